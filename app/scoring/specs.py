@@ -1,0 +1,110 @@
+"""Plain typed inputs of the scoring engine: a GPU, a model, a priced offer, a catalog snapshot.
+
+The engine never touches the database: the catalog package builds these from rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """One accelerator model. Peaks are dense (no structured sparsity); None = not supported/unknown."""
+
+    id: str
+    vendor: str
+    name: str
+    architecture: str
+    memory_gb: float
+    memory_bandwidth_tbs: float
+    fp32_tflops: float | None = None
+    tf32_tflops: float | None = None
+    bf16_tflops: float | None = None
+    fp16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    fp4_tflops: float | None = None
+    interconnect: str = ""
+    # Per-GPU bidirectional scale-up bandwidth (NVLink/xGMI/ICI); None = PCIe only.
+    interconnect_gbs: float | None = None
+    # GPUs joined by the scale-up fabric (8 on an HGX board, 72 on NVL72, 1 for PCIe-only cards).
+    scaleup_domain_gpus: int = 1
+    pcie_gen: int | None = None
+    tdp_w: float | None = None
+    form_factor: str = ""
+    release_year: int | None = None
+    verification: str = ""
+    source_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A transformer architecture, as read from a Hugging Face config.json or paper."""
+
+    id: str
+    name: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int = 0
+    num_shared_experts: int = 0
+    attention: str = "gqa"  # mha | gqa | mla
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    max_context: int | None = None
+    source_url: str = ""
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A rentable instance price, normalised per GPU-hour."""
+
+    provider_id: str
+    provider_name: str
+    gpu_id: str
+    gpu_count: int
+    price_type: str  # on_demand | spot | reserved | capacity_block | marketplace | serverless
+    usd_per_gpu_hour: float
+    as_of: date | None = None
+    instance_type: str = ""
+    region: str = ""
+    source_url: str = ""
+    offer_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPrice:
+    """A serverless per-token API price for one model at one provider."""
+
+    provider_id: str
+    provider_name: str
+    model_id: str
+    input_usd_per_mtok: float
+    output_usd_per_mtok: float
+    as_of: date | None = None
+    source_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSnapshot:
+    """Everything the engine needs, loaded once and shared across requests."""
+
+    gpus: dict[str, GpuSpec] = field(default_factory=dict)
+    models: dict[str, ModelSpec] = field(default_factory=dict)
+    offers: tuple[Offer, ...] = ()
+    token_prices: tuple[TokenPrice, ...] = ()
+    version: str = ""
