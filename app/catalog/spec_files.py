@@ -1,0 +1,48 @@
+"""Read GPU and model specs straight from seed_data/*.csv into scoring types.
+
+Used by the seed loader and by tests/commands that need specs without a database.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import fields
+from pathlib import Path
+
+from app.scoring.specs import GpuSpec, ModelSpec
+
+SEED_DIR = Path(__file__).resolve().parents[2] / "seed_data"
+
+
+def _coerce(kind: type | str, text: str) -> object:
+    text = text.strip()
+    kind_name = kind if isinstance(kind, str) else kind.__name__
+    if text == "":
+        return None if "None" in kind_name else ("" if "str" in kind_name else 0)
+    if kind_name.startswith("int"):
+        return int(float(text))
+    if kind_name.startswith("float"):
+        return float(text)
+    return text
+
+
+def _spec_from_row(cls: type, row: dict[str, str]) -> object:
+    values = {f.name: _coerce(f.type, row[f.name]) for f in fields(cls) if f.name in row}
+    return cls(**values)
+
+
+def load_gpu_specs(seed_dir: Path = SEED_DIR) -> dict[str, GpuSpec]:
+    with open(seed_dir / "gpus.csv", encoding="utf-8") as handle:
+        specs = [_spec_from_row(GpuSpec, row) for row in csv.DictReader(handle)]
+    return {spec.id: spec for spec in specs}  # type: ignore[attr-defined]
+
+
+def load_model_specs(seed_dir: Path = SEED_DIR) -> dict[str, ModelSpec]:
+    with open(seed_dir / "models.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    specs = []
+    for row in rows:
+        row = dict(row, name=row["name"])
+        row["num_kv_heads"] = row["num_kv_heads"] or row["num_attention_heads"]
+        specs.append(_spec_from_row(ModelSpec, row))
+    return {spec.id: spec for spec in specs}  # type: ignore[attr-defined]

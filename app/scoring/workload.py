@@ -1,0 +1,114 @@
+"""The workloads a user describes: validated at the edge, with units in every field name."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
+Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "single_stream"]
+Method = Literal["pretrain", "full_ft", "lora", "qlora"]
+Precision = Literal["bf16", "fp16", "fp8"]
+Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
+PriceType = Literal["on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless"]
+
+ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
+
+
+class ModelArchitecture(BaseModel):
+    """A custom model, for models not in the catalog (fields as in the catalog's model table)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field("custom", min_length=1, max_length=80)
+    params_b: float = Field(gt=0, le=10_000, description="total parameters, billions")
+    active_params_b: float | None = Field(None, gt=0, le=10_000, description="active per token (MoE)")
+    layers: int = Field(ge=1, le=1_000)
+    hidden_size: int = Field(ge=64, le=131_072)
+    num_attention_heads: int = Field(ge=1, le=1_024)
+    num_kv_heads: int | None = Field(None, ge=1, le=1_024)
+    head_dim: int | None = Field(None, ge=8, le=1_024)
+    intermediate_size: int = Field(ge=1, le=1_048_576)
+    vocab_size: int = Field(32_000, ge=1, le=2_000_000)
+    num_experts: int = Field(0, ge=0, le=1_024)
+    experts_per_token: int = Field(0, ge=0, le=64)
+    moe_intermediate_size: int = Field(0, ge=0, le=1_048_576)
+    num_shared_experts: int = Field(0, ge=0, le=64)
+    attention: Literal["mha", "gqa", "mla"] = "gqa"
+    kv_lora_rank: int = Field(0, ge=0, le=65_536)
+    qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
+    max_context: int | None = Field(None, ge=1, le=10_000_000)
+
+    @model_validator(mode="after")
+    def _experts_consistent(self) -> "ModelArchitecture":
+        if self.experts_per_token > self.num_experts:
+            raise ValueError("experts_per_token cannot exceed num_experts")
+        if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
+            raise ValueError("num_kv_heads cannot exceed num_attention_heads")
+        return self
+
+
+class Filters(BaseModel):
+    """Which offers may be ranked; empty lists mean 'any'."""
+
+    providers: list[ShortId] = Field(default_factory=list, max_length=100)
+    price_types: list[PriceType] = Field(default_factory=list, max_length=10)
+    gpus: list[ShortId] = Field(default_factory=list, max_length=100)
+    vendors: list[ShortId] = Field(default_factory=list, max_length=20)
+
+
+class _WorkloadBase(Filters):
+    model_config = ConfigDict(extra="forbid")
+
+    model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
+    custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
+    hf_config: dict[str, object] | None = Field(None, description="a pasted Hugging Face config.json")
+
+    @model_validator(mode="after")
+    def _one_model(self) -> "_WorkloadBase":
+        given = [x is not None for x in (self.custom_model, self.hf_config)]
+        if sum(given) > 1:
+            raise ValueError("give either custom_model or hf_config, not both")
+        if any(given):
+            self.model = None
+        elif not self.model:
+            raise ValueError("model: give a catalog model id, a custom_model or an hf_config")
+        return self
+
+
+class InferenceWorkload(_WorkloadBase):
+    """Serve a model to users at a latency target."""
+
+    weight_dtype: Dtype = "bf16"
+    kv_dtype: Dtype | None = Field(None, description="default: weight dtype for 8/16-bit weights, else bf16")
+    input_len: int = Field(2_000, ge=1, le=1_000_000, description="mean prompt tokens")
+    output_len: int = Field(400, ge=1, le=200_000, description="mean generated tokens")
+    ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit")
+    tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit")
+    engine: Engine = "vllm"
+    scenario: Scenario = "latency_bound"
+    batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
+    concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
+    peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
+    max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
+
+    @property
+    def kv_dtype_effective(self) -> str:
+        if self.kv_dtype:
+            return self.kv_dtype
+        return self.weight_dtype if self.weight_dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+
+
+class TrainingWorkload(_WorkloadBase):
+    """Train or fine-tune a model on a token budget."""
+
+    method: Method = "lora"
+    precision: Precision = "bf16"
+    seq_len: int = Field(4_096, ge=16, le=1_048_576)
+    global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
+    total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
+    lora_rank: int = Field(16, ge=1, le=4_096)
+    framework: Framework = "auto"
+    max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
