@@ -1,0 +1,99 @@
+"""Read queries of the catalog, shared by the pages, the JSON API and the CLI."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Literal
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
+
+GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
+SORT_COLUMNS = {
+    "memory": Gpu.memory_gb,
+    "bandwidth": Gpu.memory_bandwidth_tbs,
+    "bf16": Gpu.bf16_tflops,
+    "fp8": Gpu.fp8_tflops,
+}
+
+
+def cheapest_prices(session: Session) -> dict[str, float]:
+    """Lowest $/GPU-hour per GPU over all offers."""
+    rows = session.exec(select(Offer.gpu_id, func.min(Offer.usd_per_gpu_hour)).group_by(Offer.gpu_id)).all()
+    return {gpu_id: float(price) for gpu_id, price in rows}
+
+
+def list_gpus(
+    session: Session, vendor: str | None = None, min_memory_gb: float | None = None, sort: GpuSort = "name"
+) -> list[tuple[Gpu, float | None]]:
+    """GPUs with their cheapest price, filtered and sorted (best first; unknown values last)."""
+    query = select(Gpu)
+    if vendor:
+        query = query.where(func.lower(Gpu.vendor) == vendor.lower())
+    if min_memory_gb is not None:
+        query = query.where(Gpu.memory_gb >= min_memory_gb)
+    prices = cheapest_prices(session)
+    rows = [(gpu, prices.get(gpu.id)) for gpu in session.exec(query).all()]
+    if sort == "name":
+        return sorted(rows, key=lambda r: (r[0].vendor, r[0].name))
+    if sort == "price":
+        return sorted(rows, key=lambda r: (r[1] is None, r[1] or 0.0))
+    attribute = SORT_COLUMNS[sort].key
+    return sorted(rows, key=lambda r: (getattr(r[0], attribute) is None, -(getattr(r[0], attribute) or 0.0)))
+
+
+def vendors(session: Session) -> list[str]:
+    return list(session.exec(select(Gpu.vendor).distinct().order_by(Gpu.vendor)).all())
+
+
+def list_offers(
+    session: Session,
+    gpu: str | None = None,
+    provider: str | None = None,
+    price_type: str | None = None,
+    max_usd_per_gpu_hour: float | None = None,
+) -> list[tuple[Offer, Provider]]:
+    query = select(Offer, Provider).join(Provider, col(Offer.provider_id) == col(Provider.id))
+    if gpu:
+        query = query.where(func.lower(Offer.gpu_id) == gpu.lower())
+    if provider:
+        query = query.where(func.lower(Offer.provider_id) == provider.lower())
+    if price_type:
+        query = query.where(Offer.price_type == price_type)
+    if max_usd_per_gpu_hour is not None:
+        query = query.where(Offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
+    query = query.order_by(col(Offer.usd_per_gpu_hour), col(Offer.provider_id), col(Offer.id))
+    return [(offer, prov) for offer, prov in session.exec(query).all()]
+
+
+def list_providers(session: Session) -> list[tuple[Provider, int]]:
+    counts = dict(session.exec(select(Offer.provider_id, func.count()).group_by(Offer.provider_id)).all())
+    providers = session.exec(select(Provider).order_by(Provider.name)).all()
+    return [(p, int(counts.get(p.id, 0))) for p in providers]
+
+
+def list_models(session: Session) -> list[LlmModel]:
+    return list(session.exec(select(LlmModel).order_by(LlmModel.name)).all())
+
+
+def list_token_prices(session: Session, model: str | None = None) -> list[tuple[TokenPrice, Provider]]:
+    query = select(TokenPrice, Provider).join(Provider, col(TokenPrice.provider_id) == col(Provider.id))
+    if model:
+        query = query.where(func.lower(TokenPrice.model_id) == model.lower())
+    query = query.order_by(col(TokenPrice.output_usd_per_mtok), col(TokenPrice.provider_id))
+    return [(price, prov) for price, prov in session.exec(query).all()]
+
+
+def get_gpu(session: Session, gpu_id: str) -> Gpu | None:
+    return session.get(Gpu, gpu_id) or session.exec(select(Gpu).where(func.lower(Gpu.id) == gpu_id.lower())).first()
+
+
+def get_model(session: Session, model_id: str) -> LlmModel | None:
+    found = session.get(LlmModel, model_id)
+    return found or session.exec(select(LlmModel).where(func.lower(LlmModel.id) == model_id.lower())).first()
+
+
+def is_stale(as_of: date, stale_after_days: int, today: date | None = None) -> bool:
+    return (today or date.today()) - as_of > timedelta(days=stale_after_days)

@@ -1,0 +1,165 @@
+"""Load seed_data/*.csv into the catalog: idempotent on natural keys, one transaction per file.
+
+A malformed row is reported with its file, line and field, and that file loads nothing.
+Every new or changed offer price appends a row to price_history.
+"""
+
+from __future__ import annotations
+
+import csv
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, select
+
+from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
+
+OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
+PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")
+
+# (file, table, natural key), in foreign-key order.
+SEED_FILES: tuple[tuple[str, type[SQLModel], tuple[str, ...]], ...] = (
+    ("providers.csv", Provider, ("id",)),
+    ("gpus.csv", Gpu, ("id",)),
+    ("models.csv", LlmModel, ("id",)),
+    ("offers.csv", Offer, OFFER_KEY),
+    ("token_prices.csv", TokenPrice, ("provider_id", "provider_model_id")),
+)
+
+
+@dataclass
+class RowError(Exception):
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file} line {self.line}, field {self.field}: {self.message}"
+
+
+@dataclass
+class FileReport:
+    file: str
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    prices_changed: int = 0
+    errors: list[RowError] = field(default_factory=list)
+
+
+def _allows_none(annotation: object) -> bool:
+    return type(None) in typing.get_args(annotation) or isinstance(annotation, types.NoneType)
+
+
+def parse_row(table: type[SQLModel], raw: dict[str, str], file: str, line: int) -> SQLModel:
+    """Validate one CSV row against the table's fields; empty cells mean null or the default."""
+    data: dict[str, object] = {}
+    for name, info in table.model_fields.items():
+        if name not in raw or raw[name] is None:
+            continue
+        cell = raw[name].strip()
+        if cell == "":
+            if _allows_none(info.annotation):
+                data[name] = None
+            continue
+        data[name] = cell
+    try:
+        return table.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "row"
+        raise RowError(file, line, where, first["msg"]) from None
+
+
+def read_file(path: Path, table: type[SQLModel]) -> list[tuple[int, SQLModel]]:
+    """Parse a whole seed file or raise the first RowError (line numbers count the header as 1)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = [n for n, f in table.model_fields.items() if f.is_required() and n not in (reader.fieldnames or [])]
+        if missing:
+            raise RowError(path.name, 1, missing[0], "column missing from the header")
+        return [(reader.line_num, parse_row(table, raw, path.name, reader.line_num)) for raw in reader]
+
+
+def _key(row: SQLModel, key: tuple[str, ...]) -> tuple[object, ...]:
+    return tuple(getattr(row, name) for name in key)
+
+
+def upsert_rows(
+    session: Session, table: type[SQLModel], key: tuple[str, ...], rows: list[tuple[int, SQLModel]], report: FileReport,
+    changed_by: str,
+) -> None:
+    existing = {_key(row, key): row for row in session.exec(select(table)).all()}
+    fields = [name for name in table.model_fields if name != "id"]
+    for _line, row in rows:
+        current = existing.get(_key(row, key))
+        if current is None:
+            session.add(row)
+            session.flush()
+            report.inserted += 1
+            if isinstance(row, Offer):
+                _append_history(session, row, changed_by)
+            continue
+        changes = {name: getattr(row, name) for name in fields if getattr(current, name) != getattr(row, name)}
+        if not changes:
+            report.unchanged += 1
+            continue
+        price_changed = any(name in changes for name in PRICE_FIELDS)
+        for name, value in changes.items():
+            setattr(current, name, value)
+        session.add(current)
+        report.updated += 1
+        if isinstance(current, Offer) and price_changed:
+            session.flush()
+            _append_history(session, current, changed_by)
+            report.prices_changed += 1
+
+
+def _append_history(session: Session, offer: Offer, changed_by: str) -> None:
+    assert offer.id is not None
+    session.add(
+        PriceHistory(
+            offer_id=offer.id, usd_per_hour=offer.usd_per_hour, usd_per_gpu_hour=offer.usd_per_gpu_hour,
+            as_of=offer.as_of, source_url=offer.source_url, changed_by=changed_by,
+        )
+    )
+
+
+def check_references(session: Session, file: str, rows: list[tuple[int, SQLModel]]) -> None:
+    """Name an unknown provider, GPU or model id instead of failing on a foreign-key error."""
+    known = {
+        "provider_id": set(session.exec(select(Provider.id)).all()),
+        "gpu_id": set(session.exec(select(Gpu.id)).all()),
+        "model_id": set(session.exec(select(LlmModel.id)).all()),
+    }
+    for line, row in rows:
+        for name, ids in known.items():
+            value = getattr(row, name, None)
+            if value is not None and value not in ids:
+                raise RowError(file, line, name, f"unknown id {value!r}")
+
+
+def seed_file(engine: Engine, path: Path, table: type[SQLModel], key: tuple[str, ...], changed_by: str) -> FileReport:
+    report = FileReport(path.name)
+    try:
+        rows = read_file(path, table)
+        with Session(engine) as session:
+            check_references(session, path.name, rows)
+            upsert_rows(session, table, key, rows, report, changed_by)
+            session.commit()
+    except RowError as error:
+        return FileReport(path.name, errors=[error])
+    return report
+
+
+def seed(engine: Engine, seed_dir: Path, changed_by: str = "seed") -> list[FileReport]:
+    return [
+        seed_file(engine, seed_dir / name, table, key, changed_by)
+        for name, table, key in SEED_FILES
+        if (seed_dir / name).exists()
+    ]

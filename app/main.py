@@ -1,0 +1,35 @@
+"""Application factory: wiring only (settings, database, middleware, routers)."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
+
+from app import __version__
+from app.catalog.snapshot import SnapshotCache
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.db import make_engine
+from app.web import api_catalog, catalog_pages, errors, health, static_files
+from app.web.assets import Assets
+from app.web.security import SecurityHeaders
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="gpumatch",
+        version=__version__,
+        summary="Rank rentable GPUs for LLM training and inference by cost per step and cost per token.",
+    )
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.snapshots = SnapshotCache(app.state.engine)
+    app.state.assets = Assets(use_cdn=settings.asset_source == "cdn")
+
+    errors.install(app)
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
+    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    for router in (health.router, api_catalog.router, catalog_pages.router, static_files.router):
+        app.include_router(router)
+    return app

@@ -1,0 +1,56 @@
+"""Payload builders for the catalog: the API and the pages' JSON twins return exactly these."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from app.catalog import queries
+from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
+from app.web.schemas import (
+    GpuDetail,
+    GpuPublic,
+    ModelDetail,
+    ModelPublic,
+    OfferPublic,
+    ProviderPublic,
+    TokenPricePublic,
+)
+
+
+def gpu_public(gpu: Gpu, cheapest: float | None) -> GpuPublic:
+    return GpuPublic.model_validate(gpu, update={"cheapest_usd_per_gpu_hour": cheapest})
+
+
+def offer_public(offer: Offer, provider: Provider, stale_after_days: int) -> OfferPublic:
+    stale = queries.is_stale(offer.as_of, stale_after_days)
+    return OfferPublic.model_validate(offer, update={"provider_name": provider.name, "stale": stale})
+
+
+def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: int) -> TokenPricePublic:
+    stale = queries.is_stale(price.as_of, stale_after_days)
+    return TokenPricePublic.model_validate(price, update={"provider_name": provider.name, "stale": stale})
+
+
+def gpu_list(session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort) -> list[GpuPublic]:
+    return [gpu_public(g, p) for g, p in queries.list_gpus(session, vendor, min_memory_gb, sort)]
+
+
+def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
+    offers = [offer_public(o, p, stale_after_days) for o, p in queries.list_offers(session, gpu=gpu.id)]
+    cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
+    return GpuDetail.model_validate(gpu, update={"cheapest_usd_per_gpu_hour": cheapest, "offers": offers})
+
+
+def provider_list(session: Session) -> list[ProviderPublic]:
+    return [
+        ProviderPublic.model_validate(p, update={"offer_count": n}) for p, n in queries.list_providers(session)
+    ]
+
+
+def model_list(session: Session) -> list[ModelPublic]:
+    return [ModelPublic.model_validate(m) for m in queries.list_models(session)]
+
+
+def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
+    prices = [token_price_public(t, p, stale_after_days) for t, p in queries.list_token_prices(session, model.id)]
+    return ModelDetail.model_validate(model, update={"token_prices": prices})

@@ -1,0 +1,56 @@
+"""Plotly figures as plain dicts (data + layout), serialised into JSON blocks that charts.js draws.
+
+Building dicts rather than plotly.graph_objects keeps page renders fast (no validation pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+Figure = dict[str, Any]
+
+BASE_LAYOUT: dict[str, Any] = {
+    "margin": {"l": 60, "r": 20, "t": 30, "b": 60},
+    "font": {"family": "system-ui, sans-serif", "size": 12},
+    "paper_bgcolor": "#ffffff",
+    "plot_bgcolor": "#ffffff",
+    "hovermode": "closest",
+}
+
+
+def layout(**overrides: Any) -> dict[str, Any]:
+    return {**BASE_LAYOUT, **overrides}
+
+
+def to_json_block(figure: Figure) -> str:
+    """JSON safe to place inside <script type="application/json"> (no `</script>` break-out)."""
+    text = orjson.dumps(figure, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def offer_price_bars(offers: list[Any]) -> Figure:
+    """Cheapest $/GPU-hour per provider and price type, cheapest first."""
+    cheapest: dict[tuple[str, str], float] = {}
+    for offer in offers:
+        key = (offer.provider_name, offer.price_type)
+        cheapest[key] = min(cheapest.get(key, offer.usd_per_gpu_hour), offer.usd_per_gpu_hour)
+    ordered = sorted(cheapest.items(), key=lambda item: item[1])
+    labels = [f"{provider} ({price_type.replace('_', ' ')})" for (provider, price_type), _ in ordered]
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": labels,
+        "x": [round(price, 3) for _, price in ordered],
+        "marker": {"color": "#0b5cad"},
+        "hovertemplate": "%{y}: $%{x:.2f}/GPU-h<extra></extra>",
+    }
+    height = max(260, 26 * len(labels) + 90)
+    return {
+        "data": [trace],
+        "layout": layout(
+            height=height, xaxis={"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True}, margin={"l": 10, "r": 20, "t": 10, "b": 50},
+        ),
+    }

@@ -1,0 +1,53 @@
+"""Errors: JSON for the API and `.json` twins, a readable page for browsers; never a bare 500 page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.web.render import templates
+
+
+def wants_json(request: Request) -> bool:
+    path = request.url.path
+    accept = request.headers.get("accept", "")
+    return path.startswith("/api/") or path.endswith(".json") or (
+        "application/json" in accept and "text/html" not in accept
+    )
+
+
+def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Pydantic errors as {field, message}; the location drops 'body'/'query' for readability."""
+    readable = []
+    for error in errors:
+        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
+        readable.append({"field": ".".join(loc) or "request", "message": str(error.get("msg", "invalid"))})
+    return readable
+
+
+def _error_page(request: Request, status_code: int, title: str, messages: list[str]) -> Response:
+    context = {"title": title, "status_code": status_code, "messages": messages}
+    return templates.TemplateResponse(request, "error.html", context, status_code=status_code)
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    if wants_json(request):
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", [str(exc.detail)])
+
+
+async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+    errors = field_errors(list(exc.errors()))
+    if wants_json(request):
+        return JSONResponse(jsonable_encoder({"detail": errors}), status_code=422)
+    return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]

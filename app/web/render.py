@@ -1,0 +1,59 @@
+"""One place that decides page vs htmx fragment vs JSON, and sets the headers every view shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse, Response
+from jinja2_fragments.fastapi import Jinja2Blocks
+
+from app.config import PROJECT_ROOT
+
+def _app_globals(request: Request) -> dict[str, Any]:
+    return {"assets": request.app.state.assets}
+
+
+templates = Jinja2Blocks(directory=str(PROJECT_ROOT / "templates"), context_processors=[_app_globals])
+
+
+def wants_fragment(request: Request) -> bool:
+    """htmx swaps get a block; history restores and plain navigations get the whole page."""
+    headers = request.headers
+    return (
+        headers.get("HX-Request") == "true"
+        and headers.get("HX-History-Restore-Request") != "true"
+        and headers.get("HX-Request-Type", "partial") != "full"
+    )
+
+
+def split_json_suffix(identifier: str) -> tuple[str, bool]:
+    """`/gpus/H100-SXM.json` is the JSON twin of `/gpus/H100-SXM`."""
+    if identifier.endswith(".json"):
+        return identifier[: -len(".json")], True
+    return identifier, False
+
+
+def json_twin_url(request: Request) -> str:
+    query = f"?{request.url.query}" if request.url.query else ""
+    return f"{request.url.path.removesuffix('/')}.json{query}"
+
+
+def json_response(payload: Any, status_code: int = 200) -> JSONResponse:
+    return JSONResponse(jsonable_encoder(payload), status_code=status_code)
+
+
+def page(
+    request: Request, template: str, context: dict[str, Any], block: str | None = None, status_code: int = 200
+) -> Response:
+    """Render a full page, or only `block` for an htmx request; always with the JSON twin link."""
+    alternate = json_twin_url(request)
+    context = {"json_url": alternate, **context}
+    block_name = block if block and wants_fragment(request) else None
+    response = templates.TemplateResponse(
+        request, template, context, block_name=block_name, status_code=status_code
+    )
+    response.headers["Link"] = f'<{alternate}>; rel="alternate"; type="application/json"'
+    response.headers["Vary"] = "HX-Request, HX-History-Restore-Request, HX-Request-Type"
+    return response

@@ -1,0 +1,51 @@
+"""Public JSON shapes of the catalog (the XBase / XPublic pattern)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlmodel import SQLModel
+
+from app.models import GpuBase, LlmModelBase, OfferBase, ProviderBase, TokenPriceBase
+
+
+class GpuPublic(GpuBase):
+    id: str
+    cheapest_usd_per_gpu_hour: float | None = None
+
+
+class OfferPublic(OfferBase):
+    id: int
+    provider_name: str
+    stale: bool
+
+
+class GpuDetail(GpuPublic):
+    offers: list[OfferPublic]
+
+
+class ProviderPublic(ProviderBase):
+    id: str
+    offer_count: int = 0
+
+
+class ModelPublic(LlmModelBase):
+    id: str
+
+
+class TokenPricePublic(TokenPriceBase):
+    id: int
+    provider_name: str
+    stale: bool
+
+
+class ModelDetail(ModelPublic):
+    token_prices: list[TokenPricePublic]
+
+
+class Health(SQLModel):
+    status: str
+    database: str
+    gpus: int
+    offers: int
+    newest_price_as_of: date | None = None
