@@ -1,0 +1,418 @@
+"""Build seed_data/providers.csv, offers.csv and token_prices.csv from ../shared/reference.
+
+Run by hand when the reference changes (`python scripts/build_seed_prices.py`); the output is
+committed and is what the app loads. The output is deterministic: rows are sorted on their natural
+key, numbers are written from decimals (no float noise), and nothing depends on the clock.
+
+Normalisation (see also the summary printed at the end):
+- `price_type` is reduced to on_demand | spot | reserved | capacity_block | marketplace | serverless;
+  the variant text of the reference goes into `price_note` ("list price", "managed deployment"...).
+  "'as low as'" prices are discounted/committed floors, so they become `reserved`, not on_demand.
+- `usd_per_gpu_hour` = `usd_per_hour` / `gpu_count`, checked against the reference's per-GPU column.
+- `as_of` is an ISO date or empty (date unknown); anything that was not a plain date keeps its
+  original text in `notes`, and approximate dates say so.
+- Rows are dropped only for a stated reason (printed): a price superseded by a newer one for the same
+  offer (its value goes into the newer row's notes), or an estimate the source says not to use.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import sys
+from collections import Counter, defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
+SEED = ROOT / "seed_data"
+
+PRICE_TYPES = ("on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless")
+
+# Reference provider name -> (id, name, kind, url). The id is the slug of the brand name; RunPod's
+# Secure and Community clouds are one provider (the tier stays in `region`, as in the reference),
+# Nebius AI Studio (token API, now "Token Factory") is kept apart from Nebius' GPU cloud.
+PROVIDERS = {
+    "AWS": ("aws", "AWS", "hyperscaler", "https://aws.amazon.com/"),
+    "Azure": ("azure", "Microsoft Azure", "hyperscaler", "https://azure.microsoft.com/"),
+    "GCP": ("gcp", "Google Cloud", "hyperscaler", "https://cloud.google.com/"),
+    "Lambda": ("lambda", "Lambda", "neocloud", "https://lambda.ai/"),
+    "Nebius": ("nebius", "Nebius", "neocloud", "https://nebius.com/"),
+    "CoreWeave": ("coreweave", "CoreWeave", "neocloud", "https://www.coreweave.com/"),
+    "Crusoe": ("crusoe", "Crusoe", "neocloud", "https://www.crusoe.ai/"),
+    "RunPod (Secure)": ("runpod", "RunPod", "neocloud", "https://www.runpod.io/"),
+    "RunPod (Community)": ("runpod", "RunPod", "neocloud", "https://www.runpod.io/"),
+    "Hyperstack": ("hyperstack", "Hyperstack", "neocloud", "https://www.hyperstack.cloud/"),
+    "Together AI": ("together-ai", "Together AI", "neocloud", "https://www.together.ai/"),
+    "GMI Cloud": ("gmi-cloud", "GMI Cloud", "neocloud", "https://www.gmicloud.ai/"),
+    "Verda (DataCrunch)": ("verda", "Verda (DataCrunch)", "neocloud", "https://verda.com/"),
+    "Paperspace": ("paperspace", "Paperspace", "neocloud", "https://www.paperspace.com/"),
+    "OpenRelay": ("openrelay", "OpenRelay", "neocloud", "https://openrelay.inc/"),
+    "Vast.ai": ("vast-ai", "Vast.ai", "marketplace", "https://vast.ai/"),
+    "Akash Network": ("akash-network", "Akash Network", "marketplace", "https://akash.network/"),
+    "Modal": ("modal", "Modal", "serverless", "https://modal.com/"),
+    "Replicate": ("replicate", "Replicate", "serverless", "https://replicate.com/"),
+    "fal.ai": ("fal-ai", "fal.ai", "serverless", "https://fal.ai/"),
+    "Fireworks AI": ("fireworks-ai", "Fireworks AI", "serverless", "https://fireworks.ai/"),
+    "DeepInfra": ("deepinfra", "DeepInfra", "serverless", "https://deepinfra.com/"),
+    "Groq": ("groq", "Groq", "serverless", "https://groq.com/"),
+    "Cerebras": ("cerebras", "Cerebras", "serverless", "https://www.cerebras.ai/"),
+    "SambaNova": ("sambanova", "SambaNova", "serverless", "https://sambanova.ai/"),
+    "Nebius AI Studio": (
+        "nebius-ai-studio",
+        "Nebius AI Studio",
+        "serverless",
+        "https://nebius.com/ai-studio",
+    ),
+}
+
+# Reference price_type -> (normalised type, price_note).
+PRICE_TYPE_MAP = {
+    "on_demand": ("on_demand", ""),
+    "spot": ("spot", ""),
+    "reserved": ("reserved", ""),
+    "capacity_block": ("capacity_block", ""),
+    "marketplace_on_demand": ("marketplace", "marketplace on-demand"),
+    "serverless_per_second": ("serverless", "serverless, billed per second"),
+    "on_demand (managed deployment)": ("on_demand", "managed deployment (inference endpoint), not a bare VM"),
+    "on_demand (list)": ("on_demand", "list price"),
+    "on_demand ('as low as')": (
+        "reserved",
+        "'as low as' price (discounted/committed floor), listed next to the on-demand list price",
+    ),
+}
+
+# GMI Cloud's on-demand rates from its article "What Is AI Inference vs Training: A Practical
+# Comparison" (2026). Added only where prices.csv lacks a GMI Cloud on-demand row for the GPU.
+GMI_ARTICLE = "GMI Cloud article 'What Is AI Inference vs Training: A Practical Comparison' (2026)"
+GMI_RATES = {"H100-SXM": Decimal("2.00"), "H200": Decimal("2.60"), "B200": Decimal("4.00")}
+
+HYPERSCALERS = {key for key, value in PROVIDERS.items() if value[2] == "hyperscaler"}
+OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
+OFFER_FIELDS = [
+    "provider_id",
+    "gpu_id",
+    "gpu_count",
+    "instance_type",
+    "region",
+    "price_type",
+    "price_note",
+    "usd_per_hour",
+    "usd_per_gpu_hour",
+    "as_of",
+    "source_url",
+    "retrieved_via",
+    "verification",
+    "notes",
+]
+TOKEN_FIELDS = [
+    "provider_id",
+    "model_id",
+    "provider_model_id",
+    "model_name",
+    "input_usd_per_mtok",
+    "output_usd_per_mtok",
+    "as_of",
+    "source_url",
+    "retrieved_via",
+    "verification",
+    "notes",
+]
+
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def fmt(value: Decimal) -> str:
+    """A decimal as plain text with at most 6 places and no trailing zeros ('53.52', '4.5', '50')."""
+    text = f"{value.quantize(Decimal('0.000001'))}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def join(*parts: str) -> str:
+    return "; ".join(p.strip() for p in parts if p and p.strip())
+
+
+def parse_as_of(text: str, retrieved_via: str = "") -> tuple[str, str]:
+    """Return (ISO date or '', note). The note keeps the original text whenever it was not a plain date."""
+    text = text.strip()
+    if ISO.match(text):
+        return text, ""
+    original = f"as_of in reference: '{text}'"
+    if text.upper().startswith("UNKNOWN"):
+        return "", join(original, "date unknown, as_of left empty")
+    if match := re.match(r"^<=\s*(\d{4}-\d{2}-\d{2})", text):
+        return match.group(1), join(original, "upper bound: price seen no later than this date")
+    if match := re.match(r"^effective (\d{4}-\d{2}-\d{2})", text):
+        read = re.search(r"read (\d{4}-\d{2}-\d{2})", retrieved_via)
+        if read:
+            return read.group(1), join(
+                original, f"as_of = date the source was read; price effective {match.group(1)}"
+            )
+        return match.group(1), original
+    if match := re.match(r"^(\d{4}-\d{2}-\d{2}) \(", text):
+        return match.group(1), original
+    if match := re.match(r"^(\d{4}-\d{2})$", text):
+        return f"{match.group(1)}-01", join(original, "month only: first of the month used")
+    if match := re.match(r"^late (\d{4})", text):
+        # AWS Capacity Blocks copy: "page said next update 2025-01-01", so current in December.
+        return f"{match.group(1)}-12-01", join(
+            original, "approximate: first of December used (price current late in the year)"
+        )
+    if match := re.match(r"^~(\d{4})\b", text):
+        year = match.group(1)
+        if "mid" in retrieved_via.lower() or "mid" in text.lower():
+            return f"{year}-06-01", join(original, "approximate: mid-year, first of June used")
+        return f"{year}-01-01", join(original, "approximate: year only, first of January used")
+    raise ValueError(f"unparseable as_of {text!r}")
+
+
+def read(name: str) -> list[dict[str, str]]:
+    with open(REFERENCE / name, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def ids(name: str) -> set[str]:
+    with open(SEED / name, encoding="utf-8") as handle:
+        return {row["id"] for row in csv.DictReader(handle)}
+
+
+def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
+    gpu_ids = ids("gpus.csv")
+    rows: list[dict[str, str]] = []
+    superseded: list[dict[str, str]] = []
+    for line, ref in enumerate(read("prices.csv"), start=2):
+        what = f"{ref['provider']} {ref['gpu_id']} x{ref['gpu_count']} {ref['price_type']}"
+        where = f"prices.csv line {line} ({what})"
+        if ref["provider"] not in PROVIDERS:
+            raise SystemExit(f"{where}: unknown provider, add it to PROVIDERS")
+        if ref["gpu_id"] not in gpu_ids:
+            raise SystemExit(f"{where}: gpu_id not in seed_data/gpus.csv")
+        if ref["currency"] != "USD":
+            raise SystemExit(f"{where}: currency {ref['currency']}")
+        if ref["verification"].upper().startswith("UNVERIFIED") and "do not use" in ref["notes"].lower():
+            report["dropped"].append(
+                f"{where}: ${ref['price_per_hour_total']}/h is an estimate the source "
+                f"says not to use ({ref['verification']})"
+            )
+            continue
+        price_type, price_note = PRICE_TYPE_MAP[ref["price_type"]]
+        count = int(ref["gpu_count"])
+        total = Decimal(ref["price_per_hour_total"])
+        per_gpu = total / count
+        ref_per_gpu = Decimal(ref["price_per_gpu_hour"])
+        notes = [ref["notes"]]
+        if abs(per_gpu - ref_per_gpu) > Decimal("0.00006"):
+            report["mismatch"].append(
+                f"{where}: {fmt(total)}/{count} = {fmt(per_gpu)} vs reference {ref_per_gpu}"
+            )
+            notes.append(f"reference per-GPU column says {ref_per_gpu}")
+        as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
+        notes.append(as_of_note)
+        region = ref["region"].strip()
+        region = {"(not stated)": "", "NA": "North America"}.get(region, region)
+        context = f"{ref['notes']} {ref['verification']}".lower()
+        if "historical" in ref["notes"].lower() or ref["as_of"].upper().startswith("UNKNOWN"):
+            price_note = join(price_note, "historical snapshot")
+        if "'from' price" in context or "'starting at'" in context:
+            price_note = join(price_note, "'from'/'starting at' price")
+        if ref["provider"] in HYPERSCALERS and ref["instance_type"] != "per chip":
+            price_note = join(price_note, "instance price includes host CPU/RAM")
+        if ref["provider"] == "GMI Cloud" and ref["gpu_id"] in GMI_RATES:
+            if per_gpu != GMI_RATES[ref["gpu_id"]]:
+                report["mismatch"].append(
+                    f"{where}: GMI Cloud {per_gpu} differs from the article rate {GMI_RATES[ref['gpu_id']]}"
+                )
+            if GMI_ARTICLE.split("'")[1] not in ref["retrieved_via"]:
+                notes.append(f"same rate ${fmt(GMI_RATES[ref['gpu_id']])}/GPU-h also stated in {GMI_ARTICLE}")
+            if ref["gpu_id"] == "H100-SXM":
+                notes.append(f"reference GPU '{ref['gpu']}' = HGX H100 SXM5 80GB HBM3, hence H100-SXM")
+        row = {
+            "provider_id": PROVIDERS[ref["provider"]][0],
+            "gpu_id": ref["gpu_id"],
+            "gpu_count": str(count),
+            "instance_type": ref["instance_type"].strip(),
+            "region": region,
+            "price_type": price_type,
+            "price_note": price_note,
+            "usd_per_hour": fmt(total),
+            "usd_per_gpu_hour": fmt(per_gpu),
+            "as_of": as_of,
+            "source_url": ref["source_url"],
+            "retrieved_via": ref["retrieved_via"],
+            "verification": ref["verification"],
+            "notes": join(*notes),
+            "_label": ref["gpu"],
+            "_where": where,
+            "_as_of": ref["as_of"],
+        }
+        (superseded if "price before" in ref["as_of"] else rows).append(row)
+
+    for gpu_id, rate in GMI_RATES.items():
+        if not any(
+            r["provider_id"] == "gmi-cloud" and r["gpu_id"] == gpu_id and r["price_type"] == "on_demand"
+            for r in rows
+        ):
+            report["added"].append(f"GMI Cloud {gpu_id} on_demand ${rate}/GPU-h from {GMI_ARTICLE}")
+            rows.append(
+                {
+                    "provider_id": "gmi-cloud",
+                    "gpu_id": gpu_id,
+                    "gpu_count": "1",
+                    "instance_type": "",
+                    "region": "",
+                    "price_type": "on_demand",
+                    "price_note": "",
+                    "usd_per_hour": fmt(rate),
+                    "usd_per_gpu_hour": fmt(rate),
+                    "as_of": "2026-01-01",
+                    "source_url": "https://www.gmicloud.ai/blog",
+                    "retrieved_via": GMI_ARTICLE,
+                    "verification": "first-party article",
+                    "notes": "as_of approximate: article dated 2026, day unknown",
+                    "_label": gpu_id,
+                    "_where": "added",
+                    "_as_of": "",
+                }
+            )
+
+    def key(row: dict[str, str]) -> tuple[str, ...]:
+        return tuple(row[k] for k in OFFER_KEY)
+
+    # A superseded price is the same offer read before a price change: fold it into the current row.
+    current = {key(r): r for r in rows}
+    for old in superseded:
+        new = current.get(key(old))
+        if new is None:
+            rows.append(old)
+            continue
+        new["notes"] = join(
+            new["notes"], f"previous price ${old['usd_per_hour']}/h (reference as_of '{old['_as_of']}')"
+        )
+        report["dropped"].append(
+            f"{old['_where']}: ${old['usd_per_hour']}/h superseded by ${new['usd_per_hour']}/h "
+            f"for the same offer; kept in that row's notes as the previous price"
+        )
+
+    # Offers that still collide but are different products (different GPU label): name them apart.
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(row)
+    for group in groups.values():
+        if (
+            len(group) > 1
+            and len({r["_label"] for r in group}) == len(group)
+            and not group[0]["instance_type"]
+        ):
+            for row in group:
+                row["instance_type"] = row["_label"]
+            report["renamed"].append(
+                " / ".join(f"{r['_where']} -> instance_type '{r['_label']}'" for r in group)
+            )
+    duplicates = [k for k, n in Counter(key(r) for r in rows).items() if n > 1]
+    if duplicates:
+        raise SystemExit(f"duplicate offer keys left: {duplicates}")
+    for row in rows:
+        del row["_label"], row["_where"], row["_as_of"]
+    rows.sort(
+        key=lambda r: (
+            r["provider_id"],
+            r["gpu_id"],
+            int(r["gpu_count"]),
+            r["price_type"],
+            r["instance_type"],
+            r["region"],
+        )
+    )
+    return rows
+
+
+def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
+    model_ids = ids("models.csv")
+    rows = []
+    for line, ref in enumerate(read("token_prices.csv"), start=2):
+        where = f"token_prices.csv line {line} ({ref['provider']} {ref['provider_model_id']})"
+        if ref["provider"] not in PROVIDERS:
+            raise SystemExit(f"{where}: unknown provider, add it to PROVIDERS")
+        if ref["model_id"] and ref["model_id"] not in model_ids:
+            raise SystemExit(f"{where}: model_id {ref['model_id']} not in seed_data/models.csv")
+        as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
+        rows.append(
+            {
+                "provider_id": PROVIDERS[ref["provider"]][0],
+                "model_id": ref["model_id"],
+                "provider_model_id": ref["provider_model_id"],
+                "model_name": ref["model"],
+                "input_usd_per_mtok": fmt(Decimal(ref["input_usd_per_mtok"])),
+                "output_usd_per_mtok": fmt(Decimal(ref["output_usd_per_mtok"])),
+                "as_of": as_of,
+                "source_url": ref["source_url"],
+                "retrieved_via": ref["retrieved_via"],
+                "verification": ref["verification"],
+                "notes": join(ref["notes"], as_of_note),
+            }
+        )
+    duplicates = [
+        k for k, n in Counter((r["provider_id"], r["provider_model_id"]) for r in rows).items() if n > 1
+    ]
+    if duplicates:
+        raise SystemExit(f"duplicate token price keys: {duplicates}")
+    rows.sort(key=lambda r: (r["provider_id"], r["provider_model_id"]))
+    return rows
+
+
+def build_providers(offers: list[dict[str, str]], tokens: list[dict[str, str]]) -> list[dict[str, str]]:
+    used = {r["provider_id"] for r in offers} | {r["provider_id"] for r in tokens}
+    by_id = {
+        pid: {"id": pid, "name": name, "kind": kind, "url": url}
+        for pid, name, kind, url in PROVIDERS.values()
+    }
+    return [by_id[pid] for pid in sorted(used)]
+
+
+def write(path: Path, rows: list[dict[str, str]], fieldnames: list[str]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fieldnames, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def summary(
+    providers: list[dict[str, str]],
+    offers: list[dict[str, str]],
+    tokens: list[dict[str, str]],
+    report: dict[str, list[str]],
+) -> str:
+    lines = [
+        f"providers.csv {len(providers)} rows, offers.csv {len(offers)} rows, "
+        f"token_prices.csv {len(tokens)} rows",
+        "providers per kind: "
+        + ", ".join(f"{k} {n}" for k, n in sorted(Counter(p["kind"] for p in providers).items())),
+        "offers per price_type: "
+        + ", ".join(f"{t} {Counter(o['price_type'] for o in offers)[t]}" for t in PRICE_TYPES),
+        "offers without as_of: " + str(sum(1 for o in offers if not o["as_of"])),
+        "token prices without model_id: " + str(sum(1 for t in tokens if not t["model_id"])),
+        "usd_per_gpu_hour by GPU (offers, min, max):",
+    ]
+    by_gpu: dict[str, list[Decimal]] = defaultdict(list)
+    for offer in offers:
+        by_gpu[offer["gpu_id"]].append(Decimal(offer["usd_per_gpu_hour"]))
+    for gpu, prices in sorted(by_gpu.items()):
+        lines.append(f"  {gpu:<16} {len(prices):>3}  {fmt(min(prices)):>8}  {fmt(max(prices)):>8}")
+    for title in ("dropped", "renamed", "added", "mismatch"):
+        lines.append(f"{title}: {len(report[title])}")
+        lines.extend(f"  - {item}" for item in report[title])
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    found: dict[str, list[str]] = defaultdict(list)
+    offer_rows = build_offers(found)
+    token_rows = build_token_prices(found)
+    provider_rows = build_providers(offer_rows, token_rows)
+    assert all(o["price_type"] in PRICE_TYPES for o in offer_rows)
+    write(SEED / "providers.csv", provider_rows, ["id", "name", "kind", "url"])
+    write(SEED / "offers.csv", offer_rows, OFFER_FIELDS)
+    write(SEED / "token_prices.csv", token_rows, TOKEN_FIELDS)
+    print("wrote seed_data/providers.csv, seed_data/offers.csv and seed_data/token_prices.csv")
+    print(summary(provider_rows, offer_rows, token_rows, found))

@@ -1,0 +1,49 @@
+"""Invariants of the committed price seed files (built by scripts/build_seed_prices.py)."""
+
+import csv
+import re
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+SEED = Path(__file__).resolve().parents[1] / "seed_data"
+PRICE_TYPES = {"on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless"}
+
+
+def rows(name: str) -> list[dict[str, str]]:
+    with open(SEED / name, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_offers_reference_known_ids_and_are_consistent() -> None:
+    gpus = {r["id"] for r in rows("gpus.csv")}
+    providers = {r["id"]: r for r in rows("providers.csv")}
+    offers = rows("offers.csv")
+    assert len(offers) >= 120
+    keys = Counter(
+        (o["provider_id"], o["gpu_id"], o["gpu_count"], o["price_type"], o["instance_type"], o["region"])
+        for o in offers
+    )
+    assert max(keys.values()) == 1
+    for offer in offers:
+        assert offer["gpu_id"] in gpus and offer["provider_id"] in providers
+        assert offer["price_type"] in PRICE_TYPES
+        assert offer["as_of"] == "" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", offer["as_of"])
+        total, per_gpu = Decimal(offer["usd_per_hour"]), Decimal(offer["usd_per_gpu_hour"])
+        assert abs(per_gpu * int(offer["gpu_count"]) - total) < Decimal("0.0001")
+    gmi = {o["gpu_id"]: o["usd_per_gpu_hour"] for o in offers if o["provider_id"] == "gmi-cloud"}
+    assert gmi == {"H100-SXM": "2", "H200": "2.6", "B200": "4"}
+    assert providers["gmi-cloud"]["kind"] == "neocloud"
+
+
+def test_token_prices_and_providers() -> None:
+    models = {r["id"] for r in rows("models.csv")}
+    providers = rows("providers.csv")
+    tokens = rows("token_prices.csv")
+    assert len(providers) >= 20 and len({p["id"] for p in providers}) == len(providers)
+    assert {p["kind"] for p in providers} <= {"hyperscaler", "neocloud", "marketplace", "serverless"}
+    assert len({(t["provider_id"], t["provider_model_id"]) for t in tokens}) == len(tokens)
+    for token in tokens:
+        assert token["model_id"] == "" or token["model_id"] in models
+        assert token["provider_id"] in {p["id"] for p in providers}
+        assert float(token["input_usd_per_mtok"]) >= 0 and float(token["output_usd_per_mtok"]) >= 0
