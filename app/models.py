@@ -9,7 +9,7 @@ from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc)
 
 
 class GpuBase(SQLModel):
@@ -67,7 +67,8 @@ class OfferBase(SQLModel):
     price_note: str = Field(default="", max_length=500)
     usd_per_hour: float = Field(gt=0, le=10_000)
     usd_per_gpu_hour: float = Field(gt=0, le=1_000)
-    as_of: date
+    # Null only for undated historical snapshots: shown as "undated", never ranked.
+    as_of: date | None = None
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)
@@ -93,7 +94,7 @@ class PriceHistory(SQLModel, table=True):
     offer_id: int = Field(foreign_key="offer.id", index=True)
     usd_per_hour: float
     usd_per_gpu_hour: float
-    as_of: date
+    as_of: date | None = None
     source_url: str = Field(max_length=500)
     changed_at: datetime = Field(default_factory=utcnow)
     changed_by: str = Field(default="seed", max_length=120)
@@ -139,7 +140,7 @@ class TokenPriceBase(SQLModel):
     model_name: str = Field(default="", max_length=200)
     input_usd_per_mtok: float = Field(ge=0, le=10_000)
     output_usd_per_mtok: float = Field(ge=0, le=10_000)
-    as_of: date
+    as_of: date | None = None
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)

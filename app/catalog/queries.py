@@ -95,5 +95,6 @@ def get_model(session: Session, model_id: str) -> LlmModel | None:
     return found or session.exec(select(LlmModel).where(func.lower(LlmModel.id) == model_id.lower())).first()
 
 
-def is_stale(as_of: date, stale_after_days: int, today: date | None = None) -> bool:
-    return (today or date.today()) - as_of > timedelta(days=stale_after_days)
+def is_stale(as_of: date | None, stale_after_days: int, today: date | None = None) -> bool:
+    """Older than the limit, or undated (a historical snapshot whose day nobody recorded)."""
+    return as_of is None or (today or date.today()) - as_of > timedelta(days=stale_after_days)

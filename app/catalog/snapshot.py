@@ -44,7 +44,7 @@ def load_snapshot(session: Session) -> specs.CatalogSnapshot:
             gpu_count=o.gpu_count, price_type=o.price_type, usd_per_gpu_hour=o.usd_per_gpu_hour, as_of=o.as_of,
             instance_type=o.instance_type, region=o.region, source_url=o.source_url, offer_id=o.id,
         )
-        for o in session.exec(select(Offer).order_by(Offer.id)).all()
+        for o in session.exec(select(Offer).where(Offer.as_of.is_not(None)).order_by(Offer.id)).all()  # type: ignore[union-attr]
     )
     token_prices = tuple(
         specs.TokenPrice(

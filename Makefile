@@ -1,0 +1,61 @@
+# gpumatch: `make run` serves the dashboard, `make test` runs the whole suite. Both set up what they need.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.installed
+SHARED ?= ../shared
+
+.PHONY: install run run-multi test test-fast test-postgres lint bench calibrate validate accuracy load screenshots clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/gpumatch serve
+
+run-multi: $(STAMP)
+	bash scripts/run_multi.sh
+
+test: $(STAMP)
+	bash scripts/system_deps.sh
+	bash scripts/test.sh
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not browser and not slow"
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check app tests scripts
+	$(VENV)/bin/mypy app
+
+bench: $(STAMP)
+	$(PY) -m app.bench
+
+calibrate: $(STAMP)
+	$(PY) -m app.scoring.calibrate_inference $(SHARED)/validation/inference_cases.csv
+	$(PY) -m app.scoring.calibrate_training $(SHARED)/validation/training_cases.csv
+
+validate: $(STAMP)
+	$(VENV)/bin/gpumatch validate $(SHARED)/validation/inference_cases.csv
+	$(VENV)/bin/gpumatch validate $(SHARED)/validation/training_cases.csv
+
+accuracy: $(STAMP)
+	$(VENV)/bin/gpumatch accuracy-report $(SHARED)/validation --out docs/ACCURACY.md
+
+load: $(STAMP)
+	bash scripts/system_deps.sh postgres
+	bash scripts/load.sh
+
+screenshots: $(STAMP)
+	bash scripts/system_deps.sh chromium
+	$(PY) scripts/screenshots.py
+
+clean:
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,84 @@
+"""Tests build their own world: a temporary database, migrated and seeded, and an app over it.
+
+Set GPUMATCH_TEST_DATABASE_URL to run the database-facing tests on another database (Postgres);
+scripts/test.sh does that with a throwaway cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from app.catalog import migrate, seed
+from app.config import PROJECT_ROOT, Settings
+from app.db import make_engine
+from app.main import create_app
+
+SEED_DIR = PROJECT_ROOT / "seed_data"
+SHARED_VALIDATION = PROJECT_ROOT.parent / "shared" / "validation"
+
+
+def _fresh_database_url(tmp_dir: Path) -> str:
+    """A new empty database: a SQLite file, or a new schema-less database on the test Postgres."""
+    base = os.environ.get("GPUMATCH_TEST_DATABASE_URL")
+    if not base:
+        return f"sqlite:///{tmp_dir / f'gpumatch-{uuid.uuid4().hex[:8]}.db'}"
+    name = f"gpumatch_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(base.rsplit("/", 1)[0] + "/postgres")
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return base.rsplit("/", 1)[0] + f"/{name}"
+
+
+def make_database(tmp_dir: Path, seeded: bool = True) -> str:
+    url = _fresh_database_url(tmp_dir)
+    migrate.upgrade(url)
+    if seeded:
+        engine = make_engine(url)
+        reports = seed.seed(engine, SEED_DIR)
+        engine.dispose()
+        assert not [e for r in reports for e in r.errors], "seed data must load cleanly"
+    return url
+
+
+def settings_for(database_url: str, **overrides: object) -> Settings:
+    values: dict[str, object] = {"database_url": database_url, "asset_source": "local", "environment": "test"}
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def seeded_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One migrated, seeded database shared by the read-only tests."""
+    return make_database(tmp_path_factory.mktemp("db"))
+
+
+@pytest.fixture
+def fresh_url(tmp_path: Path) -> str:
+    """A migrated, seeded database of this test's own, for tests that write."""
+    return make_database(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def app(seeded_url: str):  # type: ignore[no-untyped-def]
+    return create_app(settings_for(seeded_url))
+
+
+@pytest.fixture(scope="session")
+def client(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def shared_validation() -> Path:
+    if not SHARED_VALIDATION.exists():
+        pytest.skip("../shared/validation is not beside the repository")
+    return SHARED_VALIDATION

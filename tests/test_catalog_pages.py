@@ -1,0 +1,49 @@
+"""Catalog pages: rendered server-side, each with a JSON twin and a Link header."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.mark.parametrize("path", ["/gpus", "/gpus/H100-SXM", "/providers", "/models", "/models/llama-3.1-70b"])
+def test_page_has_json_twin_and_alternate_link(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    page = client.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert f"<{path}.json>" in page.headers["link"] and 'rel="alternate"' in page.headers["link"]
+    twin = client.get(f"{path}.json")
+    assert twin.status_code == 200 and twin.headers["content-type"] == "application/json"
+    assert json.loads(twin.text)
+
+
+def test_gpu_list_filters_and_keeps_query_in_form(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/gpus", params={"vendor": "AMD", "sort": "memory"}).text
+    assert "MI300X" in html and "H100 SXM" not in html
+    assert '<option value="AMD" selected>' in html
+
+
+def test_gpu_list_fragment_for_htmx(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/gpus", params={"sort": "bf16"}, headers={"HX-Request": "true"})
+    assert response.text.lstrip().startswith('<div id="gpu-table"')
+    assert "<html" not in response.text and "HX-Request" in response.headers["vary"]
+
+
+def test_gpu_page_marks_stale_prices_and_embeds_chart_data(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/gpus/H100-SXM").text
+    assert 'data-chart="price-chart"' in html and "stale" in html
+    assert "<script>" not in html  # no inline scripts: the chart data is a JSON block
+
+
+def test_unknown_gpu_page_is_a_readable_404(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/gpus/NOPE-1")
+    assert response.status_code == 404 and "NOPE-1" in response.text and "<html" in response.text
+
+
+def test_bad_filter_on_page_is_a_422_page_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/gpus", params={"min_memory_gb": "lots"})
+    assert response.status_code == 422 and "min_memory_gb" in response.text
+
+
+def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no-untyped-def]
+    assert "327,680 bytes per token" in client.get("/models/llama-3.1-70b").text
