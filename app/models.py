@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -152,3 +152,16 @@ class TokenPrice(TokenPriceBase, table=True):
     __table_args__ = (UniqueConstraint("provider_id", "provider_model_id", name="uq_token_price_natural"),)
 
     id: int | None = Field(default=None, primary_key=True)
+
+
+class ShareLink(SQLModel, table=True):
+    """A saved comparison: the canonical query and every offer price it was ranked with."""
+
+    __tablename__ = "share_link"
+
+    slug: str = Field(primary_key=True, max_length=16)
+    path: str = Field(max_length=32, description="the page it reproduces: / or /compare")
+    query: str = Field(max_length=4000)
+    offers_json: str = Field(sa_type=Text, description="[[offer fields…], …] as ranked")
+    prices_as_of: date | None = None
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,160 @@
+"""One canonical, compact query string per question: parsed into a workload and written back.
+
+The page, its htmx fragment, the `.json` and `.csv` twins, saved links and the CLI all go
+through here, so a pasted link reproduces the same answer. Lists are comma-joined, defaults
+are left out, and form conveniences (tokens/s per user, steps, a pasted config.json, repeated
+checkbox values) are turned into the canonical fields, which the page then redirects to.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ValidationError
+
+from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+
+Phase = Literal["inference", "training"]
+WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
+    "inference": InferenceWorkload,
+    "training": TrainingWorkload,
+}
+LIST_FIELDS = ("providers", "price_types", "gpus", "vendors")
+ARCH_PREFIX = "arch_"
+MAX_QUERY_VALUES = 200
+
+
+@dataclass
+class ParsedQuery:
+    phase: Phase
+    workload: InferenceWorkload | TrainingWorkload | None
+    values: dict[str, Any]  # what the user typed, to refill the form
+    errors: dict[str, str] = field(default_factory=dict)
+    canonical: str = ""
+
+
+def _collect(items: list[tuple[str, str]]) -> dict[str, Any]:
+    """Multi-dict → dict: list fields gather every value (comma-separated or repeated)."""
+    values: dict[str, Any] = {}
+    for key, raw in items[:MAX_QUERY_VALUES]:
+        value = raw.strip()
+        if key in LIST_FIELDS:
+            values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
+        elif value != "":
+            values[key] = value
+    return values
+
+
+def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+    data = {k: v for k, v in values.items() if k != "phase"}
+    arch = {k[len(ARCH_PREFIX):]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
+    config_text = data.pop("hf_config_json", None)
+    if data.get("model") == "custom" or arch or config_text:
+        data.pop("model", None)
+        if config_text:
+            arch = _arch_from_config(config_text, errors) or arch
+        data["custom_model"] = arch
+    if phase == "inference" and "tokens_per_s_per_user" in data:
+        rate = data.pop("tokens_per_s_per_user")
+        try:
+            data["tpot_ms"] = 1000.0 / float(rate)
+        except (ValueError, ZeroDivisionError):
+            errors["tokens_per_s_per_user"] = "must be a positive number of tokens per second"
+    if phase == "training" and "steps" in data:
+        steps = data.pop("steps")
+        try:
+            seqs = float(data.get("global_batch_seqs", TrainingWorkload.model_fields["global_batch_seqs"].default))
+            seq_len = float(data.get("seq_len", TrainingWorkload.model_fields["seq_len"].default))
+            data["total_tokens"] = float(steps) * seqs * seq_len
+        except ValueError:
+            errors["steps"] = "must be a whole number of optimizer steps"
+    return data
+
+
+def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | None:
+    try:
+        config = json.loads(text)
+        if not isinstance(config, dict):
+            raise ValueError("the pasted text is not a JSON object")
+        spec = model_spec_from_hf_config(config, "custom")
+    except (ValueError, TypeError) as exc:
+        errors["hf_config_json"] = f"could not read this config.json: {exc}"
+        return None
+    names = ModelArchitecture.model_fields
+    return {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
+
+
+def parse(items: list[tuple[str, str]], default_phase: Phase = "inference") -> ParsedQuery:
+    values = _collect(items)
+    phase: Phase = "training" if values.get("phase") == "training" else default_phase
+    if values.get("phase") == "inference":
+        phase = "inference"
+    errors: dict[str, str] = {}
+    data = _apply_conveniences(phase, values, errors)
+    workload = None
+    try:
+        workload = WORKLOADS[phase].model_validate(data)
+    except ValidationError as exc:
+        errors.update(_field_errors(exc))
+    if errors:
+        return ParsedQuery(phase, None, values, errors)
+    assert workload is not None
+    return ParsedQuery(phase, workload, values, canonical=canonical_query(phase, workload))
+
+
+def _field_errors(exc: ValidationError) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for error in exc.errors():
+        loc = [str(p) for p in error["loc"]]
+        if loc[:1] == ["custom_model"]:
+            name = ARCH_PREFIX + loc[1] if len(loc) > 1 else "model"
+        else:
+            name = loc[0] if loc else "model"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        found.setdefault(name, message)
+    return found
+
+
+def _format(value: Any) -> str:
+    """Shortest exact text: 2000000000.0 → 2000000000, 0.5 → 0.5."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e18 else repr(value)
+    return str(value)
+
+
+def _non_default(model: BaseModel, skip: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
+    fields = type(model).model_fields
+    ordered = [n for n in fields if n not in LIST_FIELDS] + [n for n in fields if n in LIST_FIELDS]
+    pairs = []
+    for name in ordered:
+        info = fields[name]
+        value = getattr(model, name)
+        if name in skip or value is None or value == info.get_default(call_default_factory=True):
+            continue
+        pairs.append((name, value))
+    return pairs
+
+
+def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = [("phase", phase)]
+    if workload.custom_model is not None:
+        pairs.append(("model", "custom"))
+    for name, value in _non_default(workload, skip=("custom_model", "hf_config", "model")):
+        pairs.append((name, ",".join(value) if isinstance(value, list) else _format(value)))
+    if workload.model and workload.model != type(workload).model_fields["model"].default:
+        pairs.insert(1, ("model", workload.model))
+    if workload.custom_model is not None:
+        for name, value in _non_default(workload.custom_model):
+            pairs.append((ARCH_PREFIX + name, _format(value)))
+        for name in ("params_b", "layers", "hidden_size", "num_attention_heads", "intermediate_size"):
+            if not any(p[0] == ARCH_PREFIX + name for p in pairs):
+                pairs.append((ARCH_PREFIX + name, _format(getattr(workload.custom_model, name))))
+    return pairs
+
+
+def canonical_query(phase: Phase, workload: InferenceWorkload | TrainingWorkload) -> str:
+    return urlencode(canonical_pairs(phase, workload), safe=",")
