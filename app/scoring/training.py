@@ -48,7 +48,8 @@ def _layout_fits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWork
 
 def _families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count."""
-    tps = [t for t in (1, 2, 4, 8) if t <= max(1, gpu.scaleup_domain_gpus) and gpu_count % t == 0
+    domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+    tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0
            and model.num_attention_heads % t == 0]
     pairs = []
     for tp in tps:
@@ -87,16 +88,17 @@ def _timing(gpu, gpu_count, model, w, layout, e) -> tuple[StepTime, float, str, 
 
 def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
                   e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> Layout | None:
-    """Fastest fitting layout: per TP degree the smallest PP and least recompute that fit."""
+    """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
     best, best_s = None, float("inf")
-    done_tp = set()
+    done: set[tuple[int, bool]] = set()
     for tp, pp in _families(gpu, gpu_count, model):
-        if tp in done_tp:
+        key = (tp, pp > 1)
+        if key in done:
             continue
         layout = _first_fit(gpu, gpu_count, model, w, tp, pp, e)
         if layout is None:
             continue
-        done_tp.add(tp)
+        done.add(key)
         seconds = _timing(gpu, gpu_count, model, w, layout, e)[0].total_s
         if seconds < best_s:
             best, best_s = layout, seconds

@@ -61,8 +61,10 @@ def base_mfu(e: TrainingEfficiency, family: str, precision_class: str) -> float:
 
 def framework_factor(e: TrainingEfficiency, framework: str, precision_class: str) -> float:
     cls = FRAMEWORK_CLASS.get(framework, "auto")
+    if cls in ("torchtitan", "foundry") and precision_class == "fp8":
+        return getattr(e, f"fw_{cls}_fp8")
     if cls == "torchtitan":
-        return e.fw_torchtitan_fp8 if precision_class == "fp8" else e.fw_torchtitan_16
+        return e.fw_torchtitan_16
     return getattr(e, f"fw_{cls}")
 
 
