@@ -69,7 +69,15 @@ def _stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     return (1, 3) if tp > 1 else (3,)
 
 
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e) -> bool:
+    """The least memory this (TP, PP) can use: most sharding and full recompute."""
+    frugal = Layout(max(_stages(tp, pp, gpu_count)), tp, pp, "full", 1)
+    return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
+
+
 def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
+        return None
     for recompute in RECOMPUTE_ORDER:
         for stage in _stages(tp, pp, gpu_count):
             layout = Layout(stage, tp, pp, recompute, 1)
@@ -107,8 +115,7 @@ def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWor
 
 def fits_at(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
             e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> bool:
-    return any(_first_fit(gpu, gpu_count, model, w, tp, pp, e) is not None
-               for tp, pp in _families(gpu, gpu_count, model))
+    return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in _families(gpu, gpu_count, model))
 
 
 def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:
@@ -203,3 +210,9 @@ def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: 
 
 def with_layout(layout: Layout, **changes) -> Layout:
     return replace(layout, **changes)
+
+
+def step_seconds(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout,
+                 e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> float:
+    """Step time only (no terms), for ranking sweeps."""
+    return _timing(gpu, gpu_count, model, w, layout, e)[0].total_s

@@ -5,7 +5,8 @@ Formulas: shared/research/training_estimators.md §1.1, §1.4, §6.2, §6.4. Pur
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -15,6 +16,8 @@ FRAMEWORK_CLASS = {
     "megatron": "megatron", "megatron-lm": "megatron", "nemo": "megatron",
     "llm-foundry": "foundry", "torchtitan": "torchtitan", "hf": "hf", "pytorch": "pytorch",
 }
+
+PEAK_FIELDS = ("fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops", "fp8_tflops")
 
 
 def attention_flops_per_token(model: ModelSpec, seq_len: int) -> float:
@@ -53,6 +56,17 @@ def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str, str]:
     if gpu.fp32_tflops:
         return 2 * gpu.fp32_tflops, "16", note + "16-bit tensor peak unknown: 2 × FP32 used"
     return None, "16", note + "no published compute peak"
+
+
+def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
+    """A GPU without published peaks borrows the median peaks of GPUs of the same architecture."""
+    if gpu.bf16_tflops or gpu.fp16_tflops or gpu.fp32_tflops:
+        return gpu, ""
+    siblings = [g for g in gpus.values() if g.architecture == gpu.architecture and g.bf16_tflops]
+    if not siblings:
+        return gpu, ""
+    filled = {f: statistics.median_low([getattr(g, f) or 0.0 for g in siblings]) or None for f in PEAK_FIELDS}
+    return replace(gpu, **filled), f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
 
 
 def base_mfu(e: TrainingEfficiency, family: str, precision_class: str) -> float:

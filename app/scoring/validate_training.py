@@ -7,7 +7,6 @@ Parallelism, recompute and micro-batch are read from the notes only through gene
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import replace
 
 from app.scoring.cases import CasePrediction
@@ -15,24 +14,14 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training import TrainingEstimate, estimate_training
 from app.scoring.training_memory import Layout
-from app.scoring.training_time import attention_flops_per_token, dense_flops_per_token, peak_tflops
+from app.scoring.training_time import (
+    attention_flops_per_token, dense_flops_per_token, fill_missing_peaks, peak_tflops,
+)
 from app.scoring.workload import TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
 FRAMEWORKS = {"megatron-lm": "megatron", "megatron": "megatron", "nemo": "nemo", "llm-foundry": "llm-foundry",
               "torchtitan": "torchtitan", "pytorch": "pytorch", "hf": "hf"}
-PEAK_FIELDS = ("fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops", "fp8_tflops")
-
-
-def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
-    """A GPU without published peaks borrows the median peaks of GPUs of the same architecture."""
-    if gpu.bf16_tflops or gpu.fp16_tflops or gpu.fp32_tflops:
-        return gpu, ""
-    siblings = [g for g in gpus.values() if g.architecture == gpu.architecture and g.bf16_tflops]
-    if not siblings:
-        return gpu, ""
-    filled = {f: statistics.median_low([getattr(g, f) or 0.0 for g in siblings]) or None for f in PEAK_FIELDS}
-    return replace(gpu, **filled), f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
 
 
 def _int(pattern: str, notes: str) -> int | None:
