@@ -1,0 +1,135 @@
+"""Per-GPU training memory for a parallel layout: model states, activations, logits, reserve.
+
+Formulas: shared/research/training_estimators.md §1.2-1.3 and §6.3 (ZeRO paper, TM101,
+Korthikanti et al. 2022). Pure functions over spec dataclasses; sizes in bytes unless named _gb.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency import training as eff
+from app.scoring.specs import GpuSpec, ModelSpec
+
+GB = 1e9
+Recompute = str  # "none" | "selective" | "full"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How one job is split: sharding stage over data parallel, TP, PP, recompute, micro-batch."""
+
+    zero_stage: int = 3  # 0 = plain DDP, 1 = optimizer sharded, 2 = +grads, 3 = FSDP FULL_SHARD
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    recompute: Recompute = "none"
+    micro_batch_seqs: int = 1
+    pipeline_interleave: int | None = None  # virtual stages per GPU; None = stack default
+
+    def data_parallel(self, gpu_count: int) -> int:
+        return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
+
+    def describe(self, gpu_count: int) -> str:
+        dp = self.data_parallel(gpu_count)
+        parts = []
+        if self.tensor_parallel > 1:
+            parts.append(f"TP{self.tensor_parallel}")
+        if self.pipeline_parallel > 1:
+            parts.append(f"PP{self.pipeline_parallel}")
+        if dp > 1 or not parts:
+            shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
+            parts.append(f"{shard} ×{dp}")
+        recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
+        return " ".join(parts) + f", {recompute[self.recompute]}"
+
+
+def lora_adapter_params(model: ModelSpec, rank: int) -> float:
+    """Trainable LoRA parameters: rank × (d_in + d_out) per target matrix, all linear layers."""
+    h, f = model.hidden_size, model.intermediate_size
+    q_out = model.num_attention_heads * model.head_dim
+    kv_out = model.num_kv_heads * model.head_dim
+    attn = (h + q_out) + 2 * (h + kv_out) + (q_out + h)
+    mlp = 3 * (h + f) if eff.LORA_TARGETS_ALL_LINEAR else 0
+    return float(rank * (attn + mlp) * model.layers)
+
+
+def _state_bytes_per_param(zero_stage: int, dp: int) -> float:
+    """Mixed-precision AdamW bytes per parameter held on one GPU of a DP group (ZeRO table)."""
+    opt = eff.BYTES_OPT_AND_MASTER
+    if zero_stage >= 3:
+        return eff.BYTES_MIXED_ADAMW / dp
+    if zero_stage == 2:
+        return eff.BYTES_BF16 + (eff.BYTES_BF16 + opt) / dp
+    if zero_stage == 1:
+        return 2 * eff.BYTES_BF16 + opt / dp
+    return eff.BYTES_MIXED_ADAMW
+
+
+def model_state_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int) -> float:
+    """Weights, gradients and optimizer states held by one GPU."""
+    n_total = model.params_b * 1e9
+    split = layout.tensor_parallel * layout.pipeline_parallel
+    dp = layout.data_parallel(gpu_count)
+    if method in ("pretrain", "full_ft"):
+        return n_total / split * _state_bytes_per_param(layout.zero_stage, dp)
+    adapters = lora_adapter_params(model, lora_rank)
+    base_bytes = eff.BYTES_QLORA_BASE if method == "qlora" else eff.BYTES_BF16
+    base = n_total * base_bytes / split
+    if layout.zero_stage >= 3 and method == "lora":
+        base /= dp
+    return base + adapters / split * _state_bytes_per_param(layout.zero_stage, dp)
+
+
+def _layer_params(model: ModelSpec) -> float:
+    return model.params_b * 1e9 / max(1, model.layers)
+
+
+def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> float:
+    """Unsharded bf16 layers held during ZeRO-3 gathers, or QLoRA's dequantised layer."""
+    layer = _layer_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
+    if method == "qlora":
+        return layer
+    if layout.zero_stage >= 3 and layout.data_parallel(gpu_count) > 1:
+        return eff.LIVE_PARAM_LAYERS * layer
+    return 0.0
+
+
+def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency) -> float:
+    """Stored activations of one GPU (flash attention assumed; Korthikanti per-layer formulas)."""
+    s, b, h, t = seq_len, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
+    ffn = model.intermediate_size
+    if model.is_moe and model.moe_intermediate_size:
+        ffn = model.moe_intermediate_size * max(1, model.experts_per_token + model.num_shared_experts)
+    full_layer = s * b * (h * 18 + 4 * ffn + 2 * ffn) / t  # + gated-MLP extra tensor
+    if layout.recompute == "full":
+        return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
+    share = e.selective_activation_share if layout.recompute == "selective" else 1.0
+    # 1F1B: the first stage holds PP micro-batches of L/PP layers, about L layers in total.
+    return full_layer * model.layers * share
+
+
+def logits_bytes(model: ModelSpec, seq_len: int, layout: Layout) -> float:
+    return seq_len * layout.micro_batch_seqs * model.vocab_size * eff.LOGITS_BYTES_PER_ELEMENT / layout.tensor_parallel
+
+
+def usable_gb(gpu: GpuSpec) -> float:
+    """HBM left for the job after allocator reserve and runtime context."""
+    return gpu.memory_gb * eff.USABLE_HBM_SHARE - eff.RUNTIME_RESERVE_GB
+
+
+def memory_breakdown_gb(
+    model: ModelSpec, method: str, seq_len: int, layout: Layout, gpu_count: int, lora_rank: int,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> dict[str, float]:
+    """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""
+    return {
+        "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank) / GB,
+        "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
+        "activations": activation_bytes(model, seq_len, layout, e) / GB,
+        "logits": logits_bytes(model, seq_len, layout) / GB,
+        "runtime_reserve": eff.RUNTIME_RESERVE_GB,
+    }
+
+
+def memory_needed_gb(breakdown: dict[str, float]) -> float:
+    return sum(v for k, v in breakdown.items() if k != "runtime_reserve")

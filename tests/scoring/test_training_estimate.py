@@ -1,0 +1,86 @@
+"""Hand-checked numbers and invariants of the training estimator."""
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.training import estimate_training, min_gpus_to_fit
+from app.scoring.training_memory import Layout, model_state_bytes
+from app.scoring.training_time import model_flops_per_token
+from app.scoring.workload import TrainingWorkload
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+def workload(**kw):
+    base = dict(model="llama-3.1-8b", method="pretrain", seq_len=4096, global_batch_seqs=64)
+    return TrainingWorkload(**{**base, **kw})
+
+
+def test_flops_per_token_llama_3_1_8b_at_4096():
+    # 6 × 8.03e9 + 12 × 32 layers × (32 heads × 128) × 4096 = 4.818e10 + 6.442e9
+    assert model_flops_per_token(MODELS["llama-3.1-8b"], "pretrain", 4096) == pytest.approx(5.4622e10, rel=1e-4)
+    # LoRA: 4 × N instead of 6 × N
+    assert model_flops_per_token(MODELS["llama-3.1-8b"], "lora", 4096) == pytest.approx(3.8562e10, rel=1e-4)
+
+
+def test_model_state_bytes_mixed_adamw_and_zero3():
+    model = MODELS["llama-3.1-8b"]
+    assert model_state_bytes(model, "full_ft", Layout(zero_stage=0), 1, 16) == pytest.approx(8.03e9 * 16)
+    assert model_state_bytes(model, "full_ft", Layout(zero_stage=3), 8, 16) == pytest.approx(8.03e9 * 16 / 8)
+    assert model_state_bytes(model, "full_ft", Layout(zero_stage=1), 8, 16) == pytest.approx(8.03e9 * (4 + 12 / 8))
+
+
+def test_lora_uses_less_memory_than_full_ft():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    layout = Layout(zero_stage=3, recompute="full")
+    lora = estimate_training(gpu, 8, model, workload(method="lora"), layout=layout)
+    full = estimate_training(gpu, 8, model, workload(method="full_ft"), layout=layout)
+    assert lora.memory_per_gpu_gb < full.memory_per_gpu_gb
+    qlora = estimate_training(gpu, 1, model, workload(method="qlora", seq_len=1024), layout=Layout(0, recompute="full"))
+    lora1 = estimate_training(gpu, 1, model, workload(method="lora", seq_len=1024), layout=Layout(0, recompute="full"))
+    assert qlora.memory_breakdown_gb["model_states"] < lora1.memory_breakdown_gb["model_states"]
+
+
+def test_more_gpus_never_raise_zero3_model_states():
+    model = MODELS["llama-3.1-70b"]
+    previous = float("inf")
+    for n in (1, 2, 4, 8, 16, 32, 64, 128):
+        states = model_state_bytes(model, "full_ft", Layout(zero_stage=3), n, 16)
+        assert states <= previous
+        previous = states
+
+
+def test_70b_full_ft_does_not_fit_one_80gb_gpu():
+    est = estimate_training(GPUS["H100-SXM"], 1, MODELS["llama-3.1-70b"], workload(model="llama-3.1-70b", method="full_ft"))
+    assert not est.feasible and not est.fits
+    assert "GB of model states" in est.reason and "H100-SXM" in est.reason and "80 GB" in est.reason
+    n = min_gpus_to_fit(GPUS["H100-SXM"], MODELS["llama-3.1-70b"], workload(model="llama-3.1-70b", method="full_ft"))
+    assert n is not None and 8 <= n <= 32
+
+
+def test_estimate_is_complete_and_feasible():
+    est = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], workload())
+    assert est.feasible and est.tokens_per_s_per_gpu > 0 and est.step_time_s > 0
+    assert est.band.low < est.tokens_per_s_per_gpu < est.band.high
+    assert est.terms and est.assumptions and est.layout_text
+    expected_step = 64 * 4096 / (8 * est.tokens_per_s_per_gpu)
+    assert est.step_time_s == pytest.approx(expected_step)
+
+
+@pytest.mark.parametrize("gpu_id", ["A100-SXM-80GB", "H100-SXM", "H200", "B200", "L40S", "MI300X", "RTX-4090", "T4"])
+@pytest.mark.parametrize("model_id", ["mpt-125m", "llama-3.1-8b", "llama-3.1-70b"])
+@pytest.mark.parametrize("precision", ["bf16", "fp8"])
+def test_never_faster_than_peak(gpu_id, model_id, precision):
+    w = workload(model=model_id, precision=precision, seq_len=2048, global_batch_seqs=512)
+    for n in (1, 8, 64):
+        est = estimate_training(GPUS[gpu_id], n, MODELS[model_id], w, layout=Layout(zero_stage=3 if n > 1 else 0))
+        assert 0 <= est.mfu <= 1.0
+
+
+def test_fp8_uses_fp8_peak_and_falls_back_where_missing():
+    w = workload(precision="fp8")
+    h100 = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], w)
+    assert any(t.name == "dense peak" and t.value == GPUS["H100-SXM"].fp8_tflops for t in h100.terms)
+    a100 = estimate_training(GPUS["A100-SXM-80GB"], 8, MODELS["llama-3.1-8b"], w)
+    assert any("FP8" in a for a in a100.assumptions)

@@ -1,0 +1,43 @@
+"""Accuracy on the public training cases and reproducibility of the committed constants."""
+
+import csv
+import statistics
+from pathlib import Path
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring import calibrate_training
+from app.scoring.efficiency import training as eff
+from app.scoring.validate_training import predict_training_case
+
+CASES = Path(__file__).resolve().parents[2].parent / "shared" / "validation" / "training_cases.csv"
+pytestmark = pytest.mark.skipif(not CASES.exists(), reason="../shared/validation is not present")
+
+
+@pytest.fixture(scope="module")
+def rows():
+    with open(CASES, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_tokens_per_second_target(rows):
+    gpus, models = load_gpu_specs(), load_model_specs()
+    preds = [predict_training_case(r, gpus, models) for r in rows if r["metric"] == "tokens_s_per_gpu"]
+    errors = [abs(p.pct_error) for p in preds if p.covered]
+    assert len(errors) >= 0.95 * len(preds)
+    assert statistics.median(errors) <= 12
+    assert sum(e <= 25 for e in errors) / len(errors) >= 0.80
+
+
+def test_never_raises_on_odd_rows():
+    p = predict_training_case({"case_id": "x", "metric": "tokens_s_per_gpu", "gpu": "nope"}, {}, {})
+    assert not p.covered and p.predicted is None and p.reason
+
+
+def test_committed_constants_are_reproduced(rows):
+    gpus, models = load_gpu_specs(), load_model_specs()
+    fitted = calibrate_training.fit(calibrate_training.fit_cases(rows, gpus, models))
+    for name in eff.FITTED:
+        committed = getattr(eff.DEFAULT_TRAINING_EFFICIENCY, name)
+        assert getattr(fitted, name) == pytest.approx(committed, rel=0.02), name
