@@ -57,3 +57,11 @@ def page(
     response.headers["Link"] = f'<{alternate}>; rel="alternate"; type="application/json"'
     response.headers["Vary"] = "HX-Request, HX-History-Restore-Request, HX-Request-Type"
     return response
+
+
+def _pairs(values: Any) -> list[tuple[str, str]]:
+    """['on_demand', …] → [('on_demand', 'on demand'), …] for checkbox lists."""
+    return [(str(v), str(v).replace("_", " ")) for v in values]
+
+
+templates.env.filters["zip_self"] = _pairs

@@ -145,7 +145,7 @@ def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload
         pairs.append(("model", "custom"))
     for name, value in _non_default(workload, skip=("custom_model", "hf_config", "model")):
         pairs.append((name, ",".join(value) if isinstance(value, list) else _format(value)))
-    if workload.model and workload.model != type(workload).model_fields["model"].default:
+    if workload.model:  # always present: a link with a model is a question, one without is a blank form
         pairs.insert(1, ("model", workload.model))
     if workload.custom_model is not None:
         for name, value in _non_default(workload.custom_model):

@@ -1,0 +1,102 @@
+"""JSON API of the engine: estimate one configuration, or rank every offer, for either phase."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, Field
+
+from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
+from app.web import ranking
+from app.web.deps import SnapshotDep
+from app.web.workload_query import canonical_query
+
+router = APIRouter(prefix="/api/v1", tags=["estimate and rank"])
+
+LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
+TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+
+
+class RankResponse(BaseModel):
+    phase: str
+    workload: dict[str, Any]
+    model: dict[str, Any]
+    options: list[dict[str, Any]] = Field(description="best first; infeasible options last, with a reason")
+    total_options: int
+    feasible_options: int
+    notes: list[str]
+    catalog_version: str
+    share_url: str
+
+
+class InferenceEstimateRequest(InferenceWorkload):
+    gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
+    gpu_count: int = Field(1, ge=1, le=72)
+    tensor_parallel: int | None = Field(None, ge=1, le=72)
+
+
+class TrainingEstimateRequest(TrainingWorkload):
+    gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
+    gpu_count: int = Field(8, ge=1, le=65_536)
+
+
+def unprocessable(field: str, message: str) -> HTTPException:
+    return HTTPException(status_code=422, detail=[{"field": field, "message": message}])
+
+
+def _rank(phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None,
+          terms: bool) -> dict[str, Any]:
+    share_url = "/?" + canonical_query(phase, workload)  # type: ignore[arg-type]
+    try:
+        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
+    except ranking.UnknownModel as exc:
+        raise unprocessable("model", str(exc)) from None
+
+
+@router.post("/rank/inference", response_model=RankResponse)
+def rank_inference(workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
+                   terms: TermsQuery = True) -> dict[str, Any]:
+    """Every matching offer ranked by $ per million output tokens at the latency targets."""
+    return _rank("inference", workload, snapshot, limit, terms)
+
+
+@router.post("/rank/training", response_model=RankResponse)
+def rank_training(workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
+                  terms: TermsQuery = True) -> dict[str, Any]:
+    """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
+    return _rank("training", workload, snapshot, limit, terms)
+
+
+def _gpu(snapshot: Any, gpu_id: str) -> Any:
+    gpu = snapshot.gpus.get(gpu_id)
+    if gpu is None:
+        raise unprocessable("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
+    return gpu
+
+
+@router.post("/estimate/inference")
+def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """One configuration (GPU × count × tensor parallel), with the full breakdown of every term."""
+    from app.scoring.inference import estimate_inference as estimate
+
+    gpu = _gpu(snapshot, request.gpu)
+    try:
+        model = ranking.model_spec_for(request, snapshot)
+    except ranking.UnknownModel as exc:
+        raise unprocessable("model", str(exc)) from None
+    result = estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel)
+    return ranking.plain(result)
+
+
+@router.post("/estimate/training")
+def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """One configuration (GPU × count), with the chosen layout, memory per GPU and every term."""
+    from app.scoring.training import estimate_training as estimate
+
+    gpu = _gpu(snapshot, request.gpu)
+    try:
+        model = ranking.model_spec_for(request, snapshot)
+    except ranking.UnknownModel as exc:
+        raise unprocessable("model", str(exc)) from None
+    return ranking.plain(estimate(gpu, request.gpu_count, model, request))

@@ -1,0 +1,120 @@
+"""Plotly figures of a ranking: cost vs latency with the Pareto front, throughput vs batch, memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app.web.charts import Figure, layout
+
+PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2",
+           "#7f7f7f", "#17becf"]
+
+
+def _colour_for(keys: Sequence[str]) -> dict[str, str]:
+    return {key: PALETTE[i % len(PALETTE)] for i, key in enumerate(dict.fromkeys(keys))}
+
+
+def pareto_front(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points not beaten on both axes (lower x and lower y are better), sorted by x."""
+    front: list[tuple[float, float]] = []
+    for x, y in sorted(points):
+        if not front or y < front[-1][1]:
+            front.append((x, y))
+    return front
+
+
+def cost_scatter(options: Sequence[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str,
+                 limit_x: float | None = None, limit_label: str = "") -> Figure:
+    """One marker per feasible option (colour by GPU), error bars from its band, Pareto front, limit line."""
+    feasible = [o for o in options if o["feasible"] and o.get(x_key) and o.get(y_key)]
+    colours = _colour_for([o["gpu_id"] for o in feasible])
+    traces: list[dict[str, Any]] = []
+    for gpu_id, colour in colours.items():
+        rows = [o for o in feasible if o["gpu_id"] == gpu_id]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": gpu_id,
+            "x": [o[x_key] for o in rows], "y": [o[y_key] for o in rows],
+            "marker": {"color": colour, "size": 9, "opacity": 0.85},
+            "error_y": _band_errors(rows, y_key),
+            "text": [f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type']})" for o in rows],
+            "hovertemplate": "%{text}<br>" + x_title + ": %{x:.3g}<br>" + y_title + ": %{y:.3g}<extra></extra>",
+        })
+    front = pareto_front([(o[x_key], o[y_key]) for o in feasible])
+    if front:
+        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto front", "x": [p[0] for p in front],
+                       "y": [p[1] for p in front], "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"}})
+    shapes = []
+    if limit_x:
+        shapes.append({"type": "line", "x0": limit_x, "x1": limit_x, "yref": "paper", "y0": 0, "y1": 1,
+                       "line": {"color": "#a3262a", "dash": "dash"}})
+    annotations = [{"x": limit_x, "yref": "paper", "y": 1, "text": limit_label, "showarrow": False,
+                    "xanchor": "left", "font": {"color": "#a3262a"}}] if limit_x else []
+    return {"data": traces, "layout": layout(
+        height=380, xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
+        yaxis={"title": {"text": y_title}, "type": "log"}, shapes=shapes, annotations=annotations,
+        legend={"orientation": "h", "y": -0.25})}
+
+
+def _band_errors(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+    if not rows or not rows[0].get("band"):
+        return {"visible": False}
+    return {"type": "data", "symmetric": False, "thickness": 1, "width": 3,
+            "array": [max(0.0, o["band"]["high"] - o[key]) for o in rows],
+            "arrayminus": [max(0.0, o[key] - o["band"]["low"]) for o in rows]}
+
+
+def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequence[tuple[str, str]]) -> Figure:
+    """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked."""
+    labels = [label for label, _, _ in rows]
+    traces: list[dict[str, Any]] = [
+        {"type": "bar", "name": title, "x": labels, "y": [round(b.get(key, 0.0), 2) for _, b, _ in rows],
+         "marker": {"color": PALETTE[i]}, "hovertemplate": title + ": %{y:.1f} GB<extra></extra>"}
+        for i, (key, title) in enumerate(parts)
+    ]
+    traces.append({"type": "scatter", "mode": "markers", "name": "capacity", "x": labels,
+                   "y": [capacity for _, _, capacity in rows],
+                   "marker": {"symbol": "line-ew-open", "size": 30, "color": "#a3262a", "line": {"width": 3}},
+                   "hovertemplate": "capacity: %{y:.0f} GB<extra></extra>"})
+    return {"data": traces, "layout": layout(height=340, barmode="stack",
+                                             yaxis={"title": {"text": "GB per GPU"}},
+                                             legend={"orientation": "h", "y": -0.3})}
+
+
+def throughput_curves(curves: Sequence[tuple[str, list[tuple[int, float, float]]]], tpot_limit_ms: float) -> Figure:
+    """Tokens/s vs batch per configuration: solid while TPOT meets the limit, dotted beyond it."""
+    traces: list[dict[str, Any]] = []
+    for i, (label, points) in enumerate(curves):
+        colour = PALETTE[i % len(PALETTE)]
+        ok = [p for p in points if p[2] <= tpot_limit_ms]
+        over = [p for p in points if p[2] > tpot_limit_ms]
+        if ok and over:
+            over = [ok[-1], *over]
+        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over TPOT limit)")):
+            if subset:
+                traces.append({"type": "scatter", "mode": "lines+markers", "name": name,
+                               "x": [p[0] for p in subset], "y": [p[1] for p in subset],
+                               "line": {"color": colour, "dash": dash}, "customdata": [p[2] for p in subset],
+                               "hovertemplate": "batch %{x}: %{y:.0f} tok/s, TPOT %{customdata:.1f} ms<extra></extra>"})
+    return {"data": traces, "layout": layout(
+        height=360, xaxis={"title": {"text": "concurrent sequences (batch)"}, "type": "log"},
+        yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero"},
+        legend={"orientation": "h", "y": -0.3})}
+
+
+def batch_sweep(max_batch: int) -> list[int]:
+    """1, 2, 4, … up to the memory limit (and the limit itself)."""
+    sweep, b = [], 1
+    while b < max_batch:
+        sweep.append(b)
+        b *= 2
+    return [*sweep, max(1, max_batch)]
+
+
+def curve_points(estimate_at: Callable[[int], Any], max_batch: int) -> list[tuple[int, float, float]]:
+    points = []
+    for batch in batch_sweep(max_batch):
+        est = estimate_at(batch)
+        if est.feasible and est.output_tokens_per_s:
+            points.append((batch, est.output_tokens_per_s, est.tpot_ms))
+    return points

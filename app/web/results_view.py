@@ -1,0 +1,113 @@
+"""Turn a rank payload into what the results block shows: rows, groups, summary and charts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.web import result_charts as rc
+from app.web.charts import to_json_block
+
+TABLE_ROWS = 50
+CURVE_CONFIGS = 3
+MEMORY_CONFIGS = 5
+
+
+def infeasible_groups(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per (GPU, count, reason) instead of one per offer."""
+    groups: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for option in options:
+        if option["feasible"]:
+            continue
+        key = (option["gpu_id"], option["gpu_count"], option["reason"])
+        group = groups.setdefault(key, {"gpu_id": key[0], "gpu_count": key[1], "reason": key[2], "offers": 0})
+        group["offers"] += 1
+    return list(groups.values())
+
+
+def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The best option of the first n distinct (GPU, count) configurations."""
+    seen: dict[tuple[str, int], dict[str, Any]] = {}
+    for option in options:
+        key = (option["gpu_id"], option["gpu_count"])
+        if option["feasible"] and key not in seen:
+            seen[key] = option
+        if len(seen) >= n:
+            break
+    return list(seen.values())
+
+
+def inference_charts(payload: dict[str, Any], workload: InferenceWorkload, snapshot: CatalogSnapshot,
+                     model: ModelSpec) -> list[dict[str, str]]:
+    options = payload["options"]
+    charts = [{"id": "cost-latency", "label": "$ per million output tokens vs time per output token, by GPU; "
+               "the dotted line is the Pareto front, the dashed line the TPOT limit; bars show the band",
+               "json": to_json_block(rc.cost_scatter(options, "tpot_ms", "usd_per_million_output_tokens",
+                                                     "TPOT (ms)", "$ / M output tokens", workload.tpot_ms,
+                                                     "TPOT limit"))}]
+    top = distinct_configs(options, CURVE_CONFIGS)
+    if top:
+        charts.append({"id": "throughput-batch", "label": "Output tokens/s vs batch for the top configurations; "
+                       "dotted where TPOT exceeds the limit",
+                       "json": to_json_block(rc.throughput_curves(_curves(top, workload, snapshot, model),
+                                                                  workload.tpot_ms))})
+    memory = distinct_configs(options, MEMORY_CONFIGS)
+    if memory:
+        rows = [(f"{o['gpu_count']}×{o['gpu_id']}", _per_gpu(o["memory_gb"], o["gpu_count"]),
+                 snapshot.gpus[o["gpu_id"]].memory_gb) for o in memory]
+        parts = [("weights", "weights"), ("kv_cache", "KV cache at the operating batch"), ("reserve", "runtime reserve")]
+        charts.append({"id": "memory", "label": "Memory per GPU at the operating point vs capacity",
+                       "json": to_json_block(rc.memory_bars(rows, parts))})
+    return charts
+
+
+def _per_gpu(memory_gb: dict[str, float], gpu_count: int) -> dict[str, float]:
+    """The estimator reports memory for the whole instance when 'per_gpu' is not given."""
+    if "per_gpu" in memory_gb and isinstance(memory_gb["per_gpu"], dict):
+        return memory_gb["per_gpu"]  # type: ignore[return-value]
+    return {k: v / gpu_count for k, v in memory_gb.items() if isinstance(v, int | float)}
+
+
+def _curves(top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot,
+            model: ModelSpec) -> list[tuple[str, list[tuple[int, float, float]]]]:
+    from app.scoring.inference import estimate_inference
+
+    curves = []
+    for option in top:
+        gpu = snapshot.gpus[option["gpu_id"]]
+        count, tp = option["gpu_count"], option["tensor_parallel"]
+        max_batch = estimate_inference(gpu, count, model, workload.model_copy(update={"scenario": "max_throughput"}),
+                                       tensor_parallel=tp).max_batch
+
+        def at(batch: int, gpu=gpu, count=count, tp=tp):  # type: ignore[no-untyped-def]
+            fixed = workload.model_copy(update={"scenario": "fixed_batch", "batch": batch})
+            return estimate_inference(gpu, count, model, fixed, tensor_parallel=tp)
+
+        curves.append((f"{count}×{gpu.id}", rc.curve_points(at, max_batch)))
+    return curves
+
+
+def training_charts(payload: dict[str, Any], workload: TrainingWorkload, snapshot: CatalogSnapshot,
+                    model: ModelSpec) -> list[dict[str, str]]:
+    from app.scoring.training import estimate_training
+
+    options = payload["options"]
+    charts = [
+        {"id": "cost-step", "label": "$ per step vs step time, by GPU; the dotted line is the Pareto front",
+         "json": to_json_block(rc.cost_scatter(options, "step_time_s", "usd_per_step", "step time (s)", "$ / step"))},
+        {"id": "cost-total", "label": "Total run cost vs total run time for the token budget",
+         "json": to_json_block(rc.cost_scatter(options, "total_hours", "total_usd", "total time (h)", "total $"))},
+    ]
+    memory = distinct_configs(options, MEMORY_CONFIGS)
+    if memory:
+        rows = []
+        for option in memory:
+            gpu = snapshot.gpus[option["gpu_id"]]
+            est = estimate_training(gpu, option["gpu_count"], model, workload)
+            rows.append((f"{option['gpu_count']}×{gpu.id}", dict(est.memory_breakdown_gb), gpu.memory_gb))
+        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown if k not in ("total", "usable")))
+        charts.append({"id": "memory", "label": "Memory per GPU for the chosen layout vs capacity",
+                       "json": to_json_block(rc.memory_bars(rows, [(k, k.replace('_', ' ')) for k in keys]))})
+    return charts
