@@ -34,6 +34,7 @@ class InferenceContext:
     bandwidth_tbs: float
     compute_dtype: str
     gddr: bool
+    moe: bool
     engine: str
     link_gbs: float  # one-direction all-reduce bandwidth per GPU
     nvlink: bool
@@ -77,6 +78,7 @@ def build_context(
         bandwidth_tbs=gpu.memory_bandwidth_tbs,
         compute_dtype=cdtype,
         gddr=is_gddr(gpu),
+        moe=share > 0,
         engine=engine,
         link_gbs=link,
         nvlink=nvlink,
@@ -105,6 +107,8 @@ def mfu(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float
         value *= eff.fp8_mfu_factor
     elif ctx.compute_dtype == "fp4":
         value *= eff.fp4_mfu_factor
+    if ctx.moe:
+        value *= eff.moe_mfu_factor
     value *= eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else ENGINE_MFU.get(ctx.engine, 0.9)
     return min(max(value, 1e-4), 1.0)
 
@@ -160,7 +164,7 @@ def forward_parts(
     shards = ctx.tensor_parallel * pp
     flops = (tokens * ctx.flops_per_token + seqs * ctx.attention_flops_per_token_ctx * context_tokens
              + prefill_attention_flops / pp) / shards
-    memory = (weights + kv) / (ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff)) * 1e3
+    memory = (weights + kv / eff.kv_mbu_factor) / (ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff)) * 1e3
     compute = flops / (ctx.peak_tflops * 1e12 * mfu(ctx, eff, tokens)) * 1e3
     return StepParts(weights, kv, flops, memory, compute, allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff), pp)
 
