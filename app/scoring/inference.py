@@ -56,20 +56,20 @@ def mean_context(workload: InferenceWorkload) -> float:
 
 def operating_point(
     ctx: InferenceContext, eff: InferenceEfficiency, scenario: str, batch: float,
-    input_len: float, output_len: float,
+    input_len: float, output_len: float, beam_width: int = 1,
 ) -> OperatingPoint:
-    """TTFT, TPOT and instance output tok/s at `batch` under the scenario's batching mode."""
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode."""
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
         prefill = prefill_parts(ctx, eff, batch, input_len)
-        step = forward_parts(ctx, eff, batch, input_len + output_len / 2)
+        step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
         total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill)
     if scenario == "single_stream":
-        step = forward_parts(ctx, eff, 1, input_len + output_len / 2)
+        step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
-    step = mixed_step_parts(ctx, eff, batch, input_len, output_len)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
     ttft = prefill_one.total_ms * eff.loaded_ttft_factor
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         life_ms = ttft + max(output_len - 1, 0) * step.total_ms
@@ -79,12 +79,13 @@ def operating_point(
 
 def latency_bound_batch(
     ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
 ) -> int:
     """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
     input_len, output_len, ttft_limit, tpot_limit = workload_like
 
     def meets(b: int) -> bool:
-        point = operating_point(ctx, eff, "latency_bound", b, input_len, output_len)
+        point = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width)
         return point.tpot_ms <= eff.slo_tpot_utilisation * tpot_limit and point.ttft_ms <= ttft_limit
 
     if cap < 1 or not meets(1):
@@ -127,7 +128,8 @@ def estimate_inference(
         return _infeasible(gpu, gpu_count, tp, pp, (
             f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
             f"after the runtime reserve ({gpu.memory_gb:g} GB each)"), memory)
-    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp)
+    beams = workload.beam_width
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
     if max_batch < 1:
         return _infeasible(gpu, gpu_count, tp, pp, (
             f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"), memory)
@@ -137,7 +139,7 @@ def estimate_inference(
     scenario = workload.scenario
     if scenario == "latency_bound":
         batch = latency_bound_batch(ctx, eff, min(max_batch, cap), (
-            workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms))
+            workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms), beams)
         if batch < 1:
             point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
             return _infeasible(gpu, gpu_count, tp, pp, (
@@ -148,7 +150,7 @@ def estimate_inference(
         if batch > max_batch:
             return _infeasible(gpu, gpu_count, tp, pp, (
                 f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"), memory)
-    point = operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len)
+    point = operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
     low, high = BAND_RATIO.get(scenario, (0.7, 1.4))
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(

@@ -182,10 +182,14 @@ def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: flo
 
 def mixed_step_parts(
     ctx: InferenceContext, eff: InferenceEfficiency, batch: float, input_len: float, output_len: float,
+    beam_width: int = 1,
 ) -> StepParts:
-    """Continuous batching steady state: each step also carries batch x input/output prefill tokens."""
+    """Continuous batching steady state: each step also carries batch x input/output prefill tokens.
+
+    With beam search every request decodes `beam_width` sequences (own KV each) but is prefilled once.
+    """
     context = input_len + output_len / 2
     share = batch / max(output_len, 1.0)  # requests whose prompt is prefilled per step, on average
     return forward_parts(
-        ctx, eff, batch, context, share * input_len, prefill_attention_flops(ctx, share, input_len),
+        ctx, eff, batch * beam_width, context, share * input_len, prefill_attention_flops(ctx, share, input_len),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY, DEFAULT_INPUT_LEN, DEFAULT_SINGLE_STREAM_INPUT_LEN, DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
@@ -15,6 +16,8 @@ from app.scoring.validate import CasePrediction, make_prediction
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
 SCENARIOS = ("max_throughput", "latency_bound", "fixed_batch", "concurrency", "request_rate", "single_stream")
+# MLPerf GPT-J (CNN/DailyMail summarisation) is generated with beam search, 4 beams (MLCommons rules).
+PROTOCOL_BEAM_WIDTH: dict[str, int] = {"CNN/DailyMail": 4}
 METRICS = ("output_tok_s_per_gpu", "ttft_ms", "tpot_ms", "decode_tok_s", "prefill_tok_s")
 
 
@@ -32,6 +35,7 @@ class CaseSetup:
     ttft_limit_ms: float | None
     tpot_limit_ms: float | None
     notes: tuple[str, ...]
+    beam_width: int = 1
 
 
 def _num(row: dict, key: str) -> float | None:
@@ -52,6 +56,18 @@ def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]]
     limit = max(gpu.scaleup_domain_gpus, 1)
     options = [(t, 1) for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
+
+
+def _beam_width(row: dict) -> tuple[int, str | None]:
+    """Beam width of the published run: stated in the notes, else the benchmark protocol's rule."""
+    notes = row.get("notes", "")
+    match = re.search(r"beam (?:width|size|search)\D{0,4}(\d+)", notes, re.IGNORECASE)
+    if match:
+        return int(match.group(1)), None
+    for marker, beams in PROTOCOL_BEAM_WIDTH.items():
+        if marker in notes:
+            return beams, f"{marker}: benchmark protocol decodes with beam search {beams}"
+    return 1, None
 
 
 def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
@@ -98,13 +114,15 @@ def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     batch = _num(row, "concurrency") if scenario == "concurrency" else _num(row, "batch")
     if scenario == "single_stream":
         batch = 1.0
+    beams, beam_note = _beam_width(row)
+    notes += [beam_note] if beam_note else []
     options = []
     for tp, pp in layouts:
-        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp)
+        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
         options.append((build_context(gpu, model, wdt, kvdt, engine, tp, pp), max(min(fit, ENGINE_MAX_BATCH[engine]), 1)))
     notes += list(options[0][0].assumptions)
     return CaseSetup(tuple(options), scenario, metric, row.get("statistic") == "p99", batch or 0.0,
-                     input_len, output_len, ttft_limit, tpot_limit, tuple(notes))
+                     input_len, output_len, ttft_limit, tpot_limit, tuple(notes), beams)
 
 
 def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEfficiency) -> OperatingPoint | None:
@@ -113,10 +131,10 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
         batch = cap
     elif setup.scenario == "latency_bound":
         batch = latency_bound_batch(ctx, eff, cap, (
-            setup.input_len, setup.output_len, setup.ttft_limit_ms, setup.tpot_limit_ms))
+            setup.input_len, setup.output_len, setup.ttft_limit_ms, setup.tpot_limit_ms), setup.beam_width)
         if batch < 1:
             return None
-    return operating_point(ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len)
+    return operating_point(ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width)
 
 
 def _per_gpu(point: OperatingPoint | None, ctx: InferenceContext) -> float:
