@@ -92,11 +92,12 @@ DEFAULT_INPUT_LEN = 512  # MLPerf inputs are capped at 1,024 (Llama-2-70B) token
 DEFAULT_SINGLE_STREAM_INPUT_LEN = 512  # llama.cpp README example prompt (short); llama-bench pp512
 DEFAULT_SINGLE_STREAM_OUTPUT_LEN = 1_024  # "-n 1024" in the llama.cpp benchmark
 
-# Throughput bands: p10 / p90 of predicted/measured throughput per scenario on the validation file.
+# Throughput bands: p10 / p90 of predicted/measured throughput per scenario on the public validation file
+# (measured with the committed constants; the band is value/p90 .. value/p10).
 BAND_RATIO: dict[str, tuple[float, float]] = {
-    "max_throughput": (0.8, 1.25),
-    "latency_bound": (0.75, 1.35),
-    "fixed_batch": (0.8, 1.25),
-    "concurrency": (0.8, 1.3),
-    "single_stream": (0.75, 1.3),
+    "max_throughput": (0.78, 1.31),  # 429 cases
+    "latency_bound": (0.67, 1.23),  # 19 cases
+    "fixed_batch": (0.66, 1.34),  # 84 cases
+    "concurrency": (0.77, 1.51),  # 60 cases (request_rate rows)
+    "single_stream": (0.89, 1.13),  # 18 cases (llama.cpp decode)
 }
