@@ -93,6 +93,7 @@ class InferenceWorkload(_WorkloadBase):
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
     peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
+    beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
 
     @property
     def kv_dtype_effective(self) -> str:

@@ -1,0 +1,54 @@
+"""Bytes per element and the tensor-core peak that runs a matmul, per dtype."""
+
+from __future__ import annotations
+
+from app.scoring.specs import GpuSpec
+
+# Bytes per stored weight element, including quantisation scales.
+WEIGHT_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,  # per-tensor scales only: negligible
+    "int8": 1.0625,  # GGUF Q8_0: 34 B per block of 32 weights (fp16 scale); per-channel int8 ~1.0
+    "int4": 0.5625,  # GGUF Q4_0: 18 B per 32 weights; AWQ g128 (4 b + fp16 scale/zero) ~0.53
+    "fp4": 0.5625,  # NVFP4: 4 b + one fp8 scale per 16 elements = 4.5 b
+}
+
+# Bytes per KV-cache element (no block scales in the engines we model).
+KV_BYTES: dict[str, float] = {
+    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5,
+}
+
+ACTIVATION_BYTES = 2.0  # activations and all-reduce payloads stay 16-bit in all engines modelled
+
+
+def compute_dtype(weight_dtype: str) -> str:
+    """The dtype of the matmul: weight-only int4/int8 dequantise to 16-bit; fp8/fp4 run natively."""
+    if weight_dtype in ("fp8", "fp4", "fp32"):
+        return weight_dtype
+    return "bf16"
+
+
+def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
+    """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
+    if dtype == "fp4":
+        if gpu.fp4_tflops:
+            return gpu.fp4_tflops, None
+        peak, note = dense_peak_tflops(gpu, "fp8")
+        return peak, note or f"{gpu.name} has no FP4 peak; FP8 peak {peak:g} TFLOPS used"
+    if dtype == "fp8":
+        if gpu.fp8_tflops:
+            return gpu.fp8_tflops, None
+        peak, note = dense_peak_tflops(gpu, "bf16")
+        return peak, note or f"{gpu.name} has no FP8 peak; 16-bit peak {peak:g} TFLOPS used"
+    if dtype == "fp32":
+        return (gpu.tf32_tflops or gpu.fp32_tflops or 1.0), None
+    if gpu.bf16_tflops:
+        return gpu.bf16_tflops, None
+    if gpu.fp16_tflops:
+        return gpu.fp16_tflops, f"{gpu.name}: BF16 peak unknown, FP16 peak {gpu.fp16_tflops:g} TFLOPS used"
+    if gpu.fp32_tflops:
+        peak = 2.0 * gpu.fp32_tflops
+        return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 x FP32 = {peak:g} TFLOPS"
+    return 1.0, f"{gpu.name}: no compute peak known, 1 TFLOPS assumed"

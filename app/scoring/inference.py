@@ -1,0 +1,168 @@
+"""Estimate one inference configuration: memory fit, operating batch, TTFT, TPOT and throughput."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.scoring.efficiency.inference import (
+    BAND_RATIO, DEFAULT_EFFICIENCY, ENGINE_MAX_BATCH, InferenceEfficiency,
+)
+from app.scoring.explain import Band, Term
+from app.scoring.inference_steps import (
+    InferenceContext, StepParts, build_context, forward_parts, mixed_step_parts, prefill_parts,
+)
+from app.scoring.inference_terms import step_terms
+from app.scoring.memory import GB, max_sequences, memory_breakdown_gb, usable_gb, weight_bytes
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceEstimate:
+    feasible: bool
+    reason: str
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    memory_gb: dict[str, float] = field(default_factory=dict)
+    max_batch: int = 0
+    batch: int = 0
+    ttft_ms: float = 0.0
+    tpot_ms: float = 0.0
+    output_tokens_per_s: float = 0.0
+    output_tokens_per_s_per_gpu: float = 0.0
+    terms: list[Term] = field(default_factory=list)
+    band: Band = field(default_factory=lambda: Band(0.0, 0.0))
+    bound: str = ""
+    assumptions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint:
+    """Timing of a chosen batch: what the estimate and the validator both need."""
+
+    batch: float
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s: float  # whole instance, output tokens
+    step: StepParts
+    prefill: StepParts
+
+
+def mean_context(workload: InferenceWorkload) -> float:
+    return workload.input_len + workload.output_len / 2
+
+
+def operating_point(
+    ctx: InferenceContext, eff: InferenceEfficiency, scenario: str, batch: float,
+    input_len: float, output_len: float, beam_width: int = 1,
+) -> OperatingPoint:
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode."""
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
+        prefill = prefill_parts(ctx, eff, batch, input_len)
+        step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+        total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill)
+    if scenario == "single_stream":
+        step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
+    ttft = prefill_one.total_ms * eff.loaded_ttft_factor
+    if scenario == "concurrency":  # closed loop: Little's law over one request's life
+        life_ms = ttft + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)
+    return OperatingPoint(batch, ttft, step.total_ms, batch / step.total_ms * 1e3, step, prefill_one)
+
+
+def latency_bound_batch(
+    ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> int:
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
+    input_len, output_len, ttft_limit, tpot_limit = workload_like
+
+    def meets(b: int) -> bool:
+        point = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width)
+        return point.tpot_ms <= eff.slo_tpot_utilisation * tpot_limit and point.ttft_ms <= ttft_limit
+
+    if cap < 1 or not meets(1):
+        return 0
+    low, high = 1, cap
+    while low < high:  # TPOT and TTFT never fall as batch grows, so bisection is exact
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if meets(mid) else (low, mid - 1)
+    return low
+
+
+def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
+    return InferenceEstimate(False, reason, gpu.id, gpu_count, tp, pp, memory_gb=memory)
+
+
+def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: int) -> int:
+    if scenario == "single_stream":
+        return 1
+    if scenario == "fixed_batch":
+        return workload.batch or 1
+    if scenario == "concurrency":
+        return min(workload.concurrency or 1, max_batch)
+    return min(max_batch, cap)
+
+
+def estimate_inference(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: InferenceWorkload,
+    tensor_parallel: int | None = None, pipeline_parallel: int = 1,
+    efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> InferenceEstimate:
+    """Estimate serving `model` on `gpu_count` x `gpu` (TP defaults to gpu_count / PP)."""
+    pp = max(pipeline_parallel, 1)
+    tp = tensor_parallel or max(gpu_count // pp, 1)
+    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
+    context = mean_context(workload)
+    memory = memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
+    need_gb = weight_bytes(model, wdt) / GB
+    have_gb = usable_gb(gpu, tp) * tp * pp
+    if need_gb > have_gb:
+        return _infeasible(gpu, gpu_count, tp, pp, (
+            f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
+            f"after the runtime reserve ({gpu.memory_gb:g} GB each)"), memory)
+    beams = workload.beam_width
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
+    if max_batch < 1:
+        return _infeasible(gpu, gpu_count, tp, pp, (
+            f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"), memory)
+    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
+    eff = efficiency
+    cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
+    scenario = workload.scenario
+    if scenario == "latency_bound":
+        batch = latency_bound_batch(ctx, eff, min(max_batch, cap), (
+            workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms), beams)
+        if batch < 1:
+            point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
+            return _infeasible(gpu, gpu_count, tp, pp, (
+                f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
+                f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"), memory)
+    else:
+        batch = _batch_for(scenario, workload, max_batch, cap)
+        if batch > max_batch:
+            return _infeasible(gpu, gpu_count, tp, pp, (
+                f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"), memory)
+    point = operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
+    low, high = BAND_RATIO.get(scenario, (0.7, 1.4))
+    tokens_per_s = point.tokens_per_s
+    return InferenceEstimate(
+        feasible=True,
+        reason=f"fits: batch {batch} of max {max_batch} on {tp * pp}x{gpu.name}",
+        gpu_id=gpu.id, gpu_count=gpu_count, tensor_parallel=tp, pipeline_parallel=pp,
+        memory_gb=memory_breakdown_gb(gpu, model, wdt, kvdt, context, batch, tp, pp),
+        max_batch=max_batch, batch=batch,
+        ttft_ms=point.ttft_ms, tpot_ms=point.tpot_ms,
+        output_tokens_per_s=tokens_per_s, output_tokens_per_s_per_gpu=tokens_per_s / gpu_count,
+        terms=step_terms(ctx, eff, point),
+        band=Band(tokens_per_s / high, tokens_per_s / low),
+        bound=point.step.bound,
+        assumptions=list(ctx.assumptions),
+    )

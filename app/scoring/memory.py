@@ -1,0 +1,69 @@
+"""Memory model: weight bytes, KV bytes per token, usable memory and the batch that fits."""
+
+from __future__ import annotations
+
+import math
+
+from app.scoring.dtypes import KV_BYTES, WEIGHT_BYTES
+from app.scoring.efficiency.inference import RUNTIME_RESERVE_GB, TP_RESERVE_GB, USABLE_MEMORY_FRACTION
+from app.scoring.specs import GpuSpec, ModelSpec
+
+GB = 1e9
+
+
+def weight_bytes(model: ModelSpec, weight_dtype: str) -> float:
+    """All parameters (every expert of an MoE) times bytes per weight, scales included."""
+    return model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
+
+
+def kv_bytes_per_token(model: ModelSpec, kv_dtype: str) -> float:
+    """KV cache per token for the whole model: K and V for every layer (MLA: one latent + rope key)."""
+    if model.attention == "mla":
+        return model.layers * (model.kv_lora_rank + model.qk_rope_head_dim) * KV_BYTES[kv_dtype]
+    return 2 * model.layers * model.num_kv_heads * model.head_dim * KV_BYTES[kv_dtype]
+
+
+def kv_bytes_per_token_per_gpu(model: ModelSpec, kv_dtype: str, tensor_parallel: int, pipeline_parallel: int = 1) -> float:
+    """Per-GPU share: KV heads split over TP (replicated once TP > kv heads), layers over PP."""
+    total = kv_bytes_per_token(model, kv_dtype)
+    if model.attention == "mla":
+        return total / pipeline_parallel  # the latent is replicated on every TP rank
+    heads_per_gpu = max(model.num_kv_heads / tensor_parallel, 1.0)
+    return total * heads_per_gpu / model.num_kv_heads / pipeline_parallel
+
+
+def reserve_gb(tensor_parallel: int) -> float:
+    return RUNTIME_RESERVE_GB + (TP_RESERVE_GB if tensor_parallel > 1 else 0.0)
+
+
+def usable_gb(gpu: GpuSpec, tensor_parallel: int) -> float:
+    """Memory per GPU the engine may fill with weights and KV cache."""
+    return gpu.memory_gb * USABLE_MEMORY_FRACTION - reserve_gb(tensor_parallel)
+
+
+def max_sequences(
+    gpu: GpuSpec, model: ModelSpec, weight_dtype: str, kv_dtype: str,
+    context_tokens: float, tensor_parallel: int, pipeline_parallel: int = 1,
+) -> int:
+    """Concurrent sequences whose KV at `context_tokens` fits after the weights (0 = weights do not fit)."""
+    shards = tensor_parallel * pipeline_parallel
+    free_gb = usable_gb(gpu, tensor_parallel) - weight_bytes(model, weight_dtype) / shards / GB
+    if free_gb <= 0:
+        return 0
+    per_seq = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel) * max(context_tokens, 1.0)
+    return int(math.floor(free_gb * GB / per_seq))
+
+
+def memory_breakdown_gb(
+    gpu: GpuSpec, model: ModelSpec, weight_dtype: str, kv_dtype: str,
+    context_tokens: float, batch: int, tensor_parallel: int, pipeline_parallel: int = 1,
+) -> dict[str, float]:
+    """Per-GPU memory at the operating point: weights, KV cache, reserve and capacity, in GB."""
+    shards = tensor_parallel * pipeline_parallel
+    kv = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel) * context_tokens * batch
+    return {
+        "weights": round(weight_bytes(model, weight_dtype) / shards / GB, 3),
+        "kv_cache": round(kv / GB, 3),
+        "reserve": round(reserve_gb(tensor_parallel) + gpu.memory_gb * (1 - USABLE_MEMORY_FRACTION), 3),
+        "capacity": gpu.memory_gb,
+    }

@@ -1,0 +1,23 @@
+"""The committed constants are what the calibration script fits on the public file."""
+
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from app.scoring.calibrate_inference import fitted_values
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
+
+CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
+
+
+@pytest.mark.skipif(not CASES.exists(), reason="shared/validation not present beside the repo")
+def test_committed_constants_are_reproduced_by_the_fit():
+    fitted = fitted_values(str(CASES))
+    committed = asdict(DEFAULT_EFFICIENCY)
+    for name in FITTED:
+        assert fitted[name] == pytest.approx(committed[name], rel=1e-3), name
+
+
+def test_parameter_count_is_small():
+    assert 10 <= len(FITTED) <= 20

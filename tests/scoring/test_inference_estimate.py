@@ -1,0 +1,107 @@
+"""Estimator properties: roofline bound, monotonicity, infeasible reasons."""
+
+from dataclasses import replace
+
+from hypothesis import given, settings, strategies as st
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference import estimate_inference, operating_point
+from app.scoring.inference_steps import build_context
+from app.scoring.memory import kv_bytes_per_token_per_gpu, weight_bytes
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+SCENARIOS = ["max_throughput", "latency_bound", "fixed_batch", "concurrency", "single_stream"]
+
+
+def _workload(**kw):
+    base = dict(engine="trtllm", scenario="max_throughput", batch=8, concurrency=8, ttft_ms=5000, tpot_ms=200)
+    base.update(kw)
+    return InferenceWorkload(**base)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["H100-SXM", "A100-SXM-80GB", "L40S", "H200", "RTX-4090", "B200"]),
+    st.sampled_from(["llama-3.1-8b", "mistral-7b", "mixtral-8x7b"]),
+    st.sampled_from(SCENARIOS), st.sampled_from(["bf16", "fp8", "int4"]),
+    st.integers(16, 4000), st.integers(1, 2000), st.sampled_from([1, 2, 4]),
+)
+def test_never_faster_than_roofline_at_full_peak(gpu_id, model_id, scenario, dtype, inp, out, tp):
+    gpu, model = GPUS[gpu_id], MODELS[model_id]
+    w = _workload(scenario=scenario, weight_dtype=dtype, input_len=inp, output_len=out)
+    est = estimate_inference(gpu, tp, model, w)
+    if not est.feasible:
+        return
+    # decode step: every GPU must at least stream its weight shard (and KV) at 100 % bandwidth
+    active = model.active_params_b / model.params_b
+    shard = weight_bytes(model, dtype) * active / tp
+    assert est.tpot_ms >= shard / (gpu.memory_bandwidth_tbs * 1e12) * 1e3
+    # prefill: at least the FLOPs of the prompt at 100 % of the dense peak of the matmul dtype
+    ctx = build_context(gpu, model, dtype, w.kv_dtype_effective, "trtllm", tp)
+    if scenario in ("single_stream", "fixed_batch"):
+        assert est.ttft_ms >= 2 * model.active_params_b * 1e9 * inp / (tp * ctx.peak_tflops * 1e12) * 1e3
+    # throughput: never above the compute roofline of all tokens processed nor the memory roofline
+    tokens_per_output = (inp + out - 1) / out  # the first output token comes out of the prefill pass
+    compute_cap = tp * ctx.peak_tflops * 1e12 / (2 * model.active_params_b * 1e9 * tokens_per_output)
+    assert est.output_tokens_per_s <= compute_cap * 1.0000001
+    kv = kv_bytes_per_token_per_gpu(model, w.kv_dtype_effective, tp) * (inp + out / 2)
+    step_floor = (shard + est.batch * kv) / (gpu.memory_bandwidth_tbs * 1e12)
+    assert est.output_tokens_per_s <= est.batch / step_floor * 1.0000001
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1.0, 10.0), st.sampled_from(SCENARIOS))
+def test_more_bandwidth_is_never_slower(factor, scenario):
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    fast = replace(gpu, memory_bandwidth_tbs=gpu.memory_bandwidth_tbs * factor)
+    w = _workload(scenario=scenario)
+    slow_est, fast_est = estimate_inference(gpu, 1, model, w), estimate_inference(fast, 1, model, w)
+    assert fast_est.tpot_ms <= slow_est.tpot_ms + 1e-9
+    assert fast_est.ttft_ms <= slow_est.ttft_ms + 1e-9
+    if scenario != "latency_bound":
+        assert fast_est.output_tokens_per_s >= slow_est.output_tokens_per_s - 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 500), st.integers(1, 500), st.sampled_from(["fixed_batch", "concurrency", "max_throughput"]))
+def test_tpot_never_falls_as_batch_grows(b1, b2, scenario):
+    small, large = sorted((b1, b2))
+    ctx = build_context(GPUS["H100-SXM"], MODELS["mixtral-8x7b"], "fp8", "fp8", "vllm", 2)
+    t_small = operating_point(ctx, DEFAULT_EFFICIENCY, scenario, small, 1000, 200).tpot_ms
+    t_large = operating_point(ctx, DEFAULT_EFFICIENCY, scenario, large, 1000, 200).tpot_ms
+    assert t_large >= t_small - 1e-9
+
+
+@given(st.integers(100, 50_000), st.integers(1, 50_000))
+def test_memory_never_shrinks_as_context_grows(inp, extra):
+    gpu, model = GPUS["H200"], MODELS["llama-3.1-8b"]
+    a = estimate_inference(gpu, 1, model, _workload(scenario="fixed_batch", batch=1, input_len=inp))
+    b = estimate_inference(gpu, 1, model, _workload(scenario="fixed_batch", batch=1, input_len=inp + extra))
+    if a.feasible and b.feasible:
+        assert b.memory_gb["kv_cache"] >= a.memory_gb["kv_cache"]
+
+
+def test_infeasible_reason_names_the_shortfall():
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.1-70b"], _workload(weight_dtype="fp32"))
+    assert not est.feasible
+    assert est.reason.startswith("needs 282 GB for fp32 weights; 2xH100 SXM leave")
+
+
+def test_latency_limits_too_tight_are_explained():
+    est = estimate_inference(GPUS["L40S"], 1, MODELS["llama-3.1-8b"], _workload(scenario="latency_bound", tpot_ms=1))
+    assert not est.feasible and "even one request misses the limits" in est.reason
+
+
+def test_estimate_has_terms_band_and_bound():
+    est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload())
+    assert est.feasible and est.bound in ("memory", "compute")
+    assert est.band.low < est.output_tokens_per_s < est.band.high
+    assert {t.name for t in est.terms} >= {"decode memory time", "decode compute time", "TP all-reduce"}
+    assert est.output_tokens_per_s_per_gpu == est.output_tokens_per_s
+
+
+def test_unverified_peak_falls_back_and_is_flagged():
+    est = estimate_inference(GPUS["RTX-3090"], 1, MODELS["llama-3.1-8b"], _workload(weight_dtype="int4", engine="llamacpp"))
+    assert any("2 x FP32" in a for a in est.assumptions)

@@ -1,0 +1,83 @@
+"""Ranking order, close calls, offer rule, speed, and the purity of app.scoring."""
+
+import subprocess
+import sys
+import time
+from datetime import date
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.rank_inference import gpu_counts, rank_inference
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+
+def _offer(gpu_id, price, count=8, provider="p"):
+    return Offer(provider, provider.upper(), gpu_id, count, "on_demand", price, date(2025, 1, 1))
+
+
+def test_ranking_is_cheapest_per_output_token_first_and_infeasible_last():
+    offers = (_offer("H100-SXM", 2.0), _offer("A100-SXM-80GB", 1.2, provider="q"), _offer("RTX-4080", 0.3, count=1),
+              _offer("H200", 20.0, provider="r"))
+    ranking = rank_inference(InferenceWorkload(model="llama-3.1-70b", max_gpus=8), CatalogSnapshot(gpus=GPUS, offers=offers),
+                             MODELS["llama-3.1-70b"])
+    feasible = [o for o in ranking.options if o.feasible]
+    costs = [o.usd_per_million_output_tokens for o in feasible]
+    assert costs == sorted(costs)
+    assert ranking.options[-1].gpu_id == "RTX-4080" and not ranking.options[-1].feasible
+    assert "GB" in ranking.options[-1].reason
+    assert feasible[0].close_call
+    winner = feasible[0]
+    for option in feasible[1:]:
+        assert option.close_call == option.band.overlaps(winner.band)
+    assert feasible[-1].gpu_id == "H200" and not feasible[-1].close_call
+    top = feasible[0]
+    expected = top.usd_per_gpu_hour * top.gpu_count / (3600 * top.output_tokens_per_s) * 1e6
+    assert abs(top.usd_per_million_output_tokens - expected) < 1e-9
+    assert isinstance(top.to_dict(), dict)
+
+
+def test_counts_stay_within_scaleup_domain():
+    assert gpu_counts(GPUS["H100-SXM"], 8) == [1, 2, 4, 8]
+    assert gpu_counts(GPUS["L40S"], 8) == [1]
+    assert gpu_counts(GPUS["H100-SXM"], 2) == [1, 2]
+
+
+def test_small_instance_cannot_host_a_bigger_configuration():
+    offers = (_offer("H100-SXM", 2.0, count=2),)
+    ranking = rank_inference(InferenceWorkload(model="llama-3.1-70b"), CatalogSnapshot(gpus=GPUS, offers=offers),
+                             MODELS["llama-3.1-70b"])
+    option = ranking.options[0]
+    assert option.feasible == (option.gpu_count <= 2)
+
+
+def test_replicas_follow_peak_traffic():
+    offers = (_offer("H100-SXM", 2.0),)
+    w = InferenceWorkload(model="llama-3.1-8b", peak_requests_per_s=50)
+    option = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-8b"]).options[0]
+    assert option.replicas >= 50 * 400 / option.output_tokens_per_s
+
+
+def test_ranking_is_fast_and_offers_only_join():
+    gpu_ids = list(GPUS)
+    offers = tuple(_offer(gpu_ids[i % len(gpu_ids)], 1 + i % 5, count=(1, 8)[i % 2], provider=f"p{i % 7}") for i in range(150))
+    w, model = InferenceWorkload(model="llama-3.1-70b"), MODELS["llama-3.1-70b"]
+    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)  # estimates are memoised per configuration
+    start = time.perf_counter()
+    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)
+    small = time.perf_counter() - start
+    start = time.perf_counter()
+    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers * 100), model)
+    large = time.perf_counter() - start
+    assert small < 0.005
+    assert large < max(6 * small, 0.03)  # per-offer work is a dict lookup and a few multiplications
+
+
+def test_importing_scoring_pulls_no_web_or_database():
+    code = (
+        "import sys, app.scoring.rank_inference, app.scoring.validate_inference, app.scoring.calibrate_inference;"
+        "bad=[m for m in ('fastapi','sqlalchemy','sqlmodel') if m in sys.modules]; print(bad); sys.exit(bool(bad))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
