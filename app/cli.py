@@ -57,6 +57,90 @@ def cmd_db(args: argparse.Namespace) -> int:
     return 0 if setup_database(settings.database_url, settings.seed_dir) else 1
 
 
+def load_snapshot():  # type: ignore[no-untyped-def]
+    """The catalog the app ranks with: migrated and seeded if needed, then read into memory."""
+    from sqlmodel import Session
+
+    from app.catalog.snapshot import load_snapshot as read
+    from app.db import make_engine
+
+    settings = get_settings()
+    setup_database(settings.database_url, settings.seed_dir, quiet=True)
+    engine = make_engine(settings.database_url)
+    with Session(engine) as session:
+        snapshot = read(session)
+    engine.dispose()
+    return snapshot
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import json
+
+    from app import reports
+    from app.scoring.validate import validate_file
+
+    snapshot = load_snapshot()
+    result = validate_file(args.cases, snapshot.gpus, snapshot.models)
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+        return 0
+    if not args.summary_only:
+        print(reports.case_table(result["cases"]), end="\n\n")
+    print(reports.summary_tables(result["summary"]))
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app import reports
+    from app.web import ranking
+    from app.web.workload_query import WORKLOADS, canonical_query
+
+    values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    try:
+        workload = WORKLOADS[args.phase].model_validate(values)
+        payload = ranking.rank_payload(args.phase, workload, load_snapshot(),
+                                       "/?" + canonical_query(args.phase, workload))  # type: ignore[arg-type]
+    except ValidationError as exc:
+        for error in exc.errors():
+            print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
+        return 2
+    except ranking.UnknownModel as exc:
+        print(f"--model: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(payload, indent=2, default=str))
+        return 0
+    print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
+    print(reports.ranking_table(payload, args.limit))
+    print(f"\nshare: {payload['share_url']}")
+    return 0
+
+
+def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rank = sub.add_parser("rank", help="rank GPU offers for a workload")
+    phases = rank.add_subparsers(dest="phase", required=True)
+    from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+    for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
+        parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
+        for name, info in model.model_fields.items():
+            if name in ("custom_model", "hf_config"):
+                continue
+            flag = "--" + name.replace("_", "-")
+            if name in ("providers", "price_types", "gpus", "vendors"):
+                parser.add_argument(flag, dest=name, type=lambda s: [x for x in s.split(",") if x],
+                                    help="comma-separated")
+            else:
+                parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
+        parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
+        parser.set_defaults(func=cmd_rank)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpumatch", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database maintenance")
     db.add_argument("action", choices=["upgrade", "seed", "check"])
     db.set_defaults(func=cmd_db)
+
+    validate = sub.add_parser("validate", help="predict every case of a validation CSV and score the errors")
+    validate.add_argument("cases", help="inference_cases.csv or training_cases.csv (schema in shared/validation)")
+    validate.add_argument("--json", action="store_true", help="print {summary, cases} as JSON")
+    validate.add_argument("--summary-only", action="store_true", help="skip the per-case table")
+    validate.set_defaults(func=cmd_validate)
+
+    _add_rank_parsers(sub)
     return parser
 
 
