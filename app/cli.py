@@ -120,6 +120,28 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_accuracy_report(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from app import reports
+    from app.scoring.validate import validate_file
+
+    snapshot = load_snapshot()
+    folder = Path(args.validation_dir)
+    sections, summaries = [], {}
+    for name in ("inference_cases.csv", "training_cases.csv"):
+        result = validate_file(folder / name, snapshot.gpus, snapshot.models)
+        summaries[name.removesuffix("_cases.csv")] = result["summary"]
+        sections.append(f"## {name}\n\n{reports.summary_tables(result['summary'], markdown=True)}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(reports.ACCURACY_HEADER + "\n\n".join(sections) + "\n", encoding="utf-8")
+    out.with_name("accuracy.json").write_text(json.dumps(summaries, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out} and {out.with_name('accuracy.json')}")
+    return 0
+
+
 def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rank = sub.add_parser("rank", help="rank GPU offers for a workload")
     phases = rank.add_subparsers(dest="phase", required=True)
@@ -162,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="print {summary, cases} as JSON")
     validate.add_argument("--summary-only", action="store_true", help="skip the per-case table")
     validate.set_defaults(func=cmd_validate)
+
+    report = sub.add_parser("accuracy-report", help="write docs/ACCURACY.md from the validation cases")
+    report.add_argument("validation_dir", help="folder with inference_cases.csv and training_cases.csv")
+    report.add_argument("--out", default="docs/ACCURACY.md")
+    report.set_defaults(func=cmd_accuracy_report)
 
     _add_rank_parsers(sub)
     return parser

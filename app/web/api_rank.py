@@ -51,7 +51,7 @@ def _rank(phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: 
     try:
         return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
     except ranking.UnknownModel as exc:
-        raise unprocessable("model", str(exc)) from None
+        raise unprocessable(exc.field, str(exc)) from None
 
 
 @router.post("/rank/inference", response_model=RankResponse)
@@ -84,7 +84,7 @@ def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep)
     try:
         model = ranking.model_spec_for(request, snapshot)
     except ranking.UnknownModel as exc:
-        raise unprocessable("model", str(exc)) from None
+        raise unprocessable(exc.field, str(exc)) from None
     result = estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel)
     return ranking.plain(result)
 
@@ -98,5 +98,5 @@ def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -
     try:
         model = ranking.model_spec_for(request, snapshot)
     except ranking.UnknownModel as exc:
-        raise unprocessable("model", str(exc)) from None
+        raise unprocessable(exc.field, str(exc)) from None
     return ranking.plain(estimate(gpu, request.gpu_count, model, request))

@@ -28,7 +28,7 @@ def results_context(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str) -
     try:
         payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url)
     except ranking.UnknownModel as exc:
-        parsed.errors["model"] = str(exc)
+        parsed.errors[exc.field] = str(exc)
         return {}
     model = ranking.model_spec_for(parsed.workload, snapshot)
     charts_for = results_view.inference_charts if parsed.phase == "inference" else results_view.training_charts
@@ -81,6 +81,20 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
     return redirect or render_workbench(request, parsed, snapshot, "/")
 
 
+@router.get("/index.json")
+def index_json(snapshot: SnapshotDep) -> Response:
+    """The blank form's JSON twin: default workloads and the catalog's choices."""
+    lists = form_options.catalog_lists(snapshot)
+    return json_response({
+        "defaults": {"inference": form_options.form_state(ParsedQuery("inference", None, {})),
+                     "training": form_options.form_state(ParsedQuery("training", None, {}))},
+        "models": [m.id for m in lists["model_choices"]],
+        "providers": [p for p, _ in lists["provider_choices"]],
+        "gpus": lists["gpu_choices"],
+        "rank_api": {"inference": "/api/v1/rank/inference", "training": "/api/v1/rank/training"},
+    })
+
+
 def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
     parsed = parse(list(request.query_params.multi_items()))
     if not parsed.errors:
@@ -88,7 +102,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             assert parsed.workload is not None
             return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, f"{path}?{parsed.canonical}"), 200
         except ranking.UnknownModel as exc:
-            parsed.errors["model"] = str(exc)
+            parsed.errors[exc.field] = str(exc)
     return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
 
 

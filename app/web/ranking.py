@@ -7,6 +7,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
+from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 
@@ -14,14 +15,21 @@ Workload = InferenceWorkload | TrainingWorkload
 
 
 class UnknownModel(ValueError):
-    """The workload names a model id the catalog does not have."""
+    """The workload's model cannot be resolved: an unknown id, or a config.json that cannot be read."""
 
-    field = "model"
+    def __init__(self, message: str, field: str = "model") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     if workload.custom_model is not None:
         return spec_from_architecture(workload.custom_model)
+    if workload.hf_config is not None:
+        try:
+            return model_spec_from_hf_config(dict(workload.hf_config), "custom")
+        except (ValueError, TypeError) as exc:
+            raise UnknownModel(f"could not read this config.json: {exc}", field="hf_config") from None
     assert workload.model is not None
     spec = snapshot.models.get(workload.model) or next(
         (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None

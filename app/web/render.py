@@ -37,7 +37,8 @@ def split_json_suffix(identifier: str) -> tuple[str, bool]:
 
 def json_twin_url(request: Request) -> str:
     query = f"?{request.url.query}" if request.url.query else ""
-    return f"{request.url.path.removesuffix('/')}.json{query}"
+    path = request.url.path.removesuffix("/") or "/index"
+    return f"{path}.json{query}"
 
 
 def json_response(payload: Any, status_code: int = 200) -> JSONResponse:
@@ -48,8 +49,8 @@ def page(
     request: Request, template: str, context: dict[str, Any], block: str | None = None, status_code: int = 200
 ) -> Response:
     """Render a full page, or only `block` for an htmx request; always with the JSON twin link."""
-    alternate = json_twin_url(request)
-    context = {"json_url": alternate, **context}
+    alternate = context.get("json_url") or json_twin_url(request)
+    context = {**context, "json_url": alternate}
     block_name = block if block and wants_fragment(request) else None
     response = templates.TemplateResponse(
         request, template, context, block_name=block_name, status_code=status_code

@@ -55,19 +55,12 @@ def inference_charts(payload: dict[str, Any], workload: InferenceWorkload, snaps
                                                                   workload.tpot_ms))})
     memory = distinct_configs(options, MEMORY_CONFIGS)
     if memory:
-        rows = [(f"{o['gpu_count']}×{o['gpu_id']}", _per_gpu(o["memory_gb"], o["gpu_count"]),
-                 snapshot.gpus[o["gpu_id"]].memory_gb) for o in memory]
+        rows = [(f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0))
+                for o in memory]
         parts = [("weights", "weights"), ("kv_cache", "KV cache at the operating batch"), ("reserve", "runtime reserve")]
         charts.append({"id": "memory", "label": "Memory per GPU at the operating point vs capacity",
                        "json": to_json_block(rc.memory_bars(rows, parts))})
     return charts
-
-
-def _per_gpu(memory_gb: dict[str, float], gpu_count: int) -> dict[str, float]:
-    """The estimator reports memory for the whole instance when 'per_gpu' is not given."""
-    if "per_gpu" in memory_gb and isinstance(memory_gb["per_gpu"], dict):
-        return memory_gb["per_gpu"]  # type: ignore[return-value]
-    return {k: v / gpu_count for k, v in memory_gb.items() if isinstance(v, int | float)}
 
 
 def _curves(top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot,

@@ -1,0 +1,69 @@
+"""'How we estimate': the formulas, every efficiency constant with its source, and the validation residuals."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.config import PROJECT_ROOT
+from app.scoring.efficiency import inference as inference_efficiency
+from app.scoring.efficiency import training as training_efficiency
+from app.web.render import json_response, page
+
+router = APIRouter(include_in_schema=False)
+ACCURACY_JSON = PROJECT_ROOT / "docs" / "accuracy.json"
+FIELD_LINE = re.compile(r"^\s{4}(\w+): [\w\[\], |]+ = (.+?)(\s+#\s*(.*))?$")
+
+
+@cache
+def constants(module: ModuleType) -> list[dict[str, str]]:
+    """Each dataclass field of the module with the comment lines above it (its source)."""
+    rows: list[dict[str, str]] = []
+    comment: list[str] = []
+    shared = ""  # a comment above a run of fields (no blank line between) covers each of them
+    for line in inspect.getsource(module).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            comment.append(stripped.lstrip("# "))
+            continue
+        match = FIELD_LINE.match(line)
+        if match:
+            shared = " ".join(comment) or shared
+            source = "; ".join(part for part in (shared, match.group(4) or "") if part)
+            rows.append({"name": match.group(1), "value": match.group(2), "source": source})
+        else:
+            shared = ""
+        comment = []
+    return rows
+
+
+def accuracy() -> dict[str, Any] | None:
+    if not ACCURACY_JSON.exists():
+        return None
+    return json.loads(ACCURACY_JSON.read_text(encoding="utf-8"))
+
+
+def methodology_payload() -> dict[str, Any]:
+    return {
+        "inference_constants": constants(inference_efficiency),
+        "training_constants": constants(training_efficiency),
+        "accuracy": accuracy(),
+    }
+
+
+@router.get("/methodology")
+def methodology(request: Request) -> Response:
+    return page(request, "methodology.html", {"title": "How we estimate", "nav": "methodology",
+                                              **methodology_payload()})
+
+
+@router.get("/methodology.json")
+def methodology_json() -> Response:
+    return json_response(methodology_payload())

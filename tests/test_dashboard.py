@@ -1,0 +1,137 @@
+"""The dashboard: canonical links, results with charts, errors beside fields, twins, compare, saved links."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.web.workload_query import parse
+from tests.conftest import settings_for
+
+INFERENCE_URL = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8"
+TRAINING_URL = "/?phase=training&model=llama-3.1-8b"
+
+
+def test_blank_form_has_defaults_and_no_results(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/").text
+    assert 'name="input_len"' in html and 'value="2000"' in html and "Ranked for" not in html
+
+
+def test_non_canonical_query_redirects_to_canonical(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?model=llama-3.1-70b&phase=inference&input_len=2000&weight_dtype=fp8"
+                          "&providers=lambda&providers=gmi-cloud", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"{INFERENCE_URL}&providers=lambda,gmi-cloud"
+
+
+def test_tokens_per_second_per_user_becomes_tpot(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?phase=inference&model=llama-3.1-8b&tokens_per_s_per_user=25", follow_redirects=False)
+    assert response.headers["location"] == "/?phase=inference&model=llama-3.1-8b&tpot_ms=40"
+
+
+@pytest.mark.parametrize("url", [INFERENCE_URL, TRAINING_URL])
+def test_canonical_link_renders_ranked_results_with_charts(client, url: str) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(url)
+    assert response.status_code == 200
+    html = response.text
+    assert "Ranked for" in html and "Best:" in html
+    assert len(re.findall(r'data-chart="[\w-]+"', html)) >= 3
+    assert f'<{url.replace("/?", "/rank.json?")}>' in response.headers["link"]
+
+
+def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?model=llama-3.1-8b&phase=training&seq_len=4096", headers={"HX-Request": "true"})
+    assert response.text.lstrip().startswith('<div id="workbench">')
+    assert response.headers["HX-Push-Url"] == TRAINING_URL
+
+
+def test_invalid_field_is_shown_beside_it_and_input_kept(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?phase=inference&model=llama-3.1-8b&input_len=-3&output_len=123")
+    assert response.status_code == 422
+    html = response.text
+    assert 'id="err-input_len"' in html and 'aria-invalid="true"' in html
+    assert 'value="-3"' in html and 'value="123"' in html
+
+
+def test_unknown_model_in_link_is_a_field_error(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?phase=inference&model=not-a-model")
+    assert response.status_code == 422 and "not-a-model" in response.text
+
+
+def test_json_twin_matches_rank_api(client) -> None:  # type: ignore[no-untyped-def]
+    twin = client.get(INFERENCE_URL.replace("/?", "/rank.json?")).json()
+    api = client.post("/api/v1/rank/inference", json={"model": "llama-3.1-70b", "weight_dtype": "fp8"}).json()
+    assert twin["options"] == api["options"] and twin["share_url"] == api["share_url"] == INFERENCE_URL
+
+
+def test_csv_export_has_every_option(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get(TRAINING_URL.replace("/?", "/rank.csv?"))
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    payload = client.get(TRAINING_URL.replace("/?", "/rank.json?")).json()
+    assert response.headers["content-type"].startswith("text/csv")
+    assert len(rows) == payload["total_options"] and rows[0]["usd_per_step"]
+
+
+def test_compare_view_shows_one_card_per_chosen_gpu(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200").text
+    assert html.count('<article class="card">') == 3 and 'data-chart="cost-latency"' in html
+
+
+def test_custom_architecture_round_trips_through_the_url(client) -> None:  # type: ignore[no-untyped-def]
+    url = ("/?phase=training&model=custom&arch_params_b=7&arch_layers=32&arch_hidden_size=4096"
+           "&arch_num_attention_heads=32&arch_intermediate_size=11008")
+    parsed = parse([tuple(p.split("=", 1)) for p in url[2:].split("&")])  # type: ignore[misc]
+    assert not parsed.errors and parsed.workload is not None and parsed.workload.custom_model is not None
+    response = client.get(url)
+    assert response.status_code == 200 and "Ranked for custom" in response.text
+
+
+def test_pasted_config_json_becomes_architecture_fields(client) -> None:  # type: ignore[no-untyped-def]
+    config = ('{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, '
+              '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}')
+    response = client.get("/", params={"phase": "training", "model": "custom", "hf_config_json": config},
+                          follow_redirects=False)
+    assert response.status_code == 303 and "arch_layers=32" in response.headers["location"]
+    bad = client.get("/", params={"phase": "training", "model": "custom", "hf_config_json": "{not json"})
+    assert bad.status_code == 422 and 'id="err-hf_config_json"' in bad.text
+
+
+def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: str) -> None:
+    from sqlmodel import Session, select
+
+    from app.models import Offer
+
+    app = create_app(settings_for(fresh_url))
+    with TestClient(app, follow_redirects=False) as client:
+        created = client.post("/share", data={"path": "/", "query": TRAINING_URL[2:]})
+        assert created.status_code == 303
+        slug_url = created.headers["location"]
+        before = client.get(slug_url + ".json").json()
+        with Session(app.state.engine) as session:
+            for offer in session.exec(select(Offer)).all()[:3]:
+                offer.usd_per_gpu_hour *= 3
+                session.add(offer)
+            session.commit()
+        app.state.snapshots.invalidate()
+        after = client.get(slug_url + ".json").json()
+        page = client.get(slug_url).text
+    assert after["options"] == before["options"]  # replayed with the saved prices
+    assert after["saved"]["offers_changed_since"] == 3
+    assert "3 offers changed since" in page
+
+
+def test_share_rejects_a_bad_query_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/share", data={"path": "/", "query": "phase=inference&input_len=0"})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "input_len"
+
+
+def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.get("/methodology.json").json()
+    assert body["inference_constants"] and all(c["source"] for c in body["inference_constants"])
+    assert body["training_constants"] and body["accuracy"]["inference"]["by_metric"]
+    assert "How we estimate" in client.get("/methodology").text

@@ -1,0 +1,91 @@
+"""The estimate and rank API: the contract other tools depend on."""
+
+from __future__ import annotations
+
+INFERENCE = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "kv_dtype": "fp8", "input_len": 2000,
+             "output_len": 400, "ttft_ms": 1000, "tpot_ms": 50, "engine": "vllm"}
+TRAINING = {"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "seq_len": 4096,
+            "global_batch_seqs": 64, "total_tokens": 2e9}
+OPTION_FIELDS = {"gpu_id", "gpu_count", "provider", "price_type", "usd_per_gpu_hour", "feasible", "reason",
+                 "close_call", "terms"}
+
+
+def test_rank_inference_orders_feasible_options_by_cost_per_token(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/inference", json=INFERENCE).json()
+    assert body["workload"]["model"] == "llama-3.1-70b" and body["share_url"].startswith("/?phase=inference")
+    options = body["options"]
+    assert OPTION_FIELDS | {"tensor_parallel", "ttft_ms", "tpot_ms", "batch", "output_tokens_per_s",
+                            "usd_per_million_output_tokens", "usd_per_million_tokens", "memory_gb"} <= set(options[0])
+    feasible = [o for o in options if o["feasible"]]
+    costs = [o["usd_per_million_output_tokens"] for o in feasible]
+    assert feasible and costs == sorted(costs)
+    assert all(o["tpot_ms"] <= 50 and o["ttft_ms"] <= 1000 for o in feasible)
+    assert all(not o["feasible"] for o in options[len(feasible):])
+    assert options[0]["terms"] and {"name", "value", "unit"} <= set(options[0]["terms"][0])
+
+
+def test_rank_inference_infeasible_options_say_why(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/inference", json={**INFERENCE, "weight_dtype": "bf16", "gpus": ["L4"]}).json()
+    assert body["options"] and not any(o["feasible"] for o in body["options"])
+    assert all("GB" in o["reason"] for o in body["options"])
+
+
+def test_rank_training_orders_by_cost_per_step_with_totals(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/training", json=TRAINING).json()
+    feasible = [o for o in body["options"] if o["feasible"]]
+    costs = [o["usd_per_step"] for o in feasible]
+    assert costs == sorted(costs)
+    top = feasible[0]
+    assert {"step_time_s", "tokens_per_s_per_gpu", "mfu", "total_hours", "total_usd", "memory_per_gpu_gb"} <= set(top)
+    expected = top["step_time_s"] * top["gpu_count"] * top["usd_per_gpu_hour"] / 3600
+    assert abs(top["usd_per_step"] - expected) < 1e-6 * max(1.0, expected)
+
+
+def test_rank_filters_restrict_providers_and_price_types(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/training", json={**TRAINING, "providers": ["lambda"],
+                                                       "price_types": ["on_demand"]}).json()
+    assert body["options"] and {(o["provider"], o["price_type"]) for o in body["options"]} == {("lambda", "on_demand")}
+
+
+def test_rank_limit_and_terms_flags(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/training?limit=2&terms=false", json=TRAINING).json()
+    assert len(body["options"]) == 2 and "terms" not in body["options"][0]
+
+
+def test_rank_unknown_model_is_422_naming_model(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": "llama-9-900b"})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["field"] == "model" and "llama-9-900b" in response.json()["detail"][0]["message"]
+
+
+def test_rank_rejects_negative_length_naming_field(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "input_len": -5})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "input_len"
+
+
+def test_rank_accepts_custom_architecture_and_hf_config(client) -> None:  # type: ignore[no-untyped-def]
+    arch = {"params_b": 8.03, "layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_kv_heads": 8,
+            "intermediate_size": 14336, "vocab_size": 128256}
+    custom = client.post("/api/v1/rank/training", json={**TRAINING, "model": None, "custom_model": arch}).json()
+    config = {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072}
+    pasted = client.post("/api/v1/rank/training", json={**TRAINING, "model": None, "hf_config": config})
+    assert pasted.status_code == 200, pasted.text
+    assert custom["options"][0]["feasible"] and pasted.json()["options"][0]["feasible"]
+    assert abs(pasted.json()["model"]["params_b"] - 8.03) < 0.1
+
+
+def test_estimate_inference_single_configuration(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "H100-SXM", "gpu_count": 2}).json()
+    assert body["feasible"] and body["tensor_parallel"] == 2 and body["terms"]
+    assert 30 < body["memory_gb"]["weights"] < 40  # 70.6 GB of fp8 weights split over TP2
+
+
+def test_estimate_training_single_configuration(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/estimate/training", json={**TRAINING, "gpu": "H100-SXM", "gpu_count": 8}).json()
+    assert body["feasible"] and body["step_time_s"] > 0 and body["memory_per_gpu_gb"] < 80
+
+
+def test_estimate_unknown_gpu_is_422_naming_gpu(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/estimate/training", json={**TRAINING, "gpu": "Z9000"})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "gpu"
