@@ -47,3 +47,20 @@ def test_bad_filter_on_page_is_a_422_page_naming_the_field(client) -> None:  # t
 
 def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no-untyped-def]
     assert "327,680 bytes per token" in client.get("/models/llama-3.1-70b").text
+
+
+def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from app.web.charts import to_json_block
+
+    html = client.get("/gpus/H100-SXM").text
+    block = re.search(r'data-chart="price-chart">\s*(.*?)\s*</script>', html, re.S)
+    assert block is not None and json.loads(block.group(1))["data"][0]["type"] == "bar"
+    hostile = str(to_json_block({"title": "</script><script>alert(1)</script>"}))
+    assert "</script>" not in hostile and json.loads(hostile)["title"].startswith("</script>")
+
+
+def test_blank_filter_fields_redirect_to_canonical_list(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/gpus?vendor=&min_memory_gb=&sort=memory", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/gpus?sort=memory"

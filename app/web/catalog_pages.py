@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel, Field, field_validator
 
 from app.catalog import queries
 from app.scoring.specs import ModelSpec
 from app.web import catalog_views as views
 from app.web.charts import offer_price_bars, to_json_block
 from app.web.deps import SessionDep, SettingsDep, not_found
-from app.web.render import json_response, page, split_json_suffix
+from app.web.render import json_response, page, split_json_suffix, wants_fragment
 
 router = APIRouter(include_in_schema=False)
 
@@ -26,11 +27,20 @@ class GpuListQuery(BaseModel):
     min_memory_gb: float | None = Field(None, ge=0, le=10_000)
     sort: queries.GpuSort = "name"
 
+    @field_validator("vendor", "min_memory_gb", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # an untouched form field submits ""
+
     def base_query(self) -> str:
-        parts = [f"vendor={self.vendor}"] if self.vendor else []
+        parts = [f"vendor={quote(self.vendor)}"] if self.vendor else []
         if self.min_memory_gb is not None:
             parts.append(f"min_memory_gb={self.min_memory_gb:g}")
         return "&".join(parts)
+
+    def canonical(self) -> str:
+        sort = [] if self.sort == "name" else [f"sort={self.sort}"]
+        return "&".join([p for p in [self.base_query()] if p] + sort)
 
 
 def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_json: bool) -> Response:
@@ -44,7 +54,12 @@ def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_jso
 
 @router.get("/gpus")
 def gpus_page(request: Request, session: SessionDep, query: Annotated[GpuListQuery, Query()]) -> Response:
-    return _gpu_list(request, session, query, as_json=False)
+    canonical = query.canonical()
+    if canonical != request.url.query and not wants_fragment(request):
+        return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
+    response = _gpu_list(request, session, query, as_json=False)
+    response.headers["HX-Push-Url"] = f"/gpus?{canonical}" if canonical else "/gpus"
+    return response
 
 
 @router.get("/gpus.json")

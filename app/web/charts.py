@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from markupsafe import Markup
 
 Figure = dict[str, Any]
 
@@ -24,10 +25,11 @@ def layout(**overrides: Any) -> dict[str, Any]:
     return {**BASE_LAYOUT, **overrides}
 
 
-def to_json_block(figure: Figure) -> str:
-    """JSON safe to place inside <script type="application/json"> (no `</script>` break-out)."""
+def to_json_block(figure: Figure) -> Markup:
+    """JSON safe inside <script type="application/json">: <, > and & are escaped as JSON unicode
+    escapes (so no `</script>` break-out), and the result is marked safe so Jinja leaves it alone."""
     text = orjson.dumps(figure, option=orjson.OPT_SERIALIZE_NUMPY).decode()
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def offer_price_bars(offers: list[Any]) -> Figure:

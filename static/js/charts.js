@@ -13,5 +13,6 @@
     });
   }
   document.addEventListener("DOMContentLoaded", function () { draw(document); });
-  document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+  // After an outerHTML swap the event target may be the detached element: redraw from the document.
+  document.addEventListener("htmx:afterSettle", function () { draw(document); });
 })();

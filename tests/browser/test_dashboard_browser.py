@@ -1,0 +1,89 @@
+"""The dashboard in a real Chromium: form → results → URL → reload → charts → share → compare."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def ranked_rows(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator("table.ranked tbody tr.row").all_inner_texts()
+
+
+def test_form_to_results_updates_url_and_survives_reload(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/")
+    page.select_option("#f-model", "llama-3.1-70b")
+    page.select_option("#f-weight_dtype", "fp8")
+    page.fill("#f-tpot_ms", "40")
+    page.click("button[type=submit]")
+    page.wait_for_selector("table.ranked tbody tr.row")
+    assert re.search(r"phase=inference&model=llama-3\.1-70b&weight_dtype=fp8&tpot_ms=40$", page.url)
+    first = ranked_rows(page)
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    page.reload()
+    page.wait_for_selector("table.ranked tbody tr.row")
+    assert ranked_rows(page) == first
+    assert page.locator("#cost-latency svg.main-svg").count() >= 1
+    assert page.console.errors == []
+
+
+def test_charts_draw_for_training_without_console_errors(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+    for chart in ("cost-step", "cost-total", "memory"):
+        page.wait_for_selector(f"#{chart}[data-drawn=true] svg", state="attached")
+    assert page.console.errors == []
+
+
+def test_field_error_appears_beside_the_field_and_keeps_input(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=inference")
+    page.fill("#f-input_len", "-5")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#err-input_len")
+    assert page.input_value("#f-input_len") == "-5"
+    assert page.get_attribute("#f-input_len", "aria-invalid") == "true"
+
+
+def test_row_expands_to_its_terms(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    details = page.locator("tr.terms details").first
+    details.locator("summary").click()
+    assert details.locator("table.terms-table tr").count() >= 3
+
+
+def test_works_without_javascript(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page = page_without_js
+    page.goto(f"{server_url}/?phase=training")
+    page.select_option("#f-method", "full_ft")
+    page.click("button[type=submit]")
+    page.wait_for_selector("table.ranked tbody tr.row")
+    assert "phase=training" in page.url and "method=full_ft" in page.url
+
+
+def test_share_link_round_trip(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+    first = ranked_rows(page)
+    page.click("text=Save with today's prices")
+    page.wait_for_url(re.compile(r"/s/[0-9a-f]{12}$"))
+    assert "Saved comparison" in page.inner_text(".saved-note")
+    assert ranked_rows(page) == first
+
+
+def test_compare_view_side_by_side(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200")
+    assert page.locator("article.card").count() == 3
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    assert page.console.errors == []
+
+
+def test_catalog_page_chart_and_sort(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/gpus/H100-SXM")
+    page.wait_for_selector("#price-chart[data-drawn=true] svg", state="attached")
+    page.goto(f"{server_url}/gpus")
+    page.select_option("select[name=sort]", "memory")
+    page.wait_for_url(re.compile(r"sort=memory"))
+    first = page.locator("#gpu-table tbody tr").first.inner_text()
+    assert "288" in first or "279" in first
+    assert page.console.errors == []
