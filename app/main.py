@@ -9,7 +9,18 @@ from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_catalog, api_plan, api_rank, catalog_pages, dashboard, errors, health, share, static_files
+from app.web import (
+    api_catalog,
+    api_plan,
+    api_rank,
+    catalog_pages,
+    dashboard,
+    errors,
+    health,
+    plan_page,
+    share,
+    static_files,
+)
 from app.web.assets import Assets
 from app.web.security import SecurityHeaders
 
@@ -30,7 +41,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for router in (health.router, api_catalog.router, api_rank.router, api_plan.router, dashboard.router, share.router,
-                   catalog_pages.router, static_files.router):
+    for router in (health.router, api_catalog.router, api_rank.router, dashboard.router, share.router,
+                   catalog_pages.router, static_files.router,
+                   api_plan.router, plan_page.router):
         app.include_router(router)
     return app

@@ -82,7 +82,7 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None
-    if months is not None or training_data:
+    if months is not None:  # train_* fields only matter for a train-then-serve plan
         if "custom_model" in inference:  # the run trains the model it then serves
             training_data.setdefault("custom_model", inference["custom_model"])
         else:
@@ -90,7 +90,6 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
         training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
     if errors:
         return PlanQuery(None, None, None, None, values, errors)
-    months = months or (DEFAULT_MONTHS if training is not None else None)
     if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # say the default in the link
         traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})
     query = PlanQuery(workload, traffic, training, months, values)
