@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan."""
 
 from __future__ import annotations
 
@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(func=cmd_validate)
 
     _add_rank_parsers(sub)
+    from app.cli_plan import add_plan_parsers
+
+    add_plan_parsers(sub)
     return parser
 
 
