@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan."""
 
 from __future__ import annotations
 
@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(func=cmd_accuracy_report)
 
     _add_rank_parsers(sub)
+    from app.cli_plan import add_plan_parsers
+
+    add_plan_parsers(sub)
     return parser
 
 

@@ -9,7 +9,19 @@ from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_catalog, api_rank, catalog_pages, dashboard, errors, health, methodology, share, static_files
+from app.web import (
+    api_catalog,
+    api_plan,
+    api_rank,
+    catalog_pages,
+    dashboard,
+    errors,
+    health,
+    methodology,
+    plan_page,
+    share,
+    static_files,
+)
 from app.web.assets import Assets
 from app.web.security import SecurityHeaders
 
@@ -31,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for router in (health.router, api_catalog.router, api_rank.router, dashboard.router, share.router,
-                   catalog_pages.router, methodology.router, static_files.router):
+                   catalog_pages.router, methodology.router, static_files.router,
+                   api_plan.router, plan_page.router):
         app.include_router(router)
     return app

@@ -1,0 +1,186 @@
+"""Traffic profiles, replica counts, the three scaling policies, serverless costs and the break-even."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from app.catalog.spec_files import load_model_specs
+from app.scoring.economics import (
+    Replica,
+    break_even,
+    nearest_priced_model,
+    serverless_monthly_usd,
+    serverless_quotes,
+    usd_per_request,
+)
+from app.scoring.plans import combine, serving_plan_from
+from app.scoring.rank_inference import InferenceOption
+from app.scoring.specs import TokenPrice
+from app.scoring.traffic import (
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+    Traffic,
+    replicas_needed,
+    scale_to_zero_replica_hours,
+    serving_cost,
+    week_profile,
+)
+
+MODELS = load_model_specs()
+
+
+def _option(gpu="H100-SXM", count=1, price=2.0, tok_s=1000.0, provider="p") -> InferenceOption:
+    return InferenceOption(gpu, count, count, provider, provider.upper(), "on_demand", price, date(2026, 1, 1), True, "",
+                           output_tokens_per_s=tok_s)
+
+
+@pytest.mark.parametrize("profile,peak_factor,peak", [("flat", 3, 1.0), ("diurnal", 1, 1.0), ("diurnal", 2, 2.0),
+                                                      ("diurnal", 3, 3.0), ("diurnal", 8, 8.0),
+                                                      ("business_hours", 3, 168 / 50)])
+def test_profiles_average_one_and_peak_at_the_factor(profile, peak_factor, peak):
+    week = week_profile(profile, peak_factor)
+    assert len(week) == 168 and min(week) >= 0
+    assert sum(week) / 168 == pytest.approx(1.0)
+    assert max(week) == pytest.approx(peak)
+
+
+def test_hand_checked_flat_one_million_output_tokens_a_day():
+    # 1000 requests/day x 1000 output tokens = 1M output tokens/day, no input, at $0.90/M output:
+    # $0.0009 per request; x 1000/day x 30.4167 days (730 h / 24) = $27.375/month.
+    per_request = usd_per_request(0.0, 0.90, 0, 1000)
+    assert per_request == pytest.approx(0.0009)
+    assert serverless_monthly_usd(1000, per_request) == pytest.approx(27.375)
+    assert DAYS_PER_MONTH == pytest.approx(30.4167, abs=1e-4) and HOURS_PER_MONTH == 730
+    # One $2.00/h GPU that serves 1000 tok/s: one replica all month = 730 h x $2 = $1460 on every policy.
+    traffic = Traffic(requests_per_day=1000, profile="flat")
+    cost = serving_cost(traffic.hourly_requests_per_s(), 1000, 1000.0, 1, 2.0)
+    assert cost.replicas_at_peak == 1
+    assert cost.monthly_usd_always_on == pytest.approx(1460.0)
+    assert cost.monthly_usd_autoscaled == pytest.approx(1460.0)
+    # Break-even: r x 1000 tok x $0.90/1e6 x 30.4167 = $1460 → r = 1460 / 0.027375 = 53,333.3 requests/day
+    # = 53.3M output tokens/day (the issue's 53.4M used 30.4 days). One replica carries 86.4M tok/day,
+    # so the utilisation at break-even is 53.33 / 86.4 = 0.6173.
+    even = break_even([Replica("1×G", 1, 2.0, 1000.0)], per_request, "S", traffic, 1000)
+    assert even.requests_per_day == pytest.approx(1460 / 0.027375, rel=1e-6)
+    assert even.requests_per_day * 1000 == pytest.approx(53.333e6, rel=1e-4)
+    assert even.utilisation == pytest.approx(53.3333 / 86.4, rel=1e-4)
+    assert even.dedicated == "1×G"
+
+
+def test_no_break_even_when_serverless_is_cheaper_per_token_at_any_scale():
+    # Dedicated at full load: $2/h / (1000 tok/s x 3600) = $0.556/M output; serverless $0.10/M.
+    even = break_even([Replica("1×G", 1, 2.0, 1000.0)], usd_per_request(0, 0.10, 0, 1000), "S",
+                      Traffic(requests_per_day=1000, profile="flat"), 1000)
+    assert even.requests_per_day is None and "serverless is cheaper at every traffic up to" in even.reason
+
+
+def test_no_break_even_without_serverless_prices():
+    even = break_even([Replica("1×G", 1, 2.0, 1000.0)], None, None, Traffic(), 400)
+    assert even.requests_per_day is None and "no serverless price" in even.reason
+
+
+def test_replicas_round_up_and_zero_traffic_needs_none():
+    assert replicas_needed(0.0, 400, 1000.0) == 0
+    assert replicas_needed(2.5, 400, 1000.0) == 1  # exactly one replica's throughput
+    assert replicas_needed(2.6, 400, 1000.0) == 2
+
+
+def test_business_hours_scale_to_zero_pays_nights_only_as_cold_starts():
+    # 3.36x the mean rate in the 50 open hours a week (2.5 requests/s = one replica), nothing otherwise.
+    traffic = Traffic(requests_per_day=86_400 * 2.5 / 3.36, profile="business_hours", cold_start_s=360)
+    cost = serving_cost(traffic.hourly_requests_per_s(), 400, 1000.0, 2, 1.0, 1, traffic.cold_start_s)
+    assert cost.replicas_at_peak == 1
+    # always on: 168 h/week; autoscaled floor 1: also 168; scale to zero: 50 busy h + 5 starts x 0.1 h
+    assert cost.gpu_hours_always_on == pytest.approx(730 * 2)
+    assert cost.gpu_hours_autoscaled == pytest.approx(730 * 2)
+    assert cost.gpu_hours_scale_to_zero == pytest.approx((50 + 0.5) * 730 / 168 * 2)
+    assert cost.scale_ups_from_zero_per_month == pytest.approx(5 * 730 / 168)
+
+
+def test_scale_to_zero_keeps_one_warm_through_gaps_shorter_than_a_restart():
+    hours, starts = scale_to_zero_replica_hours([3, 0, 3, 0, 0, 0], cold_start_s=3600)  # restart = 3 h
+    assert (hours, starts) == (6 + 1 + 3, 0)  # keep 1 warm over the 1 h gap; 3 h gap costs 3 h either way
+
+
+def test_traffic_validation_names_the_problem():
+    with pytest.raises(ValidationError):
+        Traffic(requests_per_day=-5)
+    with pytest.raises(ValidationError):
+        Traffic(profile="weekends")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        Traffic(requests_per_day=10, peak_requests_per_s=1)
+    peak = Traffic(peak_requests_per_s=3.0, profile="diurnal", peak_factor=3)
+    assert peak.daily_requests() == pytest.approx(86_400)
+    assert peak.peak_rate_per_s() == pytest.approx(3.0)
+
+
+profiles = st.sampled_from(["flat", "business_hours", "diurnal"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(profile=profiles, peak_factor=st.floats(1, 8), low=st.floats(1, 1e8), factor=st.floats(1, 100),
+       tok_s=st.floats(50, 20_000), output_len=st.integers(1, 4000), min_replicas=st.integers(0, 4),
+       cold_start_s=st.floats(0, 3600))
+def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(profile, peak_factor, low, factor, tok_s, output_len,
+                                                               min_replicas, cold_start_s):
+    def cost(rpd):
+        t = Traffic(requests_per_day=rpd, profile=profile, peak_factor=peak_factor, min_replicas=min_replicas,
+                    cold_start_s=cold_start_s)
+        return serving_cost(t.hourly_requests_per_s(), output_len, tok_s, 2, 1.5, min_replicas, cold_start_s)
+
+    small, big = cost(low), cost(min(low * factor, 1e10))
+    assert big.replicas_at_peak >= small.replicas_at_peak
+    assert big.monthly_usd_autoscaled >= small.monthly_usd_autoscaled - 1e-9
+    for c in (small, big):
+        assert c.monthly_usd_scale_to_zero <= c.monthly_usd_autoscaled + 1e-9
+        assert c.monthly_usd_autoscaled <= c.monthly_usd_always_on + 1e-9
+
+
+def _price(model_id, out, inp=0.0, provider="api"):
+    return TokenPrice(provider, provider.title(), model_id, inp, out, date(2026, 11, 1), "https://example.com/p")
+
+
+def test_listed_model_gets_its_own_prices_cheapest_first():
+    prices = (_price("llama-3.1-70b", 0.9, provider="b"), _price("llama-3.1-70b", 0.4, provider="a"),
+              _price("llama-3.1-8b", 0.05))
+    quotes = serverless_quotes(MODELS["llama-3.1-70b"], prices, MODELS, 1000, 0, 1000)
+    assert [q.provider for q in quotes] == ["a", "b"] and not any(q.substitute for q in quotes)
+    assert quotes[0].monthly_usd == pytest.approx(1000 * 0.0004 * DAYS_PER_MONTH)
+
+
+def test_unlisted_model_gets_the_nearest_listed_model_by_size_labelled_substitute():
+    prices = (_price("llama-3.3-70b", 0.6), _price("llama-3.1-8b", 0.05), _price("llama-3.1-405b", 3.0))
+    model = MODELS["llama-2-70b"]  # 69B: nearest by |log ratio| is the 70.55B model
+    assert nearest_priced_model(model, {p.model_id for p in prices}, MODELS).id == "llama-3.3-70b"
+    quotes = serverless_quotes(model, prices, MODELS, 1000, 100, 100)
+    assert len(quotes) == 1 and quotes[0].substitute and quotes[0].model_id == "llama-3.3-70b"
+    plan = serving_plan_from(model.id, [_option()], quotes, Traffic(requests_per_day=1000), 100)
+    assert plan.substitute_model == MODELS["llama-3.3-70b"].name and "No provider lists" in plan.notes[0]
+    assert serverless_quotes(model, (), MODELS, 1000, 100, 100) == []
+
+
+def test_serving_plan_sorts_by_autoscaled_cost_and_finds_the_break_even():
+    options = [_option(price=3.0, tok_s=1000, provider="dear"), _option(price=2.0, tok_s=1000, provider="cheap"),
+               _option(count=2, price=2.0, tok_s=500, provider="dominated")]
+    quotes = serverless_quotes(MODELS["llama-3.1-70b"], (_price("llama-3.1-70b", 0.9),), MODELS, 1000, 0, 1000)
+    plan = serving_plan_from("llama-3.1-70b", options, quotes, Traffic(requests_per_day=1000, profile="flat"), 1000)
+    assert [s.option.provider for s in plan.options] == ["cheap", "dear", "dominated"]
+    assert plan.break_even.requests_per_day == pytest.approx(53_333.33, rel=1e-5)
+
+
+def test_lifecycle_totals_and_shares():
+    from app.scoring.rank_training import TrainingOption
+
+    train = TrainingOption("H200", 8, "dp8", "a", "A", "on_demand", 4.0, None, True, "", False, [], 1.0, 1.0, 1.0,
+                           0.4, 10.0, 320.0, 50.0, None)
+    rows = combine([train], [("2×H100 at B", "dedicated", 1000.0), ("S serverless", "serverless", 2000.0)], 3)
+    assert rows[0].total_usd == pytest.approx(3320.0) and rows[0].serving == "2×H100 at B"
+    assert rows[0].training_share == pytest.approx(320 / 3320)
+    assert rows[0].training_share + rows[0].serving_share == pytest.approx(1.0)
+    assert math.isclose(rows[1].total_usd, 6320.0)
