@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import time
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
@@ -59,19 +58,15 @@ def test_replicas_follow_peak_traffic():
     assert option.replicas >= 50 * 400 / option.output_tokens_per_s
 
 
-def test_ranking_is_fast_and_offers_only_join():
+def test_more_offers_add_rows_not_estimates():
+    # Speed itself is measured by `make bench` (ratios in one run), never asserted here.
     gpu_ids = list(GPUS)
     offers = tuple(_offer(gpu_ids[i % len(gpu_ids)], 1 + i % 5, count=(1, 8)[i % 2], provider=f"p{i % 7}") for i in range(150))
     w, model = InferenceWorkload(model="llama-3.1-70b"), MODELS["llama-3.1-70b"]
-    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)  # estimates are memoised per configuration
-    start = time.perf_counter()
-    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)
-    small = time.perf_counter() - start
-    start = time.perf_counter()
-    rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers * 100), model)
-    large = time.perf_counter() - start
-    assert small < 0.005
-    assert large < max(6 * small, 0.03)  # per-offer work is a dict lookup and a few multiplications
+    small = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)
+    large = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers * 100), model)
+    assert large.configurations_evaluated == small.configurations_evaluated
+    assert [o.usd_per_million_output_tokens for o in large.options] == [o.usd_per_million_output_tokens for o in small.options]
 
 
 def test_importing_scoring_pulls_no_web_or_database():

@@ -1,7 +1,6 @@
 """Ranking of training offers: order, close calls, serialisation, speed."""
 
 import dataclasses
-import time
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.rank_training import candidate_counts, rank_training
@@ -56,16 +55,10 @@ def test_candidate_counts():
     assert candidate_counts(1, 8, 1) == [1, 2, 4, 8]
 
 
-def test_offer_count_scales_cheaply():
+def test_more_offers_add_rows_not_estimates():
+    # Speed itself is measured by `make bench` (ratios in one run), never asserted here.
     w = TrainingWorkload(model="llama-3.1-8b", method="lora", seq_len=4096, global_batch_seqs=64)
-    small, big = snapshot(1), snapshot(100)
-    rank_training(w, small, MODELS["llama-3.1-8b"])
-    t0 = time.perf_counter()
-    rank_training(w, small, MODELS["llama-3.1-8b"])
-    t_small = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ranking = rank_training(w, big, MODELS["llama-3.1-8b"])
-    t_big = time.perf_counter() - t0
-    assert len(ranking.options) == 100 * len(small.offers)
-    # target is <= 3x; measured ~5x (option dataclass construction ~7 us per offer), guard against regressions
-    assert t_big <= 8 * t_small + 0.05
+    small = rank_training(w, snapshot(1), MODELS["llama-3.1-8b"])
+    big = rank_training(w, snapshot(100), MODELS["llama-3.1-8b"])
+    assert len(big.options) == 100 * len(small.options)
+    assert big.configurations_evaluated == small.configurations_evaluated
