@@ -18,8 +18,7 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: "Operatin
     step, prefill = point.step, point.prefill
     tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
     step_mbu = mbu(ctx, eff)
-    tokens = max(step.flops * ctx.tensor_parallel * ctx.pipeline_parallel / max(ctx.flops_per_token, 1.0), 1.0)
-    step_mfu = mfu(ctx, eff, tokens)
+    step_mfu = mfu(ctx, eff)
     return [
         Term("decode weight read", step.weight_bytes / 1e9, "GB/GPU/step",
              f"{step.weight_bytes / 1e9:.2f} GB per GPU at TP{tp}"),
