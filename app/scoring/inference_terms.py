@@ -37,6 +37,6 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: "Operatin
         Term("prefill compute time", prefill.compute_ms, "ms",
              f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"),
         Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
-        Term("TTFT", point.ttft_ms, "ms", "prefill (x loaded-TTFT factor under load) + overheads"),
+        Term("TTFT", point.ttft_ms, "ms", "prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term("TPOT", point.tpot_ms, "ms", "one decode step incl. piggybacked prefill work"),
     ]
