@@ -54,6 +54,22 @@ def mean_context(workload: InferenceWorkload) -> float:
     return workload.input_len + workload.output_len / 2
 
 
+MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+
+
+def loaded_ttft_ms(prefill_ms: float, step_ms: float, batch: float, output_len: float, eff: InferenceEfficiency) -> float:
+    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+
+    A new request waits for the iteration in flight (mean residual half a step) and its prefill then
+    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
+    Prefills arrive at lambda = batch / (output_len x step); the GPU spends rho = lambda x prefill on
+    them, and the M/D/1 queue adds rho / (2(1 - rho)) x prefill (research §7.2 item 2).
+    """
+    arrivals_per_ms = batch / (max(output_len, 1.0) * step_ms)
+    rho = min(arrivals_per_ms * prefill_ms, MAX_UTILISATION)
+    return prefill_ms * (1.0 + rho / (2.0 * (1.0 - rho))) + eff.ttft_wait_steps * step_ms
+
+
 def operating_point(
     ctx: InferenceContext, eff: InferenceEfficiency, scenario: str, batch: float,
     input_len: float, output_len: float, beam_width: int = 1,
@@ -70,7 +86,7 @@ def operating_point(
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
-    ttft = prefill_one.total_ms * eff.loaded_ttft_factor
+    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, batch, output_len, eff)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         life_ms = ttft + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)

@@ -100,9 +100,10 @@ def mbu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     return min(max(value, 0.01), 1.0)
 
 
-def mfu(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float:
-    """Matmul efficiency for `tokens` tokens per forward pass: saturating in the GEMM M dimension."""
-    value = eff.mfu_max * tokens / (tokens + eff.mfu_half_tokens)
+def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Matmul share of the dense peak once compute-bound; the small-M (GEMV) regime is the memory side
+    of the soft roofline, so no separate M-dependent efficiency (it would count weight reads twice)."""
+    value = eff.mfu_max
     if ctx.compute_dtype == "fp8":
         value *= eff.fp8_mfu_factor
     elif ctx.compute_dtype == "fp4":
@@ -124,13 +125,31 @@ def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float)
     return 2 * ctx.layers_per_stage * per_call
 
 
-def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
-    return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms
+def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
+    """Launch/sync per step and layer, plus per-sequence scheduling and sampling work on the host."""
+    return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms + sequences * eff.seq_overhead_ms
+
+
+def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
+    """Soft roofline of one kernel class: (m^p + c^p)^(1/p); p -> inf is max(m, c), p = 1 is no overlap.
+
+    Never below max(m, c), so no prediction beats the roofline; near the ridge point the streams
+    overlap only partly (BLIS trained physics: additive memory and compute terms).
+    """
+    high = max(memory_ms, compute_ms)
+    if high <= 0:
+        return 0.0
+    low = min(memory_ms, compute_ms) / high
+    return high * (1.0 + low ** power) ** (1.0 / power)
 
 
 @dataclass(frozen=True, slots=True)
 class StepParts:
-    """One forward pass of one pipeline stage (ms) and the work behind it."""
+    """One forward pass of one pipeline stage (ms) and the work behind it.
+
+    `memory_ms` / `compute_ms` are the totals; `busy_ms` is the time of the two kernel classes run in
+    sequence: the GEMMs (weights vs matmul FLOPs) and the attention (KV reads vs QK/AV FLOPs).
+    """
 
     weight_bytes: float
     kv_bytes: float
@@ -140,11 +159,12 @@ class StepParts:
     comm_ms: float
     overhead_ms: float
     pipeline_stages: int
+    busy_ms: float = 0.0
 
     @property
     def total_ms(self) -> float:
         """Wall time for every sequence to advance once (PP stages run micro-batches in turn)."""
-        return self.pipeline_stages * (max(self.memory_ms, self.compute_ms) + self.comm_ms + self.overhead_ms)
+        return self.pipeline_stages * (self.busy_ms + self.comm_ms + self.overhead_ms)
 
     @property
     def bound(self) -> str:
@@ -162,11 +182,15 @@ def forward_parts(
     weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
     kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
     shards = ctx.tensor_parallel * pp
-    flops = (tokens * ctx.flops_per_token + seqs * ctx.attention_flops_per_token_ctx * context_tokens
-             + prefill_attention_flops / pp) / shards
-    memory = (weights + kv / eff.kv_mbu_factor) / (ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff)) * 1e3
-    compute = flops / (ctx.peak_tflops * 1e12 * mfu(ctx, eff, tokens)) * 1e3
-    return StepParts(weights, kv, flops, memory, compute, allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff), pp)
+    gemm_flops = tokens * ctx.flops_per_token / shards
+    attention_flops = (seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp) / shards
+    bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
+    peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
+    gemm = (weights / bandwidth, gemm_flops / peak)
+    attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
+    busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
+    return StepParts(weights, kv, gemm_flops + attention_flops, gemm[0] + attention[0], gemm[1] + attention[1],
+                     allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)), pp, busy)
 
 
 def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:

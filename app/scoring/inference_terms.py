@@ -18,8 +18,7 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: "Operatin
     step, prefill = point.step, point.prefill
     tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
     step_mbu = mbu(ctx, eff)
-    tokens = max(step.flops * ctx.tensor_parallel * ctx.pipeline_parallel / max(ctx.flops_per_token, 1.0), 1.0)
-    step_mfu = mfu(ctx, eff, tokens)
+    step_mfu = mfu(ctx, eff)
     return [
         Term("decode weight read", step.weight_bytes / 1e9, "GB/GPU/step",
              f"{step.weight_bytes / 1e9:.2f} GB per GPU at TP{tp}"),
@@ -38,6 +37,6 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: "Operatin
         Term("prefill compute time", prefill.compute_ms, "ms",
              f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"),
         Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
-        Term("TTFT", point.ttft_ms, "ms", "prefill (x loaded-TTFT factor under load) + overheads"),
+        Term("TTFT", point.ttft_ms, "ms", "prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term("TPOT", point.tpot_ms, "ms", "one decode step incl. piggybacked prefill work"),
     ]

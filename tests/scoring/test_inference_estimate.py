@@ -59,9 +59,11 @@ def test_more_bandwidth_is_never_slower(factor, scenario):
     w = _workload(scenario=scenario)
     slow_est, fast_est = estimate_inference(gpu, 1, model, w), estimate_inference(fast, 1, model, w)
     assert fast_est.tpot_ms <= slow_est.tpot_ms + 1e-9
-    assert fast_est.ttft_ms <= slow_est.ttft_ms + 1e-9
-    if scenario != "latency_bound":
-        assert fast_est.output_tokens_per_s >= slow_est.output_tokens_per_s - 1e-9
+    if scenario in ("fixed_batch", "single_stream"):  # no queue: TTFT is prefill + overheads only
+        assert fast_est.ttft_ms <= slow_est.ttft_ms + 1e-9
+    # Under load at the same batch a faster GPU also admits more prefills per second (closed loop), so its
+    # M/D/1 wait may grow; what must hold is that it serves at least as many tokens per second.
+    assert fast_est.output_tokens_per_s >= slow_est.output_tokens_per_s - 1e-9
 
 
 @settings(max_examples=40, deadline=None)

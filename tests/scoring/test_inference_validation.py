@@ -36,5 +36,5 @@ def test_public_file_meets_the_accuracy_target():
     summary = result["summary"]
     assert summary["covered"] / summary["cases"] > 0.95
     throughput = summary["by_metric"]["output_tok_s_per_gpu"]
-    assert throughput["median_abs_pct_error"] <= 15.0  # target 12 %: not yet met, see report
-    assert throughput["within_25pct_share"] >= 0.72  # target 0.80: not yet met
+    assert throughput["median_abs_pct_error"] <= 12.0  # target met (8.3 % with the committed constants)
+    assert throughput["within_25pct_share"] >= 0.80  # target met (0.88)
