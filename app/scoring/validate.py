@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
+from app.scoring.cases import CasePrediction
 from app.scoring.specs import GpuSpec, ModelSpec
-
-
-@dataclass(frozen=True, slots=True)
-class CasePrediction:
-    case_id: str
-    metric: str
-    predicted: float | None
-    measured: float
-    pct_error: float | None  # (predicted - measured) / measured x 100
-    covered: bool
-    reason: str
-    source: str = ""
-    gpu: str = ""
 
 
 def read_cases(path: str | Path) -> list[dict]:

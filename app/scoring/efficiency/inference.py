@@ -2,7 +2,7 @@
 
 Each value is regime-dependent: tokens per forward pass, batch, TP degree, dtype, engine class or
 GPU memory family. None is keyed on a model or a validation case. Starting points and plausible
-ranges come from /work/shared/research/inference_estimators.md §7.3; the fitted value replaces the
+ranges come from shared/research/inference_estimators.md (beside the repository) §7.3; the fitted value replaces the
 central default where the public validation file constrains it.
 """
 
