@@ -28,3 +28,14 @@ class Band:
 
     def overlaps(self, other: "Band") -> bool:
         return self.low <= other.high and other.low <= self.high
+
+
+def close_calls(bands: list[Band | None]) -> list[bool]:
+    """Options ranked best first: each runner-up whose band overlaps the winner's is a close call,
+    and so is the winner when at least one runner-up overlaps it (its win is within the noise)."""
+    if not bands or bands[0] is None:
+        return [False] * len(bands)
+    winner = bands[0]
+    flags = [False] + [band is not None and band.overlaps(winner) for band in bands[1:]]
+    flags[0] = any(flags[1:])
+    return flags

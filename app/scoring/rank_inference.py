@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, close_calls
 from app.scoring.inference import InferenceEstimate, estimate_inference
 from app.scoring.offers import cheapest_offer_per_provider, matching_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
@@ -138,10 +138,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         options.append(_option(offer, est, workload, offer.provider_name))
     feasible = sorted((o for o in options if o.feasible), key=lambda o: o.usd_per_million_output_tokens)
     infeasible = [o for o in options if not o.feasible]
-    if feasible and feasible[0].band is not None:
-        winner = feasible[0].band
-        feasible = [_with_close_call(o, i == 0 or (o.band is not None and o.band.overlaps(winner)))
-                    for i, o in enumerate(feasible)]
+    flags = close_calls([o.band for o in feasible])
+    feasible = [_with_close_call(o, flag) for o, flag in zip(feasible, flags, strict=True)]
     return InferenceRanking(model.id, feasible + infeasible, len(estimates))
 
 

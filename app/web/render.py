@@ -66,3 +66,6 @@ def _pairs(values: Any) -> list[tuple[str, str]]:
 
 
 templates.env.filters["zip_self"] = _pairs
+
+
+templates.env.tests["arch_error"] = lambda name: str(name).startswith("arch_")
