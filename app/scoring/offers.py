@@ -14,6 +14,8 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
     gpu_ids = {g.lower() for g in filters.gpus}
     vendors = {v.lower() for v in filters.vendors}
     price_types = set(filters.price_types)
+    if not (providers or gpu_ids or vendors or price_types):
+        return [offer for offer in offers if offer.gpu_id in gpus]
     kept = []
     for offer in offers:
         gpu = gpus.get(offer.gpu_id)

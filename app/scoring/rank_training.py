@@ -1,24 +1,30 @@
 """Rank GPU offers for a training workload by cost per optimizer step.
 
 Per GPU type: GPU counts from the fewest that fit up through powers of two and multiples of the
-scale-up domain (≤ max_gpus), each evaluated once; the cheapest count per step wins, then every
-matching offer of that GPU is priced. Pure: the catalog snapshot is passed in.
+scale-up domain on a geometric grid (≤ max_gpus, a few dozen counts even at 65,536), each timed at
+most once and only if its compute time alone could still beat the best cost so far; the cheapest
+count per step wins and only its estimate is explained (terms, strings). Every matching offer of
+that GPU is then priced with a dict lookup and a multiplication. Pure: the catalog snapshot is passed in.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
+from itertools import compress, islice
+from operator import eq
 
 from app.scoring.explain import Band, Term
 from app.scoring.offers import matching_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
-from app.scoring.training import TrainingEstimate, choose_layout, estimate_training, fits_at, step_seconds
+from app.scoring.training import TrainingEstimate, estimate_training
+from app.scoring.training_search import GpuTimer, LayoutSearch
 from app.scoring.training_time import fill_missing_peaks
 from app.scoring.workload import TrainingWorkload
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs ~3 µs per offer (22 fields)
 class TrainingOption:
     gpu_id: str
     gpu_count: int
@@ -50,8 +56,18 @@ class TrainingRanking:
     notes: list[str] = field(default_factory=list)
 
 
+def node_multipliers(limit: int) -> list[int]:
+    """1…8, then four per doubling, at most 25 % apart (10, 12, 14, 16, 20, 24, 28, 32, 40…), up to limit."""
+    out = list(range(1, min(limit, 8) + 1))
+    base = 8
+    while base <= limit:
+        out.extend(k for k in range(base + base // 4, 2 * base + 1, base // 4) if k <= limit)
+        base *= 2
+    return out
+
+
 def candidate_counts(min_count: int, max_gpus: int, node_gpus: int) -> list[int]:
-    """min_count, then powers of two and multiples of the node size above it, up to max_gpus."""
+    """min_count, then powers of two and node multiples (node × node_multipliers) above it, up to max_gpus."""
     counts = {min_count}
     n = 1
     while n <= max_gpus:
@@ -59,88 +75,129 @@ def candidate_counts(min_count: int, max_gpus: int, node_gpus: int) -> list[int]
             counts.add(n)
         n *= 2
     node = node_gpus if node_gpus >= 8 else 8  # PCIe cards and NVL pairs: 8-GPU servers
-    for k in range(node, max_gpus + 1, node):
-        if k > min_count:
-            counts.add(k)
+    counts.update(k * node for k in node_multipliers(max_gpus // node) if k * node > min_count)
     return sorted(c for c in counts if c <= max_gpus)
 
 
-def _min_count(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload) -> int | None:
-    for n in candidate_counts(1, w.max_gpus, gpu.scaleup_domain_gpus):
-        if fits_at(gpu, n, model, w):
-            return n
-    return None
+@lru_cache(maxsize=256)
+def _grid(max_gpus: int, node_gpus: int) -> tuple[int, ...]:
+    return tuple(candidate_counts(1, max_gpus, node_gpus))
 
 
-def best_estimate(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, memo: dict) -> TrainingEstimate:
+def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
+    """Fewest GPUs that fit: the first fitting grid count, refined down over the node multiples the
+    geometric grid skipped (a scan for short gaps, bisection for long ones), so the result is the
+    same as walking every node multiple while fitting is monotone in the count."""
+    node = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus >= 8 else 8
+    below = 0
+    for n in _grid(search.workload.max_gpus, gpu.scaleup_domain_gpus):
+        if search.fits(gpu, n):
+            break
+        below = n
+    else:
+        return None
+    low_k, high_k = below // node + 1, (n - 1) // node  # node multiples strictly between below and n
+    if high_k - low_k < 32:
+        return next((k * node for k in range(low_k, high_k + 1) if search.fits(gpu, k * node)), n)
+    while low_k <= high_k:  # invariant: n fits; every multiple below low_k does not
+        mid = (low_k + high_k) // 2
+        if search.fits(gpu, mid * node):
+            n, high_k = mid * node, mid - 1
+        else:
+            low_k = mid + 1
+    return n
+
+
+def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: dict) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type; infeasible estimate if none fits."""
-    first = _min_count(gpu, model, w)
+    model, w = search.model, search.workload
+    first = min_fitting_count(gpu, search)
     if first is None:
-        return estimate_training(gpu, w.max_gpus, model, w)
-    best_n, best_cost, worse = first, float("inf"), 0
-    for n in candidate_counts(first, w.max_gpus, gpu.scaleup_domain_gpus):
+        return estimate_training(gpu, w.max_gpus, model, w, e=search.e)
+    timer = GpuTimer(search, gpu)
+    best_n, best_layout, best_cost, worse = first, None, float("inf"), 0
+    sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
+    for n in sweep:
         if worse >= 2:  # cost per step rose twice after the best: more GPUs only add communication
             break
+        threshold = best_cost * 0.999
+        if timer.compute_s(n, "none") * n >= threshold:  # cost ≥ compute without recompute: cannot improve
+            worse += 1
+            continue
         key = (gpu.id, n)
         if key not in memo:
-            layout = choose_layout(gpu, n, model, w)
-            memo[key] = step_seconds(gpu, n, model, w, layout) * n if layout else float("inf")
-        if memo[key] < best_cost * 0.999:
-            best_n, best_cost, worse = n, memo[key], 0
+            layout, seconds = timer.best_layout(n)
+            memo[key] = (seconds * n if layout else float("inf"), layout)
+        cost, layout = memo[key]
+        if cost < threshold:
+            best_n, best_layout, best_cost, worse = n, layout, cost, 0
         else:
             worse += 1
-    return estimate_training(gpu, best_n, model, w)
+    return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
 
 
-def _usd_per_step(offer: Offer, est: TrainingEstimate) -> float:
-    return est.step_time_s * est.gpu_count * offer.usd_per_gpu_hour / 3600
+def _offer_order(offers: list[Offer], usd: list[float]) -> list[int]:
+    """Indices by (USD per step, GPU id, provider id), stable: a float sort, then only ties re-sorted."""
+    order = sorted(range(len(offers)), key=usd.__getitem__)
+    ranked = list(map(usd.__getitem__, order))
+    ties = list(compress(range(len(ranked) - 1), map(eq, ranked, islice(ranked, 1, None))))
+    start = 0
+    for k, at in enumerate(ties):  # positions where the next value equals this one
+        if k == 0 or ties[k - 1] != at - 1:
+            start = at
+        if k + 1 == len(ties) or ties[k + 1] != at + 1:  # run start..at+1 ends here
+            run = sorted(order[start:at + 2], key=lambda i: (offers[i].gpu_id, offers[i].provider_id))
+            order[start:at + 2] = run
+    return order
 
 
-def _option(offer: Offer, est: TrainingEstimate, w: TrainingWorkload, usd_step: float, winner: Band | None,
-            first: bool, per_est: dict) -> TrainingOption:
-    price = offer.usd_per_gpu_hour
+def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> tuple | None:
+    """What every option of one GPU type shares; the offer only multiplies by its price. None if infeasible.
+
+    usd/step = (step × count) × price / 3600 and total = (hours × count) × price: the same operations in the
+    same order as pricing each offer from the estimate."""
     if not est.feasible:
-        return TrainingOption(offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
-                              offer.price_type, price, offer.as_of, False, est.reason, False, est.terms,
-                              None, None, None, None, None, None, est.memory_per_gpu_gb, None)
-    hours, low_ratio, high_ratio = per_est[id(est)]
-    band = Band(usd_step * low_ratio, usd_step * high_ratio)
-    close = not first and winner is not None and band.low <= winner.high and winner.low <= band.high
-    return TrainingOption(offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
-                          offer.price_type, price, offer.as_of, True, "", close, est.terms, usd_step, est.step_time_s,
-                          est.tokens_per_s_per_gpu, est.mfu, hours, hours * est.gpu_count * price,
-                          est.memory_per_gpu_gb, band)
-
-
-def _per_estimate(est: TrainingEstimate, w: TrainingWorkload) -> tuple[float, float, float]:
-    """Offer-independent parts: total hours and the cost band ratios (cost ∝ 1 / tokens per second)."""
-    if not est.feasible:
-        return (0.0, 1.0, 1.0)
+        return None
     tok = est.tokens_per_s_per_gpu
-    return (w.total_tokens / (est.gpu_count * tok) / 3600, tok / est.band.high, tok / est.band.low)
+    hours = w.total_tokens / (est.gpu_count * tok) / 3600
+    return (est.step_time_s * est.gpu_count, hours * est.gpu_count, tok / est.band.high, tok / est.band.low,
+            (est.gpu_count, est.layout_text, est.terms, est.step_time_s, tok, est.mfu, hours,
+             est.memory_per_gpu_gb))
 
 
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
     """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons."""
     offers = matching_offers(snapshot.offers, snapshot.gpus, workload)
-    memo: dict = {}
+    search, memo = LayoutSearch(model, workload), {}
     estimates: dict[str, TrainingEstimate] = {}
     notes = []
     for gpu_id in sorted({o.gpu_id for o in offers}):
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)
         if note:
             notes.append(f"{gpu_id}: {note}")
-        estimates[gpu_id] = best_estimate(gpu, model, workload, memo)
-    priced = []
-    for offer in offers:
+        estimates[gpu_id] = best_estimate(gpu, search, memo)
+    shared = {gpu_id: _per_gpu(est, workload) for gpu_id, est in estimates.items()}
+    feasible = [o for o in offers if shared[o.gpu_id]]
+    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]
+    options, winner = [], None
+    for i in _offer_order(feasible, usd):
+        offer, usd_step = feasible[i], usd[i]
+        _, hours_x_count, low_ratio, high_ratio, (count, layout, terms, step_s, tok, mfu, hours, mem) = \
+            shared[offer.gpu_id]
+        band = Band(usd_step * low_ratio, usd_step * high_ratio)
+        if winner is None:
+            winner, close = band, False
+        else:
+            close = band.low <= winner.high and winner.low <= band.high
+        price = offer.usd_per_gpu_hour
+        options.append(TrainingOption(
+            offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
+            offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price,
+            mem, band))
+    for offer in sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id)):
         est = estimates[offer.gpu_id]
-        usd = _usd_per_step(offer, est) if est.feasible else float("inf")
-        priced.append((not est.feasible, usd, offer.gpu_id, offer.provider_id, offer, est))
-    priced.sort(key=lambda p: p[:4])
-    per_est = {id(est): _per_estimate(est, workload) for est in estimates.values()}
-    winner = None
-    if priced and not priced[0][0]:
-        _, low_ratio, high_ratio = per_est[id(priced[0][5])]
-        winner = Band(priced[0][1] * low_ratio, priced[0][1] * high_ratio)
-    options = [_option(p[4], p[5], workload, p[1], winner, i == 0, per_est) for i, p in enumerate(priced)]
+        options.append(TrainingOption(
+            offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
+            offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, est.reason, False, est.terms,
+            None, None, None, None, None, None, est.memory_per_gpu_gb, None))
     return TrainingRanking(model.id, options, len(memo), notes)

@@ -46,7 +46,7 @@ def _layout_fits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWork
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
 
-def _families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
+def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count."""
     domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0
@@ -61,7 +61,7 @@ def _families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int,
     return pairs
 
 
-def _stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
+def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     if gpu_count // (tp * pp) <= 1:
         return (0,)
     if pp > 1:
@@ -71,7 +71,7 @@ def _stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
 
 def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e) -> bool:
     """The least memory this (TP, PP) can use: most sharding and full recompute."""
-    frugal = Layout(max(_stages(tp, pp, gpu_count)), tp, pp, "full", 1)
+    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", 1)
     return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
@@ -79,7 +79,7 @@ def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
     if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
         return None
     for recompute in RECOMPUTE_ORDER:
-        for stage in _stages(tp, pp, gpu_count):
+        for stage in zero_stages(tp, pp, gpu_count):
             layout = Layout(stage, tp, pp, recompute, 1)
             if _layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
                 return layout
@@ -99,7 +99,7 @@ def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWor
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
-    for tp, pp in _families(gpu, gpu_count, model):
+    for tp, pp in layout_families(gpu, gpu_count, model):
         key = (tp, pp > 1)
         if key in done:
             continue
@@ -115,7 +115,7 @@ def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWor
 
 def fits_at(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
             e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> bool:
-    return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in _families(gpu, gpu_count, model))
+    return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in layout_families(gpu, gpu_count, model))
 
 
 def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:
@@ -140,8 +140,8 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
 
 
 def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e) -> tuple[str, dict]:
-    tp = max(t for t, _ in _families(gpu, gpu_count, model))
-    pp = max(p for t, p in _families(gpu, gpu_count, model) if t == tp)
+    tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
+    pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
     frugal = Layout(stage, tp, pp, "full", 1)
     breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)

@@ -135,21 +135,52 @@ def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapt
     return volume
 
 
-def step_time(
-    e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, framework: str,
-    seq_len: int, global_batch_seqs: int, layout: Layout, peak: float, precision_class: str, adapters: float,
-) -> StepTime:
-    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication."""
-    tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
+def effective_mfu(e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str,
+                  framework: str, precision_class: str) -> float:
+    """Compute-phase MFU: family × precision × framework × width × scale × method (× MoE), at most 1."""
     mfu = (base_mfu(e, gpu_family(gpu), precision_class) * framework_factor(e, framework, precision_class)
            * width_factor(e, model.hidden_size) * scale_factor(e, gpu_count) * method_factor(e, method)
            * (e.moe_factor if model.is_moe else 1.0))
-    mfu = min(mfu, 1.0)
+    return min(mfu, 1.0)
+
+
+def compute_seconds(e: TrainingEfficiency, gpu_count: int, model: ModelSpec, method: str, seq_len: int,
+                    global_batch_seqs: int, recompute: str, peak: float, mfu: float) -> float:
+    """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU."""
+    tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     n_active = model.active_params_b * 1e9
     extra = {"selective": e.selective_recompute_flops_per_param, "full": e.full_recompute_flops_per_param}
-    dense = dense_flops_per_token(model, method) + extra.get(layout.recompute, 0.0) * n_active
-    attn = attention_flops_per_token(model, seq_len) * (4 / 3 if layout.recompute == "full" else 1.0)
-    compute = tokens_per_gpu * (dense + attn / e.attn_efficiency) / (peak * 1e12 * mfu)
+    dense = dense_flops_per_token(model, method) + extra.get(recompute, 0.0) * n_active
+    attn = attention_flops_per_token(model, seq_len) * (4 / 3 if recompute == "full" else 1.0)
+    return tokens_per_gpu * (dense + attn / e.attn_efficiency) / (peak * 1e12 * mfu)
+
+
+def step_time(
+    e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, framework: str,
+    seq_len: int, global_batch_seqs: int, layout: Layout, peak: float, precision_class: str, adapters: float,
+    mfu: float | None = None, compute_s: float | None = None,
+) -> StepTime:
+    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication.
+
+    `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a
+    search over layouts may pass them in rather than have them recomputed.
+    """
+    return StepTime(*step_parts(e, gpu, gpu_count, model, method, framework, seq_len, global_batch_seqs,
+                                layout, peak, precision_class, adapters, mfu, compute_s))
+
+
+def step_parts(
+    e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, framework: str,
+    seq_len: int, global_batch_seqs: int, layout: Layout, peak: float, precision_class: str, adapters: float,
+    mfu: float | None = None, compute_s: float | None = None,
+) -> tuple[float, float, float, float, float]:
+    """step_time's fields as a plain tuple (compute, bubble, TP, DP seconds, MFU), for sweeps."""
+    tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
+    if mfu is None:
+        mfu = effective_mfu(e, gpu, gpu_count, model, method, framework, precision_class)
+    compute = compute_s
+    if compute is None:
+        compute = compute_seconds(e, gpu_count, model, method, seq_len, global_batch_seqs, layout.recompute, peak, mfu)
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
     bubble = 0.0
     if pp > 1:
@@ -163,4 +194,4 @@ def step_time(
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
-    return StepTime(compute, bubble, tp_comm, dp_comm, mfu)
+    return compute, bubble, tp_comm, dp_comm, mfu
