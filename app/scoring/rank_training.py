@@ -194,6 +194,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
             offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price,
             mem, band))
+    if options:  # the win itself is a close call when a runner-up's band overlaps it (see explain.close_calls)
+        options[0].close_call = any(o.close_call for o in options[1:])
     for offer in sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id)):
         est = estimates[offer.gpu_id]
         options.append(TrainingOption(
