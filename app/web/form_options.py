@@ -42,7 +42,7 @@ def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
     if parsed is None:
         return state
     if parsed.workload is not None:
-        state.update({k: _tidy(v) for k, v in parsed.workload.model_dump().items()})
+        state.update(parsed.workload.model_dump())
         if parsed.workload.custom_model is not None:
             state["model"] = "custom"
             state.update({ARCH_PREFIX + k: v for k, v in parsed.workload.custom_model.model_dump().items()})
@@ -52,7 +52,3 @@ def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
         state.setdefault(name, [])
     return state
 
-
-def _tidy(value: Any) -> Any:
-    """40.0 → 40 in the form, so a value reads as the user would type it."""
-    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 1e15 else value

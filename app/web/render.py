@@ -69,3 +69,15 @@ templates.env.filters["zip_self"] = _pairs
 
 
 templates.env.tests["arch_error"] = lambda name: str(name).startswith("arch_")
+
+
+def _tidy(value: Any) -> Any:
+    """Form values as a person types them: None → '', 40.0 → 40."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
+
+
+templates.env.filters["tidy"] = _tidy

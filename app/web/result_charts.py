@@ -25,43 +25,44 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[tuple[float, flo
 
 
 def cost_scatter(options: Sequence[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str,
-                 limit_x: float | None = None, limit_label: str = "") -> Figure:
-    """One marker per feasible option (colour by GPU), error bars from its band, Pareto front, limit line."""
-    feasible = [o for o in options if o["feasible"] and o.get(x_key) and o.get(y_key)]
-    colours = _colour_for([o["gpu_id"] for o in feasible])
+                 band_of: str, configs: int = 12) -> Figure:
+    """The best offer of each of the top configurations (colour by GPU), error bars from its band
+    (the band is of `band_of`, scaled to `y_key`), and the Pareto front."""
+    best: dict[tuple[str, int], dict[str, Any]] = {}
+    for option in options:
+        key = (option["gpu_id"], option["gpu_count"])
+        if option["feasible"] and option.get(x_key) and option.get(y_key) and key not in best:
+            best[key] = option
+        if len(best) >= configs:
+            break
+    chosen = list(best.values())
     traces: list[dict[str, Any]] = []
-    for gpu_id, colour in colours.items():
-        rows = [o for o in feasible if o["gpu_id"] == gpu_id]
+    for gpu_id, colour in _colour_for([o["gpu_id"] for o in chosen]).items():
+        rows = [o for o in chosen if o["gpu_id"] == gpu_id]
         traces.append({
             "type": "scatter", "mode": "markers", "name": gpu_id,
             "x": [o[x_key] for o in rows], "y": [o[y_key] for o in rows],
-            "marker": {"color": colour, "size": 9, "opacity": 0.85},
-            "error_y": _band_errors(rows, y_key),
+            "marker": {"color": colour, "size": 10, "opacity": 0.9},
+            "error_y": _band_errors(rows, y_key, band_of),
             "text": [f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type']})" for o in rows],
             "hovertemplate": "%{text}<br>" + x_title + ": %{x:.3g}<br>" + y_title + ": %{y:.3g}<extra></extra>",
         })
-    front = pareto_front([(o[x_key], o[y_key]) for o in feasible])
+    front = pareto_front([(o[x_key], o[y_key]) for o in chosen])
     if front:
         traces.append({"type": "scatter", "mode": "lines", "name": "Pareto front", "x": [p[0] for p in front],
                        "y": [p[1] for p in front], "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"}})
-    shapes = []
-    if limit_x:
-        shapes.append({"type": "line", "x0": limit_x, "x1": limit_x, "yref": "paper", "y0": 0, "y1": 1,
-                       "line": {"color": "#a3262a", "dash": "dash"}})
-    annotations = [{"x": limit_x, "yref": "paper", "y": 1, "text": limit_label, "showarrow": False,
-                    "xanchor": "left", "font": {"color": "#a3262a"}}] if limit_x else []
     return {"data": traces, "layout": layout(
         height=380, xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
-        yaxis={"title": {"text": y_title}, "type": "log"}, shapes=shapes, annotations=annotations,
-        legend={"orientation": "h", "y": -0.25})}
+        yaxis={"title": {"text": y_title}, "type": "log"}, legend={"orientation": "v", "x": 1.02, "y": 1})}
 
 
-def _band_errors(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict[str, Any]:
+    """Asymmetric error bars: the band's ratios to its own metric, applied to the plotted one."""
     if not rows or not rows[0].get("band"):
         return {"visible": False}
-    return {"type": "data", "symmetric": False, "thickness": 1, "width": 3,
-            "array": [max(0.0, o["band"]["high"] - o[key]) for o in rows],
-            "arrayminus": [max(0.0, o[key] - o["band"]["low"]) for o in rows]}
+    high = [o[key] * (o["band"]["high"] / o[band_of] - 1) for o in rows]
+    low = [o[key] * (1 - o["band"]["low"] / o[band_of]) for o in rows]
+    return {"type": "data", "symmetric": False, "thickness": 1, "width": 3, "array": high, "arrayminus": low}
 
 
 def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequence[tuple[str, str]]) -> Figure:
@@ -118,3 +119,37 @@ def curve_points(estimate_at: Callable[[int], Any], max_batch: int) -> list[tupl
         if est.feasible and est.output_tokens_per_s:
             points.append((batch, est.output_tokens_per_s, est.tpot_ms))
     return points
+
+
+def cost_latency_curves(curves: Sequence[tuple[str, float, list[tuple[int, float, float]]]],
+                        operating: Sequence[tuple[str, float, float]], tpot_limit_ms: float) -> Figure:
+    """$/M output tokens vs TPOT as the batch grows, per configuration (label, $/hour, points), with each
+    configuration's operating point, the Pareto front over every point, and the TPOT limit."""
+    traces: list[dict[str, Any]] = []
+    every: list[tuple[float, float]] = []
+    for i, (label, usd_per_hour, points) in enumerate(curves):
+        xs = [p[2] for p in points]
+        ys = [usd_per_hour / (3600 * p[1]) * 1e6 for p in points]
+        every += list(zip(xs, ys, strict=True))
+        traces.append({"type": "scatter", "mode": "lines+markers", "name": label, "x": xs, "y": ys,
+                       "line": {"color": PALETTE[i % len(PALETTE)]}, "customdata": [p[0] for p in points],
+                       "hovertemplate": "batch %{customdata}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>"})
+    traces.append({"type": "scatter", "mode": "markers", "name": "operating point",
+                   "x": [o[1] for o in operating], "y": [o[2] for o in operating], "text": [o[0] for o in operating],
+                   "marker": {"symbol": "star", "size": 13, "color": "#1b1f24"},
+                   "hovertemplate": "%{text}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>"})
+    front = pareto_front(every)
+    if front:
+        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto front", "x": [p[0] for p in front],
+                       "y": [p[1] for p in front], "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"}})
+    if every:
+        traces.append(limit_line(tpot_limit_ms, [y for _, y in every], "TPOT limit"))
+    return {"data": traces, "layout": layout(
+        height=380, xaxis={"title": {"text": "time per output token (ms, mean at that batch)"}, "type": "log"},
+        yaxis={"title": {"text": "$ / M output tokens"}, "type": "log"}, legend={"orientation": "h", "y": -0.3})}
+
+
+def limit_line(x: float, ys: Sequence[float], name: str) -> dict[str, Any]:
+    """A vertical dashed line as a trace: shapes would need log10 coordinates on log axes."""
+    return {"type": "scatter", "mode": "lines", "name": name, "x": [x, x], "y": [min(ys) * 0.8, max(ys) * 1.25],
+            "line": {"color": "#a3262a", "dash": "dash"}, "hoverinfo": "name"}

@@ -10,8 +10,8 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.web import result_charts as rc
 from app.web.charts import to_json_block
 
-TABLE_ROWS = 50
-CURVE_CONFIGS = 3
+TABLE_ROWS = 25
+CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
 
 
@@ -42,17 +42,19 @@ def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str
 def inference_charts(payload: dict[str, Any], workload: InferenceWorkload, snapshot: CatalogSnapshot,
                      model: ModelSpec) -> list[dict[str, str]]:
     options = payload["options"]
-    charts = [{"id": "cost-latency", "label": "$ per million output tokens vs time per output token, by GPU; "
-               "the dotted line is the Pareto front, the dashed line the TPOT limit; bars show the band",
-               "json": to_json_block(rc.cost_scatter(options, "tpot_ms", "usd_per_million_output_tokens",
-                                                     "TPOT (ms)", "$ / M output tokens", workload.tpot_ms,
-                                                     "TPOT limit"))}]
     top = distinct_configs(options, CURVE_CONFIGS)
+    charts = []
     if top:
+        curves = _curves(top, workload, snapshot, model)
+        priced = [(label, o["usd_per_gpu_hour"] * o["gpu_count"], points) for o, (label, points) in zip(top, curves)]
+        operating = [(label, o["tpot_ms"], o["usd_per_million_output_tokens"]) for o, (label, _) in zip(top, curves)]
+        charts.append({"id": "cost-latency", "label": "$ per million output tokens vs time per output token as the "
+                       "batch grows, for the top configurations at their cheapest offer; stars mark the chosen "
+                       "operating points, the dotted line the Pareto front, the dashed line the TPOT limit",
+                       "json": to_json_block(rc.cost_latency_curves(priced, operating, workload.tpot_ms))})
         charts.append({"id": "throughput-batch", "label": "Output tokens/s vs batch for the top configurations; "
                        "dotted where TPOT exceeds the limit",
-                       "json": to_json_block(rc.throughput_curves(_curves(top, workload, snapshot, model),
-                                                                  workload.tpot_ms))})
+                       "json": to_json_block(rc.throughput_curves(curves, workload.tpot_ms))})
     memory = distinct_configs(options, MEMORY_CONFIGS)
     if memory:
         rows = [(f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0))
@@ -88,10 +90,13 @@ def training_charts(payload: dict[str, Any], workload: TrainingWorkload, snapsho
 
     options = payload["options"]
     charts = [
-        {"id": "cost-step", "label": "$ per step vs step time, by GPU; the dotted line is the Pareto front",
-         "json": to_json_block(rc.cost_scatter(options, "step_time_s", "usd_per_step", "step time (s)", "$ / step"))},
+        {"id": "cost-step", "label": "$ per step vs step time for the best offer of the top configurations; bars show the band, "
+         "the dotted line is the Pareto front",
+         "json": to_json_block(rc.cost_scatter(options, "step_time_s", "usd_per_step", "step time (s)", "$ / step",
+                                                         band_of="usd_per_step"))},
         {"id": "cost-total", "label": "Total run cost vs total run time for the token budget",
-         "json": to_json_block(rc.cost_scatter(options, "total_hours", "total_usd", "total time (h)", "total $"))},
+         "json": to_json_block(rc.cost_scatter(options, "total_hours", "total_usd", "total time (h)", "total $",
+                                                         band_of="usd_per_step"))},
     ]
     memory = distinct_configs(options, MEMORY_CONFIGS)
     if memory:
