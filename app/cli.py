@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.config import get_settings
 
@@ -90,6 +91,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_flag_errors(exc: Any) -> int:
+    """A pydantic ValidationError as `--flag-name: message` lines on stderr; exit status 2."""
+    for error in exc.errors():
+        print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
+    return 2
+
+
 def cmd_rank(args: argparse.Namespace) -> int:
     import json
 
@@ -105,9 +113,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         payload = ranking.rank_payload(args.phase, workload, load_snapshot(),
                                        "/?" + canonical_query(args.phase, workload))  # type: ignore[arg-type]
     except ValidationError as exc:
-        for error in exc.errors():
-            print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
-        return 2
+        return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
         print(f"--model: {exc}", file=sys.stderr)
         return 2

@@ -43,7 +43,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.cli import load_snapshot
+    from app.cli import load_snapshot, print_flag_errors
     from app.web import plan
     from app.web.plan_query import canonical_plan_query
 
@@ -61,9 +61,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         else:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
     except ValidationError as exc:
-        for error in exc.errors():
-            print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
-        return 2
+        return print_flag_errors(exc)
     except plan.PlanFieldError as exc:
         print(f"--model: {exc}", file=sys.stderr)
         return 2

@@ -56,7 +56,7 @@ def test_hand_checked_flat_one_million_output_tokens_a_day():
     per_request = usd_per_request(0.0, 0.90, 0, 1000)
     assert per_request == pytest.approx(0.0009)
     assert serverless_monthly_usd(1000, per_request) == pytest.approx(27.375)
-    assert DAYS_PER_MONTH == pytest.approx(30.4167, abs=1e-4) and HOURS_PER_MONTH == 730
+    assert pytest.approx(30.4167, abs=1e-4) == DAYS_PER_MONTH and HOURS_PER_MONTH == 730
     # One $2.00/h GPU that serves 1000 tok/s: one replica all month = 730 h x $2 = $1460 on every policy.
     traffic = Traffic(requests_per_day=1000, profile="flat")
     cost = serving_cost(traffic.hourly_requests_per_s(), 1000, 1000.0, 1, 2.0)

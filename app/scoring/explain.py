@@ -23,10 +23,10 @@ class Band:
     high: float
 
     @classmethod
-    def around(cls, value: float, low_ratio: float, high_ratio: float) -> "Band":
+    def around(cls, value: float, low_ratio: float, high_ratio: float) -> Band:
         return cls(low=value * low_ratio, high=value * high_ratio)
 
-    def overlaps(self, other: "Band") -> bool:
+    def overlaps(self, other: Band) -> bool:
         return self.low <= other.high and other.low <= self.high
 
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.scoring.efficiency.inference import (
-    BAND_RATIO, DEFAULT_EFFICIENCY, ENGINE_MAX_BATCH, InferenceEfficiency,
+    BAND_RATIO,
+    DEFAULT_EFFICIENCY,
+    ENGINE_MAX_BATCH,
+    InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term
 from app.scoring.inference_steps import (
-    InferenceContext, StepParts, build_context, forward_parts, mixed_step_parts, prefill_parts,
+    InferenceContext,
+    StepParts,
+    build_context,
+    forward_parts,
+    mixed_step_parts,
+    prefill_parts,
 )
 from app.scoring.inference_terms import step_terms
 from app.scoring.memory import GB, max_sequences, memory_breakdown_gb, usable_gb, weight_bytes

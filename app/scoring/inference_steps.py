@@ -10,7 +10,12 @@ from dataclasses import dataclass
 
 from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, compute_dtype, dense_peak_tflops
 from app.scoring.efficiency.inference import (
-    CAUSAL_ATTENTION_FACTOR, ENGINE_MBU, ENGINE_MFU, LINK_EFFICIENCY, PCIE_GBS_UNIDIR, InferenceEfficiency,
+    CAUSAL_ATTENTION_FACTOR,
+    ENGINE_MBU,
+    ENGINE_MFU,
+    LINK_EFFICIENCY,
+    PCIE_GBS_UNIDIR,
+    InferenceEfficiency,
 )
 from app.scoring.memory import kv_bytes_per_token_per_gpu
 from app.scoring.specs import GpuSpec, ModelSpec

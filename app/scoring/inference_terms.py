@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
 
 
-def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: "OperatingPoint") -> list[Term]:
+def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint) -> list[Term]:
     step, prefill = point.step, point.prefill
     tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
     step_mbu = mbu(ctx, eff)

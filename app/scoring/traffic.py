@@ -47,7 +47,7 @@ class Traffic(BaseModel):
     cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
 
     @model_validator(mode="after")
-    def _one_rate(self) -> "Traffic":
+    def _one_rate(self) -> Traffic:
         if self.requests_per_day is not None and self.peak_requests_per_s is not None:
             raise ValueError("give requests_per_day or peak_requests_per_s, not both")
         return self

@@ -13,7 +13,12 @@ from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training_memory import Layout, lora_adapter_params, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training_time import (
-    FRAMEWORK_CLASS, StepTime, gpu_family, model_flops_per_token, peak_tflops, step_time,
+    FRAMEWORK_CLASS,
+    StepTime,
+    gpu_family,
+    model_flops_per_token,
+    peak_tflops,
+    step_time,
 )
 from app.scoring.workload import TrainingWorkload
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import (
-    DEFAULT_EFFICIENCY, DEFAULT_INPUT_LEN, DEFAULT_SINGLE_STREAM_INPUT_LEN, DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
-    ENGINE_MAX_BATCH, InferenceEfficiency,
+    DEFAULT_EFFICIENCY,
+    DEFAULT_INPUT_LEN,
+    DEFAULT_SINGLE_STREAM_INPUT_LEN,
+    DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
+    ENGINE_MAX_BATCH,
+    InferenceEfficiency,
 )
 from app.scoring.inference import OperatingPoint, latency_bound_batch, operating_point
 from app.scoring.inference_steps import InferenceContext, build_context

@@ -15,7 +15,10 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training import TrainingEstimate, estimate_training
 from app.scoring.training_memory import Layout
 from app.scoring.training_time import (
-    attention_flops_per_token, dense_flops_per_token, fill_missing_peaks, peak_tflops,
+    attention_flops_per_token,
+    dense_flops_per_token,
+    fill_missing_peaks,
+    peak_tflops,
 )
 from app.scoring.workload import TrainingWorkload
 

@@ -42,7 +42,7 @@ class ModelArchitecture(BaseModel):
     max_context: int | None = Field(None, ge=1, le=10_000_000)
 
     @model_validator(mode="after")
-    def _experts_consistent(self) -> "ModelArchitecture":
+    def _experts_consistent(self) -> ModelArchitecture:
         if self.experts_per_token > self.num_experts:
             raise ValueError("experts_per_token cannot exceed num_experts")
         if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
@@ -67,7 +67,7 @@ class _WorkloadBase(Filters):
     hf_config: dict[str, object] | None = Field(None, description="a pasted Hugging Face config.json")
 
     @model_validator(mode="after")
-    def _one_model(self) -> "_WorkloadBase":
+    def _one_model(self) -> _WorkloadBase:
         given = [x is not None for x in (self.custom_model, self.hf_config)]
         if sum(given) > 1:
             raise ValueError("give either custom_model or hf_config, not both")

@@ -68,11 +68,15 @@ def rank_training(workload: TrainingWorkload, snapshot: SnapshotDep, limit: Limi
     return _rank("training", workload, snapshot, limit, terms)
 
 
-def _gpu(snapshot: Any, gpu_id: str) -> Any:
+def _resolve(request: InferenceWorkload | TrainingWorkload, gpu_id: str, snapshot: Any) -> tuple[Any, Any]:
+    """The request's GPU and model specs, or a 422 naming the field that does not resolve."""
     gpu = snapshot.gpus.get(gpu_id)
     if gpu is None:
         raise unprocessable("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
-    return gpu
+    try:
+        return gpu, ranking.model_spec_for(request, snapshot)
+    except ranking.UnknownModel as exc:
+        raise unprocessable(exc.field, str(exc)) from None
 
 
 @router.post("/estimate/inference")
@@ -80,13 +84,8 @@ def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep)
     """One configuration (GPU × count × tensor parallel), with the full breakdown of every term."""
     from app.scoring.inference import estimate_inference as estimate
 
-    gpu = _gpu(snapshot, request.gpu)
-    try:
-        model = ranking.model_spec_for(request, snapshot)
-    except ranking.UnknownModel as exc:
-        raise unprocessable(exc.field, str(exc)) from None
-    result = estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel)
-    return ranking.plain(result)
+    gpu, model = _resolve(request, request.gpu, snapshot)
+    return ranking.plain(estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel))
 
 
 @router.post("/estimate/training")
@@ -94,9 +93,5 @@ def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -
     """One configuration (GPU × count), with the chosen layout, memory per GPU and every term."""
     from app.scoring.training import estimate_training as estimate
 
-    gpu = _gpu(snapshot, request.gpu)
-    try:
-        model = ranking.model_spec_for(request, snapshot)
-    except ranking.UnknownModel as exc:
-        raise unprocessable(exc.field, str(exc)) from None
+    gpu, model = _resolve(request, request.gpu, snapshot)
     return ranking.plain(estimate(gpu, request.gpu_count, model, request))

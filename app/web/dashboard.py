@@ -106,18 +106,22 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
     return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
 
 
+def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
+    """The JSON (or, with a filename, CSV) twin of a results page; errors stay JSON."""
+    payload, status = _payload_or_errors(request, snapshot, path)
+    if filename is None or status != 200:
+        return json_response(payload, status_code=status)
+    return csv_response(payload, filename)
+
+
 @router.get("/rank.json")
 def rank_json(request: Request, snapshot: SnapshotDep) -> Response:
-    payload, status = _payload_or_errors(request, snapshot, "/")
-    return json_response(payload, status_code=status)
+    return _twin(request, snapshot, "/")
 
 
 @router.get("/rank.csv")
 def rank_csv(request: Request, snapshot: SnapshotDep) -> Response:
-    payload, status = _payload_or_errors(request, snapshot, "/")
-    if status != 200:
-        return json_response(payload, status_code=status)
-    return csv_response(payload, "gpumatch-ranking.csv")
+    return _twin(request, snapshot, "/", "gpumatch-ranking.csv")
 
 
 @router.get("/compare")
@@ -135,13 +139,9 @@ def compare(request: Request, snapshot: SnapshotDep) -> Response:
 
 @router.get("/compare.json")
 def compare_json(request: Request, snapshot: SnapshotDep) -> Response:
-    payload, status = _payload_or_errors(request, snapshot, "/compare")
-    return json_response(payload, status_code=status)
+    return _twin(request, snapshot, "/compare")
 
 
 @router.get("/compare.csv")
 def compare_csv(request: Request, snapshot: SnapshotDep) -> Response:
-    payload, status = _payload_or_errors(request, snapshot, "/compare")
-    if status != 200:
-        return json_response(payload, status_code=status)
-    return csv_response(payload, "gpumatch-compare.csv")
+    return _twin(request, snapshot, "/compare", "gpumatch-compare.csv")

@@ -15,8 +15,8 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.plan_charts import cost_vs_traffic
 from app.web.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, parse_plan
-from app.web.workload_query import canonical_query
 from app.web.render import json_response, page, wants_fragment
+from app.web.workload_query import canonical_query
 
 router = APIRouter(include_in_schema=False)
 TABLE_ROWS = 15

@@ -11,6 +11,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.config import PROJECT_ROOT
 
+
 def _app_globals(request: Request) -> dict[str, Any]:
     return {"assets": request.app.state.assets}
 

@@ -2,7 +2,8 @@
 
 from dataclasses import replace
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference_steps import expert_coverage
