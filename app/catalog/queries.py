@@ -11,12 +11,8 @@ from sqlmodel import Session, col, select
 from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
-SORT_COLUMNS = {
-    "memory": Gpu.memory_gb,
-    "bandwidth": Gpu.memory_bandwidth_tbs,
-    "bf16": Gpu.bf16_tflops,
-    "fp8": Gpu.fp8_tflops,
-}
+# Sort key → the Gpu attribute it orders by (largest first).
+SORT_ATTRIBUTES = {"memory": "memory_gb", "bandwidth": "memory_bandwidth_tbs", "bf16": "bf16_tflops", "fp8": "fp8_tflops"}
 
 
 def cheapest_prices(session: Session) -> dict[str, float]:
@@ -40,7 +36,7 @@ def list_gpus(
         return sorted(rows, key=lambda r: (r[0].vendor, r[0].name))
     if sort == "price":
         return sorted(rows, key=lambda r: (r[1] is None, r[1] or 0.0))
-    attribute = SORT_COLUMNS[sort].key
+    attribute = SORT_ATTRIBUTES[sort]
     return sorted(rows, key=lambda r: (getattr(r[0], attribute) is None, -(getattr(r[0], attribute) or 0.0)))
 
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 import csv
 from dataclasses import fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 from app.scoring.specs import GpuSpec, ModelSpec
+
+SpecT = TypeVar("SpecT", GpuSpec, ModelSpec)
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "seed_data"
 
@@ -26,15 +29,16 @@ def _coerce(kind: type | str, text: str) -> object:
     return text
 
 
-def _spec_from_row(cls: type, row: dict[str, str]) -> object:
-    values = {f.name: _coerce(f.type, row[f.name]) for f in fields(cls) if f.name in row}
+def _spec_from_row(cls: type[SpecT], row: dict[str, str]) -> SpecT:
+    # Values are coerced from each field's annotation, so the dynamic construction is well-typed at run time.
+    values: dict[str, Any] = {f.name: _coerce(f.type, row[f.name]) for f in fields(cls) if f.name in row}
     return cls(**values)
 
 
 def load_gpu_specs(seed_dir: Path = SEED_DIR) -> dict[str, GpuSpec]:
     with open(seed_dir / "gpus.csv", encoding="utf-8") as handle:
         specs = [_spec_from_row(GpuSpec, row) for row in csv.DictReader(handle)]
-    return {spec.id: spec for spec in specs}  # type: ignore[attr-defined]
+    return {spec.id: spec for spec in specs}
 
 
 def load_model_specs(seed_dir: Path = SEED_DIR) -> dict[str, ModelSpec]:
@@ -45,4 +49,4 @@ def load_model_specs(seed_dir: Path = SEED_DIR) -> dict[str, ModelSpec]:
         row = dict(row, name=row["name"])
         row["num_kv_heads"] = row["num_kv_heads"] or row["num_attention_heads"]
         specs.append(_spec_from_row(ModelSpec, row))
-    return {spec.id: spec for spec in specs}  # type: ignore[attr-defined]
+    return {spec.id: spec for spec in specs}

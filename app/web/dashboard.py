@@ -12,13 +12,22 @@ from app.web import form_options, ranking, results_view
 from app.web.csv_export import csv_response
 from app.web.deps import SnapshotDep
 from app.web.render import json_response, page, wants_fragment
-from app.web.workload_query import ParsedQuery, parse
+from app.web.workload_query import ParsedQuery, Phase, parse
 
 router = APIRouter(include_in_schema=False)
 
 
 def _has_workload(items: list[tuple[str, str]]) -> bool:
     return any(key != "phase" for key, _ in items)
+
+
+def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:
+    """The blank form of the requested phase (a link with no model is a form, not a question)."""
+    phase: Phase = "training" if request.query_params.get("phase") == "training" else "inference"
+    values: dict[str, Any] = {"phase": phase}
+    if gpus:
+        values["gpus"] = gpus
+    return ParsedQuery(phase, None, values)
 
 
 def results_context(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str) -> dict[str, Any]:
@@ -74,8 +83,7 @@ def _redirect_if_not_canonical(request: Request, parsed: ParsedQuery, path: str)
 def index(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     if not _has_workload(items):
-        phase = "training" if request.query_params.get("phase") == "training" else "inference"
-        return render_workbench(request, ParsedQuery(phase, None, {"phase": phase}), snapshot, "/")
+        return render_workbench(request, _blank(request), snapshot, "/")
     parsed = parse(items)
     redirect = _redirect_if_not_canonical(request, parsed, "/")
     return redirect or render_workbench(request, parsed, snapshot, "/")
@@ -128,8 +136,7 @@ def rank_csv(request: Request, snapshot: SnapshotDep) -> Response:
 def compare(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     if not _has_workload(items):
-        phase = "training" if request.query_params.get("phase") == "training" else "inference"
-        state = ParsedQuery(phase, None, {"phase": phase, "gpus": ["H100-SXM", "H200", "B200"]})
+        state = _blank(request, gpus=["H100-SXM", "H200", "B200"])
         return render_workbench(request, state, snapshot, "/compare", "compare.html")
     parsed = parse(items)
     redirect = _redirect_if_not_canonical(request, parsed, "/compare")
