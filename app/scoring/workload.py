@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.scoring.json_bounds import check_bounded_object
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
@@ -64,7 +66,13 @@ class _WorkloadBase(Filters):
 
     model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
     custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
-    hf_config: dict[str, object] | None = Field(None, description="a pasted Hugging Face config.json")
+    hf_config: dict[str, object] | None = Field(
+        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)")
+
+    @field_validator("hf_config")
+    @classmethod
+    def _bounded_config(cls, value: dict[str, object] | None) -> dict[str, object] | None:
+        return None if value is None else check_bounded_object(value)
 
     @model_validator(mode="after")
     def _one_model(self) -> "_WorkloadBase":
