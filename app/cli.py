@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.cli_prices import add_prices_parsers
 from app.config import get_settings
 
 
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli_plan import add_plan_parsers
 
     add_plan_parsers(sub)
+    add_prices_parsers(sub)
     return parser
 
 
