@@ -25,8 +25,8 @@ class ModelArchitecture(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field("custom", min_length=1, max_length=80)
-    params_b: float = Field(gt=0, le=10_000, description="total parameters, billions")
-    active_params_b: float | None = Field(None, gt=0, le=10_000, description="active per token (MoE)")
+    params_b: float = Field(ge=0.001, le=10_000, description="total parameters, billions (at least 1 M)")
+    active_params_b: float | None = Field(None, ge=0.001, le=10_000, description="active per token (MoE)")
     layers: int = Field(ge=1, le=1_000)
     hidden_size: int = Field(ge=64, le=131_072)
     num_attention_heads: int = Field(ge=1, le=1_024)
@@ -49,6 +49,8 @@ class ModelArchitecture(BaseModel):
             raise ValueError("experts_per_token cannot exceed num_experts")
         if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
             raise ValueError("num_kv_heads cannot exceed num_attention_heads")
+        if self.attention == "mla" and self.kv_lora_rank < 1:  # MLA caches the latent: rank 0 means no KV at all
+            raise ValueError("attention mla needs kv_lora_rank >= 1")
         return self
 
 
