@@ -7,12 +7,19 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from app.catalog import queries
+from app.scoring.workload import PriceType as PriceTypeParam
 from app.web import catalog_views as views
 from app.web.deps import SessionDep, SettingsDep, not_found
 from app.web.schemas import (
-    GpuDetail, GpuPublic, ModelDetail, ModelPublic, OfferPublic, PriceHistoryPublic, ProviderPublic, TokenPricePublic,
+    GpuDetail,
+    GpuPublic,
+    ModelDetail,
+    ModelPublic,
+    OfferPublic,
+    PriceHistoryPublic,
+    ProviderPublic,
+    TokenPricePublic,
 )
-from app.scoring.workload import PriceType as PriceTypeParam
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"])
 

@@ -14,8 +14,8 @@ import time
 import orjson
 from fastapi import FastAPI
 from limits import RateLimitItem, parse
-from limits.storage import storage_from_string
 from limits.aio.strategies import FixedWindowRateLimiter
+from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
