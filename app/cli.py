@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from app.cli_prices import add_prices_parsers
 from app.config import get_settings
 
 
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli_plan import add_plan_parsers
 
     add_plan_parsers(sub)
+    add_prices_parsers(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
 from app.web import (
+    api_admin,
     api_catalog,
     api_plan,
     api_rank,
@@ -19,6 +20,7 @@ from app.web import (
     health,
     methodology,
     plan_page,
+    rate_limit,
     share,
     static_files,
 )
@@ -40,10 +42,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     errors.install(app)
     app.add_middleware(GZipMiddleware, minimum_size=1024)
+    rate_limit.install(app, settings)
     app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for router in (health.router, api_catalog.router, api_rank.router, dashboard.router, share.router,
                    catalog_pages.router, methodology.router, static_files.router,
                    api_plan.router, plan_page.router):
         app.include_router(router)
+    # Disabled without a token: hidden from the schema too, and every admin route answers 404.
+    app.include_router(api_admin.router, include_in_schema=settings.admin_token is not None)
     return app

@@ -8,7 +8,7 @@ from typing import Literal
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
+from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
 # Sort key → the Gpu attribute it orders by (largest first).
@@ -94,3 +94,11 @@ def get_model(session: Session, model_id: str) -> LlmModel | None:
 def is_stale(as_of: date | None, stale_after_days: int, today: date | None = None) -> bool:
     """Older than the limit, or undated (a historical snapshot whose day nobody recorded)."""
     return as_of is None or (today or date.today()) - as_of > timedelta(days=stale_after_days)
+
+
+def price_history(session: Session, offer_id: int) -> list[PriceHistory] | None:
+    """An offer's price rows, oldest first; None when there is no such offer."""
+    if session.get(Offer, offer_id) is None:
+        return None
+    query = select(PriceHistory).where(PriceHistory.offer_id == offer_id).order_by(col(PriceHistory.id))
+    return list(session.exec(query).all())

@@ -68,6 +68,11 @@ def parse_row(table: type[SQLModel], raw: dict[str, str], file: str, line: int) 
                 data[name] = None
             continue
         data[name] = cell
+    return validate_row(table, data, file, line)
+
+
+def validate_row(table: type[SQLModel], data: dict[str, object], file: str, line: int) -> SQLModel:
+    """One row through the table's validation; the first error becomes a RowError naming the field."""
     try:
         return table.model_validate(data)
     except ValidationError as exc:
@@ -101,6 +106,7 @@ def upsert_rows(
         if current is None:
             session.add(row)
             session.flush()
+            existing[_key(row, key)] = row  # a repeated key later in the batch updates this row, not a duplicate
             report.inserted += 1
             if isinstance(row, Offer):
                 _append_history(session, row, changed_by)
@@ -144,17 +150,24 @@ def check_references(session: Session, file: str, rows: list[tuple[int, SQLModel
                 raise RowError(file, line, name, f"unknown id {value!r}")
 
 
+def load_rows(
+    engine: Engine, file: str, table: type[SQLModel], key: tuple[str, ...], rows: list[tuple[int, SQLModel]],
+    changed_by: str,
+) -> FileReport:
+    """Check references and upsert every row in one transaction; a RowError rolls all of it back."""
+    report = FileReport(file)
+    with Session(engine) as session:
+        check_references(session, file, rows)
+        upsert_rows(session, table, key, rows, report, changed_by)
+        session.commit()
+    return report
+
+
 def seed_file(engine: Engine, path: Path, table: type[SQLModel], key: tuple[str, ...], changed_by: str) -> FileReport:
-    report = FileReport(path.name)
     try:
-        rows = read_file(path, table)
-        with Session(engine) as session:
-            check_references(session, path.name, rows)
-            upsert_rows(session, table, key, rows, report, changed_by)
-            session.commit()
+        return load_rows(engine, path.name, table, key, read_file(path, table), changed_by)
     except RowError as error:
         return FileReport(path.name, errors=[error])
-    return report
 
 
 def seed(engine: Engine, seed_dir: Path, changed_by: str = "seed") -> list[FileReport]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.scoring.json_bounds import check_bounded_object
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
@@ -23,8 +25,8 @@ class ModelArchitecture(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field("custom", min_length=1, max_length=80)
-    params_b: float = Field(gt=0, le=10_000, description="total parameters, billions")
-    active_params_b: float | None = Field(None, gt=0, le=10_000, description="active per token (MoE)")
+    params_b: float = Field(ge=0.001, le=10_000, description="total parameters, billions (at least 1 M)")
+    active_params_b: float | None = Field(None, ge=0.001, le=10_000, description="active per token (MoE)")
     layers: int = Field(ge=1, le=1_000)
     hidden_size: int = Field(ge=64, le=131_072)
     num_attention_heads: int = Field(ge=1, le=1_024)
@@ -47,6 +49,8 @@ class ModelArchitecture(BaseModel):
             raise ValueError("experts_per_token cannot exceed num_experts")
         if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
             raise ValueError("num_kv_heads cannot exceed num_attention_heads")
+        if self.attention == "mla" and self.kv_lora_rank < 1:  # MLA caches the latent: rank 0 means no KV at all
+            raise ValueError("attention mla needs kv_lora_rank >= 1")
         return self
 
 
@@ -64,7 +68,13 @@ class _WorkloadBase(Filters):
 
     model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
     custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
-    hf_config: dict[str, object] | None = Field(None, description="a pasted Hugging Face config.json")
+    hf_config: dict[str, object] | None = Field(
+        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)")
+
+    @field_validator("hf_config")
+    @classmethod
+    def _bounded_config(cls, value: dict[str, object] | None) -> dict[str, object] | None:
+        return None if value is None else check_bounded_object(value)
 
     @model_validator(mode="after")
     def _one_model(self) -> _WorkloadBase:

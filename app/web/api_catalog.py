@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from app.catalog import queries
 from app.scoring.workload import PriceType as PriceTypeParam
@@ -16,6 +16,7 @@ from app.web.schemas import (
     ModelDetail,
     ModelPublic,
     OfferPublic,
+    PriceHistoryPublic,
     ProviderPublic,
     TokenPricePublic,
 )
@@ -23,6 +24,8 @@ from app.web.schemas import (
 router = APIRouter(prefix="/api/v1", tags=["catalog"])
 
 IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
+IdPath = Annotated[str, Path(max_length=64)]
+OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # SQL INTEGER range: larger ids cannot exist
 
 
 @router.get("/gpus", response_model=list[GpuPublic])
@@ -36,7 +39,7 @@ def list_gpus(
 
 
 @router.get("/gpus/{gpu_id}", response_model=GpuDetail)
-def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
+def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
         raise not_found("GPU", gpu_id)
@@ -67,7 +70,7 @@ def list_models(session: SessionDep) -> list[ModelPublic]:
 
 
 @router.get("/models/{model_id}", response_model=ModelDetail)
-def get_model(model_id: str, session: SessionDep, settings: SettingsDep) -> ModelDetail:
+def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
         raise not_found("model", model_id)
@@ -78,3 +81,12 @@ def get_model(model_id: str, session: SessionDep, settings: SettingsDep) -> Mode
 def list_token_prices(session: SessionDep, settings: SettingsDep, model: IdQuery = None) -> list[TokenPricePublic]:
     rows = queries.list_token_prices(session, model)
     return [views.token_price_public(t, p, settings.stale_after_days) for t, p in rows]
+
+
+@router.get("/offers/{offer_id}/history", response_model=list[PriceHistoryPublic])
+def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHistoryPublic]:
+    """Every price the offer has had, oldest first, with who changed it, when, and the source."""
+    rows = queries.price_history(session, offer_id)
+    if rows is None:
+        raise not_found("offer", str(offer_id))
+    return [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]

@@ -51,3 +51,24 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
 def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    document_field_errors(app)
+
+
+# The OpenAPI schema must describe the 422 body this module really sends, not FastAPI's default.
+FIELD_ERROR_SCHEMA = {
+    "title": "ValidationError", "type": "object", "required": ["field", "message"],
+    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+}
+
+
+def document_field_errors(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()
+        components = schema.get("components", {}).get("schemas", {})
+        if "ValidationError" in components:
+            components["ValidationError"] = FIELD_ERROR_SCHEMA
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

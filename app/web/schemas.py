@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from sqlmodel import SQLModel
 
@@ -49,3 +49,14 @@ class Health(SQLModel):
     gpus: int
     offers: int
     newest_price_as_of: date | None = None
+
+
+class PriceHistoryPublic(SQLModel):
+    id: int
+    offer_id: int
+    usd_per_hour: float
+    usd_per_gpu_hour: float
+    as_of: date | None = None
+    source_url: str
+    changed_at: datetime
+    changed_by: str

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ValidationError
 
 from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 
 Phase = Literal["inference", "training"]
@@ -77,11 +78,13 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
 
 def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | None:
     try:
+        if len(text) > MAX_SERIALIZED_BYTES:  # before parsing: json.loads of megabytes is the cost to avoid
+            raise ValueError(f"larger than {MAX_SERIALIZED_BYTES // 1024} KB")
         config = json.loads(text)
         if not isinstance(config, dict):
             raise ValueError("the pasted text is not a JSON object")
-        spec = model_spec_from_hf_config(config, "custom")
-    except (ValueError, TypeError) as exc:
+        spec = model_spec_from_hf_config(check_bounded_object(config), "custom")
+    except (ValueError, TypeError, RecursionError) as exc:
         errors["hf_config_json"] = f"could not read this config.json: {exc}"
         return None
     names = ModelArchitecture.model_fields

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -30,9 +31,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database_url = make_database(tmp_path_factory.mktemp("browser-db"))
+@contextmanager
+def running_server(database_url: str) -> Iterator[str]:
+    """uvicorn over `database_url` on a free port; yields its base URL."""
     port = free_port()
     env = {**os.environ, "GPUMATCH_DATABASE_URL": database_url, "GPUMATCH_ASSET_SOURCE": "local",
            "GPUMATCH_ENVIRONMENT": "test"}
@@ -52,9 +53,17 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     else:
         process.kill()
         pytest.fail("the server did not start within 30 s")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running_server(make_database(tmp_path_factory.mktemp("browser-db"))) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,87 @@
+"""Admin price import API, offer history, and snapshot invalidation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.models import OfferBase
+from tests.conftest import settings_for
+
+TOKEN = "test-admin-token-0123456789"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+OFFER = {"provider_id": "runpod", "gpu_id": "H100-SXM", "gpu_count": 1, "price_type": "on_demand",
+         "instance_type": "test-box", "region": "test-1", "usd_per_hour": 0.01, "usd_per_gpu_hour": 0.01,
+         "as_of": "2026-12-01", "source_url": "https://example.com/prices"}
+
+
+@pytest.fixture
+def admin(fresh_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(settings_for(fresh_url, admin_token=TOKEN))) as client:
+        yield client
+
+
+def offers_now(client: TestClient) -> list[dict]:
+    return client.get("/api/v1/offers").json()
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong-token-0123456789"},
+                                     {"Authorization": f"Basic {TOKEN}"}, {"Authorization": TOKEN}])
+def test_missing_or_wrong_token_is_401_without_hint(admin: TestClient, headers: dict) -> None:
+    response = admin.post("/api/v1/admin/offers", json=[OFFER], headers=headers)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert response.json() == {"detail": "unauthorized"}
+
+
+def test_disabled_without_token_is_404_and_hidden(client: TestClient) -> None:
+    assert client.post("/api/v1/admin/offers", json=[OFFER], headers=AUTH).status_code == 404
+    assert "/api/v1/admin/offers" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_enabled_is_in_schema(admin: TestClient) -> None:
+    assert "/api/v1/admin/offers" in admin.get("/openapi.json").json()["paths"]
+
+
+def test_import_inserts_updates_counts_and_records_history(admin: TestClient) -> None:
+    existing = next(o for o in offers_now(admin) if o["provider_id"] == "runpod")
+    unchanged = {k: existing[k] for k in OfferBase.model_fields}
+    repriced = {**unchanged, "usd_per_hour": existing["usd_per_hour"] * 2,
+                "usd_per_gpu_hour": existing["usd_per_gpu_hour"] * 2, "source_url": "https://example.com/new"}
+    response = admin.post("/api/v1/admin/offers", json=[OFFER, unchanged], headers=AUTH)
+    assert response.json() == {"inserted": 1, "updated": 0, "unchanged": 1, "prices_changed": 0}
+    response = admin.post("/api/v1/admin/offers", json=[repriced], headers=AUTH)
+    assert response.json() == {"inserted": 0, "updated": 1, "unchanged": 0, "prices_changed": 1}
+    history = admin.get(f"/api/v1/offers/{existing['id']}/history").json()
+    assert [h["changed_by"] for h in history] == ["seed", "api:admin"]
+    assert history[-1]["usd_per_gpu_hour"] == repriced["usd_per_gpu_hour"]
+    assert history[-1]["source_url"] == "https://example.com/new" and history[-1]["changed_at"]
+
+
+def test_bad_row_rejects_whole_batch_naming_index_and_field(admin: TestClient) -> None:
+    before = offers_now(admin)
+    bad_reference = {**OFFER, "instance_type": "other", "gpu_id": "NO-SUCH-GPU"}
+    response = admin.post("/api/v1/admin/offers", json=[OFFER, bad_reference], headers=AUTH)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["field"] == "1.gpu_id"
+    negative = {**OFFER, "usd_per_gpu_hour": -1}
+    response = admin.post("/api/v1/admin/offers", json=[OFFER, OFFER, negative], headers=AUTH)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "2.usd_per_gpu_hour"
+    assert offers_now(admin) == before
+
+
+def test_rank_reflects_imported_price_at_once(admin: TestClient) -> None:
+    body = {"model": "llama-3.1-8b", "gpus": ["H100-SXM"], "providers": ["runpod"]}
+    before = admin.post("/api/v1/rank/inference?limit=1", json=body).json()["options"][0]
+    assert before["usd_per_gpu_hour"] > OFFER["usd_per_gpu_hour"]
+    assert admin.post("/api/v1/admin/offers", json=[OFFER], headers=AUTH).status_code == 200
+    after = admin.post("/api/v1/rank/inference?limit=1", json=body).json()["options"][0]
+    assert after["usd_per_gpu_hour"] == OFFER["usd_per_gpu_hour"]
+
+
+def test_history_of_unknown_offer_is_404(admin: TestClient) -> None:
+    assert admin.get("/api/v1/offers/999999/history").status_code == 404
+    assert admin.get("/api/v1/offers/99999999999999999999/history").status_code == 422

@@ -1,0 +1,67 @@
+"""`gpumatch prices import`: exit codes, stderr on rejection, all-or-nothing, who in price_history."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from app.cli import main
+from app.config import get_settings
+from app.db import make_engine
+from app.models import Offer, PriceHistory
+from tests.conftest import SEED_DIR
+
+ROW = {"provider_id": "runpod", "gpu_id": "H100-SXM", "gpu_count": "1", "instance_type": "cli-box", "region": "x",
+       "price_type": "on_demand", "usd_per_hour": "0.5", "usd_per_gpu_hour": "0.5", "as_of": "2026-12-01",
+       "source_url": "https://example.com/cli"}
+
+
+@pytest.fixture
+def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
+    get_settings.cache_clear()
+    yield fresh_url
+    get_settings.cache_clear()
+
+
+def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
+    header = next(csv.reader(open(SEED_DIR / "offers.csv", encoding="utf-8")))
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def history_of(url: str, instance_type: str) -> list[PriceHistory]:
+    with Session(make_engine(url)) as session:
+        offer = session.exec(select(Offer).where(Offer.instance_type == instance_type)).first()
+        if offer is None:
+            return []
+        return list(session.exec(select(PriceHistory).where(PriceHistory.offer_id == offer.id)).all())
+
+
+def test_import_ok_records_who(database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_csv(tmp_path / "p.csv", [ROW])
+    assert main(["prices", "import", str(path), "--by", "alice"]) == 0
+    assert "1 new" in capsys.readouterr().out
+    assert main(["prices", "import", str(write_csv(tmp_path / "q.csv", [{**ROW, "usd_per_gpu_hour": "0.6"}]))]) == 0
+    rows = history_of(database, "cli-box")
+    assert rows[0].changed_by == "alice" and rows[1].changed_by.startswith("cli:")
+    assert rows[1].usd_per_gpu_hour == 0.6 and rows[1].source_url == "https://example.com/cli"
+
+
+def test_bad_line_rejects_file(database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_csv(tmp_path / "bad.csv", [ROW, {**ROW, "instance_type": "b", "usd_per_gpu_hour": "-3"}])
+    assert main(["prices", "import", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "line 3" in err and "usd_per_gpu_hour" in err
+    assert history_of(database, "cli-box") == []
+
+
+def test_missing_file_exits_1(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prices", "import", "/nonexistent/offers.csv"]) == 1
+    assert "no such file" in capsys.readouterr().err
