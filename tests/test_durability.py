@@ -13,7 +13,7 @@ from sqlalchemy import text
 from app.db import make_engine
 from app.main import create_app
 from tests.conftest import settings_for
-from tests.live_server import live_server
+from app.live_server import live_server
 
 SHARE_COUNT = 24
 JSON = {"accept": "application/json"}

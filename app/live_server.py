@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the repository: uvicorn imports app.main from here
 
 
 def free_port() -> int:
