@@ -46,5 +46,6 @@ def _summary(health: LoadResult, ranked: LoadResult, concurrency: int, duration_
     errors = health.errors + ranked.errors
     return {"concurrency": concurrency, "duration_s": duration_s, "errors": errors,
             "healthz_rps": health.requests_per_s, "rank_rps": ranked.requests_per_s,
-            "healthz_p50_ms": health.by_class["healthz"].p50_ms, "rank_p50_ms": ranked.by_class["rank"].p50_ms,
+            "healthz_p50_ms": health.by_class["healthz"].p50_ms,
+            "rank_p50_ms": ranked.by_class["rank"].p50_ms,
             "ratio": ranked.requests_per_s / health.requests_per_s if health.requests_per_s else 0.0}

@@ -29,7 +29,8 @@ def synthetic_snapshot(snapshot: CatalogSnapshot, offer_multiplier: int) -> Cata
         pass
     offers = list(snapshot.offers)
     for copy in range(1, offer_multiplier):
-        offers += [replace(o, provider_id=f"{o.provider_id}-x{copy}", provider_name=f"{o.provider_name} x{copy}",
+        offers += [replace(o, provider_id=f"{o.provider_id}-x{copy}",
+                           provider_name=f"{o.provider_name} x{copy}",
                            usd_per_gpu_hour=o.usd_per_gpu_hour * (1 + copy / 1000), offer_id=None)
                    for o in snapshot.offers]
     return replace(snapshot, offers=tuple(offers), version=f"{snapshot.version}-x{offer_multiplier}")
@@ -57,7 +58,8 @@ def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot,
 def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
     big = synthetic_snapshot(snapshot, OFFER_MULTIPLIER)
     rows = []
-    for index, (phase, make) in enumerate((("inference", inference_workload), ("training", training_workload))):
+    phases = (("inference", inference_workload), ("training", training_workload))
+    for index, (phase, make) in enumerate(phases):
         base_ms = median_ms(phase, make, snapshot, start=index * 10_000)
         big_ms = median_ms(phase, make, big, start=index * 10_000 + 5_000)
         rows.append({"phase": phase, "offers": len(snapshot.offers), "median_ms": base_ms,

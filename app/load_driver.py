@@ -90,5 +90,6 @@ async def run_load(base_url: str, make: RequestFactory, concurrency: int, durati
     return LoadResult(elapsed_s=elapsed_s, by_class=dict(stats))
 
 
-def drive(base_url: str, make: RequestFactory, concurrency: int, duration_s: float, max_requests: int) -> LoadResult:
+def drive(base_url: str, make: RequestFactory, concurrency: int, duration_s: float,
+          max_requests: int) -> LoadResult:
     return asyncio.run(run_load(base_url, make, concurrency, duration_s, max_requests))

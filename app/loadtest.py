@@ -10,7 +10,7 @@ import argparse
 import os
 import platform
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -79,17 +79,20 @@ def table(result: LoadResult) -> list[str]:
 
 
 def report(result: LoadResult, args: argparse.Namespace) -> str:
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    errors = [f"- {k}: {s.errors} errors, e.g. `{s.sample_error}`" for k, s in result.by_class.items() if s.errors]
+    errors = [f"- {k}: {s.errors} errors, e.g. `{s.sample_error}`"
+              for k, s in result.by_class.items() if s.errors]
     return "\n".join([
         "# Performance under load (`make load`)", "",
         f"- date: {when}", f"- machine: {machine} (load generator on the same machine)",
         f"- server: uvicorn, {args.workers} workers, 127.0.0.1; database: {args.database}",
-        f"- load: {args.clients} concurrent clients, {result.elapsed_s:.1f} s (cap {args.max_requests} requests)",
+        f"- load: {args.clients} concurrent clients, {result.elapsed_s:.1f} s "
+        f"(cap {args.max_requests} requests)",
         "- mix per 10 requests: 3 pages (`/`, a results page, `/gpus`, `/gpus/H100-SXM`), 2 catalog API "
         "(`/api/v1/gpus`, `/api/v1/offers?gpu=H100-SXM`), 3 rank API (inference and training, each a "
-        f"different workload, `{RANK_QUERY}`), 1 new share link (POST /share), 1 saved link opened (GET /s/…)", "",
+        f"different workload, `{RANK_QUERY}`), 1 new share link (POST /share), "
+        "1 saved link opened (GET /s/…)", "",
         *table(result), "", *(errors or ["No errors."]), "",
     ])
 

@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.db import make_engine
+from app.live_server import live_server
 from app.main import create_app
 from tests.conftest import settings_for
-from app.live_server import live_server
 
 SHARE_COUNT = 24
 JSON = {"accept": "application/json"}
