@@ -37,11 +37,12 @@ def synthetic_snapshot(snapshot: CatalogSnapshot, offer_multiplier: int) -> Cata
 
 
 def inference_workload(run: int) -> InferenceWorkload:
-    return InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=2000 + run)
+    values = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2000 + run}
+    return InferenceWorkload.model_validate(values)
 
 
 def training_workload(run: int) -> TrainingWorkload:
-    return TrainingWorkload(seq_len=4096 + 16 * run)
+    return TrainingWorkload.model_validate({"seq_len": 4096 + 16 * run})
 
 
 def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot, start: int) -> float:
