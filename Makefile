@@ -22,11 +22,12 @@ run: $(STAMP)
 	$(VENV)/bin/gpumatch serve
 
 run-multi: $(STAMP)
-	bash scripts/run_multi.sh
+	bash scripts/system_deps.sh postgres
+	PY=$(PY) bash scripts/run_multi.sh
 
 test: $(STAMP)
 	bash scripts/system_deps.sh
-	bash scripts/test.sh
+	PY=$(PY) bash scripts/test.sh
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not browser and not slow"
@@ -51,7 +52,7 @@ accuracy: $(STAMP)
 
 load: $(STAMP)
 	bash scripts/system_deps.sh postgres
-	bash scripts/load.sh
+	PY=$(PY) bash scripts/load.sh
 
 screenshots: $(STAMP)
 	bash scripts/system_deps.sh chromium

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.web import ranking
 from app.web.deps import SnapshotDep
+from app.web.fast_json import OrjsonResponse
 from app.web.workload_query import canonical_query
 
 router = APIRouter(prefix="/api/v1", tags=["estimate and rank"])
@@ -54,18 +55,19 @@ def _rank(phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: 
         raise unprocessable(exc.field, str(exc)) from None
 
 
-@router.post("/rank/inference", response_model=RankResponse)
+# The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
+@router.post("/rank/inference", response_model=RankResponse, response_class=OrjsonResponse)
 def rank_inference(workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
-                   terms: TermsQuery = True) -> dict[str, Any]:
+                   terms: TermsQuery = True) -> OrjsonResponse:
     """Every matching offer ranked by $ per million output tokens at the latency targets."""
-    return _rank("inference", workload, snapshot, limit, terms)
+    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms))
 
 
-@router.post("/rank/training", response_model=RankResponse)
+@router.post("/rank/training", response_model=RankResponse, response_class=OrjsonResponse)
 def rank_training(workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
-                  terms: TermsQuery = True) -> dict[str, Any]:
+                  terms: TermsQuery = True) -> OrjsonResponse:
     """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
-    return _rank("training", workload, snapshot, limit, terms)
+    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms))
 
 
 def _resolve(request: InferenceWorkload | TrainingWorkload, gpu_id: str, snapshot: Any) -> tuple[Any, Any]:

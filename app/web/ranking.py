@@ -72,6 +72,13 @@ def plain(value: Any) -> Any:
     return value
 
 
+def plain_row(option: Any, include_terms: bool) -> dict[str, Any]:
+    """One ranked option as a dict; without terms, they are never converted (the costliest part)."""
+    if include_terms:
+        return plain(option)
+    return {name: plain(getattr(option, name)) for name in _field_names(type(option)) if name != "terms"}
+
+
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
     """Run the engine's ranking for the phase (raises UnknownModel)."""
     model = model_spec_for(workload, snapshot)
@@ -91,10 +98,7 @@ def rank_payload(phase: str, workload: Workload, snapshot: CatalogSnapshot, shar
     """The rank API's response body: {workload, model, options (best first), share_url, ...}."""
     model, ranking = rank(phase, workload, snapshot)
     options = ranking.options if limit is None else ranking.options[:limit]
-    rows = [plain(o) for o in options]
-    if not include_terms:
-        for row in rows:
-            row.pop("terms", None)
+    rows = [plain_row(o, include_terms) for o in options]
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),

@@ -1,0 +1,68 @@
+"""In-process ranking speed: the whole seeded catalog, and the same with 100x synthetic offers.
+
+Every run gets a slightly different workload (input_len / seq_len) so no memo of a previous run helps.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.web import ranking
+
+RUNS = 60
+OFFER_MULTIPLIER = 100
+
+
+def synthetic_snapshot(snapshot: CatalogSnapshot, offer_multiplier: int) -> CatalogSnapshot:
+    """Copies of every offer under new provider ids, each a little dearer, so none is deduplicated away."""
+    try:  # someone may ship a shared generator; prefer it when present
+        from app.bench_data import bench_snapshot  # type: ignore[import-not-found]
+
+        return bench_snapshot(offer_multiplier)
+    except ImportError:
+        pass
+    offers = list(snapshot.offers)
+    for copy in range(1, offer_multiplier):
+        offers += [replace(o, provider_id=f"{o.provider_id}-x{copy}",
+                           provider_name=f"{o.provider_name} x{copy}",
+                           usd_per_gpu_hour=o.usd_per_gpu_hour * (1 + copy / 1000), offer_id=None)
+                   for o in snapshot.offers]
+    return replace(snapshot, offers=tuple(offers), version=f"{snapshot.version}-x{offer_multiplier}")
+
+
+def inference_workload(run: int) -> InferenceWorkload:
+    values = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2000 + run}
+    return InferenceWorkload.model_validate(values)
+
+
+def training_workload(run: int) -> TrainingWorkload:
+    return TrainingWorkload.model_validate({"seq_len": 4096 + 16 * run})
+
+
+def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot, start: int) -> float:
+    """Median wall ms of rank() over RUNS distinct workloads (numbered from `start`, never reused)."""
+    timings_ms = []
+    for run in range(start, start + RUNS):
+        workload = make(run)
+        began = time.perf_counter()
+        ranking.rank(phase, workload, snapshot)
+        timings_ms.append((time.perf_counter() - began) * 1000)
+    return statistics.median(timings_ms)
+
+
+def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
+    big = synthetic_snapshot(snapshot, OFFER_MULTIPLIER)
+    rows = []
+    phases = (("inference", inference_workload), ("training", training_workload))
+    for index, (phase, make) in enumerate(phases):
+        base_ms = median_ms(phase, make, snapshot, start=index * 10_000)
+        big_ms = median_ms(phase, make, big, start=index * 10_000 + 5_000)
+        rows.append({"phase": phase, "offers": len(snapshot.offers), "median_ms": base_ms,
+                     "offers_big": len(big.offers), "median_ms_big": big_ms, "ratio": big_ms / base_ms})
+    return rows

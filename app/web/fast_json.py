@@ -1,0 +1,20 @@
+"""A JSON response serialised by orjson from already-plain values.
+
+The rank API builds its body with `ranking.plain()` (JSON-ready dicts), so FastAPI's response_model
+re-validation and jsonable_encoder walk would only repeat that work; returning this response skips
+both while the response_model still documents the schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi.responses import JSONResponse
+
+
+class OrjsonResponse(JSONResponse):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
