@@ -80,10 +80,12 @@ def loaded_ttft_ms(prefill_ms: float, step_ms: float, batch: float, output_len: 
 
 def operating_point(
     ctx: InferenceContext, eff: InferenceEfficiency, scenario: str, batch: float,
-    input_len: float, output_len: float, beam_width: int = 1,
+    input_len: float, output_len: float, beam_width: int = 1, prefill_one: StepParts | None = None,
 ) -> OperatingPoint:
-    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode."""
-    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
+
+    `prefill_one` (one request's prefill) does not depend on the batch: searches pass it in once."""
+    prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
         prefill = prefill_parts(ctx, eff, batch, input_len)
         step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
@@ -105,19 +107,42 @@ def latency_bound_batch(
     ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> int:
-    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit.
+
+    The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
+    last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
+    of evaluations; each probe keeps the bracket exact, so the result equals a plain bisection's.
+    """
     input_len, output_len, ttft_limit, tpot_limit = workload_like
+    tpot_target = eff.slo_tpot_utilisation * tpot_limit
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
 
-    def meets(b: int) -> bool:
-        point = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width)
-        return point.tpot_ms <= eff.slo_tpot_utilisation * tpot_limit and point.ttft_ms <= ttft_limit
+    def slack(b: int) -> float:
+        p = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
+        return max(p.tpot_ms / tpot_target, p.ttft_ms / ttft_limit) - 1.0
 
-    if cap < 1 or not meets(1):
+    if cap < 1:
         return 0
-    low, high = 1, cap
-    while low < high:  # TPOT and TTFT never fall as batch grows, so bisection is exact
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if meets(mid) else (low, mid - 1)
+    low, s_low = 1, slack(1)
+    if s_low > 0:
+        return 0
+    high, s_high = cap, slack(cap)
+    if s_high <= 0:
+        return cap
+    side = 0  # which end was kept last time (Illinois: halve its slack when kept twice)
+    while high - low > 1:
+        span = s_high - s_low
+        guess = low + int(-s_low / span * (high - low)) if span > 0 else (low + high) // 2
+        probe = min(max(guess, low + 1), high - 1)
+        s_probe = slack(probe)
+        if s_probe <= 0:
+            low, s_low = probe, s_probe
+            s_high = s_high / 2 if side == 1 else s_high
+            side = 1
+        else:
+            high, s_high = probe, s_probe
+            s_low = s_low / 2 if side == -1 else s_low
+            side = -1
     return low
 
 

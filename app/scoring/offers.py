@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Generic, TypeVar, overload
 
-from app.scoring.specs import GpuSpec, Offer
+from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
+
+T = TypeVar("T")
+MEMO_LIMIT = 256  # distinct filter sets remembered per snapshot
 
 
 def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: Filters) -> list[Offer]:
@@ -41,3 +45,57 @@ def cheapest_offer_per_provider(offers: Iterable[Offer]) -> list[Offer]:
         if key not in best or offer.usd_per_gpu_hour < best[key].usd_per_gpu_hour:
             best[key] = offer
     return list(best.values())
+
+
+def filter_key(filters: Filters) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(sorted(v.lower() for v in values)) for values in
+                 (filters.providers, filters.price_types, filters.gpus, filters.vendors))
+
+
+def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False) -> list[Offer]:
+    """matching_offers (optionally reduced to the cheapest per provider), computed once per snapshot and
+    filter set: it depends on neither the workload nor the model, so every ranking can share it."""
+    key = ("offers", cheapest_per_provider, filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        if len(snapshot.memo) >= MEMO_LIMIT:
+            snapshot.memo.clear()
+        found = matching_offers(snapshot.offers, snapshot.gpus, filters)
+        if cheapest_per_provider:
+            found = cheapest_offer_per_provider(found)
+        snapshot.memo[key] = found
+    return found  # type: ignore[return-value]
+
+
+class LazyOptions(Sequence[T], Generic[T]):
+    """Ranked options built on first access: the ranking fixes order and prices for every offer, but
+    an option object is only made for the rows a caller reads (a page shows 25, `?limit=10` reads 10)."""
+
+    def __init__(self, count: int, build: Callable[[int], T]) -> None:
+        self._built: list[T | None] = [None] * count
+        self._build = build
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        built = self._built[index]
+        if built is None:
+            built = self._built[index] = self._build(index)
+        return built
+
+    def __iter__(self) -> Iterator[T]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)

@@ -9,17 +9,18 @@ charged, as they can serve another replica.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
-from app.scoring.explain import Band, Term, close_calls
+from app.scoring.explain import Band, Term
 from app.scoring.inference import InferenceEstimate, estimate_inference
-from app.scoring.offers import cheapest_offer_per_provider, matching_offers
+from app.scoring.offers import LazyOptions, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen init costs several µs per offer, and rankings build many
 class InferenceOption:
     gpu_id: str
     gpu_count: int
@@ -50,11 +51,12 @@ class InferenceOption:
 @dataclass(frozen=True, slots=True)
 class InferenceRanking:
     model_id: str
-    options: list[InferenceOption]
+    options: Sequence[InferenceOption]  # best first; a LazyOptions builds each option on first access
     configurations_evaluated: int
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"model_id": self.model_id, "options": [o.to_dict() for o in self.options],
+                "configurations_evaluated": self.configurations_evaluated}
 
 
 def gpu_counts(gpu: GpuSpec, max_gpus: int) -> list[int]:
@@ -83,27 +85,46 @@ def _can_host(offer: Offer, count: int) -> bool:
     return offer.gpu_count >= count or offer.gpu_count == 1
 
 
-def _option(offer: Offer, est: InferenceEstimate, workload: InferenceWorkload, provider_name: str) -> InferenceOption:
-    base = dict(gpu_id=offer.gpu_id, gpu_count=est.gpu_count, tensor_parallel=est.tensor_parallel,
-                provider=offer.provider_id, provider_name=provider_name, price_type=offer.price_type,
-                usd_per_gpu_hour=offer.usd_per_gpu_hour, as_of=offer.as_of, memory_gb=est.memory_gb)
-    if not est.feasible or not _can_host(offer, est.gpu_count):
-        reason = est.reason if not est.feasible else (
-            f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
-        return InferenceOption(feasible=False, reason=reason, **base)
-    usd_per_s = offer.usd_per_gpu_hour * est.gpu_count / 3600
-    per_m_out = usd_per_s / est.output_tokens_per_s * 1e6
-    share_out = workload.output_len / (workload.input_len + workload.output_len)
-    replicas = 1
-    if workload.peak_requests_per_s:
-        replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / est.output_tokens_per_s))
+@dataclass(frozen=True, slots=True)
+class _Pricing:
+    """What every offer of one GPU type shares: the estimate and the factors that turn $/GPU-hour into
+    $/M output tokens and its band (cost ∝ price × GPUs / tokens per second)."""
+
+    est: InferenceEstimate
+    usd_per_m_per_usd_hour: float  # $/M output tokens per $/GPU-hour
+    band_low: float  # band ratios applied to the cost
+    band_high: float
+    share_out: float
+    replicas: int
+
+    @classmethod
+    def of(cls, est: InferenceEstimate, workload: InferenceWorkload) -> _Pricing:
+        if not est.feasible:
+            return cls(est, 0.0, 1.0, 1.0, 0.0, 1)
+        tokens_per_s = est.output_tokens_per_s
+        replicas = 1
+        if workload.peak_requests_per_s:
+            replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+        return cls(est, est.gpu_count / 3600 / tokens_per_s * 1e6, tokens_per_s / est.band.high,
+                   tokens_per_s / est.band.low, workload.output_len / (workload.input_len + workload.output_len),
+                   replicas)
+
+
+def _feasible_option(offer: Offer, p: _Pricing, cost: float, close: bool) -> InferenceOption:
+    est = p.est
     return InferenceOption(
-        feasible=True, reason=est.reason, terms=est.terms, ttft_ms=est.ttft_ms, tpot_ms=est.tpot_ms,
-        batch=est.batch, output_tokens_per_s=est.output_tokens_per_s,
-        usd_per_million_output_tokens=per_m_out, usd_per_million_tokens=per_m_out * share_out,
-        band=Band(usd_per_s / est.band.high * 1e6, usd_per_s / est.band.low * 1e6),
-        replicas=replicas, **base,
-    )
+        offer.gpu_id, est.gpu_count, est.tensor_parallel, offer.provider_id, offer.provider_name, offer.price_type,
+        offer.usd_per_gpu_hour, offer.as_of, True, est.reason, close, est.terms, est.ttft_ms, est.tpot_ms, est.batch,
+        est.output_tokens_per_s, cost, cost * p.share_out, est.memory_gb, Band(cost * p.band_low, cost * p.band_high),
+        p.replicas)
+
+
+def _infeasible_option(offer: Offer, est: InferenceEstimate) -> InferenceOption:
+    reason = est.reason if not est.feasible else (
+        f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
+    return InferenceOption(offer.gpu_id, est.gpu_count, est.tensor_parallel, offer.provider_id, offer.provider_name,
+                           offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, reason,
+                           memory_gb=est.memory_gb)
 
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
@@ -125,27 +146,60 @@ def cached_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWork
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest $/M output tokens first; infeasible options last with their reasons.
 
-    Only the cheapest offer per (GPU, provider, price type) is ranked; each GPU type is estimated once.
+    Only the cheapest offer per (GPU, provider, price type) is ranked; each GPU type is estimated once,
+    and each offer costs a multiplication and a place in the sort.
     """
-    offers = cheapest_offer_per_provider(matching_offers(snapshot.offers, snapshot.gpus, workload))
+    offers = snapshot_offers(snapshot, workload, cheapest_per_provider=True)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
-    estimates: dict[str, InferenceEstimate] = {}
-    options = []
-    for offer in offers:
-        est = estimates.get(offer.gpu_id)
-        if est is None:
-            est = estimates[offer.gpu_id] = cached_configuration(snapshot.gpus[offer.gpu_id], model, workload, key)
-        options.append(_option(offer, est, workload, offer.provider_name))
-    feasible = sorted((o for o in options if o.feasible), key=lambda o: o.usd_per_million_output_tokens)
-    infeasible = [o for o in options if not o.feasible]
-    flags = close_calls([o.band for o in feasible])
-    feasible = [_with_close_call(o, flag) for o, flag in zip(feasible, flags, strict=True)]
-    return InferenceRanking(model.id, feasible + infeasible, len(estimates))
+    pricing: dict[str, _Pricing] = {}
+    for gpu_id in dict.fromkeys(o.gpu_id for o in offers):
+        pricing[gpu_id] = _Pricing.of(cached_configuration(snapshot.gpus[gpu_id], model, workload, key), workload)
+    ranked: list[tuple[float, int]] = []
+    infeasible: list[int] = []
+    for index, offer in enumerate(offers):
+        p = pricing[offer.gpu_id]
+        if p.est.feasible and _can_host(offer, p.est.gpu_count):
+            ranked.append((offer.usd_per_gpu_hour * p.usd_per_m_per_usd_hour, index))
+        else:
+            infeasible.append(index)
+    ranked.sort()  # ties keep the offers' order
+    winner = _winner_band(ranked, offers, pricing)
+    contested = _contested(ranked, offers, pricing, winner)
+
+    def build(position: int) -> InferenceOption:
+        if position >= len(ranked):
+            offer = offers[infeasible[position - len(ranked)]]
+            return _infeasible_option(offer, pricing[offer.gpu_id].est)
+        cost, index = ranked[position]
+        offer = offers[index]
+        p = pricing[offer.gpu_id]
+        close = contested if position == 0 else _overlaps(cost, p, winner)
+        return _feasible_option(offer, p, cost, close)
+
+    return InferenceRanking(model.id, LazyOptions(len(ranked) + len(infeasible), build), len(pricing))
 
 
-def _with_close_call(option: InferenceOption, close: bool) -> InferenceOption:
-    if option.close_call == close:
-        return option
-    from dataclasses import replace
+def _winner_band(ranked: list[tuple[float, int]], offers: list[Offer], pricing: dict[str, _Pricing]) -> Band | None:
+    if not ranked:
+        return None
+    cost, index = ranked[0]
+    p = pricing[offers[index].gpu_id]
+    return Band(cost * p.band_low, cost * p.band_high)
 
-    return replace(option, close_call=close)
+
+def _overlaps(cost: float, p: _Pricing, winner: Band | None) -> bool:
+    return winner is not None and cost * p.band_low <= winner.high and winner.low <= cost * p.band_high
+
+
+def _contested(ranked: list[tuple[float, int]], offers: list[Offer], pricing: dict[str, _Pricing],
+               winner: Band | None) -> bool:
+    """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
+    if winner is None:
+        return False
+    lowest_ratio = min(p.band_low for p in pricing.values() if p.est.feasible)
+    for cost, index in ranked[1:]:
+        if cost * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
+            return False
+        if _overlaps(cost, pricing[offers[index].gpu_id], winner):
+            return True
+    return False

@@ -9,14 +9,15 @@ that GPU is then priced with a dict lookup and a multiplication. Pure: the catal
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
 from itertools import compress, islice
 from operator import eq
 
 from app.scoring.explain import Band, Term
-from app.scoring.offers import matching_offers
+from app.scoring.offers import LazyOptions, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training import TrainingEstimate, estimate_training
 from app.scoring.training_search import GpuTimer, LayoutSearch
@@ -51,9 +52,13 @@ class TrainingOption:
 @dataclass(frozen=True, slots=True)
 class TrainingRanking:
     model_id: str
-    options: list[TrainingOption]
+    options: Sequence[TrainingOption]  # best first; a LazyOptions builds each option on first access
     configurations_evaluated: int
     notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"model_id": self.model_id, "options": [asdict(o) for o in self.options],
+                "configurations_evaluated": self.configurations_evaluated, "notes": list(self.notes)}
 
 
 def node_multipliers(limit: int) -> list[int]:
@@ -166,8 +171,10 @@ def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> tuple | None:
 
 
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
-    """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons."""
-    offers = matching_offers(snapshot.offers, snapshot.gpus, workload)
+    """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons.
+
+    Each offer costs a multiplication and a place in the sort; option objects are built when read."""
+    offers = snapshot_offers(snapshot, workload)
     search, memo = LayoutSearch(model, workload), {}
     estimates: dict[str, TrainingEstimate] = {}
     notes = []
@@ -178,28 +185,51 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         estimates[gpu_id] = best_estimate(gpu, search, memo)
     shared = {gpu_id: _per_gpu(est, workload) for gpu_id, est in estimates.items()}
     feasible = [o for o in offers if shared[o.gpu_id]]
-    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]
-    options, winner = [], None
-    for i in _offer_order(feasible, usd):
+    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]  # type: ignore[index]
+    order = _offer_order(feasible, usd)
+    infeasible = sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id))
+    winner = _band(usd[order[0]], shared[feasible[order[0]].gpu_id]) if order else None
+    contested = _contested(order, usd, feasible, shared, winner)
+
+    def build(position: int) -> TrainingOption:
+        if position >= len(order):
+            offer = infeasible[position - len(order)]
+            est = estimates[offer.gpu_id]
+            return TrainingOption(
+                offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
+                offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, est.reason, False, est.terms,
+                None, None, None, None, None, None, est.memory_per_gpu_gb, None)
+        i = order[position]
         offer, usd_step = feasible[i], usd[i]
-        _, hours_x_count, low_ratio, high_ratio, (count, layout, terms, step_s, tok, mfu, hours, mem) = \
-            shared[offer.gpu_id]
-        band = Band(usd_step * low_ratio, usd_step * high_ratio)
-        if winner is None:
-            winner, close = band, False
-        else:
-            close = band.low <= winner.high and winner.low <= band.high
+        per_gpu = shared[offer.gpu_id]
+        _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu  # type: ignore[misc]
+        band = _band(usd_step, per_gpu)
+        close = contested if position == 0 else _overlap(band, winner)
         price = offer.usd_per_gpu_hour
-        options.append(TrainingOption(
+        return TrainingOption(
             offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
-            offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price,
-            mem, band))
-    if options:  # the win itself is a close call when a runner-up's band overlaps it (see explain.close_calls)
-        options[0].close_call = any(o.close_call for o in options[1:])
-    for offer in sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id)):
-        est = estimates[offer.gpu_id]
-        options.append(TrainingOption(
-            offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
-            offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, est.reason, False, est.terms,
-            None, None, None, None, None, None, est.memory_per_gpu_gb, None))
-    return TrainingRanking(model.id, options, len(memo), notes)
+            offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price, mem, band)
+
+    return TrainingRanking(model.id, LazyOptions(len(order) + len(infeasible), build), len(memo), notes)
+
+
+def _band(usd_step: float, per_gpu: tuple | None) -> Band:
+    assert per_gpu is not None
+    return Band(usd_step * per_gpu[2], usd_step * per_gpu[3])
+
+
+def _contested(order: list[int], usd: list[float], feasible: list[Offer], shared: dict, winner: Band | None) -> bool:
+    """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
+    if winner is None:
+        return False
+    lowest_ratio = min(per_gpu[2] for per_gpu in shared.values() if per_gpu)
+    for i in order[1:]:
+        if usd[i] * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
+            return False
+        if _overlap(_band(usd[i], shared[feasible[i].gpu_id]), winner):
+            return True
+    return False
+
+
+def _overlap(band: Band, winner: Band | None) -> bool:
+    return winner is not None and band.low <= winner.high and winner.low <= band.high

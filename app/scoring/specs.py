@@ -108,3 +108,6 @@ class CatalogSnapshot:
     offers: tuple[Offer, ...] = ()
     token_prices: tuple[TokenPrice, ...] = ()
     version: str = ""
+    # Per-snapshot memo for results that depend on the catalog and the filters but not on the workload
+    # (e.g. the offers a filter set allows); the snapshot is immutable, so they never go stale.
+    memo: dict[object, object] = field(default_factory=dict, compare=False, hash=False, repr=False)

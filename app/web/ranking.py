@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.offers import LazyOptions
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 
@@ -61,7 +62,7 @@ def plain(value: Any) -> Any:
     """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict)."""
     if is_dataclass(value) and not isinstance(value, type):
         return {name: plain(getattr(value, name)) for name in _field_names(type(value))}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | LazyOptions):
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}

@@ -43,10 +43,11 @@ def test_close_call_marks_overlapping_bands():
     assert any(o.close_call for o in options) and any(o.feasible and not o.close_call for o in options)
 
 
-def test_serialises_with_asdict():
+def test_serialises_to_plain_dicts():
     w = TrainingWorkload(model="llama-3.1-8b", method="lora", max_gpus=8)
     ranking = rank_training(w, snapshot(), MODELS["llama-3.1-8b"])
-    data = dataclasses.asdict(ranking)
+    data = ranking.to_dict()
+    assert data["options"] == [dataclasses.asdict(o) for o in ranking.options]
     assert data["options"][0]["gpu_id"] and "band" in data["options"][0]
 
 
