@@ -103,10 +103,12 @@ def report(rows, gpus, models, e: eff.TrainingEfficiency) -> dict[str, list[floa
     print(f"cases={len(preds)} covered={len(covered)}")
     groups: dict[str, list[float]] = defaultdict(list)
     for p in covered:
-        groups[f"metric {p.metric}"].append(p.pct_error)
+        error = p.pct_error
+        assert error is not None  # covered predictions always carry their error
+        groups[f"metric {p.metric}"].append(error)
         if p.metric == "tokens_s_per_gpu":
-            groups[f"  source {p.source}"].append(p.pct_error)
-            groups[f"  gpu {p.gpu}"].append(p.pct_error)
+            groups[f"  source {p.source}"].append(error)
+            groups[f"  gpu {p.gpu}"].append(error)
     for label in sorted(groups, key=lambda k: (k.startswith("  "), k)):
         print(_summary(label, groups[label]))
     for p in preds:

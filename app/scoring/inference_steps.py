@@ -65,8 +65,9 @@ def build_context(
     expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
     cdtype = compute_dtype(weight_dtype)
     peak, note = dense_peak_tflops(gpu, cdtype)
-    nvlink = bool(gpu.interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
-    link = gpu.interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
+    interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
+    nvlink = bool(interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
+    link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
     heads = model.num_attention_heads * model.head_dim
     return InferenceContext(
         tensor_parallel=tensor_parallel,

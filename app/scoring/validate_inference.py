@@ -134,8 +134,11 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
     if setup.scenario == "max_throughput":
         batch = cap
     elif setup.scenario == "latency_bound":
+        ttft_limit, tpot_limit = setup.ttft_limit_ms, setup.tpot_limit_ms
+        # case_setup keeps the latency_bound scenario only for rows that give both limits
+        assert ttft_limit is not None and tpot_limit is not None
         batch = latency_bound_batch(ctx, eff, cap, (
-            setup.input_len, setup.output_len, setup.ttft_limit_ms, setup.tpot_limit_ms), setup.beam_width)
+            setup.input_len, setup.output_len, ttft_limit, tpot_limit), setup.beam_width)
         if batch < 1:
             return None
     return operating_point(ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width)
