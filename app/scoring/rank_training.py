@@ -14,11 +14,13 @@ from datetime import date
 from functools import lru_cache
 from itertools import compress, islice
 from operator import eq
+from typing import TypeAlias
 
 from app.scoring.explain import Band, Term
 from app.scoring.offers import matching_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training import TrainingEstimate, estimate_training
+from app.scoring.training_memory import Layout
 from app.scoring.training_search import GpuTimer, LayoutSearch
 from app.scoring.training_time import fill_missing_peaks
 from app.scoring.workload import TrainingWorkload
@@ -108,7 +110,15 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
     return n
 
 
-def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: dict) -> TrainingEstimate:
+# (GPU id, count) -> (step time × count, fastest fitting layout or None): each count is timed at most once.
+LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
+# What every offer of one GPU type shares: (step × count, hours × count, tok/s ÷ band high, tok/s ÷ band low,
+# (count, layout text, terms, step s, tok/s per GPU, MFU, hours, memory GB per GPU)).
+_SharedTerms: TypeAlias = tuple[
+    float, float, float, float, tuple[int, str, list[Term], float, float, float, float, float]]
+
+
+def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type; infeasible estimate if none fits."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search)
@@ -151,7 +161,7 @@ def _offer_order(offers: list[Offer], usd: list[float]) -> list[int]:
     return order
 
 
-def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> tuple | None:
+def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
     """What every option of one GPU type shares; the offer only multiplies by its price. None if infeasible.
 
     usd/step = (step × count) × price / 3600 and total = (hours × count) × price: the same operations in the
@@ -168,7 +178,8 @@ def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> tuple | None:
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
     """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons."""
     offers = matching_offers(snapshot.offers, snapshot.gpus, workload)
-    search, memo = LayoutSearch(model, workload), {}
+    search = LayoutSearch(model, workload)
+    memo: LayoutMemo = {}
     estimates: dict[str, TrainingEstimate] = {}
     notes = []
     for gpu_id in sorted({o.gpu_id for o in offers}):
@@ -176,8 +187,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if note:
             notes.append(f"{gpu_id}: {note}")
         estimates[gpu_id] = best_estimate(gpu, search, memo)
-    shared = {gpu_id: _per_gpu(est, workload) for gpu_id, est in estimates.items()}
-    feasible = [o for o in offers if shared[o.gpu_id]]
+    shared = {gpu_id: share for gpu_id, est in estimates.items() if (share := _per_gpu(est, workload)) is not None}
+    feasible = [o for o in offers if o.gpu_id in shared]
     usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]
     options, winner = [], None
     for i in _offer_order(feasible, usd):
@@ -196,7 +207,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             mem, band))
     if options:  # the win itself is a close call when a runner-up's band overlaps it (see explain.close_calls)
         options[0].close_call = any(o.close_call for o in options[1:])
-    for offer in sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id)):
+    for offer in sorted((o for o in offers if o.gpu_id not in shared), key=lambda o: (o.gpu_id, o.provider_id)):
         est = estimates[offer.gpu_id]
         options.append(TrainingOption(
             offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,

@@ -144,7 +144,8 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
     return Band.around(value, low, high)
 
 
-def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e) -> tuple[str, dict]:
+def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
+                   e: eff.TrainingEfficiency) -> tuple[str, dict[str, float]]:
     tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
     pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
@@ -193,7 +194,7 @@ def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: 
     chosen = layout or choose_layout(gpu, gpu_count, model, w, e)
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
-        breakdown = {}
+        breakdown: dict[str, float] = {}
         if chosen is None:
             reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
         return TrainingEstimate(gpu.id, gpu_count, None, "", False, False, reason,
