@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from typing import TypedDict
 
 from app.scoring.explain import Band, Term, close_calls
 from app.scoring.inference import InferenceEstimate, estimate_inference
@@ -76,17 +77,33 @@ def best_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorklo
         last = estimate
         if estimate.feasible and (best is None or estimate.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
             best = estimate
-    return best or last  # type: ignore[return-value]
+    chosen = best or last
+    assert chosen is not None  # gpu_counts yields at least 1: max_gpus >= 1 and the domain counts at least 1
+    return chosen
 
 
 def _can_host(offer: Offer, count: int) -> bool:
     return offer.gpu_count >= count or offer.gpu_count == 1
 
 
+class _OptionBase(TypedDict):
+    """The InferenceOption fields every option of an offer has, feasible or not."""
+
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    memory_gb: dict[str, float]
+
+
 def _option(offer: Offer, est: InferenceEstimate, workload: InferenceWorkload, provider_name: str) -> InferenceOption:
-    base = dict(gpu_id=offer.gpu_id, gpu_count=est.gpu_count, tensor_parallel=est.tensor_parallel,
-                provider=offer.provider_id, provider_name=provider_name, price_type=offer.price_type,
-                usd_per_gpu_hour=offer.usd_per_gpu_hour, as_of=offer.as_of, memory_gb=est.memory_gb)
+    base = _OptionBase(gpu_id=offer.gpu_id, gpu_count=est.gpu_count, tensor_parallel=est.tensor_parallel,
+                       provider=offer.provider_id, provider_name=provider_name, price_type=offer.price_type,
+                       usd_per_gpu_hour=offer.usd_per_gpu_hour, as_of=offer.as_of, memory_gb=est.memory_gb)
     if not est.feasible or not _can_host(offer, est.gpu_count):
         reason = est.reason if not est.feasible else (
             f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
@@ -136,11 +153,18 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         if est is None:
             est = estimates[offer.gpu_id] = cached_configuration(snapshot.gpus[offer.gpu_id], model, workload, key)
         options.append(_option(offer, est, workload, offer.provider_name))
-    feasible = sorted((o for o in options if o.feasible), key=lambda o: o.usd_per_million_output_tokens)
+    feasible = sorted((o for o in options if o.feasible), key=_usd_per_million_output_tokens)
     infeasible = [o for o in options if not o.feasible]
     flags = close_calls([o.band for o in feasible])
     feasible = [_with_close_call(o, flag) for o, flag in zip(feasible, flags, strict=True)]
     return InferenceRanking(model.id, feasible + infeasible, len(estimates))
+
+
+def _usd_per_million_output_tokens(option: InferenceOption) -> float:
+    """Sort key of feasible options, which always carry a price per token."""
+    usd = option.usd_per_million_output_tokens
+    assert usd is not None
+    return usd
 
 
 def _with_close_call(option: InferenceOption, close: bool) -> InferenceOption:
