@@ -58,7 +58,8 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
 def loss(e: eff.TrainingEfficiency, cases) -> float:
     total = 0.0
     for measured, gpu, n, model, w, layout, peak, pclass, adapters in cases:
-        st = step_time(e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass, adapters)
+        st = step_time(e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass,
+                       adapters)
         tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
         total += abs(math.log(tokens / measured))
     return total / max(1, len(cases))

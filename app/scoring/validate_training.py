@@ -115,7 +115,8 @@ def predict_estimate(row: dict[str, str], gpus: dict, models: dict,
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'GPU' if gpu is None else 'model'} id"
-    if row.get("precision") not in ("bf16", "fp16", "fp8") or row.get("method") not in ("pretrain", "full_ft", "lora", "qlora"):
+    if (row.get("precision") not in ("bf16", "fp16", "fp8")
+            or row.get("method") not in ("pretrain", "full_ft", "lora", "qlora")):
         return f"precision {row.get('precision')} / method {row.get('method')} not modelled"
     gpu, _ = fill_missing_peaks(gpu, gpus)
     w, n = _workload(row), int(row["gpu_count"])
