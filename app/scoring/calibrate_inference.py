@@ -19,7 +19,8 @@ from app.scoring.validate_inference import CaseSetup, case_setup, predict_setup
 BOUNDS: dict[str, tuple[float, float]] = {
     "decode_mbu": (0.2, 0.95), "mbu_tp_exponent": (0.0, 0.6), "overlap_power": (1.0, 16.0), "mfu_max": (0.2, 0.95),
     "fp8_mfu_factor": (0.3, 1.0), "fp4_mfu_factor": (0.2, 1.0),
-    "kv_mbu_factor": (0.3, 1.0), "moe_mfu_factor": (0.2, 1.0), "step_overhead_ms": (0.0, 5.0), "seq_overhead_ms": (0.0001, 0.1), "layer_overhead_ms": (0.0, 0.2),
+    "kv_mbu_factor": (0.3, 1.0), "moe_mfu_factor": (0.2, 1.0), "step_overhead_ms": (0.0, 5.0),
+    "seq_overhead_ms": (0.0001, 0.1), "layer_overhead_ms": (0.0, 0.2),
     "allreduce_alpha_nvlink_ms": (0.001, 0.1), "allreduce_alpha_pcie_ms": (0.005, 0.5),
     "gddr_mbu_factor": (0.5, 1.5), "llamacpp_mbu_factor": (0.2, 1.0), "llamacpp_mfu_factor": (0.02, 1.0),
     "slo_tpot_utilisation": (0.4, 1.0), "ttft_wait_steps": (0.0, 6.0), "p99_over_mean": (1.0, 2.5),

@@ -58,7 +58,8 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
 def loss(e: eff.TrainingEfficiency, cases) -> float:
     total = 0.0
     for measured, gpu, n, model, w, layout, peak, pclass, adapters in cases:
-        st = step_time(e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass, adapters)
+        st = step_time(e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass,
+                       adapters)
         tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
         total += abs(math.log(tokens / measured))
     return total / max(1, len(cases))
@@ -103,10 +104,12 @@ def report(rows, gpus, models, e: eff.TrainingEfficiency) -> dict[str, list[floa
     print(f"cases={len(preds)} covered={len(covered)}")
     groups: dict[str, list[float]] = defaultdict(list)
     for p in covered:
-        groups[f"metric {p.metric}"].append(p.pct_error)
+        error = p.pct_error
+        assert error is not None  # covered predictions always carry their error
+        groups[f"metric {p.metric}"].append(error)
         if p.metric == "tokens_s_per_gpu":
-            groups[f"  source {p.source}"].append(p.pct_error)
-            groups[f"  gpu {p.gpu}"].append(p.pct_error)
+            groups[f"  source {p.source}"].append(error)
+            groups[f"  gpu {p.gpu}"].append(error)
     for label in sorted(groups, key=lambda k: (k.startswith("  "), k)):
         print(_summary(label, groups[label]))
     for p in preds:

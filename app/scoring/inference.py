@@ -65,7 +65,9 @@ def mean_context(workload: InferenceWorkload) -> float:
 MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 
 
-def loaded_ttft_ms(prefill_ms: float, step_ms: float, batch: float, output_len: float, eff: InferenceEfficiency) -> float:
+def loaded_ttft_ms(
+    prefill_ms: float, step_ms: float, batch: float, output_len: float, eff: InferenceEfficiency,
+) -> float:
     """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
@@ -90,7 +92,8 @@ def operating_point(
         prefill = prefill_parts(ctx, eff, batch, input_len)
         step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
         total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
-        return OperatingPoint(batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill)
+        return OperatingPoint(batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step,
+                              prefill)
     if scenario == "single_stream":
         step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms

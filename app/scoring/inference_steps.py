@@ -65,8 +65,9 @@ def build_context(
     expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
     cdtype = compute_dtype(weight_dtype)
     peak, note = dense_peak_tflops(gpu, cdtype)
-    nvlink = bool(gpu.interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
-    link = gpu.interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
+    interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
+    nvlink = bool(interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
+    link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
     heads = model.num_attention_heads * model.head_dim
     return InferenceContext(
         tensor_parallel=tensor_parallel,
@@ -184,18 +185,21 @@ def forward_parts(
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs + new_prefill
-    weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
+    weights = (ctx.dense_weight_bytes_per_gpu
+               + ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens))
     kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
-    attention_flops = (seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp) / shards
+    attention_flops = (
+        seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
     gemm = (weights / bandwidth, gemm_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
     return StepParts(weights, kv, gemm_flops + attention_flops, gemm[0] + attention[0], gemm[1] + attention[1],
-                     allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)), pp, busy)
+                     allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)), pp,
+                     busy)
 
 
 def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:

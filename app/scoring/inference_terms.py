@@ -29,7 +29,8 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
         Term("decode compute time", step.compute_ms, "ms",
              f"{step.flops / 1e12:.2f} TFLOP / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x MFU {step_mfu:.2f})"),
         Term("TP all-reduce", step.comm_ms, "ms",
-             f"2 per layer, {'NVLink' if ctx.nvlink else 'PCIe'} {ctx.link_gbs:g} GB/s one way" if tp > 1 else "TP1: none"),
+             f"2 per layer, {'NVLink' if ctx.nvlink else 'PCIe'} {ctx.link_gbs:g} GB/s one way" if tp > 1
+             else "TP1: none"),
         Term("fixed overheads", step.overhead_ms, "ms",
              f"{eff.step_overhead_ms:.3f} ms/step + {eff.layer_overhead_ms:.4f} ms/layer"),
         Term("decode step bound", 1.0 if step.bound == "memory" else 0.0, "memory=1",

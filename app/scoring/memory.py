@@ -23,7 +23,9 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: str) -> float:
     return 2 * model.layers * model.num_kv_heads * model.head_dim * KV_BYTES[kv_dtype]
 
 
-def kv_bytes_per_token_per_gpu(model: ModelSpec, kv_dtype: str, tensor_parallel: int, pipeline_parallel: int = 1) -> float:
+def kv_bytes_per_token_per_gpu(
+    model: ModelSpec, kv_dtype: str, tensor_parallel: int, pipeline_parallel: int = 1,
+) -> float:
     """Per-GPU share: KV heads split over TP (replicated once TP > kv heads), layers over PP."""
     total = kv_bytes_per_token(model, kv_dtype)
     if model.attention == "mla":

@@ -76,9 +76,12 @@ def best_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorklo
     for count in gpu_counts(gpu, workload.max_gpus):
         estimate = estimate_inference(gpu, count, model, workload)
         last = estimate
-        if estimate.feasible and (best is None or estimate.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
+        if estimate.feasible and (
+                best is None or estimate.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
             best = estimate
-    return best or last  # type: ignore[return-value]
+    chosen = best or last
+    assert chosen is not None  # gpu_counts yields at least 1: max_gpus >= 1 and the domain counts at least 1
+    return chosen
 
 
 def _can_host(offer: Offer, count: int) -> bool:

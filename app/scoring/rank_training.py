@@ -15,11 +15,13 @@ from datetime import date
 from functools import lru_cache
 from itertools import compress, islice
 from operator import eq
+from typing import TypeAlias
 
 from app.scoring.explain import Band, Term
 from app.scoring.offers import LazyOptions, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training import TrainingEstimate, estimate_training
+from app.scoring.training_memory import Layout
 from app.scoring.training_search import GpuTimer, LayoutSearch
 from app.scoring.training_time import fill_missing_peaks
 from app.scoring.workload import TrainingWorkload
@@ -113,7 +115,15 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
     return n
 
 
-def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: dict) -> TrainingEstimate:
+# (GPU id, count) -> (step time × count, fastest fitting layout or None): each count is timed at most once.
+LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
+# What every offer of one GPU type shares: (step × count, hours × count, tok/s ÷ band high, tok/s ÷ band low,
+# (count, layout text, terms, step s, tok/s per GPU, MFU, hours, memory GB per GPU)).
+_SharedTerms: TypeAlias = tuple[
+    float, float, float, float, tuple[int, str, list[Term], float, float, float, float, float]]
+
+
+def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type; infeasible estimate if none fits."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search)
@@ -156,7 +166,7 @@ def _offer_order(offers: list[Offer], usd: list[float]) -> list[int]:
     return order
 
 
-def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> tuple | None:
+def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
     """What every option of one GPU type shares; the offer only multiplies by its price. None if infeasible.
 
     usd/step = (step × count) × price / 3600 and total = (hours × count) × price: the same operations in the
@@ -175,7 +185,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
 
     Each offer costs a multiplication and a place in the sort; option objects are built when read."""
     offers = snapshot_offers(snapshot, workload)
-    search, memo = LayoutSearch(model, workload), {}
+    search = LayoutSearch(model, workload)
+    memo: LayoutMemo = {}
     estimates: dict[str, TrainingEstimate] = {}
     notes = []
     for gpu_id in sorted({o.gpu_id for o in offers}):
@@ -183,11 +194,11 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if note:
             notes.append(f"{gpu_id}: {note}")
         estimates[gpu_id] = best_estimate(gpu, search, memo)
-    shared = {gpu_id: _per_gpu(est, workload) for gpu_id, est in estimates.items()}
-    feasible = [o for o in offers if shared[o.gpu_id]]
-    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]  # type: ignore[index]
+    shared = {gpu_id: share for gpu_id, est in estimates.items() if (share := _per_gpu(est, workload)) is not None}
+    feasible = [o for o in offers if o.gpu_id in shared]
+    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]
     order = _offer_order(feasible, usd)
-    infeasible = sorted((o for o in offers if not shared[o.gpu_id]), key=lambda o: (o.gpu_id, o.provider_id))
+    infeasible = sorted((o for o in offers if o.gpu_id not in shared), key=lambda o: (o.gpu_id, o.provider_id))
     winner = _band(usd[order[0]], shared[feasible[order[0]].gpu_id]) if order else None
     contested = _contested(order, usd, feasible, shared, winner)
 
@@ -202,7 +213,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         i = order[position]
         offer, usd_step = feasible[i], usd[i]
         per_gpu = shared[offer.gpu_id]
-        _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu  # type: ignore[misc]
+        _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu
         band = _band(usd_step, per_gpu)
         close = contested if position == 0 else _overlap(band, winner)
         price = offer.usd_per_gpu_hour
@@ -213,16 +224,16 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     return TrainingRanking(model.id, LazyOptions(len(order) + len(infeasible), build), len(memo), notes)
 
 
-def _band(usd_step: float, per_gpu: tuple | None) -> Band:
-    assert per_gpu is not None
+def _band(usd_step: float, per_gpu: _SharedTerms) -> Band:
     return Band(usd_step * per_gpu[2], usd_step * per_gpu[3])
 
 
-def _contested(order: list[int], usd: list[float], feasible: list[Offer], shared: dict, winner: Band | None) -> bool:
+def _contested(order: list[int], usd: list[float], feasible: list[Offer], shared: dict[str, _SharedTerms],
+               winner: Band | None) -> bool:
     """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
     if winner is None:
         return False
-    lowest_ratio = min(per_gpu[2] for per_gpu in shared.values() if per_gpu)
+    lowest_ratio = min(per_gpu[2] for per_gpu in shared.values())
     for i in order[1:]:
         if usd[i] * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
             return False

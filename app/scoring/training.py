@@ -144,7 +144,8 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
     return Band.around(value, low, high)
 
 
-def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e) -> tuple[str, dict]:
+def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
+                   e: eff.TrainingEfficiency) -> tuple[str, dict[str, float]]:
     tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
     pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
@@ -161,14 +162,16 @@ def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
 def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, flops) -> list[Term]:
     tokens_step = w.global_batch_seqs * w.seq_len
     return [
-        Term("FLOPs per token", flops, "FLOP", f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
+        Term("FLOPs per token", flops, "FLOP",
+             f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
              f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens"),
         Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
         Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
         Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
         Term("pipeline bubble", st.bubble_s, "s/step", f"PP{layout.pipeline_parallel}"),
         Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
-        Term("exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}"),
+        Term("exposed DP/FSDP traffic", st.dp_comm_s, "s/step",
+             f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}"),
     ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
 
 
@@ -193,7 +196,7 @@ def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: 
     chosen = layout or choose_layout(gpu, gpu_count, model, w, e)
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
-        breakdown = {}
+        breakdown: dict[str, float] = {}
         if chosen is None:
             reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
         return TrainingEstimate(gpu.id, gpu_count, None, "", False, False, reason,
@@ -205,7 +208,8 @@ def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: 
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
     mfu = min(1.0, tokens_s * flops / (peak * 1e12))
-    reason = "" if fits else f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; {gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
+    reason = "" if fits else (f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+                              f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable")
     return TrainingEstimate(
         gpu.id, gpu_count, chosen, chosen.describe(gpu_count), fits, fits, reason,
         memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB, breakdown, tokens_s, mfu, step_s, flops,

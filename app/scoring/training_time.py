@@ -6,6 +6,7 @@ Formulas: shared/research/training_estimators.md §1.1, §1.4, §6.2, §6.4. Pur
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.training import TrainingEfficiency
@@ -16,9 +17,6 @@ FRAMEWORK_CLASS = {
     "megatron": "megatron", "megatron-lm": "megatron", "nemo": "megatron",
     "llm-foundry": "foundry", "torchtitan": "torchtitan", "hf": "hf", "pytorch": "pytorch",
 }
-
-PEAK_FIELDS = ("fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops", "fp8_tflops")
-
 
 def attention_flops_per_token(model: ModelSpec, seq_len: int) -> float:
     """Score and AV matmuls, fwd + bwd: 12 × layers × (heads × head_dim) × seq_len (PaLM/LLM Foundry)."""
@@ -65,8 +63,20 @@ def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec,
     siblings = [g for g in gpus.values() if g.architecture == gpu.architecture and g.bf16_tflops]
     if not siblings:
         return gpu, ""
-    filled = {f: statistics.median_low([getattr(g, f) or 0.0 for g in siblings]) or None for f in PEAK_FIELDS}
-    return replace(gpu, **filled), f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
+    filled = replace(
+        gpu,
+        fp32_tflops=_median_peak(siblings, lambda g: g.fp32_tflops),
+        tf32_tflops=_median_peak(siblings, lambda g: g.tf32_tflops),
+        bf16_tflops=_median_peak(siblings, lambda g: g.bf16_tflops),
+        fp16_tflops=_median_peak(siblings, lambda g: g.fp16_tflops),
+        fp8_tflops=_median_peak(siblings, lambda g: g.fp8_tflops),
+    )
+    return filled, f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
+
+
+def _median_peak(siblings: list[GpuSpec], peak: Callable[[GpuSpec], float | None]) -> float | None:
+    """Lower median of one peak over the siblings (unknown counted as 0); None when that median is 0."""
+    return statistics.median_low([peak(g) or 0.0 for g in siblings]) or None
 
 
 def base_mfu(e: TrainingEfficiency, family: str, precision_class: str) -> float:

@@ -18,8 +18,10 @@ def read_cases(path: str | Path) -> list[dict]:
 
 def make_prediction(row: dict, predicted: float | None, reason: str) -> CasePrediction:
     measured = float(row.get("value") or "nan")
-    covered = predicted is not None and measured == measured and measured != 0
-    pct = (predicted - measured) / measured * 100 if covered else None
+    pct: float | None = None
+    if predicted is not None and measured == measured and measured != 0:
+        pct = (predicted - measured) / measured * 100
+    covered = pct is not None
     return CasePrediction(
         case_id=row.get("case_id", ""), metric=row.get("metric", ""), predicted=predicted,
         measured=measured, pct_error=pct, covered=covered, reason=reason,

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TypedDict
 
 from app.scoring.cases import CasePrediction
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training import TrainingEstimate, estimate_training
-from app.scoring.training_memory import Layout
+from app.scoring.training_memory import Layout, Recompute
 from app.scoring.training_time import (
     attention_flops_per_token,
     dense_flops_per_token,
@@ -27,6 +28,17 @@ FRAMEWORKS = {"megatron-lm": "megatron", "megatron": "megatron", "nemo": "nemo",
               "torchtitan": "torchtitan", "pytorch": "pytorch", "hf": "hf"}
 
 
+class _LayoutChanges(TypedDict, total=False):
+    """The Layout fields the notes of a case can override."""
+
+    zero_stage: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    recompute: Recompute
+    micro_batch_seqs: int
+    pipeline_interleave: int
+
+
 def _int(pattern: str, notes: str) -> int | None:
     match = re.search(pattern, notes)
     return int(match.group(1)) if match else None
@@ -37,7 +49,7 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     layout = base or Layout()
     tp = _int(r"\bTP(\d+)\b|xTP(\d+)", notes.replace("xTP", " TP"))
     pp = _int(r"\bPP(\d+)\b", notes.replace("xPP", " PP"))
-    changes: dict[str, object] = {}
+    changes: _LayoutChanges = {}
     if tp:
         changes["tensor_parallel"] = tp
     if pp:
@@ -103,7 +115,8 @@ def predict_estimate(row: dict[str, str], gpus: dict, models: dict,
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'GPU' if gpu is None else 'model'} id"
-    if row.get("precision") not in ("bf16", "fp16", "fp8") or row.get("method") not in ("pretrain", "full_ft", "lora", "qlora"):
+    if (row.get("precision") not in ("bf16", "fp16", "fp8")
+            or row.get("method") not in ("pretrain", "full_ft", "lora", "qlora")):
         return f"precision {row.get('precision')} / method {row.get('method')} not modelled"
     gpu, _ = fill_missing_peaks(gpu, gpus)
     w, n = _workload(row), int(row["gpu_count"])

@@ -10,7 +10,8 @@ from app.scoring.validate_inference import predict_inference_case
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
-KEYS = {"cases", "covered", "median_abs_pct_error", "p90_abs_pct_error", "within_25pct_share", "signed_median_pct_error"}
+KEYS = {"cases", "covered", "median_abs_pct_error", "p90_abs_pct_error", "within_25pct_share",
+        "signed_median_pct_error"}
 
 
 def test_unknown_ids_and_scenarios_are_not_covered_and_never_raise():
