@@ -29,12 +29,34 @@ GPU_NUMERIC = {
 # HGX/OAM boards: 8 (NVIDIA HGX, AMD Instinct platform, Gaudi HLS); NVL72 racks: 72;
 # bridged PCIe pairs: 2; H200 NVL: up to 4-way bridge; Trn2 instance: 16 chips (AWS Neuron docs).
 SCALEUP_DOMAIN = {
-    "A100-PCIE-40GB": 2, "A100-PCIE-80GB": 2, "H100-PCIE": 2, "H100-NVL": 2, "H200-NVL": 4,
-    "RTX-3090": 2, "RTX-3090-TI": 2, "RTX-A6000": 2,
-    "A100-SXM-80GB": 8, "A100-SXM-40GB": 8, "H100-SXM": 8, "H100-SXM-HBM2E-96GB": 8, "H200": 8,
-    "B200": 8, "B300": 8, "MI250X": 8, "MI300X": 8, "MI325X": 8, "MI355X": 8, "MI350X": 8,
-    "GAUDI2": 8, "GAUDI3": 8, "TPU-V5E": 8, "TPU-V5P": 4, "TPU-V6E": 8, "TRN2": 16,
-    "GB200": 72, "GB300": 72,
+    "A100-PCIE-40GB": 2,
+    "A100-PCIE-80GB": 2,
+    "H100-PCIE": 2,
+    "H100-NVL": 2,
+    "H200-NVL": 4,
+    "RTX-3090": 2,
+    "RTX-3090-TI": 2,
+    "RTX-A6000": 2,
+    "A100-SXM-80GB": 8,
+    "A100-SXM-40GB": 8,
+    "H100-SXM": 8,
+    "H100-SXM-HBM2E-96GB": 8,
+    "H200": 8,
+    "B200": 8,
+    "B300": 8,
+    "MI250X": 8,
+    "MI300X": 8,
+    "MI325X": 8,
+    "MI355X": 8,
+    "MI350X": 8,
+    "GAUDI2": 8,
+    "GAUDI3": 8,
+    "TPU-V5E": 8,
+    "TPU-V5P": 4,
+    "TPU-V6E": 8,
+    "TRN2": 16,
+    "GB200": 72,
+    "GB300": 72,
 }
 
 
@@ -58,15 +80,26 @@ def number(cell: str) -> tuple[str, str]:
 
 def build_gpus() -> list[dict[str, str]]:
     rows = []
-    for ref in csv.DictReader(open(REFERENCE / "gpus.csv", encoding="utf-8")):
+    with open(REFERENCE / "gpus.csv", encoding="utf-8") as handle:
+        references = list(csv.DictReader(handle))
+    for ref in references:
         flagged = []
         row = {
-            "id": ref["id"], "vendor": ref["vendor"], "name": ref["name"],
-            "architecture": ref["architecture"], "memory_type": ref["memory_type"],
+            "id": ref["id"],
+            "vendor": ref["vendor"],
+            "name": ref["name"],
+            "architecture": ref["architecture"],
+            "memory_type": ref["memory_type"],
         }
-        for field, column in [("memory_gb", "memory_gb"), ("memory_bandwidth_tbs", "memory_bandwidth_tbs"),
-                              *GPU_NUMERIC.items(), ("interconnect_gbs", "interconnect_gbs_bidir"),
-                              ("pcie_gen", "pcie_gen"), ("tdp_w", "tdp_w"), ("release_year", "release_year")]:
+        for field, column in [
+            ("memory_gb", "memory_gb"),
+            ("memory_bandwidth_tbs", "memory_bandwidth_tbs"),
+            *GPU_NUMERIC.items(),
+            ("interconnect_gbs", "interconnect_gbs_bidir"),
+            ("pcie_gen", "pcie_gen"),
+            ("tdp_w", "tdp_w"),
+            ("release_year", "release_year"),
+        ]:
             value, status = number(ref[column])
             row[field] = value
             if status in ("unverified", "derived"):
@@ -83,7 +116,8 @@ def build_gpus() -> list[dict[str, str]]:
 
 
 def build_models() -> list[dict[str, str]]:
-    return list(csv.DictReader(open(REFERENCE / "models.csv", encoding="utf-8")))
+    with open(REFERENCE / "models.csv", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
 
 
 def write(path: Path, rows: list[dict[str, str]]) -> None:

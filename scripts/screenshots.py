@@ -49,13 +49,19 @@ def main() -> int:
             except httpx.HTTPError:
                 time.sleep(0.2)
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
             for name, path, width, height in PAGES:
                 page = browser.new_page(viewport={"width": width, "height": 800})
                 page.goto(base + path)
                 page.wait_for_timeout(1500)  # let Plotly finish drawing
-                page.screenshot(path=str(OUT / f"{name}.png"), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
+                page.screenshot(
+                    path=str(OUT / f"{name}.png"),
+                    full_page=True,
+                    clip={"x": 0, "y": 0, "width": width, "height": height},
+                )
                 page.close()
             browser.close()
     finally:

@@ -14,9 +14,18 @@ from app.db import make_engine
 from app.models import Offer, PriceHistory
 from tests.conftest import SEED_DIR
 
-ROW = {"provider_id": "runpod", "gpu_id": "H100-SXM", "gpu_count": "1", "instance_type": "cli-box", "region": "x",
-       "price_type": "on_demand", "usd_per_hour": "0.5", "usd_per_gpu_hour": "0.5", "as_of": "2026-12-01",
-       "source_url": "https://example.com/cli"}
+ROW = {
+    "provider_id": "runpod",
+    "gpu_id": "H100-SXM",
+    "gpu_count": "1",
+    "instance_type": "cli-box",
+    "region": "x",
+    "price_type": "on_demand",
+    "usd_per_hour": "0.5",
+    "usd_per_gpu_hour": "0.5",
+    "as_of": "2026-12-01",
+    "source_url": "https://example.com/cli",
+}
 
 
 @pytest.fixture
@@ -28,7 +37,8 @@ def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
-    header = next(csv.reader(open(SEED_DIR / "offers.csv", encoding="utf-8")))
+    with open(SEED_DIR / "offers.csv", encoding="utf-8") as seed_file:
+        header = next(csv.reader(seed_file))
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=header)
         writer.writeheader()

@@ -36,13 +36,32 @@ MODELS = load_model_specs()
 
 
 def _option(gpu="H100-SXM", count=1, price=2.0, tok_s=1000.0, provider="p") -> InferenceOption:
-    return InferenceOption(gpu, count, count, provider, provider.upper(), "on_demand", price, date(2026, 1, 1), True, "",
-                           output_tokens_per_s=tok_s)
+    return InferenceOption(
+        gpu,
+        count,
+        count,
+        provider,
+        provider.upper(),
+        "on_demand",
+        price,
+        date(2026, 1, 1),
+        True,
+        "",
+        output_tokens_per_s=tok_s,
+    )
 
 
-@pytest.mark.parametrize("profile,peak_factor,peak", [("flat", 3, 1.0), ("diurnal", 1, 1.0), ("diurnal", 2, 2.0),
-                                                      ("diurnal", 3, 3.0), ("diurnal", 8, 8.0),
-                                                      ("business_hours", 3, 168 / 50)])
+@pytest.mark.parametrize(
+    "profile,peak_factor,peak",
+    [
+        ("flat", 3, 1.0),
+        ("diurnal", 1, 1.0),
+        ("diurnal", 2, 2.0),
+        ("diurnal", 3, 3.0),
+        ("diurnal", 8, 8.0),
+        ("business_hours", 3, 168 / 50),
+    ],
+)
 def test_profiles_average_one_and_peak_at_the_factor(profile, peak_factor, peak):
     week = week_profile(profile, peak_factor)
     assert len(week) == 168 and min(week) >= 0
@@ -75,8 +94,13 @@ def test_hand_checked_flat_one_million_output_tokens_a_day():
 
 def test_no_break_even_when_serverless_is_cheaper_per_token_at_any_scale():
     # Dedicated at full load: $2/h / (1000 tok/s x 3600) = $0.556/M output; serverless $0.10/M.
-    even = break_even([Replica("1×G", 1, 2.0, 1000.0)], usd_per_request(0, 0.10, 0, 1000), "S",
-                      Traffic(requests_per_day=1000, profile="flat"), 1000)
+    even = break_even(
+        [Replica("1×G", 1, 2.0, 1000.0)],
+        usd_per_request(0, 0.10, 0, 1000),
+        "S",
+        Traffic(requests_per_day=1000, profile="flat"),
+        1000,
+    )
     assert even.requests_per_day is None and "serverless is cheaper at every traffic up to" in even.reason
 
 
@@ -124,14 +148,27 @@ profiles = st.sampled_from(["flat", "business_hours", "diurnal"])
 
 
 @settings(max_examples=120, deadline=None)
-@given(profile=profiles, peak_factor=st.floats(1, 8), low=st.floats(1, 1e8), factor=st.floats(1, 100),
-       tok_s=st.floats(50, 20_000), output_len=st.integers(1, 4000), min_replicas=st.integers(0, 4),
-       cold_start_s=st.floats(0, 3600))
-def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(profile, peak_factor, low, factor, tok_s, output_len,
-                                                               min_replicas, cold_start_s):
+@given(
+    profile=profiles,
+    peak_factor=st.floats(1, 8),
+    low=st.floats(1, 1e8),
+    factor=st.floats(1, 100),
+    tok_s=st.floats(50, 20_000),
+    output_len=st.integers(1, 4000),
+    min_replicas=st.integers(0, 4),
+    cold_start_s=st.floats(0, 3600),
+)
+def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(
+    profile, peak_factor, low, factor, tok_s, output_len, min_replicas, cold_start_s
+):
     def cost(rpd):
-        t = Traffic(requests_per_day=rpd, profile=profile, peak_factor=peak_factor, min_replicas=min_replicas,
-                    cold_start_s=cold_start_s)
+        t = Traffic(
+            requests_per_day=rpd,
+            profile=profile,
+            peak_factor=peak_factor,
+            min_replicas=min_replicas,
+            cold_start_s=cold_start_s,
+        )
         return serving_cost(t.hourly_requests_per_s(), output_len, tok_s, 2, 1.5, min_replicas, cold_start_s)
 
     small, big = cost(low), cost(min(low * factor, 1e10))
@@ -147,8 +184,11 @@ def _price(model_id, out, inp=0.0, provider="api"):
 
 
 def test_listed_model_gets_its_own_prices_cheapest_first():
-    prices = (_price("llama-3.1-70b", 0.9, provider="b"), _price("llama-3.1-70b", 0.4, provider="a"),
-              _price("llama-3.1-8b", 0.05))
+    prices = (
+        _price("llama-3.1-70b", 0.9, provider="b"),
+        _price("llama-3.1-70b", 0.4, provider="a"),
+        _price("llama-3.1-8b", 0.05),
+    )
     quotes = serverless_quotes(MODELS["llama-3.1-70b"], prices, MODELS, 1000, 0, 1000)
     assert [q.provider for q in quotes] == ["a", "b"] and not any(q.substitute for q in quotes)
     assert quotes[0].monthly_usd == pytest.approx(1000 * 0.0004 * DAYS_PER_MONTH)
@@ -166,8 +206,11 @@ def test_unlisted_model_gets_the_nearest_listed_model_by_size_labelled_substitut
 
 
 def test_serving_plan_sorts_by_autoscaled_cost_and_finds_the_break_even():
-    options = [_option(price=3.0, tok_s=1000, provider="dear"), _option(price=2.0, tok_s=1000, provider="cheap"),
-               _option(count=2, price=2.0, tok_s=500, provider="dominated")]
+    options = [
+        _option(price=3.0, tok_s=1000, provider="dear"),
+        _option(price=2.0, tok_s=1000, provider="cheap"),
+        _option(count=2, price=2.0, tok_s=500, provider="dominated"),
+    ]
     quotes = serverless_quotes(MODELS["llama-3.1-70b"], (_price("llama-3.1-70b", 0.9),), MODELS, 1000, 0, 1000)
     plan = serving_plan_from("llama-3.1-70b", options, quotes, Traffic(requests_per_day=1000, profile="flat"), 1000)
     assert [s.option.provider for s in plan.options] == ["cheap", "dear", "dominated"]
@@ -177,8 +220,28 @@ def test_serving_plan_sorts_by_autoscaled_cost_and_finds_the_break_even():
 def test_lifecycle_totals_and_shares():
     from app.scoring.rank_training import TrainingOption
 
-    train = TrainingOption("H200", 8, "dp8", "a", "A", "on_demand", 4.0, None, True, "", False, [], 1.0, 1.0, 1.0,
-                           0.4, 10.0, 320.0, 50.0, None)
+    train = TrainingOption(
+        "H200",
+        8,
+        "dp8",
+        "a",
+        "A",
+        "on_demand",
+        4.0,
+        None,
+        True,
+        "",
+        False,
+        [],
+        1.0,
+        1.0,
+        1.0,
+        0.4,
+        10.0,
+        320.0,
+        50.0,
+        None,
+    )
     rows = combine([train], [("2×H100 at B", "dedicated", 1000.0), ("S serverless", "serverless", 2000.0)], 3)
     assert rows[0].total_usd == pytest.approx(3320.0) and rows[0].serving == "2×H100 at B"
     assert rows[0].training_share == pytest.approx(320 / 3320)

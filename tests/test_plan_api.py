@@ -7,9 +7,16 @@ import re
 
 import pytest
 
-SERVING = {"workload": {"model": "llama-3.1-70b"},
-           "traffic": {"requests_per_day": 500000, "profile": "diurnal", "peak_factor": 3, "min_replicas": 0,
-                       "cold_start_s": 60}}
+SERVING = {
+    "workload": {"model": "llama-3.1-70b"},
+    "traffic": {
+        "requests_per_day": 500000,
+        "profile": "diurnal",
+        "peak_factor": 3,
+        "min_replicas": 0,
+        "cold_start_s": 60,
+    },
+}
 
 
 def test_serving_plan_has_replicas_monthly_costs_serverless_and_break_even(client):
@@ -18,17 +25,27 @@ def test_serving_plan_has_replicas_monthly_costs_serverless_and_break_even(clien
     body = response.json()
     assert 0 < len(body["options"]) <= 5 and body["total_options"] >= len(body["options"])
     for option in body["options"]:
-        for key in ("gpu_id", "provider", "usd_per_million_output_tokens", "replicas_at_peak",
-                    "monthly_usd_always_on", "monthly_usd_autoscaled", "monthly_usd_scale_to_zero"):
+        for key in (
+            "gpu_id",
+            "provider",
+            "usd_per_million_output_tokens",
+            "replicas_at_peak",
+            "monthly_usd_always_on",
+            "monthly_usd_autoscaled",
+            "monthly_usd_scale_to_zero",
+        ):
             assert key in option
-        assert option["monthly_usd_scale_to_zero"] <= option["monthly_usd_autoscaled"] <= option[
-            "monthly_usd_always_on"]
+        assert (
+            option["monthly_usd_scale_to_zero"] <= option["monthly_usd_autoscaled"] <= option["monthly_usd_always_on"]
+        )
         assert option["replicas"] == option["replicas_at_peak"]  # ranked at the traffic's peak rate
     autoscaled = [o["monthly_usd_autoscaled"] for o in body["options"]]
     assert autoscaled == sorted(autoscaled)
     assert body["serverless"], "the seed lists per-token prices for Llama 3.1 70B"
     for quote in body["serverless"]:
-        assert {"provider", "model_id", "input_usd_per_mtok", "output_usd_per_mtok", "monthly_usd", "as_of"} <= set(quote)
+        assert {"provider", "model_id", "input_usd_per_mtok", "output_usd_per_mtok", "monthly_usd", "as_of"} <= set(
+            quote
+        )
         assert quote["model_id"] == "llama-3.1-70b" and not quote["substitute"]
     even = body["break_even_requests_per_day"]
     assert even is None or even > 0
@@ -39,21 +56,30 @@ def test_serving_plan_has_replicas_monthly_costs_serverless_and_break_even(clien
 def test_more_traffic_never_needs_fewer_replicas_through_the_api(client):
     peaks = []
     for rpd in (10_000, 100_000, 1_000_000):
-        body = client.post("/api/v1/plan/serving?limit=3&terms=false",
-                           json={**SERVING, "traffic": {**SERVING["traffic"], "requests_per_day": rpd}}).json()
-        peaks.append({(o["gpu_id"], o["gpu_count"], o["provider"], o["price_type"]): o["replicas_at_peak"]
-                      for o in body["options"]})
-    for small, big in zip(peaks, peaks[1:]):
+        body = client.post(
+            "/api/v1/plan/serving?limit=3&terms=false",
+            json={**SERVING, "traffic": {**SERVING["traffic"], "requests_per_day": rpd}},
+        ).json()
+        peaks.append(
+            {
+                (o["gpu_id"], o["gpu_count"], o["provider"], o["price_type"]): o["replicas_at_peak"]
+                for o in body["options"]
+            }
+        )
+    for small, big in zip(peaks, peaks[1:], strict=False):
         for key in small.keys() & big.keys():
             assert big[key] >= small[key]
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"workload": {"model": "no-such-model"}}, "workload.model"),
-    ({"workload": {}, "traffic": {"requests_per_day": -5}}, "traffic.requests_per_day"),
-    ({"workload": {}, "traffic": {"profile": "weekends"}}, "traffic.profile"),
-    ({"workload": {}, "traffic": {"peak_factor": 0.5}}, "traffic.peak_factor"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"workload": {"model": "no-such-model"}}, "workload.model"),
+        ({"workload": {}, "traffic": {"requests_per_day": -5}}, "traffic.requests_per_day"),
+        ({"workload": {}, "traffic": {"profile": "weekends"}}, "traffic.profile"),
+        ({"workload": {}, "traffic": {"peak_factor": 0.5}}, "traffic.peak_factor"),
+    ],
+)
 def test_bad_serving_requests_name_the_field(client, body, field):
     response = client.post("/api/v1/plan/serving", json=body)
     assert response.status_code == 422
@@ -61,9 +87,15 @@ def test_bad_serving_requests_name_the_field(client, body, field):
 
 
 def test_lifecycle_combines_training_and_serving_with_shares(client):
-    response = client.post("/api/v1/plan/lifecycle", json={
-        "training": {"model": "llama-3.1-70b", "method": "lora"}, "inference": SERVING["workload"],
-        "traffic": SERVING["traffic"], "months": 6})
+    response = client.post(
+        "/api/v1/plan/lifecycle",
+        json={
+            "training": {"model": "llama-3.1-70b", "method": "lora"},
+            "inference": SERVING["workload"],
+            "traffic": SERVING["traffic"],
+            "months": 6,
+        },
+    )
     assert response.status_code == 200
     body = response.json()
     rows = body["combinations"]
@@ -78,21 +110,29 @@ def test_lifecycle_combines_training_and_serving_with_shares(client):
 
 
 def test_plan_page_renders_tables_chart_and_twin(client):
-    first = client.get("/plan?phase=inference&requests_per_day=500000&model=llama-3.1-70b&months=6",
-                       follow_redirects=False)
+    first = client.get(
+        "/plan?phase=inference&requests_per_day=500000&model=llama-3.1-70b&months=6", follow_redirects=False
+    )
     assert first.status_code == 303
     canonical = first.headers["location"]
     assert canonical == "/plan?model=llama-3.1-70b&requests_per_day=500000&months=6"
     page = client.get(canonical)
     assert page.status_code == 200
     html = page.text
-    for text in ("Break-even", "Autoscaled $/month", "Serverless per-token prices", "Train, then serve",
-                 "Training share", 'href="/plan"'):
+    for text in (
+        "Break-even",
+        "Autoscaled $/month",
+        "Serverless per-token prices",
+        "Train, then serve",
+        "Training share",
+        'href="/plan"',
+    ):
         assert text in html
     block = re.search(r'<script type="application/json" data-chart="cost-traffic">\n(.*?)\n\s*</script>', html, re.S)
     figure = json.loads(block.group(1))
-    assert figure["layout"]["xaxis"]["type"] == "log" and any(t["name"] == "break-even" or "serverless" in t["name"]
-                                                               for t in figure["data"])
+    assert figure["layout"]["xaxis"]["type"] == "log" and any(
+        t["name"] == "break-even" or "serverless" in t["name"] for t in figure["data"]
+    )
     assert not re.search(r"<script>(?!\s*$)", html), "no inline script code"
     twin = client.get("/plan.json?model=llama-3.1-70b&requests_per_day=500000&months=6").json()
     assert twin["share_url"] == canonical and twin["lifecycle"]["months"] == 6
@@ -112,4 +152,7 @@ def test_plan_page_errors_and_substitute(client):
 
 def test_ranking_links_to_the_plan(client):
     html = client.get("/?phase=inference&model=llama-3.1-70b").text
-    assert "Dedicated vs serverless for this workload" in html and 'href="/plan?phase=inference&amp;model=llama-3.1-70b' in html
+    assert (
+        "Dedicated vs serverless for this workload" in html
+        and 'href="/plan?phase=inference&amp;model=llama-3.1-70b' in html
+    )

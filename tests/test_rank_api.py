@@ -2,25 +2,56 @@
 
 from __future__ import annotations
 
-INFERENCE = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "kv_dtype": "fp8", "input_len": 2000,
-             "output_len": 400, "ttft_ms": 1000, "tpot_ms": 50, "engine": "vllm"}
-TRAINING = {"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "seq_len": 4096,
-            "global_batch_seqs": 64, "total_tokens": 2e9}
-OPTION_FIELDS = {"gpu_id", "gpu_count", "provider", "price_type", "usd_per_gpu_hour", "feasible", "reason",
-                 "close_call", "terms"}
+INFERENCE = {
+    "model": "llama-3.1-70b",
+    "weight_dtype": "fp8",
+    "kv_dtype": "fp8",
+    "input_len": 2000,
+    "output_len": 400,
+    "ttft_ms": 1000,
+    "tpot_ms": 50,
+    "engine": "vllm",
+}
+TRAINING = {
+    "model": "llama-3.1-8b",
+    "method": "lora",
+    "precision": "bf16",
+    "seq_len": 4096,
+    "global_batch_seqs": 64,
+    "total_tokens": 2e9,
+}
+OPTION_FIELDS = {
+    "gpu_id",
+    "gpu_count",
+    "provider",
+    "price_type",
+    "usd_per_gpu_hour",
+    "feasible",
+    "reason",
+    "close_call",
+    "terms",
+}
 
 
 def test_rank_inference_orders_feasible_options_by_cost_per_token(client) -> None:  # type: ignore[no-untyped-def]
     body = client.post("/api/v1/rank/inference", json=INFERENCE).json()
     assert body["workload"]["model"] == "llama-3.1-70b" and body["share_url"].startswith("/?phase=inference")
     options = body["options"]
-    assert OPTION_FIELDS | {"tensor_parallel", "ttft_ms", "tpot_ms", "batch", "output_tokens_per_s",
-                            "usd_per_million_output_tokens", "usd_per_million_tokens", "memory_gb"} <= set(options[0])
+    assert OPTION_FIELDS | {
+        "tensor_parallel",
+        "ttft_ms",
+        "tpot_ms",
+        "batch",
+        "output_tokens_per_s",
+        "usd_per_million_output_tokens",
+        "usd_per_million_tokens",
+        "memory_gb",
+    } <= set(options[0])
     feasible = [o for o in options if o["feasible"]]
     costs = [o["usd_per_million_output_tokens"] for o in feasible]
     assert feasible and costs == sorted(costs)
     assert all(o["tpot_ms"] <= 50 and o["ttft_ms"] <= 1000 for o in feasible)
-    assert all(not o["feasible"] for o in options[len(feasible):])
+    assert all(not o["feasible"] for o in options[len(feasible) :])
     assert options[0]["terms"] and {"name", "value", "unit"} <= set(options[0]["terms"][0])
 
 
@@ -42,8 +73,9 @@ def test_rank_training_orders_by_cost_per_step_with_totals(client) -> None:  # t
 
 
 def test_rank_filters_restrict_providers_and_price_types(client) -> None:  # type: ignore[no-untyped-def]
-    body = client.post("/api/v1/rank/training", json={**TRAINING, "providers": ["lambda"],
-                                                       "price_types": ["on_demand"]}).json()
+    body = client.post(
+        "/api/v1/rank/training", json={**TRAINING, "providers": ["lambda"], "price_types": ["on_demand"]}
+    ).json()
     assert body["options"] and {(o["provider"], o["price_type"]) for o in body["options"]} == {("lambda", "on_demand")}
 
 
@@ -55,7 +87,9 @@ def test_rank_limit_and_terms_flags(client) -> None:  # type: ignore[no-untyped-
 def test_rank_unknown_model_is_422_naming_model(client) -> None:  # type: ignore[no-untyped-def]
     response = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": "llama-9-900b"})
     assert response.status_code == 422
-    assert response.json()["detail"][0]["field"] == "model" and "llama-9-900b" in response.json()["detail"][0]["message"]
+    assert (
+        response.json()["detail"][0]["field"] == "model" and "llama-9-900b" in response.json()["detail"][0]["message"]
+    )
 
 
 def test_rank_rejects_negative_length_naming_field(client) -> None:  # type: ignore[no-untyped-def]
@@ -64,11 +98,25 @@ def test_rank_rejects_negative_length_naming_field(client) -> None:  # type: ign
 
 
 def test_rank_accepts_custom_architecture_and_hf_config(client) -> None:  # type: ignore[no-untyped-def]
-    arch = {"params_b": 8.03, "layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_kv_heads": 8,
-            "intermediate_size": 14336, "vocab_size": 128256}
+    arch = {
+        "params_b": 8.03,
+        "layers": 32,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_kv_heads": 8,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+    }
     custom = client.post("/api/v1/rank/training", json={**TRAINING, "model": None, "custom_model": arch}).json()
-    config = {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-              "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072}
+    config = {
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "max_position_embeddings": 131072,
+    }
     pasted = client.post("/api/v1/rank/training", json={**TRAINING, "model": None, "hf_config": config})
     assert pasted.status_code == 200, pasted.text
     assert custom["options"][0]["feasible"] and pasted.json()["options"][0]["feasible"]

@@ -12,7 +12,12 @@ from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
 # Sort key → the Gpu attribute it orders by (largest first).
-SORT_ATTRIBUTES = {"memory": "memory_gb", "bandwidth": "memory_bandwidth_tbs", "bf16": "bf16_tflops", "fp8": "fp8_tflops"}
+SORT_ATTRIBUTES = {
+    "memory": "memory_gb",
+    "bandwidth": "memory_bandwidth_tbs",
+    "bf16": "bf16_tflops",
+    "fp8": "fp8_tflops",
+}
 
 
 def cheapest_prices(session: Session) -> dict[str, float]:

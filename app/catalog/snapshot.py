@@ -13,7 +13,7 @@ from dataclasses import fields
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 from app.scoring import specs
@@ -44,7 +44,7 @@ def load_snapshot(session: Session) -> specs.CatalogSnapshot:
             gpu_count=o.gpu_count, price_type=o.price_type, usd_per_gpu_hour=o.usd_per_gpu_hour, as_of=o.as_of,
             instance_type=o.instance_type, region=o.region, source_url=o.source_url, offer_id=o.id,
         )
-        for o in session.exec(select(Offer).where(Offer.as_of.is_not(None)).order_by(Offer.id)).all()  # type: ignore[union-attr]
+        for o in session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
     )
     token_prices = tuple(
         specs.TokenPrice(
@@ -52,7 +52,7 @@ def load_snapshot(session: Session) -> specs.CatalogSnapshot:
             model_id=t.model_id or "", input_usd_per_mtok=t.input_usd_per_mtok,
             output_usd_per_mtok=t.output_usd_per_mtok, as_of=t.as_of, source_url=t.source_url,
         )
-        for t in session.exec(select(TokenPrice).order_by(TokenPrice.id)).all()
+        for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
     return specs.CatalogSnapshot(
         gpus=gpus, models=models, offers=offers, token_prices=token_prices,  # type: ignore[arg-type]

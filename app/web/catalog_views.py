@@ -31,7 +31,9 @@ def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: 
     return TokenPricePublic.model_validate(price, update={"provider_name": provider.name, "stale": stale})
 
 
-def gpu_list(session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort) -> list[GpuPublic]:
+def gpu_list(
+    session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort
+) -> list[GpuPublic]:
     return [gpu_public(g, p) for g, p in queries.list_gpus(session, vendor, min_memory_gb, sort)]
 
 
@@ -42,9 +44,7 @@ def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
 
 
 def provider_list(session: Session) -> list[ProviderPublic]:
-    return [
-        ProviderPublic.model_validate(p, update={"offer_count": n}) for p, n in queries.list_providers(session)
-    ]
+    return [ProviderPublic.model_validate(p, update={"offer_count": n}) for p, n in queries.list_providers(session)]
 
 
 def model_list(session: Session) -> list[ModelPublic]:

@@ -77,7 +77,8 @@ def plain_row(option: Any, include_terms: bool) -> dict[str, Any]:
     """One ranked option as a dict; without terms, they are never converted (the costliest part)."""
     if include_terms:
         return plain(option)
-    return {name: plain(getattr(option, name)) for name in _field_names(type(option)) if name != "terms"}
+    names: tuple[str, ...] = _field_names(option.__class__)
+    return {name: plain(getattr(option, name)) for name in names if name != "terms"}
 
 
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:

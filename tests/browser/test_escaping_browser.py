@@ -31,7 +31,9 @@ def test_hostile_names_are_inert_text(page, hostile_url: str, path: str) -> None
     page.goto(hostile_url + path)
     page.wait_for_load_state("networkidle")
     if path == "/":
-        assert page.locator(f'select[name="model"] option[value="{MODEL_ID}"]').inner_text().startswith(f"Evil {PAYLOAD}")
+        assert (
+            page.locator(f'select[name="model"] option[value="{MODEL_ID}"]').inner_text().startswith(f"Evil {PAYLOAD}")
+        )
     else:
         assert page.get_by_text(PAYLOAD, exact=False).count() >= 1
     assert page.evaluate("document.querySelectorAll('script:not([src]):not([type=\"application/json\"])').length") == 0
