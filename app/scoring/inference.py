@@ -110,7 +110,15 @@ def latency_bound_batch(
     ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> int:
-    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit.
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
+    return latency_bound_point(ctx, eff, cap, workload_like, beam_width)[0]
+
+
+def latency_bound_point(
+    ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> tuple[int, OperatingPoint | None]:
+    """The latency-bound batch and its operating point (None when even one request misses a limit).
 
     The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
     last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
@@ -119,19 +127,20 @@ def latency_bound_batch(
     input_len, output_len, ttft_limit, tpot_limit = workload_like
     tpot_target = eff.slo_tpot_utilisation * tpot_limit
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    seen: dict[int, OperatingPoint] = {}
 
     def slack(b: int) -> float:
-        p = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
+        p = seen[b] = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
         return max(p.tpot_ms / tpot_target, p.ttft_ms / ttft_limit) - 1.0
 
     if cap < 1:
-        return 0
+        return 0, None
     low, s_low = 1, slack(1)
     if s_low > 0:
-        return 0
+        return 0, None
     high, s_high = cap, slack(cap)
     if s_high <= 0:
-        return cap
+        return cap, seen[cap]
     side = 0  # which end was kept last time (Illinois: halve its slack when kept twice)
     while high - low > 1:
         span = s_high - s_low
@@ -146,7 +155,7 @@ def latency_bound_batch(
             high, s_high = probe, s_probe
             s_low = s_low / 2 if side == -1 else s_low
             side = -1
-    return low
+    return low, seen[low]
 
 
 def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
@@ -173,36 +182,39 @@ def estimate_inference(
     tp = tensor_parallel or max(gpu_count // pp, 1)
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
-    memory = memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
+    def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
+        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
+
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp) * tp * pp
     if need_gb > have_gb:
         return _infeasible(gpu, gpu_count, tp, pp, (
             f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
-            f"after the runtime reserve ({gpu.memory_gb:g} GB each)"), memory)
+            f"after the runtime reserve ({gpu.memory_gb:g} GB each)"), memory())
     beams = workload.beam_width
     max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
     if max_batch < 1:
         return _infeasible(gpu, gpu_count, tp, pp, (
-            f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"), memory)
+            f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"), memory())
     ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
     eff = efficiency
     cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
     scenario = workload.scenario
+    found: OperatingPoint | None = None
     if scenario == "latency_bound":
-        batch = latency_bound_batch(ctx, eff, min(max_batch, cap), (
+        batch, found = latency_bound_point(ctx, eff, min(max_batch, cap), (
             workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms), beams)
         if batch < 1:
             point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
             return _infeasible(gpu, gpu_count, tp, pp, (
                 f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
-                f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"), memory)
+                f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"), memory())
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
         if batch > max_batch:
             return _infeasible(gpu, gpu_count, tp, pp, (
-                f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"), memory)
-    point = operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
+                f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"), memory())
+    point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
     low, high = BAND_RATIO.get(scenario, (0.7, 1.4))
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(
