@@ -12,6 +12,7 @@ from app.db import make_engine
 from app.web import (
     api_admin,
     api_catalog,
+    api_docs,
     api_plan,
     api_rank,
     catalog_pages,
@@ -34,6 +35,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="gpumatch",
         version=__version__,
         summary="Rank rentable GPUs for LLM training and inference by cost per step and cost per token.",
+        docs_url=None,  # app.web.api_docs serves /docs from static/vendor (the CDN version needs inline scripts)
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -47,7 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for router in (health.router, api_catalog.router, api_rank.router, dashboard.router, share.router,
                    catalog_pages.router, methodology.router, static_files.router,
-                   api_plan.router, plan_page.router):
+                   api_plan.router, plan_page.router, api_docs.router):
         app.include_router(router)
     # Disabled without a token: hidden from the schema too, and every admin route answers 404.
     app.include_router(api_admin.router, include_in_schema=settings.admin_token is not None)
