@@ -66,7 +66,11 @@ MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill l
 
 
 def loaded_ttft_ms(
-    prefill_ms: float, step_ms: float, batch: float, output_len: float, eff: InferenceEfficiency,
+    prefill_ms: float,
+    step_ms: float,
+    batch: float,
+    output_len: float,
+    eff: InferenceEfficiency,
 ) -> float:
     """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
 
@@ -81,8 +85,14 @@ def loaded_ttft_ms(
 
 
 def operating_point(
-    ctx: InferenceContext, eff: InferenceEfficiency, scenario: str, batch: float,
-    input_len: float, output_len: float, beam_width: int = 1, prefill_one: StepParts | None = None,
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    scenario: str,
+    batch: float,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+    prefill_one: StepParts | None = None,
 ) -> OperatingPoint:
     """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
 
@@ -92,8 +102,9 @@ def operating_point(
         prefill = prefill_parts(ctx, eff, batch, input_len)
         step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
         total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
-        return OperatingPoint(batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step,
-                              prefill)
+        return OperatingPoint(
+            batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill
+        )
     if scenario == "single_stream":
         step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
@@ -107,7 +118,10 @@ def operating_point(
 
 
 def latency_bound_batch(
-    ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> int:
     """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
@@ -115,7 +129,10 @@ def latency_bound_batch(
 
 
 def latency_bound_point(
-    ctx: InferenceContext, eff: InferenceEfficiency, cap: int, workload_like: tuple[float, float, float, float],
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> tuple[int, OperatingPoint | None]:
     """The latency-bound batch and its operating point (None when even one request misses a limit).
@@ -172,61 +189,156 @@ def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: 
     return min(max_batch, cap)
 
 
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A feasible configuration's operating point, before its explanation is written (rankings compare
+    several tensor-parallel degrees per GPU type and explain only the one they keep)."""
+
+    gpu: GpuSpec
+    gpu_count: int
+    model: ModelSpec
+    workload: InferenceWorkload
+    tensor_parallel: int
+    pipeline_parallel: int
+    ctx: InferenceContext
+    point: OperatingPoint
+    batch: int
+    max_batch: int
+    efficiency: InferenceEfficiency
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.point.tokens_per_s / self.gpu_count
+
+
 def estimate_inference(
-    gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: InferenceWorkload,
-    tensor_parallel: int | None = None, pipeline_parallel: int = 1,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int = 1,
     efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> InferenceEstimate:
     """Estimate serving `model` on `gpu_count` x `gpu` (TP defaults to gpu_count / PP)."""
+    solved = solve_inference(gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency)
+    return explain(solved) if isinstance(solved, Solution) else solved
+
+
+def solve_inference(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int = 1,
+    efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> Solution | InferenceEstimate:
+    """The operating point of a configuration, or an infeasible estimate saying why there is none."""
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
+
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
 
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp) * tp * pp
     if need_gb > have_gb:
-        return _infeasible(gpu, gpu_count, tp, pp, (
-            f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
-            f"after the runtime reserve ({gpu.memory_gb:g} GB each)"), memory())
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            (
+                f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
+                f"after the runtime reserve ({gpu.memory_gb:g} GB each)"
+            ),
+            memory(),
+        )
     beams = workload.beam_width
     max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
     if max_batch < 1:
-        return _infeasible(gpu, gpu_count, tp, pp, (
-            f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"), memory())
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
+            memory(),
+        )
     ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
     eff = efficiency
     cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
     scenario = workload.scenario
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
-        batch, found = latency_bound_point(ctx, eff, min(max_batch, cap), (
-            workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms), beams)
+        batch, found = latency_bound_point(
+            ctx,
+            eff,
+            min(max_batch, cap),
+            (workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms),
+            beams,
+        )
         if batch < 1:
             point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
-            return _infeasible(gpu, gpu_count, tp, pp, (
-                f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
-                f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"), memory())
+            return _infeasible(
+                gpu,
+                gpu_count,
+                tp,
+                pp,
+                (
+                    f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
+                    f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"
+                ),
+                memory(),
+            )
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
         if batch > max_batch:
-            return _infeasible(gpu, gpu_count, tp, pp, (
-                f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"), memory())
+            return _infeasible(
+                gpu,
+                gpu_count,
+                tp,
+                pp,
+                (f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"),
+                memory(),
+            )
     point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
-    low, high = BAND_RATIO.get(scenario, (0.7, 1.4))
+    return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
+
+
+def explain(solved: Solution) -> InferenceEstimate:
+    """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
+    s, point, w = solved, solved.point, solved.workload
+    low, high = BAND_RATIO.get(w.scenario, (0.7, 1.4))
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(
         feasible=True,
-        reason=f"fits: batch {batch} of max {max_batch} on {tp * pp}x{gpu.name}",
-        gpu_id=gpu.id, gpu_count=gpu_count, tensor_parallel=tp, pipeline_parallel=pp,
-        memory_gb=memory_breakdown_gb(gpu, model, wdt, kvdt, context, batch, tp, pp),
-        max_batch=max_batch, batch=batch,
-        ttft_ms=point.ttft_ms, tpot_ms=point.tpot_ms,
-        output_tokens_per_s=tokens_per_s, output_tokens_per_s_per_gpu=tokens_per_s / gpu_count,
-        terms=step_terms(ctx, eff, point),
+        reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}",
+        gpu_id=s.gpu.id,
+        gpu_count=s.gpu_count,
+        tensor_parallel=s.tensor_parallel,
+        pipeline_parallel=s.pipeline_parallel,
+        memory_gb=memory_breakdown_gb(
+            s.gpu,
+            s.model,
+            w.weight_dtype,
+            w.kv_dtype_effective,
+            mean_context(w),
+            s.batch,
+            s.tensor_parallel,
+            s.pipeline_parallel,
+        ),
+        max_batch=s.max_batch,
+        batch=s.batch,
+        ttft_ms=point.ttft_ms,
+        tpot_ms=point.tpot_ms,
+        output_tokens_per_s=tokens_per_s,
+        output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
+        terms=step_terms(s.ctx, s.efficiency, point),
         band=Band(tokens_per_s / high, tokens_per_s / low),
         bound=point.step.bound,
-        assumptions=list(ctx.assumptions),
+        assumptions=list(s.ctx.assumptions),
     )

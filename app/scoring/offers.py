@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypeVar, overload
+from typing import Generic, TypeVar, cast, overload
 
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
@@ -48,8 +49,10 @@ def cheapest_offer_per_provider(offers: Iterable[Offer]) -> list[Offer]:
 
 
 def filter_key(filters: Filters) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(sorted(v.lower() for v in values)) for values in
-                 (filters.providers, filters.price_types, filters.gpus, filters.vendors))
+    return tuple(
+        tuple(sorted(v.lower() for v in values))
+        for values in (filters.providers, filters.price_types, filters.gpus, filters.vendors)
+    )
 
 
 def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False) -> list[Offer]:
@@ -99,3 +102,70 @@ class LazyOptions(Sequence[T], Generic[T]):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
+
+
+def offers_by_gpu(
+    snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False
+) -> dict[str, list[int]]:
+    """Indices into snapshot_offers(...) grouped by GPU, each group sorted by (price, provider id, index).
+
+    Within one GPU type every offer's cost is its price times the same factor, so these runs are already
+    in ranking order; memoised per snapshot and filter set like snapshot_offers."""
+    key = ("by_gpu", cheapest_per_provider, filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        offers = snapshot_offers(snapshot, filters, cheapest_per_provider)
+        groups: dict[str, list[int]] = {}
+        for index, offer in enumerate(offers):
+            groups.setdefault(offer.gpu_id, []).append(index)
+        for indices in groups.values():
+            indices.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
+        found = snapshot.memo[key] = groups
+    return found  # type: ignore[return-value]
+
+
+def hostable_count(
+    snapshot: CatalogSnapshot, filters: Filters, gpu_id: str, gpus_needed: int, cheapest_per_provider: bool = False
+) -> int:
+    """How many of a GPU type's offers can host `gpus_needed` GPUs: instances with at least that many,
+    or single-GPU offers (rentable n at a time). Counts per instance size are memoised per snapshot."""
+    key = ("sizes", cheapest_per_provider, filter_key(filters))
+    sizes = cast("dict[str, dict[int, int]] | None", snapshot.memo.get(key))
+    if sizes is None:
+        sizes = {}
+        for offer in snapshot_offers(snapshot, filters, cheapest_per_provider):
+            per_gpu = sizes.setdefault(offer.gpu_id, {})
+            per_gpu[offer.gpu_count] = per_gpu.get(offer.gpu_count, 0) + 1
+        snapshot.memo[key] = sizes
+    counts = sizes.get(gpu_id, {})
+    return sum(n for size, n in counts.items() if size >= gpus_needed or size == 1)
+
+
+class MergedOrder(Sequence[T], Generic[T]):
+    """A k-way merge of sorted runs, taken only as far as a caller reads: ranking n offers then costs
+    O(k) until options are read, and each read costs O(log k)."""
+
+    def __init__(self, runs: Iterable[Iterator[T]], total: int) -> None:
+        self._merged: Iterator[T] = heapq.merge(*runs)  # type: ignore[type-var]  # runs hold tuples
+        self._taken: list[T] = []
+        self._total = total
+
+    def __len__(self) -> int:
+        return self._total
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        while len(self._taken) <= index:
+            self._taken.append(next(self._merged))
+        return self._taken[index]

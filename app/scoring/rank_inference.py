@@ -9,13 +9,13 @@ charged, as they can serve another replica.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from app.scoring.explain import Band, Term
-from app.scoring.inference import InferenceEstimate, estimate_inference
-from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.inference import InferenceEstimate, Solution, explain, solve_inference
+from app.scoring.offers import LazyOptions, MergedOrder, hostable_count, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -70,18 +70,19 @@ def gpu_counts(gpu: GpuSpec, max_gpus: int) -> list[int]:
 
 
 def best_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
-    """Per GPU type: the feasible TP count with the highest output tok/s per GPU (else the largest tried)."""
-    best: InferenceEstimate | None = None
-    last: InferenceEstimate | None = None
+    """Per GPU type: the feasible TP count with the highest output tok/s per GPU (else the largest tried);
+    only the kept configuration is explained."""
+    best: Solution | None = None
+    last: Solution | InferenceEstimate | None = None
     for count in gpu_counts(gpu, workload.max_gpus):
-        estimate = estimate_inference(gpu, count, model, workload)
-        last = estimate
-        if estimate.feasible and (
-                best is None or estimate.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
-            best = estimate
-    chosen = best or last
-    assert chosen is not None  # gpu_counts yields at least 1: max_gpus >= 1 and the domain counts at least 1
-    return chosen
+        last = solve_inference(gpu, count, model, workload)
+        if isinstance(last, Solution) and (
+                best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
+            best = last
+    if best is not None:
+        return explain(best)
+    assert isinstance(last, InferenceEstimate)  # no feasible count: the last one tried says why
+    return last
 
 
 def _can_host(offer: Offer, count: int) -> bool:
@@ -147,46 +148,59 @@ def cached_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWork
 
 
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
-    """Cheapest $/M output tokens first; infeasible options last with their reasons.
+    """Cheapest $/M output tokens first (ties: GPU id, provider id, offer order); infeasible options last,
+    in offer order, with their reasons.
 
-    Only the cheapest offer per (GPU, provider, price type) is ranked; each GPU type is estimated once,
-    and each offer costs a multiplication and a place in the sort.
+    Only the cheapest offer per (GPU, provider, price type) is ranked and each GPU type is estimated once.
+    Each GPU type's offers are already sorted by price (memoised per snapshot), so the ranking is a lazy
+    merge of one run per GPU type: offers are priced and option objects built only as far as a caller reads.
     """
     offers = snapshot_offers(snapshot, workload, cheapest_per_provider=True)
+    groups = offers_by_gpu(snapshot, workload, cheapest_per_provider=True)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
-    pricing: dict[str, _Pricing] = {}
-    for gpu_id in dict.fromkeys(o.gpu_id for o in offers):
-        pricing[gpu_id] = _Pricing.of(cached_configuration(snapshot.gpus[gpu_id], model, workload, key), workload)
-    ranked: list[tuple[float, int]] = []
-    infeasible: list[int] = []
-    for index, offer in enumerate(offers):
-        p = pricing[offer.gpu_id]
-        if p.est.feasible and _can_host(offer, p.est.gpu_count):
-            ranked.append((offer.usd_per_gpu_hour * p.usd_per_m_per_usd_hour, index))
-        else:
-            infeasible.append(index)
-    ranked.sort()  # ties keep the offers' order
-    winner = _winner_band(ranked, offers, pricing)
-    contested = _contested(ranked, offers, pricing, winner)
+    pricing = {g: _Pricing.of(cached_configuration(snapshot.gpus[g], model, workload, key), workload) for g in groups}
+    feasible = {g: p for g, p in pricing.items() if p.est.feasible}
+    order = MergedOrder(
+        [_priced_run(offers, groups[g], g, p) for g, p in feasible.items()],
+        sum(hostable_count(snapshot, workload, g, p.est.gpu_count, cheapest_per_provider=True)
+            for g, p in feasible.items()))
+    infeasible: list[int] = []  # offer order, filled when first read
+    winner = _winner_band(order, pricing)
+    contested = _contested(order, pricing, winner)
 
     def build(position: int) -> InferenceOption:
-        if position >= len(ranked):
-            offer = offers[infeasible[position - len(ranked)]]
+        if position >= len(order):
+            if not infeasible:
+                infeasible.extend(i for i, o in enumerate(offers) if not _ranked(o, pricing[o.gpu_id]))
+            offer = offers[infeasible[position - len(order)]]
             return _infeasible_option(offer, pricing[offer.gpu_id].est)
-        cost, index = ranked[position]
-        offer = offers[index]
-        p = pricing[offer.gpu_id]
+        cost, gpu_id, _, index = order[position]
+        p = pricing[gpu_id]
         close = contested if position == 0 else _overlaps(cost, p, winner)
-        return _feasible_option(offer, p, cost, close)
+        return _feasible_option(offers[index], p, cost, close)
 
-    return InferenceRanking(model.id, LazyOptions(len(ranked) + len(infeasible), build), len(pricing))
+    return InferenceRanking(model.id, LazyOptions(len(offers), build), len(pricing))
 
 
-def _winner_band(ranked: list[tuple[float, int]], offers: list[Offer], pricing: dict[str, _Pricing]) -> Band | None:
-    if not ranked:
+def _ranked(offer: Offer, p: _Pricing) -> bool:
+    return p.est.feasible and _can_host(offer, p.est.gpu_count)
+
+
+def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,
+                p: _Pricing) -> Iterator[tuple[float, str, str, int]]:
+    """One GPU type's hostable offers, cheapest first, as ($/M output tokens, GPU id, provider id, index)."""
+    factor, count = p.usd_per_m_per_usd_hour, p.est.gpu_count
+    for i in indices:
+        offer = offers[i]
+        if _can_host(offer, count):
+            yield offer.usd_per_gpu_hour * factor, gpu_id, offer.provider_id, i
+
+
+def _winner_band(order: MergedOrder[tuple[float, str, str, int]], pricing: dict[str, _Pricing]) -> Band | None:
+    if not order:
         return None
-    cost, index = ranked[0]
-    p = pricing[offers[index].gpu_id]
+    cost, gpu_id, _, _ = order[0]
+    p = pricing[gpu_id]
     return Band(cost * p.band_low, cost * p.band_high)
 
 
@@ -194,15 +208,16 @@ def _overlaps(cost: float, p: _Pricing, winner: Band | None) -> bool:
     return winner is not None and cost * p.band_low <= winner.high and winner.low <= cost * p.band_high
 
 
-def _contested(ranked: list[tuple[float, int]], offers: list[Offer], pricing: dict[str, _Pricing],
+def _contested(order: MergedOrder[tuple[float, str, str, int]], pricing: dict[str, _Pricing],
                winner: Band | None) -> bool:
     """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
     if winner is None:
         return False
     lowest_ratio = min(p.band_low for p in pricing.values() if p.est.feasible)
-    for cost, index in ranked[1:]:
+    for position in range(1, len(order)):
+        cost, gpu_id, _, _ = order[position]
         if cost * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
             return False
-        if _overlaps(cost, pricing[offers[index].gpu_id], winner):
+        if _overlaps(cost, pricing[gpu_id], winner):
             return True
     return False

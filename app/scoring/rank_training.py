@@ -9,7 +9,7 @@ that GPU is then priced with a dict lookup and a multiplication. Pure: the catal
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
@@ -18,7 +18,7 @@ from operator import eq
 from typing import TypeAlias
 
 from app.scoring.explain import Band, Term
-from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.offers import LazyOptions, MergedOrder, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training import TrainingEstimate, estimate_training
 from app.scoring.training_memory import Layout
@@ -183,36 +183,41 @@ def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
     """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons.
 
-    Each offer costs a multiplication and a place in the sort; option objects are built when read."""
+    Order: (USD per step, GPU id, provider id, offer order). Each GPU type's offers are already sorted
+    by price (memoised per snapshot), so the ranking is a lazy merge of one run per GPU type: offers
+    are priced and option objects built only as far as a caller reads."""
     offers = snapshot_offers(snapshot, workload)
+    groups = offers_by_gpu(snapshot, workload)
     search = LayoutSearch(model, workload)
     memo: LayoutMemo = {}
     estimates: dict[str, TrainingEstimate] = {}
     notes = []
-    for gpu_id in sorted({o.gpu_id for o in offers}):
+    for gpu_id in sorted(groups):
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)
         if note:
             notes.append(f"{gpu_id}: {note}")
         estimates[gpu_id] = best_estimate(gpu, search, memo)
     shared = {gpu_id: share for gpu_id, est in estimates.items() if (share := _per_gpu(est, workload)) is not None}
-    feasible = [o for o in offers if o.gpu_id in shared]
-    usd = [shared[o.gpu_id][0] * o.usd_per_gpu_hour / 3600 for o in feasible]
-    order = _offer_order(feasible, usd)
-    infeasible = sorted((o for o in offers if o.gpu_id not in shared), key=lambda o: (o.gpu_id, o.provider_id))
-    winner = _band(usd[order[0]], shared[feasible[order[0]].gpu_id]) if order else None
-    contested = _contested(order, usd, feasible, shared, winner)
+    order = MergedOrder([_priced_run(offers, groups[g], g, shared[g]) for g in shared],
+                        sum(len(groups[g]) for g in shared))
+    infeasible_gpus = [g for g in sorted(groups) if g not in shared]
+    infeasible: list[int] = []  # (GPU id, provider id, offer order), filled when first read
+    winner = _band(order[0][0], shared[order[0][1]]) if order else None
+    contested = _contested(order, shared, winner)
 
     def build(position: int) -> TrainingOption:
         if position >= len(order):
-            offer = infeasible[position - len(order)]
+            if not infeasible:
+                infeasible.extend(i for g in infeasible_gpus for i in sorted(groups[g], key=lambda i: (
+                    offers[i].provider_id, i)))
+            offer = offers[infeasible[position - len(order)]]
             est = estimates[offer.gpu_id]
             return TrainingOption(
                 offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
                 offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, est.reason, False, est.terms,
                 None, None, None, None, None, None, est.memory_per_gpu_gb, None)
-        i = order[position]
-        offer, usd_step = feasible[i], usd[i]
-        per_gpu = shared[offer.gpu_id]
+        usd_step, gpu_id, _, index = order[position]
+        offer, per_gpu = offers[index], shared[gpu_id]
         _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu
         band = _band(usd_step, per_gpu)
         close = contested if position == 0 else _overlap(band, winner)
@@ -221,23 +226,34 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
             offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price, mem, band)
 
-    return TrainingRanking(model.id, LazyOptions(len(order) + len(infeasible), build), len(memo), notes)
+    total = len(order) + sum(len(groups[g]) for g in infeasible_gpus)
+    return TrainingRanking(model.id, LazyOptions(total, build), len(memo), notes)
+
+
+def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,
+                per_gpu: _SharedTerms) -> Iterator[tuple[float, str, str, int]]:
+    """One GPU type's offers, cheapest first, as (USD per step, GPU id, provider id, offer index)."""
+    step_x_count = per_gpu[0]
+    for i in indices:
+        offer = offers[i]
+        yield step_x_count * offer.usd_per_gpu_hour / 3600, gpu_id, offer.provider_id, i
 
 
 def _band(usd_step: float, per_gpu: _SharedTerms) -> Band:
     return Band(usd_step * per_gpu[2], usd_step * per_gpu[3])
 
 
-def _contested(order: list[int], usd: list[float], feasible: list[Offer], shared: dict[str, _SharedTerms],
+def _contested(order: MergedOrder[tuple[float, str, str, int]], shared: dict[str, _SharedTerms],
                winner: Band | None) -> bool:
     """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
     if winner is None:
         return False
     lowest_ratio = min(per_gpu[2] for per_gpu in shared.values())
-    for i in order[1:]:
-        if usd[i] * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
+    for position in range(1, len(order)):
+        usd_step, gpu_id, _, _ = order[position]
+        if usd_step * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
             return False
-        if _overlap(_band(usd[i], shared[feasible[i].gpu_id]), winner):
+        if _overlap(_band(usd_step, shared[gpu_id]), winner):
             return True
     return False
 
