@@ -53,6 +53,7 @@ class InferenceRanking:
     model_id: str
     options: Sequence[InferenceOption]  # best first; a LazyOptions builds each option on first access
     configurations_evaluated: int
+    feasible_count: int = 0  # the first feasible_count options are the feasible ones
 
     def to_dict(self) -> dict:
         return {"model_id": self.model_id, "options": [o.to_dict() for o in self.options],
@@ -179,7 +180,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         close = contested if position == 0 else _overlaps(cost, p, winner)
         return _feasible_option(offers[index], p, cost, close)
 
-    return InferenceRanking(model.id, LazyOptions(len(offers), build), len(pricing))
+    return InferenceRanking(model.id, LazyOptions(len(offers), build), len(pricing), feasible_count=len(order))
 
 
 def _ranked(offer: Offer, p: _Pricing) -> bool:

@@ -57,6 +57,7 @@ class TrainingRanking:
     options: Sequence[TrainingOption]  # best first; a LazyOptions builds each option on first access
     configurations_evaluated: int
     notes: list[str] = field(default_factory=list)
+    feasible_count: int = 0  # the first feasible_count options are the feasible ones
 
     def to_dict(self) -> dict:
         return {"model_id": self.model_id, "options": [asdict(o) for o in self.options],
@@ -227,7 +228,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price, mem, band)
 
     total = len(order) + sum(len(groups[g]) for g in infeasible_gpus)
-    return TrainingRanking(model.id, LazyOptions(total, build), len(memo), notes)
+    return TrainingRanking(model.id, LazyOptions(total, build), len(memo), notes, feasible_count=len(order))
 
 
 def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,

@@ -107,7 +107,7 @@ def rank_payload(phase: str, workload: Workload, snapshot: CatalogSnapshot, shar
         "model": plain(model),
         "options": rows,
         "total_options": len(ranking.options),
-        "feasible_options": sum(1 for o in ranking.options if o.feasible),
+        "feasible_options": ranking.feasible_count,
         "notes": list(getattr(ranking, "notes", [])),
         "catalog_version": snapshot.version,
         "share_url": share_url,

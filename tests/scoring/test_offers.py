@@ -51,3 +51,17 @@ def test_hostable_count_counts_big_enough_or_single_gpu_offers() -> None:
     assert hostable_count(snapshot, Filters(), "A", 1) == 3
     assert hostable_count(snapshot, Filters(), "A", 4) == 2  # the 4-GPU instance and the single-GPU offer
     assert hostable_count(snapshot, Filters(), "B", 16) == 0
+
+
+def test_rankings_report_how_many_options_are_feasible() -> None:
+    from app.bench_data import bench_snapshot
+    from app.scoring.rank_inference import rank_inference
+    from app.scoring.rank_training import rank_training
+    from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+    snapshot = bench_snapshot(1)
+    inference = rank_inference(InferenceWorkload(model="llama-3.1-70b"), snapshot, snapshot.models["llama-3.1-70b"])
+    training = rank_training(TrainingWorkload(), snapshot, snapshot.models["llama-3.1-8b"])
+    for ranking in (inference, training):
+        flags = [o.feasible for o in ranking.options]
+        assert flags == [True] * ranking.feasible_count + [False] * (len(flags) - ranking.feasible_count)
