@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar, cast, overload
 
@@ -70,16 +71,18 @@ def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_pr
     return found  # type: ignore[return-value]
 
 
-class LazyOptions(Sequence[T], Generic[T]):
-    """Ranked options built on first access: the ranking fixes order and prices for every offer, but
-    an option object is only made for the rows a caller reads (a page shows 25, `?limit=10` reads 10)."""
+class OnDemandSequence(Sequence[T], Generic[T]):
+    """A sequence of known length whose items are produced on first access (`_item`), then kept."""
 
-    def __init__(self, count: int, build: Callable[[int], T]) -> None:
-        self._built: list[T | None] = [None] * count
-        self._build = build
+    def __init__(self, length: int) -> None:
+        self._length = length
+
+    @abstractmethod
+    def _item(self, index: int) -> T:
+        """Produce item `index`; each subclass says how."""
 
     def __len__(self) -> int:
-        return len(self._built)
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> T: ...
@@ -89,19 +92,34 @@ class LazyOptions(Sequence[T], Generic[T]):
 
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return [self._item(i) for i in range(*index.indices(self._length))]
         if index < 0:
-            index += len(self)
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[T]:
+        return (self._item(i) for i in range(self._length))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+
+class LazyOptions(OnDemandSequence[T]):
+    """Ranked options built on first access: the ranking fixes order and prices for every offer, but
+    an option object is only made for the rows a caller reads (a page shows 25, `?limit=10` reads 10)."""
+
+    def __init__(self, count: int, build: Callable[[int], T]) -> None:
+        super().__init__(count)
+        self._built: list[T | None] = [None] * count
+        self._build = build
+
+    def _item(self, index: int) -> T:
         built = self._built[index]
         if built is None:
             built = self._built[index] = self._build(index)
         return built
-
-    def __iter__(self) -> Iterator[T]:
-        return (self[i] for i in range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
 
 
 def offers_by_gpu(
@@ -141,31 +159,16 @@ def hostable_count(
     return sum(n for size, n in counts.items() if size >= gpus_needed or size == 1)
 
 
-class MergedOrder(Sequence[T], Generic[T]):
+class MergedOrder(OnDemandSequence[T]):
     """A k-way merge of sorted runs, taken only as far as a caller reads: ranking n offers then costs
     O(k) until options are read, and each read costs O(log k)."""
 
     def __init__(self, runs: Iterable[Iterator[T]], total: int) -> None:
+        super().__init__(total)
         self._merged: Iterator[T] = heapq.merge(*runs)  # type: ignore[type-var]  # runs hold tuples
         self._taken: list[T] = []
-        self._total = total
 
-    def __len__(self) -> int:
-        return self._total
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | list[T]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += self._total
-        if not 0 <= index < self._total:
-            raise IndexError(index)
+    def _item(self, index: int) -> T:
         while len(self._taken) <= index:
             self._taken.append(next(self._merged))
         return self._taken[index]
