@@ -58,27 +58,39 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
-def plain(value: Any) -> Any:
-    """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {name: plain(getattr(value, name)) for name in _field_names(type(value))}
+_SCALARS = (str, int, bool, type(None))
+
+
+def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
+    """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict).
+
+    `shared` memoises converted lists by identity: every offer of one configuration carries the same
+    `terms` list, so a ranking converts each configuration's explanation once, not once per offer."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is float:
+        return round(value, 6)
+    if kind is list and shared is not None:
+        found = shared.get(id(value))
+        if found is None:
+            found = shared[id(value)] = [plain(v, shared) for v in value]
+        return found
     if isinstance(value, list | tuple | LazyOptions):
-        return [plain(v) for v in value]
+        return [plain(v, shared) for v in value]
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: plain(v, shared) for k, v in value.items()}
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, float):
-        return round(value, 6)
+    if is_dataclass(value) and not isinstance(value, type):
+        return {name: plain(getattr(value, name), shared) for name in _field_names(kind)}
     return value
 
 
-def plain_row(option: Any, include_terms: bool) -> dict[str, Any]:
+def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
     """One ranked option as a dict; without terms, they are never converted (the costliest part)."""
-    if include_terms:
-        return plain(option)
     names: tuple[str, ...] = _field_names(option.__class__)
-    return {name: plain(getattr(option, name)) for name in names if name != "terms"}
+    return {name: plain(getattr(option, name), shared) for name in names if include_terms or name != "terms"}
 
 
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
@@ -100,7 +112,8 @@ def rank_payload(phase: str, workload: Workload, snapshot: CatalogSnapshot, shar
     """The rank API's response body: {workload, model, options (best first), share_url, ...}."""
     model, ranking = rank(phase, workload, snapshot)
     options = ranking.options if limit is None else ranking.options[:limit]
-    rows = [plain_row(o, include_terms) for o in options]
+    shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
+    rows = [plain_row(o, include_terms, shared) for o in options]
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),

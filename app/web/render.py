@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from jinja2_fragments.fastapi import Jinja2Blocks
+from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
 
@@ -42,8 +44,17 @@ def json_twin_url(request: Request) -> str:
     return f"{path}.json{query}"
 
 
-def json_response(payload: Any, status_code: int = 200) -> JSONResponse:
-    return JSONResponse(jsonable_encoder(payload), status_code=status_code)
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return jsonable_encoder(value)  # anything unusual: FastAPI's slower, general walk
+
+
+def json_response(payload: Any, status_code: int = 200) -> Response:
+    """orjson for JSON-ready dicts, dataclasses, dates and pydantic models (jsonable_encoder's recursive walk
+    costs tens of ms on a full ranking)."""
+    body = orjson.dumps(payload, default=_json_default, option=orjson.OPT_NON_STR_KEYS)
+    return Response(body, status_code=status_code, media_type="application/json")
 
 
 def page(
