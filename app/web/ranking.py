@@ -83,7 +83,8 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     if is_dataclass(value) and not isinstance(value, type):
-        return {name: plain(getattr(value, name), shared) for name in _field_names(kind)}
+        names: tuple[str, ...] = _field_names(value.__class__)
+        return {name: plain(getattr(value, name), shared) for name in names}
     return value
 
 
