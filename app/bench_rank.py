@@ -8,32 +8,15 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
+from app.bench_data import bench_snapshot
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.web import ranking
 
 RUNS = 60
 OFFER_MULTIPLIER = 100
-
-
-def synthetic_snapshot(snapshot: CatalogSnapshot, offer_multiplier: int) -> CatalogSnapshot:
-    """Copies of every offer under new provider ids, each a little dearer, so none is deduplicated away."""
-    try:  # someone may ship a shared generator; prefer it when present
-        from app.bench_data import bench_snapshot  # type: ignore[import-not-found]
-
-        return bench_snapshot(offer_multiplier)
-    except ImportError:
-        pass
-    offers = list(snapshot.offers)
-    for copy in range(1, offer_multiplier):
-        offers += [replace(o, provider_id=f"{o.provider_id}-x{copy}",
-                           provider_name=f"{o.provider_name} x{copy}",
-                           usd_per_gpu_hour=o.usd_per_gpu_hour * (1 + copy / 1000), offer_id=None)
-                   for o in snapshot.offers]
-    return replace(snapshot, offers=tuple(offers), version=f"{snapshot.version}-x{offer_multiplier}")
 
 
 def inference_workload(run: int) -> InferenceWorkload:
@@ -57,7 +40,7 @@ def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot,
 
 
 def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
-    big = synthetic_snapshot(snapshot, OFFER_MULTIPLIER)
+    big = bench_snapshot(OFFER_MULTIPLIER)
     rows = []
     phases = (("inference", inference_workload), ("training", training_workload))
     for phase, make in phases:

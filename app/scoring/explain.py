@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -30,12 +31,21 @@ class Band:
         return self.low <= other.high and other.low <= self.high
 
 
-def close_calls(bands: list[Band | None]) -> list[bool]:
-    """Options ranked best first: each runner-up whose band overlaps the winner's is a close call,
-    and so is the winner when at least one runner-up overlaps it (its win is within the noise)."""
-    if not bands or bands[0] is None:
-        return [False] * len(bands)
-    winner = bands[0]
-    flags = [False] + [band is not None and band.overlaps(winner) for band in bands[1:]]
-    flags[0] = any(flags[1:])
-    return flags
+def is_close_call(band: Band, winner: Band | None) -> bool:
+    """A runner-up is a close call when its band overlaps the winner's."""
+    return winner is not None and band.overlaps(winner)
+
+
+def win_is_contested(winner: Band | None, runners_up: Iterable[tuple[float, Band]], lowest_low_ratio: float) -> bool:
+    """The winner is a close call too when any runner-up's band overlaps its own (the win is within the noise).
+
+    Runners-up come cheapest first as (cost, band), every band at least cost × `lowest_low_ratio`; once that
+    passes the winner's high end no later band can reach back, so the scan stops there."""
+    if winner is None:
+        return False
+    for cost, band in runners_up:
+        if cost * lowest_low_ratio > winner.high:
+            return False
+        if band.overlaps(winner):
+            return True
+    return False

@@ -102,9 +102,6 @@ class OnDemandSequence(Sequence[T], Generic[T]):
     def __iter__(self) -> Iterator[T]:
         return (self._item(i) for i in range(self._length))
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
 
 class LazyOptions(OnDemandSequence[T]):
     """Ranked options built on first access: the ranking fixes order and prices for every offer, but

@@ -12,8 +12,9 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from itertools import islice
 
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference import InferenceEstimate, Solution, explain, solve_inference
 from app.scoring.offers import LazyOptions, MergedOrder, hostable_count, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
@@ -167,7 +168,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
             for g, p in feasible.items()))
     infeasible: list[int] = []  # offer order, filled when first read
     winner = _winner_band(order, pricing)
-    contested = _contested(order, pricing, winner)
+    runners_up = ((cost, _band(cost, pricing[g])) for cost, g, _, _ in islice(order, 1, None))
+    contested = win_is_contested(winner, runners_up, min((p.band_low for p in feasible.values()), default=1.0))
 
     def build(position: int) -> InferenceOption:
         if position >= len(order):
@@ -177,7 +179,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
             return _infeasible_option(offer, pricing[offer.gpu_id].est)
         cost, gpu_id, _, index = order[position]
         p = pricing[gpu_id]
-        close = contested if position == 0 else _overlaps(cost, p, winner)
+        close = contested if position == 0 else is_close_call(_band(cost, p), winner)
         return _feasible_option(offers[index], p, cost, close)
 
     return InferenceRanking(model.id, LazyOptions(len(offers), build), len(pricing), feasible_count=len(order))
@@ -201,24 +203,8 @@ def _winner_band(order: MergedOrder[tuple[float, str, str, int]], pricing: dict[
     if not order:
         return None
     cost, gpu_id, _, _ = order[0]
-    p = pricing[gpu_id]
+    return _band(cost, pricing[gpu_id])
+
+
+def _band(cost: float, p: _Pricing) -> Band:
     return Band(cost * p.band_low, cost * p.band_high)
-
-
-def _overlaps(cost: float, p: _Pricing, winner: Band | None) -> bool:
-    return winner is not None and cost * p.band_low <= winner.high and winner.low <= cost * p.band_high
-
-
-def _contested(order: MergedOrder[tuple[float, str, str, int]], pricing: dict[str, _Pricing],
-               winner: Band | None) -> bool:
-    """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
-    if winner is None:
-        return False
-    lowest_ratio = min(p.band_low for p in pricing.values() if p.est.feasible)
-    for position in range(1, len(order)):
-        cost, gpu_id, _, _ = order[position]
-        if cost * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
-            return False
-        if _overlaps(cost, pricing[gpu_id], winner):
-            return True
-    return False

@@ -13,11 +13,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
-from itertools import compress, islice
-from operator import eq
+from itertools import islice
 from typing import TypeAlias
 
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.offers import LazyOptions, MergedOrder, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training import TrainingEstimate, estimate_training
@@ -152,21 +151,6 @@ def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> Train
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
 
 
-def _offer_order(offers: list[Offer], usd: list[float]) -> list[int]:
-    """Indices by (USD per step, GPU id, provider id), stable: a float sort, then only ties re-sorted."""
-    order = sorted(range(len(offers)), key=usd.__getitem__)
-    ranked = list(map(usd.__getitem__, order))
-    ties = list(compress(range(len(ranked) - 1), map(eq, ranked, islice(ranked, 1, None))))
-    start = 0
-    for k, at in enumerate(ties):  # positions where the next value equals this one
-        if k == 0 or ties[k - 1] != at - 1:
-            start = at
-        if k + 1 == len(ties) or ties[k + 1] != at + 1:  # run start..at+1 ends here
-            run = sorted(order[start:at + 2], key=lambda i: (offers[i].gpu_id, offers[i].provider_id))
-            order[start:at + 2] = run
-    return order
-
-
 def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
     """What every option of one GPU type shares; the offer only multiplies by its price. None if infeasible.
 
@@ -204,7 +188,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     infeasible_gpus = [g for g in sorted(groups) if g not in shared]
     infeasible: list[int] = []  # (GPU id, provider id, offer order), filled when first read
     winner = _band(order[0][0], shared[order[0][1]]) if order else None
-    contested = _contested(order, shared, winner)
+    runners_up = ((usd, _band(usd, shared[g])) for usd, g, _, _ in islice(order, 1, None))
+    contested = win_is_contested(winner, runners_up, min((t[2] for t in shared.values()), default=1.0))
 
     def build(position: int) -> TrainingOption:
         if position >= len(order):
@@ -221,7 +206,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         offer, per_gpu = offers[index], shared[gpu_id]
         _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu
         band = _band(usd_step, per_gpu)
-        close = contested if position == 0 else _overlap(band, winner)
+        close = contested if position == 0 else is_close_call(band, winner)
         price = offer.usd_per_gpu_hour
         return TrainingOption(
             offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
@@ -242,22 +227,3 @@ def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,
 
 def _band(usd_step: float, per_gpu: _SharedTerms) -> Band:
     return Band(usd_step * per_gpu[2], usd_step * per_gpu[3])
-
-
-def _contested(order: MergedOrder[tuple[float, str, str, int]], shared: dict[str, _SharedTerms],
-               winner: Band | None) -> bool:
-    """Whether any runner-up's band overlaps the winner's (see explain.close_calls)."""
-    if winner is None:
-        return False
-    lowest_ratio = min(per_gpu[2] for per_gpu in shared.values())
-    for position in range(1, len(order)):
-        usd_step, gpu_id, _, _ = order[position]
-        if usd_step * lowest_ratio > winner.high:  # costs only grow from here: no later band can reach back
-            return False
-        if _overlap(_band(usd_step, shared[gpu_id]), winner):
-            return True
-    return False
-
-
-def _overlap(band: Band, winner: Band | None) -> bool:
-    return winner is not None and band.low <= winner.high and winner.low <= band.high
