@@ -44,8 +44,13 @@ def measure(duration_s: float = DURATION_S, concurrency: int = CONCURRENCY) -> d
 
 def _summary(health: LoadResult, ranked: LoadResult, concurrency: int, duration_s: float) -> dict[str, Any]:
     errors = health.errors + ranked.errors
-    return {"concurrency": concurrency, "duration_s": duration_s, "errors": errors,
-            "healthz_rps": health.requests_per_s, "rank_rps": ranked.requests_per_s,
-            "healthz_p50_ms": health.by_class["healthz"].p50_ms,
-            "rank_p50_ms": ranked.by_class["rank"].p50_ms,
-            "ratio": ranked.requests_per_s / health.requests_per_s if health.requests_per_s else 0.0}
+    return {
+        "concurrency": concurrency,
+        "duration_s": duration_s,
+        "errors": errors,
+        "healthz_rps": health.requests_per_s,
+        "rank_rps": ranked.requests_per_s,
+        "healthz_p50_ms": health.by_class["healthz"].p50_ms,
+        "rank_p50_ms": ranked.by_class["rank"].p50_ms,
+        "ratio": ranked.requests_per_s / health.requests_per_s if health.requests_per_s else 0.0,
+    }

@@ -48,6 +48,14 @@ def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
         # and no estimate memoised in one run can serve another.
         base_ms = median_ms(phase, make, snapshot, start=0)
         big_ms = median_ms(phase, make, big, start=2 * RUNS)
-        rows.append({"phase": phase, "offers": len(snapshot.offers), "median_ms": base_ms,
-                     "offers_big": len(big.offers), "median_ms_big": big_ms, "ratio": big_ms / base_ms})
+        rows.append(
+            {
+                "phase": phase,
+                "offers": len(snapshot.offers),
+                "median_ms": base_ms,
+                "offers_big": len(big.offers),
+                "median_ms_big": big_ms,
+                "ratio": big_ms / base_ms,
+            }
+        )
     return rows

@@ -25,8 +25,10 @@ def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> 
             ok = False
             print(f"seed error: {error} (nothing from {report.file} was loaded)", file=sys.stderr)
         if not quiet and not report.errors:
-            print(f"{report.file}: {report.inserted} new, {report.updated} updated "
-                  f"({report.prices_changed} price changes), {report.unchanged} unchanged")
+            print(
+                f"{report.file}: {report.inserted} new, {report.updated} updated "
+                f"({report.prices_changed} price changes), {report.unchanged} unchanged"
+            )
     return ok
 
 
@@ -37,8 +39,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not args.no_setup:
         setup_database(settings.database_url, settings.seed_dir, quiet=True)
     uvicorn.run(
-        "app.main:create_app", factory=True, host=args.host or settings.host, port=args.port or settings.port,
-        workers=args.workers, proxy_headers=True, forwarded_allow_ips="*" if args.behind_proxy else None,
+        "app.main:create_app",
+        factory=True,
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        workers=args.workers,
+        proxy_headers=True,
+        forwarded_allow_ips="*" if args.behind_proxy else None,
         log_level="info",
     )
     return 0
@@ -111,8 +118,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
     try:
         workload = WORKLOADS[args.phase].model_validate(values)
-        payload = ranking.rank_payload(args.phase, workload, load_snapshot(),
-                                       "/?" + canonical_query(args.phase, workload))  # type: ignore[arg-type]
+        payload = ranking.rank_payload(
+            args.phase, workload, load_snapshot(), "/?" + canonical_query(args.phase, workload)
+        )  # type: ignore[arg-type]
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
@@ -161,8 +169,9 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
                 continue
             flag = "--" + name.replace("_", "-")
             if name in ("providers", "price_types", "gpus", "vendors"):
-                parser.add_argument(flag, dest=name, type=lambda s: [x for x in s.split(",") if x],
-                                    help="comma-separated")
+                parser.add_argument(
+                    flag, dest=name, type=lambda s: [x for x in s.split(",") if x], help="comma-separated"
+                )
             else:
                 parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
         parser.add_argument("--limit", type=int, default=15, help="rows to print")

@@ -24,22 +24,50 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     from app import reports
 
     t = body["traffic"]
-    print(f"{body['model']['name']}: {t['requests_per_day']:,.0f} requests/day, {t['profile']}, "
-          f"peak {t['peak_requests_per_s']:.2f}/s")
-    rows = [[f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], o["price_type"], o["replicas_at_peak"],
-             round(o["monthly_usd_always_on"]), round(o["monthly_usd_autoscaled"]),
-             round(o["monthly_usd_scale_to_zero"])] for o in body["options"][:limit]]
-    print(reports.table(["config", "provider", "price", "replicas", "always-on $/mo", "autoscaled $/mo",
-                         "to-zero $/mo"], rows))
-    quotes = [[q["provider_name"], q["model_name"] + (" (substitute)" if q["substitute"] else ""),
-               q["input_usd_per_mtok"], q["output_usd_per_mtok"], round(q["monthly_usd"]), q["as_of"]]
-              for q in body["serverless"]]
+    print(
+        f"{body['model']['name']}: {t['requests_per_day']:,.0f} requests/day, {t['profile']}, "
+        f"peak {t['peak_requests_per_s']:.2f}/s"
+    )
+    rows = [
+        [
+            f"{o['gpu_count']}×{o['gpu_id']}",
+            o["provider_name"],
+            o["price_type"],
+            o["replicas_at_peak"],
+            round(o["monthly_usd_always_on"]),
+            round(o["monthly_usd_autoscaled"]),
+            round(o["monthly_usd_scale_to_zero"]),
+        ]
+        for o in body["options"][:limit]
+    ]
+    print(
+        reports.table(
+            ["config", "provider", "price", "replicas", "always-on $/mo", "autoscaled $/mo", "to-zero $/mo"], rows
+        )
+    )
+    quotes = [
+        [
+            q["provider_name"],
+            q["model_name"] + (" (substitute)" if q["substitute"] else ""),
+            q["input_usd_per_mtok"],
+            q["output_usd_per_mtok"],
+            round(q["monthly_usd"]),
+            q["as_of"],
+        ]
+        for q in body["serverless"]
+    ]
     print()
-    print(reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of"], quotes) if quotes
-          else "no serverless price for this model or one of similar size")
+    print(
+        reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of"], quotes)
+        if quotes
+        else "no serverless price for this model or one of similar size"
+    )
     even = body["break_even"]
-    print(f"\nbreak-even: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
-          if even["requests_per_day"] else f"\nbreak-even: none ({even['reason']})")
+    print(
+        f"\nbreak-even: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
+        if even["requests_per_day"]
+        else f"\nbreak-even: none ({even['reason']})"
+    )
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -52,8 +80,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
         training = None
         if args.kind == "lifecycle":
-            training = TrainingWorkload.model_validate({"model": workload.model, **_values(args, TRAINING_FLAGS,
-                                                                                           "train_")})
+            training = TrainingWorkload.model_validate(
+                {"model": workload.model, **_values(args, TRAINING_FLAGS, "train_")}
+            )
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         if training is None:
@@ -79,9 +108,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
     from app import reports
 
-    rows = [[c["training"], c["serving"], round(c["training_usd"]), round(c["serving_usd_per_month"]),
-             round(c["total_usd"]), f"{c['training_share']:.1%}", f"{c['serving_share']:.1%}"]
-            for c in body["combinations"][:limit]]
+    rows = [
+        [
+            c["training"],
+            c["serving"],
+            round(c["training_usd"]),
+            round(c["serving_usd_per_month"]),
+            round(c["total_usd"]),
+            f"{c['training_share']:.1%}",
+            f"{c['serving_share']:.1%}",
+        ]
+        for c in body["combinations"][:limit]
+    ]
     print(f"train, then serve for {body['months']} months ({body['basis']})")
     print(reports.table(["train on", "serve on", "train $", "serve $/mo", "total $", "train %", "serve %"], rows))
 

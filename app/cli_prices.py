@@ -49,8 +49,10 @@ def cmd_prices_import(args: argparse.Namespace) -> int:
         return 1
     finally:
         engine.dispose()
-    print(f"{path.name}: {report.inserted} new, {report.updated} updated "
-          f"({report.prices_changed} price changes), {report.unchanged} unchanged")
+    print(
+        f"{path.name}: {report.inserted} new, {report.updated} updated "
+        f"({report.prices_changed} price changes), {report.unchanged} unchanged"
+    )
     return 0
 
 

@@ -26,12 +26,30 @@ def free_port() -> int:
 def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 30) -> Iterator[str]:
     """Serve the app on a free loopback port until the block ends; yields the base URL."""
     port = free_port()
-    env = {**os.environ, "GPUMATCH_DATABASE_URL": database_url, "GPUMATCH_ASSET_SOURCE": "local",
-           "GPUMATCH_ENVIRONMENT": "test"}
+    env = {
+        **os.environ,
+        "GPUMATCH_DATABASE_URL": database_url,
+        "GPUMATCH_ASSET_SOURCE": "local",
+        "GPUMATCH_ENVIRONMENT": "test",
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--workers", str(workers), "--log-level", "warning"],
-        env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        cwd=ROOT,
     )
     url = f"http://127.0.0.1:{port}"
     try:

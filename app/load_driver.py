@@ -56,8 +56,14 @@ class LoadResult:
         return self.requests / self.elapsed_s if self.elapsed_s else 0.0
 
 
-async def _client_loop(client: httpx.AsyncClient, make: RequestFactory, counter: itertools.count,
-                       deadline: float, max_requests: int, stats: dict[str, ClassStats]) -> None:
+async def _client_loop(
+    client: httpx.AsyncClient,
+    make: RequestFactory,
+    counter: itertools.count,
+    deadline: float,
+    max_requests: int,
+    stats: dict[str, ClassStats],
+) -> None:
     while time.monotonic() < deadline:
         number = next(counter)
         if number >= max_requests:
@@ -76,20 +82,21 @@ async def _client_loop(client: httpx.AsyncClient, make: RequestFactory, counter:
             entry.sample_error = entry.sample_error or detail
 
 
-async def run_load(base_url: str, make: RequestFactory, concurrency: int, duration_s: float,
-                   max_requests: int) -> LoadResult:
+async def run_load(
+    base_url: str, make: RequestFactory, concurrency: int, duration_s: float, max_requests: int
+) -> LoadResult:
     stats: dict[str, ClassStats] = defaultdict(ClassStats)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=60) as client:
         counter = itertools.count()
         began = time.monotonic()
         deadline = began + duration_s
-        await asyncio.gather(*(_client_loop(client, make, counter, deadline, max_requests, stats)
-                               for _ in range(concurrency)))
+        await asyncio.gather(
+            *(_client_loop(client, make, counter, deadline, max_requests, stats) for _ in range(concurrency))
+        )
         elapsed_s = time.monotonic() - began
     return LoadResult(elapsed_s=elapsed_s, by_class=dict(stats))
 
 
-def drive(base_url: str, make: RequestFactory, concurrency: int, duration_s: float,
-          max_requests: int) -> LoadResult:
+def drive(base_url: str, make: RequestFactory, concurrency: int, duration_s: float, max_requests: int) -> LoadResult:
     return asyncio.run(run_load(base_url, make, concurrency, duration_s, max_requests))

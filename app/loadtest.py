@@ -45,6 +45,7 @@ def request_mix(share_paths: list[str]):  # type: ignore[no-untyped-def]
         if kind == "share_create":
             return "share create", "POST", "/share", {"data": _share_form(number), "headers": JSON_ACCEPT}
         return _rank(number)
+
     return make
 
 
@@ -68,12 +69,13 @@ def create_shares(base_url: str, count: int = 4) -> list[str]:
 
 
 def table(result: LoadResult) -> list[str]:
-    lines = ["| endpoint class | requests | requests/s | p50 ms | p99 ms | errors |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| endpoint class | requests | requests/s | p50 ms | p99 ms | errors |", "|---|---:|---:|---:|---:|---:|"]
     for kind, stats in sorted(result.by_class.items()):
         count = len(stats.latencies_ms)
-        lines.append(f"| {kind} | {count} | {count / result.elapsed_s:.1f} | {stats.p50_ms:.1f} | "
-                     f"{stats.percentile_ms(0.99):.1f} | {stats.errors} |")
+        lines.append(
+            f"| {kind} | {count} | {count / result.elapsed_s:.1f} | {stats.p50_ms:.1f} | "
+            f"{stats.percentile_ms(0.99):.1f} | {stats.errors} |"
+        )
     lines.append(f"| **all** | {result.requests} | {result.requests_per_s:.1f} | | | {result.errors} |")
     return lines
 
@@ -81,20 +83,26 @@ def table(result: LoadResult) -> list[str]:
 def report(result: LoadResult, args: argparse.Namespace) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    errors = [f"- {k}: {s.errors} errors, e.g. `{s.sample_error}`"
-              for k, s in result.by_class.items() if s.errors]
-    return "\n".join([
-        "# Performance under load (`make load`)", "",
-        f"- date: {when}", f"- machine: {machine} (load generator on the same machine)",
-        f"- server: uvicorn, {args.workers} workers, 127.0.0.1; database: {args.database}",
-        f"- load: {args.clients} concurrent clients, {result.elapsed_s:.1f} s "
-        f"(cap {args.max_requests} requests)",
-        "- mix per 10 requests: 3 pages (`/`, a results page, `/gpus`, `/gpus/H100-SXM`), 2 catalog API "
-        "(`/api/v1/gpus`, `/api/v1/offers?gpu=H100-SXM`), 3 rank API (inference and training, each a "
-        f"different workload, `{RANK_QUERY}`), 1 new share link (POST /share), "
-        "1 saved link opened (GET /s/…)", "",
-        *table(result), "", *(errors or ["No errors."]), "",
-    ])
+    errors = [f"- {k}: {s.errors} errors, e.g. `{s.sample_error}`" for k, s in result.by_class.items() if s.errors]
+    return "\n".join(
+        [
+            "# Performance under load (`make load`)",
+            "",
+            f"- date: {when}",
+            f"- machine: {machine} (load generator on the same machine)",
+            f"- server: uvicorn, {args.workers} workers, 127.0.0.1; database: {args.database}",
+            f"- load: {args.clients} concurrent clients, {result.elapsed_s:.1f} s (cap {args.max_requests} requests)",
+            "- mix per 10 requests: 3 pages (`/`, a results page, `/gpus`, `/gpus/H100-SXM`), 2 catalog API "
+            "(`/api/v1/gpus`, `/api/v1/offers?gpu=H100-SXM`), 3 rank API (inference and training, each a "
+            f"different workload, `{RANK_QUERY}`), 1 new share link (POST /share), "
+            "1 saved link opened (GET /s/…)",
+            "",
+            *table(result),
+            "",
+            *(errors or ["No errors."]),
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,8 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.base_url.startswith(("http://127.0.0.1", "http://localhost")):
         parser.error("load runs against loopback only")
-    result = drive(args.base_url, request_mix(create_shares(args.base_url)), args.clients, args.duration_s,
-                   args.max_requests)
+    result = drive(
+        args.base_url, request_mix(create_shares(args.base_url)), args.clients, args.duration_s, args.max_requests
+    )
     text = report(result, args)
     print(text)
     if args.out:

@@ -48,9 +48,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     rate_limit.install(app, settings)
     app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for router in (health.router, api_catalog.router, api_rank.router, dashboard.router, share.router,
-                   catalog_pages.router, methodology.router, static_files.router,
-                   api_plan.router, plan_page.router, api_docs.router):
+    for router in (
+        health.router,
+        api_catalog.router,
+        api_rank.router,
+        dashboard.router,
+        share.router,
+        catalog_pages.router,
+        methodology.router,
+        static_files.router,
+        api_plan.router,
+        plan_page.router,
+        api_docs.router,
+    ):
         app.include_router(router)
     # Disabled without a token: hidden from the schema too, and every admin route answers 404.
     app.include_router(api_admin.router, include_in_schema=settings.admin_token is not None)

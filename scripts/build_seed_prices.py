@@ -146,9 +146,7 @@ def parse_as_of(text: str, retrieved_via: str = "") -> tuple[str, str]:
     if match := re.match(r"^effective (\d{4}-\d{2}-\d{2})", text):
         read = re.search(r"read (\d{4}-\d{2}-\d{2})", retrieved_via)
         if read:
-            return read.group(1), join(
-                original, f"as_of = date the source was read; price effective {match.group(1)}"
-            )
+            return read.group(1), join(original, f"as_of = date the source was read; price effective {match.group(1)}")
         return match.group(1), original
     if match := re.match(r"^(\d{4}-\d{2}-\d{2}) \(", text):
         return match.group(1), original
@@ -203,9 +201,7 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
         ref_per_gpu = Decimal(ref["price_per_gpu_hour"])
         notes = [ref["notes"]]
         if abs(per_gpu - ref_per_gpu) > Decimal("0.00006"):
-            report["mismatch"].append(
-                f"{where}: {fmt(total)}/{count} = {fmt(per_gpu)} vs reference {ref_per_gpu}"
-            )
+            report["mismatch"].append(f"{where}: {fmt(total)}/{count} = {fmt(per_gpu)} vs reference {ref_per_gpu}")
             notes.append(f"reference per-GPU column says {ref_per_gpu}")
         as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
         notes.append(as_of_note)
@@ -250,8 +246,7 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
 
     for gpu_id, rate in GMI_RATES.items():
         if not any(
-            r["provider_id"] == "gmi-cloud" and r["gpu_id"] == gpu_id and r["price_type"] == "on_demand"
-            for r in rows
+            r["provider_id"] == "gmi-cloud" and r["gpu_id"] == gpu_id and r["price_type"] == "on_demand" for r in rows
         ):
             report["added"].append(f"GMI Cloud {gpu_id} on_demand ${rate}/GPU-h from {GMI_ARTICLE}")
             rows.append(
@@ -299,16 +294,10 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
     for row in rows:
         groups[key(row)].append(row)
     for group in groups.values():
-        if (
-            len(group) > 1
-            and len({r["_label"] for r in group}) == len(group)
-            and not group[0]["instance_type"]
-        ):
+        if len(group) > 1 and len({r["_label"] for r in group}) == len(group) and not group[0]["instance_type"]:
             for row in group:
                 row["instance_type"] = row["_label"]
-            report["renamed"].append(
-                " / ".join(f"{r['_where']} -> instance_type '{r['_label']}'" for r in group)
-            )
+            report["renamed"].append(" / ".join(f"{r['_where']} -> instance_type '{r['_label']}'" for r in group))
     duplicates = [k for k, n in Counter(key(r) for r in rows).items() if n > 1]
     if duplicates:
         raise SystemExit(f"duplicate offer keys left: {duplicates}")
@@ -352,9 +341,7 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 "notes": join(ref["notes"], as_of_note),
             }
         )
-    duplicates = [
-        k for k, n in Counter((r["provider_id"], r["provider_model_id"]) for r in rows).items() if n > 1
-    ]
+    duplicates = [k for k, n in Counter((r["provider_id"], r["provider_model_id"]) for r in rows).items() if n > 1]
     if duplicates:
         raise SystemExit(f"duplicate token price keys: {duplicates}")
     rows.sort(key=lambda r: (r["provider_id"], r["provider_model_id"]))
@@ -363,10 +350,7 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
 
 def build_providers(offers: list[dict[str, str]], tokens: list[dict[str, str]]) -> list[dict[str, str]]:
     used = {r["provider_id"] for r in offers} | {r["provider_id"] for r in tokens}
-    by_id = {
-        pid: {"id": pid, "name": name, "kind": kind, "url": url}
-        for pid, name, kind, url in PROVIDERS.values()
-    }
+    by_id = {pid: {"id": pid, "name": name, "kind": kind, "url": url} for pid, name, kind, url in PROVIDERS.values()}
     return [by_id[pid] for pid in sorted(used)]
 
 
@@ -384,8 +368,7 @@ def summary(
     report: dict[str, list[str]],
 ) -> str:
     lines = [
-        f"providers.csv {len(providers)} rows, offers.csv {len(offers)} rows, "
-        f"token_prices.csv {len(tokens)} rows",
+        f"providers.csv {len(providers)} rows, offers.csv {len(offers)} rows, token_prices.csv {len(tokens)} rows",
         "providers per kind: "
         + ", ".join(f"{k} {n}" for k, n in sorted(Counter(p["kind"] for p in providers).items())),
         "offers per price_type: "

@@ -13,9 +13,18 @@ from tests.conftest import settings_for
 
 TOKEN = "test-admin-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-OFFER = {"provider_id": "runpod", "gpu_id": "H100-SXM", "gpu_count": 1, "price_type": "on_demand",
-         "instance_type": "test-box", "region": "test-1", "usd_per_hour": 0.01, "usd_per_gpu_hour": 0.01,
-         "as_of": "2026-12-01", "source_url": "https://example.com/prices"}
+OFFER = {
+    "provider_id": "runpod",
+    "gpu_id": "H100-SXM",
+    "gpu_count": 1,
+    "price_type": "on_demand",
+    "instance_type": "test-box",
+    "region": "test-1",
+    "usd_per_hour": 0.01,
+    "usd_per_gpu_hour": 0.01,
+    "as_of": "2026-12-01",
+    "source_url": "https://example.com/prices",
+}
 
 
 @pytest.fixture
@@ -28,8 +37,15 @@ def offers_now(client: TestClient) -> list[dict]:
     return client.get("/api/v1/offers").json()
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong-token-0123456789"},
-                                     {"Authorization": f"Basic {TOKEN}"}, {"Authorization": TOKEN}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer wrong-token-0123456789"},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": TOKEN},
+    ],
+)
 def test_missing_or_wrong_token_is_401_without_hint(admin: TestClient, headers: dict) -> None:
     response = admin.post("/api/v1/admin/offers", json=[OFFER], headers=headers)
     assert response.status_code == 401
@@ -49,8 +65,12 @@ def test_enabled_is_in_schema(admin: TestClient) -> None:
 def test_import_inserts_updates_counts_and_records_history(admin: TestClient) -> None:
     existing = next(o for o in offers_now(admin) if o["provider_id"] == "runpod")
     unchanged = {k: existing[k] for k in OfferBase.model_fields}
-    repriced = {**unchanged, "usd_per_hour": existing["usd_per_hour"] * 2,
-                "usd_per_gpu_hour": existing["usd_per_gpu_hour"] * 2, "source_url": "https://example.com/new"}
+    repriced = {
+        **unchanged,
+        "usd_per_hour": existing["usd_per_hour"] * 2,
+        "usd_per_gpu_hour": existing["usd_per_gpu_hour"] * 2,
+        "source_url": "https://example.com/new",
+    }
     response = admin.post("/api/v1/admin/offers", json=[OFFER, unchanged], headers=AUTH)
     assert response.json() == {"inserted": 1, "updated": 0, "unchanged": 1, "prices_changed": 0}
     response = admin.post("/api/v1/admin/offers", json=[repriced], headers=AUTH)

@@ -23,8 +23,10 @@ def test_gpus_filter_by_vendor_and_memory(client) -> None:  # type: ignore[no-un
     assert gpus and all(g["vendor"] == "AMD" and g["memory_gb"] >= 200 for g in gpus)
 
 
-@pytest.mark.parametrize("sort,field", [("memory", "memory_gb"), ("bandwidth", "memory_bandwidth_tbs"),
-                                        ("bf16", "bf16_tflops"), ("fp8", "fp8_tflops")])
+@pytest.mark.parametrize(
+    "sort,field",
+    [("memory", "memory_gb"), ("bandwidth", "memory_bandwidth_tbs"), ("bf16", "bf16_tflops"), ("fp8", "fp8_tflops")],
+)
 def test_gpus_sort_descending_with_unknowns_last(client, sort: str, field: str) -> None:  # type: ignore[no-untyped-def]
     values = [g[field] for g in client.get("/api/v1/gpus", params={"sort": sort}).json()]
     known = [v for v in values if v is not None]
@@ -50,8 +52,9 @@ def test_unknown_gpu_is_404_naming_the_id(client) -> None:  # type: ignore[no-un
 
 
 def test_offers_filters_combine(client) -> None:  # type: ignore[no-untyped-def]
-    offers = client.get("/api/v1/offers", params={"gpu": "H100-SXM", "price_type": "on_demand",
-                                                  "max_usd_per_gpu_hour": 3}).json()
+    offers = client.get(
+        "/api/v1/offers", params={"gpu": "H100-SXM", "price_type": "on_demand", "max_usd_per_gpu_hour": 3}
+    ).json()
     assert offers
     assert all(o["gpu_id"] == "H100-SXM" and o["price_type"] == "on_demand" for o in offers)
     assert all(o["usd_per_gpu_hour"] <= 3 for o in offers)

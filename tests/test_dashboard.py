@@ -23,8 +23,10 @@ def test_blank_form_has_defaults_and_no_results(client) -> None:  # type: ignore
 
 
 def test_non_canonical_query_redirects_to_canonical(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/?model=llama-3.1-70b&phase=inference&input_len=2000&weight_dtype=fp8"
-                          "&providers=lambda&providers=gmi-cloud", follow_redirects=False)
+    response = client.get(
+        "/?model=llama-3.1-70b&phase=inference&input_len=2000&weight_dtype=fp8&providers=lambda&providers=gmi-cloud",
+        follow_redirects=False,
+    )
     assert response.status_code == 303
     assert response.headers["location"] == f"{INFERENCE_URL}&providers=lambda,gmi-cloud"
 
@@ -41,7 +43,7 @@ def test_canonical_link_renders_ranked_results_with_charts(client, url: str) -> 
     html = response.text
     assert "Ranked for" in html and "Best:" in html
     assert len(re.findall(r'data-chart="[\w-]+"', html)) >= 3
-    assert f'<{url.replace("/?", "/rank.json?")}>' in response.headers["link"]
+    assert f"<{url.replace('/?', '/rank.json?')}>" in response.headers["link"]
 
 
 def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) -> None:  # type: ignore[no-untyped-def]
@@ -83,8 +85,10 @@ def test_compare_view_shows_one_card_per_chosen_gpu(client) -> None:  # type: ig
 
 
 def test_custom_architecture_round_trips_through_the_url(client) -> None:  # type: ignore[no-untyped-def]
-    url = ("/?phase=training&model=custom&arch_params_b=7&arch_layers=32&arch_hidden_size=4096"
-           "&arch_num_attention_heads=32&arch_intermediate_size=11008")
+    url = (
+        "/?phase=training&model=custom&arch_params_b=7&arch_layers=32&arch_hidden_size=4096"
+        "&arch_num_attention_heads=32&arch_intermediate_size=11008"
+    )
     parsed = parse([tuple(p.split("=", 1)) for p in url[2:].split("&")])  # type: ignore[misc]
     assert not parsed.errors and parsed.workload is not None and parsed.workload.custom_model is not None
     response = client.get(url)
@@ -92,10 +96,13 @@ def test_custom_architecture_round_trips_through_the_url(client) -> None:  # typ
 
 
 def test_pasted_config_json_becomes_architecture_fields(client) -> None:  # type: ignore[no-untyped-def]
-    config = ('{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, '
-              '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}')
-    response = client.get("/", params={"phase": "training", "model": "custom", "hf_config_json": config},
-                          follow_redirects=False)
+    config = (
+        '{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, '
+        '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}'
+    )
+    response = client.get(
+        "/", params={"phase": "training", "model": "custom", "hf_config_json": config}, follow_redirects=False
+    )
     assert response.status_code == 303 and "arch_layers=32" in response.headers["location"]
     bad = client.get("/", params={"phase": "training", "model": "custom", "hf_config_json": "{not json"})
     assert bad.status_code == 422 and 'id="err-hf_config_json"' in bad.text

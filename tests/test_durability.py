@@ -25,8 +25,7 @@ def share_query(i: int) -> str:
 
 
 def post_share(base_url: str, i: int) -> str:
-    response = httpx.post(f"{base_url}/share", data={"path": "/", "query": share_query(i)}, headers=JSON,
-                          timeout=60)
+    response = httpx.post(f"{base_url}/share", data={"path": "/", "query": share_query(i)}, headers=JSON, timeout=60)
     assert response.status_code == 201, response.text
     return response.json()["slug"]
 

@@ -24,8 +24,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield client
 
 
-@pytest.mark.parametrize("path", ["/models", f"/models/{MODEL_ID}", "/providers", f"/gpus/{GPU_ID}", "/",
-                                  f"/?model={MODEL_ID}"])
+@pytest.mark.parametrize(
+    "path", ["/models", f"/models/{MODEL_ID}", "/providers", f"/gpus/{GPU_ID}", "/", f"/?model={MODEL_ID}"]
+)
 def test_payload_is_escaped(hostile: TestClient, path: str) -> None:
     response = hostile.get(path, follow_redirects=True)
     assert response.status_code == 200

@@ -30,8 +30,9 @@ def _fuzz_app():  # type: ignore[no-untyped-def]
 
 APP = _fuzz_app()
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
-FUZZ = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 @pytest.mark.slow

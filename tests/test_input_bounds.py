@@ -8,11 +8,14 @@ from fastapi.testclient import TestClient
 DEEP = {"a": {"b": {"c": {"d": {"e": 1}}}}}
 
 
-@pytest.mark.parametrize("config, message", [
-    (DEEP, "nested deeper"),
-    ({f"k{i}": i for i in range(201)}, "more than 200 keys"),
-    ({f"k{i}": "x" * 4000 for i in range(20)}, "KB"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (DEEP, "nested deeper"),
+        ({f"k{i}": i for i in range(201)}, "more than 200 keys"),
+        ({f"k{i}": "x" * 4000 for i in range(20)}, "KB"),
+    ],
+)
 def test_hf_config_is_bounded(client: TestClient, config: dict, message: str) -> None:
     response = client.post("/api/v1/rank/inference", json={"hf_config": config})
     assert response.status_code == 422
@@ -34,15 +37,29 @@ def test_pasted_config_size_is_checked_before_parsing() -> None:
     assert "KB" in errors["hf_config_json"]
 
 
-@pytest.mark.parametrize("path", ["/?input_len=1e400", "/?ttft_ms=nan", "/gpus?min_memory_gb=inf",
-                                  "/plan?months=99999999999999999999", "/?phase=training&steps=inf",
-                                  "/api/v1/offers?max_usd_per_gpu_hour=nan"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/?input_len=1e400",
+        "/?ttft_ms=nan",
+        "/gpus?min_memory_gb=inf",
+        "/plan?months=99999999999999999999",
+        "/?phase=training&steps=inf",
+        "/api/v1/offers?max_usd_per_gpu_hour=nan",
+    ],
+)
 def test_non_finite_and_huge_numbers_are_422(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 422
 
 
 def test_mla_without_latent_rank_is_422(client: TestClient) -> None:
-    arch = {"params_b": 1, "layers": 1, "hidden_size": 64, "num_attention_heads": 1, "intermediate_size": 1,
-            "attention": "mla"}
+    arch = {
+        "params_b": 1,
+        "layers": 1,
+        "hidden_size": 64,
+        "num_attention_heads": 1,
+        "intermediate_size": 1,
+        "attention": "mla",
+    }
     response = client.post("/api/v1/rank/inference", json={"custom_model": arch})
     assert response.status_code == 422 and "kv_lora_rank" in response.text

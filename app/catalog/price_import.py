@@ -33,5 +33,9 @@ def import_items(engine: Engine, items: Sequence[dict[str, Any]], changed_by: st
 
 
 def summary(report: FileReport) -> dict[str, int]:
-    return {"inserted": report.inserted, "updated": report.updated, "unchanged": report.unchanged,
-            "prices_changed": report.prices_changed}
+    return {
+        "inserted": report.inserted,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "prices_changed": report.prices_changed,
+    }

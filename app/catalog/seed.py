@@ -96,7 +96,11 @@ def _key(row: SQLModel, key: tuple[str, ...]) -> tuple[object, ...]:
 
 
 def upsert_rows(
-    session: Session, table: type[SQLModel], key: tuple[str, ...], rows: list[tuple[int, SQLModel]], report: FileReport,
+    session: Session,
+    table: type[SQLModel],
+    key: tuple[str, ...],
+    rows: list[tuple[int, SQLModel]],
+    report: FileReport,
     changed_by: str,
 ) -> None:
     existing = {_key(row, key): row for row in session.exec(select(table)).all()}
@@ -130,8 +134,12 @@ def _append_history(session: Session, offer: Offer, changed_by: str) -> None:
     assert offer.id is not None
     session.add(
         PriceHistory(
-            offer_id=offer.id, usd_per_hour=offer.usd_per_hour, usd_per_gpu_hour=offer.usd_per_gpu_hour,
-            as_of=offer.as_of, source_url=offer.source_url, changed_by=changed_by,
+            offer_id=offer.id,
+            usd_per_hour=offer.usd_per_hour,
+            usd_per_gpu_hour=offer.usd_per_gpu_hour,
+            as_of=offer.as_of,
+            source_url=offer.source_url,
+            changed_by=changed_by,
         )
     )
 
@@ -151,7 +159,11 @@ def check_references(session: Session, file: str, rows: list[tuple[int, SQLModel
 
 
 def load_rows(
-    engine: Engine, file: str, table: type[SQLModel], key: tuple[str, ...], rows: list[tuple[int, SQLModel]],
+    engine: Engine,
+    file: str,
+    table: type[SQLModel],
+    key: tuple[str, ...],
+    rows: list[tuple[int, SQLModel]],
     changed_by: str,
 ) -> FileReport:
     """Check references and upsert every row in one transaction; a RowError rolls all of it back."""

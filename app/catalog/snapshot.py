@@ -40,22 +40,37 @@ def load_snapshot(session: Session) -> specs.CatalogSnapshot:
     models = {m.id: _spec(specs.ModelSpec, m) for m in session.exec(select(LlmModel)).all()}
     offers = tuple(
         specs.Offer(
-            provider_id=o.provider_id, provider_name=providers.get(o.provider_id, o.provider_id), gpu_id=o.gpu_id,
-            gpu_count=o.gpu_count, price_type=o.price_type, usd_per_gpu_hour=o.usd_per_gpu_hour, as_of=o.as_of,
-            instance_type=o.instance_type, region=o.region, source_url=o.source_url, offer_id=o.id,
+            provider_id=o.provider_id,
+            provider_name=providers.get(o.provider_id, o.provider_id),
+            gpu_id=o.gpu_id,
+            gpu_count=o.gpu_count,
+            price_type=o.price_type,
+            usd_per_gpu_hour=o.usd_per_gpu_hour,
+            as_of=o.as_of,
+            instance_type=o.instance_type,
+            region=o.region,
+            source_url=o.source_url,
+            offer_id=o.id,
         )
         for o in session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
     )
     token_prices = tuple(
         specs.TokenPrice(
-            provider_id=t.provider_id, provider_name=providers.get(t.provider_id, t.provider_id),
-            model_id=t.model_id or "", input_usd_per_mtok=t.input_usd_per_mtok,
-            output_usd_per_mtok=t.output_usd_per_mtok, as_of=t.as_of, source_url=t.source_url,
+            provider_id=t.provider_id,
+            provider_name=providers.get(t.provider_id, t.provider_id),
+            model_id=t.model_id or "",
+            input_usd_per_mtok=t.input_usd_per_mtok,
+            output_usd_per_mtok=t.output_usd_per_mtok,
+            as_of=t.as_of,
+            source_url=t.source_url,
         )
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
     return specs.CatalogSnapshot(
-        gpus=gpus, models=models, offers=offers, token_prices=token_prices,  # type: ignore[arg-type]
+        gpus=gpus,
+        models=models,
+        offers=offers,
+        token_prices=token_prices,  # type: ignore[arg-type]
         version=catalog_version(session),
     )
 

@@ -17,24 +17,51 @@ from app.scoring.validate_inference import CaseSetup, case_setup, predict_setup
 
 # Plausible physical ranges: the fit may not leave them (efficiencies never exceed 1).
 BOUNDS: dict[str, tuple[float, float]] = {
-    "decode_mbu": (0.2, 0.95), "mbu_tp_exponent": (0.0, 0.6), "overlap_power": (1.0, 16.0), "mfu_max": (0.2, 0.95),
-    "fp8_mfu_factor": (0.3, 1.0), "fp4_mfu_factor": (0.2, 1.0),
-    "kv_mbu_factor": (0.3, 1.0), "moe_mfu_factor": (0.2, 1.0), "step_overhead_ms": (0.0, 5.0),
-    "seq_overhead_ms": (0.0001, 0.1), "layer_overhead_ms": (0.0, 0.2),
-    "allreduce_alpha_nvlink_ms": (0.001, 0.1), "allreduce_alpha_pcie_ms": (0.005, 0.5),
-    "gddr_mbu_factor": (0.5, 1.5), "llamacpp_mbu_factor": (0.2, 1.0), "llamacpp_mfu_factor": (0.02, 1.0),
-    "slo_tpot_utilisation": (0.4, 1.0), "ttft_wait_steps": (0.0, 6.0), "p99_over_mean": (1.0, 2.5),
+    "decode_mbu": (0.2, 0.95),
+    "mbu_tp_exponent": (0.0, 0.6),
+    "overlap_power": (1.0, 16.0),
+    "mfu_max": (0.2, 0.95),
+    "fp8_mfu_factor": (0.3, 1.0),
+    "fp4_mfu_factor": (0.2, 1.0),
+    "kv_mbu_factor": (0.3, 1.0),
+    "moe_mfu_factor": (0.2, 1.0),
+    "step_overhead_ms": (0.0, 5.0),
+    "seq_overhead_ms": (0.0001, 0.1),
+    "layer_overhead_ms": (0.0, 0.2),
+    "allreduce_alpha_nvlink_ms": (0.001, 0.1),
+    "allreduce_alpha_pcie_ms": (0.005, 0.5),
+    "gddr_mbu_factor": (0.5, 1.5),
+    "llamacpp_mbu_factor": (0.2, 1.0),
+    "llamacpp_mfu_factor": (0.02, 1.0),
+    "slo_tpot_utilisation": (0.4, 1.0),
+    "ttft_wait_steps": (0.0, 6.0),
+    "p99_over_mean": (1.0, 2.5),
 }
 SIGNIFICANT_DIGITS = 3
 
 # The fit always starts from the research note's central defaults (§7.3), not from the committed
 # values, so rerunning it reproduces the committed constants.
 RESEARCH_START = replace(
-    DEFAULT_EFFICIENCY, decode_mbu=0.60, mbu_tp_exponent=0.10, overlap_power=4.0, mfu_max=0.70,
-    fp8_mfu_factor=0.70, fp4_mfu_factor=0.50, kv_mbu_factor=0.75, moe_mfu_factor=0.80,
-    step_overhead_ms=0.15, seq_overhead_ms=0.002, layer_overhead_ms=0.02, allreduce_alpha_nvlink_ms=0.010,
-    allreduce_alpha_pcie_ms=0.050, gddr_mbu_factor=1.0, llamacpp_mbu_factor=0.85, llamacpp_mfu_factor=0.30,
-    slo_tpot_utilisation=0.80, ttft_wait_steps=1.5, p99_over_mean=1.30,
+    DEFAULT_EFFICIENCY,
+    decode_mbu=0.60,
+    mbu_tp_exponent=0.10,
+    overlap_power=4.0,
+    mfu_max=0.70,
+    fp8_mfu_factor=0.70,
+    fp4_mfu_factor=0.50,
+    kv_mbu_factor=0.75,
+    moe_mfu_factor=0.80,
+    step_overhead_ms=0.15,
+    seq_overhead_ms=0.002,
+    layer_overhead_ms=0.02,
+    allreduce_alpha_nvlink_ms=0.010,
+    allreduce_alpha_pcie_ms=0.050,
+    gddr_mbu_factor=1.0,
+    llamacpp_mbu_factor=0.85,
+    llamacpp_mfu_factor=0.30,
+    slo_tpot_utilisation=0.80,
+    ttft_wait_steps=1.5,
+    p99_over_mean=1.30,
 )
 
 
@@ -64,8 +91,9 @@ def _round(value: float) -> float:
     return round(value, SIGNIFICANT_DIGITS - 1 - int(math.floor(math.log10(abs(value)))))
 
 
-def fit(cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency = RESEARCH_START,
-        rounds: int = 6) -> InferenceEfficiency:
+def fit(
+    cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency = RESEARCH_START, rounds: int = 6
+) -> InferenceEfficiency:
     """Deterministic coordinate descent: multiplicative steps per constant, halving each round."""
     eff, best = start, loss(cases, start)
     step = 0.5

@@ -24,13 +24,31 @@ from app.scoring.validate_training import predict_estimate, predict_training_cas
 
 # Research defaults (training_estimators.md §6.5) the fit starts from.
 START = dict(
-    mfu_ampere_16=0.50, mfu_hopper_16=0.40, mfu_hopper_fp8=0.40, mfu_blackwell_fp8=0.38, mfu_ada_fp8=0.35,
-    fw_foundry_fp8=0.85, fw_torchtitan_16=0.85, fw_torchtitan_fp8=0.65, fw_pytorch=1.0,
-    width_half_hidden=256.0, width_exponent=1.0, attn_efficiency=0.8, tp_comm_exposed=0.5,
-    dp_overlap=0.8, lora_factor=1.0, pp_interleave_default=2.0,
+    mfu_ampere_16=0.50,
+    mfu_hopper_16=0.40,
+    mfu_hopper_fp8=0.40,
+    mfu_blackwell_fp8=0.38,
+    mfu_ada_fp8=0.35,
+    fw_foundry_fp8=0.85,
+    fw_torchtitan_16=0.85,
+    fw_torchtitan_fp8=0.65,
+    fw_pytorch=1.0,
+    width_half_hidden=256.0,
+    width_exponent=1.0,
+    attn_efficiency=0.8,
+    tp_comm_exposed=0.5,
+    dp_overlap=0.8,
+    lora_factor=1.0,
+    pp_interleave_default=2.0,
 )
-BOUNDS = dict(width_exponent=(0.3, 4.0), attn_efficiency=(0.2, 1.0), tp_comm_exposed=(0.0, 1.0),
-              dp_overlap=(0.0, 1.0), pp_interleave_default=(1.0, 8.0), width_half_hidden=(16.0, 4096.0))
+BOUNDS = dict(
+    width_exponent=(0.3, 4.0),
+    attn_efficiency=(0.2, 1.0),
+    tp_comm_exposed=(0.0, 1.0),
+    dp_overlap=(0.0, 1.0),
+    pp_interleave_default=(1.0, 8.0),
+    width_half_hidden=(16.0, 4096.0),
+)
 STEPS = (0.3, 0.1, 0.03, 0.01, 0.003)
 
 
@@ -50,16 +68,28 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
             continue
         est, gpu, model, w = result
         peak, pclass, _ = peak_tflops(gpu, w.precision)
-        cases.append((float(row["value"]), gpu, est.gpu_count, model, w, est.layout, peak, pclass,
-                      lora_adapter_params(model, w.lora_rank)))
+        cases.append(
+            (
+                float(row["value"]),
+                gpu,
+                est.gpu_count,
+                model,
+                w,
+                est.layout,
+                peak,
+                pclass,
+                lora_adapter_params(model, w.lora_rank),
+            )
+        )
     return cases
 
 
 def loss(e: eff.TrainingEfficiency, cases) -> float:
     total = 0.0
     for measured, gpu, n, model, w, layout, peak, pclass, adapters in cases:
-        st = step_time(e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass,
-                       adapters)
+        st = step_time(
+            e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass, adapters
+        )
         tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
         total += abs(math.log(tokens / measured))
     return total / max(1, len(cases))
@@ -94,8 +124,10 @@ def _summary(label: str, errors: list[float]) -> str:
         return f"{label}: no covered cases"
     p90 = absolute[min(len(absolute) - 1, int(0.9 * len(absolute)))]
     within = sum(x <= 25 for x in absolute) / len(absolute)
-    return (f"{label}: n={len(errors)} median|err|={statistics.median(absolute):.1f}% p90={p90:.1f}% "
-            f"within±25%={within:.1%} signed median={statistics.median(errors):+.1f}%")
+    return (
+        f"{label}: n={len(errors)} median|err|={statistics.median(absolute):.1f}% p90={p90:.1f}% "
+        f"within±25%={within:.1%} signed median={statistics.median(errors):+.1f}%"
+    )
 
 
 def report(rows, gpus, models, e: eff.TrainingEfficiency) -> dict[str, list[float]]:

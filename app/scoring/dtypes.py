@@ -17,7 +17,13 @@ WEIGHT_BYTES: dict[str, float] = {
 
 # Bytes per KV-cache element (no block scales in the engines we model).
 KV_BYTES: dict[str, float] = {
-    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5,
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+    "fp4": 0.5,
 }
 
 ACTIVATION_BYTES = 2.0  # activations and all-reduce payloads stay 16-bit in all engines modelled

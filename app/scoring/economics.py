@@ -77,8 +77,14 @@ def nearest_priced_model(model: ModelSpec, priced_ids: set[str], models: dict[st
     return min(candidates, key=lambda m: (abs(math.log(m.params_b / model.params_b)), m.name))
 
 
-def serverless_quotes(model: ModelSpec, prices: Sequence[TokenPrice], models: dict[str, ModelSpec],
-                      requests_per_day: float, input_len: int, output_len: int) -> list[ServerlessQuote]:
+def serverless_quotes(
+    model: ModelSpec,
+    prices: Sequence[TokenPrice],
+    models: dict[str, ModelSpec],
+    requests_per_day: float,
+    input_len: int,
+    output_len: int,
+) -> list[ServerlessQuote]:
     """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first."""
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
     shown, substitute = model, False
@@ -90,10 +96,21 @@ def serverless_quotes(model: ModelSpec, prices: Sequence[TokenPrice], models: di
     quotes = []
     for p in listed:
         per_request = usd_per_request(p.input_usd_per_mtok, p.output_usd_per_mtok, input_len, output_len)
-        quotes.append(ServerlessQuote(p.provider_id, p.provider_name, p.model_id, shown.name, p.input_usd_per_mtok,
-                                      p.output_usd_per_mtok, per_request,
-                                      serverless_monthly_usd(requests_per_day, per_request), p.as_of,
-                                      p.source_url, substitute))
+        quotes.append(
+            ServerlessQuote(
+                p.provider_id,
+                p.provider_name,
+                p.model_id,
+                shown.name,
+                p.input_usd_per_mtok,
+                p.output_usd_per_mtok,
+                per_request,
+                serverless_monthly_usd(requests_per_day, per_request),
+                p.as_of,
+                p.source_url,
+                substitute,
+            )
+        )
     return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))
 
 
@@ -106,23 +123,33 @@ def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:
     return front
 
 
-def autoscaled_monthly_usd(replica: Replica, requests_per_day: float, multipliers: Counter[float],
-                           output_len: int, floor: int) -> float:
+def autoscaled_monthly_usd(
+    replica: Replica, requests_per_day: float, multipliers: Counter[float], output_len: int, floor: int
+) -> float:
     """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter)."""
     mean_per_s = requests_per_day / 86_400
-    hours = sum(count * max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s))
-                for m, count in multipliers.items())
+    hours = sum(
+        count * max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s))
+        for m, count in multipliers.items()
+    )
     return hours * WEEKS_PER_MONTH * replica.usd_per_replica_hour
 
 
-def cheapest_dedicated(front: Sequence[Replica], rpd: float, multipliers: Counter[float], output_len: int,
-                       floor: int) -> tuple[float, Replica]:
-    return min(((autoscaled_monthly_usd(r, rpd, multipliers, output_len, floor), r) for r in front),
-               key=lambda pair: pair[0])
+def cheapest_dedicated(
+    front: Sequence[Replica], rpd: float, multipliers: Counter[float], output_len: int, floor: int
+) -> tuple[float, Replica]:
+    return min(
+        ((autoscaled_monthly_usd(r, rpd, multipliers, output_len, floor), r) for r in front), key=lambda pair: pair[0]
+    )
 
 
-def break_even(replicas: Sequence[Replica], cheapest_usd_per_request: float | None, serverless_label: str | None,
-               traffic: Traffic, output_len: int) -> BreakEven:
+def break_even(
+    replicas: Sequence[Replica],
+    cheapest_usd_per_request: float | None,
+    serverless_label: str | None,
+    traffic: Traffic,
+    output_len: int,
+) -> BreakEven:
     """The lowest requests/day at which the cheapest autoscaled dedicated option costs no more than the
     cheapest serverless price. Dedicated cost is a step function, so: a log grid finds the first grid
     point where dedicated wins, and bisection narrows the step between it and the point before."""
@@ -136,25 +163,50 @@ def break_even(replicas: Sequence[Replica], cheapest_usd_per_request: float | No
 
     def dedicated_wins(rpd: float) -> bool:
         return cheapest_dedicated(front, rpd, mult, output_len, floor)[0] <= serverless_monthly_usd(
-            rpd, cheapest_usd_per_request)
+            rpd, cheapest_usd_per_request
+        )
 
     lo, hi = BREAK_EVEN_MIN_REQUESTS_PER_DAY, BREAK_EVEN_MAX_REQUESTS_PER_DAY
     if dedicated_wins(lo):
-        return BreakEven(None, None, None, serverless_label, basis,
-                         f"dedicated is cheaper at every traffic down to {lo:,.0f} request/day")
+        return BreakEven(
+            None,
+            None,
+            None,
+            serverless_label,
+            basis,
+            f"dedicated is cheaper at every traffic down to {lo:,.0f} request/day",
+        )
     ratio = (hi / lo) ** (1 / (BREAK_EVEN_GRID_POINTS - 1))
     grid = [lo * ratio**i for i in range(BREAK_EVEN_GRID_POINTS)]
     first = next((i for i, rpd in enumerate(grid) if dedicated_wins(rpd)), None)
     if first is None:
-        return BreakEven(None, None, None, serverless_label, basis,
-                         f"serverless is cheaper at every traffic up to {hi:,.0f} requests/day")
+        return BreakEven(
+            None,
+            None,
+            None,
+            serverless_label,
+            basis,
+            f"serverless is cheaper at every traffic up to {hi:,.0f} requests/day",
+        )
     lo, hi = grid[first - 1], grid[first]
     for _ in range(BISECTION_STEPS):
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if dedicated_wins(mid) else (mid, hi)
     cost, winner = cheapest_dedicated(front, hi, mult, output_len, floor)
-    util = serving_cost(traffic.hourly_requests_per_s(hi), output_len, winner.output_tokens_per_s,
-                        winner.gpus_per_replica, winner.usd_per_gpu_hour, floor).utilisation_autoscaled
-    return BreakEven(hi, util, winner.label, serverless_label, basis,
-                     f"above about {hi:,.0f} requests/day {winner.label} autoscaled (${cost:,.0f}/month) "
-                     f"costs no more than {serverless_label}")
+    util = serving_cost(
+        traffic.hourly_requests_per_s(hi),
+        output_len,
+        winner.output_tokens_per_s,
+        winner.gpus_per_replica,
+        winner.usd_per_gpu_hour,
+        floor,
+    ).utilisation_autoscaled
+    return BreakEven(
+        hi,
+        util,
+        winner.label,
+        serverless_label,
+        basis,
+        f"above about {hi:,.0f} requests/day {winner.label} autoscaled (${cost:,.0f}/month) "
+        f"costs no more than {serverless_label}",
+    )

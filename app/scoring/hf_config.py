@@ -105,9 +105,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     if kv_heads is None:
         kv_heads = 1 if config.get("multi_query") else heads
     if kv_heads > heads:
-        raise ValueError(
-            f"hf_config: 'num_key_value_heads' ({kv_heads}) exceeds 'num_attention_heads' ({heads})"
-        )
+        raise ValueError(f"hf_config: 'num_key_value_heads' ({kv_heads}) exceeds 'num_attention_heads' ({heads})")
     head_dim = _pick(config, ("head_dim",), required=False)
     if head_dim is None:
         if hidden % heads:
@@ -148,9 +146,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             shared_inner = shared_count * expert_inner
     if intermediate is None:
         if not experts:
-            _need(
-                config, ("intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size")
-            )  # raises: names the key
+            _need(config, ("intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size"))  # raises: names the key
         intermediate = expert_inner
 
     first_dense = _opt(config, ("first_k_dense_replace",), 0, allow_zero=True)
@@ -160,11 +156,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     if not isinstance(mlp_only, list):
         raise ValueError(f"hf_config: 'mlp_only_layers' must be a list, got {mlp_only!r}")
     moe_layers = [
-        bool(experts)
-        and i >= first_dense
-        and i % moe_freq == 0
-        and (i + 1) % sparse_step == 0
-        and i not in mlp_only
+        bool(experts) and i >= first_dense and i % moe_freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only
         for i in range(layers)
     ]
     if experts and not any(moe_layers):
@@ -206,20 +198,14 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     mlp_bias = _flag(config, "mlp_bias", False) or _flag(config, "bias", False) or model_type == "gptj"
     dense_mlp = _mlp(hidden, intermediate, gated, mlp_bias)
     expert_mlp = _mlp(hidden, expert_inner, gated, model_type == "gpt_oss") if experts else 0
-    router = experts * hidden + (
-        experts if model_type == "gpt_oss" or config.get("topk_method") == "noaux_tc" else 0
-    )
+    router = experts * hidden + (experts if model_type == "gpt_oss" or config.get("topk_method") == "noaux_tc" else 0)
     shared = _mlp(hidden, shared_inner, gated, False) if shared_inner else 0
     if shared and config.get("shared_expert_intermediate_size"):
         shared += hidden  # Qwen2-MoE shared_expert_gate
     norms_per_layer = (
         1
         if model_type in _PARALLEL
-        or (
-            model_type == "falcon"
-            and config.get("parallel_attn")
-            and not config.get("new_decoder_architecture")
-        )
+        or (model_type == "falcon" and config.get("parallel_attn") and not config.get("new_decoder_architecture"))
         else 2
     )
 
@@ -239,9 +225,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     total += outside
     active += outside
 
-    max_context = _pick(
-        config, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), required=False
-    )
+    max_context = _pick(config, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), required=False)
     name = str(config.get("_name_or_path") or model_id)
     return ModelSpec(
         id=model_id,

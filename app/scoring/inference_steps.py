@@ -52,8 +52,13 @@ def is_gddr(gpu: GpuSpec) -> bool:
 
 
 def build_context(
-    gpu: GpuSpec, model: ModelSpec, weight_dtype: str, kv_dtype: str, engine: str,
-    tensor_parallel: int, pipeline_parallel: int = 1,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    engine: str,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
 ) -> InferenceContext:
     shards = tensor_parallel * pipeline_parallel
     total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
@@ -146,7 +151,7 @@ def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
     if high <= 0:
         return 0.0
     low = min(memory_ms, compute_ms) / high
-    return high * (1.0 + low ** power) ** (1.0 / power)
+    return high * (1.0 + low**power) ** (1.0 / power)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,28 +183,42 @@ class StepParts:
 
 
 def forward_parts(
-    ctx: InferenceContext, eff: InferenceEfficiency, decode_seqs: float, context_tokens: float,
-    prefill_tokens: float = 0.0, prefill_attention_flops: float = 0.0,
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    decode_seqs: float,
+    context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_attention_flops: float = 0.0,
 ) -> StepParts:
     """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens."""
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs + new_prefill
-    weights = (ctx.dense_weight_bytes_per_gpu
-               + ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens))
+    weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(
+        ctx.experts_active_share, tokens
+    )
     kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
     attention_flops = (
-        seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp) / shards
+        seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
+    ) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
     gemm = (weights / bandwidth, gemm_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
-    return StepParts(weights, kv, gemm_flops + attention_flops, gemm[0] + attention[0], gemm[1] + attention[1],
-                     allreduce_ms(ctx, eff, tokens), overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)), pp,
-                     busy)
+    return StepParts(
+        weights,
+        kv,
+        gemm_flops + attention_flops,
+        gemm[0] + attention[0],
+        gemm[1] + attention[1],
+        allreduce_ms(ctx, eff, tokens),
+        overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)),
+        pp,
+        busy,
+    )
 
 
 def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:
@@ -214,7 +233,11 @@ def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: flo
 
 
 def mixed_step_parts(
-    ctx: InferenceContext, eff: InferenceEfficiency, batch: float, input_len: float, output_len: float,
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    batch: float,
+    input_len: float,
+    output_len: float,
     beam_width: int = 1,
 ) -> StepParts:
     """Continuous batching steady state: each step also carries batch x input/output prefill tokens.
@@ -224,5 +247,10 @@ def mixed_step_parts(
     context = input_len + output_len / 2
     share = batch / max(output_len, 1.0)  # requests whose prompt is prefilled per step, on average
     return forward_parts(
-        ctx, eff, batch * beam_width, context, share * input_len, prefill_attention_flops(ctx, share, input_len),
+        ctx,
+        eff,
+        batch * beam_width,
+        context,
+        share * input_len,
+        prefill_attention_flops(ctx, share, input_len),
     )

@@ -24,7 +24,10 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: str) -> float:
 
 
 def kv_bytes_per_token_per_gpu(
-    model: ModelSpec, kv_dtype: str, tensor_parallel: int, pipeline_parallel: int = 1,
+    model: ModelSpec,
+    kv_dtype: str,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
 ) -> float:
     """Per-GPU share: KV heads split over TP (replicated once TP > kv heads), layers over PP."""
     total = kv_bytes_per_token(model, kv_dtype)
@@ -44,8 +47,13 @@ def usable_gb(gpu: GpuSpec, tensor_parallel: int) -> float:
 
 
 def max_sequences(
-    gpu: GpuSpec, model: ModelSpec, weight_dtype: str, kv_dtype: str,
-    context_tokens: float, tensor_parallel: int, pipeline_parallel: int = 1,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    context_tokens: float,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
 ) -> int:
     """Concurrent sequences whose KV at `context_tokens` fits after the weights (0 = weights do not fit)."""
     shards = tensor_parallel * pipeline_parallel
@@ -57,8 +65,14 @@ def max_sequences(
 
 
 def memory_breakdown_gb(
-    gpu: GpuSpec, model: ModelSpec, weight_dtype: str, kv_dtype: str,
-    context_tokens: float, batch: int, tensor_parallel: int, pipeline_parallel: int = 1,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    context_tokens: float,
+    batch: int,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
 ) -> dict[str, float]:
     """Per-GPU memory at the operating point: weights, KV cache, reserve and capacity, in GB."""
     shards = tensor_parallel * pipeline_parallel

@@ -57,8 +57,11 @@ class InferenceRanking:
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
 
     def to_dict(self) -> dict:
-        return {"model_id": self.model_id, "options": [o.to_dict() for o in self.options],
-                "configurations_evaluated": self.configurations_evaluated}
+        return {
+            "model_id": self.model_id,
+            "options": [o.to_dict() for o in self.options],
+            "configurations_evaluated": self.configurations_evaluated,
+        }
 
 
 def gpu_counts(gpu: GpuSpec, max_gpus: int) -> list[int]:
@@ -79,7 +82,8 @@ def best_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorklo
     for count in gpu_counts(gpu, workload.max_gpus):
         last = solve_inference(gpu, count, model, workload)
         if isinstance(last, Solution) and (
-                best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu):
+            best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu
+        ):
             best = last
     if best is not None:
         return explain(best)
@@ -111,26 +115,62 @@ class _Pricing:
         replicas = 1
         if workload.peak_requests_per_s:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
-        return cls(est, est.gpu_count / 3600 / tokens_per_s * 1e6, tokens_per_s / est.band.high,
-                   tokens_per_s / est.band.low, workload.output_len / (workload.input_len + workload.output_len),
-                   replicas)
+        return cls(
+            est,
+            est.gpu_count / 3600 / tokens_per_s * 1e6,
+            tokens_per_s / est.band.high,
+            tokens_per_s / est.band.low,
+            workload.output_len / (workload.input_len + workload.output_len),
+            replicas,
+        )
 
 
 def _feasible_option(offer: Offer, p: _Pricing, cost: float, close: bool) -> InferenceOption:
     est = p.est
     return InferenceOption(
-        offer.gpu_id, est.gpu_count, est.tensor_parallel, offer.provider_id, offer.provider_name, offer.price_type,
-        offer.usd_per_gpu_hour, offer.as_of, True, est.reason, close, est.terms, est.ttft_ms, est.tpot_ms, est.batch,
-        est.output_tokens_per_s, cost, cost * p.share_out, est.memory_gb, Band(cost * p.band_low, cost * p.band_high),
-        p.replicas)
+        offer.gpu_id,
+        est.gpu_count,
+        est.tensor_parallel,
+        offer.provider_id,
+        offer.provider_name,
+        offer.price_type,
+        offer.usd_per_gpu_hour,
+        offer.as_of,
+        True,
+        est.reason,
+        close,
+        est.terms,
+        est.ttft_ms,
+        est.tpot_ms,
+        est.batch,
+        est.output_tokens_per_s,
+        cost,
+        cost * p.share_out,
+        est.memory_gb,
+        Band(cost * p.band_low, cost * p.band_high),
+        p.replicas,
+    )
 
 
 def _infeasible_option(offer: Offer, est: InferenceEstimate) -> InferenceOption:
-    reason = est.reason if not est.feasible else (
-        f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
-    return InferenceOption(offer.gpu_id, est.gpu_count, est.tensor_parallel, offer.provider_id, offer.provider_name,
-                           offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, reason,
-                           memory_gb=est.memory_gb)
+    reason = (
+        est.reason
+        if not est.feasible
+        else (f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
+    )
+    return InferenceOption(
+        offer.gpu_id,
+        est.gpu_count,
+        est.tensor_parallel,
+        offer.provider_id,
+        offer.provider_name,
+        offer.price_type,
+        offer.usd_per_gpu_hour,
+        offer.as_of,
+        False,
+        reason,
+        memory_gb=est.memory_gb,
+    )
 
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
@@ -164,8 +204,11 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     feasible = {g: p for g, p in pricing.items() if p.est.feasible}
     order = MergedOrder(
         [_priced_run(offers, groups[g], g, p) for g, p in feasible.items()],
-        sum(hostable_count(snapshot, workload, g, p.est.gpu_count, cheapest_per_provider=True)
-            for g, p in feasible.items()))
+        sum(
+            hostable_count(snapshot, workload, g, p.est.gpu_count, cheapest_per_provider=True)
+            for g, p in feasible.items()
+        ),
+    )
     infeasible: list[int] = []  # offer order, filled when first read
     winner = _winner_band(order, pricing)
     runners_up = ((cost, _band(cost, pricing[g])) for cost, g, _, _ in islice(order, 1, None))
@@ -189,8 +232,9 @@ def _ranked(offer: Offer, p: _Pricing) -> bool:
     return p.est.feasible and _can_host(offer, p.est.gpu_count)
 
 
-def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,
-                p: _Pricing) -> Iterator[tuple[float, str, str, int]]:
+def _priced_run(
+    offers: list[Offer], indices: list[int], gpu_id: str, p: _Pricing
+) -> Iterator[tuple[float, str, str, int]]:
     """One GPU type's hostable offers, cheapest first, as ($/M output tokens, GPU id, provider id, index)."""
     factor, count = p.usd_per_m_per_usd_hour, p.est.gpu_count
     for i in indices:

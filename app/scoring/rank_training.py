@@ -59,8 +59,12 @@ class TrainingRanking:
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
 
     def to_dict(self) -> dict:
-        return {"model_id": self.model_id, "options": [asdict(o) for o in self.options],
-                "configurations_evaluated": self.configurations_evaluated, "notes": list(self.notes)}
+        return {
+            "model_id": self.model_id,
+            "options": [asdict(o) for o in self.options],
+            "configurations_evaluated": self.configurations_evaluated,
+            "notes": list(self.notes),
+        }
 
 
 def node_multipliers(limit: int) -> list[int]:
@@ -120,7 +124,8 @@ LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
 # What every offer of one GPU type shares: (step × count, hours × count, tok/s ÷ band high, tok/s ÷ band low,
 # (count, layout text, terms, step s, tok/s per GPU, MFU, hours, memory GB per GPU)).
 _SharedTerms: TypeAlias = tuple[
-    float, float, float, float, tuple[int, str, list[Term], float, float, float, float, float]]
+    float, float, float, float, tuple[int, str, list[Term], float, float, float, float, float]
+]
 
 
 def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> TrainingEstimate:
@@ -160,9 +165,13 @@ def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
         return None
     tok = est.tokens_per_s_per_gpu
     hours = w.total_tokens / (est.gpu_count * tok) / 3600
-    return (est.step_time_s * est.gpu_count, hours * est.gpu_count, tok / est.band.high, tok / est.band.low,
-            (est.gpu_count, est.layout_text, est.terms, est.step_time_s, tok, est.mfu, hours,
-             est.memory_per_gpu_gb))
+    return (
+        est.step_time_s * est.gpu_count,
+        hours * est.gpu_count,
+        tok / est.band.high,
+        tok / est.band.low,
+        (est.gpu_count, est.layout_text, est.terms, est.step_time_s, tok, est.mfu, hours, est.memory_per_gpu_gb),
+    )
 
 
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
@@ -183,8 +192,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             notes.append(f"{gpu_id}: {note}")
         estimates[gpu_id] = best_estimate(gpu, search, memo)
     shared = {gpu_id: share for gpu_id, est in estimates.items() if (share := _per_gpu(est, workload)) is not None}
-    order = MergedOrder([_priced_run(offers, groups[g], g, shared[g]) for g in shared],
-                        sum(len(groups[g]) for g in shared))
+    order = MergedOrder(
+        [_priced_run(offers, groups[g], g, shared[g]) for g in shared], sum(len(groups[g]) for g in shared)
+    )
     infeasible_gpus = [g for g in sorted(groups) if g not in shared]
     infeasible: list[int] = []  # (GPU id, provider id, offer order), filled when first read
     winner = _band(order[0][0], shared[order[0][1]]) if order else None
@@ -194,14 +204,33 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     def build(position: int) -> TrainingOption:
         if position >= len(order):
             if not infeasible:
-                infeasible.extend(i for g in infeasible_gpus for i in sorted(groups[g], key=lambda i: (
-                    offers[i].provider_id, i)))
+                infeasible.extend(
+                    i for g in infeasible_gpus for i in sorted(groups[g], key=lambda i: (offers[i].provider_id, i))
+                )
             offer = offers[infeasible[position - len(order)]]
             est = estimates[offer.gpu_id]
             return TrainingOption(
-                offer.gpu_id, est.gpu_count, est.layout_text, offer.provider_id, offer.provider_name,
-                offer.price_type, offer.usd_per_gpu_hour, offer.as_of, False, est.reason, False, est.terms,
-                None, None, None, None, None, None, est.memory_per_gpu_gb, None)
+                offer.gpu_id,
+                est.gpu_count,
+                est.layout_text,
+                offer.provider_id,
+                offer.provider_name,
+                offer.price_type,
+                offer.usd_per_gpu_hour,
+                offer.as_of,
+                False,
+                est.reason,
+                False,
+                est.terms,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                est.memory_per_gpu_gb,
+                None,
+            )
         usd_step, gpu_id, _, index = order[position]
         offer, per_gpu = offers[index], shared[gpu_id]
         _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu
@@ -209,15 +238,35 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         close = contested if position == 0 else is_close_call(band, winner)
         price = offer.usd_per_gpu_hour
         return TrainingOption(
-            offer.gpu_id, count, layout, offer.provider_id, offer.provider_name, offer.price_type, price,
-            offer.as_of, True, "", close, terms, usd_step, step_s, tok, mfu, hours, hours_x_count * price, mem, band)
+            offer.gpu_id,
+            count,
+            layout,
+            offer.provider_id,
+            offer.provider_name,
+            offer.price_type,
+            price,
+            offer.as_of,
+            True,
+            "",
+            close,
+            terms,
+            usd_step,
+            step_s,
+            tok,
+            mfu,
+            hours,
+            hours_x_count * price,
+            mem,
+            band,
+        )
 
     total = len(order) + sum(len(groups[g]) for g in infeasible_gpus)
     return TrainingRanking(model.id, LazyOptions(total, build), len(memo), notes, feasible_count=len(order))
 
 
-def _priced_run(offers: list[Offer], indices: list[int], gpu_id: str,
-                per_gpu: _SharedTerms) -> Iterator[tuple[float, str, str, int]]:
+def _priced_run(
+    offers: list[Offer], indices: list[int], gpu_id: str, per_gpu: _SharedTerms
+) -> Iterator[tuple[float, str, str, int]]:
     """One GPU type's offers, cheapest first, as (USD per step, GPU id, provider id, offer index)."""
     step_x_count = per_gpu[0]
     for i in indices:

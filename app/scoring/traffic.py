@@ -37,12 +37,14 @@ class Traffic(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    requests_per_day: float | None = Field(None, gt=0, le=MAX_REQUESTS_PER_DAY,
-                                           description="mean over the week; default 100000")
+    requests_per_day: float | None = Field(
+        None, gt=0, le=MAX_REQUESTS_PER_DAY, description="mean over the week; default 100000"
+    )
     peak_requests_per_s: float | None = Field(None, gt=0, le=1e6, description="the busiest hour's mean rate")
     profile: Profile = Field("diurnal", description="flat | business_hours (weekdays 08-18) | diurnal")
-    peak_factor: float = Field(3.0, ge=1, le=MAX_PEAK_FACTOR,
-                               description="diurnal: busiest hour / mean (business_hours is fixed at 3.36)")
+    peak_factor: float = Field(
+        3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean (business_hours is fixed at 3.36)"
+    )
     min_replicas: int = Field(1, ge=0, le=10_000, description="autoscaled floor (at least 1 stays warm)")
     cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
 
@@ -98,8 +100,11 @@ def week_profile(profile: Profile, peak_factor: float = 1.0) -> tuple[float, ...
         return (1.0,) * HOURS_PER_WEEK
     if profile == "business_hours":  # all of the week's traffic inside office hours, none outside
         level = HOURS_PER_WEEK / BUSINESS_OPEN_HOURS_PER_WEEK
-        return tuple(level if day < 5 and BUSINESS_START_HOUR <= hour < BUSINESS_END_HOUR else 0.0
-                     for day in range(7) for hour in range(24))
+        return tuple(
+            level if day < 5 and BUSINESS_START_HOUR <= hour < BUSINESS_END_HOUR else 0.0
+            for day in range(7)
+            for hour in range(24)
+        )
     return tuple(diurnal_day(peak_factor)) * 7
 
 
@@ -155,9 +160,15 @@ def scale_to_zero_replica_hours(needed: Sequence[int], cold_start_s: float) -> t
     return hours, starts
 
 
-def serving_cost(hourly_requests_per_s: Sequence[float], output_len: int, replica_output_tokens_per_s: float,
-                 gpus_per_replica: int, usd_per_gpu_hour: float, min_replicas: int = 1,
-                 cold_start_s: float = 60.0) -> ServingCost:
+def serving_cost(
+    hourly_requests_per_s: Sequence[float],
+    output_len: int,
+    replica_output_tokens_per_s: float,
+    gpus_per_replica: int,
+    usd_per_gpu_hour: float,
+    min_replicas: int = 1,
+    cold_start_s: float = 60.0,
+) -> ServingCost:
     """Always-on at peak size, autoscaled hour by hour above a floor, and scale-to-zero."""
     needed = [replicas_needed(r, output_len, replica_output_tokens_per_s) for r in hourly_requests_per_s]
     floor = max(1, min_replicas)
@@ -172,7 +183,8 @@ def serving_cost(hourly_requests_per_s: Sequence[float], output_len: int, replic
     capacity = weekly["autoscaled"] * 3600 * replica_output_tokens_per_s
     return ServingCost(
         replicas_at_peak=peak,
-        gpu_hours_always_on=gpu_hours["always_on"], gpu_hours_autoscaled=gpu_hours["autoscaled"],
+        gpu_hours_always_on=gpu_hours["always_on"],
+        gpu_hours_autoscaled=gpu_hours["autoscaled"],
         gpu_hours_scale_to_zero=gpu_hours["scale_to_zero"],
         monthly_usd_always_on=gpu_hours["always_on"] * usd_per_gpu_hour,
         monthly_usd_autoscaled=gpu_hours["autoscaled"] * usd_per_gpu_hour,

@@ -45,8 +45,9 @@ class TrainingEstimate:
     assumptions: list[str] = field(default_factory=list)
 
 
-def _layout_fits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout,
-                 e: eff.TrainingEfficiency) -> tuple[bool, dict[str, float]]:
+def _layout_fits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
+) -> tuple[bool, dict[str, float]]:
     breakdown = memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e)
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
@@ -54,8 +55,7 @@ def _layout_fits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWork
 def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count."""
     domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
-    tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0
-           and model.num_attention_heads % t == 0]
+    tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
     pairs = []
     for tp in tps:
         pp = 1
@@ -94,13 +94,30 @@ def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
 def _timing(gpu, gpu_count, model, w, layout, e) -> tuple[StepTime, float, str, str]:
     peak, pclass, note = peak_tflops(gpu, w.precision)
     adapters = lora_adapter_params(model, w.lora_rank)
-    st = step_time(e, gpu, gpu_count, model, w.method, w.framework, w.seq_len, w.global_batch_seqs,
-                   layout, peak or 0.0, pclass, adapters)
+    st = step_time(
+        e,
+        gpu,
+        gpu_count,
+        model,
+        w.method,
+        w.framework,
+        w.seq_len,
+        w.global_batch_seqs,
+        layout,
+        peak or 0.0,
+        pclass,
+        adapters,
+    )
     return st, peak or 0.0, pclass, note
 
 
-def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
-                  e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> Layout | None:
+def choose_layout(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
@@ -118,8 +135,13 @@ def choose_layout(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWor
     return best
 
 
-def fits_at(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
-            e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> bool:
+def fits_at(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> bool:
     return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in layout_families(gpu, gpu_count, model))
 
 
@@ -144,8 +166,9 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
     return Band.around(value, low, high)
 
 
-def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload,
-                   e: eff.TrainingEfficiency) -> tuple[str, dict[str, float]]:
+def _reason_no_fit(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+) -> tuple[str, dict[str, float]]:
     tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
     pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
@@ -153,25 +176,35 @@ def _reason_no_fit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
     breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
-    text = (f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
-            f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count)} needs {need:,.0f} GB per GPU "
-            f"but gives {usable_gb(gpu):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each")
+    text = (
+        f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
+        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count)} needs {need:,.0f} GB per GPU "
+        f"but gives {usable_gb(gpu):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
+    )
     return text, breakdown
 
 
 def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, flops) -> list[Term]:
     tokens_step = w.global_batch_seqs * w.seq_len
     return [
-        Term("FLOPs per token", flops, "FLOP",
-             f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
-             f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens"),
+        Term(
+            "FLOPs per token",
+            flops,
+            "FLOP",
+            f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
+            f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens",
+        ),
         Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
         Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
         Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
         Term("pipeline bubble", st.bubble_s, "s/step", f"PP{layout.pipeline_parallel}"),
         Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
-        Term("exposed DP/FSDP traffic", st.dp_comm_s, "s/step",
-             f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}"),
+        Term(
+            "exposed DP/FSDP traffic",
+            st.dp_comm_s,
+            "s/step",
+            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}",
+        ),
     ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
 
 
@@ -186,9 +219,14 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
     return out
 
 
-def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: TrainingWorkload,
-                      layout: Layout | None = None,
-                      e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> TrainingEstimate:
+def estimate_training(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: TrainingWorkload,
+    layout: Layout | None = None,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> TrainingEstimate:
     """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen."""
     w = workload
     flops = model_flops_per_token(model, w.method, w.seq_len)
@@ -199,29 +237,68 @@ def estimate_training(gpu: GpuSpec, gpu_count: int, model: ModelSpec, workload: 
         breakdown: dict[str, float] = {}
         if chosen is None:
             reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
-        return TrainingEstimate(gpu.id, gpu_count, None, "", False, False, reason,
-                                memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB if breakdown else 0.0,
-                                breakdown, 0.0, 0.0, float("inf"), flops, Band(0.0, 0.0), [],
-                                _assumptions(gpu, w, note))
+        return TrainingEstimate(
+            gpu.id,
+            gpu_count,
+            None,
+            "",
+            False,
+            False,
+            reason,
+            memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB if breakdown else 0.0,
+            breakdown,
+            0.0,
+            0.0,
+            float("inf"),
+            flops,
+            Band(0.0, 0.0),
+            [],
+            _assumptions(gpu, w, note),
+        )
     fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
     st = _timing(gpu, gpu_count, model, w, chosen, e)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
     mfu = min(1.0, tokens_s * flops / (peak * 1e12))
-    reason = "" if fits else (f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
-                              f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable")
+    reason = (
+        ""
+        if fits
+        else (
+            f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+            f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
+        )
+    )
     return TrainingEstimate(
-        gpu.id, gpu_count, chosen, chosen.describe(gpu_count), fits, fits, reason,
-        memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB, breakdown, tokens_s, mfu, step_s, flops,
+        gpu.id,
+        gpu_count,
+        chosen,
+        chosen.describe(gpu_count),
+        fits,
+        fits,
+        reason,
+        memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB,
+        breakdown,
+        tokens_s,
+        mfu,
+        step_s,
+        flops,
         _band(gpu, pclass, w, tokens_s),
-        _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops), _assumptions(gpu, w, note))
+        _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops),
+        _assumptions(gpu, w, note),
+    )
 
 
 def with_layout(layout: Layout, **changes) -> Layout:
     return replace(layout, **changes)
 
 
-def step_seconds(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout,
-                 e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> float:
+def step_seconds(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> float:
     """Step time only (no terms), for ranking sweeps."""
     return _timing(gpu, gpu_count, model, w, layout, e)[0].total_s

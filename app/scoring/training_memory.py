@@ -118,7 +118,12 @@ def usable_gb(gpu: GpuSpec) -> float:
 
 
 def memory_breakdown_gb(
-    model: ModelSpec, method: str, seq_len: int, layout: Layout, gpu_count: int, lora_rank: int,
+    model: ModelSpec,
+    method: str,
+    seq_len: int,
+    layout: Layout,
+    gpu_count: int,
+    lora_rank: int,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
 ) -> dict[str, float]:
     """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""

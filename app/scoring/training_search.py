@@ -40,8 +40,9 @@ def _domain(gpu: GpuSpec) -> int:
 class LayoutSearch:
     """Memoised memory fits for one (model, workload), shared by every GPU type of a ranking."""
 
-    def __init__(self, model: ModelSpec, workload: TrainingWorkload,
-                 e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> None:
+    def __init__(
+        self, model: ModelSpec, workload: TrainingWorkload, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+    ) -> None:
         self.model, self.workload, self.e = model, workload, e
         self.adapters = lora_adapter_params(model, workload.lora_rank)
         self._need: dict[tuple, float] = {}
@@ -107,8 +108,11 @@ class LayoutSearch:
     def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
         """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first)."""
         usable = usable_gb(gpu)
-        return any(self.frugal_fits(row, tp, gpu_count, usable)
-                   for tp, rows in reversed(self.table(gpu, gpu_count)) for row in reversed(rows))
+        return any(
+            self.frugal_fits(row, tp, gpu_count, usable)
+            for tp, rows in reversed(self.table(gpu, gpu_count))
+            for row in reversed(rows)
+        )
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
         """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →
@@ -120,7 +124,9 @@ class LayoutSearch:
             if ladder is None:
                 ladder = self._ladders[key] = [
                     (self.need_gb(stage, tp, pp, recompute, gpu_count), self.layout(stage, tp, pp, recompute))
-                    for recompute in RECOMPUTE_ORDER for stage in zero_stages(tp, pp, gpu_count)]
+                    for recompute in RECOMPUTE_ORDER
+                    for stage in zero_stages(tp, pp, gpu_count)
+                ]
             row[2] = ladder
         return row[2]
 
@@ -139,22 +145,37 @@ class GpuTimer:
         mfu = self._mfu.get(gpu_count)
         if mfu is None:
             s, w = self.search, self.search.workload
-            mfu = self._mfu[gpu_count] = effective_mfu(s.e, self.gpu, gpu_count, s.model, w.method,
-                                                       w.framework, self.precision_class)
+            mfu = self._mfu[gpu_count] = effective_mfu(
+                s.e, self.gpu, gpu_count, s.model, w.method, w.framework, self.precision_class
+            )
         return mfu
 
     def compute_s(self, gpu_count: int, recompute: str) -> float:
         """Compute seconds per step; grows with the recompute level, the same for every parallel split."""
         s, w = self.search, self.search.workload
-        return compute_seconds(s.e, gpu_count, s.model, w.method, w.seq_len, w.global_batch_seqs, recompute,
-                               self.peak, self.mfu(gpu_count))
+        return compute_seconds(
+            s.e, gpu_count, s.model, w.method, w.seq_len, w.global_batch_seqs, recompute, self.peak, self.mfu(gpu_count)
+        )
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
         """training.step_seconds: StepTime.total_s, summed in the same order."""
         s, w = self.search, self.search.workload
         compute, bubble, tp_comm, dp_comm, _ = step_parts(
-            s.e, self.gpu, gpu_count, s.model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout,
-            self.peak, self.precision_class, s.adapters, self.mfu(gpu_count), compute_s)
+            s.e,
+            self.gpu,
+            gpu_count,
+            s.model,
+            w.method,
+            w.framework,
+            w.seq_len,
+            w.global_batch_seqs,
+            layout,
+            self.peak,
+            self.precision_class,
+            s.adapters,
+            self.mfu(gpu_count),
+            compute_s,
+        )
         return compute + bubble + tp_comm + dp_comm
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:

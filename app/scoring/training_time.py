@@ -14,9 +14,15 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training_memory import Layout
 
 FRAMEWORK_CLASS = {
-    "megatron": "megatron", "megatron-lm": "megatron", "nemo": "megatron",
-    "llm-foundry": "foundry", "torchtitan": "torchtitan", "hf": "hf", "pytorch": "pytorch",
+    "megatron": "megatron",
+    "megatron-lm": "megatron",
+    "nemo": "megatron",
+    "llm-foundry": "foundry",
+    "torchtitan": "torchtitan",
+    "hf": "hf",
+    "pytorch": "pytorch",
 }
+
 
 def attention_flops_per_token(model: ModelSpec, seq_len: int) -> float:
     """Score and AV matmuls, fwd + bwd: 12 × layers × (heads × head_dim) × seq_len (PaLM/LLM Foundry)."""
@@ -35,8 +41,13 @@ def model_flops_per_token(model: ModelSpec, method: str, seq_len: int) -> float:
 
 def gpu_family(gpu: GpuSpec) -> str:
     arch = gpu.architecture.lower()
-    for key, family in (("ampere", "ampere"), ("hopper", "hopper"), ("blackwell", "blackwell"),
-                        ("ada", "ada"), ("cdna", "cdna")):
+    for key, family in (
+        ("ampere", "ampere"),
+        ("hopper", "hopper"),
+        ("blackwell", "blackwell"),
+        ("ada", "ada"),
+        ("cdna", "cdna"),
+    ):
         if key in arch:
             return family
     return "other"
@@ -145,17 +156,38 @@ def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapt
     return volume
 
 
-def effective_mfu(e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str,
-                  framework: str, precision_class: str) -> float:
+def effective_mfu(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    framework: str,
+    precision_class: str,
+) -> float:
     """Compute-phase MFU: family × precision × framework × width × scale × method (× MoE), at most 1."""
-    mfu = (base_mfu(e, gpu_family(gpu), precision_class) * framework_factor(e, framework, precision_class)
-           * width_factor(e, model.hidden_size) * scale_factor(e, gpu_count) * method_factor(e, method)
-           * (e.moe_factor if model.is_moe else 1.0))
+    mfu = (
+        base_mfu(e, gpu_family(gpu), precision_class)
+        * framework_factor(e, framework, precision_class)
+        * width_factor(e, model.hidden_size)
+        * scale_factor(e, gpu_count)
+        * method_factor(e, method)
+        * (e.moe_factor if model.is_moe else 1.0)
+    )
     return min(mfu, 1.0)
 
 
-def compute_seconds(e: TrainingEfficiency, gpu_count: int, model: ModelSpec, method: str, seq_len: int,
-                    global_batch_seqs: int, recompute: str, peak: float, mfu: float) -> float:
+def compute_seconds(
+    e: TrainingEfficiency,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    seq_len: int,
+    global_batch_seqs: int,
+    recompute: str,
+    peak: float,
+    mfu: float,
+) -> float:
     """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU."""
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     n_active = model.active_params_b * 1e9
@@ -166,23 +198,61 @@ def compute_seconds(e: TrainingEfficiency, gpu_count: int, model: ModelSpec, met
 
 
 def step_time(
-    e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, framework: str,
-    seq_len: int, global_batch_seqs: int, layout: Layout, peak: float, precision_class: str, adapters: float,
-    mfu: float | None = None, compute_s: float | None = None,
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    framework: str,
+    seq_len: int,
+    global_batch_seqs: int,
+    layout: Layout,
+    peak: float,
+    precision_class: str,
+    adapters: float,
+    mfu: float | None = None,
+    compute_s: float | None = None,
 ) -> StepTime:
     """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication.
 
     `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a
     search over layouts may pass them in rather than have them recomputed.
     """
-    return StepTime(*step_parts(e, gpu, gpu_count, model, method, framework, seq_len, global_batch_seqs,
-                                layout, peak, precision_class, adapters, mfu, compute_s))
+    return StepTime(
+        *step_parts(
+            e,
+            gpu,
+            gpu_count,
+            model,
+            method,
+            framework,
+            seq_len,
+            global_batch_seqs,
+            layout,
+            peak,
+            precision_class,
+            adapters,
+            mfu,
+            compute_s,
+        )
+    )
 
 
 def step_parts(
-    e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, framework: str,
-    seq_len: int, global_batch_seqs: int, layout: Layout, peak: float, precision_class: str, adapters: float,
-    mfu: float | None = None, compute_s: float | None = None,
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    framework: str,
+    seq_len: int,
+    global_batch_seqs: int,
+    layout: Layout,
+    peak: float,
+    precision_class: str,
+    adapters: float,
+    mfu: float | None = None,
+    compute_s: float | None = None,
 ) -> tuple[float, float, float, float, float]:
     """step_time's fields as a plain tuple (compute, bubble, TP, DP seconds, MFU), for sweeps."""
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count

@@ -23,9 +23,15 @@ def make_prediction(row: dict, predicted: float | None, reason: str) -> CasePred
         pct = (predicted - measured) / measured * 100
     covered = pct is not None
     return CasePrediction(
-        case_id=row.get("case_id", ""), metric=row.get("metric", ""), predicted=predicted,
-        measured=measured, pct_error=pct, covered=covered, reason=reason,
-        source=row.get("source", ""), gpu=row.get("gpu", ""),
+        case_id=row.get("case_id", ""),
+        metric=row.get("metric", ""),
+        predicted=predicted,
+        measured=measured,
+        pct_error=pct,
+        covered=covered,
+        reason=reason,
+        source=row.get("source", ""),
+        gpu=row.get("gpu", ""),
     )
 
 

@@ -58,8 +58,9 @@ def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]]
         return [(int(tp), int(pp or 1))], None
     count = int(_num(row, "gpu_count") or 1)
     limit = max(gpu.scaleup_domain_gpus, 1)
-    options = [(t, 1) for t in (1, 2, 4, 8)
-               if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)]
+    options = [
+        (t, 1) for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)
+    ]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
 
 
@@ -124,11 +125,23 @@ def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     options = []
     for tp, pp in layouts:
         fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
-        options.append((build_context(gpu, model, wdt, kvdt, engine, tp, pp),
-                        max(min(fit, ENGINE_MAX_BATCH[engine]), 1)))
+        options.append(
+            (build_context(gpu, model, wdt, kvdt, engine, tp, pp), max(min(fit, ENGINE_MAX_BATCH[engine]), 1))
+        )
     notes += list(options[0][0].assumptions)
-    return CaseSetup(tuple(options), scenario, metric, row.get("statistic") == "p99", batch or 0.0,
-                     input_len, output_len, ttft_limit, tpot_limit, tuple(notes), beams)
+    return CaseSetup(
+        tuple(options),
+        scenario,
+        metric,
+        row.get("statistic") == "p99",
+        batch or 0.0,
+        input_len,
+        output_len,
+        ttft_limit,
+        tpot_limit,
+        tuple(notes),
+        beams,
+    )
 
 
 def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEfficiency) -> OperatingPoint | None:
@@ -139,12 +152,14 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
         ttft_limit, tpot_limit = setup.ttft_limit_ms, setup.tpot_limit_ms
         # case_setup keeps the latency_bound scenario only for rows that give both limits
         assert ttft_limit is not None and tpot_limit is not None
-        batch = latency_bound_batch(ctx, eff, cap, (
-            setup.input_len, setup.output_len, ttft_limit, tpot_limit), setup.beam_width)
+        batch = latency_bound_batch(
+            ctx, eff, cap, (setup.input_len, setup.output_len, ttft_limit, tpot_limit), setup.beam_width
+        )
         if batch < 1:
             return None
-    return operating_point(ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len,
-                           setup.beam_width)
+    return operating_point(
+        ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width
+    )
 
 
 def _per_gpu(point: OperatingPoint | None, ctx: InferenceContext) -> float:
@@ -170,7 +185,10 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
 
 
 def predict_inference_case(
-    row: dict, gpus: dict, models: dict, eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
+    row: dict,
+    gpus: dict,
+    models: dict,
+    eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> CasePrediction:
     """Predict one row; never raises: anything unmodelled comes back covered=False with the reason."""
     try:

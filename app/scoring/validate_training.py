@@ -24,8 +24,15 @@ from app.scoring.training_time import (
 from app.scoring.workload import TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
-FRAMEWORKS = {"megatron-lm": "megatron", "megatron": "megatron", "nemo": "nemo", "llm-foundry": "llm-foundry",
-              "torchtitan": "torchtitan", "pytorch": "pytorch", "hf": "hf"}
+FRAMEWORKS = {
+    "megatron-lm": "megatron",
+    "megatron": "megatron",
+    "nemo": "nemo",
+    "llm-foundry": "llm-foundry",
+    "torchtitan": "torchtitan",
+    "pytorch": "pytorch",
+    "hf": "hf",
+}
 
 
 class _LayoutChanges(TypedDict, total=False):
@@ -81,9 +88,14 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
 
 def _workload(row: dict[str, str]) -> TrainingWorkload:
     return TrainingWorkload(
-        model=row["model"], method=row["method"], precision=row["precision"], seq_len=int(row["seq_len"]),
-        global_batch_seqs=int(row["global_batch_seqs"]), framework=FRAMEWORKS.get(row["framework"], "auto"),
-        max_gpus=max(1, min(65_536, int(row["gpu_count"]))))
+        model=row["model"],
+        method=row["method"],
+        precision=row["precision"],
+        seq_len=int(row["seq_len"]),
+        global_batch_seqs=int(row["global_batch_seqs"]),
+        framework=FRAMEWORKS.get(row["framework"], "auto"),
+        max_gpus=max(1, min(65_536, int(row["gpu_count"]))),
+    )
 
 
 def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, notes: str) -> float | None:
@@ -98,8 +110,17 @@ def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingW
 
 
 def _uncovered(row: dict[str, str], reason: str) -> CasePrediction:
-    return CasePrediction(row.get("case_id", ""), row.get("metric", ""), row.get("source", ""), row.get("gpu", ""),
-                          None, _float(row.get("value")), None, False, reason)
+    return CasePrediction(
+        row.get("case_id", ""),
+        row.get("metric", ""),
+        row.get("source", ""),
+        row.get("gpu", ""),
+        None,
+        _float(row.get("value")),
+        None,
+        False,
+        reason,
+    )
 
 
 def _float(text: str | None) -> float | None:
@@ -109,14 +130,19 @@ def _float(text: str | None) -> float | None:
         return None
 
 
-def predict_estimate(row: dict[str, str], gpus: dict, models: dict,
-                     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY):
+def predict_estimate(
+    row: dict[str, str], gpus: dict, models: dict, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+):
     """(estimate, gpu, model, workload) for a case row, or a reason string when not modelled."""
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'GPU' if gpu is None else 'model'} id"
-    if (row.get("precision") not in ("bf16", "fp16", "fp8")
-            or row.get("method") not in ("pretrain", "full_ft", "lora", "qlora")):
+    if row.get("precision") not in ("bf16", "fp16", "fp8") or row.get("method") not in (
+        "pretrain",
+        "full_ft",
+        "lora",
+        "qlora",
+    ):
         return f"precision {row.get('precision')} / method {row.get('method')} not modelled"
     gpu, _ = fill_missing_peaks(gpu, gpus)
     w, n = _workload(row), int(row["gpu_count"])
@@ -128,8 +154,9 @@ def predict_estimate(row: dict[str, str], gpus: dict, models: dict,
     return est, gpu, model, w
 
 
-def predict_training_case(row: dict[str, str], gpus: dict, models: dict,
-                          e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY) -> CasePrediction:
+def predict_training_case(
+    row: dict[str, str], gpus: dict, models: dict, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+) -> CasePrediction:
     """Predict the row's metric; never raises (uncovered rows carry a reason)."""
     try:
         metric = row.get("metric", "")
@@ -145,7 +172,16 @@ def predict_training_case(row: dict[str, str], gpus: dict, models: dict,
         measured = _float(row.get("value"))
         if predicted is None or not measured:
             return _uncovered(row, "no prediction or measured value")
-        return CasePrediction(row["case_id"], metric, row.get("source", ""), row.get("gpu", ""), predicted, measured,
-                              (predicted - measured) / measured * 100, True, "")
+        return CasePrediction(
+            row["case_id"],
+            metric,
+            row.get("source", ""),
+            row.get("gpu", ""),
+            predicted,
+            measured,
+            (predicted - measured) / measured * 100,
+            True,
+            "",
+        )
     except Exception as exc:  # noqa: BLE001 - a validation hook reports, never raises
         return _uncovered(row, f"estimator error: {exc}")

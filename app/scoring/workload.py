@@ -69,7 +69,8 @@ class _WorkloadBase(Filters):
     model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
     custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
     hf_config: dict[str, object] | None = Field(
-        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)")
+        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)"
+    )
 
     @field_validator("hf_config")
     @classmethod

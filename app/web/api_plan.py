@@ -39,19 +39,22 @@ def _unprocessable(exc: plan.PlanFieldError) -> HTTPException:
     return HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}])
 
 
-def _share_url(inference: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None = None,
-               months: int | None = None) -> str:
+def _share_url(
+    inference: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None = None, months: int | None = None
+) -> str:
     return "/plan?" + canonical_plan_query(inference, traffic, training, months)
 
 
 @router.post("/serving")
-def plan_serving(request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None,
-                 terms: TermsQuery = True) -> dict[str, Any]:
+def plan_serving(
+    request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> dict[str, Any]:
     """Every feasible offer priced for the traffic: replicas at peak and monthly $ always-on, autoscaled and
     scale-to-zero; serverless prices for the model (or the nearest listed one); the break-even traffic."""
     try:
-        return plan.serving_payload(request.workload, request.traffic, snapshot,
-                                    _share_url(request.workload, request.traffic), limit, terms)
+        return plan.serving_payload(
+            request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
+        )
     except plan.PlanFieldError as exc:
         raise _unprocessable(exc) from None
 
@@ -61,7 +64,8 @@ def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str
     """A training run followed by N months of serving: the cheapest combinations, each phase's share."""
     share = _share_url(request.inference, request.traffic, request.training, request.months)
     try:
-        return plan.lifecycle_payload(request.training, request.inference, request.traffic, request.months,
-                                      snapshot, share)
+        return plan.lifecycle_payload(
+            request.training, request.inference, request.traffic, request.months, snapshot, share
+        )
     except plan.PlanFieldError as exc:
         raise _unprocessable(exc) from None

@@ -46,8 +46,9 @@ def unprocessable(field: str, message: str) -> HTTPException:
     return HTTPException(status_code=422, detail=[{"field": field, "message": message}])
 
 
-def _rank(phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None,
-          terms: bool) -> dict[str, Any]:
+def _rank(
+    phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None, terms: bool
+) -> dict[str, Any]:
     share_url = "/?" + canonical_query(phase, workload)  # type: ignore[arg-type]
     try:
         return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
@@ -57,15 +58,17 @@ def _rank(phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: 
 
 # The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
 @router.post("/rank/inference", response_model=RankResponse, response_class=OrjsonResponse)
-def rank_inference(workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
-                   terms: TermsQuery = True) -> OrjsonResponse:
+def rank_inference(
+    workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> OrjsonResponse:
     """Every matching offer ranked by $ per million output tokens at the latency targets."""
     return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms))
 
 
 @router.post("/rank/training", response_model=RankResponse, response_class=OrjsonResponse)
-def rank_training(workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None,
-                  terms: TermsQuery = True) -> OrjsonResponse:
+def rank_training(
+    workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> OrjsonResponse:
     """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms))
 

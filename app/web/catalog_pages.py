@@ -18,8 +18,14 @@ from app.web.render import json_response, page, split_json_suffix, wants_fragmen
 
 router = APIRouter(include_in_schema=False)
 
-SORTS = [("name", "Name"), ("memory", "Memory"), ("bandwidth", "Bandwidth"), ("bf16", "BF16 TFLOPS"),
-         ("fp8", "FP8 TFLOPS"), ("price", "Cheapest $/GPU-h")]
+SORTS = [
+    ("name", "Name"),
+    ("memory", "Memory"),
+    ("bandwidth", "Bandwidth"),
+    ("bf16", "BF16 TFLOPS"),
+    ("fp8", "FP8 TFLOPS"),
+    ("price", "Cheapest $/GPU-h"),
+]
 
 
 class GpuListQuery(BaseModel):
@@ -47,8 +53,15 @@ def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_jso
     rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort)
     if as_json:
         return json_response(rows)
-    context = {"title": "GPUs", "nav": "gpus", "rows": rows, "vendors": queries.vendors(session),
-               "query": query, "sorts": SORTS, "base_query": query.base_query()}
+    context = {
+        "title": "GPUs",
+        "nav": "gpus",
+        "rows": rows,
+        "vendors": queries.vendors(session),
+        "query": query,
+        "sorts": SORTS,
+        "base_query": query.base_query(),
+    }
     return page(request, "gpus.html", context, block="gpu_table")
 
 
@@ -76,16 +89,22 @@ def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: Setti
     detail = views.gpu_detail(session, gpu, settings.stale_after_days)
     if as_json:
         return json_response(detail)
-    context = {"title": detail.name, "nav": "gpus", "gpu": detail, "charts": bool(detail.offers),
-               "chart_json": to_json_block(offer_price_bars(detail.offers)),
-               "stale_after_days": settings.stale_after_days}
+    context = {
+        "title": detail.name,
+        "nav": "gpus",
+        "gpu": detail,
+        "charts": bool(detail.offers),
+        "chart_json": to_json_block(offer_price_bars(detail.offers)),
+        "stale_after_days": settings.stale_after_days,
+    }
     return page(request, "gpu.html", context)
 
 
 @router.get("/providers")
 def providers_page(request: Request, session: SessionDep) -> Response:
-    return page(request, "providers.html", {"title": "Providers", "nav": "providers",
-                                            "providers": views.provider_list(session)})
+    return page(
+        request, "providers.html", {"title": "Providers", "nav": "providers", "providers": views.provider_list(session)}
+    )
 
 
 @router.get("/providers.json")
@@ -112,8 +131,12 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
     detail = views.model_detail(session, model, settings.stale_after_days)
     if as_json:
         return json_response(detail)
-    context = {"title": detail.name, "nav": "models", "model": detail,
-               "kv_bytes_per_token_bf16": kv_bytes_per_token_bf16(detail)}
+    context = {
+        "title": detail.name,
+        "nav": "models",
+        "model": detail,
+        "kv_bytes_per_token_bf16": kv_bytes_per_token_bf16(detail),
+    }
     return page(request, "model.html", context)
 
 

@@ -52,7 +52,9 @@ def offer_price_bars(offers: list[Any]) -> Figure:
     return {
         "data": [trace],
         "layout": layout(
-            height=height, xaxis={"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
-            yaxis={"autorange": "reversed", "automargin": True}, margin={"l": 10, "r": 20, "t": 10, "b": 50},
+            height=height,
+            xaxis={"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+            margin={"l": 10, "r": 20, "t": 10, "b": 50},
         ),
     }

@@ -20,5 +20,8 @@ def csv_response(payload: dict[str, Any], filename: str) -> Response:
     for option in options:
         band = option.get("band") or {}
         writer.writerow({**option, "band_low": band.get("low"), "band_high": band.get("high")})
-    return Response(buffer.getvalue(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    return Response(
+        buffer.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

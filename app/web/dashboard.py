@@ -53,10 +53,21 @@ def results_context(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str) -
     }
 
 
-def render_workbench(request: Request, parsed: ParsedQuery | None, snapshot: CatalogSnapshot, path: str,
-                     template: str = "index.html", extra: dict[str, Any] | None = None) -> Response:
-    context: dict[str, Any] = {"title": "Rank GPUs for a workload", "nav": "rank" if path == "/" else "compare",
-                               "charts": True, "form_path": path, **form_options.catalog_lists(snapshot)}
+def render_workbench(
+    request: Request,
+    parsed: ParsedQuery | None,
+    snapshot: CatalogSnapshot,
+    path: str,
+    template: str = "index.html",
+    extra: dict[str, Any] | None = None,
+) -> Response:
+    context: dict[str, Any] = {
+        "title": "Rank GPUs for a workload",
+        "nav": "rank" if path == "/" else "compare",
+        "charts": True,
+        "form_path": path,
+        **form_options.catalog_lists(snapshot),
+    }
     if parsed is not None and parsed.workload is not None:
         context.update(results_context(parsed, snapshot, path))
     context["form"] = form_options.form_state(parsed)
@@ -93,14 +104,18 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
 def index_json(snapshot: SnapshotDep) -> Response:
     """The blank form's JSON twin: default workloads and the catalog's choices."""
     lists = form_options.catalog_lists(snapshot)
-    return json_response({
-        "defaults": {"inference": form_options.form_state(ParsedQuery("inference", None, {})),
-                     "training": form_options.form_state(ParsedQuery("training", None, {}))},
-        "models": [m.id for m in lists["model_choices"]],
-        "providers": [p for p, _ in lists["provider_choices"]],
-        "gpus": lists["gpu_choices"],
-        "rank_api": {"inference": "/api/v1/rank/inference", "training": "/api/v1/rank/training"},
-    })
+    return json_response(
+        {
+            "defaults": {
+                "inference": form_options.form_state(ParsedQuery("inference", None, {})),
+                "training": form_options.form_state(ParsedQuery("training", None, {})),
+            },
+            "models": [m.id for m in lists["model_choices"]],
+            "providers": [p for p, _ in lists["provider_choices"]],
+            "gpus": lists["gpu_choices"],
+            "rank_api": {"inference": "/api/v1/rank/inference", "training": "/api/v1/rank/training"},
+        }
+    )
 
 
 def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
@@ -140,8 +155,7 @@ def compare(request: Request, snapshot: SnapshotDep) -> Response:
         return render_workbench(request, state, snapshot, "/compare", "compare.html")
     parsed = parse(items)
     redirect = _redirect_if_not_canonical(request, parsed, "/compare")
-    return redirect or render_workbench(request, parsed, snapshot, "/compare", "compare.html",
-                                        {"side_by_side": True})
+    return redirect or render_workbench(request, parsed, snapshot, "/compare", "compare.html", {"side_by_side": True})
 
 
 @router.get("/compare.json")

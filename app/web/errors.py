@@ -16,8 +16,10 @@ from app.web.render import templates
 def wants_json(request: Request) -> bool:
     path = request.url.path
     accept = request.headers.get("accept", "")
-    return path.startswith("/api/") or path.endswith(".json") or (
-        "application/json" in accept and "text/html" not in accept
+    return (
+        path.startswith("/api/")
+        or path.endswith(".json")
+        or ("application/json" in accept and "text/html" not in accept)
     )
 
 
@@ -56,7 +58,9 @@ def install(app: FastAPI) -> None:
 
 # The OpenAPI schema must describe the 422 body this module really sends, not FastAPI's default.
 FIELD_ERROR_SCHEMA = {
-    "title": "ValidationError", "type": "object", "required": ["field", "message"],
+    "title": "ValidationError",
+    "type": "object",
+    "required": ["field", "message"],
     "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
 }
 

@@ -19,8 +19,12 @@ from app.scoring.workload import (
 from app.web.workload_query import ARCH_PREFIX, LIST_FIELDS, ParsedQuery
 
 CHOICES = {
-    "dtypes": get_args(Dtype), "engines": get_args(Engine), "scenarios": get_args(Scenario),
-    "methods": get_args(Method), "precisions": get_args(Precision), "frameworks": get_args(Framework),
+    "dtypes": get_args(Dtype),
+    "engines": get_args(Engine),
+    "scenarios": get_args(Scenario),
+    "methods": get_args(Method),
+    "precisions": get_args(Precision),
+    "frameworks": get_args(Framework),
     "price_types": get_args(PriceType),
 }
 
@@ -30,8 +34,13 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     providers = sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower())
     vendors = sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus})
     models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
-    return {"model_choices": models, "provider_choices": providers, "vendor_choices": vendors,
-            "gpu_choices": offered_gpus, **CHOICES}
+    return {
+        "model_choices": models,
+        "provider_choices": providers,
+        "vendor_choices": vendors,
+        "gpu_choices": offered_gpus,
+        **CHOICES,
+    }
 
 
 def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
@@ -51,4 +60,3 @@ def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
     for name in LIST_FIELDS:
         state.setdefault(name, [])
     return state
-

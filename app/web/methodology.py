@@ -60,8 +60,9 @@ def methodology_payload() -> dict[str, Any]:
 
 @router.get("/methodology")
 def methodology(request: Request) -> Response:
-    return page(request, "methodology.html", {"title": "How we estimate", "nav": "methodology",
-                                              **methodology_payload()})
+    return page(
+        request, "methodology.html", {"title": "How we estimate", "nav": "methodology", **methodology_payload()}
+    )
 
 
 @router.get("/methodology.json")

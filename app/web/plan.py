@@ -32,12 +32,14 @@ def resolve_model(workload: InferenceWorkload | TrainingWorkload, snapshot: Cata
 
 def assumptions(traffic: Traffic) -> dict[str, Any]:
     return {
-        "hours_per_month": units.HOURS_PER_MONTH, "days_per_month": round(units.DAYS_PER_MONTH, 4),
+        "hours_per_month": units.HOURS_PER_MONTH,
+        "days_per_month": round(units.DAYS_PER_MONTH, 4),
         "time_buckets": "one repeating week of 168 hourly buckets; bursts inside an hour are not modelled",
-        "profile": traffic.profile, "peak_to_mean": round(max(traffic.multipliers()), 4),
+        "profile": traffic.profile,
+        "peak_to_mean": round(max(traffic.multipliers()), 4),
         "autoscaled_floor_replicas": max(1, traffic.min_replicas),
         "scale_to_zero": f"idle hours cost nothing; each start from zero bills {traffic.cold_start_s:g} s per "
-                         "replica started, and requests arriving then wait that long",
+        "replica started, and requests arriving then wait that long",
         "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
     }
 
@@ -50,14 +52,17 @@ def _option_row(s: Any, include_terms: bool) -> dict[str, Any]:
     return row
 
 
-def serving_body(plan: ServingPlan, traffic: Traffic, limit: int | None = None,
-                 include_terms: bool = True) -> dict[str, Any]:
+def serving_body(
+    plan: ServingPlan, traffic: Traffic, limit: int | None = None, include_terms: bool = True
+) -> dict[str, Any]:
     options = plan.options if limit is None else plan.options[:limit]
     even = plain(plan.break_even)
     return {
-        "traffic": {**traffic.model_dump(mode="json", exclude_none=True),
-                    "requests_per_day": round(plan.requests_per_day, 6),
-                    "peak_requests_per_s": round(plan.peak_requests_per_s, 6)},
+        "traffic": {
+            **traffic.model_dump(mode="json", exclude_none=True),
+            "requests_per_day": round(plan.requests_per_day, 6),
+            "peak_requests_per_s": round(plan.peak_requests_per_s, 6),
+        },
         "options": [_option_row(s, include_terms) for s in options],
         "total_options": len(plan.options),
         "serverless": plain(plan.serverless),
@@ -69,31 +74,55 @@ def serving_body(plan: ServingPlan, traffic: Traffic, limit: int | None = None,
     }
 
 
-def serving_payload(workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str,
-                    limit: int | None = None, include_terms: bool = True) -> dict[str, Any]:
+def serving_payload(
+    workload: InferenceWorkload,
+    traffic: Traffic,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int | None = None,
+    include_terms: bool = True,
+) -> dict[str, Any]:
     """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
     model = resolve_model(workload, snapshot, "workload.model")
     plan = plan_serving(workload, traffic, snapshot, model)
-    return {"workload": workload.model_dump(mode="json", exclude_none=True), "model": plain(model),
-            **serving_body(plan, traffic, limit, include_terms),
-            "catalog_version": snapshot.version, "share_url": share_url}
+    return {
+        "workload": workload.model_dump(mode="json", exclude_none=True),
+        "model": plain(model),
+        **serving_body(plan, traffic, limit, include_terms),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }
 
 
 def lifecycle_body(plan: LifecyclePlan, limit: int = 10) -> dict[str, Any]:
-    return {"months": plan.months, "combinations": plain(plan.combinations[:limit]),
-            "total_combinations": len(plan.combinations), "training_feasible": plan.training_feasible,
-            "basis": "training total $ + months × monthly serving $ (dedicated autoscaled, or serverless)",
-            "notes": plan.notes}
+    return {
+        "months": plan.months,
+        "combinations": plain(plan.combinations[:limit]),
+        "total_combinations": len(plan.combinations),
+        "training_feasible": plan.training_feasible,
+        "basis": "training total $ + months × monthly serving $ (dedicated autoscaled, or serverless)",
+        "notes": plan.notes,
+    }
 
 
-def lifecycle_payload(training: TrainingWorkload, inference: InferenceWorkload, traffic: Traffic, months: int,
-                      snapshot: CatalogSnapshot, share_url: str, limit: int = 10) -> dict[str, Any]:
+def lifecycle_payload(
+    training: TrainingWorkload,
+    inference: InferenceWorkload,
+    traffic: Traffic,
+    months: int,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int = 10,
+) -> dict[str, Any]:
     """POST /api/v1/plan/lifecycle's body (raises PlanFieldError)."""
     train_model = resolve_model(training, snapshot, "training.model")
     serve_model = resolve_model(inference, snapshot, "inference.model")
     plan = plan_lifecycle(training, inference, traffic, months, snapshot, train_model, serve_model)
-    return {"training": training.model_dump(mode="json", exclude_none=True),
-            "inference": inference.model_dump(mode="json", exclude_none=True),
-            **lifecycle_body(plan, limit),
-            "serving": serving_body(plan.serving, traffic, limit=15, include_terms=False),
-            "catalog_version": snapshot.version, "share_url": share_url}
+    return {
+        "training": training.model_dump(mode="json", exclude_none=True),
+        "inference": inference.model_dump(mode="json", exclude_none=True),
+        **lifecycle_body(plan, limit),
+        "serving": serving_body(plan.serving, traffic, limit=15, include_terms=False),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }

@@ -46,31 +46,77 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
     for i, o in enumerate(_distinct(payload["options"], DEDICATED_LINES)):
         replica = Replica("", o["gpu_count"], o["usd_per_gpu_hour"], o["output_tokens_per_s"])
         label = f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type'].replace('_', ' ')})"
-        traces.append({"type": "scatter", "mode": "lines", "name": f"dedicated {label}", "x": grid,
-                       "y": [autoscaled_monthly_usd(replica, r, mult, output_len, floor) for r in grid],
-                       "line": {"color": PALETTE[i], "shape": "hv"},
-                       "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"dedicated {label}",
+                "x": grid,
+                "y": [autoscaled_monthly_usd(replica, r, mult, output_len, floor) for r in grid],
+                "line": {"color": PALETTE[i], "shape": "hv"},
+                "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
+            }
+        )
     for j, q in enumerate(payload["serverless"][:SERVERLESS_LINES]):
         label = f"{q['provider_name']} serverless{' (substitute: ' + q['model_name'] + ')' if q['substitute'] else ''}"
-        traces.append({"type": "scatter", "mode": "lines", "name": label, "x": [grid[0], grid[-1]],
-                       "y": [serverless_monthly_usd(r, q["usd_per_request"]) for r in (grid[0], grid[-1])],
-                       "line": {"color": PALETTE[DEDICATED_LINES + j], "dash": "dash"},
-                       "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": label,
+                "x": [grid[0], grid[-1]],
+                "y": [serverless_monthly_usd(r, q["usd_per_request"]) for r in (grid[0], grid[-1])],
+                "line": {"color": PALETTE[DEDICATED_LINES + j], "dash": "dash"},
+                "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
+            }
+        )
     if even["requests_per_day"]:
         rpd = even["requests_per_day"]
         best = payload["serverless"][0]["usd_per_request"]
-        traces.append({"type": "scatter", "mode": "markers", "name": "break-even", "x": [rpd],
-                       "y": [serverless_monthly_usd(rpd, best)],
-                       "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
-                       "hovertemplate": "break-even: %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>"})
-    shapes = [{"type": "line", "x0": user_rpd, "x1": user_rpd, "yref": "paper", "y0": 0, "y1": 1,
-               "line": {"color": "#a3262a", "dash": "dot"}}]
-    notes = [{"x": _log10(user_rpd), "yref": "paper", "y": 1, "text": "your traffic", "showarrow": False,
-              "xanchor": "left", "font": {"color": "#a3262a"}}]
-    return {"data": traces, "layout": layout(
-        height=420, xaxis={"title": {"text": "requests per day (mean over the week)"}, "type": "log"},
-        yaxis={"title": {"text": "$ per month"}, "type": "log"}, shapes=shapes, annotations=notes,
-        legend={"orientation": "h", "y": -0.25})}
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "break-even",
+                "x": [rpd],
+                "y": [serverless_monthly_usd(rpd, best)],
+                "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
+                "hovertemplate": "break-even: %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
+            }
+        )
+    shapes = [
+        {
+            "type": "line",
+            "x0": user_rpd,
+            "x1": user_rpd,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": "#a3262a", "dash": "dot"},
+        }
+    ]
+    notes = [
+        {
+            "x": _log10(user_rpd),
+            "yref": "paper",
+            "y": 1,
+            "text": "your traffic",
+            "showarrow": False,
+            "xanchor": "left",
+            "font": {"color": "#a3262a"},
+        }
+    ]
+    return {
+        "data": traces,
+        "layout": layout(
+            height=420,
+            xaxis={"title": {"text": "requests per day (mean over the week)"}, "type": "log"},
+            yaxis={"title": {"text": "$ per month"}, "type": "log"},
+            shapes=shapes,
+            annotations=notes,
+            legend={"orientation": "h", "y": -0.25},
+        ),
+    }
 
 
 def _log10(value: float) -> float:

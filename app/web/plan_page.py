@@ -26,21 +26,28 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
     """The serving API's body, with the lifecycle plan under `lifecycle` (null without months)."""
     assert query.workload is not None and query.traffic is not None
     share = f"/plan?{query.canonical}"
-    body = plan.serving_payload(query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4,
-                                include_terms=False)
+    body = plan.serving_payload(
+        query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=False
+    )
     body["lifecycle"] = None
     if query.training is not None and query.months is not None:
         life = plan.lifecycle_payload(query.training, query.workload, query.traffic, query.months, snapshot, share)
-        body["lifecycle"] = {k: life[k] for k in ("training", "months", "combinations", "total_combinations",
-                                                  "training_feasible", "basis", "notes")}
+        body["lifecycle"] = {
+            k: life[k]
+            for k in ("training", "months", "combinations", "total_combinations", "training_feasible", "basis", "notes")
+        }
     return body
 
 
 def form_state(query: PlanQuery | None) -> dict[str, Any]:
     """Defaults, then the parsed question (or exactly what was typed, after an error)."""
-    state: dict[str, Any] = {**InferenceWorkload().model_dump(), **Traffic().model_dump(),
-                             **{TRAIN_PREFIX + k: v for k, v in TrainingWorkload().model_dump().items()},
-                             "months": DEFAULT_MONTHS, "requests_per_day": 100_000}
+    state: dict[str, Any] = {
+        **InferenceWorkload().model_dump(),
+        **Traffic().model_dump(),
+        **{TRAIN_PREFIX + k: v for k, v in TrainingWorkload().model_dump().items()},
+        "months": DEFAULT_MONTHS,
+        "requests_per_day": 100_000,
+    }
     if query is None:
         return state
     if query.workload is not None and query.traffic is not None:
@@ -55,19 +62,27 @@ def form_state(query: PlanQuery | None) -> dict[str, Any]:
 
 
 def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
-    context: dict[str, Any] = {"title": "Dedicated GPUs or serverless?", "nav": "plan", "charts": True,
-                               "profiles": get_args(Profile), **form_options.catalog_lists(snapshot)}
+    context: dict[str, Any] = {
+        "title": "Dedicated GPUs or serverless?",
+        "nav": "plan",
+        "charts": True,
+        "profiles": get_args(Profile),
+        **form_options.catalog_lists(snapshot),
+    }
     if query is not None and query.workload is not None and query.traffic is not None:
         try:
             payload = plan_json(query, snapshot)
         except plan.PlanFieldError as exc:
             query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
         else:
-            context.update(payload=payload, options=payload["options"][:TABLE_ROWS], share_query=query.canonical,
-                           rank_query=canonical_query("inference", query.workload),
-                           json_url=f"/plan.json?{query.canonical}",
-                           chart_json=to_json_block(cost_vs_traffic(payload, query.traffic,
-                                                                    query.workload.output_len)))
+            context.update(
+                payload=payload,
+                options=payload["options"][:TABLE_ROWS],
+                share_query=query.canonical,
+                rank_query=canonical_query("inference", query.workload),
+                json_url=f"/plan.json?{query.canonical}",
+                chart_json=to_json_block(cost_vs_traffic(payload, query.traffic, query.workload.output_len)),
+            )
     context["form"] = form_state(query)
     context["errors"] = query.errors if query else {}
     return context

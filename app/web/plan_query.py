@@ -67,7 +67,7 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
         if key in TRAFFIC_FIELDS:
             traffic[key] = value
         elif key.startswith(TRAIN_PREFIX):
-            training[key[len(TRAIN_PREFIX):]] = value
+            training[key[len(TRAIN_PREFIX) :]] = value
         else:
             inference[key] = value
     return inference, traffic, training
@@ -97,8 +97,9 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     return query
 
 
-def canonical_plan_query(workload: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None,
-                         months: int | None) -> str:
+def canonical_plan_query(
+    workload: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None, months: int | None
+) -> str:
     pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k != "phase"]
     pairs += [(k, _format(v)) for k, v in _non_default(traffic)]
     if training is not None and months is not None:

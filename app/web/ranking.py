@@ -43,13 +43,25 @@ def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
 def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
     heads = arch.num_attention_heads
     return ModelSpec(
-        id="custom", name=arch.name, params_b=arch.params_b, active_params_b=arch.active_params_b or arch.params_b,
-        layers=arch.layers, hidden_size=arch.hidden_size, num_attention_heads=heads,
-        num_kv_heads=arch.num_kv_heads or heads, head_dim=arch.head_dim or arch.hidden_size // heads,
-        intermediate_size=arch.intermediate_size, vocab_size=arch.vocab_size, num_experts=arch.num_experts,
-        experts_per_token=arch.experts_per_token, moe_intermediate_size=arch.moe_intermediate_size,
-        num_shared_experts=arch.num_shared_experts, attention=arch.attention, kv_lora_rank=arch.kv_lora_rank,
-        qk_rope_head_dim=arch.qk_rope_head_dim, max_context=arch.max_context,
+        id="custom",
+        name=arch.name,
+        params_b=arch.params_b,
+        active_params_b=arch.active_params_b or arch.params_b,
+        layers=arch.layers,
+        hidden_size=arch.hidden_size,
+        num_attention_heads=heads,
+        num_kv_heads=arch.num_kv_heads or heads,
+        head_dim=arch.head_dim or arch.hidden_size // heads,
+        intermediate_size=arch.intermediate_size,
+        vocab_size=arch.vocab_size,
+        num_experts=arch.num_experts,
+        experts_per_token=arch.experts_per_token,
+        moe_intermediate_size=arch.moe_intermediate_size,
+        num_shared_experts=arch.num_shared_experts,
+        attention=arch.attention,
+        kv_lora_rank=arch.kv_lora_rank,
+        qk_rope_head_dim=arch.qk_rope_head_dim,
+        max_context=arch.max_context,
     )
 
 
@@ -108,8 +120,14 @@ def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
     return model, rank_inference(workload, snapshot, model)
 
 
-def rank_payload(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str,
-                 limit: int | None = None, include_terms: bool = True) -> dict[str, Any]:
+def rank_payload(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int | None = None,
+    include_terms: bool = True,
+) -> dict[str, Any]:
     """The rank API's response body: {workload, model, options (best first), share_url, ...}."""
     model, ranking = rank(phase, workload, snapshot)
     options = ranking.options if limit is None else ranking.options[:limit]

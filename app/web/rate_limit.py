@@ -47,8 +47,11 @@ class ApiRateLimit:
         stats = await self.limiter.get_window_stats(self.item, "api", client)
         retry_after_s = max(1, math.ceil(stats.reset_time - time.time()))
         body = orjson.dumps({"detail": f"rate limit exceeded: {self.item}; retry after {retry_after_s} s"})
-        headers = [(b"content-type", b"application/json"), (b"retry-after", str(retry_after_s).encode()),
-                   (b"content-length", str(len(body)).encode())]
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"retry-after", str(retry_after_s).encode()),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": 429, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -64,9 +64,7 @@ def page(
     alternate = context.get("json_url") or json_twin_url(request)
     context = {**context, "json_url": alternate}
     block_name = block if block and wants_fragment(request) else None
-    response = templates.TemplateResponse(
-        request, template, context, block_name=block_name, status_code=status_code
-    )
+    response = templates.TemplateResponse(request, template, context, block_name=block_name, status_code=status_code)
     response.headers["Link"] = f'<{alternate}>; rel="alternate"; type="application/json"'
     response.headers["Vary"] = "HX-Request, HX-History-Restore-Request, HX-Request-Type"
     return response

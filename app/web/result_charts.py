@@ -7,8 +7,7 @@ from typing import Any
 
 from app.web.charts import Figure, layout
 
-PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2",
-           "#7f7f7f", "#17becf"]
+PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
 
 
 def _colour_for(keys: Sequence[str]) -> dict[str, str]:
@@ -24,8 +23,15 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[tuple[float, flo
     return front
 
 
-def cost_scatter(options: Sequence[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str,
-                 band_of: str, configs: int = 12) -> Figure:
+def cost_scatter(
+    options: Sequence[dict[str, Any]],
+    x_key: str,
+    y_key: str,
+    x_title: str,
+    y_title: str,
+    band_of: str,
+    configs: int = 12,
+) -> Figure:
     """The best offer of each of the top configurations (colour by GPU), error bars from its band
     (the band is of `band_of`, scaled to `y_key`), and the Pareto front."""
     best: dict[tuple[str, int], dict[str, Any]] = {}
@@ -39,21 +45,40 @@ def cost_scatter(options: Sequence[dict[str, Any]], x_key: str, y_key: str, x_ti
     traces: list[dict[str, Any]] = []
     for gpu_id, colour in _colour_for([o["gpu_id"] for o in chosen]).items():
         rows = [o for o in chosen if o["gpu_id"] == gpu_id]
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": gpu_id,
-            "x": [o[x_key] for o in rows], "y": [o[y_key] for o in rows],
-            "marker": {"color": colour, "size": 10, "opacity": 0.9},
-            "error_y": _band_errors(rows, y_key, band_of),
-            "text": [f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type']})" for o in rows],
-            "hovertemplate": "%{text}<br>" + x_title + ": %{x:.3g}<br>" + y_title + ": %{y:.3g}<extra></extra>",
-        })
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": gpu_id,
+                "x": [o[x_key] for o in rows],
+                "y": [o[y_key] for o in rows],
+                "marker": {"color": colour, "size": 10, "opacity": 0.9},
+                "error_y": _band_errors(rows, y_key, band_of),
+                "text": [f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type']})" for o in rows],
+                "hovertemplate": "%{text}<br>" + x_title + ": %{x:.3g}<br>" + y_title + ": %{y:.3g}<extra></extra>",
+            }
+        )
     front = pareto_front([(o[x_key], o[y_key]) for o in chosen])
     if front:
-        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto front", "x": [p[0] for p in front],
-                       "y": [p[1] for p in front], "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"}})
-    return {"data": traces, "layout": layout(
-        height=380, xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
-        yaxis={"title": {"text": y_title}, "type": "log"}, legend={"orientation": "v", "x": 1.02, "y": 1})}
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "Pareto front",
+                "x": [p[0] for p in front],
+                "y": [p[1] for p in front],
+                "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"},
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            height=380,
+            xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
+            yaxis={"title": {"text": y_title}, "type": "log"},
+            legend={"orientation": "v", "x": 1.02, "y": 1},
+        ),
+    }
 
 
 def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict[str, Any]:
@@ -69,17 +94,33 @@ def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequ
     """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked."""
     labels = [label for label, _, _ in rows]
     traces: list[dict[str, Any]] = [
-        {"type": "bar", "name": title, "x": labels, "y": [round(b.get(key, 0.0), 2) for _, b, _ in rows],
-         "marker": {"color": PALETTE[i]}, "hovertemplate": title + ": %{y:.1f} GB<extra></extra>"}
+        {
+            "type": "bar",
+            "name": title,
+            "x": labels,
+            "y": [round(b.get(key, 0.0), 2) for _, b, _ in rows],
+            "marker": {"color": PALETTE[i]},
+            "hovertemplate": title + ": %{y:.1f} GB<extra></extra>",
+        }
         for i, (key, title) in enumerate(parts)
     ]
-    traces.append({"type": "scatter", "mode": "markers", "name": "capacity", "x": labels,
-                   "y": [capacity for _, _, capacity in rows],
-                   "marker": {"symbol": "line-ew-open", "size": 30, "color": "#a3262a", "line": {"width": 3}},
-                   "hovertemplate": "capacity: %{y:.0f} GB<extra></extra>"})
-    return {"data": traces, "layout": layout(height=340, barmode="stack",
-                                             yaxis={"title": {"text": "GB per GPU"}},
-                                             legend={"orientation": "h", "y": -0.3})}
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "capacity",
+            "x": labels,
+            "y": [capacity for _, _, capacity in rows],
+            "marker": {"symbol": "line-ew-open", "size": 30, "color": "#a3262a", "line": {"width": 3}},
+            "hovertemplate": "capacity: %{y:.0f} GB<extra></extra>",
+        }
+    )
+    return {
+        "data": traces,
+        "layout": layout(
+            height=340, barmode="stack", yaxis={"title": {"text": "GB per GPU"}}, legend={"orientation": "h", "y": -0.3}
+        ),
+    }
 
 
 def throughput_curves(curves: Sequence[tuple[str, list[tuple[int, float, float]]]], tpot_limit_ms: float) -> Figure:
@@ -93,14 +134,27 @@ def throughput_curves(curves: Sequence[tuple[str, list[tuple[int, float, float]]
             over = [ok[-1], *over]
         for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over TPOT limit)")):
             if subset:
-                traces.append({"type": "scatter", "mode": "lines+markers", "name": name,
-                               "x": [p[0] for p in subset], "y": [p[1] for p in subset],
-                               "line": {"color": colour, "dash": dash}, "customdata": [p[2] for p in subset],
-                               "hovertemplate": "batch %{x}: %{y:.0f} tok/s, TPOT %{customdata:.1f} ms<extra></extra>"})
-    return {"data": traces, "layout": layout(
-        height=360, xaxis={"title": {"text": "concurrent sequences (batch)"}, "type": "log"},
-        yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.3})}
+                traces.append(
+                    {
+                        "type": "scatter",
+                        "mode": "lines+markers",
+                        "name": name,
+                        "x": [p[0] for p in subset],
+                        "y": [p[1] for p in subset],
+                        "line": {"color": colour, "dash": dash},
+                        "customdata": [p[2] for p in subset],
+                        "hovertemplate": "batch %{x}: %{y:.0f} tok/s, TPOT %{customdata:.1f} ms<extra></extra>",
+                    }
+                )
+    return {
+        "data": traces,
+        "layout": layout(
+            height=360,
+            xaxis={"title": {"text": "concurrent sequences (batch)"}, "type": "log"},
+            yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero"},
+            legend={"orientation": "h", "y": -0.3},
+        ),
+    }
 
 
 def batch_sweep(max_batch: int) -> list[int]:
@@ -121,8 +175,11 @@ def curve_points(estimate_at: Callable[[int], Any], max_batch: int) -> list[tupl
     return points
 
 
-def cost_latency_curves(curves: Sequence[tuple[str, float, list[tuple[int, float, float]]]],
-                        operating: Sequence[tuple[str, float, float]], tpot_limit_ms: float) -> Figure:
+def cost_latency_curves(
+    curves: Sequence[tuple[str, float, list[tuple[int, float, float]]]],
+    operating: Sequence[tuple[str, float, float]],
+    tpot_limit_ms: float,
+) -> Figure:
     """$/M output tokens vs TPOT as the batch grows, per configuration (label, $/hour, points), with each
     configuration's operating point, the Pareto front over every point, and the TPOT limit."""
     traces: list[dict[str, Any]] = []
@@ -131,25 +188,63 @@ def cost_latency_curves(curves: Sequence[tuple[str, float, list[tuple[int, float
         xs = [p[2] for p in points]
         ys = [usd_per_hour / (3600 * p[1]) * 1e6 for p in points]
         every += list(zip(xs, ys, strict=True))
-        traces.append({"type": "scatter", "mode": "lines+markers", "name": label, "x": xs, "y": ys,
-                       "line": {"color": PALETTE[i % len(PALETTE)]}, "customdata": [p[0] for p in points],
-                       "hovertemplate": "batch %{customdata}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>"})
-    traces.append({"type": "scatter", "mode": "markers", "name": "operating point",
-                   "x": [o[1] for o in operating], "y": [o[2] for o in operating], "text": [o[0] for o in operating],
-                   "marker": {"symbol": "star", "size": 13, "color": "#1b1f24"},
-                   "hovertemplate": "%{text}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": label,
+                "x": xs,
+                "y": ys,
+                "line": {"color": PALETTE[i % len(PALETTE)]},
+                "customdata": [p[0] for p in points],
+                "hovertemplate": "batch %{customdata}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>",
+            }
+        )
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "operating point",
+            "x": [o[1] for o in operating],
+            "y": [o[2] for o in operating],
+            "text": [o[0] for o in operating],
+            "marker": {"symbol": "star", "size": 13, "color": "#1b1f24"},
+            "hovertemplate": "%{text}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>",
+        }
+    )
     front = pareto_front(every)
     if front:
-        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto front", "x": [p[0] for p in front],
-                       "y": [p[1] for p in front], "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"}})
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "Pareto front",
+                "x": [p[0] for p in front],
+                "y": [p[1] for p in front],
+                "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"},
+            }
+        )
     if every:
         traces.append(limit_line(tpot_limit_ms, [y for _, y in every], "TPOT limit"))
-    return {"data": traces, "layout": layout(
-        height=380, xaxis={"title": {"text": "time per output token (ms, mean at that batch)"}, "type": "log"},
-        yaxis={"title": {"text": "$ / M output tokens"}, "type": "log"}, legend={"orientation": "h", "y": -0.3})}
+    return {
+        "data": traces,
+        "layout": layout(
+            height=380,
+            xaxis={"title": {"text": "time per output token (ms, mean at that batch)"}, "type": "log"},
+            yaxis={"title": {"text": "$ / M output tokens"}, "type": "log"},
+            legend={"orientation": "h", "y": -0.3},
+        ),
+    }
 
 
 def limit_line(x: float, ys: Sequence[float], name: str) -> dict[str, Any]:
     """A vertical dashed line as a trace: shapes would need log10 coordinates on log axes."""
-    return {"type": "scatter", "mode": "lines", "name": name, "x": [x, x], "y": [min(ys) * 0.8, max(ys) * 1.25],
-            "line": {"color": "#a3262a", "dash": "dash"}, "hoverinfo": "name"}
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": [x, x],
+        "y": [min(ys) * 0.8, max(ys) * 1.25],
+        "line": {"color": "#a3262a", "dash": "dash"},
+        "hoverinfo": "name",
+    }

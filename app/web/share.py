@@ -22,13 +22,26 @@ from app.web.workload_query import parse
 
 router = APIRouter(include_in_schema=False)
 SHARE_PATHS = ("/", "/compare")
-OFFER_FIELDS = ("provider_id", "provider_name", "gpu_id", "gpu_count", "price_type", "usd_per_gpu_hour",
-                "as_of", "instance_type", "region", "source_url", "offer_id")
+OFFER_FIELDS = (
+    "provider_id",
+    "provider_name",
+    "gpu_id",
+    "gpu_count",
+    "price_type",
+    "usd_per_gpu_hour",
+    "as_of",
+    "instance_type",
+    "region",
+    "source_url",
+    "offer_id",
+)
 
 
 def offers_to_json(offers: tuple[Offer, ...]) -> str:
-    rows = [[getattr(o, f).isoformat() if isinstance(getattr(o, f), date) else getattr(o, f) for f in OFFER_FIELDS]
-            for o in offers]
+    rows = [
+        [getattr(o, f).isoformat() if isinstance(getattr(o, f), date) else getattr(o, f) for f in OFFER_FIELDS]
+        for o in offers
+    ]
     return orjson.dumps(rows).decode()
 
 
@@ -61,6 +74,7 @@ def save(session: Session, path: str, query: str, snapshot: CatalogSnapshot) -> 
 
 def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:
     """Offers added, removed or repriced since the link was saved."""
+
     def key(o: Offer) -> tuple[Any, ...]:
         return (o.provider_id, o.gpu_id, o.gpu_count, o.price_type, o.instance_type, o.region)
 
@@ -70,8 +84,13 @@ def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:
 
 
 @router.post("/share")
-def create_share(session: SessionDep, snapshot: SnapshotDep, request: Request,
-                 path: Annotated[str, Form(max_length=32)], query: Annotated[str, Form(max_length=4000)]) -> Response:
+def create_share(
+    session: SessionDep,
+    snapshot: SnapshotDep,
+    request: Request,
+    path: Annotated[str, Form(max_length=32)],
+    query: Annotated[str, Form(max_length=4000)],
+) -> Response:
     parsed = parse(_query_items(query))
     if path not in SHARE_PATHS or parsed.errors:
         problems = parsed.errors or {"path": f"must be one of {', '.join(SHARE_PATHS)}"}
@@ -95,12 +114,22 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
     if link is None:
         raise not_found("saved link", slug)
     saved_offers = offers_from_json(link.offers_json)
-    replay = CatalogSnapshot(gpus=snapshot.gpus, models=snapshot.models, offers=saved_offers,
-                             token_prices=snapshot.token_prices, version=f"saved-{slug}")
+    replay = CatalogSnapshot(
+        gpus=snapshot.gpus,
+        models=snapshot.models,
+        offers=saved_offers,
+        token_prices=snapshot.token_prices,
+        version=f"saved-{slug}",
+    )
     parsed = parse(_query_items(link.query))
     changed = price_changes(saved_offers, snapshot.offers)
-    saved = {"slug": slug, "prices_as_of": link.prices_as_of, "saved_at": link.created_at,
-             "offers_changed_since": changed, "current_url": f"{link.path}?{link.query}"}
+    saved = {
+        "slug": slug,
+        "prices_as_of": link.prices_as_of,
+        "saved_at": link.created_at,
+        "offers_changed_since": changed,
+        "current_url": f"{link.path}?{link.query}",
+    }
     if as_json:
         from app.web import ranking
 
@@ -108,5 +137,6 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}")
         return json_response({**payload, "saved": saved})
     template = "compare.html" if link.path == "/compare" else "index.html"
-    return render_workbench(request, parsed, replay, link.path, template,
-                            {"saved": saved, "side_by_side": link.path == "/compare"})
+    return render_workbench(
+        request, parsed, replay, link.path, template, {"saved": saved, "side_by_side": link.path == "/compare"}
+    )

@@ -29,6 +29,7 @@ router = APIRouter(include_in_schema=False)
 def plotly_js() -> FileResponse:
     """plotly.js straight from the installed plotly wheel (never committed)."""
     return FileResponse(
-        PLOTLY_JS_DIR / "plotly.min.js", media_type="text/javascript",
+        PLOTLY_JS_DIR / "plotly.min.js",
+        media_type="text/javascript",
         headers={"Cache-Control": f"public, max-age={YEAR_S}, immutable"},
     )

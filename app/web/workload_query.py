@@ -52,7 +52,7 @@ def _collect(items: list[tuple[str, str]]) -> dict[str, Any]:
 
 def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
     data = {k: v for k, v in values.items() if k != "phase"}
-    arch = {k[len(ARCH_PREFIX):]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
+    arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
     config_text = data.pop("hf_config_json", None)
     if data.get("model") == "custom" or arch or config_text:
         data.pop("model", None)

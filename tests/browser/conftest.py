@@ -21,8 +21,16 @@ import pytest
 from tests.conftest import make_database
 
 CHROMIUM = os.environ.get("GPUMATCH_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def free_port() -> int:
@@ -35,12 +43,28 @@ def free_port() -> int:
 def running_server(database_url: str) -> Iterator[str]:
     """uvicorn over `database_url` on a free port; yields its base URL."""
     port = free_port()
-    env = {**os.environ, "GPUMATCH_DATABASE_URL": database_url, "GPUMATCH_ASSET_SOURCE": "local",
-           "GPUMATCH_ENVIRONMENT": "test"}
+    env = {
+        **os.environ,
+        "GPUMATCH_DATABASE_URL": database_url,
+        "GPUMATCH_ASSET_SOURCE": "local",
+        "GPUMATCH_ENVIRONMENT": "test",
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning"],
-        env=env, cwd=Path(__file__).resolve().parents[2],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -100,8 +100,12 @@ def test_api_docs_render_from_vendored_swagger_ui(page, server_url: str) -> None
 def test_results_table_sorts_by_a_column_and_keeps_terms_rows(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
     page.click("table.ranked th:has-text('TTFT ms') button")
-    values = [float(v) for v in page.locator("table.ranked tbody tr.row td:nth-child(8)").evaluate_all(
-        "cells => cells.map(c => c.getAttribute('data-sort'))")]
+    values = [
+        float(v)
+        for v in page.locator("table.ranked tbody tr.row td:nth-child(8)").evaluate_all(
+            "cells => cells.map(c => c.getAttribute('data-sort'))"
+        )
+    ]
     assert values == sorted(values)
     first = page.locator("table.ranked tbody tr.row").first
     assert page.locator(f"#{first.get_attribute('data-detail')}").count() == 1

@@ -27,19 +27,44 @@ CASES: dict[str, tuple[str, dict]] = {
     ),
     "rank_inference_70b_fp8": (
         "/api/v1/rank/inference",
-        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "kv_dtype": "fp8", "input_len": 2000,
-         "output_len": 400, "ttft_ms": 1000, "tpot_ms": 50, "engine": "vllm"},
+        {
+            "model": "llama-3.1-70b",
+            "weight_dtype": "fp8",
+            "kv_dtype": "fp8",
+            "input_len": 2000,
+            "output_len": 400,
+            "ttft_ms": 1000,
+            "tpot_ms": 50,
+            "engine": "vllm",
+        },
     ),
     "rank_inference_deepseek": (
         "/api/v1/rank/inference",
-        {"model": "deepseek-r1", "weight_dtype": "fp8", "input_len": 1000, "output_len": 1000, "tpot_ms": 100,
-         "max_gpus": 16},
+        {
+            "model": "deepseek-r1",
+            "weight_dtype": "fp8",
+            "input_len": 1000,
+            "output_len": 1000,
+            "tpot_ms": 100,
+            "max_gpus": 16,
+        },
     ),
     "rank_inference_hf_config": (
         "/api/v1/rank/inference",
-        {"hf_config": {"model_type": "qwen2", "hidden_size": 1536, "num_hidden_layers": 28,
-                       "num_attention_heads": 12, "num_key_value_heads": 2, "intermediate_size": 8960,
-                       "vocab_size": 151936, "torch_dtype": "bfloat16"}, "input_len": 2048, "output_len": 512},
+        {
+            "hf_config": {
+                "model_type": "qwen2",
+                "hidden_size": 1536,
+                "num_hidden_layers": 28,
+                "num_attention_heads": 12,
+                "num_key_value_heads": 2,
+                "intermediate_size": 8960,
+                "vocab_size": 151936,
+                "torch_dtype": "bfloat16",
+            },
+            "input_len": 2048,
+            "output_len": 512,
+        },
     ),
     "rank_inference_mixtral_sglang": (
         "/api/v1/rank/inference",
@@ -47,14 +72,30 @@ CASES: dict[str, tuple[str, dict]] = {
     ),
     "rank_inference_custom": (
         "/api/v1/rank/inference",
-        {"custom_model": {"name": "tiny", "params_b": 1.0, "layers": 16, "hidden_size": 2048,
-                          "num_attention_heads": 16, "num_kv_heads": 4, "intermediate_size": 5632},
-         "input_len": 256, "output_len": 128},
+        {
+            "custom_model": {
+                "name": "tiny",
+                "params_b": 1.0,
+                "layers": 16,
+                "hidden_size": 2048,
+                "num_attention_heads": 16,
+                "num_kv_heads": 4,
+                "intermediate_size": 5632,
+            },
+            "input_len": 256,
+            "output_len": 128,
+        },
     ),
     "rank_training_lora": (
         "/api/v1/rank/training",
-        {"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "seq_len": 4096,
-         "global_batch_seqs": 64, "total_tokens": 2e9},
+        {
+            "model": "llama-3.1-8b",
+            "method": "lora",
+            "precision": "bf16",
+            "seq_len": 4096,
+            "global_batch_seqs": 64,
+            "total_tokens": 2e9,
+        },
     ),
     "rank_training_qlora_70b": (
         "/api/v1/rank/training",
@@ -78,14 +119,24 @@ CASES: dict[str, tuple[str, dict]] = {
     ),
     "plan_serving_70b": (
         "/api/v1/plan/serving",
-        {"workload": {"model": "llama-3.1-70b"},
-         "traffic": {"requests_per_day": 500000, "profile": "diurnal", "peak_factor": 3, "min_replicas": 0,
-                     "cold_start_s": 60}},
+        {
+            "workload": {"model": "llama-3.1-70b"},
+            "traffic": {
+                "requests_per_day": 500000,
+                "profile": "diurnal",
+                "peak_factor": 3,
+                "min_replicas": 0,
+                "cold_start_s": 60,
+            },
+        },
     ),
     "plan_lifecycle_lora": (
         "/api/v1/plan/lifecycle",
-        {"training": {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 1e9},
-         "inference": {"model": "llama-3.1-8b"}, "months": 6},
+        {
+            "training": {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 1e9},
+            "inference": {"model": "llama-3.1-8b"},
+            "months": 6,
+        },
     ),
 }
 

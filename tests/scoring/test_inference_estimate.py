@@ -26,8 +26,11 @@ def _workload(**kw):
 @given(
     st.sampled_from(["H100-SXM", "A100-SXM-80GB", "L40S", "H200", "RTX-4090", "B200"]),
     st.sampled_from(["llama-3.1-8b", "mistral-7b", "mixtral-8x7b"]),
-    st.sampled_from(SCENARIOS), st.sampled_from(["bf16", "fp8", "int4"]),
-    st.integers(16, 4000), st.integers(1, 2000), st.sampled_from([1, 2, 4]),
+    st.sampled_from(SCENARIOS),
+    st.sampled_from(["bf16", "fp8", "int4"]),
+    st.integers(16, 4000),
+    st.integers(1, 2000),
+    st.sampled_from([1, 2, 4]),
 )
 def test_never_faster_than_roofline_at_full_peak(gpu_id, model_id, scenario, dtype, inp, out, tp):
     gpu, model = GPUS[gpu_id], MODELS[model_id]
@@ -106,6 +109,7 @@ def test_estimate_has_terms_band_and_bound():
 
 
 def test_unverified_peak_falls_back_and_is_flagged():
-    est = estimate_inference(GPUS["RTX-3090"], 1, MODELS["llama-3.1-8b"],
-                             _workload(weight_dtype="int4", engine="llamacpp"))
+    est = estimate_inference(
+        GPUS["RTX-3090"], 1, MODELS["llama-3.1-8b"], _workload(weight_dtype="int4", engine="llamacpp")
+    )
     assert any("2 x FP32" in a for a in est.assumptions)

@@ -17,10 +17,17 @@ def _offer(gpu_id, price, count=8, provider="p"):
 
 
 def test_ranking_is_cheapest_per_output_token_first_and_infeasible_last():
-    offers = (_offer("H100-SXM", 2.0), _offer("A100-SXM-80GB", 1.2, provider="q"), _offer("RTX-4080", 0.3, count=1),
-              _offer("H200", 20.0, provider="r"))
-    ranking = rank_inference(InferenceWorkload(model="llama-3.1-70b", max_gpus=8),
-                             CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-70b"])
+    offers = (
+        _offer("H100-SXM", 2.0),
+        _offer("A100-SXM-80GB", 1.2, provider="q"),
+        _offer("RTX-4080", 0.3, count=1),
+        _offer("H200", 20.0, provider="r"),
+    )
+    ranking = rank_inference(
+        InferenceWorkload(model="llama-3.1-70b", max_gpus=8),
+        CatalogSnapshot(gpus=GPUS, offers=offers),
+        MODELS["llama-3.1-70b"],
+    )
     feasible = [o for o in ranking.options if o.feasible]
     costs = [o.usd_per_million_output_tokens for o in feasible]
     assert costs == sorted(costs)
@@ -45,8 +52,9 @@ def test_counts_stay_within_scaleup_domain():
 
 def test_small_instance_cannot_host_a_bigger_configuration():
     offers = (_offer("H100-SXM", 2.0, count=2),)
-    ranking = rank_inference(InferenceWorkload(model="llama-3.1-70b"), CatalogSnapshot(gpus=GPUS, offers=offers),
-                             MODELS["llama-3.1-70b"])
+    ranking = rank_inference(
+        InferenceWorkload(model="llama-3.1-70b"), CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-70b"]
+    )
     option = ranking.options[0]
     assert option.feasible == (option.gpu_count <= 2)
 
@@ -61,14 +69,16 @@ def test_replicas_follow_peak_traffic():
 def test_more_offers_add_rows_not_estimates():
     # Speed itself is measured by `make bench` (ratios in one run), never asserted here.
     gpu_ids = list(GPUS)
-    offers = tuple(_offer(gpu_ids[i % len(gpu_ids)], 1 + i % 5, count=(1, 8)[i % 2], provider=f"p{i % 7}")
-                   for i in range(150))
+    offers = tuple(
+        _offer(gpu_ids[i % len(gpu_ids)], 1 + i % 5, count=(1, 8)[i % 2], provider=f"p{i % 7}") for i in range(150)
+    )
     w, model = InferenceWorkload(model="llama-3.1-70b"), MODELS["llama-3.1-70b"]
     small = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), model)
     large = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers * 100), model)
     assert large.configurations_evaluated == small.configurations_evaluated
-    assert ([o.usd_per_million_output_tokens for o in large.options]
-            == [o.usd_per_million_output_tokens for o in small.options])
+    assert [o.usd_per_million_output_tokens for o in large.options] == [
+        o.usd_per_million_output_tokens for o in small.options
+    ]
 
 
 def test_importing_scoring_pulls_no_web_or_database():

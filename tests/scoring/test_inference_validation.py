@@ -10,13 +10,25 @@ from app.scoring.validate_inference import predict_inference_case
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
-KEYS = {"cases", "covered", "median_abs_pct_error", "p90_abs_pct_error", "within_25pct_share",
-        "signed_median_pct_error"}
+KEYS = {
+    "cases",
+    "covered",
+    "median_abs_pct_error",
+    "p90_abs_pct_error",
+    "within_25pct_share",
+    "signed_median_pct_error",
+}
 
 
 def test_unknown_ids_and_scenarios_are_not_covered_and_never_raise():
-    row = {"case_id": "x", "gpu": "NOPE", "model": "llama-3.1-8b", "scenario": "max_throughput",
-           "metric": "output_tok_s_per_gpu", "value": "100"}
+    row = {
+        "case_id": "x",
+        "gpu": "NOPE",
+        "model": "llama-3.1-8b",
+        "scenario": "max_throughput",
+        "metric": "output_tok_s_per_gpu",
+        "value": "100",
+    }
     assert not predict_inference_case(row, GPUS, MODELS).covered
     row.update(gpu="H100-SXM", scenario="weird")
     prediction = predict_inference_case(row, GPUS, MODELS)

@@ -52,8 +52,9 @@ def test_more_gpus_never_raise_zero3_model_states():
 
 
 def test_70b_full_ft_does_not_fit_one_80gb_gpu():
-    est = estimate_training(GPUS["H100-SXM"], 1, MODELS["llama-3.1-70b"],
-                            workload(model="llama-3.1-70b", method="full_ft"))
+    est = estimate_training(
+        GPUS["H100-SXM"], 1, MODELS["llama-3.1-70b"], workload(model="llama-3.1-70b", method="full_ft")
+    )
     assert not est.feasible and not est.fits
     assert "GB of model states" in est.reason and "H100-SXM" in est.reason and "80 GB" in est.reason
     n = min_gpus_to_fit(GPUS["H100-SXM"], MODELS["llama-3.1-70b"], workload(model="llama-3.1-70b", method="full_ft"))

@@ -12,8 +12,11 @@ MODELS = load_model_specs()
 
 
 def snapshot(copies: int = 1) -> CatalogSnapshot:
-    offers = tuple(Offer(f"p{i}", f"Provider {i}", gid, 8, "on_demand", 0.5 + 0.3 * i + GPUS[gid].memory_gb / 40)
-                   for gid in GPUS for i in range(3 * copies))
+    offers = tuple(
+        Offer(f"p{i}", f"Provider {i}", gid, 8, "on_demand", 0.5 + 0.3 * i + GPUS[gid].memory_gb / 40)
+        for gid in GPUS
+        for i in range(3 * copies)
+    )
     return CatalogSnapshot(gpus=GPUS, models=MODELS, offers=offers)
 
 

@@ -17,15 +17,16 @@ def test_bench_snapshot_multiplies_offers():
     one, three = SNAPSHOT, bench_snapshot(3)
     assert len(one.offers) >= 100 and all(o.as_of for o in one.offers)
     assert len(three.offers) == 3 * len(one.offers)
-    assert len({(o.provider_id, o.gpu_id, o.price_type) for o in three.offers}) == \
-        3 * len({(o.provider_id, o.gpu_id, o.price_type) for o in one.offers})
+    assert len({(o.provider_id, o.gpu_id, o.price_type) for o in three.offers}) == 3 * len(
+        {(o.provider_id, o.gpu_id, o.price_type) for o in one.offers}
+    )
 
 
 @pytest.mark.parametrize("node", [1, 2, 8, 16, 72])
 def test_candidate_grid_is_geometric_and_small(node):
     counts = candidate_counts(1, 65_536, node)
     assert len(counts) <= 60
-    assert all(2 ** k in counts for k in range(17))
+    assert all(2**k in counts for k in range(17))
     step = max(node, 8)
     assert all(k * step in counts for k in range(1, 9))  # every multiple up to 8 nodes, as before
     big = [c for c in counts if c >= 8 * step]
@@ -53,9 +54,12 @@ def test_more_offers_same_search():
     assert {(o.gpu_id, o.gpu_count, o.layout, o.step_time_s) for o in big.options} == chosen
 
 
-WORKLOADS = [TrainingWorkload(), TrainingWorkload(max_gpus=256, **FULL_70B),
-             TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=16_384),
-             TrainingWorkload(model="mixtral-8x7b", method="pretrain", precision="fp8", framework="megatron")]
+WORKLOADS = [
+    TrainingWorkload(),
+    TrainingWorkload(max_gpus=256, **FULL_70B),
+    TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=16_384),
+    TrainingWorkload(model="mixtral-8x7b", method="pretrain", precision="fp8", framework="megatron"),
+]
 
 
 @pytest.mark.parametrize("w", WORKLOADS, ids=lambda w: f"{w.model}-{w.method}")
@@ -76,14 +80,19 @@ def test_pruned_search_matches_full_search(w):
 def _linear_min_count(gpu, model, w):
     """The count the pre-grid ranking found: every power of two and node multiple, in order."""
     node = max(gpu.scaleup_domain_gpus, 8)
-    powers = {2 ** k for k in range(17) if 2 ** k <= w.max_gpus}
+    powers = {2**k for k in range(17) if 2**k <= w.max_gpus}
     counts = sorted(powers | set(range(node, w.max_gpus + 1, node)))
     return next((n for n in counts if fits_at(gpu, n, model, w)), None)
 
 
-@pytest.mark.parametrize("w", [TrainingWorkload(max_gpus=512, **FULL_70B),
-                               TrainingWorkload(model="llama-3.1-405b", method="full_ft", max_gpus=1024)],
-                         ids=["70b", "405b"])
+@pytest.mark.parametrize(
+    "w",
+    [
+        TrainingWorkload(max_gpus=512, **FULL_70B),
+        TrainingWorkload(model="llama-3.1-405b", method="full_ft", max_gpus=1024),
+    ],
+    ids=["70b", "405b"],
+)
 def test_fewest_gpus_same_as_linear_walk(w):
     model = SNAPSHOT.models[w.model]
     search = LayoutSearch(model, w)

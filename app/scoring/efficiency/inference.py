@@ -58,11 +58,25 @@ class InferenceEfficiency:
 
 
 FITTED: tuple[str, ...] = (
-    "decode_mbu", "mbu_tp_exponent", "overlap_power", "mfu_max", "fp8_mfu_factor",
-    "fp4_mfu_factor", "kv_mbu_factor", "moe_mfu_factor", "step_overhead_ms", "seq_overhead_ms", "layer_overhead_ms",
+    "decode_mbu",
+    "mbu_tp_exponent",
+    "overlap_power",
+    "mfu_max",
+    "fp8_mfu_factor",
+    "fp4_mfu_factor",
+    "kv_mbu_factor",
+    "moe_mfu_factor",
+    "step_overhead_ms",
+    "seq_overhead_ms",
+    "layer_overhead_ms",
     "allreduce_alpha_nvlink_ms",
-    "allreduce_alpha_pcie_ms", "gddr_mbu_factor", "llamacpp_mbu_factor", "llamacpp_mfu_factor",
-    "slo_tpot_utilisation", "ttft_wait_steps", "p99_over_mean",
+    "allreduce_alpha_pcie_ms",
+    "gddr_mbu_factor",
+    "llamacpp_mbu_factor",
+    "llamacpp_mfu_factor",
+    "slo_tpot_utilisation",
+    "ttft_wait_steps",
+    "p99_over_mean",
 )
 
 DEFAULT_EFFICIENCY = InferenceEfficiency()

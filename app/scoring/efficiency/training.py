@@ -11,10 +11,22 @@ from dataclasses import dataclass
 
 # Fitted keys, in the order the calibration walks them (name -> field of TrainingEfficiency).
 FITTED = (
-    "mfu_ampere_16", "mfu_hopper_16", "mfu_hopper_fp8", "mfu_blackwell_fp8", "mfu_ada_fp8",
-    "fw_foundry_fp8", "fw_torchtitan_16", "fw_torchtitan_fp8", "fw_pytorch",
-    "width_half_hidden", "width_exponent", "attn_efficiency", "tp_comm_exposed",
-    "dp_overlap", "lora_factor", "pp_interleave_default",
+    "mfu_ampere_16",
+    "mfu_hopper_16",
+    "mfu_hopper_fp8",
+    "mfu_blackwell_fp8",
+    "mfu_ada_fp8",
+    "fw_foundry_fp8",
+    "fw_torchtitan_16",
+    "fw_torchtitan_fp8",
+    "fw_pytorch",
+    "width_half_hidden",
+    "width_exponent",
+    "attn_efficiency",
+    "tp_comm_exposed",
+    "dp_overlap",
+    "lora_factor",
+    "pp_interleave_default",
 )
 
 
