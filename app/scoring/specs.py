@@ -69,6 +69,11 @@ class ModelSpec:
         return self.num_experts > 0
 
 
+# Price terms: on-demand (default), spot (interruptible), reserved (a commitment with a term),
+# marketplace (community or peer hosts), capacity_block (a dated block of a cluster, paid up front).
+PRICE_TYPES = ("on_demand", "spot", "reserved", "marketplace", "capacity_block")
+
+
 @dataclass(frozen=True, slots=True)
 class Offer:
     """A rentable instance price, normalised per GPU-hour."""
@@ -77,13 +82,22 @@ class Offer:
     provider_name: str
     gpu_id: str
     gpu_count: int
-    price_type: str  # on_demand | spot | reserved | capacity_block | marketplace | serverless
+    price_type: str  # one of PRICE_TYPES
     usd_per_gpu_hour: float
     as_of: date | None = None
     instance_type: str = ""
     region: str = ""
     source_url: str = ""
     offer_id: int | None = None
+    # The machine behind the price (None/"" = unknown; an unknown fabric means one machine, never a cluster).
+    gpus_per_node: int | None = None
+    intra_node_link: str = ""  # nvlink | xgmi | pcie | none
+    inter_node_fabric: str = ""  # infiniband | roce | efa | ethernet | none
+    inter_node_gbps_per_gpu: float | None = None
+    max_nodes: int | None = None  # largest purchasable cluster; None = not stated
+    price_note: str = ""  # the nuance the price-type vocabulary drops ("as low as", managed endpoint, ...)
+    min_term_hours: float | None = None  # reserved / capacity block: the commitment paid whether used or not
+    stale: bool = False  # older than the configured stale-after days when the snapshot was loaded
 
 
 @dataclass(frozen=True, slots=True)
