@@ -37,6 +37,9 @@ class GpuSpec:
     release_year: int | None = None
     verification: str = ""
     source_url: str = ""
+    memory_type: str = ""  # HBM3e, GDDR7, ... as published; decides HBM vs GDDR behaviour, never the name
+    # True when a tensor peak the estimate leans on is derived or unverified (shown as "peak estimated").
+    peak_estimated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,8 @@ class TokenPrice:
     input_usd_per_mtok: float
     output_usd_per_mtok: float
     as_of: date | None = None
+    cached_input_usd_per_mtok: float | None = None  # price of prompt tokens served from the provider's cache
+    lora_serving: str = "unknown"  # yes | no | unknown: serves your LoRA adapter of this base at this price
     source_url: str = ""
 
 
