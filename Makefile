@@ -37,11 +37,11 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy app
 
 bench: $(STAMP)
-	$(PY) -m app.bench
+	$(PY) -m benchmarks.bench
 
 calibrate: $(STAMP)
-	$(PY) -m app.scoring.calibrate_inference $(SHARED)/validation/inference_cases.csv
-	$(PY) -m app.scoring.calibrate_training $(SHARED)/validation/training_cases.csv
+	$(PY) -m app.calibration.calibrate_inference $(SHARED)/validation/inference_cases.csv
+	$(PY) -m app.calibration.calibrate_training $(SHARED)/validation/training_cases.csv
 
 validate: $(STAMP)
 	$(VENV)/bin/gpumatch validate $(SHARED)/validation/inference_cases.csv

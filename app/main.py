@@ -9,23 +9,15 @@ from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import (
-    api_admin,
-    api_catalog,
-    api_docs,
-    api_plan,
-    api_rank,
-    catalog_pages,
-    dashboard,
-    errors,
-    health,
-    methodology,
-    plan_page,
-    rate_limit,
-    share,
-    static_files,
-)
+from app.web import api_docs, errors, health, methodology, rate_limit, share, static_files
 from app.web.assets import Assets
+from app.web.catalog import admin as api_admin
+from app.web.catalog import api as api_catalog
+from app.web.catalog import pages as catalog_pages
+from app.web.plan import api as api_plan
+from app.web.plan import pages as plan_page
+from app.web.rank import api as api_rank
+from app.web.rank import pages as dashboard
 from app.web.security import SecurityHeaders
 
 

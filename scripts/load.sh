@@ -10,5 +10,5 @@ port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); prin
 db_kind="Postgres 15 (throwaway cluster)"
 [ -n "${GPUMATCH_DATABASE_URL:-}" ] && db_kind="${GPUMATCH_DATABASE_URL%%:*} (GPUMATCH_DATABASE_URL)"
 multi_server_start "$port"
-"$PY" -m app.loadtest "http://127.0.0.1:$port" --clients "${CLIENTS:-20}" --duration-s "${DURATION_S:-30}" \
+"$PY" -m benchmarks.loadtest "http://127.0.0.1:$port" --clients "${CLIENTS:-20}" --duration-s "${DURATION_S:-30}" \
   --max-requests "${MAX_REQUESTS:-20000}" --workers "$WORKERS" --database "$db_kind" --out docs/PERFORMANCE.md

@@ -16,7 +16,7 @@ multi_server_start() {
     export GPUMATCH_DATABASE_URL="$PG_URL"
   fi
   # Once, before the workers start: N workers migrating at the same time would race.
-  "$PY" -m app.cli db seed >/dev/null
+  "$PY" -m app.cli.main db seed >/dev/null
   "$PY" -m uvicorn app.main:create_app --factory --host 127.0.0.1 --port "$port" \
     --workers "$WORKERS" --log-level warning &
   SERVER_PID=$!

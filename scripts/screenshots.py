@@ -39,7 +39,7 @@ def main() -> int:
     port = free_port()
     database = Path(tempfile.mkdtemp()) / "shots.db"
     env = {**os.environ, "GPUMATCH_DATABASE_URL": f"sqlite:///{database}", "GPUMATCH_ASSET_SOURCE": "local"}
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], env=env, cwd=ROOT)
+    server = subprocess.Popen([sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], env=env, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(150):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from app.cli import main
+from app.cli.main import main
 from app.config import get_settings
 from app.db import make_engine
 from app.models import Offer, PriceHistory

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.db import make_engine
-from app.live_server import live_server
 from app.main import create_app
+from benchmarks.live_server import live_server
 from tests.conftest import settings_for
 
 SHARE_COUNT = 24

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.economics import (
+from app.scoring.inference.rank import InferenceOption
+from app.scoring.serving.economics import (
     Replica,
     break_even,
     nearest_priced_model,
@@ -19,10 +20,8 @@ from app.scoring.economics import (
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.plans import combine, serving_plan_from
-from app.scoring.rank_inference import InferenceOption
-from app.scoring.specs import TokenPrice
-from app.scoring.traffic import (
+from app.scoring.serving.plans import combine, serving_plan_from
+from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
     Traffic,
@@ -31,6 +30,7 @@ from app.scoring.traffic import (
     serving_cost,
     week_profile,
 )
+from app.scoring.specs import TokenPrice
 
 MODELS = load_model_specs()
 
@@ -218,7 +218,7 @@ def test_serving_plan_sorts_by_autoscaled_cost_and_finds_the_break_even():
 
 
 def test_lifecycle_totals_and_shares():
-    from app.scoring.rank_training import TrainingOption
+    from app.scoring.training.rank import TrainingOption
 
     train = TrainingOption(
         "H200",

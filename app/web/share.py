@@ -14,11 +14,11 @@ from sqlmodel import Session
 
 from app.models import ShareLink
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.web.dashboard import render_workbench
+from app.service.workload_query import parse
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors import wants_json
+from app.web.rank.pages import render_workbench
 from app.web.render import json_response, split_json_suffix
-from app.web.workload_query import parse
 
 router = APIRouter(include_in_schema=False)
 SHARE_PATHS = ("/", "/compare")
@@ -131,7 +131,7 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         "current_url": f"{link.path}?{link.query}",
     }
     if as_json:
-        from app.web import ranking
+        from app.service import rank as ranking
 
         assert parsed.workload is not None
         payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}")

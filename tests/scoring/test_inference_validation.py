@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from app.calibration.validate import make_prediction, summarise, validate_file
+from app.calibration.validate_inference import predict_inference_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.validate import make_prediction, summarise, validate_file
-from app.scoring.validate_inference import predict_inference_case
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -54,10 +54,10 @@ def test_hostable_count_counts_big_enough_or_single_gpu_offers() -> None:
 
 
 def test_rankings_report_how_many_options_are_feasible() -> None:
-    from app.bench_data import bench_snapshot
-    from app.scoring.rank_inference import rank_inference
-    from app.scoring.rank_training import rank_training
+    from app.scoring.inference.rank import rank_inference
+    from app.scoring.training.rank import rank_training
     from app.scoring.workload import InferenceWorkload, TrainingWorkload
+    from benchmarks.bench_data import bench_snapshot
 
     snapshot = bench_snapshot(1)
     inference = rank_inference(InferenceWorkload(model="llama-3.1-70b"), snapshot, snapshot.models["llama-3.1-70b"])

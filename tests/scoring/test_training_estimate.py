@@ -3,9 +3,9 @@
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training import estimate_training, min_gpus_to_fit
-from app.scoring.training_memory import Layout, model_state_bytes
-from app.scoring.training_time import model_flops_per_token
+from app.scoring.training.estimate import estimate_training, min_gpus_to_fit
+from app.scoring.training.memory import Layout, model_state_bytes
+from app.scoring.training.step_time import model_flops_per_token
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

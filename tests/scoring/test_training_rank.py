@@ -3,8 +3,8 @@
 import dataclasses
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.rank_training import candidate_counts, rank_training
 from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.training.rank import candidate_counts, rank_training
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

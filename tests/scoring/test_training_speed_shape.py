@@ -3,11 +3,11 @@ out of the search, and the pruned layout search giving exactly the full search's
 
 import pytest
 
-from app.bench_data import bench_snapshot
-from app.scoring.rank_training import best_estimate, candidate_counts, min_fitting_count, rank_training
-from app.scoring.training import choose_layout, fits_at, step_seconds
-from app.scoring.training_search import GpuTimer, LayoutSearch
+from app.scoring.training.estimate import choose_layout, fits_at, step_seconds
+from app.scoring.training.rank import best_estimate, candidate_counts, min_fitting_count, rank_training
+from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.workload import TrainingWorkload
+from benchmarks.bench_data import bench_snapshot
 
 SNAPSHOT = bench_snapshot(1)
 FULL_70B = dict(model="llama-3.1-70b", method="full_ft")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from app.calibration import calibrate_training
+from app.calibration.validate_training import predict_training_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring import calibrate_training
 from app.scoring.efficiency import training as eff
-from app.scoring.validate_training import predict_training_case
 
 CASES = Path(__file__).resolve().parents[2].parent / "shared" / "validation" / "training_cases.csv"
 pytestmark = pytest.mark.skipif(not CASES.exists(), reason="../shared/validation is not present")

@@ -1,7 +1,7 @@
 """Efficiency constants of the training estimator, one regime per key, never per case.
 
 Structure and starting values: shared/research/training_estimators.md §6.5. Values marked
-"fitted" are reproduced by `python -m app.scoring.calibrate_training training_cases.csv`
+"fitted" are reproduced by `python -m app.calibration.calibrate_training training_cases.csv`
 (log-error fit on the public validation file); the others are research defaults.
 """
 

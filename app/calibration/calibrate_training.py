@@ -1,0 +1,178 @@
+"""Fit the training efficiency constants to a training_cases.csv file and print the summary.
+
+Usage: python -m app.calibration.calibrate_training ../shared/validation/training_cases.csv
+
+Deterministic coordinate descent on the mean absolute log error of tokens/s/GPU, starting from
+the research defaults (START); layouts are fixed from a first pass with the committed constants.
+The committed constants in app/scoring/efficiency/training.py are what this prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import fields, replace
+
+from app.calibration.validate_training import predict_estimate, predict_training_case
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency import training as eff
+from app.scoring.training.memory import lora_adapter_params
+from app.scoring.training.step_time import peak_tflops, step_time
+
+# Research defaults (training_estimators.md §6.5) the fit starts from.
+START = dict(
+    mfu_ampere_16=0.50,
+    mfu_hopper_16=0.40,
+    mfu_hopper_fp8=0.40,
+    mfu_blackwell_fp8=0.38,
+    mfu_ada_fp8=0.35,
+    fw_foundry_fp8=0.85,
+    fw_torchtitan_16=0.85,
+    fw_torchtitan_fp8=0.65,
+    fw_pytorch=1.0,
+    width_half_hidden=256.0,
+    width_exponent=1.0,
+    attn_efficiency=0.8,
+    tp_comm_exposed=0.5,
+    dp_overlap=0.8,
+    lora_factor=1.0,
+    pp_interleave_default=2.0,
+)
+BOUNDS = dict(
+    width_exponent=(0.3, 4.0),
+    attn_efficiency=(0.2, 1.0),
+    tp_comm_exposed=(0.0, 1.0),
+    dp_overlap=(0.0, 1.0),
+    pp_interleave_default=(1.0, 8.0),
+    width_half_hidden=(16.0, 4096.0),
+)
+STEPS = (0.3, 0.1, 0.03, 0.01, 0.003)
+
+
+def load_rows(path: str) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def fit_cases(rows, gpus, models) -> list[tuple]:
+    """Per tokens/s row: the fixed inputs of step_time (layout chosen once with the committed constants)."""
+    cases = []
+    for row in rows:
+        if row["metric"] != "tokens_s_per_gpu":
+            continue
+        result = predict_estimate(row, gpus, models)
+        if isinstance(result, str):
+            continue
+        est, gpu, model, w = result
+        peak, pclass, _ = peak_tflops(gpu, w.precision)
+        cases.append(
+            (
+                float(row["value"]),
+                gpu,
+                est.gpu_count,
+                model,
+                w,
+                est.layout,
+                peak,
+                pclass,
+                lora_adapter_params(model, w.lora_rank),
+            )
+        )
+    return cases
+
+
+def loss(e: eff.TrainingEfficiency, cases) -> float:
+    total = 0.0
+    for measured, gpu, n, model, w, layout, peak, pclass, adapters in cases:
+        st = step_time(
+            e, gpu, n, model, w.method, w.framework, w.seq_len, w.global_batch_seqs, layout, peak, pclass, adapters
+        )
+        tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
+        total += abs(math.log(tokens / measured))
+    return total / max(1, len(cases))
+
+
+def _clip(name: str, value: float) -> float:
+    low, high = BOUNDS.get(name, (0.05, 0.7 if name.startswith("mfu") else 1.1))
+    return min(high, max(low, value))
+
+
+def fit(cases, rounds: int = 4) -> eff.TrainingEfficiency:
+    e = replace(eff.DEFAULT_TRAINING_EFFICIENCY, **START)
+    best = loss(e, cases)
+    for step in STEPS:
+        for _ in range(rounds):
+            improved = False
+            for name in eff.FITTED:
+                for sign in (1, -1):
+                    value = _clip(name, getattr(e, name) * (1 + sign * step))
+                    trial = replace(e, **{name: value})
+                    trial_loss = loss(trial, cases)
+                    if trial_loss < best - 1e-9:
+                        e, best, improved = trial, trial_loss, True
+            if not improved:
+                break
+    return replace(e, **{n: round(getattr(e, n), 4) for n in eff.FITTED})
+
+
+def _summary(label: str, errors: list[float]) -> str:
+    absolute = sorted(abs(x) for x in errors)
+    if not absolute:
+        return f"{label}: no covered cases"
+    p90 = absolute[min(len(absolute) - 1, int(0.9 * len(absolute)))]
+    within = sum(x <= 25 for x in absolute) / len(absolute)
+    return (
+        f"{label}: n={len(errors)} median|err|={statistics.median(absolute):.1f}% p90={p90:.1f}% "
+        f"within±25%={within:.1%} signed median={statistics.median(errors):+.1f}%"
+    )
+
+
+def report(rows, gpus, models, e: eff.TrainingEfficiency) -> dict[str, list[float]]:
+    preds = [predict_training_case(r, gpus, models, e) for r in rows]
+    covered = [p for p in preds if p.covered]
+    print(f"cases={len(preds)} covered={len(covered)}")
+    groups: dict[str, list[float]] = defaultdict(list)
+    for p in covered:
+        error = p.pct_error
+        assert error is not None  # covered predictions always carry their error
+        groups[f"metric {p.metric}"].append(error)
+        if p.metric == "tokens_s_per_gpu":
+            groups[f"  source {p.source}"].append(error)
+            groups[f"  gpu {p.gpu}"].append(error)
+    for label in sorted(groups, key=lambda k: (k.startswith("  "), k)):
+        print(_summary(label, groups[label]))
+    for p in preds:
+        if not p.covered:
+            print(f"not covered {p.case_id}: {p.reason}")
+    return groups
+
+
+def band_quantiles(groups: dict[str, list[float]]) -> tuple[float, float]:
+    """P10/P90 of measured/predicted over tokens/s rows (the calibrated band)."""
+    ratios = sorted(1 / (1 + x / 100) for x in groups.get("metric tokens_s_per_gpu", []))
+    if not ratios:
+        return (1.0, 1.0)
+    return ratios[int(0.1 * len(ratios))], ratios[int(0.9 * len(ratios)) - 1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path = args[0] if args else "../shared/validation/training_cases.csv"
+    rows, gpus, models = load_rows(path), load_gpu_specs(), load_model_specs()
+    cases = fit_cases(rows, gpus, models)
+    fitted = fit(cases)
+    print(f"fitted on {len(cases)} tokens/s rows; mean |log error| {loss(fitted, cases):.4f}")
+    for f in fields(fitted):
+        if f.name in eff.FITTED:
+            print(f"  {f.name} = {getattr(fitted, f.name)}")
+    groups = report(rows, gpus, models, fitted)
+    low, high = band_quantiles(groups)
+    print(f"band (P10, P90 of measured/predicted): ({low:.2f}, {high:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,203 @@
+"""Predict one measured inference case (a row of inference_cases.csv) with the estimator."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.calibration.validate import CasePrediction, make_prediction
+from app.scoring.efficiency.inference import (
+    DEFAULT_EFFICIENCY,
+    DEFAULT_INPUT_LEN,
+    DEFAULT_SINGLE_STREAM_INPUT_LEN,
+    DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
+    ENGINE_MAX_BATCH,
+    InferenceEfficiency,
+)
+from app.scoring.inference.estimate import OperatingPoint, latency_bound_batch, operating_point
+from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
+from app.scoring.inference.steps import InferenceContext, build_context
+
+ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
+SCENARIOS = ("max_throughput", "latency_bound", "fixed_batch", "concurrency", "request_rate", "single_stream")
+# MLPerf GPT-J (CNN/DailyMail summarisation) is generated with beam search, 4 beams (MLCommons rules).
+PROTOCOL_BEAM_WIDTH: dict[str, int] = {"CNN/DailyMail": 4}
+METRICS = ("output_tok_s_per_gpu", "ttft_ms", "tpot_ms", "decode_tok_s", "prefill_tok_s")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSetup:
+    """Everything about a case that does not depend on the efficiency constants."""
+
+    options: tuple[tuple[InferenceContext, int], ...]  # (context, largest batch) per candidate TP
+    scenario: str
+    metric: str
+    p99: bool
+    batch: float  # fixed batch / in-flight count; 0 = chosen by the estimator
+    input_len: float
+    output_len: float
+    ttft_limit_ms: float | None
+    tpot_limit_ms: float | None
+    notes: tuple[str, ...]
+    beam_width: int = 1
+
+
+def _num(row: dict, key: str) -> float | None:
+    text = (row.get(key) or "").strip()
+    return float(text) if text else None
+
+
+def _fits(gpu, model, wdt: str, tp: int, pp: int) -> bool:
+    return weight_bytes(model, wdt) / GB < usable_gb(gpu, tp) * tp * pp
+
+
+def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]], str | None]:
+    """Given (TP, PP), or every power-of-two TP that fits the system when the row does not say."""
+    tp, pp = _num(row, "tensor_parallel"), _num(row, "pipeline_parallel")
+    if tp:
+        return [(int(tp), int(pp or 1))], None
+    count = int(_num(row, "gpu_count") or 1)
+    limit = max(gpu.scaleup_domain_gpus, 1)
+    options = [
+        (t, 1) for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)
+    ]
+    return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
+
+
+def _beam_width(row: dict) -> tuple[int, str | None]:
+    """Beam width of the published run: stated in the notes, else the benchmark protocol's rule."""
+    notes = row.get("notes", "")
+    match = re.search(r"beam (?:width|size|search)\D{0,4}(\d+)", notes, re.IGNORECASE)
+    if match:
+        return int(match.group(1)), None
+    for marker, beams in PROTOCOL_BEAM_WIDTH.items():
+        if marker in notes:
+            return beams, f"{marker}: benchmark protocol decodes with beam search {beams}"
+    return 1, None
+
+
+def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
+    notes = []
+    input_len, output_len = _num(row, "input_len"), _num(row, "output_len")
+    if input_len is None:
+        input_len = DEFAULT_SINGLE_STREAM_INPUT_LEN if scenario == "single_stream" else DEFAULT_INPUT_LEN
+        notes.append(f"input_len unknown: {input_len:g} tokens assumed")
+    if output_len is None:
+        output_len = DEFAULT_SINGLE_STREAM_OUTPUT_LEN
+        notes.append(f"output_len unknown: {output_len:g} tokens assumed")
+    return max(input_len, 1.0), max(output_len, 1.0), notes
+
+
+def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
+    """Build the efficiency-independent part of a case, or return why it is not covered."""
+    gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
+    if gpu is None or model is None:
+        return f"unknown {'gpu' if gpu is None else 'model'} id"
+    scenario, metric = row.get("scenario", ""), row.get("metric", "")
+    if scenario not in SCENARIOS or metric not in METRICS:
+        return f"scenario {scenario!r} / metric {metric!r} not modelled"
+    if scenario == "max_throughput" and metric == "ttft_ms":
+        return "TTFT of an offline burst is queueing for the whole request set (size not in the row); not modelled"
+    wdt = row.get("weight_dtype") or "bf16"
+    kvdt = row.get("kv_dtype") or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
+    engine = row.get("engine") or "vllm"
+    notes = []
+    if engine not in ENGINES:
+        notes.append(f"engine {engine!r} treated as the vllm class")
+        engine = "vllm"
+    layouts, note = _parallelism(row, gpu, model, wdt)
+    notes += [note] if note else []
+    if not layouts or not _fits(gpu, model, wdt, *layouts[0]):
+        return "weights do not fit in the estimator's memory model"
+    input_len, output_len, length_notes = _lengths(row, scenario)
+    notes += length_notes
+    ttft_limit, tpot_limit = _num(row, "ttft_limit_ms"), _num(row, "tpot_limit_ms")
+    if scenario == "latency_bound" and not (ttft_limit and tpot_limit):
+        scenario = "max_throughput"
+        notes.append("no TTFT/TPOT limits (end-to-end bound only): modelled as max_throughput")
+    if scenario == "request_rate":
+        scenario = "concurrency"
+    batch = _num(row, "concurrency") if scenario == "concurrency" else _num(row, "batch")
+    if scenario == "single_stream":
+        batch = 1.0
+    beams, beam_note = _beam_width(row)
+    notes += [beam_note] if beam_note else []
+    options = []
+    for tp, pp in layouts:
+        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
+        options.append(
+            (build_context(gpu, model, wdt, kvdt, engine, tp, pp), max(min(fit, ENGINE_MAX_BATCH[engine]), 1))
+        )
+    notes += list(options[0][0].assumptions)
+    return CaseSetup(
+        tuple(options),
+        scenario,
+        metric,
+        row.get("statistic") == "p99",
+        batch or 0.0,
+        input_len,
+        output_len,
+        ttft_limit,
+        tpot_limit,
+        tuple(notes),
+        beams,
+    )
+
+
+def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEfficiency) -> OperatingPoint | None:
+    batch = setup.batch
+    if setup.scenario == "max_throughput":
+        batch = cap
+    elif setup.scenario == "latency_bound":
+        ttft_limit, tpot_limit = setup.ttft_limit_ms, setup.tpot_limit_ms
+        # case_setup keeps the latency_bound scenario only for rows that give both limits
+        assert ttft_limit is not None and tpot_limit is not None
+        batch = latency_bound_batch(
+            ctx, eff, cap, (setup.input_len, setup.output_len, ttft_limit, tpot_limit), setup.beam_width
+        )
+        if batch < 1:
+            return None
+    return operating_point(
+        ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width
+    )
+
+
+def _per_gpu(point: OperatingPoint | None, ctx: InferenceContext) -> float:
+    return point.tokens_per_s / (ctx.tensor_parallel * ctx.pipeline_parallel) if point else 0.0
+
+
+def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENCY) -> float | None:
+    """The predicted value of the case's metric (None when the operating point does not exist)."""
+    candidates = [(_point(setup, ctx, cap, eff), ctx) for ctx, cap in setup.options]
+    point, ctx = max(candidates, key=lambda pc: _per_gpu(*pc))
+    if point is None:
+        return None
+    tail = eff.p99_over_mean if setup.p99 else 1.0
+    if setup.metric == "output_tok_s_per_gpu":
+        return _per_gpu(point, ctx)
+    if setup.metric == "ttft_ms":
+        return point.ttft_ms * tail
+    if setup.metric == "tpot_ms":
+        return point.tpot_ms * tail
+    if setup.metric == "decode_tok_s":
+        return 1e3 / point.tpot_ms
+    return setup.input_len / point.prefill.total_ms * 1e3  # prefill_tok_s
+
+
+def predict_inference_case(
+    row: dict,
+    gpus: dict,
+    models: dict,
+    eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> CasePrediction:
+    """Predict one row; never raises: anything unmodelled comes back covered=False with the reason."""
+    try:
+        setup = case_setup(row, gpus, models)
+        if isinstance(setup, str):
+            return make_prediction(row, None, setup)
+        value = predict_setup(setup, eff)
+        if value is None:
+            return make_prediction(row, None, "no batch meets the latency limits in the model")
+        return make_prediction(row, value, "; ".join(setup.notes) or "modelled")
+    except (ValueError, KeyError, ZeroDivisionError, OverflowError) as error:
+        return make_prediction(row, None, f"could not model: {error}")

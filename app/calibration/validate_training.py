@@ -1,0 +1,187 @@
+"""Predict one row of training_cases.csv (shared/validation) with the training estimator.
+
+Parallelism, recompute and micro-batch are read from the notes only through general patterns
+("TP8", "PP4", "VP6", "FSDP", "activation checkpointing True", "full AC", "micro-batch 4").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TypedDict
+
+from app.calibration.cases import CasePrediction
+from app.scoring.efficiency import training as eff
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.estimate import TrainingEstimate, estimate_training
+from app.scoring.training.memory import Layout, Recompute
+from app.scoring.training.step_time import (
+    attention_flops_per_token,
+    dense_flops_per_token,
+    fill_missing_peaks,
+    peak_tflops,
+)
+from app.scoring.workload import TrainingWorkload
+
+METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
+FRAMEWORKS = {
+    "megatron-lm": "megatron",
+    "megatron": "megatron",
+    "nemo": "nemo",
+    "llm-foundry": "llm-foundry",
+    "torchtitan": "torchtitan",
+    "pytorch": "pytorch",
+    "hf": "hf",
+}
+
+
+class _LayoutChanges(TypedDict, total=False):
+    """The Layout fields the notes of a case can override."""
+
+    zero_stage: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    recompute: Recompute
+    micro_batch_seqs: int
+    pipeline_interleave: int
+
+
+def _int(pattern: str, notes: str) -> int | None:
+    match = re.search(pattern, notes)
+    return int(match.group(1)) if match else None
+
+
+def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout | None:
+    """Override the chosen layout with parallelism stated in the notes (general patterns only)."""
+    layout = base or Layout()
+    tp = _int(r"\bTP(\d+)\b|xTP(\d+)", notes.replace("xTP", " TP"))
+    pp = _int(r"\bPP(\d+)\b", notes.replace("xPP", " PP"))
+    changes: _LayoutChanges = {}
+    if tp:
+        changes["tensor_parallel"] = tp
+    if pp:
+        changes["pipeline_parallel"] = pp
+    if tp or pp:
+        changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
+    vp = _int(r"\bVP(\d+)\b", notes)
+    if vp:
+        changes["pipeline_interleave"] = vp
+    elif "interleaved" in notes.lower():
+        changes["pipeline_interleave"] = 2
+    lowered = notes.lower()
+    if "activation checkpointing true" in lowered or "full ac" in lowered or "full recompute" in lowered.split(";")[0]:
+        changes["recompute"] = "full"
+    elif "selective" in lowered:
+        changes["recompute"] = "selective"
+    elif "activation checkpointing false" in lowered:
+        changes["recompute"] = "none"
+    micro = _int(r"micro-batch (\d+)", notes)
+    if micro:
+        changes["micro_batch_seqs"] = micro
+    if not changes:
+        return base
+    layout = replace(layout, **changes)
+    if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel):
+        return base
+    return layout
+
+
+def _workload(row: dict[str, str]) -> TrainingWorkload:
+    return TrainingWorkload(
+        model=row["model"],
+        method=row["method"],
+        precision=row["precision"],
+        seq_len=int(row["seq_len"]),
+        global_batch_seqs=int(row["global_batch_seqs"]),
+        framework=FRAMEWORKS.get(row["framework"], "auto"),
+        max_gpus=max(1, min(65_536, int(row["gpu_count"]))),
+    )
+
+
+def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, notes: str) -> float | None:
+    peak = peak_tflops(gpu, w.precision)[0]
+    if not peak:
+        return None
+    flops = dense_flops_per_token(model, w.method)
+    lowered = notes.lower()
+    if not ("attention not counted" in lowered or "without attention" in lowered):
+        flops += attention_flops_per_token(model, w.seq_len)
+    return est.tokens_per_s_per_gpu * flops / (peak * 1e12) * 100
+
+
+def _uncovered(row: dict[str, str], reason: str) -> CasePrediction:
+    return CasePrediction(
+        row.get("case_id", ""),
+        row.get("metric", ""),
+        row.get("source", ""),
+        row.get("gpu", ""),
+        None,
+        _float(row.get("value")),
+        None,
+        False,
+        reason,
+    )
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def predict_estimate(
+    row: dict[str, str], gpus: dict, models: dict, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+):
+    """(estimate, gpu, model, workload) for a case row, or a reason string when not modelled."""
+    gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
+    if gpu is None or model is None:
+        return f"unknown {'GPU' if gpu is None else 'model'} id"
+    if row.get("precision") not in ("bf16", "fp16", "fp8") or row.get("method") not in (
+        "pretrain",
+        "full_ft",
+        "lora",
+        "qlora",
+    ):
+        return f"precision {row.get('precision')} / method {row.get('method')} not modelled"
+    gpu, _ = fill_missing_peaks(gpu, gpus)
+    w, n = _workload(row), int(row["gpu_count"])
+    base = estimate_training(gpu, n, model, w, e=e)
+    layout = layout_from_notes(row.get("notes", ""), n, base.layout)
+    est = estimate_training(gpu, n, model, w, layout=layout, e=e) if layout and layout != base.layout else base
+    if est.step_time_s == float("inf"):
+        return est.reason or "no layout modelled"
+    return est, gpu, model, w
+
+
+def predict_training_case(
+    row: dict[str, str], gpus: dict, models: dict, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+) -> CasePrediction:
+    """Predict the row's metric; never raises (uncovered rows carry a reason)."""
+    try:
+        metric = row.get("metric", "")
+        if metric not in METRICS:
+            return _uncovered(row, f"metric {metric} is not a training metric")
+        result = predict_estimate(row, gpus, models, e)
+        if isinstance(result, str):
+            return _uncovered(row, result)
+        est, gpu, model, w = result
+        predicted = {"tokens_s_per_gpu": est.tokens_per_s_per_gpu, "step_time_s": est.step_time_s}.get(metric)
+        if metric == "mfu_pct":
+            predicted = _mfu_pct(est, gpu, model, w, row.get("notes", ""))
+        measured = _float(row.get("value"))
+        if predicted is None or not measured:
+            return _uncovered(row, "no prediction or measured value")
+        return CasePrediction(
+            row["case_id"],
+            metric,
+            row.get("source", ""),
+            row.get("gpu", ""),
+            predicted,
+            measured,
+            (predicted - measured) / measured * 100,
+            True,
+            "",
+        )
+    except Exception as exc:  # noqa: BLE001 - a validation hook reports, never raises
+        return _uncovered(row, f"estimator error: {exc}")

@@ -1,0 +1,53 @@
+"""What every `gpumatch` subcommand shares: a migrated, seeded catalog and flag-style error messages."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from app.config import get_settings
+
+
+def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
+    """Migrate to head and load the seed; True when every seed file loaded."""
+    from app.catalog import migrate, seed
+    from app.db import make_engine
+
+    migrate.upgrade(database_url)
+    engine = make_engine(database_url)
+    reports = seed.seed(engine, seed_dir)  # type: ignore[arg-type]
+    engine.dispose()
+    ok = True
+    for report in reports:
+        for error in report.errors:
+            ok = False
+            print(f"seed error: {error} (nothing from {report.file} was loaded)", file=sys.stderr)
+        if not quiet and not report.errors:
+            print(
+                f"{report.file}: {report.inserted} new, {report.updated} updated "
+                f"({report.prices_changed} price changes), {report.unchanged} unchanged"
+            )
+    return ok
+
+
+def load_snapshot():  # type: ignore[no-untyped-def]
+    """The catalog the app ranks with: migrated and seeded if needed, then read into memory."""
+    from sqlmodel import Session
+
+    from app.catalog.snapshot import load_snapshot as read
+    from app.db import make_engine
+
+    settings = get_settings()
+    setup_database(settings.database_url, settings.seed_dir, quiet=True)
+    engine = make_engine(settings.database_url)
+    with Session(engine) as session:
+        snapshot = read(session)
+    engine.dispose()
+    return snapshot
+
+
+def print_flag_errors(exc: Any) -> int:
+    """A pydantic ValidationError as `--flag-name: message` lines on stderr; exit status 2."""
+    for error in exc.errors():
+        print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
+    return 2

@@ -1,0 +1,178 @@
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.cli.common import load_snapshot, print_flag_errors, setup_database
+from app.cli.prices import add_prices_parsers
+from app.config import get_settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = get_settings()
+    if not args.no_setup:
+        setup_database(settings.database_url, settings.seed_dir, quiet=True)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        workers=args.workers,
+        proxy_headers=True,
+        forwarded_allow_ips="*" if args.behind_proxy else None,
+        log_level="info",
+    )
+    return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from app.catalog import migrate
+
+    settings = get_settings()
+    if args.action == "upgrade":
+        migrate.upgrade(settings.database_url)
+        print("database at head")
+        return 0
+    if args.action == "check":
+        migrate.check(settings.database_url)
+        print("models and migrations agree")
+        return 0
+    return 0 if setup_database(settings.database_url, settings.seed_dir) else 1
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import json
+
+    from app.calibration.validate import validate_file
+    from app.cli import reports
+
+    snapshot = load_snapshot()
+    result = validate_file(args.cases, snapshot.gpus, snapshot.models)
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+        return 0
+    if not args.summary_only:
+        print(reports.case_table(result["cases"]), end="\n\n")
+    print(reports.summary_tables(result["summary"]))
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.cli import reports
+    from app.service import rank as ranking
+    from app.service.workload_query import WORKLOADS, canonical_query
+
+    values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    try:
+        workload = WORKLOADS[args.phase].model_validate(values)
+        payload = ranking.rank_payload(
+            args.phase, workload, load_snapshot(), "/?" + canonical_query(args.phase, workload)
+        )  # type: ignore[arg-type]
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except ranking.UnknownModel as exc:
+        print(f"--model: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(payload, indent=2, default=str))
+        return 0
+    print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
+    print(reports.ranking_table(payload, args.limit))
+    print(f"\nshare: {payload['share_url']}")
+    return 0
+
+
+def cmd_accuracy_report(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from app.calibration.validate import validate_file
+    from app.cli import reports
+
+    snapshot = load_snapshot()
+    folder = Path(args.validation_dir)
+    sections, summaries = [], {}
+    for name in ("inference_cases.csv", "training_cases.csv"):
+        result = validate_file(folder / name, snapshot.gpus, snapshot.models)
+        summaries[name.removesuffix("_cases.csv")] = result["summary"]
+        sections.append(f"## {name}\n\n{reports.summary_tables(result['summary'], markdown=True)}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(reports.ACCURACY_HEADER + "\n\n".join(sections) + "\n", encoding="utf-8")
+    out.with_name("accuracy.json").write_text(json.dumps(summaries, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out} and {out.with_name('accuracy.json')}")
+    return 0
+
+
+def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rank = sub.add_parser("rank", help="rank GPU offers for a workload")
+    phases = rank.add_subparsers(dest="phase", required=True)
+    from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+    for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
+        parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
+        for name, info in model.model_fields.items():
+            if name in ("custom_model", "hf_config"):
+                continue
+            flag = "--" + name.replace("_", "-")
+            if name in ("providers", "price_types", "gpus", "vendors"):
+                parser.add_argument(
+                    flag, dest=name, type=lambda s: [x for x in s.split(",") if x], help="comma-separated"
+                )
+            else:
+                parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
+        parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
+        parser.set_defaults(func=cmd_rank)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpumatch", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="migrate, seed and serve the dashboard")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--no-setup", action="store_true", help="skip migrations and seeding")
+    serve.add_argument("--behind-proxy", action="store_true", help="trust X-Forwarded-* from any proxy")
+    serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="database maintenance")
+    db.add_argument("action", choices=["upgrade", "seed", "check"])
+    db.set_defaults(func=cmd_db)
+
+    validate = sub.add_parser("validate", help="predict every case of a validation CSV and score the errors")
+    validate.add_argument("cases", help="inference_cases.csv or training_cases.csv (schema in shared/validation)")
+    validate.add_argument("--json", action="store_true", help="print {summary, cases} as JSON")
+    validate.add_argument("--summary-only", action="store_true", help="skip the per-case table")
+    validate.set_defaults(func=cmd_validate)
+
+    report = sub.add_parser("accuracy-report", help="write docs/ACCURACY.md from the validation cases")
+    report.add_argument("validation_dir", help="folder with inference_cases.csv and training_cases.csv")
+    report.add_argument("--out", default="docs/ACCURACY.md")
+    report.set_defaults(func=cmd_accuracy_report)
+
+    _add_rank_parsers(sub)
+    from app.cli.plan import add_plan_parsers
+
+    add_plan_parsers(sub)
+    add_prices_parsers(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

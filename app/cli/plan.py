@@ -1,0 +1,140 @@
+"""`gpumatch plan serving|lifecycle`: the plan API's answer as tables (or its JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.scoring.serving.traffic import Traffic
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+INFERENCE_FLAGS = ("model", "weight_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus")
+TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "precision")
+
+
+def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
+    return {n: getattr(args, prefix + n) for n in names if getattr(args, prefix + n, None) is not None}
+
+
+def _print_serving(body: dict[str, Any], limit: int) -> None:
+    from app.cli import reports
+
+    t = body["traffic"]
+    print(
+        f"{body['model']['name']}: {t['requests_per_day']:,.0f} requests/day, {t['profile']}, "
+        f"peak {t['peak_requests_per_s']:.2f}/s"
+    )
+    rows = [
+        [
+            f"{o['gpu_count']}×{o['gpu_id']}",
+            o["provider_name"],
+            o["price_type"],
+            o["replicas_at_peak"],
+            round(o["monthly_usd_always_on"]),
+            round(o["monthly_usd_autoscaled"]),
+            round(o["monthly_usd_scale_to_zero"]),
+        ]
+        for o in body["options"][:limit]
+    ]
+    print(
+        reports.table(
+            ["config", "provider", "price", "replicas", "always-on $/mo", "autoscaled $/mo", "to-zero $/mo"], rows
+        )
+    )
+    quotes = [
+        [
+            q["provider_name"],
+            q["model_name"] + (" (substitute)" if q["substitute"] else ""),
+            q["input_usd_per_mtok"],
+            q["output_usd_per_mtok"],
+            round(q["monthly_usd"]),
+            q["as_of"],
+        ]
+        for q in body["serverless"]
+    ]
+    print()
+    print(
+        reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of"], quotes)
+        if quotes
+        else "no serverless price for this model or one of similar size"
+    )
+    even = body["break_even"]
+    print(
+        f"\nbreak-even: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
+        if even["requests_per_day"]
+        else f"\nbreak-even: none ({even['reason']})"
+    )
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from app.cli.common import load_snapshot, print_flag_errors
+    from app.service import plan
+    from app.service.plan_query import canonical_plan_query
+
+    try:
+        workload = InferenceWorkload.model_validate(_values(args, INFERENCE_FLAGS))
+        traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
+        training = None
+        if args.kind == "lifecycle":
+            training = TrainingWorkload.model_validate(
+                {"model": workload.model, **_values(args, TRAINING_FLAGS, "train_")}
+            )
+        share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
+        snapshot = load_snapshot()
+        if training is None:
+            body = plan.serving_payload(workload, traffic, snapshot, share, include_terms=False)
+        else:
+            body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except plan.PlanFieldError as exc:
+        print(f"--model: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(body, indent=2, default=str))
+        return 0
+    if training is None:
+        _print_serving(body, args.limit)
+    else:
+        _print_lifecycle(body, args.limit)
+    print(f"\nshare: {body['share_url']}")
+    return 0
+
+
+def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
+    from app.cli import reports
+
+    rows = [
+        [
+            c["training"],
+            c["serving"],
+            round(c["training_usd"]),
+            round(c["serving_usd_per_month"]),
+            round(c["total_usd"]),
+            f"{c['training_share']:.1%}",
+            f"{c['serving_share']:.1%}",
+        ]
+        for c in body["combinations"][:limit]
+    ]
+    print(f"train, then serve for {body['months']} months ({body['basis']})")
+    print(reports.table(["train on", "serve on", "train $", "serve $/mo", "total $", "train %", "serve %"], rows))
+
+
+def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
+    kinds = plan.add_subparsers(dest="kind", required=True)
+    for kind in ("serving", "lifecycle"):
+        parser = kinds.add_parser(kind)
+        for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
+            parser.add_argument("--" + name.replace("_", "-"), dest=name)
+        if kind == "lifecycle":
+            for name in TRAINING_FLAGS:
+                parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)
+            parser.add_argument("--months", type=int, default=12, help="months of serving")
+        parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        parser.add_argument("--json", action="store_true", help="print the plan API's JSON")
+        parser.set_defaults(func=cmd_plan)

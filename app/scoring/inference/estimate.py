@@ -1,0 +1,344 @@
+"""Estimate one inference configuration: memory fit, operating batch, TTFT, TPOT and throughput."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.scoring.efficiency.inference import (
+    BAND_RATIO,
+    DEFAULT_EFFICIENCY,
+    ENGINE_MAX_BATCH,
+    InferenceEfficiency,
+)
+from app.scoring.explain import Band, Term
+from app.scoring.inference.memory import GB, max_sequences, memory_breakdown_gb, usable_gb, weight_bytes
+from app.scoring.inference.steps import (
+    InferenceContext,
+    StepParts,
+    build_context,
+    forward_parts,
+    mixed_step_parts,
+    prefill_parts,
+)
+from app.scoring.inference.terms import step_terms
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceEstimate:
+    feasible: bool
+    reason: str
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    memory_gb: dict[str, float] = field(default_factory=dict)
+    max_batch: int = 0
+    batch: int = 0
+    ttft_ms: float = 0.0
+    tpot_ms: float = 0.0
+    output_tokens_per_s: float = 0.0
+    output_tokens_per_s_per_gpu: float = 0.0
+    terms: list[Term] = field(default_factory=list)
+    band: Band = field(default_factory=lambda: Band(0.0, 0.0))
+    bound: str = ""
+    assumptions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint:
+    """Timing of a chosen batch: what the estimate and the validator both need."""
+
+    batch: float
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s: float  # whole instance, output tokens
+    step: StepParts
+    prefill: StepParts
+
+
+def mean_context(workload: InferenceWorkload) -> float:
+    return workload.input_len + workload.output_len / 2
+
+
+MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+
+
+def loaded_ttft_ms(
+    prefill_ms: float,
+    step_ms: float,
+    batch: float,
+    output_len: float,
+    eff: InferenceEfficiency,
+) -> float:
+    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+
+    A new request waits for the iteration in flight (mean residual half a step) and its prefill then
+    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
+    Prefills arrive at lambda = batch / (output_len x step); the GPU spends rho = lambda x prefill on
+    them, and the M/D/1 queue adds rho / (2(1 - rho)) x prefill (research §7.2 item 2).
+    """
+    arrivals_per_ms = batch / (max(output_len, 1.0) * step_ms)
+    rho = min(arrivals_per_ms * prefill_ms, MAX_UTILISATION)
+    return prefill_ms * (1.0 + rho / (2.0 * (1.0 - rho))) + eff.ttft_wait_steps * step_ms
+
+
+def operating_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    scenario: str,
+    batch: float,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+    prefill_one: StepParts | None = None,
+) -> OperatingPoint:
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
+
+    `prefill_one` (one request's prefill) does not depend on the batch: searches pass it in once."""
+    prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
+    if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
+        prefill = prefill_parts(ctx, eff, batch, input_len)
+        step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+        total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(
+            batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill
+        )
+    if scenario == "single_stream":
+        step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
+    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, batch, output_len, eff)
+    if scenario == "concurrency":  # closed loop: Little's law over one request's life
+        life_ms = ttft + max(output_len - 1, 0) * step.total_ms
+        return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)
+    return OperatingPoint(batch, ttft, step.total_ms, batch / step.total_ms * 1e3, step, prefill_one)
+
+
+def latency_bound_batch(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> int:
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
+    return latency_bound_point(ctx, eff, cap, workload_like, beam_width)[0]
+
+
+def latency_bound_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> tuple[int, OperatingPoint | None]:
+    """The latency-bound batch and its operating point (None when even one request misses a limit).
+
+    The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
+    last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
+    of evaluations; each probe keeps the bracket exact, so the result equals a plain bisection's.
+    """
+    input_len, output_len, ttft_limit, tpot_limit = workload_like
+    tpot_target = eff.slo_tpot_utilisation * tpot_limit
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    seen: dict[int, OperatingPoint] = {}
+
+    def slack(b: int) -> float:
+        p = seen[b] = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
+        return max(p.tpot_ms / tpot_target, p.ttft_ms / ttft_limit) - 1.0
+
+    if cap < 1:
+        return 0, None
+    low, s_low = 1, slack(1)
+    if s_low > 0:
+        return 0, None
+    high, s_high = cap, slack(cap)
+    if s_high <= 0:
+        return cap, seen[cap]
+    side = 0  # which end was kept last time (Illinois: halve its slack when kept twice)
+    while high - low > 1:
+        span = s_high - s_low
+        guess = low + int(-s_low / span * (high - low)) if span > 0 else (low + high) // 2
+        probe = min(max(guess, low + 1), high - 1)
+        s_probe = slack(probe)
+        if s_probe <= 0:
+            low, s_low = probe, s_probe
+            s_high = s_high / 2 if side == 1 else s_high
+            side = 1
+        else:
+            high, s_high = probe, s_probe
+            s_low = s_low / 2 if side == -1 else s_low
+            side = -1
+    return low, seen[low]
+
+
+def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
+    return InferenceEstimate(False, reason, gpu.id, gpu_count, tp, pp, memory_gb=memory)
+
+
+def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: int) -> int:
+    if scenario == "single_stream":
+        return 1
+    if scenario == "fixed_batch":
+        return workload.batch or 1
+    if scenario == "concurrency":
+        return min(workload.concurrency or 1, max_batch)
+    return min(max_batch, cap)
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A feasible configuration's operating point, before its explanation is written (rankings compare
+    several tensor-parallel degrees per GPU type and explain only the one they keep)."""
+
+    gpu: GpuSpec
+    gpu_count: int
+    model: ModelSpec
+    workload: InferenceWorkload
+    tensor_parallel: int
+    pipeline_parallel: int
+    ctx: InferenceContext
+    point: OperatingPoint
+    batch: int
+    max_batch: int
+    efficiency: InferenceEfficiency
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.point.tokens_per_s / self.gpu_count
+
+
+def estimate_inference(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int = 1,
+    efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> InferenceEstimate:
+    """Estimate serving `model` on `gpu_count` x `gpu` (TP defaults to gpu_count / PP)."""
+    solved = solve_inference(gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency)
+    return explain(solved) if isinstance(solved, Solution) else solved
+
+
+def solve_inference(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int = 1,
+    efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> Solution | InferenceEstimate:
+    """The operating point of a configuration, or an infeasible estimate saying why there is none."""
+    pp = max(pipeline_parallel, 1)
+    tp = tensor_parallel or max(gpu_count // pp, 1)
+    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
+    context = mean_context(workload)
+
+    def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
+        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
+
+    need_gb = weight_bytes(model, wdt) / GB
+    have_gb = usable_gb(gpu, tp) * tp * pp
+    if need_gb > have_gb:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            (
+                f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
+                f"after the runtime reserve ({gpu.memory_gb:g} GB each)"
+            ),
+            memory(),
+        )
+    beams = workload.beam_width
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
+    if max_batch < 1:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
+            memory(),
+        )
+    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
+    eff = efficiency
+    cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
+    scenario = workload.scenario
+    found: OperatingPoint | None = None
+    if scenario == "latency_bound":
+        batch, found = latency_bound_point(
+            ctx,
+            eff,
+            min(max_batch, cap),
+            (workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms),
+            beams,
+        )
+        if batch < 1:
+            point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
+            return _infeasible(
+                gpu,
+                gpu_count,
+                tp,
+                pp,
+                (
+                    f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
+                    f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"
+                ),
+                memory(),
+            )
+    else:
+        batch = _batch_for(scenario, workload, max_batch, cap)
+        if batch > max_batch:
+            return _infeasible(
+                gpu,
+                gpu_count,
+                tp,
+                pp,
+                (f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"),
+                memory(),
+            )
+    point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
+    return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
+
+
+def explain(solved: Solution) -> InferenceEstimate:
+    """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
+    s, point, w = solved, solved.point, solved.workload
+    low, high = BAND_RATIO.get(w.scenario, (0.7, 1.4))
+    tokens_per_s = point.tokens_per_s
+    return InferenceEstimate(
+        feasible=True,
+        reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}",
+        gpu_id=s.gpu.id,
+        gpu_count=s.gpu_count,
+        tensor_parallel=s.tensor_parallel,
+        pipeline_parallel=s.pipeline_parallel,
+        memory_gb=memory_breakdown_gb(
+            s.gpu,
+            s.model,
+            w.weight_dtype,
+            w.kv_dtype_effective,
+            mean_context(w),
+            s.batch,
+            s.tensor_parallel,
+            s.pipeline_parallel,
+        ),
+        max_batch=s.max_batch,
+        batch=s.batch,
+        ttft_ms=point.ttft_ms,
+        tpot_ms=point.tpot_ms,
+        output_tokens_per_s=tokens_per_s,
+        output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
+        terms=step_terms(s.ctx, s.efficiency, point),
+        band=Band(tokens_per_s / high, tokens_per_s / low),
+        bound=point.step.bound,
+        assumptions=list(s.ctx.assumptions),
+    )

@@ -1,0 +1,256 @@
+"""Per-forward-pass timing of one inference configuration: pure float arithmetic, no strings.
+
+`InferenceContext` holds everything that depends on (GPU, model, dtypes, TP, PP, engine) and not on
+the efficiency constants, so calibration can rebuild timings cheaply with other constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, compute_dtype, dense_peak_tflops
+from app.scoring.efficiency.inference import (
+    CAUSAL_ATTENTION_FACTOR,
+    ENGINE_MBU,
+    ENGINE_MFU,
+    LINK_EFFICIENCY,
+    PCIE_GBS_UNIDIR,
+    InferenceEfficiency,
+)
+from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
+from app.scoring.specs import GpuSpec, ModelSpec
+
+GDDR_HINTS = ("RTX", "GeForce", "L40", "L4", "A10", "A40", "T4", "Radeon")
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceContext:
+    tensor_parallel: int
+    pipeline_parallel: int
+    layers_per_stage: float
+    dense_weight_bytes_per_gpu: float
+    expert_weight_bytes_per_gpu: float
+    experts_active_share: float  # k / E (0 for dense models)
+    kv_bytes_per_token_per_gpu: float
+    flops_per_token: float  # 2 x active params, whole model
+    attention_flops_per_token_ctx: float  # 4 x L x H x d: QK^T + AV per token per context token
+    hidden_size: int
+    peak_tflops: float
+    bandwidth_tbs: float
+    compute_dtype: str
+    gddr: bool
+    moe: bool
+    engine: str
+    link_gbs: float  # one-direction all-reduce bandwidth per GPU
+    nvlink: bool
+    assumptions: tuple[str, ...] = ()
+
+
+def is_gddr(gpu: GpuSpec) -> bool:
+    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM."""
+    return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
+
+
+def build_context(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    engine: str,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+) -> InferenceContext:
+    shards = tensor_parallel * pipeline_parallel
+    total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
+    expert_params = 0.0
+    share = 0.0
+    if model.is_moe and model.num_experts > model.experts_per_token > 0:
+        share = model.experts_per_token / model.num_experts
+        expert_params = max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - share)
+    expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
+    cdtype = compute_dtype(weight_dtype)
+    peak, note = dense_peak_tflops(gpu, cdtype)
+    interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
+    nvlink = bool(interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
+    link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
+    heads = model.num_attention_heads * model.head_dim
+    return InferenceContext(
+        tensor_parallel=tensor_parallel,
+        pipeline_parallel=pipeline_parallel,
+        layers_per_stage=model.layers / pipeline_parallel,
+        dense_weight_bytes_per_gpu=(total_weights - expert_bytes) / shards,
+        expert_weight_bytes_per_gpu=expert_bytes / shards,
+        experts_active_share=share,
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel),
+        flops_per_token=2 * model.active_params_b * 1e9,
+        attention_flops_per_token_ctx=4 * model.layers * heads,
+        hidden_size=model.hidden_size,
+        peak_tflops=peak,
+        bandwidth_tbs=gpu.memory_bandwidth_tbs,
+        compute_dtype=cdtype,
+        gddr=is_gddr(gpu),
+        moe=share > 0,
+        engine=engine,
+        link_gbs=link,
+        nvlink=nvlink,
+        assumptions=(note,) if note else (),
+    )
+
+
+def expert_coverage(active_share: float, tokens: float) -> float:
+    """Expected share of routed experts touched per layer by `tokens` tokens: 1 - (1 - k/E)^tokens."""
+    if active_share <= 0:
+        return 0.0
+    return 1.0 - (1.0 - active_share) ** max(tokens, 1.0)
+
+
+def mbu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    value = eff.decode_mbu * ctx.tensor_parallel ** (-eff.mbu_tp_exponent)
+    value *= eff.gddr_mbu_factor if ctx.gddr else 1.0
+    value *= eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else ENGINE_MBU.get(ctx.engine, 0.9)
+    return min(max(value, 0.01), 1.0)
+
+
+def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Matmul share of the dense peak once compute-bound; the small-M (GEMV) regime is the memory side
+    of the soft roofline, so no separate M-dependent efficiency (it would count weight reads twice)."""
+    value = eff.mfu_max
+    if ctx.compute_dtype == "fp8":
+        value *= eff.fp8_mfu_factor
+    elif ctx.compute_dtype == "fp4":
+        value *= eff.fp4_mfu_factor
+    if ctx.moe:
+        value *= eff.moe_mfu_factor
+    value *= eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else ENGINE_MFU.get(ctx.engine, 0.9)
+    return min(max(value, 1e-4), 1.0)
+
+
+def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float:
+    """Two ring all-reduces per layer of tokens x hidden activations: alpha + 2(TP-1)/TP x bytes / link."""
+    tp = ctx.tensor_parallel
+    if tp <= 1:
+        return 0.0
+    alpha = eff.allreduce_alpha_nvlink_ms if ctx.nvlink else eff.allreduce_alpha_pcie_ms
+    payload = tokens * ctx.hidden_size * ACTIVATION_BYTES
+    per_call = alpha + 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
+    return 2 * ctx.layers_per_stage * per_call
+
+
+def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
+    """Launch/sync per step and layer, plus per-sequence scheduling and sampling work on the host."""
+    return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms + sequences * eff.seq_overhead_ms
+
+
+def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
+    """Soft roofline of one kernel class: (m^p + c^p)^(1/p); p -> inf is max(m, c), p = 1 is no overlap.
+
+    Never below max(m, c), so no prediction beats the roofline; near the ridge point the streams
+    overlap only partly (BLIS trained physics: additive memory and compute terms).
+    """
+    high = max(memory_ms, compute_ms)
+    if high <= 0:
+        return 0.0
+    low = min(memory_ms, compute_ms) / high
+    return high * (1.0 + low**power) ** (1.0 / power)
+
+
+@dataclass(frozen=True, slots=True)
+class StepParts:
+    """One forward pass of one pipeline stage (ms) and the work behind it.
+
+    `memory_ms` / `compute_ms` are the totals; `busy_ms` is the time of the two kernel classes run in
+    sequence: the GEMMs (weights vs matmul FLOPs) and the attention (KV reads vs QK/AV FLOPs).
+    """
+
+    weight_bytes: float
+    kv_bytes: float
+    flops: float
+    memory_ms: float
+    compute_ms: float
+    comm_ms: float
+    overhead_ms: float
+    pipeline_stages: int
+    busy_ms: float = 0.0
+
+    @property
+    def total_ms(self) -> float:
+        """Wall time for every sequence to advance once (PP stages run micro-batches in turn)."""
+        return self.pipeline_stages * (self.busy_ms + self.comm_ms + self.overhead_ms)
+
+    @property
+    def bound(self) -> str:
+        return "memory" if self.memory_ms >= self.compute_ms else "compute"
+
+
+def forward_parts(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    decode_seqs: float,
+    context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_attention_flops: float = 0.0,
+) -> StepParts:
+    """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens."""
+    pp = ctx.pipeline_parallel
+    seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
+    tokens = seqs + new_prefill
+    weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(
+        ctx.experts_active_share, tokens
+    )
+    kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
+    shards = ctx.tensor_parallel * pp
+    gemm_flops = tokens * ctx.flops_per_token / shards
+    attention_flops = (
+        seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
+    ) / shards
+    bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
+    peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
+    gemm = (weights / bandwidth, gemm_flops / peak)
+    attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
+    busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
+    return StepParts(
+        weights,
+        kv,
+        gemm_flops + attention_flops,
+        gemm[0] + attention[0],
+        gemm[1] + attention[1],
+        allreduce_ms(ctx, eff, tokens),
+        overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)),
+        pp,
+        busy,
+    )
+
+
+def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:
+    """Causal QK^T and AV FLOPs of prefilling `requests` prompts of `input_len` tokens (whole model)."""
+    return requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * input_len
+
+
+def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: float, input_len: float) -> StepParts:
+    """Prefill of `requests` prompts together (no decoding sequences in the pass)."""
+    tokens = requests * input_len
+    return forward_parts(ctx, eff, 0.0, 0.0, tokens, prefill_attention_flops(ctx, requests, input_len))
+
+
+def mixed_step_parts(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    batch: float,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> StepParts:
+    """Continuous batching steady state: each step also carries batch x input/output prefill tokens.
+
+    With beam search every request decodes `beam_width` sequences (own KV each) but is prefilled once.
+    """
+    context = input_len + output_len / 2
+    share = batch / max(output_len, 1.0)  # requests whose prompt is prefilled per step, on average
+    return forward_parts(
+        ctx,
+        eff,
+        batch * beam_width,
+        context,
+        share * input_len,
+        prefill_attention_flops(ctx, share, input_len),
+    )

@@ -1,0 +1,68 @@
+"""Explanation lines of an inference estimate: bytes, FLOPs, time per term, bound and efficiency."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.explain import Term
+from app.scoring.inference.steps import InferenceContext, mbu, mfu
+
+if TYPE_CHECKING:
+    from app.scoring.inference.estimate import OperatingPoint
+
+SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
+
+
+def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint) -> list[Term]:
+    step, prefill = point.step, point.prefill
+    tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
+    step_mbu = mbu(ctx, eff)
+    step_mfu = mfu(ctx, eff)
+    return [
+        Term(
+            "decode weight read",
+            step.weight_bytes / 1e9,
+            "GB/GPU/step",
+            f"{step.weight_bytes / 1e9:.2f} GB per GPU at TP{tp}",
+        ),
+        Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", f"batch {point.batch:g} x KV at mean context"),
+        Term(
+            "decode memory time",
+            step.memory_ms,
+            "ms",
+            f"{(step.weight_bytes + step.kv_bytes) / 1e9:.2f} GB / ({bw:g} TB/s x MBU {step_mbu:.2f}); {SOURCE}",
+        ),
+        Term(
+            "decode compute time",
+            step.compute_ms,
+            "ms",
+            f"{step.flops / 1e12:.2f} TFLOP / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x MFU {step_mfu:.2f})",
+        ),
+        Term(
+            "TP all-reduce",
+            step.comm_ms,
+            "ms",
+            f"2 per layer, {'NVLink' if ctx.nvlink else 'PCIe'} {ctx.link_gbs:g} GB/s one way"
+            if tp > 1
+            else "TP1: none",
+        ),
+        Term(
+            "fixed overheads",
+            step.overhead_ms,
+            "ms",
+            f"{eff.step_overhead_ms:.3f} ms/step + {eff.layer_overhead_ms:.4f} ms/layer",
+        ),
+        Term(
+            "decode step bound",
+            1.0 if step.bound == "memory" else 0.0,
+            "memory=1",
+            f"{step.bound}-bound at batch {point.batch:g}",
+        ),
+        Term(
+            "prefill compute time", prefill.compute_ms, "ms", f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"
+        ),
+        Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
+        Term("TTFT", point.ttft_ms, "ms", "prefill + (under load) M/D/1 prefill queue + wait for running steps"),
+        Term("TPOT", point.tpot_ms, "ms", "one decode step incl. piggybacked prefill work"),
+    ]

@@ -1,0 +1,212 @@
+"""Dedicated GPUs or a per-token API? Monthly costs at a traffic, and the traffic where they cross.
+
+Pure: takes ranked inference options, token prices and a Traffic; no web or database imports.
+Basis of the break-even: the cheapest dedicated option *autoscaled* (floor of max(1, min_replicas)
+replicas) against the cheapest serverless price for the model, both per month of HOURS_PER_MONTH.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from app.scoring.serving.traffic import DAYS_PER_MONTH, WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
+from app.scoring.specs import ModelSpec, TokenPrice
+
+BREAK_EVEN_MIN_REQUESTS_PER_DAY = 1.0
+BREAK_EVEN_MAX_REQUESTS_PER_DAY = 1e9  # ~11 500 requests/s on average: beyond any single deployment here
+BREAK_EVEN_GRID_POINTS = 241  # log grid, 25 per decade: finds the first crossing, bisection refines it
+BISECTION_STEPS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ServerlessQuote:
+    provider: str
+    provider_name: str
+    model_id: str
+    model_name: str
+    input_usd_per_mtok: float
+    output_usd_per_mtok: float
+    usd_per_request: float
+    monthly_usd: float
+    as_of: date | None
+    source_url: str
+    substitute: bool  # priced for a different model of similar size, not the one asked about
+
+
+@dataclass(frozen=True, slots=True)
+class Replica:
+    """What the cost of one dedicated option depends on."""
+
+    label: str
+    gpus_per_replica: int
+    usd_per_gpu_hour: float
+    output_tokens_per_s: float  # per replica, at the latency targets
+
+    @property
+    def usd_per_replica_hour(self) -> float:
+        return self.gpus_per_replica * self.usd_per_gpu_hour
+
+
+@dataclass(frozen=True, slots=True)
+class BreakEven:
+    requests_per_day: float | None
+    utilisation: float | None  # output tokens served / capacity of the paid replica-hours, at break-even
+    dedicated: str | None  # the dedicated option that is cheapest at the break-even
+    serverless: str | None
+    basis: str
+    reason: str
+
+
+def usd_per_request(input_usd_per_mtok: float, output_usd_per_mtok: float, input_len: int, output_len: int) -> float:
+    return (input_len * input_usd_per_mtok + output_len * output_usd_per_mtok) / 1e6
+
+
+def serverless_monthly_usd(requests_per_day: float, usd_per_one_request: float) -> float:
+    return requests_per_day * usd_per_one_request * DAYS_PER_MONTH
+
+
+def nearest_priced_model(model: ModelSpec, priced_ids: set[str], models: dict[str, ModelSpec]) -> ModelSpec | None:
+    """The listed model closest in size, by |log(params ratio)| (ties: the smaller name)."""
+    candidates = [m for i, m in models.items() if i in priced_ids and m.params_b > 0]
+    if not candidates or model.params_b <= 0:
+        return None
+    return min(candidates, key=lambda m: (abs(math.log(m.params_b / model.params_b)), m.name))
+
+
+def serverless_quotes(
+    model: ModelSpec,
+    prices: Sequence[TokenPrice],
+    models: dict[str, ModelSpec],
+    requests_per_day: float,
+    input_len: int,
+    output_len: int,
+) -> list[ServerlessQuote]:
+    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first."""
+    listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
+    shown, substitute = model, False
+    if not listed:
+        nearest = nearest_priced_model(model, {p.model_id for p in prices}, models)
+        if nearest is None:
+            return []
+        listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
+    quotes = []
+    for p in listed:
+        per_request = usd_per_request(p.input_usd_per_mtok, p.output_usd_per_mtok, input_len, output_len)
+        quotes.append(
+            ServerlessQuote(
+                p.provider_id,
+                p.provider_name,
+                p.model_id,
+                shown.name,
+                p.input_usd_per_mtok,
+                p.output_usd_per_mtok,
+                per_request,
+                serverless_monthly_usd(requests_per_day, per_request),
+                p.as_of,
+                p.source_url,
+                substitute,
+            )
+        )
+    return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))
+
+
+def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:
+    """Replica types not beaten on both price per hour and throughput: only these can be cheapest."""
+    front: list[Replica] = []
+    for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
+        if not front or r.output_tokens_per_s > front[-1].output_tokens_per_s:
+            front.append(r)
+    return front
+
+
+def autoscaled_monthly_usd(
+    replica: Replica, requests_per_day: float, multipliers: Counter[float], output_len: int, floor: int
+) -> float:
+    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter)."""
+    mean_per_s = requests_per_day / 86_400
+    hours = sum(
+        count * max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s))
+        for m, count in multipliers.items()
+    )
+    return hours * WEEKS_PER_MONTH * replica.usd_per_replica_hour
+
+
+def cheapest_dedicated(
+    front: Sequence[Replica], rpd: float, multipliers: Counter[float], output_len: int, floor: int
+) -> tuple[float, Replica]:
+    return min(
+        ((autoscaled_monthly_usd(r, rpd, multipliers, output_len, floor), r) for r in front), key=lambda pair: pair[0]
+    )
+
+
+def break_even(
+    replicas: Sequence[Replica],
+    cheapest_usd_per_request: float | None,
+    serverless_label: str | None,
+    traffic: Traffic,
+    output_len: int,
+) -> BreakEven:
+    """The lowest requests/day at which the cheapest autoscaled dedicated option costs no more than the
+    cheapest serverless price. Dedicated cost is a step function, so: a log grid finds the first grid
+    point where dedicated wins, and bisection narrows the step between it and the point before."""
+    basis = "cheapest dedicated option autoscaled to the profile vs the cheapest serverless price"
+    front = pareto_replicas(replicas)
+    if not front or cheapest_usd_per_request is None:
+        why = "no feasible dedicated option" if not front else "no serverless price to compare with"
+        return BreakEven(None, None, None, serverless_label, basis, why)
+    mult = Counter(traffic.multipliers())
+    floor = max(1, traffic.min_replicas)
+
+    def dedicated_wins(rpd: float) -> bool:
+        return cheapest_dedicated(front, rpd, mult, output_len, floor)[0] <= serverless_monthly_usd(
+            rpd, cheapest_usd_per_request
+        )
+
+    lo, hi = BREAK_EVEN_MIN_REQUESTS_PER_DAY, BREAK_EVEN_MAX_REQUESTS_PER_DAY
+    if dedicated_wins(lo):
+        return BreakEven(
+            None,
+            None,
+            None,
+            serverless_label,
+            basis,
+            f"dedicated is cheaper at every traffic down to {lo:,.0f} request/day",
+        )
+    ratio = (hi / lo) ** (1 / (BREAK_EVEN_GRID_POINTS - 1))
+    grid = [lo * ratio**i for i in range(BREAK_EVEN_GRID_POINTS)]
+    first = next((i for i, rpd in enumerate(grid) if dedicated_wins(rpd)), None)
+    if first is None:
+        return BreakEven(
+            None,
+            None,
+            None,
+            serverless_label,
+            basis,
+            f"serverless is cheaper at every traffic up to {hi:,.0f} requests/day",
+        )
+    lo, hi = grid[first - 1], grid[first]
+    for _ in range(BISECTION_STEPS):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if dedicated_wins(mid) else (mid, hi)
+    cost, winner = cheapest_dedicated(front, hi, mult, output_len, floor)
+    util = serving_cost(
+        traffic.hourly_requests_per_s(hi),
+        output_len,
+        winner.output_tokens_per_s,
+        winner.gpus_per_replica,
+        winner.usd_per_gpu_hour,
+        floor,
+    ).utilisation_autoscaled
+    return BreakEven(
+        hi,
+        util,
+        winner.label,
+        serverless_label,
+        basis,
+        f"above about {hi:,.0f} requests/day {winner.label} autoscaled (${cost:,.0f}/month) "
+        f"costs no more than {serverless_label}",
+    )

@@ -1,0 +1,304 @@
+"""Training estimate for one GPU type and count: layout that fits, memory, tokens/s, MFU, step time.
+
+Method: shared/research/training_estimators.md §6 (FLOPs per token, ZeRO/TP/PP memory,
+calibrated MFU with regime factors). Pure: no I/O; constants in app.scoring.efficiency.training.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from app.scoring.efficiency import training as eff
+from app.scoring.explain import Band, Term
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.memory import Layout, lora_adapter_params, memory_breakdown_gb, memory_needed_gb, usable_gb
+from app.scoring.training.step_time import (
+    FRAMEWORK_CLASS,
+    StepTime,
+    gpu_family,
+    model_flops_per_token,
+    peak_tflops,
+    step_time,
+)
+from app.scoring.workload import TrainingWorkload
+
+RECOMPUTE_ORDER = ("none", "selective", "full")
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingEstimate:
+    gpu_id: str
+    gpu_count: int
+    layout: Layout | None
+    layout_text: str
+    fits: bool
+    feasible: bool
+    reason: str
+    memory_per_gpu_gb: float
+    memory_breakdown_gb: dict[str, float]
+    tokens_per_s_per_gpu: float
+    mfu: float
+    step_time_s: float
+    flops_per_token: float
+    band: Band
+    terms: list[Term] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+
+
+def _layout_fits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
+) -> tuple[bool, dict[str, float]]:
+    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e)
+    return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
+
+
+def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
+    """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count."""
+    domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+    tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
+    pairs = []
+    for tp in tps:
+        pp = 1
+        while tp * pp <= gpu_count and pp <= model.layers:
+            if gpu_count % (tp * pp) == 0:
+                pairs.append((tp, pp))
+            pp *= 2
+    return pairs
+
+
+def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
+    if gpu_count // (tp * pp) <= 1:
+        return (0,)
+    if pp > 1:
+        return (1,)
+    return (1, 3) if tp > 1 else (3,)
+
+
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e) -> bool:
+    """The least memory this (TP, PP) can use: most sharding and full recompute."""
+    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", 1)
+    return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
+
+
+def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
+        return None
+    for recompute in RECOMPUTE_ORDER:
+        for stage in zero_stages(tp, pp, gpu_count):
+            layout = Layout(stage, tp, pp, recompute, 1)
+            if _layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
+                return layout
+    return None
+
+
+def _timing(gpu, gpu_count, model, w, layout, e) -> tuple[StepTime, float, str, str]:
+    peak, pclass, note = peak_tflops(gpu, w.precision)
+    adapters = lora_adapter_params(model, w.lora_rank)
+    st = step_time(
+        e,
+        gpu,
+        gpu_count,
+        model,
+        w.method,
+        w.framework,
+        w.seq_len,
+        w.global_batch_seqs,
+        layout,
+        peak or 0.0,
+        pclass,
+        adapters,
+    )
+    return st, peak or 0.0, pclass, note
+
+
+def choose_layout(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> Layout | None:
+    """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
+    best, best_s = None, float("inf")
+    done: set[tuple[int, bool]] = set()
+    for tp, pp in layout_families(gpu, gpu_count, model):
+        key = (tp, pp > 1)
+        if key in done:
+            continue
+        layout = _first_fit(gpu, gpu_count, model, w, tp, pp, e)
+        if layout is None:
+            continue
+        done.add(key)
+        seconds = _timing(gpu, gpu_count, model, w, layout, e)[0].total_s
+        if seconds < best_s:
+            best, best_s = layout, seconds
+    return best
+
+
+def fits_at(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> bool:
+    return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in layout_families(gpu, gpu_count, model))
+
+
+def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:
+    """Fewest GPUs (1, 2, 4, then powers of two) on which some layout fits; None if none up to limit."""
+    n = 1
+    while n <= limit:
+        if fits_at(gpu, n, model, workload):
+            return n
+        n *= 2
+    return None
+
+
+def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> Band:
+    family = gpu_family(gpu)
+    if w.method == "qlora" or w.framework == "hf" or family not in ("ampere", "hopper", "blackwell", "ada"):
+        low, high = eff.BAND_UNCALIBRATED
+    elif family in ("ampere", "hopper") and not (family == "ampere" and precision_class == "fp8"):
+        low, high = eff.BAND_CALIBRATED
+    else:
+        low, high = eff.BAND_SPARSE
+    return Band.around(value, low, high)
+
+
+def _reason_no_fit(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+) -> tuple[str, dict[str, float]]:
+    tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
+    pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
+    stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
+    frugal = Layout(stage, tp, pp, "full", 1)
+    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)
+    total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
+    need = memory_needed_gb(breakdown)
+    text = (
+        f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
+        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count)} needs {need:,.0f} GB per GPU "
+        f"but gives {usable_gb(gpu):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
+    )
+    return text, breakdown
+
+
+def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, flops) -> list[Term]:
+    tokens_step = w.global_batch_seqs * w.seq_len
+    return [
+        Term(
+            "FLOPs per token",
+            flops,
+            "FLOP",
+            f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
+            f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens",
+        ),
+        Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
+        Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
+        Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
+        Term("pipeline bubble", st.bubble_s, "s/step", f"PP{layout.pipeline_parallel}"),
+        Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
+        Term(
+            "exposed DP/FSDP traffic",
+            st.dp_comm_s,
+            "s/step",
+            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}",
+        ),
+    ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
+
+
+def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
+    out = ["flash attention; bf16 activations; mixed-precision AdamW (16 B/param) for trained weights"]
+    if note:
+        out.append(note.strip("; "))
+    if FRAMEWORK_CLASS.get(w.framework) is None:
+        out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
+    if w.method in ("lora", "qlora"):
+        out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+    return out
+
+
+def estimate_training(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: TrainingWorkload,
+    layout: Layout | None = None,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> TrainingEstimate:
+    """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen."""
+    w = workload
+    flops = model_flops_per_token(model, w.method, w.seq_len)
+    peak, pclass, note = peak_tflops(gpu, w.precision)
+    chosen = layout or choose_layout(gpu, gpu_count, model, w, e)
+    if peak is None or chosen is None:
+        reason = f"{gpu.id} has no published compute peak" if peak is None else ""
+        breakdown: dict[str, float] = {}
+        if chosen is None:
+            reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
+        return TrainingEstimate(
+            gpu.id,
+            gpu_count,
+            None,
+            "",
+            False,
+            False,
+            reason,
+            memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB if breakdown else 0.0,
+            breakdown,
+            0.0,
+            0.0,
+            float("inf"),
+            flops,
+            Band(0.0, 0.0),
+            [],
+            _assumptions(gpu, w, note),
+        )
+    fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
+    st = _timing(gpu, gpu_count, model, w, chosen, e)[0]
+    step_s = st.total_s
+    tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
+    mfu = min(1.0, tokens_s * flops / (peak * 1e12))
+    reason = (
+        ""
+        if fits
+        else (
+            f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+            f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
+        )
+    )
+    return TrainingEstimate(
+        gpu.id,
+        gpu_count,
+        chosen,
+        chosen.describe(gpu_count),
+        fits,
+        fits,
+        reason,
+        memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB,
+        breakdown,
+        tokens_s,
+        mfu,
+        step_s,
+        flops,
+        _band(gpu, pclass, w, tokens_s),
+        _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops),
+        _assumptions(gpu, w, note),
+    )
+
+
+def with_layout(layout: Layout, **changes) -> Layout:
+    return replace(layout, **changes)
+
+
+def step_seconds(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> float:
+    """Step time only (no terms), for ranking sweeps."""
+    return _timing(gpu, gpu_count, model, w, layout, e)[0].total_s

@@ -1,0 +1,204 @@
+"""Layout search for ranking sweeps: the answers of training.choose_layout, with far fewer evaluations.
+
+- Memory per GPU does not depend on the GPU type: the GB a layout needs at a GPU count is computed
+  once per ranking and compared with each GPU type's usable HBM.
+- Per GPU type, the peak and precision class are computed once, the effective MFU once per count.
+- Per (TP, PP) family only the first fitting layout in cost order (recompute none → selective →
+  full) is considered, and it is timed only if its compute time — a lower bound on its step time,
+  shared by every layout with the same recompute level — is below the best step time so far
+  (choose_layout keeps the earlier layout on ties, so a family that cannot be strictly faster is
+  never the answer). Once the best step time is at most the compute time without recompute, the
+  search stops: no layout can beat it.
+Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
+"""
+
+from __future__ import annotations
+
+from app.scoring.efficiency import training as eff
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.estimate import RECOMPUTE_ORDER, layout_families, zero_stages
+from app.scoring.training.memory import (
+    GB,
+    Layout,
+    activation_bytes,
+    live_param_bytes,
+    logits_bytes,
+    lora_adapter_params,
+    memory_needed_gb,
+    model_state_bytes,
+    usable_gb,
+)
+from app.scoring.training.step_time import compute_seconds, effective_mfu, peak_tflops, step_parts
+from app.scoring.workload import TrainingWorkload
+
+
+def _domain(gpu: GpuSpec) -> int:
+    """The TP limit layout_families uses: the scale-up domain, or an 8-GPU server for PCIe cards."""
+    return gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+
+
+class LayoutSearch:
+    """Memoised memory fits for one (model, workload), shared by every GPU type of a ranking."""
+
+    def __init__(
+        self, model: ModelSpec, workload: TrainingWorkload, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+    ) -> None:
+        self.model, self.workload, self.e = model, workload, e
+        self.adapters = lora_adapter_params(model, workload.lora_rank)
+        self._need: dict[tuple, float] = {}
+        self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
+        self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
+        self._layouts: dict[tuple[int, int, int, str], Layout] = {}
+        self._ladders: dict[tuple[int, int, int], list[tuple[float, Layout]]] = {}
+
+    @property
+    def layouts_sized(self) -> int:
+        """Distinct (layout, GPU count) memory evaluations so far."""
+        return len(self._need)
+
+    def need_gb(self, stage: int, tp: int, pp: int, recompute: str, gpu_count: int) -> float:
+        """GB per GPU the layout needs (the reserve is counted in usable_gb): memory_needed_gb of
+        memory_breakdown_gb, summed in the same order, each component computed once per its own key."""
+        key = (stage, tp, pp, recompute, gpu_count)
+        need = self._need.get(key)
+        if need is not None:
+            return need
+        parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
+        states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
+        acts_key = (tp, recompute)
+        states, live = parts.get(states_key), parts.get(live_key)
+        acts, logits = parts.get(acts_key), parts.get(tp)
+        if states is None or live is None or acts is None or logits is None:
+            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute)
+            states = parts[states_key] = model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank) / GB
+            live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
+            acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e) / GB
+            logits = parts[tp] = logits_bytes(m, w.seq_len, layout) / GB
+        breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
+        need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
+        return need
+
+    def layout(self, stage: int, tp: int, pp: int, recompute: str) -> Layout:
+        """One shared Layout object per split (a Layout does not hold the GPU count)."""
+        key = (stage, tp, pp, recompute)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = Layout(stage, tp, pp, recompute, 1)
+        return layout
+
+    def table(self, gpu: GpuSpec, gpu_count: int) -> list[tuple[int, list[list]]]:
+        """training.layout_families grouped by TP (ascending), each PP (ascending, 1 first) as a row
+        [pp, frugal GB, ladder], the last two filled when first asked."""
+        key = (_domain(gpu), gpu_count)
+        found = self._tables.get(key)
+        if found is None:
+            by_tp: dict[int, list[list]] = {}
+            for tp, pp in layout_families(gpu, gpu_count, self.model):
+                by_tp.setdefault(tp, []).append([pp, None, None])
+            found = self._tables[key] = list(by_tp.items())
+        return found
+
+    def frugal_fits(self, row: list, tp: int, gpu_count: int, usable: float) -> bool:
+        """Whether a table row's (TP, PP) fits at all: its most frugal layout fits."""
+        if row[1] is None:
+            pp = row[0]
+            row[1] = self.need_gb(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", gpu_count)
+        return row[1] <= usable
+
+    def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
+        """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first)."""
+        usable = usable_gb(gpu)
+        return any(
+            self.frugal_fits(row, tp, gpu_count, usable)
+            for tp, rows in reversed(self.table(gpu, gpu_count))
+            for row in reversed(rows)
+        )
+
+    def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
+        """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →
+        full, less sharding first; the same for every GPU type."""
+        if row[2] is None:
+            pp = row[0]
+            key = (tp, pp, gpu_count)
+            ladder = self._ladders.get(key)
+            if ladder is None:
+                ladder = self._ladders[key] = [
+                    (self.need_gb(stage, tp, pp, recompute, gpu_count), self.layout(stage, tp, pp, recompute))
+                    for recompute in RECOMPUTE_ORDER
+                    for stage in zero_stages(tp, pp, gpu_count)
+                ]
+            row[2] = ladder
+        return row[2]
+
+
+class GpuTimer:
+    """Step times of one GPU type under a LayoutSearch; peak and MFU computed once."""
+
+    def __init__(self, search: LayoutSearch, gpu: GpuSpec) -> None:
+        self.search, self.gpu = search, gpu
+        peak, self.precision_class, _ = peak_tflops(gpu, search.workload.precision)
+        self.peak = peak or 0.0
+        self.usable = usable_gb(gpu)
+        self._mfu: dict[int, float] = {}  # by GPU count
+
+    def mfu(self, gpu_count: int) -> float:
+        mfu = self._mfu.get(gpu_count)
+        if mfu is None:
+            s, w = self.search, self.search.workload
+            mfu = self._mfu[gpu_count] = effective_mfu(
+                s.e, self.gpu, gpu_count, s.model, w.method, w.framework, self.precision_class
+            )
+        return mfu
+
+    def compute_s(self, gpu_count: int, recompute: str) -> float:
+        """Compute seconds per step; grows with the recompute level, the same for every parallel split."""
+        s, w = self.search, self.search.workload
+        return compute_seconds(
+            s.e, gpu_count, s.model, w.method, w.seq_len, w.global_batch_seqs, recompute, self.peak, self.mfu(gpu_count)
+        )
+
+    def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
+        """training.step_seconds: StepTime.total_s, summed in the same order."""
+        s, w = self.search, self.search.workload
+        compute, bubble, tp_comm, dp_comm, _ = step_parts(
+            s.e,
+            self.gpu,
+            gpu_count,
+            s.model,
+            w.method,
+            w.framework,
+            w.seq_len,
+            w.global_batch_seqs,
+            layout,
+            self.peak,
+            self.precision_class,
+            s.adapters,
+            self.mfu(gpu_count),
+            compute_s,
+        )
+        return compute + bubble + tp_comm + dp_comm
+
+    def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
+        """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
+        that fits, timed in the same order (TP ascending, PP 1 first) so ties resolve the same way."""
+        s, usable = self.search, self.usable
+        best, best_s = None, float("inf")
+        compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
+        least = compute_floor["none"]  # no layout computes faster than without recompute
+        for tp, rows in s.table(self.gpu, gpu_count):
+            if best_s <= least:
+                break  # nothing left can be strictly faster
+            # PP 1 (always listed first), then the smallest PP > 1, each if its frugal layout fits
+            deeper = next((row for row in rows[1:] if s.frugal_fits(row, tp, gpu_count, usable)), None)
+            pp1 = s.frugal_fits(rows[0], tp, gpu_count, usable)
+            for row in ((rows[0],) if pp1 else ()) + ((deeper,) if deeper else ()):
+                layout = next(layout for need, layout in s.ladder(row, tp, gpu_count) if need <= usable)
+                floor = compute_floor.get(layout.recompute)
+                if floor is None:
+                    floor = compute_floor[layout.recompute] = self.compute_s(gpu_count, layout.recompute)
+                if floor >= best_s:
+                    continue  # step time ≥ compute time ≥ best: cannot be strictly faster
+                seconds = self.step_s(gpu_count, layout, floor)
+                if seconds < best_s:
+                    best, best_s = layout, seconds
+        return best, best_s

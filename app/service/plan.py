@@ -1,0 +1,128 @@
+"""The bridge from plan requests to the economics engine and back to JSON-ready dicts.
+
+Shared by the plan API, the /plan page and its .json twin, and `gpumatch plan`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.scoring.serving import traffic as units
+from app.scoring.serving.plans import LifecyclePlan, ServingPlan, plan_lifecycle, plan_serving
+from app.scoring.serving.traffic import Traffic
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.rank import UnknownModel, model_spec_for, plain
+
+
+class PlanFieldError(ValueError):
+    """An input the engine cannot use, with the request field it came from."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def resolve_model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot, field: str) -> ModelSpec:
+    try:
+        return model_spec_for(workload, snapshot)
+    except UnknownModel as exc:
+        raise PlanFieldError(field, str(exc)) from None
+
+
+def assumptions(traffic: Traffic) -> dict[str, Any]:
+    return {
+        "hours_per_month": units.HOURS_PER_MONTH,
+        "days_per_month": round(units.DAYS_PER_MONTH, 4),
+        "time_buckets": "one repeating week of 168 hourly buckets; bursts inside an hour are not modelled",
+        "profile": traffic.profile,
+        "peak_to_mean": round(max(traffic.multipliers()), 4),
+        "autoscaled_floor_replicas": max(1, traffic.min_replicas),
+        "scale_to_zero": f"idle hours cost nothing; each start from zero bills {traffic.cold_start_s:g} s per "
+        "replica started, and requests arriving then wait that long",
+        "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
+    }
+
+
+def _option_row(s: Any, include_terms: bool) -> dict[str, Any]:
+    row = plain(s.option)
+    if not include_terms:
+        row.pop("terms", None)
+    row.update(plain(s.cost))
+    return row
+
+
+def serving_body(
+    plan: ServingPlan, traffic: Traffic, limit: int | None = None, include_terms: bool = True
+) -> dict[str, Any]:
+    options = plan.options if limit is None else plan.options[:limit]
+    even = plain(plan.break_even)
+    return {
+        "traffic": {
+            **traffic.model_dump(mode="json", exclude_none=True),
+            "requests_per_day": round(plan.requests_per_day, 6),
+            "peak_requests_per_s": round(plan.peak_requests_per_s, 6),
+        },
+        "options": [_option_row(s, include_terms) for s in options],
+        "total_options": len(plan.options),
+        "serverless": plain(plan.serverless),
+        "substitute_model": plan.substitute_model,
+        "break_even_requests_per_day": even["requests_per_day"],
+        "break_even": even,
+        "assumptions": assumptions(traffic),
+        "notes": plan.notes,
+    }
+
+
+def serving_payload(
+    workload: InferenceWorkload,
+    traffic: Traffic,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int | None = None,
+    include_terms: bool = True,
+) -> dict[str, Any]:
+    """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
+    model = resolve_model(workload, snapshot, "workload.model")
+    plan = plan_serving(workload, traffic, snapshot, model)
+    return {
+        "workload": workload.model_dump(mode="json", exclude_none=True),
+        "model": plain(model),
+        **serving_body(plan, traffic, limit, include_terms),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }
+
+
+def lifecycle_body(plan: LifecyclePlan, limit: int = 10) -> dict[str, Any]:
+    return {
+        "months": plan.months,
+        "combinations": plain(plan.combinations[:limit]),
+        "total_combinations": len(plan.combinations),
+        "training_feasible": plan.training_feasible,
+        "basis": "training total $ + months × monthly serving $ (dedicated autoscaled, or serverless)",
+        "notes": plan.notes,
+    }
+
+
+def lifecycle_payload(
+    training: TrainingWorkload,
+    inference: InferenceWorkload,
+    traffic: Traffic,
+    months: int,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int = 10,
+) -> dict[str, Any]:
+    """POST /api/v1/plan/lifecycle's body (raises PlanFieldError)."""
+    train_model = resolve_model(training, snapshot, "training.model")
+    serve_model = resolve_model(inference, snapshot, "inference.model")
+    plan = plan_lifecycle(training, inference, traffic, months, snapshot, train_model, serve_model)
+    return {
+        "training": training.model_dump(mode="json", exclude_none=True),
+        "inference": inference.model_dump(mode="json", exclude_none=True),
+        **lifecycle_body(plan, limit),
+        "serving": serving_body(plan.serving, traffic, limit=15, include_terms=False),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }

@@ -1,0 +1,119 @@
+"""The /plan page's canonical query string: inference workload, traffic, and an optional training run.
+
+Inference fields keep their rank-page names (so a ranking's link opens here unchanged), traffic
+fields are the Traffic model's names, training fields carry a `train_` prefix (both workloads have
+max_gpus), and `months` turns the train-then-serve plan on. Defaults are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ValidationError
+
+from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.workload_query import (
+    LIST_FIELDS,
+    _apply_conveniences,
+    _collect,
+    _format,
+    _non_default,
+    canonical_pairs,
+)
+
+TRAIN_PREFIX = "train_"
+TRAFFIC_FIELDS = tuple(Traffic.model_fields)
+MAX_MONTHS = 60
+DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
+IGNORED = {"phase"}  # a ranking link carries phase=inference
+
+
+@dataclass
+class PlanQuery:
+    workload: InferenceWorkload | None
+    traffic: Traffic | None
+    training: TrainingWorkload | None
+    months: int | None
+    values: dict[str, Any]  # what was typed, to refill the form
+    errors: dict[str, str] = field(default_factory=dict)
+    canonical: str = ""
+
+
+def _validate(cls: type[BaseModel], data: dict[str, Any], errors: dict[str, str], prefix: str = "") -> Any:
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error["loc"] else ("requests_per_day" if cls is Traffic else "model")
+            errors.setdefault(prefix + name, str(error["msg"]).removeprefix("Value error, "))
+    return None
+
+
+def _months(raw: Any, errors: dict[str, str]) -> int | None:
+    if raw is None:
+        return None
+    try:
+        months = int(raw)
+        if not 1 <= months <= MAX_MONTHS:
+            raise ValueError
+        return months
+    except ValueError:
+        errors["months"] = f"a whole number of months from 1 to {MAX_MONTHS}"
+        return None
+
+
+def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Typed values → (inference, traffic, training) dicts by name."""
+    inference, traffic, training = {}, {}, {}
+    for key, value in values.items():
+        if key in IGNORED or key == "months":
+            continue
+        if key in TRAFFIC_FIELDS:
+            traffic[key] = value
+        elif key.startswith(TRAIN_PREFIX):
+            training[key[len(TRAIN_PREFIX) :]] = value
+        else:
+            inference[key] = value
+    return inference, traffic, training
+
+
+def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
+    values = _collect(items)
+    inference, traffic_data, training_data = split(values)
+    errors: dict[str, str] = {}
+    inference = _apply_conveniences("inference", inference, errors)  # arch_* fields, tokens/s per user
+    workload = _validate(InferenceWorkload, inference, errors)
+    traffic = _validate(Traffic, traffic_data, errors)
+    months = _months(values.get("months"), errors)
+    training = None
+    if months is not None:  # train_* fields only matter for a train-then-serve plan
+        if "custom_model" in inference:  # the run trains the model it then serves
+            training_data.setdefault("custom_model", inference["custom_model"])
+        else:
+            training_data.setdefault("model", inference.get("model", InferenceWorkload.model_fields["model"].default))
+        training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
+    if errors:
+        return PlanQuery(None, None, None, None, values, errors)
+    if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # say the default in the link
+        traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})
+    query = PlanQuery(workload, traffic, training, months, values)
+    query.canonical = canonical_plan_query(workload, traffic, training, months)
+    return query
+
+
+def canonical_plan_query(
+    workload: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None, months: int | None
+) -> str:
+    pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k != "phase"]
+    pairs += [(k, _format(v)) for k, v in _non_default(traffic)]
+    if training is not None and months is not None:
+        pairs.append(("months", str(months)))
+        for name, value in _non_default(training, skip=("model", "custom_model", "hf_config")):
+            text = ",".join(value) if name in LIST_FIELDS else _format(value)
+            pairs.append((TRAIN_PREFIX + name, text))
+        if training.model and training.model != workload.model:
+            pairs.append((TRAIN_PREFIX + "model", training.model))
+    return urlencode(pairs, safe=",")

@@ -1,0 +1,146 @@
+"""The bridge from a parsed workload to the pure engine and back to plain JSON-ready dicts."""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from datetime import date
+from functools import cache
+from typing import Any
+
+from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.offers import LazyOptions
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+
+Workload = InferenceWorkload | TrainingWorkload
+
+
+class UnknownModel(ValueError):
+    """The workload's model cannot be resolved: an unknown id, or a config.json that cannot be read."""
+
+    def __init__(self, message: str, field: str = "model") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+    if workload.custom_model is not None:
+        return spec_from_architecture(workload.custom_model)
+    if workload.hf_config is not None:
+        try:
+            return model_spec_from_hf_config(dict(workload.hf_config), "custom")
+        except (ValueError, TypeError) as exc:
+            raise UnknownModel(f"could not read this config.json: {exc}", field="hf_config") from None
+    assert workload.model is not None
+    spec = snapshot.models.get(workload.model) or next(
+        (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None
+    )
+    if spec is None:
+        raise UnknownModel(f"unknown model {workload.model!r}; GET /api/v1/models lists the catalog's models")
+    return spec
+
+
+def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
+    heads = arch.num_attention_heads
+    return ModelSpec(
+        id="custom",
+        name=arch.name,
+        params_b=arch.params_b,
+        active_params_b=arch.active_params_b or arch.params_b,
+        layers=arch.layers,
+        hidden_size=arch.hidden_size,
+        num_attention_heads=heads,
+        num_kv_heads=arch.num_kv_heads or heads,
+        head_dim=arch.head_dim or arch.hidden_size // heads,
+        intermediate_size=arch.intermediate_size,
+        vocab_size=arch.vocab_size,
+        num_experts=arch.num_experts,
+        experts_per_token=arch.experts_per_token,
+        moe_intermediate_size=arch.moe_intermediate_size,
+        num_shared_experts=arch.num_shared_experts,
+        attention=arch.attention,
+        kv_lora_rank=arch.kv_lora_rank,
+        qk_rope_head_dim=arch.qk_rope_head_dim,
+        max_context=arch.max_context,
+    )
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
+    """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict).
+
+    `shared` memoises converted lists by identity: every offer of one configuration carries the same
+    `terms` list, so a ranking converts each configuration's explanation once, not once per offer."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is float:
+        return round(value, 6)
+    if kind is list and shared is not None:
+        found = shared.get(id(value))
+        if found is None:
+            found = shared[id(value)] = [plain(v, shared) for v in value]
+        return found
+    if isinstance(value, list | tuple | LazyOptions):
+        return [plain(v, shared) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v, shared) for k, v in value.items()}
+    if isinstance(value, date):
+        return value.isoformat()
+    if is_dataclass(value) and not isinstance(value, type):
+        names: tuple[str, ...] = _field_names(value.__class__)
+        return {name: plain(getattr(value, name), shared) for name in names}
+    return value
+
+
+def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
+    """One ranked option as a dict; without terms, they are never converted (the costliest part)."""
+    names: tuple[str, ...] = _field_names(option.__class__)
+    return {name: plain(getattr(option, name), shared) for name in names if include_terms or name != "terms"}
+
+
+def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
+    """Run the engine's ranking for the phase (raises UnknownModel)."""
+    model = model_spec_for(workload, snapshot)
+    if phase == "training":
+        from app.scoring.training.rank import rank_training
+
+        assert isinstance(workload, TrainingWorkload)
+        return model, rank_training(workload, snapshot, model)
+    from app.scoring.inference.rank import rank_inference
+
+    assert isinstance(workload, InferenceWorkload)
+    return model, rank_inference(workload, snapshot, model)
+
+
+def rank_payload(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    limit: int | None = None,
+    include_terms: bool = True,
+) -> dict[str, Any]:
+    """The rank API's response body: {workload, model, options (best first), share_url, ...}."""
+    model, ranking = rank(phase, workload, snapshot)
+    options = ranking.options if limit is None else ranking.options[:limit]
+    shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
+    rows = [plain_row(o, include_terms, shared) for o in options]
+    return {
+        "phase": phase,
+        "workload": workload.model_dump(mode="json", exclude_none=True),
+        "model": plain(model),
+        "options": rows,
+        "total_options": len(ranking.options),
+        "feasible_options": ranking.feasible_count,
+        "notes": list(getattr(ranking, "notes", [])),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }

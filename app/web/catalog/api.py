@@ -1,0 +1,92 @@
+"""JSON API of the catalog under /api/v1."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from app.catalog import queries
+from app.scoring.workload import PriceType as PriceTypeParam
+from app.web.catalog import views
+from app.web.deps import SessionDep, SettingsDep, not_found
+from app.web.schemas import (
+    GpuDetail,
+    GpuPublic,
+    ModelDetail,
+    ModelPublic,
+    OfferPublic,
+    PriceHistoryPublic,
+    ProviderPublic,
+    TokenPricePublic,
+)
+
+router = APIRouter(prefix="/api/v1", tags=["catalog"])
+
+IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
+IdPath = Annotated[str, Path(max_length=64)]
+OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # SQL INTEGER range: larger ids cannot exist
+
+
+@router.get("/gpus", response_model=list[GpuPublic])
+def list_gpus(
+    session: SessionDep,
+    vendor: Annotated[str | None, Query(max_length=40)] = None,
+    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
+    sort: queries.GpuSort = "name",
+) -> list[GpuPublic]:
+    return views.gpu_list(session, vendor, min_memory_gb, sort)
+
+
+@router.get("/gpus/{gpu_id}", response_model=GpuDetail)
+def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
+    gpu = queries.get_gpu(session, gpu_id)
+    if gpu is None:
+        raise not_found("GPU", gpu_id)
+    return views.gpu_detail(session, gpu, settings.stale_after_days)
+
+
+@router.get("/offers", response_model=list[OfferPublic])
+def list_offers(
+    session: SessionDep,
+    settings: SettingsDep,
+    gpu: IdQuery = None,
+    provider: IdQuery = None,
+    price_type: PriceTypeParam | None = None,
+    max_usd_per_gpu_hour: Annotated[float | None, Query(gt=0, le=1_000)] = None,
+) -> list[OfferPublic]:
+    rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
+    return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows]
+
+
+@router.get("/providers", response_model=list[ProviderPublic])
+def list_providers(session: SessionDep) -> list[ProviderPublic]:
+    return views.provider_list(session)
+
+
+@router.get("/models", response_model=list[ModelPublic])
+def list_models(session: SessionDep) -> list[ModelPublic]:
+    return views.model_list(session)
+
+
+@router.get("/models/{model_id}", response_model=ModelDetail)
+def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
+    model = queries.get_model(session, model_id)
+    if model is None:
+        raise not_found("model", model_id)
+    return views.model_detail(session, model, settings.stale_after_days)
+
+
+@router.get("/token-prices", response_model=list[TokenPricePublic])
+def list_token_prices(session: SessionDep, settings: SettingsDep, model: IdQuery = None) -> list[TokenPricePublic]:
+    rows = queries.list_token_prices(session, model)
+    return [views.token_price_public(t, p, settings.stale_after_days) for t, p in rows]
+
+
+@router.get("/offers/{offer_id}/history", response_model=list[PriceHistoryPublic])
+def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHistoryPublic]:
+    """Every price the offer has had, oldest first, with who changed it, when, and the source."""
+    rows = queries.price_history(session, offer_id)
+    if rows is None:
+        raise not_found("offer", str(offer_id))
+    return [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]

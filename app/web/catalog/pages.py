@@ -1,0 +1,147 @@
+"""Catalog pages; each has a JSON twin at the same path + `.json`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel, Field, field_validator
+
+from app.catalog import queries
+from app.scoring.specs import ModelSpec
+from app.web.catalog import views
+from app.web.charts import offer_price_bars, to_json_block
+from app.web.deps import SessionDep, SettingsDep, not_found
+from app.web.render import json_response, page, split_json_suffix, wants_fragment
+
+router = APIRouter(include_in_schema=False)
+
+SORTS = [
+    ("name", "Name"),
+    ("memory", "Memory"),
+    ("bandwidth", "Bandwidth"),
+    ("bf16", "BF16 TFLOPS"),
+    ("fp8", "FP8 TFLOPS"),
+    ("price", "Cheapest $/GPU-h"),
+]
+
+
+class GpuListQuery(BaseModel):
+    vendor: str | None = Field(None, max_length=40)
+    min_memory_gb: float | None = Field(None, ge=0, le=10_000)
+    sort: queries.GpuSort = "name"
+
+    @field_validator("vendor", "min_memory_gb", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # an untouched form field submits ""
+
+    def base_query(self) -> str:
+        parts = [f"vendor={quote(self.vendor)}"] if self.vendor else []
+        if self.min_memory_gb is not None:
+            parts.append(f"min_memory_gb={self.min_memory_gb:g}")
+        return "&".join(parts)
+
+    def canonical(self) -> str:
+        sort = [] if self.sort == "name" else [f"sort={self.sort}"]
+        return "&".join([p for p in [self.base_query()] if p] + sort)
+
+
+def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_json: bool) -> Response:
+    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort)
+    if as_json:
+        return json_response(rows)
+    context = {
+        "title": "GPUs",
+        "nav": "gpus",
+        "rows": rows,
+        "vendors": queries.vendors(session),
+        "query": query,
+        "sorts": SORTS,
+        "base_query": query.base_query(),
+    }
+    return page(request, "gpus.html", context, block="gpu_table")
+
+
+@router.get("/gpus")
+def gpus_page(request: Request, session: SessionDep, query: Annotated[GpuListQuery, Query()]) -> Response:
+    canonical = query.canonical()
+    if canonical != request.url.query and not wants_fragment(request):
+        return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
+    response = _gpu_list(request, session, query, as_json=False)
+    response.headers["HX-Push-Url"] = f"/gpus?{canonical}" if canonical else "/gpus"
+    return response
+
+
+@router.get("/gpus.json")
+def gpus_json(request: Request, session: SessionDep, query: Annotated[GpuListQuery, Query()]) -> Response:
+    return _gpu_list(request, session, query, as_json=True)
+
+
+@router.get("/gpus/{gpu_id}")
+def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    gpu_id, as_json = split_json_suffix(gpu_id)
+    gpu = queries.get_gpu(session, gpu_id)
+    if gpu is None:
+        raise not_found("GPU", gpu_id)
+    detail = views.gpu_detail(session, gpu, settings.stale_after_days)
+    if as_json:
+        return json_response(detail)
+    context = {
+        "title": detail.name,
+        "nav": "gpus",
+        "gpu": detail,
+        "charts": bool(detail.offers),
+        "chart_json": to_json_block(offer_price_bars(detail.offers)),
+        "stale_after_days": settings.stale_after_days,
+    }
+    return page(request, "gpu.html", context)
+
+
+@router.get("/providers")
+def providers_page(request: Request, session: SessionDep) -> Response:
+    return page(
+        request, "providers.html", {"title": "Providers", "nav": "providers", "providers": views.provider_list(session)}
+    )
+
+
+@router.get("/providers.json")
+def providers_json(session: SessionDep) -> Response:
+    return json_response(views.provider_list(session))
+
+
+@router.get("/models")
+def models_page(request: Request, session: SessionDep) -> Response:
+    return page(request, "models.html", {"title": "Models", "nav": "models", "models": views.model_list(session)})
+
+
+@router.get("/models.json")
+def models_json(session: SessionDep) -> Response:
+    return json_response(views.model_list(session))
+
+
+@router.get("/models/{model_id}")
+def model_page(model_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    model_id, as_json = split_json_suffix(model_id)
+    model = queries.get_model(session, model_id)
+    if model is None:
+        raise not_found("model", model_id)
+    detail = views.model_detail(session, model, settings.stale_after_days)
+    if as_json:
+        return json_response(detail)
+    context = {
+        "title": detail.name,
+        "nav": "models",
+        "model": detail,
+        "kv_bytes_per_token_bf16": kv_bytes_per_token_bf16(detail),
+    }
+    return page(request, "model.html", context)
+
+
+def kv_bytes_per_token_bf16(model: object) -> int:
+    from app.scoring.inference.memory import kv_bytes_per_token
+
+    spec = ModelSpec(**{name: getattr(model, name) for name in ModelSpec.__dataclass_fields__})
+    return int(kv_bytes_per_token(spec, "bf16"))

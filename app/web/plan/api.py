@@ -1,0 +1,71 @@
+"""JSON API of the economics: price ranked options for a traffic, against serverless; train-then-serve."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.scoring.serving.traffic import Traffic
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service import plan
+from app.service.plan_query import MAX_MONTHS, canonical_plan_query
+from app.web.deps import SnapshotDep
+
+router = APIRouter(prefix="/api/v1/plan", tags=["plan: dedicated vs serverless, train then serve"])
+
+LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N dedicated options")]
+TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+
+
+class ServingRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    workload: InferenceWorkload = Field(description="the rank API's inference workload")
+    traffic: Traffic = Field(default_factory=Traffic)
+
+
+class LifecycleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    training: TrainingWorkload = Field(description="the rank API's training workload")
+    inference: InferenceWorkload = Field(description="the rank API's inference workload")
+    traffic: Traffic = Field(default_factory=Traffic)
+    months: int = Field(12, ge=1, le=MAX_MONTHS, description="months of serving after the training run")
+
+
+def _unprocessable(exc: plan.PlanFieldError) -> HTTPException:
+    return HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}])
+
+
+def _share_url(
+    inference: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None = None, months: int | None = None
+) -> str:
+    return "/plan?" + canonical_plan_query(inference, traffic, training, months)
+
+
+@router.post("/serving")
+def plan_serving(
+    request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> dict[str, Any]:
+    """Every feasible offer priced for the traffic: replicas at peak and monthly $ always-on, autoscaled and
+    scale-to-zero; serverless prices for the model (or the nearest listed one); the break-even traffic."""
+    try:
+        return plan.serving_payload(
+            request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
+        )
+    except plan.PlanFieldError as exc:
+        raise _unprocessable(exc) from None
+
+
+@router.post("/lifecycle")
+def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """A training run followed by N months of serving: the cheapest combinations, each phase's share."""
+    share = _share_url(request.inference, request.traffic, request.training, request.months)
+    try:
+        return plan.lifecycle_payload(
+            request.training, request.inference, request.traffic, request.months, snapshot, share
+        )
+    except plan.PlanFieldError as exc:
+        raise _unprocessable(exc) from None

@@ -1,0 +1,126 @@
+"""Plotly figure of the plan: monthly cost vs requests/day, dedicated steps against serverless lines."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from app.scoring.serving.economics import Replica, autoscaled_monthly_usd, serverless_monthly_usd
+from app.scoring.serving.traffic import Traffic
+from app.web.charts import Figure, layout
+from app.web.rank.charts import PALETTE
+
+CHART_MIN_REQUESTS_PER_DAY = 1e3
+CHART_MAX_REQUESTS_PER_DAY = 1e8
+CHART_POINTS = 161  # 32 per decade: steps of one replica stay visible at low traffic
+DEDICATED_LINES = 3
+SERVERLESS_LINES = 3
+
+
+def _grid(user_rpd: float, break_even: float | None) -> list[float]:
+    lo = min(CHART_MIN_REQUESTS_PER_DAY, user_rpd / 3, (break_even or 1e9) / 3)
+    hi = max(CHART_MAX_REQUESTS_PER_DAY, user_rpd * 3, (break_even or 0) * 3)
+    ratio = (hi / lo) ** (1 / (CHART_POINTS - 1))
+    return [lo * ratio**i for i in range(CHART_POINTS)]
+
+
+def _distinct(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The best row of the first n distinct (GPU, count, provider) choices."""
+    seen: dict[tuple, dict[str, Any]] = {}
+    for o in options:
+        seen.setdefault((o["gpu_id"], o["gpu_count"], o["provider"]), o)
+        if len(seen) >= n:
+            break
+    return list(seen.values())
+
+
+def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) -> Figure:
+    """Log-log: autoscaled dedicated cost as step lines, serverless as straight lines, the user's traffic
+    as a dashed vertical line and the break-even as a marker."""
+    user_rpd = payload["traffic"]["requests_per_day"]
+    even = payload["break_even"]
+    grid = _grid(user_rpd, even["requests_per_day"])
+    mult, floor = Counter(traffic.multipliers()), max(1, traffic.min_replicas)
+    traces: list[dict[str, Any]] = []
+    for i, o in enumerate(_distinct(payload["options"], DEDICATED_LINES)):
+        replica = Replica("", o["gpu_count"], o["usd_per_gpu_hour"], o["output_tokens_per_s"])
+        label = f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type'].replace('_', ' ')})"
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"dedicated {label}",
+                "x": grid,
+                "y": [autoscaled_monthly_usd(replica, r, mult, output_len, floor) for r in grid],
+                "line": {"color": PALETTE[i], "shape": "hv"},
+                "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
+            }
+        )
+    for j, q in enumerate(payload["serverless"][:SERVERLESS_LINES]):
+        label = f"{q['provider_name']} serverless{' (substitute: ' + q['model_name'] + ')' if q['substitute'] else ''}"
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": label,
+                "x": [grid[0], grid[-1]],
+                "y": [serverless_monthly_usd(r, q["usd_per_request"]) for r in (grid[0], grid[-1])],
+                "line": {"color": PALETTE[DEDICATED_LINES + j], "dash": "dash"},
+                "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
+            }
+        )
+    if even["requests_per_day"]:
+        rpd = even["requests_per_day"]
+        best = payload["serverless"][0]["usd_per_request"]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "break-even",
+                "x": [rpd],
+                "y": [serverless_monthly_usd(rpd, best)],
+                "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
+                "hovertemplate": "break-even: %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
+            }
+        )
+    shapes = [
+        {
+            "type": "line",
+            "x0": user_rpd,
+            "x1": user_rpd,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": "#a3262a", "dash": "dot"},
+        }
+    ]
+    notes = [
+        {
+            "x": _log10(user_rpd),
+            "yref": "paper",
+            "y": 1,
+            "text": "your traffic",
+            "showarrow": False,
+            "xanchor": "left",
+            "font": {"color": "#a3262a"},
+        }
+    ]
+    return {
+        "data": traces,
+        "layout": layout(
+            height=420,
+            xaxis={"title": {"text": "requests per day (mean over the week)"}, "type": "log"},
+            yaxis={"title": {"text": "$ per month"}, "type": "log"},
+            shapes=shapes,
+            annotations=notes,
+            legend={"orientation": "h", "y": -0.25},
+        ),
+    }
+
+
+def _log10(value: float) -> float:
+    """Plotly places annotations on a log axis by the exponent."""
+    import math
+
+    return math.log10(value)

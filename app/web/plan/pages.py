@@ -1,0 +1,114 @@
+"""`/plan`: dedicated vs serverless for a workload at a traffic, then train-then-serve; `/plan.json` twin."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.scoring.serving.traffic import Profile, Traffic
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service import plan
+from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, parse_plan
+from app.service.workload_query import canonical_query
+from app.web.charts import to_json_block
+from app.web.deps import SnapshotDep
+from app.web.plan.charts import cost_vs_traffic
+from app.web.rank import form_options
+from app.web.render import json_response, page, wants_fragment
+
+router = APIRouter(include_in_schema=False)
+TABLE_ROWS = 15
+
+
+def plan_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    """The serving API's body, with the lifecycle plan under `lifecycle` (null without months)."""
+    assert query.workload is not None and query.traffic is not None
+    share = f"/plan?{query.canonical}"
+    body = plan.serving_payload(
+        query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=False
+    )
+    body["lifecycle"] = None
+    if query.training is not None and query.months is not None:
+        life = plan.lifecycle_payload(query.training, query.workload, query.traffic, query.months, snapshot, share)
+        body["lifecycle"] = {
+            k: life[k]
+            for k in ("training", "months", "combinations", "total_combinations", "training_feasible", "basis", "notes")
+        }
+    return body
+
+
+def form_state(query: PlanQuery | None) -> dict[str, Any]:
+    """Defaults, then the parsed question (or exactly what was typed, after an error)."""
+    state: dict[str, Any] = {
+        **InferenceWorkload().model_dump(),
+        **Traffic().model_dump(),
+        **{TRAIN_PREFIX + k: v for k, v in TrainingWorkload().model_dump().items()},
+        "months": DEFAULT_MONTHS,
+        "requests_per_day": 100_000,
+    }
+    if query is None:
+        return state
+    if query.workload is not None and query.traffic is not None:
+        state.update(query.workload.model_dump(exclude_none=True))
+        state.update(query.traffic.model_dump(exclude_none=True))
+        if query.training is not None:
+            state.update({TRAIN_PREFIX + k: v for k, v in query.training.model_dump().items()})
+        state["months"] = query.months or ""
+        return state
+    state.update(query.values)
+    return state
+
+
+def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "title": "Dedicated GPUs or serverless?",
+        "nav": "plan",
+        "charts": True,
+        "profiles": get_args(Profile),
+        **form_options.catalog_lists(snapshot),
+    }
+    if query is not None and query.workload is not None and query.traffic is not None:
+        try:
+            payload = plan_json(query, snapshot)
+        except plan.PlanFieldError as exc:
+            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
+        else:
+            context.update(
+                payload=payload,
+                options=payload["options"][:TABLE_ROWS],
+                share_query=query.canonical,
+                rank_query=canonical_query("inference", query.workload),
+                json_url=f"/plan.json?{query.canonical}",
+                chart_json=to_json_block(cost_vs_traffic(payload, query.traffic, query.workload.output_len)),
+            )
+    context["form"] = form_state(query)
+    context["errors"] = query.errors if query else {}
+    return context
+
+
+@router.get("/plan")
+def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
+    items = [(k, v) for k, v in request.query_params.multi_items() if k != "phase"]
+    query = parse_plan(items) if items else None
+    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
+        return RedirectResponse(f"/plan?{query.canonical}", status_code=303)
+    context = _context(query, snapshot)
+    status = 422 if context["errors"] else 200
+    response = page(request, "plan.html", context, block="planbench", status_code=status)
+    if query and query.canonical and not context["errors"] and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"/plan?{query.canonical}"
+    return response
+
+
+@router.get("/plan.json")
+def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
+    query = parse_plan([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
+    if not query.errors:
+        try:
+            return json_response(plan_json(query, snapshot))
+        except plan.PlanFieldError as exc:
+            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)

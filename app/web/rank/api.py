@@ -1,0 +1,102 @@
+"""JSON API of the engine: estimate one configuration, or rank every offer, for either phase."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, Field
+
+from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
+from app.service import rank as ranking
+from app.service.workload_query import canonical_query
+from app.web.deps import SnapshotDep
+from app.web.fast_json import OrjsonResponse
+
+router = APIRouter(prefix="/api/v1", tags=["estimate and rank"])
+
+LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
+TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+
+
+class RankResponse(BaseModel):
+    phase: str
+    workload: dict[str, Any]
+    model: dict[str, Any]
+    options: list[dict[str, Any]] = Field(description="best first; infeasible options last, with a reason")
+    total_options: int
+    feasible_options: int
+    notes: list[str]
+    catalog_version: str
+    share_url: str
+
+
+class InferenceEstimateRequest(InferenceWorkload):
+    gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
+    gpu_count: int = Field(1, ge=1, le=72)
+    tensor_parallel: int | None = Field(None, ge=1, le=72)
+
+
+class TrainingEstimateRequest(TrainingWorkload):
+    gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
+    gpu_count: int = Field(8, ge=1, le=65_536)
+
+
+def unprocessable(field: str, message: str) -> HTTPException:
+    return HTTPException(status_code=422, detail=[{"field": field, "message": message}])
+
+
+def _rank(
+    phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None, terms: bool
+) -> dict[str, Any]:
+    share_url = "/?" + canonical_query(phase, workload)  # type: ignore[arg-type]
+    try:
+        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
+    except ranking.UnknownModel as exc:
+        raise unprocessable(exc.field, str(exc)) from None
+
+
+# The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
+@router.post("/rank/inference", response_model=RankResponse, response_class=OrjsonResponse)
+def rank_inference(
+    workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> OrjsonResponse:
+    """Every matching offer ranked by $ per million output tokens at the latency targets."""
+    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms))
+
+
+@router.post("/rank/training", response_model=RankResponse, response_class=OrjsonResponse)
+def rank_training(
+    workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+) -> OrjsonResponse:
+    """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
+    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms))
+
+
+def _resolve(request: InferenceWorkload | TrainingWorkload, gpu_id: str, snapshot: Any) -> tuple[Any, Any]:
+    """The request's GPU and model specs, or a 422 naming the field that does not resolve."""
+    gpu = snapshot.gpus.get(gpu_id)
+    if gpu is None:
+        raise unprocessable("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
+    try:
+        return gpu, ranking.model_spec_for(request, snapshot)
+    except ranking.UnknownModel as exc:
+        raise unprocessable(exc.field, str(exc)) from None
+
+
+@router.post("/estimate/inference")
+def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """One configuration (GPU × count × tensor parallel), with the full breakdown of every term."""
+    from app.scoring.inference.estimate import estimate_inference as estimate
+
+    gpu, model = _resolve(request, request.gpu, snapshot)
+    return ranking.plain(estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel))
+
+
+@router.post("/estimate/training")
+def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """One configuration (GPU × count), with the chosen layout, memory per GPU and every term."""
+    from app.scoring.training.estimate import estimate_training as estimate
+
+    gpu, model = _resolve(request, request.gpu, snapshot)
+    return ranking.plain(estimate(gpu, request.gpu_count, model, request))

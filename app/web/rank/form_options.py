@@ -1,0 +1,62 @@
+"""What the workload form offers (catalog choices, enums) and what it shows (values to refill)."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import (
+    Dtype,
+    Engine,
+    Framework,
+    InferenceWorkload,
+    Method,
+    Precision,
+    PriceType,
+    Scenario,
+    TrainingWorkload,
+)
+from app.service.workload_query import ARCH_PREFIX, LIST_FIELDS, ParsedQuery
+
+CHOICES = {
+    "dtypes": get_args(Dtype),
+    "engines": get_args(Engine),
+    "scenarios": get_args(Scenario),
+    "methods": get_args(Method),
+    "precisions": get_args(Precision),
+    "frameworks": get_args(Framework),
+    "price_types": get_args(PriceType),
+}
+
+
+def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
+    offered_gpus = sorted({o.gpu_id for o in snapshot.offers})
+    providers = sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower())
+    vendors = sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus})
+    models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
+    return {
+        "model_choices": models,
+        "provider_choices": providers,
+        "vendor_choices": vendors,
+        "gpu_choices": offered_gpus,
+        **CHOICES,
+    }
+
+
+def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
+    """Defaults of the phase, then the parsed workload (or, after an error, exactly what was typed)."""
+    phase = parsed.phase if parsed else "inference"
+    defaults = (InferenceWorkload() if phase == "inference" else TrainingWorkload()).model_dump()
+    state: dict[str, Any] = {**defaults, "phase": phase}
+    if parsed is None:
+        return state
+    if parsed.workload is not None:
+        state.update(parsed.workload.model_dump())
+        if parsed.workload.custom_model is not None:
+            state["model"] = "custom"
+            state.update({ARCH_PREFIX + k: v for k, v in parsed.workload.custom_model.model_dump().items()})
+        return state
+    state.update(parsed.values)
+    for name in LIST_FIELDS:
+        state.setdefault(name, [])
+    return state

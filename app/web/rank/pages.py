@@ -1,0 +1,169 @@
+"""The workload form and its ranked results: `/`, its `.json`/`.csv` twins, and `/compare`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.scoring.specs import CatalogSnapshot
+from app.service import rank as ranking
+from app.service.workload_query import ParsedQuery, Phase, parse
+from app.web.deps import SnapshotDep
+from app.web.rank import form_options, results_view
+from app.web.rank.csv_export import csv_response
+from app.web.render import json_response, page, wants_fragment
+
+router = APIRouter(include_in_schema=False)
+
+
+def _has_workload(items: list[tuple[str, str]]) -> bool:
+    return any(key != "phase" for key, _ in items)
+
+
+def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:
+    """The blank form of the requested phase (a link with no model is a form, not a question)."""
+    phase: Phase = "training" if request.query_params.get("phase") == "training" else "inference"
+    values: dict[str, Any] = {"phase": phase}
+    if gpus:
+        values["gpus"] = gpus
+    return ParsedQuery(phase, None, values)
+
+
+def results_context(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str) -> dict[str, Any]:
+    """Rank and chart one parsed question; an unknown model becomes a field error."""
+    assert parsed.workload is not None
+    share_url = f"{path}?{parsed.canonical}"
+    try:
+        payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url)
+    except ranking.UnknownModel as exc:
+        parsed.errors[exc.field] = str(exc)
+        return {}
+    model = ranking.model_spec_for(parsed.workload, snapshot)
+    charts_for = results_view.inference_charts if parsed.phase == "inference" else results_view.training_charts
+    options = payload["options"]
+    return {
+        "payload": payload,
+        "feasible": [o for o in options if o["feasible"]][: results_view.TABLE_ROWS],
+        "feasible_total": payload["feasible_options"],
+        "infeasible": results_view.infeasible_groups(options),
+        "chart_list": charts_for(payload, parsed.workload, snapshot, model),  # type: ignore[arg-type]
+        "share_query": parsed.canonical,
+        "results_path": path,
+    }
+
+
+def render_workbench(
+    request: Request,
+    parsed: ParsedQuery | None,
+    snapshot: CatalogSnapshot,
+    path: str,
+    template: str = "index.html",
+    extra: dict[str, Any] | None = None,
+) -> Response:
+    context: dict[str, Any] = {
+        "title": "Rank GPUs for a workload",
+        "nav": "rank" if path == "/" else "compare",
+        "charts": True,
+        "form_path": path,
+        **form_options.catalog_lists(snapshot),
+    }
+    if parsed is not None and parsed.workload is not None:
+        context.update(results_context(parsed, snapshot, path))
+    context["form"] = form_options.form_state(parsed)
+    context["errors"] = parsed.errors if parsed else {}
+    if parsed and parsed.canonical and not parsed.errors:
+        twin = "/rank" if path == "/" else path
+        context["json_url"] = f"{twin}.json?{parsed.canonical}"
+        context["csv_url"] = f"{twin}.csv?{parsed.canonical}"
+    context.update(extra or {})
+    status = 422 if context["errors"] else 200
+    response = page(request, template, context, block="workbench", status_code=status)
+    if parsed and parsed.canonical and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"{path}?{parsed.canonical}"
+    return response
+
+
+def _redirect_if_not_canonical(request: Request, parsed: ParsedQuery, path: str) -> Response | None:
+    if parsed.errors or wants_fragment(request) or parsed.canonical == request.url.query:
+        return None
+    return RedirectResponse(f"{path}?{parsed.canonical}", status_code=303)
+
+
+@router.get("/")
+def index(request: Request, snapshot: SnapshotDep) -> Response:
+    items = list(request.query_params.multi_items())
+    if not _has_workload(items):
+        return render_workbench(request, _blank(request), snapshot, "/")
+    parsed = parse(items)
+    redirect = _redirect_if_not_canonical(request, parsed, "/")
+    return redirect or render_workbench(request, parsed, snapshot, "/")
+
+
+@router.get("/index.json")
+def index_json(snapshot: SnapshotDep) -> Response:
+    """The blank form's JSON twin: default workloads and the catalog's choices."""
+    lists = form_options.catalog_lists(snapshot)
+    return json_response(
+        {
+            "defaults": {
+                "inference": form_options.form_state(ParsedQuery("inference", None, {})),
+                "training": form_options.form_state(ParsedQuery("training", None, {})),
+            },
+            "models": [m.id for m in lists["model_choices"]],
+            "providers": [p for p, _ in lists["provider_choices"]],
+            "gpus": lists["gpu_choices"],
+            "rank_api": {"inference": "/api/v1/rank/inference", "training": "/api/v1/rank/training"},
+        }
+    )
+
+
+def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
+    parsed = parse(list(request.query_params.multi_items()))
+    if not parsed.errors:
+        try:
+            assert parsed.workload is not None
+            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, f"{path}?{parsed.canonical}"), 200
+        except ranking.UnknownModel as exc:
+            parsed.errors[exc.field] = str(exc)
+    return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
+
+
+def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
+    """The JSON (or, with a filename, CSV) twin of a results page; errors stay JSON."""
+    payload, status = _payload_or_errors(request, snapshot, path)
+    if filename is None or status != 200:
+        return json_response(payload, status_code=status)
+    return csv_response(payload, filename)
+
+
+@router.get("/rank.json")
+def rank_json(request: Request, snapshot: SnapshotDep) -> Response:
+    return _twin(request, snapshot, "/")
+
+
+@router.get("/rank.csv")
+def rank_csv(request: Request, snapshot: SnapshotDep) -> Response:
+    return _twin(request, snapshot, "/", "gpumatch-ranking.csv")
+
+
+@router.get("/compare")
+def compare(request: Request, snapshot: SnapshotDep) -> Response:
+    items = list(request.query_params.multi_items())
+    if not _has_workload(items):
+        state = _blank(request, gpus=["H100-SXM", "H200", "B200"])
+        return render_workbench(request, state, snapshot, "/compare", "compare.html")
+    parsed = parse(items)
+    redirect = _redirect_if_not_canonical(request, parsed, "/compare")
+    return redirect or render_workbench(request, parsed, snapshot, "/compare", "compare.html", {"side_by_side": True})
+
+
+@router.get("/compare.json")
+def compare_json(request: Request, snapshot: SnapshotDep) -> Response:
+    return _twin(request, snapshot, "/compare")
+
+
+@router.get("/compare.csv")
+def compare_csv(request: Request, snapshot: SnapshotDep) -> Response:
+    return _twin(request, snapshot, "/compare", "gpumatch-compare.csv")

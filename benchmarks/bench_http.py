@@ -1,0 +1,56 @@
+"""HTTP speed on ONE uvicorn worker (SQLite, seeded): rank-API requests/s over /healthz requests/s.
+
+Both phases use the same concurrency and duration in the same run, so the machine's speed cancels out.
+Every rank request carries a different workload, so no memo of an earlier request helps.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.load_driver import LoadResult, drive
+
+CONCURRENCY = 8
+DURATION_S = 10.0
+MAX_REQUESTS = 200_000
+RANK_PATH = "/api/v1/rank/inference?limit=10&terms=false"
+
+
+def healthz(_: int) -> tuple[str, str, str, dict[str, Any]]:
+    return "healthz", "GET", "/healthz", {}
+
+
+def rank(number: int) -> tuple[str, str, str, dict[str, Any]]:
+    body = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 1000 + number}
+    return "rank", "POST", RANK_PATH, {"json": body}
+
+
+def measure(duration_s: float = DURATION_S, concurrency: int = CONCURRENCY) -> dict[str, Any]:
+    from app.cli.common import setup_database
+    from app.config import PROJECT_ROOT
+    from benchmarks.live_server import live_server
+
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        setup_database(url, PROJECT_ROOT / "seed_data", quiet=True)
+        with live_server(url, workers=1) as base_url:
+            drive(base_url, rank, concurrency, 2.0, MAX_REQUESTS)  # warm-up: imports, snapshot, caches
+            health = drive(base_url, healthz, concurrency, duration_s, MAX_REQUESTS)
+            ranked = drive(base_url, rank, concurrency, duration_s, MAX_REQUESTS)
+    return _summary(health, ranked, concurrency, duration_s)
+
+
+def _summary(health: LoadResult, ranked: LoadResult, concurrency: int, duration_s: float) -> dict[str, Any]:
+    errors = health.errors + ranked.errors
+    return {
+        "concurrency": concurrency,
+        "duration_s": duration_s,
+        "errors": errors,
+        "healthz_rps": health.requests_per_s,
+        "rank_rps": ranked.requests_per_s,
+        "healthz_p50_ms": health.by_class["healthz"].p50_ms,
+        "rank_p50_ms": ranked.by_class["rank"].p50_ms,
+        "ratio": ranked.requests_per_s / health.requests_per_s if health.requests_per_s else 0.0,
+    }

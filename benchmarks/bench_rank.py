@@ -1,0 +1,61 @@
+"""In-process ranking speed: the whole seeded catalog, and the same with 100x synthetic offers.
+
+Every run gets a slightly different workload (input_len / seq_len) so no memo of a previous run helps.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service import rank as ranking
+from benchmarks.bench_data import bench_snapshot
+
+RUNS = 60
+OFFER_MULTIPLIER = 100
+
+
+def inference_workload(run: int) -> InferenceWorkload:
+    values = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2000 + run}
+    return InferenceWorkload.model_validate(values)
+
+
+def training_workload(run: int) -> TrainingWorkload:
+    return TrainingWorkload.model_validate({"seq_len": 4096 + run})
+
+
+def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot, start: int) -> float:
+    """Median wall ms of rank() over RUNS distinct workloads (numbered from `start`, never reused)."""
+    timings_ms = []
+    for run in range(start, start + RUNS):
+        workload = make(run)
+        began = time.perf_counter()
+        ranking.rank(phase, workload, snapshot)
+        timings_ms.append((time.perf_counter() - began) * 1000)
+    return statistics.median(timings_ms)
+
+
+def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
+    big = bench_snapshot(OFFER_MULTIPLIER)
+    rows = []
+    phases = (("inference", inference_workload), ("training", training_workload))
+    for phase, make in phases:
+        # Neighbouring but distinct workloads (e.g. 2000-2059 vs 2100-2159 input tokens): the same regime,
+        # and no estimate memoised in one run can serve another.
+        base_ms = median_ms(phase, make, snapshot, start=0)
+        big_ms = median_ms(phase, make, big, start=2 * RUNS)
+        rows.append(
+            {
+                "phase": phase,
+                "offers": len(snapshot.offers),
+                "median_ms": base_ms,
+                "offers_big": len(big.offers),
+                "median_ms_big": big_ms,
+                "ratio": big_ms / base_ms,
+            }
+        )
+    return rows
