@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+from pydantic import ValidationInfo, field_validator
 from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from app.catalog import rules
 
 
 def utcnow() -> datetime:
@@ -36,9 +39,21 @@ class GpuBase(SQLModel):
     form_factor: str = Field(default="", max_length=200)
     release_year: int | None = None
     unverified_fields: str = Field(default="", max_length=500)
+    # Status of the 16-bit tensor peak estimates run on: verified | derived | unverified | missing.
+    peak_verification: str = Field(default="", max_length=20)
     verification: str = Field(default="", max_length=1000)
     source_url: str = Field(max_length=500)
     notes: str = Field(default="", max_length=4000)
+
+    @field_validator("peak_verification")
+    @classmethod
+    def _peak_verification(cls, value: str) -> str:
+        return rules.one_of(value, rules.PEAK_VERIFICATION, allow_empty=True)
+
+    @field_validator("source_url")
+    @classmethod
+    def _source_url(cls, value: str) -> str:
+        return rules.http_url(value)
 
 
 class Gpu(GpuBase, table=True):
@@ -50,6 +65,11 @@ class ProviderBase(SQLModel):
     kind: str = Field(max_length=20, description="hyperscaler | neocloud | marketplace | serverless")
     url: str = Field(default="", max_length=500)
 
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return rules.http_url(value, allow_empty=True)
+
 
 class Provider(ProviderBase, table=True):
     id: str = Field(primary_key=True, max_length=64)
@@ -60,19 +80,58 @@ class OfferBase(SQLModel):
 
     provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
     gpu_id: str = Field(foreign_key="gpu.id", index=True, max_length=64)
-    gpu_count: int = Field(ge=1)
+    gpu_count: int = Field(ge=1, le=rules.MAX_GPU_COUNT)
     instance_type: str = Field(default="", max_length=200)
     region: str = Field(default="", max_length=120)
-    price_type: str = Field(index=True, max_length=20)
+    price_type: str = Field(index=True, max_length=20, description="on_demand | spot | reserved | ...")
     price_note: str = Field(default="", max_length=500)
-    usd_per_hour: float = Field(gt=0, le=10_000)
-    usd_per_gpu_hour: float = Field(gt=0, le=1_000)
+    usd_per_hour: float = Field(ge=rules.MIN_USD_PER_GPU_HOUR, le=rules.MAX_USD_PER_GPU_HOUR * rules.MAX_GPU_COUNT)
+    usd_per_gpu_hour: float = Field(ge=rules.MIN_USD_PER_GPU_HOUR, le=rules.MAX_USD_PER_GPU_HOUR)
     # Null only for undated historical snapshots: shown as "undated", never ranked.
     as_of: date | None = None
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)
     notes: str = Field(default="", max_length=2000)
+    # The machine behind the price (null/"" = unknown; an unknown fabric is one machine, not a cluster).
+    gpus_per_node: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
+    intra_node_link: str = Field(default="", max_length=20, description="nvlink | xgmi | pcie | none")
+    inter_node_fabric: str = Field(default="", max_length=20, description="infiniband | roce | efa | ethernet | none")
+    inter_node_gbps_per_gpu: float | None = Field(default=None, gt=0, le=10_000)
+    max_nodes: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
+    topology_source: str = Field(default="", max_length=500)
+    # Reserved / capacity block: hours paid whether used or not (null = term not stated).
+    min_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)
+
+    @field_validator("price_type")
+    @classmethod
+    def _price_type(cls, value: str) -> str:
+        return rules.price_type(value)
+
+    @field_validator("usd_per_gpu_hour")
+    @classmethod
+    def _per_gpu(cls, value: float, info: ValidationInfo) -> float:
+        return rules.consistent_total(value, info.data.get("usd_per_hour"), info.data.get("gpu_count"))
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of(cls, value: date | None) -> date | None:
+        return rules.not_future(value)
+
+    @field_validator("source_url")
+    @classmethod
+    def _source_url(cls, value: str) -> str:
+        return rules.http_url(value)
+
+    @field_validator("intra_node_link")
+    @classmethod
+    def _intra_node_link(cls, value: str) -> str:
+        return rules.one_of(value, rules.INTRA_NODE_LINKS, allow_empty=True)
+
+    @field_validator("inter_node_fabric")
+    @classmethod
+    def _inter_node_fabric(cls, value: str) -> str:
+        return rules.one_of(value, rules.INTER_NODE_FABRICS, allow_empty=True)
 
 
 class Offer(OfferBase, table=True):
@@ -124,6 +183,11 @@ class LlmModelBase(SQLModel):
     source_url: str = Field(max_length=500)
     notes: str = Field(default="", max_length=4000)
 
+    @field_validator("source_url")
+    @classmethod
+    def _source_url(cls, value: str) -> str:
+        return rules.http_url(value)
+
 
 class LlmModel(LlmModelBase, table=True):
     __tablename__ = "model"
@@ -140,11 +204,30 @@ class TokenPriceBase(SQLModel):
     model_name: str = Field(default="", max_length=200)
     input_usd_per_mtok: float = Field(ge=0, le=10_000)
     output_usd_per_mtok: float = Field(ge=0, le=10_000)
+    # Prompt tokens served from the provider's prefix cache (null = not published, not zero).
+    cached_input_usd_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    lora_serving: str = Field(default="unknown", max_length=10, description="yes | no | unknown")
+    lora_source: str = Field(default="", max_length=1000)
     as_of: date | None = None
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)
     notes: str = Field(default="", max_length=2000)
+
+    @field_validator("lora_serving")
+    @classmethod
+    def _lora_serving(cls, value: str) -> str:
+        return rules.one_of(value, rules.LORA_SERVING)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of(cls, value: date | None) -> date | None:
+        return rules.not_future(value)
+
+    @field_validator("source_url")
+    @classmethod
+    def _source_url(cls, value: str) -> str:
+        return rules.http_url(value)
 
 
 class TokenPrice(TokenPriceBase, table=True):
@@ -152,6 +235,17 @@ class TokenPrice(TokenPriceBase, table=True):
     __table_args__ = (UniqueConstraint("provider_id", "provider_model_id", name="uq_token_price_natural"),)
 
     id: int | None = Field(default=None, primary_key=True)
+
+
+class CatalogRevision(SQLModel, table=True):
+    """One row counting catalog edits: every seed, import or admin change that alters a row bumps it,
+    so a running server notices non-price edits too (issue 11)."""
+
+    __tablename__ = "catalog_revision"
+
+    id: int = Field(default=1, primary_key=True)
+    revision: int = 0
+    changed_at: datetime = Field(default_factory=utcnow)
 
 
 class ShareLink(SQLModel, table=True):

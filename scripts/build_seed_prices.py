@@ -5,9 +5,14 @@ committed and is what the app loads. The output is deterministic: rows are sorte
 key, numbers are written from decimals (no float noise), and nothing depends on the clock.
 
 Normalisation (see also the summary printed at the end):
-- `price_type` is reduced to on_demand | spot | reserved | capacity_block | marketplace | serverless;
-  the variant text of the reference goes into `price_note` ("list price", "managed deployment"...).
-  "'as low as'" prices are discounted/committed floors, so they become `reserved`, not on_demand.
+- `price_type` is reduced to app.scoring.specs.PRICE_TYPES (on_demand | spot | reserved | marketplace |
+  capacity_block); the variant text of the reference goes into `price_note` ("list price", "managed
+  deployment"...). "'as low as'" prices are discounted/committed floors, so they become `reserved`, not
+  on_demand. Per-second serverless GPUs (Modal, Replicate) and managed deployments (Fireworks) are
+  pay-as-you-go with no commitment, so they are `on_demand`, and the note says what kind of machine it is.
+- Reserved and capacity-block rows get `min_term_hours` where a term is stated (TERMS below); else empty.
+- Topology columns (gpus_per_node, intra_node_link, inter_node_fabric, inter_node_gbps_per_gpu,
+  max_nodes, topology_source) are copied; empty stays empty (unknown, never "none").
 - `usd_per_gpu_hour` = `usd_per_hour` / `gpu_count`, checked against the reference's per-GPU column.
 - `as_of` is an ISO date or empty (date unknown); anything that was not a plain date keeps its
   original text in `notes`, and approximate dates say so.
@@ -28,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 SEED = ROOT / "seed_data"
 
-PRICE_TYPES = ("on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless")
+sys.path.insert(0, str(ROOT))
+from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
 
 # Reference provider name -> (id, name, kind, url). The id is the slug of the brand name; RunPod's
 # Secure and Community clouds are one provider (the tier stays in `region`, as in the reference),
@@ -49,6 +55,20 @@ PROVIDERS = {
     "Verda (DataCrunch)": ("verda", "Verda (DataCrunch)", "neocloud", "https://verda.com/"),
     "Paperspace": ("paperspace", "Paperspace", "neocloud", "https://www.paperspace.com/"),
     "OpenRelay": ("openrelay", "OpenRelay", "neocloud", "https://openrelay.inc/"),
+    "Oracle OCI": ("oracle-oci", "Oracle Cloud (OCI)", "hyperscaler", "https://www.oracle.com/cloud/"),
+    "Jarvislabs": ("jarvislabs", "Jarvislabs", "neocloud", "https://jarvislabs.ai/"),
+    "TensorWave": ("tensorwave", "TensorWave", "neocloud", "https://tensorwave.com/"),
+    "Vultr": ("vultr", "Vultr", "neocloud", "https://www.vultr.com/"),
+    "Hyperbolic": ("hyperbolic", "Hyperbolic", "marketplace", "https://hyperbolic.xyz/"),
+    "Novita AI": ("novita-ai", "Novita AI", "serverless", "https://novita.ai/"),
+    "Amazon Bedrock": ("amazon-bedrock", "Amazon Bedrock", "serverless", "https://aws.amazon.com/bedrock/"),
+    "Google Vertex AI (MaaS)": (
+        "google-vertex-ai",
+        "Google Vertex AI (MaaS)",
+        "serverless",
+        "https://cloud.google.com/vertex-ai",
+    ),
+    "Azure AI Foundry": ("azure-ai-foundry", "Azure AI Foundry", "serverless", "https://ai.azure.com/"),
     "Vast.ai": ("vast-ai", "Vast.ai", "marketplace", "https://vast.ai/"),
     "Akash Network": ("akash-network", "Akash Network", "marketplace", "https://akash.network/"),
     "Modal": ("modal", "Modal", "serverless", "https://modal.com/"),
@@ -66,6 +86,8 @@ PROVIDERS = {
         "https://nebius.com/ai-studio",
     ),
 }
+# The reference names Nebius' token API both ways; one provider.
+PROVIDERS["Nebius AI Studio / Token Factory"] = PROVIDERS["Nebius AI Studio"]
 
 # Reference price_type -> (normalised type, price_note).
 PRICE_TYPE_MAP = {
@@ -74,7 +96,7 @@ PRICE_TYPE_MAP = {
     "reserved": ("reserved", ""),
     "capacity_block": ("capacity_block", ""),
     "marketplace_on_demand": ("marketplace", "marketplace on-demand"),
-    "serverless_per_second": ("serverless", "serverless, billed per second"),
+    "serverless_per_second": ("on_demand", "serverless container billed per second, no commitment"),
     "on_demand (managed deployment)": ("on_demand", "managed deployment (inference endpoint), not a bare VM"),
     "on_demand (list)": ("on_demand", "list price"),
     "on_demand ('as low as')": (
@@ -82,6 +104,23 @@ PRICE_TYPE_MAP = {
         "'as low as' price (discounted/committed floor), listed next to the on-demand list price",
     ),
 }
+
+# Minimum paid term of committed prices, in hours, where a source states it: (provider, price type) ->
+# (hours, source). AWS EC2 Capacity Blocks are sold in 1-day increments, so a block is at least 24 h
+# (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html; not in shared/reference).
+# Hyperstack's reserved rows say "contract term" with no length and fal.ai's "as low as" floors name no
+# term: their min_term_hours stays empty (unknown) and the note says so.
+TERMS = {
+    ("AWS", "capacity_block"): (24.0, "AWS Capacity Blocks: reserved in 1-day increments (EC2 user guide)"),
+}
+TOPOLOGY_FIELDS = [
+    "gpus_per_node",
+    "intra_node_link",
+    "inter_node_fabric",
+    "inter_node_gbps_per_gpu",
+    "max_nodes",
+    "topology_source",
+]
 
 # GMI Cloud's on-demand rates from its article "What Is AI Inference vs Training: A Practical
 # Comparison" (2026). Added only where prices.csv lacks a GMI Cloud on-demand row for the GPU.
@@ -105,6 +144,8 @@ OFFER_FIELDS = [
     "retrieved_via",
     "verification",
     "notes",
+    "min_term_hours",
+    *TOPOLOGY_FIELDS,
 ]
 TOKEN_FIELDS = [
     "provider_id",
@@ -113,6 +154,9 @@ TOKEN_FIELDS = [
     "model_name",
     "input_usd_per_mtok",
     "output_usd_per_mtok",
+    "cached_input_usd_per_mtok",
+    "lora_serving",
+    "lora_source",
     "as_of",
     "source_url",
     "retrieved_via",
@@ -139,7 +183,7 @@ def parse_as_of(text: str, retrieved_via: str = "") -> tuple[str, str]:
     if ISO.match(text):
         return text, ""
     original = f"as_of in reference: '{text}'"
-    if text.upper().startswith("UNKNOWN"):
+    if text.upper().startswith("UNKNOWN") or text.lower().startswith("undated"):
         return "", join(original, "date unknown, as_of left empty")
     if match := re.match(r"^<=\s*(\d{4}-\d{2}-\d{2})", text):
         return match.group(1), join(original, "upper bound: price seen no later than this date")
@@ -175,6 +219,26 @@ def ids(name: str) -> set[str]:
         return {row["id"] for row in csv.DictReader(handle)}
 
 
+def min_term_hours(provider: str, price_type: str) -> tuple[str, str]:
+    """(hours or '', note) for committed prices; on-demand, spot and marketplace have no term."""
+    if price_type not in ("reserved", "capacity_block"):
+        return "", ""
+    if (provider, price_type) in TERMS:
+        hours, source = TERMS[(provider, price_type)]
+        return fmt(Decimal(str(hours))), f"minimum {hours:g} h ({source})"
+    return "", "term length not stated by the source"
+
+
+def topology(ref: dict[str, str]) -> dict[str, str]:
+    """The machine columns as published; numbers normalised, words lower-cased, empty = unknown."""
+    row = {name: ref[name].strip() for name in TOPOLOGY_FIELDS}
+    for name in ("intra_node_link", "inter_node_fabric"):
+        row[name] = row[name].lower()
+    for name in ("gpus_per_node", "inter_node_gbps_per_gpu", "max_nodes"):
+        row[name] = fmt(Decimal(row[name])) if row[name] else ""
+    return row
+
+
 def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
     gpu_ids = ids("gpus.csv")
     rows: list[dict[str, str]] = []
@@ -208,7 +272,7 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
         region = ref["region"].strip()
         region = {"(not stated)": "", "NA": "North America"}.get(region, region)
         context = f"{ref['notes']} {ref['verification']}".lower()
-        if "historical" in ref["notes"].lower() or ref["as_of"].upper().startswith("UNKNOWN"):
+        if "historical" in ref["notes"].lower() or not as_of:
             price_note = join(price_note, "historical snapshot")
         if "'from' price" in context or "'starting at'" in context:
             price_note = join(price_note, "'from'/'starting at' price")
@@ -223,6 +287,8 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 notes.append(f"same rate ${fmt(GMI_RATES[ref['gpu_id']])}/GPU-h also stated in {GMI_ARTICLE}")
             if ref["gpu_id"] == "H100-SXM":
                 notes.append(f"reference GPU '{ref['gpu']}' = HGX H100 SXM5 80GB HBM3, hence H100-SXM")
+        min_term, term_note = min_term_hours(ref["provider"], price_type)
+        price_note = join(price_note, term_note)
         row = {
             "provider_id": PROVIDERS[ref["provider"]][0],
             "gpu_id": ref["gpu_id"],
@@ -238,6 +304,8 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
             "retrieved_via": ref["retrieved_via"],
             "verification": ref["verification"],
             "notes": join(*notes),
+            "min_term_hours": min_term,
+            **topology(ref),
             "_label": ref["gpu"],
             "_where": where,
             "_as_of": ref["as_of"],
@@ -265,6 +333,8 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
                     "retrieved_via": GMI_ARTICLE,
                     "verification": "first-party article",
                     "notes": "as_of approximate: article dated 2026, day unknown",
+                    "min_term_hours": "",
+                    **dict.fromkeys(TOPOLOGY_FIELDS, ""),
                     "_label": gpu_id,
                     "_where": "added",
                     "_as_of": "",
@@ -288,6 +358,18 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
             f"{old['_where']}: ${old['usd_per_hour']}/h superseded by ${new['usd_per_hour']}/h "
             f"for the same offer; kept in that row's notes as the previous price"
         )
+
+    # The same offer read twice at the same price from two sources: keep the newer reading, cite the other.
+    by_key: dict[tuple[str, ...], dict[str, str]] = {}
+    for row in list(rows):
+        first = by_key.setdefault(key(row), row)
+        if first is row or first["usd_per_hour"] != row["usd_per_hour"]:
+            continue
+        newer, older = (row, first) if row["as_of"] > first["as_of"] else (first, row)
+        newer["notes"] = join(newer["notes"], f"same price read {older['as_of']} via {older['retrieved_via']}")
+        rows.remove(older)
+        by_key[key(row)] = newer
+        report["dropped"].append(f"{older['_where']}: same price as {newer['_where']}, cited in its notes")
 
     # Offers that still collide but are different products (different GPU label): name them apart.
     groups: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
@@ -326,6 +408,8 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
         if ref["model_id"] and ref["model_id"] not in model_ids:
             raise SystemExit(f"{where}: model_id {ref['model_id']} not in seed_data/models.csv")
         as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
+        url, _, url_rest = ref["source_url"].strip().partition(" ")
+        cached = ref["cached_input_usd_per_mtok"].strip()
         rows.append(
             {
                 "provider_id": PROVIDERS[ref["provider"]][0],
@@ -334,18 +418,47 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 "model_name": ref["model"],
                 "input_usd_per_mtok": fmt(Decimal(ref["input_usd_per_mtok"])),
                 "output_usd_per_mtok": fmt(Decimal(ref["output_usd_per_mtok"])),
+                "cached_input_usd_per_mtok": fmt(Decimal(cached)) if cached else "",
+                "lora_serving": ref["lora_serving"].strip().lower() or "unknown",
+                "lora_source": ref["lora_source"].strip(),
                 "as_of": as_of,
-                "source_url": ref["source_url"],
+                "source_url": url,
                 "retrieved_via": ref["retrieved_via"],
                 "verification": ref["verification"],
-                "notes": join(ref["notes"], as_of_note),
+                "notes": join(ref["notes"], as_of_note, f"source: {url_rest.strip()}" if url_rest.strip() else ""),
+                "_where": where,
+                "_dated": "" if ref["as_of"].strip().startswith("<=") else as_of,
             }
         )
-    duplicates = [k for k, n in Counter((r["provider_id"], r["provider_model_id"]) for r in rows).items() if n > 1]
-    if duplicates:
-        raise SystemExit(f"duplicate token price keys: {duplicates}")
+    rows = merge_token_duplicates(rows, report)
+    for row in rows:
+        del row["_where"], row["_dated"]
     rows.sort(key=lambda r: (r["provider_id"], r["provider_model_id"]))
     return rows
+
+
+def merge_token_duplicates(rows: list[dict[str, str]], report: dict[str, list[str]]) -> list[dict[str, str]]:
+    """One row per (provider, provider model): the reference read some prices twice. Keep the one with a
+    plain date (a reading of the provider's page) over an upper bound ("<=": a maintained table), then
+    the newer; the other's price goes into the notes and its LoRA/cache facts fill what the kept lacks."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        groups[(row["provider_id"], row["provider_model_id"])].append(row)
+    kept = []
+    for group in groups.values():
+        group.sort(key=lambda r: (r["_dated"] != "", r["_dated"], r["as_of"]), reverse=True)
+        best = group[0]
+        for other in group[1:]:
+            for name in ("cached_input_usd_per_mtok", "lora_source"):
+                best[name] = best[name] or other[name]
+            if best["lora_serving"] == "unknown":
+                best["lora_serving"] = other["lora_serving"]
+            price = f"${other['input_usd_per_mtok']}/${other['output_usd_per_mtok']}"
+            seen = f"also read as {price} per Mtok ({other['source_url']}, {other['as_of']})"
+            best["notes"] = join(best["notes"], seen)
+            report["dropped"].append(f"{other['_where']}: duplicate of {best['_where']}, kept in its notes")
+        kept.append(best)
+    return kept
 
 
 def build_providers(offers: list[dict[str, str]], tokens: list[dict[str, str]]) -> list[dict[str, str]]:

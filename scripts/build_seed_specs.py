@@ -57,7 +57,23 @@ SCALEUP_DOMAIN = {
     "TRN2": 16,
     "GB200": 72,
     "GB300": 72,
+    # Added with the 2026-12 reference: HGX boards of 8 (H800, H20 "HGX 8-GPU" per form_factor; V100
+    # SXM2 in DGX-1/HGX-1), the A40's 2-way NVLink bridge, trn1.32xlarge's 16 chips (AWS Neuron docs).
+    "H800": 8,
+    "H20": 8,
+    "V100-SXM2-32GB": 8,
+    "A40": 2,
+    "TRN1": 16,
 }
+
+# Why a reference GPU is left out of the seed (printed by the build); the app needs bandwidth and memory.
+REQUIRED = ("memory_gb", "memory_bandwidth_tbs")
+
+# Row-level verification wording that marks the tensor peaks as not read from a vendor table.
+UNVERIFIED_PEAK_HINTS = ("unverified tensor",)
+DERIVED_PEAK_HINTS = ("tensor values derived", "tensor figures derived", "compute copied", "compute assumed")
+# A field note ("bf16_tflops_dense: derived: ...") that says the number was computed, not published.
+DERIVED_NOTE_HINTS = ("derived", "computation", "assumed")
 
 
 def number(cell: str) -> tuple[str, str]:
@@ -74,15 +90,52 @@ def number(cell: str) -> tuple[str, str]:
         return "", "unverified"
     if "UNVERIFIED" in text.upper():
         return match.group(0).rstrip("."), "unverified"
-    derived = text.startswith("~") or "derived" in text.lower() or "CONFLICT" in text.upper()
+    derived = text.startswith("~") or any(w in text.lower() for w in ("derived", "assumed", "conflict"))
     return match.group(0).rstrip("."), "derived" if derived else ""
 
 
-def build_gpus() -> list[dict[str, str]]:
+def field_note(notes: str, column: str) -> str:
+    """The reference's per-field note ("bf16_tflops_dense: derived: ..."), lower-cased, or ''."""
+    match = re.search(rf"{column}:([^|]*)", notes)
+    return match.group(1).strip().lower() if match else ""
+
+
+def peak_verification(ref: dict[str, str]) -> str:
+    """Status of the 16-bit tensor peak the engine runs on (BF16, else FP16): verified | derived |
+    unverified | missing (no figure: the engine falls back to 2 x FP32 and says so)."""
+    for column in ("bf16_tflops_dense", "fp16_tflops_dense"):
+        value, status = number(ref[column])
+        if value:
+            break
+    else:
+        return "missing"
+    verification = ref["verification"].lower()
+    if (
+        status == "unverified"
+        or verification.startswith("unverified")
+        or any(hint in verification for hint in UNVERIFIED_PEAK_HINTS)
+    ):
+        return "unverified"
+    note = field_note(ref["notes"], column)
+    if (
+        status == "derived"
+        or any(hint in verification for hint in DERIVED_PEAK_HINTS)
+        or any(note.startswith(hint) or f" {hint} " in f" {note} " for hint in DERIVED_NOTE_HINTS)
+    ):
+        return "derived"
+    return "verified"
+
+
+def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
     rows = []
     with open(REFERENCE / "gpus.csv", encoding="utf-8") as handle:
         references = list(csv.DictReader(handle))
     for ref in references:
+        missing = [column for column in REQUIRED if not number(ref[column])[0]]
+        if missing:
+            if dropped is not None:
+                dropped.append(f"{ref['id']}: {', '.join(missing)} not published in the reference")
+            continue
         flagged = []
         row = {
             "id": ref["id"],
@@ -108,6 +161,7 @@ def build_gpus() -> list[dict[str, str]]:
         row["scaleup_domain_gpus"] = str(SCALEUP_DOMAIN.get(ref["id"], 1))
         row["form_factor"] = ref["form_factor"]
         row["unverified_fields"] = ";".join(flagged)
+        row["peak_verification"] = peak_verification(ref)
         row["verification"] = ref["verification"]
         row["source_url"] = ref["source_url"]
         row["notes"] = "; ".join(x for x in (ref["dense_derivation"], ref["notes"]) if x)
@@ -115,9 +169,56 @@ def build_gpus() -> list[dict[str, str]]:
     return rows
 
 
+MODEL_TEXT = ("id", "name", "attention", "source_url", "notes")
+
+# Rows whose notes say "Fill params from the base row": the base whose dimensions they copy (all six
+# shape fields equal, checked below).
+PARAMS_FROM_BASE = {
+    "deepseek-r1-distill-qwen-7b": "qwen2.5-7b",
+    "deepseek-r1-distill-qwen-14b": "qwen2.5-14b",
+    "deepseek-r1-distill-qwen-32b": "qwen2.5-32b",
+    "deepseek-r1-distill-llama-8b": "llama-3.1-8b",
+    "deepseek-r1-distill-llama-70b": "llama-3.1-70b",
+    "llama-3.1-nemotron-70b": "llama-3.1-70b",
+}
+SHAPE = ("layers", "hidden_size", "num_attention_heads", "num_kv_heads", "intermediate_size", "vocab_size")
+# Parameter counts the reference left empty, each with where it comes from.
+PARAMS_FILLED = {
+    # config.json in the reference row: 40 x (attention 52.4M + MLP 220.2M) + untied embeddings 2 x 0.67B.
+    ("mistral-nemo-12b", "params_b"): ("12.25", "derived from the config (card: ~12B)"),
+    ("mistral-nemo-12b", "active_params_b"): ("12.25", "dense: active = total"),
+    # The reference's own note: "Active params (32B per Moonshot card) not re-read here".
+    ("kimi-k2", "active_params_b"): ("32", "Moonshot model card (32B activated), not re-read in the reference"),
+}
+
+
 def build_models() -> list[dict[str, str]]:
+    """Numbers stay numbers: an annotated cell ("7.62 (derived)", "~1000 ("1T" per card)") keeps its
+    number and the annotation moves to the notes, naming the field."""
     with open(REFERENCE / "models.csv", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        remarks = []
+        for name in row:
+            cell = row[name].strip()
+            if name in MODEL_TEXT or not cell or re.fullmatch(r"\d+(\.\d+)?", cell):
+                continue
+            row[name], _ = number(cell)
+            remarks.append(f"{name}: {cell}")
+        by_id = {r["id"]: r for r in rows}
+        for name in ("params_b", "active_params_b"):
+            if row[name]:
+                continue
+            if row["id"] in PARAMS_FROM_BASE:
+                base = by_id[PARAMS_FROM_BASE[row["id"]]]
+                assert all(base[f] == row[f] for f in SHAPE), f"{row['id']} does not share {base['id']}'s shape"
+                row[name] = base[name] or number(base[name])[0]
+                remarks.append(f"{name}: from the {base['id']} row (same shape)")
+            elif (row["id"], name) in PARAMS_FILLED:
+                row[name], why = PARAMS_FILLED[(row["id"], name)]
+                remarks.append(f"{name}: {why}")
+        row["notes"] = "; ".join(x for x in (row["notes"], *remarks) if x)
+    return rows
 
 
 def write(path: Path, rows: list[dict[str, str]]) -> None:
@@ -128,6 +229,13 @@ def write(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 if __name__ == "__main__":
-    write(ROOT / "seed_data" / "gpus.csv", build_gpus())
+    left_out: list[str] = []
+    gpu_rows = build_gpus(left_out)
+    write(ROOT / "seed_data" / "gpus.csv", gpu_rows)
     write(ROOT / "seed_data" / "models.csv", build_models())
-    print("wrote seed_data/gpus.csv and seed_data/models.csv")
+    print(f"wrote seed_data/gpus.csv ({len(gpu_rows)} GPUs) and seed_data/models.csv")
+    for line in left_out:
+        print(f"  left out {line}")
+    for status in ("verified", "derived", "unverified", "missing"):
+        names = [r["id"] for r in gpu_rows if r["peak_verification"] == status]
+        print(f"  16-bit peak {status}: {len(names)} {' '.join(names) if status != 'verified' else ''}")

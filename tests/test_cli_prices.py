@@ -58,7 +58,8 @@ def test_import_ok_records_who(database: str, tmp_path: Path, capsys: pytest.Cap
     path = write_csv(tmp_path / "p.csv", [ROW])
     assert main(["prices", "import", str(path), "--by", "alice"]) == 0
     assert "1 new" in capsys.readouterr().out
-    assert main(["prices", "import", str(write_csv(tmp_path / "q.csv", [{**ROW, "usd_per_gpu_hour": "0.6"}]))]) == 0
+    repriced = {**ROW, "usd_per_hour": "0.6", "usd_per_gpu_hour": "0.6"}
+    assert main(["prices", "import", str(write_csv(tmp_path / "q.csv", [repriced]))]) == 0
     rows = history_of(database, "cli-box")
     assert rows[0].changed_by == "alice" and rows[1].changed_by.startswith("cli:")
     assert rows[1].usd_per_gpu_hour == 0.6 and rows[1].source_url == "https://example.com/cli"

@@ -75,7 +75,8 @@ def test_malformed_row_names_file_line_field_and_loads_nothing(fresh_url: str, t
     seed_dir = _copy_seed(tmp_path)
 
     def break_rows(rows: list[dict[str, str]]) -> None:
-        rows[0]["usd_per_gpu_hour"] = str(float(rows[0]["usd_per_gpu_hour"]) + 1)  # a valid change
+        rows[0]["usd_per_hour"] = str(float(rows[0]["usd_per_hour"]) * 2)  # a valid change
+        rows[0]["usd_per_gpu_hour"] = str(float(rows[0]["usd_per_gpu_hour"]) * 2)
         rows[4]["usd_per_gpu_hour"] = "cheap"  # line 6 counting the header
 
     _rewrite(seed_dir / "offers.csv", break_rows)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, select
 
+from app.catalog.revision import bump_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
@@ -83,7 +84,8 @@ def validate_row(table: type[SQLModel], data: dict[str, object], file: str, line
 
 def read_file(path: Path, table: type[SQLModel]) -> list[tuple[int, SQLModel]]:
     """Parse a whole seed file or raise the first RowError (line numbers count the header as 1)."""
-    with open(path, encoding="utf-8", newline="") as handle:
+    # utf-8-sig: a byte-order mark (Excel's "CSV UTF-8") is not part of the first column's name.
+    with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [n for n, f in table.model_fields.items() if f.is_required() and n not in (reader.fieldnames or [])]
         if missing:
@@ -166,11 +168,14 @@ def load_rows(
     rows: list[tuple[int, SQLModel]],
     changed_by: str,
 ) -> FileReport:
-    """Check references and upsert every row in one transaction; a RowError rolls all of it back."""
+    """Check references and upsert every row in one transaction; a RowError rolls all of it back.
+    Any insert or change bumps the catalog revision, so running servers reload (not only on prices)."""
     report = FileReport(file)
     with Session(engine) as session:
         check_references(session, file, rows)
         upsert_rows(session, table, key, rows, report, changed_by)
+        if report.inserted or report.updated:
+            bump_revision(session)
         session.commit()
     return report
 

@@ -1,8 +1,11 @@
 """The catalog as plain scoring types, cached in memory and reloaded when the catalog changes.
 
 Ranking runs on every request, so it reads this snapshot rather than the database. A cheap
-version query (row counts and the newest price-history id) is re-checked at most every few
-seconds, so a price import on one replica reaches the others without a restart.
+version query (row counts, the newest price-history id and the catalog edit counter) is re-checked
+at most every few seconds, so any import or admin edit on one replica reaches the others without a
+restart. Staleness is computed when the snapshot loads; the snapshot also knows the first day on
+which one of its fresh offers turns stale and reloads then, so it never goes stale silently. The
+version carries the number of stale offers, so it changes exactly when staleness does.
 """
 
 from __future__ import annotations
@@ -10,19 +13,43 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import fields
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.catalog.revision import current_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 from app.scoring import specs
 
 VERSION_RECHECK_S = 5.0
+DEFAULT_STALE_AFTER_DAYS = 180  # app.config.Settings.stale_after_days' default
+ESTIMATED_PEAKS = ("derived", "unverified", "missing")
 
 
-def _spec(cls: type, row: object) -> object:
-    return cls(**{f.name: getattr(row, f.name) for f in fields(cls) if hasattr(row, f.name)})
+def today_utc() -> date:
+    return datetime.now(UTC).date()
+
+
+def peak_estimated(peak_verification: str, bf16_tflops: float | None, fp16_tflops: float | None) -> bool:
+    """True when the 16-bit peak the estimate runs on is derived, unverified or absent (2 x FP32 then)."""
+    return peak_verification in ESTIMATED_PEAKS or (bf16_tflops is None and fp16_tflops is None)
+
+
+def gpu_spec(row: Gpu) -> specs.GpuSpec:
+    values = {f.name: getattr(row, f.name) for f in fields(specs.GpuSpec) if hasattr(row, f.name)}
+    values["peak_estimated"] = peak_estimated(row.peak_verification, row.bf16_tflops, row.fp16_tflops)
+    return specs.GpuSpec(**values)
+
+
+def model_spec(row: LlmModel) -> specs.ModelSpec:
+    return specs.ModelSpec(**{f.name: getattr(row, f.name) for f in fields(specs.ModelSpec) if hasattr(row, f.name)})
+
+
+def stale_since(as_of: date, stale_after_days: int) -> date:
+    """The first day on which a price dated `as_of` counts as stale (queries.is_stale's rule)."""
+    return as_of + timedelta(days=stale_after_days + 1)
 
 
 def catalog_version(session: Session) -> str:
@@ -31,28 +58,46 @@ def catalog_version(session: Session) -> str:
         for table in (Gpu, LlmModel, Offer, TokenPrice, Provider)
     ]
     newest_price = session.exec(select(func.max(PriceHistory.id))).one()
-    return "-".join(str(p) for p in [*parts, newest_price or 0])
+    return "-".join(str(p) for p in [*parts, newest_price or 0, current_revision(session)])
 
 
-def load_snapshot(session: Session) -> specs.CatalogSnapshot:
+def offer_spec(row: Offer, provider_name: str, stale: bool) -> specs.Offer:
+    return specs.Offer(
+        provider_id=row.provider_id,
+        provider_name=provider_name,
+        gpu_id=row.gpu_id,
+        gpu_count=row.gpu_count,
+        price_type=row.price_type,
+        usd_per_gpu_hour=row.usd_per_gpu_hour,
+        as_of=row.as_of,
+        instance_type=row.instance_type,
+        region=row.region,
+        source_url=row.source_url,
+        offer_id=row.id,
+        gpus_per_node=row.gpus_per_node,
+        intra_node_link=row.intra_node_link,
+        inter_node_fabric=row.inter_node_fabric,
+        inter_node_gbps_per_gpu=row.inter_node_gbps_per_gpu,
+        max_nodes=row.max_nodes,
+        price_note=row.price_note,
+        min_term_hours=row.min_term_hours,
+        stale=stale,
+    )
+
+
+def load_snapshot(
+    session: Session, stale_after_days: int = DEFAULT_STALE_AFTER_DAYS, today: date | None = None
+) -> specs.CatalogSnapshot:
+    """Read the catalog; offers dated `stale_after_days` or more before `today` carry `stale=True`."""
+    today = today or today_utc()
     providers = {p.id: p.name for p in session.exec(select(Provider)).all()}
-    gpus = {g.id: _spec(specs.GpuSpec, g) for g in session.exec(select(Gpu)).all()}
-    models = {m.id: _spec(specs.ModelSpec, m) for m in session.exec(select(LlmModel)).all()}
+    gpus = {g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()}
+    models = {m.id: model_spec(m) for m in session.exec(select(LlmModel)).all()}
+    rows = session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
     offers = tuple(
-        specs.Offer(
-            provider_id=o.provider_id,
-            provider_name=providers.get(o.provider_id, o.provider_id),
-            gpu_id=o.gpu_id,
-            gpu_count=o.gpu_count,
-            price_type=o.price_type,
-            usd_per_gpu_hour=o.usd_per_gpu_hour,
-            as_of=o.as_of,
-            instance_type=o.instance_type,
-            region=o.region,
-            source_url=o.source_url,
-            offer_id=o.id,
-        )
-        for o in session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
+        offer_spec(o, providers.get(o.provider_id, o.provider_id), stale_since(o.as_of, stale_after_days) <= today)
+        for o in rows
+        if o.as_of is not None
     )
     token_prices = tuple(
         specs.TokenPrice(
@@ -62,27 +107,44 @@ def load_snapshot(session: Session) -> specs.CatalogSnapshot:
             input_usd_per_mtok=t.input_usd_per_mtok,
             output_usd_per_mtok=t.output_usd_per_mtok,
             as_of=t.as_of,
+            cached_input_usd_per_mtok=t.cached_input_usd_per_mtok,
+            lora_serving=t.lora_serving,
             source_url=t.source_url,
         )
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
+    stale_count = sum(1 for o in offers if o.stale)
     return specs.CatalogSnapshot(
         gpus=gpus,
         models=models,
         offers=offers,
-        token_prices=token_prices,  # type: ignore[arg-type]
-        version=catalog_version(session),
+        token_prices=token_prices,
+        version=f"{catalog_version(session)}-stale{stale_count}",
     )
+
+
+def next_stale_day(snapshot: specs.CatalogSnapshot, stale_after_days: int) -> date | None:
+    """The first day one of the snapshot's fresh offers turns stale (None: every offer already is)."""
+    days = [stale_since(o.as_of, stale_after_days) for o in snapshot.offers if not o.stale and o.as_of]
+    return min(days, default=None)
 
 
 class SnapshotCache:
     """One snapshot per process; `get()` is cheap on the hot path."""
 
-    def __init__(self, engine: Engine, recheck_s: float = VERSION_RECHECK_S) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        recheck_s: float = VERSION_RECHECK_S,
+        stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
+    ) -> None:
         self._engine = engine
         self._recheck_s = recheck_s
+        self._stale_after_days = stale_after_days
         self._lock = threading.Lock()
         self._snapshot: specs.CatalogSnapshot | None = None
+        self._database_version = ""
+        self._reload_on: date | None = None
         self._checked_at = 0.0
 
     def get(self) -> specs.CatalogSnapshot:
@@ -92,8 +154,12 @@ class SnapshotCache:
         with self._lock:
             with Session(self._engine) as session:
                 version = catalog_version(session)
-                if self._snapshot is None or self._snapshot.version != version:
-                    self._snapshot = load_snapshot(session)
+                today = today_utc()
+                day_rolled = self._reload_on is not None and today >= self._reload_on
+                if self._snapshot is None or self._database_version != version or day_rolled:
+                    self._snapshot = load_snapshot(session, self._stale_after_days, today)
+                    self._database_version = version
+                    self._reload_on = next_stale_day(self._snapshot, self._stale_after_days)
             self._checked_at = time.monotonic()
             return self._snapshot
 

@@ -41,7 +41,7 @@ def load_snapshot():  # type: ignore[no-untyped-def]
     setup_database(settings.database_url, settings.seed_dir, quiet=True)
     engine = make_engine(settings.database_url)
     with Session(engine) as session:
-        snapshot = read(session)
+        snapshot = read(session, settings.stale_after_days)
     engine.dispose()
     return snapshot
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import date
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.catalog import snapshot
 from app.main import create_app
 from tests.conftest import settings_for
 
@@ -141,10 +143,15 @@ CASES: dict[str, tuple[str, dict]] = {
 }
 
 
+# Staleness depends on the day the snapshot loads; the answers are pinned on one day.
+GOLDEN_DAY = date(2026, 12, 1)
+
+
 @pytest.fixture(scope="module")
 def golden_client(seeded_url: str):  # type: ignore[no-untyped-def]
     app = create_app(settings_for(seeded_url))
-    with TestClient(app) as client:
+    with pytest.MonkeyPatch.context() as patch, TestClient(app) as client:
+        patch.setattr(snapshot, "today_utc", lambda: GOLDEN_DAY)
         yield client
 
 

@@ -20,6 +20,7 @@ from app.scoring.efficiency.inference import (
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
 
+# Name hints for cards without a memory_type (the catalog's GPUs all have one).
 GDDR_HINTS = ("RTX", "GeForce", "L40", "L4", "A10", "A40", "T4", "Radeon")
 
 
@@ -47,7 +48,10 @@ class InferenceContext:
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
-    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM."""
+    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM; the published memory
+    type decides, the name is only a fallback for cards without one (custom or older catalogs)."""
+    if gpu.memory_type:
+        return gpu.memory_type.upper().startswith("GDDR")
     return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
 
 
