@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+JSON = {"content-type": "application/json"}
 DEEP = {"a": {"b": {"c": {"d": {"e": 1}}}}}
 
 
@@ -63,3 +64,33 @@ def test_mla_without_latent_rank_is_422(client: TestClient) -> None:
     }
     response = client.post("/api/v1/rank/inference", json={"custom_model": arch})
     assert response.status_code == 422 and "kv_lora_rank" in response.text
+
+
+LLAMA = (
+    '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, '
+    '"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "%s": %s}'
+)
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("num_hidden_layers", "30000000"),
+        ("num_hidden_layers", "100000000"),
+        ("hidden_size", "1e20"),
+        ("hidden_size", "1e300"),
+        ("hidden_size", "Infinity"),
+        ("vocab_size", "NaN"),
+        ("intermediate_size", "100000000000000000000000000000"),
+    ],
+)
+def test_hf_config_overflow_is_422_naming_the_field_everywhere(client: TestClient, key: str, value: str) -> None:
+    """Issue 11: 1e8 layers took 15 s and 944 MB; 1e20 / 1e300 / Infinity were 500s."""
+    text = LLAMA % (key, value)
+    api = client.post("/api/v1/rank/inference", content=f'{{"hf_config": {text}}}'.encode(), headers=JSON)
+    assert api.status_code == 422
+    assert api.json()["detail"][0]["field"] == "hf_config" and key in api.json()["detail"][0]["message"]
+    twin = client.get("/rank.json", params={"hf_config_json": text})
+    assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "hf_config_json"
+    page = client.get("/", params={"hf_config_json": text})
+    assert page.status_code == 422 and key in page.text

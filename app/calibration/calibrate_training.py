@@ -63,7 +63,10 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
     for row in rows:
         if row["metric"] != "tokens_s_per_gpu":
             continue
-        result = predict_estimate(row, gpus, models)
+        try:
+            result = predict_estimate(row, gpus, models)
+        except Exception as error:  # noqa: BLE001 - an odd row is left out of the fit, never fatal
+            result = f"estimator error: {error}"
         if isinstance(result, str):
             continue
         est, gpu, model, w = result

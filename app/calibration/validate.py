@@ -16,12 +16,22 @@ def read_cases(path: str | Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
+def _measured(text: str | None) -> float:
+    """The row's value, NaN when empty or unreadable (such a row is then not covered)."""
+    try:
+        return float(text or "nan")
+    except ValueError:
+        return float("nan")
+
+
 def make_prediction(row: dict, predicted: float | None, reason: str) -> CasePrediction:
-    measured = float(row.get("value") or "nan")
+    measured = _measured(row.get("value"))
     pct: float | None = None
     if predicted is not None and measured == measured and measured != 0:
         pct = (predicted - measured) / measured * 100
     covered = pct is not None
+    if predicted is not None and not covered:
+        reason = f"measured value {row.get('value')!r} empty, zero or unreadable"
     return CasePrediction(
         case_id=row.get("case_id", ""),
         metric=row.get("metric", ""),

@@ -89,7 +89,14 @@ def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
 
 
 def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
-    """Build the efficiency-independent part of a case, or return why it is not covered."""
+    """Build the efficiency-independent part of a case, or return why it is not covered (never raises)."""
+    try:
+        return _case_setup(row, gpus, models)
+    except Exception as error:  # noqa: BLE001 - an unreadable row is reported, never raised
+        return f"unreadable row: {error}"
+
+
+def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'gpu' if gpu is None else 'model'} id"
@@ -199,5 +206,5 @@ def predict_inference_case(
         if value is None:
             return make_prediction(row, None, "no batch meets the latency limits in the model")
         return make_prediction(row, value, "; ".join(setup.notes) or "modelled")
-    except (ValueError, KeyError, ZeroDivisionError, OverflowError) as error:
+    except Exception as error:  # noqa: BLE001 - a validation hook reports, never raises
         return make_prediction(row, None, f"could not model: {error}")

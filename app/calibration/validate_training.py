@@ -86,16 +86,57 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     return layout
 
 
-def _workload(row: dict[str, str]) -> TrainingWorkload:
-    return TrainingWorkload(
+# Stated defaults for cells a source left empty (the prediction's reason says which were assumed).
+DEFAULT_PRECISION = "bf16"  # mixed-precision BF16 is the default of every framework in the file since 2022
+DEFAULT_JOB_GPUS = 2048  # a pretraining job of the LLaMA / Llama 2 era (LLaMA paper §2.4: 2,048 A100-80GB)
+DEFAULT_PRETRAIN_BATCH_TOKENS = 4 * 1024 * 1024  # 4M-token global batch (LLaMA, Llama 2, GPT-3 papers)
+
+
+class UnreadableRow(ValueError):
+    """A cell the estimator needs is present but not a positive number."""
+
+
+def _cell_int(row: dict[str, str], key: str) -> int | None:
+    text = (row.get(key) or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UnreadableRow(f"{key} {text!r} is not a number") from None
+    if not value >= 1 or value != value or value > 1e12:
+        raise UnreadableRow(f"{key} {text!r} is not a positive count")
+    return int(value)
+
+
+def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
+    """The workload and GPU count of a case, with defaults (and notes saying so) for empty cells."""
+    assumed: list[str] = []
+    seq_len = _cell_int(row, "seq_len")
+    if seq_len is None:
+        raise UnreadableRow("seq_len empty: tokens per sequence unknown")
+    gpu_count = _cell_int(row, "gpu_count")
+    if gpu_count is None:
+        gpu_count = DEFAULT_JOB_GPUS
+        assumed.append(f"gpu_count empty: {gpu_count} assumed")
+    batch = _cell_int(row, "global_batch_seqs")
+    if batch is None:
+        per_job = DEFAULT_PRETRAIN_BATCH_TOKENS // seq_len if row.get("method") == "pretrain" else 0
+        batch = max(gpu_count, per_job)
+        assumed.append(f"global_batch_seqs empty: {batch} assumed")
+    precision = row.get("precision") or DEFAULT_PRECISION
+    if not row.get("precision"):
+        assumed.append(f"precision empty: {precision} assumed")
+    workload = TrainingWorkload(
         model=row["model"],
         method=row["method"],
-        precision=row["precision"],
-        seq_len=int(row["seq_len"]),
-        global_batch_seqs=int(row["global_batch_seqs"]),
-        framework=FRAMEWORKS.get(row["framework"], "auto"),
-        max_gpus=max(1, min(65_536, int(row["gpu_count"]))),
+        precision=precision,
+        seq_len=seq_len,
+        global_batch_seqs=batch,
+        framework=FRAMEWORKS.get(row.get("framework", ""), "auto"),
+        max_gpus=max(1, min(65_536, gpu_count)),
     )
+    return workload, gpu_count, assumed
 
 
 def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, notes: str) -> float | None:
@@ -137,15 +178,18 @@ def predict_estimate(
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'GPU' if gpu is None else 'model'} id"
-    if row.get("precision") not in ("bf16", "fp16", "fp8") or row.get("method") not in (
+    if (row.get("precision") or DEFAULT_PRECISION) not in ("bf16", "fp16", "fp8") or row.get("method") not in (
         "pretrain",
         "full_ft",
         "lora",
         "qlora",
     ):
         return f"precision {row.get('precision')} / method {row.get('method')} not modelled"
+    try:
+        w, n, _ = read_row(row)
+    except UnreadableRow as error:
+        return f"unreadable row: {error}"
     gpu, _ = fill_missing_peaks(gpu, gpus)
-    w, n = _workload(row), int(row["gpu_count"])
     base = estimate_training(gpu, n, model, w, e=e)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
     est = estimate_training(gpu, n, model, w, layout=layout, e=e) if layout and layout != base.layout else base
@@ -181,7 +225,7 @@ def predict_training_case(
             measured,
             (predicted - measured) / measured * 100,
             True,
-            "",
+            "; ".join(read_row(row)[2]),
         )
     except Exception as exc:  # noqa: BLE001 - a validation hook reports, never raises
         return _uncovered(row, f"estimator error: {exc}")

@@ -19,9 +19,14 @@ DeepSeek-V3 37B figures). Multi-token-prediction modules (DeepSeek's MTP) are no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
+from app.scoring import hf_config_keys as keys
 from app.scoring.specs import ModelSpec
+from app.scoring.workload import ModelArchitecture
 
 # Families whose MLP is not gated (fc_in/fc_out) and that use LayerNorm with a bias.
 _NON_GATED = {"gptj", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom", "mpt"}
@@ -35,78 +40,68 @@ _QKV_BIAS = {"qwen2", "qwen2_moe"}
 _QK_NORM = {"qwen3", "qwen3_moe"}
 
 
-def _pick(
-    config: dict[str, Any],
-    names: tuple[str, ...],
-    required: bool = True,
-    default: int | None = None,
-    allow_zero: bool = False,
-) -> int | None:
-    """The first of `names` present (and not null) in `config`, as a validated positive int."""
-    for name in names:
-        if name in config and config[name] is not None:
-            value = config[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-                raise ValueError(f"hf_config: '{name}' must be an integer, got {value!r}")
-            if int(value) < 0 or (int(value) == 0 and not allow_zero):
-                raise ValueError(f"hf_config: '{name}' must be positive, got {value!r}")
-            return int(value)
-    if required:
-        others = f" (or {', '.join(repr(n) for n in names[1:])})" if len(names) > 1 else ""
-        raise ValueError(f"hf_config: missing '{names[0]}'{others}")
-    return default
-
-
-def _need(config: dict[str, Any], names: tuple[str, ...]) -> int:
-    value = _pick(config, names)
-    assert value is not None  # _pick raises when a required key is missing
-    return value
-
-
-def _opt(config: dict[str, Any], names: tuple[str, ...], default: int, allow_zero: bool = False) -> int:
-    value = _pick(config, names, required=False, allow_zero=allow_zero)
-    return default if value is None else value
-
-
-def _flag(config: dict[str, Any], name: str, default: bool) -> bool:
-    value = config.get(name, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise ValueError(f"hf_config: '{name}' must be true or false, got {value!r}")
-    return value
-
-
 def _mlp(hidden: int, inner: int, gated: bool, bias: bool) -> int:
     if gated:
         return 3 * hidden * inner + (2 * inner + hidden if bias else 0)
     return 2 * hidden * inner + (inner + hidden if bias else 0)
 
 
-def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSpec:
-    """Architecture and total/active parameter counts from a config.json dict; ValueError names a bad key."""
+@dataclass(frozen=True, slots=True)
+class _Dims:
+    """The dense shape every family has."""
+
+    model_type: str
+    gated: bool
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    intermediate: int | None  # None: a MoE config that only gives moe_intermediate_size
+
+
+@dataclass(frozen=True, slots=True)
+class _Experts:
+    count: int = 0
+    per_token: int = 0
+    inner: int = 0
+    shared_count: int = 0
+    shared_inner: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Attention:
+    params: int
+    kind: str
+    head_dim: int
+    kv_heads: int
+    kv_lora: int = 0
+    rope_dim: int = 0
+
+
+def _unwrap(config: Any) -> dict[str, Any]:
     if not isinstance(config, dict):
         raise ValueError("hf_config: expected a JSON object (dict)")
-    if (
-        "text_config" in config
-        and isinstance(config["text_config"], dict)
-        and not any(k in config for k in ("hidden_size", "n_embd", "d_model"))
-    ):
-        config = {**config, **config["text_config"]}  # multimodal wrappers keep the LM under text_config
+    text = config.get("text_config")
+    if isinstance(text, dict) and not any(k in config for k in keys.HIDDEN):
+        return {**config, **text}  # multimodal wrappers keep the LM under text_config
+    return config
+
+
+def _read_dims(config: dict[str, Any]) -> _Dims:
     model_type = str(config.get("model_type", ""))
     gated = model_type not in _NON_GATED
-    layernorm = not gated
-
-    hidden = _need(config, ("hidden_size", "n_embd", "d_model"))
-    layers = _need(config, ("num_hidden_layers", "n_layer", "num_layers"))
-    heads = _need(config, ("num_attention_heads", "n_head", "num_heads"))
-    vocab = _need(config, ("vocab_size",))
-    kv_heads = _pick(config, ("num_key_value_heads", "num_kv_heads", "n_head_kv"), required=False)
+    hidden = keys.need(config, keys.HIDDEN)
+    layers = keys.need(config, keys.LAYERS)
+    heads = keys.need(config, keys.HEADS)
+    vocab = keys.need(config, ("vocab_size",))
+    kv_heads = keys.pick(config, keys.KV_HEADS, required=False)
     if kv_heads is None:
         kv_heads = 1 if config.get("multi_query") else heads
     if kv_heads > heads:
         raise ValueError(f"hf_config: 'num_key_value_heads' ({kv_heads}) exceeds 'num_attention_heads' ({heads})")
-    head_dim = _pick(config, ("head_dim",), required=False)
+    head_dim = keys.pick(config, ("head_dim",), required=False)
     if head_dim is None:
         if hidden % heads:
             raise ValueError(
@@ -115,136 +110,175 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             )
         head_dim = hidden // heads
     default_inner = None if gated else 4 * hidden
-    intermediate = _pick(
+    intermediate = keys.pick(
         config,
-        ("intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size"),
+        keys.INTERMEDIATE,
         required=default_inner is None and "moe_intermediate_size" not in config,
         default=default_inner,
     )
+    return _Dims(model_type, gated, hidden, layers, heads, kv_heads, head_dim, vocab, intermediate)
 
-    # Mixture of experts.
-    experts = _opt(config, ("num_local_experts", "n_routed_experts", "num_experts"), 0, allow_zero=True)
-    per_token = 0
-    expert_inner = 0
-    shared_count = 0
-    shared_inner = 0
-    if experts:
-        per_token = _need(config, ("num_experts_per_tok", "experts_per_token", "num_experts_per_token"))
-        if per_token > experts:
-            raise ValueError(
-                f"hf_config: 'num_experts_per_tok' ({per_token}) exceeds the number of experts ({experts})"
-            )
+
+def _read_experts(config: dict[str, Any], intermediate: int | None) -> _Experts:
+    count = keys.opt(config, keys.EXPERTS, 0, allow_zero=True)
+    if not count:
         if intermediate is None:
-            expert_inner = _need(config, ("moe_intermediate_size",))
-        else:
-            expert_inner = _opt(config, ("moe_intermediate_size",), intermediate)
-        if config.get("shared_expert_intermediate_size"):  # Qwen2-MoE: one shared expert of its own size
-            shared_count = 1
-            shared_inner = _need(config, ("shared_expert_intermediate_size",))
-        else:
-            shared_count = _opt(config, ("n_shared_experts", "num_shared_experts"), 0, allow_zero=True)
-            shared_inner = shared_count * expert_inner
+            keys.need(config, keys.INTERMEDIATE)  # raises: names the key
+        return _Experts()
+    per_token = keys.need(config, keys.EXPERTS_PER_TOKEN)
+    if per_token > count:
+        raise ValueError(f"hf_config: 'num_experts_per_tok' ({per_token}) exceeds the number of experts ({count})")
     if intermediate is None:
-        if not experts:
-            _need(config, ("intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size"))  # raises: names the key
-        intermediate = expert_inner
+        inner = keys.need(config, ("moe_intermediate_size",))
+    else:
+        inner = keys.opt(config, ("moe_intermediate_size",), intermediate)
+    if config.get("shared_expert_intermediate_size"):  # Qwen2-MoE: one shared expert of its own size
+        shared_count, shared_inner = 1, keys.need(config, ("shared_expert_intermediate_size",))
+    else:
+        shared_count = keys.opt(config, ("n_shared_experts", "num_shared_experts"), 0, allow_zero=True)
+        shared_inner = shared_count * inner
+    return _Experts(count, per_token, inner, shared_count, shared_inner)
 
-    first_dense = _opt(config, ("first_k_dense_replace",), 0, allow_zero=True)
-    moe_freq = _opt(config, ("moe_layer_freq",), 1)
-    sparse_step = _opt(config, ("decoder_sparse_step", "interleave_moe_layer_step"), 1)
-    mlp_only = config.get("mlp_only_layers") or []
-    if not isinstance(mlp_only, list):
-        raise ValueError(f"hf_config: 'mlp_only_layers' must be a list, got {mlp_only!r}")
-    moe_layers = [
-        bool(experts) and i >= first_dense and i % moe_freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only
+
+def _mlp_only_layers(config: dict[str, Any], layers: int) -> set[int]:
+    """Qwen-MoE's dense layers, as a set of indices (a list lookup per layer was quadratic)."""
+    listed = config.get("mlp_only_layers") or []
+    if not isinstance(listed, list):
+        raise ValueError(f"hf_config: 'mlp_only_layers' must be a list, got {listed!r}")
+    if len(listed) > layers:
+        raise ValueError(f"hf_config: 'mlp_only_layers' lists more entries than there are layers ({layers})")
+    for index in listed:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < layers:
+            raise ValueError(f"hf_config: 'mlp_only_layers' entries must be layer indices below {layers}")
+    return set(listed)
+
+
+def _moe_schedule(config: dict[str, Any], layers: int, experts: int) -> list[bool]:
+    """Which layers are MoE layers: dense first layers, frequency and step schedules, listed dense layers."""
+    first_dense = keys.opt(config, ("first_k_dense_replace",), 0, allow_zero=True)
+    moe_freq = keys.opt(config, ("moe_layer_freq",), 1)
+    sparse_step = keys.opt(config, ("decoder_sparse_step", "interleave_moe_layer_step"), 1)
+    dense = _mlp_only_layers(config, layers)
+    schedule = [
+        bool(experts) and i >= first_dense and i % moe_freq == 0 and (i + 1) % sparse_step == 0 and i not in dense
         for i in range(layers)
     ]
-    if experts and not any(moe_layers):
+    if experts and not any(schedule):
         raise ValueError(
             "hf_config: experts are configured but no layer is a MoE layer "
             "(check 'first_k_dense_replace' / 'mlp_only_layers' / 'decoder_sparse_step')"
         )
+    return schedule
 
-    # Attention.
-    norm = 2 * hidden if layernorm else hidden
-    kv_lora = _opt(config, ("kv_lora_rank",), 0, allow_zero=True)
-    rope_dim = 0
-    if kv_lora:
-        rope_dim = _need(config, ("qk_rope_head_dim",))
-        nope_dim = _need(config, ("qk_nope_head_dim",))
-        v_dim = _opt(config, ("v_head_dim",), nope_dim)
-        q_lora = _opt(config, ("q_lora_rank",), 0, allow_zero=True)
-        q_head = nope_dim + rope_dim
-        # q: low-rank (q_a_proj + q_a_layernorm + q_b_proj) when q_lora_rank is set, else one q_proj
-        q_proj = hidden * q_lora + q_lora + q_lora * heads * q_head if q_lora else hidden * heads * q_head
-        attention = q_proj
-        attention += hidden * (kv_lora + rope_dim) + kv_lora  # kv_a_proj_with_mqa + kv_a_layernorm
-        attention += kv_lora * heads * (nope_dim + v_dim)  # kv_b_proj
-        attention += heads * v_dim * hidden  # o_proj
-        head_dim, kv_heads, kind = q_head, heads, "mla"
-    else:
-        attention = hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden
-        attention_bias = _flag(config, "attention_bias", False) or _flag(config, "bias", False)
-        if attention_bias or model_type in _QKV_BIAS:
-            attention += heads * head_dim + 2 * kv_heads * head_dim
-        if attention_bias:
-            attention += hidden  # o_proj bias
-        if model_type in _QK_NORM:
-            attention += 2 * head_dim
-        if model_type == "gpt_oss":
-            attention += heads  # attention sinks
-        kind = "mha" if kv_heads == heads else "gqa"
 
-    mlp_bias = _flag(config, "mlp_bias", False) or _flag(config, "bias", False) or model_type == "gptj"
-    dense_mlp = _mlp(hidden, intermediate, gated, mlp_bias)
-    expert_mlp = _mlp(hidden, expert_inner, gated, model_type == "gpt_oss") if experts else 0
-    router = experts * hidden + (experts if model_type == "gpt_oss" or config.get("topk_method") == "noaux_tc" else 0)
-    shared = _mlp(hidden, shared_inner, gated, False) if shared_inner else 0
+def _mla_attention(config: dict[str, Any], dims: _Dims, kv_lora: int) -> _Attention:
+    hidden, heads = dims.hidden, dims.heads
+    rope_dim = keys.need(config, ("qk_rope_head_dim",))
+    nope_dim = keys.need(config, ("qk_nope_head_dim",))
+    v_dim = keys.opt(config, ("v_head_dim",), nope_dim)
+    q_lora = keys.opt(config, ("q_lora_rank",), 0, allow_zero=True)
+    q_head = nope_dim + rope_dim
+    # q: low-rank (q_a_proj + q_a_layernorm + q_b_proj) when q_lora_rank is set, else one q_proj
+    params = hidden * q_lora + q_lora + q_lora * heads * q_head if q_lora else hidden * heads * q_head
+    params += hidden * (kv_lora + rope_dim) + kv_lora  # kv_a_proj_with_mqa + kv_a_layernorm
+    params += kv_lora * heads * (nope_dim + v_dim)  # kv_b_proj
+    params += heads * v_dim * hidden  # o_proj
+    return _Attention(params, "mla", head_dim=q_head, kv_heads=heads, kv_lora=kv_lora, rope_dim=rope_dim)
+
+
+def _grouped_attention(config: dict[str, Any], dims: _Dims) -> _Attention:
+    hidden, heads, kv_heads, head_dim = dims.hidden, dims.heads, dims.kv_heads, dims.head_dim
+    params = hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden
+    attention_bias = keys.flag(config, "attention_bias", False) or keys.flag(config, "bias", False)
+    if attention_bias or dims.model_type in _QKV_BIAS:
+        params += heads * head_dim + 2 * kv_heads * head_dim
+    if attention_bias:
+        params += hidden  # o_proj bias
+    if dims.model_type in _QK_NORM:
+        params += 2 * head_dim
+    if dims.model_type == "gpt_oss":
+        params += heads  # attention sinks
+    return _Attention(params, "mha" if kv_heads == heads else "gqa", head_dim=head_dim, kv_heads=kv_heads)
+
+
+def _attention(config: dict[str, Any], dims: _Dims) -> _Attention:
+    kv_lora = keys.opt(config, ("kv_lora_rank",), 0, allow_zero=True)
+    return _mla_attention(config, dims, kv_lora) if kv_lora else _grouped_attention(config, dims)
+
+
+def _norms_per_layer(config: dict[str, Any], model_type: str) -> int:
+    parallel_falcon = (
+        model_type == "falcon" and config.get("parallel_attn") and not config.get("new_decoder_architecture")
+    )
+    return 1 if model_type in _PARALLEL or parallel_falcon else 2
+
+
+def _count_params(
+    config: dict[str, Any], dims: _Dims, experts: _Experts, attention: _Attention, schedule: list[bool]
+) -> tuple[int, int]:
+    """(total, active) parameters: every layer, then embeddings, lm_head and the final norm."""
+    model_type, hidden, gated = dims.model_type, dims.hidden, dims.gated
+    norm = hidden if gated else 2 * hidden  # RMSNorm weight, or LayerNorm weight + bias
+    mlp_bias = keys.flag(config, "mlp_bias", False) or keys.flag(config, "bias", False) or model_type == "gptj"
+    dense_mlp = _mlp(hidden, dims.intermediate or experts.inner, gated, mlp_bias)
+    expert_mlp = _mlp(hidden, experts.inner, gated, model_type == "gpt_oss") if experts.count else 0
+    gate_bias = model_type == "gpt_oss" or config.get("topk_method") == "noaux_tc"
+    router = experts.count * hidden + (experts.count if gate_bias else 0)
+    shared = _mlp(hidden, experts.shared_inner, gated, False) if experts.shared_inner else 0
     if shared and config.get("shared_expert_intermediate_size"):
         shared += hidden  # Qwen2-MoE shared_expert_gate
-    norms_per_layer = (
-        1
-        if model_type in _PARALLEL
-        or (model_type == "falcon" and config.get("parallel_attn") and not config.get("new_decoder_architecture"))
-        else 2
-    )
+    base = attention.params + _norms_per_layer(config, model_type) * norm
+    moe_layers = sum(schedule)
+    dense_layers = len(schedule) - moe_layers
+    total = dense_layers * (base + dense_mlp) + moe_layers * (base + experts.count * expert_mlp + shared + router)
+    active = dense_layers * (base + dense_mlp) + moe_layers * (base + experts.per_token * expert_mlp + shared + router)
+    tied = keys.flag(config, "tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
+    head = 0 if tied else dims.vocab * hidden + (dims.vocab if model_type == "gptj" else 0)
+    outside = dims.vocab * hidden + head + norm  # embedding, lm_head, final norm
+    return total + outside, active + outside
 
-    total = active = 0
-    for is_moe in moe_layers:
-        base = attention + norms_per_layer * norm
-        if is_moe:
-            total += base + experts * expert_mlp + shared + router
-            active += base + per_token * expert_mlp + shared + router
-        else:
-            total += base + dense_mlp
-            active += base + dense_mlp
-    embedding = vocab * hidden
-    tied = _flag(config, "tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
-    head = 0 if tied else vocab * hidden + (vocab if model_type == "gptj" else 0)
-    outside = embedding + head + norm  # + final norm
-    total += outside
-    active += outside
 
-    max_context = _pick(config, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), required=False)
-    name = str(config.get("_name_or_path") or model_id)
-    return ModelSpec(
-        id=model_id,
-        name=name,
-        params_b=round(total / 1e9, 3),
-        active_params_b=round(active / 1e9, 3),
-        layers=layers,
-        hidden_size=hidden,
-        num_attention_heads=heads,
-        num_kv_heads=kv_heads,
-        head_dim=head_dim,
-        intermediate_size=intermediate,
-        vocab_size=vocab,
-        num_experts=experts,
-        experts_per_token=per_token,
-        moe_intermediate_size=expert_inner if experts else 0,
-        num_shared_experts=shared_count,
-        attention=kind,
-        kv_lora_rank=kv_lora,
-        qk_rope_head_dim=rope_dim,
-        max_context=max_context,
+def _within_architecture_bounds(spec: ModelSpec) -> ModelSpec:
+    """The spec must pass the same ModelArchitecture bounds as a typed custom model (derived counts too)."""
+    values = {name: getattr(spec, name) for name in ModelArchitecture.model_fields if hasattr(spec, name)}
+    values["name"] = values["name"][:80] or "custom"
+    try:
+        ModelArchitecture.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "model"
+        raise ValueError(f"hf_config: {where} {str(error['msg']).removeprefix('Value error, ')}") from None
+    return spec
+
+
+def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSpec:
+    """Architecture and total/active parameter counts from a config.json dict; ValueError names a bad key."""
+    config = _unwrap(config)
+    dims = _read_dims(config)
+    experts = _read_experts(config, dims.intermediate)
+    schedule = _moe_schedule(config, dims.layers, experts.count)
+    attention = _attention(config, dims)
+    total, active = _count_params(config, dims, experts, attention, schedule)
+    return _within_architecture_bounds(
+        ModelSpec(
+            id=model_id,
+            name=str(config.get("_name_or_path") or model_id),
+            params_b=round(total / 1e9, 3),
+            active_params_b=round(active / 1e9, 3),
+            layers=dims.layers,
+            hidden_size=dims.hidden,
+            num_attention_heads=dims.heads,
+            num_kv_heads=attention.kv_heads,
+            head_dim=attention.head_dim,
+            intermediate_size=dims.intermediate or experts.inner,
+            vocab_size=dims.vocab,
+            num_experts=experts.count,
+            experts_per_token=experts.per_token,
+            moe_intermediate_size=experts.inner,
+            num_shared_experts=experts.shared_count,
+            attention=attention.kind,
+            kv_lora_rank=attention.kv_lora,
+            qk_rope_head_dim=attention.rope_dim,
+            max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
+        )
     )

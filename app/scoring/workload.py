@@ -105,6 +105,16 @@ class InferenceWorkload(_WorkloadBase):
     peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
+    # Serving techniques: unset = off, so answers without them are unchanged (inference/techniques.py).
+    prefix_cache_hit: float | None = Field(
+        None, ge=0, le=0.99, description="share of prompt tokens served from the prefix cache (0-0.99)"
+    )
+    spec_acceptance: float | None = Field(
+        None, ge=0, le=0.99, description="speculative decoding: chance a drafted token is accepted (0-0.99)"
+    )
+    spec_draft_tokens: int | None = Field(
+        None, ge=1, le=16, description="speculative decoding: tokens drafted per step (default 1, MTP depth 1)"
+    )
 
     @property
     def kv_dtype_effective(self) -> str:

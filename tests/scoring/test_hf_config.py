@@ -201,3 +201,66 @@ def test_moe_without_top_k_names_the_key() -> None:
     config = {k: v for k, v in MIXTRAL_8X7B.items() if k != "num_experts_per_tok"}
     with pytest.raises(ValueError, match="num_experts_per_tok"):
         model_spec_from_hf_config(config)
+
+
+CAPPED_KEYS = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size", "intermediate_size", "head_dim"]
+
+
+@pytest.mark.parametrize("key", CAPPED_KEYS)
+@pytest.mark.parametrize("value", [10**8, 10**30, 1e20, 1e300, float("inf"), float("-inf"), float("nan")])
+def test_huge_and_non_finite_integers_are_refused_naming_the_key(key: str, value: object) -> None:
+    with pytest.raises(ValueError, match=key):
+        model_spec_from_hf_config({**LLAMA_31_8B, key: value})
+
+
+def test_non_integer_float_is_refused() -> None:
+    with pytest.raises(ValueError, match="num_hidden_layers.*integer"):
+        model_spec_from_hf_config({**LLAMA_31_8B, "num_hidden_layers": 32.5})
+
+
+def test_caps_match_the_typed_custom_model() -> None:
+    from app.scoring.hf_config_keys import max_value
+    from app.scoring.workload import ModelArchitecture
+
+    fields = ModelArchitecture.model_fields
+    assert max_value("num_hidden_layers") == fields["layers"].metadata[-1].le == 1_000
+    assert max_value("n_embd") == 131_072
+    config = {**LLAMA_31_8B, "num_hidden_layers": 1_000}
+    assert model_spec_from_hf_config(config).layers == 1_000
+    with pytest.raises(ValueError, match="at most 1,000"):
+        model_spec_from_hf_config({**LLAMA_31_8B, "num_hidden_layers": 1_001})
+
+
+def test_derived_parameter_count_is_bounded_like_a_custom_model() -> None:
+    worst = {**LLAMA_31_8B, "num_hidden_layers": 1_000, "hidden_size": 131_072, "intermediate_size": 1_048_576}
+    with pytest.raises(ValueError, match="params_b"):
+        model_spec_from_hf_config(worst)
+
+
+@pytest.mark.parametrize("listed", [[-1], [94], ["3"], [1.5], list(range(95)), "0,1"])
+def test_mlp_only_layers_must_be_layer_indices(listed: object) -> None:
+    config = {**QWEN3_235B, "mlp_only_layers": listed}
+    with pytest.raises(ValueError, match="mlp_only_layers"):
+        model_spec_from_hf_config(config)
+
+
+def test_worst_allowed_moe_schedule_is_linear_in_layers() -> None:
+    """The worst allowed input: every layer listed dense but one; one set lookup per layer (was a list scan)."""
+    from app.scoring import hf_config
+
+    layers = 1_000
+    config = {**QWEN3_235B, "num_hidden_layers": layers, "mlp_only_layers": list(range(1, layers))}
+    lookups = []
+
+    class CountingSet(set):  # type: ignore[type-arg]
+        def __contains__(self, item: object) -> bool:
+            lookups.append(item)
+            return super().__contains__(item)
+
+    original = hf_config._mlp_only_layers
+    hf_config._mlp_only_layers = lambda c, n: CountingSet(original(c, n))  # type: ignore[assignment]
+    try:
+        schedule = hf_config._moe_schedule(config, layers, 128)
+    finally:
+        hf_config._mlp_only_layers = original  # type: ignore[assignment]
+    assert sum(schedule) == 1 and len(lookups) <= layers

@@ -51,3 +51,24 @@ def test_public_file_meets_the_accuracy_target():
     throughput = summary["by_metric"]["output_tok_s_per_gpu"]
     assert throughput["median_abs_pct_error"] <= 12.0  # target met (8.3 % with the committed constants)
     assert throughput["within_25pct_share"] >= 0.80  # target met (0.88)
+
+
+def test_unreadable_cells_are_not_covered_with_a_reason():
+    row = {
+        "case_id": "u",
+        "gpu": "H100-SXM",
+        "model": "llama-3.1-8b",
+        "scenario": "fixed_batch",
+        "metric": "output_tok_s_per_gpu",
+        "weight_dtype": "bf16",
+        "batch": "lots",
+        "input_len": "128",
+        "output_len": "128",
+        "value": "100",
+    }
+    prediction = predict_inference_case(row, GPUS, MODELS)
+    assert not prediction.covered and "lots" in prediction.reason
+    empty_value = predict_inference_case(dict(row, batch="8", value=""), GPUS, MODELS)
+    assert not empty_value.covered and "measured value" in empty_value.reason
+    junk_value = predict_inference_case(dict(row, batch="8", value="n/a"), GPUS, MODELS)
+    assert not junk_value.covered

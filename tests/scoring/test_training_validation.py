@@ -41,3 +41,28 @@ def test_committed_constants_are_reproduced(rows):
     for name in eff.FITTED:
         committed = getattr(eff.DEFAULT_TRAINING_EFFICIENCY, name)
         assert getattr(fitted, name) == pytest.approx(committed, rel=0.02), name
+
+
+def test_empty_cells_are_assumed_or_reported_never_raised():
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = {
+        "case_id": "e",
+        "source": "s",
+        "framework": "pytorch",
+        "gpu": "A100-SXM-80GB",
+        "gpu_count": "",
+        "model": "llama-2-7b",
+        "method": "pretrain",
+        "precision": "",
+        "seq_len": "4096",
+        "global_batch_seqs": "",
+        "metric": "tokens_s_per_gpu",
+        "value": "3000",
+        "notes": "",
+    }
+    covered = predict_training_case(row, gpus, models)
+    assert covered.covered and "global_batch_seqs empty" in covered.reason and "gpu_count empty" in covered.reason
+    for key, text in (("seq_len", ""), ("gpu_count", "many"), ("global_batch_seqs", "-3")):
+        odd = predict_training_case(dict(row, **{key: text}), gpus, models)
+        assert not odd.covered and key in odd.reason
+    assert calibrate_training.fit_cases([dict(row, seq_len="")], gpus, models) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.scoring.efficiency.inference import (
     BAND_RATIO,
@@ -16,10 +16,11 @@ from app.scoring.inference.steps import (
     InferenceContext,
     StepParts,
     build_context,
-    forward_parts,
+    decode_parts,
     mixed_step_parts,
     prefill_parts,
 )
+from app.scoring.inference.techniques import NO_TECHNIQUES, technique_terms, techniques_for
 from app.scoring.inference.terms import step_terms
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -100,13 +101,13 @@ def operating_point(
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
         prefill = prefill_parts(ctx, eff, batch, input_len)
-        step = forward_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+        step = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
         total_ms = prefill.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(
             batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill
         )
     if scenario == "single_stream":
-        step = forward_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
@@ -269,6 +270,9 @@ def solve_inference(
             memory(),
         )
     ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
+    techniques = techniques_for(workload)
+    if techniques.active:
+        ctx = replace(ctx, techniques=techniques)
     eff = efficiency
     cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
     scenario = workload.scenario
@@ -337,8 +341,18 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_ms=point.tpot_ms,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point),
+        terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
         band=Band(tokens_per_s / high, tokens_per_s / low),
         bound=point.step.bound,
         assumptions=list(s.ctx.assumptions),
     )
+
+
+def _technique_terms(s: Solution) -> list[Term]:
+    """Prefix cache / speculative decoding lines, against the same batch without them."""
+    if not s.ctx.techniques.active:
+        return []
+    w = s.workload
+    plain_ctx = replace(s.ctx, techniques=NO_TECHNIQUES)
+    base = operating_point(plain_ctx, s.efficiency, w.scenario, s.batch, w.input_len, w.output_len, w.beam_width)
+    return technique_terms(s.ctx.techniques, s.point, base)

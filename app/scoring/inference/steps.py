@@ -6,7 +6,7 @@ the efficiency constants, so calibration can rebuild timings cheaply with other 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, compute_dtype, dense_peak_tflops
 from app.scoring.efficiency.inference import (
@@ -18,6 +18,7 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
+from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.specs import GpuSpec, ModelSpec
 
 # Name hints for cards without a memory_type (the catalog's GPUs all have one).
@@ -45,6 +46,7 @@ class InferenceContext:
     link_gbs: float  # one-direction all-reduce bandwidth per GPU
     nvlink: bool
     assumptions: tuple[str, ...] = ()
+    techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -175,11 +177,17 @@ class StepParts:
     overhead_ms: float
     pipeline_stages: int
     busy_ms: float = 0.0
+    draft_ms: float = 0.0  # speculative decoding's draft passes (techniques.py)
+    tokens_per_step: float = 1.0  # tokens each sequence advances per pass (> 1 with speculative decoding)
 
     @property
     def total_ms(self) -> float:
-        """Wall time for every sequence to advance once (PP stages run micro-batches in turn)."""
-        return self.pipeline_stages * (self.busy_ms + self.comm_ms + self.overhead_ms)
+        """Wall time for every sequence to advance one token (PP stages run micro-batches in turn)."""
+        return (
+            self.pipeline_stages
+            * (self.busy_ms + self.comm_ms + self.overhead_ms + self.draft_ms)
+            / self.tokens_per_step
+        )
 
     @property
     def bound(self) -> str:
@@ -193,11 +201,13 @@ def forward_parts(
     context_tokens: float,
     prefill_tokens: float = 0.0,
     prefill_attention_flops: float = 0.0,
+    tokens_per_seq: float = 1.0,
 ) -> StepParts:
-    """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens."""
+    """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens
+    (`tokens_per_seq` > 1: speculative verification of drafted tokens, one KV read per sequence)."""
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
-    tokens = seqs + new_prefill
+    tokens = seqs * tokens_per_seq + new_prefill
     weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(
         ctx.experts_active_share, tokens
     )
@@ -205,7 +215,7 @@ def forward_parts(
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
     attention_flops = (
-        seqs * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
+        seqs * tokens_per_seq * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
     ) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
@@ -227,12 +237,13 @@ def forward_parts(
 
 def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:
     """Causal QK^T and AV FLOPs of prefilling `requests` prompts of `input_len` tokens (whole model)."""
-    return requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * input_len
+    flops = requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * input_len
+    return flops * ctx.techniques.uncached_attention_share
 
 
 def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: float, input_len: float) -> StepParts:
     """Prefill of `requests` prompts together (no decoding sequences in the pass)."""
-    tokens = requests * input_len
+    tokens = requests * input_len * ctx.techniques.uncached_share
     return forward_parts(ctx, eff, 0.0, 0.0, tokens, prefill_attention_flops(ctx, requests, input_len))
 
 
@@ -249,12 +260,34 @@ def mixed_step_parts(
     With beam search every request decodes `beam_width` sequences (own KV each) but is prefilled once.
     """
     context = input_len + output_len / 2
-    share = batch / max(output_len, 1.0)  # requests whose prompt is prefilled per step, on average
-    return forward_parts(
+    # requests whose prompt is prefilled per step, on average
+    share = batch * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+    return decode_parts(
         ctx,
         eff,
         batch * beam_width,
         context,
-        share * input_len,
+        share * input_len * ctx.techniques.uncached_share,
         prefill_attention_flops(ctx, share, input_len),
     )
+
+
+def decode_parts(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    decode_seqs: float,
+    context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_attention: float = 0.0,
+) -> StepParts:
+    """A decode step. With speculative decoding: one pass verifies k drafted tokens per sequence, k draft
+    passes precede it, and the step yields `tokens_per_step` tokens per sequence (techniques.py)."""
+    t = ctx.techniques
+    if not t.speculative:
+        return forward_parts(ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention)
+    verify = forward_parts(
+        ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention, t.spec_draft_tokens + 1
+    )
+    plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
+    draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + eff.step_overhead_ms)
+    return replace(verify, draft_ms=draft_ms, tokens_per_step=t.tokens_per_step)

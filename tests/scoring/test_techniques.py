@@ -1,0 +1,66 @@
+"""Prefix caching and speculative decoding in the estimator: off by default, each effect in the terms."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.techniques import expected_tokens_per_step
+from app.scoring.workload import InferenceWorkload
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+def _estimate(model: str = "llama-3.1-70b", gpus: int = 4, **fields: object):  # type: ignore[no-untyped-def]
+    workload = InferenceWorkload(model=model, weight_dtype="fp8", **fields)  # type: ignore[arg-type]
+    return estimate_inference(GPUS["H100-SXM"], gpus, MODELS[model], workload)
+
+
+def _term(estimate, name: str) -> float:  # type: ignore[no-untyped-def]
+    return next(t.value for t in estimate.terms if t.name == name)
+
+
+def test_techniques_are_off_unless_asked() -> None:
+    plain = _estimate()
+    zero = _estimate(prefix_cache_hit=0.0, spec_acceptance=0.0)
+    assert (zero.ttft_ms, zero.tpot_ms, zero.batch) == (plain.ttft_ms, plain.tpot_ms, plain.batch)
+    assert not [t for t in plain.terms if t.name.startswith(("prefix cache", "speculative", "techniques"))]
+
+
+def test_half_the_prompt_from_the_prefix_cache_lowers_ttft_and_cost_in_the_terms() -> None:
+    cached = _estimate(prefix_cache_hit=0.5, input_len=8_000)
+    plain = _estimate(input_len=8_000)
+    assert _term(cached, "prefix cache: prompt tokens prefilled") == pytest.approx(50.0)
+    assert _term(cached, "prefix cache: prefill time") < 0
+    assert _term(cached, "techniques: TTFT change") < 0
+    assert _term(cached, "techniques: cost per token change") < 0
+    assert cached.output_tokens_per_s > plain.output_tokens_per_s  # cheaper per token at the ranked batch too
+
+
+def test_expected_tokens_per_step_follows_leviathan() -> None:
+    assert expected_tokens_per_step(0.0, 3) == 1.0
+    assert expected_tokens_per_step(0.85, 1) == pytest.approx(1.85)  # MTP depth 1 at DeepSeek's 85 %
+    assert expected_tokens_per_step(0.8, 3) == pytest.approx((1 - 0.8**4) / 0.2)
+
+
+def _fixed(batch: int, **fields: object) -> float:
+    workload = InferenceWorkload(
+        model="llama-3.1-8b", input_len=200, output_len=200, scenario="fixed_batch", batch=batch, **fields
+    )  # type: ignore[arg-type]
+    return estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], workload).tpot_ms
+
+
+def test_speculation_lowers_tpot_at_small_batches_and_costs_compute_at_large_ones() -> None:
+    spec = {"spec_acceptance": 0.6, "spec_draft_tokens": 3}
+    assert _fixed(1, **spec) < 0.7 * _fixed(1)
+    assert _fixed(1024, **spec) > _fixed(1024)
+
+
+def test_speculative_terms_show_tokens_per_step_and_draft_cost() -> None:
+    est = _estimate(scenario="single_stream", spec_acceptance=0.8, spec_draft_tokens=3)
+    assert _term(est, "speculative: tokens per step") == pytest.approx(expected_tokens_per_step(0.8, 3))
+    assert _term(est, "speculative: draft passes") > 0
+    assert _term(est, "techniques: TPOT change") < 0
+    assert _term(est, "techniques: TTFT change") == pytest.approx(0.0)
