@@ -25,7 +25,7 @@ run-multi: $(STAMP)
 	bash scripts/system_deps.sh postgres
 	PY=$(PY) bash scripts/run_multi.sh
 
-test: $(STAMP)
+test: $(STAMP) lint
 	bash scripts/system_deps.sh
 	PY=$(PY) bash scripts/test.sh
 
@@ -33,7 +33,8 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not browser and not slow"
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check app tests scripts
+	$(VENV)/bin/ruff check app tests scripts benchmarks
+	$(VENV)/bin/ruff format --check app tests scripts benchmarks
 	$(VENV)/bin/mypy app
 
 bench: $(STAMP)
