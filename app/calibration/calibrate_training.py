@@ -58,13 +58,18 @@ def load_rows(path: str) -> list[dict[str, str]]:
 
 
 def fit_cases(rows, gpus, models) -> list[tuple]:
-    """Per tokens/s row: the fixed inputs of step_time (layout chosen once with the committed constants)."""
+    """Per tokens/s row: the fixed inputs of step_time.
+
+    Layouts are chosen with the research defaults the fit starts from, not with the committed constants:
+    choosing them with the constants being fitted made the refit a two-cycle (layouts flip, constants follow).
+    """
+    start = replace(eff.DEFAULT_TRAINING_EFFICIENCY, **START)
     cases = []
     for row in rows:
         if row["metric"] != "tokens_s_per_gpu":
             continue
         try:
-            result = predict_estimate(row, gpus, models)
+            result = predict_estimate(row, gpus, models, start)
         except Exception as error:  # noqa: BLE001 - an odd row is left out of the fit, never fatal
             result = f"estimator error: {error}"
         if isinstance(result, str):

@@ -25,21 +25,15 @@ from app.scoring import specs
 
 VERSION_RECHECK_S = 5.0
 DEFAULT_STALE_AFTER_DAYS = 180  # app.config.Settings.stale_after_days' default
-ESTIMATED_PEAKS = ("derived", "unverified", "missing")
 
 
 def today_utc() -> date:
     return datetime.now(UTC).date()
 
 
-def peak_estimated(peak_verification: str, bf16_tflops: float | None, fp16_tflops: float | None) -> bool:
-    """True when the 16-bit peak the estimate runs on is derived, unverified or absent (2 x FP32 then)."""
-    return peak_verification in ESTIMATED_PEAKS or (bf16_tflops is None and fp16_tflops is None)
-
-
 def gpu_spec(row: Gpu) -> specs.GpuSpec:
     values = {f.name: getattr(row, f.name) for f in fields(specs.GpuSpec) if hasattr(row, f.name)}
-    values["peak_estimated"] = peak_estimated(row.peak_verification, row.bf16_tflops, row.fp16_tflops)
+    values["peak_estimated"] = specs.peak_estimated(row.peak_verification, row.bf16_tflops, row.fp16_tflops)
     return specs.GpuSpec(**values)
 
 

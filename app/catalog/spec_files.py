@@ -6,11 +6,11 @@ Used by the seed loader and by tests/commands that need specs without a database
 from __future__ import annotations
 
 import csv
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.specs import GpuSpec, ModelSpec, peak_estimated
 
 SpecT = TypeVar("SpecT", GpuSpec, ModelSpec)
 
@@ -37,7 +37,15 @@ def _spec_from_row(cls: type[SpecT], row: dict[str, str]) -> SpecT:
 
 def load_gpu_specs(seed_dir: Path = SEED_DIR) -> dict[str, GpuSpec]:
     with open(seed_dir / "gpus.csv", encoding="utf-8") as handle:
-        specs = [_spec_from_row(GpuSpec, row) for row in csv.DictReader(handle)]
+        specs = [
+            replace(
+                _spec_from_row(GpuSpec, row),
+                peak_estimated=peak_estimated(
+                    row["peak_verification"], _float_or_none(row["bf16_tflops"]), _float_or_none(row["fp16_tflops"])
+                ),
+            )
+            for row in csv.DictReader(handle)
+        ]
     return {spec.id: spec for spec in specs}
 
 
@@ -50,3 +58,10 @@ def load_model_specs(seed_dir: Path = SEED_DIR) -> dict[str, ModelSpec]:
         row["num_kv_heads"] = row["num_kv_heads"] or row["num_attention_heads"]
         specs.append(_spec_from_row(ModelSpec, row))
     return {spec.id: spec for spec in specs}
+
+
+def _float_or_none(cell: str) -> float | None:
+    try:
+        return float(cell)
+    except ValueError:
+        return None

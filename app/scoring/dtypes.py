@@ -51,10 +51,17 @@ def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     if dtype == "fp32":
         return (gpu.tf32_tflops or gpu.fp32_tflops or 1.0), None
     if gpu.bf16_tflops:
-        return gpu.bf16_tflops, None
+        return gpu.bf16_tflops, _estimated_note(gpu, gpu.bf16_tflops)
     if gpu.fp16_tflops:
         return gpu.fp16_tflops, f"{gpu.name}: BF16 peak unknown, FP16 peak {gpu.fp16_tflops:g} TFLOPS used"
     if gpu.fp32_tflops:
         peak = 2.0 * gpu.fp32_tflops
         return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 x FP32 = {peak:g} TFLOPS"
     return 1.0, f"{gpu.name}: no compute peak known, 1 TFLOPS assumed"
+
+
+def _estimated_note(gpu: GpuSpec, peak: float) -> str | None:
+    """Peak estimated: the catalog's 16-bit tensor peak is derived from a ratio or unverified, not a datasheet."""
+    if not gpu.peak_estimated:
+        return None
+    return f"peak estimated: {gpu.name}'s 16-bit tensor peak {peak:g} TFLOPS is derived or unverified, not a datasheet"

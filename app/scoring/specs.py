@@ -42,6 +42,14 @@ class GpuSpec:
     peak_estimated: bool = False
 
 
+ESTIMATED_PEAKS = ("derived", "unverified", "missing")
+
+
+def peak_estimated(peak_verification: str, bf16_tflops: float | None, fp16_tflops: float | None) -> bool:
+    """True when the 16-bit peak the estimate runs on is derived, unverified or absent (2 x FP32 then)."""
+    return peak_verification in ESTIMATED_PEAKS or (bf16_tflops is None and fp16_tflops is None)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
     """A transformer architecture, as read from a Hugging Face config.json or paper."""
