@@ -56,7 +56,9 @@ def test_rank_inference_orders_feasible_options_by_cost_per_token(client) -> Non
 
 
 def test_rank_inference_infeasible_options_say_why(client) -> None:  # type: ignore[no-untyped-def]
-    body = client.post("/api/v1/rank/inference", json={**INFERENCE, "weight_dtype": "bf16", "gpus": ["L4"]}).json()
+    body = client.post(
+        "/api/v1/rank/inference", json={**INFERENCE, "weight_dtype": "bf16", "gpus": ["L4"], "include_stale": True}
+    ).json()
     assert body["options"] and not any(o["feasible"] for o in body["options"])
     assert all("GB" in o["reason"] for o in body["options"])
 
@@ -137,3 +139,26 @@ def test_estimate_training_single_configuration(client) -> None:  # type: ignore
 def test_estimate_unknown_gpu_is_422_naming_gpu(client) -> None:  # type: ignore[no-untyped-def]
     response = client.post("/api/v1/estimate/training", json={**TRAINING, "gpu": "Z9000"})
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "gpu"
+
+
+CHAT_8B = {"model": "llama-3.1-8b", "input_len": 1000, "output_len": 300, "ttft_ms": 500, "tpot_ms": 30}
+
+
+def test_default_ranking_puts_an_on_demand_fresh_offer_first(client) -> None:  # type: ignore[no-untyped-def]
+    options = client.post("/api/v1/rank/inference", json=CHAT_8B).json()["options"]
+    feasible = [o for o in options if o["feasible"]]
+    assert feasible, "the seed can serve an 8B chat model"
+    assert {(o["price_type"], o["stale"]) for o in options} == {("on_demand", False)}
+    assert all({"price_type", "stale", "as_of", "interruptible", "price_note"} <= o.keys() for o in options)
+
+
+def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:  # type: ignore[no-untyped-def]
+    body = {**CHAT_8B, "price_types": ["spot"], "include_stale": True}
+    options = client.post("/api/v1/rank/inference", json=body).json()["options"]
+    assert options and all(o["price_type"] == "spot" and o["interruptible"] for o in options)
+    assert any(o["stale"] for o in options), "the seed has spot prices older than the stale-after days"
+
+
+def test_training_rows_carry_price_terms(client) -> None:  # type: ignore[no-untyped-def]
+    options = client.post("/api/v1/rank/training", json={**TRAINING, "include_stale": True}).json()["options"]
+    assert options and any(o["stale"] for o in options) and all(o["price_type"] == "on_demand" for o in options)

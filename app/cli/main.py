@@ -127,6 +127,8 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
                 parser.add_argument(
                     flag, dest=name, type=lambda s: [x for x in s.split(",") if x], help="comma-separated"
                 )
+            elif info.annotation is bool:
+                parser.add_argument(flag, dest=name, action="store_const", const=True, help=info.description)
             else:
                 parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
         parser.add_argument("--limit", type=int, default=15, help="rows to print")

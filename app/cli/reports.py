@@ -98,7 +98,12 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
     rows = []
     for i, o in enumerate([o for o in payload["options"] if o["feasible"]][:limit], start=1):
-        common = [i, f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], o["price_type"], o["usd_per_gpu_hour"]]
+        terms = (
+            o["price_type"]
+            + (" interruptible" if o.get("interruptible") else "")
+            + (" STALE" if o.get("stale") else "")
+        )
+        common = [i, f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], terms, o["usd_per_gpu_hour"]]
         if inference:
             rows.append(
                 [
@@ -123,7 +128,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     "close" if o["close_call"] else "",
                 ]
             )
-    head = ["#", "config", "provider", "price type", "$/GPU-h"]
+    head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
         ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", ""]
         if inference

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypeVar, cast, overload
+from typing import Generic, TypedDict, TypeVar, cast, overload
 
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
@@ -14,22 +14,27 @@ T = TypeVar("T")
 MEMO_LIMIT = 256  # distinct filter sets remembered per snapshot
 
 
+DEFAULT_PRICE_TYPES = frozenset({"on_demand"})  # what a buyer can act on today at terms they accept by default
+
+
 def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: Filters) -> list[Offer]:
-    """Offers allowed by the workload's provider, price-type, GPU and vendor filters."""
+    """Offers allowed by the workload's provider, price-type, GPU and vendor filters.
+
+    By default only on-demand offers that are not stale: spot (interruptible), reserved (a commitment),
+    marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them.
+    """
     providers = {p.lower() for p in filters.providers}
     gpu_ids = {g.lower() for g in filters.gpus}
     vendors = {v.lower() for v in filters.vendors}
-    price_types = set(filters.price_types)
-    if not (providers or gpu_ids or vendors or price_types):
-        return [offer for offer in offers if offer.gpu_id in gpus]
+    price_types = set(filters.price_types) or DEFAULT_PRICE_TYPES
     kept = []
     for offer in offers:
         gpu = gpus.get(offer.gpu_id)
         if gpu is None:
             continue
-        if providers and offer.provider_id.lower() not in providers:
+        if offer.price_type not in price_types or (offer.stale and not filters.include_stale):
             continue
-        if price_types and offer.price_type not in price_types:
+        if providers and offer.provider_id.lower() not in providers:
             continue
         if gpu_ids and offer.gpu_id.lower() not in gpu_ids:
             continue
@@ -37,6 +42,17 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
             continue
         kept.append(offer)
     return kept
+
+
+class OfferTerms(TypedDict):
+    price_note: str
+    stale: bool
+    interruptible: bool
+
+
+def offer_terms(offer: Offer) -> OfferTerms:
+    """The price-term fields every ranked row carries beside price_type and as_of."""
+    return OfferTerms(price_note=offer.price_note, stale=offer.stale, interruptible=offer.price_type == "spot")
 
 
 def cheapest_offer_per_provider(offers: Iterable[Offer]) -> list[Offer]:
@@ -53,7 +69,7 @@ def filter_key(filters: Filters) -> tuple[tuple[str, ...], ...]:
     return tuple(
         tuple(sorted(v.lower() for v in values))
         for values in (filters.providers, filters.price_types, filters.gpus, filters.vendors)
-    )
+    ) + ((str(filters.include_stale),),)
 
 
 def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False) -> list[Offer]:

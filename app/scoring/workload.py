@@ -14,7 +14,7 @@ Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrenc
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
-PriceType = Literal["on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless"]
+PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 
@@ -58,9 +58,14 @@ class Filters(BaseModel):
     """Which offers may be ranked; empty lists mean 'any'."""
 
     providers: list[ShortId] = Field(default_factory=list, max_length=100)
-    price_types: list[PriceType] = Field(default_factory=list, max_length=10)
+    price_types: list[PriceType] = Field(
+        default_factory=list,
+        max_length=10,
+        description="price terms to rank; empty = on-demand only (add spot, reserved, marketplace, capacity_block)",
+    )
     gpus: list[ShortId] = Field(default_factory=list, max_length=100)
     vendors: list[ShortId] = Field(default_factory=list, max_length=20)
+    include_stale: bool = Field(False, description="also rank prices older than the stale-after days (marked stale)")
 
 
 class _WorkloadBase(Filters):

@@ -124,6 +124,8 @@ def _field_errors(exc: ValidationError) -> dict[str, str]:
 
 def _format(value: Any) -> str:
     """Shortest exact text: 2000000000.0 → 2000000000, 0.5 → 0.5."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() and abs(value) < 1e18 else repr(value)
     return str(value)

@@ -16,7 +16,7 @@ from itertools import islice
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
-from app.scoring.offers import LazyOptions, MergedOrder, hostable_count, offers_by_gpu, snapshot_offers
+from app.scoring.offers import LazyOptions, MergedOrder, hostable_count, offer_terms, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -44,6 +44,9 @@ class InferenceOption:
     memory_gb: dict[str, float] = field(default_factory=dict)
     band: Band | None = None  # low/high of usd_per_million_output_tokens
     replicas: int = 1
+    price_note: str = ""  # the nuance of the price terms ("as low as", managed endpoint, ...)
+    stale: bool = False  # the price is older than the stale-after days (ranked only when asked for)
+    interruptible: bool = False  # spot: the provider may reclaim the GPUs
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -128,27 +131,28 @@ class _Pricing:
 def _feasible_option(offer: Offer, p: _Pricing, cost: float, close: bool) -> InferenceOption:
     est = p.est
     return InferenceOption(
-        offer.gpu_id,
-        est.gpu_count,
-        est.tensor_parallel,
-        offer.provider_id,
-        offer.provider_name,
-        offer.price_type,
-        offer.usd_per_gpu_hour,
-        offer.as_of,
-        True,
-        est.reason,
-        close,
-        est.terms,
-        est.ttft_ms,
-        est.tpot_ms,
-        est.batch,
-        est.output_tokens_per_s,
-        cost,
-        cost * p.share_out,
-        est.memory_gb,
-        Band(cost * p.band_low, cost * p.band_high),
-        p.replicas,
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        tensor_parallel=est.tensor_parallel,
+        provider=offer.provider_id,
+        provider_name=offer.provider_name,
+        price_type=offer.price_type,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        as_of=offer.as_of,
+        feasible=True,
+        reason=est.reason,
+        close_call=close,
+        terms=est.terms,
+        ttft_ms=est.ttft_ms,
+        tpot_ms=est.tpot_ms,
+        batch=est.batch,
+        output_tokens_per_s=est.output_tokens_per_s,
+        usd_per_million_output_tokens=cost,
+        usd_per_million_tokens=cost * p.share_out,
+        memory_gb=est.memory_gb,
+        band=Band(cost * p.band_low, cost * p.band_high),
+        replicas=p.replicas,
+        **offer_terms(offer),
     )
 
 
@@ -159,23 +163,24 @@ def _infeasible_option(offer: Offer, est: InferenceEstimate) -> InferenceOption:
         else (f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
     )
     return InferenceOption(
-        offer.gpu_id,
-        est.gpu_count,
-        est.tensor_parallel,
-        offer.provider_id,
-        offer.provider_name,
-        offer.price_type,
-        offer.usd_per_gpu_hour,
-        offer.as_of,
-        False,
-        reason,
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        tensor_parallel=est.tensor_parallel,
+        provider=offer.provider_id,
+        provider_name=offer.provider_name,
+        price_type=offer.price_type,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        as_of=offer.as_of,
+        feasible=False,
+        reason=reason,
         memory_gb=est.memory_gb,
+        **offer_terms(offer),
     )
 
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
-_FILTER_FIELDS = {"providers", "price_types", "gpus", "vendors", "peak_requests_per_s"}
+_FILTER_FIELDS = {"providers", "price_types", "gpus", "vendors", "include_stale", "peak_requests_per_s"}
 
 
 def cached_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, key: str) -> InferenceEstimate:

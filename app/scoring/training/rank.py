@@ -17,7 +17,7 @@ from itertools import islice
 from typing import TypeAlias
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.offers import LazyOptions, MergedOrder, offers_by_gpu, snapshot_offers
+from app.scoring.offers import LazyOptions, MergedOrder, offer_terms, offers_by_gpu, snapshot_offers
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
@@ -48,6 +48,12 @@ class TrainingOption:
     total_usd: float | None
     memory_per_gpu_gb: float
     band: Band | None
+    price_note: str = ""  # the nuance of the price terms ("as low as", managed endpoint, ...)
+    stale: bool = False  # the price is older than the stale-after days (ranked only when asked for)
+    interruptible: bool = False  # spot: the provider may reclaim the GPUs
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,26 +216,27 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             offer = offers[infeasible[position - len(order)]]
             est = estimates[offer.gpu_id]
             return TrainingOption(
-                offer.gpu_id,
-                est.gpu_count,
-                est.layout_text,
-                offer.provider_id,
-                offer.provider_name,
-                offer.price_type,
-                offer.usd_per_gpu_hour,
-                offer.as_of,
-                False,
-                est.reason,
-                False,
-                est.terms,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                est.memory_per_gpu_gb,
-                None,
+                gpu_id=offer.gpu_id,
+                gpu_count=est.gpu_count,
+                layout=est.layout_text,
+                provider=offer.provider_id,
+                provider_name=offer.provider_name,
+                price_type=offer.price_type,
+                usd_per_gpu_hour=offer.usd_per_gpu_hour,
+                as_of=offer.as_of,
+                feasible=False,
+                reason=est.reason,
+                close_call=False,
+                terms=est.terms,
+                usd_per_step=None,
+                step_time_s=None,
+                tokens_per_s_per_gpu=None,
+                mfu=None,
+                total_hours=None,
+                total_usd=None,
+                memory_per_gpu_gb=est.memory_per_gpu_gb,
+                band=None,
+                **offer_terms(offer),
             )
         usd_step, gpu_id, _, index = order[position]
         offer, per_gpu = offers[index], shared[gpu_id]
@@ -238,26 +245,27 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         close = contested if position == 0 else is_close_call(band, winner)
         price = offer.usd_per_gpu_hour
         return TrainingOption(
-            offer.gpu_id,
-            count,
-            layout,
-            offer.provider_id,
-            offer.provider_name,
-            offer.price_type,
-            price,
-            offer.as_of,
-            True,
-            "",
-            close,
-            terms,
-            usd_step,
-            step_s,
-            tok,
-            mfu,
-            hours,
-            hours_x_count * price,
-            mem,
-            band,
+            gpu_id=offer.gpu_id,
+            gpu_count=count,
+            layout=layout,
+            provider=offer.provider_id,
+            provider_name=offer.provider_name,
+            price_type=offer.price_type,
+            usd_per_gpu_hour=price,
+            as_of=offer.as_of,
+            feasible=True,
+            reason="",
+            close_call=close,
+            terms=terms,
+            usd_per_step=usd_step,
+            step_time_s=step_s,
+            tokens_per_s_per_gpu=tok,
+            mfu=mfu,
+            total_hours=hours,
+            total_usd=hours_x_count * price,
+            memory_per_gpu_gb=mem,
+            band=band,
+            **offer_terms(offer),
         )
 
     total = len(order) + sum(len(groups[g]) for g in infeasible_gpus)
