@@ -57,7 +57,8 @@ def test_rank_inference_orders_feasible_options_by_cost_per_token(client) -> Non
 
 def test_rank_inference_infeasible_options_say_why(client) -> None:  # type: ignore[no-untyped-def]
     body = client.post(
-        "/api/v1/rank/inference", json={**INFERENCE, "weight_dtype": "bf16", "gpus": ["L4"], "include_stale": True}
+        "/api/v1/rank/inference",
+        json={**INFERENCE, "weight_dtype": "bf16", "gpus": ["L4"], "max_gpus": 4, "include_stale": True},
     ).json()
     assert body["options"] and not any(o["feasible"] for o in body["options"])
     assert all("GB" in o["reason"] for o in body["options"])

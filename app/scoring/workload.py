@@ -15,6 +15,7 @@ Method = Literal["pretrain", "full_ft", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
+RankBy = Literal["output_tokens", "all_tokens", "requests"]
 
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 
@@ -55,7 +56,8 @@ class ModelArchitecture(BaseModel):
 
 
 class Filters(BaseModel):
-    """Which offers may be ranked; empty lists mean 'any'."""
+    """Which offers may be ranked; empty lists mean 'any', except price types (empty = on-demand only)
+    and stale prices (left out unless asked for)."""
 
     providers: list[ShortId] = Field(default_factory=list, max_length=100)
     price_types: list[PriceType] = Field(
@@ -120,6 +122,9 @@ class InferenceWorkload(_WorkloadBase):
     spec_draft_tokens: int | None = Field(
         None, ge=1, le=16, description="speculative decoding: tokens drafted per step (default 1, MTP depth 1)"
     )
+    rank_by: RankBy = Field(
+        "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
+    )
 
     @property
     def kv_dtype_effective(self) -> str:
@@ -139,3 +144,11 @@ class TrainingWorkload(_WorkloadBase):
     lora_rank: int = Field(16, ge=1, le=4_096)
     framework: Framework = "auto"
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
+    max_days: float = Field(30, gt=0, le=3_650, description="deadline: the run must finish within this many days")
+    budget_usd: float | None = Field(None, gt=0, le=1e10, description="optional cap on the run's total cost")
+    checkpoint_interval_hours: float = Field(
+        1.0, gt=0, le=168, description="spot: work since the last checkpoint is lost at each interruption"
+    )
+    interruptions_per_node_month: float | None = Field(
+        None, ge=0, le=1_000, description="spot: override the provider class's sourced interruption rate"
+    )

@@ -133,6 +133,12 @@ def rank_payload(
     options = ranking.options if limit is None else ranking.options[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
     rows = [plain_row(o, include_terms, shared) for o in options]
+    extra: dict[str, Any] = {}
+    if phase == "training":  # what scaling out buys: days and total cost per GPU count of the leading machines
+        extra["deadline_days"] = getattr(workload, "max_days", None)
+        extra["frontier"] = plain(getattr(ranking, "frontier", []))
+    else:
+        extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -143,4 +149,5 @@ def rank_payload(
         "notes": list(getattr(ranking, "notes", [])),
         "catalog_version": snapshot.version,
         "share_url": share_url,
+        **extra,
     }

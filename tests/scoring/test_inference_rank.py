@@ -3,7 +3,9 @@
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.rank import gpu_counts, rank_inference
+from app.scoring.inference.configurations import single_node_layouts
+from app.scoring.inference.rank import rank_inference
+from app.scoring.machines import Machine
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -42,10 +44,11 @@ def test_ranking_is_cheapest_per_output_token_first_and_infeasible_last():
     assert isinstance(top.to_dict(), dict)
 
 
-def test_counts_stay_within_scaleup_domain():
-    assert gpu_counts(GPUS["H100-SXM"], 8) == [1, 2, 4, 8]
-    assert gpu_counts(GPUS["L40S"], 8) == [1]
-    assert gpu_counts(GPUS["H100-SXM"], 2) == [1, 2]
+def test_counts_stay_within_one_node_and_the_workload_limit():
+    counts = {c for c, _, _ in single_node_layouts(Machine(gpus_per_node=8, link="nvlink"), 8, 80)}
+    assert counts == {1, 2, 4, 8}
+    assert {c for c, _, _ in single_node_layouts(Machine(gpus_per_node=1, link="none"), 8, 80)} == {1}
+    assert {c for c, _, _ in single_node_layouts(Machine(gpus_per_node=8, link="nvlink"), 2, 80)} == {1, 2}
 
 
 def test_small_instance_cannot_host_a_bigger_configuration():
@@ -54,7 +57,7 @@ def test_small_instance_cannot_host_a_bigger_configuration():
         InferenceWorkload(model="llama-3.1-70b"), CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-70b"]
     )
     option = ranking.options[0]
-    assert option.feasible == (option.gpu_count <= 2)
+    assert option.gpu_count <= 2 and option.tensor_parallel * option.pipeline_parallel <= 2
 
 
 def test_replicas_follow_peak_traffic():

@@ -220,9 +220,12 @@ def estimate_inference(
     tensor_parallel: int | None = None,
     pipeline_parallel: int = 1,
     efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+    fabric_gbs: float = 0.0,
 ) -> InferenceEstimate:
     """Estimate serving `model` on `gpu_count` x `gpu` (TP defaults to gpu_count / PP)."""
-    solved = solve_inference(gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency)
+    solved = solve_inference(
+        gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency, fabric_gbs=fabric_gbs
+    )
     return explain(solved) if isinstance(solved, Solution) else solved
 
 
@@ -234,6 +237,7 @@ def solve_inference(
     tensor_parallel: int | None = None,
     pipeline_parallel: int = 1,
     efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+    fabric_gbs: float = 0.0,
 ) -> Solution | InferenceEstimate:
     """The operating point of a configuration, or an infeasible estimate saying why there is none."""
     pp = max(pipeline_parallel, 1)
@@ -269,7 +273,7 @@ def solve_inference(
             (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
             memory(),
         )
-    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp)
+    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs)
     techniques = techniques_for(workload)
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
@@ -294,7 +298,8 @@ def solve_inference(
                 pp,
                 (
                     f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
-                    f"TPOT {point.tpot_ms:.1f} ms (limit {workload.tpot_ms:g})"
+                    f"mean TPOT {point.tpot_ms:.1f} ms (target {eff.slo_tpot_utilisation * workload.tpot_ms:.1f}: "
+                    f"{eff.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit, headroom for load)"
                 ),
                 memory(),
             )

@@ -1,24 +1,32 @@
-"""Rank GPU offers for serving one model: estimate each hardware configuration once, join offers.
+"""Rank GPU offers for serving one model: estimate each (GPU, machine) once, then price every offer.
 
-Offer rule: a configuration of n GPUs can be rented from an offer whose instance has at least n
-GPUs (gpu_count >= n), or from single-GPU offers (gpu_count == 1, assumed rentable n at a time within
-one scale-up domain). The price is usd_per_gpu_hour x n: unused GPUs of a bigger instance are not
-charged, as they can serve another replica.
+An offer supplies only what its machine can (app.scoring.machines): up to a node's GPUs, tensor
+parallel inside the node, several nodes only across a real fabric. A configuration of n GPUs on a
+bigger node is charged for n GPUs (the rest of the node can serve another replica); across nodes
+it takes whole nodes. Rows name their price terms; spot replicas are marked interruptible.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from itertools import islice
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
-from app.scoring.offers import LazyOptions, MergedOrder, hostable_count, offer_terms, offers_by_gpu, snapshot_offers
+from app.scoring.inference.configurations import best_on_machine
+from app.scoring.inference.estimate import InferenceEstimate
+from app.scoring.machines import Machine, machine_of, nodes_for
+from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.price_terms import INTERRUPTIBLE, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
+
+RANK_UNITS = {
+    "output_tokens": "$ per million output tokens",
+    "all_tokens": "$ per million tokens in and out",
+    "requests": "$ per thousand requests",
+}
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs several µs per offer, and rankings build many
@@ -40,13 +48,19 @@ class InferenceOption:
     batch: int = 0
     output_tokens_per_s: float = 0.0
     usd_per_million_output_tokens: float | None = None
-    usd_per_million_tokens: float | None = None
+    usd_per_million_tokens: float | None = None  # input and output tokens together
+    usd_per_thousand_requests: float | None = None
     memory_gb: dict[str, float] = field(default_factory=dict)
-    band: Band | None = None  # low/high of usd_per_million_output_tokens
+    band: Band | None = None  # low/high of the ranked metric (workload.rank_by)
     replicas: int = 1
-    price_note: str = ""  # the nuance of the price terms ("as low as", managed endpoint, ...)
-    stale: bool = False  # the price is older than the stale-after days (ranked only when asked for)
-    interruptible: bool = False  # spot: the provider may reclaim the GPUs
+    pipeline_parallel: int = 1
+    nodes: int = 1
+    machine: str = ""  # the offer's machine as the ranking read it
+    price_note: str = ""
+    stale: bool = False
+    interruptible: bool = False  # spot: may be taken back at short notice
+    min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long
+    offer_id: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -58,6 +72,7 @@ class InferenceRanking:
     options: Sequence[InferenceOption]  # best first; a LazyOptions builds each option on first access
     configurations_evaluated: int
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
+    rank_by: str = "output_tokens"
 
     def to_dict(self) -> dict:
         return {
@@ -67,78 +82,69 @@ class InferenceRanking:
         }
 
 
-def gpu_counts(gpu: GpuSpec, max_gpus: int) -> list[int]:
-    """1, 2, 4, 8, ... up to the scale-up domain and the workload's limit (one replica never spans more)."""
-    limit = min(max(gpu.scaleup_domain_gpus, 1), max_gpus)
-    counts, n = [], 1
-    while n <= limit:
-        counts.append(n)
-        n *= 2
-    return counts
-
-
-def best_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
-    """Per GPU type: the feasible TP count with the highest output tok/s per GPU (else the largest tried);
-    only the kept configuration is explained."""
-    best: Solution | None = None
-    last: Solution | InferenceEstimate | None = None
-    for count in gpu_counts(gpu, workload.max_gpus):
-        last = solve_inference(gpu, count, model, workload)
-        if isinstance(last, Solution) and (
-            best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu
-        ):
-            best = last
-    if best is not None:
-        return explain(best)
-    assert isinstance(last, InferenceEstimate)  # no feasible count: the last one tried says why
-    return last
-
-
-def _can_host(offer: Offer, count: int) -> bool:
-    return offer.gpu_count >= count or offer.gpu_count == 1
-
-
 @dataclass(frozen=True, slots=True)
-class _Pricing:
-    """What every offer of one GPU type shares: the estimate and the factors that turn $/GPU-hour into
-    $/M output tokens and its band (cost ∝ price × GPUs / tokens per second)."""
+class ConfigurationPricing:
+    """What every offer of one (GPU, machine) shares: the estimate and the factors that turn $/GPU-hour
+    into each metric (cost ∝ price × GPUs / throughput), the band ratios and the replicas needed."""
 
     est: InferenceEstimate
-    usd_per_m_per_usd_hour: float  # $/M output tokens per $/GPU-hour
-    band_low: float  # band ratios applied to the cost
-    band_high: float
-    share_out: float
-    replicas: int
+    machine: Machine
+    output_factor: float = 0.0  # $/M output tokens per $/GPU-hour
+    all_tokens_factor: float = 0.0  # $/M tokens in and out per $/GPU-hour
+    requests_factor: float = 0.0  # $/1k requests per $/GPU-hour
+    band_low: float = 1.0  # band ratios applied to the cost
+    band_high: float = 1.0
+    replicas: int = 1
 
     @classmethod
-    def of(cls, est: InferenceEstimate, workload: InferenceWorkload) -> _Pricing:
+    def of(cls, est: InferenceEstimate, machine: Machine, workload: InferenceWorkload) -> ConfigurationPricing:
         if not est.feasible:
-            return cls(est, 0.0, 1.0, 1.0, 0.0, 1)
+            return cls(est=est, machine=machine)
         tokens_per_s = est.output_tokens_per_s
         replicas = 1
         if workload.peak_requests_per_s:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+        all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
+        requests_per_s = tokens_per_s / workload.output_len
         return cls(
-            est,
-            est.gpu_count / 3600 / tokens_per_s * 1e6,
-            tokens_per_s / est.band.high,
-            tokens_per_s / est.band.low,
-            workload.output_len / (workload.input_len + workload.output_len),
-            replicas,
+            est=est,
+            machine=machine,
+            output_factor=usd_per_million_tokens(est.gpu_count, tokens_per_s),
+            all_tokens_factor=usd_per_million_tokens(est.gpu_count, all_tokens_per_s),
+            requests_factor=est.gpu_count / 3600 / requests_per_s * 1e3,
+            band_low=tokens_per_s / est.band.high,
+            band_high=tokens_per_s / est.band.low,
+            replicas=replicas,
         )
 
+    def factor(self, rank_by: str) -> float:
+        if rank_by == "all_tokens":
+            return self.all_tokens_factor
+        if rank_by == "requests":
+            return self.requests_factor
+        return self.output_factor
 
-def _feasible_option(offer: Offer, p: _Pricing, cost: float, close: bool) -> InferenceOption:
-    est = p.est
+
+def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: bool) -> InferenceOption:
+    est, price = p.est, offer.usd_per_gpu_hour
+    cost = price * p.factor(rank_by)
     return InferenceOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
         tensor_parallel=est.tensor_parallel,
+        pipeline_parallel=est.pipeline_parallel,
+        nodes=nodes_for(p.machine, est.gpu_count),
+        machine=p.machine.describe(),
         provider=offer.provider_id,
         provider_name=offer.provider_name,
         price_type=offer.price_type,
-        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        price_note=offer.price_note,
+        stale=offer.stale,
+        interruptible=offer.price_type in INTERRUPTIBLE,
+        min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
+        usd_per_gpu_hour=price,
         as_of=offer.as_of,
+        offer_id=offer.offer_id,
         feasible=True,
         reason=est.reason,
         close_call=close,
@@ -147,113 +153,141 @@ def _feasible_option(offer: Offer, p: _Pricing, cost: float, close: bool) -> Inf
         tpot_ms=est.tpot_ms,
         batch=est.batch,
         output_tokens_per_s=est.output_tokens_per_s,
-        usd_per_million_output_tokens=cost,
-        usd_per_million_tokens=cost * p.share_out,
+        usd_per_million_output_tokens=price * p.output_factor,
+        usd_per_million_tokens=price * p.all_tokens_factor,
+        usd_per_thousand_requests=price * p.requests_factor,
         memory_gb=est.memory_gb,
         band=Band(cost * p.band_low, cost * p.band_high),
         replicas=p.replicas,
-        **offer_terms(offer),
     )
 
 
-def _infeasible_option(offer: Offer, est: InferenceEstimate) -> InferenceOption:
-    reason = (
-        est.reason
-        if not est.feasible
-        else (f"instance has {offer.gpu_count} GPUs; the configuration needs {est.gpu_count}")
-    )
+def _infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption:
+    est = p.est
     return InferenceOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
         tensor_parallel=est.tensor_parallel,
+        pipeline_parallel=est.pipeline_parallel,
+        machine=p.machine.describe(),
         provider=offer.provider_id,
         provider_name=offer.provider_name,
         price_type=offer.price_type,
+        price_note=offer.price_note,
+        stale=offer.stale,
+        interruptible=offer.price_type in INTERRUPTIBLE,
+        min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
         as_of=offer.as_of,
+        offer_id=offer.offer_id,
         feasible=False,
-        reason=reason,
+        reason=est.reason,
         memory_gb=est.memory_gb,
-        **offer_terms(offer),
     )
 
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
-_FILTER_FIELDS = {"providers", "price_types", "gpus", "vendors", "include_stale", "peak_requests_per_s"}
+# Fields that choose or price offers but never change an estimate.
+_FILTER_FIELDS = {"providers", "price_types", "gpus", "vendors", "peak_requests_per_s", "include_stale", "rank_by"}
 
 
-def cached_configuration(gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, key: str) -> InferenceEstimate:
-    """Memoised best_configuration: estimates depend on hardware x model x workload, never on offers."""
-    cache_key = (gpu, model, key)
+def cached_configuration(
+    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, key: str
+) -> InferenceEstimate:
+    """Memoised best_on_machine: estimates depend on hardware x model x workload, never on prices."""
+    cache_key = (gpu, machine, model, key)
     est = _CACHE.get(cache_key)
     if est is None:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
-        est = _CACHE[cache_key] = best_configuration(gpu, model, workload)
+        est = _CACHE[cache_key] = best_on_machine(gpu, machine, model, workload)
     return est
 
 
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
-    """Cheapest $/M output tokens first (ties: GPU id, provider id, offer order); infeasible options last,
-    in offer order, with their reasons.
-
-    Only the cheapest offer per (GPU, provider, price type) is ranked and each GPU type is estimated once.
-    Each GPU type's offers are already sorted by price (memoised per snapshot), so the ranking is a lazy
-    merge of one run per GPU type: offers are priced and option objects built only as far as a caller reads.
-    """
-    offers = snapshot_offers(snapshot, workload, cheapest_per_provider=True)
-    groups = offers_by_gpu(snapshot, workload, cheapest_per_provider=True)
+    """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
+    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons."""
+    offers = snapshot_offers(snapshot, workload)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
-    pricing = {g: _Pricing.of(cached_configuration(snapshot.gpus[g], model, workload, key), workload) for g in groups}
-    feasible = {g: p for g, p in pricing.items() if p.est.feasible}
-    order = MergedOrder(
-        [_priced_run(offers, groups[g], g, p) for g, p in feasible.items()],
-        sum(
-            hostable_count(snapshot, workload, g, p.est.gpu_count, cheapest_per_provider=True)
-            for g, p in feasible.items()
-        ),
-    )
-    infeasible: list[int] = []  # offer order, filled when first read
-    winner = _winner_band(order, pricing)
-    runners_up = ((cost, _band(cost, pricing[g])) for cost, g, _, _ in islice(order, 1, None))
-    contested = win_is_contested(winner, runners_up, min((p.band_low for p in feasible.values()), default=1.0))
+    rank_by = workload.rank_by
+    pricing: dict[tuple[str, Machine], ConfigurationPricing] = {}
+    slots: list[tuple[str, Machine]] = []
+    for offer in offers:
+        gpu = snapshot.gpus[offer.gpu_id]
+        slot = (offer.gpu_id, machine_of(offer, gpu))
+        if slot not in pricing:
+            est = cached_configuration(gpu, slot[1], model, workload, key)
+            pricing[slot] = ConfigurationPricing.of(est, slot[1], workload)
+        slots.append(slot)
+    order = _priced_order(offers, slots, pricing, rank_by)
+    infeasible = _infeasible_order(offers, slots, pricing)
+    winner = _band(order[0][0], pricing[slots[order[0][3]]]) if order else None
+    runners_up = ((cost, _band(cost, pricing[slots[i]])) for cost, _, _, i in order[1:])
+    lowest = min((p.band_low for p in pricing.values() if p.est.feasible), default=1.0)
+    contested = win_is_contested(winner, runners_up, lowest)
 
     def build(position: int) -> InferenceOption:
         if position >= len(order):
-            if not infeasible:
-                infeasible.extend(i for i, o in enumerate(offers) if not _ranked(o, pricing[o.gpu_id]))
-            offer = offers[infeasible[position - len(order)]]
-            return _infeasible_option(offer, pricing[offer.gpu_id].est)
-        cost, gpu_id, _, index = order[position]
-        p = pricing[gpu_id]
+            index = infeasible[position - len(order)]
+            return _infeasible_option(offers[index], pricing[slots[index]])
+        cost, _, _, index = order[position]
+        p = pricing[slots[index]]
         close = contested if position == 0 else is_close_call(_band(cost, p), winner)
-        return _feasible_option(offers[index], p, cost, close)
+        return _feasible_option(offers[index], p, rank_by, close)
 
-    return InferenceRanking(model.id, LazyOptions(len(offers), build), len(pricing), feasible_count=len(order))
-
-
-def _ranked(offer: Offer, p: _Pricing) -> bool:
-    return p.est.feasible and _can_host(offer, p.est.gpu_count)
-
-
-def _priced_run(
-    offers: list[Offer], indices: list[int], gpu_id: str, p: _Pricing
-) -> Iterator[tuple[float, str, str, int]]:
-    """One GPU type's hostable offers, cheapest first, as ($/M output tokens, GPU id, provider id, index)."""
-    factor, count = p.usd_per_m_per_usd_hour, p.est.gpu_count
-    for i in indices:
-        offer = offers[i]
-        if _can_host(offer, count):
-            yield offer.usd_per_gpu_hour * factor, gpu_id, offer.provider_id, i
+    total = len(order) + len(infeasible)
+    return InferenceRanking(
+        model.id, LazyOptions(total, build), len(pricing), feasible_count=len(order), rank_by=rank_by
+    )
 
 
-def _winner_band(order: MergedOrder[tuple[float, str, str, int]], pricing: dict[str, _Pricing]) -> Band | None:
-    if not order:
-        return None
-    cost, gpu_id, _, _ = order[0]
-    return _band(cost, pricing[gpu_id])
+def _priced_order(
+    offers: list[Offer],
+    slots: list[tuple[str, Machine]],
+    pricing: dict[tuple[str, Machine], ConfigurationPricing],
+    rank_by: str,
+) -> list[tuple[float, str, str, int]]:
+    """(cost, GPU id, provider id, offer index), cheapest first, the cheapest offer per (GPU, provider,
+    price type, configuration) only: one provider's bigger instances add no row for the same layout."""
+    rows = []
+    for i, offer in enumerate(offers):
+        p = pricing[slots[i]]
+        if p.est.feasible:
+            rows.append((offer.usd_per_gpu_hour * p.factor(rank_by), offer.gpu_id, offer.provider_id, i))
+    rows.sort()
+    seen: set[tuple] = set()
+    kept = []
+    for row in rows:
+        offer, est = offers[row[3]], pricing[slots[row[3]]].est
+        same = (
+            offer.gpu_id,
+            offer.provider_id,
+            offer.price_type,
+            est.gpu_count,
+            est.tensor_parallel,
+            est.pipeline_parallel,
+        )
+        if same not in seen:
+            seen.add(same)
+            kept.append(row)
+    return kept
 
 
-def _band(cost: float, p: _Pricing) -> Band:
+def _infeasible_order(
+    offers: list[Offer], slots: list[tuple[str, Machine]], pricing: dict[tuple[str, Machine], ConfigurationPricing]
+) -> list[int]:
+    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason)."""
+    seen: set[tuple[str, str, str, str]] = set()
+    kept = []
+    for i, offer in enumerate(offers):
+        est = pricing[slots[i]].est
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, est.reason)
+        if not est.feasible and same not in seen:
+            seen.add(same)
+            kept.append(i)
+    return kept
+
+
+def _band(cost: float, p: ConfigurationPricing) -> Band:
     return Band(cost * p.band_low, cost * p.band_high)

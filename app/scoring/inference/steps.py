@@ -19,6 +19,7 @@ from app.scoring.efficiency.inference import (
 )
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
+from app.scoring.machines import FABRIC_ALPHA_MS
 from app.scoring.specs import GpuSpec, ModelSpec
 
 # Name hints for cards without a memory_type (the catalog's GPUs all have one).
@@ -47,6 +48,7 @@ class InferenceContext:
     nvlink: bool
     assumptions: tuple[str, ...] = ()
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
+    fabric_gbs: float = 0.0  # one-direction GB/s per GPU between nodes; > 0 when pipeline stages span nodes
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -65,6 +67,7 @@ def build_context(
     engine: str,
     tensor_parallel: int,
     pipeline_parallel: int = 1,
+    fabric_gbs: float = 0.0,
 ) -> InferenceContext:
     shards = tensor_parallel * pipeline_parallel
     total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
@@ -100,6 +103,7 @@ def build_context(
         link_gbs=link,
         nvlink=nvlink,
         assumptions=(note,) if note else (),
+        fabric_gbs=fabric_gbs,
     )
 
 
@@ -140,6 +144,15 @@ def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float)
     payload = tokens * ctx.hidden_size * ACTIVATION_BYTES
     per_call = alpha + 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
     return 2 * ctx.layers_per_stage * per_call
+
+
+def stage_send_ms(ctx: InferenceContext, tokens: float) -> float:
+    """Activations handed to the next pipeline stage on another node: alpha + tokens x hidden / fabric.
+    Zero inside one node (the send is tiny next to an all-reduce, and calibration has it in overheads)."""
+    if ctx.pipeline_parallel <= 1 or ctx.fabric_gbs <= 0:
+        return 0.0
+    payload = tokens * ctx.hidden_size * ACTIVATION_BYTES
+    return FABRIC_ALPHA_MS + payload / (ctx.fabric_gbs * 1e9) * 1e3
 
 
 def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
@@ -228,7 +241,7 @@ def forward_parts(
         gemm_flops + attention_flops,
         gemm[0] + attention[0],
         gemm[1] + attention[1],
-        allreduce_ms(ctx, eff, tokens),
+        allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
         overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)),
         pp,
         busy,

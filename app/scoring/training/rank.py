@@ -9,24 +9,29 @@ that GPU is then priced with a dict lookup and a multiplication. Pure: the catal
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
 from itertools import islice
 from typing import TypeAlias
 
+from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.offers import LazyOptions, MergedOrder, offer_terms, offers_by_gpu, snapshot_offers
+from app.scoring.machines import Machine, machine_gpu, machine_of, nodes_for
+from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
+from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
+from app.scoring.training.offer_terms import RunCost, run_cost
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import TrainingWorkload
 
 
-@dataclass(slots=True)  # not frozen: a frozen __init__ costs ~3 µs per offer (22 fields)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs ~3 µs per offer
 class TrainingOption:
     gpu_id: str
     gpu_count: int
@@ -36,24 +41,40 @@ class TrainingOption:
     price_type: str
     usd_per_gpu_hour: float
     as_of: date | None
-    feasible: bool
+    feasible: bool  # fits, and finishes within the deadline and budget under the offer's terms
     reason: str
-    close_call: bool
-    terms: list[Term]
-    usd_per_step: float | None
-    step_time_s: float | None
-    tokens_per_s_per_gpu: float | None
-    mfu: float | None
-    total_hours: float | None
-    total_usd: float | None
-    memory_per_gpu_gb: float
-    band: Band | None
-    price_note: str = ""  # the nuance of the price terms ("as low as", managed endpoint, ...)
-    stale: bool = False  # the price is older than the stale-after days (ranked only when asked for)
-    interruptible: bool = False  # spot: the provider may reclaim the GPUs
+    close_call: bool = False
+    terms: list[Term] = field(default_factory=list)
+    usd_per_step: float | None = None
+    step_time_s: float | None = None
+    tokens_per_s_per_gpu: float | None = None
+    mfu: float | None = None
+    total_hours: float | None = None  # expected wall time (spot: with interruptions)
+    total_usd: float | None = None  # what the offer's terms charge for the run
+    memory_per_gpu_gb: float = 0.0
+    band: Band | None = None  # low/high of usd_per_step
+    days: float | None = None
+    billed_hours: float | None = None  # committed terms: max(use, minimum term)
+    expected_interruptions: float = 0.0
+    nodes: int = 1
+    machine: str = ""
+    price_note: str = ""
+    stale: bool = False
+    interruptible: bool = False
+    offer_id: int | None = None
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+
+@dataclass(frozen=True, slots=True)
+class FrontierPoint:
+    """One GPU count of a machine: how long the run takes and what it costs at the cheapest offer."""
+
+    gpu_id: str
+    gpu_count: int
+    provider: str
+    price_type: str
+    days: float
+    total_usd: float
+    on_time: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +84,7 @@ class TrainingRanking:
     configurations_evaluated: int
     notes: list[str] = field(default_factory=list)
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
+    frontier: list[FrontierPoint] = field(default_factory=list)  # cost-time points of the leading machines
 
     def to_dict(self) -> dict:
         return {
@@ -70,6 +92,7 @@ class TrainingRanking:
             "options": [asdict(o) for o in self.options],
             "configurations_evaluated": self.configurations_evaluated,
             "notes": list(self.notes),
+            "frontier": [asdict(p) for p in self.frontier],
         }
 
 
@@ -101,13 +124,24 @@ def _grid(max_gpus: int, node_gpus: int) -> tuple[int, ...]:
     return tuple(candidate_counts(1, max_gpus, node_gpus))
 
 
-def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
+def whole_nodes(per_node: int) -> Callable[[int], bool]:
+    """Counts a machine supplies: part of one node, or whole nodes."""
+    return lambda n: n <= per_node or n % per_node == 0
+
+
+def _any_count(n: int) -> bool:
+    return True
+
+
+def min_fitting_count(gpu: GpuSpec, search: LayoutSearch, allowed: Callable[[int], bool] = _any_count) -> int | None:
     """Fewest GPUs that fit: the first fitting grid count, refined down over the node multiples the
     geometric grid skipped (a scan for short gaps, bisection for long ones), so the result is the
     same as walking every node multiple while fitting is monotone in the count."""
     node = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus >= 8 else 8
     below = 0
     for n in _grid(search.workload.max_gpus, gpu.scaleup_domain_gpus):
+        if not allowed(n):
+            continue
         if search.fits(gpu, n):
             break
         below = n
@@ -115,10 +149,10 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
         return None
     low_k, high_k = below // node + 1, (n - 1) // node  # node multiples strictly between below and n
     if high_k - low_k < 32:
-        return next((k * node for k in range(low_k, high_k + 1) if search.fits(gpu, k * node)), n)
+        return next((k * node for k in range(low_k, high_k + 1) if allowed(k * node) and search.fits(gpu, k * node)), n)
     while low_k <= high_k:  # invariant: n fits; every multiple below low_k does not
         mid = (low_k + high_k) // 2
-        if search.fits(gpu, mid * node):
+        if allowed(mid * node) and search.fits(gpu, mid * node):
             n, high_k = mid * node, mid - 1
         else:
             low_k = mid + 1
@@ -127,23 +161,33 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch) -> int | None:
 
 # (GPU id, count) -> (step time × count, fastest fitting layout or None): each count is timed at most once.
 LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
-# What every offer of one GPU type shares: (step × count, hours × count, tok/s ÷ band high, tok/s ÷ band low,
-# (count, layout text, terms, step s, tok/s per GPU, MFU, hours, memory GB per GPU)).
-_SharedTerms: TypeAlias = tuple[
-    float, float, float, float, tuple[int, str, list[Term], float, float, float, float, float]
-]
 
 
-def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> TrainingEstimate:
-    """Cheapest GPU count per step (step time × count) for one GPU type; infeasible estimate if none fits."""
+def steps_of(w: TrainingWorkload) -> float:
+    return w.total_tokens / (w.global_batch_seqs * w.seq_len)
+
+
+def best_estimate(
+    gpu: GpuSpec,
+    search: LayoutSearch,
+    memo: LayoutMemo,
+    allowed: Callable[[int], bool] = _any_count,
+    deadline_hours: float | None = None,
+) -> TrainingEstimate:
+    """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
+    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits."""
     model, w = search.model, search.workload
-    first = min_fitting_count(gpu, search)
+    first = min_fitting_count(gpu, search, allowed)
     if first is None:
         return estimate_training(gpu, w.max_gpus, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
+    steps = steps_of(w)
     best_n, best_layout, best_cost, worse = first, None, float("inf"), 0
+    fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
     for n in sweep:
+        if not allowed(n):
+            continue
         if worse >= 2:  # cost per step rose twice after the best: more GPUs only add communication
             break
         threshold = best_cost * 0.999
@@ -155,132 +199,242 @@ def best_estimate(gpu: GpuSpec, search: LayoutSearch, memo: LayoutMemo) -> Train
             layout, seconds = timer.best_layout(n)
             memo[key] = (seconds * n if layout else float("inf"), layout)
         cost, layout = memo[key]
+        hours = steps * cost / n / 3600
+        if deadline_hours is not None and layout is not None and hours > deadline_hours:
+            if fastest is None or hours < fastest[0]:
+                fastest = (hours, n, layout)
+            continue  # too slow: a larger count may finish in time
         if cost < threshold:
             best_n, best_layout, best_cost, worse = n, layout, cost, 0
         else:
             worse += 1
+    if best_layout is None and fastest is not None:
+        _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
 
 
-def _per_gpu(est: TrainingEstimate, w: TrainingWorkload) -> _SharedTerms | None:
-    """What every option of one GPU type shares; the offer only multiplies by its price. None if infeasible.
+@dataclass(frozen=True, slots=True)
+class SharedTerms:
+    """What every offer of one (GPU, machine) shares; an offer multiplies by its price under its terms.
 
-    usd/step = (step × count) × price / 3600 and total = (hours × count) × price: the same operations in the
-    same order as pricing each offer from the estimate."""
-    if not est.feasible:
-        return None
-    tok = est.tokens_per_s_per_gpu
-    hours = w.total_tokens / (est.gpu_count * tok) / 3600
-    return (
-        est.step_time_s * est.gpu_count,
-        hours * est.gpu_count,
-        tok / est.band.high,
-        tok / est.band.low,
-        (est.gpu_count, est.layout_text, est.terms, est.step_time_s, tok, est.mfu, hours, est.memory_per_gpu_gb),
-    )
+    usd/step = (step × count) × price / 3600 and work hours × count × price: the same operations in
+    the same order as pricing each offer from the estimate."""
+
+    est: TrainingEstimate
+    machine: Machine
+    step_x_count: float
+    work_hours: float  # without interruptions
+    band_low: float  # ratios applied to the cost: tok/s ÷ band high, tok/s ÷ band low
+    band_high: float
+    nodes: int
+
+    @classmethod
+    def of(cls, est: TrainingEstimate, machine: Machine, w: TrainingWorkload) -> SharedTerms | None:
+        if not est.feasible:
+            return None
+        tok = est.tokens_per_s_per_gpu
+        return cls(
+            est=est,
+            machine=machine,
+            step_x_count=est.step_time_s * est.gpu_count,
+            work_hours=w.total_tokens / (est.gpu_count * tok) / 3600,
+            band_low=tok / est.band.high,
+            band_high=tok / est.band.low,
+            nodes=nodes_for(machine, est.gpu_count),
+        )
+
+
+Slot: TypeAlias = tuple[str, Machine]
+
+
+class SlotSearch:
+    """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
+
+    def __init__(self, gpu: GpuSpec, machine: Machine, model: ModelSpec, w: TrainingWorkload) -> None:
+        self.machine = machine
+        self.gpu = machine_gpu(gpu, machine)
+        cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
+        capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
+        self.search = LayoutSearch(model, capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
+        self.allowed = whole_nodes(machine.gpus_per_node)
+        self.memo: LayoutMemo = {}
+
+    def best(self, deadline_hours: float) -> TrainingEstimate:
+        return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
 
 
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
-    """All matching offers, feasible ones by USD per step (cheapest first), infeasible after with reasons.
+    """Options that finish within the deadline (and budget) by total cost under each offer's terms,
+    cheapest first; then the ones that do not, with the reason; then those that do not fit.
 
-    Order: (USD per step, GPU id, provider id, offer order). Each GPU type's offers are already sorted
-    by price (memoised per snapshot), so the ranking is a lazy merge of one run per GPU type: offers
-    are priced and option objects built only as far as a caller reads."""
-    offers = snapshot_offers(snapshot, workload)
-    groups = offers_by_gpu(snapshot, workload)
-    search = LayoutSearch(model, workload)
-    memo: LayoutMemo = {}
-    estimates: dict[str, TrainingEstimate] = {}
-    notes = []
-    for gpu_id in sorted(groups):
-        gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)
-        if note:
-            notes.append(f"{gpu_id}: {note}")
-        estimates[gpu_id] = best_estimate(gpu, search, memo)
-    shared = {gpu_id: share for gpu_id, est in estimates.items() if (share := _per_gpu(est, workload)) is not None}
-    order = MergedOrder(
-        [_priced_run(offers, groups[g], g, shared[g]) for g in shared], sum(len(groups[g]) for g in shared)
+    Order within a tier: (total USD, GPU id, provider id, offer order). Each (GPU, machine) is searched
+    once; option objects are built only as far as a caller reads."""
+    w = workload
+    offers = snapshot_offers(snapshot, w)
+    searches: dict[Slot, SlotSearch] = {}
+    shared: dict[Slot, SharedTerms | None] = {}
+    estimates: dict[Slot, TrainingEstimate] = {}
+    notes: list[str] = []
+    slots: list[Slot] = []
+    for offer in offers:
+        gpu, note = fill_missing_peaks(snapshot.gpus[offer.gpu_id], snapshot.gpus)
+        slot = (offer.gpu_id, machine_of(offer, gpu))
+        if slot not in searches:
+            if note and f"{offer.gpu_id}: {note}" not in notes:
+                notes.append(f"{offer.gpu_id}: {note}")
+            searches[slot] = SlotSearch(gpu, slot[1], model, w)
+            estimates[slot] = searches[slot].best(w.max_days * 24)
+            shared[slot] = SharedTerms.of(estimates[slot], slot[1], w)
+        slots.append(slot)
+    costs = {
+        i: run_cost(o, s.est.gpu_count, s.nodes, s.work_hours, w)
+        for i, o in enumerate(offers)
+        if (s := shared[slots[i]])
+    }
+    on_time = sorted((c.total_usd, offers[i].gpu_id, offers[i].provider_id, i) for i, c in costs.items() if c.on_time)
+    late = sorted((c.total_usd, offers[i].gpu_id, offers[i].provider_id, i) for i, c in costs.items() if not c.on_time)
+    unfit = sorted(
+        (i for i in range(len(offers)) if shared[slots[i]] is None),
+        key=lambda i: (offers[i].gpu_id, offers[i].provider_id, i),
     )
-    infeasible_gpus = [g for g in sorted(groups) if g not in shared]
-    infeasible: list[int] = []  # (GPU id, provider id, offer order), filled when first read
-    winner = _band(order[0][0], shared[order[0][1]]) if order else None
-    runners_up = ((usd, _band(usd, shared[g])) for usd, g, _, _ in islice(order, 1, None))
-    contested = win_is_contested(winner, runners_up, min((t[2] for t in shared.values()), default=1.0))
+    order = [row[3] for row in on_time] + [row[3] for row in late] + unfit
+    ratios = {i: shared[slots[i]] for i in costs}
+    winner = _band(on_time[0][0], ratios[on_time[0][3]]) if on_time else None
+    runners_up = ((usd, _band(usd, ratios[i])) for usd, _, _, i in islice(on_time, 1, None))
+    lowest = min((s.band_low for s in shared.values() if s), default=1.0)
+    contested = win_is_contested(winner, runners_up, lowest)
 
     def build(position: int) -> TrainingOption:
-        if position >= len(order):
-            if not infeasible:
-                infeasible.extend(
-                    i for g in infeasible_gpus for i in sorted(groups[g], key=lambda i: (offers[i].provider_id, i))
+        index = order[position]
+        offer, slot = offers[index], slots[index]
+        s, cost = shared[slot], costs.get(index)
+        if s is None or cost is None:
+            return _unfit_option(offer, estimates[slot], slot[1])
+        close = False
+        if cost.on_time:
+            close = contested if position == 0 else is_close_call(_band(cost.total_usd, s), winner)
+        return _priced_option(offer, s, cost, close, w)
+
+    frontier = frontier_points(w, offers, slots, searches, shared, [order[p] for p in range(len(on_time) or len(late))])
+    return TrainingRanking(
+        model.id,
+        LazyOptions(len(order), build),
+        sum(len(search.memo) for search in searches.values()),
+        notes,
+        feasible_count=len(on_time),
+        frontier=frontier,
+    )
+
+
+def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: TrainingWorkload) -> TrainingOption:
+    est, price = s.est, offer.usd_per_gpu_hour
+    usd_step = s.step_x_count * price / 3600
+    return TrainingOption(
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        layout=est.layout_text,
+        nodes=s.nodes,
+        machine=s.machine.describe(),
+        provider=offer.provider_id,
+        provider_name=offer.provider_name,
+        price_type=offer.price_type,
+        price_note=offer.price_note,
+        stale=offer.stale,
+        interruptible=offer.price_type in INTERRUPTIBLE,
+        usd_per_gpu_hour=price,
+        as_of=offer.as_of,
+        offer_id=offer.offer_id,
+        feasible=cost.on_time,
+        reason=cost.reason,
+        close_call=close,
+        terms=est.terms,
+        usd_per_step=usd_step,
+        step_time_s=est.step_time_s,
+        tokens_per_s_per_gpu=est.tokens_per_s_per_gpu,
+        mfu=est.mfu,
+        total_hours=cost.wall_hours,
+        days=cost.wall_hours / 24,
+        total_usd=cost.total_usd,
+        billed_hours=cost.billed_hours,
+        expected_interruptions=cost.interruptions,
+        memory_per_gpu_gb=est.memory_per_gpu_gb,
+        band=Band(usd_step * s.band_low, usd_step * s.band_high),
+    )
+
+
+def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> TrainingOption:
+    return TrainingOption(
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        layout=est.layout_text,
+        machine=machine.describe(),
+        provider=offer.provider_id,
+        provider_name=offer.provider_name,
+        price_type=offer.price_type,
+        price_note=offer.price_note,
+        stale=offer.stale,
+        interruptible=offer.price_type in INTERRUPTIBLE,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        as_of=offer.as_of,
+        offer_id=offer.offer_id,
+        feasible=False,
+        reason=est.reason,
+        terms=est.terms,
+        memory_per_gpu_gb=est.memory_per_gpu_gb,
+    )
+
+
+def _band(usd: float, s: SharedTerms | None) -> Band:
+    assert s is not None
+    return Band(usd * s.band_low, usd * s.band_high)
+
+
+FRONTIER_MACHINES = 3  # the leading distinct (GPU, machine) pairs drawn on the cost-time chart
+
+
+def frontier_points(
+    w: TrainingWorkload,
+    offers: list[Offer],
+    slots: list[Slot],
+    searches: dict[Slot, SlotSearch],
+    shared: dict[Slot, SharedTerms | None],
+    leading: list[int],
+) -> list[FrontierPoint]:
+    """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
+    each at the cheapest offer of that machine among the leaders: what scaling out buys."""
+    chosen: dict[Slot, Offer] = {}
+    for index in leading:
+        slot = slots[index]
+        if slot not in chosen and shared[slot] is not None:
+            chosen[slot] = offers[index]
+        if len(chosen) >= FRONTIER_MACHINES:
+            break
+    steps, deadline = steps_of(w), w.max_days * 24
+    points = []
+    for slot, offer in chosen.items():
+        search = searches[slot]
+        timer = GpuTimer(search.search, search.gpu)
+        fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
+        for n in _grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
+            if n < fewest or not search.allowed(n):
+                continue
+            key = (search.gpu.id, n)
+            if key not in search.memo:
+                layout, seconds = timer.best_layout(n)
+                search.memo[key] = (seconds * n if layout else float("inf"), layout)
+            cost, layout = search.memo[key]
+            if layout is None:
+                continue
+            hours = steps * cost / n / 3600
+            points.append(
+                FrontierPoint(
+                    gpu_id=offer.gpu_id,
+                    gpu_count=n,
+                    provider=offer.provider_id,
+                    price_type=offer.price_type,
+                    days=hours / 24,
+                    total_usd=hours * n * offer.usd_per_gpu_hour,
+                    on_time=hours <= deadline,
                 )
-            offer = offers[infeasible[position - len(order)]]
-            est = estimates[offer.gpu_id]
-            return TrainingOption(
-                gpu_id=offer.gpu_id,
-                gpu_count=est.gpu_count,
-                layout=est.layout_text,
-                provider=offer.provider_id,
-                provider_name=offer.provider_name,
-                price_type=offer.price_type,
-                usd_per_gpu_hour=offer.usd_per_gpu_hour,
-                as_of=offer.as_of,
-                feasible=False,
-                reason=est.reason,
-                close_call=False,
-                terms=est.terms,
-                usd_per_step=None,
-                step_time_s=None,
-                tokens_per_s_per_gpu=None,
-                mfu=None,
-                total_hours=None,
-                total_usd=None,
-                memory_per_gpu_gb=est.memory_per_gpu_gb,
-                band=None,
-                **offer_terms(offer),
             )
-        usd_step, gpu_id, _, index = order[position]
-        offer, per_gpu = offers[index], shared[gpu_id]
-        _, hours_x_count, _, _, (count, layout, terms, step_s, tok, mfu, hours, mem) = per_gpu
-        band = _band(usd_step, per_gpu)
-        close = contested if position == 0 else is_close_call(band, winner)
-        price = offer.usd_per_gpu_hour
-        return TrainingOption(
-            gpu_id=offer.gpu_id,
-            gpu_count=count,
-            layout=layout,
-            provider=offer.provider_id,
-            provider_name=offer.provider_name,
-            price_type=offer.price_type,
-            usd_per_gpu_hour=price,
-            as_of=offer.as_of,
-            feasible=True,
-            reason="",
-            close_call=close,
-            terms=terms,
-            usd_per_step=usd_step,
-            step_time_s=step_s,
-            tokens_per_s_per_gpu=tok,
-            mfu=mfu,
-            total_hours=hours,
-            total_usd=hours_x_count * price,
-            memory_per_gpu_gb=mem,
-            band=band,
-            **offer_terms(offer),
-        )
-
-    total = len(order) + sum(len(groups[g]) for g in infeasible_gpus)
-    return TrainingRanking(model.id, LazyOptions(total, build), len(memo), notes, feasible_count=len(order))
-
-
-def _priced_run(
-    offers: list[Offer], indices: list[int], gpu_id: str, per_gpu: _SharedTerms
-) -> Iterator[tuple[float, str, str, int]]:
-    """One GPU type's offers, cheapest first, as (USD per step, GPU id, provider id, offer index)."""
-    step_x_count = per_gpu[0]
-    for i in indices:
-        offer = offers[i]
-        yield step_x_count * offer.usd_per_gpu_hour / 3600, gpu_id, offer.provider_id, i
-
-
-def _band(usd_step: float, per_gpu: _SharedTerms) -> Band:
-    return Band(usd_step * per_gpu[2], usd_step * per_gpu[3])
+    return points

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
+from app.service import estimate as estimates
 from app.service import rank as ranking
 from app.service.workload_query import canonical_query
 from app.web.deps import SnapshotDep
@@ -31,15 +32,24 @@ class RankResponse(BaseModel):
     share_url: str
 
 
+OFFER_ID_HELP = (
+    "judge the configuration on this offer's machine (GPUs per node, link, fabric, node limit);"
+    " unset = one machine of the GPU's kind"
+)
+
+
 class InferenceEstimateRequest(InferenceWorkload):
     gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
     gpu_count: int = Field(1, ge=1, le=72)
-    tensor_parallel: int | None = Field(None, ge=1, le=72)
+    tensor_parallel: int | None = Field(None, ge=1, le=72, description="default: gpu_count / pipeline_parallel")
+    pipeline_parallel: int = Field(1, ge=1, le=72, description="stages; across nodes only over a fabric")
+    offer_id: int | None = Field(None, ge=1, description=OFFER_ID_HELP)
 
 
 class TrainingEstimateRequest(TrainingWorkload):
     gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
     gpu_count: int = Field(8, ge=1, le=65_536)
+    offer_id: int | None = Field(None, ge=1, description=OFFER_ID_HELP)
 
 
 def unprocessable(field: str, message: str) -> HTTPException:
@@ -73,30 +83,22 @@ def rank_training(
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms))
 
 
-def _resolve(request: InferenceWorkload | TrainingWorkload, gpu_id: str, snapshot: Any) -> tuple[Any, Any]:
-    """The request's GPU and model specs, or a 422 naming the field that does not resolve."""
-    gpu = snapshot.gpus.get(gpu_id)
-    if gpu is None:
-        raise unprocessable("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
-    try:
-        return gpu, ranking.model_spec_for(request, snapshot)
-    except ranking.UnknownModel as exc:
-        raise unprocessable(exc.field, str(exc)) from None
-
-
 @router.post("/estimate/inference")
 def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """One configuration (GPU × count × tensor parallel), with the full breakdown of every term."""
-    from app.scoring.inference.estimate import estimate_inference as estimate
-
-    gpu, model = _resolve(request, request.gpu, snapshot)
-    return ranking.plain(estimate(gpu, request.gpu_count, model, request, tensor_parallel=request.tensor_parallel))
+    """One configuration (GPU × count × tensor × pipeline parallel) on a machine, with every term."""
+    r = request
+    try:
+        return estimates.inference_estimate(
+            r, snapshot, r.gpu, r.gpu_count, r.tensor_parallel, r.pipeline_parallel, r.offer_id
+        )
+    except estimates.BadEstimateRequest as exc:
+        raise unprocessable(exc.field, str(exc)) from None
 
 
 @router.post("/estimate/training")
 def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """One configuration (GPU × count), with the chosen layout, memory per GPU and every term."""
-    from app.scoring.training.estimate import estimate_training as estimate
-
-    gpu, model = _resolve(request, request.gpu, snapshot)
-    return ranking.plain(estimate(gpu, request.gpu_count, model, request))
+    """One configuration (GPU × count) on a machine, with the chosen layout, memory per GPU and every term."""
+    try:
+        return estimates.training_estimate(request, snapshot, request.gpu, request.gpu_count, request.offer_id)
+    except estimates.BadEstimateRequest as exc:
+        raise unprocessable(exc.field, str(exc)) from None

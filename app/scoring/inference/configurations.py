@@ -1,0 +1,93 @@
+"""Serving configurations a machine can supply, and their estimates: the rule both rank and estimate use.
+
+Inside one node: 1, 2, 4, 8 … GPUs up to the node, tensor parallel over NVLink/xGMI, or over PCIe
+(with its all-reduce cost), or split into pipeline stages. Across nodes (only when no single node can
+serve the model): tensor parallel inside each node, one pipeline stage per node, over the fabric.
+"""
+
+from __future__ import annotations
+
+from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
+from app.scoring.machines import Machine, machine_gpu, supply_reason
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    out, n = [], 1
+    while n <= limit:
+        out.append(n)
+        n *= 2
+    return out
+
+
+def single_node_layouts(machine: Machine, max_gpus: int, layers: int) -> list[tuple[int, int, int]]:
+    """(GPUs, TP, PP) inside one node: per count, pipeline splits first and plain TP last (so an
+    infeasible machine is explained by its largest TP layout)."""
+    out = []
+    for count in _powers_of_two(min(machine.gpus_per_node, max_gpus)):
+        for pp in reversed(_powers_of_two(min(count, layers))):
+            out.append((count, count // pp, pp))
+    return out
+
+
+def multi_node_layouts(machine: Machine, max_gpus: int, layers: int) -> list[tuple[int, int, int]]:
+    """(GPUs, TP, PP) across 2, 4, … whole nodes: TP inside a node, one pipeline stage per node."""
+    per_node = machine.gpus_per_node
+    return [
+        (nodes * per_node, per_node, nodes)
+        for nodes in _powers_of_two(machine.node_limit(max_gpus))
+        if nodes > 1 and nodes <= layers
+    ]
+
+
+def solve_on(
+    gpu: GpuSpec,
+    machine: Machine,
+    gpu_count: int,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+) -> Solution | InferenceEstimate:
+    """A configuration on a machine: refused with the machine's reason, else solved with its links."""
+    reason = supply_reason(machine, gpu_count, tensor_parallel, pipeline_parallel)
+    if reason is not None:
+        return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
+    fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
+    return solve_inference(
+        machine_gpu(gpu, machine), gpu_count, model, workload, tensor_parallel, pipeline_parallel, fabric_gbs=fabric
+    )
+
+
+def estimate_on(
+    gpu: GpuSpec,
+    machine: Machine,
+    gpu_count: int,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+) -> InferenceEstimate:
+    solved = solve_on(gpu, machine, gpu_count, tensor_parallel, pipeline_parallel, model, workload)
+    return explain(solved) if isinstance(solved, Solution) else solved
+
+
+def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
+    """The feasible layout with the most output tok/s per GPU; multi-node only if no node alone can serve.
+    Infeasible: the last layout tried says why."""
+    best: Solution | None = None
+    last: Solution | InferenceEstimate | None = None
+    for layouts in (single_node_layouts, multi_node_layouts):
+        for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
+            last = solve_on(gpu, machine, count, tp, pp, model, workload)
+            if isinstance(last, Solution) and (
+                best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu
+            ):
+                best = last
+        if best is not None:
+            return explain(best)
+    if last is None:
+        return InferenceEstimate(False, "no layout fits the workload's GPU limit", gpu.id, 1, 1, 1)
+    assert isinstance(last, InferenceEstimate)
+    return last

@@ -1,0 +1,142 @@
+"""What hardware an offer can supply: the machine behind the price, and the one feasibility rule that
+rankings and single estimates share.
+
+An offer is a machine (GPUs per node, the link inside it) times how many nodes can be had across the
+fabric between them. Tensor parallel stays inside a node; PCIe nodes run TP over PCIe; a configuration
+spans nodes only across a real fabric and within the offer's node limit. Unknown topology is one machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.scoring.specs import GpuSpec, Offer
+
+SCALEUP_LINKS = frozenset({"nvlink", "xgmi"})
+RDMA_FABRICS = frozenset({"infiniband", "roce", "efa"})
+# Per-GPU fabric when the catalog names the fabric but not its speed: one 400 Gb/s NIC per GPU on
+# HGX/MI300X cluster nodes (NVIDIA DGX H100 reference architecture; AWS p5 EFA 3,200 Gb/s per 8 GPUs).
+DEFAULT_RDMA_GBPS_PER_GPU = 400.0
+# Share of a NIC's line rate NCCL reaches for large collectives (Calculon, scaling book: 0.9).
+FABRIC_EFFICIENCY = 0.9
+# A node of PCIe cards when nothing else is known (an 8-GPU PCIe server, as training assumes).
+PCIE_NODE_GPUS = 8
+# Latency of one point-to-point send between pipeline stages on another node (NCCL over IB/EFA, 10-20 us).
+FABRIC_ALPHA_MS = 0.015
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """The hardware behind an offer, as far as parallel layouts care."""
+
+    gpus_per_node: int
+    link: str  # nvlink | xgmi | pcie | none
+    fabric: str = "none"  # infiniband | roce | efa | ethernet | none
+    fabric_gbps_per_gpu: float | None = None
+    max_nodes: int | None = 1  # None: a cluster offer whose size is not stated (the workload bounds it)
+
+    @property
+    def scaleup(self) -> bool:
+        return self.link in SCALEUP_LINKS
+
+    @property
+    def clusters(self) -> bool:
+        """Multi-node jobs: over RDMA (size may be unstated), over Ethernet only when a node count is stated."""
+        if self.max_nodes is not None and self.max_nodes <= 1:
+            return False
+        if self.fabric in RDMA_FABRICS:
+            return True
+        return self.fabric == "ethernet" and self.max_nodes is not None
+
+    def node_limit(self, gpu_limit: int) -> int:
+        """Most nodes a job of at most `gpu_limit` GPUs can use."""
+        if not self.clusters:
+            return 1
+        whole = max(gpu_limit // self.gpus_per_node, 1)
+        return whole if self.max_nodes is None else min(self.max_nodes, whole)
+
+    def fabric_gbs(self) -> float:
+        """Usable GB/s per GPU, one direction, across nodes (0 without a fabric)."""
+        if not self.clusters:
+            return 0.0
+        gbps = self.fabric_gbps_per_gpu or (DEFAULT_RDMA_GBPS_PER_GPU if self.fabric in RDMA_FABRICS else 10.0)
+        return gbps / 8 * FABRIC_EFFICIENCY
+
+    def describe(self) -> str:
+        text = f"{self.gpus_per_node}-GPU node ({self.link})"
+        if self.clusters:
+            limit = "unstated" if self.max_nodes is None else str(self.max_nodes)
+            stated = self.fabric_gbps_per_gpu
+            speed = f"{stated:g}" if stated else f"~{self.fabric_gbs() * 8 / FABRIC_EFFICIENCY:g} (assumed)"
+            text += f", {self.fabric} {speed} Gb/s per GPU, up to {limit} nodes"
+        return text
+
+
+def _gpu_link(gpu: GpuSpec) -> str:
+    return "nvlink" if gpu.interconnect_gbs and gpu.scaleup_domain_gpus > 1 else "pcie"
+
+
+def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
+    """The offer's machine; unknown fields fall back to one machine of the instance's GPUs."""
+    per_node = offer.gpus_per_node or offer.gpu_count
+    link = offer.intra_node_link or _gpu_link(gpu)
+    if per_node <= 1:
+        link = "none"
+    fabric = offer.inter_node_fabric or "none"
+    max_nodes = offer.max_nodes if fabric != "none" else 1
+    return Machine(
+        gpus_per_node=per_node,
+        link=link,
+        fabric=fabric,
+        fabric_gbps_per_gpu=offer.inter_node_gbps_per_gpu,
+        max_nodes=max_nodes,
+    )
+
+
+def default_machine(gpu: GpuSpec) -> Machine:
+    """What a single estimate assumes when no machine is given: one node, the GPU's own scale-up domain
+    (an HGX board, an NVL72 rack) or an 8-card PCIe server; no fabric."""
+    if _gpu_link(gpu) == "nvlink":
+        return Machine(gpus_per_node=gpu.scaleup_domain_gpus, link="nvlink")
+    return Machine(gpus_per_node=PCIE_NODE_GPUS, link="pcie")
+
+
+def span_reason(machine: Machine, gpu_count: int) -> str | None:
+    """Why the machine cannot supply `gpu_count` GPUs for one job (None = it can): part of one node, or
+    whole nodes across a real fabric within the offer's node limit."""
+    per_node = machine.gpus_per_node
+    if gpu_count <= per_node:
+        return None
+    if not machine.clusters:
+        return f"{gpu_count} GPUs span nodes of {per_node}, and this offer has no inter-node fabric (one machine)"
+    if gpu_count % per_node:
+        return f"{gpu_count} GPUs is not a whole number of {per_node}-GPU nodes"
+    nodes = gpu_count // per_node
+    if machine.max_nodes is not None and nodes > machine.max_nodes:
+        return f"{nodes} nodes exceed the offer's limit of {machine.max_nodes}"
+    return None
+
+
+def supply_reason(machine: Machine, gpu_count: int, tensor_parallel: int, pipeline_parallel: int = 1) -> str | None:
+    """Why the machine cannot supply this serving configuration (None = it can). Rankings build only what
+    this allows, and the estimate API refuses what it refuses."""
+    if tensor_parallel * pipeline_parallel != gpu_count:
+        return f"tensor parallel {tensor_parallel} × pipeline parallel {pipeline_parallel} is not {gpu_count} GPUs"
+    if tensor_parallel > machine.gpus_per_node:
+        return f"tensor parallel {tensor_parallel} spans nodes; one node has {machine.gpus_per_node} GPUs"
+    return span_reason(machine, gpu_count)
+
+
+def nodes_for(machine: Machine, gpu_count: int) -> int:
+    return max(1, -(-gpu_count // machine.gpus_per_node))
+
+
+def machine_gpu(gpu: GpuSpec, machine: Machine) -> GpuSpec:
+    """The GPU as wired in this machine: its scale-up domain is the node's NVLink/xGMI island, or none
+    (PCIe) — so the estimators' link terms follow the offer, not the GPU's datasheet."""
+    if machine.scaleup and gpu.interconnect_gbs:
+        domain = min(max(gpu.scaleup_domain_gpus, 1), machine.gpus_per_node)
+        if domain == gpu.scaleup_domain_gpus:
+            return gpu
+        return replace(gpu, scaleup_domain_gpus=domain)
+    return replace(gpu, interconnect_gbs=None, scaleup_domain_gpus=max(machine.gpus_per_node, 1))

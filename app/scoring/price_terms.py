@@ -1,0 +1,91 @@
+"""What an offer's price terms do to what a buyer pays: $ per token, spot interruptions, commitments.
+
+Pure: plain numbers in, plain numbers out. The rankings and the serving plan call these, so a price
+term means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HOURS_PER_MONTH = 730.0  # 8,760 h / 12
+
+INTERRUPTIBLE = frozenset({"spot"})
+COMMITTED = frozenset({"reserved", "capacity_block"})
+
+# Spot interruptions per node per month, by provider class. Hyperscalers: the upper end of the GPU
+# instances' observed band in AWS's Spot Instance Advisor, 15-20 % of instances per month
+# (shared/reference/terms.csv, cloudprice.app 2026; newest generations often > 20 %).
+HYPERSCALERS = frozenset({"aws", "gcp", "azure", "oracle", "oci"})
+HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH = 0.2
+# Neoclouds and marketplaces publish no interruption rate (terms.csv has none): an assumption, five
+# times the hyperscaler rate, so their spot prices are never taken at face value. Override it per workload.
+OTHER_INTERRUPTIONS_PER_NODE_MONTH = 1.0
+# Wall time lost per interruption besides the work since the last checkpoint: notice (AWS 2 min,
+# GCP/Azure 30 s, terms.csv), rescheduling and reloading the checkpoint (assumption: 15 minutes).
+RESTART_HOURS = 0.25
+# Above this share of time lost to interruptions a run on spot is not worth planning.
+MAX_LOST_SHARE = 0.5
+
+# Commitments whose length the catalog does not state. Reserved: one month, the shortest commitment in
+# terms.csv (OVHcloud savings plans 1-36 months, DigitalOcean "multi-month"). Capacity blocks: one day,
+# AWS EC2 Capacity Blocks' shortest block (aws.amazon.com/ec2/capacityblocks, 1-14 days in 1-day steps).
+DEFAULT_MIN_TERM_HOURS = {"reserved": HOURS_PER_MONTH, "capacity_block": 24.0}
+
+
+def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:
+    """$ per million tokens of a machine billed `usd_per_hour` that produces `tokens_per_s`."""
+    return usd_per_hour / 3600 / tokens_per_s * 1e6
+
+
+def interruptions_per_node_month(provider_id: str, override: float | None = None) -> float:
+    """The workload's rate if given, else the provider class's sourced default."""
+    if override is not None:
+        return override
+    if provider_id.lower() in HYPERSCALERS:
+        return HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH
+    return OTHER_INTERRUPTIONS_PER_NODE_MONTH
+
+
+@dataclass(frozen=True, slots=True)
+class SpotRun:
+    """A run on interruptible capacity: expected wall time and the share of it lost to interruptions."""
+
+    interruptions_per_hour: float  # for the whole job: nodes x rate per node-hour
+    lost_share: float  # of the expected wall time: interruptions x (half a checkpoint interval + restart)
+    wall_hours: float  # expected, including lost work and restarts
+
+    @property
+    def feasible(self) -> bool:
+        return self.lost_share < MAX_LOST_SHARE
+
+
+def spot_run(work_hours: float, nodes: int, per_node_month: float, checkpoint_hours: float) -> SpotRun:
+    """Renewal approximation: each interruption costs half a checkpoint interval of work plus a restart,
+    so the expected wall time is work / (1 - rate x loss per interruption)."""
+    per_hour = nodes * per_node_month / HOURS_PER_MONTH
+    lost = per_hour * (checkpoint_hours / 2 + RESTART_HOURS)
+    wall = work_hours / (1 - min(lost, 0.99))  # capped: beyond MAX_LOST_SHARE the run is refused anyway
+    return SpotRun(interruptions_per_hour=per_hour, lost_share=lost, wall_hours=wall)
+
+
+def min_term_hours(price_type: str, stated: float | None) -> float:
+    """Hours a committed price is paid for whether used or not (0 for pay-as-you-go terms)."""
+    if price_type not in COMMITTED:
+        return 0.0
+    return stated if stated else DEFAULT_MIN_TERM_HOURS[price_type]
+
+
+def billed_hours(use_hours: float, price_type: str, stated_min_term: float | None) -> float:
+    """max(use, minimum term): a reservation is paid for its whole term."""
+    return max(use_hours, min_term_hours(price_type, stated_min_term))
+
+
+def terms_label(price_type: str, note: str = "", stale: bool = False) -> str:
+    """The badge a ranked row shows: its terms, with the nuance kept in the note."""
+    label = price_type.replace("_", " ")
+    if price_type in INTERRUPTIBLE:
+        label += " (interruptible)"
+    if note:
+        label += f" · {note}"
+    return label + (" · stale" if stale else "")

@@ -1,0 +1,74 @@
+"""Single estimates on the machine that would supply them: the same feasibility rule as the rankings.
+
+Without an offer, a configuration is judged on one machine of the GPU's own kind (an HGX board or
+NVL72 rack, or an 8-card PCIe server) with no fabric; with `offer_id`, on that offer's machine (GPUs
+per node, link, fabric, node limit). So an estimate accepts exactly what a ranking could build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.scoring.inference.configurations import estimate_on as estimate_inference_on
+from app.scoring.machines import Machine, default_machine, machine_of
+from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
+from app.scoring.training.configurations import estimate_on as estimate_training_on
+from app.scoring.training.step_time import fill_missing_peaks
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.rank import UnknownModel, model_spec_for, plain
+
+
+class BadEstimateRequest(ValueError):
+    """A field of the estimate request that does not resolve (unknown GPU or offer, or they disagree)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _machine(snapshot: CatalogSnapshot, gpu_id: str, offer_id: int | None) -> tuple[GpuSpec, Machine, Offer | None]:
+    gpu = snapshot.gpus.get(gpu_id)
+    if gpu is None:
+        raise BadEstimateRequest("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
+    if offer_id is None:
+        return gpu, default_machine(gpu), None
+    offer = next((o for o in snapshot.offers if o.offer_id == offer_id), None)
+    if offer is None:
+        raise BadEstimateRequest("offer_id", f"no offer {offer_id} in the catalog; ranked options carry offer_id")
+    if offer.gpu_id != gpu.id:
+        raise BadEstimateRequest("offer_id", f"offer {offer_id} rents {offer.gpu_id}, not {gpu.id}")
+    return gpu, machine_of(offer, gpu), offer
+
+
+def inference_estimate(
+    workload: InferenceWorkload,
+    snapshot: CatalogSnapshot,
+    gpu_id: str,
+    gpu_count: int,
+    tensor_parallel: int | None,
+    pipeline_parallel: int,
+    offer_id: int | None,
+) -> dict[str, Any]:
+    gpu, machine, _ = _machine(snapshot, gpu_id, offer_id)
+    model = _model(workload, snapshot)
+    pp = max(pipeline_parallel, 1)
+    tp = tensor_parallel or max(gpu_count // pp, 1)
+    est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
+    return {**plain(est), "machine": machine.describe()}
+
+
+def training_estimate(
+    workload: TrainingWorkload, snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
+) -> dict[str, Any]:
+    gpu, machine, _ = _machine(snapshot, gpu_id, offer_id)
+    model = _model(workload, snapshot)
+    filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
+    est = estimate_training_on(filled, machine, gpu_count, model, workload)
+    return {**plain(est), "machine": machine.describe()}
+
+
+def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:
+    try:
+        return model_spec_for(workload, snapshot)
+    except UnknownModel as exc:
+        raise BadEstimateRequest(exc.field, str(exc)) from None
