@@ -119,6 +119,7 @@ def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: st
         assert created.status_code == 303
         slug_url = created.headers["location"]
         before = client.get(slug_url + ".json").json()
+        live = client.get("/rank.json?" + TRAINING_URL[2:]).json()
         with Session(app.state.engine) as session:
             for offer in session.exec(select(Offer)).all()[:3]:
                 offer.usd_per_gpu_hour *= 3
@@ -127,6 +128,7 @@ def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: st
         app.state.snapshots.invalidate()
         after = client.get(slug_url + ".json").json()
         page = client.get(slug_url).text
+    assert before["options"] == live["options"]  # the offers' machines, terms and stale flags are kept
     assert after["options"] == before["options"]  # replayed with the saved prices
     assert after["saved"]["offers_changed_since"] == 3
     assert "3 offers changed since" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import fields
 from datetime import date
 from typing import Annotated, Any
 
@@ -22,7 +23,8 @@ from app.web.render import json_response, split_json_suffix
 
 router = APIRouter(include_in_schema=False)
 SHARE_PATHS = ("/", "/compare")
-OFFER_FIELDS = (
+# The columns of links saved before offers carried their machine and terms; read back as they were.
+LEGACY_OFFER_FIELDS = (
     "provider_id",
     "provider_name",
     "gpu_id",
@@ -35,21 +37,26 @@ OFFER_FIELDS = (
     "source_url",
     "offer_id",
 )
+OFFER_FIELDS = tuple(f.name for f in fields(Offer))
 
 
 def offers_to_json(offers: tuple[Offer, ...]) -> str:
-    rows = [
-        [getattr(o, f).isoformat() if isinstance(getattr(o, f), date) else getattr(o, f) for f in OFFER_FIELDS]
-        for o in offers
-    ]
+    """Every field of every offer (machine, terms and the stale flag too), so a replay ranks the same
+    configurations at the same terms as the page that was saved."""
+    rows = [{name: _plain(getattr(o, name)) for name in OFFER_FIELDS} for o in offers]
     return orjson.dumps(rows).decode()
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
 
 
 def offers_from_json(text: str) -> tuple[Offer, ...]:
     offers = []
     for row in orjson.loads(text):
-        values = dict(zip(OFFER_FIELDS, row, strict=True))
-        values["as_of"] = date.fromisoformat(values["as_of"]) if values["as_of"] else None
+        values = dict(zip(LEGACY_OFFER_FIELDS, row, strict=True)) if isinstance(row, list) else row
+        values = {k: v for k, v in values.items() if k in OFFER_FIELDS}
+        values["as_of"] = date.fromisoformat(values["as_of"]) if values.get("as_of") else None
         offers.append(Offer(**values))
     return tuple(offers)
 

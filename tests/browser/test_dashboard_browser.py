@@ -32,7 +32,7 @@ def test_form_to_results_updates_url_and_survives_reload(page, server_url: str) 
 
 def test_charts_draw_for_training_without_console_errors(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
-    for chart in ("cost-step", "cost-total", "memory"):
+    for chart in ("cost-step", "frontier", "memory"):
         page.wait_for_selector(f"#{chart}[data-drawn=true] svg", state="attached")
     assert page.console.errors == []
 

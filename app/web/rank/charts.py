@@ -248,3 +248,40 @@ def limit_line(x: float, ys: Sequence[float], name: str) -> dict[str, Any]:
         "line": {"color": "#a3262a", "dash": "dash"},
         "hoverinfo": "name",
     }
+
+
+def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Figure:
+    """What scaling out buys: total cost against days, one line per leading machine, each marker a GPU count;
+    the deadline as a vertical line."""
+    lines: dict[str, list[dict[str, Any]]] = {}
+    for p in points:
+        lines.setdefault(f"{p['gpu_id']} · {p['provider']} ({p['price_type'].replace('_', ' ')})", []).append(p)
+    traces: list[dict[str, Any]] = []
+    colours = _colour_for([p["gpu_id"] for p in points])
+    for name, rows in lines.items():
+        rows = sorted(rows, key=lambda p: p["gpu_count"])
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": name,
+                "x": [p["days"] for p in rows],
+                "y": [p["total_usd"] for p in rows],
+                "text": [f"{p['gpu_count']} GPUs" for p in rows],
+                "marker": {"color": colours[rows[0]["gpu_id"]], "size": 8},
+                "line": {"color": colours[rows[0]["gpu_id"]]},
+                "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:,.0f}<extra>" + name + "</extra>",
+            }
+        )
+    totals = [p["total_usd"] for p in points]
+    if totals:
+        traces.append(limit_line(deadline_days, totals, f"deadline {deadline_days:g} days"))
+    return {
+        "data": traces,
+        "layout": layout(
+            height=380,
+            xaxis={"title": {"text": "days to finish"}, "type": "log"},
+            yaxis={"title": {"text": "total $"}, "type": "log"},
+            legend={"orientation": "v", "x": 1.02, "y": 1},
+        ),
+    }

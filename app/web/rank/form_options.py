@@ -13,6 +13,7 @@ from app.scoring.workload import (
     Method,
     Precision,
     PriceType,
+    RankBy,
     Scenario,
     TrainingWorkload,
 )
@@ -26,6 +27,7 @@ CHOICES = {
     "precisions": get_args(Precision),
     "frameworks": get_args(Framework),
     "price_types": get_args(PriceType),
+    "rank_by_choices": get_args(RankBy),
 }
 
 

@@ -128,16 +128,17 @@ def training_charts(
                 )
             ),
         },
-        {
-            "id": "cost-total",
-            "label": "Total run cost vs total run time for the token budget",
-            "json": to_json_block(
-                rc.cost_scatter(
-                    options, "total_hours", "total_usd", "total time (h)", "total $", band_of="usd_per_step"
-                )
-            ),
-        },
     ]
+    if payload.get("frontier"):
+        deadline = float(payload.get("deadline_days") or workload.max_days)
+        charts.append(
+            {
+                "id": "frontier",
+                "label": f"What scaling out buys: days to finish and total cost per GPU count for the leading "
+                f"machines; the dashed line is the {deadline:g}-day deadline",
+                "json": to_json_block(rc.frontier_chart(payload["frontier"], deadline)),
+            }
+        )
     memory = distinct_configs(options, MEMORY_CONFIGS)
     if memory:
         rows = []

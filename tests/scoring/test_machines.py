@@ -1,0 +1,156 @@
+"""Offers describe machines: rankings build only what an offer can supply, and single estimates agree."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.inference.configurations import estimate_on
+from app.scoring.inference.rank import rank_inference
+from app.scoring.machines import Machine, machine_of, span_reason, supply_reason
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.training.configurations import estimate_on as training_estimate_on
+from app.scoring.training.rank import rank_training
+from app.scoring.training.step_time import fill_missing_peaks
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+
+def _offer(gpu_id: str, per_node: int, link: str, fabric: str = "", max_nodes: int | None = None, **kw) -> Offer:
+    return Offer(
+        provider_id=kw.pop("provider", "p"),
+        provider_name="P",
+        gpu_id=gpu_id,
+        gpu_count=per_node,
+        price_type=kw.pop("price_type", "on_demand"),
+        usd_per_gpu_hour=kw.pop("price", 2.0),
+        as_of=date(2026, 11, 1),
+        offer_id=kw.pop("offer_id", 1),
+        gpus_per_node=per_node,
+        intra_node_link=link,
+        inter_node_fabric=fabric,
+        inter_node_gbps_per_gpu=400.0 if fabric else None,
+        max_nodes=max_nodes,
+        **kw,
+    )
+
+
+machines = st.builds(
+    lambda gpu, per_node, link, fabric, max_nodes: _offer(gpu, per_node, link, fabric, max_nodes),
+    gpu=st.sampled_from(["H100-SXM", "L40S", "A100-SXM-80GB", "MI300X", "H200"]),
+    per_node=st.sampled_from([1, 2, 4, 8]),
+    link=st.sampled_from(["nvlink", "pcie", "xgmi"]),
+    fabric=st.sampled_from(["", "infiniband", "ethernet"]),
+    max_nodes=st.sampled_from([None, 1, 2, 4]),
+)
+serving = st.builds(
+    lambda model, dtype, tpot, max_gpus: InferenceWorkload(
+        model=model, weight_dtype=dtype, tpot_ms=tpot, max_gpus=max_gpus, input_len=1000, output_len=200
+    ),
+    model=st.sampled_from(["llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b"]),
+    dtype=st.sampled_from(["bf16", "fp8"]),
+    tpot=st.sampled_from([30.0, 60.0, 150.0]),
+    max_gpus=st.sampled_from([4, 8, 16, 32]),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(offer=machines, workload=serving)
+def test_ranked_serving_configurations_fit_the_machine_and_the_estimate_agrees(
+    offer: Offer, workload: InferenceWorkload
+) -> None:
+    model = MODELS[workload.model or ""]
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(offer,))
+    machine = machine_of(offer, GPUS[offer.gpu_id])
+    for option in rank_inference(workload, snapshot, model).options:
+        if not option.feasible:
+            continue
+        assert option.tensor_parallel <= machine.gpus_per_node
+        assert option.gpu_count <= machine.gpus_per_node or machine.clusters
+        assert machine.max_nodes is None or option.nodes <= machine.max_nodes
+        assert supply_reason(machine, option.gpu_count, option.tensor_parallel, option.pipeline_parallel) is None
+        single = estimate_on(
+            GPUS[offer.gpu_id],
+            machine,
+            option.gpu_count,
+            option.tensor_parallel,
+            option.pipeline_parallel,
+            model,
+            workload,
+        )
+        assert single.feasible
+        assert (single.batch, single.output_tokens_per_s) == (option.batch, option.output_tokens_per_s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    offer=machines,
+    count=st.sampled_from([1, 2, 4, 8, 16, 32]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+)
+def test_a_single_estimate_refuses_what_the_machine_cannot_supply(offer: Offer, count: int, tp: int) -> None:
+    machine = machine_of(offer, GPUS[offer.gpu_id])
+    pp = max(count // tp, 1)
+    workload = InferenceWorkload(model="llama-3.1-8b", max_gpus=32)
+    est = estimate_on(GPUS[offer.gpu_id], machine, count, tp, pp, MODELS["llama-3.1-8b"], workload)
+    reason = supply_reason(machine, count, tp, pp)
+    if reason is not None:
+        assert not est.feasible and est.reason == reason
+
+
+def test_no_configuration_spans_nodes_without_a_fabric() -> None:
+    lone = Machine(gpus_per_node=8, link="pcie")
+    assert span_reason(lone, 16) is not None and span_reason(lone, 8) is None
+    cluster = Machine(gpus_per_node=8, link="nvlink", fabric="infiniband", max_nodes=2)
+    assert span_reason(cluster, 16) is None
+    assert "limit of 2" in (span_reason(cluster, 32) or "")
+    assert "whole number" in (span_reason(cluster, 12) or "")
+
+
+def test_70b_fp8_serves_on_one_8x_l40s_machine_over_pcie() -> None:
+    offer = _offer("L40S", 8, "pcie")
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", tpot_ms=100)
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(offer,)), MODELS["llama-3.1-70b"])
+    best = ranking.options[0]
+    assert best.feasible and best.gpu_count in (4, 8) and best.nodes == 1
+    assert any("PCIe" in t.detail for t in best.terms), "the all-reduce runs over PCIe"
+
+
+def test_deepseek_r1_spans_two_nodes_only_where_a_cluster_is_offered() -> None:
+    workload = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", max_gpus=16, tpot_ms=100)
+    model = MODELS["deepseek-r1"]
+    single = _offer("H100-SXM", 8, "nvlink")
+    cluster = _offer("H100-SXM", 8, "nvlink", fabric="infiniband", provider="q", offer_id=2)
+    options = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(single, cluster)), model).options
+    feasible = [o for o in options if o.feasible]
+    assert feasible and {o.provider for o in feasible} == {"q"}
+    assert feasible[0].gpu_count == 16 and feasible[0].nodes == 2 and feasible[0].pipeline_parallel == 2
+
+
+def test_training_never_assembles_a_cluster_from_single_gpu_rentals() -> None:
+    workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", total_tokens=5e9, max_gpus=64)
+    model = MODELS["llama-3.1-8b"]
+    single = _offer("H100-SXM", 1, "none", provider="market", price_type="marketplace", price=1.0)
+    node = _offer("H100-SXM", 8, "nvlink", offer_id=2)
+    cluster = _offer("H100-SXM", 8, "nvlink", fabric="infiniband", provider="q", offer_id=3, price=3.0)
+    workload = workload.model_copy(update={"price_types": ["on_demand", "marketplace"]})
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(single, node, cluster))
+    for option in rank_training(workload, snapshot, model).options:
+        if option.provider == "market":
+            assert option.gpu_count == 1
+        if option.provider == "p":
+            assert option.gpu_count <= 8
+
+
+def test_training_estimate_and_ranking_agree_on_the_same_machine() -> None:
+    workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", total_tokens=5e9, max_gpus=32)
+    model = MODELS["llama-3.1-8b"]
+    offer = _offer("H100-SXM", 8, "nvlink", fabric="infiniband")
+    option = rank_training(workload, CatalogSnapshot(gpus=GPUS, offers=(offer,)), model).options[0]
+    gpu, _ = fill_missing_peaks(GPUS["H100-SXM"], GPUS)
+    single = training_estimate_on(gpu, machine_of(offer, gpu), option.gpu_count, model, workload)
+    assert single.feasible and single.step_time_s == option.step_time_s

@@ -1,0 +1,110 @@
+"""Training with a deadline, and price terms that mean what they say (spot, reserved)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.price_terms import billed_hours, spot_run
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.training.rank import rank_training
+from app.scoring.workload import TrainingWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+
+def _cluster(provider: str, price: float, price_type: str = "on_demand", **kw: object) -> Offer:
+    return Offer(
+        provider_id=provider,
+        provider_name=provider.title(),
+        gpu_id="H100-SXM",
+        gpu_count=8,
+        price_type=price_type,
+        usd_per_gpu_hour=price,
+        as_of=date(2026, 11, 1),
+        gpus_per_node=8,
+        intra_node_link="nvlink",
+        inter_node_fabric="infiniband",
+        inter_node_gbps_per_gpu=400.0,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+PRETRAIN_7B = TrainingWorkload(
+    model="llama-2-7b", method="pretrain", total_tokens=1e12, max_gpus=512, seq_len=4096, global_batch_seqs=512
+)
+
+
+def test_pretraining_7b_on_1t_tokens_finishes_within_the_deadline() -> None:
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5), _offer_single()))
+    ranking = rank_training(PRETRAIN_7B, snapshot, MODELS["llama-2-7b"])
+    feasible = [o for o in ranking.options if o.feasible]
+    assert feasible and all(o.days is not None and o.days <= 30 for o in feasible)
+    assert feasible[0].gpu_count > 8 and feasible[0].nodes > 1, "a single node takes months"
+    late = [o for o in ranking.options if not o.feasible and "deadline" in o.reason]
+    assert late and late[0].provider == "single", "the one-machine offer is listed after, with the reason"
+    # the frontier shows what scaling out buys: more GPUs, fewer days
+    points = sorted((p for p in ranking.frontier if p.provider == "c"), key=lambda p: p.gpu_count)
+    assert len(points) >= 3 and points[-1].days < points[0].days
+    assert any(p.on_time for p in points) and any(not p.on_time for p in points)
+
+
+def _offer_single() -> Offer:
+    return Offer(
+        provider_id="single",
+        provider_name="Single",
+        gpu_id="H100-SXM",
+        gpu_count=8,
+        price_type="on_demand",
+        usd_per_gpu_hour=1.5,
+        as_of=date(2026, 11, 1),
+        gpus_per_node=8,
+        intra_node_link="nvlink",
+    )
+
+
+def test_the_cheapest_total_cost_wins_among_options_on_time() -> None:
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5), _cluster("d", 2.0)))
+    ranking = rank_training(PRETRAIN_7B, snapshot, MODELS["llama-2-7b"])
+    feasible = [o for o in ranking.options if o.feasible]
+    totals = [o.total_usd for o in feasible]
+    assert totals == sorted(totals) and feasible[0].provider == "d"
+
+
+def test_a_budget_moves_options_over_it_after_the_others() -> None:
+    workload = PRETRAIN_7B.model_copy(update={"budget_usd": 1000.0})
+    ranking = rank_training(workload, CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),)), MODELS["llama-2-7b"])
+    assert not any(o.feasible for o in ranking.options)
+    assert any("budget" in o.reason for o in ranking.options)
+
+
+def test_a_year_of_reservation_does_not_win_a_three_day_job() -> None:
+    workload = TrainingWorkload(model="llama-3.1-8b", method="lora", total_tokens=2e9, max_gpus=8)
+    reserved = _cluster("r", 1.0, price_type="reserved", min_term_hours=8760.0)
+    on_demand = _cluster("o", 3.0)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(reserved, on_demand))
+    workload = workload.model_copy(update={"price_types": ["on_demand", "reserved"]})
+    options = [o for o in rank_training(workload, snapshot, MODELS["llama-3.1-8b"]).options if o.feasible]
+    assert options[0].provider == "o"
+    held = next(o for o in options if o.provider == "r")
+    assert held.billed_hours == 8760.0 and held.total_usd == held.gpu_count * 1.0 * 8760.0
+
+
+def test_spot_runs_pay_for_lost_work_and_restarts() -> None:
+    run = spot_run(work_hours=100.0, nodes=4, per_node_month=0.2, checkpoint_hours=1.0)
+    assert run.wall_hours > 100.0 and run.feasible
+    assert spot_run(100.0, 4, 0.2, 4.0).wall_hours > run.wall_hours, "rarer checkpoints lose more work"
+    assert billed_hours(10.0, "capacity_block", None) == 24.0 and billed_hours(10.0, "on_demand", None) == 10.0
+    workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", total_tokens=2e10, max_gpus=64)
+    workload = workload.model_copy(update={"price_types": ["spot"]})
+    spot = _cluster("aws", 2.0, price_type="spot")
+    option = next(
+        o
+        for o in rank_training(workload, CatalogSnapshot(gpus=GPUS, offers=(spot,)), MODELS["llama-3.1-8b"]).options
+        if o.feasible
+    )
+    assert option.interruptible and option.expected_interruptions > 0
+    assert option.tokens_per_s_per_gpu and option.total_hours and option.total_usd
+    work_hours = workload.total_tokens / (option.gpu_count * option.tokens_per_s_per_gpu) / 3600
+    assert option.total_hours > work_hours, "expected wall time includes lost work and restarts"
+    assert abs(option.total_usd - option.gpu_count * 2.0 * option.total_hours) < 1e-6 * option.total_usd
