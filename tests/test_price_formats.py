@@ -124,3 +124,63 @@ def test_gpu_names_map_explicitly_and_unknown_ones_are_not_guessed() -> None:
     assert gpu_id("A10G", None, "g5.xlarge") == "A10G"
     assert gpu_id("V100", None, "p3.2xlarge") is None
     assert gpu_id("H100-80GB-ish", None, "x") is None
+
+
+TOKEN = "test-admin-token-0123456789"
+
+
+@pytest.fixture
+def admin(fresh_url: str):  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import settings_for
+
+    with TestClient(create_app(settings_for(fresh_url, admin_token=TOKEN))) as client:
+        yield client
+
+
+def upload(admin, name: str, **params: str):  # type: ignore[no-untyped-def]
+    return admin.post(
+        "/api/v1/admin/offers/csv",
+        params=params,
+        content=(FIXTURES / name).read_bytes(),
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/csv"},
+    )
+
+
+def test_admin_csv_upload_imports_a_skypilot_file(admin) -> None:  # type: ignore[no-untyped-def]
+    response = upload(admin, "skypilot/aws/vms.csv", provider="aws", as_of="2026-11-30")
+    assert response.status_code == 200, response.text
+    counts = response.json()
+    assert counts["inserted"] + counts["updated"] + counts["unchanged"] == 5  # the seed may hold some already
+    offers = [o for o in admin.get("/api/v1/offers").json() if o["instance_type"] == "p5.48xlarge"]
+    assert {"on_demand", "spot"} <= {o["price_type"] for o in offers}
+
+
+def test_repricing_a_catalog_offer_keeps_its_machine_and_notes(database: str) -> None:
+    engine = make_engine(database)
+    key = (Offer.instance_type == "p5.48xlarge", Offer.region == "us-east-1", Offer.price_type == "on_demand")
+    with Session(engine) as session:
+        before = session.exec(select(Offer).where(*key)).one()
+    assert before.gpus_per_node == 8 and before.inter_node_fabric, "the seed describes the p5 machine"
+    path = FIXTURES / "skypilot" / "aws" / "vms.csv"
+    assert main(["prices", "import", str(path), "--as-of", "2026-11-30"]) == 0
+    with Session(engine) as session:
+        after = session.exec(select(Offer).where(*key)).one()
+    assert after.as_of == date(2026, 11, 30) and after.source_url.startswith("https://github.com/skypilot-org")
+    for name in ("gpus_per_node", "intra_node_link", "inter_node_fabric", "max_nodes", "price_note", "notes"):
+        assert getattr(after, name) == getattr(before, name), name
+
+
+def test_admin_csv_upload_needs_a_date_and_names_a_bad_line(admin) -> None:  # type: ignore[no-untyped-def]
+    missing = upload(admin, "gpuhunt_runpod.csv", provider="runpod")
+    assert missing.status_code == 422 and missing.json()["detail"][0]["field"] == "as_of"
+    bad = upload(admin, "gpuhunt_malformed.csv", provider="runpod", as_of="2026-11-30")
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "4.price"
+    assert not [o for o in admin.get("/api/v1/offers").json() if o["region"] == "CA-MTL-1"]
+
+
+def test_admin_csv_upload_without_token_is_refused(admin) -> None:  # type: ignore[no-untyped-def]
+    response = admin.post("/api/v1/admin/offers/csv", content=b"a,b\n", headers={"Content-Type": "text/csv"})
+    assert response.status_code == 401

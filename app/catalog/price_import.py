@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
 
 from app.catalog import price_formats
 from app.catalog.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
@@ -71,8 +72,37 @@ def import_file(
         raise RowError(path.name, 1, "row", "no offer with a known GPU in the file")
     if len(converted.rows) > MAX_BATCH_OFFERS:
         raise RowError(path.name, MAX_BATCH_OFFERS + 2, "row", f"more than {MAX_BATCH_OFFERS} offers")
-    rows = [(line, parse_row(Offer, raw, path.name, line)) for line, raw in converted.rows]
+    known = known_offers(engine)
+    rows = [(line, parse_row(Offer, keep_known(raw, known), path.name, line)) for line, raw in converted.rows]
     return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by), source
+
+
+# What a SkyPilot/gpuhunt row does not say: repricing an offer keeps these from the catalog, not blanks.
+KEPT_FIELDS = (
+    "price_note",
+    "notes",
+    "min_term_hours",
+    "gpus_per_node",
+    "intra_node_link",
+    "inter_node_fabric",
+    "inter_node_gbps_per_gpu",
+    "max_nodes",
+    "topology_source",
+)
+
+
+def known_offers(engine: Engine) -> dict[tuple[str, ...], Offer]:
+    with Session(engine) as session:
+        return {tuple(str(getattr(o, k)) for k in OFFER_KEY): o for o in session.exec(select(Offer)).all()}
+
+
+def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict[str, str]:
+    """The row, with the machine and notes of the offer it reprices (if any) filled in."""
+    current = known.get(tuple(raw.get(k, "") for k in OFFER_KEY))
+    if current is None:
+        return raw
+    kept = {name: "" if getattr(current, name) is None else str(getattr(current, name)) for name in KEPT_FIELDS}
+    return {**raw, **kept}
 
 
 def default_provider(path: Path, fmt: str) -> str:

@@ -4,6 +4,7 @@ reprice and add offers from a CSV like seed_data/offers.csv, a SkyPilot catalog 
 from __future__ import annotations
 
 import argparse
+import csv
 import getpass
 import sys
 from datetime import date
@@ -64,7 +65,7 @@ def cmd_prices_import(args: argparse.Namespace) -> int:
     except RowError as error:
         print(f"prices import rejected: {error} (nothing was changed)", file=sys.stderr)
         return 1
-    except (UnicodeDecodeError, OSError) as error:
+    except (UnicodeDecodeError, OSError, csv.Error) as error:
         print(f"prices import: cannot read {path}: {error}", file=sys.stderr)
         return 1
     finally:
