@@ -125,3 +125,16 @@ def test_committed_replica_costs_the_peak_fleet_every_hour_in_the_break_even():
     # a committed replica does not push a cheaper-per-hour pay-as-you-go one off the front
     assert {r.label for r in pareto_replicas([Replica("r", 1, 1.0, 2000.0, committed=True), flexible])} == {"r", "f"}
     assert Traffic().spot_only is False
+
+
+def test_plan_page_offers_price_terms_and_spot_only_and_keeps_them_in_the_link(client):
+    page = client.get("/plan")
+    assert 'name="price_types" value="spot"' in page.text and 'name="spot_only"' in page.text
+    asked = client.get(
+        "/plan", params={"model": "llama-3.1-8b", "price_types": "spot", "spot_only": "true"}, follow_redirects=False
+    )
+    assert asked.status_code == 303
+    link = asked.headers["location"]
+    assert "price_types=spot" in link and "spot_only=true" in link
+    shown = client.get(link)
+    assert shown.status_code == 200 and "interruptible" in shown.text

@@ -46,7 +46,7 @@ def option_label(o: InferenceOption) -> str:
 SPOT_NOT_ALONE_NOTE = (
     "Spot replicas can be taken back at short notice: they are listed (interruptible) after the other "
     "options and left out of the break-even and the train-then-serve totals, never the only capacity. "
-    "Set spot_only to plan a deployment on spot alone."
+    "Set spot_only (on the page: Spot may be the only capacity) to plan a deployment on spot alone."
 )
 
 
