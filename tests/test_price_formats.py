@@ -122,6 +122,9 @@ def test_gpu_names_map_explicitly_and_unknown_ones_are_not_guessed() -> None:
     assert gpu_id("A100", None, "p4d.24xlarge") == "A100-SXM-40GB"
     assert gpu_id("A100", 80, "x") == "A100-SXM-80GB"
     assert gpu_id("A10G", None, "g5.xlarge") == "A10G"
+    assert gpu_id("A100-80GB", None, "Standard_NC24ads_A100_v4") == "A100-PCIE-80GB"  # Azure NC: PCIe cards
+    assert gpu_id("H100", None, "Standard_NC40ads_H100_v5") == "H100-NVL"
+    assert gpu_id("H100", None, "Standard_ND96isr_H100_v5") == "H100-SXM"
     assert gpu_id("V100", None, "p3.2xlarge") is None
     assert gpu_id("H100-80GB-ish", None, "x") is None
 

@@ -65,6 +65,10 @@ GPU_IDS: dict[str, str] = {
 # gpuhunt writes "A100" for both sizes and gives gpu_memory (GB): 80 GB is the 80 GB card.
 BY_MEMORY_GB: dict[tuple[str, int], str] = {("A100", 80): "A100-SXM-80GB", ("A100", 40): "A100-SXM-40GB"}
 PCIE_IDS = {"A100-SXM-40GB": "A100-PCIE-40GB", "A100-SXM-80GB": "A100-PCIE-80GB", "H100-SXM": "H100-PCIE"}
+# Azure's NC families carry PCIe cards under the same accelerator names: NC A100 v4 the A100 80GB PCIe,
+# NCads H100 v5 the H100 NVL (learn.microsoft.com, sizes/gpu-accelerated nc-a100-v4 and ncads-h100-v5).
+AZURE_NC_PREFIX = "standard_nc"
+AZURE_NC_IDS = {"A100-SXM-80GB": "A100-PCIE-80GB", "H100-SXM": "H100-NVL"}
 
 # Cloud names these tools use -> provider ids in seed_data/providers.csv.
 PROVIDER_IDS = {
@@ -110,6 +114,8 @@ def gpu_id(name: str, memory_gb: float | None, instance: str) -> str | None:
     key = name.strip().upper().replace(" ", "")
     found = BY_MEMORY_GB.get((key, round(memory_gb))) if memory_gb else None
     found = found or GPU_IDS.get(key)
+    if found and instance.lower().startswith(AZURE_NC_PREFIX):
+        return AZURE_NC_IDS.get(found, found)
     if found and "pcie" in instance.lower():
         return PCIE_IDS.get(found, found)
     return found
