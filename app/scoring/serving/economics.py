@@ -35,6 +35,7 @@ class ServerlessQuote:
     as_of: date | None
     source_url: str
     substitute: bool  # priced for a different model of similar size, not the one asked about
+    lora_serving: str = "unknown"  # yes | no | unknown: the provider serves your LoRA adapter at this price
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ class Replica:
     gpus_per_replica: int
     usd_per_gpu_hour: float
     output_tokens_per_s: float  # per replica, at the latency targets
+    committed: bool = False  # reserved / capacity block: billed always on at the peak fleet
 
     @property
     def usd_per_replica_hour(self) -> float:
@@ -109,29 +111,37 @@ def serverless_quotes(
                 p.as_of,
                 p.source_url,
                 substitute,
+                p.lora_serving,
             )
         )
     return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))
 
 
 def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:
-    """Replica types not beaten on both price per hour and throughput: only these can be cheapest."""
+    """Replica types not beaten on both price per hour and throughput: only these can be cheapest.
+    Committed and pay-as-you-go replicas are billed differently, so each kind keeps its own front."""
     front: list[Replica] = []
-    for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
-        if not front or r.output_tokens_per_s > front[-1].output_tokens_per_s:
-            front.append(r)
+    for committed in (False, True):
+        kind: list[Replica] = []
+        for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
+            if r.committed == committed and (not kind or r.output_tokens_per_s > kind[-1].output_tokens_per_s):
+                kind.append(r)
+        front += kind
     return front
 
 
 def autoscaled_monthly_usd(
     replica: Replica, requests_per_day: float, multipliers: Counter[float], output_len: int, floor: int
 ) -> float:
-    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter)."""
+    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter).
+    A committed replica is not autoscaled: every hour pays for the peak fleet."""
     mean_per_s = requests_per_day / 86_400
-    hours = sum(
-        count * max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s))
-        for m, count in multipliers.items()
-    )
+    needed = {
+        m: max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s)) for m in multipliers
+    }
+    if replica.committed:
+        needed = dict.fromkeys(needed, max(needed.values(), default=floor))
+    hours = sum(count * needed[m] for m, count in multipliers.items())
     return hours * WEEKS_PER_MONTH * replica.usd_per_replica_hour
 
 
@@ -200,6 +210,7 @@ def break_even(
         winner.gpus_per_replica,
         winner.usd_per_gpu_hour,
         floor,
+        committed=winner.committed,
     ).utilisation_autoscaled
     return BreakEven(
         hi,
