@@ -31,3 +31,18 @@ def test_precision_command_prints_every_precision_and_its_quality_sources(databa
 def test_precision_command_names_a_bad_flag(database, capsys):
     assert main(["precision", "--model", "llama-3.1-70b", "--input-len", "0"]) == 2
     assert "--input-len" in capsys.readouterr().err
+
+
+def test_own_command_prints_inputs_terms_and_the_break_even(database, capsys):
+    assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--utilisation-pct", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "break-even months at this utilisation:" in out and "never" not in out.split("break-even months")[1][:40]
+    assert "colocation_usd_per_kw_month" in out and "share: /own?gpu=H100-SXM" in out
+    assert main(["own", "--pue", "1.2", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert next(i for i in body["inputs"] if i["name"] == "pue")["overridden"]
+
+
+def test_own_command_names_the_input_without_a_sourced_default(database, capsys):
+    assert main(["own", "--gpu", "B200"]) == 2
+    assert "--purchase-usd-per-server" in capsys.readouterr().err

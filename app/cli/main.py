@@ -170,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.precision import add_precision_parser
 
     add_precision_parser(sub)
+    from app.cli.own import add_own_parser
+
+    add_own_parser(sub)
     add_prices_parsers(sub)
     return parser
 
