@@ -113,3 +113,11 @@ def test_own_page_shows_every_input_with_its_source_chart_and_twin(client):
 def test_own_api_is_documented_with_its_response_model(client):
     operation = client.get("/openapi.json").json()["paths"]["/api/v1/own"]["post"]
     assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/OwnResponse")
+
+
+def test_a_break_even_decades_away_keeps_the_cumulative_curve_bounded(client):
+    body = client.post(
+        "/api/v1/own", json={"purchase_usd_per_server": 9e7, "rental_usd_per_gpu_hour": 0.6, "utilisation_pct": 100}
+    ).json()
+    assert body["break_even_months"] > 1_000 and len(body["cumulative"]) <= 241
+    assert "beyond the" in " ".join(body["notes"])

@@ -19,6 +19,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.service.rank import plain
 from app.service.workload_query import _format, _non_default
 
+MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
 NOT_MODELLED = "cost of capital, staff, spares and failures, resale value (no source in tco.csv)"
 
 
@@ -75,7 +76,7 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     resolved = resolve_inputs(question, snapshot)
     ownership = compare_ownership(ownership_inputs(question, resolved))
     life_months = ownership.inputs.depreciation_years * 12
-    horizon = math.ceil(max(life_months, (ownership.break_even_months or 0) * 1.25))
+    horizon = min(MAX_CHART_MONTHS, math.ceil(max(life_months, (ownership.break_even_months or 0) * 1.25)))
     notes = [f"Not modelled: {NOT_MODELLED}."]
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
