@@ -121,3 +121,8 @@ def test_a_break_even_decades_away_keeps_the_cumulative_curve_bounded(client):
     ).json()
     assert body["break_even_months"] > 1_000 and len(body["cumulative"]) <= 241
     assert "beyond the" in " ".join(body["notes"])
+
+
+def test_a_depreciation_life_under_a_year_is_refused_naming_the_field(client):
+    response = client.post("/api/v1/own", json={"depreciation_years": 5e-324})  # fuzzing found an infinite cost
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "depreciation_years"

@@ -75,6 +75,8 @@ def compare_ownership(i: OwnershipInputs) -> Ownership:
     renting = full * i.utilisation
     even_u = owning / full if full > 0 and owning <= full else None
     even_m = purchase / (renting - running) if renting > running else None
+    if even_m is not None and not math.isfinite(even_m):  # a margin of a fraction of a cent: never, in practice
+        even_m = None
     cheaper = "own" if owning < renting else "rent"
     result = Ownership(
         inputs=i,

@@ -41,7 +41,7 @@ class OwnershipQuestion(BaseModel):
     usd_per_kwh: float | None = Field(None, gt=0, le=5)
     pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
     colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
-    depreciation_years: float | None = Field(None, gt=0, le=20)
+    depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
     rental_usd_per_gpu_hour: float | None = Field(None, gt=0, le=1_000, description="default: cheapest on-demand")
 
 
