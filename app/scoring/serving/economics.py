@@ -36,6 +36,9 @@ class ServerlessQuote:
     source_url: str
     substitute: bool  # priced for a different model of similar size, not the one asked about
     lora_serving: str = "unknown"  # yes | no | unknown: the provider serves your LoRA adapter at this price
+    cached_input_usd_per_mtok: float | None = None  # the provider's cached-input price (None = not published)
+    prefix_cache_hit: float = 0.0  # share of prompt tokens billed at the cached-input price
+    cache_note: str = ""  # how the prompt was billed when a prefix-cache share was given
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,25 @@ def usd_per_request(input_usd_per_mtok: float, output_usd_per_mtok: float, input
     return (input_len * input_usd_per_mtok + output_len * output_usd_per_mtok) / 1e6
 
 
+def cached_usd_per_request(
+    price: TokenPrice, input_len: int, output_len: int, prefix_cache_hit: float
+) -> tuple[float, str]:
+    """A request's price when `prefix_cache_hit` of its prompt hits the provider's prompt cache: those
+    tokens at the cached-input price (token_prices.csv), the rest at the input price. A provider that
+    publishes no cached price bills every prompt token in full (said in the note)."""
+    if prefix_cache_hit <= 0:
+        return usd_per_request(price.input_usd_per_mtok, price.output_usd_per_mtok, input_len, output_len), ""
+    cached = price.cached_input_usd_per_mtok
+    if cached is None:
+        full = usd_per_request(price.input_usd_per_mtok, price.output_usd_per_mtok, input_len, output_len)
+        return full, "no cached-input price published: every prompt token billed at the input price"
+    hit_tokens = input_len * prefix_cache_hit
+    usd = ((input_len - hit_tokens) * price.input_usd_per_mtok + hit_tokens * cached) / 1e6
+    usd += output_len * price.output_usd_per_mtok / 1e6
+    note = f"{prefix_cache_hit:.0%} of the prompt at the cached-input price ${cached:g}/M"
+    return usd, note
+
+
 def serverless_monthly_usd(requests_per_day: float, usd_per_one_request: float) -> float:
     return requests_per_day * usd_per_one_request * DAYS_PER_MONTH
 
@@ -86,8 +108,10 @@ def serverless_quotes(
     requests_per_day: float,
     input_len: int,
     output_len: int,
+    prefix_cache_hit: float = 0.0,
 ) -> list[ServerlessQuote]:
-    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first."""
+    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first;
+    with a prefix-cache share, cached prompt tokens are billed at each provider's cached-input price."""
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
     shown, substitute = model, False
     if not listed:
@@ -97,7 +121,7 @@ def serverless_quotes(
         listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
     quotes = []
     for p in listed:
-        per_request = usd_per_request(p.input_usd_per_mtok, p.output_usd_per_mtok, input_len, output_len)
+        per_request, cache_note = cached_usd_per_request(p, input_len, output_len, prefix_cache_hit)
         quotes.append(
             ServerlessQuote(
                 p.provider_id,
@@ -111,7 +135,10 @@ def serverless_quotes(
                 p.as_of,
                 p.source_url,
                 substitute,
-                p.lora_serving,
+                lora_serving=p.lora_serving,
+                cached_input_usd_per_mtok=p.cached_input_usd_per_mtok,
+                prefix_cache_hit=prefix_cache_hit,
+                cache_note=cache_note,
             )
         )
     return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))

@@ -161,7 +161,13 @@ def plan_serving(
     sized = workload.model_copy(update={"peak_requests_per_s": traffic.peak_rate_per_s()})
     ranking = rank_inference(sized, snapshot, model)
     quotes = serverless_quotes(
-        model, snapshot.token_prices, snapshot.models, traffic.daily_requests(), workload.input_len, workload.output_len
+        model,
+        snapshot.token_prices,
+        snapshot.models,
+        traffic.daily_requests(),
+        workload.input_len,
+        workload.output_len,
+        workload.prefix_cache_hit or 0.0,
     )
     notes: list[str] = []
     if trained_with is not None:
