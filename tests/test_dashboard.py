@@ -144,3 +144,12 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
     assert body["inference_constants"] and all(c["source"] for c in body["inference_constants"])
     assert body["training_constants"] and body["accuracy"]["inference"]["by_metric"]
     assert "How we estimate" in client.get("/methodology").text
+
+
+def test_methodology_leads_with_leave_one_source_out_errors(client) -> None:  # type: ignore[no-untyped-def]
+    accuracy = client.get("/methodology.json").json()["accuracy"]
+    headline = accuracy["inference"]["headline"]["loso"]["output_tok_s_per_gpu"]
+    assert headline["publications"] >= 10 and headline["median_abs_pct_error"] > 0
+    assert accuracy["training"]["band_coverage"]["tokens_s_per_gpu"]["share"] is not None
+    text = client.get("/methodology").text
+    assert "Leave-one-source-out" in text and "LOSO median abs error %" in text and "Band coverage" in text

@@ -100,8 +100,4 @@ PCIE_SERVER_GPUS = 8  # PCIe-only cards: TP allowed inside one 8-GPU server, ove
 LIVE_PARAM_LAYERS = 2  # ZeRO-3/FSDP prefetched layers held unsharded (stage3_max_live_parameters)
 LORA_TARGETS_ALL_LINEAR = True  # adapters on q,k,v,o,gate,up,down (PEFT "all-linear")
 
-# Uncertainty bands on tokens/s: (low_ratio, high_ratio) from validation residual quantiles
-# (P10/P90 of measured/predicted per regime), widened where there is no evidence.
-BAND_CALIBRATED = (0.88, 1.14)  # fitted regimes (Ampere/Hopper 16-bit, Hopper FP8)
-BAND_SPARSE = (0.75, 1.30)  # regimes with a handful of rows (Blackwell FP8, Ada FP8)
-BAND_UNCALIBRATED = (0.55, 1.60)  # research: widen to +-50 % without direct evidence (AMD, QLoRA)
+# Uncertainty bands on tokens/s: p10-p90 of leave-one-source-out residuals per regime (bands.py).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
-    BAND_RATIO,
     DEFAULT_EFFICIENCY,
     ENGINE_MAX_BATCH,
     InferenceEfficiency,
@@ -321,7 +321,8 @@ def solve_inference(
 def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
-    low, high = BAND_RATIO.get(w.scenario, (0.7, 1.4))
+    architecture = "moe" if s.model.is_moe else "dense"
+    low, high, evidence = band_ratio("output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture)
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(
         feasible=True,
@@ -347,9 +348,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
-        band=Band(tokens_per_s / high, tokens_per_s / low),
+        band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=list(s.ctx.assumptions),
+        assumptions=[*s.ctx.assumptions, evidence],
     )
 
 
