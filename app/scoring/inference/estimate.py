@@ -278,7 +278,7 @@ def solve_inference(
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
-    cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
+    cap = engine_batch_cap(workload)
     scenario = workload.scenario
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
@@ -318,6 +318,19 @@ def solve_inference(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
 
 
+def engine_batch_cap(workload: InferenceWorkload) -> int:
+    """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine default."""
+    return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
+
+
+def _cap_note(s: Solution) -> list[str]:
+    cap = engine_batch_cap(s.workload)
+    if s.batch < cap:
+        return []
+    origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
+    return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
+
+
 def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
@@ -350,7 +363,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, evidence],
+        assumptions=[*s.ctx.assumptions, *_cap_note(s), evidence],
     )
 
 
