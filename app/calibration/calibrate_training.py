@@ -180,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {f.name} = {getattr(fitted, f.name)}")
     groups = report(rows, gpus, models, fitted)
     low, high = band_quantiles(groups)
-    print(f"band (P10, P90 of measured/predicted): ({low:.2f}, {high:.2f})")
+    print(
+        f"in-sample band (P10, P90 of measured/predicted): ({low:.2f}, {high:.2f}); "
+        "the product's bands are LOSO, per regime (python -m app.calibration.bands)"
+    )
     return 0
 
 
