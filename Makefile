@@ -43,6 +43,7 @@ bench: $(STAMP)
 calibrate: $(STAMP)
 	$(PY) -m app.calibration.calibrate_inference $(SHARED)/validation/inference_cases.csv
 	$(PY) -m app.calibration.calibrate_training $(SHARED)/validation/training_cases.csv
+	$(PY) -m app.calibration.bands $(SHARED)/validation
 
 validate: $(STAMP)
 	$(VENV)/bin/gpumatch validate $(SHARED)/validation/inference_cases.csv

@@ -52,6 +52,13 @@ def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) ->
     assert response.headers["HX-Push-Url"] == TRAINING_URL
 
 
+def test_inference_form_offers_the_engine_batch_cap_and_keeps_it_in_the_link(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/?phase=inference&model=llama-3.1-8b&max_num_seqs=64").text
+    assert 'name="max_num_seqs"' in html and 'value="64"' in html and "vLLM 256" in html
+    bad = client.get("/?phase=inference&model=llama-3.1-8b&max_num_seqs=0")
+    assert bad.status_code == 422 and 'id="err-max_num_seqs"' in bad.text
+
+
 def test_invalid_field_is_shown_beside_it_and_input_kept(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/?phase=inference&model=llama-3.1-8b&input_len=-3&output_len=123")
     assert response.status_code == 422
@@ -156,3 +163,12 @@ def test_methodology_explains_price_terms_interruptions_and_deadline_with_the_en
     assert f"{price_terms.DEFAULT_MIN_TERM_HOURS['capacity_block']:g} h for a capacity block" in text
     body = client.get("/methodology.json").json()
     assert body["price_terms"]["restart_hours"] == price_terms.RESTART_HOURS
+
+
+def test_methodology_leads_with_leave_one_source_out_errors(client) -> None:  # type: ignore[no-untyped-def]
+    accuracy = client.get("/methodology.json").json()["accuracy"]
+    headline = accuracy["inference"]["headline"]["loso"]["output_tok_s_per_gpu"]
+    assert headline["publications"] >= 10 and headline["median_abs_pct_error"] > 0
+    assert accuracy["training"]["band_coverage"]["tokens_s_per_gpu"]["share"] is not None
+    text = client.get("/methodology").text
+    assert "Leave-one-source-out" in text and "LOSO median abs error %" in text and "Band coverage" in text

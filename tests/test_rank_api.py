@@ -126,6 +126,14 @@ def test_rank_accepts_custom_architecture_and_hf_config(client) -> None:  # type
     assert abs(pasted.json()["model"]["params_b"] - 8.03) < 0.1
 
 
+def test_engine_batch_cap_is_a_workload_field_checked_and_applied(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "max_num_seqs": 0})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "max_num_seqs"
+    query = {**INFERENCE, "gpu": "H100-SXM", "gpu_count": 2, "scenario": "max_throughput", "max_num_seqs": 4}
+    body = client.post("/api/v1/estimate/inference", json=query).json()
+    assert body["feasible"] and body["batch"] == 4
+
+
 def test_estimate_inference_single_configuration(client) -> None:  # type: ignore[no-untyped-def]
     body = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "H100-SXM", "gpu_count": 2}).json()
     assert body["feasible"] and body["tensor_parallel"] == 2 and body["terms"]

@@ -93,14 +93,83 @@ def _predict_training(rows: list[dict], gpus: dict, models: dict) -> list[CasePr
     return [predict_training_case(row, gpus, models) for row in rows]
 
 
-def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> dict:
-    """Predict every row of a case file (inference or training, detected by columns) and summarise."""
-    rows = read_cases(path)
+def _is_training(rows: list[dict]) -> bool:
     columns = set(rows[0]) if rows else set()
-    if "framework" in columns or "method" in columns:
+    return "framework" in columns or "method" in columns
+
+
+def _held_out(rows: list[dict], gpus: dict, models: dict) -> list[CasePrediction]:
+    from app.calibration import loso
+
+    return (loso.loso_training if _is_training(rows) else loso.loso_inference)(rows, gpus, models)
+
+
+def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
+    """The committed band (measured / predicted ratios) of the row's regime, None for unknown ids."""
+    from app.calibration.bands import row_regime
+    from app.scoring.efficiency.bands import band_ratio
+
+    keys = row_regime(row, gpus, models)
+    if keys is None:
+        return None
+    low, high, _ = band_ratio(row.get("metric", ""), *keys[0].split("|")[1:])
+    return low, high
+
+
+def _case(p: CasePrediction, held: CasePrediction | None, ratios: tuple[float, float] | None) -> dict:
+    """The case as a dict; low/high: the band the product would show around the prediction."""
+    case = asdict(p)
+    case["low"] = case["high"] = None
+    if ratios is not None and p.predicted is not None:
+        case["low"], case["high"] = p.predicted * ratios[0], p.predicted * ratios[1]
+    if held is not None:
+        case["loso_predicted"], case["loso_pct_error"] = held.predicted, held.pct_error
+        case["loso_inside_band"] = None
+        if ratios is not None and held.covered and held.predicted and held.measured:
+            case["loso_inside_band"] = ratios[0] <= held.measured / held.predicted <= ratios[1]
+    return case
+
+
+def band_coverage(cases: list[dict]) -> dict:
+    """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions."""
+    result: dict[str, dict] = {}
+    for case in cases:
+        stats = result.setdefault(case["metric"], {"rows": 0, "inside": 0, "loso_rows": 0, "loso_inside": 0})
+        if case["covered"] and case["low"] is not None:
+            stats["rows"] += 1
+            stats["inside"] += case["low"] <= case["measured"] <= case["high"]
+        if case.get("loso_inside_band") is not None:
+            stats["loso_rows"] += 1
+            stats["loso_inside"] += case["loso_inside_band"]
+    for stats in result.values():
+        stats["in_sample_share"] = stats["inside"] / stats["rows"] if stats["rows"] else None
+        stats["share"] = stats["loso_inside"] / stats["loso_rows"] if stats["loso_rows"] else None
+    return dict(sorted(result.items()))
+
+
+def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, ModelSpec], loso: bool = True) -> dict:
+    """Predict every row of a case file (inference or training, detected by columns) and summarise.
+
+    With loso (the default), each row is also predicted with constants refitted without its source; the
+    summary's `headline` is then the leave-one-source-out figures per metric, each publication weighted
+    equally, beside the same figures in-sample.
+    """
+    from app.calibration.loso import publication_weighted
+
+    rows = read_cases(path)
+    if _is_training(rows):
         predictions = _predict_training(rows, gpus, models)
     else:
         from app.calibration.validate_inference import predict_inference_case
 
         predictions = [predict_inference_case(row, gpus, models) for row in rows]
-    return {"summary": summarise(predictions), "cases": [asdict(p) for p in predictions]}
+    summary = summarise(predictions)
+    summary["headline"] = {"in_sample": publication_weighted(predictions)}
+    held: list[CasePrediction | None] = [None] * len(predictions)
+    if loso:
+        held = list(_held_out(rows, gpus, models))
+        summary["loso"] = summarise(p for p in held if p is not None)
+        summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
+    cases = [_case(p, h, _ratios(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
+    summary["band_coverage"] = band_coverage(cases)
+    return {"summary": summary, "cases": cases}

@@ -106,6 +106,13 @@ class InferenceWorkload(_WorkloadBase):
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit")
     engine: Engine = "vllm"
+    max_num_seqs: int | None = Field(
+        None,
+        ge=1,
+        le=65_536,
+        description="engine batch cap (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size, "
+        "llama.cpp --parallel); default: the engine's (vllm 256, sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
+    )
     scenario: Scenario = "latency_bound"
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")

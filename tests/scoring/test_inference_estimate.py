@@ -113,3 +113,22 @@ def test_unverified_peak_falls_back_and_is_flagged():
         GPUS["RTX-3090"], 1, MODELS["llama-3.1-8b"], _workload(weight_dtype="int4", engine="llamacpp")
     )
     assert any("peak estimated" in a for a in est.assumptions)  # a derived peak, flagged, never silent
+
+
+def test_engine_batch_cap_defaults_to_the_engine_and_max_num_seqs_overrides_it():
+    h100, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    short = dict(input_len=128, output_len=128)  # KV for thousands of sequences: the cap binds, not memory
+    vllm = estimate_inference(h100, 1, model, _workload(engine="vllm", **short))
+    assert vllm.batch == 256 and any("engine batch cap 256 (the vllm default)" in a for a in vllm.assumptions)
+    capped = estimate_inference(h100, 1, model, _workload(engine="vllm", max_num_seqs=32, **short))
+    assert capped.batch == 32 and capped.output_tokens_per_s < vllm.output_tokens_per_s
+    assert any("cap 32 (max_num_seqs)" in a for a in capped.assumptions)
+    raised = estimate_inference(h100, 1, model, _workload(engine="vllm", max_num_seqs=1024, **short))
+    assert raised.batch > 256
+
+
+def test_inference_band_names_its_leave_one_source_out_evidence():
+    est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(engine="trtllm"))
+    assert any(
+        "leave-one-source-out residuals (output_tok_s_per_gpu|trtllm|nvidia|16bit|dense)" in a for a in est.assumptions
+    )

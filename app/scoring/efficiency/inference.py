@@ -112,12 +112,4 @@ DEFAULT_INPUT_LEN = 512  # MLPerf inputs are capped at 1,024 (Llama-2-70B) token
 DEFAULT_SINGLE_STREAM_INPUT_LEN = 512  # llama.cpp README example prompt (short); llama-bench pp512
 DEFAULT_SINGLE_STREAM_OUTPUT_LEN = 1_024  # "-n 1024" in the llama.cpp benchmark
 
-# Throughput bands: p10 / p90 of predicted/measured throughput per scenario on the public validation file
-# (measured with the committed constants; the band is value/p90 .. value/p10).
-BAND_RATIO: dict[str, tuple[float, float]] = {
-    "max_throughput": (0.86, 1.19),  # 429 cases
-    "latency_bound": (0.70, 1.20),  # 19 cases
-    "fixed_batch": (0.80, 1.42),  # 84 cases
-    "concurrency": (0.88, 1.28),  # 60 cases (request_rate rows)
-    "single_stream": (0.83, 1.17),  # 18 cases (llama.cpp decode)
-}
+# Throughput bands: p10-p90 of leave-one-source-out residuals per regime, in bands.py / band_table.py.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
-    BAND_RATIO,
     DEFAULT_EFFICIENCY,
     ENGINE_MAX_BATCH,
     InferenceEfficiency,
@@ -278,7 +278,7 @@ def solve_inference(
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
-    cap = ENGINE_MAX_BATCH.get(workload.engine, 256)
+    cap = engine_batch_cap(workload)
     scenario = workload.scenario
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
@@ -318,10 +318,24 @@ def solve_inference(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
 
 
+def engine_batch_cap(workload: InferenceWorkload) -> int:
+    """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine default."""
+    return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
+
+
+def _cap_note(s: Solution) -> list[str]:
+    cap = engine_batch_cap(s.workload)
+    if s.batch < cap:
+        return []
+    origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
+    return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
+
+
 def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
-    low, high = BAND_RATIO.get(w.scenario, (0.7, 1.4))
+    architecture = "moe" if s.model.is_moe else "dense"
+    low, high, evidence = band_ratio("output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture)
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(
         feasible=True,
@@ -347,9 +361,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
-        band=Band(tokens_per_s / high, tokens_per_s / low),
+        band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=list(s.ctx.assumptions),
+        assumptions=[*s.ctx.assumptions, *_cap_note(s), evidence],
     )
 
 

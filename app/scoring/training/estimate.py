@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.scoring.efficiency import training as eff
+from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout, lora_adapter_params, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.step_time import (
     FRAMEWORK_CLASS,
     StepTime,
-    gpu_family,
     model_flops_per_token,
     peak_tflops,
     step_time,
@@ -156,13 +156,9 @@ def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, 
 
 
 def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> Band:
-    family = gpu_family(gpu)
-    if w.method == "qlora" or w.framework == "hf" or family not in ("ampere", "hopper", "blackwell", "ada"):
-        low, high = eff.BAND_UNCALIBRATED
-    elif family in ("ampere", "hopper") and not (family == "ampere" and precision_class == "fp8"):
-        low, high = eff.BAND_CALIBRATED
-    else:
-        low, high = eff.BAND_SPARSE
+    """p10-p90 of leave-one-source-out residuals of tokens/s in the regime (framework, vendor, precision, method)."""
+    framework = "megatron-lm" if w.framework == "megatron" else w.framework
+    low, high, _ = band_ratio("tokens_s_per_gpu", framework, gpu.vendor, w.precision, w.method)
     return Band.around(value, low, high)
 
 

@@ -1,0 +1,106 @@
+"""Leave-one-source-out: refits never see the held-out publication; summaries weight publications equally."""
+
+from pathlib import Path
+
+import pytest
+
+from app.calibration import calibrate_inference, loso
+from app.calibration.validate import make_prediction, read_cases, validate_file
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation"
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+
+def _rows(source: str, count: int, value: float = 1000.0) -> list[dict]:
+    return [
+        {
+            "case_id": f"{source}-{i}",
+            "source": source,
+            "engine": "trtllm",
+            "gpu": "H100-SXM",
+            "gpu_count": "1",
+            "tensor_parallel": "1",
+            "model": "llama-3.1-8b",
+            "weight_dtype": "fp16",
+            "input_len": "128",
+            "output_len": "128",
+            "scenario": "fixed_batch",
+            "batch": str(2**i),
+            "metric": "output_tok_s_per_gpu",
+            "value": str(value * 2**i),
+        }
+        for i in range(count)
+    ]
+
+
+def test_each_refit_leaves_out_exactly_the_held_out_source(monkeypatch):
+    seen: list[set[str]] = []
+
+    def recording_fit(cases, start, rounds):
+        seen.append({row["source"] for row, _ in cases})
+        return start
+
+    monkeypatch.setattr(calibrate_inference, "fit", recording_fit)
+    rows = _rows("a", 3) + _rows("b", 2) + _rows("c", 1)
+    held = loso.loso_inference(rows, GPUS, MODELS)
+    assert [p.case_id for p in held] == [r["case_id"] for r in rows]
+    assert sorted(map(sorted, seen)) == [["a", "b"], ["a", "c"], ["b", "c"]]
+
+
+def test_a_source_is_predicted_by_constants_fitted_on_the_others():
+    # source "far" measures 10x the others: in LOSO nothing pulls the constants towards it
+    rows = _rows("near", 4) + _rows("also-near", 4) + _rows("far", 4, value=10_000.0)
+    held = {p.case_id: p for p in loso.loso_inference(rows, GPUS, MODELS, rounds=1)}
+    far = [held[f"far-{i}"].pct_error for i in range(4)]
+    assert all(e is not None and e < -60 for e in far)
+
+
+def test_publication_weighted_summary_counts_each_publication_once():
+    big = [
+        make_prediction({"case_id": str(i), "metric": "m", "value": "100", "source": "big"}, 101.0, "")
+        for i in range(99)
+    ]
+    small = [
+        make_prediction({"case_id": f"s{i}", "metric": "m", "value": "100", "source": s}, 150.0, "")
+        for i, s in enumerate("xy")
+    ]
+    stats = loso.publication_weighted(big + small)["m"]
+    # pooled, the median would be 1 % (99 of 101 rows); per publication it is the median of 1, 50, 50
+    assert stats["publications"] == 3 and stats["median_abs_pct_error"] == pytest.approx(50.0)
+    assert stats["within_25pct_share"] == pytest.approx(1 / 3)
+    assert stats["by_source"]["big"]["covered"] == 99
+
+
+def test_validate_reports_loso_beside_in_sample_with_bands(tmp_path):
+    path = tmp_path / "cases.csv"
+    rows = _rows("a", 3) + _rows("b", 3)
+    path.write_text(",".join(rows[0]) + "\n" + "\n".join(",".join(r.values()) for r in rows) + "\n")
+    result = validate_file(path, GPUS, MODELS)
+    headline = result["summary"]["headline"]
+    assert set(headline) == {"in_sample", "loso"}
+    assert headline["loso"]["output_tok_s_per_gpu"]["publications"] == 2
+    for case in result["cases"]:
+        assert case["low"] < case["predicted"] < case["high"] and case["loso_predicted"] is not None
+    coverage = result["summary"]["band_coverage"]["output_tok_s_per_gpu"]
+    assert coverage["loso_rows"] == 6 and 0 <= coverage["share"] <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED.exists(), reason="shared/validation not present beside the repo")
+def test_loso_error_does_not_regress_on_the_public_files():
+    # Guard at the 2026-12-01 level (docs/ACCURACY.md) plus a margin, not issue 10's target
+    # (throughput <= 15 %, TTFT/TPOT <= 25 %, training <= 12 %), which is not met yet.
+    inference = validate_file(SHARED / "inference_cases.csv", GPUS, MODELS)["summary"]
+    loso_inf = inference["headline"]["loso"]
+    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 15.5 + 2
+    assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.67 - 0.05
+    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 30.6 + 5
+    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 54.6 + 5
+    training = validate_file(SHARED / "training_cases.csv", GPUS, MODELS)["summary"]
+    assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 18.4 + 2
+    for summary in (inference, training):
+        for metric in ("output_tok_s_per_gpu", "tokens_s_per_gpu"):
+            if metric in summary["band_coverage"]:
+                assert 0.70 <= summary["band_coverage"][metric]["share"] <= 0.90, metric
+    assert len(read_cases(SHARED / "inference_cases.csv")) > 2000
