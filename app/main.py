@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio.to_thread
 from fastapi import FastAPI
-from starlette.middleware.gzip import GZipMiddleware
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_docs, errors, health, methodology, rate_limit, share, static_files
+from app.web import api_docs, edge, errors, health, methodology, share, static_files
 from app.web.assets import Assets
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
@@ -18,7 +23,18 @@ from app.web.plan import api as api_plan
 from app.web.plan import pages as plan_page
 from app.web.rank import api as api_rank
 from app.web.rank import pages as dashboard
-from app.web.security import SecurityHeaders
+
+logger = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Load the catalog once at startup so /healthz (memory only) reports counts from the first request.
+    try:
+        await anyio.to_thread.run_sync(app.state.snapshots.get)
+    except SQLAlchemyError as exc:  # a database not ready yet: /readyz says so, liveness still answers
+        logger.warning("catalog not loaded at startup: %s", exc)
+    yield
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -29,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Rank rentable GPUs for LLM training and inference by cost per step and cost per token.",
         docs_url=None,  # app.web.api_docs serves /docs from static/vendor (the CDN version needs inline scripts)
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -36,9 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.assets = Assets(use_cdn=settings.asset_source == "cdn")
 
     errors.install(app)
-    app.add_middleware(GZipMiddleware, minimum_size=1024)
-    rate_limit.install(app, settings)
-    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    edge.install(app, settings)
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for router in (
         health.router,
