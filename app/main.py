@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -25,6 +26,10 @@ from app.web.rank import api as api_rank
 from app.web.rank import pages as dashboard
 
 logger = logging.getLogger(__name__)
+# CPython hands the GIL over every 5 ms by default (sys.getswitchinterval). Rankings are CPU-bound
+# threads, so the event loop (/healthz, 503s, static files) waited up to that long per step behind
+# each; 0.5 ms halved /healthz p99 under 60 heavy clients (benchmarks/liveness.py, docs/PERFORMANCE.md).
+GIL_SWITCH_INTERVAL_S = 0.0005
 
 
 @asynccontextmanager
@@ -39,6 +44,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     app = FastAPI(
         title="gpumatch",
         version=__version__,

@@ -254,3 +254,41 @@ def test_formula_prefixes_are_neutralised_in_csv(cell: str) -> None:
     row = response.body.decode().splitlines()[1]
     assert row.startswith("\"'") or row.startswith("'")
     assert neutralise(-1.5) == -1.5  # numbers are left alone
+
+
+# Work per request is bounded: the largest workload every field allows still answers quickly.
+WORST_ARCH = {
+    "params_b": 10_000,
+    "layers": 1_000,
+    "hidden_size": 131_072,
+    "num_attention_heads": 1_024,
+    "intermediate_size": 1_048_576,
+    "num_experts": 1_024,
+    "experts_per_token": 64,
+    "moe_intermediate_size": 1_048_576,
+    "vocab_size": 2_000_000,
+    "max_context": 10_000_000,
+}
+EVERY_TERM = {"price_types": ["on_demand", "spot", "reserved", "marketplace", "capacity_block"], "include_stale": True}
+WORST_ALLOWED_S = 5.0  # measured 0.2-0.6 s on the 2-core dev box; the bound leaves room for a loaded CI runner
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        (
+            "/api/v1/rank/inference",
+            {"input_len": 1_000_000, "output_len": 200_000, "scenario": "concurrency", "concurrency": 65_536},
+        ),
+        (
+            "/api/v1/rank/training",
+            {"method": "pretrain", "max_gpus": 65_536, "seq_len": 1_048_576, "global_batch_seqs": 1_000_000},
+        ),
+    ],
+)
+def test_worst_allowed_workload_answers_within_the_bound(client: TestClient, path: str, body: dict) -> None:
+    import time
+
+    began = time.perf_counter()
+    response = client.post(f"{path}?limit=5", json={"model": None, "custom_model": WORST_ARCH, **EVERY_TERM, **body})
+    assert response.status_code == 200 and time.perf_counter() - began < WORST_ALLOWED_S
