@@ -225,7 +225,10 @@ def test_heavy_requests_beyond_the_slots_get_503_with_retry_after() -> None:
                 if message["status"] == 503:
                     assert (b"retry-after", b"1") in message["headers"]
 
-        await slots({"type": "http", "path": path}, None, send)  # type: ignore[arg-type]
+        async def receive():  # type: ignore[no-untyped-def]
+            return {"type": "http.request", "body": b"{}", "more_body": False}
+
+        await slots({"type": "http", "path": path}, receive, send)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:

@@ -52,7 +52,8 @@ class BodyLimit:
             return
         length = declared_length(scope)
         if length is not None and (length < 0 or length > self.max_bytes):
-            await send_json(send, 413, self._detail())
+            # The body stays unread, so the connection cannot carry another request: close it.
+            await send_json(send, 413, self._detail(), [(b"connection", b"close")])
             return
         received = 0
         started = False
@@ -75,4 +76,4 @@ class BodyLimit:
             await self.app(scope, counting_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await send_json(send, 413, self._detail())
+                await send_json(send, 413, self._detail(), [(b"connection", b"close")])

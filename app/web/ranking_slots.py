@@ -9,6 +9,7 @@ Cheap routes (/healthz, /readyz, static files, catalog lists) never take a slot.
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.web.body_limit import send_json
@@ -24,6 +25,18 @@ def is_heavy(path: str) -> bool:
     return path in HEAVY_EXACT or path.startswith(HEAVY_PREFIXES)
 
 
+async def drain(receive: Receive) -> None:
+    """Read the (small, already size-capped) request body before refusing, so the connection stays
+    usable for the client's next request instead of being reset with its body unread."""
+    try:
+        while True:
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                return
+    except HTTPException:  # the body passed GPUMATCH_MAX_BODY_BYTES while draining: refuse anyway
+        return
+
+
 class RankingSlots:
     def __init__(self, app: ASGIApp, slots: int) -> None:
         self.app = app
@@ -35,6 +48,7 @@ class RankingSlots:
             await self.app(scope, receive, send)
             return
         if self.in_flight >= self.slots:
+            await drain(receive)
             detail = f"busy: {self.slots} rankings already running (GPUMATCH_MAX_CONCURRENT_RANKINGS); retry shortly"
             await send_json(send, 503, detail, [(b"retry-after", str(RETRY_AFTER_S).encode())])
             return
