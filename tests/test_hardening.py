@@ -295,3 +295,8 @@ def test_worst_allowed_workload_answers_within_the_bound(client: TestClient, pat
     began = time.perf_counter()
     response = client.post(f"{path}?limit=5", json={"model": None, "custom_model": WORST_ARCH, **EVERY_TERM, **body})
     assert response.status_code == 200 and time.perf_counter() - began < WORST_ALLOWED_S
+
+
+def test_repeated_phase_alone_is_422_not_a_blank_form(client: TestClient) -> None:
+    response = client.get("/?" + "&".join(["phase=training"] * 250))
+    assert response.status_code == 422 and "more than once" in response.text
