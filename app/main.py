@@ -20,8 +20,12 @@ from app.web.assets import Assets
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
 from app.web.catalog import pages as catalog_pages
+from app.web.own import api as api_own
+from app.web.own import pages as own_page
 from app.web.plan import api as api_plan
 from app.web.plan import pages as plan_page
+from app.web.precision import api as api_precision
+from app.web.precision import pages as precision_page
 from app.web.rank import api as api_rank
 from app.web.rank import pages as dashboard
 
@@ -72,6 +76,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         static_files.router,
         api_plan.router,
         plan_page.router,
+        api_precision.router,
+        precision_page.router,
+        api_own.router,
+        own_page.router,
         api_docs.router,
     ):
         app.include_router(router)

@@ -144,3 +144,15 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
     assert body["inference_constants"] and all(c["source"] for c in body["inference_constants"])
     assert body["training_constants"] and body["accuracy"]["inference"]["by_metric"]
     assert "How we estimate" in client.get("/methodology").text
+
+
+def test_methodology_explains_price_terms_interruptions_and_deadline_with_the_engines_numbers(client) -> None:  # type: ignore[no-untyped-def]
+    from app.scoring import price_terms
+
+    text = client.get("/methodology").text
+    for phrase in ("max(use, minimum term)", "Spot interruptions", "checkpoint_interval_hours", "The deadline rule"):
+        assert phrase in text
+    assert f"{price_terms.HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH:g} per node per month" in text
+    assert f"{price_terms.DEFAULT_MIN_TERM_HOURS['capacity_block']:g} h for a capacity block" in text
+    body = client.get("/methodology.json").json()
+    assert body["price_terms"]["restart_hours"] == price_terms.RESTART_HOURS

@@ -247,3 +247,32 @@ def test_lifecycle_totals_and_shares():
     assert rows[0].training_share == pytest.approx(320 / 3320)
     assert rows[0].training_share + rows[0].serving_share == pytest.approx(1.0)
     assert math.isclose(rows[1].total_usd, 6320.0)
+
+
+def test_prefix_cache_hits_are_billed_at_the_cached_input_price_on_the_serverless_side():
+    cached = TokenPrice(
+        provider_id="c",
+        provider_name="Cached",
+        model_id="llama-3.1-70b",
+        input_usd_per_mtok=1.0,
+        output_usd_per_mtok=2.0,
+        cached_input_usd_per_mtok=0.1,
+        source_url="https://example.com/p",
+    )
+    unpublished = TokenPrice(
+        provider_id="u",
+        provider_name="Uncached",
+        model_id="llama-3.1-70b",
+        input_usd_per_mtok=1.0,
+        output_usd_per_mtok=2.0,
+        source_url="https://example.com/p",
+    )
+    model = MODELS["llama-3.1-70b"]
+    half = {q.provider: q for q in serverless_quotes(model, (cached, unpublished), MODELS, 1000, 2000, 100, 0.5)}
+    # 1000 uncached prompt tokens at $1/M, 1000 cached at $0.1/M, 100 output at $2/M
+    assert half["c"].usd_per_request == pytest.approx((1000 * 1.0 + 1000 * 0.1 + 100 * 2.0) / 1e6)
+    assert "cached-input price" in half["c"].cache_note
+    assert half["u"].usd_per_request == pytest.approx(usd_per_request(1.0, 2.0, 2000, 100))
+    assert "no cached-input price" in half["u"].cache_note
+    none = serverless_quotes(model, (cached,), MODELS, 1000, 2000, 100)
+    assert none[0].usd_per_request > half["c"].usd_per_request and none[0].cache_note == ""

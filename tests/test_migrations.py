@@ -42,14 +42,14 @@ LEGACY_OFFERS = (
 )
 
 
-def test_0004_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path: Path) -> None:
+def test_0005_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 
     from app.main import create_app
     from tests.conftest import settings_for
 
     url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0003")
+    migrate.downgrade(url, "0004")
     engine = make_engine(url)
     insert = text(
         "INSERT INTO share_link (slug, path, query, offers_json, prices_as_of, created_at)"
@@ -72,7 +72,7 @@ def test_0004_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path
         replay = client.get("/s/aaaaaaaaaaaa.json")
     assert replay.status_code == 200 and {o["provider"] for o in replay.json()["options"]} == {"lambda"}
 
-    migrate.downgrade(url, "0003")
+    migrate.downgrade(url, "0004")
     engine = make_engine(url)
     with engine.connect() as connection:
         restored = connection.execute(text("SELECT offers_json FROM share_link")).scalars().all()

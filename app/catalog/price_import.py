@@ -7,12 +7,16 @@ Every new offer and every changed price appends a price_history row with who, wh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
 
-from app.catalog.seed import OFFER_KEY, FileReport, RowError, load_rows, read_file, validate_row
+from app.catalog import price_formats
+from app.catalog.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
 from app.models import Offer
 
 MAX_BATCH_OFFERS = 5_000  # a whole provider's price list fits; more is a mistake or an attack
@@ -24,6 +28,86 @@ def import_csv(engine: Engine, path: Path, changed_by: str) -> FileReport:
     if len(rows) > MAX_BATCH_OFFERS:
         raise RowError(path.name, MAX_BATCH_OFFERS + 2, "row", f"more than {MAX_BATCH_OFFERS} offers")
     return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by)
+
+
+@dataclass
+class ImportSource:
+    """How a file was read: its format, the date its prices carry (and where that came from), the provider."""
+
+    format: str
+    as_of: date | None = None
+    as_of_from: str = ""  # "--as-of" | "file modification date" | "" (gpumatch files carry their own)
+    provider: str = ""
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def file_date(path: Path) -> date:
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
+
+
+def import_file(
+    engine: Engine,
+    path: Path,
+    changed_by: str,
+    fmt: str | None = None,
+    provider: str | None = None,
+    as_of: date | None = None,
+    source_url: str | None = None,
+) -> tuple[FileReport, ImportSource]:
+    """Any supported format (detected from the header unless given) through the one validated, all-or-nothing
+    load. SkyPilot/gpuhunt prices are dated `as_of`, else the file's modification date."""
+    fmt = fmt or price_formats.detect_format(price_formats.read_header(path))
+    if fmt == "gpumatch":
+        return import_csv(engine, path, changed_by), ImportSource("gpumatch")
+    dated = as_of or file_date(path)
+    source = ImportSource(
+        fmt,
+        dated,
+        "--as-of" if as_of else "file modification date",
+        price_formats.provider_id(provider or default_provider(path, fmt)),
+    )
+    converted = price_formats.convert(path, fmt, source.provider, dated, source_url)
+    source.skipped = converted.skipped
+    if not converted.rows:
+        raise RowError(path.name, 1, "row", "no offer with a known GPU in the file")
+    if len(converted.rows) > MAX_BATCH_OFFERS:
+        raise RowError(path.name, MAX_BATCH_OFFERS + 2, "row", f"more than {MAX_BATCH_OFFERS} offers")
+    known = known_offers(engine)
+    rows = [(line, parse_row(Offer, keep_known(raw, known), path.name, line)) for line, raw in converted.rows]
+    return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by), source
+
+
+# What a SkyPilot/gpuhunt row does not say: repricing an offer keeps these from the catalog, not blanks.
+KEPT_FIELDS = (
+    "price_note",
+    "notes",
+    "min_term_hours",
+    "gpus_per_node",
+    "intra_node_link",
+    "inter_node_fabric",
+    "inter_node_gbps_per_gpu",
+    "max_nodes",
+    "topology_source",
+)
+
+
+def known_offers(engine: Engine) -> dict[tuple[str, ...], Offer]:
+    with Session(engine) as session:
+        return {tuple(str(getattr(o, k)) for k in OFFER_KEY): o for o in session.exec(select(Offer)).all()}
+
+
+def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict[str, str]:
+    """The row, with the machine and notes of the offer it reprices (if any) filled in."""
+    current = known.get(tuple(raw.get(k, "") for k in OFFER_KEY))
+    if current is None:
+        return raw
+    kept = {name: "" if getattr(current, name) is None else str(getattr(current, name)) for name in KEPT_FIELDS}
+    return {**raw, **kept}
+
+
+def default_provider(path: Path, fmt: str) -> str:
+    """SkyPilot keeps one cloud per folder (aws/vms.csv); gpuhunt one provider per file (aws.csv)."""
+    return path.parent.name if fmt == "skypilot" else path.stem
 
 
 def import_items(engine: Engine, items: Sequence[dict[str, Any]], changed_by: str) -> FileReport:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, select
 
 from app.catalog.revision import bump_revision
-from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
+from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")
@@ -29,6 +29,8 @@ SEED_FILES: tuple[tuple[str, type[SQLModel], tuple[str, ...]], ...] = (
     ("models.csv", LlmModel, ("id",)),
     ("offers.csv", Offer, OFFER_KEY),
     ("token_prices.csv", TokenPrice, ("provider_id", "provider_model_id")),
+    ("quality.csv", QualityResult, ("model", "precision", "method", "benchmark")),
+    ("tco.csv", TcoInput, ("item", "gpu_id", "unit")),
 )
 
 

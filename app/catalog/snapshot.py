@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.catalog.revision import current_revision
-from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
+from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
 from app.scoring import specs
 
 VERSION_RECHECK_S = 5.0
@@ -113,8 +113,24 @@ def load_snapshot(
         models=models,
         offers=offers,
         token_prices=token_prices,
+        quality=quality_results(session),
+        tco=tco_inputs(session),
         version=f"{catalog_version(session)}-stale{stale_count}",
     )
+
+
+def quality_results(session: Session) -> tuple[specs.QualityResult, ...]:
+    rows = session.exec(select(QualityResult).order_by(col(QualityResult.id))).all()
+    names = [f.name for f in fields(specs.QualityResult)]
+    return tuple(
+        specs.QualityResult(**{**{n: getattr(r, n) for n in names}, "model_id": r.model_id or ""}) for r in rows
+    )
+
+
+def tco_inputs(session: Session) -> tuple[specs.TcoInput, ...]:
+    rows = session.exec(select(TcoInput).order_by(col(TcoInput.id))).all()
+    names = [f.name for f in fields(specs.TcoInput)]
+    return tuple(specs.TcoInput(**{**{n: getattr(r, n) for n in names}, "gpu_id": r.gpu_id or ""}) for r in rows)
 
 
 def next_stale_day(snapshot: specs.CatalogSnapshot, stale_after_days: int) -> date | None:

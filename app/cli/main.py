@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own."""
 
 from __future__ import annotations
 
@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.plan import add_plan_parsers
 
     add_plan_parsers(sub)
+    from app.cli.precision import add_precision_parser
+
+    add_precision_parser(sub)
+    from app.cli.own import add_own_parser
+
+    add_own_parser(sub)
     add_prices_parsers(sub)
     return parser
 

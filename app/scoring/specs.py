@@ -127,6 +127,45 @@ class TokenPrice:
 
 
 @dataclass(frozen=True, slots=True)
+class QualityResult:
+    """A published accuracy of a quantised model against its baseline (empty scores = not published)."""
+
+    model_id: str
+    model: str
+    precision: str  # as published: fp8, int4_w4a16_gptq, fp4_nvfp4, ...
+    method: str
+    benchmark: str
+    recovery_pct: float | None
+    baseline_score: float | None = None
+    quantized_score: float | None = None
+    as_of: str = ""
+    source_url: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TcoInput:
+    """One sourced input for owning hardware; value_low/high are None where no figure was found."""
+
+    item: str  # purchase_price_server | system_power_typical | electricity_price | pue | ...
+    gpu_id: str
+    value_low: float | None
+    value_high: float | None
+    unit: str
+    value_text: str = ""
+    as_of: str = ""
+    source_url: str = ""
+    note: str = ""
+
+    @property
+    def value(self) -> float | None:
+        """The midpoint of a published range (the value itself when it is one number)."""
+        if self.value_low is None or self.value_high is None:
+            return None
+        return (self.value_low + self.value_high) / 2
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogSnapshot:
     """Everything the engine needs, loaded once and shared across requests."""
 
@@ -134,6 +173,8 @@ class CatalogSnapshot:
     models: dict[str, ModelSpec] = field(default_factory=dict)
     offers: tuple[Offer, ...] = ()
     token_prices: tuple[TokenPrice, ...] = ()
+    quality: tuple[QualityResult, ...] = ()
+    tco: tuple[TcoInput, ...] = ()
     version: str = ""
     # Per-snapshot memo for results that depend on the catalog and the filters but not on the workload
     # (e.g. the offers a filter set allows); the snapshot is immutable, so they never go stale.

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.config import PROJECT_ROOT
+from app.scoring import price_terms
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
 from app.web.render import json_response, page
@@ -50,10 +51,22 @@ def accuracy() -> dict[str, Any] | None:
     return json.loads(ACCURACY_JSON.read_text(encoding="utf-8"))
 
 
+def terms_constants() -> dict[str, Any]:
+    """The numbers the price-terms section quotes, read from the engine so the page cannot drift from it."""
+    return {
+        "hyperscaler_interruptions_per_node_month": price_terms.HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH,
+        "other_interruptions_per_node_month": price_terms.OTHER_INTERRUPTIONS_PER_NODE_MONTH,
+        "restart_hours": price_terms.RESTART_HOURS,
+        "max_lost_share": price_terms.MAX_LOST_SHARE,
+        "default_min_term_hours": dict(price_terms.DEFAULT_MIN_TERM_HOURS),
+    }
+
+
 def methodology_payload() -> dict[str, Any]:
     return {
         "inference_constants": constants(inference_efficiency),
         "training_constants": constants(training_efficiency),
+        "price_terms": terms_constants(),
         "accuracy": accuracy(),
     }
 

@@ -16,9 +16,10 @@ from app.web.body_limit import send_json
 
 RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
 HEAVY_EXACT = frozenset(
-    {"/", "/compare", "/plan", "/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json"}
+    {"/", "/compare", "/plan", "/precision", "/own"}
+    | {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
 )
-HEAVY_PREFIXES = ("/api/v1/rank/", "/api/v1/estimate/", "/api/v1/plan/", "/s/")
+HEAVY_PREFIXES = ("/api/v1/rank/", "/api/v1/estimate/", "/api/v1/plan/", "/api/v1/precision", "/api/v1/own", "/s/")
 
 
 def is_heavy(path: str) -> bool:

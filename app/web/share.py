@@ -71,7 +71,7 @@ def offers_from_json(text: str) -> tuple[Offer, ...]:
 
 
 def snapshot_id_for(offers_json: str) -> str:
-    return hashlib.sha256(offers_json.encode()).hexdigest()  # migration 0004 computes it the same way
+    return hashlib.sha256(offers_json.encode()).hexdigest()  # migration 0005 computes it the same way
 
 
 def slug_for(path: str, query: str, snapshot_id: str) -> str:

@@ -35,6 +35,10 @@ class ServerlessQuote:
     as_of: date | None
     source_url: str
     substitute: bool  # priced for a different model of similar size, not the one asked about
+    lora_serving: str = "unknown"  # yes | no | unknown: the provider serves your LoRA adapter at this price
+    cached_input_usd_per_mtok: float | None = None  # the provider's cached-input price (None = not published)
+    prefix_cache_hit: float = 0.0  # share of prompt tokens billed at the cached-input price
+    cache_note: str = ""  # how the prompt was billed when a prefix-cache share was given
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,7 @@ class Replica:
     gpus_per_replica: int
     usd_per_gpu_hour: float
     output_tokens_per_s: float  # per replica, at the latency targets
+    committed: bool = False  # reserved / capacity block: billed always on at the peak fleet
 
     @property
     def usd_per_replica_hour(self) -> float:
@@ -63,6 +68,25 @@ class BreakEven:
 
 def usd_per_request(input_usd_per_mtok: float, output_usd_per_mtok: float, input_len: int, output_len: int) -> float:
     return (input_len * input_usd_per_mtok + output_len * output_usd_per_mtok) / 1e6
+
+
+def cached_usd_per_request(
+    price: TokenPrice, input_len: int, output_len: int, prefix_cache_hit: float
+) -> tuple[float, str]:
+    """A request's price when `prefix_cache_hit` of its prompt hits the provider's prompt cache: those
+    tokens at the cached-input price (token_prices.csv), the rest at the input price. A provider that
+    publishes no cached price bills every prompt token in full (said in the note)."""
+    if prefix_cache_hit <= 0:
+        return usd_per_request(price.input_usd_per_mtok, price.output_usd_per_mtok, input_len, output_len), ""
+    cached = price.cached_input_usd_per_mtok
+    if cached is None:
+        full = usd_per_request(price.input_usd_per_mtok, price.output_usd_per_mtok, input_len, output_len)
+        return full, "no cached-input price published: every prompt token billed at the input price"
+    hit_tokens = input_len * prefix_cache_hit
+    usd = ((input_len - hit_tokens) * price.input_usd_per_mtok + hit_tokens * cached) / 1e6
+    usd += output_len * price.output_usd_per_mtok / 1e6
+    note = f"{prefix_cache_hit:.0%} of the prompt at the cached-input price ${cached:g}/M"
+    return usd, note
 
 
 def serverless_monthly_usd(requests_per_day: float, usd_per_one_request: float) -> float:
@@ -84,8 +108,10 @@ def serverless_quotes(
     requests_per_day: float,
     input_len: int,
     output_len: int,
+    prefix_cache_hit: float = 0.0,
 ) -> list[ServerlessQuote]:
-    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first."""
+    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first;
+    with a prefix-cache share, cached prompt tokens are billed at each provider's cached-input price."""
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
     shown, substitute = model, False
     if not listed:
@@ -95,7 +121,7 @@ def serverless_quotes(
         listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
     quotes = []
     for p in listed:
-        per_request = usd_per_request(p.input_usd_per_mtok, p.output_usd_per_mtok, input_len, output_len)
+        per_request, cache_note = cached_usd_per_request(p, input_len, output_len, prefix_cache_hit)
         quotes.append(
             ServerlessQuote(
                 p.provider_id,
@@ -109,29 +135,40 @@ def serverless_quotes(
                 p.as_of,
                 p.source_url,
                 substitute,
+                lora_serving=p.lora_serving,
+                cached_input_usd_per_mtok=p.cached_input_usd_per_mtok,
+                prefix_cache_hit=prefix_cache_hit,
+                cache_note=cache_note,
             )
         )
     return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))
 
 
 def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:
-    """Replica types not beaten on both price per hour and throughput: only these can be cheapest."""
+    """Replica types not beaten on both price per hour and throughput: only these can be cheapest.
+    Committed and pay-as-you-go replicas are billed differently, so each kind keeps its own front."""
     front: list[Replica] = []
-    for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
-        if not front or r.output_tokens_per_s > front[-1].output_tokens_per_s:
-            front.append(r)
+    for committed in (False, True):
+        kind: list[Replica] = []
+        for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
+            if r.committed == committed and (not kind or r.output_tokens_per_s > kind[-1].output_tokens_per_s):
+                kind.append(r)
+        front += kind
     return front
 
 
 def autoscaled_monthly_usd(
     replica: Replica, requests_per_day: float, multipliers: Counter[float], output_len: int, floor: int
 ) -> float:
-    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter)."""
+    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter).
+    A committed replica is not autoscaled: every hour pays for the peak fleet."""
     mean_per_s = requests_per_day / 86_400
-    hours = sum(
-        count * max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s))
-        for m, count in multipliers.items()
-    )
+    needed = {
+        m: max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s)) for m in multipliers
+    }
+    if replica.committed:
+        needed = dict.fromkeys(needed, max(needed.values(), default=floor))
+    hours = sum(count * needed[m] for m, count in multipliers.items())
     return hours * WEEKS_PER_MONTH * replica.usd_per_replica_hour
 
 
@@ -200,6 +237,7 @@ def break_even(
         winner.gpus_per_replica,
         winner.usd_per_gpu_hour,
         floor,
+        committed=winner.committed,
     ).utilisation_autoscaled
     return BreakEven(
         hi,

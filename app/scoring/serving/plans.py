@@ -9,11 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.price_terms import COMMITTED
 from app.scoring.serving.economics import BreakEven, Replica, ServerlessQuote, break_even, serverless_quotes
 from app.scoring.serving.traffic import ServingCost, Traffic, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.rank import TrainingOption, rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload import Method as TrainingMethod
 
 LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best totals come first
 
@@ -37,10 +39,29 @@ class ServingPlan:
 
 
 def option_label(o: InferenceOption) -> str:
-    return f"{o.gpu_count}×{o.gpu_id} at {o.provider_name} ({o.price_type.replace('_', ' ')})"
+    terms = o.price_type.replace("_", " ") + (", interruptible" if o.interruptible else "")
+    return f"{o.gpu_count}×{o.gpu_id} at {o.provider_name} ({terms})"
+
+
+SPOT_NOT_ALONE_NOTE = (
+    "Spot replicas can be taken back at short notice: they are listed (interruptible) after the other "
+    "options and left out of the break-even and the train-then-serve totals, never the only capacity. "
+    "Set spot_only (on the page: Spot may be the only capacity) to plan a deployment on spot alone."
+)
+
+
+def committed(o: InferenceOption) -> bool:
+    return o.price_type in COMMITTED
+
+
+def may_stand_alone(o: InferenceOption, traffic: Traffic) -> bool:
+    """Spot capacity is the whole deployment only when the traffic says so (spot_only)."""
+    return traffic.spot_only or not o.interruptible
 
 
 def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_len: int) -> list[ServingOption]:
+    """Feasible options priced for the traffic, cheapest autoscaled first; spot options that may not stand
+    alone come after every other option."""
     rates = traffic.hourly_requests_per_s()
     priced = [
         ServingOption(
@@ -53,29 +74,45 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
                 o.usd_per_gpu_hour,
                 traffic.min_replicas,
                 traffic.cold_start_s,
+                committed=committed(o),
             ),
         )
         for o in options
         if o.feasible and o.output_tokens_per_s > 0
     ]
-    return sorted(priced, key=lambda s: (s.cost.monthly_usd_autoscaled, s.option.provider, s.option.gpu_id))
+    return sorted(
+        priced,
+        key=lambda s: (
+            not may_stand_alone(s.option, traffic),
+            s.cost.monthly_usd_autoscaled,
+            s.option.provider,
+            s.option.gpu_id,
+        ),
+    )
 
 
 def serving_plan_from(
-    model_id: str, options: Sequence[InferenceOption], quotes: list[ServerlessQuote], traffic: Traffic, output_len: int
+    model_id: str,
+    options: Sequence[InferenceOption],
+    quotes: list[ServerlessQuote],
+    traffic: Traffic,
+    output_len: int,
+    notes: Sequence[str] = (),
 ) -> ServingPlan:
     """The pure core: price ranked options for the traffic and find the break-even."""
     priced = price_options(options, traffic, output_len)
     replicas = [
-        Replica(option_label(o), o.gpu_count, o.usd_per_gpu_hour, o.output_tokens_per_s)
+        Replica(option_label(o), o.gpu_count, o.usd_per_gpu_hour, o.output_tokens_per_s, committed(o))
         for o in options
-        if o.feasible and o.output_tokens_per_s > 0
+        if o.feasible and o.output_tokens_per_s > 0 and may_stand_alone(o, traffic)
     ]
     best = quotes[0] if quotes else None
     label = f"{best.provider_name} serverless ({best.model_name})" if best else None
     even = break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len)
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
-    notes = []
+    notes = list(notes)
+    if any(not may_stand_alone(s.option, traffic) for s in priced):
+        notes.append(SPOT_NOT_ALONE_NOTE)
     if substitute:
         notes.append(
             f"No provider lists {model_id} per token; serverless prices are for {substitute}, "
@@ -86,16 +123,56 @@ def serving_plan_from(
     )
 
 
+DEDICATED_ONLY_NOTE = (
+    "A model you {verb} has its own weights, which no serverless API hosts at a listed per-token price: "
+    "it is planned on dedicated GPUs only (no serverless option, no substitute model)."
+)
+NO_ADAPTER_API_NOTE = (
+    "No provider in the catalog is listed as serving LoRA adapters of {model} at its per-token price "
+    "(token_prices.csv lora_serving = yes), so the adapter is planned on dedicated GPUs only."
+)
+
+
+def trained_model_quotes(
+    method: TrainingMethod, model_id: str, quotes: list[ServerlessQuote]
+) -> tuple[list[ServerlessQuote], list[str]]:
+    """Serverless prices that apply to a model you trained, and why the others were dropped.
+
+    Pretrained or fully fine-tuned weights: none (a per-token API serves its own models). A LoRA adapter:
+    only the base model's own prices (never a substitute) where the provider serves adapters of that base at
+    that price."""
+    if method in ("pretrain", "full_ft"):
+        verb = "pretrain" if method == "pretrain" else "fully fine-tune"
+        return [], [DEDICATED_ONLY_NOTE.format(verb=verb)]
+    usable = [q for q in quotes if not q.substitute and q.model_id == model_id and q.lora_serving == "yes"]
+    return usable, [] if usable else [NO_ADAPTER_API_NOTE.format(model=model_id)]
+
+
 def plan_serving(
-    workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, model: ModelSpec
+    workload: InferenceWorkload,
+    traffic: Traffic,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+    trained_with: TrainingMethod | None = None,
 ) -> ServingPlan:
-    """Rank for the workload (replicas sized to the traffic's peak hour) and price every option."""
+    """Rank for the workload (replicas sized to the traffic's peak hour) and price every option.
+    `trained_with`: the model is one you trained that way, so only the serverless prices that can serve it
+    apply (trained_model_quotes)."""
     sized = workload.model_copy(update={"peak_requests_per_s": traffic.peak_rate_per_s()})
     ranking = rank_inference(sized, snapshot, model)
     quotes = serverless_quotes(
-        model, snapshot.token_prices, snapshot.models, traffic.daily_requests(), workload.input_len, workload.output_len
+        model,
+        snapshot.token_prices,
+        snapshot.models,
+        traffic.daily_requests(),
+        workload.input_len,
+        workload.output_len,
+        workload.prefix_cache_hit or 0.0,
     )
-    return serving_plan_from(model.id, ranking.options, quotes, traffic, workload.output_len)
+    notes: list[str] = []
+    if trained_with is not None:
+        quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
+    return serving_plan_from(model.id, ranking.options, quotes, traffic, workload.output_len, notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +198,13 @@ class LifecyclePlan:
     notes: list[str] = field(default_factory=list)
 
 
-def _serving_candidates(plan: ServingPlan, k: int) -> list[tuple[str, str, float]]:
+def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tuple[str, str, float]]:
     """Top k dedicated options (autoscaled monthly $) and the cheapest serverless price, if any."""
-    found = [(option_label(s.option), "dedicated", s.cost.monthly_usd_autoscaled) for s in plan.options[:k]]
+    found = [
+        (option_label(s.option), "dedicated", s.cost.monthly_usd_autoscaled)
+        for s in plan.options
+        if may_stand_alone(s.option, traffic)
+    ][:k]
     if plan.serverless:
         q = plan.serverless[0]
         tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''})"
@@ -170,7 +251,7 @@ def plan_lifecycle(
 ) -> LifecyclePlan:
     """Top k training options (by their own metric, $ per step) x top k serving options (autoscaled)."""
     trained = [o for o in rank_training(training_workload, snapshot, train_model).options if o.feasible]
-    serving = plan_serving(inference_workload, traffic, snapshot, serve_model)
-    rows = combine(trained[:top_k], _serving_candidates(serving, top_k), months)
+    serving = plan_serving(inference_workload, traffic, snapshot, serve_model, trained_with=training_workload.method)
+    rows = combine(trained[:top_k], _serving_candidates(serving, traffic, top_k), months)
     notes = [] if trained else ["no training option is feasible for this run"]
     return LifecyclePlan(months, rows, serving, len(trained), notes + serving.notes)

@@ -47,6 +47,9 @@ class Traffic(BaseModel):
     )
     min_replicas: int = Field(1, ge=0, le=10_000, description="autoscaled floor (at least 1 stays warm)")
     cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
+    spot_only: bool = Field(
+        False, description="a spot (interruptible) option may be the whole deployment; default: never alone"
+    )
 
     @model_validator(mode="after")
     def _one_rate(self) -> Traffic:
@@ -108,6 +111,9 @@ def week_profile(profile: Profile, peak_factor: float = 1.0) -> tuple[float, ...
     return tuple(diurnal_day(peak_factor)) * 7
 
 
+COMMITTED_NOTE = "committed capacity: paid for every hour whether used or not, so never autoscaled"
+
+
 def replicas_needed(requests_per_s: float, output_len: int, replica_output_tokens_per_s: float) -> int:
     """ceil(rate x output tokens per request / output tokens per second one replica sustains at the
     latency targets). The replica's throughput already reflects the prompt length it was estimated at."""
@@ -129,6 +135,8 @@ class ServingCost:
     monthly_usd_scale_to_zero: float
     scale_ups_from_zero_per_month: float
     utilisation_autoscaled: float  # output tokens served / what the paid replica-hours could serve
+    committed: bool = False  # reserved / capacity block: every policy is billed always on
+    billing_note: str = ""
 
 
 def scale_to_zero_replica_hours(needed: Sequence[int], cold_start_s: float) -> tuple[float, int]:
@@ -168,8 +176,11 @@ def serving_cost(
     usd_per_gpu_hour: float,
     min_replicas: int = 1,
     cold_start_s: float = 60.0,
+    committed: bool = False,
 ) -> ServingCost:
-    """Always-on at peak size, autoscaled hour by hour above a floor, and scale-to-zero."""
+    """Always-on at peak size, autoscaled hour by hour above a floor, and scale-to-zero.
+    Committed capacity (reserved, capacity block) is paid whether used or not: it is never autoscaled, so
+    all three policies cost the always-on fleet (the committed cost), never less."""
     needed = [replicas_needed(r, output_len, replica_output_tokens_per_s) for r in hourly_requests_per_s]
     floor = max(1, min_replicas)
     peak = max(needed, default=0)
@@ -178,6 +189,9 @@ def serving_cost(
         "autoscaled": float(sum(max(floor, n) for n in needed)),
     }
     weekly["scale_to_zero"], starts = scale_to_zero_replica_hours(needed, cold_start_s)
+    if committed:
+        weekly["autoscaled"] = weekly["scale_to_zero"] = weekly["always_on"]
+        starts = 0
     gpu_hours = {k: v * WEEKS_PER_MONTH * gpus_per_replica for k, v in weekly.items()}
     tokens = sum(hourly_requests_per_s) * 3600 * output_len
     capacity = weekly["autoscaled"] * 3600 * replica_output_tokens_per_s
@@ -191,4 +205,6 @@ def serving_cost(
         monthly_usd_scale_to_zero=gpu_hours["scale_to_zero"] * usd_per_gpu_hour,
         scale_ups_from_zero_per_month=starts * WEEKS_PER_MONTH,
         utilisation_autoscaled=tokens / capacity if capacity else 0.0,
+        committed=committed,
+        billing_note=COMMITTED_NOTE if committed else "",
     )

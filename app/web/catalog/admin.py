@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import csv
+import tempfile
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
 from app.catalog import price_import
@@ -47,4 +51,52 @@ def import_offers(offers: OfferBatch, request: Request, actor: Annotated[str, De
         detail = [{"field": f"{error.line}.{error.field}", "message": error.message}]
         raise HTTPException(status_code=422, detail=detail) from None
     request.app.state.snapshots.invalidate()  # rankings use the new prices on the next request
+    return ImportResult(**price_import.summary(report))
+
+
+MAX_CSV_BYTES = 5_000_000  # MAX_BATCH_OFFERS rows of a wide catalog CSV fit with room to spare
+CsvBody = Annotated[bytes, Body(media_type="text/csv", description="the CSV file's bytes (UTF-8)")]
+
+
+def _reject(field: str, message: str, status: int = 422) -> HTTPException:
+    return HTTPException(status_code=status, detail=[{"field": field, "message": message}])
+
+
+@router.post("/offers/csv", response_model=ImportResult, responses={**ERROR_RESPONSES, 413: {"description": "too big"}})
+def import_offers_csv(
+    body: CsvBody,
+    request: Request,
+    actor: Annotated[str, Depends(require_admin)],
+    format: Annotated[
+        Literal["gpumatch", "skypilot", "gpuhunt"] | None, Query(description="default: from the header")
+    ] = None,
+    provider: Annotated[str | None, Query(min_length=1, max_length=64, description="skypilot/gpuhunt rows")] = None,
+    as_of: Annotated[date | None, Query(description="date of skypilot/gpuhunt prices (required for them)")] = None,
+    source_url: Annotated[str | None, Query(max_length=500)] = None,
+) -> ImportResult:
+    """The CLI's `prices import` over HTTP: an offers.csv, SkyPilot or gpuhunt CSV, all or nothing.
+    An upload has no file date, so SkyPilot and gpuhunt files need `as_of` (and `provider`)."""
+    if len(body) > MAX_CSV_BYTES:
+        raise _reject("body", f"more than {MAX_CSV_BYTES:,} bytes", 413)
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _reject("body", "not UTF-8 text") from None
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "upload.csv"
+        path.write_text(text, encoding="utf-8")
+        try:
+            fmt = format or price_import.price_formats.detect_format(price_import.price_formats.read_header(path))
+            if fmt != "gpumatch" and as_of is None:
+                raise _reject("as_of", f"required for a {fmt} upload (an upload has no file date)")
+            if fmt != "gpumatch" and provider is None:
+                raise _reject("provider", f"required for a {fmt} upload")
+            report, _source = price_import.import_file(
+                request.app.state.engine, path, actor, fmt, provider, as_of, source_url
+            )
+        except RowError as error:
+            raise _reject(f"{error.line}.{error.field}", error.message) from None
+        except csv.Error as error:  # e.g. a NUL byte: not a CSV at all
+            raise _reject("body", f"not a CSV file: {error}") from None
+    request.app.state.snapshots.invalidate()
     return ImportResult(**price_import.summary(report))

@@ -1,0 +1,67 @@
+"""`gpumatch own`: owning N GPU servers against renting them, every input a flag (empty = sourced default)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.scoring.serving.tco_defaults import OwnershipQuestion
+
+
+def _print(body: dict[str, Any]) -> None:
+    from app.cli import reports
+
+    q = body["question"]
+    print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")
+    inputs = [
+        [i["name"], f"{i['value']:,.4g}", i["unit"], "your value" if i["overridden"] else i["source"], i["as_of"]]
+        for i in body["inputs"]
+    ]
+    print(reports.table(["input", "value", "unit", "from", "as of"], inputs))
+    print()
+    print(
+        reports.table(
+            ["term", "value", "unit", "how"],
+            [[t["name"], round(t["value"], 2), t["unit"], t["detail"]] for t in body["terms"]],
+        )
+    )
+    months = body["break_even_months"]
+    share = body["break_even_utilisation_pct"]
+    print(f"\nbreak-even utilisation: {'none' if share is None else f'{share:.1f} %'}")
+    print(f"break-even months at this utilisation: {'never' if months is None else f'{months:.1f}'}")
+    for note in body["notes"]:
+        print(note)
+
+
+def cmd_own(args: argparse.Namespace) -> int:
+    from app.cli.common import load_snapshot, print_flag_errors
+    from app.service import ownership
+
+    values = {n: getattr(args, n) for n in OwnershipQuestion.model_fields if getattr(args, n, None) is not None}
+    try:
+        question = OwnershipQuestion.model_validate(values)
+        share = "/own?" + ownership.canonical_own_query(question)
+        body = ownership.own_payload(question, load_snapshot(), share)
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except ownership.MissingInput as exc:
+        print(f"--{exc.field.replace('_', '-')}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(body, indent=2, default=str))
+        return 0
+    _print(body)
+    print(f"\nshare: {body['share_url']}")
+    return 0
+
+
+def add_own_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("own", help="own N GPU servers or rent them: monthly costs and the break-even")
+    for name, info in OwnershipQuestion.model_fields.items():
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=info.description)
+    parser.add_argument("--json", action="store_true", help="print the own API's JSON")
+    parser.set_defaults(func=cmd_own)

@@ -1,0 +1,77 @@
+"""`gpumatch precision`: one inference workload at BF16, FP8, FP4, INT4 weight-only and KV FP8."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.scoring.workload import InferenceWorkload
+
+FLAGS = ("model", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus", "rank_by")
+
+
+def _quality(row: dict[str, Any]) -> str:
+    if not row["quality"]:
+        return row["quality_note"]
+    return "; ".join(f"{q['benchmark']} {q['recovery_pct']:g}%" for q in row["quality"] if q["recovery_pct"])
+
+
+def _print(body: dict[str, Any]) -> None:
+    from app.cli import reports
+
+    rows = []
+    for r in body["rows"]:
+        b = r["best"]
+        option = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']}" if b else r["reason"]
+        rows.append(
+            [
+                r["label"],
+                round(r["weights_gb"], 1),
+                option,
+                round(b["ranked_cost"], 3) if b else "",
+                round(b["ttft_ms"]) if b else "",
+                round(b["tpot_ms"], 1) if b else "",
+                round(b["replica_memory_gb"], 1) if b else "",
+                _quality(r),
+            ]
+        )
+    print(f"{body['model']['name']}, by {body['ranked_unit']}")
+    headers = ["precision", "weights GB", "best option", "cost", "TTFT ms", "TPOT ms", "replica GB", "quality"]
+    print(reports.table(headers, rows))
+    sources = sorted({q["source_url"] for r in body["rows"] for q in r["quality"]})
+    for url in sources:
+        print(f"quality source: {url}")
+
+
+def cmd_precision(args: argparse.Namespace) -> int:
+    from app.cli.common import load_snapshot, print_flag_errors
+    from app.service import precision
+
+    values = {n: getattr(args, n) for n in FLAGS if getattr(args, n, None) is not None}
+    try:
+        workload = InferenceWorkload.model_validate(values)
+        share = "/precision?" + precision.canonical_precision_query(workload)
+        body = precision.precision_payload(workload, load_snapshot(), share)
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except precision.PlanFieldError as exc:
+        print(f"--model: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(body, indent=2, default=str))
+        return 0
+    _print(body)
+    print(f"\nshare: {body['share_url']}")
+    return 0
+
+
+def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("precision", help="one inference workload at five precisions side by side")
+    for name in FLAGS:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name)
+    parser.add_argument("--json", action="store_true", help="print the precision API's JSON")
+    parser.set_defaults(func=cmd_precision)

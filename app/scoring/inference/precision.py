@@ -1,0 +1,148 @@
+"""Precision side by side: the same inference workload at BF16, FP8, FP4, INT4 weight-only and KV FP8.
+
+Each variant re-ranks the catalog's offers with only the dtypes changed, keeps the cheapest feasible
+option, and carries the published quality rows for that model and precision (quality.csv). A variant
+without a published row has no quality note: it is never inferred from another model or precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from app.scoring.inference.memory import GB, kv_bytes_per_token, weight_bytes
+from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.specs import CatalogSnapshot, ModelSpec, QualityResult
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionVariant:
+    key: str
+    label: str
+    weight_dtype: str
+    kv_dtype: str
+    quality_precisions: tuple[str, ...]  # quality.csv precision names that describe this variant
+    runs_on: str  # the tensor peak its matmuls use (app.scoring.dtypes.compute_dtype)
+    needs_fp4_peak: bool = False
+
+
+# Weight variants keep the KV cache at BF16 and the KV variant keeps BF16 weights, so each row changes one thing.
+VARIANTS: tuple[PrecisionVariant, ...] = (
+    PrecisionVariant("bf16", "BF16 (baseline)", "bf16", "bf16", (), "BF16 peak"),
+    PrecisionVariant("fp8", "FP8 W8A8", "fp8", "bf16", ("fp8",), "FP8 peak (BF16 where the GPU has none)"),
+    PrecisionVariant("fp4", "FP4 (NVFP4 W4A4)", "fp4", "bf16", ("fp4_nvfp4", "mxfp4"), "FP4 peak", needs_fp4_peak=True),
+    PrecisionVariant(
+        "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
+    ),
+    PrecisionVariant("kv_fp8", "BF16 weights, FP8 KV cache", "bf16", "fp8", (), "BF16 peak"),
+)
+VARIANT_KEYS = tuple(v.key for v in VARIANTS)
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionRow:
+    key: str
+    label: str
+    weight_dtype: str
+    kv_dtype: str
+    runs_on: str
+    weights_gb: float  # the whole model's weights at this dtype (every replica holds one copy)
+    kv_mb_per_1k_tokens: float  # KV cache of 1 000 tokens of context, the whole model
+    feasible_options: int
+    best: InferenceOption | None
+    reason: str  # why there is no best option (empty when there is one)
+    quality: list[QualityResult] = field(default_factory=list)
+    quality_note: str = ""
+
+    @property
+    def replica_memory_gb(self) -> float | None:
+        """Weights + KV cache + reserve summed over the replica's GPUs, at the operating point."""
+        if self.best is None:
+            return None
+        per_gpu = self.best.memory_gb
+        return round((per_gpu.get("weights", 0) + per_gpu.get("kv_cache", 0)) * self.best.gpu_count, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionComparison:
+    model_id: str
+    rank_by: str
+    rows: list[PrecisionRow]
+    notes: list[str]
+
+
+def quality_for(model: ModelSpec, variant: PrecisionVariant, results: tuple[QualityResult, ...]) -> list[QualityResult]:
+    """Published rows of exactly this catalog model at this precision (none for BF16 or KV FP8)."""
+    return [r for r in results if r.model_id == model.id and r.precision in variant.quality_precisions]
+
+
+def _quality_note(variant: PrecisionVariant, rows: list[QualityResult]) -> str:
+    if variant.key == "bf16":
+        return "the baseline the others are measured against"
+    if rows:
+        return ""
+    if variant.key == "kv_fp8":
+        return "no published quality row for an FP8 KV cache in quality.csv"
+    return "no published quality row for this model at this precision in quality.csv"
+
+
+def _variant_workload(
+    workload: InferenceWorkload, variant: PrecisionVariant, snapshot: CatalogSnapshot
+) -> InferenceWorkload | None:
+    update: dict[str, object] = {"weight_dtype": variant.weight_dtype, "kv_dtype": variant.kv_dtype}
+    if variant.needs_fp4_peak:
+        fp4 = sorted(g.id for g in snapshot.gpus.values() if g.fp4_tflops)
+        allowed = [g for g in fp4 if not workload.gpus or g in workload.gpus]
+        if not allowed:
+            return None
+        update["gpus"] = allowed
+    return workload.model_copy(update=update)
+
+
+def compare_precisions(
+    workload: InferenceWorkload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+    keys: tuple[str, ...] = VARIANT_KEYS,
+) -> PrecisionComparison:
+    """One row per precision variant: cheapest feasible option, memory, and the published quality delta."""
+    rows = []
+    for variant in (v for v in VARIANTS if v.key in keys):
+        quality = quality_for(model, variant, snapshot.quality)
+        sized = _variant_workload(workload, variant, snapshot)
+        best, feasible, reason = None, 0, "no GPU in the catalog (or in the GPU filter) has an FP4 tensor peak"
+        if sized is not None:
+            ranking = rank_inference(sized, snapshot, model)
+            feasible = ranking.feasible_count
+            best = ranking.options[0] if feasible else None
+            reason = "" if best else _first_reason(ranking.options)
+        rows.append(
+            PrecisionRow(
+                key=variant.key,
+                label=variant.label,
+                weight_dtype=variant.weight_dtype,
+                kv_dtype=variant.kv_dtype,
+                runs_on=variant.runs_on,
+                weights_gb=round(weight_bytes(model, variant.weight_dtype) / GB, 3),
+                kv_mb_per_1k_tokens=round(kv_bytes_per_token(model, variant.kv_dtype) * 1000 / 1e6, 3),
+                feasible_options=feasible,
+                best=best,
+                reason=reason,
+                quality=quality,
+                quality_note=_quality_note(variant, quality),
+            )
+        )
+    notes = [
+        "Each row re-ranks every offer with only the dtypes changed (the form's weight and KV precision are "
+        "ignored here); the other workload fields, filters and the latency targets stay as given.",
+        "Quality deltas are the sources' published recovery (quantised score ÷ baseline × 100) for this model "
+        "only; rows for other models of the family are not carried over.",
+    ]
+    return PrecisionComparison(model.id, workload.rank_by, rows, notes)
+
+
+def _first_reason(options: Sequence[InferenceOption]) -> str:
+    for option in options:
+        return option.reason or "no offer meets the latency targets"
+    return "no offer passes the filters"

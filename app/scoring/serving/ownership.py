@@ -1,0 +1,158 @@
+"""Own GPU servers or rent them: monthly cost of owning, and where owning breaks even with renting.
+
+Pure arithmetic on resolved inputs (tco_defaults.py picks the sourced defaults from tco.csv):
+- owning per month = purchase ÷ (depreciation years × 12) + energy + colocation, per server;
+  energy = power draw (kW) × PUE × hours × $/kWh (servers stay on every hour, busy or not);
+  colocation = provisioned kW (the server's maximum input) × $/kW-month;
+- renting per month = GPUs × $/GPU-hour × hours × utilisation (on-demand: pay only the hours used);
+- break-even utilisation = owning per month ÷ renting per month at 100 %;
+- break-even months (cash) = purchase ÷ (renting per month − running cost per month), at the utilisation.
+Not modelled (no source in tco.csv): cost of capital, staff, spares and failures, resale value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.scoring.explain import Term
+from app.scoring.serving.traffic import HOURS_PER_MONTH
+
+
+@dataclass(frozen=True, slots=True)
+class OwnershipInputs:
+    """Every number the comparison uses, resolved (user override or sourced default)."""
+
+    gpu_id: str
+    gpu_count: int
+    gpus_per_server: int
+    utilisation: float  # share of the month's hours the GPUs do useful work (0-1]
+    purchase_usd_per_server: float
+    power_kw_per_server: float  # average draw while on
+    provisioned_kw_per_server: float  # the colocation contract's kW (the server's maximum input)
+    usd_per_kwh: float
+    pue: float
+    colocation_usd_per_kw_month: float
+    depreciation_years: float
+    rental_usd_per_gpu_hour: float
+    hours_per_month: float = HOURS_PER_MONTH
+
+    @property
+    def servers(self) -> int:
+        return math.ceil(self.gpu_count / self.gpus_per_server)
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    inputs: OwnershipInputs
+    purchase_usd: float
+    depreciation_usd_per_month: float
+    energy_usd_per_month: float
+    colocation_usd_per_month: float
+    owning_usd_per_month: float
+    running_usd_per_month: float  # energy + colocation: what owning costs each month once bought
+    renting_usd_per_month: float  # at the utilisation
+    renting_usd_per_month_full: float  # at 100 %
+    break_even_utilisation: float | None  # None: owning costs more than renting every hour of the month
+    break_even_months: float | None  # None: renting at this utilisation never repays the purchase
+    cheaper: str  # own | rent
+    terms: list[Term]
+
+
+def _energy_per_server(i: OwnershipInputs) -> float:
+    return i.power_kw_per_server * i.pue * i.hours_per_month * i.usd_per_kwh
+
+
+def compare_ownership(i: OwnershipInputs) -> Ownership:
+    """Owning N GPUs against renting the same N at the same utilisation."""
+    purchase = i.purchase_usd_per_server * i.servers
+    depreciation = purchase / (i.depreciation_years * 12)
+    energy = _energy_per_server(i) * i.servers
+    colocation = i.provisioned_kw_per_server * i.colocation_usd_per_kw_month * i.servers
+    owning = depreciation + energy + colocation
+    running = energy + colocation
+    full = i.gpu_count * i.rental_usd_per_gpu_hour * i.hours_per_month
+    renting = full * i.utilisation
+    even_u = owning / full if full > 0 and owning <= full else None
+    even_m = purchase / (renting - running) if renting > running else None
+    if even_m is not None and not math.isfinite(even_m):  # a margin of a fraction of a cent: never, in practice
+        even_m = None
+    cheaper = "own" if owning < renting else "rent"
+    result = Ownership(
+        inputs=i,
+        purchase_usd=purchase,
+        depreciation_usd_per_month=depreciation,
+        energy_usd_per_month=energy,
+        colocation_usd_per_month=colocation,
+        owning_usd_per_month=owning,
+        running_usd_per_month=running,
+        renting_usd_per_month=renting,
+        renting_usd_per_month_full=full,
+        break_even_utilisation=even_u,
+        break_even_months=even_m,
+        cheaper=cheaper,
+        terms=[],
+    )
+    result.terms.extend(ownership_terms(result))
+    return result
+
+
+def ownership_terms(o: Ownership) -> list[Term]:
+    i = o.inputs
+    servers = f"{i.servers} server{'s' if i.servers != 1 else ''} of {i.gpus_per_server}"
+    terms = [
+        Term("purchase", o.purchase_usd, "$", f"{servers} × ${i.purchase_usd_per_server:,.0f}"),
+        Term(
+            "depreciation",
+            o.depreciation_usd_per_month,
+            "$/month",
+            f"${o.purchase_usd:,.0f} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value",
+        ),
+        Term(
+            "energy",
+            o.energy_usd_per_month,
+            "$/month",
+            f"{i.servers} × {i.power_kw_per_server:g} kW × PUE {i.pue:g} × {i.hours_per_month:g} h × "
+            f"${i.usd_per_kwh:g}/kWh (on every hour)",
+        ),
+        Term(
+            "colocation",
+            o.colocation_usd_per_month,
+            "$/month",
+            f"{i.servers} × {i.provisioned_kw_per_server:g} kW provisioned × "
+            f"${i.colocation_usd_per_kw_month:g}/kW-month",
+        ),
+        Term("owning", o.owning_usd_per_month, "$/month", "depreciation + energy + colocation"),
+        Term(
+            "renting",
+            o.renting_usd_per_month,
+            "$/month",
+            f"{i.gpu_count} GPUs × ${i.rental_usd_per_gpu_hour:g}/GPU-h × {i.hours_per_month:g} h × "
+            f"{i.utilisation:.0%} utilisation (on-demand: only the hours used are paid)",
+        ),
+    ]
+    if o.break_even_utilisation is not None:
+        terms.append(
+            Term(
+                "break-even utilisation",
+                o.break_even_utilisation * 100,
+                "%",
+                f"${o.owning_usd_per_month:,.0f} owning ÷ ${o.renting_usd_per_month_full:,.0f} renting at 100 %",
+            )
+        )
+    if o.break_even_months is not None:
+        terms.append(
+            Term(
+                "break-even months",
+                o.break_even_months,
+                "months",
+                f"${o.purchase_usd:,.0f} purchase ÷ (${o.renting_usd_per_month:,.0f} renting − "
+                f"${o.running_usd_per_month:,.0f} energy and colocation) per month",
+            )
+        )
+    return terms
+
+
+def cumulative_usd(o: Ownership, months: float) -> tuple[float, float]:
+    """(owning, renting) cash spent after `months`: the purchase up front, then running costs vs rent."""
+    return o.purchase_usd + o.running_usd_per_month * months, o.renting_usd_per_month * months

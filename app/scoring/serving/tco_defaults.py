@@ -1,0 +1,176 @@
+"""The own-vs-rent question and its sourced defaults from tco.csv (every input overridable).
+
+Which tco.csv row fills an input left empty (each choice is stated in the answer with its source):
+- purchase: the newest dated 8-GPU server price of that GPU (no server price: the user must give one;
+  a bare GPU price leaves out the CPUs, memory and network, so it is never used as a server price);
+- power draw: the midpoint of the published typical draw under load, else the maximum input;
+- provisioned kW (colocation): the maximum input;
+- $/kWh: the first US commercial rate listed (EIA, East North Central, April 2025);
+- PUE: the industry average (Uptime Institute 2023);
+- colocation: CBRE's own report (cbre.com) rather than secondary summaries;
+- depreciation: the shortest life in the filings (5 years: Amazon, Meta), the conservative choice;
+- rental: the cheapest fresh on-demand offer of the GPU with the server's GPU count, else of any count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.scoring.serving.ownership import OwnershipInputs
+from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
+from app.scoring.workload import ShortId
+
+CENTS_PER_USD = 100.0
+
+
+class OwnershipQuestion(BaseModel):
+    """Own N GPUs or rent them; empty fields take the sourced default named in the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: ShortId = Field("H100-SXM", description="catalog GPU id")
+    gpu_count: int = Field(8, ge=1, le=4_096, description="GPUs owned (or rented)")
+    utilisation_pct: float = Field(60, gt=0, le=100, description="share of hours the GPUs do useful work")
+    gpus_per_server: int = Field(8, ge=1, le=72, description="GPUs in one server")
+    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8)
+    power_kw_per_server: float | None = Field(None, gt=0, le=200, description="average draw while on")
+    provisioned_kw_per_server: float | None = Field(None, gt=0, le=200, description="colocation kW contracted")
+    usd_per_kwh: float | None = Field(None, gt=0, le=5)
+    pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
+    colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
+    depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
+    rental_usd_per_gpu_hour: float | None = Field(None, gt=0, le=1_000, description="default: cheapest on-demand")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedInput:
+    """One input as used: its value, and where it came from."""
+
+    name: str
+    value: float
+    unit: str
+    overridden: bool
+    source: str  # what the default is (empty when overridden)
+    as_of: str = ""
+    source_url: str = ""
+
+
+class MissingInput(ValueError):
+    """No sourced default exists for an input: the user has to give it (field names the input)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _rows(tco: tuple[TcoInput, ...], item: str, gpu_id: str = "") -> list[TcoInput]:
+    return [t for t in tco if t.item == item and t.gpu_id == gpu_id and t.value is not None]
+
+
+def _from_row(name: str, row: TcoInput, unit: str, scale: float = 1.0, why: str = "") -> ResolvedInput:
+    assert row.value is not None
+    text = f"{row.value_text} {row.unit}" + (f" ({why})" if why else "")
+    return ResolvedInput(name, row.value * scale, unit, False, text, row.as_of, row.source_url)
+
+
+def _purchase(tco: tuple[TcoInput, ...], gpu: str) -> ResolvedInput:
+    rows = sorted(_rows(tco, "purchase_price_server", gpu), key=lambda t: t.as_of, reverse=True)
+    if not rows:
+        gpu_price = _rows(tco, "purchase_price_gpu", gpu)
+        hint = (
+            f" (tco.csv has a bare GPU price, {gpu_price[0].value_text} USD, without the server)" if gpu_price else ""
+        )
+        raise MissingInput("purchase_usd_per_server", f"no sourced server price for {gpu} in tco.csv{hint}; give one")
+    return _from_row("purchase_usd_per_server", rows[0], "$ per server", why="newest dated server price")
+
+
+def _power(tco: tuple[TcoInput, ...], gpu: str, field: str, typical_first: bool) -> ResolvedInput:
+    items = ("system_power_typical", "system_power_max") if typical_first else ("system_power_max",)
+    for item in items:
+        rows = _rows(tco, item, gpu)
+        if rows:
+            why = "midpoint of the typical draw" if item == "system_power_typical" else "maximum input"
+            return _from_row(field, rows[0], "kW per server", why=why)
+    raise MissingInput(field, f"no sourced system power for {gpu} servers in tco.csv; give one")
+
+
+def _first(tco: tuple[TcoInput, ...], item: str, field: str, pick: str = "") -> TcoInput:
+    rows = _rows(tco, item)
+    chosen = [t for t in rows if pick in t.unit or pick in urlparse(t.source_url).netloc] if pick else rows
+    if not (chosen or rows):
+        raise MissingInput(field, f"no sourced {item} in tco.csv; give one")
+    return (chosen or rows)[0]
+
+
+def _shortest_life(tco: tuple[TcoInput, ...]) -> TcoInput:
+    rows = _rows(tco, "depreciation_life")
+    if not rows:
+        raise MissingInput("depreciation_years", "no sourced depreciation life in tco.csv; give one")
+    return min(rows, key=lambda t: t.value or 0)
+
+
+def cheapest_rental(snapshot: CatalogSnapshot, gpu: str, gpus_per_server: int) -> Offer | None:
+    fresh = [o for o in snapshot.offers if o.gpu_id == gpu and o.price_type == "on_demand" and not o.stale]
+    same = [o for o in fresh if o.gpu_count == gpus_per_server]
+    return min(same or fresh, key=lambda o: (o.usd_per_gpu_hour, o.provider_id), default=None)
+
+
+def _rental(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:
+    offer = cheapest_rental(snapshot, q.gpu, q.gpus_per_server)
+    if offer is None:
+        raise MissingInput("rental_usd_per_gpu_hour", f"no fresh on-demand offer of {q.gpu}; give a rental price")
+    shape = "same GPU count" if offer.gpu_count == q.gpus_per_server else f"{offer.gpu_count}-GPU instance"
+    text = f"cheapest on-demand: {offer.provider_name} {offer.instance_type or offer.gpu_count} ({shape})"
+    as_of = offer.as_of.isoformat() if offer.as_of else ""
+    return ResolvedInput(
+        "rental_usd_per_gpu_hour", offer.usd_per_gpu_hour, "$ per GPU-hour", False, text, as_of, offer.source_url
+    )
+
+
+def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[ResolvedInput]:
+    """Each input: the user's value where given, else the sourced default (raises MissingInput)."""
+    tco = snapshot.tco
+    defaults = {
+        "purchase_usd_per_server": lambda: _purchase(tco, q.gpu),
+        "power_kw_per_server": lambda: _power(tco, q.gpu, "power_kw_per_server", typical_first=True),
+        "provisioned_kw_per_server": lambda: _power(tco, q.gpu, "provisioned_kw_per_server", typical_first=False),
+        "usd_per_kwh": lambda: _from_row(
+            "usd_per_kwh",
+            _first(tco, "electricity_price", "usd_per_kwh", pick="commercial"),
+            "$ per kWh",
+            1 / CENTS_PER_USD,
+        ),
+        "pue": lambda: _from_row("pue", _first(tco, "pue", "pue", pick="industry average"), "ratio"),
+        "colocation_usd_per_kw_month": lambda: _from_row(
+            "colocation_usd_per_kw_month",
+            _first(tco, "colocation_price", "colocation_usd_per_kw_month", pick="cbre.com"),
+            "$ per kW-month",
+        ),
+        "depreciation_years": lambda: _from_row(
+            "depreciation_years", _shortest_life(tco), "years", why="the shortest life in the filings"
+        ),
+        "rental_usd_per_gpu_hour": lambda: _rental(snapshot, q),
+    }
+    units = {"purchase_usd_per_server": "$ per server", "power_kw_per_server": "kW per server",
+             "provisioned_kw_per_server": "kW per server", "usd_per_kwh": "$ per kWh", "pue": "ratio",
+             "colocation_usd_per_kw_month": "$ per kW-month", "depreciation_years": "years",
+             "rental_usd_per_gpu_hour": "$ per GPU-hour"}  # fmt: skip
+    resolved = []
+    for name, default in defaults.items():
+        given = getattr(q, name)
+        resolved.append(ResolvedInput(name, given, units[name], True, "") if given is not None else default())
+    return resolved
+
+
+def ownership_inputs(q: OwnershipQuestion, resolved: list[ResolvedInput]) -> OwnershipInputs:
+    values = {r.name: r.value for r in resolved}
+    return OwnershipInputs(
+        gpu_id=q.gpu,
+        gpu_count=q.gpu_count,
+        gpus_per_server=q.gpus_per_server,
+        utilisation=q.utilisation_pct / 100,
+        **values,
+    )

@@ -1,0 +1,113 @@
+"""Own hardware or rent it, for the /own page, its .json twin, the API and `gpumatch own`.
+
+The query string is the OwnershipQuestion's fields by name; defaults and empty fields are left out
+(an empty field means the sourced default), so the canonical link holds only what the user changed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+
+from app.scoring.serving.ownership import compare_ownership, cumulative_usd
+from app.scoring.serving.tco_defaults import MissingInput, OwnershipQuestion, ownership_inputs, resolve_inputs
+from app.scoring.specs import CatalogSnapshot
+from app.service.rank import plain
+from app.service.workload_query import _format, _non_default
+
+MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
+NOT_MODELLED = "cost of capital, staff, spares and failures, resale value (no source in tco.csv)"
+
+
+@dataclass
+class OwnQuery:
+    question: OwnershipQuestion | None
+    values: dict[str, Any]  # what was typed, to refill the form
+    errors: dict[str, str] = field(default_factory=dict)
+    canonical: str = ""
+
+
+ALWAYS = ("gpu", "gpu_count", "utilisation_pct")  # a link always says what is owned and how busy it is
+
+
+def canonical_own_query(question: OwnershipQuestion) -> str:
+    pairs = [(k, _format(getattr(question, k))) for k in ALWAYS]
+    pairs += [(k, _format(v)) for k, v in _non_default(question) if k not in ALWAYS]
+    return urlencode(pairs)
+
+
+def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
+    names = OwnershipQuestion.model_fields
+    values = {k: v.strip() for k, v in items if k in names and v.strip() != ""}
+    unknown = sorted({k for k, _ in items} - set(names))
+    errors = {k: "not a field of this form" for k in unknown}
+    try:
+        question = OwnershipQuestion.model_validate(values)
+    except ValidationError as exc:
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error["loc"] else "gpu"
+            errors.setdefault(name, str(error["msg"]).removeprefix("Value error, "))
+        return OwnQuery(None, values, errors)
+    if errors:
+        return OwnQuery(None, values, errors)
+    return OwnQuery(question, values, canonical=canonical_own_query(question))
+
+
+def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:
+    if question.gpu not in snapshot.gpus:
+        raise MissingInput("gpu", f"unknown GPU {question.gpu!r}; GET /api/v1/gpus lists the catalog's GPUs")
+
+
+def _curve(ownership: Any, months: int) -> list[dict[str, float]]:
+    points = []
+    for m in range(months + 1):
+        own, rent = cumulative_usd(ownership, m)
+        points.append({"month": m, "owning_usd": round(own, 2), "renting_usd": round(rent, 2)})
+    return points
+
+
+def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
+    """POST /api/v1/own's body (raises MissingInput naming the field without a sourced default)."""
+    _check_gpu(question, snapshot)
+    resolved = resolve_inputs(question, snapshot)
+    ownership = compare_ownership(ownership_inputs(question, resolved))
+    life_months = ownership.inputs.depreciation_years * 12
+    horizon = min(MAX_CHART_MONTHS, math.ceil(max(life_months, (ownership.break_even_months or 0) * 1.25)))
+    notes = [f"Not modelled: {NOT_MODELLED}."]
+    if ownership.break_even_months is not None and ownership.break_even_months > life_months:
+        notes.append(
+            f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "
+            f"{life_months:g}-month depreciation life."
+        )
+    return {
+        "question": question.model_dump(mode="json"),
+        "gpu_name": snapshot.gpus[question.gpu].name,
+        "servers": ownership.inputs.servers,
+        "inputs": plain(resolved),
+        "purchase_usd": round(ownership.purchase_usd, 2),
+        "depreciation_usd_per_month": round(ownership.depreciation_usd_per_month, 2),
+        "energy_usd_per_month": round(ownership.energy_usd_per_month, 2),
+        "colocation_usd_per_month": round(ownership.colocation_usd_per_month, 2),
+        "owning_usd_per_month": round(ownership.owning_usd_per_month, 2),
+        "running_usd_per_month": round(ownership.running_usd_per_month, 2),
+        "renting_usd_per_month": round(ownership.renting_usd_per_month, 2),
+        "renting_usd_per_month_full": round(ownership.renting_usd_per_month_full, 2),
+        "break_even_utilisation_pct": (
+            None if ownership.break_even_utilisation is None else round(ownership.break_even_utilisation * 100, 3)
+        ),
+        "break_even_months": None if ownership.break_even_months is None else round(ownership.break_even_months, 3),
+        "depreciation_months": life_months,
+        "cheaper": ownership.cheaper,
+        "terms": plain(ownership.terms),
+        "cumulative": _curve(ownership, horizon),
+        "notes": notes,
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }
+
+
+__all__ = ["MissingInput", "OwnQuery", "canonical_own_query", "own_payload", "parse_own"]

@@ -1,0 +1,105 @@
+"""Precision side by side, for the /precision page, its .json twin, the API and `gpumatch precision`.
+
+The query is the rank page's inference query without phase, weight_dtype and kv_dtype (each row sets
+its own), so a ranking's link opens here with the same workload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from app.scoring.inference.precision import PrecisionRow, compare_precisions
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload
+from app.service.plan import PlanFieldError, resolve_model
+from app.service.rank import plain
+from app.service.workload_query import ParsedQuery, canonical_pairs, parse
+
+IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row chooses its own dtypes
+# The option field that holds the workload's ranked metric (rank_by).
+RANK_METRIC_FIELDS = {
+    "output_tokens": "usd_per_million_output_tokens",
+    "all_tokens": "usd_per_million_tokens",
+    "requests": "usd_per_thousand_requests",
+}
+RANK_UNITS = {
+    "output_tokens": "$ per million output tokens",
+    "all_tokens": "$ per million tokens in and out",
+    "requests": "$ per thousand requests",
+}
+
+
+def canonical_precision_query(workload: InferenceWorkload) -> str:
+    pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k not in IGNORED]
+    return urlencode(pairs, safe=",")
+
+
+def parse_precision(items: list[tuple[str, str]]) -> ParsedQuery:
+    query = parse([(k, v) for k, v in items if k not in IGNORED], "inference")
+    if query.workload is not None:
+        assert isinstance(query.workload, InferenceWorkload)
+        query.canonical = canonical_precision_query(query.workload)
+    return query
+
+
+def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
+    best = row.best
+    chosen = None
+    if best is not None:
+        chosen = {
+            "gpu_id": best.gpu_id,
+            "gpu_count": best.gpu_count,
+            "tensor_parallel": best.tensor_parallel,
+            "provider": best.provider,
+            "provider_name": best.provider_name,
+            "price_type": best.price_type,
+            "usd_per_gpu_hour": best.usd_per_gpu_hour,
+            "as_of": best.as_of,
+            "ttft_ms": best.ttft_ms,
+            "tpot_ms": best.tpot_ms,
+            "batch": best.batch,
+            "output_tokens_per_s": best.output_tokens_per_s,
+            "usd_per_million_output_tokens": best.usd_per_million_output_tokens,
+            "usd_per_million_tokens": best.usd_per_million_tokens,
+            "usd_per_thousand_requests": best.usd_per_thousand_requests,
+            "ranked_cost": getattr(best, RANK_METRIC_FIELDS[rank_by]),
+            "memory_gb_per_gpu": best.memory_gb,
+            "replica_memory_gb": row.replica_memory_gb,
+            "band": best.band,
+        }
+    return plain(
+        {
+            "key": row.key,
+            "label": row.label,
+            "weight_dtype": row.weight_dtype,
+            "kv_dtype": row.kv_dtype,
+            "runs_on": row.runs_on,
+            "weights_gb": row.weights_gb,
+            "kv_mb_per_1k_tokens": row.kv_mb_per_1k_tokens,
+            "feasible_options": row.feasible_options,
+            "best": chosen,
+            "reason": row.reason,
+            "quality": row.quality,
+            "quality_note": row.quality_note,
+        }
+    )
+
+
+def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
+    """POST /api/v1/precision's body (raises PlanFieldError for an unknown model)."""
+    model = resolve_model(workload, snapshot, "model")
+    comparison = compare_precisions(workload, snapshot, model)
+    return {
+        "workload": workload.model_dump(mode="json", exclude_none=True, exclude=set(IGNORED)),
+        "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
+        "rank_by": comparison.rank_by,
+        "ranked_unit": RANK_UNITS[comparison.rank_by],
+        "rows": [_row(r, comparison.rank_by) for r in comparison.rows],
+        "notes": comparison.notes,
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }
+
+
+__all__ = ["PlanFieldError", "canonical_precision_query", "parse_precision", "precision_payload"]

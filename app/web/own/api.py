@@ -1,0 +1,25 @@
+"""JSON API of owning hardware against renting it (tco.csv defaults, every input overridable)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.service import ownership
+from app.web.deps import SnapshotDep
+from app.web.own.schemas import OwnResponse
+
+router = APIRouter(prefix="/api/v1", tags=["own hardware vs renting"])
+
+
+@router.post("/own", response_model=OwnResponse)
+def own_vs_rent(question: OwnershipQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
+    """Monthly cost of owning N GPUs (depreciation, energy, colocation) against renting the same N on demand
+    at the utilisation; the break-even utilisation and months. Empty inputs take sourced defaults, each named."""
+    share = "/own?" + ownership.canonical_own_query(question)
+    try:
+        return ownership.own_payload(question, snapshot, share)
+    except ownership.MissingInput as exc:
+        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None

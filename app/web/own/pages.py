@@ -1,0 +1,77 @@
+"""`/own`: owning N GPU servers against renting them; `/own.json` twin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.scoring.specs import CatalogSnapshot
+from app.service import ownership
+from app.web.charts import to_json_block
+from app.web.deps import SnapshotDep
+from app.web.own.charts import cumulative_cost
+from app.web.render import json_response, page, wants_fragment
+
+router = APIRouter(include_in_schema=False)
+
+
+def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    assert query.question is not None
+    return ownership.own_payload(query.question, snapshot, f"/own?{query.canonical}")
+
+
+def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "title": "Own or rent?",
+        "nav": "own",
+        "charts": True,
+        "gpu_choices": sorted({o.gpu_id for o in snapshot.offers} | {t.gpu_id for t in snapshot.tco if t.gpu_id}),
+    }
+    form: dict[str, Any] = OwnershipQuestion().model_dump()
+    if query.question is not None:
+        form.update(query.question.model_dump())
+        try:
+            payload = _payload(query, snapshot)
+        except ownership.MissingInput as exc:
+            query.errors[exc.field] = str(exc)
+        else:
+            context.update(
+                payload=payload,
+                defaults={i["name"]: i for i in payload["inputs"]},
+                share_query=query.canonical,
+                json_url=f"/own.json?{query.canonical}",
+                chart_json=to_json_block(cumulative_cost(payload)),
+            )
+    else:
+        form.update(query.values)
+    context["form"] = form
+    context["errors"] = query.errors
+    return context
+
+
+@router.get("/own")
+def own_page(request: Request, snapshot: SnapshotDep) -> Response:
+    items = list(request.query_params.multi_items())
+    query = ownership.parse_own(items)
+    if items and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
+        return RedirectResponse(f"/own?{query.canonical}", status_code=303)
+    context = _context(query, snapshot)
+    status = 422 if context["errors"] else 200
+    response = page(request, "own.html", context, block="ownbench", status_code=status)
+    if query.canonical and not context["errors"] and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"/own?{query.canonical}"
+    return response
+
+
+@router.get("/own.json")
+def own_json(request: Request, snapshot: SnapshotDep) -> Response:
+    query = ownership.parse_own(list(request.query_params.multi_items()))
+    if not query.errors:
+        try:
+            return json_response(_payload(query, snapshot))
+        except ownership.MissingInput as exc:
+            query.errors[exc.field] = str(exc)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)

@@ -1,0 +1,25 @@
+"""JSON API of the precision comparison: one workload at BF16, FP8, FP4, INT4 weight-only and KV FP8."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.scoring.workload import InferenceWorkload
+from app.service import precision
+from app.web.deps import SnapshotDep
+from app.web.precision.schemas import PrecisionResponse
+
+router = APIRouter(prefix="/api/v1", tags=["precision side by side"])
+
+
+@router.post("/precision", response_model=PrecisionResponse)
+def compare_precision(workload: InferenceWorkload, snapshot: SnapshotDep) -> dict[str, Any]:
+    """The cheapest feasible option at each precision (weight_dtype and kv_dtype in the body are ignored:
+    every row sets its own), with memory, latency and the published quality delta for the model."""
+    share = "/precision?" + precision.canonical_precision_query(workload)
+    try:
+        return precision.precision_payload(workload, snapshot, share)
+    except precision.PlanFieldError as exc:
+        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None

@@ -1,0 +1,38 @@
+"""Plotly figure of the precision comparison: the ranked cost of each precision's best option."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.web.charts import Figure, layout
+from app.web.rank.charts import PALETTE
+
+
+def cost_by_precision(payload: dict[str, Any]) -> Figure:
+    """Horizontal bars, one per precision with a feasible option; hover gives the option and its latency."""
+    rows = [r for r in payload["rows"] if r["best"]]
+    labels = [r["label"] for r in rows]
+    hover = [
+        f"{r['best']['gpu_count']}×{r['best']['gpu_id']} · {r['best']['provider_name']}<br>"
+        f"TTFT {r['best']['ttft_ms']:,.0f} ms · TPOT {r['best']['tpot_ms']:,.1f} ms<br>"
+        f"weights {r['weights_gb']:,.1f} GB"
+        for r in rows
+    ]
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": labels,
+        "x": [r["best"]["ranked_cost"] for r in rows],
+        "customdata": hover,
+        "marker": {"color": [PALETTE[i % len(PALETTE)] for i in range(len(rows))]},
+        "hovertemplate": "%{y}: $%{x:.3f}<br>%{customdata}<extra></extra>",
+    }
+    return {
+        "data": [trace],
+        "layout": layout(
+            height=max(240, 48 * len(rows) + 90),
+            xaxis={"title": {"text": payload["ranked_unit"]}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+            margin={"l": 10, "r": 20, "t": 10, "b": 50},
+        ),
+    }

@@ -1,0 +1,79 @@
+"""`/precision`: one inference workload at five precisions side by side; `/precision.json` twin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload
+from app.service import precision
+from app.service.workload_query import ParsedQuery, canonical_query
+from app.web.charts import to_json_block
+from app.web.deps import SnapshotDep
+from app.web.precision.charts import cost_by_precision
+from app.web.rank import form_options
+from app.web.render import json_response, page, wants_fragment
+
+router = APIRouter(include_in_schema=False)
+
+
+def _payload(query: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    assert isinstance(query.workload, InferenceWorkload)
+    return precision.precision_payload(query.workload, snapshot, f"/precision?{query.canonical}")
+
+
+def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "title": "Which precision?",
+        "nav": "precision",
+        "charts": True,
+        **form_options.catalog_lists(snapshot),
+    }
+    form: dict[str, Any] = InferenceWorkload(model="llama-3.1-70b").model_dump()
+    if query is not None and isinstance(query.workload, InferenceWorkload):
+        form.update(query.workload.model_dump(exclude_none=True))
+        try:
+            payload = _payload(query, snapshot)
+        except precision.PlanFieldError as exc:
+            query.errors[exc.field] = str(exc)
+        else:
+            context.update(
+                payload=payload,
+                share_query=query.canonical,
+                rank_query=canonical_query("inference", query.workload),
+                json_url=f"/precision.json?{query.canonical}",
+                chart_json=to_json_block(cost_by_precision(payload)),
+            )
+    elif query is not None:
+        form.update(query.values)
+    context["form"] = form
+    context["errors"] = query.errors if query else {}
+    return context
+
+
+@router.get("/precision")
+def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
+    items = list(request.query_params.multi_items())
+    query = precision.parse_precision(items) if items else None
+    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
+        return RedirectResponse(f"/precision?{query.canonical}", status_code=303)
+    context = _context(query, snapshot)
+    status = 422 if context["errors"] else 200
+    response = page(request, "precision.html", context, block="precisionbench", status_code=status)
+    if query and query.canonical and not context["errors"] and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"/precision?{query.canonical}"
+    return response
+
+
+@router.get("/precision.json")
+def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
+    query = precision.parse_precision(list(request.query_params.multi_items()))
+    if not query.errors:
+        try:
+            return json_response(_payload(query, snapshot))
+        except precision.PlanFieldError as exc:
+            query.errors[exc.field] = str(exc)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)

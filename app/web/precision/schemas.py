@@ -1,0 +1,80 @@
+"""Response models of the precision API (what /docs shows; the service builds the same dicts)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+
+class QualityRow(BaseModel):
+    model_id: str
+    model: str = Field(description="the model as the source names it")
+    precision: str = Field(description="as published: fp8, int4_w4a16_gptq, fp4_nvfp4, ...")
+    method: str
+    benchmark: str
+    recovery_pct: float | None = Field(description="quantised score ÷ baseline score × 100, as published")
+    baseline_score: float | None
+    quantized_score: float | None
+    as_of: str
+    source_url: str
+    note: str
+
+
+class Band(BaseModel):
+    low: float
+    high: float
+
+
+class BestOption(BaseModel):
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    ttft_ms: float
+    tpot_ms: float
+    batch: int
+    output_tokens_per_s: float
+    usd_per_million_output_tokens: float | None
+    usd_per_million_tokens: float | None
+    usd_per_thousand_requests: float | None
+    ranked_cost: float | None = Field(description="the workload's rank_by metric")
+    memory_gb_per_gpu: dict[str, float]
+    replica_memory_gb: float | None = Field(description="weights + KV cache over the replica's GPUs")
+    band: Band | None
+
+
+class PrecisionRowOut(BaseModel):
+    key: str = Field(description="bf16 | fp8 | fp4 | int4 | kv_fp8")
+    label: str
+    weight_dtype: str
+    kv_dtype: str
+    runs_on: str = Field(description="the tensor peak the matmuls run on")
+    weights_gb: float = Field(description="the whole model's weights at this dtype")
+    kv_mb_per_1k_tokens: float
+    feasible_options: int
+    best: BestOption | None
+    reason: str = Field(description="why no option is shown (empty when one is)")
+    quality: list[QualityRow] = Field(description="published quality rows for this model and precision")
+    quality_note: str
+
+
+class ModelRef(BaseModel):
+    id: str
+    name: str
+    params_b: float
+
+
+class PrecisionResponse(BaseModel):
+    workload: dict[str, object]
+    model: ModelRef
+    rank_by: str
+    ranked_unit: str
+    rows: list[PrecisionRowOut]
+    notes: list[str]
+    catalog_version: str
+    share_url: str

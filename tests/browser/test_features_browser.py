@@ -1,0 +1,47 @@
+"""The precision and own-vs-rent pages in a real Chromium: htmx form, chart drawn, link reproduces it."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+SHOTS = os.environ.get("GPUMATCH_FEATURE_SHOTS")  # a folder: save full-page screenshots for a look
+
+
+def _shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+
+
+def test_precision_page_compares_precisions_with_a_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/precision")
+    page.select_option("#f-model", "llama-3.1-70b")
+    page.fill("#f-tpot_ms", "40")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/precision\?model=llama-3.1-70b.*tpot_ms=40"))
+    page.wait_for_selector("[data-drawn=true] svg", state="attached")
+    text = page.inner_text("main")
+    assert "INT4 weight-only" in text and "recovered" in text
+    _shot(page, "precision")
+    shared = page.url
+    page.goto(shared)
+    assert page.inner_text("main") == text
+    assert page.console.errors == []
+
+
+def test_own_page_overrides_an_input_and_keeps_it_in_the_link(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/own")
+    assert "Break-even" in page.inner_text("main")  # the default question is answered at once
+    page.fill("#f-pue", "1.3")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/own\?.*pue=1.3"))
+    page.wait_for_selector("[data-drawn=true] svg", state="attached")
+    text = page.inner_text("main")
+    assert "your value" in text and "months" in text
+    _shot(page, "own")
+    page.goto(page.url)
+    assert page.inner_text("main") == text
+    assert page.console.errors == []

@@ -1,0 +1,128 @@
+"""Own hardware vs renting: the arithmetic, the API, the /own page and its JSON twin."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from app.scoring.serving.ownership import OwnershipInputs, compare_ownership, cumulative_usd
+
+INPUTS = OwnershipInputs(
+    gpu_id="X",
+    gpu_count=8,
+    gpus_per_server=8,
+    utilisation=0.6,
+    purchase_usd_per_server=240_000,
+    power_kw_per_server=10,
+    provisioned_kw_per_server=10,
+    usd_per_kwh=0.1,
+    pue=1.5,
+    colocation_usd_per_kw_month=200,
+    depreciation_years=5,
+    rental_usd_per_gpu_hour=2.5,
+    hours_per_month=730,
+)
+
+
+def test_hand_checked_owning_renting_and_break_even():
+    o = compare_ownership(INPUTS)
+    assert o.depreciation_usd_per_month == pytest.approx(4_000)  # 240 000 / 60
+    assert o.energy_usd_per_month == pytest.approx(10 * 1.5 * 730 * 0.1)  # 1 095
+    assert o.colocation_usd_per_month == pytest.approx(2_000)
+    assert o.renting_usd_per_month_full == pytest.approx(8 * 2.5 * 730)  # 14 600
+    assert o.renting_usd_per_month == pytest.approx(14_600 * 0.6)
+    assert o.break_even_utilisation == pytest.approx(7_095 / 14_600)
+    assert o.break_even_months == pytest.approx(240_000 / (8_760 - 3_095))
+    own, rent = cumulative_usd(o, o.break_even_months)
+    assert own == pytest.approx(rent)
+    assert {t.name for t in o.terms} >= {"depreciation", "energy", "colocation", "break-even months"}
+
+
+def test_no_break_even_when_renting_never_repays_the_purchase():
+    from dataclasses import replace
+
+    idle = compare_ownership(replace(INPUTS, utilisation=0.1))
+    assert idle.break_even_months is None and idle.cheaper == "rent"
+    dear = compare_ownership(replace(INPUTS, rental_usd_per_gpu_hour=0.5))
+    assert dear.break_even_utilisation is None
+
+
+def test_eight_h100_at_sixty_percent_break_even_in_months_with_every_input_sourced(client):
+    response = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 8, "utilisation_pct": 60})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["break_even_months"] is not None and 0 < body["break_even_months"] < 120
+    assert 0 < body["break_even_utilisation_pct"] < 100
+    names = {i["name"] for i in body["inputs"]}
+    assert names == {
+        "purchase_usd_per_server",
+        "power_kw_per_server",
+        "provisioned_kw_per_server",
+        "usd_per_kwh",
+        "pue",
+        "colocation_usd_per_kw_month",
+        "depreciation_years",
+        "rental_usd_per_gpu_hour",
+    }
+    for i in body["inputs"]:
+        assert not i["overridden"] and i["source"] and i["source_url"].startswith("http"), i
+    assert body["share_url"] == "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60"
+
+
+def test_overrides_replace_defaults_and_move_the_answer(client):
+    base = client.post("/api/v1/own", json={}).json()
+    cheap = client.post("/api/v1/own", json={"purchase_usd_per_server": 150_000, "pue": 1.2}).json()
+    used = {i["name"]: i for i in cheap["inputs"]}
+    assert used["purchase_usd_per_server"]["overridden"] and used["purchase_usd_per_server"]["value"] == 150_000
+    assert cheap["break_even_months"] < base["break_even_months"]
+    assert cheap["owning_usd_per_month"] < base["owning_usd_per_month"]
+    assert "purchase_usd_per_server=150000" in cheap["share_url"]
+
+
+def test_missing_sourced_price_and_bad_fields_are_422_naming_the_field(client):
+    response = client.post("/api/v1/own", json={"gpu": "B200"})  # tco.csv has no trustworthy B200 price
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["field"] == "purchase_usd_per_server"
+    assert client.post("/api/v1/own", json={"gpu": "B200", "purchase_usd_per_server": 400_000}).status_code == 200
+    response = client.post("/api/v1/own", json={"utilisation_pct": 0})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "utilisation_pct"
+    response = client.post("/api/v1/own", json={"gpu": "nope"})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "gpu"
+    page = client.get("/own?utilisation_pct=150")
+    assert page.status_code == 422 and 'id="err-utilisation_pct"' in page.text
+
+
+def test_own_page_shows_every_input_with_its_source_chart_and_twin(client):
+    response = client.get("/own?utilisation_pct=60.0&gpu=H100-SXM", follow_redirects=False)
+    assert response.status_code == 303
+    target = response.headers["location"]
+    page = client.get(target)
+    assert page.status_code == 200 and "Break-even" in page.text
+    for name in ("purchase_usd_per_server", "usd_per_kwh", "pue", "colocation_usd_per_kw_month", "depreciation_years"):
+        assert f'name="{name}"' in page.text
+    assert "eia.gov" in page.text and "cbre.com" in page.text
+    block = re.search(r'<script type="application/json" data-chart="own-rent">(.*?)</script>', page.text, re.S)
+    assert block and len(json.loads(block.group(1))["data"]) == 3
+    twin = client.get(target.replace("/own?", "/own.json?"))
+    assert twin.status_code == 200 and twin.json()["share_url"] == target
+    assert client.get("/own").status_code == 200  # the bare page answers the default question
+
+
+def test_own_api_is_documented_with_its_response_model(client):
+    operation = client.get("/openapi.json").json()["paths"]["/api/v1/own"]["post"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/OwnResponse")
+
+
+def test_a_break_even_decades_away_keeps_the_cumulative_curve_bounded(client):
+    body = client.post(
+        "/api/v1/own", json={"purchase_usd_per_server": 9e7, "rental_usd_per_gpu_hour": 0.6, "utilisation_pct": 100}
+    ).json()
+    assert body["break_even_months"] > 1_000 and len(body["cumulative"]) <= 241
+    assert "beyond the" in " ".join(body["notes"])
+
+
+def test_a_depreciation_life_under_a_year_is_refused_naming_the_field(client):
+    response = client.post("/api/v1/own", json={"depreciation_years": 5e-324})  # fuzzing found an infinite cost
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "depreciation_years"

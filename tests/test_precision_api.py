@@ -1,0 +1,76 @@
+"""The precision comparison: API, the /precision page and its JSON twin, on the seeded catalog."""
+
+from __future__ import annotations
+
+import json
+import re
+
+WORKLOAD = {"model": "llama-3.1-70b", "input_len": 2000, "output_len": 400, "ttft_ms": 1000, "tpot_ms": 50}
+
+
+def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_sourced_quality(client):
+    response = client.post("/api/v1/precision", json=WORKLOAD)
+    assert response.status_code == 200
+    body = response.json()
+    rows = {r["key"]: r for r in body["rows"]}
+    assert set(rows) == {"bf16", "fp8", "fp4", "int4", "kv_fp8"}
+    priced = [r for r in body["rows"] if r["best"]]
+    assert len(priced) >= 4
+    for row in priced:
+        best = row["best"]
+        assert best["ranked_cost"] > 0 and best["ttft_ms"] <= 1000 and best["tpot_ms"] <= 50
+        assert best["replica_memory_gb"] > 0 and best["gpu_count"] >= 1
+    assert rows["int4"]["weights_gb"] < rows["fp8"]["weights_gb"] < rows["bf16"]["weights_gb"]
+    assert rows["kv_fp8"]["kv_mb_per_1k_tokens"] == rows["bf16"]["kv_mb_per_1k_tokens"] / 2
+    assert rows["int4"]["runs_on"] == "BF16 peak"  # weight-only: dequantised to 16-bit for the matmul
+    for key in ("fp8", "int4"):  # quality.csv has published Llama-3.1-70B rows for both
+        assert rows[key]["quality"], key
+        for q in rows[key]["quality"]:
+            assert q["model_id"] == "llama-3.1-70b" and q["source_url"].startswith("https://")
+    assert rows["fp8"]["best"]["ranked_cost"] < rows["bf16"]["best"]["ranked_cost"]
+    assert body["share_url"].startswith("/precision?model=llama-3.1-70b")
+
+
+def test_precisions_without_a_published_row_leave_quality_empty_and_say_so(client):
+    rows = {r["key"]: r for r in client.post("/api/v1/precision", json=WORKLOAD).json()["rows"]}
+    assert rows["fp4"]["quality"] == [] and "no published quality row" in rows["fp4"]["quality_note"]
+    assert rows["kv_fp8"]["quality"] == [] and "KV" in rows["kv_fp8"]["quality_note"]
+
+
+def test_fp4_is_ranked_only_on_gpus_with_an_fp4_peak(client):
+    body = client.post("/api/v1/precision", json={**WORKLOAD, "gpus": ["H100-SXM"]}).json()
+    fp4 = next(r for r in body["rows"] if r["key"] == "fp4")
+    assert fp4["best"] is None and "FP4" in fp4["reason"]
+    hopper = next(r for r in body["rows"] if r["key"] == "fp8")
+    assert hopper["best"]["gpu_id"] == "H100-SXM"
+
+
+def test_unknown_model_and_bad_fields_are_422_naming_the_field(client):
+    response = client.post("/api/v1/precision", json={"model": "no-such-model"})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "model"
+    response = client.post("/api/v1/precision", json={"model": "llama-3.1-70b", "input_len": 0})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "input_len"
+    page = client.get("/precision?model=llama-3.1-70b&tpot_ms=-1")
+    assert page.status_code == 422 and 'id="err-tpot_ms"' in page.text
+
+
+def test_precision_page_redirects_to_the_canonical_link_and_renders_without_js(client):
+    response = client.get("/precision?tpot_ms=50.0&model=llama-3.1-70b&weight_dtype=fp8", follow_redirects=False)
+    assert response.status_code == 303
+    target = response.headers["location"]
+    assert target.startswith("/precision?model=llama-3.1-70b") and "weight_dtype" not in target
+    page = client.get(target)
+    assert page.status_code == 200
+    assert "INT4 weight-only" in page.text and "recovered" in page.text
+    assert "<script>" not in page.text  # data only in JSON blocks
+    block = re.search(r'<script type="application/json" data-chart="cost-precision">(.*?)</script>', page.text, re.S)
+    assert block and json.loads(block.group(1))["data"][0]["type"] == "bar"
+    twin = client.get(target.replace("/precision?", "/precision.json?"))
+    assert twin.status_code == 200 and twin.json()["share_url"] == target
+
+
+def test_precision_api_is_documented_with_its_response_model(client):
+    spec = client.get("/openapi.json").json()
+    operation = spec["paths"]["/api/v1/precision"]["post"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert ref.endswith("/PrecisionResponse")

@@ -1,0 +1,189 @@
+"""`gpumatch prices import` reads SkyPilot and gpuhunt catalog CSVs: GPU names mapped, region, spot and date kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from app.catalog.price_formats import detect_format, gpu_id
+from app.cli.main import main
+from app.config import get_settings
+from app.db import make_engine
+from app.models import Offer
+
+FIXTURES = Path(__file__).parent / "fixtures" / "price_files"
+
+
+@pytest.fixture
+def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
+    get_settings.cache_clear()
+    yield fresh_url
+    get_settings.cache_clear()
+
+
+def offers_from(url: str, source_url: str) -> list[Offer]:
+    with Session(make_engine(url)) as session:
+        return list(session.exec(select(Offer).where(Offer.source_url == source_url)).all())
+
+
+def test_skypilot_file_yields_on_demand_and_spot_per_region(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "skypilot" / "aws" / "vms.csv"
+    assert main(["prices", "import", str(path), "--as-of", "2026-11-30"]) == 0
+    out = capsys.readouterr().out
+    assert "format skypilot, provider aws, prices as of 2026-11-30 (--as-of)" in out
+    assert "unknown GPU name 'V100'" in out and "no GPU (CPU-only instance)" in out
+    offers = {
+        (o.instance_type, o.price_type): o
+        for o in offers_from(database, "https://github.com/skypilot-org/skypilot-catalog")
+    }
+    assert set(offers) == {
+        ("p5.48xlarge", "on_demand"),
+        ("p5.48xlarge", "spot"),
+        ("p4de.24xlarge", "on_demand"),  # empty SpotPrice: no spot offer
+        ("g6.xlarge", "on_demand"),
+        ("g6.xlarge", "spot"),
+    }
+    p5 = offers[("p5.48xlarge", "on_demand")]
+    assert (p5.gpu_id, p5.gpu_count, p5.region, p5.provider_id) == ("H100-SXM", 8, "us-east-1", "aws")
+    assert p5.usd_per_gpu_hour == pytest.approx(55.04 / 8) and p5.as_of == date(2026, 11, 30)
+    assert offers[("p4de.24xlarge", "on_demand")].gpu_id == "A100-SXM-80GB"
+    assert offers[("g6.xlarge", "spot")].usd_per_hour == pytest.approx(0.3205)
+    assert offers[("g6.xlarge", "spot")].region == "us-west-2"
+
+
+def test_gpuhunt_file_dated_by_modification_time(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "gpuhunt.csv"
+    shutil.copy(FIXTURES / "gpuhunt_runpod.csv", path)
+    stamp = date(2026, 10, 15)
+    noon = datetime(2026, 10, 15, 12).timestamp()  # local noon is 15 Oct in UTC too
+    os.utime(path, (noon, noon))
+    assert main(["prices", "import", str(path), "--provider", "runpod"]) == 0
+    out = capsys.readouterr().out
+    assert "format gpuhunt, provider runpod, prices as of 2026-10-15 (file modification date)" in out
+    offers = offers_from(database, "https://github.com/dstackai/gpuhunt")
+    found = {(o.gpu_id, o.price_type, o.region) for o in offers}
+    assert found == {
+        ("H100-SXM", "on_demand", "CA-MTL-1"),
+        ("H100-SXM", "spot", "CA-MTL-1"),
+        ("A100-PCIE-80GB", "on_demand", "EU-RO-1"),  # 80 GB from gpu_memory, PCIe from the name
+        ("MI300X", "on_demand", "EU-RO-1"),
+    }
+    assert all(o.as_of == stamp for o in offers)
+
+
+def test_malformed_gpuhunt_file_changes_nothing_and_names_the_line(
+    database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = FIXTURES / "gpuhunt_malformed.csv"
+    assert main(["prices", "import", str(path), "--provider", "runpod", "--as-of", "2026-11-01"]) == 1
+    err = capsys.readouterr().err
+    assert "line 4" in err and "price" in err and "nothing was changed" in err
+    assert offers_from(database, "https://github.com/dstackai/gpuhunt") == []
+
+
+def test_unknown_provider_rejects_whole_file(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "gpuhunt_runpod.csv"
+    assert main(["prices", "import", str(path), "--as-of", "2026-11-01"]) == 1  # provider from the file name
+    assert "unknown id 'gpuhunt_runpod'" in capsys.readouterr().err
+    assert offers_from(database, "https://github.com/dstackai/gpuhunt") == []
+
+
+def test_forced_format_that_does_not_match_is_rejected(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "gpuhunt_runpod.csv"
+    assert main(["prices", "import", str(path), "--format", "skypilot", "--provider", "runpod"]) == 1
+    assert "column" in capsys.readouterr().err
+
+
+def test_unknown_header_is_rejected(database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    assert main(["prices", "import", str(path)]) == 1
+    assert "line 1" in capsys.readouterr().err
+
+
+def test_format_detected_from_header() -> None:
+    assert (
+        detect_format(["InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice", "Region"])
+        == "skypilot"
+    )
+    assert detect_format(["instance_name", "location", "price", "gpu_count", "gpu_name", "spot"]) == "gpuhunt"
+
+
+def test_gpu_names_map_explicitly_and_unknown_ones_are_not_guessed() -> None:
+    assert gpu_id("H100-MEGA", None, "a3-megagpu-8g") == "H100-SXM"
+    assert gpu_id("A100", None, "p4d.24xlarge") == "A100-SXM-40GB"
+    assert gpu_id("A100", 80, "x") == "A100-SXM-80GB"
+    assert gpu_id("A10G", None, "g5.xlarge") == "A10G"
+    assert gpu_id("A100-80GB", None, "Standard_NC24ads_A100_v4") == "A100-PCIE-80GB"  # Azure NC: PCIe cards
+    assert gpu_id("H100", None, "Standard_NC40ads_H100_v5") == "H100-NVL"
+    assert gpu_id("H100", None, "Standard_ND96isr_H100_v5") == "H100-SXM"
+    assert gpu_id("V100", None, "p3.2xlarge") is None
+    assert gpu_id("H100-80GB-ish", None, "x") is None
+
+
+TOKEN = "test-admin-token-0123456789"
+
+
+@pytest.fixture
+def admin(fresh_url: str):  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import settings_for
+
+    with TestClient(create_app(settings_for(fresh_url, admin_token=TOKEN))) as client:
+        yield client
+
+
+def upload(admin, name: str, **params: str):  # type: ignore[no-untyped-def]
+    return admin.post(
+        "/api/v1/admin/offers/csv",
+        params=params,
+        content=(FIXTURES / name).read_bytes(),
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/csv"},
+    )
+
+
+def test_admin_csv_upload_imports_a_skypilot_file(admin) -> None:  # type: ignore[no-untyped-def]
+    response = upload(admin, "skypilot/aws/vms.csv", provider="aws", as_of="2026-11-30")
+    assert response.status_code == 200, response.text
+    counts = response.json()
+    assert counts["inserted"] + counts["updated"] + counts["unchanged"] == 5  # the seed may hold some already
+    offers = [o for o in admin.get("/api/v1/offers").json() if o["instance_type"] == "p5.48xlarge"]
+    assert {"on_demand", "spot"} <= {o["price_type"] for o in offers}
+
+
+def test_repricing_a_catalog_offer_keeps_its_machine_and_notes(database: str) -> None:
+    engine = make_engine(database)
+    key = (Offer.instance_type == "p5.48xlarge", Offer.region == "us-east-1", Offer.price_type == "on_demand")
+    with Session(engine) as session:
+        before = session.exec(select(Offer).where(*key)).one()
+    assert before.gpus_per_node == 8 and before.inter_node_fabric, "the seed describes the p5 machine"
+    path = FIXTURES / "skypilot" / "aws" / "vms.csv"
+    assert main(["prices", "import", str(path), "--as-of", "2026-11-30"]) == 0
+    with Session(engine) as session:
+        after = session.exec(select(Offer).where(*key)).one()
+    assert after.as_of == date(2026, 11, 30) and after.source_url.startswith("https://github.com/skypilot-org")
+    for name in ("gpus_per_node", "intra_node_link", "inter_node_fabric", "max_nodes", "price_note", "notes"):
+        assert getattr(after, name) == getattr(before, name), name
+
+
+def test_admin_csv_upload_needs_a_date_and_names_a_bad_line(admin) -> None:  # type: ignore[no-untyped-def]
+    missing = upload(admin, "gpuhunt_runpod.csv", provider="runpod")
+    assert missing.status_code == 422 and missing.json()["detail"][0]["field"] == "as_of"
+    bad = upload(admin, "gpuhunt_malformed.csv", provider="runpod", as_of="2026-11-30")
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "4.price"
+    assert not [o for o in admin.get("/api/v1/offers").json() if o["region"] == "CA-MTL-1"]
+
+
+def test_admin_csv_upload_without_token_is_refused(admin) -> None:  # type: ignore[no-untyped-def]
+    response = admin.post("/api/v1/admin/offers/csv", content=b"a,b\n", headers={"Content-Type": "text/csv"})
+    assert response.status_code == 401
