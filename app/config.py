@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -10,6 +11,9 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+DEFAULT_ALLOWED_HOSTS = ("localhost", "127.0.0.1", "testserver")
 
 
 class Settings(BaseSettings):
@@ -30,6 +34,26 @@ class Settings(BaseSettings):
     rate_limit: str | None = Field(None, description='e.g. "120/minute" per client on /api/*')
     rate_limit_storage_uri: str = "memory://"
     environment: Literal["development", "test", "production"] = "development"
+    # Hardening (docs/SECURITY.md lists every limit and why it has its default).
+    max_body_bytes: int = Field(1_000_000, ge=1_024, le=1_000_000_000, description="413 above this many bytes")
+    share_rate_limit: str = Field("30/minute", description="per client on POST /share (a DB write each)")
+    trusted_proxies: str = Field("", description="comma-separated proxy IPs/CIDRs whose X-Forwarded-* is believed")
+    allowed_hosts: str = Field("", description="comma-separated Host names; empty = loopback")
+    max_concurrent_rankings: int | None = Field(None, ge=1, le=10_000, description="default: 2 x CPU cores")
+
+    def proxy_list(self) -> list[str]:
+        return _split(self.trusted_proxies)
+
+    def host_list(self) -> list[str]:
+        # Unset: loopback names only (and Starlette's TestClient host); a deployment names its hosts.
+        return _split(self.allowed_hosts) or list(DEFAULT_ALLOWED_HOSTS)
+
+    def ranking_slots(self) -> int:
+        return self.max_concurrent_rankings or 2 * (os.cpu_count() or 1)
+
+
+def _split(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 @lru_cache

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio.to_thread
 from fastapi import FastAPI
-from starlette.middleware.gzip import GZipMiddleware
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_docs, errors, health, methodology, rate_limit, share, static_files
+from app.web import api_docs, edge, errors, health, methodology, share, static_files
 from app.web.assets import Assets
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
@@ -22,17 +28,34 @@ from app.web.precision import api as api_precision
 from app.web.precision import pages as precision_page
 from app.web.rank import api as api_rank
 from app.web.rank import pages as dashboard
-from app.web.security import SecurityHeaders
+
+logger = logging.getLogger(__name__)
+# CPython hands the GIL over every 5 ms by default (sys.getswitchinterval). Rankings are CPU-bound
+# threads, so the event loop (/healthz, 503s, static files) waited up to that long per step behind
+# each; 0.5 ms halved /healthz p99 under 60 heavy clients (benchmarks/liveness.py, docs/PERFORMANCE.md).
+GIL_SWITCH_INTERVAL_S = 0.0005
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Load the catalog once at startup so /healthz (memory only) reports counts from the first request.
+    try:
+        await anyio.to_thread.run_sync(app.state.snapshots.get)
+    except SQLAlchemyError as exc:  # a database not ready yet: /readyz says so, liveness still answers
+        logger.warning("catalog not loaded at startup: %s", exc)
+    yield
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     app = FastAPI(
         title="gpumatch",
         version=__version__,
         summary="Rank rentable GPUs for LLM training and inference by cost per step and cost per token.",
         docs_url=None,  # app.web.api_docs serves /docs from static/vendor (the CDN version needs inline scripts)
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -40,9 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.assets = Assets(use_cdn=settings.asset_source == "cdn")
 
     errors.install(app)
-    app.add_middleware(GZipMiddleware, minimum_size=1024)
-    rate_limit.install(app, settings)
-    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    edge.install(app, settings)
     app.mount("/static", static_files.CachedStaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for router in (
         health.router,

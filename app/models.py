@@ -305,14 +305,26 @@ class CatalogRevision(SQLModel, table=True):
     changed_at: datetime = Field(default_factory=utcnow)
 
 
+class PriceSnapshot(SQLModel, table=True):
+    """The offers a ranking used, stored once per distinct content (one row per catalog version in
+    practice): saved links reference it, so a thousand links cost a thousand short rows, not a
+    thousand copies of the price list."""
+
+    __tablename__ = "price_snapshot"
+
+    id: str = Field(primary_key=True, max_length=64, description="sha256 hex of offers_json")
+    offers_json: str = Field(sa_type=Text, description="[{offer field: value}, …] as ranked")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class ShareLink(SQLModel, table=True):
-    """A saved comparison: the canonical query and every offer price it was ranked with."""
+    """A saved comparison: the canonical query and the price snapshot it was ranked with."""
 
     __tablename__ = "share_link"
 
     slug: str = Field(primary_key=True, max_length=16)
     path: str = Field(max_length=32, description="the page it reproduces: / or /compare")
     query: str = Field(max_length=4000)
-    offers_json: str = Field(sa_type=Text, description="[[offer fields…], …] as ranked")
+    snapshot_id: str = Field(foreign_key="price_snapshot.id", index=True, max_length=64)
     prices_as_of: date | None = None
     created_at: datetime = Field(default_factory=utcnow)

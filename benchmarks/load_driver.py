@@ -25,6 +25,7 @@ RequestFactory = Callable[[int], tuple[str, str, str, dict[str, Any]]]
 class ClassStats:
     latencies_ms: list[float] = field(default_factory=list)
     errors: int = 0
+    shed: int = 0  # 503 + Retry-After: the server refused work it had no slot for (not a failure)
     sample_error: str = ""
 
     def percentile_ms(self, q: float) -> float:
@@ -73,6 +74,9 @@ async def _client_loop(
         try:
             response = await client.request(method, path, **kwargs)
             ok, detail = response.status_code < 400, f"{response.status_code} {method} {path}"
+            if response.status_code == 503 and "retry-after" in response.headers:
+                stats[kind].shed += 1
+                ok = True
         except httpx.HTTPError as exc:
             ok, detail = False, f"{type(exc).__name__} {method} {path}"
         entry = stats[kind]

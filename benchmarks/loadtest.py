@@ -69,14 +69,18 @@ def create_shares(base_url: str, count: int = 4) -> list[str]:
 
 
 def table(result: LoadResult) -> list[str]:
-    lines = ["| endpoint class | requests | requests/s | p50 ms | p99 ms | errors |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| endpoint class | requests | requests/s | p50 ms | p99 ms | shed (503) | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for kind, stats in sorted(result.by_class.items()):
         count = len(stats.latencies_ms)
         lines.append(
             f"| {kind} | {count} | {count / result.elapsed_s:.1f} | {stats.p50_ms:.1f} | "
-            f"{stats.percentile_ms(0.99):.1f} | {stats.errors} |"
+            f"{stats.percentile_ms(0.99):.1f} | {stats.shed} | {stats.errors} |"
         )
-    lines.append(f"| **all** | {result.requests} | {result.requests_per_s:.1f} | | | {result.errors} |")
+    shed = sum(s.shed for s in result.by_class.values())
+    lines.append(f"| **all** | {result.requests} | {result.requests_per_s:.1f} | | | {shed} | {result.errors} |")
     return lines
 
 

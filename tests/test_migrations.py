@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from app.catalog import migrate
 from app.db import make_engine
@@ -35,3 +35,47 @@ def test_downgrade_round_trip(tmp_path: Path) -> None:
     engine = make_engine(url)
     assert set(inspect(engine).get_table_names()) >= TABLES
     engine.dispose()
+
+
+LEGACY_OFFERS = (
+    '[["lambda", "Lambda", "H100-SXM", 8, "on_demand", 2.99, "2026-11-01", "gpu_8x_h100", "us", "https://x", 1]]'
+)
+
+
+def test_0005_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import settings_for
+
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, "0004")
+    engine = make_engine(url)
+    insert = text(
+        "INSERT INTO share_link (slug, path, query, offers_json, prices_as_of, created_at)"
+        " VALUES (:slug, '/', 'phase=inference&model=llama-3.1-8b', :offers, NULL, '2026-11-30 00:00:00')"
+    )
+    with engine.begin() as connection:
+        for slug in ("aaaaaaaaaaaa", "bbbbbbbbbbbb"):
+            connection.execute(insert, {"slug": slug, "offers": LEGACY_OFFERS})
+    engine.dispose()
+
+    migrate.upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        snapshots = connection.execute(text("SELECT id, offers_json FROM price_snapshot")).all()
+        links = connection.execute(text("SELECT snapshot_id FROM share_link")).scalars().all()
+    engine.dispose()
+    assert [s.offers_json for s in snapshots] == [LEGACY_OFFERS]
+    assert links == [snapshots[0].id] * 2
+    with TestClient(create_app(settings_for(url))) as client:
+        replay = client.get("/s/aaaaaaaaaaaa.json")
+    assert replay.status_code == 200 and {o["provider"] for o in replay.json()["options"]} == {"lambda"}
+
+    migrate.downgrade(url, "0004")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        restored = connection.execute(text("SELECT offers_json FROM share_link")).scalars().all()
+        tables = set(inspect(engine).get_table_names())
+    engine.dispose()
+    assert restored == [LEGACY_OFFERS] * 2 and "price_snapshot" not in tables

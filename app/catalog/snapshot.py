@@ -173,6 +173,10 @@ class SnapshotCache:
             self._checked_at = time.monotonic()
             return self._snapshot
 
+    def peek(self) -> specs.CatalogSnapshot | None:
+        """The snapshot in memory, without touching the database (None before the first load)."""
+        return self._snapshot
+
     def invalidate(self) -> None:
         with self._lock:
             self._snapshot = None

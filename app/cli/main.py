@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from app.cli.common import load_snapshot, print_flag_errors, setup_database
@@ -13,6 +14,10 @@ from app.config import get_settings
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    if args.behind_proxy and not get_settings().trusted_proxies:
+        # The proxy on this host; anything else must be named (docs/SECURITY.md). Workers inherit it.
+        os.environ["GPUMATCH_TRUSTED_PROXIES"] = "127.0.0.1"
+        get_settings.cache_clear()
     settings = get_settings()
     if not args.no_setup:
         setup_database(settings.database_url, settings.seed_dir, quiet=True)
@@ -22,8 +27,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host or settings.host,
         port=args.port or settings.port,
         workers=args.workers,
-        proxy_headers=True,
-        forwarded_allow_ips="*" if args.behind_proxy else None,
+        proxy_headers=False,  # the app reads X-Forwarded-* itself, from GPUMATCH_TRUSTED_PROXIES only (app/web/edge.py)
         log_level="info",
     )
     return 0
@@ -151,7 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--no-setup", action="store_true", help="skip migrations and seeding")
-    serve.add_argument("--behind-proxy", action="store_true", help="trust X-Forwarded-* from any proxy")
+    serve.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="trust X-Forwarded-* from GPUMATCH_TRUSTED_PROXIES (default 127.0.0.1)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     db = sub.add_parser("db", help="database maintenance")

@@ -3,28 +3,43 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 MAX_KEYS = 200  # a real config.json has ~30-80 keys, nested ones included
 MAX_DEPTH = 4  # rope_scaling / quantization_config nest one or two levels
 MAX_SERIALIZED_BYTES = 64 * 1024
 MAX_STRING_CHARS = 4_096
+# JSON's interoperable integer range (RFC 8259 §6): beyond it a number means nothing to a config,
+# and the response writer (orjson, 64-bit) could not echo it back.
+MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _walk(value: Any, depth: int, counts: list[int]) -> None:
+def _check_number(value: Any, key: str) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        raise ValueError(f"{key}: integer beyond ±2**53-1")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{key}: {value} is not a finite number")
+
+
+def _walk(value: Any, depth: int, counts: list[int], key: str = "config") -> None:
     if depth > MAX_DEPTH:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
         counts[0] += len(value)
         if counts[0] > MAX_KEYS:
             raise ValueError(f"more than {MAX_KEYS} keys")
-        for item in value.values():
-            _walk(item, depth + 1, counts)
+        for name, item in value.items():
+            _walk(item, depth + 1, counts, str(name)[:64])
     elif isinstance(value, list):
         for item in value:
-            _walk(item, depth + 1, counts)
+            _walk(item, depth + 1, counts, key)
     elif isinstance(value, str) and len(value) > MAX_STRING_CHARS:
         raise ValueError(f"a string longer than {MAX_STRING_CHARS} characters")
+    else:
+        _check_number(value, key)
 
 
 def check_bounded_object(value: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from app.service.workload_query import (
     _format,
     _non_default,
     canonical_pairs,
+    query_shape_errors,
 )
 
 TRAIN_PREFIX = "train_"
@@ -83,7 +84,7 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
 def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     values = _collect(items)
     inference, traffic_data, training_data = split(values)
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = query_shape_errors(items)
     inference = _apply_conveniences("inference", inference, errors)  # arch_* fields, tokens/s per user
     workload = _validate(InferenceWorkload, inference, errors)
     traffic = _validate(Traffic, traffic_data, errors)

@@ -50,6 +50,20 @@ def _collect(items: list[tuple[str, str]]) -> dict[str, Any]:
     return values
 
 
+def query_shape_errors(items: list[tuple[str, str]]) -> dict[str, str]:
+    """A key the query reads once given twice is an error, not a silent pick of one value (a page
+    answering for another model than the link shows); list fields may repeat. Too many values too."""
+    errors: dict[str, str] = {}
+    if len(items) > MAX_QUERY_VALUES:
+        errors["query"] = f"more than {MAX_QUERY_VALUES} query values"
+    seen: set[str] = set()
+    for key, _ in items[: MAX_QUERY_VALUES + 1]:
+        if key in seen and key not in LIST_FIELDS:
+            errors.setdefault(key, f"given more than once; {key} takes one value")
+        seen.add(key)
+    return errors
+
+
 def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
     data = {k: v for k, v in values.items() if k != "phase"}
     arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
@@ -96,7 +110,7 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference") -> P
     phase: Phase = "training" if values.get("phase") == "training" else default_phase
     if values.get("phase") == "inference":
         phase = "inference"
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = query_shape_errors(items)
     data = _apply_conveniences(phase, values, errors)
     workload = None
     try:

@@ -1,15 +1,22 @@
-"""Per-client-IP rate limit on /api/* with `limits` (the library under slowapi), only when GPUMATCH_RATE_LIMIT is set.
+"""Per-client-IP rate limits with `limits` (the library under slowapi), in one pure ASGI middleware.
 
 slowapi's own middleware finds the route handler by walking `app.routes`, which FastAPI >= 0.16x nests
-(`_IncludedRouter`), so it silently limits nothing; this pure ASGI middleware calls `limits` directly.
-One fixed-window bucket per client IP across every API route; the storage URI (memory://, redis://…,
-memcached://…) lets replicas share the counters. Pages, static files and /healthz are never limited.
+(`_IncludedRouter`), so it silently limits nothing; this middleware calls `limits` directly.
+
+Two buckets per client IP:
+- "api" (GPUMATCH_RATE_LIMIT, off when unset): every /api/* route and the `.json`/`.csv` twins of the
+  result pages (rank, compare, plan, precision, own), which do the same ranking work as the API and so share its count;
+- "share" (GPUMATCH_SHARE_RATE_LIMIT, default 30/minute): POST /share, a database write each.
+The storage URI (memory://, redis://…, memcached://…) lets replicas share the counters. Pages,
+static files and /healthz are never limited. The client IP is `scope["client"]`, which only the
+proxy-headers middleware (trusted proxies only, app/web/edge.py) may rewrite from X-Forwarded-For.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import orjson
 from fastapi import FastAPI
@@ -21,32 +28,55 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.config import Settings
 
 LIMITED_PREFIX = "/api/"
+# The pages' machine-readable twins: the API's work, so the API's bucket.
+TWIN_PATHS = frozenset(
+    {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
+)
+SHARE_PATH = "/share"
 
 
 def async_storage_uri(uri: str) -> str:
     return uri if uri.startswith("async+") else f"async+{uri}"  # the asyncio storages: no blocking I/O
 
 
+def bucket_for(scope: Scope, api_limited: bool) -> str | None:
+    path = scope["path"]
+    if path == SHARE_PATH and scope.get("method") == "POST":
+        return "share"
+    if api_limited and (path.startswith(LIMITED_PREFIX) or path in TWIN_PATHS):
+        return "api"
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rates:
+    api: RateLimitItem | None
+    share: RateLimitItem | None
+
+
 class ApiRateLimit:
-    def __init__(self, app: ASGIApp, rate: str, storage_uri: str) -> None:
+    def __init__(self, app: ASGIApp, rate: str | None, storage_uri: str, share_rate: str | None = None) -> None:
         self.app = app
-        self.item: RateLimitItem = parse(rate)
+        self.rates = Rates(api=parse(rate) if rate else None, share=parse(share_rate) if share_rate else None)
+        self.item: RateLimitItem | None = self.rates.api
         self.limiter = FixedWindowRateLimiter(storage_from_string(async_storage_uri(storage_uri)))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(LIMITED_PREFIX):
+        bucket = bucket_for(scope, self.rates.api is not None) if scope["type"] == "http" else None
+        item = getattr(self.rates, bucket) if bucket else None
+        if bucket is None or item is None:
             await self.app(scope, receive, send)
             return
-        client = (scope.get("client") or ("unknown", 0))[0]
-        if await self.limiter.hit(self.item, "api", client):
+        client = client_key(scope)
+        if await self.limiter.hit(item, bucket, client):
             await self.app(scope, receive, send)
             return
-        await self._reject(client, send)
+        await self._reject(item, bucket, client, send)
 
-    async def _reject(self, client: str, send: Send) -> None:
-        stats = await self.limiter.get_window_stats(self.item, "api", client)
+    async def _reject(self, item: RateLimitItem, bucket: str, client: str, send: Send) -> None:
+        stats = await self.limiter.get_window_stats(item, bucket, client)
         retry_after_s = max(1, math.ceil(stats.reset_time - time.time()))
-        body = orjson.dumps({"detail": f"rate limit exceeded: {self.item}; retry after {retry_after_s} s"})
+        body = orjson.dumps({"detail": f"rate limit exceeded: {item}; retry after {retry_after_s} s"})
         headers = [
             (b"content-type", b"application/json"),
             (b"retry-after", str(retry_after_s).encode()),
@@ -56,7 +86,16 @@ class ApiRateLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+def client_key(scope: Scope) -> str:
+    return str((scope.get("client") or ("unknown", 0))[0])
+
+
 def install(app: FastAPI, settings: Settings) -> None:
-    if not settings.rate_limit:
+    if not settings.rate_limit and not settings.share_rate_limit:
         return  # no middleware at all: nothing on the hot path
-    app.add_middleware(ApiRateLimit, rate=settings.rate_limit, storage_uri=settings.rate_limit_storage_uri)
+    app.add_middleware(
+        ApiRateLimit,
+        rate=settings.rate_limit,
+        storage_uri=settings.rate_limit_storage_uri,
+        share_rate=settings.share_rate_limit or None,
+    )

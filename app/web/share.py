@@ -1,4 +1,11 @@
-"""Saved links: POST /share stores a question and the prices it was ranked with; /s/{slug} replays it."""
+"""Saved links: POST /share stores a question and the prices it was ranked with; /s/{slug} replays it.
+
+The prices are stored once per distinct offer list (a `price_snapshot` row keyed by the sha256 of
+its JSON, one per catalog version in practice) and each link references it, so a link costs its
+query and a 64-character key. POST /share refuses cross-site requests (an Origin that is not this
+host, or Sec-Fetch-Site: cross-site) and questions whose model the catalog does not know; it is
+rate-limited per client in app/web/rate_limit.py.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import hashlib
 from dataclasses import fields
 from datetime import date
 from typing import Annotated, Any
+from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 from fastapi import APIRouter, Form, Request
@@ -13,9 +21,10 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.models import ShareLink
+from app.models import PriceSnapshot, ShareLink
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.service.workload_query import parse
+from app.service import rank as ranking
+from app.service.workload_query import ParsedQuery, parse
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors import wants_json
 from app.web.rank.pages import render_workbench
@@ -61,22 +70,52 @@ def offers_from_json(text: str) -> tuple[Offer, ...]:
     return tuple(offers)
 
 
-def slug_for(path: str, query: str, offers_json: str) -> str:
+def snapshot_id_for(offers_json: str) -> str:
+    return hashlib.sha256(offers_json.encode()).hexdigest()  # migration 0005 computes it the same way
+
+
+def slug_for(path: str, query: str, snapshot_id: str) -> str:
     """Same question at the same prices → same slug, so repeated or concurrent saves never collide."""
-    return hashlib.sha256(f"{path}?{query}\n{offers_json}".encode()).hexdigest()[:12]
+    return hashlib.sha256(f"{path}?{query}\n{snapshot_id}".encode()).hexdigest()[:12]
+
+
+def _store_snapshot(session: Session, offers: tuple[Offer, ...]) -> str:
+    offers_json = offers_to_json(offers)
+    snapshot_id = snapshot_id_for(offers_json)
+    if session.get(PriceSnapshot, snapshot_id) is None:
+        session.add(PriceSnapshot(id=snapshot_id, offers_json=offers_json))
+        _commit_or_lost_race(session)
+    return snapshot_id
+
+
+def _commit_or_lost_race(session: Session) -> None:
+    try:
+        session.commit()
+    except IntegrityError:  # a concurrent save of the same row won the race: same content
+        session.rollback()
 
 
 def save(session: Session, path: str, query: str, snapshot: CatalogSnapshot) -> str:
-    offers_json = offers_to_json(snapshot.offers)
-    slug = slug_for(path, query, offers_json)
+    snapshot_id = _store_snapshot(session, snapshot.offers)
+    slug = slug_for(path, query, snapshot_id)
     if session.get(ShareLink, slug) is None:
         newest = max((o.as_of for o in snapshot.offers if o.as_of), default=None)
-        session.add(ShareLink(slug=slug, path=path, query=query, offers_json=offers_json, prices_as_of=newest))
-        try:
-            session.commit()
-        except IntegrityError:  # a concurrent save of the same link won the race: same content
-            session.rollback()
+        session.add(ShareLink(slug=slug, path=path, query=query, snapshot_id=snapshot_id, prices_as_of=newest))
+        _commit_or_lost_race(session)
     return slug
+
+
+def cross_site_reason(request: Request) -> str | None:
+    """Why a state-changing request looks cross-site (None: same origin, or a non-browser client)."""
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        return "cross-site request refused (Sec-Fetch-Site: cross-site)"
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None  # curl and other non-browser clients send no Origin; browsers always do on POST
+    origin_host = urlsplit(origin).netloc.lower()
+    if origin == "null" or origin_host != request.headers.get("host", "").lower():
+        return f"cross-site request refused (Origin {origin!r} is not this host)"
+    return None
 
 
 def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:
@@ -98,9 +137,12 @@ def create_share(
     path: Annotated[str, Form(max_length=32)],
     query: Annotated[str, Form(max_length=4000)],
 ) -> Response:
+    refused = cross_site_reason(request)
+    if refused:
+        return json_response({"detail": refused}, 403)
     parsed = parse(_query_items(query))
-    if path not in SHARE_PATHS or parsed.errors:
-        problems = parsed.errors or {"path": f"must be one of {', '.join(SHARE_PATHS)}"}
+    problems = _problems(path, parsed, snapshot)
+    if problems:
         return json_response({"detail": [{"field": k, "message": v} for k, v in problems.items()]}, 422)
     slug = save(session, path, parsed.canonical, snapshot)
     if wants_json(request):
@@ -108,9 +150,19 @@ def create_share(
     return RedirectResponse(f"/s/{slug}", status_code=303)
 
 
-def _query_items(query: str) -> list[tuple[str, str]]:
-    from urllib.parse import parse_qsl
+def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, str]:
+    if path not in SHARE_PATHS:
+        return {"path": f"must be one of {', '.join(SHARE_PATHS)}"}
+    if parsed.errors or parsed.workload is None:
+        return parsed.errors or {"query": "no workload in this query"}
+    try:  # a link must replay: its model has to resolve now, not fail when opened
+        ranking.model_spec_for(parsed.workload, snapshot)
+    except ranking.UnknownModel as exc:
+        return {exc.field: str(exc)}
+    return {}
 
+
+def _query_items(query: str) -> list[tuple[str, str]]:
     return parse_qsl(query, keep_blank_values=True)[:200]
 
 
@@ -120,7 +172,10 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
     link = session.get(ShareLink, slug[:16])
     if link is None:
         raise not_found("saved link", slug)
-    saved_offers = offers_from_json(link.offers_json)
+    stored = session.get(PriceSnapshot, link.snapshot_id)
+    if stored is None:  # the foreign key forbids it; a hand-edited database could still get here
+        raise not_found("price snapshot", link.snapshot_id)
+    saved_offers = offers_from_json(stored.offers_json)
     replay = CatalogSnapshot(
         gpus=snapshot.gpus,
         models=snapshot.models,
@@ -138,10 +193,12 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         "current_url": f"{link.path}?{link.query}",
     }
     if as_json:
-        from app.service import rank as ranking
-
-        assert parsed.workload is not None
-        payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}")
+        if parsed.workload is None:
+            return json_response({"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422)
+        try:
+            payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}")
+        except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
+            return json_response({"detail": [{"field": exc.field, "message": str(exc)}]}, 422)
         return json_response({**payload, "saved": saved})
     template = "compare.html" if link.path == "/compare" else "index.html"
     return render_workbench(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
@@ -41,9 +41,27 @@ OFFER_ID_HELP = (
 class InferenceEstimateRequest(InferenceWorkload):
     gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
     gpu_count: int = Field(1, ge=1, le=72)
-    tensor_parallel: int | None = Field(None, ge=1, le=72, description="default: gpu_count / pipeline_parallel")
+    # pipeline_parallel before tensor_parallel: the tensor_parallel check reads both counts it must fit.
     pipeline_parallel: int = Field(1, ge=1, le=72, description="stages; across nodes only over a fabric")
+    tensor_parallel: int | None = Field(None, ge=1, le=72, description="default: gpu_count / pipeline_parallel")
     offer_id: int | None = Field(None, ge=1, description=OFFER_ID_HELP)
+
+    @field_validator("pipeline_parallel")
+    @classmethod
+    def _stages_fit(cls, value: int, info: ValidationInfo) -> int:
+        gpu_count = info.data.get("gpu_count")
+        if gpu_count is not None and value > gpu_count:
+            raise ValueError(f"pipeline_parallel {value} cannot exceed gpu_count {gpu_count}")
+        return value
+
+    @field_validator("tensor_parallel")
+    @classmethod
+    def _layout_uses_every_gpu(cls, value: int | None, info: ValidationInfo) -> int | None:
+        # 1 GPU at TP 8 would report 8-GPU throughput: the layout must be exactly the GPUs asked for.
+        gpu_count, pp = info.data.get("gpu_count"), info.data.get("pipeline_parallel")
+        if value is not None and gpu_count is not None and pp is not None and value * pp != gpu_count:
+            raise ValueError(f"tensor_parallel {value} × pipeline_parallel {pp} must equal gpu_count {gpu_count}")
+        return value
 
 
 class TrainingEstimateRequest(TrainingWorkload):

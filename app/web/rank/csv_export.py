@@ -9,6 +9,15 @@ from typing import Any
 from fastapi.responses import Response
 
 SKIP = ("terms", "memory_gb", "band")
+# Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: Any) -> Any:
+    """A text cell that a spreadsheet would evaluate gets a leading apostrophe; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
 
 
 def csv_response(payload: dict[str, Any], filename: str) -> Response:
@@ -19,7 +28,8 @@ def csv_response(payload: dict[str, Any], filename: str) -> Response:
     writer.writeheader()
     for option in options:
         band = option.get("band") or {}
-        writer.writerow({**option, "band_low": band.get("low"), "band_high": band.get("high")})
+        row = {k: neutralise(v) for k, v in option.items() if k not in SKIP}
+        writer.writerow({**row, "band_low": band.get("low"), "band_high": band.get("high")})
     return Response(
         buffer.getvalue(),
         media_type="text/csv; charset=utf-8",

@@ -19,7 +19,8 @@ router = APIRouter(include_in_schema=False)
 
 
 def _has_workload(items: list[tuple[str, str]]) -> bool:
-    return any(key != "phase" for key, _ in items)
+    # A repeated phase is a question with an error (a 422 naming phase), not a blank form.
+    return any(key != "phase" for key, _ in items) or len(items) > 1
 
 
 def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:

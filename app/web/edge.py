@@ -1,0 +1,34 @@
+"""The edge of the app: which Host names it answers, whose X-Forwarded-* it believes, how big a body
+and how many heavy requests at once. Wired in one place so the order is visible (outermost first):
+
+    SecurityHeaders → TrustedHost → ProxyHeaders → BodyLimit → rate limits → RankingSlots → GZip → app
+
+TrustedHost comes before everything that builds a URL from Host (Starlette's slash redirect does), and
+ProxyHeaders before the rate limits, so the limit key is the real client only when the peer is a
+configured proxy (GPUMATCH_TRUSTED_PROXIES); from anyone else X-Forwarded-For is ignored.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+from app.config import Settings
+from app.web import rate_limit
+from app.web.body_limit import BodyLimit
+from app.web.ranking_slots import RankingSlots
+from app.web.security import SecurityHeaders
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    # add_middleware wraps: the last one added runs first.
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
+    app.add_middleware(RankingSlots, slots=settings.ranking_slots())
+    rate_limit.install(app, settings)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if settings.proxy_list():
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.proxy_list())
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.host_list(), www_redirect=False)
+    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")

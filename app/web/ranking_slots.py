@@ -1,0 +1,60 @@
+"""Bounded concurrency for the heavy routes (GPUMATCH_MAX_CONCURRENT_RANKINGS, default 2 x CPU cores).
+
+Ranking and page rendering are CPU-bound sync work on the threadpool. Without a bound, a burst of
+heavy requests queues there without end and every other request (liveness included) waits behind
+it. This pure ASGI middleware counts heavy requests in flight, in the event loop (one thread, so a
+plain integer is enough), and answers 503 with Retry-After at once when every slot is taken.
+Cheap routes (/healthz, /readyz, static files, catalog lists) never take a slot.
+"""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.web.body_limit import send_json
+
+RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
+HEAVY_EXACT = frozenset(
+    {"/", "/compare", "/plan", "/precision", "/own"}
+    | {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
+)
+HEAVY_PREFIXES = ("/api/v1/rank/", "/api/v1/estimate/", "/api/v1/plan/", "/api/v1/precision", "/api/v1/own", "/s/")
+
+
+def is_heavy(path: str) -> bool:
+    return path in HEAVY_EXACT or path.startswith(HEAVY_PREFIXES)
+
+
+async def drain(receive: Receive) -> None:
+    """Read the (small, already size-capped) request body before refusing, so the connection stays
+    usable for the client's next request instead of being reset with its body unread."""
+    try:
+        while True:
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                return
+    except HTTPException:  # the body passed GPUMATCH_MAX_BODY_BYTES while draining: refuse anyway
+        return
+
+
+class RankingSlots:
+    def __init__(self, app: ASGIApp, slots: int) -> None:
+        self.app = app
+        self.slots = slots
+        self.in_flight = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not is_heavy(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.slots:
+            await drain(receive)
+            detail = f"busy: {self.slots} rankings already running (GPUMATCH_MAX_CONCURRENT_RANKINGS); retry shortly"
+            await send_json(send, 503, detail, [(b"retry-after", str(RETRY_AFTER_S).encode())])
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
