@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from app.config import get_settings
@@ -51,3 +53,13 @@ def print_flag_errors(exc: Any) -> int:
     for error in exc.errors():
         print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
     return 2
+
+
+def emit(body: dict[str, Any], as_json: bool, print_text: Callable[[dict[str, Any]], None]) -> int:
+    """A report's JSON (`--json`) or its text form followed by its share link; exit status 0."""
+    if as_json:
+        print(json.dumps(body, indent=2, default=str))
+        return 0
+    print_text(body)
+    print(f"\nshare: {body['share_url']}")
+    return 0

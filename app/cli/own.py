@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -38,7 +37,7 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_own(args: argparse.Namespace) -> int:
-    from app.cli.common import load_snapshot, print_flag_errors
+    from app.cli.common import emit, load_snapshot, print_flag_errors
     from app.service import ownership
 
     values = {n: getattr(args, n) for n in OwnershipQuestion.model_fields if getattr(args, n, None) is not None}
@@ -51,12 +50,7 @@ def cmd_own(args: argparse.Namespace) -> int:
     except ownership.MissingInput as exc:
         print(f"--{exc.field.replace('_', '-')}: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(body, indent=2, default=str))
-        return 0
-    _print(body)
-    print(f"\nshare: {body['share_url']}")
-    return 0
+    return emit(body, args.json, _print)
 
 
 def add_own_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

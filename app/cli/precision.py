@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -48,7 +47,7 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_precision(args: argparse.Namespace) -> int:
-    from app.cli.common import load_snapshot, print_flag_errors
+    from app.cli.common import emit, load_snapshot, print_flag_errors
     from app.service import precision
 
     values = {n: getattr(args, n) for n in FLAGS if getattr(args, n, None) is not None}
@@ -61,12 +60,7 @@ def cmd_precision(args: argparse.Namespace) -> int:
     except precision.PlanFieldError as exc:
         print(f"--model: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(body, indent=2, default=str))
-        return 0
-    _print(body)
-    print(f"\nshare: {body['share_url']}")
-    return 0
+    return emit(body, args.json, _print)
 
 
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
