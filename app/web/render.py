@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import orjson
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
 from pydantic import BaseModel
 
@@ -67,6 +68,30 @@ def page(
     response = templates.TemplateResponse(request, template, context, block_name=block_name, status_code=status_code)
     response.headers["Link"] = f'<{alternate}>; rel="alternate"; type="application/json"'
     response.headers["Vary"] = "HX-Request, HX-History-Restore-Request, HX-Request-Type"
+    return response
+
+
+class CanonicalQuery(Protocol):
+    canonical: str
+    errors: dict[str, str]
+
+
+def canonical_page(
+    request: Request,
+    path: str,
+    query: CanonicalQuery | None,
+    build_context: Callable[[], dict[str, Any]],
+    template: str,
+    block: str,
+) -> Response:
+    """One URL per question: another spelling redirects to the canonical one (before any work is done),
+    errors answer 422 beside the form, and an htmx swap pushes the canonical URL into the history."""
+    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
+        return RedirectResponse(f"{path}?{query.canonical}", status_code=303)
+    context = build_context()
+    response = page(request, template, context, block=block, status_code=422 if context["errors"] else 200)
+    if query and query.canonical and not context["errors"] and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"{path}?{query.canonical}"
     return response
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
@@ -13,7 +13,7 @@ from app.service import ownership
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.own.charts import cumulative_cost
-from app.web.render import json_response, page, wants_fragment
+from app.web.render import canonical_page, json_response
 
 router = APIRouter(include_in_schema=False)
 
@@ -56,14 +56,9 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
 def own_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = ownership.parse_own(items)
-    if items and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
-        return RedirectResponse(f"/own?{query.canonical}", status_code=303)
-    context = _context(query, snapshot)
-    status = 422 if context["errors"] else 200
-    response = page(request, "own.html", context, block="ownbench", status_code=status)
-    if query.canonical and not context["errors"] and wants_fragment(request):
-        response.headers["HX-Push-Url"] = f"/own?{query.canonical}"
-    return response
+    return canonical_page(
+        request, "/own", query if items else None, lambda: _context(query, snapshot), "own.html", "ownbench"
+    )
 
 
 @router.get("/own.json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.scoring.serving.traffic import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
@@ -17,7 +17,7 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.plan.charts import cost_vs_traffic
 from app.web.rank import form_options
-from app.web.render import json_response, page, wants_fragment
+from app.web.render import canonical_page, json_response
 
 router = APIRouter(include_in_schema=False)
 TABLE_ROWS = 15
@@ -93,14 +93,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
 def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = [(k, v) for k, v in request.query_params.multi_items() if k != "phase"]
     query = parse_plan(items) if items else None
-    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
-        return RedirectResponse(f"/plan?{query.canonical}", status_code=303)
-    context = _context(query, snapshot)
-    status = 422 if context["errors"] else 200
-    response = page(request, "plan.html", context, block="planbench", status_code=status)
-    if query and query.canonical and not context["errors"] and wants_fragment(request):
-        response.headers["HX-Push-Url"] = f"/plan?{query.canonical}"
-    return response
+    return canonical_page(request, "/plan", query, lambda: _context(query, snapshot), "plan.html", "planbench")
 
 
 @router.get("/plan.json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
@@ -15,7 +15,7 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.precision.charts import cost_by_precision
 from app.web.rank import form_options
-from app.web.render import json_response, page, wants_fragment
+from app.web.render import canonical_page, json_response
 
 router = APIRouter(include_in_schema=False)
 
@@ -58,14 +58,9 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
 def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = precision.parse_precision(items) if items else None
-    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
-        return RedirectResponse(f"/precision?{query.canonical}", status_code=303)
-    context = _context(query, snapshot)
-    status = 422 if context["errors"] else 200
-    response = page(request, "precision.html", context, block="precisionbench", status_code=status)
-    if query and query.canonical and not context["errors"] and wants_fragment(request):
-        response.headers["HX-Push-Url"] = f"/precision?{query.canonical}"
-    return response
+    return canonical_page(
+        request, "/precision", query, lambda: _context(query, snapshot), "precision.html", "precisionbench"
+    )
 
 
 @router.get("/precision.json")
