@@ -1,0 +1,1 @@
+"""Disaggregated prefill/decode serving against aggregated continuous batching, priced for a traffic."""

@@ -1,0 +1,173 @@
+"""One instance of each pool: a prefill-only instance and a decode-only instance, timed by the inference
+estimator's own step functions (prefill_parts, decode_parts) with no prefill tokens in a decode step.
+
+Pure arithmetic over an InferenceContext; pricing and pairing live in plan.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
+from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, mean_context
+from app.scoring.inference.memory import GB, kv_bytes_per_token, max_sequences
+from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
+from app.scoring.inference.techniques import techniques_for
+from app.scoring.machines import Machine, machine_gpu
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+# Prompt tokens one prefill pass may carry: vLLM's max_num_batched_tokens default for the OpenAI server
+# (EngineArgs, V1 engine: 8192); a prefill instance batches whole prompts up to it (a longer prompt runs alone).
+PREFILL_TOKEN_BUDGET = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillPass:
+    prompts: int  # prompts prefilled together in one pass
+    pass_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillInstance:
+    """A prefill-only instance of `tensor_parallel` GPUs: its passes at each prompt batch that fits."""
+
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    passes: tuple[PrefillPass, ...]
+    link_gbs: float  # one-direction GB/s per GPU inside the node (KV to a decode instance on the same node)
+    nvlink: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillLoad:
+    """A prefill instance at the utilisation that keeps TTFT inside its budget."""
+
+    prompts: int
+    pass_ms: float
+    utilisation: float  # rho: share of time the instance is prefilling
+    queue_ms: float  # M/D/1 wait before the pass
+    capacity_rps: float  # requests/s one instance serves at that utilisation
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeInstance:
+    """A decode-only instance: the largest batch whose pure decode step meets the TPOT target."""
+
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    batch: int
+    max_batch: int  # sequences whose KV fits at the mean context
+    step_ms: float
+    tpot_target_ms: float
+    capacity_rps: float  # batch / (output_len x step)
+    link_gbs: float
+    nvlink: bool
+
+
+def md1_wait_ms(service_ms: float, rho: float) -> float:
+    """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service (the rule loaded_ttft_ms applies)."""
+    rho = min(rho, MAX_UTILISATION)
+    return service_ms * rho / (2.0 * (1.0 - rho))
+
+
+def max_utilisation(service_ms: float, budget_ms: float) -> float:
+    """Largest rho with service + M/D/1 wait <= budget: r = budget/service - 1 = rho/(2(1-rho))."""
+    r = budget_ms / service_ms - 1.0
+    if r < 0:
+        return 0.0
+    return min(2 * r / (1 + 2 * r), MAX_UTILISATION)
+
+
+def prefill_load(instance: PrefillInstance, budget_ms: float) -> PrefillLoad | None:
+    """The prompt batch that serves the most requests/s with queue + pass inside `budget_ms` (None: none can)."""
+    best: PrefillLoad | None = None
+    for p in instance.passes:
+        rho = max_utilisation(p.pass_ms, budget_ms)
+        if rho <= 0:
+            continue
+        capacity = rho * p.prompts / p.pass_ms * 1e3
+        if best is None or capacity > best.capacity_rps:
+            best = PrefillLoad(p.prompts, p.pass_ms, rho, md1_wait_ms(p.pass_ms, rho), capacity)
+    return best
+
+
+def kv_transfer_ms(model: ModelSpec, kv_dtype: str, input_len: float, gbs: float, alpha_ms: float) -> float:
+    """One request's prompt KV cache from a prefill to a decode instance: alpha per layer + bytes / bandwidth."""
+    if gbs <= 0:
+        return float("inf")
+    return model.layers * alpha_ms + kv_bytes_per_token(model, kv_dtype) * input_len / (gbs * GB) * 1e3
+
+
+def _context(
+    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int
+) -> InferenceContext:
+    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
+    ctx = build_context(machine_gpu(gpu, machine), model, wdt, kvdt, workload.engine, tp, pp)
+    techniques = techniques_for(workload)
+    return replace(ctx, techniques=techniques) if techniques.active else ctx
+
+
+def prefill_instance(
+    gpu: GpuSpec,
+    machine: Machine,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tp: int,
+    pp: int = 1,
+    eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> PrefillInstance | None:
+    """Passes of 1, 2, 4 … prompts up to the token budget whose KV fits (None: not even one prompt fits)."""
+    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
+    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, workload.input_len, tp, pp)
+    if fits < 1:
+        return None
+    ctx = _context(gpu, machine, model, workload, tp, pp)
+    most = max(1, min(fits, PREFILL_TOKEN_BUDGET // workload.input_len))
+    passes, n = [], 1
+    while n <= most:
+        passes.append(PrefillPass(n, prefill_parts(ctx, eff, n, workload.input_len).total_ms))
+        n *= 2
+    return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), ctx.link_gbs * LINK_EFFICIENCY, ctx.nvlink)
+
+
+def decode_instance(
+    gpu: GpuSpec,
+    machine: Machine,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tp: int,
+    pp: int = 1,
+    eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
+) -> DecodeInstance | None:
+    """Largest batch (memory, engine cap) whose decode step, with no prefill in it, stays under the
+    same TPOT target as aggregated serving: slo_tpot_utilisation x the p99 limit (None: not even one)."""
+    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
+    context = mean_context(workload)
+    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp) // workload.beam_width
+    cap = min(fits, engine_batch_cap(workload))
+    if cap < 1:
+        return None
+    ctx = _context(gpu, machine, model, workload, tp, pp)
+    target = eff.slo_tpot_utilisation * workload.tpot_ms
+
+    def step(batch: int) -> float:
+        return decode_parts(ctx, eff, batch * workload.beam_width, context).total_ms
+
+    if step(1) > target:
+        return None
+    low, high = 1, cap
+    if step(cap) <= target:
+        low = cap
+    while high - low > 1:  # the step never shortens as the batch grows
+        mid = (low + high) // 2
+        low, high = (mid, high) if step(mid) <= target else (low, mid)
+    step_ms = step(low)
+    capacity = low / (workload.output_len * step_ms) * 1e3
+    return DecodeInstance(
+        gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, ctx.link_gbs * LINK_EFFICIENCY, ctx.nvlink
+    )

@@ -1,0 +1,261 @@
+"""The answer in words and terms: which serving layout is cheaper at the traffic, and why, pool by pool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.explain import Term
+from app.scoring.inference.memory import GB, kv_bytes_per_token
+from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
+from app.scoring.serving.plans import ServingOption
+from app.scoring.specs import ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+# A saving below the estimator's typical error does not pay for a second pool and a KV path: the LOSO median
+# absolute error of inference output tokens/s per GPU (README accuracy table, docs/ACCURACY.md: 15.5 %).
+MIN_SAVING_SHARE = 0.155
+PATHS = {"fabric": "the inter-node fabric", "node": "the node's own link"}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    winner: str  # disaggregated | aggregated | close | disaggregated_only | neither
+    headline: str
+    saving_usd_per_month: float | None  # aggregated minus disaggregated (negative: aggregated is cheaper)
+    saving_share: float | None
+    why: list[str]
+
+
+def describe_pool(pool: PoolCost) -> str:
+    i, o = pool.offer.instance, pool.offer.offer
+    layout = f"TP{i.tensor_parallel}" + (f"×PP{i.pipeline_parallel}" if i.pipeline_parallel > 1 else "")
+    return f"{i.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+
+
+def describe_aggregated(s: ServingOption) -> str:
+    o = s.option
+    layout = f"TP{o.tensor_parallel}" + (f"×PP{o.pipeline_parallel}" if o.pipeline_parallel > 1 else "")
+    return f"{o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+
+
+def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
+    """Prompt tokens an aggregated step carries on average: batch × input / output (mixed_step_parts' share)."""
+    return s.option.batch * workload.input_len / workload.output_len
+
+
+def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
+    s = c.aggregated
+    if s is None:
+        return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
+    o = s.option
+    lines = [
+        f"Aggregated: {s.cost.replicas_at_peak} × {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
+        "every step "
+        f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
+        f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
+        f"${c.aggregated_usd_per_million_output_tokens or 0:,.2f} per million output tokens."
+    ]
+    alone = c.aggregated_decode_only
+    if alone is not None:
+        lost = 1 - o.batch / alone.batch if alone.batch > o.batch else 0.0
+        lines.append(
+            f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
+            f"{alone.step_ms:.1f} ms a step (target {alone.tpot_target_ms:.1f} ms) against {o.batch} with prompts in "
+            f"its steps ({lost:.0%} of the batch lost)."
+        )
+    return lines
+
+
+def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[str]:
+    x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
+    p, d = plan.prefill, plan.decode
+    kv_gb = kv_bytes_per_token(model, workload.kv_dtype_effective) * workload.input_len / GB
+    unit = (
+        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per node, {plan.units_at_peak} nodes)"
+        if x.path == "node"
+        else ""
+    )
+    return [
+        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)} at the peak hour{unit}, {load.prompts} prompt"
+        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass; TTFT at the peak = pass + queue + KV "
+        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {PATHS[x.path]} at {x.transfer_gbs:,.0f} GB/s) = "
+        f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
+        f"{workload.ttft_ms:g} ms limit); ${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens:,.3f} per "
+        "million prompt tokens.",
+        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}, batch {decoder.batch} "
+        f"(of {decoder.max_batch} that fit) at "
+        f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
+        f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
+        f"${d.usd_per_million_tokens:,.2f} per million output tokens.",
+    ]
+
+
+def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Verdict:
+    best, agg = c.best, c.aggregated
+    why = aggregated_line(c, workload) + (plan_lines(best, model, workload) if best else [])
+    if best is None and agg is None:
+        return Verdict("neither", "Neither layout meets both limits on the offers allowed.", None, None, why)
+    if best is None:
+        text = (
+            "Aggregated is as good or better: no disaggregated plan meets the limits here (the pools need one "
+            "provider's offers joined by a fabric, or one node that holds both)."
+        )
+        return Verdict("aggregated", text, None, None, why)
+    if agg is None:
+        text = (
+            f"Only disaggregated meets the limits: {best.ratio} for ${best.monthly_usd:,.0f} a month; with prompts in "
+            "its steps no aggregated option keeps both TTFT and TPOT."
+        )
+        return Verdict("disaggregated_only", text, None, None, why)
+    a, d = agg.cost.monthly_usd_autoscaled, best.monthly_usd
+    saving = a - d
+    share = saving / a if a else 0.0
+    if share >= MIN_SAVING_SHARE:
+        text = (
+            f"Disaggregated is cheaper: {best.ratio} (prefill {describe_pool(best.prefill)}, decode "
+            f"{describe_pool(best.decode)}) for ${d:,.0f} a month against ${a:,.0f} aggregated, {share:.0%} less, "
+            f"because {_because(c, best)}."
+        )
+        return Verdict("disaggregated", text, saving, share, why)
+    if share > 0:
+        text = (
+            f"Aggregated is as good or better: disaggregated saves only {share:.0%} (${saving:,.0f} a month), inside "
+            f"the estimator's typical error ({MIN_SAVING_SHARE:.1%}), and needs a second pool and a KV path."
+        )
+        return Verdict("close", text, saving, share, why)
+    text = (
+        f"Aggregated is as good or better: ${a:,.0f} a month against ${d:,.0f} for the cheapest disaggregated plan "
+        f"({-share:.0%} more), because {_because_not(c, best)}."
+    )
+    return Verdict("aggregated", text, saving, share, why)
+
+
+def _because(c: Comparison, best: DisaggregatedPlan) -> str:
+    assert c.aggregated is not None
+    o = c.aggregated.option
+    decoder = best.pairing.decode_instance
+    return (
+        f"a decode GPU with no prompts in its steps carries {decoder.batch / decoder.gpu_count:.1f} sequences against "
+        f"{o.batch / o.gpu_count:.1f} per GPU in aggregated steps that also prefill, and prompts run on GPUs sized "
+        f"for them"
+    )
+
+
+def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
+    assert c.aggregated is not None
+    o, alone = c.aggregated.option, c.aggregated_decode_only
+    gpus = c.aggregated.cost.replicas_at_peak * o.gpu_count
+    text = (
+        f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
+        f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
+    )
+    if alone is not None and alone.batch <= o.batch * (1 + MIN_SAVING_SHARE):
+        text += (
+            f", and prompts barely interfere with decode (alone the same hardware holds batch {alone.batch}, "
+            f"not {o.batch})"
+        )
+    elif c.aggregated.cost.replicas_at_peak <= 1:
+        text += ": one aggregated replica already carries the peak, while each pool needs at least one instance"
+    else:
+        text += (
+            f": decode alone would batch more ({alone.batch if alone else 'more'} against {o.batch}), but aggregated "
+            "steps overlap the prompts' compute with the memory-bound decode reads, while a prefill pool runs prompts "
+            f"alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
+        )
+    return text
+
+
+def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[Term]:
+    """Every number of a disaggregated plan as a term."""
+    x, load, decoder, p, d = plan.pairing, plan.pairing.load, plan.pairing.decode_instance, plan.prefill, plan.decode
+    kv_bytes = kv_bytes_per_token(model, workload.kv_dtype_effective) * workload.input_len
+    return [
+        Term("prefill pass", load.pass_ms, "ms", f"prefill_parts: {load.prompts} × {workload.input_len} prompt tokens"),
+        Term(
+            "prefill utilisation limit",
+            load.utilisation,
+            "",
+            "largest ρ with pass × (1 + ρ / (2(1 − ρ))) + KV transfer ≤ TTFT limit (M/D/1)",
+        ),
+        Term(
+            "prefill queue at peak",
+            plan.ttft_ms - load.pass_ms - x.transfer_ms,
+            "ms",
+            "M/D/1: pass × ρ / (2(1 − ρ)) at the peak hour's ρ",
+        ),
+        Term(
+            "KV per request",
+            kv_bytes / GB,
+            "GB",
+            f"{workload.input_len} tokens × {kv_bytes / workload.input_len / 1e3:,.1f} kB",
+        ),
+        Term(
+            "KV transfer",
+            x.transfer_ms,
+            "ms",
+            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {PATHS[x.path]}",
+        ),
+        Term(
+            "TTFT at peak",
+            plan.ttft_ms,
+            "ms",
+            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
+            f"(limit {workload.ttft_ms:g} ms)",
+        ),
+        Term(
+            "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
+        ),
+        Term(
+            "decode step",
+            decoder.step_ms,
+            "ms",
+            f"decode_parts: batch {decoder.batch}, no prefill tokens (target {decoder.tpot_target_ms:.1f} ms)",
+        ),
+        Term(
+            "decode capacity",
+            decoder.capacity_rps,
+            "requests/s",
+            f"batch / (output_len {workload.output_len} × step), per instance",
+        ),
+        Term("prefill instances at peak", p.replicas_at_peak, "", f"{p.gpus_at_peak} GPUs"),
+        Term("decode instances at peak", d.replicas_at_peak, "", f"{d.gpus_at_peak} GPUs"),
+        Term(
+            "prefill pool",
+            p.monthly_usd,
+            "$/month",
+            f"autoscaled hourly at ${p.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+        Term(
+            "decode pool",
+            d.monthly_usd,
+            "$/month",
+            f"autoscaled hourly at ${d.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+        Term(
+            "total",
+            plan.monthly_usd,
+            "$/month",
+            f"${plan.usd_per_million_output_tokens:,.2f} per million output tokens",
+        ),
+    ]
+
+
+def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
+    s = c.aggregated
+    if s is None:
+        return []
+    o = s.option
+    return [
+        Term("batch", o.batch, "sequences", "latency-bound: largest batch whose mixed step meets TPOT and TTFT"),
+        Term("prefill tokens per step", prefill_tokens_per_step(s, workload), "tokens", "batch × input / output"),
+        Term("TPOT", o.tpot_ms, "ms", "mixed step: decode of the batch plus its share of prompts"),
+        Term("TTFT", o.ttft_ms, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),
+        Term("throughput", o.output_tokens_per_s, "tokens/s", "output tokens per replica"),
+        Term("replicas at peak", s.cost.replicas_at_peak, "", f"{s.cost.replicas_at_peak * o.gpu_count} GPUs"),
+        Term(
+            "monthly",
+            s.cost.monthly_usd_autoscaled,
+            "$/month",
+            f"autoscaled hourly at ${o.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+    ]

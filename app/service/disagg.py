@@ -1,0 +1,155 @@
+"""Aggregated against disaggregated prefill/decode serving, for the /disagg page, its .json twin, the API
+and `gpumatch disagg`.
+
+The query is the /plan page's without a training run: the inference workload (rank-page names) and the
+traffic (Traffic's names), so a plan link opens here with the same question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
+from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, verdict
+from app.scoring.serving.traffic import Traffic
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.workload import InferenceWorkload
+from app.service.plan import PlanFieldError, resolve_model
+from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan
+from app.service.rank import plain
+
+NOTES = (
+    "Both layouts meet the same limits the ranking uses: the mean TTFT under load within the p99 TTFT limit, "
+    "and the mean step within slo_tpot_utilisation × the p99 TPOT limit.",
+    "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node that "
+    "holds both roles; each instance is one node (tensor, or tensor × pipeline, parallel), as the ranking tries.",
+    "Monthly costs are autoscaled hour by hour over the traffic's week, each pool on its own (a node that holds "
+    "both roles scales whole), above the traffic's replica floor: the /plan page's basis.",
+    "Each decode instance generates every output token, as aggregated serving's throughput counts them.",
+)
+
+
+def canonical_disagg_query(workload: InferenceWorkload, traffic: Traffic) -> str:
+    return canonical_plan_query(workload, traffic, None, None)
+
+
+def parse_disagg(items: list[tuple[str, str]]) -> PlanQuery:
+    """The plan query without `months` and the train_* fields (a plan link opens here unchanged)."""
+    kept = [(k, v) for k, v in items if k != "months" and not k.startswith(TRAIN_PREFIX)]
+    query = parse_plan(kept)
+    if query.workload is not None and query.traffic is not None:
+        query.canonical = canonical_disagg_query(query.workload, query.traffic)
+    return query
+
+
+def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
+    i, o = pool.offer.instance, pool.offer.offer
+    prefill = pool.role == "prefill"
+    load, decoder = plan.pairing.load, plan.pairing.decode_instance
+    return {
+        "role": pool.role,
+        "gpu_id": o.gpu_id,
+        "gpu_count": i.gpu_count,
+        "tensor_parallel": i.tensor_parallel,
+        "pipeline_parallel": i.pipeline_parallel,
+        "provider": o.provider_id,
+        "provider_name": o.provider_name,
+        "price_type": o.price_type,
+        "usd_per_gpu_hour": o.usd_per_gpu_hour,
+        "as_of": o.as_of,
+        "machine": pool.offer.machine.describe(),
+        "batch": load.prompts if prefill else decoder.batch,
+        "step_ms": load.pass_ms if prefill else decoder.step_ms,
+        "capacity_requests_per_s": load.capacity_rps if prefill else decoder.capacity_rps,
+        "replicas_at_peak": pool.replicas_at_peak,
+        "gpus_at_peak": pool.gpus_at_peak,
+        "utilisation_at_peak": pool.utilisation_at_peak,
+        "monthly_usd": pool.monthly_usd,
+        "usd_per_million_tokens": pool.usd_per_million_tokens,
+        "tokens": "prompt" if prefill else "output",
+    }
+
+
+def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> dict[str, Any]:
+    x = plan.pairing
+    return {
+        "ratio": plan.ratio,
+        "path": x.path,
+        "prefill_per_node": x.prefill_per_unit if x.path == "node" else None,
+        "decode_per_node": x.decode_per_unit if x.path == "node" else None,
+        "nodes_at_peak": plan.units_at_peak if x.path == "node" else None,
+        "kv_transfer_ms": x.transfer_ms,
+        "kv_transfer_gbs": x.transfer_gbs,
+        "ttft_ms": plan.ttft_ms,
+        "tpot_ms": plan.tpot_ms,
+        "monthly_usd": plan.monthly_usd,
+        "usd_per_million_output_tokens": plan.usd_per_million_output_tokens,
+        "usd_per_million_tokens": plan.usd_per_million_tokens,
+        "prefill": _pool(plan.prefill, plan),
+        "decode": _pool(plan.decode, plan),
+        "terms": plan_terms(plan, model, workload),
+    }
+
+
+def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | None:
+    s = c.aggregated
+    if s is None:
+        return None
+    o = s.option
+    return {
+        "gpu_id": o.gpu_id,
+        "gpu_count": o.gpu_count,
+        "tensor_parallel": o.tensor_parallel,
+        "pipeline_parallel": o.pipeline_parallel,
+        "provider": o.provider,
+        "provider_name": o.provider_name,
+        "price_type": o.price_type,
+        "usd_per_gpu_hour": o.usd_per_gpu_hour,
+        "as_of": o.as_of,
+        "batch": o.batch,
+        "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
+        "ttft_ms": o.ttft_ms,
+        "tpot_ms": o.tpot_ms,
+        "output_tokens_per_s": o.output_tokens_per_s,
+        "replicas_at_peak": s.cost.replicas_at_peak,
+        "gpus_at_peak": s.cost.replicas_at_peak * o.gpu_count,
+        "monthly_usd": s.cost.monthly_usd_autoscaled,
+        "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens,
+        "terms": aggregated_terms(c, workload),
+    }
+
+
+def disagg_payload(
+    workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
+) -> dict[str, Any]:
+    """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
+    model = resolve_model(workload, snapshot, "workload.model")
+    comparison = compare(workload, traffic, snapshot, model)
+    answer = verdict(comparison, model, workload)
+    return plain(
+        {
+            "workload": workload.model_dump(mode="json", exclude_none=True),
+            "traffic": {
+                **traffic.model_dump(mode="json", exclude_none=True),
+                "requests_per_day": traffic.daily_requests(),
+                "peak_requests_per_s": comparison.peak_requests_per_s,
+            },
+            "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
+            "verdict": {
+                "winner": answer.winner,
+                "headline": answer.headline,
+                "saving_usd_per_month": answer.saving_usd_per_month,
+                "saving_share": answer.saving_share,
+                "why": answer.why,
+            },
+            "aggregated": _aggregated(comparison, workload),
+            "disaggregated": [_plan(p, model, workload) for p in comparison.plans],
+            "pairings_considered": comparison.pairings_considered,
+            "notes": list(NOTES),
+            "catalog_version": snapshot.version,
+            "share_url": share_url,
+        }
+    )
+
+
+__all__ = ["PlanFieldError", "canonical_disagg_query", "disagg_payload", "parse_disagg"]

@@ -1,0 +1,24 @@
+"""JSON API of disaggregated prefill/decode serving against aggregated serving, at a traffic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.service import disagg
+from app.web.deps import SnapshotDep
+from app.web.disagg.schemas import DisaggRequest, DisaggResponse
+
+router = APIRouter(prefix="/api/v1", tags=["disaggregated prefill/decode"])
+
+
+@router.post("/disagg", response_model=DisaggResponse)
+def disaggregated_serving(request: DisaggRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+    """Aggregated serving (prefill inside decode steps) against prefill and decode pools with the KV cache moved
+    between them: the P:D ratio that meets TTFT and TPOT at the traffic, monthly cost per pool, and which pays."""
+    share = "/disagg?" + disagg.canonical_disagg_query(request.workload, request.traffic)
+    try:
+        return disagg.disagg_payload(request.workload, request.traffic, snapshot, share)
+    except disagg.PlanFieldError as exc:
+        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None

@@ -1,0 +1,85 @@
+"""`/disagg`: aggregated against disaggregated prefill/decode serving at a traffic; `/disagg.json` twin."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.scoring.serving.traffic import Profile, Traffic
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload
+from app.service import disagg
+from app.service.plan_query import PlanQuery
+from app.service.workload_query import canonical_query
+from app.web.charts import to_json_block
+from app.web.deps import SnapshotDep
+from app.web.disagg.charts import cost_by_layout
+from app.web.rank import form_options
+from app.web.render import canonical_page, json_response
+
+router = APIRouter(include_in_schema=False)
+
+
+def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    assert query.workload is not None and query.traffic is not None
+    return disagg.disagg_payload(query.workload, query.traffic, snapshot, f"/disagg?{query.canonical}")
+
+
+def _form(query: PlanQuery | None) -> dict[str, Any]:
+    form: dict[str, Any] = {
+        **InferenceWorkload(model="llama-3.1-70b").model_dump(),
+        **Traffic().model_dump(),
+        "requests_per_day": 100_000,
+    }
+    if query is not None and query.workload is not None and query.traffic is not None:
+        form.update(query.workload.model_dump(exclude_none=True))
+        form.update(query.traffic.model_dump(exclude_none=True))
+    elif query is not None:
+        form.update(query.values)
+    return form
+
+
+def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "title": "Disaggregate prefill and decode?",
+        "nav": "disagg",
+        "charts": True,
+        "profiles": get_args(Profile),
+        **form_options.catalog_lists(snapshot),
+    }
+    if query is not None and query.workload is not None and query.traffic is not None:
+        try:
+            payload = _payload(query, snapshot)
+        except disagg.PlanFieldError as exc:
+            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
+        else:
+            context.update(
+                payload=payload,
+                share_query=query.canonical,
+                rank_query=canonical_query("inference", query.workload),
+                json_url=f"/disagg.json?{query.canonical}",
+                chart_json=to_json_block(cost_by_layout(payload)),
+            )
+    context["form"] = _form(query)
+    context["errors"] = query.errors if query else {}
+    return context
+
+
+@router.get("/disagg")
+def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
+    items = [(k, v) for k, v in request.query_params.multi_items() if k != "phase"]
+    query = disagg.parse_disagg(items) if items else None
+    return canonical_page(request, "/disagg", query, lambda: _context(query, snapshot), "disagg.html", "disaggbench")
+
+
+@router.get("/disagg.json")
+def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
+    query = disagg.parse_disagg([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
+    if not query.errors:
+        try:
+            return json_response(_payload(query, snapshot))
+        except disagg.PlanFieldError as exc:
+            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)

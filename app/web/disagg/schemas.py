@@ -1,0 +1,114 @@
+"""Request and response models of the disaggregated-serving API (what /docs shows; the service builds the dicts)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.scoring.serving.traffic import Traffic
+from app.scoring.workload import InferenceWorkload
+
+
+class DisaggRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    workload: InferenceWorkload = Field(description="the rank API's inference workload")
+    traffic: Traffic = Field(default_factory=Traffic)
+
+
+class TermOut(BaseModel):
+    name: str
+    value: float
+    unit: str
+    detail: str
+
+
+class Pool(BaseModel):
+    role: str = Field(description="prefill | decode")
+    gpu_id: str
+    gpu_count: int = Field(description="GPUs per instance")
+    tensor_parallel: int
+    pipeline_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    machine: str
+    batch: int = Field(description="prefill: prompts per pass; decode: sequences per step")
+    step_ms: float = Field(description="prefill: one pass; decode: one step (the mean TPOT)")
+    capacity_requests_per_s: float = Field(description="per instance, at the TTFT (prefill) or TPOT (decode) limit")
+    replicas_at_peak: int
+    gpus_at_peak: int
+    utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
+    monthly_usd: float = Field(description="autoscaled hour by hour")
+    usd_per_million_tokens: float = Field(description="per million of the pool's own tokens (see `tokens`)")
+    tokens: str = Field(description="prompt | output")
+
+
+class DisaggregatedOut(BaseModel):
+    ratio: str = Field(description="prefill : decode instances at the peak hour, e.g. 6P:8D")
+    path: str = Field(description="fabric: pools across nodes; node: both roles inside one node")
+    prefill_per_node: int | None
+    decode_per_node: int | None
+    nodes_at_peak: int | None
+    kv_transfer_ms: float
+    kv_transfer_gbs: float
+    ttft_ms: float = Field(description="at the peak hour: pass + M/D/1 queue + KV transfer")
+    tpot_ms: float
+    monthly_usd: float
+    usd_per_million_output_tokens: float
+    usd_per_million_tokens: float
+    prefill: Pool
+    decode: Pool
+    terms: list[TermOut]
+
+
+class AggregatedOut(BaseModel):
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    batch: int
+    decode_only_batch: int | None = Field(description="what the same hardware batches with no prefill in its steps")
+    ttft_ms: float
+    tpot_ms: float
+    output_tokens_per_s: float
+    replicas_at_peak: int
+    gpus_at_peak: int
+    monthly_usd: float
+    usd_per_million_output_tokens: float | None
+    terms: list[TermOut]
+
+
+class VerdictOut(BaseModel):
+    winner: str = Field(description="disaggregated | aggregated | close | disaggregated_only | neither")
+    headline: str
+    saving_usd_per_month: float | None = Field(description="aggregated − disaggregated (negative: aggregated cheaper)")
+    saving_share: float | None
+    why: list[str] = Field(description="the numbers per pool behind the headline")
+
+
+class ModelRef(BaseModel):
+    id: str
+    name: str
+    params_b: float
+
+
+class DisaggResponse(BaseModel):
+    workload: dict[str, object]
+    traffic: dict[str, object]
+    model: ModelRef
+    verdict: VerdictOut
+    aggregated: AggregatedOut | None
+    disaggregated: list[DisaggregatedOut] = Field(description="the cheapest disaggregated plans, cheapest first")
+    pairings_considered: int
+    notes: list[str]
+    catalog_version: str
+    share_url: str

@@ -1,0 +1,110 @@
+"""Disaggregated prefill/decode against aggregated serving: API, the /disagg page and its JSON twin."""
+
+from __future__ import annotations
+
+import json
+import re
+
+LONG = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 32000, "output_len": 1000, "tpot_ms": 40}
+SHORT = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 500, "output_len": 500, "tpot_ms": 40}
+
+
+def _post(client, workload, traffic=None):
+    response = client.post("/api/v1/disagg", json={"workload": workload, "traffic": traffic or {}})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_long_prompts_give_a_different_plan_and_say_why_with_numbers_per_pool(client):
+    body = _post(client, LONG)
+    verdict, agg, best = body["verdict"], body["aggregated"], body["disaggregated"][0]
+    # the disaggregated plan differs from the aggregated one: two pools, and decode GPUs batch more per GPU
+    # once no prompt rides in their steps (the interference the aggregated hardware itself shows)
+    assert best["prefill"]["replicas_at_peak"] >= 1 and best["decode"]["replicas_at_peak"] >= 1
+    assert best["ratio"] == f"{best['prefill']['replicas_at_peak']}P:{best['decode']['replicas_at_peak']}D"
+    decode = best["decode"]
+    assert decode["batch"] / decode["gpu_count"] > agg["batch"] / agg["gpu_count"]
+    assert agg["decode_only_batch"] > agg["batch"]
+    # both pools meet the limits the ranking uses
+    assert best["ttft_ms"] <= 1000 and best["tpot_ms"] <= 0.669 * 40 + 1e-6
+    assert abs(best["prefill"]["monthly_usd"] + decode["monthly_usd"] - best["monthly_usd"]) < 0.01
+    assert best["kv_transfer_ms"] > 0 and best["prefill"]["tokens"] == "prompt"
+    # the verdict follows the monthly costs, and its reasons carry the numbers of each pool
+    saving = agg["monthly_usd"] - best["monthly_usd"]
+    assert abs(verdict["saving_usd_per_month"] - saving) < 0.01
+    assert verdict["winner"] == ("disaggregated" if saving >= 0.155 * agg["monthly_usd"] else verdict["winner"])
+    assert (
+        f"${agg['monthly_usd']:,.0f}" in verdict["headline"] and f"${best['monthly_usd']:,.0f}" in verdict["headline"]
+    )
+    why = " ".join(verdict["why"])
+    for needle in ("Aggregated:", "Prefill interference:", "Prefill pool:", "Decode pool:", "KV transfer", "a month"):
+        assert needle in why
+    assert f"batch {decode['batch']}" in why and f"batch {agg['decode_only_batch']}" in why
+    names = {t["name"] for t in best["terms"]}
+    assert {"prefill pass", "prefill queue at peak", "KV transfer", "decode step", "total"} <= names
+
+
+def test_disaggregation_pays_for_long_prompts_under_a_tight_tpot(client):
+    workload = {**LONG, "output_len": 200, "tpot_ms": 12}
+    body = _post(client, workload, {"requests_per_day": 500000})
+    verdict, agg, best = body["verdict"], body["aggregated"], body["disaggregated"][0]
+    assert verdict["winner"] == "disaggregated" and verdict["headline"].startswith("Disaggregated is cheaper")
+    assert best["monthly_usd"] <= agg["monthly_usd"] * (1 - 0.155)
+    assert best["usd_per_million_output_tokens"] < agg["usd_per_million_output_tokens"]
+
+
+def test_short_prompts_say_aggregated_is_as_good_or_better(client):
+    body = _post(client, SHORT)
+    verdict = body["verdict"]
+    assert verdict["winner"] in ("aggregated", "close")
+    assert verdict["headline"].startswith("Aggregated is as good or better")
+    agg = body["aggregated"]
+    assert agg is not None
+    assert all(p["monthly_usd"] >= agg["monthly_usd"] * (1 - 0.155) for p in body["disaggregated"])
+
+
+def test_bad_input_is_422_naming_the_field(client):
+    response = client.post("/api/v1/disagg", json={"workload": {"model": "llama-3.1-70b", "input_len": 0}})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "workload.input_len"
+    response = client.post("/api/v1/disagg", json={"workload": LONG, "traffic": {"requests_per_day": -5}})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "traffic.requests_per_day"
+    response = client.post("/api/v1/disagg", json={"workload": {"model": "no-such-model"}})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "workload.model"
+    page = client.get("/disagg?model=llama-3.1-70b&tpot_ms=-1")
+    assert page.status_code == 422 and 'id="err-tpot_ms"' in page.text
+    twin = client.get("/disagg.json?model=llama-3.1-70b&requests_per_day=0")
+    assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "requests_per_day"
+
+
+def test_disagg_page_redirects_to_the_canonical_link_and_renders_without_js(client):
+    response = client.get(
+        "/disagg?tpot_ms=40.0&output_len=1000&input_len=32000&model=llama-3.1-70b&weight_dtype=fp8&months=12",
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    target = response.headers["location"]
+    assert target.startswith("/disagg?model=llama-3.1-70b") and "months" not in target
+    page = client.get(target)
+    assert page.status_code == 200
+    assert "Prefill pool:" in page.text and "Decode pool:" in page.text and "Disaggregated plans" in page.text
+    assert "<script>" not in page.text  # data only in JSON blocks
+    block = re.search(r'<script type="application/json" data-chart="cost-disagg">(.*?)</script>', page.text, re.S)
+    assert block
+    figure = json.loads(block.group(1))
+    assert [t["name"] for t in figure["data"]] == ["aggregated", "prefill pool", "decode pool"]
+    twin = client.get(target.replace("/disagg?", "/disagg.json?"))
+    assert twin.status_code == 200 and twin.json()["share_url"] == target
+    assert twin.json()["verdict"]["headline"] in page.text.replace("&#39;", "'")
+
+
+def test_plan_page_links_to_the_same_question_here(client):
+    page = client.get("/plan?model=llama-3.1-70b&input_len=32000")
+    assert page.status_code == 200 and 'href="/disagg?model=llama-3.1-70b&amp;input_len=32000' in page.text
+    assert 'href="/disagg"' in page.text  # the nav
+
+
+def test_disagg_api_is_documented_with_its_response_model(client):
+    spec = client.get("/openapi.json").json()
+    operation = spec["paths"]["/api/v1/disagg"]["post"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert ref.endswith("/DisaggResponse")
