@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own, disagg."""
 
 from __future__ import annotations
 
@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.own import add_own_parser
 
     add_own_parser(sub)
+    from app.cli.disagg import add_disagg_parser
+
+    add_disagg_parser(sub)
     add_prices_parsers(sub)
     return parser
 

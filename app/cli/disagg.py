@@ -1,0 +1,87 @@
+"""`gpumatch disagg`: aggregated serving against disaggregated prefill/decode pools at a traffic."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.scoring.serving.traffic import Traffic
+from app.scoring.workload import InferenceWorkload
+
+WORKLOAD_FLAGS = (
+    "model", "weight_dtype", "kv_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus",
+)  # fmt: skip
+TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
+
+
+def _pool(p: dict[str, Any]) -> str:
+    layout = f"TP{p['tensor_parallel']}" + (f"×PP{p['pipeline_parallel']}" if p["pipeline_parallel"] > 1 else "")
+    return f"{p['replicas_at_peak']} × {p['gpu_count']}×{p['gpu_id']} {layout}"
+
+
+def _print(body: dict[str, Any]) -> None:
+    from app.cli import reports
+
+    w, t = body["workload"], body["traffic"]
+    print(
+        f"{body['model']['name']}: {w['input_len']} in / {w['output_len']} out, TTFT ≤ {w['ttft_ms']:g} ms, "
+        f"TPOT ≤ {w['tpot_ms']:g} ms, {t['requests_per_day']:,.0f} requests a day"
+    )
+    print(body["verdict"]["headline"])
+    for line in body["verdict"]["why"]:
+        print(f"  - {line}")
+    rows = []
+    a = body["aggregated"]
+    if a:
+        layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
+        rows.append(["aggregated", a["provider_name"], layout, a["batch"], round(a["ttft_ms"]), round(a["tpot_ms"], 1)])
+        rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens"] or 0, 2)]
+    for d in body["disaggregated"]:
+        p, q = d["prefill"], d["decode"]
+        rows.append(
+            [
+                f"{d['ratio']} ({d['path']})",
+                p["provider_name"],
+                f"P {_pool(p)} + D {_pool(q)}",
+                f"{p['batch']} / {q['batch']}",
+                round(d["ttft_ms"]),
+                round(d["tpot_ms"], 1),
+                round(d["monthly_usd"]),
+                round(d["usd_per_million_output_tokens"], 2),
+            ]
+        )
+    print()
+    headers = ["layout", "provider", "instances at peak", "batch", "TTFT ms", "TPOT ms", "$ a month", "$/M out"]
+    print(reports.table(headers, rows))
+    for note in body["notes"]:
+        print(note)
+
+
+def cmd_disagg(args: argparse.Namespace) -> int:
+    from app.cli.common import emit, load_snapshot, print_flag_errors
+    from app.service import disagg
+
+    workload_values = {n: getattr(args, n) for n in WORKLOAD_FLAGS if getattr(args, n, None) is not None}
+    traffic_values = {n: getattr(args, n) for n in TRAFFIC_FLAGS if getattr(args, n, None) is not None}
+    try:
+        workload = InferenceWorkload.model_validate(workload_values)
+        traffic = Traffic.model_validate(traffic_values)
+        share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
+        body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except disagg.PlanFieldError as exc:
+        print(f"--model: {exc}", file=sys.stderr)
+        return 2
+    return emit(body, args.json, _print)
+
+
+def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
+    for name in WORKLOAD_FLAGS + TRAFFIC_FLAGS:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name)
+    parser.add_argument("--json", action="store_true", help="print the disagg API's JSON")
+    parser.set_defaults(func=cmd_disagg)

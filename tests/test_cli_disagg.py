@@ -1,0 +1,36 @@
+"""`gpumatch disagg`: the verdict with its numbers per pool, JSON and flag errors on a fresh seeded database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli.main import main
+from app.config import get_settings
+
+
+@pytest.fixture
+def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
+    get_settings.cache_clear()
+    yield fresh_url
+    get_settings.cache_clear()
+
+
+def test_disagg_command_prints_the_verdict_pools_and_share_link(database, capsys):
+    flags = ["--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--input-len", "32000", "--output-len", "1000"]
+    assert main(["disagg", *flags, "--tpot-ms", "40", "--requests-per-day", "100000"]) == 0
+    out = capsys.readouterr().out
+    assert "Prefill pool:" in out and "Decode pool:" in out and "aggregated" in out
+    assert "P:" in out and "share: /disagg?model=llama-3.1-70b" in out and "input_len=32000" in out
+    assert main(["disagg", *flags, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["disaggregated"] and body["verdict"]["winner"] in {"disaggregated", "close", "aggregated"}
+
+
+def test_disagg_command_names_a_bad_flag(database, capsys):
+    assert main(["disagg", "--model", "llama-3.1-70b", "--requests-per-day", "-1"]) == 2
+    assert "--requests-per-day" in capsys.readouterr().err
+    assert main(["disagg", "--model", "no-such-model"]) == 2
+    assert "--model" in capsys.readouterr().err
