@@ -1,0 +1,112 @@
+"""The disaggregated-serving engine on hand-made catalogs: pool physics, KV paths and the P:D ratio."""
+
+from dataclasses import replace
+from datetime import date
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.memory import kv_bytes_per_token
+from app.scoring.inference.steps import build_context, decode_parts
+from app.scoring.machines import FABRIC_ALPHA_MS, Machine
+from app.scoring.serving.disaggregated.plan import compare
+from app.scoring.serving.disaggregated.pools import (
+    PrefillInstance,
+    PrefillPass,
+    decode_instance,
+    kv_transfer_ms,
+    max_utilisation,
+    md1_wait_ms,
+    prefill_load,
+)
+from app.scoring.serving.disaggregated.reasons import verdict
+from app.scoring.serving.traffic import Traffic
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+LLAMA = MODELS["llama-3.1-70b"]
+LONG = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=32000, output_len=1000, tpot_ms=40)
+
+
+def _offer(gpu_id: str, price: float, provider: str = "p", fabric: str = "", offer_id: int = 1) -> Offer:
+    return Offer(
+        provider, provider.upper(), gpu_id, 8, "on_demand", price, date(2026, 1, 1), offer_id=offer_id,
+        gpus_per_node=8, intra_node_link="nvlink", inter_node_fabric=fabric,
+        inter_node_gbps_per_gpu=400.0 if fabric else None,
+    )  # fmt: skip
+
+
+def test_the_utilisation_limit_puts_pass_plus_queue_exactly_at_the_budget():
+    rho = max_utilisation(400.0, 1000.0)
+    assert 0 < rho < 0.95
+    assert 400.0 + md1_wait_ms(400.0, rho) == pytest.approx(1000.0)
+    assert max_utilisation(1200.0, 1000.0) == 0.0  # the pass alone breaks the limit
+
+
+def test_prefill_load_picks_the_prompt_batch_that_serves_the_most_requests():
+    instance = PrefillInstance("H100-SXM", 1, 1, 1, (PrefillPass(1, 100.0), PrefillPass(4, 250.0)), 0.0, False)
+    load = prefill_load(instance, 500.0)
+    assert load is not None and load.prompts == 4  # 4 prompts in 250 ms beat one in 100 ms
+    assert load.capacity_rps == pytest.approx(load.utilisation * 4 / 0.25)
+    assert prefill_load(instance, 90.0) is None
+
+
+def test_kv_transfer_is_layers_alpha_plus_prompt_kv_over_the_bandwidth():
+    per_token = kv_bytes_per_token(LLAMA, "fp8")
+    assert per_token == 2 * 80 * 8 * 128  # 160 KiB a token for Llama-3.1-70B at FP8
+    ms = kv_transfer_ms(LLAMA, "fp8", 32000, 100.0, FABRIC_ALPHA_MS)
+    assert ms == pytest.approx(80 * FABRIC_ALPHA_MS + per_token * 32000 / 100e9 * 1e3)
+
+
+def test_decode_batch_is_the_largest_whose_pure_decode_step_meets_the_target():
+    gpu, machine = GPUS["H100-SXM"], Machine(gpus_per_node=8, link="nvlink")
+    d = decode_instance(gpu, machine, LLAMA, LONG, 4)
+    assert d is not None and 1 <= d.batch <= d.max_batch
+    target = DEFAULT_EFFICIENCY.slo_tpot_utilisation * LONG.tpot_ms
+    assert d.step_ms <= target and d.tpot_target_ms == target
+    ctx = build_context(gpu, LLAMA, "fp8", "fp8", "vllm", 4)
+    if d.batch < d.max_batch:
+        assert decode_parts(ctx, DEFAULT_EFFICIENCY, d.batch + 1, 32500).total_ms > target
+    assert d.capacity_rps == pytest.approx(d.batch / (1000 * d.step_ms) * 1e3)
+
+
+def test_pools_pair_only_inside_one_provider_over_a_fabric_or_one_node():
+    offers = (_offer("H100-SXM", 3.0, "a", "infiniband", 1), _offer("H200", 3.5, "b", "infiniband", 2))
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=offers)
+    comparison = compare(LONG, Traffic(requests_per_day=100_000), snapshot, LLAMA)
+    assert comparison.plans
+    for plan in comparison.plans:
+        assert plan.pairing.prefill.offer.provider_id == plan.pairing.decode.offer.provider_id
+        if plan.pairing.path == "node":
+            assert plan.pairing.prefill.offer is plan.pairing.decode.offer
+            gpus = plan.pairing.prefill_per_unit * plan.pairing.prefill.instance.gpu_count
+            gpus += plan.pairing.decode_per_unit * plan.pairing.decode.instance.gpu_count
+            assert gpus <= 8
+
+
+def test_pools_size_for_the_traffic_and_meet_both_limits():
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 3.0, "a", "infiniband"),))
+    low = compare(LONG, Traffic(requests_per_day=50_000, profile="flat"), snapshot, LLAMA).best
+    high = compare(LONG, Traffic(requests_per_day=500_000, profile="flat"), snapshot, LLAMA).best
+    assert low is not None and high is not None
+    for plan in (low, high):
+        assert plan.ttft_ms <= LONG.ttft_ms and plan.tpot_ms <= 0.669 * LONG.tpot_ms + 1e-9
+        assert plan.monthly_usd == pytest.approx(plan.prefill.monthly_usd + plan.decode.monthly_usd)
+    assert high.prefill.replicas_at_peak > low.prefill.replicas_at_peak
+    assert high.decode.replicas_at_peak > low.decode.replicas_at_peak
+    assert high.monthly_usd > low.monthly_usd
+
+
+def test_offers_without_a_fabric_pair_only_inside_a_node():
+    workload = LONG.model_copy(update={"input_len": 8000})  # a 32k prompt needs the whole node to meet TTFT
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 3.0, "a"),))
+    comparison = compare(workload, Traffic(requests_per_day=100_000), snapshot, LLAMA)
+    assert comparison.plans and {p.pairing.path for p in comparison.plans} == {"node"}
+    assert all(p.pairing.transfer_gbs > 100 for p in comparison.plans)  # NVLink, not a network
+    single = replace(snapshot, offers=(replace(snapshot.offers[0], gpu_count=1, gpus_per_node=1),), memo={})
+    lone = compare(workload, Traffic(requests_per_day=100_000), single, LLAMA)
+    assert lone.plans == []
+    answer = verdict(lone, LLAMA, workload)
+    assert answer.winner in ("aggregated", "neither")
