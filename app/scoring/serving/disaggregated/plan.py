@@ -181,7 +181,9 @@ def compare(
     model: ModelSpec,
     eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> Comparison:
-    """Aggregated against the cheapest disaggregated plans for the same workload, filters and traffic."""
+    """Aggregated against the cheapest disaggregated plans for the same workload, filters and traffic.
+    Both are latency-bound: the traffic, not a fixed batch or concurrency, decides how busy they are."""
+    workload = workload.model_copy(update={"scenario": "latency_bound", "peak_requests_per_s": None})
     prefills, decodes = pool_offers(workload, snapshot, model, traffic, eff)
     found = pairings(prefills, decodes, model, workload, eff)
     mean_rate = traffic.daily_requests() / 86_400
