@@ -20,6 +20,8 @@ from app.web.assets import Assets
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
 from app.web.catalog import pages as catalog_pages
+from app.web.mix import api as api_mix
+from app.web.mix import pages as mix_page
 from app.web.own import api as api_own
 from app.web.own import pages as own_page
 from app.web.plan import api as api_plan
@@ -80,6 +82,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         precision_page.router,
         api_own.router,
         own_page.router,
+        api_mix.router,
+        mix_page.router,
         api_docs.router,
     ):
         app.include_router(router)

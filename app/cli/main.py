@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own, mix."""
 
 from __future__ import annotations
 
@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.own import add_own_parser
 
     add_own_parser(sub)
+    from app.cli.mix import add_mix_parser
+
+    add_mix_parser(sub)
     add_prices_parsers(sub)
     return parser
 
