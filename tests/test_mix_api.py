@@ -150,3 +150,14 @@ def test_mix_api_is_documented_with_its_response_model(client) -> None:  # type:
     operation = spec["paths"]["/api/v1/mix"]["post"]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert ref.endswith("/MixResponse")
+
+
+def test_htmx_swap_gets_the_block_and_pushes_the_canonical_url(client) -> None:  # type: ignore[no-untyped-def]
+    form = {"model": "llama-3.1-8b", "mix": "chat:0.7, rag:0.3", "requests_per_day": "1000000", "tpot_ms": "50"}
+    response = client.get("/mix", params=form, headers={"HX-Request": "true"})
+    assert response.status_code == 200 and not response.text.lstrip().startswith("<!doctype")
+    assert response.headers["HX-Push-Url"] == "/mix?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000"
+    assert 'id="mixbench"' in response.text and 'data-chart="mix-cost"' in response.text
+    bad = client.get("/mix", params={**form, "mix": "chat:0,rag:0"}, headers={"HX-Request": "true"})
+    assert bad.status_code == 422 and "HX-Push-Url" not in bad.headers
+    assert 'value="chat:0,rag:0"' in bad.text  # what was typed stays in the field
