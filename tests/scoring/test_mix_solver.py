@@ -88,3 +88,12 @@ def test_a_bucket_no_candidate_can_serve_has_no_mix() -> None:
     assert solve_mix([MixCandidate("a", 1.0, (1.0, 0.0))], [1.0, 1.0]) is None
     zero_demand = solve_mix([MixCandidate("a", 1.0, (1.0, 0.0))], [1.0, 0.0])
     assert zero_demand is not None and zero_demand.usd_per_month == 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_candidate_needs_the_ceiling_of_its_load_as_brute_force_finds(seed: int) -> None:
+    candidates, demand = random_instance(random.Random(100 + seed))
+    alone = [MixCandidate("a", 700.0, tuple(c or 1.5 for c in candidates[0].capacity_rps))]
+    solution = solve_mix(alone, demand)
+    assert solution is not None and solution.usd_per_month == pytest.approx(brute_force(alone, demand))
+    assert solution.assignments[0].shares == (1.0,) * len(demand)

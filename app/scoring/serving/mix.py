@@ -63,6 +63,8 @@ def solve_mix(candidates: Sequence[MixCandidate], demand_rps: Sequence[float]) -
     served = [(i, b) for i, c in enumerate(candidates) for b in range(buckets) if c.capacity_rps[b] > 0]
     if any(all(pb != b for _, pb in served) for b in range(buckets) if demand_rps[b] > 0):
         return None
+    if len(candidates) == 1:  # one type: no choice to make, so no program to run
+        return _alone(candidates[0], demand_rps)
     count = len(candidates)
     width = count + len(served)  # n_0..n_{I-1}, then one x per servable (i, b)
     cost = np.zeros(width)
@@ -111,3 +113,12 @@ def _solution(
             )
         )
     return MixSolution(usd_per_month=sum(r.usd_per_month for r in rows), assignments=tuple(rows))
+
+
+def _alone(candidate: MixCandidate, demand_rps: Sequence[float]) -> MixSolution:
+    """One candidate serving every bucket with demand: ceil(Σ demand ÷ capacity) replicas."""
+    load = sum(d / c for d, c in zip(demand_rps, candidate.capacity_rps, strict=True) if d > 0)
+    replicas = max(math.ceil(load - LOAD_TOLERANCE), 0)
+    shares = tuple(1.0 if d > 0 else 0.0 for d in demand_rps)
+    row = MixAssignment(candidate.key, replicas, load, shares, replicas * candidate.usd_per_replica_month)
+    return MixSolution(usd_per_month=row.usd_per_month, assignments=(row,) if replicas > 0 else ())
