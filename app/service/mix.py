@@ -12,7 +12,8 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.serving.mix_plan import Fleet, MixPlan, ReplicaType, plan_mix
+from app.scoring.serving.mix_candidates import ReplicaType
+from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion
 from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import Traffic
