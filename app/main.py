@@ -22,6 +22,8 @@ from app.web.catalog import api as api_catalog
 from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
 from app.web.disagg import pages as disagg_page
+from app.web.mix import api as api_mix
+from app.web.mix import pages as mix_page
 from app.web.own import api as api_own
 from app.web.own import pages as own_page
 from app.web.plan import api as api_plan
@@ -84,6 +86,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         own_page.router,
         api_disagg.router,
         disagg_page.router,
+        api_mix.router,
+        mix_page.router,
         api_docs.router,
     ):
         app.include_router(router)

@@ -46,3 +46,23 @@ def test_own_command_prints_inputs_terms_and_the_break_even(database, capsys):
 def test_own_command_names_the_input_without_a_sourced_default(database, capsys):
     assert main(["own", "--gpu", "B200"]) == 2
     assert "--purchase-usd-per-server" in capsys.readouterr().err
+
+
+def test_mix_command_prints_the_mix_the_best_single_type_and_the_saving(database, capsys):
+    argv = ["mix", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--requests-per-day", "200000"]
+    assert main([*argv, "--mix", "chat:0.7,rag:0.3"]) == 0
+    out = capsys.readouterr().out
+    assert "cheapest mix: $" in out and "best single GPU type: $" in out and "saving: $" in out
+    assert "LMSYS-Chat-1M" in out and "Mooncake" in out
+    assert "share: /mix?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=200000&weight_dtype=fp8" in out
+    assert main([*argv, "--mix", "code:1,500x2000:1", "--price-types", "on_demand", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)  # nothing but the JSON on stdout
+    assert [b["name"] for b in body["buckets"]] == ["code", "500x2000"]
+    assert body["mix"]["usd_per_month"] <= body["best_single"]["usd_per_month"]
+
+
+def test_mix_command_names_a_bad_distribution(database, capsys):
+    assert main(["mix", "--mix", "chat:0,rag:0"]) == 2
+    assert "--mix" in capsys.readouterr().err
+    assert main(["mix", "--mix=-5x10:1"]) == 2
+    assert "--mix: bucket 1, input_len" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own, disagg."""
+"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own, disagg, mix."""
 
 from __future__ import annotations
 
@@ -195,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.disagg import add_disagg_parser
 
     add_disagg_parser(sub)
+    from app.cli.mix import add_mix_parser
+
+    add_mix_parser(sub)
     add_prices_parsers(sub)
     return parser
 

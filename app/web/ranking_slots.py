@@ -16,10 +16,19 @@ from app.web.body_limit import send_json
 
 RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
 HEAVY_EXACT = frozenset(
-    {"/", "/compare", "/plan", "/precision", "/own"}
+    {"/", "/compare", "/plan", "/precision", "/own", "/mix"}
     | {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
+    | {"/mix.json"}
 )
-HEAVY_PREFIXES = ("/api/v1/rank/", "/api/v1/estimate/", "/api/v1/plan/", "/api/v1/precision", "/api/v1/own", "/s/")
+HEAVY_PREFIXES = (
+    "/api/v1/rank/",
+    "/api/v1/estimate/",
+    "/api/v1/plan/",
+    "/api/v1/precision",
+    "/api/v1/own",
+    "/api/v1/mix",
+    "/s/",
+)
 
 
 def is_heavy(path: str) -> bool:

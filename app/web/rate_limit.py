@@ -5,7 +5,8 @@ slowapi's own middleware finds the route handler by walking `app.routes`, which 
 
 Two buckets per client IP:
 - "api" (GPUMATCH_RATE_LIMIT, off when unset): every /api/* route and the `.json`/`.csv` twins of the
-  result pages (rank, compare, plan, precision, own), which do the same ranking work as the API and so share its count;
+  result pages (rank, compare, plan, precision, own, mix), which do the same ranking work as the API and so
+  share its count;
 - "share" (GPUMATCH_SHARE_RATE_LIMIT, default 30/minute): POST /share, a database write each.
 The storage URI (memory://, redis://…, memcached://…) lets replicas share the counters. Pages,
 static files and /healthz are never limited. The client IP is `scope["client"]`, which only the
@@ -31,6 +32,7 @@ LIMITED_PREFIX = "/api/"
 # The pages' machine-readable twins: the API's work, so the API's bucket.
 TWIN_PATHS = frozenset(
     {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
+    | {"/mix.json"}
 )
 SHARE_PATH = "/share"
 

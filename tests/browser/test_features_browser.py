@@ -1,4 +1,4 @@
-"""The precision and own-vs-rent pages in a real Chromium: htmx form, chart drawn, link reproduces it."""
+"""The precision, own-vs-rent and GPU-mix pages in a real Chromium: htmx form, chart drawn, link reproduces it."""
 
 from __future__ import annotations
 
@@ -45,3 +45,25 @@ def test_own_page_overrides_an_input_and_keeps_it_in_the_link(page, server_url: 
     page.goto(page.url)
     assert page.inner_text("main") == text
     assert page.console.errors == []
+
+
+def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/plan?model=llama-3.1-8b&requests_per_day=1000000")
+    page.click("text=Chat and RAG on a mix of GPUs")  # the plan page links here with its traffic
+    page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:1,rag:1&requests_per_day=1000000"))
+    page.fill("#f-mix", "chat:0.7, rag:0.3")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000$"))
+    page.wait_for_selector("[data-drawn=true] svg", state="attached")
+    summary = page.inner_text("#mix-summary")
+    assert "Cheapest mix:" in summary and "Best single GPU type:" in summary and "Saving:" in summary
+    text = page.inner_text("main")
+    assert "LMSYS-Chat-1M" in text and "Considered" in text
+    _shot(page, "mix")
+    page.goto(page.url)
+    assert page.inner_text("main") == text
+    assert page.console.errors == []
+    page.fill("#f-mix", "chat:0,rag:0")  # a 422 swaps in the form with the error beside the field
+    page.click("button[type=submit]")
+    page.wait_for_selector("#err-mix")
+    assert "more than 0" in page.inner_text("#err-mix") and page.input_value("#f-mix") == "chat:0,rag:0"

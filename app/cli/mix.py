@@ -1,0 +1,104 @@
+"""`gpumatch mix`: the cheapest mix of GPU offers for a request-length distribution, against one GPU type."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.scoring.serving.mix_question import MixQuestion
+from app.service.workload_query import LIST_FIELDS
+
+
+@contextmanager
+def native_stdout_silenced() -> Iterator[None]:
+    """HiGHS (inside SciPy) may printf a debug line straight to file descriptor 1; keep it out of our output."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
+    return [
+        [
+            f"{r['replicas']} × {r['label']}",
+            r["price_type"],
+            ", ".join(r["serves"]),
+            round(r["load_replicas"], 2),
+            f"${r['usd_per_month']:,.0f}",
+        ]
+        for r in fleet["rows"]
+    ]
+
+
+def _print(body: dict[str, Any]) -> None:
+    from app.cli import reports
+
+    print(
+        f"{body['model']['name']} at {body['requests_per_day']:,.0f} requests/day "
+        f"({body['peak_requests_per_s']:.2f}/s in the busiest hour)"
+    )
+    buckets = [
+        [b["name"], b["input_len"], b["output_len"], f"{b['share']:.1%}", round(b["requests_per_s"], 3), b["source"]]
+        for b in body["buckets"]
+    ]
+    print(reports.table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))
+    headers = ["replicas × offer", "terms", "serves", "load", "$/month"]
+    for title, fleet in (("cheapest mix", body["mix"]), ("best single GPU type", body["best_single"])):
+        if fleet is None:
+            print(f"\n{title}: none serves every bucket")
+            continue
+        print(f"\n{title}: ${fleet['usd_per_month']:,.0f}/month")
+        print(reports.table(headers, _fleet_lines(fleet)))
+    if body["saving_usd_per_month"] is not None:
+        print(f"\nsaving: ${body['saving_usd_per_month']:,.0f}/month ({body['saving_pct']:.1f} %)")
+    for note in body["notes"]:
+        print(note)
+
+
+def _values(args: argparse.Namespace) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in MixQuestion.model_fields:
+        raw = getattr(args, name, None)
+        if raw is not None:
+            values[name] = [v.strip() for v in raw.split(",") if v.strip()] if name in LIST_FIELDS else raw
+    return values
+
+
+def cmd_mix(args: argparse.Namespace) -> int:
+    from app.cli.common import emit, load_snapshot
+    from app.service import mix
+
+    try:
+        question = MixQuestion.model_validate(_values(args))
+        share = "/mix?" + mix.canonical_mix_query(question)
+        snapshot = load_snapshot()
+        with native_stdout_silenced():
+            body = mix.mix_payload(question, snapshot, share)
+    except ValidationError as exc:
+        for name, message in mix.question_errors(exc).items():  # `--mix: bucket 2, input_len: ...`
+            print(f"--{name.replace('_', '-')}: {message}", file=sys.stderr)
+        return 2
+    except mix.PlanFieldError as exc:
+        print(f"--{exc.field.replace('_', '-')}: {exc}", file=sys.stderr)
+        return 2
+    return emit(body, args.json, _print)
+
+
+def add_mix_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("mix", help="the cheapest mix of GPU offers for a request-length distribution")
+    for name, info in MixQuestion.model_fields.items():
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=info.description)
+    parser.add_argument("--json", action="store_true", help="print the mix API's JSON")
+    parser.set_defaults(func=cmd_mix)

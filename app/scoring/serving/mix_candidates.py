@@ -1,0 +1,168 @@
+"""Candidates of the GPU mix: the cheapest configuration of each GPU type per length bucket, and what one
+replica of it sustains on every bucket.
+
+For each bucket, the inference ranking's cheapest configuration (offer x GPU count x layout, by $ per
+request) of each GPU type that serves it at the latency limits is a candidate. Each candidate's capacity
+is then estimated on every bucket with its own layout: a replica keeps its layout whatever it serves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from itertools import islice
+
+from app.scoring.inference.configurations import solve_on
+from app.scoring.inference.estimate import Solution
+from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.machines import Machine, machine_of
+from app.scoring.offers import snapshot_offers
+from app.scoring.serving.mix_question import LengthBucket, MixQuestion
+from app.scoring.serving.request_shapes import SHAPES
+from app.scoring.serving.traffic import HOURS_PER_MONTH
+from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
+
+
+@dataclass(frozen=True, slots=True)
+class BucketDemand:
+    name: str
+    label: str
+    input_len: int
+    output_len: int
+    share: float  # of all requests, normalised
+    requests_per_s: float  # at the busiest hour
+    source: str = ""
+    source_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BucketFit:
+    """One replica type on one bucket at the latency limits (requests_per_s 0: it cannot serve it)."""
+
+    requests_per_s: float
+    output_tokens_per_s: float = 0.0
+    batch: int = 0
+    ttft_ms: float = 0.0
+    tpot_ms: float = 0.0
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaType:
+    key: str
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    machine: str
+    usd_per_replica_month: float
+    fits: tuple[BucketFit, ...]  # one per bucket
+    cheapest_for: tuple[str, ...]  # buckets where this is its GPU type's cheapest configuration
+
+    @property
+    def label(self) -> str:
+        return f"{self.gpu_count}×{self.gpu_id} at {self.provider_name}"
+
+
+def bucket_demands(question: MixQuestion, peak_rps: float) -> list[BucketDemand]:
+    buckets = question.buckets()
+    total = sum(b.share for b in buckets)
+    out = []
+    for b in buckets:
+        assert b.input_len is not None and b.output_len is not None
+        named = SHAPES.get(b.shape or "")
+        out.append(
+            BucketDemand(
+                name=b.name,
+                label=named.label if named else f"{b.input_len} in / {b.output_len} out",
+                input_len=b.input_len,
+                output_len=b.output_len,
+                share=b.share / total,
+                requests_per_s=peak_rps * b.share / total,
+                source=named.source if named else "your histogram",
+                source_url=named.source_url if named else "",
+            )
+        )
+    return out
+
+
+def _offer_of(option: InferenceOption, offers: Sequence[Offer]) -> Offer:
+    for offer in offers:
+        if option.offer_id is not None and offer.offer_id == option.offer_id:
+            return offer
+    return next(
+        o
+        for o in offers
+        if (o.provider_id, o.gpu_id, o.price_type, o.usd_per_gpu_hour)
+        == (option.provider, option.gpu_id, option.price_type, option.usd_per_gpu_hour)
+    )
+
+
+def _fit(
+    snapshot: CatalogSnapshot,
+    offer: Offer,
+    layout: tuple[int, int, int],
+    model: ModelSpec,
+    question: MixQuestion,
+    bucket: LengthBucket,
+) -> BucketFit:
+    gpu = snapshot.gpus[offer.gpu_id]
+    solved = solve_on(gpu, machine_of(offer, gpu), *layout, model, question.workload(bucket))
+    if not isinstance(solved, Solution):
+        return BucketFit(0.0, reason=solved.reason)
+    assert bucket.output_len is not None
+    point = solved.point
+    return BucketFit(
+        requests_per_s=point.tokens_per_s / bucket.output_len,
+        output_tokens_per_s=point.tokens_per_s,
+        batch=solved.batch,
+        ttft_ms=point.ttft_ms,
+        tpot_ms=point.tpot_ms,
+    )
+
+
+def replica_types(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec) -> list[ReplicaType]:
+    """The cheapest configuration of each GPU type per bucket, with its capacity on every bucket."""
+    offers = snapshot_offers(snapshot, question)
+    buckets = question.buckets()
+    picked: dict[tuple, tuple[Offer, tuple[int, int, int], list[str]]] = {}
+    for bucket in buckets:
+        ranking = rank_inference(question.workload(bucket), snapshot, model)
+        types: set[str] = set()
+        for option in islice(ranking.options, ranking.feasible_count):
+            if option.gpu_id in types:
+                continue
+            types.add(option.gpu_id)
+            offer = _offer_of(option, offers)
+            layout = (option.gpu_count, option.tensor_parallel, option.pipeline_parallel)
+            key = (offer.provider_id, offer.gpu_id, offer.price_type, offer.offer_id, offer.usd_per_gpu_hour, layout)
+            picked.setdefault(key, (offer, layout, []))[2].append(bucket.name)
+    out = []
+    for index, (offer, layout, cheapest_for) in enumerate(picked.values()):
+        gpu = snapshot.gpus[offer.gpu_id]
+        machine: Machine = machine_of(offer, gpu)
+        out.append(
+            ReplicaType(
+                key=f"r{index}",
+                gpu_id=offer.gpu_id,
+                gpu_count=layout[0],
+                tensor_parallel=layout[1],
+                pipeline_parallel=layout[2],
+                provider=offer.provider_id,
+                provider_name=offer.provider_name,
+                price_type=offer.price_type,
+                usd_per_gpu_hour=offer.usd_per_gpu_hour,
+                as_of=offer.as_of,
+                machine=machine.describe(),
+                usd_per_replica_month=offer.usd_per_gpu_hour * layout[0] * HOURS_PER_MONTH,
+                fits=tuple(_fit(snapshot, offer, layout, model, question, b) for b in buckets),
+                cheapest_for=tuple(cheapest_for),
+            )
+        )
+    return out

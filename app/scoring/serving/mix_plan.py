@@ -1,0 +1,157 @@
+"""The cheapest GPU mix for a request-length distribution, against the best single GPU type.
+
+Candidates come from app.scoring.serving.mix_candidates (the cheapest configuration of each GPU type per
+bucket, with its capacity on every bucket); the integer program in app.scoring.serving.mix picks the
+replicas. A single type is the same program over that type's candidates only, so the mix never costs
+more than the best single type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from app.scoring.explain import Term
+from app.scoring.offers import snapshot_offers
+from app.scoring.serving.mix import MixCandidate, MixSolution, solve_mix
+from app.scoring.serving.mix_candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
+from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix_terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+
+TIE_USD = 0.01  # a cent a month: mixes within it of one GPU type alone are shown as that type
+
+
+@dataclass(frozen=True, slots=True)
+class MixRow:
+    replica: ReplicaType
+    replicas: int
+    load_replicas: float
+    shares: tuple[float, ...]  # of each bucket's requests
+    usd_per_month: float
+    terms: list[Term] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    label: str
+    usd_per_month: float
+    rows: list[MixRow]
+    gpu_types: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MixPlan:
+    model_id: str
+    requests_per_day: float
+    peak_requests_per_s: float
+    buckets: list[BucketDemand]
+    replica_types: list[ReplicaType]  # every candidate the program considered
+    mix: Fleet | None
+    singles: list[Fleet]  # one per GPU type that serves every bucket alone, cheapest first
+    saving_usd_per_month: float | None
+    saving_pct: float | None
+    terms: list[Term]
+    notes: list[str]
+    gpu_types_considered: int = 0
+    offers_considered: int = 0
+
+
+def _fleet(label: str, types: list[ReplicaType], solution: MixSolution, demands: list[BucketDemand]) -> Fleet:
+    by_key = {t.key: t for t in types}
+    rows = []
+    for a in solution.assignments:
+        r = by_key[a.candidate]
+        rows.append(
+            MixRow(
+                r,
+                a.replicas,
+                a.load_replicas,
+                a.shares,
+                a.usd_per_month,
+                row_terms(r, a.replicas, a.load_replicas, a.shares, demands),
+            )
+        )
+    rows.sort(key=lambda row: (-row.usd_per_month, row.replica.key))
+    return Fleet(label, solution.usd_per_month, rows, tuple(sorted({row.replica.gpu_id for row in rows})))
+
+
+def solve_fleet(label: str, types: list[ReplicaType], demands: list[BucketDemand]) -> Fleet | None:
+    candidates = [MixCandidate(t.key, t.usd_per_replica_month, tuple(f.requests_per_s for f in t.fits)) for t in types]
+    solution = solve_mix(candidates, [d.requests_per_s for d in demands])
+    return None if solution is None else _fleet(label, types, solution, demands)
+
+
+def single_type_fleets(types: list[ReplicaType], demands: list[BucketDemand]) -> list[Fleet]:
+    """One GPU type serving every bucket (its candidates only), cheapest first; types missing a bucket drop out."""
+    fleets = []
+    for gpu_id in sorted({t.gpu_id for t in types}):
+        own = [t for t in types if t.gpu_id == gpu_id]
+        fleet = solve_fleet(f"{gpu_id} only", own, demands)
+        if fleet is not None:
+            fleets.append(fleet)
+    return sorted(fleets, key=lambda f: (f.usd_per_month, f.label))
+
+
+def _saving_terms(mix: Fleet, best: Fleet) -> tuple[float, float, list[Term]]:
+    saving = best.usd_per_month - mix.usd_per_month
+    pct = saving / best.usd_per_month * 100 if best.usd_per_month else 0.0
+    return (
+        saving,
+        pct,
+        [
+            Term(
+                "mix monthly cost",
+                mix.usd_per_month,
+                "$/month",
+                " + ".join(f"{r.replicas} × {r.replica.label}" for r in mix.rows),
+            ),
+            Term(
+                "best single type",
+                best.usd_per_month,
+                "$/month",
+                best.label + ": " + " + ".join(f"{r.replicas} × {r.replica.label}" for r in best.rows),
+            ),
+            Term("saving", saving, "$/month", f"best single type − mix = {pct:.1f} % of the single-type cost"),
+        ],
+    )
+
+
+def plan_mix(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec) -> MixPlan:
+    traffic = question.traffic()
+    peak_rps = traffic.peak_rate_per_s()
+    demands = bucket_demands(question, peak_rps)
+    types = replica_types(question, snapshot, model)
+    mix = solve_fleet("cheapest mix", types, demands)
+    singles = single_type_fleets(types, demands)
+    if mix is not None and singles and mix.usd_per_month >= singles[0].usd_per_month - TIE_USD:
+        # no cheaper than one type alone (or dearer by a solver tolerance): show the simpler fleet
+        mix = replace(singles[0], label="cheapest mix")
+    terms = plan_terms(question, peak_rps, demands)
+    saving = pct = None
+    if mix is not None and singles:
+        saving, pct, more = _saving_terms(mix, singles[0])
+        terms += more
+    notes = [SIZING_NOTE, considered_note(types, demands, len(snapshot_offers(snapshot, question)))]
+    notes += unserved_notes(types, demands)
+    if mix is not None and len(mix.gpu_types) == 1 and singles:
+        notes.append(
+            f"The cheapest mix is one GPU type ({mix.gpu_types[0]}): no second type lowers the cost at this traffic "
+            "and these request lengths (replicas come whole, so small fleets rarely gain from a second type)."
+        )
+    if mix is not None and not singles:
+        notes.append("No single GPU type serves every bucket at these limits: only a mix does.")
+    return MixPlan(
+        model_id=model.id,
+        requests_per_day=question.requests_per_day,
+        peak_requests_per_s=peak_rps,
+        buckets=demands,
+        replica_types=types,
+        mix=mix,
+        singles=singles,
+        saving_usd_per_month=saving,
+        saving_pct=pct,
+        terms=terms,
+        notes=notes,
+        gpu_types_considered=len({t.gpu_id for t in types}),
+        offers_considered=len(snapshot_offers(snapshot, question)),
+    )

@@ -1,0 +1,140 @@
+"""The GPU-mix question: a model at latency limits, a daily traffic and its request-length distribution.
+
+The distribution is a list of buckets, each a named shape (chat, rag, code, reasoning) or explicit
+lengths, with a share. In a query string it is one field: `mix=chat:0.7,rag:0.3,1000x200:0.1`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.scoring.serving.request_shapes import SHAPES, ShapeName
+from app.scoring.serving.traffic import MAX_PEAK_FACTOR, MAX_REQUESTS_PER_DAY, Profile, Traffic
+from app.scoring.workload import Dtype, Engine, Filters, InferenceWorkload, ShortId
+
+MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
+DEFAULT_MIX = "chat:1,rag:1"
+
+
+class LengthBucket(BaseModel):
+    """One bucket of the request-length histogram: a named shape, or input_len and output_len."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shape: ShapeName | None = Field(None, description="chat | rag | code | reasoning (sourced mean lengths)")
+    input_len: int | None = Field(None, ge=1, le=1_000_000, description="prompt tokens (when no shape)")
+    output_len: int | None = Field(None, ge=1, le=200_000, description="generated tokens (when no shape)")
+    share: float = Field(1.0, ge=0, le=1e6, description="relative weight; shares are normalised to their total")
+
+    @model_validator(mode="after")
+    def _lengths(self) -> LengthBucket:
+        if self.shape is not None:
+            named = SHAPES[self.shape]
+            if (self.input_len or named.input_len, self.output_len or named.output_len) != (
+                named.input_len,
+                named.output_len,
+            ):  # a shape's own lengths may be repeated (as this model writes them), never changed
+                raise ValueError("give a shape or input_len and output_len, not both")
+            self.input_len, self.output_len = named.input_len, named.output_len
+        elif self.input_len is None or self.output_len is None:
+            raise ValueError("give a shape, or both input_len and output_len")
+        return self
+
+    @property
+    def name(self) -> str:
+        return self.shape or f"{self.input_len}x{self.output_len}"
+
+    def spelled(self) -> str:
+        share = str(int(self.share)) if self.share.is_integer() else repr(self.share)
+        return f"{self.name}:{share}"
+
+
+def parse_buckets(text: str) -> list[dict[str, Any]]:
+    """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's)."""
+    items = [part.strip() for part in text.split(",") if part.strip()]
+    if not items:
+        raise ValueError("give at least one bucket, e.g. chat:0.7,rag:0.3 or 1000x200:1")
+    out = []
+    for item in items:
+        name, _, share = item.partition(":")
+        name = name.strip().lower()
+        bucket: dict[str, Any] = {"share": share.strip() or 1}
+        if name in SHAPES:
+            bucket["shape"] = name
+        else:
+            lengths = name.split("x")
+            if len(lengths) != 2:
+                raise ValueError(
+                    f"{item!r} is neither a named shape ({', '.join(SHAPES)}) nor INPUTxOUTPUT:SHARE (e.g. 1000x200:1)"
+                )
+            bucket["input_len"], bucket["output_len"] = (v.strip() for v in lengths)
+        out.append(bucket)
+    return out
+
+
+class MixQuestion(Filters):
+    """What to serve, how fast, how much, and how long the requests are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: ShortId = Field("llama-3.1-8b", description="catalog model id")
+    weight_dtype: Dtype = "bf16"
+    kv_dtype: Dtype | None = Field(None, description="default: weight dtype for 8/16-bit weights, else bf16")
+    ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
+    tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
+    engine: Engine = "vllm"
+    max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
+    requests_per_day: float = Field(100_000, gt=0, le=MAX_REQUESTS_PER_DAY, description="mean over the week")
+    profile: Profile = Field("diurnal", description="flat | business_hours | diurnal: the fleet is sized for the peak")
+    peak_factor: float = Field(3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean")
+    mix: list[LengthBucket] = Field(
+        default_factory=lambda: [LengthBucket.model_validate(b) for b in parse_buckets(DEFAULT_MIX)],
+        min_length=1,
+        max_length=MAX_BUCKETS,
+        description="the length distribution: buckets, or the text form `chat:0.7,rag:0.3,1000x200:0.1`",
+    )
+
+    @field_validator("mix", mode="before")
+    @classmethod
+    def _text_form(cls, value: Any) -> Any:
+        return parse_buckets(value) if isinstance(value, str) else value
+
+    @field_validator("mix", mode="after")
+    @classmethod
+    def _positive_total(cls, value: list[LengthBucket]) -> list[LengthBucket]:
+        if sum(b.share for b in value) <= 0:
+            raise ValueError("the shares must add up to more than 0")
+        return value
+
+    @property
+    def distribution_text(self) -> str:
+        return ",".join(b.spelled() for b in self.mix)
+
+    def buckets(self) -> list[LengthBucket]:
+        """Buckets with a share, in the order given (a zero share has no traffic to place)."""
+        return [b for b in self.mix if b.share > 0]
+
+    def workload(self, bucket: LengthBucket) -> InferenceWorkload:
+        assert bucket.input_len is not None and bucket.output_len is not None
+        return InferenceWorkload(
+            model=self.model,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            input_len=bucket.input_len,
+            output_len=bucket.output_len,
+            ttft_ms=self.ttft_ms,
+            tpot_ms=self.tpot_ms,
+            engine=self.engine,
+            max_gpus=self.max_gpus,
+            rank_by="requests",
+            providers=self.providers,
+            price_types=self.price_types,
+            gpus=self.gpus,
+            vendors=self.vendors,
+            include_stale=self.include_stale,
+        )
+
+    def traffic(self) -> Traffic:
+        return Traffic(requests_per_day=self.requests_per_day, profile=self.profile, peak_factor=self.peak_factor)

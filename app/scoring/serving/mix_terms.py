@@ -1,0 +1,91 @@
+"""How the GPU mix explains itself: the terms behind each fleet row and the totals, and the plan's notes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.scoring.explain import Term
+from app.scoring.serving.mix_candidates import BucketDemand, ReplicaType
+from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.traffic import HOURS_PER_MONTH, SECONDS_PER_DAY
+
+SIZING_NOTE = (
+    "The fleet is sized for the busiest hour's request rate and billed for every hour of the month "
+    f"({HOURS_PER_MONTH:g} h, always on); autoscaling a mix hour by hour is not modelled."
+)
+
+
+def row_terms(
+    r: ReplicaType, replicas: int, load: float, shares: Sequence[float], demands: list[BucketDemand]
+) -> list[Term]:
+    parts = [
+        f"{s:.0%} of {d.name} {d.requests_per_s:.3g} req/s ÷ {f.requests_per_s:.3g} req/s"
+        for s, d, f in zip(shares, demands, r.fits, strict=True)
+        if s > 1e-9
+    ]
+    terms = [
+        Term("load", load, "replicas", " + ".join(parts) + " (share × demand ÷ one replica's capacity)"),
+        Term("replicas", replicas, "replicas", f"the program's whole number ≥ load {load:.3f}"),
+        Term(
+            "monthly cost",
+            replicas * r.usd_per_replica_month,
+            "$/month",
+            f"{replicas} × {r.gpu_count} GPU × ${r.usd_per_gpu_hour:.2f}/GPU-h × {HOURS_PER_MONTH:g} h",
+        ),
+    ]
+    for d, f in zip(demands, r.fits, strict=True):
+        if f.requests_per_s > 0:
+            terms.append(
+                Term(
+                    f"capacity on {d.name}",
+                    f.requests_per_s,
+                    "requests/s per replica",
+                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits (batch {f.batch}, TTFT "
+                    f"{f.ttft_ms:,.0f} ms, TPOT {f.tpot_ms:.1f} ms) ÷ {d.output_len} output tokens",
+                )
+            )
+        else:
+            terms.append(Term(f"capacity on {d.name}", 0.0, "requests/s per replica", f.reason))
+    return terms
+
+
+def plan_terms(question: MixQuestion, peak_rps: float, demands: list[BucketDemand]) -> list[Term]:
+    traffic = question.traffic()
+    terms = [
+        Term(
+            "busiest-hour request rate",
+            peak_rps,
+            "requests/s",
+            f"{question.requests_per_day:,.0f} requests/day ÷ {SECONDS_PER_DAY:,} s × peak/mean "
+            f"{max(traffic.multipliers()):.2f} ({question.profile})",
+        )
+    ]
+    for d in demands:
+        terms.append(
+            Term(
+                f"demand, {d.name}",
+                d.requests_per_s,
+                "requests/s",
+                f"{d.share:.1%} of {peak_rps:.3g} req/s; {d.input_len} in / {d.output_len} out ({d.source})",
+            )
+        )
+    return terms
+
+
+def considered_note(types: list[ReplicaType], demands: list[BucketDemand], offers: int) -> str:
+    gpu_types = len({t.gpu_id for t in types})
+    return (
+        f"Considered {len(types)} replica types from {offers} offers: for each of the {len(demands)} buckets, the "
+        f"cheapest configuration (offer × GPU count × layout, by $ per request) of each of {gpu_types} GPU types "
+        f"that can serve it; each estimated on every bucket ({len(types)} × {len(demands)} estimates), then one "
+        f"integer program with {len(types)} integer replica counts and up to {len(types) * len(demands)} shares "
+        "(SciPy milp, HiGHS)."
+    )
+
+
+def unserved_notes(types: list[ReplicaType], demands: list[BucketDemand]) -> list[str]:
+    notes = []
+    for b, d in enumerate(demands):
+        if not any(t.fits[b].requests_per_s > 0 for t in types):
+            notes.append(f"No offer serves {d.name} ({d.input_len} in / {d.output_len} out) at these limits.")
+    return notes

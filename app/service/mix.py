@@ -1,0 +1,194 @@
+"""The cheapest GPU mix for a request-length distribution, for /mix, its .json twin, the API and `gpumatch mix`.
+
+The query string is the MixQuestion's fields by name, the distribution as one text field
+(`mix=chat:1,rag:1,1000x200:0.5`); model, traffic and mix are always written, other defaults left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+
+from app.scoring.serving.mix_candidates import ReplicaType
+from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
+from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.request_shapes import SHAPES
+from app.scoring.serving.traffic import Traffic
+from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload
+from app.service.plan import PlanFieldError, resolve_model
+from app.service.rank import plain
+from app.service.workload_query import LIST_FIELDS, _collect, _format, _non_default, query_shape_errors
+
+ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
+IGNORED = {"phase"}  # a ranking or plan link carries phase=inference
+SINGLE_TYPES_SHOWN = 8
+
+
+@dataclass
+class MixQuery:
+    question: MixQuestion | None
+    values: dict[str, Any]  # what was typed, to refill the form
+    errors: dict[str, str] = field(default_factory=dict)
+    canonical: str = ""
+
+
+def _text(name: str, value: Any) -> str:
+    if name in LIST_FIELDS:
+        return ",".join(value)
+    return _format(value)
+
+
+def canonical_mix_query(question: MixQuestion) -> str:
+    pairs = [
+        ("model", question.model),
+        ("mix", question.distribution_text),
+        ("requests_per_day", _format(question.requests_per_day)),
+    ]
+    pairs += [(k, _text(k, v)) for k, v in _non_default(question) if k not in ALWAYS]
+    return urlencode(pairs, safe=",:")
+
+
+def _message(error: Any) -> tuple[str, str]:
+    loc = [str(p) for p in error["loc"]] or ["mix"]
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if loc[0] == "mix" and len(loc) > 1:  # a bucket of the list: say which
+        where = f"bucket {int(loc[1]) + 1}" if loc[1].isdigit() else loc[1]
+        message = f"{where}{', ' + loc[2] if len(loc) > 2 else ''}: {message}"
+    return loc[0], message
+
+
+def question_errors(exc: ValidationError) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    for error in exc.errors():
+        name, message = _message(error)
+        errors.setdefault(name, message)
+    return errors
+
+
+def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
+    items = [(k, v) for k, v in items if k not in IGNORED]
+    values = _collect(items)
+    errors = query_shape_errors(items)
+    unknown = sorted({k for k, _ in items} - set(MixQuestion.model_fields))
+    errors.update({k: "not a field of this form" for k in unknown})
+    try:
+        question = MixQuestion.model_validate({k: v for k, v in values.items() if k not in unknown})
+    except ValidationError as exc:
+        return MixQuery(None, values, {**errors, **question_errors(exc)})
+    if errors:
+        return MixQuery(None, values, errors)
+    return MixQuery(question, values, canonical=canonical_mix_query(question))
+
+
+def _replica(r: ReplicaType, bucket_names: list[str]) -> dict[str, Any]:
+    return {
+        "key": r.key,
+        "label": r.label,
+        "gpu_id": r.gpu_id,
+        "gpu_count": r.gpu_count,
+        "tensor_parallel": r.tensor_parallel,
+        "pipeline_parallel": r.pipeline_parallel,
+        "provider": r.provider,
+        "provider_name": r.provider_name,
+        "price_type": r.price_type,
+        "usd_per_gpu_hour": r.usd_per_gpu_hour,
+        "as_of": r.as_of.isoformat() if r.as_of else None,
+        "machine": r.machine,
+        "usd_per_replica_month": round(r.usd_per_replica_month, 2),
+        "cheapest_for": list(r.cheapest_for),
+        "fits": [{"bucket": name, **plain(f)} for name, f in zip(bucket_names, r.fits, strict=True)],
+    }
+
+
+def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | None:
+    if fleet is None:
+        return None
+    rows = []
+    for row in fleet.rows:
+        r = row.replica
+        rows.append(
+            {
+                "replica": r.key,
+                "label": r.label,
+                "gpu_id": r.gpu_id,
+                "gpu_count": r.gpu_count,
+                "provider_name": r.provider_name,
+                "price_type": r.price_type,
+                "usd_per_gpu_hour": r.usd_per_gpu_hour,
+                "replicas": row.replicas,
+                "load_replicas": round(row.load_replicas, 6),
+                "shares": {n: round(s, 6) for n, s in zip(bucket_names, row.shares, strict=True)},
+                "serves": [n for n, s in zip(bucket_names, row.shares, strict=True) if s > 1e-9],
+                "usd_per_month": round(row.usd_per_month, 2),
+                "terms": plain(row.terms),
+            }
+        )
+    return {
+        "label": fleet.label,
+        "usd_per_month": round(fleet.usd_per_month, 2),
+        "gpu_types": list(fleet.gpu_types),
+        "rows": rows,
+    }
+
+
+def mix_body(plan: MixPlan) -> dict[str, Any]:
+    names = [b.name for b in plan.buckets]
+    return {
+        "requests_per_day": plan.requests_per_day,
+        "peak_requests_per_s": round(plan.peak_requests_per_s, 6),
+        "buckets": plain(plan.buckets),
+        "mix": _fleet(plan.mix, names),
+        "best_single": _fleet(plan.singles[0] if plan.singles else None, names),
+        "singles": [_fleet(f, names) for f in plan.singles[:SINGLE_TYPES_SHOWN]],
+        "single_types_feasible": len(plan.singles),
+        "saving_usd_per_month": None if plan.saving_usd_per_month is None else round(plan.saving_usd_per_month, 2),
+        "saving_pct": None if plan.saving_pct is None else round(plan.saving_pct, 3),
+        "replica_types": [_replica(r, names) for r in plan.replica_types],
+        "gpu_types_considered": plan.gpu_types_considered,
+        "offers_considered": plan.offers_considered,
+        "terms": plain(plan.terms),
+        "notes": plan.notes,
+    }
+
+
+def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
+    """POST /api/v1/mix's body (raises PlanFieldError for an unknown model)."""
+    model = resolve_model(question.workload(question.buckets()[0]), snapshot, "model")
+    plan = plan_mix(question, snapshot, model)
+    return {
+        "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},
+        "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
+        **mix_body(plan),
+        "shapes": [plain(s) for s in SHAPES.values()],
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+    }
+
+
+def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None:
+    """The /mix question for a plan's model, limits and traffic at the default distribution (None: custom model)."""
+    if not workload.model:
+        return None
+    try:
+        question = MixQuestion(
+            model=workload.model,
+            weight_dtype=workload.weight_dtype,
+            kv_dtype=workload.kv_dtype,
+            ttft_ms=workload.ttft_ms,
+            tpot_ms=workload.tpot_ms,
+            engine=workload.engine,
+            max_gpus=workload.max_gpus,
+            requests_per_day=traffic.daily_requests(),
+            profile=traffic.profile,
+            peak_factor=traffic.peak_factor,
+        )
+    except ValidationError:
+        return None
+    return canonical_mix_query(question)
+
+
+__all__ = ["MixQuery", "PlanFieldError", "canonical_mix_query", "mix_payload", "parse_mix"]

@@ -1,0 +1,26 @@
+"""JSON API of the GPU mix: the cheapest mix of offers meeting the latency limits for every length bucket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.scoring.serving.mix_question import MixQuestion
+from app.service import mix
+from app.web.deps import SnapshotDep
+from app.web.mix.schemas import MixResponse
+
+router = APIRouter(prefix="/api/v1", tags=["GPU mix"])
+
+
+@router.post("/mix", response_model=MixResponse)
+def cheapest_mix(question: MixQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
+    """Integer replicas of several offers, each bucket's load split among them (Mélange's program, solved by
+    HiGHS), against the cheapest fleet of one GPU type. `mix` is a list of buckets or its text form
+    `chat:0.7,rag:0.3,1000x200:0.1`."""
+    share = "/mix?" + mix.canonical_mix_query(question)
+    try:
+        return mix.mix_payload(question, snapshot, share)
+    except mix.PlanFieldError as exc:
+        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None

@@ -1,0 +1,81 @@
+"""`/mix`: the cheapest mix of GPU offers for a request-length distribution; `/mix.json` twin."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.request_shapes import SHAPES
+from app.scoring.serving.traffic import Profile
+from app.scoring.specs import CatalogSnapshot
+from app.service import mix
+from app.web.charts import to_json_block
+from app.web.deps import SnapshotDep
+from app.web.mix.charts import cost_by_offer
+from app.web.rank import form_options
+from app.web.render import canonical_page, json_response
+
+router = APIRouter(include_in_schema=False)
+
+
+def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    assert query.question is not None
+    return mix.mix_payload(query.question, snapshot, f"/mix?{query.canonical}")
+
+
+def _form(query: mix.MixQuery | None) -> dict[str, Any]:
+    form: dict[str, Any] = MixQuestion().model_dump()
+    form["mix"] = MixQuestion().distribution_text
+    if query is not None and query.question is not None:
+        form.update(query.question.model_dump(exclude_none=True))
+        form["mix"] = query.question.distribution_text
+    elif query is not None:
+        form.update(query.values)
+    return form
+
+
+def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "title": "Cheapest GPU mix",
+        "nav": "mix",
+        "charts": True,
+        "profiles": get_args(Profile),
+        "shapes": list(SHAPES.values()),
+        **form_options.catalog_lists(snapshot),
+    }
+    if query is not None and query.question is not None:
+        try:
+            payload = _payload(query, snapshot)
+        except mix.PlanFieldError as exc:
+            query.errors[exc.field] = str(exc)
+        else:
+            context.update(
+                payload=payload,
+                share_query=query.canonical,
+                json_url=f"/mix.json?{query.canonical}",
+                chart_json=to_json_block(cost_by_offer(payload)),
+            )
+    context["form"] = _form(query)
+    context["errors"] = query.errors if query else {}
+    return context
+
+
+@router.get("/mix")
+def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
+    items = list(request.query_params.multi_items())
+    query = mix.parse_mix(items) if items else None
+    return canonical_page(request, "/mix", query, lambda: _context(query, snapshot), "mix.html", "mixbench")
+
+
+@router.get("/mix.json")
+def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
+    query = mix.parse_mix(list(request.query_params.multi_items()))
+    if not query.errors:
+        try:
+            return json_response(_payload(query, snapshot))
+        except mix.PlanFieldError as exc:
+            query.errors[exc.field] = str(exc)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
