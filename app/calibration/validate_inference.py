@@ -14,7 +14,13 @@ from app.scoring.efficiency.inference import (
     ENGINE_MAX_BATCH,
     InferenceEfficiency,
 )
-from app.scoring.inference.estimate import OperatingPoint, latency_bound_batch, operating_point
+from app.scoring.inference.estimate import (
+    OperatingPoint,
+    closed_loop_point,
+    latency_bound_batch,
+    open_loop_point,
+    operating_point,
+)
 from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
 from app.scoring.inference.steps import InferenceContext, build_context
 
@@ -40,6 +46,7 @@ class CaseSetup:
     tpot_limit_ms: float | None
     notes: tuple[str, ...]
     beam_width: int = 1
+    requests_per_s: float | None = None  # open-loop arrival rate (request_rate rows that state it)
 
 
 def _num(row: dict, key: str) -> float | None:
@@ -74,6 +81,12 @@ def _beam_width(row: dict) -> tuple[int, str | None]:
         if marker in notes:
             return beams, f"{marker}: benchmark protocol decodes with beam search {beams}"
     return 1, None
+
+
+def _request_rate(row: dict) -> float | None:
+    """The offered open-loop rate, as the notes state it ("request rate 4 req/s")."""
+    match = re.search(r"request rate (\d+(?:\.\d+)?) req/s", row.get("notes", ""))
+    return float(match.group(1)) if match else None
 
 
 def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
@@ -122,9 +135,11 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if scenario == "latency_bound" and not (ttft_limit and tpot_limit):
         scenario = "max_throughput"
         notes.append("no TTFT/TPOT limits (end-to-end bound only): modelled as max_throughput")
-    if scenario == "request_rate":
+    requests_per_s = _request_rate(row) if scenario == "request_rate" else None
+    if scenario == "request_rate" and requests_per_s is None:
         scenario = "concurrency"
-    batch = _num(row, "concurrency") if scenario == "concurrency" else _num(row, "batch")
+        notes.append("request rate not stated: modelled as a closed loop at the derived in-flight count")
+    batch = _num(row, "concurrency") if scenario in ("concurrency", "request_rate") else _num(row, "batch")
     if scenario == "single_stream":
         batch = 1.0
     beams, beam_note = _beam_width(row)
@@ -148,6 +163,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         tpot_limit,
         tuple(notes),
         beams,
+        requests_per_s,
     )
 
 
@@ -164,6 +180,17 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
         )
         if batch < 1:
             return None
+    elif setup.scenario == "request_rate":
+        assert setup.requests_per_s is not None
+        point = open_loop_point(
+            ctx, eff, setup.requests_per_s, cap, setup.input_len, setup.output_len, setup.beam_width
+        )
+        if point.backlog_per_s <= 0 or not batch:
+            return point
+        # overloaded: the backlog depends on how long the run lasted; the row's in-flight count says it
+        return closed_loop_point(ctx, eff, batch, cap, setup.input_len, setup.output_len, setup.beam_width)
+    elif setup.scenario == "concurrency":
+        return closed_loop_point(ctx, eff, max(batch, 1.0), cap, setup.input_len, setup.output_len, setup.beam_width)
     return operating_point(
         ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width
     )
@@ -183,7 +210,7 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
     if setup.metric == "output_tok_s_per_gpu":
         return _per_gpu(point, ctx)
     if setup.metric == "ttft_ms":
-        return point.ttft_ms * tail
+        return point.ttft_ms * (eff.p99_ttft_over_mean if setup.p99 else 1.0)
     if setup.metric == "tpot_ms":
         return point.tpot_ms * tail
     if setup.metric == "decode_tok_s":

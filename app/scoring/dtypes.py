@@ -36,6 +36,18 @@ def compute_dtype(weight_dtype: str) -> str:
     return "bf16"
 
 
+def matmul_dtype(gpu: GpuSpec, weight_dtype: str) -> tuple[str, str | None]:
+    """The dtype the GPU's matmuls actually run in, and a note when it differs from the weights'.
+
+    FP8/FP4 weights run natively only where the GPU has that tensor peak; elsewhere engines dequantise
+    them to 16-bit in the GEMM (vLLM Marlin FP8 on Ampere, MXFP4 gpt-oss on Hopper: w8a16 / w4a16).
+    """
+    dtype = compute_dtype(weight_dtype)
+    if (dtype == "fp4" and not gpu.fp4_tflops) or (dtype == "fp8" and not gpu.fp8_tflops):
+        return "bf16", f"{gpu.name} has no {dtype.upper()} tensor peak: {dtype} weights dequantised, 16-bit matmuls"
+    return dtype, None
+
+
 def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
     if dtype == "fp4":

@@ -10,7 +10,7 @@ from app.scoring.json_bounds import check_bounded_object
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
-Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "single_stream"]
+Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
@@ -116,6 +116,9 @@ class InferenceWorkload(_WorkloadBase):
     scenario: Scenario = "latency_bound"
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
+    requests_per_s: float | None = Field(
+        None, gt=0, le=1_000_000, description="request_rate: Poisson arrivals per second at one replica"
+    )
     peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
@@ -132,6 +135,12 @@ class InferenceWorkload(_WorkloadBase):
     rank_by: RankBy = Field(
         "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
     )
+
+    @model_validator(mode="after")
+    def _rate_for_open_loop(self) -> InferenceWorkload:
+        if self.scenario == "request_rate" and self.requests_per_s is None:
+            raise ValueError("requests_per_s: required for scenario request_rate (arrivals per second)")
+        return self
 
     @property
     def kv_dtype_effective(self) -> str:

@@ -27,7 +27,9 @@ from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 LLAMA = MODELS["llama-3.1-70b"]
-LONG = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=32000, output_len=1000, tpot_ms=40)
+LONG = InferenceWorkload(
+    model="llama-3.1-70b", weight_dtype="fp8", input_len=32000, output_len=1000, tpot_ms=40, ttft_ms=5000
+)
 
 
 def _offer(gpu_id: str, price: float, provider: str = "p", fabric: str = "", offer_id: int = 1) -> Offer:
@@ -92,7 +94,8 @@ def test_pools_size_for_the_traffic_and_meet_both_limits():
     high = compare(LONG, Traffic(requests_per_day=500_000, profile="flat"), snapshot, LLAMA).best
     assert low is not None and high is not None
     for plan in (low, high):
-        assert plan.ttft_ms <= LONG.ttft_ms and plan.tpot_ms <= 0.669 * LONG.tpot_ms + 1e-9
+        assert plan.ttft_ms * DEFAULT_EFFICIENCY.p99_ttft_over_mean <= LONG.ttft_ms + 1e-6
+        assert plan.tpot_ms <= DEFAULT_EFFICIENCY.slo_tpot_utilisation * LONG.tpot_ms + 1e-9
         assert plan.monthly_usd == pytest.approx(plan.prefill.monthly_usd + plan.decode.monthly_usd)
     assert high.prefill.replicas_at_peak > low.prefill.replicas_at_peak
     assert high.decode.replicas_at_peak > low.decode.replicas_at_peak

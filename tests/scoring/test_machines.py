@@ -113,7 +113,7 @@ def test_no_configuration_spans_nodes_without_a_fabric() -> None:
 
 def test_70b_fp8_serves_on_one_8x_l40s_machine_over_pcie() -> None:
     offer = _offer("L40S", 8, "pcie")
-    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", tpot_ms=100)
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", tpot_ms=100, ttft_ms=3000)
     ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(offer,)), MODELS["llama-3.1-70b"])
     best = ranking.options[0]
     assert best.feasible and best.gpu_count in (4, 8) and best.nodes == 1

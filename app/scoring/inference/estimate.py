@@ -57,6 +57,9 @@ class OperatingPoint:
     tokens_per_s: float  # whole instance, output tokens
     step: StepParts
     prefill: StepParts
+    queue_ms: float = 0.0  # closed loop beyond the running batch: wait for a free slot (in ttft_ms)
+    waiting: float = 0.0  # requests queued for a slot (concurrency - running batch)
+    backlog_per_s: float = 0.0  # open loop above capacity: requests added to the queue each second
 
 
 def mean_context(workload: InferenceWorkload) -> float:
@@ -82,7 +85,8 @@ def loaded_ttft_ms(
     """
     arrivals_per_ms = batch / (max(output_len, 1.0) * step_ms)
     rho = min(arrivals_per_ms * prefill_ms, MAX_UTILISATION)
-    return prefill_ms * (1.0 + rho / (2.0 * (1.0 - rho))) + eff.ttft_wait_steps * step_ms
+    busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
+    return prefill_ms * (1.0 + rho / (2.0 * (1.0 - rho))) + eff.ttft_wait_steps * step_ms * busy
 
 
 def operating_point(
@@ -110,12 +114,73 @@ def operating_point(
         step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = prefill_one.total_ms + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
-    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width)
-    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, batch, output_len, eff)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
+    others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
+    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, output_len, eff)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         life_ms = ttft + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)
     return OperatingPoint(batch, ttft, step.total_ms, batch / step.total_ms * 1e3, step, prefill_one)
+
+
+def open_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests_per_s: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Open loop (Poisson arrivals at `requests_per_s`): the running batch settles where the engine
+    completes requests as fast as they arrive, B / life(B) = rate (Little's law); B rises with the rate.
+
+    Above the capacity at the running cap the engine is overloaded: it runs the cap, and the queue grows
+    by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
+    """
+    rate_per_ms = requests_per_s / 1e3
+
+    def at(batch: float) -> tuple[OperatingPoint, float]:
+        point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width)
+        life_ms = point.ttft_ms + max(output_len - 1, 0) * point.tpot_ms
+        return point, batch / life_ms
+
+    cap = float(max(running_cap, 1))
+    full, capacity = at(cap)
+    if rate_per_ms >= capacity:
+        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3)
+    low, high = 0.0, cap  # completions per ms rise with the running batch: bisect on it
+    for _ in range(40):
+        mid = (low + high) / 2
+        if at(max(mid, 1e-6))[1] < rate_per_ms:
+            low = mid
+        else:
+            high = mid
+    point, _ = at(max(high, 1e-6))
+    return replace(point, tokens_per_s=requests_per_s * output_len)
+
+
+def closed_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    concurrency: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Closed loop with `concurrency` clients: the engine runs at most `running_cap` sequences (KV memory,
+    engine batch cap); the rest wait for a slot. By Little's law a saturated engine completes
+    B / life requests per ms, so a waiting request queues (C - B) x life / B ms before its prefill
+    (NVIDIA NIM 70B 2xH100: TTFT 0.8 s at C=50 jumps to 8-89 s at C=100-250 while throughput stays flat)."""
+    running = max(min(concurrency, float(running_cap)), 1.0)
+    point = operating_point(ctx, eff, "concurrency", running, input_len, output_len, beam_width)
+    waiting = max(concurrency - running, 0.0)
+    if waiting <= 0:
+        return point
+    life_ms = point.ttft_ms + max(output_len - 1, 0) * point.tpot_ms
+    queue_ms = waiting * life_ms / running
+    return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
 
 
 def latency_bound_batch(
@@ -125,7 +190,7 @@ def latency_bound_batch(
     workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> int:
-    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and TTFT under its limit."""
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and p99 TTFT under its limit."""
     return latency_bound_point(ctx, eff, cap, workload_like, beam_width)[0]
 
 
@@ -149,7 +214,7 @@ def latency_bound_point(
 
     def slack(b: int) -> float:
         p = seen[b] = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
-        return max(p.tpot_ms / tpot_target, p.ttft_ms / ttft_limit) - 1.0
+        return max(p.tpot_ms / tpot_target, p.ttft_ms * eff.p99_ttft_over_mean / ttft_limit) - 1.0
 
     if cap < 1:
         return 0, None
@@ -185,8 +250,10 @@ def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: 
         return 1
     if scenario == "fixed_batch":
         return workload.batch or 1
-    if scenario == "concurrency":
-        return min(workload.concurrency or 1, max_batch)
+    if scenario == "request_rate":  # set from the arrival rate by open_loop_point
+        return 1
+    if scenario == "concurrency":  # the running batch; clients beyond it queue (closed_loop_point)
+        return min(workload.concurrency or 1, max_batch, cap)
     return min(max_batch, cap)
 
 
@@ -297,7 +364,8 @@ def solve_inference(
                 tp,
                 pp,
                 (
-                    f"even one request misses the limits: TTFT {point.ttft_ms:.0f} ms (limit {workload.ttft_ms:g}), "
+                    f"even one request misses the limits: p99 TTFT {point.ttft_ms * eff.p99_ttft_over_mean:.0f} ms "
+                    f"(limit {workload.ttft_ms:g}), "
                     f"mean TPOT {point.tpot_ms:.1f} ms (target {eff.slo_tpot_utilisation * workload.tpot_ms:.1f}: "
                     f"{eff.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit, headroom for load)"
                 ),
@@ -314,6 +382,21 @@ def solve_inference(
                 (f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"),
                 memory(),
             )
+    if found is None and scenario == "request_rate":
+        found = open_loop_point(
+            ctx,
+            eff,
+            workload.requests_per_s or 1.0,
+            min(max_batch, cap),
+            workload.input_len,
+            workload.output_len,
+            beams,
+        )
+        batch = max(round(found.batch), 1)
+    if found is None and scenario == "concurrency":
+        found = closed_loop_point(
+            ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
+        )
     point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
 
@@ -321,6 +404,20 @@ def solve_inference(
 def engine_batch_cap(workload: InferenceWorkload) -> int:
     """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine default."""
     return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
+
+
+def _queue_note(point: OperatingPoint) -> list[str]:
+    if point.backlog_per_s > 0:
+        return [
+            f"overloaded: arrivals exceed capacity by {point.backlog_per_s:.2g} requests/s; the queue grows "
+            f"by {point.backlog_per_s * 60:.0f} requests a minute and TTFT grows with it (shown: without the queue)"
+        ]
+    if point.waiting <= 0:
+        return []
+    return [
+        f"overloaded: {point.waiting:g} of the clients wait for a free slot ({point.batch:g} run at once); "
+        f"TTFT includes {point.queue_ms / 1e3:.1f} s of queueing"
+    ]
 
 
 def _cap_note(s: Solution) -> list[str]:
@@ -363,7 +460,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_cap_note(s), evidence],
+        assumptions=[*s.ctx.assumptions, *_cap_note(s), *_queue_note(point), evidence],
     )
 
 

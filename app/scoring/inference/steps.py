@@ -6,9 +6,10 @@ the efficiency constants, so calibration can rebuild timings cheaply with other 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, compute_dtype, dense_peak_tflops
+from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.efficiency.inference import (
     CAUSAL_ATTENTION_FACTOR,
     ENGINE_MBU,
@@ -19,7 +20,7 @@ from app.scoring.efficiency.inference import (
 )
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
-from app.scoring.machines import FABRIC_ALPHA_MS
+from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
 from app.scoring.specs import GpuSpec, ModelSpec
 
 # Name hints for cards without a memory_type (the catalog's GPUs all have one).
@@ -49,6 +50,9 @@ class InferenceContext:
     assumptions: tuple[str, ...] = ()
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
     fabric_gbs: float = 0.0  # one-direction GB/s per GPU between nodes; > 0 when pipeline stages span nodes
+    amd: bool = False  # ROCm software stack (amd_factor)
+    tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
+    tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -77,11 +81,15 @@ def build_context(
         share = model.experts_per_token / model.num_experts
         expert_params = max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - share)
     expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
-    cdtype = compute_dtype(weight_dtype)
-    peak, note = dense_peak_tflops(gpu, cdtype)
+    cdtype, dequant_note = matmul_dtype(gpu, weight_dtype)
+    peak, peak_note = dense_peak_tflops(gpu, cdtype)
+    notes = tuple(n for n in (dequant_note, peak_note) if n)
     interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
-    nvlink = bool(interconnect_gbs) and gpu.scaleup_domain_gpus >= tensor_parallel
+    domain = max(gpu.scaleup_domain_gpus, 1)
+    tp_nodes = math.ceil(tensor_parallel / domain) if interconnect_gbs and tensor_parallel > domain else 1
+    nvlink = bool(interconnect_gbs) and (domain >= tensor_parallel or tp_nodes > 1)
     link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
+    tp_fabric = (fabric_gbs or DEFAULT_RDMA_GBPS_PER_GPU / 8 * FABRIC_EFFICIENCY) if tp_nodes > 1 else 0.0
     heads = model.num_attention_heads * model.head_dim
     return InferenceContext(
         tensor_parallel=tensor_parallel,
@@ -102,8 +110,11 @@ def build_context(
         engine=engine,
         link_gbs=link,
         nvlink=nvlink,
-        assumptions=(note,) if note else (),
+        assumptions=notes,
         fabric_gbs=fabric_gbs,
+        amd=gpu.vendor.upper() == "AMD",
+        tp_nodes=tp_nodes,
+        tp_fabric_gbs=tp_fabric,
     )
 
 
@@ -114,10 +125,23 @@ def expert_coverage(active_share: float, tokens: float) -> float:
     return 1.0 - (1.0 - active_share) ** max(tokens, 1.0)
 
 
+def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float]) -> float:
+    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, times the ROCm factor on AMD
+    (llama.cpp has factors of its own)."""
+    vendor = eff.amd_factor if ctx.amd else 1.0
+    if ctx.engine == "vllm":
+        return eff.vllm_factor * vendor
+    if ctx.engine == "sglang":
+        return eff.sglang_factor * vendor
+    return table.get(ctx.engine, eff.vllm_factor) * vendor
+
+
 def mbu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Share of peak bandwidth for weight streaming (a fitted shard-size term, bytes per GPU per layer, was
+    tried in place of the TP exponent and fitted to zero on the 2026-12 file, so it is not modelled)."""
     value = eff.decode_mbu * ctx.tensor_parallel ** (-eff.mbu_tp_exponent)
     value *= eff.gddr_mbu_factor if ctx.gddr else 1.0
-    value *= eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else ENGINE_MBU.get(ctx.engine, 0.9)
+    value *= eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MBU)
     return min(max(value, 0.01), 1.0)
 
 
@@ -131,7 +155,7 @@ def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
         value *= eff.fp4_mfu_factor
     if ctx.moe:
         value *= eff.moe_mfu_factor
-    value *= eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else ENGINE_MFU.get(ctx.engine, 0.9)
+    value *= eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MFU)
     return min(max(value, 1e-4), 1.0)
 
 
@@ -142,7 +166,13 @@ def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float)
         return 0.0
     alpha = eff.allreduce_alpha_nvlink_ms if ctx.nvlink else eff.allreduce_alpha_pcie_ms
     payload = tokens * ctx.hidden_size * ACTIVATION_BYTES
-    per_call = alpha + 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
+    if ctx.tp_nodes > 1:  # reduce-scatter/all-gather inside each node, all-reduce of 1/g of it across nodes
+        nodes, local = ctx.tp_nodes, tp / ctx.tp_nodes
+        inside = 2 * (local - 1) / local * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY)
+        across = 2 * (nodes - 1) / nodes * payload / local / (ctx.tp_fabric_gbs * 1e9)
+        per_call = alpha + eff.allreduce_alpha_fabric_ms + (inside + across) * 1e3
+    else:
+        per_call = alpha + 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
     return 2 * ctx.layers_per_stage * per_call
 
 
@@ -221,9 +251,8 @@ def forward_parts(
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs * tokens_per_seq + new_prefill
-    weights = ctx.dense_weight_bytes_per_gpu + ctx.expert_weight_bytes_per_gpu * expert_coverage(
-        ctx.experts_active_share, tokens
-    )
+    expert_bytes = ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
+    weights = ctx.dense_weight_bytes_per_gpu + expert_bytes
     kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
@@ -232,7 +261,8 @@ def forward_parts(
     ) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
-    gemm = (weights / bandwidth, gemm_flops / peak)
+    weight_ms = (ctx.dense_weight_bytes_per_gpu + expert_bytes / eff.moe_mbu_factor) / bandwidth
+    gemm = (weight_ms, gemm_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
     return StepParts(
@@ -267,14 +297,18 @@ def mixed_step_parts(
     input_len: float,
     output_len: float,
     beam_width: int = 1,
+    others_only: bool = False,
 ) -> StepParts:
     """Continuous batching steady state: each step also carries batch x input/output prefill tokens.
 
     With beam search every request decodes `beam_width` sequences (own KV each) but is prefilled once.
+    `others_only`: the steps a request decodes in carry the other batch - 1 requests' prefills (its own
+    prefill is in its TTFT), as a closed or open loop sees it; a lone request decodes undisturbed.
     """
     context = input_len + output_len / 2
     # requests whose prompt is prefilled per step, on average
-    share = batch * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+    prefilling = max(batch - 1.0, 0.0) if others_only else batch
+    share = prefilling * ctx.techniques.tokens_per_step / max(output_len, 1.0)
     return decode_parts(
         ctx,
         eff,

@@ -66,6 +66,21 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             "prefill compute time", prefill.compute_ms, "ms", f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"
         ),
         Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
+        *_queue_terms(point),
         Term("TTFT", point.ttft_ms, "ms", "prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term("TPOT", point.tpot_ms, "ms", "one decode step incl. piggybacked prefill work"),
+    ]
+
+
+def _queue_terms(point: OperatingPoint) -> list[Term]:
+    """Closed loop beyond the running batch: the wait for a slot, which TTFT includes."""
+    if point.waiting <= 0:
+        return []
+    return [
+        Term(
+            "queue wait for a slot",
+            point.queue_ms,
+            "ms",
+            f"{point.waiting:g} requests wait beyond the {point.batch:g} running: waiting x request life / running",
+        )
     ]

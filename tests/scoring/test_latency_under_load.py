@@ -1,0 +1,112 @@
+"""Latency under load: closed loops beyond the running batch queue, and matmuls run in the dtype the GPU has."""
+
+import pytest
+from pydantic import ValidationError
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.dtypes import matmul_dtype
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.estimate import closed_loop_point, estimate_inference, open_loop_point
+from app.scoring.inference.steps import build_context
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+
+def _ctx():
+    return build_context(GPUS["H100-SXM"], MODELS["llama-3.3-70b"], "fp8", "fp8", "trtllm", 2)
+
+
+def test_closed_loop_within_the_running_batch_has_no_queue():
+    point = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 50, 80, 5000, 500)
+    assert point.batch == 50
+    assert point.waiting == 0
+    assert point.queue_ms == 0
+
+
+def test_clients_beyond_the_running_batch_wait_and_throughput_stays_flat():
+    full = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 80, 80, 5000, 500)
+    over = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 160, 80, 5000, 500)
+    much_over = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 240, 80, 5000, 500)
+    assert over.batch == 80 and over.waiting == 80
+    assert over.tokens_per_s == full.tokens_per_s
+    assert over.tpot_ms == full.tpot_ms
+    life_ms = full.ttft_ms + 499 * full.tpot_ms
+    # 80 waiting clients at 80 running: one whole request life of queueing (Little's law)
+    assert abs(over.queue_ms - life_ms) < 1e-6 * life_ms
+    assert abs((much_over.ttft_ms - full.ttft_ms) - 2 * (over.ttft_ms - full.ttft_ms)) < 1e-6 * much_over.ttft_ms
+
+
+def test_overloaded_concurrency_estimate_explains_the_queue():
+    w = InferenceWorkload(
+        model="llama-3.3-70b",
+        engine="trtllm",
+        scenario="concurrency",
+        concurrency=250,
+        input_len=5000,
+        output_len=500,
+        weight_dtype="fp8",
+        kv_dtype="fp8",
+    )
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    assert est.feasible
+    assert est.batch < 250
+    assert any(a.startswith("overloaded:") for a in est.assumptions)
+    queue = [t for t in est.terms if t.name == "queue wait for a slot"]
+    assert queue and queue[0].value > 10_000  # tens of seconds: NIM measured 89 s at this load
+    assert est.ttft_ms > queue[0].value
+
+
+def test_low_precision_weights_run_native_only_where_the_gpu_has_the_peak():
+    assert matmul_dtype(GPUS["B200"], "fp4") == ("fp4", None)
+    assert matmul_dtype(GPUS["H100-SXM"], "fp8") == ("fp8", None)
+    dtype, note = matmul_dtype(GPUS["H100-SXM"], "fp4")
+    assert dtype == "bf16" and note and "dequantised" in note
+    assert matmul_dtype(GPUS["A100-SXM-80GB"], "fp8")[0] == "bf16"
+    ctx = build_context(GPUS["H100-SXM"], MODELS["gpt-oss-20b"], "fp4", "bf16", "vllm", 1)
+    assert ctx.compute_dtype == "bf16"
+    assert ctx.peak_tflops == GPUS["H100-SXM"].bf16_tflops
+
+
+def test_open_loop_batch_rises_with_the_rate_and_throughput_equals_arrivals():
+    ctx = _ctx()
+    slow = open_loop_point(ctx, DEFAULT_EFFICIENCY, 0.2, 80, 5000, 500)
+    fast = open_loop_point(ctx, DEFAULT_EFFICIENCY, 1.0, 80, 5000, 500)
+    assert slow.batch < fast.batch <= 80
+    assert slow.ttft_ms <= fast.ttft_ms and slow.tpot_ms <= fast.tpot_ms
+    assert abs(fast.tokens_per_s - 1.0 * 500) < 1e-9
+    assert slow.backlog_per_s == 0 and fast.backlog_per_s == 0
+
+
+def test_open_loop_above_capacity_is_overloaded_with_a_growing_backlog():
+    ctx = _ctx()
+    saturated = closed_loop_point(ctx, DEFAULT_EFFICIENCY, 80, 80, 5000, 500)
+    capacity_per_s = 80 / (saturated.ttft_ms + 499 * saturated.tpot_ms) * 1e3
+    over = open_loop_point(ctx, DEFAULT_EFFICIENCY, capacity_per_s * 2, 80, 5000, 500)
+    assert over.batch == 80
+    assert abs(over.backlog_per_s - capacity_per_s) < 1e-6 * capacity_per_s
+    w = InferenceWorkload(
+        model="llama-3.3-70b",
+        engine="trtllm",
+        scenario="request_rate",
+        requests_per_s=50,
+        input_len=5000,
+        output_len=500,
+        weight_dtype="fp8",
+    )
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    assert any("overloaded: arrivals exceed capacity" in a for a in est.assumptions)
+
+
+def test_request_rate_scenario_needs_a_rate():
+    with pytest.raises(ValidationError, match="requests_per_s"):
+        InferenceWorkload(model="llama-3.1-8b", scenario="request_rate")
+
+
+def test_a_lone_closed_loop_request_decodes_without_prefill_interference():
+    alone = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 1, 80, 5000, 500)
+    assert alone.step.flops == pytest.approx(
+        closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 1, 80, 5000, 5000).step.flops, rel=0.2
+    )
+    pair = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 2, 80, 5000, 500)
+    assert pair.tpot_ms > alone.tpot_ms
