@@ -116,3 +116,14 @@ def shared_validation() -> Path:
     if not SHARED_VALIDATION.exists():
         pytest.skip("../shared/validation is not beside the repository")
     return SHARED_VALIDATION
+
+
+# Test files whose every test is marked slow and whose collection alone costs seconds (schemathesis builds
+# its tests from the OpenAPI document): not collected at all when the run deselects slow tests.
+SLOW_TO_COLLECT = frozenset({"test_fuzz_api.py"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if collection_path.name in SLOW_TO_COLLECT and "not slow" in (config.getoption("markexpr") or ""):
+        return True
+    return None
