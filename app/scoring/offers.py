@@ -5,8 +5,9 @@ from __future__ import annotations
 import heapq
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypedDict, TypeVar, cast, overload
+from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
+from app.scoring.machines import Machine, machine_of
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
@@ -87,6 +88,30 @@ def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_pr
     return found  # type: ignore[return-value]
 
 
+class OfferSlots(NamedTuple):
+    """snapshot_offers(...) by (GPU, machine): each offer's slot number, and the slots in order of first
+    appearance. A ranking estimates once per slot and then prices each offer by its slot number."""
+
+    slot_of: list[int]  # per offer (same order as snapshot_offers), its index into `slots`
+    slots: list[tuple[str, Machine]]  # (GPU id, machine)
+
+
+def offer_slots(snapshot: CatalogSnapshot, filters: Filters) -> OfferSlots:
+    """Each matching offer's (GPU, machine) slot. It depends on the catalog and the filters only, never on
+    the workload, so it is memoised per snapshot like snapshot_offers: a ranking then costs no machine
+    reading or hashing per offer (the bulk of its per-offer time with many sellers)."""
+    key = ("slots", filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        numbers: dict[tuple[str, Machine], int] = {}
+        slot_of = []
+        for offer in snapshot_offers(snapshot, filters):
+            slot = (offer.gpu_id, machine_of(offer, snapshot.gpus[offer.gpu_id]))
+            slot_of.append(numbers.setdefault(slot, len(numbers)))
+        found = snapshot.memo[key] = OfferSlots(slot_of, list(numbers))
+    return found  # type: ignore[return-value]
+
+
 class OnDemandSequence(Sequence[T], Generic[T]):
     """A sequence of known length whose items are produced on first access (`_item`), then kept."""
 
@@ -133,6 +158,26 @@ class LazyOptions(OnDemandSequence[T]):
         if built is None:
             built = self._built[index] = self._build(index)
         return built
+
+
+class Computed(OnDemandSequence[T]):
+    """A sequence whose items are computed on every access: for cheap items not worth keeping."""
+
+    def __init__(self, count: int, compute: Callable[[int], T]) -> None:
+        super().__init__(count)
+        self._compute = compute
+
+    def _item(self, index: int) -> T:
+        return self._compute(index)
+
+
+class RowKey(NamedTuple):
+    """What a ranked row is, read without building its option: its configuration and its reason
+    (a page groups the infeasible rows and picks the best row per configuration from these)."""
+
+    gpu_id: str
+    gpu_count: int
+    reason: str
 
 
 def offers_by_gpu(

@@ -12,12 +12,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from itertools import islice
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
-from app.scoring.machines import Machine, machine_of, nodes_for
-from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.machines import Machine, nodes_for
+from app.scoring.offers import Computed, LazyOptions, RowKey, offer_slots, snapshot_offers
 from app.scoring.price_terms import INTERRUPTIBLE, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
@@ -73,6 +74,7 @@ class InferenceRanking:
     configurations_evaluated: int
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
     rank_by: str = "output_tokens"
+    row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
 
     def to_dict(self) -> dict:
         return {
@@ -207,85 +209,90 @@ def cached_configuration(
 
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
-    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons."""
+    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons.
+
+    Each (GPU, machine) slot is estimated once; an offer is then a price times its slot's factor, so the
+    per-offer work is a multiplication, a sort and a set lookup (slots are memoised per snapshot)."""
     offers = snapshot_offers(snapshot, workload)
+    slot_of, slots = offer_slots(snapshot, workload)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
     rank_by = workload.rank_by
-    pricing: dict[tuple[str, Machine], ConfigurationPricing] = {}
-    slots: list[tuple[str, Machine]] = []
-    for offer in offers:
-        gpu = snapshot.gpus[offer.gpu_id]
-        slot = (offer.gpu_id, machine_of(offer, gpu))
-        if slot not in pricing:
-            est = cached_configuration(gpu, slot[1], model, workload, key)
-            pricing[slot] = ConfigurationPricing.of(est, slot[1], workload)
-        slots.append(slot)
-    order = _priced_order(offers, slots, pricing, rank_by)
-    infeasible = _infeasible_order(offers, slots, pricing)
-    winner = _band(order[0][0], pricing[slots[order[0][3]]]) if order else None
-    runners_up = ((cost, _band(cost, pricing[slots[i]])) for cost, _, _, i in order[1:])
-    lowest = min((p.band_low for p in pricing.values() if p.est.feasible), default=1.0)
+    by_slot = [
+        ConfigurationPricing.of(
+            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key), machine, workload
+        )
+        for gpu_id, machine in slots
+    ]
+    order = _priced_order(offers, slot_of, by_slot, rank_by)
+    infeasible = _infeasible_order(offers, slot_of, by_slot)
+    winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
+    runners_up = ((cost, _band(cost, by_slot[slot_of[i]])) for cost, _, _, i in islice(order, 1, None))
+    lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
     def build(position: int) -> InferenceOption:
         if position >= len(order):
             index = infeasible[position - len(order)]
-            return _infeasible_option(offers[index], pricing[slots[index]])
+            return _infeasible_option(offers[index], by_slot[slot_of[index]])
         cost, _, _, index = order[position]
-        p = pricing[slots[index]]
+        p = by_slot[slot_of[index]]
         close = contested if position == 0 else is_close_call(_band(cost, p), winner)
         return _feasible_option(offers[index], p, rank_by, close)
 
+    def row_key(position: int) -> RowKey:
+        index = order[position][3] if position < len(order) else infeasible[position - len(order)]
+        est = by_slot[slot_of[index]].est
+        return RowKey(offers[index].gpu_id, est.gpu_count, est.reason)
+
     total = len(order) + len(infeasible)
     return InferenceRanking(
-        model.id, LazyOptions(total, build), len(pricing), feasible_count=len(order), rank_by=rank_by
+        model.id,
+        LazyOptions(total, build),
+        len(by_slot),
+        feasible_count=len(order),
+        rank_by=rank_by,
+        row_keys=Computed(total, row_key),
     )
 
 
 def _priced_order(
-    offers: list[Offer],
-    slots: list[tuple[str, Machine]],
-    pricing: dict[tuple[str, Machine], ConfigurationPricing],
-    rank_by: str,
+    offers: list[Offer], slot_of: list[int], by_slot: list[ConfigurationPricing], rank_by: str
 ) -> list[tuple[float, str, str, int]]:
     """(cost, GPU id, provider id, offer index), cheapest first, the cheapest offer per (GPU, provider,
     price type, configuration) only: one provider's bigger instances add no row for the same layout."""
-    rows = []
-    for i, offer in enumerate(offers):
-        p = pricing[slots[i]]
-        if p.est.feasible:
-            rows.append((offer.usd_per_gpu_hour * p.factor(rank_by), offer.gpu_id, offer.provider_id, i))
+    feasible = [p.est.feasible for p in by_slot]
+    factor = [p.factor(rank_by) for p in by_slot]
+    layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
+    rows = [
+        (offer.usd_per_gpu_hour * factor[slot], offer.gpu_id, offer.provider_id, i)
+        for i, (offer, slot) in enumerate(zip(offers, slot_of, strict=True))
+        if feasible[slot]
+    ]
     rows.sort()
     seen: set[tuple] = set()
     kept = []
     for row in rows:
-        offer, est = offers[row[3]], pricing[slots[row[3]]].est
-        same = (
-            offer.gpu_id,
-            offer.provider_id,
-            offer.price_type,
-            est.gpu_count,
-            est.tensor_parallel,
-            est.pipeline_parallel,
-        )
+        index = row[3]
+        offer = offers[index]
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[index]])
         if same not in seen:
             seen.add(same)
             kept.append(row)
     return kept
 
 
-def _infeasible_order(
-    offers: list[Offer], slots: list[tuple[str, Machine]], pricing: dict[tuple[str, Machine], ConfigurationPricing]
-) -> list[int]:
+def _infeasible_order(offers: list[Offer], slot_of: list[int], by_slot: list[ConfigurationPricing]) -> list[int]:
     """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason)."""
+    reason = [None if p.est.feasible else p.est.reason for p in by_slot]
     seen: set[tuple[str, str, str, str]] = set()
     kept = []
-    for i, offer in enumerate(offers):
-        est = pricing[slots[i]].est
-        same = (offer.gpu_id, offer.provider_id, offer.price_type, est.reason)
-        if not est.feasible and same not in seen:
-            seen.add(same)
-            kept.append(i)
+    for i, (offer, slot) in enumerate(zip(offers, slot_of, strict=True)):
+        why = reason[slot]
+        if why is not None:
+            same = (offer.gpu_id, offer.provider_id, offer.price_type, why)
+            if same not in seen:
+                seen.add(same)
+                kept.append(i)
     return kept
 
 
