@@ -20,6 +20,7 @@ from benchmarks.bench_data import bench_snapshot
 from benchmarks.bench_rank import OFFER_MULTIPLIER
 
 RUNS = 30
+WARM_UP = 3  # requests before timing: templates compiled, the snapshot's offer memos built
 PATHS = {
     "inference": "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&input_len={n}",
     "training": "/?phase=training&model=llama-3.1-8b&seq_len={n}",
@@ -47,10 +48,10 @@ def page_client(snapshot: Any) -> Iterator[Any]:
         app.state.engine.dispose()
 
 
-def median_ms(client: Any, phase: str, start: int) -> tuple[float, int]:
-    """Median wall ms of GET <results page> over RUNS distinct workloads, and the last page's size."""
+def median_ms(client: Any, phase: str, start: int, runs: int = RUNS) -> tuple[float, int]:
+    """Median wall ms of GET <results page> over `runs` distinct workloads, and the last page's size."""
     timings_ms, size = [], 0
-    for n in range(FIRST[phase] + start, FIRST[phase] + start + RUNS):
+    for n in range(FIRST[phase] + start, FIRST[phase] + start + runs):
         began = time.perf_counter()
         response = client.get(PATHS[phase].format(n=n))
         timings_ms.append((time.perf_counter() - began) * 1000)
@@ -64,8 +65,8 @@ def measure() -> list[dict[str, Any]]:
     rows = []
     with page_client(small) as small_client, page_client(big) as big_client:
         for phase in PATHS:
-            median_ms(small_client, phase, start=10_000)  # warm-up: templates, offer memos
-            median_ms(big_client, phase, start=10_000)
+            median_ms(small_client, phase, start=10_000, runs=WARM_UP)
+            median_ms(big_client, phase, start=10_000, runs=WARM_UP)
             base_ms, base_bytes = median_ms(small_client, phase, start=0)
             big_ms, big_bytes = median_ms(big_client, phase, start=2 * RUNS)
             rows.append(

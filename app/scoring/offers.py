@@ -122,6 +122,10 @@ class OnDemandSequence(Sequence[T], Generic[T]):
     def _item(self, index: int) -> T:
         """Produce item `index`; each subclass says how."""
 
+    def _items(self, positions: range) -> list[T]:
+        """Items at `positions`; a subclass may produce a run of them faster than one by one."""
+        return [self._item(i) for i in positions]
+
     def __len__(self) -> int:
         return self._length
 
@@ -133,7 +137,7 @@ class OnDemandSequence(Sequence[T], Generic[T]):
 
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self._item(i) for i in range(*index.indices(self._length))]
+            return self._items(range(*index.indices(self._length)))
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:
@@ -161,14 +165,23 @@ class LazyOptions(OnDemandSequence[T]):
 
 
 class Computed(OnDemandSequence[T]):
-    """A sequence whose items are computed on every access: for cheap items not worth keeping."""
+    """A sequence whose items are computed on every access: for cheap items not worth keeping.
+    `compute_run`, when given, computes the items of a range of positions at once (a slice)."""
 
-    def __init__(self, count: int, compute: Callable[[int], T]) -> None:
+    def __init__(
+        self, count: int, compute: Callable[[int], T], compute_run: Callable[[range], list[T]] | None = None
+    ) -> None:
         super().__init__(count)
         self._compute = compute
+        self._compute_run = compute_run
 
     def _item(self, index: int) -> T:
         return self._compute(index)
+
+    def _items(self, positions: range) -> list[T]:
+        if self._compute_run is None or positions.step != 1:
+            return super()._items(positions)
+        return self._compute_run(positions)
 
 
 class RowKey(NamedTuple):

@@ -212,8 +212,7 @@ def ranked_page(
         if wanted.get(key.gpu_id) == -1:
             wanted[key.gpu_id], missing = position, missing - 1
     groups: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for position in range(feasible, len(options)):  # cheap keys, never options
-        key = keys[position]
+    for position, key in enumerate(keys[feasible:], start=feasible):  # cheap keys, never options
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"gpu_id": key.gpu_id, "gpu_count": key.gpu_count, "reason": key.reason, "offers": 0}

@@ -239,10 +239,18 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         close = contested if position == 0 else is_close_call(_band(cost, p), winner)
         return _feasible_option(offers[index], p, rank_by, close)
 
+    # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
+    slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
+    feasible_count = len(order)
+
     def row_key(position: int) -> RowKey:
-        index = order[position][3] if position < len(order) else infeasible[position - len(order)]
-        est = by_slot[slot_of[index]].est
-        return RowKey(offers[index].gpu_id, est.gpu_count, est.reason)
+        index = order[position][3] if position < feasible_count else infeasible[position - feasible_count]
+        return slot_keys[slot_of[index]]
+
+    def row_keys(positions: range) -> list[RowKey]:
+        head = range(positions.start, min(positions.stop, feasible_count))
+        tail = range(max(positions.start, feasible_count) - feasible_count, positions.stop - feasible_count)
+        return [slot_keys[slot_of[order[p][3]]] for p in head] + [slot_keys[slot_of[infeasible[p]]] for p in tail]
 
     total = len(order) + len(infeasible)
     return InferenceRanking(
@@ -251,7 +259,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         len(by_slot),
         feasible_count=len(order),
         rank_by=rank_by,
-        row_keys=Computed(total, row_key),
+        row_keys=Computed(total, row_key, row_keys),
     )
 
 
