@@ -24,7 +24,7 @@ from app.service.workload_query import MAX_ROWS_PER_PAGE, ResultsView, canonical
 IDS = st.from_regex(r"[A-Za-z0-9._-]{1,16}", fullmatch=True)
 NAMES = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9 ._-]{0,18}[A-Za-z0-9])?", fullmatch=True)  # the query trims ends
 SKIP = {"hf_config"}
-ROUND_TRIP = settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUND_TRIP = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _bounds(info: FieldInfo) -> dict[str, Any]:
