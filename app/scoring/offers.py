@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
 from app.scoring.machines import Machine, machine_of
@@ -232,14 +232,23 @@ def hostable_count(
 
 class MergedOrder(OnDemandSequence[T]):
     """A k-way merge of sorted runs, taken only as far as a caller reads: ranking n offers then costs
-    O(k) until options are read, and each read costs O(log k)."""
+    O(k) until options are read, and each read costs O(log k). With `unique`, an item whose key was
+    already taken is skipped (the first, i.e. best, of each key is kept); `total` counts the kept items."""
 
-    def __init__(self, runs: Iterable[Iterator[T]], total: int) -> None:
+    def __init__(self, runs: Iterable[Iterator[T]], total: int, unique: Callable[[T], Hashable] | None = None) -> None:
         super().__init__(total)
         self._merged: Iterator[T] = heapq.merge(*runs)  # type: ignore[type-var]  # runs hold tuples
         self._taken: list[T] = []
+        self._unique = unique
+        self._seen: set[Hashable] = set()
 
     def _item(self, index: int) -> T:
         while len(self._taken) <= index:
-            self._taken.append(next(self._merged))
+            item = next(self._merged)
+            if self._unique is not None:
+                key = self._unique(item)
+                if key in self._seen:
+                    continue
+                self._seen.add(key)
+            self._taken.append(item)
         return self._taken[index]

@@ -9,16 +9,17 @@ it takes whole nodes. Rows name their price terms; spot replicas are marked inte
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from itertools import islice
+from typing import NamedTuple
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
 from app.scoring.machines import Machine, nodes_for
-from app.scoring.offers import Computed, LazyOptions, RowKey, offer_slots, snapshot_offers
+from app.scoring.offers import Computed, LazyOptions, MergedOrder, RowKey, filter_key, offer_slots, snapshot_offers
 from app.scoring.price_terms import INTERRUPTIBLE, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
@@ -223,8 +224,9 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         )
         for gpu_id, machine in slots
     ]
-    order = _priced_order(offers, slot_of, by_slot, rank_by)
-    infeasible = _infeasible_order(offers, slot_of, by_slot)
+    runs = slot_runs(snapshot, workload)
+    order = _priced_order(offers, slot_of, slots, by_slot, runs, rank_by)
+    infeasible = _infeasible_order(offers, slot_of, slots, by_slot, runs)
     winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
     runners_up = ((cost, _band(cost, by_slot[slot_of[i]])) for cost, _, _, i in islice(order, 1, None))
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
@@ -263,45 +265,92 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     )
 
 
+class SlotRuns(NamedTuple):
+    """Per (GPU, machine) slot: its offers by (price, provider id, offer order), by offer order, and its
+    sellers as (provider id, price type). Depends on the catalog and the filters only."""
+
+    by_price: list[list[int]]
+    in_order: list[list[int]]
+    sellers: list[frozenset[tuple[str, str]]]
+
+
+def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns:
+    """SlotRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
+    key = ("slot_runs", filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        offers = snapshot_offers(snapshot, filters)
+        slot_of, slots = offer_slots(snapshot, filters)
+        in_order: list[list[int]] = [[] for _ in slots]
+        for index, slot in enumerate(slot_of):
+            in_order[slot].append(index)
+        by_price = [
+            sorted(run, key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i)) for run in in_order
+        ]
+        sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
+        found = snapshot.memo[key] = SlotRuns(by_price, in_order, sellers)
+    return found  # type: ignore[return-value]
+
+
+def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:
+    """How many distinct (provider, price type) each group of slots has, summed over the groups."""
+    total = 0
+    for members in groups.values():
+        total += (
+            len(sellers[members[0]]) if len(members) == 1 else len(frozenset().union(*(sellers[s] for s in members)))
+        )
+    return total
+
+
+def _cost_run(
+    offers: list[Offer], members: list[int], factor: float, gpu_id: str
+) -> Iterator[tuple[float, str, str, int]]:
+    return ((offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
+
+
 def _priced_order(
-    offers: list[Offer], slot_of: list[int], by_slot: list[ConfigurationPricing], rank_by: str
-) -> list[tuple[float, str, str, int]]:
+    offers: list[Offer],
+    slot_of: list[int],
+    slots: list[tuple[str, Machine]],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
+    rank_by: str,
+) -> MergedOrder[tuple[float, str, str, int]]:
     """(cost, GPU id, provider id, offer index), cheapest first, the cheapest offer per (GPU, provider,
-    price type, configuration) only: one provider's bigger instances add no row for the same layout."""
-    feasible = [p.est.feasible for p in by_slot]
-    factor = [p.factor(rank_by) for p in by_slot]
+    price type, configuration) only: one provider's bigger instances add no row for the same layout.
+    A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
     layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
-    rows = [
-        (offer.usd_per_gpu_hour * factor[slot], offer.gpu_id, offer.provider_id, i)
-        for i, (offer, slot) in enumerate(zip(offers, slot_of, strict=True))
-        if feasible[slot]
-    ]
-    rows.sort()
-    seen: set[tuple] = set()
-    kept = []
-    for row in rows:
-        index = row[3]
-        offer = offers[index]
-        same = (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[index]])
-        if same not in seen:
-            seen.add(same)
-            kept.append(row)
-    return kept
+    feasible = [s for s, p in enumerate(by_slot) if p.est.feasible]
+    groups: dict[tuple, list[int]] = {}
+    for s in feasible:
+        groups.setdefault((slots[s][0], layout[s]), []).append(s)
+    cost_runs = [_cost_run(offers, runs.by_price[s], by_slot[s].factor(rank_by), slots[s][0]) for s in feasible]
+
+    def same(row: tuple[float, str, str, int]) -> tuple:
+        offer = offers[row[3]]
+        return (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[row[3]]])
+
+    return MergedOrder(cost_runs, _distinct_sellers(groups, runs.sellers), same)
 
 
-def _infeasible_order(offers: list[Offer], slot_of: list[int], by_slot: list[ConfigurationPricing]) -> list[int]:
+def _infeasible_order(
+    offers: list[Offer],
+    slot_of: list[int],
+    slots: list[tuple[str, Machine]],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
+) -> MergedOrder[int]:
     """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason)."""
-    reason = [None if p.est.feasible else p.est.reason for p in by_slot]
-    seen: set[tuple[str, str, str, str]] = set()
-    kept = []
-    for i, (offer, slot) in enumerate(zip(offers, slot_of, strict=True)):
-        why = reason[slot]
-        if why is not None:
-            same = (offer.gpu_id, offer.provider_id, offer.price_type, why)
-            if same not in seen:
-                seen.add(same)
-                kept.append(i)
-    return kept
+    unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
+    groups: dict[tuple, list[int]] = {}
+    for s in unfit:
+        groups.setdefault((slots[s][0], by_slot[s].est.reason), []).append(s)
+
+    def same(index: int) -> tuple[str, str, str, str]:
+        offer = offers[index]
+        return (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
+
+    return MergedOrder((iter(runs.in_order[s]) for s in unfit), _distinct_sellers(groups, runs.sellers), same)
 
 
 def _band(cost: float, p: ConfigurationPricing) -> Band:
