@@ -8,6 +8,7 @@ it takes whole nodes. Rows name their price terms; spot replicas are marked inte
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -226,7 +227,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     ]
     runs = slot_runs(snapshot, workload)
     order = _priced_order(offers, slot_of, slots, by_slot, runs, rank_by)
-    infeasible = _infeasible_order(offers, slot_of, slots, by_slot, runs)
+    infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
     winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
     runners_up = ((cost, _band(cost, by_slot[slot_of[i]])) for cost, _, _, i in islice(order, 1, None))
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
@@ -336,21 +337,21 @@ def _priced_order(
 def _infeasible_order(
     offers: list[Offer],
     slot_of: list[int],
-    slots: list[tuple[str, Machine]],
     by_slot: list[ConfigurationPricing],
     runs: SlotRuns,
-) -> MergedOrder[int]:
-    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason)."""
+) -> list[int]:
+    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason).
+    Only the offers of the slots that cannot serve it are read (a merge of their runs in offer order)."""
     unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
-    groups: dict[tuple, list[int]] = {}
-    for s in unfit:
-        groups.setdefault((slots[s][0], by_slot[s].est.reason), []).append(s)
-
-    def same(index: int) -> tuple[str, str, str, str]:
+    seen: set[tuple[str, str, str, str]] = set()
+    kept = []
+    for index in heapq.merge(*(runs.in_order[s] for s in unfit)):
         offer = offers[index]
-        return (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
-
-    return MergedOrder((iter(runs.in_order[s]) for s in unfit), _distinct_sellers(groups, runs.sellers), same)
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
+        if same not in seen:
+            seen.add(same)
+            kept.append(index)
+    return kept
 
 
 def _band(cost: float, p: ConfigurationPricing) -> Band:
