@@ -200,26 +200,21 @@ def ranked_page(
     end = feasible if rows is None else min(feasible, start + rows)
     shared: dict[int, Any] = {}
     page_rows = [plain_row(o, True, shared) for o in options[start:end]]
-    first: dict[tuple[str, int], int] = {}  # (GPU, count) -> position of its best row
-    wanted = {gpu: -1 for gpu in gpus}  # GPU -> position of its best row, -1 until found
-    missing = len(wanted)
-    for position in range(feasible):  # stops once the leaders and the GPUs asked for are found
-        if len(first) >= LEADING_CONFIGURATIONS and not missing:
-            break
-        key = keys[position]
-        if len(first) < LEADING_CONFIGURATIONS:
-            first.setdefault((key.gpu_id, key.gpu_count), position)
-        if wanted.get(key.gpu_id) == -1:
-            wanted[key.gpu_id], missing = position, missing - 1
+    # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.
+    best_rows = ranking.leaders()
+    wanted: dict[str, Any] = {gpu: None for gpu in gpus}  # GPU -> its best row, None until found
+    for option in best_rows:
+        if option.gpu_id in wanted and wanted[option.gpu_id] is None:
+            wanted[option.gpu_id] = option
     groups: dict[tuple[str, int, str], dict[str, Any]] = {}
     for position, key in enumerate(keys[feasible:], start=feasible):  # cheap keys, never options
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"gpu_id": key.gpu_id, "gpu_count": key.gpu_count, "reason": key.reason, "offers": 0}
-            if wanted.get(key.gpu_id) == -1:
-                wanted[key.gpu_id] = position
+            if key.gpu_id in wanted and wanted[key.gpu_id] is None:
+                wanted[key.gpu_id] = options[position]
         group["offers"] += 1
-    leaders = [plain_row(options[p], False) for p in first.values()]
+    leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
     return RankedPage(
         payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url),
         start=start,
@@ -227,5 +222,5 @@ def ranked_page(
         close_calls=sum(1 for o in options[: min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
         leaders=leaders,
         infeasible=list(groups.values()),
-        per_gpu={g: plain_row(options[p], False) for g, p in wanted.items() if p >= 0},
+        per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
     )

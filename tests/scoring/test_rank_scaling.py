@@ -72,3 +72,22 @@ def test_sellers_that_differ_only_in_price_share_their_machine_slot(sellers) -> 
     one = bench_snapshot(1)
     assert len(slots) == len(offer_slots(one, workload).slots)  # copies add offers, not machines
     assert len(slot_of) == len(snapshot_offers(sellers, workload))
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        TrainingWorkload(model="llama-3.1-70b", method="full_ft", price_types=ALL_TERMS, budget_usd=2e5),
+        TrainingWorkload(model="llama-3.1-8b", max_days=1),
+        InferenceWorkload(model="llama-3.1-70b", price_types=ALL_TERMS),
+        InferenceWorkload(model="llama-3.1-8b", rank_by="all_tokens"),
+    ],
+)
+def test_leaders_are_the_first_row_of_each_configuration_without_walking_the_rows(sellers, workload) -> None:  # type: ignore[no-untyped-def]
+    rank = rank_training if isinstance(workload, TrainingWorkload) else rank_inference
+    ranking = rank(workload, sellers, model_spec_for(workload, sellers))
+    first: dict[tuple[str, int], dict] = {}
+    for option in ranking.options[: ranking.feasible_count]:
+        first.setdefault((option.gpu_id, option.gpu_count), asdict(option))
+    assert first  # the workloads have feasible rows
+    assert [asdict(o) for o in ranking.leaders()] == list(first.values())  # same rows, order and close-call flags

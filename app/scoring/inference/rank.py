@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from itertools import islice
@@ -77,6 +77,7 @@ class InferenceRanking:
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
     rank_by: str = "output_tokens"
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
+    leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
 
     def to_dict(self) -> dict:
         return {
@@ -233,14 +234,29 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
+    def priced(row: tuple[float, str, str, int], first: bool) -> InferenceOption:
+        cost, _, _, index = row
+        p = by_slot[slot_of[index]]
+        close = contested if first else is_close_call(_band(cost, p), winner)
+        return _feasible_option(offers[index], p, rank_by, close)
+
     def build(position: int) -> InferenceOption:
         if position >= len(order):
             index = infeasible[position - len(order)]
             return _infeasible_option(offers[index], by_slot[slot_of[index]])
-        cost, _, _, index = order[position]
-        p = by_slot[slot_of[index]]
-        close = contested if position == 0 else is_close_call(_band(cost, p), winner)
-        return _feasible_option(offers[index], p, rank_by, close)
+        return priced(order[position], position == 0)
+
+    def leaders() -> list[InferenceOption]:
+        """A slot's cheapest offer is its best row, so each configuration's best row is its slots' best."""
+        best: dict[tuple[str, int], tuple[float, str, str, int]] = {}
+        for slot, p in enumerate(by_slot):
+            if p.est.feasible:
+                row = next(_cost_run(offers, runs.by_price[slot][:1], p.factor(rank_by), slots[slot][0]))
+                configuration = (slots[slot][0], p.est.gpu_count)
+                if configuration not in best or row < best[configuration]:
+                    best[configuration] = row
+        first = order[0] if order else None
+        return [priced(row, row == first) for row in sorted(best.values())]
 
     # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
     slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
@@ -263,6 +279,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         feasible_count=len(order),
         rank_by=rank_by,
         row_keys=Computed(total, row_key, row_keys),
+        leaders=leaders,
     )
 
 

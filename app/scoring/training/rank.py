@@ -87,6 +87,7 @@ class TrainingRanking:
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
     frontier: list[FrontierPoint] = field(default_factory=list)  # cost-time points of the leading machines
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
+    leaders: Callable[[], list[TrainingOption]] = list  # the best feasible row of each configuration, best first
 
     def to_dict(self) -> dict:
         return {
@@ -284,6 +285,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         shared[number] = SharedTerms.of(estimates[number], machine, w)
     runs = price_runs(snapshot, w)
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
+    leading: dict[tuple[str, int], tuple[float, str, str, int]] = {}  # (GPU, count) -> its best on-time row
     on_runs, late_runs, n_on, n_late = [], [], 0, 0
     for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
         s = shared[slot]
@@ -295,6 +297,10 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         on = _on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
             on_runs.append(_priced_run(offers, members[:on], t, s.est.gpu_count))
+            best = next(_priced_run(offers, members[:1], t, s.est.gpu_count))
+            configuration = (machines[slot][0], s.est.gpu_count)
+            if configuration not in leading or best < leading[configuration]:
+                leading[configuration] = best
         if on < len(members):
             late_runs.append(_priced_run(offers, members[on:], t, s.est.gpu_count))
         n_on, n_late = n_on + on, n_late + len(members) - on
@@ -323,16 +329,22 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     lowest = min((s.band_low for s in shared.values() if s), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
-    def build(position: int) -> TrainingOption:
-        index = index_at(position)
+    def option_of(index: int, first: bool) -> TrainingOption:
         offer, slot = offers[index], slots[index]
         s, cost = shared[slot], cost_of(index)
         if s is None or cost is None:
             return _unfit_option(offer, estimates[slot], machines[slot][1])
         close = False
         if cost.on_time:
-            close = contested if position == 0 else is_close_call(_band(cost.total_usd, s), winner)
+            close = contested if first else is_close_call(_band(cost.total_usd, s), winner)
         return _priced_option(offer, s, cost, close, w)
+
+    def build(position: int) -> TrainingOption:
+        return option_of(index_at(position), position == 0)
+
+    def leaders() -> list[TrainingOption]:
+        first = on_time[0][3] if n_on else -1
+        return [option_of(row[3], row[3] == first) for row in sorted(leading.values())]
 
     def row_key(position: int) -> RowKey:
         index = index_at(position)
@@ -343,8 +355,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         total = run_total_usd(t, s.est.gpu_count, offers[index].usd_per_gpu_hour)
         return RowKey(offers[index].gpu_id, s.est.gpu_count, run_reason(t, total, w))
 
-    leading = (index_at(p) for p in range(n_on or n_late))  # read only until the leading machines are found
-    frontier = frontier_points(w, offers, slots, searches, shared, leading)
+    frontier_rows = (index_at(p) for p in range(n_on or n_late))  # read only until the leading machines are found
+    frontier = frontier_points(w, offers, slots, searches, shared, frontier_rows)
     return TrainingRanking(
         model.id,
         LazyOptions(len(offers), build),
@@ -353,6 +365,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         feasible_count=n_on,
         frontier=frontier,
         row_keys=Computed(len(offers), row_key),
+        leaders=leaders,
     )
 
 
