@@ -6,7 +6,11 @@ scripts/test.sh does that with a throwaway cluster.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import sqlite3
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,14 +41,44 @@ def _fresh_database_url(tmp_dir: Path) -> str:
     return base.rsplit("/", 1)[0] + f"/{name}"
 
 
-def make_database(tmp_dir: Path, seeded: bool = True) -> str:
-    url = _fresh_database_url(tmp_dir)
+_TEMPLATE: list[Path] = []  # the migrated, seeded SQLite file every seeded test database is copied from
+
+
+def _seeded_template() -> Path:
+    """Migrate and seed once per test process (0.7 s); each test database is then a copy (10 ms)."""
+    if not _TEMPLATE:
+        folder = Path(tempfile.mkdtemp(prefix="gpumatch-template-"))
+        atexit.register(shutil.rmtree, folder, True)
+        path = folder / "template.db"
+        _migrate_and_seed(f"sqlite:///{path}")
+        _TEMPLATE.append(path)
+    return _TEMPLATE[0]
+
+
+def _migrate_and_seed(url: str) -> None:
     migrate.upgrade(url)
+    engine = make_engine(url)
+    reports = seed.seed(engine, SEED_DIR)
+    engine.dispose()
+    assert not [e for r in reports for e in r.errors], "seed data must load cleanly"
+
+
+def make_database(tmp_dir: Path, seeded: bool = True) -> str:
+    """A migrated database of its own, seeded unless asked not to be. On SQLite a seeded one is a copy of
+    the session's template (SQLite's online backup, so the copy is consistent); on Postgres it is built."""
+    url = _fresh_database_url(tmp_dir)
+    if seeded and url.startswith("sqlite:///"):
+        source = sqlite3.connect(_seeded_template())
+        target = sqlite3.connect(url.removeprefix("sqlite:///"))
+        with target:
+            source.backup(target)
+        target.close()
+        source.close()
+        return url
     if seeded:
-        engine = make_engine(url)
-        reports = seed.seed(engine, SEED_DIR)
-        engine.dispose()
-        assert not [e for r in reports for e in r.errors], "seed data must load cleanly"
+        _migrate_and_seed(url)
+    else:
+        migrate.upgrade(url)
     return url
 
 
@@ -82,3 +116,14 @@ def shared_validation() -> Path:
     if not SHARED_VALIDATION.exists():
         pytest.skip("../shared/validation is not beside the repository")
     return SHARED_VALIDATION
+
+
+# Test files whose every test is marked slow and whose collection alone costs seconds (schemathesis builds
+# its tests from the OpenAPI document): not collected at all when the run deselects slow tests.
+SLOW_TO_COLLECT = frozenset({"test_fuzz_api.py"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if collection_path.name in SLOW_TO_COLLECT and "not slow" in (config.getoption("markexpr") or ""):
+        return True
+    return None

@@ -62,12 +62,14 @@ def _assert_every_slug_resolves(base_url: str, slugs: list[str]) -> None:
     assert not missing
 
 
+@pytest.mark.slow  # starts a live server: ~6 s
 def test_concurrent_share_writes_from_threads_lose_nothing(fresh_url: str) -> None:
     with live_server(fresh_url) as base_url, ThreadPoolExecutor(max_workers=12) as pool:
         slugs = list(pool.map(lambda i: post_share(base_url, i), range(SHARE_COUNT)))
         _assert_every_slug_resolves(base_url, slugs)
 
 
+@pytest.mark.slow  # a live server with two workers and four client processes: ~12 s
 def test_concurrent_share_writes_from_processes_to_two_workers_lose_nothing(fresh_url: str) -> None:
     # Two server workers write the same database; four client processes post at once.
     with live_server(fresh_url, workers=2) as base_url, ProcessPoolExecutor(max_workers=4) as pool:

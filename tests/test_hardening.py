@@ -126,6 +126,7 @@ def _database_bytes(app) -> int:  # type: ignore[no-untyped-def]
         return int(connection.execute(text("SELECT pg_database_size(current_database())")).scalar_one())
 
 
+@pytest.mark.slow  # 1,001 share posts through the app: ~20 s
 def test_a_thousand_links_under_one_catalog_version_add_under_2_mb(fresh_url: str) -> None:
     app = create_app(settings_for(fresh_url, share_rate_limit=""))
     with TestClient(app) as client:

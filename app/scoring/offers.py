@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import heapq
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypedDict, TypeVar, cast, overload
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
+from app.scoring.machines import Machine, machine_of
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
@@ -87,6 +88,30 @@ def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_pr
     return found  # type: ignore[return-value]
 
 
+class OfferSlots(NamedTuple):
+    """snapshot_offers(...) by (GPU, machine): each offer's slot number, and the slots in order of first
+    appearance. A ranking estimates once per slot and then prices each offer by its slot number."""
+
+    slot_of: list[int]  # per offer (same order as snapshot_offers), its index into `slots`
+    slots: list[tuple[str, Machine]]  # (GPU id, machine)
+
+
+def offer_slots(snapshot: CatalogSnapshot, filters: Filters) -> OfferSlots:
+    """Each matching offer's (GPU, machine) slot. It depends on the catalog and the filters only, never on
+    the workload, so it is memoised per snapshot like snapshot_offers: a ranking then costs no machine
+    reading or hashing per offer (the bulk of its per-offer time with many sellers)."""
+    key = ("slots", filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        numbers: dict[tuple[str, Machine], int] = {}
+        slot_of = []
+        for offer in snapshot_offers(snapshot, filters):
+            slot = (offer.gpu_id, machine_of(offer, snapshot.gpus[offer.gpu_id]))
+            slot_of.append(numbers.setdefault(slot, len(numbers)))
+        found = snapshot.memo[key] = OfferSlots(slot_of, list(numbers))
+    return found  # type: ignore[return-value]
+
+
 class OnDemandSequence(Sequence[T], Generic[T]):
     """A sequence of known length whose items are produced on first access (`_item`), then kept."""
 
@@ -96,6 +121,10 @@ class OnDemandSequence(Sequence[T], Generic[T]):
     @abstractmethod
     def _item(self, index: int) -> T:
         """Produce item `index`; each subclass says how."""
+
+    def _items(self, positions: range) -> list[T]:
+        """Items at `positions`; a subclass may produce a run of them faster than one by one."""
+        return [self._item(i) for i in positions]
 
     def __len__(self) -> int:
         return self._length
@@ -108,7 +137,7 @@ class OnDemandSequence(Sequence[T], Generic[T]):
 
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self._item(i) for i in range(*index.indices(self._length))]
+            return self._items(range(*index.indices(self._length)))
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:
@@ -133,6 +162,35 @@ class LazyOptions(OnDemandSequence[T]):
         if built is None:
             built = self._built[index] = self._build(index)
         return built
+
+
+class Computed(OnDemandSequence[T]):
+    """A sequence whose items are computed on every access: for cheap items not worth keeping.
+    `compute_run`, when given, computes the items of a range of positions at once (a slice)."""
+
+    def __init__(
+        self, count: int, compute: Callable[[int], T], compute_run: Callable[[range], list[T]] | None = None
+    ) -> None:
+        super().__init__(count)
+        self._compute = compute
+        self._compute_run = compute_run
+
+    def _item(self, index: int) -> T:
+        return self._compute(index)
+
+    def _items(self, positions: range) -> list[T]:
+        if self._compute_run is None or positions.step != 1:
+            return super()._items(positions)
+        return self._compute_run(positions)
+
+
+class RowKey(NamedTuple):
+    """What a ranked row is, read without building its option: its configuration and its reason
+    (a page groups the infeasible rows and picks the best row per configuration from these)."""
+
+    gpu_id: str
+    gpu_count: int
+    reason: str
 
 
 def offers_by_gpu(
@@ -174,14 +232,23 @@ def hostable_count(
 
 class MergedOrder(OnDemandSequence[T]):
     """A k-way merge of sorted runs, taken only as far as a caller reads: ranking n offers then costs
-    O(k) until options are read, and each read costs O(log k)."""
+    O(k) until options are read, and each read costs O(log k). With `unique`, an item whose key was
+    already taken is skipped (the first, i.e. best, of each key is kept); `total` counts the kept items."""
 
-    def __init__(self, runs: Iterable[Iterator[T]], total: int) -> None:
+    def __init__(self, runs: Iterable[Iterator[T]], total: int, unique: Callable[[T], Hashable] | None = None) -> None:
         super().__init__(total)
         self._merged: Iterator[T] = heapq.merge(*runs)  # type: ignore[type-var]  # runs hold tuples
         self._taken: list[T] = []
+        self._unique = unique
+        self._seen: set[Hashable] = set()
 
     def _item(self, index: int) -> T:
         while len(self._taken) <= index:
-            self._taken.append(next(self._merged))
+            item = next(self._merged)
+            if self._unique is not None:
+                key = self._unique(item)
+                if key in self._seen:
+                    continue
+                self._seen.add(key)
+            self._taken.append(item)
         return self._taken[index]

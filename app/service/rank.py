@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
 from functools import cache
 from typing import Any
@@ -133,6 +134,18 @@ def rank_payload(
     options = ranking.options if limit is None else ranking.options[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
     rows = [plain_row(o, include_terms, shared) for o in options]
+    return _body(phase, workload, snapshot, model, ranking, rows, share_url)
+
+
+def _body(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+    ranking: Any,
+    rows: list[dict[str, Any]],
+    share_url: str,
+) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if phase == "training":  # what scaling out buys: days and total cost per GPU count of the leading machines
         extra["deadline_days"] = getattr(workload, "max_days", None)
@@ -151,3 +164,63 @@ def rank_payload(
         "share_url": share_url,
         **extra,
     }
+
+
+LEADING_CONFIGURATIONS = 12  # distinct (GPU, count) configurations a page's charts may draw (the scatter's 12)
+CLOSE_CALL_ROWS = 25  # the summary counts close calls among the best this many rows, whatever page is shown
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankedPage:
+    """One page of a ranking, built in time that grows with the rows shown, not with the offers ranked:
+    only the page's rows, the leading configurations and the chosen GPUs' best rows become options."""
+
+    payload: dict[str, Any]  # the rank API body, with only this page's rows as `options`
+    start: int  # position (0-based) of the page's first row among the feasible options
+    best: dict[str, Any] | None  # the best feasible option, whatever page is shown
+    close_calls: int  # among the best CLOSE_CALL_ROWS rows
+    leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
+    infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
+    per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
+
+
+def ranked_page(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    start: int,
+    rows: int | None,
+    gpus: Sequence[str] = (),
+) -> RankedPage:
+    """Feasible options start … start + rows (all of them from start when rows is None), with what the
+    page's summary, charts and infeasible list need. Raises UnknownModel."""
+    model, ranking = rank(phase, workload, snapshot)
+    feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
+    end = feasible if rows is None else min(feasible, start + rows)
+    shared: dict[int, Any] = {}
+    page_rows = [plain_row(o, True, shared) for o in options[start:end]]
+    # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.
+    best_rows = ranking.leaders()
+    wanted: dict[str, Any] = {gpu: None for gpu in gpus}  # GPU -> its best row, None until found
+    for option in best_rows:
+        if option.gpu_id in wanted and wanted[option.gpu_id] is None:
+            wanted[option.gpu_id] = option
+    groups: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for position, key in enumerate(keys[feasible:], start=feasible):  # cheap keys, never options
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"gpu_id": key.gpu_id, "gpu_count": key.gpu_count, "reason": key.reason, "offers": 0}
+            if key.gpu_id in wanted and wanted[key.gpu_id] is None:
+                wanted[key.gpu_id] = options[position]
+        group["offers"] += 1
+    leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
+    return RankedPage(
+        payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url),
+        start=start,
+        best=leaders[0] if leaders else None,
+        close_calls=sum(1 for o in options[: min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
+        leaders=leaders,
+        infeasible=list(groups.values()),
+        per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
+    )

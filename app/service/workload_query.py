@@ -4,6 +4,7 @@ The page, its htmx fragment, the `.json` and `.csv` twins, saved links and the C
 through here, so a pasted link reproduces the same answer. Lists are comma-joined, defaults
 are left out, and form conveniences (tokens/s per user, steps, a pasted config.json, repeated
 checkbox values) are turned into the canonical fields, which the page then redirects to.
+A results page's query also names which rows it shows (`ResultsView`: `show`, `page`), after the question.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
@@ -27,6 +28,50 @@ WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
 LIST_FIELDS = ("providers", "price_types", "gpus", "vendors")
 ARCH_PREFIX = "arch_"
 MAX_QUERY_VALUES = 200
+ROWS_PER_PAGE = 25  # rows a results page shows by default: the best few to compare at a glance (issue 12)
+MAX_ROWS_PER_PAGE = 1000  # the same bound as the rank API's `limit`
+VIEW_FIELDS = ("show", "page")
+
+
+class ResultsView(BaseModel):
+    """Which rows of a ranking a results page shows: `show` rows (or `all`) from page `page`. Part of the
+    page's canonical query, so a link reproduces the view; the `.json`/`.csv` twins accept it and still
+    give every option."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    show: int | Literal["all"] = Field(ROWS_PER_PAGE, description="rows per page, or all")
+    page: int = Field(1, ge=1, le=1_000_000, description="1-based page of `show` rows")
+
+    @field_validator("show", mode="before")
+    @classmethod
+    def _rows_or_all(cls, value: Any) -> int | str:
+        if isinstance(value, str) and value.strip().lower() == "all":
+            return "all"
+        try:
+            rows = int(value)
+        except (TypeError, ValueError):
+            rows = 0
+        if not 1 <= rows <= MAX_ROWS_PER_PAGE or str(value).strip() not in (str(rows), f"{rows}.0"):
+            raise ValueError(f"must be a whole number of rows from 1 to {MAX_ROWS_PER_PAGE}, or all")
+        return rows
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_page_when_all(cls, data: Any) -> Any:
+        # every row is on page 1: `show=all&page=3` is another spelling of `show=all`, not an error
+        if isinstance(data, dict) and str(data.get("show", "")).strip().lower() == "all":
+            return {k: v for k, v in data.items() if k != "page"}
+        return data
+
+    @property
+    def rows(self) -> int | None:
+        """Rows per page; None = every row."""
+        return None if self.show == "all" else int(self.show)
+
+    @property
+    def start(self) -> int:
+        """Position (0-based) of the first row on this page."""
+        return 0 if self.rows is None else (self.page - 1) * self.rows
 
 
 @dataclass
@@ -35,7 +80,9 @@ class ParsedQuery:
     workload: InferenceWorkload | TrainingWorkload | None
     values: dict[str, Any]  # what the user typed, to refill the form
     errors: dict[str, str] = field(default_factory=dict)
-    canonical: str = ""
+    canonical: str = ""  # the question and, on a results page, the view
+    view: ResultsView = field(default_factory=ResultsView)
+    question: str = ""  # the question alone: what the twins, saved links and other pages take
 
 
 def _collect(items: list[tuple[str, str]]) -> dict[str, Any]:
@@ -105,12 +152,38 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
     return {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
 
 
-def parse(items: list[tuple[str, str]], default_phase: Phase = "inference") -> ParsedQuery:
+def parse_view(values: dict[str, Any], errors: dict[str, str]) -> ResultsView:
+    """`show` and `page` taken out of `values`; a bad one is an error naming it, and the default view."""
+    given = {key: values.pop(key) for key in VIEW_FIELDS if key in values}
+    try:
+        return ResultsView.model_validate(given)
+    except ValidationError as exc:
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error["loc"] else "page"
+            errors.setdefault(name, str(error["msg"]).removeprefix("Value error, "))
+        return ResultsView()
+
+
+def view_pairs(view: ResultsView) -> list[tuple[str, str]]:
+    """The view's non-default fields, in canonical order."""
+    defaults = ResultsView()
+    return [(name, str(getattr(view, name))) for name in VIEW_FIELDS if getattr(view, name) != getattr(defaults, name)]
+
+
+def with_view(query: str, view: ResultsView) -> str:
+    """A query string (the question, or empty) followed by the view's non-default pairs."""
+    pairs = urlencode(view_pairs(view))
+    return f"{query}&{pairs}" if query and pairs else query or pairs
+
+
+def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:
+    """A query into a workload (or errors naming fields); `paged`: results pages also read the view."""
     values = _collect(items)
     phase: Phase = "training" if values.get("phase") == "training" else default_phase
     if values.get("phase") == "inference":
         phase = "inference"
     errors: dict[str, str] = query_shape_errors(items)
+    view = parse_view(values, errors) if paged else ResultsView()
     data = _apply_conveniences(phase, values, errors)
     workload = None
     try:
@@ -118,9 +191,10 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference") -> P
     except ValidationError as exc:
         errors.update(_field_errors(exc))
     if errors:
-        return ParsedQuery(phase, None, values, errors)
+        return ParsedQuery(phase, None, values, errors, view=view)
     assert workload is not None
-    return ParsedQuery(phase, workload, values, canonical=canonical_query(phase, workload))
+    question = canonical_query(phase, workload)
+    return ParsedQuery(phase, workload, values, canonical=with_view(question, view), view=view, question=question)
 
 
 def _field_errors(exc: ValidationError) -> dict[str, str]:

@@ -24,7 +24,7 @@ from sqlmodel import Session
 from app.models import PriceSnapshot, ShareLink
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.service import rank as ranking
-from app.service.workload_query import ParsedQuery, parse
+from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors import wants_json
 from app.web.rank.pages import render_workbench
@@ -200,7 +200,19 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
             return json_response({"detail": [{"field": exc.field, "message": str(exc)}]}, 422)
         return json_response({**payload, "saved": saved})
+    # The saved page's own query is only its view (`?page=2`, `?show=all`): the question is the link's.
+    view_errors: dict[str, str] = {}
+    parsed.view = parse_view(dict(request.query_params), view_errors)
+    if view_errors:
+        parsed.errors.update(view_errors)
+        parsed.workload = None  # a 422 naming the field, beside the form, as on the live page
     template = "compare.html" if link.path == "/compare" else "index.html"
     return render_workbench(
-        request, parsed, replay, link.path, template, {"saved": saved, "side_by_side": link.path == "/compare"}
+        request,
+        parsed,
+        replay,
+        link.path,
+        template,
+        {"saved": saved, "side_by_side": link.path == "/compare"},
+        view_base=f"/s/{slug}",
     )

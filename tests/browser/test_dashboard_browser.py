@@ -109,3 +109,28 @@ def test_results_table_sorts_by_a_column_and_keeps_terms_rows(page, server_url: 
     assert values == sorted(values)
     first = page.locator("table.ranked tbody tr.row").first
     assert page.locator(f"#{first.get_attribute('data-detail')}").count() == 1
+
+
+def test_pager_turns_pages_in_place_and_back_without_console_errors(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+    page.wait_for_selector("table.ranked tbody tr.row")
+    first = ranked_rows(page)
+    page.click("nav.pager >> text=Next ›")
+    page.wait_for_selector('tr.row[data-detail="terms-26"]')
+    assert page.url.endswith("/?phase=training&model=llama-3.1-8b&page=2")  # htmx pushed the canonical URL
+    assert "Showing 26–50 of" in page.locator("table.ranked caption").inner_text()
+    page.wait_for_selector("#cost-step[data-drawn=true] svg", state="attached")  # charts redrawn after the swap
+    page.go_back()
+    page.wait_for_selector('tr.row[data-detail="terms-1"]')
+    assert ranked_rows(page) == first
+    assert page.console.errors == []
+
+
+def test_pager_works_without_javascript(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page = page_without_js
+    page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+    page.click("nav.pager >> text=Show all")
+    page.wait_for_selector("table.ranked tbody tr.row")
+    assert page.url.endswith("&show=all")
+    assert "Next" not in page.locator("nav.pager").inner_text()
+    assert page.locator("table.ranked tbody tr.row").count() > 25

@@ -38,6 +38,7 @@ def test_never_raises_on_odd_rows():
     assert not p.covered and p.predicted is None and p.reason
 
 
+@pytest.mark.slow  # refits the training constants on every case: ~3 s
 def test_committed_constants_are_reproduced(rows):
     gpus, models = load_gpu_specs(), load_model_specs()
     fitted = calibrate_training.fit(calibrate_training.fit_cases(rows, gpus, models))

@@ -8,16 +8,19 @@ it takes whole nodes. Rows name their price terms; spot replicas are marked inte
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from itertools import islice
+from typing import NamedTuple
 
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
-from app.scoring.machines import Machine, machine_of, nodes_for
-from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.machines import Machine, nodes_for
+from app.scoring.offers import Computed, LazyOptions, MergedOrder, RowKey, filter_key, offer_slots, snapshot_offers
 from app.scoring.price_terms import INTERRUPTIBLE, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
@@ -73,6 +76,8 @@ class InferenceRanking:
     configurations_evaluated: int
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
     rank_by: str = "output_tokens"
+    row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
+    leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
 
     def to_dict(self) -> dict:
         return {
@@ -207,85 +212,162 @@ def cached_configuration(
 
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
-    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons."""
+    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons.
+
+    Each (GPU, machine) slot is estimated once; an offer is then a price times its slot's factor, so the
+    per-offer work is a multiplication, a sort and a set lookup (slots are memoised per snapshot)."""
     offers = snapshot_offers(snapshot, workload)
+    slot_of, slots = offer_slots(snapshot, workload)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
     rank_by = workload.rank_by
-    pricing: dict[tuple[str, Machine], ConfigurationPricing] = {}
-    slots: list[tuple[str, Machine]] = []
-    for offer in offers:
-        gpu = snapshot.gpus[offer.gpu_id]
-        slot = (offer.gpu_id, machine_of(offer, gpu))
-        if slot not in pricing:
-            est = cached_configuration(gpu, slot[1], model, workload, key)
-            pricing[slot] = ConfigurationPricing.of(est, slot[1], workload)
-        slots.append(slot)
-    order = _priced_order(offers, slots, pricing, rank_by)
-    infeasible = _infeasible_order(offers, slots, pricing)
-    winner = _band(order[0][0], pricing[slots[order[0][3]]]) if order else None
-    runners_up = ((cost, _band(cost, pricing[slots[i]])) for cost, _, _, i in order[1:])
-    lowest = min((p.band_low for p in pricing.values() if p.est.feasible), default=1.0)
+    by_slot = [
+        ConfigurationPricing.of(
+            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key), machine, workload
+        )
+        for gpu_id, machine in slots
+    ]
+    runs = slot_runs(snapshot, workload)
+    order = _priced_order(offers, slot_of, slots, by_slot, runs, rank_by)
+    infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
+    winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
+    runners_up = ((cost, _band(cost, by_slot[slot_of[i]])) for cost, _, _, i in islice(order, 1, None))
+    lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
+
+    def priced(row: tuple[float, str, str, int], first: bool) -> InferenceOption:
+        cost, _, _, index = row
+        p = by_slot[slot_of[index]]
+        close = contested if first else is_close_call(_band(cost, p), winner)
+        return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:
         if position >= len(order):
             index = infeasible[position - len(order)]
-            return _infeasible_option(offers[index], pricing[slots[index]])
-        cost, _, _, index = order[position]
-        p = pricing[slots[index]]
-        close = contested if position == 0 else is_close_call(_band(cost, p), winner)
-        return _feasible_option(offers[index], p, rank_by, close)
+            return _infeasible_option(offers[index], by_slot[slot_of[index]])
+        return priced(order[position], position == 0)
+
+    def leaders() -> list[InferenceOption]:
+        """A slot's cheapest offer is its best row, so each configuration's best row is its slots' best."""
+        best: dict[tuple[str, int], tuple[float, str, str, int]] = {}
+        for slot, p in enumerate(by_slot):
+            if p.est.feasible:
+                row = next(_cost_run(offers, runs.by_price[slot][:1], p.factor(rank_by), slots[slot][0]))
+                configuration = (slots[slot][0], p.est.gpu_count)
+                if configuration not in best or row < best[configuration]:
+                    best[configuration] = row
+        first = order[0] if order else None
+        return [priced(row, row == first) for row in sorted(best.values())]
+
+    # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
+    slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
+    feasible_count = len(order)
+
+    def row_key(position: int) -> RowKey:
+        index = order[position][3] if position < feasible_count else infeasible[position - feasible_count]
+        return slot_keys[slot_of[index]]
+
+    def row_keys(positions: range) -> list[RowKey]:
+        head = range(positions.start, min(positions.stop, feasible_count))
+        tail = range(max(positions.start, feasible_count) - feasible_count, positions.stop - feasible_count)
+        return [slot_keys[slot_of[order[p][3]]] for p in head] + [slot_keys[slot_of[infeasible[p]]] for p in tail]
 
     total = len(order) + len(infeasible)
     return InferenceRanking(
-        model.id, LazyOptions(total, build), len(pricing), feasible_count=len(order), rank_by=rank_by
+        model.id,
+        LazyOptions(total, build),
+        len(by_slot),
+        feasible_count=len(order),
+        rank_by=rank_by,
+        row_keys=Computed(total, row_key, row_keys),
+        leaders=leaders,
     )
+
+
+class SlotRuns(NamedTuple):
+    """Per (GPU, machine) slot: its offers by (price, provider id, offer order), by offer order, and its
+    sellers as (provider id, price type). Depends on the catalog and the filters only."""
+
+    by_price: list[list[int]]
+    in_order: list[list[int]]
+    sellers: list[frozenset[tuple[str, str]]]
+
+
+def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns:
+    """SlotRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
+    key = ("slot_runs", filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        offers = snapshot_offers(snapshot, filters)
+        slot_of, slots = offer_slots(snapshot, filters)
+        in_order: list[list[int]] = [[] for _ in slots]
+        for index, slot in enumerate(slot_of):
+            in_order[slot].append(index)
+        by_price = [
+            sorted(run, key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i)) for run in in_order
+        ]
+        sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
+        found = snapshot.memo[key] = SlotRuns(by_price, in_order, sellers)
+    return found  # type: ignore[return-value]
+
+
+def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:
+    """How many distinct (provider, price type) each group of slots has, summed over the groups."""
+    total = 0
+    for members in groups.values():
+        total += (
+            len(sellers[members[0]]) if len(members) == 1 else len(frozenset().union(*(sellers[s] for s in members)))
+        )
+    return total
+
+
+def _cost_run(
+    offers: list[Offer], members: list[int], factor: float, gpu_id: str
+) -> Iterator[tuple[float, str, str, int]]:
+    return ((offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
 
 
 def _priced_order(
     offers: list[Offer],
+    slot_of: list[int],
     slots: list[tuple[str, Machine]],
-    pricing: dict[tuple[str, Machine], ConfigurationPricing],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
     rank_by: str,
-) -> list[tuple[float, str, str, int]]:
+) -> MergedOrder[tuple[float, str, str, int]]:
     """(cost, GPU id, provider id, offer index), cheapest first, the cheapest offer per (GPU, provider,
-    price type, configuration) only: one provider's bigger instances add no row for the same layout."""
-    rows = []
-    for i, offer in enumerate(offers):
-        p = pricing[slots[i]]
-        if p.est.feasible:
-            rows.append((offer.usd_per_gpu_hour * p.factor(rank_by), offer.gpu_id, offer.provider_id, i))
-    rows.sort()
-    seen: set[tuple] = set()
-    kept = []
-    for row in rows:
-        offer, est = offers[row[3]], pricing[slots[row[3]]].est
-        same = (
-            offer.gpu_id,
-            offer.provider_id,
-            offer.price_type,
-            est.gpu_count,
-            est.tensor_parallel,
-            est.pipeline_parallel,
-        )
-        if same not in seen:
-            seen.add(same)
-            kept.append(row)
-    return kept
+    price type, configuration) only: one provider's bigger instances add no row for the same layout.
+    A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
+    layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
+    feasible = [s for s, p in enumerate(by_slot) if p.est.feasible]
+    groups: dict[tuple, list[int]] = {}
+    for s in feasible:
+        groups.setdefault((slots[s][0], layout[s]), []).append(s)
+    cost_runs = [_cost_run(offers, runs.by_price[s], by_slot[s].factor(rank_by), slots[s][0]) for s in feasible]
+
+    def same(row: tuple[float, str, str, int]) -> tuple:
+        offer = offers[row[3]]
+        return (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[row[3]]])
+
+    return MergedOrder(cost_runs, _distinct_sellers(groups, runs.sellers), same)
 
 
 def _infeasible_order(
-    offers: list[Offer], slots: list[tuple[str, Machine]], pricing: dict[tuple[str, Machine], ConfigurationPricing]
+    offers: list[Offer],
+    slot_of: list[int],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
 ) -> list[int]:
-    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason)."""
+    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason).
+    Only the offers of the slots that cannot serve it are read (a merge of their runs in offer order)."""
+    unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
     seen: set[tuple[str, str, str, str]] = set()
     kept = []
-    for i, offer in enumerate(offers):
-        est = pricing[slots[i]].est
-        same = (offer.gpu_id, offer.provider_id, offer.price_type, est.reason)
-        if not est.feasible and same not in seen:
+    for index in heapq.merge(*(runs.in_order[s] for s in unfit)):
+        offer = offers[index]
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
+        if same not in seen:
             seen.add(same)
-            kept.append(i)
+            kept.append(index)
     return kept
 
 

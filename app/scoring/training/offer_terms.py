@@ -29,18 +29,55 @@ class RunCost:
         return not self.reason
 
 
-def run_cost(offer: Offer, gpu_count: int, nodes: int, work_hours: float, w: TrainingWorkload) -> RunCost:
+@dataclass(frozen=True, slots=True)
+class RunTerms:
+    """The part of a RunCost that does not depend on the price: the same for every offer with the same
+    terms on the same machine, so a ranking works it out once per (machine, terms), not once per offer."""
+
+    wall_hours: float
+    billed_hours: float
+    interruptions: float
+    reason: str  # spot waste or the deadline; the budget needs the price
+
+
+def run_terms(
+    price_type: str, provider_id: str, min_term_hours: float | None, nodes: int, work_hours: float, w: TrainingWorkload
+) -> RunTerms:
     wall, interruptions, reason = work_hours, 0.0, ""
-    if offer.price_type in INTERRUPTIBLE:
-        rate = interruptions_per_node_month(offer.provider_id, w.interruptions_per_node_month)
+    if price_type in INTERRUPTIBLE:
+        rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
         run = spot_run(work_hours, nodes, rate, w.checkpoint_interval_hours)
         wall, interruptions = run.wall_hours, run.interruptions_per_hour * run.wall_hours
         if not run.feasible:
             reason = f"spot interruptions would waste {run.lost_share:.0%} of the run at {nodes} nodes"
-    billed = billed_hours(wall, offer.price_type, offer.min_term_hours)
-    total = gpu_count * offer.usd_per_gpu_hour * billed
+    billed = billed_hours(wall, price_type, min_term_hours)
     if not reason and wall > w.max_days * 24:
         reason = f"finishes in {wall / 24:,.1f} days, after the {w.max_days:g}-day deadline"
-    if not reason and w.budget_usd is not None and total > w.budget_usd:
-        reason = f"costs ${total:,.0f}, over the ${w.budget_usd:,.0f} budget"
-    return RunCost(total_usd=total, wall_hours=wall, billed_hours=billed, interruptions=interruptions, reason=reason)
+    return RunTerms(wall_hours=wall, billed_hours=billed, interruptions=interruptions, reason=reason)
+
+
+def run_total_usd(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float) -> float:
+    return gpu_count * usd_per_gpu_hour * terms.billed_hours
+
+
+def run_reason(terms: RunTerms, total_usd: float, w: TrainingWorkload) -> str:
+    """Why the run misses the workload's limits ("" when it meets them): spot waste, deadline, then budget."""
+    if not terms.reason and w.budget_usd is not None and total_usd > w.budget_usd:
+        return f"costs ${total_usd:,.0f}, over the ${w.budget_usd:,.0f} budget"
+    return terms.reason
+
+
+def priced_run(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float, w: TrainingWorkload) -> RunCost:
+    total = run_total_usd(terms, gpu_count, usd_per_gpu_hour)
+    return RunCost(
+        total_usd=total,
+        wall_hours=terms.wall_hours,
+        billed_hours=terms.billed_hours,
+        interruptions=terms.interruptions,
+        reason=run_reason(terms, total, w),
+    )
+
+
+def run_cost(offer: Offer, gpu_count: int, nodes: int, work_hours: float, w: TrainingWorkload) -> RunCost:
+    terms = run_terms(offer.price_type, offer.provider_id, offer.min_term_hours, nodes, work_hours, w)
+    return priced_run(terms, gpu_count, offer.usd_per_gpu_hour, w)

@@ -9,23 +9,24 @@ that GPU is then priced with a dict lookup and a multiplication. Pure: the catal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
 from itertools import islice
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.machines import Machine, machine_gpu, machine_of, nodes_for
-from app.scoring.offers import LazyOptions, snapshot_offers
+from app.scoring.machines import Machine, machine_gpu, nodes_for
+from app.scoring.offers import Computed, LazyOptions, MergedOrder, RowKey, filter_key, offer_slots, snapshot_offers
 from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
-from app.scoring.training.offer_terms import RunCost, run_cost
+from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import TrainingWorkload
@@ -85,6 +86,8 @@ class TrainingRanking:
     notes: list[str] = field(default_factory=list)
     feasible_count: int = 0  # the first feasible_count options are the feasible ones
     frontier: list[FrontierPoint] = field(default_factory=list)  # cost-time points of the leading machines
+    row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
+    leaders: Callable[[], list[TrainingOption]] = list  # the best feasible row of each configuration, best first
 
     def to_dict(self) -> dict:
         return {
@@ -244,9 +247,6 @@ class SharedTerms:
         )
 
 
-Slot: TypeAlias = tuple[str, Machine]
-
-
 class SlotSearch:
     """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
 
@@ -271,58 +271,156 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     once; option objects are built only as far as a caller reads."""
     w = workload
     offers = snapshot_offers(snapshot, w)
-    searches: dict[Slot, SlotSearch] = {}
-    shared: dict[Slot, SharedTerms | None] = {}
-    estimates: dict[Slot, TrainingEstimate] = {}
+    slots, machines = offer_slots(snapshot, w)  # per offer its slot number; per slot its (GPU, machine)
+    searches: dict[int, SlotSearch] = {}
+    shared: dict[int, SharedTerms | None] = {}
+    estimates: dict[int, TrainingEstimate] = {}
     notes: list[str] = []
-    slots: list[Slot] = []
-    for offer in offers:
-        gpu, note = fill_missing_peaks(snapshot.gpus[offer.gpu_id], snapshot.gpus)
-        slot = (offer.gpu_id, machine_of(offer, gpu))
-        if slot not in searches:
-            if note and f"{offer.gpu_id}: {note}" not in notes:
-                notes.append(f"{offer.gpu_id}: {note}")
-            searches[slot] = SlotSearch(gpu, slot[1], model, w)
-            estimates[slot] = searches[slot].best(w.max_days * 24)
-            shared[slot] = SharedTerms.of(estimates[slot], slot[1], w)
-        slots.append(slot)
-    costs = {
-        i: run_cost(o, s.est.gpu_count, s.nodes, s.work_hours, w)
-        for i, o in enumerate(offers)
-        if (s := shared[slots[i]])
-    }
-    on_time = sorted((c.total_usd, offers[i].gpu_id, offers[i].provider_id, i) for i, c in costs.items() if c.on_time)
-    late = sorted((c.total_usd, offers[i].gpu_id, offers[i].provider_id, i) for i, c in costs.items() if not c.on_time)
-    unfit = sorted(
-        (i for i in range(len(offers)) if shared[slots[i]] is None),
-        key=lambda i: (offers[i].gpu_id, offers[i].provider_id, i),
-    )
-    order = [row[3] for row in on_time] + [row[3] for row in late] + unfit
-    ratios = {i: shared[slots[i]] for i in costs}
-    winner = _band(on_time[0][0], ratios[on_time[0][3]]) if on_time else None
-    runners_up = ((usd, _band(usd, ratios[i])) for usd, _, _, i in islice(on_time, 1, None))
+    for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
+        gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
+        if note and f"{gpu_id}: {note}" not in notes:
+            notes.append(f"{gpu_id}: {note}")
+        searches[number] = SlotSearch(gpu, machine, model, w)
+        estimates[number] = searches[number].best(w.max_days * 24)
+        shared[number] = SharedTerms.of(estimates[number], machine, w)
+    runs = price_runs(snapshot, w)
+    terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
+    leading: dict[tuple[str, int], tuple[float, str, str, int]] = {}  # (GPU, count) -> its best on-time row
+    on_runs, late_runs, n_on, n_late = [], [], 0, 0
+    for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
+        s = shared[slot]
+        if s is None:
+            terms.append(None)
+            continue
+        t = run_terms(price_type, seller, min_term, s.nodes, s.work_hours, w)
+        terms.append(t)
+        on = _on_time_count(offers, members, t, s.est.gpu_count, w)
+        if on:
+            on_runs.append(_priced_run(offers, members[:on], t, s.est.gpu_count))
+            best = next(_priced_run(offers, members[:1], t, s.est.gpu_count))
+            configuration = (machines[slot][0], s.est.gpu_count)
+            if configuration not in leading or best < leading[configuration]:
+                leading[configuration] = best
+        if on < len(members):
+            late_runs.append(_priced_run(offers, members[on:], t, s.est.gpu_count))
+        n_on, n_late = n_on + on, n_late + len(members) - on
+    unfit_runs = [
+        ((offers[i].gpu_id, offers[i].provider_id, i) for i in members)
+        for slot, members in enumerate(runs.by_slot)
+        if shared[slot] is None
+    ]
+    on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
+    late = MergedOrder(late_runs, n_late)
+    unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+
+    def index_at(position: int) -> int:
+        if position < n_on:
+            return on_time[position][3]
+        if position < n_on + n_late:
+            return late[position - n_on][3]
+        return unfit[position - n_on - n_late][2]
+
+    def cost_of(index: int) -> RunCost | None:
+        s, t = shared[slots[index]], terms[runs.group_of[index]]
+        return None if s is None or t is None else priced_run(t, s.est.gpu_count, offers[index].usd_per_gpu_hour, w)
+
+    winner = _band(on_time[0][0], shared[slots[on_time[0][3]]]) if n_on else None
+    runners_up = ((usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None))
     lowest = min((s.band_low for s in shared.values() if s), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
-    def build(position: int) -> TrainingOption:
-        index = order[position]
+    def option_of(index: int, first: bool) -> TrainingOption:
         offer, slot = offers[index], slots[index]
-        s, cost = shared[slot], costs.get(index)
+        s, cost = shared[slot], cost_of(index)
         if s is None or cost is None:
-            return _unfit_option(offer, estimates[slot], slot[1])
+            return _unfit_option(offer, estimates[slot], machines[slot][1])
         close = False
         if cost.on_time:
-            close = contested if position == 0 else is_close_call(_band(cost.total_usd, s), winner)
+            close = contested if first else is_close_call(_band(cost.total_usd, s), winner)
         return _priced_option(offer, s, cost, close, w)
 
-    frontier = frontier_points(w, offers, slots, searches, shared, [order[p] for p in range(len(on_time) or len(late))])
+    def build(position: int) -> TrainingOption:
+        return option_of(index_at(position), position == 0)
+
+    def leaders() -> list[TrainingOption]:
+        first = on_time[0][3] if n_on else -1
+        return [option_of(row[3], row[3] == first) for row in sorted(leading.values())]
+
+    def row_key(position: int) -> RowKey:
+        index = index_at(position)
+        slot = slots[index]
+        s, t = shared[slot], terms[runs.group_of[index]]
+        if s is None or t is None:
+            return RowKey(offers[index].gpu_id, estimates[slot].gpu_count, estimates[slot].reason)
+        total = run_total_usd(t, s.est.gpu_count, offers[index].usd_per_gpu_hour)
+        return RowKey(offers[index].gpu_id, s.est.gpu_count, run_reason(t, total, w))
+
+    frontier_rows = (index_at(p) for p in range(n_on or n_late))  # read only until the leading machines are found
+    frontier = frontier_points(w, offers, slots, searches, shared, frontier_rows)
     return TrainingRanking(
         model.id,
-        LazyOptions(len(order), build),
+        LazyOptions(len(offers), build),
         sum(len(search.memo) for search in searches.values()),
         notes,
-        feasible_count=len(on_time),
+        feasible_count=n_on,
         frontier=frontier,
+        row_keys=Computed(len(offers), row_key),
+        leaders=leaders,
+    )
+
+
+class PriceRuns(NamedTuple):
+    """The matching offers in price groups: same machine and same price terms, so their run costs differ
+    only by the price and rank in price order. Depends on the catalog and the filters only."""
+
+    group_of: list[int]  # per offer, its group
+    groups: list[tuple[int, str, str, float | None]]  # (slot, price type, seller for spot rates, minimum term)
+    members: list[list[int]]  # per group, its offers by (price, provider id, offer order)
+    by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
+
+
+def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRuns:
+    """PriceRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
+    key = ("price_runs", filter_key(filters))
+    found = snapshot.memo.get(key)
+    if found is None:
+        offers = snapshot_offers(snapshot, filters)
+        slot_of, machines = offer_slots(snapshot, filters)
+        numbers: dict[tuple[int, str, str, float | None], int] = {}
+        group_of = []
+        for offer, slot in zip(offers, slot_of, strict=True):
+            seller = offer.provider_id if offer.price_type in INTERRUPTIBLE else ""  # spot rates are per provider
+            group_of.append(numbers.setdefault((slot, offer.price_type, seller, offer.min_term_hours), len(numbers)))
+        members: list[list[int]] = [[] for _ in numbers]
+        by_slot: list[list[int]] = [[] for _ in machines]
+        for index, (group, slot) in enumerate(zip(group_of, slot_of, strict=True)):
+            members[group].append(index)
+            by_slot[slot].append(index)
+        for run in members:
+            run.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
+        for run in by_slot:
+            run.sort(key=lambda i: (offers[i].provider_id, i))
+        found = snapshot.memo[key] = PriceRuns(group_of, list(numbers), members, by_slot)
+    return found  # type: ignore[return-value]
+
+
+def _on_time_count(offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload) -> int:
+    """How many of a price group's offers (cheapest first) finish in time and within the budget: a prefix."""
+    if t.reason:
+        return 0
+    if w.budget_usd is None:
+        return len(members)
+    budget = w.budget_usd
+    return bisect_right(members, budget, key=lambda i: run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour))
+
+
+def _priced_run(
+    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int
+) -> Iterator[tuple[float, str, str, int]]:
+    """(total USD, GPU id, provider id, offer index) of a price group's offers, cheapest first, as read."""
+    return (
+        (run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
+        for i in members
     )
 
 
@@ -395,14 +493,14 @@ FRONTIER_MACHINES = 3  # the leading distinct (GPU, machine) pairs drawn on the 
 def frontier_points(
     w: TrainingWorkload,
     offers: list[Offer],
-    slots: list[Slot],
-    searches: dict[Slot, SlotSearch],
-    shared: dict[Slot, SharedTerms | None],
-    leading: list[int],
+    slots: list[int],
+    searches: dict[int, SlotSearch],
+    shared: dict[int, SharedTerms | None],
+    leading: Iterable[int],
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
     each at the cheapest offer of that machine among the leaders: what scaling out buys."""
-    chosen: dict[Slot, Offer] = {}
+    chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
         if slot not in chosen and shared[slot] is not None:

@@ -31,18 +31,28 @@ CHOICES = {
 }
 
 
+# Beyond this many sellers the provider filter is a text field of ids: a wall of checkboxes is no longer a
+# usable control, and it would make every page's size and render time grow with the number of sellers.
+PROVIDER_CHECKBOXES_MAX = 60
+
+
 def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
-    offered_gpus = sorted({o.gpu_id for o in snapshot.offers})
-    providers = sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower())
-    vendors = sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus})
-    models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
-    return {
-        "model_choices": models,
-        "provider_choices": providers,
-        "vendor_choices": vendors,
-        "gpu_choices": offered_gpus,
-        **CHOICES,
-    }
+    """The form's catalog choices; they depend on the snapshot only, so they are worked out once per snapshot."""
+    found = snapshot.memo.get("form_lists")
+    if found is None:
+        offered_gpus = sorted({o.gpu_id for o in snapshot.offers})
+        providers = sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower())
+        vendors = sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus})
+        models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
+        found = snapshot.memo["form_lists"] = {
+            "model_choices": models,
+            "provider_choices": providers,
+            "vendor_choices": vendors,
+            "gpu_choices": offered_gpus,
+            "provider_checkboxes_max": PROVIDER_CHECKBOXES_MAX,
+            **CHOICES,
+        }
+    return dict(found)  # type: ignore[call-overload]
 
 
 def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:

@@ -32,25 +32,37 @@ def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:
     return ParsedQuery(phase, None, values)
 
 
-def results_context(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str) -> dict[str, Any]:
-    """Rank and chart one parsed question; an unknown model becomes a field error."""
+def results_context(
+    parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str, view_base: str | None = None
+) -> dict[str, Any]:
+    """Rank one parsed question and chart it, building only the rows its view shows; an unknown model
+    becomes a field error. `view_base`: where the pager's links go (default: path?question)."""
     assert parsed.workload is not None
-    share_url = f"{path}?{parsed.canonical}"
+    share_url = f"{path}?{parsed.question}"
+    view = parsed.view
     try:
-        payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url)
+        ranked = ranking.ranked_page(
+            parsed.phase, parsed.workload, snapshot, share_url, view.start, view.rows, parsed.workload.gpus
+        )
     except ranking.UnknownModel as exc:
         parsed.errors[exc.field] = str(exc)
         return {}
     model = ranking.model_spec_for(parsed.workload, snapshot)
+    payload = ranked.payload
     charts_for = results_view.inference_charts if parsed.phase == "inference" else results_view.training_charts
-    options = payload["options"]
     return {
         "payload": payload,
-        "feasible": [o for o in options if o["feasible"]][: results_view.TABLE_ROWS],
+        "feasible": payload["options"],
         "feasible_total": payload["feasible_options"],
-        "infeasible": results_view.infeasible_groups(options),
-        "chart_list": charts_for(payload, parsed.workload, snapshot, model),  # type: ignore[arg-type]
+        "first_position": ranked.start,
+        "best": ranked.best,
+        "close_calls": ranked.close_calls,
+        "per_gpu": ranked.per_gpu,
+        "infeasible": ranked.infeasible,
+        "chart_list": charts_for(payload, ranked.leaders, parsed.workload, snapshot, model),  # type: ignore[arg-type]
+        "pager": results_view.pager(view, payload["feasible_options"], view_base or f"{path}?{parsed.question}"),
         "share_query": parsed.canonical,
+        "question_query": parsed.question,
         "results_path": path,
     }
 
@@ -62,7 +74,10 @@ def render_workbench(
     path: str,
     template: str = "index.html",
     extra: dict[str, Any] | None = None,
+    view_base: str | None = None,
 ) -> Response:
+    """The form and, for a question, its results. `view_base` (saved links): the URL the pager's links and
+    an htmx swap's pushed URL start from, instead of path?question."""
     context: dict[str, Any] = {
         "title": "Rank GPUs for a workload",
         "nav": "rank" if path == "/" else "compare",
@@ -71,18 +86,19 @@ def render_workbench(
         **form_options.catalog_lists(snapshot),
     }
     if parsed is not None and parsed.workload is not None:
-        context.update(results_context(parsed, snapshot, path))
+        context.update(results_context(parsed, snapshot, path, view_base))
     context["form"] = form_options.form_state(parsed)
     context["errors"] = parsed.errors if parsed else {}
     if parsed and parsed.canonical and not parsed.errors:
         twin = "/rank" if path == "/" else path
-        context["json_url"] = f"{twin}.json?{parsed.canonical}"
-        context["csv_url"] = f"{twin}.csv?{parsed.canonical}"
+        context["json_url"] = f"{twin}.json?{parsed.question}"  # the twins give every option, whatever the view
+        context["csv_url"] = f"{twin}.csv?{parsed.question}"
     context.update(extra or {})
     status = 422 if context["errors"] else 200
     response = page(request, template, context, block="workbench", status_code=status)
     if parsed and parsed.canonical and wants_fragment(request):
-        response.headers["HX-Push-Url"] = f"{path}?{parsed.canonical}"
+        pushed = f"{path}?{parsed.canonical}" if view_base is None else results_view.view_url(view_base, parsed.view)
+        response.headers["HX-Push-Url"] = pushed
     return response
 
 
@@ -97,7 +113,7 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     if not _has_workload(items):
         return render_workbench(request, _blank(request), snapshot, "/")
-    parsed = parse(items)
+    parsed = parse(items, paged=True)
     redirect = _redirect_if_not_canonical(request, parsed, "/")
     return redirect or render_workbench(request, parsed, snapshot, "/")
 
@@ -121,11 +137,11 @@ def index_json(snapshot: SnapshotDep) -> Response:
 
 
 def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
-    parsed = parse(list(request.query_params.multi_items()))
+    parsed = parse(list(request.query_params.multi_items()), paged=True)  # a page's view is accepted, not applied
     if not parsed.errors:
         try:
             assert parsed.workload is not None
-            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, f"{path}?{parsed.canonical}"), 200
+            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, f"{path}?{parsed.question}"), 200
         except ranking.UnknownModel as exc:
             parsed.errors[exc.field] = str(exc)
     return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
@@ -155,7 +171,7 @@ def compare(request: Request, snapshot: SnapshotDep) -> Response:
     if not _has_workload(items):
         state = _blank(request, gpus=["H100-SXM", "H200", "B200"])
         return render_workbench(request, state, snapshot, "/compare", "compare.html")
-    parsed = parse(items)
+    parsed = parse(items, paged=True)
     redirect = _redirect_if_not_canonical(request, parsed, "/compare")
     return redirect or render_workbench(request, parsed, snapshot, "/compare", "compare.html", {"side_by_side": True})
 

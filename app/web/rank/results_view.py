@@ -1,30 +1,58 @@
-"""Turn a rank payload into what the results block shows: rows, groups, summary and charts."""
+"""Turn a ranked page into what the results block shows: the pager, summary groups and charts."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.workload_query import ResultsView, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
 
-TABLE_ROWS = 25
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
 
 
-def infeasible_groups(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One line per (GPU, count, reason) instead of one per offer."""
-    groups: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for option in options:
-        if option["feasible"]:
-            continue
-        key = (option["gpu_id"], option["gpu_count"], option["reason"])
-        group = groups.setdefault(key, {"gpu_id": key[0], "gpu_count": key[1], "reason": key[2], "offers": 0})
-        group["offers"] += 1
-    return list(groups.values())
+def view_url(base: str, view: ResultsView) -> str:
+    """`base` (a path, with or without a query) followed by the view's non-default query pairs."""
+    pairs = urlencode(view_pairs(view))
+    if not pairs:
+        return base
+    return base + ("&" if "?" in base else "?") + pairs
+
+
+def pager(view: ResultsView, total: int, base: str) -> dict[str, Any]:
+    """Which rows of `total` feasible ones the page shows, and plain links to the pages around it and to
+    every row (or back to pages); each link is `base` plus a view, so it is the canonical URL of that view."""
+    rows = view.rows
+    pages = 1 if rows is None else max(1, math.ceil(total / rows))
+    first, last = (0, total) if rows is None else (view.start, min(total, view.start + rows))
+    if view.page > pages:
+        first = last = 0
+    per_page = rows or ResultsView().rows or 1
+
+    def at(page: int, show: int | str | None = None) -> str:
+        return view_url(base, ResultsView(show=show or view.show, page=page))  # type: ignore[arg-type]
+
+    return {
+        "first": min(first + 1, last) if last else 0,  # 1-based, for "showing 26–50 of 12,100"
+        "last": last,
+        "total": total,
+        "page": view.page,
+        "pages": pages,
+        "per_page": per_page,
+        "beyond": view.page > pages,  # a page past the last: no rows, and a link back
+        "first_url": at(1) if view.page > 2 else None,
+        "prev_url": at(min(view.page, pages + 1) - 1) if view.page > 1 else None,
+        "next_url": at(view.page + 1) if view.page < pages else None,
+        "last_url": at(pages) if view.page < pages - 1 else None,
+        "all_url": view_url(base, ResultsView(show="all")) if rows is not None and total > rows else None,
+        "paged_url": at(1, per_page) if rows is None and total > per_page else None,
+    }
 
 
 def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
@@ -39,11 +67,16 @@ def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str
     return list(seen.values())
 
 
+# The charts draw the leading configurations (the best option of each leading distinct (GPU, count), from
+# app.service.rank.ranked_page), never the page's rows: the same charts on every page, bounded in size.
 def inference_charts(
-    payload: dict[str, Any], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+    payload: dict[str, Any],
+    leaders: Sequence[dict[str, Any]],
+    workload: InferenceWorkload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
 ) -> list[dict[str, str]]:
-    options = payload["options"]
-    top = distinct_configs(options, CURVE_CONFIGS)
+    top = distinct_configs(leaders, CURVE_CONFIGS)
     charts = []
     if top:
         curves = _curves(top, workload, snapshot, model)
@@ -70,7 +103,7 @@ def inference_charts(
                 "json": to_json_block(rc.throughput_curves(curves, workload.tpot_ms)),
             }
         )
-    memory = distinct_configs(options, MEMORY_CONFIGS)
+    memory = distinct_configs(leaders, MEMORY_CONFIGS)
     if memory:
         rows = [
             (f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0)) for o in memory
@@ -112,11 +145,14 @@ def _curves(
 
 
 def training_charts(
-    payload: dict[str, Any], workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+    payload: dict[str, Any],
+    leaders: Sequence[dict[str, Any]],
+    workload: TrainingWorkload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
 ) -> list[dict[str, str]]:
     from app.scoring.training.estimate import estimate_training
 
-    options = payload["options"]
     charts = [
         {
             "id": "cost-step",
@@ -124,7 +160,7 @@ def training_charts(
             "the dotted line is the Pareto front",
             "json": to_json_block(
                 rc.cost_scatter(
-                    options, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="usd_per_step"
+                    leaders, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="usd_per_step"
                 )
             ),
         },
@@ -139,7 +175,7 @@ def training_charts(
                 "json": to_json_block(rc.frontier_chart(payload["frontier"], deadline)),
             }
         )
-    memory = distinct_configs(options, MEMORY_CONFIGS)
+    memory = distinct_configs(leaders, MEMORY_CONFIGS)
     if memory:
         rows = []
         for option in memory:

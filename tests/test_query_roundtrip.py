@@ -1,0 +1,128 @@
+"""The URL is the state: parse(canonical_query(w)) == w for any valid workload of either phase, and a
+results page's view (`show`, `page`) survives the same round trip.
+
+Workloads are drawn field by field from each pydantic model's own annotations and bounds, so a field added
+to a workload is covered without touching this file. hf_config is left out: a page query never carries it
+(the form turns a pasted config.json into the custom architecture, which is drawn here).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Literal, Union, get_args, get_origin
+from urllib.parse import parse_qsl
+
+import annotated_types
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.service.workload_query import MAX_ROWS_PER_PAGE, ResultsView, canonical_query, parse, with_view
+
+IDS = st.from_regex(r"[A-Za-z0-9._-]{1,16}", fullmatch=True)
+NAMES = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9 ._-]{0,18}[A-Za-z0-9])?", fullmatch=True)  # the query trims ends
+SKIP = {"hf_config"}
+ROUND_TRIP = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _bounds(info: FieldInfo) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for item in info.metadata:
+        if isinstance(item, annotated_types.Ge):
+            found["min_value"] = item.ge
+        elif isinstance(item, annotated_types.Gt):
+            found["min_value"], found["exclude_min"] = item.gt, True
+        elif isinstance(item, annotated_types.Le):
+            found["max_value"] = item.le
+        elif isinstance(item, annotated_types.Lt):
+            found["max_value"], found["exclude_max"] = item.lt, True
+        elif isinstance(item, annotated_types.MaxLen):
+            found["max_size"] = min(item.max_length, 4)
+    return found
+
+
+def _strategy(annotation: Any, info: FieldInfo, name: str) -> st.SearchStrategy[Any]:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        return st.none() | _strategy(inner[0], info, name)
+    if origin is Literal:
+        return st.sampled_from(args)
+    if origin is list:
+        item = args[0]
+        values = st.sampled_from(get_args(item)) if get_origin(item) is Literal else IDS
+        return st.lists(values, max_size=_bounds(info).get("max_size", 4))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return st.none() | _model(annotation)
+    bounds = {k: v for k, v in _bounds(info).items() if k != "max_size"}
+    if annotation is bool:
+        return st.booleans()
+    if annotation is int:
+        low = bounds.get("min_value", 0) + (1 if bounds.get("exclude_min") else 0)
+        return st.integers(min_value=low, max_value=bounds.get("max_value", 1_000_000))
+    if annotation is float:
+        return st.floats(allow_nan=False, allow_infinity=False, **bounds)
+    if name == "name":
+        return NAMES
+    return IDS.filter(lambda text: text.lower() != "custom")  # "custom" names the custom-architecture form
+
+
+def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
+    fields = {
+        name: _strategy(info.annotation, info, name) for name, info in cls.model_fields.items() if name not in SKIP
+    }
+
+    def build(values: dict[str, Any]) -> Any:
+        try:
+            return cls.model_validate(values)
+        except ValidationError:
+            return None  # a combination the model's own validators refuse: not a workload
+
+    return st.fixed_dictionaries(fields).map(build).filter(lambda made: made is not None)
+
+
+def _custom_or_catalog(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
+    return _model(cls) | st.builds(
+        lambda w, arch: w.model_copy(update={"custom_model": arch, "model": None}),
+        _model(cls),
+        _model(ModelArchitecture),
+    )
+
+
+@ROUND_TRIP
+@given(_custom_or_catalog(InferenceWorkload))
+def test_inference_workload_round_trips_through_its_canonical_query(workload: InferenceWorkload) -> None:
+    query = canonical_query("inference", workload)
+    parsed = parse(parse_qsl(query, keep_blank_values=True))
+    assert parsed.errors == {}, (query, parsed.errors)
+    assert parsed.workload == workload, query
+    assert parsed.canonical == query  # canonical is a fixed point: the page never redirects its own link
+
+
+@ROUND_TRIP
+@given(_custom_or_catalog(TrainingWorkload))
+def test_training_workload_round_trips_through_its_canonical_query(workload: TrainingWorkload) -> None:
+    query = canonical_query("training", workload)
+    parsed = parse(parse_qsl(query, keep_blank_values=True))
+    assert parsed.errors == {}, (query, parsed.errors)
+    assert parsed.workload == workload, query
+    assert parsed.canonical == query
+
+
+VIEWS = st.builds(ResultsView, show=st.integers(1, MAX_ROWS_PER_PAGE), page=st.integers(1, 10_000)) | st.just(
+    ResultsView(show="all")
+)
+
+
+@ROUND_TRIP
+@given(_model(TrainingWorkload) | _model(InferenceWorkload), VIEWS)
+def test_a_results_view_round_trips_after_the_question(workload: Any, view: ResultsView) -> None:
+    phase = "training" if isinstance(workload, TrainingWorkload) else "inference"
+    query = with_view(canonical_query(phase, workload), view)
+    parsed = parse(parse_qsl(query, keep_blank_values=True), paged=True)
+    assert parsed.errors == {}, (query, parsed.errors)
+    assert (parsed.workload, parsed.view) == (workload, view)
+    assert parsed.canonical == query
+    assert parsed.question == canonical_query(phase, workload)
