@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.catalog import migrate, seed
-from app.config import PROJECT_ROOT, Settings
+from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
 from app.main import create_app
 
@@ -98,6 +98,15 @@ def seeded_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 def fresh_url(tmp_path: Path) -> str:
     """A migrated, seeded database of this test's own, for tests that write."""
     return make_database(tmp_path)
+
+
+@pytest.fixture
+def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh seeded database that the CLI (which reads GPUMATCH_DATABASE_URL) uses for this test."""
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
+    get_settings.cache_clear()
+    yield fresh_url
+    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")

@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from app.cli.main import main
-from app.config import get_settings
-
-
-@pytest.fixture
-def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
-    get_settings.cache_clear()
-    yield fresh_url
-    get_settings.cache_clear()
 
 
 def test_disagg_command_prints_the_verdict_pools_and_share_link(database, capsys):

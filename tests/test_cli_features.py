@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from app.cli.main import main
-from app.config import get_settings
-
-
-@pytest.fixture
-def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
-    get_settings.cache_clear()
-    yield fresh_url
-    get_settings.cache_clear()
 
 
 def test_precision_command_prints_every_precision_and_its_quality_sources(database, capsys):

@@ -9,7 +9,6 @@ import pytest
 from sqlmodel import Session, select
 
 from app.cli.main import main
-from app.config import get_settings
 from app.db import make_engine
 from app.models import Offer, PriceHistory
 from tests.conftest import SEED_DIR
@@ -26,14 +25,6 @@ ROW = {
     "as_of": "2026-12-01",
     "source_url": "https://example.com/cli",
 }
-
-
-@pytest.fixture
-def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
-    get_settings.cache_clear()
-    yield fresh_url
-    get_settings.cache_clear()
 
 
 def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:

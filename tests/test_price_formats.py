@@ -12,19 +12,10 @@ from sqlmodel import Session, select
 
 from app.catalog.price_formats import detect_format, gpu_id
 from app.cli.main import main
-from app.config import get_settings
 from app.db import make_engine
 from app.models import Offer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "price_files"
-
-
-@pytest.fixture
-def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("GPUMATCH_DATABASE_URL", fresh_url)
-    get_settings.cache_clear()
-    yield fresh_url
-    get_settings.cache_clear()
 
 
 def offers_from(url: str, source_url: str) -> list[Offer]:

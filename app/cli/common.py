@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.config import get_settings
@@ -46,6 +47,30 @@ def load_snapshot():  # type: ignore[no-untyped-def]
         snapshot = read(session, settings.stale_after_days)
     engine.dispose()
     return snapshot
+
+
+def flag_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The flags the user gave, by field name (those left out keep the model's defaults)."""
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+def add_flags(
+    parser: argparse.ArgumentParser,
+    helps: dict[str, str | None],
+    api: str,
+    func: Callable[[argparse.Namespace], int],
+) -> None:
+    """`--flag-name` per field (with its help text), `--json` for the `api` API's JSON, and the command."""
+    for name, text in helps.items():
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=text)
+    parser.add_argument("--json", action="store_true", help=f"print the {api} API's JSON")
+    parser.set_defaults(func=func)
+
+
+def print_field_error(field: str, message: object) -> int:
+    """One rejected field as `--flag-name: message` on stderr; exit status 2."""
+    print(f"--{field.replace('_', '-')}: {message}", file=sys.stderr)
+    return 2
 
 
 def print_flag_errors(exc: Any) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from pydantic import ValidationError
@@ -61,27 +60,23 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_disagg(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
     from app.service import disagg
 
-    workload_values = {n: getattr(args, n) for n in WORKLOAD_FLAGS if getattr(args, n, None) is not None}
-    traffic_values = {n: getattr(args, n) for n in TRAFFIC_FLAGS if getattr(args, n, None) is not None}
     try:
-        workload = InferenceWorkload.model_validate(workload_values)
-        traffic = Traffic.model_validate(traffic_values)
+        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS))
+        traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
         body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
     except ValidationError as exc:
         return print_flag_errors(exc)
     except disagg.PlanFieldError as exc:
-        print(f"--model: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error("model", exc)
     return emit(body, args.json, _print)
 
 
 def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from app.cli.common import add_flags
+
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
-    for name in WORKLOAD_FLAGS + TRAFFIC_FLAGS:
-        parser.add_argument("--" + name.replace("_", "-"), dest=name)
-    parser.add_argument("--json", action="store_true", help="print the disagg API's JSON")
-    parser.set_defaults(func=cmd_disagg)
+    add_flags(parser, dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "disagg", cmd_disagg)

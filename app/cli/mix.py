@@ -77,7 +77,7 @@ def _values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_mix(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot
+    from app.cli.common import emit, load_snapshot, print_field_error
     from app.service import mix
 
     try:
@@ -88,17 +88,16 @@ def cmd_mix(args: argparse.Namespace) -> int:
             body = mix.mix_payload(question, snapshot, share)
     except ValidationError as exc:
         for name, message in mix.question_errors(exc).items():  # `--mix: bucket 2, input_len: ...`
-            print(f"--{name.replace('_', '-')}: {message}", file=sys.stderr)
+            print_field_error(name, message)
         return 2
     except mix.PlanFieldError as exc:
-        print(f"--{exc.field.replace('_', '-')}: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error(exc.field, exc)
     return emit(body, args.json, _print)
 
 
 def add_mix_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from app.cli.common import add_flags
+
     parser = sub.add_parser("mix", help="the cheapest mix of GPU offers for a request-length distribution")
-    for name, info in MixQuestion.model_fields.items():
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=info.description)
-    parser.add_argument("--json", action="store_true", help="print the mix API's JSON")
-    parser.set_defaults(func=cmd_mix)
+    helps = {name: info.description for name, info in MixQuestion.model_fields.items()}
+    add_flags(parser, helps, "mix", cmd_mix)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,25 +36,23 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_own(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
     from app.service import ownership
 
-    values = {n: getattr(args, n) for n in OwnershipQuestion.model_fields if getattr(args, n, None) is not None}
     try:
-        question = OwnershipQuestion.model_validate(values)
+        question = OwnershipQuestion.model_validate(flag_values(args, OwnershipQuestion.model_fields))
         share = "/own?" + ownership.canonical_own_query(question)
         body = ownership.own_payload(question, load_snapshot(), share)
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ownership.MissingInput as exc:
-        print(f"--{exc.field.replace('_', '-')}: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error(exc.field, exc)
     return emit(body, args.json, _print)
 
 
 def add_own_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from app.cli.common import add_flags
+
     parser = sub.add_parser("own", help="own N GPU servers or rent them: monthly costs and the break-even")
-    for name, info in OwnershipQuestion.model_fields.items():
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=info.description)
-    parser.add_argument("--json", action="store_true", help="print the own API's JSON")
-    parser.set_defaults(func=cmd_own)
+    helps = {name: info.description for name, info in OwnershipQuestion.model_fields.items()}
+    add_flags(parser, helps, "own", cmd_own)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from pydantic import ValidationError
@@ -47,25 +46,22 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_precision(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
     from app.service import precision
 
-    values = {n: getattr(args, n) for n in FLAGS if getattr(args, n, None) is not None}
     try:
-        workload = InferenceWorkload.model_validate(values)
+        workload = InferenceWorkload.model_validate(flag_values(args, FLAGS))
         share = "/precision?" + precision.canonical_precision_query(workload)
         body = precision.precision_payload(workload, load_snapshot(), share)
     except ValidationError as exc:
         return print_flag_errors(exc)
     except precision.PlanFieldError as exc:
-        print(f"--model: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error("model", exc)
     return emit(body, args.json, _print)
 
 
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from app.cli.common import add_flags
+
     parser = sub.add_parser("precision", help="one inference workload at five precisions side by side")
-    for name in FLAGS:
-        parser.add_argument("--" + name.replace("_", "-"), dest=name)
-    parser.add_argument("--json", action="store_true", help="print the precision API's JSON")
-    parser.set_defaults(func=cmd_precision)
+    add_flags(parser, dict.fromkeys(FLAGS), "precision", cmd_precision)

@@ -32,6 +32,35 @@ def to_json_block(figure: Figure) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+def hbar_trace(name: str, y: list[str], x: list[Any], color: str, hovertemplate: str, **extra: Any) -> dict[str, Any]:
+    """One horizontal bar trace; `extra` (e.g. customdata) goes in after x."""
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "name": name,
+        "y": y,
+        "x": x,
+        **extra,
+        "marker": {"color": color},
+        "hovertemplate": hovertemplate,
+    }
+
+
+def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, legend_y: float, bottom: int) -> Figure:
+    """Stacked horizontal bars, first bar on top, legend below, x from zero."""
+    return {
+        "data": traces,
+        "layout": layout(
+            barmode="stack",
+            height=height,
+            xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+            legend={"orientation": "h", "y": legend_y},
+            margin={"l": 10, "r": 20, "t": 10, "b": bottom},
+        ),
+    }
+
+
 def offer_price_bars(offers: list[Any]) -> Figure:
     """Cheapest $/GPU-hour per provider and price type, cheapest first."""
     cheapest: dict[tuple[str, str], float] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
 from fastapi import Request
@@ -93,6 +93,42 @@ def canonical_page(
     if query and query.canonical and not context["errors"] and wants_fragment(request):
         response.headers["HX-Push-Url"] = f"{path}?{query.canonical}"
     return response
+
+
+class _NamesField(Protocol):
+    field: str
+
+
+def answer_or_error(
+    query: CanonicalQuery,
+    build_payload: Callable[[], dict[str, Any]],
+    field_error: type[Exception],
+    *,
+    leaf_field: bool = False,
+) -> dict[str, Any] | None:
+    """The service's payload, or None with its field error recorded on the query (beside the form, or in the
+    422); `leaf_field` keeps only the last part of a dotted field (`workload.model` → `model`)."""
+    try:
+        return build_payload()
+    except field_error as exc:
+        field = cast(_NamesField, exc).field
+        query.errors[field.rsplit(".", 1)[-1] if leaf_field else field] = str(exc)
+        return None
+
+
+def canonical_json(
+    query: CanonicalQuery,
+    build_payload: Callable[[], dict[str, Any]],
+    field_error: type[Exception],
+    *,
+    leaf_field: bool = False,
+) -> Response:
+    """A page's JSON twin: the payload, or 422 listing each field's problem."""
+    if not query.errors:
+        payload = answer_or_error(query, build_payload, field_error, leaf_field=leaf_field)
+        if payload is not None:
+            return json_response(payload)
+    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
 
 
 def _pairs(values: Any) -> list[tuple[str, str]]:

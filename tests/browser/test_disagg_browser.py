@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import re
-
 import pytest
 
+from tests.browser.flows import assert_link_reproduces, save_shot, submit_and_read
+
 pytestmark = pytest.mark.browser
-SHOTS = os.environ.get("GPUMATCH_FEATURE_SHOTS")  # a folder: save full-page screenshots for a look
 
 
 def test_disagg_page_compares_layouts_with_a_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
@@ -18,13 +16,7 @@ def test_disagg_page_compares_layouts_with_a_chart(page, server_url: str) -> Non
     page.fill("#f-input_len", "32000")
     page.fill("#f-output_len", "1000")
     page.fill("#f-tpot_ms", "40")
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r"/disagg\?model=llama-3.1-70b.*input_len=32000.*tpot_ms=40"))
-    page.wait_for_selector("[data-drawn=true] svg", state="attached")
-    text = page.inner_text("main")
+    text = submit_and_read(page, r"/disagg\?model=llama-3.1-70b.*input_len=32000.*tpot_ms=40")
     assert "Prefill pool:" in text and "Decode pool:" in text and "Disaggregated plans" in text
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, "disagg.png"), full_page=True)
-    page.goto(page.url)
-    assert page.inner_text("main") == text
-    assert page.console.errors == []
+    save_shot(page, "disagg")
+    assert_link_reproduces(page, text)

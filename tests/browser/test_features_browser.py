@@ -2,49 +2,33 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
+from tests.browser.flows import assert_link_reproduces, save_shot, submit_and_read
+
 pytestmark = pytest.mark.browser
-SHOTS = os.environ.get("GPUMATCH_FEATURE_SHOTS")  # a folder: save full-page screenshots for a look
-
-
-def _shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
 
 
 def test_precision_page_compares_precisions_with_a_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/precision")
     page.select_option("#f-model", "llama-3.1-70b")
     page.fill("#f-tpot_ms", "40")
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r"/precision\?model=llama-3.1-70b.*tpot_ms=40"))
-    page.wait_for_selector("[data-drawn=true] svg", state="attached")
-    text = page.inner_text("main")
+    text = submit_and_read(page, r"/precision\?model=llama-3.1-70b.*tpot_ms=40")
     assert "INT4 weight-only" in text and "recovered" in text
-    _shot(page, "precision")
-    shared = page.url
-    page.goto(shared)
-    assert page.inner_text("main") == text
-    assert page.console.errors == []
+    save_shot(page, "precision")
+    assert_link_reproduces(page, text)
 
 
 def test_own_page_overrides_an_input_and_keeps_it_in_the_link(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/own")
     assert "Break-even" in page.inner_text("main")  # the default question is answered at once
     page.fill("#f-pue", "1.3")
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r"/own\?.*pue=1.3"))
-    page.wait_for_selector("[data-drawn=true] svg", state="attached")
-    text = page.inner_text("main")
+    text = submit_and_read(page, r"/own\?.*pue=1.3")
     assert "your value" in text and "months" in text
-    _shot(page, "own")
-    page.goto(page.url)
-    assert page.inner_text("main") == text
-    assert page.console.errors == []
+    save_shot(page, "own")
+    assert_link_reproduces(page, text)
 
 
 def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
@@ -52,17 +36,12 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
     page.click("text=Chat and RAG on a mix of GPUs")  # the plan page links here with its traffic
     page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:1,rag:1&requests_per_day=1000000"))
     page.fill("#f-mix", "chat:0.7, rag:0.3")
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000$"))
-    page.wait_for_selector("[data-drawn=true] svg", state="attached")
+    text = submit_and_read(page, r"/mix\?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000$")
     summary = page.inner_text("#mix-summary")
     assert "Cheapest mix:" in summary and "Best single GPU type:" in summary and "Saving:" in summary
-    text = page.inner_text("main")
     assert "LMSYS-Chat-1M" in text and "Considered" in text
-    _shot(page, "mix")
-    page.goto(page.url)
-    assert page.inner_text("main") == text
-    assert page.console.errors == []
+    save_shot(page, "mix")
+    assert_link_reproduces(page, text)
     page.fill("#f-mix", "chat:0,rag:0")  # a 422 swaps in the form with the error beside the field
     page.click("button[type=submit]")
     page.wait_for_selector("#err-mix")

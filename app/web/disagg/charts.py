@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.web.charts import Figure, layout
+from app.web.charts import Figure, hbar_trace, stacked_hbars
 from app.web.rank.charts import PALETTE
 
 
@@ -22,36 +22,28 @@ def cost_by_layout(payload: dict[str, Any]) -> Figure:
     traces = []
     if agg:
         traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": "aggregated",
-                "y": labels,
-                "x": [agg["monthly_usd"]] + [None] * len(plans),
-                "marker": {"color": PALETTE[0]},
-                "hovertemplate": "%{y}: $%{x:,.0f} a month<extra>aggregated</extra>",
-            }
+            hbar_trace(
+                "aggregated",
+                labels,
+                [agg["monthly_usd"]] + [None] * len(plans),
+                PALETTE[0],
+                "%{y}: $%{x:,.0f} a month<extra>aggregated</extra>",
+            )
         )
     for i, role in enumerate(("prefill", "decode"), start=1):
         traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": f"{role} pool",
-                "y": labels,
-                "x": pad + [p[role]["monthly_usd"] for p in plans],
-                "marker": {"color": PALETTE[i % len(PALETTE)]},
-                "hovertemplate": "%{y}: $%{x:,.0f} a month<extra>" + role + " pool</extra>",
-            }
+            hbar_trace(
+                f"{role} pool",
+                labels,
+                pad + [p[role]["monthly_usd"] for p in plans],
+                PALETTE[i % len(PALETTE)],
+                "%{y}: $%{x:,.0f} a month<extra>" + role + " pool</extra>",
+            )
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            barmode="stack",
-            height=max(240, 44 * len(labels) + 110),
-            xaxis={"title": {"text": "$ per month (autoscaled)"}, "rangemode": "tozero"},
-            yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": -0.25},
-            margin={"l": 10, "r": 20, "t": 10, "b": 80},
-        ),
-    }
+    return stacked_hbars(
+        traces,
+        height=max(240, 44 * len(labels) + 110),
+        x_title="$ per month (autoscaled)",
+        legend_y=-0.25,
+        bottom=80,
+    )

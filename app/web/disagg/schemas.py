@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
+from app.web.report_schemas import ModelRef, TermOut
 
 
 class DisaggRequest(BaseModel):
@@ -15,13 +16,6 @@ class DisaggRequest(BaseModel):
 
     workload: InferenceWorkload = Field(description="the rank API's inference workload")
     traffic: Traffic = Field(default_factory=Traffic)
-
-
-class TermOut(BaseModel):
-    name: str
-    value: float
-    unit: str
-    detail: str
 
 
 class Pool(BaseModel):
@@ -93,12 +87,6 @@ class VerdictOut(BaseModel):
     saving_usd_per_month: float | None = Field(description="aggregated − disaggregated (negative: aggregated cheaper)")
     saving_share: float | None
     why: list[str] = Field(description="the numbers per pool behind the headline")
-
-
-class ModelRef(BaseModel):
-    id: str
-    name: str
-    params_b: float
 
 
 class DisaggResponse(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.web.charts import Figure, layout
+from app.web.charts import Figure, hbar_trace, stacked_hbars
 from app.web.rank.charts import PALETTE
 
 SINGLE_BARS = 4  # the mix and the cheapest few single-type fleets
@@ -21,25 +21,19 @@ def cost_by_offer(payload: dict[str, Any]) -> Figure:
     for n, offer in enumerate(offers):
         rows = [next((r for r in f["rows"] if r["label"] == offer), None) for f in fleets]
         traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": offer,
-                "y": names,
-                "x": [r["usd_per_month"] if r else 0 for r in rows],
-                "customdata": [f"{r['replicas']} × {offer}: {', '.join(r['serves'])}" if r else "" for r in rows],
-                "marker": {"color": PALETTE[n % len(PALETTE)]},
-                "hovertemplate": "%{customdata}<br>$%{x:,.0f}/month<extra></extra>",
-            }
+            hbar_trace(
+                offer,
+                names,
+                [r["usd_per_month"] if r else 0 for r in rows],
+                PALETTE[n % len(PALETTE)],
+                "%{customdata}<br>$%{x:,.0f}/month<extra></extra>",
+                customdata=[f"{r['replicas']} × {offer}: {', '.join(r['serves'])}" if r else "" for r in rows],
+            )
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            barmode="stack",
-            height=max(240, 56 * len(fleets) + 120),
-            xaxis={"title": {"text": "$ per month (always on, sized for the busiest hour)"}, "rangemode": "tozero"},
-            yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": -0.3},
-            margin={"l": 10, "r": 20, "t": 10, "b": 60},
-        ),
-    }
+    return stacked_hbars(
+        traces,
+        height=max(240, 56 * len(fleets) + 120),
+        x_title="$ per month (always on, sized for the busiest hour)",
+        legend_y=-0.3,
+        bottom=60,
+    )

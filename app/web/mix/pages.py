@@ -16,7 +16,7 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.mix.charts import cost_by_offer
 from app.web.rank import form_options
-from app.web.render import canonical_page, json_response
+from app.web.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -47,11 +47,8 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
         **form_options.catalog_lists(snapshot),
     }
     if query is not None and query.question is not None:
-        try:
-            payload = _payload(query, snapshot)
-        except mix.PlanFieldError as exc:
-            query.errors[exc.field] = str(exc)
-        else:
+        payload = answer_or_error(query, lambda: _payload(query, snapshot), mix.PlanFieldError)
+        if payload is not None:
             context.update(
                 payload=payload,
                 share_query=query.canonical,
@@ -73,9 +70,4 @@ def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/mix.json")
 def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = mix.parse_mix(list(request.query_params.multi_items()))
-    if not query.errors:
-        try:
-            return json_response(_payload(query, snapshot))
-        except mix.PlanFieldError as exc:
-            query.errors[exc.field] = str(exc)
-    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
+    return canonical_json(query, lambda: _payload(query, snapshot), mix.PlanFieldError)

@@ -5,13 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix_question import MixQuestion
-
-
-class TermOut(BaseModel):
-    name: str
-    value: float
-    unit: str
-    detail: str
+from app.web.report_schemas import ModelRef, TermOut
 
 
 class BucketOut(BaseModel):
@@ -74,12 +68,6 @@ class FleetOut(BaseModel):
     usd_per_month: float
     gpu_types: list[str]
     rows: list[FleetRow]
-
-
-class ModelRef(BaseModel):
-    id: str
-    name: str
-    params_b: float
 
 
 class ShapeOut(BaseModel):

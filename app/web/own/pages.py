@@ -13,7 +13,7 @@ from app.service import ownership
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.own.charts import cumulative_cost
-from app.web.render import canonical_page, json_response
+from app.web.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -33,11 +33,8 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
     form: dict[str, Any] = OwnershipQuestion().model_dump()
     if query.question is not None:
         form.update(query.question.model_dump())
-        try:
-            payload = _payload(query, snapshot)
-        except ownership.MissingInput as exc:
-            query.errors[exc.field] = str(exc)
-        else:
+        payload = answer_or_error(query, lambda: _payload(query, snapshot), ownership.MissingInput)
+        if payload is not None:
             context.update(
                 payload=payload,
                 defaults={i["name"]: i for i in payload["inputs"]},
@@ -64,9 +61,4 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/own.json")
 def own_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = ownership.parse_own(list(request.query_params.multi_items()))
-    if not query.errors:
-        try:
-            return json_response(_payload(query, snapshot))
-        except ownership.MissingInput as exc:
-            query.errors[exc.field] = str(exc)
-    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
+    return canonical_json(query, lambda: _payload(query, snapshot), ownership.MissingInput)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.web.report_schemas import TermOut
 
 
 class InputUsed(BaseModel):
@@ -15,13 +16,6 @@ class InputUsed(BaseModel):
     source: str = Field(description="the tco.csv row (or offer) the default came from")
     as_of: str
     source_url: str
-
-
-class TermOut(BaseModel):
-    name: str
-    value: float
-    unit: str
-    detail: str
 
 
 class CumulativePoint(BaseModel):

@@ -17,7 +17,7 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.plan.charts import cost_vs_traffic
 from app.web.rank import form_options
-from app.web.render import canonical_page, json_response
+from app.web.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 TABLE_ROWS = 15
@@ -71,11 +71,8 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
         **form_options.catalog_lists(snapshot),
     }
     if query is not None and query.workload is not None and query.traffic is not None:
-        try:
-            payload = plan_json(query, snapshot)
-        except plan.PlanFieldError as exc:
-            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
-        else:
+        payload = answer_or_error(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, leaf_field=True)
+        if payload is not None:
             context.update(
                 payload=payload,
                 options=payload["options"][:TABLE_ROWS],
@@ -100,9 +97,4 @@ def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
-    if not query.errors:
-        try:
-            return json_response(plan_json(query, snapshot))
-        except plan.PlanFieldError as exc:
-            query.errors[exc.field.rsplit(".", 1)[-1]] = str(exc)
-    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
+    return canonical_json(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, leaf_field=True)

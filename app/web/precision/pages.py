@@ -15,7 +15,7 @@ from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.precision.charts import cost_by_precision
 from app.web.rank import form_options
-from app.web.render import canonical_page, json_response
+from app.web.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,11 +35,8 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
     form: dict[str, Any] = InferenceWorkload(model="llama-3.1-70b").model_dump()
     if query is not None and isinstance(query.workload, InferenceWorkload):
         form.update(query.workload.model_dump(exclude_none=True))
-        try:
-            payload = _payload(query, snapshot)
-        except precision.PlanFieldError as exc:
-            query.errors[exc.field] = str(exc)
-        else:
+        payload = answer_or_error(query, lambda: _payload(query, snapshot), precision.PlanFieldError)
+        if payload is not None:
             context.update(
                 payload=payload,
                 share_query=query.canonical,
@@ -66,9 +63,4 @@ def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/precision.json")
 def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = precision.parse_precision(list(request.query_params.multi_items()))
-    if not query.errors:
-        try:
-            return json_response(_payload(query, snapshot))
-        except precision.PlanFieldError as exc:
-            query.errors[exc.field] = str(exc)
-    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
+    return canonical_json(query, lambda: _payload(query, snapshot), precision.PlanFieldError)

@@ -6,6 +6,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from app.web.report_schemas import ModelRef
+
 
 class QualityRow(BaseModel):
     model_id: str
@@ -61,12 +63,6 @@ class PrecisionRowOut(BaseModel):
     reason: str = Field(description="why no option is shown (empty when one is)")
     quality: list[QualityRow] = Field(description="published quality rows for this model and precision")
     quality_note: str
-
-
-class ModelRef(BaseModel):
-    id: str
-    name: str
-    params_b: float
 
 
 class PrecisionResponse(BaseModel):
