@@ -36,16 +36,18 @@ LOSO" is the share of measurements inside the band around their LOSO prediction;
 these same residuals, so ~80 % there is by construction for well-evidenced regimes. "Around in-sample" is
 the band as the product shows it, around the committed constants' prediction.
 
-**Before and after (2026-12-01, issue 10).** Before, this file reported in-sample, every row weighted
-equally, on an older 884-row inference file; on today's file that view reads inference output tokens/s
-16.6 % median (60 % within ±25 %), TTFT 20.9 %, TPOT 14.6 %, training tokens/s 8.2 %. The honest view of the
-same constants (LOSO, publication-weighted): inference output tokens/s 15.5 %, TPOT 30.6 %, TTFT 54.6 %;
-training tokens/s 21.0 % (in-sample 16.1 %). The training fit now weights publications equally:
-training tokens/s LOSO 21.0 → 18.4 %, MFU 20.1 → 11.8 %, step time 18.7 → 19.0 %, in-sample
-publication-weighted 16.1 → 11.1 % (pooled in-sample 8.2 → 13.2 %: LLM Foundry's 201 rows no longer
-dominate). The inference constants are unchanged (a publication-weighted refit drives decode_mbu to its bound
-and TTFT to 68 %; not committed). Old bands (in-sample, ×0.84-1.16 on throughput) held 53 % of LOSO
-measurements (56 % in-sample) where they implied 80 %; the LOSO bands below hold 85 %.
+**Before and after (2026-12-02, issue 10).** The inference estimator gained latency under load (closed loops
+beyond the running batch queue for a slot; open loops settle where B / life(B) = the offered rate, and report
+overload), p99 TTFT limits, dequantised FP4/FP8 matmuls on GPUs without those peaks, hierarchical all-reduce
+across nodes, and regime constants (vLLM, SGLang, ROCm, routed-expert streaming, inter-node alpha) bounded to
+their sourced ranges or shrunk toward sourced priors; then a refit from the research start, each publication
+weighted equally. Validation now reads the offered request rate instead of the in-flight count derived from the
+measured latency. Inference LOSO, publication-weighted, before → after: output tokens/s 15.5 → 9.6 % (within
+±25 %: 67 → 69 %), TPOT 30.6 → 15.4 %, TTFT 54.6 → 45.9 %; argonne (vLLM on MI300X) 81 → 27 %, NVIDIA NIM
+TTFT under load 52 → 13 %. Training is unchanged (LOSO tokens/s 18.4 %). Still weak: TTFT of SGLang DeepSeek-R1
+(InferenceX, Tenstorrent: measured 180-430 ms where the physics gives 60-130 ms), MLPerf TTFT (input lengths
+unpublished), and InferenceX R1 TPOT (measured 13-35 ms, predicted about twice that: the TP8 MBU penalty the dense
+models need is too harsh for large expert shards).
 
 """
 HEADERS = (
