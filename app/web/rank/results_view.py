@@ -131,14 +131,13 @@ def _curves(
     curves = []
     for option in top:
         gpu = snapshot.gpus[option["gpu_id"]]
-        count, tp = option["gpu_count"], option["tensor_parallel"]
-        max_batch = estimate_inference(
-            gpu, count, model, workload.model_copy(update={"scenario": "max_throughput"}), tensor_parallel=tp
-        ).max_batch
+        count, tp, pp = option["gpu_count"], option["tensor_parallel"], option.get("pipeline_parallel", 1)
+        peak = workload.model_copy(update={"scenario": "max_throughput"})
+        max_batch = estimate_inference(gpu, count, model, peak, tensor_parallel=tp, pipeline_parallel=pp).max_batch
 
-        def at(batch: int, gpu=gpu, count=count, tp=tp):  # type: ignore[no-untyped-def]
+        def at(batch: int, gpu=gpu, count=count, tp=tp, pp=pp):  # type: ignore[no-untyped-def]
             fixed = workload.model_copy(update={"scenario": "fixed_batch", "batch": batch})
-            return estimate_inference(gpu, count, model, fixed, tensor_parallel=tp)
+            return estimate_inference(gpu, count, model, fixed, tensor_parallel=tp, pipeline_parallel=pp)
 
         curves.append((f"{count}×{gpu.id}", rc.curve_points(at, max_batch)))
     return curves
