@@ -13,6 +13,13 @@ from app.scoring.workload import InferenceWorkload
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
 
+def _nim_70b(**load) -> InferenceWorkload:
+    """The NVIDIA NIM benchmark's question: Llama-3.3-70B FP8, 5,000 in / 500 out, TensorRT-LLM."""
+    return InferenceWorkload(
+        model="llama-3.3-70b", engine="trtllm", input_len=5000, output_len=500, weight_dtype="fp8", **load
+    )
+
+
 def _ctx():
     return build_context(GPUS["H100-SXM"], MODELS["llama-3.3-70b"], "fp8", "fp8", "trtllm", 2)
 
@@ -38,16 +45,7 @@ def test_clients_beyond_the_running_batch_wait_and_throughput_stays_flat():
 
 
 def test_overloaded_concurrency_estimate_explains_the_queue():
-    w = InferenceWorkload(
-        model="llama-3.3-70b",
-        engine="trtllm",
-        scenario="concurrency",
-        concurrency=250,
-        input_len=5000,
-        output_len=500,
-        weight_dtype="fp8",
-        kv_dtype="fp8",
-    )
+    w = _nim_70b(scenario="concurrency", concurrency=250, kv_dtype="fp8")
     est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
     assert est.feasible
     assert est.batch < 250
@@ -85,15 +83,7 @@ def test_open_loop_above_capacity_is_overloaded_with_a_growing_backlog():
     over = open_loop_point(ctx, DEFAULT_EFFICIENCY, capacity_per_s * 2, 80, 5000, 500)
     assert over.batch == 80
     assert abs(over.backlog_per_s - capacity_per_s) < 1e-6 * capacity_per_s
-    w = InferenceWorkload(
-        model="llama-3.3-70b",
-        engine="trtllm",
-        scenario="request_rate",
-        requests_per_s=50,
-        input_len=5000,
-        output_len=500,
-        weight_dtype="fp8",
-    )
+    w = _nim_70b(scenario="request_rate", requests_per_s=50)
     est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
     assert any("overloaded: arrivals exceed capacity" in a for a in est.assumptions)
 
