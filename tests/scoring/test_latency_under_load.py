@@ -100,3 +100,14 @@ def test_a_lone_closed_loop_request_decodes_without_prefill_interference():
     )
     pair = closed_loop_point(_ctx(), DEFAULT_EFFICIENCY, 2, 80, 5000, 500)
     assert pair.tpot_ms > alone.tpot_ms
+
+
+def test_prefix_cache_terms_compare_an_open_loop_with_the_same_loop_without_the_cache():
+    w = _nim_70b(scenario="request_rate", requests_per_s=0.5, prefix_cache_hit=0.5)
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    plain = estimate_inference(
+        GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w.model_copy(update={"prefix_cache_hit": None})
+    )
+    assert est.feasible and plain.feasible
+    assert est.ttft_ms < plain.ttft_ms
+    assert any("prefix" in t.name for t in est.terms)

@@ -470,5 +470,7 @@ def _technique_terms(s: Solution) -> list[Term]:
         return []
     w = s.workload
     plain_ctx = replace(s.ctx, techniques=NO_TECHNIQUES)
-    base = operating_point(plain_ctx, s.efficiency, w.scenario, s.batch, w.input_len, w.output_len, w.beam_width)
+    scenario = "concurrency" if w.scenario == "request_rate" else w.scenario  # both run loops of requests
+    batch = s.point.batch if scenario == "concurrency" else s.batch
+    base = operating_point(plain_ctx, s.efficiency, scenario, batch, w.input_len, w.output_len, w.beam_width)
     return technique_terms(s.ctx.techniques, s.point, base)
