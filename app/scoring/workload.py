@@ -117,7 +117,10 @@ class InferenceWorkload(_WorkloadBase):
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
     requests_per_s: float | None = Field(
-        None, gt=0, le=1_000_000, description="request_rate: Poisson arrivals per second at one replica"
+        None,
+        ge=1e-6,  # one request in ~12 days; below it $ per token overflows (the replica is all idle time)
+        le=1_000_000,
+        description="request_rate: Poisson arrivals per second at one replica (at least 1e-6)",
     )
     peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")

@@ -111,3 +111,11 @@ def test_prefix_cache_terms_compare_an_open_loop_with_the_same_loop_without_the_
     assert est.feasible and plain.feasible
     assert est.ttft_ms < plain.ttft_ms
     assert any("prefix" in t.name for t in est.terms)
+
+
+def test_request_rate_below_one_in_twelve_days_is_refused():
+    with pytest.raises(ValidationError, match="requests_per_s"):
+        _nim_70b(scenario="request_rate", requests_per_s=5e-324)
+    w = _nim_70b(scenario="request_rate", requests_per_s=1e-6)
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    assert est.feasible and 0 < est.band.low <= est.output_tokens_per_s <= est.band.high
