@@ -14,7 +14,10 @@ Training: the full `calibrate_training.fit` (cold start from the research defaul
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Iterable
+from typing import Any
 
 from app.calibration.cases import CasePrediction
 from app.calibration.validate import make_prediction, quantile
@@ -29,18 +32,48 @@ def _by_source(rows: list[dict]) -> dict[str, list[int]]:
     return groups
 
 
-def loso_inference(rows: list[dict], gpus: dict, models: dict, rounds: int = LOSO_INFERENCE_ROUNDS) -> list:
-    """One held-out prediction per row, in row order (uncovered rows keep their reason)."""
+# The folds a forked worker refits: (rows, setups, rounds), set before the pool forks (nothing is pickled).
+_FOLDS: tuple[list[dict], list, int] | None = None
+
+
+def _refit_without(source: str) -> Any:
     from app.calibration.calibrate_inference import fit
-    from app.calibration.validate_inference import case_setup, predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+
+    assert _FOLDS is not None
+    rows, setups, rounds = _FOLDS
+    train = [
+        (rows[i], s) for i, s in enumerate(setups) if rows[i].get("source", "") != source and not isinstance(s, str)
+    ]
+    return fit(train, DEFAULT_EFFICIENCY, rounds=rounds) if train else DEFAULT_EFFICIENCY
+
+
+def _refits(sources: list[str], workers: int) -> dict[str, Any]:
+    """One refit per held-out source; independent, so they run on `workers` forked processes."""
+    if workers <= 1 or len(sources) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return {source: _refit_without(source) for source in sources}
+    with multiprocessing.get_context("fork").Pool(min(workers, len(sources))) as pool:
+        return dict(zip(sources, pool.map(_refit_without, sources), strict=True))
+
+
+def loso_inference(
+    rows: list[dict], gpus: dict, models: dict, rounds: int = LOSO_INFERENCE_ROUNDS, workers: int | None = None
+) -> list:
+    """One held-out prediction per row, in row order (uncovered rows keep their reason). The refits run on
+    `workers` processes (default: one per CPU)."""
+    global _FOLDS
+    from app.calibration.validate_inference import case_setup, predict_setup
 
     setups = [case_setup(row, gpus, models) for row in rows]
     out: list[CasePrediction | None] = [None] * len(rows)
-    for source, indices in _by_source(rows).items():
-        held = set(indices)
-        train = [(rows[i], s) for i, s in enumerate(setups) if i not in held and not isinstance(s, str)]
-        eff = fit(train, DEFAULT_EFFICIENCY, rounds=rounds) if train else DEFAULT_EFFICIENCY
+    groups = _by_source(rows)
+    _FOLDS = (rows, setups, rounds)
+    try:
+        fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers)
+    finally:
+        _FOLDS = None
+    for source, indices in groups.items():
+        eff = fitted[source]
         for i in indices:
             setup = setups[i]
             if isinstance(setup, str):

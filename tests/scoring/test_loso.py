@@ -43,7 +43,7 @@ def test_each_refit_leaves_out_exactly_the_held_out_source(monkeypatch):
 
     monkeypatch.setattr(calibrate_inference, "fit", recording_fit)
     rows = _rows("a", 3) + _rows("b", 2) + _rows("c", 1)
-    held = loso.loso_inference(rows, GPUS, MODELS)
+    held = loso.loso_inference(rows, GPUS, MODELS, workers=1)  # in this process, where fit is recorded
     assert [p.case_id for p in held] == [r["case_id"] for r in rows]
     assert sorted(map(sorted, seen)) == [["a", "b"], ["a", "c"], ["b", "c"]]
 
@@ -51,7 +51,7 @@ def test_each_refit_leaves_out_exactly_the_held_out_source(monkeypatch):
 def test_a_source_is_predicted_by_constants_fitted_on_the_others():
     # source "far" measures 10x the others: in LOSO nothing pulls the constants towards it
     rows = _rows("near", 4) + _rows("also-near", 4) + _rows("far", 4, value=10_000.0)
-    held = {p.case_id: p for p in loso.loso_inference(rows, GPUS, MODELS, rounds=1)}
+    held = {p.case_id: p for p in loso.loso_inference(rows, GPUS, MODELS, rounds=1, workers=2)}
     far = [held[f"far-{i}"].pct_error for i in range(4)]
     assert all(e is not None and e < -60 for e in far)
 
