@@ -105,9 +105,10 @@ DEFAULT_EFFICIENCY = InferenceEfficiency()
 
 # Engine class multipliers on MBU and MFU, relative to TensorRT-LLM (research §7.3 "Engine multipliers":
 # vLLM/SGLang ~0.9, HF transformers 0.5 (gpu_poor x2.0 slower)). llama.cpp uses the fitted factors above.
-# vLLM and SGLang take the fitted vllm_factor / sglang_factor instead of these.
-ENGINE_MBU: dict[str, float] = {"trtllm": 1.0, "vllm": 0.9, "sglang": 0.9, "hf": 0.5}
-ENGINE_MFU: dict[str, float] = {"trtllm": 1.0, "vllm": 0.9, "sglang": 0.9, "hf": 0.5}
+# vLLM and SGLang have fitted factors (vllm_factor, sglang_factor; 0.9 is their prior); any other engine
+# class not listed here takes vllm_factor.
+ENGINE_MBU: dict[str, float] = {"trtllm": 1.0, "hf": 0.5}
+ENGINE_MFU: dict[str, float] = {"trtllm": 1.0, "hf": 0.5}
 
 # Largest running batch each engine schedules by default.
 ENGINE_MAX_BATCH: dict[str, int] = {
