@@ -147,6 +147,39 @@ def band_coverage(cases: list[dict]) -> dict:
     return dict(sorted(result.items()))
 
 
+BIAS_GROUP_MIN_ROWS = 20  # issue 10: an engine x vendor group with >= 20 rows
+BIAS_LIMIT_PCT = 10.0  # must not be biased beyond +-10 % signed median (LOSO)
+
+
+def group_bias(rows: list[dict], held: list[CasePrediction | None], gpus: dict) -> list[dict]:
+    """LOSO signed and absolute median error per metric x engine (or framework) x GPU vendor.
+
+    A group with at least BIAS_GROUP_MIN_ROWS covered rows whose signed median is beyond +-BIAS_LIMIT_PCT is
+    flagged: a systematic error of that software stack on that hardware that unseen sources would share."""
+    groups: dict[tuple[str, str, str], list[float]] = {}
+    for row, p in zip(rows, held, strict=True):
+        if p is None or not p.covered or p.pct_error is None:
+            continue
+        gpu = gpus.get(row.get("gpu", ""))
+        stack = row.get("engine") or row.get("framework") or "?"
+        groups.setdefault((p.metric, stack, gpu.vendor if gpu else "?"), []).append(p.pct_error)
+    result = []
+    for (metric, stack, vendor), errors in sorted(groups.items()):
+        signed = quantile(errors, 0.5)
+        result.append(
+            {
+                "metric": metric,
+                "stack": stack,
+                "vendor": vendor,
+                "covered": len(errors),
+                "signed_median_pct_error": signed,
+                "median_abs_pct_error": quantile([abs(e) for e in errors], 0.5),
+                "flagged": len(errors) >= BIAS_GROUP_MIN_ROWS and signed is not None and abs(signed) > BIAS_LIMIT_PCT,
+            }
+        )
+    return result
+
+
 def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, ModelSpec], loso: bool = True) -> dict:
     """Predict every row of a case file (inference or training, detected by columns) and summarise.
 
@@ -170,6 +203,7 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
         held = list(_held_out(rows, gpus, models))
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
+        summary["loso_groups"] = group_bias(rows, held, gpus)
     cases = [_case(p, h, _ratios(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
     summary["band_coverage"] = band_coverage(cases)
     return {"summary": summary, "cases": cases}

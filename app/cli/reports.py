@@ -128,6 +128,17 @@ SOURCE_HEADERS = (
 )
 
 
+GROUP_HEADERS = (
+    "metric",
+    "engine / framework",
+    "vendor",
+    "LOSO rows",
+    "LOSO bias %",
+    "LOSO median abs error %",
+    "flagged",
+)
+
+
 def _share(value: float | None) -> str:
     return _pct(None if value is None else value * 100)
 
@@ -164,6 +175,22 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
     if coverage:
         title = "Band coverage (share of measurements inside the p10-p90 band; target 70-90 %)"
         body = table(BAND_HEADERS, coverage, markdown)
+        parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
+    groups = [
+        [
+            g["metric"],
+            g["stack"],
+            g["vendor"],
+            g["covered"],
+            _pct(g["signed_median_pct_error"]),
+            _pct(g["median_abs_pct_error"]),
+            "**yes**" if g["flagged"] and markdown else ("yes" if g["flagged"] else ""),
+        ]
+        for g in summary.get("loso_groups", [])
+    ]
+    if groups:
+        title = "LOSO bias per engine (framework) × GPU vendor (flagged: ≥ 20 rows and signed median beyond ±10 %)"
+        body = table(GROUP_HEADERS, groups, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
     for metric, stats in fitted.items():
         loso_sources = held.get(metric, {}).get("by_source", {})

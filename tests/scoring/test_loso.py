@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from app.calibration import calibrate_inference, loso
-from app.calibration.validate import make_prediction, read_cases, validate_file
+from app.calibration.validate import group_bias, make_prediction, read_cases, validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation"
@@ -84,6 +84,17 @@ def test_validate_reports_loso_beside_in_sample_with_bands(tmp_path):
         assert case["low"] < case["predicted"] < case["high"] and case["loso_predicted"] is not None
     coverage = result["summary"]["band_coverage"]["output_tok_s_per_gpu"]
     assert coverage["loso_rows"] == 6 and 0 <= coverage["share"] <= 1
+
+
+def test_engine_vendor_groups_flag_a_shared_bias_only_with_enough_rows():
+    rows = [dict(r, engine="vllm") for r in _rows("a", 20)] + [dict(r, gpu="MI300X") for r in _rows("b", 5)]
+    held = [make_prediction(r, float(r["value"]) * 1.2, "") for r in rows]  # every row 20 % high
+    groups = {(g["stack"], g["vendor"]): g for g in group_bias(rows, held, GPUS)}
+    assert groups["vllm", "NVIDIA"]["covered"] == 20 and groups["vllm", "NVIDIA"]["flagged"]
+    assert groups["vllm", "NVIDIA"]["signed_median_pct_error"] == pytest.approx(20.0)
+    assert not groups["trtllm", "AMD"]["flagged"]  # 5 rows: too few to call a group bias
+    held = [make_prediction(r, float(r["value"]) * 1.05, "") for r in rows]
+    assert not any(g["flagged"] for g in group_bias(rows, held, GPUS))
 
 
 @pytest.mark.slow
