@@ -39,11 +39,14 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "slo_tpot_utilisation": (0.4, 1.0),
     "ttft_wait_steps": (0.0, 6.0),
     "p99_over_mean": (1.0, 2.5),
-    "p99_ttft_over_mean": (1.0, 2.5),
+    # MLPerf v4.0/v4.1 LoadGen p99/mean TTFT pairs in shared/validation: 1.5-2.4, median 1.8 (InferenceX's
+    # closed-loop p99 of 6-13x is start-up bursts and kernel compilation, not a steady queue tail)
+    "p99_ttft_over_mean": (1.2, 2.0),
     "vllm_factor": (0.5, 1.15),
     "sglang_factor": (0.5, 1.15),
     "moe_mbu_factor": (0.3, 1.0),
     "amd_factor": (0.2, 1.2),
+    "moe_prefill_layer_ms": (0.0, 5.0),
 }
 SIGNIFICANT_DIGITS = 3
 
@@ -76,19 +79,28 @@ RESEARCH_START = replace(
     sglang_factor=0.9,
     moe_mbu_factor=1.0,
     amd_factor=1.0,
+    moe_prefill_layer_ms=0.482,
 )
 
 
 # Regime constants with thin evidence shrink toward a sourced prior: the loss adds
-# PRIOR_WEIGHT x ln(value / prior)^2 for each (a 30 % move costs as much as ~1 % of mean |log error|).
+# weight x ln(value / prior)^2 for each (at PRIOR_WEIGHT, a 30 % move costs as much as ~1 % of mean |log error|).
 # vLLM/SGLang 0.9 of TensorRT-LLM (research §7.3 engine multipliers); ROCm 0.64 of CUDA: measured maximum
 # achievable matmul FLOPS, MI300X 51 % of peak vs H100 80 % (stas00/ml-engineering, research/catalogs.md §4).
-PRIORS: dict[str, float] = {"vllm_factor": 0.9, "sglang_factor": 0.9, "amd_factor": 0.64, "moe_mbu_factor": 1.0}
+# The MoE prefill host cost's prior (BLIS, vLLM on 8-expert models) comes from another engine and expert count
+# than the SGLang 256-expert rows that constrain it, so it pulls with a quarter of the weight.
 PRIOR_WEIGHT = 0.04
+PRIORS: dict[str, tuple[float, float]] = {
+    "vllm_factor": (0.9, PRIOR_WEIGHT),
+    "sglang_factor": (0.9, PRIOR_WEIGHT),
+    "amd_factor": (0.64, PRIOR_WEIGHT),
+    "moe_mbu_factor": (1.0, PRIOR_WEIGHT),
+    "moe_prefill_layer_ms": (0.482, PRIOR_WEIGHT / 4),
+}
 
 
 def prior_penalty(eff: InferenceEfficiency) -> float:
-    return PRIOR_WEIGHT * sum(math.log(getattr(eff, name) / prior) ** 2 for name, prior in PRIORS.items())
+    return sum(weight * math.log(getattr(eff, name) / prior) ** 2 for name, (prior, weight) in PRIORS.items())
 
 
 def load_setups(path: str, gpus: dict, models: dict) -> list[tuple[dict, CaseSetup]]:

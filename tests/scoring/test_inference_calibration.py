@@ -21,6 +21,7 @@ def test_committed_constants_are_reproduced_by_the_fit():
 
 
 def test_parameter_count_is_small():
-    # 19 physical knobs plus six regime constants (vLLM, SGLang, ROCm, MoE expert streaming, p99 TTFT tail,
-    # cross-node all-reduce), each bounded to its sourced range or shrunk toward a prior
-    assert 10 <= len(FITTED) <= 25
+    # 19 physical knobs plus seven regime constants (vLLM, SGLang, ROCm, MoE expert streaming, MoE prefill host
+    # cost in PyTorch engines, p99 TTFT tail, cross-node all-reduce), each bounded to its sourced range or shrunk
+    # toward a prior
+    assert 10 <= len(FITTED) <= 26

@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -131,4 +132,28 @@ def test_inference_band_names_its_leave_one_source_out_evidence():
     est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(engine="trtllm"))
     assert any(
         "leave-one-source-out residuals (output_tok_s_per_gpu|trtllm|nvidia|16bit|dense)" in a for a in est.assumptions
+    )
+
+
+def test_moe_prefill_pays_eager_host_time_in_pytorch_engines_only():
+    def estimate(model_id: str, engine: str):  # type: ignore[no-untyped-def]
+        w = InferenceWorkload(model=model_id, weight_dtype="fp8", engine=engine, scenario="single_stream")
+        return estimate_inference(GPUS["H200"], 8, MODELS[model_id], w)
+
+    def host(est) -> float:  # type: ignore[no-untyped-def]
+        return next((t.value for t in est.terms if t.name == "prefill MoE host time"), 0.0)
+
+    layers = MODELS["deepseek-r1"].layers
+    sglang, trtllm = estimate("deepseek-r1", "sglang"), estimate("deepseek-r1", "trtllm")
+    assert host(sglang) == DEFAULT_EFFICIENCY.moe_prefill_layer_ms * layers and host(trtllm) == 0.0
+    assert sglang.ttft_ms > trtllm.ttft_ms
+    assert host(estimate("llama-3.1-70b", "sglang")) == 0.0  # dense models run no routing or grouped GEMMs
+
+
+def test_routed_experts_do_not_take_the_dense_tensor_parallel_mbu_penalty():
+    ctx = build_context(GPUS["H200"], MODELS["deepseek-r1"], "fp8", "fp8", "sglang", 8)
+    from app.scoring.inference.steps import mbu
+
+    assert mbu(ctx, DEFAULT_EFFICIENCY, tp_penalty=False) == pytest.approx(
+        mbu(ctx, DEFAULT_EFFICIENCY) * 8**DEFAULT_EFFICIENCY.mbu_tp_exponent
     )

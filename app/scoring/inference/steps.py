@@ -136,10 +136,14 @@ def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[s
     return table.get(ctx.engine, eff.vllm_factor) * vendor
 
 
-def mbu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True) -> float:
     """Share of peak bandwidth for weight streaming (a fitted shard-size term, bytes per GPU per layer, was
-    tried in place of the TP exponent and fitted to zero on the 2026-12 file, so it is not modelled)."""
-    value = eff.decode_mbu * ctx.tensor_parallel ** (-eff.mbu_tp_exponent)
+    tried in place of the TP exponent and fitted to zero on the 2026-12 file, so it is not modelled).
+
+    `tp_penalty=False`: routed experts. One grouped-GEMM launch streams every touched expert's shard of the
+    layer, so the read does not shrink into many small GEMMs as TP grows (InferenceX DeepSeek-R1 TP8 on
+    8xH200: TPOT 12.8-34.6 ms, about half what the dense TP exponent gives)."""
+    value = eff.decode_mbu * (ctx.tensor_parallel ** (-eff.mbu_tp_exponent) if tp_penalty else 1.0)
     value *= eff.gddr_mbu_factor if ctx.gddr else 1.0
     value *= eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MBU)
     return min(max(value, 0.01), 1.0)
@@ -188,6 +192,20 @@ def stage_send_ms(ctx: InferenceContext, tokens: float) -> float:
 def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
     """Launch/sync per step and layer, plus per-sequence scheduling and sampling work on the host."""
     return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms + sequences * eff.seq_overhead_ms
+
+
+COMPILED_ENGINES = ("trtllm", "llamacpp")  # no per-layer Python dispatch in prefill
+
+
+def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Host time of one prefill pass through an MoE model's layers in a PyTorch engine (vLLM, SGLang, ...):
+    prefill runs eagerly, without CUDA graphs, so each MoE layer's routing, token permutation and grouped-GEMM
+    launches are paid per pass (BLIS trained physics on vLLM: +482 us per MoE layer; SGLang DeepSeek-R1 TTFT
+    180-200 ms flat from 128 to 4k input tokens). TensorRT-LLM's compiled engine and llama.cpp do not pay it
+    (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt)."""
+    if not ctx.moe or ctx.engine in COMPILED_ENGINES:
+        return 0.0
+    return ctx.layers_per_stage * eff.moe_prefill_layer_ms
 
 
 def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
@@ -245,9 +263,13 @@ def forward_parts(
     prefill_tokens: float = 0.0,
     prefill_attention_flops: float = 0.0,
     tokens_per_seq: float = 1.0,
+    prefill_passes: float = 0.0,
 ) -> StepParts:
     """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens
-    (`tokens_per_seq` > 1: speculative verification of drafted tokens, one KV read per sequence)."""
+    (`tokens_per_seq` > 1: speculative verification of drafted tokens, one KV read per sequence).
+
+    `prefill_passes`: eager prefill passes this step stands for (1 for a prefill; the share of a request
+    prefilled per step in the continuous-batching steady state); each pays the host cost of an MoE layer."""
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs * tokens_per_seq + new_prefill
@@ -260,8 +282,9 @@ def forward_parts(
         seqs * tokens_per_seq * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
     ) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
+    expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
-    weight_ms = (ctx.dense_weight_bytes_per_gpu + expert_bytes / eff.moe_mbu_factor) / bandwidth
+    weight_ms = ctx.dense_weight_bytes_per_gpu / bandwidth + expert_bytes / expert_bandwidth
     gemm = (weight_ms, gemm_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
@@ -272,7 +295,7 @@ def forward_parts(
         gemm[0] + attention[0],
         gemm[1] + attention[1],
         allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
-        overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)),
+        overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)) + prefill_passes * moe_prefill_ms(ctx, eff),
         pp,
         busy,
     )
@@ -287,7 +310,8 @@ def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: f
 def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: float, input_len: float) -> StepParts:
     """Prefill of `requests` prompts together (no decoding sequences in the pass)."""
     tokens = requests * input_len * ctx.techniques.uncached_share
-    return forward_parts(ctx, eff, 0.0, 0.0, tokens, prefill_attention_flops(ctx, requests, input_len))
+    attention = prefill_attention_flops(ctx, requests, input_len)
+    return forward_parts(ctx, eff, 0.0, 0.0, tokens, attention, prefill_passes=1.0)
 
 
 def mixed_step_parts(
@@ -316,6 +340,7 @@ def mixed_step_parts(
         context,
         share * input_len * ctx.techniques.uncached_share,
         prefill_attention_flops(ctx, share, input_len),
+        min(share, 1.0),
     )
 
 
@@ -326,14 +351,24 @@ def decode_parts(
     context_tokens: float,
     prefill_tokens: float = 0.0,
     prefill_attention: float = 0.0,
+    prefill_passes: float = 0.0,
 ) -> StepParts:
     """A decode step. With speculative decoding: one pass verifies k drafted tokens per sequence, k draft
     passes precede it, and the step yields `tokens_per_step` tokens per sequence (techniques.py)."""
     t = ctx.techniques
     if not t.speculative:
-        return forward_parts(ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention)
+        return forward_parts(
+            ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention, prefill_passes=prefill_passes
+        )
     verify = forward_parts(
-        ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention, t.spec_draft_tokens + 1
+        ctx,
+        eff,
+        decode_seqs,
+        context_tokens,
+        prefill_tokens,
+        prefill_attention,
+        t.spec_draft_tokens + 1,
+        prefill_passes,
     )
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
     draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + eff.step_overhead_ms)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Term
-from app.scoring.inference.steps import InferenceContext, mbu, mfu
+from app.scoring.inference.steps import InferenceContext, mbu, mfu, moe_prefill_ms
 
 if TYPE_CHECKING:
     from app.scoring.inference.estimate import OperatingPoint
@@ -66,10 +66,22 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             "prefill compute time", prefill.compute_ms, "ms", f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"
         ),
         Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
+        *_moe_prefill_terms(ctx, eff),
         *_queue_terms(point),
         Term("TTFT", point.ttft_ms, "ms", "prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term("TPOT", point.tpot_ms, "ms", "one decode step incl. piggybacked prefill work"),
     ]
+
+
+def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[Term]:
+    """MoE prefill in a PyTorch engine: eager per-layer host work, part of the prefill's overheads (and TTFT)."""
+    host_ms = moe_prefill_ms(ctx, eff)
+    if host_ms <= 0:
+        return []
+    detail = (
+        f"{ctx.layers_per_stage} MoE-model layers x {eff.moe_prefill_layer_ms:.2f} ms, eager (no CUDA graph); {SOURCE}"
+    )
+    return [Term("prefill MoE host time", host_ms, "ms", detail)]
 
 
 def _queue_terms(point: OperatingPoint) -> list[Term]:
