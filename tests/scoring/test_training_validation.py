@@ -27,10 +27,12 @@ def test_tokens_per_second_target(rows):
     preds = [predict_training_case(r, gpus, models) for r in rows if r["metric"] == "tokens_s_per_gpu"]
     errors = [abs(p.pct_error) for p in preds if p.covered]
     assert len(errors) >= 0.95 * len(preds)
-    # in-sample, each publication weighted equally (the fit's objective): 11.1 % on the 2026-12 file
+    # in-sample, each publication weighted equally (the fit's objective): 11.3 % on the 2026-12 file
     assert publication_weighted(preds)["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12
-    assert statistics.median(errors) <= 14  # pooled: LLM Foundry's 201 rows, 13.2 %
-    assert sum(e <= 25 for e in errors) / len(errors) >= 0.80
+    assert statistics.median(errors) <= 13  # pooled: LLM Foundry's 201 rows, 11.3 %
+    # 76 % within +-25 %: the regime priors (ridge toward the research defaults) trade a few in-sample rows
+    # (torchtune RTX, xtuner 34B/70B) for held-out accuracy (LOSO 18.4 -> 12.8 %, tests/scoring/test_loso.py)
+    assert sum(e <= 25 for e in errors) / len(errors) >= 0.74
 
 
 def test_never_raises_on_odd_rows():
