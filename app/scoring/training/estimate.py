@@ -197,7 +197,12 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
         Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
         Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
         Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
-        Term("pipeline bubble", st.bubble_s, "s/step", f"PP{layout.pipeline_parallel}"),
+        Term(
+            "pipeline bubble",
+            st.bubble_s,
+            "s/step",
+            f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
+        ),
         Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
         Term(
             "exposed DP/FSDP traffic",
