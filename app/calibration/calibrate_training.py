@@ -67,6 +67,17 @@ def load_rows(path: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+# Run conditions the estimator cannot price, stated in the notes: such rows are still predicted (and scored),
+# but they do not move the constants (a GPU capped at an unstated power limit runs below its spec-sheet peaks,
+# which would drag its whole generation's MFU down).
+UNFITTED_CONDITIONS = ("power limit not stated",)
+
+
+def unfitted_condition(row: dict[str, str]) -> str | None:
+    lowered = (row.get("notes") or "").lower()
+    return next((c for c in UNFITTED_CONDITIONS if c in lowered), None)
+
+
 def fit_cases(rows, gpus, models) -> list[tuple]:
     """Per tokens/s row: the fixed inputs of step_time.
 
@@ -76,7 +87,7 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
     start = replace(eff.DEFAULT_TRAINING_EFFICIENCY, **START)
     cases = []
     for row in rows:
-        if row["metric"] != "tokens_s_per_gpu":
+        if row["metric"] != "tokens_s_per_gpu" or unfitted_condition(row):
             continue
         try:
             result = predict_estimate(row, gpus, models, start)
