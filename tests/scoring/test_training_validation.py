@@ -27,10 +27,13 @@ def test_tokens_per_second_target(rows):
     preds = [predict_training_case(r, gpus, models) for r in rows if r["metric"] == "tokens_s_per_gpu"]
     errors = [abs(p.pct_error) for p in preds if p.covered]
     assert len(errors) >= 0.95 * len(preds)
-    # in-sample, each publication weighted equally (the fit's objective): 11.1 % on the 2026-12 file
+    # in-sample, each publication weighted equally (the fit's objective): 11.3 % on the 2026-12 file
     assert publication_weighted(preds)["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12
-    assert statistics.median(errors) <= 14  # pooled: LLM Foundry's 201 rows, 13.2 %
-    assert sum(e <= 25 for e in errors) / len(errors) >= 0.80
+    assert statistics.median(errors) <= 13  # pooled: LLM Foundry's 201 rows, 11.3 %
+    # 76 % within +-25 %: the regime priors (ridge toward the research defaults) trade a few in-sample rows
+    # (torchtune RTX, xtuner 34B/70B) for held-out accuracy (LOSO 18.4 -> 13.6 %, tests/scoring/test_loso.py),
+    # and the power-limited B200 rows (limit not stated) are predicted at full power, not fitted
+    assert sum(e <= 25 for e in errors) / len(errors) >= 0.74
 
 
 def test_never_raises_on_odd_rows():
@@ -70,3 +73,33 @@ def test_empty_cells_are_assumed_or_reported_never_raised():
         odd = predict_training_case(dict(row, **{key: text}), gpus, models)
         assert not odd.covered and key in odd.reason
     assert calibrate_training.fit_cases([dict(row, seq_len="")], gpus, models) == []
+
+
+def test_notes_state_how_the_run_executes():
+    from app.calibration.validate_training import PACKED_SAMPLE_TOKENS, execution_from_notes
+
+    packed = {"method": "full_ft", "notes": "SFT on Alpaca packed to max length"}
+    assert execution_from_notes(packed) == (PACKED_SAMPLE_TOKENS, 1.0)
+    # padded/packed long documents attend over the whole sequence; pretraining is never "packed short samples"
+    assert execution_from_notes({"method": "lora", "notes": "samples padded/packed to 8,192 tokens"})[0] is None
+    assert execution_from_notes({"method": "pretrain", "notes": "packed"})[0] is None
+    moe = {"method": "pretrain", "notes": "MoE path dense-cf2: capacity-factor 2 token dropping"}
+    assert execution_from_notes(moe) == (None, 2.0)
+    assert execution_from_notes({"method": "pretrain", "notes": "dropless, capacity-factor 2 ignored"})[1] == 1.0
+
+
+def test_capacity_padding_and_packing_change_the_prediction(rows):
+    gpus, models = load_gpu_specs(), load_model_specs()
+    by_id = {r["case_id"]: r for r in rows}
+    base = by_id["nt-00021-1"]  # MaxText capacity-factor 2 row
+    padded = predict_training_case(base, gpus, models).predicted
+    dropless = predict_training_case({**base, "notes": "dropless"}, gpus, models).predicted
+    assert padded is not None and dropless is not None and dropless > 1.2 * padded
+
+
+def test_power_capped_rows_are_predicted_but_not_fitted(rows):
+    capped = [r for r in rows if calibrate_training.unfitted_condition(r)]
+    assert capped and all(r["gpu"] == "B200" for r in capped)
+    gpus, models = load_gpu_specs(), load_model_specs()
+    assert all(predict_training_case(r, gpus, models).covered for r in capped if r["metric"] == "tokens_s_per_gpu")
+    assert calibrate_training.fit_cases(capped, gpus, models) == []

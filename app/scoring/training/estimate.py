@@ -91,7 +91,7 @@ def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
     return None
 
 
-def _timing(gpu, gpu_count, model, w, layout, e) -> tuple[StepTime, float, str, str]:
+def _timing(gpu, gpu_count, model, w, layout, e, span=None, capacity=1.0) -> tuple[StepTime, float, str, str]:
     peak, pclass, note = peak_tflops(gpu, w.precision)
     adapters = lora_adapter_params(model, w.lora_rank)
     st = step_time(
@@ -107,6 +107,8 @@ def _timing(gpu, gpu_count, model, w, layout, e) -> tuple[StepTime, float, str, 
         peak or 0.0,
         pclass,
         adapters,
+        attention_span=span,
+        capacity_factor=capacity,
     )
     return st, peak or 0.0, pclass, note
 
@@ -117,6 +119,8 @@ def choose_layout(
     model: ModelSpec,
     w: TrainingWorkload,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
     best, best_s = None, float("inf")
@@ -129,7 +133,7 @@ def choose_layout(
         if layout is None:
             continue
         done.add(key)
-        seconds = _timing(gpu, gpu_count, model, w, layout, e)[0].total_s
+        seconds = _timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
         if seconds < best_s:
             best, best_s = layout, seconds
     return best
@@ -193,7 +197,12 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
         Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
         Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
         Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
-        Term("pipeline bubble", st.bubble_s, "s/step", f"PP{layout.pipeline_parallel}"),
+        Term(
+            "pipeline bubble",
+            st.bubble_s,
+            "s/step",
+            f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
+        ),
         Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
         Term(
             "exposed DP/FSDP traffic",
@@ -222,12 +231,17 @@ def estimate_training(
     workload: TrainingWorkload,
     layout: Layout | None = None,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
 ) -> TrainingEstimate:
-    """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen."""
+    """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen.
+
+    `attention_span` and `capacity_factor` describe how the run executes (see step_time.compute_seconds).
+    """
     w = workload
     flops = model_flops_per_token(model, w.method, w.seq_len)
     peak, pclass, note = peak_tflops(gpu, w.precision)
-    chosen = layout or choose_layout(gpu, gpu_count, model, w, e)
+    chosen = layout or choose_layout(gpu, gpu_count, model, w, e, attention_span, capacity_factor)
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
         breakdown: dict[str, float] = {}
@@ -252,7 +266,7 @@ def estimate_training(
             _assumptions(gpu, w, note),
         )
     fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
-    st = _timing(gpu, gpu_count, model, w, chosen, e)[0]
+    st = _timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
     mfu = min(1.0, tokens_s * flops / (peak * 1e12))

@@ -28,7 +28,14 @@ from app.scoring.training.memory import (
     model_state_bytes,
     usable_gb,
 )
-from app.scoring.training.step_time import compute_seconds, effective_mfu, peak_tflops, step_parts
+from app.scoring.training.step_time import (
+    attention_efficiency,
+    compute_seconds,
+    effective_mfu,
+    fp8_speedup,
+    peak_tflops,
+    step_parts,
+)
 from app.scoring.workload import TrainingWorkload
 
 
@@ -154,7 +161,17 @@ class GpuTimer:
         """Compute seconds per step; grows with the recompute level, the same for every parallel split."""
         s, w = self.search, self.search.workload
         return compute_seconds(
-            s.e, gpu_count, s.model, w.method, w.seq_len, w.global_batch_seqs, recompute, self.peak, self.mfu(gpu_count)
+            s.e,
+            gpu_count,
+            s.model,
+            w.method,
+            w.seq_len,
+            w.global_batch_seqs,
+            recompute,
+            self.peak,
+            self.mfu(gpu_count),
+            attention_slowdown=fp8_speedup(s.e, w.framework, self.precision_class),
+            attention_eff=attention_efficiency(s.e, self.gpu),
         )
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:

@@ -24,6 +24,11 @@ FRAMEWORK_CLASS = {
 }
 
 
+# Executed share of the score/AV FLOPs under a causal mask: flash attention skips the masked upper triangle
+# (FlashAttention-2 paper §4: causal FLOPs are half the full count). Model-FLOPs conventions (MFU) keep 12·L·h·s.
+CAUSAL_SHARE = 0.5
+
+
 def attention_flops_per_token(model: ModelSpec, seq_len: int) -> float:
     """Score and AV matmuls, fwd + bwd: 12 × layers × (heads × head_dim) × seq_len (PaLM/LLM Foundry)."""
     return 12.0 * model.layers * model.num_attention_heads * model.head_dim * seq_len
@@ -33,6 +38,16 @@ def dense_flops_per_token(model: ModelSpec, method: str) -> float:
     """k × active params: k = 6 for pretrain/full FT, 4 for LoRA/QLoRA (no weight gradients)."""
     k = 4.0 if method in ("lora", "qlora") else 6.0
     return k * model.active_params_b * 1e9
+
+
+def routed_expert_params(model: ModelSpec) -> float:
+    """Routed-expert weights one token passes through: layers × top-k × 3 matrices × hidden × expert width
+    (SwiGLU experts; the few dense layers of DeepSeek-style stacks are counted as MoE: an upper bound),
+    at most the active parameters."""
+    if not model.is_moe:
+        return 0.0
+    routed = model.layers * model.experts_per_token * 3.0 * model.hidden_size * model.moe_intermediate_size
+    return min(routed, model.active_params_b * 1e9)
 
 
 def model_flops_per_token(model: ModelSpec, method: str, seq_len: int) -> float:
@@ -68,12 +83,15 @@ def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str, str]:
 
 
 def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
-    """A GPU without published peaks borrows the median peaks of GPUs of the same architecture."""
+    """A GPU without published peaks borrows the median peaks of GPUs of the same architecture; one with a
+    scale-up domain (NVLink/xGMI board) but no published link bandwidth borrows the median bandwidth of the
+    same-architecture GPUs that have a scale-up domain (else its collectives would be priced at PCIe speed)."""
+    gpu, link_note = _fill_missing_link(gpu, gpus)
     if gpu.bf16_tflops or gpu.fp16_tflops or gpu.fp32_tflops:
-        return gpu, ""
+        return gpu, link_note
     siblings = [g for g in gpus.values() if g.architecture == gpu.architecture and g.bf16_tflops]
     if not siblings:
-        return gpu, ""
+        return gpu, link_note
     filled = replace(
         gpu,
         fp32_tflops=_median_peak(siblings, lambda g: g.fp32_tflops),
@@ -82,7 +100,23 @@ def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec,
         fp16_tflops=_median_peak(siblings, lambda g: g.fp16_tflops),
         fp8_tflops=_median_peak(siblings, lambda g: g.fp8_tflops),
     )
-    return filled, f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
+    note = f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
+    return filled, "; ".join(n for n in (note, link_note) if n)
+
+
+def _fill_missing_link(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
+    if gpu.scaleup_domain_gpus <= 1 or gpu.interconnect_gbs:
+        return gpu, ""
+    siblings = [
+        g
+        for g in gpus.values()
+        if g.architecture == gpu.architecture and g.scaleup_domain_gpus > 1 and g.interconnect_gbs
+    ]
+    if not siblings:
+        return gpu, ""
+    link = _median_peak(siblings, lambda g: g.interconnect_gbs)
+    note = f"scale-up bandwidth unknown: median of {len(siblings)} {gpu.architecture} boards used"
+    return replace(gpu, interconnect_gbs=link), note
 
 
 def _median_peak(siblings: list[GpuSpec], peak: Callable[[GpuSpec], float | None]) -> float | None:
@@ -90,17 +124,43 @@ def _median_peak(siblings: list[GpuSpec], peak: Callable[[GpuSpec], float | None
     return statistics.median_low([peak(g) or 0.0 for g in siblings]) or None
 
 
-def base_mfu(e: TrainingEfficiency, family: str, precision_class: str) -> float:
-    return getattr(e, f"mfu_{family}_{precision_class}", None) or getattr(e, f"mfu_other_{precision_class}")
+def base_mfu(e: TrainingEfficiency, family: str, precision_class: str = "16") -> float:
+    """16-bit MFU of a GPU family (FP8 runs are priced from it by fp8_factor)."""
+    return getattr(e, f"mfu_{family}_16", None) or e.mfu_other_16
 
 
-def framework_factor(e: TrainingEfficiency, framework: str, precision_class: str) -> float:
+def framework_factor(e: TrainingEfficiency, framework: str, precision_class: str = "16") -> float:
     cls = FRAMEWORK_CLASS.get(framework, "auto")
-    if cls in ("torchtitan", "foundry") and precision_class == "fp8":
-        return getattr(e, f"fw_{cls}_fp8")
     if cls == "torchtitan":
         return e.fw_torchtitan_16
     return getattr(e, f"fw_{cls}")
+
+
+def attention_efficiency(e: TrainingEfficiency, gpu: GpuSpec | None) -> float:
+    """Attention kernels' efficiency relative to the dense GEMMs: Hopper/Blackwell GEMMs use WGMMA/TMA that
+    FlashAttention-2-era kernels do not (FA2 reaches ~35 % of H100 peak vs ~70 % on A100: FlashAttention-3 paper)."""
+    if gpu is not None and gpu_family(gpu) in ("hopper", "blackwell"):
+        return e.attn_efficiency_hopper
+    return e.attn_efficiency
+
+
+def fp8_speedup(e: TrainingEfficiency, framework: str, precision_class: str) -> float:
+    """How much faster the linear layers run than in BF16 (1 unless FP8)."""
+    if precision_class != "fp8":
+        return 1.0
+    return e.fp8_speedup_torchao if FRAMEWORK_CLASS.get(framework) == "torchtitan" else e.fp8_speedup
+
+
+def fp8_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str) -> float:
+    """FP8 MFU relative to the 16-bit MFU, as a fraction of the FP8 peak: speedup × (16-bit peak / FP8 peak).
+
+    FP8 training is priced as a bounded speedup over the same run in BF16 (the quantity TransformerEngine and
+    torchao publish), so a GPU generation with little FP8 evidence inherits its BF16 efficiency, not a
+    free-floating FP8 MFU.
+    """
+    peak16 = gpu.bf16_tflops or gpu.fp16_tflops
+    ratio = peak16 / gpu.fp8_tflops if peak16 and gpu.fp8_tflops else 0.5
+    return fp8_speedup(e, framework, "fp8") * ratio
 
 
 def width_factor(e: TrainingEfficiency, hidden: int) -> float:
@@ -114,7 +174,21 @@ def scale_factor(e: TrainingEfficiency, gpu_count: int) -> float:
 
 
 def method_factor(e: TrainingEfficiency, method: str) -> float:
-    return {"lora": e.lora_factor, "qlora": e.lora_factor * e.qlora_factor}.get(method, 1.0)
+    """LoRA and QLoRA share the adapter efficiency; QLoRA's NF4 dequantisation is priced as memory traffic
+    (qlora_dequant_seconds), not as a factor."""
+    return e.lora_factor if method in ("lora", "qlora") else 1.0
+
+
+def qlora_dequant_seconds(
+    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, layout: Layout, micro_batches: float
+) -> float:
+    """NF4 base weights are dequantised to BF16 before each GEMM: every pass (forward, backward, plus the
+    recomputed forward under full recompute) reads 0.5 B and writes and re-reads 2 B per weight, per micro-batch,
+    at HBM speed (QLoRA paper §2; bitsandbytes/torchao NF4 dequantise-then-matmul)."""
+    passes = 3.0 if layout.recompute == "full" else 2.0
+    weights = model.params_b * 1e9 / (layout.tensor_parallel * layout.pipeline_parallel)
+    bandwidth = max(gpu.memory_bandwidth_tbs, 0.1) * 1e12
+    return passes * micro_batches * weights * e.qlora_dequant_bytes_per_param / bandwidth
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +211,7 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
     if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
         if group_gpus <= gpu.scaleup_domain_gpus:
             return gpu.interconnect_gbs / 2 * e.nvlink_efficiency
-        return e.scaleout_gbs_per_gpu
+        return e.scaleout_gbs_per_gpu_ampere if gpu_family(gpu) == "ampere" else e.scaleout_gbs_per_gpu
     return e.pcie_gbs_per_gpu
 
 
@@ -165,10 +239,11 @@ def effective_mfu(
     framework: str,
     precision_class: str,
 ) -> float:
-    """Compute-phase MFU: family × precision × framework × width × scale × method (× MoE), at most 1."""
+    """Compute-phase MFU: family × framework (× FP8 speedup) × width × scale × method (× MoE), at most 1."""
     mfu = (
-        base_mfu(e, gpu_family(gpu), precision_class)
-        * framework_factor(e, framework, precision_class)
+        base_mfu(e, gpu_family(gpu))
+        * framework_factor(e, framework)
+        * (fp8_factor(e, gpu, framework) if precision_class == "fp8" else 1.0)
         * width_factor(e, model.hidden_size)
         * scale_factor(e, gpu_count)
         * method_factor(e, method)
@@ -187,14 +262,27 @@ def compute_seconds(
     recompute: str,
     peak: float,
     mfu: float,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
+    attention_slowdown: float = 1.0,
+    attention_eff: float | None = None,
 ) -> float:
-    """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU."""
+    """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU.
+
+    `attention_span` is the tokens a query attends over when it is shorter than the sequence (packed short
+    documents with a per-document mask); `capacity_factor` > 1 pads routed-expert matmuls to the expert
+    capacity (token-dropping MoE with dense expert matmuls computes capacity × tokens, dropless computes 1×).
+    """
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     n_active = model.active_params_b * 1e9
     extra = {"selective": e.selective_recompute_flops_per_param, "full": e.full_recompute_flops_per_param}
-    dense = dense_flops_per_token(model, method) + extra.get(recompute, 0.0) * n_active
-    attn = attention_flops_per_token(model, seq_len) * (4 / 3 if recompute == "full" else 1.0)
-    return tokens_per_gpu * (dense + attn / e.attn_efficiency) / (peak * 1e12 * mfu)
+    padded = max(0.0, capacity_factor - 1.0) * routed_expert_params(model)
+    k = 4.0 if method in ("lora", "qlora") else 6.0
+    dense = dense_flops_per_token(model, method) + k * padded + extra.get(recompute, 0.0) * (n_active + padded)
+    span = min(seq_len, attention_span) if attention_span else seq_len
+    attn = attention_flops_per_token(model, span) * (4 / 3 if recompute == "full" else 1.0) * CAUSAL_SHARE
+    attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
+    return tokens_per_gpu * (dense + attn * attention_slowdown / attn_eff) / (peak * 1e12 * mfu)
 
 
 def step_time(
@@ -212,6 +300,8 @@ def step_time(
     adapters: float,
     mfu: float | None = None,
     compute_s: float | None = None,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
 ) -> StepTime:
     """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication.
 
@@ -234,6 +324,8 @@ def step_time(
             adapters,
             mfu,
             compute_s,
+            attention_span,
+            capacity_factor,
         )
     )
 
@@ -253,6 +345,8 @@ def step_parts(
     adapters: float,
     mfu: float | None = None,
     compute_s: float | None = None,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
 ) -> tuple[float, float, float, float, float]:
     """step_time's fields as a plain tuple (compute, bubble, TP, DP seconds, MFU), for sweeps."""
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
@@ -260,13 +354,32 @@ def step_parts(
         mfu = effective_mfu(e, gpu, gpu_count, model, method, framework, precision_class)
     compute = compute_s
     if compute is None:
-        compute = compute_seconds(e, gpu_count, model, method, seq_len, global_batch_seqs, layout.recompute, peak, mfu)
+        compute = compute_seconds(
+            e,
+            gpu_count,
+            model,
+            method,
+            seq_len,
+            global_batch_seqs,
+            layout.recompute,
+            peak,
+            mfu,
+            attention_span,
+            capacity_factor,
+            fp8_speedup(e, framework, precision_class),
+            attention_efficiency(e, gpu),
+        )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
-    bubble = 0.0
+    if method == "qlora":
+        local_micro = max(1.0, global_batch_seqs / (dp * layout.micro_batch_seqs))
+        compute += qlora_dequant_seconds(e, gpu, model, layout, local_micro)
+    # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
+    # strong scaling leaves each GPU little work per step.
+    bubble = e.step_latency_s_per_layer * model.layers / pp
     if pp > 1:
         micro_batches = max(1.0, global_batch_seqs / (dp * layout.micro_batch_seqs))
         chunks = layout.pipeline_interleave or e.pp_interleave_default
-        bubble = compute * (pp - 1) / (chunks * micro_batches)
+        bubble += compute * (pp - 1) / (chunks * micro_batches)
     tp_comm = 0.0
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
