@@ -32,7 +32,7 @@ def test_attended_tokens_average_full_and_windowed_layers():
     # (18 x 8192 + 18 x 128) / 36 = 4160
     assert attended_tokens(8192, 128, 0.5) == 4160
     assert attended_tokens(100, 128, 0.5) == 100  # inside the window every layer holds every token
-    assert attended_tokens(8192, 4096, 1.0) == 4096  # Mistral 7B v0.1: every layer windowed
+    assert attended_tokens(8192, 4096, 1.0) == 4096  # every layer windowed
     assert attended_tokens(8192, 0, 0.5) == 8192 and attended_tokens(8192, 128, 0.0) == 8192
 
 
