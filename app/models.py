@@ -180,8 +180,21 @@ class LlmModelBase(SQLModel):
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
     max_context: int | None = None
+    # Sliding-window attention: `sliding_layers` of the layers keep only the last `sliding_window` tokens.
+    sliding_window: int = Field(default=0, ge=0)
+    sliding_layers: int = Field(default=0, ge=0)
     source_url: str = Field(max_length=500)
     notes: str = Field(default="", max_length=4000)
+
+    @field_validator("sliding_layers")
+    @classmethod
+    def _sliding_layers(cls, value: int, info: ValidationInfo) -> int:
+        layers = info.data.get("layers")
+        if layers is not None and value > layers:
+            raise ValueError(f"{value} sliding layers is more than the model's {layers} layers")
+        if value and not info.data.get("sliding_window"):
+            raise ValueError("sliding layers need a sliding_window")
+        return value
 
     @field_validator("source_url")
     @classmethod

@@ -47,6 +47,15 @@ def test_bad_filter_on_page_is_a_422_page_naming_the_field(client) -> None:  # t
 
 def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no-untyped-def]
     assert "327,680 bytes per token" in client.get("/models/llama-3.1-70b").text
+    assert "Sliding window" not in client.get("/models/llama-3.1-70b").text
+
+
+def test_model_page_and_json_show_the_sliding_window(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/models/gpt-oss-120b").text
+    assert "18 of 36 layers attend to and cache the last 128 tokens only" in page
+    assert "73,728 bytes per token up to 128 tokens" in page  # 2 x 36 x 8 x 64 x 2
+    body = client.get("/models/gpt-oss-120b.json").json()
+    assert (body["sliding_window"], body["sliding_layers"]) == (128, 18)
 
 
 def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]

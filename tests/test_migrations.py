@@ -79,3 +79,25 @@ def test_0005_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path
         tables = set(inspect(engine).get_table_names())
     engine.dispose()
     assert restored == [LEGACY_OFFERS] * 2 and "price_snapshot" not in tables
+
+
+def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
+    from app.catalog import seed
+    from tests.conftest import SEED_DIR
+
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, "0005")
+    engine = make_engine(url)
+    assert "sliding_window" not in {c["name"] for c in inspect(engine).get_columns("model")}
+    engine.dispose()
+
+    migrate.upgrade(url)  # an already-seeded database: existing rows get the server default 0
+    engine = make_engine(url)
+    query = text("SELECT sliding_window, sliding_layers FROM model WHERE id = 'gpt-oss-120b'")
+    with engine.connect() as connection:
+        assert tuple(connection.execute(query).one()) == (0, 0)
+    reports = {r.file: r for r in seed.seed(engine, SEED_DIR)}  # what setup_database runs after upgrading
+    with engine.connect() as connection:
+        assert tuple(connection.execute(query).one()) == (128, 18)
+    engine.dispose()
+    assert reports["models.csv"].updated == 7  # the seven models with a sliding window

@@ -74,6 +74,10 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     max_context: int | None = None
     source_url: str = ""
+    # Sliding-window attention: `sliding_layers` of the `layers` attend to (and cache) only the last
+    # `sliding_window` tokens (0 = none; config.json sliding_window + layer_types).
+    sliding_window: int = 0
+    sliding_layers: int = 0
 
     @property
     def is_moe(self) -> bool:

@@ -1,4 +1,9 @@
-"""Memory model: weight bytes, KV bytes per token, usable memory and the batch that fits."""
+"""Memory model: weight bytes, KV bytes per token and per sequence, usable memory and the batch that fits.
+
+Sliding-window attention (ModelSpec.sliding_window / sliding_layers): a sliding layer caches and attends
+to only the last `sliding_window` tokens, so a sequence of c tokens holds full layers x c + sliding
+layers x min(c, window) tokens of KV; `kv_context_tokens` is that count per layer, averaged.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,8 @@ def weight_bytes(model: ModelSpec, weight_dtype: str) -> float:
 
 
 def kv_bytes_per_token(model: ModelSpec, kv_dtype: str) -> float:
-    """KV cache per token for the whole model: K and V for every layer (MLA: one latent + rope key)."""
+    """KV cache per cached token for the whole model: K and V for every layer (MLA: one latent + rope key).
+    Exact per token up to the sliding window; for a sequence use kv_bytes_per_sequence(_per_gpu)."""
     if model.attention == "mla":
         return model.layers * (model.kv_lora_rank + model.qk_rope_head_dim) * KV_BYTES[kv_dtype]
     return 2 * model.layers * model.num_kv_heads * model.head_dim * KV_BYTES[kv_dtype]
@@ -35,6 +41,51 @@ def kv_bytes_per_token_per_gpu(
         return total / pipeline_parallel  # the latent is replicated on every TP rank
     heads_per_gpu = max(model.num_kv_heads / tensor_parallel, 1.0)
     return total * heads_per_gpu / model.num_kv_heads / pipeline_parallel
+
+
+def sliding_share(model: ModelSpec) -> float:
+    """Share of the layers that use a sliding window (0 when the model has none)."""
+    if model.sliding_window <= 0 or model.layers <= 0:
+        return 0.0
+    return min(max(model.sliding_layers, 0), model.layers) / model.layers
+
+
+def attended_tokens(context_tokens: float, sliding_window: float, share: float) -> float:
+    """Context tokens the average layer caches and attends to: full layers c, sliding layers min(c, window),
+    i.e. (full x c + sliding x min(c, window)) / layers, with `share` = sliding layers / layers."""
+    if sliding_window <= 0 or share <= 0:
+        return context_tokens
+    return context_tokens - share * max(context_tokens - sliding_window, 0.0)
+
+
+def prefill_attended_tokens(prompt_tokens: float, sliding_window: float, share: float) -> float:
+    """The second n of the n x n (times 1/2, the causal triangle) attention pairs of prefilling n tokens,
+    averaged over the layers: a sliding layer drops the (n - window)^2 pairs more than a window apart."""
+    if sliding_window <= 0 or share <= 0 or prompt_tokens <= sliding_window:
+        return prompt_tokens
+    return prompt_tokens - share * (prompt_tokens - sliding_window) ** 2 / prompt_tokens
+
+
+def kv_context_tokens(model: ModelSpec, context_tokens: float) -> float:
+    """Tokens of KV one sequence of `context_tokens` holds per layer, averaged over the layers."""
+    return attended_tokens(context_tokens, model.sliding_window, sliding_share(model))
+
+
+def kv_bytes_per_sequence(model: ModelSpec, kv_dtype: str, context_tokens: float) -> float:
+    """KV cache of one sequence of `context_tokens` for the whole model (sliding layers keep the window)."""
+    return kv_bytes_per_token(model, kv_dtype) * kv_context_tokens(model, context_tokens)
+
+
+def kv_bytes_per_sequence_per_gpu(
+    model: ModelSpec,
+    kv_dtype: str,
+    context_tokens: float,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+) -> float:
+    """Per-GPU KV cache of one sequence of `context_tokens` (the per-token share times kv_context_tokens)."""
+    per_token = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel)
+    return per_token * kv_context_tokens(model, context_tokens)
 
 
 def reserve_gb(tensor_parallel: int) -> float:
@@ -60,7 +111,9 @@ def max_sequences(
     free_gb = usable_gb(gpu, tensor_parallel) - weight_bytes(model, weight_dtype) / shards / GB
     if free_gb <= 0:
         return 0
-    per_seq = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel) * max(context_tokens, 1.0)
+    per_seq = kv_bytes_per_sequence_per_gpu(
+        model, kv_dtype, max(context_tokens, 1.0), tensor_parallel, pipeline_parallel
+    )
     return int(math.floor(free_gb * GB / per_seq))
 
 
@@ -76,7 +129,7 @@ def memory_breakdown_gb(
 ) -> dict[str, float]:
     """Per-GPU memory at the operating point: weights, KV cache, reserve and capacity, in GB."""
     shards = tensor_parallel * pipeline_parallel
-    kv = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel) * context_tokens * batch
+    kv = kv_bytes_per_sequence_per_gpu(model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel) * batch
     return {
         "weights": round(weight_bytes(model, weight_dtype) / shards / GB, 3),
         "kv_cache": round(kv / GB, 3),

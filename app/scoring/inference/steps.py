@@ -18,7 +18,12 @@ from app.scoring.efficiency.inference import (
     PCIE_GBS_UNIDIR,
     InferenceEfficiency,
 )
-from app.scoring.inference.memory import kv_bytes_per_token_per_gpu
+from app.scoring.inference.memory import (
+    attended_tokens,
+    kv_bytes_per_token_per_gpu,
+    prefill_attended_tokens,
+    sliding_share,
+)
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -53,6 +58,8 @@ class InferenceContext:
     amd: bool = False  # ROCm software stack (amd_factor)
     tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
+    sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
+    sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -115,6 +122,8 @@ def build_context(
         amd=gpu.vendor.upper() == "AMD",
         tp_nodes=tp_nodes,
         tp_fabric_gbs=tp_fabric,
+        sliding_window=model.sliding_window,
+        sliding_share=sliding_share(model),
     )
 
 
@@ -275,11 +284,12 @@ def forward_parts(
     tokens = seqs * tokens_per_seq + new_prefill
     expert_bytes = ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
     weights = ctx.dense_weight_bytes_per_gpu + expert_bytes
-    kv = seqs * ctx.kv_bytes_per_token_per_gpu * context_tokens
+    attended = attended_tokens(context_tokens, ctx.sliding_window, ctx.sliding_share)  # sliding layers: window
+    kv = seqs * ctx.kv_bytes_per_token_per_gpu * attended
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
     attention_flops = (
-        seqs * tokens_per_seq * ctx.attention_flops_per_token_ctx * context_tokens + prefill_attention_flops / pp
+        seqs * tokens_per_seq * ctx.attention_flops_per_token_ctx * attended + prefill_attention_flops / pp
     ) / shards
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
@@ -303,7 +313,8 @@ def forward_parts(
 
 def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: float) -> float:
     """Causal QK^T and AV FLOPs of prefilling `requests` prompts of `input_len` tokens (whole model)."""
-    flops = requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * input_len
+    attended = prefill_attended_tokens(input_len, ctx.sliding_window, ctx.sliding_share)
+    flops = requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * attended
     return flops * ctx.techniques.uncached_attention_share
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, mean_context
-from app.scoring.inference.memory import GB, kv_bytes_per_token, max_sequences
+from app.scoring.inference.memory import GB, kv_bytes_per_sequence, max_sequences
 from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu
@@ -97,10 +97,11 @@ def prefill_load(instance: PrefillInstance, budget_ms: float) -> PrefillLoad | N
 
 
 def kv_transfer_ms(model: ModelSpec, kv_dtype: str, input_len: float, gbs: float, alpha_ms: float) -> float:
-    """One request's prompt KV cache from a prefill to a decode instance: alpha per layer + bytes / bandwidth."""
+    """One request's prompt KV cache from a prefill to a decode instance: alpha per layer + bytes / bandwidth
+    (sliding-window layers send only the last window of the prompt, all the decode side keeps)."""
     if gbs <= 0:
         return float("inf")
-    return model.layers * alpha_ms + kv_bytes_per_token(model, kv_dtype) * input_len / (gbs * GB) * 1e3
+    return model.layers * alpha_ms + kv_bytes_per_sequence(model, kv_dtype, input_len) / (gbs * GB) * 1e3
 
 
 def _context(

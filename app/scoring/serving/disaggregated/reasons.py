@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
-from app.scoring.inference.memory import GB, kv_bytes_per_token
+from app.scoring.inference.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.plans import ServingOption
@@ -71,7 +71,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
 def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[str]:
     x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
     p, d = plan.prefill, plan.decode
-    kv_gb = kv_bytes_per_token(model, workload.kv_dtype_effective) * workload.input_len / GB
+    kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
     unit = (
         f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per node, {plan.units_at_peak} nodes)"
         if x.path == "node"
@@ -171,7 +171,7 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
 def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[Term]:
     """Every number of a disaggregated plan as a term."""
     x, load, decoder, p, d = plan.pairing, plan.pairing.load, plan.pairing.decode_instance, plan.prefill, plan.decode
-    kv_bytes = kv_bytes_per_token(model, workload.kv_dtype_effective) * workload.input_len
+    kv_bytes = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len)
     return [
         Term("prefill pass", load.pass_ms, "ms", f"prefill_parts: {load.prompts} × {workload.input_len} prompt tokens"),
         Term(
