@@ -2,7 +2,8 @@
 # The whole suite: everything on SQLite, then the database-facing tests again on a throwaway Postgres.
 # The Postgres pass skips tests/scoring (pure engine, never touches a database) and tests/browser
 # (they drive the same routes through Chromium and double the wall time; the HTTP, share and migration
-# tests already cover every query on Postgres). Extra arguments go to both pytest runs.
+# tests already cover every query on Postgres). Of the rest, tests/conftest.py keeps only the database-facing
+# tests (those using a database fixture or marked `db`). Extra arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}

@@ -136,3 +136,24 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.name in SLOW_TO_COLLECT and "not slow" in (config.getoption("markexpr") or ""):
         return True
     return None
+
+
+# A test faces the database when it uses one of these fixtures or is marked `db` (it builds its own).
+DATABASE_FIXTURES = frozenset({"seeded_url", "fresh_url", "database"})
+
+
+def _faces_the_database(item: pytest.Item) -> bool:
+    return (
+        bool(DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+        or item.get_closest_marker("db") is not None
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the test Postgres, only the database-facing tests run (the rest already ran on SQLite and would
+    run the same code again)."""
+    if os.environ.get("GPUMATCH_TEST_DATABASE_URL"):
+        kept = [item for item in items if _faces_the_database(item)]
+        config.hook.pytest_deselected(items=[item for item in items if not _faces_the_database(item)])
+        items[:] = kept
