@@ -33,15 +33,16 @@ SEED_DIR = PROJECT_ROOT / "seed_data"
 SHARED_VALIDATION = PROJECT_ROOT.parent / "shared" / "validation"
 
 
-def _fresh_database_url(tmp_dir: Path) -> str:
-    """A new empty database: a SQLite file, or a new schema-less database on the test Postgres."""
+def _fresh_database_url(tmp_dir: Path, template: str | None = None) -> str:
+    """A new empty database: a SQLite file, or a new schema-less database on the test Postgres (a copy of
+    the Postgres database named `template`, when given)."""
     base = os.environ.get("GPUMATCH_TEST_DATABASE_URL")
     if not base:
         return f"sqlite:///{tmp_dir / f'gpumatch-{uuid.uuid4().hex[:8]}.db'}"
     name = f"gpumatch_{uuid.uuid4().hex[:12]}"
     admin = make_engine(base.rsplit("/", 1)[0] + "/postgres")
     with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
     admin.dispose()
     return base.rsplit("/", 1)[0] + f"/{name}"
 
@@ -60,6 +61,19 @@ def _seeded_template() -> Path:
     return _TEMPLATE[0]
 
 
+_POSTGRES_TEMPLATE: list[str] = []  # the migrated, seeded Postgres database every seeded one is created from
+
+
+def _postgres_template(tmp_dir: Path) -> str:
+    """Migrate and seed once per test process; each seeded test database is then CREATE DATABASE ... TEMPLATE
+    (a file-level copy: the same rows and sequence positions as seeding it again)."""
+    if not _POSTGRES_TEMPLATE:
+        url = _fresh_database_url(tmp_dir)
+        _migrate_and_seed(url)
+        _POSTGRES_TEMPLATE.append(url.rsplit("/", 1)[1])
+    return _POSTGRES_TEMPLATE[0]
+
+
 def _migrate_and_seed(url: str) -> None:
     migrate.upgrade(url)
     engine = make_engine(url)
@@ -70,9 +84,12 @@ def _migrate_and_seed(url: str) -> None:
 
 def make_database(tmp_dir: Path, seeded: bool = True) -> str:
     """A migrated database of its own, seeded unless asked not to be. On SQLite a seeded one is a copy of
-    the session's template (SQLite's online backup, so the copy is consistent); on Postgres it is built."""
+    the session's template (SQLite's online backup, so the copy is consistent); on Postgres it is created from
+    the session's template database."""
+    if seeded and os.environ.get("GPUMATCH_TEST_DATABASE_URL"):
+        return _fresh_database_url(tmp_dir, template=_postgres_template(tmp_dir))
     url = _fresh_database_url(tmp_dir)
-    if seeded and url.startswith("sqlite:///"):
+    if seeded:  # SQLite here: Postgres returned above
         source = sqlite3.connect(_seeded_template())
         target = sqlite3.connect(url.removeprefix("sqlite:///"))
         with target:
@@ -80,10 +97,7 @@ def make_database(tmp_dir: Path, seeded: bool = True) -> str:
         target.close()
         source.close()
         return url
-    if seeded:
-        _migrate_and_seed(url)
-    else:
-        migrate.upgrade(url)
+    migrate.upgrade(url)
     return url
 
 
