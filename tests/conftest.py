@@ -7,13 +7,18 @@ scripts/test.sh does that with a throwaway cluster.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -28,15 +33,16 @@ SEED_DIR = PROJECT_ROOT / "seed_data"
 SHARED_VALIDATION = PROJECT_ROOT.parent / "shared" / "validation"
 
 
-def _fresh_database_url(tmp_dir: Path) -> str:
-    """A new empty database: a SQLite file, or a new schema-less database on the test Postgres."""
+def _fresh_database_url(tmp_dir: Path, template: str | None = None) -> str:
+    """A new empty database: a SQLite file, or a new schema-less database on the test Postgres (a copy of
+    the Postgres database named `template`, when given)."""
     base = os.environ.get("GPUMATCH_TEST_DATABASE_URL")
     if not base:
         return f"sqlite:///{tmp_dir / f'gpumatch-{uuid.uuid4().hex[:8]}.db'}"
     name = f"gpumatch_{uuid.uuid4().hex[:12]}"
     admin = make_engine(base.rsplit("/", 1)[0] + "/postgres")
     with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
     admin.dispose()
     return base.rsplit("/", 1)[0] + f"/{name}"
 
@@ -55,6 +61,19 @@ def _seeded_template() -> Path:
     return _TEMPLATE[0]
 
 
+_POSTGRES_TEMPLATE: list[str] = []  # the migrated, seeded Postgres database every seeded one is created from
+
+
+def _postgres_template(tmp_dir: Path) -> str:
+    """Migrate and seed once per test process; each seeded test database is then CREATE DATABASE ... TEMPLATE
+    (a file-level copy: the same rows and sequence positions as seeding it again)."""
+    if not _POSTGRES_TEMPLATE:
+        url = _fresh_database_url(tmp_dir)
+        _migrate_and_seed(url)
+        _POSTGRES_TEMPLATE.append(url.rsplit("/", 1)[1])
+    return _POSTGRES_TEMPLATE[0]
+
+
 def _migrate_and_seed(url: str) -> None:
     migrate.upgrade(url)
     engine = make_engine(url)
@@ -65,9 +84,12 @@ def _migrate_and_seed(url: str) -> None:
 
 def make_database(tmp_dir: Path, seeded: bool = True) -> str:
     """A migrated database of its own, seeded unless asked not to be. On SQLite a seeded one is a copy of
-    the session's template (SQLite's online backup, so the copy is consistent); on Postgres it is built."""
+    the session's template (SQLite's online backup, so the copy is consistent); on Postgres it is created from
+    the session's template database."""
+    if seeded and os.environ.get("GPUMATCH_TEST_DATABASE_URL"):
+        return _fresh_database_url(tmp_dir, template=_postgres_template(tmp_dir))
     url = _fresh_database_url(tmp_dir)
-    if seeded and url.startswith("sqlite:///"):
+    if seeded:  # SQLite here: Postgres returned above
         source = sqlite3.connect(_seeded_template())
         target = sqlite3.connect(url.removeprefix("sqlite:///"))
         with target:
@@ -75,10 +97,7 @@ def make_database(tmp_dir: Path, seeded: bool = True) -> str:
         target.close()
         source.close()
         return url
-    if seeded:
-        _migrate_and_seed(url)
-    else:
-        migrate.upgrade(url)
+    migrate.upgrade(url)
     return url
 
 
@@ -136,3 +155,97 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.name in SLOW_TO_COLLECT and "not slow" in (config.getoption("markexpr") or ""):
         return True
     return None
+
+
+# The slow accuracy guards (a cold refit, leave-one-source-out refits of the public files) are CPU-bound and
+# independent of everything else: each runs as a background job (tests/accuracy_jobs.py) from the end of
+# collection, at a lower priority, while the other tests use the main process. The tests that read a job's
+# result run last, so by then the job has had the whole run to finish.
+
+
+class BackgroundJob:
+    """One `python -m tests.accuracy_jobs NAME OUT` process and its result."""
+
+    def __init__(self, name: str, folder: Path) -> None:
+        self.name, self.out, self.log = name, folder / f"{name}.json", folder / f"{name}.log"
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.accuracy_jobs", name, str(self.out)],
+                cwd=PROJECT_ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop() also ends the refits' pool workers
+            )
+
+    def result(self) -> Any:
+        if self.process.wait() != 0:
+            tail = self.log.read_text(encoding="utf-8", errors="replace")[-4000:]
+            pytest.fail(f"background job {self.name} exited {self.process.returncode}:\n{tail}", pytrace=False)
+        return json.loads(self.out.read_text(encoding="utf-8"))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait()
+
+
+_JOBS: dict[str, BackgroundJob] = {}
+
+
+def _start_job(name: str) -> BackgroundJob:
+    if name not in _JOBS:
+        folder = Path(tempfile.mkdtemp(prefix="gpumatch-jobs-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _JOBS[name] = BackgroundJob(name, folder)
+    return _JOBS[name]
+
+
+def _jobs_of(item: pytest.Item) -> list[str]:
+    return [name for marker in item.iter_markers("precompute") for name in marker.args]
+
+
+# A test faces the database when it uses one of these fixtures or is marked `db` (it builds its own).
+DATABASE_FIXTURES = frozenset({"seeded_url", "fresh_url", "database"})
+
+
+def _faces_the_database(item: pytest.Item) -> bool:
+    return (
+        bool(DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+        or item.get_closest_marker("db") is not None
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the test Postgres, only the database-facing tests run (the rest already ran on SQLite and would
+    run the same code again); tests that wait for a background job run last (a stable sort)."""
+    if os.environ.get("GPUMATCH_TEST_DATABASE_URL"):
+        kept = [item for item in items if _faces_the_database(item)]
+        config.hook.pytest_deselected(items=[item for item in items if not _faces_the_database(item)])
+        items[:] = kept
+    items.sort(key=lambda item: bool(_jobs_of(item)))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.getoption("collectonly") or not SHARED_VALIDATION.exists():
+        return
+    for item in session.items:
+        for name in _jobs_of(item):
+            _start_job(name)
+
+
+def pytest_sessionfinish() -> None:
+    for job in _JOBS.values():
+        job.stop()
+
+
+@pytest.fixture
+def precomputed(request: pytest.FixtureRequest) -> Callable[[str], Any]:
+    """precomputed(job): the result of one of the test's `precompute` jobs (started now if it was not yet)."""
+    marked = _jobs_of(request.node)
+
+    def result(name: str) -> Any:
+        assert name in marked, f"mark the test @pytest.mark.precompute({name!r}) so the job starts early"
+        return _start_job(name).result()
+
+    return result

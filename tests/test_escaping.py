@@ -12,6 +12,8 @@ from app.main import create_app
 from tests.conftest import make_database, settings_for
 from tests.hostile_seed import GPU_ID, MODEL_ID, PAYLOAD, add_hostile_rows
 
+pytestmark = pytest.mark.db  # the hostile fixture builds its own database
+
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 

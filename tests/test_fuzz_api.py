@@ -14,7 +14,7 @@ from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from tests.fuzz_app import ADMIN_TOKEN, schema
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.db]  # tests.fuzz_app builds its own database
 CHECKS = [not_a_server_error, response_schema_conformance]
 FUZZ = settings(
     max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)

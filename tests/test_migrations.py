@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import inspect, text
 
 from app.catalog import migrate
 from app.db import make_engine
 from tests.conftest import make_database
+
+pytestmark = pytest.mark.db  # each test builds its own database
 
 TABLES = {"gpu", "provider", "offer", "price_history", "model", "token_price"}
 

@@ -9,14 +9,14 @@ weighted equally. A cold refit from the research defaults takes ~3 minutes per s
 file (14 sources: ~40 minutes), too slow for `gpumatch validate`; the warm start carries some memory of
 the held-out source where it was in the file the committed constants were fitted on, so these figures
 are, if anything, optimistic for those sources and exact for sources added since.
-Training: the full `calibrate_training.fit` (cold start from the research defaults) per source: ~2 s.
+Training: the full `calibrate_training.fit` (cold start from the research defaults) per source, on the same pool.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.calibration.cases import CasePrediction
@@ -48,12 +48,12 @@ def _refit_without(source: str) -> Any:
     return fit(train, DEFAULT_EFFICIENCY, rounds=rounds) if train else DEFAULT_EFFICIENCY
 
 
-def _refits(sources: list[str], workers: int) -> dict[str, Any]:
+def _refits(sources: list[str], workers: int, refit: Callable[[str], Any] = _refit_without) -> dict[str, Any]:
     """One refit per held-out source; independent, so they run on `workers` forked processes."""
     if workers <= 1 or len(sources) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return {source: _refit_without(source) for source in sources}
+        return {source: refit(source) for source in sources}
     with multiprocessing.get_context("fork").Pool(min(workers, len(sources))) as pool:
-        return dict(zip(sources, pool.map(_refit_without, sources), strict=True))
+        return dict(zip(sources, pool.map(refit, sources), strict=True))
 
 
 def loso_inference(
@@ -85,18 +85,34 @@ def loso_inference(
     return [p for p in out if p is not None]
 
 
-def loso_training(rows: list[dict], gpus: dict, models: dict) -> list:
-    """One held-out prediction per row, in row order: constants refitted without the row's source."""
+# The training folds a forked worker refits: (rows, gpus, models), set before the pool forks.
+_TRAINING_FOLDS: tuple[list[dict], dict, dict] | None = None
+
+
+def _refit_training_without(source: str) -> Any:
     from app.calibration.calibrate_training import fit, fit_cases
+
+    assert _TRAINING_FOLDS is not None
+    rows, gpus, models = _TRAINING_FOLDS
+    return fit(fit_cases([row for row in rows if row.get("source", "") != source], gpus, models))
+
+
+def loso_training(rows: list[dict], gpus: dict, models: dict, workers: int | None = None) -> list:
+    """One held-out prediction per row, in row order: constants refitted without the row's source. The refits
+    run on `workers` processes (default: one per CPU)."""
+    global _TRAINING_FOLDS
     from app.calibration.validate_training import predict_training_case
 
+    groups = _by_source(rows)
+    _TRAINING_FOLDS = (rows, gpus, models)
+    try:
+        fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers, _refit_training_without)
+    finally:
+        _TRAINING_FOLDS = None
     out: list[CasePrediction | None] = [None] * len(rows)
-    for _source, indices in _by_source(rows).items():
-        held = set(indices)
-        train = [row for i, row in enumerate(rows) if i not in held]
-        eff = fit(fit_cases(train, gpus, models))
+    for source, indices in groups.items():
         for i in indices:
-            out[i] = predict_training_case(rows[i], gpus, models, eff)
+            out[i] = predict_training_case(rows[i], gpus, models, fitted[source])
     return [p for p in out if p is not None]
 
 

@@ -5,16 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration.calibrate_inference import fitted_values
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
 
 
 @pytest.mark.slow
+@pytest.mark.precompute("inference_refit")  # the cold refit (fitted_values) runs in the background
 @pytest.mark.skipif(not CASES.exists(), reason="shared/validation not present beside the repo")
-def test_committed_constants_are_reproduced_by_the_fit():
-    fitted = fitted_values(str(CASES))
+def test_committed_constants_are_reproduced_by_the_fit(precomputed):
+    fitted = precomputed("inference_refit")
     committed = asdict(DEFAULT_EFFICIENCY)
     for name in FITTED:
         assert fitted[name] == pytest.approx(committed[name], rel=1e-3), name

@@ -17,9 +17,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy and scipy.optimize load inside solve_mix, on the first program to solve: importing them is about
+# a third of the app's import time, paid by every process that imports the app (most never solve one).
 
 # HiGHS' default relative gap (1e-4) may stop at a mix a cent dearer than the optimum; demand exactness.
 MIP_REL_GAP = 0.0
@@ -65,6 +69,9 @@ def solve_mix(candidates: Sequence[MixCandidate], demand_rps: Sequence[float]) -
         return None
     if len(candidates) == 1:  # one type: no choice to make, so no program to run
         return _alone(candidates[0], demand_rps)
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     count = len(candidates)
     width = count + len(served)  # n_0..n_{I-1}, then one x per servable (i, b)
     cost = np.zeros(width)
