@@ -153,6 +153,24 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
     assert "How we estimate" in client.get("/methodology").text
 
 
+def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.web import methodology
+
+    real = methodology.accuracy()
+    assert real is not None and "loso_groups" in real["inference"]  # make accuracy writes the group biases
+    group = {"metric": "output_tok_s_per_gpu", "stack": "vllm", "vendor": "AMD", "covered": 633}
+    summary = {
+        **real["inference"],
+        "loso_groups": [
+            {**group, "signed_median_pct_error": 109.6, "median_abs_pct_error": 109.6, "flagged": True},
+            {**group, "stack": "trtllm", "vendor": "NVIDIA", "signed_median_pct_error": -2.2, "flagged": False},
+        ],
+    }
+    monkeypatch.setattr(methodology, "accuracy", lambda: {"inference": summary})
+    text = client.get("/methodology").text
+    assert "vllm on AMD: +110 % over 633 rows" in text and "trtllm on NVIDIA" not in text
+
+
 def test_methodology_explains_price_terms_interruptions_and_deadline_with_the_engines_numbers(client) -> None:  # type: ignore[no-untyped-def]
     from app.scoring import price_terms
 

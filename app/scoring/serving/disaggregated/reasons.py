@@ -14,7 +14,8 @@ from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
 # A saving below the estimator's typical error does not pay for a second pool and a KV path: the LOSO median
-# absolute error of inference output tokens/s per GPU (README accuracy table, docs/ACCURACY.md: 15.5 %).
+# absolute error of inference output tokens/s per GPU before the 2026-12 refits (15.5 %; docs/ACCURACY.md has
+# the current figure, lower), kept as a conservative margin for the operational cost of a second pool.
 MIN_SAVING_SHARE = 0.155
 PATHS = {"fabric": "the inter-node fabric", "node": "the node's own link"}
 
