@@ -157,3 +157,12 @@ def test_routed_experts_do_not_take_the_dense_tensor_parallel_mbu_penalty():
     assert mbu(ctx, DEFAULT_EFFICIENCY, tp_penalty=False) == pytest.approx(
         mbu(ctx, DEFAULT_EFFICIENCY) * 8**DEFAULT_EFFICIENCY.mbu_tp_exponent
     )
+
+
+def test_llamacpp_gets_the_fp16_accumulate_peak_on_geforce_cards_only():
+    def peak(gpu_id: str, engine: str) -> float:
+        return build_context(GPUS[gpu_id], MODELS["llama-2-7b"], "fp16", "fp16", engine, 1).peak_tflops
+
+    assert peak("RTX-4090", "llamacpp") == 2 * GPUS["RTX-4090"].bf16_tflops  # 330.3: FP16 accumulate
+    assert peak("RTX-4090", "vllm") == GPUS["RTX-4090"].bf16_tflops  # FP32 accumulate: half rate on GeForce
+    assert peak("RTX-6000-ADA", "llamacpp") == GPUS["RTX-6000-ADA"].bf16_tflops  # pro card: full rate either way

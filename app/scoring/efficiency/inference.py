@@ -50,7 +50,7 @@ class InferenceEfficiency:
     gddr_mbu_factor: float = 1.1
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
     llamacpp_mbu_factor: float = 1.0
-    llamacpp_mfu_factor: float = 0.389
+    llamacpp_mfu_factor: float = 0.36
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
     slo_tpot_utilisation: float = 0.8
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
@@ -122,6 +122,10 @@ ENGINE_MAX_BATCH: dict[str, int] = {
     "llamacpp": 4,  # llama-server default --parallel 4 (auto) in recent builds
     "hf": 64,  # static HF generate batch; no paging, kept modest
 }
+
+# Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with
+# CUBLAS_COMPUTE_16F for FP16 matrices): on GeForce cards they get twice the FP32-accumulate peak.
+FP16_ACCUMULATE_ENGINES: tuple[str, ...] = ("llamacpp",)
 
 # Memory: share of capacity the engine may use, and a fixed runtime reserve per GPU.
 USABLE_MEMORY_FRACTION = 0.90  # vLLM gpu_memory_utilization default; llm-optimizer 0.9

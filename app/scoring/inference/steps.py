@@ -14,6 +14,7 @@ from app.scoring.efficiency.inference import (
     CAUSAL_ATTENTION_FACTOR,
     ENGINE_MBU,
     ENGINE_MFU,
+    FP16_ACCUMULATE_ENGINES,
     LINK_EFFICIENCY,
     PCIE_GBS_UNIDIR,
     InferenceEfficiency,
@@ -70,6 +71,13 @@ def is_gddr(gpu: GpuSpec) -> bool:
     return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
 
 
+def half_rate_fp32_accumulate(gpu: GpuSpec) -> bool:
+    """GeForce cards run 16-bit tensor math at half rate with FP32 accumulation; the catalog's 16-bit peak is that
+    rate, and FP16 accumulation runs at twice it (Ada whitepaper: RTX 4090 165.2 vs 330.3 TFLOPS; the reference
+    gpus.csv marks these cards' form factor "consumer"). Workstation and data-centre cards run both at full rate."""
+    return gpu.vendor.upper() == "NVIDIA" and "consumer" in gpu.form_factor.lower()
+
+
 def build_context(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -90,7 +98,14 @@ def build_context(
     expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
     cdtype, dequant_note = matmul_dtype(gpu, weight_dtype)
     peak, peak_note = dense_peak_tflops(gpu, cdtype)
-    notes = tuple(n for n in (dequant_note, peak_note) if n)
+    accumulate_note = None
+    if engine in FP16_ACCUMULATE_ENGINES and cdtype in ("bf16", "fp16") and half_rate_fp32_accumulate(gpu):
+        peak *= 2.0
+        accumulate_note = (
+            f"{engine} multiplies in FP16 with FP16 accumulation, which {gpu.name} runs at twice its "
+            f"FP32-accumulate peak: {peak:g} TFLOPS"
+        )
+    notes = tuple(n for n in (dequant_note, peak_note, accumulate_note) if n)
     interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
     domain = max(gpu.scaleup_domain_gpus, 1)
     tp_nodes = math.ceil(tensor_parallel / domain) if interconnect_gbs and tensor_parallel > domain else 1
