@@ -23,8 +23,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 30) -> Iterator[str]:
-    """Serve the app on a free loopback port until the block ends; yields the base URL."""
+def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 120) -> Iterator[str]:
+    """Serve the app on a free loopback port until the block ends; yields the base URL.
+
+    The start timeout is generous: `make test` runs the Postgres pass and the accuracy jobs beside the SQLite
+    pass on two cores, where two workers importing the app took longer than 30 s (a start-up time is not
+    what the durability tests measure)."""
     port = free_port()
     env = {
         **os.environ,
