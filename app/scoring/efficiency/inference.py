@@ -123,6 +123,10 @@ ENGINE_MAX_BATCH: dict[str, int] = {
     "hf": 64,  # static HF generate batch; no paging, kept modest
 }
 
+# Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
+# moe_prefill_layer_ms (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt).
+COMPILED_ENGINES: tuple[str, ...] = ("trtllm", "llamacpp")
+
 # Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with
 # CUBLAS_COMPUTE_16F for FP16 matrices): on GeForce cards they get twice the FP32-accumulate peak.
 FP16_ACCUMULATE_ENGINES: tuple[str, ...] = ("llamacpp",)

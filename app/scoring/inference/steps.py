@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.efficiency.inference import (
     CAUSAL_ATTENTION_FACTOR,
+    COMPILED_ENGINES,
     ENGINE_MBU,
     ENGINE_MFU,
     FP16_ACCUMULATE_ENGINES,
@@ -216,9 +217,6 @@ def stage_send_ms(ctx: InferenceContext, tokens: float) -> float:
 def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
     """Launch/sync per step and layer, plus per-sequence scheduling and sampling work on the host."""
     return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms + sequences * eff.seq_overhead_ms
-
-
-COMPILED_ENGINES = ("trtllm", "llamacpp")  # no per-layer Python dispatch in prefill
 
 
 def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
