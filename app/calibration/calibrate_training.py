@@ -32,6 +32,7 @@ START = dict(
     fp8_speedup_torchao=1.25,
     fw_torchtitan_16=0.85,
     fw_pytorch=1.0,
+    fw_hf=0.70,
     width_half_hidden=256.0,
     width_exponent=1.0,
     attn_efficiency=0.8,

@@ -1,7 +1,8 @@
 """Predict one row of training_cases.csv (shared/validation) with the training estimator.
 
 Parallelism, recompute and micro-batch are read from the notes only through general patterns
-("TP8", "PP4", "VP6", "FSDP", "activation checkpointing True", "full AC", "micro-batch 4").
+("TP8", "PP4", "VP6", "FSDP", "sp8", "activation checkpointing True", "full AC", "micro-batch 4"), and a
+stack the notes name is read through STACKS_IN_NOTES (how it splits a job, how it packs sequences).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TypedDict
 from app.calibration.cases import CasePrediction
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.estimate import TrainingEstimate, estimate_training
+from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
 from app.scoring.training.memory import Layout, Recompute
 from app.scoring.training.step_time import (
     attention_flops_per_token,
@@ -33,6 +34,24 @@ FRAMEWORKS = {
     "pytorch": "pytorch",
     "hf": "hf",
 }
+
+
+# Stacks a row's notes name ("framework: XTuner") when its framework column says "other": the class they run as.
+# LLaMA-Factory is HF Trainer + DeepSpeed; XTuner trains with DeepSpeed ZeRO and DeepSpeed-Ulysses sequence
+# parallelism (its configs' "spN"); neither has Megatron tensor or pipeline parallelism.
+STACKS_IN_NOTES = {"llama-factory": "hf", "xtuner": "hf", "axolotl": "hf", "deepspeed": "hf"}
+# Stacks whose sequence packing attends across the packed documents by default (no per-document mask):
+# LLaMA-Factory `packing` without `neat_packing` ("sequence packing without cross-attention" is the opt-in).
+CROSS_DOCUMENT_PACKING = ("llama-factory",)
+
+
+def stack_in_notes(row: dict[str, str]) -> str | None:
+    """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
+    if FRAMEWORKS.get(row.get("framework", ""), "auto") != "auto":
+        return None
+    match = re.search(r"framework: ([^;(]+)", row.get("notes") or "")
+    named = match.group(1).lower() if match else ""
+    return next((name for name in STACKS_IN_NOTES if name in named), None)
 
 
 class _LayoutChanges(TypedDict, total=False):
@@ -100,7 +119,8 @@ def execution_from_notes(row: dict[str, str]) -> tuple[int | None, float]:
     lowered = (row.get("notes") or "").lower()
     fine_tuning = row.get("method") in ("full_ft", "lora", "qlora")
     packed = re.search(r"\bpacked\b", lowered) is not None and "padded" not in lowered
-    span = PACKED_SAMPLE_TOKENS if fine_tuning and packed else None
+    per_document = stack_in_notes(row) not in CROSS_DOCUMENT_PACKING
+    span = PACKED_SAMPLE_TOKENS if fine_tuning and packed and per_document else None
     match = re.search(r"capacity[- ]factor (\d+(?:\.\d+)?)", lowered)
     capacity = float(match.group(1)) if match and "dropless" not in lowered else 1.0
     return span, min(max(capacity, 1.0), 16.0)
@@ -153,7 +173,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
         precision=precision,
         seq_len=seq_len,
         global_batch_seqs=batch,
-        framework=FRAMEWORKS.get(row.get("framework", ""), "auto"),
+        framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
         max_gpus=max(1, min(65_536, gpu_count)),
     )
     return workload, gpu_count, assumed
@@ -213,6 +233,9 @@ def predict_estimate(
     span, capacity = execution_from_notes(row)
     base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
+    sp = _int(r"\b(?:sp|SP|CP)(\d+)\b", row.get("notes", ""))
+    if sp and sp > 1 and n % sp == 0:
+        layout = first_fit(gpu, n, model, w, 1, 1, e, sp) or layout
     est = (
         estimate_training(gpu, n, model, w, layout=layout, e=e, attention_span=span, capacity_factor=capacity)
         if layout and layout != base.layout

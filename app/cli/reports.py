@@ -48,10 +48,14 @@ each publication weighted equally. Inference LOSO, publication-weighted, before 
 15.5 → 8.1 % (within ±25 %: 67 → 78 %), TPOT 30.6 → 8.8 %, TTFT 54.6 → 16.5 %. Training: causal attention,
 a separate attention efficiency on Hopper/Blackwell, FP8 as a bounded speedup over BF16, QLoRA's dequantisation
 traffic, a fixed per-layer step latency and regime priors: LOSO tokens/s 18.4 → 13.6 % (within ±25 %: 62 → 75 %).
+Then HF-class stacks (HF Trainer, LLaMA-Factory, XTuner: DeepSpeed ZeRO without Megatron TP/PP, DeepSpeed-Ulysses
+sequence parallelism where stated, LLaMA-Factory packing without a per-document mask): xtuner 43 → 20 %, the
+"other" NVIDIA group +21 → -7 % signed, the headline 13.6 → 13.9 % (the refit moves with the new rows).
 Still weak, and flagged below: vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch
 ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm factor is a
 compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up
-bursts), MLPerf TTFT (input lengths unpublished), xtuner's ZeRO-3 fine-tunes.
+bursts), MLPerf TTFT (input lengths unpublished), MaxText's dropless DeepSeek-V3 paths on MI355X (expert-parallel
+all-to-all and routing imbalance are not modelled).
 
 """
 HEADERS = (

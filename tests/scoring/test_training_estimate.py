@@ -86,3 +86,38 @@ def test_fp8_uses_fp8_peak_and_falls_back_where_missing():
     assert any(t.name == "dense peak" and t.value == GPUS["H100-SXM"].fp8_tflops for t in h100.terms)
     a100 = estimate_training(GPUS["A100-SXM-80GB"], 8, MODELS["llama-3.1-8b"], w)
     assert any("FP8" in a for a in a100.assumptions)
+
+
+def test_hf_stacks_split_by_data_parallelism_only():
+    """HF Trainer / DeepSpeed stacks have no Megatron TP or PP: ZeRO-3 over every GPU, or no fit."""
+    from app.scoring.training.search import GpuTimer, LayoutSearch
+
+    w = workload(model="llama-3.1-70b", framework="hf", global_batch_seqs=64)
+    for gpu_id in ("H100-SXM", "A100-SXM-80GB"):
+        est = estimate_training(GPUS[gpu_id], 32, MODELS["llama-3.1-70b"], w)
+        assert (est.layout.tensor_parallel, est.layout.pipeline_parallel, est.layout.zero_stage) == (1, 1, 3)
+        layout, seconds = GpuTimer(LayoutSearch(MODELS["llama-3.1-70b"], w), GPUS[gpu_id]).best_layout(32)
+        assert layout == est.layout and seconds == est.step_time_s  # the ranking sweep agrees
+    auto = estimate_training(GPUS["H100-SXM"], 32, MODELS["llama-3.1-70b"], workload(model="llama-3.1-70b"))
+    assert auto.layout.tensor_parallel > 1  # a Megatron-class stack may use TP for the same job
+    # 405B on 8 GPUs needs 6.5 TB of model states: no data-parallel-only layout fits, and the reason says so
+    big = estimate_training(
+        GPUS["H100-SXM"], 8, MODELS["llama-3.1-405b"], workload(model="llama-3.1-405b", framework="hf")
+    )
+    assert not big.feasible and "FSDP ×8" in big.reason
+
+
+def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+    from app.scoring.training.memory import activation_bytes, logits_bytes
+    from app.scoring.training.step_time import sequence_parallel_seconds
+
+    model, gpu = MODELS["llama-3.1-8b"], GPUS["H100-SXM"]
+    one, four = Layout(3, 1, 1, "full", 1), Layout(3, 1, 1, "full", 1, sequence_parallel=4)
+    assert activation_bytes(model, 65536, four, E) == pytest.approx(activation_bytes(model, 65536, one, E) / 4)
+    assert logits_bytes(model, 65536, four) == pytest.approx(logits_bytes(model, 65536, one) / 4)
+    assert sequence_parallel_seconds(E, gpu, model, one, 8192) == 0
+    # 32 layers × 2 passes × 2 B × (2·4096 + 2·1024) × 3/4 per token, 8,192 tokens, NVLink at 450 × 0.65 GB/s
+    expected = 8192 * 32 * 2 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
+    assert sequence_parallel_seconds(E, gpu, model, four, 8192) == pytest.approx(expected)
+    assert "SP4" in four.describe(8)

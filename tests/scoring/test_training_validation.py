@@ -103,3 +103,37 @@ def test_power_capped_rows_are_predicted_but_not_fitted(rows):
     gpus, models = load_gpu_specs(), load_model_specs()
     assert all(predict_training_case(r, gpus, models).covered for r in capped if r["metric"] == "tokens_s_per_gpu")
     assert calibrate_training.fit_cases(capped, gpus, models) == []
+
+
+def test_a_stack_named_in_the_notes_sets_its_class_packing_and_sequence_parallelism():
+    from app.calibration.validate_training import execution_from_notes, predict_estimate, read_row
+
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = {
+        "case_id": "x",
+        "source": "s",
+        "framework": "other",
+        "gpu": "A100-SXM-80GB",
+        "gpu_count": "32",
+        "model": "llama-2-70b",
+        "method": "full_ft",
+        "precision": "bf16",
+        "seq_len": "8192",
+        "global_batch_seqs": "",
+        "metric": "tokens_s_per_gpu",
+        "value": "216",
+        "notes": "framework: XTuner (sequence parallel sp1 (per config name)); SFT on Alpaca packed to max length",
+    }
+    assert read_row(row)[0].framework == "hf"  # XTuner runs as a DeepSpeed (HF-class) stack
+    est = predict_estimate(row, gpus, models)[0]
+    assert (est.layout.tensor_parallel, est.layout.pipeline_parallel, est.layout.zero_stage) == (1, 1, 3)
+    # XTuner packs with a per-document mask (varlen attention); LLaMA-Factory's default packing attends across
+    factory = {**row, "notes": row["notes"].replace("XTuner", "LLaMA-Factory")}
+    assert execution_from_notes(row)[0] is not None and execution_from_notes(factory)[0] is None
+    # a named framework column wins over the notes
+    assert read_row({**row, "framework": "nemo"})[0].framework == "nemo"
+    # 256K tokens per sequence fit 80 GB only with the sequence split over the 16 GPUs the notes state
+    long = {**row, "seq_len": "262144", "notes": row["notes"].replace("sp1", "sp16")}
+    est = predict_estimate(long, gpus, models)[0]
+    assert est.layout.sequence_parallel == 16 and est.fits
+    assert any("SP all-to-all" in t.name and t.value > 0 for t in est.terms)

@@ -14,6 +14,7 @@ from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout, lora_adapter_params, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.step_time import (
+    DATA_PARALLEL_ONLY,
     FRAMEWORK_CLASS,
     StepTime,
     model_flops_per_token,
@@ -52,8 +53,11 @@ def _layout_fits(
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
 
-def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec) -> list[tuple[int, int]]:
-    """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count."""
+def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto") -> list[tuple[int, int]]:
+    """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count; only (1, 1) for a
+    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY)."""
+    if framework in DATA_PARALLEL_ONLY:
+        return [(1, 1)]
     domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
     pairs = []
@@ -80,12 +84,13 @@ def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e) -> bool:
     return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
-def _first_fit(gpu, gpu_count, model, w, tp, pp, e) -> Layout | None:
-    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
+def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> Layout | None:
+    """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
+    if sp == 1 and not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
         return None
     for recompute in RECOMPUTE_ORDER:
         for stage in zero_stages(tp, pp, gpu_count):
-            layout = Layout(stage, tp, pp, recompute, 1)
+            layout = Layout(stage, tp, pp, recompute, 1, sequence_parallel=sp)
             if _layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
                 return layout
     return None
@@ -125,11 +130,11 @@ def choose_layout(
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
-    for tp, pp in layout_families(gpu, gpu_count, model):
+    for tp, pp in layout_families(gpu, gpu_count, model, w.framework):
         key = (tp, pp > 1)
         if key in done:
             continue
-        layout = _first_fit(gpu, gpu_count, model, w, tp, pp, e)
+        layout = first_fit(gpu, gpu_count, model, w, tp, pp, e)
         if layout is None:
             continue
         done.add(key)
@@ -169,8 +174,9 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
 def _reason_no_fit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> tuple[str, dict[str, float]]:
-    tp = max(t for t, _ in layout_families(gpu, gpu_count, model))
-    pp = max(p for t, p in layout_families(gpu, gpu_count, model) if t == tp)
+    families = layout_families(gpu, gpu_count, model, w.framework)
+    tp = max(t for t, _ in families)
+    pp = max(p for t, p in families if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
     frugal = Layout(stage, tp, pp, "full", 1)
     breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)
@@ -203,7 +209,12 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
             "s/step",
             f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
         ),
-        Term("exposed TP all-reduce", st.tp_comm_s, "s/step", f"TP{layout.tensor_parallel}"),
+        Term(
+            "exposed TP all-reduce" + (" + SP all-to-all" if layout.sequence_parallel > 1 else ""),
+            st.tp_comm_s,
+            "s/step",
+            f"TP{layout.tensor_parallel}" + (f", SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""),
+        ),
         Term(
             "exposed DP/FSDP traffic",
             st.dp_comm_s,

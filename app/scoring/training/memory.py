@@ -25,6 +25,9 @@ class Layout:
     recompute: Recompute = "none"
     micro_batch_seqs: int = 1
     pipeline_interleave: int | None = None  # virtual stages per GPU; None = stack default
+    # GPUs that split each sequence (DeepSpeed-Ulysses / context parallel): activations and logits are divided by
+    # it; ZeRO still shards over every data-parallel rank (the SP ranks included), as DeepSpeed-Ulysses does.
+    sequence_parallel: int = 1
 
     def data_parallel(self, gpu_count: int) -> int:
         return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
@@ -36,6 +39,8 @@ class Layout:
             parts.append(f"TP{self.tensor_parallel}")
         if self.pipeline_parallel > 1:
             parts.append(f"PP{self.pipeline_parallel}")
+        if self.sequence_parallel > 1:
+            parts.append(f"SP{self.sequence_parallel}")
         if dp > 1 or not parts:
             shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
             parts.append(f"{shard} ×{dp}")
@@ -96,7 +101,7 @@ def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: i
 
 def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency) -> float:
     """Stored activations of one GPU (flash attention assumed; Korthikanti per-layer formulas)."""
-    s, b, h, t = seq_len, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
+    s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
     ffn = model.intermediate_size
     if model.is_moe and model.moe_intermediate_size:
         ffn = model.moe_intermediate_size * max(1, model.experts_per_token + model.num_shared_experts)
@@ -109,7 +114,8 @@ def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.Trai
 
 
 def logits_bytes(model: ModelSpec, seq_len: int, layout: Layout) -> float:
-    return seq_len * layout.micro_batch_seqs * model.vocab_size * eff.LOGITS_BYTES_PER_ELEMENT / layout.tensor_parallel
+    split = layout.tensor_parallel * layout.sequence_parallel
+    return seq_len * layout.micro_batch_seqs * model.vocab_size * eff.LOGITS_BYTES_PER_ELEMENT / split
 
 
 def usable_gb(gpu: GpuSpec) -> float:

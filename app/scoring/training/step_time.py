@@ -13,6 +13,11 @@ from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout
 
+# Stacks that split a job by data parallelism only (DeepSpeed ZeRO / FSDP sharding, optionally DeepSpeed-Ulysses
+# sequence parallelism), without Megatron tensor or pipeline parallelism: HF Trainer / Accelerate and the
+# fine-tuning stacks built on DeepSpeed (LLaMA-Factory, XTuner, axolotl).
+DATA_PARALLEL_ONLY = frozenset({"hf"})
+
 FRAMEWORK_CLASS = {
     "megatron": "megatron",
     "megatron-lm": "megatron",
@@ -189,6 +194,20 @@ def qlora_dequant_seconds(
     weights = model.params_b * 1e9 / (layout.tensor_parallel * layout.pipeline_parallel)
     bandwidth = max(gpu.memory_bandwidth_tbs, 0.1) * 1e12
     return passes * micro_batches * weights * e.qlora_dequant_bytes_per_param / bandwidth
+
+
+def sequence_parallel_seconds(
+    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, layout: Layout, tokens_per_gpu: float
+) -> float:
+    """DeepSpeed-Ulysses all-to-alls: per layer, q, k, v and the attention output change hands forward and again
+    backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share; they sit on the critical
+    path between the projections and attention, so none of it is hidden."""
+    sp = layout.sequence_parallel
+    if sp <= 1:
+        return 0.0
+    q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
+    per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp  # fwd + bwd × bf16 bytes
+    return tokens_per_gpu * per_token / (_bandwidth_gbs(e, gpu, sp) * 1e9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +403,7 @@ def step_parts(
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
         tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (_bandwidth_gbs(e, gpu, tp) * 1e9)
+    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu)
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
