@@ -50,23 +50,29 @@ def test_committed_constants_are_reproduced(rows):
         assert getattr(fitted, name) == pytest.approx(committed, rel=0.02), name
 
 
-def test_empty_cells_are_assumed_or_reported_never_raised():
-    gpus, models = load_gpu_specs(), load_model_specs()
+def case_row(**cells: str) -> dict[str, str]:
+    """A training_cases.csv row: an A100 pretraining case with the given cells changed."""
     row = {
         "case_id": "e",
         "source": "s",
-        "framework": "pytorch",
+        "framework": "other",
         "gpu": "A100-SXM-80GB",
-        "gpu_count": "",
+        "gpu_count": "8",
         "model": "llama-2-7b",
         "method": "pretrain",
-        "precision": "",
+        "precision": "bf16",
         "seq_len": "4096",
         "global_batch_seqs": "",
         "metric": "tokens_s_per_gpu",
         "value": "3000",
         "notes": "",
     }
+    return {**row, **cells}
+
+
+def test_empty_cells_are_assumed_or_reported_never_raised():
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = case_row(framework="pytorch", gpu_count="", model="llama-2-7b", method="pretrain", precision="")
     covered = predict_training_case(row, gpus, models)
     assert covered.covered and "global_batch_seqs empty" in covered.reason and "gpu_count empty" in covered.reason
     for key, text in (("seq_len", ""), ("gpu_count", "many"), ("global_batch_seqs", "-3")):
@@ -109,21 +115,14 @@ def test_a_stack_named_in_the_notes_sets_its_class_packing_and_sequence_parallel
     from app.calibration.validate_training import execution_from_notes, predict_estimate, read_row
 
     gpus, models = load_gpu_specs(), load_model_specs()
-    row = {
-        "case_id": "x",
-        "source": "s",
-        "framework": "other",
-        "gpu": "A100-SXM-80GB",
-        "gpu_count": "32",
-        "model": "llama-2-70b",
-        "method": "full_ft",
-        "precision": "bf16",
-        "seq_len": "8192",
-        "global_batch_seqs": "",
-        "metric": "tokens_s_per_gpu",
-        "value": "216",
-        "notes": "framework: XTuner (sequence parallel sp1 (per config name)); SFT on Alpaca packed to max length",
-    }
+    row = case_row(
+        gpu_count="32",
+        model="llama-2-70b",
+        method="full_ft",
+        seq_len="8192",
+        value="216",
+        notes="framework: XTuner (sequence parallel sp1 (per config name)); SFT on Alpaca packed to max length",
+    )
     assert read_row(row)[0].framework == "hf"  # XTuner runs as a DeepSpeed (HF-class) stack
     est = predict_estimate(row, gpus, models)[0]
     assert (est.layout.tensor_parallel, est.layout.pipeline_parallel, est.layout.zero_stage) == (1, 1, 3)
