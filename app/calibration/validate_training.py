@@ -45,6 +45,28 @@ STACKS_IN_NOTES = {"llama-factory": "hf", "xtuner": "hf", "axolotl": "hf", "deep
 CROSS_DOCUMENT_PACKING = ("llama-factory",)
 
 
+# FlashAttention-3, the first Hopper-native attention kernel of the PyTorch stacks, was released in July 2024
+# (arXiv 2407.08608); Megatron-class stacks used TransformerEngine's cuDNN fused attention on Hopper before that.
+FA3_RELEASE = (2024, 7)
+HOPPER_NATIVE_ATTENTION_BEFORE_FA3 = ("megatron", "nemo")
+
+
+def _year_month(text: str) -> tuple[int, int] | None:
+    """A row's date ("2023", "2024-06"); a year alone reads as its middle (July), neither early nor late."""
+    match = re.match(r"(\d{4})(?:-(\d{1,2}))?", (text or "").strip())
+    return (int(match.group(1)), int(match.group(2) or 7)) if match else None
+
+
+def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
+    """The constants as of the row's date: a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 ran
+    FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's kernels)."""
+    when = _year_month(row.get("date", ""))
+    framework = FRAMEWORKS.get(row.get("framework", ""), "auto")
+    if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:
+        return e
+    return e.before_flash_attention_3()
+
+
 def stack_in_notes(row: dict[str, str]) -> str | None:
     """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
     if FRAMEWORKS.get(row.get("framework", ""), "auto") != "auto":
@@ -230,6 +252,7 @@ def predict_estimate(
     except UnreadableRow as error:
         return f"unreadable row: {error}"
     gpu, _ = fill_missing_peaks(gpu, gpus)
+    e = era_efficiency(row, e)
     span, capacity = execution_from_notes(row)
     base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)

@@ -50,7 +50,10 @@ a separate attention efficiency on Hopper/Blackwell, FP8 as a bounded speedup ov
 traffic, a fixed per-layer step latency and regime priors: LOSO tokens/s 18.4 → 13.6 % (within ±25 %: 62 → 75 %).
 Then HF-class stacks (HF Trainer, LLaMA-Factory, XTuner: DeepSpeed ZeRO without Megatron TP/PP, DeepSpeed-Ulysses
 sequence parallelism where stated, LLaMA-Factory packing without a per-document mask): xtuner 43 → 20 %, the
-"other" NVIDIA group +21 → -7 % signed, the headline 13.6 → 13.9 % (the refit moves with the new rows).
+"other" NVIDIA group +21 → -5 % signed. Then two derived terms in place of fitted freedom: small-matmul
+saturation scales with the GPU's FLOPs per byte (its half-point quoted on an A100, exponent 1 from GEMMs ∝ h² against
+memory-bound ops ∝ h), and PyTorch-stack runs on Hopper dated before FlashAttention-3 (2024-07) run FA2 attention
+(0.52 of its Ampere efficiency: FA3 paper). Training LOSO tokens/s 13.6 → 11.5 % (LLM Foundry 15.9 → 8 %).
 Still weak, and flagged below: vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch
 ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm factor is a
 compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up

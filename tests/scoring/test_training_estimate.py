@@ -121,3 +121,15 @@ def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     expected = 8192 * 32 * 2 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192) == pytest.approx(expected)
     assert "SP4" in four.describe(8)
+
+
+def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
+    """The width half-point scales with peak / bandwidth: an H100 (295 TFLOPS per TB/s) needs wider layers than an
+    A100-80GB (153) for the same share of its peak; the reference GPU gets the constant as quoted."""
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+    from app.scoring.training.step_time import width_factor
+
+    a100, h100 = GPUS["A100-SXM-80GB"], GPUS["H100-SXM"]
+    assert width_factor(E, 2048, a100) == pytest.approx(width_factor(E, 2048), rel=0.01)
+    assert width_factor(E, 2048, h100) < width_factor(E, 2048, a100) - 0.05
+    assert width_factor(E, 16384, h100) > 0.9  # wide layers saturate every GPU

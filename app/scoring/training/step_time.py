@@ -168,8 +168,24 @@ def fp8_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str) -> float:
     return fp8_speedup(e, framework, "fp8") * ratio
 
 
-def width_factor(e: TrainingEfficiency, hidden: int) -> float:
-    return 1.0 / (1.0 + (e.width_half_hidden / hidden) ** e.width_exponent)
+# 16-bit dense peak per unit of HBM bandwidth (TFLOPS per TB/s) of the GPU the width constants are quoted for:
+# A100-SXM-80GB, 312 TFLOPS over 2.039 TB/s (catalog).
+WIDTH_REFERENCE_FLOPS_PER_BYTE = 312 / 2.039
+
+
+def width_factor(e: TrainingEfficiency, hidden: int, gpu: GpuSpec | None = None) -> float:
+    """Small-matmul saturation: 1 / (1 + (h0 / hidden) ** exponent).
+
+    Per token, the GEMMs of a layer scale with hidden² and its memory-bound ops (norms, activations, residuals,
+    optimizer) with hidden, so their time ratio is ∝ (peak / bandwidth) / hidden: the half-point h0 moves with the
+    GPU's FLOPs per byte (roofline ridge point), quoted at the A100-80GB's and scaled for the GPU that runs it.
+    """
+    half = e.width_half_hidden
+    if gpu is not None:
+        peak = gpu.bf16_tflops or gpu.fp16_tflops
+        if peak and gpu.memory_bandwidth_tbs:
+            half *= peak / gpu.memory_bandwidth_tbs / WIDTH_REFERENCE_FLOPS_PER_BYTE
+    return 1.0 / (1.0 + (half / hidden) ** e.width_exponent)
 
 
 def scale_factor(e: TrainingEfficiency, gpu_count: int) -> float:
@@ -263,7 +279,7 @@ def effective_mfu(
         base_mfu(e, gpu_family(gpu))
         * framework_factor(e, framework)
         * (fp8_factor(e, gpu, framework) if precision_class == "fp8" else 1.0)
-        * width_factor(e, model.hidden_size)
+        * width_factor(e, model.hidden_size, gpu)
         * scale_factor(e, gpu_count)
         * method_factor(e, method)
         * (e.moe_factor if model.is_moe else 1.0)
