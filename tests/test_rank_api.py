@@ -171,3 +171,28 @@ def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:
 def test_training_rows_carry_price_terms(client) -> None:  # type: ignore[no-untyped-def]
     options = client.post("/api/v1/rank/training", json={**TRAINING, "include_stale": True}).json()["options"]
     assert options and any(o["stale"] for o in options) and all(o["price_type"] == "on_demand" for o in options)
+
+
+def test_attention_split_is_a_workload_field_checked_and_reported(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "attention_parallel": "sideways"})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "attention_parallel"
+    reasoning = {
+        **INFERENCE,
+        "model": "deepseek-r1",
+        "kv_dtype": "fp8",
+        "engine": "sglang",
+        "input_len": 1000,
+        "output_len": 8000,
+        "tpot_ms": 100,
+        "ttft_ms": 10000,
+        "gpu": "H200",
+        "gpu_count": 8,
+    }
+    auto = client.post("/api/v1/estimate/inference", json=reasoning).json()
+    heads = client.post("/api/v1/estimate/inference", json={**reasoning, "attention_parallel": "tp"}).json()
+    assert auto["attention_parallel"] == "dp" and heads["attention_parallel"] == "tp"
+    assert auto["output_tokens_per_s"] > heads["output_tokens_per_s"]
+    ranked = client.post(
+        "/api/v1/rank/inference", json={k: v for k, v in reasoning.items() if k not in ("gpu", "gpu_count")}
+    ).json()
+    assert any(o["attention_parallel"] == "dp" for o in ranked["options"] if o["feasible"])

@@ -13,6 +13,7 @@ Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
 Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8"]
+AttentionParallel = Literal["auto", "tp", "dp"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["output_tokens", "all_tokens", "requests"]
@@ -112,6 +113,13 @@ class InferenceWorkload(_WorkloadBase):
         le=65_536,
         description="engine batch cap (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size, "
         "llama.cpp --parallel); default: the engine's (vllm 256, sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
+    )
+    attention_parallel: AttentionParallel = Field(
+        "auto",
+        description="how a tensor-parallel group splits attention: tp = by heads (engine default), dp = data-parallel "
+        "attention (SGLang --enable-dp-attention: each GPU keeps its own requests' KV cache and a full copy of the "
+        "attention weights), auto = dp where TP would copy the KV cache onto every GPU (MLA, few KV heads) and dp "
+        "serves more tokens/s",
     )
     scenario: Scenario = "latency_bound"
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")

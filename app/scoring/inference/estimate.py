@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
@@ -11,7 +12,16 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term
-from app.scoring.inference.memory import GB, max_sequences, memory_breakdown_gb, usable_gb, weight_bytes
+from app.scoring.inference.memory import (
+    GB,
+    attention_params,
+    kv_replicated_under_tp,
+    max_sequences,
+    memory_breakdown_gb,
+    usable_gb,
+    weight_bytes,
+    weight_bytes_per_gpu,
+)
 from app.scoring.inference.steps import (
     InferenceContext,
     StepParts,
@@ -45,6 +55,7 @@ class InferenceEstimate:
     band: Band = field(default_factory=lambda: Band(0.0, 0.0))
     bound: str = ""
     assumptions: list[str] = field(default_factory=list)
+    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,18 +316,45 @@ def solve_inference(
     pipeline_parallel: int = 1,
     efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
     fabric_gbs: float = 0.0,
+    attention_dp: bool | None = None,
 ) -> Solution | InferenceEstimate:
-    """The operating point of a configuration, or an infeasible estimate saying why there is none."""
+    """The operating point of a configuration, or an infeasible estimate saying why there is none.
+
+    `attention_dp` None follows the workload's attention_parallel; "auto" solves both ways where TP would copy
+    the KV cache onto every rank (MLA, few KV heads) and keeps the one with more output tokens/s (TP on ties)."""
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
+    if attention_dp is None:
+        if workload.attention_parallel == "auto" and kv_replicated_under_tp(model, tp):
+            both = [
+                solve_inference(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp)
+                for dp in (False, True)
+            ]
+            solved = [b for b in both if isinstance(b, Solution)]
+            return max(solved, key=lambda b: b.point.tokens_per_s) if solved else both[0]
+        attention_dp = workload.attention_parallel == "dp"
+    dp = tp if attention_dp and tp > 1 else 1
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
 
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp)
+        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp, dp)
 
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp) * tp * pp
+    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB
+    if dp > 1 and per_gpu_gb > usable_gb(gpu, tp):
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            (
+                f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
+                f"{per_gpu_gb:.0f} GB of {wdt} weights per GPU, {usable_gb(gpu, tp):.0f} GB usable"
+            ),
+            memory(),
+        )
     if need_gb > have_gb:
         return _infeasible(
             gpu,
@@ -330,7 +368,7 @@ def solve_inference(
             memory(),
         )
     beams = workload.beam_width
-    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp) // beams
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp) // beams
     if max_batch < 1:
         return _infeasible(
             gpu,
@@ -340,7 +378,7 @@ def solve_inference(
             (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
             memory(),
         )
-    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs)
+    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp)
     techniques = techniques_for(workload)
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
@@ -450,6 +488,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             s.batch,
             s.tensor_parallel,
             s.pipeline_parallel,
+            s.ctx.attention_dp,
         ),
         max_batch=s.max_batch,
         batch=s.batch,
@@ -460,8 +499,24 @@ def explain(solved: Solution) -> InferenceEstimate:
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_cap_note(s), *_queue_note(point), evidence],
+        assumptions=[*s.ctx.assumptions, *_attention_note(s), *_cap_note(s), *_queue_note(point), evidence],
+        attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
     )
+
+
+def _attention_note(s: Solution) -> list[str]:
+    dp = s.ctx.attention_dp
+    if dp <= 1:
+        if kv_replicated_under_tp(s.model, s.tensor_parallel):
+            return [
+                f"attention split over TP{s.tensor_parallel}: every GPU keeps the whole KV cache (MLA / few KV heads)"
+            ]
+        return []
+    attention_gb = attention_params(s.model) * WEIGHT_BYTES[s.workload.weight_dtype] / s.pipeline_parallel / GB
+    return [
+        f"data-parallel attention over the {dp} GPUs (SGLang --enable-dp-attention): each keeps its own requests' "
+        f"KV cache (1/{dp} of the TP copy) and a full copy of the attention weights ({attention_gb:.1f} GB)"
+    ]
 
 
 def _technique_terms(s: Solution) -> list[Term]:

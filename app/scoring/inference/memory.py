@@ -29,14 +29,56 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: str) -> float:
     return 2 * model.layers * model.num_kv_heads * model.head_dim * KV_BYTES[kv_dtype]
 
 
+def kv_replicated_under_tp(model: ModelSpec, tensor_parallel: int) -> bool:
+    """Whether splitting attention heads over TP copies the KV cache onto every rank: MLA's one latent per
+    token, or fewer KV heads than ranks. Data-parallel attention (attention_dp) keeps one copy instead."""
+    return tensor_parallel > 1 and (model.attention == "mla" or model.num_kv_heads < tensor_parallel)
+
+
+def attention_params(model: ModelSpec) -> float:
+    """Attention weights (projections) of the whole model, the part data-parallel attention replicates.
+
+    GQA/MHA: q, k, v and o projections per layer. MLA (whose low-rank shapes the catalog does not keep): what
+    remains of the always-active weights after the shared experts and the (untied) embeddings; it also counts
+    the first dense layers' MLPs (DeepSeek-V3: 12.0 B against 11.4 B of attention, about 5 % high)."""
+    q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
+    if model.attention != "mla":
+        return float(model.layers * model.hidden_size * (2 * q_dim + 2 * kv_dim))
+    routed = 0.0
+    if model.is_moe and model.num_experts > model.experts_per_token > 0:
+        routed = (
+            max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - model.experts_per_token / model.num_experts)
+        )
+    shared = model.layers * model.num_shared_experts * 3 * model.hidden_size * model.moe_intermediate_size
+    embeddings = 2 * model.vocab_size * model.hidden_size
+    return max(model.params_b * 1e9 - routed - shared - embeddings, 0.0)
+
+
+def weight_bytes_per_gpu(
+    model: ModelSpec, weight_dtype: str, tensor_parallel: int, pipeline_parallel: int = 1, attention_dp: int = 1
+) -> float:
+    """Weights one GPU holds: all of them split over TP x PP, except that data-parallel attention keeps a full
+    copy of its stage's attention weights on every rank."""
+    total = weight_bytes(model, weight_dtype)
+    shards = tensor_parallel * pipeline_parallel
+    if attention_dp <= 1:
+        return total / shards
+    attention = min(attention_params(model) * WEIGHT_BYTES[weight_dtype], total)
+    return (total - attention) / shards + attention / pipeline_parallel
+
+
 def kv_bytes_per_token_per_gpu(
     model: ModelSpec,
     kv_dtype: str,
     tensor_parallel: int,
     pipeline_parallel: int = 1,
+    attention_dp: int = 1,
 ) -> float:
-    """Per-GPU share: KV heads split over TP (replicated once TP > kv heads), layers over PP."""
+    """Per-GPU share: KV heads split over TP (replicated once TP > kv heads), layers over PP; with
+    data-parallel attention over `attention_dp` ranks each rank holds its own requests' KV (a 1/dp share)."""
     total = kv_bytes_per_token(model, kv_dtype)
+    if attention_dp > 1:
+        return total / (pipeline_parallel * attention_dp)
     if model.attention == "mla":
         return total / pipeline_parallel  # the latent is replicated on every TP rank
     heads_per_gpu = max(model.num_kv_heads / tensor_parallel, 1.0)
@@ -82,9 +124,10 @@ def kv_bytes_per_sequence_per_gpu(
     context_tokens: float,
     tensor_parallel: int,
     pipeline_parallel: int = 1,
+    attention_dp: int = 1,
 ) -> float:
     """Per-GPU KV cache of one sequence of `context_tokens` (the per-token share times kv_context_tokens)."""
-    per_token = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel)
+    per_token = kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel, attention_dp)
     return per_token * kv_context_tokens(model, context_tokens)
 
 
@@ -105,14 +148,15 @@ def max_sequences(
     context_tokens: float,
     tensor_parallel: int,
     pipeline_parallel: int = 1,
+    attention_dp: int = 1,
 ) -> int:
     """Concurrent sequences whose KV at `context_tokens` fits after the weights (0 = weights do not fit)."""
-    shards = tensor_parallel * pipeline_parallel
-    free_gb = usable_gb(gpu, tensor_parallel) - weight_bytes(model, weight_dtype) / shards / GB
+    weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
+    free_gb = usable_gb(gpu, tensor_parallel) - weights / GB
     if free_gb <= 0:
         return 0
     per_seq = kv_bytes_per_sequence_per_gpu(
-        model, kv_dtype, max(context_tokens, 1.0), tensor_parallel, pipeline_parallel
+        model, kv_dtype, max(context_tokens, 1.0), tensor_parallel, pipeline_parallel, attention_dp
     )
     return int(math.floor(free_gb * GB / per_seq))
 
@@ -126,13 +170,16 @@ def memory_breakdown_gb(
     batch: int,
     tensor_parallel: int,
     pipeline_parallel: int = 1,
+    attention_dp: int = 1,
 ) -> dict[str, float]:
     """Per-GPU memory at the operating point: weights, KV cache, reserve and capacity, in GB."""
-    shards = tensor_parallel * pipeline_parallel
-    kv = kv_bytes_per_sequence_per_gpu(model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel) * batch
+    per_seq = kv_bytes_per_sequence_per_gpu(
+        model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel, attention_dp
+    )
+    weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
     return {
-        "weights": round(weight_bytes(model, weight_dtype) / shards / GB, 3),
-        "kv_cache": round(kv / GB, 3),
+        "weights": round(weights / GB, 3),
+        "kv_cache": round(per_seq * batch / GB, 3),
         "reserve": round(reserve_gb(tensor_parallel) + gpu.memory_gb * (1 - USABLE_MEMORY_FRACTION), 3),
         "capacity": gpu.memory_gb,
     }

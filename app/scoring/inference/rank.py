@@ -64,6 +64,7 @@ class InferenceOption:
     interruptible: bool = False  # spot: may be taken back at short notice
     min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long
     offer_id: int | None = None
+    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -138,6 +139,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         gpu_count=est.gpu_count,
         tensor_parallel=est.tensor_parallel,
         pipeline_parallel=est.pipeline_parallel,
+        attention_parallel=est.attention_parallel,
         nodes=nodes_for(p.machine, est.gpu_count),
         machine=p.machine.describe(),
         provider=offer.provider_id,

@@ -22,9 +22,11 @@ from app.scoring.efficiency.inference import (
 )
 from app.scoring.inference.memory import (
     attended_tokens,
+    attention_params,
     kv_bytes_per_token_per_gpu,
     prefill_attended_tokens,
     sliding_share,
+    weight_bytes_per_gpu,
 )
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
@@ -62,6 +64,10 @@ class InferenceContext:
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
     sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
+    # > 1: attention runs data-parallel over this many ranks of the TP group (SGLang --enable-dp-attention): each
+    # rank holds its own requests' KV cache and a full copy of the attention weights; the MLP/experts stay split.
+    attention_dp: int = 1
+    attention_gemm_share: float = 0.0  # attention projections' share of the GEMM FLOPs per token (attention_dp > 1)
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -88,6 +94,7 @@ def build_context(
     tensor_parallel: int,
     pipeline_parallel: int = 1,
     fabric_gbs: float = 0.0,
+    attention_dp: int = 1,
 ) -> InferenceContext:
     shards = tensor_parallel * pipeline_parallel
     total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
@@ -118,10 +125,17 @@ def build_context(
         tensor_parallel=tensor_parallel,
         pipeline_parallel=pipeline_parallel,
         layers_per_stage=model.layers / pipeline_parallel,
-        dense_weight_bytes_per_gpu=(total_weights - expert_bytes) / shards,
+        dense_weight_bytes_per_gpu=(
+            weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
+            - expert_bytes / shards
+        )
+        if attention_dp > 1
+        else (total_weights - expert_bytes) / shards,
         expert_weight_bytes_per_gpu=expert_bytes / shards,
         experts_active_share=share,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, kv_dtype, tensor_parallel, pipeline_parallel),
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(
+            model, kv_dtype, tensor_parallel, pipeline_parallel, attention_dp
+        ),
         flops_per_token=2 * model.active_params_b * 1e9,
         attention_flops_per_token_ctx=4 * model.layers * heads,
         hidden_size=model.hidden_size,
@@ -140,6 +154,10 @@ def build_context(
         tp_fabric_gbs=tp_fabric,
         sliding_window=model.sliding_window,
         sliding_share=sliding_share(model),
+        attention_dp=attention_dp,
+        attention_gemm_share=min(2 * attention_params(model) / (2 * model.active_params_b * 1e9), 1.0)
+        if attention_dp > 1
+        else 0.0,
     )
 
 
@@ -230,6 +248,40 @@ def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     return ctx.layers_per_stage * eff.moe_prefill_layer_ms
 
 
+def attending_seqs(ctx: InferenceContext, seqs: float) -> float:
+    """Sequences whose attention the step waits for, in units of the per-GPU KV share: all of them under TP
+    attention; under data-parallel attention the busiest rank's, max(seqs / dp, one sequence if any) x dp."""
+    dp = ctx.attention_dp
+    if dp <= 1:
+        return seqs
+    return max(seqs / dp, min(seqs, 1.0)) * dp
+
+
+def dp_attention_flops(
+    ctx: InferenceContext,
+    seqs: float,
+    tokens_per_seq: float,
+    attended: float,
+    prefill_tokens: float,
+    prefill_requests: float,
+    prefill_attention: float,
+) -> tuple[float, float]:
+    """(GEMM, score/AV) FLOPs of the busiest GPU of one pipeline stage under data-parallel attention.
+
+    The MLP/experts stay split over TP; a request's attention projections and score/AV run on the one rank that
+    holds it, so that rank decodes max(seqs / dp, one sequence) and prefills max(1 / dp, one prompt's share) of
+    the prompts. Balanced (seqs >= dp, many prompts) this equals TP's split; a lone long prompt is not split."""
+    dp, tp, pp, a = ctx.attention_dp, ctx.tensor_parallel, ctx.pipeline_parallel, ctx.attention_gemm_share
+    busiest = max(seqs / dp, min(seqs, 1.0))
+    prefill_busy = max(1.0 / dp, 1.0 / max(prefill_requests, 1.0)) if prefill_tokens > 0 else 0.0
+    per_token = ctx.flops_per_token / pp
+    gemm = seqs * tokens_per_seq * per_token * (1 - a) / tp + busiest * tokens_per_seq * per_token * a
+    gemm += prefill_tokens * per_token * (a * prefill_busy + (1 - a) / tp)
+    score = busiest * tokens_per_seq * ctx.attention_flops_per_token_ctx * attended / pp
+    score += prefill_attention / pp * prefill_busy / pp
+    return gemm, score
+
+
 def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
     """Soft roofline of one kernel class: (m^p + c^p)^(1/p); p -> inf is max(m, c), p = 1 is no overlap.
 
@@ -286,24 +338,32 @@ def forward_parts(
     prefill_attention_flops: float = 0.0,
     tokens_per_seq: float = 1.0,
     prefill_passes: float = 0.0,
+    prefill_requests: float = 0.0,
 ) -> StepParts:
     """A forward pass with `decode_seqs` decoding sequences at `context_tokens` plus prefill tokens
     (`tokens_per_seq` > 1: speculative verification of drafted tokens, one KV read per sequence).
 
     `prefill_passes`: eager prefill passes this step stands for (1 for a prefill; the share of a request
-    prefilled per step in the continuous-batching steady state); each pays the host cost of an MoE layer."""
+    prefilled per step in the continuous-batching steady state); each pays the host cost of an MoE layer.
+    `prefill_requests`: the prompts those prefill tokens belong to (data-parallel attention runs each prompt's
+    attention on one rank)."""
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs * tokens_per_seq + new_prefill
     expert_bytes = ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
     weights = ctx.dense_weight_bytes_per_gpu + expert_bytes
     attended = attended_tokens(context_tokens, ctx.sliding_window, ctx.sliding_share)  # sliding layers: window
-    kv = seqs * ctx.kv_bytes_per_token_per_gpu * attended
+    attending = attending_seqs(ctx, seqs)
+    kv = attending * ctx.kv_bytes_per_token_per_gpu * attended
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
     attention_flops = (
-        seqs * tokens_per_seq * ctx.attention_flops_per_token_ctx * attended + prefill_attention_flops / pp
+        attending * tokens_per_seq * ctx.attention_flops_per_token_ctx * attended + prefill_attention_flops / pp
     ) / shards
+    if ctx.attention_dp > 1:  # the busiest rank's attention work; the MLP/experts split over TP as before
+        gemm_flops, attention_flops = dp_attention_flops(
+            ctx, seqs, tokens_per_seq, attended, new_prefill, prefill_requests, prefill_attention_flops
+        )
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
@@ -335,7 +395,7 @@ def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: flo
     """Prefill of `requests` prompts together (no decoding sequences in the pass)."""
     tokens = requests * input_len * ctx.techniques.uncached_share
     attention = prefill_attention_flops(ctx, requests, input_len)
-    return forward_parts(ctx, eff, 0.0, 0.0, tokens, attention, prefill_passes=1.0)
+    return forward_parts(ctx, eff, 0.0, 0.0, tokens, attention, prefill_passes=1.0, prefill_requests=requests)
 
 
 def mixed_step_parts(
@@ -365,6 +425,7 @@ def mixed_step_parts(
         share * input_len * ctx.techniques.uncached_share,
         prefill_attention_flops(ctx, share, input_len),
         min(share, 1.0),
+        share,
     )
 
 
@@ -376,14 +437,11 @@ def decode_parts(
     prefill_tokens: float = 0.0,
     prefill_attention: float = 0.0,
     prefill_passes: float = 0.0,
+    prefill_requests: float = 0.0,
 ) -> StepParts:
     """A decode step. With speculative decoding: one pass verifies k drafted tokens per sequence, k draft
     passes precede it, and the step yields `tokens_per_step` tokens per sequence (techniques.py)."""
     t = ctx.techniques
-    if not t.speculative:
-        return forward_parts(
-            ctx, eff, decode_seqs, context_tokens, prefill_tokens, prefill_attention, prefill_passes=prefill_passes
-        )
     verify = forward_parts(
         ctx,
         eff,
@@ -391,9 +449,12 @@ def decode_parts(
         context_tokens,
         prefill_tokens,
         prefill_attention,
-        t.spec_draft_tokens + 1,
+        t.spec_draft_tokens + 1 if t.speculative else 1.0,
         prefill_passes,
+        prefill_requests,
     )
+    if not t.speculative:
+        return verify
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
     draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + eff.step_overhead_ms)
     return replace(verify, draft_ms=draft_ms, tokens_per_step=t.tokens_per_step)

@@ -6,6 +6,7 @@ from typing import Any, get_args
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import (
+    AttentionParallel,
     Dtype,
     Engine,
     Framework,
@@ -26,6 +27,7 @@ CHOICES = {
     "methods": get_args(Method),
     "precisions": get_args(Precision),
     "frameworks": get_args(Framework),
+    "attention_parallels": get_args(AttentionParallel),
     "price_types": get_args(PriceType),
     "rank_by_choices": get_args(RankBy),
 }

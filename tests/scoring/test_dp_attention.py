@@ -1,0 +1,88 @@
+"""Data-parallel attention (SGLang --enable-dp-attention) as a serving layout: memory, step work and the choice."""
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.memory import (
+    attention_params,
+    kv_bytes_per_token_per_gpu,
+    kv_replicated_under_tp,
+    max_sequences,
+    weight_bytes_per_gpu,
+)
+from app.scoring.inference.steps import build_context, decode_parts, prefill_parts
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+R1, H200 = MODELS["deepseek-r1"], GPUS["H200"]
+
+
+def r1(**kw) -> InferenceWorkload:
+    base = dict(model="deepseek-r1", weight_dtype="fp8", engine="sglang", ttft_ms=10_000)
+    return InferenceWorkload(**{**base, **kw})
+
+
+def test_attention_weights_and_which_models_copy_their_kv_under_tp():
+    # DeepSeek-V3/R1: 11.4 B of attention; the MLA estimate also counts the 3 dense layers' MLPs (~5 % high)
+    assert 11.0e9 < attention_params(R1) < 12.5e9
+    # Llama-3.1-70B: 80 layers x 8192 x (2 x 8192 + 2 x 1024) = 12.08 B
+    assert attention_params(MODELS["llama-3.1-70b"]) == pytest.approx(80 * 8192 * (2 * 8192 + 2 * 1024))
+    assert kv_replicated_under_tp(R1, 8) and not kv_replicated_under_tp(R1, 1)
+    assert not kv_replicated_under_tp(MODELS["llama-3.1-70b"], 8)  # 8 KV heads over 8 ranks: split, not copied
+
+
+def test_dp_attention_splits_the_kv_cache_and_copies_the_attention_weights():
+    tp_kv, dp_kv = (kv_bytes_per_token_per_gpu(R1, "fp8", 8, 1, dp) for dp in (1, 8))
+    assert dp_kv == pytest.approx(tp_kv / 8)
+    tp_w, dp_w = (weight_bytes_per_gpu(R1, "fp8", 8, 1, dp) for dp in (1, 8))
+    assert dp_w - tp_w == pytest.approx(attention_params(R1) * (1 - 1 / 8))  # FP8: one byte per weight
+    # so the KV room grows about 5-6x at a long context even after the extra weights
+    tp_seqs, dp_seqs = (max_sequences(H200, R1, "fp8", "fp8", 9000, 8, 1, dp) for dp in (1, 8))
+    assert 4 * tp_seqs < dp_seqs < 8 * tp_seqs
+
+
+def test_a_rank_does_its_own_requests_attention():
+    tp, dp = (build_context(H200, R1, "fp8", "fp8", "sglang", 8, 1, 0.0, a) for a in (1, 8))
+    # balanced decode at a large batch: each rank reads 1/8 of the KV; one sequence is read whole by its rank
+    assert decode_parts(dp, EFF, 256, 4000).kv_bytes == pytest.approx(decode_parts(tp, EFF, 256, 4000).kv_bytes / 8)
+    assert decode_parts(dp, EFF, 1, 4000).kv_bytes == pytest.approx(decode_parts(tp, EFF, 1, 4000).kv_bytes)
+    # a lone 32k prompt: its attention runs on one rank instead of over 8 heads-shards, so the prefill is slower
+    assert prefill_parts(dp, EFF, 1, 32_000).total_ms > 2 * prefill_parts(tp, EFF, 1, 32_000).total_ms
+    # many prompts at once spread over the ranks: the FLOPs match TP's split
+    assert prefill_parts(dp, EFF, 64, 1000).flops == pytest.approx(prefill_parts(tp, EFF, 64, 1000).flops)
+
+
+def test_auto_picks_dp_attention_for_decode_heavy_traffic_and_tp_for_long_prompts():
+    reasoning = {
+        a: estimate_inference(H200, 8, R1, r1(input_len=1000, output_len=8000, tpot_ms=100, attention_parallel=a))
+        for a in ("tp", "dp", "auto")
+    }
+    assert reasoning["dp"].output_tokens_per_s > 1.5 * reasoning["tp"].output_tokens_per_s
+    assert reasoning["auto"].attention_parallel == "dp"
+    assert reasoning["auto"].output_tokens_per_s == reasoning["dp"].output_tokens_per_s
+    assert any("data-parallel attention" in a for a in reasoning["auto"].assumptions)
+    long_prompt = estimate_inference(H200, 8, R1, r1(input_len=32_000, output_len=1000, tpot_ms=100))
+    assert long_prompt.attention_parallel == "tp"
+    assert any("keeps the whole KV cache" in a for a in long_prompt.assumptions)
+    # a GQA model whose KV heads split over TP is never switched by auto
+    llama = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=1000, output_len=8000, tpot_ms=100)
+    assert estimate_inference(GPUS["H100-SXM"], 8, MODELS["llama-3.1-70b"], llama).attention_parallel == "tp"
+
+
+def test_dp_attention_is_refused_where_the_attention_copy_does_not_fit():
+    from dataclasses import replace
+
+    from app.scoring.efficiency.inference import USABLE_MEMORY_FRACTION
+    from app.scoring.inference.memory import GB, reserve_gb
+
+    # a 141 GB-class GPU shrunk until R1's FP8 weights fit at TP8 (83.9 GB) but not with the attention copy (94.4)
+    memory_gb = (89.0 + reserve_gb(8)) / USABLE_MEMORY_FRACTION
+    small = replace(H200, memory_gb=memory_gb)
+    assert weight_bytes_per_gpu(R1, "fp8", 8) / GB < 89.0 < weight_bytes_per_gpu(R1, "fp8", 8, 1, 8) / GB
+    w = r1(input_len=1000, output_len=1000)
+    dp = estimate_inference(small, 8, R1, w.model_copy(update={"attention_parallel": "dp"}))
+    assert not dp.feasible and "full copy of the attention weights" in dp.reason
+    auto = estimate_inference(small, 8, R1, w)
+    assert auto.feasible and auto.attention_parallel == "tp"  # auto falls back to the layout that fits
