@@ -17,6 +17,7 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
 from app.scoring.training.memory import Layout, Recompute
 from app.scoring.training.step_time import (
+    DATA_PARALLEL_ONLY,
     attention_flops_per_token,
     dense_flops_per_token,
     fill_missing_peaks,
@@ -85,6 +86,7 @@ class _LayoutChanges(TypedDict, total=False):
     recompute: Recompute
     micro_batch_seqs: int
     pipeline_interleave: int
+    sequence_parallel: int
 
 
 def _int(pattern: str, notes: str) -> int | None:
@@ -104,6 +106,9 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         changes["pipeline_parallel"] = pp
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
+    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
+    if cp and cp > 1:
+        changes["sequence_parallel"] = cp
     vp = _int(r"\bVP(\d+)\b", notes)
     if vp:
         changes["pipeline_interleave"] = vp
@@ -122,7 +127,7 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     if not changes:
         return base
     layout = replace(layout, **changes)
-    if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel):
+    if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel * layout.sequence_parallel):
         return base
     return layout
 
@@ -256,8 +261,8 @@ def predict_estimate(
     span, capacity = execution_from_notes(row)
     base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
-    sp = _int(r"\b(?:sp|SP|CP)(\d+)\b", row.get("notes", ""))
-    if sp and sp > 1 and n % sp == 0:
+    sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))
+    if sp and n % sp == 0 and w.framework in DATA_PARALLEL_ONLY:  # DeepSpeed-Ulysses as stated, sp1 included
         layout = first_fit(gpu, n, model, w, 1, 1, e, sp) or layout
     est = (
         estimate_training(gpu, n, model, w, layout=layout, e=e, attention_span=span, capacity_factor=capacity)

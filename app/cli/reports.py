@@ -53,7 +53,9 @@ sequence parallelism where stated, LLaMA-Factory packing without a per-document 
 "other" NVIDIA group +21 → -5 % signed. Then two derived terms in place of fitted freedom: small-matmul
 saturation scales with the GPU's FLOPs per byte (its half-point quoted on an A100, exponent 1 from GEMMs ∝ h² against
 memory-bound ops ∝ h), and PyTorch-stack runs on Hopper dated before FlashAttention-3 (2024-07) run FA2 attention
-(0.52 of its Ampere efficiency: FA3 paper). Training LOSO tokens/s 13.6 → 11.5 % (LLM Foundry 15.9 → 8 %).
+(0.52 of its Ampere efficiency: FA3 paper); Megatron context parallelism (CP) read from the notes. Training LOSO
+tokens/s 13.6 → 12.9 % (xtuner 43 → 20 %, LLM Foundry 15.9 → 11.6 %); LLM Foundry's A100 rows, no longer offset by
+its over-predicted H100 rows, show a -10.6 % bias when it is held out (flagged below).
 Still weak, and flagged below: vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch
 ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm factor is a
 compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up

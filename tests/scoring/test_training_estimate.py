@@ -120,6 +120,7 @@ def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     # 32 layers × 2 passes × 2 B × (2·4096 + 2·1024) × 3/4 per token, 8,192 tokens, NVLink at 450 × 0.65 GB/s
     expected = 8192 * 32 * 2 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192) == pytest.approx(expected)
+    assert sequence_parallel_seconds(E, gpu, model, four, 8192, "megatron") == 0  # ring attention overlaps its K/V
     assert "SP4" in four.describe(8)
 
 

@@ -213,13 +213,20 @@ def qlora_dequant_seconds(
 
 
 def sequence_parallel_seconds(
-    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, layout: Layout, tokens_per_gpu: float
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    layout: Layout,
+    tokens_per_gpu: float,
+    framework: str = "hf",
 ) -> float:
-    """DeepSpeed-Ulysses all-to-alls: per layer, q, k, v and the attention output change hands forward and again
-    backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share; they sit on the critical
-    path between the projections and attention, so none of it is hidden."""
+    """DeepSpeed-Ulysses all-to-alls (the data-parallel-only stacks): per layer, q, k, v and the attention output
+    change hands forward and again backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share;
+    they sit on the critical path between the projections and attention, so none of it is hidden. Megatron's
+    context parallelism passes K/V blocks around a ring while the attention of the previous block runs (Megatron-Core
+    context-parallel docs): counted as hidden."""
     sp = layout.sequence_parallel
-    if sp <= 1:
+    if sp <= 1 or framework not in DATA_PARALLEL_ONLY:
         return 0.0
     q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
     per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp  # fwd + bwd × bf16 bytes
@@ -405,21 +412,22 @@ def step_parts(
             attention_efficiency(e, gpu),
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
+    replicas = max(1, dp // layout.sequence_parallel)  # sequence-parallel ranks share their sequences
     if method == "qlora":
-        local_micro = max(1.0, global_batch_seqs / (dp * layout.micro_batch_seqs))
+        local_micro = max(1.0, global_batch_seqs / (replicas * layout.micro_batch_seqs))
         compute += qlora_dequant_seconds(e, gpu, model, layout, local_micro)
     # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
     # strong scaling leaves each GPU little work per step.
     bubble = e.step_latency_s_per_layer * model.layers / pp
     if pp > 1:
-        micro_batches = max(1.0, global_batch_seqs / (dp * layout.micro_batch_seqs))
+        micro_batches = max(1.0, global_batch_seqs / (replicas * layout.micro_batch_seqs))
         chunks = layout.pipeline_interleave or e.pp_interleave_default
         bubble += compute * (pp - 1) / (chunks * micro_batches)
     tp_comm = 0.0
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
         tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (_bandwidth_gbs(e, gpu, tp) * 1e9)
-    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu)
+    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, framework)
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
