@@ -40,6 +40,7 @@ from app.scoring.training.memory import (
     usable_gb,
 )
 from app.scoring.training.step_time import (
+    DATA_PARALLEL_ONLY,
     attention_efficiency,
     compute_seconds,
     effective_mfu,
@@ -58,6 +59,7 @@ class LayoutSearch:
     ) -> None:
         self.model, self.workload, self.e = model, workload, e
         self.adapters = lora_adapter_params(model, workload.lora_rank)
+        self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
@@ -79,7 +81,7 @@ class LayoutSearch:
             return need
         parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
         states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
-        acts_key, logits_key = ("acts", tp, sp, recompute), ("logits", tp, sp)
+        acts_key, logits_key = (tp, recompute, sp), (tp, sp)
         states, live = parts.get(states_key), parts.get(live_key)
         acts, logits = parts.get(acts_key), parts.get(logits_key)
         if states is None or live is None or acts is None or logits is None:
@@ -142,6 +144,8 @@ class LayoutSearch:
             for row in reversed(rows)
         ):
             return True
+        if not self.splits_sequence:
+            return False
         inside, beyond = self.sequence_rows(gpu, gpu_count)
         widest = (beyond or inside)[-1:]
         return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
@@ -172,8 +176,6 @@ class GpuTimer:
         self.peak = peak or 0.0
         self.usable = usable_gb(gpu)
         self._mfu: dict[int, float] = {}  # by GPU count
-        self._best: tuple[Layout | None, float] = (None, float("inf"))  # of the count being searched
-        self._floor: dict[str, float] = {}  # compute seconds by recompute level, at the count being searched
 
     def mfu(self, gpu_count: int) -> float:
         mfu = self._mfu.get(gpu_count)
@@ -227,43 +229,54 @@ class GpuTimer:
         that fits, then (data-parallel-only stacks, if none fits) each SP degree, timed in the same order (TP
         ascending, PP 1 first, SP ascending) so ties resolve the same way."""
         s, usable = self.search, self.usable
-        self._best = (None, float("inf"))
-        self._floor = {"none": self.compute_s(gpu_count, "none")}  # compute s by recompute level, for every split
-        least = self._floor["none"]  # no layout computes faster than without recompute
+        best, best_s = None, float("inf")
+        compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
+        least = compute_floor["none"]  # no layout computes faster than without recompute
         for tp, rows in s.table(self.gpu, gpu_count):
-            if self._best[1] <= least:
+            if best_s <= least:
                 break  # nothing left can be strictly faster
             # PP 1 (always listed first), then the smallest PP > 1, each if its frugal layout fits
             deeper = next((row for row in rows[1:] if s.frugal_fits(row, tp, gpu_count, usable)), None)
             pp1 = s.frugal_fits(rows[0], tp, gpu_count, usable)
             for row in ((rows[0],) if pp1 else ()) + ((deeper,) if deeper else ()):
-                self._consider(gpu_count, self._first_fit(row, tp, gpu_count))
-        for rows in s.sequence_rows(self.gpu, gpu_count):  # inside the scale-up domain, then beyond
-            if self._best[0] is not None:
-                break  # SP only for a sequence that fits no other way
-            level = None
+                layout = next(layout for need, layout in s.ladder(row, tp, gpu_count) if need <= usable)
+                floor = compute_floor.get(layout.recompute)
+                if floor is None:
+                    floor = compute_floor[layout.recompute] = self.compute_s(gpu_count, layout.recompute)
+                if floor >= best_s:
+                    continue  # step time ≥ compute time ≥ best: cannot be strictly faster
+                seconds = self.step_s(gpu_count, layout, floor)
+                if seconds < best_s:
+                    best, best_s = layout, seconds
+        if best is not None or not s.splits_sequence:
+            return best, best_s
+        return self._sequence_split(gpu_count, compute_floor)
+
+    def _sequence_split(self, gpu_count: int, compute_floor: dict[str, float]) -> tuple[Layout | None, float]:
+        """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack that fits no other way: SP degrees
+        inside the scale-up domain (ascending), then beyond it if none fits inside."""
+        s, usable = self.search, self.usable
+        best, best_s = None, float("inf")
+        least = compute_floor["none"]
+        for rows in s.sequence_rows(self.gpu, gpu_count):
+            level = None  # recompute level of the last SP degree considered
             for row in rows:
-                if self._best[1] <= least:
+                if best_s <= least:
                     break  # nothing left can be strictly faster
                 if not s.frugal_fits(row, 1, gpu_count, usable):
                     continue
-                layout = self._first_fit(row, 1, gpu_count)
-                if layout.recompute != level:  # the same level as a smaller SP: same compute, more all-to-all
-                    level = layout.recompute
-                    self._consider(gpu_count, layout)
-        return self._best
-
-    def _first_fit(self, row: list, tp: int, gpu_count: int) -> Layout:
-        """training.first_fit of a row whose frugal layout fits."""
-        return next(layout for need, layout in self.search.ladder(row, tp, gpu_count) if need <= self.usable)
-
-    def _consider(self, gpu_count: int, layout: Layout) -> None:
-        """Time the layout unless it cannot be strictly faster than the best so far; keep it if it is."""
-        floor = self._floor.get(layout.recompute)
-        if floor is None:
-            floor = self._floor[layout.recompute] = self.compute_s(gpu_count, layout.recompute)
-        if floor >= self._best[1]:
-            return  # step time ≥ compute time ≥ best: cannot be strictly faster
-        seconds = self.step_s(gpu_count, layout, floor)
-        if seconds < self._best[1]:
-            self._best = (layout, seconds)
+                layout = next(layout for need, layout in s.ladder(row, 1, gpu_count) if need <= usable)
+                if layout.recompute == level:
+                    continue  # the same level as a smaller SP: same compute, more all-to-all
+                level = layout.recompute
+                floor = compute_floor.get(level)
+                if floor is None:
+                    floor = compute_floor[level] = self.compute_s(gpu_count, level)
+                if floor >= best_s:
+                    continue  # step time ≥ compute time ≥ best: cannot be strictly faster
+                seconds = self.step_s(gpu_count, layout, floor)
+                if seconds < best_s:
+                    best, best_s = layout, seconds
+            if best is not None:
+                break  # a split inside the scale-up domain fits: none beyond it is offered
+        return best, best_s
