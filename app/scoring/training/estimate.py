@@ -58,7 +58,7 @@ def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: s
     stack that splits by data parallelism alone (DATA_PARALLEL_ONLY)."""
     if framework in DATA_PARALLEL_ONLY:
         return [(1, 1)]
-    domain = gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+    domain = scaleup_domain(gpu)
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
     pairs = []
     for tp in tps:
@@ -70,6 +70,29 @@ def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: s
     return pairs
 
 
+def scaleup_domain(gpu: GpuSpec) -> int:
+    """GPUs one TP or SP group may span at scale-up bandwidth: the scale-up domain, or an 8-GPU server for PCIe
+    cards."""
+    return gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+
+
+def sequence_degrees(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto"
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """DeepSpeed-Ulysses degrees above 1 a data-parallel-only stack may use, as (inside the scale-up domain,
+    beyond it): powers of two dividing the GPU count and the attention heads (Ulysses splits the heads over the
+    SP ranks). None for other stacks: Megatron-class ones split long sequences by TP/PP/CP, not modelled here."""
+    if framework not in DATA_PARALLEL_ONLY:
+        return (), ()
+    domain, degrees = scaleup_domain(gpu), []
+    sp = 2
+    while sp <= gpu_count:
+        if gpu_count % sp == 0 and model.num_attention_heads % sp == 0:
+            degrees.append(sp)
+        sp *= 2
+    return tuple(d for d in degrees if d <= domain), tuple(d for d in degrees if d > domain)
+
+
 def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     if gpu_count // (tp * pp) <= 1:
         return (0,)
@@ -78,15 +101,15 @@ def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     return (1, 3) if tp > 1 else (3,)
 
 
-def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e) -> bool:
-    """The least memory this (TP, PP) can use: most sharding and full recompute."""
-    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", 1)
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> bool:
+    """The least memory this (TP, PP, SP) can use: most sharding and full recompute."""
+    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", 1, sequence_parallel=sp)
     return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
 def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> Layout | None:
     """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
-    if sp == 1 and not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e):
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp):
         return None
     for recompute in RECOMPUTE_ORDER:
         for stage in zero_stages(tp, pp, gpu_count):
@@ -127,9 +150,12 @@ def choose_layout(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
 ) -> Layout | None:
-    """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits."""
+    """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
+    data-parallel-only stack that fits no other way splits the sequence: the first fit of each SP degree inside
+    the scale-up domain (ascending), or beyond it if nothing fits inside. Ties keep the earlier layout."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
+    candidates: list[Layout] = []
     for tp, pp in layout_families(gpu, gpu_count, model, w.framework):
         key = (tp, pp > 1)
         if key in done:
@@ -138,6 +164,17 @@ def choose_layout(
         if layout is None:
             continue
         done.add(key)
+        candidates.append(layout)
+    # Ulysses only for a sequence that fits no other way: HF-class stacks keep activation checkpointing on and
+    # turn SP on for length (XTuner and LLaMA-Factory cases in shared/validation ran SP 1 with full recompute).
+    for degrees in sequence_degrees(gpu, gpu_count, model, w.framework):  # inside the scale-up domain, then beyond
+        if candidates:
+            break
+        for sp in degrees:
+            layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)
+            if layout is not None:
+                candidates.append(layout)
+    for layout in candidates:
         seconds = _timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
         if seconds < best_s:
             best, best_s = layout, seconds
@@ -151,7 +188,16 @@ def fits_at(
     w: TrainingWorkload,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
 ) -> bool:
-    return any(_frugal_fits(gpu, gpu_count, model, w, tp, pp, e) for tp, pp in layout_families(gpu, gpu_count, model))
+    """Some layout of the workload's stack fits with its most frugal settings (for a data-parallel-only stack,
+    at the largest SP degree)."""
+    if any(
+        _frugal_fits(gpu, gpu_count, model, w, tp, pp, e)
+        for tp, pp in layout_families(gpu, gpu_count, model, w.framework)
+    ):
+        return True
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    degrees = inside + beyond  # memory falls as SP grows: the largest is the most frugal
+    return bool(degrees) and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees))
 
 
 def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:
@@ -178,7 +224,8 @@ def _reason_no_fit(
     tp = max(t for t, _ in families)
     pp = max(p for t, p in families if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
-    frugal = Layout(stage, tp, pp, "full", 1)
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    frugal = Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))
     breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)

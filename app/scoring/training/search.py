@@ -9,6 +9,11 @@
   (choose_layout keeps the earlier layout on ties, so a family that cannot be strictly faster is
   never the answer). Once the best step time is at most the compute time without recompute, the
   search stops: no layout can beat it.
+- A data-parallel-only stack that fits no other way tries DeepSpeed-Ulysses degrees (ascending, inside the
+  scale-up domain, or beyond it when nothing fits inside). Every split of such a stack has the same ZeRO
+  stage, compute, latency and DP traffic; only the all-to-all time differs, and it grows with SP at one
+  bandwidth. Memory falls as SP grows, so the first fit's recompute level never rises: only the first degree
+  to reach a level can be strictly faster, the others are not timed.
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
@@ -16,7 +21,13 @@ from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.estimate import RECOMPUTE_ORDER, layout_families, zero_stages
+from app.scoring.training.estimate import (
+    RECOMPUTE_ORDER,
+    layout_families,
+    scaleup_domain,
+    sequence_degrees,
+    zero_stages,
+)
 from app.scoring.training.memory import (
     GB,
     Layout,
@@ -29,6 +40,7 @@ from app.scoring.training.memory import (
     usable_gb,
 )
 from app.scoring.training.step_time import (
+    DATA_PARALLEL_ONLY,
     attention_efficiency,
     compute_seconds,
     effective_mfu,
@@ -39,11 +51,6 @@ from app.scoring.training.step_time import (
 from app.scoring.workload import TrainingWorkload
 
 
-def _domain(gpu: GpuSpec) -> int:
-    """The TP limit layout_families uses: the scale-up domain, or an 8-GPU server for PCIe cards."""
-    return gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
-
-
 class LayoutSearch:
     """Memoised memory fits for one (model, workload), shared by every GPU type of a ranking."""
 
@@ -52,85 +59,107 @@ class LayoutSearch:
     ) -> None:
         self.model, self.workload, self.e = model, workload, e
         self.adapters = lora_adapter_params(model, workload.lora_rank)
+        self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
-        self._layouts: dict[tuple[int, int, int, str], Layout] = {}
-        self._ladders: dict[tuple[int, int, int], list[tuple[float, Layout]]] = {}
+        self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
+        self._layouts: dict[tuple[int, int, int, str, int], Layout] = {}
+        self._ladders: dict[tuple[int, int, int, int], list[tuple[float, Layout]]] = {}
 
     @property
     def layouts_sized(self) -> int:
         """Distinct (layout, GPU count) memory evaluations so far."""
         return len(self._need)
 
-    def need_gb(self, stage: int, tp: int, pp: int, recompute: str, gpu_count: int) -> float:
+    def need_gb(self, stage: int, tp: int, pp: int, recompute: str, gpu_count: int, sp: int = 1) -> float:
         """GB per GPU the layout needs (the reserve is counted in usable_gb): memory_needed_gb of
         memory_breakdown_gb, summed in the same order, each component computed once per its own key."""
-        key = (stage, tp, pp, recompute, gpu_count)
+        key = (stage, tp, pp, recompute, gpu_count, sp)
         need = self._need.get(key)
         if need is not None:
             return need
         parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
         states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
-        acts_key = (tp, recompute)
+        acts_key, logits_key = (tp, recompute, sp), (tp, sp)
         states, live = parts.get(states_key), parts.get(live_key)
-        acts, logits = parts.get(acts_key), parts.get(tp)
+        acts, logits = parts.get(acts_key), parts.get(logits_key)
         if states is None or live is None or acts is None or logits is None:
-            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute)
+            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute, sp)
             states = parts[states_key] = model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank) / GB
             live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
             acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e) / GB
-            logits = parts[tp] = logits_bytes(m, w.seq_len, layout) / GB
+            logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout) / GB
         breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
         need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
         return need
 
-    def layout(self, stage: int, tp: int, pp: int, recompute: str) -> Layout:
+    def layout(self, stage: int, tp: int, pp: int, recompute: str, sp: int = 1) -> Layout:
         """One shared Layout object per split (a Layout does not hold the GPU count)."""
-        key = (stage, tp, pp, recompute)
+        key = (stage, tp, pp, recompute, sp)
         layout = self._layouts.get(key)
         if layout is None:
-            layout = self._layouts[key] = Layout(stage, tp, pp, recompute, 1)
+            layout = self._layouts[key] = Layout(stage, tp, pp, recompute, 1, sequence_parallel=sp)
         return layout
 
     def table(self, gpu: GpuSpec, gpu_count: int) -> list[tuple[int, list[list]]]:
         """training.layout_families grouped by TP (ascending), each PP (ascending, 1 first) as a row
-        [pp, frugal GB, ladder], the last two filled when first asked."""
-        key = (_domain(gpu), gpu_count)
+        [pp, frugal GB, ladder, sp], the middle two filled when first asked."""
+        key = (scaleup_domain(gpu), gpu_count)
         found = self._tables.get(key)
         if found is None:
             by_tp: dict[int, list[list]] = {}
             for tp, pp in layout_families(gpu, gpu_count, self.model, self.workload.framework):
-                by_tp.setdefault(tp, []).append([pp, None, None])
+                by_tp.setdefault(tp, []).append([pp, None, None, 1])
             found = self._tables[key] = list(by_tp.items())
         return found
 
+    def sequence_rows(self, gpu: GpuSpec, gpu_count: int) -> tuple[list[list], list[list]]:
+        """training.sequence_degrees as TP 1 / PP 1 rows [1, frugal GB, ladder, sp]: (inside the scale-up domain,
+        beyond it), SP ascending; both empty for stacks other than the data-parallel-only ones."""
+        key = (scaleup_domain(gpu), gpu_count)
+        found = self._sp_rows.get(key)
+        if found is None:
+            inside, beyond = sequence_degrees(gpu, gpu_count, self.model, self.workload.framework)
+            found = self._sp_rows[key] = (
+                [[1, None, None, sp] for sp in inside],
+                [[1, None, None, sp] for sp in beyond],
+            )
+        return found
+
     def frugal_fits(self, row: list, tp: int, gpu_count: int, usable: float) -> bool:
-        """Whether a table row's (TP, PP) fits at all: its most frugal layout fits."""
+        """Whether a table row's (TP, PP, SP) fits at all: its most frugal layout fits."""
         if row[1] is None:
             pp = row[0]
-            row[1] = self.need_gb(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", gpu_count)
+            row[1] = self.need_gb(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", gpu_count, row[3])
         return row[1] <= usable
 
     def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
-        """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first)."""
+        """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first), or
+        the largest SP degree does."""
         usable = usable_gb(gpu)
-        return any(
+        if any(
             self.frugal_fits(row, tp, gpu_count, usable)
             for tp, rows in reversed(self.table(gpu, gpu_count))
             for row in reversed(rows)
-        )
+        ):
+            return True
+        if not self.splits_sequence:
+            return False
+        inside, beyond = self.sequence_rows(gpu, gpu_count)
+        widest = (beyond or inside)[-1:]
+        return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
         """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →
         full, less sharding first; the same for every GPU type."""
         if row[2] is None:
-            pp = row[0]
-            key = (tp, pp, gpu_count)
+            pp, sp = row[0], row[3]
+            key = (tp, pp, gpu_count, sp)
             ladder = self._ladders.get(key)
             if ladder is None:
                 ladder = self._ladders[key] = [
-                    (self.need_gb(stage, tp, pp, recompute, gpu_count), self.layout(stage, tp, pp, recompute))
+                    (self.need_gb(stage, tp, pp, recompute, gpu_count, sp), self.layout(stage, tp, pp, recompute, sp))
                     for recompute in RECOMPUTE_ORDER
                     for stage in zero_stages(tp, pp, gpu_count)
                 ]
@@ -197,7 +226,8 @@ class GpuTimer:
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
-        that fits, timed in the same order (TP ascending, PP 1 first) so ties resolve the same way."""
+        that fits, then (data-parallel-only stacks, if none fits) each SP degree, timed in the same order (TP
+        ascending, PP 1 first, SP ascending) so ties resolve the same way."""
         s, usable = self.search, self.usable
         best, best_s = None, float("inf")
         compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
@@ -218,4 +248,35 @@ class GpuTimer:
                 seconds = self.step_s(gpu_count, layout, floor)
                 if seconds < best_s:
                     best, best_s = layout, seconds
+        if best is not None or not s.splits_sequence:
+            return best, best_s
+        return self._sequence_split(gpu_count, compute_floor)
+
+    def _sequence_split(self, gpu_count: int, compute_floor: dict[str, float]) -> tuple[Layout | None, float]:
+        """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack that fits no other way: SP degrees
+        inside the scale-up domain (ascending), then beyond it if none fits inside."""
+        s, usable = self.search, self.usable
+        best, best_s = None, float("inf")
+        least = compute_floor["none"]
+        for rows in s.sequence_rows(self.gpu, gpu_count):
+            level = None  # recompute level of the last SP degree considered
+            for row in rows:
+                if best_s <= least:
+                    break  # nothing left can be strictly faster
+                if not s.frugal_fits(row, 1, gpu_count, usable):
+                    continue
+                layout = next(layout for need, layout in s.ladder(row, 1, gpu_count) if need <= usable)
+                if layout.recompute == level:
+                    continue  # the same level as a smaller SP: same compute, more all-to-all
+                level = layout.recompute
+                floor = compute_floor.get(level)
+                if floor is None:
+                    floor = compute_floor[level] = self.compute_s(gpu_count, level)
+                if floor >= best_s:
+                    continue  # step time ≥ compute time ≥ best: cannot be strictly faster
+                seconds = self.step_s(gpu_count, layout, floor)
+                if seconds < best_s:
+                    best, best_s = layout, seconds
+            if best is not None:
+                break  # a split inside the scale-up domain fits: none beyond it is offered
         return best, best_s

@@ -1,0 +1,172 @@
+"""DeepSpeed-Ulysses sequence parallelism in the product's layout search: HF-class (data-parallel-only) stacks
+split a sequence that fits no other way; the single estimate and the ranking's sweep agree bit for bit."""
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+from app.scoring.training.estimate import (
+    choose_layout,
+    estimate_training,
+    first_fit,
+    fits_at,
+    min_gpus_to_fit,
+    sequence_degrees,
+    step_seconds,
+)
+from app.scoring.training.rank import min_fitting_count
+from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.workload import TrainingWorkload
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+def hf(model: str = "llama-3.1-8b", seq_len: int = 131_072, **kw) -> TrainingWorkload:
+    return TrainingWorkload(model=model, method="full_ft", seq_len=seq_len, framework="hf", **kw)
+
+
+LONG_8B = hf()  # 8B full fine-tune at 128K tokens: ZeRO-3 shards the states, not the activations
+LONG_70B = hf("llama-3.1-70b", 32_768)
+
+
+def test_long_context_hf_job_fits_only_by_splitting_the_sequence():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    assert first_fit(gpu, 8, model, LONG_8B, 1, 1, E) is None  # SP 1: no recompute/ZeRO level fits 80 GB
+    est = estimate_training(gpu, 8, model, LONG_8B)
+    assert est.feasible and est.layout is not None
+    layout = est.layout
+    assert (layout.tensor_parallel, layout.pipeline_parallel, layout.zero_stage) == (1, 1, 3)
+    assert layout.sequence_parallel == 4  # the smallest degree that fits (SP 2 does not), and the fastest
+    assert first_fit(gpu, 8, model, LONG_8B, 1, 1, E, 2) is None
+    assert est.layout_text == "SP4 FSDP ×8, full recompute"
+    all_to_all = next(t for t in est.terms if "SP all-to-all" in t.name)
+    assert all_to_all.value > 0 and "SP4" in all_to_all.detail
+    assert 1_000 < est.tokens_per_s_per_gpu < 4_000
+
+
+def test_70b_at_32k_on_32_a100s_fits_with_sequence_parallelism():
+    gpu, model = GPUS["A100-SXM-80GB"], MODELS["llama-3.1-70b"]
+    assert first_fit(gpu, 32, model, LONG_70B, 1, 1, E) is None
+    est = estimate_training(gpu, 32, model, LONG_70B)
+    assert est.feasible and est.layout is not None and est.layout.sequence_parallel == 4
+    assert min_gpus_to_fit(gpu, model, LONG_70B) == 32
+
+
+def test_fewest_gpus_for_a_long_context_hf_job_is_finite_and_consistent():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    assert min_gpus_to_fit(gpu, model, LONG_8B) == 8
+    assert not estimate_training(gpu, 4, model, LONG_8B).feasible
+    assert min_fitting_count(gpu, LayoutSearch(model, LONG_8B)) == 8  # the ranking finds the same count
+
+
+def test_no_fit_reason_names_the_most_frugal_sequence_split_tried():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    est = estimate_training(gpu, 4, model, LONG_8B)
+    assert not est.feasible and "4×H100-SXM with SP4 FSDP ×4, full recompute" in est.reason
+    big = estimate_training(gpu, 8, MODELS["llama-3.1-405b"], hf("llama-3.1-405b", 4096))
+    assert not big.feasible and "SP8 FSDP ×8" in big.reason
+
+
+def test_sequence_split_leaves_the_scale_up_domain_only_when_nothing_fits_inside():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    assert sequence_degrees(gpu, 32, model, "hf") == ((2, 4, 8), (16, 32))
+    w = hf(seq_len=524_288)
+    assert first_fit(gpu, 32, model, w, 1, 1, E, 8) is None  # SP 8 inside one NVLink domain is not enough
+    est = estimate_training(gpu, 32, model, w)
+    assert est.feasible and est.layout is not None and est.layout.sequence_parallel > 8
+    # at 128K, SP inside the domain fits: a wider split (slower all-to-alls over the NICs) is not offered
+    assert estimate_training(gpu, 32, model, LONG_8B).layout.sequence_parallel <= 8
+
+
+def test_degrees_divide_the_gpu_count_and_the_attention_heads():
+    gpu = GPUS["H100-SXM"]
+    assert MODELS["qwen2.5-7b"].num_attention_heads == 28
+    assert sequence_degrees(gpu, 8, MODELS["qwen2.5-7b"], "hf") == ((2, 4), ())
+    assert sequence_degrees(gpu, 24, MODELS["llama-3.1-8b"], "hf") == ((2, 4, 8), ())
+    assert sequence_degrees(gpu, 1, MODELS["llama-3.1-8b"], "hf") == ((), ())
+    assert sequence_degrees(GPUS["L40S"], 16, MODELS["llama-3.1-8b"], "hf") == ((2, 4, 8), (16,))  # 8-GPU servers
+
+
+@pytest.mark.parametrize(
+    ("w", "n"),
+    [(hf(seq_len=4096), 8), (hf("llama-3.1-70b", 4096), 32), (TrainingWorkload(method="lora", framework="hf"), 8)],
+    ids=["8b-4k", "70b-4k", "8b-lora"],
+)
+def test_a_job_that_fits_without_splitting_the_sequence_keeps_sp_1(w, n):
+    """Even where SP would let it drop recompute: HF-class stacks keep checkpointing on and split for length."""
+    model = MODELS[w.model]
+    for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S"):
+        est = estimate_training(GPUS[gpu_id], 2 * n if gpu_id == "L40S" else n, model, w)
+        assert est.feasible and est.layout is not None and est.layout.sequence_parallel == 1, gpu_id
+        assert not any("SP all-to-all" in t.name for t in est.terms)
+
+
+@pytest.mark.parametrize("framework", ["auto", "megatron", "torchtitan", "llm-foundry", "pytorch"])
+def test_other_stacks_never_split_the_sequence(framework):
+    model = MODELS["llama-3.1-8b"]
+    w = TrainingWorkload(model="llama-3.1-8b", method="full_ft", seq_len=131_072, framework=framework)
+    search = LayoutSearch(model, w)
+    for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S"):
+        gpu, timer = GPUS[gpu_id], GpuTimer(search, GPUS[gpu_id])
+        assert sequence_degrees(gpu, 64, model, framework) == ((), ())
+        for n in (2, 4, 8, 16, 64):
+            layout = choose_layout(gpu, n, model, w)
+            assert layout is None or layout.sequence_parallel == 1, (gpu_id, n)
+            assert timer.best_layout(n)[0] == layout
+
+
+HF_JOBS = [
+    LONG_8B,
+    LONG_70B,
+    hf(seq_len=524_288),
+    hf(seq_len=4096),
+    TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=65_536, framework="hf"),
+    TrainingWorkload(model="qwen2.5-7b", method="lora", seq_len=262_144, framework="hf"),
+]
+
+
+@pytest.mark.parametrize("w", HF_JOBS, ids=lambda w: f"{w.model}-{w.method}-{w.seq_len}")
+def test_ranking_sweep_matches_the_single_estimate(w):
+    model = MODELS[w.model]
+    search = LayoutSearch(model, w)
+    for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S", "MI300X", "GB200"):
+        gpu = GPUS[gpu_id]
+        timer = GpuTimer(search, gpu)
+        for n in (1, 2, 4, 8, 16, 24, 32, 64, 72, 128):
+            assert search.fits(gpu, n) == fits_at(gpu, n, model, w), (gpu_id, n)
+            layout, seconds = timer.best_layout(n)
+            assert layout == choose_layout(gpu, n, model, w), (gpu_id, n)
+            if layout is not None:
+                assert seconds == step_seconds(gpu, n, model, w, layout), (gpu_id, n)  # bit-identical
+    est = estimate_training(GPUS["H100-SXM"], 8, model, w)
+    layout, seconds = GpuTimer(LayoutSearch(model, w), GPUS["H100-SXM"]).best_layout(8)
+    assert (layout, seconds) == ((est.layout, est.step_time_s) if est.feasible else (None, float("inf")))
+
+
+def test_sweep_exercises_sequence_splits_inside_and_beyond_the_domain():
+    """Guard for the agreement test above: its jobs do reach SP > 1, both inside and beyond the domain."""
+    seen = set()
+    for w in HF_JOBS:
+        search = LayoutSearch(MODELS[w.model], w)
+        timer = GpuTimer(search, GPUS["H100-SXM"])
+        for n in (8, 32):
+            layout = timer.best_layout(n)[0]
+            if layout is not None:
+                seen.add(layout.sequence_parallel)
+    assert 1 in seen and any(1 < sp <= 8 for sp in seen) and any(sp > 8 for sp in seen)
+
+
+def test_ranking_offers_long_context_hf_jobs_with_their_sequence_split():
+    from app.scoring.specs import CatalogSnapshot, Offer
+    from app.scoring.training.rank import rank_training
+
+    offers = tuple(Offer("p", "P", gpu_id, 8, "on_demand", 2.0) for gpu_id in ("H100-SXM", "A100-SXM-80GB"))
+    w = hf(max_gpus=64)
+    ranking = rank_training(w, CatalogSnapshot(gpus=GPUS, models=MODELS, offers=offers), MODELS[w.model])
+    feasible = [o for o in ranking.options if o.feasible]
+    assert {o.gpu_id for o in feasible} == {"H100-SXM", "A100-SXM-80GB"}  # before SP: none fitted at any count
+    for o in feasible:
+        assert "SP" in o.layout
+        est = estimate_training(GPUS[o.gpu_id], o.gpu_count, MODELS[w.model], w)
+        assert (est.layout_text, est.step_time_s) == (o.layout, o.step_time_s)
