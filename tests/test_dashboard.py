@@ -190,3 +190,18 @@ def test_methodology_leads_with_leave_one_source_out_errors(client) -> None:  # 
     assert accuracy["training"]["band_coverage"]["tokens_s_per_gpu"]["share"] is not None
     text = client.get("/methodology").text
     assert "Leave-one-source-out" in text and "LOSO median abs error %" in text and "Band coverage" in text
+
+
+def test_attention_split_is_offered_kept_in_the_link_and_shown_in_the_results(client) -> None:  # type: ignore[no-untyped-def]
+    query = (
+        "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&engine=sglang&input_len=1000&output_len=8000"
+        "&ttft_ms=10000&tpot_ms=100"
+    )
+    html = client.get(query).text
+    assert 'name="attention_parallel"' in html and '<option value="auto" selected>' in html
+    assert "DP-attn" in html  # auto chose data-parallel attention for some 8-GPU offer of this decode-heavy load
+    heads = client.get(query + "&attention_parallel=tp")
+    assert heads.status_code == 200 and "DP-attn" not in heads.text
+    assert '<option value="tp" selected>' in heads.text
+    bad = client.get(query + "&attention_parallel=diagonal")
+    assert bad.status_code == 422 and 'id="err-attention_parallel"' in bad.text
