@@ -199,9 +199,12 @@ def test_attention_split_is_offered_kept_in_the_link_and_shown_in_the_results(cl
     )
     html = client.get(query).text
     assert 'name="attention_parallel"' in html and '<option value="auto" selected>' in html
+    assert 'name="expert_parallel"' in html
     assert "DP-attn" in html  # auto chose data-parallel attention for some 8-GPU offer of this decode-heavy load
     heads = client.get(query + "&attention_parallel=tp")
     assert heads.status_code == 200 and "DP-attn" not in heads.text
     assert '<option value="tp" selected>' in heads.text
+    placed = client.get(query + "&expert_parallel=ep&attention_parallel=tp")
+    assert placed.status_code == 200 and "<abbr" in placed.text and ">EP</abbr>" in placed.text
     bad = client.get(query + "&attention_parallel=diagonal")
     assert bad.status_code == 422 and 'id="err-attention_parallel"' in bad.text

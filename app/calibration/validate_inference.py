@@ -71,6 +71,15 @@ def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
 
 
+def _expert_parallel(row: dict, model, gpus_per_replica: int) -> int:
+    """Expert-parallel degree the notes state ("EP=8"), for an MoE model whose experts it divides; else 1."""
+    match = re.search(r"\bEP\s*=?\s*(\d+)\b", row.get("notes", ""))
+    ep = int(match.group(1)) if match else 1
+    if ep <= 1 or not model.is_moe or ep > gpus_per_replica or model.num_experts % ep:
+        return 1
+    return ep
+
+
 def _beam_width(row: dict) -> tuple[int, str | None]:
     """Beam width of the published run: stated in the notes, else the benchmark protocol's rule."""
     notes = row.get("notes", "")
@@ -147,9 +156,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     options = []
     for tp, pp in layouts:
         fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
-        options.append(
-            (build_context(gpu, model, wdt, kvdt, engine, tp, pp), max(min(fit, ENGINE_MAX_BATCH[engine]), 1))
-        )
+        ep = _expert_parallel(row, model, tp * pp)
+        ctx = build_context(gpu, model, wdt, kvdt, engine, tp, pp, expert_parallel=ep)
+        options.append((ctx, max(min(fit, ENGINE_MAX_BATCH[engine]), 1)))
     notes += list(options[0][0].assumptions)
     return CaseSetup(
         tuple(options),

@@ -14,6 +14,7 @@ Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrenc
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8"]
 AttentionParallel = Literal["auto", "tp", "dp"]
+ExpertParallel = Literal["tp", "ep"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["output_tokens", "all_tokens", "requests"]
@@ -120,6 +121,12 @@ class InferenceWorkload(_WorkloadBase):
         "attention (SGLang --enable-dp-attention: each GPU keeps its own requests' KV cache and a full copy of the "
         "attention weights), auto = dp where TP would copy the KV cache onto every GPU (MLA, few KV heads) and dp "
         "serves more tokens/s",
+    )
+    expert_parallel: ExpertParallel = Field(
+        "tp",
+        description="MoE experts: tp = each expert sharded over the tensor-parallel GPUs (engine default), "
+        "ep = experts placed whole, E / TP per GPU (SGLang --ep-size, vLLM --enable-expert-parallel): at small "
+        "batches the GPU whose experts the batch touches most sets the pace",
     )
     scenario: Scenario = "latency_bound"
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")

@@ -105,10 +105,10 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # met yet (12.9 %; the cold training refit is deterministic).
     inference = precomputed("inference_validation")
     loso_inf = inference["headline"]["loso"]
-    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 8.1 + 2
+    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 8.9 + 1.5
     assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.78 - 0.05
-    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 8.8 + 4
-    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 16.5 + 5
+    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 8.5 + 4
+    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 16.6 + 5
     training = precomputed("training_validation")
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12.9 + 0.6
     for summary in (inference, training):

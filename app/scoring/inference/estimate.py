@@ -56,6 +56,7 @@ class InferenceEstimate:
     bound: str = ""
     assumptions: list[str] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
+    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +379,8 @@ def solve_inference(
             (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
             memory(),
         )
-    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp)
+    ep = tp if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0 else 1
+    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp, ep)
     techniques = techniques_for(workload)
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
@@ -501,10 +503,24 @@ def explain(solved: Solution) -> InferenceEstimate:
         bound=point.step.bound,
         assumptions=[*s.ctx.assumptions, *_attention_note(s), *_cap_note(s), *_queue_note(point), evidence],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
+        expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
     )
 
 
 def _attention_note(s: Solution) -> list[str]:
+    ep = s.ctx.expert_parallel
+    experts = (
+        [
+            f"expert parallel over {ep} GPUs: {s.ctx.experts_per_group:g} whole experts each; the GPU whose experts a "
+            "step touches most sets its pace (uniform routing, expected busiest of the GPUs)"
+        ]
+        if ep > 1
+        else []
+    )
+    return experts + _attention_dp_note(s)
+
+
+def _attention_dp_note(s: Solution) -> list[str]:
     dp = s.ctx.attention_dp
     if dp <= 1:
         if kv_replicated_under_tp(s.model, s.tensor_parallel):

@@ -65,6 +65,7 @@ class InferenceOption:
     min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long
     offer_id: int | None = None
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
+    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -140,6 +141,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         tensor_parallel=est.tensor_parallel,
         pipeline_parallel=est.pipeline_parallel,
         attention_parallel=est.attention_parallel,
+        expert_parallel=est.expert_parallel,
         nodes=nodes_for(p.machine, est.gpu_count),
         machine=p.machine.describe(),
         provider=offer.provider_id,

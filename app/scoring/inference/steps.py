@@ -68,6 +68,10 @@ class InferenceContext:
     # rank holds its own requests' KV cache and a full copy of the attention weights; the MLP/experts stay split.
     attention_dp: int = 1
     attention_gemm_share: float = 0.0  # attention projections' share of the GEMM FLOPs per token (attention_dp > 1)
+    # > 1: routed experts are placed whole on this many GPUs (expert parallelism: SGLang --ep-size, vLLM
+    # --enable-expert-parallel) instead of each being sharded over TP; `experts_per_group` experts per GPU.
+    expert_parallel: int = 1
+    experts_per_group: float = 0.0
 
 
 def is_gddr(gpu: GpuSpec) -> bool:
@@ -95,6 +99,7 @@ def build_context(
     pipeline_parallel: int = 1,
     fabric_gbs: float = 0.0,
     attention_dp: int = 1,
+    expert_parallel: int = 1,
 ) -> InferenceContext:
     shards = tensor_parallel * pipeline_parallel
     total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
@@ -158,6 +163,8 @@ def build_context(
         attention_gemm_share=min(2 * attention_params(model) / (2 * model.active_params_b * 1e9), 1.0)
         if attention_dp > 1
         else 0.0,
+        expert_parallel=expert_parallel if share > 0 else 1,
+        experts_per_group=model.num_experts / expert_parallel if share > 0 and expert_parallel > 1 else 0.0,
     )
 
 
@@ -166,6 +173,20 @@ def expert_coverage(active_share: float, tokens: float) -> float:
     if active_share <= 0:
         return 0.0
     return 1.0 - (1.0 - active_share) ** max(tokens, 1.0)
+
+
+# Expected maximum of n independent standard normal draws (Royston 1982 tables): the busiest of n groups.
+EXPECTED_MAX_OF_NORMALS = {2: 0.564, 4: 1.029, 8: 1.424, 16: 1.766, 32: 2.070, 64: 2.326}
+
+
+def busiest_group_coverage(coverage: float, experts_per_group: float, groups: int) -> float:
+    """Expert parallelism: the step waits for the GPU whose experts the batch touched most. Each GPU's touched
+    count is about Binomial(E / EP, coverage) under uniform routing; the busiest of EP GPUs is mean + z(EP) x sd
+    (z = expected maximum of EP standard normals), as a share of that GPU's experts, at most all of them."""
+    if groups <= 1 or experts_per_group <= 0 or not 0 < coverage < 1:
+        return coverage
+    z = EXPECTED_MAX_OF_NORMALS.get(groups) or math.sqrt(2 * math.log(groups))
+    return min(1.0, coverage + z * math.sqrt(coverage * (1 - coverage) / experts_per_group))
 
 
 def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float]) -> float:
@@ -350,7 +371,10 @@ def forward_parts(
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs * tokens_per_seq + new_prefill
-    expert_bytes = ctx.expert_weight_bytes_per_gpu * expert_coverage(ctx.experts_active_share, tokens)
+    coverage = expert_coverage(ctx.experts_active_share, tokens)
+    if ctx.expert_parallel > 1:
+        coverage = busiest_group_coverage(coverage, ctx.experts_per_group, ctx.expert_parallel)
+    expert_bytes = ctx.expert_weight_bytes_per_gpu * coverage
     weights = ctx.dense_weight_bytes_per_gpu + expert_bytes
     attended = attended_tokens(context_tokens, ctx.sliding_window, ctx.sliding_share)  # sliding layers: window
     attending = attending_seqs(ctx, seqs)

@@ -9,6 +9,7 @@ from app.scoring.workload import (
     AttentionParallel,
     Dtype,
     Engine,
+    ExpertParallel,
     Framework,
     InferenceWorkload,
     Method,
@@ -28,6 +29,7 @@ CHOICES = {
     "precisions": get_args(Precision),
     "frameworks": get_args(Framework),
     "attention_parallels": get_args(AttentionParallel),
+    "expert_parallels": get_args(ExpertParallel),
     "price_types": get_args(PriceType),
     "rank_by_choices": get_args(RankBy),
 }

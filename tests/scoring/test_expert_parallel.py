@@ -1,0 +1,50 @@
+"""Expert parallelism (whole experts per GPU): the busiest GPU's expert reads at small batches."""
+
+import pytest
+
+from app.calibration.validate_inference import _expert_parallel
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.steps import build_context, busiest_group_coverage, decode_parts, expert_coverage
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+R1, B200 = MODELS["deepseek-r1"], GPUS["B200"]
+
+
+def test_the_busiest_gpu_touches_more_experts_than_the_mean_until_all_are_touched():
+    # 4 tokens x top-8 of 256 experts: 11.9 % touched on average; with 32 experts per GPU on 8 GPUs the busiest
+    # touches mean + 1.424 sd (Royston's expected maximum of 8 normals) = 20 %
+    mean = expert_coverage(8 / 256, 4)
+    assert mean == pytest.approx(0.119, abs=0.001)
+    assert busiest_group_coverage(mean, 32, 8) == pytest.approx(mean + 1.424 * (mean * (1 - mean) / 32) ** 0.5)
+    assert busiest_group_coverage(mean, 32, 8) == pytest.approx(0.20, abs=0.005)
+    assert busiest_group_coverage(1.0, 32, 8) == 1.0 and busiest_group_coverage(mean, 32, 1) == mean
+    assert busiest_group_coverage(0.99, 4, 64) == 1.0  # capped at every expert of the GPU
+
+
+def test_expert_parallel_slows_small_batches_and_converges_at_large_ones():
+    tp = build_context(B200, R1, "fp4", "fp8", "sglang", 8)
+    ep = build_context(B200, R1, "fp4", "fp8", "sglang", 8, expert_parallel=8)
+    assert ep.experts_per_group == 32
+    small = (decode_parts(tp, EFF, 4, 1500), decode_parts(ep, EFF, 4, 1500))
+    assert small[1].weight_bytes > 1.2 * small[0].weight_bytes and small[1].total_ms > small[0].total_ms
+    large = (decode_parts(tp, EFF, 1024, 1500), decode_parts(ep, EFF, 1024, 1500))
+    assert large[1].weight_bytes == pytest.approx(large[0].weight_bytes, rel=1e-3)
+    dense = build_context(B200, MODELS["llama-3.1-70b"], "fp8", "fp8", "vllm", 8, expert_parallel=8)
+    assert dense.expert_parallel == 1  # no experts, nothing to place
+
+
+def test_the_workload_field_and_the_validation_notes_set_it():
+    w = InferenceWorkload(model="deepseek-r1", weight_dtype="fp4", engine="sglang", ttft_ms=5000)
+    by_tp = estimate_inference(B200, 8, R1, w.model_copy(update={"scenario": "single_stream"}))
+    by_ep = estimate_inference(B200, 8, R1, w.model_copy(update={"scenario": "single_stream", "expert_parallel": "ep"}))
+    assert by_tp.expert_parallel == "tp" and by_ep.expert_parallel == "ep"
+    assert by_ep.tpot_ms > by_tp.tpot_ms
+    assert any("expert parallel over 8 GPUs" in a for a in by_ep.assumptions)
+    row = {"notes": "SGLang v0.5.6, TP=8 EP=8, 8x B200"}
+    assert _expert_parallel(row, R1, 8) == 8
+    assert _expert_parallel({"notes": "TP=8, EP=1"}, R1, 8) == 1
+    assert _expert_parallel(row, MODELS["llama-3.1-70b"], 8) == 1  # dense
+    assert _expert_parallel(row, R1, 4) == 1  # more EP ranks than the replica's GPUs: not read
