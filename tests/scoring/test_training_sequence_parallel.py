@@ -9,14 +9,13 @@ from app.scoring.training.estimate import (
     choose_layout,
     estimate_training,
     first_fit,
-    fits_at,
     min_gpus_to_fit,
     sequence_degrees,
-    step_seconds,
 )
 from app.scoring.training.rank import min_fitting_count
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.workload import TrainingWorkload
+from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 
 GPUS = load_gpu_specs()
 MODELS = load_model_specs()
@@ -129,16 +128,8 @@ HF_JOBS = [
 @pytest.mark.parametrize("w", HF_JOBS, ids=lambda w: f"{w.model}-{w.method}-{w.seq_len}")
 def test_ranking_sweep_matches_the_single_estimate(w):
     model = MODELS[w.model]
-    search = LayoutSearch(model, w)
-    for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S", "MI300X", "GB200"):
-        gpu = GPUS[gpu_id]
-        timer = GpuTimer(search, gpu)
-        for n in (1, 2, 4, 8, 16, 24, 32, 64, 72, 128):
-            assert search.fits(gpu, n) == fits_at(gpu, n, model, w), (gpu_id, n)
-            layout, seconds = timer.best_layout(n)
-            assert layout == choose_layout(gpu, n, model, w), (gpu_id, n)
-            if layout is not None:
-                assert seconds == step_seconds(gpu, n, model, w, layout), (gpu_id, n)  # bit-identical
+    gpus = [GPUS[g] for g in ("H100-SXM", "A100-SXM-80GB", "L40S", "MI300X", "GB200")]
+    assert_sweep_matches_single_estimates(model, w, gpus, (1, 2, 4, 8, 16, 24, 32, 64, 72, 128))
     est = estimate_training(GPUS["H100-SXM"], 8, model, w)
     layout, seconds = GpuTimer(LayoutSearch(model, w), GPUS["H100-SXM"]).best_layout(8)
     assert (layout, seconds) == ((est.layout, est.step_time_s) if est.feasible else (None, float("inf")))

@@ -3,11 +3,12 @@ out of the search, and the pruned layout search giving exactly the full search's
 
 import pytest
 
-from app.scoring.training.estimate import choose_layout, fits_at, step_seconds
+from app.scoring.training.estimate import fits_at
 from app.scoring.training.rank import best_estimate, candidate_counts, min_fitting_count, rank_training
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot
+from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 
 SNAPSHOT = bench_snapshot(1)
 FULL_70B = dict(model="llama-3.1-70b", method="full_ft")
@@ -65,16 +66,8 @@ WORKLOADS = [
 @pytest.mark.parametrize("w", WORKLOADS, ids=lambda w: f"{w.model}-{w.method}")
 def test_pruned_search_matches_full_search(w):
     model = SNAPSHOT.models[w.model]
-    search = LayoutSearch(model, w)
-    for gpu_id in ("H100-SXM", "A100-SXM-40GB", "L40S", "RTX-4090", "MI300X", "GB200", "T4"):
-        gpu = SNAPSHOT.gpus[gpu_id]
-        timer = GpuTimer(search, gpu)
-        for n in (1, 2, 4, 8, 16, 24, 64, 72, 96, 256):
-            assert search.fits(gpu, n) == fits_at(gpu, n, model, w), (gpu_id, n)
-            layout, seconds = timer.best_layout(n)
-            assert layout == choose_layout(gpu, n, model, w), (gpu_id, n)
-            if layout is not None:
-                assert seconds == step_seconds(gpu, n, model, w, layout), (gpu_id, n)  # bit-identical
+    gpus = [SNAPSHOT.gpus[g] for g in ("H100-SXM", "A100-SXM-40GB", "L40S", "RTX-4090", "MI300X", "GB200", "T4")]
+    assert_sweep_matches_single_estimates(model, w, gpus, (1, 2, 4, 8, 16, 24, 64, 72, 96, 256))
 
 
 def _linear_min_count(gpu, model, w):
