@@ -379,7 +379,7 @@ def solve_inference(
             (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
             memory(),
         )
-    ep = tp if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0 else 1
+    ep = expert_parallel_degree(model, workload, tp)
     ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp, ep)
     techniques = techniques_for(workload)
     if techniques.active:
@@ -439,6 +439,15 @@ def solve_inference(
         )
     point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
+
+
+def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:
+    """GPUs the experts are placed whole on: the TP group when the workload asks for expert parallelism and the
+    experts divide evenly over it, else 1 (each expert sharded over TP)."""
+    tp = tensor_parallel
+    if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
+        return tp
+    return 1
 
 
 def engine_batch_cap(workload: InferenceWorkload) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, mean_context
+from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, expert_parallel_degree, mean_context
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence, max_sequences
 from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
 from app.scoring.inference.techniques import techniques_for
@@ -108,7 +108,8 @@ def _context(
     gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int
 ) -> InferenceContext:
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    ctx = build_context(machine_gpu(gpu, machine), model, wdt, kvdt, workload.engine, tp, pp)
+    ep = expert_parallel_degree(model, workload, tp)
+    ctx = build_context(machine_gpu(gpu, machine), model, wdt, kvdt, workload.engine, tp, pp, expert_parallel=ep)
     techniques = techniques_for(workload)
     return replace(ctx, techniques=techniques) if techniques.active else ctx
 
