@@ -57,7 +57,9 @@ memory-bound ops ∝ h), and PyTorch-stack runs on Hopper dated before FlashAtte
 tokens/s 13.6 → 12.9 % (xtuner 43 → 20 %, LLM Foundry 15.9 → 11.6 %); LLM Foundry's A100 rows, no longer offset by
 its over-predicted H100 rows, show a -10.6 % bias when it is held out (flagged below). Inference: expert parallelism
 stated in the notes (InferenceX's EP8 B200 rows) waits for the GPU whose experts a step touched most (B200 c4
-+46 → +31 % in-sample); data-parallel attention is a product layout no published row states.
++46 → +31 % in-sample; InferenceX tokens/s LOSO 17 → 14 %); after that refit, inference LOSO is 8.9 % on output tokens/s
+(within ±25 %: 79 %), 8.5 % on TPOT and 16.6 % on TTFT. Data-parallel attention is a product layout no published row
+states, so it is not validated here.
 Still weak, and flagged below: vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch
 ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm factor is a
 compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up
