@@ -510,13 +510,14 @@ def explain(solved: Solution) -> InferenceEstimate:
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_attention_note(s), *_cap_note(s), *_queue_note(point), evidence],
+        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
     )
 
 
-def _attention_note(s: Solution) -> list[str]:
+def _layout_notes(s: Solution) -> list[str]:
+    """Assumption lines for how the TP group splits experts and attention."""
     ep = s.ctx.expert_parallel
     experts = (
         [
