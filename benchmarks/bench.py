@@ -102,7 +102,8 @@ def report(rows: list[dict[str, Any]], pages: list[dict[str, Any]], http: dict[s
             f"## In-process ranking (median of {bench_rank.RUNS} runs, each a different workload)",
             "",
             'Inference: `InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8")` '
-            "with input_len varied; "
+            "with input_len varied; DeepSeek-R1 (FP8, SGLang): an MLA model, whose TP > 1 configurations "
+            "`attention_parallel: auto` solves both by heads and data-parallel; "
             "training: `TrainingWorkload()` with seq_len varied. x100: every offer copied 99 times under new "
             "provider ids and slightly higher prices.",
             "",

@@ -24,6 +24,12 @@ def inference_workload(run: int) -> InferenceWorkload:
     return InferenceWorkload.model_validate(values)
 
 
+def mla_workload(run: int) -> InferenceWorkload:
+    """An MLA model: attention_parallel auto solves every TP > 1 configuration both by heads and data-parallel."""
+    values = {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 2000 + run}
+    return InferenceWorkload.model_validate(values)
+
+
 def training_workload(run: int) -> TrainingWorkload:
     return TrainingWorkload.model_validate({"seq_len": 4096 + run})
 
@@ -42,15 +48,19 @@ def median_ms(phase: str, make: Callable[[int], Any], snapshot: CatalogSnapshot,
 def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
     big = bench_snapshot(OFFER_MULTIPLIER)
     rows = []
-    phases = (("inference", inference_workload), ("training", training_workload))
-    for phase, make in phases:
+    phases = (
+        ("inference", "inference", inference_workload),
+        ("inference, DeepSeek-R1 (attention auto)", "inference", mla_workload),
+        ("training", "training", training_workload),
+    )
+    for label, phase, make in phases:
         # Neighbouring but distinct workloads (e.g. 2000-2059 vs 2100-2159 input tokens): the same regime,
         # and no estimate memoised in one run can serve another.
         base_ms = median_ms(phase, make, snapshot, start=0)
         big_ms = median_ms(phase, make, big, start=2 * RUNS)
         rows.append(
             {
-                "phase": phase,
+                "phase": label,
                 "offers": len(snapshot.offers),
                 "median_ms": base_ms,
                 "offers_big": len(big.offers),
