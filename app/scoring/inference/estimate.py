@@ -343,8 +343,8 @@ def solve_inference(
 
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp) * tp * pp
-    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB
-    if dp > 1 and per_gpu_gb > usable_gb(gpu, tp):
+    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
+    if per_gpu_gb > usable_gb(gpu, tp):
         return _infeasible(
             gpu,
             gpu_count,

@@ -35,6 +35,22 @@ def kv_replicated_under_tp(model: ModelSpec, tensor_parallel: int) -> bool:
     return tensor_parallel > 1 and (model.attention == "mla" or model.num_kv_heads < tensor_parallel)
 
 
+def routed_share(model: ModelSpec) -> float:
+    """k / E: the share of routed experts one token passes through (0 for dense models)."""
+    if model.is_moe and model.num_experts > model.experts_per_token > 0:
+        return model.experts_per_token / model.num_experts
+    return 0.0
+
+
+def routed_expert_params(model: ModelSpec) -> float:
+    """Weights of all routed experts: the inactive parameters are the routed experts a token skips, (1 - k/E) of
+    them, so all routed experts = (total - active) / (1 - k/E)."""
+    share = routed_share(model)
+    if share <= 0:
+        return 0.0
+    return max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - share)
+
+
 def attention_params(model: ModelSpec) -> float:
     """Attention weights (projections) of the whole model, the part data-parallel attention replicates.
 
@@ -44,11 +60,7 @@ def attention_params(model: ModelSpec) -> float:
     q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
     if model.attention != "mla":
         return float(model.layers * model.hidden_size * (2 * q_dim + 2 * kv_dim))
-    routed = 0.0
-    if model.is_moe and model.num_experts > model.experts_per_token > 0:
-        routed = (
-            max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - model.experts_per_token / model.num_experts)
-        )
+    routed = routed_expert_params(model)
     shared = model.layers * model.num_shared_experts * 3 * model.hidden_size * model.moe_intermediate_size
     embeddings = 2 * model.vocab_size * model.hidden_size
     return max(model.params_b * 1e9 - routed - shared - embeddings, 0.0)

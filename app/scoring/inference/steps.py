@@ -25,6 +25,8 @@ from app.scoring.inference.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
     prefill_attended_tokens,
+    routed_expert_params,
+    routed_share,
     sliding_share,
     weight_bytes_per_gpu,
 )
@@ -103,12 +105,8 @@ def build_context(
 ) -> InferenceContext:
     shards = tensor_parallel * pipeline_parallel
     total_weights = model.params_b * 1e9 * WEIGHT_BYTES[weight_dtype]
-    expert_params = 0.0
-    share = 0.0
-    if model.is_moe and model.num_experts > model.experts_per_token > 0:
-        share = model.experts_per_token / model.num_experts
-        expert_params = max(model.params_b - model.active_params_b, 0.0) * 1e9 / (1 - share)
-    expert_bytes = expert_params * WEIGHT_BYTES[weight_dtype]
+    share = routed_share(model)
+    expert_bytes = routed_expert_params(model) * WEIGHT_BYTES[weight_dtype]
     cdtype, dequant_note = matmul_dtype(gpu, weight_dtype)
     peak, peak_note = dense_peak_tflops(gpu, cdtype)
     accumulate_note = None

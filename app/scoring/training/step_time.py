@@ -218,7 +218,7 @@ def sequence_parallel_seconds(
     model: ModelSpec,
     layout: Layout,
     tokens_per_gpu: float,
-    framework: str = "hf",
+    framework: str,
 ) -> float:
     """DeepSpeed-Ulysses all-to-alls (the data-parallel-only stacks): per layer, q, k, v and the attention output
     change hands forward and again backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share;
