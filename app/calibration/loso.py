@@ -9,7 +9,8 @@ weighted equally. A cold refit from the research defaults takes ~3 minutes per s
 file (14 sources: ~40 minutes), too slow for `gpumatch validate`; the warm start carries some memory of
 the held-out source where it was in the file the committed constants were fitted on, so these figures
 are, if anything, optimistic for those sources and exact for sources added since.
-Training: the full `calibrate_training.fit` (cold start from the research defaults) per source, on the same pool.
+Training: the full `calibrate_training.fit` (cold: the research defaults and seeded restarts around them) per source,
+on the same pool.
 """
 
 from __future__ import annotations

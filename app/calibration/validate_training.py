@@ -115,7 +115,12 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     elif "interleaved" in notes.lower():
         changes["pipeline_interleave"] = 2
     lowered = notes.lower()
-    if "activation checkpointing true" in lowered or "full ac" in lowered or "full recompute" in lowered.split(";")[0]:
+    if (
+        "activation checkpointing true" in lowered
+        or "full ac" in lowered
+        or "remat full" in lowered
+        or "full recompute" in lowered.split(";")[0]
+    ):
         changes["recompute"] = "full"
     elif "selective" in lowered:
         changes["recompute"] = "selective"

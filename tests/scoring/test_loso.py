@@ -102,7 +102,8 @@ def test_engine_vendor_groups_flag_a_shared_bias_only_with_enough_rows():
 @pytest.mark.skipif(not SHARED.exists(), reason="shared/validation not present beside the repo")
 def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # Guard at the 2026-12-02 level (docs/ACCURACY.md) plus a margin; issue 10's training target (<= 12 %) is not
-    # met yet (12.9 %; the cold training refit is deterministic).
+    # met yet (13.8 %, from 12.9 % once MaxText's stated `remat full` was read and CDNA 4 got its own efficiency;
+    # the cold training refit with its seeded restarts is deterministic). No training group may be flagged.
     inference = precomputed("inference_validation")
     loso_inf = inference["headline"]["loso"]
     assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 8.9 + 1.5
@@ -110,7 +111,8 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 8.5 + 4
     assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 16.6 + 5
     training = precomputed("training_validation")
-    assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12.9 + 0.6
+    assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 13.8 + 0.6
+    assert not [g for g in training["loso_groups"] if g["flagged"]]
     for summary in (inference, training):
         for metric in ("output_tok_s_per_gpu", "tokens_s_per_gpu"):
             if metric in summary["band_coverage"]:

@@ -1,6 +1,7 @@
 """Accuracy on the public training cases and reproducibility of the committed constants."""
 
 import csv
+import math
 import statistics
 from pathlib import Path
 
@@ -153,4 +154,45 @@ def test_pytorch_stacks_on_hopper_before_flash_attention_3_run_fa2_kernels():
     assert (
         predict_training_case(row, gpus, models).predicted
         < predict_training_case({**row, "date": "2025"}, gpus, models).predicted
+    )
+
+
+def test_stated_activation_recomputation_is_read_in_each_stacks_words():
+    from app.calibration.validate_training import layout_from_notes
+
+    for notes in ("FSDP2; full AC, local bs 1", "MaxText (JAX), FSDP=8, remat full; per-device batch 4"):
+        layout = layout_from_notes(notes, 64, None)
+        assert layout is not None and layout.recompute == "full", notes
+    assert layout_from_notes("selective op AC", 8, None).recompute == "selective"
+
+
+def test_cdna_generations_have_their_own_base_efficiency():
+    from app.scoring.training.step_time import base_mfu, gpu_family
+
+    gpus = load_gpu_specs()
+    assert gpu_family(gpus["MI300X"]) == "cdna" and gpu_family(gpus["MI355X"]) == "cdna4"
+    e = eff.DEFAULT_TRAINING_EFFICIENCY
+    assert base_mfu(e, "cdna4") == e.mfu_cdna4_16 != e.mfu_cdna_16 == base_mfu(e, "cdna")
+
+
+def test_the_fit_keeps_the_lowest_loss_of_its_restarts(monkeypatch):
+    points = calibrate_training.restart_points()
+    assert len(points) == calibrate_training.RESTARTS + 1
+    assert points == calibrate_training.restart_points()  # a fixed seed: the fit is deterministic
+    start = points[0]
+    assert all(getattr(start, n) == v for n, v in calibrate_training.START.items())
+    for point in points[1:]:
+        for name in eff.FITTED:
+            value, default = getattr(point, name), getattr(start, name)
+            assert value == calibrate_training._clip(name, value)  # inside the bounds
+            spread = math.exp(calibrate_training.RESTART_SPREAD)
+            clipped = calibrate_training._clip(name, default * spread), calibrate_training._clip(name, default / spread)
+            assert default / spread <= value <= default * spread or value in clipped
+    assert any(p.mfu_hopper_16 != start.mfu_hopper_16 for p in points[1:])
+    # Each descent ends where it ends; fit keeps the lowest loss, not the first start's.
+    losses = {id(p): 1.0 + (i - 3) ** 2 for i, p in enumerate(points)}
+    monkeypatch.setattr(calibrate_training, "restart_points", lambda: points)
+    monkeypatch.setattr(calibrate_training, "_descend", lambda e, cases, rounds: (e, losses[id(e)]))
+    assert calibrate_training.fit([]) == calibrate_training.fit([]) and calibrate_training.fit([]).mfu_hopper_16 == (
+        pytest.approx(points[3].mfu_hopper_16, abs=1e-4)
     )

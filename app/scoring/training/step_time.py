@@ -66,6 +66,7 @@ def gpu_family(gpu: GpuSpec) -> str:
         ("hopper", "hopper"),
         ("blackwell", "blackwell"),
         ("ada", "ada"),
+        ("cdna 4", "cdna4"),
         ("cdna", "cdna"),
     ):
         if key in arch:
