@@ -110,3 +110,18 @@ def test_disagg_api_is_documented_with_its_response_model(client):
     operation = spec["paths"]["/api/v1/disagg"]["post"]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert ref.endswith("/DisaggResponse")
+
+
+def test_an_mla_model_decodes_with_data_parallel_attention_and_the_page_says_so(client):
+    r1 = {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 1000, "output_len": 8000,
+          "tpot_ms": 100, "ttft_ms": 10000, "max_gpus": 8}  # fmt: skip
+    body = _post(client, r1)
+    plans = body["disaggregated"]
+    assert plans and {p["decode"]["attention_parallel"] for p in plans} == {"dp"}
+    assert {p["prefill"]["attention_parallel"] for p in plans} == {"tp"}  # auto keeps heads for prompts
+    heads = _post(client, {**r1, "attention_parallel": "tp"})["disaggregated"]
+    assert heads and {p["decode"]["attention_parallel"] for p in heads} == {"tp"}
+    assert plans[0]["decode"]["batch"] > heads[0]["decode"]["batch"]
+    query = "&".join(f"{k}={v}" for k, v in r1.items())
+    page = client.get(f"/disagg?{query}", follow_redirects=True)
+    assert page.status_code == 200 and "DP-attn" in page.text

@@ -113,3 +113,29 @@ def test_offers_without_a_fabric_pair_only_inside_a_node():
     assert lone.plans == []
     answer = verdict(lone, LLAMA, workload)
     assert answer.winner in ("aggregated", "neither")
+
+
+def test_the_decode_pool_tries_data_parallel_attention_where_tp_would_copy_the_kv_cache():
+    from app.scoring.inference.memory import max_sequences
+    from app.scoring.serving.disaggregated.pools import attention_dp_degrees, prefill_instance
+
+    gpu, machine = GPUS["H200"], Machine(gpus_per_node=8, link="nvlink")
+    r1 = MODELS["deepseek-r1"]
+    w = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", engine="sglang", input_len=1000, output_len=8000,
+                          tpot_ms=100, ttft_ms=10000)  # fmt: skip
+    # auto: both ways in the decode pool (MLA copies its latent KV onto every TP rank), heads in the prefill pool
+    assert attention_dp_degrees(gpu, r1, w, 8, 1, "decode") == (1, 8)
+    assert attention_dp_degrees(gpu, r1, w, 8, 1, "prefill") == (1,)
+    assert attention_dp_degrees(gpu, LLAMA, LONG, 8, 1, "decode") == (1,)  # 8 KV heads over 8 GPUs: no copy
+    heads = decode_instance(gpu, machine, r1, w.model_copy(update={"attention_parallel": "tp"}), 8)
+    dp = decode_instance(gpu, machine, r1, w.model_copy(update={"attention_parallel": "dp"}), 8)
+    auto = decode_instance(gpu, machine, r1, w, 8)
+    assert heads is not None and dp is not None and auto is not None
+    assert heads.attention_dp == 1 and dp.attention_dp == 8
+    assert dp.max_batch == max_sequences(gpu, r1, "fp8", "fp8", 5000, 8, 1, 8) > 4 * heads.max_batch
+    assert auto == max(heads, dp, key=lambda d: d.capacity_rps)
+    assert auto.attention_dp == 8  # room for more sequences serves more requests/s at a 100 ms TPOT
+    # dp asked: the prefill pool runs it too; where the attention weights do not fit on one GPU, no instance
+    assert prefill_instance(gpu, machine, r1, w.model_copy(update={"attention_parallel": "dp"}), 8).attention_dp == 8
+    small = GPUS["L40S"]
+    assert attention_dp_degrees(small, r1, w.model_copy(update={"attention_parallel": "dp"}), 8, 1, "decode") == ()

@@ -24,6 +24,7 @@ class Pool(BaseModel):
     gpu_count: int = Field(description="GPUs per instance")
     tensor_parallel: int
     pipeline_parallel: int
+    attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
     provider: str
     provider_name: str
     price_type: str
@@ -64,6 +65,7 @@ class AggregatedOut(BaseModel):
     gpu_count: int
     tensor_parallel: int
     pipeline_parallel: int
+    attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
     provider: str
     provider_name: str
     price_type: str

@@ -10,7 +10,14 @@ from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, expert_parallel_degree, mean_context
-from app.scoring.inference.memory import GB, kv_bytes_per_sequence, max_sequences
+from app.scoring.inference.memory import (
+    GB,
+    kv_bytes_per_sequence,
+    kv_replicated_under_tp,
+    max_sequences,
+    usable_gb,
+    weight_bytes_per_gpu,
+)
 from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu
@@ -39,6 +46,7 @@ class PrefillInstance:
     passes: tuple[PrefillPass, ...]
     link_gbs: float  # one-direction GB/s per GPU inside the node (KV to a decode instance on the same node)
     nvlink: bool
+    attention_dp: int = 1  # > 1: data-parallel attention over the TP group (each GPU prefills its own prompts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +75,7 @@ class DecodeInstance:
     capacity_rps: float  # batch / (output_len x step)
     link_gbs: float
     nvlink: bool
+    attention_dp: int = 1  # > 1: data-parallel attention (each GPU keeps its own sequences' KV cache)
 
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:
@@ -104,12 +113,32 @@ def kv_transfer_ms(model: ModelSpec, kv_dtype: str, input_len: float, gbs: float
     return model.layers * alpha_ms + kv_bytes_per_sequence(model, kv_dtype, input_len) / (gbs * GB) * 1e3
 
 
+def attention_dp_degrees(
+    gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int, pool: str
+) -> tuple[int, ...]:
+    """Data-parallel attention degrees an instance tries (1: attention split by heads).
+
+    `dp` asks for it in both pools; `auto` tries it in the decode pool only, where TP would copy the KV cache
+    onto every GPU (estimate.solve_inference's rule): that is where it buys room for more sequences, while a
+    prefill instance holds a few prompts and would run each prompt's attention on one GPU. It needs a full copy
+    of the attention weights on every GPU; where they do not fit, `dp` leaves no instance and `auto` keeps heads.
+    """
+    if tp <= 1 or workload.attention_parallel == "tp":
+        return (1,)
+    fits = weight_bytes_per_gpu(model, workload.weight_dtype, tp, pp, tp) <= usable_gb(gpu, tp) * GB
+    if workload.attention_parallel == "dp":
+        return (tp,) if fits else ()
+    return (1, tp) if pool == "decode" and fits and kv_replicated_under_tp(model, tp) else (1,)
+
+
 def _context(
-    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int
+    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int, dp: int = 1
 ) -> InferenceContext:
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     ep = expert_parallel_degree(model, workload, tp)
-    ctx = build_context(machine_gpu(gpu, machine), model, wdt, kvdt, workload.engine, tp, pp, expert_parallel=ep)
+    ctx = build_context(
+        machine_gpu(gpu, machine), model, wdt, kvdt, workload.engine, tp, pp, attention_dp=dp, expert_parallel=ep
+    )
     techniques = techniques_for(workload)
     return replace(ctx, techniques=techniques) if techniques.active else ctx
 
@@ -124,17 +153,23 @@ def prefill_instance(
     eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> PrefillInstance | None:
     """Passes of 1, 2, 4 … prompts up to the token budget whose KV fits (None: not even one prompt fits)."""
+    wired = machine_gpu(gpu, machine)
+    degrees = attention_dp_degrees(wired, model, workload, tp, pp, "prefill")  # one degree in the prefill pool
+    if not degrees:
+        return None
+    dp = degrees[0]
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, workload.input_len, tp, pp)
+    fits = max_sequences(wired, model, wdt, kvdt, workload.input_len, tp, pp, dp)
     if fits < 1:
         return None
-    ctx = _context(gpu, machine, model, workload, tp, pp)
+    ctx = _context(gpu, machine, model, workload, tp, pp, dp)
     most = max(1, min(fits, PREFILL_TOKEN_BUDGET // workload.input_len))
     passes, n = [], 1
     while n <= most:
         passes.append(PrefillPass(n, prefill_parts(ctx, eff, n, workload.input_len).total_ms))
         n *= 2
-    return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), ctx.link_gbs * LINK_EFFICIENCY, ctx.nvlink)
+    link = ctx.link_gbs * LINK_EFFICIENCY
+    return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), link, ctx.nvlink, dp)
 
 
 def decode_instance(
@@ -147,14 +182,33 @@ def decode_instance(
     eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> DecodeInstance | None:
     """Largest batch (memory, engine cap) whose decode step, with no prefill in it, stays under the
-    same TPOT target as aggregated serving: slo_tpot_utilisation x the p99 limit (None: not even one)."""
+    same TPOT target as aggregated serving: slo_tpot_utilisation x the p99 limit (None: not even one). Where
+    data-parallel attention is tried too, the layout that serves more requests/s is kept (heads on ties)."""
+    tried = [
+        _decode_at(gpu, machine, model, workload, tp, pp, eff, dp)
+        for dp in attention_dp_degrees(machine_gpu(gpu, machine), model, workload, tp, pp, "decode")
+    ]
+    found = [d for d in tried if d is not None]
+    return max(found, key=lambda d: d.capacity_rps) if found else None
+
+
+def _decode_at(
+    gpu: GpuSpec,
+    machine: Machine,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tp: int,
+    pp: int,
+    eff: InferenceEfficiency,
+    dp: int,
+) -> DecodeInstance | None:
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
-    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp) // workload.beam_width
+    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp, dp) // workload.beam_width
     cap = min(fits, engine_batch_cap(workload))
     if cap < 1:
         return None
-    ctx = _context(gpu, machine, model, workload, tp, pp)
+    ctx = _context(gpu, machine, model, workload, tp, pp, dp)
     target = eff.slo_tpot_utilisation * workload.tpot_ms
 
     def step(batch: int) -> float:
@@ -170,6 +224,5 @@ def decode_instance(
         low, high = (mid, high) if step(mid) <= target else (low, mid)
     step_ms = step(low)
     capacity = low / (workload.output_len * step_ms) * 1e3
-    return DecodeInstance(
-        gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, ctx.link_gbs * LINK_EFFICIENCY, ctx.nvlink
-    )
+    link = ctx.link_gbs * LINK_EFFICIENCY
+    return DecodeInstance(gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, link, ctx.nvlink, dp)
