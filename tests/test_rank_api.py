@@ -196,3 +196,22 @@ def test_attention_split_is_a_workload_field_checked_and_reported(client) -> Non
         "/api/v1/rank/inference", json={k: v for k, v in reasoning.items() if k not in ("gpu", "gpu_count")}
     ).json()
     assert any(o["attention_parallel"] == "dp" for o in ranked["options"] if o["feasible"])
+
+
+def test_fp4_training_ranks_every_gpu_at_the_precision_it_runs(client) -> None:  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/rank/training", json={**TRAINING, "method": "pretrain", "precision": "fp4"}).json()
+    feasible = [o for o in body["options"] if o["feasible"]]
+    assert {"B200", "H100-SXM"} <= {o["gpu_id"] for o in feasible}
+    fp8 = client.post("/api/v1/rank/training", json={**TRAINING, "method": "pretrain", "precision": "fp8"}).json()
+    speed = {p: {(o["gpu_id"], o["gpu_count"]): o["tokens_per_s_per_gpu"] for o in b["options"] if o["feasible"]}
+             for p, b in (("fp4", body), ("fp8", fp8))}  # fmt: skip
+    both = speed["fp4"].keys() & speed["fp8"].keys()
+    b200 = [k for k in both if k[0] == "B200"]
+    h100 = [k for k in both if k[0] == "H100-SXM"]
+    assert b200 and h100
+    assert all(speed["fp4"][k] > speed["fp8"][k] for k in b200)
+    assert all(speed["fp4"][k] == speed["fp8"][k] for k in h100)
+    page = client.get("/?phase=training&model=llama-3.1-8b&method=pretrain&precision=fp4")
+    assert page.status_code == 200 and 'value="fp4" selected' in page.text
+    bad = client.post("/api/v1/rank/training", json={**TRAINING, "precision": "fp2"})
+    assert bad.status_code == 422 and "precision" in bad.text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TypedDict
+from typing import TypedDict, get_args
 
 from app.calibration.cases import CasePrediction
 from app.scoring.efficiency import training as eff
@@ -23,7 +23,7 @@ from app.scoring.training.step_time import (
     fill_missing_peaks,
     peak_tflops,
 )
-from app.scoring.workload import TrainingWorkload
+from app.scoring.workload import Precision, TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
 FRAMEWORKS = {
@@ -158,6 +158,9 @@ def execution_from_notes(row: dict[str, str]) -> tuple[int | None, float]:
     return span, min(max(capacity, 1.0), 16.0)
 
 
+# Precision cells as sources write them -> the workload's precision (block-scaled formats price like their width).
+PRECISIONS = {"mxfp8": "fp8", "fp8_e4m3": "fp8", "nvfp4": "fp4", "mxfp4": "fp4", "fp4_nvfp4": "fp4", "fp4_mxfp4": "fp4"}
+
 # Stated defaults for cells a source left empty (the prediction's reason says which were assumed).
 DEFAULT_PRECISION = "bf16"  # mixed-precision BF16 is the default of every framework in the file since 2022
 DEFAULT_JOB_GPUS = 2048  # a pretraining job of the LLaMA / Llama 2 era (LLaMA paper §2.4: 2,048 A100-80GB)
@@ -196,7 +199,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
         per_job = DEFAULT_PRETRAIN_BATCH_TOKENS // seq_len if row.get("method") == "pretrain" else 0
         batch = max(gpu_count, per_job)
         assumed.append(f"global_batch_seqs empty: {batch} assumed")
-    precision = row.get("precision") or DEFAULT_PRECISION
+    precision = PRECISIONS.get((row.get("precision") or "").lower(), row.get("precision") or DEFAULT_PRECISION)
     if not row.get("precision"):
         assumed.append(f"precision empty: {precision} assumed")
     workload = TrainingWorkload(
@@ -250,7 +253,8 @@ def predict_estimate(
     gpu, model = gpus.get(row.get("gpu", "")), models.get(row.get("model", ""))
     if gpu is None or model is None:
         return f"unknown {'GPU' if gpu is None else 'model'} id"
-    if (row.get("precision") or DEFAULT_PRECISION) not in ("bf16", "fp16", "fp8") or row.get("method") not in (
+    precision = row.get("precision") or DEFAULT_PRECISION
+    if PRECISIONS.get(precision.lower(), precision) not in get_args(Precision) or row.get("method") not in (
         "pretrain",
         "full_ft",
         "lora",

@@ -12,7 +12,7 @@ Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
 Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
-Precision = Literal["bf16", "fp16", "fp8"]
+Precision = Literal["bf16", "fp16", "fp8", "fp4"]
 AttentionParallel = Literal["auto", "tp", "dp"]
 ExpertParallel = Literal["tp", "ep"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
@@ -171,7 +171,11 @@ class TrainingWorkload(_WorkloadBase):
     """Train or fine-tune a model on a token budget."""
 
     method: Method = "lora"
-    precision: Precision = "bf16"
+    precision: Precision = Field(
+        "bf16",
+        description="matmul precision: bf16/fp16 mixed precision; fp8 (TransformerEngine, torchao float8/MXFP8); fp4 "
+        "(NVFP4 on Blackwell, MXFP4 on CDNA 4; a GPU without FP4 tensor cores runs it in FP8, one without FP8 in BF16)",
+    )
     seq_len: int = Field(4_096, ge=16, le=1_048_576)
     global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
     total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")

@@ -67,6 +67,7 @@ def methodology_payload() -> dict[str, Any]:
         "inference_constants": constants(inference_efficiency),
         "training_constants": constants(training_efficiency),
         "price_terms": terms_constants(),
+        "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": accuracy(),
     }
 

@@ -48,13 +48,25 @@ def test_a_biased_regime_still_contains_its_estimate():
 
 
 def test_unseen_regimes_fall_back_to_the_parent_then_the_metric():
-    low, high, evidence = bands.band_ratio("output_tok_s_per_gpu", "trtllm", "NVIDIA", "int8", "moe")
+    assert "output_tok_s_per_gpu|trtllm|nvidia|fp4|moe" not in BAND_TABLE  # FP4 measured, but not a TRT-LLM MoE
+    low, high, evidence = bands.band_ratio("output_tok_s_per_gpu", "trtllm", "NVIDIA", "fp4", "moe")
     assert (low, high) == BAND_TABLE["output_tok_s_per_gpu|trtllm|nvidia"][:2] and "trtllm|nvidia" in evidence
     assert (
         bands.band_ratio("output_tok_s_per_gpu", "hf", "tenstorrent", "bf16", "dense")[:2]
         == BAND_TABLE["output_tok_s_per_gpu"][:2]
     )
     assert bands.band_ratio("no_such_metric", "x", "y", "z", "w")[:2] == bands.UNKNOWN_BAND
+
+
+def test_a_precision_no_row_measured_widens_the_band_to_the_research_notes_fifty_percent():
+    assert ("tokens_s_per_gpu", "fp8") in bands.MEASURED_PRECISIONS
+    assert ("tokens_s_per_gpu", "fp4") not in bands.MEASURED_PRECISIONS  # no FP4 training row in the file
+    parent = BAND_TABLE["tokens_s_per_gpu|megatron-lm|nvidia"][:2]
+    low, high, evidence = bands.band_ratio("tokens_s_per_gpu", "megatron-lm", "NVIDIA", "fp4", "pretrain")
+    assert low == min(parent[0], bands.UNKNOWN_BAND[0]) and high == max(parent[1], bands.UNKNOWN_BAND[1])
+    assert "no validation row measures fp4" in evidence
+    assert bands.band_ratio("output_tok_s_per_gpu", "trtllm", "NVIDIA", "int8", "dense")[:2] == bands.UNKNOWN_BAND
+    assert bands.band_ratio("tokens_s_per_gpu", "megatron-lm", "NVIDIA", "fp8", "pretrain")[1] < 1.6
 
 
 def test_committed_bands_always_contain_their_estimate():

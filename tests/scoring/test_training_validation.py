@@ -196,3 +196,13 @@ def test_the_fit_keeps_the_lowest_loss_of_its_restarts(monkeypatch):
     assert calibrate_training.fit([]) == calibrate_training.fit([]) and calibrate_training.fit([]).mfu_hopper_16 == (
         pytest.approx(points[3].mfu_hopper_16, abs=1e-4)
     )
+
+
+def test_fp4_rows_are_predicted_in_the_formats_sources_name():
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = case_row(gpu="B200", framework="nemo", precision="nvfp4", global_batch_seqs="64")
+    nvfp4 = predict_training_case(row, gpus, models)
+    fp4 = predict_training_case(dict(row, precision="fp4"), gpus, models)
+    fp8 = predict_training_case(dict(row, precision="mxfp8"), gpus, models)
+    assert nvfp4.covered and nvfp4.predicted == fp4.predicted > fp8.predicted
+    assert not predict_training_case(dict(row, precision="int2"), gpus, models).covered

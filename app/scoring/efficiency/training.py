@@ -39,7 +39,7 @@ FITTED = (
 class TrainingEfficiency:
     """All tunable efficiencies; MFU values are fractions of the dense peak of the precision used."""
 
-    # 16-bit MFU base per GPU family (FP8 runs: × fp8_speedup × 16-bit/FP8 peak, see step_time.fp8_factor).
+    # 16-bit MFU base per GPU family (FP8 runs: × fp8_speedup × 16-bit/FP8 peak, see step_time.low_precision_factor).
     mfu_ampere_16: float = 0.5675  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.572  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
     mfu_blackwell_16: float = 0.5241  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
@@ -49,6 +49,11 @@ class TrainingEfficiency:
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
+    # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup (step_time.
+    # low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16: NVIDIA's NVFP4
+    # pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4", arXiv
+    # 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to ±50 %).
+    fp4_bf16_linear_share: float = 0.15
     fp8_speedup_torchao: float = 1.2651  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)

@@ -211,9 +211,11 @@ def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, 
 
 
 def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> Band:
-    """p10-p90 of leave-one-source-out residuals of tokens/s in the regime (framework, vendor, precision, method)."""
+    """p10-p90 of leave-one-source-out residuals of tokens/s in the regime (framework, vendor, the precision the
+    GPU runs, method)."""
     framework = "megatron-lm" if w.framework == "megatron" else w.framework
-    low, high, _ = band_ratio("tokens_s_per_gpu", framework, gpu.vendor, w.precision, w.method)
+    precision = "bf16" if precision_class == "16" else precision_class
+    low, high, _ = band_ratio("tokens_s_per_gpu", framework, gpu.vendor, precision, w.method)
     return Band.around(value, low, high)
 
 
@@ -237,6 +239,9 @@ def _reason_no_fit(
     return text, breakdown
 
 
+PEAK_LABELS = {"fp8": "FP8", "fp4": "FP4"}
+
+
 def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, flops) -> list[Term]:
     tokens_step = w.global_batch_seqs * w.seq_len
     return [
@@ -247,7 +252,7 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
             f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
             f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens",
         ),
-        Term("dense peak", peak, "TFLOPS", f"{'FP8' if pclass == 'fp8' else 'BF16/FP16'} tensor peak"),
+        Term("dense peak", peak, "TFLOPS", f"{PEAK_LABELS.get(pclass, 'BF16/FP16')} tensor peak"),
         Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
         Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
         Term(
@@ -279,6 +284,12 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
         out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
     if w.method in ("lora", "qlora"):
         out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+    if w.precision == "fp4" and not note:
+        out.append(
+            f"FP4 training is modelled, not measured: the GEMM share of the FP8 speedup runs at the FP4 peak, "
+            f"{eff.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share:.0%} of the linear layers kept in BF16 "
+            "(NVIDIA's NVFP4 recipe); no published FP4 training run validates it (band ±50 %)"
+        )
     return out
 
 

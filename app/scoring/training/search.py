@@ -44,7 +44,7 @@ from app.scoring.training.step_time import (
     attention_efficiency,
     compute_seconds,
     effective_mfu,
-    fp8_speedup,
+    low_precision_speedup,
     peak_tflops,
     step_parts,
 )
@@ -199,7 +199,7 @@ class GpuTimer:
             recompute,
             self.peak,
             self.mfu(gpu_count),
-            attention_slowdown=fp8_speedup(s.e, w.framework, self.precision_class),
+            attention_slowdown=low_precision_speedup(s.e, w.framework, self.precision_class, self.gpu),
             attention_eff=attention_efficiency(s.e, self.gpu),
         )
 

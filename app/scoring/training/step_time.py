@@ -75,10 +75,18 @@ def gpu_family(gpu: GpuSpec) -> str:
 
 
 def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str, str]:
-    """(dense peak TFLOPS, precision class used, note). fp8 falls back to 16-bit where unsupported."""
+    """(dense peak TFLOPS, precision class used, note). fp4 falls back to fp8, fp8 to 16-bit, where unsupported."""
+    if precision == "fp4" and gpu.fp4_tflops and gpu.fp8_tflops:
+        return gpu.fp4_tflops, "fp4", ""
+    note = ""
+    if precision == "fp4":
+        if gpu.fp8_tflops:
+            return gpu.fp8_tflops, "fp8", "no FP4 tensor cores: runs in FP8; "
+        note = "no FP4 or FP8 tensor cores: runs in BF16; "
     if precision == "fp8" and gpu.fp8_tflops:
         return gpu.fp8_tflops, "fp8", ""
-    note = "no FP8 tensor cores: runs in BF16; " if precision == "fp8" else ""
+    if precision == "fp8":
+        note = "no FP8 tensor cores: runs in BF16; "
     if gpu.bf16_tflops:
         return gpu.bf16_tflops, "16", note
     if gpu.fp16_tflops:
@@ -131,7 +139,7 @@ def _median_peak(siblings: list[GpuSpec], peak: Callable[[GpuSpec], float | None
 
 
 def base_mfu(e: TrainingEfficiency, family: str, precision_class: str = "16") -> float:
-    """16-bit MFU of a GPU family (FP8 runs are priced from it by fp8_factor)."""
+    """16-bit MFU of a GPU family (FP8/FP4 runs are priced from it by low_precision_factor)."""
     return getattr(e, f"mfu_{family}_16", None) or e.mfu_other_16
 
 
@@ -150,23 +158,44 @@ def attention_efficiency(e: TrainingEfficiency, gpu: GpuSpec | None) -> float:
     return e.attn_efficiency
 
 
-def fp8_speedup(e: TrainingEfficiency, framework: str, precision_class: str) -> float:
-    """How much faster the linear layers run than in BF16 (1 unless FP8)."""
-    if precision_class != "fp8":
-        return 1.0
+def fp8_speedup(e: TrainingEfficiency, framework: str) -> float:
+    """FP8 training over the same run in BF16, as TransformerEngine and torchao publish it."""
     return e.fp8_speedup_torchao if FRAMEWORK_CLASS.get(framework) == "torchtitan" else e.fp8_speedup
 
 
-def fp8_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str) -> float:
-    """FP8 MFU relative to the 16-bit MFU, as a fraction of the FP8 peak: speedup × (16-bit peak / FP8 peak).
+def low_precision_speedup(e: TrainingEfficiency, framework: str, precision_class: str, gpu: GpuSpec) -> float:
+    """How much faster the step's compute runs than in BF16: 1 for 16-bit, the fitted FP8 speedup, and for FP4 an
+    Amdahl step from it. The FP8 speedup s on a GPU whose FP8 peak is r8 × its BF16 peak says the GEMMs are
+    p = (1 - 1/s) / (1 - 1/r8) of the BF16 compute time; FP4 runs them at r4 = FP4 / BF16 peak, except the
+    share of linear layers the recipe keeps in BF16 (e.fp4_bf16_linear_share)."""
+    if precision_class not in ("fp8", "fp4"):
+        return 1.0
+    speedup = fp8_speedup(e, framework)
+    if precision_class == "fp8":
+        return speedup
+    peak16 = gpu.bf16_tflops or gpu.fp16_tflops
+    if not (peak16 and gpu.fp8_tflops and gpu.fp4_tflops):
+        return speedup
+    r8, r4 = gpu.fp8_tflops / peak16, gpu.fp4_tflops / peak16
+    gemm_share = min(1.0, (1 - 1 / speedup) / (1 - 1 / r8)) if r8 > 1 else 0.0
+    kept = e.fp4_bf16_linear_share
+    return 1 / ((1 - gemm_share) + gemm_share * (kept + (1 - kept) / r4))
 
-    FP8 training is priced as a bounded speedup over the same run in BF16 (the quantity TransformerEngine and
-    torchao publish), so a GPU generation with little FP8 evidence inherits its BF16 efficiency, not a
+
+def low_precision_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str, precision_class: str) -> float:
+    """FP8/FP4 MFU relative to the 16-bit MFU, as a fraction of that precision's peak: speedup × (16-bit peak /
+    its peak).
+
+    Low-precision training is priced as a bounded speedup over the same run in BF16 (the quantity TransformerEngine
+    and torchao publish), so a GPU generation with little FP8 evidence inherits its BF16 efficiency, not a
     free-floating FP8 MFU.
     """
+    if precision_class not in ("fp8", "fp4"):
+        return 1.0
     peak16 = gpu.bf16_tflops or gpu.fp16_tflops
-    ratio = peak16 / gpu.fp8_tflops if peak16 and gpu.fp8_tflops else 0.5
-    return fp8_speedup(e, framework, "fp8") * ratio
+    peak = gpu.fp4_tflops if precision_class == "fp4" else gpu.fp8_tflops
+    ratio = peak16 / peak if peak16 and peak else (0.25 if precision_class == "fp4" else 0.5)
+    return low_precision_speedup(e, framework, precision_class, gpu) * ratio
 
 
 # 16-bit dense peak per unit of HBM bandwidth (TFLOPS per TB/s) of the GPU the width constants are quoted for:
@@ -286,7 +315,7 @@ def effective_mfu(
     mfu = (
         base_mfu(e, gpu_family(gpu))
         * framework_factor(e, framework)
-        * (fp8_factor(e, gpu, framework) if precision_class == "fp8" else 1.0)
+        * low_precision_factor(e, gpu, framework, precision_class)
         * width_factor(e, model.hidden_size, gpu)
         * scale_factor(e, gpu_count)
         * method_factor(e, method)
@@ -409,7 +438,7 @@ def step_parts(
             mfu,
             attention_span,
             capacity_factor,
-            fp8_speedup(e, framework, precision_class),
+            low_precision_speedup(e, framework, precision_class, gpu),
             attention_efficiency(e, gpu),
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
