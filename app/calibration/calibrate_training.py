@@ -197,11 +197,12 @@ RESTART_SEED = 0
 RESTART_SPREAD = 0.5
 
 
-def restart_points(rounds: int = RESTARTS) -> list[eff.TrainingEfficiency]:
+def restart_points(count: int = RESTARTS) -> list[eff.TrainingEfficiency]:
+    """The research defaults, then `count` seeded starts around them (inside the bounds)."""
     start = replace(eff.DEFAULT_TRAINING_EFFICIENCY, **START)
     rng = random.Random(RESTART_SEED)
     points = [start]
-    for _ in range(rounds):
+    for _ in range(count):
         spread = {n: getattr(start, n) * math.exp(rng.uniform(-RESTART_SPREAD, RESTART_SPREAD)) for n in eff.FITTED}
         points.append(replace(start, **{n: _clip(n, v) for n, v in spread.items()}))
     return points

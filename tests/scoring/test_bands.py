@@ -71,3 +71,19 @@ def test_a_precision_no_row_measured_widens_the_band_to_the_research_notes_fifty
 
 def test_committed_bands_always_contain_their_estimate():
     assert BAND_TABLE and all(low <= 1.0 <= high for low, high, _ in BAND_TABLE.values())
+
+
+def test_precision_classes_map_to_themselves():
+    for dtype in ("bf16", "fp8", "fp4", "int4", "int8", "mxint3"):
+        cls = bands.precision_class(dtype)
+        assert bands.precision_class(cls) == cls
+
+
+def test_validation_scores_a_case_against_the_band_the_product_shows():
+    from app.calibration.validate import _ratios
+
+    row = {"metric": "tokens_s_per_gpu", "framework": "llm-foundry", "gpu": "H100-SXM", "model": "llama-3.1-8b",
+           "precision": "bf16", "method": "pretrain"}  # fmt: skip
+    product = bands.band_ratio("tokens_s_per_gpu", "llm-foundry", "NVIDIA", "bf16", "pretrain")
+    assert _ratios(row, GPUS, MODELS) == product[:2]
+    assert "tokens_s_per_gpu|llm-foundry|nvidia|16bit|pretrain" in product[2]  # the finest regime, not its parent

@@ -27,7 +27,7 @@ UNKNOWN_BAND = (0.55, 1.6)
 
 def precision_class(dtype: str) -> str:
     """16-bit, fp8, fp4 or weight-only integer: the precisions with their own efficiency."""
-    if dtype in ("", "fp32", "bf16", "fp16"):
+    if dtype in ("", "fp32", "bf16", "fp16", "16bit"):  # a class maps to itself
         return "16bit"
     return dtype if dtype in ("fp8", "fp4", "int8", "int4") else "other"
 
