@@ -122,6 +122,8 @@ def test_an_mla_model_decodes_with_data_parallel_attention_and_the_page_says_so(
     heads = _post(client, {**r1, "attention_parallel": "tp"})["disaggregated"]
     assert heads and {p["decode"]["attention_parallel"] for p in heads} == {"tp"}
     assert plans[0]["decode"]["batch"] > heads[0]["decode"]["batch"]
+    why = " ".join(body["verdict"]["why"])
+    assert "with data-parallel attention" in why
     query = "&".join(f"{k}={v}" for k, v in r1.items())
     page = client.get(f"/disagg?{query}", follow_redirects=True)
     assert page.status_code == 200 and "DP-attn" in page.text

@@ -29,15 +29,23 @@ class Verdict:
     why: list[str]
 
 
+def _layout(tensor_parallel: int, pipeline_parallel: int, attention_dp: bool) -> str:
+    return (
+        f"TP{tensor_parallel}"
+        + (f"×PP{pipeline_parallel}" if pipeline_parallel > 1 else "")
+        + (" with data-parallel attention" if attention_dp else "")
+    )
+
+
 def describe_pool(pool: PoolCost) -> str:
     i, o = pool.offer.instance, pool.offer.offer
-    layout = f"TP{i.tensor_parallel}" + (f"×PP{i.pipeline_parallel}" if i.pipeline_parallel > 1 else "")
+    layout = _layout(i.tensor_parallel, i.pipeline_parallel, i.attention_dp > 1)
     return f"{i.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
 def describe_aggregated(s: ServingOption) -> str:
     o = s.option
-    layout = f"TP{o.tensor_parallel}" + (f"×PP{o.pipeline_parallel}" if o.pipeline_parallel > 1 else "")
+    layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
     return f"{o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
