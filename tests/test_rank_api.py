@@ -211,7 +211,9 @@ def test_fp4_training_ranks_every_gpu_at_the_precision_it_runs(client) -> None: 
     assert b200 and h100
     assert all(speed["fp4"][k] > speed["fp8"][k] for k in b200)
     assert all(speed["fp4"][k] == speed["fp8"][k] for k in h100)
+    assert any("FP4 training is modelled, not measured" in n for n in body["notes"])
+    assert "H100-SXM: no FP4 tensor cores: runs in FP8" in body["notes"]
     page = client.get("/?phase=training&model=llama-3.1-8b&method=pretrain&precision=fp4")
-    assert page.status_code == 200 and 'value="fp4" selected' in page.text
+    assert page.status_code == 200 and 'value="fp4" selected' in page.text and "modelled, not measured" in page.text
     bad = client.post("/api/v1/rank/training", json={**TRAINING, "precision": "fp2"})
     assert bad.status_code == 422 and "precision" in bad.text
