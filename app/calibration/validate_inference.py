@@ -47,6 +47,7 @@ class CaseSetup:
     notes: tuple[str, ...]
     beam_width: int = 1
     requests_per_s: float | None = None  # open-loop arrival rate (request_rate rows that state it)
+    scheduler_steps: int = 1  # decode steps per scheduler call (vLLM V0 --num-scheduler-steps)
 
 
 def _num(row: dict, key: str) -> float | None:
@@ -96,6 +97,13 @@ def _request_rate(row: dict) -> float | None:
     """The offered open-loop rate, as the notes state it ("request rate 4 req/s")."""
     match = re.search(r"request rate (\d+(?:\.\d+)?) req/s", row.get("notes", ""))
     return float(match.group(1)) if match else None
+
+
+def _scheduler_steps(row: dict, engine: str) -> int:
+    """vLLM V0's multi-step scheduling as stated ("--num-scheduler-steps 10"): the scheduler runs N decode steps per
+    call and admits new requests only between calls (vLLM docs; removed in the V1 engine, so never in the product)."""
+    match = re.search(r"--num-scheduler-steps (\d+)", row.get("notes", ""))
+    return max(int(match.group(1)), 1) if match and engine == "vllm" else 1
 
 
 def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
@@ -148,6 +156,11 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if scenario == "request_rate" and requests_per_s is None:
         scenario = "concurrency"
         notes.append("request rate not stated: modelled as a closed loop at the derived in-flight count")
+    elif scenario == "request_rate" and _num(row, "output_len") is None and _num(row, "concurrency"):
+        # the rate sets the running batch through each request's life, and an assumed output length would set
+        # that life: the measured in-flight count (Little's law over the measured latency) is the better anchor
+        scenario, requests_per_s = "concurrency", None
+        notes.append("output_len unknown: modelled as a closed loop at the stated in-flight count, not the rate")
     batch = _num(row, "concurrency") if scenario in ("concurrency", "request_rate") else _num(row, "batch")
     if scenario == "single_stream":
         batch = 1.0
@@ -173,6 +186,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         tuple(notes),
         beams,
         requests_per_s,
+        _scheduler_steps(row, engine),
     )
 
 
@@ -219,7 +233,9 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
     if setup.metric == "output_tok_s_per_gpu":
         return _per_gpu(point, ctx)
     if setup.metric == "ttft_ms":
-        return point.ttft_ms * (eff.p99_ttft_over_mean if setup.p99 else 1.0)
+        # multi-step scheduling: a request waits for the scheduler call, (N - 1) / 2 more steps on average
+        admission_ms = (setup.scheduler_steps - 1) / 2 * point.tpot_ms if point.batch > 1 else 0.0
+        return (point.ttft_ms + admission_ms) * (eff.p99_ttft_over_mean if setup.p99 else 1.0)
     if setup.metric == "tpot_ms":
         return point.tpot_ms * tail
     if setup.metric == "decode_tok_s":

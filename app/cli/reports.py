@@ -68,6 +68,13 @@ CDNA 4 (MI355X) has its own base efficiency beside CDNA 3 (research defaults 0.3
 MaxText +11.1 → -8.2 %), but with CDNA 3 no longer tied to MaxText, the fold without torchtitan rests on torchao's
 H100 rows (BF16 6,150 tok/s on a 700 W H100 against torchtitan's own 5,762 on a 500 W one) and under-predicts
 torchtitan by 27 %.
+Then two settings the SGLang-vs-vLLM ShareGPT benchmark states: a request-rate row without lengths runs at its
+stated in-flight count (the rate set the batch from an assumed output length: 88 sequences where 6 were in flight),
+and vLLM V0's `--num-scheduler-steps 10` admits requests only between scheduler calls ((N - 1) / 2 more steps in
+TTFT). That benchmark's LOSO TTFT 47.6 → 30.9 %, TPOT 27.7 → 5.3 %. The cold refit after them lands in another of
+several near-equal valleys (decode MBU 0.75 → 0.68, step overhead 1.47 → 0.69 ms; four descents from different
+starts ended within 0.9 % of each other's loss): the inference constants are weakly identified, and the headline moves
+with them: output tokens/s 8.9 → 9.5 % (within ±25 %: 79 → 76 %), TPOT 8.5 → 8.8 %, TTFT 16.6 → 14.8 %.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm
 factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up

@@ -75,3 +75,54 @@ def test_unreadable_cells_are_not_covered_with_a_reason():
     assert not empty_value.covered and "measured value" in empty_value.reason
     junk_value = predict_inference_case(dict(row, batch="8", value="n/a"), GPUS, MODELS)
     assert not junk_value.covered
+
+
+def _serving_row(**cells: str) -> dict:
+    """A request-rate row as the SGLang-vs-vLLM ShareGPT benchmark states it: rate, in-flight count, no lengths."""
+    row = {
+        "case_id": "r",
+        "source": "s",
+        "engine": "vllm",
+        "gpu": "A100-SXM-80GB",
+        "gpu_count": "1",
+        "tensor_parallel": "1",
+        "model": "llama-3.1-8b",
+        "weight_dtype": "bf16",
+        "scenario": "request_rate",
+        "concurrency": "6.77",
+        "metric": "ttft_ms",
+        "statistic": "median",
+        "value": "100",
+        "notes": "request rate 4 req/s (Poisson); vLLM v0.6.0 (--num-scheduler-steps 10)",
+    }
+    return {**row, **cells}
+
+
+def test_a_rate_without_lengths_runs_at_the_stated_in_flight_count():
+    from app.calibration.validate_inference import case_setup
+
+    setup = case_setup(_serving_row(), GPUS, MODELS)
+    assert not isinstance(setup, str)
+    assert (setup.scenario, setup.batch, setup.requests_per_s) == ("concurrency", 6.77, None)
+    assert any("stated in-flight count" in n for n in setup.notes)
+    known = case_setup(_serving_row(input_len="1000", output_len="200"), GPUS, MODELS)
+    assert not isinstance(known, str) and known.scenario == "request_rate" and known.requests_per_s == 4.0
+
+
+def test_multi_step_scheduling_delays_admission_by_half_the_scheduler_steps():
+    from dataclasses import replace
+
+    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+
+    vllm = case_setup(_serving_row(), GPUS, MODELS)
+    sglang = case_setup(_serving_row(engine="sglang"), GPUS, MODELS)
+    assert not isinstance(vllm, str) and not isinstance(sglang, str)
+    assert (vllm.scheduler_steps, sglang.scheduler_steps) == (10, 1)  # the flag is vLLM's: SGLang rows ignore it
+    once = replace(vllm, scheduler_steps=1)
+    point = _point(once, *once.options[0], DEFAULT_EFFICIENCY)
+    assert point is not None
+    extra = predict_setup(vllm) - predict_setup(once)
+    assert extra == pytest.approx(4.5 * point.tpot_ms)
+    tpot = replace(vllm, metric="tpot_ms")
+    assert predict_setup(tpot) == predict_setup(replace(tpot, scheduler_steps=1))  # the mean TPOT is unchanged
