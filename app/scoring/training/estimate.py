@@ -17,6 +17,7 @@ from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     FRAMEWORK_CLASS,
     StepTime,
+    fp4_modelled_note,
     model_flops_per_token,
     peak_tflops,
     step_time,
@@ -285,11 +286,7 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
     if w.method in ("lora", "qlora"):
         out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
     if w.precision == "fp4" and not note:
-        out.append(
-            f"FP4 training is modelled, not measured: the GEMM share of the FP8 speedup runs at the FP4 peak, "
-            f"{eff.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share:.0%} of the linear layers kept in BF16 "
-            "(NVIDIA's NVFP4 recipe); no published FP4 training run validates it (band ±50 %)"
-        )
+        out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))
     return out
 
 

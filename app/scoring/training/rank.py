@@ -28,7 +28,7 @@ from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.search import GpuTimer, LayoutSearch
-from app.scoring.training.step_time import fill_missing_peaks, peak_tflops
+from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
 from app.scoring.workload import TrainingWorkload
 
 
@@ -263,12 +263,6 @@ class SlotSearch:
         return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
 
 
-FP4_NOTE = (
-    "FP4 training is modelled, not measured: one Amdahl step from the fitted FP8 speedup (the NVFP4 recipe's BF16 "
-    "layers kept); no published FP4 training run validates it, so its bands are at least ±50 %"
-)
-
-
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
     """Options that finish within the deadline (and budget) by total cost under each offer's terms,
     cheapest first; then the ones that do not, with the reason; then those that do not fit.
@@ -281,7 +275,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     searches: dict[int, SlotSearch] = {}
     shared: dict[int, SharedTerms | None] = {}
     estimates: dict[int, TrainingEstimate] = {}
-    notes: list[str] = [FP4_NOTE] if w.precision == "fp4" else []
+    notes: list[str] = [fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY)] if w.precision == "fp4" else []
     for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
         fallback = peak_tflops(gpu, w.precision)[2].strip("; ")  # e.g. "no FP4 tensor cores: runs in FP8"

@@ -182,6 +182,15 @@ def low_precision_speedup(e: TrainingEfficiency, framework: str, precision_class
     return 1 / ((1 - gemm_share) + gemm_share * (kept + (1 - kept) / r4))
 
 
+def fp4_modelled_note(e: TrainingEfficiency) -> str:
+    """What an FP4 training estimate rests on: said once per ranking and in each estimate's assumptions."""
+    return (
+        "FP4 training is modelled, not measured: the GEMM share of the FP8 speedup runs at the FP4 peak, "
+        f"{e.fp4_bf16_linear_share:.0%} of the linear layers kept in BF16 (NVIDIA's NVFP4 recipe); "
+        "no published FP4 training run validates it (band at least ±50 %)"
+    )
+
+
 def low_precision_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str, precision_class: str) -> float:
     """FP8/FP4 MFU relative to the 16-bit MFU, as a fraction of that precision's peak: speedup × (16-bit peak /
     its peak).
@@ -194,6 +203,7 @@ def low_precision_factor(e: TrainingEfficiency, gpu: GpuSpec, framework: str, pr
         return 1.0
     peak16 = gpu.bf16_tflops or gpu.fp16_tflops
     peak = gpu.fp4_tflops if precision_class == "fp4" else gpu.fp8_tflops
+    # peaks unpublished: each halving of the width doubles the dense peak (FP8 = 2x, FP4 = 4x the 16-bit one)
     ratio = peak16 / peak if peak16 and peak else (0.25 if precision_class == "fp4" else 0.5)
     return low_precision_speedup(e, framework, precision_class, gpu) * ratio
 

@@ -123,12 +123,17 @@ def attention_dp_degrees(
     prefill instance holds a few prompts and would run each prompt's attention on one GPU. It needs a full copy
     of the attention weights on every GPU; where they do not fit, `dp` leaves no instance and `auto` keeps heads.
     """
-    if tp <= 1 or workload.attention_parallel == "tp":
+    auto = workload.attention_parallel == "auto"
+    if (
+        tp <= 1
+        or workload.attention_parallel == "tp"
+        or (auto and not (pool == "decode" and kv_replicated_under_tp(model, tp)))
+    ):
         return (1,)
     fits = weight_bytes_per_gpu(model, workload.weight_dtype, tp, pp, tp) <= usable_gb(gpu, tp) * GB
-    if workload.attention_parallel == "dp":
-        return (tp,) if fits else ()
-    return (1, tp) if pool == "decode" and fits and kv_replicated_under_tp(model, tp) else (1,)
+    if auto:
+        return (1, tp) if fits else (1,)
+    return (tp,) if fits else ()
 
 
 def _context(
