@@ -122,7 +122,7 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         or "full recompute" in lowered.split(";")[0]
     ):
         changes["recompute"] = "full"
-    elif "selective" in lowered:
+    elif "selective" in lowered or re.search(r"\bsac\b", lowered):  # "per-op SAC": torchtitan's op-level selective AC
         changes["recompute"] = "selective"
     elif "activation checkpointing false" in lowered:
         changes["recompute"] = "none"

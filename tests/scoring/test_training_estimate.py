@@ -161,3 +161,32 @@ def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
     assert width_factor(E, 2048, a100) == pytest.approx(width_factor(E, 2048), rel=0.01)
     assert width_factor(E, 2048, h100) < width_factor(E, 2048, a100) - 0.05
     assert width_factor(E, 16384, h100) > 0.9  # wide layers saturate every GPU
+
+
+def test_torchtitan_selective_recompute_is_op_level_sac():
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
+    from app.scoring.training.step_time import op_sac_recomputed_share, recompute_flops_per_param
+
+    llama = MODELS["llama-3-8b"]
+    # every second matmul of q, k, v, o, gate, up, down: k (4.2M), o (16.8M), up (58.7M) of 218M per block
+    assert op_sac_recomputed_share(llama) == pytest.approx(79.7 / 218.1, rel=0.01)
+    assert recompute_flops_per_param(e, llama, "selective", "torchtitan") == pytest.approx(0.73, abs=0.01)
+    assert recompute_flops_per_param(e, llama, "selective", "megatron") == e.selective_recompute_flops_per_param
+    assert recompute_flops_per_param(e, llama, "full", "torchtitan") == e.full_recompute_flops_per_param
+    assert recompute_flops_per_param(e, llama, "none", "torchtitan") == 0.0
+
+
+def test_a_torchtitan_selective_step_costs_more_than_a_megatron_one():
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
+    from app.scoring.training.step_time import compute_seconds
+
+    model = MODELS["llama-3-8b"]
+    seconds = {
+        framework: compute_seconds(e, 8, model, "pretrain", 8192, 8, "selective", 989.5, 0.5, framework=framework)
+        for framework in ("torchtitan", "megatron", "auto")
+    }
+    # same tokens, peak and MFU: the steps differ by the recompute FLOPs alone (dense 48.2 + causal attention 6.4 GF)
+    assert seconds["torchtitan"] / seconds["megatron"] == pytest.approx(
+        (54.6 + 0.73 * 8.03) / (54.6 + 0.2 * 8.03), rel=0.02
+    )
+    assert seconds["auto"] == seconds["megatron"]

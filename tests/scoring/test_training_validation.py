@@ -164,6 +164,7 @@ def test_stated_activation_recomputation_is_read_in_each_stacks_words():
         layout = layout_from_notes(notes, 64, None)
         assert layout is not None and layout.recompute == "full", notes
     assert layout_from_notes("selective op AC", 8, None).recompute == "selective"
+    assert layout_from_notes("FSDP2, torch.compile, per-op SAC, local bs 1", 8, None).recompute == "selective"
 
 
 def test_cdna_generations_have_their_own_base_efficiency():

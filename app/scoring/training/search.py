@@ -201,6 +201,7 @@ class GpuTimer:
             self.mfu(gpu_count),
             attention_slowdown=low_precision_speedup(s.e, w.framework, self.precision_class, self.gpu),
             attention_eff=attention_efficiency(s.e, self.gpu),
+            framework=w.framework,
         )
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:

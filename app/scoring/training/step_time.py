@@ -55,6 +55,35 @@ def routed_expert_params(model: ModelSpec) -> float:
     return min(routed, model.active_params_b * 1e9)
 
 
+def op_sac_recomputed_share(model: ModelSpec) -> float:
+    """Share of a block's matmul weights that torchtitan's op-level SAC runs again in the backward pass.
+
+    Its policy saves the output of every compute op except every second matmul of a block (torchtitan
+    `_apply_ac_to_transformer_block`, mode "selective", option "op"): in call order q, k, v, o, gate, up, down
+    that is k, o and the FFN's second projection (Llama-3-8B: 0.37 of the block's weights). Routed experts
+    count as one FFN of top-k × their width (an approximation: no torchtitan MoE row is in the validation file).
+    """
+    h, attention = model.hidden_size, model.num_attention_heads * model.head_dim
+    width = model.experts_per_token * model.moe_intermediate_size if model.is_moe else model.intermediate_size
+    q = o = h * attention
+    kv = h * model.num_kv_heads * model.head_dim
+    ffn = h * width  # one of the three SwiGLU matrices
+    return (kv + o + ffn) / (q + 2 * kv + o + 3 * ffn)
+
+
+def recompute_flops_per_param(e: TrainingEfficiency, model: ModelSpec, recompute: str, framework: str) -> float:
+    """FLOPs per active parameter per token that recomputation adds: full runs the forward again (2 × N);
+    Megatron-style selective recomputes the attention core only (~0.2 N, research §6.2); torchtitan's selective
+    is op-level SAC, every second matmul of a block run again (2 × its share of N)."""
+    if recompute == "full":
+        return e.full_recompute_flops_per_param
+    if recompute != "selective":
+        return 0.0
+    if FRAMEWORK_CLASS.get(framework) == "torchtitan":
+        return 2.0 * op_sac_recomputed_share(model)
+    return e.selective_recompute_flops_per_param
+
+
 def model_flops_per_token(model: ModelSpec, method: str, seq_len: int) -> float:
     return dense_flops_per_token(model, method) + attention_flops_per_token(model, seq_len)
 
@@ -348,6 +377,7 @@ def compute_seconds(
     capacity_factor: float = 1.0,
     attention_slowdown: float = 1.0,
     attention_eff: float | None = None,
+    framework: str = "auto",
 ) -> float:
     """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU.
 
@@ -357,10 +387,10 @@ def compute_seconds(
     """
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     n_active = model.active_params_b * 1e9
-    extra = {"selective": e.selective_recompute_flops_per_param, "full": e.full_recompute_flops_per_param}
+    extra = recompute_flops_per_param(e, model, recompute, framework)
     padded = max(0.0, capacity_factor - 1.0) * routed_expert_params(model)
     k = 4.0 if method in ("lora", "qlora") else 6.0
-    dense = dense_flops_per_token(model, method) + k * padded + extra.get(recompute, 0.0) * (n_active + padded)
+    dense = dense_flops_per_token(model, method) + k * padded + extra * (n_active + padded)
     span = min(seq_len, attention_span) if attention_span else seq_len
     attn = attention_flops_per_token(model, span) * (4 / 3 if recompute == "full" else 1.0) * CAUSAL_SHARE
     attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
@@ -450,6 +480,7 @@ def step_parts(
             capacity_factor,
             low_precision_speedup(e, framework, precision_class, gpu),
             attention_efficiency(e, gpu),
+            framework,
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
     replicas = max(1, dp // layout.sequence_parallel)  # sequence-parallel ranks share their sequences
