@@ -45,7 +45,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "vllm_factor": (0.5, 1.15),
     "sglang_factor": (0.5, 1.15),
     "moe_mbu_factor": (0.3, 1.0),
-    "amd_factor": (0.2, 1.2),
+    "amd_mbu_factor": (0.2, 1.2),
+    "amd_mfu_factor": (0.2, 1.2),
     "moe_prefill_layer_ms": (0.0, 5.0),
 }
 SIGNIFICANT_DIGITS = 3
@@ -78,7 +79,8 @@ RESEARCH_START = replace(
     vllm_factor=0.9,
     sglang_factor=0.9,
     moe_mbu_factor=1.0,
-    amd_factor=1.0,
+    amd_mbu_factor=1.0,
+    amd_mfu_factor=1.0,
     moe_prefill_layer_ms=0.482,
 )
 
@@ -86,14 +88,16 @@ RESEARCH_START = replace(
 # Regime constants with thin evidence shrink toward a sourced prior: the loss adds
 # weight x ln(value / prior)^2 for each (at PRIOR_WEIGHT, a 30 % move costs as much as ~1 % of mean |log error|).
 # vLLM/SGLang 0.9 of TensorRT-LLM (research §7.3 engine multipliers); ROCm 0.64 of CUDA: measured maximum
-# achievable matmul FLOPS, MI300X 51 % of peak vs H100 80 % (stas00/ml-engineering, research/catalogs.md §4).
+# achievable matmul FLOPS, MI300X 51 % of peak vs H100 80 % (stas00/ml-engineering, research/catalogs.md §4);
+# ROCm streaming has no measurement of its own in the notes and shrinks toward the same value.
 # The MoE prefill host cost's prior (BLIS, vLLM on 8-expert models) comes from another engine and expert count
 # than the SGLang 256-expert rows that constrain it, so it pulls with a quarter of the weight.
 PRIOR_WEIGHT = 0.04
 PRIORS: dict[str, tuple[float, float]] = {
     "vllm_factor": (0.9, PRIOR_WEIGHT),
     "sglang_factor": (0.9, PRIOR_WEIGHT),
-    "amd_factor": (0.64, PRIOR_WEIGHT),
+    "amd_mbu_factor": (0.64, PRIOR_WEIGHT),
+    "amd_mfu_factor": (0.64, PRIOR_WEIGHT),
     "moe_mbu_factor": (1.0, PRIOR_WEIGHT),
     "moe_prefill_layer_ms": (0.482, PRIOR_WEIGHT / 4),
 }

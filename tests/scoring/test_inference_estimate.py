@@ -166,3 +166,20 @@ def test_llamacpp_gets_the_fp16_accumulate_peak_on_geforce_cards_only():
     assert peak("RTX-4090", "llamacpp") == 2 * GPUS["RTX-4090"].bf16_tflops  # 330.3: FP16 accumulate
     assert peak("RTX-4090", "vllm") == GPUS["RTX-4090"].bf16_tflops  # FP32 accumulate: half rate on GeForce
     assert peak("RTX-6000-ADA", "llamacpp") == GPUS["RTX-6000-ADA"].bf16_tflops  # pro card: full rate either way
+
+
+def test_rocm_streaming_and_matmul_factors_scale_their_own_side_only():
+    from app.scoring.inference.steps import mbu, mfu
+
+    mi300x = build_context(GPUS["MI300X"], MODELS["llama-3-70b"], "fp16", "fp16", "vllm", 1)
+    h100 = build_context(GPUS["H100-SXM"], MODELS["llama-3-70b"], "fp16", "fp16", "vllm", 1)
+    streaming, matmul = replace(DEFAULT_EFFICIENCY, amd_mbu_factor=0.8), replace(DEFAULT_EFFICIENCY, amd_mfu_factor=0.8)
+    assert mbu(mi300x, streaming) == pytest.approx(
+        mbu(mi300x, DEFAULT_EFFICIENCY) * 0.8 / DEFAULT_EFFICIENCY.amd_mbu_factor
+    )
+    assert mfu(mi300x, streaming) == mfu(mi300x, DEFAULT_EFFICIENCY)
+    assert mfu(mi300x, matmul) == pytest.approx(
+        mfu(mi300x, DEFAULT_EFFICIENCY) * 0.8 / DEFAULT_EFFICIENCY.amd_mfu_factor
+    )
+    assert mbu(mi300x, matmul) == mbu(mi300x, DEFAULT_EFFICIENCY)
+    assert mbu(h100, streaming) == mbu(h100, DEFAULT_EFFICIENCY) and mfu(h100, matmul) == mfu(h100, DEFAULT_EFFICIENCY)

@@ -61,7 +61,7 @@ class InferenceContext:
     assumptions: tuple[str, ...] = ()
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
     fabric_gbs: float = 0.0  # one-direction GB/s per GPU between nodes; > 0 when pipeline stages span nodes
-    amd: bool = False  # ROCm software stack (amd_factor)
+    amd: bool = False  # ROCm software stack (amd_mbu_factor, amd_mfu_factor)
     tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
@@ -187,10 +187,10 @@ def busiest_group_coverage(coverage: float, experts_per_group: float, groups: in
     return min(1.0, coverage + z * math.sqrt(coverage * (1 - coverage) / experts_per_group))
 
 
-def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float]) -> float:
-    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, times the ROCm factor on AMD
-    (llama.cpp has factors of its own)."""
-    vendor = eff.amd_factor if ctx.amd else 1.0
+def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float], rocm: float) -> float:
+    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, times the ROCm factor `rocm` (streaming
+    or matmul) on AMD (llama.cpp has factors of its own)."""
+    vendor = rocm if ctx.amd else 1.0
     if ctx.engine == "vllm":
         return eff.vllm_factor * vendor
     if ctx.engine == "sglang":
@@ -207,7 +207,9 @@ def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True
     8xH200: TPOT 12.8-34.6 ms, about half what the dense TP exponent gives)."""
     value = eff.decode_mbu * (ctx.tensor_parallel ** (-eff.mbu_tp_exponent) if tp_penalty else 1.0)
     value *= eff.gddr_mbu_factor if ctx.gddr else 1.0
-    value *= eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MBU)
+    value *= (
+        eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MBU, eff.amd_mbu_factor)
+    )
     return min(max(value, 0.01), 1.0)
 
 
@@ -221,7 +223,9 @@ def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
         value *= eff.fp4_mfu_factor
     if ctx.moe:
         value *= eff.moe_mfu_factor
-    value *= eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MFU)
+    value *= (
+        eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MFU, eff.amd_mfu_factor)
+    )
     return min(max(value, 1e-4), 1.0)
 
 
