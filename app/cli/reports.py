@@ -75,11 +75,23 @@ TTFT). That benchmark's LOSO TTFT 47.6 → 30.9 %, TPOT 27.7 → 5.3 %. The cold
 several near-equal valleys (decode MBU 0.75 → 0.68, step overhead 1.47 → 0.69 ms; four descents from different
 starts ended within 0.9 % of each other's loss): the inference constants are weakly identified, and the headline moves
 with them: output tokens/s 8.9 → 9.5 % (within ±25 %: 79 → 76 %), TPOT 8.5 → 8.8 %, TTFT 16.6 → 14.8 %.
+Then torchtitan's selective recompute is read as what it is, op-level SAC (every second matmul of a block run
+again: ~0.73 N per token on Llama-3-8B where Megatron's selective is ~0.2 N), "per-op SAC" in the notes is read as it,
+and the torchtitan prior is re-expressed under that accounting (0.85 → 0.92): training LOSO tokens/s 13.8 → 13.9 %
+(within ±25 %: 75 → 80 %; torchtitan 27.1 → 18.3 %, LLM Foundry 10.0 → 8.5 %, torchao float8 10.5 → 9.1 %; NeMo
+12.9 → 13.4 % and torchtune 14.6 → 14.4 % now set the median). ROCm stacks get a streaming and a matmul factor apart
+(one factor made memory-bound and compute-bound AMD rows pull against each other); after the cold refit, inference
+LOSO output tokens/s 9.5 → 9.0 % (within ±25 %: 76 → 77 %), TPOT 8.8 → 8.1 %, TTFT 14.8 → 14.3 %, vLLM on AMD
++120 → +110 %. Tried and not adopted, as LOSO said no: pricing TTFT as the length-biased residual of the iteration in
+flight plus the iteration that carries the prompt, with no stand-alone prefill queue (TTFT 14.3 → 17.3 %), and
+letting one iteration take budget / input prompts in the prefill queue (MLPerf v4.1 TTFT 41 → 23 %, but TTFT
+14.3 → 18.3 %: the saturated queue stands in for a near-capacity queue of open loops that the model lacks).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
-saturates from batch ~32 where AMD's tuned MLPerf v4.1 run does not; no third source separates the two, so the ROCm
-factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up
-bursts), MLPerf TTFT (input lengths unpublished), MaxText's dropless DeepSeek-V3 paths on MI355X (expert-parallel
-all-to-all and routing imbalance are not modelled), and torchtitan held out (above).
+saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
+two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99
+6-13x the mean: start-up bursts), MLPerf TTFT (input lengths unpublished; its short-prompt server rows meet a prefill
+queue served one prompt at a time), MaxText's dropless DeepSeek-V3 paths on MI355X (expert-parallel all-to-all and
+routing imbalance are not modelled), and the torchao B200 rows (power limit not stated: predicted at full power).
 
 """
 HEADERS = (
