@@ -58,7 +58,7 @@ class TrainingEfficiency:
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
-    fw_torchtitan_16: float = 0.8978  # fitted; research default 0.85 (torchtitan FSDP2 BF16)
+    fw_torchtitan_16: float = 0.8978  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
     fw_pytorch: float = 1.0466  # fitted on MLPerf non-NVIDIA PyTorch/NeMo submissions
     fw_hf: float = 0.7596  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
     fw_auto: float = 0.90  # assumption: a tuned open stack between HF and Megatron-class
@@ -98,7 +98,7 @@ class TrainingEfficiency:
     scaleout_gbs_per_gpu_ampere: float = 22.5  # DGX A100: one 200 Gb/s HDR ConnectX-6 per GPU, at 0.9
     pcie_gbs_per_gpu: float = 20.0  # PCIe Gen4/5 x16 practical all-reduce bandwidth (assumption)
     # Hardware FLOPs overhead of recomputation, as a multiple of N_active per token.
-    selective_recompute_flops_per_param: float = 0.2  # research §6.2 (~0.2 N selective)
+    selective_recompute_flops_per_param: float = 0.2  # research §6.2 (~0.2 N); Megatron-style (torchtitan: op SAC)
     full_recompute_flops_per_param: float = 2.0  # one extra forward pass (TM101)
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
 
