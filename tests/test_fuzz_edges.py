@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 
 from fastapi.testclient import TestClient
+from httpx import Response
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,11 +43,24 @@ HUGE_OR_NON_FINITE = st.one_of(
 NO_5XX = {200, 413, 422}
 
 
-def _post_raw(client: TestClient, path: str, body: object) -> tuple[int, float]:
+def _timed(send: Callable[[], Response]) -> tuple[int, float]:
+    """Status and seconds of a request; one over WORST_CASE_S is timed once more and the faster kept. An input
+    that makes ranking slow is slow both times; a stall of the loaded CI box (a 6 s first call seen once, where
+    the same request took ~15 ms after) is not."""
     began = time.perf_counter()
+    response = send()
+    took_s = time.perf_counter() - began
+    if took_s >= WORST_CASE_S:
+        began = time.perf_counter()
+        response = send()
+        took_s = min(took_s, time.perf_counter() - began)
+    return response.status_code, took_s
+
+
+def _post_raw(client: TestClient, path: str, body: object) -> tuple[int, float]:
     # json.dumps writes NaN/Infinity and 400-digit integers, as a hostile client would
-    response = client.post(path, content=json.dumps(body), headers={"content-type": "application/json"})
-    return response.status_code, time.perf_counter() - began
+    content = json.dumps(body)
+    return _timed(lambda: client.post(path, content=content, headers={"content-type": "application/json"}))
 
 
 @PROPERTY
@@ -60,9 +75,8 @@ def test_hf_config_numbers_in_the_api_body_never_5xx(client: TestClient, key: st
 @given(key=CONFIG_KEYS, value=HUGE_OR_NON_FINITE)
 def test_hf_config_numbers_in_the_page_query_never_5xx(client: TestClient, key: str, value: object) -> None:
     text = json.dumps({**LLAMA_8B, key: value})
-    began = time.perf_counter()
-    response = client.get("/rank.json", params={"phase": "inference", "hf_config_json": text})
-    assert response.status_code in NO_5XX and time.perf_counter() - began < WORST_CASE_S
+    status, took_s = _timed(lambda: client.get("/rank.json", params={"phase": "inference", "hf_config_json": text}))
+    assert status in NO_5XX and took_s < WORST_CASE_S
 
 
 @PROPERTY
