@@ -14,12 +14,14 @@ from app.config import get_settings
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
     """Migrate to head and load the seed; True when every seed file loaded."""
     from app.catalog import migrate, seed
+    from app.catalog.setup_lock import setup_lock
     from app.db import make_engine
 
-    migrate.upgrade(database_url)
-    engine = make_engine(database_url)
-    reports = seed.seed(engine, seed_dir)  # type: ignore[arg-type]
-    engine.dispose()
+    with setup_lock(database_url):  # two commands on a fresh database must not both migrate it
+        migrate.upgrade(database_url)
+        engine = make_engine(database_url)
+        reports = seed.seed(engine, seed_dir)  # type: ignore[arg-type]
+        engine.dispose()
     ok = True
     for report in reports:
         for error in report.errors:
