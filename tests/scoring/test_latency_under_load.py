@@ -119,3 +119,21 @@ def test_request_rate_below_one_in_twelve_days_is_refused():
     w = _nim_70b(scenario="request_rate", requests_per_s=1e-6)
     est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
     assert est.feasible and 0 < est.band.low <= est.output_tokens_per_s <= est.band.high
+
+
+@pytest.mark.parametrize("ttft_limit_ms", [300, 1000, 3000])
+def test_p99_latencies_are_reported_and_are_what_the_limits_bound(ttft_limit_ms):
+    """A latency-bound answer reports mean and p99 TTFT/TPOT; its p99 TTFT meets the TTFT limit, its TPOT the TPOT
+    limit, and at a tight TTFT limit the p99 sits on it (the limit is what bounds the batch)."""
+    w = _nim_70b(scenario="latency_bound", ttft_ms=ttft_limit_ms, tpot_ms=60, kv_dtype="fp8")
+    w = w.model_copy(update={"input_len": 1000, "output_len": 300})
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    assert est.feasible
+    assert est.ttft_p99_ms == pytest.approx(est.ttft_ms * DEFAULT_EFFICIENCY.p99_ttft_over_mean)
+    assert est.tpot_p99_ms == pytest.approx(est.tpot_ms * DEFAULT_EFFICIENCY.p99_over_mean)
+    assert est.ttft_p99_ms <= ttft_limit_ms * (1 + 1e-9)
+    assert est.tpot_p99_ms <= 60
+    if ttft_limit_ms == 300:  # the TTFT limit binds: the batch grows until its p99 reaches it
+        assert est.ttft_p99_ms == pytest.approx(ttft_limit_ms, rel=0.05)
+    names = {t.name: t.value for t in est.terms}
+    assert names["TTFT p99"] == pytest.approx(est.ttft_p99_ms) and names["TPOT p99"] == pytest.approx(est.tpot_p99_ms)

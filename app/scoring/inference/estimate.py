@@ -47,8 +47,10 @@ class InferenceEstimate:
     memory_gb: dict[str, float] = field(default_factory=dict)
     max_batch: int = 0
     batch: int = 0
-    ttft_ms: float = 0.0
-    tpot_ms: float = 0.0
+    ttft_ms: float = 0.0  # mean
+    tpot_ms: float = 0.0  # mean
+    ttft_p99_ms: float = 0.0  # mean x p99_ttft_over_mean: what the TTFT limit is checked against
+    tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
     output_tokens_per_s_per_gpu: float = 0.0
     terms: list[Term] = field(default_factory=list)
@@ -505,6 +507,8 @@ def explain(solved: Solution) -> InferenceEstimate:
         batch=s.batch,
         ttft_ms=point.ttft_ms,
         tpot_ms=point.tpot_ms,
+        ttft_p99_ms=point.ttft_ms * s.efficiency.p99_ttft_over_mean,
+        tpot_p99_ms=point.tpot_ms * s.efficiency.p99_over_mean,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),

@@ -46,8 +46,10 @@ class InferenceOption:
     reason: str
     close_call: bool = False
     terms: list[Term] = field(default_factory=list)
-    ttft_ms: float = 0.0
-    tpot_ms: float = 0.0
+    ttft_ms: float = 0.0  # mean
+    tpot_ms: float = 0.0  # mean
+    ttft_p99_ms: float = 0.0
+    tpot_p99_ms: float = 0.0
     batch: int = 0
     output_tokens_per_s: float = 0.0
     usd_per_million_output_tokens: float | None = None
@@ -160,6 +162,8 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         terms=est.terms,
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
+        ttft_p99_ms=est.ttft_p99_ms,
+        tpot_p99_ms=est.tpot_p99_ms,
         batch=est.batch,
         output_tokens_per_s=est.output_tokens_per_s,
         usd_per_million_output_tokens=price * p.output_factor,
