@@ -31,7 +31,7 @@ from app.scoring.inference.steps import (
     prefill_parts,
 )
 from app.scoring.inference.techniques import NO_TECHNIQUES, technique_terms, techniques_for
-from app.scoring.inference.terms import step_terms
+from app.scoring.inference.terms import p99_latencies_ms, step_terms
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -482,6 +482,7 @@ def _cap_note(s: Solution) -> list[str]:
 def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
+    ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency)
     architecture = "moe" if s.model.is_moe else "dense"
     low, high, evidence = band_ratio("output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture)
     tokens_per_s = point.tokens_per_s
@@ -507,8 +508,8 @@ def explain(solved: Solution) -> InferenceEstimate:
         batch=s.batch,
         ttft_ms=point.ttft_ms,
         tpot_ms=point.tpot_ms,
-        ttft_p99_ms=point.ttft_ms * s.efficiency.p99_ttft_over_mean,
-        tpot_p99_ms=point.tpot_ms * s.efficiency.p99_over_mean,
+        ttft_p99_ms=ttft_p99,
+        tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
         terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),

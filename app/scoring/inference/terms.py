@@ -18,6 +18,7 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
     step, prefill = point.step, point.prefill
     tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
     step_mbu = mbu(ctx, eff)
+    ttft_p99, tpot_p99 = p99_latencies_ms(point, eff)
     step_mfu = mfu(ctx, eff)
     return [
         Term(
@@ -71,20 +72,28 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
         Term("TTFT", point.ttft_ms, "ms", "mean: prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term(
             "TTFT p99",
-            point.ttft_ms * eff.p99_ttft_over_mean,
+            ttft_p99,
             "ms",
-            f"mean x {eff.p99_ttft_over_mean:g} (p99 / mean of TTFT, fitted on MLPerf LoadGen logs); the TTFT limit "
-            "is checked against it",
+            f"mean x {eff.p99_ttft_over_mean:g}{P99_SOURCE}; the TTFT limit is checked against it",
         ),
         Term("TPOT", point.tpot_ms, "ms", "mean: one decode step incl. piggybacked prefill work"),
         Term(
             "TPOT p99",
-            point.tpot_ms * eff.p99_over_mean,
+            tpot_p99,
             "ms",
-            f"mean x {eff.p99_over_mean:g} (p99 / mean of decode steps, fitted on MLPerf LoadGen logs); the limit "
-            f"keeps the mean under {eff.slo_tpot_utilisation:.0%} of it (slo_tpot_utilisation)",
+            f"mean x {eff.p99_over_mean:g}{P99_SOURCE}; the limit keeps the mean under "
+            f"{eff.slo_tpot_utilisation:.0%} of it (slo_tpot_utilisation)",
         ),
     ]
+
+
+# Where the p99 / mean ratios come from (efficiency/inference.py: p99_ttft_over_mean, p99_over_mean).
+P99_SOURCE = " (p99 / mean ratio fitted on the published p99 rows: MLPerf LoadGen, InferenceX)"
+
+
+def p99_latencies_ms(point: OperatingPoint, eff: InferenceEfficiency) -> tuple[float, float]:
+    """(p99 TTFT, p99 TPOT) in ms: the means times the fitted p99 / mean ratios; the latency limits bound these."""
+    return point.ttft_ms * eff.p99_ttft_over_mean, point.tpot_ms * eff.p99_over_mean
 
 
 def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[Term]:
