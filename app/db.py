@@ -21,10 +21,18 @@ def make_engine(database_url: str) -> Engine:
     return create_engine(database_url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-def _ensure_sqlite_dir(database_url: str) -> None:
+def sqlite_path(database_url: str) -> Path | None:
+    """The database file of a SQLite URL; None for in-memory databases and other dialects."""
+    if not database_url.startswith("sqlite"):
+        return None
     path = database_url.split("///", 1)[-1]
-    if path and path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return Path(path) if path and path != ":memory:" else None
+
+
+def _ensure_sqlite_dir(database_url: str) -> None:
+    path = sqlite_path(database_url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

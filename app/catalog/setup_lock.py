@@ -12,11 +12,10 @@ import fcntl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from sqlalchemy import text
 
-from app.db import make_engine
+from app.db import make_engine, sqlite_path
 
 # Database URLs whose lock this thread holds: the lock is re-entrant (setup_database holds it around the
 # migration, which takes it too), since a second flock on a new file handle would wait for the first forever.
@@ -24,14 +23,6 @@ _LOCAL = threading.local()
 
 # Advisory lock key for Postgres: any fixed 64-bit integer; this one spells "gpumatch" in ASCII.
 PG_SETUP_LOCK_KEY = 0x6770756D61746368
-
-
-def sqlite_path(database_url: str) -> Path | None:
-    """The database file of a SQLite URL; None for in-memory databases and other dialects."""
-    if not database_url.startswith("sqlite"):
-        return None
-    path = database_url.split("///", 1)[-1]
-    return Path(path) if path and path != ":memory:" else None
 
 
 @contextmanager
