@@ -10,7 +10,6 @@ The committed constants in app/scoring/efficiency/training.py are what this prin
 
 from __future__ import annotations
 
-import csv
 import math
 import random
 import statistics
@@ -18,6 +17,7 @@ import sys
 from collections import defaultdict
 from dataclasses import fields, replace
 
+from app.calibration.validate import read_cases
 from app.calibration.validate_training import (
     era_efficiency,
     execution_from_notes,
@@ -71,11 +71,6 @@ BOUNDS = dict(
     fp8_speedup_torchao=(1.05, 1.7),
 )
 STEPS = (0.3, 0.1, 0.03, 0.01, 0.003)
-
-
-def load_rows(path: str) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 # Run conditions the estimator cannot price, stated in the notes: such rows are still predicted (and scored),
@@ -258,7 +253,7 @@ def band_quantiles(groups: dict[str, list[float]]) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     path = args[0] if args else "../shared/validation/training_cases.csv"
-    rows, gpus, models = load_rows(path), load_gpu_specs(), load_model_specs()
+    rows, gpus, models = read_cases(path), load_gpu_specs(), load_model_specs()
     cases = fit_cases(rows, gpus, models)
     fitted = fit(cases)
     print(f"fitted on {len(cases)} tokens/s rows; mean |log error| {loss(fitted, cases):.4f}")

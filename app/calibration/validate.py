@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
@@ -13,7 +14,31 @@ from app.scoring.specs import GpuSpec, ModelSpec
 
 def read_cases(path: str | Path) -> list[dict]:
     with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+        return with_cumulative_techniques(list(csv.DictReader(handle)))
+
+
+# A row of a cumulative table ("cumulative technique '+ Compile'": torchtune's optimization-flags table, where each
+# row adds one technique to all the rows above it) names only its own technique.
+CUMULATIVE_TECHNIQUE = re.compile(r"cumulative technique '([^']+)'")
+
+
+def with_cumulative_techniques(rows: list[dict]) -> list[dict]:
+    """Append to such a row's notes the techniques of the rows above it in its table (same source, same table
+    note, file order), so that the readers of run conditions see the whole stack it ran with."""
+    stacks: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        notes = row.get("notes") or ""
+        found = next(((part, m) for part in notes.split("; ") if (m := CUMULATIVE_TECHNIQUE.search(part))), None)
+        if found is None:
+            continue
+        item, technique = found[0], found[1].group(1)
+        stack = stacks.setdefault((row.get("source", ""), CUMULATIVE_TECHNIQUE.sub("", item)), [])
+        if technique not in stack:
+            stack.append(technique)
+        above = stack[: stack.index(technique)]
+        if above:
+            row["notes"] = f"{notes}; techniques above it in the cumulative table: {', '.join(above)}"
+    return rows
 
 
 def _measured(text: str | None) -> float:

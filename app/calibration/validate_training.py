@@ -120,6 +120,7 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         or "full ac" in lowered
         or "remat full" in lowered
         or "full recompute" in lowered.split(";")[0]
+        or "+ activation checkpointing" in lowered  # torchtune's flag: every transformer layer checkpointed
     ):
         changes["recompute"] = "full"
     elif "selective" in lowered or re.search(r"\bsac\b", lowered):  # "per-op SAC": torchtitan's op-level selective AC
