@@ -138,10 +138,27 @@ def _round(value: float) -> float:
     return round(value, SIGNIFICANT_DIGITS - 1 - int(math.floor(math.log10(abs(value)))))
 
 
+# Coordinate descent stalls where two constants trade off (decode MBU against the vLLM factor: each step on one
+# alone costs more than it gains). Restarting the step schedule from the stalled point lets it walk the valley:
+# on the 2026-12 case file the second cycle lowers the loss from 0.2296 to 0.2251 (the first cycle's point).
+COLD_CYCLES = 2
+
+
 def fit(
-    cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency = RESEARCH_START, rounds: int = 6
+    cases: list[tuple[dict, CaseSetup]],
+    start: InferenceEfficiency = RESEARCH_START,
+    rounds: int = 6,
+    cycles: int = COLD_CYCLES,
 ) -> InferenceEfficiency:
-    """Deterministic coordinate descent: multiplicative steps per constant, halving each round."""
+    """Deterministic coordinate descent: multiplicative steps per constant, halving each round; the schedule
+    restarts `cycles` times from where the previous one ended."""
+    eff = start
+    for _ in range(cycles):
+        eff = _descend(cases, eff, rounds)
+    return eff
+
+
+def _descend(cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency, rounds: int) -> InferenceEfficiency:
     eff, best = start, loss(cases, start)
     step = 0.5
     for _ in range(rounds):

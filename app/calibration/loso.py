@@ -46,7 +46,8 @@ def _refit_without(source: str) -> Any:
     train = [
         (rows[i], s) for i, s in enumerate(setups) if rows[i].get("source", "") != source and not isinstance(s, str)
     ]
-    return fit(train, DEFAULT_EFFICIENCY, rounds=rounds) if train else DEFAULT_EFFICIENCY
+    # warm start from the committed (already converged) constants: one short cycle
+    return fit(train, DEFAULT_EFFICIENCY, rounds=rounds, cycles=1) if train else DEFAULT_EFFICIENCY
 
 
 def _refits(sources: list[str], workers: int, refit: Callable[[str], Any] = _refit_without) -> dict[str, Any]:

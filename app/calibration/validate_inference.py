@@ -99,6 +99,12 @@ def _request_rate(row: dict) -> float | None:
     return float(match.group(1)) if match else None
 
 
+def _burst_requests(row: dict) -> int | None:
+    """A finite offline burst as stated ("all 500 requests issued at once"): no more than that many can run."""
+    match = re.search(r"all (\d+) requests issued at once", row.get("notes", ""))
+    return int(match.group(1)) if match else None
+
+
 def _scheduler_steps(row: dict, engine: str) -> int:
     """vLLM V0's multi-step scheduling as stated ("--num-scheduler-steps 10"): the scheduler runs N decode steps per
     call and admits new requests only between calls (vLLM docs; removed in the V1 engine, so never in the product)."""
@@ -166,12 +172,16 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         batch = 1.0
     beams, beam_note = _beam_width(row)
     notes += [beam_note] if beam_note else []
+    burst = _burst_requests(row) if scenario == "max_throughput" else None
+    engine_cap = min(ENGINE_MAX_BATCH[engine], burst or ENGINE_MAX_BATCH[engine])
+    if burst:
+        notes.append(f"a burst of {burst} requests: at most {burst} run at once")
     options = []
     for tp, pp in layouts:
         fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
         ep = _expert_parallel(row, model, tp * pp)
         ctx = build_context(gpu, model, wdt, kvdt, engine, tp, pp, expert_parallel=ep)
-        options.append((ctx, max(min(fit, ENGINE_MAX_BATCH[engine]), 1)))
+        options.append((ctx, max(min(fit, engine_cap), 1)))
     notes += list(options[0][0].assumptions)
     return CaseSetup(
         tuple(options),

@@ -126,3 +126,30 @@ def test_multi_step_scheduling_delays_admission_by_half_the_scheduler_steps():
     assert extra == pytest.approx(4.5 * point.tpot_ms)
     tpot = replace(vllm, metric="tpot_ms")
     assert predict_setup(tpot) == predict_setup(replace(tpot, scheduler_steps=1))  # the mean TPOT is unchanged
+
+
+def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
+    from app.calibration.validate_inference import case_setup
+
+    row = {
+        "case_id": "b",
+        "source": "s",
+        "engine": "trtllm",
+        "gpu": "H100-SXM",
+        "gpu_count": "1",
+        "tensor_parallel": "1",
+        "model": "llama-3.1-8b",
+        "weight_dtype": "bf16",
+        "input_len": "202",
+        "output_len": "214",
+        "scenario": "max_throughput",
+        "metric": "tpot_ms",
+        "value": "21",
+        "notes": "request rate = INF: all 500 requests issued at once",
+    }
+    burst = case_setup(row, GPUS, MODELS)
+    unbounded = case_setup(dict(row, notes="offline"), GPUS, MODELS)
+    assert not isinstance(burst, str) and not isinstance(unbounded, str)
+    assert max(cap for _, cap in burst.options) == 500
+    assert min(cap for _, cap in unbounded.options) > 500  # KV memory and TensorRT-LLM's cap allow more
+    assert any("burst of 500" in note for note in burst.notes)

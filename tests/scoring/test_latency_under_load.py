@@ -6,8 +6,14 @@ from pydantic import ValidationError
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.estimate import closed_loop_point, estimate_inference, open_loop_point
-from app.scoring.inference.steps import build_context
+from app.scoring.inference.estimate import (
+    closed_loop_point,
+    estimate_inference,
+    open_loop_point,
+    operating_point,
+    prefill_share_of_step,
+)
+from app.scoring.inference.steps import build_context, decode_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -137,3 +143,20 @@ def test_p99_latencies_are_reported_and_are_what_the_limits_bound(ttft_limit_ms)
         assert est.ttft_p99_ms == pytest.approx(ttft_limit_ms, rel=0.05)
     names = {t.name: t.value for t in est.terms}
     assert names["TTFT p99"] == pytest.approx(est.ttft_p99_ms) and names["TPOT p99"] == pytest.approx(est.tpot_p99_ms)
+
+
+def test_the_prefill_queue_is_as_busy_as_the_prefills_share_of_each_mixed_step():
+    """Mixtral FP8 on one H100 at 256 running requests: one prompt's stand-alone prefill is memory-bound (all
+    experts read for 512 tokens), so arrivals x stand-alone prefill exceed capacity; inside a mixed step the
+    prompts share the weight read with the decode batch, and the queue is only as busy as their share of it."""
+    ctx = build_context(GPUS["H100-SXM"], MODELS["mixtral-8x7b"], "fp8", "fp8", "trtllm", 1)
+    point = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 256, 512, 146)
+    decode_only = decode_parts(ctx, DEFAULT_EFFICIENCY, 256, 512 + 146 / 2)
+    share = prefill_share_of_step(point.step, decode_only)
+    arrivals_per_ms = 255 / (146 * point.step.total_ms)
+    assert arrivals_per_ms * point.prefill.total_ms > 1.0 > 0.5 > share > 0.1
+    prefill = point.prefill.total_ms
+    wait = DEFAULT_EFFICIENCY.ttft_wait_steps * point.step.total_ms
+    assert point.ttft_ms == pytest.approx(prefill * (1 + share / (2 * (1 - share))) + wait)
+    lighter = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 64, 512, 146)
+    assert lighter.ttft_ms < point.ttft_ms  # fewer prompts per step: a less busy queue and shorter steps

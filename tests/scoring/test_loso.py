@@ -37,7 +37,7 @@ def _rows(source: str, count: int, value: float = 1000.0) -> list[dict]:
 def test_each_refit_leaves_out_exactly_the_held_out_source(monkeypatch):
     seen: list[set[str]] = []
 
-    def recording_fit(cases, start, rounds):
+    def recording_fit(cases, start, rounds, cycles):
         seen.append({row["source"] for row, _ in cases})
         return start
 
@@ -102,14 +102,15 @@ def test_engine_vendor_groups_flag_a_shared_bias_only_with_enough_rows():
 @pytest.mark.skipif(not SHARED.exists(), reason="shared/validation not present beside the repo")
 def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # Guard at the 2026-12-03 level (docs/ACCURACY.md, after the ROCm streaming/matmul split, torchtitan's
-    # op-level SAC and torchtune's cumulative table) plus a margin; training holds issue 10's target (<= 12 %,
-    # at 11.5 %; the cold training refit with its seeded restarts is deterministic).
+    # op-level SAC, torchtune's cumulative table and the prefill queue's busy share of the mixed step) plus a
+    # margin; training holds issue 10's target (<= 12 %, at 11.5 %; the cold training refit with its seeded
+    # restarts is deterministic).
     inference = precomputed("inference_validation")
     loso_inf = inference["headline"]["loso"]
-    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 9.0 + 1.5
-    assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.77 - 0.05
-    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 8.1 + 4
-    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 14.3 + 5
+    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 8.4 + 1.5
+    assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.759 - 0.05
+    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 7.6 + 4
+    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 12.5 + 5
     training = precomputed("training_validation")
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12.0
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["within_25pct_share"] >= 0.776 - 0.05

@@ -87,20 +87,32 @@ def loaded_ttft_ms(
     prefill_ms: float,
     step_ms: float,
     batch: float,
-    output_len: float,
+    prefill_share: float,
     eff: InferenceEfficiency,
 ) -> float:
     """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
     runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
-    Prefills arrive at lambda = batch / (output_len x step); the GPU spends rho = lambda x prefill on
-    them, and the M/D/1 queue adds rho / (2(1 - rho)) x prefill (research §7.2 item 2).
+    The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
+    prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
+    prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
+    prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
+    rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
-    arrivals_per_ms = batch / (max(output_len, 1.0) * step_ms)
-    rho = min(arrivals_per_ms * prefill_ms, MAX_UTILISATION)
     busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
-    return prefill_ms * (1.0 + rho / (2.0 * (1.0 - rho))) + eff.ttft_wait_steps * step_ms * busy
+    return prefill_ms + md1_wait_ms(prefill_ms, prefill_share) + eff.ttft_wait_steps * step_ms * busy
+
+
+def md1_wait_ms(service_ms: float, rho: float) -> float:
+    """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service, rho held in [0, MAX_UTILISATION]."""
+    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    return service_ms * rho / (2.0 * (1.0 - rho))
+
+
+def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
+    """Share of a mixed step's time spent on the prefills it carries (the M/D/1 utilisation)."""
+    return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
 
 
 def operating_point(
@@ -130,7 +142,9 @@ def operating_point(
         return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
-    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, output_len, eff)
+    decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+    share = prefill_share_of_step(step, decode_only)
+    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, share, eff)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         life_ms = ttft + max(output_len - 1, 0) * step.total_ms
         return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)

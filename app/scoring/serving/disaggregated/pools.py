@@ -9,7 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import MAX_UTILISATION, engine_batch_cap, expert_parallel_degree, mean_context
+from app.scoring.inference.estimate import (
+    MAX_UTILISATION,
+    engine_batch_cap,
+    expert_parallel_degree,
+    md1_wait_ms,
+    mean_context,
+)
 from app.scoring.inference.memory import (
     GB,
     kv_bytes_per_sequence,
@@ -76,12 +82,6 @@ class DecodeInstance:
     link_gbs: float
     nvlink: bool
     attention_dp: int = 1  # > 1: data-parallel attention (each GPU keeps its own sequences' KV cache)
-
-
-def md1_wait_ms(service_ms: float, rho: float) -> float:
-    """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service (the rule loaded_ttft_ms applies)."""
-    rho = min(rho, MAX_UTILISATION)
-    return service_ms * rho / (2.0 * (1.0 - rho))
 
 
 def max_utilisation(service_ms: float, budget_ms: float) -> float:
