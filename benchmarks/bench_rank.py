@@ -30,6 +30,12 @@ def mla_workload(run: int) -> InferenceWorkload:
     return InferenceWorkload.model_validate(values)
 
 
+def open_loop_workload(run: int) -> InferenceWorkload:
+    """Poisson arrivals: each configuration searches for the running batch where completions meet the rate."""
+    values = {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2000 + run}
+    return InferenceWorkload.model_validate(values)
+
+
 def training_workload(run: int) -> TrainingWorkload:
     return TrainingWorkload.model_validate({"seq_len": 4096 + run})
 
@@ -51,6 +57,7 @@ def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
     phases = (
         ("inference", "inference", inference_workload),
         ("inference, DeepSeek-R1 (attention auto)", "inference", mla_workload),
+        ("inference, open loop (request rate)", "inference", open_loop_workload),
         ("training", "training", training_workload),
     )
     for label, phase, make in phases:

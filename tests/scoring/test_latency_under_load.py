@@ -7,6 +7,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.estimate import (
+    BATCH_RTOL,
     closed_loop_point,
     estimate_inference,
     open_loop_point,
@@ -80,6 +81,15 @@ def test_open_loop_batch_rises_with_the_rate_and_throughput_equals_arrivals():
     assert slow.ttft_ms <= fast.ttft_ms and slow.tpot_ms <= fast.tpot_ms
     assert abs(fast.tokens_per_s - 1.0 * 500) < 1e-9
     assert slow.backlog_per_s == 0 and fast.backlog_per_s == 0
+
+
+@pytest.mark.parametrize("requests_per_s", [1e-5, 0.2, 1.0])
+def test_the_open_loop_batch_is_where_completions_meet_the_rate_by_littles_law(requests_per_s):
+    # A trickle keeps far below one request in flight; the search finds that batch too, to BATCH_RTOL.
+    ctx = _ctx()
+    point = open_loop_point(ctx, DEFAULT_EFFICIENCY, requests_per_s, 80, 5000, 500)
+    life_s = (point.ttft_ms + 499 * point.tpot_ms) / 1e3
+    assert point.batch == pytest.approx(requests_per_s * life_s, rel=2 * BATCH_RTOL)
 
 
 def test_open_loop_above_capacity_is_overloaded_with_a_growing_backlog():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from app.scoring.dtypes import WEIGHT_BYTES
@@ -81,6 +82,10 @@ def mean_context(workload: InferenceWorkload) -> float:
 
 
 MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+# The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
+# in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
+MIN_RUNNING_BATCH = 1e-6
+BATCH_RTOL = 1e-4
 
 
 def loaded_ttft_ms(
@@ -167,9 +172,10 @@ def open_loop_point(
     by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
     """
     rate_per_ms = requests_per_s / 1e3
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
 
     def at(batch: float) -> tuple[OperatingPoint, float]:
-        point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width)
+        point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one)
         life_ms = point.ttft_ms + max(output_len - 1, 0) * point.tpot_ms
         return point, batch / life_ms
 
@@ -177,14 +183,18 @@ def open_loop_point(
     full, capacity = at(cap)
     if rate_per_ms >= capacity:
         return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3)
-    low, high = 0.0, cap  # completions per ms rise with the running batch: bisect on it
-    for _ in range(40):
-        mid = (low + high) / 2
-        if at(max(mid, 1e-6))[1] < rate_per_ms:
+    # Completions per ms rise with the running batch: bisect on it, geometrically (the batch spans
+    # MIN_RUNNING_BATCH at a trickle of requests to the cap) until it is known to BATCH_RTOL.
+    low, high = MIN_RUNNING_BATCH, cap
+    if at(low)[1] >= rate_per_ms:
+        high = low
+    while high / low > 1.0 + BATCH_RTOL:
+        mid = math.sqrt(low * high)
+        if at(mid)[1] < rate_per_ms:
             low = mid
         else:
             high = mid
-    point, _ = at(max(high, 1e-6))
+    point, _ = at(high)
     return replace(point, tokens_per_s=requests_per_s * output_len)
 
 
