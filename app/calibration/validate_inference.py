@@ -14,14 +14,14 @@ from app.scoring.efficiency.inference import (
     ENGINE_MAX_BATCH,
     InferenceEfficiency,
 )
-from app.scoring.inference.estimate import (
+from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
+from app.scoring.inference.operating_points import (
     OperatingPoint,
     closed_loop_point,
     latency_bound_batch,
     open_loop_point,
     operating_point,
 )
-from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
 from app.scoring.inference.steps import InferenceContext, build_context
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.estimate import estimate_inference, operating_point
+from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu, weight_bytes
+from app.scoring.inference.operating_points import operating_point
 from app.scoring.inference.steps import build_context
 from app.scoring.workload import InferenceWorkload
 

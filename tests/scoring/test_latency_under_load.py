@@ -6,10 +6,10 @@ from pydantic import ValidationError
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.estimate import (
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.operating_points import (
     BATCH_RTOL,
     closed_loop_point,
-    estimate_inference,
     open_loop_point,
     operating_point,
     prefill_share_of_step,

@@ -9,7 +9,7 @@ from app.scoring.explain import Term
 from app.scoring.inference.steps import InferenceContext, mbu, mfu, moe_prefill_ms
 
 if TYPE_CHECKING:
-    from app.scoring.inference.estimate import OperatingPoint
+    from app.scoring.inference.operating_points import OperatingPoint
 
 SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
 

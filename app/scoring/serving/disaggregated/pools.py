@@ -9,13 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import (
-    MAX_UTILISATION,
-    engine_batch_cap,
-    expert_parallel_degree,
-    md1_wait_ms,
-    mean_context,
-)
+from app.scoring.inference.estimate import engine_batch_cap, expert_parallel_degree
 from app.scoring.inference.memory import (
     GB,
     kv_bytes_per_sequence,
@@ -24,6 +18,7 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes_per_gpu,
 )
+from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
 from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu

@@ -1,0 +1,237 @@
+"""Operating points: TTFT, TPOT and throughput of a running batch under each batching mode and load.
+
+Static and continuous batching, closed loops (clients beyond the running batch wait for a slot) and open
+loops (Poisson arrivals settle where completions meet the rate, or overload), the M/D/1 prefill queue,
+and the largest batch under latency limits. `estimate` picks the batch; the validator calls these directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.steps import InferenceContext, StepParts, decode_parts, mixed_step_parts, prefill_parts
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint:
+    """Timing of a chosen batch: what the estimate and the validator both need."""
+
+    batch: float
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s: float  # whole instance, output tokens
+    step: StepParts
+    prefill: StepParts
+    queue_ms: float = 0.0  # closed loop beyond the running batch: wait for a free slot (in ttft_ms)
+    waiting: float = 0.0  # requests queued for a slot (concurrency - running batch)
+    backlog_per_s: float = 0.0  # open loop above capacity: requests added to the queue each second
+
+
+def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
+    """One request's life: its first token, then one decode step for each further output token."""
+    return first_token_ms + max(output_len - 1, 0) * step_ms
+
+
+def mean_context(workload: InferenceWorkload) -> float:
+    return workload.input_len + workload.output_len / 2
+
+
+MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+# The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
+# in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
+MIN_RUNNING_BATCH = 1e-6
+BATCH_RTOL = 1e-4
+
+
+def loaded_ttft_ms(
+    prefill_ms: float,
+    step_ms: float,
+    batch: float,
+    prefill_share: float,
+    eff: InferenceEfficiency,
+) -> float:
+    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+
+    A new request waits for the iteration in flight (mean residual half a step) and its prefill then
+    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
+    The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
+    prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
+    prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
+    prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
+    rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
+    """
+    busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
+    return prefill_ms + md1_wait_ms(prefill_ms, prefill_share) + eff.ttft_wait_steps * step_ms * busy
+
+
+def md1_wait_ms(service_ms: float, rho: float) -> float:
+    """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service, rho held in [0, MAX_UTILISATION]."""
+    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    return service_ms * rho / (2.0 * (1.0 - rho))
+
+
+def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
+    """Share of a mixed step's time spent on the prefills it carries (the M/D/1 utilisation)."""
+    return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
+
+
+def operating_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    scenario: str,
+    batch: float,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+    prefill_one: StepParts | None = None,
+) -> OperatingPoint:
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
+
+    `prefill_one` (one request's prefill) does not depend on the batch: searches pass it in once."""
+    prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
+    if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
+        prefill = prefill_parts(ctx, eff, batch, input_len)
+        step = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+        total_ms = request_life_ms(prefill.total_ms, step.total_ms, output_len)
+        return OperatingPoint(
+            batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill
+        )
+    if scenario == "single_stream":
+        step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        total_ms = request_life_ms(prefill_one.total_ms, step.total_ms, output_len)
+        return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
+    others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
+    decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+    share = prefill_share_of_step(step, decode_only)
+    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, share, eff)
+    if scenario == "concurrency":  # closed loop: Little's law over one request's life
+        life_ms = request_life_ms(ttft, step.total_ms, output_len)
+        return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)
+    return OperatingPoint(batch, ttft, step.total_ms, batch / step.total_ms * 1e3, step, prefill_one)
+
+
+def open_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests_per_s: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Open loop (Poisson arrivals at `requests_per_s`): the running batch settles where the engine
+    completes requests as fast as they arrive, B / life(B) = rate (Little's law); B rises with the rate.
+
+    Above the capacity at the running cap the engine is overloaded: it runs the cap, and the queue grows
+    by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
+    """
+    rate_per_ms = requests_per_s / 1e3
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+
+    def at(batch: float) -> tuple[OperatingPoint, float]:
+        point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one)
+        life_ms = request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
+        return point, batch / life_ms
+
+    cap = float(max(running_cap, 1))
+    full, capacity = at(cap)
+    if rate_per_ms >= capacity:
+        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3)
+    # Completions per ms rise with the running batch: bisect on it, geometrically (the batch spans
+    # MIN_RUNNING_BATCH at a trickle of requests to the cap) until it is known to BATCH_RTOL.
+    low, high = MIN_RUNNING_BATCH, cap
+    if at(low)[1] >= rate_per_ms:
+        high = low
+    while high / low > 1.0 + BATCH_RTOL:
+        mid = math.sqrt(low * high)
+        if at(mid)[1] < rate_per_ms:
+            low = mid
+        else:
+            high = mid
+    point, _ = at(high)
+    return replace(point, tokens_per_s=requests_per_s * output_len)
+
+
+def closed_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    concurrency: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Closed loop with `concurrency` clients: the engine runs at most `running_cap` sequences (KV memory,
+    engine batch cap); the rest wait for a slot. By Little's law a saturated engine completes
+    B / life requests per ms, so a waiting request queues (C - B) x life / B ms before its prefill
+    (NVIDIA NIM 70B 2xH100: TTFT 0.8 s at C=50 jumps to 8-89 s at C=100-250 while throughput stays flat)."""
+    running = max(min(concurrency, float(running_cap)), 1.0)
+    point = operating_point(ctx, eff, "concurrency", running, input_len, output_len, beam_width)
+    waiting = max(concurrency - running, 0.0)
+    if waiting <= 0:
+        return point
+    life_ms = request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
+    queue_ms = waiting * life_ms / running
+    return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
+
+
+def latency_bound_batch(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> int:
+    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and p99 TTFT under its limit."""
+    return latency_bound_point(ctx, eff, cap, workload_like, beam_width)[0]
+
+
+def latency_bound_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+) -> tuple[int, OperatingPoint | None]:
+    """The latency-bound batch and its operating point (None when even one request misses a limit).
+
+    The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
+    last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
+    of evaluations; each probe keeps the bracket exact, so the result equals a plain bisection's.
+    """
+    input_len, output_len, ttft_limit, tpot_limit = workload_like
+    tpot_target = eff.slo_tpot_utilisation * tpot_limit
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    seen: dict[int, OperatingPoint] = {}
+
+    def slack(b: int) -> float:
+        p = seen[b] = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
+        return max(p.tpot_ms / tpot_target, p.ttft_ms * eff.p99_ttft_over_mean / ttft_limit) - 1.0
+
+    if cap < 1:
+        return 0, None
+    low, s_low = 1, slack(1)
+    if s_low > 0:
+        return 0, None
+    high, s_high = cap, slack(cap)
+    if s_high <= 0:
+        return cap, seen[cap]
+    side = 0  # which end was kept last time (Illinois: halve its slack when kept twice)
+    while high - low > 1:
+        span = s_high - s_low
+        guess = low + int(-s_low / span * (high - low)) if span > 0 else (low + high) // 2
+        probe = min(max(guess, low + 1), high - 1)
+        s_probe = slack(probe)
+        if s_probe <= 0:
+            low, s_low = probe, s_probe
+            s_high = s_high / 2 if side == 1 else s_high
+            side = 1
+        else:
+            high, s_high = probe, s_probe
+            s_low = s_low / 2 if side == -1 else s_low
+            side = -1
+    return low, seen[low]
