@@ -107,12 +107,18 @@ descent stopped (loss 0.2296 → 0.2251; the old constants score 0.2281). After 
 41 → 22 %, v4.0 23 → 10 %, NIM 16 → 19 %), TensorRT-LLM TPOT +8.3 → +7.1 % (not flagged). The cost: vLLM on AMD
 +110 → +130 %, which lifts argonne's LOSO median 26.8 → 36.4 % (its 629 MI300X rows are 57 % of it; its NVIDIA rows
 improve, A100 TensorRT-LLM 8.9 → 7.7 %, A100 vLLM 10.1 → 8.5 %).
+Tried and not adopted: a vLLM host time per running sequence per step (Python scheduler, sampler and detokeniser on
+the step's path; argonne's vLLM rows are over-predicted more the larger the batch on every GPU, A100 -8 % at batch 1 to
++17 % at 64, MI300X +19 % to +346 % at 256, where its TensorRT-LLM rows are flat), at BLIS's 46 us per output token
+(research §1.10) fitted or held: output tokens/s 8.4 → 8.1 %, argonne 36.4 → 32.0 %, vLLM on AMD +130 → +99 %, but the
+cold refit moves the shared constants and TTFT goes 12.5 → 18.9 % (within ±25 %: 74 → 69 %; MLPerf v4.0 10 → 21 %).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
 two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99
-6-13x the mean: start-up bursts), MLPerf TTFT (input lengths unpublished; its short-prompt server rows meet a prefill
-queue served one prompt at a time), MaxText's dropless DeepSeek-V3 paths on MI355X (expert-parallel all-to-all and
-routing imbalance are not modelled), and the torchao B200 rows (power limit not stated: predicted at full power).
+6-13x the mean: start-up bursts), MLPerf (input lengths unpublished: one assumed 512-token prompt over-predicts GPT-J
+and under-predicts Llama-2-70B throughput), MaxText's dropless DeepSeek-V3 paths on MI355X (expert-parallel
+all-to-all and routing imbalance are not modelled), and the torchao B200 rows (power limit not stated: predicted at
+full power).
 
 """
 HEADERS = (
