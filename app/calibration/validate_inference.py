@@ -18,7 +18,7 @@ from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_by
 from app.scoring.inference.operating_points import (
     OperatingPoint,
     closed_loop_point,
-    latency_bound_batch,
+    latency_bound_point,
     open_loop_point,
     operating_point,
 )
@@ -208,7 +208,7 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
         ttft_limit, tpot_limit = setup.ttft_limit_ms, setup.tpot_limit_ms
         # case_setup keeps the latency_bound scenario only for rows that give both limits
         assert ttft_limit is not None and tpot_limit is not None
-        batch = latency_bound_batch(
+        batch, _ = latency_bound_point(
             ctx, eff, cap, (setup.input_len, setup.output_len, ttft_limit, tpot_limit), setup.beam_width
         )
         if batch < 1:

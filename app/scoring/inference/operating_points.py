@@ -179,17 +179,6 @@ def closed_loop_point(
     return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
 
 
-def latency_bound_batch(
-    ctx: InferenceContext,
-    eff: InferenceEfficiency,
-    cap: int,
-    workload_like: tuple[float, float, float, float],
-    beam_width: int = 1,
-) -> int:
-    """Largest batch <= cap whose mean TPOT stays under the p99 limit share and p99 TTFT under its limit."""
-    return latency_bound_point(ctx, eff, cap, workload_like, beam_width)[0]
-
-
 def latency_bound_point(
     ctx: InferenceContext,
     eff: InferenceEfficiency,
