@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.calibration.validate import CasePrediction, make_prediction
 from app.scoring.efficiency.inference import (
@@ -38,7 +38,7 @@ class CaseSetup:
     options: tuple[tuple[InferenceContext, int], ...]  # (context, largest batch) per candidate TP
     scenario: str
     metric: str
-    p99: bool
+    statistic: str  # mean, median or p99 (the row's `statistic`; value and empty mean the mean)
     batch: float  # fixed batch / in-flight count; 0 = chosen by the estimator
     input_len: float
     output_len: float
@@ -48,6 +48,12 @@ class CaseSetup:
     beam_width: int = 1
     requests_per_s: float | None = None  # open-loop arrival rate (request_rate rows that state it)
     scheduler_steps: int = 1  # decode steps per scheduler call (vLLM V0 --num-scheduler-steps)
+    poisson_arrivals: bool = False  # a request-rate row, also where it runs as a closed loop at its in-flight count
+
+
+def _statistic(row: dict) -> str:
+    statistic = (row.get("statistic") or "").strip()
+    return statistic if statistic in ("median", "p99") else "mean"
 
 
 def _num(row: dict, key: str) -> float | None:
@@ -159,6 +165,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         scenario = "max_throughput"
         notes.append("no TTFT/TPOT limits (end-to-end bound only): modelled as max_throughput")
     requests_per_s = _request_rate(row) if scenario == "request_rate" else None
+    poisson = scenario == "request_rate"
     if scenario == "request_rate" and requests_per_s is None:
         scenario = "concurrency"
         notes.append("request rate not stated: modelled as a closed loop at the derived in-flight count")
@@ -187,7 +194,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         tuple(options),
         scenario,
         metric,
-        row.get("statistic") == "p99",
+        _statistic(row),
         batch or 0.0,
         input_len,
         output_len,
@@ -197,6 +204,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         beams,
         requests_per_s,
         _scheduler_steps(row, engine),
+        poisson,
     )
 
 
@@ -239,15 +247,20 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
     point, ctx = max(candidates, key=lambda pc: _per_gpu(*pc))
     if point is None:
         return None
-    tail = eff.p99_over_mean if setup.p99 else 1.0
+    if setup.poisson_arrivals and not point.poisson_arrivals:
+        point = replace(point, poisson_arrivals=True)
+    p99 = setup.statistic == "p99"
     if setup.metric == "output_tok_s_per_gpu":
         return _per_gpu(point, ctx)
     if setup.metric == "ttft_ms":
         # multi-step scheduling: a request waits for the scheduler call, (N - 1) / 2 more steps on average
+        # (uniform over the call's steps: its median is that mean too)
         admission_ms = (setup.scheduler_steps - 1) / 2 * point.tpot_ms if point.batch > 1 else 0.0
-        return (point.ttft_ms + admission_ms) * (eff.p99_ttft_over_mean if setup.p99 else 1.0)
-    if setup.metric == "tpot_ms":
-        return point.tpot_ms * tail
+        if setup.statistic == "median":
+            return point.ttft_median_ms + admission_ms
+        return (point.ttft_ms + admission_ms) * (eff.p99_ttft_over_mean if p99 else 1.0)
+    if setup.metric == "tpot_ms":  # a median TPOT is the mean: every running request shares the same steps
+        return point.tpot_ms * (eff.p99_over_mean if p99 else 1.0)
     if setup.metric == "decode_tok_s":
         return 1e3 / point.tpot_ms
     return setup.input_len / point.prefill.total_ms * 1e3  # prefill_tok_s

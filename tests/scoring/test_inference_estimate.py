@@ -184,3 +184,23 @@ def test_rocm_streaming_and_matmul_factors_scale_their_own_side_only():
     )
     assert mbu(mi300x, matmul) == mbu(mi300x, DEFAULT_EFFICIENCY)
     assert mbu(h100, streaming) == mbu(h100, DEFAULT_EFFICIENCY) and mfu(h100, matmul) == mfu(h100, DEFAULT_EFFICIENCY)
+
+
+def test_vllm_pays_host_time_for_each_running_sequence_on_top_of_the_shared_overheads():
+    """vLLM's Python scheduler, sampler and detokeniser add a per-sequence host time to every step (BLIS: 46 us
+    per output token on vLLM v0.15.1): it grows with the batch, and TensorRT-LLM and SGLang do not pay it."""
+    from app.scoring.inference.steps import overhead_ms
+
+    def step_overhead_ms(engine: str, batch: float) -> float:
+        ctx = build_context(GPUS["H100-SXM"], MODELS["llama-3.1-8b"], "bf16", "bf16", engine, 1)
+        return overhead_ms(ctx, DEFAULT_EFFICIENCY, batch)
+
+    extra = DEFAULT_EFFICIENCY.vllm_seq_overhead_ms
+    assert extra == pytest.approx(0.046)
+    for batch in (1, 64, 256):
+        assert step_overhead_ms("vllm", batch) - step_overhead_ms("trtllm", batch) == pytest.approx(batch * extra)
+        assert step_overhead_ms("sglang", batch) == pytest.approx(step_overhead_ms("trtllm", batch))
+    w = InferenceWorkload(model="llama-3.1-8b", engine="vllm", scenario="fixed_batch", batch=128)
+    est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], w)
+    term = next(t for t in est.terms if t.name == "launch and host overheads")
+    assert "vLLM's Python scheduler" in term.detail

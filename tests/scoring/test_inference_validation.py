@@ -128,6 +128,34 @@ def test_multi_step_scheduling_delays_admission_by_half_the_scheduler_steps():
     assert predict_setup(tpot) == predict_setup(replace(tpot, scheduler_steps=1))  # the mean TPOT is unchanged
 
 
+def test_each_statistic_is_scored_against_its_own_prediction():
+    """A median TTFT row of Poisson arrivals is predicted as the median (the prefill queue at its median), a p99 row
+    as the mean times the fitted ratio; a median TPOT is the mean, and so is a closed loop's median TTFT. Long
+    prompts keep the queue busy, so the three TTFTs differ."""
+    from dataclasses import replace
+
+    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+
+    row = _serving_row(engine="trtllm", concurrency="32", input_len="5000", output_len="100")
+    row["notes"] = "request rate 2 req/s (Poisson)"
+    row = {**row, "model": "llama-3.3-70b", "weight_dtype": "fp8", "gpu": "H100-SXM", "gpu_count": "2"}
+    row["tensor_parallel"] = "2"
+    median = case_setup(row, GPUS, MODELS)
+    assert not isinstance(median, str) and median.statistic == "median" and median.poisson_arrivals
+    mean, p99 = replace(median, statistic="mean"), replace(median, statistic="p99")
+    point = _point(mean, *mean.options[0], DEFAULT_EFFICIENCY)
+    assert point is not None and point.prefill_utilisation > 0.5
+    assert predict_setup(median) == pytest.approx(point.ttft_median_ms)
+    assert predict_setup(median) < predict_setup(mean) < predict_setup(p99)
+    assert predict_setup(p99) == pytest.approx(predict_setup(mean) * DEFAULT_EFFICIENCY.p99_ttft_over_mean)
+    tpot = replace(median, metric="tpot_ms")
+    assert predict_setup(tpot) == predict_setup(replace(tpot, statistic="mean"))
+    assert case_setup({**row, "statistic": "value"}, GPUS, MODELS).statistic == "mean"
+    closed = replace(median, scenario="concurrency", poisson_arrivals=False, requests_per_s=None)
+    assert predict_setup(closed) == predict_setup(replace(closed, statistic="mean"))
+
+
 def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
     from app.calibration.validate_inference import case_setup
 

@@ -1,5 +1,8 @@
 """Latency under load: closed loops beyond the running batch queue, and matmuls run in the dtype the GPU has."""
 
+import random
+import statistics
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +13,8 @@ from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.operating_points import (
     BATCH_RTOL,
     closed_loop_point,
+    md1_median_wait_ms,
+    md1_wait_ms,
     open_loop_point,
     operating_point,
     prefill_share_of_step,
@@ -170,3 +175,52 @@ def test_the_prefill_queue_is_as_busy_as_the_prefills_share_of_each_mixed_step()
     assert point.ttft_ms == pytest.approx(prefill * (1 + share / (2 * (1 - share))) + wait)
     lighter = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 64, 512, 146)
     assert lighter.ttft_ms < point.ttft_ms  # fewer prompts per step: a less busy queue and shorter steps
+
+
+def _simulated_md1_waits(rho: float, customers: int = 200_000) -> list[float]:
+    """Waits of a simulated M/D/1 queue with unit service (Lindley's recursion), warm-up dropped."""
+    rng, wait, waits = random.Random(7), 0.0, []
+    for _ in range(customers):
+        waits.append(wait)
+        wait = max(wait + 1.0 - rng.expovariate(rho), 0.0)
+    return waits[10_000:]
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.55, 0.7, 0.9])
+def test_the_md1_mean_and_median_wait_match_a_simulated_queue(rho):
+    """The mean (Pollaczek-Khinchine) and the median (Erlang's exact distribution) against a simulation; below
+    rho = 1/2 most arrivals find the queue empty, so the median wait is none."""
+    waits = _simulated_md1_waits(rho)
+    assert md1_wait_ms(10.0, rho) == pytest.approx(10.0 * statistics.fmean(waits), rel=0.05)
+    simulated_median = statistics.median(waits)
+    if rho <= 0.5:
+        assert simulated_median == 0.0 and md1_median_wait_ms(10.0, rho) == 0.0
+    else:
+        assert md1_median_wait_ms(10.0, rho) == pytest.approx(10.0 * simulated_median, rel=0.06)
+        assert 0 < md1_median_wait_ms(10.0, rho) < md1_wait_ms(10.0, rho)
+
+
+def test_median_ttft_is_the_mean_with_the_prefill_queue_at_its_median_under_poisson_arrivals():
+    """Long prompts and short answers keep the prefill queue busy. Under Poisson arrivals (an open loop, an
+    MLPerf-style server) the median TTFT is the mean less the mean queue wait plus its median; a quiet queue
+    (rho <= 1/2) leaves the median with no queue. A closed loop's arrivals are its clients' departures: the
+    median is the mean there."""
+    ctx = _ctx()
+    busy = operating_point(ctx, DEFAULT_EFFICIENCY, "latency_bound", 32, 5000, 100)
+    assert busy.poisson_arrivals and busy.prefill_utilisation > 0.5
+    median_wait = md1_median_wait_ms(busy.prefill.total_ms, busy.prefill_utilisation)
+    assert busy.ttft_median_ms == pytest.approx(busy.ttft_ms - busy.prefill_queue_ms + median_wait)
+    assert busy.ttft_ms - busy.prefill_queue_ms < busy.ttft_median_ms < 0.9 * busy.ttft_ms
+    quiet = open_loop_point(ctx, DEFAULT_EFFICIENCY, 1.0, 200, 5000, 100)
+    assert quiet.poisson_arrivals and 0 < quiet.prefill_utilisation <= 0.5 and quiet.prefill_queue_ms > 0
+    assert quiet.ttft_median_ms == pytest.approx(quiet.ttft_ms - quiet.prefill_queue_ms)
+    closed = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 32, 5000, 100)
+    assert not closed.poisson_arrivals and closed.prefill_queue_ms > 0 and closed.ttft_median_ms == closed.ttft_ms
+
+
+def test_the_estimate_reports_the_median_ttft_in_its_numbers_and_terms():
+    w = _nim_70b(scenario="request_rate", requests_per_s=2.0).model_copy(update={"output_len": 100})
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    assert est.feasible and est.ttft_median_ms < est.ttft_ms < est.ttft_p99_ms
+    names = {t.name: t.value for t in est.terms}
+    assert names["TTFT median"] == pytest.approx(est.ttft_median_ms)

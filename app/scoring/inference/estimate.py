@@ -53,6 +53,7 @@ class InferenceEstimate:
     batch: int = 0
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean
+    ttft_median_ms: float = 0.0  # the mean with its M/D/1 prefill wait at that wait's median
     ttft_p99_ms: float = 0.0  # mean x p99_ttft_over_mean: what the TTFT limit is checked against
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
@@ -318,6 +319,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         batch=s.batch,
         ttft_ms=point.ttft_ms,
         tpot_ms=point.tpot_ms,
+        ttft_median_ms=point.ttft_median_ms,
         ttft_p99_ms=ttft_p99,
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,

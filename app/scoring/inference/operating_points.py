@@ -28,6 +28,20 @@ class OperatingPoint:
     queue_ms: float = 0.0  # closed loop beyond the running batch: wait for a free slot (in ttft_ms)
     waiting: float = 0.0  # requests queued for a slot (concurrency - running batch)
     backlog_per_s: float = 0.0  # open loop above capacity: requests added to the queue each second
+    prefill_queue_ms: float = 0.0  # mean M/D/1 wait of a prompt for the prefills ahead of it (in ttft_ms)
+    prefill_utilisation: float = 0.0  # that queue's rho: the share of each step its prompts take
+    poisson_arrivals: bool = False  # open loops and MLPerf-style servers; a closed loop's arrivals are departures
+
+    @property
+    def ttft_median_ms(self) -> float:
+        """Median TTFT. Under Poisson arrivals, the mean with the M/D/1 wait replaced by its median; the other
+        parts are symmetric or fixed (the running step's residual is uniform, a slot wait the same for every
+        queued request). A closed loop's arrivals are the departures of its own clients, which stagger rather
+        than bunch: the model has no distribution for that wait, and gives the mean."""
+        if not self.poisson_arrivals:
+            return self.ttft_ms
+        median_wait_ms = md1_median_wait_ms(self.prefill.total_ms, self.prefill_utilisation)
+        return self.ttft_ms - self.prefill_queue_ms + median_wait_ms
 
 
 def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
@@ -73,6 +87,35 @@ def md1_wait_ms(service_ms: float, rho: float) -> float:
     return service_ms * rho / (2.0 * (1.0 - rho))
 
 
+def md1_wait_cdf(wait_services: float, rho: float) -> float:
+    """P(W <= t) in the M/D/1 queue, t in service times (Erlang 1909; Crommelin 1932):
+    (1 - rho) x sum over k = 0..floor(t) of (rho (k - t))^k / k! x e^(-rho (k - t)). Exact; the alternating
+    sum stays well conditioned for the waits of rho <= MAX_UTILISATION (a few tens of service times)."""
+    total = 0.0
+    for k in range(int(math.floor(wait_services)) + 1):
+        x = rho * (k - wait_services)
+        total += x**k / math.factorial(k) * math.exp(-x)
+    return (1.0 - rho) * total
+
+
+def md1_median_wait_ms(service_ms: float, rho: float) -> float:
+    """Median M/D/1 queueing delay. A Poisson arrival finds the queue busy with probability rho (PASTA), so
+    while rho <= 0.5 at least half the requests wait not at all; beyond, the exact waiting-time distribution
+    is solved for its median by bisection (below the mean: the wait is skewed right)."""
+    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    if rho <= 0.5 or service_ms <= 0:
+        return 0.0
+    low, high = 0.0, rho / (2.0 * (1.0 - rho))  # the mean wait, in service times: P(W <= mean) > 1/2
+    for _ in range(4):  # a guard: never needed for M/D/1, whose P(W <= mean) is ~0.63
+        if md1_wait_cdf(high, rho) >= 0.5:
+            break
+        high *= 2.0
+    for _ in range(40):
+        mid = (low + high) / 2.0
+        low, high = (mid, high) if md1_wait_cdf(mid, rho) < 0.5 else (low, mid)
+    return high * service_ms
+
+
 def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
     """Share of a mixed step's time spent on the prefills it carries (the M/D/1 utilisation)."""
     return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
@@ -109,9 +152,20 @@ def operating_point(
     share = prefill_share_of_step(step, decode_only)
     ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, share, eff)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
-        life_ms = request_life_ms(ttft, step.total_ms, output_len)
-        return OperatingPoint(batch, ttft, step.total_ms, batch * output_len / life_ms * 1e3, step, prefill_one)
-    return OperatingPoint(batch, ttft, step.total_ms, batch / step.total_ms * 1e3, step, prefill_one)
+        tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
+    else:
+        tokens_per_s = batch / step.total_ms * 1e3
+    return OperatingPoint(
+        batch,
+        ttft,
+        step.total_ms,
+        tokens_per_s,
+        step,
+        prefill_one,
+        prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
+        prefill_utilisation=min(share, MAX_UTILISATION),
+        poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
+    )
 
 
 def open_loop_point(
@@ -140,7 +194,7 @@ def open_loop_point(
     cap = float(max(running_cap, 1))
     full, capacity = at(cap)
     if rate_per_ms >= capacity:
-        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3)
+        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
     # Completions per ms rise with the running batch: bisect on it, geometrically (the batch spans
     # MIN_RUNNING_BATCH at a trickle of requests to the cap) until it is known to BATCH_RTOL.
     low, high = MIN_RUNNING_BATCH, cap
@@ -153,7 +207,7 @@ def open_loop_point(
         else:
             high = mid
     point, _ = at(high)
-    return replace(point, tokens_per_s=requests_per_s * output_len)
+    return replace(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
 
 
 def closed_loop_point(

@@ -48,6 +48,7 @@ class InferenceOption:
     terms: list[Term] = field(default_factory=list)
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean
+    ttft_median_ms: float = 0.0
     ttft_p99_ms: float = 0.0
     tpot_p99_ms: float = 0.0
     batch: int = 0
@@ -162,6 +163,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         terms=est.terms,
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
+        ttft_median_ms=est.ttft_median_ms,
         ttft_p99_ms=est.ttft_p99_ms,
         tpot_p99_ms=est.tpot_p99_ms,
         batch=est.batch,

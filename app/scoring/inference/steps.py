@@ -257,7 +257,17 @@ def stage_send_ms(ctx: InferenceContext, tokens: float) -> float:
 
 def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:
     """Launch/sync per step and layer, plus per-sequence scheduling and sampling work on the host."""
-    return eff.step_overhead_ms + ctx.layers_per_stage * eff.layer_overhead_ms + sequences * eff.seq_overhead_ms
+    return (
+        eff.step_overhead_ms
+        + ctx.layers_per_stage * eff.layer_overhead_ms
+        + sequences * per_sequence_overhead_ms(ctx, eff)
+    )
+
+
+def per_sequence_overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Host time per running sequence per step: more in vLLM, whose scheduler, sampler and detokeniser run in
+    Python on the step's critical path."""
+    return eff.seq_overhead_ms + (eff.vllm_seq_overhead_ms if ctx.engine == "vllm" else 0.0)
 
 
 def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
@@ -482,5 +492,8 @@ def decode_parts(
     if not t.speculative:
         return verify
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
-    draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + eff.step_overhead_ms)
+    # each draft pass pays the fixed step overhead and the host time per running sequence (vLLM's Python
+    # scheduler prepares every pass), so at large batches the drafts cost more than the tokens they save
+    pass_overhead_ms = eff.step_overhead_ms + decode_seqs * per_sequence_overhead_ms(ctx, eff)
+    draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + pass_overhead_ms)
     return replace(verify, draft_ms=draft_ms, tokens_per_step=t.tokens_per_step)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Term
-from app.scoring.inference.steps import InferenceContext, mbu, mfu, moe_prefill_ms
+from app.scoring.inference.steps import InferenceContext, mbu, mfu, moe_prefill_ms, per_sequence_overhead_ms
 
 if TYPE_CHECKING:
     from app.scoring.inference.operating_points import OperatingPoint
@@ -52,10 +52,12 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             + (f"; plus pipeline sends across nodes at {ctx.fabric_gbs:g} GB/s per GPU" if ctx.fabric_gbs else ""),
         ),
         Term(
-            "fixed overheads",
+            "launch and host overheads",
             step.overhead_ms,
             "ms",
-            f"{eff.step_overhead_ms:.3f} ms/step + {eff.layer_overhead_ms:.4f} ms/layer",
+            f"{eff.step_overhead_ms:.3f} ms/step + {eff.layer_overhead_ms:.4f} ms/layer + "
+            f"{per_sequence_overhead_ms(ctx, eff) * 1e3:.1f} us per running sequence"
+            + (" (vLLM's Python scheduler, sampler and detokeniser included)" if ctx.engine == "vllm" else ""),
         ),
         Term(
             "decode step bound",
@@ -71,6 +73,12 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
         *_queue_terms(point),
         Term("TTFT", point.ttft_ms, "ms", "mean: prefill + (under load) M/D/1 prefill queue + wait for running steps"),
         Term(
+            "TTFT median",
+            point.ttft_median_ms,
+            "ms",
+            _median_ttft_detail(point),
+        ),
+        Term(
             "TTFT p99",
             ttft_p99,
             "ms",
@@ -85,6 +93,15 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             f"{eff.slo_tpot_utilisation:.0%} of it (slo_tpot_utilisation)",
         ),
     ]
+
+
+def _median_ttft_detail(point: OperatingPoint) -> str:
+    if not point.poisson_arrivals:
+        return "a closed loop's arrivals are its clients' departures, not Poisson: reported as the mean"
+    return (
+        f"Poisson arrivals: the mean with the M/D/1 prefill wait ({point.prefill_queue_ms:.1f} ms mean, utilisation "
+        f"{point.prefill_utilisation:.2f}) at its median, none while the queue is busy under half the time"
+    )
 
 
 # Where the p99 / mean ratios come from (efficiency/inference.py: p99_ttft_over_mean, p99_over_mean).
