@@ -53,7 +53,7 @@ class InferenceEstimate:
     batch: int = 0
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean
-    ttft_median_ms: float = 0.0  # the mean with its M/D/1 prefill wait at that wait's median
+    ttft_median_ms: float = 0.0  # Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean
     ttft_p99_ms: float = 0.0  # mean x p99_ttft_over_mean: what the TTFT limit is checked against
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
