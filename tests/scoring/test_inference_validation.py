@@ -181,3 +181,33 @@ def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
     assert max(cap for _, cap in burst.options) == 500
     assert min(cap for _, cap in unbounded.options) > 500  # KV memory and TensorRT-LLM's cap allow more
     assert any("burst of 500" in note for note in burst.notes)
+
+
+def test_a_fixed_batch_over_the_kv_capacity_runs_at_the_capacity_rate():
+    from app.calibration.validate_inference import case_setup, predict_setup
+
+    row = {
+        "case_id": "w",
+        "source": "s",
+        "engine": "vllm",
+        "gpu": "A100-SXM-40GB",
+        "gpu_count": "1",
+        "tensor_parallel": "1",
+        "model": "llama-2-7b",
+        "weight_dtype": "fp16",
+        "input_len": "2048",
+        "output_len": "2048",
+        "scenario": "fixed_batch",
+        "batch": "64",
+        "metric": "output_tok_s_per_gpu",
+        "value": "415",
+    }
+    over = case_setup(row, GPUS, MODELS)
+    assert not isinstance(over, str)
+    cap = over.options[0][1]
+    assert 1 < cap < 64  # 64 sequences of up to 4k tokens of MHA cache do not fit in 40 GB beside the weights
+    at_cap = case_setup(dict(row, batch=str(cap)), GPUS, MODELS)
+    assert not isinstance(at_cap, str)
+    assert predict_setup(over) == predict_setup(at_cap)
+    assert any(f"{cap} sequences run at a time" in note for note in over.notes)
+    assert not any("over the KV capacity" in note for note in at_cap.notes)
