@@ -119,6 +119,16 @@ tokens/s 8.4 → 8.0 % (within ±25 %: 76 → 77 %), argonne 36.4 → 29.5 %, vL
 from the exact waiting-time distribution); closed loops report the mean as the median, since their arrivals are
 their clients' departures. Scoring the vLLM FP8-KV blog's closed-loop medians with the Poisson median instead took
 its TTFT 4.7 → 18.2 % and the headline TTFT to 17.5 %, consistent with a closed loop's wait not being Poisson.
+Then two pieces of physics. A fixed batch larger than the KV cache holds runs what fits at a time (vLLM and
+TensorRT-LLM admit requests while cache blocks last; the rest wait, or are preempted and recomputed): 42 argonne rows
+ask for more (batch 64 of 2k-token prompts on an A100-40GB), and its 18 A100 ones read +28 % before, +5 % after
+(in-sample, the committed constants). And an MoE step times the routed experts' grouped GEMMs as their own kernel
+class beside the dense GEMMs: each expert multiplies k/E of the step's tokens, so where the dense GEMMs are
+compute-bound the experts stay memory-bound, and the two add rather than overlap (Llama 4 Maverick, 128 experts top-1,
+on TensorRT-LLM 0.20: +47 → +43 % before the refit and +45 % after it; the rest of its over-prediction is not
+explained). After the cold refit (loss 0.2223 → 0.2216, another near-equal valley): inference LOSO output tokens/s
+8.0 → 8.6 % (within ±25 %: 77 → 76 %; TensorRT-LLM v0.17 7.5 → 8.3 %, v0.14 6.0 → 7.6 %, InferenceX 13.0 → 10.5 %),
+TPOT 7.1 → 6.6 %, TTFT 13.5 → 12.3 % (within ±25 %: 72 → 73 %), vLLM on AMD +100 → +103 %.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
 two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99

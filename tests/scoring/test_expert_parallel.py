@@ -6,6 +6,7 @@ from app.calibration.validate_inference import _expert_parallel
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.memory import routed_expert_params
 from app.scoring.inference.steps import build_context, busiest_group_coverage, decode_parts, expert_coverage
 from app.scoring.workload import InferenceWorkload
 
@@ -48,3 +49,35 @@ def test_the_workload_field_and_the_validation_notes_set_it():
     assert _expert_parallel({"notes": "TP=8, EP=1"}, R1, 8) == 1
     assert _expert_parallel(row, MODELS["llama-3.1-70b"], 8) == 1  # dense
     assert _expert_parallel(row, R1, 4) == 1  # more EP ranks than the replica's GPUs: not read
+
+
+def test_routed_experts_are_their_own_kernel_class_memory_bound_beside_compute_bound_dense_gemms():
+    from app.scoring.inference.steps import mbu, mfu, roofline_ms
+
+    maverick, h200 = MODELS["llama-4-maverick"], GPUS["H200"]
+    ctx = build_context(h200, maverick, "fp8", "fp8", "trtllm", 8)
+    # 128 experts, top-1: each expert multiplies 1/128 of the tokens, so its read dwarfs its FLOPs
+    assert ctx.routed_flops_per_token == pytest.approx(2 * routed_expert_params(maverick) / 128)
+    step = decode_parts(ctx, EFF, 2048, 100)
+    bandwidth = h200.memory_bandwidth_tbs * 1e9  # bytes per ms
+    peak = ctx.peak_tflops * 1e9 * mfu(ctx, EFF)  # FLOP per ms
+    expert_bandwidth = bandwidth * mbu(ctx, EFF, tp_penalty=False) * EFF.moe_mbu_factor
+    expert_read_ms = ctx.expert_weight_bytes_per_gpu / expert_bandwidth
+    dense_flops_ms = 2048 * (ctx.flops_per_token - ctx.routed_flops_per_token) / 8 / peak
+    assert dense_flops_ms > ctx.dense_weight_bytes_per_gpu / (bandwidth * mbu(ctx, EFF))  # dense: compute-bound
+    assert expert_read_ms > 2048 * ctx.routed_flops_per_token / 8 / peak  # experts: memory-bound
+    one_roofline = roofline_ms(step.memory_ms, step.compute_ms, EFF.overlap_power)
+    assert step.busy_ms > expert_read_ms + dense_flops_ms > one_roofline  # the two classes add, not overlap
+    dense = build_context(h200, MODELS["llama-3.3-70b"], "fp8", "fp8", "trtllm", 8)
+    assert dense.routed_flops_per_token == 0.0
+
+
+def test_an_moe_estimate_explains_its_routed_expert_gemms_and_a_dense_one_has_none():
+    w = InferenceWorkload(model="llama-4-maverick", weight_dtype="fp8", engine="trtllm", scenario="max_throughput")
+    moe = estimate_inference(GPUS["H200"], 8, MODELS["llama-4-maverick"], w)
+    expert_terms = [t for t in moe.terms if t.name == "decode routed-expert GEMMs"]
+    assert len(expert_terms) == 1 and expert_terms[0].value > 0 and "k/E" in expert_terms[0].detail
+    dense = estimate_inference(
+        GPUS["H200"], 8, MODELS["llama-3.3-70b"], w.model_copy(update={"model": "llama-3.3-70b"})
+    )
+    assert not any(t.name == "decode routed-expert GEMMs" for t in dense.terms)

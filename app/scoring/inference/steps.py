@@ -48,6 +48,7 @@ class InferenceContext:
     experts_active_share: float  # k / E (0 for dense models)
     kv_bytes_per_token_per_gpu: float
     flops_per_token: float  # 2 x active params, whole model
+    routed_flops_per_token: float  # the routed experts' part of it: 2 x k/E x all routed expert params (0: dense)
     attention_flops_per_token_ctx: float  # 4 x L x H x d: QK^T + AV per token per context token
     hidden_size: int
     peak_tflops: float
@@ -140,6 +141,7 @@ def build_context(
             model, kv_dtype, tensor_parallel, pipeline_parallel, attention_dp
         ),
         flops_per_token=2 * model.active_params_b * 1e9,
+        routed_flops_per_token=2 * share * routed_expert_params(model),
         attention_flops_per_token_ctx=4 * model.layers * heads,
         hidden_size=model.hidden_size,
         peak_tflops=peak,
@@ -347,6 +349,7 @@ class StepParts:
     busy_ms: float = 0.0
     draft_ms: float = 0.0  # speculative decoding's draft passes (techniques.py)
     tokens_per_step: float = 1.0  # tokens each sequence advances per pass (> 1 with speculative decoding)
+    expert_busy_ms: float = 0.0  # the routed experts' grouped GEMMs (part of busy_ms): their own roofline
 
     @property
     def total_ms(self) -> float:
@@ -403,20 +406,25 @@ def forward_parts(
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
     expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
-    weight_ms = ctx.dense_weight_bytes_per_gpu / bandwidth + expert_bytes / expert_bandwidth
-    gemm = (weight_ms, gemm_flops / peak)
+    # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
+    # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
+    expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
+    dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
+    expert_gemm = (expert_bytes / expert_bandwidth, expert_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
-    busy = roofline_ms(*gemm, eff.overlap_power) + roofline_ms(*attention, eff.overlap_power)
+    expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
+    busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     return StepParts(
         weights,
         kv,
         gemm_flops + attention_flops,
-        gemm[0] + attention[0],
-        gemm[1] + attention[1],
+        dense_gemm[0] + expert_gemm[0] + attention[0],
+        dense_gemm[1] + expert_gemm[1] + attention[1],
         allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
         overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)) + prefill_passes * moe_prefill_ms(ctx, eff),
         pp,
         busy,
+        expert_busy_ms=expert_ms,
     )
 
 

@@ -59,6 +59,7 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             f"{per_sequence_overhead_ms(ctx, eff) * 1e3:.1f} us per running sequence"
             + (" (vLLM's Python scheduler, sampler and detokeniser included)" if ctx.engine == "vllm" else ""),
         ),
+        *_expert_terms(ctx, point),
         Term(
             "decode step bound",
             1.0 if step.bound == "memory" else 0.0,
@@ -122,6 +123,18 @@ def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[
         f"{ctx.layers_per_stage} MoE-model layers x {eff.moe_prefill_layer_ms:.2f} ms, eager (no CUDA graph); {SOURCE}"
     )
     return [Term("prefill MoE host time", host_ms, "ms", detail)]
+
+
+def _expert_terms(ctx: InferenceContext, point: OperatingPoint) -> list[Term]:
+    """MoE: the routed experts' grouped GEMMs, timed as their own kernel class beside the dense GEMMs."""
+    if not ctx.moe:
+        return []
+    share = ctx.experts_active_share
+    detail = (
+        f"each expert multiplies {share:.3g} of the step's tokens (k/E), so its read outweighs its FLOPs longer "
+        "than the dense GEMMs': timed at its own roofline, in sequence with them"
+    )
+    return [Term("decode routed-expert GEMMs", point.step.expert_busy_ms, "ms", detail)]
 
 
 def _queue_terms(point: OperatingPoint) -> list[Term]:
