@@ -131,8 +131,8 @@ def _expert_terms(ctx: InferenceContext, point: OperatingPoint) -> list[Term]:
         return []
     share = ctx.experts_active_share
     detail = (
-        f"each expert multiplies {share:.3g} of the step's tokens (k/E), so its read outweighs its FLOPs longer "
-        "than the dense GEMMs': timed at its own roofline, in sequence with them"
+        f"each expert multiplies only k/E = {share:.3g} of the step's tokens, so its grouped GEMM stays memory-bound "
+        "at batches where the dense GEMMs are compute-bound: timed at its own roofline, in sequence with them"
     )
     return [Term("decode routed-expert GEMMs", point.step.expert_busy_ms, "ms", detail)]
 
