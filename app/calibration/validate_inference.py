@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from app.calibration.run_conditions import run_conditions
 from app.calibration.validate import CasePrediction, make_prediction
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
@@ -76,15 +77,6 @@ def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]]
         (t, 1) for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)
     ]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
-
-
-def _expert_parallel(row: dict, model, gpus_per_replica: int) -> int:
-    """Expert-parallel degree the notes state ("EP=8"), for an MoE model whose experts it divides; else 1."""
-    match = re.search(r"\bEP\s*=?\s*(\d+)\b", row.get("notes", ""))
-    ep = int(match.group(1)) if match else 1
-    if ep <= 1 or not model.is_moe or ep > gpus_per_replica or model.num_experts % ep:
-        return 1
-    return ep
 
 
 def _beam_width(row: dict) -> tuple[int, str | None]:
@@ -190,16 +182,23 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     beams, beam_note = _beam_width(row)
     notes += [beam_note] if beam_note else []
     burst = _burst_requests(row) if scenario == "max_throughput" else None
-    engine_cap = min(ENGINE_MAX_BATCH[engine], burst or ENGINE_MAX_BATCH[engine])
+    stated = run_conditions(row.get("notes", ""), model, layouts[0][0] * layouts[0][1])
+    engine_cap = stated.batch_cap or ENGINE_MAX_BATCH[engine]
+    engine_cap = min(engine_cap, burst or engine_cap)
     if burst:
         notes.append(f"a burst of {burst} requests: at most {burst} run at once")
     options = []
     for tp, pp in layouts:
-        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp) // beams
-        ep = _expert_parallel(row, model, tp * pp)
-        ctx = build_context(gpu, model, wdt, kvdt, engine, tp, pp, expert_parallel=ep)
+        conditions = run_conditions(row.get("notes", ""), model, tp * pp)
+        dp = tp if conditions.attention_dp and tp > 1 else 1
+        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp, dp) // beams
+        ctx = build_context(
+            gpu, model, wdt, kvdt, engine, tp, pp, attention_dp=dp, expert_parallel=conditions.expert_parallel
+        )
+        if conditions.techniques.active:
+            ctx = replace(ctx, techniques=conditions.techniques)
         options.append((ctx, max(min(fit, engine_cap), 1)))
-    notes += list(options[0][0].assumptions)
+    notes += list(stated.notes) + list(options[0][0].assumptions)
     notes += _over_capacity_note(scenario, batch, options[0][1])
     return CaseSetup(
         tuple(options),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.calibration.validate_inference import _expert_parallel
+from app.calibration.run_conditions import expert_parallel
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.inference.estimate import estimate_inference
@@ -45,10 +45,10 @@ def test_the_workload_field_and_the_validation_notes_set_it():
     assert by_ep.tpot_ms > by_tp.tpot_ms
     assert any("expert parallel over 8 GPUs" in a for a in by_ep.assumptions)
     row = {"notes": "SGLang v0.5.6, TP=8 EP=8, 8x B200"}
-    assert _expert_parallel(row, R1, 8) == 8
-    assert _expert_parallel({"notes": "TP=8, EP=1"}, R1, 8) == 1
-    assert _expert_parallel(row, MODELS["llama-3.1-70b"], 8) == 1  # dense
-    assert _expert_parallel(row, R1, 4) == 1  # more EP ranks than the replica's GPUs: not read
+    assert expert_parallel(row["notes"], R1, 8) == 8
+    assert expert_parallel("TP=8, EP=1", R1, 8) == 1
+    assert expert_parallel(row["notes"], MODELS["llama-3.1-70b"], 8) == 1  # dense
+    assert expert_parallel(row["notes"], R1, 4) == 1  # more EP ranks than the replica's GPUs: not read
 
 
 def test_routed_experts_are_their_own_kernel_class_memory_bound_beside_compute_bound_dense_gemms():

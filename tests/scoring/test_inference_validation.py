@@ -49,11 +49,11 @@ def test_public_file_meets_the_accuracy_target():
     summary = result["summary"]
     assert summary["covered"] / summary["cases"] > 0.95
     throughput = summary["by_metric"]["output_tok_s_per_gpu"]
-    # A regression guard at today's in-sample level, not the target: the 2026-12 case file added vLLM/SGLang,
-    # MoE, FP4 and AMD publications the model does not yet capture (16.6 % median, 60 % within ±25 %).
-    # Issue 10's target (LOSO median <= 15 %, >= 70 % within ±25 %) is not met yet.
-    assert throughput["median_abs_pct_error"] <= 18.0
-    assert throughput["within_25pct_share"] >= 0.58
+    # A regression guard at today's in-sample level, every row weighted equally (2026-12-03: 10.8 % median, 68 %
+    # within ±25 %; argonne's MI300X rows, 33 % of the file, pull it down). The headline, publication-weighted LOSO,
+    # is guarded in test_loso.py.
+    assert throughput["median_abs_pct_error"] <= 12.5
+    assert throughput["within_25pct_share"] >= 0.65
 
 
 def test_unreadable_cells_are_not_covered_with_a_reason():
