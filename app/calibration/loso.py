@@ -8,7 +8,10 @@ for LOSO_INFERENCE_ROUNDS rounds (steps ×1.5 then ×1.25) on the other publicat
 weighted equally. A cold refit from the research defaults takes ~3 minutes per source on the 2,340-row
 file (14 sources: ~40 minutes), too slow for `gpumatch validate`; the warm start carries some memory of
 the held-out source where it was in the file the committed constants were fitted on, so these figures
-are, if anything, optimistic for those sources and exact for sources added since.
+are, if anything, optimistic for those sources and exact for sources added since. A constant that no other
+publication's rows respond to (the llama.cpp factors, the inter-node all-reduce latency) would keep the value
+the held-out publication gave it, all of that memory: such constants restart from the research defaults, where
+a cold refit without the publication leaves them (`held_out_priors`).
 Training: the full `calibrate_training.fit` (cold: the research defaults and seeded restarts around them) per source,
 on the same pool.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from app.calibration.cases import CasePrediction
@@ -33,21 +37,67 @@ def _by_source(rows: list[dict]) -> dict[str, list[int]]:
     return groups
 
 
-# The folds a forked worker refits: (rows, setups, rounds), set before the pool forks (nothing is pickled).
-_FOLDS: tuple[list[dict], list, int] | None = None
+# The folds a forked worker refits: (rows, setups, rounds, constants to restart per source), set before the pool
+# forks (nothing is pickled).
+_FOLDS: tuple[list[dict], list, int, dict[str, tuple[str, ...]]] | None = None
+# A change of this share in a constant (inside its bounds) that moves no prediction: the case does not identify it.
+_PROBE = 0.25
+
+
+def sensitive_constants(setups: list, eff: Any = None) -> list[frozenset[str]]:
+    """Per case, the fitted constants its prediction responds to (a 25 % change within the fit's bounds moves it);
+    empty for uncovered cases."""
+    from app.calibration.calibrate_inference import BOUNDS
+    from app.calibration.validate_inference import predict_setup
+    from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
+
+    base_eff = eff or DEFAULT_EFFICIENCY
+    probes = []
+    for name in FITTED:
+        value, (low, high) = getattr(base_eff, name), BOUNDS[name]
+        up = value * (1 + _PROBE)  # every fitted constant is positive; at its upper bound, probe downwards
+        moved = up if up <= high else max(value / (1 + _PROBE), low)
+        probes.append((name, replace(base_eff, **{name: moved})))
+    out: list[frozenset[str]] = []
+    for setup in setups:
+        if isinstance(setup, str):
+            out.append(frozenset())
+            continue
+        base = predict_setup(setup, base_eff)
+        out.append(frozenset(name for name, probe in probes if _moved(predict_setup(setup, probe), base)))
+    return out
+
+
+def _moved(value: float | None, base: float | None) -> bool:
+    if value is None or base is None:
+        return value != base
+    return abs(value - base) > 1e-9 * max(abs(base), 1e-12)
+
+
+def held_out_priors(rows: list[dict], sensitivity: list[frozenset[str]]) -> dict[str, tuple[str, ...]]:
+    """Per publication, the fitted constants only its own rows respond to: held out, nothing else identifies them."""
+    from app.scoring.efficiency.inference import FITTED
+
+    out = {}
+    for source in _by_source(rows):
+        identified = set().union(*(s for row, s in zip(rows, sensitivity, strict=True) if row.get("source") != source))
+        out[source] = tuple(name for name in FITTED if name not in identified)
+    return out
 
 
 def _refit_without(source: str) -> Any:
-    from app.calibration.calibrate_inference import fit
+    from app.calibration.calibrate_inference import RESEARCH_START, fit
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
     assert _FOLDS is not None
-    rows, setups, rounds = _FOLDS
+    rows, setups, rounds, restart = _FOLDS
     train = [
         (rows[i], s) for i, s in enumerate(setups) if rows[i].get("source", "") != source and not isinstance(s, str)
     ]
-    # warm start from the committed (already converged) constants: one short cycle
-    return fit(train, DEFAULT_EFFICIENCY, rounds=rounds, cycles=1) if train else DEFAULT_EFFICIENCY
+    # warm start from the committed (already converged) constants: one short cycle; what only the held-out
+    # publication identifies starts (and, unidentified, stays) at the research defaults
+    start = replace(DEFAULT_EFFICIENCY, **{name: getattr(RESEARCH_START, name) for name in restart.get(source, ())})
+    return fit(train, start, rounds=rounds, cycles=1) if train else start
 
 
 def _refits(sources: list[str], workers: int, refit: Callable[[str], Any] = _refit_without) -> dict[str, Any]:
@@ -69,7 +119,7 @@ def loso_inference(
     setups = [case_setup(row, gpus, models) for row in rows]
     out: list[CasePrediction | None] = [None] * len(rows)
     groups = _by_source(rows)
-    _FOLDS = (rows, setups, rounds)
+    _FOLDS = (rows, setups, rounds, held_out_priors(rows, sensitive_constants(setups)))
     try:
         fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers)
     finally:

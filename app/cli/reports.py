@@ -22,10 +22,11 @@ measured) / measured.
 **Headline: leave-one-source-out (LOSO).** For each publication (the `source` column), the fitted
 constants are refitted without it and its rows are predicted with those constants (app/calibration/loso.py
 says how: inference warm-starts the coordinate search of `make calibrate` from the committed constants for
-two rounds, training refits cold from the research defaults and 7 seeded restarts around them, keeping the
-lowest loss). The headline figures weight **each publication equally**: per metric, the median |error| of each
-publication, then the median across publications; the share within ±25 % is the mean of the publications'
-shares; the bias is the median of their signed medians.
+two rounds, except that a constant no other publication's rows respond to restarts from its research default,
+as a cold refit would leave it; training refits cold from the research defaults and 7 seeded restarts around
+them, keeping the lowest loss). The headline figures weight **each publication equally**: per metric, the median
+|error| of each publication, then the median across publications; the share within ±25 % is the mean of the
+publications' shares; the bias is the median of their signed medians.
 In-sample figures (the committed constants, fitted on these same cases) stand beside them; they flatter the
 model and are not the figure to quote.
 
@@ -129,7 +130,19 @@ on TensorRT-LLM 0.20: +47 → +43 % before the refit and +45 % after it; the res
 explained). After the cold refit (loss 0.2223 → 0.2216, another near-equal valley): inference LOSO output tokens/s
 8.0 → 8.6 % (within ±25 %: 77 → 76 %; TensorRT-LLM v0.17 7.5 → 8.3 %, v0.14 6.0 → 7.6 %, InferenceX 13.0 → 10.5 %),
 TPOT 7.1 → 6.6 %, TTFT 13.5 → 12.3 % (within ±25 %: 72 → 73 %), vLLM on AMD +100 → +103 %.
-Still weak (vLLM on AMD and SGLang TTFT are flagged below): vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
+Then the inference LOSO stopped leaking. Its folds warm-start from the committed constants, and a constant that only
+the held-out publication's rows respond to kept the value that publication gave it: the llama.cpp factors (only
+XiongjieDai's table) and the inter-node all-reduce latency (only Tenstorrent's TP16 over two nodes, fitted at
+152 us). Such constants now restart from their research defaults in that fold (llama.cpp 0.85 / 0.30; inter-node
+30 us, pochenai), where a cold refit without the publication leaves them. Nothing else changed (the committed
+constants, and so every in-sample prediction, are the same), but the held-out figures are now what they claim:
+Tenstorrent output tokens/s 4.1 → 146 %, TPOT 0.9 → 65 % (its 23 ms steps are 2.9x what a 30 us inter-node latency
+predicts; no other publication runs tensor parallel across nodes), llama.cpp decode 8.0 → 18.5 %, prefill
+22.3 → 26.4 %; the headline output tokens/s 8.6 → 9.7 % (within ±25 %: 76.5 → 68.1 %, below the 70 % target),
+TPOT 6.6 → 8.6 %, TTFT 12.3 → 14.0 %. The bands, p10-p90 of these residuals, widen where they should: SGLang TPOT
+up to 2.9x, llama.cpp decode and prefill.
+Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.9x
+off when held out), vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
 two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99
 6-13x the mean: start-up bursts), MLPerf (input lengths unpublished: one assumed 512-token prompt over-predicts GPT-J
