@@ -110,6 +110,25 @@ def test_estimate_has_terms_band_and_bound():
     assert est.output_tokens_per_s_per_gpu == est.output_tokens_per_s
 
 
+def test_the_efficiency_terms_name_every_factor_and_the_rocm_evidence_where_it_applies():
+    from app.scoring.inference.steps import mbu, mbu_factors, mfu, mfu_factors
+
+    w = _workload(engine="vllm", weight_dtype="fp8", model="llama-3.1-70b")
+    for gpu in ("MI300X", "H100-SXM"):
+        est = estimate_inference(GPUS[gpu], 8, MODELS["llama-3.1-70b"], w, tensor_parallel=8)
+        memory = next(t.detail for t in est.terms if t.name == "decode memory time")
+        compute = next(t.detail for t in est.terms if t.name == "decode compute time")
+        assert "(vLLM)" in memory and "(TP8^-" in memory and "(FP8)" in compute
+        assert ("(ROCm)" in memory and "(ROCm)" in compute and "MLPerf v4.1" in memory) == (gpu == "MI300X")
+    ctx = build_context(GPUS["MI300X"], MODELS["llama-3.1-70b"], "fp8", "fp8", "vllm", 8)
+    product = 1.0
+    for _, value in mbu_factors(ctx, DEFAULT_EFFICIENCY):
+        product *= value
+    assert mbu(ctx, DEFAULT_EFFICIENCY) == pytest.approx(product)
+    assert ("ROCm", DEFAULT_EFFICIENCY.amd_mfu_factor) in mfu_factors(ctx, DEFAULT_EFFICIENCY)
+    assert mfu(ctx, DEFAULT_EFFICIENCY) < mfu(replace(ctx, amd=False), DEFAULT_EFFICIENCY)
+
+
 def test_unverified_peak_falls_back_and_is_flagged():
     est = estimate_inference(
         GPUS["RTX-3090"], 1, MODELS["llama-3.1-8b"], _workload(weight_dtype="int4", engine="llamacpp")

@@ -189,15 +189,36 @@ def busiest_group_coverage(coverage: float, experts_per_group: float, groups: in
     return min(1.0, coverage + z * math.sqrt(coverage * (1 - coverage) / experts_per_group))
 
 
-def engine_factor(ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float], rocm: float) -> float:
-    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, times the ROCm factor `rocm` (streaming
-    or matmul) on AMD (llama.cpp has factors of its own)."""
-    vendor = rocm if ctx.amd else 1.0
+def engine_factors(
+    ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float], rocm: float
+) -> list[tuple[str, float]]:
+    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, and the ROCm factor `rocm` (streaming or
+    matmul) on AMD, as named factors (llama.cpp has factors of its own)."""
     if ctx.engine == "vllm":
-        return eff.vllm_factor * vendor
-    if ctx.engine == "sglang":
-        return eff.sglang_factor * vendor
-    return table.get(ctx.engine, eff.vllm_factor) * vendor
+        factors = [("vLLM", eff.vllm_factor)]
+    elif ctx.engine == "sglang":
+        factors = [("SGLang", eff.sglang_factor)]
+    else:
+        factors = [(ctx.engine, table.get(ctx.engine, eff.vllm_factor))]
+    return factors + ([("ROCm", rocm)] if ctx.amd else [])
+
+
+def _product(factors: list[tuple[str, float]]) -> float:
+    return math.prod(value for _, value in factors)
+
+
+def mbu_factors(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True) -> list[tuple[str, float]]:
+    """The named factors whose product is `mbu` (before its clamp)."""
+    factors = [("decode streaming at TP1", eff.decode_mbu)]
+    if tp_penalty and ctx.tensor_parallel > 1:
+        factors.append(
+            (f"TP{ctx.tensor_parallel}^-{eff.mbu_tp_exponent:g}", ctx.tensor_parallel ** (-eff.mbu_tp_exponent))
+        )
+    if ctx.gddr:
+        factors.append(("GDDR", eff.gddr_mbu_factor))
+    if ctx.engine == "llamacpp":
+        return factors + [("llama.cpp", eff.llamacpp_mbu_factor)]
+    return factors + engine_factors(ctx, eff, ENGINE_MBU, eff.amd_mbu_factor)
 
 
 def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True) -> float:
@@ -207,28 +228,32 @@ def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True
     `tp_penalty=False`: routed experts. One grouped-GEMM launch streams every touched expert's shard of the
     layer, so the read does not shrink into many small GEMMs as TP grows (InferenceX DeepSeek-R1 TP8 on
     8xH200: TPOT 12.8-34.6 ms, about half what the dense TP exponent gives)."""
-    value = eff.decode_mbu * (ctx.tensor_parallel ** (-eff.mbu_tp_exponent) if tp_penalty else 1.0)
-    value *= eff.gddr_mbu_factor if ctx.gddr else 1.0
-    value *= (
-        eff.llamacpp_mbu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MBU, eff.amd_mbu_factor)
-    )
-    return min(max(value, 0.01), 1.0)
+    return min(max(_product(mbu_factors(ctx, eff, tp_penalty)), 0.01), 1.0)
+
+
+def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[str, float]]:
+    """The named factors whose product is `mfu` (before its clamp)."""
+    factors = [("16-bit matmuls", eff.mfu_max)]
+    if ctx.compute_dtype == "fp8":
+        factors.append(("FP8", eff.fp8_mfu_factor))
+    elif ctx.compute_dtype == "fp4":
+        factors.append(("FP4", eff.fp4_mfu_factor))
+    if ctx.moe:
+        factors.append(("MoE", eff.moe_mfu_factor))
+    if ctx.engine == "llamacpp":
+        return factors + [("llama.cpp", eff.llamacpp_mfu_factor)]
+    return factors + engine_factors(ctx, eff, ENGINE_MFU, eff.amd_mfu_factor)
 
 
 def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     """Matmul share of the dense peak once compute-bound; the small-M (GEMV) regime is the memory side
     of the soft roofline, so no separate M-dependent efficiency (it would count weight reads twice)."""
-    value = eff.mfu_max
-    if ctx.compute_dtype == "fp8":
-        value *= eff.fp8_mfu_factor
-    elif ctx.compute_dtype == "fp4":
-        value *= eff.fp4_mfu_factor
-    if ctx.moe:
-        value *= eff.moe_mfu_factor
-    value *= (
-        eff.llamacpp_mfu_factor if ctx.engine == "llamacpp" else engine_factor(ctx, eff, ENGINE_MFU, eff.amd_mfu_factor)
-    )
-    return min(max(value, 1e-4), 1.0)
+    return min(max(_product(mfu_factors(ctx, eff)), 1e-4), 1.0)
+
+
+def factor_text(factors: list[tuple[str, float]]) -> str:
+    """'0.777 (decode streaming at TP1) x 0.565 (TP8^-0.275) x ...' for an explanation line."""
+    return " x ".join(f"{value:.3g} ({name})" for name, value in factors)
 
 
 def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float:

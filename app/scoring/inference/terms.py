@@ -6,12 +6,26 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Term
-from app.scoring.inference.steps import InferenceContext, mbu, mfu, moe_prefill_ms, per_sequence_overhead_ms
+from app.scoring.inference.steps import (
+    InferenceContext,
+    factor_text,
+    mbu,
+    mbu_factors,
+    mfu,
+    mfu_factors,
+    moe_prefill_ms,
+    per_sequence_overhead_ms,
+)
 
 if TYPE_CHECKING:
     from app.scoring.inference.operating_points import OperatingPoint
 
 SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
+# What stands behind the ROCm factors, said wherever they apply.
+ROCM_EVIDENCE = (
+    "ROCm factors fitted on the two AMD inference publications, argonne's 2024 vLLM 0.6.1 ROCm runs and AMD's tuned "
+    "MLPerf v4.1 submission, which disagree 2-5x at large batches: a compromise with a wide band (docs/ACCURACY.md)"
+)
 
 
 def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint) -> list[Term]:
@@ -32,13 +46,15 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             "decode memory time",
             step.memory_ms,
             "ms",
-            f"{(step.weight_bytes + step.kv_bytes) / 1e9:.2f} GB / ({bw:g} TB/s x MBU {step_mbu:.2f}); {SOURCE}",
+            f"{(step.weight_bytes + step.kv_bytes) / 1e9:.2f} GB / ({bw:g} TB/s x MBU {step_mbu:.2f}); MBU = "
+            f"{factor_text(mbu_factors(ctx, eff))}; {SOURCE}" + (f"; {ROCM_EVIDENCE}" if ctx.amd else ""),
         ),
         Term(
             "decode compute time",
             step.compute_ms,
             "ms",
-            f"{step.flops / 1e12:.2f} TFLOP / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x MFU {step_mfu:.2f})",
+            f"{step.flops / 1e12:.2f} TFLOP / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x MFU {step_mfu:.2f}); "
+            f"MFU = {factor_text(mfu_factors(ctx, eff))}",
         ),
         Term(
             "TP all-reduce",
