@@ -121,26 +121,31 @@ def acceptance_from_length(length: float, draft_tokens: int) -> float:
 
 def speculative(notes: str) -> tuple[ServingTechniques, str | None]:
     """Speculative decoding as stated: the method (MTP, EAGLE, other), drafted tokens and the acceptance; published
-    defaults where the notes give the method only."""
+    defaults where the notes name MTP or EAGLE only. Another method without a stated acceptance (a draft model,
+    n-grams) has no published default here and is not modelled (the note says so)."""
     mtp, eagle, other = (_stated(p, notes) for p in (_MTP, _EAGLE, _SPECULATIVE))
     if not (mtp or eagle or other):
         return NO_TECHNIQUES, None
     length_match, rate_match = _ACCEPTANCE_LENGTH.search(notes), _ACCEPTANCE_RATE.search(notes)
     length = float(next(g for g in length_match.groups() if g)) if length_match else None
+    rate = min(float(rate_match.group(1)) / 100, 0.99) if rate_match else None
     # engine flags anywhere in the notes; "MTP 3" or "K=7" only in the clauses that name the method
     drafted = _first_int(_DRAFT_FLAGS, notes) or _first_int(_DRAFT_TOKENS, "; ".join(mtp + eagle + other))
     method = "MTP" if mtp else "EAGLE" if eagle else "speculative decoding"
-    k = max(drafted or (DEFAULT_DRAFT_TOKENS if mtp else EAGLE_DRAFT_TOKENS), 1)
+    if not (mtp or eagle) and length is None and rate is None:
+        return NO_TECHNIQUES, f"{method} stated without its method or acceptance: not modelled"
+    default_k = DEFAULT_DRAFT_TOKENS if mtp else EAGLE_DRAFT_TOKENS if eagle else math.ceil(length or 1.0)
+    k = max(drafted or default_k, 1)
     if length is not None and length >= k + 1:  # more tokens per step than k drafts can yield: k was larger
         k = math.ceil(length)
-    if rate_match:
-        acceptance, origin = min(float(rate_match.group(1)) / 100, 0.99), "stated acceptance rate"
+    if rate is not None:
+        acceptance, origin = rate, "stated acceptance rate"
     elif length is not None:
         acceptance, origin = acceptance_from_length(length, k), f"stated acceptance length {length:g}"
     elif mtp:
         acceptance, origin = MTP_ACCEPTANCE, "DeepSeek-V3 MTP 85-90 % (serving_techniques.csv)"
-    else:
-        acceptance = acceptance_from_length(EAGLE_ACCEPTANCE_LENGTH, k)
+    else:  # the per-token acceptance behind EAGLE-3's published lengths at K = 7, carried to k drafts
+        acceptance = acceptance_from_length(EAGLE_ACCEPTANCE_LENGTH, EAGLE_DRAFT_TOKENS)
         origin = f"EAGLE-3 median acceptance length {EAGLE_ACCEPTANCE_LENGTH:g} at K=7 (serving_techniques.csv)"
     techniques = ServingTechniques(spec_acceptance=acceptance, spec_draft_tokens=k)
     note = (

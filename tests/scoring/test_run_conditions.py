@@ -79,8 +79,14 @@ def test_speculative_decoding_reads_method_drafts_and_acceptance():
     assert eagle.tokens_per_step == pytest.approx(EAGLE_ACCEPTANCE_LENGTH, abs=0.01)
     rate, _ = speculative("--speculative-num-steps 2 (MTP), acceptance rate 80 %")
     assert rate.spec_draft_tokens == 2 and rate.spec_acceptance == pytest.approx(0.8)
+    eagle3, _ = speculative("EAGLE-3, --speculative-num-steps 3")  # EAGLE-3's per-token acceptance at 3 drafts
+    assert eagle3.spec_draft_tokens == 3 and eagle3.spec_acceptance == eagle.spec_acceptance
     for off in ("without MTP", "speculative decoding disabled", "TP=8, EP=8"):
         assert not speculative(off)[0].speculative, off
+    unknown, why = speculative("speculative decoding with a draft model")  # no method default, no acceptance
+    assert not unknown.speculative and why and "not modelled" in why
+    drafted, _ = speculative("speculative decoding (draft model), acceptance length 2.2")
+    assert drafted.spec_draft_tokens == 3 and drafted.tokens_per_step == pytest.approx(2.2, abs=0.01)
 
 
 def test_acceptance_from_length_inverts_the_expected_tokens_per_step():
