@@ -23,8 +23,12 @@ _EXPERT_PARALLEL = (
     re.compile(r"\bep[-_ ]size\s*[=:]?\s*(\d+)\b", re.IGNORECASE),  # --ep-size 8
     re.compile(r"\bexpert[- ]parallel(?:ism)?(?:\s+(?:size|degree))?\s*[=:]?\s*(\d+)\b", re.IGNORECASE),
 )
-# DEP<n>: attention data-parallel and experts expert-parallel over n GPUs (TensorRT-LLM's DeepSeek notation).
-_DEP = re.compile(r"(?<![A-Za-z])DEP\s*-?\s*\d+\b")
+# DEP<n>: attention data-parallel and experts expert-parallel over n GPUs (TensorRT-LLM's DeepSeek notation); TEP<n>:
+# attention tensor-parallel, experts expert-parallel. Without <n>, over the row's TP group (the case files' README).
+_DEP = re.compile(r"(?<![A-Za-z])DEP(?:\s*-?\s*\d+)?\b")
+_EP_GROUP = re.compile(r"(?<![A-Za-z])[DT]EP\b")
+# The product's bound on drafted tokens per step (workload.spec_draft_tokens); a larger number is something else.
+MAX_DRAFT_TOKENS = 16
 _ATTENTION_DP = re.compile(
     r"enable[-_ ]dp[-_ ]attention|\bdp[-_ ]attn\b|\bdp[-_ ]attention\b|\battention[-_ ]dp\b|"
     r"data[- ]parallel attention|\battention data[- ]parallel",
@@ -51,8 +55,8 @@ _ACCEPTANCE_RATE = re.compile(r"accept(?:ance)?[-_ ]*rate\D{0,6}?(\d+(?:\.\d+)?)
 
 # Per-token acceptance of DeepSeek-V3's MTP module: "85-90 %" (tech report §5.4.3; serving_techniques.csv), midpoint.
 MTP_ACCEPTANCE = 0.875
-# EAGLE-3 with K = 7 drafted tokens: median acceptance length of the 15 published evaluations in
-# serving_techniques.csv (Nebius Llama 3.1 8B / 3.3 70B, AngelSlim Qwen3: 1.79-5.08 tokens per step).
+# EAGLE-3: median acceptance length of the 15 published evaluations in serving_techniques.csv (Nebius Llama 3.1 8B /
+# 3.3 70B at K = 7 drafted tokens, AngelSlim Qwen3 with K not stated: 1.79-5.08 tokens per step), read at K = 7.
 EAGLE_DRAFT_TOKENS = 7
 EAGLE_ACCEPTANCE_LENGTH = 3.34
 
@@ -92,7 +96,7 @@ def _first_int(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
 
 def expert_parallel(notes: str, model: ModelSpec, gpus_per_replica: int) -> int:
     """Expert-parallel degree the notes state, for an MoE model whose experts it divides; else 1."""
-    ep = _first_int(_EXPERT_PARALLEL, notes) or 1
+    ep = _first_int(_EXPERT_PARALLEL, notes) or (gpus_per_replica if _EP_GROUP.search(notes) else 1)
     if ep <= 1 or not model.is_moe or ep > gpus_per_replica or model.num_experts % ep:
         return 1
     return ep
@@ -131,6 +135,7 @@ def speculative(notes: str) -> tuple[ServingTechniques, str | None]:
     rate = min(float(rate_match.group(1)) / 100, 0.99) if rate_match else None
     # engine flags anywhere in the notes; "MTP 3" or "K=7" only in the clauses that name the method
     drafted = _first_int(_DRAFT_FLAGS, notes) or _first_int(_DRAFT_TOKENS, "; ".join(mtp + eagle + other))
+    drafted = drafted if drafted and drafted <= MAX_DRAFT_TOKENS else None
     method = "MTP" if mtp else "EAGLE" if eagle else "speculative decoding"
     if not (mtp or eagle) and length is None and rate is None:
         return NO_TECHNIQUES, f"{method} stated without its method or acceptance: not modelled"

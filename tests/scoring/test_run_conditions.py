@@ -58,6 +58,7 @@ def test_expert_parallel_layouts_in_every_notation():
         assert expert_parallel(notes, R1, 8) == 8, notes
     assert expert_parallel("TP=8, EP=1", R1, 8) == 1
     assert expert_parallel("DEPTH 8", R1, 8) == 1
+    assert expert_parallel("SGLang, DEP", R1, 8) == 8  # no degree: the row's TP group
 
 
 def test_data_parallel_attention_is_read_unless_switched_off():
@@ -67,6 +68,7 @@ def test_data_parallel_attention_is_read_unless_switched_off():
     assert not attention_dp("TEP8")  # tensor-parallel attention, expert-parallel experts
     assert not attention_dp("dp-attention off, TP=8")
     assert not attention_dp("TP=8, EP=1")
+    assert attention_dp("attention DEP, TP 8") and not attention_dp("DEPTH 4")
 
 
 def test_speculative_decoding_reads_method_drafts_and_acceptance():
@@ -75,6 +77,7 @@ def test_speculative_decoding_reads_method_drafts_and_acceptance():
     assert note and "MTP" in note
     mtp, _ = speculative("TP=8, MTP enabled")  # method only: DeepSeek-V3's published MTP acceptance, depth 1
     assert mtp.spec_draft_tokens == 1 and mtp.spec_acceptance == MTP_ACCEPTANCE
+    assert speculative("MTP 85 % acceptance")[0].spec_draft_tokens == 1  # 85 is no draft count
     eagle, _ = speculative("vLLM 0.10, EAGLE-3 speculative decoding")
     assert eagle.tokens_per_step == pytest.approx(EAGLE_ACCEPTANCE_LENGTH, abs=0.01)
     rate, _ = speculative("--speculative-num-steps 2 (MTP), acceptance rate 80 %")
