@@ -11,7 +11,8 @@ from datetime import date
 from pathlib import Path
 
 from app.calibration.validate import quantile
-from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, regime_keys
+from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, multinode_key, regime_keys
+from app.scoring.inference.steps import tensor_parallel_nodes
 
 TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "band_table.py"
 
@@ -31,6 +32,19 @@ def row_regime(row: dict, gpus: dict, models: dict) -> tuple[str, ...] | None:
     return regime_keys(metric, row.get("engine") or "vllm", gpu.vendor, row.get("weight_dtype", ""), architecture)
 
 
+def row_spans_nodes(row: dict, gpus: dict) -> bool:
+    """An inference row whose stated tensor-parallel group spans nodes (TP larger than the GPU's scale-up domain;
+    an empty TP is a system of replicas, as the case files' README says)."""
+    gpu = gpus.get(row.get("gpu", ""))
+    if gpu is None or "framework" in row:
+        return False
+    try:
+        tp = int(row.get("tensor_parallel") or 1)
+    except ValueError:
+        return False
+    return tensor_parallel_nodes(gpu, tp) > 1
+
+
 def _ratios(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, list[float]]:
     """measured / LOSO-predicted per regime key (every level)."""
     groups: dict[str, list[float]] = {}
@@ -39,6 +53,8 @@ def _ratios(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> di
         keys = row_regime(row, gpus, models)
         if not keys or not predicted or predicted <= 0 or not measured or measured != measured:
             continue
+        if row_spans_nodes(row, gpus):  # a regime of its own, kept out of the single-node ones
+            keys = (multinode_key(keys[-1]), keys[-1])
         for key in keys:
             groups.setdefault(key, []).append(measured / predicted)
     return groups

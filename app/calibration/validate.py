@@ -131,13 +131,16 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> list[CasePrediction
 
 def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
     """The committed band (measured / predicted ratios) of the row's regime, None for unknown ids."""
-    from app.calibration.bands import row_regime
+    from app.calibration.bands import row_regime, row_spans_nodes
     from app.scoring.efficiency.bands import band_ratio
 
     keys = row_regime(row, gpus, models)
     if keys is None:
         return None
-    low, high, _ = band_ratio(row.get("metric", ""), *keys[0].split("|")[1:])
+    _, engine, vendor, precision, architecture = keys[0].split("|")
+    low, high, _ = band_ratio(
+        row.get("metric", ""), engine, vendor, precision, architecture, row_spans_nodes(row, gpus)
+    )
     return low, high
 
 

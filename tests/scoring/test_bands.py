@@ -87,3 +87,40 @@ def test_validation_scores_a_case_against_the_band_the_product_shows():
     product = bands.band_ratio("tokens_s_per_gpu", "llm-foundry", "NVIDIA", "bf16", "pretrain")
     assert _ratios(row, GPUS, MODELS) == product[:2]
     assert "tokens_s_per_gpu|llm-foundry|nvidia|16bit|pretrain" in product[2]  # the finest regime, not its parent
+
+
+def test_tensor_parallel_across_nodes_is_a_regime_of_its_own_that_widens_multinode_estimates():
+    single_rows, single = _case_rows([0.95 + 0.005 * i for i in range(21)], "sglang")
+    multi_rows = [row | {"tensor_parallel": "16", "gpu_count": "16"} for row in _case_rows([0.4] * 6, "sglang")[0]]
+    multi = [{"loso_predicted": 100.0, "measured": 40.0 + i} for i in range(6)]
+    table = band_table(single_rows + multi_rows, single + multi, GPUS, MODELS)
+    # the single-node regimes never see the multi-node rows; the metric level and the multinode key do
+    assert table["output_tok_s_per_gpu|sglang|nvidia|16bit|dense"][2] == 21
+    assert table["output_tok_s_per_gpu|sglang|nvidia"][2] == 21
+    assert table["output_tok_s_per_gpu|multinode"][2] == 6 and table["output_tok_s_per_gpu"][2] == 27
+    assert table["output_tok_s_per_gpu|multinode"][0] < 0.5
+    from app.calibration.bands import row_spans_nodes
+
+    replicas = multi_rows[0] | {"tensor_parallel": ""}  # a system of replicas, TP not stated: not multi-node TP
+    assert row_spans_nodes(multi_rows[0], GPUS) and not row_spans_nodes(replicas, GPUS)
+
+
+def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
+    from app.calibration.validate import _ratios
+    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.workload import InferenceWorkload
+
+    args = ("output_tok_s_per_gpu", "sglang", "NVIDIA", "fp8", "moe")
+    one, many = bands.band_ratio(*args), bands.band_ratio(*args, spans_nodes=True)
+    assert many[0] <= one[0] and many[1] >= one[1] and "across nodes" in many[2]
+    assert many[0] <= BAND_TABLE["output_tok_s_per_gpu|multinode"][0]
+    row = {"metric": "output_tok_s_per_gpu", "engine": "sglang", "gpu": "H100-SXM", "model": "deepseek-r1",
+           "weight_dtype": "fp8", "tensor_parallel": "16", "gpu_count": "16"}  # fmt: skip
+    assert _ratios(row, GPUS, MODELS) == many[:2]  # the validator scores the band the product shows
+    w = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", engine="sglang", scenario="single_stream")
+    r1 = MODELS["deepseek-r1"]
+    across = estimate_inference(GPUS["H100-SXM"], 16, r1, w, tensor_parallel=16)
+    inside = estimate_inference(GPUS["H200"], 8, r1, w, tensor_parallel=8)
+    assert across.feasible and inside.feasible
+    assert across.band.low / across.output_tokens_per_s == pytest.approx(many[0], rel=1e-3)
+    assert inside.band.low / inside.output_tokens_per_s > across.band.low / across.output_tokens_per_s

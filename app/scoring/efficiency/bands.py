@@ -12,6 +12,10 @@ its parent's band, widened to at least UNKNOWN_BAND when no row of the file has 
 (FP4 training, INT4/INT8 serving throughput: modelled, never measured). A band always contains its estimate (low
 <= 1 <= high): where LOSO says the model is biased in a regime (vLLM on AMD: measured 0.15-0.6x predicted) the
 band stretches to the measured side instead of excluding the estimate itself.
+
+Tensor parallel across nodes is a regime of its own (metric | multinode): its rows (one publication so far,
+SGLang TP16 over two 8xH100 nodes, 2.9x off when held out) stay out of the single-node regimes, and an estimate
+whose TP group spans nodes takes the envelope of its regime's band and that one (at least ±50 % where none exists).
 """
 
 from __future__ import annotations
@@ -39,13 +43,36 @@ def regime_keys(metric: str, engine: str, vendor: str, precision: str, architect
     return (f"{coarse}|{precision_class(precision)}|{architecture}", coarse, metric)
 
 
+def multinode_key(metric: str) -> str:
+    """The regime of inference estimates whose tensor-parallel group spans nodes."""
+    return f"{metric}|multinode"
+
+
 TRAINING_METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
 # (metric, precision class) pairs some validation row measured: the finest keys name both.
 MEASURED_PRECISIONS = frozenset((k.split("|")[0], k.split("|")[3]) for k in BAND_TABLE if k.count("|") == 4)
 
 
-def band_ratio(metric: str, engine: str, vendor: str, precision: str, architecture: str) -> tuple[float, float, str]:
-    """(low, high, evidence) for an estimate of `metric` in this regime; evidence names the rows behind it."""
+def band_ratio(
+    metric: str, engine: str, vendor: str, precision: str, architecture: str, spans_nodes: bool = False
+) -> tuple[float, float, str]:
+    """(low, high, evidence) for an estimate of `metric` in this regime; evidence names the rows behind it.
+    `spans_nodes`: the estimate's tensor-parallel group spans nodes (widened by the multinode regime)."""
+    low, high, evidence = _regime_band(metric, engine, vendor, precision, architecture)
+    if not spans_nodes:
+        return low, high, evidence
+    key = multinode_key(metric)
+    if key not in BAND_TABLE:
+        return min(low, UNKNOWN_BAND[0]), max(high, UNKNOWN_BAND[1]), f"{evidence}; TP across nodes: ±50 % at least"
+    m_low, m_high, rows = BAND_TABLE[key]
+    return (
+        min(low, m_low),
+        max(high, m_high),
+        f"{evidence}; widened by the {rows} residuals of tensor parallel across nodes ({key})",
+    )
+
+
+def _regime_band(metric: str, engine: str, vendor: str, precision: str, architecture: str) -> tuple[float, float, str]:
     measured = (metric, precision_class(precision)) in MEASURED_PRECISIONS
     for key in regime_keys(metric, engine, vendor, precision, architecture):
         if key in BAND_TABLE:

@@ -92,6 +92,15 @@ def half_rate_fp32_accumulate(gpu: GpuSpec) -> bool:
     return gpu.vendor.upper() == "NVIDIA" and "consumer" in gpu.form_factor.lower()
 
 
+def tensor_parallel_nodes(gpu: GpuSpec, tensor_parallel: int) -> int:
+    """Nodes (scale-up domains) one tensor-parallel group spans: > 1 when TP is larger than the NVLink/xGMI
+    domain of a GPU that has one (a PCIe-only card's TP group stays on its node's PCIe)."""
+    domain = max(gpu.scaleup_domain_gpus, 1)
+    if gpu.interconnect_gbs and tensor_parallel > domain:
+        return math.ceil(tensor_parallel / domain)
+    return 1
+
+
 def build_context(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -120,7 +129,7 @@ def build_context(
     notes = tuple(n for n in (dequant_note, peak_note, accumulate_note) if n)
     interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
     domain = max(gpu.scaleup_domain_gpus, 1)
-    tp_nodes = math.ceil(tensor_parallel / domain) if interconnect_gbs and tensor_parallel > domain else 1
+    tp_nodes = tensor_parallel_nodes(gpu, tensor_parallel)
     nvlink = bool(interconnect_gbs) and (domain >= tensor_parallel or tp_nodes > 1)
     link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
     tp_fabric = (fabric_gbs or DEFAULT_RDMA_GBPS_PER_GPU / 8 * FABRIC_EFFICIENCY) if tp_nodes > 1 else 0.0
