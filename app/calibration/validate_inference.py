@@ -182,14 +182,13 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     beams, beam_note = _beam_width(row)
     notes += [beam_note] if beam_note else []
     burst = _burst_requests(row) if scenario == "max_throughput" else None
-    stated = run_conditions(row.get("notes", ""), model, layouts[0][0] * layouts[0][1])
-    engine_cap = stated.batch_cap or ENGINE_MAX_BATCH[engine]
+    stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
+    engine_cap = stated[0].batch_cap or ENGINE_MAX_BATCH[engine]
     engine_cap = min(engine_cap, burst or engine_cap)
     if burst:
         notes.append(f"a burst of {burst} requests: at most {burst} run at once")
     options = []
-    for tp, pp in layouts:
-        conditions = run_conditions(row.get("notes", ""), model, tp * pp)
+    for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
         fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp, dp) // beams
         ctx = build_context(
@@ -198,7 +197,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
         options.append((ctx, max(min(fit, engine_cap), 1)))
-    notes += list(stated.notes) + list(options[0][0].assumptions)
+    notes += list(stated[0].notes) + list(options[0][0].assumptions)
     notes += _over_capacity_note(scenario, batch, options[0][1])
     return CaseSetup(
         tuple(options),
