@@ -55,3 +55,12 @@ def test_mix_command_names_a_bad_distribution(database, capsys):
     assert "--mix" in capsys.readouterr().err
     assert main(["mix", "--mix=-5x10:1"]) == 2
     assert "--mix: bucket 1, input_len" in capsys.readouterr().err
+
+
+def test_validate_command_names_a_file_it_cannot_read(database, tmp_path, capsys):
+    missing, binary = tmp_path / "missing.csv", tmp_path / "binary.csv"
+    binary.write_bytes(b"\xff\xfe\x00 not utf-8")
+    for path in (missing, binary):
+        assert main(["validate", str(path), "--in-sample-only"]) == 2
+        err = capsys.readouterr().err
+        assert f"cannot read {path}" in err and "Traceback" not in err

@@ -11,6 +11,7 @@ import math
 import sys
 from dataclasses import asdict, replace
 
+from app.calibration.cases import measured_value
 from app.calibration.validate import make_prediction, read_cases, summarise
 from app.calibration.validate_inference import CaseSetup, case_setup, predict_setup
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, InferenceEfficiency
@@ -113,9 +114,11 @@ def prior_penalty(eff: InferenceEfficiency) -> float:
 
 
 def load_setups(path: str, gpus: dict, models: dict) -> list[tuple[dict, CaseSetup]]:
-    """Covered cases with their efficiency-independent setup."""
+    """Covered cases with their efficiency-independent setup (a row without a usable measured value is left out)."""
     setups = []
     for row in read_cases(path):
+        if measured_value(row.get("value")) is None:
+            continue
         setup = case_setup(row, gpus, models)
         if not isinstance(setup, str):
             setups.append((row, setup))
@@ -131,7 +134,7 @@ def loss(cases: list[tuple[dict, CaseSetup]], eff: InferenceEfficiency) -> float
     per_source: dict[str, list[float]] = {}
     for row, setup in cases:
         predicted = predict_setup(setup, eff)
-        measured = float(row["value"])
+        measured = measured_value(row["value"]) or 1.0  # load_setups keeps only rows with a measured value
         error = abs(math.log(predicted / measured)) if predicted and predicted > 0 else math.log(3)
         per_source.setdefault(row.get("source", ""), []).append(error)
     return sum(sum(e) / len(e) for e in per_source.values()) / max(len(per_source), 1) + prior_penalty(eff)

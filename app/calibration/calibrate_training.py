@@ -17,6 +17,7 @@ import sys
 from collections import defaultdict
 from dataclasses import fields, replace
 
+from app.calibration.cases import measured_value
 from app.calibration.validate import read_cases
 from app.calibration.validate_training import (
     era_efficiency,
@@ -93,7 +94,8 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
     start = replace(eff.DEFAULT_TRAINING_EFFICIENCY, **START)
     cases = []
     for row in rows:
-        if row["metric"] != "tokens_s_per_gpu" or unfitted_condition(row):
+        measured = measured_value(row.get("value"))
+        if row["metric"] != "tokens_s_per_gpu" or unfitted_condition(row) or measured is None:
             continue
         try:
             result = predict_estimate(row, gpus, models, start)
@@ -105,7 +107,7 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
         peak, pclass, _ = peak_tflops(gpu, w.precision)
         cases.append(
             (
-                float(row["value"]),
+                measured,
                 gpu,
                 est.gpu_count,
                 model,

@@ -18,3 +18,34 @@ class CasePrediction:
     pct_error: float | None  # (predicted - measured) / measured × 100
     covered: bool
     reason: str = ""
+
+
+class UnreadableRow(ValueError):
+    """A cell the estimator needs is present but not a number it can use (the row is then not covered)."""
+
+
+def cell_number(row: dict, key: str, *, least: float = 0.0, whole: bool = False) -> float | None:
+    """The cell `key` as a number, None when empty.
+
+    Raises UnreadableRow naming the column when the cell is text, not finite, below `least`, above 1e12 (no count or
+    length in a case file comes near it) or, with `whole`, not a whole number."""
+    text = (row.get(key) or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UnreadableRow(f"{key} {text!r} is not a number") from None
+    if not least <= value <= 1e12 or (whole and value != int(value)):
+        kind = "a whole number" if whole else "a number"
+        raise UnreadableRow(f"{key} {text!r} is not {kind} from {least:g} to 1e12")
+    return value
+
+
+def measured_value(text: str | None) -> float | None:
+    """A row's measured value: a finite positive number, else None (every metric in the case files is > 0)."""
+    try:
+        value = float(text or "nan")
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None

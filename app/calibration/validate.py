@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
 
-from app.calibration.cases import CasePrediction
+from app.calibration.cases import CasePrediction, measured_value
 from app.scoring.specs import GpuSpec, ModelSpec
 
 
@@ -41,22 +41,16 @@ def with_cumulative_techniques(rows: list[dict]) -> list[dict]:
     return rows
 
 
-def _measured(text: str | None) -> float:
-    """The row's value, NaN when empty or unreadable (such a row is then not covered)."""
-    try:
-        return float(text or "nan")
-    except ValueError:
-        return float("nan")
-
-
 def make_prediction(row: dict, predicted: float | None, reason: str) -> CasePrediction:
-    measured = _measured(row.get("value"))
+    measured = measured_value(row.get("value"))
+    if predicted is not None and not 0 < predicted < float("inf"):
+        predicted, reason = None, f"the estimate is not a finite positive number ({predicted!r}); not covered"
     pct: float | None = None
-    if predicted is not None and measured == measured and measured != 0:
+    if predicted is not None and measured is not None:
         pct = (predicted - measured) / measured * 100
     covered = pct is not None
     if predicted is not None and not covered:
-        reason = f"measured value {row.get('value')!r} empty, zero or unreadable"
+        reason = f"measured value {row.get('value')!r} empty, zero, negative or unreadable"
     return CasePrediction(
         case_id=row.get("case_id", ""),
         metric=row.get("metric", ""),

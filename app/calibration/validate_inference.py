@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from app.calibration.cases import cell_number
 from app.calibration.run_conditions import run_conditions
 from app.calibration.validate import CasePrediction, make_prediction
 from app.scoring.efficiency.inference import (
@@ -57,9 +58,24 @@ def _statistic(row: dict) -> str:
     return statistic if statistic in ("median", "p99") else "mean"
 
 
+# The least value each numeric column may hold and whether it counts whole things (the case files' README): a cell
+# outside these is unreadable and the row is not covered; an empty one means unknown.
+CELL_RULES: dict[str, tuple[float, bool]] = {
+    "gpu_count": (1, True),
+    "tensor_parallel": (1, True),
+    "pipeline_parallel": (1, True),
+    "batch": (1, True),
+    "input_len": (0, False),  # 0 = no prompt; a mean for variable-length datasets
+    "output_len": (0, False),  # 0 = prompt processing only
+    "concurrency": (1e-3, False),  # fractional where derived with Little's law
+    "ttft_limit_ms": (1e-3, False),
+    "tpot_limit_ms": (1e-3, False),
+}
+
+
 def _num(row: dict, key: str) -> float | None:
-    text = (row.get(key) or "").strip()
-    return float(text) if text else None
+    least, whole = CELL_RULES[key]
+    return cell_number(row, key, least=least, whole=whole)
 
 
 def _fits(gpu, model, wdt: str, tp: int, pp: int) -> bool:
@@ -196,7 +212,11 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         )
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
-        options.append((ctx, max(min(fit, engine_cap), 1)))
+        if fit >= 1:
+            options.append((ctx, min(fit, engine_cap)))
+    if not options:
+        context = input_len + output_len / 2
+        return f"one request's KV cache at its mean context ({context:g} tokens) does not fit beside the weights"
     notes += list(stated[0].notes) + list(options[0][0].assumptions)
     notes += _over_capacity_note(scenario, batch, options[0][1])
     return CaseSetup(

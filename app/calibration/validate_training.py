@@ -11,7 +11,9 @@ import re
 from dataclasses import replace
 from typing import TypedDict, get_args
 
-from app.calibration.cases import CasePrediction
+from pydantic import ValidationError
+
+from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
@@ -168,21 +170,9 @@ DEFAULT_JOB_GPUS = 2048  # a pretraining job of the LLaMA / Llama 2 era (LLaMA p
 DEFAULT_PRETRAIN_BATCH_TOKENS = 4 * 1024 * 1024  # 4M-token global batch (LLaMA, Llama 2, GPT-3 papers)
 
 
-class UnreadableRow(ValueError):
-    """A cell the estimator needs is present but not a positive number."""
-
-
 def _cell_int(row: dict[str, str], key: str) -> int | None:
-    text = (row.get(key) or "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise UnreadableRow(f"{key} {text!r} is not a number") from None
-    if not value >= 1 or value != value or value > 1e12:
-        raise UnreadableRow(f"{key} {text!r} is not a positive count")
-    return int(value)
+    value = cell_number(row, key, least=1, whole=True)
+    return None if value is None else int(value)
 
 
 def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
@@ -203,7 +193,15 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     precision = PRECISIONS.get((row.get("precision") or "").lower(), row.get("precision") or DEFAULT_PRECISION)
     if not row.get("precision"):
         assumed.append(f"precision empty: {precision} assumed")
-    workload = TrainingWorkload(
+    try:
+        workload = _workload(row, precision, seq_len, batch, gpu_count)
+    except ValidationError as error:  # outside the product's bounds: say which field and why, in one line
+        raise UnreadableRow("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from None
+    return workload, gpu_count, assumed
+
+
+def _workload(row: dict[str, str], precision: str, seq_len: int, batch: int, gpu_count: int) -> TrainingWorkload:
+    return TrainingWorkload(
         model=row["model"],
         method=row["method"],
         precision=precision,
@@ -212,7 +210,6 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
         framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
         max_gpus=max(1, min(65_536, gpu_count)),
     )
-    return workload, gpu_count, assumed
 
 
 def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, notes: str) -> float | None:
@@ -233,18 +230,11 @@ def _uncovered(row: dict[str, str], reason: str) -> CasePrediction:
         row.get("source", ""),
         row.get("gpu", ""),
         None,
-        _float(row.get("value")),
+        measured_value(row.get("value")),
         None,
         False,
         reason,
     )
-
-
-def _float(text: str | None) -> float | None:
-    try:
-        return float(text) if text not in (None, "") else None
-    except ValueError:
-        return None
 
 
 def predict_estimate(
@@ -299,9 +289,9 @@ def predict_training_case(
         predicted = {"tokens_s_per_gpu": est.tokens_per_s_per_gpu, "step_time_s": est.step_time_s}.get(metric)
         if metric == "mfu_pct":
             predicted = _mfu_pct(est, gpu, model, w, row.get("notes", ""))
-        measured = _float(row.get("value"))
+        measured = measured_value(row.get("value"))
         if predicted is None or not measured:
-            return _uncovered(row, "no prediction or measured value")
+            return _uncovered(row, "no prediction, or the measured value is empty, zero, negative or unreadable")
         return CasePrediction(
             row["case_id"],
             metric,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 
@@ -55,7 +56,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from app.cli import reports
 
     snapshot = load_snapshot()
-    result = validate_file(args.cases, snapshot.gpus, snapshot.models, loso=not args.in_sample_only)
+    try:
+        result = validate_file(args.cases, snapshot.gpus, snapshot.models, loso=not args.in_sample_only)
+    except (OSError, UnicodeDecodeError, csv.Error) as error:  # the file itself: say so, no traceback
+        print(f"gpumatch validate: cannot read {args.cases}: {error}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(result, indent=2, default=str))
         return 0

@@ -77,6 +77,66 @@ def test_unreadable_cells_are_not_covered_with_a_reason():
     assert not junk_value.covered
 
 
+@pytest.mark.parametrize(
+    ("column", "text"),
+    [
+        ("batch", "nan"),
+        ("batch", "0"),
+        ("batch", "2.5"),
+        ("tensor_parallel", "0"),
+        ("gpu_count", "-1"),
+        ("input_len", "inf"),
+        ("output_len", "-5"),
+        ("concurrency", "0"),
+        ("ttft_limit_ms", "nan"),
+    ],
+)
+def test_a_number_outside_its_column_range_is_not_covered_and_names_the_column(column: str, text: str):
+    row = {
+        "case_id": "n",
+        "gpu": "H100-SXM",
+        "model": "llama-3.1-8b",
+        "scenario": "concurrency" if column == "concurrency" else "fixed_batch",
+        "metric": "output_tok_s_per_gpu",
+        "weight_dtype": "bf16",
+        "batch": "8",
+        "concurrency": "8",
+        "input_len": "128",
+        "output_len": "128",
+        "value": "100",
+        column: text,
+    }
+    prediction = predict_inference_case(row, GPUS, MODELS)
+    assert not prediction.covered and prediction.predicted is None
+    assert column in prediction.reason and repr(text) in prediction.reason
+    assert predict_inference_case(dict(row, **{column: "8"}), GPUS, MODELS).covered  # the same row, readable
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-3", "0"])
+def test_a_measured_value_that_is_not_a_finite_positive_number_is_not_covered(value: str):
+    row = {"case_id": "v", "metric": "ttft_ms", "value": value, "source": "s", "gpu": "g"}
+    prediction = make_prediction(row, 125.0, "")
+    assert not prediction.covered and prediction.pct_error is None and prediction.measured is None
+
+
+def test_a_request_whose_kv_cache_cannot_fit_is_not_covered():
+    row = {
+        "case_id": "k",
+        "gpu": "H100-SXM",
+        "model": "llama-3.1-8b",
+        "scenario": "fixed_batch",
+        "metric": "output_tok_s_per_gpu",
+        "weight_dtype": "bf16",
+        "batch": "1",
+        "input_len": "1e9",
+        "output_len": "128",
+        "value": "100",
+    }
+    prediction = predict_inference_case(row, GPUS, MODELS)
+    assert not prediction.covered and "does not fit" in prediction.reason
+    assert make_prediction(row, float("nan"), "modelled").covered is False  # a non-finite estimate is never scored
+
+
 def _serving_row(**cells: str) -> dict:
     """A request-rate row as the SGLang-vs-vLLM ShareGPT benchmark states it: rate, in-flight count, no lengths."""
     row = {

@@ -74,10 +74,23 @@ def test_empty_cells_are_assumed_or_reported_never_raised():
     row = case_row(framework="pytorch", gpu_count="", model="llama-2-7b", method="pretrain", precision="")
     covered = predict_training_case(row, gpus, models)
     assert covered.covered and "global_batch_seqs empty" in covered.reason and "gpu_count empty" in covered.reason
-    for key, text in (("seq_len", ""), ("gpu_count", "many"), ("global_batch_seqs", "-3")):
+    odd_cells = (
+        ("seq_len", ""),
+        ("gpu_count", "many"),
+        ("global_batch_seqs", "-3"),
+        ("seq_len", "nan"),
+        ("gpu_count", "inf"),
+        ("global_batch_seqs", "2.5"),
+        ("global_batch_seqs", "1e9"),  # a number, but beyond the workload's bound: its field and why, in one line
+    )
+    for key, text in odd_cells:
         odd = predict_training_case(dict(row, **{key: text}), gpus, models)
-        assert not odd.covered and key in odd.reason
+        assert not odd.covered and key in odd.reason and "\n" not in odd.reason
+    for value in ("nan", "inf", "-1", "0"):
+        unmeasured = predict_training_case(dict(row, value=value), gpus, models)
+        assert not unmeasured.covered and unmeasured.measured is None
     assert calibrate_training.fit_cases([dict(row, seq_len="")], gpus, models) == []
+    assert calibrate_training.fit_cases([dict(row, value="nan")], gpus, models) == []  # nothing to fit against
 
 
 def test_notes_state_how_the_run_executes():
