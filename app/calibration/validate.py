@@ -228,4 +228,7 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
         summary["loso_groups"] = group_bias(rows, held, gpus)
     cases = [_case(p, h, _ratios(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
     summary["band_coverage"] = band_coverage(cases)
+    from app.calibration.targets import target_checks  # targets reads this module's flag rule
+
+    summary["targets"] = target_checks(summary)
     return {"summary": summary, "cases": cases}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.calibration.targets import flagged_publications
+
 SUMMARY_COLUMNS = (
     "cases",
     "covered",
@@ -144,6 +146,17 @@ predicts; no other publication runs tensor parallel across nodes), llama.cpp dec
 TPOT 6.6 → 8.6 %, TTFT 12.3 → 14.0 %. The bands, p10-p90 of these residuals, widen where they should: llama.cpp
 decode and prefill, and estimates whose tensor-parallel group spans nodes, now a band regime of their own (TPOT up to
 2.9x, throughput down to 0.38x), so that Tenstorrent's rows no longer widen the single-node SGLang bands.
+Then validation hardening, no constant changed and no prediction moved: a number outside its column's range (NaN,
+infinite, negative, a fractional GPU count) or a request whose KV cache cannot fit makes a row uncovered with the column
+named, where it gave a NaN prediction. Found and not landed: a row whose tensor parallelism is unpublished could
+spread a PCIe-only card's model over one PCIe server, as the product does; NeuralMagic's MLPerf v4.1 vLLM reference
+runs of Llama-2-70B on 8xL40S would then be covered, at 3-5x their measurement, but the cold refit with them lands in
+a worse valley (mean |log error| 0.2245, where the committed constants score 0.2232 on the same rows; a third descent
+reaches 0.2241), so they stay uncovered, now with that reason instead of "weights do not fit". Tried and not adopted:
+giving each publication's AMD rows and its other rows half its weight each (argonne's 629 MI300X rows otherwise
+outweigh MLPerf's 4 on the ROCm factors) moved those factors by under 5 % (streaming 0.509 → 0.531): two sources
+2-5x apart under a loss on |log error| leave a flat valley between them, and the sourced prior decides. Each section
+below opens with issue 10's targets, checked from these numbers (app/calibration/targets.py).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.9x
 off when held out), vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
@@ -229,7 +242,9 @@ SOURCE_HEADERS = (
     "LOSO bias %",
     "in-sample median abs error %",
     "in-sample bias %",
+    "flagged",
 )
+TARGET_HEADERS = ("target", "measured", "met")
 
 
 GROUP_HEADERS = (
@@ -245,6 +260,14 @@ GROUP_HEADERS = (
 
 def _share(value: float | None) -> str:
     return _pct(None if value is None else value * 100)
+
+
+def _flag(flagged: bool, markdown: bool) -> str:
+    return ("**yes**" if markdown else "yes") if flagged else ""
+
+
+def _mark(met: bool, markdown: bool) -> str:
+    return "yes" if met else ("**no**" if markdown else "NO")
 
 
 def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
@@ -272,6 +295,14 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
         if markdown
         else f"{title}:\n{table(HEADLINE_HEADERS, rows)}"
     ]
+    checks = summary.get("targets", [])
+    if checks:
+        met = sum(c["met"] for c in checks)
+        title = f"Targets (issue 10's done-when): {met} of {len(checks)} met"
+        verdicts = [[c["target"], c["measured"], _mark(c["met"], markdown)] for c in checks]
+        body = table(TARGET_HEADERS, verdicts, markdown)
+        parts.insert(0, f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
+    flagged_sources = {(p["metric"], p["source"]) for p in flagged_publications(summary)}
     coverage = [
         [metric, c["loso_rows"], _share(c["share"]), c["rows"], _share(c["in_sample_share"])]
         for metric, c in summary.get("band_coverage", {}).items()
@@ -288,7 +319,7 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
             g["covered"],
             _pct(g["signed_median_pct_error"]),
             _pct(g["median_abs_pct_error"]),
-            "**yes**" if g["flagged"] and markdown else ("yes" if g["flagged"] else ""),
+            _flag(g["flagged"], markdown),
         ]
         for g in summary.get("loso_groups", [])
     ]
@@ -310,6 +341,7 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
                     _pct(loso.get("signed_median_pct_error")),
                     _pct(own.get("median_abs_pct_error")),
                     _pct(own.get("signed_median_pct_error")),
+                    _flag((metric, source) in flagged_sources, markdown),
                 ]
             )
         name = f"{metric} per source"

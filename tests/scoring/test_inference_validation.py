@@ -271,3 +271,23 @@ def test_a_fixed_batch_over_the_kv_capacity_runs_at_the_capacity_rate():
     assert predict_setup(over) == predict_setup(at_cap)
     assert any(f"{cap} sequences run at a time" in note for note in over.notes)
     assert not any("over the KV capacity" in note for note in at_cap.notes)
+
+
+def test_an_unstated_tp_beyond_the_scale_up_domain_is_not_assumed_and_says_so():
+    # 70B FP8 on a system of 8 L40S (48 GB, no NVLink), TP not published: the weights fit the system, not one card
+    row = {
+        "case_id": "p",
+        "gpu": "L40S",
+        "gpu_count": "8",
+        "model": "llama-2-70b",
+        "scenario": "max_throughput",
+        "metric": "output_tok_s_per_gpu",
+        "weight_dtype": "fp8",
+        "input_len": "512",
+        "output_len": "300",
+        "value": "100",
+    }
+    prediction = predict_inference_case(row, GPUS, MODELS)
+    assert not prediction.covered and "beyond the GPU's scale-up domain" in prediction.reason
+    alone = predict_inference_case(dict(row, gpu_count="1"), GPUS, MODELS)
+    assert not alone.covered and "weights do not fit" in alone.reason  # one card cannot hold it at all
