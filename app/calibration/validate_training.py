@@ -194,22 +194,18 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     if not row.get("precision"):
         assumed.append(f"precision empty: {precision} assumed")
     try:
-        workload = _workload(row, precision, seq_len, batch, gpu_count)
+        workload = TrainingWorkload(
+            model=row["model"],
+            method=row["method"],
+            precision=precision,
+            seq_len=seq_len,
+            global_batch_seqs=batch,
+            framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
+            max_gpus=max(1, min(65_536, gpu_count)),
+        )
     except ValidationError as error:  # outside the product's bounds: say which field and why, in one line
         raise UnreadableRow("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from None
     return workload, gpu_count, assumed
-
-
-def _workload(row: dict[str, str], precision: str, seq_len: int, batch: int, gpu_count: int) -> TrainingWorkload:
-    return TrainingWorkload(
-        model=row["model"],
-        method=row["method"],
-        precision=precision,
-        seq_len=seq_len,
-        global_batch_seqs=batch,
-        framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
-        max_gpus=max(1, min(65_536, gpu_count)),
-    )
 
 
 def _mfu_pct(est: TrainingEstimate, gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, notes: str) -> float | None:

@@ -56,19 +56,25 @@ def test_public_file_meets_the_accuracy_target():
     assert throughput["within_25pct_share"] >= 0.65
 
 
-def test_unreadable_cells_are_not_covered_with_a_reason():
+def _batch_row(**cells: str) -> dict:
+    """A fixed batch of 8 short requests of Llama-3.1-8B on one H100, with `cells` replaced."""
     row = {
-        "case_id": "u",
+        "case_id": "b",
         "gpu": "H100-SXM",
         "model": "llama-3.1-8b",
         "scenario": "fixed_batch",
         "metric": "output_tok_s_per_gpu",
         "weight_dtype": "bf16",
-        "batch": "lots",
+        "batch": "8",
         "input_len": "128",
         "output_len": "128",
         "value": "100",
     }
+    return {**row, **cells}
+
+
+def test_unreadable_cells_are_not_covered_with_a_reason():
+    row = _batch_row(batch="lots")
     prediction = predict_inference_case(row, GPUS, MODELS)
     assert not prediction.covered and "lots" in prediction.reason
     empty_value = predict_inference_case(dict(row, batch="8", value=""), GPUS, MODELS)
@@ -92,20 +98,8 @@ def test_unreadable_cells_are_not_covered_with_a_reason():
     ],
 )
 def test_a_number_outside_its_column_range_is_not_covered_and_names_the_column(column: str, text: str):
-    row = {
-        "case_id": "n",
-        "gpu": "H100-SXM",
-        "model": "llama-3.1-8b",
-        "scenario": "concurrency" if column == "concurrency" else "fixed_batch",
-        "metric": "output_tok_s_per_gpu",
-        "weight_dtype": "bf16",
-        "batch": "8",
-        "concurrency": "8",
-        "input_len": "128",
-        "output_len": "128",
-        "value": "100",
-        column: text,
-    }
+    scenario = "concurrency" if column == "concurrency" else "fixed_batch"
+    row = _batch_row(scenario=scenario, **{"concurrency": "8", column: text})
     prediction = predict_inference_case(row, GPUS, MODELS)
     assert not prediction.covered and prediction.predicted is None
     assert column in prediction.reason and repr(text) in prediction.reason
@@ -120,18 +114,7 @@ def test_a_measured_value_that_is_not_a_finite_positive_number_is_not_covered(va
 
 
 def test_a_request_whose_kv_cache_cannot_fit_is_not_covered():
-    row = {
-        "case_id": "k",
-        "gpu": "H100-SXM",
-        "model": "llama-3.1-8b",
-        "scenario": "fixed_batch",
-        "metric": "output_tok_s_per_gpu",
-        "weight_dtype": "bf16",
-        "batch": "1",
-        "input_len": "1e9",
-        "output_len": "128",
-        "value": "100",
-    }
+    row = _batch_row(batch="1", input_len="1e9")
     prediction = predict_inference_case(row, GPUS, MODELS)
     assert not prediction.covered and "does not fit" in prediction.reason
     assert make_prediction(row, float("nan"), "modelled").covered is False  # a non-finite estimate is never scored
