@@ -1,4 +1,5 @@
-"""Generate app/scoring/efficiency/band_table.py: p10/p90 of leave-one-source-out residuals per regime.
+"""Generate app/scoring/efficiency/band_table.py: p10/p90 of leave-one-source-out residuals per regime, each
+publication weighted equally.
 
 Run: python -m app.calibration.bands ../shared/validation   (part of `make calibrate`; minutes)
 The rules (regimes, thin-evidence widening) are in app/scoring/efficiency/bands.py.
@@ -10,7 +11,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from app.calibration.validate import quantile
+from app.calibration.validate import weighted_quantile
 from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, multinode_key, regime_keys
 from app.scoring.inference.steps import tensor_parallel_nodes
 
@@ -45,19 +46,31 @@ def row_spans_nodes(row: dict, gpus: dict) -> bool:
     return tensor_parallel_nodes(gpu, tp) > 1
 
 
-def _ratios(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, list[float]]:
-    """measured / LOSO-predicted per regime key (every level)."""
-    groups: dict[str, list[float]] = {}
+def _ratios(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, list[tuple[float, str]]]:
+    """(measured / LOSO-predicted, source) per regime key (every level). Rows whose TP group spans nodes go to
+    their own regime only: the metric-level fallback of single-node estimates never sees them."""
+    groups: dict[str, list[tuple[float, str]]] = {}
     for row, case in zip(rows, cases, strict=True):
         predicted, measured = case.get("loso_predicted"), case.get("measured")
         keys = row_regime(row, gpus, models)
         if not keys or not predicted or predicted <= 0 or not measured or measured != measured:
             continue
-        if row_spans_nodes(row, gpus):  # a regime of its own, kept out of the single-node ones
-            keys = (multinode_key(keys[-1]), keys[-1])
+        if row_spans_nodes(row, gpus):
+            keys = (multinode_key(keys[-1]),)
         for key in keys:
-            groups.setdefault(key, []).append(measured / predicted)
+            groups.setdefault(key, []).append((measured / predicted, row.get("source", "")))
     return groups
+
+
+def publication_quantiles(residuals: list[tuple[float, str]]) -> tuple[float, float]:
+    """P10, P90 of (ratio, source) residuals with each publication weighted equally (each of its rows 1 / its
+    rows in the regime), as the fit and the LOSO figures weigh them: the band is a statement about the next
+    publication, and a 600-row sweep must not set it alone."""
+    rows_of: dict[str, int] = {}
+    for _, source in residuals:
+        rows_of[source] = rows_of.get(source, 0) + 1
+    pairs = [(ratio, 1 / rows_of[source]) for ratio, source in residuals]
+    return weighted_quantile(pairs, 0.1), weighted_quantile(pairs, 0.9)
 
 
 def band_table(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, tuple[float, float, int]]:
@@ -65,16 +78,15 @@ def band_table(rows: list[dict], cases: list[dict], gpus: dict, models: dict) ->
     groups = _ratios(rows, cases, gpus, models)
     table: dict[str, tuple[float, float, int]] = {}
     for key in sorted(groups, key=lambda k: (k.count("|"), k)):
-        values = groups[key]
-        low, high = quantile(values, 0.1), quantile(values, 0.9)
-        assert low is not None and high is not None  # groups are never empty
+        residuals = groups[key]
+        low, high = publication_quantiles(residuals)
         parent = "|".join(key.split("|")[: 3 if key.count("|") == 4 else 1])
-        if len(values) < MIN_BAND_ROWS and parent in table and parent != key:
+        if len(residuals) < MIN_BAND_ROWS and parent in table and parent != key:
             p_low, p_high, _ = table[parent]
-            own = len(values) >= MIN_OWN_ROWS
+            own = len(residuals) >= MIN_OWN_ROWS
             low, high = (min(low, p_low), max(high, p_high)) if own else (p_low, p_high)
         # a band always contains its own estimate: a biased regime widens on the estimate's side
-        table[key] = (round(min(low, 1.0), 3), round(max(high, 1.0), 3), len(values))
+        table[key] = (round(min(low, 1.0), 3), round(max(high, 1.0), 3), len(residuals))
     return table
 
 

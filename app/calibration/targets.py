@@ -100,11 +100,14 @@ def target_checks(summary: dict[str, Any]) -> list[dict[str, Any]]:
     low, high = BAND_COVERAGE
     for metric in headline:
         band = summary.get("band_coverage", {}).get(metric, {})
-        share = band.get("share")
+        share, per_publication = band.get("share"), band.get("publication_share")
+        measured = "—" if share is None else f"{share * 100:.1f} %"
+        if share is not None and per_publication is not None:
+            measured += f" (each publication weighted equally: {per_publication * 100:.1f} %)"
         checks.append(
             _check(
                 f"{metric}: p10-p90 band holds {low * 100:g}-{high * 100:g} % of LOSO measurements",
-                "—" if share is None else f"{share * 100:.1f} %",
+                measured,
                 share is not None and low <= share <= high,
             )
         )

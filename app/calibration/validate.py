@@ -75,6 +75,22 @@ def quantile(values: list[float], q: float) -> float | None:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
+def weighted_quantile(pairs: list[tuple[float, float]], q: float) -> float:
+    """Quantile of (value, weight > 0) pairs, linear between the centres of each value's weight, the first centre
+    at q = 0 and the last at q = 1: with equal weights this is `quantile` (numpy's default) exactly."""
+    ordered = sorted(pairs)
+    if len(ordered) == 1:
+        return ordered[0][0]
+    span = sum(w for _, w in ordered) - (ordered[0][1] + ordered[-1][1]) / 2
+    target, centre = q * span, 0.0
+    for (v0, w0), (v1, w1) in zip(ordered, ordered[1:], strict=False):
+        step = (w0 + w1) / 2
+        if target <= centre + step:
+            return v0 + (v1 - v0) * (target - centre) / step
+        centre += step
+    return ordered[-1][0]
+
+
 def _stats(predictions: list[CasePrediction]) -> dict:
     errors = [p.pct_error for p in predictions if p.covered and p.pct_error is not None]
     absolute = [abs(e) for e in errors]
@@ -153,8 +169,10 @@ def _case(p: CasePrediction, held: CasePrediction | None, ratios: tuple[float, f
 
 
 def band_coverage(cases: list[dict]) -> dict:
-    """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions."""
+    """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions; and
+    `publication_share`, the mean of each publication's LOSO share (each publication weighted equally)."""
     result: dict[str, dict] = {}
+    by_source: dict[str, dict[str, list[bool]]] = {}
     for case in cases:
         stats = result.setdefault(case["metric"], {"rows": 0, "inside": 0, "loso_rows": 0, "loso_inside": 0})
         if case["covered"] and case["low"] is not None:
@@ -163,9 +181,12 @@ def band_coverage(cases: list[dict]) -> dict:
         if case.get("loso_inside_band") is not None:
             stats["loso_rows"] += 1
             stats["loso_inside"] += case["loso_inside_band"]
-    for stats in result.values():
+            by_source.setdefault(case["metric"], {}).setdefault(case["source"], []).append(case["loso_inside_band"])
+    for metric, stats in result.items():
         stats["in_sample_share"] = stats["inside"] / stats["rows"] if stats["rows"] else None
         stats["share"] = stats["loso_inside"] / stats["loso_rows"] if stats["loso_rows"] else None
+        shares = [sum(inside) / len(inside) for inside in by_source.get(metric, {}).values()]
+        stats["publication_share"] = sum(shares) / len(shares) if shares else None
     return dict(sorted(result.items()))
 
 

@@ -10,9 +10,12 @@ from app.scoring.efficiency.band_table import BAND_TABLE
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
 
-def _case_rows(ratios: list[float], engine: str, dtype: str = "fp16") -> tuple[list[dict], list[dict]]:
+def _case_rows(
+    ratios: list[float], engine: str, dtype: str = "fp16", source: str = "one-lab"
+) -> tuple[list[dict], list[dict]]:
     rows = [
         {
+            "source": source,
             "gpu": "H100-SXM",
             "model": "llama-3.1-8b",
             "metric": "output_tok_s_per_gpu",
@@ -30,6 +33,39 @@ def test_a_well_evidenced_regime_uses_its_own_quantiles_and_contains_the_estimat
     table = band_table(rows, cases, GPUS, MODELS)
     low, high, count = table["output_tok_s_per_gpu|trtllm|nvidia|16bit|dense"]
     assert (low, high, count) == (pytest.approx(0.84), pytest.approx(1.16), 41)
+
+
+def test_each_publication_weighs_the_same_in_a_band_however_many_rows_it_has():
+    sweep_rows, sweep = _case_rows([0.98 + 0.001 * i for i in range(40)], "vllm", source="big-sweep")
+    slow_rows, slow = _case_rows([0.5, 0.52, 0.55], "vllm", source="slow-lab")
+    fast_rows, fast = _case_rows([1.6, 1.65, 1.7], "vllm", source="fast-lab")
+    low, high, count = band_table(sweep_rows + slow_rows + fast_rows, sweep + slow + fast, GPUS, MODELS)[
+        "output_tok_s_per_gpu|vllm|nvidia|16bit|dense"
+    ]
+    # by rows, the 40-row sweep would set both quantiles (0.98-1.02); by publication, a third of the weight is
+    # below 0.55 and a third above 1.6
+    assert count == 46 and low < 0.6 and high > 1.55
+
+
+def test_weighted_quantile_with_equal_weights_is_the_plain_quantile():
+    from app.calibration.validate import quantile, weighted_quantile
+
+    values = [3.0, 0.5, 1.25, 2.0, 7.5, 0.1, 4.0]
+    for q in (0.0, 0.1, 0.5, 0.9, 1.0):
+        assert weighted_quantile([(v, 0.25) for v in values], q) == pytest.approx(quantile(values, q))
+    # centres at 0, 1 and 1 + (1 + 8) / 2 = 5.5 units of weight; the median is 2.75 units in, between 2 and 10
+    assert weighted_quantile([(1.0, 1.0), (2.0, 1.0), (10.0, 8.0)], 0.5) == pytest.approx(2.0 + 8.0 * 1.75 / 4.5)
+
+
+def test_band_coverage_reports_each_publications_share_beside_the_rows_share():
+    from app.calibration.validate import band_coverage
+
+    def case(source: str, inside: bool) -> dict:
+        return {"metric": "tpot_ms", "source": source, "covered": True, "low": None, "loso_inside_band": inside}
+
+    cases = [case("big", True) for _ in range(9)] + [case("small", False)]
+    stats = band_coverage(cases)["tpot_ms"]
+    assert stats["share"] == pytest.approx(0.9) and stats["publication_share"] == pytest.approx(0.5)
 
 
 def test_a_thin_regime_takes_the_envelope_with_its_parent():
@@ -94,10 +130,10 @@ def test_tensor_parallel_across_nodes_is_a_regime_of_its_own_that_widens_multino
     multi_rows = [row | {"tensor_parallel": "16", "gpu_count": "16"} for row in _case_rows([0.4] * 6, "sglang")[0]]
     multi = [{"loso_predicted": 100.0, "measured": 40.0 + i} for i in range(6)]
     table = band_table(single_rows + multi_rows, single + multi, GPUS, MODELS)
-    # the single-node regimes never see the multi-node rows; the metric level and the multinode key do
+    # only the multinode key sees the multi-node rows: not the single-node regimes, not the metric-level fallback
     assert table["output_tok_s_per_gpu|sglang|nvidia|16bit|dense"][2] == 21
     assert table["output_tok_s_per_gpu|sglang|nvidia"][2] == 21
-    assert table["output_tok_s_per_gpu|multinode"][2] == 6 and table["output_tok_s_per_gpu"][2] == 27
+    assert table["output_tok_s_per_gpu|multinode"][2] == 6 and table["output_tok_s_per_gpu"][2] == 21
     assert table["output_tok_s_per_gpu|multinode"][0] < 0.5
     from app.calibration.bands import row_spans_nodes
 
