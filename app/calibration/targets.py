@@ -60,11 +60,10 @@ def target_checks(summary: dict[str, Any]) -> list[dict[str, Any]]:
     if not training:
         for metric in headline:
             share = loso[metric].get("within_25pct_share")
-            measured = "—" if share is None else f"{share * 100:.1f} %"
             checks.append(
                 _check(
                     f"{metric}: LOSO within ±25 % ≥ {WITHIN_25_SHARE * 100:g} %",
-                    measured,
+                    _pct(None if share is None else share * 100),
                     share is not None and share >= WITHIN_25_SHARE,
                 )
             )
@@ -101,7 +100,7 @@ def target_checks(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for metric in headline:
         band = summary.get("band_coverage", {}).get(metric, {})
         share, per_publication = band.get("share"), band.get("publication_share")
-        measured = "—" if share is None else f"{share * 100:.1f} %"
+        measured = _pct(None if share is None else share * 100)
         if share is not None and per_publication is not None:
             measured += f" (each publication weighted equally: {per_publication * 100:.1f} %)"
         checks.append(
