@@ -12,6 +12,7 @@ import sys
 from dataclasses import asdict, replace
 
 from app.calibration.cases import measured_value
+from app.calibration.incremental import CaseErrors
 from app.calibration.validate import make_prediction, read_cases, summarise
 from app.calibration.validate_inference import CaseSetup, case_setup, predict_setup
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, InferenceEfficiency
@@ -125,19 +126,25 @@ def load_setups(path: str, gpus: dict, models: dict) -> list[tuple[dict, CaseSet
     return setups
 
 
+def case_error(case: tuple[dict, CaseSetup], eff: InferenceEfficiency) -> float:
+    """|log(predicted / measured)| of one case (a missed operating point costs log 3)."""
+    row, setup = case
+    predicted = predict_setup(setup, eff)
+    measured = measured_value(row["value"]) or 1.0  # load_setups keeps only rows with a measured value
+    return abs(math.log(predicted / measured)) if predicted and predicted > 0 else math.log(3)
+
+
+def _source(case: tuple[dict, CaseSetup]) -> str:
+    return case[0].get("source", "")
+
+
 def loss(cases: list[tuple[dict, CaseSetup]], eff: InferenceEfficiency) -> float:
-    """Mean absolute log error, each publication weighted equally (a missed operating point costs log 3).
+    """Mean absolute log error, each publication weighted equally, plus the priors' pull.
 
     One large source (argonne-llm-inference-bench is half the file) must not drown the rest: the loss is
     the mean over sources of each source's mean |log error|.
     """
-    per_source: dict[str, list[float]] = {}
-    for row, setup in cases:
-        predicted = predict_setup(setup, eff)
-        measured = measured_value(row["value"]) or 1.0  # load_setups keeps only rows with a measured value
-        error = abs(math.log(predicted / measured)) if predicted and predicted > 0 else math.log(3)
-        per_source.setdefault(row.get("source", ""), []).append(error)
-    return sum(sum(e) / len(e) for e in per_source.values()) / max(len(per_source), 1) + prior_penalty(eff)
+    return CaseErrors(cases, case_error, _source, eff).mean() + prior_penalty(eff)
 
 
 def _round(value: float) -> float:
@@ -167,7 +174,9 @@ def fit(
 
 
 def _descend(cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency, rounds: int) -> InferenceEfficiency:
-    eff, best = start, loss(cases, start)
+    # each trial recomputes only the cases that read the moved constant (the same loss as a full recompute)
+    errors = CaseErrors(cases, case_error, _source, start)
+    eff, best = start, errors.mean() + prior_penalty(start)
     step = 0.5
     for _ in range(rounds):
         for name in FITTED:
@@ -178,9 +187,13 @@ def _descend(cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency, ro
                 current = getattr(eff, name)
                 for candidate in (current * (1 + step), current / (1 + step)):
                     candidate = _round(min(max(candidate, low), high))
+                    if candidate == current:  # clamped or rounded back: the same point, no better
+                        continue
                     trial = replace(eff, **{name: candidate})
-                    value = loss(cases, trial)
+                    data, changed = errors.trial(trial, name)
+                    value = data + prior_penalty(trial)
                     if value < best - 1e-6:
+                        errors.accept(changed)
                         eff, best, improved = trial, value, True
                         break
         step /= 2

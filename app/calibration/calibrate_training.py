@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import fields, replace
 
 from app.calibration.cases import measured_value
+from app.calibration.incremental import CaseErrors, derive
 from app.calibration.validate import read_cases
 from app.calibration.validate_training import (
     era_efficiency,
@@ -124,31 +125,36 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
     return cases
 
 
+def case_error(case: tuple, e: eff.TrainingEfficiency) -> float:
+    """|log(predicted / measured)| of one case's tokens/s."""
+    measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2 = case
+    st = step_time(
+        derive(e, e.flash_attention_2_changes()) if fa2 else e,
+        gpu,
+        n,
+        model,
+        w.method,
+        w.framework,
+        w.seq_len,
+        w.global_batch_seqs,
+        layout,
+        peak,
+        pclass,
+        adapters,
+        attention_span=span,
+        capacity_factor=capacity,
+    )
+    tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
+    return abs(math.log(tokens / measured))
+
+
+def _source(case: tuple) -> str:
+    return case[9]
+
+
 def loss(e: eff.TrainingEfficiency, cases) -> float:
     """Mean |log error| of tokens/s, each publication weighted equally (llm-foundry is 60 % of the rows)."""
-    per_source: dict[str, list[float]] = defaultdict(list)
-    before_fa3 = e.before_flash_attention_3()
-    for measured, gpu, n, model, w, layout, peak, pclass, adapters, source, (span, capacity), fa2 in cases:
-        st = step_time(
-            before_fa3 if fa2 else e,
-            gpu,
-            n,
-            model,
-            w.method,
-            w.framework,
-            w.seq_len,
-            w.global_batch_seqs,
-            layout,
-            peak,
-            pclass,
-            adapters,
-            attention_span=span,
-            capacity_factor=capacity,
-        )
-        tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
-        per_source[source].append(abs(math.log(tokens / measured)))
-    data = sum(sum(v) / len(v) for v in per_source.values()) / max(1, len(per_source))
-    return data + prior_penalty(e)
+    return CaseErrors(cases, case_error, _source, e).mean() + prior_penalty(e)
 
 
 # Regime constants (GPU family, framework, FP8 speedup, LoRA) are shrunk toward their sourced research default
@@ -171,17 +177,23 @@ def _clip(name: str, value: float) -> float:
 
 
 def _descend(e: eff.TrainingEfficiency, cases, rounds: int) -> tuple[eff.TrainingEfficiency, float]:
-    """Coordinate descent from `e`: each constant ×(1 ± step), steps shrinking, until no move improves."""
-    best = loss(e, cases)
+    """Coordinate descent from `e`: each constant ×(1 ± step), steps shrinking, until no move improves. Each
+    trial recomputes only the cases that read the moved constant (the same loss as a full recompute)."""
+    errors = CaseErrors(cases, case_error, _source, e)
+    best = errors.mean() + prior_penalty(e)
     for step in STEPS:
         for _ in range(rounds):
             improved = False
             for name in eff.FITTED:
                 for sign in (1, -1):
                     value = _clip(name, getattr(e, name) * (1 + sign * step))
+                    if value == getattr(e, name):  # clipped back to where it is: the same point, no better
+                        continue
                     trial = replace(e, **{name: value})
-                    trial_loss = loss(trial, cases)
+                    data, changed = errors.trial(trial, name)
+                    trial_loss = data + prior_penalty(trial)
                     if trial_loss < best - 1e-9:
+                        errors.accept(changed)
                         e, best, improved = trial, trial_loss, True
             if not improved:
                 break

@@ -102,9 +102,13 @@ class TrainingEfficiency:
     full_recompute_flops_per_param: float = 2.0  # one extra forward pass (TM101)
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
 
+    def flash_attention_2_changes(self) -> dict[str, float]:
+        """What differs for a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 (FA2 kernels)."""
+        return {"attn_efficiency_hopper": self.attn_efficiency * self.attn_fa2_hopper_ratio}
+
     def before_flash_attention_3(self) -> TrainingEfficiency:
         """The same constants for a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 (FA2 kernels)."""
-        return replace(self, attn_efficiency_hopper=self.attn_efficiency * self.attn_fa2_hopper_ratio)
+        return replace(self, **self.flash_attention_2_changes())
 
 
 DEFAULT_TRAINING_EFFICIENCY = TrainingEfficiency()

@@ -199,17 +199,19 @@ def busiest_group_coverage(coverage: float, experts_per_group: float, groups: in
 
 
 def engine_factors(
-    ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float], rocm: float
+    ctx: InferenceContext, eff: InferenceEfficiency, table: dict[str, float], rocm: str
 ) -> list[tuple[str, float]]:
-    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, and the ROCm factor `rocm` (streaming or
-    matmul) on AMD, as named factors (llama.cpp has factors of its own)."""
+    """The serving engine's share of TensorRT-LLM's efficiency on CUDA, and the ROCm factor named `rocm`
+    (streaming or matmul) on AMD, as named factors (llama.cpp has factors of its own). Only the constants that
+    apply are read (the fits recompute a case only when a constant it read moves)."""
     if ctx.engine == "vllm":
         factors = [("vLLM", eff.vllm_factor)]
     elif ctx.engine == "sglang":
         factors = [("SGLang", eff.sglang_factor)]
     else:
-        factors = [(ctx.engine, table.get(ctx.engine, eff.vllm_factor))]
-    return factors + ([("ROCm", rocm)] if ctx.amd else [])
+        own = table.get(ctx.engine)  # an engine without a factor of its own is priced as vLLM
+        factors = [(ctx.engine, eff.vllm_factor if own is None else own)]
+    return factors + ([("ROCm", getattr(eff, rocm))] if ctx.amd else [])
 
 
 def _product(factors: list[tuple[str, float]]) -> float:
@@ -227,7 +229,7 @@ def mbu_factors(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: boo
         factors.append(("GDDR", eff.gddr_mbu_factor))
     if ctx.engine == "llamacpp":
         return factors + [("llama.cpp", eff.llamacpp_mbu_factor)]
-    return factors + engine_factors(ctx, eff, ENGINE_MBU, eff.amd_mbu_factor)
+    return factors + engine_factors(ctx, eff, ENGINE_MBU, "amd_mbu_factor")
 
 
 def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True) -> float:
@@ -251,7 +253,7 @@ def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[s
         factors.append(("MoE", eff.moe_mfu_factor))
     if ctx.engine == "llamacpp":
         return factors + [("llama.cpp", eff.llamacpp_mfu_factor)]
-    return factors + engine_factors(ctx, eff, ENGINE_MFU, eff.amd_mfu_factor)
+    return factors + engine_factors(ctx, eff, ENGINE_MFU, "amd_mfu_factor")
 
 
 def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
@@ -438,13 +440,15 @@ def forward_parts(
             ctx, seqs, tokens_per_seq, attended, new_prefill, prefill_requests, prefill_attention_flops
         )
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
-    expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
     # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
-    expert_gemm = (expert_bytes / expert_bandwidth, expert_flops / peak)
+    expert_gemm = (0.0, 0.0)  # a dense model (its MoE constants stay unread)
+    if expert_bytes or expert_flops:
+        expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
+        expert_gemm = (expert_bytes / expert_bandwidth, expert_flops / peak)
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
