@@ -78,20 +78,19 @@ def _num(row: dict, key: str) -> float | None:
     return cell_number(row, key, least=least, whole=whole)
 
 
-def _fits(gpu, model, wdt: str, tp: int, pp: int) -> bool:
-    return weight_bytes(model, wdt) / GB < usable_gb(gpu, tp) * tp * pp
+def _fits(gpu, model, wdt: str, tp: int, pp: int, engine: str) -> bool:
+    return weight_bytes(model, wdt) / GB < usable_gb(gpu, tp, engine) * tp * pp
 
 
-def _parallelism(row: dict, gpu, model, wdt: str) -> tuple[list[tuple[int, int]], str | None]:
+def _parallelism(row: dict, gpu, model, wdt: str, engine: str) -> tuple[list[tuple[int, int]], str | None]:
     """Given (TP, PP), or every power-of-two TP that fits the system when the row does not say."""
     tp, pp = _num(row, "tensor_parallel"), _num(row, "pipeline_parallel")
     if tp:
         return [(int(tp), int(pp or 1))], None
     count = int(_num(row, "gpu_count") or 1)
     limit = max(gpu.scaleup_domain_gpus, 1)
-    options = [
-        (t, 1) for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0 and _fits(gpu, model, wdt, t, 1)
-    ]
+    tps = (t for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0)
+    options = [(t, 1) for t in tps if _fits(gpu, model, wdt, t, 1, engine)]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
 
 
@@ -172,15 +171,15 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"
-    layouts, note = _parallelism(row, gpu, model, wdt)
+    layouts, note = _parallelism(row, gpu, model, wdt, engine)
     notes += [note] if note else []
-    if not layouts and _fits(gpu, model, wdt, int(_num(row, "gpu_count") or 1), 1):
+    if not layouts and _fits(gpu, model, wdt, int(_num(row, "gpu_count") or 1), 1, engine):
         # e.g. Llama-2-70B on a system of 8 PCIe-only L40S (MLPerf v4.1, NeuralMagic's vLLM reference runs): the
         # product would split it over one PCIe server, but assuming so here, at 3-5x their measurement, moves the cold
         # refit into a worse valley (loss 0.2245 against 0.2232 for the committed constants on the same 2,266 rows,
         # 2026-12-03): not covered until the inference fit restarts from several points as the training fit does
         return "TP unknown and the weights need a tensor-parallel group beyond the GPU's scale-up domain: not assumed"
-    if not layouts or not _fits(gpu, model, wdt, *layouts[0]):
+    if not layouts or not _fits(gpu, model, wdt, *layouts[0], engine):
         return "weights do not fit in the estimator's memory model"
     input_len, output_len, length_notes = _lengths(row, scenario)
     notes += length_notes
@@ -212,7 +211,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
-        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp, dp) // beams
+        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp, dp, engine) // beams
         ctx = build_context(
             gpu, model, wdt, kvdt, engine, tp, pp, attention_dp=dp, expert_parallel=conditions.expert_parallel
         )

@@ -172,7 +172,16 @@ between weight streaming and the fixed step cost (decode streaming at TP1 0.777 
 → 8.2 %, TTFT 14.0 → 14.2 %. Its physics is worse: GDDR cards at 100 % of their bandwidth, MTP drafting on DeepSeek-R1
 at batch 1 slower than none (each draft pass pays 2.68 ms), and the routed experts' and dense GEMMs' kernel classes no
 longer distinguishable; one guessed prompt length should not move every constant.
-Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.9x
+Then (2026-12-04, later) TensorRT-LLM's memory is sized the way it sizes it: the weights load first, and the KV cache
+takes 90 % of what they leave (kv_cache_free_gpu_mem_fraction; vLLM and SGLang keep 90 % of the card for both). 52
+measured rows the estimator had called impossible are covered: NVIDIA's Llama-3.1/3.3-70B FP8 on one H100 and 70B FP16
+on two A100-80GB (trtllm-perf v0.17/v0.20), argonne's TensorRT-LLM 70B runs on four A100-40GB. The cold refit (loss
+0.2228 on 2,316 rows) moved along the same flat valley: fixed step cost 1.59 → 1.88 ms, per-layer cost 15.2 → 4.1 µs,
+decode streaming 0.777 → 0.753. LOSO: output tokens/s 9.7 → 9.3 % (within ±25 % unchanged at 68.1 %), TTFT 14.0 →
+14.3 % (within 72.9 → 74.1 %), TPOT 8.6 → 11.0 % (MLPerf's server TPOT 7.3 → 10.8 % and 9.9 → 12.3 %); band coverage
+around LOSO: throughput 82.4 %, TPOT 80.5 %, TTFT 73.9 %. The fits now recompute only the cases a moved constant can
+change (the same constants to the bit): the cold inference refit 390 → 189 s, its LOSO 516 → 208 CPU-s.
+Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 3.0x
 off when held out), vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
 two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99

@@ -6,8 +6,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.memory import kv_bytes_per_token, kv_bytes_per_token_per_gpu, max_sequences, weight_bytes
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.memory import (
+    kv_bytes_per_token,
+    kv_bytes_per_token_per_gpu,
+    kv_room_gb,
+    max_sequences,
+    memory_breakdown_gb,
+    usable_gb,
+    weight_bytes,
+)
 from app.scoring.inference.steps import expert_coverage
+from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
@@ -52,3 +62,30 @@ def test_weights_that_do_not_fit_leave_no_sequences():
     assert max_sequences(GPUS["H100-SXM"], MODELS["llama-3.1-70b"], "bf16", "bf16", 1000, 1) == 0
     small = replace(GPUS["H100-SXM"], memory_gb=200.0)
     assert max_sequences(small, MODELS["llama-3.1-70b"], "bf16", "bf16", 1000, 1) > 0
+
+
+def test_tensorrt_llm_sizes_its_kv_cache_from_what_the_weights_leave():
+    """vLLM fills 0.9 of the card (weights and KV); TensorRT-LLM loads the weights, then gives the KV cache 0.9 of
+    what is left: Llama-3.1-70B FP8 (70.6 GB) fits one 80 GB H100 there, as NVIDIA's trtllm-perf tables run it."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    weights_gb = weight_bytes(model, "fp8") / 1e9
+    assert usable_gb(gpu, 1, "vllm") == 80 * 0.9 - 2.0 < weights_gb
+    assert usable_gb(gpu, 1, "trtllm") == 80 - 2.0 > weights_gb
+    assert kv_room_gb(gpu, 1, weights_gb, "trtllm") == 0.9 * (80 - 2.0 - weights_gb)
+    assert max_sequences(gpu, model, "fp8", "fp8", 2048, 1, engine="vllm") == 0
+    room = 0.9 * (78.0 - weights_gb) * 1e9
+    assert max_sequences(gpu, model, "fp8", "fp8", 2048, 1, engine="trtllm") == int(room // (163_840 * 2048))
+    breakdown = memory_breakdown_gb(gpu, model, "fp8", "fp8", 2048, 0, 1, engine="trtllm")
+    assert abs(breakdown["reserve"] - (2.0 + 0.1 * (78.0 - weights_gb))) < 1e-3  # the 10 % TensorRT-LLM leaves
+    small = MODELS["llama-3.1-8b"]  # where the weights are small, both engines hold about the same KV cache
+    vllm_room = kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "vllm")
+    assert 0.95 < vllm_room / kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "trtllm") < 1.0
+
+
+def test_the_estimate_follows_the_engine_memory_rule():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=1024, output_len=1024)
+    refused = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "vllm"}))
+    assert not refused.feasible and "needs 71 GB for fp8 weights" in refused.reason
+    served = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "trtllm"}))
+    assert served.feasible and served.max_batch >= 8

@@ -151,13 +151,15 @@ def solve_inference(
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
 
+    engine = workload.engine
+
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp, dp)
+        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp, dp, engine)
 
     need_gb = weight_bytes(model, wdt) / GB
-    have_gb = usable_gb(gpu, tp) * tp * pp
+    have_gb = usable_gb(gpu, tp, engine) * tp * pp
     per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
-    if per_gpu_gb > usable_gb(gpu, tp):
+    if per_gpu_gb > usable_gb(gpu, tp, engine):
         return _infeasible(
             gpu,
             gpu_count,
@@ -165,7 +167,7 @@ def solve_inference(
             pp,
             (
                 f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                f"{per_gpu_gb:.0f} GB of {wdt} weights per GPU, {usable_gb(gpu, tp):.0f} GB usable"
+                f"{per_gpu_gb:.0f} GB of {wdt} weights per GPU, {usable_gb(gpu, tp, engine):.0f} GB usable"
             ),
             memory(),
         )
@@ -182,7 +184,7 @@ def solve_inference(
             memory(),
         )
     beams = workload.beam_width
-    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp) // beams
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp, engine) // beams
     if max_batch < 1:
         return _infeasible(
             gpu,
@@ -316,6 +318,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             s.tensor_parallel,
             s.pipeline_parallel,
             s.ctx.attention_dp,
+            w.engine,
         ),
         max_batch=s.max_batch,
         batch=s.batch,

@@ -10,7 +10,12 @@ from __future__ import annotations
 import math
 
 from app.scoring.dtypes import KV_BYTES, WEIGHT_BYTES
-from app.scoring.efficiency.inference import RUNTIME_RESERVE_GB, TP_RESERVE_GB, USABLE_MEMORY_FRACTION
+from app.scoring.efficiency.inference import (
+    KV_SHARE_OF_FREE,
+    RUNTIME_RESERVE_GB,
+    TP_RESERVE_GB,
+    USABLE_MEMORY_FRACTION,
+)
 from app.scoring.specs import GpuSpec, ModelSpec
 
 GB = 1e9
@@ -147,9 +152,18 @@ def reserve_gb(tensor_parallel: int) -> float:
     return RUNTIME_RESERVE_GB + (TP_RESERVE_GB if tensor_parallel > 1 else 0.0)
 
 
-def usable_gb(gpu: GpuSpec, tensor_parallel: int) -> float:
-    """Memory per GPU the engine may fill with weights and KV cache."""
-    return gpu.memory_gb * USABLE_MEMORY_FRACTION - reserve_gb(tensor_parallel)
+def usable_gb(gpu: GpuSpec, tensor_parallel: int, engine: str = "vllm") -> float:
+    """Memory per GPU the weights may fill: the engine's share of the card less the runtime reserve (vLLM,
+    SGLang), or the whole card less the reserve where the KV cache is sized from what the weights leave
+    (TensorRT-LLM)."""
+    share = 1.0 if engine in KV_SHARE_OF_FREE else USABLE_MEMORY_FRACTION
+    return gpu.memory_gb * share - reserve_gb(tensor_parallel)
+
+
+def kv_room_gb(gpu: GpuSpec, tensor_parallel: int, weights_gb: float, engine: str = "vllm") -> float:
+    """Memory per GPU the KV cache may fill beside `weights_gb` of weights (negative: the weights do not fit)."""
+    room = usable_gb(gpu, tensor_parallel, engine) - weights_gb
+    return room * KV_SHARE_OF_FREE.get(engine, 1.0) if room > 0 else room
 
 
 def max_sequences(
@@ -161,10 +175,11 @@ def max_sequences(
     tensor_parallel: int,
     pipeline_parallel: int = 1,
     attention_dp: int = 1,
+    engine: str = "vllm",
 ) -> int:
     """Concurrent sequences whose KV at `context_tokens` fits after the weights (0 = weights do not fit)."""
     weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
-    free_gb = usable_gb(gpu, tensor_parallel) - weights / GB
+    free_gb = kv_room_gb(gpu, tensor_parallel, weights / GB, engine)
     if free_gb <= 0:
         return 0
     per_seq = kv_bytes_per_sequence_per_gpu(
@@ -183,15 +198,19 @@ def memory_breakdown_gb(
     tensor_parallel: int,
     pipeline_parallel: int = 1,
     attention_dp: int = 1,
+    engine: str = "vllm",
 ) -> dict[str, float]:
-    """Per-GPU memory at the operating point: weights, KV cache, reserve and capacity, in GB."""
+    """Per-GPU memory at the operating point: weights, KV cache, reserve (what the engine leaves unused) and
+    capacity, in GB."""
     per_seq = kv_bytes_per_sequence_per_gpu(
         model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel, attention_dp
     )
     weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
+    room = max(kv_room_gb(gpu, tensor_parallel, weights / GB, engine), 0.0)
+    left = max(usable_gb(gpu, tensor_parallel, engine) - weights / GB - room, 0.0)  # TensorRT-LLM's unused share
     return {
         "weights": round(weights / GB, 3),
         "kv_cache": round(per_seq * batch / GB, 3),
-        "reserve": round(reserve_gb(tensor_parallel) + gpu.memory_gb * (1 - USABLE_MEMORY_FRACTION), 3),
+        "reserve": round(gpu.memory_gb - usable_gb(gpu, tensor_parallel, engine) + left, 3),
         "capacity": gpu.memory_gb,
     }

@@ -125,7 +125,7 @@ def attention_dp_degrees(
         or (auto and not (pool == "decode" and kv_replicated_under_tp(model, tp)))
     ):
         return (1,)
-    fits = weight_bytes_per_gpu(model, workload.weight_dtype, tp, pp, tp) <= usable_gb(gpu, tp) * GB
+    fits = weight_bytes_per_gpu(model, workload.weight_dtype, tp, pp, tp) <= usable_gb(gpu, tp, workload.engine) * GB
     if auto:
         return (1, tp) if fits else (1,)
     return (tp,) if fits else ()
@@ -159,7 +159,7 @@ def prefill_instance(
         return None
     dp = degrees[0]
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    fits = max_sequences(wired, model, wdt, kvdt, workload.input_len, tp, pp, dp)
+    fits = max_sequences(wired, model, wdt, kvdt, workload.input_len, tp, pp, dp, workload.engine)
     if fits < 1:
         return None
     ctx = _context(gpu, machine, model, workload, tp, pp, dp)
@@ -204,7 +204,8 @@ def _decode_at(
 ) -> DecodeInstance | None:
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
-    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp, dp) // workload.beam_width
+    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp, dp, workload.engine)
+    fits //= workload.beam_width
     cap = min(fits, engine_batch_cap(workload))
     if cap < 1:
         return None
