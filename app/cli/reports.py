@@ -180,7 +180,9 @@ on two A100-80GB (trtllm-perf v0.17/v0.20), argonne's TensorRT-LLM 70B runs on f
 decode streaming 0.777 → 0.753. LOSO: output tokens/s 9.7 → 9.3 % (within ±25 % unchanged at 68.1 %), TTFT 14.0 →
 14.3 % (within 72.9 → 74.1 %), TPOT 8.6 → 11.0 % (MLPerf's server TPOT 7.3 → 10.8 % and 9.9 → 12.3 %); band coverage
 around LOSO: throughput 82.4 %, TPOT 80.5 %, TTFT 73.9 %. The fits now recompute only the cases a moved constant can
-change (the same constants to the bit): the cold inference refit 390 → 189 s, its LOSO 516 → 208 CPU-s.
+change (the same constants to the bit): the cold inference refit 390 → 189 s, its LOSO 516 → 208 CPU-s. A speculative
+draft pass now pays the launch of its one layer (MTP module, EAGLE head), not a whole model's step cost: at 1.88 ms a
+step, MTP on DeepSeek-R1 at batch 1 had come out slower than no drafting. No public row measures drafting.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 3.0x
 off when held out), vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
 saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the

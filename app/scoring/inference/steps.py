@@ -538,8 +538,9 @@ def decode_parts(
     if not t.speculative:
         return verify
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
-    # each draft pass pays the fixed step overhead and the host time per running sequence (vLLM's Python
-    # scheduler prepares every pass), so at large batches the drafts cost more than the tokens they save
-    pass_overhead_ms = eff.step_overhead_ms + decode_seqs * per_sequence_overhead_ms(ctx, eff)
+    # each draft pass runs the draft model (MTP module or EAGLE head: one decoder layer), so its fixed cost is that
+    # layer's launch, not a whole model's step overhead; it still pays the host time per running sequence (vLLM's
+    # Python scheduler prepares every pass), so at large batches the drafts cost more than the tokens they save
+    pass_overhead_ms = eff.layer_overhead_ms + decode_seqs * per_sequence_overhead_ms(ctx, eff)
     draft_ms = t.spec_draft_tokens * (t.draft_cost_share * plain.busy_ms + pass_overhead_ms)
     return replace(verify, draft_ms=draft_ms, tokens_per_step=t.tokens_per_step)

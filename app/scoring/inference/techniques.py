@@ -117,8 +117,8 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "speculative: draft passes",
                 step.pipeline_stages * step.draft_ms,
                 "ms",
-                f"k x ({t.draft_cost_share:.3f} x a plain decode pass + launch); draft share = DeepSeek-V3 MTP "
-                f"module 14 B / 671 B ({SOURCE})",
+                f"k x ({t.draft_cost_share:.3f} x a plain decode pass + one layer's launch); draft share = "
+                f"DeepSeek-V3 MTP module 14 B / 671 B ({SOURCE})",
             ),
         ]
     same = f"at batch {point.batch:g}, same configuration"
