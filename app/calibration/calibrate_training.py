@@ -29,7 +29,7 @@ from app.calibration.validate_training import (
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 from app.scoring.training.memory import lora_adapter_params
-from app.scoring.training.step_time import peak_tflops, step_time
+from app.scoring.training.step_time import peak_tflops, workload_step_time
 
 # Research defaults (training_estimators.md §6.5) the fit starts from.
 START = dict(
@@ -128,22 +128,8 @@ def fit_cases(rows, gpus, models) -> list[tuple]:
 def case_error(case: tuple, e: eff.TrainingEfficiency) -> float:
     """|log(predicted / measured)| of one case's tokens/s."""
     measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2 = case
-    st = step_time(
-        derive(e, e.flash_attention_2_changes()) if fa2 else e,
-        gpu,
-        n,
-        model,
-        w.method,
-        w.framework,
-        w.seq_len,
-        w.global_batch_seqs,
-        layout,
-        peak,
-        pclass,
-        adapters,
-        attention_span=span,
-        capacity_factor=capacity,
-    )
+    era = derive(e, e.flash_attention_2_changes()) if fa2 else e
+    st = workload_step_time(era, gpu, n, model, w, layout, peak, pclass, adapters, span, capacity)
     tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
     return abs(math.log(tokens / measured))
 

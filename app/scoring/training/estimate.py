@@ -20,7 +20,7 @@ from app.scoring.training.step_time import (
     fp4_modelled_note,
     model_flops_per_token,
     peak_tflops,
-    step_time,
+    workload_step_time,
 )
 from app.scoring.workload import TrainingWorkload
 
@@ -123,22 +123,7 @@ def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> Layout | None
 def _timing(gpu, gpu_count, model, w, layout, e, span=None, capacity=1.0) -> tuple[StepTime, float, str, str]:
     peak, pclass, note = peak_tflops(gpu, w.precision)
     adapters = lora_adapter_params(model, w.lora_rank)
-    st = step_time(
-        e,
-        gpu,
-        gpu_count,
-        model,
-        w.method,
-        w.framework,
-        w.seq_len,
-        w.global_batch_seqs,
-        layout,
-        peak or 0.0,
-        pclass,
-        adapters,
-        attention_span=span,
-        capacity_factor=capacity,
-    )
+    st = workload_step_time(e, gpu, gpu_count, model, w, layout, peak or 0.0, pclass, adapters, span, capacity)
     return st, peak or 0.0, pclass, note
 
 

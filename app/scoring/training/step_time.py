@@ -8,10 +8,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout
+
+if TYPE_CHECKING:
+    from app.scoring.workload import TrainingWorkload
 
 # Stacks that split a job by data parallelism only (DeepSpeed ZeRO / FSDP sharding, optionally DeepSpeed-Ulysses
 # sequence parallelism), without Megatron tensor or pipeline parallelism: HF Trainer / Accelerate and the
@@ -395,6 +399,38 @@ def compute_seconds(
     attn = attention_flops_per_token(model, span) * (4 / 3 if recompute == "full" else 1.0) * CAUSAL_SHARE
     attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
     return tokens_per_gpu * (dense + attn * attention_slowdown / attn_eff) / (peak * 1e12 * mfu)
+
+
+def workload_step_time(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    peak: float,
+    precision_class: str,
+    adapters: float,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
+) -> StepTime:
+    """`step_time` for a training workload's method, framework, sequence length and global batch."""
+    return step_time(
+        e,
+        gpu,
+        gpu_count,
+        model,
+        w.method,
+        w.framework,
+        w.seq_len,
+        w.global_batch_seqs,
+        layout,
+        peak,
+        precision_class,
+        adapters,
+        attention_span=attention_span,
+        capacity_factor=capacity_factor,
+    )
 
 
 def step_time(
