@@ -15,11 +15,11 @@ from app.calibration.cases import measured_value
 from app.calibration.incremental import CaseErrors
 from app.calibration.validate import make_prediction, read_cases, summarise
 from app.calibration.validate_inference import CaseSetup, case_setup, predict_setup
-from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, InferenceEfficiency
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, MAX_MBU, InferenceEfficiency
 
 # Plausible physical ranges: the fit may not leave them (efficiencies never exceed 1).
 BOUNDS: dict[str, tuple[float, float]] = {
-    "decode_mbu": (0.2, 0.95),
+    "decode_mbu": (0.2, MAX_MBU),
     "mbu_tp_exponent": (0.0, 0.35),  # research §7.3: TP8 MBU 0.25-0.45 against 0.6 at TP1
     "overlap_power": (1.0, 16.0),
     "mfu_max": (0.2, 0.95),

@@ -14,6 +14,7 @@ from app.scoring.efficiency.inference import (
     DEFAULT_SINGLE_STREAM_INPUT_LEN,
     DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
     ENGINE_MAX_BATCH,
+    INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
 from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
@@ -135,12 +136,21 @@ def _over_capacity_note(scenario: str, batch: float | None, cap: int) -> list[st
     return [f"batch {batch:g} over the KV capacity: {cap} sequences run at a time, the rest wait for their turn"]
 
 
+_INPUT_CAP = re.compile(r"input(?: and output each)? <=? ?([\d,]+) tokens")
+
+
 def _lengths(row: dict, scenario: str) -> tuple[float, float, list[str]]:
     notes = []
     input_len, output_len = _num(row, "input_len"), _num(row, "output_len")
     if input_len is None:
-        input_len = DEFAULT_SINGLE_STREAM_INPUT_LEN if scenario == "single_stream" else DEFAULT_INPUT_LEN
-        notes.append(f"input_len unknown: {input_len:g} tokens assumed")
+        cap = _INPUT_CAP.search(row.get("notes", ""))
+        if cap:
+            cap_tokens = float(cap.group(1).replace(",", ""))
+            input_len = cap_tokens * INPUT_CAP_SHARE
+            notes.append(f"input_len unknown: {input_len:g} tokens assumed (half the stated cap, {cap_tokens:g})")
+        else:
+            input_len = DEFAULT_SINGLE_STREAM_INPUT_LEN if scenario == "single_stream" else DEFAULT_INPUT_LEN
+            notes.append(f"input_len unknown: {input_len:g} tokens assumed")
     if output_len is None:
         output_len = DEFAULT_SINGLE_STREAM_OUTPUT_LEN
         notes.append(f"output_len unknown: {output_len:g} tokens assumed")

@@ -171,12 +171,14 @@ def test_moe_prefill_pays_eager_host_time_in_pytorch_engines_only():
 
 
 def test_routed_experts_do_not_take_the_dense_tensor_parallel_mbu_penalty():
-    ctx = build_context(GPUS["H200"], MODELS["deepseek-r1"], "fp8", "fp8", "sglang", 8)
+    from app.scoring.efficiency.inference import MAX_MBU
     from app.scoring.inference.steps import mbu
 
+    ctx = build_context(GPUS["H200"], MODELS["deepseek-r1"], "fp8", "fp8", "vllm", 8)
     assert mbu(ctx, DEFAULT_EFFICIENCY, tp_penalty=False) == pytest.approx(
         mbu(ctx, DEFAULT_EFFICIENCY) * 8**DEFAULT_EFFICIENCY.mbu_tp_exponent
     )
+    assert mbu(ctx, DEFAULT_EFFICIENCY, tp_penalty=False) < MAX_MBU  # below the ceiling: the exact product
 
 
 def test_llamacpp_gets_the_fp16_accumulate_peak_on_geforce_cards_only():
@@ -223,3 +225,18 @@ def test_vllm_pays_host_time_for_each_running_sequence_on_top_of_the_shared_over
     est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], w)
     term = next(t for t in est.terms if t.name == "launch and host overheads")
     assert "vLLM's Python scheduler" in term.detail
+
+
+def test_no_card_streams_above_the_mbu_ceiling_and_the_term_says_when_it_is_capped():
+    from app.scoring.efficiency.inference import MAX_MBU
+    from app.scoring.inference.steps import mbu
+
+    gpus, models = load_gpu_specs(), load_model_specs()
+    workload = InferenceWorkload(model="llama-3.1-8b", engine="trtllm", input_len=512, output_len=256)
+    eager = replace(DEFAULT_EFFICIENCY, decode_mbu=MAX_MBU, gddr_mbu_factor=1.5)
+    for gpu_id, capped in (("L40S", True), ("H100-SXM", False)):  # GDDR6 past the ceiling; HBM3 at it
+        ctx = build_context(gpus[gpu_id], models["llama-3.1-8b"], "bf16", "bf16", "trtllm", 1)
+        assert mbu(ctx, eager) == pytest.approx(MAX_MBU)
+        estimate = estimate_inference(gpus[gpu_id], 1, models["llama-3.1-8b"], workload, efficiency=eager)
+        memory = next(t for t in estimate.terms if t.name == "decode memory time")
+        assert ("capped at 0.9" in memory.detail) is capped, memory.detail

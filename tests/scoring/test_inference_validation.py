@@ -274,3 +274,21 @@ def test_an_unstated_tp_beyond_the_scale_up_domain_is_not_assumed_and_says_so():
     assert not prediction.covered and "beyond the GPU's scale-up domain" in prediction.reason
     alone = predict_inference_case(dict(row, gpu_count="1"), GPUS, MODELS)
     assert not alone.covered and "weights do not fit" in alone.reason  # one card cannot hold it at all
+
+
+@pytest.mark.parametrize(
+    ("notes", "input_len"),
+    [
+        ("input: CNN/DailyMail, 13,368 samples, input <= 1,919 tokens, output <= 128", 959.5),  # MLPerf GPT-J
+        ("input: OpenOrca subset of 24,576 samples (input and output each < 1,024 tokens)", 512.0),  # Llama-2-70B
+        ("input: OpenOrca+GSM8K+MBXP mix, 15,000 samples; mean input length not found", 512.0),  # no cap: default
+    ],
+)
+def test_an_unpublished_prompt_length_is_read_at_half_its_stated_cap(notes: str, input_len: float):
+    from app.calibration.validate_inference import case_setup
+
+    setup = case_setup(_batch_row(input_len="", notes=notes), GPUS, MODELS)
+    assert not isinstance(setup, str) and setup.input_len == input_len
+    assert any(note.startswith(f"input_len unknown: {input_len:g} tokens assumed") for note in setup.notes)
+    stated = case_setup(_batch_row(input_len="300", notes=notes), GPUS, MODELS)
+    assert not isinstance(stated, str) and stated.input_len == 300

@@ -15,23 +15,24 @@ from dataclasses import dataclass
 class InferenceEfficiency:
     """The fitted knobs. `calibrate_inference` varies exactly the fields listed in FITTED."""
 
-    # Decode weight/KV streaming share of peak HBM bandwidth at TP1 (research §7.3: 0.55-0.75).
-    decode_mbu: float = 0.753
+    # Decode weight/KV streaming share of peak HBM bandwidth at TP1 (research §7.3: 0.55-0.75 end to end, fixed
+    # step costs included; with those costs as terms of their own the fit reaches MAX_MBU, the kernel ceiling).
+    decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
-    mbu_tp_exponent: float = 0.281
+    mbu_tp_exponent: float = 0.344
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
-    overlap_power: float = 1.44
+    overlap_power: float = 1.27
     # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72).
-    mfu_max: float = 0.721
+    mfu_max: float = 0.739
     # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65).
-    fp8_mfu_factor: float = 0.764
-    fp4_mfu_factor: float = 0.539
+    fp8_mfu_factor: float = 0.791
+    fp4_mfu_factor: float = 0.549
     # Fixed launch/scheduling cost per forward pass (BLIS trained 126 us/step; roofline 500 us).
-    step_overhead_ms: float = 1.88
+    step_overhead_ms: float = 2.16
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
-    seq_overhead_ms: float = 0.00443
+    seq_overhead_ms: float = 0.00475
     # vLLM's own host work per running sequence per step, on top of that (Python scheduler, sampler and
     # detokeniser, which TensorRT-LLM's C++ runtime and SGLang's overlapped scheduler hide). BLIS's trained physics
     # on vLLM v0.15.1 adds 46 us per output token as API overhead (research §1.10); here it is charged on the step,
@@ -40,37 +41,38 @@ class InferenceEfficiency:
     # 47 us (2026-12 case file). No row measures it on vLLM V1 at large batches: today's vLLM may pay less.
     vllm_seq_overhead_ms: float = 0.046
     # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
-    layer_overhead_ms: float = 0.00408
+    layer_overhead_ms: float = 0.0168
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
     allreduce_alpha_nvlink_ms: float = 0.005
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
     # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
-    allreduce_alpha_fabric_ms: float = 0.155
+    allreduce_alpha_fabric_ms: float = 0.147
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
-    allreduce_alpha_pcie_ms: float = 0.107
+    allreduce_alpha_pcie_ms: float = 0.112
     # KV-read efficiency relative to weight streaming (BLIS trained physics 1.9 vs 1.4 => ~0.75x); with
     # attention timed as its own kernel (not hidden under the GEMMs) the fit reaches the 1.0 bound.
     kv_mbu_factor: float = 1.0
     # MoE grouped GEMMs and routing reach a lower share of peak than dense GEMMs (BLIS: +482 us/MoE layer).
-    moe_mfu_factor: float = 0.791
-    # GDDR cards (workstation/consumer) reach a different share of their bandwidth than HBM parts.
-    gddr_mbu_factor: float = 1.1
+    moe_mfu_factor: float = 0.812
+    # GDDR cards (workstation/consumer) reach a different share of their bandwidth than HBM parts (fitted above 1:
+    # they stream at the MAX_MBU ceiling, which caps the product).
+    gddr_mbu_factor: float = 1.22
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
-    llamacpp_mbu_factor: float = 1.0
-    llamacpp_mfu_factor: float = 0.348
+    llamacpp_mbu_factor: float = 0.824
+    llamacpp_mfu_factor: float = 0.34
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
-    slo_tpot_utilisation: float = 0.8
+    slo_tpot_utilisation: float = 0.788
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
     # iteration that carries its prefill with the batch (~1.0) (TRT-LLM/vLLM iteration-level scheduling).
-    ttft_wait_steps: float = 1.43
+    ttft_wait_steps: float = 1.45
     # p99 / mean ratio of latency statistics (MLPerf LoadGen logs: TPOT p99/mean 1.15-1.4).
-    p99_over_mean: float = 1.05
+    p99_over_mean: float = 1.08
     # p99 / mean of TTFT alone: queueing tails are longer than decode-step tails (MLPerf LoadGen logs).
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
-    vllm_factor: float = 1.0
-    sglang_factor: float = 1.03
+    vllm_factor: float = 0.971
+    sglang_factor: float = 1.01
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer).
     moe_mbu_factor: float = 1.0
@@ -85,7 +87,7 @@ class InferenceEfficiency:
     amd_mfu_factor: float = 0.603  # matmuls (MFU)
     # Host time per MoE layer of each prefill pass (eager, no CUDA graph: routing, permutation, grouped-GEMM
     # launches; BLIS trained physics +482 us per MoE layer is the prior).
-    moe_prefill_layer_ms: float = 2.09
+    moe_prefill_layer_ms: float = 2.14
 
 
 FITTED: tuple[str, ...] = (
@@ -153,6 +155,11 @@ KV_SHARE_OF_FREE: dict[str, float] = {"trtllm": 0.90}
 RUNTIME_RESERVE_GB = 2.0  # CUDA context + activations workspace (research §7.3: 2 GB, range 0.65-3.5)
 TP_RESERVE_GB = 0.4  # NCCL buffers when TP > 1 (AIC: 342-392 MB)
 
+# No weight-streaming kernel reaches more of the peak bandwidth than this (research §7.3: kipply / llm-analysis
+# "aggressive" 0.9; AIC's raw memory-op factor 0.8): the ceiling of every MBU product, GDDR cards included, and the
+# fit's upper bound on decode_mbu.
+MAX_MBU = 0.9
+
 # All-reduce bandwidth: the bidirectional per-GPU figure halves to one direction; links reach ~85 %.
 LINK_EFFICIENCY = 0.85  # pochenai 0.9, research §7.3 band 0.7-0.9
 PCIE_GBS_UNIDIR: dict[int, float] = {3: 12.0, 4: 25.0, 5: 50.0}  # effective x16 throughput by generation
@@ -161,7 +168,10 @@ PCIE_GBS_UNIDIR: dict[int, float] = {3: 12.0, 4: 25.0, 5: 50.0}  # effective x16
 CAUSAL_ATTENTION_FACTOR = 0.5
 
 # Defaults for inputs a source did not publish (stated in the prediction's assumptions).
-DEFAULT_INPUT_LEN = 512  # MLPerf inputs are capped at 1,024 (Llama-2-70B) tokens; half the cap, no citable mean
+# A row that states only a cap on its prompts ("input <= 1,919 tokens": MLPerf's GPT-J on CNN/DailyMail; "input and
+# output each < 1,024 tokens": its Llama-2-70B on OpenOrca) is read at half the cap; no citable mean was found.
+INPUT_CAP_SHARE = 0.5
+DEFAULT_INPUT_LEN = 512  # no cap stated either (MLPerf's Mixtral mix, ShareGPT): half of Llama-2-70B's 1,024
 DEFAULT_SINGLE_STREAM_INPUT_LEN = 512  # llama.cpp README example prompt (short); llama-bench pp512
 DEFAULT_SINGLE_STREAM_OUTPUT_LEN = 1_024  # "-n 1024" in the llama.cpp benchmark
 

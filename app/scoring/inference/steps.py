@@ -17,6 +17,7 @@ from app.scoring.efficiency.inference import (
     ENGINE_MFU,
     FP16_ACCUMULATE_ENGINES,
     LINK_EFFICIENCY,
+    MAX_MBU,
     PCIE_GBS_UNIDIR,
     InferenceEfficiency,
 )
@@ -239,7 +240,14 @@ def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True
     `tp_penalty=False`: routed experts. One grouped-GEMM launch streams every touched expert's shard of the
     layer, so the read does not shrink into many small GEMMs as TP grows (InferenceX DeepSeek-R1 TP8 on
     8xH200: TPOT 12.8-34.6 ms, about half what the dense TP exponent gives)."""
-    return min(max(_product(mbu_factors(ctx, eff, tp_penalty)), 0.01), 1.0)
+    return min(max(_product(mbu_factors(ctx, eff, tp_penalty)), 0.01), MAX_MBU)
+
+
+def mbu_cap_text(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
+    """', capped at 0.9 (...)' when the factors' product passes the streaming ceiling, else ''."""
+    if _product(mbu_factors(ctx, eff)) <= MAX_MBU:
+        return ""
+    return f", capped at {MAX_MBU:g} (no streaming kernel reaches more of the peak: research §7.3)"
 
 
 def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[str, float]]:

@@ -10,6 +10,7 @@ from app.scoring.inference.steps import (
     InferenceContext,
     factor_text,
     mbu,
+    mbu_cap_text,
     mbu_factors,
     mfu,
     mfu_factors,
@@ -47,7 +48,8 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             step.memory_ms,
             "ms",
             f"{(step.weight_bytes + step.kv_bytes) / 1e9:.2f} GB / ({bw:g} TB/s x MBU {step_mbu:.2f}); MBU = "
-            f"{factor_text(mbu_factors(ctx, eff))}; {SOURCE}" + (f"; {ROCM_EVIDENCE}" if ctx.amd else ""),
+            f"{factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}; {SOURCE}"
+            + (f"; {ROCM_EVIDENCE}" if ctx.amd else ""),
         ),
         Term(
             "decode compute time",
