@@ -171,6 +171,24 @@ def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch)
     assert "vllm on AMD: +110 % over 633 rows" in text and "trtllm on NVIDIA" not in text
 
 
+def test_methodology_says_what_each_fitted_constant_rests_on(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.web import methodology
+
+    real = methodology.accuracy()
+    assert real is not None and real["inference"]["evidence"]  # make accuracy writes what each constant rests on
+    evidence = [
+        {"name": "amd_mfu_factor", "value": 0.6, "rows": 644, "publications": 2, "prior": 0.64, "thin": True},
+        {"name": "decode_mbu", "value": 0.9, "rows": 2259, "publications": 14, "prior": None, "thin": False},
+    ]
+    monkeypatch.setattr(methodology, "accuracy", lambda: {"inference": {**real["inference"], "evidence": evidence}})
+    rows = {c["name"]: c for c in client.get("/methodology.json").json()["inference_constants"]}
+    assert rows["amd_mfu_factor"]["evidence"]["publications"] == 2 and rows["vllm_seq_overhead_ms"]["evidence"] is None
+    text = client.get("/methodology").text
+    assert "644 rows, 2 publications: <strong>thin</strong>; shrunk toward 0.64" in text
+    assert "2259 rows, 14 publications</td>" in text
+    assert text.count("not fitted") >= 2  # vllm_seq_overhead_ms and the constants the fit leaves alone
+
+
 def test_methodology_explains_price_terms_interruptions_and_deadline_with_the_engines_numbers(client) -> None:  # type: ignore[no-untyped-def]
     from app.scoring import price_terms
 

@@ -40,38 +40,18 @@ def _by_source(rows: list[dict]) -> dict[str, list[int]]:
 # The folds a forked worker refits: (rows, setups, rounds, constants to restart per source), set before the pool
 # forks (nothing is pickled).
 _FOLDS: tuple[list[dict], list, int, dict[str, tuple[str, ...]]] | None = None
-# A change of this share in a constant (inside its bounds) that moves no prediction: the case does not identify it.
-_PROBE = 0.25
 
 
 def sensitive_constants(setups: list, eff: Any = None) -> list[frozenset[str]]:
     """Per case, the fitted constants its prediction responds to (a 25 % change within the fit's bounds moves it);
     empty for uncovered cases."""
     from app.calibration.calibrate_inference import BOUNDS
+    from app.calibration.evidence import bounded_clip, probe_sensitivity
     from app.calibration.validate_inference import predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
 
-    base_eff = eff or DEFAULT_EFFICIENCY
-    probes = []
-    for name in FITTED:
-        value, (low, high) = getattr(base_eff, name), BOUNDS[name]
-        up = value * (1 + _PROBE)  # every fitted constant is positive; at its upper bound, probe downwards
-        moved = up if up <= high else max(value / (1 + _PROBE), low)
-        probes.append((name, replace(base_eff, **{name: moved})))
-    out: list[frozenset[str]] = []
-    for setup in setups:
-        if isinstance(setup, str):
-            out.append(frozenset())
-            continue
-        base = predict_setup(setup, base_eff)
-        out.append(frozenset(name for name, probe in probes if _moved(predict_setup(setup, probe), base)))
-    return out
-
-
-def _moved(value: float | None, base: float | None) -> bool:
-    if value is None or base is None:
-        return value != base
-    return abs(value - base) > 1e-9 * max(abs(base), 1e-12)
+    cases = [None if isinstance(setup, str) else setup for setup in setups]
+    return probe_sensitivity(cases, predict_setup, eff or DEFAULT_EFFICIENCY, FITTED, bounded_clip(BOUNDS))
 
 
 def held_out_priors(rows: list[dict], sensitivity: list[frozenset[str]]) -> dict[str, tuple[str, ...]]:
@@ -109,17 +89,25 @@ def _refits(sources: list[str], workers: int, refit: Callable[[str], Any] = _ref
 
 
 def loso_inference(
-    rows: list[dict], gpus: dict, models: dict, rounds: int = LOSO_INFERENCE_ROUNDS, workers: int | None = None
+    rows: list[dict],
+    gpus: dict,
+    models: dict,
+    rounds: int = LOSO_INFERENCE_ROUNDS,
+    workers: int | None = None,
+    sensitivity: list[frozenset[str]] | None = None,
 ) -> list:
     """One held-out prediction per row, in row order (uncovered rows keep their reason). The refits run on
-    `workers` processes (default: one per CPU)."""
+    `workers` processes (default: one per CPU). `sensitivity`: `sensitive_constants` of the rows' setups, when
+    the caller has it already."""
     global _FOLDS
     from app.calibration.validate_inference import case_setup, predict_setup
 
     setups = [case_setup(row, gpus, models) for row in rows]
+    if sensitivity is None:
+        sensitivity = sensitive_constants(setups)
     out: list[CasePrediction | None] = [None] * len(rows)
     groups = _by_source(rows)
-    _FOLDS = (rows, setups, rounds, held_out_priors(rows, sensitive_constants(setups)))
+    _FOLDS = (rows, setups, rounds, held_out_priors(rows, sensitivity))
     try:
         fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers)
     finally:

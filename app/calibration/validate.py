@@ -133,10 +133,17 @@ def _is_training(rows: list[dict]) -> bool:
     return "framework" in columns or "method" in columns
 
 
-def _held_out(rows: list[dict], gpus: dict, models: dict) -> list[CasePrediction]:
-    from app.calibration import loso
+def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePrediction | None], list[dict]]:
+    """The LOSO predictions, in row order, and what each fitted constant rests on (`evidence`)."""
+    from app.calibration import evidence, loso
 
-    return (loso.loso_training if _is_training(rows) else loso.loso_inference)(rows, gpus, models)
+    if _is_training(rows):
+        return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models)
+    from app.calibration.validate_inference import case_setup
+
+    sensitivity = loso.sensitive_constants([case_setup(row, gpus, models) for row in rows])
+    held = loso.loso_inference(rows, gpus, models, sensitivity=sensitivity)
+    return list(held), evidence.inference_evidence(rows, sensitivity)
 
 
 def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
@@ -243,7 +250,7 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
     summary["headline"] = {"in_sample": publication_weighted(predictions)}
     held: list[CasePrediction | None] = [None] * len(predictions)
     if loso:
-        held = list(_held_out(rows, gpus, models))
+        held, summary["evidence"] = _held_out(rows, gpus, models)
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
         summary["loso_groups"] = group_bias(rows, held, gpus)

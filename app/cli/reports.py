@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.calibration.evidence import THIN_PUBLICATIONS
 from app.calibration.targets import flagged_publications
 
 SUMMARY_COLUMNS = (
@@ -42,6 +43,10 @@ nodes). Coverage "around LOSO" is the share of measurements inside the band arou
 publication" the mean of each publication's share; the bands are p10-p90 of these same residuals, so ~80 %
 per publication is by construction for well-evidenced regimes. "Around in-sample" is the band as the product
 shows it, around the committed constants' prediction.
+
+**Evidence.** Each section lists what each fitted constant rests on: the rows, and publications, whose prediction a
+25 % change of it moves (app/calibration/evidence.py). A constant that two publications or fewer move is thin; where
+it has a sourced prior, the fit shrinks it toward that prior (/methodology shows the same beside each constant).
 
 **Before and after (2026-12-02, issue 10).** Inference: latency under load (closed loops beyond the running
 batch queue for a slot; open loops settle where B / life(B) = the offered rate, and report overload), p99 TTFT
@@ -295,6 +300,14 @@ SOURCE_HEADERS = (
     "flagged",
 )
 TARGET_HEADERS = ("target", "measured", "met")
+EVIDENCE_HEADERS = ("constant", "fitted value", "rows", "publications", "sourced prior", "evidence")
+
+
+def evidence_word(item: dict[str, Any]) -> str:
+    """'thin, shrunk toward its prior', 'thin', or '–'."""
+    if not item.get("thin"):
+        return "–"
+    return "thin, shrunk toward its prior" if item.get("prior") is not None else "thin"
 
 
 GROUP_HEADERS = (
@@ -383,6 +396,17 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
     if groups:
         title = "LOSO bias per engine (framework) × GPU vendor (flagged: ≥ 20 rows and signed median beyond ±10 %)"
         body = table(GROUP_HEADERS, groups, markdown)
+        parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
+    evidence = [
+        [e["name"], e["value"], e["rows"], e["publications"], e.get("prior"), evidence_word(e)]
+        for e in summary.get("evidence", [])
+    ]
+    if evidence:
+        title = (
+            "What each fitted constant rests on (rows and publications whose prediction a 25 % change of it moves; "
+            f"thin: {THIN_PUBLICATIONS} publications or fewer)"
+        )
+        body = table(EVIDENCE_HEADERS, evidence, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
     for metric, stats in fitted.items():
         loso_sources = held.get(metric, {}).get("by_source", {})

@@ -62,13 +62,22 @@ def terms_constants() -> dict[str, Any]:
     }
 
 
+def with_evidence(rows: list[dict[str, str]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Each constant with what it rests on, from the validation summary's `evidence` (`make accuracy`): the rows and
+    publications whose prediction it moves, its sourced prior and whether the evidence is thin; None for a constant
+    that is not fitted (or before `make accuracy` has run)."""
+    found = {item["name"]: item for item in (summary or {}).get("evidence", [])}
+    return [{**row, "evidence": found.get(row["name"])} for row in rows]
+
+
 def methodology_payload() -> dict[str, Any]:
+    summaries = accuracy() or {}
     return {
-        "inference_constants": constants(inference_efficiency),
-        "training_constants": constants(training_efficiency),
+        "inference_constants": with_evidence(constants(inference_efficiency), summaries.get("inference")),
+        "training_constants": with_evidence(constants(training_efficiency), summaries.get("training")),
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
-        "accuracy": accuracy(),
+        "accuracy": summaries or None,
     }
 
 

@@ -135,6 +135,16 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
             if metric in summary["band_coverage"]:
                 assert 0.70 <= summary["band_coverage"][metric]["share"] <= 0.90, metric
     assert len(read_cases(SHARED / "inference_cases.csv")) > 2000
+    # what each fitted constant rests on: every row moves the streaming efficiency; only argonne's and MLPerf's AMD
+    # rows the ROCm factors; only Tenstorrent's TP16 rows the inter-node latency; only XiongjieDai's llama.cpp
+    evidence = {e["name"]: e for e in inference["evidence"]}
+    assert evidence["decode_mbu"]["publications"] >= 12 and not evidence["decode_mbu"]["thin"]
+    assert evidence["amd_mfu_factor"]["publications"] == 2 and evidence["amd_mfu_factor"]["prior"] == 0.64
+    assert evidence["allreduce_alpha_fabric_ms"]["publications"] == 1 and evidence["allreduce_alpha_fabric_ms"]["thin"]
+    assert evidence["llamacpp_mfu_factor"]["publications"] == 1
+    training_evidence = {e["name"]: e for e in training["evidence"]}
+    assert training_evidence["mfu_cdna4_16"]["publications"] == 1 and training_evidence["mfu_cdna4_16"]["thin"]
+    assert training_evidence["width_half_hidden"]["publications"] >= 10
 
 
 def test_a_constant_only_the_held_out_source_identifies_restarts_from_its_research_default():
