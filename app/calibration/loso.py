@@ -96,15 +96,17 @@ def loso_inference(
     models: dict,
     rounds: int = LOSO_INFERENCE_ROUNDS,
     workers: int | None = None,
+    setups: list | None = None,
     sensitivity: list[frozenset[str]] | None = None,
 ) -> list:
     """One held-out prediction per row, in row order (uncovered rows keep their reason). The refits run on
-    `workers` processes (default: one per CPU). `sensitivity`: `sensitive_constants` of the rows' setups, when
-    the caller has it already."""
+    `workers` processes (default: one per CPU). `setups` (the rows' `case_setup`s) and `sensitivity` (their
+    `sensitive_constants`): when the caller has them already."""
     global _FOLDS
     from app.calibration.validate_inference import case_setup, predict_setup
 
-    setups = [case_setup(row, gpus, models) for row in rows]
+    if setups is None:
+        setups = [case_setup(row, gpus, models) for row in rows]
     if sensitivity is None:
         sensitivity = sensitive_constants(setups)
     out: list[CasePrediction | None] = [None] * len(rows)

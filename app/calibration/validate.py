@@ -141,8 +141,9 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePred
         return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models)
     from app.calibration.validate_inference import case_setup
 
-    sensitivity = loso.sensitive_constants([case_setup(row, gpus, models) for row in rows])
-    held = loso.loso_inference(rows, gpus, models, sensitivity=sensitivity)
+    setups = [case_setup(row, gpus, models) for row in rows]
+    sensitivity = loso.sensitive_constants(setups)
+    held = loso.loso_inference(rows, gpus, models, setups=setups, sensitivity=sensitivity)
     return list(held), evidence.inference_evidence(rows, sensitivity)
 
 
