@@ -164,20 +164,23 @@ def fit(
     start: InferenceEfficiency = RESEARCH_START,
     rounds: int = 6,
     cycles: int = COLD_CYCLES,
+    first_step: float = 0.5,
 ) -> InferenceEfficiency:
-    """Deterministic coordinate descent: multiplicative steps per constant, halving each round; the schedule
-    restarts `cycles` times from where the previous one ended."""
+    """Deterministic coordinate descent: multiplicative steps per constant (x(1 + first_step) first), halving each
+    round; the schedule restarts `cycles` times from where the previous one ended."""
     eff = start
     for _ in range(cycles):
-        eff = _descend(cases, eff, rounds)
+        eff = _descend(cases, eff, rounds, first_step)
     return eff
 
 
-def _descend(cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency, rounds: int) -> InferenceEfficiency:
+def _descend(
+    cases: list[tuple[dict, CaseSetup]], start: InferenceEfficiency, rounds: int, first_step: float = 0.5
+) -> InferenceEfficiency:
     # each trial recomputes only the cases that read the moved constant (the same loss as a full recompute)
     errors = CaseErrors(cases, case_error, _source, start)
     eff, best = start, errors.mean() + prior_penalty(start)
-    step = 0.5
+    step = first_step
     for _ in range(rounds):
         for name in FITTED:
             low, high = BOUNDS[name]

@@ -40,7 +40,7 @@ def _rows(source: str, count: int, value: float = 1000.0) -> list[dict]:
 def test_each_refit_leaves_out_exactly_the_held_out_source(monkeypatch):
     seen: list[set[str]] = []
 
-    def recording_fit(cases, start, rounds, cycles):
+    def recording_fit(cases, start, rounds, cycles, first_step):
         seen.append({row["source"] for row, _ in cases})
         return start
 

@@ -8,6 +8,7 @@ and the largest batch under latency limits. `estimate` picks the batch; the vali
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import InferenceEfficiency
@@ -186,28 +187,52 @@ def open_loop_point(
     rate_per_ms = requests_per_s / 1e3
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
 
+    seen: dict[float, tuple[OperatingPoint, float]] = {}
+
     def at(batch: float) -> tuple[OperatingPoint, float]:
-        point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one)
-        life_ms = request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
-        return point, batch / life_ms
+        if batch not in seen:
+            point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one)
+            seen[batch] = point, batch / request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
+        return seen[batch]
 
     cap = float(max(running_cap, 1))
     full, capacity = at(cap)
     if rate_per_ms >= capacity:
         return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
-    # Completions per ms rise with the running batch: bisect on it, geometrically (the batch spans
-    # MIN_RUNNING_BATCH at a trickle of requests to the cap) until it is known to BATCH_RTOL.
-    low, high = MIN_RUNNING_BATCH, cap
-    if at(low)[1] >= rate_per_ms:
-        high = low
-    while high / low > 1.0 + BATCH_RTOL:
-        mid = math.sqrt(low * high)
-        if at(mid)[1] < rate_per_ms:
-            low = mid
-        else:
-            high = mid
+    # The running batch B solves B = rate x life(B), and life only grows with the batch, so B is at least
+    # rate x life(MIN_RUNNING_BATCH) (a trickle of requests): from there up to the cap, find it to BATCH_RTOL.
+    trickle_ms = MIN_RUNNING_BATCH / at(MIN_RUNNING_BATCH)[1]
+    low = min(max(rate_per_ms * trickle_ms, MIN_RUNNING_BATCH), cap)
+    high = _log_root(lambda batch: math.log(at(batch)[1] / rate_per_ms), low, cap, BATCH_RTOL)
     point, _ = at(high)
     return replace(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
+
+
+def _log_root(gap: Callable[[float], float], low: float, high: float, rtol: float) -> float:
+    """The least x in [low, high] known to within `rtol` (relative) with gap(x) >= 0, for an increasing `gap` with
+    gap(high) >= 0. Regula falsi (Illinois variant) in log x: completions per ms against the running batch are nearly a
+    power law, so their log is nearly linear in log x and a handful of evaluations close the bracket where a
+    geometric bisection from MIN_RUNNING_BATCH to the cap takes ~18. Each probe
+    keeps the bracket exact; a probe is kept at least half the tolerance inside it, so the bracket always shrinks."""
+    g_low, g_high = gap(low), gap(high)
+    if g_low >= 0:
+        return low
+    u_low, u_high, width = math.log(low), math.log(high), math.log1p(rtol)
+    side = 0  # which end was kept last time (Illinois: halve its gap when kept twice)
+    while u_high - u_low > width:
+        span = g_high - g_low
+        guess = u_low - g_low / span * (u_high - u_low) if span > 0 else (u_low + u_high) / 2
+        u = min(max(guess, u_low + width / 2), u_high - width / 2)
+        g = gap(math.exp(u))
+        if g < 0:
+            u_low, g_low = u, g
+            g_high = g_high / 2 if side == 1 else g_high
+            side = 1
+        else:
+            u_high, g_high = u, g
+            g_low = g_low / 2 if side == -1 else g_low
+            side = -1
+    return math.exp(u_high)
 
 
 def closed_loop_point(
