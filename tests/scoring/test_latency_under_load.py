@@ -1,5 +1,6 @@
 """Latency under load: closed loops beyond the running batch queue, and matmuls run in the dtype the GPU has."""
 
+import math
 import random
 import statistics
 
@@ -12,6 +13,7 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.operating_points import (
     BATCH_RTOL,
+    _log_root,
     closed_loop_point,
     md1_median_wait_ms,
     md1_wait_ms,
@@ -95,6 +97,30 @@ def test_the_open_loop_batch_is_where_completions_meet_the_rate_by_littles_law(r
     point = open_loop_point(ctx, DEFAULT_EFFICIENCY, requests_per_s, 80, 5000, 500)
     life_s = (point.ttft_ms + 499 * point.tpot_ms) / 1e3
     assert point.batch == pytest.approx(requests_per_s * life_s, rel=2 * BATCH_RTOL)
+
+
+@pytest.mark.parametrize(
+    ("gap", "most_evaluations"),
+    [
+        (lambda x: math.log(x / 7.0), 6),  # a power law: linear in log x
+        (lambda x: math.log(x / (1 + x / 300) / 7.4), 10),  # completions saturating toward the cap
+        (lambda x: x - 7.0, 21),  # exponential in log x: the worst case, a bisection's count
+    ],
+)
+def test_the_log_space_root_is_the_least_batch_that_keeps_up_to_the_tolerance(gap, most_evaluations):
+    calls = []
+
+    def counted(x):
+        calls.append(x)
+        return gap(x)
+
+    root = _log_root(counted, 1e-6, 2048.0, BATCH_RTOL)
+    assert gap(root) >= 0 and gap(root / (1 + BATCH_RTOL)) < 0  # the bracket's upper end, as tight as asked
+    assert len(calls) <= most_evaluations  # a geometric bisection over the same span takes 20
+
+
+def test_the_log_space_root_is_the_lower_end_when_that_already_keeps_up():
+    assert _log_root(lambda x: 1.0, 3.0, 80.0, BATCH_RTOL) == 3.0
 
 
 def test_open_loop_above_capacity_is_overloaded_with_a_growing_backlog():
