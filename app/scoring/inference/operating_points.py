@@ -208,30 +208,53 @@ def open_loop_point(
     return replace(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
 
 
+def illinois(
+    f: Callable[[float], float],
+    low: tuple[float, float],
+    high: tuple[float, float],
+    width: float,
+    probe_at: Callable[[float, float, float], float],
+    keeps_low: Callable[[float], bool],
+) -> tuple[float, float]:
+    """Narrow a bracket (x, f(x)) of an increasing `f` to `width` by regula falsi, Illinois variant: the end kept
+    twice running has its f halved, so both ends close in. `probe_at(low, step, high)` places the probe from the
+    false-position step off `low` (inside the bracket); `keeps_low(f(probe))`: the probe replaces the lower end.
+    Each probe keeps the bracket exact, so the result equals a plain bisection's. Returns the final (low, high)."""
+    (x_low, f_low), (x_high, f_high) = low, high
+    side = 0  # which end was kept last time
+    while x_high - x_low > width:
+        span = f_high - f_low
+        step = -f_low / span * (x_high - x_low) if span > 0 else (x_high - x_low) / 2
+        x = probe_at(x_low, step, x_high)
+        fx = f(x)
+        if keeps_low(fx):
+            x_low, f_low = x, fx
+            f_high = f_high / 2 if side == 1 else f_high
+            side = 1
+        else:
+            x_high, f_high = x, fx
+            f_low = f_low / 2 if side == -1 else f_low
+            side = -1
+    return x_low, x_high
+
+
 def _log_root(gap: Callable[[float], float], low: float, high: float, rtol: float) -> float:
     """The least x in [low, high] known to within `rtol` (relative) with gap(x) >= 0, for an increasing `gap` with
-    gap(high) >= 0. Regula falsi (Illinois variant) in log x: completions per ms against the running batch are nearly a
-    power law, so their log is nearly linear in log x and a handful of evaluations close the bracket where a
-    geometric bisection from MIN_RUNNING_BATCH to the cap takes ~18. Each probe
-    keeps the bracket exact; a probe is kept at least half the tolerance inside it, so the bracket always shrinks."""
+    gap(high) >= 0. Regula falsi in log x: completions per ms against the running batch are nearly a power law,
+    so their log is nearly linear in log x and a handful of evaluations close the bracket where a geometric
+    bisection from MIN_RUNNING_BATCH to the cap takes ~18. A probe is kept at least half the tolerance inside the
+    bracket, so the bracket always shrinks."""
     g_low, g_high = gap(low), gap(high)
     if g_low >= 0:
         return low
-    u_low, u_high, width = math.log(low), math.log(high), math.log1p(rtol)
-    side = 0  # which end was kept last time (Illinois: halve its gap when kept twice)
-    while u_high - u_low > width:
-        span = g_high - g_low
-        guess = u_low - g_low / span * (u_high - u_low) if span > 0 else (u_low + u_high) / 2
-        u = min(max(guess, u_low + width / 2), u_high - width / 2)
-        g = gap(math.exp(u))
-        if g < 0:
-            u_low, g_low = u, g
-            g_high = g_high / 2 if side == 1 else g_high
-            side = 1
-        else:
-            u_high, g_high = u, g
-            g_low = g_low / 2 if side == -1 else g_low
-            side = -1
+    width = math.log1p(rtol)
+
+    def probe_at(u_low: float, step: float, u_high: float) -> float:
+        return min(max(u_low + step, u_low + width / 2), u_high - width / 2)
+
+    _, u_high = illinois(
+        lambda u: gap(math.exp(u)), (math.log(low), g_low), (math.log(high), g_high), width, probe_at, lambda g: g < 0
+    )
     return math.exp(u_high)
 
 
@@ -288,18 +311,12 @@ def latency_bound_point(
     high, s_high = cap, slack(cap)
     if s_high <= 0:
         return cap, seen[cap]
-    side = 0  # which end was kept last time (Illinois: halve its slack when kept twice)
-    while high - low > 1:
-        span = s_high - s_low
-        guess = low + int(-s_low / span * (high - low)) if span > 0 else (low + high) // 2
-        probe = min(max(guess, low + 1), high - 1)
-        s_probe = slack(probe)
-        if s_probe <= 0:
-            low, s_low = probe, s_probe
-            s_high = s_high / 2 if side == 1 else s_high
-            side = 1
-        else:
-            high, s_high = probe, s_probe
-            s_low = s_low / 2 if side == -1 else s_low
-            side = -1
-    return low, seen[low]
+    last, _ = illinois(
+        lambda b: slack(int(b)),
+        (low, s_low),
+        (high, s_high),
+        1,
+        lambda lo, step, hi: min(max(lo + int(step), lo + 1), hi - 1),
+        lambda s: s <= 0,
+    )
+    return int(last), seen[int(last)]
