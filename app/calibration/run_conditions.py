@@ -65,6 +65,22 @@ _CAP = re.compile(
 )
 
 
+# The KV cache's dtype where only the notes state it: an engine flag ("--kv-cache-dtype fp8", "kv_cache_dtype=fp8_e4m3")
+# or "FP8 KV cache"; and NVIDIA's MLPerf precision statement "FP4 on selected linear/MLP layers, FP8 elsewhere" (what
+# is not FP4 runs in FP8, the KV cache included: the case files' README, "NVIDIA v4.x: FP8 weights, activations and
+# KV cache; the B200 preview used FP4 on selected layers and FP8 elsewhere").
+_KV_FLAG = re.compile(r"kv[-_ ]cache[-_ ]dtype\s*[=:]?\s*(fp8|fp16|bf16|int8|fp4)", re.IGNORECASE)
+_KV_FP8 = re.compile(r"\bfp8[-_ ]kv\b|\bkv[-_ ]cache (?:in )?fp8\b|\bfp8 elsewhere\b", re.IGNORECASE)
+
+
+def stated_kv_dtype(notes: str) -> str | None:
+    """The KV-cache dtype the notes state (fp8, fp16, ...), None where they state none."""
+    flag = [match.group(1).lower() for clause in _clauses(notes) if (match := _KV_FLAG.search(clause))]
+    if flag:
+        return flag[0]
+    return "fp8" if _stated(_KV_FP8, notes) else None
+
+
 @dataclass(frozen=True, slots=True)
 class RunConditions:
     """What the notes state about how the run was served (defaults: nothing stated)."""

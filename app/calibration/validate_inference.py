@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 
 from app.calibration.cases import cell_number
-from app.calibration.run_conditions import run_conditions
+from app.calibration.run_conditions import run_conditions, stated_kv_dtype
 from app.calibration.validate import CasePrediction, make_prediction
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
@@ -175,9 +175,10 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if scenario == "max_throughput" and metric == "ttft_ms":
         return "TTFT of an offline burst is queueing for the whole request set (size not in the row); not modelled"
     wdt = row.get("weight_dtype") or "bf16"
-    kvdt = row.get("kv_dtype") or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
+    kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
+    kvdt = row.get("kv_dtype") or kv_stated or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
     engine = row.get("engine") or "vllm"
-    notes = []
+    notes = [f"KV cache {kv_stated} (stated in the notes)"] if kv_stated else []
     if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"

@@ -10,6 +10,7 @@ from app.calibration.run_conditions import (
     batch_cap,
     expert_parallel,
     speculative,
+    stated_kv_dtype,
 )
 from app.calibration.validate_inference import case_setup, predict_inference_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
@@ -137,3 +138,43 @@ def test_stated_dp_attention_keeps_one_copy_of_the_mla_cache():
     assert dp_ctx.attention_dp == 8 and heads_ctx.attention_dp == 1 and dp_ctx.expert_parallel == 8
     assert dp_fit > 4 * heads_fit  # MLA's latent is copied onto every rank by heads; DP keeps 1/8 of it per rank
     assert "attention data-parallel" in " ".join(dp.notes)
+
+
+@pytest.mark.parametrize(
+    ("notes", "kv_dtype"),
+    [
+        ("precision: FP4 on selected linear/MLP layers, FP8 elsewhere (NVIDIA calibration.md)", "fp8"),
+        ("vllm serve --kv-cache-dtype fp8_e4m3", "fp8"),
+        ("kv_cache_dtype=fp16", "fp16"),
+        ("FP8 KV cache, TP2", "fp8"),
+        ("KV-cache dtype not stated in the table (checkpoint: FP4 (nvidia/*-FP4 ModelOpt checkpoints))", None),
+        ("without FP8 KV cache", None),
+        ("", None),
+    ],
+)
+def test_a_kv_cache_dtype_stated_in_the_notes_is_read(notes, kv_dtype):
+    assert stated_kv_dtype(notes) == kv_dtype
+
+
+def test_nvidias_fp8_elsewhere_doubles_the_sequences_an_fp4_b200_holds():
+    # MLPerf v4.1's B200 preview: FP4 on selected layers, FP8 elsewhere, the KV cache included; an empty kv_dtype
+    # with FP4 weights otherwise reads as a 16-bit cache
+    cells = dict(
+        engine="trtllm",
+        gpu="B200",
+        gpu_count="1",
+        tensor_parallel="1",
+        model="llama-2-70b",
+        weight_dtype="fp4",
+        input_len="512",
+        output_len="274",
+        scenario="max_throughput",
+        concurrency="",
+        metric="output_tok_s_per_gpu",
+    )
+    plain = case_setup(_row("", **cells), GPUS, MODELS)
+    stated = case_setup(_row("precision: FP4 on selected linear/MLP layers, FP8 elsewhere", **cells), GPUS, MODELS)
+    assert not isinstance(plain, str) and not isinstance(stated, str)
+    assert stated.options[0][1] >= 1.9 * plain.options[0][1]
+    assert "KV cache fp8 (stated in the notes)" in stated.notes
+    assert not any("KV cache" in note for note in plain.notes)

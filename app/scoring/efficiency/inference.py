@@ -19,20 +19,20 @@ class InferenceEfficiency:
     # step costs included; with those costs as terms of their own the fit reaches MAX_MBU, the kernel ceiling).
     decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
-    mbu_tp_exponent: float = 0.344
+    mbu_tp_exponent: float = 0.328
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
-    overlap_power: float = 1.27
+    overlap_power: float = 1.39
     # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72).
-    mfu_max: float = 0.739
+    mfu_max: float = 0.7
     # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65).
-    fp8_mfu_factor: float = 0.791
-    fp4_mfu_factor: float = 0.549
+    fp8_mfu_factor: float = 0.824
+    fp4_mfu_factor: float = 0.675
     # Fixed launch/scheduling cost per forward pass (BLIS trained 126 us/step; roofline 500 us).
-    step_overhead_ms: float = 2.16
+    step_overhead_ms: float = 2.11
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
-    seq_overhead_ms: float = 0.00475
+    seq_overhead_ms: float = 0.00621
     # vLLM's own host work per running sequence per step, on top of that (Python scheduler, sampler and
     # detokeniser, which TensorRT-LLM's C++ runtime and SGLang's overlapped scheduler hide). BLIS's trained physics
     # on vLLM v0.15.1 adds 46 us per output token as API overhead (research §1.10); here it is charged on the step,
@@ -41,38 +41,38 @@ class InferenceEfficiency:
     # 47 us (2026-12 case file). No row measures it on vLLM V1 at large batches: today's vLLM may pay less.
     vllm_seq_overhead_ms: float = 0.046
     # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
-    layer_overhead_ms: float = 0.0168
+    layer_overhead_ms: float = 0.0209
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
-    allreduce_alpha_nvlink_ms: float = 0.005
+    allreduce_alpha_nvlink_ms: float = 0.00619
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
     # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
-    allreduce_alpha_fabric_ms: float = 0.147
+    allreduce_alpha_fabric_ms: float = 0.145
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
-    allreduce_alpha_pcie_ms: float = 0.112
+    allreduce_alpha_pcie_ms: float = 0.114
     # KV-read efficiency relative to weight streaming (BLIS trained physics 1.9 vs 1.4 => ~0.75x); with
     # attention timed as its own kernel (not hidden under the GEMMs) the fit reaches the 1.0 bound.
     kv_mbu_factor: float = 1.0
     # MoE grouped GEMMs and routing reach a lower share of peak than dense GEMMs (BLIS: +482 us/MoE layer).
-    moe_mfu_factor: float = 0.812
+    moe_mfu_factor: float = 0.847
     # GDDR cards (workstation/consumer) reach a different share of their bandwidth than HBM parts (fitted above 1:
     # they stream at the MAX_MBU ceiling, which caps the product).
-    gddr_mbu_factor: float = 1.22
+    gddr_mbu_factor: float = 1.2
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
-    llamacpp_mbu_factor: float = 0.824
-    llamacpp_mfu_factor: float = 0.34
+    llamacpp_mbu_factor: float = 0.837
+    llamacpp_mfu_factor: float = 0.36
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
-    slo_tpot_utilisation: float = 0.788
+    slo_tpot_utilisation: float = 0.776
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
     # iteration that carries its prefill with the batch (~1.0) (TRT-LLM/vLLM iteration-level scheduling).
-    ttft_wait_steps: float = 1.45
+    ttft_wait_steps: float = 1.59
     # p99 / mean ratio of latency statistics (MLPerf LoadGen logs: TPOT p99/mean 1.15-1.4).
     p99_over_mean: float = 1.08
     # p99 / mean of TTFT alone: queueing tails are longer than decode-step tails (MLPerf LoadGen logs).
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
-    vllm_factor: float = 0.971
-    sglang_factor: float = 1.01
+    vllm_factor: float = 0.956
+    sglang_factor: float = 1.04
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer).
     moe_mbu_factor: float = 1.0
@@ -83,11 +83,11 @@ class InferenceEfficiency:
     # AMD's own MLPerf run does not), so that factor is a compromise and its bands are wide. The matmul prior is
     # measured: MAMF MI300X 51 % vs H100 80 % of peak = 0.64 (stas00/ml-engineering); the research notes hold no
     # streaming measurement of its own, so streaming shrinks toward the same 0.64.
-    amd_mbu_factor: float = 0.517  # weight and KV-cache streaming (MBU)
-    amd_mfu_factor: float = 0.603  # matmuls (MFU)
+    amd_mbu_factor: float = 0.515  # weight and KV-cache streaming (MBU)
+    amd_mfu_factor: float = 0.601  # matmuls (MFU)
     # Host time per MoE layer of each prefill pass (eager, no CUDA graph: routing, permutation, grouped-GEMM
     # launches; BLIS trained physics +482 us per MoE layer is the prior).
-    moe_prefill_layer_ms: float = 2.14
+    moe_prefill_layer_ms: float = 2.05
 
 
 FITTED: tuple[str, ...] = (
