@@ -11,9 +11,8 @@ warm start carries some memory of the held-out source (which of the near-equal v
 these figures are, if anything, optimistic for the sources the committed constants were fitted on. With only
 the first two steps (×1.5, ×1.25), as until 2026-12-04, no move improved the folds without MLPerf v4.0,
 MLPerf v4.1, the SGLang README or the vLLM blog: their "held-out" predictions were the in-sample ones. Those
-two steps are left out since: from converged constants no fold needs them, and on the 2026-12 file the folds
-without them score as with them (output tok/s 10.27 against 10.28 % median, TTFT and TPOT within 0.1 point)
-in two thirds of the time.
+two steps are left out since: on the 2026-12 file the folds without them score as with them (output tok/s 10.27
+against 10.28 % median, TTFT and TPOT within 0.1 point) in two thirds of the time.
 A constant that no other publication's rows respond to (the llama.cpp factors, the inter-node all-reduce
 latency) would keep the value the held-out publication gave it, all of that memory: such constants restart from
 the research defaults, where a cold refit without the publication leaves them (`held_out_priors`).

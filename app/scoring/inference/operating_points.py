@@ -219,7 +219,8 @@ def illinois(
     """Narrow a bracket (x, f(x)) of an increasing `f` to `width` by regula falsi, Illinois variant: the end kept
     twice running has its f halved, so both ends close in. `probe_at(low, step, high)` places the probe from the
     false-position step off `low` (inside the bracket); `keeps_low(f(probe))`: the probe replaces the lower end.
-    Each probe keeps the bracket exact, so the result equals a plain bisection's. Returns the final (low, high)."""
+    Each probe keeps the bracket exact: on integers (width 1) the result equals a plain bisection's, on reals it is
+    as tight. Returns the final (low, high)."""
     (x_low, f_low), (x_high, f_high) = low, high
     side = 0  # which end was kept last time
     while x_high - x_low > width:
