@@ -234,14 +234,14 @@ LOSO: output tokens/s 10.27 → 9.28 % (within ±25 % 71.9 → 70.4 %; trtllm-pe
 MLPerf v4.1's TTFT 28.8 → 40.3 %, now a second publication past the 35 % line (its B200 TTFT rows are over-predicted
 at the larger batch the FP8 cache admits). vLLM on AMD +101 → +96 %. Bands regenerated: coverage around LOSO,
 throughput 83.0 %, TPOT 82.0 %, TTFT 75.0 %. Still 8 of 11 inference targets met.
-Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 3.0x
-off when held out), vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build
-saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf v4.1 run does not; no third source separates the
-two, so the ROCm matmul factor is a compromise and the band is wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99
-6-13x the mean: start-up bursts), MLPerf (input lengths unpublished, read at half their stated cap: in-sample
-throughput medians GPT-J -13 %, Llama-2-70B -20 %), MaxText's dropless DeepSeek-V3 paths on MI355X
-(expert-parallel all-to-all and routing imbalance are not modelled), and the torchao B200 rows (power limit not
-stated: predicted at full power).
+Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.6x off
+when held out), MLPerf v4.1 TTFT (40 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
+vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf
+v4.1 run does not; no third source separates the two, so the ROCm matmul factor is a compromise and the band is
+wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up bursts), MLPerf (input lengths
+unpublished, read at half their stated cap: in-sample throughput medians GPT-J -13 %, Llama-2-70B -20 %), MaxText's
+dropless DeepSeek-V3 paths on MI355X (expert-parallel all-to-all and routing imbalance are not modelled), and the
+torchao B200 rows (power limit not stated: predicted at full power).
 
 """
 HEADERS = (
