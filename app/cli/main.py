@@ -6,6 +6,7 @@ import argparse
 import csv
 import os
 import sys
+from pathlib import Path
 
 from app.cli.common import load_snapshot, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
@@ -119,11 +120,50 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
             f"## {name}\n\n{reports.headline_tables(summary, markdown=True)}\n\n"
             f"### In-sample, every row weighted equally\n\n{reports.summary_tables(summary, markdown=True)}"
         )
+    sections.append(device_sections(snapshot))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(reports.ACCURACY_HEADER + "\n\n".join(sections) + "\n", encoding="utf-8")
     out.with_name("accuracy.json").write_text(json.dumps(summaries, indent=1, sort_keys=True) + "\n")
     print(f"wrote {out} and {out.with_name('accuracy.json')}")
+    return 0
+
+
+def device_sections(snapshot, files=None) -> str:  # type: ignore[no-untyped-def]
+    """ACCURACY.md's last section: each recorded GPU run (docs/measurements) beside the estimator's kernel terms."""
+    from app.calibration import device_check
+
+    parts = [device_check.SECTION_INTRO]
+    for path in files if files is not None else device_check.measurement_files():
+        result = device_check.check_measurements(device_check.load(path), snapshot.gpus, snapshot.models)
+        parts.append(device_check.markdown(result, f"docs/measurements/{Path(path).name}"))
+    return "\n".join(parts)
+
+
+def cmd_device_check(args: argparse.Namespace) -> int:
+    import json
+
+    from app.calibration import device_check
+
+    snapshot = load_snapshot()
+    files = args.files or device_check.measurement_files()
+    if not files:
+        print("gpumatch device-check: no measurement files (docs/measurements/*.json)", file=sys.stderr)
+        return 2
+    try:
+        results = [
+            (path, device_check.check_measurements(device_check.load(path), snapshot.gpus, snapshot.models))
+            for path in files
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"gpumatch device-check: cannot read the measurements: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        payload = [{"file": str(p), **device_check.as_json(r)} for p, r in results]
+        print(json.dumps(payload, indent=2))
+        return 0
+    for path, result in results:
+        print(device_check.markdown(result, str(path)))
     return 0
 
 
@@ -186,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("validation_dir", help="folder with inference_cases.csv and training_cases.csv")
     report.add_argument("--out", default="docs/ACCURACY.md")
     report.set_defaults(func=cmd_accuracy_report)
+
+    device = sub.add_parser(
+        "device-check", help="the estimator's kernel terms against GPU kernels timed by benchmarks/device"
+    )
+    device.add_argument("files", nargs="*", help="measurement JSON files (default: docs/measurements/*.json)")
+    device.add_argument("--json", action="store_true", help="print each check as JSON")
+    device.set_defaults(func=cmd_device_check)
 
     _add_rank_parsers(sub)
     from app.cli.plan import add_plan_parsers

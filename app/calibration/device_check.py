@@ -1,0 +1,242 @@
+"""The estimator's kernel terms against kernels timed on a real GPU (benchmarks/device/gpu_kernels.py).
+
+A check of the physics underneath the fit, not a validation case. The script times cuBLAS GEMMs,
+FlashAttention decode, CUTLASS grouped GEMMs and whole decode steps captured in a CUDA graph, with no
+serving engine around them. So no host-side scheduling is in the measured times.
+
+Each measurement is set beside the estimator's own term for the same work:
+- the committed constants, at TensorRT-LLM's engine factor (1.0: no engine discount);
+- for a whole step, its kernel terms plus the per-layer launch cost. The per-step and per-sequence host
+  costs are left out, because a graph replay has no scheduler.
+
+The measured model is Llama-3.1-8B-shaped with random weights, no RoPE and an untied LM head. The
+catalog's 8.03 B parameters include the 0.53 B embedding table, which a decode step gathers rows from
+rather than streams, so the estimate streams ~7 % more bytes than the kernels read.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import textwrap
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from app.config import PROJECT_ROOT
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
+from app.scoring.inference.steps import (
+    InferenceContext,
+    build_context,
+    forward_parts,
+    mbu,
+    mfu,
+    prefill_parts,
+    roofline_ms,
+)
+from app.scoring.specs import GpuSpec, ModelSpec
+
+MEASUREMENTS_DIR = PROJECT_ROOT / "docs" / "measurements"
+DENSE_MODEL = "llama-3.1-8b"
+MOE_MODELS = {"mixtral-8x7b": "mixtral-8x7b", "qwen3-30b-a3b": "qwen3-30b-a3b"}  # script name -> catalog id
+GPU_IDS = {"NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100-SXM"}  # torch's device name -> catalog id
+BYTES = {"bf16": 2, "fp8": 1, "fp8+quant": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class KernelCheck:
+    """One timed kernel (or step) beside the estimator's time for it."""
+
+    kind: str  # gemm, attention_decode, moe, decode, prefill
+    label: str
+    measured_ms: float
+    estimated_ms: float
+    constants: str  # what the estimate rests on
+
+    @property
+    def ratio(self) -> float:
+        """Estimated / measured: above 1 the estimator is slower than the kernels."""
+        return self.estimated_ms / self.measured_ms
+
+
+def _context(gpu: GpuSpec, model: ModelSpec, weight_dtype: str) -> InferenceContext:
+    return build_context(gpu, model, "fp8" if weight_dtype.startswith("fp8") else "bf16", "bf16", "trtllm", 1)
+
+
+def gemm_ms(ctx: InferenceContext, eff: InferenceEfficiency, m: int, n: int, k: int, weight_bytes: int) -> float:
+    """One dense GEMM as the estimator times it: weights at peak x MBU, FLOPs at peak x MFU, soft roofline."""
+    memory = n * k * weight_bytes / (ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff)) * 1e3
+    compute = 2 * m * n * k / (ctx.peak_tflops * 1e12 * mfu(ctx, eff)) * 1e3
+    return roofline_ms(memory, compute, eff.overlap_power)
+
+
+def attention_ms(ctx: InferenceContext, eff: InferenceEfficiency, model: ModelSpec, batch: int, context: int) -> float:
+    """One layer's decode attention: the KV read at MBU x kv_mbu_factor against QK^T and AV FLOPs."""
+    kv = 2 * batch * context * model.num_kv_heads * model.head_dim * 2
+    flops = 4 * batch * model.num_attention_heads * model.head_dim * context
+    memory = kv / (ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) * eff.kv_mbu_factor) * 1e3
+    compute = flops / (ctx.peak_tflops * 1e12 * mfu(ctx, eff)) * 1e3
+    return roofline_ms(memory, compute, eff.overlap_power)
+
+
+def moe_ms(ctx: InferenceContext, eff: InferenceEfficiency, model: ModelSpec, tokens: int, touched: int) -> float:
+    """One MoE layer's routed experts (gate/up + down) as forward_parts prices them: the touched experts' bytes
+    at MBU (no TP penalty) x moe_mbu_factor, the routed FLOPs at the MoE MFU."""
+    expert_params = 3 * model.hidden_size * (model.moe_intermediate_size or model.intermediate_size)
+    touched_bytes = touched * expert_params * 2
+    flops = 2 * tokens * model.experts_per_token * expert_params
+    bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor
+    compute = flops / (ctx.peak_tflops * 1e12 * mfu(ctx, eff)) * 1e3
+    return roofline_ms(touched_bytes / bandwidth * 1e3, compute, eff.overlap_power)
+
+
+def _kernel_terms_ms(ctx: InferenceContext, eff: InferenceEfficiency, parts: Any) -> float:
+    """A graph-captured step: the kernels plus the per-layer launch cost (no per-step or per-sequence host work)."""
+    return parts.busy_ms + parts.comm_ms + ctx.layers_per_stage * eff.layer_overhead_ms
+
+
+def kind_of(row: dict) -> str:
+    """The row's kind, with FP8 steps and FP8 GEMMs behind the script's own activation quantisation apart: the
+    script quantises activations in separate kernels (amax, scale, cast), which engines fuse into the norm or
+    activation before the matmul, so those rows time the script, not the floor an engine reaches."""
+    if row["kind"] in ("decode", "prefill") and row.get("weights") == "fp8" or row.get("dtype") == "fp8+quant":
+        return f"{row['kind']}_unfused_fp8"
+    return row["kind"]
+
+
+def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: InferenceEfficiency) -> KernelCheck | None:
+    kind = kind_of(row)
+    dense = models[DENSE_MODEL]
+    if row["kind"] == "gemm":
+        ctx = _context(gpu, dense, row["dtype"])
+        estimate = gemm_ms(ctx, eff, row["m"], row["n"], row["k"], BYTES[row["dtype"]])
+        label = f"{row['layer']} {row['n']}x{row['k']} {row['dtype']}, M={row['m']}"
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu, mfu_max, fp8_mfu_factor, overlap_power")
+    if row["kind"] == "attention_decode":
+        ctx = _context(gpu, dense, "bf16")
+        estimate = attention_ms(ctx, eff, dense, row["batch"], row["context"])
+        label = f"batch {row['batch']} x context {row['context']}"
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x kv_mbu_factor")
+    if row["kind"] == "moe" and row.get("model") in MOE_MODELS:
+        model = models[MOE_MODELS[row["model"]]]
+        ctx = _context(gpu, model, "bf16")
+        estimate = moe_ms(ctx, eff, model, row["tokens"], row["experts_touched"])
+        label = f"{model.name}, {row['tokens']} tokens ({row['experts_touched']} experts touched)"
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x moe_mbu_factor, moe_mfu_factor")
+    if row["kind"] == "decode":
+        ctx = _context(gpu, dense, row["weights"])
+        parts = forward_parts(ctx, eff, row["batch"], row["context"])
+        label = f"{row['weights']} weights, batch {row['batch']} x context {row['context']}"
+        return KernelCheck(kind, label, row["ms"], _kernel_terms_ms(ctx, eff, parts), "all kernel terms")
+    if row["kind"] == "prefill":
+        ctx = _context(gpu, dense, row["weights"])
+        parts = prefill_parts(ctx, eff, 1, row["input_len"])
+        label = f"{row['weights']} weights, {row['input_len']} tokens"
+        return KernelCheck(kind, label, row["ms"], _kernel_terms_ms(ctx, eff, parts), "mfu_max, fp8_mfu_factor")
+    return None
+
+
+def check_measurements(
+    data: dict, gpus: dict[str, GpuSpec], models: dict[str, ModelSpec], eff: InferenceEfficiency = DEFAULT_EFFICIENCY
+) -> dict:
+    """Every measured row of one run beside its estimate, and per kind the median and range of estimate/measured."""
+    gpu_name = data["env"].get("gpu", "")
+    gpu = gpus.get(GPU_IDS.get(gpu_name, gpu_name))
+    if gpu is None:
+        raise ValueError(f"GPU {gpu_name!r} is not in the catalog")
+    checks = []
+    for row in data["rows"]:
+        if "error" in row or "ms" not in row:
+            continue
+        check = _check(row, gpu, models, eff)
+        if check is not None:
+            checks.append(check)
+    summary = {}
+    for kind in dict.fromkeys(c.kind for c in checks):
+        ratios = [c.ratio for c in checks if c.kind == kind]
+        summary[kind] = {
+            "rows": len(ratios),
+            "median": statistics.median(ratios),
+            "low": min(ratios),
+            "high": max(ratios),
+        }
+    return {"gpu": gpu.id, "env": data["env"], "checks": checks, "summary": summary}
+
+
+def load(path: str | Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+KIND_TITLES = {
+    "gemm": "Dense GEMMs (cuBLAS through PyTorch; fp8: `torch._scaled_mm` on FP8 activations)",
+    "attention_decode": "Decode attention, one layer (PyTorch FlashAttention-2, GQA 32/8, bf16 KV)",
+    "moe": "Routed experts, one layer (`torch._grouped_mm`, CUTLASS grouped GEMM, uniform top-k routing)",
+    "decode": "Whole decode steps (32 layers + LM head, one CUDA graph)",
+    "prefill": "Prefill of one prompt (eager PyTorch, causal FlashAttention-2)",
+    "gemm_unfused_fp8": "FP8 GEMMs behind the script's unfused activation quantisation (amax, scale, cast)",
+    "decode_unfused_fp8": "FP8 decode steps, with that unfused quantisation at every matmul",
+    "prefill_unfused_fp8": "FP8 prefill, with that unfused quantisation at every matmul",
+}
+
+
+SECTION_INTRO = """## Own measurements on a GPU: the estimator's kernel terms against timed kernels
+
+Not validation cases and not in the fit: a check of the physics under it. `benchmarks/device/gpu_kernels.py` times
+cuBLAS GEMMs, decode attention, grouped expert GEMMs, whole decode steps in a CUDA graph and eager prefill of a
+Llama-3.1-8B-shaped model with random weights on a lent GPU; `gpumatch device-check` sets each beside the
+estimator's term for the same work (app/calibration/device_check.py). A ratio below 1 means the estimator
+expects the work faster than these kernels ran. PyTorch's kernels are not every engine's (TensorRT-LLM, vLLM and
+SGLang ship their own attention and MoE kernels), so a ratio is evidence about a constant, not a verdict on it;
+docs/measurements/README.md says what each run found and what the estimator took from it.
+"""
+
+
+def as_json(result: dict) -> dict:
+    """The result with each check as a dict (ratio included)."""
+    checks = [{**asdict(c), "ratio": c.ratio} for c in result["checks"]]
+    return {**result, "checks": checks}
+
+
+def _smi(reading: str | None) -> str:
+    """The script's `nvidia-smi` reading (name, driver, SM clock, its max, memory clock, power limit, °C), labelled."""
+    fields = [f.strip() for f in (reading or "").split(",")]
+    if len(fields) != 7:
+        return reading or "not read"
+    _, driver, sm, sm_max, memory, power, celsius = fields
+    return f"SM {sm} of {sm_max}, memory {memory}, {power} limit, {celsius} °C, driver {driver}"
+
+
+def markdown(result: dict, source: str) -> str:
+    """The run's conditions, a per-kind summary and every row, as markdown."""
+    env = result["env"]
+    conditions = (
+        f"Measured with `benchmarks/device/gpu_kernels.py` on one {env.get('gpu')} "
+        f"({env.get('sm_count')} SMs; before the run {_smi(env.get('nvidia_smi'))}; "
+        f"after it {_smi(env.get('after'))}), "
+        f"torch {env.get('torch')}, attention backend {env.get('sdpa_backend')}. Each time is the median of timed "
+        "repeats after warm-up, with CUDA events; the kernels replay from CUDA graphs, except prefill. "
+        "Estimate = the committed constants' term for the same work at TensorRT-LLM's engine factor. "
+        "For whole steps it is the kernel terms plus the per-layer cost, without the per-step host cost "
+        "(app/calibration/device_check.py). Ratio = estimate / measured."
+    )
+    lines = [
+        f"### {env.get('gpu', '?')}: {source}",
+        "",
+        textwrap.fill(conditions, width=116, break_on_hyphens=False),
+        "",
+        "| kernels | rows | median ratio | range |",
+        "|---|---|---|---|",
+    ]
+    for kind, s in result["summary"].items():
+        lines.append(
+            f"| {KIND_TITLES.get(kind, kind)} | {s['rows']} | {s['median']:.2f} | {s['low']:.2f}-{s['high']:.2f} |"
+        )
+    lines += ["", "| kind | work | measured ms | estimated ms | ratio |", "|---|---|---|---|---|"]
+    for c in result["checks"]:
+        lines.append(f"| {c.kind} | {c.label} | {c.measured_ms:.4g} | {c.estimated_ms:.4g} | {c.ratio:.2f} |")
+    lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def measurement_files(folder: Path = MEASUREMENTS_DIR) -> list[Path]:
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []

@@ -1,0 +1,83 @@
+"""The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device_check.py)."""
+
+import json
+
+import pytest
+
+from app.calibration import device_check
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.cli.main import main
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, MAX_MBU
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+CHECKED_KINDS = {"gemm", "attention_decode", "moe", "decode", "prefill"}
+
+
+@pytest.fixture(scope="module")
+def recorded() -> list[tuple[dict, dict]]:
+    files = device_check.measurement_files()
+    assert files, "docs/measurements holds the recorded GPU runs"
+    return [(data, device_check.check_measurements(data, GPUS, MODELS)) for data in map(device_check.load, files)]
+
+
+def test_every_timed_row_is_set_beside_an_estimate(recorded: list[tuple[dict, dict]]) -> None:
+    for data, result in recorded:
+        timed = [r for r in data["rows"] if r["kind"] in CHECKED_KINDS and "error" not in r]
+        assert len(result["checks"]) == len(timed) > 100
+        assert all(c.measured_ms > 0 and c.estimated_ms > 0 for c in result["checks"])
+        assert set(result["summary"]) >= {"gemm", "decode", "prefill", "moe", "attention_decode"}
+
+
+def test_a_gemm_estimate_is_the_soft_roofline_by_hand() -> None:
+    eff = DEFAULT_EFFICIENCY
+    m, n, k = 64, 28672, 4096
+    row = {"kind": "gemm", "layer": "up", "dtype": "bf16", "m": m, "n": n, "k": k, "ms": 0.06}
+    data = {"env": {"gpu": "NVIDIA H200"}, "rows": [row]}
+    (check,) = device_check.check_measurements(data, GPUS, MODELS)["checks"]
+    h200 = GPUS["H200"]
+    memory = n * k * 2 / (h200.memory_bandwidth_tbs * 1e12 * min(eff.decode_mbu, MAX_MBU)) * 1e3
+    compute = 2 * m * n * k / (h200.bf16_tflops * 1e12 * eff.mfu_max) * 1e3
+    high, low = max(memory, compute), min(memory, compute)
+    expected = high * (1 + (low / high) ** eff.overlap_power) ** (1 / eff.overlap_power)
+    assert check.estimated_ms == pytest.approx(expected, rel=1e-9)
+    assert check.ratio == pytest.approx(expected / 0.06)
+
+
+def test_the_committed_constants_stay_inside_what_the_kernels_measured(recorded: list[tuple[dict, dict]]) -> None:
+    """A refit that drifts the streaming or matmul efficiencies away from what cuBLAS does on the GPU fails here:
+    every dense GEMM, bf16 and FP8, within 0.6-1.35x of its timed kernel, and bf16 prefill of 512-4,096 tokens,
+    which is matmuls almost entirely, within 20 %."""
+    for _, result in recorded:
+        gemms = [c for c in result["checks"] if c.kind == "gemm"]
+        assert gemms and all(0.6 <= c.ratio <= 1.35 for c in gemms), [(c.label, c.ratio) for c in gemms]
+        prefill = [
+            c
+            for c in result["checks"]
+            if c.kind == "prefill" and any(f" {n} tokens" in c.label for n in (512, 1024, 2048, 4096))
+        ]
+        assert prefill and all(0.8 <= c.ratio <= 1.2 for c in prefill), [(c.label, c.ratio) for c in prefill]
+
+
+def test_fp8_behind_the_scripts_own_quantisation_is_kept_apart() -> None:
+    assert device_check.kind_of({"kind": "decode", "weights": "fp8"}) == "decode_unfused_fp8"
+    assert device_check.kind_of({"kind": "gemm", "dtype": "fp8+quant"}) == "gemm_unfused_fp8"
+    assert device_check.kind_of({"kind": "gemm", "dtype": "fp8"}) == "gemm"
+    assert device_check.kind_of({"kind": "decode", "weights": "bf16"}) == "decode"
+
+
+def test_an_unknown_gpu_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="not in the catalog"):
+        device_check.check_measurements({"env": {"gpu": "Imaginary X1"}, "rows": []}, GPUS, MODELS)
+
+
+def test_the_command_reports_and_refuses_unreadable_files(tmp_path, capsys) -> None:
+    assert main(["device-check", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload[0]["gpu"] == "H200" and payload[0]["checks"][0]["ratio"] > 0
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["device-check", str(bad)]) == 2
+    assert "cannot read the measurements" in capsys.readouterr().err
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"env": {"gpu": "NVIDIA H200"}, "rows": [{"kind": "gemm", "ms": 1.0}]}))
+    assert main(["device-check", str(wrong)]) == 2
