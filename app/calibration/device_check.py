@@ -96,11 +96,18 @@ def _kernel_terms_ms(ctx: InferenceContext, eff: InferenceEfficiency, parts: Any
 
 
 def kind_of(row: dict) -> str:
-    """The row's kind, with FP8 steps and FP8 GEMMs behind the script's own activation quantisation apart: the
-    script quantises activations in separate kernels (amax, scale, cast), which engines fuse into the norm or
-    activation before the matmul, so those rows time the script, not the floor an engine reaches."""
+    """The row's kind, with each variant apart:
+    - FP8 steps and FP8 GEMMs behind the script's own activation quantisation: the script quantises activations in
+      separate kernels (amax, scale, cast), which engines fuse into the norm or activation before the matmul, so
+      those rows time the script, not the floor an engine reaches;
+    - attention through cuDNN rather than the default backend (PyTorch's FlashAttention-2);
+    - routed experts as one cuBLAS GEMM pair per touched expert rather than one grouped GEMM."""
     if row["kind"] in ("decode", "prefill") and row.get("weights") == "fp8" or row.get("dtype") == "fp8+quant":
         return f"{row['kind']}_unfused_fp8"
+    if "CUDNN" in row.get("backend", ""):
+        return f"{row['kind']}_cudnn"
+    if row.get("impl") == "cublas_per_expert":
+        return "moe_cublas_per_expert"
     return row["kind"]
 
 
@@ -171,6 +178,9 @@ KIND_TITLES = {
     "gemm": "Dense GEMMs (cuBLAS through PyTorch; fp8: `torch._scaled_mm` on FP8 activations)",
     "attention_decode": "Decode attention, one layer (PyTorch FlashAttention-2, GQA 32/8, bf16 KV)",
     "moe": "Routed experts, one layer (`torch._grouped_mm`, CUTLASS grouped GEMM, uniform top-k routing)",
+    "moe_cublas_per_expert": "Routed experts, one layer, one cuBLAS GEMM pair per touched expert (in a CUDA graph)",
+    "attention_decode_cudnn": "Decode attention, one layer, through cuDNN 9's SDPA (Hopper-native kernels)",
+    "prefill_cudnn": "Prefill of one prompt (eager PyTorch, causal attention through cuDNN 9)",
     "decode": "Whole decode steps (32 layers + LM head, one CUDA graph)",
     "prefill": "Prefill of one prompt (eager PyTorch, causal FlashAttention-2)",
     "gemm_unfused_fp8": "FP8 GEMMs behind the script's unfused activation quantisation (amax, scale, cast)",

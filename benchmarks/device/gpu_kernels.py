@@ -179,26 +179,28 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -
 
 
 NO_GQA = [False]
+DEFAULT_BACKENDS = ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION")
+OTHER_BACKENDS = ("CUDNN_ATTENTION",)  # timed beside the default where it runs (Hopper-native kernels in cuDNN 9)
 
 
-def choose_backend(device: torch.device, dims: dict[str, int]) -> str:
+def choose_backend(device: torch.device, dims: dict[str, int], names: tuple[str, ...] = DEFAULT_BACKENDS) -> str | None:
+    """Make the first of `names` that runs a causal GQA attention the one `attention` uses; its name, or None."""
     from torch.nn.attention import SDPBackend
 
     hd = dims["head_dim"]
     q = torch.randn(1, dims["heads"], 64, hd, device=device, dtype=torch.bfloat16)
     k = torch.randn(1, dims["kv_heads"], 64, hd, device=device, dtype=torch.bfloat16)
-    candidates = [SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]
-    if device.type != "cuda":
-        candidates = [SDPBackend.MATH]
+    candidates = [getattr(SDPBackend, name) for name in names] if device.type == "cuda" else [SDPBackend.MATH]
     for backend in candidates:
         for no_gqa in (False, True):
             BACKEND[:], NO_GQA[0] = [backend], no_gqa
             try:
                 attention(q, k, k, causal=True)
+                attention(q[:, : dims["kv_heads"], :4], k, k, causal=False)  # the decode layout too
                 return f"{backend.name}{' (KV repeated per query head)' if no_gqa else ' (enable_gqa)'}"
             except RuntimeError:
                 continue
-    raise RuntimeError("no SDPA backend ran")
+    return None
 
 
 def fp8_error(device: torch.device, dims: dict[str, int]) -> float | str:
@@ -291,28 +293,41 @@ def bench_moe(timer: Timer, device: torch.device, tokens_list: list[int], tiny: 
             offsets = counts.cumsum(0).to(torch.int32)
             x = torch.randn(tokens * active, hidden, device=device, dtype=torch.bfloat16)
 
-            def layer(x=x, offsets=offsets, up=up, down=down) -> torch.Tensor:
+            def grouped(x=x, offsets=offsets, up=up, down=down) -> torch.Tensor:
                 gate, value = torch._grouped_mm(x, up, offs=offsets).chunk(2, dim=-1)
                 return torch._grouped_mm(F.silu(gate) * value, down, offs=offsets)
 
+            spans = [(int(a), int(b)) for a, b in zip([0, *offsets[:-1].tolist()], offsets.tolist(), strict=True)]
+
+            def per_expert(x=x, spans=spans, up=up, down=down) -> list:
+                """One cuBLAS GEMM pair per touched expert (the graph removes the launch gaps)."""
+                outs = []
+                for e, (a, b) in enumerate(spans):
+                    if b > a:
+                        gate, value = (x[a:b] @ up[e]).chunk(2, dim=-1)
+                        outs.append((F.silu(gate) * value) @ down[e])
+                return outs
+
             touched = int((counts > 0).sum())
-            try:
-                ms = timer.median_ms(graphed(layer, device), reps=7, inner=5)
-            except (RuntimeError, AttributeError) as exc:
-                rows.append({"kind": "moe", "model": name, "tokens": tokens, "error": str(exc)[:200]})
-                continue
-            touched_bytes = touched * 3 * hidden * ffn * 2
-            rows.append(
-                {
-                    "kind": "moe",
-                    "model": name,
-                    "tokens": tokens,
-                    "experts_touched": touched,
-                    "ms": ms,
-                    "touched_gb_s": touched_bytes / ms / 1e6,
-                    "tflops": 2 * tokens * active * 3 * hidden * ffn / ms / 1e9,
-                }
-            )
+            for impl, layer in (("grouped_mm", grouped), ("cublas_per_expert", per_expert)):
+                try:
+                    ms = timer.median_ms(graphed(layer, device), reps=7, inner=5)
+                except (RuntimeError, AttributeError) as exc:
+                    rows.append({"kind": "moe", "impl": impl, "model": name, "tokens": tokens, "error": str(exc)[:200]})
+                    continue
+                touched_bytes = touched * 3 * hidden * ffn * 2
+                rows.append(
+                    {
+                        "kind": "moe",
+                        "impl": impl,
+                        "model": name,
+                        "tokens": tokens,
+                        "experts_touched": touched,
+                        "ms": ms,
+                        "touched_gb_s": touched_bytes / ms / 1e6,
+                        "tflops": 2 * tokens * active * 3 * hidden * ffn / ms / 1e9,
+                    }
+                )
         del up, down
     return rows
 
@@ -330,7 +345,9 @@ def views(pools: list, dims: dict[str, int], batch: int, context: int) -> list:
     return [p[: batch * context * dims["kv_heads"] * dims["head_dim"]].view(shape) for p in pools]
 
 
-def bench_attention(timer: Timer, device: torch.device, dims: dict, pools: tuple, configs: list) -> list[dict]:
+def bench_attention(
+    timer: Timer, device: torch.device, dims: dict, pools: tuple, configs: list, backend: str
+) -> list[dict]:
     """Decode attention of one layer, eight layers' caches in turn inside one CUDA graph."""
     rows = []
     group = dims["heads"] // dims["kv_heads"]
@@ -342,7 +359,14 @@ def bench_attention(timer: Timer, device: torch.device, dims: dict, pools: tuple
         ms = timer.median_ms(graphed_calls(fns, device), reps=7, inner=4) / layers
         kv_bytes = 2 * ks[0].numel() * 2
         rows.append(
-            {"kind": "attention_decode", "batch": batch, "context": context, "ms": ms, "kv_gb_s": kv_bytes / ms / 1e6}
+            {
+                "kind": "attention_decode",
+                "backend": backend,
+                "batch": batch,
+                "context": context,
+                "ms": ms,
+                "kv_gb_s": kv_bytes / ms / 1e6,
+            }
         )
     return rows
 
@@ -397,7 +421,7 @@ def model_row(kind: str, model: Model, shape: dict, ms: float, tokens: int, **ex
     return {"kind": kind, "weights": weights, **shape, "ms": ms, "tokens_s": tokens / ms * 1e3, **extra}
 
 
-def bench_prefill(timer: Timer, device: torch.device, model: Model, lengths: list[int]) -> list[dict]:
+def bench_prefill(timer: Timer, device: torch.device, model: Model, lengths: list[int], backend: str) -> list[dict]:
     rows = []
     for length in lengths:
         tokens = torch.randint(0, model.d["vocab"], (length,), device=device)
@@ -406,7 +430,7 @@ def bench_prefill(timer: Timer, device: torch.device, model: Model, lengths: lis
         except RuntimeError as exc:
             rows.append({"kind": "prefill", "input_len": length, "error": str(exc)[:200]})
             continue
-        rows.append(model_row("prefill", model, {"input_len": length}, ms, length))
+        rows.append(model_row("prefill", model, {"input_len": length}, ms, length, backend=backend))
     return rows
 
 
@@ -439,7 +463,7 @@ def main() -> int:
     def stage(name: str) -> None:
         print(f"[{time.time() - t0:6.1f} s] {name}", flush=True)
 
-    result["env"]["sdpa_backend"] = choose_backend(device, dims)
+    result["env"]["sdpa_backend"] = choose_backend(device, dims) or "none"
     stage(f"attention backend {result['env']['sdpa_backend']}")
     rows: list[dict] = [bench_copy(timer, device, 0.01 if args.tiny else 4.0)]
     stage("copy")
@@ -460,8 +484,14 @@ def main() -> int:
         if not args.tiny
         else [(1, 64), (8, 64), (16, 256)]
     )
-    rows += bench_attention(timer, device, dims, pools, decode_configs)
-    stage("attention")
+    default = result["env"]["sdpa_backend"]
+    rows += bench_attention(timer, device, dims, pools, decode_configs, default)
+    other = choose_backend(device, dims, OTHER_BACKENDS) if not args.tiny else None
+    result["env"]["other_sdpa_backend"] = other
+    if other and other.split()[0] != default.split()[0]:
+        rows += bench_attention(timer, device, dims, pools, decode_configs, other)
+    choose_backend(device, dims)  # back to the default for the model passes
+    stage(f"attention ({default}; {other})")
     rows += bench_moe(timer, device, [1, 8, 32, 128, 512, 2048] if not args.tiny else [1, 8], args.tiny)
     stage("moe")
     bf16 = Model(dims, device, fp8=False)
@@ -470,8 +500,12 @@ def main() -> int:
     for model in (bf16, Model(dims, device, fp8=True, source=bf16)):
         rows += bench_decode(timer, device, model, pools, decode_configs, eager)
         stage(f"decode {'fp8' if model.fp8 else 'bf16'}")
-        rows += bench_prefill(timer, device, model, prefill_lengths)
+        rows += bench_prefill(timer, device, model, prefill_lengths, default)
         stage(f"prefill {'fp8' if model.fp8 else 'bf16'}")
+    if other and other.split()[0] != default.split()[0]:
+        choose_backend(device, dims, OTHER_BACKENDS)
+        rows += bench_prefill(timer, device, bf16, prefill_lengths, other)
+        stage(f"prefill bf16 ({other})")
     result["rows"] = rows
     result["env"]["after"] = environment(device).get("nvidia_smi")
     with open(args.out, "w") as fh:

@@ -26,6 +26,7 @@ def test_every_timed_row_is_set_beside_an_estimate(recorded: list[tuple[dict, di
         assert len(result["checks"]) == len(timed) > 100
         assert all(c.measured_ms > 0 and c.estimated_ms > 0 for c in result["checks"])
         assert set(result["summary"]) >= {"gemm", "decode", "prefill", "moe", "attention_decode"}
+        assert set(result["summary"]) >= {"attention_decode_cudnn", "prefill_cudnn", "moe_cublas_per_expert"}
 
 
 def test_a_gemm_estimate_is_the_soft_roofline_by_hand() -> None:
@@ -58,11 +59,29 @@ def test_the_committed_constants_stay_inside_what_the_kernels_measured(recorded:
         assert prefill and all(0.8 <= c.ratio <= 1.2 for c in prefill), [(c.label, c.ratio) for c in prefill]
 
 
+def test_the_streaming_constants_match_the_fastest_kernel_timed(recorded: list[tuple[dict, dict]]) -> None:
+    """KV-cache and routed-expert streaming: the fit puts both at the dense rate (kv_mbu_factor and moe_mbu_factor at
+    1.0). PyTorch's FlashAttention-2 and the CUTLASS grouped GEMM run well below it; cuDNN's decode attention from
+    batch 32 and one cuBLAS GEMM pair per Mixtral expert reach it, within 25 %. A refit that drifts either constant
+    far from what those kernels do fails here."""
+    for _, result in recorded:
+        checks = result["checks"]
+        cudnn = [c for c in checks if c.kind == "attention_decode_cudnn" and int(c.label.split()[1]) >= 32]
+        experts = [c for c in checks if c.kind == "moe_cublas_per_expert" and c.label.startswith("Mixtral")]
+        for group in (cudnn, experts):
+            assert group and all(0.75 <= c.ratio <= 1.25 for c in group), [(c.label, c.ratio) for c in group]
+
+
 def test_fp8_behind_the_scripts_own_quantisation_is_kept_apart() -> None:
     assert device_check.kind_of({"kind": "decode", "weights": "fp8"}) == "decode_unfused_fp8"
     assert device_check.kind_of({"kind": "gemm", "dtype": "fp8+quant"}) == "gemm_unfused_fp8"
     assert device_check.kind_of({"kind": "gemm", "dtype": "fp8"}) == "gemm"
     assert device_check.kind_of({"kind": "decode", "weights": "bf16"}) == "decode"
+    assert device_check.kind_of({"kind": "attention_decode", "backend": "CUDNN_ATTENTION (enable_gqa)"}) == (
+        "attention_decode_cudnn"
+    )
+    assert device_check.kind_of({"kind": "moe", "impl": "cublas_per_expert"}) == "moe_cublas_per_expert"
+    assert device_check.kind_of({"kind": "moe", "impl": "grouped_mm"}) == "moe"
 
 
 def test_an_unknown_gpu_is_refused_by_name() -> None:

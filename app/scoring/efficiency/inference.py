@@ -17,15 +17,18 @@ class InferenceEfficiency:
 
     # Decode weight/KV streaming share of peak HBM bandwidth at TP1 (research §7.3: 0.55-0.75 end to end, fixed
     # step costs included; with those costs as terms of their own the fit reaches MAX_MBU, the kernel ceiling).
+    # Timed on an H200 (docs/measurements): one cuBLAS GEMV streams 0.69-0.86 of peak, a copy 0.89.
     decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
     mbu_tp_exponent: float = 0.328
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
     overlap_power: float = 1.39
-    # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72).
+    # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72). Timed on an
+    # H200 (docs/measurements): cuBLAS bf16 0.67-0.70 sustained at M >= 2,048 tokens, 0.77-0.80 in bursts.
     mfu_max: float = 0.7
-    # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65).
+    # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65). Timed on an
+    # H200 (docs/measurements): torch._scaled_mm FP8 reaches 0.85-0.95 of bf16's share at the same M.
     fp8_mfu_factor: float = 0.824
     fp4_mfu_factor: float = 0.675
     # Fixed launch/scheduling cost per forward pass (BLIS trained 126 us/step; roofline 500 us).
@@ -50,7 +53,9 @@ class InferenceEfficiency:
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
     allreduce_alpha_pcie_ms: float = 0.114
     # KV-read efficiency relative to weight streaming (BLIS trained physics 1.9 vs 1.4 => ~0.75x); with
-    # attention timed as its own kernel (not hidden under the GEMMs) the fit reaches the 1.0 bound.
+    # attention timed as its own kernel (not hidden under the GEMMs) the fit reaches the 1.0 bound. Timed on an
+    # H200 (docs/measurements): cuDNN's decode attention reads the cache at 3.5-4.4 TB/s from batch 32, this
+    # value; PyTorch's FlashAttention-2 at 2.3-2.5 TB/s (0.55 of it).
     kv_mbu_factor: float = 1.0
     # MoE grouped GEMMs and routing reach a lower share of peak than dense GEMMs (BLIS: +482 us/MoE layer).
     moe_mfu_factor: float = 0.847
@@ -74,7 +79,10 @@ class InferenceEfficiency:
     vllm_factor: float = 0.956
     sglang_factor: float = 1.04
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
-    # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer).
+    # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
+    # (docs/measurements): a cuBLAS GEMM pair per Mixtral expert streams at the dense rate (0.85-1.0 of this
+    # estimate), a CUTLASS grouped GEMM at 0.53-0.82; Qwen3-30B-A3B's 768-wide experts reach only 0.28-0.71
+    # with the better of the two, so fine-grained experts may stream slower than this factor says.
     moe_mbu_factor: float = 1.0
     # ROCm serving stacks (vLLM/SGLang on Instinct) against CUDA ones on the same engine, weight/KV streaming and
     # matmuls apart (one factor for both made memory-bound and compute-bound AMD rows pull against each other):
@@ -157,7 +165,7 @@ TP_RESERVE_GB = 0.4  # NCCL buffers when TP > 1 (AIC: 342-392 MB)
 
 # No weight-streaming kernel reaches more of the peak bandwidth than this (research §7.3: kipply / llm-analysis
 # "aggressive" 0.9; AIC's raw memory-op factor 0.8): the ceiling of every MBU product, GDDR cards included, and the
-# fit's upper bound on decode_mbu.
+# fit's upper bound on decode_mbu. A 4 GiB device copy on an H200 moved 0.89 of its 4.8 TB/s (docs/measurements).
 MAX_MBU = 0.9
 
 # All-reduce bandwidth: the bidirectional per-GPU figure halves to one direction; links reach ~85 %.
