@@ -1,8 +1,9 @@
 """The estimator's kernel terms against kernels timed on a real GPU (benchmarks/device/gpu_kernels.py).
 
-A check of the physics underneath the fit, not a validation case. The script times cuBLAS GEMMs,
-FlashAttention decode, CUTLASS grouped GEMMs and whole decode steps captured in a CUDA graph, with no
-serving engine around them. So no host-side scheduling is in the measured times.
+A check of the physics underneath the fit, not a validation case. The script times cuBLAS GEMMs, decode
+attention (PyTorch's FlashAttention-2 and cuDNN), routed experts (a CUTLASS grouped GEMM and one cuBLAS pair
+per expert), whole decode steps captured in a CUDA graph and eager prefill, with no serving engine around
+them. So no host-side scheduling is in the measured times.
 
 Each measurement is set beside the estimator's own term for the same work:
 - the committed constants, at TensorRT-LLM's engine factor (1.0: no engine discount);
@@ -38,7 +39,9 @@ from app.scoring.specs import GpuSpec, ModelSpec
 
 MEASUREMENTS_DIR = PROJECT_ROOT / "docs" / "measurements"
 DENSE_MODEL = "llama-3.1-8b"
-MOE_MODELS = {"mixtral-8x7b": "mixtral-8x7b", "qwen3-30b-a3b": "qwen3-30b-a3b"}  # script name -> catalog id
+MOE_MODELS = {  # the script's MoE shape names -> catalog ids
+    name: name for name in ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-r1", "gpt-oss-120b")
+}
 GPU_IDS = {"NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100-SXM"}  # torch's device name -> catalog id
 BYTES = {"bf16": 2, "fp8": 1, "fp8+quant": 1}
 

@@ -272,17 +272,23 @@ def bench_gemm(timer: Timer, device: torch.device, dims: dict[str, int], ms_list
     return rows
 
 
-MOE_SHAPES = {  # (experts, active, hidden, expert ffn): Mixtral-8x7B, Qwen3-30B-A3B (config.json values)
+MOE_SHAPES = {  # (experts, active, hidden, expert ffn), config.json values
     "mixtral-8x7b": (8, 2, 4096, 14336),
     "qwen3-30b-a3b": (128, 8, 2048, 768),
 }
+MORE_MOE_SHAPES = {  # `--only moe`: the routed experts of two served MoE models, bf16 (they ship FP8 / MXFP4)
+    "deepseek-r1": (256, 8, 7168, 2048),
+    "gpt-oss-120b": (128, 4, 2880, 2880),
+}
 
 
-def bench_moe(timer: Timer, device: torch.device, tokens_list: list[int], tiny: bool) -> list[dict]:
+def bench_moe(
+    timer: Timer, device: torch.device, tokens_list: list[int], tiny: bool, shapes: dict = MOE_SHAPES
+) -> list[dict]:
     """One MoE layer's routed-expert GEMMs (gate/up then down) with torch._grouped_mm over tokens sorted by
     expert, uniform random top-k routing: the bytes of the experts touched over time, against a dense GEMM."""
     rows = []
-    for name, (experts, active, hidden, ffn) in MOE_SHAPES.items():
+    for name, (experts, active, hidden, ffn) in shapes.items():
         if tiny:
             hidden, ffn = 64, 32
         up = torch.randn(experts, hidden, 2 * ffn, device=device, dtype=torch.bfloat16) * 0.02
@@ -453,6 +459,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--tiny", action="store_true", help="toy model on the CPU: checks the script only")
+    parser.add_argument("--only", choices=["moe"], help="only the routed experts of DeepSeek-R1 and gpt-oss-120b")
     args = parser.parse_args()
     device = torch.device("cpu" if args.tiny else "cuda")
     dims = TINY if args.tiny else LLAMA_8B
@@ -465,6 +472,9 @@ def main() -> int:
 
     result["env"]["sdpa_backend"] = choose_backend(device, dims) or "none"
     stage(f"attention backend {result['env']['sdpa_backend']}")
+    if args.only == "moe":
+        tokens = [1, 8, 32, 128, 512, 2048] if not args.tiny else [1, 8]
+        return write(result, bench_moe(timer, device, tokens, args.tiny, MORE_MOE_SHAPES), device, args.out)
     rows: list[dict] = [bench_copy(timer, device, 0.01 if args.tiny else 4.0)]
     stage("copy")
     try:
@@ -506,9 +516,14 @@ def main() -> int:
         choose_backend(device, dims, OTHER_BACKENDS)
         rows += bench_prefill(timer, device, bf16, prefill_lengths, other)
         stage(f"prefill bf16 ({other})")
+    return write(result, rows, device, args.out)
+
+
+def write(result: dict, rows: list[dict], device: torch.device, out: str) -> int:
+    """The run's rows and the GPU's state after it, as JSON to `out` and one line per row to stdout."""
     result["rows"] = rows
     result["env"]["after"] = environment(device).get("nvidia_smi")
-    with open(args.out, "w") as fh:
+    with open(out, "w") as fh:
         json.dump(result, fh, indent=1)
     for row in rows:
         print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}))

@@ -21,12 +21,16 @@ def recorded() -> list[tuple[dict, dict]]:
 
 
 def test_every_timed_row_is_set_beside_an_estimate(recorded: list[tuple[dict, dict]]) -> None:
+    kinds: set[str] = set()
     for data, result in recorded:
         timed = [r for r in data["rows"] if r["kind"] in CHECKED_KINDS and "error" not in r]
-        assert len(result["checks"]) == len(timed) > 100
+        assert len(result["checks"]) == len(timed) > 0
         assert all(c.measured_ms > 0 and c.estimated_ms > 0 for c in result["checks"])
-        assert set(result["summary"]) >= {"gemm", "decode", "prefill", "moe", "attention_decode"}
-        assert set(result["summary"]) >= {"attention_decode_cudnn", "prefill_cudnn", "moe_cublas_per_expert"}
+        kinds |= set(result["summary"])
+    assert kinds >= {"gemm", "decode", "prefill", "moe", "attention_decode"}
+    assert kinds >= {"attention_decode_cudnn", "prefill_cudnn", "moe_cublas_per_expert"}
+    models = {c.label.split(",")[0] for _, r in recorded for c in r["checks"] if c.kind == "moe"}
+    assert models == {"Mixtral 8x7B", "Qwen3-30B-A3B", "DeepSeek-R1", "gpt-oss-120b"}
 
 
 def test_a_gemm_estimate_is_the_soft_roofline_by_hand() -> None:
@@ -48,7 +52,9 @@ def test_the_committed_constants_stay_inside_what_the_kernels_measured(recorded:
     """A refit that drifts the streaming or matmul efficiencies away from what cuBLAS does on the GPU fails here:
     every dense GEMM, bf16 and FP8, within 0.6-1.35x of its timed kernel, and bf16 prefill of 512-4,096 tokens,
     which is matmuls almost entirely, within 20 %."""
-    for _, result in recorded:
+    runs = [result for _, result in recorded if "gemm" in result["summary"]]
+    assert runs
+    for result in runs:
         gemms = [c for c in result["checks"] if c.kind == "gemm"]
         assert gemms and all(0.6 <= c.ratio <= 1.35 for c in gemms), [(c.label, c.ratio) for c in gemms]
         prefill = [
@@ -64,7 +70,9 @@ def test_the_streaming_constants_match_the_fastest_kernel_timed(recorded: list[t
     1.0). PyTorch's FlashAttention-2 and the CUTLASS grouped GEMM run well below it; cuDNN's decode attention from
     batch 32 and one cuBLAS GEMM pair per Mixtral expert reach it, within 25 %. A refit that drifts either constant
     far from what those kernels do fails here."""
-    for _, result in recorded:
+    runs = [result for _, result in recorded if "attention_decode_cudnn" in result["summary"]]
+    assert runs
+    for result in runs:
         checks = result["checks"]
         cudnn = [c for c in checks if c.kind == "attention_decode_cudnn" and int(c.label.split()[1]) >= 32]
         experts = [c for c in checks if c.kind == "moe_cublas_per_expert" and c.label.startswith("Mixtral")]

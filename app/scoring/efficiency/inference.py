@@ -81,8 +81,9 @@ class InferenceEfficiency:
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
     # (docs/measurements): a cuBLAS GEMM pair per Mixtral expert streams at the dense rate (0.85-1.0 of this
-    # estimate), a CUTLASS grouped GEMM at 0.53-0.82; Qwen3-30B-A3B's 768-wide experts reach only 0.28-0.71
-    # with the better of the two, so fine-grained experts may stream slower than this factor says.
+    # estimate), a CUTLASS grouped GEMM at 0.53-0.82; fine-grained experts (Qwen3-30B-A3B, DeepSeek-R1,
+    # gpt-oss-120b) reach only 0.28-0.77 below 512 tokens with the better of the two, yet the public SGLang R1 and
+    # vLLM gpt-oss cases fit at 1.0 and a 0.73 prior made both worse held out: kept, a weak spot at small batches.
     moe_mbu_factor: float = 1.0
     # ROCm serving stacks (vLLM/SGLang on Instinct) against CUDA ones on the same engine, weight/KV streaming and
     # matmuls apart (one factor for both made memory-bound and compute-bound AMD rows pull against each other):
