@@ -150,14 +150,17 @@ def cmd_device_check(args: argparse.Namespace) -> int:
     if not files:
         print("gpumatch device-check: no measurement files (docs/measurements/*.json)", file=sys.stderr)
         return 2
-    try:
-        results = [
-            (path, device_check.check_measurements(device_check.load(path), snapshot.gpus, snapshot.models))
-            for path in files
-        ]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"gpumatch device-check: cannot read the measurements: {error}", file=sys.stderr)
-        return 2
+    results = []
+    for path in files:
+        try:
+            data = device_check.load(path)
+            results.append((path, device_check.check_measurements(data, snapshot.gpus, snapshot.models)))
+        except KeyError as error:  # a row or the run lacks a field the script always writes
+            print(f"gpumatch device-check: cannot read the measurements in {path}: no field {error}", file=sys.stderr)
+            return 2
+        except (OSError, ValueError, TypeError) as error:
+            print(f"gpumatch device-check: cannot read the measurements in {path}: {error}", file=sys.stderr)
+            return 2
     if args.json:
         payload = [{"file": str(p), **device_check.as_json(r)} for p, r in results]
         print(json.dumps(payload, indent=2))
