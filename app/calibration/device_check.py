@@ -2,8 +2,9 @@
 
 A check of the physics underneath the fit, not a validation case. The script times cuBLAS GEMMs, decode
 attention (PyTorch's FlashAttention-2 and cuDNN), routed experts (a CUTLASS grouped GEMM and one cuBLAS pair
-per expert), whole decode steps captured in a CUDA graph and eager prefill, with no serving engine around
-them. So no host-side scheduling is in the measured times.
+per expert; as served: TP/EP shards, bf16 and FP8), whole decode steps captured in a CUDA graph and eager
+prefill, with no serving engine around them. So no host-side scheduling is in the measured times, except in
+one row kind: an eager MoE layer minus the same layer graphed, the host's exposed time.
 
 Each measurement is set beside the estimator's own term for the same work:
 - the committed constants, at TensorRT-LLM's engine factor (1.0: no engine discount);
@@ -44,13 +45,16 @@ MOE_MODELS = {  # the script's MoE shape names -> catalog ids
 }
 GPU_IDS = {"NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100-SXM"}  # torch's device name -> catalog id
 BYTES = {"bf16": 2, "fp8": 1, "fp8+quant": 1}
+# A whole MoE layer run eagerly minus the same layer replayed from a CUDA graph: the host's time. Below this the
+# difference is within run-to-run noise and is not set beside the estimator's per-layer prefill host cost.
+MIN_HOST_MS = 0.02
 
 
 @dataclass(frozen=True, slots=True)
 class KernelCheck:
     """One timed kernel (or step) beside the estimator's time for it."""
 
-    kind: str  # gemm, attention_decode, moe, decode, prefill
+    kind: str  # gemm, attention_decode, moe, moe_served, moe_layer, decode, prefill
     label: str
     measured_ms: float
     estimated_ms: float
@@ -82,15 +86,32 @@ def attention_ms(ctx: InferenceContext, eff: InferenceEfficiency, model: ModelSp
     return roofline_ms(memory, compute, eff.overlap_power)
 
 
-def moe_ms(ctx: InferenceContext, eff: InferenceEfficiency, model: ModelSpec, tokens: int, touched: int) -> float:
+def moe_ms(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    model: ModelSpec,
+    tokens: int,
+    touched: int,
+    split: tuple[int, int] = (1, 1),
+    weight_bytes: int = 2,
+) -> float:
     """One MoE layer's routed experts (gate/up + down) as forward_parts prices them: the touched experts' bytes
-    at MBU (no TP penalty) x moe_mbu_factor, the routed FLOPs at the MoE MFU."""
-    expert_params = 3 * model.hidden_size * (model.moe_intermediate_size or model.intermediate_size)
-    touched_bytes = touched * expert_params * 2
-    flops = 2 * tokens * model.experts_per_token * expert_params
+    at MBU (no TP penalty) x moe_mbu_factor, the routed FLOPs at the MoE MFU. `split` = (tensor parallel, expert
+    parallel): each expert's shard is 1/TP of it; with EP a token's k experts land k/EP on this GPU on average."""
+    tp, ep = split
+    expert_params = 3 * model.hidden_size * (model.moe_intermediate_size or model.intermediate_size) / tp
+    touched_bytes = touched * expert_params * weight_bytes
+    flops = 2 * tokens * model.experts_per_token / ep * expert_params
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor
     compute = flops / (ctx.peak_tflops * 1e12 * mfu(ctx, eff)) * 1e3
     return roofline_ms(touched_bytes / bandwidth * 1e3, compute, eff.overlap_power)
+
+
+def served_split(name: str) -> tuple[str, tuple[int, int]]:
+    """'deepseek-r1/tp8' -> ('deepseek-r1', (8, 1)); 'deepseek-r1/ep8' -> ('deepseek-r1', (1, 8))."""
+    model, _, layout = name.partition("/")
+    degree = int(layout[2:] or 1)
+    return model, ((degree, 1) if layout.startswith("tp") else (1, degree))
 
 
 def _kernel_terms_ms(ctx: InferenceContext, eff: InferenceEfficiency, parts: Any) -> float:
@@ -104,13 +125,17 @@ def kind_of(row: dict) -> str:
       separate kernels (amax, scale, cast), which engines fuse into the norm or activation before the matmul, so
       those rows time the script, not the floor an engine reaches;
     - attention through cuDNN rather than the default backend (PyTorch's FlashAttention-2);
-    - routed experts as one cuBLAS GEMM pair per touched expert rather than one grouped GEMM."""
+    - routed experts as one cuBLAS GEMM pair per touched expert rather than one grouped GEMM;
+    - routed experts as served (TP or EP shards), per implementation: bf16 or FP8 grouped GEMMs, FP8 per expert
+      (both FP8 ones quantise activations per token in separate kernels, as the script's FP8 GEMMs do)."""
     if row["kind"] in ("decode", "prefill") and row.get("weights") == "fp8" or row.get("dtype") == "fp8+quant":
         return f"{row['kind']}_unfused_fp8"
     if "CUDNN" in row.get("backend", ""):
         return f"{row['kind']}_cudnn"
     if row.get("impl") == "cublas_per_expert":
         return "moe_cublas_per_expert"
+    if row["kind"] == "moe_served":
+        return f"moe_served_{row['impl']}"
     return row["kind"]
 
 
@@ -133,6 +158,19 @@ def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: Inference
         estimate = moe_ms(ctx, eff, model, row["tokens"], row["experts_touched"])
         label = f"{model.name}, {row['tokens']} tokens ({row['experts_touched']} experts touched)"
         return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x moe_mbu_factor, moe_mfu_factor")
+    if row["kind"] == "moe_served" and served_split(row["model"])[0] in MOE_MODELS:
+        name, split = served_split(row["model"])
+        model = models[MOE_MODELS[name]]
+        dtype = row["impl"].split("_")[0]
+        ctx = _context(gpu, model, dtype)
+        estimate = moe_ms(ctx, eff, model, row["tokens"], row["experts_touched"], split, BYTES[dtype])
+        label = f"{model.name} {row['model'].partition('/')[2].upper()}, {row['tokens']} tokens"
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x moe_mbu_factor, moe_mfu_factor")
+    if row["kind"] == "moe_layer" and row["host_ms"] >= MIN_HOST_MS:
+        label = (
+            f"{row['model']}, {row['tokens']} tokens: eager {row['eager_ms']:.3g} ms, graph {row['graph_ms']:.3g} ms"
+        )
+        return KernelCheck(kind, label, row["host_ms"], eff.moe_prefill_layer_ms, "moe_prefill_layer_ms")
     if row["kind"] == "decode":
         ctx = _context(gpu, dense, row["weights"])
         parts = forward_parts(ctx, eff, row["batch"], row["context"])
@@ -156,7 +194,7 @@ def check_measurements(
         raise ValueError(f"GPU {gpu_name!r} is not in the catalog")
     checks = []
     for row in data["rows"]:
-        if "error" in row or "ms" not in row:
+        if "error" in row or ("ms" not in row and "host_ms" not in row):
             continue
         check = _check(row, gpu, models, eff)
         if check is not None:
@@ -182,6 +220,10 @@ KIND_TITLES = {
     "attention_decode": "Decode attention, one layer (PyTorch FlashAttention-2, GQA 32/8, bf16 KV)",
     "moe": "Routed experts, one layer (`torch._grouped_mm`, CUTLASS grouped GEMM, uniform top-k routing)",
     "moe_cublas_per_expert": "Routed experts, one layer, one cuBLAS GEMM pair per touched expert (in a CUDA graph)",
+    "moe_served_bf16_grouped_mm": "Routed experts as served (R1 TP8/EP8, Qwen3, gpt-oss, Mixtral TP2), bf16 grouped",
+    "moe_served_fp8_grouped_mm": "The same, FP8 grouped GEMM (`torch._scaled_grouped_mm`, per-token scales, unfused)",
+    "moe_served_fp8_per_expert": "The same, one FP8 `torch._scaled_mm` pair per touched expert (rowwise scales)",
+    "moe_layer": "Exposed host time of one MoE layer run eagerly (router, sort, grouped GEMMs; no host sync)",
     "attention_decode_cudnn": "Decode attention, one layer, through cuDNN 9's SDPA (Hopper-native kernels)",
     "prefill_cudnn": "Prefill of one prompt (eager PyTorch, causal attention through cuDNN 9)",
     "decode": "Whole decode steps (32 layers + LM head, one CUDA graph)",

@@ -16,6 +16,10 @@ What it measures, each as the median of timed repeats after warm-up, with CUDA e
   context, bf16 and FP8 weights, bf16 KV cache; plus the same step run eagerly at two batches;
 - `prefill`: an eager forward pass over one prompt of L tokens (causal FlashAttention), bf16 and FP8.
 
+`--only moe` times the routed experts of DeepSeek-R1 and gpt-oss-120b alone; `--only moe_served` times experts as
+served (`moe_served`: R1's TP8 and EP8 shards and three other layouts, bf16 and FP8) and whole MoE layers run
+eagerly and from a CUDA graph (`moe_layer`: the host's exposed time).
+
 No RoPE (an elementwise op that engines fuse into the QKV kernel), no paging, every sequence at the same
 context: the floor a serving engine's kernels reach, without its scheduler. `app.calibration.device_check`
 compares these times with the estimator's kernel terms.
@@ -338,6 +342,177 @@ def bench_moe(
     return rows
 
 
+L2_FLUSH_BYTES = 256 * 2**20  # > 4x the 50 MB L2 of an H100/H200
+SERVED_MOE_SHAPES = {  # `--only moe_served`: (experts on the GPU, active per token on it, hidden, ffn shard)
+    "deepseek-r1/tp8": (256, 8, 7168, 256),  # each expert split over 8 GPUs (SGLang/vLLM default TP)
+    "deepseek-r1/ep8": (32, 1, 7168, 2048),  # 32 whole experts per GPU; a token's 8 of 256 land ~1 per GPU
+    "qwen3-30b-a3b/tp1": (128, 8, 2048, 768),
+    "gpt-oss-120b/tp1": (128, 4, 2880, 2880),
+    "mixtral-8x7b/tp2": (8, 2, 4096, 7168),
+}
+
+
+def quantise_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-row (per-token) dynamic FP8 scales, as engines quantise activations before an FP8 expert GEMM."""
+    scale = (x.abs().amax(dim=-1).float() / FP8_MAX).clamp(min=1e-12)
+    return (x.float() / scale[:, None]).to(torch.float8_e4m3fn), scale
+
+
+def expert_weights(experts: int, hidden: int, ffn: int, device: torch.device) -> dict:
+    """bf16 expert weights (E, K, N) and their FP8 copies, column-major per expert as FP8 GEMMs want them,
+    with one scale per output channel."""
+    up = torch.randn(experts, 2 * ffn, hidden, device=device, dtype=torch.bfloat16) * 0.02
+    down = torch.randn(experts, hidden, ffn, device=device, dtype=torch.bfloat16) * 0.02
+    weights = {"up": up.transpose(1, 2), "down": down.transpose(1, 2)}
+    for name, w in (("up", up), ("down", down)):
+        scale = (w.abs().amax(dim=-1).float() / FP8_MAX).clamp(min=1e-12)  # (E, N)
+        weights[f"{name}8"] = (w.float() / scale[..., None]).to(torch.float8_e4m3fn).transpose(1, 2)
+        weights[f"{name}_scale"] = scale
+    return weights
+
+
+def routed(tokens: int, experts: int, active: int, hidden: int, device: torch.device) -> dict:
+    """Uniform random top-k routing of `tokens` tokens: rows sorted by expert and the groups' end offsets."""
+    choice = torch.rand(tokens, experts, device=device).topk(active, dim=1).indices.flatten()
+    counts = torch.bincount(choice, minlength=experts)
+    return {
+        "x": torch.randn(tokens * active, hidden, device=device, dtype=torch.bfloat16),
+        "offsets": counts.cumsum(0).to(torch.int32),
+        "touched": int((counts > 0).sum()),
+    }
+
+
+def served_layers(w: dict, r: dict) -> dict:
+    """The routed experts' GEMM pair three ways: bf16 grouped, FP8 grouped (rowwise scales), FP8 per expert."""
+    x, offsets = r["x"], r["offsets"]
+    spans = list(zip([0, *offsets[:-1].tolist()], offsets.tolist(), strict=True))
+
+    def bf16_grouped() -> torch.Tensor:
+        gate, value = torch._grouped_mm(x, w["up"], offs=offsets).chunk(2, dim=-1)
+        return torch._grouped_mm(F.silu(gate) * value, w["down"], offs=offsets)
+
+    def fp8_grouped() -> torch.Tensor:
+        x8, xs = quantise_rows(x)
+        h = torch._scaled_grouped_mm(x8, w["up8"], xs, w["up_scale"], offs=offsets, out_dtype=torch.bfloat16)
+        gate, value = h.chunk(2, dim=-1)
+        h8, hs = quantise_rows(F.silu(gate) * value)
+        return torch._scaled_grouped_mm(h8, w["down8"], hs, w["down_scale"], offs=offsets, out_dtype=torch.bfloat16)
+
+    def fp8_per_expert() -> list:
+        outs = []
+        for e, (a, b) in enumerate(spans):
+            if b > a:
+                x8, xs = quantise_rows(x[a:b])
+                h = torch._scaled_mm(
+                    x8, w["up8"][e], scale_a=xs[:, None], scale_b=w["up_scale"][e][None, :], out_dtype=torch.bfloat16
+                )
+                gate, value = h.chunk(2, dim=-1)
+                h8, hs = quantise_rows(F.silu(gate) * value)
+                outs.append(
+                    torch._scaled_mm(
+                        h8,
+                        w["down8"][e],
+                        scale_a=hs[:, None],
+                        scale_b=w["down_scale"][e][None, :],
+                        out_dtype=torch.bfloat16,
+                    )
+                )
+        return outs
+
+    return {"bf16_grouped_mm": bf16_grouped, "fp8_grouped_mm": fp8_grouped, "fp8_per_expert": fp8_per_expert}
+
+
+def moe_layer(w: dict, router: torch.Tensor, x: torch.Tensor, active: int) -> torch.Tensor:
+    """A whole routed-expert layer as an eager engine runs it in prefill: router, top-k, sort by expert,
+    gather, bf16 grouped GEMMs, weighted scatter back (no host sync, so it can also be graph-captured)."""
+    experts = router.shape[1]
+    weights, choice = torch.softmax(x @ router, dim=-1, dtype=torch.float32).topk(active, dim=-1)
+    order = choice.flatten().argsort(stable=True)
+    token = order // active
+    counts = torch.zeros(experts, device=x.device, dtype=torch.int32).scatter_add_(
+        0, choice.flatten().int(), torch.ones_like(choice.flatten(), dtype=torch.int32)
+    )
+    offsets = counts.cumsum(0, dtype=torch.int32)
+    xs = x[token]
+    gate, value = torch._grouped_mm(xs, w["up"], offs=offsets).chunk(2, dim=-1)
+    y = torch._grouped_mm(F.silu(gate) * value, w["down"], offs=offsets)
+    y = y * weights.flatten()[order, None].to(y.dtype)
+    return torch.zeros_like(x).index_add_(0, token, y)
+
+
+def bench_moe_served(
+    timer: Timer, device: torch.device, tokens_list: list[int], layer_tokens: list[int], tiny: bool
+) -> list:
+    """Routed experts as served: TP- or EP-sharded expert shapes, bf16 and FP8 (what R1 and gpt-oss ship at
+    or near), and one whole MoE layer eager against the same layer in a CUDA graph (the host's share)."""
+    rows = []
+    for name, (experts, active, hidden, ffn) in SERVED_MOE_SHAPES.items():
+        if tiny:
+            hidden, ffn = 64, 32
+        # Consecutive layers' own weights, so that a call touches at least L2_FLUSH_BYTES of FP8 experts even
+        # at one token (a decode step walks through the layers; one layer's few experts would stay in L2).
+        copies = 1 if tiny else -(-L2_FLUSH_BYTES // (min(active, experts) * 3 * hidden * ffn))
+        ws = [expert_weights(experts, hidden, ffn, device) for _ in range(copies)]
+        w = ws[0]
+        for tokens in tokens_list:
+            r = routed(tokens, experts, active, hidden, device)
+            impls = [served_layers(wi, r) for wi in ws]
+            for impl in impls[0]:
+                fp8 = impl.startswith("fp8")
+
+                fns = tuple(i[impl] for i in impls)
+
+                def layer(fns=fns) -> list:
+                    return [fn() for fn in fns]
+
+                try:
+                    ms = timer.median_ms(graphed(layer, device), reps=7, inner=3) / copies
+                except (RuntimeError, AttributeError, NotImplementedError, TypeError) as exc:
+                    rows.append(
+                        {"kind": "moe_served", "impl": impl, "model": name, "tokens": tokens, "error": str(exc)[:200]}
+                    )
+                    continue
+                touched_bytes = r["touched"] * 3 * hidden * ffn * (1 if fp8 else 2)
+                rows.append(
+                    {
+                        "kind": "moe_served",
+                        "impl": impl,
+                        "model": name,
+                        "tokens": tokens,
+                        "experts_touched": r["touched"],
+                        "layers_rotated": copies,
+                        "ms": ms,
+                        "touched_gb_s": touched_bytes / ms / 1e6,
+                        "tflops": 2 * tokens * active * 3 * hidden * ffn / ms / 1e9,
+                    }
+                )
+        router = torch.randn(hidden, experts, device=device, dtype=torch.bfloat16) * 0.02
+        for tokens in layer_tokens:
+            x = torch.randn(tokens, hidden, device=device, dtype=torch.bfloat16)
+
+            def layer(x=x, w=w, router=router, active=active) -> torch.Tensor:
+                return moe_layer(w, router, x, active)
+
+            try:
+                eager_ms = timer.median_ms(layer, reps=7, inner=3)
+                graph_ms = timer.median_ms(graphed(layer, device), reps=7, inner=3)
+            except (RuntimeError, AttributeError, NotImplementedError) as exc:
+                rows.append({"kind": "moe_layer", "model": name, "tokens": tokens, "error": str(exc)[:200]})
+                continue
+            rows.append(
+                {
+                    "kind": "moe_layer",
+                    "model": name,
+                    "tokens": tokens,
+                    "eager_ms": eager_ms,
+                    "graph_ms": graph_ms,
+                    "host_ms": eager_ms - graph_ms,
+                }
+            )
+        del w, ws
+    return rows
+
+
 def kv_caches(dims: dict[str, int], device: torch.device, pool_tokens: int) -> tuple[list, list]:
     """One flat K and one flat V pool per layer, sliced into (B, kv_heads, C, head_dim) views per config."""
     per_token = dims["kv_heads"] * dims["head_dim"]
@@ -459,7 +634,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--tiny", action="store_true", help="toy model on the CPU: checks the script only")
-    parser.add_argument("--only", choices=["moe"], help="only the routed experts of DeepSeek-R1 and gpt-oss-120b")
+    parser.add_argument(
+        "--only",
+        choices=["moe", "moe_served"],
+        help="moe: only the routed experts of DeepSeek-R1 and gpt-oss-120b; moe_served: experts as served (TP/EP "
+        "shards, FP8) and whole MoE layers eager against graphed",
+    )
     args = parser.parse_args()
     device = torch.device("cpu" if args.tiny else "cuda")
     dims = TINY if args.tiny else LLAMA_8B
@@ -475,6 +655,11 @@ def main() -> int:
     if args.only == "moe":
         tokens = [1, 8, 32, 128, 512, 2048] if not args.tiny else [1, 8]
         return write(result, bench_moe(timer, device, tokens, args.tiny, MORE_MOE_SHAPES), device, args.out)
+    if args.only == "moe_served":
+        tokens = [1, 4, 8, 16, 32, 64, 128, 256, 512, 2048] if not args.tiny else [1, 8]
+        layer_tokens = [128, 1024, 4096] if not args.tiny else [16]
+        rows = bench_moe_served(timer, device, tokens, layer_tokens, args.tiny)
+        return write(result, rows, device, args.out)
     rows: list[dict] = [bench_copy(timer, device, 0.01 if args.tiny else 4.0)]
     stage("copy")
     try:

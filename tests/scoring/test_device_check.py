@@ -10,7 +10,7 @@ from app.cli.main import main
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, MAX_MBU
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
-CHECKED_KINDS = {"gemm", "attention_decode", "moe", "decode", "prefill"}
+CHECKED_KINDS = {"gemm", "attention_decode", "moe", "moe_served", "decode", "prefill"}
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +24,14 @@ def test_every_timed_row_is_set_beside_an_estimate(recorded: list[tuple[dict, di
     kinds: set[str] = set()
     for data, result in recorded:
         timed = [r for r in data["rows"] if r["kind"] in CHECKED_KINDS and "error" not in r]
+        timed += [r for r in data["rows"] if r["kind"] == "moe_layer" and r["host_ms"] >= device_check.MIN_HOST_MS]
         assert len(result["checks"]) == len(timed) > 0
         assert all(c.measured_ms > 0 and c.estimated_ms > 0 for c in result["checks"])
         kinds |= set(result["summary"])
     assert kinds >= {"gemm", "decode", "prefill", "moe", "attention_decode"}
     assert kinds >= {"attention_decode_cudnn", "prefill_cudnn", "moe_cublas_per_expert"}
+    assert kinds >= {"moe_served_bf16_grouped_mm", "moe_served_fp8_grouped_mm", "moe_served_fp8_per_expert"}
+    assert "moe_layer" in kinds
     models = {c.label.split(",")[0] for _, r in recorded for c in r["checks"] if c.kind == "moe"}
     assert models == {"Mixtral 8x7B", "Qwen3-30B-A3B", "DeepSeek-R1", "gpt-oss-120b"}
 
@@ -90,6 +93,30 @@ def test_fp8_behind_the_scripts_own_quantisation_is_kept_apart() -> None:
     )
     assert device_check.kind_of({"kind": "moe", "impl": "cublas_per_expert"}) == "moe_cublas_per_expert"
     assert device_check.kind_of({"kind": "moe", "impl": "grouped_mm"}) == "moe"
+
+
+def test_a_served_expert_shard_is_priced_by_hand() -> None:
+    """DeepSeek-R1's experts split over TP8 at one token: the 8 touched experts' eighth-shards, FP8, streamed at
+    the dense rate (the roofline's compute side is negligible at one token)."""
+    row = {"kind": "moe_served", "impl": "fp8_grouped_mm", "model": "deepseek-r1/tp8", "tokens": 1}
+    row |= {"experts_touched": 8, "ms": 0.1}
+    (check,) = device_check.check_measurements({"env": {"gpu": "NVIDIA H200"}, "rows": [row]}, GPUS, MODELS)["checks"]
+    r1, h200 = MODELS["deepseek-r1"], GPUS["H200"]
+    shard_bytes = 8 * 3 * r1.hidden_size * r1.moe_intermediate_size / 8
+    streaming_ms = shard_bytes / (h200.memory_bandwidth_tbs * 1e12 * min(DEFAULT_EFFICIENCY.decode_mbu, MAX_MBU)) * 1e3
+    assert check.kind == "moe_served_fp8_grouped_mm"
+    assert check.estimated_ms == pytest.approx(streaming_ms, rel=0.01)
+    assert device_check.served_split("deepseek-r1/ep8") == ("deepseek-r1", (1, 8))
+
+
+def test_an_eager_moe_layer_sets_its_host_time_beside_the_prefill_constant() -> None:
+    """Eager minus graphed time of one MoE layer is the host's exposed share, set beside moe_prefill_layer_ms; a
+    difference inside run-to-run noise (the GPU work hid the host's) is left out rather than shown as a ratio."""
+    layer = {"kind": "moe_layer", "model": "qwen3-30b-a3b/tp1", "tokens": 128, "eager_ms": 0.6, "graph_ms": 0.5}
+    rows = [layer | {"host_ms": 0.1}, layer | {"tokens": 4096, "host_ms": 0.001}]
+    (check,) = device_check.check_measurements({"env": {"gpu": "NVIDIA H200"}, "rows": rows}, GPUS, MODELS)["checks"]
+    assert (check.kind, check.measured_ms) == ("moe_layer", 0.1)
+    assert check.estimated_ms == DEFAULT_EFFICIENCY.moe_prefill_layer_ms
 
 
 def test_an_unknown_gpu_is_refused_by_name() -> None:
