@@ -82,8 +82,9 @@ class InferenceEfficiency:
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
     # (docs/measurements): a cuBLAS GEMM pair per Mixtral expert streams at the dense rate (0.85-1.0 of this
     # estimate), a CUTLASS grouped GEMM at 0.53-0.82; fine-grained experts (Qwen3-30B-A3B, DeepSeek-R1,
-    # gpt-oss-120b) reach only 0.28-0.77 below 512 tokens with the better of the two, yet the public SGLang R1 and
-    # vLLM gpt-oss cases fit at 1.0 and a 0.73 prior made both worse held out: kept, a weak spot at small batches.
+    # gpt-oss-120b) reach only 0.28-0.77 below 512 tokens with the better of the two, and the same as served (R1 TP8
+    # and EP8 shards, bf16 or FP8): 2.8-3.0 TB/s from 32 tokens, less below. Yet the public SGLang R1 and vLLM
+    # gpt-oss cases fit at 1.0 and a 0.73 prior made both worse held out: kept, a weak spot at small batches.
     moe_mbu_factor: float = 1.0
     # ROCm serving stacks (vLLM/SGLang on Instinct) against CUDA ones on the same engine, weight/KV streaming and
     # matmuls apart (one factor for both made memory-bound and compute-bound AMD rows pull against each other):
@@ -94,8 +95,10 @@ class InferenceEfficiency:
     # streaming measurement of its own, so streaming shrinks toward the same 0.64.
     amd_mbu_factor: float = 0.515  # weight and KV-cache streaming (MBU)
     amd_mfu_factor: float = 0.601  # matmuls (MFU)
-    # Host time per MoE layer of each prefill pass (eager, no CUDA graph: routing, permutation, grouped-GEMM
-    # launches; BLIS trained physics +482 us per MoE layer is the prior).
+    # Time per MoE layer of each prefill pass on engines that run prefill eagerly (vLLM, SGLang; BLIS trained physics
+    # +482 us per MoE layer is the prior). Not the dispatch of routing and grouped GEMMs alone: timed on an H200
+    # (docs/measurements), a sync-free eager MoE layer exposes 0.10-0.32 ms of host time over its CUDA graph; the
+    # fit's larger value also carries what else slows those engines' MoE prefill (untimed: their own kernels).
     moe_prefill_layer_ms: float = 2.05
 
 
