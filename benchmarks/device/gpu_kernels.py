@@ -286,6 +286,17 @@ MORE_MOE_SHAPES = {  # `--only moe`: the routed experts of two served MoE models
 }
 
 
+def routed(tokens: int, experts: int, active: int, hidden: int, device: torch.device) -> dict:
+    """Uniform random top-k routing of `tokens` tokens: rows sorted by expert and the groups' end offsets."""
+    choice = torch.rand(tokens, experts, device=device).topk(active, dim=1).indices.flatten()
+    counts = torch.bincount(choice, minlength=experts)
+    return {
+        "x": torch.randn(tokens * active, hidden, device=device, dtype=torch.bfloat16),
+        "offsets": counts.cumsum(0).to(torch.int32),
+        "touched": int((counts > 0).sum()),
+    }
+
+
 def bench_moe(
     timer: Timer, device: torch.device, tokens_list: list[int], tiny: bool, shapes: dict = MOE_SHAPES
 ) -> list[dict]:
@@ -298,10 +309,8 @@ def bench_moe(
         up = torch.randn(experts, hidden, 2 * ffn, device=device, dtype=torch.bfloat16) * 0.02
         down = torch.randn(experts, ffn, hidden, device=device, dtype=torch.bfloat16) * 0.02
         for tokens in tokens_list:
-            choice = torch.rand(tokens, experts, device=device).topk(active, dim=1).indices.flatten()
-            counts = torch.bincount(choice, minlength=experts)
-            offsets = counts.cumsum(0).to(torch.int32)
-            x = torch.randn(tokens * active, hidden, device=device, dtype=torch.bfloat16)
+            r = routed(tokens, experts, active, hidden, device)
+            x, offsets = r["x"], r["offsets"]
 
             def grouped(x=x, offsets=offsets, up=up, down=down) -> torch.Tensor:
                 gate, value = torch._grouped_mm(x, up, offs=offsets).chunk(2, dim=-1)
@@ -318,7 +327,7 @@ def bench_moe(
                         outs.append((F.silu(gate) * value) @ down[e])
                 return outs
 
-            touched = int((counts > 0).sum())
+            touched = r["touched"]
             for impl, layer in (("grouped_mm", grouped), ("cublas_per_expert", per_expert)):
                 try:
                     ms = timer.median_ms(graphed(layer, device), reps=7, inner=5)
@@ -369,17 +378,6 @@ def expert_weights(experts: int, hidden: int, ffn: int, device: torch.device) ->
         weights[f"{name}8"] = (w.float() / scale[..., None]).to(torch.float8_e4m3fn).transpose(1, 2)
         weights[f"{name}_scale"] = scale
     return weights
-
-
-def routed(tokens: int, experts: int, active: int, hidden: int, device: torch.device) -> dict:
-    """Uniform random top-k routing of `tokens` tokens: rows sorted by expert and the groups' end offsets."""
-    choice = torch.rand(tokens, experts, device=device).topk(active, dim=1).indices.flatten()
-    counts = torch.bincount(choice, minlength=experts)
-    return {
-        "x": torch.randn(tokens * active, hidden, device=device, dtype=torch.bfloat16),
-        "offsets": counts.cumsum(0).to(torch.int32),
-        "touched": int((counts > 0).sum()),
-    }
 
 
 def served_layers(w: dict, r: dict) -> dict:
@@ -459,7 +457,6 @@ def bench_moe_served(
             impls = [served_layers(wi, r) for wi in ws]
             for impl in impls[0]:
                 fp8 = impl.startswith("fp8")
-
                 fns = tuple(i[impl] for i in impls)
 
                 def layer(fns=fns) -> list:
