@@ -42,6 +42,7 @@ bench: $(STAMP)
 
 calibrate: $(STAMP)
 	$(PY) -m app.calibration.calibrate_inference $(SHARED)/validation/inference_cases.csv
+	$(PY) -m app.calibration.folds $(SHARED)/validation/inference_cases.csv
 	$(PY) -m app.calibration.calibrate_training $(SHARED)/validation/training_cases.csv
 	$(PY) -m app.calibration.bands $(SHARED)/validation
 

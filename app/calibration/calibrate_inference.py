@@ -218,9 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     for metric, stats in summary["by_metric"].items():
         print(metric, {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()})
     if "--loo" in args:
+        from app.calibration.folds import stored_folds
         from app.calibration.loso import loso_inference, publication_weighted
 
-        held_out = publication_weighted(loso_inference(read_cases(path), load_gpu_specs(), load_model_specs()))
+        rows = read_cases(path)
+        held = loso_inference(rows, load_gpu_specs(), load_model_specs(), folds=stored_folds(rows))
+        held_out = publication_weighted(held)
         for metric, stats in held_out.items():
             print(f"LOSO {metric}: publication-weighted median |%err| {stats['median_abs_pct_error']:.1f}")
     return 0

@@ -3,16 +3,13 @@
 This is the honest accuracy figure for a publication the estimator has not seen. In-sample errors (the
 committed constants on the same rows they were fitted on) flatter the model; LOSO does not.
 
-Inference: the coordinate search of `calibrate_inference.fit`, warm-started from the committed constants
-for LOSO_INFERENCE_ROUNDS rounds (the cold fit's step schedule from ×1.125 down to ×1.016) on the other
-publications, each publication weighted equally. A cold refit from the research defaults takes ~2 minutes per
-source on the 2,343-row file (14 sources: ~15 minutes on two cores), too slow for `gpumatch validate`; the
-warm start carries some memory of the held-out source (which of the near-equal valleys the fit sits in), so
-these figures are, if anything, optimistic for the sources the committed constants were fitted on. With only
-the first two steps (×1.5, ×1.25), as until 2026-12-04, no move improved the folds without MLPerf v4.0,
-MLPerf v4.1, the SGLang README or the vLLM blog: their "held-out" predictions were the in-sample ones. Those
-two steps are left out since: on the 2026-12 file the folds without them score as with them (output tok/s 10.27
-against 10.28 % median, TTFT and TPOT within 0.1 point) in two thirds of the time.
+Inference, on the case file `make calibrate` fitted: its stored cold folds (folds.py), each exactly that fit from the
+research start without the publication. On any other file (another or a changed one; a cold fold takes ~100 s per
+source on one core), each fold is refitted here instead: the coordinate search of `calibrate_inference.fit`,
+warm-started from the committed constants for LOSO_INFERENCE_ROUNDS rounds (the cold fit's step schedule from
+×1.125 down to ×1.016) on the other publications, each publication weighted equally. The warm start carries memory of
+the held-out source (which of the near-equal valleys the fit sits in), so these figures are optimistic: on the 2026-12
+file, output tok/s 9.3 % LOSO median error warm against 11.0 % cold, TTFT 14.7 against 17.1 %, TPOT 9.4 against 9.2 %.
 A constant that no other publication's rows respond to (the llama.cpp factors, the inter-node all-reduce
 latency) would keep the value the held-out publication gave it, all of that memory: such constants restart from
 the research defaults, where a cold refit without the publication leaves them (`held_out_priors`).
@@ -35,7 +32,7 @@ LOSO_INFERENCE_ROUNDS = 4  # calibrate_inference.fit's rounds from LOSO_FIRST_ST
 LOSO_FIRST_STEP = 0.125
 
 
-def _by_source(rows: list[dict]) -> dict[str, list[int]]:
+def rows_by_source(rows: list[dict]) -> dict[str, list[int]]:
     groups: dict[str, list[int]] = {}
     for index, row in enumerate(rows):
         groups.setdefault(row.get("source", ""), []).append(index)
@@ -64,7 +61,7 @@ def held_out_priors(rows: list[dict], sensitivity: list[frozenset[str]]) -> dict
     from app.scoring.efficiency.inference import FITTED
 
     out = {}
-    for source in _by_source(rows):
+    for source in rows_by_source(rows):
         identified = set().union(*(s for row, s in zip(rows, sensitivity, strict=True) if row.get("source") != source))
         out[source] = tuple(name for name in FITTED if name not in identified)
     return out
@@ -85,8 +82,11 @@ def _refit_without(source: str) -> Any:
     return fit(train, start, rounds=rounds, cycles=1, first_step=LOSO_FIRST_STEP) if train else start
 
 
-def _refits(sources: list[str], workers: int, refit: Callable[[str], Any] = _refit_without) -> dict[str, Any]:
-    """One refit per held-out source; independent, so they run on `workers` forked processes."""
+def refit_per_source(
+    sources: list[str], workers: int | None, refit: Callable[[str], Any] = _refit_without
+) -> dict[str, Any]:
+    """One refit per held-out source; independent, so they run on `workers` forked processes (None: one per CPU)."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
     if workers <= 1 or len(sources) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return {source: refit(source) for source in sources}
     with multiprocessing.get_context("fork").Pool(min(workers, len(sources))) as pool:
@@ -101,24 +101,29 @@ def loso_inference(
     workers: int | None = None,
     setups: list | None = None,
     sensitivity: list[frozenset[str]] | None = None,
+    folds: dict[str, Any] | None = None,
 ) -> list:
-    """One held-out prediction per row, in row order (uncovered rows keep their reason). The refits run on
-    `workers` processes (default: one per CPU). `setups` (the rows' `case_setup`s) and `sensitivity` (their
-    `sensitive_constants`): when the caller has them already."""
+    """One held-out prediction per row, in row order (uncovered rows keep their reason). `folds`: the constants
+    to predict each source with (folds.stored_folds: the cold folds of `make calibrate`); without them each fold is
+    refitted warm-started here, on `workers` processes (default: one per CPU). `setups` (the rows' `case_setup`s) and
+    `sensitivity` (their `sensitive_constants`): when the caller has them already."""
     global _FOLDS
     from app.calibration.validate_inference import case_setup, predict_setup
 
     if setups is None:
         setups = [case_setup(row, gpus, models) for row in rows]
-    if sensitivity is None:
-        sensitivity = sensitive_constants(setups)
     out: list[CasePrediction | None] = [None] * len(rows)
-    groups = _by_source(rows)
-    _FOLDS = (rows, setups, rounds, held_out_priors(rows, sensitivity))
-    try:
-        fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers)
-    finally:
-        _FOLDS = None
+    groups = rows_by_source(rows)
+    fitted, how = folds or {}, "cold fold of make calibrate"
+    if set(fitted) != set(groups):
+        if sensitivity is None:
+            sensitivity = sensitive_constants(setups)
+        _FOLDS = (rows, setups, rounds, held_out_priors(rows, sensitivity))
+        try:
+            fitted = refit_per_source(list(groups), workers)
+        finally:
+            _FOLDS = None
+        how = "refit warm-started from the committed constants"
     for source, indices in groups.items():
         eff = fitted[source]
         for i in indices:
@@ -127,7 +132,9 @@ def loso_inference(
                 out[i] = make_prediction(rows[i], None, setup)
                 continue
             value = predict_setup(setup, eff)
-            reason = "no batch meets the latency limits in the model" if value is None else f"LOSO without {source}"
+            reason = f"LOSO without {source} ({how})"
+            if value is None:
+                reason = "no batch meets the latency limits in the model"
             out[i] = make_prediction(rows[i], value, reason)
     return [p for p in out if p is not None]
 
@@ -150,10 +157,10 @@ def loso_training(rows: list[dict], gpus: dict, models: dict, workers: int | Non
     global _TRAINING_FOLDS
     from app.calibration.validate_training import predict_training_case
 
-    groups = _by_source(rows)
+    groups = rows_by_source(rows)
     _TRAINING_FOLDS = (rows, gpus, models)
     try:
-        fitted = _refits(list(groups), (os.cpu_count() or 1) if workers is None else workers, _refit_training_without)
+        fitted = refit_per_source(list(groups), workers, _refit_training_without)
     finally:
         _TRAINING_FOLDS = None
     out: list[CasePrediction | None] = [None] * len(rows)

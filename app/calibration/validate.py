@@ -133,18 +133,28 @@ def _is_training(rows: list[dict]) -> bool:
     return "framework" in columns or "method" in columns
 
 
-def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePrediction | None], list[dict]]:
-    """The LOSO predictions, in row order, and what each fitted constant rests on (`evidence`)."""
-    from app.calibration import evidence, loso
+LOSO_METHODS = {
+    "training": "cold refit per held-out publication",
+    "cold": "cold fold per held-out publication, stored by make calibrate",
+    "warm": "refit per held-out publication, warm-started from the committed constants (optimistic; the case file "
+    "is not the one make calibrate stored cold folds for)",
+}
+
+
+def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePrediction | None], list[dict], str]:
+    """The LOSO predictions, in row order, what each fitted constant rests on (`evidence`) and how the folds were
+    fitted (a LOSO_METHODS key)."""
+    from app.calibration import evidence, folds, loso
 
     if _is_training(rows):
-        return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models)
+        return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models), "training"
     from app.calibration.validate_inference import case_setup
 
     setups = [case_setup(row, gpus, models) for row in rows]
     sensitivity = loso.sensitive_constants(setups)
-    held = loso.loso_inference(rows, gpus, models, setups=setups, sensitivity=sensitivity)
-    return list(held), evidence.inference_evidence(rows, sensitivity)
+    stored = folds.stored_folds(rows)
+    held = loso.loso_inference(rows, gpus, models, setups=setups, sensitivity=sensitivity, folds=stored)
+    return list(held), evidence.inference_evidence(rows, sensitivity), "cold" if stored else "warm"
 
 
 def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
@@ -251,7 +261,8 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
     summary["headline"] = {"in_sample": publication_weighted(predictions)}
     held: list[CasePrediction | None] = [None] * len(predictions)
     if loso:
-        held, summary["evidence"] = _held_out(rows, gpus, models)
+        held, summary["evidence"], method = _held_out(rows, gpus, models)
+        summary["loso_method"] = LOSO_METHODS[method]
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
         summary["loso_groups"] = group_bias(rows, held, gpus)
