@@ -40,6 +40,8 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.bench
 
+# Prints the fitted constants (commit them to app/scoring/efficiency/*.py), stores the inference LOSO folds keyed to
+# them, and regenerates the bands from the LOSO residuals: after committing changed constants, run it again.
 calibrate: $(STAMP)
 	$(PY) -m app.calibration.calibrate_inference $(SHARED)/validation/inference_cases.csv
 	$(PY) -m app.calibration.folds $(SHARED)/validation/inference_cases.csv

@@ -6,7 +6,7 @@ Source: shared/validation/inference_cases.csv, 2343 rows (2026-12-04).
 
 CASES_SHA256 = "251917a35b20b9799dd1c7e8044b4a89b5c4f6d0fdf4a396f4f6635cc0895951"
 
-# the committed constants (efficiency/inference.py) these folds were fitted beside: a refit makes them stale
+# the same fit on every row: these folds serve while efficiency/inference.py commits exactly these constants
 CONSTANTS: dict[str, float] = {
     "decode_mbu": 0.9,
     "mbu_tp_exponent": 0.328,

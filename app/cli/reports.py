@@ -239,8 +239,9 @@ Then (2026-12-04, seventh) the inference LOSO is cold, as the training one is: e
 from the research defaults without the publication, where until now it warm-started from the committed constants
 (fitted with the publication) and kept memory of it. Fourteen cold folds take ~13 minutes on two cores, so `make
 calibrate` fits them once and stores them (app/calibration/folds.py writes inference_folds.py with the case rows'
-digest and the committed constants beside them); `gpumatch validate` predicts with them where both match (the
-inference validation 4.5 minutes → 10 s) and refits warm-started elsewhere, saying so in its headline. The suite
+digest and the constants the same fit gives on every row); `gpumatch validate` predicts with them while the rows and
+the committed constants are those (the inference validation 4.5 minutes → 10 s) and refits warm-started elsewhere,
+saying so in its headline. The suite
 refits one stored fold to catch a stale table. No constant changed. The warm folds were optimistic: output tokens/s
 9.28 → 11.0 % (within ±25 % 70.4 → 69.3 %, now below the 70 % target; NIM 10.9 → 13.4 %, InferenceX 7.7 → 8.6 %),
 TTFT 14.68 → 17.1 % (within ±25 % 68.3 → 67.7 %; MLPerf v4.1 40.3 → 30.4 %, no longer past the 35 % line; the

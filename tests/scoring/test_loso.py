@@ -1,5 +1,6 @@
 """Leave-one-source-out: refits never see the held-out publication; summaries weight publications equally."""
 
+import runpy
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,6 +88,21 @@ def test_stored_folds_serve_only_the_rows_and_constants_they_were_fitted_on():
     changed = [dict(public[0], value=str(float(public[0]["value"]) * 2))] + public[1:]
     assert folds.stored_folds(changed) == {}
     assert folds.stored_folds(public, replace(DEFAULT_EFFICIENCY, decode_mbu=0.8)) == {}
+
+
+def test_stored_folds_are_keyed_to_the_fit_on_every_row(tmp_path, monkeypatch):
+    rows = _rows("a", 2) + _rows("b", 2, value=2000.0)
+    path = tmp_path / "cases.csv"
+    path.write_text(",".join(rows[0]) + "\n" + "\n".join(",".join(r.values()) for r in rows) + "\n")
+    monkeypatch.setattr(folds, "TABLE_PATH", tmp_path / "folds_table.py")
+    folds.main([str(path)])
+    table = runpy.run_path(str(tmp_path / "folds_table.py"))
+    setups = [case_setup(row, GPUS, MODELS) for row in rows]
+    everything = calibrate_inference.fit(list(zip(rows, setups, strict=True)))
+    assert table["CONSTANTS"] == folds.fitted_constants(everything)  # what make calibrate prints to commit
+    assert table["CASES_SHA256"] == folds.rows_digest(read_cases(path))
+    without_b = calibrate_inference.fit([(r, s) for r, s in zip(rows, setups, strict=True) if r["source"] == "a"])
+    assert set(table["FOLDS"]) == {"a", "b"} and table["FOLDS"]["b"] == folds.fitted_constants(without_b)
 
 
 def test_publication_weighted_summary_counts_each_publication_once():
