@@ -153,6 +153,17 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
     assert "How we estimate" in client.get("/methodology").text
 
 
+def test_methodology_says_how_the_held_out_folds_were_fitted(client) -> None:  # type: ignore[no-untyped-def]
+    from app.calibration.validate import LOSO_METHODS
+    from app.web import methodology
+
+    real = methodology.accuracy()
+    assert real is not None and real["inference"]["loso_method"] == LOSO_METHODS["cold"]  # make accuracy's folds
+    text = client.get("/methodology").text
+    assert f"refitted without it ({LOSO_METHODS['cold']})" in text
+    assert f"refitted without it ({LOSO_METHODS['training']})" in text
+
+
 def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from app.web import methodology
 
