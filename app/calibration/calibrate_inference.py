@@ -114,16 +114,19 @@ def prior_penalty(eff: InferenceEfficiency) -> float:
     return sum(weight * math.log(getattr(eff, name) / prior) ** 2 for name, (prior, weight) in PRIORS.items())
 
 
+def fittable(rows: list[dict], setups: list) -> list[tuple[dict, CaseSetup]]:
+    """The (row, setup) pairs the fit uses: covered rows with a usable measured value."""
+    return [
+        (row, setup)
+        for row, setup in zip(rows, setups, strict=True)
+        if not isinstance(setup, str) and measured_value(row.get("value")) is not None
+    ]
+
+
 def load_setups(path: str, gpus: dict, models: dict) -> list[tuple[dict, CaseSetup]]:
     """Covered cases with their efficiency-independent setup (a row without a usable measured value is left out)."""
-    setups = []
-    for row in read_cases(path):
-        if measured_value(row.get("value")) is None:
-            continue
-        setup = case_setup(row, gpus, models)
-        if not isinstance(setup, str):
-            setups.append((row, setup))
-    return setups
+    rows = read_cases(path)
+    return fittable(rows, [case_setup(row, gpus, models) for row in rows])
 
 
 def case_error(case: tuple[dict, CaseSetup], eff: InferenceEfficiency) -> float:

@@ -44,17 +44,10 @@ def fitted_constants(eff: InferenceEfficiency = DEFAULT_EFFICIENCY) -> dict[str,
 
 
 def _cold_fold(source: str) -> InferenceEfficiency:
-    from app.calibration.calibrate_inference import RESEARCH_START, fit
-    from app.calibration.cases import measured_value
+    from app.calibration.calibrate_inference import RESEARCH_START, fit, fittable
 
     assert _ROWS is not None
-    rows, setups = _ROWS
-    fittable = [  # the rows `make calibrate` fits (calibrate_inference.load_setups)
-        (row, setup)
-        for row, setup in zip(rows, setups, strict=True)
-        if not isinstance(setup, str) and measured_value(row.get("value")) is not None
-    ]
-    train = [(row, setup) for row, setup in fittable if row.get("source", "") != source]
+    train = [(row, setup) for row, setup in fittable(*_ROWS) if row.get("source", "") != source]
     return fit(train, RESEARCH_START)
 
 
