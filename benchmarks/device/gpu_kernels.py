@@ -627,18 +627,26 @@ def environment(device: torch.device) -> dict:
     return env
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def script_args(description: str, parser: argparse.ArgumentParser | None = None):
+    """The options every device script takes (--out, --tiny) beside `parser`'s own, parsed; and the device they
+    select: the GPU, or the CPU for a toy run that checks the script."""
+    parser = parser or argparse.ArgumentParser()
+    parser.description = description
     parser.add_argument("--out", required=True)
     parser.add_argument("--tiny", action="store_true", help="toy model on the CPU: checks the script only")
+    args = parser.parse_args()
+    return args, torch.device("cpu" if args.tiny else "cuda")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
     parser.add_argument(
         "--only",
         choices=["moe", "moe_served"],
         help="moe: only the routed experts of DeepSeek-R1 and gpt-oss-120b; moe_served: experts as served (TP/EP "
         "shards, FP8) and whole MoE layers eager against graphed",
     )
-    args = parser.parse_args()
-    device = torch.device("cpu" if args.tiny else "cuda")
+    args, device = script_args(__doc__.splitlines()[0], parser)
     dims = TINY if args.tiny else LLAMA_8B
     timer = Timer(device)
     result: dict = {"model": "llama-3.1-8b" if not args.tiny else "tiny", "dims": dims, "env": environment(device)}
