@@ -33,6 +33,7 @@ from app.scoring.inference.steps import (
     forward_parts,
     mbu,
     mfu,
+    prefill_attention_flops,
     prefill_parts,
     roofline_ms,
 )
@@ -54,16 +55,17 @@ MIN_HOST_MS = 0.02
 class KernelCheck:
     """One timed kernel (or step) beside the estimator's time for it."""
 
-    kind: str  # gemm, attention_decode, moe, moe_served, moe_layer, decode, prefill
+    kind: str  # gemm, attention_decode, moe, moe_served, moe_layer, decode, prefill, mixed, train_step, ...
     label: str
-    measured_ms: float
-    estimated_ms: float
+    measured: float
+    estimated: float
     constants: str  # what the estimate rests on
+    unit: str = "ms"  # train_memory: GB
 
     @property
     def ratio(self) -> float:
-        """Estimated / measured: above 1 the estimator is slower than the kernels."""
-        return self.estimated_ms / self.measured_ms
+        """Estimated / measured: above 1 the estimator expects more time (or memory) than was measured."""
+        return self.estimated / self.measured
 
 
 def _context(gpu: GpuSpec, model: ModelSpec, weight_dtype: str) -> InferenceContext:
@@ -117,6 +119,47 @@ def served_split(name: str) -> tuple[str, tuple[int, int]]:
 def _kernel_terms_ms(ctx: InferenceContext, eff: InferenceEfficiency, parts: Any) -> float:
     """A graph-captured step: the kernels plus the per-layer launch cost (no per-step or per-sequence host work)."""
     return parts.busy_ms + parts.comm_ms + ctx.layers_per_stage * eff.layer_overhead_ms
+
+
+def mixed_step_ms(ctx: InferenceContext, eff: InferenceEfficiency, batch: int, context: int, prompt: int) -> float:
+    """Kernel terms of one pass over `batch` decoding sequences plus one `prompt`-token prompt stacked under them:
+    forward_parts as the continuous-batching steady state prices it (steps.mixed_step_parts), for one prompt."""
+    attention = prefill_attention_flops(ctx, 1, prompt) if prompt else 0.0
+    requests = 1.0 if prompt else 0.0
+    parts = forward_parts(ctx, eff, batch, context, prompt, attention, 1.0, requests, requests)
+    return _kernel_terms_ms(ctx, eff, parts)
+
+
+def mixed_label(row: dict) -> str:
+    """'batch 64 x context 1024 + a 512-token prompt'; either part alone said so."""
+    batch = f"batch {row['batch']} x context {row['context']}"
+    prompt = f"a {row['prompt_tokens']}-token prompt"
+    if not row["prompt_tokens"]:
+        return f"{batch} decoding alone"
+    return f"{batch} + {prompt}" if row["batch"] else f"{prompt} alone"
+
+
+def marginal_checks(rows: list[dict], gpu: GpuSpec, models: dict[str, ModelSpec], eff: InferenceEfficiency) -> list:
+    """A prompt's cost inside a mixed step (mixed minus the same batch decoding alone), measured and estimated:
+    its share of the step is the utilisation of the M/D/1 prefill queue behind TTFT under load
+    (operating_points.prefill_share_of_step)."""
+    timed = [r for r in rows if r["kind"] == "mixed" and "error" not in r]
+    alone = {(r["batch"], r["context"]): r["ms"] for r in timed if not r["prompt_tokens"]}
+    ctx = _context(gpu, models[DENSE_MODEL], "bf16")
+    checks = []
+    for r in timed:
+        decode_ms = alone.get((r["batch"], r["context"]))
+        if not (r["batch"] and r["prompt_tokens"]) or decode_ms is None or r["ms"] <= decode_ms:
+            continue
+        estimated = mixed_step_ms(ctx, eff, r["batch"], r["context"], r["prompt_tokens"])
+        estimated_alone = mixed_step_ms(ctx, eff, r["batch"], r["context"], 0)
+        measured = r["ms"] - decode_ms
+        label = (
+            f"{r['prompt_tokens']}-token prompt beside batch {r['batch']} x context {r['context']}: "
+            f"{measured / r['ms']:.0%} of the step measured, {1 - estimated_alone / estimated:.0%} estimated"
+        )
+        checks.append(KernelCheck("mixed_marginal", label, measured, estimated - estimated_alone, "prefill share"))
+    return checks
 
 
 def kind_of(row: dict) -> str:
@@ -176,6 +219,10 @@ def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: Inference
         parts = forward_parts(ctx, eff, row["batch"], row["context"])
         label = f"{row['weights']} weights, batch {row['batch']} x context {row['context']}"
         return KernelCheck(kind, label, row["ms"], _kernel_terms_ms(ctx, eff, parts), "all kernel terms")
+    if row["kind"] == "mixed":
+        ctx = _context(gpu, dense, row["weights"])
+        estimate = mixed_step_ms(ctx, eff, row["batch"], row["context"], row["prompt_tokens"])
+        return KernelCheck(kind, mixed_label(row), row["ms"], estimate, "all kernel terms over the stacked rows")
     if row["kind"] == "prefill":
         ctx = _context(gpu, dense, row["weights"])
         parts = prefill_parts(ctx, eff, 1, row["input_len"])
@@ -192,13 +239,19 @@ def check_measurements(
     gpu = gpus.get(GPU_IDS.get(gpu_name, gpu_name))
     if gpu is None:
         raise ValueError(f"GPU {gpu_name!r} is not in the catalog")
+    from app.calibration.device_training import training_checks  # it builds on KernelCheck
+
     checks = []
     for row in data["rows"]:
         if "error" in row or ("ms" not in row and "host_ms" not in row):
             continue
+        if row["kind"] == "train_step":
+            checks += training_checks(row, gpu, gpus, models)
+            continue
         check = _check(row, gpu, models, eff)
         if check is not None:
             checks.append(check)
+    checks += marginal_checks(data["rows"], gpu, models, eff)
     summary = {}
     for kind in dict.fromkeys(c.kind for c in checks):
         ratios = [c.ratio for c in checks if c.kind == kind]
@@ -231,6 +284,10 @@ KIND_TITLES = {
     "gemm_unfused_fp8": "FP8 GEMMs behind the script's unfused activation quantisation (amax, scale, cast)",
     "decode_unfused_fp8": "FP8 decode steps, with that unfused quantisation at every matmul",
     "prefill_unfused_fp8": "FP8 prefill, with that unfused quantisation at every matmul",
+    "mixed": "Mixed steps: a decode batch and one prompt in one pass (32 layers + LM head, one CUDA graph, cuDNN)",
+    "mixed_marginal": "The prompt's cost inside a mixed step (mixed minus the batch decoding alone)",
+    "train_step": "Training steps, one GPU (eager PyTorch, AMP bf16, fused AdamW; estimate: framework pytorch)",
+    "train_memory": "Peak memory allocated by those steps (GB; estimate: the layout's memory need)",
 }
 
 
@@ -238,11 +295,13 @@ SECTION_INTRO = """## Own measurements on a GPU: the estimator's kernel terms ag
 
 Not validation cases and not in the fit: a check of the physics under it. `benchmarks/device/gpu_kernels.py` times
 cuBLAS GEMMs, decode attention, grouped expert GEMMs, whole decode steps in a CUDA graph and eager prefill of a
-Llama-3.1-8B-shaped model with random weights on a lent GPU; `gpumatch device-check` sets each beside the
-estimator's term for the same work (app/calibration/device_check.py). A ratio below 1 means the estimator
-expects the work faster than these kernels ran. PyTorch's kernels are not every engine's (TensorRT-LLM, vLLM and
-SGLang ship their own attention and MoE kernels), so a ratio is evidence about a constant, not a verdict on it;
-docs/measurements/README.md says what each run found and what the estimator took from it.
+Llama-3.1-8B-shaped model with random weights on a lent GPU; `mixed_steps.py` times a decode batch and a prompt in
+one pass (the steps of serving under load), and `train_step.py` whole training steps and their peak memory.
+`gpumatch device-check` sets each beside the estimator's term for the same work (app/calibration/device_check.py,
+device_training.py). A ratio below 1 means the estimator expects the work faster (or smaller) than it ran. PyTorch's
+kernels are not every engine's (TensorRT-LLM, vLLM and SGLang ship their own attention and MoE kernels), so a ratio is
+evidence about a constant, not a verdict on it; docs/measurements/README.md says what each run found and what the
+estimator took from it.
 """
 
 
@@ -261,18 +320,45 @@ def _smi(reading: str | None) -> str:
     return f"SM {sm} of {sm_max}, memory {memory}, {power} limit, {celsius} °C, driver {driver}"
 
 
+SCRIPT_CONDITIONS = {  # the run's script, by its rows' kinds -> how it timed them and what the estimate is
+    "train_step": (
+        "benchmarks/device/train_step.py",
+        "Each time is the median of timed optimizer steps after warm-up steps, with CUDA events, run eagerly; memory "
+        "is the peak PyTorch allocated. Estimate = the training estimator's step time and its layout's memory need "
+        "(runtime reserve left out) for the same run, read as a validation row of framework pytorch on one GPU "
+        "(app/calibration/device_training.py). Ratio = estimate / measured.",
+    ),
+    "mixed": (
+        "benchmarks/device/mixed_steps.py",
+        "Each time is the median of timed repeats of one CUDA graph after warm-up, with CUDA events. Estimate = the "
+        "committed constants' kernel terms for the same pass at TensorRT-LLM's engine factor, plus the per-layer "
+        "cost, without the per-step host cost (app/calibration/device_check.py). Ratio = estimate / measured.",
+    ),
+}
+KERNEL_CONDITIONS = (
+    "benchmarks/device/gpu_kernels.py",
+    "Each time is the median of timed repeats after warm-up, with CUDA events; the kernels replay from CUDA graphs, "
+    "except prefill. Estimate = the committed constants' term for the same work at TensorRT-LLM's engine factor. "
+    "For whole steps it is the kernel terms plus the per-layer cost, without the per-step host cost "
+    "(app/calibration/device_check.py). Ratio = estimate / measured.",
+)
+
+
+def script_conditions(result: dict) -> tuple[str, str]:
+    """(script, how it timed and what the estimate is) for the run, from the kinds of its rows."""
+    kinds = {c.kind for c in result["checks"]}
+    return next((v for k, v in SCRIPT_CONDITIONS.items() if k in kinds), KERNEL_CONDITIONS)
+
+
 def markdown(result: dict, source: str) -> str:
     """The run's conditions, a per-kind summary and every row, as markdown."""
     env = result["env"]
+    script, method = script_conditions(result)
     conditions = (
-        f"Measured with `benchmarks/device/gpu_kernels.py` on one {env.get('gpu')} "
+        f"Measured with `{script}` on one {env.get('gpu')} "
         f"({env.get('sm_count')} SMs; before the run {_smi(env.get('nvidia_smi'))}; "
         f"after it {_smi(env.get('after'))}), "
-        f"torch {env.get('torch')}, attention backend {env.get('sdpa_backend')}. Each time is the median of timed "
-        "repeats after warm-up, with CUDA events; the kernels replay from CUDA graphs, except prefill. "
-        "Estimate = the committed constants' term for the same work at TensorRT-LLM's engine factor. "
-        "For whole steps it is the kernel terms plus the per-layer cost, without the per-step host cost "
-        "(app/calibration/device_check.py). Ratio = estimate / measured."
+        f"torch {env.get('torch')}, attention backend {env.get('sdpa_backend')}. {method}"
     )
     lines = [
         f"### {env.get('gpu', '?')}: {source}",
@@ -286,9 +372,12 @@ def markdown(result: dict, source: str) -> str:
         lines.append(
             f"| {KIND_TITLES.get(kind, kind)} | {s['rows']} | {s['median']:.2f} | {s['low']:.2f}-{s['high']:.2f} |"
         )
-    lines += ["", "| kind | work | measured ms | estimated ms | ratio |", "|---|---|---|---|---|"]
+    lines += ["", "<details><summary>Every row</summary>", ""]
+    lines += ["| kind | work | measured | estimated | ratio |", "|---|---|---|---|---|"]
     for c in result["checks"]:
-        lines.append(f"| {c.kind} | {c.label} | {c.measured_ms:.4g} | {c.estimated_ms:.4g} | {c.ratio:.2f} |")
+        lines.append(
+            f"| {c.kind} | {c.label} | {c.measured:.4g} {c.unit} | {c.estimated:.4g} {c.unit} | {c.ratio:.2f} |"
+        )
     lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 

@@ -248,6 +248,17 @@ TTFT 14.68 → 17.1 % (within ±25 % 68.3 → 67.7 %; MLPerf v4.1 40.3 → 30.4 
 trtllm-perf v0.9 low-latency rows 6.7 → 9.3 %), TPOT 9.36 → 9.2 %, llama.cpp decode 6.3 → 17.4 % (its fold's
 other constants sit in another valley), vLLM on AMD +96 → +102 %. Bands regenerated from these residuals: coverage
 around LOSO, throughput 83.3 %, TPOT 80.5 %, TTFT 75.0 %. 7 of 11 inference targets met (8 of 11 on warm folds).
+Then (2026-12-04, eighth) an unfused loss holds twice the logits. An H200 timed a plain PyTorch fine-tuning loop
+(docs/measurements/h200-2026-12-04-train-step.json): the loss's backward peaks at 12.0 B per token and vocabulary
+entry over everything else, where the estimate held 6 B; with the loss in 8 chunks it peaks at 6.6 B. The logits'
+memory now follows the stack: 12 B for HF, torchtitan and auto, 6 B for Megatron/NeMo, LLM Foundry and torchtune
+(pytorch), whose losses are fused or chunked. The estimated peak is 0.95-1.03 of the measured one without recompute
+(0.80-0.87 before). The training constants were refitted, since the layouts the fit chooses moved (TP exposure 0.1597
+→ 0.1565, HF class 0.7469 → 0.7544, torchtitan 0.9145 → 0.9053). LOSO training tokens/s 11.5 → 11.6 % (within ±25 %
+77.6 → 77.9 %, band coverage 78.4 → 79.3 %); XTuner's Yi-34B at 262k tokens on 32 A100s (SP8) is no longer covered
+(81 GB estimated against 72 GB usable, where the run fit): rows covered 329 → 328 of 332. The same session's mixed steps
+(a decode batch and one prompt in one pass) put the prompt's share of the step, the prefill queue's utilisation behind
+TTFT under load, within 5 points of the estimate from 512 prompt tokens up; no inference constant changed.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (30 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
 vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf

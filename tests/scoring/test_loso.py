@@ -157,7 +157,8 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # sized from what the weights leave; then prompts read at half their stated cap, streaming under a 0.9
     # ceiling; then folds refitted to convergence; then a KV-cache dtype stated in the notes; then the cold folds
     # make calibrate stores, in place of warm-started ones) plus a margin; training holds issue 10's target (<= 12 %,
-    # at 11.5 %; the cold training refit with its seeded restarts is deterministic).
+    # at 11.6 % since the logits' memory depends on the stack's loss; the cold training refit with its seeded
+    # restarts is deterministic).
     inference = precomputed("inference_validation")
     assert inference["loso_method"].startswith("cold fold"), "inference_folds.py is stale: run make calibrate"
     loso_inf = inference["headline"]["loso"]

@@ -42,6 +42,26 @@ def test_lora_uses_less_memory_than_full_ft():
     assert qlora.memory_breakdown_gb["model_states"] < lora1.memory_breakdown_gb["model_states"]
 
 
+def test_an_unfused_loss_holds_twice_the_logits_of_a_fused_one():
+    """At the start of the loss's backward an unfused cross-entropy holds 12 B per logit (measured on an H200:
+    docs/measurements/h200-2026-12-04-train-step.json); Megatron's fused and torchtune's chunked losses ~6 B. An
+    8B model's 128k vocabulary at 16k tokens is then 25 GB of logits against 13 GB, and the stack decides a fit."""
+    from app.scoring.training.memory import logits_bytes
+
+    model, layout = MODELS["llama-3.1-8b"], Layout(0, 1, 1, "full", 1)
+    elements = 16384 * model.vocab_size
+    assert logits_bytes(model, 16384, layout, "hf") == pytest.approx(12 * elements)
+    assert logits_bytes(model, 16384, layout, "auto") == pytest.approx(12 * elements)
+    for fused in ("megatron", "nemo", "llm-foundry", "pytorch"):
+        assert logits_bytes(model, 16384, layout, fused) == pytest.approx(6 * elements)
+    hf = estimate_training(GPUS["H100-SXM"], 1, model, workload(method="lora", seq_len=16384, framework="hf"))
+    tuned = estimate_training(GPUS["H100-SXM"], 1, model, workload(method="lora", seq_len=16384, framework="pytorch"))
+    assert hf.memory_breakdown_gb["logits"] == pytest.approx(2 * tuned.memory_breakdown_gb["logits"])
+    assert hf.memory_per_gpu_gb > tuned.memory_per_gpu_gb
+    assert any(a.startswith("unfused loss") and "12 B" in a for a in hf.assumptions)
+    assert any(a.startswith("fused or chunked loss") and "6 B" in a for a in tuned.assumptions)
+
+
 def test_more_gpus_never_raise_zero3_model_states():
     model = MODELS["llama-3.1-70b"]
     previous = float("inf")

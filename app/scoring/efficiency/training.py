@@ -43,9 +43,9 @@ class TrainingEfficiency:
     mfu_ampere_16: float = 0.585  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.5638  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
     mfu_blackwell_16: float = 0.5225  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
-    mfu_cdna4_16: float = 0.3568  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
+    mfu_cdna4_16: float = 0.3583  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
     mfu_ada_16: float = 0.35  # research default; unfitted: MLPerf L40S and torchtune RTX 4090 disagree
-    mfu_cdna_16: float = 0.314  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
+    mfu_cdna_16: float = 0.3165  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
@@ -54,19 +54,19 @@ class TrainingEfficiency:
     # pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4", arXiv
     # 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to ±50 %).
     fp4_bf16_linear_share: float = 0.15
-    fp8_speedup_torchao: float = 1.2288  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
+    fp8_speedup_torchao: float = 1.2399  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
-    fw_torchtitan_16: float = 0.9145  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
+    fw_torchtitan_16: float = 0.9053  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
     fw_pytorch: float = 1.1  # fitted (at its bound); MLPerf non-NVIDIA PyTorch submissions, torchtune compiled rows
-    fw_hf: float = 0.7469  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
+    fw_hf: float = 0.7544  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
     fw_auto: float = 0.90  # assumption: a tuned open stack between HF and Megatron-class
     # Small-matmul saturation: factor = 1 / (1 + (half_hidden / hidden) ** exponent).
-    width_half_hidden: float = 155.1326  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
+    width_half_hidden: float = 153.1469  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
     width_exponent: float = 1.0  # derived: memory-bound ops ∝ hidden, GEMMs ∝ hidden² per token (width_factor)
     # Attention score/AV matmuls (causal: half the 12·L·h·s model FLOPs) run at this fraction of the GEMM efficiency.
-    attn_efficiency: float = 0.56  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
+    attn_efficiency: float = 0.5489  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
     # The same on Hopper/Blackwell with Hopper-native kernels (FlashAttention-3, cuDNN / TransformerEngine fused
     # attention); fitted at its bound, prior 0.7: FlashAttention-3 paper (forward ~75 %, backward ~55 % of peak).
     attn_efficiency_hopper: float = 1.0  # fitted (at its bound)
@@ -76,7 +76,7 @@ class TrainingEfficiency:
     # in Megatron/NeMo since 2023, is Hopper-native and exempt).
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
-    tp_comm_exposed: float = 0.1597  # fitted; Korthikanti/NeMo/torchtitan TP rows
+    tp_comm_exposed: float = 0.1565  # fitted; Korthikanti/NeMo/torchtitan TP rows
     # Share of compute time under which DP/FSDP gradient/parameter traffic hides.
     dp_overlap: float = 1.0  # fitted (at its bound); MLPerf strong-scaling rows
     # LoRA/QLoRA MFU factor relative to full training (k = 4 already in FLOPs).
@@ -118,7 +118,20 @@ BYTES_MIXED_ADAMW = 16.0  # bf16 weights + fp32 master + m + v (+ bf16 grads): T
 BYTES_OPT_AND_MASTER = 12.0  # fp32 master + Adam m + v: ZeRO paper (K = 12)
 BYTES_BF16 = 2.0  # one bf16/fp16 tensor element
 BYTES_QLORA_BASE = 0.55  # NF4 + double-quant constants: QLoRA paper (0.52-0.56)
-LOGITS_BYTES_PER_ELEMENT = 6.0  # bf16 logits + fp32 loss upcast (ipex-llm #11247)
+# Logits memory per vocabulary entry of each token at its peak, at the start of the loss's backward pass. An unfused
+# loss (cross-entropy on logits upcast to fp32: PyTorch's log_softmax + nll_loss, as HF's ForCausalLMLoss and
+# torchtitan call it) holds the fp32 log-probabilities saved for backward, their gradient and the logits' gradient at
+# once: 12 B. Measured: 12.0 B per logit over the memory without logits, on Llama 3.2 1B/3B and 3.1 8B
+# (docs/measurements/h200-2026-12-04-train-step.json: backward peak - forward end = 8.0 B on the 4.0 B saved).
+# "auto" takes it too: the side that never promises a fit such a loop would miss.
+LOGITS_BYTES_UNFUSED = 12.0
+# A fused or chunked loss holds the bf16 logits and one fp32 copy at a time: ~6 B (ipex-llm #11247; an 8-chunk loss
+# measured 6.6 B in the same run). Megatron's vocab-parallel cross-entropy computes the softmax and its gradient in
+# place; LLM Foundry's default loss is flash-attn's fused cross-entropy; torchtune, the "pytorch" class's
+# fine-tuning stack, chunks its loss (CEWithChunkedOutputLoss; its README's Llama 3.1 8B LoRA on one RTX 4090 peaks at
+# 16.2 GiB, which 12 B would not fit).
+LOGITS_BYTES_FUSED = 6.0
+FUSED_LOSS_FRAMEWORKS = frozenset({"megatron", "nemo", "llm-foundry", "pytorch"})
 RUNTIME_RESERVE_GB = 1.5  # CUDA context + NCCL buffers (vram.asmirnov.xyz: 0.3-2 GiB)
 USABLE_HBM_SHARE = 0.92  # allocator reserve/fragmentation: research §6.3
 PCIE_SERVER_GPUS = 8  # PCIe-only cards: TP allowed inside one 8-GPU server, over PCIe (assumption)

@@ -12,7 +12,14 @@ from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import Layout, lora_adapter_params, memory_breakdown_gb, memory_needed_gb, usable_gb
+from app.scoring.training.memory import (
+    Layout,
+    logits_bytes_per_element,
+    lora_adapter_params,
+    memory_breakdown_gb,
+    memory_needed_gb,
+    usable_gb,
+)
 from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     FRAMEWORK_CLASS,
@@ -50,7 +57,7 @@ class TrainingEstimate:
 def _layout_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
 ) -> tuple[bool, dict[str, float]]:
-    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e)
+    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework)
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
 
@@ -214,7 +221,7 @@ def _reason_no_fit(
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
     frugal = Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))
-    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e)
+    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e, w.framework)
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
     text = (
@@ -262,6 +269,17 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
     ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
 
 
+def loss_memory_note(framework: str) -> str:
+    """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
+    per_element = logits_bytes_per_element(framework)
+    if framework in eff.FUSED_LOSS_FRAMEWORKS:
+        return f"fused or chunked loss: logits peak at {per_element:g} B per token and vocabulary entry"
+    return (
+        f"unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at {per_element:g} B per token and "
+        f"vocabulary entry in its backward pass; a fused or chunked loss (Liger, torchtune) needs about half"
+    )
+
+
 def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
     out = ["flash attention; bf16 activations; mixed-precision AdamW (16 B/param) for trained weights"]
     if note:
@@ -270,6 +288,7 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
         out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
     if w.method in ("lora", "qlora"):
         out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+    out.append(loss_memory_note(w.framework))
     if w.precision == "fp4" and not note:
         out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))
     return out

@@ -113,9 +113,16 @@ def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.Trai
     return full_layer * model.layers * share
 
 
-def logits_bytes(model: ModelSpec, seq_len: int, layout: Layout) -> float:
+def logits_bytes_per_element(framework: str) -> float:
+    """Peak bytes per logit: a fused or chunked loss (Megatron-class stacks, LLM Foundry, torchtune) or an unfused one
+    (HF, torchtitan, and "auto": the side that never promises a fit an HF-style loop would miss)."""
+    return eff.LOGITS_BYTES_FUSED if framework in eff.FUSED_LOSS_FRAMEWORKS else eff.LOGITS_BYTES_UNFUSED
+
+
+def logits_bytes(model: ModelSpec, seq_len: int, layout: Layout, framework: str = "auto") -> float:
     split = layout.tensor_parallel * layout.sequence_parallel
-    return seq_len * layout.micro_batch_seqs * model.vocab_size * eff.LOGITS_BYTES_PER_ELEMENT / split
+    per_element = logits_bytes_per_element(framework)
+    return seq_len * layout.micro_batch_seqs * model.vocab_size * per_element / split
 
 
 def usable_gb(gpu: GpuSpec) -> float:
@@ -131,13 +138,14 @@ def memory_breakdown_gb(
     gpu_count: int,
     lora_rank: int,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+    framework: str = "auto",
 ) -> dict[str, float]:
     """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""
     return {
         "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank) / GB,
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
         "activations": activation_bytes(model, seq_len, layout, e) / GB,
-        "logits": logits_bytes(model, seq_len, layout) / GB,
+        "logits": logits_bytes(model, seq_len, layout, framework) / GB,
         "runtime_reserve": eff.RUNTIME_RESERVE_GB,
     }
 
