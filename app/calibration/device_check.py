@@ -239,7 +239,7 @@ def check_measurements(
     gpu = gpus.get(GPU_IDS.get(gpu_name, gpu_name))
     if gpu is None:
         raise ValueError(f"GPU {gpu_name!r} is not in the catalog")
-    from app.calibration.device_training import training_checks  # it builds on KernelCheck
+    from app.calibration.device_training import attention_check, training_checks  # they build on KernelCheck
 
     checks = []
     for row in data["rows"]:
@@ -247,6 +247,9 @@ def check_measurements(
             continue
         if row["kind"] == "train_step":
             checks += training_checks(row, gpu, gpus, models)
+            continue
+        if row["kind"] == "train_attention":
+            checks += [c for c in (attention_check(row, gpu, models),) if c is not None]
             continue
         check = _check(row, gpu, models, eff)
         if check is not None:
@@ -288,6 +291,9 @@ KIND_TITLES = {
     "mixed_marginal": "The prompt's cost inside a mixed step (mixed minus the batch decoding alone)",
     "train_step": "Training steps, one GPU (eager PyTorch, AMP bf16, fused AdamW; estimate: framework pytorch)",
     "train_memory": "Peak memory allocated by those steps (GB; estimate: the layout's memory need)",
+    "train_card_memory": "Card memory those steps took (reserved peak + context) against what the fit rule asks",
+    "train_attention_cudnn": "One layer's causal attention, forward + backward, through cuDNN 9 (Hopper-native)",
+    "train_attention": "The same through PyTorch's default (FlashAttention-2)",
 }
 
 
@@ -321,6 +327,13 @@ def _smi(reading: str | None) -> str:
 
 
 SCRIPT_CONDITIONS = {  # the run's script, by its rows' kinds -> how it timed them and what the estimate is
+    "train_attention_cudnn": (
+        "benchmarks/device/train_step.py --only attention",
+        "Each time is the median of 5 eager forward + backward passes after 2 warm-up passes, with CUDA events; "
+        "TFLOPS count the executed causal FLOPs (backward 2.5x forward). Estimate = the attention term of the "
+        "training estimator's compute time for one layer, at the step's MFU for framework pytorch "
+        "(app/calibration/device_training.py). Ratio = estimate / measured.",
+    ),
     "train_step": (
         "benchmarks/device/train_step.py",
         "Each time is the median of timed optimizer steps after warm-up steps, with CUDA events, run eagerly; memory "
@@ -358,7 +371,7 @@ def markdown(result: dict, source: str) -> str:
         f"Measured with `{script}` on one {env.get('gpu')} "
         f"({env.get('sm_count')} SMs; before the run {_smi(env.get('nvidia_smi'))}; "
         f"after it {_smi(env.get('after'))}), "
-        f"torch {env.get('torch')}, attention backend {env.get('sdpa_backend')}. {method}"
+        f"torch {env.get('torch')}, attention backend {env.get('sdpa_backend') or 'per row'}. {method}"
     )
     lines = [
         f"### {env.get('gpu', '?')}: {source}",

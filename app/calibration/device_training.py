@@ -13,13 +13,28 @@ from __future__ import annotations
 
 from app.calibration.device_check import KernelCheck
 from app.calibration.validate_training import predict_estimate
+from app.scoring.efficiency.training import (
+    DEFAULT_TRAINING_EFFICIENCY,
+    RUNTIME_RESERVE_GB,
+    USABLE_HBM_SHARE,
+    TrainingEfficiency,
+)
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import memory_needed_gb
+from app.scoring.training.step_time import (
+    CAUSAL_SHARE,
+    attention_efficiency,
+    attention_flops_per_token,
+    effective_mfu,
+    peak_tflops,
+)
 
 FRAMEWORK = "pytorch"
 UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' memory of an unfused loss
 STEP_CONSTANTS = "mfu_hopper_16 x fw_pytorch x width_factor, attn_efficiency_hopper, step_latency_s_per_layer"
 MEMORY_CONSTANTS = "BYTES_MIXED_ADAMW, activation_bytes (Korthikanti), logits bytes per element"
+CARD_CONSTANTS = "USABLE_HBM_SHARE (allocator reserve, fragmentation), RUNTIME_RESERVE_GB (context, NCCL)"
+ATTENTION_CONSTANTS = "12 x heads x dim x seq FLOPs per token x causal 0.5, at the step's MFU x attn_efficiency_hopper"
 
 
 def case_row(row: dict, gpu: GpuSpec, framework: str = FRAMEWORK) -> dict[str, str]:
@@ -65,4 +80,43 @@ def training_checks(row: dict, gpu: GpuSpec, gpus: dict[str, GpuSpec], models: d
         needed = memory_needed_gb(estimate.memory_breakdown_gb)
         constants = f"{MEMORY_CONSTANTS} ({'chunked' if chunks > 1 else 'unfused'} loss)"
         checks.append(KernelCheck("train_memory", label, row["peak_memory_gb"], needed, constants, "GB"))
+        checks += card_memory_check(row, label, needed)
     return checks
+
+
+def card_memory_check(row: dict, label: str, needed_gb: float) -> list:
+    """The card memory the job took (the allocator's reserved peak, its cache and fragmentation included, plus what
+    the process holds outside it: CUDA context, library workspaces) beside the card memory the estimator's fit rule
+    asks for the same need: (need + runtime reserve) / usable share (memory.usable_gb)."""
+    phases = row.get("memory_by_phase_gb") or {}
+    if "timed_steps_reserved_gb" not in phases or "outside_allocator_gb" not in phases:
+        return []
+    taken = phases["timed_steps_reserved_gb"] + phases["outside_allocator_gb"]
+    asked = (needed_gb + RUNTIME_RESERVE_GB) / USABLE_HBM_SHARE
+    return [KernelCheck("train_card_memory", label, taken, asked, CARD_CONSTANTS, "GB")]
+
+
+def attention_check(
+    row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], e: TrainingEfficiency = DEFAULT_TRAINING_EFFICIENCY
+) -> KernelCheck | None:
+    """One layer's causal attention, forward and backward, beside the time compute_seconds gives it: the model's
+    attention FLOPs per token (a third forward, two thirds backward; causal half) over the sequence, for one layer,
+    at the step's effective MFU (framework pytorch) times the attention efficiency."""
+    model = models.get(row["model"])
+    if model is None:
+        return None
+    peak, precision, _ = peak_tflops(gpu, "bf16")
+    if peak is None:
+        return None
+    mfu = effective_mfu(e, gpu, 1, model, "full_ft", FRAMEWORK, precision) * attention_efficiency(e, gpu)
+    flops = attention_flops_per_token(model, row["seq_len"]) * CAUSAL_SHARE * row["seq_len"] / model.layers
+    label = (
+        f"{model.name} shapes ({row['heads']} heads of {row['head_dim']}), {row['seq_len']} tokens, "
+        f"{row['backend'].split()[0]}: {row['tflops']:.0f} TFLOPS executed"
+    )
+    return KernelCheck(kind_of_attention(row), label, row["ms"], flops / (peak * 1e12 * mfu) * 1e3, ATTENTION_CONSTANTS)
+
+
+def kind_of_attention(row: dict) -> str:
+    """cuDNN's Hopper-native kernels apart from PyTorch's default (FlashAttention-2)."""
+    return "train_attention_cudnn" if "CUDNN" in row["backend"] else "train_attention"

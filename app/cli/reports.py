@@ -258,7 +258,10 @@ memory now follows the stack: 12 B for HF, torchtitan and auto, 6 B for Megatron
 77.6 → 77.9 %, band coverage 78.4 → 79.3 %); XTuner's Yi-34B at 262k tokens on 32 A100s (SP8) is no longer covered
 (81 GB estimated against 72 GB usable, where the run fit): rows covered 329 → 328 of 332. The same session's mixed steps
 (a decode batch and one prompt in one pass) put the prompt's share of the step, the prefill queue's utilisation behind
-TTFT under load, within 5 points of the estimate from 512 prompt tokens up; no inference constant changed.
+TTFT under load, within 5 points of the estimate from 512 prompt tokens up; no inference constant changed. Its
+attention runs (cuDNN, one layer forward and backward) put the training attention term at 0.47-0.88 of the measured
+time (optimistic most at 4K tokens and 64-wide heads), and the fit rule's card margins at 0.97-1.08 of what the steps
+took; both left as they are (docs/measurements/README.md says why).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (30 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
 vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf

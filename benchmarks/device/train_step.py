@@ -21,6 +21,7 @@ step, with each phase's peak.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -30,6 +31,7 @@ import torch.nn.functional as F
 from gpu_kernels import (
     DEFAULT_BACKENDS,
     OTHER_BACKENDS,
+    Timer,
     attention,
     choose_backend,
     environment,
@@ -189,6 +191,12 @@ def time_steps(
     memory: dict = {}
     if cuda:
         memory["timed_steps_peak_gb"] = torch.cuda.max_memory_allocated(device) / 1e9
+        # what the job takes of the card: the allocator's reserved peak (allocated + its cache and fragmentation)
+        # and everything else the process holds (the CUDA context, cuBLAS/cuDNN workspaces), read as the card's used
+        # memory minus what the allocator holds now
+        memory["timed_steps_reserved_gb"] = torch.cuda.max_memory_reserved(device) / 1e9
+        free, total = torch.cuda.mem_get_info(device)
+        memory["outside_allocator_gb"] = (total - free - torch.cuda.memory_reserved(device)) / 1e9
         train_step(model, tokens, optimizer, memory)
     return times, memory
 
@@ -216,7 +224,7 @@ def bench_training(device: torch.device, runs: list, shapes: dict, vocab: int, s
             if device.type == "cuda":
                 torch.cuda.empty_cache()
         ms = statistics.median(times)
-        peak_gb = max((v for k, v in memory.items() if k.endswith("_peak_gb")), default=None)
+        peak_gb = max((v for k, v in memory.items() if k.endswith("_peak_gb")), default=None)  # allocated
         rows.append(
             {
                 "kind": "train_step",
@@ -231,6 +239,45 @@ def bench_training(device: torch.device, runs: list, shapes: dict, vocab: int, s
             }
         )
         print(f"{name} {method} {seqs}x{seq_len} {recompute} {chunks}: {ms:.1f} ms, peak {peak_gb} GB", flush=True)
+    return rows
+
+
+# `--only attention`: causal attention forward + backward of one layer, per backend: (heads, kv heads, head dim) of
+# the models above, at the runs' sequence lengths
+ATTENTION_SHAPES = {"llama-3.2-1b": (32, 8, 64), "llama-3.2-3b": (24, 8, 128), "llama-3.1-8b": (32, 8, 128)}
+ATTENTION_SEQ = [4096, 16384]
+
+
+def attention_pass(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, grad: torch.Tensor) -> tuple:
+    """Forward and backward of causal attention, the gradients returned rather than accumulated."""
+    return torch.autograd.grad(attention(q, k, v, causal=True), (q, k, v), grad)
+
+
+def bench_attention(device: torch.device, shapes: dict, lengths: list[int], backends: dict[str, tuple]) -> list[dict]:
+    """Milliseconds of one layer's causal attention forward and backward (median of 5 after 2 warm-ups), with the
+    executed FLOPs of a causal flash kernel: forward 2 s^2 heads dim, backward 2.5x that."""
+    timer = Timer(device)
+    rows = []
+    for backend, names in backends.items():
+        for name, (heads, kv_heads, dim) in shapes.items():
+            dims = {"heads": heads, "kv_heads": kv_heads, "head_dim": dim}
+            chosen = choose_backend(device, dims, names)
+            for length in lengths:
+                q = torch.randn(1, heads, length, dim, device=device, dtype=torch.bfloat16, requires_grad=True)
+                k = torch.randn(1, kv_heads, length, dim, device=device, dtype=torch.bfloat16, requires_grad=True)
+                v = torch.randn(1, kv_heads, length, dim, device=device, dtype=torch.bfloat16, requires_grad=True)
+                grad = torch.randn(1, heads, length, dim, device=device, dtype=torch.bfloat16)
+                shape = {"model": name, "heads": heads, "kv_heads": kv_heads, "head_dim": dim, "seq_len": length}
+                try:
+                    if chosen is None:
+                        raise RuntimeError(f"no {backend} backend for this shape")
+                    ms = timer.median_ms(lambda q=q, k=k, v=v, g=grad: attention_pass(q, k, v, g), reps=5, warmup=2)
+                except RuntimeError as exc:
+                    rows.append({"kind": "train_attention", "backend": backend, **shape, "error": str(exc)[:200]})
+                    continue
+                flops = 3.5 * 2 * length * length * heads * dim
+                row = {"kind": "train_attention", "backend": chosen, **shape, "ms": ms, "tflops": flops / ms / 1e9}
+                rows.append(row)
     return rows
 
 
@@ -251,11 +298,20 @@ def training_backend(device: torch.device, dims: dict) -> str | None:
 
 
 def main() -> int:
-    args, device = script_args(__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", choices=["attention"], help="attention: one layer's causal attention, per backend")
+    args, device = script_args(__doc__.splitlines()[0], parser)
     shapes = {"tiny": TINY_SHAPE} if args.tiny else SHAPES
     runs, vocab = (TINY_RUNS, 1000) if args.tiny else (RUNS, VOCAB)
     result: dict = {"env": environment(device)}
     t0 = time.time()
+    if args.only == "attention":
+        backends = {"cudnn": OTHER_BACKENDS, "default": DEFAULT_BACKENDS} if not args.tiny else {"math": ("MATH",)}
+        result["env"]["sdpa_backend"] = "per row: " + ", ".join(backends)
+        attention_shapes = {"tiny": (4, 2, 32)} if args.tiny else ATTENTION_SHAPES
+        rows = bench_attention(device, attention_shapes, [64] if args.tiny else ATTENTION_SEQ, backends)
+        print(f"[{time.time() - t0:6.1f} s] attention", flush=True)
+        return write(result, rows, device, args.out)
     result["env"]["sdpa_backend"] = training_backend(device, next(iter(shapes.values()))) or "none"
     steps, warmup = (5, 3) if not args.tiny else (2, 1)
     rows = bench_training(device, runs, shapes, vocab, steps, warmup)
