@@ -260,16 +260,19 @@ memory now follows the stack: 12 B for HF, torchtitan and auto, 6 B for Megatron
 (a decode batch and one prompt in one pass) put the prompt's share of the step, the prefill queue's utilisation behind
 TTFT under load, within 5 points of the estimate from 512 prompt tokens up; no inference constant changed. Its
 attention runs (cuDNN, one layer forward and backward) put the training attention term at 0.47-0.88 of the measured
-time (optimistic most at 4K tokens and 64-wide heads), and the fit rule's card margins at 0.97-1.08 of what the steps
-took; both left as they are (docs/measurements/README.md says why).
+time (optimistic most at 4K tokens and 64-wide heads), the fit rule's card margins at 0.97-1.08 of what the steps
+took, and bf16 prefill of 32K-128K-token prompts at 0.85-0.91 (the prefill estimate drifts optimistic as
+attention takes over); all three left as they are (docs/measurements/README.md says why).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (30 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
 vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf
 v4.1 run does not; no third source separates the two, so the ROCm matmul factor is a compromise and the band is
 wide), TTFT of SGLang DeepSeek-R1 in InferenceX (p99 6-13x the mean: start-up bursts), MLPerf (input lengths
 unpublished, read at half their stated cap: in-sample throughput medians GPT-J -13 %, Llama-2-70B -20 %), MaxText's
-dropless DeepSeek-V3 paths on MI355X (expert-parallel all-to-all and routing imbalance are not modelled), and the
-torchao B200 rows (power limit not stated: predicted at full power).
+dropless DeepSeek-V3 paths on MI355X (expert-parallel all-to-all and routing imbalance are not modelled), the
+torchao B200 rows (power limit not stated: predicted at full power), and two the H200 found: prompts of 32K-128K
+tokens (TTFT 10-15 % optimistic against cuDNN's prefill) and long-sequence training with 64-wide heads on PyTorch's
+SDPA (up to ~20 % slower than estimated).
 
 """
 HEADERS = (

@@ -16,9 +16,10 @@ What it measures, each as the median of timed repeats after warm-up, with CUDA e
   context, bf16 and FP8 weights, bf16 KV cache; plus the same step run eagerly at two batches;
 - `prefill`: an eager forward pass over one prompt of L tokens (causal FlashAttention), bf16 and FP8.
 
-`--only moe` times the routed experts of DeepSeek-R1 and gpt-oss-120b alone; `--only moe_served` times experts as
-served (`moe_served`: R1's TP8 and EP8 shards and three other layouts, bf16 and FP8) and whole MoE layers run
-eagerly and from a CUDA graph (`moe_layer`: the host's exposed time).
+`--only long_prefill` times bf16 prefill of 32K-128K-token prompts through cuDNN's attention (where attention, not
+the matmuls, sets TTFT). `--only moe` times the routed experts of DeepSeek-R1 and gpt-oss-120b alone;
+`--only moe_served` times experts as served (`moe_served`: R1's TP8 and EP8 shards and three other layouts, bf16 and
+FP8) and whole MoE layers run eagerly and from a CUDA graph (`moe_layer`: the host's exposed time).
 
 No RoPE (an elementwise op that engines fuse into the QKV kernel), no paging, every sequence at the same
 context: the floor a serving engine's kernels reach, without its scheduler. `app.calibration.device_check`
@@ -599,12 +600,14 @@ def model_row(kind: str, model: Model, shape: dict, ms: float, tokens: int, **ex
     return {"kind": kind, "weights": weights, **shape, "ms": ms, "tokens_s": tokens / ms * 1e3, **extra}
 
 
-def bench_prefill(timer: Timer, device: torch.device, model: Model, lengths: list[int], backend: str) -> list[dict]:
+def bench_prefill(
+    timer: Timer, device: torch.device, model: Model, lengths: list[int], backend: str, reps: int = 5, warmup: int = 2
+) -> list[dict]:
     rows = []
     for length in lengths:
         tokens = torch.randint(0, model.d["vocab"], (length,), device=device)
         try:
-            ms = timer.median_ms(lambda tokens=tokens: model.prefill(tokens), reps=5, warmup=2)
+            ms = timer.median_ms(lambda tokens=tokens: model.prefill(tokens), reps=reps, warmup=warmup)
         except RuntimeError as exc:
             rows.append({"kind": "prefill", "input_len": length, "error": str(exc)[:200]})
             continue
@@ -642,9 +645,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "--only",
-        choices=["moe", "moe_served"],
+        choices=["moe", "moe_served", "long_prefill"],
         help="moe: only the routed experts of DeepSeek-R1 and gpt-oss-120b; moe_served: experts as served (TP/EP "
-        "shards, FP8) and whole MoE layers eager against graphed",
+        "shards, FP8) and whole MoE layers eager against graphed; long_prefill: bf16 prefill of 32K-128K-token "
+        "prompts through cuDNN's attention",
     )
     args, device = script_args(__doc__.splitlines()[0], parser)
     dims = TINY if args.tiny else LLAMA_8B
@@ -664,6 +668,14 @@ def main() -> int:
         tokens = [1, 4, 8, 16, 32, 64, 128, 256, 512, 2048] if not args.tiny else [1, 8]
         layer_tokens = [128, 1024, 4096] if not args.tiny else [16]
         rows = bench_moe_served(timer, device, tokens, layer_tokens, args.tiny)
+        return write(result, rows, device, args.out)
+    if args.only == "long_prefill":  # attention-bound prompts: 3 timed passes after 1 warm-up (seconds each)
+        backend = (choose_backend(device, dims, OTHER_BACKENDS) if not args.tiny else None) or result["env"][
+            "sdpa_backend"
+        ]
+        result["env"]["sdpa_backend"] = backend
+        lengths = [32768, 65536, 131072] if not args.tiny else [128, 256]
+        rows = bench_prefill(timer, device, Model(dims, device, fp8=False), lengths, backend, reps=3, warmup=1)
         return write(result, rows, device, args.out)
     rows: list[dict] = [bench_copy(timer, device, 0.01 if args.tiny else 4.0)]
     stage("copy")
