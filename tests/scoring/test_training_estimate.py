@@ -62,21 +62,6 @@ def test_an_unfused_loss_holds_twice_the_logits_of_a_fused_one():
     assert any(a.startswith("fused or chunked loss") and "6 B" in a for a in tuned.assumptions)
 
 
-def test_a_fit_within_5_percent_of_the_usable_memory_is_tight():
-    """LoRA 8B at 8K tokens, no recompute, on one H100: ~99 % of the usable memory (tight, and the assumptions say
-    why); at 2K tokens it is far from the line."""
-    from app.scoring.training.memory import usable_gb
-
-    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
-    layout = Layout(0, recompute="none", micro_batch_seqs=1)
-    tight = estimate_training(gpu, 1, model, workload(method="lora", seq_len=8192, framework="hf"), layout=layout)
-    assert tight.fits and tight.tight_fit
-    assert 0.95 * usable_gb(gpu) < tight.memory_per_gpu_gb - 1.5 <= usable_gb(gpu)
-    assert any(a.startswith("tight memory fit") for a in tight.assumptions)
-    roomy = estimate_training(gpu, 1, model, workload(method="lora", seq_len=2048, framework="hf"), layout=layout)
-    assert roomy.fits and not roomy.tight_fit and not any("tight" in a for a in roomy.assumptions)
-
-
 def test_more_gpus_never_raise_zero3_model_states():
     model = MODELS["llama-3.1-70b"]
     previous = float("inf")

@@ -134,11 +134,6 @@ LOGITS_BYTES_FUSED = 6.0
 FUSED_LOSS_FRAMEWORKS = frozenset({"megatron", "nemo", "llm-foundry", "pytorch"})
 RUNTIME_RESERVE_GB = 1.5  # CUDA context + NCCL buffers (vram.asmirnov.xyz: 0.3-2 GiB)
 USABLE_HBM_SHARE = 0.92  # allocator reserve/fragmentation: research §6.3
-# A need above this share of the usable memory is labelled a tight fit. PyTorch's caching allocator reserved
-# 1.04-1.15x the allocated peak of plain training steps on an H200 (median 1.085, which 1 / USABLE_HBM_SHARE covers;
-# docs/measurements/h200-2026-12-04-train-step.json): at the worst, 1.148 / 1.087 = 1.056x what the rule allows, so a
-# need within ~5 % of the line can run out of memory.
-TIGHT_FIT_SHARE = 0.95
 PCIE_SERVER_GPUS = 8  # PCIe-only cards: TP allowed inside one 8-GPU server, over PCIe (assumption)
 LIVE_PARAM_LAYERS = 2  # ZeRO-3/FSDP prefetched layers held unsharded (stage3_max_live_parameters)
 LORA_TARGETS_ALL_LINEAR = True  # adapters on q,k,v,o,gate,up,down (PEFT "all-linear")

@@ -52,7 +52,6 @@ class TrainingEstimate:
     band: Band
     terms: list[Term] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
-    tight_fit: bool = False  # fits, but within TIGHT_FIT_SHARE of the usable memory
 
 
 def _layout_fits(
@@ -270,15 +269,6 @@ def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, f
     ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
 
 
-def tight_fit_note(gpu: GpuSpec, need_gb: float) -> str:
-    """Why a fit within TIGHT_FIT_SHARE of the usable memory is labelled."""
-    return (
-        f"tight memory fit: needs {need_gb:,.0f} of {usable_gb(gpu):,.0f} GB usable per GPU; PyTorch's allocator "
-        "cache took up to 6 % more than the usable share allows (H200 measurement), so this layout can run out of "
-        "memory: more recompute, more GPUs or a larger card is safer"
-    )
-
-
 def loss_memory_note(framework: str) -> str:
     """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
     per_element = logits_bytes_per_element(framework)
@@ -346,8 +336,6 @@ def estimate_training(
             _assumptions(gpu, w, note),
         )
     fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
-    need = memory_needed_gb(breakdown)
-    tight = fits and need > eff.TIGHT_FIT_SHARE * usable_gb(gpu)
     st = _timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
@@ -356,10 +344,10 @@ def estimate_training(
         ""
         if fits
         else (
-            f"{chosen.describe(gpu_count)} needs {need:,.0f} GB per GPU; {gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
+            f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+            f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
         )
     )
-    assumptions = _assumptions(gpu, w, note) + ([tight_fit_note(gpu, need)] if tight else [])
     return TrainingEstimate(
         gpu.id,
         gpu_count,
@@ -368,7 +356,7 @@ def estimate_training(
         fits,
         fits,
         reason,
-        need + eff.RUNTIME_RESERVE_GB,
+        memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB,
         breakdown,
         tokens_s,
         mfu,
@@ -376,8 +364,7 @@ def estimate_training(
         flops,
         _band(gpu, pclass, w, tokens_s),
         _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops),
-        assumptions,
-        tight,
+        _assumptions(gpu, w, note),
     )
 
 

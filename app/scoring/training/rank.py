@@ -63,7 +63,6 @@ class TrainingOption:
     stale: bool = False
     interruptible: bool = False
     offer_id: int | None = None
-    tight_fit: bool = False  # fits the memory within TIGHT_FIT_SHARE of what is usable (estimate.tight_fit_note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,7 +459,6 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         expected_interruptions=cost.interruptions,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
         band=Band(usd_step * s.band_low, usd_step * s.band_high),
-        tight_fit=est.tight_fit,
     )
 
 
