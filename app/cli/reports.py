@@ -260,9 +260,10 @@ memory now follows the stack: 12 B for HF, torchtitan and auto, 6 B for Megatron
 (a decode batch and one prompt in one pass) put the prompt's share of the step, the prefill queue's utilisation behind
 TTFT under load, within 5 points of the estimate from 512 prompt tokens up; no inference constant changed. Its
 attention runs (cuDNN, one layer forward and backward) put the training attention term at 0.47-0.88 of the measured
-time (optimistic most at 4K tokens and 64-wide heads), the fit rule's card margins at 0.97-1.08 of what the steps
-took, and bf16 prefill of 32K-128K-token prompts at 0.85-0.91 (the prefill estimate drifts optimistic as
-attention takes over); all three left as they are (docs/measurements/README.md says why).
+time (optimistic most at 4K tokens and 64-wide heads), the fit rule's card margins at 1.03-1.14 of what the steps
+took (in bytes: the catalog's 141 GB H200 holds 149 x 10^9), and bf16 prefill of 32K-128K-token prompts at
+0.85-0.91 (the prefill estimate drifts optimistic as attention takes over); all three left as they are
+(docs/measurements/README.md says why).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (30 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
 vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf

@@ -154,10 +154,11 @@ def test_training_steps_and_their_memory_stay_near_the_estimator(recorded: list[
         assert kept and all(0.9 <= c.ratio <= 1.1 for c in kept), [(c.label, c.ratio) for c in kept]
         assert all(1.0 <= c.ratio <= 1.25 for c in memory if "recomputed" in c.label)
         assert all(c.unit == "GB" for c in memory)
-        # the fit rule's margins (usable share of the card, runtime reserve) cover the allocator's cache and the
-        # CUDA context to within 5 %: a job the estimator fits in a card does not miss it by more
+        # the fit rule's margins (usable share of the card, runtime reserve, and the catalog's datasheet GB, which
+        # hold ~6 % more bytes than the rule counts) cover the allocator's cache and the CUDA context in every run:
+        # a job the estimator fits on a card fits it
         card = [c for c in result["checks"] if c.kind == "train_card_memory"]
-        assert all(0.95 <= c.ratio <= 1.15 for c in card), [(c.label, c.ratio) for c in card]
+        assert all(1.0 <= c.ratio <= 1.2 for c in card), [(c.label, c.ratio) for c in card]
 
 
 def test_training_attention_is_set_beside_its_term(recorded: list[tuple[dict, dict]]) -> None:
