@@ -133,7 +133,11 @@ LOGITS_BYTES_UNFUSED = 12.0
 LOGITS_BYTES_FUSED = 6.0
 FUSED_LOSS_FRAMEWORKS = frozenset({"megatron", "nemo", "llm-foundry", "pytorch"})
 RUNTIME_RESERVE_GB = 1.5  # CUDA context + NCCL buffers (vram.asmirnov.xyz: 0.3-2 GiB)
-USABLE_HBM_SHARE = 0.92  # allocator reserve/fragmentation: research §6.3
+# Allocator reserve/fragmentation: research §6.3. Needs are counted in 10^9 bytes against the catalog's datasheet GB,
+# which hold more (the 141 GB H200 holds ~139 GiB, 149 x 10^9 bytes). On an H200 the allocator reserved 1.04-1.15x the
+# allocated peak of plain training steps (median 1.085 = 1 / 0.92); with the datasheet's bytes the rule covered every
+# run, 1.03-1.14x what it took (docs/measurements/h200-2026-12-04-train-step.json).
+USABLE_HBM_SHARE = 0.92
 PCIE_SERVER_GPUS = 8  # PCIe-only cards: TP allowed inside one 8-GPU server, over PCIe (assumption)
 LIVE_PARAM_LAYERS = 2  # ZeRO-3/FSDP prefetched layers held unsharded (stage3_max_live_parameters)
 LORA_TARGETS_ALL_LINEAR = True  # adapters on q,k,v,o,gate,up,down (PEFT "all-linear")
