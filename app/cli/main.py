@@ -106,6 +106,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from app.calibration import product_questions
     from app.calibration.validate import validate_file
     from app.cli import reports
 
@@ -120,6 +121,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
             f"## {name}\n\n{reports.headline_tables(summary, markdown=True)}\n\n"
             f"### In-sample, every row weighted equally\n\n{reports.summary_tables(summary, markdown=True)}"
         )
+    sections.append(product_questions.markdown(snapshot.gpus, snapshot.models))
     sections.append(device_sections(snapshot))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,213 @@
+"""Issue 10's product questions, answered as the product answers them: the estimate for each setting with its
+band, batch, bound and the terms behind it. `make accuracy` writes them into docs/ACCURACY.md; the tests hold
+them to smoothness and to the ratios the GPUs' datasheets allow.
+
+1. DeepSeek-R1 (FP8, SGLang) on 8xH200 as the TPOT limit goes from 30 to 150 ms: the batch and throughput should
+   rise smoothly with the limit, not jump.
+2. gpt-oss-120b (MXFP4 weights, vLLM) on one H100: it fits one card, and serves a real batch.
+3. Llama-3.1-405B (FP8, TensorRT-LLM) on 8xH200 against 8xB200: B200's FP8 peak is 2.27x the H200's and its
+   bandwidth 1.67x, so its per-GPU throughput should lie between those, not at 4-7x.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.scoring.inference.estimate import InferenceEstimate, estimate_inference
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+# One request shape for every question: 1,000 prompt and 1,000 generated tokens (InferenceX's 1k/1k), a 3 s p99 TTFT
+INPUT_TOKENS, OUTPUT_TOKENS, TTFT_LIMIT_MS = 1_000, 1_000, 3_000
+R1_TPOT_LIMITS_MS = tuple(range(30, 151, 10))
+GPT_OSS_TPOT_LIMITS_MS = (20, 30, 50, 100)
+LLAMA_405B_TPOT_LIMITS_MS = (30, 50, 100)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    question: str
+    gpu_id: str
+    gpu_count: int
+    tpot_limit_ms: float
+    estimate: InferenceEstimate
+
+
+def _workload(model: str, dtype: str, engine: str, tpot_ms: float) -> InferenceWorkload:
+    return InferenceWorkload(
+        model=model,
+        weight_dtype=dtype,  # type: ignore[arg-type]  # a Dtype literal
+        engine=engine,  # type: ignore[arg-type]  # an Engine literal
+        input_len=INPUT_TOKENS,
+        output_len=OUTPUT_TOKENS,
+        ttft_ms=TTFT_LIMIT_MS,
+        tpot_ms=tpot_ms,
+        scenario="latency_bound",
+    )
+
+
+def _sweep(
+    question: str,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    dtype: str,
+    engine: str,
+    limits: Sequence[float],
+) -> list[Answer]:
+    return [
+        Answer(
+            question,
+            gpu.id,
+            gpu_count,
+            limit,
+            estimate_inference(gpu, gpu_count, model, _workload(model.id, dtype, engine, limit)),
+        )
+        for limit in limits
+    ]
+
+
+def r1_on_8_h200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
+    return _sweep(
+        "DeepSeek-R1 FP8, SGLang, 8xH200", gpus["H200"], 8, models["deepseek-r1"], "fp8", "sglang", R1_TPOT_LIMITS_MS
+    )
+
+
+def gpt_oss_on_one_h100(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
+    question = "gpt-oss-120b MXFP4, vLLM, 1xH100 SXM"
+    return _sweep(question, gpus["H100-SXM"], 1, models["gpt-oss-120b"], "fp4", "vllm", GPT_OSS_TPOT_LIMITS_MS)
+
+
+def llama_405b_h200_and_b200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
+    model = models["llama-3.1-405b"]
+    return [
+        answer
+        for gpu_id in ("H200", "B200")
+        for answer in _sweep(
+            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{gpus[gpu_id].name}",
+            gpus[gpu_id],
+            8,
+            model,
+            "fp8",
+            "trtllm",
+            LLAMA_405B_TPOT_LIMITS_MS,
+        )
+    ]
+
+
+def all_answers(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
+    return [*r1_on_8_h200(gpus, models), *gpt_oss_on_one_h100(gpus, models), *llama_405b_h200_and_b200(gpus, models)]
+
+
+def largest_step(answers: Sequence[Answer]) -> float:
+    """The largest ratio of per-GPU throughput between neighbouring TPOT limits (1.0: flat; a jump shows as >> 1)."""
+    rates = [a.estimate.output_tokens_per_s_per_gpu for a in answers if a.estimate.feasible]
+    return max((b / a for a, b in zip(rates, rates[1:], strict=False) if a > 0), default=1.0)
+
+
+STEP_TERMS = {
+    "decode memory time": "memory",
+    "decode compute time": "compute",
+    "decode routed-expert GEMMs": "routed experts",
+    "TP all-reduce": "all-reduce",
+    "launch and host overheads": "overheads",
+}
+
+
+def _main_terms(estimate: InferenceEstimate) -> str:
+    """The decode step's terms in ms: what sets the TPOT, and so the batch that meets the limit."""
+    return ", ".join(f"{STEP_TERMS[t.name]} {t.value:.1f}" for t in estimate.terms if t.name in STEP_TERMS)
+
+
+def band_evidence(answers: Sequence[Answer]) -> list[str]:
+    """Each question's band and what it rests on (the estimate's own assumption line), once per question."""
+    seen: dict[str, str] = {}
+    for a in answers:
+        for line in a.estimate.assumptions:
+            if line.startswith("band:"):
+                seen.setdefault(a.question, line.removeprefix("band: "))
+    return [f"{question}: band {evidence}" for question, evidence in seen.items()]
+
+
+HEADERS = (
+    "question",
+    "TPOT limit ms",
+    "batch",
+    "output tok/s per GPU",
+    "band (p10-p90)",
+    "TPOT mean ms",
+    "TTFT mean ms",
+    "bound",
+    "decode step terms, ms",
+)
+
+
+def _row(answer: Answer) -> list[str]:
+    e = answer.estimate
+    if not e.feasible:
+        return [answer.question, f"{answer.tpot_limit_ms:g}", "–", "–", "–", "–", "–", "–", e.reason]
+    return [
+        answer.question,
+        f"{answer.tpot_limit_ms:g}",
+        f"{e.batch}",
+        f"{e.output_tokens_per_s_per_gpu:,.0f}",
+        f"{e.band.low / e.gpu_count:,.0f}-{e.band.high / e.gpu_count:,.0f}",
+        f"{e.tpot_ms:.1f}",
+        f"{e.ttft_ms:.0f}",
+        e.bound,
+        _main_terms(e),
+    ]
+
+
+def _ratio_lines(answers: Sequence[Answer]) -> list[str]:
+    by_gpu = {(a.gpu_id, a.tpot_limit_ms): a.estimate for a in answers if a.question.startswith("Llama-3.1-405B")}
+    lines = []
+    for limit in LLAMA_405B_TPOT_LIMITS_MS:
+        h200, b200 = by_gpu.get(("H200", limit)), by_gpu.get(("B200", limit))
+        if h200 and b200 and h200.feasible and b200.feasible:
+            ratio = b200.output_tokens_per_s_per_gpu / h200.output_tokens_per_s_per_gpu
+            lines.append(f"Llama-3.1-405B at TPOT {limit} ms: B200 / H200 per GPU = {ratio:.2f}x")
+    return lines
+
+
+def datasheet_ratios(h200: GpuSpec, b200: GpuSpec) -> tuple[float, float]:
+    """B200 / H200: FP8 dense peak and HBM bandwidth (the catalog's datasheet figures)."""
+    return (b200.fp8_tflops or 0.0) / (h200.fp8_tflops or 1.0), b200.memory_bandwidth_tbs / h200.memory_bandwidth_tbs
+
+
+def _datasheet_line(h200: GpuSpec, b200: GpuSpec) -> str:
+    peak, bandwidth = datasheet_ratios(h200, b200)
+    return (
+        f"Datasheet ratios B200 / H200: FP8 dense peak {peak:.2f}x, HBM bandwidth {bandwidth:.2f}x. Near the TPOT "
+        "limit the ratio can pass both: the H200 spends most of the step budget streaming the weights, which leaves "
+        "little of it for the batch."
+    )
+
+
+def markdown(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> str:
+    answers = all_answers(gpus, models)
+    rows = "\n".join("| " + " | ".join(_row(a)) + " |" for a in answers)
+    r1_step = largest_step([a for a in answers if a.question.startswith("DeepSeek-R1")])
+    notes = [
+        f"DeepSeek-R1 on 8xH200: the largest step in per-GPU throughput between neighbouring 10 ms TPOT limits is "
+        f"{r1_step:.2f}x.",
+        *_ratio_lines(answers),
+        _datasheet_line(gpus["H200"], gpus["B200"]),
+        *band_evidence(answers),
+    ]
+    return (
+        "## Product questions (issue 10)\n\n"
+        f"Each row is the estimate the product shows for {INPUT_TOKENS:,} prompt and {OUTPUT_TOKENS:,} generated "
+        f"tokens per request under a {TTFT_LIMIT_MS:,} ms p99 TTFT limit and the TPOT limit given (app/calibration/"
+        "product_questions.py); the band is the p10-p90 the estimate carries, the terms are its decode step's.\n\n"
+        "| "
+        + " | ".join(HEADERS)
+        + " |\n|"
+        + "---|" * len(HEADERS)
+        + "\n"
+        + rows
+        + "\n\n"
+        + "\n".join(f"- {n}" for n in notes)
+        + "\n"
+    )
