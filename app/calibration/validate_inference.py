@@ -17,7 +17,7 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
-from app.scoring.inference.memory import GB, max_sequences, usable_gb, weight_bytes
+from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
     OperatingPoint,
     closed_loop_point,
@@ -222,7 +222,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
-        fit = max_sequences(gpu, model, wdt, kvdt, input_len + output_len / 2, tp, pp, dp, engine) // beams
+        fit = max_sequences(gpu, model, wdt, kvdt, request_kv_tokens(input_len, output_len, beams), tp, pp, dp, engine)
         ctx = build_context(
             gpu, model, wdt, kvdt, engine, tp, pp, attention_dp=dp, expert_parallel=conditions.expert_parallel
         )
@@ -231,8 +231,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         if fit >= 1:
             options.append((ctx, min(fit, engine_cap)))
     if not options:
-        context = input_len + output_len / 2
-        return f"one request's KV cache at its mean context ({context:g} tokens) does not fit beside the weights"
+        held = request_kv_tokens(input_len, output_len, beams)
+        return f"one request's KV cache at its mean size ({held:g} tokens) does not fit beside the weights"
     notes += list(stated[0].notes) + list(options[0][0].assumptions)
     notes += _over_capacity_note(scenario, batch, options[0][1])
     return CaseSetup(

@@ -13,6 +13,7 @@ from app.scoring.inference.memory import (
     kv_room_gb,
     max_sequences,
     memory_breakdown_gb,
+    request_kv_tokens,
     usable_gb,
     weight_bytes,
 )
@@ -89,3 +90,20 @@ def test_the_estimate_follows_the_engine_memory_rule():
     assert not refused.feasible and "needs 71 GB for fp8 weights" in refused.reason
     served = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "trtllm"}))
     assert served.feasible and served.max_batch >= 8
+
+
+def test_beams_share_the_prompts_kv_cache():
+    # 4 beams of a 2,000-token prompt and 200 generated tokens hold the prompt once and 100 tokens each on average
+    assert request_kv_tokens(2_000, 200, 4) == 2_400
+    assert request_kv_tokens(2_000, 200) == 2_100
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    greedy = InferenceWorkload(model="llama-3.1-8b", input_len=2_000, output_len=200, scenario="max_throughput")
+    beams = estimate_inference(gpu, 1, model, greedy.model_copy(update={"beam_width": 4}))
+    assert beams.max_batch == max_sequences(gpu, model, "bf16", "bf16", 2_400, 1)
+    # a copy of the prompt per beam would fit about a quarter of the greedy requests; shared, most of them fit
+    assert beams.max_batch > 0.8 * estimate_inference(gpu, 1, model, greedy).max_batch
+    shown = beams.memory_gb["kv_cache"]  # the KV of the running batch, every beam counted
+    per_token = kv_bytes_per_token_per_gpu(model, "bf16", 1)
+    assert abs(shown - per_token * 2_400 * beams.batch / 1e9) < 1e-2
+    read = next(t for t in beams.terms if t.name == "decode KV read")
+    assert read.detail == f"batch {beams.batch:g} x 4 beams x KV at mean context"

@@ -44,9 +44,9 @@ class InferenceEfficiency:
     # 47 us (2026-12 case file). No row measures it on vLLM V1 at large batches: today's vLLM may pay less.
     vllm_seq_overhead_ms: float = 0.046
     # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
-    layer_overhead_ms: float = 0.0209
+    layer_overhead_ms: float = 0.0212
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
-    allreduce_alpha_nvlink_ms: float = 0.00619
+    allreduce_alpha_nvlink_ms: float = 0.006
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
     # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
     allreduce_alpha_fabric_ms: float = 0.145

@@ -18,6 +18,7 @@ from app.scoring.inference.memory import (
     kv_replicated_under_tp,
     max_sequences,
     memory_breakdown_gb,
+    request_kv_tokens,
     usable_gb,
     weight_bytes,
     weight_bytes_per_gpu,
@@ -26,7 +27,6 @@ from app.scoring.inference.operating_points import (
     OperatingPoint,
     closed_loop_point,
     latency_bound_point,
-    mean_context,
     open_loop_point,
     operating_point,
 )
@@ -149,7 +149,7 @@ def solve_inference(
         attention_dp = workload.attention_parallel == "dp"
     dp = tp if attention_dp and tp > 1 else 1
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    context = mean_context(workload)
+    context = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)  # KV one request holds
 
     engine = workload.engine
 
@@ -184,14 +184,14 @@ def solve_inference(
             memory(),
         )
     beams = workload.beam_width
-    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp, engine) // beams
+    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp, engine)
     if max_batch < 1:
         return _infeasible(
             gpu,
             gpu_count,
             tp,
             pp,
-            (f"weights fit but no room for one sequence's KV cache at {context:.0f} tokens"),
+            (f"weights fit but no room for one request's KV cache at {context:.0f} tokens"),
             memory(),
         )
     ep = expert_parallel_degree(model, workload, tp)
@@ -234,7 +234,7 @@ def solve_inference(
                 gpu_count,
                 tp,
                 pp,
-                (f"batch {batch} needs KV for {batch} sequences; only {max_batch} fit at {context:.0f} tokens"),
+                (f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {context:.0f} tokens"),
                 memory(),
             )
     if found is None and scenario == "request_rate":
@@ -313,7 +313,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             s.model,
             w.weight_dtype,
             w.kv_dtype_effective,
-            mean_context(w),
+            request_kv_tokens(w.input_len, w.output_len, w.beam_width),
             s.batch,
             s.tensor_parallel,
             s.pipeline_parallel,
@@ -329,7 +329,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point) + _technique_terms(solved),
+        terms=step_terms(s.ctx, s.efficiency, point, w.beam_width) + _technique_terms(solved),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
         assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],

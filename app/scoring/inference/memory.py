@@ -130,6 +130,14 @@ def kv_context_tokens(model: ModelSpec, context_tokens: float) -> float:
     return attended_tokens(context_tokens, model.sliding_window, sliding_share(model))
 
 
+def request_kv_tokens(input_len: float, output_len: float, beam_width: int = 1) -> float:
+    """Mean tokens of KV cache one request holds over its life: the prompt once, since its beams share the prompt's
+    blocks (vLLM's PagedAttention, Kwon et al., SOSP 2023 §4.4; TensorRT-LLM's KV cache manager shares a request's
+    context blocks across its beams), and half the output for each beam. Each beam still reads the whole context
+    in decode (a sequence's attention reads through its own block table)."""
+    return input_len + beam_width * output_len / 2
+
+
 def kv_bytes_per_sequence(model: ModelSpec, kv_dtype: str, context_tokens: float) -> float:
     """KV cache of one sequence of `context_tokens` for the whole model (sliding layers keep the window)."""
     return kv_bytes_per_token(model, kv_dtype) * kv_context_tokens(model, context_tokens)

@@ -29,12 +29,15 @@ ROCM_EVIDENCE = (
 )
 
 
-def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint) -> list[Term]:
+def step_terms(
+    ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, beam_width: int = 1
+) -> list[Term]:
     step, prefill = point.step, point.prefill
     tp, bw = ctx.tensor_parallel, ctx.bandwidth_tbs
     step_mbu = mbu(ctx, eff)
     ttft_p99, tpot_p99 = p99_latencies_ms(point, eff)
     step_mfu = mfu(ctx, eff)
+    beams = f" x {beam_width} beams" if beam_width > 1 else ""  # each beam reads its whole context
     return [
         Term(
             "decode weight read",
@@ -42,7 +45,9 @@ def step_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Operating
             "GB/GPU/step",
             f"{step.weight_bytes / 1e9:.2f} GB per GPU at TP{tp}",
         ),
-        Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", f"batch {point.batch:g} x KV at mean context"),
+        Term(
+            "decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", f"batch {point.batch:g}{beams} x KV at mean context"
+        ),
         Term(
             "decode memory time",
             step.memory_ms,

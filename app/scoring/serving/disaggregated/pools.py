@@ -15,6 +15,7 @@ from app.scoring.inference.memory import (
     kv_bytes_per_sequence,
     kv_replicated_under_tp,
     max_sequences,
+    request_kv_tokens,
     usable_gb,
     weight_bytes_per_gpu,
 )
@@ -204,8 +205,8 @@ def _decode_at(
 ) -> DecodeInstance | None:
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
     context = mean_context(workload)
-    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, context, tp, pp, dp, workload.engine)
-    fits //= workload.beam_width
+    held = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)
+    fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, held, tp, pp, dp, workload.engine)
     cap = min(fits, engine_batch_cap(workload))
     if cap < 1:
         return None
