@@ -5,8 +5,9 @@ them to smoothness and to the ratios the GPUs' datasheets allow.
 1. DeepSeek-R1 (FP8, SGLang) on 8xH200 as the TPOT limit goes from 30 to 150 ms: the batch and throughput should
    rise smoothly with the limit, not jump.
 2. gpt-oss-120b (MXFP4 weights, vLLM) on one H100: it fits one card, and serves a real batch.
-3. Llama-3.1-405B (FP8, TensorRT-LLM) on 8xH200 against 8xB200: B200's FP8 peak is 2.27x the H200's and its
-   bandwidth 1.67x, so its per-GPU throughput should lie between those, not at 4-7x.
+3. Llama-3.1-405B (FP8, TensorRT-LLM) and DeepSeek-R1 (FP8, SGLang) on 8xH200 against 8xB200: B200's FP8 peak is
+   2.27x the H200's and its bandwidth 1.67x, so where the limit is loose its per-GPU throughput should lie near
+   those, not at 4-7x.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from app.scoring.workload import InferenceWorkload
 # One request shape for every question: 1,000 prompt and 1,000 generated tokens (InferenceX's 1k/1k), a 3 s p99 TTFT
 INPUT_TOKENS, OUTPUT_TOKENS, TTFT_LIMIT_MS = 1_000, 1_000, 3_000
 R1_TPOT_LIMITS_MS = tuple(range(30, 151, 10))
+R1_QUESTION = "DeepSeek-R1 FP8, SGLang, 8xH200"
 GPT_OSS_TPOT_LIMITS_MS = (20, 30, 50, 100)
-LLAMA_405B_TPOT_LIMITS_MS = (30, 50, 100)
+COMPARED_LIMITS_MS = (30, 50, 100)  # B200 against H200; each is also in R1_TPOT_LIMITS_MS
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +71,7 @@ def _sweep(
 
 
 def r1_on_8_h200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
-    return _sweep(
-        "DeepSeek-R1 FP8, SGLang, 8xH200", gpus["H200"], 8, models["deepseek-r1"], "fp8", "sglang", R1_TPOT_LIMITS_MS
-    )
+    return _sweep(R1_QUESTION, gpus["H200"], 8, models["deepseek-r1"], "fp8", "sglang", R1_TPOT_LIMITS_MS)
 
 
 def gpt_oss_on_one_h100(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
@@ -79,25 +79,36 @@ def gpt_oss_on_one_h100(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) 
     return _sweep(question, gpus["H100-SXM"], 1, models["gpt-oss-120b"], "fp4", "vllm", GPT_OSS_TPOT_LIMITS_MS)
 
 
-def llama_405b_h200_and_b200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
-    model = models["llama-3.1-405b"]
+def b200_against_h200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
+    """Llama-3.1-405B (TensorRT-LLM) on 8xH200 and on 8xB200, and DeepSeek-R1 (SGLang) on 8xB200 to set beside
+    its H200 sweep: FP8 weights on both GPUs, so the ratio is the GPUs', not FP4's."""
+    b200, h200 = gpus["B200"], gpus["H200"]
+    llama, r1 = models["llama-3.1-405b"], models["deepseek-r1"]
     return [
-        answer
-        for gpu_id in ("H200", "B200")
-        for answer in _sweep(
-            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{gpus[gpu_id].name}",
-            gpus[gpu_id],
-            8,
-            model,
-            "fp8",
-            "trtllm",
-            LLAMA_405B_TPOT_LIMITS_MS,
-        )
+        *_sweep(
+            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{h200.name}", h200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
+        ),
+        *_sweep(
+            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{b200.name}", b200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
+        ),
+        *_sweep(f"DeepSeek-R1 FP8, SGLang, 8x{b200.name}", b200, 8, r1, "fp8", "sglang", COMPARED_LIMITS_MS),
     ]
 
 
 def all_answers(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
-    return [*r1_on_8_h200(gpus, models), *gpt_oss_on_one_h100(gpus, models), *llama_405b_h200_and_b200(gpus, models)]
+    return [*r1_on_8_h200(gpus, models), *gpt_oss_on_one_h100(gpus, models), *b200_against_h200(gpus, models)]
+
+
+def b200_over_h200(answers: Sequence[Answer], model_label: str, tpot_limit_ms: float) -> float | None:
+    """Per-GPU throughput of the B200 answer over the H200 one for a model at a TPOT limit (None: either missing)."""
+    found = {
+        a.gpu_id: a.estimate
+        for a in answers
+        if a.question.startswith(model_label) and a.tpot_limit_ms == tpot_limit_ms and a.estimate.feasible
+    }
+    if "H200" not in found or "B200" not in found:
+        return None
+    return found["B200"].output_tokens_per_s_per_gpu / found["H200"].output_tokens_per_s_per_gpu
 
 
 def largest_step(answers: Sequence[Answer]) -> float:
@@ -161,13 +172,12 @@ def _row(answer: Answer) -> list[str]:
 
 
 def _ratio_lines(answers: Sequence[Answer]) -> list[str]:
-    by_gpu = {(a.gpu_id, a.tpot_limit_ms): a.estimate for a in answers if a.question.startswith("Llama-3.1-405B")}
     lines = []
-    for limit in LLAMA_405B_TPOT_LIMITS_MS:
-        h200, b200 = by_gpu.get(("H200", limit)), by_gpu.get(("B200", limit))
-        if h200 and b200 and h200.feasible and b200.feasible:
-            ratio = b200.output_tokens_per_s_per_gpu / h200.output_tokens_per_s_per_gpu
-            lines.append(f"Llama-3.1-405B at TPOT {limit} ms: B200 / H200 per GPU = {ratio:.2f}x")
+    for label in ("Llama-3.1-405B", "DeepSeek-R1"):
+        for limit in COMPARED_LIMITS_MS:
+            ratio = b200_over_h200(answers, label, limit)
+            if ratio is not None:
+                lines.append(f"{label} FP8 at TPOT {limit} ms: B200 / H200 per GPU = {ratio:.2f}x")
     return lines
 
 
@@ -187,8 +197,9 @@ def _datasheet_line(h200: GpuSpec, b200: GpuSpec) -> str:
 
 def markdown(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> str:
     answers = all_answers(gpus, models)
+    sweep = [a for a in answers if a.question == R1_QUESTION]
     rows = "\n".join("| " + " | ".join(_row(a)) + " |" for a in answers)
-    r1_step = largest_step([a for a in answers if a.question.startswith("DeepSeek-R1")])
+    r1_step = largest_step(sweep)
     notes = [
         f"DeepSeek-R1 on 8xH200: the largest step in per-GPU throughput between neighbouring 10 ms TPOT limits is "
         f"{r1_step:.2f}x.",
