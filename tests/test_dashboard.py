@@ -59,6 +59,13 @@ def test_inference_form_offers_the_engine_batch_cap_and_keeps_it_in_the_link(cli
     assert bad.status_code == 422 and 'id="err-max_num_seqs"' in bad.text
 
 
+def test_inference_form_offers_beam_search_and_keeps_it_in_the_link(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/?phase=inference&model=llama-3.1-8b&beam_width=4").text
+    assert 'name="beam_width"' in html and 'value="4"' in html
+    bad = client.get("/?phase=inference&model=llama-3.1-8b&beam_width=17")
+    assert bad.status_code == 422 and 'id="err-beam_width"' in bad.text
+
+
 def test_invalid_field_is_shown_beside_it_and_input_kept(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/?phase=inference&model=llama-3.1-8b&input_len=-3&output_len=123")
     assert response.status_code == 422
