@@ -285,6 +285,11 @@ takes in-sample TTFT 15.1 → 12.5 % (v0.14's 18.5 → 11.1 %), but in another v
 step cost 2.11 → 2.53 ms, decode steps a new request waits 1.59 → 1.43) whose folds score LOSO TTFT 17.0 → 18.1 %
 (within ±25 % 65.9 → 63.7 %), TPOT 9.6 → 10.8 % and flag TensorRT-LLM's TPOT (+11 %), while output tokens/s goes
 11.6 → 10.7 % and argonne drops under the 35 % line: a new flagged group, the rule that rejected the per-prompt queue.
+Also tried, in-sample with the committed constants only: every card's datasheet GB read as the bytes CUDA reports
+(HBM datasheets count binary units: an 80 GB card reports about 79 GiB, 85 x 10^9 bytes, 1.06x what the estimator
+counts). NVIDIA NIM's saturated TTFT improves (mean |log error| 0.230 → 0.143: more requests run, fewer queue), but the
+TensorRT-LLM tables' throughput worsens (v0.17 0.086 → 0.098, v0.20 0.102 → 0.119) and all rows go 0.269 → 0.277: their
+max-throughput batches do not grow as the extra bytes would allow. Catalog GB stay the estimator's unit.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (30 % held out: its B200 rows over-predicted at the batch an FP8 cache admits),
 vLLM on MI300X (argonne's 2024 vLLM 0.6.1 ROCm build saturates from batch ~32 at ~33 TFLOPS where AMD's tuned MLPerf
