@@ -149,12 +149,12 @@ def solve_inference(
         attention_dp = workload.attention_parallel == "dp"
     dp = tp if attention_dp and tp > 1 else 1
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    context = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)  # KV one request holds
+    held_tokens = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)  # KV per request
 
     engine = workload.engine
 
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return memory_breakdown_gb(gpu, model, wdt, kvdt, context, 0, tp, pp, dp, engine)
+        return memory_breakdown_gb(gpu, model, wdt, kvdt, held_tokens, 0, tp, pp, dp, engine)
 
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp, engine) * tp * pp
@@ -184,14 +184,14 @@ def solve_inference(
             memory(),
         )
     beams = workload.beam_width
-    max_batch = max_sequences(gpu, model, wdt, kvdt, context, tp, pp, dp, engine)
+    max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
     if max_batch < 1:
         return _infeasible(
             gpu,
             gpu_count,
             tp,
             pp,
-            (f"weights fit but no room for one request's KV cache at {context:.0f} tokens"),
+            (f"weights fit but no room for one request's KV cache at {held_tokens:.0f} tokens"),
             memory(),
         )
     ep = expert_parallel_degree(model, workload, tp)
@@ -234,7 +234,7 @@ def solve_inference(
                 gpu_count,
                 tp,
                 pp,
-                (f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {context:.0f} tokens"),
+                (f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {held_tokens:.0f} tokens"),
                 memory(),
             )
     if found is None and scenario == "request_rate":
