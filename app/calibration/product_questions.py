@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from app.scoring.inference.estimate import InferenceEstimate, estimate_inference
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import Dtype, Engine, InferenceWorkload
 
 # One request shape for every question: 1,000 prompt and 1,000 generated tokens (InferenceX's 1k/1k), a 3 s p99 TTFT
 INPUT_TOKENS, OUTPUT_TOKENS, TTFT_LIMIT_MS = 1_000, 1_000, 3_000
@@ -36,11 +36,11 @@ class Answer:
     estimate: InferenceEstimate
 
 
-def _workload(model: str, dtype: str, engine: str, tpot_ms: float) -> InferenceWorkload:
+def _workload(model: str, dtype: Dtype, engine: Engine, tpot_ms: float) -> InferenceWorkload:
     return InferenceWorkload(
         model=model,
-        weight_dtype=dtype,  # type: ignore[arg-type]  # a Dtype literal
-        engine=engine,  # type: ignore[arg-type]  # an Engine literal
+        weight_dtype=dtype,
+        engine=engine,
         input_len=INPUT_TOKENS,
         output_len=OUTPUT_TOKENS,
         ttft_ms=TTFT_LIMIT_MS,
@@ -54,8 +54,8 @@ def _sweep(
     gpu: GpuSpec,
     gpu_count: int,
     model: ModelSpec,
-    dtype: str,
-    engine: str,
+    dtype: Dtype,
+    engine: Engine,
     limits: Sequence[float],
 ) -> list[Answer]:
     return [
