@@ -110,6 +110,18 @@ def test_estimate_has_terms_band_and_bound():
     assert est.output_tokens_per_s_per_gpu == est.output_tokens_per_s
 
 
+def test_the_compute_term_says_how_many_prompt_tokens_each_continuous_batching_step_carries():
+    def compute_detail(**kw):
+        est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(**kw))
+        return est.batch, next(t.detail for t in est.terms if t.name == "decode compute time")
+
+    # steady state: every request's 2,000-token prompt is prefilled once over its 400 output steps
+    batch, detail = compute_detail(scenario="latency_bound", input_len=2000, output_len=400, ttft_ms=2000, tpot_ms=60)
+    assert f"plus {batch * 2000 / 400:,.0f} prompt tokens prefilled per step" in detail
+    _, static = compute_detail(scenario="fixed_batch", input_len=2000, output_len=400)  # prefill runs before
+    assert "prompt tokens" not in static
+
+
 def test_the_efficiency_terms_name_every_factor_and_the_rocm_evidence_where_it_applies():
     from app.scoring.inference.steps import mbu, mbu_factors, mfu, mfu_factors
 

@@ -394,6 +394,7 @@ class StepParts:
     draft_ms: float = 0.0  # speculative decoding's draft passes (techniques.py)
     tokens_per_step: float = 1.0  # tokens each sequence advances per pass (> 1 with speculative decoding)
     expert_busy_ms: float = 0.0  # the routed experts' grouped GEMMs (part of busy_ms): their own roofline
+    prefill_tokens: float = 0.0  # prompt tokens this pass prefills beside the decode (per pipeline stage)
 
     @property
     def total_ms(self) -> float:
@@ -471,6 +472,7 @@ def forward_parts(
         pp,
         busy,
         expert_busy_ms=expert_ms,
+        prefill_tokens=new_prefill,
     )
 
 

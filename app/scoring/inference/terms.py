@@ -8,6 +8,7 @@ from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Term
 from app.scoring.inference.steps import (
     InferenceContext,
+    StepParts,
     factor_text,
     mbu,
     mbu_cap_text,
@@ -27,6 +28,13 @@ ROCM_EVIDENCE = (
     "ROCm factors fitted on the two AMD inference publications, argonne's 2024 vLLM 0.6.1 ROCm runs and AMD's tuned "
     "MLPerf v4.1 submission, which disagree 2-5x at large batches: a compromise with a wide band (docs/ACCURACY.md)"
 )
+
+
+def _piggyback_text(step: StepParts) -> str:
+    """What a mixed step computes beside the decode: the prompts of the requests arriving meanwhile."""
+    if step.prefill_tokens < 0.5:
+        return ""
+    return f" (the batch's decode plus {step.prefill_tokens:,.0f} prompt tokens prefilled per step)"
 
 
 def step_terms(
@@ -60,8 +68,8 @@ def step_terms(
             "decode compute time",
             step.compute_ms,
             "ms",
-            f"{step.flops / 1e12:.2f} TFLOP / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x MFU {step_mfu:.2f}); "
-            f"MFU = {factor_text(mfu_factors(ctx, eff))}",
+            f"{step.flops / 1e12:.2f} TFLOP{_piggyback_text(step)} / ({ctx.peak_tflops:g} TFLOPS {ctx.compute_dtype} x "
+            f"MFU {step_mfu:.2f}); MFU = {factor_text(mfu_factors(ctx, eff))}",
         ),
         Term(
             "TP all-reduce",
