@@ -5,9 +5,11 @@ from __future__ import annotations
 import heapq
 from abc import abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from datetime import date
 from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
 from app.scoring.machines import Machine, machine_of
+from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
@@ -45,15 +47,32 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
     return kept
 
 
-class OfferTerms(TypedDict):
+class OfferFields(TypedDict):
+    provider: str
+    provider_name: str
+    price_type: str
     price_note: str
     stale: bool
     interruptible: bool
+    usd_per_gpu_hour: float
+    as_of: date | None
+    offer_id: int | None
 
 
-def offer_terms(offer: Offer) -> OfferTerms:
-    """The price-term fields every ranked row carries beside price_type and as_of."""
-    return OfferTerms(price_note=offer.price_note, stale=offer.stale, interruptible=offer.price_type == "spot")
+def offer_fields(offer: Offer) -> OfferFields:
+    """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
+    price and terms, read when."""
+    return OfferFields(
+        provider=offer.provider_id,
+        provider_name=offer.provider_name,
+        price_type=offer.price_type,
+        price_note=offer.price_note,
+        stale=offer.stale,
+        interruptible=offer.price_type in INTERRUPTIBLE,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        as_of=offer.as_of,
+        offer_id=offer.offer_id,
+    )
 
 
 def cheapest_offer_per_provider(offers: Iterable[Offer]) -> list[Offer]:

@@ -20,8 +20,17 @@ from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
 from app.scoring.machines import Machine, nodes_for
-from app.scoring.offers import Computed, LazyOptions, MergedOrder, RowKey, filter_key, offer_slots, snapshot_offers
-from app.scoring.price_terms import INTERRUPTIBLE, min_term_hours, usd_per_million_tokens
+from app.scoring.offers import (
+    Computed,
+    LazyOptions,
+    MergedOrder,
+    RowKey,
+    filter_key,
+    offer_fields,
+    offer_slots,
+    snapshot_offers,
+)
+from app.scoring.price_terms import min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -147,16 +156,8 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         expert_parallel=est.expert_parallel,
         nodes=nodes_for(p.machine, est.gpu_count),
         machine=p.machine.describe(),
-        provider=offer.provider_id,
-        provider_name=offer.provider_name,
-        price_type=offer.price_type,
-        price_note=offer.price_note,
-        stale=offer.stale,
-        interruptible=offer.price_type in INTERRUPTIBLE,
+        **offer_fields(offer),
         min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
-        usd_per_gpu_hour=price,
-        as_of=offer.as_of,
-        offer_id=offer.offer_id,
         feasible=True,
         reason=est.reason,
         close_call=close,
@@ -185,16 +186,8 @@ def _infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption
         tensor_parallel=est.tensor_parallel,
         pipeline_parallel=est.pipeline_parallel,
         machine=p.machine.describe(),
-        provider=offer.provider_id,
-        provider_name=offer.provider_name,
-        price_type=offer.price_type,
-        price_note=offer.price_note,
-        stale=offer.stale,
-        interruptible=offer.price_type in INTERRUPTIBLE,
+        **offer_fields(offer),
         min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
-        usd_per_gpu_hour=offer.usd_per_gpu_hour,
-        as_of=offer.as_of,
-        offer_id=offer.offer_id,
         feasible=False,
         reason=est.reason,
         memory_gb=est.memory_gb,

@@ -20,7 +20,16 @@ from typing import NamedTuple, TypeAlias
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.machines import Machine, machine_gpu, nodes_for
-from app.scoring.offers import Computed, LazyOptions, MergedOrder, RowKey, filter_key, offer_slots, snapshot_offers
+from app.scoring.offers import (
+    Computed,
+    LazyOptions,
+    MergedOrder,
+    RowKey,
+    filter_key,
+    offer_fields,
+    offer_slots,
+    snapshot_offers,
+)
 from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.configurations import machine_efficiency
@@ -435,15 +444,7 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         layout=est.layout_text,
         nodes=s.nodes,
         machine=s.machine.describe(),
-        provider=offer.provider_id,
-        provider_name=offer.provider_name,
-        price_type=offer.price_type,
-        price_note=offer.price_note,
-        stale=offer.stale,
-        interruptible=offer.price_type in INTERRUPTIBLE,
-        usd_per_gpu_hour=price,
-        as_of=offer.as_of,
-        offer_id=offer.offer_id,
+        **offer_fields(offer),
         feasible=cost.on_time,
         reason=cost.reason,
         close_call=close,
@@ -468,15 +469,7 @@ def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> Trai
         gpu_count=est.gpu_count,
         layout=est.layout_text,
         machine=machine.describe(),
-        provider=offer.provider_id,
-        provider_name=offer.provider_name,
-        price_type=offer.price_type,
-        price_note=offer.price_note,
-        stale=offer.stale,
-        interruptible=offer.price_type in INTERRUPTIBLE,
-        usd_per_gpu_hour=offer.usd_per_gpu_hour,
-        as_of=offer.as_of,
-        offer_id=offer.offer_id,
+        **offer_fields(offer),
         feasible=False,
         reason=est.reason,
         terms=est.terms,
