@@ -1,5 +1,8 @@
 """The throughput-vs-batch chart follows each ranked layout, pipeline stages included."""
 
+import json
+import re
+
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
@@ -16,3 +19,26 @@ def test_pipeline_parallel_layouts_get_a_throughput_curve():
     assert label == "4×H100-SXM"
     assert len(points) >= 3  # TP1 alone cannot hold 70B on one H100: without PP the curve was empty
     assert points[-1][1] > points[0][1]
+
+
+def _figures(html: str) -> list[dict]:
+    blocks = re.findall(r'<script type="application/json" data-chart="[^"]*">(.*?)</script>', html, re.S)
+    return [json.loads(block) for block in blocks]
+
+
+def test_every_log_axis_labels_its_ticks_in_full(client):
+    """Plotly's default log labels name the ticks between powers of ten by a digit ("2" for 20 or 0.2)."""
+    pages = [
+        "/?phase=inference&model=llama-3.1-8b",
+        "/?phase=training&model=llama-3.1-8b&method=lora&total_tokens=100000000",
+        "/plan?model=llama-3.1-8b&requests_per_day=100000&months=12",
+    ]
+    log_axes = []
+    for page in pages:
+        response = client.get(page)
+        assert response.status_code == 200, page
+        for figure in _figures(response.text):
+            axes = [v for k, v in figure["layout"].items() if k.startswith(("xaxis", "yaxis"))]
+            log_axes += [axis for axis in axes if axis.get("type") == "log"]
+    assert len(log_axes) >= 5  # rank: $ vs TPOT (2), batch; training: days vs $ (2); plan: 2
+    assert all(axis.get("tickformat") in ("~g", "~s") for axis in log_axes)

@@ -25,6 +25,14 @@ def layout(**overrides: Any) -> dict[str, Any]:
     return {**BASE_LAYOUT, **overrides}
 
 
+def log_axis(title: str, *, large: bool = False) -> dict[str, Any]:
+    """A log axis whose every label is a whole number: plotly's default labels the ticks between powers of ten
+    by their leading digit alone ("2", "5"), which reads as 2 where it means 20 or 0.2. `large` (values in the
+    thousands and up): SI suffixes ("20k", "1M") instead of long digits. Tick placement stays plotly's (fixing
+    it at 1-2-5 leaves a range under a decade with one label)."""
+    return {"title": {"text": title}, "type": "log", "tickformat": "~s" if large else "~g"}
+
+
 def to_json_block(figure: Figure) -> Markup:
     """JSON safe inside <script type="application/json">: <, > and & are escaped as JSON unicode
     escapes (so no `</script>` break-out), and the result is marked safe so Jinja leaves it alone."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from app.scoring.serving.economics import Replica, autoscaled_monthly_usd, serverless_monthly_usd
 from app.scoring.serving.traffic import Traffic
-from app.web.charts import Figure, layout
+from app.web.charts import Figure, layout, log_axis
 from app.web.rank.charts import PALETTE
 
 CHART_MIN_REQUESTS_PER_DAY = 1e3
@@ -110,8 +110,8 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
         "data": traces,
         "layout": layout(
             height=420,
-            xaxis={"title": {"text": "requests per day (mean over the week)"}, "type": "log"},
-            yaxis={"title": {"text": "$ per month"}, "type": "log"},
+            xaxis=log_axis("requests per day (mean over the week)", large=True),
+            yaxis=log_axis("$ per month", large=True),
             shapes=shapes,
             annotations=notes,
             legend={"orientation": "h", "y": -0.25},

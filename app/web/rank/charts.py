@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.web.charts import Figure, layout
+from app.web.charts import Figure, layout, log_axis
 
 PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
 
@@ -75,7 +75,7 @@ def cost_scatter(
         "layout": layout(
             height=380,
             xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
-            yaxis={"title": {"text": y_title}, "type": "log"},
+            yaxis=log_axis(y_title),
             legend={"orientation": "v", "x": 1.02, "y": 1},
         ),
     }
@@ -150,7 +150,7 @@ def throughput_curves(curves: Sequence[tuple[str, list[tuple[int, float, float]]
         "data": traces,
         "layout": layout(
             height=360,
-            xaxis={"title": {"text": "concurrent sequences (batch)"}, "type": "log"},
+            xaxis=log_axis("concurrent sequences (batch)"),
             yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero"},
             legend={"orientation": "h", "y": -0.3},
         ),
@@ -230,8 +230,8 @@ def cost_latency_curves(
         "data": traces,
         "layout": layout(
             height=380,
-            xaxis={"title": {"text": "time per output token (ms, mean at that batch)"}, "type": "log"},
-            yaxis={"title": {"text": "$ / M output tokens"}, "type": "log"},
+            xaxis=log_axis("time per output token (ms, mean at that batch)"),
+            yaxis=log_axis("$ / M output tokens"),
             legend={"orientation": "h", "y": -0.3},
         ),
     }
@@ -280,8 +280,8 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
         "data": traces,
         "layout": layout(
             height=380,
-            xaxis={"title": {"text": "days to finish"}, "type": "log"},
-            yaxis={"title": {"text": "total $"}, "type": "log"},
+            xaxis=log_axis("days to finish"),
+            yaxis=log_axis("total $", large=True),
             legend={"orientation": "v", "x": 1.02, "y": 1},
         ),
     }
