@@ -9,6 +9,7 @@ from app.cli.main import main
 
 def test_disagg_command_prints_the_verdict_pools_and_share_link(database, capsys):
     flags = ["--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--input-len", "32000", "--output-len", "1000"]
+    flags += ["--ttft-ms", "5000"]  # a 32k prompt: no one-node layout meets the 1 s default
     assert main(["disagg", *flags, "--tpot-ms", "40", "--requests-per-day", "100000"]) == 0
     out = capsys.readouterr().out
     assert "Prefill pool:" in out and "Decode pool:" in out and "aggregated" in out

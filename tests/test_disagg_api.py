@@ -7,7 +7,16 @@ import re
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
-LONG = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 32000, "output_len": 1000, "tpot_ms": 40}
+# a 32k prompt's p99 TTFT limit: no one-node layout meets the 1 s default (a 500 ms mean): pipeline stages run a
+# prompt in turn, and tensor parallelism pays an all-reduce of every token twice a layer
+LONG = {
+    "model": "llama-3.1-70b",
+    "weight_dtype": "fp8",
+    "input_len": 32000,
+    "output_len": 1000,
+    "tpot_ms": 40,
+    "ttft_ms": 5000,
+}
 SHORT = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 500, "output_len": 500, "tpot_ms": 40}
 
 
@@ -28,7 +37,8 @@ def test_long_prompts_give_a_different_plan_and_say_why_with_numbers_per_pool(cl
     assert decode["batch"] / decode["gpu_count"] > agg["batch"] / agg["gpu_count"]
     assert agg["decode_only_batch"] > agg["batch"]
     # both pools meet the limits the ranking uses
-    assert best["ttft_ms"] <= 1000 and best["tpot_ms"] <= DEFAULT_EFFICIENCY.slo_tpot_utilisation * 40 + 1e-6
+    assert best["ttft_ms"] * DEFAULT_EFFICIENCY.p99_ttft_over_mean <= 5000
+    assert best["tpot_ms"] <= DEFAULT_EFFICIENCY.slo_tpot_utilisation * 40 + 1e-6
     assert abs(best["prefill"]["monthly_usd"] + decode["monthly_usd"] - best["monthly_usd"]) < 0.01
     assert best["kv_transfer_ms"] > 0 and best["prefill"]["tokens"] == "prompt"
     # the verdict follows the monthly costs, and its reasons carry the numbers of each pool
@@ -80,7 +90,8 @@ def test_bad_input_is_422_naming_the_field(client):
 
 def test_disagg_page_redirects_to_the_canonical_link_and_renders_without_js(client):
     response = client.get(
-        "/disagg?tpot_ms=40.0&output_len=1000&input_len=32000&model=llama-3.1-70b&weight_dtype=fp8&months=12",
+        "/disagg?tpot_ms=40.0&ttft_ms=5000&output_len=1000&input_len=32000&model=llama-3.1-70b&weight_dtype=fp8"
+        "&months=12",
         follow_redirects=False,
     )
     assert response.status_code == 303

@@ -18,6 +18,7 @@ from app.scoring.serving.disaggregated.pools import (
     kv_transfer_ms,
     max_utilisation,
     md1_wait_ms,
+    prefill_instance,
     prefill_load,
 )
 from app.scoring.serving.disaggregated.reasons import verdict
@@ -53,6 +54,21 @@ def test_prefill_load_picks_the_prompt_batch_that_serves_the_most_requests():
     assert load is not None and load.prompts == 4  # 4 prompts in 250 ms beat one in 100 ms
     assert load.capacity_rps == pytest.approx(load.utilisation * 4 / 0.25)
     assert prefill_load(instance, 90.0) is None
+
+
+def test_a_pipelined_prefill_pass_reaches_its_last_first_token_only_through_every_stage():
+    gpu, machine = GPUS["B200"], Machine(gpus_per_node=8, link="nvlink")
+    piped = prefill_instance(gpu, machine, LLAMA, LONG, 2, 4)
+    flat = prefill_instance(gpu, machine, LLAMA, LONG, 2, 1)
+    assert piped is not None and flat is not None and flat.passes[0].latency_ms is None
+    one = piped.passes[0]  # a lone prompt: four stages in turn, as slow as TP2 alone, while the instance is free
+    assert one.prompts == 1 and one.first_token_ms == pytest.approx(flat.passes[0].pass_ms, rel=0.1)
+    assert one.pass_ms < one.first_token_ms / 3  # ... for its next prompt after one stage
+    # the budget holds the latency, the queue waits on the service time
+    rho = max_utilisation(100.0, 1000.0, 400.0)
+    assert 400.0 + md1_wait_ms(100.0, rho) == pytest.approx(1000.0)
+    load = prefill_load(PrefillInstance("B200", 8, 2, 4, (PrefillPass(1, 100.0, 400.0),), 0.0, True), 1000.0)
+    assert load is not None and load.first_token_ms == 400.0 and load.utilisation == pytest.approx(rho)
 
 
 def test_kv_transfer_is_layers_alpha_plus_prompt_kv_over_the_bandwidth():

@@ -110,6 +110,26 @@ def test_estimate_has_terms_band_and_bound():
     assert est.output_tokens_per_s_per_gpu == est.output_tokens_per_s
 
 
+def test_pipeline_stages_divide_a_lone_prompts_layers_not_its_latency():
+    """A request sits in one micro-batch at a time (vLLM, TensorRT-LLM), so its prompt runs through the stages in
+    turn: TP2 x PP4 prefills a lone 100k-token prompt no faster than TP2 alone (it was read as 4x faster)."""
+    gpu, model = GPUS["B200"], MODELS["llama-3.1-8b"]
+    ttft = {}
+    for scenario in ("single_stream", "fixed_batch"):
+        w = _workload(scenario=scenario, batch=1, input_len=100_000, output_len=100)
+        for pp in (1, 4):
+            est = estimate_inference(gpu, 2 * pp, model, w, tensor_parallel=2, pipeline_parallel=pp)
+            assert est.feasible, est.reason
+            ttft[scenario, pp] = est.ttft_ms
+            piped = [t for t in est.terms if t.name == "prefill through the pipeline"]
+            assert [t.value <= est.ttft_ms and "4 stages of 8 layers" in t.detail for t in piped] == [True] * (pp > 1)
+        assert ttft[scenario, 4] == pytest.approx(ttft[scenario, 1], rel=0.1)
+    # under load a request still waits for its own prompt through every stage
+    w = _workload(scenario="latency_bound", input_len=100_000, output_len=1000, ttft_ms=20_000, tpot_ms=200)
+    loaded = estimate_inference(gpu, 8, model, w, tensor_parallel=2, pipeline_parallel=4)
+    assert loaded.feasible and loaded.ttft_ms >= ttft["single_stream", 4]
+
+
 def test_the_compute_term_says_how_many_prompt_tokens_each_continuous_batching_step_carries():
     def compute_detail(**kw):
         est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(**kw))

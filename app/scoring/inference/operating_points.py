@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.inference.steps import InferenceContext, StepParts, decode_parts, mixed_step_parts, prefill_parts
+from app.scoring.inference.steps import (
+    InferenceContext,
+    StepParts,
+    decode_parts,
+    mixed_step_parts,
+    prefill_latency_ms,
+    prefill_parts,
+)
 from app.scoring.workload import InferenceWorkload
 
 
@@ -32,6 +39,7 @@ class OperatingPoint:
     prefill_queue_ms: float = 0.0  # mean M/D/1 wait of a prompt for the prefills ahead of it (in ttft_ms)
     prefill_utilisation: float = 0.0  # that queue's rho: the share of each step its prompts take
     poisson_arrivals: bool = False  # open loops and MLPerf-style servers; a closed loop's arrivals are departures
+    first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
 
     @property
     def ttft_median_ms(self) -> float:
@@ -63,12 +71,16 @@ BATCH_RTOL = 1e-4
 
 def loaded_ttft_ms(
     prefill_ms: float,
+    service_ms: float,
     step_ms: float,
     batch: float,
     prefill_share: float,
     eff: InferenceEfficiency,
 ) -> float:
     """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+
+    `prefill_ms` is the request's own prompt as its first token waits for it (through every pipeline stage in
+    turn), `service_ms` the time a prompt holds the prefill server (the same without PP; one stage's share with it).
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
     runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
@@ -79,7 +91,7 @@ def loaded_ttft_ms(
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
     busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
-    return prefill_ms + md1_wait_ms(prefill_ms, prefill_share) + eff.ttft_wait_steps * step_ms * busy
+    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + eff.ttft_wait_steps * step_ms * busy
 
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:
@@ -136,22 +148,29 @@ def operating_point(
 
     `prefill_one` (one request's prefill) does not depend on the batch: searches pass it in once."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
+    # a request's own prompt goes through the pipeline stages in turn (the M/D/1 queue's service stays prefill_one)
+    first_ms = prefill_one.total_ms if ctx.pipeline_parallel == 1 else prefill_latency_ms(ctx, eff, 1, input_len)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
         prefill = prefill_parts(ctx, eff, batch, input_len)
         step = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
-        total_ms = request_life_ms(prefill.total_ms, step.total_ms, output_len)
+        first_token_ms = prefill.total_ms
+        if ctx.pipeline_parallel > 1:  # the batch's micro-batches fill the pipeline before its last prompt is done
+            first_token_ms = prefill_latency_ms(ctx, eff, batch, input_len)
+        total_ms = request_life_ms(first_token_ms, step.total_ms, output_len)
+        tokens_per_s = batch * output_len / total_ms * 1e3
         return OperatingPoint(
-            batch, prefill.total_ms, step.total_ms, batch * output_len / total_ms * 1e3, step, prefill
+            batch, first_token_ms, step.total_ms, tokens_per_s, step, prefill, first_prefill_ms=first_ms
         )
     if scenario == "single_stream":
         step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
-        total_ms = request_life_ms(prefill_one.total_ms, step.total_ms, output_len)
-        return OperatingPoint(1, prefill_one.total_ms, step.total_ms, output_len / total_ms * 1e3, step, prefill_one)
+        total_ms = request_life_ms(first_ms, step.total_ms, output_len)
+        tokens_per_s = output_len / total_ms * 1e3
+        return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
     decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
     share = prefill_share_of_step(step, decode_only)
-    ttft = loaded_ttft_ms(prefill_one.total_ms, step.total_ms, others, share, eff)
+    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
     else:
@@ -166,6 +185,7 @@ def operating_point(
         prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
         prefill_utilisation=min(share, MAX_UTILISATION),
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
+        first_prefill_ms=first_ms,
     )
 
 

@@ -490,6 +490,27 @@ def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: flo
     return forward_parts(ctx, eff, 0.0, 0.0, tokens, attention, prefill_passes=1.0, prefill_requests=requests)
 
 
+def prefill_latency_ms(ctx: InferenceContext, eff: InferenceEfficiency, prompts: float, input_len: float) -> float:
+    """Time from a prefill pass's start to its last prompt's first token. Without PP, prefill_parts' total. With
+    PP a request sits in one micro-batch at a time (vLLM, TensorRT-LLM), so the pass splits into m = min(prompts,
+    stages) micro-batches of whole prompts that run the stages in turn: (m + stages - 1) stage times, where
+    prefill_parts (the throughput view, every stage kept busy) is `stages` of them. A lone prompt takes every
+    stage's time in turn: PP divides its layers, not its latency."""
+    pp = ctx.pipeline_parallel
+    if pp == 1:
+        return prefill_parts(ctx, eff, prompts, input_len).total_ms
+    batches = min(max(prompts, 1.0), float(pp))
+    per_batch = prompts / batches
+    tokens = per_batch * input_len * ctx.techniques.uncached_share
+    attention = prefill_attention_flops(ctx, per_batch, input_len)
+    # forward_parts splits what it is given into one micro-batch per stage: given `pp` micro-batches' worth, each
+    # stage carries one micro-batch of `per_batch` whole prompts, and total_ms is `pp` stage times
+    stage = forward_parts(
+        ctx, eff, 0.0, 0.0, tokens * pp, attention * pp, prefill_passes=1.0, prefill_requests=per_batch
+    )
+    return stage.total_ms / pp * (batches + pp - 1)
+
+
 def mixed_step_parts(
     ctx: InferenceContext,
     eff: InferenceEfficiency,

@@ -30,6 +30,22 @@ ROCM_EVIDENCE = (
 )
 
 
+def _pipeline_prefill_terms(ctx: InferenceContext, point: OperatingPoint) -> list[Term]:
+    """With PP a request's own prompt runs the stages in turn; the terms above are one stage's share."""
+    if ctx.pipeline_parallel == 1:
+        return []
+    return [
+        Term(
+            "prefill through the pipeline",
+            point.first_prefill_ms,
+            "ms",
+            f"{ctx.pipeline_parallel} stages of {ctx.layers_per_stage:g} layers in turn, each with the whole prompt "
+            "(a request sits in one micro-batch at a time: vLLM, TensorRT-LLM); the prefill terms above are one "
+            "stage's",
+        )
+    ]
+
+
 def _piggyback_text(step: StepParts) -> str:
     """What a mixed step computes beside the decode: the prompts of the requests arriving meanwhile."""
     if step.prefill_tokens < 0.5:
@@ -101,6 +117,7 @@ def step_terms(
             "prefill compute time", prefill.compute_ms, "ms", f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"
         ),
         Term("prefill weight read", prefill.memory_ms, "ms", "weights streamed once per prompt"),
+        *_pipeline_prefill_terms(ctx, point),
         *_moe_prefill_terms(ctx, eff),
         *_queue_terms(point),
         Term("TTFT", point.ttft_ms, "ms", "mean: prefill + (under load) M/D/1 prefill queue + wait for running steps"),

@@ -149,7 +149,7 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         decode = _pool("decode", d, decode_usd, n_d, decoder.capacity_rps, peak, output_tokens)
     # capacity_rps is at the TTFT-bound utilisation: the peak hour's rho is that share of it
     rho = prefill.utilisation_at_peak * load.utilisation
-    ttft = load.pass_ms + md1_wait_ms(load.pass_ms, rho) + pairing.transfer_ms
+    ttft = load.first_token_ms + md1_wait_ms(load.pass_ms, rho) + pairing.transfer_ms
     total = prefill.monthly_usd + decode.monthly_usd
     return DisaggregatedPlan(
         pairing=pairing,

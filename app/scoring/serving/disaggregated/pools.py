@@ -20,7 +20,13 @@ from app.scoring.inference.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
-from app.scoring.inference.steps import InferenceContext, build_context, decode_parts, prefill_parts
+from app.scoring.inference.steps import (
+    InferenceContext,
+    build_context,
+    decode_parts,
+    prefill_latency_ms,
+    prefill_parts,
+)
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -34,7 +40,12 @@ PREFILL_TOKEN_BUDGET = 8192
 @dataclass(frozen=True, slots=True)
 class PrefillPass:
     prompts: int  # prompts prefilled together in one pass
-    pass_ms: float
+    pass_ms: float  # the instance's time on the pass (its M/D/1 service time)
+    latency_ms: float | None = None  # to the last prompt's first token, where PP makes it longer than pass_ms
+
+    @property
+    def first_token_ms(self) -> float:
+        return self.pass_ms if self.latency_ms is None else self.latency_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,7 @@ class PrefillLoad:
     utilisation: float  # rho: share of time the instance is prefilling
     queue_ms: float  # M/D/1 wait before the pass
     capacity_rps: float  # requests/s one instance serves at that utilisation
+    first_token_ms: float  # the pass's last prompt done (pass_ms, or more through pipeline stages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +92,10 @@ class DecodeInstance:
     attention_dp: int = 1  # > 1: data-parallel attention (each GPU keeps its own sequences' KV cache)
 
 
-def max_utilisation(service_ms: float, budget_ms: float) -> float:
-    """Largest rho with service + M/D/1 wait <= budget: r = budget/service - 1 = rho/(2(1-rho))."""
-    r = budget_ms / service_ms - 1.0
+def max_utilisation(service_ms: float, budget_ms: float, latency_ms: float | None = None) -> float:
+    """Largest rho with latency + M/D/1 wait <= budget: r = (budget - latency)/service = rho/(2(1-rho)) (the
+    latency is the service time unless pipeline stages make a prompt's own pass longer than the instance's)."""
+    r = (budget_ms - (service_ms if latency_ms is None else latency_ms)) / service_ms
     if r < 0:
         return 0.0
     return min(2 * r / (1 + 2 * r), MAX_UTILISATION)
@@ -92,12 +105,12 @@ def prefill_load(instance: PrefillInstance, budget_ms: float) -> PrefillLoad | N
     """The prompt batch that serves the most requests/s with queue + pass inside `budget_ms` (None: none can)."""
     best: PrefillLoad | None = None
     for p in instance.passes:
-        rho = max_utilisation(p.pass_ms, budget_ms)
+        rho = max_utilisation(p.pass_ms, budget_ms, p.first_token_ms)
         if rho <= 0:
             continue
         capacity = rho * p.prompts / p.pass_ms * 1e3
         if best is None or capacity > best.capacity_rps:
-            best = PrefillLoad(p.prompts, p.pass_ms, rho, md1_wait_ms(p.pass_ms, rho), capacity)
+            best = PrefillLoad(p.prompts, p.pass_ms, rho, md1_wait_ms(p.pass_ms, rho), capacity, p.first_token_ms)
     return best
 
 
@@ -167,7 +180,9 @@ def prefill_instance(
     most = max(1, min(fits, PREFILL_TOKEN_BUDGET // workload.input_len))
     passes, n = [], 1
     while n <= most:
-        passes.append(PrefillPass(n, prefill_parts(ctx, eff, n, workload.input_len).total_ms))
+        pass_ms = prefill_parts(ctx, eff, n, workload.input_len).total_ms
+        latency = prefill_latency_ms(ctx, eff, n, workload.input_len) if pp > 1 else None
+        passes.append(PrefillPass(n, pass_ms, latency))
         n *= 2
     link = ctx.link_gbs * LINK_EFFICIENCY
     return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), link, ctx.nvlink, dp)

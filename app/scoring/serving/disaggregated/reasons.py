@@ -9,6 +9,7 @@ from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
+from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -88,7 +89,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     )
     return [
         f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)} at the peak hour{unit}, {load.prompts} prompt"
-        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass; TTFT at the peak = pass + queue + KV "
+        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; TTFT at the peak "
+        "= pass + queue + KV "
         f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {PATHS[x.path]} at {x.transfer_gbs:,.0f} GB/s) = "
         f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
@@ -177,12 +179,33 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     return text
 
 
+def _through_text(load: PrefillLoad) -> str:
+    if load.first_token_ms <= load.pass_ms:
+        return ""
+    return f" ({load.first_token_ms:,.0f} ms to its last first token through the pipeline stages)"
+
+
+def _pipeline_pass_terms(load: PrefillLoad) -> list[Term]:
+    if load.first_token_ms <= load.pass_ms:
+        return []
+    return [
+        Term(
+            "prefill pass through the pipeline",
+            load.first_token_ms,
+            "ms",
+            "to the pass's last first token: its prompts run the pipeline stages in turn (a request sits in one "
+            "micro-batch at a time), while the instance takes the next pass's first micro-batch after one stage",
+        )
+    ]
+
+
 def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[Term]:
     """Every number of a disaggregated plan as a term."""
     x, load, decoder, p, d = plan.pairing, plan.pairing.load, plan.pairing.decode_instance, plan.prefill, plan.decode
     kv_bytes = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len)
     return [
         Term("prefill pass", load.pass_ms, "ms", f"prefill_parts: {load.prompts} × {workload.input_len} prompt tokens"),
+        *_pipeline_pass_terms(load),
         Term(
             "prefill utilisation limit",
             load.utilisation,
@@ -191,7 +214,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         ),
         Term(
             "prefill queue at peak",
-            plan.ttft_ms - load.pass_ms - x.transfer_ms,
+            plan.ttft_ms - load.first_token_ms - x.transfer_ms,
             "ms",
             "M/D/1: pass × ρ / (2(1 − ρ)) at the peak hour's ρ",
         ),
