@@ -19,11 +19,13 @@ from app.scoring.efficiency.inference import (
 )
 from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
+    CONTINUOUS_SCENARIOS,
     OperatingPoint,
     closed_loop_point,
     latency_bound_point,
     open_loop_point,
     operating_point,
+    token_budget_cap,
 )
 from app.scoring.inference.steps import InferenceContext, build_context
 
@@ -255,6 +257,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
 
 def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEfficiency) -> OperatingPoint | None:
     batch = setup.batch
+    if setup.scenario in CONTINUOUS_SCENARIOS:  # the engine's step budget, as the product caps it (running_cap)
+        budget = token_budget_cap(ctx, setup.input_len, setup.output_len, setup.beam_width)
+        cap = cap if budget is None else min(cap, budget)
     if setup.scenario == "max_throughput":
         batch = cap
     elif setup.scenario == "latency_bound":

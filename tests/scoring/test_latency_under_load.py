@@ -203,6 +203,22 @@ def test_the_prefill_queue_is_as_busy_as_the_prefills_share_of_each_mixed_step()
     assert lighter.ttft_ms < point.ttft_ms  # fewer prompts per step: a less busy queue and shorter steps
 
 
+def test_sglang_runs_a_waiting_prompt_before_the_next_decode_step_so_it_waits_half_a_step():
+    """SGLang's scheduler prefills waiting prompts in a batch of their own (mixed batches only with
+    --enable-mixed-chunk): a new request waits for the forward pass in flight, not for a step that also decodes
+    the batch, as TensorRT-LLM's and vLLM V1's mixed batches make it (ttft_wait_steps)."""
+    points = {}
+    for engine in ("sglang", "trtllm"):
+        ctx = build_context(GPUS["A100-SXM-80GB"], MODELS["llama-3.1-8b"], "bf16", "bf16", engine, 1)
+        points[engine] = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 16, 512, 256)
+    for engine, steps in (("sglang", 0.5), ("trtllm", DEFAULT_EFFICIENCY.ttft_wait_steps)):
+        p = points[engine]
+        assert p.ttft_ms == pytest.approx(p.prefill.total_ms + p.prefill_queue_ms + steps * p.step.total_ms)
+    alone = build_context(GPUS["A100-SXM-80GB"], MODELS["llama-3.1-8b"], "bf16", "bf16", "sglang", 1)
+    lone = operating_point(alone, DEFAULT_EFFICIENCY, "concurrency", 1, 512, 256)
+    assert lone.ttft_ms == pytest.approx(lone.prefill.total_ms)  # nothing running: no step to wait for
+
+
 def _simulated_md1_waits(rho: float, customers: int = 200_000) -> list[float]:
     """Waits of a simulated M/D/1 queue with unit service (Lindley's recursion), warm-up dropped."""
     rng, wait, waits = random.Random(7), 0.0, []

@@ -156,16 +156,17 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # then folds that no longer keep what only the held-out publication identifies; then TensorRT-LLM's KV cache
     # sized from what the weights leave; then prompts read at half their stated cap, streaming under a 0.9
     # ceiling; then folds refitted to convergence; then a KV-cache dtype stated in the notes; then the cold folds
-    # make calibrate stores, in place of warm-started ones; then beams that share their prompt's KV cache) plus a
+    # make calibrate stores, in place of warm-started ones; then beams that share their prompt's KV cache; then SGLang's
+    # prefill-first wait and the engines' per-step token budget) plus a
     # margin; training holds issue 10's target (<= 12 %, at 11.6 % since the logits' memory depends on the stack's
     # loss; the cold training refit with its seeded restarts is deterministic).
     inference = precomputed("inference_validation")
     assert inference["loso_method"].startswith("cold fold"), "inference_folds.py is stale: run make calibrate"
     loso_inf = inference["headline"]["loso"]
-    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 11.6 + 1.5
-    assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.706 - 0.05
-    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 9.6 + 4
-    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 17.0 + 5
+    assert loso_inf["output_tok_s_per_gpu"]["median_abs_pct_error"] <= 11.2 + 1.5
+    assert loso_inf["output_tok_s_per_gpu"]["within_25pct_share"] >= 0.712 - 0.05
+    assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 9.2 + 4
+    assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 14.8 + 5
     training = precomputed("training_validation")
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12.0
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["within_25pct_share"] >= 0.776 - 0.05

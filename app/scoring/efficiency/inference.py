@@ -20,7 +20,7 @@ class InferenceEfficiency:
     # Timed on an H200 (docs/measurements): one cuBLAS GEMV streams 0.69-0.86 of peak, a copy 0.89.
     decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
-    mbu_tp_exponent: float = 0.328
+    mbu_tp_exponent: float = 0.338
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
     overlap_power: float = 1.39
@@ -30,12 +30,12 @@ class InferenceEfficiency:
     # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65). Timed on an
     # H200 (docs/measurements): torch._scaled_mm FP8 reaches 0.85-0.95 of bf16's share at the same M.
     fp8_mfu_factor: float = 0.824
-    fp4_mfu_factor: float = 0.675
+    fp4_mfu_factor: float = 0.684
     # Fixed launch/scheduling cost per forward pass (BLIS trained 126 us/step; roofline 500 us).
-    step_overhead_ms: float = 2.11
+    step_overhead_ms: float = 2.08
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
-    seq_overhead_ms: float = 0.00621
+    seq_overhead_ms: float = 0.00586
     # vLLM's own host work per running sequence per step, on top of that (Python scheduler, sampler and
     # detokeniser, which TensorRT-LLM's C++ runtime and SGLang's overlapped scheduler hide). BLIS's trained physics
     # on vLLM v0.15.1 adds 46 us per output token as API overhead (research §1.10); here it is charged on the step,
@@ -46,10 +46,10 @@ class InferenceEfficiency:
     # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
     layer_overhead_ms: float = 0.0212
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
-    allreduce_alpha_nvlink_ms: float = 0.006
+    allreduce_alpha_nvlink_ms: float = 0.00768
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
     # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
-    allreduce_alpha_fabric_ms: float = 0.145
+    allreduce_alpha_fabric_ms: float = 0.143
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
     allreduce_alpha_pcie_ms: float = 0.114
     # KV-read efficiency relative to weight streaming (BLIS trained physics 1.9 vs 1.4 => ~0.75x); with
@@ -61,17 +61,17 @@ class InferenceEfficiency:
     moe_mfu_factor: float = 0.847
     # GDDR cards (workstation/consumer) reach a different share of their bandwidth than HBM parts (fitted above 1:
     # they stream at the MAX_MBU ceiling, which caps the product).
-    gddr_mbu_factor: float = 1.2
+    gddr_mbu_factor: float = 1.22
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
-    llamacpp_mbu_factor: float = 0.837
+    llamacpp_mbu_factor: float = 0.824
     llamacpp_mfu_factor: float = 0.36
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
-    slo_tpot_utilisation: float = 0.776
+    slo_tpot_utilisation: float = 0.788
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
     # iteration that carries its prefill with the batch (~1.0) (TRT-LLM/vLLM iteration-level scheduling).
-    ttft_wait_steps: float = 1.59
+    ttft_wait_steps: float = 1.5
     # p99 / mean ratio of latency statistics (MLPerf LoadGen logs: TPOT p99/mean 1.15-1.4).
-    p99_over_mean: float = 1.08
+    p99_over_mean: float = 1.06
     # p99 / mean of TTFT alone: queueing tails are longer than decode-step tails (MLPerf LoadGen logs).
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
@@ -99,7 +99,7 @@ class InferenceEfficiency:
     # +482 us per MoE layer is the prior). Not the dispatch of routing and grouped GEMMs alone: timed on an H200
     # (docs/measurements), a sync-free eager MoE layer exposes 0.10-0.32 ms of host time over its CUDA graph; the
     # fit's larger value also carries what else slows those engines' MoE prefill (untimed: their own kernels).
-    moe_prefill_layer_ms: float = 2.05
+    moe_prefill_layer_ms: float = 2.24
 
 
 FITTED: tuple[str, ...] = (
@@ -150,9 +150,25 @@ ENGINE_MAX_BATCH: dict[str, int] = {
     "hf": 64,  # static HF generate batch; no paging, kept modest
 }
 
+# Tokens one iteration may carry, the batch's decode tokens and prompt chunks together: TensorRT-LLM's
+# max_num_tokens (BuildConfig / trtllm-build default 8192) and vLLM V1's max_num_batched_tokens (EngineArgs'
+# OpenAI-server default 8192). Under continuous batching each step also prefills the prompts of the requests
+# arriving meanwhile (batch x input / output tokens), so the budget caps the running batch where prompts are long
+# and outputs short: TensorRT-LLM v0.14's 467-in / 16-out serving rows measured a 548 ms step on 4xH100 for
+# Llama-3.1-70B; 271 running requests in full 8,192-token steps give 518 ms, where all 500 of the burst gave 946.
+# SGLang runs prompts as prefill batches of their own (chunked_prefill_size bounds each), so its decode batch
+# has no such cap; llama.cpp and HF generate batch statically.
+ENGINE_TOKEN_BUDGET: dict[str, int] = {"trtllm": 8192, "vllm": 8192}
+
 # Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
 # moe_prefill_layer_ms (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt).
 COMPILED_ENGINES: tuple[str, ...] = ("trtllm", "llamacpp")
+# Engines whose scheduler runs waiting prompts as a prefill batch of their own before the next decode step
+# (SGLang's default: mixed prefill/decode batches only with --enable-mixed-chunk): a new request waits for the
+# forward pass in flight (mean residual half a step), then for its prefill alone, not for a step that also
+# decodes the batch (the ~1.5 steps of ttft_wait_steps in TensorRT-LLM's and vLLM V1's mixed batches).
+PREFILL_FIRST_ENGINES: tuple[str, ...] = ("sglang",)
+PREFILL_FIRST_WAIT_STEPS = 0.5
 
 # Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with
 # CUBLAS_COMPUTE_16F for FP16 matrices): on GeForce cards they get twice the FP32-accumulate peak.

@@ -9,6 +9,7 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
     ENGINE_MAX_BATCH,
+    ENGINE_TOKEN_BUDGET,
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term
@@ -24,11 +25,13 @@ from app.scoring.inference.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.operating_points import (
+    CONTINUOUS_SCENARIOS,
     OperatingPoint,
     closed_loop_point,
     latency_bound_point,
     open_loop_point,
     operating_point,
+    token_budget_cap,
 )
 from app.scoring.inference.steps import (
     InferenceContext,
@@ -200,8 +203,8 @@ def solve_inference(
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
-    cap = engine_batch_cap(workload)
     scenario = workload.scenario
+    cap = running_cap(ctx, workload)
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
         batch, found = latency_bound_point(
@@ -265,6 +268,16 @@ def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor
     return 1
 
 
+def running_cap(ctx: InferenceContext, workload: InferenceWorkload) -> int:
+    """The engine's cap on the running batch: its batch cap and, under continuous batching, what its
+    per-iteration token budget sustains (token_budget_cap)."""
+    cap = engine_batch_cap(workload)
+    if workload.scenario not in CONTINUOUS_SCENARIOS:
+        return cap
+    budget = token_budget_cap(ctx, workload.input_len, workload.output_len, workload.beam_width)
+    return cap if budget is None else min(cap, budget)
+
+
 def engine_batch_cap(workload: InferenceWorkload) -> int:
     """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine default."""
     return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
@@ -286,10 +299,17 @@ def _queue_note(point: OperatingPoint) -> list[str]:
 
 def _cap_note(s: Solution) -> list[str]:
     cap = engine_batch_cap(s.workload)
-    if s.batch < cap:
-        return []
-    origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
-    return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
+    if s.batch >= cap:
+        origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
+        return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
+    if s.batch >= running_cap(s.ctx, s.workload):
+        budget = ENGINE_TOKEN_BUDGET[s.workload.engine]
+        return [
+            f"batch held at {s.batch} by the engine's {budget:,}-token step budget: each step carries the batch's "
+            f"decode tokens and the prompts arriving meanwhile ({s.workload.input_len:g} prompt tokens per "
+            f"{s.workload.output_len:g} output tokens)"
+        ]
+    return []
 
 
 def explain(solved: Solution) -> InferenceEstimate:

@@ -11,7 +11,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.efficiency.inference import (
+    ENGINE_TOKEN_BUDGET,
+    PREFILL_FIRST_ENGINES,
+    PREFILL_FIRST_WAIT_STEPS,
+    InferenceEfficiency,
+)
 from app.scoring.inference.steps import (
     InferenceContext,
     StepParts,
@@ -69,6 +74,24 @@ MIN_RUNNING_BATCH = 1e-6
 BATCH_RTOL = 1e-4
 
 
+CONTINUOUS_SCENARIOS = ("latency_bound", "max_throughput", "concurrency", "request_rate")
+
+
+def token_budget_cap(ctx: InferenceContext, input_len: float, output_len: float, beam_width: int = 1) -> int | None:
+    """Largest running batch the engine's per-iteration token budget sustains (None: the engine has none).
+
+    In the continuous-batching steady state each step carries every running sequence's decode tokens (beams x the
+    tokens a speculative step verifies) and the prompts of the requests arriving meanwhile, batch x input x
+    tokens advanced per step / output; pipeline stages each take one micro-batch of batch / stages."""
+    budget = ENGINE_TOKEN_BUDGET.get(ctx.engine)
+    if budget is None:
+        return None
+    t = ctx.techniques
+    verified = t.spec_draft_tokens + 1 if t.speculative else 1
+    per_sequence = beam_width * verified + input_len * t.uncached_share * t.tokens_per_step / max(output_len, 1.0)
+    return max(int(budget * ctx.pipeline_parallel / per_sequence), 1)
+
+
 def loaded_ttft_ms(
     prefill_ms: float,
     service_ms: float,
@@ -76,6 +99,7 @@ def loaded_ttft_ms(
     batch: float,
     prefill_share: float,
     eff: InferenceEfficiency,
+    engine: str = "",
 ) -> float:
     """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
 
@@ -91,7 +115,8 @@ def loaded_ttft_ms(
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
     busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
-    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + eff.ttft_wait_steps * step_ms * busy
+    wait_steps = PREFILL_FIRST_WAIT_STEPS if engine in PREFILL_FIRST_ENGINES else eff.ttft_wait_steps
+    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + wait_steps * step_ms * busy
 
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:
@@ -170,7 +195,7 @@ def operating_point(
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
     decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
     share = prefill_share_of_step(step, decode_only)
-    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff)
+    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
     else:
