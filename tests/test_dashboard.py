@@ -66,6 +66,16 @@ def test_inference_form_offers_beam_search_and_keeps_it_in_the_link(client) -> N
     assert bad.status_code == 422 and 'id="err-beam_width"' in bad.text
 
 
+def test_inference_form_sets_the_engines_step_budget_and_says_when_it_holds_the_batch(client) -> None:  # type: ignore[no-untyped-def]
+    query = "/?phase=inference&model=llama-3.1-8b&engine=trtllm&input_len=8000&output_len=20&ttft_ms=60000&tpot_ms=5000"
+    held = client.get(query).text
+    assert 'name="max_num_batched_tokens"' in held and "8,192-token step budget (the trtllm default)" in held
+    raised = client.get(query + "&max_num_batched_tokens=32768").text
+    assert 'value="32768"' in raised and "32,768-token step budget (max_num_batched_tokens)" in raised
+    bad = client.get(query + "&max_num_batched_tokens=10")
+    assert bad.status_code == 422 and 'id="err-max_num_batched_tokens"' in bad.text
+
+
 def test_invalid_field_is_shown_beside_it_and_input_kept(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/?phase=inference&model=llama-3.1-8b&input_len=-3&output_len=123")
     assert response.status_code == 422

@@ -115,6 +115,14 @@ class InferenceWorkload(_WorkloadBase):
         description="engine batch cap (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size, "
         "llama.cpp --parallel); default: the engine's (vllm 256, sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
     )
+    max_num_batched_tokens: int | None = Field(
+        None,
+        ge=64,
+        le=1_048_576,
+        description="tokens one engine step may carry, decode tokens and prompt chunks together (TensorRT-LLM "
+        "max_num_tokens, vLLM max_num_batched_tokens); default: the engine's (trtllm 8192, vllm 8192); SGLang "
+        "prefills in batches of its own and llama.cpp and HF batch statically, so they have no such cap",
+    )
     attention_parallel: AttentionParallel = Field(
         "auto",
         description="how a tensor-parallel group splits attention: tp = by heads (engine default), dp = data-parallel "

@@ -137,8 +137,12 @@ def test_the_engines_step_token_budget_caps_the_running_batch_where_prompts_are_
     w = _workload(model="llama-3.1-70b", input_len=467, output_len=16, max_num_seqs=500)
     est = estimate_inference(GPUS["H100-SXM"], 4, MODELS["llama-3.1-70b"], w)
     assert est.feasible and est.batch == int(8192 / (1 + 467 / 16)) == 271
-    assert any("8,192-token step budget" in a for a in est.assumptions)
+    assert any("8,192-token step budget (the trtllm default)" in a for a in est.assumptions)
     assert 450 < est.tpot_ms < 650
+    # the workload sets the budget as the engine's flag would
+    bigger = w.model_copy(update={"max_num_batched_tokens": 16384})
+    raised = estimate_inference(GPUS["H100-SXM"], 4, MODELS["llama-3.1-70b"], bigger)
+    assert raised.batch == min(int(16384 / (1 + 467 / 16)), 500) == 500
     # SGLang prefills in batches of their own (no per-step budget on the decode batch); a static batch has none
     sglang = estimate_inference(GPUS["H100-SXM"], 4, MODELS["llama-3.1-70b"], w.model_copy(update={"engine": "sglang"}))
     static = estimate_inference(

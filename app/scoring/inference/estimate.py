@@ -274,7 +274,9 @@ def running_cap(ctx: InferenceContext, workload: InferenceWorkload) -> int:
     cap = engine_batch_cap(workload)
     if workload.scenario not in CONTINUOUS_SCENARIOS:
         return cap
-    budget = token_budget_cap(ctx, workload.input_len, workload.output_len, workload.beam_width)
+    budget = token_budget_cap(
+        ctx, workload.input_len, workload.output_len, workload.beam_width, workload.max_num_batched_tokens
+    )
     return cap if budget is None else min(cap, budget)
 
 
@@ -297,17 +299,31 @@ def _queue_note(point: OperatingPoint) -> list[str]:
     ]
 
 
+def _held_by(s: Solution) -> str:
+    """What holds the batch below what memory fits, in a few words for the option's reason (empty: memory or the
+    latency limits)."""
+    if s.batch >= s.max_batch:
+        return ""
+    if s.batch >= engine_batch_cap(s.workload):
+        return f"; held at the engine batch cap {engine_batch_cap(s.workload)}"
+    if s.batch >= running_cap(s.ctx, s.workload):
+        budget = s.workload.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[s.workload.engine]
+        return f"; held by the engine's {budget:,}-token step budget"
+    return ""
+
+
 def _cap_note(s: Solution) -> list[str]:
     cap = engine_batch_cap(s.workload)
     if s.batch >= cap:
         origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
         return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
     if s.batch >= running_cap(s.ctx, s.workload):
-        budget = ENGINE_TOKEN_BUDGET[s.workload.engine]
+        budget = s.workload.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[s.workload.engine]
+        origin = "max_num_batched_tokens" if s.workload.max_num_batched_tokens else f"the {s.workload.engine} default"
         return [
-            f"batch held at {s.batch} by the engine's {budget:,}-token step budget: each step carries the batch's "
-            f"decode tokens and the prompts arriving meanwhile ({s.workload.input_len:g} prompt tokens per "
-            f"{s.workload.output_len:g} output tokens)"
+            f"batch held at {s.batch} by the engine's {budget:,}-token step budget ({origin}): each step carries the "
+            f"batch's decode tokens and the prompts arriving meanwhile ({s.workload.input_len:g} prompt tokens per "
+            f"{s.workload.output_len:g} output tokens); raise max_num_batched_tokens to run more"
         ]
     return []
 
@@ -323,7 +339,8 @@ def explain(solved: Solution) -> InferenceEstimate:
     tokens_per_s = point.tokens_per_s
     return InferenceEstimate(
         feasible=True,
-        reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}",
+        reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
+        + _held_by(s),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,
@@ -349,7 +366,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point, w.beam_width) + _technique_terms(solved),
+        terms=step_terms(s.ctx, s.efficiency, point, w.beam_width)
+        + _technique_terms(solved)
+        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)],
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
         assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],

@@ -77,15 +77,19 @@ BATCH_RTOL = 1e-4
 CONTINUOUS_SCENARIOS = ("latency_bound", "max_throughput", "concurrency", "request_rate")
 
 
-def token_budget_cap(ctx: InferenceContext, input_len: float, output_len: float, beam_width: int = 1) -> int | None:
-    """Largest running batch the engine's per-iteration token budget sustains (None: the engine has none).
+def token_budget_cap(
+    ctx: InferenceContext, input_len: float, output_len: float, beam_width: int = 1, budget: int | None = None
+) -> int | None:
+    """Largest running batch the engine's per-iteration token budget (`budget`, else its default) sustains (None:
+    the engine schedules no such budget: SGLang, llama.cpp, HF).
 
     In the continuous-batching steady state each step carries every running sequence's decode tokens (beams x the
     tokens a speculative step verifies) and the prompts of the requests arriving meanwhile, batch x input x
     tokens advanced per step / output; pipeline stages each take one micro-batch of batch / stages."""
-    budget = ENGINE_TOKEN_BUDGET.get(ctx.engine)
-    if budget is None:
+    default = ENGINE_TOKEN_BUDGET.get(ctx.engine)
+    if default is None:
         return None
+    budget = budget or default
     t = ctx.techniques
     verified = t.spec_draft_tokens + 1 if t.speculative else 1
     per_sequence = beam_width * verified + input_len * t.uncached_share * t.tokens_per_step / max(output_len, 1.0)
