@@ -299,33 +299,38 @@ def _queue_note(point: OperatingPoint) -> list[str]:
     ]
 
 
+def _holding_cap(s: Solution) -> tuple[str, str] | None:
+    """The engine cap that holds the batch, as (a few words for the option's reason, the term's detail); None where
+    memory or the latency limits hold it."""
+    w = s.workload
+    cap = engine_batch_cap(w)
+    if s.batch >= cap:
+        origin = "max_num_seqs" if w.max_num_seqs else f"the {w.engine} default"
+        return (
+            f"held at the engine batch cap {cap}",
+            f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more",
+        )
+    if s.batch >= running_cap(s.ctx, w):
+        budget = w.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[w.engine]
+        origin = "max_num_batched_tokens" if w.max_num_batched_tokens else f"the {w.engine} default"
+        return (
+            f"held by the engine's {budget:,}-token step budget",
+            f"batch held at {s.batch} by the engine's {budget:,}-token step budget ({origin}): each step carries the "
+            f"batch's decode tokens and the prompts arriving meanwhile ({w.input_len:g} prompt tokens per "
+            f"{w.output_len:g} output tokens); raise max_num_batched_tokens to run more",
+        )
+    return None
+
+
 def _held_by(s: Solution) -> str:
-    """What holds the batch below what memory fits, in a few words for the option's reason (empty: memory or the
-    latency limits)."""
-    if s.batch >= s.max_batch:
-        return ""
-    if s.batch >= engine_batch_cap(s.workload):
-        return f"; held at the engine batch cap {engine_batch_cap(s.workload)}"
-    if s.batch >= running_cap(s.ctx, s.workload):
-        budget = s.workload.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[s.workload.engine]
-        return f"; held by the engine's {budget:,}-token step budget"
-    return ""
+    """The holding cap in the option's reason, where it keeps the batch below what memory fits."""
+    held = _holding_cap(s)
+    return f"; {held[0]}" if held and s.batch < s.max_batch else ""
 
 
 def _cap_note(s: Solution) -> list[str]:
-    cap = engine_batch_cap(s.workload)
-    if s.batch >= cap:
-        origin = "max_num_seqs" if s.workload.max_num_seqs else f"the {s.workload.engine} default"
-        return [f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more"]
-    if s.batch >= running_cap(s.ctx, s.workload):
-        budget = s.workload.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[s.workload.engine]
-        origin = "max_num_batched_tokens" if s.workload.max_num_batched_tokens else f"the {s.workload.engine} default"
-        return [
-            f"batch held at {s.batch} by the engine's {budget:,}-token step budget ({origin}): each step carries the "
-            f"batch's decode tokens and the prompts arriving meanwhile ({s.workload.input_len:g} prompt tokens per "
-            f"{s.workload.output_len:g} output tokens); raise max_num_batched_tokens to run more"
-        ]
-    return []
+    held = _holding_cap(s)
+    return [held[1]] if held else []
 
 
 def explain(solved: Solution) -> InferenceEstimate:

@@ -96,6 +96,12 @@ def token_budget_cap(
     return max(int(budget * ctx.pipeline_parallel / per_sequence), 1)
 
 
+def first_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, one: StepParts) -> float:
+    """A request's own prompt as its first token waits for it: `one` (prefill_parts of one prompt) without PP; with
+    it, the stages in turn (prefill_latency_ms), where `one` stays the time a stage is busy with it."""
+    return one.total_ms if ctx.pipeline_parallel == 1 else prefill_latency_ms(ctx, eff, 1, input_len)
+
+
 def loaded_ttft_ms(
     prefill_ms: float,
     service_ms: float,
@@ -111,7 +117,8 @@ def loaded_ttft_ms(
     turn), `service_ms` the time a prompt holds the prefill server (the same without PP; one stage's share with it).
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
-    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all).
+    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all); an engine that
+    prefills waiting prompts in a batch of their own (SGLang: PREFILL_FIRST_ENGINES) leaves only the residual.
     The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
     prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
     prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
@@ -172,13 +179,14 @@ def operating_point(
     output_len: float,
     beam_width: int = 1,
     prefill_one: StepParts | None = None,
+    first_ms: float | None = None,
 ) -> OperatingPoint:
     """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
 
-    `prefill_one` (one request's prefill) does not depend on the batch: searches pass it in once."""
+    `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
+    pipeline stages) do not depend on the batch: searches pass them in once."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
-    # a request's own prompt goes through the pipeline stages in turn (the M/D/1 queue's service stays prefill_one)
-    first_ms = prefill_one.total_ms if ctx.pipeline_parallel == 1 else prefill_latency_ms(ctx, eff, 1, input_len)
+    first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
         prefill = prefill_parts(ctx, eff, batch, input_len)
         step = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
@@ -235,12 +243,15 @@ def open_loop_point(
     """
     rate_per_ms = requests_per_s / 1e3
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
 
     seen: dict[float, tuple[OperatingPoint, float]] = {}
 
     def at(batch: float) -> tuple[OperatingPoint, float]:
         if batch not in seen:
-            point = operating_point(ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one)
+            point = operating_point(
+                ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one, first_ms
+            )
             seen[batch] = point, batch / request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
         return seen[batch]
 
@@ -347,10 +358,13 @@ def latency_bound_point(
     input_len, output_len, ttft_limit, tpot_limit = workload_like
     tpot_target = eff.slo_tpot_utilisation * tpot_limit
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
     seen: dict[int, OperatingPoint] = {}
 
     def slack(b: int) -> float:
-        p = seen[b] = operating_point(ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one)
+        p = seen[b] = operating_point(
+            ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one, first_ms
+        )
         return max(p.tpot_ms / tpot_target, p.ttft_ms * eff.p99_ttft_over_mean / ttft_limit) - 1.0
 
     if cap < 1:
