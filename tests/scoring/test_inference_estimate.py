@@ -149,6 +149,8 @@ def test_the_engines_step_token_budget_caps_the_running_batch_where_prompts_are_
         GPUS["H100-SXM"], 4, MODELS["llama-3.1-70b"], w.model_copy(update={"scenario": "fixed_batch", "batch": 400})
     )
     assert sglang.batch > 271 and static.batch == 400
+    ttft = {e.reason: next(t.detail for t in e.terms if t.name == "TTFT") for e in (est, sglang)}
+    assert ["0.5 running steps" in detail for detail in ttft.values()] == [False, True]  # SGLang waits half a step
     # a decode-heavy workload never meets the budget
     decode_heavy = _workload(input_len=128, output_len=2048)
     assert estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], decode_heavy).batch > 271

@@ -126,8 +126,13 @@ def loaded_ttft_ms(
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
     busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
-    wait_steps = PREFILL_FIRST_WAIT_STEPS if engine in PREFILL_FIRST_ENGINES else eff.ttft_wait_steps
-    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + wait_steps * step_ms * busy
+    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + wait_steps(engine, eff) * step_ms * busy
+
+
+def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
+    """Decode steps a new request waits for under load: the residual of the step in flight, plus the step that
+    carries its prompt where the engine mixes prompts into decode steps (ttft_wait_steps)."""
+    return PREFILL_FIRST_WAIT_STEPS if engine in PREFILL_FIRST_ENGINES else eff.ttft_wait_steps
 
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:

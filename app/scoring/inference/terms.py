@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
 from app.scoring.explain import Term
+from app.scoring.inference.operating_points import wait_steps
 from app.scoring.inference.steps import (
     InferenceContext,
     StepParts,
@@ -44,6 +45,16 @@ def _pipeline_prefill_terms(ctx: InferenceContext, point: OperatingPoint) -> lis
             "stage's",
         )
     ]
+
+
+def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
+    steps = wait_steps(ctx.engine, eff)
+    how = (
+        "the step in flight: SGLang prefills waiting prompts in a batch of their own"
+        if steps == PREFILL_FIRST_WAIT_STEPS
+        else "the step in flight and the one that carries the prompt with the batch"
+    )
+    return f"mean: prefill + (under load) M/D/1 prefill queue + {steps:g} running steps' wait ({how})"
 
 
 def _piggyback_text(step: StepParts) -> str:
@@ -120,7 +131,7 @@ def step_terms(
         *_pipeline_prefill_terms(ctx, point),
         *_moe_prefill_terms(ctx, eff),
         *_queue_terms(point),
-        Term("TTFT", point.ttft_ms, "ms", "mean: prefill + (under load) M/D/1 prefill queue + wait for running steps"),
+        Term("TTFT", point.ttft_ms, "ms", _ttft_detail(ctx, eff)),
         Term(
             "TTFT median",
             point.ttft_median_ms,
