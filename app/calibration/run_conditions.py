@@ -63,6 +63,10 @@ EAGLE_ACCEPTANCE_LENGTH = 3.34
 _CAP = re.compile(
     r"(?:max[-_ ]num[-_ ]seqs|max[-_ ]running[-_ ]requests|max[-_ ]batch[-_ ]size)\s*[=:]?\s*(\d+)\b", re.IGNORECASE
 )
+# The engine's tokens per iteration: TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens ("16,384" or "16384").
+_TOKEN_BUDGET = re.compile(
+    r"max[-_ ]num[-_ ](?:batched[-_ ])?tokens\s*[=:]?\s*(\d{1,3}(?:,\d{3})+|\d+)\b", re.IGNORECASE
+)
 
 
 # The KV cache's dtype where only the notes state it: an engine flag ("--kv-cache-dtype fp8", "kv_cache_dtype=fp8_e4m3")
@@ -89,6 +93,7 @@ class RunConditions:
     attention_dp: bool = False
     techniques: ServingTechniques = NO_TECHNIQUES
     batch_cap: int | None = None  # the engine's stated cap on running sequences
+    token_budget: int | None = None  # the engine's stated tokens per iteration
     notes: tuple[str, ...] = ()
 
 
@@ -182,14 +187,22 @@ def batch_cap(notes: str) -> int | None:
     return int(match.group(1)) if match and int(match.group(1)) > 0 else None
 
 
+def token_budget(notes: str) -> int | None:
+    """The engine's tokens per iteration as stated (max_num_tokens, max_num_batched_tokens)."""
+    match = _TOKEN_BUDGET.search(notes)
+    value = int(match.group(1).replace(",", "")) if match else 0
+    return value if value > 0 else None
+
+
 def run_conditions(notes: str, model: ModelSpec, gpus_per_replica: int) -> RunConditions:
     """Everything above, with a note for each setting read."""
     ep = expert_parallel(notes, model, gpus_per_replica)
     dp = attention_dp(notes) and gpus_per_replica > 1
     techniques, spec_note = speculative(notes)
-    cap = batch_cap(notes)
+    cap, budget = batch_cap(notes), token_budget(notes)
     read = [f"expert parallel EP{ep} (stated)"] if ep > 1 else []
     read += [f"attention data-parallel over the {gpus_per_replica} GPUs (stated)"] if dp else []
     read += [spec_note] if spec_note else []
     read += [f"engine batch cap {cap} (stated)"] if cap else []
-    return RunConditions(ep, dp, techniques, cap, tuple(read))
+    read += [f"engine step budget {budget:,} tokens (stated)"] if budget else []
+    return RunConditions(ep, dp, techniques, cap, budget, tuple(read))

@@ -54,6 +54,7 @@ class CaseSetup:
     requests_per_s: float | None = None  # open-loop arrival rate (request_rate rows that state it)
     scheduler_steps: int = 1  # decode steps per scheduler call (vLLM V0 --num-scheduler-steps)
     poisson_arrivals: bool = False  # a request-rate row, also where it runs as a closed loop at its in-flight count
+    token_budget: int | None = None  # the engine's tokens per iteration as stated (else its default)
 
 
 def _statistic(row: dict) -> str:
@@ -252,13 +253,14 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         requests_per_s,
         _scheduler_steps(row, engine),
         poisson,
+        stated[0].token_budget,
     )
 
 
 def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEfficiency) -> OperatingPoint | None:
     batch = setup.batch
     if setup.scenario in CONTINUOUS_SCENARIOS:  # the engine's step budget, as the product caps it (running_cap)
-        budget = token_budget_cap(ctx, setup.input_len, setup.output_len, setup.beam_width)
+        budget = token_budget_cap(ctx, setup.input_len, setup.output_len, setup.beam_width, setup.token_budget)
         cap = cap if budget is None else min(cap, budget)
     if setup.scenario == "max_throughput":
         batch = cap

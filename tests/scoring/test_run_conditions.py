@@ -11,6 +11,7 @@ from app.calibration.run_conditions import (
     expert_parallel,
     speculative,
     stated_kv_dtype,
+    token_budget,
 )
 from app.calibration.validate_inference import case_setup, predict_inference_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
@@ -106,6 +107,30 @@ def test_a_stated_engine_cap_limits_the_running_batch():
     assert batch_cap("max_batch_size = batch") is None
     cells = {"scenario": "max_throughput", "concurrency": "", "metric": "output_tok_s_per_gpu"}
     assert _predict("--max-running-requests 32", **cells) < 0.5 * _predict("", **cells)
+
+
+def test_a_stated_step_budget_caps_the_running_batch_as_the_product_does():
+    assert token_budget("trtllm-bench, max_num_tokens 16,384, max_batch_size 512") == 16384
+    assert token_budget("--max-num-batched-tokens=2048") == 2048
+    assert token_budget("max_num_seqs 256") is None
+    cells = {
+        "engine": "trtllm",
+        "model": "llama-3.1-8b",
+        "weight_dtype": "bf16",
+        "gpu": "H100-SXM",
+        "gpu_count": "1",
+        "tensor_parallel": "1",
+        "input_len": "4000",
+        "output_len": "40",
+        "scenario": "max_throughput",
+        "concurrency": "",
+        "metric": "tpot_ms",
+    }
+    setup = case_setup(_row("max_num_tokens 2048", **cells), GPUS, MODELS)
+    assert not isinstance(setup, str) and setup.token_budget == 2048
+    assert "engine step budget 2,048 tokens (stated)" in setup.notes
+    # 2,048 tokens a step hold 20 requests of 100 prompt tokens per output token, the default 8,192 hold 81
+    assert _predict("max_num_tokens 2048", **cells) < 0.5 * _predict("", **cells)
 
 
 def test_stated_mtp_is_priced_as_the_product_prices_speculative_decoding():
