@@ -210,7 +210,8 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "prefill utilisation limit",
             load.utilisation,
             "",
-            "largest ρ with pass × (1 + ρ / (2(1 − ρ))) + KV transfer ≤ TTFT limit (M/D/1)",
+            "largest ρ with the pass's first tokens (the pass itself, or its run through the pipeline stages) "
+            "+ pass × ρ / (2(1 − ρ)) + KV transfer ≤ TTFT limit (M/D/1)",
         ),
         Term(
             "prefill queue at peak",
