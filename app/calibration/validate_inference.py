@@ -17,6 +17,7 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
+from app.scoring.inference.finite_run import RUN_REQUESTS_DEFAULT, replay_run, replayable
 from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
     CONTINUOUS_SCENARIOS,
@@ -55,6 +56,7 @@ class CaseSetup:
     scheduler_steps: int = 1  # decode steps per scheduler call (vLLM V0 --num-scheduler-steps)
     poisson_arrivals: bool = False  # a request-rate row, also where it runs as a closed loop at its in-flight count
     token_budget: int | None = None  # the engine's tokens per iteration as stated (else its default)
+    run_requests: int | None = None  # requests in a finite run, replayed step by step (finite_run.py) where it matters
 
 
 def _statistic(row: dict) -> str:
@@ -116,10 +118,29 @@ def _request_rate(row: dict) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _burst_requests(row: dict) -> int | None:
-    """A finite offline burst as stated ("all 500 requests issued at once"): no more than that many can run."""
-    match = re.search(r"all (\d+) requests issued at once", row.get("notes", ""))
-    return int(match.group(1)) if match else None
+_RUN_SIZE = re.compile(r"\b([\d,]+) (?:requests|prompts)\b(?! in flight)")
+
+
+def _run_requests(row: dict, scenario: str) -> tuple[int | None, str | None]:
+    """Requests in a finite run the validator replays (finite_run.py), with a note where assumed; None: none replayed.
+
+    An offline burst as stated ("all 500 requests issued at once"), or an offline TTFT row (a serving benchmark at
+    "request rate inf"); a request-rate row (replayed only where the model finds it overloaded). A count the notes do
+    not state is the benchmark clients' default (RUN_REQUESTS_DEFAULT). Other offline rows (MLPerf Offline, the whole
+    dataset at once) stay the steady state."""
+    notes = row.get("notes", "")
+    burst = re.search(r"all ([\d,]+) requests issued at once", notes)
+    if scenario == "max_throughput" and not burst and row.get("metric") != "ttft_ms":
+        return None, None
+    if scenario not in ("max_throughput", "request_rate"):
+        return None, None
+    stated = burst or _RUN_SIZE.search(notes)
+    if stated:
+        return int(stated.group(1).replace(",", "")), None
+    return (
+        RUN_REQUESTS_DEFAULT,
+        f"requests in the run not stated: {RUN_REQUESTS_DEFAULT} assumed (--num-prompts default)",
+    )
 
 
 def _scheduler_steps(row: dict, engine: str) -> int:
@@ -175,8 +196,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     scenario, metric = row.get("scenario", ""), row.get("metric", "")
     if scenario not in SCENARIOS or metric not in METRICS:
         return f"scenario {scenario!r} / metric {metric!r} not modelled"
-    if scenario == "max_throughput" and metric == "ttft_ms":
-        return "TTFT of an offline burst is queueing for the whole request set (size not in the row); not modelled"
+    if scenario == "max_throughput" and metric == "ttft_ms" and not replayable(row.get("engine") or "vllm"):
+        return "TTFT of an offline burst on a statically batching engine: not modelled"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     kvdt = row.get("kv_dtype") or kv_stated or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
@@ -216,12 +237,14 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         batch = 1.0
     beams, beam_note = _beam_width(row)
     notes += [beam_note] if beam_note else []
-    burst = _burst_requests(row) if scenario == "max_throughput" else None
+    run_requests, run_note = _run_requests(row, scenario) if replayable(engine) else (None, None)
+    burst = run_requests if scenario == "max_throughput" else None
+    notes += [run_note + ("" if burst else ", replayed only if the rate is above capacity")] if run_note else []
+    if burst:
+        notes.append(f"a burst of {burst} requests, replayed step by step")
     stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
     engine_cap = stated[0].batch_cap or ENGINE_MAX_BATCH[engine]
     engine_cap = min(engine_cap, burst or engine_cap)
-    if burst:
-        notes.append(f"a burst of {burst} requests: at most {burst} run at once")
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
@@ -254,6 +277,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         _scheduler_steps(row, engine),
         poisson,
         stated[0].token_budget,
+        run_requests,
     )
 
 
@@ -295,12 +319,52 @@ def _per_gpu(point: OperatingPoint | None, ctx: InferenceContext) -> float:
     return point.tokens_per_s / (ctx.tensor_parallel * ctx.pipeline_parallel) if point else 0.0
 
 
+REPLAYED_METRICS = ("output_tok_s_per_gpu", "ttft_ms", "tpot_ms")
+
+
+def predict_run(setup: CaseSetup, eff: InferenceEfficiency, requests_per_s: float | None) -> float | None:
+    """The metric from a replay of the run (a burst where `requests_per_s` is None): tokens/s over the run, the
+    requests' TTFT statistic, their mean TPOT. Of the candidate layouts, the one with the most tokens/s per GPU."""
+    assert setup.run_requests is not None
+    best, best_rate = None, -1.0
+    for ctx, cap in setup.options:
+        run = replay_run(
+            ctx,
+            eff,
+            setup.run_requests,
+            requests_per_s,
+            cap,
+            setup.input_len,
+            setup.output_len,
+            setup.beam_width,
+            setup.token_budget,
+        )
+        gpus = ctx.tensor_parallel * ctx.pipeline_parallel
+        if run is not None and run.output_tok_s / gpus > best_rate:
+            best, best_rate = run, run.output_tok_s / gpus
+    if best is None:
+        return None
+    if setup.metric == "output_tok_s_per_gpu":
+        return best_rate
+    if setup.metric == "ttft_ms":
+        quantile = {"median": 0.5, "p99": 0.99}.get(setup.statistic)
+        return best.ttft_quantile_ms(quantile) if quantile else best.mean_ttft_ms
+    if setup.metric == "tpot_ms":
+        return best.mean_tpot_ms * (eff.p99_over_mean if setup.statistic == "p99" else 1.0)
+    return None
+
+
 def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENCY) -> float | None:
     """The predicted value of the case's metric (None when the operating point does not exist)."""
+    if setup.scenario == "max_throughput" and setup.run_requests and setup.metric in REPLAYED_METRICS:
+        return predict_run(setup, eff, None)
     candidates = [(_point(setup, ctx, cap, eff), ctx) for ctx, cap in setup.options]
     point, ctx = max(candidates, key=lambda pc: _per_gpu(*pc))
     if point is None:
         return None
+    if point.backlog_per_s > 0 and setup.run_requests and setup.metric in REPLAYED_METRICS:
+        # an open loop above capacity with no in-flight count stated: its queue is the run's, replayed
+        return predict_run(setup, eff, setup.requests_per_s)
     if setup.poisson_arrivals and not point.poisson_arrivals:
         point = replace(point, poisson_arrivals=True)
     p99 = setup.statistic == "p99"

@@ -202,6 +202,16 @@ def test_each_statistic_is_scored_against_its_own_prediction():
 def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
     from app.calibration.validate_inference import case_setup
 
+    row = _burst_row(input_len="202", output_len="214", metric="tpot_ms", value="21")
+    burst = case_setup(row, GPUS, MODELS)
+    unbounded = case_setup(dict(row, notes="offline"), GPUS, MODELS)
+    assert not isinstance(burst, str) and not isinstance(unbounded, str)
+    assert max(cap for _, cap in burst.options) == 500
+    assert min(cap for _, cap in unbounded.options) > 500  # KV memory and TensorRT-LLM's cap allow more
+    assert any("burst of 500" in note for note in burst.notes)
+
+
+def _burst_row(**cells) -> dict:
     row = {
         "case_id": "b",
         "source": "s",
@@ -211,19 +221,75 @@ def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
         "tensor_parallel": "1",
         "model": "llama-3.1-8b",
         "weight_dtype": "bf16",
-        "input_len": "202",
-        "output_len": "214",
+        "input_len": "467",
+        "output_len": "256",
         "scenario": "max_throughput",
-        "metric": "tpot_ms",
-        "value": "21",
+        "metric": "ttft_ms",
+        "value": "3335",
         "notes": "request rate = INF: all 500 requests issued at once",
     }
-    burst = case_setup(row, GPUS, MODELS)
-    unbounded = case_setup(dict(row, notes="offline"), GPUS, MODELS)
-    assert not isinstance(burst, str) and not isinstance(unbounded, str)
-    assert max(cap for _, cap in burst.options) == 500
-    assert min(cap for _, cap in unbounded.options) > 500  # KV memory and TensorRT-LLM's cap allow more
-    assert any("burst of 500" in note for note in burst.notes)
+    return {**row, **cells}
+
+
+def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_default():
+    """TensorRT-LLM v0.14 sent 500 requests at once: their mean TTFT (3.3 s on one H100 for Llama-3.1-8B) is the
+    drain of 500 prompts, which the steady state cannot see; it was not covered before the replay."""
+    from app.calibration.validate_inference import case_setup, predict_setup
+    from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+    from app.scoring.inference.finite_run import RUN_REQUESTS_DEFAULT, replay_run
+
+    stated = case_setup(_burst_row(), GPUS, MODELS)
+    assert not isinstance(stated, str) and stated.run_requests == 500
+    ctx, cap = stated.options[0]
+    run = replay_run(ctx, DEFAULT_EFFICIENCY, 500, None, cap, 467, 256)
+    assert run is not None
+    assert predict_setup(stated) == pytest.approx(run.mean_ttft_ms)
+    assert 0.75 < predict_setup(stated) / 3335 < 1.25
+    p99 = case_setup(_burst_row(statistic="p99"), GPUS, MODELS)
+    assert predict_setup(p99) == pytest.approx(run.ttft_quantile_ms(0.99)) and predict_setup(p99) > predict_setup(
+        stated
+    )
+    unstated = case_setup(_burst_row(notes="request rate inf"), GPUS, MODELS)
+    assert not isinstance(unstated, str) and unstated.run_requests == RUN_REQUESTS_DEFAULT
+    assert any("not stated" in note for note in unstated.notes)
+    assert predict_setup(unstated) > predict_setup(stated)  # twice the prompts ahead
+    static = predict_inference_case(_burst_row(engine="llamacpp"), GPUS, MODELS)
+    assert not static.covered and "statically batching" in static.reason
+
+
+def test_an_offline_dataset_run_stays_the_steady_state():
+    """MLPerf Offline issues the whole dataset at once: no count is replayed for its throughput."""
+    from app.calibration.validate_inference import case_setup
+
+    row = _burst_row(metric="output_tok_s_per_gpu", notes="MLPerf Offline: all samples issued at once")
+    setup = case_setup(row, GPUS, MODELS)
+    assert not isinstance(setup, str) and setup.run_requests is None
+
+
+def test_an_overloaded_open_loop_without_an_in_flight_count_queues_for_its_run():
+    from dataclasses import replace
+
+    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+
+    row = _burst_row(scenario="request_rate", notes="request rate 200 req/s (Poisson), 1000 prompts")
+    setup = case_setup(row, GPUS, MODELS)
+    assert not isinstance(setup, str) and setup.run_requests == 1000 and setup.requests_per_s == 200
+    point = _point(setup, *setup.options[0], DEFAULT_EFFICIENCY)
+    assert point is not None and point.backlog_per_s > 0
+    assert predict_setup(setup) > 10 * point.ttft_ms  # the backlog, not the running batch's own wait
+    longer = replace(setup, run_requests=2000)
+    assert predict_setup(longer) > 1.5 * predict_setup(setup)
+    in_flight = case_setup({**row, "notes": "request rate 200 req/s, 33 requests in flight"}, GPUS, MODELS)
+    assert not isinstance(in_flight, str) and in_flight.run_requests == 1000  # an in-flight count is not the run
+    assert any("replayed only if the rate is above capacity" in note for note in in_flight.notes)
+    calm = case_setup(
+        _burst_row(scenario="request_rate", notes="request rate 1 req/s (Poisson), 1000 prompts"), GPUS, MODELS
+    )
+    assert not isinstance(calm, str)
+    calm_point = _point(calm, *calm.options[0], DEFAULT_EFFICIENCY)
+    assert calm_point is not None and calm_point.backlog_per_s == 0
+    assert predict_setup(calm) == pytest.approx(calm_point.ttft_ms)  # below capacity: the steady state
 
 
 def test_a_fixed_batch_over_the_kv_capacity_runs_at_the_capacity_rate():

@@ -135,6 +135,23 @@ def test_open_loop_above_capacity_is_overloaded_with_a_growing_backlog():
     assert any("overloaded: arrivals exceed capacity" in a for a in est.assumptions)
 
 
+def test_an_overload_note_gives_the_backlogs_ttft_over_the_first_minute_of_arrivals():
+    """At 5 requests/s against ~1.8 of capacity, a minute brings 300 requests; the engine has served ~110 of them
+    by then, so the last waits ~100 s (replayed step by step: finite_run.py), where the steady state shows < 1 s."""
+    import re
+
+    w = _nim_70b(scenario="request_rate", requests_per_s=5)
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
+    note = next(a for a in est.assumptions if a.startswith("overloaded"))
+    found = re.search(r"the first (\d+) requests \(60 s of arrivals\).* wait ([\d.]+) s .* p99 ([\d.]+) s", note)
+    assert found, note
+    assert int(found.group(1)) == 300
+    mean_s, p99_s = float(found.group(2)), float(found.group(3))
+    assert est.ttft_ms / 1e3 < 5 < mean_s < p99_s
+    capacity = 5 - float(re.search(r"capacity by ([\d.]+) requests/s", note).group(1))
+    assert p99_s == pytest.approx(300 / capacity - 60, rel=0.25)  # the last arrivals wait for the backlog
+
+
 def test_request_rate_scenario_needs_a_rate():
     with pytest.raises(ValidationError, match="requests_per_s"):
         InferenceWorkload(model="llama-3.1-8b", scenario="request_rate")

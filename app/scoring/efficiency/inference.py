@@ -159,6 +159,9 @@ ENGINE_MAX_BATCH: dict[str, int] = {
 # SGLang runs prompts as prefill batches of their own (chunked_prefill_size bounds each), so its decode batch
 # has no such cap; llama.cpp and HF generate batch statically.
 ENGINE_TOKEN_BUDGET: dict[str, int] = {"trtllm": 8192, "vllm": 8192}
+# Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size (server_args.py, 8192 on 80 GB-class
+# GPUs). It bounds how fast a backlog of prompts drains (finite_run.py), not the decode batch.
+PREFILL_CHUNK_TOKENS = 8192
 
 # Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
 # moe_prefill_layer_ms (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt).

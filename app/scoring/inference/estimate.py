@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from app.scoring.dtypes import WEIGHT_BYTES
@@ -13,6 +14,7 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term
+from app.scoring.inference.finite_run import replay_run
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -285,11 +287,18 @@ def engine_batch_cap(workload: InferenceWorkload) -> int:
     return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
 
 
-def _queue_note(point: OperatingPoint) -> list[str]:
+# How the product pictures an overload: the first minute of arrivals, replayed step by step (at most this many).
+OVERLOAD_HORIZON_S = 60.0
+OVERLOAD_MAX_REQUESTS = 2000
+
+
+def _queue_note(s: Solution) -> list[str]:
+    point = s.point
     if point.backlog_per_s > 0:
         return [
-            f"overloaded: arrivals exceed capacity by {point.backlog_per_s:.2g} requests/s; the queue grows "
-            f"by {point.backlog_per_s * 60:.0f} requests a minute and TTFT grows with it (shown: without the queue)"
+            f"overloaded: arrivals exceed capacity by {point.backlog_per_s:.3g} requests/s; the queue grows "
+            f"by {point.backlog_per_s * 60:,.0f} requests a minute and TTFT grows with it (shown: without the queue)"
+            + _overload_replay(s)
         ]
     if point.waiting <= 0:
         return []
@@ -297,6 +306,23 @@ def _queue_note(point: OperatingPoint) -> list[str]:
         f"overloaded: {point.waiting:g} of the clients wait for a free slot ({point.batch:g} run at once); "
         f"TTFT includes {point.queue_ms / 1e3:.1f} s of queueing"
     ]
+
+
+def _overload_replay(s: Solution) -> str:
+    """The backlog's TTFT over the first minute of arrivals (finite_run.py), as words for the overload note."""
+    w = s.workload
+    rate = w.requests_per_s or 0.0
+    requests = min(math.ceil(rate * OVERLOAD_HORIZON_S), OVERLOAD_MAX_REQUESTS)
+    slots = min(s.max_batch, engine_batch_cap(w))
+    run = replay_run(
+        s.ctx, s.efficiency, requests, rate, slots, w.input_len, w.output_len, w.beam_width, w.max_num_batched_tokens
+    )
+    if run is None:
+        return ""
+    return (
+        f"; the first {requests} requests ({requests / rate:.3g} s of arrivals), replayed step by step, wait "
+        f"{run.mean_ttft_ms / 1e3:.1f} s for their first token on average, p99 {run.ttft_quantile_ms(0.99) / 1e3:.1f} s"
+    )
 
 
 def _holding_cap(s: Solution) -> tuple[str, str] | None:
@@ -376,7 +402,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)],
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],
+        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(s), evidence],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
     )
