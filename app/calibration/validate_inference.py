@@ -118,25 +118,31 @@ def _request_rate(row: dict) -> float | None:
     return float(match.group(1)) if match else None
 
 
-_RUN_SIZE = re.compile(r"\b([\d,]+) (?:requests|prompts)\b(?! in flight)")
+# A serving benchmark's burst as publications word it: every request sent at t = 0 (vLLM's and SGLang's clients at
+# --request-rate inf, Triton's "QPS = INF"). MLPerf Offline's "all samples issued at once" is its whole dataset: the
+# steady state.
+_BURST = re.compile(r"request[-_ ]rate\W{0,3}inf\b|\bqps\W{0,3}inf\b|requests issued at once", re.IGNORECASE)
+_RUN_SIZE = re.compile(
+    r"\b(\d[\d,]*) (?:[A-Za-z-]+ )?(?:requests|prompts)\b(?! in flight)|num[-_]prompts\W{1,3}(\d[\d,]*)"
+)
 
 
 def _run_requests(row: dict, scenario: str) -> tuple[int | None, str | None]:
     """Requests in a finite run the validator replays (finite_run.py), with a note where assumed; None: none replayed.
 
-    An offline burst as stated ("all 500 requests issued at once"), or an offline TTFT row (a serving benchmark at
-    "request rate inf"); a request-rate row (replayed only where the model finds it overloaded). A count the notes do
-    not state is the benchmark clients' default (RUN_REQUESTS_DEFAULT). Other offline rows (MLPerf Offline, the whole
-    dataset at once) stay the steady state."""
+    An offline burst as published ("all 500 requests issued at once", "request rate inf, 5000 prompts"), or an
+    offline TTFT row (a serving benchmark at "request rate inf"); a request-rate row (replayed only where the model
+    finds it overloaded). A count the notes do not state is the benchmark clients' default (RUN_REQUESTS_DEFAULT).
+    Other offline rows (MLPerf Offline, the whole dataset at once) stay the steady state."""
     notes = row.get("notes", "")
-    burst = re.search(r"all ([\d,]+) requests issued at once", notes)
+    burst = _BURST.search(notes)
     if scenario == "max_throughput" and not burst and row.get("metric") != "ttft_ms":
         return None, None
     if scenario not in ("max_throughput", "request_rate"):
         return None, None
-    stated = burst or _RUN_SIZE.search(notes)
+    stated = _RUN_SIZE.search(notes)
     if stated:
-        return int(stated.group(1).replace(",", "")), None
+        return int((stated.group(1) or stated.group(2)).replace(",", "")), None
     return (
         RUN_REQUESTS_DEFAULT,
         f"requests in the run not stated: {RUN_REQUESTS_DEFAULT} assumed (--num-prompts default)",

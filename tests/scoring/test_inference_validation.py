@@ -266,6 +266,22 @@ def test_an_offline_dataset_run_stays_the_steady_state():
     assert not isinstance(setup, str) and setup.run_requests is None
 
 
+@pytest.mark.parametrize(
+    ("notes", "requests"),
+    [
+        ("request rate inf, 5000 ShareGPT prompts", 5000),
+        ("benchmark_serving --request-rate inf --num-prompts 2,000", 2000),
+        ("Triton perf: QPS = INF, 200 requests", 200),
+        ("vllm serve, request_rate=inf", 1000),
+    ],
+)
+def test_a_burst_however_worded_replays_its_throughput_over_its_requests(notes: str, requests: int):
+    from app.calibration.validate_inference import case_setup
+
+    setup = case_setup(_burst_row(metric="output_tok_s_per_gpu", notes=notes), GPUS, MODELS)
+    assert not isinstance(setup, str) and setup.run_requests == requests
+
+
 def test_an_overloaded_open_loop_without_an_in_flight_count_queues_for_its_run():
     from dataclasses import replace
 

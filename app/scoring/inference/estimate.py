@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 from app.scoring.dtypes import WEIGHT_BYTES
@@ -14,7 +13,6 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term
-from app.scoring.inference.finite_run import replay_run
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -253,6 +251,8 @@ def solve_inference(
             beams,
         )
         batch = max(round(found.batch), 1)
+        if found.backlog_per_s > 0:
+            return _infeasible(gpu, gpu_count, tp, pp, overload_reason(workload.requests_per_s or 1.0, found), memory())
     if found is None and scenario == "concurrency":
         found = closed_loop_point(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
@@ -287,19 +287,8 @@ def engine_batch_cap(workload: InferenceWorkload) -> int:
     return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
 
 
-# How the product pictures an overload: the first minute of arrivals, replayed step by step (at most this many).
-OVERLOAD_HORIZON_S = 60.0
-OVERLOAD_MAX_REQUESTS = 2000
-
-
-def _queue_note(s: Solution) -> list[str]:
-    point = s.point
-    if point.backlog_per_s > 0:
-        return [
-            f"overloaded: arrivals exceed capacity by {point.backlog_per_s:.3g} requests/s; the queue grows "
-            f"by {point.backlog_per_s * 60:,.0f} requests a minute and TTFT grows with it (shown: without the queue)"
-            + _overload_replay(s)
-        ]
+def _queue_note(point: OperatingPoint) -> list[str]:
+    """A closed loop beyond the running batch: its clients queue for a slot, and TTFT includes the wait."""
     if point.waiting <= 0:
         return []
     return [
@@ -308,21 +297,22 @@ def _queue_note(s: Solution) -> list[str]:
     ]
 
 
-def _overload_replay(s: Solution) -> str:
-    """The backlog's TTFT over the first minute of arrivals (finite_run.py), as words for the overload note."""
-    w = s.workload
-    rate = w.requests_per_s or 0.0
-    requests = min(math.ceil(rate * OVERLOAD_HORIZON_S), OVERLOAD_MAX_REQUESTS)
-    slots = min(s.max_batch, engine_batch_cap(w))
-    run = replay_run(
-        s.ctx, s.efficiency, requests, rate, slots, w.input_len, w.output_len, w.beam_width, w.max_num_batched_tokens
-    )
-    if run is None:
-        return ""
+def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
+    """Why an open loop above capacity cannot serve its rate. Its queue grows by rate - capacity requests a second
+    with no steady state, so after a minute a new arrival waits (rate - capacity) x 60 / capacity seconds for a
+    slot (the fluid limit of the queue; finite_run.py replays such runs step by step for the validator and agrees
+    to a few per cent once the backlog dominates)."""
+    capacity = requests_per_s - point.backlog_per_s
+    growth = point.backlog_per_s * OVERLOAD_HORIZON_S
     return (
-        f"; the first {requests} requests ({requests / rate:.3g} s of arrivals), replayed step by step, wait "
-        f"{run.mean_ttft_ms / 1e3:.1f} s for their first token on average, p99 {run.ttft_quantile_ms(0.99) / 1e3:.1f} s"
+        f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), not {requests_per_s:g}; "
+        f"the queue grows by {growth:,.0f} requests a minute, so after a minute a new request waits "
+        f"{growth / max(capacity, 1e-9):,.0f} s for a slot: add replicas or GPUs"
     )
+
+
+# The horizon over which an overload's growing queue is pictured (overload_reason).
+OVERLOAD_HORIZON_S = 60.0
 
 
 def _holding_cap(s: Solution) -> tuple[str, str] | None:
@@ -402,7 +392,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)],
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(s), evidence],
+        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
     )
