@@ -202,8 +202,6 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     scenario, metric = row.get("scenario", ""), row.get("metric", "")
     if scenario not in SCENARIOS or metric not in METRICS:
         return f"scenario {scenario!r} / metric {metric!r} not modelled"
-    if scenario == "max_throughput" and metric == "ttft_ms" and not replayable(row.get("engine") or "vllm"):
-        return "TTFT of an offline burst on a statically batching engine: not modelled"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     kvdt = row.get("kv_dtype") or kv_stated or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
@@ -212,6 +210,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"
+    if scenario == "max_throughput" and metric == "ttft_ms" and not replayable(engine):
+        return "TTFT of an offline burst on a statically batching engine: not modelled"
     layouts, note = _parallelism(row, gpu, model, wdt, engine)
     notes += [note] if note else []
     if not layouts and _fits(gpu, model, wdt, int(_num(row, "gpu_count") or 1), 1, engine):

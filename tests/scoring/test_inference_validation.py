@@ -255,6 +255,8 @@ def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_defaul
     assert predict_setup(unstated) > predict_setup(stated)  # twice the prompts ahead
     static = predict_inference_case(_burst_row(engine="llamacpp"), GPUS, MODELS)
     assert not static.covered and "statically batching" in static.reason
+    other = case_setup(_burst_row(engine="other"), GPUS, MODELS)  # NIM, TGI, LMDeploy: continuous, the vllm class
+    assert not isinstance(other, str) and other.run_requests == 500
 
 
 def test_an_offline_dataset_run_stays_the_steady_state():
