@@ -112,10 +112,17 @@ def _beam_width(row: dict) -> tuple[int, str | None]:
     return 1, None
 
 
+# The offered rate as publications word it: "request rate 4 req/s", "--request-rate 4", "request_rate=4", "QPS 4". Only
+# a number named as the rate: "achieved 16 req/s" and Little's-law arithmetic ("= 4 req/s x ...") are not the offer.
+_RATE = re.compile(
+    r"request[-_ ]rate(?: of)?\W{0,3}(\d+(?:\.\d+)?)(?!\w)|(?<!\w)(?:qps|rps)\W{0,3}(\d+(?:\.\d+)?)", re.IGNORECASE
+)
+
+
 def _request_rate(row: dict) -> float | None:
-    """The offered open-loop rate, as the notes state it ("request rate 4 req/s")."""
-    match = re.search(r"request rate (\d+(?:\.\d+)?) req/s", row.get("notes", ""))
-    return float(match.group(1)) if match else None
+    """The offered open-loop rate, as the notes state it (_RATE)."""
+    match = _RATE.search(row.get("notes", ""))
+    return float(match.group(1) or match.group(2)) if match else None
 
 
 # A serving benchmark's burst as publications word it: every request sent at t = 0 (vLLM's and SGLang's clients at

@@ -376,3 +376,22 @@ def test_an_unpublished_prompt_length_is_read_at_half_its_stated_cap(notes: str,
     assert any(note.startswith(f"input_len unknown: {input_len:g} tokens assumed") for note in setup.notes)
     stated = case_setup(_batch_row(input_len="300", notes=notes), GPUS, MODELS)
     assert not isinstance(stated, str) and stated.input_len == 300
+
+
+@pytest.mark.parametrize(
+    ("notes", "rate"),
+    [
+        ("request rate 4 req/s (Poisson), 1200 prompts", 4.0),
+        ("vllm bench serve --request-rate 2.5 --num-prompts 500", 2.5),
+        ("request_rate=8", 8.0),
+        ("QPS 16, Triton perf analyzer", 16.0),
+        ("request rate of 12 req/s", 12.0),
+        ("achieved 16 req/s; concurrency DERIVED by Little's law = 4 req/s x 1.5 s", None),
+        ("MLPerf Server: Poisson arrivals, target_qps=39.6", None),
+        ("request rate = INF: all 500 requests issued at once", None),
+    ],
+)
+def test_the_offered_rate_is_read_only_where_the_notes_name_it(notes: str, rate: float | None):
+    from app.calibration.validate_inference import _request_rate
+
+    assert _request_rate({"notes": notes}) == rate
