@@ -36,6 +36,9 @@ from app.scoring.inference.steps import InferenceContext, decode_parts, prefill_
 # A replay stops here: a run this long is not a benchmark the estimator is asked about, and the step loop is bounded.
 MAX_RUN_REQUESTS = 100_000
 MAX_RUN_STEPS = 2_000_000
+# A decode-only jump runs past completions while the batch stays within this share of its size, timing those steps
+# at its size: the step time moves less than the share (decode steps grow sublinearly with the batch).
+BATCH_DRIFT = 0.02
 # Requests a serving benchmark sends where a row does not say: vLLM's benchmark_serving.py and SGLang's
 # bench_serving.py both default --num-prompts to 1000.
 RUN_REQUESTS_DEFAULT = 1000
@@ -71,30 +74,27 @@ def replayable(engine: str) -> bool:
 
 
 class _Step:
-    """Step times of one run: decode-only steps memoised by batch, steps with prompt tokens computed as they come."""
+    """Step times of one run, memoised by (decoding sequences, prompt tokens): a run repeats the same few steps."""
 
     def __init__(self, ctx: InferenceContext, eff: InferenceEfficiency, context: float, input_len: float, beams: int):
         self.ctx, self.eff, self.context, self.input_len, self.beams = ctx, eff, context, input_len, beams
-        self.decode_only: dict[int, float] = {}
+        self.seen: dict[tuple[int, float], float] = {}
 
     def ms(self, decoding: int, prompt_tokens: float) -> float:
-        if not prompt_tokens:
-            if decoding not in self.decode_only:
-                self.decode_only[decoding] = decode_parts(
-                    self.ctx, self.eff, decoding * self.beams, self.context
-                ).total_ms
-            return self.decode_only[decoding]
-        prompts = prompt_tokens / self.input_len
-        return decode_parts(
-            self.ctx,
-            self.eff,
-            decoding * self.beams,
-            self.context,
-            prompt_tokens * self.ctx.techniques.uncached_share,
-            prefill_attention_flops(self.ctx, prompts, self.input_len),
-            1.0,  # one eager prefill pass in the step (the MoE host time per layer)
-            prompts,
-        ).total_ms
+        key = (decoding, prompt_tokens)
+        if key not in self.seen:
+            prompts = prompt_tokens / self.input_len
+            self.seen[key] = decode_parts(
+                self.ctx,
+                self.eff,
+                decoding * self.beams,
+                self.context,
+                prompt_tokens * self.ctx.techniques.uncached_share,
+                prefill_attention_flops(self.ctx, prompts, self.input_len),
+                1.0 if prompt_tokens else 0.0,  # one eager prefill pass in the step (the MoE host time per layer)
+                prompts,
+            ).total_ms
+        return self.seen[key]
 
 
 def replay_run(
@@ -128,9 +128,11 @@ def replay_run(
     decoding: deque[tuple[int, float]] = deque()  # (step mark it finishes at, first-token ms), in finishing order
     ttfts: list[float] = []
     tpot_sum, completed, peak = 0.0, 0, 0
+    queued = 0.0  # prompt tokens not yet prefilled
     for _ in range(MAX_RUN_STEPS):
         while arrived < requests and arrived * gap_ms <= t and len(prompts) + len(decoding) < slots:
             prompts.append([arrived * gap_ms, input_len])
+            queued += input_len
             arrived += 1
         peak = max(peak, len(prompts) + len(decoding))
         if not prompts and not decoding:
@@ -140,11 +142,13 @@ def replay_run(
             continue
         if prompts:
             running = 0 if prefill_first else len(decoding)
-            room = max(step_tokens - running * beam_width, 0.0)
-            queued = sum(left for _, left in prompts)
-            chunk = min(room, queued)
-            t += step.ms(running, chunk)
+            chunk = min(max(step_tokens - running * beam_width, 0.0), queued)
+            ms = step.ms(running, chunk)
+            start_ms = t
+            t += ms
             done_steps += 1 if running else 0
+            start_steps = done_steps - 1  # whatever finishes in this step finishes at its end
+            queued -= chunk
             while chunk > 1e-9 and prompts:
                 head = prompts[0]
                 used = min(chunk, head[1])
@@ -155,16 +159,21 @@ def replay_run(
                     ttfts.append(t - head[0])
                     decoding.append((done_steps + decode_steps, t))
         else:
-            # decode only: jump to the next completion, or to the next arrival that finds a free slot
-            n = decoding[0][0] - done_steps
-            ms = step.ms(len(decoding), 0.0)
-            if arrived < requests and len(decoding) < slots:
+            # decode only: jump to the next arrival that finds a free slot, or past the completions that leave the
+            # batch within BATCH_DRIFT of its size (their steps timed at its size, each completion at its own step)
+            d = len(decoding)
+            n = decoding[min(int(BATCH_DRIFT * d), d - 1)][0] - done_steps
+            ms = step.ms(d, 0.0)
+            if arrived < requests and d < slots:
                 n = min(n, max(math.ceil((arrived * gap_ms - t) / ms), 1))
-            t += max(n, 1) * ms
-            done_steps += max(n, 1)
+            n = max(n, 1)
+            start_ms, start_steps = t, done_steps
+            t += n * ms
+            done_steps += n
         while decoding and decoding[0][0] <= done_steps:
-            _, first_ms = decoding.popleft()
-            tpot_sum += (t - first_ms) / (output_len - 1.0) if decode_steps else 0.0
+            mark, first_ms = decoding.popleft()
+            finish_ms = start_ms + (mark - start_steps) * ms
+            tpot_sum += (finish_ms - first_ms) / (output_len - 1.0) if decode_steps else 0.0
             completed += 1
     else:
         return None
