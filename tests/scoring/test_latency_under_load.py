@@ -291,3 +291,13 @@ def test_the_estimate_reports_the_median_ttft_in_its_numbers_and_terms():
     assert est.feasible and est.ttft_median_ms < est.ttft_ms < est.ttft_p99_ms
     names = {t.name: t.value for t in est.terms}
     assert names["TTFT median"] == pytest.approx(est.ttft_median_ms)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(103.0, "103 s"), (119.6, "120 s"), (1_571.0, "26 min"), (9_000.0, "2.5 h"), (21_677_148.0, "251 days")],
+)
+def test_an_overload_wait_reads_in_the_unit_a_person_uses(seconds: float, text: str):
+    from app.scoring.inference.estimate import _duration
+
+    assert _duration(seconds) == text

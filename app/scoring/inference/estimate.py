@@ -305,10 +305,19 @@ def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
     capacity = requests_per_s - point.backlog_per_s
     growth = point.backlog_per_s * OVERLOAD_HORIZON_S
     return (
-        f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), not {requests_per_s:g}; "
-        f"the queue grows by {growth:,.0f} requests a minute, so after a minute a new request waits "
-        f"{growth / max(capacity, 1e-9):,.0f} s for a slot: add replicas or GPUs"
+        f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), "
+        f"not {requests_per_s:,.7g}; the queue grows by {growth:,.0f} requests a minute, so after a minute a new "
+        f"request waits {_duration(growth / max(capacity, 1e-9))} for a slot: add replicas or GPUs"
     )
+
+
+def _duration(seconds: float) -> str:
+    """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
+    for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            value = seconds / size
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 # The horizon over which an overload's growing queue is pictured (overload_reason).
