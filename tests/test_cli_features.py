@@ -64,3 +64,14 @@ def test_validate_command_names_a_file_it_cannot_read(database, tmp_path, capsys
         assert main(["validate", str(path), "--in-sample-only"]) == 2
         err = capsys.readouterr().err
         assert f"cannot read {path}" in err and "Traceback" not in err
+
+
+def test_rank_command_says_why_when_no_offer_can_run_the_workload(database, capsys):
+    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--scenario", "request_rate", "--requests-per-s", "20"]
+    assert main([*argv, "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "0 feasible" in out and "No offer can run this workload" in out
+    reasons = [line for line in out.splitlines() if ": overloaded: keeps up with" in line]
+    assert len(reasons) == 2 and "more (--limit)" in out
+    assert main(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "2"]) == 0
+    assert "No offer can run" not in capsys.readouterr().out

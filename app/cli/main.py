@@ -98,6 +98,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
         return 0
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
     print(reports.ranking_table(payload, args.limit))
+    if not payload["feasible_options"] and payload["total_options"]:
+        print(
+            "\nNo offer can run this workload. Why, per configuration:\n"
+            + reports.infeasible_reasons(payload, args.limit)
+        )
     print(f"\nshare: {payload['share_url']}")
     return 0
 

@@ -580,6 +580,18 @@ def case_table(cases: Sequence[dict[str, Any]]) -> str:
     return table(headers, rows)
 
 
+def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
+    """Why the configurations that cannot run the workload cannot, one line per (GPU, count, reason), as the page's
+    list gives them: what a ranking with nothing feasible has to say."""
+    seen: dict[tuple[str, int, str], None] = {}
+    for o in payload["options"]:
+        if not o["feasible"]:
+            seen.setdefault((o["gpu_id"], o["gpu_count"], o["reason"]), None)
+    lines = [f"{count}×{gpu}: {reason}" for gpu, count, reason in list(seen)[:limit]]
+    more = len(seen) - len(lines)
+    return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
+
+
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
     rows = []
