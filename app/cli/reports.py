@@ -337,7 +337,15 @@ compute under the decode's memory time and, for MoE, touches more experts per st
 loss 0.2087 → 0.2165 (NVIDIA NIM's 5,000-token-prompt TPOT 0.035 → 0.092 mean |log error|, InferenceX throughput
 0.076 → 0.116 before the refit), and a closed loop replayed step by step from its start-up burst (vLLM blog and
 InferenceX TTFT +25-200 %, InferenceX throughput +30 %: SGLang's decode steps without the smeared prompts run faster
-than measured, the gap the device found in fine-grained expert streaming).
+than measured, the gap the device found in fine-grained expert streaming). Nor vLLM's V1 engine (v0.8, 2025-03) apart
+from V0: V0 ran its scheduler, sampler and detokeniser in the engine's process, on each step's path (the 46 µs per
+running sequence argonne's vLLM 0.6.1 rows ask for), V1 overlaps that work with the GPU's step. The rows it touches
+improved held out (NVIDIA NIM tokens/s 13.1 → 9.9 %, TPOT 7.7 → 4.2 %; the vLLM FP8-KV blog's v0.19 TTFT 8.3 → 3.6 %)
+and the cold refit found a lower valley (loss 0.2087 → 0.2068), but its folds cost three targets by under 1.5 points
+each (tokens/s within ±25 % 70.8 → 69.0 %, TTFT within ±25 % 70.2 → 69.7 %, TTFT band coverage 72.5 → 69.5 %) and
+its constants (per-layer cost 21 → 12 µs) fail the H200's mixed-step check: a lone decode step 0.76x what the GPU
+took. Not adopted; the product's vLLM keeps V0's host time, which no public row at large batches can confirm or
+refute (the README lists it as a weak spot).
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (31 % held out: its H200 and GH200 rows over-predicted at the batch the TPOT limit
 allows, and the TPOT-limit share its fold takes from MLPerf v4.0 alone),
