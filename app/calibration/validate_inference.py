@@ -129,8 +129,11 @@ def _request_rate(row: dict) -> float | None:
 # --request-rate inf, Triton's "QPS = INF"). MLPerf Offline's "all samples issued at once" is its whole dataset: the
 # steady state.
 _BURST = re.compile(r"request[-_ ]rate\W{0,3}inf\b|\bqps\W{0,3}inf\b|requests issued at once", re.IGNORECASE)
+# The run's size: "--num-prompts 1000", "500 requests", "5000 ShareGPT prompts"; not an in-flight count ("33 requests
+# in flight") nor the warm-up a client discards ("10 warmup requests").
 _RUN_SIZE = re.compile(
-    r"\b(\d[\d,]*) (?:[A-Za-z-]+ )?(?:requests|prompts)\b(?! in flight)|num[-_]prompts\W{1,3}(\d[\d,]*)"
+    r"num[-_]prompts\W{1,3}(\d[\d,]*)|\b(\d[\d,]*) (?:(?!warm)[A-Za-z-]+ )?(?:requests|prompts)\b(?! in flight)",
+    re.IGNORECASE,
 )
 
 

@@ -275,6 +275,8 @@ def test_an_offline_dataset_run_stays_the_steady_state():
         ("benchmark_serving --request-rate inf --num-prompts 2,000", 2000),
         ("Triton perf: QPS = INF, 200 requests", 200),
         ("vllm serve, request_rate=inf", 1000),
+        ("request rate inf; 10 warmup requests discarded, then 800 requests", 800),
+        ("10 warm-up prompts, then --num-prompts 300 at request rate inf", 300),
     ],
 )
 def test_a_burst_however_worded_replays_its_throughput_over_its_requests(notes: str, requests: int):
