@@ -297,6 +297,10 @@ def _queue_note(point: OperatingPoint) -> list[str]:
     ]
 
 
+# The horizon over which overload_reason pictures the growing queue: a minute, as its words say.
+OVERLOAD_HORIZON_S = 60.0
+
+
 def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
     """Why an open loop above capacity cannot serve its rate. Its queue grows by rate - capacity requests a second
     with no steady state, so after a minute a new arrival waits (rate - capacity) x 60 / capacity seconds for a
@@ -318,10 +322,6 @@ def _duration(seconds: float) -> str:
             value = seconds / size
             return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
     return f"{seconds:.0f} s"
-
-
-# The horizon over which an overload's growing queue is pictured (overload_reason).
-OVERLOAD_HORIZON_S = 60.0
 
 
 def _holding_cap(s: Solution) -> tuple[str, str] | None:
