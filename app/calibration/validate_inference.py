@@ -17,7 +17,7 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
-from app.scoring.inference.finite_run import RUN_REQUESTS_DEFAULT, replay_run, replayable
+from app.scoring.inference.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
 from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
     CONTINUOUS_SCENARIOS,
@@ -254,6 +254,10 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     beams, beam_note = _beam_width(row)
     notes += [beam_note] if beam_note else []
     run_requests, run_note = _run_requests(row, scenario) if replayable(engine) else (None, None)
+    if run_requests is not None and run_requests > MAX_RUN_REQUESTS:
+        if scenario == "max_throughput":
+            return f"a burst of {run_requests:,} requests: beyond what the validator replays ({MAX_RUN_REQUESTS:,})"
+        run_requests, run_note = None, None  # an open loop keeps its steady state
     burst = run_requests if scenario == "max_throughput" else None
     notes += [run_note + ("" if burst else ", replayed only if the rate is above capacity")] if run_note else []
     if burst:

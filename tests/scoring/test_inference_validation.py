@@ -253,6 +253,12 @@ def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_defaul
     assert not isinstance(unstated, str) and unstated.run_requests == RUN_REQUESTS_DEFAULT
     assert any("not stated" in note for note in unstated.notes)
     assert predict_setup(unstated) > predict_setup(stated)  # twice the prompts ahead
+    huge = predict_inference_case(_burst_row(notes="request rate inf, 2,000,000 prompts"), GPUS, MODELS)
+    assert not huge.covered and "beyond what the validator replays" in huge.reason
+    long_open_loop = case_setup(
+        _burst_row(scenario="request_rate", notes="request rate 1 req/s, 2,000,000 prompts"), GPUS, MODELS
+    )
+    assert not isinstance(long_open_loop, str) and long_open_loop.run_requests is None
     static = predict_inference_case(_burst_row(engine="llamacpp"), GPUS, MODELS)
     assert not static.covered and "statically batching" in static.reason
     other = case_setup(_burst_row(engine="other"), GPUS, MODELS)  # NIM, TGI, LMDeploy: continuous, the vllm class
