@@ -75,3 +75,13 @@ def test_rank_command_says_why_when_no_offer_can_run_the_workload(database, caps
     assert len(reasons) == 2 and "more (--limit)" in out
     assert main(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "2"]) == 0
     assert "No offer can run" not in capsys.readouterr().out
+
+
+def test_rank_command_shows_a_batch_job_and_names_its_flag(database, capsys):
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--limit", "3"]
+    assert main([*argv, "--scenario", "max_throughput", "--job-requests", "20000"]) == 0
+    out = capsys.readouterr().out
+    assert "job time" in out and "job $" in out and "job_requests=20000" in out
+    assert main([*argv, "--job-requests", "20000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--job-requests: a batch job runs at scenario max_throughput") and "Value error" not in err

@@ -66,6 +66,15 @@ def test_inference_form_offers_beam_search_and_keeps_it_in_the_link(client) -> N
     assert bad.status_code == 422 and 'id="err-beam_width"' in bad.text
 
 
+def test_inference_form_prices_a_batch_job_and_places_its_error(client) -> None:  # type: ignore[no-untyped-def]
+    query = "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000"
+    html = client.get(query).text
+    assert 'name="job_requests"' in html and 'value="20000"' in html
+    assert "the job of 20,000 requests takes" in html and ">Job time</button>" in html and ">Job $</button>" in html
+    bad = client.get("/?phase=inference&model=llama-3.1-8b&job_requests=20000")
+    assert bad.status_code == 422 and 'id="err-job_requests"' in bad.text and "max_throughput" in bad.text
+
+
 def test_inference_form_sets_the_engines_step_budget_and_says_when_it_holds_the_batch(client) -> None:  # type: ignore[no-untyped-def]
     query = "/?phase=inference&model=llama-3.1-8b&engine=trtllm&input_len=8000&output_len=20&ttft_ms=60000&tpot_ms=5000"
     held = client.get(query).text

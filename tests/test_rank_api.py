@@ -217,3 +217,21 @@ def test_fp4_training_ranks_every_gpu_at_the_precision_it_runs(client) -> None: 
     assert page.status_code == 200 and 'value="fp4" selected' in page.text and "modelled, not measured" in page.text
     bad = client.post("/api/v1/rank/training", json={**TRAINING, "precision": "fp2"})
     assert bad.status_code == 422 and "precision" in bad.text
+
+
+def test_a_batch_job_is_a_workload_field_checked_and_priced(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "job_requests": 1000})
+    assert response.status_code == 422
+    error = response.json()["detail"][0]
+    assert error["field"] == "job_requests" and error["message"].startswith(
+        "a batch job runs at scenario max_throughput"
+    )
+    job = {**INFERENCE, "scenario": "max_throughput", "job_requests": 50_000}
+    body = client.post("/api/v1/rank/inference", json=job).json()
+    best = body["options"][0]
+    assert body["workload"]["job_requests"] == 50_000
+    assert abs(best["job_usd"] - best["usd_per_gpu_hour"] * best["gpu_count"] * best["job_hours"]) < 1e-6
+    assert abs(best["job_hours"] * 3600 * best["output_tokens_per_s"] - 50_000 * 400) < 1e-3 * 50_000 * 400
+    assert any(t["name"] == "batch job" for t in best["terms"])
+    service = client.post("/api/v1/rank/inference", json={**INFERENCE, "scenario": "max_throughput"}).json()
+    assert service["options"][0]["job_hours"] is None

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.config import get_settings
+from app.scoring.messages import error_message
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -78,7 +79,10 @@ def print_field_error(field: str, message: object) -> int:
 def print_flag_errors(exc: Any) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr; exit status 2."""
     for error in exc.errors():
-        print(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}", file=sys.stderr)
+        print(
+            f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error_message(error)}",
+            file=sys.stderr,
+        )
     return 2
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.calibration.evidence import THIN_PUBLICATIONS
 from app.calibration.targets import flagged_publications
+from app.scoring.explain import duration_text
 
 SUMMARY_COLUMNS = (
     "cases",
@@ -614,6 +615,7 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
 
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
+    job = inference and bool(payload["workload"].get("job_requests"))
     rows = []
     for i, o in enumerate([o for o in payload["options"] if o["feasible"]][:limit], start=1):
         terms = (
@@ -631,6 +633,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["tpot_ms"],
                     o["batch"],
                     o["output_tokens_per_s"],
+                    *([duration_text(o["job_hours"] * 3600), o["job_usd"]] if job else []),
                     "close" if o["close_call"] else "",
                 ]
             )
@@ -648,7 +651,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
-        ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", ""]
+        ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", *(["job time", "job $"] if job else []), ""]
         if inference
         else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]
     )

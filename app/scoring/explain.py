@@ -16,6 +16,15 @@ class Term:
     detail: str = ""
 
 
+def duration_text(seconds: float) -> str:
+    """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
+    for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            value = seconds / size
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+    return f"{seconds:.0f} s"
+
+
 @dataclass(frozen=True, slots=True)
 class Band:
     """Low/high range of a predicted value, from the validation residuals of its regime."""

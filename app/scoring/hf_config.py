@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring import hf_config_keys as keys
+from app.scoring.messages import error_message
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import ModelArchitecture
 
@@ -247,7 +248,7 @@ def _within_architecture_bounds(spec: ModelSpec) -> ModelSpec:
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "model"
-        raise ValueError(f"hf_config: {where} {str(error['msg']).removeprefix('Value error, ')}") from None
+        raise ValueError(f"hf_config: {where} {error_message(error)}") from None
     return spec
 
 

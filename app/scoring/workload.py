@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.scoring.json_bounds import check_bounded_object
 
@@ -146,6 +146,13 @@ class InferenceWorkload(_WorkloadBase):
         description="request_rate: Poisson arrivals per second at one replica (at least 1e-6)",
     )
     peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
+    job_requests: int | None = Field(
+        None,
+        ge=1,
+        le=1_000_000_000,
+        description="max_throughput: a batch job of this many requests, submitted at once; ranks each offer by "
+        "what the job costs and shows how long it takes on one replica",
+    )
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
     # Serving techniques: unset = off, so answers without them are unchanged (inference/techniques.py).
@@ -167,6 +174,16 @@ class InferenceWorkload(_WorkloadBase):
         if self.scenario == "request_rate" and self.requests_per_s is None:
             raise ValueError("requests_per_s: required for scenario request_rate (arrivals per second)")
         return self
+
+    @field_validator("job_requests")
+    @classmethod
+    def _job_at_max_throughput(cls, value: int | None, info: ValidationInfo) -> int | None:
+        scenario = info.data.get("scenario")
+        if value is not None and scenario is not None and scenario != "max_throughput":
+            raise ValueError(
+                f"a batch job runs at scenario max_throughput (its requests are submitted at once), not {scenario}"
+            )
+        return value
 
     @property
     def kv_dtype_effective(self) -> str:

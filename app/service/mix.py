@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
+from app.scoring.messages import error_message
 from app.scoring.serving.mix_candidates import ReplicaType
 from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion
@@ -54,7 +55,7 @@ def canonical_mix_query(question: MixQuestion) -> str:
 
 def _message(error: Any) -> tuple[str, str]:
     loc = [str(p) for p in error["loc"]] or ["mix"]
-    message = str(error["msg"]).removeprefix("Value error, ")
+    message = error_message(error)
     if loc[0] == "mix" and len(loc) > 1:  # a bucket of the list: say which
         where = f"bucket {int(loc[1]) + 1}" if loc[1].isdigit() else loc[1]
         message = f"{where}{', ' + loc[2] if len(loc) > 2 else ''}: {message}"

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
+from app.scoring.messages import error_message
 from app.scoring.serving.ownership import compare_ownership, cumulative_usd
 from app.scoring.serving.tco_defaults import MissingInput, OwnershipQuestion, ownership_inputs, resolve_inputs
 from app.scoring.specs import CatalogSnapshot
@@ -50,7 +51,7 @@ def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else "gpu"
-            errors.setdefault(name, str(error["msg"]).removeprefix("Value error, "))
+            errors.setdefault(name, error_message(error))
         return OwnQuery(None, values, errors)
     if errors:
         return OwnQuery(None, values, errors)

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 
+from app.scoring.messages import error_message
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.workload_query import (
@@ -49,7 +50,7 @@ def _validate(cls: type[BaseModel], data: dict[str, Any], errors: dict[str, str]
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else ("requests_per_day" if cls is Traffic else "model")
-            errors.setdefault(prefix + name, str(error["msg"]).removeprefix("Value error, "))
+            errors.setdefault(prefix + name, error_message(error))
     return None
 
 

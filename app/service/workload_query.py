@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
+from app.scoring.messages import error_message
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 
 Phase = Literal["inference", "training"]
@@ -160,7 +161,7 @@ def parse_view(values: dict[str, Any], errors: dict[str, str]) -> ResultsView:
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else "page"
-            errors.setdefault(name, str(error["msg"]).removeprefix("Value error, "))
+            errors.setdefault(name, error_message(error))
         return ResultsView()
 
 
@@ -205,7 +206,7 @@ def _field_errors(exc: ValidationError) -> dict[str, str]:
             name = ARCH_PREFIX + loc[1] if len(loc) > 1 else "model"
         else:
             name = loc[0] if loc else "model"
-        message = str(error["msg"]).removeprefix("Value error, ")
+        message = error_message(error)
         found.setdefault(name, message)
     return found
 

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.scoring.messages import error_message
 from app.web.render import templates
 
 
@@ -28,7 +29,9 @@ def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
     readable = []
     for error in errors:
         loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
-        readable.append({"field": ".".join(loc) or "request", "message": str(error.get("msg", "invalid"))})
+        readable.append(
+            {"field": ".".join(loc) or "request", "message": error_message(error) if "msg" in error else "invalid"}
+        )
     return readable
 
 

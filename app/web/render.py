@@ -13,6 +13,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
+from app.scoring.explain import duration_text
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -152,3 +153,4 @@ def _tidy(value: Any) -> Any:
 
 
 templates.env.filters["tidy"] = _tidy
+templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"

@@ -298,6 +298,6 @@ def test_the_estimate_reports_the_median_ttft_in_its_numbers_and_terms():
     [(103.0, "103 s"), (119.6, "120 s"), (1_571.0, "26 min"), (9_000.0, "2.5 h"), (21_677_148.0, "251 days")],
 )
 def test_an_overload_wait_reads_in_the_unit_a_person_uses(seconds: float, text: str):
-    from app.scoring.inference.estimate import _duration
+    from app.scoring.explain import duration_text
 
-    assert _duration(seconds) == text
+    assert duration_text(seconds) == text

@@ -12,7 +12,8 @@ from app.scoring.efficiency.inference import (
     ENGINE_TOKEN_BUDGET,
     InferenceEfficiency,
 )
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, duration_text
+from app.scoring.inference.batch_job import JobTime, job_time
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -67,6 +68,9 @@ class InferenceEstimate:
     assumptions: list[str] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
+    job_hours: float | None = (
+        None  # a batch job (workload.job_requests) on one replica; output_tokens_per_s is the job's
+    )
 
 
 def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
@@ -82,7 +86,7 @@ def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: 
         return 1
     if scenario == "concurrency":  # the running batch; clients beyond it queue (closed_loop_point)
         return min(workload.concurrency or 1, max_batch, cap)
-    return min(max_batch, cap)
+    return min(max_batch, cap, workload.job_requests or cap)  # a job smaller than the batch runs as one batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,17 +315,8 @@ def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
     return (
         f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), "
         f"not {requests_per_s:,.7g}; the queue grows by {growth:,.0f} requests a minute, so after a minute a new "
-        f"request waits {_duration(growth / max(capacity, 1e-9))} for a slot: add replicas or GPUs"
+        f"request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add replicas or GPUs"
     )
-
-
-def _duration(seconds: float) -> str:
-    """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
-    for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
-        if seconds >= 2 * size:
-            value = seconds / size
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
-    return f"{seconds:.0f} s"
 
 
 def _holding_cap(s: Solution) -> tuple[str, str] | None:
@@ -367,6 +362,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         "output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture, s.ctx.tp_nodes > 1
     )
     tokens_per_s = point.tokens_per_s
+    job = _job(s)
+    if job is not None:
+        tokens_per_s = job.output_tokens_per_s
     return InferenceEstimate(
         feasible=True,
         reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
@@ -398,13 +396,43 @@ def explain(solved: Solution) -> InferenceEstimate:
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
         terms=step_terms(s.ctx, s.efficiency, point, w.beam_width)
         + _technique_terms(solved)
-        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)],
+        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
+        + ([job.term(point.tokens_per_s)] if job else []),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
-        assumptions=[*s.ctx.assumptions, *_layout_notes(s), *_cap_note(s), *_queue_note(point), evidence],
+        assumptions=[
+            *s.ctx.assumptions,
+            *_layout_notes(s),
+            *_cap_note(s),
+            *_queue_note(point),
+            *_job_note(s),
+            evidence,
+        ],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
+        job_hours=job.hours if job else None,
     )
+
+
+def _job(s: Solution) -> JobTime | None:
+    """The batch job's length on one replica, where the workload has one."""
+    w = s.workload
+    if not w.job_requests:
+        return None
+    return job_time(
+        s.ctx, s.efficiency, w.job_requests, s.batch, s.point.tokens_per_s, w.input_len, w.output_len, w.beam_width
+    )
+
+
+def _job_note(s: Solution) -> list[str]:
+    """What a batch job's TTFT means: requests beyond the running batch wait for a slot first."""
+    requests = s.workload.job_requests
+    if not requests or requests <= s.batch:
+        return []
+    return [
+        f"batch job: {s.batch:,} of the {requests:,} requests run at once and the rest wait for a slot; the TTFT "
+        "shown counts from when a request gets one"
+    ]
 
 
 def _layout_notes(s: Solution) -> list[str]:

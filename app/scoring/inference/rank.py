@@ -30,7 +30,7 @@ from app.scoring.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.price_terms import min_term_hours, usd_per_million_tokens
+from app.scoring.price_terms import COMMITTED, billed_hours, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -78,6 +78,8 @@ class InferenceOption:
     offer_id: int | None = None
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
+    job_hours: float | None = None  # a batch job (workload.job_requests) on one replica
+    job_usd: float | None = None  # what the job is billed: GPUs x price x hours, a committed term paid whole
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -136,6 +138,14 @@ class ConfigurationPricing:
             replicas=replicas,
         )
 
+    def billed_price(self, offer: Offer) -> float:
+        """$ per GPU-hour of the work: the offer's price, or for a batch job shorter than a committed offer's
+        minimum term, that price spread over the job's hours (the term is paid whole)."""
+        hours = self.est.job_hours
+        if not hours or offer.price_type not in COMMITTED:
+            return offer.usd_per_gpu_hour
+        return offer.usd_per_gpu_hour * billed_hours(hours, offer.price_type, offer.min_term_hours) / hours
+
     def factor(self, rank_by: str) -> float:
         if rank_by == "all_tokens":
             return self.all_tokens_factor
@@ -145,7 +155,7 @@ class ConfigurationPricing:
 
 
 def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: bool) -> InferenceOption:
-    est, price = p.est, offer.usd_per_gpu_hour
+    est, price = p.est, p.billed_price(offer)
     cost = price * p.factor(rank_by)
     return InferenceOption(
         gpu_id=offer.gpu_id,
@@ -175,6 +185,8 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         memory_gb=est.memory_gb,
         band=Band(cost * p.band_low, cost * p.band_high),
         replicas=p.replicas,
+        job_hours=est.job_hours,
+        job_usd=price * est.gpu_count * est.job_hours if est.job_hours else None,
     )
 
 
@@ -254,7 +266,9 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         best: dict[tuple[str, int], tuple[float, str, str, int]] = {}
         for slot, p in enumerate(by_slot):
             if p.est.feasible:
-                row = next(_cost_run(offers, runs.by_price[slot][:1], p.factor(rank_by), slots[slot][0]))
+                row = next(
+                    _cost_run(offers, _billed_run(offers, runs.by_price[slot], p)[:1], p, rank_by, slots[slot][0])
+                )
                 configuration = (slots[slot][0], p.est.gpu_count)
                 if configuration not in best or row < best[configuration]:
                     best[configuration] = row
@@ -324,9 +338,20 @@ def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tu
 
 
 def _cost_run(
-    offers: list[Offer], members: list[int], factor: float, gpu_id: str
+    offers: list[Offer], members: list[int], p: ConfigurationPricing, rank_by: str, gpu_id: str
 ) -> Iterator[tuple[float, str, str, int]]:
+    factor = p.factor(rank_by)
+    if p.est.job_hours:
+        return ((p.billed_price(offers[i]) * factor, gpu_id, offers[i].provider_id, i) for i in members)
     return ((offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
+
+
+def _billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
+    """A slot's offers cheapest first as they bill the work: by price, except that a batch job pays a committed
+    offer's whole minimum term, which can put it behind dearer pay-as-you-go offers."""
+    if not p.est.job_hours or not any(offers[i].price_type in COMMITTED for i in by_price):
+        return by_price
+    return sorted(by_price, key=lambda i: (p.billed_price(offers[i]), offers[i].provider_id, i))
 
 
 def _priced_order(
@@ -345,7 +370,10 @@ def _priced_order(
     groups: dict[tuple, list[int]] = {}
     for s in feasible:
         groups.setdefault((slots[s][0], layout[s]), []).append(s)
-    cost_runs = [_cost_run(offers, runs.by_price[s], by_slot[s].factor(rank_by), slots[s][0]) for s in feasible]
+    cost_runs = [
+        _cost_run(offers, _billed_run(offers, runs.by_price[s], by_slot[s]), by_slot[s], rank_by, slots[s][0])
+        for s in feasible
+    ]
 
     def same(row: tuple[float, str, str, int]) -> tuple:
         offer = offers[row[3]]

@@ -1,0 +1,102 @@
+"""A batch job: N requests submitted at once to one replica running at its max-throughput operating point.
+
+The steady state times a step at the running batch B with its share of prompt tokens (the mixed step), so
+N x output_len / tokens_per_s pays for every request's prompt and every decode step at batch B. A finite job differs
+at its end: once the queue is empty the running batch empties as its requests finish, and the last request admitted
+still needs all of its decode steps. In the fluid picture (lengths vary, so when the queue empties the running
+requests' remaining steps are spread evenly over one life), the steady state counted those remaining steps at half
+a life of batch-B steps, while the drain runs a life of steps whose batch shrinks evenly from B to 0, each timed at
+its own batch. Decode steps shrink with the batch but not in proportion (the weights are read whatever the batch),
+so the drain adds output_len x (mean drain step - batch-B step / 2); for a step a + c x batch that is half a life of
+the fixed part a. A job of at most B requests runs them as one batch (the steady state at that batch: its prompts,
+then its decode steps; no drain); from B to 2B requests the drain grows linearly to its full size (the second
+batch's worth fills the slots the first frees), so the job's length is continuous in N.
+
+Lengths are the workload's means, as everywhere in the estimate; a long tail of output lengths drains for longer
+(the longest request sets the end), which this does not see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.explain import Term, duration_text
+from app.scoring.inference.steps import InferenceContext, decode_parts
+
+# Midpoints at which the drain's decode step is timed as the batch empties (its mean over the drain).
+DRAIN_POINTS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class JobTime:
+    """How long a batch job takes on one replica, in two parts that add."""
+
+    requests: int
+    running: int  # requests decoding together
+    steady_s: float  # N x output_len / tokens_per_s
+    drain_s: float  # the drain beyond steady packing (0 for a job of at most one batch)
+    output_len: float
+
+    @property
+    def seconds(self) -> float:
+        return self.steady_s + self.drain_s
+
+    @property
+    def hours(self) -> float:
+        return self.seconds / 3600
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Output tokens per second over the whole job (whole replica)."""
+        return self.requests * self.output_len / self.seconds
+
+    def term(self, tokens_per_s: float) -> Term:
+        hours = self.hours
+        value, unit = (hours, "h") if hours >= 1 else (self.seconds / 60, "min")
+        drain = (
+            f"; then the last {self.running:,} running requests drain, +{duration_text(self.drain_s)}"
+            if self.drain_s > 0
+            else f"; one batch of {self.requests:,}, no drain"
+        )
+        return Term(
+            "batch job",
+            value,
+            unit,
+            f"{self.requests:,} requests x {self.output_len:g} output tokens at {tokens_per_s:,.0f} tok/s = "
+            f"{duration_text(self.steady_s)}{drain}; {duration_text(self.seconds)} on one replica (k replicas: about "
+            "1/k of the time, the same cost)",
+        )
+
+
+def drain_step_ms(ctx: InferenceContext, eff: InferenceEfficiency, running: int, context: float, beams: int) -> float:
+    """The mean decode step while `running` sequences finish evenly: each step timed at its own batch."""
+    total = 0.0
+    for k in range(DRAIN_POINTS):
+        batch = running * (k + 0.5) / DRAIN_POINTS
+        total += decode_parts(ctx, eff, batch * beams, context).total_ms
+    return total / DRAIN_POINTS
+
+
+def job_time(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests: int,
+    running: int,
+    tokens_per_s: float,
+    input_len: float,
+    output_len: float,
+    beams: int = 1,
+) -> JobTime:
+    """A job of `requests` requests at `running` requests decoding together and `tokens_per_s` (the steady state at
+    that batch). See the module's docstring for the drain."""
+    steady_s = requests * output_len / tokens_per_s
+    ramp = min(1.0, max(requests - running, 0) / running)
+    drain_s = 0.0
+    if ramp > 0:
+        steps = output_len / ctx.techniques.tokens_per_step
+        context = input_len + output_len / 2
+        full_ms = decode_parts(ctx, eff, running * beams, context).total_ms
+        extra_ms = drain_step_ms(ctx, eff, running, context, beams) - full_ms / 2
+        drain_s = ramp * steps * max(extra_ms, 0.0) / 1e3
+    return JobTime(requests, running, steady_s, drain_s, output_len)

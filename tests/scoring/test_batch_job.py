@@ -1,0 +1,123 @@
+"""A batch job (job_requests): its length on one replica, its drain, what it is billed, and where it is refused."""
+
+from dataclasses import dataclass
+from datetime import date
+
+import pytest
+from pydantic import ValidationError
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.inference import batch_job
+from app.scoring.inference.estimate import estimate_inference, solve_inference
+from app.scoring.inference.rank import rank_inference
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+H100, L4 = GPUS["H100-SXM"], GPUS["L4"]
+LLAMA_8B = MODELS["llama-3.1-8b"]
+
+
+def _job(requests, gpu=H100, **fields):
+    workload = InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=requests, **fields)
+    return estimate_inference(gpu, 1, LLAMA_8B, workload)
+
+
+def _steady(gpu=H100):
+    return estimate_inference(gpu, 1, LLAMA_8B, InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput"))
+
+
+def _term(est):
+    return next(t for t in est.terms if t.name == "batch job")
+
+
+def test_a_job_no_bigger_than_the_batch_runs_as_one_batch_of_its_size():
+    steady = _steady()
+    small = _job(40)
+    assert small.batch == 40 < steady.batch
+    # one batch: the steady state at that batch (its prompts, then its decode steps), no drain
+    assert small.job_hours * 3600 == pytest.approx(40 * 400 / small.output_tokens_per_s)
+    assert "one batch of 40, no drain" in _term(small).detail
+    assert small.output_tokens_per_s < steady.output_tokens_per_s  # a smaller batch uses the GPU less well
+
+
+def test_a_long_job_converges_on_the_steady_state_and_a_short_one_pays_for_its_drain():
+    steady = _steady(L4)
+    long_job, short_job = _job(1_000_000, L4), _job(100, L4)
+    assert long_job.batch == short_job.batch == steady.batch
+    assert long_job.output_tokens_per_s == pytest.approx(steady.output_tokens_per_s, rel=1e-3)
+    work_s = 100 * 400 / steady.output_tokens_per_s
+    drain_s = short_job.job_hours * 3600 - work_s
+    life_s = steady.batch * 400 / steady.output_tokens_per_s
+    assert 0 < drain_s < life_s / 2  # the drain costs something, less than the half life an empty batch would
+    assert "drain" in _term(short_job).detail and short_job.output_tokens_per_s < steady.output_tokens_per_s
+
+
+def test_the_job_length_grows_with_its_requests_without_a_jump_at_the_batch():
+    batch = _steady(L4).batch
+    hours = [_job(n, L4).job_hours for n in (batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 3 * batch)]
+    assert hours == sorted(hours)
+    per_request = hours[1] / batch
+    assert hours[2] - hours[1] < 3 * per_request  # one more request adds about one request's work, no drain step
+    assert hours[4] - hours[3] < 3 * per_request
+
+
+@dataclass
+class _Step:
+    total_ms: float
+
+
+def test_the_drain_is_half_a_life_of_the_fixed_part_of_an_affine_step(monkeypatch):
+    """Steps of a + c x batch: the drain runs output_len steps at a mean of a + c B / 2 where the steady state
+    counted half a life at a + c B, so it adds output_len x a / 2 (the module's docstring)."""
+    fixed_ms, per_seq_ms = 8.0, 0.05
+    monkeypatch.setattr(batch_job, "decode_parts", lambda ctx, eff, seqs, context: _Step(fixed_ms + per_seq_ms * seqs))
+    solved = solve_inference(H100, 1, LLAMA_8B, InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput"))
+    running, output_len = 100, 400
+    full = batch_job.job_time(solved.ctx, solved.efficiency, 10_000, running, 2_000.0, 2_000, output_len)
+    assert full.steady_s == pytest.approx(10_000 * output_len / 2_000.0)
+    assert full.drain_s == pytest.approx(output_len * fixed_ms / 2 / 1e3)
+    half = batch_job.job_time(solved.ctx, solved.efficiency, 150, running, 2_000.0, 2_000, output_len)
+    assert half.drain_s == pytest.approx(full.drain_s / 2)  # from B to 2B requests the drain grows linearly
+    one = batch_job.job_time(solved.ctx, solved.efficiency, running, running, 2_000.0, 2_000, output_len)
+    assert one.drain_s == 0.0
+
+
+def test_a_job_is_refused_outside_max_throughput_naming_the_field():
+    with pytest.raises(ValidationError) as raised:
+        InferenceWorkload(model="llama-3.1-8b", job_requests=1000)
+    error = raised.value.errors()[0]
+    assert error["loc"] == ("job_requests",) and "max_throughput" in error["msg"]
+    with pytest.raises(ValidationError):
+        InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=0)
+
+
+def _offer(provider, price, price_type="on_demand", min_term_hours=None):
+    return Offer(
+        provider, provider.upper(), "H100-SXM", 8, price_type, price, date(2026, 11, 1), min_term_hours=min_term_hours
+    )
+
+
+def test_a_job_is_billed_its_hours_and_a_committed_term_whole():
+    workload = InferenceWorkload(
+        model="llama-3.1-8b",
+        scenario="max_throughput",
+        job_requests=20_000,
+        max_gpus=1,
+        price_types=["on_demand", "reserved"],
+    )
+    offers = (_offer("r", 1.0, "reserved", min_term_hours=730.0), _offer("o", 3.0))
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
+    first, second = ranking.options[0], ranking.options[1]
+    assert first.provider == "o" and second.provider == "r"  # the cheaper hourly price loses: its month is paid
+    assert first.job_hours == second.job_hours and first.job_hours < 10
+    assert first.job_usd == pytest.approx(3.0 * first.gpu_count * first.job_hours)
+    assert second.job_usd == pytest.approx(1.0 * second.gpu_count * 730.0)
+    # the ranked metric is the job's as billed: job $ over the job's tokens
+    for option in (first, second):
+        assert option.usd_per_million_output_tokens == pytest.approx(option.job_usd / (20_000 * 400) * 1e6)
+    # without a job the reservation's hourly price wins, as it does for a service that runs all month
+    service = rank_inference(
+        workload.model_copy(update={"job_requests": None}), CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B
+    )
+    assert service.options[0].provider == "r" and service.options[0].job_usd is None
