@@ -6,6 +6,7 @@ term means the same thing everywhere.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 HOURS_PER_MONTH = 730.0  # 8,760 h / 12
@@ -31,6 +32,12 @@ MAX_LOST_SHARE = 0.5
 # terms.csv (OVHcloud savings plans 1-36 months, DigitalOcean "multi-month"). Capacity blocks: one day,
 # AWS EC2 Capacity Blocks' shortest block (aws.amazon.com/ec2/capacityblocks, 1-14 days in 1-day steps).
 DEFAULT_MIN_TERM_HOURS = {"reserved": HOURS_PER_MONTH, "capacity_block": 24.0}
+
+
+# The smallest unit a provider bills, where its terms say (shared/reference/terms.csv): Vultr bills Cloud GPU by the
+# hour, Scaleway GPU instances by the minute. Others are billed for the time used (most bill by the second or the
+# minute; terms.csv states no unit for them): a batch job's hours are rounded up to the unit, a long service's not.
+BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 
 def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:
@@ -79,6 +86,13 @@ def min_term_hours(price_type: str, stated: float | None) -> float:
 def billed_hours(use_hours: float, price_type: str, stated_min_term: float | None) -> float:
     """max(use, minimum term): a reservation is paid for its whole term."""
     return max(use_hours, min_term_hours(price_type, stated_min_term))
+
+
+def billed_job_hours(use_hours: float, price_type: str, stated_min_term: float | None, provider_id: str) -> float:
+    """What a job of `use_hours` is billed: rounded up to the provider's billing unit, at least a commitment's term."""
+    unit = BILLING_UNIT_HOURS.get(provider_id.lower())
+    rounded = math.ceil(use_hours / unit - 1e-9) * unit if unit else use_hours
+    return billed_hours(rounded, price_type, stated_min_term)
 
 
 def terms_label(price_type: str, note: str = "", stale: bool = False) -> str:

@@ -10,6 +10,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference import batch_job
 from app.scoring.inference.estimate import estimate_inference, solve_inference
 from app.scoring.inference.rank import rank_inference
+from app.scoring.price_terms import billed_job_hours
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -112,7 +113,7 @@ def test_a_job_is_billed_its_hours_and_a_committed_term_whole():
     assert first.provider == "o" and second.provider == "r"  # the cheaper hourly price loses: its month is paid
     assert first.job_hours == second.job_hours and first.job_hours < 10
     assert first.job_usd == pytest.approx(3.0 * first.gpu_count * first.job_hours)
-    assert second.job_usd == pytest.approx(1.0 * second.gpu_count * 730.0)
+    assert second.job_usd == pytest.approx(1.0 * second.gpu_count * 730.0) and second.job_billed_hours == 730.0
     # the ranked metric is the job's as billed: job $ over the job's tokens
     for option in (first, second):
         assert option.usd_per_million_output_tokens == pytest.approx(option.job_usd / (20_000 * 400) * 1e6)
@@ -121,3 +122,16 @@ def test_a_job_is_billed_its_hours_and_a_committed_term_whole():
         workload.model_copy(update={"job_requests": None}), CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B
     )
     assert service.options[0].provider == "r" and service.options[0].job_usd is None
+
+
+def test_a_job_is_billed_whole_units_where_the_provider_bills_by_the_hour():
+    workload = InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=2_000, max_gpus=1)
+    offers = (_offer("vultr", 2.0), _offer("o", 2.5))  # terms.csv: Vultr bills Cloud GPU by the hour
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
+    first, second = ranking.options[0], ranking.options[1]
+    assert first.job_hours < 0.5  # a short job: a whole hour at Vultr costs more than the minutes elsewhere
+    assert first.provider == "o" and first.job_billed_hours == pytest.approx(first.job_hours)
+    assert second.provider == "vultr" and second.job_billed_hours == 1.0
+    assert second.job_usd == pytest.approx(2.0 * second.gpu_count * 1.0)
+    assert billed_job_hours(1.0, "on_demand", None, "vultr") == 1.0  # a whole unit is not rounded up again
+    assert billed_job_hours(0.51, "on_demand", None, "scaleway") == pytest.approx(31 / 60)

@@ -30,7 +30,7 @@ from app.scoring.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.price_terms import COMMITTED, billed_hours, min_term_hours, usd_per_million_tokens
+from app.scoring.price_terms import billed_job_hours, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -79,7 +79,8 @@ class InferenceOption:
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
     job_hours: float | None = None  # a batch job (workload.job_requests) on one replica
-    job_usd: float | None = None  # what the job is billed: GPUs x price x hours, a committed term paid whole
+    job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
+    job_usd: float | None = None  # what the job is billed: GPUs x price x billed hours
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -138,13 +139,20 @@ class ConfigurationPricing:
             replicas=replicas,
         )
 
-    def billed_price(self, offer: Offer) -> float:
-        """$ per GPU-hour of the work: the offer's price, or for a batch job shorter than a committed offer's
-        minimum term, that price spread over the job's hours (the term is paid whole)."""
+    def job_billed_hours(self, offer: Offer) -> float | None:
+        """A batch job's hours as `offer` bills them (its provider's billing unit, a committed term paid whole)."""
         hours = self.est.job_hours
-        if not hours or offer.price_type not in COMMITTED:
+        if not hours:
+            return None
+        return billed_job_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
+
+    def billed_price(self, offer: Offer) -> float:
+        """$ per GPU-hour of the work: the offer's price, or for a batch job what it bills spread over the job's
+        hours."""
+        billed = self.job_billed_hours(offer)
+        if billed is None or not self.est.job_hours:
             return offer.usd_per_gpu_hour
-        return offer.usd_per_gpu_hour * billed_hours(hours, offer.price_type, offer.min_term_hours) / hours
+        return offer.usd_per_gpu_hour * billed / self.est.job_hours
 
     def factor(self, rank_by: str) -> float:
         if rank_by == "all_tokens":
@@ -186,6 +194,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         band=Band(cost * p.band_low, cost * p.band_high),
         replicas=p.replicas,
         job_hours=est.job_hours,
+        job_billed_hours=p.job_billed_hours(offer),
         job_usd=price * est.gpu_count * est.job_hours if est.job_hours else None,
     )
 
@@ -348,8 +357,8 @@ def _cost_run(
 
 def _billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
     """A slot's offers cheapest first as they bill the work: by price, except that a batch job pays a committed
-    offer's whole minimum term, which can put it behind dearer pay-as-you-go offers."""
-    if not p.est.job_hours or not any(offers[i].price_type in COMMITTED for i in by_price):
+    offer's whole minimum term and a provider's whole billing unit, which can put them behind dearer offers."""
+    if not p.est.job_hours:
         return by_price
     return sorted(by_price, key=lambda i: (p.billed_price(offers[i]), offers[i].provider_id, i))
 
