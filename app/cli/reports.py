@@ -633,7 +633,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["tpot_ms"],
                     o["batch"],
                     o["output_tokens_per_s"],
-                    *([duration_text(o["job_hours"] * 3600), o["job_usd"]] if job else []),
+                    *([o["replicas"], duration_text(o["job_hours"] * 3600), o["job_usd"]] if job else []),
                     "close" if o["close_call"] else "",
                 ]
             )
@@ -651,7 +651,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
-        ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", *(["job time", "job $"] if job else []), ""]
+        ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", *(["replicas", "job time", "job $"] if job else []), ""]
         if inference
         else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]
     )

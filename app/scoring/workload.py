@@ -151,7 +151,13 @@ class InferenceWorkload(_WorkloadBase):
         ge=1,
         le=1_000_000_000,
         description="max_throughput: a batch job of this many requests, submitted at once; ranks each offer by "
-        "what the job costs and shows how long it takes on one replica",
+        "what the job costs and shows how long it takes",
+    )
+    job_deadline_hours: float | None = Field(
+        None,
+        gt=0,
+        le=8_760,
+        description="a batch job's deadline in hours: the job is split over the fewest replicas that finish it in time",
     )
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
@@ -183,6 +189,13 @@ class InferenceWorkload(_WorkloadBase):
             raise ValueError(
                 f"a batch job runs at scenario max_throughput (its requests are submitted at once), not {scenario}"
             )
+        return value
+
+    @field_validator("job_deadline_hours")
+    @classmethod
+    def _deadline_of_a_job(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if value is not None and "job_requests" in info.data and info.data["job_requests"] is None:  # absent: invalid
+            raise ValueError("a deadline needs a batch job: set job_requests (the requests to finish in time)")
         return value
 
     @property

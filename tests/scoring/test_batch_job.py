@@ -135,3 +135,40 @@ def test_a_job_is_billed_whole_units_where_the_provider_bills_by_the_hour():
     assert second.job_usd == pytest.approx(2.0 * second.gpu_count * 1.0)
     assert billed_job_hours(1.0, "on_demand", None, "vultr") == 1.0  # a whole unit is not rounded up again
     assert billed_job_hours(0.51, "on_demand", None, "scaleway") == pytest.approx(31 / 60)
+
+
+def test_a_deadline_splits_the_job_over_the_fewest_replicas_that_finish_it():
+    alone = _job(20_000, L4)
+    deadline = alone.job_hours / 3.5
+    split = _job(20_000, L4, job_deadline_hours=deadline)
+    assert split.job_replicas == 4 and split.job_hours <= deadline  # 3 replicas are not enough, 4 are
+    three = _job(5_000 * 4 // 3 + 1, L4)  # the busiest share on three replicas
+    assert three.job_hours > deadline
+    assert split.output_tokens_per_s == pytest.approx(20_000 * 400 / (4 * split.job_hours * 3600))
+    assert "on each of 4 replicas" in _term(split).detail
+
+
+def test_a_share_smaller_than_the_batch_runs_at_its_own_batch():
+    batch = _steady(H100).batch
+    whole = _job(4 * batch, H100)
+    split = _job(4 * batch, H100, job_deadline_hours=whole.job_hours / 8)
+    assert split.job_replicas > 4 and split.batch < batch
+    assert split.batch == -(-4 * batch // split.job_replicas)
+
+
+def test_a_deadline_no_replicas_can_meet_is_infeasible_with_the_reason():
+    est = _job(1_000, H100, job_deadline_hours=1e-4)
+    assert not est.feasible and "one request alone takes" in est.reason and "deadline" in est.reason
+    with pytest.raises(ValidationError) as raised:
+        InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_deadline_hours=2)
+    assert raised.value.errors()[0]["loc"] == ("job_deadline_hours",)
+
+
+def test_a_job_over_replicas_is_billed_for_every_replica():
+    workload = InferenceWorkload(
+        model="llama-3.1-8b", scenario="max_throughput", job_requests=200_000, job_deadline_hours=0.5, max_gpus=1
+    )
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 3.0),)), LLAMA_8B)
+    best = ranking.options[0]
+    assert best.replicas > 1 and best.job_hours <= 0.5
+    assert best.job_usd == pytest.approx(best.replicas * best.gpu_count * 3.0 * best.job_hours)

@@ -12,20 +12,30 @@ the fixed part a. A job of at most B requests runs them as one batch (the steady
 then its decode steps; no drain); from B to 2B requests the drain grows linearly to its full size (the second
 batch's worth fills the slots the first frees), so the job's length is continuous in N.
 
+With a deadline the job is split evenly over the fewest replicas that finish it in time: each runs the busiest
+share, ceil(N / replicas) requests, as a job of its own (a share smaller than the batch runs as one batch of its
+size). Splitting never speeds a job up more than in proportion, so replicas x its time / the deadline is a lower bound
+on the replicas needed, and the search jumps there until the share fits.
+
 Lengths are the workload's means, as everywhere in the estimate; a long tail of output lengths drains for longer
 (the longest request sets the end), which this does not see.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Term, duration_text
+from app.scoring.inference.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.steps import InferenceContext, decode_parts
 
 # Midpoints at which the drain's decode step is timed as the batch empties (its mean over the drain).
 DRAIN_POINTS = 16
+# The most replicas of one configuration a deadline may ask for (the search's bound; no catalog states how many
+# machines a provider has free, so a plan of thousands is already a question for its sales team).
+MAX_JOB_REPLICAS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,21 +61,45 @@ class JobTime:
         """Output tokens per second over the whole job (whole replica)."""
         return self.requests * self.output_len / self.seconds
 
-    def term(self, tokens_per_s: float) -> Term:
-        hours = self.hours
-        value, unit = (hours, "h") if hours >= 1 else (self.seconds / 60, "min")
+
+@dataclass(frozen=True, slots=True)
+class JobPlan:
+    """A batch job over `replicas` replicas of one configuration, each running at most `time.requests` requests."""
+
+    requests: int  # the whole job
+    replicas: int
+    batch: int  # requests decoding together on each replica
+    point: OperatingPoint  # the steady state at that batch
+    time: JobTime  # the busiest replica's share
+
+    @property
+    def hours(self) -> float:
+        return self.time.hours
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Output tokens per second per replica over the job (what $ per token divides by)."""
+        return self.requests * self.time.output_len / (self.replicas * self.time.seconds)
+
+    def term(self) -> Term:
+        t = self.time
+        value, unit = (t.hours, "h") if t.hours >= 1 else (t.seconds / 60, "min")
         drain = (
-            f"; then the last {self.running:,} running requests drain, +{duration_text(self.drain_s)}"
-            if self.drain_s > 0
-            else f"; one batch of {self.requests:,}, no drain"
+            f"; then the last {t.running:,} running requests drain, +{duration_text(t.drain_s)}"
+            if t.drain_s > 0
+            else f"; one batch of {t.requests:,}, no drain"
+        )
+        where = (
+            f"on each of {self.replicas:,} replicas ({self.requests:,} requests split evenly)"
+            if self.replicas > 1
+            else "on one replica (k replicas: about 1/k of the time, the same cost)"
         )
         return Term(
             "batch job",
             value,
             unit,
-            f"{self.requests:,} requests x {self.output_len:g} output tokens at {tokens_per_s:,.0f} tok/s = "
-            f"{duration_text(self.steady_s)}{drain}; {duration_text(self.seconds)} on one replica (k replicas: about "
-            "1/k of the time, the same cost)",
+            f"{t.requests:,} requests x {t.output_len:g} output tokens at {self.point.tokens_per_s:,.0f} tok/s = "
+            f"{duration_text(t.steady_s)}{drain}; {duration_text(t.seconds)} {where}",
         )
 
 
@@ -100,3 +134,41 @@ def job_time(
         extra_ms = drain_step_ms(ctx, eff, running, context, beams) - full_ms / 2
         drain_s = ramp * steps * max(extra_ms, 0.0) / 1e3
     return JobTime(requests, running, steady_s, drain_s, output_len)
+
+
+def plan_job(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests: int,
+    point: OperatingPoint,
+    lengths: tuple[float, float, int],
+    deadline_hours: float | None = None,
+) -> JobPlan | str:
+    """The job on the fewest replicas that finish it within `deadline_hours` (one without a deadline), each at
+    `point`'s batch or its share if smaller; a reason where no number of replicas does."""
+    input_len, output_len, beams = lengths
+    batch = round(point.batch)
+
+    def share(replicas: int) -> JobPlan:
+        n = math.ceil(requests / replicas)
+        b = min(batch, n)
+        p = point if b == batch else operating_point(ctx, eff, "max_throughput", b, input_len, output_len, beams)
+        time = job_time(ctx, eff, n, b, p.tokens_per_s, input_len, output_len, beams)
+        return JobPlan(requests, replicas, b, p, time)
+
+    plan = share(1)
+    most = min(requests, MAX_JOB_REPLICAS)
+    while deadline_hours is not None and plan.hours > deadline_hours:
+        if plan.replicas >= most:
+            if most == requests:
+                return (
+                    f"one request alone takes {duration_text(plan.time.seconds)}, longer than the job's "
+                    f"{duration_text(deadline_hours * 3600)} deadline"
+                )
+            return (
+                f"{MAX_JOB_REPLICAS:,} replicas would take {duration_text(plan.time.seconds)}, longer than the job's "
+                f"{duration_text(deadline_hours * 3600)} deadline"
+            )
+        bound = math.ceil(plan.replicas * plan.hours / deadline_hours)
+        plan = share(min(max(plan.replicas + 1, bound), most))
+    return plan

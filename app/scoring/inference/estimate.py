@@ -13,7 +13,7 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term, duration_text
-from app.scoring.inference.batch_job import JobTime, job_time
+from app.scoring.inference.batch_job import JobPlan, plan_job
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -68,9 +68,8 @@ class InferenceEstimate:
     assumptions: list[str] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
-    job_hours: float | None = (
-        None  # a batch job (workload.job_requests) on one replica; output_tokens_per_s is the job's
-    )
+    job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
+    job_replicas: int = 1  # replicas the job is split over to meet its deadline
 
 
 def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
@@ -105,6 +104,7 @@ class Solution:
     batch: int
     max_batch: int
     efficiency: InferenceEfficiency
+    job: JobPlan | None = None  # a batch job (workload.job_requests): its replicas and each one's share
 
     @property
     def output_tokens_per_s_per_gpu(self) -> float:
@@ -262,7 +262,14 @@ def solve_inference(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
         )
     point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
-    return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff)
+    job = None
+    if workload.job_requests and scenario == "max_throughput":
+        lengths = (workload.input_len, workload.output_len, beams)
+        planned = plan_job(ctx, eff, workload.job_requests, point, lengths, workload.job_deadline_hours)
+        if isinstance(planned, str):
+            return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
+        job, point, batch = planned, planned.point, planned.batch
+    return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
 
 
 def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:
@@ -362,7 +369,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         "output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture, s.ctx.tp_nodes > 1
     )
     tokens_per_s = point.tokens_per_s
-    job = _job(s)
+    job = s.job
     if job is not None:
         tokens_per_s = job.output_tokens_per_s
     return InferenceEstimate(
@@ -397,7 +404,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         terms=step_terms(s.ctx, s.efficiency, point, w.beam_width)
         + _technique_terms(solved)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
-        + ([job.term(point.tokens_per_s)] if job else []),
+        + ([job.term()] if job else []),
         band=Band(tokens_per_s * low, tokens_per_s * high),
         bound=point.step.bound,
         assumptions=[
@@ -411,27 +418,17 @@ def explain(solved: Solution) -> InferenceEstimate:
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
         job_hours=job.hours if job else None,
-    )
-
-
-def _job(s: Solution) -> JobTime | None:
-    """The batch job's length on one replica, where the workload has one."""
-    w = s.workload
-    if not w.job_requests:
-        return None
-    return job_time(
-        s.ctx, s.efficiency, w.job_requests, s.batch, s.point.tokens_per_s, w.input_len, w.output_len, w.beam_width
+        job_replicas=job.replicas if job else 1,
     )
 
 
 def _job_note(s: Solution) -> list[str]:
     """What a batch job's TTFT means: requests beyond the running batch wait for a slot first."""
-    requests = s.workload.job_requests
-    if not requests or requests <= s.batch:
+    if s.job is None or s.job.time.requests <= s.batch:
         return []
     return [
-        f"batch job: {s.batch:,} of the {requests:,} requests run at once and the rest wait for a slot; the TTFT "
-        "shown counts from when a request gets one"
+        f"batch job: {s.batch:,} of a replica's {s.job.time.requests:,} requests run at once and the rest wait for a "
+        "slot; the TTFT shown counts from when a request gets one"
     ]
 
 

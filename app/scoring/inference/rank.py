@@ -78,9 +78,9 @@ class InferenceOption:
     offer_id: int | None = None
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
-    job_hours: float | None = None  # a batch job (workload.job_requests) on one replica
+    job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
     job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
-    job_usd: float | None = None  # what the job is billed: GPUs x price x billed hours
+    job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -123,8 +123,8 @@ class ConfigurationPricing:
         if not est.feasible:
             return cls(est=est, machine=machine)
         tokens_per_s = est.output_tokens_per_s
-        replicas = 1
-        if workload.peak_requests_per_s:
+        replicas = est.job_replicas
+        if workload.peak_requests_per_s and not est.job_hours:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
@@ -195,7 +195,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         replicas=p.replicas,
         job_hours=est.job_hours,
         job_billed_hours=p.job_billed_hours(offer),
-        job_usd=price * est.gpu_count * est.job_hours if est.job_hours else None,
+        job_usd=price * est.gpu_count * est.job_hours * p.replicas if est.job_hours else None,
     )
 
 
