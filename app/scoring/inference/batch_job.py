@@ -14,8 +14,8 @@ batch's worth fills the slots the first frees), so the job's length is continuou
 
 With a deadline the job is split evenly over the fewest replicas that finish it in time: each runs the busiest
 share, ceil(N / replicas) requests, as a job of its own (a share smaller than the batch runs as one batch of its
-size). Splitting never speeds a job up more than in proportion, so replicas x its time / the deadline is a lower bound
-on the replicas needed, and the search jumps there until the share fits.
+size). A share's time never grows with the replicas, so the fewest is found by bisection, from below at the job's
+time / the deadline (splitting never speeds a job up more than in proportion) and from above at MAX_JOB_REPLICAS.
 
 Lengths are the workload's means, as everywhere in the estimate; a long tail of output lengths drains for longer
 (the longest request sets the end), which this does not see.
@@ -157,18 +157,22 @@ def plan_job(
         return JobPlan(requests, replicas, b, p, time)
 
     plan = share(1)
+    if deadline_hours is None or plan.hours <= deadline_hours:
+        return plan
     most = min(requests, MAX_JOB_REPLICAS)
-    while deadline_hours is not None and plan.hours > deadline_hours:
-        if plan.replicas >= most:
-            if most == requests:
-                return (
-                    f"one request alone takes {duration_text(plan.time.seconds)}, longer than the job's "
-                    f"{duration_text(deadline_hours * 3600)} deadline"
-                )
-            return (
-                f"{MAX_JOB_REPLICAS:,} replicas would take {duration_text(plan.time.seconds)}, longer than the job's "
-                f"{duration_text(deadline_hours * 3600)} deadline"
-            )
-        bound = math.ceil(plan.replicas * plan.hours / deadline_hours)
-        plan = share(min(max(plan.replicas + 1, bound), most))
-    return plan
+    fastest = share(most)
+    if fastest.hours > deadline_hours:
+        alone = "one request alone" if most == requests else f"{MAX_JOB_REPLICAS:,} replicas"
+        return (
+            f"{alone} would take {duration_text(fastest.time.seconds)}, longer than the job's "
+            f"{duration_text(deadline_hours * 3600)} deadline"
+        )
+    # bisect: a share's time never grows with the replicas; low misses the deadline, high meets it
+    low, high = max(1, math.ceil(plan.replicas * plan.hours / deadline_hours) - 1), fastest
+    while high.replicas - low > 1:
+        middle = share((low + high.replicas) // 2)
+        if middle.hours <= deadline_hours:
+            high = middle
+        else:
+            low = middle.replicas
+    return high
