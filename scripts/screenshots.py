@@ -20,6 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 PAGES = [
     ("inference", "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&kv_dtype=fp8&tpot_ms=40", 1280, 2400),
+    (
+        "batch-job",
+        "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=max_throughput&job_requests=200000"
+        "&job_deadline_hours=4",
+        1280,
+        2400,
+    ),
     ("training", "/?phase=training&model=llama-3.1-70b&method=lora&total_tokens=500000000", 1280, 2200),
     ("plan", "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12", 1280, 2200),
     ("compare", "/compare?phase=inference&model=llama-3.1-8b&gpus=L40S,H100-SXM,H200,B200", 1280, 1800),

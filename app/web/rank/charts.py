@@ -31,6 +31,7 @@ def cost_scatter(
     y_title: str,
     band_of: str,
     configs: int = 12,
+    x_from_zero: bool = True,
 ) -> Figure:
     """The best offer of each of the top configurations (colour by GPU), error bars from its band
     (the band is of `band_of`, scaled to `y_key`), and the Pareto front."""
@@ -74,7 +75,7 @@ def cost_scatter(
         "data": traces,
         "layout": layout(
             height=380,
-            xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
+            xaxis={"title": {"text": x_title}, "rangemode": "tozero" if x_from_zero else "normal"},
             yaxis=log_axis(y_title),
             legend={"orientation": "v", "x": 1.02, "y": 1},
         ),

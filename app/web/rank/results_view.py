@@ -14,6 +14,12 @@ from app.web.charts import to_json_block
 from app.web.rank import charts as rc
 
 CURVE_CONFIGS = 4
+# The option field each rank_by ranks on (its band is that metric's).
+_RANKED = {
+    "output_tokens": "usd_per_million_output_tokens",
+    "all_tokens": "usd_per_million_tokens",
+    "requests": "usd_per_thousand_requests",
+}
 MEMORY_CONFIGS = 5
 
 
@@ -78,6 +84,25 @@ def inference_charts(
 ) -> list[dict[str, str]]:
     top = distinct_configs(leaders, CURVE_CONFIGS)
     charts = []
+    if workload.job_requests and leaders:
+        charts.append(
+            {
+                "id": "job",
+                "label": f"The batch job of {workload.job_requests:,} requests: hours to finish and what it is billed, "
+                "for the best offer of the top configurations; bars show the band, the dotted line the Pareto front",
+                "json": to_json_block(
+                    rc.cost_scatter(
+                        leaders,
+                        "job_hours",
+                        "job_usd",
+                        "job time (h)",
+                        "job $",
+                        band_of=_RANKED[workload.rank_by],
+                        x_from_zero=False,  # a deadline packs the times together
+                    )
+                ),
+            }
+        )
     if top:
         curves = _curves(top, workload, snapshot, model)
         priced = [
