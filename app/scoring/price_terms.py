@@ -88,8 +88,19 @@ def billed_hours(use_hours: float, price_type: str, stated_min_term: float | Non
     return max(use_hours, min_term_hours(price_type, stated_min_term))
 
 
-def billed_job_hours(use_hours: float, price_type: str, stated_min_term: float | None, provider_id: str) -> float:
-    """What a job of `use_hours` is billed: rounded up to the provider's billing unit, at least a commitment's term."""
+def billed_job_hours(
+    use_hours: float,
+    price_type: str,
+    stated_min_term: float | None,
+    provider_id: str,
+    spot: tuple[int, float] = (1, 0.0),
+) -> float:
+    """What a job of `use_hours` is billed: on spot its expected wall time (`spot`: nodes, and the work an
+    interruption loses twice over, as spot_run's checkpoint interval), rounded up to the provider's billing unit, at
+    least a commitment's term."""
+    if price_type in INTERRUPTIBLE:
+        nodes, lost_twice_hours = spot
+        use_hours = spot_run(use_hours, nodes, interruptions_per_node_month(provider_id), lost_twice_hours).wall_hours
     unit = BILLING_UNIT_HOURS.get(provider_id.lower())
     rounded = math.ceil(use_hours / unit - 1e-9) * unit if unit else use_hours
     return billed_hours(rounded, price_type, stated_min_term)

@@ -10,7 +10,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference import batch_job
 from app.scoring.inference.estimate import estimate_inference, solve_inference
 from app.scoring.inference.rank import rank_inference
-from app.scoring.price_terms import billed_job_hours
+from app.scoring.price_terms import billed_job_hours, interruptions_per_node_month, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -172,3 +172,16 @@ def test_a_job_over_replicas_is_billed_for_every_replica():
     best = ranking.options[0]
     assert best.replicas > 1 and best.job_hours <= 0.5
     assert best.job_usd == pytest.approx(best.replicas * best.gpu_count * 3.0 * best.job_hours)
+
+
+def test_a_job_on_spot_is_billed_its_expected_wall_time_with_interruptions():
+    workload = InferenceWorkload(
+        model="llama-3.1-8b", scenario="max_throughput", job_requests=2_000_000, max_gpus=1, price_types=["spot"]
+    )
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("neo", 1.0, "spot"),)), LLAMA_8B)
+    row = ranking.options[0]
+    life_hours = (row.ttft_ms + 400 * row.tpot_ms) / 3.6e6
+    # each interruption (1 per node-month off the hyperscalers) loses the requests in flight and a restart
+    expected = spot_run(row.job_hours, 1, interruptions_per_node_month("neo"), life_hours).wall_hours
+    assert row.interruptible and row.job_billed_hours == pytest.approx(expected) and expected > row.job_hours
+    assert row.job_usd == pytest.approx(1.0 * row.gpu_count * expected)

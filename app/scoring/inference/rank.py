@@ -117,6 +117,7 @@ class ConfigurationPricing:
     band_low: float = 1.0  # band ratios applied to the cost
     band_high: float = 1.0
     replicas: int = 1
+    request_life_hours: float = 0.0  # a batch job on spot loses the requests in flight: half of one life each time
 
     @classmethod
     def of(cls, est: InferenceEstimate, machine: Machine, workload: InferenceWorkload) -> ConfigurationPricing:
@@ -137,14 +138,17 @@ class ConfigurationPricing:
             band_low=tokens_per_s / est.band.high,
             band_high=tokens_per_s / est.band.low,
             replicas=replicas,
+            request_life_hours=(est.ttft_ms + workload.output_len * est.tpot_ms) / 3.6e6,
         )
 
     def job_billed_hours(self, offer: Offer) -> float | None:
-        """A batch job's hours as `offer` bills them (its provider's billing unit, a committed term paid whole)."""
+        """A batch job's hours as `offer` bills them: on spot its expected wall time with interruptions (each loses the
+        requests in flight and a restart), rounded up to the provider's billing unit, a committed term paid whole."""
         hours = self.est.job_hours
         if not hours:
             return None
-        return billed_job_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
+        spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
+        return billed_job_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id, spot)
 
     def billed_price(self, offer: Offer) -> float:
         """$ per GPU-hour of the work: the offer's price, or for a batch job what it bills spread over the job's
