@@ -103,7 +103,9 @@ def report(rows: list[dict[str, Any]], pages: list[dict[str, Any]], http: dict[s
             "",
             'Inference: `InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8")` '
             "with input_len varied; DeepSeek-R1 (FP8, SGLang): an MLA model, whose TP > 1 configurations "
-            "`attention_parallel: auto` solves both by heads and data-parallel; "
+            "`attention_parallel: auto` solves both by heads and data-parallel; open loop: Llama 3.1 8B at 0.5 "
+            "requests/s; batch job: Llama 3.1 8B, a million requests (varied) due in an hour, on-demand, spot and "
+            "reserved offers, so every configuration searches its replicas and every offer is billed; "
             "training: `TrainingWorkload()` with seq_len varied. x100: every offer copied 99 times under new "
             "provider ids and slightly higher prices.",
             "",

@@ -36,6 +36,18 @@ def open_loop_workload(run: int) -> InferenceWorkload:
     return InferenceWorkload.model_validate(values)
 
 
+def batch_job_workload(run: int) -> InferenceWorkload:
+    """A batch job with a deadline: replicas searched per configuration, every offer billed the job's hours."""
+    values = {
+        "model": "llama-3.1-8b",
+        "scenario": "max_throughput",
+        "job_requests": 1_000_000 + run,
+        "job_deadline_hours": 1,
+        "price_types": ["on_demand", "spot", "reserved"],
+    }
+    return InferenceWorkload.model_validate(values)
+
+
 def training_workload(run: int) -> TrainingWorkload:
     return TrainingWorkload.model_validate({"seq_len": 4096 + run})
 
@@ -58,6 +70,7 @@ def measure(snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
         ("inference", "inference", inference_workload),
         ("inference, DeepSeek-R1 (attention auto)", "inference", mla_workload),
         ("inference, open loop (request rate)", "inference", open_loop_workload),
+        ("inference, batch job with a deadline", "inference", batch_job_workload),
         ("training", "training", training_workload),
     )
     for label, phase, make in phases:

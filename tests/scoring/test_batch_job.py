@@ -75,13 +75,13 @@ def test_the_drain_is_half_a_life_of_the_fixed_part_of_an_affine_step(monkeypatc
     monkeypatch.setattr(batch_job, "decode_parts", lambda ctx, eff, seqs, context: _Step(fixed_ms + per_seq_ms * seqs))
     solved = solve_inference(H100, 1, LLAMA_8B, InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput"))
     running, output_len = 100, 400
-    full = batch_job.job_time(solved.ctx, solved.efficiency, 10_000, running, 2_000.0, 2_000, output_len)
-    assert full.steady_s == pytest.approx(10_000 * output_len / 2_000.0)
-    assert full.drain_s == pytest.approx(output_len * fixed_ms / 2 / 1e3)
-    half = batch_job.job_time(solved.ctx, solved.efficiency, 150, running, 2_000.0, 2_000, output_len)
-    assert half.drain_s == pytest.approx(full.drain_s / 2)  # from B to 2B requests the drain grows linearly
-    one = batch_job.job_time(solved.ctx, solved.efficiency, running, running, 2_000.0, 2_000, output_len)
-    assert one.drain_s == 0.0
+    drain_s = batch_job.full_drain_s(solved.ctx, solved.efficiency, running, 2_000, output_len)
+    assert drain_s == pytest.approx(output_len * fixed_ms / 2 / 1e3)
+    full = batch_job.job_time(10_000, running, 2_000.0, output_len, drain_s)
+    assert full.steady_s == pytest.approx(10_000 * output_len / 2_000.0) and full.drain_s == drain_s
+    half = batch_job.job_time(150, running, 2_000.0, output_len, drain_s)
+    assert half.drain_s == pytest.approx(drain_s / 2)  # from B to 2B requests the drain grows linearly
+    assert batch_job.job_time(running, running, 2_000.0, output_len, drain_s).drain_s == 0.0
 
 
 def test_a_job_is_refused_outside_max_throughput_naming_the_field():
