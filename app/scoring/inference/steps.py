@@ -7,6 +7,7 @@ the efficiency constants, so calibration can rebuild timings cheaply with other 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
@@ -233,6 +234,25 @@ def mbu_factors(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: boo
     return factors + engine_factors(ctx, eff, ENGINE_MBU, "amd_mbu_factor")
 
 
+# mbu and mfu per (context, efficiency) object: a solve times a few dozen passes of one context, and naming the
+# factors costs more than the pass's arithmetic. Keyed by identity, the objects kept beside the value so that an id
+# is never reused while its entry lives; cleared when full.
+_FACTOR_MEMO: dict[tuple[int, int, str], tuple[object, object, float]] = {}
+_FACTOR_MEMO_LIMIT = 4096
+
+
+def _memoised(kind: str, ctx: InferenceContext, eff: InferenceEfficiency, compute: Callable[[], float]) -> float:
+    key = (id(ctx), id(eff), kind)
+    hit = _FACTOR_MEMO.get(key)
+    if hit is not None and hit[0] is ctx and hit[1] is eff:
+        return hit[2]
+    value = compute()
+    if len(_FACTOR_MEMO) >= _FACTOR_MEMO_LIMIT:
+        _FACTOR_MEMO.clear()
+    _FACTOR_MEMO[key] = (ctx, eff, value)
+    return value
+
+
 def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True) -> float:
     """Share of peak bandwidth for weight streaming (a fitted shard-size term, bytes per GPU per layer, was
     tried in place of the TP exponent and fitted to zero on the 2026-12 file, so it is not modelled).
@@ -240,7 +260,12 @@ def mbu(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: bool = True
     `tp_penalty=False`: routed experts. One grouped-GEMM launch streams every touched expert's shard of the
     layer, so the read does not shrink into many small GEMMs as TP grows (InferenceX DeepSeek-R1 TP8 on
     8xH200: TPOT 12.8-34.6 ms, about half what the dense TP exponent gives)."""
-    return min(max(_product(mbu_factors(ctx, eff, tp_penalty)), 0.01), MAX_MBU)
+    return _memoised(
+        "mbu" if tp_penalty else "mbu experts",
+        ctx,
+        eff,
+        lambda: min(max(_product(mbu_factors(ctx, eff, tp_penalty)), 0.01), MAX_MBU),
+    )
 
 
 def mbu_cap_text(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
@@ -267,7 +292,7 @@ def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[s
 def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     """Matmul share of the dense peak once compute-bound; the small-M (GEMV) regime is the memory side
     of the soft roofline, so no separate M-dependent efficiency (it would count weight reads twice)."""
-    return min(max(_product(mfu_factors(ctx, eff)), 1e-4), 1.0)
+    return _memoised("mfu", ctx, eff, lambda: min(max(_product(mfu_factors(ctx, eff)), 1e-4), 1.0))
 
 
 def factor_text(factors: list[tuple[str, float]]) -> str:
