@@ -1,4 +1,4 @@
-"""The precision, own-vs-rent and GPU-mix pages in a real Chromium: htmx form, chart drawn, link reproduces it."""
+"""The precision, own-vs-rent and GPU-mix pages and a batch job in a real Chromium: form, chart, link reproduces it."""
 
 from __future__ import annotations
 
@@ -46,3 +46,17 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
     page.click("button[type=submit]")
     page.wait_for_selector("#err-mix")
     assert "more than 0" in page.inner_text("#err-mix") and page.input_value("#f-mix") == "chat:0,rag:0"
+
+
+def test_a_batch_job_with_a_deadline_is_priced_per_replica_with_its_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=inference")
+    page.select_option("#f-model", "llama-3.1-8b")
+    page.select_option("#f-scenario", "max_throughput")
+    page.fill("#f-job_requests", "200000")
+    page.fill("#f-job_deadline_hours", "1")
+    text = submit_and_read(page, r"scenario=max_throughput&job_requests=200000&job_deadline_hours=1$")
+    assert re.search(r"the job of 200,000 requests takes [\d.]+ (min|h) on \d+ replicas \(\d+ GPUs\)", text)
+    page.wait_for_selector("#job[data-drawn=true] svg", state="attached")
+    header = page.locator("table.ranked thead").inner_text()
+    assert "Job time" in header and "Job $" in header and "Replicas" in header and "TTFT" not in header
+    assert_link_reproduces(page, text)
