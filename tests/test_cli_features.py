@@ -82,6 +82,7 @@ def test_rank_command_shows_a_batch_job_and_names_its_flag(database, capsys):
     assert main([*argv, "--scenario", "max_throughput", "--job-requests", "20000"]) == 0
     out = capsys.readouterr().out
     assert "job time" in out and "job $" in out and "job_requests=20000" in out
+    assert "the same job through a per-token API (list prices):" in out
     assert main([*argv, "--job-requests", "20000"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("--job-requests: a batch job runs at scenario max_throughput") and "Value error" not in err

@@ -72,6 +72,7 @@ def test_inference_form_prices_a_batch_job_and_places_its_error(client) -> None:
     assert 'name="job_requests"' in html and 'value="20000"' in html
     assert "the job of 20,000 requests takes" in html and ">Job time</button>" in html and ">Job $</button>" in html
     assert 'data-chart="job"' in html and "hours to finish and what it is billed" in html
+    assert "The same job through a per-token API: <strong>$" in html
     split = client.get(query + "&job_deadline_hours=0.05").text
     assert (
         'value="0.05"' in split and ">Replicas</button>" in split and re.search(r"on \d+ replicas \(\d+ GPUs\)", split)

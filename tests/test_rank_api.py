@@ -237,5 +237,10 @@ def test_a_batch_job_is_a_workload_field_checked_and_priced(client) -> None:  # 
     )
     assert abs(best["job_hours"] * 3600 * best["output_tokens_per_s"] - 50_000 * 400) < 1e-3 * 50_000 * 400
     assert any(t["name"] == "batch job" for t in best["terms"])
+    api = body["serverless_job"]
+    assert 1 <= len(api) <= 3 and [q["job_usd"] for q in api] == sorted(q["job_usd"] for q in api)
+    cheapest = api[0]  # list price per request x the job's requests
+    per_request = (2000 * cheapest["input_usd_per_mtok"] + 400 * cheapest["output_usd_per_mtok"]) / 1e6
+    assert abs(cheapest["job_usd"] - 50_000 * per_request) < 1e-4 and "monthly_usd" not in cheapest
     service = client.post("/api/v1/rank/inference", json={**INFERENCE, "scenario": "max_throughput"}).json()
-    assert service["options"][0]["job_hours"] is None
+    assert service["options"][0]["job_hours"] is None and "serverless_job" not in service

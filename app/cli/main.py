@@ -98,6 +98,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
         return 0
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
     print(reports.ranking_table(payload, args.limit))
+    if payload.get("serverless_job"):
+        print("\n" + reports.serverless_job_line(payload["serverless_job"]))
     if not payload["feasible_options"] and payload["total_options"]:
         print(
             "\nNo offer can run this workload. Why, per configuration:\n"

@@ -613,6 +613,16 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
     return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
 
 
+def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
+    """The batch job through the cheapest per-token APIs, as the page words it."""
+    shown = ", ".join(
+        f"{q['provider_name']} ${q['job_usd']:,.2f}"
+        + (f" (for {q['model_name']}, a substitute)" if q["substitute"] else "")
+        for q in quotes
+    )
+    return f"the same job through a per-token API (list prices): {shown}"
+
+
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))

@@ -152,6 +152,8 @@ def _body(
         extra["frontier"] = plain(getattr(ranking, "frontier", []))
     else:
         extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
+        if isinstance(workload, InferenceWorkload) and workload.job_requests:
+            extra["serverless_job"] = serverless_job(workload, snapshot, model)
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -164,6 +166,32 @@ def _body(
         "share_url": share_url,
         **extra,
     }
+
+
+SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside
+
+
+def serverless_job(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> list[dict[str, Any]]:
+    """The same batch job through the cheapest per-token APIs that list the model (or the nearest listed model,
+    marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
+    reference prices)."""
+    from app.scoring.serving.economics import serverless_quotes
+
+    requests = workload.job_requests or 0
+    quotes = serverless_quotes(
+        model,
+        snapshot.token_prices,
+        snapshot.models,
+        0.0,
+        workload.input_len,
+        workload.output_len,
+        workload.prefix_cache_hit or 0.0,
+    )
+    rows = []
+    for quote in quotes[:SERVERLESS_JOB_QUOTES]:
+        row = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
+        rows.append({**row, "job_usd": round(quote.usd_per_request * requests, 6)})
+    return rows
 
 
 LEADING_CONFIGURATIONS = 12  # distinct (GPU, count) configurations a page's charts may draw (the scatter's 12)
