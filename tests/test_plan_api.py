@@ -156,3 +156,16 @@ def test_ranking_links_to_the_plan(client):
         "Dedicated vs serverless for this workload" in html
         and 'href="/plan?phase=inference&amp;model=llama-3.1-70b' in html
     )
+
+
+@pytest.mark.parametrize("path", ["/plan", "/disagg"])
+def test_a_plan_link_from_a_batch_job_leaves_the_job_out(client, path):
+    """A plan serves traffic: the job's fields (a results page's plan link carries them) leave its canonical link,
+    so they never size its replicas."""
+    first = client.get(
+        f"{path}?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=50000&job_deadline_hours=1",
+        follow_redirects=False,
+    )
+    assert first.status_code == 303
+    assert "job_" not in first.headers["location"] and "scenario=max_throughput" in first.headers["location"]
+    assert client.get(first.headers["location"]).status_code == 200

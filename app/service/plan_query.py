@@ -30,7 +30,9 @@ TRAIN_PREFIX = "train_"
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
-IGNORED = {"phase"}  # a ranking link carries phase=inference
+# A ranking link carries phase=inference, and a batch job's fields: a plan serves traffic, not a job, so its
+# canonical link leaves them out.
+IGNORED = {"phase", "job_requests", "job_deadline_hours"}
 
 
 @dataclass

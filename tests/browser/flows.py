@@ -13,6 +13,15 @@ def save_shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
         page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
 
 
+def fill_form(page, url: str, selects: dict[str, str], fills: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Open the form at `url` and set its fields by name: the <select>s, then the inputs."""
+    page.goto(url)
+    for name, value in selects.items():
+        page.select_option(f"#f-{name}", value)
+    for name, value in fills.items():
+        page.fill(f"#f-{name}", value)
+
+
 def submit_and_read(page, url_pattern: str) -> str:  # type: ignore[no-untyped-def]
     """Submit the form, wait for the canonical URL (a regex) and the drawn chart; the page's text."""
     page.click("button[type=submit]")

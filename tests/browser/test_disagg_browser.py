@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.flows import assert_link_reproduces, save_shot, submit_and_read
+from tests.browser.flows import assert_link_reproduces, fill_form, save_shot, submit_and_read
 
 pytestmark = pytest.mark.browser
 
 
 def test_disagg_page_compares_layouts_with_a_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server_url}/disagg")
-    page.select_option("#f-model", "llama-3.1-70b")
-    page.select_option("#f-weight_dtype", "fp8")
-    page.fill("#f-input_len", "32000")
-    page.fill("#f-output_len", "1000")
-    page.fill("#f-tpot_ms", "40")
-    page.fill("#f-ttft_ms", "5000")  # a 32k prompt: no one-node layout meets the 1 s default
+    fill_form(
+        page,
+        f"{server_url}/disagg",
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8"},
+        # a 32k prompt: no one-node layout meets the 1 s TTFT default
+        {"input_len": "32000", "output_len": "1000", "tpot_ms": "40", "ttft_ms": "5000"},
+    )
     text = submit_and_read(page, r"/disagg\?model=llama-3.1-70b.*input_len=32000.*tpot_ms=40")
     assert "Prefill pool:" in text and "Decode pool:" in text and "Disaggregated plans" in text
     save_shot(page, "disagg")

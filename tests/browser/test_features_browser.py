@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.flows import assert_link_reproduces, save_shot, submit_and_read
+from tests.browser.flows import assert_link_reproduces, fill_form, save_shot, submit_and_read
 
 pytestmark = pytest.mark.browser
 
@@ -49,11 +49,12 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
 
 
 def test_a_batch_job_with_a_deadline_is_priced_per_replica_with_its_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server_url}/?phase=inference")
-    page.select_option("#f-model", "llama-3.1-8b")
-    page.select_option("#f-scenario", "max_throughput")
-    page.fill("#f-job_requests", "200000")
-    page.fill("#f-job_deadline_hours", "1")
+    fill_form(
+        page,
+        f"{server_url}/?phase=inference",
+        {"model": "llama-3.1-8b", "scenario": "max_throughput"},
+        {"job_requests": "200000", "job_deadline_hours": "1"},
+    )
     text = submit_and_read(page, r"scenario=max_throughput&job_requests=200000&job_deadline_hours=1$")
     assert re.search(r"the job of 200,000 requests takes [\d.]+ (min|h) on \d+ replicas \(\d+ GPUs\)", text)
     page.wait_for_selector("#job[data-drawn=true] svg", state="attached")
