@@ -123,6 +123,11 @@ def test_csv_export_has_every_option(client) -> None:  # type: ignore[no-untyped
 def test_compare_view_shows_one_card_per_chosen_gpu(client) -> None:  # type: ignore[no-untyped-def]
     html = client.get("/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200").text
     assert html.count('<article class="card">') == 3 and 'data-chart="cost-latency"' in html
+    job = client.get(
+        "/compare?phase=inference&model=llama-3.1-8b&gpus=L40S,H100-SXM&scenario=max_throughput"
+        "&job_requests=100000&job_deadline_hours=2"
+    ).text
+    assert job.count("<dt>Batch job</dt>") == 2 and " replicas · $" in job
 
 
 def test_custom_architecture_round_trips_through_the_url(client) -> None:  # type: ignore[no-untyped-def]
