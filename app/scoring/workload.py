@@ -189,6 +189,11 @@ class InferenceWorkload(_WorkloadBase):
             raise ValueError(
                 f"a batch job runs at scenario max_throughput (its requests are submitted at once), not {scenario}"
             )
+        if value is not None and info.data.get("peak_requests_per_s"):
+            raise ValueError(
+                "a batch job's replicas come from its deadline (job_deadline_hours), not from peak traffic: "
+                "leave peak_requests_per_s empty"
+            )
         return value
 
     @field_validator("job_deadline_hours")

@@ -92,6 +92,9 @@ def test_a_job_is_refused_outside_max_throughput_naming_the_field():
     assert error["loc"] == ("job_requests",) and "max_throughput" in error["msg"]
     with pytest.raises(ValidationError):
         InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=0)
+    with pytest.raises(ValidationError) as raised:  # peak traffic sizes a service's replicas, not a job's
+        InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", peak_requests_per_s=5, job_requests=10)
+    assert raised.value.errors()[0]["loc"] == ("job_requests",) and "deadline" in raised.value.errors()[0]["msg"]
 
 
 def _offer(provider, price, price_type="on_demand", min_term_hours=None):

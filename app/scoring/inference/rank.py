@@ -124,8 +124,8 @@ class ConfigurationPricing:
         if not est.feasible:
             return cls(est=est, machine=machine)
         tokens_per_s = est.output_tokens_per_s
-        replicas = est.job_replicas
-        if workload.peak_requests_per_s and not est.job_hours:
+        replicas = est.job_replicas  # a job's replicas meet its deadline (a job has no peak traffic: workload.py)
+        if workload.peak_requests_per_s:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
