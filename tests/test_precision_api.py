@@ -74,3 +74,14 @@ def test_precision_api_is_documented_with_its_response_model(client):
     operation = spec["paths"]["/api/v1/precision"]["post"]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert ref.endswith("/PrecisionResponse")
+
+
+def test_a_batch_job_at_every_precision_gives_each_its_time_and_cost(client):
+    body = client.post(
+        "/api/v1/precision",
+        json={"model": "llama-3.1-70b", "scenario": "max_throughput", "job_requests": 100_000, "job_deadline_hours": 2},
+    ).json()
+    chosen = [r["best"] for r in body["rows"] if r["best"]]
+    assert len(chosen) >= 4 and all(b["job_hours"] <= 2 and b["job_usd"] > 0 for b in chosen)
+    page = client.get("/precision?model=llama-3.1-70b&scenario=max_throughput&job_requests=100000&job_deadline_hours=2")
+    assert page.text.count("the job: ") == len(chosen)

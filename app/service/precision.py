@@ -67,6 +67,9 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "memory_gb_per_gpu": best.memory_gb,
             "replica_memory_gb": row.replica_memory_gb,
             "band": best.band,
+            "replicas": best.replicas,
+            "job_hours": best.job_hours,
+            "job_usd": best.job_usd,
         }
     return plain(
         {

@@ -48,6 +48,9 @@ class BestOption(BaseModel):
     memory_gb_per_gpu: dict[str, float]
     replica_memory_gb: float | None = Field(description="weights + KV cache over the replica's GPUs")
     band: Band | None
+    replicas: int = Field(1, description="replicas: a batch job's, split to meet its deadline")
+    job_hours: float | None = Field(None, description="a batch job (job_requests): its time on those replicas")
+    job_usd: float | None = Field(None, description="what the batch job is billed over all its replicas")
 
 
 class PrecisionRowOut(BaseModel):
