@@ -281,3 +281,17 @@ def test_attention_split_is_offered_kept_in_the_link_and_shown_in_the_results(cl
     assert placed.status_code == 200 and "<abbr" in placed.text and ">EP</abbr>" in placed.text
     bad = client.get(query + "&attention_parallel=diagonal")
     assert bad.status_code == 422 and 'id="err-attention_parallel"' in bad.text
+
+
+def test_a_saved_batch_job_replays_its_billing(fresh_url: str) -> None:
+    """A saved link keeps what a job's bill reads from each offer: provider (billing unit), terms, minimum term."""
+    query = (
+        "phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000&price_types=on_demand,reserved"
+    )
+    with TestClient(create_app(settings_for(fresh_url)), follow_redirects=False) as client:
+        created = client.post("/share", data={"path": "/", "query": query})
+        assert created.status_code == 303
+        saved = client.get(created.headers["location"] + ".json").json()
+        live = client.get("/rank.json?" + query).json()
+    assert saved["options"] == live["options"]
+    assert any(o["feasible"] and o["job_billed_hours"] > o["job_hours"] for o in saved["options"])
