@@ -352,6 +352,13 @@ wandered: argonne's tokens/s 33.8 → 35.6 % (over the 35 % line again) and TTFT
 lost by folds that no changed row belongs to. Not adopted either; the product's vLLM keeps V0's host time, which no
 public row at large batches can confirm or refute (the README lists it as a weak spot). What the two tries show: on
 these rows a target within two points of its line is inside the folds' wander.
+Then (2026-12-05) two in-sample checks of the MoE prefill host time (moe_prefill_layer_ms 2.24 ms a layer, where
+the H200 measured 0.10-0.32 ms of exposed host time an eager MoE layer), neither adopted. Held near its prior (0.48
+ms), the cold refit's loss went 0.2087 → 0.2398 (InferenceX TTFT 1.14 → 2.17 mean |log error|, Tenstorrent's
+TTFT 0.20 → 0.80): both SGLang DeepSeek-R1 publications' TTFT floors ask for it. Charged to a request's own prefill
+only, not to the continuous-batching steps that carry other prompts (a latency outside the GPU's steps), the refit's
+loss went 0.2087 → 0.2138 (InferenceX throughput 0.076 → 0.118, TPOT 0.069 → 0.099): their decode at concurrency
+asks for it in the steps too. What that host time is, the public rows cannot say; it stays a fitted constant.
 Still weak (vLLM on AMD and SGLang TTFT are flagged below): tensor parallel across nodes (one publication, 2.7x off
 when held out), MLPerf v4.1 TTFT (31 % held out: its H200 and GH200 rows over-predicted at the batch the TPOT limit
 allows, and the TPOT-limit share its fold takes from MLPerf v4.0 alone),
