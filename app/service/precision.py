@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from app.scoring.inference.precision import PrecisionRow, compare_precisions
+from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
@@ -17,17 +18,6 @@ from app.service.rank import plain
 from app.service.workload_query import ParsedQuery, canonical_pairs, parse
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row chooses its own dtypes
-# The option field that holds the workload's ranked metric (rank_by).
-RANK_METRIC_FIELDS = {
-    "output_tokens": "usd_per_million_output_tokens",
-    "all_tokens": "usd_per_million_tokens",
-    "requests": "usd_per_thousand_requests",
-}
-RANK_UNITS = {
-    "output_tokens": "$ per million output tokens",
-    "all_tokens": "$ per million tokens in and out",
-    "requests": "$ per thousand requests",
-}
 
 
 def canonical_precision_query(workload: InferenceWorkload) -> str:

@@ -39,6 +39,12 @@ RANK_UNITS = {
     "all_tokens": "$ per million tokens in and out",
     "requests": "$ per thousand requests",
 }
+# The option field that holds each rank_by's metric (and whose band the option carries).
+RANK_METRIC_FIELDS = {
+    "output_tokens": "usd_per_million_output_tokens",
+    "all_tokens": "usd_per_million_tokens",
+    "requests": "usd_per_thousand_requests",
+}
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs several µs per offer, and rankings build many

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.workload_query import ResultsView, view_pairs
@@ -14,12 +15,6 @@ from app.web.charts import to_json_block
 from app.web.rank import charts as rc
 
 CURVE_CONFIGS = 4
-# The option field each rank_by ranks on (its band is that metric's).
-_RANKED = {
-    "output_tokens": "usd_per_million_output_tokens",
-    "all_tokens": "usd_per_million_tokens",
-    "requests": "usd_per_thousand_requests",
-}
 MEMORY_CONFIGS = 5
 
 
@@ -97,7 +92,7 @@ def inference_charts(
                         "job_usd",
                         "job time (h)",
                         "job $",
-                        band_of=_RANKED[workload.rank_by],
+                        band_of=RANK_METRIC_FIELDS[workload.rank_by],
                         x_from_zero=False,  # a deadline packs the times together
                     )
                 ),
