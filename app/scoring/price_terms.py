@@ -35,8 +35,8 @@ DEFAULT_MIN_TERM_HOURS = {"reserved": HOURS_PER_MONTH, "capacity_block": 24.0}
 
 
 # The smallest unit a provider bills, where its terms say (shared/reference/terms.csv): Vultr bills Cloud GPU by the
-# hour, Scaleway GPU instances by the minute. Others are billed for the time used (most bill by the second or the
-# minute; terms.csv states no unit for them): a batch job's hours are rounded up to the unit, a long service's not.
+# hour, Scaleway GPU instances by the minute. terms.csv states no unit for the others, so they are billed the time
+# used. A batch job's hours are rounded up to the unit; a service that runs all month is not.
 BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 
