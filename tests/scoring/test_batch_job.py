@@ -204,3 +204,17 @@ def test_the_job_length_agrees_with_a_step_by_step_replay_of_the_burst(engine, g
     assert replay is not None and requests > 2 * solved.batch
     job_s = solved.job.time.seconds
     assert job_s == pytest.approx(replay.makespan_ms / 1e3, rel=0.10)
+
+
+def test_a_job_on_a_static_batching_engine_runs_in_waves():
+    """HF generate prefills a batch and decodes it to its end before the next: 150 requests at batch 64 are two
+    full waves and one of 22, each timed as the fixed batch it is."""
+    workload = InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", engine="hf", job_requests=150)
+    est = estimate_inference(H100, 1, LLAMA_8B, workload)
+    assert est.batch == 64 and "3 waves of up to 64" in _term(est).detail
+
+    def wave_s(size: int) -> float:
+        fixed = workload.model_copy(update={"scenario": "fixed_batch", "batch": size, "job_requests": None})
+        return size * 400 / estimate_inference(H100, 1, LLAMA_8B, fixed).output_tokens_per_s
+
+    assert est.job_hours * 3600 == pytest.approx(2 * wave_s(64) + wave_s(22))

@@ -171,6 +171,9 @@ COMPILED_ENGINES: tuple[str, ...] = ("trtllm", "llamacpp")
 # forward pass in flight (mean residual half a step), then for its prefill alone, not for a step that also
 # decodes the batch (the ~1.5 steps of ttft_wait_steps in TensorRT-LLM's and vLLM V1's mixed batches).
 PREFILL_FIRST_ENGINES: tuple[str, ...] = ("sglang",)
+# Engines whose batch runs to its end before the next starts: HF transformers' generate() takes a padded batch,
+# prefills it and decodes it together (a batch job on it runs in waves, batch_job.py).
+STATIC_BATCH_ENGINES: tuple[str, ...] = ("hf",)
 PREFILL_FIRST_WAIT_STEPS = 0.5
 
 # Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with

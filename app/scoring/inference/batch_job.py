@@ -12,6 +12,9 @@ the fixed part a. A job of at most B requests runs them as one batch (the steady
 then its decode steps; no drain); from B to 2B requests the drain grows linearly to its full size (the second
 batch's worth fills the slots the first frees), so the job's length is continuous in N.
 
+An engine that batches statically (HF generate) runs the job in waves instead: each wave of B prompts is prefilled,
+then decoded to its end, and the last wave holds what is left (the fixed-batch operating point at each size).
+
 With a deadline the job is split evenly over the fewest replicas that finish it in time: each runs the busiest
 share, ceil(N / replicas) requests, as a job of its own (a share smaller than the batch runs as one batch of its
 size). A share's time never grows with the replicas, so the fewest is found by bisection, from below at the job's
@@ -26,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES, InferenceEfficiency
 from app.scoring.explain import Term, duration_text
 from app.scoring.inference.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.steps import InferenceContext, decode_parts
@@ -48,6 +51,7 @@ class JobTime:
     steady_s: float  # N x output_len / tokens_per_s
     drain_s: float  # the drain beyond steady packing (0 for a job of at most one batch)
     output_len: float
+    waves: int = 0  # static batching: the batches run one after another (steady_s is their total)
 
     @property
     def seconds(self) -> float:
@@ -85,11 +89,12 @@ class JobPlan:
     def term(self) -> Term:
         t = self.time
         value, unit = (t.hours, "h") if t.hours >= 1 else (t.seconds / 60, "min")
-        drain = (
-            f"; then the last {t.running:,} running requests drain, +{duration_text(t.drain_s)}"
-            if t.drain_s > 0
-            else f"; one batch of {t.requests:,}, no drain"
-        )
+        if t.waves:
+            drain = f" in {t.waves:,} waves of up to {t.running:,} (static batching: each wave prefills, then decodes)"
+        elif t.drain_s > 0:
+            drain = f"; then the last {t.running:,} running requests drain, +{duration_text(t.drain_s)}"
+        else:
+            drain = f"; one batch of {t.requests:,}, no drain"
         where = (
             f"on each of {self.replicas:,} replicas ({self.requests:,} requests split evenly)"
             if self.replicas > 1
@@ -145,7 +150,19 @@ def plan_job(
 
     drain: list[float] = []  # the full drain at the batch, timed once (a share under the batch has none)
 
+    def waves(replicas: int) -> JobPlan:
+        n = math.ceil(requests / replicas)
+        size = min(batch, n)
+        count = math.ceil(n / size)
+        full = operating_point(ctx, eff, "fixed_batch", size, input_len, output_len, beams)
+        left = n - (count - 1) * size
+        last = full if left == size else operating_point(ctx, eff, "fixed_batch", left, input_len, output_len, beams)
+        seconds = ((count - 1) * size / full.tokens_per_s + left / last.tokens_per_s) * output_len
+        return JobPlan(requests, replicas, size, full, JobTime(n, size, seconds, 0.0, output_len, count))
+
     def share(replicas: int) -> JobPlan:
+        if ctx.engine in STATIC_BATCH_ENGINES:
+            return waves(replicas)
         n = math.ceil(requests / replicas)
         if n <= batch:  # one batch of its own size
             p = point if n == batch else operating_point(ctx, eff, "max_throughput", n, input_len, output_len, beams)
