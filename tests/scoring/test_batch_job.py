@@ -218,3 +218,13 @@ def test_a_job_on_a_static_batching_engine_runs_in_waves():
         return size * 400 / estimate_inference(H100, 1, LLAMA_8B, fixed).output_tokens_per_s
 
     assert est.job_hours * 3600 == pytest.approx(2 * wave_s(64) + wave_s(22))
+
+
+def test_a_static_batching_engine_at_max_throughput_runs_full_batches():
+    """Without a job too: HF generate's throughput is its full batch's, prefilled then decoded (no prompts of newer
+    requests ride its decode steps, as they do under continuous batching)."""
+    peak = InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", engine="hf")
+    est = estimate_inference(H100, 1, LLAMA_8B, peak)
+    fixed = peak.model_copy(update={"scenario": "fixed_batch", "batch": est.batch})
+    same = estimate_inference(H100, 1, LLAMA_8B, fixed)
+    assert est.output_tokens_per_s == pytest.approx(same.output_tokens_per_s) and est.ttft_ms == same.ttft_ms

@@ -10,6 +10,7 @@ from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
     ENGINE_MAX_BATCH,
     ENGINE_TOKEN_BUDGET,
+    STATIC_BATCH_ENGINES,
     InferenceEfficiency,
 )
 from app.scoring.explain import Band, Term, duration_text
@@ -261,7 +262,9 @@ def solve_inference(
         found = closed_loop_point(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
         )
-    point = found or operating_point(ctx, eff, scenario, batch, workload.input_len, workload.output_len, beams)
+    # a statically batching engine at max throughput runs full batches one after another (the fixed-batch point)
+    batching = "fixed_batch" if scenario == "max_throughput" and workload.engine in STATIC_BATCH_ENGINES else scenario
+    point = found or operating_point(ctx, eff, batching, batch, workload.input_len, workload.output_len, beams)
     job = None
     if workload.job_requests and scenario == "max_throughput":
         lengths = (workload.input_len, workload.output_len, beams)
