@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import RedirectResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
@@ -154,3 +155,11 @@ def _tidy(value: Any) -> Any:
 
 templates.env.filters["tidy"] = _tidy
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"
+
+
+def _breakable(value: Any) -> Markup:
+    """An identifier that may wrap after its underscores (output_tok_s_per_gpu in a narrow column), escaped."""
+    return Markup("_<wbr>").join(escape(part) for part in str(value).split("_"))
+
+
+templates.env.filters["breakable"] = _breakable
