@@ -42,3 +42,25 @@ def test_every_log_axis_labels_its_ticks_in_full(client):
             log_axes += [axis for axis in axes if axis.get("type") == "log"]
     assert len(log_axes) >= 5  # rank: $ vs TPOT (2), batch; training: days vs $ (2); plan: 2
     assert all(axis.get("tickformat") in ("~g", "~s") for axis in log_axes)
+
+
+def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
+    """Two providers of the same GPU share its colour, so their lines must differ by dash and marker."""
+    from app.web.rank.charts import frontier_chart
+
+    def point(provider: str, count: int) -> dict:
+        return {
+            "gpu_id": "B200",
+            "provider": provider,
+            "price_type": "on_demand",
+            "gpu_count": count,
+            "days": 10.0 / count,
+            "total_usd": 1000.0 + count,
+        }
+
+    figure = frontier_chart([point("lambda", 8), point("coreweave", 8), point("coreweave", 16)], 30)
+    lines = [t for t in figure["data"] if t["mode"] == "lines+markers"]
+    assert len(lines) == 2
+    assert lines[0]["line"]["color"] == lines[1]["line"]["color"]
+    assert lines[0]["line"]["dash"] != lines[1]["line"]["dash"]
+    assert lines[0]["marker"]["symbol"] != lines[1]["marker"]["symbol"]

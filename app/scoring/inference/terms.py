@@ -119,10 +119,11 @@ def step_terms(
         ),
         *_expert_terms(ctx, point),
         Term(
-            "decode step bound",
-            1.0 if step.bound == "memory" else 0.0,
-            "memory=1",
-            f"{step.bound}-bound at batch {point.batch:g}",
+            "decode memory / compute",
+            step.memory_ms / max(step.compute_ms, 1e-9),
+            "x",
+            f"{step.bound}-bound at batch {point.batch:g}: the step's reads take this multiple of its matmuls' time"
+            " (above 1: memory-bound)",
         ),
         Term(
             "prefill compute time", prefill.compute_ms, "ms", f"{prefill.flops / 1e12:.2f} TFLOP per GPU for one prompt"

@@ -7,6 +7,9 @@ from typing import Any
 
 from app.web.charts import Figure, layout, log_axis
 
+# Offers of the same GPU share its colour and differ by line dash and marker symbol.
+DASHES = ["solid", "dash", "dot", "dashdot"]
+SYMBOLS = ["circle", "square", "diamond", "triangle-up"]
 PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
 
 
@@ -259,8 +262,10 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
         lines.setdefault(f"{p['gpu_id']} · {p['provider']} ({p['price_type'].replace('_', ' ')})", []).append(p)
     traces: list[dict[str, Any]] = []
     colours = _colour_for([p["gpu_id"] for p in points])
+    seen_per_gpu: dict[str, int] = {}
     for name, rows in lines.items():
         rows = sorted(rows, key=lambda p: p["gpu_count"])
+        nth = seen_per_gpu[rows[0]["gpu_id"]] = seen_per_gpu.get(rows[0]["gpu_id"], -1) + 1  # same GPU, other offer
         traces.append(
             {
                 "type": "scatter",
@@ -269,8 +274,8 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "x": [p["days"] for p in rows],
                 "y": [p["total_usd"] for p in rows],
                 "text": [f"{p['gpu_count']} GPUs" for p in rows],
-                "marker": {"color": colours[rows[0]["gpu_id"]], "size": 8},
-                "line": {"color": colours[rows[0]["gpu_id"]]},
+                "marker": {"color": colours[rows[0]["gpu_id"]], "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
+                "line": {"color": colours[rows[0]["gpu_id"]], "dash": DASHES[nth % len(DASHES)]},
                 "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:,.0f}<extra>" + name + "</extra>",
             }
         )
