@@ -73,3 +73,18 @@ def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: 
 def test_blank_filter_fields_redirect_to_canonical_list(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/gpus?vendor=&min_memory_gb=&sort=memory", follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/gpus?sort=memory"
+
+
+def test_price_chart_prefers_fresh_prices_and_marks_stale_bars() -> None:
+    from types import SimpleNamespace
+
+    from app.web.charts import STALE_COLOUR, offer_price_bars
+
+    def offer(provider: str, price: float, stale: bool) -> SimpleNamespace:
+        return SimpleNamespace(provider_name=provider, price_type="on_demand", usd_per_gpu_hour=price, stale=stale)
+
+    figure = offer_price_bars([offer("A", 1.0, True), offer("A", 2.0, False), offer("B", 0.5, True)])
+    (trace,) = figure["data"]
+    assert trace["y"] == ["B (on demand, stale)", "A (on demand)"]  # A's fresh $2 beats its stale $1
+    assert trace["x"] == [0.5, 2.0]
+    assert trace["marker"]["color"][0] == STALE_COLOUR and trace["marker"]["color"][1] != STALE_COLOUR

@@ -69,20 +69,27 @@ def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, le
     }
 
 
+STALE_COLOUR = "#a9b1ba"  # stale prices: listed, not ranked by default
+
+
 def offer_price_bars(offers: list[Any]) -> Figure:
-    """Cheapest $/GPU-hour per provider and price type, cheapest first."""
-    cheapest: dict[tuple[str, str], float] = {}
+    """Cheapest $/GPU-hour per provider and price type, cheapest first. A fresh price is preferred to a stale
+    one of the same provider and type; a bar that only a stale price supports is grey and says so, as the
+    offers table and the rankings do (stale prices stay out of default rankings)."""
+    cheapest: dict[tuple[str, str], Any] = {}
     for offer in offers:
         key = (offer.provider_name, offer.price_type)
-        cheapest[key] = min(cheapest.get(key, offer.usd_per_gpu_hour), offer.usd_per_gpu_hour)
-    ordered = sorted(cheapest.items(), key=lambda item: item[1])
-    labels = [f"{provider} ({price_type.replace('_', ' ')})" for (provider, price_type), _ in ordered]
+        held = cheapest.get(key)
+        if held is None or (offer.stale, offer.usd_per_gpu_hour) < (held.stale, held.usd_per_gpu_hour):
+            cheapest[key] = offer
+    ordered = sorted(cheapest.values(), key=lambda offer: offer.usd_per_gpu_hour)
+    labels = [f"{o.provider_name} ({o.price_type.replace('_', ' ')}{', stale' if o.stale else ''})" for o in ordered]
     trace = {
         "type": "bar",
         "orientation": "h",
         "y": labels,
-        "x": [round(price, 3) for _, price in ordered],
-        "marker": {"color": "#0b5cad"},
+        "x": [round(o.usd_per_gpu_hour, 3) for o in ordered],
+        "marker": {"color": [STALE_COLOUR if o.stale else "#0b5cad" for o in ordered]},
         "hovertemplate": "%{y}: $%{x:.2f}/GPU-h<extra></extra>",
     }
     height = max(260, 26 * len(labels) + 90)
