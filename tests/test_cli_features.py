@@ -86,3 +86,16 @@ def test_rank_command_shows_a_batch_job_and_names_its_flag(database, capsys):
     assert main([*argv, "--job-requests", "20000"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("--job-requests: a batch job runs at scenario max_throughput") and "Value error" not in err
+
+
+def test_rank_table_shows_prices_to_the_pages_digits(database, capsys):
+    """$/GPU-h to the cent and $ per million tokens to a tenth of a cent, as the pages show them: the generic
+    cell format printed 8.6 beside 6.305 and rounded $11.832 to 11.8."""
+    assert main(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "3", "--json"]) == 0
+    options = [o for o in json.loads(capsys.readouterr().out)["options"] if o["feasible"]][:3]
+    assert main(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for rank, option in enumerate(options, start=1):
+        (line,) = [line for line in lines if line.startswith(f"{rank} ")]
+        assert f"{option['usd_per_gpu_hour']:,.2f}" in line.split()
+        assert f"{option['usd_per_million_output_tokens']:,.3f}" in line.split()

@@ -391,6 +391,11 @@ def _cell(value: Any, digits: int = 1) -> str:
     return str(value)
 
 
+def _money(value: float | None, digits: int) -> str:
+    """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], markdown: bool = False) -> str:
     cells = [[_cell(v) for v in row] for row in rows]
     if markdown:
@@ -640,17 +645,17 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             + (" interruptible" if o.get("interruptible") else "")
             + (" STALE" if o.get("stale") else "")
         )
-        common = [i, f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], terms, o["usd_per_gpu_hour"]]
+        common = [i, f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
         if inference:
             rows.append(
                 [
                     *common,
-                    o["usd_per_million_output_tokens"],
+                    _money(o["usd_per_million_output_tokens"], 3),
                     o["ttft_ms"],
                     o["tpot_ms"],
                     o["batch"],
                     o["output_tokens_per_s"],
-                    *([o["replicas"], duration_text(o["job_hours"] * 3600), o["job_usd"]] if job else []),
+                    *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
                     "close" if o["close_call"] else "",
                 ]
             )
@@ -658,11 +663,11 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             rows.append(
                 [
                     *common,
-                    o["usd_per_step"],
+                    _money(o["usd_per_step"], 4),
                     o["step_time_s"],
                     o["tokens_per_s_per_gpu"],
                     o["total_hours"],
-                    o["total_usd"],
+                    _money(o["total_usd"], 0),
                     "close" if o["close_call"] else "",
                 ]
             )
