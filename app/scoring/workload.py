@@ -52,6 +52,11 @@ class ModelArchitecture(BaseModel):
             raise ValueError("experts_per_token cannot exceed num_experts")
         if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
             raise ValueError("num_kv_heads cannot exceed num_attention_heads")
+        if self.head_dim is None and self.hidden_size % self.num_attention_heads:  # as hf_config's check
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not divisible by num_attention_heads "
+                f"({self.num_attention_heads}); give head_dim"
+            )
         if self.attention == "mla" and self.kv_lora_rank < 1:  # MLA caches the latent: rank 0 means no KV at all
             raise ValueError("attention mla needs kv_lora_rank >= 1")
         return self

@@ -125,7 +125,7 @@ def disagg_payload(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
-    model = resolve_model(workload, snapshot, "workload.model")
+    model = resolve_model(workload, snapshot, "workload.")
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)
     return plain(

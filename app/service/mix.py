@@ -158,7 +158,7 @@ def mix_body(plan: MixPlan) -> dict[str, Any]:
 
 def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
     """POST /api/v1/mix's body (raises PlanFieldError for an unknown model)."""
-    model = resolve_model(question.workload(question.buckets()[0]), snapshot, "model")
+    model = resolve_model(question.workload(question.buckets()[0]), snapshot)
     plan = plan_mix(question, snapshot, model)
     return {
         "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},

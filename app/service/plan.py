@@ -23,11 +23,14 @@ class PlanFieldError(ValueError):
         self.field = field
 
 
-def resolve_model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot, field: str) -> ModelSpec:
+def resolve_model(
+    workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot, prefix: str = ""
+) -> ModelSpec:
+    """The workload's model, or a field error at `prefix` + the field that failed (model, or hf_config)."""
     try:
         return model_spec_for(workload, snapshot)
     except UnknownModel as exc:
-        raise PlanFieldError(field, str(exc)) from None
+        raise PlanFieldError(prefix + exc.field, str(exc)) from None
 
 
 def assumptions(traffic: Traffic) -> dict[str, Any]:
@@ -83,7 +86,7 @@ def serving_payload(
     include_terms: bool = True,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
-    model = resolve_model(workload, snapshot, "workload.model")
+    model = resolve_model(workload, snapshot, "workload.")
     plan = plan_serving(workload, traffic, snapshot, model)
     return {
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -115,8 +118,8 @@ def lifecycle_payload(
     limit: int = 10,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/lifecycle's body (raises PlanFieldError)."""
-    train_model = resolve_model(training, snapshot, "training.model")
-    serve_model = resolve_model(inference, snapshot, "inference.model")
+    train_model = resolve_model(training, snapshot, "training.")
+    serve_model = resolve_model(inference, snapshot, "inference.")
     plan = plan_lifecycle(training, inference, traffic, months, snapshot, train_model, serve_model)
     return {
         "training": training.model_dump(mode="json", exclude_none=True),

@@ -81,7 +81,7 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
 
 def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
     """POST /api/v1/precision's body (raises PlanFieldError for an unknown model)."""
-    model = resolve_model(workload, snapshot, "model")
+    model = resolve_model(workload, snapshot)
     comparison = compare_precisions(workload, snapshot, model)
     return {
         "workload": workload.model_dump(mode="json", exclude_none=True, exclude=set(IGNORED)),
