@@ -295,3 +295,57 @@ def test_a_saved_batch_job_replays_its_billing(fresh_url: str) -> None:
         live = client.get("/rank.json?" + query).json()
     assert saved["options"] == live["options"]
     assert any(o["feasible"] and o["job_billed_hours"] > o["job_hours"] for o in saved["options"])
+
+
+MLA_ARCH = (
+    "model=custom&arch_name=tiny-mla&arch_params_b=7&arch_layers=32&arch_hidden_size=4096"
+    "&arch_num_attention_heads=32&arch_intermediate_size=11008&arch_attention=mla&arch_kv_lora_rank=512"
+    "&arch_qk_rope_head_dim=64&arch_head_dim=128"
+)
+
+
+def _form_fields(html: str) -> dict[str, str]:
+    """The values a resubmit of the page's workload form sends: inputs' values and selects' chosen options."""
+    import re
+
+    form = max(re.findall(r"<form.*?</form>", html, flags=re.S), key=len)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)"', form))
+    fields.update(re.findall(r'<input id="f-[^"]*" name="([^"]*)" type="text"[^>]*value="([^"]*)"', form))
+    for name, body in re.findall(r'<select id="f-[^"]*" name="([^"]*)".*?>(.*?)</select>', form, flags=re.S):
+        chosen = re.findall(r'<option value="([^"]*)" selected', body)
+        fields[name] = chosen[0] if chosen else (re.findall(r'<option value="([^"]*)"', body) or [""])[0]
+    return {k: v for k, v in fields.items() if v != ""}
+
+
+@pytest.mark.parametrize("path", ["/?phase=inference&", "/?phase=training&", "/precision?", "/plan?", "/disagg?"])
+def test_a_custom_architecture_survives_a_resubmit_of_every_form(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    """The precision, plan and disaggregation forms showed a catalog model and no architecture fields for a custom
+    model's answer, so changing a limit and resubmitting answered for another model; fields the rank form did not
+    show (head_dim, MLA's latent rank) were dropped the same way."""
+    page = client.get(path + MLA_ARCH)
+    assert page.status_code == 200
+    fields = _form_fields(page.text)
+    assert fields["model"] == "custom"
+    assert (
+        fields["arch_attention"] == "mla" and fields["arch_kv_lora_rank"] == "512" and fields["arch_head_dim"] == "128"
+    )
+    change = {"seq_len": "2048"} if "training" in path else {"tpot_ms": "60"}  # the user edits one field
+    again = client.get(path.split("?")[0], params={**fields, **change}, follow_redirects=True)
+    assert again.status_code == 200 and "tiny-mla" in again.text
+    assert "arch_kv_lora_rank=512" in str(again.url)
+
+
+def test_choosing_a_catalog_model_over_a_custom_one_wins(client) -> None:  # type: ignore[no-untyped-def]
+    """The form still holds the custom model's fields when the user picks a catalog model: the pick wins."""
+    fields = _form_fields(client.get("/?phase=inference&" + MLA_ARCH).text)
+    response = client.get("/", params={"phase": "inference", **fields, "model": "llama-3.1-8b"}, follow_redirects=True)
+    assert response.status_code == 200 and "Ranked for Llama 3.1 8B" in response.text
+    assert "arch_" not in str(response.url)
+
+
+def test_an_error_on_a_field_the_page_does_not_show_is_listed_in_its_error_box(client) -> None:  # type: ignore[no-untyped-def]
+    """/mix takes catalog models only: a link's arch_ field used to count in "1 field marked below" and show nowhere."""
+    response = client.get("/mix?model=custom&arch_params_b=7")
+    assert response.status_code == 422
+    box = response.text[response.text.index('class="error-box"') :].split("</div>")[0]
+    assert "arch_params_b" in box and "not a field of this form" in box

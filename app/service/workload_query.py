@@ -116,6 +116,8 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
     data = {k: v for k, v in values.items() if k != "phase"}
     arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
     config_text = data.pop("hf_config_json", None)
+    if data.get("model") not in (None, "custom") and not config_text:
+        arch = {}  # a catalog model chosen in a form that still holds a custom architecture's fields: the choice wins
     if data.get("model") == "custom" or arch or config_text:
         data.pop("model", None)
         if config_text:

@@ -34,7 +34,7 @@ def _form(query: PlanQuery | None) -> dict[str, Any]:
         "requests_per_day": 100_000,
     }
     if query is not None and query.workload is not None and query.traffic is not None:
-        form.update(query.workload.model_dump(exclude_none=True))
+        form.update(form_options.workload_form_values(query.workload))
         form.update(query.traffic.model_dump(exclude_none=True))
     elif query is not None:
         form.update(query.values)

@@ -52,7 +52,7 @@ def form_state(query: PlanQuery | None) -> dict[str, Any]:
     if query is None:
         return state
     if query.workload is not None and query.traffic is not None:
-        state.update(query.workload.model_dump(exclude_none=True))
+        state.update(form_options.workload_form_values(query.workload))
         state.update(query.traffic.model_dump(exclude_none=True))
         if query.training is not None:
             state.update({TRAIN_PREFIX + k: v for k, v in query.training.model_dump().items()})

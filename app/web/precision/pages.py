@@ -34,7 +34,7 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
     }
     form: dict[str, Any] = InferenceWorkload(model="llama-3.1-70b").model_dump()
     if query is not None and isinstance(query.workload, InferenceWorkload):
-        form.update(query.workload.model_dump(exclude_none=True))
+        form.update(form_options.workload_form_values(query.workload))
         payload = answer_or_error(query, lambda: _payload(query, snapshot), precision.PlanFieldError)
         if payload is not None:
             context.update(

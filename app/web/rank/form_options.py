@@ -59,6 +59,16 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     return dict(found)  # type: ignore[call-overload]
 
 
+def workload_form_values(workload: InferenceWorkload | TrainingWorkload, exclude_none: bool = True) -> dict[str, Any]:
+    """A workload as its form fields: a custom architecture selects "custom" and fills the arch_ fields, so a
+    form resubmitted from any page keeps the model it answered for."""
+    values = workload.model_dump(exclude_none=exclude_none)
+    if workload.custom_model is not None:
+        values["model"] = "custom"
+        values.update({ARCH_PREFIX + k: v for k, v in workload.custom_model.model_dump().items()})
+    return values
+
+
 def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
     """Defaults of the phase, then the parsed workload (or, after an error, exactly what was typed)."""
     phase = parsed.phase if parsed else "inference"
@@ -67,10 +77,7 @@ def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
     if parsed is None:
         return state
     if parsed.workload is not None:
-        state.update(parsed.workload.model_dump())
-        if parsed.workload.custom_model is not None:
-            state["model"] = "custom"
-            state.update({ARCH_PREFIX + k: v for k, v in parsed.workload.custom_model.model_dump().items()})
+        state.update(workload_form_values(parsed.workload, exclude_none=False))
         return state
     state.update(parsed.values)
     for name in LIST_FIELDS:
