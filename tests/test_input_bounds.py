@@ -104,3 +104,27 @@ def test_heads_that_do_not_divide_the_hidden_size_are_422(client: TestClient, pa
     response = client.post(path, json={"custom_model": arch})
     assert response.status_code == 422 and "give head_dim" in response.text
     assert client.post(path, json={"custom_model": {**arch, "head_dim": 8}}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/api/v1/mix", {"requests_per_day": 5e-324, "tpot_ms": 1.0}),
+        ("/api/v1/disagg", {"traffic": {"peak_requests_per_s": 5e-324, "profile": "flat"}, "workload": {}}),
+        ("/api/v1/disagg", {"traffic": {"requests_per_day": 1e-300}, "workload": {}}),
+        ("/api/v1/rank/inference", {"peak_requests_per_s": 5e-324}),
+    ],
+)
+def test_vanishing_traffic_is_422_not_infinite_costs(client: TestClient, path: str, body: dict) -> None:
+    """A denormal rate made the mix solver's objective empty (a 500) and the disaggregation's $ per token
+    infinite (null where the schema promises a number); found by a longer schemathesis run than CI's."""
+    response = client.post(path, json=body)
+    assert response.status_code == 422 and "greater than or equal to" in response.text
+
+
+def test_the_least_traffic_accepted_prices_finitely(client: TestClient) -> None:
+    mix = client.post("/api/v1/mix", json={"requests_per_day": 0.1, "tpot_ms": 1.0})
+    disagg = client.post("/api/v1/disagg", json={"traffic": {"peak_requests_per_s": 1e-6}, "workload": {}})
+    assert mix.status_code == 200 and disagg.status_code == 200
+    for plan in disagg.json()["disaggregated"]:
+        assert plan["usd_per_million_output_tokens"] is not None and plan["monthly_usd"] > 0

@@ -83,11 +83,32 @@ def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
     return st.fixed_dictionaries(fields).map(build).filter(lambda made: made is not None)
 
 
+def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
+    """Without head_dim the heads must divide the hidden size (the model refuses the rest): round the hidden size
+    to a multiple of the heads, so most drawn architectures are valid rather than filtered out."""
+    if values.get("head_dim") is None and values["hidden_size"] % values["num_attention_heads"]:
+        heads = values["num_attention_heads"]
+        values = {**values, "hidden_size": heads * max(1, -(-64 // heads), values["hidden_size"] // heads)}
+    return values
+
+
+def _architecture() -> st.SearchStrategy[Any]:
+    fields = {name: _strategy(info.annotation, info, name) for name, info in ModelArchitecture.model_fields.items()}
+
+    def build(values: dict[str, Any]) -> Any:
+        try:
+            return ModelArchitecture.model_validate(_heads_divide(values))
+        except ValidationError:
+            return None
+
+    return st.fixed_dictionaries(fields).map(build).filter(lambda made: made is not None)
+
+
 def _custom_or_catalog(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
     return _model(cls) | st.builds(
         lambda w, arch: w.model_copy(update={"custom_model": arch, "model": None}),
         _model(cls),
-        _model(ModelArchitecture),
+        _architecture(),
     )
 
 

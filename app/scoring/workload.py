@@ -8,6 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from app.scoring.json_bounds import check_bounded_object
 
+# One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
+# that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
+MIN_REQUESTS_PER_S = 1e-6
+
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
 Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
@@ -146,11 +150,13 @@ class InferenceWorkload(_WorkloadBase):
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
     requests_per_s: float | None = Field(
         None,
-        ge=1e-6,  # one request in ~12 days; below it $ per token overflows (the replica is all idle time)
+        ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
         description="request_rate: Poisson arrivals per second at one replica (at least 1e-6)",
     )
-    peak_requests_per_s: float | None = Field(None, gt=0, le=1_000_000, description="for replicas")
+    peak_requests_per_s: float | None = Field(
+        None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description="for replicas (at least 1e-6)"
+    )
     job_requests: int | None = Field(
         None,
         ge=1,

@@ -97,3 +97,9 @@ def test_one_candidate_needs_the_ceiling_of_its_load_as_brute_force_finds(seed: 
     solution = solve_mix(alone, demand)
     assert solution is not None and solution.usd_per_month == pytest.approx(brute_force(alone, demand))
     assert solution.assignments[0].shares == (1.0,) * len(demand)
+
+
+def test_no_candidate_is_no_mix_even_without_demand() -> None:
+    """With nothing inside the limits and a demand that rounds to zero, the program had no variables (a 500)."""
+    assert solve_mix([], [0.0, 0.0]) is None
+    assert solve_mix([], [1.0]) is None

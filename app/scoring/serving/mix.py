@@ -63,6 +63,8 @@ def replica_bound(candidate: MixCandidate, demand_rps: Sequence[float]) -> int:
 
 def solve_mix(candidates: Sequence[MixCandidate], demand_rps: Sequence[float]) -> MixSolution | None:
     """The cheapest integer mix serving every bucket's demand, or None when some bucket has no candidate."""
+    if not candidates:  # nothing fits the limits (the program would have no variables)
+        return None
     buckets = len(demand_rps)
     served = [(i, b) for i, c in enumerate(candidates) for b in range(buckets) if c.capacity_rps[b] > 0]
     if any(all(pb != b for _, pb in served) for b in range(buckets) if demand_rps[b] > 0):

@@ -11,7 +11,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.scoring.serving.request_shapes import SHAPES, ShapeName
-from app.scoring.serving.traffic import MAX_PEAK_FACTOR, MAX_REQUESTS_PER_DAY, Profile, Traffic
+from app.scoring.serving.traffic import (
+    MAX_PEAK_FACTOR,
+    MAX_REQUESTS_PER_DAY,
+    MIN_REQUESTS_PER_DAY,
+    Profile,
+    Traffic,
+)
 from app.scoring.workload import Dtype, Engine, Filters, InferenceWorkload, ShortId
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
@@ -86,7 +92,9 @@ class MixQuestion(Filters):
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
     engine: Engine = "vllm"
     max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
-    requests_per_day: float = Field(100_000, gt=0, le=MAX_REQUESTS_PER_DAY, description="mean over the week")
+    requests_per_day: float = Field(
+        100_000, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week"
+    )
     profile: Profile = Field("diurnal", description="flat | business_hours | diurnal: the fleet is sized for the peak")
     peak_factor: float = Field(3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean")
     mix: list[LengthBucket] = Field(

@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.scoring.workload import MIN_REQUESTS_PER_S
+
 HOURS_PER_MONTH = 730.0  # 365 days x 24 h / 12 months: the "per month" of cloud price pages
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24  # 30.42 days, so serverless and dedicated cover the same month
 HOURS_PER_WEEK = 168
@@ -26,6 +28,7 @@ BUSINESS_OPEN_HOURS_PER_WEEK = 5 * (BUSINESS_END_HOUR - BUSINESS_START_HOUR)
 DIURNAL_PEAK_HOUR = 14  # consumer chat traffic peaks in the afternoon and bottoms out around 2 a.m.
 DEFAULT_REQUESTS_PER_DAY = 100_000.0
 MAX_REQUESTS_PER_DAY = 1e10
+MIN_REQUESTS_PER_DAY = 0.1  # a request in ten days: above the rate fields' floor (MIN_REQUESTS_PER_S = 0.0864 a day)
 MAX_PEAK_FACTOR = 8.0  # a diurnal peak 8x the mean already puts ~all traffic in a few hours
 IDLE_RATE_PER_S = 1e-9  # hourly rates below this are zero traffic (rounding of the profile)
 
@@ -38,9 +41,11 @@ class Traffic(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     requests_per_day: float | None = Field(
-        None, gt=0, le=MAX_REQUESTS_PER_DAY, description="mean over the week; default 100000"
+        None, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week; default 100000"
     )
-    peak_requests_per_s: float | None = Field(None, gt=0, le=1e6, description="the busiest hour's mean rate")
+    peak_requests_per_s: float | None = Field(
+        None, ge=MIN_REQUESTS_PER_S, le=1e6, description="the busiest hour's mean rate (at least 1e-6)"
+    )
     profile: Profile = Field("diurnal", description="flat | business_hours (weekdays 08-18) | diurnal")
     peak_factor: float = Field(
         3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean (business_hours is fixed at 3.36)"
