@@ -52,6 +52,7 @@ def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
         return {
             "gpu_id": "B200",
             "provider": provider,
+            "provider_name": provider.title(),
             "price_type": "on_demand",
             "gpu_count": count,
             "days": 10.0 / count,
@@ -64,3 +65,4 @@ def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
     assert lines[0]["line"]["color"] == lines[1]["line"]["color"]
     assert lines[0]["line"]["dash"] != lines[1]["line"]["dash"]
     assert lines[0]["marker"]["symbol"] != lines[1]["marker"]["symbol"]
+    assert lines[0]["name"] == "B200 · Lambda (on demand)"  # the provider's name, not its id

@@ -81,6 +81,7 @@ class FrontierPoint:
     gpu_id: str
     gpu_count: int
     provider: str
+    provider_name: str
     price_type: str
     days: float
     total_usd: float
@@ -524,6 +525,7 @@ def frontier_points(
                     gpu_id=offer.gpu_id,
                     gpu_count=n,
                     provider=offer.provider_id,
+                    provider_name=offer.provider_name,
                     price_type=offer.price_type,
                     days=hours / 24,
                     total_usd=hours * n * offer.usd_per_gpu_hour,

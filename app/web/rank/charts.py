@@ -259,7 +259,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
     the deadline as a vertical line."""
     lines: dict[str, list[dict[str, Any]]] = {}
     for p in points:
-        lines.setdefault(f"{p['gpu_id']} · {p['provider']} ({p['price_type'].replace('_', ' ')})", []).append(p)
+        lines.setdefault(f"{p['gpu_id']} · {p['provider_name']} ({p['price_type'].replace('_', ' ')})", []).append(p)
     traces: list[dict[str, Any]] = []
     colours = _colour_for([p["gpu_id"] for p in points])
     seen_per_gpu: dict[str, int] = {}
