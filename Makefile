@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: install run run-multi test test-fast test-postgres lint bench calibrate validate accuracy load screenshots clean
+.PHONY: install run run-multi test test-fast test-postgres lint fuzz bench calibrate validate accuracy load screenshots clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -31,6 +31,13 @@ test: $(STAMP) lint
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not browser and not slow"
+
+# A long random fuzz of the JSON API and the pages (CI runs a short, fixed one): FUZZ_EXAMPLES per API operation
+# and page queries, a new seed each run. Not part of `make test`.
+FUZZ_EXAMPLES ?= 300
+fuzz: $(STAMP)
+	seed=$$(date +%s); echo "page fuzz seed $$seed (GPUMATCH_FUZZ_SEED=$$seed reruns it)"; \
+	GPUMATCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) GPUMATCH_FUZZ_SEED=$$seed $(PY) -m pytest -q tests/test_fuzz_api.py tests/test_fuzz_pages.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests scripts benchmarks

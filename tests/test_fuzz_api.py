@@ -1,12 +1,14 @@
 """Schemathesis over every /api/v1 operation: no 5xx, and every documented response matches its schema.
 
 Each operation runs with the admin token, and the admin ones also without it. Derandomized and bounded
-(25 examples per operation) so CI is stable. Slow: building these tests alone takes seconds at collection,
-so tests/conftest.py does not even collect this file when slow tests are deselected (`make test-fast`);
-the quick checks of the setup are in tests/test_fuzz_setup.py.
+(25 examples per operation) so CI is stable; `make fuzz` runs many random examples instead. Slow: building
+these tests alone takes seconds at collection, so tests/conftest.py does not even collect this file when slow
+tests are deselected (`make test-fast`); the quick checks of the setup are in tests/test_fuzz_setup.py.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -16,8 +18,15 @@ from tests.fuzz_app import ADMIN_TOKEN, schema
 
 pytestmark = [pytest.mark.slow, pytest.mark.db]  # tests.fuzz_app builds its own database
 CHECKS = [not_a_server_error, response_schema_conformance]
+# CI: 25 derandomized examples per operation. `make fuzz` sets GPUMATCH_FUZZ_EXAMPLES for a long random run
+# (its bugs: a 500 on heads that do not divide the hidden size, a denormal traffic rate; both now 422s).
+LONG_RUN = int(os.environ.get("GPUMATCH_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(
-    max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    max_examples=LONG_RUN or 25,
+    deadline=None,
+    derandomize=not LONG_RUN,
+    database=None,
+    suppress_health_check=list(HealthCheck),
 )
 
 
