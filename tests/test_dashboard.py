@@ -70,7 +70,11 @@ def test_inference_form_prices_a_batch_job_and_places_its_error(client) -> None:
     query = "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000"
     html = client.get(query).text
     assert 'name="job_requests"' in html and 'value="20000"' in html
-    assert "the job of 20,000 requests takes" in html and ">Job time</button>" in html and ">Job $</button>" in html
+    assert (
+        "the job of 20,000 requests takes" in html
+        and ">Job&nbsp;time</button>" in html
+        and ">Job&nbsp;$</button>" in html
+    )
     assert 'data-chart="job"' in html and "hours to finish and what it is billed" in html
     assert "The same job through a per-token API: <strong>$" in html
     split = client.get(query + "&job_deadline_hours=0.05").text
@@ -349,3 +353,15 @@ def test_an_error_on_a_field_the_page_does_not_show_is_listed_in_its_error_box(c
     assert response.status_code == 422
     box = response.text[response.text.index('class="error-box"') :].split("</div>")[0]
     assert "arch_params_b" in box and "not a field of this form" in box
+
+
+def test_a_select_keeps_a_value_it_does_not_offer_beside_its_error(client) -> None:  # type: ignore[no-untyped-def]
+    """`method=full` used to show the select's first choice (pretrain) next to the error: what was typed was lost."""
+    page = client.get("/?phase=training&model=llama-3.1-8b&method=full")
+    assert page.status_code == 422
+    assert _form_fields(page.text)["method"] == "full" and "full (not an option)" in page.text
+    assert 'id="err-method"' in page.text
+    typo = client.get("/plan?model=llama-3.1-8c")
+    assert typo.status_code == 422 and _form_fields(typo.text)["model"] == "llama-3.1-8c"
+    any_case = client.get("/?phase=inference&model=Llama-3.1-8B")  # catalog ids match in any case
+    assert any_case.status_code == 200 and "not an option" not in any_case.text
