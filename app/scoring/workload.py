@@ -152,10 +152,10 @@ class InferenceWorkload(_WorkloadBase):
         None,
         ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
-        description="request_rate: Poisson arrivals per second at one replica (at least 1e-6)",
+        description=f"request_rate: Poisson arrivals per second at one replica (at least {MIN_REQUESTS_PER_S:g})",
     )
     peak_requests_per_s: float | None = Field(
-        None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description="for replicas (at least 1e-6)"
+        None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description=f"for replicas (at least {MIN_REQUESTS_PER_S:g})"
     )
     job_requests: int | None = Field(
         None,

@@ -44,7 +44,10 @@ class Traffic(BaseModel):
         None, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week; default 100000"
     )
     peak_requests_per_s: float | None = Field(
-        None, ge=MIN_REQUESTS_PER_S, le=1e6, description="the busiest hour's mean rate (at least 1e-6)"
+        None,
+        ge=MIN_REQUESTS_PER_S,
+        le=1e6,
+        description=f"the busiest hour's mean rate (at least {MIN_REQUESTS_PER_S:g})",
     )
     profile: Profile = Field("diurnal", description="flat | business_hours (weekdays 08-18) | diurnal")
     peak_factor: float = Field(
