@@ -32,6 +32,7 @@ PAGES = [
     ("compare", "/compare?phase=inference&model=llama-3.1-8b&gpus=L40S,H100-SXM,H200,B200", 1280, 1800),
     ("gpu", "/gpus/H100-SXM", 1280, 1400),
     ("phone", "/?phase=inference&model=llama-3.1-8b", 390, 1600),
+    ("phone-results", "/?phase=inference&model=llama-3.1-8b", 390, 1400, "table.ranked"),
 ]
 
 
@@ -60,14 +61,17 @@ def main() -> int:
                 executable_path="/usr/bin/chromium",
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
             )
-            for name, path, width, height in PAGES:
+            for name, path, width, height, *anchor in PAGES:
                 page = browser.new_page(viewport={"width": width, "height": 800})
                 page.goto(base + path)
                 page.wait_for_timeout(1500)  # let Plotly finish drawing
+                top = 0
+                if anchor:  # the clip starts at this element (a phone's results, below its form)
+                    top = page.evaluate(f"document.querySelector('{anchor[0]}').getBoundingClientRect().top")
                 page.screenshot(
                     path=str(OUT / f"{name}.png"),
                     full_page=True,
-                    clip={"x": 0, "y": 0, "width": width, "height": height},
+                    clip={"x": 0, "y": top, "width": width, "height": height},
                 )
                 page.close()
             browser.close()

@@ -122,6 +122,16 @@ def page(browser):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def phone_page(browser):  # type: ignore[no-untyped-def]
+    """A phone-sized viewport (390 x 844 CSS px, an iPhone 12-15)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
 def page_without_js(browser):  # type: ignore[no-untyped-def]
     context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
     page = context.new_page()

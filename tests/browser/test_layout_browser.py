@@ -34,3 +34,45 @@ def test_page_fits_a_laptop_screen(page, server_url: str, path: str) -> None:  #
     assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate(
         "document.documentElement.clientWidth"
     )
+
+
+PHONE_PAGES = [
+    "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&tpot_ms=50",
+    "/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000",
+    "/precision?model=llama-3.1-70b",
+    "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
+    "/mix?model=llama-3.1-8b",
+    "/disagg?model=llama-3.1-70b",
+]
+
+STACKED = """() => Array.from(document.querySelectorAll('table.stack')).filter(t => t.offsetParent).map(t => {
+  const row = t.tBodies[0].rows[0];
+  const cells = Array.from(row.children).filter(c => c.dataset.label);
+  const right = Math.max(...cells.map(c => c.getBoundingClientRect().right));
+  return {display: getComputedStyle(row).display, labelled: cells.length,
+          label: getComputedStyle(cells[0], '::before').content, right: right};
+})"""
+
+
+@pytest.mark.parametrize("path", PHONE_PAGES)
+def test_ranked_rows_are_cards_on_a_phone(phone_page, path: str, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Below 720 px a ranked table's rows are cards of labelled cells: every cell, the price included, is on
+    screen without a sideways scroll (the tables used to be 600-3,000 px wide, the price off screen)."""
+    phone_page.goto(f"{server_url}{path}")
+    opened = phone_page.locator("tr.terms details")
+    if opened.count():
+        opened.first.locator("summary").click()
+    tables = phone_page.evaluate(STACKED)
+    assert tables, "no stacked table on the page"
+    width = phone_page.evaluate("document.documentElement.clientWidth")
+    for table in tables:
+        assert table["display"] == "grid" and table["labelled"] >= 3
+        assert table["label"] not in ("none", "normal", "")  # the data-label is shown above its value
+        assert table["right"] <= width
+    overflowing = phone_page.evaluate(
+        OVERFLOWING.replace(
+            "document.querySelectorAll('table')", "document.querySelectorAll('table.stack, table.stack table')"
+        )
+    )
+    assert overflowing == []
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= width
