@@ -43,6 +43,9 @@ PHONE_PAGES = [
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
     "/mix?model=llama-3.1-8b",
     "/disagg?model=llama-3.1-70b",
+    "/own?gpu=H100-SXM",
+    "/gpus/H100-SXM",
+    "/methodology",
 ]
 
 STACKED = """() => Array.from(document.querySelectorAll('table.stack')).filter(t => t.offsetParent).map(t => {
@@ -57,7 +60,8 @@ STACKED = """() => Array.from(document.querySelectorAll('table.stack')).filter(t
 @pytest.mark.parametrize("path", PHONE_PAGES)
 def test_ranked_rows_are_cards_on_a_phone(phone_page, path: str, server_url: str) -> None:  # type: ignore[no-untyped-def]
     """Below 720 px a ranked table's rows are cards of labelled cells: every cell, the price included, is on
-    screen without a sideways scroll (the tables used to be 600-3,000 px wide, the price off screen)."""
+    screen without a sideways scroll (the tables used to be 600-3,000 px wide, the price off screen), and the page
+    itself never scrolls sideways (methodology's constants did)."""
     phone_page.goto(f"{server_url}{path}")
     opened = phone_page.locator("tr.terms details")
     if opened.count():
