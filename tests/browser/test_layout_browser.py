@@ -46,6 +46,8 @@ PHONE_PAGES = [
     "/own?gpu=H100-SXM",
     "/gpus/H100-SXM",
     "/methodology",
+    "/gpus",
+    "/models",
 ]
 
 STACKED = """() => Array.from(document.querySelectorAll('table.stack')).filter(t => t.offsetParent).map(t => {
