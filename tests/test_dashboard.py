@@ -46,6 +46,27 @@ def test_canonical_link_renders_ranked_results_with_charts(client, url: str) -> 
     assert f"<{url.replace('/?', '/rank.json?')}>" in response.headers["link"]
 
 
+@pytest.mark.parametrize("url", [INFERENCE_URL, TRAINING_URL, INFERENCE_URL + "&rank_by=requests"])
+def test_the_best_answer_comes_before_the_form(client, url: str) -> None:  # type: ignore[no-untyped-def]
+    """A shared link shows its answer on the first screen: a line above the form names the best option, its terms
+    and its price (in the unit the ranking uses), and links to the results; a blank form has none."""
+    html = client.get(url).text
+    payload = client.get(url.replace("/?", "/rank.json?")).json()
+    best = next(o for o in payload["options"] if o["feasible"])
+    strip = re.search(r'<p class="answer-strip"><a href="#results-title">(.*?)</a></p>', html, re.S)
+    assert strip and html.index("answer-strip") < html.index('<form class="workload"')
+    text = re.sub(r"<[^>]+>|\s+", " ", strip.group(1))
+    assert f"{best['gpu_count']}×{best['gpu_id']}" in text and best["provider_name"] in text
+    if "rank_by=requests" in url:
+        assert f"${best['usd_per_thousand_requests']:,.3f}" in text and "per thousand requests" in text
+    elif payload["phase"] == "inference":
+        assert f"${best['usd_per_million_output_tokens']:,.3f}" in text and "per million output tokens" in text
+    else:
+        assert f"${best['usd_per_step']:,.4f}" in text and "per step" in text
+    assert "on demand" in text  # the price terms, as on every ranked row
+    assert "answer-strip" not in client.get("/").text
+
+
 def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/?model=llama-3.1-8b&phase=training&seq_len=4096", headers={"HX-Request": "true"})
     assert response.text.lstrip().startswith('<div id="workbench">')

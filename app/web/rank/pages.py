@@ -56,6 +56,7 @@ def results_context(
         "feasible_total": payload["feasible_options"],
         "first_position": ranked.start,
         "best": ranked.best,
+        "metric": results_view.ranked_metric(payload.get("rank_by")),
         "close_calls": ranked.close_calls,
         "per_gpu": ranked.per_gpu,
         "infeasible": ranked.infeasible,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from app.scoring.inference.rank import RANK_METRIC_FIELDS
+from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.workload_query import ResultsView, view_pairs
@@ -16,6 +16,14 @@ from app.web.rank import charts as rc
 
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
+RANK_HEADERS = {"output_tokens": "$/M out tok", "all_tokens": "$/M tok in+out", "requests": "$/1k req"}
+
+
+def ranked_metric(rank_by: str | None) -> tuple[str, str, str]:
+    """What an inference ranking is ranked by: the option's field, its column header and its words
+    ("per million output tokens")."""
+    key = rank_by if rank_by in RANK_METRIC_FIELDS else "output_tokens"
+    return RANK_METRIC_FIELDS[key], RANK_HEADERS[key], RANK_UNITS[key].removeprefix("$ ")
 
 
 def view_url(base: str, view: ResultsView) -> str:
