@@ -386,3 +386,42 @@ def test_a_select_keeps_a_value_it_does_not_offer_beside_its_error(client) -> No
     assert typo.status_code == 422 and _form_fields(typo.text)["model"] == "llama-3.1-8c"
     any_case = client.get("/?phase=inference&model=Llama-3.1-8B")  # catalog ids match in any case
     assert any_case.status_code == 200 and "not an option" not in any_case.text
+
+
+@pytest.mark.parametrize(
+    ("path", "anchor", "words"),
+    [
+        (
+            "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000",
+            "plan-title",
+            "is cheaper at this traffic",
+        ),
+        ("/disagg?model=llama-3.1-70b", "disagg-title", "a month"),
+        ("/mix?model=llama-3.1-8b", "mix-title", "Cheapest mix"),
+        ("/precision?model=llama-3.1-70b", "precision-title", "per million output tokens"),
+    ],
+)
+def test_every_feature_page_answers_above_its_form(client, path: str, anchor: str, words: str) -> None:  # type: ignore[no-untyped-def]
+    """Plan, disaggregation, mix and precision open a shared link with their answer above the form, linked to the
+    results, in the words and numbers of the page's own JSON."""
+    html = client.get(path).text
+    strip = re.search(rf'<p class="answer-strip"><a href="#{anchor}">(.*?)</a></p>', html, re.S)
+    assert strip and html.index("answer-strip") < html.index('<form class="workload"')
+    assert f'id="{anchor}"' in html
+    text = re.sub(r"<[^>]+>|\s+", " ", strip.group(1))
+    assert words in text
+    body = client.get(path.replace("?", ".json?", 1)).json()
+    if anchor == "plan-title":
+        cheaper = (
+            "Serverless"
+            if body["serverless"][0]["monthly_usd"] < body["options"][0]["monthly_usd_autoscaled"]
+            else "Dedicated"
+        )
+        assert text.strip().startswith(f"{cheaper} is cheaper")
+    elif anchor == "disagg-title":
+        assert re.sub(r"\s+", " ", body["verdict"]["headline"]) in text
+    elif anchor == "mix-title":
+        assert f"${body['mix']['usd_per_month']:,.0f}/month" in text
+    else:
+        best = min((r for r in body["rows"] if r["best"]), key=lambda r: r["best"]["ranked_cost"])
+        assert best["label"] in text and f"${best['best']['ranked_cost']:,.3f}" in text

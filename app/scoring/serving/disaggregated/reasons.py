@@ -164,10 +164,12 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
     )
     if alone is not None and alone.batch <= o.batch * (1 + MIN_SAVING_SHARE):
-        text += (
-            f", and prompts barely interfere with decode (alone the same hardware holds batch {alone.batch}, "
-            f"not {o.batch})"
+        held = (
+            f"decode alone holds the same batch, {o.batch}"
+            if alone.batch == o.batch
+            else f"decode alone holds batch {alone.batch}, not {o.batch}"
         )
+        text += f", and prompts barely interfere with decode (on the same hardware {held})"
     elif c.aggregated.cost.replicas_at_peak <= 1:
         text += ": one aggregated replica already carries the peak, while each pool needs at least one instance"
     else:
