@@ -82,3 +82,7 @@ def test_ranked_rows_are_cards_on_a_phone(phone_page, path: str, server_url: str
     )
     assert overflowing == []
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= width
+    # the cards are still a table to a screen reader: rows, cells and every column's header
+    tree = phone_page.locator("table.stack").first.aria_snapshot()
+    headers = phone_page.locator("table.stack").first.locator("thead th").count()
+    assert tree.count("- columnheader") == headers and "- cell" in tree
