@@ -132,7 +132,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
     sections.append(device_sections(snapshot))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(reports.ACCURACY_HEADER + "\n\n".join(sections) + "\n", encoding="utf-8")
+    out.write_text(reports.accuracy_header() + "\n\n".join(sections) + "\n", encoding="utf-8")
     out.with_name("accuracy.json").write_text(json.dumps(summaries, indent=1, sort_keys=True) + "\n")
     print(f"wrote {out} and {out.with_name('accuracy.json')}")
     return 0

@@ -18,9 +18,14 @@ SUMMARY_COLUMNS = (
     "within_25pct_share",
     "signed_median_pct_error",
 )
-# docs/ACCURACY.md's opening: how the figures are made, and the history of what changed them (prose, kept beside
-# this module; `make accuracy` puts the tables after it).
-ACCURACY_HEADER = Path(__file__).with_name("accuracy_header.md").read_text(encoding="utf-8")
+
+
+def accuracy_header() -> str:
+    """docs/ACCURACY.md's opening: how the figures are made, and the history of what changed them (prose kept
+    beside this module; `make accuracy` puts the tables after it)."""
+    return Path(__file__).with_name("accuracy_header.md").read_text(encoding="utf-8")
+
+
 HEADERS = (
     "group",
     "cases",
