@@ -40,16 +40,19 @@ class Band:
         return self.low <= other.high and other.low <= self.high
 
 
-def is_close_call(band: Band, winner: Band | None) -> bool:
-    """A runner-up is a close call when its band overlaps the winner's."""
-    return winner is not None and band.overlaps(winner)
+def is_close_call(band: Band, winner: Band | None, same_estimate: bool = False) -> bool:
+    """A runner-up is a close call when its band overlaps the winner's, unless it rests on the winner's own estimate
+    (the same GPU, count and layout at another price or under other terms): the band is the estimate's uncertainty,
+    and one estimate errs the same way for both rows, so their prices order them with certainty."""
+    return winner is not None and not same_estimate and band.overlaps(winner)
 
 
 def win_is_contested(winner: Band | None, runners_up: Iterable[tuple[float, Band]], lowest_low_ratio: float) -> bool:
     """The winner is a close call too when any runner-up's band overlaps its own (the win is within the noise).
 
     Runners-up come cheapest first as (cost, band), every band at least cost × `lowest_low_ratio`; once that
-    passes the winner's high end no later band can reach back, so the scan stops there."""
+    passes the winner's high end no later band can reach back, so the scan stops there. Rows that rest on the
+    winner's own estimate are left out by the caller (is_close_call)."""
     if winner is None:
         return False
     for cost, band in runners_up:

@@ -12,7 +12,7 @@ from app.scoring.workload import InferenceWorkload
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
 
-def _offer(gpu_id, price, count=8, provider="p"):
+def _offer(gpu_id, price, provider="p", count=8):
     return Offer(provider, provider.upper(), gpu_id, count, "on_demand", price, date(2025, 1, 1))
 
 
@@ -35,13 +35,35 @@ def test_ranking_is_cheapest_per_output_token_first_and_infeasible_last():
     assert "GB" in ranking.options[-1].reason
     winner = feasible[0]
     for option in feasible[1:]:
-        assert option.close_call == option.band.overlaps(winner.band)
+        assert option.close_call == (option.band.overlaps(winner.band) and option.gpu_id != winner.gpu_id)
     assert winner.close_call == any(o.close_call for o in feasible[1:])  # the win itself is a close call
     assert feasible[-1].gpu_id == "H200" and not feasible[-1].close_call
     top = feasible[0]
     expected = top.usd_per_gpu_hour * top.gpu_count / (3600 * top.output_tokens_per_s) * 1e6
     assert abs(top.usd_per_million_output_tokens - expected) < 1e-9
     assert isinstance(top.to_dict(), dict)
+
+
+def test_the_same_configuration_at_another_price_is_never_a_close_call():
+    """Two providers' H100s run one estimate: its error is theirs together, so 20 % apart in price is 20 % apart for
+    certain, though their bands overlap. Another GPU as close is a close call, and makes the win contested."""
+    h100s = (_offer("H100-SXM", 2.0), _offer("H100-SXM", 2.4, provider="q"))
+    workload, model = InferenceWorkload(model="llama-3.1-8b", max_gpus=1), MODELS["llama-3.1-8b"]
+    options = rank_inference(
+        workload, CatalogSnapshot(gpus=GPUS, offers=(*h100s, _offer("H200", 9.9, "r"))), model
+    ).options
+    first, second, h200 = options[:3]
+    assert (first.gpu_id, second.gpu_id, h200.gpu_id) == ("H100-SXM", "H100-SXM", "H200")
+    assert second.band.overlaps(first.band) and not second.close_call and not first.close_call
+    assert not h200.band.overlaps(first.band) and not h200.close_call
+    # an H200 priced 5 % above the winner's cost: a different estimate, inside the band
+    price = 9.9 * 1.05 * first.usd_per_million_output_tokens / h200.usd_per_million_output_tokens
+    options = rank_inference(
+        workload, CatalogSnapshot(gpus=GPUS, offers=(*h100s, _offer("H200", price, "r"))), model
+    ).options
+    rival = next(o for o in options if o.gpu_id == "H200")
+    assert rival.close_call and options[0].close_call  # the rival's band overlaps: the win is contested
+    assert not next(o for o in options[1:] if o.gpu_id == "H100-SXM").close_call
 
 
 def test_counts_stay_within_one_node_and_the_workload_limit():

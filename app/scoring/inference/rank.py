@@ -244,6 +244,21 @@ def cached_configuration(
     return est
 
 
+def estimate_key(est: InferenceEstimate) -> tuple[object, ...]:
+    """Rows with equal keys rest on one estimate (the same GPU, count, layout and operating point), whatever their
+    providers and prices: the estimate's error is theirs together, so they are never a close call to each other."""
+    return (
+        est.gpu_id,
+        est.gpu_count,
+        est.tensor_parallel,
+        est.pipeline_parallel,
+        est.attention_parallel,
+        est.expert_parallel,
+        est.batch,
+        est.output_tokens_per_s,
+    )
+
+
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
     (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons.
@@ -264,14 +279,21 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     order = _priced_order(offers, slot_of, slots, by_slot, runs, rank_by)
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
     winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
-    runners_up = ((cost, _band(cost, by_slot[slot_of[i]])) for cost, _, _, i in islice(order, 1, None))
+    keys = [estimate_key(p.est) for p in by_slot]
+    winners = keys[slot_of[order[0][3]]] if order else None
+    runners_up = (
+        (cost, _band(cost, by_slot[slot_of[i]]))
+        for cost, _, _, i in islice(order, 1, None)
+        if keys[slot_of[i]] != winners
+    )
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
     def priced(row: tuple[float, str, str, int], first: bool) -> InferenceOption:
         cost, _, _, index = row
-        p = by_slot[slot_of[index]]
-        close = contested if first else is_close_call(_band(cost, p), winner)
+        slot = slot_of[index]
+        p = by_slot[slot]
+        close = contested if first else is_close_call(_band(cost, p), winner, keys[slot] == winners)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:

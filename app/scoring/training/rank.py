@@ -273,6 +273,12 @@ class SlotSearch:
         return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
 
 
+def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:
+    """Rows with equal keys rest on one estimate (the same GPU, count, layout and speed), whatever their providers,
+    prices and terms: the estimate's error is theirs together, so they are never a close call to each other."""
+    return (est.gpu_id, est.gpu_count, est.layout_text, est.tokens_per_s_per_gpu)
+
+
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
     """Options that finish within the deadline (and budget) by total cost under each offer's terms,
     cheapest first; then the ones that do not, with the reason; then those that do not fit.
@@ -337,7 +343,11 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         return None if s is None or t is None else priced_run(t, s.est.gpu_count, offers[index].usd_per_gpu_hour, w)
 
     winner = _band(on_time[0][0], shared[slots[on_time[0][3]]]) if n_on else None
-    runners_up = ((usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None))
+    keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
+    winners = keys[slots[on_time[0][3]]] if n_on else None
+    runners_up = (
+        (usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winners
+    )
     lowest = min((s.band_low for s in shared.values() if s), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
@@ -348,7 +358,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             return _unfit_option(offer, estimates[slot], machines[slot][1])
         close = False
         if cost.on_time:
-            close = contested if first else is_close_call(_band(cost.total_usd, s), winner)
+            close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winners)
         return _priced_option(offer, s, cost, close, w)
 
     def build(position: int) -> TrainingOption:
