@@ -55,7 +55,7 @@ def test_the_best_answer_comes_before_the_form(client, url: str) -> None:  # typ
     best = next(o for o in payload["options"] if o["feasible"])
     strip = re.search(r'<p class="answer-strip"><a href="#results-title">(.*?)</a></p>', html, re.S)
     assert strip and html.index("answer-strip") < html.index('<form class="workload"')
-    text = re.sub(r"<[^>]+>|\s+", " ", strip.group(1))
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", strip.group(1)))
     assert f"{best['gpu_count']}×{best['gpu_id']}" in text and best["provider_name"] in text
     if "rank_by=requests" in url:
         assert f"${best['usd_per_thousand_requests']:,.3f}" in text and "per thousand requests" in text
@@ -399,16 +399,17 @@ def test_a_select_keeps_a_value_it_does_not_offer_beside_its_error(client) -> No
         ("/disagg?model=llama-3.1-70b", "disagg-title", "a month"),
         ("/mix?model=llama-3.1-8b", "mix-title", "Cheapest mix"),
         ("/precision?model=llama-3.1-70b", "precision-title", "per million output tokens"),
+        ("/own?gpu=H100-SXM", "own-title", "is cheaper at"),
     ],
 )
 def test_every_feature_page_answers_above_its_form(client, path: str, anchor: str, words: str) -> None:  # type: ignore[no-untyped-def]
-    """Plan, disaggregation, mix and precision open a shared link with their answer above the form, linked to the
-    results, in the words and numbers of the page's own JSON."""
+    """Plan, disaggregation, mix, precision and own-or-rent open a shared link with their answer above the form,
+    linked to the results, in the words and numbers of the page's own JSON."""
     html = client.get(path).text
     strip = re.search(rf'<p class="answer-strip"><a href="#{anchor}">(.*?)</a></p>', html, re.S)
     assert strip and html.index("answer-strip") < html.index('<form class="workload"')
     assert f'id="{anchor}"' in html
-    text = re.sub(r"<[^>]+>|\s+", " ", strip.group(1))
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", strip.group(1)))
     assert words in text
     body = client.get(path.replace("?", ".json?", 1)).json()
     if anchor == "plan-title":
@@ -422,6 +423,10 @@ def test_every_feature_page_answers_above_its_form(client, path: str, anchor: st
         assert re.sub(r"\s+", " ", body["verdict"]["headline"]) in text
     elif anchor == "mix-title":
         assert f"${body['mix']['usd_per_month']:,.0f}/month" in text
+    elif anchor == "own-title":
+        cheaper = "Owning" if body["cheaper"] == "own" else "Renting"
+        assert text.strip().startswith(f"{cheaper} is cheaper")
+        assert f"${body['owning_usd_per_month']:,.0f}/month" in text
     else:
         best = min((r for r in body["rows"] if r["best"]), key=lambda r: r["best"]["ranked_cost"])
         assert best["label"] in text and f"${best['best']['ranked_cost']:,.3f}" in text
