@@ -430,3 +430,30 @@ def test_every_feature_page_answers_above_its_form(client, path: str, anchor: st
     else:
         best = min((r for r in body["rows"] if r["best"]), key=lambda r: r["best"]["ranked_cost"])
         assert best["label"] in text and f"${best['best']['ranked_cost']:,.3f}" in text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        INFERENCE_URL,
+        "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200",
+        "/plan",
+        "/disagg",
+        "/mix",
+        "/precision",
+        "/own",
+        "/gpus",
+        "/gpus/H100-SXM",
+        "/models",
+        "/models/llama-3.1-8b",
+        "/providers",
+        "/methodology",
+        "/docs",
+    ],
+)
+def test_every_page_has_one_title(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    """One h1 a page, for screen readers' page outline (the rank page's is off screen: its tabs say it)."""
+    response = client.get(path)
+    assert response.status_code == 200
+    assert len(re.findall(r"<h1[ >]", response.text)) == 1
