@@ -280,11 +280,11 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
     winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
     keys = [estimate_key(p.est) for p in by_slot]
-    winners = keys[slot_of[order[0][3]]] if order else None
+    winner_key = keys[slot_of[order[0][3]]] if order else None
     runners_up = (
         (cost, _band(cost, by_slot[slot_of[i]]))
         for cost, _, _, i in islice(order, 1, None)
-        if keys[slot_of[i]] != winners
+        if keys[slot_of[i]] != winner_key
     )
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
@@ -293,7 +293,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         cost, _, _, index = row
         slot = slot_of[index]
         p = by_slot[slot]
-        close = contested if first else is_close_call(_band(cost, p), winner, keys[slot] == winners)
+        close = contested if first else is_close_call(_band(cost, p), winner, keys[slot] == winner_key)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:

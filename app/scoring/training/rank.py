@@ -344,9 +344,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
 
     winner = _band(on_time[0][0], shared[slots[on_time[0][3]]]) if n_on else None
     keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
-    winners = keys[slots[on_time[0][3]]] if n_on else None
+    winner_key = keys[slots[on_time[0][3]]] if n_on else None
     runners_up = (
-        (usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winners
+        (usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winner_key
     )
     lowest = min((s.band_low for s in shared.values() if s), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
@@ -358,7 +358,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             return _unfit_option(offer, estimates[slot], machines[slot][1])
         close = False
         if cost.on_time:
-            close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winners)
+            close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winner_key)
         return _priced_option(offer, s, cost, close, w)
 
     def build(position: int) -> TrainingOption:
