@@ -59,7 +59,7 @@ class InferenceOption:
     as_of: date | None
     feasible: bool
     reason: str
-    close_call: bool = False
+    close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
     terms: list[Term] = field(default_factory=list)
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean

@@ -53,7 +53,7 @@ class TrainingOption:
     as_of: date | None
     feasible: bool  # fits, and finishes within the deadline and budget under the offer's terms
     reason: str
-    close_call: bool = False
+    close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
     terms: list[Term] = field(default_factory=list)
     usd_per_step: float | None = None
     step_time_s: float | None = None
