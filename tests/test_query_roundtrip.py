@@ -1,5 +1,5 @@
 """The URL is the state: parse(canonical_query(w)) == w for any valid workload of either phase, and a
-results page's view (`show`, `page`) survives the same round trip.
+results page's view (`sort`, `show`, `page`) survives the same round trip.
 
 Workloads are drawn field by field from each pydantic model's own annotations and bounds, so a field added
 to a workload is covered without touching this file. hf_config is left out: a page query never carries it
@@ -132,9 +132,11 @@ def test_training_workload_round_trips_through_its_canonical_query(workload: Tra
     assert parsed.canonical == query
 
 
-VIEWS = st.builds(ResultsView, show=st.integers(1, MAX_ROWS_PER_PAGE), page=st.integers(1, 10_000)) | st.just(
-    ResultsView(show="all")
-)
+# columns both phases' tables have (rank itself is the default order, written as no sort)
+SHARED_SORTS = st.none() | st.sampled_from(["gpu", "provider", "gpu_hour", "cost", "-rank", "-cost", "-gpu"])
+VIEWS = st.builds(
+    ResultsView, sort=SHARED_SORTS, show=st.integers(1, MAX_ROWS_PER_PAGE), page=st.integers(1, 10_000)
+) | st.builds(ResultsView, sort=SHARED_SORTS, show=st.just("all"))
 
 
 @ROUND_TRIP

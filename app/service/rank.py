@@ -9,9 +9,11 @@ from functools import cache
 from typing import Any
 
 from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.offers import LazyOptions
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.service import rank_sort
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -203,8 +205,9 @@ class RankedPage:
     """One page of a ranking, built in time that grows with the rows shown, not with the offers ranked:
     only the page's rows, the leading configurations and the chosen GPUs' best rows become options."""
 
-    payload: dict[str, Any]  # the rank API body, with only this page's rows as `options`
-    start: int  # position (0-based) of the page's first row among the feasible options
+    payload: dict[str, Any]  # the rank API body, with only this page's rows as `options`, in the view's order
+    start: int  # position (0-based) of the page's first row among the feasible options in the view's order
+    ranks: list[int]  # each of the page's rows' rank (1 = best), whatever order the view sorts them in
     best: dict[str, Any] | None  # the best feasible option, whatever page is shown
     close_calls: int  # among the best CLOSE_CALL_ROWS rows
     leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
@@ -220,14 +223,22 @@ def ranked_page(
     start: int,
     rows: int | None,
     gpus: Sequence[str] = (),
+    sort: str | None = None,
 ) -> RankedPage:
-    """Feasible options start … start + rows (all of them from start when rows is None), with what the
-    page's summary, charts and infeasible list need. Raises UnknownModel."""
+    """Feasible options start … start + rows (all of them from start when rows is None) in ranked order, or
+    sorted by a column of the table (rank_sort; every feasible option is built then), with what the page's
+    summary, charts and infeasible list need. Raises UnknownModel."""
     model, ranking = rank(phase, workload, snapshot)
     feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
     end = feasible if rows is None else min(feasible, start + rows)
+    if rank_sort.is_ranked_order(sort):
+        positions = list(range(start, end))
+    else:
+        assert sort is not None
+        metric = "usd_per_step" if phase == "training" else RANK_METRIC_FIELDS[ranking.rank_by]
+        positions = rank_sort.sorted_positions(options, feasible, phase, sort, metric)[start:end]
     shared: dict[int, Any] = {}
-    page_rows = [plain_row(o, True, shared) for o in options[start:end]]
+    page_rows = [plain_row(options[p], True, shared) for p in positions]
     # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.
     best_rows = ranking.leaders()
     wanted: dict[str, Any] = {gpu: None for gpu in gpus}  # GPU -> its best row, None until found
@@ -246,6 +257,7 @@ def ranked_page(
     return RankedPage(
         payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url),
         start=start,
+        ranks=[p + 1 for p in positions],
         best=leaders[0] if leaders else None,
         close_calls=sum(1 for o in options[: min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
         leaders=leaders,

@@ -4,7 +4,8 @@ The page, its htmx fragment, the `.json` and `.csv` twins, saved links and the C
 through here, so a pasted link reproduces the same answer. Lists are comma-joined, defaults
 are left out, and form conveniences (tokens/s per user, steps, a pasted config.json, repeated
 checkbox values) are turned into the canonical fields, which the page then redirects to.
-A results page's query also names which rows it shows (`ResultsView`: `show`, `page`), after the question.
+A results page's query also names which rows it shows and in what order (`ResultsView`: `sort`, `show`, `page`),
+after the question.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.messages import error_message
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.service import rank_sort
 
 Phase = Literal["inference", "training"]
 WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
@@ -31,15 +33,16 @@ ARCH_PREFIX = "arch_"
 MAX_QUERY_VALUES = 200
 ROWS_PER_PAGE = 25  # rows a results page shows by default: the best few to compare at a glance (issue 12)
 MAX_ROWS_PER_PAGE = 1000  # the same bound as the rank API's `limit`
-VIEW_FIELDS = ("show", "page")
+VIEW_FIELDS = ("sort", "show", "page")
 
 
 class ResultsView(BaseModel):
-    """Which rows of a ranking a results page shows: `show` rows (or `all`) from page `page`. Part of the
-    page's canonical query, so a link reproduces the view; the `.json`/`.csv` twins accept it and still
-    give every option."""
+    """Which rows of a ranking a results page shows: the feasible options sorted by `sort` (ranked order when
+    None), `show` rows (or `all`) from page `page`. Part of the page's canonical query, so a link reproduces
+    the view; the `.json`/`.csv` twins accept it and still give every option, best first."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    sort: str | None = Field(None, max_length=20, description="a ranked table's column, -column for largest first")
     show: int | Literal["all"] = Field(ROWS_PER_PAGE, description="rows per page, or all")
     page: int = Field(1, ge=1, le=1_000_000, description="1-based page of `show` rows")
 
@@ -55,6 +58,13 @@ class ResultsView(BaseModel):
         if not 1 <= rows <= MAX_ROWS_PER_PAGE or str(value).strip() not in (str(rows), f"{rows}.0"):
             raise ValueError(f"must be a whole number of rows from 1 to {MAX_ROWS_PER_PAGE}, or all")
         return rows
+
+    @field_validator("sort")
+    @classmethod
+    def _a_column(cls, value: str | None) -> str | None:
+        if value is None or value == rank_sort.RANK:
+            return None  # ranked order is the default: `sort=rank` is another spelling of no sort
+        return rank_sort.check(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -155,16 +165,21 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
     return {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
 
 
-def parse_view(values: dict[str, Any], errors: dict[str, str]) -> ResultsView:
-    """`show` and `page` taken out of `values`; a bad one is an error naming it, and the default view."""
+def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> ResultsView:
+    """`sort`, `show` and `page` taken out of `values`; a bad one (or a column the phase's table lacks) is an
+    error naming it, and the default view."""
     given = {key: values.pop(key) for key in VIEW_FIELDS if key in values}
     try:
-        return ResultsView.model_validate(given)
+        view = ResultsView.model_validate(given)
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else "page"
             errors.setdefault(name, error_message(error))
         return ResultsView()
+    if (wrong_column := rank_sort.phase_error(phase, view.sort)) is not None:
+        errors["sort"] = wrong_column
+        return ResultsView()
+    return view
 
 
 def view_pairs(view: ResultsView) -> list[tuple[str, str]]:
@@ -186,7 +201,7 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", page
     if values.get("phase") == "inference":
         phase = "inference"
     errors: dict[str, str] = query_shape_errors(items)
-    view = parse_view(values, errors) if paged else ResultsView()
+    view = parse_view(values, errors, phase) if paged else ResultsView()
     data = _apply_conveniences(phase, values, errors)
     workload = None
     try:

@@ -200,9 +200,9 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
             return json_response({"detail": [{"field": exc.field, "message": str(exc)}]}, 422)
         return json_response({**payload, "saved": saved})
-    # The saved page's own query is only its view (`?page=2`, `?show=all`): the question is the link's.
+    # The saved page's own query is only its view (`?page=2`, `?sort=ttft`): the question is the link's.
     view_errors: dict[str, str] = {}
-    parsed.view = parse_view(dict(request.query_params), view_errors)
+    parsed.view = parse_view(dict(request.query_params), view_errors, parsed.phase)
     if view_errors:
         parsed.errors.update(view_errors)
         parsed.workload = None  # a 422 naming the field, beside the form, as on the live page

@@ -97,18 +97,38 @@ def test_api_docs_render_from_vendored_swagger_ui(page, server_url: str) -> None
     assert page.console.errors == []
 
 
-def test_results_table_sorts_by_a_column_and_keeps_terms_rows(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
-    page.click("table.ranked th:has-text('TTFT ms') button")
-    values = [
-        float(v)
-        for v in page.locator("table.ranked tbody tr.row td:nth-child(8)").evaluate_all(
-            "cells => cells.map(c => c.getAttribute('data-sort'))"
-        )
+def _ttfts(page) -> list[float]:  # type: ignore[no-untyped-def]
+    return [
+        float(t.replace(",", "")) for t in page.locator('table.ranked tbody td[data-label="TTFT ms"]').all_inner_texts()
     ]
-    assert values == sorted(values)
+
+
+def test_results_table_sorts_by_a_column_in_place_and_keeps_terms_rows(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    page.click("table.ranked th >> text=TTFT")
+    page.wait_for_url(re.compile(r"model=llama-3\.1-8b&sort=ttft$"))  # htmx pushed the canonical URL
+    page.wait_for_selector('table.ranked th[aria-sort="ascending"] >> text=TTFT')
+    values = _ttfts(page)
+    assert len(values) > 1 and values == sorted(values)
     first = page.locator("table.ranked tbody tr.row").first
     assert page.locator(f"#{first.get_attribute('data-detail')}").count() == 1
+    page.click("table.ranked th >> text=TTFT")  # the active column reverses
+    page.wait_for_url(re.compile(r"sort=-ttft$"))
+    page.wait_for_selector('table.ranked th[aria-sort="descending"] >> text=TTFT')
+    highest = _ttfts(page)
+    assert highest == sorted(highest, reverse=True) and highest[0] >= values[-1]  # the whole ranking, reversed
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")  # charts redrawn after the swap
+    assert page.console.errors == []
+
+
+def test_sorting_works_without_javascript(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page = page_without_js
+    page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+    page.click("table.ranked th >> text=Total")
+    page.wait_for_url(re.compile(r"sort=total$"))
+    totals = [float(t.strip("$").replace(",", "")) for t in page.locator('td[data-label="Total $"]').all_inner_texts()]
+    assert len(totals) == 25 and totals == sorted(totals)
 
 
 def test_pager_turns_pages_in_place_and_back_without_console_errors(page, server_url: str) -> None:  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
+from app.service import rank_sort
 from app.service.workload_query import ParsedQuery, Phase, parse
 from app.web.deps import SnapshotDep
 from app.web.rank import form_options, results_view
@@ -36,13 +37,14 @@ def results_context(
     parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str, view_base: str | None = None
 ) -> dict[str, Any]:
     """Rank one parsed question and chart it, building only the rows its view shows; an unknown model
-    becomes a field error. `view_base`: where the pager's links go (default: path?question)."""
+    becomes a field error. `view_base`: where the pager's and column headers' links go (default: path?question)."""
     assert parsed.workload is not None
     share_url = f"{path}?{parsed.question}"
+    base = view_base or share_url
     view = parsed.view
     try:
         ranked = ranking.ranked_page(
-            parsed.phase, parsed.workload, snapshot, share_url, view.start, view.rows, parsed.workload.gpus
+            parsed.phase, parsed.workload, snapshot, share_url, view.start, view.rows, parsed.workload.gpus, view.sort
         )
     except ranking.UnknownModel as exc:
         parsed.errors[exc.field] = str(exc)
@@ -54,14 +56,16 @@ def results_context(
         "payload": payload,
         "feasible": payload["options"],
         "feasible_total": payload["feasible_options"],
-        "first_position": ranked.start,
+        "ranks": ranked.ranks,
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),
         "close_calls": ranked.close_calls,
         "per_gpu": ranked.per_gpu,
         "infeasible": ranked.infeasible,
         "chart_list": charts_for(payload, ranked.leaders, parsed.workload, snapshot, model),  # type: ignore[arg-type]
-        "pager": results_view.pager(view, payload["feasible_options"], view_base or f"{path}?{parsed.question}"),
+        "pager": results_view.pager(view, payload["feasible_options"], base),
+        "sorting": results_view.sort_headers(view, base, parsed.phase),
+        "sorted_by": rank_sort.describe(view.sort, parsed.phase),
         "share_query": parsed.canonical,
         "question_query": parsed.question,
         "results_path": path,

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service import rank_sort
 from app.service.workload_query import ResultsView, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
@@ -45,7 +46,7 @@ def pager(view: ResultsView, total: int, base: str) -> dict[str, Any]:
     per_page = rows or ResultsView().rows or 1
 
     def at(page: int, show: int | str | None = None) -> str:
-        return view_url(base, ResultsView(show=show or view.show, page=page))  # type: ignore[arg-type]
+        return view_url(base, ResultsView(sort=view.sort, show=show or view.show, page=page))  # type: ignore[arg-type]
 
     return {
         "first": min(first + 1, last) if last else 0,  # 1-based, for "showing 26–50 of 12,100"
@@ -59,8 +60,22 @@ def pager(view: ResultsView, total: int, base: str) -> dict[str, Any]:
         "prev_url": at(min(view.page, pages + 1) - 1) if view.page > 1 else None,
         "next_url": at(view.page + 1) if view.page < pages else None,
         "last_url": at(pages) if view.page < pages - 1 else None,
-        "all_url": view_url(base, ResultsView(show="all")) if rows is not None and total > rows else None,
+        "all_url": view_url(base, ResultsView(sort=view.sort, show="all"))
+        if rows is not None and total > rows
+        else None,
         "paged_url": at(1, per_page) if rows is None and total > per_page else None,
+    }
+
+
+def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str, Any]]:
+    """For each sortable column of the phase's ranked table: the link its header is (the whole ranking
+    sorted by it, from page 1, or reversed when it is the column sorted by) and its aria-sort."""
+    return {
+        key: {
+            "url": view_url(base, ResultsView(sort=rank_sort.next_sort(view.sort, key, phase), show=view.show)),
+            "aria_sort": rank_sort.direction(view.sort, key),
+        }
+        for key in rank_sort.COLUMNS[phase]
     }
 
 

@@ -1,0 +1,159 @@
+"""A ranked table's column headers sort the whole ranking on the server (`sort=` in the page's canonical URL),
+so they work without JavaScript, page by page, and in a shared link; each row keeps its rank."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from types import SimpleNamespace
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.service import rank_sort
+from app.service.workload_query import parse
+from tests.conftest import settings_for
+from tests.test_results_paging import HX, TRAINING, caption, link, rows
+
+INFERENCE = "phase=inference&model=llama-3.1-8b"
+
+
+def header(html: str, label: str) -> tuple[str, str | None]:
+    """The link of the ranked table's column header `label`, and its aria-sort (None when not sorted by it)."""
+    for attrs, href, text in re.findall(
+        r'<th scope="col" data-sortable([^>]*)><a href="([^"]+)"[^>]*>([^<]+)</a>', html
+    ):
+        if unescape(text) == label:
+            sort = re.search(r'aria-sort="(\w+)"', attrs)
+            return unescape(href), sort.group(1) if sort else None
+    raise AssertionError(f"no sortable header {label!r}")
+
+
+def cells(html: str, label: str) -> list[str]:
+    return [unescape(v) for v in re.findall(rf'<td class="n[^"]*" data-label="{re.escape(label)}">([^<]*)', html)]
+
+
+def numbers(html: str, label: str) -> list[float]:
+    return [float(v.replace("$", "").replace(",", "").replace("%", "")) for v in cells(html, label)]
+
+
+# --- the sort itself, on stand-in options ----------------------------------------------------------------
+
+
+def _options(*values: float | None) -> list[SimpleNamespace]:
+    return [SimpleNamespace(ttft_ms=v, gpu_id=f"g{i}") for i, v in enumerate(values)]
+
+
+def test_ties_keep_ranked_order_and_missing_values_go_last_either_way() -> None:
+    options = _options(30.0, None, 10.0, 30.0, 20.0)
+    assert rank_sort.sorted_positions(options, 5, "inference", "ttft", "") == [2, 4, 0, 3, 1]
+    assert rank_sort.sorted_positions(options, 5, "inference", "-ttft", "") == [0, 3, 4, 2, 1]
+    assert rank_sort.sorted_positions(options, 4, "inference", "-rank", "") == [3, 2, 1, 0]  # feasible ones only
+
+
+def test_a_header_link_sorts_its_natural_way_first_then_reverses() -> None:
+    assert rank_sort.next_sort(None, "ttft", "inference") == "ttft"  # lowest latency first
+    assert rank_sort.next_sort("ttft", "ttft", "inference") == "-ttft"
+    assert rank_sort.next_sort("-ttft", "ttft", "inference") == "ttft"
+    assert rank_sort.next_sort(None, "tok_s", "inference") == "-tok_s"  # highest throughput first
+    assert rank_sort.next_sort("ttft", "rank", "inference") is None  # back to ranked order
+    assert rank_sort.next_sort(None, "rank", "inference") == "-rank"
+    assert rank_sort.direction(None, "rank") == "ascending" and rank_sort.direction("-mfu", "mfu") == "descending"
+    assert rank_sort.describe("-mfu", "training") == "MFU, highest first"
+    assert rank_sort.describe("provider", "inference") == "provider, A to Z"
+
+
+# --- the pages ----------------------------------------------------------------------------------------------
+
+
+def test_the_whole_ranking_is_sorted_not_only_the_rows_on_screen(client: TestClient) -> None:
+    whole = client.get(f"/rank.json?{TRAINING}").json()
+    feasible = [o for o in whole["options"] if o["feasible"]]
+    assert len(feasible) > 25  # more than one page
+    first = client.get(f"/?{TRAINING}&sort=gpu_hour")
+    assert first.status_code == 200
+    assert "sorted by $/GPU-hour, lowest first (# is still the rank)" in caption(first.text)
+    prices = numbers(first.text, "$/GPU-h")
+    assert prices == sorted(prices) and prices[0] == min(o["usd_per_gpu_hour"] for o in feasible)
+    following = link(first.text, "Next")
+    assert following == f"/?{TRAINING}&sort=gpu_hour&page=2"  # the pager keeps the sort
+    second = numbers(client.get(following).text, "$/GPU-h")
+    assert second and second[0] >= prices[-1]
+    # each row keeps its rank: the JSON's option at that rank is the row's
+    ranked = rows(first.text)
+    assert ranked != list(range(1, 26))
+    providers = re.findall(r'<td data-label="Provider">([^<]+)</td>', first.text)
+    assert [unescape(p) for p in providers] == [feasible[r - 1]["provider_name"] for r in ranked]
+
+
+def test_headers_are_links_that_reverse_the_active_column(client: TestClient) -> None:
+    ranked = client.get(f"/?{INFERENCE}").text
+    assert header(ranked, "#") == (f"/?{INFERENCE}&sort=-rank", "ascending")  # ranked order is sorted by rank
+    assert header(ranked, "TTFT\u00a0ms") == (f"/?{INFERENCE}&sort=ttft", None)
+    assert header(ranked, "Tok/s") == (f"/?{INFERENCE}&sort=-tok_s", None)
+    by_ttft = client.get(f"/?{INFERENCE}&sort=ttft&show=10").text
+    assert header(by_ttft, "TTFT\u00a0ms") == (f"/?{INFERENCE}&sort=-ttft&show=10", "ascending")
+    assert header(by_ttft, "#") == (f"/?{INFERENCE}&show=10", None)  # the rank column goes back to ranked order
+    ttft = numbers(by_ttft, "TTFT ms")
+    assert len(ttft) == 10 and ttft == sorted(ttft)
+    reversed_ = numbers(client.get(f"/?{INFERENCE}&sort=-ttft").text, "TTFT ms")
+    assert reversed_ == sorted(reversed_, reverse=True) and reversed_[0] > ttft[-1]
+
+
+def test_an_htmx_sort_swaps_the_workbench_and_pushes_the_canonical_url(client: TestClient) -> None:
+    swapped = client.get(f"/?{TRAINING}&sort=-mfu", headers=HX)
+    assert swapped.status_code == 200 and "<html" not in swapped.text
+    assert swapped.headers["HX-Push-Url"] == f"/?{TRAINING}&sort=-mfu"
+    mfu = numbers(swapped.text, "MFU")
+    assert mfu == sorted(mfu, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("spelled", "canonical"),
+    [
+        (f"sort=ttft&page=1&{INFERENCE}", f"{INFERENCE}&sort=ttft"),
+        (f"{INFERENCE}&page=2&sort=-tok_s&show=10", f"{INFERENCE}&sort=-tok_s&show=10&page=2"),
+        (f"{INFERENCE}&sort=rank", INFERENCE),
+    ],
+)
+def test_other_spellings_of_a_sort_redirect_to_the_canonical_url(
+    client: TestClient, spelled: str, canonical: str
+) -> None:
+    response = client.get(f"/?{spelled}", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == f"/?{canonical}"
+    assert parse(parse_qsl(urlsplit(response.headers["location"]).query), paged=True).canonical == canonical
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        (f"{INFERENCE}&sort=mfu", "mfu is not a column of the inference ranking"),
+        (f"{TRAINING}&sort=ttft", "ttft is not a column of the training ranking"),
+        (f"{INFERENCE}&sort=price", "must be a column of the ranked table"),
+        (f"{INFERENCE}&sort=--ttft", "must be a column of the ranked table"),
+    ],
+)
+def test_a_sort_by_no_such_column_is_a_422_naming_it_on_the_page_and_its_twin(
+    client: TestClient, query: str, says: str
+) -> None:
+    page = client.get(f"/?{query}")
+    assert page.status_code == 422 and 'id="err-sort"' in page.text and says in unescape(page.text)
+    twin = client.get(f"/rank.json?{query}")
+    assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "sort"
+
+
+def test_the_twins_keep_ranked_order_whatever_the_sort(client: TestClient) -> None:
+    assert client.get(f"/rank.json?{TRAINING}&sort=-mfu").json() == client.get(f"/rank.json?{TRAINING}").json()
+
+
+def test_a_saved_link_sorts_within_its_own_prices(fresh_url: str) -> None:
+    with TestClient(create_app(settings_for(fresh_url))) as client:
+        slug = client.post("/share", data={"path": "/", "query": TRAINING}, headers={"accept": "application/json"})
+        url = f"/s/{slug.json()['slug']}"
+        assert header(client.get(url).text, "Days")[0] == f"{url}?sort=days"
+        page = client.get(f"{url}?sort=days")
+        assert page.status_code == 200 and "Saved comparison" in page.text
+        assert link(page.text, "Next") == f"{url}?sort=days&page=2"
+        assert client.get(f"{url}?sort=ttft").status_code == 422
