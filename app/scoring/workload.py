@@ -11,6 +11,10 @@ from app.scoring.json_bounds import check_bounded_object
 # One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
 # that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
 MIN_REQUESTS_PER_S = 1e-6
+# A replica's GPU limit when none is given: eight nodes of eight. Layouts across nodes are tried only when no single
+# node holds the model (a 1T-parameter MoE on Hopper, 405B in bf16), so for every model that fits one node this
+# changes nothing; below it, a 2 x 8 H200 replica of Kimi-K2 was never considered.
+REPLICA_MAX_GPUS = 64
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
@@ -170,7 +174,12 @@ class InferenceWorkload(_WorkloadBase):
         le=8_760,
         description="a batch job's deadline in hours: the job is split over the fewest replicas that finish it in time",
     )
-    max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
+    max_gpus: int = Field(
+        REPLICA_MAX_GPUS,
+        ge=1,
+        le=72,
+        description="largest GPU count per replica (several nodes only when one cannot serve)",
+    )
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
     # Serving techniques: unset = off, so answers without them are unchanged (inference/techniques.py).
     prefix_cache_hit: float | None = Field(

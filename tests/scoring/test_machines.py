@@ -131,6 +131,30 @@ def test_deepseek_r1_spans_two_nodes_only_where_a_cluster_is_offered() -> None:
     assert feasible[0].gpu_count == 16 and feasible[0].nodes == 2 and feasible[0].pipeline_parallel == 2
 
 
+def test_a_model_no_node_holds_spans_nodes_by_default_and_one_that_fits_never_does() -> None:
+    cluster = _offer("H200", 8, "nvlink", fabric="infiniband")
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(cluster,))
+    kimi = InferenceWorkload(model="kimi-k2", weight_dtype="fp8", engine="sglang", tpot_ms=100)  # 1T parameters
+    best = rank_inference(kimi, snapshot, MODELS["kimi-k2"]).options[0]
+    assert best.feasible and (best.gpu_count, best.nodes, best.pipeline_parallel) == (16, 2, 2)
+    assert not rank_inference(kimi.model_copy(update={"max_gpus": 8}), snapshot, MODELS["kimi-k2"]).options[0].feasible
+    small = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8")
+    assert all(o.nodes == 1 for o in rank_inference(small, snapshot, MODELS["llama-3.1-70b"]).options)
+
+
+def test_an_infeasible_cluster_says_why_at_its_fewest_nodes_that_hold_the_model() -> None:
+    # 405B in bf16 fits no 8 x H100 node; two nodes hold it but miss a 20 ms TPOT, and more pipeline stages only
+    # add latency: the reason is the two-node layout's, not the eight-node one tried last
+    workload = InferenceWorkload(model="llama-3.1-405b", weight_dtype="bf16", tpot_ms=20)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 8, "nvlink", fabric="infiniband"),))
+    refused = rank_inference(workload, snapshot, MODELS["llama-3.1-405b"]).options[0]
+    assert not refused.feasible and refused.gpu_count == 16
+    assert refused.reason.startswith("even one request misses the limits")
+    lone = CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 8, "nvlink"),))
+    memory = rank_inference(workload, lone, MODELS["llama-3.1-405b"]).options[0]
+    assert memory.gpu_count == 8 and memory.reason.startswith("needs 812 GB for bf16 weights")
+
+
 def test_training_never_assembles_a_cluster_from_single_gpu_rentals() -> None:
     workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", total_tokens=5e9, max_gpus=64)
     model = MODELS["llama-3.1-8b"]

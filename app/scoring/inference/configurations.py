@@ -75,19 +75,35 @@ def estimate_on(
 
 def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
     """The feasible layout with the most output tok/s per GPU; multi-node only if no node alone can serve.
-    Infeasible: the last layout tried says why."""
-    best: Solution | None = None
-    last: Solution | InferenceEstimate | None = None
+    Infeasible: the refusal that says most (why_not)."""
+    tried: list[list[InferenceEstimate]] = []
     for layouts in (single_node_layouts, multi_node_layouts):
+        best: Solution | None = None
+        refused: list[InferenceEstimate] = []
         for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
-            last = solve_on(gpu, machine, count, tp, pp, model, workload)
-            if isinstance(last, Solution) and (
-                best is None or last.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu
-            ):
-                best = last
+            solved = solve_on(gpu, machine, count, tp, pp, model, workload)
+            if isinstance(solved, InferenceEstimate):
+                refused.append(solved)
+            elif best is None or solved.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu:
+                best = solved
         if best is not None:
             return explain(best)
-    if last is None:
-        return InferenceEstimate(False, "no layout fits the workload's GPU limit", gpu.id, 1, 1, 1)
-    assert isinstance(last, InferenceEstimate)
-    return last
+        tried.append(refused)
+    return why_not(gpu.id, *tried)
+
+
+def why_not(
+    gpu_id: str, single_node: list[InferenceEstimate], multi_node: list[InferenceEstimate]
+) -> InferenceEstimate:
+    """Which refusal explains an infeasible machine: its largest single-node layout when that holds the model and
+    misses the limits; else the fewest nodes that hold it and miss them (more pipeline stages only add latency);
+    else the largest layout tried (the most memory, the nearest to holding the model)."""
+    if single_node and single_node[-1].misses_limits:
+        return single_node[-1]
+    holding = [e for e in multi_node if e.misses_limits]
+    if holding:
+        return holding[0]
+    tried = single_node + multi_node
+    if tried:
+        return tried[-1]
+    return InferenceEstimate(False, "no layout fits the workload's GPU limit", gpu_id, 1, 1, 1)

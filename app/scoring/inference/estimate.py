@@ -71,10 +71,13 @@ class InferenceEstimate:
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
     job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
+    misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
 
 
-def _infeasible(gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict) -> InferenceEstimate:
-    return InferenceEstimate(False, reason, gpu.id, gpu_count, tp, pp, memory_gb=memory)
+def _infeasible(
+    gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict, misses_limits: bool = False
+) -> InferenceEstimate:
+    return InferenceEstimate(False, reason, gpu.id, gpu_count, tp, pp, memory_gb=memory, misses_limits=misses_limits)
 
 
 def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: int) -> int:
@@ -233,6 +236,7 @@ def solve_inference(
                     f"{eff.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit, headroom for load)"
                 ),
                 memory(),
+                misses_limits=True,
             )
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
@@ -257,7 +261,8 @@ def solve_inference(
         )
         batch = max(round(found.batch), 1)
         if found.backlog_per_s > 0:
-            return _infeasible(gpu, gpu_count, tp, pp, overload_reason(workload.requests_per_s or 1.0, found), memory())
+            reason = overload_reason(workload.requests_per_s or 1.0, found)
+            return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
     if found is None and scenario == "concurrency":
         found = closed_loop_point(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams

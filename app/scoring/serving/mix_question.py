@@ -18,7 +18,7 @@ from app.scoring.serving.traffic import (
     Profile,
     Traffic,
 )
-from app.scoring.workload import Dtype, Engine, Filters, InferenceWorkload, ShortId
+from app.scoring.workload import REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
 DEFAULT_MIX = "chat:1,rag:1"
@@ -91,7 +91,7 @@ class MixQuestion(Filters):
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
     engine: Engine = "vllm"
-    max_gpus: int = Field(8, ge=1, le=72, description="largest GPU count per replica")
+    max_gpus: int = Field(REPLICA_MAX_GPUS, ge=1, le=72, description="largest GPU count per replica")
     requests_per_day: float = Field(
         100_000, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week"
     )
