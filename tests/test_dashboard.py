@@ -451,3 +451,16 @@ def test_every_page_has_one_title(client, path: str) -> None:  # type: ignore[no
     response = client.get(path)
     assert response.status_code == 200
     assert len(re.findall(r"<h1[ >]", response.text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/", "Kimi K2 (Instruct) (1T, 32B active)"),
+        ("/plan?model=llama-3.1-70b&requests_per_day=500000&months=6", " billion tokens</caption>"),
+    ],
+)
+def test_large_counts_read_as_people_write_them(client, path: str, says: str) -> None:  # type: ignore[no-untyped-def]
+    """'%.3g' wrote Kimi K2's 1,000B parameters as 1e+03B and a token budget as 5e+09."""
+    text = client.get(path).text
+    assert says in text and "e+0" not in text

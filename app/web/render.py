@@ -154,6 +154,30 @@ def _tidy(value: Any) -> Any:
 
 
 templates.env.filters["tidy"] = _tidy
+
+
+def _parameters(billions: float) -> str:
+    """A parameter count as model cards write it: 0.125 → '125M', 8.03 → '8.03B', 405 → '405B', 1000 → '1T'
+    ('%.3g' wrote 1e+03B)."""
+    if billions >= 1000:
+        return f"{billions / 1000:.3g}T"
+    if billions < 1:
+        return f"{billions * 1000:.3g}M"
+    return f"{billions:.3g}B"
+
+
+templates.env.filters["parameters"] = _parameters
+
+
+def _count_words(value: float) -> str:
+    """A large count in words: 2e9 → '2 billion', 1.5e12 → '1.5 trillion', 40000 → '40,000'."""
+    for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if value >= size:
+            return f"{value / size:.3g} {word}"
+    return f"{value:,.0f}"
+
+
+templates.env.filters["count_words"] = _count_words
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"
 
 
