@@ -414,66 +414,23 @@ def workload_step_time(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
 ) -> StepTime:
-    """`step_time` for a training workload's method, framework, sequence length and global batch."""
-    return step_time(
-        e,
-        gpu,
-        gpu_count,
-        model,
-        w.method,
-        w.framework,
-        w.seq_len,
-        w.global_batch_seqs,
-        layout,
-        peak,
-        precision_class,
-        adapters,
-        attention_span=attention_span,
-        capacity_factor=capacity_factor,
-    )
-
-
-def step_time(
-    e: TrainingEfficiency,
-    gpu: GpuSpec,
-    gpu_count: int,
-    model: ModelSpec,
-    method: str,
-    framework: str,
-    seq_len: int,
-    global_batch_seqs: int,
-    layout: Layout,
-    peak: float,
-    precision_class: str,
-    adapters: float,
-    mfu: float | None = None,
-    compute_s: float | None = None,
-    attention_span: int | None = None,
-    capacity_factor: float = 1.0,
-) -> StepTime:
-    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication.
-
-    `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a
-    search over layouts may pass them in rather than have them recomputed.
-    """
+    """The step time of a training workload's method, framework, sequence length and global batch (step_parts)."""
     return StepTime(
         *step_parts(
             e,
             gpu,
             gpu_count,
             model,
-            method,
-            framework,
-            seq_len,
-            global_batch_seqs,
+            w.method,
+            w.framework,
+            w.seq_len,
+            w.global_batch_seqs,
             layout,
             peak,
             precision_class,
             adapters,
-            mfu,
-            compute_s,
-            attention_span,
-            capacity_factor,
+            attention_span=attention_span,
+            capacity_factor=capacity_factor,
         )
     )
 
@@ -496,7 +453,11 @@ def step_parts(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
 ) -> tuple[float, float, float, float, float]:
-    """step_time's fields as a plain tuple (compute, bubble, TP, DP seconds, MFU), for sweeps."""
+    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication: StepTime's fields as a plain
+    tuple (compute, bubble, TP, DP seconds, MFU), for sweeps.
+
+    `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a search over
+    layouts may pass them in rather than have them recomputed."""
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     if mfu is None:
         mfu = effective_mfu(e, gpu, gpu_count, model, method, framework, precision_class)
