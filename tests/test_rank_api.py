@@ -84,7 +84,7 @@ def test_rank_filters_restrict_providers_and_price_types(client) -> None:  # typ
 
 def test_rank_limit_and_terms_flags(client) -> None:  # type: ignore[no-untyped-def]
     body = client.post("/api/v1/rank/training?limit=2&terms=false", json=TRAINING).json()
-    assert len(body["options"]) == 2 and "terms" not in body["options"][0]
+    assert len(body["options"]) == 2 and not {"terms", "assumptions"} & set(body["options"][0])
 
 
 def test_rank_unknown_model_is_422_naming_model(client) -> None:  # type: ignore[no-untyped-def]
@@ -244,3 +244,17 @@ def test_a_batch_job_is_a_workload_field_checked_and_priced(client) -> None:  # 
     assert abs(cheapest["job_usd"] - 50_000 * per_request) < 1e-4 and "monthly_usd" not in cheapest
     service = client.post("/api/v1/rank/inference", json={**INFERENCE, "scenario": "max_throughput"}).json()
     assert service["options"][0]["job_hours"] is None and "serverless_job" not in service
+
+
+def test_every_ranked_option_carries_its_assumptions_and_its_bands_evidence(client) -> None:  # type: ignore[no-untyped-def]
+    """DESIGN: each ranked option carries its terms, the assumptions used and a band from the validation residuals;
+    the rows carried the terms and the band but not what either rests on."""
+    for phase, body in (("inference", INFERENCE), ("training", TRAINING)):
+        options = [o for o in client.post(f"/api/v1/rank/{phase}", json=body).json()["options"] if o["feasible"]]
+        assert options and all(o["assumptions"][-1].startswith("band: p10-p90 of ") for o in options), phase
+    training = client.post("/api/v1/rank/training", json=TRAINING).json()["options"][0]
+    assert any("LoRA rank 16" in a for a in training["assumptions"])
+    page = client.get("/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8").text
+    assert (
+        "Assumed, and the band's evidence:" in page and "leave-one-source-out residuals (output_tok_s_per_gpu|" in page
+    )

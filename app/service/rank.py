@@ -103,10 +103,15 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
     return value
 
 
+EXPLANATION_FIELDS = ("terms", "assumptions")  # what a lean answer (terms=false) leaves out
+
+
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
-    """One ranked option as a dict; without terms, they are never converted (the costliest part)."""
+    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
     names: tuple[str, ...] = _field_names(option.__class__)
-    return {name: plain(getattr(option, name), shared) for name in names if include_terms or name != "terms"}
+    return {
+        name: plain(getattr(option, name), shared) for name in names if include_terms or name not in EXPLANATION_FIELDS
+    }
 
 
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:

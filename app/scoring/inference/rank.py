@@ -87,6 +87,7 @@ class InferenceOption:
     job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
     job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
     job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
+    assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -190,6 +191,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         reason=est.reason,
         close_call=close,
         terms=est.terms,
+        assumptions=est.assumptions,
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
         ttft_median_ms=est.ttft_median_ms,

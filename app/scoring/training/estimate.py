@@ -203,13 +203,13 @@ def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, 
     return None
 
 
-def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> Band:
+def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> tuple[Band, str]:
     """p10-p90 of leave-one-source-out residuals of tokens/s in the regime (framework, vendor, the precision the
-    GPU runs, method)."""
+    GPU runs, method), and the evidence it rests on."""
     framework = "megatron-lm" if w.framework == "megatron" else w.framework
     precision = "bf16" if precision_class == "16" else precision_class
-    low, high, _ = band_ratio("tokens_s_per_gpu", framework, gpu.vendor, precision, w.method)
-    return Band.around(value, low, high)
+    low, high, evidence = band_ratio("tokens_s_per_gpu", framework, gpu.vendor, precision, w.method)
+    return Band.around(value, low, high), evidence
 
 
 def _reason_no_fit(
@@ -348,6 +348,7 @@ def estimate_training(
             f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
         )
     )
+    band, evidence = _band(gpu, pclass, w, tokens_s)
     return TrainingEstimate(
         gpu.id,
         gpu_count,
@@ -362,9 +363,9 @@ def estimate_training(
         mfu,
         step_s,
         flops,
-        _band(gpu, pclass, w, tokens_s),
+        band,
         _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops),
-        _assumptions(gpu, w, note),
+        [*_assumptions(gpu, w, note), evidence],
     )
 
 

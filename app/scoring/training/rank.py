@@ -72,6 +72,7 @@ class TrainingOption:
     stale: bool = False
     interruptible: bool = False
     offer_id: int | None = None
+    assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,6 +461,7 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         reason=cost.reason,
         close_call=close,
         terms=est.terms,
+        assumptions=est.assumptions,
         usd_per_step=usd_step,
         step_time_s=est.step_time_s,
         tokens_per_s_per_gpu=est.tokens_per_s_per_gpu,
@@ -484,6 +486,7 @@ def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> Trai
         feasible=False,
         reason=est.reason,
         terms=est.terms,
+        assumptions=est.assumptions,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
     )
 

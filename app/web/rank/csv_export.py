@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-SKIP = ("terms", "memory_gb", "band")
+SKIP = ("terms", "assumptions", "memory_gb", "band")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
