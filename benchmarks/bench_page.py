@@ -1,8 +1,8 @@
 """Results page render time: the full HTML of `/` through the app (ranking, charts, template), over the
 seeded catalog's offers and over 100x distinct sellers (every offer copied 99 times under new provider ids,
 as bench_rank does for the engine alone). Target (issue 12): 100x within 2x of 1x, because a page builds
-only the rows it shows. A view sorted by a column (`&sort=ttft`) builds every feasible option to sort them and is
-not held to it: 70-125 ms at 100x against 25 ms in ranked order (TestClient, 2026-12-05, this 2-core box).
+only the rows it shows. A view sorted by a column (`&sort=ttft`) builds every feasible option to sort them: it is
+measured beside them and not held to that target.
 
 Every request carries a different workload (input_len / seq_len), so no memo of an earlier request helps.
 """
@@ -25,9 +25,11 @@ WARM_UP = 3  # requests before timing: templates compiled, the snapshot's offer 
 PATHS = {
     "inference": "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&input_len={n}",
     "training": "/?phase=training&model=llama-3.1-8b&seq_len={n}",
+    "inference sorted by TTFT": "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&input_len={n}&sort=ttft",
 }
 # Off the defaults (no redirect) and off bench_rank's workloads (no estimate cached by an earlier part).
-FIRST = {"inference": 3001, "training": 5001}
+FIRST = {"inference": 3001, "training": 5001, "inference sorted by TTFT": 7001}
+HELD_TO_TARGET = {"inference": True, "training": True, "inference sorted by TTFT": False}
 
 
 @contextmanager
@@ -81,6 +83,7 @@ def measure() -> list[dict[str, Any]]:
                     "median_ms_big": big_ms,
                     "page_kb_big": big_bytes / 1024,
                     "ratio": big_ms / base_ms,
+                    "held_to_target": HELD_TO_TARGET[phase],
                 }
             )
     return rows

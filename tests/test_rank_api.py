@@ -254,7 +254,9 @@ def test_every_ranked_option_carries_its_assumptions_and_its_bands_evidence(clie
         assert options and all(o["assumptions"][-1].startswith("band: p10-p90 of ") for o in options), phase
     training = client.post("/api/v1/rank/training", json=TRAINING).json()["options"][0]
     assert any("LoRA rank 16" in a for a in training["assumptions"])
-    page = client.get("/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8").text
-    assert (
-        "Assumed, and the band's evidence:" in page and "leave-one-source-out residuals (output_tok_s_per_gpu|" in page
-    )
+    page = client.get("/?phase=training&model=llama-3.1-8b").text  # what every row assumes is said once
+    shared = page.split("What every row below assumes, and what its band rests on")
+    assert len(shared) == 2 and shared[1].count("LoRA rank 16 on all linear layers") == 1
+    assert "leave-one-source-out residuals (tokens_s_per_gpu" in shared[1].split("</ul>")[0]
+    mixed = client.get("/?phase=inference&model=deepseek-r1&weight_dtype=fp8&engine=sglang").text
+    assert "Assumed for this row, beyond what every row assumes" in mixed  # rows in other regimes say theirs

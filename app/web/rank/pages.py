@@ -55,6 +55,7 @@ def results_context(
     return {
         "payload": payload,
         "feasible": payload["options"],
+        "shared_assumptions": results_view.shared_assumptions(payload["options"]),
         "feasible_total": payload["feasible_options"],
         "ranks": ranked.ranks,
         "best": ranked.best,

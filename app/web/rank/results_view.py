@@ -79,6 +79,15 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
     }
 
 
+def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """What every row on the page assumes (in the first row's order): said once above the table, so each row's
+    terms list only its own (a training page repeated the same five lines 25 times)."""
+    if not rows:
+        return []
+    rest = [set(row.get("assumptions") or ()) for row in rows[1:]]
+    return [a for a in rows[0].get("assumptions") or () if all(a in others for others in rest)]
+
+
 def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """The best option of the first n distinct (GPU, count) configurations."""
     seen: dict[tuple[str, int], dict[str, Any]] = {}
