@@ -102,3 +102,19 @@ def test_more_offers_add_rows_not_estimates():
     assert [o.usd_per_million_output_tokens for o in large.options] == [
         o.usd_per_million_output_tokens for o in small.options
     ]
+
+
+def test_fine_grained_moe_at_a_handful_of_sequences_is_labelled_a_weak_spot():
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H200", 3.0),))
+
+    def weak_spots(model: str, **kw) -> tuple[int, list[str]]:
+        best = rank_inference(InferenceWorkload(model=model, **kw), snapshot, MODELS[model]).options[0]
+        assert best.feasible
+        return best.batch, [a for a in best.assumptions if a.startswith("weak spot:")]
+
+    batch, notes = weak_spots("deepseek-r1", weight_dtype="fp8", engine="sglang", tpot_ms=12)
+    assert batch <= 4 and len(notes) == 1 and "256 fine-grained experts" in notes[0]
+    batch, notes = weak_spots("deepseek-r1", weight_dtype="fp8", engine="sglang", tpot_ms=100)
+    assert batch > 4 and notes == []  # the public rows' regime
+    batch, notes = weak_spots("mixtral-8x7b", tpot_ms=8)
+    assert batch <= 4 and notes == []  # eight wide experts stream at the dense rate

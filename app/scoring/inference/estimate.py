@@ -418,6 +418,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         assumptions=[
             *s.ctx.assumptions,
             *_layout_notes(s),
+            *_small_batch_moe_note(s),
             *_cap_note(s),
             *_queue_note(point),
             *_job_note(s),
@@ -437,6 +438,26 @@ def _job_note(s: Solution) -> list[str]:
     return [
         f"batch job: {s.batch:,} of a replica's {s.job.time.requests:,} requests run at once and the rest wait for a "
         "slot; the TTFT shown counts from when a request gets one"
+    ]
+
+
+# Fine-grained MoE (many narrow experts) decoding a handful of tokens a step: the routed experts are timed at the
+# dense streaming rate, as the public SGLang and vLLM rows (batch 8 and up) fit. On an H200, grouped-GEMM kernels
+# took a fixed 25-97 us per MoE layer on top of streaming below 32 tokens, and a ~45 us per layer floor worked out by
+# hand put DeepSeek-R1 and Qwen3-30B-A3B at batch 1 at x0.71-0.74 of this estimate's tokens/s
+# (docs/measurements/h200-2026-12-04-moe-served.json); no public row at batch 1-4 confirms or refutes it.
+FINE_GRAINED_EXPERTS = 32  # Mixtral's 8 wide experts reached the dense rate in the same run
+SMALL_MOE_BATCH = 4
+
+
+def _small_batch_moe_note(s: Solution) -> list[str]:
+    """Says where the estimate sits in a listed weak spot: fine-grained MoE at one to four sequences."""
+    if s.model.num_experts < FINE_GRAINED_EXPERTS or s.batch > SMALL_MOE_BATCH:
+        return []
+    return [
+        f"weak spot: {s.model.num_experts} fine-grained experts at batch {s.batch}: the routed experts are timed at "
+        "the dense streaming rate, which public rows confirm from batch 8; GPU kernel timings of this regime "
+        "suggest decode may be up to ~1.4x slower than estimated (docs/measurements)"
     ]
 
 
