@@ -31,7 +31,7 @@ FIELDS = sorted(
     | {"arch_" + name for name in ModelArchitecture.model_fields}
     | FORM_ONLY
     | OWN
-    | {"show", "page"}
+    | {"sort", "show", "page"}
 )
 VALUES = [
     *("0", "-1", "1", "2", "7", "8", "64", "4096", "131072", "1e9", "1e300", "5e-324", "-0", "0.0001", "1.5"),
@@ -41,6 +41,7 @@ VALUES = [
     *("max_throughput", "latency_bound", "fixed_batch", "single_stream", "concurrency", "request_rate"),
     *("lora", "qlora", "full_ft", "pretrain", "mla", "mha", "gqa", "ep", "dp", "tp", "auto"),
     *("H100-SXM", "B200", "MI300X", "spot", "reserved", "flat", "diurnal", "chat:1,rag:2", "chat:0"),
+    *("ttft", "-tok_s", "mfu", "-rank", "--cost", "gpu_hour", "job_cost"),  # sort columns, some of another phase
 ]
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "deepseek-r1", "mixtral-8x7b", "gpt-oss-20b", "qwen3-30b-a3b", "custom"]
 CUSTOM = {"arch_params_b": "7", "arch_layers": "32", "arch_hidden_size": "4096", "arch_num_attention_heads": "32"}
