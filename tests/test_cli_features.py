@@ -99,3 +99,17 @@ def test_rank_table_shows_prices_to_the_pages_digits(database, capsys):
         (line,) = [line for line in lines if line.startswith(f"{rank} ")]
         assert f"{option['usd_per_gpu_hour']:,.2f}" in line.split()
         assert f"{option['usd_per_million_output_tokens']:,.3f}" in line.split()
+
+
+def test_rank_command_sorts_its_table_by_a_column_and_keeps_each_rank(database, capsys):
+    assert main(["rank", "training", "--model", "llama-3.1-8b", "--json"]) == 0
+    feasible = [o for o in json.loads(capsys.readouterr().out)["options"] if o["feasible"]]
+    assert main(["rank", "training", "--model", "llama-3.1-8b", "--limit", "5", "--sort=-mfu"]) == 0
+    out = capsys.readouterr().out
+    assert "sorted by MFU, highest first; # is the rank" in out
+    ranks = [int(line.split()[0]) for line in out.splitlines() if line[:1].isdigit()]
+    assert len(ranks) == 5 and ranks != [1, 2, 3, 4, 5]
+    mfus = [feasible[r - 1]["mfu"] for r in ranks]
+    assert mfus == sorted(mfus, reverse=True) and mfus[0] == max(o["mfu"] for o in feasible)
+    assert main(["rank", "training", "--model", "llama-3.1-8b", "--sort", "ttft"]) == 2
+    assert capsys.readouterr().err.startswith("--sort: ttft is not a column of the training ranking")

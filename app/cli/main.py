@@ -80,14 +80,23 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     from app.cli import reports
     from app.service import rank as ranking
+    from app.service import rank_sort
     from app.service.workload_query import WORKLOADS, canonical_query
 
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    sort = None if args.sort in (None, rank_sort.RANK) else args.sort
+    try:
+        sort_error = rank_sort.phase_error(args.phase, rank_sort.check(sort)) if sort else None
+    except ValueError as exc:
+        sort_error = str(exc)
+    if sort_error:
+        print(f"--sort: {sort_error}", file=sys.stderr)
+        return 2
     try:
         workload = WORKLOADS[args.phase].model_validate(values)
-        payload = ranking.rank_payload(
-            args.phase, workload, load_snapshot(), "/?" + canonical_query(args.phase, workload)
-        )  # type: ignore[arg-type]
+        snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
+        payload = ranking.rank_payload(args.phase, workload, snapshot, share)  # type: ignore[arg-type]
+        page = ranking.ranked_page(args.phase, workload, snapshot, share, 0, args.limit, (), sort) if sort else None
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
@@ -97,7 +106,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, default=str))
         return 0
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
-    print(reports.ranking_table(payload, args.limit))
+    if page is not None:
+        print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
+        print(reports.ranking_table(page.payload, args.limit, page.ranks))
+    else:
+        print(reports.ranking_table(payload, args.limit))
     if payload.get("serverless_job"):
         print("\n" + reports.serverless_job_line(payload["serverless_job"]))
     if not payload["feasible_options"] and payload["total_options"]:
@@ -199,6 +212,11 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
             else:
                 parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
         parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        parser.add_argument(
+            "--sort",
+            help="print the table sorted by a column, as the page's headers do (ttft, cost; --sort=-tok_s for "
+            "largest first); --json keeps ranked order",
+        )
         parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
         parser.set_defaults(func=cmd_rank)
 

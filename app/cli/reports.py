@@ -289,11 +289,13 @@ def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
     return f"the same job through a per-token API (list prices): {shown}"
 
 
-def ranking_table(payload: dict[str, Any], limit: int) -> str:
+def ranking_table(payload: dict[str, Any], limit: int, ranks: list[int] | None = None) -> str:
+    """The feasible options as a text table; `ranks`: each row's rank when the rows are sorted by another column."""
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))
     rows = []
-    for i, o in enumerate([o for o in payload["options"] if o["feasible"]][:limit], start=1):
+    feasible = [o for o in payload["options"] if o["feasible"]][:limit]
+    for i, o in zip(ranks or range(1, len(feasible) + 1), feasible, strict=False):
         terms = (
             o["price_type"]
             + (" interruptible" if o.get("interruptible") else "")
