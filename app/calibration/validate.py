@@ -166,8 +166,12 @@ def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
     if keys is None:
         return None
     _, engine, vendor, precision, architecture = keys[0].split("|")
+    try:  # inference rows only: a training row's layout is the estimator's choice, and its bands are measured
+        stages = 1 if "framework" in row else int(row.get("pipeline_parallel") or 1)
+    except ValueError:
+        stages = 1
     low, high, _ = band_ratio(
-        row.get("metric", ""), engine, vendor, precision, architecture, row_spans_nodes(row, gpus)
+        row.get("metric", ""), engine, vendor, precision, architecture, row_spans_nodes(row, gpus), stages
     )
     return low, high
 

@@ -160,3 +160,22 @@ def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
     assert across.feasible and inside.feasible
     assert across.band.low / across.output_tokens_per_s == pytest.approx(many[0], rel=1e-3)
     assert inside.band.low / inside.output_tokens_per_s > across.band.low / across.output_tokens_per_s
+
+
+def test_a_pipeline_parallel_estimate_claims_no_more_than_the_research_notes_fifty_percent():
+    """No validation row measures pipeline-parallel serving, so its band is the unknown one at least."""
+    from app.calibration.validate import _ratios
+    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.workload import InferenceWorkload
+
+    args = ("output_tok_s_per_gpu", "vllm", "NVIDIA", "fp8", "moe")
+    plain, staged = bands.band_ratio(*args), bands.band_ratio(*args, pipeline_stages=2)
+    assert staged[0] <= bands.UNKNOWN_BAND[0] and staged[1] >= bands.UNKNOWN_BAND[1] and "PP2" in staged[2]
+    assert plain[0] > bands.UNKNOWN_BAND[0]  # the regime's own, measured band is narrower
+    row = {"metric": "output_tok_s_per_gpu", "engine": "vllm", "gpu": "H100-SXM", "model": "deepseek-r1",
+           "weight_dtype": "fp8", "tensor_parallel": "8", "pipeline_parallel": "2", "gpu_count": "16"}  # fmt: skip
+    assert _ratios(row, GPUS, MODELS) == staged[:2]  # the validator scores the band the product shows
+    w = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", scenario="single_stream")
+    est = estimate_inference(GPUS["H100-SXM"], 16, MODELS["deepseek-r1"], w, tensor_parallel=8, pipeline_parallel=2)
+    assert est.feasible and est.band.low / est.output_tokens_per_s == pytest.approx(staged[0], rel=1e-3)
+    assert staged[2] in est.assumptions

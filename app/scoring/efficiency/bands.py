@@ -55,11 +55,19 @@ MEASURED_PRECISIONS = frozenset((k.split("|")[0], k.split("|")[3]) for k in BAND
 
 
 def band_ratio(
-    metric: str, engine: str, vendor: str, precision: str, architecture: str, spans_nodes: bool = False
+    metric: str,
+    engine: str,
+    vendor: str,
+    precision: str,
+    architecture: str,
+    spans_nodes: bool = False,
+    pipeline_stages: int = 1,
 ) -> tuple[float, float, str]:
     """(low, high, evidence) for an estimate of `metric` in this regime; evidence names the rows behind it.
-    `spans_nodes`: the estimate's tensor-parallel group spans nodes (widened by the multinode regime)."""
-    low, high, evidence = _regime_band(metric, engine, vendor, precision, architecture)
+    `spans_nodes`: the estimate's tensor-parallel group spans nodes (widened by the multinode regime);
+    `pipeline_stages` > 1: a pipeline-parallel inference layout, which no validation row measures (±50 % at least)."""
+    regime = _regime_band(metric, engine, vendor, precision, architecture)
+    low, high, evidence = _pipeline_band(*regime, pipeline_stages)
     if not spans_nodes:
         return low, high, evidence
     key = multinode_key(metric)
@@ -70,6 +78,16 @@ def band_ratio(
         min(low, m_low),
         max(high, m_high),
         f"{evidence}; widened by the {rows} residuals of tensor parallel across nodes ({key})",
+    )
+
+
+def _pipeline_band(low: float, high: float, evidence: str, stages: int) -> tuple[float, float, str]:
+    if stages <= 1:
+        return low, high, evidence
+    return (
+        min(low, UNKNOWN_BAND[0]),
+        max(high, UNKNOWN_BAND[1]),
+        f"{evidence}; widened to ±50 % at least: no validation row measures pipeline-parallel serving (PP{stages})",
     )
 
 

@@ -374,7 +374,13 @@ def explain(solved: Solution) -> InferenceEstimate:
     ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency)
     architecture = "moe" if s.model.is_moe else "dense"
     low, high, evidence = band_ratio(
-        "output_tok_s_per_gpu", s.ctx.engine, s.gpu.vendor, w.weight_dtype, architecture, s.ctx.tp_nodes > 1
+        "output_tok_s_per_gpu",
+        s.ctx.engine,
+        s.gpu.vendor,
+        w.weight_dtype,
+        architecture,
+        s.ctx.tp_nodes > 1,
+        s.pipeline_parallel,
     )
     tokens_per_s = point.tokens_per_s
     job = s.job
