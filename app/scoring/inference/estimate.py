@@ -452,7 +452,10 @@ def _job_note(s: Solution) -> list[str]:
 # took a fixed 25-97 us per MoE layer on top of streaming below 32 tokens, and a ~45 us per layer floor worked out by
 # hand put DeepSeek-R1 and Qwen3-30B-A3B at batch 1 at x0.71-0.74 of this estimate's tokens/s
 # (docs/measurements/h200-2026-12-04-moe-served.json); no public row at batch 1-4 confirms or refutes it.
-FINE_GRAINED_EXPERTS = 32  # Mixtral's 8 wide experts reached the dense rate in the same run
+# The run timed 128 and 256 experts (gpt-oss-120b, Qwen3-30B-A3B, DeepSeek-R1) short of the rate and Mixtral's 8 wide
+# ones at it; 32 (gpt-oss-20b) is the smallest served fine-grained count. At 8 tokens the grouped GEMMs reached
+# 0.81-0.89 of their plateau and the public rows at concurrency 8 fit, so the spot ends at 4.
+FINE_GRAINED_EXPERTS = 32
 SMALL_MOE_BATCH = 4
 
 
