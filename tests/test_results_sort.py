@@ -74,7 +74,7 @@ def test_the_whole_ranking_is_sorted_not_only_the_rows_on_screen(client: TestCli
     assert len(feasible) > 25  # more than one page
     first = client.get(f"/?{TRAINING}&sort=gpu_hour")
     assert first.status_code == 200
-    assert "sorted by $/GPU-hour, lowest first (# is still the rank)" in caption(first.text)
+    assert "sorted by $/GPU-hour, lowest first; # is each row's rank" in caption(first.text)
     prices = numbers(first.text, "$/GPU-h")
     assert prices == sorted(prices) and prices[0] == min(o["usd_per_gpu_hour"] for o in feasible)
     following = link(first.text, "Next")
