@@ -24,7 +24,10 @@ class RankResponse(BaseModel):
     phase: str
     workload: dict[str, Any]
     model: dict[str, Any]
-    options: list[dict[str, Any]] = Field(description="best first; infeasible options last, with a reason")
+    options: list[dict[str, Any]] = Field(
+        description="best first; infeasible options last, with a reason; each with its terms and its assumptions "
+        "(the band's evidence last), which ?terms=false leaves out"
+    )
     total_options: int
     feasible_options: int
     notes: list[str]
