@@ -1,11 +1,37 @@
-// Small enhancements that the pages work without: copy-link buttons. (A ranked table's column headers are links
-// the server sorts the whole ranking by; htmx swaps them in place.)
+// Small enhancements that the pages work without: copy-link buttons, and table roles for screen readers on phones.
+// (A ranked table's column headers are links the server sorts the whole ranking by; htmx swaps them in place.)
 (function () {
   function copyLink(button) {
     var url = new URL(button.getAttribute("data-copy"), window.location.href).href;
     var done = function () { button.textContent = "Link copied"; };
     if (navigator.clipboard) { navigator.clipboard.writeText(url).then(done, done); } else { done(); }
   }
+
+  // Below 720 px a `table.stack` lays its rows out as grids of cards (static/css/app.css). Some browsers drop a
+  // table's semantics once its parts are no longer display: table-*, and a screen reader then reads loose text;
+  // explicit ARIA roles keep rows, cells and column headers announced whatever the layout (the pattern of
+  // A. Roselli, "Tables, CSS Display Properties, and ARIA", 2018, updated since).
+  var ROLES = [
+    [":scope > caption", "caption"],
+    [":scope > thead, :scope > tbody, :scope > tfoot", "rowgroup"],
+    [":scope > thead > tr, :scope > tbody > tr, :scope > tfoot > tr", "row"],
+    [":scope > thead > tr > th", "columnheader"],
+    [":scope > tbody > tr > th", "rowheader"],
+    [":scope > tbody > tr > td, :scope > tfoot > tr > td", "cell"]
+  ];
+
+  function addTableRoles(root) {
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll("table.stack, table.stack table").forEach(function (table) {
+      table.setAttribute("role", "table");
+      ROLES.forEach(function (pair) {
+        table.querySelectorAll(pair[0]).forEach(function (el) { el.setAttribute("role", pair[1]); });
+      });
+    });
+  }
+
+  addTableRoles(document);
+  document.addEventListener("htmx:load", function (event) { addTableRoles(event.target); });
 
   document.addEventListener("click", function (event) {
     var copy = event.target.closest("[data-copy]");

@@ -86,3 +86,29 @@ def test_ranked_rows_are_cards_on_a_phone(phone_page, path: str, server_url: str
     tree = phone_page.locator("table.stack").first.aria_snapshot()
     headers = phone_page.locator("table.stack").first.locator("thead th").count()
     assert tree.count("- columnheader") == headers and "- cell" in tree
+
+
+ROLES = """() => Array.from(document.querySelectorAll('table.stack, table.stack table')).map(t => ({
+  table: t.getAttribute('role'),
+  rows: Array.from(t.querySelectorAll(':scope > thead > tr, :scope > tbody > tr')).map(r => r.getAttribute('role')),
+  headers: Array.from(t.querySelectorAll(':scope > thead > tr > th')).map(h => h.getAttribute('role')),
+  cells: Array.from(t.querySelectorAll(':scope > tbody > tr > td')).map(c => c.getAttribute('role')),
+}))"""
+
+
+def test_stacked_tables_carry_explicit_table_roles_after_a_swap_too(phone_page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Browsers that drop a table's semantics once its rows are grids still get rows, cells and column headers
+    from explicit roles, on a page load and on the results an htmx swap brings (the pager's next page)."""
+    phone_page.goto(f"{server_url}/?phase=training&model=llama-3.1-8b")
+
+    def check() -> None:
+        tables = phone_page.evaluate(ROLES)
+        assert tables
+        for t in tables:
+            assert t["table"] == "table" and set(t["rows"]) == {"row"} and set(t["cells"]) == {"cell"}
+            assert set(t["headers"]) <= {"columnheader"}
+
+    check()
+    phone_page.click("nav.pager >> text=Next ›")
+    phone_page.wait_for_selector('tr.row[data-detail="terms-26"]')
+    check()
