@@ -113,3 +113,15 @@ def test_rank_command_sorts_its_table_by_a_column_and_keeps_each_rank(database, 
     assert mfus == sorted(mfus, reverse=True) and mfus[0] == max(o["mfu"] for o in feasible)
     assert main(["rank", "training", "--model", "llama-3.1-8b", "--sort", "ttft"]) == 2
     assert capsys.readouterr().err.startswith("--sort: ttft is not a column of the training ranking")
+
+
+def test_rank_table_heads_and_prices_the_metric_it_is_ranked_by(database, capsys):
+    assert (
+        main(["rank", "inference", "--model", "llama-3.1-8b", "--rank-by", "requests", "--limit", "2", "--json"]) == 0
+    )
+    best = [o for o in json.loads(capsys.readouterr().out)["options"] if o["feasible"]][0]
+    assert main(["rank", "inference", "--model", "llama-3.1-8b", "--rank-by", "requests", "--limit", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "$/1k req" in lines[1] and "$/M out tok" not in lines[1]
+    (first,) = [line for line in lines if line.startswith("1 ")]
+    assert f"{best['usd_per_thousand_requests']:,.3f}" in first.split()

@@ -9,6 +9,7 @@ from typing import Any
 from app.calibration.evidence import THIN_PUBLICATIONS
 from app.calibration.targets import flagged_publications
 from app.scoring.explain import duration_text
+from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS
 
 SUMMARY_COLUMNS = (
     "cases",
@@ -293,6 +294,7 @@ def ranking_table(payload: dict[str, Any], limit: int, ranks: list[int] | None =
     """The feasible options as a text table; `ranks`: each row's rank when the rows are sorted by another column."""
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))
+    rank_by: str = payload["rank_by"] if payload.get("rank_by") in RANK_METRIC_FIELDS else "output_tokens"
     rows = []
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for i, o in zip(ranks or range(1, len(feasible) + 1), feasible, strict=False):
@@ -306,7 +308,7 @@ def ranking_table(payload: dict[str, Any], limit: int, ranks: list[int] | None =
             rows.append(
                 [
                     *common,
-                    _money(o["usd_per_million_output_tokens"], 3),
+                    _money(o[RANK_METRIC_FIELDS[rank_by]], 3),
                     o["ttft_ms"],
                     o["tpot_ms"],
                     o["batch"],
@@ -329,7 +331,8 @@ def ranking_table(payload: dict[str, Any], limit: int, ranks: list[int] | None =
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
-        ["$/M out tok", "TTFT ms", "TPOT ms", "batch", "tok/s", *(["replicas", "job time", "job $"] if job else []), ""]
+        [RANK_HEADERS[rank_by], "TTFT ms", "TPOT ms", "batch", "tok/s"]
+        + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
         else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]
     )

@@ -39,6 +39,8 @@ RANK_UNITS = {
     "all_tokens": "$ per million tokens in and out",
     "requests": "$ per thousand requests",
 }
+# Each rank_by's metric as a table's column heads it (the pages and the CLI).
+RANK_HEADERS = {"output_tokens": "$/M out tok", "all_tokens": "$/M tok in+out", "requests": "$/1k req"}
 # The option field that holds each rank_by's metric (and whose band the option carries).
 RANK_METRIC_FIELDS = {
     "output_tokens": "usd_per_million_output_tokens",

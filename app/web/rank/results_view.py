@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
+from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
@@ -17,7 +17,6 @@ from app.web.rank import charts as rc
 
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
-RANK_HEADERS = {"output_tokens": "$/M out tok", "all_tokens": "$/M tok in+out", "requests": "$/1k req"}
 
 
 def ranked_metric(rank_by: str | None) -> tuple[str, str, str]:
