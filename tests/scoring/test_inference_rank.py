@@ -118,3 +118,14 @@ def test_fine_grained_moe_at_a_handful_of_sequences_is_labelled_a_weak_spot():
     assert batch > 4 and notes == []  # the public rows' regime
     batch, notes = weak_spots("mixtral-8x7b", tpot_ms=8)
     assert batch <= 4 and notes == []  # eight wide experts stream at the dense rate
+
+
+def test_a_pytorch_engine_on_rocm_is_labelled_a_weak_spot():
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("MI300X", 3.0), _offer("H100-SXM", 3.0, provider="q")))
+    for engine, labelled in (("vllm", True), ("sglang", True), ("trtllm", False)):
+        workload = InferenceWorkload(model="llama-3.1-70b", engine=engine)
+        feasible = [o for o in rank_inference(workload, snapshot, MODELS["llama-3.1-70b"]).options if o.feasible]
+        assert {o.gpu_id for o in feasible} == {"MI300X", "H100-SXM"}, engine
+        for option in feasible:
+            notes = [a for a in option.assumptions if a.startswith("weak spot: vLLM/SGLang on ROCm")]
+            assert len(notes) == (1 if labelled and option.gpu_id == "MI300X" else 0), (engine, option.gpu_id)

@@ -425,6 +425,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *s.ctx.assumptions,
             *_layout_notes(s),
             *_small_batch_moe_note(s),
+            *_rocm_note(s),
             *_cap_note(s),
             *_queue_note(point),
             *_job_note(s),
@@ -467,6 +468,18 @@ def _small_batch_moe_note(s: Solution) -> list[str]:
         f"weak spot: {s.model.num_experts} fine-grained experts at batch {s.batch}: the routed experts are timed at "
         "the dense streaming rate, which public rows confirm from batch 8; GPU kernel timings of this regime "
         "suggest decode may be up to ~1.4x slower than estimated (docs/measurements)"
+    ]
+
+
+def _rocm_note(s: Solution) -> list[str]:
+    """Says where the estimate sits in a listed weak spot: a PyTorch engine on ROCm, whose two public sources
+    (argonne's stock vLLM 0.6.1 build of 2024, AMD's tuned MLPerf v4.1 run) disagree 2-5x on matmuls."""
+    if not s.ctx.amd or s.ctx.engine not in ("vllm", "sglang"):
+        return []
+    return [
+        "weak spot: vLLM/SGLang on ROCm: the ROCm factors are a compromise between a stock 2024 vLLM build and AMD's "
+        "tuned MLPerf run, which disagree 2-5x on matmuls; held out, either source is missed by up to 2x (the band "
+        "shows how far, and a current ROCm build may well run faster)"
     ]
 
 
