@@ -6,6 +6,7 @@ import inspect
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import anyio
 import pytest
@@ -17,7 +18,7 @@ from app.main import create_app
 from app.models import PriceSnapshot, ShareLink
 from app.web import health
 from app.web.rank.csv_export import csv_response, neutralise
-from app.web.ranking_slots import RankingSlots
+from app.web.ranking_slots import RankingSlots, is_heavy
 from tests.conftest import settings_for
 
 TOKEN = "test-admin-token-0123456789"
@@ -246,6 +247,32 @@ def test_heavy_requests_beyond_the_slots_get_503_with_retry_after() -> None:
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(anyio.run, main).result()
     assert sorted(statuses) == [200, 200, 200, 503] and slots.in_flight == 0
+
+
+HEAVY_MODULES = ("app.web.rank.", "app.web.plan.", "app.web.precision.", "app.web.own.", "app.web.mix.")
+HEAVY_MODULES += ("app.web.disagg.",)  # every module whose routes rank, estimate or plan
+CHEAP_IN_HEAVY_MODULES = {"/index.json"}  # the blank form's choices
+
+
+def app_routes(routes: list[Any], prefix: str = "") -> Iterator[tuple[str, str, set[str]]]:
+    """(path, endpoint module, methods) of every route, through routers included in routers."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)  # FastAPI's included router
+        if inner is not None:
+            yield from app_routes(inner.routes, prefix + route.include_context.prefix)
+        elif hasattr(route, "endpoint"):
+            yield prefix + route.path, route.endpoint.__module__, set(getattr(route, "methods", None) or ())
+
+
+def test_every_route_that_ranks_takes_a_slot_and_cheap_ones_do_not(client: TestClient) -> None:
+    routes = list(app_routes(client.app.routes))
+    assert len(routes) > 40 and any(path == "/disagg.json" for path, _, _ in routes)
+    for path, module, methods in routes:
+        concrete = path.replace("{slug}", "ab12").replace("{gpu_id}", "H100-SXM").replace("{model_id}", "x")
+        ranks = (module.startswith(HEAVY_MODULES) and path not in CHEAP_IN_HEAVY_MODULES) or (
+            module == "app.web.share" and "GET" in methods
+        )
+        assert is_heavy(concrete) == ranks, (path, module)
 
 
 def test_default_slots_are_twice_the_cores(client: TestClient) -> None:

@@ -38,7 +38,10 @@ def test_json_and_csv_twins_share_the_api_bucket(seeded_url: str) -> None:
         codes = [client.get(p).status_code for p in ("/api/v1/gpus", "/rank.json", "/rank.csv", "/compare.json")]
         assert codes[:3] != [429] * 3 and codes[3] == 429
         assert client.get("/plan.json").status_code == 429
+        assert client.get("/disagg.json").status_code == 429  # every page's twin, not a list of them
+        assert client.get("/s/no-such-link.csv").status_code == 429
         assert client.get("/").status_code == 200  # the page itself is not limited
+        assert client.get("/static/js/app.js").status_code == 200
 
 
 def test_spoofed_forwarded_for_from_untrusted_peer_keeps_the_key(seeded_url: str) -> None:

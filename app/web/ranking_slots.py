@@ -15,11 +15,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.web.body_limit import send_json
 
 RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
-HEAVY_EXACT = frozenset(
-    {"/", "/compare", "/plan", "/precision", "/own", "/mix"}
-    | {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
-    | {"/mix.json"}
-)
+# The pages that rank, estimate or plan, and their twins (`/` has `/rank.json`); tests/test_edge.py checks
+# that every route of those modules is here, so a new page cannot slip past the bound.
+HEAVY_PAGES = ("/", "/compare", "/plan", "/precision", "/own", "/mix", "/disagg")
+HEAVY_EXACT = frozenset(HEAVY_PAGES) | {
+    f"{'/rank' if page == '/' else page}{suffix}" for page in HEAVY_PAGES for suffix in (".json", ".csv")
+}
 HEAVY_PREFIXES = (
     "/api/v1/rank/",
     "/api/v1/estimate/",
@@ -27,6 +28,7 @@ HEAVY_PREFIXES = (
     "/api/v1/precision",
     "/api/v1/own",
     "/api/v1/mix",
+    "/api/v1/disagg",
     "/s/",
 )
 

@@ -4,9 +4,9 @@ slowapi's own middleware finds the route handler by walking `app.routes`, which 
 (`_IncludedRouter`), so it silently limits nothing; this middleware calls `limits` directly.
 
 Two buckets per client IP:
-- "api" (GPUMATCH_RATE_LIMIT, off when unset): every /api/* route and the `.json`/`.csv` twins of the
-  result pages (rank, compare, plan, precision, own, mix), which do the same ranking work as the API and so
-  share its count;
+- "api" (GPUMATCH_RATE_LIMIT, off when unset): every /api/* route and every page's `.json`/`.csv` twin
+  (rank, compare, plan, precision, own, disagg, mix, a saved link's, the catalog's), which do the API's work
+  and so share its count;
 - "share" (GPUMATCH_SHARE_RATE_LIMIT, default 30/minute): POST /share, a database write each.
 The storage URI (memory://, redis://…, memcached://…) lets replicas share the counters. Pages,
 static files and /healthz are never limited. The client IP is `scope["client"]`, which only the
@@ -29,12 +29,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.config import Settings
 
 LIMITED_PREFIX = "/api/"
-# The pages' machine-readable twins: the API's work, so the API's bucket.
-TWIN_PATHS = frozenset(
-    {"/rank.json", "/rank.csv", "/compare.json", "/compare.csv", "/plan.json", "/precision.json", "/own.json"}
-    | {"/mix.json"}
-)
+# The pages' machine-readable twins (/rank.json, /s/{slug}.csv, /gpus/H100-SXM.json…): the API's work, so the
+# API's bucket. Static files are never limited.
+TWIN_SUFFIXES = (".json", ".csv")
+STATIC_PREFIX = "/static/"
 SHARE_PATH = "/share"
+
+
+def is_twin(path: str) -> bool:
+    return path.endswith(TWIN_SUFFIXES) and not path.startswith(STATIC_PREFIX)
 
 
 def async_storage_uri(uri: str) -> str:
@@ -45,7 +48,7 @@ def bucket_for(scope: Scope, api_limited: bool) -> str | None:
     path = scope["path"]
     if path == SHARE_PATH and scope.get("method") == "POST":
         return "share"
-    if api_limited and (path.startswith(LIMITED_PREFIX) or path in TWIN_PATHS):
+    if api_limited and (path.startswith(LIMITED_PREFIX) or is_twin(path)):
         return "api"
     return None
 
