@@ -3,6 +3,9 @@ so they work without JavaScript, page by page, and in a shared link; each row ke
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 from html import unescape
 from types import SimpleNamespace
@@ -144,8 +147,43 @@ def test_a_sort_by_no_such_column_is_a_422_naming_it_on_the_page_and_its_twin(
     assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "sort"
 
 
-def test_the_twins_keep_ranked_order_whatever_the_sort(client: TestClient) -> None:
-    assert client.get(f"/rank.json?{TRAINING}&sort=-mfu").json() == client.get(f"/rank.json?{TRAINING}").json()
+def twin_links(html: str) -> tuple[str, str]:
+    """The results' JSON and CSV links."""
+    found = re.search(r'<a href="([^"]+)">JSON</a> · <a href="([^"]+)">CSV</a>', html)
+    assert found, "no twin links"
+    return unescape(found.group(1)), unescape(found.group(2))
+
+
+def test_the_twins_give_every_option_in_the_pages_sort_each_with_its_rank(client: TestClient) -> None:
+    page = client.get(f"/?{TRAINING}&sort=-mfu&page=2").text
+    json_url, csv_url = twin_links(page)
+    assert (json_url, csv_url) == (f"/rank.json?{TRAINING}&sort=-mfu", f"/rank.csv?{TRAINING}&sort=-mfu")
+    ranked = client.get(f"/rank.json?{TRAINING}").json()
+    by_mfu = client.get(json_url).json()
+    assert by_mfu["sort"] == "-mfu" and "sort" not in ranked and "rank" not in ranked["options"][0]
+    feasible = ranked["feasible_options"]
+    assert len(by_mfu["options"]) == len(ranked["options"]) > feasible > 25  # every option, not one page
+    mfu = [o["mfu"] for o in by_mfu["options"][:feasible]]
+    assert mfu == sorted(mfu, reverse=True) and mfu != [o["mfu"] for o in ranked["options"][:feasible]]
+    for option in by_mfu["options"]:  # each option is the one at its rank, the infeasible ones last
+        assert {**ranked["options"][option.pop("rank") - 1]} == option
+    assert [o["feasible"] for o in by_mfu["options"]] == [o["feasible"] for o in ranked["options"]]
+    table = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    assert [int(r["rank"]) for r in table][:5] == [o["rank"] for o in client.get(json_url).json()["options"][:5]]
+    assert [float(r["mfu"]) for r in table[:feasible]] == mfu
+
+
+def test_the_cli_prints_and_dumps_the_sorted_ranking(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli.main import main
+
+    assert main(["rank", "training", "--model", "llama-3.1-8b", "--sort=-mfu", "--json"]) == 0
+    options = [o for o in json.loads(capsys.readouterr().out)["options"] if o["feasible"]]
+    assert [o["mfu"] for o in options] == sorted((o["mfu"] for o in options), reverse=True)
+    assert main(["rank", "training", "--model", "llama-3.1-8b", "--sort=-mfu", "--limit", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "sorted by MFU, highest first; # is the rank" in printed
+    ranks = [int(line.split()[0]) for line in printed.splitlines() if re.match(r"\d+ ", line)]
+    assert ranks == [o["rank"] for o in options[:3]]
 
 
 def test_a_saved_link_sorts_within_its_own_prices(fresh_url: str) -> None:
@@ -157,3 +195,12 @@ def test_a_saved_link_sorts_within_its_own_prices(fresh_url: str) -> None:
         assert page.status_code == 200 and "Saved comparison" in page.text
         assert link(page.text, "Next") == f"{url}?sort=days&page=2"
         assert client.get(f"{url}?sort=ttft").status_code == 422
+        # its twins are its own: the saved prices, in the view's sort
+        assert twin_links(page.text) == (f"{url}.json?sort=days", f"{url}.csv?sort=days")
+        saved = client.get(f"{url}.json?sort=days").json()
+        days = [o["total_hours"] for o in saved["options"] if o["feasible"]]
+        assert saved["sort"] == "days" and saved["saved"]["slug"] == url[3:] and days == sorted(days)
+        table = list(csv.DictReader(io.StringIO(client.get(f"{url}.csv?sort=days").text)))
+        assert [int(r["rank"]) for r in table] == [o["rank"] for o in saved["options"]]
+        assert client.get(f"{url}.csv?sort=ttft").json()["detail"][0]["field"] == "sort"
+        assert twin_links(client.get(url).text) == (f"{url}.json", f"{url}.csv")

@@ -95,8 +95,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     try:
         workload = WORKLOADS[args.phase].model_validate(values)
         snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
-        payload = ranking.rank_payload(args.phase, workload, snapshot, share)  # type: ignore[arg-type]
-        page = ranking.ranked_page(args.phase, workload, snapshot, share, 0, args.limit, (), sort) if sort else None
+        payload = ranking.rank_payload(args.phase, workload, snapshot, share, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
@@ -106,11 +105,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, default=str))
         return 0
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
-    if page is not None:
+    if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
-        print(reports.ranking_table(page.payload, args.limit, page.ranks))
-    else:
-        print(reports.ranking_table(payload, args.limit))
+    print(reports.ranking_table(payload, args.limit))
     if payload.get("serverless_job"):
         print("\n" + reports.serverless_job_line(payload["serverless_job"]))
     if not payload["feasible_options"] and payload["total_options"]:

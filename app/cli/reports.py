@@ -290,14 +290,16 @@ def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
     return f"the same job through a per-token API (list prices): {shown}"
 
 
-def ranking_table(payload: dict[str, Any], limit: int, ranks: list[int] | None = None) -> str:
-    """The feasible options as a text table; `ranks`: each row's rank when the rows are sorted by another column."""
+def ranking_table(payload: dict[str, Any], limit: int) -> str:
+    """The feasible options as a text table, in the payload's order; # is each one's rank (a sorted payload's
+    options carry it)."""
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))
     rank_by: str = payload["rank_by"] if payload.get("rank_by") in RANK_METRIC_FIELDS else "output_tokens"
     rows = []
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
-    for i, o in zip(ranks or range(1, len(feasible) + 1), feasible, strict=False):
+    for position, o in enumerate(feasible, start=1):
+        i = o.get("rank", position)
         terms = (
             o["price_type"]
             + (" interruptible" if o.get("interruptible") else "")

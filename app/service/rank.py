@@ -135,13 +135,35 @@ def rank_payload(
     share_url: str,
     limit: int | None = None,
     include_terms: bool = True,
+    sort: str | None = None,
 ) -> dict[str, Any]:
-    """The rank API's response body: {workload, model, options (best first), share_url, ...}."""
+    """The rank API's response body: {workload, model, options (best first), share_url, ...}. With a `sort`
+    (rank_sort), the feasible options come in that column's order, then the infeasible ones, each option with
+    its `rank` (1 = best), and the body says `sort`: what a sorted results page shows, as its twins give it."""
     model, ranking = rank(phase, workload, snapshot)
-    options = ranking.options if limit is None else ranking.options[:limit]
+    positions = view_positions(phase, ranking, sort, len(ranking.options))
+    if limit is not None:
+        positions = positions[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
-    rows = [plain_row(o, include_terms, shared) for o in options]
-    return _body(phase, workload, snapshot, model, ranking, rows, share_url)
+    rows = [plain_row(ranking.options[p], include_terms, shared) for p in positions]
+    body = _body(phase, workload, snapshot, model, ranking, rows, share_url)
+    if not rank_sort.is_ranked_order(sort):
+        body["options"] = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
+        body["sort"] = sort
+    return body
+
+
+def view_positions(phase: str, ranking: Any, sort: str | None, end: int) -> list[int]:
+    """Positions (0-based ranks) of the ranking's first `end` options in the view's order: ranked order, or
+    the feasible options sorted by a column of the table (rank_sort; every one of them is built then) and
+    the infeasible ones after them, still in ranked order."""
+    if rank_sort.is_ranked_order(sort):
+        return list(range(end))
+    assert sort is not None
+    feasible = ranking.feasible_count
+    metric = "usd_per_step" if phase == "training" else RANK_METRIC_FIELDS[ranking.rank_by]
+    ordered = rank_sort.sorted_positions(ranking.options, feasible, phase, sort, metric)
+    return (ordered + list(range(feasible, len(ranking.options))))[:end]
 
 
 def _body(
@@ -236,12 +258,7 @@ def ranked_page(
     model, ranking = rank(phase, workload, snapshot)
     feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
     end = feasible if rows is None else min(feasible, start + rows)
-    if rank_sort.is_ranked_order(sort):
-        positions = list(range(start, end))
-    else:
-        assert sort is not None
-        metric = "usd_per_step" if phase == "training" else RANK_METRIC_FIELDS[ranking.rank_by]
-        positions = rank_sort.sorted_positions(options, feasible, phase, sort, metric)[start:end]
+    positions = view_positions(phase, ranking, sort, end)[start:]
     shared: dict[int, Any] = {}
     page_rows = [plain_row(options[p], True, shared) for p in positions]
     # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.

@@ -39,7 +39,7 @@ VIEW_FIELDS = ("sort", "show", "page")
 class ResultsView(BaseModel):
     """Which rows of a ranking a results page shows: the feasible options sorted by `sort` (ranked order when
     None), `show` rows (or `all`) from page `page`. Part of the page's canonical query, so a link reproduces
-    the view; the `.json`/`.csv` twins accept it and still give every option, best first."""
+    the view; the `.json`/`.csv` twins give every option, in the view's sort."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     sort: str | None = Field(None, max_length=20, description="a ranked table's column, -column for largest first")

@@ -41,6 +41,14 @@ def split_json_suffix(identifier: str) -> tuple[str, bool]:
     return identifier, False
 
 
+def split_twin_suffix(identifier: str) -> tuple[str, str | None]:
+    """`/s/ab12.json` and `/s/ab12.csv` are the JSON and CSV twins of `/s/ab12`: ('ab12', 'json'), …"""
+    for twin in ("json", "csv"):
+        if identifier.endswith(f".{twin}"):
+            return identifier[: -len(twin) - 1], twin
+    return identifier, None
+
+
 def json_twin_url(request: Request) -> str:
     query = f"?{request.url.query}" if request.url.query else ""
     path = request.url.path.removesuffix("/") or "/index"

@@ -27,8 +27,9 @@ from app.service import rank as ranking
 from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors import wants_json
+from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
-from app.web.render import json_response, split_json_suffix
+from app.web.render import json_response, split_twin_suffix
 
 router = APIRouter(include_in_schema=False)
 SHARE_PATHS = ("/", "/compare")
@@ -168,7 +169,7 @@ def _query_items(query: str) -> list[tuple[str, str]]:
 
 @router.get("/s/{slug}")
 def open_share(slug: str, request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
-    slug, as_json = split_json_suffix(slug)
+    slug, twin = split_twin_suffix(slug)
     link = session.get(ShareLink, slug[:16])
     if link is None:
         raise not_found("saved link", slug)
@@ -192,20 +193,14 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         "offers_changed_since": changed,
         "current_url": f"{link.path}?{link.query}",
     }
-    if as_json:
-        if parsed.workload is None:
-            return json_response({"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422)
-        try:
-            payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}")
-        except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
-            return json_response({"detail": [{"field": exc.field, "message": str(exc)}]}, 422)
-        return json_response({**payload, "saved": saved})
     # The saved page's own query is only its view (`?page=2`, `?sort=ttft`): the question is the link's.
     view_errors: dict[str, str] = {}
     parsed.view = parse_view(dict(request.query_params), view_errors, parsed.phase)
     if view_errors:
         parsed.errors.update(view_errors)
         parsed.workload = None  # a 422 naming the field, beside the form, as on the live page
+    if twin is not None:
+        return _saved_twin(parsed, replay, slug, saved, twin)
     template = "compare.html" if link.path == "/compare" else "index.html"
     return render_workbench(
         request,
@@ -216,3 +211,20 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         {"saved": saved, "side_by_side": link.path == "/compare"},
         view_base=f"/s/{slug}",
     )
+
+
+def _saved_twin(parsed: ParsedQuery, replay: CatalogSnapshot, slug: str, saved: dict[str, Any], twin: str) -> Response:
+    """`/s/{slug}.json` (the rank API's body and `saved`) or `.csv`: every option, ranked with the saved prices,
+    in the view's sort; a question that no longer reads, or a bad view, is a 422 naming the field."""
+    errors = dict(parsed.errors) or ({} if parsed.workload else {"model": "the saved question has no workload"})
+    payload: dict[str, Any] = {}
+    if not errors and parsed.workload is not None:
+        try:
+            payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}", sort=parsed.view.sort)
+        except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
+            errors[exc.field] = str(exc)
+    if errors:
+        return json_response({"detail": [{"field": k, "message": v} for k, v in errors.items()]}, 422)
+    if twin == "csv":
+        return csv_response(payload, f"gpumatch-saved-{slug}.csv")
+    return json_response({**payload, "saved": saved})

@@ -96,9 +96,7 @@ def render_workbench(
     context["form"] = form_options.form_state(parsed)
     context["errors"] = parsed.errors if parsed else {}
     if parsed and parsed.canonical and not parsed.errors:
-        twin = "/rank" if path == "/" else path
-        context["json_url"] = f"{twin}.json?{parsed.question}"  # the twins give every option, whatever the view
-        context["csv_url"] = f"{twin}.csv?{parsed.question}"
+        context.update(twin_urls(parsed, path, view_base))
     context.update(extra or {})
     status = 422 if context["errors"] else 200
     response = page(request, template, context, block="workbench", status_code=status)
@@ -106,6 +104,21 @@ def render_workbench(
         pushed = f"{path}?{parsed.canonical}" if view_base is None else results_view.view_url(view_base, parsed.view)
         response.headers["HX-Push-Url"] = pushed
     return response
+
+
+def twin_urls(parsed: ParsedQuery, path: str, view_base: str | None) -> dict[str, str]:
+    """The JSON and CSV twins of a results page: every option (not only the page's rows), in the view's sort.
+    A saved link's twins are its own (`/s/{slug}.json`), ranked with the prices it was saved with."""
+    sort_only = results_view.ResultsView(sort=parsed.view.sort)
+    if view_base is not None:
+        json_url, csv_url = f"{view_base}.json", f"{view_base}.csv"
+    else:
+        twin = "/rank" if path == "/" else path
+        json_url, csv_url = f"{twin}.json?{parsed.question}", f"{twin}.csv?{parsed.question}"
+    return {
+        "json_url": results_view.view_url(json_url, sort_only),
+        "csv_url": results_view.view_url(csv_url, sort_only),
+    }
 
 
 def _redirect_if_not_canonical(request: Request, parsed: ParsedQuery, path: str) -> Response | None:
@@ -143,11 +156,12 @@ def index_json(snapshot: SnapshotDep) -> Response:
 
 
 def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
-    parsed = parse(list(request.query_params.multi_items()), paged=True)  # a page's view is accepted, not applied
+    parsed = parse(list(request.query_params.multi_items()), paged=True)  # its sort applies; page and show do not
     if not parsed.errors:
         try:
             assert parsed.workload is not None
-            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, f"{path}?{parsed.question}"), 200
+            share_url = f"{path}?{parsed.question}"
+            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
         except ranking.UnknownModel as exc:
             parsed.errors[exc.field] = str(exc)
     return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
