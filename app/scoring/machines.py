@@ -73,7 +73,11 @@ class Machine:
 
 
 def _gpu_link(gpu: GpuSpec) -> str:
-    return "nvlink" if gpu.interconnect_gbs and gpu.scaleup_domain_gpus > 1 else "pcie"
+    """The GPU's own scale-up link as the catalog names intra-node links: AMD's Infinity Fabric is xgmi, any
+    other scale-up board is priced as nvlink is (its bandwidth is the GPU's), PCIe otherwise."""
+    if not (gpu.interconnect_gbs and gpu.scaleup_domain_gpus > 1):
+        return "pcie"
+    return "xgmi" if gpu.vendor.upper() == "AMD" else "nvlink"
 
 
 def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
@@ -96,8 +100,9 @@ def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
 def default_machine(gpu: GpuSpec) -> Machine:
     """What a single estimate assumes when no machine is given: one node, the GPU's own scale-up domain
     (an HGX board, an NVL72 rack) or an 8-card PCIe server; no fabric."""
-    if _gpu_link(gpu) == "nvlink":
-        return Machine(gpus_per_node=gpu.scaleup_domain_gpus, link="nvlink")
+    link = _gpu_link(gpu)
+    if link in SCALEUP_LINKS:
+        return Machine(gpus_per_node=gpu.scaleup_domain_gpus, link=link)
     return Machine(gpus_per_node=PCIE_NODE_GPUS, link="pcie")
 
 

@@ -76,7 +76,7 @@ class InferenceEfficiency:
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
-    vllm_factor: float = 0.956
+    vllm_factor: float = 0.971
     sglang_factor: float = 1.04
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
@@ -93,7 +93,7 @@ class InferenceEfficiency:
     # AMD's own MLPerf run does not), so that factor is a compromise and its bands are wide. The matmul prior is
     # measured: MAMF MI300X 51 % vs H100 80 % of peak = 0.64 (stas00/ml-engineering); the research notes hold no
     # streaming measurement of its own, so streaming shrinks toward the same 0.64.
-    amd_mbu_factor: float = 0.515  # weight and KV-cache streaming (MBU)
+    amd_mbu_factor: float = 0.523  # weight and KV-cache streaming (MBU)
     amd_mfu_factor: float = 0.601  # matmuls (MFU)
     # Time per MoE layer of each prefill pass on engines that run prefill eagerly (vLLM, SGLang; BLIS trained physics
     # +482 us per MoE layer is the prior). Not the dispatch of routing and grouped GEMMs alone: timed on an H200

@@ -34,6 +34,7 @@ from app.scoring.inference.memory import (
 )
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
+from app.scoring.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
 from app.scoring.specs import GpuSpec, ModelSpec
 
 # Name hints for cards without a memory_type (the catalog's GPUs all have one).
@@ -59,7 +60,7 @@ class InferenceContext:
     gddr: bool
     moe: bool
     engine: str
-    link_gbs: float  # one-direction all-reduce bandwidth per GPU
+    link_gbs: float  # one-direction all-reduce bandwidth per GPU, for its TP group (a mesh narrows it: mesh.py)
     nvlink: bool
     assumptions: tuple[str, ...] = ()
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
@@ -67,6 +68,8 @@ class InferenceContext:
     amd: bool = False  # ROCm software stack (amd_mbu_factor, amd_mfu_factor)
     tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
+    peer_link_gbs: float = 0.0  # one-direction GB/s from one GPU to one other of its node (KV hand-off)
+    link_name: str = "NVLink"  # what the terms call the node's link: NVLink, Infinity Fabric, scale-up link, PCIe
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
     sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
     # > 1: attention runs data-parallel over this many ranks of the TP group (SGLang --enable-dp-attention): each
@@ -134,6 +137,12 @@ def build_context(
     tp_nodes = tensor_parallel_nodes(gpu, tensor_parallel)
     nvlink = bool(interconnect_gbs) and (domain >= tensor_parallel or tp_nodes > 1)
     link = interconnect_gbs / 2 if nvlink else PCIE_GBS_UNIDIR.get(gpu.pcie_gen or 4, 25.0)
+    peer_link = link
+    if nvlink:  # a switchless board reduces a TP group over its members' own links only
+        local_group = max(tensor_parallel // tp_nodes, 1)
+        link *= group_link_share(gpu, local_group)
+        peer_link *= peer_link_share(gpu)
+        notes += tuple(n for n in (mesh_note(gpu, local_group),) if n)
     tp_fabric = (fabric_gbs or DEFAULT_RDMA_GBPS_PER_GPU / 8 * FABRIC_EFFICIENCY) if tp_nodes > 1 else 0.0
     heads = model.num_attention_heads * model.head_dim
     return InferenceContext(
@@ -162,6 +171,8 @@ def build_context(
         moe=share > 0,
         engine=engine,
         link_gbs=link,
+        peer_link_gbs=peer_link,
+        link_name=scaleup_link_name(gpu) if nvlink else "PCIe",
         nvlink=nvlink,
         assumptions=notes,
         fabric_gbs=fabric_gbs,

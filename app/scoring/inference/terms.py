@@ -102,11 +102,7 @@ def step_terms(
             "TP all-reduce",
             step.comm_ms,
             "ms",
-            (
-                f"2 per layer, {'NVLink' if ctx.nvlink else 'PCIe'} {ctx.link_gbs:g} GB/s one way"
-                if tp > 1
-                else "TP1: none"
-            )
+            (f"2 per layer, {ctx.link_name} {ctx.link_gbs:g} GB/s one way" if tp > 1 else "TP1: none")
             + (f"; plus pipeline sends across nodes at {ctx.fabric_gbs:g} GB/s per GPU" if ctx.fabric_gbs else ""),
         ),
         Term(

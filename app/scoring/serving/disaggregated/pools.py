@@ -57,7 +57,7 @@ class PrefillInstance:
     tensor_parallel: int
     pipeline_parallel: int
     passes: tuple[PrefillPass, ...]
-    link_gbs: float  # one-direction GB/s per GPU inside the node (KV to a decode instance on the same node)
+    link_gbs: float  # one-direction GB/s from a GPU to one peer in the node (KV to a decode instance on the same node)
     nvlink: bool
     attention_dp: int = 1  # > 1: data-parallel attention over the TP group (each GPU prefills its own prompts)
 
@@ -184,7 +184,7 @@ def prefill_instance(
         latency = prefill_latency_ms(ctx, eff, n, workload.input_len) if pp > 1 else None
         passes.append(PrefillPass(n, pass_ms, latency))
         n *= 2
-    link = ctx.link_gbs * LINK_EFFICIENCY
+    link = ctx.peer_link_gbs * LINK_EFFICIENCY  # each GPU hands its KV to one peer
     return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), link, ctx.nvlink, dp)
 
 
@@ -241,5 +241,5 @@ def _decode_at(
         low, high = (mid, high) if step(mid) <= target else (low, mid)
     step_ms = step(low)
     capacity = low / (workload.output_len * step_ms) * 1e3
-    link = ctx.link_gbs * LINK_EFFICIENCY
+    link = ctx.peer_link_gbs * LINK_EFFICIENCY  # each GPU hands its KV to one peer
     return DecodeInstance(gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, link, ctx.nvlink, dp)
