@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -40,6 +41,36 @@ def test_hand_checked_owning_renting_and_break_even():
     assert {t.name for t in o.terms} >= {"depreciation", "energy", "colocation", "break-even months"}
 
 
+def test_a_cost_of_capital_repays_the_purchase_as_an_annuity_and_discounts_the_break_even():
+    from dataclasses import replace
+
+    o = compare_ownership(replace(INPUTS, cost_of_capital_pct=6))
+    payment = 240_000 * 0.005 / (1 - 1.005**-60)  # 4 639.8 a month at 0.5 % a month over 60 months
+    assert o.depreciation_usd_per_month == pytest.approx(4_000)
+    assert o.capital_usd_per_month == pytest.approx(payment - 4_000)
+    assert o.owning_usd_per_month == pytest.approx(payment + 1_095 + 2_000)
+    saving = 8_760 - 3_095
+    assert o.break_even_months == pytest.approx(-math.log(1 - 240_000 * 0.005 / saving) / math.log(1.005))
+    assert o.break_even_months > compare_ownership(INPUTS).break_even_months  # 47.7 against 42.4 months in cash
+    own, rent = cumulative_usd(o, o.break_even_months)  # the chart's lines cross where the break-even says
+    assert own == pytest.approx(rent)
+    assert "cost of capital" in {t.name for t in o.terms}
+    # a saving that the purchase's interest alone eats never repays it
+    assert compare_ownership(replace(INPUTS, cost_of_capital_pct=30, utilisation=0.25)).break_even_months is None
+
+
+def test_the_cost_of_capital_is_a_field_of_the_page_the_api_and_the_link(client):
+    body = client.post("/api/v1/own", json={"cost_of_capital_pct": 8}).json()
+    rate = next(i for i in body["inputs"] if i["name"] == "cost_of_capital_pct")
+    assert rate["overridden"] and rate["value"] == 8 and body["capital_usd_per_month"] > 0
+    assert not any("cost of capital" in n for n in body["notes"])
+    assert "cost_of_capital_pct=8" in body["share_url"]
+    page = client.get(body["share_url"])
+    assert page.status_code == 200 and 'name="cost_of_capital_pct"' in page.text and "cost of capital" in page.text
+    bad = client.post("/api/v1/own", json={"cost_of_capital_pct": 80})
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "cost_of_capital_pct"
+
+
 def test_no_break_even_when_renting_never_repays_the_purchase():
     from dataclasses import replace
 
@@ -55,8 +86,8 @@ def test_eight_h100_at_sixty_percent_break_even_in_months_with_every_input_sourc
     body = response.json()
     assert body["break_even_months"] is not None and 0 < body["break_even_months"] < 120
     assert 0 < body["break_even_utilisation_pct"] < 100
-    names = {i["name"] for i in body["inputs"]}
-    assert names == {
+    sourced = {i["name"]: i for i in body["inputs"] if i["name"] != "cost_of_capital_pct"}
+    assert set(sourced) == {
         "purchase_usd_per_server",
         "power_kw_per_server",
         "provisioned_kw_per_server",
@@ -66,8 +97,12 @@ def test_eight_h100_at_sixty_percent_break_even_in_months_with_every_input_sourc
         "depreciation_years",
         "rental_usd_per_gpu_hour",
     }
-    for i in body["inputs"]:
+    for i in sourced.values():
         assert not i["overridden"] and i["source"] and i["source_url"].startswith("http"), i
+    # no sourced rate: the cost of capital is listed as not counted, and the notes say so
+    (rate,) = [i for i in body["inputs"] if i["name"] == "cost_of_capital_pct"]
+    assert rate["value"] == 0 and not rate["overridden"] and "not counted" in rate["source"]
+    assert any("cost of capital (none given" in n for n in body["notes"]) and body["capital_usd_per_month"] == 0
     assert body["share_url"] == "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60"
 
 

@@ -21,7 +21,8 @@ from app.service.rank import plain
 from app.service.workload_query import _format, _non_default
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
-NOT_MODELLED = "cost of capital, staff, spares and failures, resale value (no source in tco.csv)"
+NOT_MODELLED = "staff, spares and failures, resale value (no source in tco.csv)"
+NO_CAPITAL = "cost of capital (none given; tco.csv has no rate)"
 
 
 @dataclass
@@ -78,7 +79,8 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     ownership = compare_ownership(ownership_inputs(question, resolved))
     life_months = ownership.inputs.depreciation_years * 12
     horizon = min(MAX_CHART_MONTHS, math.ceil(max(life_months, (ownership.break_even_months or 0) * 1.25)))
-    notes = [f"Not modelled: {NOT_MODELLED}."]
+    missing = NOT_MODELLED if question.cost_of_capital_pct > 0 else f"{NO_CAPITAL}, {NOT_MODELLED}"
+    notes = [f"Not modelled: {missing}."]
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
             f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "
@@ -91,6 +93,7 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
         "inputs": plain(resolved),
         "purchase_usd": round(ownership.purchase_usd, 2),
         "depreciation_usd_per_month": round(ownership.depreciation_usd_per_month, 2),
+        "capital_usd_per_month": round(ownership.capital_usd_per_month, 2),
         "energy_usd_per_month": round(ownership.energy_usd_per_month, 2),
         "colocation_usd_per_month": round(ownership.colocation_usd_per_month, 2),
         "owning_usd_per_month": round(ownership.owning_usd_per_month, 2),
@@ -101,6 +104,9 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
             None if ownership.break_even_utilisation is None else round(ownership.break_even_utilisation * 100, 3)
         ),
         "break_even_months": None if ownership.break_even_months is None else round(ownership.break_even_months, 3),
+        "break_even_usd": None
+        if ownership.break_even_months is None
+        else round(cumulative_usd(ownership, ownership.break_even_months)[1], 2),
         "depreciation_months": life_months,
         "cheaper": ownership.cheaper,
         "terms": plain(ownership.terms),

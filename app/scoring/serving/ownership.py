@@ -1,13 +1,16 @@
 """Own GPU servers or rent them: monthly cost of owning, and where owning breaks even with renting.
 
 Pure arithmetic on resolved inputs (tco_defaults.py picks the sourced defaults from tco.csv):
-- owning per month = purchase ÷ (depreciation years × 12) + energy + colocation, per server;
+- owning per month = purchase ÷ (depreciation years × 12) + cost of capital + energy + colocation, per server;
+  with a cost of capital r a year (the user's: no sourced default, 0 = not counted) the purchase is repaid as an
+  annuity at r / 12 a month over the life, and the cost of capital is that payment less the straight-line part;
   energy = power draw (kW) × PUE × hours × $/kWh (servers stay on every hour, busy or not);
   colocation = provisioned kW (the server's maximum input) × $/kW-month;
 - renting per month = GPUs × $/GPU-hour × hours × utilisation (on-demand: pay only the hours used);
 - break-even utilisation = owning per month ÷ renting per month at 100 %;
-- break-even months (cash) = purchase ÷ (renting per month − running cost per month), at the utilisation.
-Not modelled (no source in tco.csv): cost of capital, staff, spares and failures, resale value.
+- break-even months = purchase ÷ (renting per month − running cost per month), at the utilisation (cash); with a
+  cost of capital, the months after which those monthly savings, discounted at r / 12, repay the purchase.
+Not modelled (no source in tco.csv): staff, spares and failures, resale value; cost of capital only when given.
 """
 
 from __future__ import annotations
@@ -35,7 +38,16 @@ class OwnershipInputs:
     colocation_usd_per_kw_month: float
     depreciation_years: float
     rental_usd_per_gpu_hour: float
+    cost_of_capital_pct: float = 0.0  # a year: interest on the purchase, or the return the cash forgoes
     hours_per_month: float = HOURS_PER_MONTH
+
+    @property
+    def monthly_rate(self) -> float:
+        return self.cost_of_capital_pct / 100 / 12
+
+    @property
+    def life_months(self) -> float:
+        return self.depreciation_years * 12
 
     @property
     def servers(self) -> int:
@@ -47,6 +59,7 @@ class Ownership:
     inputs: OwnershipInputs
     purchase_usd: float
     depreciation_usd_per_month: float
+    capital_usd_per_month: float  # the annuity's interest part, averaged over the life (0 without a rate)
     energy_usd_per_month: float
     colocation_usd_per_month: float
     owning_usd_per_month: float
@@ -63,25 +76,46 @@ def _energy_per_server(i: OwnershipInputs) -> float:
     return i.power_kw_per_server * i.pue * i.hours_per_month * i.usd_per_kwh
 
 
+def annuity_payment(principal: float, monthly_rate: float, months: float) -> float:
+    """The level monthly payment that repays `principal` over `months` at `monthly_rate` (straight line at 0)."""
+    if monthly_rate <= 0:
+        return principal / months
+    return principal * monthly_rate / (1 - (1 + monthly_rate) ** -months)
+
+
+def payback_months(purchase: float, saving_per_month: float, monthly_rate: float) -> float | None:
+    """Months until the monthly savings, discounted at `monthly_rate`, add up to the purchase; None when they
+    never do (no saving, or a saving the purchase's interest alone exceeds)."""
+    if saving_per_month <= 0:
+        return None
+    if monthly_rate <= 0:
+        months = purchase / saving_per_month
+    elif purchase * monthly_rate >= saving_per_month:
+        return None
+    else:
+        months = -math.log(1 - purchase * monthly_rate / saving_per_month) / math.log(1 + monthly_rate)
+    return months if math.isfinite(months) else None  # a margin of a fraction of a cent: never, in practice
+
+
 def compare_ownership(i: OwnershipInputs) -> Ownership:
     """Owning N GPUs against renting the same N at the same utilisation."""
     purchase = i.purchase_usd_per_server * i.servers
-    depreciation = purchase / (i.depreciation_years * 12)
+    depreciation = purchase / i.life_months
+    capital = annuity_payment(purchase, i.monthly_rate, i.life_months) - depreciation
     energy = _energy_per_server(i) * i.servers
     colocation = i.provisioned_kw_per_server * i.colocation_usd_per_kw_month * i.servers
-    owning = depreciation + energy + colocation
+    owning = depreciation + capital + energy + colocation
     running = energy + colocation
     full = i.gpu_count * i.rental_usd_per_gpu_hour * i.hours_per_month
     renting = full * i.utilisation
     even_u = owning / full if full > 0 and owning <= full else None
-    even_m = purchase / (renting - running) if renting > running else None
-    if even_m is not None and not math.isfinite(even_m):  # a margin of a fraction of a cent: never, in practice
-        even_m = None
+    even_m = payback_months(purchase, renting - running, i.monthly_rate)
     cheaper = "own" if owning < renting else "rent"
     result = Ownership(
         inputs=i,
         purchase_usd=purchase,
         depreciation_usd_per_month=depreciation,
+        capital_usd_per_month=capital,
         energy_usd_per_month=energy,
         colocation_usd_per_month=colocation,
         owning_usd_per_month=owning,
@@ -122,7 +156,15 @@ def ownership_terms(o: Ownership) -> list[Term]:
             f"{i.servers} × {i.provisioned_kw_per_server:g} kW provisioned × "
             f"${i.colocation_usd_per_kw_month:g}/kW-month",
         ),
-        Term("owning", o.owning_usd_per_month, "$/month", "depreciation + energy + colocation"),
+        *([_capital_term(o)] if i.monthly_rate > 0 else []),
+        Term(
+            "owning",
+            o.owning_usd_per_month,
+            "$/month",
+            "depreciation + cost of capital + energy + colocation"
+            if i.monthly_rate > 0
+            else "depreciation + energy + colocation (no cost of capital given)",
+        ),
         Term(
             "renting",
             o.renting_usd_per_month,
@@ -146,13 +188,38 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 "break-even months",
                 o.break_even_months,
                 "months",
-                f"${o.purchase_usd:,.0f} purchase ÷ (${o.renting_usd_per_month:,.0f} renting − "
-                f"${o.running_usd_per_month:,.0f} energy and colocation) per month",
+                (
+                    f"${o.purchase_usd:,.0f} purchase ÷ (${o.renting_usd_per_month:,.0f} renting − "
+                    f"${o.running_usd_per_month:,.0f} energy and colocation) per month"
+                )
+                if i.monthly_rate <= 0
+                else (
+                    f"months until (${o.renting_usd_per_month:,.0f} renting − ${o.running_usd_per_month:,.0f} energy "
+                    f"and colocation) a month, discounted at {i.cost_of_capital_pct:g} % a year, repays the "
+                    f"${o.purchase_usd:,.0f} purchase"
+                ),
             )
         )
     return terms
 
 
+def _capital_term(o: Ownership) -> Term:
+    i = o.inputs
+    payment = o.depreciation_usd_per_month + o.capital_usd_per_month
+    return Term(
+        "cost of capital",
+        o.capital_usd_per_month,
+        "$/month",
+        f"${o.purchase_usd:,.0f} repaid at {i.cost_of_capital_pct:g} % a year over {i.life_months:g} months "
+        f"(${payment:,.0f}/month) less the straight-line depreciation",
+    )
+
+
 def cumulative_usd(o: Ownership, months: float) -> tuple[float, float]:
-    """(owning, renting) cash spent after `months`: the purchase up front, then running costs vs rent."""
-    return o.purchase_usd + o.running_usd_per_month * months, o.renting_usd_per_month * months
+    """(owning, renting) spent after `months`: the purchase up front, then running costs, against rent. With a cost
+    of capital each amount is carried forward to that month at it (month-m dollars), so the lines cross at the
+    discounted break-even; without one it is cash."""
+    rate = o.inputs.monthly_rate
+    growth = (1 + rate) ** months
+    flows = months if rate <= 0 else (growth - 1) / rate  # $1 a month, carried to month m
+    return o.purchase_usd * growth + o.running_usd_per_month * flows, o.renting_usd_per_month * flows

@@ -9,7 +9,8 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
 - PUE: the industry average (Uptime Institute 2023);
 - colocation: CBRE's own report (cbre.com) rather than secondary summaries;
 - depreciation: the shortest life in the filings (5 years: Amazon, Meta), the conservative choice;
-- rental: the cheapest fresh on-demand offer of the GPU with the server's GPU count, else of any count.
+- rental: the cheapest fresh on-demand offer of the GPU with the server's GPU count, else of any count;
+- cost of capital: none in tco.csv, so 0 (not counted) unless the user gives one.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ class OwnershipQuestion(BaseModel):
     colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
     depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
     rental_usd_per_gpu_hour: float | None = Field(None, gt=0, le=1_000, description="default: cheapest on-demand")
+    cost_of_capital_pct: float = Field(
+        0,
+        ge=0,
+        le=50,
+        description="% a year: interest on the purchase, or the return its cash forgoes; 0 = not counted "
+        "(no sourced default)",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +170,16 @@ def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[Reso
     for name, default in defaults.items():
         given = getattr(q, name)
         resolved.append(ResolvedInput(name, given, units[name], True, "") if given is not None else default())
+    given_rate = q.cost_of_capital_pct > 0  # 0, given or not, is the default: not counted
+    resolved.append(
+        ResolvedInput(
+            "cost_of_capital_pct",
+            q.cost_of_capital_pct,
+            "% a year",
+            given_rate,
+            "" if given_rate else "not counted: tco.csv has no rate; give yours (a loan's interest, or your return)",
+        )
+    )
     return resolved
 
 

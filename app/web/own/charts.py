@@ -33,14 +33,13 @@ def cumulative_cost(payload: dict[str, Any]) -> Figure:
     ]
     even = payload["break_even_months"]
     if even is not None:
-        rent_rate = payload["renting_usd_per_month"]
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
                 "name": "break-even",
                 "x": [even],
-                "y": [rent_rate * even],
+                "y": [payload["break_even_usd"]],
                 "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
                 "hovertemplate": "break-even after %{x:.1f} months<extra></extra>",
             }

@@ -20,7 +20,9 @@ class InputUsed(BaseModel):
 
 class CumulativePoint(BaseModel):
     month: int
-    owning_usd: float = Field(description="purchase + energy and colocation so far")
+    owning_usd: float = Field(
+        description="purchase + energy and colocation so far (carried forward at the cost of capital, if given)"
+    )
     renting_usd: float
 
 
@@ -31,6 +33,7 @@ class OwnResponse(BaseModel):
     inputs: list[InputUsed]
     purchase_usd: float
     depreciation_usd_per_month: float
+    capital_usd_per_month: float = Field(description="cost of capital: the annuity's interest part (0 when none given)")
     energy_usd_per_month: float
     colocation_usd_per_month: float
     owning_usd_per_month: float
@@ -39,6 +42,7 @@ class OwnResponse(BaseModel):
     renting_usd_per_month_full: float = Field(description="at 100 % utilisation")
     break_even_utilisation_pct: float | None = Field(description="null: owning costs more than renting at 100 %")
     break_even_months: float | None = Field(description="null: renting at this utilisation never repays the purchase")
+    break_even_usd: float | None = Field(description="what each side has spent at the break-even (cumulative)")
     depreciation_months: float
     cheaper: str = Field(description="own | rent, per month at the utilisation")
     terms: list[TermOut]
