@@ -59,16 +59,31 @@ def test_a_cost_of_capital_repays_the_purchase_as_an_annuity_and_discounts_the_b
     assert compare_ownership(replace(INPUTS, cost_of_capital_pct=30, utilisation=0.25)).break_even_months is None
 
 
+def test_a_resale_value_lowers_depreciation_and_the_annuity_but_not_the_cash_payback():
+    from dataclasses import replace
+
+    o = compare_ownership(replace(INPUTS, resale_pct=25))
+    assert o.depreciation_usd_per_month == pytest.approx(180_000 / 60)  # 240 000 less 60 000 back at the end
+    assert o.break_even_months == pytest.approx(compare_ownership(INPUTS).break_even_months)  # cash: resale at the end
+    both = compare_ownership(replace(INPUTS, resale_pct=25, cost_of_capital_pct=6))
+    payment = (240_000 - 60_000 * 1.005**-60) * 0.005 / (1 - 1.005**-60)
+    assert both.depreciation_usd_per_month + both.capital_usd_per_month == pytest.approx(payment)
+    assert "25 % resale" in next(t.detail for t in o.terms if t.name == "depreciation")
+
+
 def test_the_cost_of_capital_is_a_field_of_the_page_the_api_and_the_link(client):
     body = client.post("/api/v1/own", json={"cost_of_capital_pct": 8}).json()
     rate = next(i for i in body["inputs"] if i["name"] == "cost_of_capital_pct")
     assert rate["overridden"] and rate["value"] == 8 and body["capital_usd_per_month"] > 0
-    assert not any("cost of capital" in n for n in body["notes"])
+    assert not any("cost of capital" in n for n in body["notes"]) and any("resale value" in n for n in body["notes"])
     assert "cost_of_capital_pct=8" in body["share_url"]
     page = client.get(body["share_url"])
     assert page.status_code == 200 and 'name="cost_of_capital_pct"' in page.text and "cost of capital" in page.text
     bad = client.post("/api/v1/own", json={"cost_of_capital_pct": 80})
     assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "cost_of_capital_pct"
+    sold = client.post("/api/v1/own", json={"resale_pct": 30}).json()
+    assert sold["depreciation_usd_per_month"] < client.post("/api/v1/own", json={}).json()["depreciation_usd_per_month"]
+    assert client.post("/api/v1/own", json={"resale_pct": 100}).json()["detail"][0]["field"] == "resale_pct"
 
 
 def test_no_break_even_when_renting_never_repays_the_purchase():
@@ -86,7 +101,7 @@ def test_eight_h100_at_sixty_percent_break_even_in_months_with_every_input_sourc
     body = response.json()
     assert body["break_even_months"] is not None and 0 < body["break_even_months"] < 120
     assert 0 < body["break_even_utilisation_pct"] < 100
-    sourced = {i["name"]: i for i in body["inputs"] if i["name"] != "cost_of_capital_pct"}
+    sourced = {i["name"]: i for i in body["inputs"] if i["name"] not in ("cost_of_capital_pct", "resale_pct")}
     assert set(sourced) == {
         "purchase_usd_per_server",
         "power_kw_per_server",
@@ -100,9 +115,11 @@ def test_eight_h100_at_sixty_percent_break_even_in_months_with_every_input_sourc
     for i in sourced.values():
         assert not i["overridden"] and i["source"] and i["source_url"].startswith("http"), i
     # no sourced rate: the cost of capital is listed as not counted, and the notes say so
-    (rate,) = [i for i in body["inputs"] if i["name"] == "cost_of_capital_pct"]
-    assert rate["value"] == 0 and not rate["overridden"] and "not counted" in rate["source"]
-    assert any("cost of capital (none given" in n for n in body["notes"]) and body["capital_usd_per_month"] == 0
+    for name in ("cost_of_capital_pct", "resale_pct"):
+        (unsourced,) = [i for i in body["inputs"] if i["name"] == name]
+        assert unsourced["value"] == 0 and not unsourced["overridden"] and "not counted" in unsourced["source"]
+    assert any("not counted, as none was given: cost of capital, resale value" in n for n in body["notes"])
+    assert body["capital_usd_per_month"] == 0
     assert body["share_url"] == "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60"
 
 

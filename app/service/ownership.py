@@ -21,8 +21,8 @@ from app.service.rank import plain
 from app.service.workload_query import _format, _non_default
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
-NOT_MODELLED = "staff, spares and failures, resale value (no source in tco.csv)"
-NO_CAPITAL = "cost of capital (none given; tco.csv has no rate)"
+NOT_MODELLED = "staff, spares and failures (no source in tco.csv)"
+UNLESS_GIVEN = {"cost_of_capital_pct": "cost of capital", "resale_pct": "resale value"}  # tco.csv has neither
 
 
 @dataclass
@@ -79,8 +79,10 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     ownership = compare_ownership(ownership_inputs(question, resolved))
     life_months = ownership.inputs.depreciation_years * 12
     horizon = min(MAX_CHART_MONTHS, math.ceil(max(life_months, (ownership.break_even_months or 0) * 1.25)))
-    missing = NOT_MODELLED if question.cost_of_capital_pct > 0 else f"{NO_CAPITAL}, {NOT_MODELLED}"
-    notes = [f"Not modelled: {missing}."]
+    absent = [words for name, words in UNLESS_GIVEN.items() if getattr(question, name) <= 0]
+    notes = [
+        f"Not modelled: {NOT_MODELLED}" + (f"; not counted, as none was given: {', '.join(absent)}." if absent else ".")
+    ]
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
             f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "

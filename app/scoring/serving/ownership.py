@@ -9,8 +9,10 @@ Pure arithmetic on resolved inputs (tco_defaults.py picks the sourced defaults f
 - renting per month = GPUs × $/GPU-hour × hours × utilisation (on-demand: pay only the hours used);
 - break-even utilisation = owning per month ÷ renting per month at 100 %;
 - break-even months = purchase ÷ (renting per month − running cost per month), at the utilisation (cash); with a
-  cost of capital, the months after which those monthly savings, discounted at r / 12, repay the purchase.
-Not modelled (no source in tco.csv): staff, spares and failures, resale value; cost of capital only when given.
+  cost of capital, the months after which those monthly savings, discounted at r / 12, repay the purchase;
+- a resale value (the user's, % of the purchase at the end of the life) lowers depreciation and the annuity; the
+  break-even months leave it out (it arrives at the end).
+Not modelled (no source in tco.csv): staff, spares and failures; cost of capital and resale only when given.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class OwnershipInputs:
     depreciation_years: float
     rental_usd_per_gpu_hour: float
     cost_of_capital_pct: float = 0.0  # a year: interest on the purchase, or the return the cash forgoes
+    resale_pct: float = 0.0  # of the purchase, what the servers sell for at the end of the depreciation life
     hours_per_month: float = HOURS_PER_MONTH
 
     @property
@@ -76,11 +79,13 @@ def _energy_per_server(i: OwnershipInputs) -> float:
     return i.power_kw_per_server * i.pue * i.hours_per_month * i.usd_per_kwh
 
 
-def annuity_payment(principal: float, monthly_rate: float, months: float) -> float:
-    """The level monthly payment that repays `principal` over `months` at `monthly_rate` (straight line at 0)."""
+def annuity_payment(principal: float, monthly_rate: float, months: float, final_value: float = 0.0) -> float:
+    """The level monthly payment that repays `principal` over `months` at `monthly_rate`, less what is left worth
+    `final_value` at the end (straight line at a rate of 0)."""
     if monthly_rate <= 0:
-        return principal / months
-    return principal * monthly_rate / (1 - (1 + monthly_rate) ** -months)
+        return (principal - final_value) / months
+    discount = (1 + monthly_rate) ** -months
+    return (principal - final_value * discount) * monthly_rate / (1 - discount)
 
 
 def payback_months(purchase: float, saving_per_month: float, monthly_rate: float) -> float | None:
@@ -100,8 +105,9 @@ def payback_months(purchase: float, saving_per_month: float, monthly_rate: float
 def compare_ownership(i: OwnershipInputs) -> Ownership:
     """Owning N GPUs against renting the same N at the same utilisation."""
     purchase = i.purchase_usd_per_server * i.servers
-    depreciation = purchase / i.life_months
-    capital = annuity_payment(purchase, i.monthly_rate, i.life_months) - depreciation
+    resale = purchase * i.resale_pct / 100
+    depreciation = (purchase - resale) / i.life_months
+    capital = annuity_payment(purchase, i.monthly_rate, i.life_months, resale) - depreciation
     energy = _energy_per_server(i) * i.servers
     colocation = i.provisioned_kw_per_server * i.colocation_usd_per_kw_month * i.servers
     owning = depreciation + capital + energy + colocation
@@ -140,7 +146,10 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "depreciation",
             o.depreciation_usd_per_month,
             "$/month",
-            f"${o.purchase_usd:,.0f} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value",
+            f"${o.purchase_usd:,.0f} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value"
+            if i.resale_pct <= 0
+            else f"${o.purchase_usd:,.0f} × (1 − {i.resale_pct:g} % resale at the end) ÷ "
+            f"({i.depreciation_years:g} years × 12), straight line",
         ),
         Term(
             "energy",
@@ -197,7 +206,8 @@ def ownership_terms(o: Ownership) -> list[Term]:
                     f"months until (${o.renting_usd_per_month:,.0f} renting − ${o.running_usd_per_month:,.0f} energy "
                     f"and colocation) a month, discounted at {i.cost_of_capital_pct:g} % a year, repays the "
                     f"${o.purchase_usd:,.0f} purchase"
-                ),
+                )
+                + ("; the resale, at the end of the life, is not counted" if i.resale_pct > 0 else ""),
             )
         )
     return terms

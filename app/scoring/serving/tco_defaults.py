@@ -10,7 +10,7 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
 - colocation: CBRE's own report (cbre.com) rather than secondary summaries;
 - depreciation: the shortest life in the filings (5 years: Amazon, Meta), the conservative choice;
 - rental: the cheapest fresh on-demand offer of the GPU with the server's GPU count, else of any count;
-- cost of capital: none in tco.csv, so 0 (not counted) unless the user gives one.
+- cost of capital and resale value: none in tco.csv, so 0 (not counted) unless the user gives them.
 """
 
 from __future__ import annotations
@@ -49,6 +49,13 @@ class OwnershipQuestion(BaseModel):
         ge=0,
         le=50,
         description="% a year: interest on the purchase, or the return its cash forgoes; 0 = not counted "
+        "(no sourced default)",
+    )
+    resale_pct: float = Field(
+        0,
+        ge=0,
+        lt=100,
+        description="% of the purchase the servers sell for at the end of the depreciation life; 0 = not counted "
         "(no sourced default)",
     )
 
@@ -170,16 +177,13 @@ def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[Reso
     for name, default in defaults.items():
         given = getattr(q, name)
         resolved.append(ResolvedInput(name, given, units[name], True, "") if given is not None else default())
-    given_rate = q.cost_of_capital_pct > 0  # 0, given or not, is the default: not counted
-    resolved.append(
-        ResolvedInput(
-            "cost_of_capital_pct",
-            q.cost_of_capital_pct,
-            "% a year",
-            given_rate,
-            "" if given_rate else "not counted: tco.csv has no rate; give yours (a loan's interest, or your return)",
-        )
+    unsourced = (
+        ("cost_of_capital_pct", "% a year", "tco.csv has no rate; give yours (a loan's interest, or your return)"),
+        ("resale_pct", "% of the purchase", "tco.csv has no resale prices; give yours"),
     )
+    for name, unit, why in unsourced:
+        value = getattr(q, name)  # 0, given or not, is the default: not counted
+        resolved.append(ResolvedInput(name, value, unit, value > 0, "" if value > 0 else f"not counted: {why}"))
     return resolved
 
 
