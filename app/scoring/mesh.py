@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from app.scoring.specs import GpuSpec
 
@@ -50,7 +51,12 @@ MESH_BOARDS = (
 
 
 def mesh_board(gpu: GpuSpec) -> MeshBoard | None:
-    return next((b for b in MESH_BOARDS if b.interconnect.search(gpu.interconnect)), None)
+    return _board_for(gpu.interconnect)
+
+
+@cache
+def _board_for(interconnect: str) -> MeshBoard | None:  # a few dozen distinct strings; every layout asks
+    return next((b for b in MESH_BOARDS if b.interconnect.search(interconnect)), None)
 
 
 def group_link_share(gpu: GpuSpec, group_gpus: int) -> float:
