@@ -59,6 +59,9 @@ class CaseSetup:
     run_requests: int | None = None  # requests in a finite run, replayed step by step (finite_run.py) where it matters
 
 
+STATISTICS = frozenset({"mean", "median", "p99", "value", ""})  # "value" and empty: a single number, read as the mean
+
+
 def _statistic(row: dict) -> str:
     statistic = (row.get("statistic") or "").strip()
     return statistic if statistic in ("median", "p99") else "mean"
@@ -212,6 +215,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     scenario, metric = row.get("scenario", ""), row.get("metric", "")
     if scenario not in SCENARIOS or metric not in METRICS:
         return f"scenario {scenario!r} / metric {metric!r} not modelled"
+    if (statistic := (row.get("statistic") or "").strip()) not in STATISTICS:
+        listed = ", ".join(sorted(STATISTICS - {""}))
+        return f"statistic {statistic!r} not modelled (the case files' README lists {listed})"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     kvdt = row.get("kv_dtype") or kv_stated or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")

@@ -33,6 +33,11 @@ def test_unknown_ids_and_scenarios_are_not_covered_and_never_raise():
     row.update(gpu="H100-SXM", scenario="weird")
     prediction = predict_inference_case(row, GPUS, MODELS)
     assert not prediction.covered and "not modelled" in prediction.reason
+    # a statistic outside the README's enum is refused, not predicted as the mean
+    row.update(scenario="concurrency", concurrency="8", metric="ttft_ms", input_len="1000", output_len="100")
+    assert predict_inference_case({**row, "statistic": "p99"}, GPUS, MODELS).covered
+    odd = predict_inference_case({**row, "statistic": "p95"}, GPUS, MODELS)
+    assert not odd.covered and "statistic 'p95' not modelled" in odd.reason
 
 
 def test_summary_keys_and_pct_error_sign():
