@@ -67,7 +67,7 @@ def test_validate_command_names_a_file_it_cannot_read(database, tmp_path, capsys
 
 
 def test_rank_command_says_why_when_no_offer_can_run_the_workload(database, capsys):
-    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--scenario", "request_rate", "--requests-per-s", "20"]
+    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--scenario", "request_rate", "--requests-per-s", "500"]
     assert main([*argv, "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "0 feasible" in out and "No offer can run this workload" in out

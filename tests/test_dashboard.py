@@ -75,7 +75,11 @@ def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) ->
 
 def test_inference_form_offers_the_engine_batch_cap_and_keeps_it_in_the_link(client) -> None:  # type: ignore[no-untyped-def]
     html = client.get("/?phase=inference&model=llama-3.1-8b&max_num_seqs=64").text
-    assert 'name="max_num_seqs"' in html and 'value="64"' in html and "vLLM 256" in html
+    assert (
+        'name="max_num_seqs"' in html
+        and 'value="64"' in html
+        and "vLLM 1024 on 70+ GiB GPUs but A100, else 256" in html
+    )
     bad = client.get("/?phase=inference&model=llama-3.1-8b&max_num_seqs=0")
     assert bad.status_code == 422 and 'id="err-max_num_seqs"' in bad.text
 

@@ -59,6 +59,18 @@ class CaseSetup:
     run_requests: int | None = None  # requests in a finite run, replayed step by step (finite_run.py) where it matters
 
 
+# vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
+# 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
+VLLM_V1_FROM = (2025, 3)
+V0_TOKEN_BUDGET = 8192  # what the V0 rows have been validated with (the V1 large-GPU budget)
+
+
+def _year_month(row: dict) -> tuple[int, int]:
+    """The row's date as (year, month); an unreadable or empty date reads as recent (today's engine)."""
+    match = re.match(r"(\d{4})-(\d{2})", row.get("date") or "")
+    return (int(match.group(1)), int(match.group(2))) if match else (9999, 12)
+
+
 STATISTICS = frozenset({"mean", "median", "p99", "value", ""})  # "value" and empty: a single number, read as the mean
 
 
@@ -269,8 +281,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if burst:
         notes.append(f"a burst of {burst} requests, replayed step by step")
     stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
-    engine_cap = stated[0].batch_cap or ENGINE_MAX_BATCH[engine]
-    engine_cap = min(engine_cap, burst or engine_cap)
+    v0 = engine == "vllm" and _year_month(row) < VLLM_V1_FROM
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
@@ -280,8 +291,11 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         )
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
+        if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192
+            ctx = replace(ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=V0_TOKEN_BUDGET)
+        engine_cap = stated[0].batch_cap or ctx.default_batch_cap
         if fit >= 1:
-            options.append((ctx, min(fit, engine_cap)))
+            options.append((ctx, min(fit, engine_cap, burst or engine_cap)))
     if not options:
         held = request_kv_tokens(input_len, output_len, beams)
         return f"one request's KV cache at its mean size ({held:g} tokens) does not fit beside the weights"

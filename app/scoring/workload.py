@@ -126,14 +126,16 @@ class InferenceWorkload(_WorkloadBase):
         ge=1,
         le=65_536,
         description="engine batch cap (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size, "
-        "llama.cpp --parallel); default: the engine's (vllm 256, sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
+        "llama.cpp --parallel); default: the engine's (vllm 1024 on a GPU of 70 GiB or more but an A100, else 256; "
+        "sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
     )
     max_num_batched_tokens: int | None = Field(
         None,
         ge=64,
         le=1_048_576,
         description="tokens one engine step may carry, decode tokens and prompt chunks together (TensorRT-LLM "
-        "max_num_tokens, vLLM max_num_batched_tokens); default: the engine's (trtllm 8192, vllm 8192); SGLang "
+        "max_num_tokens, vLLM max_num_batched_tokens); default: the engine's (trtllm 8192; vllm 8192 on a GPU of "
+        "70 GiB or more but an A100, else 2048); SGLang "
         "prefills in batches of its own and llama.cpp and HF batch statically, so they have no such cap",
     )
     attention_parallel: AttentionParallel = Field(

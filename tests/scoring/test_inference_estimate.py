@@ -195,15 +195,31 @@ def test_unverified_peak_falls_back_and_is_flagged():
 
 
 def test_engine_batch_cap_defaults_to_the_engine_and_max_num_seqs_overrides_it():
-    h100, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    h100, a100, model = GPUS["H100-SXM"], GPUS["A100-SXM-80GB"], MODELS["llama-3.1-8b"]
     short = dict(input_len=128, output_len=128)  # KV for thousands of sequences: the cap binds, not memory
+    # vLLM V1 (EngineArgs._set_default_args): 1,024 sequences on a GPU of 70 GiB or more, but 256 on an A100
     vllm = estimate_inference(h100, 1, model, _workload(engine="vllm", **short))
-    assert vllm.batch == 256 and any("engine batch cap 256 (the vllm default)" in a for a in vllm.assumptions)
+    assert vllm.batch == 1024 and any("engine batch cap 1024 (the vllm default)" in a for a in vllm.assumptions)
+    on_a100 = estimate_inference(a100, 1, model, _workload(engine="vllm", **short))
+    assert on_a100.batch == 256 and any("engine batch cap 256 (the vllm default)" in a for a in on_a100.assumptions)
     capped = estimate_inference(h100, 1, model, _workload(engine="vllm", max_num_seqs=32, **short))
     assert capped.batch == 32 and capped.output_tokens_per_s < vllm.output_tokens_per_s
     assert any("cap 32 (max_num_seqs)" in a for a in capped.assumptions)
-    raised = estimate_inference(h100, 1, model, _workload(engine="vllm", max_num_seqs=1024, **short))
+    raised = estimate_inference(a100, 1, model, _workload(engine="vllm", max_num_seqs=1024, **short))
     assert raised.batch > 256
+
+
+def test_vllm_defaults_follow_the_gpu_as_its_engine_args_do():
+    from app.scoring.efficiency.inference import engine_defaults
+
+    assert engine_defaults("vllm", GPUS["H100-SXM"]) == (1024, 8192)
+    assert engine_defaults("vllm", GPUS["MI300X"]) == (1024, 8192)
+    assert engine_defaults("vllm", GPUS["A100-SXM-80GB"]) == (256, 2048)  # an A100 is kept small (vLLM #17885)
+    assert engine_defaults("vllm", GPUS["L40S"]) == (256, 2048)  # under 70 GiB
+    assert (
+        engine_defaults("trtllm", GPUS["L40S"]) == (2048, 8192)
+        and engine_defaults("sglang", GPUS["H100-SXM"])[1] is None
+    )
 
 
 def test_inference_band_names_its_leave_one_source_out_evidence():

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.scoring.specs import GpuSpec
+
 
 @dataclass(frozen=True, slots=True)
 class InferenceEfficiency:
@@ -141,10 +143,10 @@ DEFAULT_EFFICIENCY = InferenceEfficiency()
 ENGINE_MBU: dict[str, float] = {"trtllm": 1.0, "hf": 0.5}
 ENGINE_MFU: dict[str, float] = {"trtllm": 1.0, "hf": 0.5}
 
-# Largest running batch each engine schedules by default.
+# Largest running batch each engine schedules by default (vLLM's depends on the GPU: engine_defaults).
 ENGINE_MAX_BATCH: dict[str, int] = {
     "trtllm": 2048,  # trtllm-bench tunes max_batch_size up to 2048 for short sequences
-    "vllm": 256,  # vLLM default max_num_seqs = 256
+    "vllm": 256,  # vLLM V0 (before 0.8.0) max_num_seqs; V1 by GPU below
     "sglang": 1024,  # SGLang caps max_running_requests from the KV pool; 1024 is a typical ceiling
     "llamacpp": 4,  # llama-server default --parallel 4 (auto) in recent builds
     "hf": 64,  # static HF generate batch; no paging, kept modest
@@ -159,6 +161,25 @@ ENGINE_MAX_BATCH: dict[str, int] = {
 # SGLang runs prompts as prefill batches of their own (chunked_prefill_size bounds each), so its decode batch
 # has no such cap; llama.cpp and HF generate batch statically.
 ENGINE_TOKEN_BUDGET: dict[str, int] = {"trtllm": 8192, "vllm": 8192}
+
+# vLLM V1's defaults (its engine since 0.8.0, 2025-03) depend on the GPU: vllm/engine/arg_utils.py,
+# EngineArgs._set_default_args (v0.10.2 wheel from PyPI, read 2026-12-05), OpenAI server context: a GPU with at
+# least 70 GiB that is not an A100 ("For GPUs like H100 and MI300x") runs max_num_seqs 1024 and
+# max_num_batched_tokens 8192; any other 256 and 2048 (an A100 is kept small: vLLM PR #17885, a larger budget
+# lowered its throughput).
+VLLM_LARGE_GPU_BYTES = 70 * 2**30
+VLLM_V1_DEFAULTS = {"large": (1024, 8192), "small": (256, 2048)}
+
+
+def engine_defaults(engine: str, gpu: GpuSpec) -> tuple[int, int | None]:
+    """(running sequences, tokens per step) the engine schedules on this GPU when not told; None: no step budget
+    (SGLang prefills in batches of its own, llama.cpp and HF batch statically)."""
+    if engine == "vllm":
+        large = gpu.memory_gb * 1e9 >= VLLM_LARGE_GPU_BYTES and "a100" not in f"{gpu.id} {gpu.name}".lower()
+        return VLLM_V1_DEFAULTS["large" if large else "small"]
+    return ENGINE_MAX_BATCH.get(engine, 256), ENGINE_TOKEN_BUDGET.get(engine)
+
+
 # Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size (server_args.py, 8192 on 80 GB-class
 # GPUs). It bounds how fast a backlog of prompts drains (finite_run.py), not the decode batch.
 PREFILL_CHUNK_TOKENS = 8192

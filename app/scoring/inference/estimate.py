@@ -8,8 +8,6 @@ from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
-    ENGINE_MAX_BATCH,
-    ENGINE_TOKEN_BUDGET,
     STATIC_BATCH_ENGINES,
     InferenceEfficiency,
 )
@@ -292,7 +290,7 @@ def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor
 def running_cap(ctx: InferenceContext, workload: InferenceWorkload) -> int:
     """The engine's cap on the running batch: its batch cap and, under continuous batching, what its
     per-iteration token budget sustains (token_budget_cap)."""
-    cap = engine_batch_cap(workload)
+    cap = engine_batch_cap(workload, ctx)
     if workload.scenario not in CONTINUOUS_SCENARIOS:
         return cap
     budget = token_budget_cap(
@@ -301,9 +299,10 @@ def running_cap(ctx: InferenceContext, workload: InferenceWorkload) -> int:
     return cap if budget is None else min(cap, budget)
 
 
-def engine_batch_cap(workload: InferenceWorkload) -> int:
-    """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine default."""
-    return workload.max_num_seqs or ENGINE_MAX_BATCH.get(workload.engine, 256)
+def engine_batch_cap(workload: InferenceWorkload, ctx: InferenceContext) -> int:
+    """The engine's cap on sequences in one batch: the workload's max_num_seqs, else the engine's default on this
+    GPU (engine_defaults: vLLM's depends on it)."""
+    return workload.max_num_seqs or ctx.default_batch_cap
 
 
 def _queue_note(point: OperatingPoint) -> list[str]:
@@ -338,7 +337,7 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
     """The engine cap that holds the batch, as (a few words for the option's reason, the term's detail); None where
     memory or the latency limits hold it."""
     w = s.workload
-    cap = engine_batch_cap(w)
+    cap = engine_batch_cap(w, s.ctx)
     if s.batch >= cap:
         origin = "max_num_seqs" if w.max_num_seqs else f"the {w.engine} default"
         return (
@@ -346,7 +345,7 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
             f"batch held at the engine batch cap {cap} ({origin}); raise max_num_seqs if memory allows more",
         )
     if s.batch >= running_cap(s.ctx, w):
-        budget = w.max_num_batched_tokens or ENGINE_TOKEN_BUDGET[w.engine]
+        budget = w.max_num_batched_tokens or s.ctx.default_token_budget or 0
         origin = "max_num_batched_tokens" if w.max_num_batched_tokens else f"the {w.engine} default"
         return (
             f"held by the engine's {budget:,}-token step budget",

@@ -8,7 +8,7 @@ stops. Its mean TTFT depends on N, which the steady state cannot see (TensorRT-L
 requests issued at once, TTFT 1.7-9.2 s where a running step takes 20-550 ms).
 
 The replay follows the engines' schedulers:
-- TensorRT-LLM and vLLM V1 (ENGINE_TOKEN_BUDGET) put every running sequence's decode token in each step and fill
+- TensorRT-LLM and vLLM V1 (budget: engine_defaults) put every running sequence's decode token in each step and fill
   the rest of the step's token budget with queued prompt tokens, in arrival order, a chunk at a time;
 - SGLang (PREFILL_FIRST_ENGINES) runs queued prompts as prefill batches of their own, a chunk of
   PREFILL_CHUNK_TOKENS at a time, before it decodes again;
@@ -115,7 +115,7 @@ def replay_run(
     if not replayable(ctx.engine) or not 1 <= requests <= MAX_RUN_REQUESTS or slots < 1:
         return None
     prefill_first = ctx.engine in PREFILL_FIRST_ENGINES
-    step_tokens = float(PREFILL_CHUNK_TOKENS if prefill_first else budget or ENGINE_TOKEN_BUDGET[ctx.engine])
+    step_tokens = float(PREFILL_CHUNK_TOKENS if prefill_first else budget or ctx.default_token_budget or 0)
     step = _Step(ctx, eff, input_len + output_len / 2, input_len, beam_width)
     per_step = ctx.techniques.tokens_per_step  # tokens each decoding sequence advances per step
     decode_steps = math.ceil(max(output_len - 1.0, 0.0) / per_step)  # after the first token

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import (
-    ENGINE_TOKEN_BUDGET,
     PREFILL_FIRST_ENGINES,
     PREFILL_FIRST_WAIT_STEPS,
     InferenceEfficiency,
@@ -86,7 +85,7 @@ def token_budget_cap(
     In the continuous-batching steady state each step carries every running sequence's decode tokens (beams x the
     tokens a speculative step verifies) and the prompts of the requests arriving meanwhile, batch x input x
     tokens advanced per step / output; pipeline stages each take one micro-batch of batch / stages."""
-    default = ENGINE_TOKEN_BUDGET.get(ctx.engine)
+    default = ctx.default_token_budget
     if default is None:
         return None
     budget = budget or default

@@ -21,6 +21,7 @@ from app.scoring.efficiency.inference import (
     MAX_MBU,
     PCIE_GBS_UNIDIR,
     InferenceEfficiency,
+    engine_defaults,
 )
 from app.scoring.inference.memory import (
     attended_tokens,
@@ -69,6 +70,8 @@ class InferenceContext:
     tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
     peer_link_gbs: float = 0.0  # one-direction GB/s from one GPU to one other of its node (KV hand-off)
+    default_batch_cap: int = 256  # running sequences the engine schedules when not told (engine_defaults)
+    default_token_budget: int | None = None  # tokens per step when not told; None: the engine has no such budget
     link_name: str = "NVLink"  # what the terms call the node's link: NVLink, Infinity Fabric, scale-up link, PCIe
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
     sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
@@ -132,6 +135,7 @@ def build_context(
             f"FP32-accumulate peak: {peak:g} TFLOPS"
         )
     notes = tuple(n for n in (dequant_note, peak_note, accumulate_note) if n)
+    default_cap, default_budget = engine_defaults(engine, gpu)
     interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
     domain = max(gpu.scaleup_domain_gpus, 1)
     tp_nodes = tensor_parallel_nodes(gpu, tensor_parallel)
@@ -173,6 +177,8 @@ def build_context(
         link_gbs=link,
         peer_link_gbs=peer_link,
         link_name=scaleup_link_name(gpu) if nvlink else "PCIe",
+        default_batch_cap=default_cap,
+        default_token_budget=default_budget,
         nvlink=nvlink,
         assumptions=notes,
         fabric_gbs=fabric_gbs,

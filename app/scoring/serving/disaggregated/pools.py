@@ -222,10 +222,10 @@ def _decode_at(
     context = mean_context(workload)
     held = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)
     fits = max_sequences(machine_gpu(gpu, machine), model, wdt, kvdt, held, tp, pp, dp, workload.engine)
-    cap = min(fits, engine_batch_cap(workload))
+    ctx = _context(gpu, machine, model, workload, tp, pp, dp)
+    cap = min(fits, engine_batch_cap(workload, ctx))
     if cap < 1:
         return None
-    ctx = _context(gpu, machine, model, workload, tp, pp, dp)
     target = eff.slo_tpot_utilisation * workload.tpot_ms
 
     def step(batch: int) -> float:
