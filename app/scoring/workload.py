@@ -127,7 +127,7 @@ class InferenceWorkload(_WorkloadBase):
         le=65_536,
         description="engine batch cap (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size, "
         "llama.cpp --parallel); default: the engine's (vllm 1024 on a GPU of 70 GiB or more but an A100, else 256; "
-        "sglang 1024, trtllm 2048, llamacpp 4, hf 64)",
+        "sglang 2048, trtllm 2048, llamacpp 4, hf 64)",
     )
     max_num_batched_tokens: int | None = Field(
         None,

@@ -216,9 +216,9 @@ def test_vllm_defaults_follow_the_gpu_as_its_engine_args_do():
     assert engine_defaults("vllm", GPUS["MI300X"]) == (1024, 8192)
     assert engine_defaults("vllm", GPUS["A100-SXM-80GB"]) == (256, 2048)  # an A100 is kept small (vLLM #17885)
     assert engine_defaults("vllm", GPUS["L40S"]) == (256, 2048)  # under 70 GiB
-    assert (
-        engine_defaults("trtllm", GPUS["L40S"]) == (2048, 8192)
-        and engine_defaults("sglang", GPUS["H100-SXM"])[1] is None
+    assert engine_defaults("trtllm", GPUS["L40S"]) == (2048, 8192) and engine_defaults("sglang", GPUS["H100-SXM"]) == (
+        2048,
+        None,
     )
 
 

@@ -147,7 +147,10 @@ ENGINE_MFU: dict[str, float] = {"trtllm": 1.0, "hf": 0.5}
 ENGINE_MAX_BATCH: dict[str, int] = {
     "trtllm": 2048,  # trtllm-bench tunes max_batch_size up to 2048 for short sequences
     "vllm": 256,  # vLLM V0 (before 0.8.0) max_num_seqs; V1 by GPU below
-    "sglang": 1024,  # SGLang caps max_running_requests from the KV pool; 1024 is a typical ceiling
+    # SGLang 0.5.7 (model_runner.py, wheel from PyPI, read 2026-12-05): max_running_requests = min(KV tokens // 2,
+    # request pool), the pool clamp(KV tokens / context length x 512, 2048, 4096); the KV bound is the memory fit's,
+    # so its engine cap is the pool's floor
+    "sglang": 2048,
     "llamacpp": 4,  # llama-server default --parallel 4 (auto) in recent builds
     "hf": 64,  # static HF generate batch; no paging, kept modest
 }
@@ -180,8 +183,10 @@ def engine_defaults(engine: str, gpu: GpuSpec) -> tuple[int, int | None]:
     return ENGINE_MAX_BATCH.get(engine, 256), ENGINE_TOKEN_BUDGET.get(engine)
 
 
-# Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size (server_args.py, 8192 on 80 GB-class
-# GPUs). It bounds how fast a backlog of prompts drains (finite_run.py), not the decode batch.
+# Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size. SGLang 0.5.7's server_args.py sets it
+# by GPU memory (2,048 under 35 GB, 4,096 under 60 GB, 8,192 under 160 GB, 16,384 above: B200, MI300X); the 8,192 of
+# 80-141 GB GPUs is used for every GPU here. It bounds how fast a backlog of prompts drains (finite_run.py), not the
+# decode batch.
 PREFILL_CHUNK_TOKENS = 8192
 
 # Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
