@@ -101,3 +101,12 @@ def test_the_ttft_quantiles_are_nearest_rank():
     assert run.ttft_quantile_ms(0.5) == run.ttfts_ms[49]
     assert run.ttft_quantile_ms(0.99) == run.ttfts_ms[98]
     assert run.ttft_quantile_ms(1.0) == run.ttfts_ms[-1]
+
+
+def test_sglangs_prefill_chunk_follows_the_gpus_memory_as_its_server_args_do():
+    from app.scoring.efficiency.inference import sglang_prefill_chunk
+
+    tiers = {"L4": 2048, "L40S": 4096, "H100-SXM": 8192, "H200": 8192, "B200": 16384, "MI300X": 16384}
+    assert {g: sglang_prefill_chunk(GPUS[g]) for g in tiers} == tiers
+    b200 = build_context(GPUS["B200"], MODELS["llama-3.1-8b"], "bf16", "bf16", "sglang", 1)
+    assert b200.prefill_chunk_tokens == 16384

@@ -183,11 +183,18 @@ def engine_defaults(engine: str, gpu: GpuSpec) -> tuple[int, int | None]:
     return ENGINE_MAX_BATCH.get(engine, 256), ENGINE_TOKEN_BUDGET.get(engine)
 
 
-# Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size. SGLang 0.5.7's server_args.py sets it
-# by GPU memory (2,048 under 35 GB, 4,096 under 60 GB, 8,192 under 160 GB, 16,384 above: B200, MI300X); the 8,192 of
-# 80-141 GB GPUs is used for every GPU here. It bounds how fast a backlog of prompts drains (finite_run.py), not the
-# decode batch.
-PREFILL_CHUNK_TOKENS = 8192
+# Prompt tokens in one of SGLang's prefill batches: its chunked_prefill_size, which SGLang 0.5.7's server_args.py
+# (_handle_gpu_memory_settings, wheel from PyPI, read 2026-12-05) sets by GPU memory in MiB: under 35 GiB 2,048,
+# under 60 GiB 4,096, under 160 GiB 8,192, above 16,384 (B200, MI300X). It bounds how fast a backlog of prompts
+# drains (finite_run.py), not the decode batch.
+PREFILL_CHUNK_TOKENS = 8192  # the H100/H200 tier, for a GPU of unknown memory
+SGLANG_PREFILL_CHUNKS = ((35, 2048), (60, 4096), (160, 8192))  # (below GiB, tokens); 16,384 above
+
+
+def sglang_prefill_chunk(gpu: GpuSpec) -> int:
+    gib = gpu.memory_gb * 1e9 / 2**30
+    return next((tokens for below, tokens in SGLANG_PREFILL_CHUNKS if gib < below), 16384)
+
 
 # Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
 # moe_prefill_layer_ms (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt).

@@ -20,8 +20,10 @@ from app.scoring.efficiency.inference import (
     LINK_EFFICIENCY,
     MAX_MBU,
     PCIE_GBS_UNIDIR,
+    PREFILL_CHUNK_TOKENS,
     InferenceEfficiency,
     engine_defaults,
+    sglang_prefill_chunk,
 )
 from app.scoring.inference.memory import (
     attended_tokens,
@@ -72,6 +74,7 @@ class InferenceContext:
     peer_link_gbs: float = 0.0  # one-direction GB/s from one GPU to one other of its node (KV hand-off)
     default_batch_cap: int = 256  # running sequences the engine schedules when not told (engine_defaults)
     default_token_budget: int | None = None  # tokens per step when not told; None: the engine has no such budget
+    prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS  # SGLang's chunked_prefill_size on this GPU
     link_name: str = "NVLink"  # what the terms call the node's link: NVLink, Infinity Fabric, scale-up link, PCIe
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
     sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
@@ -179,6 +182,7 @@ def build_context(
         link_name=scaleup_link_name(gpu) if nvlink else "PCIe",
         default_batch_cap=default_cap,
         default_token_budget=default_budget,
+        prefill_chunk_tokens=sglang_prefill_chunk(gpu),
         nvlink=nvlink,
         assumptions=notes,
         fabric_gbs=fabric_gbs,
