@@ -14,6 +14,7 @@ from app.scoring.efficiency.inference import (
     DEFAULT_SINGLE_STREAM_INPUT_LEN,
     DEFAULT_SINGLE_STREAM_OUTPUT_LEN,
     ENGINE_MAX_BATCH,
+    ENGINE_TOKEN_BUDGET,
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
@@ -62,7 +63,6 @@ class CaseSetup:
 # vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
 # 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
 VLLM_V1_FROM = (2025, 3)
-V0_TOKEN_BUDGET = 8192  # what the V0 rows have been validated with (the V1 large-GPU budget)
 
 
 def _year_month(row: dict) -> tuple[int, int]:
@@ -292,7 +292,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
         if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192
-            ctx = replace(ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=V0_TOKEN_BUDGET)
+            ctx = replace(
+                ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=ENGINE_TOKEN_BUDGET["vllm"]
+            )
         engine_cap = stated[0].batch_cap or ctx.default_batch_cap
         if fit >= 1:
             options.append((ctx, min(fit, engine_cap, burst or engine_cap)))

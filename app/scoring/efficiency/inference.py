@@ -156,8 +156,9 @@ ENGINE_MAX_BATCH: dict[str, int] = {
 }
 
 # Tokens one iteration may carry, the batch's decode tokens and prompt chunks together: TensorRT-LLM's
-# max_num_tokens (BuildConfig / trtllm-build default 8192) and vLLM V1's max_num_batched_tokens (EngineArgs'
-# OpenAI-server default 8192). Under continuous batching each step also prefills the prompts of the requests
+# max_num_tokens (BuildConfig / trtllm-build default 8192) and vLLM's max_num_batched_tokens (8192: V1's on GPUs of
+# 70 GiB or more, and what the validator gives V0-era rows; V1 on smaller GPUs is in engine_defaults). Under
+# continuous batching each step also prefills the prompts of the requests
 # arriving meanwhile (batch x input / output tokens), so the budget caps the running batch where prompts are long
 # and outputs short: TensorRT-LLM v0.14's 467-in / 16-out serving rows measured a 548 ms step on 4xH100 for
 # Llama-3.1-70B; 271 running requests in full 8,192-token steps give 518 ms, where all 500 of the burst gave 946.
