@@ -290,6 +290,12 @@ def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
     return f"the same job through a per-token API (list prices): {shown}"
 
 
+def _flags(option: dict[str, Any]) -> str:
+    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call."""
+    flags = (("OVER LIMITS", option.get("over_limits")), ("close", option["close_call"]))
+    return " ".join(flag for flag, on in flags if on)
+
+
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     """The feasible options as a text table, in the payload's order; # is each one's rank (a sorted payload's
     options carry it)."""
@@ -316,7 +322,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["batch"],
                     o["output_tokens_per_s"],
                     *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
-                    "close" if o["close_call"] else "",
+                    _flags(o),
                 ]
             )
         else:

@@ -271,3 +271,19 @@ class MergedOrder(OnDemandSequence[T]):
                 self._seen.add(key)
             self._taken.append(item)
         return self._taken[index]
+
+
+class Chained(OnDemandSequence[T]):
+    """Sequences one after another, each read only as far as a caller reads (tiers of a ranking: every item of the
+    first before any of the second)."""
+
+    def __init__(self, *parts: Sequence[T]) -> None:
+        super().__init__(sum(len(part) for part in parts))
+        self._parts = parts
+
+    def _item(self, index: int) -> T:
+        for part in self._parts:
+            if index < len(part):
+                return part[index]
+            index -= len(part)
+        raise IndexError(index)

@@ -60,6 +60,7 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "replicas": best.replicas,
             "job_hours": best.job_hours,
             "job_usd": best.job_usd,
+            "over_limits": best.over_limits,
         }
     return plain(
         {

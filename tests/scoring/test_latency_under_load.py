@@ -305,7 +305,8 @@ def test_an_overload_wait_reads_in_the_unit_a_person_uses(seconds: float, text: 
 
 def test_a_fixed_load_that_misses_the_limits_says_so_and_latency_bound_never_does():
     """A request rate (or client count, or batch) is estimated as it runs; where it misses the latency limits its
-    assumptions say so, so a row is never read as meeting them. latency_bound picks a batch that meets them."""
+    assumptions say so, so a row is never read as meeting them: live traffic is ranked after the rows that meet
+    them (over_limits), a fixed batch only reports it. latency_bound picks a batch that meets them."""
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
     from app.scoring.inference.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
@@ -313,8 +314,12 @@ def test_a_fixed_load_that_misses_the_limits_says_so_and_latency_bound_never_doe
     gpu, model = load_gpu_specs()["H100-SXM"], load_model_specs()["llama-3.1-70b"]
     loaded = InferenceWorkload(model="llama-3.1-70b", scenario="concurrency", concurrency=200, tpot_ms=20)
     est = estimate_inference(gpu, 8, model, loaded)
-    assert est.feasible and est.tpot_p99_ms > 20
-    notes = [a for a in est.assumptions if "limit" in a and "reported, not applied" in a]
+    assert est.feasible and est.tpot_p99_ms > 20 and est.over_limits.startswith("TPOT p99")
+    notes = [a for a in est.assumptions if "limit" in a and "ranked after every configuration" in a]
     assert notes and notes[0].startswith("TPOT p99") and "at a fixed client count" in notes[0]
+    batch = estimate_inference(gpu, 8, model, loaded.model_copy(update={"scenario": "fixed_batch", "batch": 200}))
+    assert batch.feasible and batch.tpot_p99_ms > 20 and not batch.over_limits
+    assert any("at a fixed batch the limits are reported, not applied" in a for a in batch.assumptions)
     bound = estimate_inference(gpu, 8, model, loaded.model_copy(update={"scenario": "latency_bound", "tpot_ms": 50}))
-    assert bound.feasible and not any("reported, not applied" in a for a in bound.assumptions)
+    assert bound.feasible and not bound.over_limits
+    assert not any("reported, not applied" in a or "ranked after" in a for a in bound.assumptions)

@@ -2,12 +2,15 @@
 
 Inside one node: 1, 2, 4, 8 … GPUs up to the node, tensor parallel over NVLink/xGMI, or over PCIe
 (with its all-reduce cost), or split into pipeline stages. Across nodes (only when no single node can
-serve the model): tensor parallel inside each node, one pipeline stage per node, over the fabric.
+serve the model, or at a live-traffic load none meets the latency limits): tensor parallel inside each node,
+one pipeline stage per node, over the fabric.
 """
 
 from __future__ import annotations
 
 from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
+from app.scoring.inference.limits import over_limits
+from app.scoring.inference.terms import p99_latencies_ms
 from app.scoring.machines import Machine, machine_gpu, supply_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -75,8 +78,11 @@ def estimate_on(
 
 def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
     """The feasible layout with the most output tok/s per GPU; multi-node only if no node alone can serve.
+    At a live-traffic load (limits.LIMITS_RANKED) a layout that meets the latency limits comes first, and several
+    nodes are tried when no single-node layout meets them; if none does, the best single-node one, over the limits.
     Infeasible: the refusal that says most (why_not)."""
     tried: list[list[InferenceEstimate]] = []
+    over: Solution | None = None  # the first tier's best, when it misses the limits
     for layouts in (single_node_layouts, multi_node_layouts):
         best: Solution | None = None
         refused: list[InferenceEstimate] = []
@@ -84,12 +90,22 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
             solved = solve_on(gpu, machine, count, tp, pp, model, workload)
             if isinstance(solved, InferenceEstimate):
                 refused.append(solved)
-            elif best is None or solved.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu:
+            elif best is None or _preference(solved) > _preference(best):
                 best = solved
-        if best is not None:
+        if best is not None and _within_limits(best):
             return explain(best)
+        over = over or best
         tried.append(refused)
-    return why_not(gpu.id, *tried)
+    return explain(over) if over is not None else why_not(gpu.id, *tried)
+
+
+def _within_limits(solved: Solution) -> bool:
+    return not over_limits(solved.workload, *p99_latencies_ms(solved.point, solved.efficiency))
+
+
+def _preference(solved: Solution) -> tuple[bool, float]:
+    """Which of a tier's layouts serves: one within the limits before one over them, then the most tok/s per GPU."""
+    return _within_limits(solved), solved.output_tokens_per_s_per_gpu
 
 
 def why_not(

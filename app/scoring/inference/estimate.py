@@ -13,6 +13,7 @@ from app.scoring.efficiency.inference import (
 )
 from app.scoring.explain import Band, Term, duration_text
 from app.scoring.inference.batch_job import JobPlan, plan_job
+from app.scoring.inference.limits import over_limits, unapplied_limits_note
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -70,6 +71,7 @@ class InferenceEstimate:
     job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
+    over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
 
 
 def _infeasible(
@@ -428,43 +430,15 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_cap_note(s),
             *_queue_note(point),
             *_job_note(s),
-            *_unapplied_limits_note(w, ttft_p99, tpot_p99),
+            *unapplied_limits_note(w, ttft_p99, tpot_p99),
             evidence,
         ],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
+        over_limits=over_limits(w, ttft_p99, tpot_p99),
     )
-
-
-LIMITS_APPLIED = ("latency_bound",)  # the operating points chosen to meet the TTFT and TPOT limits
-FIXED_LOADS = {
-    "request_rate": "a fixed request rate",
-    "concurrency": "a fixed client count",
-    "fixed_batch": "a fixed batch",
-    "single_stream": "one request at a time",
-    "max_throughput": "the throughput-maximising batch",
-}
-
-
-def _unapplied_limits_note(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float) -> list[str]:
-    """A load the workload fixes (a request rate, a client count, a batch) is estimated as it runs, whatever the
-    latency limits: say where it misses them, so such a row is never read as meeting them."""
-    if w.scenario in LIMITS_APPLIED:
-        return []
-    missed = [
-        f"{name} p99 {value:,.0f} ms is over the {limit:,.0f} ms limit"
-        for name, value, limit in (("TTFT", ttft_p99_ms, w.ttft_ms), ("TPOT", tpot_p99_ms, w.tpot_ms))
-        if value > limit
-    ]
-    if not missed:
-        return []
-    load = FIXED_LOADS.get(w.scenario, w.scenario.replace("_", " "))
-    return [
-        f"{' and '.join(missed)}: at {load} the limits are reported, not applied (latency_bound picks the batch that "
-        "meets them)"
-    ]
 
 
 def _job_note(s: Solution) -> list[str]:

@@ -21,6 +21,7 @@ from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
 from app.scoring.machines import Machine, nodes_for
 from app.scoring.offers import (
+    Chained,
     Computed,
     LazyOptions,
     MergedOrder,
@@ -89,6 +90,7 @@ class InferenceOption:
     job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
     job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
     job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
+    over_limits: str = ""  # at a live-traffic load, the latency limits it misses (ranked after those meeting them)
     assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
 
     def to_dict(self) -> dict:
@@ -210,6 +212,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         job_hours=est.job_hours,
         job_billed_hours=p.job_billed_hours(offer),
         job_usd=price * est.gpu_count * est.job_hours * p.replicas if est.job_hours else None,
+        over_limits=est.over_limits,
     )
 
 
@@ -265,7 +268,8 @@ def estimate_key(est: InferenceEstimate) -> tuple[object, ...]:
 
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
-    (GPU, provider, price terms, configuration); infeasible options last, in offer order, with reasons.
+    (GPU, provider, price terms, configuration); rows over a latency limit at a live-traffic load after every row
+    that meets them (limits.py); infeasible options last, in offer order, with reasons.
 
     Each (GPU, machine) slot is estimated once; an offer is then a price times its slot's factor, so the
     per-offer work is a multiplication, a sort and a set lookup (slots are memoised per snapshot)."""
@@ -280,14 +284,19 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         for gpu_id, machine in slots
     ]
     runs = slot_runs(snapshot, workload)
-    order = _priced_order(offers, slot_of, slots, by_slot, runs, rank_by)
+    # Over a latency limit at a live-traffic load (limits.py): ranked after every row that meets the limits.
+    within = [s for s, p in enumerate(by_slot) if p.est.feasible and not p.est.over_limits]
+    over = [s for s, p in enumerate(by_slot) if p.est.feasible and p.est.over_limits]
+    tiers = [_priced_order(offers, slot_of, slots, by_slot, runs, rank_by, tier) for tier in (within, over)]
+    order = Chained(*tiers)
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
     winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
     keys = [estimate_key(p.est) for p in by_slot]
     winner_key = keys[slot_of[order[0][3]]] if order else None
+    winner_over = not tiers[0]  # a row over the limits is no rival to a winner that meets them, nor one to it
     runners_up = (
         (cost, _band(cost, by_slot[slot_of[i]]))
-        for cost, _, _, i in islice(order, 1, None)
+        for cost, _, _, i in islice(tiers[winner_over], 1, None)
         if keys[slot_of[i]] != winner_key
     )
     lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
@@ -297,7 +306,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         cost, _, _, index = row
         slot = slot_of[index]
         p = by_slot[slot]
-        close = contested if first else is_close_call(_band(cost, p), winner, keys[slot] == winner_key)
+        rival = bool(p.est.over_limits) == winner_over
+        close = contested if first else rival and is_close_call(_band(cost, p), winner, keys[slot] == winner_key)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:
@@ -308,17 +318,19 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
 
     def leaders() -> list[InferenceOption]:
         """A slot's cheapest offer is its best row, so each configuration's best row is its slots' best."""
-        best: dict[tuple[str, int], tuple[float, str, str, int]] = {}
+        best: dict[tuple[str, int], tuple[bool, tuple[float, str, str, int]]] = {}
         for slot, p in enumerate(by_slot):
             if p.est.feasible:
                 row = next(
                     _cost_run(offers, _billed_run(offers, runs.by_price[slot], p)[:1], p, rank_by, slots[slot][0])
                 )
                 configuration = (slots[slot][0], p.est.gpu_count)
-                if configuration not in best or row < best[configuration]:
-                    best[configuration] = row
+                tiered_row = (bool(p.est.over_limits), row)
+                if configuration not in best or tiered_row < best[configuration]:
+                    best[configuration] = tiered_row
         first = order[0] if order else None
-        return [priced(row, row == first) for row in sorted(best.values())]
+        tiered = [row for _, row in sorted(best.values())]
+        return [priced(row, row == first) for row in tiered]
 
     # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
     slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
@@ -406,12 +418,12 @@ def _priced_order(
     by_slot: list[ConfigurationPricing],
     runs: SlotRuns,
     rank_by: str,
+    feasible: list[int],
 ) -> MergedOrder[tuple[float, str, str, int]]:
-    """(cost, GPU id, provider id, offer index), cheapest first, the cheapest offer per (GPU, provider,
-    price type, configuration) only: one provider's bigger instances add no row for the same layout.
-    A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
+    """(cost, GPU id, provider id, offer index) of the offers of the `feasible` slots, cheapest first, the cheapest
+    offer per (GPU, provider, price type, configuration) only: one provider's bigger instances add no row for the
+    same layout. A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
     layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
-    feasible = [s for s, p in enumerate(by_slot) if p.est.feasible]
     groups: dict[tuple, list[int]] = {}
     for s in feasible:
         groups.setdefault((slots[s][0], layout[s]), []).append(s)

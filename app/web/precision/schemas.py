@@ -51,6 +51,9 @@ class BestOption(BaseModel):
     replicas: int = Field(1, description="replicas: a batch job's, split to meet its deadline")
     job_hours: float | None = Field(None, description="a batch job (job_requests): its time on those replicas")
     job_usd: float | None = Field(None, description="what the batch job is billed over all its replicas")
+    over_limits: str = Field(
+        "", description="at a live-traffic load, the latency limits even this precision's best option misses"
+    )
 
 
 class PrecisionRowOut(BaseModel):
