@@ -155,3 +155,25 @@ def test_the_decode_pool_tries_data_parallel_attention_where_tp_would_copy_the_k
     assert prefill_instance(gpu, machine, r1, w.model_copy(update={"attention_parallel": "dp"}), 8).attention_dp == 8
     small = GPUS["L40S"]
     assert attention_dp_degrees(small, r1, w.model_copy(update={"attention_parallel": "dp"}), 8, 1, "decode") == ()
+
+
+@pytest.mark.parametrize(
+    ("engine", "gpu_id", "stated", "most_prompts"),
+    [
+        ("vllm", "H100-SXM", None, 8),  # V1's 8,192 on a GPU of 70 GiB or more
+        ("vllm", "A100-SXM-80GB", None, 2),  # V1's 2,048 on an A100 (vLLM PR #17885)
+        ("vllm", "A100-SXM-80GB", 16384, 16),  # the workload's max_num_batched_tokens
+        ("sglang", "H100-SXM", None, 8),  # chunked_prefill_size 8,192 under 160 GiB
+        ("sglang", "B200", 4096, 16),  # 16,384 above; SGLang's chunk is not max_num_batched_tokens
+        ("trtllm", "B200", None, 8),
+    ],
+)
+def test_a_prefill_pass_carries_the_prompts_of_the_engines_step_budget_on_its_gpu(
+    engine: str, gpu_id: str, stated: int | None, most_prompts: int
+):
+    w = InferenceWorkload(
+        model="llama-3.1-8b", input_len=1000, output_len=200, engine=engine, max_num_batched_tokens=stated
+    )
+    instance = prefill_instance(GPUS[gpu_id], Machine(gpus_per_node=8, link="nvlink"), MODELS["llama-3.1-8b"], w, 1)
+    assert instance is not None
+    assert max(p.prompts for p in instance.passes) == most_prompts  # powers of two up to budget // 1,000 prompts

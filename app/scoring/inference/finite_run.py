@@ -114,7 +114,7 @@ def replay_run(
     if not replayable(ctx.engine) or not 1 <= requests <= MAX_RUN_REQUESTS or slots < 1:
         return None
     prefill_first = ctx.engine in PREFILL_FIRST_ENGINES
-    step_tokens = float(ctx.prefill_chunk_tokens if prefill_first else budget or ctx.default_token_budget or 0)
+    step_tokens = float(ctx.prefill_pass_tokens(budget) or 0)
     step = _Step(ctx, eff, input_len + output_len / 2, input_len, beam_width)
     per_step = ctx.techniques.tokens_per_step  # tokens each decoding sequence advances per step
     decode_steps = math.ceil(max(output_len - 1.0, 0.0) / per_step)  # after the first token

@@ -21,6 +21,7 @@ from app.scoring.efficiency.inference import (
     MAX_MBU,
     PCIE_GBS_UNIDIR,
     PREFILL_CHUNK_TOKENS,
+    PREFILL_FIRST_ENGINES,
     InferenceEfficiency,
     engine_defaults,
     sglang_prefill_chunk,
@@ -86,6 +87,14 @@ class InferenceContext:
     # --enable-expert-parallel) instead of each being sharded over TP; `experts_per_group` experts per GPU.
     expert_parallel: int = 1
     experts_per_group: float = 0.0
+
+    def prefill_pass_tokens(self, budget: int | None = None) -> int | None:
+        """Prompt tokens one engine step may prefill: SGLang's chunk on this GPU (its prefill batches are its own and
+        max_num_batched_tokens does not apply), else `budget` where stated, else the engine's default for this GPU
+        (None: the engine has no step budget: llama.cpp, HF)."""
+        if self.engine in PREFILL_FIRST_ENGINES:
+            return self.prefill_chunk_tokens
+        return budget or self.default_token_budget
 
 
 def is_gddr(gpu: GpuSpec) -> bool:

@@ -32,8 +32,10 @@ from app.scoring.machines import Machine, machine_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
-# Prompt tokens one prefill pass may carry: vLLM's max_num_batched_tokens default for the OpenAI server
-# (EngineArgs, V1 engine: 8192); a prefill instance batches whole prompts up to it (a longer prompt runs alone).
+# A prefill instance batches whole prompts up to its engine's step budget on its GPU (InferenceContext.
+# prefill_pass_tokens: SGLang's chunked_prefill_size, vLLM V1's and TensorRT-LLM's max_num_batched_tokens, or the
+# workload's); a longer prompt runs alone. An engine with no step budget (llama.cpp, HF) takes vLLM V1's 8,192 on a
+# large GPU, the budget of the engines that serve disaggregated.
 PREFILL_TOKEN_BUDGET = 8192
 
 
@@ -177,7 +179,8 @@ def prefill_instance(
     if fits < 1:
         return None
     ctx = _context(gpu, machine, model, workload, tp, pp, dp)
-    most = max(1, min(fits, PREFILL_TOKEN_BUDGET // workload.input_len))
+    budget = ctx.prefill_pass_tokens(workload.max_num_batched_tokens) or PREFILL_TOKEN_BUDGET
+    most = max(1, min(fits, budget // workload.input_len))
     passes, n = [], 1
     while n <= most:
         pass_ms = prefill_parts(ctx, eff, n, workload.input_len).total_ms
