@@ -14,9 +14,11 @@ def _json(client, url: str) -> dict:  # type: ignore[no-untyped-def]
 
 
 def test_rows_over_the_limits_come_last_with_a_badge_and_the_reason(client) -> None:  # type: ignore[no-untyped-def]
-    options = [o for o in _json(client, CLIENTS)["options"] if o["feasible"]]
+    body = _json(client, CLIENTS)
+    options = [o for o in body["options"] if o["feasible"]]
     tiers = [bool(o["over_limits"]) for o in options]
     assert False in tiers and True in tiers and tiers == sorted(tiers)
+    assert body["over_limits_options"] == tiers.count(True)
     over = next(o for o in options if o["over_limits"])
     cheapest_within = min(o["usd_per_million_output_tokens"] for o in options if not o["over_limits"])
     assert any(o["usd_per_million_output_tokens"] < cheapest_within for o in options if o["over_limits"])
@@ -24,6 +26,8 @@ def test_rows_over_the_limits_come_last_with_a_badge_and_the_reason(client) -> N
     assert html.count(">over limits</span>") == tiers.count(True)
     assert f'title="{over["over_limits"]}: ranked after the options that meet the limits"' in html
     assert "No offer meets the latency limits" not in html
+    assert f"the last {tiers.count(True)} are over the latency limits" in html
+    assert "are over the latency limits" not in client.get(CLIENTS + "&sort=ttft").text  # not last when sorted
     rows = list(csv.DictReader(io.StringIO(client.get(CLIENTS.replace("/?", "/rank.csv?")).text)))
     assert [bool(r["over_limits"]) for r in rows if r["feasible"] == "True"] == tiers
 

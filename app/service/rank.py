@@ -181,6 +181,7 @@ def _body(
         extra["frontier"] = plain(getattr(ranking, "frontier", []))
     else:
         extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
+        extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
             extra["serverless_job"] = serverless_job(workload, snapshot, model)
     return {

@@ -106,6 +106,7 @@ class InferenceRanking:
     rank_by: str = "output_tokens"
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
     leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
+    over_limits_count: int = 0  # the last of the feasible options are over a latency limit (limits.py)
 
     def to_dict(self) -> dict:
         return {
@@ -354,6 +355,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         rank_by=rank_by,
         row_keys=Computed(total, row_key, row_keys),
         leaders=leaders,
+        over_limits_count=len(tiers[1]),
     )
 
 

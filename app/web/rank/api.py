@@ -25,11 +25,15 @@ class RankResponse(BaseModel):
     workload: dict[str, Any]
     model: dict[str, Any]
     options: list[dict[str, Any]] = Field(
-        description="best first; infeasible options last, with a reason; each with its terms and its assumptions "
-        "(the band's evidence last), which ?terms=false leaves out"
+        description="best first; at a fixed client count, request rate or single stream the options over a latency "
+        "limit (over_limits says which) after every one that meets them; infeasible options last, with a reason; each "
+        "with its terms and its assumptions (the band's evidence last), which ?terms=false leaves out"
     )
     total_options: int
     feasible_options: int
+    over_limits_options: int | None = Field(
+        None, description="inference: how many of the feasible options, the last ones, are over a latency limit"
+    )
     notes: list[str]
     catalog_version: str
     share_url: str

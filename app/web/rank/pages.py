@@ -57,6 +57,7 @@ def results_context(
         "feasible": payload["options"],
         "shared_assumptions": results_view.shared_assumptions(payload["options"]),
         "feasible_total": payload["feasible_options"],
+        "over_limits_total": payload.get("over_limits_options", 0),
         "ranks": ranked.ranks,
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),
