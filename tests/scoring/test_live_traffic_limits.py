@@ -87,3 +87,18 @@ def test_a_request_rate_and_one_stream_are_live_traffic_too():
         feasible = list(ranking.options[: ranking.feasible_count])
         tiers = [bool(o.over_limits) for o in feasible]
         assert True in tiers and tiers == sorted(tiers)
+
+
+def test_at_a_request_rate_equal_throughput_goes_to_the_layout_with_the_lowest_latency():
+    """Every 8-GPU layout that keeps up with 2 requests/s serves the same tokens/s; the one chosen is the fastest
+    (TP8), not the first enumerated (TP1 x PP8, 90 ms p99 TPOT) nor the first to meet the limits (TP4 x PP2)."""
+    from app.scoring.inference.configurations import best_on_machine
+
+    gpu, r1 = GPUS["B200"], MODELS["deepseek-r1"]
+    w = InferenceWorkload(model="deepseek-r1", scenario="request_rate", requests_per_s=2, weight_dtype="fp8")
+    machine = default_machine(gpu)
+    layouts = [estimate_on(gpu, machine, 8, tp, 8 // tp, r1, w) for tp in (1, 2, 4, 8)]
+    assert len({round(e.output_tokens_per_s, 6) for e in layouts}) == 1
+    best = best_on_machine(gpu, machine, r1, w)
+    assert (best.tensor_parallel, best.pipeline_parallel) == (8, 1)
+    assert best.tpot_p99_ms == min(e.tpot_p99_ms for e in layouts)

@@ -77,7 +77,8 @@ def estimate_on(
 
 
 def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload) -> InferenceEstimate:
-    """The feasible layout with the most output tok/s per GPU; multi-node only if no node alone can serve.
+    """The feasible layout with the most output tok/s per GPU, the lowest latency on a tie (_preference); multi-node
+    only if no node alone can serve.
     At a live-traffic load (limits.LIMITS_RANKED) a layout that meets the latency limits comes first, and several
     nodes are tried when no single-node layout meets them; if none does, the best single-node one, over the limits.
     Infeasible: the refusal that says most (why_not)."""
@@ -99,13 +100,21 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
     return explain(over) if over is not None else why_not(gpu.id, *tried)
 
 
+def _p99_ms(solved: Solution) -> tuple[float, float]:
+    return p99_latencies_ms(solved.point, solved.efficiency)
+
+
 def _within_limits(solved: Solution) -> bool:
-    return not over_limits(solved.workload, *p99_latencies_ms(solved.point, solved.efficiency))
+    return not over_limits(solved.workload, *_p99_ms(solved))
 
 
-def _preference(solved: Solution) -> tuple[bool, float]:
-    """Which of a tier's layouts serves: one within the limits before one over them, then the most tok/s per GPU."""
-    return _within_limits(solved), solved.output_tokens_per_s_per_gpu
+def _preference(solved: Solution) -> tuple[bool, float, float, float]:
+    """Which of a tier's layouts serves: one within the limits before one over them, then the most tok/s per GPU
+    (to 6 significant digits), then the lowest p99 TPOT and TTFT: at a request rate every layout that keeps up
+    serves the same tokens, and the first enumerated (the most pipeline stages) would win on a tie."""
+    ttft_p99, tpot_p99 = _p99_ms(solved)
+    per_gpu = float(f"{solved.output_tokens_per_s_per_gpu:.6g}")
+    return _within_limits(solved), per_gpu, -tpot_p99, -ttft_p99
 
 
 def why_not(
