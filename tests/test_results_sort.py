@@ -51,9 +51,10 @@ def _options(*values: float | None) -> list[SimpleNamespace]:
 
 def test_ties_keep_ranked_order_and_missing_values_go_last_either_way() -> None:
     options = _options(30.0, None, 10.0, 30.0, 20.0)
-    assert rank_sort.sorted_positions(options, 5, "inference", "ttft", "") == [2, 4, 0, 3, 1]
-    assert rank_sort.sorted_positions(options, 5, "inference", "-ttft", "") == [0, 3, 4, 2, 1]
-    assert rank_sort.sorted_positions(options, 4, "inference", "-rank", "") == [3, 2, 1, 0]  # feasible ones only
+    value = lambda position, name: getattr(options[position], name)  # noqa: E731
+    assert rank_sort.sorted_positions(value, 5, "inference", "ttft", "") == [2, 4, 0, 3, 1]
+    assert rank_sort.sorted_positions(value, 5, "inference", "-ttft", "") == [0, 3, 4, 2, 1]
+    assert rank_sort.sorted_positions(value, 4, "inference", "-rank", "") == [3, 2, 1, 0]  # feasible ones only
 
 
 def test_a_header_link_sorts_its_natural_way_first_then_reverses() -> None:

@@ -155,14 +155,15 @@ def rank_payload(
 
 def view_positions(phase: str, ranking: Any, sort: str | None, end: int) -> list[int]:
     """Positions (0-based ranks) of the ranking's first `end` options in the view's order: ranked order, or
-    the feasible options sorted by a column of the table (rank_sort; every one of them is built then) and
-    the infeasible ones after them, still in ranked order."""
+    the feasible options sorted by a column of the table (rank_sort; each read through the ranking's sort_value,
+    which builds no option where it can) and the infeasible ones after them, still in ranked order."""
     if rank_sort.is_ranked_order(sort):
         return list(range(end))
     assert sort is not None
     feasible = ranking.feasible_count
     metric = "usd_per_step" if phase == "training" else RANK_METRIC_FIELDS[ranking.rank_by]
-    ordered = rank_sort.sorted_positions(ranking.options, feasible, phase, sort, metric)
+    value = getattr(ranking, "sort_value", None) or (lambda position, name: getattr(ranking.options[position], name))
+    ordered = rank_sort.sorted_positions(value, feasible, phase, sort, metric)
     return (ordered + list(range(feasible, len(ranking.options))))[:end]
 
 

@@ -8,7 +8,7 @@ Ranked order is the default and needs no `sort`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,16 +87,19 @@ def is_ranked_order(sort: str | None) -> bool:
     return sort is None or sort == RANK
 
 
-def sorted_positions(options: Sequence[Any], feasible: int, phase: str, sort: str, metric_field: str) -> list[int]:
-    """Positions (0-based ranks) of the feasible options in the sort's order; ties keep ranked order and
-    options without the value (no job, say) go last whichever the direction."""
+def sorted_positions(
+    value: Callable[[int, str], Any], feasible: int, phase: str, sort: str, metric_field: str
+) -> list[int]:
+    """Positions (0-based ranks) of the feasible options in the sort's order, each read as value(position, field)
+    (a ranking's sort_value reads it without building the option); ties keep ranked order and options without
+    the value (no job, say) go last whichever the direction."""
     key, descending = split(sort)
     column = COLUMNS[phase][key]
     positions = list(range(feasible))
     if column.field == RANK:
         return positions[::-1] if descending else positions
     field = column.field or metric_field
-    values = [getattr(options[p], field) for p in positions]
+    values = [value(p, field) for p in positions]
     present = [p for p in positions if values[p] is not None]
     present.sort(key=lambda p: values[p], reverse=descending)  # stable: equal values stay in ranked order
     return present + [p for p in positions if values[p] is None]

@@ -129,3 +129,34 @@ def test_a_pytorch_engine_on_rocm_is_labelled_a_weak_spot():
         for option in feasible:
             notes = [a for a in option.assumptions if a.startswith("weak spot: vLLM/SGLang on ROCm")]
             assert len(notes) == (1 if labelled and option.gpu_id == "MI300X" else 0), (engine, option.gpu_id)
+
+
+def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
+    """sort_value reads a field from the estimate, the offer or the cost without building the option: every
+    sortable column (and its metric) must read what the option would show, on plain, peak-sized, job and
+    live-traffic rankings."""
+    from app.scoring.inference.rank import RANK_METRIC_FIELDS
+    from app.service.rank_sort import COLUMNS, METRIC, RANK
+
+    offers = (
+        _offer("H100-SXM", 2.0),
+        _offer("H100-SXM", 2.4, provider="q"),
+        _offer("A100-SXM-80GB", 1.2, provider="r"),
+        _offer("RTX-4090", 0.3, provider="s", count=1),
+        _offer("H200", 3.1, provider="t"),
+    )
+    workloads = [
+        InferenceWorkload(model="llama-3.1-8b", rank_by="all_tokens"),
+        InferenceWorkload(model="llama-3.1-8b", peak_requests_per_s=40, rank_by="requests"),
+        InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=50_000, job_deadline_hours=2),
+        InferenceWorkload(model="llama-3.1-8b", scenario="concurrency", concurrency=64, tpot_ms=25),
+    ]
+    for workload in workloads:
+        ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-8b"])
+        assert ranking.sort_value is not None and ranking.feasible_count >= 3
+        fields = {c.field or RANK_METRIC_FIELDS[workload.rank_by] for c in COLUMNS["inference"].values()} - {RANK}
+        fields |= set(RANK_METRIC_FIELDS.values()) - {METRIC}
+        for position in range(ranking.feasible_count):
+            option = ranking.options[position]
+            for name in fields:
+                assert ranking.sort_value(position, name) == getattr(option, name), (workload, position, name)

@@ -107,6 +107,9 @@ class InferenceRanking:
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
     leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
     over_limits_count: int = 0  # the last of the feasible options are over a latency limit (limits.py)
+    # A feasible option's field by position, read without building the option where its estimate, offer or cost
+    # holds it (a view sorted by a column reads one field of every feasible option)
+    sort_value: Callable[[int, str], object] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -233,6 +236,10 @@ def _infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption
     )
 
 
+# Option fields that are their estimate's or their offer's own (_feasible_option copies them unchanged).
+_ESTIMATE_FIELDS = frozenset({"ttft_ms", "tpot_ms", "batch", "output_tokens_per_s", "job_hours"})
+_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
+
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
 # Fields that choose or price offers but never change an estimate.
@@ -317,6 +324,19 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
             return _infeasible_option(offers[index], by_slot[slot_of[index]])
         return priced(order[position], position == 0)
 
+    def sort_value(position: int, name: str) -> object:
+        cost, _, _, index = order[position]
+        p = by_slot[slot_of[index]]
+        if name in _ESTIMATE_FIELDS:
+            return getattr(p.est, name)
+        if name in _OFFER_FIELDS:
+            return getattr(offers[index], name)
+        if name == RANK_METRIC_FIELDS[rank_by]:
+            return cost
+        if name == "replicas":
+            return p.replicas
+        return getattr(build(position), name)
+
     def leaders() -> list[InferenceOption]:
         """A slot's cheapest offer is its best row, so each configuration's best row is its slots' best."""
         best: dict[tuple[str, int], tuple[bool, tuple[float, str, str, int]]] = {}
@@ -356,6 +376,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         row_keys=Computed(total, row_key, row_keys),
         leaders=leaders,
         over_limits_count=len(tiers[1]),
+        sort_value=sort_value,
     )
 
 
