@@ -59,6 +59,10 @@ class OfferFields(TypedDict):
     offer_id: int | None
 
 
+# Ranked-row fields that are the offer's own, unchanged (a sorted view reads them without building the row).
+ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
+
+
 def offer_fields(offer: Offer) -> OfferFields:
     """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
     price and terms, read when."""

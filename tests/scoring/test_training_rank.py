@@ -67,3 +67,23 @@ def test_more_offers_add_rows_not_estimates():
     big = rank_training(w, snapshot(100), MODELS["llama-3.1-8b"])
     assert len(big.options) == 100 * len(small.options)
     assert big.configurations_evaluated == small.configurations_evaluated
+
+
+def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
+    """sort_value reads a field from the estimate, the offer or the run cost without building the option: every
+    sortable training column must read what the option shows, on demand and on spot (interruptions)."""
+    from app.service.rank_sort import COLUMNS, RANK
+
+    fields = {c.field or "usd_per_step" for c in COLUMNS["training"].values()} - {RANK}
+    lora = {"model": "llama-3.1-8b", "method": "lora", "seq_len": 4096, "global_batch_seqs": 64}
+    base = snapshot()
+    spot_offers = tuple(dataclasses.replace(o, price_type="spot") for o in base.offers[::2])
+    mixed = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=base.offers + spot_offers)
+    spot = TrainingWorkload(**lora, price_types=["on_demand", "spot"])
+    for workload, snap in ((TrainingWorkload(**lora), base), (spot, mixed)):
+        ranking = rank_training(workload, snap, MODELS["llama-3.1-8b"])
+        assert ranking.sort_value is not None and ranking.feasible_count > 3
+        for position in range(ranking.feasible_count):
+            option = ranking.options[position]
+            for name in fields:
+                assert ranking.sort_value(position, name) == getattr(option, name), (position, name)

@@ -21,6 +21,7 @@ from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
 from app.scoring.machines import Machine, nodes_for
 from app.scoring.offers import (
+    ROW_OFFER_FIELDS,
     Chained,
     Computed,
     LazyOptions,
@@ -236,9 +237,8 @@ def _infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption
     )
 
 
-# Option fields that are their estimate's or their offer's own (_feasible_option copies them unchanged).
+# Option fields that are their estimate's own (_feasible_option copies them unchanged).
 _ESTIMATE_FIELDS = frozenset({"ttft_ms", "tpot_ms", "batch", "output_tokens_per_s", "job_hours"})
-_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
@@ -329,7 +329,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         p = by_slot[slot_of[index]]
         if name in _ESTIMATE_FIELDS:
             return getattr(p.est, name)
-        if name in _OFFER_FIELDS:
+        if name in ROW_OFFER_FIELDS:
             return getattr(offers[index], name)
         if name == RANK_METRIC_FIELDS[rank_by]:
             return cost

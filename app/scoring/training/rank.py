@@ -21,6 +21,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.machines import Machine, machine_gpu, nodes_for
 from app.scoring.offers import (
+    ROW_OFFER_FIELDS,
     Computed,
     LazyOptions,
     MergedOrder,
@@ -99,6 +100,9 @@ class TrainingRanking:
     frontier: list[FrontierPoint] = field(default_factory=list)  # cost-time points of the leading machines
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
     leaders: Callable[[], list[TrainingOption]] = list  # the best feasible row of each configuration, best first
+    # A feasible option's field by position, read without building the option where its estimate, offer or run
+    # cost holds it (a view sorted by a column reads one field of every feasible option)
+    sort_value: Callable[[int, str], object] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -257,6 +261,9 @@ class SharedTerms:
             nodes=nodes_for(machine, est.gpu_count),
         )
 
+    def usd_per_step(self, usd_per_gpu_hour: float) -> float:
+        return self.step_x_count * usd_per_gpu_hour / 3600
+
 
 class SlotSearch:
     """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
@@ -278,6 +285,11 @@ def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:
     """Rows with equal keys rest on one estimate (the same GPU, count, layout and speed), whatever their providers,
     prices and terms: the estimate's error is theirs together, so they are never a close call to each other."""
     return (est.gpu_id, est.gpu_count, est.layout_text, est.tokens_per_s_per_gpu)
+
+
+# Option fields that are their estimate's own, and those that are their run cost's (_priced_option copies them).
+_ESTIMATE_FIELDS = frozenset({"step_time_s", "tokens_per_s_per_gpu", "mfu"})
+_COST_FIELDS = {"total_usd": "total_usd", "total_hours": "wall_hours"}
 
 
 def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> TrainingRanking:
@@ -365,6 +377,20 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     def build(position: int) -> TrainingOption:
         return option_of(index_at(position), position == 0)
 
+    def sort_value(position: int, name: str) -> object:
+        index = index_at(position)
+        s = shared[slots[index]]
+        if s is not None and name in _ESTIMATE_FIELDS:
+            return getattr(s.est, name)
+        if name in ROW_OFFER_FIELDS:
+            return getattr(offers[index], name)
+        if s is not None and name == "usd_per_step":
+            return s.usd_per_step(offers[index].usd_per_gpu_hour)
+        cost = cost_of(index)
+        if cost is not None and name in _COST_FIELDS:
+            return getattr(cost, _COST_FIELDS[name])
+        return getattr(build(position), name)
+
     def leaders() -> list[TrainingOption]:
         first = on_time[0][3] if n_on else -1
         return [option_of(row[3], row[3] == first) for row in sorted(leading.values())]
@@ -389,6 +415,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         frontier=frontier,
         row_keys=Computed(len(offers), row_key),
         leaders=leaders,
+        sort_value=sort_value,
     )
 
 
@@ -448,8 +475,8 @@ def _priced_run(
 
 
 def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: TrainingWorkload) -> TrainingOption:
-    est, price = s.est, offer.usd_per_gpu_hour
-    usd_step = s.step_x_count * price / 3600
+    est = s.est
+    usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
     return TrainingOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
