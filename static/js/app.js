@@ -1,4 +1,4 @@
-// Small enhancements that the pages work without: copy-link buttons, and table roles for screen readers on phones.
+// Small enhancements that the pages work without: copy-link buttons, and re-applied table roles for screen readers.
 // (A ranked table's column headers are links the server sorts the whole ranking by; htmx swaps them in place.)
 (function () {
   function copyLink(button) {
@@ -10,7 +10,9 @@
   // Below 720 px a `table.stack` lays its rows out as grids of cards (static/css/app.css). Some browsers drop a
   // table's semantics once its parts are no longer display: table-*, and a screen reader then reads loose text;
   // explicit ARIA roles keep rows, cells and column headers announced whatever the layout (the pattern of
-  // A. Roselli, "Tables, CSS Display Properties, and ARIA", 2018, updated since).
+  // A. Roselli, "Tables, CSS Display Properties, and ARIA", 2018, updated since). The server renders these roles
+  // in the templates, so pages keep them without JavaScript (tests/test_table_roles.py); this script only
+  // re-applies the same roles, for content that lacks them (an htmx swap of markup rendered without them).
   var ROLES = [
     [":scope > caption", "caption"],
     [":scope > thead, :scope > tbody, :scope > tfoot", "rowgroup"],
