@@ -75,7 +75,7 @@ def page_table(rows: list[dict[str, Any]]) -> list[str]:
             + (
                 f"<= {PAGE_TARGET_RATIO:g}x {_verdict(r['ratio'] <= PAGE_TARGET_RATIO)} |"
                 if r["held_to_target"]
-                else "none: it sorts every feasible option |"
+                else "none: it sorts a value of every feasible option |"
             )
         )
     return lines
