@@ -54,7 +54,7 @@ def unapplied_limits_note(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms:
         return []
     load = FIXED_LOADS.get(w.scenario, w.scenario.replace("_", " "))
     if w.scenario in LIMITS_RANKED:
-        consequence = "over the limits, so ranked after every configuration that meets them"
+        consequence = "it is over the limits and ranked after every configuration that meets them"
     else:
         consequence = "the limits are reported, not applied"
     return [f"{' and '.join(missed)}: at {load} {consequence} (latency_bound picks the batch that meets them)"]
