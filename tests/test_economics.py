@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import date
 
@@ -215,6 +216,29 @@ def test_serving_plan_sorts_by_autoscaled_cost_and_finds_the_break_even():
     plan = serving_plan_from("llama-3.1-70b", options, quotes, Traffic(requests_per_day=1000, profile="flat"), 1000)
     assert [s.option.provider for s in plan.options] == ["cheap", "dear", "dominated"]
     assert plan.break_even.requests_per_day == pytest.approx(53_333.33, rel=1e-5)
+
+
+def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_break_even():
+    """At a live-traffic load a cheaper replica over the limits must not set the plan's price or its break-even."""
+    over = dataclasses.replace(
+        _option(price=1.0, provider="fast-cheap"), over_limits="TPOT p99 60 ms is over the 50 ms limit"
+    )
+    options = [_option(price=3.0, tok_s=1000, provider="dear"), over, _option(price=2.0, tok_s=1000, provider="cheap")]
+    quotes = serverless_quotes(MODELS["llama-3.1-70b"], (_price("llama-3.1-70b", 0.9),), MODELS, 1000, 0, 1000)
+    traffic = Traffic(requests_per_day=1000, profile="flat")
+    plan = serving_plan_from("llama-3.1-70b", options, quotes, traffic, 1000)
+    assert [s.option.provider for s in plan.options] == ["cheap", "dear", "fast-cheap"]
+    within = serving_plan_from("llama-3.1-70b", [o for o in options if not o.over_limits], quotes, traffic, 1000)
+    assert plan.break_even == within.break_even and plan.break_even.requests_per_day == pytest.approx(
+        53_333.33, rel=1e-5
+    )
+    assert any("left out of the break-even" in n for n in plan.notes)
+    from app.scoring.serving.plans import _serving_candidates
+
+    lifecycle = [label for label, kind, _ in _serving_candidates(plan, traffic, 5) if kind == "dedicated"]
+    assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals
+    alone = serving_plan_from("llama-3.1-70b", [over], quotes, traffic, 1000)
+    assert alone.break_even.requests_per_day is not None and "No dedicated option meets" in alone.notes[-1]
 
 
 def test_lifecycle_totals_and_shares():

@@ -67,3 +67,21 @@ def test_the_cli_table_flags_rows_over_the_limits(client) -> None:  # type: igno
     payload = _json(client, CLIENTS)
     over = sum(1 for o in payload["options"] if o["feasible"] and o["over_limits"])
     assert over and ranking_table(payload, 1_000).count("OVER LIMITS") == over
+
+
+def test_the_plan_prices_options_that_meet_the_limits_first_and_breaks_even_against_them(client) -> None:  # type: ignore[no-untyped-def]
+    """Dedicated vs serverless at a live-traffic load: a cheaper option over the limits comes after every one that
+    meets them, and the break-even is against those; when none meets them, the note says so."""
+    query = CLIENTS.removeprefix("/?")
+    body = client.get(f"/plan.json?{query}").json()
+    tiers = [bool(o["over_limits"]) for o in body["options"]]
+    assert False in tiers and True in tiers and tiers == sorted(tiers)
+    within_cost = min(o["monthly_usd_autoscaled"] for o in body["options"] if not o["over_limits"])
+    assert any(o["monthly_usd_autoscaled"] < within_cost for o in body["options"] if o["over_limits"])
+    assert any("left out of the break-even" in n for n in body["notes"])
+    none_meet = client.get(f"/plan.json?{NONE_MEET.removeprefix('/?')}").json()
+    assert all(o["over_limits"] for o in none_meet["options"])
+    assert any("No dedicated option meets the latency limits" in n for n in none_meet["notes"])
+    html = client.get(f"/plan?{NONE_MEET.removeprefix('/?')}").text
+    assert html.count(">over limits</span>") >= min(len(none_meet["options"]), 15) + 1  # every row and the summary
+    assert "No dedicated option meets the latency limits" in html

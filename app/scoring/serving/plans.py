@@ -48,6 +48,14 @@ SPOT_NOT_ALONE_NOTE = (
     "options and left out of the break-even and the train-then-serve totals, never the only capacity. "
     "Set spot_only (on the page: Spot may be the only capacity) to plan a deployment on spot alone."
 )
+OVER_LIMITS_NOTE = (
+    "Options over the latency limits at this load (marked over limits) are listed after those that meet them and "
+    "left out of the break-even and the train-then-serve totals."
+)
+ALL_OVER_LIMITS_NOTE = (
+    "No dedicated option meets the latency limits at this load: every one is over them (marked over limits), "
+    "and the break-even is against the cheapest of them."
+)
 
 
 def committed(o: InferenceOption) -> bool:
@@ -60,8 +68,8 @@ def may_stand_alone(o: InferenceOption, traffic: Traffic) -> bool:
 
 
 def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_len: int) -> list[ServingOption]:
-    """Feasible options priced for the traffic, cheapest autoscaled first; spot options that may not stand
-    alone come after every other option."""
+    """Feasible options priced for the traffic, cheapest autoscaled first; options over the latency limits at a
+    live-traffic load after those that meet them, and spot options that may not stand alone after every other."""
     rates = traffic.hourly_requests_per_s()
     priced = [
         ServingOption(
@@ -84,11 +92,20 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
         priced,
         key=lambda s: (
             not may_stand_alone(s.option, traffic),
+            bool(s.option.over_limits),
             s.cost.monthly_usd_autoscaled,
             s.option.provider,
             s.option.gpu_id,
         ),
     )
+
+
+def dependable(options: Sequence[InferenceOption], traffic: Traffic) -> list[InferenceOption]:
+    """The options a plan may stand on (its break-even, the train-then-serve totals): feasible, serving tokens,
+    not spot unless the traffic allows spot alone; and of those the ones within the latency limits where any is."""
+    standing = [o for o in options if o.feasible and o.output_tokens_per_s > 0 and may_stand_alone(o, traffic)]
+    within = [o for o in standing if not o.over_limits]
+    return within or standing
 
 
 def serving_plan_from(
@@ -101,10 +118,9 @@ def serving_plan_from(
 ) -> ServingPlan:
     """The pure core: price ranked options for the traffic and find the break-even."""
     priced = price_options(options, traffic, output_len)
+    chosen = dependable(options, traffic)
     replicas = [
-        Replica(option_label(o), o.gpu_count, o.usd_per_gpu_hour, o.output_tokens_per_s, committed(o))
-        for o in options
-        if o.feasible and o.output_tokens_per_s > 0 and may_stand_alone(o, traffic)
+        Replica(option_label(o), o.gpu_count, o.usd_per_gpu_hour, o.output_tokens_per_s, committed(o)) for o in chosen
     ]
     best = quotes[0] if quotes else None
     label = f"{best.provider_name} serverless ({best.model_name})" if best else None
@@ -113,6 +129,10 @@ def serving_plan_from(
     notes = list(notes)
     if any(not may_stand_alone(s.option, traffic) for s in priced):
         notes.append(SPOT_NOT_ALONE_NOTE)
+    if any(o.over_limits for o in chosen):
+        notes.append(ALL_OVER_LIMITS_NOTE)
+    elif any(s.option.over_limits for s in priced):
+        notes.append(OVER_LIMITS_NOTE)
     if substitute:
         notes.append(
             f"No provider lists {model_id} per token; serverless prices are for {substitute}, "
@@ -199,11 +219,12 @@ class LifecyclePlan:
 
 
 def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tuple[str, str, float]]:
-    """Top k dedicated options (autoscaled monthly $) and the cheapest serverless price, if any."""
+    """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
+    chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
     found = [
         (option_label(s.option), "dedicated", s.cost.monthly_usd_autoscaled)
         for s in plan.options
-        if may_stand_alone(s.option, traffic)
+        if id(s.option) in chosen
     ][:k]
     if plan.serverless:
         q = plan.serverless[0]
