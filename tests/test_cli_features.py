@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.cli.main import main
 
 
@@ -125,3 +127,12 @@ def test_rank_table_heads_and_prices_the_metric_it_is_ranked_by(database, capsys
     assert "$/1k req" in lines[1] and "$/M out tok" not in lines[1]
     (first,) = [line for line in lines if line.startswith("1 ")]
     assert f"{best['usd_per_thousand_requests']:,.3f}" in first.split()
+
+
+def test_rank_help_gives_each_field_its_description_and_its_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["rank", "inference", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--input-len INPUT_LEN mean prompt tokens (default 2000)" in text
+    assert "--engine ENGINE default vllm" in text
+    assert "rows over the limits ranked after those that meet them" in text and "(default latency_bound)" in text

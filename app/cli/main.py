@@ -8,9 +8,19 @@ import os
 import sys
 from pathlib import Path
 
+from pydantic_core import PydanticUndefined
+
 from app.cli.common import load_snapshot, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
+
+
+def _field_help(description: str | None, default: object) -> str:
+    """A workload field's --help: its description and, where it has one, its default."""
+    stated = default is not None and default is not PydanticUndefined
+    if description and stated:
+        return f"{description} (default {default})"
+    return description or (f"default {default}" if stated else "")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -207,7 +217,7 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
             elif info.annotation is bool:
                 parser.add_argument(flag, dest=name, action="store_const", const=True, help=info.description)
             else:
-                parser.add_argument(flag, dest=name, help=info.description or f"default {info.default}")
+                parser.add_argument(flag, dest=name, help=_field_help(info.description, info.default))
         parser.add_argument("--limit", type=int, default=15, help="rows to print")
         parser.add_argument(
             "--sort",

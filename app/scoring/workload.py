@@ -151,7 +151,12 @@ class InferenceWorkload(_WorkloadBase):
         "ep = experts placed whole, E / TP per GPU (SGLang --ep-size, vLLM --enable-expert-parallel): at small "
         "batches the GPU whose experts the batch touches most sets the pace",
     )
-    scenario: Scenario = "latency_bound"
+    scenario: Scenario = Field(
+        "latency_bound",
+        description="latency_bound: the batch that meets the TTFT and TPOT limits; concurrency, request_rate, "
+        "single_stream: that load as it runs, rows over the limits ranked after those that meet them; fixed_batch, "
+        "max_throughput: that batch, the limits reported only",
+    )
     batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
     concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
     requests_per_s: float | None = Field(
