@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
+import pytest
+
 CLIENTS = "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64"
 NONE_MEET = "/?phase=inference&model=llama-3.1-8b&tpot_ms=5&scenario=concurrency&concurrency=64"
 
@@ -33,12 +35,25 @@ def test_rows_over_the_limits_come_last_with_a_badge_and_the_reason(client) -> N
 
 
 def test_when_no_offer_meets_the_limits_the_answer_says_so_first(client) -> None:  # type: ignore[no-untyped-def]
-    options = [o for o in _json(client, NONE_MEET)["options"] if o["feasible"]]
+    body = _json(client, NONE_MEET)
+    options = [o for o in body["options"] if o["feasible"]]
     assert options and all(o["over_limits"] for o in options)
+    # what this load allows at all: the lowest p99 latencies any layout reaches, more GPUs than the rows ranked with
+    lowest = body["lowest_p99"]
+    workload = {k: v for k, v in body["workload"].items() if k not in ("providers", "price_types", "gpus", "vendors")}
+    for name in ("ttft_p99_ms", "tpot_p99_ms"):
+        reach = lowest[name]
+        assert reach["value"] <= min(o[name] for o in options)
+        layout = {k: reach[k] for k in ("gpu_count", "tensor_parallel", "pipeline_parallel")}
+        estimate = client.post("/api/v1/estimate/inference", json={**workload, "gpu": reach["gpu_id"], **layout})
+        assert estimate.json()[name] == pytest.approx(reach["value"])
+    assert lowest["tpot_p99_ms"]["value"] < min(o["tpot_p99_ms"] for o in options)  # TP lowers it below every row
+    assert "lowest_p99" not in _json(client, CLIENTS)  # some option meets the limits
     html = client.get(NONE_MEET).text
     strip, results = html.split('<form class="workload"', 1)
     assert "no offer meets them at this load" in strip
     assert "No offer meets the latency limits at this load" in results and "latency bound" in results
+    assert "At this load the lowest p99 TTFT any layout reaches is" in results and ", TP" in results
 
 
 def test_a_latency_bound_page_has_no_over_limit_rows(client) -> None:  # type: ignore[no-untyped-def]

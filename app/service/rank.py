@@ -183,6 +183,8 @@ def _body(
     else:
         extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
         extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones
+        if getattr(ranking, "lowest_p99", None):  # every feasible option is over the limits: what this load allows
+            extra["lowest_p99"] = plain(ranking.lowest_p99)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
             extra["serverless_job"] = serverless_job(workload, snapshot, model)
     return {

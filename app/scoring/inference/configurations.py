@@ -8,6 +8,8 @@ one pipeline stage per node, over the fabric.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
 from app.scoring.inference.limits import over_limits
 from app.scoring.inference.terms import p99_latencies_ms
@@ -84,6 +86,7 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
     Infeasible: the refusal that says most (why_not)."""
     tried: list[list[InferenceEstimate]] = []
     over: Solution | None = None  # the first tier's best, when it misses the limits
+    served: list[Solution] = []  # every layout that serves the load, in both tiers tried
     for layouts in (single_node_layouts, multi_node_layouts):
         best: Solution | None = None
         refused: list[InferenceEstimate] = []
@@ -91,13 +94,27 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
             solved = solve_on(gpu, machine, count, tp, pp, model, workload)
             if isinstance(solved, InferenceEstimate):
                 refused.append(solved)
-            elif best is None or _preference(solved) > _preference(best):
+                continue
+            served.append(solved)
+            if best is None or _preference(solved) > _preference(best):
                 best = solved
         if best is not None and _within_limits(best):
             return explain(best)
         over = over or best
         tried.append(refused)
-    return explain(over) if over is not None else why_not(gpu.id, *tried)
+    if over is None:
+        return why_not(gpu.id, *tried)
+    return replace(explain(over), lowest_p99=_lowest_p99(served))
+
+
+def _lowest_p99(served: list[Solution]) -> tuple[tuple[float, int, int, int], tuple[float, int, int, int]]:
+    """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout."""
+
+    def reach(which: int) -> tuple[float, int, int, int]:
+        s = min(served, key=lambda solved: _p99_ms(solved)[which])
+        return _p99_ms(s)[which], s.gpu_count, s.tensor_parallel, s.pipeline_parallel
+
+    return reach(0), reach(1)
 
 
 def _p99_ms(solved: Solution) -> tuple[float, float]:

@@ -72,6 +72,9 @@ class InferenceEstimate:
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
     over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
+    # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
+    # (configurations.best_on_machine), each as (ms, GPUs, tensor parallel, pipeline parallel)
+    lowest_p99: tuple[tuple[float, int, int, int], tuple[float, int, int, int]] | None = None
 
 
 def _infeasible(

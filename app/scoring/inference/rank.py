@@ -108,6 +108,9 @@ class InferenceRanking:
     row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
     leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
     over_limits_count: int = 0  # the last of the feasible options are over a latency limit (limits.py)
+    # Where every feasible option is over the limits: the lowest p99 TTFT and TPOT any of them reaches at this load,
+    # and on what ({"ttft_p99_ms": {"value", "gpu_id", "gpu_count"}, "tpot_p99_ms": {...}}); else empty
+    lowest_p99: dict[str, dict[str, object]] = field(default_factory=dict)
     # A feasible option's field by position, read without building the option where its estimate, offer or cost
     # holds it (a view sorted by a column reads one field of every feasible option)
     sort_value: Callable[[int, str], object] | None = None
@@ -376,6 +379,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         row_keys=Computed(total, row_key, row_keys),
         leaders=leaders,
         over_limits_count=len(tiers[1]),
+        lowest_p99=_lowest_p99([by_slot[s].est for s in over]) if over and not within else {},
         sort_value=sort_value,
     )
 
@@ -480,6 +484,26 @@ def _infeasible_order(
             seen.add(same)
             kept.append(index)
     return kept
+
+
+def _lowest_p99(estimates: list[InferenceEstimate]) -> dict[str, dict[str, object]]:
+    """The lowest p99 TTFT and TPOT any configuration reaches at this load (each machine's layouts, not only the one
+    it is ranked with: best_on_machine), with the GPU and layout that reach it: what limits this load can meet at
+    all, when no configuration meets the workload's."""
+    lowest: dict[str, dict[str, object]] = {}
+    for which, name in enumerate(("ttft_p99_ms", "tpot_p99_ms")):
+        reached = [(e.lowest_p99[which], e.gpu_id) for e in estimates if e.lowest_p99 is not None]
+        if not reached:
+            continue
+        (value, count, tp, pp), gpu_id = min(reached)
+        lowest[name] = {
+            "value": value,
+            "gpu_id": gpu_id,
+            "gpu_count": count,
+            "tensor_parallel": tp,
+            "pipeline_parallel": pp,
+        }
+    return lowest
 
 
 def _band(cost: float, p: ConfigurationPricing) -> Band:

@@ -34,6 +34,11 @@ class RankResponse(BaseModel):
     over_limits_options: int | None = Field(
         None, description="inference: how many of the feasible options, the last ones, are over a latency limit"
     )
+    lowest_p99: dict[str, Any] | None = Field(
+        None,
+        description="inference, when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
+        "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
+    )
     notes: list[str]
     catalog_version: str
     share_url: str
