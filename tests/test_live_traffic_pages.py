@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from html import unescape
 
 import pytest
 
@@ -100,3 +102,20 @@ def test_the_plan_prices_options_that_meet_the_limits_first_and_breaks_even_agai
     html = client.get(f"/plan?{NONE_MEET.removeprefix('/?')}").text
     assert html.count(">over limits</span>") >= min(len(none_meet["options"]), 15) + 1  # every row and the summary
     assert "No dedicated option meets the latency limits" in html
+
+
+def test_a_request_rate_no_replica_serves_within_the_limits_links_to_replicas_that_do(client) -> None:  # type: ignore[no-untyped-def]
+    """70B at 20 requests/s on one replica: only multi-node pipelines keep up, all over the TPOT limit. The answer
+    links the same traffic as latency_bound with that peak, where replicas sized to meet the limits carry it."""
+    rate = "/?phase=inference&model=llama-3.3-70b&scenario=request_rate&requests_per_s=20"
+    assert _json(client, rate)["lowest_p99"]
+    html = client.get(rate).text
+    link = re.search(r'<a href="([^"]+)">The same 20 requests/s on replicas that meet the limits', html)
+    assert link, "no link to replicas"
+    url = unescape(link.group(1))
+    assert url == "/?phase=inference&model=llama-3.3-70b&peak_requests_per_s=20"
+    sized = _json(client, url)
+    feasible = [o for o in sized["options"] if o["feasible"]]
+    assert feasible and not any(o["over_limits"] for o in feasible) and "lowest_p99" not in sized
+    assert feasible[0]["replicas"] > 1
+    assert "on replicas that meet the limits" not in client.get(NONE_MEET).text  # clients: no arrival rate to size

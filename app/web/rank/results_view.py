@@ -11,7 +11,7 @@ from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UN
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
-from app.service.workload_query import ResultsView, view_pairs
+from app.service.workload_query import ResultsView, canonical_query, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
 
@@ -76,6 +76,18 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
         }
         for key in rank_sort.COLUMNS[phase]
     }
+
+
+def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
+    """For a request rate no replica serves within the latency limits: the same question as latency_bound with that
+    rate as its peak traffic, so replicas sized to meet the limits carry it (None for any other question)."""
+    rate = workload.requests_per_s if isinstance(workload, InferenceWorkload) else None
+    if not isinstance(workload, InferenceWorkload) or workload.scenario != "request_rate" or not rate:
+        return None
+    peak = max(workload.peak_requests_per_s or 0.0, rate)
+    update = {"scenario": "latency_bound", "requests_per_s": None, "peak_requests_per_s": peak}
+    sized = workload.model_copy(update=update)
+    return f"{path}?{canonical_query('inference', sized)}"
 
 
 def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:
