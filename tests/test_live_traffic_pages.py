@@ -100,6 +100,8 @@ def test_the_plan_prices_options_that_meet_the_limits_first_and_breaks_even_agai
     assert all(o["over_limits"] for o in none_meet["options"])
     assert any("No dedicated option meets the latency limits" in n for n in none_meet["notes"])
     html = client.get(f"/plan?{NONE_MEET.removeprefix('/?')}").text
+    strip = html.split('<form class="workload"', 1)[0]
+    assert ">over limits</span>" in strip.split('class="answer-strip"', 1)[1]  # the answer above the form says it
     assert html.count(">over limits</span>") >= min(len(none_meet["options"]), 15) + 1  # every row and the summary
     assert "No dedicated option meets the latency limits" in html
 
