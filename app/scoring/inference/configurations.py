@@ -89,6 +89,7 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
     served: list[Solution] = []  # every layout that serves the load, in both tiers tried
     for layouts in (single_node_layouts, multi_node_layouts):
         best: Solution | None = None
+        best_preference: tuple[bool, float, float, float] | None = None
         refused: list[InferenceEstimate] = []
         for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
             solved = solve_on(gpu, machine, count, tp, pp, model, workload)
@@ -96,9 +97,10 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
                 refused.append(solved)
                 continue
             served.append(solved)
-            if best is None or _preference(solved) > _preference(best):
-                best = solved
-        if best is not None and _within_limits(best):
+            preference = _preference(solved)
+            if best_preference is None or preference > best_preference:
+                best, best_preference = solved, preference
+        if best is not None and best_preference is not None and best_preference[0]:
             return explain(best)
         over = over or best
         tried.append(refused)
@@ -121,17 +123,14 @@ def _p99_ms(solved: Solution) -> tuple[float, float]:
     return p99_latencies_ms(solved.point, solved.efficiency)
 
 
-def _within_limits(solved: Solution) -> bool:
-    return not over_limits(solved.workload, *_p99_ms(solved))
-
-
 def _preference(solved: Solution) -> tuple[bool, float, float, float]:
     """Which of a tier's layouts serves: one within the limits before one over them, then the most tok/s per GPU
     (to 6 significant digits), then the lowest p99 TPOT and TTFT: at a request rate every layout that keeps up
-    serves the same tokens, and the first enumerated (the most pipeline stages) would win on a tie."""
+    serves the same tokens, and the first enumerated (the most pipeline stages) would win on a tie. The first
+    element is whether it is within the limits."""
     ttft_p99, tpot_p99 = _p99_ms(solved)
     per_gpu = float(f"{solved.output_tokens_per_s_per_gpu:.6g}")
-    return _within_limits(solved), per_gpu, -tpot_p99, -ttft_p99
+    return not over_limits(solved.workload, ttft_p99, tpot_p99), per_gpu, -tpot_p99, -ttft_p99
 
 
 def why_not(
