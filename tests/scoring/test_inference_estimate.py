@@ -314,3 +314,18 @@ def test_no_card_streams_above_the_mbu_ceiling_and_the_term_says_when_it_is_capp
         estimate = estimate_inference(gpus[gpu_id], 1, models["llama-3.1-8b"], workload, efficiency=eager)
         memory = next(t for t in estimate.terms if t.name == "decode memory time")
         assert ("capped at 0.9" in memory.detail) is capped, memory.detail
+
+
+@pytest.mark.parametrize("gpu_count", [1, 2, 4, 8])
+def test_a_missed_limit_is_one_the_numbers_given_miss(gpu_count):
+    """The reason quotes the batch-1 point the check used: its p99 TTFT is over the limit or its mean TPOT over
+    the target (a 32k prompt on B200s once said 976 ms against a 1,000 ms limit, quoting one stream's TTFT)."""
+    w = _workload(
+        scenario="latency_bound", weight_dtype="fp8", input_len=32000, output_len=1000, ttft_ms=1000, tpot_ms=40
+    )
+    est = estimate_inference(GPUS["B200"], gpu_count, MODELS["llama-3.1-70b"], w)
+    assert not est.feasible and "even one request misses the limits" in est.reason
+    ttft = float(est.reason.split("p99 TTFT ")[1].split(" ms")[0])
+    tpot = float(est.reason.split("mean TPOT ")[1].split(" ms")[0])
+    target = float(est.reason.split("(target ")[1].split(":")[0])
+    assert ttft > 1000 or tpot > target

@@ -226,7 +226,7 @@ def solve_inference(
             beams,
         )
         if batch < 1:
-            point = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len)
+            point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
             return _infeasible(
                 gpu,
                 gpu_count,

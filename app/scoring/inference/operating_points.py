@@ -353,7 +353,8 @@ def latency_bound_point(
     workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
 ) -> tuple[int, OperatingPoint | None]:
-    """The latency-bound batch and its operating point (None when even one request misses a limit).
+    """The latency-bound batch and its operating point. When even one request misses a limit the batch is 0
+    and the point is batch 1's, the one that missed (None when no request fits at all).
 
     The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
     last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
@@ -375,7 +376,7 @@ def latency_bound_point(
         return 0, None
     low, s_low = 1, slack(1)
     if s_low > 0:
-        return 0, None
+        return 0, seen[1]
     high, s_high = cap, slack(cap)
     if s_high <= 0:
         return cap, seen[cap]
