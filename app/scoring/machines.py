@@ -34,6 +34,21 @@ class Machine:
     fabric: str = "none"  # infiniband | roce | efa | ethernet | none
     fabric_gbps_per_gpu: float | None = None
     max_nodes: int | None = 1  # None: a cluster offer whose size is not stated (the workload bounds it)
+    # GPUs one rental bills: the offer's instance (an 8-GPU VM is rented whole), 1 where GPUs are rented singly
+    instance_gpus: int = 1
+
+    def copies(self, gpu_count: int) -> int:
+        """Copies of a `gpu_count`-GPU layout one rented instance holds: an 8-GPU instance runs four TP2 replicas;
+        1 for a layout of whole instances or singly rented GPUs."""
+        return max(self.instance_gpus // gpu_count, 1) if gpu_count < self.instance_gpus else 1
+
+    def billed_gpus(self, gpu_count: int) -> float:
+        """GPUs billed per copy of a `gpu_count`-GPU layout: the instance shared by the copies it holds (a TP2
+        layout on a 3-GPU instance pays for the idle third GPU), whole instances above that."""
+        s = self.instance_gpus
+        if gpu_count < s:
+            return s / self.copies(gpu_count)
+        return -(-gpu_count // s) * s
 
     @property
     def scaleup(self) -> bool:
@@ -64,6 +79,8 @@ class Machine:
 
     def describe(self) -> str:
         text = f"{self.gpus_per_node}-GPU node ({self.link})"
+        if self.instance_gpus > 1:
+            text += f", rented as {self.instance_gpus}-GPU instances"
         if self.clusters:
             limit = "unstated" if self.max_nodes is None else str(self.max_nodes)
             stated = self.fabric_gbps_per_gpu
@@ -81,7 +98,8 @@ def _gpu_link(gpu: GpuSpec) -> str:
 
 
 def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
-    """The offer's machine; unknown fields fall back to one machine of the instance's GPUs."""
+    """The offer's machine; unknown fields fall back to one machine of the instance's GPUs. The instance is what
+    one rental bills: a layout on fewer GPUs runs as copies inside it (Machine.copies), never on part of it."""
     per_node = offer.gpus_per_node or offer.gpu_count
     link = offer.intra_node_link or _gpu_link(gpu)
     if per_node <= 1:
@@ -94,6 +112,7 @@ def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
         fabric=fabric,
         fabric_gbps_per_gpu=offer.inter_node_gbps_per_gpu,
         max_nodes=max_nodes,
+        instance_gpus=max(offer.gpu_count, 1),
     )
 
 

@@ -100,6 +100,8 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
     return {
         "gpu_id": o.gpu_id,
         "gpu_count": o.gpu_count,
+        "rented_gpus": o.rented_gpus,  # per replica: an instance holding several copies is rented whole
+        "copies_per_instance": o.copies_per_instance,
         "tensor_parallel": o.tensor_parallel,
         "pipeline_parallel": o.pipeline_parallel,
         "attention_parallel": o.attention_parallel,
@@ -114,7 +116,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "tpot_ms": o.tpot_ms,
         "output_tokens_per_s": o.output_tokens_per_s,
         "replicas_at_peak": s.cost.replicas_at_peak,
-        "gpus_at_peak": s.cost.replicas_at_peak * o.gpu_count,
+        "gpus_at_peak": s.cost.replicas_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
         "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens,
         "terms": aggregated_terms(c, workload),

@@ -91,6 +91,8 @@ def _replica(r: ReplicaType, bucket_names: list[str]) -> dict[str, Any]:
         "label": r.label,
         "gpu_id": r.gpu_id,
         "gpu_count": r.gpu_count,
+        "rented_gpus": r.rented_gpus or r.gpu_count,  # one replica: a whole instance holding `copies` copies
+        "copies": r.copies,
         "tensor_parallel": r.tensor_parallel,
         "pipeline_parallel": r.pipeline_parallel,
         "provider": r.provider,
@@ -117,6 +119,8 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
                 "label": r.label,
                 "gpu_id": r.gpu_id,
                 "gpu_count": r.gpu_count,
+                "rented_gpus": r.rented_gpus or r.gpu_count,
+                "copies": r.copies,
                 "provider_name": r.provider_name,
                 "price_type": r.price_type,
                 "usd_per_gpu_hour": r.usd_per_gpu_hour,

@@ -93,9 +93,22 @@ class InferenceOption:
     job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
     over_limits: str = ""  # at a live-traffic load, the latency limits it misses (ranked after those meeting them)
     assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
+    instance_gpus: int = 1  # GPUs one rental of the offer bills (an 8-GPU VM is rented whole)
+    copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
+    instances: int = 1  # rented instances the `replicas` need
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def rented_gpus(self) -> int:
+        """GPUs one rented unit bills: the whole instance where it holds several copies, else the layout's own."""
+        return max(self.instance_gpus, self.gpu_count) if self.copies_per_instance > 1 else self.gpu_count
+
+    @property
+    def rented_tokens_per_s(self) -> float:
+        """Output tokens/s one rented unit serves: every copy it holds."""
+        return self.output_tokens_per_s * self.copies_per_instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +161,13 @@ class ConfigurationPricing:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
+        billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
         return cls(
             est=est,
             machine=machine,
-            output_factor=usd_per_million_tokens(est.gpu_count, tokens_per_s),
-            all_tokens_factor=usd_per_million_tokens(est.gpu_count, all_tokens_per_s),
-            requests_factor=est.gpu_count / 3600 / requests_per_s * 1e3,
+            output_factor=usd_per_million_tokens(billed, tokens_per_s),
+            all_tokens_factor=usd_per_million_tokens(billed, all_tokens_per_s),
+            requests_factor=billed / 3600 / requests_per_s * 1e3,
             band_low=tokens_per_s / est.band.high,
             band_high=tokens_per_s / est.band.low,
             replicas=replicas,
@@ -187,6 +201,7 @@ class ConfigurationPricing:
 
 def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: bool) -> InferenceOption:
     est, price = p.est, p.billed_price(offer)
+    copies = p.machine.copies(est.gpu_count)
     cost = price * p.factor(rank_by)
     return InferenceOption(
         gpu_id=offer.gpu_id,
@@ -219,8 +234,11 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         replicas=p.replicas,
         job_hours=est.job_hours,
         job_billed_hours=p.job_billed_hours(offer),
-        job_usd=price * est.gpu_count * est.job_hours * p.replicas if est.job_hours else None,
+        job_usd=price * p.machine.billed_gpus(est.gpu_count) * est.job_hours * p.replicas if est.job_hours else None,
         over_limits=est.over_limits,
+        instance_gpus=p.machine.instance_gpus,
+        copies_per_instance=copies,
+        instances=-(-p.replicas // copies),
     )
 
 

@@ -9,7 +9,7 @@ is then estimated on every bucket with its own layout: a replica keeps its layou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from itertools import islice
 
@@ -64,9 +64,14 @@ class ReplicaType:
     usd_per_replica_month: float
     fits: tuple[BucketFit, ...]  # one per bucket
     cheapest_for: tuple[str, ...]  # buckets where this is its GPU type's cheapest configuration
+    copies: int = 1  # copies of the layout one rented instance holds (fits are the instance's: all copies)
+    rented_gpus: int = 0  # GPUs one replica (a rented instance) bills; 0 = gpu_count
 
     @property
     def label(self) -> str:
+        if self.copies > 1:
+            copies = f"({self.copies} copies of {self.gpu_count})"
+            return f"{self.rented_gpus}×{self.gpu_id} {copies} at {self.provider_name}"
         return f"{self.gpu_count}×{self.gpu_id} at {self.provider_name}"
 
 
@@ -147,6 +152,9 @@ def replica_types(question: MixQuestion, snapshot: CatalogSnapshot, model: Model
     for index, (offer, layout, cheapest_for) in enumerate(picked.values()):
         gpu = snapshot.gpus[offer.gpu_id]
         machine: Machine = machine_of(offer, gpu)
+        copies = machine.copies(layout[0])
+        rented = machine.instance_gpus if copies > 1 else layout[0]
+        fits = tuple(_fit(snapshot, offer, layout, model, question, b) for b in buckets)
         out.append(
             ReplicaType(
                 key=f"r{index}",
@@ -160,9 +168,20 @@ def replica_types(question: MixQuestion, snapshot: CatalogSnapshot, model: Model
                 usd_per_gpu_hour=offer.usd_per_gpu_hour,
                 as_of=offer.as_of,
                 machine=machine.describe(),
-                usd_per_replica_month=offer.usd_per_gpu_hour * layout[0] * HOURS_PER_MONTH,
-                fits=tuple(_fit(snapshot, offer, layout, model, question, b) for b in buckets),
+                usd_per_replica_month=offer.usd_per_gpu_hour * rented * HOURS_PER_MONTH,
+                fits=tuple(_times(f, copies) for f in fits),
                 cheapest_for=tuple(cheapest_for),
+                copies=copies,
+                rented_gpus=rented,
             )
         )
     return out
+
+
+def _times(fit: BucketFit, copies: int) -> BucketFit:
+    """One rented instance's capacity on a bucket: its copies' together (latencies are each copy's)."""
+    if copies == 1:
+        return fit
+    return replace(
+        fit, requests_per_s=fit.requests_per_s * copies, output_tokens_per_s=fit.output_tokens_per_s * copies
+    )

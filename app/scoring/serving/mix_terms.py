@@ -30,7 +30,8 @@ def row_terms(
             "monthly cost",
             replicas * r.usd_per_replica_month,
             "$/month",
-            f"{replicas} × {r.gpu_count} GPU × ${r.usd_per_gpu_hour:.2f}/GPU-h × {HOURS_PER_MONTH:g} h",
+            f"{replicas} × {r.rented_gpus or r.gpu_count} GPU × ${r.usd_per_gpu_hour:.2f}/GPU-h"
+            f" × {HOURS_PER_MONTH:g} h",
         ),
     ]
     for d, f in zip(demands, r.fits, strict=True):

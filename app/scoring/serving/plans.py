@@ -40,7 +40,20 @@ class ServingPlan:
 
 def option_label(o: InferenceOption) -> str:
     terms = o.price_type.replace("_", " ") + (", interruptible" if o.interruptible else "")
-    return f"{o.gpu_count}×{o.gpu_id} at {o.provider_name} ({terms})"
+    return f"{rented_text(o)} at {o.provider_name} ({terms})"
+
+
+def rented_text(o: InferenceOption) -> str:
+    """What one rented unit is: `2×H100-SXM`, or `8×B200 (4 copies of TP2)` where an instance holds several."""
+    if o.copies_per_instance <= 1:
+        return f"{o.gpu_count}×{o.gpu_id}"
+    return f"{o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout_text(o)})"
+
+
+def layout_text(o: InferenceOption) -> str:
+    if o.pipeline_parallel > 1:
+        return f"TP{o.tensor_parallel}×PP{o.pipeline_parallel}"
+    return f"TP{o.tensor_parallel}" if o.tensor_parallel > 1 else "1 GPU"
 
 
 SPOT_NOT_ALONE_NOTE = (
@@ -77,8 +90,8 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
             serving_cost(
                 rates,
                 output_len,
-                o.output_tokens_per_s,
-                o.gpu_count,
+                o.rented_tokens_per_s,
+                o.rented_gpus,
                 o.usd_per_gpu_hour,
                 traffic.min_replicas,
                 traffic.cold_start_s,
@@ -120,7 +133,7 @@ def serving_plan_from(
     priced = price_options(options, traffic, output_len)
     chosen = dependable(options, traffic)
     replicas = [
-        Replica(option_label(o), o.gpu_count, o.usd_per_gpu_hour, o.output_tokens_per_s, committed(o)) for o in chosen
+        Replica(option_label(o), o.rented_gpus, o.usd_per_gpu_hour, o.rented_tokens_per_s, committed(o)) for o in chosen
     ]
     best = quotes[0] if quotes else None
     label = f"{best.provider_name} serverless ({best.model_name})" if best else None

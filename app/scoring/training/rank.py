@@ -142,9 +142,11 @@ def _grid(max_gpus: int, node_gpus: int) -> tuple[int, ...]:
     return tuple(candidate_counts(1, max_gpus, node_gpus))
 
 
-def whole_nodes(per_node: int) -> Callable[[int], bool]:
-    """Counts a machine supplies: part of one node, or whole nodes."""
-    return lambda n: n <= per_node or n % per_node == 0
+def whole_nodes(machine: Machine) -> Callable[[int], bool]:
+    """Counts a machine supplies: part of one node, or whole nodes; and whole rented instances (a job on 4 GPUs of
+    an 8-GPU instance pays for all 8, and all 8 train faster for the same bill)."""
+    per_node, instance = machine.gpus_per_node, machine.instance_gpus
+    return lambda n: (n <= per_node or n % per_node == 0) and n % instance == 0
 
 
 def _any_count(n: int) -> bool:
@@ -274,7 +276,7 @@ class SlotSearch:
         cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
         capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
         self.search = LayoutSearch(model, capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
-        self.allowed = whole_nodes(machine.gpus_per_node)
+        self.allowed = whole_nodes(machine)
         self.memo: LayoutMemo = {}
 
     def best(self, deadline_hours: float) -> TrainingEstimate:

@@ -62,7 +62,9 @@ class DisaggregatedOut(BaseModel):
 
 class AggregatedOut(BaseModel):
     gpu_id: str
-    gpu_count: int
+    gpu_count: int = Field(description="GPUs of one copy of the layout")
+    rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")
+    copies_per_instance: int = Field(description="copies of the layout one rented instance holds")
     tensor_parallel: int
     pipeline_parallel: int
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")

@@ -33,7 +33,9 @@ class ReplicaTypeOut(BaseModel):
     key: str
     label: str
     gpu_id: str
-    gpu_count: int
+    gpu_count: int = Field(description="GPUs of one copy of the layout")
+    rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")
+    copies: int = Field(description="copies of the layout one rented instance holds (its fits are all of them)")
     tensor_parallel: int
     pipeline_parallel: int
     provider: str
@@ -52,6 +54,8 @@ class FleetRow(BaseModel):
     label: str
     gpu_id: str
     gpu_count: int
+    rented_gpus: int
+    copies: int
     provider_name: str
     price_type: str
     usd_per_gpu_hour: float

@@ -104,17 +104,30 @@ def pool_offers(
 
 
 def _pool(
-    role: str, pool: PoolOffer, monthly_usd: float, replicas: int, capacity_rps: float, peak: float, tokens: float
+    role: str,
+    pool: PoolOffer,
+    monthly_usd: float,
+    replicas: int,
+    capacity_rps: float,
+    peak: float,
+    tokens: float,
+    gpus_per_replica: int | None = None,
 ) -> PoolCost:
     return PoolCost(
         role=role,
         offer=pool,
         replicas_at_peak=replicas,
-        gpus_at_peak=replicas * pool.instance.gpu_count,
+        gpus_at_peak=replicas * (gpus_per_replica or pool.instance.gpu_count),
         monthly_usd=monthly_usd,
         usd_per_million_tokens=monthly_usd / tokens * 1e6 if tokens else 0.0,
         utilisation_at_peak=peak / (replicas * capacity_rps) if replicas else 0.0,
     )
+
+
+def _rented(pool: PoolOffer) -> tuple[int, int]:
+    """GPUs one rental of the pool's offer bills, and the copies of its instance type it holds."""
+    copies = pool.machine.copies(pool.instance.gpu_count)
+    return (pool.machine.instance_gpus if copies > 1 else pool.instance.gpu_count), copies
 
 
 def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffic) -> DisaggregatedPlan:
@@ -141,12 +154,13 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         n_p, n_d = units * pairing.prefill_per_unit, units * pairing.decode_per_unit
         prefill = _pool("prefill", p, both * share, n_p, load.capacity_rps, peak, prompt_tokens)
         decode = _pool("decode", d, both * (1 - share), n_d, decoder.capacity_rps, peak, output_tokens)
-    else:
-        n_p, n_d = replicas_needed(peak, 1, load.capacity_rps), replicas_needed(peak, 1, decoder.capacity_rps)
-        prefill_usd = monthly(load.capacity_rps, p.instance.gpu_count, p)
-        decode_usd = monthly(decoder.capacity_rps, d.instance.gpu_count, d)
-        prefill = _pool("prefill", p, prefill_usd, n_p, load.capacity_rps, peak, prompt_tokens)
-        decode = _pool("decode", d, decode_usd, n_d, decoder.capacity_rps, peak, output_tokens)
+    else:  # each pool rents whole instances: one holding several copies of its instance type is one replica
+        (gpus_p, copies_p), (gpus_d, copies_d) = _rented(p), _rented(d)
+        rps_p, rps_d = load.capacity_rps * copies_p, decoder.capacity_rps * copies_d
+        n_p, n_d = replicas_needed(peak, 1, rps_p), replicas_needed(peak, 1, rps_d)
+        prefill_usd, decode_usd = monthly(rps_p, gpus_p, p), monthly(rps_d, gpus_d, d)
+        prefill = _pool("prefill", p, prefill_usd, n_p, rps_p, peak, prompt_tokens, gpus_p)
+        decode = _pool("decode", d, decode_usd, n_d, rps_d, peak, output_tokens, gpus_d)
     # capacity_rps is at the TTFT-bound utilisation: the peak hour's rho is that share of it
     rho = prefill.utilisation_at_peak * load.utilisation
     ttft = load.first_token_ms + md1_wait_ms(load.pass_ms, rho) + pairing.transfer_ms

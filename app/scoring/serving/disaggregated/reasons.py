@@ -158,7 +158,7 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
 def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     assert c.aggregated is not None
     o, alone = c.aggregated.option, c.aggregated_decode_only
-    gpus = c.aggregated.cost.replicas_at_peak * o.gpu_count
+    gpus = c.aggregated.cost.replicas_at_peak * o.rented_gpus
     text = (
         f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
@@ -288,8 +288,14 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
         Term("prefill tokens per step", prefill_tokens_per_step(s, workload), "tokens", "batch × input / output"),
         Term("TPOT", o.tpot_ms, "ms", "mixed step: decode of the batch plus its share of prompts"),
         Term("TTFT", o.ttft_ms, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),
-        Term("throughput", o.output_tokens_per_s, "tokens/s", "output tokens per replica"),
-        Term("replicas at peak", s.cost.replicas_at_peak, "", f"{s.cost.replicas_at_peak * o.gpu_count} GPUs"),
+        Term(
+            "throughput",
+            o.rented_tokens_per_s,
+            "tokens/s",
+            "output tokens per replica"
+            + (f": {o.copies_per_instance} copies on one rented instance" if o.copies_per_instance > 1 else ""),
+        ),
+        Term("replicas at peak", s.cost.replicas_at_peak, "", f"{s.cost.replicas_at_peak * o.rented_gpus} GPUs"),
         Term(
             "monthly",
             s.cost.monthly_usd_autoscaled,
