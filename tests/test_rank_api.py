@@ -260,3 +260,25 @@ def test_every_ranked_option_carries_its_assumptions_and_its_bands_evidence(clie
     assert "leave-one-source-out residuals (tokens_s_per_gpu" in shared[1].split("</ul>")[0]
     mixed = client.get("/?phase=inference&model=deepseek-r1&weight_dtype=fp8&engine=sglang").text
     assert "Assumed for this row, beyond what every row assumes" in mixed  # rows in other regimes say theirs
+
+
+def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what_would_help(client):
+    """A 7-day deadline no offer meets at 64 GPUs: the 8-day run on 64 B200s comes before a cheaper 69-day one,
+    and a note says how many GPUs would finish in time and which limit binds."""
+    body = client.post(
+        "/api/v1/rank/training?limit=30&terms=false",
+        json={
+            "model": "llama-3.1-70b",
+            "method": "pretrain",
+            "seq_len": 8192,
+            "global_batch_seqs": 512,
+            "total_tokens": 1e11,
+            "max_days": 7,
+        },
+    ).json()
+    assert body["feasible_options"] == 0
+    late = [o for o in body["options"] if o["total_usd"] is not None]
+    days = [o["total_hours"] / 24 for o in late]
+    assert days == sorted(days) and days[0] < 9
+    note = next(n for n in body["notes"] if n.startswith("No option finishes within the 7-day deadline"))
+    assert "raise Max GPUs (now 64)" in note

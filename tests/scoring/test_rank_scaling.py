@@ -3,6 +3,7 @@ and a price-only difference between sellers never adds an estimate."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 
 import pytest
@@ -38,9 +39,20 @@ def test_training_rows_come_in_tiers_cheapest_first_with_matching_keys(sellers, 
     fits = [o for o in options if o["total_usd"] is not None]
     on_time, late = fits[: ranking.feasible_count], fits[ranking.feasible_count :]
     assert all(o["feasible"] and not o["reason"] for o in on_time) and not any(o["feasible"] for o in late)
-    for tier in (on_time, late):
-        keys = [(o["total_usd"], o["gpu_id"], o["provider"]) for o in tier]
-        assert keys == sorted(keys)
+    keys = [(o["total_usd"], o["gpu_id"], o["provider"]) for o in on_time]
+    assert keys == sorted(keys)
+    # the rest nearest the deadline first (on time but over the budget: 0 past), spot runs too wasteful to plan last
+    deadline_h = workload.max_days * 24
+    late_keys = [
+        (
+            math.inf if o["reason"].startswith("spot interruptions") else max(o["total_hours"] - deadline_h, 0.0),
+            o["total_usd"],
+            o["gpu_id"],
+            o["provider"],
+        )
+        for o in late
+    ]
+    assert late_keys == sorted(late_keys)
     for o in fits:
         assert o["total_usd"] == o["gpu_count"] * o["usd_per_gpu_hour"] * o["billed_hours"]
         if workload.budget_usd is not None and o["feasible"]:

@@ -38,6 +38,7 @@ class RunTerms:
     billed_hours: float
     interruptions: float
     reason: str  # spot waste or the deadline; the budget needs the price
+    wasteful: bool = False  # spot interruptions would waste too much of the run: not planned at all
 
 
 def run_terms(
@@ -51,9 +52,10 @@ def run_terms(
         if not run.feasible:
             reason = f"spot interruptions would waste {run.lost_share:.0%} of the run at {nodes} nodes"
     billed = billed_hours(wall, price_type, min_term_hours)
+    wasteful = bool(reason)
     if not reason and wall > w.max_days * 24:
         reason = f"finishes in {wall / 24:,.1f} days, after the {w.max_days:g}-day deadline"
-    return RunTerms(wall_hours=wall, billed_hours=billed, interruptions=interruptions, reason=reason)
+    return RunTerms(wall_hours=wall, billed_hours=billed, interruptions=interruptions, reason=reason, wasteful=wasteful)
 
 
 def run_total_usd(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float) -> float:

@@ -9,6 +9,7 @@ that GPU is then priced with a dict lookup and a multiplication. Pure: the catal
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -335,7 +336,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             if configuration not in leading or best < leading[configuration]:
                 leading[configuration] = best
         if on < len(members):
-            late_runs.append(_priced_run(offers, members[on:], t, s.est.gpu_count))
+            late_runs.append(_late_run(offers, members[on:], t, s.est.gpu_count, w))
         n_on, n_late = n_on + on, n_late + len(members) - on
     unfit_runs = [
         ((offers[i].gpu_id, offers[i].provider_id, i) for i in members)
@@ -343,14 +344,17 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if shared[slot] is None
     ]
     on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
-    late = MergedOrder(late_runs, n_late)
+    late = MergedOrder(late_runs, n_late)  # (hours past the deadline, total USD, GPU id, provider id, offer index)
     unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+    if not n_on and n_late and late[0][0] > 0:
+        index = late[0][4]
+        notes.append(_nothing_on_time_note(offers[index], shared[slots[index]], searches[slots[index]], w))
 
     def index_at(position: int) -> int:
         if position < n_on:
             return on_time[position][3]
         if position < n_on + n_late:
-            return late[position - n_on][3]
+            return late[position - n_on][4]
         return unfit[position - n_on - n_late][2]
 
     def cost_of(index: int) -> RunCost | None:
@@ -472,6 +476,38 @@ def _priced_run(
     """(total USD, GPU id, provider id, offer index) of a price group's offers, cheapest first, as read."""
     return (
         (run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
+        for i in members
+    )
+
+
+def _nothing_on_time_note(offer: Offer, s: SharedTerms | None, search: SlotSearch, w: TrainingWorkload) -> str:
+    """What the nearest run misses by, and what would let one finish in time."""
+    assert s is not None
+    n, deadline_h = s.est.gpu_count, w.max_days * 24
+    hours = s.work_hours
+    needed = math.ceil(n * hours / deadline_h)
+    cap = min(w.max_gpus, search.machine.gpus_per_node * search.machine.node_limit(w.max_gpus))
+    text = (
+        f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
+        f"{offer.provider_name}, takes {hours / 24:,.1f} days. About {needed:,} {offer.gpu_id} would finish in time "
+        "if the run scaled linearly"
+    )
+    if needed > w.max_gpus:
+        return text + f": raise Max GPUs (now {w.max_gpus:,}) or the deadline."
+    if needed > cap:
+        return text + f", but that offer supplies at most {cap:,}: a later deadline, or offers with more nodes."
+    return text + "."
+
+
+def _late_run(
+    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload
+) -> Iterator[tuple[float, float, str, str, int]]:
+    """A price group's offers that miss the deadline or the budget, nearest the deadline first: (hours past it,
+    total USD, GPU id, provider id, offer index). A run 8 days into a 7-day deadline comes before a cheaper one of
+    69 days; runs on time but over the budget (0 hours past) come first, cheapest first."""
+    past = math.inf if t.wasteful else max(t.wall_hours - w.max_days * 24, 0.0)
+    return (
+        (past, run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
         for i in members
     )
 
