@@ -173,6 +173,17 @@ def fmt(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def source_caveat(verification: str) -> str:
+    """A buyer-facing caveat for a price not read from a price list: a provider's own article or blog, or a
+    third-party blog or research note ('' for price pages and catalogs, whose rows say their source)."""
+    text = verification.lower()
+    if text.startswith("secondary") and ("blog" in text or "research note" in text):
+        return "price read from a third-party write-up, not the provider's price list"
+    if ("article" in text or "blog" in text) and ("first-party" in text or "vendor" in text):
+        return "price from the provider's own article, not its price list"
+    return ""
+
+
 def join(*parts: str) -> str:
     return "; ".join(p.strip() for p in parts if p and p.strip())
 
@@ -276,6 +287,9 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
             price_note = join(price_note, "historical snapshot")
         if "'from' price" in context or "'starting at'" in context:
             price_note = join(price_note, "'from'/'starting at' price")
+        if "where available" in ref["notes"].lower():
+            price_note = join(price_note, "where available (capacity not guaranteed)")
+        price_note = join(price_note, source_caveat(ref["verification"]))
         if ref["provider"] in HYPERSCALERS and ref["instance_type"] != "per chip":
             price_note = join(price_note, "instance price includes host CPU/RAM")
         if ref["provider"] == "GMI Cloud" and ref["gpu_id"] in GMI_RATES:

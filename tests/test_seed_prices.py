@@ -47,3 +47,13 @@ def test_token_prices_and_providers() -> None:
         assert token["model_id"] == "" or token["model_id"] in models
         assert token["provider_id"] in {p["id"] for p in providers}
         assert float(token["input_usd_per_mtok"]) >= 0 and float(token["output_usd_per_mtok"]) >= 0
+
+
+def test_prices_not_read_from_a_price_list_say_so_to_the_buyer() -> None:
+    """The reference's caveats reach the row a buyer sees (price_note): 'where available', a provider's own article,
+    a third-party write-up; a price read from a price list carries none of them."""
+    notes = {(o["provider_id"], o["gpu_id"]): o["price_note"] for o in rows("offers.csv")}
+    assert "where available" in notes[("gmi-cloud", "H200")]
+    assert "provider's own article" in notes[("gmi-cloud", "B200")]
+    assert "third-party write-up" in notes[("modal", "H100-SXM")]
+    assert "price list" not in notes[("coreweave", "B200")]
