@@ -282,3 +282,13 @@ def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what
     assert days == sorted(days) and days[0] < 9
     note = next(n for n in body["notes"] if n.startswith("No option finishes within the 7-day deadline"))
     assert "raise Max GPUs (now 64)" in note
+
+
+def test_training_never_ranks_a_managed_inference_endpoint(client):
+    """Fireworks' managed deployments serve models; a training job cannot run on them. Inference still ranks them."""
+    training = client.post(
+        "/api/v1/rank/training?limit=500&terms=false", json={"model": "llama-3.1-8b", "total_tokens": 2e8}
+    ).json()
+    assert training["options"] and not any("inference endpoint" in o["price_note"] for o in training["options"])
+    inference = client.post("/api/v1/rank/inference?limit=500&terms=false", json={"model": "llama-3.1-8b"}).json()
+    assert any("inference endpoint" in o["price_note"] for o in inference["options"])

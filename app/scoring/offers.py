@@ -25,6 +25,7 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
 
     By default only on-demand offers that are not stale: spot (interruptible), reserved (a commitment),
     marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them.
+    A training workload never matches a managed inference endpoint (Offer.inference_endpoint).
     """
     providers = {p.lower() for p in filters.providers}
     gpu_ids = {g.lower() for g in filters.gpus}
@@ -36,6 +37,8 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
         if gpu is None:
             continue
         if offer.price_type not in price_types or (offer.stale and not filters.include_stale):
+            continue
+        if filters.trains and offer.inference_endpoint:
             continue
         if providers and offer.provider_id.lower() not in providers:
             continue
@@ -93,7 +96,7 @@ def filter_key(filters: Filters) -> tuple[tuple[str, ...], ...]:
     return tuple(
         tuple(sorted(v.lower() for v in values))
         for values in (filters.providers, filters.price_types, filters.gpus, filters.vendors)
-    ) + ((str(filters.include_stale),),)
+    ) + ((str(filters.include_stale), str(filters.trains)),)
 
 
 def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False) -> list[Offer]:

@@ -114,6 +114,16 @@ class Offer:
     min_term_hours: float | None = None  # reserved / capacity block: the commitment paid whether used or not
     stale: bool = False  # older than the configured stale-after days when the snapshot was loaded
 
+    @property
+    def inference_endpoint(self) -> bool:
+        """A managed inference deployment (its price terms say so, scripts/build_seed_prices.py), not a machine a
+        training job can run on."""
+        return INFERENCE_ENDPOINT in self.price_note
+
+
+# The words a managed inference deployment's price terms carry (seed and imported prices alike).
+INFERENCE_ENDPOINT = "inference endpoint"
+
 
 @dataclass(frozen=True, slots=True)
 class TokenPrice:

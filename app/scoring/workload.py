@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -83,6 +83,7 @@ class Filters(BaseModel):
     gpus: list[ShortId] = Field(default_factory=list, max_length=100)
     vendors: list[ShortId] = Field(default_factory=list, max_length=20)
     include_stale: bool = Field(False, description="also rank prices older than the stale-after days (marked stale)")
+    trains: ClassVar[bool] = False  # a training workload: managed inference endpoints are left out
 
 
 class _WorkloadBase(Filters):
@@ -239,6 +240,8 @@ class InferenceWorkload(_WorkloadBase):
 
 class TrainingWorkload(_WorkloadBase):
     """Train or fine-tune a model on a token budget."""
+
+    trains: ClassVar[bool] = True  # offers that only serve (managed inference endpoints) cannot run it
 
     method: Method = "lora"
     precision: Precision = Field(
