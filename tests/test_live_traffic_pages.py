@@ -121,3 +121,18 @@ def test_a_request_rate_no_replica_serves_within_the_limits_links_to_replicas_th
     assert feasible and not any(o["over_limits"] for o in feasible) and "lowest_p99" not in sized
     assert feasible[0]["replicas"] > 1
     assert "on replicas that meet the limits" not in client.get(NONE_MEET).text  # clients: no arrival rate to size
+
+
+def test_a_request_rate_one_replica_meets_still_links_to_replicas(client) -> None:  # type: ignore[no-untyped-def]
+    """70B FP8 at 16 requests/s: one replica that takes it all needs 16 B200s in a pipeline over two nodes, several
+    times the cost per token of 1-GPU replicas sharing it. The page says each row is one replica and links those."""
+    rate = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40&scenario=request_rate&requests_per_s=16"
+    body = _json(client, rate)
+    best = next(o for o in body["options"] if o["feasible"])
+    assert not best["over_limits"] and best["gpu_count"] > 4
+    html = client.get(rate).text
+    assert "Each row is one replica taking all 16 requests/s" in html
+    link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas sized to meet the limits', html)
+    assert link
+    sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
+    assert sized["replicas"] > 1 and sized["usd_per_million_output_tokens"] < best["usd_per_million_output_tokens"] / 2

@@ -58,7 +58,7 @@ def results_context(
         "shared_assumptions": results_view.shared_assumptions(payload["options"]),
         "feasible_total": payload["feasible_options"],
         "over_limits_total": payload.get("over_limits_options", 0),
-        "replicas_url": results_view.replicas_url(parsed.workload, path) if payload.get("lowest_p99") else None,
+        "replicas_url": results_view.replicas_url(parsed.workload, path),
         "ranks": ranked.ranks,
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),

@@ -79,8 +79,8 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
 
 
 def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
-    """For a request rate no replica serves within the latency limits: the same question as latency_bound with that
-    rate as its peak traffic, so replicas sized to meet the limits carry it (None for any other question)."""
+    """For a request rate (which one replica takes whole): the same question as latency_bound with that rate as its
+    peak traffic, so replicas sized to meet the limits carry it (None for any other question)."""
     rate = workload.requests_per_s if isinstance(workload, InferenceWorkload) else None
     if not isinstance(workload, InferenceWorkload) or workload.scenario != "request_rate" or not rate:
         return None
