@@ -40,7 +40,7 @@ def test_ranked_row_says_how_many_copies_an_instance_holds(client):
     for o in lambda_8:
         assert o["copies_per_instance"] * o["gpu_count"] == 8
     page = client.get("/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40&show=all").text
-    assert "per 8-GPU instance" in page
+    assert "copies per 8-GPU instance" in page
 
 
 def test_training_uses_whole_instances(client):
