@@ -16,7 +16,7 @@ def test_precision_command_prints_every_precision_and_its_quality_sources(databa
         assert label in out
     assert "quality source: https://" in out and "share: /precision?model=llama-3.1-70b" in out
     assert main(["precision", "--model", "llama-3.1-70b", "--json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)["rows"]) == 5
+    assert len(json.loads(capsys.readouterr().out)["rows"]) == 6
 
 
 def test_precision_command_names_a_bad_flag(database, capsys):

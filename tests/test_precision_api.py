@@ -13,7 +13,7 @@ def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_s
     assert response.status_code == 200
     body = response.json()
     rows = {r["key"]: r for r in body["rows"]}
-    assert set(rows) == {"bf16", "fp8", "fp4", "int4", "kv_fp8"}
+    assert set(rows) == {"bf16", "fp8", "fp8_kv_fp8", "fp4", "int4", "kv_fp8"}
     priced = [r for r in body["rows"] if r["best"]]
     assert len(priced) >= 4
     for row in priced:
@@ -85,3 +85,13 @@ def test_a_batch_job_at_every_precision_gives_each_its_time_and_cost(client):
     assert len(chosen) >= 4 and all(b["job_hours"] <= 2 and b["job_usd"] > 0 for b in chosen)
     page = client.get("/precision?model=llama-3.1-70b&scenario=max_throughput&job_requests=100000&job_deadline_hours=2")
     assert page.text.count("the job: ") == len(chosen)
+
+
+def test_the_fp8_ranking_the_page_links_from_has_its_own_row(client):
+    """/rank with FP8 weights runs an FP8 KV cache by default; /precision shows that same answer as a row of its
+    own beside FP8 weights with a BF16 cache (a reviewer found $0.706 on one page and $0.792 on the other)."""
+    ranked = client.get("/rank.json?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40").json()
+    rows = {r["key"]: r for r in client.get("/precision.json?model=llama-3.1-70b&tpot_ms=40").json()["rows"]}
+    same = rows["fp8_kv_fp8"]["best"]
+    assert same["ranked_cost"] == ranked["options"][0]["usd_per_million_output_tokens"]
+    assert rows["fp8_kv_fp8"]["kv_dtype"] == "fp8" and rows["fp8"]["kv_dtype"] == "bf16"

@@ -1,4 +1,4 @@
-"""`gpumatch precision`: one inference workload at BF16, FP8, FP4, INT4 weight-only and KV FP8."""
+"""`gpumatch precision`: one inference workload at BF16, FP8 (BF16 or FP8 KV cache), FP4, INT4 weight-only and KV FP8."""
 
 from __future__ import annotations
 
@@ -63,5 +63,5 @@ def cmd_precision(args: argparse.Namespace) -> int:
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from app.cli.common import add_flags
 
-    parser = sub.add_parser("precision", help="one inference workload at five precisions side by side")
+    parser = sub.add_parser("precision", help="one inference workload at six precisions side by side")
     add_flags(parser, dict.fromkeys(FLAGS), "precision", cmd_precision)

@@ -1,4 +1,5 @@
-"""Precision side by side: the same inference workload at BF16, FP8, FP4, INT4 weight-only and KV FP8.
+"""Precision side by side: the same inference workload at BF16, FP8 (with a BF16 or an FP8 KV cache), FP4, INT4
+weight-only and KV FP8.
 
 Each variant re-ranks the catalog's offers with only the dtypes changed, keeps the cheapest feasible
 option, and carries the published quality rows for that model and precision (quality.csv). A variant
@@ -27,10 +28,14 @@ class PrecisionVariant:
     needs_fp4_peak: bool = False
 
 
-# Weight variants keep the KV cache at BF16 and the KV variant keeps BF16 weights, so each row changes one thing.
+# Weight variants keep the KV cache at BF16 and the KV variant keeps BF16 weights, so each row changes one thing;
+# "FP8 weights and KV" is what the ranking runs for FP8 weights by default (kv_dtype: same as the weights).
 VARIANTS: tuple[PrecisionVariant, ...] = (
     PrecisionVariant("bf16", "BF16 (baseline)", "bf16", "bf16", (), "BF16 peak"),
     PrecisionVariant("fp8", "FP8 W8A8", "fp8", "bf16", ("fp8",), "FP8 peak (BF16 where the GPU has none)"),
+    PrecisionVariant(
+        "fp8_kv_fp8", "FP8 W8A8, FP8 KV cache", "fp8", "fp8", ("fp8",), "FP8 peak (BF16 where the GPU has none)"
+    ),
     PrecisionVariant("fp4", "FP4 (NVFP4 W4A4)", "fp4", "bf16", ("fp4_nvfp4", "mxfp4"), "FP4 peak", needs_fp4_peak=True),
     PrecisionVariant(
         "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
@@ -81,7 +86,7 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult]) -> str:
     if variant.key == "bf16":
         return "the baseline the others are measured against"
     if rows:
-        return ""
+        return "the weights' published rows; none for the FP8 KV cache on top" if variant.key == "fp8_kv_fp8" else ""
     if variant.key == "kv_fp8":
         return "no published quality row for an FP8 KV cache in quality.csv"
     return "no published quality row for this model at this precision in quality.csv"

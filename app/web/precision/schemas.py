@@ -57,7 +57,7 @@ class BestOption(BaseModel):
 
 
 class PrecisionRowOut(BaseModel):
-    key: str = Field(description="bf16 | fp8 | fp4 | int4 | kv_fp8")
+    key: str = Field(description="bf16 | fp8 | fp8_kv_fp8 | fp4 | int4 | kv_fp8")
     label: str
     weight_dtype: str
     kv_dtype: str
