@@ -1,4 +1,5 @@
-"""`gpumatch precision`: one inference workload at BF16, FP8 (BF16 or FP8 KV cache), FP4, INT4 weight-only and KV FP8."""
+"""`gpumatch precision`: one inference workload at six precisions (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
+INT4 weight-only, KV FP8)."""
 
 from __future__ import annotations
 
