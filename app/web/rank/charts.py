@@ -171,6 +171,7 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
     """Tokens/s vs batch per configuration, its chosen batch starred; where a TPOT line applies, solid while the
     mean TPOT meets it and dotted beyond."""
     traces: list[dict[str, Any]] = []
+    stars: list[dict[str, Any]] = []  # after the curves, so the legend lists the curves first
     limit = tpot.tpot_ms if tpot else math.inf
     for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
@@ -195,9 +196,9 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
                         f"<extra>{label}</extra>",
                     }
                 )
-        traces.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
+        stars.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
     return {
-        "data": traces,
+        "data": traces + stars,
         "layout": layout(
             height=380,
             xaxis=log_axis("concurrent sequences (batch)"),
@@ -229,6 +230,7 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
     chosen point starred on it, the Pareto front over every point, and the TPOT line the answer is held to (none
     where the scenario applies no limit)."""
     traces: list[dict[str, Any]] = []
+    stars: list[dict[str, Any]] = []
     every: list[tuple[float, float]] = []
     for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
@@ -249,7 +251,8 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
                 f"<extra>{label}</extra>",
             }
         )
-        traces.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
+        stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
+    traces += stars
     front = pareto_front(every)
     if front:
         traces.append(
