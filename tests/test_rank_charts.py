@@ -6,19 +6,27 @@ import re
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
-from app.web.rank.results_view import _curves
+from app.web.rank.results_view import config_curves
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
 
 def test_pipeline_parallel_layouts_get_a_throughput_curve():
-    workload = InferenceWorkload(model="llama-3.3-70b", weight_dtype="fp8", input_len=5000, output_len=500)
-    option = {"gpu_id": "H100-SXM", "gpu_count": 4, "tensor_parallel": 1, "pipeline_parallel": 4}
-    curves = _curves([option], workload, CatalogSnapshot(gpus=GPUS, offers=()), MODELS["llama-3.3-70b"])
-    (label, points) = curves[0]
-    assert label == "4×H100-SXM"
-    assert len(points) >= 3  # TP1 alone cannot hold 70B on one H100: without PP the curve was empty
-    assert points[-1][1] > points[0][1]
+    workload = InferenceWorkload(
+        model="llama-3.3-70b", weight_dtype="fp8", input_len=5000, output_len=500, ttft_ms=5000
+    )
+    option = {
+        "gpu_id": "H100-SXM",
+        "gpu_count": 4,
+        "tensor_parallel": 1,
+        "pipeline_parallel": 4,
+        "usd_per_million_output_tokens": 1.0,
+    }
+    curves, _ = config_curves([option], workload, CatalogSnapshot(gpus=GPUS, offers=()), MODELS["llama-3.3-70b"])
+    (curve,) = curves
+    assert curve.label == "4×H100-SXM"
+    assert len(curve.points) >= 3  # TP1 alone cannot hold 70B on one H100: without PP the curve was empty
+    assert curve.points[-1].output_tokens_per_s > curve.points[0].output_tokens_per_s
 
 
 def _figures(html: str) -> list[dict]:
@@ -45,7 +53,7 @@ def test_every_log_axis_labels_its_ticks_in_full(client):
 
 
 def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
-    """Two providers of the same GPU share its colour, so their lines must differ by dash and marker."""
+    """Two providers of the same GPU: lines of their own colours, and of different dash and marker besides."""
     from app.web.rank.charts import frontier_chart
 
     def point(provider: str, count: int) -> dict:
@@ -62,7 +70,7 @@ def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
     figure = frontier_chart([point("lambda", 8), point("coreweave", 8), point("coreweave", 16)], 30)
     lines = [t for t in figure["data"] if t["mode"] == "lines+markers"]
     assert len(lines) == 2
-    assert lines[0]["line"]["color"] == lines[1]["line"]["color"]
+    assert lines[0]["line"]["color"] != lines[1]["line"]["color"]
     assert lines[0]["line"]["dash"] != lines[1]["line"]["dash"]
     assert lines[0]["marker"]["symbol"] != lines[1]["marker"]["symbol"]
     assert lines[0]["name"] == "B200 · Lambda (on demand)"  # the provider's name, not its id

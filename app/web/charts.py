@@ -21,8 +21,25 @@ BASE_LAYOUT: dict[str, Any] = {
 }
 
 
+# A legend below the plot, left-aligned, under the x-axis title at any width (charts.js keeps it there on a phone).
+LEGEND_BELOW: dict[str, Any] = {
+    "orientation": "h",
+    "x": 0,
+    "xanchor": "left",
+    "yref": "container",
+    "y": 0,
+    "yanchor": "bottom",
+}
+
+
 def layout(**overrides: Any) -> dict[str, Any]:
-    return {**BASE_LAYOUT, **overrides}
+    """BASE_LAYOUT with `overrides`; every axis makes room for its tick labels and title (automargin), so a narrow
+    chart grows its margins rather than clipping them."""
+    merged = {**BASE_LAYOUT, **overrides}
+    for key, axis in merged.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            merged[key] = {"automargin": True, **axis}
+    return merged
 
 
 def log_axis(title: str, *, large: bool = False) -> dict[str, Any]:

@@ -1,6 +1,9 @@
 // Small enhancements that the pages work without: copy-link buttons, and re-applied table roles for screen readers.
 // (A ranked table's column headers are links the server sorts the whole ranking by; htmx swaps them in place.)
 (function () {
+  // Tells the stylesheet that scripts run: charts and copy buttons show only then (static/css/app.css).
+  document.documentElement.classList.add("js");
+
   function copyLink(button) {
     var url = new URL(button.getAttribute("data-copy"), window.location.href).href;
     var done = function () { button.textContent = "Link copied"; };

@@ -27,6 +27,7 @@ Lengths are the workload's means, as everywhere in the estimate; a long tail of 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES, InferenceEfficiency
@@ -135,6 +136,50 @@ def job_time(requests: int, running: int, tokens_per_s: float, output_len: float
     return JobTime(requests, running, requests * output_len / tokens_per_s, ramp * drain_s, output_len)
 
 
+def job_share(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests: int,
+    replicas: int,
+    point: OperatingPoint,
+    lengths: tuple[float, float, int],
+    drain_s: Callable[[], float] | None = None,
+) -> JobPlan:
+    """The job split evenly over `replicas`, each running the busiest share at `point`'s batch, or as one batch of
+    its own size where the share is smaller. `drain_s`: the full drain at the batch (full_drain_s), where a caller
+    times it once for several splits."""
+    input_len, output_len, beams = lengths
+    batch = round(point.batch)
+    if ctx.engine in STATIC_BATCH_ENGINES:
+        return _waves(ctx, eff, requests, replicas, batch, lengths)
+    n = math.ceil(requests / replicas)
+    if n <= batch:  # one batch of its own size
+        p = point if n == batch else operating_point(ctx, eff, "max_throughput", n, input_len, output_len, beams)
+        return JobPlan(requests, replicas, n, p, job_time(n, n, p.tokens_per_s, output_len, 0.0))
+    drain = drain_s() if drain_s else full_drain_s(ctx, eff, batch, input_len, output_len, beams)
+    return JobPlan(requests, replicas, batch, point, job_time(n, batch, point.tokens_per_s, output_len, drain))
+
+
+def _waves(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests: int,
+    replicas: int,
+    batch: int,
+    lengths: tuple[float, float, int],
+) -> JobPlan:
+    """Static batching: the share in waves of `batch` prompts, each prefilled then decoded to its end."""
+    input_len, output_len, beams = lengths
+    n = math.ceil(requests / replicas)
+    size = min(batch, n)
+    count = math.ceil(n / size)
+    full = operating_point(ctx, eff, "fixed_batch", size, input_len, output_len, beams)
+    left = n - (count - 1) * size
+    last = full if left == size else operating_point(ctx, eff, "fixed_batch", left, input_len, output_len, beams)
+    seconds = ((count - 1) * size / full.tokens_per_s + left / last.tokens_per_s) * output_len
+    return JobPlan(requests, replicas, size, full, JobTime(n, size, seconds, 0.0, output_len, count))
+
+
 def plan_job(
     ctx: InferenceContext,
     eff: InferenceEfficiency,
@@ -146,30 +191,15 @@ def plan_job(
     """The job on the fewest replicas that finish it within `deadline_hours` (one without a deadline), each at
     `point`'s batch or its share if smaller; a reason where no number of replicas does."""
     input_len, output_len, beams = lengths
-    batch = round(point.batch)
-
     drain: list[float] = []  # the full drain at the batch, timed once (a share under the batch has none)
 
-    def waves(replicas: int) -> JobPlan:
-        n = math.ceil(requests / replicas)
-        size = min(batch, n)
-        count = math.ceil(n / size)
-        full = operating_point(ctx, eff, "fixed_batch", size, input_len, output_len, beams)
-        left = n - (count - 1) * size
-        last = full if left == size else operating_point(ctx, eff, "fixed_batch", left, input_len, output_len, beams)
-        seconds = ((count - 1) * size / full.tokens_per_s + left / last.tokens_per_s) * output_len
-        return JobPlan(requests, replicas, size, full, JobTime(n, size, seconds, 0.0, output_len, count))
+    def drain_s() -> float:
+        if not drain:
+            drain.append(full_drain_s(ctx, eff, round(point.batch), input_len, output_len, beams))
+        return drain[0]
 
     def share(replicas: int) -> JobPlan:
-        if ctx.engine in STATIC_BATCH_ENGINES:
-            return waves(replicas)
-        n = math.ceil(requests / replicas)
-        if n <= batch:  # one batch of its own size
-            p = point if n == batch else operating_point(ctx, eff, "max_throughput", n, input_len, output_len, beams)
-            return JobPlan(requests, replicas, n, p, job_time(n, n, p.tokens_per_s, output_len, 0.0))
-        if not drain:
-            drain.append(full_drain_s(ctx, eff, batch, input_len, output_len, beams))
-        return JobPlan(requests, replicas, batch, point, job_time(n, batch, point.tokens_per_s, output_len, drain[0]))
+        return job_share(ctx, eff, requests, replicas, point, lengths, drain_s)
 
     plan = share(1)
     if deadline_hours is None or plan.hours <= deadline_hours:

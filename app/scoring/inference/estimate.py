@@ -270,8 +270,7 @@ def solve_inference(
         found = closed_loop_point(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
         )
-    # a statically batching engine at max throughput runs full batches one after another (the fixed-batch point)
-    batching = "fixed_batch" if scenario == "max_throughput" and workload.engine in STATIC_BATCH_ENGINES else scenario
+    batching = batching_scenario(workload)
     point = found or operating_point(ctx, eff, batching, batch, workload.input_len, workload.output_len, beams)
     job = None
     if workload.job_requests and scenario == "max_throughput":
@@ -281,6 +280,16 @@ def solve_inference(
             return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
         job, point, batch = planned, planned.point, planned.batch
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def batching_scenario(workload: InferenceWorkload) -> str:
+    """The scenario operating_point times the running batch under: a statically batching engine at max throughput
+    runs full batches one after another (the fixed-batch point); open and closed loops run loops of requests."""
+    if workload.scenario == "max_throughput" and workload.engine in STATIC_BATCH_ENGINES:
+        return "fixed_batch"
+    if workload.scenario == "request_rate":
+        return "concurrency"
+    return workload.scenario
 
 
 def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:

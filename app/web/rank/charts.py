@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from app.web.charts import Figure, layout, log_axis
+from app.scoring.inference.curves import CurvePoint, TpotLine
+from app.web.charts import LEGEND_BELOW, Figure, layout, log_axis
 
-# Offers of the same GPU share its colour and differ by line dash and marker symbol.
 DASHES = ["solid", "dash", "dot", "dashdot"]
-SYMBOLS = ["circle", "square", "diamond", "triangle-up"]
-PALETTE = ["#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
+SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star-triangle-up", "hexagon"]
+# Twenty colours told apart side by side: the charts' series number at most a dozen or so (12 configurations of a
+# cost chart, 11 GPUs of a batch job's), so no two series of one chart share a colour.
+PALETTE = [
+    "#0b5cad", "#d1495b", "#2e8540", "#edae49", "#6b4c9a", "#00798c", "#8c564b", "#e377c2", "#7f7f7f", "#17becf",
+    "#f58231", "#911eb4", "#9a6324", "#469990", "#000075", "#bcbd22", "#f032e6", "#808000", "#4363d8", "#800000",
+]  # fmt: skip
 
 
 def _colour_for(keys: Sequence[str]) -> dict[str, str]:
@@ -80,7 +87,7 @@ def cost_scatter(
             height=380,
             xaxis={"title": {"text": x_title}, "rangemode": "tozero" if x_from_zero else "normal"},
             yaxis=log_axis(y_title),
-            legend={"orientation": "v", "x": 1.02, "y": 1},
+            legend=LEGEND_BELOW,
         ),
     }
 
@@ -95,16 +102,18 @@ def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict
 
 
 def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequence[tuple[str, str]]) -> Figure:
-    """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked."""
+    """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked. Bars lie across:
+    a configuration's name ("4×H100-SXM") then reads whole on a phone, where upright bars' labels were cut."""
     labels = [label for label, _, _ in rows]
     traces: list[dict[str, Any]] = [
         {
             "type": "bar",
+            "orientation": "h",
             "name": title,
-            "x": labels,
-            "y": [round(b.get(key, 0.0), 2) for _, b, _ in rows],
+            "y": labels,
+            "x": [round(b.get(key, 0.0), 2) for _, b, _ in rows],
             "marker": {"color": PALETTE[i]},
-            "hovertemplate": title + ": %{y:.1f} GB<extra></extra>",
+            "hovertemplate": title + ": %{x:.1f} GB<extra>%{y}</extra>",
         }
         for i, (key, title) in enumerate(parts)
     ]
@@ -113,109 +122,137 @@ def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequ
             "type": "scatter",
             "mode": "markers",
             "name": "capacity",
-            "x": labels,
-            "y": [capacity for _, _, capacity in rows],
-            "marker": {"symbol": "line-ew-open", "size": 30, "color": "#a3262a", "line": {"width": 3}},
-            "hovertemplate": "capacity: %{y:.0f} GB<extra></extra>",
+            "y": labels,
+            "x": [capacity for _, _, capacity in rows],
+            "marker": {"symbol": "line-ns-open", "size": 24, "color": "#a3262a", "line": {"width": 3}},
+            "hovertemplate": "capacity: %{x:.0f} GB<extra>%{y}</extra>",
         }
     )
     return {
         "data": traces,
         "layout": layout(
-            height=340, barmode="stack", yaxis={"title": {"text": "GB per GPU"}}, legend={"orientation": "h", "y": -0.3}
+            height=max(300, 34 * len(labels) + 200),
+            barmode="stack",
+            xaxis={"title": {"text": "GB per GPU"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed"},
+            legend=LEGEND_BELOW,
         ),
     }
 
 
-def throughput_curves(curves: Sequence[tuple[str, list[tuple[int, float, float]]]], tpot_limit_ms: float) -> Figure:
-    """Tokens/s vs batch per configuration: solid while TPOT meets the limit, dotted beyond it."""
+@dataclass(frozen=True, slots=True)
+class ConfigCurve:
+    """One configuration's operating curve (curves.operating_curve) and its answer: the point chosen, priced."""
+
+    label: str  # "2×B200"
+    points: list[CurvePoint]
+    chosen: CurvePoint
+    usd_per_million_chosen: float  # the answer's $ per million output tokens, at its cheapest offer
+
+    def usd_per_million(self, point: CurvePoint) -> float:
+        """$/M at another batch at the same hourly price: cost scales as 1 / tokens per second."""
+        return self.usd_per_million_chosen * self.chosen.output_tokens_per_s / point.output_tokens_per_s
+
+    def shape(self) -> tuple[tuple[float, float, float], ...]:
+        return tuple((p.batch, float(f"{p.output_tokens_per_s:.4g}"), float(f"{p.tpot_ms:.4g}")) for p in self.points)
+
+
+def curve_names(curves: Sequence[ConfigCurve]) -> list[str]:
+    """Each curve's legend name; one that coincides with an earlier one says so, since it is drawn hidden under it."""
+    names: list[str] = []
+    seen: dict[tuple[tuple[float, float, float], ...], str] = {}
+    for curve in curves:
+        same = seen.setdefault(curve.shape(), curve.label)
+        names.append(curve.label if same == curve.label else f"{curve.label} (same curve as {same})")
+    return names
+
+
+def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
+    """Tokens/s vs batch per configuration, its chosen batch starred; where a TPOT line applies, solid while the
+    mean TPOT meets it and dotted beyond."""
     traces: list[dict[str, Any]] = []
-    for i, (label, points) in enumerate(curves):
+    stars: list[dict[str, Any]] = []  # after the curves, so the legend lists the curves first
+    limit = tpot.tpot_ms if tpot else math.inf
+    for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
-        ok = [p for p in points if p[2] <= tpot_limit_ms]
-        over = [p for p in points if p[2] > tpot_limit_ms]
+        points = [(p.batch, p.output_tokens_per_s, p.tpot_ms) for p in curve.points]
+        ok = [p for p in points if p[2] <= limit * (1 + 1e-9)]
+        over = [p for p in points if p[2] > limit * (1 + 1e-9)]
         if ok and over:
             over = [ok[-1], *over]
-        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over TPOT limit)")):
+        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over the TPOT target)")):
             if subset:
                 traces.append(
                     {
                         "type": "scatter",
                         "mode": "lines+markers",
                         "name": name,
+                        "legendgroup": curve.label,
                         "x": [p[0] for p in subset],
                         "y": [p[1] for p in subset],
                         "line": {"color": colour, "dash": dash},
                         "customdata": [p[2] for p in subset],
-                        "hovertemplate": "batch %{x}: %{y:.0f} tok/s, TPOT %{customdata:.1f} ms<extra></extra>",
+                        "hovertemplate": "batch %{x:.4~g}: %{y:.0f} tok/s, mean TPOT %{customdata:.1f} ms"
+                        f"<extra>{label}</extra>",
                     }
                 )
+        stars.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
     return {
-        "data": traces,
+        "data": traces + stars,
         "layout": layout(
-            height=360,
+            height=380,
             xaxis=log_axis("concurrent sequences (batch)"),
-            yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero"},
-            legend={"orientation": "h", "y": -0.3},
+            yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero", "automargin": True},
+            legend=LEGEND_BELOW,
         ),
     }
 
 
-def batch_sweep(max_batch: int) -> list[int]:
-    """1, 2, 4, … up to the memory limit (and the limit itself)."""
-    sweep, b = [], 1
-    while b < max_batch:
-        sweep.append(b)
-        b *= 2
-    return [*sweep, max(1, max_batch)]
+def _star(curve: ConfigCurve, colour: str, x: float, y: float, first: bool) -> dict[str, Any]:
+    """The chosen point of one curve, in its curve's colour; one legend entry stands for every star."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "★ chosen batch (in its curve's colour)",
+        "legendgroup": "chosen",
+        "showlegend": first,
+        "x": [x],
+        "y": [y],
+        "marker": {"symbol": "star", "size": 15, "color": colour, "line": {"color": "#1b1f24", "width": 1}},
+        "customdata": [[curve.chosen.batch, curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
+        "hovertemplate": "chosen: batch %{customdata[0]:.4~g}, mean TPOT %{customdata[1]:.1f} ms, "
+        "$%{customdata[2]:.3f}/M<extra>" + curve.label + "</extra>",
+    }
 
 
-def curve_points(estimate_at: Callable[[int], Any], max_batch: int) -> list[tuple[int, float, float]]:
-    points = []
-    for batch in batch_sweep(max_batch):
-        est = estimate_at(batch)
-        if est.feasible and est.output_tokens_per_s:
-            points.append((batch, est.output_tokens_per_s, est.tpot_ms))
-    return points
-
-
-def cost_latency_curves(
-    curves: Sequence[tuple[str, float, list[tuple[int, float, float]]]],
-    operating: Sequence[tuple[str, float, float]],
-    tpot_limit_ms: float,
-) -> Figure:
-    """$/M output tokens vs TPOT as the batch grows, per configuration (label, $/hour, points), with each
-    configuration's operating point, the Pareto front over every point, and the TPOT limit."""
+def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
+    """$/M output tokens vs mean TPOT as the batch grows, per configuration at its answer's price, each with its
+    chosen point starred on it, the Pareto front over every point, and the TPOT line the answer is held to (none
+    where the scenario applies no limit)."""
     traces: list[dict[str, Any]] = []
+    stars: list[dict[str, Any]] = []
     every: list[tuple[float, float]] = []
-    for i, (label, usd_per_hour, points) in enumerate(curves):
-        xs = [p[2] for p in points]
-        ys = [usd_per_hour / (3600 * p[1]) * 1e6 for p in points]
+    for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
+        colour = PALETTE[i % len(PALETTE)]
+        xs = [p.tpot_ms for p in curve.points]
+        ys = [curve.usd_per_million(p) for p in curve.points]
         every += list(zip(xs, ys, strict=True))
         traces.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": label,
+                "legendgroup": curve.label,
                 "x": xs,
                 "y": ys,
-                "line": {"color": PALETTE[i % len(PALETTE)]},
-                "customdata": [p[0] for p in points],
-                "hovertemplate": "batch %{customdata}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>",
+                "line": {"color": colour},
+                "customdata": [p.batch for p in curve.points],
+                "hovertemplate": "batch %{customdata:.4~g}: mean TPOT %{x:.1f} ms, $%{y:.3f}/M"
+                f"<extra>{label}</extra>",
             }
         )
-    traces.append(
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "operating point",
-            "x": [o[1] for o in operating],
-            "y": [o[2] for o in operating],
-            "text": [o[0] for o in operating],
-            "marker": {"symbol": "star", "size": 13, "color": "#1b1f24"},
-            "hovertemplate": "%{text}: TPOT %{x:.1f} ms, $%{y:.3f}/M<extra></extra>",
-        }
-    )
+        stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
+    traces += stars
     front = pareto_front(every)
     if front:
         traces.append(
@@ -228,15 +265,15 @@ def cost_latency_curves(
                 "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"},
             }
         )
-    if every:
-        traces.append(limit_line(tpot_limit_ms, [y for _, y in every], "TPOT limit"))
+    if every and tpot:
+        traces.append(limit_line(tpot.tpot_ms, [y for _, y in every], tpot.name))
     return {
         "data": traces,
         "layout": layout(
-            height=380,
-            xaxis=log_axis("time per output token (ms, mean at that batch)"),
-            yaxis=log_axis("$ / M output tokens"),
-            legend={"orientation": "h", "y": -0.3},
+            height=400,
+            xaxis=log_axis("mean time per output token (ms)"),
+            yaxis={**log_axis("$ / M output tokens"), "automargin": True},
+            legend=LEGEND_BELOW,
         ),
     }
 
@@ -254,18 +291,42 @@ def limit_line(x: float, ys: Sequence[float], name: str) -> dict[str, Any]:
     }
 
 
+def frontier_lines(points: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The frontier's points by machine, named. Points come machine by machine, GPU counts rising: a count that does
+    not rise starts the next machine, which may be the same GPU from the same seller at another price (one line
+    for both zig-zagged between them); such lines are told apart by their $/GPU-hour."""
+    runs: list[list[dict[str, Any]]] = []
+    for p in points:
+        run = runs[-1] if runs else None
+        if run and _offer_name(run[-1]) == _offer_name(p) and p["gpu_count"] > run[-1]["gpu_count"]:
+            run.append(p)
+        else:
+            runs.append([p])
+    names = [_offer_name(run[0]) for run in runs]
+    lines: dict[str, list[dict[str, Any]]] = {}
+    for name, run in zip(names, runs, strict=True):
+        if names.count(name) > 1:
+            first = run[0]
+            price = first["total_usd"] / (first["days"] * 24 * first["gpu_count"])
+            name = f"{name}, ${price:.2f}/GPU-h"
+        lines.setdefault(name, []).extend(run)
+    return lines
+
+
+def _offer_name(p: dict[str, Any]) -> str:
+    return f"{p['gpu_id']} · {p['provider_name']} ({p['price_type'].replace('_', ' ')})"
+
+
 def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Figure:
     """What scaling out buys: total cost against days, one line per leading machine, each marker a GPU count;
-    the deadline as a vertical line."""
-    lines: dict[str, list[dict[str, Any]]] = {}
-    for p in points:
-        lines.setdefault(f"{p['gpu_id']} · {p['provider_name']} ({p['price_type'].replace('_', ' ')})", []).append(p)
+    the deadline as a vertical line. Each line has its own colour; lines of one GPU also differ by dash and marker."""
+    lines = frontier_lines(points)
     traces: list[dict[str, Any]] = []
-    colours = _colour_for([p["gpu_id"] for p in points])
     seen_per_gpu: dict[str, int] = {}
-    for name, rows in lines.items():
+    for i, (name, rows) in enumerate(lines.items()):
         rows = sorted(rows, key=lambda p: p["gpu_count"])
         nth = seen_per_gpu[rows[0]["gpu_id"]] = seen_per_gpu.get(rows[0]["gpu_id"], -1) + 1  # same GPU, other offer
+        colour = PALETTE[i % len(PALETTE)]
         traces.append(
             {
                 "type": "scatter",
@@ -274,8 +335,8 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "x": [p["days"] for p in rows],
                 "y": [p["total_usd"] for p in rows],
                 "text": [f"{p['gpu_count']} GPUs" for p in rows],
-                "marker": {"color": colours[rows[0]["gpu_id"]], "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
-                "line": {"color": colours[rows[0]["gpu_id"]], "dash": DASHES[nth % len(DASHES)]},
+                "marker": {"color": colour, "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
+                "line": {"color": colour, "dash": DASHES[nth % len(DASHES)]},
                 "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:,.0f}<extra>" + name + "</extra>",
             }
         )
@@ -288,6 +349,6 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
             height=380,
             xaxis=log_axis("days to finish"),
             yaxis=log_axis("total $", large=True),
-            legend={"orientation": "v", "x": 1.02, "y": 1},
+            legend=LEGEND_BELOW,
         ),
     }

@@ -7,7 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from app.scoring.inference.configurations import solve_on
+from app.scoring.inference.curves import TpotLine, operating_curve, tpot_line
+from app.scoring.inference.estimate import Solution
 from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
+from app.scoring.machines import default_machine, machine_of
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
@@ -120,7 +124,7 @@ def inference_charts(
     snapshot: CatalogSnapshot,
     model: ModelSpec,
 ) -> list[dict[str, str]]:
-    top = distinct_configs(leaders, CURVE_CONFIGS)
+    top = chart_configs(leaders, CURVE_CONFIGS, workload.gpus)
     charts = []
     if workload.job_requests and leaders:
         charts.append(
@@ -141,32 +145,27 @@ def inference_charts(
                 ),
             }
         )
-    if top:
-        curves = _curves(top, workload, snapshot, model)
-        priced = [
-            (label, o["usd_per_gpu_hour"] * o["gpu_count"], points)
-            for o, (label, points) in zip(top, curves, strict=True)
-        ]
-        operating = [
-            (label, o["tpot_ms"], o["usd_per_million_output_tokens"]) for o, (label, _) in zip(top, curves, strict=True)
-        ]
+    curves, tpot = config_curves(top, workload, snapshot, model)
+    if curves:
+        target = "the dashed line the TPOT the answer is held to" if tpot else "no latency limit applies to this load"
         charts.append(
             {
                 "id": "cost-latency",
-                "label": "$ per million output tokens vs time per output token as the "
-                "batch grows, for the top configurations at their cheapest offer; stars mark the chosen "
-                "operating points, the dotted line the Pareto front, the dashed line the TPOT limit",
-                "json": to_json_block(rc.cost_latency_curves(priced, operating, workload.tpot_ms)),
+                "label": "$ per million output tokens vs mean time per output token as the batch grows, for the top "
+                f"configurations at their cheapest offer; each star is the chosen batch on its own curve, the dotted "
+                f"line the Pareto front, {target}",
+                "json": to_json_block(rc.cost_latency_curves(curves, tpot)),
             }
         )
+        over = "; dotted where the mean TPOT passes the dashed line of the chart above" if tpot else ""
         charts.append(
             {
                 "id": "throughput-batch",
-                "label": "Output tokens/s vs batch for the top configurations; dotted where TPOT exceeds the limit",
-                "json": to_json_block(rc.throughput_curves(curves, workload.tpot_ms)),
+                "label": f"Output tokens/s vs batch for the top configurations, the chosen batch starred{over}",
+                "json": to_json_block(rc.throughput_curves(curves, tpot)),
             }
         )
-    memory = distinct_configs(leaders, MEMORY_CONFIGS)
+    memory = chart_configs(leaders, MEMORY_CONFIGS, workload.gpus)
     if memory:
         rows = [
             (f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0)) for o in memory
@@ -186,24 +185,49 @@ def inference_charts(
     return charts
 
 
-def _curves(
+def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The leading configurations a chart draws: the best of each GPU asked for (a comparison draws every GPU it
+    compares), then the next distinct configurations up to n."""
+    firsts: dict[str, dict[str, Any]] = {}
+    for option in options:
+        if option["feasible"] and option["gpu_id"] in (gpus or ()):
+            firsts.setdefault(option["gpu_id"], option)
+    chosen = {(o["gpu_id"], o["gpu_count"]) for o in firsts.values()}
+    rest = [o for o in distinct_configs(options, n + len(chosen)) if (o["gpu_id"], o["gpu_count"]) not in chosen]
+    picked = [*firsts.values(), *rest[: max(n - len(firsts), 0)]]
+    order = {id(o): i for i, o in enumerate(options)}
+    return sorted(picked, key=lambda o: order[id(o)])
+
+
+def config_curves(
     top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
-) -> list[tuple[str, list[tuple[int, float, float]]]]:
-    from app.scoring.inference.estimate import estimate_inference
-
-    curves = []
+) -> tuple[list[rc.ConfigCurve], TpotLine | None]:
+    """Each configuration's operating curve, solved again as its ranking solved it (the offer's machine and layout),
+    and the TPOT line its answer is held to."""
+    curves, tpot = [], None
     for option in top:
-        gpu = snapshot.gpus[option["gpu_id"]]
-        count, tp, pp = option["gpu_count"], option["tensor_parallel"], option.get("pipeline_parallel", 1)
-        peak = workload.model_copy(update={"scenario": "max_throughput"})
-        max_batch = estimate_inference(gpu, count, model, peak, tensor_parallel=tp, pipeline_parallel=pp).max_batch
+        solved = solve_option(option, workload, snapshot, model)
+        if solved is None or not option.get("usd_per_million_output_tokens"):
+            continue
+        points = operating_curve(solved)
+        chosen = next(p for p in points if p.batch == solved.point.batch)
+        label = f"{option['gpu_count']}×{option['gpu_id']}"
+        curves.append(rc.ConfigCurve(label, points, chosen, option["usd_per_million_output_tokens"]))
+        tpot = tpot_line(workload, solved.efficiency)
+    return curves, tpot
 
-        def at(batch: int, gpu=gpu, count=count, tp=tp, pp=pp):  # type: ignore[no-untyped-def]
-            fixed = workload.model_copy(update={"scenario": "fixed_batch", "batch": batch})
-            return estimate_inference(gpu, count, model, fixed, tensor_parallel=tp, pipeline_parallel=pp)
 
-        curves.append((f"{count}×{gpu.id}", rc.curve_points(at, max_batch)))
-    return curves
+def solve_option(
+    option: dict[str, Any], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+) -> Solution | None:
+    """A ranked option's solution: its GPU on its offer's machine (one node of the GPU without an offer) at its
+    layout, through the function the ranking used."""
+    gpu = snapshot.gpus[option["gpu_id"]]
+    offer = next((o for o in snapshot.offers if o.offer_id is not None and o.offer_id == option.get("offer_id")), None)
+    machine = machine_of(offer, gpu) if offer else default_machine(gpu)
+    count, tp, pp = option["gpu_count"], option["tensor_parallel"], option.get("pipeline_parallel", 1)
+    solved = solve_on(gpu, machine, count, tp, pp, model, workload)
+    return solved if isinstance(solved, Solution) else None
 
 
 def training_charts(

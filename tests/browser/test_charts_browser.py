@@ -1,0 +1,60 @@
+"""Charts in a real Chromium: nothing empty without JavaScript, nothing overlapping or cut on a phone."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+INFERENCE = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"
+JOB = "/?phase=inference&model=llama-3.1-70b&scenario=max_throughput&job_requests=200000&job_deadline_hours=4"
+
+
+def test_without_javascript_charts_leave_no_empty_box(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Each chart was a blank 320 px box under a caption about stars and lines; Copy link did nothing."""
+    page = page_without_js
+    page.goto(f"{server_url}{INFERENCE}")
+    assert page.locator("figure.chart").count() >= 3
+    assert page.locator(".chart-area:visible, figure.chart figcaption:visible").count() == 0
+    notes = page.locator(".chart-nojs:visible")
+    assert notes.count() == page.locator("figure.chart").count()
+    assert "needs JavaScript" in notes.first.inner_text()
+    assert page.locator("[data-copy]").count() >= 1 and page.locator("[data-copy]:visible").count() == 0
+
+
+def test_with_javascript_charts_show_and_the_note_does_not(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}{INFERENCE}")
+    page.wait_for_selector(".chart-area[data-drawn]")
+    assert page.locator(".chart-nojs:visible").count() == 0
+    assert page.locator("[data-copy]:visible").count() >= 1
+
+
+def _boxes(page, selector: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    return [box for box in (el.bounding_box() for el in page.locator(selector).all()) if box]
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and (b["y"] < a["y"] + a["height"])
+    )
+
+
+@pytest.mark.parametrize("path", [INFERENCE, JOB])
+def test_on_a_phone_legends_clear_axis_titles_and_labels_fit(phone_page, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """At 390 px the throughput chart's x-axis title sat on its first legend entry and the memory chart's last label
+    read "4×H100-S…"."""
+    page = phone_page
+    page.goto(f"{server_url}{path}")
+    page.wait_for_selector(".chart-area[data-drawn]")
+    page.wait_for_timeout(300)
+    for chart in page.locator(".chart-area[data-drawn]").all():
+        chart_id = chart.get_attribute("id")
+        titles = _boxes(page, f"#{chart_id} .g-xtitle")
+        legend = _boxes(page, f"#{chart_id} .legend .traces")
+        assert not [1 for t in titles for entry in legend if _overlap(t, entry)], chart_id
+        frame = chart.bounding_box()
+        for box in _boxes(page, f"#{chart_id} .xtick text, #{chart_id} .ytick text, #{chart_id} .g-xtitle"):
+            assert box["x"] >= frame["x"] - 1 and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1, chart_id
