@@ -34,8 +34,8 @@ def test_gpus_sort_descending_with_unknowns_last(client, sort: str, field: str) 
     assert values[: len(known)] == known
 
 
-def test_gpus_sort_by_cheapest_price_ascending(client) -> None:  # type: ignore[no-untyped-def]
-    prices = [g["cheapest_usd_per_gpu_hour"] for g in client.get("/api/v1/gpus?sort=price").json()]
+def test_gpus_sort_by_the_on_demand_price_ascending(client) -> None:  # type: ignore[no-untyped-def]
+    prices = [g["on_demand_usd_per_gpu_hour"] for g in client.get("/api/v1/gpus?sort=price").json()]
     known = [p for p in prices if p is not None]
     assert known == sorted(known) and prices[: len(known)] == known
 

@@ -138,3 +138,18 @@ def test_an_mla_model_decodes_with_data_parallel_attention_and_the_page_says_so(
     query = "&".join(f"{k}={v}" for k, v in r1.items())
     page = client.get(f"/disagg?{query}", follow_redirects=True)
     assert page.status_code == 200 and "DP-attn" in page.text
+
+
+def test_when_neither_layout_meets_the_limits_the_page_warns_and_gives_a_reason_for_each(client):
+    # a 32k prompt at the default 1 s p99 TTFT: the fastest prefill leaves no time for the KV transfer
+    page = client.get("/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40")
+    assert page.status_code == 200
+    body = client.get("/disagg.json?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40")
+    verdict = body.json()["verdict"]
+    assert verdict["winner"] == "neither"
+    assert [line.split(":")[0] for line in verdict["why"]] == ["Aggregated", "Disaggregated"]
+    assert "fastest prefill instance" in verdict["why"][1] and "mean TTFT budget of 500 ms" in verdict["why"][1]
+    assert 'class="answer-strip warn"' in page.text and 'class="verdict warn"' in page.text
+    assert 'data-chart="cost-disagg"' not in page.text  # nothing to draw
+    assert "Both layouts meet" not in page.text and "slo_tpot_utilisation" not in page.text
+    assert page.text.count("<li>Disaggregated:") == 1

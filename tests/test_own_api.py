@@ -178,3 +178,35 @@ def test_a_break_even_decades_away_keeps_the_cumulative_curve_bounded(client):
 def test_a_depreciation_life_under_a_year_is_refused_naming_the_field(client):
     response = client.post("/api/v1/own", json={"depreciation_years": 5e-324})  # fuzzing found an infinite cost
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "depreciation_years"
+
+
+def test_the_gpu_list_puts_sourced_gpus_first_and_says_what_the_others_need(client):
+    page = client.get("/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60").text
+    select = page[page.index('<select id="f-gpu"') : page.index("</select>", page.index('<select id="f-gpu"'))]
+    sourced, to_fill = select.split("</optgroup>")[:2]
+    assert '<option value="H100-SXM" selected>H100-SXM</option>' in sourced and "B200" not in sourced
+    assert "B200 (enter a server price)</option>" in to_fill
+    assert "MI300X (enter a server price and power)</option>" in to_fill
+    assert '<label for="f-gpu" class="wide">' in page  # "B200 (enter a server price)" is not cut at 1280 px
+
+
+def test_a_gpu_without_sourced_prices_keeps_every_hint_and_names_every_missing_field(client):
+    page = client.get("/own?gpu=MI300X&gpu_count=8&utilisation_pct=60")
+    assert page.status_code == 422
+    for name in ("purchase_usd_per_server", "power_kw_per_server", "provisioned_kw_per_server"):
+        assert f'id="err-{name}"' in page.text  # all three at once, not one per submit
+    assert "$ per kWh; default 0.1282" in page.text and "years; default 5" in page.text
+    assert page.text.count("no sourced default: enter yours") == 3
+    api = client.post("/api/v1/own", json={"gpu": "MI300X"}).json()["detail"]
+    assert {d["field"] for d in api} == {"purchase_usd_per_server", "power_kw_per_server", "provisioned_kw_per_server"}
+
+
+def test_plan_links_to_own_only_for_a_gpu_it_answers_without_inputs(client):
+    from app.service import ownership
+
+    snapshot = client.app.state.snapshots.get()
+    assert ownership.sourced_gpus(snapshot, ["H100-SXM", "B200", "RTX-4090"]) == {"H100-SXM"}
+    page = client.get("/plan?model=llama-3.1-8b&requests_per_day=100000").text
+    best = re.search(r"Cheapest dedicated: <strong>\d+×([\w-]+)</strong>", page).group(1)
+    assert best != "H100-SXM"  # the case the link used to lead into a 422
+    assert f"/own?gpu={best}" not in page

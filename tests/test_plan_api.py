@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 import pytest
 
@@ -169,3 +170,38 @@ def test_a_plan_link_from_a_batch_job_leaves_the_job_out(client, path):
     assert first.status_code == 303
     assert "job_" not in first.headers["location"] and "scenario=max_throughput" in first.headers["location"]
     assert client.get(first.headers["location"]).status_code == 200
+
+
+def test_two_offers_that_read_alike_are_labelled_apart_in_the_train_then_serve_table():
+    from app.scoring.serving.plans import distinct_labels
+
+    @dataclass
+    class Row:
+        usd_per_gpu_hour: float
+        machine: str
+
+    same = "4×B200 at Lambda (on demand)"
+    rows = [Row(6.69, "8-GPU node"), Row(6.79, "4-GPU node"), Row(6.79, "8-GPU node"), Row(2.0, "x")]
+    labels = distinct_labels([same, same, same, "1×B200 at GMI Cloud (on demand)"], rows)
+    assert labels == [
+        "4×B200 at Lambda (on demand, $6.69/GPU-h)",
+        "4×B200 at Lambda (on demand, $6.79/GPU-h, 4-GPU node)",
+        "4×B200 at Lambda (on demand, $6.79/GPU-h, 8-GPU node)",
+        "1×B200 at GMI Cloud (on demand)",  # a label no other row shares stays short
+    ]
+
+
+def test_the_plan_page_lifecycle_rows_never_share_a_label_and_the_chart_reaches_the_break_even_search(client):
+    body = client.get("/plan.json?model=llama-3.1-70b&requests_per_day=500000&months=12").json()
+    rows = body["lifecycle"]["combinations"]
+    pairs = [(c["training"], c["serving"]) for c in rows]
+    assert len(set(pairs)) == len(pairs)  # each row a different pair of offers, so a different pair of names
+    page = client.get("/plan?model=llama-3.1-70b&requests_per_day=500000&months=12").text
+    block = re.search(r'<script type="application/json" data-chart="[^"]*">(.*?)</script>', page, re.S)
+    figure = json.loads(block.group(1))
+    right_end = max(max(t["x"]) for t in figure["data"])
+    even = body["break_even"]
+    if even["requests_per_day"] is None:  # the text names the end of the search: the axis reaches it
+        assert "1,000,000,000" in even["reason"] and right_end >= 1e9 * (1 - 1e-9)
+    else:
+        assert right_end >= even["requests_per_day"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.catalog.price_floors import PricedOffer, PriceFloors, price_floors
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
@@ -20,6 +22,24 @@ SORT_ATTRIBUTES = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class GpuRow:
+    gpu: Gpu
+    cheapest_usd_per_gpu_hour: float | None  # any offer, any terms or date
+    floors: PriceFloors | None  # the on-demand "from" price and the cheaper other terms; None: no offer
+
+
+def gpu_price_floors(session: Session, stale_after_days: int, gpu_id: str | None = None) -> dict[str, PriceFloors]:
+    query = select(Offer)
+    if gpu_id:
+        query = query.where(Offer.gpu_id == gpu_id)
+    today = date.today()
+    return price_floors(
+        PricedOffer(o.gpu_id, o.price_type, o.usd_per_gpu_hour, o.as_of, is_stale(o.as_of, stale_after_days, today))
+        for o in session.exec(query).all()
+    )
+
+
 def cheapest_prices(session: Session) -> dict[str, float]:
     """Lowest $/GPU-hour per GPU over all offers."""
     rows = session.exec(select(Offer.gpu_id, func.min(Offer.usd_per_gpu_hour)).group_by(Offer.gpu_id)).all()
@@ -27,22 +47,31 @@ def cheapest_prices(session: Session) -> dict[str, float]:
 
 
 def list_gpus(
-    session: Session, vendor: str | None = None, min_memory_gb: float | None = None, sort: GpuSort = "name"
-) -> list[tuple[Gpu, float | None]]:
-    """GPUs with their cheapest price, filtered and sorted (best first; unknown values last)."""
+    session: Session,
+    vendor: str | None = None,
+    min_memory_gb: float | None = None,
+    sort: GpuSort = "name",
+    stale_after_days: int = 180,
+) -> list[GpuRow]:
+    """GPUs with their prices, filtered and sorted (best first; unknown values last). `price` sorts by the
+    on-demand "from" price the page shows."""
     query = select(Gpu)
     if vendor:
         query = query.where(func.lower(Gpu.vendor) == vendor.lower())
     if min_memory_gb is not None:
         query = query.where(Gpu.memory_gb >= min_memory_gb)
-    prices = cheapest_prices(session)
-    rows = [(gpu, prices.get(gpu.id)) for gpu in session.exec(query).all()]
+    prices, floors = cheapest_prices(session), gpu_price_floors(session, stale_after_days)
+    rows = [GpuRow(gpu, prices.get(gpu.id), floors.get(gpu.id)) for gpu in session.exec(query).all()]
     if sort == "name":
-        return sorted(rows, key=lambda r: (r[0].vendor, r[0].name))
+        return sorted(rows, key=lambda r: (r.gpu.vendor, r.gpu.name))
     if sort == "price":
-        return sorted(rows, key=lambda r: (r[1] is None, r[1] or 0.0))
+        return sorted(rows, key=lambda r: (_on_demand(r) is None, _on_demand(r) or 0.0))
     attribute = SORT_ATTRIBUTES[sort]
-    return sorted(rows, key=lambda r: (getattr(r[0], attribute) is None, -(getattr(r[0], attribute) or 0.0)))
+    return sorted(rows, key=lambda r: (getattr(r.gpu, attribute) is None, -(getattr(r.gpu, attribute) or 0.0)))
+
+
+def _on_demand(row: GpuRow) -> float | None:
+    return row.floors.on_demand_usd_per_gpu_hour if row.floors else None
 
 
 def vendors(session: Session) -> list[str]:

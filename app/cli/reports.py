@@ -290,9 +290,14 @@ def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
     return f"the same job through a per-token API (list prices): {shown}"
 
 
-def _flags(option: dict[str, Any]) -> str:
+def _close(option: dict[str, Any], rank: int) -> bool:
+    """A runner-up whose band overlaps the best's (the best's own flag only says its win is contested)."""
+    return bool(option["close_call"]) and rank != 1
+
+
+def _flags(option: dict[str, Any], rank: int) -> str:
     """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call."""
-    flags = (("OVER LIMITS", option.get("over_limits")), ("close", option["close_call"]))
+    flags = (("OVER LIMITS", option.get("over_limits")), ("close", _close(option, rank)))
     return " ".join(flag for flag, on in flags if on)
 
 
@@ -322,7 +327,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["batch"],
                     o["output_tokens_per_s"],
                     *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
-                    _flags(o),
+                    _flags(o, i),
                 ]
             )
         else:
@@ -334,7 +339,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["tokens_per_s_per_gpu"],
                     o["total_hours"],
                     _money(o["total_usd"], 0),
-                    "close" if o["close_call"] else "",
+                    "close" if _close(o, i) else "",
                 ]
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
 from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, verdict
 from app.scoring.serving.traffic import Traffic
@@ -19,8 +20,9 @@ from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query
 from app.service.rank import plain
 
 NOTES = (
-    "Both layouts meet the same limits the ranking uses: the mean TTFT under load within the p99 TTFT limit, "
-    "and the mean step within slo_tpot_utilisation × the p99 TPOT limit.",
+    "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
+    f"÷ {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g}, and the mean step within "
+    f"{DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the p99 TPOT limit (the share the ranking's TPOT check allows).",
     "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node that "
     "holds both roles; each instance is one node (tensor, or tensor × pipeline, parallel), as the ranking tries.",
     "Monthly costs are autoscaled hour by hour over the traffic's week, each pool on its own (a node that holds "

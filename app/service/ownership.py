@@ -15,13 +15,24 @@ from pydantic import ValidationError
 
 from app.scoring.messages import error_message
 from app.scoring.serving.ownership import compare_ownership, cumulative_usd
-from app.scoring.serving.tco_defaults import MissingInput, OwnershipQuestion, ownership_inputs, resolve_inputs
+from app.scoring.serving.tco_defaults import (
+    UNITS,
+    MissingInput,
+    OwnershipQuestion,
+    inputs_to_give,
+    ownership_inputs,
+    resolve_each,
+    resolve_inputs,
+)
 from app.scoring.specs import CatalogSnapshot
 from app.service.rank import plain
 from app.service.workload_query import _format, _non_default
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
 NOT_MODELLED = "staff, spares and failures (no source in tco.csv)"
+# what a GPU without sourced defaults needs, as the form's GPU list says it (both power fields share one tco.csv row)
+TO_ENTER = {"purchase_usd_per_server": "a server price", "power_kw_per_server": "power",
+            "provisioned_kw_per_server": "power", "rental_usd_per_gpu_hour": "a rental price"}  # fmt: skip
 UNLESS_GIVEN = {"cost_of_capital_pct": "cost of capital", "resale_pct": "resale value"}  # tco.csv has neither
 
 
@@ -62,6 +73,38 @@ def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:
     if question.gpu not in snapshot.gpus:
         raise MissingInput("gpu", f"unknown GPU {question.gpu!r}; GET /api/v1/gpus lists the catalog's GPUs")
+
+
+def _words(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def gpu_choices(snapshot: CatalogSnapshot) -> list[dict[str, str]]:
+    """The form's GPUs: those whose every default is sourced first, then the rest, each saying what to enter
+    (`{"id", "to_enter"}`; to_enter is empty when nothing is needed)."""
+    listed = {o.gpu_id for o in snapshot.offers} | {t.gpu_id for t in snapshot.tco if t.gpu_id}
+    ids = sorted(listed & set(snapshot.gpus))
+    choices = []
+    for gpu, fields in inputs_to_give(snapshot, ids).items():
+        needed = list(dict.fromkeys(TO_ENTER.get(f, f) for f in fields))
+        choices.append({"id": gpu, "to_enter": f"enter {_words(needed)}" if needed else ""})
+    return sorted(choices, key=lambda c: (c["to_enter"] != "", c["id"]))
+
+
+def sourced_gpus(snapshot: CatalogSnapshot, gpu_ids: list[str]) -> set[str]:
+    """Those of `gpu_ids` that /own answers with no input given (links to /own go only to these)."""
+    return {gpu for gpu, fields in inputs_to_give(snapshot, gpu_ids).items() if not fields}
+
+
+def form_defaults(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, dict[str, Any]]:
+    """Each cost field's hint, also when an input is missing: the default used, or `missing` (its message)."""
+    hints: dict[str, dict[str, Any]] = {}
+    for name, resolved in resolve_each(question, snapshot).items():
+        if isinstance(resolved, MissingInput):
+            hints[name] = {"name": name, "unit": UNITS[name], "overridden": False, "missing": str(resolved)}
+        else:
+            hints[name] = plain(resolved)
+    return hints
 
 
 def _curve(ownership: Any, months: int) -> list[dict[str, float]]:
@@ -119,4 +162,13 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     }
 
 
-__all__ = ["MissingInput", "OwnQuery", "canonical_own_query", "own_payload", "parse_own"]
+__all__ = [
+    "MissingInput",
+    "OwnQuery",
+    "canonical_own_query",
+    "form_defaults",
+    "gpu_choices",
+    "own_payload",
+    "parse_own",
+    "sourced_gpus",
+]

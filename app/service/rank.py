@@ -240,7 +240,7 @@ class RankedPage:
     start: int  # position (0-based) of the page's first row among the feasible options in the view's order
     ranks: list[int]  # each of the page's rows' rank (1 = best), whatever order the view sorts them in
     best: dict[str, Any] | None  # the best feasible option, whatever page is shown
-    close_calls: int  # among the best CLOSE_CALL_ROWS rows
+    close_calls: int  # runners-up among the best CLOSE_CALL_ROWS rows whose band overlaps the best's
     leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
     infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
     per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
@@ -285,7 +285,8 @@ def ranked_page(
         start=start,
         ranks=[p + 1 for p in positions],
         best=leaders[0] if leaders else None,
-        close_calls=sum(1 for o in options[: min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
+        # the best's own flag says its win is contested: it is no close call to itself, so it is not counted
+        close_calls=sum(1 for o in options[1 : min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
         leaders=leaders,
         infeasible=list(groups.values()),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},

@@ -3,7 +3,8 @@
 Ranking and page rendering are CPU-bound sync work on the threadpool. Without a bound, a burst of
 heavy requests queues there without end and every other request (liveness included) waits behind
 it. This pure ASGI middleware counts heavy requests in flight, in the event loop (one thread, so a
-plain integer is enough), and answers 503 with Retry-After at once when every slot is taken.
+plain integer is enough), and answers 503 with Retry-After at once when every slot is taken (pages an HTML
+notice that retries itself, the API and the twins JSON: busy_page.py).
 Cheap routes (/healthz, /readyz, static files, catalog lists) never take a slot.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.web.body_limit import send_json
+from app.web.busy_page import is_html_page, send_busy
 
 RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
 # The pages that rank, estimate or plan, and their twins (`/` has `/rank.json`); tests/test_edge.py checks
@@ -62,7 +63,7 @@ class RankingSlots:
         if self.in_flight >= self.slots:
             await drain(receive)
             detail = f"busy: {self.slots} rankings already running (GPUMATCH_MAX_CONCURRENT_RANKINGS); retry shortly"
-            await send_json(send, 503, detail, [(b"retry-after", str(RETRY_AFTER_S).encode())])
+            await send_busy(send, scope, is_html_page(scope, HEAVY_PAGES), detail, RETRY_AFTER_S)
             return
         self.in_flight += 1
         try:

@@ -117,12 +117,14 @@ def answer_or_error(
     leaf_field: bool = False,
 ) -> dict[str, Any] | None:
     """The service's payload, or None with its field error recorded on the query (beside the form, or in the
-    422); `leaf_field` keeps only the last part of a dotted field (`workload.model` → `model`)."""
+    422; an error whose `fields` names several records each); `leaf_field` keeps only the last part of a dotted
+    field (`workload.model` → `model`)."""
     try:
         return build_payload()
     except field_error as exc:
-        field = cast(_NamesField, exc).field
-        query.errors[field.rsplit(".", 1)[-1] if leaf_field else field] = str(exc)
+        named = cast(_NamesField, exc)
+        for field, message in (getattr(named, "fields", None) or {named.field: str(exc)}).items():
+            query.errors[field.rsplit(".", 1)[-1] if leaf_field else field] = message
         return None
 
 

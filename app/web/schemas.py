@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlmodel import SQLModel
+from sqlmodel import Field, SQLModel
 
 from app.models import GpuBase, LlmModelBase, OfferBase, ProviderBase, TokenPriceBase
 
 
+class TermFloorPublic(SQLModel):
+    price_type: str
+    usd_per_gpu_hour: float
+    stale: bool
+    as_of: date | None
+
+
 class GpuPublic(GpuBase):
     id: str
-    cheapest_usd_per_gpu_hour: float | None = None
+    cheapest_usd_per_gpu_hour: float | None = Field(None, description="lowest price of any offer: any terms, any date")
+    on_demand_usd_per_gpu_hour: float | None = Field(
+        None, description="lowest current on-demand price (stale ones left out): what a ranking uses by default"
+    )
+    other_terms: list[TermFloorPublic] = Field(
+        default_factory=list,
+        description="per other price term, its cheapest offer (current, else stale) where it undercuts on demand",
+    )
 
 
 class OfferPublic(OfferBase):

@@ -5,8 +5,10 @@ Pure: the catalog snapshot and model specs are passed in.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
 from app.scoring.price_terms import COMMITTED
@@ -234,11 +236,9 @@ class LifecyclePlan:
 def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tuple[str, str, float]]:
     """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
     chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
-    found = [
-        (option_label(s.option), "dedicated", s.cost.monthly_usd_autoscaled)
-        for s in plan.options
-        if id(s.option) in chosen
-    ][:k]
+    picked = [s for s in plan.options if id(s.option) in chosen][:k]
+    labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
+    found = [(label, "dedicated", s.cost.monthly_usd_autoscaled) for label, s in zip(labels, picked, strict=True)]
     if plan.serverless:
         q = plan.serverless[0]
         tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''})"
@@ -246,13 +246,34 @@ def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tup
     return found
 
 
+class _Priced(Protocol):
+    usd_per_gpu_hour: float
+    machine: str
+
+
+def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
+    """Labels like "4×B200 at Lambda (on demand)"; two offers that would read alike also name their price (and,
+    at one price, their machine), so a table never shows two different rows under one name."""
+    for detail in (lambda o: f"${o.usd_per_gpu_hour:,.2f}/GPU-h", lambda o: o.machine):
+        seen = Counter(labels)
+        labels = [
+            label if seen[label] == 1 or not detail(o) else f"{label[:-1]}, {detail(o)})"
+            for label, o in zip(labels, options, strict=True)
+        ]
+    return labels
+
+
+def training_labels(training: Sequence[TrainingOption]) -> list[str]:
+    base = [f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} ({t.price_type.replace('_', ' ')})" for t in training]
+    return distinct_labels(base, training)
+
+
 def combine(
     training: Sequence[TrainingOption], serving: Sequence[tuple[str, str, float]], months: int
 ) -> list[LifecycleCombination]:
     """Every training option x serving candidate: total = training $ + months x monthly serving $."""
     rows = []
-    for t in training:
-        train_label = f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} ({t.price_type.replace('_', ' ')})"
+    for t, train_label in zip(training, training_labels(training), strict=True):
         for label, kind, monthly in serving:
             train_usd = t.total_usd or 0.0
             total = train_usd + months * monthly

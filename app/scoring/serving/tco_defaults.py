@@ -15,6 +15,7 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -74,11 +75,13 @@ class ResolvedInput:
 
 
 class MissingInput(ValueError):
-    """No sourced default exists for an input: the user has to give it (field names the input)."""
+    """No sourced default exists for an input: the user has to give it (field names the first such input,
+    fields every one, each with its message)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, fields: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.fields = fields or {field: message}
 
 
 def _rows(tco: tuple[TcoInput, ...], item: str, gpu_id: str = "") -> list[TcoInput]:
@@ -145,10 +148,15 @@ def _rental(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:
     )
 
 
-def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[ResolvedInput]:
-    """Each input: the user's value where given, else the sourced default (raises MissingInput)."""
+UNITS = {"purchase_usd_per_server": "$ per server", "power_kw_per_server": "kW per server",
+         "provisioned_kw_per_server": "kW per server", "usd_per_kwh": "$ per kWh", "pue": "ratio",
+         "colocation_usd_per_kw_month": "$ per kW-month", "depreciation_years": "years",
+         "rental_usd_per_gpu_hour": "$ per GPU-hour"}  # fmt: skip
+
+
+def _defaults(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, Callable[[], ResolvedInput]]:
     tco = snapshot.tco
-    defaults = {
+    return {
         "purchase_usd_per_server": lambda: _purchase(tco, q.gpu),
         "power_kw_per_server": lambda: _power(tco, q.gpu, "power_kw_per_server", typical_first=True),
         "provisioned_kw_per_server": lambda: _power(tco, q.gpu, "provisioned_kw_per_server", typical_first=False),
@@ -169,14 +177,37 @@ def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[Reso
         ),
         "rental_usd_per_gpu_hour": lambda: _rental(snapshot, q),
     }
-    units = {"purchase_usd_per_server": "$ per server", "power_kw_per_server": "kW per server",
-             "provisioned_kw_per_server": "kW per server", "usd_per_kwh": "$ per kWh", "pue": "ratio",
-             "colocation_usd_per_kw_month": "$ per kW-month", "depreciation_years": "years",
-             "rental_usd_per_gpu_hour": "$ per GPU-hour"}  # fmt: skip
-    resolved = []
-    for name, default in defaults.items():
-        given = getattr(q, name)
-        resolved.append(ResolvedInput(name, given, units[name], True, "") if given is not None else default())
+
+
+def _resolve(name: str, given: float | None, default: Callable[[], ResolvedInput]) -> ResolvedInput | MissingInput:
+    if given is not None:
+        return ResolvedInput(name, given, UNITS[name], True, "")
+    try:
+        return default()
+    except MissingInput as exc:
+        return exc
+
+
+def resolve_each(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, ResolvedInput | MissingInput]:
+    """Each costed input as used (the user's value, else the sourced default), or why it has no default:
+    the form shows every default beside its field even when another input is missing."""
+    return {name: _resolve(name, getattr(q, name), default) for name, default in _defaults(q, snapshot).items()}
+
+
+def missing_defaults(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, str]:
+    """The inputs the question leaves empty that have no sourced default, each with its message."""
+    return {name: str(r) for name, r in resolve_each(q, snapshot).items() if isinstance(r, MissingInput)}
+
+
+def resolve_inputs(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> list[ResolvedInput]:
+    """Each input: the user's value where given, else the sourced default (raises MissingInput naming every
+    input without one)."""
+    each = resolve_each(q, snapshot)
+    missing = {name: str(r) for name, r in each.items() if isinstance(r, MissingInput)}
+    if missing:
+        first = next(iter(missing))
+        raise MissingInput(first, missing[first], missing)
+    resolved = [r for r in each.values() if isinstance(r, ResolvedInput)]
     unsourced = (
         ("cost_of_capital_pct", "% a year", "tco.csv has no rate; give yours (a loan's interest, or your return)"),
         ("resale_pct", "% of the purchase", "tco.csv has no resale prices; give yours"),
@@ -196,3 +227,8 @@ def ownership_inputs(q: OwnershipQuestion, resolved: list[ResolvedInput]) -> Own
         utilisation=q.utilisation_pct / 100,
         **values,
     )
+
+
+def inputs_to_give(snapshot: CatalogSnapshot, gpu_ids: list[str]) -> dict[str, list[str]]:
+    """Per GPU, the inputs without a sourced default that a user must give (empty: every default is sourced)."""
+    return {gpu: list(missing_defaults(OwnershipQuestion(gpu=gpu), snapshot)) for gpu in gpu_ids}

@@ -31,11 +31,12 @@ OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # SQL INTEGER range: lar
 @router.get("/gpus", response_model=list[GpuPublic])
 def list_gpus(
     session: SessionDep,
+    settings: SettingsDep,
     vendor: Annotated[str | None, Query(max_length=40)] = None,
     min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
     sort: queries.GpuSort = "name",
 ) -> list[GpuPublic]:
-    return views.gpu_list(session, vendor, min_memory_gb, sort)
+    return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
 
 
 @router.get("/gpus/{gpu_id}", response_model=GpuDetail)

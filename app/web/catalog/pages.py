@@ -24,7 +24,7 @@ SORTS = [
     ("bandwidth", "Bandwidth"),
     ("bf16", "BF16 TFLOPS"),
     ("fp8", "FP8 TFLOPS"),
-    ("price", "Cheapest $/GPU-h"),
+    ("price", "On-demand $/GPU-h"),
 ]
 
 
@@ -49,8 +49,10 @@ class GpuListQuery(BaseModel):
         return "&".join([p for p in [self.base_query()] if p] + sort)
 
 
-def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_json: bool) -> Response:
-    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort)
+def _gpu_list(
+    request: Request, session: SessionDep, stale_after_days: int, query: GpuListQuery, as_json: bool
+) -> Response:
+    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort, stale_after_days)
     if as_json:
         return json_response(rows)
     context = {
@@ -66,18 +68,22 @@ def _gpu_list(request: Request, session: SessionDep, query: GpuListQuery, as_jso
 
 
 @router.get("/gpus")
-def gpus_page(request: Request, session: SessionDep, query: Annotated[GpuListQuery, Query()]) -> Response:
+def gpus_page(
+    request: Request, session: SessionDep, settings: SettingsDep, query: Annotated[GpuListQuery, Query()]
+) -> Response:
     canonical = query.canonical()
     if canonical != request.url.query and not wants_fragment(request):
         return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
-    response = _gpu_list(request, session, query, as_json=False)
+    response = _gpu_list(request, session, settings.stale_after_days, query, as_json=False)
     response.headers["HX-Push-Url"] = f"/gpus?{canonical}" if canonical else "/gpus"
     return response
 
 
 @router.get("/gpus.json")
-def gpus_json(request: Request, session: SessionDep, query: Annotated[GpuListQuery, Query()]) -> Response:
-    return _gpu_list(request, session, query, as_json=True)
+def gpus_json(
+    request: Request, session: SessionDep, settings: SettingsDep, query: Annotated[GpuListQuery, Query()]
+) -> Response:
+    return _gpu_list(request, session, settings.stale_after_days, query, as_json=True)
 
 
 @router.get("/gpus/{gpu_id}")

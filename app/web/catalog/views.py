@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlmodel import Session
 
 from app.catalog import queries
+from app.catalog.price_floors import PriceFloors
 from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
 from app.web.schemas import (
     GpuDetail,
@@ -13,12 +16,21 @@ from app.web.schemas import (
     ModelPublic,
     OfferPublic,
     ProviderPublic,
+    TermFloorPublic,
     TokenPricePublic,
 )
 
 
-def gpu_public(gpu: Gpu, cheapest: float | None) -> GpuPublic:
-    return GpuPublic.model_validate(gpu, update={"cheapest_usd_per_gpu_hour": cheapest})
+def _prices(cheapest: float | None, floors: PriceFloors | None) -> dict[str, Any]:
+    return {
+        "cheapest_usd_per_gpu_hour": cheapest,
+        "on_demand_usd_per_gpu_hour": floors.on_demand_usd_per_gpu_hour if floors else None,
+        "other_terms": [TermFloorPublic.model_validate(t) for t in floors.other_terms] if floors else [],
+    }
+
+
+def gpu_public(row: queries.GpuRow) -> GpuPublic:
+    return GpuPublic.model_validate(row.gpu, update=_prices(row.cheapest_usd_per_gpu_hour, row.floors))
 
 
 def offer_public(offer: Offer, provider: Provider, stale_after_days: int) -> OfferPublic:
@@ -32,15 +44,16 @@ def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: 
 
 
 def gpu_list(
-    session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort
+    session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort, stale_after_days: int
 ) -> list[GpuPublic]:
-    return [gpu_public(g, p) for g, p in queries.list_gpus(session, vendor, min_memory_gb, sort)]
+    return [gpu_public(row) for row in queries.list_gpus(session, vendor, min_memory_gb, sort, stale_after_days)]
 
 
 def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
     offers = [offer_public(o, p, stale_after_days) for o, p in queries.list_offers(session, gpu=gpu.id)]
     cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
-    return GpuDetail.model_validate(gpu, update={"cheapest_usd_per_gpu_hour": cheapest, "offers": offers})
+    floors = queries.gpu_price_floors(session, stale_after_days, gpu.id).get(gpu.id)
+    return GpuDetail.model_validate(gpu, update={**_prices(cheapest, floors), "offers": offers})
 
 
 def provider_list(session: Session) -> list[ProviderPublic]:

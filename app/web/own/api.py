@@ -22,4 +22,5 @@ def own_vs_rent(question: OwnershipQuestion, snapshot: SnapshotDep) -> dict[str,
     try:
         return ownership.own_payload(question, snapshot, share)
     except ownership.MissingInput as exc:
-        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None
+        detail = [{"field": k, "message": v} for k, v in exc.fields.items()]  # every input without a default
+        raise HTTPException(status_code=422, detail=detail) from None

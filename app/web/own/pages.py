@@ -28,7 +28,7 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
         "title": "Own or rent?",
         "nav": "own",
         "charts": True,
-        "gpu_choices": sorted({o.gpu_id for o in snapshot.offers} | {t.gpu_id for t in snapshot.tco if t.gpu_id}),
+        "gpu_choices": ownership.gpu_choices(snapshot),
     }
     form: dict[str, Any] = OwnershipQuestion().model_dump()
     if query.question is not None:
@@ -42,6 +42,8 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
                 json_url=f"/own.json?{query.canonical}",
                 chart_json=to_json_block(cumulative_cost(payload)),
             )
+        else:  # the hints stay beside the cost fields, and each field without a default says so
+            context["defaults"] = ownership.form_defaults(query.question, snapshot)
     else:
         form.update(query.values)
     context["form"] = form

@@ -6,7 +6,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from app.scoring.serving.economics import Replica, autoscaled_monthly_usd, serverless_monthly_usd
+from app.scoring.serving.economics import (
+    BREAK_EVEN_MAX_REQUESTS_PER_DAY,
+    BREAK_EVEN_MIN_REQUESTS_PER_DAY,
+    Replica,
+    autoscaled_monthly_usd,
+    serverless_monthly_usd,
+)
 from app.scoring.serving.traffic import Traffic
 from app.web.charts import Figure, layout, log_axis
 from app.web.rank.charts import PALETTE
@@ -19,8 +25,11 @@ SERVERLESS_LINES = 3
 
 
 def _grid(user_rpd: float, break_even: float | None) -> list[float]:
-    lo = min(CHART_MIN_REQUESTS_PER_DAY, user_rpd / 3, (break_even or 1e9) / 3)
-    hi = max(CHART_MAX_REQUESTS_PER_DAY, user_rpd * 3, (break_even or 0) * 3)
+    """Around the user's traffic and the break-even; with no break-even, over the whole range its search covered,
+    so the axis reaches the traffic the answer names ("serverless is cheaper … up to 1,000,000,000")."""
+    searched = (BREAK_EVEN_MIN_REQUESTS_PER_DAY, BREAK_EVEN_MAX_REQUESTS_PER_DAY) if break_even is None else (1e9, 0)
+    lo = min(CHART_MIN_REQUESTS_PER_DAY, user_rpd / 3, (break_even or 1e9) / 3, searched[0])
+    hi = max(CHART_MAX_REQUESTS_PER_DAY, user_rpd * 3, (break_even or 0) * 3, searched[1])
     ratio = (hi / lo) ** (1 / (CHART_POINTS - 1))
     return [lo * ratio**i for i in range(CHART_POINTS)]
 

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.scoring.serving.traffic import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service import mix, plan
+from app.service import mix, ownership, plan
 from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, parse_plan
 from app.service.workload_query import canonical_query
 from app.web.charts import to_json_block
@@ -76,6 +76,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
             context.update(
                 payload=payload,
                 options=payload["options"][:TABLE_ROWS],
+                own_gpus=ownership.sourced_gpus(snapshot, [o["gpu_id"] for o in payload["options"][:1]]),
                 share_query=query.canonical,
                 rank_query=canonical_query("inference", query.workload),
                 mix_query=mix.query_from_plan(query.workload, query.traffic),

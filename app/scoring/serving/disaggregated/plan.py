@@ -19,7 +19,13 @@ from app.scoring.machines import machine_of
 from app.scoring.offers import snapshot_offers
 from app.scoring.price_terms import COMMITTED, INTERRUPTIBLE
 from app.scoring.serving.disaggregated.pairing import Pairing, PoolOffer, pairings
-from app.scoring.serving.disaggregated.pools import DecodeInstance, decode_instance, md1_wait_ms, prefill_instance
+from app.scoring.serving.disaggregated.pools import (
+    DecodeInstance,
+    PrefillInstance,
+    decode_instance,
+    md1_wait_ms,
+    prefill_instance,
+)
 from app.scoring.serving.plans import ServingOption, may_stand_alone, price_options
 from app.scoring.serving.traffic import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
@@ -60,6 +66,16 @@ class DisaggregatedPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class PoolsFound:
+    """What the disaggregated search had to pair: why no plan came out, when none did."""
+
+    prefill_instances: int
+    decode_instances: int
+    fastest_prefill_ms: float | None  # one prompt to its first token on the fastest prefill instance
+    fastest_prefill: str  # that instance's GPUs, e.g. "8×B200"
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison:
     model_id: str
     peak_requests_per_s: float
@@ -70,6 +86,7 @@ class Comparison:
     plans: list[DisaggregatedPlan]  # cheapest first, at most SHOWN_PLANS
     pairings_considered: int
     notes: list[str] = field(default_factory=list)
+    pools: PoolsFound | None = None
 
     @property
     def best(self) -> DisaggregatedPlan | None:
@@ -217,6 +234,21 @@ def compare(
         aggregated_decode_only=_decode_only(aggregated, workload, snapshot, model, eff),
         plans=_distinct(plans)[:SHOWN_PLANS],
         pairings_considered=len(found),
+        pools=_pools_found(prefills, decodes),
+    )
+
+
+def _pools_found(prefills: Sequence[PoolOffer], decodes: Sequence[PoolOffer]) -> PoolsFound:
+    def one_prompt_ms(p: PoolOffer) -> float:
+        assert isinstance(p.instance, PrefillInstance)
+        return p.instance.passes[0].first_token_ms  # passes start at one prompt
+
+    fastest = min(prefills, key=one_prompt_ms, default=None)
+    return PoolsFound(
+        prefill_instances=len(prefills),
+        decode_instances=len(decodes),
+        fastest_prefill_ms=one_prompt_ms(fastest) if fastest else None,
+        fastest_prefill=f"{fastest.instance.gpu_count}×{fastest.offer.gpu_id}" if fastest else "",
     )
 
 

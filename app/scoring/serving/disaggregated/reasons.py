@@ -104,11 +104,39 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     ]
 
 
+def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
+    """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
+    found, budget = c.pools, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
+    if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
+        return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
+    if not found.decode_instances:
+        return (
+            "Disaggregated: no offer allowed decodes even one sequence within the TPOT target "
+            f"({DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit)."
+        )
+    fastest = (
+        f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
+        f"{found.fastest_prefill_ms:,.0f} ms to prefill one {workload.input_len:,}-token prompt"
+    )
+    limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
+    limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
+    if found.fastest_prefill_ms > budget:
+        return f"{fastest}, over {limit} before any queue or KV transfer."
+    left = budget - found.fastest_prefill_ms
+    return (
+        f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
+        "instance (over one provider's fabric, or inside one node): no prefill and decode pair fits in that."
+    )
+
+
 def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Verdict:
     best, agg = c.best, c.aggregated
-    why = aggregated_line(c, workload) + (plan_lines(best, model, workload) if best else [])
+    why = aggregated_line(c, workload) + (plan_lines(best, model, workload) if best else [no_plan_line(c, workload)])
     if best is None and agg is None:
-        return Verdict("neither", "Neither layout meets both limits on the offers allowed.", None, None, why)
+        text = (
+            "Neither layout meets both limits on the offers allowed: a longer TTFT or TPOT limit, or more offers, may."
+        )
+        return Verdict("neither", text, None, None, why)
     if best is None:
         text = (
             "Aggregated is as good or better: no disaggregated plan meets the limits here (the pools need one "
