@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic_core import PydanticUndefined
 
-from app.cli.common import load_snapshot, print_flag_errors, setup_database
+from app.cli.common import load_snapshot, print_field_error, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
 
@@ -109,8 +109,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
-        print(f"--model: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error(exc.field, exc)
     if args.json:
         print(json.dumps(payload, indent=2, default=str))
         return 0
