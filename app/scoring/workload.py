@@ -54,6 +54,39 @@ class ModelArchitecture(BaseModel):
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
     max_context: int | None = Field(None, ge=1, le=10_000_000)
 
+    @field_validator("active_params_b")
+    @classmethod
+    def _active_within_total(cls, value: float | None, info: ValidationInfo) -> float | None:
+        total = info.data.get("params_b")
+        if value is not None and total is not None and value > total:
+            raise ValueError(f"the active parameters ({value:g} B) cannot exceed the total, params_b ({total:g} B)")
+        return value
+
+    @field_validator("num_kv_heads")
+    @classmethod
+    def _kv_heads_divide_heads(cls, value: int | None, info: ValidationInfo) -> int | None:
+        heads = info.data.get("num_attention_heads")
+        if value is not None and heads is not None and value <= heads and heads % value:
+            raise ValueError(f"must divide num_attention_heads ({heads}): each KV head serves a group of query heads")
+        return value
+
+    @field_validator("experts_per_token")
+    @classmethod
+    def _experts_routed(cls, value: int, info: ValidationInfo) -> int:
+        if value == 0 and info.data.get("num_experts"):  # as hf_config's num_experts_per_tok
+            raise ValueError("a mixture of experts (num_experts > 0) routes each token to at least 1 expert")
+        return value
+
+    @field_validator("attention")
+    @classmethod
+    def _mha_has_every_kv_head(cls, value: str, info: ValidationInfo) -> str:
+        kv_heads, heads = info.data.get("num_kv_heads"), info.data.get("num_attention_heads")
+        if value == "mha" and kv_heads is not None and heads is not None and kv_heads != heads:
+            raise ValueError(
+                f"mha keeps one KV head per attention head ({heads}), not {kv_heads}: use gqa for fewer KV heads"
+            )
+        return value
+
     @model_validator(mode="after")
     def _experts_consistent(self) -> ModelArchitecture:
         if self.experts_per_token > self.num_experts:
