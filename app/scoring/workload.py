@@ -144,6 +144,15 @@ class _WorkloadBase(Filters):
         return self
 
 
+# Each load-setting scenario's own field: required under it, meaningless under the others.
+SCENARIO_OF_LOAD_FIELD = {"batch": "fixed_batch", "concurrency": "concurrency", "requests_per_s": "request_rate"}
+SCENARIO_LOAD_UNITS = {
+    "batch": "requests together",
+    "concurrency": "requests in flight",
+    "requests_per_s": "arrivals per second",
+}
+
+
 class InferenceWorkload(_WorkloadBase):
     """Serve a model to users at a latency target."""
 
@@ -190,10 +199,15 @@ class InferenceWorkload(_WorkloadBase):
         "single_stream: that load as it runs, rows over the limits ranked after those that meet them; fixed_batch, "
         "max_throughput: that batch, the limits reported only",
     )
-    batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
-    concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
+    batch: int | None = Field(
+        None, ge=1, le=65_536, validate_default=True, description="fixed_batch: requests together (required there)"
+    )
+    concurrency: int | None = Field(
+        None, ge=1, le=65_536, validate_default=True, description="concurrency: requests in flight (required there)"
+    )
     requests_per_s: float | None = Field(
         None,
+        validate_default=True,
         ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
         description=f"request_rate: Poisson arrivals per second at one replica (at least {MIN_REQUESTS_PER_S:g})",
@@ -235,11 +249,19 @@ class InferenceWorkload(_WorkloadBase):
         "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
     )
 
-    @model_validator(mode="after")
-    def _rate_for_open_loop(self) -> InferenceWorkload:
-        if self.scenario == "request_rate" and self.requests_per_s is None:
-            raise ValueError("requests_per_s: required for scenario request_rate (arrivals per second)")
-        return self
+    @field_validator("batch", "concurrency", "requests_per_s")
+    @classmethod
+    def _load_of_the_scenario(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """The scenario's own load field is required (a default of 1 was a question nobody asked); the other
+        scenarios' are dropped, so a link never carries a value its answer ignored (a form keeps every field)."""
+        scenario, owner = info.data.get("scenario"), SCENARIO_OF_LOAD_FIELD[str(info.field_name)]
+        if scenario is None:  # the scenario itself is invalid: its own error says so
+            return value
+        if scenario != owner:
+            return None
+        if value is None:
+            raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[str(info.field_name)]})")
+        return value
 
     @field_validator("job_requests")
     @classmethod
