@@ -136,3 +136,9 @@ def test_rank_help_gives_each_field_its_description_and_its_default(capsys):
     assert "--input-len INPUT_LEN mean prompt tokens (default 2000)" in text
     assert "--engine ENGINE default vllm" in text
     assert "rows over the limits ranked after those that meet them" in text and "(default latency_bound)" in text
+
+
+@pytest.mark.parametrize("months", ["-5", "0", "100000"])
+def test_plan_lifecycle_refuses_months_outside_the_apis_bounds(database, capsys, months):
+    assert main(["plan", "lifecycle", "--model", "llama-3.1-70b", "--months", months]) == 2
+    assert capsys.readouterr().err == f"--months: a whole number of months from 1 to 60, not {months}\n"
