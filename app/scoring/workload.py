@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.scoring.json_bounds import check_bounded_object
+from app.scoring.numbers_only import NumbersNotBooleans
 
 # One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
 # that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
@@ -30,7 +31,7 @@ RankBy = Literal["output_tokens", "all_tokens", "requests"]
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 
 
-class ModelArchitecture(BaseModel):
+class ModelArchitecture(NumbersNotBooleans):
     """A custom model, for models not in the catalog (fields as in the catalog's model table)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -103,7 +104,7 @@ class ModelArchitecture(BaseModel):
         return self
 
 
-class Filters(BaseModel):
+class Filters(NumbersNotBooleans):
     """Which offers may be ranked; empty lists mean 'any', except price types (empty = on-demand only)
     and stale prices (left out unless asked for)."""
 
