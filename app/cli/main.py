@@ -63,13 +63,13 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from app.calibration.validate import validate_file
+    from app.calibration.validate import CaseFileError, validate_file
     from app.cli import reports
 
     snapshot = load_snapshot()
     try:
         result = validate_file(args.cases, snapshot.gpus, snapshot.models, loso=not args.in_sample_only)
-    except (OSError, UnicodeDecodeError, csv.Error) as error:  # the file itself: say so, no traceback
+    except (OSError, UnicodeDecodeError, csv.Error, CaseFileError) as error:  # the file itself: say so, no traceback
         print(f"gpumatch validate: cannot read {args.cases}: {error}", file=sys.stderr)
         return 2
     if args.json:
