@@ -110,7 +110,7 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None
-    if months is not None:  # train_* fields only matter for a train-then-serve plan
+    if months is not None or training_data:  # train_* fields only matter with months, but a bad one is an error
         if "custom_model" in inference:  # the run trains the model it then serves
             training_data.setdefault("custom_model", inference["custom_model"])
         else:
@@ -118,6 +118,8 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
         training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):
             errors[TRAIN_PREFIX + "model"] = other
+    if months is None:  # no train-then-serve plan: valid train_* fields leave the link
+        training = None
     if errors:
         return PlanQuery(None, None, None, None, values, errors)
     if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # say the default in the link
