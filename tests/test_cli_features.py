@@ -136,3 +136,41 @@ def test_rank_help_gives_each_field_its_description_and_its_default(capsys):
     assert "--input-len INPUT_LEN mean prompt tokens (default 2000)" in text
     assert "--engine ENGINE default vllm" in text
     assert "rows over the limits ranked after those that meet them" in text and "(default latency_bound)" in text
+
+
+@pytest.mark.parametrize("months", ["-5", "0", "100000"])
+def test_plan_lifecycle_refuses_months_outside_the_apis_bounds(database, capsys, months):
+    assert main(["plan", "lifecycle", "--model", "llama-3.1-70b", "--months", months]) == 2
+    assert capsys.readouterr().err == f"--months: a whole number of months from 1 to 60, not {months}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a,b\n1,2,3\n", "missing required columns: case_id, source, gpu"),
+        ("a,b\n1,2\n", "missing required columns: case_id, source, gpu"),
+        (
+            "case_id,source,gpu,gpu_count,model,metric,value,input_len,output_len\nc1,s,H100-SXM,1\n",
+            "line 2 has 4 cells, the header 9",
+        ),
+        (
+            "case_id,source,gpu,gpu_count,model,metric,value,input_len,output_len\nc1,s,H100-SXM,1,m,x,1,2,3,4\n",
+            "line 2 has 10 cells, the header 9",
+        ),
+    ],
+)
+def test_validate_command_names_what_is_wrong_with_a_malformed_case_file(database, tmp_path, capsys, text, problem):
+    path = tmp_path / "cases.csv"
+    path.write_text(text)
+    assert main(["validate", str(path), "--in-sample-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gpumatch validate: cannot read {path}: {problem}") and err.count("\n") == 1
+
+
+def test_validate_keeps_a_row_with_an_unreadable_value_uncovered(database, tmp_path, capsys):
+    path = tmp_path / "cases.csv"
+    header = "case_id,source,gpu,gpu_count,model,metric,value,input_len,output_len"
+    path.write_text(f"{header}\nc1,s,H100-SXM,1,llama-3.1-8b,output_tokens_per_s,abc,100,100\n")
+    assert main(["validate", str(path), "--in-sample-only", "--json"]) == 0
+    [case] = json.loads(capsys.readouterr().out)["cases"]
+    assert case["covered"] is False and case["reason"]

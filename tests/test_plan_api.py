@@ -168,7 +168,9 @@ def test_a_plan_link_from_a_batch_job_leaves_the_job_out(client, path):
         follow_redirects=False,
     )
     assert first.status_code == 303
-    assert "job_" not in first.headers["location"] and "scenario=max_throughput" in first.headers["location"]
+    assert "job_" not in first.headers["location"]
+    # /plan ranks at the link's scenario; /disagg is latency-bound whatever it says, so its link drops it
+    assert ("scenario=max_throughput" in first.headers["location"]) == (path == "/plan")
     assert client.get(first.headers["location"]).status_code == 200
 
 
@@ -205,3 +207,16 @@ def test_the_plan_page_lifecycle_rows_never_share_a_label_and_the_chart_reaches_
         assert "1,000,000,000" in even["reason"] and right_end >= 1e9 * (1 - 1e-9)
     else:
         assert right_end >= even["requests_per_day"]
+
+
+def test_a_lifecycle_serves_the_model_it_trains(client):
+    """Training llama-3.1-8b then serving llama-3.1-70b priced the 70B as the 8B's adapter: refused, named."""
+    page = client.get("/plan.json?model=llama-3.1-70b&months=12&train_model=llama-3.1-8b")
+    assert page.status_code == 422
+    [error] = page.json()["detail"]
+    assert error["field"] == "train_model" and "trains llama-3.1-8b but serves llama-3.1-70b" in error["message"]
+    body = {"training": {"model": "llama-3.1-8b"}, "inference": {"model": "llama-3.1-70b"}}
+    api = client.post("/api/v1/plan/lifecycle", json=body)
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "training.model"
+    same = client.get("/plan.json?model=llama-3.1-8b&months=12&train_model=LLAMA-3.1-8B")
+    assert same.status_code == 200

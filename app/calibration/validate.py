@@ -11,10 +11,36 @@ from pathlib import Path
 from app.calibration.cases import CasePrediction, measured_value
 from app.scoring.specs import GpuSpec, ModelSpec
 
+# The columns a case cannot be predicted or scored without (shared/validation/README.md has the whole schema);
+# a case file is a training one when it has a framework or method column (_is_training).
+CASE_COLUMNS = ("case_id", "source", "gpu", "gpu_count", "model", "metric", "value")
+INFERENCE_COLUMNS = (*CASE_COLUMNS, "input_len", "output_len")
+TRAINING_COLUMNS = (*CASE_COLUMNS, "method", "seq_len", "global_batch_seqs")
+
+
+class CaseFileError(ValueError):
+    """A case file whose shape is wrong: required columns missing, or a row with more or fewer cells than the header."""
+
 
 def read_cases(path: str | Path) -> list[dict]:
+    """The case rows; raises CaseFileError for a file that is not a case table (a cell that cannot be read stays
+    a row, predicted `covered: false` with its reason)."""
     with open(path, encoding="utf-8", newline="") as handle:
-        return with_cumulative_techniques(list(csv.DictReader(handle)))
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        rows = list(reader)
+    required = TRAINING_COLUMNS if _is_training([dict.fromkeys(header)]) else INFERENCE_COLUMNS
+    if missing := [name for name in required if name not in header]:
+        raise CaseFileError(f"missing required columns: {', '.join(missing)}")
+    for number, row in enumerate(rows, start=2):  # line 1 is the header
+        if None in row or None in row.values():
+            raise CaseFileError(f"line {number} has {_cells(row)} cells, the header {len(header)}")
+    return with_cumulative_techniques(rows)
+
+
+def _cells(row: dict) -> int:
+    extra = row.get(None) or []
+    return sum(1 for key, value in row.items() if key is not None and value is not None) + len(extra)
 
 
 # A row of a cumulative table ("cumulative technique '+ Compile'": torchtune's optimization-flags table, where each

@@ -71,8 +71,9 @@ def add_flags(
 
 
 def print_field_error(field: str, message: object) -> int:
-    """One rejected field as `--flag-name: message` on stderr; exit status 2."""
-    print(f"--{field.replace('_', '-')}: {message}", file=sys.stderr)
+    """One rejected field (a request's, maybe prefixed: workload.input_len) as `--flag-name: message` on stderr;
+    exit status 2."""
+    print(f"--{field.rsplit('.', 1)[-1].replace('_', '-')}: {message}", file=sys.stderr)
     return 2
 
 

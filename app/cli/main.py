@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic_core import PydanticUndefined
 
-from app.cli.common import load_snapshot, print_flag_errors, setup_database
+from app.cli.common import load_snapshot, print_field_error, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
 
@@ -63,13 +63,13 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from app.calibration.validate import validate_file
+    from app.calibration.validate import CaseFileError, validate_file
     from app.cli import reports
 
     snapshot = load_snapshot()
     try:
         result = validate_file(args.cases, snapshot.gpus, snapshot.models, loso=not args.in_sample_only)
-    except (OSError, UnicodeDecodeError, csv.Error) as error:  # the file itself: say so, no traceback
+    except (OSError, UnicodeDecodeError, csv.Error, CaseFileError) as error:  # the file itself: say so, no traceback
         print(f"gpumatch validate: cannot read {args.cases}: {error}", file=sys.stderr)
         return 2
     if args.json:
@@ -109,8 +109,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownModel as exc:
-        print(f"--model: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error(exc.field, exc)
     if args.json:
         print(json.dumps(payload, indent=2, default=str))
         return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from pydantic import ValidationError
@@ -71,10 +70,12 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.cli.common import load_snapshot, print_flag_errors
+    from app.cli.common import load_snapshot, print_field_error, print_flag_errors
     from app.service import plan
-    from app.service.plan_query import canonical_plan_query
+    from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 
+    if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
+        return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
     try:
         workload = InferenceWorkload.model_validate(_values(args, INFERENCE_FLAGS))
         traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
@@ -92,8 +93,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except plan.PlanFieldError as exc:
-        print(f"--model: {exc}", file=sys.stderr)
-        return 2
+        return print_field_error(exc.field, exc)
     if args.json:
         print(json.dumps(body, indent=2, default=str))
         return 0

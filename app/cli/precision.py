@@ -57,7 +57,7 @@ def cmd_precision(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except precision.PlanFieldError as exc:
-        return print_field_error("model", exc)
+        return print_field_error(exc.field, exc)
     return emit(body, args.json, _print)
 
 

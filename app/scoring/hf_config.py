@@ -102,6 +102,10 @@ def _read_dims(config: dict[str, Any]) -> _Dims:
         kv_heads = 1 if config.get("multi_query") else heads
     if kv_heads > heads:
         raise ValueError(f"hf_config: 'num_key_value_heads' ({kv_heads}) exceeds 'num_attention_heads' ({heads})")
+    if heads % kv_heads:
+        raise ValueError(
+            f"hf_config: 'num_key_value_heads' ({kv_heads}) does not divide 'num_attention_heads' ({heads})"
+        )
     head_dim = keys.pick(config, ("head_dim",), required=False)
     if head_dim is None:
         if hidden % heads:

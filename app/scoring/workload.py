@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.scoring.json_bounds import check_bounded_object
+from app.scoring.numbers_only import NumbersNotBooleans
 
 # One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
 # that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
@@ -30,7 +31,7 @@ RankBy = Literal["output_tokens", "all_tokens", "requests"]
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 
 
-class ModelArchitecture(BaseModel):
+class ModelArchitecture(NumbersNotBooleans):
     """A custom model, for models not in the catalog (fields as in the catalog's model table)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -54,6 +55,39 @@ class ModelArchitecture(BaseModel):
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
     max_context: int | None = Field(None, ge=1, le=10_000_000)
 
+    @field_validator("active_params_b")
+    @classmethod
+    def _active_within_total(cls, value: float | None, info: ValidationInfo) -> float | None:
+        total = info.data.get("params_b")
+        if value is not None and total is not None and value > total:
+            raise ValueError(f"the active parameters ({value:g} B) cannot exceed the total, params_b ({total:g} B)")
+        return value
+
+    @field_validator("num_kv_heads")
+    @classmethod
+    def _kv_heads_divide_heads(cls, value: int | None, info: ValidationInfo) -> int | None:
+        heads = info.data.get("num_attention_heads")
+        if value is not None and heads is not None and value <= heads and heads % value:
+            raise ValueError(f"must divide num_attention_heads ({heads}): each KV head serves a group of query heads")
+        return value
+
+    @field_validator("experts_per_token")
+    @classmethod
+    def _experts_routed(cls, value: int, info: ValidationInfo) -> int:
+        if value == 0 and info.data.get("num_experts"):  # as hf_config's num_experts_per_tok
+            raise ValueError("a mixture of experts (num_experts > 0) routes each token to at least 1 expert")
+        return value
+
+    @field_validator("attention")
+    @classmethod
+    def _mha_has_every_kv_head(cls, value: str, info: ValidationInfo) -> str:
+        kv_heads, heads = info.data.get("num_kv_heads"), info.data.get("num_attention_heads")
+        if value == "mha" and kv_heads is not None and heads is not None and kv_heads != heads:
+            raise ValueError(
+                f"mha keeps one KV head per attention head ({heads}), not {kv_heads}: use gqa for fewer KV heads"
+            )
+        return value
+
     @model_validator(mode="after")
     def _experts_consistent(self) -> ModelArchitecture:
         if self.experts_per_token > self.num_experts:
@@ -70,7 +104,7 @@ class ModelArchitecture(BaseModel):
         return self
 
 
-class Filters(BaseModel):
+class Filters(NumbersNotBooleans):
     """Which offers may be ranked; empty lists mean 'any', except price types (empty = on-demand only)
     and stale prices (left out unless asked for)."""
 
@@ -110,6 +144,15 @@ class _WorkloadBase(Filters):
         elif not self.model:
             raise ValueError("model: give a catalog model id, a custom_model or an hf_config")
         return self
+
+
+# Each load-setting scenario's own field: required under it, meaningless under the others.
+SCENARIO_OF_LOAD_FIELD = {"batch": "fixed_batch", "concurrency": "concurrency", "requests_per_s": "request_rate"}
+SCENARIO_LOAD_UNITS = {
+    "batch": "requests together",
+    "concurrency": "requests in flight",
+    "requests_per_s": "arrivals per second",
+}
 
 
 class InferenceWorkload(_WorkloadBase):
@@ -158,10 +201,15 @@ class InferenceWorkload(_WorkloadBase):
         "single_stream: that load as it runs, rows over the limits ranked after those that meet them; fixed_batch, "
         "max_throughput: that batch, the limits reported only",
     )
-    batch: int | None = Field(None, ge=1, le=65_536, description="fixed_batch: requests together")
-    concurrency: int | None = Field(None, ge=1, le=65_536, description="concurrency: requests in flight")
+    batch: int | None = Field(
+        None, ge=1, le=65_536, validate_default=True, description="fixed_batch: requests together (required there)"
+    )
+    concurrency: int | None = Field(
+        None, ge=1, le=65_536, validate_default=True, description="concurrency: requests in flight (required there)"
+    )
     requests_per_s: float | None = Field(
         None,
+        validate_default=True,
         ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
         description=f"request_rate: Poisson arrivals per second at one replica (at least {MIN_REQUESTS_PER_S:g})",
@@ -203,11 +251,19 @@ class InferenceWorkload(_WorkloadBase):
         "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
     )
 
-    @model_validator(mode="after")
-    def _rate_for_open_loop(self) -> InferenceWorkload:
-        if self.scenario == "request_rate" and self.requests_per_s is None:
-            raise ValueError("requests_per_s: required for scenario request_rate (arrivals per second)")
-        return self
+    @field_validator("batch", "concurrency", "requests_per_s")
+    @classmethod
+    def _load_of_the_scenario(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """The scenario's own load field is required (a default of 1 was a question nobody asked); the other
+        scenarios' are dropped, so a link never carries a value its answer ignored (a form keeps every field)."""
+        scenario, owner = info.data.get("scenario"), SCENARIO_OF_LOAD_FIELD[str(info.field_name)]
+        if scenario is None:  # the scenario itself is invalid: its own error says so
+            return value
+        if scenario != owner:
+            return None
+        if value is None:
+            raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[str(info.field_name)]})")
+        return value
 
     @field_validator("job_requests")
     @classmethod

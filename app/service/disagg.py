@@ -31,8 +31,12 @@ NOTES = (
 )
 
 
+# Both layouts are latency-bound (disaggregated.plan.compare): a link's scenario and its load would be ignored.
+LATENCY_BOUND = {"scenario": "latency_bound", "batch": None, "concurrency": None, "requests_per_s": None}
+
+
 def canonical_disagg_query(workload: InferenceWorkload, traffic: Traffic) -> str:
-    return canonical_plan_query(workload, traffic, None, None)
+    return canonical_plan_query(workload.model_copy(update=LATENCY_BOUND), traffic, None, None)
 
 
 def parse_disagg(items: list[tuple[str, str]]) -> PlanQuery:

@@ -162,7 +162,11 @@ def mix_body(plan: MixPlan) -> dict[str, Any]:
 
 def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
     """POST /api/v1/mix's body (raises PlanFieldError for an unknown model)."""
-    model = resolve_model(question.workload(question.buckets()[0]), snapshot)
+    for bucket in question.buckets():  # every bucket's requests must fit the model's context, not only the first's
+        try:
+            model = resolve_model(question.workload(bucket), snapshot)
+        except PlanFieldError as exc:
+            raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") if exc.field != "model" else exc from None
     plan = plan_mix(question, snapshot, model)
     return {
         "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},

@@ -12,6 +12,7 @@ from app.scoring.serving.plans import LifecyclePlan, ServingPlan, plan_lifecycle
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.plan_query import trains_another_model
 from app.service.rank import UnknownModel, model_spec_for, plain
 
 
@@ -118,6 +119,8 @@ def lifecycle_payload(
     limit: int = 10,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/lifecycle's body (raises PlanFieldError)."""
+    if (other := trains_another_model(training, inference)) is not None:
+        raise PlanFieldError("training.model", other)
     train_model = resolve_model(training, snapshot, "training.")
     serve_model = resolve_model(inference, snapshot, "inference.")
     plan = plan_lifecycle(training, inference, traffic, months, snapshot, train_model, serve_model)

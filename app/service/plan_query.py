@@ -69,6 +69,23 @@ def _months(raw: Any, errors: dict[str, str]) -> int | None:
         return None
 
 
+def trains_another_model(training: TrainingWorkload, inference: InferenceWorkload) -> str | None:
+    """Why a train-then-serve plan cannot train one model and serve another (None: it trains what it serves).
+    Its serving side prices the trained weights (a LoRA adapter of that base, or weights of your own), so the
+    served model has to be the trained one."""
+
+    def which(w: TrainingWorkload | InferenceWorkload) -> tuple[Any, ...]:
+        return ((w.model or "").lower(), w.custom_model, w.hf_config)  # catalog ids match in any case
+
+    if which(training) == which(inference):
+        return None
+    names = [w.model or "a custom model" for w in (training, inference)]
+    return (
+        f"a train-then-serve plan serves the model it trains: it trains {names[0]} but serves {names[1]}; "
+        "leave the training model out, or serve the model you train"
+    )
+
+
 def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Typed values → (inference, traffic, training) dicts by name."""
     inference, traffic, training = {}, {}, {}
@@ -93,12 +110,16 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None
-    if months is not None:  # train_* fields only matter for a train-then-serve plan
+    if months is not None or training_data:  # train_* fields only matter with months, but a bad one is an error
         if "custom_model" in inference:  # the run trains the model it then serves
             training_data.setdefault("custom_model", inference["custom_model"])
         else:
             training_data.setdefault("model", inference.get("model", InferenceWorkload.model_fields["model"].default))
         training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
+        if training is not None and workload is not None and (other := trains_another_model(training, workload)):
+            errors[TRAIN_PREFIX + "model"] = other
+    if months is None:  # no train-then-serve plan: valid train_* fields leave the link
+        training = None
     if errors:
         return PlanQuery(None, None, None, None, values, errors)
     if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # say the default in the link

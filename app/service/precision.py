@@ -17,7 +17,7 @@ from app.service.plan import PlanFieldError, resolve_model
 from app.service.rank import plain
 from app.service.workload_query import ParsedQuery, canonical_pairs, parse
 
-IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row chooses its own dtypes
+IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
 
 
 def canonical_precision_query(workload: InferenceWorkload) -> str:
@@ -26,9 +26,10 @@ def canonical_precision_query(workload: InferenceWorkload) -> str:
 
 
 def parse_precision(items: list[tuple[str, str]]) -> ParsedQuery:
-    query = parse([(k, v) for k, v in items if k not in IGNORED], "inference")
+    query = parse([(k, v) for k, v in items if k != "phase"], "inference")
     if query.workload is not None:
         assert isinstance(query.workload, InferenceWorkload)
+        query.workload = query.workload.model_copy(update={"weight_dtype": "bf16", "kv_dtype": None})
         query.canonical = canonical_precision_query(query.workload)
     return query
 

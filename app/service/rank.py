@@ -26,7 +26,29 @@ class UnknownModel(ValueError):
         self.field = field
 
 
+class BeyondContext(UnknownModel):
+    """An inference workload whose prompt and output do not fit the model's context window."""
+
+
 def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+    """The workload's model; an inference workload longer than its context raises BeyondContext."""
+    spec = _resolve(workload, snapshot)
+    if isinstance(workload, InferenceWorkload):
+        check_context(workload.input_len, workload.output_len, spec)
+    return spec
+
+
+def check_context(input_len: int, output_len: int, spec: ModelSpec) -> None:
+    """A request's prompt and output must fit the model's context (training may extend it: its ranking notes that)."""
+    context = spec.max_context
+    if context is None or input_len + output_len <= context:
+        return
+    total = input_len + output_len
+    message = f"input_len + output_len ({total:,} tokens) exceeds {spec.name}'s context of {context:,} tokens"
+    raise BeyondContext(message, field="input_len" if input_len >= context else "output_len")
+
+
+def _resolve(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     if workload.custom_model is not None:
         return spec_from_architecture(workload.custom_model)
     if workload.hf_config is not None:

@@ -135,19 +135,35 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
         data["custom_model"] = arch
     if phase == "inference" and "tokens_per_s_per_user" in data:
         rate = data.pop("tokens_per_s_per_user")
+        if _both_given("tokens_per_s_per_user", "tpot_ms", data, errors):
+            return data
         try:
+            if not 0 < float(rate) < float("inf"):
+                raise ValueError
             data["tpot_ms"] = 1000.0 / float(rate)
-        except (ValueError, ZeroDivisionError):
+        except ValueError:
             errors["tokens_per_s_per_user"] = "must be a positive number of tokens per second"
     if phase == "training" and "steps" in data:
         steps = data.pop("steps")
+        if _both_given("steps", "total_tokens", data, errors):
+            return data
         try:
             seqs = float(data.get("global_batch_seqs", TrainingWorkload.model_fields["global_batch_seqs"].default))
             seq_len = float(data.get("seq_len", TrainingWorkload.model_fields["seq_len"].default))
+            if not (float(steps).is_integer() and float(steps) >= 1):
+                raise ValueError
             data["total_tokens"] = float(steps) * seqs * seq_len
-        except ValueError:
+        except (ValueError, OverflowError):
             errors["steps"] = "must be a whole number of optimizer steps"
     return data
+
+
+def _both_given(convenience: str, field_name: str, data: dict[str, Any], errors: dict[str, str]) -> bool:
+    """A form convenience and the field it sets, both given: an error naming both, not one silently winning."""
+    if field_name not in data:
+        return False
+    errors[convenience] = f"give one of {convenience} or {field_name}, not both"
+    return True
 
 
 def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | None:

@@ -195,7 +195,10 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
     }
     # The saved page's own query is only its view (`?page=2`, `?sort=ttft`): the question is the link's.
     view_errors: dict[str, str] = {}
-    parsed.view = parse_view(dict(request.query_params), view_errors, parsed.phase)
+    asked = dict(request.query_params)
+    parsed.view = parse_view(asked, view_errors, parsed.phase)
+    for name in asked:  # what parse_view left: a question field, which a saved link fixes (the live page takes it)
+        view_errors.setdefault(name, "a saved link's question is fixed: only sort, show and page may follow it")
     if view_errors:
         parsed.errors.update(view_errors)
         parsed.workload = None  # a 422 naming the field, beside the form, as on the live page

@@ -17,6 +17,7 @@ from app.scoring.inference.limits import over_limits, unapplied_limits_note
 from app.scoring.inference.memory import (
     GB,
     attention_params,
+    head_split_reason,
     kv_replicated_under_tp,
     max_sequences,
     memory_breakdown_gb,
@@ -170,6 +171,8 @@ def solve_inference(
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return memory_breakdown_gb(gpu, model, wdt, kvdt, held_tokens, 0, tp, pp, dp, engine)
 
+    if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
+        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory())
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp, engine) * tp * pp
     per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0

@@ -40,6 +40,19 @@ def kv_replicated_under_tp(model: ModelSpec, tensor_parallel: int) -> bool:
     return tensor_parallel > 1 and (model.attention == "mla" or model.num_kv_heads < tensor_parallel)
 
 
+def head_split_reason(model: ModelSpec, tensor_parallel: int) -> str | None:
+    """Why attention cannot be split by heads over this TP (None = it can). As vLLM, SGLang and TensorRT-LLM
+    split it: TP divides the query heads, and the KV heads or is a multiple of them (each KV head copied)."""
+    tp, heads, kv_heads = tensor_parallel, model.num_attention_heads, model.num_kv_heads
+    if tp <= 1:
+        return None
+    if heads % tp:
+        return f"tensor parallel {tp} does not divide the model's {heads} attention heads"
+    if model.attention != "mla" and (kv_heads % tp if kv_heads >= tp else tp % kv_heads):
+        return f"tensor parallel {tp} neither divides the model's {kv_heads} KV heads nor is a multiple of them"
+    return None
+
+
 def routed_share(model: ModelSpec) -> float:
     """k / E: the share of routed experts one token passes through (0 for dense models)."""
     if model.is_moe and model.num_experts > model.experts_per_token > 0:

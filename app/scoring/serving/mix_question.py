@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.request_shapes import SHAPES, ShapeName
 from app.scoring.serving.traffic import (
     MAX_PEAK_FACTOR,
@@ -24,7 +25,7 @@ MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimat
 DEFAULT_MIX = "chat:1,rag:1"
 
 
-class LengthBucket(BaseModel):
+class LengthBucket(NumbersNotBooleans):
     """One bucket of the request-length histogram: a named shape, or input_len and output_len."""
 
     model_config = ConfigDict(extra="forbid")

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId
@@ -28,7 +29,7 @@ from app.scoring.workload import ShortId
 CENTS_PER_USD = 100.0
 
 
-class OwnershipQuestion(BaseModel):
+class OwnershipQuestion(NumbersNotBooleans):
     """Own N GPUs or rent them; empty fields take the sourced default named in the answer."""
 
     model_config = ConfigDict(extra="forbid")

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.workload import MIN_REQUESTS_PER_S
 
 HOURS_PER_MONTH = 730.0  # 365 days x 24 h / 12 months: the "per month" of cloud price pages
@@ -35,7 +36,7 @@ IDLE_RATE_PER_S = 1e-9  # hourly rates below this are zero traffic (rounding of 
 Profile = Literal["flat", "business_hours", "diurnal"]
 
 
-class Traffic(BaseModel):
+class Traffic(NumbersNotBooleans):
     """How much traffic, when, and how the fleet may scale. Give requests_per_day or peak_requests_per_s."""
 
     model_config = ConfigDict(extra="forbid")

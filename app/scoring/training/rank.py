@@ -308,6 +308,11 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     shared: dict[int, SharedTerms | None] = {}
     estimates: dict[int, TrainingEstimate] = {}
     notes: list[str] = [fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY)] if w.precision == "fp4" else []
+    if model.max_context is not None and w.seq_len > model.max_context:  # a long-context extension, not an error
+        notes.append(
+            f"seq_len {w.seq_len:,} extends {model.name} beyond its native context of {model.max_context:,} tokens: "
+            "a long-context extension (the position encoding's scaling is yours to set; the estimate prices the tokens)"
+        )
     for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
         fallback = peak_tflops(gpu, w.precision)[2].strip("; ")  # e.g. "no FP4 tensor cores: runs in FP8"

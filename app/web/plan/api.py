@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
@@ -26,7 +27,7 @@ class ServingRequest(BaseModel):
     traffic: Traffic = Field(default_factory=Traffic)
 
 
-class LifecycleRequest(BaseModel):
+class LifecycleRequest(NumbersNotBooleans):
     model_config = ConfigDict(extra="forbid")
 
     training: TrainingWorkload = Field(description="the rank API's training workload")
