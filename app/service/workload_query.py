@@ -135,7 +135,9 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
         data["custom_model"] = arch
     if phase == "inference" and "tokens_per_s_per_user" in data:
         rate = data.pop("tokens_per_s_per_user")
-        if _both_given("tokens_per_s_per_user", "tpot_ms", data, errors):
+        if _both_given(
+            "tokens_per_s_per_user", "tpot_ms", data, errors, InferenceWorkload.model_fields["tpot_ms"].default
+        ):
             return data
         try:
             if not 0 < float(rate) < float("inf"):
@@ -145,7 +147,7 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
             errors["tokens_per_s_per_user"] = "must be a positive number of tokens per second"
     if phase == "training" and "steps" in data:
         steps = data.pop("steps")
-        if _both_given("steps", "total_tokens", data, errors):
+        if _both_given("steps", "total_tokens", data, errors, TrainingWorkload.model_fields["total_tokens"].default):
             return data
         try:
             seqs = float(data.get("global_batch_seqs", TrainingWorkload.model_fields["global_batch_seqs"].default))
@@ -158,9 +160,20 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
     return data
 
 
-def _both_given(convenience: str, field_name: str, data: dict[str, Any], errors: dict[str, str]) -> bool:
-    """A form convenience and the field it sets, both given: an error naming both, not one silently winning."""
+def _both_given(
+    convenience: str, field_name: str, data: dict[str, Any], errors: dict[str, str], default: float
+) -> bool:
+    """A form convenience and the field it sets, both given: an error naming both, not one silently winning. The
+    form shows the field filled with its default, so a value left at the default is no choice: the convenience
+    sets the field (40 tokens/s per user typed beside the form's default 50 ms TPOT asks for 25 ms)."""
     if field_name not in data:
+        return False
+    try:
+        untouched = float(data[field_name]) == default
+    except (TypeError, ValueError):
+        untouched = False
+    if untouched:
+        del data[field_name]
         return False
     errors[convenience] = f"give one of {convenience} or {field_name}, not both"
     return True
