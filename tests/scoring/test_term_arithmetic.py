@@ -95,3 +95,43 @@ def test_tpot_is_the_sum_of_the_step_terms() -> None:
     parts = ("decode dense GEMMs", "decode routed-expert GEMMs", "decode attention", "TP all-reduce")
     parts += ("launch and host overheads", "MoE prefill host time per step")
     assert sum(terms[name] for name in parts) == pytest.approx(terms["TPOT"], rel=1e-9)
+
+
+def test_training_compute_and_mfu_add_up_in_their_own_flops_conventions() -> None:
+    """The reviewer's row: 8B pretrain on 24xB200 showed 0.44 x 2250 TFLOPS x 61.06 GFLOP/token (10.8 s) beside
+    9.64 s of compute. The compute is timed on executed FLOPs (causal attention), MFU on model FLOPs (full)."""
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.workload import TrainingWorkload
+
+    w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", seq_len=8192, global_batch_seqs=512)
+    est = estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w)
+    terms = {t.name: t for t in est.terms}
+    compute, mfu, executed = terms["compute"], terms["MFU"], terms["executed FLOPs per token"]
+    assert stated_value(compute.detail) == pytest.approx(compute.value, rel=5e-3)
+    assert stated_value(mfu.detail) == pytest.approx(est.mfu, rel=5e-3)
+    assert stated_value(executed.detail) * 1e9 == pytest.approx(executed.value, rel=5e-3)
+    # the two conventions differ by the causal half of attention, and each term says which it counts
+    assert terms["FLOPs per token"].value - executed.value == pytest.approx(12 * 32 * 4096 * 8192 / 2, rel=1e-9)
+    assert "attention counted in full" in terms["FLOPs per token"].detail
+    assert "causal" in executed.detail
+    assert est.mfu == pytest.approx(est.flops_per_token * est.tokens_per_s_per_gpu / 2250e12)
+
+
+@pytest.mark.parametrize(
+    ("model", "gpu", "count", "fields"),
+    [
+        ("llama-3.1-70b", "H100-SXM", 8, {"method": "qlora", "global_batch_seqs": 16}),
+        ("llama-3.1-8b", "A100-SXM-80GB", 8, {"method": "lora"}),
+        ("llama-3.1-8b", "H100-SXM", 16, {"method": "pretrain", "precision": "fp8"}),
+        ("mixtral-8x7b", "H200", 32, {"method": "full_ft", "seq_len": 32768}),
+    ],
+)
+def test_training_compute_term_adds_up(model: str, gpu: str, count: int, fields: dict) -> None:
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.workload import TrainingWorkload
+
+    fields = {k: v for k, v in fields.items() if v is not None}
+    est = estimate_training(GPUS[gpu], count, MODELS[model], TrainingWorkload(model=model, **fields))
+    terms = {t.name: t for t in est.terms}
+    assert stated_value(terms["compute"].detail) == pytest.approx(terms["compute"].value, rel=5e-3)
+    assert stated_value(terms["MFU"].detail) == pytest.approx(terms["MFU"].value, rel=5e-3)
