@@ -135,3 +135,17 @@ def test_training_compute_term_adds_up(model: str, gpu: str, count: int, fields:
     terms = {t.name: t for t in est.terms}
     assert stated_value(terms["compute"].detail) == pytest.approx(terms["compute"].value, rel=5e-3)
     assert stated_value(terms["MFU"].detail) == pytest.approx(terms["MFU"].value, rel=5e-3)
+
+
+def test_a_global_batch_that_does_not_split_over_the_replicas_says_so() -> None:
+    """512 sequences over DP 12 is 42.67 per replica, which Megatron/torchtitan refuse; the term says what the
+    estimate does instead, and stays quiet where the batch divides."""
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.workload import TrainingWorkload
+
+    w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", seq_len=8192, global_batch_seqs=512)
+    uneven = estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w)
+    even = estimate_training(GPUS["B200"], 16, MODELS["llama-3.1-8b"], w)
+    dp = {e.gpu_count: next(t.detail for t in e.terms if t.name == "exposed DP/FSDP traffic") for e in (uneven, even)}
+    assert "512 / 12 = 42.67" in dp[24] and "504 or 516" in dp[24]
+    assert "not a whole number" not in dp[16]

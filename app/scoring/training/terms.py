@@ -154,6 +154,23 @@ def training_terms(
             "exposed DP/FSDP traffic",
             st.dp_comm_s,
             "s/step",
-            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}",
+            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}{uneven_batch_note(w, layout, gpu_count)}",
         ),
     ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
+
+
+def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
+    """'' when the global batch splits into whole sequences per data-parallel replica; else what the estimate does.
+
+    Megatron-LM and torchtitan require global batch % (micro-batch × DP) == 0; this estimate times each replica's
+    average share of the batch (tokens per GPU = batch × sequence / GPUs) and does not skip such layouts."""
+    replicas = max(1, layout.data_parallel(gpu_count) // layout.sequence_parallel)
+    if w.global_batch_seqs % (replicas * layout.micro_batch_seqs) == 0:
+        return ""
+    share = w.global_batch_seqs / replicas
+    low, high = int(share) * replicas, (int(share) + 1) * replicas
+    return (
+        f"; the global batch of {w.global_batch_seqs} sequences is not a whole number per replica "
+        f"({w.global_batch_seqs} / {replicas} = {share:.2f}): timed at that average share, where Megatron-LM and "
+        f"torchtitan require global batch % (micro-batch × DP) == 0 (a real run would take {low} or {high})"
+    )
