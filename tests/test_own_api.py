@@ -210,3 +210,25 @@ def test_plan_links_to_own_only_for_a_gpu_it_answers_without_inputs(client):
     best = re.search(r"Cheapest dedicated: <strong>\d+×([\w-]+)</strong>", page).group(1)
     assert best != "H100-SXM"  # the case the link used to lead into a 422
     assert f"/own?gpu={best}" not in page
+
+
+def test_default_server_price_and_power_scale_with_the_gpus_per_server(client):
+    """tco.csv prices and powers 8-GPU servers: 72 GPUs in one server cost 9 of them, not one (was $317k and
+    7.5 kW for 72 H100s), and one GPU an eighth."""
+
+    def inputs(**q):  # type: ignore[no-untyped-def]
+        body = client.post("/api/v1/own", json={"gpu": "H100-SXM", **q}).json()
+        return {i["name"]: i for i in body["inputs"]}, body
+
+    eight, _ = inputs(gpu_count=8, gpus_per_server=8)
+    big, big_body = inputs(gpu_count=72, gpus_per_server=72)
+    one, _ = inputs(gpu_count=1, gpus_per_server=1)
+    for name in ("purchase_usd_per_server", "power_kw_per_server", "provisioned_kw_per_server"):
+        assert big[name]["value"] == pytest.approx(eight[name]["value"] * 9)
+        assert one[name]["value"] == pytest.approx(eight[name]["value"] / 8)
+        assert "72/8" in big[name]["source"] and "per-GPU share" in big[name]["source"]
+        assert "per-GPU share" not in eight[name]["source"]
+    assert big_body["purchase_usd"] == pytest.approx(9 * eight["purchase_usd_per_server"]["value"])
+    # a value the user gives is per server as given, never scaled
+    given, _ = inputs(gpu_count=72, gpus_per_server=72, purchase_usd_per_server=3_000_000)
+    assert given["purchase_usd_per_server"]["value"] == 3_000_000

@@ -123,6 +123,7 @@ STEP_TERMS = {
     "decode routed-expert GEMMs": "routed experts",
     "TP all-reduce": "all-reduce",
     "launch and host overheads": "overheads",
+    "MoE prefill host time per step": "MoE prefill host",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -14,6 +15,17 @@ class Term:
     value: float
     unit: str
     detail: str = ""
+
+
+def figure(value: float, digits: int = 4) -> str:
+    """`value` with at least `digits` significant digits and no exponent (136.6, 0.02120, 3,040), so that a term's
+    arithmetic, written with these figures, reproduces its value to within about 0.05 % per figure."""
+    if not math.isfinite(value):
+        return f"{value:g}"
+    if value == round(value) and abs(value) < 1e15:  # counts: 61 layers, 50 sequences
+        return f"{round(value):,}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
 
 
 def duration_text(seconds: float) -> str:

@@ -330,21 +330,26 @@ def factor_text(factors: list[tuple[str, float]]) -> str:
     return " x ".join(f"{value:.3g} ({name})" for name, value in factors)
 
 
-def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float:
-    """Two ring all-reduces per layer of tokens x hidden activations: alpha + 2(TP-1)/TP x bytes / link."""
+def allreduce_call_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> tuple[float, float]:
+    """(latency, transfer) ms of one ring all-reduce of tokens x hidden activations: alpha, and 2(TP-1)/TP x bytes
+    / link (across nodes: reduce-scatter/all-gather inside each node, all-reduce of 1/g of it across nodes)."""
     tp = ctx.tensor_parallel
-    if tp <= 1:
-        return 0.0
     alpha = eff.allreduce_alpha_nvlink_ms if ctx.nvlink else eff.allreduce_alpha_pcie_ms
     payload = tokens * ctx.hidden_size * ACTIVATION_BYTES
-    if ctx.tp_nodes > 1:  # reduce-scatter/all-gather inside each node, all-reduce of 1/g of it across nodes
+    if ctx.tp_nodes > 1:
         nodes, local = ctx.tp_nodes, tp / ctx.tp_nodes
         inside = 2 * (local - 1) / local * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY)
         across = 2 * (nodes - 1) / nodes * payload / local / (ctx.tp_fabric_gbs * 1e9)
-        per_call = alpha + eff.allreduce_alpha_fabric_ms + (inside + across) * 1e3
-    else:
-        per_call = alpha + 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
-    return 2 * ctx.layers_per_stage * per_call
+        return alpha + eff.allreduce_alpha_fabric_ms, (inside + across) * 1e3
+    return alpha, 2 * (tp - 1) / tp * payload / (ctx.link_gbs * 1e9 * LINK_EFFICIENCY) * 1e3
+
+
+def allreduce_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> float:
+    """Two ring all-reduces per layer (allreduce_call_ms), none at TP1."""
+    if ctx.tensor_parallel <= 1:
+        return 0.0
+    latency, transfer = allreduce_call_ms(ctx, eff, tokens)
+    return 2 * ctx.layers_per_stage * (latency + transfer)
 
 
 def stage_send_ms(ctx: InferenceContext, tokens: float) -> float:
@@ -430,6 +435,28 @@ def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class StepDetail:
+    """What a forward pass's totals are made of, kept for its explanation (terms.py); no timing reads it.
+
+    Each kernel class is a (memory ms, compute ms) pair that roofline_ms combines: the dense GEMMs, the routed
+    experts' grouped GEMMs (zero for a dense model) and the attention (KV reads vs QK^T/AV FLOPs)."""
+
+    tokens: float  # tokens this pass carries per stage: decode (x verified drafts) + prefill
+    attending_seqs: float  # sequences whose KV the step waits to read (attending_seqs)
+    attended_tokens: float  # KV tokens each of them reads (sliding layers: their window)
+    gemm_flops: float  # dense + routed-expert matmul FLOPs per GPU
+    expert_flops: float  # the routed experts' part of gemm_flops
+    attention_flops: float  # QK^T and AV FLOPs per GPU
+    expert_coverage: float  # share of this GPU's routed-expert bytes the pass touches
+    dense: tuple[float, float]
+    experts: tuple[float, float]
+    attention: tuple[float, float]
+    host_sequences: float  # sequences paying the per-sequence host time (a prefill counts as one)
+    host_ms: float  # launch and host overheads per step, layer and sequence
+    moe_host_ms: float  # eager MoE prefill host time of the prefill passes this step stands for
+
+
+@dataclass(frozen=True, slots=True)
 class StepParts:
     """One forward pass of one pipeline stage (ms) and the work behind it.
 
@@ -450,6 +477,7 @@ class StepParts:
     tokens_per_step: float = 1.0  # tokens each sequence advances per pass (> 1 with speculative decoding)
     expert_busy_ms: float = 0.0  # the routed experts' grouped GEMMs (part of busy_ms): their own roofline
     prefill_tokens: float = 0.0  # prompt tokens this pass prefills beside the decode (per pipeline stage)
+    detail: StepDetail | None = None
 
     @property
     def total_ms(self) -> float:
@@ -516,6 +544,23 @@ def forward_parts(
     attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
     expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
+    host_sequences = seqs + (1.0 if new_prefill else 0.0)
+    host_ms, moe_host_ms = overhead_ms(ctx, eff, host_sequences), prefill_passes * moe_prefill_ms(ctx, eff)
+    detail = StepDetail(
+        tokens,
+        attending,
+        attended,
+        gemm_flops,
+        expert_flops,
+        attention_flops,
+        coverage,
+        dense_gemm,
+        expert_gemm,
+        attention,
+        host_sequences,
+        host_ms,
+        moe_host_ms,
+    )
     return StepParts(
         weights,
         kv,
@@ -523,11 +568,12 @@ def forward_parts(
         dense_gemm[0] + expert_gemm[0] + attention[0],
         dense_gemm[1] + expert_gemm[1] + attention[1],
         allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
-        overhead_ms(ctx, eff, seqs + (1.0 if new_prefill else 0.0)) + prefill_passes * moe_prefill_ms(ctx, eff),
+        host_ms + moe_host_ms,
         pp,
         busy,
         expert_busy_ms=expert_ms,
         prefill_tokens=new_prefill,
+        detail=detail,
     )
 
 

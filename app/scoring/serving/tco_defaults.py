@@ -5,6 +5,8 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
   a bare GPU price leaves out the CPUs, memory and network, so it is never used as a server price);
 - power draw: the midpoint of the published typical draw under load, else the maximum input;
 - provisioned kW (colocation): the maximum input;
+- purchase and power for a server of another size: the 8-GPU server's per-GPU share times the GPUs per server
+  (an assumption: the host's CPUs, memory, network and power scale with its GPUs; tco.csv has no other sizes);
 - $/kWh: the first US commercial rate listed (EIA, East North Central, April 2025);
 - PUE: the industry average (Uptime Institute 2023);
 - colocation: CBRE's own report (cbre.com) rather than secondary summaries;
@@ -27,6 +29,9 @@ from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId
 
 CENTS_PER_USD = 100.0
+# GPUs in every server whose price or power tco.csv gives (DGX H100/H200/B200, "8x H100 node"): the defaults scale
+# from it to the question's gpus_per_server.
+SOURCED_SERVER_GPUS = 8
 
 
 class OwnershipQuestion(NumbersNotBooleans):
@@ -37,7 +42,12 @@ class OwnershipQuestion(NumbersNotBooleans):
     gpu: ShortId = Field("H100-SXM", description="catalog GPU id")
     gpu_count: int = Field(8, ge=1, le=4_096, description="GPUs owned (or rented)")
     utilisation_pct: float = Field(60, gt=0, le=100, description="share of hours the GPUs do useful work")
-    gpus_per_server: int = Field(8, ge=1, le=72, description="GPUs in one server")
+    gpus_per_server: int = Field(
+        8,
+        ge=1,
+        le=72,
+        description="GPUs in one server; the default price and power are an 8-GPU server's per-GPU share times this",
+    )
     purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8)
     power_kw_per_server: float | None = Field(None, gt=0, le=200, description="average draw while on")
     provisioned_kw_per_server: float | None = Field(None, gt=0, le=200, description="colocation kW contracted")
@@ -95,7 +105,18 @@ def _from_row(name: str, row: TcoInput, unit: str, scale: float = 1.0, why: str 
     return ResolvedInput(name, row.value * scale, unit, False, text, row.as_of, row.source_url)
 
 
-def _purchase(tco: tuple[TcoInput, ...], gpu: str) -> ResolvedInput:
+def _per_server_size(gpus_per_server: int) -> tuple[float, str]:
+    """(scale, why) of an 8-GPU server's figure for a server of `gpus_per_server` GPUs."""
+    if gpus_per_server == SOURCED_SERVER_GPUS:
+        return 1.0, ""
+    return gpus_per_server / SOURCED_SERVER_GPUS, (
+        f"; × {gpus_per_server}/{SOURCED_SERVER_GPUS} for {gpus_per_server} GPUs per server: the "
+        f"{SOURCED_SERVER_GPUS}-GPU server's per-GPU share, assuming its CPUs, memory, network and power scale "
+        "with the GPUs"
+    )
+
+
+def _purchase(tco: tuple[TcoInput, ...], gpu: str, gpus_per_server: int = SOURCED_SERVER_GPUS) -> ResolvedInput:
     rows = sorted(_rows(tco, "purchase_price_server", gpu), key=lambda t: t.as_of, reverse=True)
     if not rows:
         gpu_price = _rows(tco, "purchase_price_gpu", gpu)
@@ -103,16 +124,20 @@ def _purchase(tco: tuple[TcoInput, ...], gpu: str) -> ResolvedInput:
             f" (tco.csv has a bare GPU price, {gpu_price[0].value_text} USD, without the server)" if gpu_price else ""
         )
         raise MissingInput("purchase_usd_per_server", f"no sourced server price for {gpu} in tco.csv{hint}; give one")
-    return _from_row("purchase_usd_per_server", rows[0], "$ per server", why="newest dated server price")
+    scale, size = _per_server_size(gpus_per_server)
+    return _from_row("purchase_usd_per_server", rows[0], "$ per server", scale, "newest dated server price" + size)
 
 
-def _power(tco: tuple[TcoInput, ...], gpu: str, field: str, typical_first: bool) -> ResolvedInput:
+def _power(
+    tco: tuple[TcoInput, ...], gpu: str, field: str, typical_first: bool, gpus_per_server: int = SOURCED_SERVER_GPUS
+) -> ResolvedInput:
     items = ("system_power_typical", "system_power_max") if typical_first else ("system_power_max",)
+    scale, size = _per_server_size(gpus_per_server)
     for item in items:
         rows = _rows(tco, item, gpu)
         if rows:
             why = "midpoint of the typical draw" if item == "system_power_typical" else "maximum input"
-            return _from_row(field, rows[0], "kW per server", why=why)
+            return _from_row(field, rows[0], "kW per server", scale, why + size)
     raise MissingInput(field, f"no sourced system power for {gpu} servers in tco.csv; give one")
 
 
@@ -158,9 +183,9 @@ UNITS = {"purchase_usd_per_server": "$ per server", "power_kw_per_server": "kW p
 def _defaults(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, Callable[[], ResolvedInput]]:
     tco = snapshot.tco
     return {
-        "purchase_usd_per_server": lambda: _purchase(tco, q.gpu),
-        "power_kw_per_server": lambda: _power(tco, q.gpu, "power_kw_per_server", typical_first=True),
-        "provisioned_kw_per_server": lambda: _power(tco, q.gpu, "provisioned_kw_per_server", typical_first=False),
+        "purchase_usd_per_server": lambda: _purchase(tco, q.gpu, q.gpus_per_server),
+        "power_kw_per_server": lambda: _power(tco, q.gpu, "power_kw_per_server", True, q.gpus_per_server),
+        "provisioned_kw_per_server": lambda: _power(tco, q.gpu, "provisioned_kw_per_server", False, q.gpus_per_server),
         "usd_per_kwh": lambda: _from_row(
             "usd_per_kwh",
             _first(tco, "electricity_price", "usd_per_kwh", pick="commercial"),

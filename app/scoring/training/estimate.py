@@ -29,6 +29,7 @@ from app.scoring.training.step_time import (
     peak_tflops,
     workload_step_time,
 )
+from app.scoring.training.terms import training_terms
 from app.scoring.workload import TrainingWorkload
 
 RECOMPUTE_ORDER = ("none", "selective", "full")
@@ -232,43 +233,6 @@ def _reason_no_fit(
     return text, breakdown
 
 
-PEAK_LABELS = {"fp8": "FP8", "fp4": "FP4"}
-
-
-def _terms(model, w, layout, gpu_count, st: StepTime, peak, pclass, breakdown, flops) -> list[Term]:
-    tokens_step = w.global_batch_seqs * w.seq_len
-    return [
-        Term(
-            "FLOPs per token",
-            flops,
-            "FLOP",
-            f"{4 if w.method in ('lora', 'qlora') else 6} × {model.active_params_b:g}B active"
-            f" + 12 × {model.layers} layers × {model.num_attention_heads * model.head_dim} × {w.seq_len} tokens",
-        ),
-        Term("dense peak", peak, "TFLOPS", f"{PEAK_LABELS.get(pclass, 'BF16/FP16')} tensor peak"),
-        Term("effective MFU (compute phase)", st.mfu_eff, "fraction", "family × precision × framework × width × scale"),
-        Term("compute", st.compute_s, "s/step", f"{tokens_step:,} tokens over {gpu_count} GPUs"),
-        Term(
-            "pipeline bubble",
-            st.bubble_s,
-            "s/step",
-            f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
-        ),
-        Term(
-            "exposed TP all-reduce" + (" + SP all-to-all" if layout.sequence_parallel > 1 else ""),
-            st.tp_comm_s,
-            "s/step",
-            f"TP{layout.tensor_parallel}" + (f", SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""),
-        ),
-        Term(
-            "exposed DP/FSDP traffic",
-            st.dp_comm_s,
-            "s/step",
-            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}",
-        ),
-    ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
-
-
 def loss_memory_note(framework: str) -> str:
     """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
     per_element = logits_bytes_per_element(framework)
@@ -364,7 +328,22 @@ def estimate_training(
         step_s,
         flops,
         band,
-        _terms(model, w, chosen, gpu_count, st, peak, pclass, breakdown, flops),
+        training_terms(
+            gpu,
+            gpu_count,
+            model,
+            w,
+            chosen,
+            st,
+            peak,
+            pclass,
+            breakdown,
+            flops,
+            mfu,
+            e,
+            attention_span,
+            capacity_factor,
+        ),
         [*_assumptions(gpu, w, note), evidence],
     )
 

@@ -392,6 +392,27 @@ def compute_seconds(
     capacity (token-dropping MoE with dense expert matmuls computes capacity × tokens, dropless computes 1×).
     """
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
+    dense, attn = executed_flops_per_token(
+        e, model, method, seq_len, recompute, attention_span, capacity_factor, framework
+    )
+    attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
+    return tokens_per_gpu * (dense + attn * attention_slowdown / attn_eff) / (peak * 1e12 * mfu)
+
+
+def executed_flops_per_token(
+    e: TrainingEfficiency,
+    model: ModelSpec,
+    method: str,
+    seq_len: int,
+    recompute: str,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
+    framework: str = "auto",
+) -> tuple[float, float]:
+    """(matmul, attention) FLOPs a token costs as executed, which the compute phase is timed on: k × active params
+    plus expert padding and recompute; the score/AV matmuls at their causal share (flash attention skips the masked
+    half), a third more under full recompute. Model FLOPs (model_flops_per_token, the MFU convention) differ: no
+    recompute, attention in full."""
     n_active = model.active_params_b * 1e9
     extra = recompute_flops_per_param(e, model, recompute, framework)
     padded = max(0.0, capacity_factor - 1.0) * routed_expert_params(model)
@@ -399,8 +420,7 @@ def compute_seconds(
     dense = dense_flops_per_token(model, method) + k * padded + extra * (n_active + padded)
     span = min(seq_len, attention_span) if attention_span else seq_len
     attn = attention_flops_per_token(model, span) * (4 / 3 if recompute == "full" else 1.0) * CAUSAL_SHARE
-    attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
-    return tokens_per_gpu * (dense + attn * attention_slowdown / attn_eff) / (peak * 1e12 * mfu)
+    return dense, attn
 
 
 def workload_step_time(

@@ -1,0 +1,238 @@
+"""The decode step's explanation lines: each term's first clause (before any ';') is its own arithmetic, written with
+the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) reproduces its value from them."""
+
+from __future__ import annotations
+
+from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
+from app.scoring.explain import Term
+from app.scoring.explain import figure as f
+from app.scoring.inference.steps import (
+    InferenceContext,
+    StepDetail,
+    StepParts,
+    allreduce_call_ms,
+    factor_text,
+    mbu,
+    mbu_cap_text,
+    mbu_factors,
+    mfu,
+    mfu_factors,
+    moe_prefill_ms,
+    per_sequence_overhead_ms,
+    roofline_ms,
+    stage_send_ms,
+)
+
+SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
+# What stands behind the ROCm factors, said wherever they apply.
+ROCM_EVIDENCE = (
+    "ROCm factors fitted on the two AMD inference publications, argonne's 2024 vLLM 0.6.1 ROCm runs and AMD's tuned "
+    "MLPerf v4.1 submission, which disagree 2-5x at large batches: a compromise with a wide band (docs/ACCURACY.md)"
+)
+
+
+def _detail(step: StepParts) -> StepDetail:
+    if step.detail is None:  # every StepParts from forward_parts carries one
+        raise ValueError("a decode step without its breakdown")
+    return step.detail
+
+
+def _roofline_text(pair: tuple[float, float], p: float) -> str:
+    memory, compute = pair
+    return f"({f(memory)}^{f(p)} + {f(compute)}^{f(p)})^(1/{f(p)})"
+
+
+def _weight_term(ctx: InferenceContext, step: StepParts) -> Term:
+    d = _detail(step)
+    dense = f"{f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB"
+    if not ctx.moe:
+        whole = "; attention weights whole on every GPU (data-parallel attention)" if ctx.attention_dp > 1 else ""
+        return Term(
+            "decode weight read",
+            step.weight_bytes / 1e9,
+            "GB/GPU/step",
+            f"{dense} per GPU at TP{ctx.tensor_parallel}{whole}",
+        )
+    busiest = f", the busiest of EP{ctx.expert_parallel}'s GPUs" if ctx.expert_parallel > 1 else ""
+    detail = (
+        f"{dense} dense + {f(ctx.expert_weight_bytes_per_gpu / 1e9)} GB routed experts x {f(d.expert_coverage)} "
+        f"touched; {d.tokens:,.0f} tokens per step touch that share of this GPU's experts: 1 - (1 - k/E)^tokens, "
+        f"k/E = {ctx.experts_active_share:.3g}{busiest}"
+    )
+    return Term("decode weight read", step.weight_bytes / 1e9, "GB/GPU/step", detail)
+
+
+def _kv_term(ctx: InferenceContext, step: StepParts, beam_width: int) -> Term:
+    d = _detail(step)
+    per_token = ctx.kv_bytes_per_token_per_gpu
+    beams = f"; {beam_width} beams a request, each with its own KV" if beam_width > 1 else ""
+    detail = (
+        f"{f(d.attending_seqs)} sequences x {f(per_token * d.attended_tokens / 1e9)} GB each{beams}; "
+        f"{d.attended_tokens:,.0f} tokens at mean context x {f(per_token / 1e3)} kB per token per GPU"
+    )
+    return Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", detail)
+
+
+def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str) -> Term:
+    """A pass's memory time: its weights (dense, touched experts) and KV cache at their streaming efficiencies."""
+    d, bw = _detail(step), f(ctx.bandwidth_tbs)
+    dense_mbu, kv_bytes = f(mbu(ctx, eff)), step.kv_bytes
+    parts = [f"{f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB weights / ({bw} TB/s x MBU {dense_mbu})"]
+    if d.experts[0]:
+        expert_bytes = step.weight_bytes - ctx.dense_weight_bytes_per_gpu
+        expert_mbu = f(mbu(ctx, eff, tp_penalty=False))
+        parts.append(
+            f"{f(expert_bytes / 1e9)} GB experts / ({bw} TB/s x MBU {expert_mbu} x {f(eff.moe_mbu_factor)} MoE)"
+        )
+    if kv_bytes:
+        parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s x MBU {dense_mbu} x {f(eff.kv_mbu_factor)} KV)")
+    detail = (
+        " + ".join(parts)
+        + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
+        + ("; the routed experts' MBU has no TP factor (one grouped-GEMM launch streams them)" if d.experts[0] else "")
+        + f"; {SOURCE}"
+        + (f"; {ROCM_EVIDENCE}" if ctx.amd else "")
+    )
+    return Term(name, step.memory_ms, "ms", detail)
+
+
+def compute_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str) -> Term:
+    """A pass's compute time: its matmul and attention FLOPs at the matmul efficiency."""
+    d = _detail(step)
+    piggyback = (
+        f"; the batch's decode plus {step.prefill_tokens:,.0f} prompt tokens prefilled per step"
+        if step.prefill_tokens >= 0.5
+        else ""
+    )
+    detail = (
+        f"({f(d.gemm_flops / 1e9)} GFLOP matmuls + {f(d.attention_flops / 1e9)} GFLOP attention) / "
+        f"({f(ctx.peak_tflops)} TFLOPS {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))}){piggyback}; "
+        f"MFU = {factor_text(mfu_factors(ctx, eff))}"
+    )
+    return Term(name, step.compute_ms, "ms", detail)
+
+
+def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
+    """Each kernel class's time: the soft roofline of its memory and compute times (steps.roofline_ms)."""
+    d, p = _detail(step), eff.overlap_power
+    how = f"; soft roofline of its memory and compute times, overlap power {p:g} ({SOURCE})"
+    terms = [
+        Term(
+            "decode dense GEMMs",
+            roofline_ms(*d.dense, p),
+            "ms",
+            _roofline_text(d.dense, p) + how + f"; {f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB read, "
+            f"{f((d.gemm_flops - d.expert_flops) / 1e9)} GFLOP",
+        )
+    ]
+    if ctx.moe:
+        terms.append(
+            Term(
+                "decode routed-expert GEMMs",
+                step.expert_busy_ms,
+                "ms",
+                _roofline_text(d.experts, p) + f"; each expert multiplies only k/E = {ctx.experts_active_share:.3g} "
+                "of the step's tokens, so its grouped GEMM stays memory-bound at batches where the dense GEMMs are "
+                "compute-bound: timed at its own roofline, in sequence with them",
+            )
+        )
+    terms.append(
+        Term(
+            "decode attention",
+            roofline_ms(*d.attention, p),
+            "ms",
+            _roofline_text(d.attention, p) + f"; KV reads and QK^T/AV FLOPs{how}",
+        )
+    )
+    return terms
+
+
+def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> Term:
+    d, tp = _detail(step), ctx.tensor_parallel
+    parts, notes = [], []
+    if tp > 1:
+        latency, transfer = allreduce_call_ms(ctx, eff, d.tokens)
+        parts.append(f"2 per layer x {f(ctx.layers_per_stage)} layers x ({f(latency)} ms + {f(transfer)} ms)")
+        where = f"{ctx.link_name} {ctx.link_gbs:g} GB/s one way x {LINK_EFFICIENCY:g}"
+        if ctx.tp_nodes > 1:
+            where += f", then across {ctx.tp_nodes} nodes at {ctx.tp_fabric_gbs:g} GB/s per GPU"
+        notes.append(
+            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {d.tokens:,.0f} tokens x {ctx.hidden_size} "
+            f"hidden x 2 B over {where}"
+        )
+    else:
+        parts.append("0")
+        notes.append("TP1: no all-reduce")
+    send = stage_send_ms(ctx, d.tokens)
+    if send:
+        parts.append(f"{f(send)} ms pipeline send")
+        notes.append(f"activations to the next stage's node at {ctx.fabric_gbs:g} GB/s per GPU")
+    return Term("TP all-reduce", step.comm_ms, "ms", " + ".join(parts) + "; " + "; ".join(notes))
+
+
+def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
+    d = _detail(step)
+    running = d.host_sequences - (1.0 if step.prefill_tokens else 0.0)
+    who = f"{running:g} running" + (" + the prompts prefilled, as one" if step.prefill_tokens else "")
+    detail = (
+        f"{f(eff.step_overhead_ms)} ms per step + {f(ctx.layers_per_stage)} layers x {f(eff.layer_overhead_ms)} ms + "
+        f"{f(d.host_sequences)} sequences x {f(per_sequence_overhead_ms(ctx, eff))} ms; sequences: {who}"
+        + ("; vLLM's Python scheduler, sampler and detokeniser included" if ctx.engine == "vllm" else "")
+    )
+    terms = [Term("launch and host overheads", d.host_ms, "ms", detail)]
+    if d.moe_host_ms > 0:
+        pass_ms = moe_prefill_ms(ctx, eff)
+        terms.append(
+            Term(
+                "MoE prefill host time per step",
+                d.moe_host_ms,
+                "ms",
+                f"{f(d.moe_host_ms / pass_ms)} prefill passes per step x {f(pass_ms)} ms; the steps carry the "
+                "arriving prompts (batch / output length of them per step, at most one pass), and each eager "
+                f"prefill pass pays {f(ctx.layers_per_stage)} MoE-model layers x {f(eff.moe_prefill_layer_ms)} ms "
+                f"of host time (no CUDA graph); {SOURCE}",
+            )
+        )
+    return terms
+
+
+def tpot_text(step: StepParts, eff: InferenceEfficiency) -> str:
+    """TPOT as the sum of the step's terms, times the pipeline stages, over the tokens a step yields."""
+    d, p = _detail(step), eff.overlap_power
+    parts = [
+        (roofline_ms(*d.dense, p), "dense GEMMs"),
+        (step.expert_busy_ms, "routed-expert GEMMs"),
+        (roofline_ms(*d.attention, p), "attention"),
+        (step.comm_ms, "all-reduce"),
+        (d.host_ms, "overheads"),
+        (d.moe_host_ms, "MoE prefill host"),
+        (step.draft_ms, "draft passes"),
+    ]
+    text = "(" + " + ".join(f"{f(v)} ms {label}" for v, label in parts if v or label == "dense GEMMs") + ")"
+    if step.pipeline_stages > 1:
+        text += f" x {step.pipeline_stages} stages"
+    if step.tokens_per_step != 1:
+        text += f" / {f(step.tokens_per_step)} tokens per step"
+    return text + "; mean: one decode step incl. piggybacked prefill work"
+
+
+def decode_step_terms(
+    ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, batch: float, beam_width: int = 1
+) -> list[Term]:
+    """The decode step's terms, each reproducible from the figures it shows."""
+    return [
+        _weight_term(ctx, step),
+        _kv_term(ctx, step, beam_width),
+        memory_term(ctx, eff, step, "decode memory time"),
+        compute_term(ctx, eff, step, "decode compute time"),
+        *_kernel_terms(ctx, eff, step),
+        _allreduce_term(ctx, eff, step),
+        *_host_terms(ctx, eff, step),
+        Term(
+            "decode memory / compute",
+            step.memory_ms / max(step.compute_ms, 1e-9),
+            "x",
+            f"{f(step.memory_ms)} ms / {f(step.compute_ms)} ms; {step.bound}-bound at batch {batch:g}: the step's "
+            "reads take this multiple of its matmuls' time (above 1: memory-bound)",
+        ),
+    ]

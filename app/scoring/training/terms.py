@@ -1,0 +1,176 @@
+"""Explanation lines of a training estimate: FLOPs per token in both conventions, MFU, and the step's parts.
+
+MFU follows the model-FLOPs convention of Megatron-LM and PaLM: 6 (4 for LoRA) × active parameters + 12 × layers ×
+attention width × sequence, attention counted in full and recomputation not counted. The compute phase is timed on
+the FLOPs as executed: flash attention computes the causal half of the score/AV matmuls, recomputation adds its
+passes, and attention runs at its own efficiency beside the matmul efficiency. So MFU can exceed the compute
+phase's matmul efficiency; each term below shows its own arithmetic."""
+
+from __future__ import annotations
+
+from app.scoring.efficiency import training as eff
+from app.scoring.explain import Term
+from app.scoring.explain import figure as f
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.memory import Layout
+from app.scoring.training.step_time import (
+    CAUSAL_SHARE,
+    StepTime,
+    attention_efficiency,
+    compute_seconds,
+    executed_flops_per_token,
+    low_precision_speedup,
+)
+from app.scoring.workload import TrainingWorkload
+
+PEAK_LABELS = {"fp8": "FP8", "fp4": "FP4"}
+MFU_CONVENTION = "model FLOPs (Megatron-LM / PaLM MFU convention: attention counted in full, no recompute)"
+
+
+def _flops_terms(model: ModelSpec, w: TrainingWorkload, flops: float, executed: tuple[float, float]) -> list[Term]:
+    k = 4 if w.method in ("lora", "qlora") else 6
+    width = model.num_attention_heads * model.head_dim
+    matmul, attention = executed
+    return [
+        Term(
+            "FLOPs per token",
+            flops,
+            "FLOP",
+            f"{k} × {model.active_params_b:g}B active + 12 × {model.layers} layers × {width} × {w.seq_len} tokens; "
+            + MFU_CONVENTION,
+        ),
+        Term(
+            "executed FLOPs per token",
+            matmul + attention,
+            "FLOP",
+            f"{f(matmul / 1e9)} GFLOP matmuls + {f(attention / 1e9)} GFLOP attention; the matmuls with recompute "
+            f"and expert padding, the attention at its causal share ({CAUSAL_SHARE:g}: flash attention skips the "
+            "masked half), what the compute phase is timed on",
+        ),
+    ]
+
+
+def _compute_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    peak: float,
+    pclass: str,
+    executed: tuple[float, float],
+    e: eff.TrainingEfficiency,
+    attention_span: int | None,
+    capacity_factor: float,
+) -> Term:
+    tokens_per_gpu = w.global_batch_seqs * w.seq_len / gpu_count
+    matmul, attention = executed
+    slowdown, attn_eff = low_precision_speedup(e, w.framework, pclass, gpu), attention_efficiency(e, gpu)
+    speed = f" × {f(slowdown)} low-precision speedup" if slowdown != 1 else ""
+    detail = (
+        f"{f(tokens_per_gpu)} tokens per GPU × ({f(matmul / 1e9)} GFLOP matmuls + {f(attention / 1e9)} GFLOP "
+        f"attention{speed} / {f(attn_eff)} attention efficiency) / ({f(peak)} TFLOPS × {f(st.mfu_eff)} matmul "
+        "efficiency) / 10^3"
+    )
+    pure = compute_seconds(
+        e,
+        gpu_count,
+        model,
+        w.method,
+        w.seq_len,
+        w.global_batch_seqs,
+        layout.recompute,
+        peak,
+        st.mfu_eff,
+        attention_span,
+        capacity_factor,
+        slowdown,
+        attn_eff,
+        w.framework,
+    )
+    dequant = st.compute_s - pure
+    if abs(dequant) > 1e-12:  # QLoRA: NF4 weights dequantised before each GEMM, at HBM speed
+        detail += f" + {f(dequant)} s NF4 dequantisation"
+    if slowdown != 1:
+        detail += (
+            "; attention runs at 16-bit speed while the matmul efficiency carries the FP8/FP4 speedup, so its "
+            "FLOPs are scaled by that speedup"
+        )
+    return Term("compute", st.compute_s, "s/step", detail + f"; {w.global_batch_seqs * w.seq_len:,} tokens a step")
+
+
+def training_terms(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    peak: float,
+    pclass: str,
+    breakdown: dict[str, float],
+    flops: float,
+    mfu: float,
+    e: eff.TrainingEfficiency,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
+) -> list[Term]:
+    executed = executed_flops_per_token(
+        e, model, w.method, w.seq_len, layout.recompute, attention_span, capacity_factor, w.framework
+    )
+    tokens_s = w.global_batch_seqs * w.seq_len / st.total_s / gpu_count
+    return [
+        *_flops_terms(model, w, flops, executed),
+        Term("dense peak", peak, "TFLOPS", f"{PEAK_LABELS.get(pclass, 'BF16/FP16')} tensor peak"),
+        Term(
+            "MFU",
+            mfu,
+            "fraction",
+            f"{f(flops / 1e9)} GFLOP × {f(tokens_s)} tokens/s per GPU / {f(peak)} TFLOPS / 10^3; {MFU_CONVENTION}, "
+            "over the whole step (bubble and exposed communication included)",
+        ),
+        Term(
+            "matmul efficiency (compute phase)",
+            st.mfu_eff,
+            "fraction",
+            "family × precision × framework × width × scale: the share of the peak the executed matmul FLOPs run at "
+            "(not MFU: it times executed FLOPs, attention at its causal share and own efficiency)",
+        ),
+        _compute_term(gpu, gpu_count, model, w, layout, st, peak, pclass, executed, e, attention_span, capacity_factor),
+        Term(
+            "pipeline bubble",
+            st.bubble_s,
+            "s/step",
+            f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
+        ),
+        Term(
+            "exposed TP all-reduce" + (" + SP all-to-all" if layout.sequence_parallel > 1 else ""),
+            st.tp_comm_s,
+            "s/step",
+            f"TP{layout.tensor_parallel}" + (f", SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""),
+        ),
+        Term(
+            "exposed DP/FSDP traffic",
+            st.dp_comm_s,
+            "s/step",
+            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}{uneven_batch_note(w, layout, gpu_count)}",
+        ),
+    ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
+
+
+def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
+    """'' when the global batch splits into whole sequences per data-parallel replica; else what the estimate does.
+
+    Megatron-LM and torchtitan require global batch % (micro-batch × DP) == 0; this estimate times each replica's
+    average share of the batch (tokens per GPU = batch × sequence / GPUs) and does not skip such layouts."""
+    replicas = max(1, layout.data_parallel(gpu_count) // layout.sequence_parallel)
+    if w.global_batch_seqs % (replicas * layout.micro_batch_seqs) == 0:
+        return ""
+    share = w.global_batch_seqs / replicas
+    low, high = int(share) * replicas, (int(share) + 1) * replicas
+    return (
+        f"; the global batch of {w.global_batch_seqs} sequences is not a whole number per replica "
+        f"({w.global_batch_seqs} / {replicas} = {share:.2f}): timed at that average share, where Megatron-LM and "
+        f"torchtitan require global batch % (micro-batch × DP) == 0 (a real run would take {low} or {high})"
+    )
