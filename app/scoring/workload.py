@@ -42,7 +42,7 @@ class ModelArchitecture(BaseModel):
     hidden_size: int = Field(ge=64, le=131_072)
     num_attention_heads: int = Field(ge=1, le=1_024)
     num_kv_heads: int | None = Field(None, ge=1, le=1_024)
-    head_dim: int | None = Field(None, ge=8, le=1_024)
+    head_dim: int | None = Field(None, ge=8, le=1_024, validate_default=True)
     intermediate_size: int = Field(ge=1, le=1_048_576)
     vocab_size: int = Field(32_000, ge=1, le=2_000_000)
     num_experts: int = Field(0, ge=0, le=1_024)
@@ -50,24 +50,41 @@ class ModelArchitecture(BaseModel):
     moe_intermediate_size: int = Field(0, ge=0, le=1_048_576)
     num_shared_experts: int = Field(0, ge=0, le=64)
     attention: Literal["mha", "gqa", "mla"] = "gqa"
-    kv_lora_rank: int = Field(0, ge=0, le=65_536)
+    kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
     max_context: int | None = Field(None, ge=1, le=10_000_000)
 
-    @model_validator(mode="after")
-    def _experts_consistent(self) -> ModelArchitecture:
-        if self.experts_per_token > self.num_experts:
-            raise ValueError("experts_per_token cannot exceed num_experts")
-        if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
-            raise ValueError("num_kv_heads cannot exceed num_attention_heads")
-        if self.head_dim is None and self.hidden_size % self.num_attention_heads:  # as hf_config's check
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not divisible by num_attention_heads "
-                f"({self.num_attention_heads}); give head_dim"
-            )
-        if self.attention == "mla" and self.kv_lora_rank < 1:  # MLA caches the latent: rank 0 means no KV at all
+    # Checks across fields are field validators on the later field, so an error names the field to change.
+    @field_validator("num_kv_heads")
+    @classmethod
+    def _kv_heads_fit(cls, value: int | None, info: ValidationInfo) -> int | None:
+        heads = info.data.get("num_attention_heads")
+        if value and heads and value > heads:
+            raise ValueError(f"num_kv_heads ({value}) cannot exceed num_attention_heads ({heads})")
+        return value
+
+    @field_validator("head_dim")
+    @classmethod
+    def _heads_divide_hidden(cls, value: int | None, info: ValidationInfo) -> int | None:
+        hidden, heads = info.data.get("hidden_size"), info.data.get("num_attention_heads")
+        if value is None and hidden and heads and hidden % heads:  # as hf_config's check
+            raise ValueError(f"hidden_size ({hidden}) is not divisible by num_attention_heads ({heads}); give head_dim")
+        return value
+
+    @field_validator("experts_per_token")
+    @classmethod
+    def _experts_exist(cls, value: int, info: ValidationInfo) -> int:
+        experts = info.data.get("num_experts")
+        if experts is not None and value > experts:
+            raise ValueError(f"experts_per_token ({value}) cannot exceed num_experts ({experts})")
+        return value
+
+    @field_validator("kv_lora_rank")
+    @classmethod
+    def _mla_has_a_latent(cls, value: int, info: ValidationInfo) -> int:
+        if info.data.get("attention") == "mla" and value < 1:  # MLA caches the latent: rank 0 means no KV at all
             raise ValueError("attention mla needs kv_lora_rank >= 1")
-        return self
+        return value
 
 
 class Filters(BaseModel):
@@ -103,7 +120,7 @@ class _WorkloadBase(Filters):
     def _one_model(self) -> _WorkloadBase:
         given = [x is not None for x in (self.custom_model, self.hf_config)]
         if sum(given) > 1:
-            raise ValueError("give either custom_model or hf_config, not both")
+            raise ValueError("hf_config: give either custom_model or hf_config, not both")
         if any(given):
             self.model = None
         elif not self.model:
@@ -164,6 +181,7 @@ class InferenceWorkload(_WorkloadBase):
         ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
         description=f"request_rate: Poisson arrivals per second at one replica (at least {MIN_REQUESTS_PER_S:g})",
+        validate_default=True,
     )
     peak_requests_per_s: float | None = Field(
         None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description=f"for replicas (at least {MIN_REQUESTS_PER_S:g})"
@@ -202,11 +220,12 @@ class InferenceWorkload(_WorkloadBase):
         "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
     )
 
-    @model_validator(mode="after")
-    def _rate_for_open_loop(self) -> InferenceWorkload:
-        if self.scenario == "request_rate" and self.requests_per_s is None:
-            raise ValueError("requests_per_s: required for scenario request_rate (arrivals per second)")
-        return self
+    @field_validator("requests_per_s")
+    @classmethod
+    def _rate_for_open_loop(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if value is None and info.data.get("scenario") == "request_rate":
+            raise ValueError("required for scenario request_rate (arrivals per second)")
+        return value
 
     @field_validator("job_requests")
     @classmethod

@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.scoring.messages import FieldError
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId
@@ -73,12 +74,8 @@ class ResolvedInput:
     source_url: str = ""
 
 
-class MissingInput(ValueError):
+class MissingInput(FieldError):
     """No sourced default exists for an input: the user has to give it (field names the input)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _rows(tco: tuple[TcoInput, ...], item: str, gpu_id: str = "") -> list[TcoInput]:
