@@ -116,6 +116,7 @@ def load_snapshot(
         quality=quality_results(session),
         tco=tco_inputs(session),
         version=f"{catalog_version(session)}-stale{stale_count}",
+        providers=providers,
     )
 
 

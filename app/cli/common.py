@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.config import get_settings
-from app.scoring.messages import error_message
+from app.scoring.messages import FieldError, error_location, error_message
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -78,12 +78,19 @@ def print_field_error(field: str, message: object) -> int:
 
 
 def print_flag_errors(exc: Any) -> int:
-    """A pydantic ValidationError as `--flag-name: message` lines on stderr; exit status 2."""
+    """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
+    no field); exit status 2."""
     for error in exc.errors():
-        print(
-            f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error_message(error)}",
-            file=sys.stderr,
-        )
+        loc = error_location(error)
+        flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
+        print(f"{flag}{error_message(error)}", file=sys.stderr)
+    return 2
+
+
+def print_field_errors(exc: FieldError, flag_of: Callable[[str], str] = lambda field: field) -> int:
+    """Each field a service rejected (an unknown model, GPU ids, …) as `--flag-name: message`; exit status 2."""
+    for field, message in exc.errors.items():
+        print_field_error(flag_of(field), message)
     return 2
 
 

@@ -60,7 +60,7 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_disagg(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
     from app.service import disagg
 
     try:
@@ -71,7 +71,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except disagg.PlanFieldError as exc:
-        return print_field_error(exc.field, exc)
+        return print_field_errors(exc, lambda field: field.rpartition(".")[2])  # workload.model: --model
     return emit(body, args.json, _print)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic_core import PydanticUndefined
 
-from app.cli.common import load_snapshot, print_field_error, print_flag_errors, setup_database
+from app.cli.common import load_snapshot, print_field_errors, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
 
@@ -108,8 +108,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
         payload = ranking.rank_payload(args.phase, workload, snapshot, share, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
         return print_flag_errors(exc)
-    except ranking.UnknownModel as exc:
-        return print_field_error(exc.field, exc)
+    except ranking.UnknownId as exc:
+        return print_field_errors(exc)
     if args.json:
         print(json.dumps(payload, indent=2, default=str))
         return 0

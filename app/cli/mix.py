@@ -77,7 +77,7 @@ def _values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_mix(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot, print_field_error
+    from app.cli.common import emit, load_snapshot, print_field_error, print_field_errors
     from app.service import mix
 
     try:
@@ -91,7 +91,7 @@ def cmd_mix(args: argparse.Namespace) -> int:
             print_field_error(name, message)
         return 2
     except mix.PlanFieldError as exc:
-        return print_field_error(exc.field, exc)
+        return print_field_errors(exc)
     return emit(body, args.json, _print)
 
 

@@ -36,7 +36,7 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_own(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
     from app.service import ownership
 
     try:
@@ -46,7 +46,7 @@ def cmd_own(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ownership.MissingInput as exc:
-        return print_field_error(exc.field, exc)
+        return print_field_errors(exc)
     return emit(body, args.json, _print)
 
 

@@ -70,7 +70,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.cli.common import load_snapshot, print_field_error, print_flag_errors
+    from app.cli.common import load_snapshot, print_field_error, print_field_errors, print_flag_errors
     from app.service import plan
     from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 
@@ -92,8 +92,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
     except ValidationError as exc:
         return print_flag_errors(exc)
-    except plan.PlanFieldError as exc:
-        return print_field_error(exc.field, exc)
+    except plan.PlanFieldError as exc:  # `workload.model`: the training run trains the model it serves
+        return print_field_errors(exc, lambda field: field.rpartition(".")[2])
     if args.json:
         print(json.dumps(body, indent=2, default=str))
         return 0

@@ -47,7 +47,7 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_precision(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_error, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
     from app.service import precision
 
     try:
@@ -57,7 +57,7 @@ def cmd_precision(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return print_flag_errors(exc)
     except precision.PlanFieldError as exc:
-        return print_field_error(exc.field, exc)
+        return print_field_errors(exc)
     return emit(body, args.json, _print)
 
 

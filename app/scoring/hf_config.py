@@ -19,6 +19,7 @@ DeepSeek-V3 37B figures). Multi-token-prediction modules (DeepSeek's MTP) are no
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,10 +244,31 @@ def _count_params(
     return total + outside, active + outside
 
 
+MAX_NAME_CHARS = 80  # ModelArchitecture.name's bound
+_SNAPSHOT_PARTS = re.compile(r"^(?:[0-9a-f]{7,64}|snapshots)$")  # a hub cache's revision folders
+
+
+def display_name(raw: object, fallback: str) -> str:
+    """A config.json's `_name_or_path` as a short name: a hub id (`meta-llama/Llama-3.1-8B`) as it is, a local
+    path (`/data/hub/models--meta-llama--Llama-3.1-8B/snapshots/0e9e…`) as its last meaningful part
+    (`meta-llama/Llama-3.1-8B`), anything still longer cut to 80 characters; the pasted form and the API alike."""
+    text = " ".join(str(raw or "").split())
+    parts = [p for p in re.split(r"[\\/]", text) if p not in ("", ".", "..", "~")]
+    is_path = text.startswith(("/", "~", ".", "\\")) or "\\" in text or re.match(r"^[A-Za-z]:", text) is not None
+    if parts and (is_path or len(text) > MAX_NAME_CHARS or len(parts) > 2):
+        while len(parts) > 1 and _SNAPSHOT_PARTS.match(parts[-1]):
+            parts.pop()
+        last = parts[-1]
+        text = last.removeprefix("models--").replace("--", "/", 1) if last.startswith("models--") else last
+    if len(text) > MAX_NAME_CHARS:
+        text = text[: MAX_NAME_CHARS - 1] + "…"
+    return text or fallback
+
+
 def _within_architecture_bounds(spec: ModelSpec) -> ModelSpec:
     """The spec must pass the same ModelArchitecture bounds as a typed custom model (derived counts too)."""
     values = {name: getattr(spec, name) for name in ModelArchitecture.model_fields if hasattr(spec, name)}
-    values["name"] = values["name"][:80] or "custom"
+    values["name"] = values["name"][:MAX_NAME_CHARS] or "custom"
     try:
         ModelArchitecture.model_validate(values)
     except ValidationError as exc:
@@ -267,7 +289,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     return _within_architecture_bounds(
         ModelSpec(
             id=model_id,
-            name=str(config.get("_name_or_path") or model_id),
+            name=display_name(config.get("_name_or_path"), model_id),
             params_b=round(total / 1e9, 3),
             active_params_b=round(active / 1e9, 3),
             layers=dims.layers,

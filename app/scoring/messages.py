@@ -1,10 +1,62 @@
-"""Pydantic's error messages as a person reads them: the message without pydantic's "Value error, " prefix."""
+"""Pydantic's errors as a person reads them, at the field they are about.
+
+The message drops pydantic's "Value error, " prefix, and a number that is not finite (NaN, ±inf, 1e400) says
+so instead of quoting a range it was never in. A check across fields at the model itself (a model validator:
+its error has no location) names its field first, `requests_per_s: required for ...`; `error_location` puts
+the error there and `error_message` leaves the name out.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+NOT_FINITE = "must be a finite number"
+# The range checks that NaN and infinity fail, quoting a bound the input is not "beyond".
+_RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"})
+
+
+class FieldError(ValueError):
+    """An input that only the catalog (or the engine) can reject, naming the request field it came from.
+    `errors` holds every such field found at once (`field` and the message first)."""
+
+    def __init__(self, field: str, message: str, others: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.errors = {field: message, **(others or {})}
+
+
+def _not_finite(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        return not math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _named_field(error: Any) -> tuple[str, str] | None:
+    """(field, rest of the message) for a model-level error whose message starts `field: `."""
+    if tuple(error.get("loc", ())):
+        return None
+    name, sep, rest = str(error.get("msg", "")).removeprefix("Value error, ").partition(": ")
+    return (name, rest) if sep and name.isidentifier() and rest else None
 
 
 def error_message(error: Any) -> str:
     """The text of one pydantic error (a dict from ValidationError.errors())."""
+    if error.get("type") in _RANGE_ERRORS and _not_finite(error.get("input")):
+        return NOT_FINITE
+    named = _named_field(error)
+    if named is not None:
+        return named[1]
     return str(error["msg"]).removeprefix("Value error, ")
+
+
+def error_location(error: Any) -> tuple[str, ...]:
+    """Where one pydantic error belongs: its location, or the field a model-level check names (empty when it
+    names none)."""
+    named = _named_field(error)
+    if named is not None:
+        return (named[0],)
+    return tuple(str(part) for part in error.get("loc", ()))

@@ -190,6 +190,8 @@ class CatalogSnapshot:
     quality: tuple[QualityResult, ...] = ()
     tco: tuple[TcoInput, ...] = ()
     version: str = ""
+    # Every provider of the catalog (id -> name), those without offers too; empty: the offers' providers.
+    providers: dict[str, str] = field(default_factory=dict)
     # Per-snapshot memo for results that depend on the catalog and the filters but not on the workload
     # (e.g. the offers a filter set allows); the snapshot is immutable, so they never go stale.
     memo: dict[object, object] = field(default_factory=dict, compare=False, hash=False, repr=False)

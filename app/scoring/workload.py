@@ -43,18 +43,19 @@ class ModelArchitecture(NumbersNotBooleans):
     hidden_size: int = Field(ge=64, le=131_072)
     num_attention_heads: int = Field(ge=1, le=1_024)
     num_kv_heads: int | None = Field(None, ge=1, le=1_024)
-    head_dim: int | None = Field(None, ge=8, le=1_024)
+    head_dim: int | None = Field(None, ge=8, le=1_024, validate_default=True)
     intermediate_size: int = Field(ge=1, le=1_048_576)
     vocab_size: int = Field(32_000, ge=1, le=2_000_000)
     num_experts: int = Field(0, ge=0, le=1_024)
-    experts_per_token: int = Field(0, ge=0, le=64)
+    experts_per_token: int = Field(0, ge=0, le=64, validate_default=True)
     moe_intermediate_size: int = Field(0, ge=0, le=1_048_576)
     num_shared_experts: int = Field(0, ge=0, le=64)
     attention: Literal["mha", "gqa", "mla"] = "gqa"
-    kv_lora_rank: int = Field(0, ge=0, le=65_536)
+    kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
     max_context: int | None = Field(None, ge=1, le=10_000_000)
 
+    # Checks across fields are field validators on the later field, so an error names the field to change.
     @field_validator("active_params_b")
     @classmethod
     def _active_within_total(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -65,16 +66,29 @@ class ModelArchitecture(NumbersNotBooleans):
 
     @field_validator("num_kv_heads")
     @classmethod
-    def _kv_heads_divide_heads(cls, value: int | None, info: ValidationInfo) -> int | None:
+    def _kv_heads_fit(cls, value: int | None, info: ValidationInfo) -> int | None:
         heads = info.data.get("num_attention_heads")
-        if value is not None and heads is not None and value <= heads and heads % value:
+        if value and heads and value > heads:
+            raise ValueError(f"num_kv_heads ({value}) cannot exceed num_attention_heads ({heads})")
+        if value and heads and heads % value:
             raise ValueError(f"must divide num_attention_heads ({heads}): each KV head serves a group of query heads")
+        return value
+
+    @field_validator("head_dim")
+    @classmethod
+    def _heads_divide_hidden(cls, value: int | None, info: ValidationInfo) -> int | None:
+        hidden, heads = info.data.get("hidden_size"), info.data.get("num_attention_heads")
+        if value is None and hidden and heads and hidden % heads:  # as hf_config's check
+            raise ValueError(f"hidden_size ({hidden}) is not divisible by num_attention_heads ({heads}); give head_dim")
         return value
 
     @field_validator("experts_per_token")
     @classmethod
-    def _experts_routed(cls, value: int, info: ValidationInfo) -> int:
-        if value == 0 and info.data.get("num_experts"):  # as hf_config's num_experts_per_tok
+    def _experts_exist(cls, value: int, info: ValidationInfo) -> int:
+        experts = info.data.get("num_experts")
+        if experts is not None and value > experts:
+            raise ValueError(f"experts_per_token ({value}) cannot exceed num_experts ({experts})")
+        if value == 0 and experts:  # as hf_config's num_experts_per_tok
             raise ValueError("a mixture of experts (num_experts > 0) routes each token to at least 1 expert")
         return value
 
@@ -88,20 +102,12 @@ class ModelArchitecture(NumbersNotBooleans):
             )
         return value
 
-    @model_validator(mode="after")
-    def _experts_consistent(self) -> ModelArchitecture:
-        if self.experts_per_token > self.num_experts:
-            raise ValueError("experts_per_token cannot exceed num_experts")
-        if self.num_kv_heads and self.num_kv_heads > self.num_attention_heads:
-            raise ValueError("num_kv_heads cannot exceed num_attention_heads")
-        if self.head_dim is None and self.hidden_size % self.num_attention_heads:  # as hf_config's check
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not divisible by num_attention_heads "
-                f"({self.num_attention_heads}); give head_dim"
-            )
-        if self.attention == "mla" and self.kv_lora_rank < 1:  # MLA caches the latent: rank 0 means no KV at all
+    @field_validator("kv_lora_rank")
+    @classmethod
+    def _mla_has_a_latent(cls, value: int, info: ValidationInfo) -> int:
+        if info.data.get("attention") == "mla" and value < 1:  # MLA caches the latent: rank 0 means no KV at all
             raise ValueError("attention mla needs kv_lora_rank >= 1")
-        return self
+        return value
 
 
 class Filters(NumbersNotBooleans):
@@ -138,7 +144,7 @@ class _WorkloadBase(Filters):
     def _one_model(self) -> _WorkloadBase:
         given = [x is not None for x in (self.custom_model, self.hf_config)]
         if sum(given) > 1:
-            raise ValueError("give either custom_model or hf_config, not both")
+            raise ValueError("hf_config: give either custom_model or hf_config, not both")
         if any(given):
             self.model = None
         elif not self.model:

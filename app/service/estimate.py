@@ -11,19 +11,16 @@ from typing import Any
 
 from app.scoring.inference.configurations import estimate_on as estimate_inference_on
 from app.scoring.machines import Machine, default_machine, machine_of
+from app.scoring.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.rank import UnknownModel, model_spec_for, plain
+from app.service.rank import UnknownId, model_spec_for, plain
 
 
-class BadEstimateRequest(ValueError):
+class BadEstimateRequest(FieldError):
     """A field of the estimate request that does not resolve (unknown GPU or offer, or they disagree)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _machine(snapshot: CatalogSnapshot, gpu_id: str, offer_id: int | None) -> tuple[GpuSpec, Machine, Offer | None]:
@@ -70,5 +67,5 @@ def training_estimate(
 def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:
     try:
         return model_spec_for(workload, snapshot)
-    except UnknownModel as exc:
-        raise BadEstimateRequest(exc.field, str(exc)) from None
+    except UnknownId as exc:
+        raise BadEstimateRequest(exc.field, str(exc), exc.errors) from None

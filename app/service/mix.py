@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.messages import error_message
+from app.scoring.messages import error_location, error_message
 from app.scoring.serving.mix_candidates import ReplicaType
 from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion
@@ -54,7 +54,7 @@ def canonical_mix_query(question: MixQuestion) -> str:
 
 
 def _message(error: Any) -> tuple[str, str]:
-    loc = [str(p) for p in error["loc"]] or ["mix"]
+    loc = list(error_location(error)) or ["mix"]
     message = error_message(error)
     if loc[0] == "mix" and len(loc) > 1:  # a bucket of the list: say which
         where = f"bucket {int(loc[1]) + 1}" if loc[1].isdigit() else loc[1]
@@ -165,8 +165,10 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
     for bucket in question.buckets():  # every bucket's requests must fit the model's context, not only the first's
         try:
             model = resolve_model(question.workload(bucket), snapshot)
-        except PlanFieldError as exc:
-            raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") if exc.field != "model" else exc from None
+        except PlanFieldError as exc:  # a bucket too long for the context is the mix's error; the rest are theirs
+            if exc.field not in ("input_len", "output_len"):
+                raise
+            raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") from None
     plan = plan_mix(question, snapshot, model)
     return {
         "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},

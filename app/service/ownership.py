@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.messages import error_message
+from app.scoring.messages import error_location, error_message
 from app.scoring.serving.ownership import compare_ownership, cumulative_usd
 from app.scoring.serving.tco_defaults import (
     UNITS,
@@ -26,7 +26,7 @@ from app.scoring.serving.tco_defaults import (
 )
 from app.scoring.specs import CatalogSnapshot
 from app.service.rank import plain
-from app.service.workload_query import _format, _non_default
+from app.service.workload_query import _format, _non_default, query_shape_errors
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
 NOT_MODELLED = "staff, spares and failures (no source in tco.csv)"
@@ -57,12 +57,13 @@ def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
     names = OwnershipQuestion.model_fields
     values = {k: v.strip() for k, v in items if k in names and v.strip() != ""}
     unknown = sorted({k for k, _ in items} - set(names))
-    errors = {k: "not a field of this form" for k in unknown}
+    errors = query_shape_errors(items)  # a key given twice answers 422, as on every page, not its last value
+    errors.update({k: "not a field of this form" for k in unknown})
     try:
         question = OwnershipQuestion.model_validate(values)
     except ValidationError as exc:
         for error in exc.errors():
-            name = str(error["loc"][0]) if error["loc"] else "gpu"
+            name = next(iter(error_location(error)), "gpu")
             errors.setdefault(name, error_message(error))
         return OwnQuery(None, values, errors)
     if errors:

@@ -7,31 +7,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
 from app.scoring.serving.plans import LifecyclePlan, ServingPlan, plan_lifecycle, plan_serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.plan_query import trains_another_model
-from app.service.rank import UnknownModel, model_spec_for, plain
+from app.service.rank import UnknownId, model_spec_for, plain
 
 
-class PlanFieldError(ValueError):
+class PlanFieldError(FieldError):
     """An input the engine cannot use, with the request field it came from."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def resolve_model(
     workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot, prefix: str = ""
 ) -> ModelSpec:
-    """The workload's model, or a field error at `prefix` + the field that failed (model, or hf_config)."""
+    """The workload's model, or a field error at `prefix` + each field that failed (model or hf_config, and
+    filters naming unknown ids)."""
     try:
         return model_spec_for(workload, snapshot)
-    except UnknownModel as exc:
-        raise PlanFieldError(prefix + exc.field, str(exc)) from None
+    except UnknownId as exc:
+        raise PlanFieldError(prefix + exc.field, str(exc), {prefix + k: v for k, v in exc.errors.items()}) from None
 
 
 def assumptions(traffic: Traffic) -> dict[str, Any]:
@@ -118,12 +116,19 @@ def lifecycle_payload(
     share_url: str,
     limit: int = 10,
 ) -> dict[str, Any]:
-    """POST /api/v1/plan/lifecycle's body (raises PlanFieldError)."""
+    """POST /api/v1/plan/lifecycle's body (raises PlanFieldError, naming both workloads' fields at once)."""
     if (other := trains_another_model(training, inference)) is not None:
         raise PlanFieldError("training.model", other)
-    train_model = resolve_model(training, snapshot, "training.")
-    serve_model = resolve_model(inference, snapshot, "inference.")
-    plan = plan_lifecycle(training, inference, traffic, months, snapshot, train_model, serve_model)
+    models, errors = {}, {}
+    for prefix, workload in (("training.", training), ("inference.", inference)):
+        try:
+            models[prefix] = resolve_model(workload, snapshot, prefix)
+        except PlanFieldError as exc:
+            errors.update(exc.errors)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise PlanFieldError(field, message, errors)
+    plan = plan_lifecycle(training, inference, traffic, months, snapshot, models["training."], models["inference."])
     return {
         "training": training.model_dump(mode="json", exclude_none=True),
         "inference": inference.model_dump(mode="json", exclude_none=True),

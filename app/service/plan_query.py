@@ -13,26 +13,35 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 
-from app.scoring.messages import error_message
+from app.scoring.messages import error_location, error_message
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.workload_query import (
+    ARCH_PREFIX,
     LIST_FIELDS,
     _apply_conveniences,
     _collect,
     _format,
     _non_default,
+    at_typed_field,
     canonical_pairs,
     query_shape_errors,
 )
 
 TRAIN_PREFIX = "train_"
+PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIELDS)
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
 # A ranking link carries phase=inference, and a batch job's fields: a plan serves traffic, not a job, so its
 # canonical link leaves them out.
 IGNORED = {"phase", "job_requests", "job_deadline_hours"}
+
+
+def page_field(service_field: str) -> str:
+    """A plan service's field (`workload.model`, `training.gpus`) as this query names it (`model`, `train_gpus`)."""
+    section, _, name = service_field.rpartition(".")
+    return (TRAIN_PREFIX if section == "training" else "") + name
 
 
 @dataclass
@@ -46,13 +55,24 @@ class PlanQuery:
     canonical: str = ""
 
 
-def _validate(cls: type[BaseModel], data: dict[str, Any], errors: dict[str, str], prefix: str = "") -> Any:
+def _validate(
+    cls: type[BaseModel],
+    data: dict[str, Any],
+    errors: dict[str, str],
+    prefix: str = "",
+    computed: dict[str, str] | None = None,
+) -> Any:
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
-            name = str(error["loc"][0]) if error["loc"] else ("requests_per_day" if cls is Traffic else "model")
-            errors.setdefault(prefix + name, error_message(error))
+            loc = error_location(error)
+            if loc[:1] == ("custom_model",) and len(loc) > 1:
+                name = ARCH_PREFIX + loc[1]
+            else:
+                name = loc[0] if loc and loc[0] != "custom_model" else "model"
+            name, message = at_typed_field(name, error_message(error), computed or {}, data.get(name))
+            errors.setdefault(prefix + name, message)
     return None
 
 
@@ -102,19 +122,21 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
 
 
 def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
-    values = _collect(items)
+    values = _collect(items, PLAN_LIST_FIELDS)
     inference, traffic_data, training_data = split(values)
-    errors: dict[str, str] = query_shape_errors(items)
-    inference = _apply_conveniences("inference", inference, errors)  # arch_* fields, tokens/s per user
-    workload = _validate(InferenceWorkload, inference, errors)
+    errors: dict[str, str] = query_shape_errors(items, PLAN_LIST_FIELDS)
+    computed: dict[str, str] = {}
+    inference = _apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
+    workload = _validate(InferenceWorkload, inference, errors, computed=computed)
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None
-    if months is not None or training_data:  # train_* fields only matter with months, but a bad one is an error
-        if "custom_model" in inference:  # the run trains the model it then serves
-            training_data.setdefault("custom_model", inference["custom_model"])
-        else:
-            training_data.setdefault("model", inference.get("model", InferenceWorkload.model_fields["model"].default))
+    if "months" in values or training_data:  # train_* fields only matter with months, but a bad one is an error
+        if workload is not None and workload.custom_model is not None:  # the run trains the model it then serves
+            training_data.setdefault("custom_model", workload.custom_model)
+        elif workload is not None:
+            training_data.setdefault("model", workload.model)
+        # else: the served model's errors are said once, at its fields; the train_* fields are still checked
         training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):
             errors[TRAIN_PREFIX + "model"] = other

@@ -10,29 +10,36 @@ from typing import Any
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS
+from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
+from app.service.catalog_ids import unknown_id_errors
 
 Workload = InferenceWorkload | TrainingWorkload
 
 
-class UnknownModel(ValueError):
-    """The workload's model cannot be resolved: an unknown id, or a config.json that cannot be read."""
-
-    def __init__(self, message: str, field: str = "model") -> None:
-        super().__init__(message)
-        self.field = field
+class UnknownId(FieldError):
+    """The workload names what the catalog lacks: an unknown model id or a config.json that cannot be read, or
+    GPU, provider or vendor ids its filters name that no catalog entry has (`errors`: every such field)."""
 
 
-class BeyondContext(UnknownModel):
+class BeyondContext(UnknownId):
     """An inference workload whose prompt and output do not fit the model's context window."""
 
 
 def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
-    """The workload's model; an inference workload longer than its context raises BeyondContext."""
-    spec = _resolve(workload, snapshot)
+    """The workload's model, once every catalog id the workload names is known (raises UnknownId); an inference
+    workload longer than the model's context raises BeyondContext."""
+    unknown = unknown_id_errors(workload, snapshot)
+    try:
+        spec = _model_spec(workload, snapshot)
+    except UnknownId as exc:
+        raise UnknownId(exc.field, str(exc), unknown) from None
+    if unknown:
+        field, message = next(iter(unknown.items()))
+        raise UnknownId(field, message, unknown)
     if isinstance(workload, InferenceWorkload):
         check_context(workload.input_len, workload.output_len, spec)
     return spec
@@ -45,23 +52,23 @@ def check_context(input_len: int, output_len: int, spec: ModelSpec) -> None:
         return
     total = input_len + output_len
     message = f"input_len + output_len ({total:,} tokens) exceeds {spec.name}'s context of {context:,} tokens"
-    raise BeyondContext(message, field="input_len" if input_len >= context else "output_len")
+    raise BeyondContext("input_len" if input_len >= context else "output_len", message)
 
 
-def _resolve(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     if workload.custom_model is not None:
         return spec_from_architecture(workload.custom_model)
     if workload.hf_config is not None:
         try:
             return model_spec_from_hf_config(dict(workload.hf_config), "custom")
         except (ValueError, TypeError) as exc:
-            raise UnknownModel(f"could not read this config.json: {exc}", field="hf_config") from None
+            raise UnknownId("hf_config", f"could not read this config.json: {exc}") from None
     assert workload.model is not None
     spec = snapshot.models.get(workload.model) or next(
         (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None
     )
     if spec is None:
-        raise UnknownModel(f"unknown model {workload.model!r}; GET /api/v1/models lists the catalog's models")
+        raise UnknownId("model", f"unknown model {workload.model!r}; GET /api/v1/models lists the catalog's models")
     return spec
 
 
@@ -137,7 +144,7 @@ def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = 
 
 
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
-    """Run the engine's ranking for the phase (raises UnknownModel)."""
+    """Run the engine's ranking for the phase (raises UnknownId)."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
         from app.scoring.training.rank import rank_training
@@ -280,7 +287,7 @@ def ranked_page(
 ) -> RankedPage:
     """Feasible options start … start + rows (all of them from start when rows is None) in ranked order, or
     sorted by a column of the table (rank_sort; every feasible option is built then), with what the page's
-    summary, charts and infeasible list need. Raises UnknownModel."""
+    summary, charts and infeasible list need. Raises UnknownId."""
     model, ranking = rank(phase, workload, snapshot)
     feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
     end = feasible if rows is None else min(feasible, start + rows)

@@ -11,6 +11,8 @@ after the question.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -19,11 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
-from app.scoring.messages import error_message
+from app.scoring.messages import NOT_FINITE, error_location, error_message
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
 
 Phase = Literal["inference", "training"]
+PHASES: tuple[Phase, ...] = ("inference", "training")
 WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
     "inference": InferenceWorkload,
     "training": TrainingWorkload,
@@ -96,19 +99,19 @@ class ParsedQuery:
     question: str = ""  # the question alone: what the twins, saved links and other pages take
 
 
-def _collect(items: list[tuple[str, str]]) -> dict[str, Any]:
+def _collect(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, Any]:
     """Multi-dict → dict: list fields gather every value (comma-separated or repeated)."""
     values: dict[str, Any] = {}
     for key, raw in items[:MAX_QUERY_VALUES]:
         value = raw.strip()
-        if key in LIST_FIELDS:
+        if key in list_fields:
             values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
         elif value != "":
             values[key] = value
     return values
 
 
-def query_shape_errors(items: list[tuple[str, str]]) -> dict[str, str]:
+def query_shape_errors(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, str]:
     """A key the query reads once given twice is an error, not a silent pick of one value (a page
     answering for another model than the link shows); list fields may repeat. Too many values too."""
     errors: dict[str, str] = {}
@@ -116,13 +119,53 @@ def query_shape_errors(items: list[tuple[str, str]]) -> dict[str, str]:
         errors["query"] = f"more than {MAX_QUERY_VALUES} query values"
     seen: set[str] = set()
     for key, _ in items[: MAX_QUERY_VALUES + 1]:
-        if key in seen and key not in LIST_FIELDS:
+        if key in seen and key not in list_fields:
             errors.setdefault(key, f"given more than once; {key} takes one value")
         seen.add(key)
     return errors
 
 
-def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+# Form fields that are another spelling of a workload field, and how that field is computed from them: an error
+# about the computed field is reported at the field the user typed (at_typed_field).
+CONVENIENCES = {
+    "tokens_per_s_per_user": "tpot_ms = 1000 ÷ tokens_per_s_per_user",
+    "steps": "total_tokens = steps × global_batch_seqs × seq_len",
+}
+
+
+def _number(raw: Any) -> float | None:
+    """A typed number, None when it is not one (NaN and ±inf are not)."""
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _convenience_value(name: str, raw: Any, errors: dict[str, str]) -> float | None:
+    """A convenience field's own value, or None with an error at that field."""
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        errors[name] = f"must be a number, not {str(raw)[:40]!r}"
+        return None
+    if name == "steps" and not (math.isfinite(value) and value >= 1 and value.is_integer()):
+        errors[name] = "must be a whole number of optimizer steps (at least 1)"
+    elif not math.isfinite(value):
+        errors[name] = NOT_FINITE
+    elif value <= 0:
+        errors[name] = "must be greater than 0"
+    else:
+        return value
+    return None
+
+
+def _apply_conveniences(
+    phase: str, values: dict[str, Any], errors: dict[str, str], computed: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The typed values as the workload's fields; `computed` gathers {target field: the convenience it came
+    from} (for `at_typed_field`)."""
+    computed = {} if computed is None else computed
     data = {k: v for k, v in values.items() if k != "phase"}
     arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
     config_text = data.pop("hf_config_json", None)
@@ -130,33 +173,30 @@ def _apply_conveniences(phase: str, values: dict[str, Any], errors: dict[str, st
         arch = {}  # a catalog model chosen in a form that still holds a custom architecture's fields: the choice wins
     if data.get("model") == "custom" or arch or config_text:
         data.pop("model", None)
-        if config_text:
-            arch = _arch_from_config(config_text, errors) or arch
-        data["custom_model"] = arch
+        from_config = _arch_from_config(config_text, errors) if config_text else None
+        if not config_text or from_config is not None:
+            data["custom_model"] = from_config or arch
+        # else: the config.json's own error is the answer, not the required fields of an architecture never read
     if phase == "inference" and "tokens_per_s_per_user" in data:
-        rate = data.pop("tokens_per_s_per_user")
-        if _both_given(
-            "tokens_per_s_per_user", "tpot_ms", data, errors, InferenceWorkload.model_fields["tpot_ms"].default
-        ):
+        raw_rate = data.pop("tokens_per_s_per_user")
+        default_tpot = InferenceWorkload.model_fields["tpot_ms"].default
+        if _both_given("tokens_per_s_per_user", "tpot_ms", data, errors, default_tpot):
             return data
-        try:
-            if not 0 < float(rate) < float("inf"):
-                raise ValueError
-            data["tpot_ms"] = 1000.0 / float(rate)
-        except ValueError:
-            errors["tokens_per_s_per_user"] = "must be a positive number of tokens per second"
+        rate = _convenience_value("tokens_per_s_per_user", raw_rate, errors)
+        if rate is not None:
+            data["tpot_ms"] = 1000.0 / rate
+            computed["tpot_ms"] = "tokens_per_s_per_user"  # the target, and the field it came from
     if phase == "training" and "steps" in data:
-        steps = data.pop("steps")
-        if _both_given("steps", "total_tokens", data, errors, TrainingWorkload.model_fields["total_tokens"].default):
+        raw_steps = data.pop("steps")
+        defaults = TrainingWorkload.model_fields
+        if _both_given("steps", "total_tokens", data, errors, defaults["total_tokens"].default):
             return data
-        try:
-            seqs = float(data.get("global_batch_seqs", TrainingWorkload.model_fields["global_batch_seqs"].default))
-            seq_len = float(data.get("seq_len", TrainingWorkload.model_fields["seq_len"].default))
-            if not (float(steps).is_integer() and float(steps) >= 1):
-                raise ValueError
-            data["total_tokens"] = float(steps) * seqs * seq_len
-        except (ValueError, OverflowError):
-            errors["steps"] = "must be a whole number of optimizer steps"
+        steps = _convenience_value("steps", raw_steps, errors)
+        seqs = _number(data.get("global_batch_seqs", defaults["global_batch_seqs"].default))
+        seq_len = _number(data.get("seq_len", defaults["seq_len"].default))
+        if steps is not None and seqs is not None and seq_len is not None:  # else their own errors say why
+            data["total_tokens"] = steps * seqs * seq_len
+            computed["total_tokens"] = "steps"
     return data
 
 
@@ -202,7 +242,7 @@ def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> 
         view = ResultsView.model_validate(given)
     except ValidationError as exc:
         for error in exc.errors():
-            name = str(error["loc"][0]) if error["loc"] else "page"
+            name = next(iter(error_location(error)), "page")
             errors.setdefault(name, error_message(error))
         return ResultsView()
     if (wrong_column := rank_sort.phase_error(phase, view.sort)) is not None:
@@ -223,20 +263,34 @@ def with_view(query: str, view: ResultsView) -> str:
     return f"{query}&{pairs}" if query and pairs else query or pairs
 
 
+def parse_phase(values: dict[str, Any], errors: dict[str, str], default_phase: Phase) -> Phase | None:
+    """The query's phase (the default when none is given); None, with an error naming the allowed ones, for
+    another word: its fields would be read as the wrong workload's."""
+    given = values.get("phase")
+    if given is None:
+        return default_phase
+    if given in PHASES:
+        return given  # type: ignore[no-any-return]
+    errors["phase"] = f"must be {' or '.join(PHASES)}, not {str(given)[:40]!r}"
+    return None
+
+
 def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:
     """A query into a workload (or errors naming fields); `paged`: results pages also read the view."""
     values = _collect(items)
-    phase: Phase = "training" if values.get("phase") == "training" else default_phase
-    if values.get("phase") == "inference":
-        phase = "inference"
     errors: dict[str, str] = query_shape_errors(items)
+    given_phase = parse_phase(values, errors, default_phase)
+    phase: Phase = given_phase or default_phase
     view = parse_view(values, errors, phase) if paged else ResultsView()
-    data = _apply_conveniences(phase, values, errors)
     workload = None
-    try:
-        workload = WORKLOADS[phase].model_validate(data)
-    except ValidationError as exc:
-        errors.update(_field_errors(exc))
+    if given_phase is not None:  # an unknown phase: which fields belong is unknown, so only the phase is wrong
+        computed: dict[str, str] = {}
+        data = _apply_conveniences(phase, values, errors, computed)
+        try:
+            workload = WORKLOADS[phase].model_validate(data)
+        except ValidationError as exc:
+            for name, message in _field_errors(exc).items():
+                errors.setdefault(*at_typed_field(name, message, computed, data.get(name)))
     if errors:
         return ParsedQuery(phase, None, values, errors, view=view)
     assert workload is not None
@@ -244,16 +298,25 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", page
     return ParsedQuery(phase, workload, values, canonical=with_view(question, view), view=view, question=question)
 
 
+def at_typed_field(name: str, message: str, computed: dict[str, str], value: Any = None) -> tuple[str, str]:
+    """(field, message): an error about a field computed from a convenience field the user typed (tpot_ms from
+    tokens/s per user) belongs at that field, saying how the value (`value`, when known) was computed."""
+    typed = computed.get(name)
+    if typed is None:
+        return name, message
+    result = f" = {value:.4g}" if isinstance(value, float) else ""
+    return typed, f"{CONVENIENCES[typed]}{result}: {message}"
+
+
 def _field_errors(exc: ValidationError) -> dict[str, str]:
     found: dict[str, str] = {}
     for error in exc.errors():
-        loc = [str(p) for p in error["loc"]]
+        loc = list(error_location(error))
         if loc[:1] == ["custom_model"]:
             name = ARCH_PREFIX + loc[1] if len(loc) > 1 else "model"
         else:
             name = loc[0] if loc else "model"
-        message = error_message(error)
-        found.setdefault(name, message)
+        found.setdefault(name, error_message(error))
     return found
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.scoring.messages import error_message
+from app.scoring.messages import FieldError, error_location, error_message
 from app.web.render import templates
 
 
@@ -19,20 +19,37 @@ def wants_json(request: Request) -> bool:
     accept = request.headers.get("accept", "")
     return (
         path.startswith("/api/")
-        or path.endswith(".json")
+        or path.endswith((".json", ".csv"))  # a twin's errors are data too, never the HTML error page
         or ("application/json" in accept and "text/html" not in accept)
     )
 
 
+LOCATION_KINDS = ("body", "query", "path", "header", "cookie")
+
+
 def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Pydantic errors as {field, message}; the location drops 'body'/'query' for readability."""
-    readable = []
+    """Pydantic errors as {field, message}, each once; the location drops its kind ('body', 'query', …) for
+    readability. A body that is not JSON is field `body`, with the parser's complaint and position."""
+    readable: list[dict[str, str]] = []
     for error in errors:
-        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
-        readable.append(
-            {"field": ".".join(loc) or "request", "message": error_message(error) if "msg" in error else "invalid"}
-        )
+        loc = list(error.get("loc", ()))
+        kind = str(loc.pop(0)) if loc and loc[0] in LOCATION_KINDS else None
+        if error.get("type") == "json_invalid":
+            where = f" at character {loc[0]}" if loc and isinstance(loc[0], int) else ""
+            reason = (error.get("ctx") or {}).get("error") or "JSON decode error"
+            item = {"field": "body", "message": f"not valid JSON: {reason}{where}"}
+        else:
+            located = {**error, "loc": tuple(loc)}
+            name = ".".join(error_location(located)) or ("body" if kind == "body" else "request")
+            item = {"field": name, "message": error_message(located) if "msg" in error else "invalid"}
+        if item not in readable:
+            readable.append(item)
     return readable
+
+
+def unprocessable(exc: FieldError) -> HTTPException:
+    """A 422 naming every field the exception found (the API's answer to a service's field error)."""
+    return HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in exc.errors.items()])
 
 
 def _error_page(request: Request, status_code: int, title: str, messages: list[str]) -> Response:

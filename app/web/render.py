@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import orjson
 from fastapi import Request
@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
+from app.scoring.messages import FieldError
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -105,39 +106,33 @@ def canonical_page(
     return response
 
 
-class _NamesField(Protocol):
-    field: str
-
-
 def answer_or_error(
     query: CanonicalQuery,
     build_payload: Callable[[], dict[str, Any]],
-    field_error: type[Exception],
+    field_error: type[FieldError],
     *,
-    leaf_field: bool = False,
+    page_field: Callable[[str], str] | None = None,
 ) -> dict[str, Any] | None:
-    """The service's payload, or None with its field error recorded on the query (beside the form, or in the
-    422; an error whose `fields` names several records each); `leaf_field` keeps only the last part of a dotted
-    field (`workload.model` → `model`)."""
+    """The service's payload, or None with each of its field errors recorded on the query (beside the form, or
+    in the 422); `page_field` turns the service's field names into the page's (`workload.model` → `model`)."""
     try:
         return build_payload()
     except field_error as exc:
-        named = cast(_NamesField, exc)
-        for field, message in (getattr(named, "fields", None) or {named.field: str(exc)}).items():
-            query.errors[field.rsplit(".", 1)[-1] if leaf_field else field] = message
+        for field, message in exc.errors.items():
+            query.errors.setdefault(page_field(field) if page_field else field, message)
         return None
 
 
 def canonical_json(
     query: CanonicalQuery,
     build_payload: Callable[[], dict[str, Any]],
-    field_error: type[Exception],
+    field_error: type[FieldError],
     *,
-    leaf_field: bool = False,
+    page_field: Callable[[str], str] | None = None,
 ) -> Response:
     """A page's JSON twin: the payload, or 422 listing each field's problem."""
     if not query.errors:
-        payload = answer_or_error(query, build_payload, field_error, leaf_field=leaf_field)
+        payload = answer_or_error(query, build_payload, field_error, page_field=page_field)
         if payload is not None:
             return json_response(payload)
     return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)

@@ -156,10 +156,10 @@ def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict
         return {"path": f"must be one of {', '.join(SHARE_PATHS)}"}
     if parsed.errors or parsed.workload is None:
         return parsed.errors or {"query": "no workload in this query"}
-    try:  # a link must replay: its model has to resolve now, not fail when opened
+    try:  # a link must replay: its model and filter ids have to resolve now, not fail when opened
         ranking.model_spec_for(parsed.workload, snapshot)
-    except ranking.UnknownModel as exc:
-        return {exc.field: str(exc)}
+    except ranking.UnknownId as exc:
+        return exc.errors
     return {}
 
 
@@ -183,6 +183,7 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         offers=saved_offers,
         token_prices=snapshot.token_prices,
         version=f"saved-{slug}",
+        providers=snapshot.providers,
     )
     parsed = parse(_query_items(link.query))
     changed = price_changes(saved_offers, snapshot.offers)
@@ -224,8 +225,8 @@ def _saved_twin(parsed: ParsedQuery, replay: CatalogSnapshot, slug: str, saved: 
     if not errors and parsed.workload is not None:
         try:
             payload = ranking.rank_payload(parsed.phase, parsed.workload, replay, f"/s/{slug}", sort=parsed.view.sort)
-        except ranking.UnknownModel as exc:  # saved before the check at creation, model since removed
-            errors[exc.field] = str(exc)
+        except ranking.UnknownId as exc:  # saved before the check at creation, model since removed
+            errors.update(exc.errors)
     if errors:
         return json_response({"detail": [{"field": k, "message": v} for k, v in errors.items()]}, 422)
     if twin == "csv":

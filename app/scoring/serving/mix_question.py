@@ -117,6 +117,25 @@ class MixQuestion(Filters):
             raise ValueError("the shares must add up to more than 0")
         return value
 
+    @field_validator("mix", mode="after")
+    @classmethod
+    def _each_length_once(cls, value: list[LengthBucket]) -> list[LengthBucket]:
+        # Buckets are keyed by their lengths (each fleet row's `shares`): a repeat would silently merge or drop.
+        first: dict[tuple[int | None, int | None], int] = {}
+        for position, bucket in enumerate(value, start=1):
+            lengths = (bucket.input_len, bucket.output_len)
+            if lengths in first:
+                earlier = value[first[lengths] - 1]
+                same = (
+                    f"{bucket.name}, the same lengths as {earlier.name}" if earlier.name != bucket.name else bucket.name
+                )
+                raise ValueError(
+                    f"bucket {position} repeats bucket {first[lengths]} ({same}): give each length once, "
+                    "with the two shares added up"
+                )
+            first[lengths] = position
+        return value
+
     @property
     def distribution_text(self) -> str:
         return ",".join(b.spelled() for b in self.mix)

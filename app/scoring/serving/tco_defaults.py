@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 from pydantic import ConfigDict, Field
 
+from app.scoring.messages import FieldError
 from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
@@ -85,14 +86,13 @@ class ResolvedInput:
     source_url: str = ""
 
 
-class MissingInput(ValueError):
+class MissingInput(FieldError):
     """No sourced default exists for an input: the user has to give it (field names the first such input,
-    fields every one, each with its message)."""
+    errors every one, each with its message)."""
 
-    def __init__(self, field: str, message: str, fields: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-        self.fields = fields or {field: message}
+    @property
+    def fields(self) -> dict[str, str]:
+        return self.errors
 
 
 def _rows(tco: tuple[TcoInput, ...], item: str, gpu_id: str = "") -> list[TcoInput]:

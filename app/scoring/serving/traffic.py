@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.workload import MIN_REQUESTS_PER_S
@@ -60,11 +60,12 @@ class Traffic(NumbersNotBooleans):
         False, description="a spot (interruptible) option may be the whole deployment; default: never alone"
     )
 
-    @model_validator(mode="after")
-    def _one_rate(self) -> Traffic:
-        if self.requests_per_day is not None and self.peak_requests_per_s is not None:
+    @field_validator("peak_requests_per_s")
+    @classmethod
+    def _one_rate(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if value is not None and info.data.get("requests_per_day") is not None:
             raise ValueError("give requests_per_day or peak_requests_per_s, not both")
-        return self
+        return value
 
     def multipliers(self) -> tuple[float, ...]:
         return week_profile(self.profile, self.peak_factor)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from app.catalog import queries
 from app.scoring.workload import PriceType as PriceTypeParam
 from app.web.catalog import views
-from app.web.deps import SessionDep, SettingsDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.schemas import (
     GpuDetail,
     GpuPublic,
@@ -21,7 +21,7 @@ from app.web.schemas import (
     TokenPricePublic,
 )
 
-router = APIRouter(prefix="/api/v1", tags=["catalog"])
+router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY])
 
 IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 IdPath = Annotated[str, Path(max_length=64)]

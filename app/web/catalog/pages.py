@@ -13,10 +13,10 @@ from app.catalog import queries
 from app.scoring.specs import ModelSpec
 from app.web.catalog import views
 from app.web.charts import offer_price_bars, to_json_block
-from app.web.deps import SessionDep, SettingsDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.render import json_response, page, split_json_suffix, wants_fragment
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY])
 
 SORTS = [
     ("name", "Name"),

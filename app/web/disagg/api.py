@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from app.service import disagg
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.disagg.schemas import DisaggRequest, DisaggResponse
+from app.web.errors import unprocessable
 
-router = APIRouter(prefix="/api/v1", tags=["disaggregated prefill/decode"])
+router = APIRouter(prefix="/api/v1", tags=["disaggregated prefill/decode"], dependencies=[ONE_VALUE_PER_KEY])
 
 
 @router.post("/disagg", response_model=DisaggResponse)
@@ -21,4 +22,4 @@ def disaggregated_serving(request: DisaggRequest, snapshot: SnapshotDep) -> dict
     try:
         return disagg.disagg_payload(request.workload, request.traffic, snapshot, share)
     except disagg.PlanFieldError as exc:
-        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None
+        raise unprocessable(exc) from None

@@ -11,7 +11,7 @@ from app.scoring.serving.traffic import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
-from app.service.plan_query import PlanQuery
+from app.service.plan_query import PlanQuery, page_field
 from app.service.workload_query import canonical_query
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
@@ -50,7 +50,9 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
         **form_options.catalog_lists(snapshot),
     }
     if query is not None and query.workload is not None and query.traffic is not None:
-        payload = answer_or_error(query, lambda: _payload(query, snapshot), disagg.PlanFieldError, leaf_field=True)
+        payload = answer_or_error(
+            query, lambda: _payload(query, snapshot), disagg.PlanFieldError, page_field=page_field
+        )
         if payload is not None:
             context.update(
                 payload=payload,
@@ -74,4 +76,4 @@ def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/disagg.json")
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = disagg.parse_disagg([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
-    return canonical_json(query, lambda: _payload(query, snapshot), disagg.PlanFieldError, leaf_field=True)
+    return canonical_json(query, lambda: _payload(query, snapshot), disagg.PlanFieldError, page_field=page_field)

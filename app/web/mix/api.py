@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from app.scoring.serving.mix_question import MixQuestion
 from app.service import mix
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.errors import unprocessable
 from app.web.mix.schemas import MixResponse
 
-router = APIRouter(prefix="/api/v1", tags=["GPU mix"])
+router = APIRouter(prefix="/api/v1", tags=["GPU mix"], dependencies=[ONE_VALUE_PER_KEY])
 
 
 @router.post("/mix", response_model=MixResponse)
@@ -23,4 +24,4 @@ def cheapest_mix(question: MixQuestion, snapshot: SnapshotDep) -> dict[str, Any]
     try:
         return mix.mix_payload(question, snapshot, share)
     except mix.PlanFieldError as exc:
-        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None
+        raise unprocessable(exc) from None

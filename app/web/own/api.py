@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.service import ownership
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.errors import unprocessable
 from app.web.own.schemas import OwnResponse
 
-router = APIRouter(prefix="/api/v1", tags=["own hardware vs renting"])
+router = APIRouter(prefix="/api/v1", tags=["own hardware vs renting"], dependencies=[ONE_VALUE_PER_KEY])
 
 
 @router.post("/own", response_model=OwnResponse)
@@ -22,5 +23,4 @@ def own_vs_rent(question: OwnershipQuestion, snapshot: SnapshotDep) -> dict[str,
     try:
         return ownership.own_payload(question, snapshot, share)
     except ownership.MissingInput as exc:
-        detail = [{"field": k, "message": v} for k, v in exc.fields.items()]  # every input without a default
-        raise HTTPException(status_code=422, detail=detail) from None
+        raise unprocessable(exc) from None

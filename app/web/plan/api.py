@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.numbers_only import NumbersNotBooleans
@@ -12,9 +12,12 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
 from app.service.plan_query import MAX_MONTHS, canonical_plan_query
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.errors import unprocessable
 
-router = APIRouter(prefix="/api/v1/plan", tags=["plan: dedicated vs serverless, train then serve"])
+router = APIRouter(
+    prefix="/api/v1/plan", tags=["plan: dedicated vs serverless, train then serve"], dependencies=[ONE_VALUE_PER_KEY]
+)
 
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N dedicated options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
@@ -36,10 +39,6 @@ class LifecycleRequest(NumbersNotBooleans):
     months: int = Field(12, ge=1, le=MAX_MONTHS, description="months of serving after the training run")
 
 
-def _unprocessable(exc: plan.PlanFieldError) -> HTTPException:
-    return HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}])
-
-
 def _share_url(
     inference: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None = None, months: int | None = None
 ) -> str:
@@ -57,7 +56,7 @@ def plan_serving(
             request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
         )
     except plan.PlanFieldError as exc:
-        raise _unprocessable(exc) from None
+        raise unprocessable(exc) from None
 
 
 @router.post("/lifecycle")
@@ -69,4 +68,4 @@ def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str
             request.training, request.inference, request.traffic, request.months, snapshot, share
         )
     except plan.PlanFieldError as exc:
-        raise _unprocessable(exc) from None
+        raise unprocessable(exc) from None

@@ -11,7 +11,7 @@ from app.scoring.serving.traffic import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
-from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, parse_plan
+from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan
 from app.service.workload_query import canonical_query
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
@@ -71,7 +71,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
         **form_options.catalog_lists(snapshot),
     }
     if query is not None and query.workload is not None and query.traffic is not None:
-        payload = answer_or_error(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, leaf_field=True)
+        payload = answer_or_error(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, page_field=page_field)
         if payload is not None:
             context.update(
                 payload=payload,
@@ -98,4 +98,4 @@ def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
-    return canonical_json(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, leaf_field=True)
+    return canonical_json(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, page_field=page_field)

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.errors import unprocessable
 from app.web.precision.schemas import PrecisionResponse
 
-router = APIRouter(prefix="/api/v1", tags=["precision side by side"])
+router = APIRouter(prefix="/api/v1", tags=["precision side by side"], dependencies=[ONE_VALUE_PER_KEY])
 
 
 @router.post("/precision", response_model=PrecisionResponse)
@@ -23,4 +24,4 @@ def compare_precision(workload: InferenceWorkload, snapshot: SnapshotDep) -> dic
     try:
         return precision.precision_payload(workload, snapshot, share)
     except precision.PlanFieldError as exc:
-        raise HTTPException(status_code=422, detail=[{"field": exc.field, "message": str(exc)}]) from None
+        raise unprocessable(exc) from None

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
 from app.service import rank as ranking
 from app.service.workload_query import canonical_query
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.errors import unprocessable
 from app.web.fast_json import OrjsonResponse
 
-router = APIRouter(prefix="/api/v1", tags=["estimate and rank"])
+router = APIRouter(prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY])
 
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
@@ -82,18 +83,14 @@ class TrainingEstimateRequest(TrainingWorkload):
     offer_id: int | None = Field(None, ge=1, description=OFFER_ID_HELP)
 
 
-def unprocessable(field: str, message: str) -> HTTPException:
-    return HTTPException(status_code=422, detail=[{"field": field, "message": message}])
-
-
 def _rank(
     phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None, terms: bool
 ) -> dict[str, Any]:
     share_url = "/?" + canonical_query(phase, workload)  # type: ignore[arg-type]
     try:
         return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
-    except ranking.UnknownModel as exc:
-        raise unprocessable(exc.field, str(exc)) from None
+    except ranking.UnknownId as exc:
+        raise unprocessable(exc) from None
 
 
 # The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
@@ -122,7 +119,7 @@ def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep)
             r, snapshot, r.gpu, r.gpu_count, r.tensor_parallel, r.pipeline_parallel, r.offer_id
         )
     except estimates.BadEstimateRequest as exc:
-        raise unprocessable(exc.field, str(exc)) from None
+        raise unprocessable(exc) from None
 
 
 @router.post("/estimate/training")
@@ -131,4 +128,4 @@ def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -
     try:
         return estimates.training_estimate(request, snapshot, request.gpu, request.gpu_count, request.offer_id)
     except estimates.BadEstimateRequest as exc:
-        raise unprocessable(exc.field, str(exc)) from None
+        raise unprocessable(exc) from None

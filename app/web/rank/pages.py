@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
 from app.service import rank_sort
-from app.service.workload_query import ParsedQuery, Phase, parse
+from app.service.workload_query import PHASES, ParsedQuery, Phase, parse
 from app.web.deps import SnapshotDep
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
@@ -20,8 +20,8 @@ router = APIRouter(include_in_schema=False)
 
 
 def _has_workload(items: list[tuple[str, str]]) -> bool:
-    # A repeated phase is a question with an error (a 422 naming phase), not a blank form.
-    return any(key != "phase" for key, _ in items) or len(items) > 1
+    # A repeated or unknown phase is a question with an error (a 422 naming phase), not a blank form.
+    return any(key != "phase" or value.strip() not in ("", *PHASES) for key, value in items) or len(items) > 1
 
 
 def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:
@@ -46,8 +46,8 @@ def results_context(
         ranked = ranking.ranked_page(
             parsed.phase, parsed.workload, snapshot, share_url, view.start, view.rows, parsed.workload.gpus, view.sort
         )
-    except ranking.UnknownModel as exc:
-        parsed.errors[exc.field] = str(exc)
+    except ranking.UnknownId as exc:
+        parsed.errors.update(exc.errors)
         return {}
     model = ranking.model_spec_for(parsed.workload, snapshot)
     payload = ranked.payload
@@ -99,6 +99,9 @@ def render_workbench(
     context["errors"] = parsed.errors if parsed else {}
     if parsed and parsed.canonical and not parsed.errors:
         context.update(twin_urls(parsed, path, view_base))
+    elif parsed and parsed.errors:  # the twin of the question as asked: it answers the same 422
+        twin = f"{view_base}.json" if view_base is not None else f"{'/rank' if path == '/' else path}.json"
+        context["json_url"] = f"{twin}?{request.url.query}" if request.url.query else twin
     context.update(extra or {})
     status = 422 if context["errors"] else 200
     response = page(request, template, context, block="workbench", status_code=status)
@@ -140,8 +143,11 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
 
 
 @router.get("/index.json")
-def index_json(snapshot: SnapshotDep) -> Response:
-    """The blank form's JSON twin: default workloads and the catalog's choices."""
+def index_json(request: Request, snapshot: SnapshotDep) -> Response:
+    """The blank form's JSON twin: default workloads and the catalog's choices. With a question, `/`'s twin is
+    `/rank.json`: a redirect there, so the answer (or the 422) is the ranking's, not the blank form's."""
+    if _has_workload(list(request.query_params.multi_items())):
+        return RedirectResponse(f"/rank.json?{request.url.query}", status_code=307)
     lists = form_options.catalog_lists(snapshot)
     return json_response(
         {
@@ -164,8 +170,8 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             assert parsed.workload is not None
             share_url = f"{path}?{parsed.question}"
             return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
-        except ranking.UnknownModel as exc:
-            parsed.errors[exc.field] = str(exc)
+        except ranking.UnknownId as exc:
+            parsed.errors.update(exc.errors)
     return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
 
 
