@@ -292,3 +292,14 @@ def test_training_never_ranks_a_managed_inference_endpoint(client):
     assert training["options"] and not any("inference endpoint" in o["price_note"] for o in training["options"])
     inference = client.post("/api/v1/rank/inference?limit=500&terms=false", json={"model": "llama-3.1-8b"}).json()
     assert any("inference endpoint" in o["price_note"] for o in inference["options"])
+
+
+def test_a_deadline_of_seconds_and_a_rate_of_almost_nothing_are_answered(client):
+    """Found by the API fuzz: a 5e-324-day deadline made the nothing-on-time note divide by zero, and a cost of
+    capital of 6e-198 % made /own's annuity divide by 1 - 1.0."""
+    body = {"model": "llama-3.1-8b", "max_days": 5e-324, "total_tokens": 2e9}
+    response = client.post("/api/v1/rank/training?limit=1", json=body)
+    assert response.status_code == 200
+    assert any("No offer in the catalog supplies the GPUs" in n for n in response.json()["notes"])
+    own = client.post("/api/v1/own", json={"colocation_usd_per_kw_month": 0.0, "cost_of_capital_pct": 5.93e-198})
+    assert own.status_code == 200

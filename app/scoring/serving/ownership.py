@@ -84,8 +84,9 @@ def annuity_payment(principal: float, monthly_rate: float, months: float, final_
     `final_value` at the end (straight line at a rate of 0)."""
     if monthly_rate <= 0:
         return (principal - final_value) / months
-    discount = (1 + monthly_rate) ** -months
-    return (principal - final_value * discount) * monthly_rate / (1 - discount)
+    log_growth = months * math.log1p(monthly_rate)  # log1p/expm1: a rate of 1e-200 neither rounds to 0 nor divides by 0
+    discount, paid_down = math.exp(-log_growth), -math.expm1(-log_growth)
+    return (principal - final_value * discount) * monthly_rate / paid_down
 
 
 def payback_months(purchase: float, saving_per_month: float, monthly_rate: float) -> float | None:
@@ -98,7 +99,7 @@ def payback_months(purchase: float, saving_per_month: float, monthly_rate: float
     elif purchase * monthly_rate >= saving_per_month:
         return None
     else:
-        months = -math.log(1 - purchase * monthly_rate / saving_per_month) / math.log(1 + monthly_rate)
+        months = -math.log1p(-purchase * monthly_rate / saving_per_month) / math.log1p(monthly_rate)
     return months if math.isfinite(months) else None  # a margin of a fraction of a cent: never, in practice
 
 

@@ -485,18 +485,24 @@ def _priced_run(
     )
 
 
+MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
+
+
 def _nothing_on_time_note(offer: Offer, s: SharedTerms | None, search: SlotSearch, w: TrainingWorkload) -> str:
     """What the nearest run misses by, and what would let one finish in time."""
     assert s is not None
     n, deadline_h = s.est.gpu_count, w.max_days * 24
     hours = s.work_hours
-    needed = math.ceil(n * hours / deadline_h)
-    cap = min(w.max_gpus, search.machine.gpus_per_node * search.machine.node_limit(w.max_gpus))
     text = (
         f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {hours / 24:,.1f} days. About {needed:,} {offer.gpu_id} would finish in time "
-        "if the run scaled linearly"
+        f"{offer.provider_name}, takes {hours / 24:,.1f} days."
     )
+    scaled = n * hours / deadline_h if deadline_h > 0 else math.inf
+    if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
+        return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
+    needed = math.ceil(scaled)
+    cap = min(w.max_gpus, search.machine.gpus_per_node * search.machine.node_limit(w.max_gpus))
+    text += f" About {needed:,} {offer.gpu_id} would finish in time if the run scaled linearly"
     if needed > w.max_gpus:
         return text + f": raise Max GPUs (now {w.max_gpus:,}) or the deadline."
     if needed > cap:
