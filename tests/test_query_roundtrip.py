@@ -69,6 +69,33 @@ def _strategy(annotation: Any, info: FieldInfo, name: str) -> st.SearchStrategy[
     return IDS.filter(lambda text: text.lower() != "custom")  # "custom" names the custom-architecture form
 
 
+# Each load scenario's own field is required (workload.py): drawn as None half the time, it is filled in so the
+# draw is a workload rather than filtered out.
+SCENARIO_LOADS = {
+    "fixed_batch": ("batch", 8),
+    "concurrency": ("concurrency", 8),
+    "request_rate": ("requests_per_s", 1.0),
+}
+
+
+def _consistent(values: dict[str, Any]) -> dict[str, Any]:
+    """The workload's cross-field rules met by nudging the draw (so most draws are workloads, not filtered out): a
+    model named when no custom one is, the scenario's load field given, a batch job's fields only at max throughput
+    and never beside peak traffic."""
+    values = dict(values)
+    if values.get("model") is None and values.get("custom_model") is None:
+        values["model"] = "m"
+    field, value = SCENARIO_LOADS.get(values.get("scenario", ""), (None, None))
+    if field is not None and values.get(field) is None:
+        values[field] = value
+    if "job_requests" in values:  # inference only
+        if values.get("scenario") != "max_throughput" or values.get("peak_requests_per_s") is not None:
+            values["job_requests"] = None
+        if values["job_requests"] is None:
+            values["job_deadline_hours"] = None
+    return values
+
+
 def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
     fields = {
         name: _strategy(info.annotation, info, name) for name, info in cls.model_fields.items() if name not in SKIP
@@ -76,7 +103,7 @@ def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
 
     def build(values: dict[str, Any]) -> Any:
         try:
-            return cls.model_validate(values)
+            return cls.model_validate(_consistent(values))
         except ValidationError:
             return None  # a combination the model's own validators refuse: not a workload
 
@@ -84,11 +111,26 @@ def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
 
 
 def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
-    """Without head_dim the heads must divide the hidden size (the model refuses the rest): round the hidden size
-    to a multiple of the heads, so most drawn architectures are valid rather than filtered out."""
-    if values.get("head_dim") is None and values["hidden_size"] % values["num_attention_heads"]:
-        heads = values["num_attention_heads"]
+    """The architecture's cross-field rules (workload.ModelArchitecture), met by nudging the draw so most drawn
+    architectures are valid rather than filtered out: without head_dim the heads divide the hidden size (rounded to
+    a multiple), KV heads divide the heads (mha: all of them), active parameters within the total, and a mixture of
+    experts routes 1 to num_experts per token."""
+    heads = values["num_attention_heads"]
+    if values.get("head_dim") is None and values["hidden_size"] % heads:
         values = {**values, "hidden_size": heads * max(1, -(-64 // heads), values["hidden_size"] // heads)}
+    kv = values.get("num_kv_heads")
+    if values.get("attention") == "mha":
+        values = {**values, "num_kv_heads": heads}
+    elif kv is not None:
+        values = {**values, "num_kv_heads": max(d for d in range(1, min(kv, heads) + 1) if heads % d == 0)}
+    active = values.get("active_params_b")
+    if active is not None and active > values["params_b"]:
+        values = {**values, "active_params_b": values["params_b"]}
+    experts = values.get("num_experts", 0)
+    per_token = values.get("experts_per_token", 0)
+    values = {**values, "experts_per_token": min(max(per_token, 1), experts) if experts else 0}
+    if values.get("attention") == "mla" and values.get("kv_lora_rank", 0) < 1:
+        values = {**values, "kv_lora_rank": 512}
     return values
 
 
