@@ -32,9 +32,10 @@ ROCM_EVIDENCE = (
 
 
 def _detail(step: StepParts) -> StepDetail:
-    if step.detail is None:  # every StepParts from forward_parts carries one
+    detail = step.breakdown
+    if detail is None:  # every StepParts from forward_parts carries one
         raise ValueError("a decode step without its breakdown")
-    return step.detail
+    return detail
 
 
 def _roofline_text(pair: tuple[float, float], p: float) -> str:

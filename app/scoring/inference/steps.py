@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from app.scoring.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.efficiency.inference import (
@@ -477,7 +478,13 @@ class StepParts:
     tokens_per_step: float = 1.0  # tokens each sequence advances per pass (> 1 with speculative decoding)
     expert_busy_ms: float = 0.0  # the routed experts' grouped GEMMs (part of busy_ms): their own roofline
     prefill_tokens: float = 0.0  # prompt tokens this pass prefills beside the decode (per pipeline stage)
-    detail: StepDetail | None = None
+    # StepDetail's fields in order, a plain tuple: the hot path builds thousands of passes per ranking and only the
+    # chosen point's terms read them (StepParts.breakdown makes the dataclass then)
+    detail: tuple[Any, ...] | None = None
+
+    @property
+    def breakdown(self) -> StepDetail | None:
+        return StepDetail(*self.detail) if self.detail is not None else None
 
     @property
     def total_ms(self) -> float:
@@ -546,7 +553,7 @@ def forward_parts(
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)
     host_ms, moe_host_ms = overhead_ms(ctx, eff, host_sequences), prefill_passes * moe_prefill_ms(ctx, eff)
-    detail = StepDetail(
+    detail = (
         tokens,
         attending,
         attended,
