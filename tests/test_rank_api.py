@@ -303,3 +303,22 @@ def test_a_deadline_of_seconds_and_a_rate_of_almost_nothing_are_answered(client)
     assert any("No offer in the catalog supplies the GPUs" in n for n in response.json()["notes"])
     own = client.post("/api/v1/own", json={"colocation_usd_per_kw_month": 0.0, "cost_of_capital_pct": 5.93e-198})
     assert own.status_code == 200
+
+
+def test_the_rank_api_sorts_as_a_results_page_does(client):
+    """POST /api/v1/rank/* take the page's `sort`: feasible options in that column's order, each with its rank;
+    a column of the other phase, or none at all, is a 422 on `sort`."""
+    body = {"model": "llama-3.1-8b"}
+    ranked = client.post("/api/v1/rank/inference?terms=false", json=body).json()
+    by_ttft = client.post("/api/v1/rank/inference?terms=false&sort=ttft", json=body).json()
+    feasible = [o for o in by_ttft["options"] if o["feasible"]]
+    assert [o["ttft_ms"] for o in feasible] == sorted(o["ttft_ms"] for o in feasible)
+    assert by_ttft["sort"] == "ttft" and "&sort=ttft" in by_ttft["share_url"]
+    best = next(o for o in feasible if o["rank"] == 1)
+    assert best["usd_per_million_output_tokens"] == ranked["options"][0]["usd_per_million_output_tokens"]
+    for sort in ("mfu", "bogus"):
+        refused = client.post(f"/api/v1/rank/inference?sort={sort}", json=body)
+        assert refused.status_code == 422 and refused.json()["detail"][0]["field"] == "sort"
+    training = client.post("/api/v1/rank/training?terms=false&limit=5&sort=-mfu", json=body).json()
+    mfus = [o["mfu"] for o in training["options"] if o["feasible"]]
+    assert mfus == sorted(mfus, reverse=True)

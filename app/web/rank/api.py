@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
 from app.service import rank as ranking
-from app.service.workload_query import canonical_query
+from app.service import rank_sort
+from app.service.workload_query import ResultsView, canonical_query, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
 from app.web.fast_json import OrjsonResponse
@@ -19,6 +20,14 @@ router = APIRouter(prefix="/api/v1", tags=["estimate and rank"], dependencies=[O
 
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+SortQuery = Annotated[
+    str | None,
+    Query(
+        max_length=20,
+        description="sort the feasible options by a column of the ranked table (-column for largest first), as a "
+        "results page's `sort`; each option then carries its `rank`. Default: ranked order",
+    ),
+]
 
 
 class RankResponse(BaseModel):
@@ -84,11 +93,23 @@ class TrainingEstimateRequest(TrainingWorkload):
 
 
 def _rank(
-    phase: str, workload: InferenceWorkload | TrainingWorkload, snapshot: Any, limit: int | None, terms: bool
+    phase: str,
+    workload: InferenceWorkload | TrainingWorkload,
+    snapshot: Any,
+    limit: int | None,
+    terms: bool,
+    sort: str | None = None,
 ) -> dict[str, Any]:
-    share_url = "/?" + canonical_query(phase, workload)  # type: ignore[arg-type]
     try:
-        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms)
+        problem = rank_sort.phase_error(phase, rank_sort.check(sort)) if sort is not None else None
+    except ValueError as exc:
+        problem = str(exc)
+    if problem:
+        raise HTTPException(status_code=422, detail=[{"field": "sort", "message": problem}])
+    question = canonical_query(phase, workload)  # type: ignore[arg-type]
+    share_url = "/?" + with_view(question, ResultsView(sort=sort))
+    try:
+        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms, sort)
     except ranking.UnknownId as exc:
         raise unprocessable(exc) from None
 
@@ -96,18 +117,26 @@ def _rank(
 # The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
 @router.post("/rank/inference", response_model=RankResponse, response_class=OrjsonResponse)
 def rank_inference(
-    workload: InferenceWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+    workload: InferenceWorkload,
+    snapshot: SnapshotDep,
+    limit: LimitQuery = None,
+    terms: TermsQuery = True,
+    sort: SortQuery = None,
 ) -> OrjsonResponse:
     """Every matching offer ranked by $ per million output tokens at the latency targets."""
-    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms))
+    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms, sort))
 
 
 @router.post("/rank/training", response_model=RankResponse, response_class=OrjsonResponse)
 def rank_training(
-    workload: TrainingWorkload, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
+    workload: TrainingWorkload,
+    snapshot: SnapshotDep,
+    limit: LimitQuery = None,
+    terms: TermsQuery = True,
+    sort: SortQuery = None,
 ) -> OrjsonResponse:
     """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
-    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms))
+    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
 
 
 @router.post("/estimate/inference")
