@@ -15,6 +15,7 @@ def test_machine_copies_and_billed_gpus():
     eight = Machine(gpus_per_node=8, link="nvlink", instance_gpus=8)
     assert (eight.copies(2), eight.billed_gpus(2)) == (4, 2)
     assert (eight.copies(8), eight.billed_gpus(8)) == (1, 8)
+    assert (eight.rented_gpus(2), eight.rented_gpus(8), eight.rented_gpus(16)) == (8, 8, 16)
     three = Machine(gpus_per_node=3, link="nvlink", instance_gpus=3)
     assert (three.copies(2), three.billed_gpus(2)) == (1, 3)  # the third GPU idles and is paid for
     single = Machine(gpus_per_node=8, link="nvlink")

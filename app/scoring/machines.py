@@ -42,6 +42,11 @@ class Machine:
         1 for a layout of whole instances or singly rented GPUs."""
         return max(self.instance_gpus // gpu_count, 1) if gpu_count < self.instance_gpus else 1
 
+    def rented_gpus(self, gpu_count: int) -> int:
+        """GPUs one rented unit serving a `gpu_count`-GPU layout bills: the whole instance where it holds several
+        copies, else the layout's own (whole instances above it)."""
+        return self.instance_gpus if self.copies(gpu_count) > 1 else gpu_count
+
     def billed_gpus(self, gpu_count: int) -> float:
         """GPUs billed per copy of a `gpu_count`-GPU layout: the instance shared by the copies it holds (a TP2
         layout on a 3-GPU instance pays for the idle third GPU), whole instances above that."""

@@ -103,7 +103,7 @@ class InferenceOption:
     @property
     def rented_gpus(self) -> int:
         """GPUs one rented unit bills: the whole instance where it holds several copies, else the layout's own."""
-        return max(self.instance_gpus, self.gpu_count) if self.copies_per_instance > 1 else self.gpu_count
+        return self.instance_gpus if self.copies_per_instance > 1 else self.gpu_count
 
     @property
     def rented_tokens_per_s(self) -> float:

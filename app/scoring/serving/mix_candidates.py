@@ -153,7 +153,7 @@ def replica_types(question: MixQuestion, snapshot: CatalogSnapshot, model: Model
         gpu = snapshot.gpus[offer.gpu_id]
         machine: Machine = machine_of(offer, gpu)
         copies = machine.copies(layout[0])
-        rented = machine.instance_gpus if copies > 1 else layout[0]
+        rented = machine.rented_gpus(layout[0])
         fits = tuple(_fit(snapshot, offer, layout, model, question, b) for b in buckets)
         out.append(
             ReplicaType(

@@ -143,8 +143,8 @@ def _pool(
 
 def _rented(pool: PoolOffer) -> tuple[int, int]:
     """GPUs one rental of the pool's offer bills, and the copies of its instance type it holds."""
-    copies = pool.machine.copies(pool.instance.gpu_count)
-    return (pool.machine.instance_gpus if copies > 1 else pool.instance.gpu_count), copies
+    count = pool.instance.gpu_count
+    return pool.machine.rented_gpus(count), pool.machine.copies(count)
 
 
 def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffic) -> DisaggregatedPlan:
