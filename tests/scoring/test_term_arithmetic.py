@@ -147,5 +147,22 @@ def test_a_global_batch_that_does_not_split_over_the_replicas_says_so() -> None:
     uneven = estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w)
     even = estimate_training(GPUS["B200"], 16, MODELS["llama-3.1-8b"], w)
     dp = {e.gpu_count: next(t.detail for t in e.terms if t.name == "exposed DP/FSDP traffic") for e in (uneven, even)}
-    assert "512 / 12 = 42.67" in dp[24] and "504 or 516" in dp[24]
+    assert "512 / 12 = 42.67" in dp[24] and "busiest replica's 43" in dp[24] and "504 or 516" in dp[24]
     assert "not a whole number" not in dp[16]
+    compute = {e.gpu_count: next(t for t in e.terms if t.name == "compute") for e in (uneven, even)}
+    assert "× 1.008 busiest replica's share" in compute[24].detail  # 43 x 12 / 512
+    assert stated_value(compute[24].detail) == pytest.approx(compute[24].value, rel=5e-3)
+    assert "busiest" not in compute[16].detail
+
+
+def test_an_uneven_batch_is_timed_at_its_busiest_replica() -> None:
+    """The step waits for the replica that runs ceil(B / R) sequences: 512 over 12 replicas runs as 516 would."""
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.workload import TrainingWorkload
+
+    def step_s(batch: int) -> float:
+        w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", seq_len=8192, global_batch_seqs=batch)
+        return estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w).step_time_s
+
+    assert step_s(512) == pytest.approx(step_s(516), rel=1e-9)
+    assert step_s(504) < step_s(512)

@@ -32,6 +32,10 @@ class Layout:
     def data_parallel(self, gpu_count: int) -> int:
         return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
 
+    def replicas(self, gpu_count: int) -> int:
+        """Data-parallel replicas that split the global batch (sequence-parallel ranks share their sequences)."""
+        return max(1, self.data_parallel(gpu_count) // self.sequence_parallel)
+
     def describe(self, gpu_count: int) -> str:
         dp = self.data_parallel(gpu_count)
         parts = []

@@ -42,6 +42,7 @@ from app.scoring.training.memory import (
 from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     attention_efficiency,
+    busiest_replica_factor,
     compute_seconds,
     effective_mfu,
     low_precision_speedup,
@@ -260,16 +261,17 @@ class GpuTimer:
         best, best_s = None, float("inf")
         least = compute_floor["none"]
         for rows in s.sequence_rows(self.gpu, gpu_count):
-            level = None  # recompute level of the last SP degree considered
+            level, busiest = None, 0.0  # recompute level and busiest-replica factor of the last SP degree considered
             for row in rows:
                 if best_s <= least:
                     break  # nothing left can be strictly faster
                 if not s.frugal_fits(row, 1, gpu_count, usable):
                     continue
                 layout = next(layout for need, layout in s.ladder(row, 1, gpu_count) if need <= usable)
-                if layout.recompute == level:
-                    continue  # the same level as a smaller SP: same compute, more all-to-all
-                level = layout.recompute
+                uneven = busiest_replica_factor(s.workload.global_batch_seqs, layout.replicas(gpu_count))
+                if layout.recompute == level and uneven >= busiest:
+                    continue  # the same level as a smaller SP, no evener split: same compute, more all-to-all
+                level, busiest = layout.recompute, uneven
                 floor = compute_floor.get(level)
                 if floor is None:
                     floor = compute_floor[level] = self.compute_s(gpu_count, level)

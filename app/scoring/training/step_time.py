@@ -5,6 +5,7 @@ Formulas: shared/research/training_estimators.md §1.1, §1.4, §6.2, §6.4. Pur
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -423,6 +424,14 @@ def executed_flops_per_token(
     return dense, attn
 
 
+def busiest_replica_factor(global_batch_seqs: int, replicas: int) -> float:
+    """A data-parallel step waits for its busiest replica. Where the global batch does not split into a whole number
+    of sequences per replica (512 over 24), some replicas run ceil(B / R) of them (PyTorch's DistributedSampler pads
+    to that; Megatron-LM and torchtitan refuse the layout), so the step takes that share: ceil(B / R) x R / B of the
+    even split's time (1 where it divides)."""
+    return math.ceil(global_batch_seqs / replicas) * replicas / global_batch_seqs
+
+
 def workload_step_time(
     e: TrainingEfficiency,
     gpu: GpuSpec,
@@ -502,15 +511,18 @@ def step_parts(
             framework,
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
-    replicas = max(1, dp // layout.sequence_parallel)  # sequence-parallel ranks share their sequences
+    replicas = layout.replicas(gpu_count)
+    busiest = busiest_replica_factor(global_batch_seqs, replicas)
+    compute *= busiest
+    tokens_per_gpu *= busiest
     if method == "qlora":
-        local_micro = max(1.0, global_batch_seqs / (replicas * layout.micro_batch_seqs))
+        local_micro = max(1.0, math.ceil(global_batch_seqs / replicas) / layout.micro_batch_seqs)
         compute += qlora_dequant_seconds(e, gpu, model, layout, local_micro)
     # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
     # strong scaling leaves each GPU little work per step.
     bubble = e.step_latency_s_per_layer * model.layers / pp
     if pp > 1:
-        micro_batches = max(1.0, global_batch_seqs / (replicas * layout.micro_batch_seqs))
+        micro_batches = max(1.0, math.ceil(global_batch_seqs / replicas) / layout.micro_batch_seqs)
         chunks = layout.pipeline_interleave or e.pp_interleave_default
         bubble += compute * (pp - 1) / (chunks * micro_batches)
     tp_comm = 0.0

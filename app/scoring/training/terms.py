@@ -8,6 +8,8 @@ phase's matmul efficiency; each term below shows its own arithmetic."""
 
 from __future__ import annotations
 
+import math
+
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
@@ -17,6 +19,7 @@ from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     StepTime,
     attention_efficiency,
+    busiest_replica_factor,
     compute_seconds,
     executed_flops_per_token,
     low_precision_speedup,
@@ -89,7 +92,10 @@ def _compute_term(
         attn_eff,
         w.framework,
     )
-    dequant = st.compute_s - pure
+    busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
+    dequant = st.compute_s - pure * busiest
+    if busiest != 1:
+        detail += f" × {f(busiest)} busiest replica's share of an uneven batch"
     if abs(dequant) > 1e-12:  # QLoRA: NF4 weights dequantised before each GEMM, at HBM speed
         detail += f" + {f(dequant)} s NF4 dequantisation"
     if slowdown != 1:
@@ -160,17 +166,18 @@ def training_terms(
 
 
 def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
-    """'' when the global batch splits into whole sequences per data-parallel replica; else what the estimate does.
+    """'' when the global batch splits into whole sequences per data-parallel replica; else how the step is timed.
 
-    Megatron-LM and torchtitan require global batch % (micro-batch × DP) == 0; this estimate times each replica's
-    average share of the batch (tokens per GPU = batch × sequence / GPUs) and does not skip such layouts."""
-    replicas = max(1, layout.data_parallel(gpu_count) // layout.sequence_parallel)
-    if w.global_batch_seqs % (replicas * layout.micro_batch_seqs) == 0:
+    The step waits for its busiest replica (step_time.busiest_replica_factor): such a layout pays for the sequences
+    it pads, and ranks below an even split of the same GPUs."""
+    replicas = layout.replicas(gpu_count)
+    if w.global_batch_seqs % replicas == 0:
         return ""
     share = w.global_batch_seqs / replicas
-    low, high = int(share) * replicas, (int(share) + 1) * replicas
+    low, high = int(share) * replicas, math.ceil(share) * replicas
+    even = f"{low} or {high}" if low else f"{high}"
     return (
         f"; the global batch of {w.global_batch_seqs} sequences is not a whole number per replica "
-        f"({w.global_batch_seqs} / {replicas} = {share:.2f}): timed at that average share, where Megatron-LM and "
-        f"torchtitan require global batch % (micro-batch × DP) == 0 (a real run would take {low} or {high})"
+        f"({w.global_batch_seqs} / {replicas} = {share:.2f}): timed at the busiest replica's {math.ceil(share)}, "
+        f"as if {high} (Megatron-LM and torchtitan refuse the layout; a global batch of {even} splits evenly)"
     )
