@@ -120,7 +120,24 @@ def test_a_request_rate_no_replica_serves_within_the_limits_links_to_replicas_th
     feasible = [o for o in sized["options"] if o["feasible"]]
     assert feasible and not any(o["over_limits"] for o in feasible) and "lowest_p99" not in sized
     assert feasible[0]["replicas"] > 1
-    assert "on replicas that meet the limits" not in client.get(NONE_MEET).text  # clients: no arrival rate to size
+
+
+def test_clients_no_replica_serves_within_the_limits_link_to_replicas_that_do(client) -> None:  # type: ignore[no-untyped-def]
+    """Clients in flight, over the limits on one replica: the answer links the same clients as latency_bound with
+    that peak, where each replica serves as many clients as its batch meets the limits at."""
+    clients_8b = "/?phase=inference&model=llama-3.1-8b&tpot_ms=10&scenario=concurrency&concurrency=1024"
+    assert all(o["over_limits"] for o in _json(client, clients_8b)["options"] if o["feasible"])
+    html = client.get(clients_8b).text
+    link = re.search(r'<a href="([^"]+)">The same ([\d,]+) clients on replicas that meet the limits', html)
+    assert link, "no link to replicas"
+    clients = int(link.group(2).replace(",", ""))
+    url = unescape(link.group(1))
+    assert f"peak_concurrency={clients}" in url and "scenario" not in url and "&concurrency" not in url
+    sized = _json(client, url)
+    feasible = [o for o in sized["options"] if o["feasible"]]
+    assert feasible and not any(o["over_limits"] for o in feasible)
+    assert all(o["replicas"] == -(-clients // o["batch"]) for o in feasible)
+    assert feasible[0]["replicas"] > 1 and 'data-label="Replicas"' in client.get(url).text  # the column is shown
 
 
 def test_a_request_rate_one_replica_meets_still_links_to_replicas(client) -> None:  # type: ignore[no-untyped-def]

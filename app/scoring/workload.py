@@ -223,6 +223,13 @@ class InferenceWorkload(_WorkloadBase):
     peak_requests_per_s: float | None = Field(
         None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description=f"for replicas (at least {MIN_REQUESTS_PER_S:g})"
     )
+    peak_concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=10_000_000,
+        description="for replicas: clients in flight at the peak, each sending its next request when its last one "
+        "ends; each replica serves as many as its batch",
+    )
     job_requests: int | None = Field(
         None,
         ge=1,
@@ -271,6 +278,13 @@ class InferenceWorkload(_WorkloadBase):
             raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[str(info.field_name)]})")
         return value
 
+    @field_validator("peak_concurrency")
+    @classmethod
+    def _one_peak(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("peak_requests_per_s"):
+            raise ValueError("give the peak as requests/s (peak_requests_per_s) or as clients, not both")
+        return value
+
     @field_validator("job_requests")
     @classmethod
     def _job_at_max_throughput(cls, value: int | None, info: ValidationInfo) -> int | None:
@@ -279,10 +293,11 @@ class InferenceWorkload(_WorkloadBase):
             raise ValueError(
                 f"a batch job runs at scenario max_throughput (its requests are submitted at once), not {scenario}"
             )
-        if value is not None and info.data.get("peak_requests_per_s"):
+        peak = next((name for name in ("peak_requests_per_s", "peak_concurrency") if info.data.get(name)), None)
+        if value is not None and peak:
             raise ValueError(
                 "a batch job's replicas come from its deadline (job_deadline_hours), not from peak traffic: "
-                "leave peak_requests_per_s empty"
+                f"leave {peak} empty"
             )
         return value
 

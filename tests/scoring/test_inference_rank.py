@@ -1,5 +1,6 @@
 """Ranking order, close calls, offer rule, speed, and the purity of app.scoring."""
 
+import math
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
@@ -87,6 +88,14 @@ def test_replicas_follow_peak_traffic():
     w = InferenceWorkload(model="llama-3.1-8b", peak_requests_per_s=50)
     option = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-8b"]).options[0]
     assert option.replicas >= 50 * 400 / option.output_tokens_per_s
+
+
+def test_replicas_follow_peak_clients():
+    """Closed loop: each client holds one running sequence, so 1000 clients need 1000 / batch replicas."""
+    offers = (_offer("H100-SXM", 2.0),)
+    w = InferenceWorkload(model="llama-3.1-8b", peak_concurrency=1000)
+    option = rank_inference(w, CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-8b"]).options[0]
+    assert option.replicas == math.ceil(1000 / option.batch) and option.replicas > 1
 
 
 def test_more_offers_add_rows_not_estimates():

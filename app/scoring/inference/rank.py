@@ -159,6 +159,8 @@ class ConfigurationPricing:
         replicas = est.job_replicas  # a job's replicas meet its deadline (a job has no peak traffic: workload.py)
         if workload.peak_requests_per_s:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+        elif workload.peak_concurrency:  # closed loop: a client holds one of a replica's running sequences
+            replicas = max(1, math.ceil(workload.peak_concurrency / est.batch))
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
         billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
@@ -264,7 +266,16 @@ _ESTIMATE_FIELDS = frozenset({"ttft_ms", "tpot_ms", "batch", "output_tokens_per_
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
 # Fields that choose or price offers but never change an estimate.
-_FILTER_FIELDS = {"providers", "price_types", "gpus", "vendors", "peak_requests_per_s", "include_stale", "rank_by"}
+_FILTER_FIELDS = {
+    "providers",
+    "price_types",
+    "gpus",
+    "vendors",
+    "peak_requests_per_s",
+    "peak_concurrency",
+    "include_stale",
+    "rank_by",
+}
 
 
 def cached_configuration(

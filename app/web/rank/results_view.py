@@ -83,15 +83,30 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
 
 
 def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
-    """For a request rate (which one replica takes whole): the same question as latency_bound with that rate as its
-    peak traffic, so replicas sized to meet the limits carry it (None for any other question)."""
-    rate = workload.requests_per_s if isinstance(workload, InferenceWorkload) else None
-    if not isinstance(workload, InferenceWorkload) or workload.scenario != "request_rate" or not rate:
+    """For a load one replica takes whole (a request rate, or clients in flight): the same question as
+    latency_bound with that load as its peak, so replicas sized to meet the limits carry it (None for any other
+    question)."""
+    if not isinstance(workload, InferenceWorkload):
         return None
-    peak = max(workload.peak_requests_per_s or 0.0, rate)
-    update = {"scenario": "latency_bound", "requests_per_s": None, "peak_requests_per_s": peak}
-    sized = workload.model_copy(update=update)
+    if workload.scenario == "request_rate" and workload.requests_per_s:
+        peak = max(workload.peak_requests_per_s or 0.0, workload.requests_per_s)
+        update: dict[str, object] = {"requests_per_s": None, "peak_requests_per_s": peak, "peak_concurrency": None}
+    elif workload.scenario == "concurrency" and workload.concurrency and not workload.peak_requests_per_s:
+        clients = max(workload.peak_concurrency or 0, workload.concurrency)
+        update = {"concurrency": None, "peak_concurrency": clients}
+    else:
+        return None
+    sized = workload.model_copy(update={"scenario": "latency_bound", **update})
     return f"{path}?{canonical_query('inference', sized)}"
+
+
+def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
+    """The load replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
+    if not isinstance(workload, InferenceWorkload):
+        return ""
+    if workload.scenario == "concurrency" and workload.concurrency:
+        return f"{workload.concurrency:,} client" + ("s" if workload.concurrency != 1 else "")
+    return f"{workload.requests_per_s:,g} requests/s" if workload.requests_per_s else ""
 
 
 def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:
