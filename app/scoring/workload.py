@@ -340,3 +340,16 @@ class TrainingWorkload(_WorkloadBase):
     interruptions_per_node_month: float | None = Field(
         None, ge=0, le=1_000, description="spot: override the provider class's sourced interruption rate"
     )
+
+    @field_validator("precision")
+    @classmethod
+    def _qlora_matmuls_run_in_16_bit(cls, value: str, info: ValidationInfo) -> str:
+        # QLoRA dequantises its NF4 base weights to BF16 before each matmul (QLoRA paper §3; bitsandbytes/PEFT,
+        # Unsloth and torchtune all do): no QLoRA stack runs FP8 or FP4 matmuls on them, so no speedup to price.
+        if value in ("fp8", "fp4") and info.data.get("method") == "qlora":
+            raise ValueError(
+                f"QLoRA dequantises its NF4 base weights to BF16 before every matmul (bitsandbytes/PEFT, Unsloth, "
+                f"torchtune): no QLoRA stack runs {value.upper()} matmuls on them. Use bf16 or fp16 with qlora, "
+                f"or method lora (a bf16 base) with {value}"
+            )
+        return value

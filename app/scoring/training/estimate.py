@@ -62,10 +62,12 @@ def _layout_fits(
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
 
-def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto") -> list[tuple[int, int]]:
+def layout_families(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto", method: str = "lora"
+) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count; only (1, 1) for a
-    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY)."""
-    if framework in DATA_PARALLEL_ONLY:
+    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY) and for QLoRA (data_parallel_only_method)."""
+    if framework in DATA_PARALLEL_ONLY or data_parallel_only_method(method):
         return [(1, 1)]
     domain = scaleup_domain(gpu)
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
@@ -77,6 +79,19 @@ def layout_families(gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: s
                 pairs.append((tp, pp))
             pp *= 2
     return pairs
+
+
+def data_parallel_only_method(method: str) -> bool:
+    """QLoRA runs data parallel or FSDP only: bitsandbytes/PEFT, Unsloth and torchtune have no tensor or pipeline
+    parallelism over NF4 weights; FSDP shards them since bitsandbytes 0.43 (Answer.AI FSDP+QLoRA, 2024-03)."""
+    return method == "qlora"
+
+
+QLORA_NOTE = (
+    "QLoRA: NF4 base weights dequantised to BF16 before each matmul; data parallel or FSDP only (bitsandbytes/PEFT, "
+    "Unsloth and torchtune have no tensor or pipeline parallelism over NF4 weights), FSDP sharding the NF4 base "
+    "(bitsandbytes 0.43, Answer.AI FSDP+QLoRA, 2024-03)"
+)
 
 
 def scaleup_domain(gpu: GpuSpec) -> int:
@@ -150,7 +165,7 @@ def choose_layout(
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
-    for tp, pp in layout_families(gpu, gpu_count, model, w.framework):
+    for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method):
         key = (tp, pp > 1)
         if key in done:
             continue
@@ -186,7 +201,7 @@ def fits_at(
     at the largest SP degree)."""
     if any(
         _frugal_fits(gpu, gpu_count, model, w, tp, pp, e)
-        for tp, pp in layout_families(gpu, gpu_count, model, w.framework)
+        for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method)
     ):
         return True
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
@@ -216,7 +231,7 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
 def _reason_no_fit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> tuple[str, dict[str, float]]:
-    families = layout_families(gpu, gpu_count, model, w.framework)
+    families = layout_families(gpu, gpu_count, model, w.framework, w.method)
     tp = max(t for t, _ in families)
     pp = max(p for t, p in families if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
@@ -252,6 +267,8 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
         out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
     if w.method in ("lora", "qlora"):
         out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+    if data_parallel_only_method(w.method):
+        out.append(QLORA_NOTE)
     out.append(loss_memory_note(w.framework))
     if w.precision == "fp4" and not note:
         out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))

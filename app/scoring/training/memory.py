@@ -82,11 +82,15 @@ def model_state_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: 
     if method in ("pretrain", "full_ft"):
         return n_total / split * _state_bytes_per_param(layout.zero_stage, dp)
     adapters = lora_adapter_params(model, lora_rank)
-    base_bytes = eff.BYTES_QLORA_BASE if method == "qlora" else eff.BYTES_BF16
-    base = n_total * base_bytes / split
-    if layout.zero_stage >= 3 and method == "lora":
+    base = n_total * frozen_base_bytes_per_param(method) / split
+    if layout.zero_stage >= 3:  # FSDP shards the frozen base, NF4 too (bitsandbytes 0.43, Answer.AI FSDP+QLoRA)
         base /= dp
     return base + adapters / split * _state_bytes_per_param(layout.zero_stage, dp)
+
+
+def frozen_base_bytes_per_param(method: str) -> float:
+    """Bytes a frozen LoRA base weight takes: NF4 with double-quant constants for QLoRA, else bf16."""
+    return eff.BYTES_QLORA_BASE if method == "qlora" else eff.BYTES_BF16
 
 
 def _layer_params(model: ModelSpec) -> float:
@@ -94,13 +98,14 @@ def _layer_params(model: ModelSpec) -> float:
 
 
 def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> float:
-    """Unsharded bf16 layers held during ZeRO-3 gathers, or QLoRA's dequantised layer."""
-    layer = _layer_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
-    if method == "qlora":
-        return layer
+    """Unsharded layers held during ZeRO-3 gathers (bf16; NF4 for QLoRA), plus QLoRA's dequantised bf16 layer."""
+    gathered = 0.0
     if layout.zero_stage >= 3 and layout.data_parallel(gpu_count) > 1:
-        return eff.LIVE_PARAM_LAYERS * layer
-    return 0.0
+        stored = _layer_params(model) * frozen_base_bytes_per_param(method) / layout.tensor_parallel
+        gathered = eff.LIVE_PARAM_LAYERS * stored
+    if method != "qlora":
+        return gathered
+    return gathered + _layer_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
 
 
 def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency) -> float:

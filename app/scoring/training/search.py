@@ -110,7 +110,7 @@ class LayoutSearch:
         found = self._tables.get(key)
         if found is None:
             by_tp: dict[int, list[list]] = {}
-            for tp, pp in layout_families(gpu, gpu_count, self.model, self.workload.framework):
+            for tp, pp in layout_families(gpu, gpu_count, self.model, self.workload.framework, self.workload.method):
                 by_tp.setdefault(tp, []).append([pp, None, None, 1])
             found = self._tables[key] = list(by_tp.items())
         return found

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.scoring.efficiency.training import TrainingEfficiency
+from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout
 
@@ -342,8 +342,8 @@ def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapt
     full = method in ("pretrain", "full_ft")
     grads = 2.0 * (model.params_b * 1e9 if full else adapters) / split
     volume = 2 * ring * grads  # reduce-scatter + all-gather of bf16 grads
-    if layout.zero_stage >= 3:
-        base = 2.0 * model.params_b * 1e9 / split if (full or method == "lora") else 0.0
+    if layout.zero_stage >= 3:  # QLoRA's FSDP gathers the NF4 storage (bitsandbytes quant_storage), not bf16
+        base = (2.0 if full or method == "lora" else BYTES_QLORA_BASE) * model.params_b * 1e9 / split
         volume += 2 * ring * base * (0.5 if full else 1.0)  # param all-gathers fwd + bwd (1.5× DP total)
     return volume
 

@@ -1,0 +1,55 @@
+"""QLoRA as its stacks run it: BF16 matmuls on dequantised NF4 weights, split by data parallelism / FSDP alone."""
+
+import pytest
+from pydantic import ValidationError
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.training.estimate import QLORA_NOTE, choose_layout, estimate_training, layout_families
+from app.scoring.training.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
+from app.scoring.workload import TrainingWorkload
+from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+@pytest.mark.parametrize("precision", ["fp8", "fp4"])
+def test_qlora_refuses_low_precision_matmuls_naming_precision(precision):
+    with pytest.raises(ValidationError) as error:
+        TrainingWorkload(method="qlora", precision=precision)
+    (problem,) = error.value.errors()
+    assert problem["loc"] == ("precision",) and "dequantises its NF4 base weights to BF16" in problem["msg"]
+    assert TrainingWorkload(method="lora", precision=precision).precision == precision  # a bf16 base may run FP8
+
+
+def test_qlora_layouts_are_data_parallel_or_fsdp_only():
+    gpu, model = GPUS["B200"], MODELS["llama-3.1-70b"]
+    assert layout_families(gpu, 8, model, "auto", "qlora") == [(1, 1)]
+    assert len(layout_families(gpu, 8, model, "auto", "lora")) > 1  # LoRA keeps Megatron-style splits
+    for n in (1, 2, 8, 16):
+        w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=2048, global_batch_seqs=16)
+        layout = choose_layout(gpu, n, model, w)
+        assert layout is not None and layout.tensor_parallel == layout.pipeline_parallel == 1, n
+        assert "TP" not in estimate_training(gpu, n, model, w).layout_text
+
+
+def test_fsdp_shards_the_nf4_base_and_gathers_it_in_nf4():
+    model = MODELS["llama-3.1-70b"]
+    base, adapters = model.params_b * 1e9 * 0.55, lora_adapter_params(model, 16) * 16  # NF4; mixed-precision AdamW
+    assert model_state_bytes(model, "qlora", Layout(zero_stage=0), 1, 16) == pytest.approx(base + adapters)
+    assert model_state_bytes(model, "qlora", Layout(zero_stage=3), 8, 16) == pytest.approx((base + adapters) / 8)
+    layer = model.params_b * 1e9 / model.layers
+    assert live_param_bytes(model, "qlora", Layout(zero_stage=3), 8) == pytest.approx(layer * (2 * 0.55 + 2))
+    assert live_param_bytes(model, "qlora", Layout(zero_stage=0), 1) == pytest.approx(layer * 2)
+
+
+def test_qlora_estimate_says_how_it_splits():
+    w = TrainingWorkload(model="llama-3.1-8b", method="qlora", seq_len=2048, global_batch_seqs=16)
+    est = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-8b"], w)
+    assert est.layout_text.startswith("FSDP ×8") and QLORA_NOTE in est.assumptions
+
+
+def test_qlora_sweep_gives_the_single_estimates_layout():
+    w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=4096, global_batch_seqs=32)
+    gpus = [GPUS[g] for g in ("B200", "H100-SXM", "A100-SXM-80GB", "RTX-4090")]
+    assert_sweep_matches_single_estimates(MODELS["llama-3.1-70b"], w, gpus, (1, 2, 4, 8, 16))
