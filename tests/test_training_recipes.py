@@ -40,3 +40,44 @@ def test_qlora_rows_are_fsdp_or_data_parallel_only(client: TestClient) -> None:
     feasible = [o for o in body["options"] if o["feasible"]]
     assert feasible and not any(re.search(r"\b(TP|PP)\d", o["layout"]) for o in feasible)
     assert any("data parallel or FSDP only" in a for a in feasible[0]["assumptions"])
+
+
+FULL_FT_4090 = {
+    "model": "llama-3.1-8b",
+    "method": "full_ft",
+    "seq_len": 2048,
+    "global_batch_seqs": 2,
+    "gpu": "RTX-4090",
+    "gpu_count": 1,
+}
+
+
+def test_the_optimizer_recipe_is_a_workload_field_checked_and_priced(client: TestClient) -> None:
+    bad = client.post("/api/v1/estimate/training", json={**FULL_FT_4090, "optimizer": "lion"})
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "optimizer"
+    bad = client.post("/api/v1/estimate/training", json={**FULL_FT_4090, "offload": "nvme"})
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "offload"
+    refused = client.post("/api/v1/estimate/training", json=FULL_FT_4090).json()
+    assert not refused["feasible"] and "needs 128 GB of model states" in refused["reason"]
+    recipe = {**FULL_FT_4090, "optimizer": "adamw_8bit", "offload": "cpu"}
+    fits = client.post("/api/v1/estimate/training", json=recipe).json()
+    assert fits["feasible"]
+    assert any(t["name"] == "optimizer offloaded to CPU" and t["value"] > 0 for t in fits["terms"])
+
+
+def test_the_form_offers_the_recipe_and_keeps_it_in_the_link(client: TestClient) -> None:
+    query = "phase=training&model=llama-3.1-8b&method=full_ft&optimizer=adamw_8bit&offload=cpu"
+    page = client.get(f"/?{query}")
+    assert page.status_code == 200
+    assert 'value="adamw_8bit" selected' in page.text and 'value="cpu" selected' in page.text
+    ranked = client.get(f"/rank.json?{query}").json()
+    assert "optimizer=adamw_8bit" in ranked["share_url"] and "offload=cpu" in ranked["share_url"]
+    blank = client.get("/?phase=training&model=llama-3.1-8b")
+    assert 'name="optimizer"' in blank.text and 'value="adamw" selected' in blank.text
+
+
+def test_the_cli_takes_the_recipe_flags(database, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--method", "full_ft", "--gpus", "RTX-4090", "--json"]
+    assert main([*argv, "--optimizer", "adamw_8bit", "--offload", "cpu"]) == 0
+    assert '"optimizer": "adamw_8bit"' in capsys.readouterr().out
+    assert main([*argv, "--optimizer", "sgd"]) == 2

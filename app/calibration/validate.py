@@ -46,6 +46,7 @@ def _cells(row: dict) -> int:
 # A row of a cumulative table ("cumulative technique '+ Compile'": torchtune's optimization-flags table, where each
 # row adds one technique to all the rows above it) names only its own technique.
 CUMULATIVE_TECHNIQUE = re.compile(r"cumulative technique '([^']+)'")
+TECHNIQUES_ABOVE = "techniques above it in the cumulative table: "
 
 
 def with_cumulative_techniques(rows: list[dict]) -> list[dict]:
@@ -63,7 +64,7 @@ def with_cumulative_techniques(rows: list[dict]) -> list[dict]:
             stack.append(technique)
         above = stack[: stack.index(technique)]
         if above:
-            row["notes"] = f"{notes}; techniques above it in the cumulative table: {', '.join(above)}"
+            row["notes"] = f"{notes}; {TECHNIQUES_ABOVE}{', '.join(above)}"
     return rows
 
 

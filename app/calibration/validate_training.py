@@ -1,8 +1,9 @@
 """Predict one row of training_cases.csv (shared/validation) with the training estimator.
 
 Parallelism, recompute and micro-batch are read from the notes only through general patterns
-("TP8", "PP4", "VP6", "FSDP", "sp8", "activation checkpointing True", "full AC", "micro-batch 4"), and a
-stack the notes name is read through STACKS_IN_NOTES (how it splits a job, how it packs sequences).
+("TP8", "PP4", "VP6", "FSDP", "sp8", "activation checkpointing True", "full AC", "micro-batch 4"), the optimizer
+recipe through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is
+read through STACKS_IN_NOTES (how it splits a job, how it packs sequences).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TypedDict, get_args
 from pydantic import ValidationError
 
 from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
+from app.calibration.training_recipes import recipe_from_notes
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
@@ -168,6 +170,9 @@ PRECISIONS = {"mxfp8": "fp8", "fp8_e4m3": "fp8", "nvfp4": "fp4", "mxfp4": "fp4",
 DEFAULT_PRECISION = "bf16"  # mixed-precision BF16 is the default of every framework in the file since 2022
 DEFAULT_JOB_GPUS = 2048  # a pretraining job of the LLaMA / Llama 2 era (LLaMA paper §2.4: 2,048 A100-80GB)
 DEFAULT_PRETRAIN_BATCH_TOKENS = 4 * 1024 * 1024  # 4M-token global batch (LLaMA, Llama 2, GPT-3 papers)
+# A batch the notes state per GPU with no accumulation (torchtune's `batch_size` is per device): the global batch of a
+# data-parallel job is that times its GPUs.
+PER_DEVICE_BATCH = r"\bbatch size (\d+) without grad(?:ient)? accumulation"
 
 
 def _cell_int(row: dict[str, str], key: str) -> int | None:
@@ -186,6 +191,10 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
         gpu_count = DEFAULT_JOB_GPUS
         assumed.append(f"gpu_count empty: {gpu_count} assumed")
     batch = _cell_int(row, "global_batch_seqs")
+    per_device = _int(PER_DEVICE_BATCH, row.get("notes") or "")
+    if batch is None and per_device:
+        batch = per_device * gpu_count
+        assumed.append(f"global_batch_seqs empty: {per_device} per GPU without accumulation x {gpu_count} GPUs")
     if batch is None:
         per_job = DEFAULT_PRETRAIN_BATCH_TOKENS // seq_len if row.get("method") == "pretrain" else 0
         batch = max(gpu_count, per_job)
@@ -193,6 +202,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     precision = PRECISIONS.get((row.get("precision") or "").lower(), row.get("precision") or DEFAULT_PRECISION)
     if not row.get("precision"):
         assumed.append(f"precision empty: {precision} assumed")
+    recipe = recipe_from_notes(row)
     try:
         workload = TrainingWorkload(
             model=row["model"],
@@ -202,6 +212,8 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
             global_batch_seqs=batch,
             framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
             max_gpus=max(1, min(65_536, gpu_count)),
+            optimizer=recipe.optimizer,
+            offload=recipe.offload,
         )
     except ValidationError as error:  # outside the product's bounds: say which field and why, in one line
         raise UnreadableRow("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from None
@@ -256,6 +268,9 @@ def predict_estimate(
     e = era_efficiency(row, e)
     span, capacity = execution_from_notes(row)
     base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
+    if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
+        w = w.model_copy(update={"offload": "cpu"})
+        base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
     sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))
     if sp and n % sp == 0 and w.framework in DATA_PARALLEL_ONLY:  # DeepSpeed-Ulysses as stated, sp1 included

@@ -25,6 +25,8 @@ Precision = Literal["bf16", "fp16", "fp8", "fp4"]
 AttentionParallel = Literal["auto", "tp", "dp"]
 ExpertParallel = Literal["tp", "ep"]
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
+Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.optimizer.STATE_BYTES
+Offload = Literal["none", "cpu"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["output_tokens", "all_tokens", "requests"]
 
@@ -331,6 +333,17 @@ class TrainingWorkload(_WorkloadBase):
     total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
     lora_rank: int = Field(16, ge=1, le=4_096)
     framework: Framework = "auto"
+    optimizer: Optimizer = Field(
+        "adamw",
+        description="optimizer states of the trained weights: adamw = mixed precision, fp32 master + m + v "
+        "(16 B/param); adamw_bf16 = pure bf16 weights, gradients and moments (8 B/param; updates can round away); "
+        "adamw_8bit = bitsandbytes 8-bit moments on bf16 weights (6 B/param)",
+    )
+    offload: Offload = Field(
+        "none",
+        description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (ZeRO-Offload, "
+        "FSDP CPU offload, torchtune); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's Adam",
+    )
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
     max_days: float = Field(30, gt=0, le=3_650, description="deadline: the run must finish within this many days")
     budget_usd: float | None = Field(None, gt=0, le=1e10, description="optional cap on the run's total cost")

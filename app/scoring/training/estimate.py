@@ -20,6 +20,7 @@ from app.scoring.training.memory import (
     memory_needed_gb,
     usable_gb,
 )
+from app.scoring.training.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
 from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     FRAMEWORK_CLASS,
@@ -58,7 +59,9 @@ class TrainingEstimate:
 def _layout_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
 ) -> tuple[bool, dict[str, float]]:
-    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework)
+    breakdown = memory_breakdown_gb(
+        model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
+    )
     return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
 
 
@@ -237,7 +240,9 @@ def _reason_no_fit(
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
     frugal = Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))
-    breakdown = memory_breakdown_gb(model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e, w.framework)
+    breakdown = memory_breakdown_gb(
+        model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
+    )
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
     text = (
@@ -260,7 +265,9 @@ def loss_memory_note(framework: str) -> str:
 
 
 def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
-    out = ["flash attention; bf16 activations; mixed-precision AdamW (16 B/param) for trained weights"]
+    out = ["flash attention; bf16 activations; " + OPTIMIZER_NOTES[w.optimizer]]
+    if state_recipe(w).on_cpu:
+        out.append(OFFLOAD_NOTE)
     if note:
         out.append(note.strip("; "))
     if FRAMEWORK_CLASS.get(w.framework) is None:

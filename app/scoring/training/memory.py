@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
 
 GB = 1e9
 Recompute = str  # "none" | "selective" | "full"
@@ -62,30 +63,25 @@ def lora_adapter_params(model: ModelSpec, rank: int) -> float:
     return float(rank * (attn + mlp) * model.layers)
 
 
-def _state_bytes_per_param(zero_stage: int, dp: int) -> float:
-    """Mixed-precision AdamW bytes per parameter held on one GPU of a DP group (ZeRO table)."""
-    opt = eff.BYTES_OPT_AND_MASTER
-    if zero_stage >= 3:
-        return eff.BYTES_MIXED_ADAMW / dp
-    if zero_stage == 2:
-        return eff.BYTES_BF16 + (eff.BYTES_BF16 + opt) / dp
-    if zero_stage == 1:
-        return 2 * eff.BYTES_BF16 + opt / dp
-    return eff.BYTES_MIXED_ADAMW
-
-
-def model_state_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int) -> float:
-    """Weights, gradients and optimizer states held by one GPU."""
+def model_state_bytes(
+    model: ModelSpec,
+    method: str,
+    layout: Layout,
+    gpu_count: int,
+    lora_rank: int,
+    recipe: StateRecipe = DEFAULT_RECIPE,
+) -> float:
+    """Weights, gradients and optimizer states held by one GPU (the trained weights' by the optimizer recipe)."""
     n_total = model.params_b * 1e9
     split = layout.tensor_parallel * layout.pipeline_parallel
     dp = layout.data_parallel(gpu_count)
     if method in ("pretrain", "full_ft"):
-        return n_total / split * _state_bytes_per_param(layout.zero_stage, dp)
+        return n_total / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
     adapters = lora_adapter_params(model, lora_rank)
     base = n_total * frozen_base_bytes_per_param(method) / split
     if layout.zero_stage >= 3:  # FSDP shards the frozen base, NF4 too (bitsandbytes 0.43, Answer.AI FSDP+QLoRA)
         base /= dp
-    return base + adapters / split * _state_bytes_per_param(layout.zero_stage, dp)
+    return base + adapters / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
 
 
 def frozen_base_bytes_per_param(method: str) -> float:
@@ -148,10 +144,11 @@ def memory_breakdown_gb(
     lora_rank: int,
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
     framework: str = "auto",
+    recipe: StateRecipe = DEFAULT_RECIPE,
 ) -> dict[str, float]:
     """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""
     return {
-        "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank) / GB,
+        "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank, recipe) / GB,
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
         "activations": activation_bytes(model, seq_len, layout, e) / GB,
         "logits": logits_bytes(model, seq_len, layout, framework) / GB,

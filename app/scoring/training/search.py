@@ -39,6 +39,7 @@ from app.scoring.training.memory import (
     model_state_bytes,
     usable_gb,
 )
+from app.scoring.training.optimizer import state_recipe
 from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     attention_efficiency,
@@ -60,6 +61,7 @@ class LayoutSearch:
     ) -> None:
         self.model, self.workload, self.e = model, workload, e
         self.adapters = lora_adapter_params(model, workload.lora_rank)
+        self.recipe = state_recipe(workload)
         self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
@@ -87,7 +89,9 @@ class LayoutSearch:
         acts, logits = parts.get(acts_key), parts.get(logits_key)
         if states is None or live is None or acts is None or logits is None:
             m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute, sp)
-            states = parts[states_key] = model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank) / GB
+            states = parts[states_key] = (
+                model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
+            )
             live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
             acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e) / GB
             logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout, w.framework) / GB
@@ -208,7 +212,7 @@ class GpuTimer:
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
         """training.step_seconds: StepTime.total_s, summed in the same order."""
         s, w = self.search, self.search.workload
-        compute, bubble, tp_comm, dp_comm, _ = step_parts(
+        compute, bubble, tp_comm, dp_comm, offload, _ = step_parts(
             s.e,
             self.gpu,
             gpu_count,
@@ -223,8 +227,9 @@ class GpuTimer:
             s.adapters,
             self.mfu(gpu_count),
             compute_s,
+            recipe=s.recipe,
         )
-        return compute + bubble + tp_comm + dp_comm
+        return compute + bubble + tp_comm + dp_comm + offload
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP

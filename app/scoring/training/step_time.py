@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout
+from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 
 if TYPE_CHECKING:
     from app.scoring.workload import TrainingWorkload
@@ -315,11 +316,12 @@ class StepTime:
     bubble_s: float
     tp_comm_s: float
     dp_comm_s: float
+    offload_s: float  # the optimizer's PCIe copies and CPU step, with its states offloaded (optimizer.offload_time)
     mfu_eff: float
 
     @property
     def total_s(self) -> float:
-        return self.compute_s + self.bubble_s + self.tp_comm_s + self.dp_comm_s
+        return self.compute_s + self.bubble_s + self.tp_comm_s + self.dp_comm_s + self.offload_s
 
 
 def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> float:
@@ -462,6 +464,7 @@ def workload_step_time(
             adapters,
             attention_span=attention_span,
             capacity_factor=capacity_factor,
+            recipe=state_recipe(w),
         )
     )
 
@@ -483,9 +486,10 @@ def step_parts(
     compute_s: float | None = None,
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
-) -> tuple[float, float, float, float, float]:
-    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication: StepTime's fields as a plain
-    tuple (compute, bubble, TP, DP seconds, MFU), for sweeps.
+    recipe: StateRecipe = DEFAULT_RECIPE,
+) -> tuple[float, float, float, float, float, float]:
+    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication and an offloaded optimizer's
+    time: StepTime's fields as a plain tuple (compute, bubble, TP, DP, offload seconds, MFU), for sweeps.
 
     `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a search over
     layouts may pass them in rather than have them recomputed."""
@@ -533,4 +537,20 @@ def step_parts(
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
-    return compute, bubble, tp_comm, dp_comm, mfu
+    offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
+    return compute, bubble, tp_comm, dp_comm, offload, mfu
+
+
+def offload_seconds(
+    recipe: StateRecipe, gpu: GpuSpec, gpu_count: int, model: ModelSpec, method: str, layout: Layout, adapters: float
+) -> float:
+    """optimizer.offload_time of the trained parameters in one GPU's optimizer shard (0 unless offloaded)."""
+    if not recipe.on_cpu:
+        return 0.0
+    return offload_time(recipe, gpu, gpu_count, trained_per_gpu(model, method, layout, gpu_count, adapters)).total_s
+
+
+def trained_per_gpu(model: ModelSpec, method: str, layout: Layout, gpu_count: int, adapters: float) -> float:
+    """Trained parameters in one GPU's optimizer shard: every weight or the adapters, over TP x PP x DP."""
+    trained = model.params_b * 1e9 if method in ("pretrain", "full_ft") else adapters
+    return trained / (layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel(gpu_count))

@@ -14,7 +14,15 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import Layout
+from app.scoring.training.memory import Layout, lora_adapter_params
+from app.scoring.training.optimizer import (
+    GPUS_PER_HOST,
+    HOST_ADAM_GBS,
+    host_link_gbs,
+    host_link_generation,
+    offload_time,
+    state_recipe,
+)
 from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     StepTime,
@@ -23,6 +31,7 @@ from app.scoring.training.step_time import (
     compute_seconds,
     executed_flops_per_token,
     low_precision_speedup,
+    trained_per_gpu,
 )
 from app.scoring.workload import TrainingWorkload
 
@@ -162,7 +171,48 @@ def training_terms(
             "s/step",
             f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}{uneven_batch_note(w, layout, gpu_count)}",
         ),
-    ] + [Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU") for k, v in breakdown.items()]
+        *_offload_terms(gpu, gpu_count, model, w, layout),
+    ] + [
+        Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
+    ]
+
+
+def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
+    """What the model states' bytes per trained parameter are (optimizer.STATE_BYTES); the other components say
+    their name."""
+    if component != "model_states":
+        return ""
+    recipe = state_recipe(w)
+    b = recipe.state_bytes
+    held = f"ZeRO-{layout.zero_stage}" if layout.zero_stage else "unsharded"
+    text = (
+        f"{w.optimizer}: {f(b.total)} B per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
+        f"optimizer {f(b.optimizer)}), {held}"
+    )
+    if recipe.on_cpu:
+        text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
+    if w.method in ("lora", "qlora"):
+        text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
+    return text
+
+
+def _offload_terms(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout) -> list[Term]:
+    """The optimizer offloaded to the CPU: its PCIe copies and the CPU's Adam, in figures (optimizer.offload_time)."""
+    recipe = state_recipe(w)
+    if not recipe.on_cpu:
+        return []
+    adapters = lora_adapter_params(model, w.lora_rank)
+    t = offload_time(recipe, gpu, gpu_count, trained_per_gpu(model, w.method, layout, gpu_count, adapters))
+    b = recipe.state_bytes
+    detail = (
+        f"{f(t.params_per_gpu / 1e9)} B params × ({f(b.grads)} + {f(b.weights)}) B / {f(host_link_gbs(gpu))} GB/s "
+        f"PCIe + {f(t.params_per_host / 1e9)} B params × {f(b.host_traffic)} B / {f(HOST_ADAM_GBS)} GB/s; "
+        f"each GPU's optimizer shard sends its gradients to the host and takes the updated weights back over PCIe "
+        f"Gen{host_link_generation(gpu)} x16, and the CPUs of one host (up to {GPUS_PER_HOST} GPUs) run Adam on "
+        "their GPUs' shards at host-memory speed (ZeRO-Offload's CPU-Adam: 8 B params in 2.41 s, 28 B each); "
+        "not overlapped with the GPU's work: an upper bound"
+    )
+    return [Term("optimizer offloaded to CPU", t.total_s, "s/step", detail)]
 
 
 def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
