@@ -11,17 +11,22 @@ from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band
-from app.scoring.machines import Machine, machine_gpu, span_reason
+from app.scoring.machines import RDMA_FABRICS, Machine, machine_gpu, span_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.workload import TrainingWorkload
 
 
 def machine_efficiency(machine: Machine, e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
-    """Data-parallel traffic between nodes runs at the offer's fabric, not a generic NIC."""
+    """Data-parallel traffic between nodes runs at the offer's fabric, not a generic NIC: on Ampere too (AWS p4d's EFA
+    gives 50 Gb/s per GPU, CoreWeave's InfiniBand 400). Only an RDMA fabric of unstated speed keeps the generation's
+    own default: one 200 Gb/s HDR NIC per GPU on Ampere (DGX A100), 400 on later nodes (machines.py)."""
     if not machine.clusters:
         return e
-    return replace(e, scaleout_gbs_per_gpu=machine.fabric_gbs())
+    fabric = machine.fabric_gbs()
+    unstated_rdma = machine.fabric_gbps_per_gpu is None and machine.fabric in RDMA_FABRICS
+    ampere = e.scaleout_gbs_per_gpu_ampere if unstated_rdma else fabric
+    return replace(e, scaleout_gbs_per_gpu=fabric, scaleout_gbs_per_gpu_ampere=ampere)
 
 
 def estimate_on(

@@ -335,6 +335,10 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
     return e.pcie_gbs_per_gpu
 
 
+# Public name for the terms, which state the bandwidth each collective was timed at.
+collective_bandwidth_gbs = _bandwidth_gbs
+
+
 def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapters: float) -> float:
     """Per-GPU gradient (and ZeRO-3 parameter) traffic per step, ring all-reduce volume."""
     if dp <= 1:

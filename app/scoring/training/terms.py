@@ -28,6 +28,7 @@ from app.scoring.training.step_time import (
     StepTime,
     attention_efficiency,
     busiest_replica_factor,
+    collective_bandwidth_gbs,
     compute_seconds,
     executed_flops_per_token,
     low_precision_speedup,
@@ -169,7 +170,8 @@ def training_terms(
             "exposed DP/FSDP traffic",
             st.dp_comm_s,
             "s/step",
-            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}{uneven_batch_note(w, layout, gpu_count)}",
+            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}, at "
+            f"{f(collective_bandwidth_gbs(e, gpu, gpu_count))} GB/s per GPU{uneven_batch_note(w, layout, gpu_count)}",
         ),
         *_offload_terms(gpu, gpu_count, model, w, layout),
     ] + [
