@@ -13,14 +13,9 @@ from __future__ import annotations
 
 from app.calibration.device_check import KernelCheck
 from app.calibration.validate_training import predict_estimate
-from app.scoring.efficiency.training import (
-    DEFAULT_TRAINING_EFFICIENCY,
-    RUNTIME_RESERVE_GB,
-    USABLE_HBM_SHARE,
-    TrainingEfficiency,
-)
+from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, USABLE_HBM_SHARE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import memory_needed_gb
+from app.scoring.training.memory import memory_needed_gb, runtime_reserve_gb
 from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     attention_efficiency,
@@ -34,7 +29,7 @@ UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' mem
 STEP_CONSTANTS = "mfu_hopper_16 x fw_pytorch x width_factor, attn_efficiency_hopper, step_latency_s_per_layer"
 MEMORY_CONSTANTS = "BYTES_MIXED_ADAMW, activation_bytes (Korthikanti), logits bytes per element"
 CARD_CONSTANTS = (
-    "USABLE_HBM_SHARE (allocator reserve, fragmentation), RUNTIME_RESERVE_GB (context, NCCL); catalog GB as bytes"
+    "USABLE_HBM_SHARE (allocator reserve, fragmentation), SINGLE_GPU_RESERVE_GB (context); catalog GB as bytes"
 )
 ATTENTION_CONSTANTS = "12 x heads x dim x seq FLOPs per token x causal 0.5, at the step's MFU x attn_efficiency_hopper"
 
@@ -101,7 +96,7 @@ def card_memory_check(row: dict, label: str, needed_gb: float) -> list:
     if "timed_steps_reserved_gb" not in phases or "outside_allocator_gb" not in phases:
         return []
     taken = phases["timed_steps_reserved_gb"] + phases["outside_allocator_gb"]
-    asked = (needed_gb + RUNTIME_RESERVE_GB) / USABLE_HBM_SHARE * H200_BYTES_PER_CATALOG_GB
+    asked = (needed_gb + runtime_reserve_gb(1)) / USABLE_HBM_SHARE * H200_BYTES_PER_CATALOG_GB
     return [KernelCheck("train_card_memory", label, taken, asked, CARD_CONSTANTS, "GB")]
 
 

@@ -18,6 +18,7 @@ from app.scoring.training.memory import (
     lora_adapter_params,
     memory_breakdown_gb,
     memory_needed_gb,
+    runtime_reserve_gb,
     usable_gb,
 )
 from app.scoring.training.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
@@ -62,7 +63,7 @@ def _layout_fits(
     breakdown = memory_breakdown_gb(
         model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
     )
-    return memory_needed_gb(breakdown) <= usable_gb(gpu), breakdown
+    return memory_needed_gb(breakdown) <= usable_gb(gpu, gpu_count), breakdown
 
 
 def layout_families(
@@ -248,7 +249,7 @@ def _reason_no_fit(
     text = (
         f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
         f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count)} needs {need:,.0f} GB per GPU "
-        f"but gives {usable_gb(gpu):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
+        f"but gives {usable_gb(gpu, gpu_count):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
     )
     return text, breakdown
 
@@ -313,7 +314,7 @@ def estimate_training(
             False,
             False,
             reason,
-            memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB if breakdown else 0.0,
+            memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count) if breakdown else 0.0,
             breakdown,
             0.0,
             0.0,
@@ -333,7 +334,7 @@ def estimate_training(
         if fits
         else (
             f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
-            f"{gpu.id} gives {usable_gb(gpu):,.0f} GB usable"
+            f"{gpu.id} gives {usable_gb(gpu, gpu_count):,.0f} GB usable"
         )
     )
     band, evidence = _band(gpu, pclass, w, tokens_s)
@@ -345,7 +346,7 @@ def estimate_training(
         fits,
         fits,
         reason,
-        memory_needed_gb(breakdown) + eff.RUNTIME_RESERVE_GB,
+        memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count),
         breakdown,
         tokens_s,
         mfu,

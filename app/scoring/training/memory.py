@@ -130,9 +130,20 @@ def logits_bytes(model: ModelSpec, seq_len: int, layout: Layout, framework: str 
     return seq_len * layout.micro_batch_seqs * model.vocab_size * per_element / split
 
 
-def usable_gb(gpu: GpuSpec) -> float:
+# What a one-GPU job's process holds outside PyTorch's allocator (CUDA context, cuBLAS/cuDNN workspaces): 0.80 GB in
+# every training step measured on an H200 (docs/measurements/h200-2026-12-04-train-step.json, outside_allocator_gb).
+# A job of several GPUs also holds NCCL's communicator buffers: eff.RUNTIME_RESERVE_GB (1.5 GB) covers both.
+SINGLE_GPU_RESERVE_GB = 0.8
+
+
+def runtime_reserve_gb(gpu_count: int) -> float:
+    """Card memory the runtime holds outside the job's tensors: no NCCL communicator on a single GPU."""
+    return eff.RUNTIME_RESERVE_GB if gpu_count > 1 else SINGLE_GPU_RESERVE_GB
+
+
+def usable_gb(gpu: GpuSpec, gpu_count: int) -> float:
     """HBM left for the job after allocator reserve and runtime context."""
-    return gpu.memory_gb * eff.USABLE_HBM_SHARE - eff.RUNTIME_RESERVE_GB
+    return gpu.memory_gb * eff.USABLE_HBM_SHARE - runtime_reserve_gb(gpu_count)
 
 
 def memory_breakdown_gb(
@@ -152,7 +163,7 @@ def memory_breakdown_gb(
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
         "activations": activation_bytes(model, seq_len, layout, e) / GB,
         "logits": logits_bytes(model, seq_len, layout, framework) / GB,
-        "runtime_reserve": eff.RUNTIME_RESERVE_GB,
+        "runtime_reserve": runtime_reserve_gb(gpu_count),
     }
 
 

@@ -142,7 +142,7 @@ class LayoutSearch:
     def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
         """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first), or
         the largest SP degree does."""
-        usable = usable_gb(gpu)
+        usable = usable_gb(gpu, gpu_count)
         if any(
             self.frugal_fits(row, tp, gpu_count, usable)
             for tp, rows in reversed(self.table(gpu, gpu_count))
@@ -179,8 +179,14 @@ class GpuTimer:
         self.search, self.gpu = search, gpu
         peak, self.precision_class, _ = peak_tflops(gpu, search.workload.precision)
         self.peak = peak or 0.0
-        self.usable = usable_gb(gpu)
+        self._usable: dict[int, float] = {}  # by GPU count: one GPU holds no NCCL buffers
         self._mfu: dict[int, float] = {}  # by GPU count
+
+    def usable(self, gpu_count: int) -> float:
+        usable = self._usable.get(gpu_count)
+        if usable is None:
+            usable = self._usable[gpu_count] = usable_gb(self.gpu, gpu_count)
+        return usable
 
     def mfu(self, gpu_count: int) -> float:
         mfu = self._mfu.get(gpu_count)
@@ -235,7 +241,7 @@ class GpuTimer:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
         that fits, then (data-parallel-only stacks, if none fits) each SP degree, timed in the same order (TP
         ascending, PP 1 first, SP ascending) so ties resolve the same way."""
-        s, usable = self.search, self.usable
+        s, usable = self.search, self.usable(gpu_count)
         best, best_s = None, float("inf")
         compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
         least = compute_floor["none"]  # no layout computes faster than without recompute
@@ -262,7 +268,7 @@ class GpuTimer:
     def _sequence_split(self, gpu_count: int, compute_floor: dict[str, float]) -> tuple[Layout | None, float]:
         """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack that fits no other way: SP degrees
         inside the scale-up domain (ascending), then beyond it if none fits inside."""
-        s, usable = self.search, self.usable
+        s, usable = self.search, self.usable(gpu_count)
         best, best_s = None, float("inf")
         least = compute_floor["none"]
         for rows in s.sequence_rows(self.gpu, gpu_count):
