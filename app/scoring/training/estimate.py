@@ -98,6 +98,16 @@ QLORA_NOTE = (
 )
 
 
+def moe_note(e: eff.TrainingEfficiency) -> str:
+    """What a mixture of experts' estimate rests on (the matmul efficiency term shows the factor)."""
+    return (
+        f"MoE: FLOPs of the active parameters at {e.moe_factor:g} of a dense model's matmul efficiency (research "
+        "default from GPT-OSS-120B and DeepSeek-V3 BF16 rows), which stands for token routing, grouped expert GEMMs "
+        "and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with the other "
+        "weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+    )
+
+
 def scaleup_domain(gpu: GpuSpec) -> int:
     """GPUs one TP or SP group may span at scale-up bandwidth: the scale-up domain, or an 8-GPU server for PCIe
     cards."""
@@ -265,7 +275,7 @@ def loss_memory_note(framework: str) -> str:
     )
 
 
-def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
+def _assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str) -> list[str]:
     out = ["flash attention; bf16 activations; " + OPTIMIZER_NOTES[w.optimizer]]
     if state_recipe(w).on_cpu:
         out.append(OFFLOAD_NOTE)
@@ -277,6 +287,8 @@ def _assumptions(gpu: GpuSpec, w: TrainingWorkload, note: str) -> list[str]:
         out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
     if data_parallel_only_method(w.method):
         out.append(QLORA_NOTE)
+    if model.is_moe:
+        out.append(moe_note(eff.DEFAULT_TRAINING_EFFICIENCY))
     out.append(loss_memory_note(w.framework))
     if w.precision == "fp4" and not note:
         out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))
@@ -322,7 +334,7 @@ def estimate_training(
             flops,
             Band(0.0, 0.0),
             [],
-            _assumptions(gpu, w, note),
+            _assumptions(gpu, model, w, note),
         )
     fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
     st = _timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
@@ -369,7 +381,7 @@ def estimate_training(
             attention_span,
             capacity_factor,
         ),
-        [*_assumptions(gpu, w, note), evidence],
+        [*_assumptions(gpu, model, w, note), evidence],
     )
 
 

@@ -27,12 +27,19 @@ from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     StepTime,
     attention_efficiency,
+    base_mfu,
     busiest_replica_factor,
     collective_bandwidth_gbs,
     compute_seconds,
     executed_flops_per_token,
+    framework_factor,
+    gpu_family,
+    low_precision_factor,
     low_precision_speedup,
+    method_factor,
+    scale_factor,
     trained_per_gpu,
+    width_factor,
 )
 from app.scoring.workload import TrainingWorkload
 
@@ -146,13 +153,7 @@ def training_terms(
             f"{f(flops / 1e9)} GFLOP × {f(tokens_s)} tokens/s per GPU / {f(peak)} TFLOPS / 10^3; {MFU_CONVENTION}, "
             "over the whole step (bubble and exposed communication included)",
         ),
-        Term(
-            "matmul efficiency (compute phase)",
-            st.mfu_eff,
-            "fraction",
-            "family × precision × framework × width × scale: the share of the peak the executed matmul FLOPs run at "
-            "(not MFU: it times executed FLOPs, attention at its causal share and own efficiency)",
-        ),
+        _matmul_efficiency_term(gpu, gpu_count, model, w, pclass, st, e),
         _compute_term(gpu, gpu_count, model, w, layout, st, peak, pclass, executed, e, attention_span, capacity_factor),
         Term(
             "pipeline bubble",
@@ -215,6 +216,44 @@ def _offload_terms(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
         "not overlapped with the GPU's work: an upper bound"
     )
     return [Term("optimizer offloaded to CPU", t.total_s, "s/step", detail)]
+
+
+def matmul_efficiency_factors(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, pclass: str, e: eff.TrainingEfficiency
+) -> list[tuple[str, float]]:
+    """The factors step_time.effective_mfu multiplies, each named, in its order (a MoE model's last)."""
+    family = gpu_family(gpu)
+    return [
+        (f"{family} base", base_mfu(e, family)),
+        (f"framework {w.framework}", framework_factor(e, w.framework)),
+        (f"precision {PEAK_LABELS.get(pclass, 'BF16')}", low_precision_factor(e, gpu, w.framework, pclass)),
+        ("width", width_factor(e, model.hidden_size, gpu)),
+        ("scale", scale_factor(e, gpu_count)),
+        (f"method {w.method}", method_factor(e, w.method)),
+        ("MoE", e.moe_factor if model.is_moe else 1.0),
+    ]
+
+
+def _matmul_efficiency_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    pclass: str,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+) -> Term:
+    factors = matmul_efficiency_factors(gpu, gpu_count, model, w, pclass, e)
+    product = " × ".join(f"{name} {f(value)}" for name, value in factors)
+    capped = "; capped at 1" if math.prod(v for _, v in factors) > 1 else ""
+    moe = ", and a MoE's routed experts (grouped expert GEMMs, token routing, all-to-all)" if model.is_moe else ""
+    why = (
+        f"{capped}; the family's 16-bit MFU, the framework class, FP8/FP4's speedup as a share of their peak, "
+        f"small-matmul saturation at hidden {model.hidden_size:,}, jobs beyond 256 GPUs, LoRA adapters{moe}: the "
+        "share of the peak the executed matmul FLOPs run at (not MFU: it times executed FLOPs, attention at its causal "
+        "share and own efficiency)"
+    )
+    return Term("matmul efficiency (compute phase)", st.mfu_eff, "fraction", product + why)
 
 
 def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:

@@ -1,0 +1,39 @@
+"""A mixture of experts' estimate says what it rests on: the MoE factor in the matmul efficiency, and an assumption."""
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.training.estimate import estimate_training
+from app.scoring.workload import TrainingWorkload
+from tests.scoring.term_arithmetic import stated_value
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+def matmul_term(est):
+    return next(t for t in est.terms if t.name == "matmul efficiency (compute phase)")
+
+
+@pytest.mark.parametrize(
+    ("model", "gpu", "count", "fields"),
+    [
+        ("deepseek-v3", "H100-SXM", 256, {"method": "pretrain", "global_batch_seqs": 512}),
+        ("mixtral-8x7b", "H200", 16, {"method": "full_ft", "precision": "fp8"}),
+        ("llama-3.1-8b", "A100-SXM-80GB", 8, {"method": "lora"}),
+    ],
+)
+def test_the_matmul_efficiency_term_multiplies_out_to_its_value(model, gpu, count, fields):
+    w = TrainingWorkload(model=model, max_gpus=count, **fields)
+    term = matmul_term(estimate_training(GPUS[gpu], count, MODELS[model], w))
+    assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3)
+
+
+def test_a_moe_names_its_factor_and_its_assumption():
+    w = TrainingWorkload(model="deepseek-v3", method="pretrain", seq_len=4096, global_batch_seqs=512, max_gpus=256)
+    est = estimate_training(GPUS["H100-SXM"], 256, MODELS["deepseek-v3"], w)
+    detail = matmul_term(est).detail
+    assert "MoE 0.6000" in detail and "all-to-all" in detail
+    assert any(a.startswith("MoE: ") and "expert" in a for a in est.assumptions)
+    dense = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], TrainingWorkload(method="pretrain"))
+    assert "MoE 1;" in matmul_term(dense).detail and not any(a.startswith("MoE") for a in dense.assumptions)
