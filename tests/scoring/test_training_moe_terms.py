@@ -37,3 +37,17 @@ def test_a_moe_names_its_factor_and_its_assumption():
     assert any(a.startswith("MoE: ") and "expert" in a for a in est.assumptions)
     dense = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], TrainingWorkload(method="pretrain"))
     assert "MoE 1;" in matmul_term(dense).detail and not any(a.startswith("MoE") for a in dense.assumptions)
+
+
+def test_mla_attention_multiplies_values_at_their_own_width():
+    """DeepSeek-V3's query/key heads are 192 wide (128 nope + 64 rope), its value heads 128 (v_head_dim)."""
+    from app.scoring.training.step_time import attention_flops_per_token, value_head_dim
+
+    deepseek, llama = MODELS["deepseek-v3"], MODELS["llama-3.1-8b"]
+    assert (deepseek.head_dim, value_head_dim(deepseek)) == (192, 128)
+    assert attention_flops_per_token(deepseek, 4096) == 6 * 61 * 128 * (192 + 128) * 4096
+    assert attention_flops_per_token(llama, 4096) == 12 * 32 * 32 * 128 * 4096  # equal widths: the PaLM form
+    w = TrainingWorkload(model="deepseek-v3", method="pretrain", seq_len=4096, global_batch_seqs=512, max_gpus=256)
+    flops = estimate_training(GPUS["H100-SXM"], 256, MODELS["deepseek-v3"], w).terms[0]
+    assert "6 × 61 layers × 128 heads × (192 + 128) × 4096 tokens" in flops.detail
+    assert flops.value == pytest.approx(6 * 37e9 + 6 * 61 * 128 * (192 + 128) * 4096)

@@ -40,9 +40,20 @@ FRAMEWORK_CLASS = {
 CAUSAL_SHARE = 0.5
 
 
+def value_head_dim(model: ModelSpec) -> int:
+    """Width of one head's values. MLA's query/key heads are qk_nope + qk_rope wide (the catalog's head_dim, 192 on
+    DeepSeek-V3) and its values qk_nope (128): v_head_dim = qk_nope_head_dim in the DeepSeek-V2/V3 and Kimi-K2
+    configs, and hf_config's default where a config omits it. Other attention: head_dim."""
+    if model.attention == "mla" and 0 < model.qk_rope_head_dim < model.head_dim:
+        return model.head_dim - model.qk_rope_head_dim
+    return model.head_dim
+
+
 def attention_flops_per_token(model: ModelSpec, seq_len: int) -> float:
-    """Score and AV matmuls, fwd + bwd: 12 × layers × (heads × head_dim) × seq_len (PaLM/LLM Foundry)."""
-    return 12.0 * model.layers * model.num_attention_heads * model.head_dim * seq_len
+    """Score (QK^T, head_dim wide) and AV (value_head_dim wide) matmuls, fwd + bwd: 6 × layers × heads × (head_dim +
+    value width) × seq_len; 12 × layers × (heads × head_dim) × seq_len where the two match (PaLM/LLM Foundry)."""
+    width = model.head_dim + value_head_dim(model)
+    return 6.0 * model.layers * model.num_attention_heads * width * seq_len
 
 
 def dense_flops_per_token(model: ModelSpec, method: str) -> float:

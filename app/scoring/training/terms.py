@@ -39,6 +39,7 @@ from app.scoring.training.step_time import (
     method_factor,
     scale_factor,
     trained_per_gpu,
+    value_head_dim,
     width_factor,
 )
 from app.scoring.workload import TrainingWorkload
@@ -50,14 +51,20 @@ MFU_CONVENTION = "model FLOPs (Megatron-LM / PaLM MFU convention: attention coun
 def _flops_terms(model: ModelSpec, w: TrainingWorkload, flops: float, executed: tuple[float, float]) -> list[Term]:
     k = 4 if w.method in ("lora", "qlora") else 6
     width = model.num_attention_heads * model.head_dim
+    value = value_head_dim(model)
+    attention_text = f"12 × {model.layers} layers × {width} × {w.seq_len} tokens"
+    if value != model.head_dim:  # MLA: scores over the query/key width, values over their own
+        attention_text = (
+            f"6 × {model.layers} layers × {model.num_attention_heads} heads × ({model.head_dim} + {value}) × "
+            f"{w.seq_len} tokens"
+        )
     matmul, attention = executed
     return [
         Term(
             "FLOPs per token",
             flops,
             "FLOP",
-            f"{k} × {model.active_params_b:g}B active + 12 × {model.layers} layers × {width} × {w.seq_len} tokens; "
-            + MFU_CONVENTION,
+            f"{k} × {model.active_params_b:g}B active + {attention_text}; " + MFU_CONVENTION,
         ),
         Term(
             "executed FLOPs per token",
