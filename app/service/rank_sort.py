@@ -41,6 +41,7 @@ COLUMNS: dict[str, dict[str, SortColumn]] = {
             SortColumn("tpot", "tpot_ms", "TPOT"),
             SortColumn("batch", "batch", "batch", descending_first=True),
             SortColumn("tok_s", "output_tokens_per_s", "tokens/s", descending_first=True),
+            SortColumn("usd_m", "usd_per_million_output_tokens", "$ per million output tokens"),
             SortColumn("replicas", "replicas", "replicas"),
             SortColumn("job_time", "job_hours", "job time"),
             SortColumn("job_cost", "job_usd", "job cost"),

@@ -144,7 +144,7 @@ def compare_precisions(
         "Quality deltas are the sources' published recovery (quantised score ÷ baseline × 100) for this model "
         "only; rows for other models of the family are not carried over.",
     ]
-    return PrecisionComparison(model.id, workload.rank_by, rows, notes)
+    return PrecisionComparison(model.id, workload.ranked_by, rows, notes)
 
 
 def _first_reason(options: Sequence[InferenceOption]) -> str:

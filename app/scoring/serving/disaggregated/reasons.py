@@ -190,6 +190,7 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     text = (
         f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
+        + (f" (+ {best.idle_gpus_at_peak} idle in whole instances)" if best.idle_gpus_at_peak else "")
     )
     if alone is not None and alone.batch <= o.batch * (1 + MIN_SAVING_SHARE):
         held = (
@@ -285,6 +286,11 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         ),
         Term("prefill instances at peak", p.replicas_at_peak, "", f"{p.gpus_at_peak} GPUs"),
         Term("decode instances at peak", d.replicas_at_peak, "", f"{d.gpus_at_peak} GPUs"),
+        *(
+            [Term("idle GPUs at peak", plan.idle_gpus_at_peak, "", "rented with whole instances, used by neither role")]
+            if plan.idle_gpus_at_peak
+            else []
+        ),
         Term(
             "prefill pool",
             p.monthly_usd,
