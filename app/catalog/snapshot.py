@@ -82,16 +82,20 @@ def offer_spec(row: Offer, provider_name: str, stale: bool) -> specs.Offer:
 def load_snapshot(
     session: Session, stale_after_days: int = DEFAULT_STALE_AFTER_DAYS, today: date | None = None
 ) -> specs.CatalogSnapshot:
-    """Read the catalog; offers dated `stale_after_days` or more before `today` carry `stale=True`."""
+    """Read the catalog; offers dated `stale_after_days` or more before `today`, and undated ones (a price list
+    copied without its day), carry `stale=True`: ranked only where the user includes stale prices, labelled."""
     today = today or today_utc()
     providers = {p.id: p.name for p in session.exec(select(Provider)).all()}
     gpus = {g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()}
     models = {m.id: model_spec(m) for m in session.exec(select(LlmModel)).all()}
-    rows = session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
+    rows = session.exec(select(Offer).order_by(col(Offer.id))).all()
     offers = tuple(
-        offer_spec(o, providers.get(o.provider_id, o.provider_id), stale_since(o.as_of, stale_after_days) <= today)
+        offer_spec(
+            o,
+            providers.get(o.provider_id, o.provider_id),
+            o.as_of is None or stale_since(o.as_of, stale_after_days) <= today,
+        )
         for o in rows
-        if o.as_of is not None
     )
     token_prices = tuple(
         specs.TokenPrice(

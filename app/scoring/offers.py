@@ -10,7 +10,7 @@ from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
 from app.scoring.machines import Machine, machine_of
 from app.scoring.price_terms import INTERRUPTIBLE
-from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
+from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
 T = TypeVar("T")
@@ -48,6 +48,30 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
             continue
         kept.append(offer)
     return kept
+
+
+def left_out_note(offers: Sequence[Offer], gpus: dict[str, GpuSpec], filters: Filters) -> str:
+    """Why nothing matched, where the filters' providers, GPUs and vendors do have offers: their price terms or
+    stale (or undated) prices, which are ranked only when asked for ('' when that is not why)."""
+    loose = filters.model_copy(update={"price_types": list(PRICE_TYPES), "include_stale": True})
+    near = matching_offers(offers, gpus, loose)
+    if not near or matching_offers(offers, gpus, filters):
+        return ""
+    price_types = set(filters.price_types) or DEFAULT_PRICE_TYPES
+    stale = [o for o in near if o.stale and (o.price_type in price_types)]
+    undated = sum(1 for o in stale if o.as_of is None)
+    other_terms: dict[str, int] = {}
+    for offer in near:
+        if offer.price_type not in price_types:
+            other_terms[offer.price_type] = other_terms.get(offer.price_type, 0) + 1
+    parts = []
+    if stale:
+        kind = f"stale ({undated} undated)" if undated else "stale"
+        parts.append(f"{len(stale)} {'is' if len(stale) == 1 else 'are'} {kind}: include_stale ranks them, labelled")
+    if other_terms:
+        terms = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in sorted(other_terms.items()))
+        parts.append(f"{terms} by price terms: add them to price_types")
+    return f"No offer matches the filters as they stand, though {len(near)} would otherwise: " + "; ".join(parts) + "."
 
 
 class OfferFields(TypedDict):

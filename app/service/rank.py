@@ -11,7 +11,7 @@ from typing import Any
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.messages import FieldError
-from app.scoring.offers import LazyOptions
+from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
@@ -223,11 +223,19 @@ def _body(
         "options": rows,
         "total_options": len(ranking.options),
         "feasible_options": ranking.feasible_count,
-        "notes": list(getattr(ranking, "notes", [])),
+        "notes": list(getattr(ranking, "notes", [])) + _left_out(ranking, snapshot, workload),
         "catalog_version": snapshot.version,
         "share_url": share_url,
         **extra,
     }
+
+
+def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> list[str]:
+    """Where nothing is feasible: the offers the filters' price terms or staleness left out, if that is why."""
+    if ranking.feasible_count:
+        return []
+    note = left_out_note(snapshot.offers, snapshot.gpus, workload)
+    return [note] if note else []
 
 
 SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside
