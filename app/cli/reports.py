@@ -280,14 +280,23 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
     return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
 
 
-def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
-    """The batch job through the cheapest per-token APIs, as the page words it."""
-    shown = ", ".join(
-        f"{q['provider_name']} ${q['job_usd']:,.2f}"
-        + (f" (for {q['model_name']}, a substitute)" if q["substitute"] else "")
-        for q in quotes
+def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
+    """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
+    prices, then the cheaper listed ones left out with their labels."""
+
+    def each(q: dict[str, Any]) -> str:
+        flags = f" [{', '.join(q.get('flags') or ())}]" if q.get("flags") else ""
+        substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
+        return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
+
+    line = (
+        f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
+        if quotes
+        else "the same job through a per-token API: no current, verified per-token price"
     )
-    return f"the same job through a per-token API (list prices): {shown}"
+    if left_out:
+        line += f"; left out, though cheaper: {', '.join(each(q) for q in left_out)}"
+    return line
 
 
 def _close(option: dict[str, Any], rank: int) -> bool:

@@ -138,6 +138,13 @@ class TokenPrice:
     cached_input_usd_per_mtok: float | None = None  # price of prompt tokens served from the provider's cache
     lora_serving: str = "unknown"  # yes | no | unknown: serves your LoRA adapter of this base at this price
     source_url: str = ""
+    provider_model_id: str = ""  # the provider's name for the model (two entries of one model differ here)
+    model_name: str = ""  # the model as the provider lists it
+    as_of_basis: str = ""  # exact | on_or_before | approximate ("" = not stated: read as exact)
+    unverified: bool = False  # the reference flags the figure UNVERIFIED (placeholder-looking)
+    deprecated: bool = False  # the provider has deprecated or retired the model
+    stale: bool = False  # older than the configured stale-after days (or undated) when the snapshot was loaded
+    status_note: str = ""  # why it is unverified or deprecated, in the reference's words
 
 
 @dataclass(frozen=True, slots=True)

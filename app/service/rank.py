@@ -215,7 +215,7 @@ def _body(
         if getattr(ranking, "lowest_p99", None):  # every feasible option is over the limits: what this load allows
             extra["lowest_p99"] = plain(ranking.lowest_p99)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
-            extra["serverless_job"] = serverless_job(workload, snapshot, model)
+            extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -241,11 +241,14 @@ def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> li
 SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside
 
 
-def serverless_job(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> list[dict[str, Any]]:
+def serverless_job(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The same batch job through the cheapest per-token APIs that list the model (or the nearest listed model,
     marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
-    reference prices)."""
-    from app.scoring.serving.economics import serverless_quotes
+    reference prices). Only current, verified prices are compared (stale ones too with include_stale); the
+    second list holds the labelled prices left out that would have cost less than the first compared one."""
+    from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
 
     requests = workload.job_requests or 0
     quotes = serverless_quotes(
@@ -256,12 +259,19 @@ def serverless_job(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         workload.input_len,
         workload.output_len,
         workload.prefix_cache_hit or 0.0,
+        include_stale=workload.include_stale,
     )
-    rows = []
-    for quote in quotes[:SERVERLESS_JOB_QUOTES]:
-        row = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
-        rows.append({**row, "job_usd": round(quote.usd_per_request * requests, 6)})
-    return rows
+
+    def row(quote: Any) -> dict[str, Any]:
+        shown = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
+        return {**shown, "job_usd": round(quote.usd_per_request * requests, 6)}
+
+    best = cheapest_comparable(quotes)
+    used = [row(q) for q in quotes if q.comparable][:SERVERLESS_JOB_QUOTES]
+    left_out = [
+        row(q) for q in quotes if not q.comparable and (best is None or q.usd_per_request < best.usd_per_request)
+    ][:SERVERLESS_JOB_QUOTES]
+    return used, left_out
 
 
 LEADING_CONFIGURATIONS = 12  # distinct (GPU, count) configurations a page's charts may draw (the scatter's 12)
