@@ -71,6 +71,8 @@ class TrainingOption:
     nodes: int = 1
     machine: str = ""
     price_note: str = ""
+    price_caveats: tuple[str, ...] = ()  # price_terms.price_caveats of the note: labels a row shows
+    price_source_url: str = ""  # where the price was read (the offer's source_url)
     stale: bool = False
     interruptible: bool = False
     offer_id: int | None = None
