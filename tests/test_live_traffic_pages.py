@@ -153,3 +153,20 @@ def test_a_request_rate_one_replica_meets_still_links_to_replicas(client) -> Non
     assert link
     sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
     assert sized["replicas"] > 1 and sized["usd_per_million_output_tokens"] < best["usd_per_million_output_tokens"] / 2
+
+
+def test_when_one_replica_is_overloaded_everywhere_the_page_links_replicas_that_carry_the_rate(client) -> None:  # type: ignore[no-untyped-def]
+    """No feasible row at all (every configuration that holds 405B falls behind 20 requests/s): the answer links
+    the same traffic as a peak over replicas sized to meet the limits, which do carry it."""
+    url = "/?phase=inference&model=llama-3.1-405b&weight_dtype=fp8&scenario=request_rate&requests_per_s=20"
+    body = _json(client, url)
+    assert body["feasible_options"] == 0 and any(o["reason"].startswith("overloaded") for o in body["options"])
+    alert = client.get(url).text.split('class="error-box"', 1)[1].split("</p>", 1)[0]
+    link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas sized to meet the limits', alert)
+    assert link and "overloaded" in alert
+    sized = _json(client, unescape(link.group(1)))
+    assert sized["workload"]["peak_requests_per_s"] == 20 and "requests_per_s" not in sized["workload"]
+    assert sized["feasible_options"] > 0 and sized["options"][0]["replicas"] > 1
+    too_big = client.get("/?phase=inference&model=llama-3.1-405b&scenario=request_rate&requests_per_s=20&max_gpus=1")
+    assert "No offer can run this workload" in too_big.text
+    assert "replicas sized to meet the limits" not in too_big.text  # nothing holds the model: replicas cannot help
