@@ -135,7 +135,8 @@ def rank_training(
     terms: TermsQuery = True,
     sort: SortQuery = None,
 ) -> OrjsonResponse:
-    """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
+    """Every matching offer ranked by what the run bills (`total_usd`: minimum terms and spot's lost work included),
+    cheapest first among runs within the deadline and budget, with $ per optimizer step and the run time."""
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
 
 
