@@ -35,9 +35,10 @@ class RankResponse(BaseModel):
     workload: dict[str, Any]
     model: dict[str, Any]
     options: list[dict[str, Any]] = Field(
-        description="best first; at a fixed client count, request rate or single stream the options over a latency "
-        "limit (over_limits says which) after every one that meets them; infeasible options last, with a reason; each "
-        "with its terms and its assumptions (the band's evidence last), which ?terms=false leaves out"
+        description="best first, each with its `rank` (1 = best; a sorted answer keeps each option's rank); at a fixed "
+        "client count, request rate or single stream the options over a latency limit (over_limits says which) after "
+        "every one that meets them; infeasible options last, with a reason; each with its terms and its assumptions "
+        "(the band's evidence last), which ?terms=false leaves out"
     )
     total_options: int
     feasible_options: int
