@@ -185,7 +185,8 @@ class CatalogSnapshot:
 
     gpus: dict[str, GpuSpec] = field(default_factory=dict)
     models: dict[str, ModelSpec] = field(default_factory=dict)
-    offers: tuple[Offer, ...] = ()
+    offers: tuple[Offer, ...] = ()  # the dated offers: what a ranking may read
+    undated_offers: int = 0  # offers the catalog keeps without a date (historical snapshots), never ranked
     token_prices: tuple[TokenPrice, ...] = ()
     quality: tuple[QualityResult, ...] = ()
     tco: tuple[TcoInput, ...] = ()

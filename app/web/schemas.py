@@ -61,7 +61,11 @@ class Health(SQLModel):
     status: str
     database: str
     gpus: int
-    offers: int
+    offers: int = Field(description="every offer the catalog holds, dated or not")
+    offers_dated: int = Field(
+        description="offers with a price date: what rankings read (stale ones only when asked); the undated "
+        "historical snapshots are kept but never ranked"
+    )
     newest_price_as_of: date | None = None
 
 
