@@ -29,8 +29,8 @@ async def healthz(request: Request) -> Health:
         status="ok",
         database="not checked (see /readyz)",
         gpus=len(snapshot.gpus),
-        offers=len(snapshot.offers) + snapshot.undated_offers,
-        offers_dated=len(snapshot.offers),
+        offers=snapshot.offers_in_catalog,
+        offers_dated=snapshot.offers_dated,
         newest_price_as_of=newest,
     )
 

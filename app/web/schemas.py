@@ -63,8 +63,7 @@ class Health(SQLModel):
     gpus: int
     offers: int = Field(description="every offer the catalog holds, dated or not")
     offers_dated: int = Field(
-        description="offers with a price date: what rankings read (stale ones only when asked); the undated "
-        "historical snapshots are kept but never ranked"
+        description="offers with a price date (an undated price, a historical snapshot, is not ranked by default)"
     )
     newest_price_as_of: date | None = None
 
