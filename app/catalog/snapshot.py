@@ -121,10 +121,14 @@ def load_snapshot(
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
     stale_count = sum(1 for o in offers if o.stale) + sum(1 for t in token_prices if t.stale)
+    in_catalog = session.exec(select(func.count()).select_from(Offer)).one()
+    dated = session.exec(select(func.count()).select_from(Offer).where(col(Offer.as_of).is_not(None))).one()
     return specs.CatalogSnapshot(
         gpus=gpus,
         models=models,
         offers=offers,
+        offers_in_catalog=in_catalog,
+        offers_dated=dated,
         token_prices=token_prices,
         quality=quality_results(session),
         tco=tco_inputs(session),

@@ -322,6 +322,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         i = o.get("rank", position)
         terms = (
             o["price_type"]
+            + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
             + (" interruptible" if o.get("interruptible") else "")
             + (" STALE" if o.get("stale") else "")
         )

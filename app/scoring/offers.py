@@ -9,7 +9,7 @@ from datetime import date
 from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
 from app.scoring.machines import Machine, machine_of
-from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.price_terms import INTERRUPTIBLE, price_caveats
 from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
@@ -79,6 +79,8 @@ class OfferFields(TypedDict):
     provider_name: str
     price_type: str
     price_note: str
+    price_caveats: tuple[str, ...]
+    price_source_url: str
     stale: bool
     interruptible: bool
     usd_per_gpu_hour: float
@@ -92,12 +94,14 @@ ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 def offer_fields(offer: Offer) -> OfferFields:
     """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
-    price and terms, read when."""
+    price and terms (with the caveats a buyer must see), read when and where."""
     return OfferFields(
         provider=offer.provider_id,
         provider_name=offer.provider_name,
         price_type=offer.price_type,
         price_note=offer.price_note,
+        price_caveats=price_caveats(offer.price_note),
+        price_source_url=offer.source_url,
         stale=offer.stale,
         interruptible=offer.price_type in INTERRUPTIBLE,
         usd_per_gpu_hour=offer.usd_per_gpu_hour,

@@ -193,6 +193,10 @@ class CatalogSnapshot:
     gpus: dict[str, GpuSpec] = field(default_factory=dict)
     models: dict[str, ModelSpec] = field(default_factory=dict)
     offers: tuple[Offer, ...] = ()
+    # The catalog's own offer counts when loaded (/healthz reports them without the database): every offer row,
+    # and those with a price date; counted apart from `offers`, whichever of them it holds
+    offers_in_catalog: int = 0
+    offers_dated: int = 0
     token_prices: tuple[TokenPrice, ...] = ()
     quality: tuple[QualityResult, ...] = ()
     tco: tuple[TcoInput, ...] = ()

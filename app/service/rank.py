@@ -166,18 +166,19 @@ def rank_payload(
     include_terms: bool = True,
     sort: str | None = None,
 ) -> dict[str, Any]:
-    """The rank API's response body: {workload, model, options (best first), share_url, ...}. With a `sort`
-    (rank_sort), the feasible options come in that column's order, then the infeasible ones, each option with
-    its `rank` (1 = best), and the body says `sort`: what a sorted results page shows, as its twins give it."""
+    """The rank API's response body: {workload, model, options (best first), share_url, ...}, each option with
+    its `rank` (1 = best; in ranked order, its position). With a `sort` (rank_sort), the feasible options come in
+    that column's order, then the infeasible ones, each keeping its rank, and the body says `sort`: what a sorted
+    results page shows, as its twins give it."""
     model, ranking = rank(phase, workload, snapshot)
     positions = view_positions(phase, ranking, sort, len(ranking.options))
     if limit is not None:
         positions = positions[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
     rows = [plain_row(ranking.options[p], include_terms, shared) for p in positions]
-    body = _body(phase, workload, snapshot, model, ranking, rows, share_url)
+    ranked_rows = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
+    body = _body(phase, workload, snapshot, model, ranking, ranked_rows, share_url)
     if not rank_sort.is_ranked_order(sort):
-        body["options"] = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
         body["sort"] = sort
     return body
 

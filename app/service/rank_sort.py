@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 RANK = "rank"
-METRIC = ""  # the field the ranking is ranked by (the inference rank_by's, or $/step)
+METRIC = ""  # the ranked price column: the inference rank_by's field, or training's $/step (training ranks by total $)
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,11 @@ class Health(SQLModel):
     status: str
     database: str
     gpus: int
-    offers: int
+    offers: int = Field(description="every offer the catalog holds, dated or not")
+    offers_dated: int = Field(
+        description="offers with a price date (an undated price, a historical snapshot, counts as stale: ranked only "
+        "with include_stale)"
+    )
     newest_price_as_of: date | None = None
 
 

@@ -89,6 +89,8 @@ class InferenceOption:
     nodes: int = 1
     machine: str = ""  # the offer's machine as the ranking read it
     price_note: str = ""
+    price_caveats: tuple[str, ...] = ()  # price_terms.price_caveats of the note: labels a row shows
+    price_source_url: str = ""  # where the price was read (the offer's source_url)
     stale: bool = False
     interruptible: bool = False  # spot: may be taken back at short notice
     min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long

@@ -101,6 +101,12 @@ def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> s
     return f"{path}?{canonical_query('inference', sized)}"
 
 
+def overloaded(infeasible: Sequence[dict[str, Any]]) -> bool:
+    """Some configuration holds the model but falls behind the load one replica takes (estimate.overload_reason):
+    replicas, which replicas_url sizes, would carry it."""
+    return any(str(group["reason"]).startswith("overloaded") for group in infeasible)
+
+
 def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
     """The load replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
     if not isinstance(workload, InferenceWorkload):
