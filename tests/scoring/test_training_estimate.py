@@ -210,3 +210,30 @@ def test_a_torchtitan_selective_step_costs_more_than_a_megatron_one():
         (54.6 + 0.73 * 8.03) / (54.6 + 0.2 * 8.03), rel=0.02
     )
     assert seconds["auto"] == seconds["megatron"]
+
+
+def test_llm_foundry_runs_flash_attention_2_on_hopper_and_the_others_hopper_native_kernels():
+    """LLM Foundry calls the flash-attn 2 package; Megatron/NeMo (TransformerEngine) and the SDPA stacks run cuDNN."""
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
+    from app.scoring.training.step_time import attention_efficiency
+
+    h100, b200, a100 = GPUS["H100-SXM"], GPUS["B200"], GPUS["A100-SXM-80GB"]
+    fa2 = e.attn_efficiency * e.attn_fa2_hopper_ratio
+    assert attention_efficiency(e, h100, "llm-foundry") == pytest.approx(fa2)
+    assert attention_efficiency(e, b200, "llm-foundry") == pytest.approx(fa2)
+    for framework in ("megatron", "nemo", "torchtitan", "hf", "pytorch", "auto"):
+        assert attention_efficiency(e, h100, framework) == e.attn_efficiency_hopper
+    ampere = {attention_efficiency(e, a100, framework) for framework in ("llm-foundry", "megatron")}
+    assert ampere == {e.attn_efficiency}
+
+
+def test_an_llm_foundry_long_sequence_step_on_h100_pays_for_flash_attention_2():
+    """MPT-7B at 32k tokens on 8 H100s (LLM Foundry published 3,318 tok/s per GPU): the foundry estimate stays near it,
+    a Megatron-class stack with the same layout runs faster only through its attention."""
+    w = dict(model="mpt-7b", seq_len=32768, global_batch_seqs=32, max_gpus=8)
+    foundry = estimate_training(GPUS["H100-SXM"], 8, MODELS["mpt-7b"], workload(**w, framework="llm-foundry"))
+    megatron = estimate_training(
+        GPUS["H100-SXM"], 8, MODELS["mpt-7b"], workload(**w, framework="megatron"), layout=foundry.layout
+    )
+    assert 2500 < foundry.tokens_per_s_per_gpu < 4500
+    assert megatron.tokens_per_s_per_gpu > 1.5 * foundry.tokens_per_s_per_gpu

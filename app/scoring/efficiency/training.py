@@ -67,13 +67,14 @@ class TrainingEfficiency:
     width_exponent: float = 1.0  # derived: memory-bound ops ∝ hidden, GEMMs ∝ hidden² per token (width_factor)
     # Attention score/AV matmuls (causal: half the 12·L·h·s model FLOPs) run at this fraction of the GEMM efficiency.
     attn_efficiency: float = 0.5489  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
-    # The same on Hopper/Blackwell with Hopper-native kernels (FlashAttention-3, cuDNN / TransformerEngine fused
-    # attention); fitted at its bound, prior 0.7: FlashAttention-3 paper (forward ~75 %, backward ~55 % of peak).
+    # The same on Hopper/Blackwell with the Hopper-native kernels most stacks run by default today (cuDNN /
+    # TransformerEngine fused attention; step_time.FLASH_ATTENTION_2_STACKS names the exception); fitted at its bound,
+    # prior 0.7: FlashAttention-3 paper (forward ~75 %, backward ~55 % of peak).
     attn_efficiency_hopper: float = 1.0  # fitted (at its bound)
-    # Hopper/Blackwell attention before FlashAttention-3 (2024-07) in PyTorch stacks: FlashAttention-2 reaches ~35 % of
-    # the H100 peak against ~72 % of the A100's (FA3 paper §4, FA2 paper §4), while GEMMs reach ~80 % on both: FA2 on
-    # Hopper runs at 0.52 of its Ampere efficiency relative to the GEMMs (TransformerEngine's cuDNN fused attention,
-    # in Megatron/NeMo since 2023, is Hopper-native and exempt).
+    # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
+    # before cuDNN came first, validate_training.era_efficiency): FA2 reaches ~35 % of the H100 peak against ~72 % of
+    # the A100's (FA3 paper §4, FA2 paper §4), while GEMMs reach ~80 % on both: FA2 on Hopper runs at 0.52 of its
+    # Ampere efficiency relative to the GEMMs.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
     tp_comm_exposed: float = 0.1565  # fitted; Korthikanti/NeMo/torchtitan TP rows
@@ -103,11 +104,11 @@ class TrainingEfficiency:
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
 
     def flash_attention_2_changes(self) -> dict[str, float]:
-        """What differs for a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 (FA2 kernels)."""
+        """What differs for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""
         return {"attn_efficiency_hopper": self.attn_efficiency * self.attn_fa2_hopper_ratio}
 
     def before_flash_attention_3(self) -> TrainingEfficiency:
-        """The same constants for a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 (FA2 kernels)."""
+        """The same constants for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""
         return replace(self, **self.flash_attention_2_changes())
 
 
