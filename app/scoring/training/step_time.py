@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import TrainingEfficiency
-from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 from app.scoring.training.memory import Layout
 
 if TYPE_CHECKING:
@@ -93,13 +93,20 @@ def model_flops_per_token(model: ModelSpec, method: str, seq_len: int) -> float:
     return dense_flops_per_token(model, method) + attention_flops_per_token(model, seq_len)
 
 
+# Architectures whose NVIDIA GDDR cards (GA102/AD102/GB202 class: RTX 3090/4090/5090, A10, A40, RTX A6000, L4, L40S,
+# RTX PRO 6000) form the "gddr" regime: PCIe cards with a fraction of the HBM parts' bandwidth and clocks held by power,
+# whatever the generation; the fitted Ampere base belongs to the A100 (GA100), not to them.
+GDDR_FAMILY_ARCHITECTURES = ("ampere", "ada", "blackwell")
+
+
 def gpu_family(gpu: GpuSpec) -> str:
     arch = gpu.architecture.lower()
+    if gpu.vendor.upper() == "NVIDIA" and is_gddr(gpu) and any(key in arch for key in GDDR_FAMILY_ARCHITECTURES):
+        return "gddr"
     for key, family in (
         ("ampere", "ampere"),
         ("hopper", "hopper"),
         ("blackwell", "blackwell"),
-        ("ada", "ada"),
         ("cdna 4", "cdna4"),
         ("cdna", "cdna"),
     ):
@@ -348,7 +355,7 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
     if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
         if group_gpus <= gpu.scaleup_domain_gpus:
             return gpu.interconnect_gbs / 2 * e.nvlink_efficiency
-        return e.scaleout_gbs_per_gpu_ampere if gpu_family(gpu) == "ampere" else e.scaleout_gbs_per_gpu
+        return e.scaleout_gbs_per_gpu_ampere if "ampere" in gpu.architecture.lower() else e.scaleout_gbs_per_gpu
     return e.pcie_gbs_per_gpu
 
 
