@@ -42,6 +42,18 @@ class GpuSpec:
     peak_estimated: bool = False
 
 
+# Name hints for cards without a memory_type (the catalog's GPUs all have one).
+GDDR_HINTS = ("RTX", "GeForce", "L40", "L4", "A10", "A40", "T4", "Radeon")
+
+
+def is_gddr(gpu: GpuSpec) -> bool:
+    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM; the published memory
+    type decides, the name is only a fallback for cards without one (custom or older catalogs)."""
+    if gpu.memory_type:
+        return gpu.memory_type.upper().startswith("GDDR")
+    return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
+
+
 ESTIMATED_PEAKS = ("derived", "unverified", "missing")
 
 
