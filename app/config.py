@@ -21,7 +21,8 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default=f"sqlite:///{PROJECT_ROOT / 'var' / 'gpumatch.db'}",
-        description="any SQLAlchemy URL; SQLite file under ./var by default",
+        description="any SQLAlchemy URL; by default SQLite at PROJECT_ROOT/var/gpumatch.db, whatever the working "
+        "directory",
     )
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)

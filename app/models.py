@@ -222,10 +222,22 @@ class TokenPriceBase(SQLModel):
     lora_serving: str = Field(default="unknown", max_length=10, description="yes | no | unknown")
     lora_source: str = Field(default="", max_length=1000)
     as_of: date | None = None
+    # How as_of reads: exact (the day it was read), on_or_before (an upper bound: a maintained table read that
+    # day, the entry's own date unknown), approximate (year only); "" = not stated, read as exact.
+    as_of_basis: str = Field(default="", max_length=20, description="exact | on_or_before | approximate")
+    # Flags carried from the reference: such a price is listed, labelled, and never the cheapest to compare with.
+    unverified: bool = Field(default=False, description="the reference flags the price UNVERIFIED (placeholder-like)")
+    deprecated: bool = Field(default=False, description="the provider has deprecated or retired the model")
+    status_note: str = Field(default="", max_length=500, description="why unverified or deprecated")
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)
     notes: str = Field(default="", max_length=2000)
+
+    @field_validator("as_of_basis")
+    @classmethod
+    def _as_of_basis(cls, value: str) -> str:
+        return rules.as_of_basis(value)
 
     @field_validator("lora_serving")
     @classmethod

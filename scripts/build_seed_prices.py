@@ -18,6 +18,17 @@ Normalisation (see also the summary printed at the end):
   original text in `notes`, and approximate dates say so.
 - Rows are dropped only for a stated reason (printed): a price superseded by a newer one for the same
   offer (its value goes into the newer row's notes), or an estimate the source says not to use.
+
+Per-token prices (token_prices.csv) also carry what the reference says about trusting them:
+- `as_of_basis`: how the date reads. `exact` (a day the price was read), `on_or_before` ("<=2026-12-01": a
+  maintained table read that day, the entry's own date unknown), `approximate` ("~2025"); empty = undated.
+- `unverified` (true/false): the reference marks the figure UNVERIFIED (Hyperbolic's 0.12/0.30 for 8B..405B
+  "looks like a placeholder"); `deprecated`: the reference says the provider deprecated or retired the model
+  (Groq's HISTORICAL Llama/Mixtral rows). `status_note` keeps the reference's words. The app lists such prices,
+  labelled, and never compares against them (app/scoring/token_prices.py).
+- One entry per provider and model: entries of one model on the same terms (one price under two of the
+  provider's model names) keep the latest (app.scoring.token_prices.same_terms, the rule the app applies too);
+  the other is cited in its notes. Entries that differ in terms (a fast and a basic tier) all stay.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ SEED = ROOT / "seed_data"
 
 sys.path.insert(0, str(ROOT))
 from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
+from app.scoring.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
 
 # Reference provider name -> (id, name, kind, url). The id is the slug of the brand name; RunPod's
 # Secure and Community clouds are one provider (the tier stays in `region`, as in the reference),
@@ -158,6 +170,10 @@ TOKEN_FIELDS = [
     "lora_serving",
     "lora_source",
     "as_of",
+    "as_of_basis",
+    "unverified",
+    "deprecated",
+    "status_note",
     "source_url",
     "retrieved_via",
     "verification",
@@ -218,6 +234,35 @@ def parse_as_of(text: str, retrieved_via: str = "") -> tuple[str, str]:
             return f"{year}-06-01", join(original, "approximate: mid-year, first of June used")
         return f"{year}-01-01", join(original, "approximate: year only, first of January used")
     raise ValueError(f"unparseable as_of {text!r}")
+
+
+def as_of_basis(text: str) -> str:
+    """How a token price's as_of reads: exact | on_or_before | approximate, or '' where it is undated."""
+    text = text.strip()
+    if text.startswith("<="):
+        return "on_or_before"
+    if text.startswith("~") or text.lower().startswith("late ") or re.match(r"^\d{4}-\d{2}$", text):
+        return "approximate"
+    if ISO.match(text[:10]):
+        return "exact"
+    return ""
+
+
+def trust_flags(ref: dict[str, str]) -> tuple[bool, bool, str]:
+    """(unverified, deprecated, note) from what the reference row says: an UNVERIFIED figure (the reference's own
+    word), or a model the provider deprecated or retired (a note saying so, or a HISTORICAL row whose entry
+    vanished from the maintained table). The note quotes the reference."""
+    parts = [p.strip() for p in ref["notes"].split(";") if p.strip()]
+    said: list[str] = []
+    unverified = "UNVERIFIED" in ref["notes"] or ref["verification"].upper().startswith("UNVERIFIED")
+    if unverified:
+        said += [p for p in parts if "UNVERIFIED" in p or "no source url" in p.lower()]
+    deprecated_notes = [p for p in parts if "deprecated" in p.lower()]
+    historical = "HISTORICAL" in ref["verification"] and "retired" in ref["verification"].lower()
+    said += deprecated_notes
+    if historical:
+        said.append(ref["verification"].split("HISTORICAL", 1)[1].lstrip(" -"))
+    return unverified, historical or bool(deprecated_notes), "; ".join(said)
 
 
 def read(name: str) -> list[dict[str, str]]:
@@ -424,6 +469,10 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
         as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
         url, _, url_rest = ref["source_url"].strip().partition(" ")
         cached = ref["cached_input_usd_per_mtok"].strip()
+        unverified, deprecated, status_note = trust_flags(ref)
+        if unverified or deprecated:
+            flagged = ", ".join(n for n, on in (("unverified", unverified), ("deprecated", deprecated)) if on)
+            report["flagged"].append(f"{where}: {flagged} ({status_note})")
         rows.append(
             {
                 "provider_id": PROVIDERS[ref["provider"]][0],
@@ -436,6 +485,10 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 "lora_serving": ref["lora_serving"].strip().lower() or "unknown",
                 "lora_source": ref["lora_source"].strip(),
                 "as_of": as_of,
+                "as_of_basis": as_of_basis(ref["as_of"]) if as_of else "",
+                "unverified": "true" if unverified else "false",
+                "deprecated": "true" if deprecated else "false",
+                "status_note": status_note,
                 "source_url": url,
                 "retrieved_via": ref["retrieved_via"],
                 "verification": ref["verification"],
@@ -445,6 +498,7 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
             }
         )
     rows = merge_token_duplicates(rows, report)
+    rows = merge_same_terms(rows, report)
     for row in rows:
         del row["_where"], row["_dated"]
     rows.sort(key=lambda r: (r["provider_id"], r["provider_model_id"]))
@@ -473,6 +527,44 @@ def merge_token_duplicates(rows: list[dict[str, str]], report: dict[str, list[st
             report["dropped"].append(f"{other['_where']}: duplicate of {best['_where']}, kept in its notes")
         kept.append(best)
     return kept
+
+
+class _Terms:
+    """A token_prices.csv row as app.scoring.token_prices.same_terms reads it."""
+
+    def __init__(self, row: dict[str, str]) -> None:
+        self.input_usd_per_mtok = Decimal(row["input_usd_per_mtok"])
+        self.output_usd_per_mtok = Decimal(row["output_usd_per_mtok"])
+        cached = row["cached_input_usd_per_mtok"]
+        self.cached_input_usd_per_mtok = Decimal(cached) if cached else None
+        self.lora_serving = row["lora_serving"]
+
+
+def merge_same_terms(rows: list[dict[str, str]], report: dict[str, list[str]]) -> list[dict[str, str]]:
+    """One entry per provider and catalog model on the same terms: the latest (then the one publishing a cached
+    price) is kept; the other's model name and date go into its notes. Entries that differ in terms all stay."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["model_id"]:
+            groups[(row["provider_id"], row["model_id"])].append(row)
+    dropped: set[int] = set()
+    for group in groups.values():
+        group.sort(key=lambda r: (r["as_of"], r["cached_input_usd_per_mtok"] != ""), reverse=True)
+        kept: list[dict[str, str]] = []
+        for row in group:
+            twin = next((k for k in kept if same_terms(_Terms(k), _Terms(row))), None)  # type: ignore[arg-type]
+            if twin is None:
+                kept.append(row)
+                continue
+            twin["notes"] = join(
+                twin["notes"],
+                f"also listed as {row['provider_model_id']} at the same price (as_of {row['as_of'] or 'undated'})",
+            )
+            dropped.add(id(row))
+            report["dropped"].append(
+                f"{row['_where']}: same model and terms as {twin['_where']} (newer), kept in its notes"
+            )
+    return [row for row in rows if id(row) not in dropped]
 
 
 def build_providers(offers: list[dict[str, str]], tokens: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -509,7 +601,7 @@ def summary(
         by_gpu[offer["gpu_id"]].append(Decimal(offer["usd_per_gpu_hour"]))
     for gpu, prices in sorted(by_gpu.items()):
         lines.append(f"  {gpu:<16} {len(prices):>3}  {fmt(min(prices)):>8}  {fmt(max(prices)):>8}")
-    for title in ("dropped", "renamed", "added", "mismatch"):
+    for title in ("dropped", "renamed", "added", "mismatch", "flagged"):
         lines.append(f"{title}: {len(report[title])}")
         lines.extend(f"  - {item}" for item in report[title])
     return "\n".join(lines)

@@ -48,10 +48,25 @@ def test_serverless_and_as_low_as_prices_keep_their_nuance_in_the_note(seeded_ur
 def test_stale_follows_the_configured_days(seeded_url: str) -> None:
     offers = _snapshot(seeded_url, stale_after_days=180, today=date(2026, 12, 1)).offers
     for offer in offers:
-        assert offer.as_of is not None
-        assert offer.stale == (date(2026, 12, 1) - offer.as_of > timedelta(days=180))
+        undated = offer.as_of is None  # a price copied without its day is never current (OCI's price list)
+        assert offer.stale == (undated or date(2026, 12, 1) - offer.as_of > timedelta(days=180))  # type: ignore[operator]
     assert any(o.stale for o in offers) and not all(o.stale for o in offers)
-    assert not any(o.stale for o in _snapshot(seeded_url, stale_after_days=3650).offers)
+    assert any(o.as_of is None for o in offers)
+    assert all(o.as_of is None for o in _snapshot(seeded_url, stale_after_days=3650).offers if o.stale)
+
+
+def test_undated_offers_rank_only_when_stale_prices_are_asked_for_and_say_so(client) -> None:  # type: ignore[no-untyped-def]
+    """Oracle's 8xMI300X and 8xMI355X are the catalog's only AMD training nodes, and their prices are undated: left
+    out by default with a note saying why and how to include them, ranked labelled 'undated' when asked for."""
+    url = "/rank.json?phase=training&model=llama-3.1-70b&method=full_ft&providers=oracle-oci"
+    body = client.get(url).json()
+    assert body["feasible_options"] == 0
+    assert any("undated" in n and "include_stale" in n for n in body["notes"]), body["notes"]
+    stale = client.get(url + "&vendors=amd&include_stale=true").json()
+    rows = [o for o in stale["options"] if o["feasible"]]
+    assert rows and all(o["stale"] and o["as_of"] is None for o in rows)
+    html = client.get(url.replace("/rank.json", "/") + "&vendors=amd&include_stale=true").text
+    assert ">undated</span>" in html
 
 
 def test_version_changes_when_a_day_makes_offers_stale(seeded_url: str) -> None:

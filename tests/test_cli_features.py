@@ -174,3 +174,11 @@ def test_validate_keeps_a_row_with_an_unreadable_value_uncovered(database, tmp_p
     assert main(["validate", str(path), "--in-sample-only", "--json"]) == 0
     [case] = json.loads(capsys.readouterr().out)["cases"]
     assert case["covered"] is False and case["reason"]
+
+
+def test_rank_command_names_each_prices_caveats_in_its_terms(database, capsys):
+    """A price read from the provider's article or offered 'where available' says so in the CLI's table too."""
+    assert main(["rank", "inference", "--model", "llama-3.1-8b", "--providers", "gmi-cloud"]) == 0
+    out = capsys.readouterr().out
+    assert "on_demand (provider's article, not its price list)" in out
+    assert "on_demand (capacity not guaranteed; provider's article, not its price list)" in out

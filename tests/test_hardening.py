@@ -210,6 +210,17 @@ def test_readyz_counts_rows_in_the_database(client: TestClient) -> None:
     assert body["database"] == "ok" and body["gpus"] >= 30
 
 
+def test_healthz_and_readyz_count_the_same_offers_under_the_same_names(client: TestClient) -> None:
+    """/healthz (memory) and /readyz (the database) once said 155 and 187 offers on one catalog: /healthz counted
+    only the dated ones. Both now give every offer and, apart, the dated ones that rankings read."""
+    ready, live = client.get("/readyz").json(), client.get("/healthz").json()
+    for name in ("gpus", "offers", "offers_dated", "newest_price_as_of"):
+        assert live[name] == ready[name], name
+    assert 0 < ready["offers_dated"] < ready["offers"]  # the seed keeps undated historical snapshots
+    offers = client.get("/api/v1/offers").json()
+    assert ready["offers_dated"] == sum(1 for o in offers if o["as_of"]) and ready["offers"] == len(offers)
+
+
 def test_heavy_requests_beyond_the_slots_get_503_with_retry_after() -> None:
     release = anyio.Event()
     statuses: list[int] = []

@@ -141,15 +141,47 @@ def test_clients_no_replica_serves_within_the_limits_link_to_replicas_that_do(cl
 
 
 def test_a_request_rate_one_replica_meets_still_links_to_replicas(client) -> None:  # type: ignore[no-untyped-def]
-    """70B FP8 at 16 requests/s: one replica that takes it all needs 16 B200s in a pipeline over two nodes, several
-    times the cost per token of 1-GPU replicas sharing it. The page says each row is one replica and links those."""
+    """70B FP8 at 16 requests/s and a 40 ms TPOT limit: one replica that takes it all needs 16 B200s in a pipeline
+    over two nodes, several times the cost per token of 1-GPU replicas sharing it. The page says each row is one
+    replica and links those."""
     rate = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40&scenario=request_rate&requests_per_s=16"
     body = _json(client, rate)
     best = next(o for o in body["options"] if o["feasible"])
-    assert not best["over_limits"] and best["gpu_count"] > 4
+    assert not best["over_limits"] and (best["gpu_count"], best["nodes"], best["pipeline_parallel"]) == (16, 2, 2)
     html = client.get(rate).text
     assert "Each row is one replica taking all 16 requests/s" in html
     link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas sized to meet the limits', html)
     assert link
     sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
     assert sized["replicas"] > 1 and sized["usd_per_million_output_tokens"] < best["usd_per_million_output_tokens"] / 2
+
+
+def test_when_one_replica_is_overloaded_everywhere_the_page_links_replicas_that_carry_the_rate(client) -> None:  # type: ignore[no-untyped-def]
+    """No feasible row at all (every configuration that holds 405B falls behind 20 requests/s): the answer links
+    the same traffic as a peak over replicas sized to meet the limits, which do carry it."""
+    url = "/?phase=inference&model=llama-3.1-405b&weight_dtype=fp8&scenario=request_rate&requests_per_s=20"
+    body = _json(client, url)
+    assert body["feasible_options"] == 0 and any(o["reason"].startswith("overloaded") for o in body["options"])
+    alert = client.get(url).text.split('class="error-box"', 1)[1].split("</p>", 1)[0]
+    link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas sized to meet the limits', alert)
+    assert link and "overloaded" in alert
+    sized = _json(client, unescape(link.group(1)))
+    assert sized["workload"]["peak_requests_per_s"] == 20 and "requests_per_s" not in sized["workload"]
+    assert sized["feasible_options"] > 0 and sized["options"][0]["replicas"] > 1
+    too_big = client.get("/?phase=inference&model=llama-3.1-405b&scenario=request_rate&requests_per_s=20&max_gpus=1")
+    assert "No offer can run this workload" in too_big.text
+    assert "replicas sized to meet the limits" not in too_big.text  # nothing holds the model: replicas cannot help
+
+
+def test_the_readmes_16_requests_per_s_example_at_the_default_limits(client) -> None:  # type: ignore[no-untyped-def]
+    """README: at the default limits one replica taking 16 requests/s of 70B FP8 is 8 B200s, TP4 x PP2 on one node,
+    and four 1-GPU replicas carry the rate for about a quarter of its cost per token."""
+    rate = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=request_rate&requests_per_s=16"
+    best = next(o for o in _json(client, rate)["options"] if o["feasible"])
+    layout = (best["gpu_id"], best["gpu_count"], best["tensor_parallel"], best["pipeline_parallel"], best["nodes"])
+    assert layout == ("B200", 8, 4, 2, 1)
+    link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas', client.get(rate).text)
+    assert link
+    sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
+    assert (sized["gpu_id"], sized["gpu_count"], sized["replicas"]) == ("B200", 1, 4)
+    assert 0.2 < sized["usd_per_million_output_tokens"] / best["usd_per_million_output_tokens"] < 0.33

@@ -38,7 +38,8 @@ def test_every_bucket_is_served_by_enough_whole_replicas(chat_rag) -> None:  # t
     types = {r["key"]: r for r in body["replica_types"]}
     for fleet in (body["mix"], body["best_single"]):
         for bucket in body["buckets"]:
-            assert sum(r["shares"][bucket["name"]] for r in fleet["rows"]) == pytest.approx(1.0, abs=1e-6)
+            rounding = 2e-6 + 5e-7 * len(fleet["rows"])  # the solver's feasibility tolerance; 6-decimal JSON shares
+            assert sum(r["shares"][bucket["name"]] for r in fleet["rows"]) == pytest.approx(1.0, abs=rounding)
         for row in fleet["rows"]:
             fits = {f["bucket"]: f for f in types[row["replica"]]["fits"]}
             load = sum(

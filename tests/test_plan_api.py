@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from html import unescape
 
 import pytest
 
@@ -220,3 +221,27 @@ def test_a_lifecycle_serves_the_model_it_trains(client):
     assert api.status_code == 422 and api.json()["detail"][0]["field"] == "training.model"
     same = client.get("/plan.json?model=llama-3.1-8b&months=12&train_model=LLAMA-3.1-8B")
     assert same.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/plan", "/disagg"])
+def test_the_plans_rank_link_carries_its_peak_so_the_ranking_sizes_the_same_replicas(client, path):
+    """A plan's 'Rank this workload' asks the plan's question: the workload at the plan's peak requests/s, so the
+    ranking shows replicas (a reviewer found the link dropping the traffic, one replica per row)."""
+    query = "model=llama-3.1-70b&requests_per_day=500000"
+    body = client.get(f"{path}.json?{query}").json()
+    peak = body["traffic"]["peak_requests_per_s"]
+    page = unescape(client.get(f"{path}?{query}").text)
+    link = re.search(r'href="(/\?phase=inference[^"]*)">Rank this workload', page)
+    assert link and f"peak_requests_per_s={peak:g}" in link.group(1)
+    ranked = client.get(link.group(1).replace("/?", "/rank.json?"), follow_redirects=False)
+    assert ranked.status_code == 200 and ranked.json()["workload"]["peak_requests_per_s"] == peak
+    if path == "/plan":
+        top = body["options"][0]
+        same = next(
+            o
+            for o in ranked.json()["options"]
+            if (o["gpu_id"], o["gpu_count"], o["provider"], o["price_type"])
+            == (top["gpu_id"], top["gpu_count"], top["provider"], top["price_type"])
+        )
+        assert same["replicas"] == top["replicas_at_peak"] > 1
+        assert 'data-label="Replicas"' in client.get(link.group(1)).text

@@ -95,3 +95,53 @@ def test_the_fp8_ranking_the_page_links_from_has_its_own_row(client):
     same = rows["fp8_kv_fp8"]["best"]
     assert same["ranked_cost"] == ranked["options"][0]["usd_per_million_output_tokens"]
     assert rows["fp8_kv_fp8"]["kv_dtype"] == "fp8" and rows["fp8"]["kv_dtype"] == "bf16"
+
+
+SINGLE = "model=llama-3.1-8b&scenario=single_stream"
+
+
+def test_each_precision_rows_link_ranks_that_rows_question(client):
+    """A row's link reproduces it: the ranking it opens lists the row's best option first, at the row's dtypes
+    (a reviewer found the page's one link ranking BF16 while its headline was FP4)."""
+    rows = client.get(f"/precision.json?{SINGLE}").json()["rows"]
+    assert all(r["rank_url"] for r in rows)
+    for row in (r for r in rows if r["best"]):
+        url = row["rank_url"]
+        assert f"weight_dtype={row['weight_dtype']}" in url or row["weight_dtype"] == "bf16"
+        assert f"kv_dtype={row['kv_dtype']}" in url
+        ranked = client.get(url.replace("/?", "/rank.json?"), follow_redirects=False)
+        assert ranked.status_code == 200, url
+        top, best = ranked.json()["options"][0], row["best"]
+        for name in ("gpu_id", "gpu_count", "provider", "price_type", "usd_per_gpu_hour", "ttft_ms", "tpot_ms"):
+            assert top[name] == best[name], (row["key"], name)
+        assert top["usd_per_million_output_tokens"] == best["ranked_cost"]
+        assert ranked.json()["feasible_options"] == row["feasible_options"]
+
+
+def test_fp4_means_native_fp4_on_the_page_and_in_the_ranking_its_row_links(client):
+    """FP4 (NVFP4 W4A4) runs on an FP4 tensor peak: its row ranks those GPUs, and its link carries them as the GPU
+    filter. The ranking at FP4 without the filter also lists GPUs that dequantise FP4 weights (weight-only), which
+    the page says."""
+    fp4_gpus = {g["id"] for g in client.get("/api/v1/gpus").json() if g["fp4_tflops"]}
+    body = client.get(f"/precision.json?{SINGLE}").json()
+    row = next(r for r in body["rows"] if r["key"] == "fp4")
+    linked = client.get(row["rank_url"].replace("/?", "/rank.json?")).json()
+    assert set(linked["workload"]["gpus"]) == fp4_gpus
+    assert {o["gpu_id"] for o in linked["options"]} <= fp4_gpus
+    unfiltered = client.get(f"/rank.json?phase=inference&{SINGLE}&weight_dtype=fp4&kv_dtype=bf16").json()
+    assert {o["gpu_id"] for o in unfiltered["options"] if o["feasible"]} - fp4_gpus  # dequantised elsewhere
+    assert any("FP4 row ranks only GPUs with one" in note for note in body["notes"])
+    page = client.get(f"/precision?{SINGLE}").text
+    assert "FP4 row ranks only GPUs with one" in page and "FP4 peak (GPUs with one only)" in page
+
+
+def test_the_precision_page_links_each_row_and_ranks_the_cheapest_at_its_precision(client):
+    body = client.get(f"/precision.json?{SINGLE}").json()
+    page = client.get(f"/precision?{SINGLE}").text
+    for row in body["rows"]:
+        assert f'href="{row["rank_url"].replace("&", "&amp;")}"' in page
+    cheapest = min((r for r in body["rows"] if r["best"]), key=lambda r: r["best"]["ranked_cost"])
+    share = page.split('<div class="share">', 1)[1].split("</div>", 1)[0]
+    assert f'<a href="{cheapest["rank_url"].replace("&", "&amp;")}">Rank this workload at {cheapest["label"]}' in share
+    api = client.post("/api/v1/precision", json={"model": "llama-3.1-8b", "scenario": "single_stream"}).json()
+    assert [r["rank_url"] for r in api["rows"]] == [r["rank_url"] for r in body["rows"]]

@@ -161,13 +161,14 @@ def test_the_twins_give_every_option_in_the_pages_sort_each_with_its_rank(client
     assert (json_url, csv_url) == (f"/rank.json?{TRAINING}&sort=-mfu", f"/rank.csv?{TRAINING}&sort=-mfu")
     ranked = client.get(f"/rank.json?{TRAINING}").json()
     by_mfu = client.get(json_url).json()
-    assert by_mfu["sort"] == "-mfu" and "sort" not in ranked and "rank" not in ranked["options"][0]
+    assert by_mfu["sort"] == "-mfu" and "sort" not in ranked
+    assert [o["rank"] for o in ranked["options"]] == list(range(1, len(ranked["options"]) + 1))  # in ranked order too
     feasible = ranked["feasible_options"]
     assert len(by_mfu["options"]) == len(ranked["options"]) > feasible > 25  # every option, not one page
     mfu = [o["mfu"] for o in by_mfu["options"][:feasible]]
     assert mfu == sorted(mfu, reverse=True) and mfu != [o["mfu"] for o in ranked["options"][:feasible]]
     for option in by_mfu["options"]:  # each option is the one at its rank, the infeasible ones last
-        assert {**ranked["options"][option.pop("rank") - 1]} == option
+        assert ranked["options"][option["rank"] - 1] == option
     assert [o["feasible"] for o in by_mfu["options"]] == [o["feasible"] for o in ranked["options"]]
     table = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
     assert [int(r["rank"]) for r in table][:5] == [o["rank"] for o in client.get(json_url).json()["options"][:5]]
@@ -205,3 +206,14 @@ def test_a_saved_link_sorts_within_its_own_prices(fresh_url: str) -> None:
         assert [int(r["rank"]) for r in table] == [o["rank"] for o in saved["options"]]
         assert client.get(f"{url}.csv?sort=ttft").json()["detail"][0]["field"] == "sort"
         assert twin_links(client.get(url).text) == (f"{url}.json", f"{url}.csv")
+
+
+def test_unsorted_twins_and_the_api_give_each_option_its_rank_too(client: TestClient) -> None:
+    """README: /rank.json and /rank.csv give options 'with each option's rank', sorted or not."""
+    ranked = client.get(f"/rank.json?{TRAINING}").json()["options"]
+    assert [o["rank"] for o in ranked] == list(range(1, len(ranked) + 1))
+    table = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{TRAINING}").text)))
+    assert next(iter(table[0])) == "rank" and [int(r["rank"]) for r in table] == [o["rank"] for o in ranked]
+    body = {"model": "llama-3.1-8b", "input_len": 1000, "output_len": 300}
+    api = client.post("/api/v1/rank/inference?limit=5&terms=false", json=body).json()["options"]
+    assert [o["rank"] for o in api] == [1, 2, 3, 4, 5]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from app.scoring.machines import Machine
 from app.scoring.serving.traffic import HOURS_PER_MONTH
 
@@ -54,3 +56,62 @@ def test_training_uses_whole_instances(client):
     for o in options:
         if o["provider"] == "lambda" and o["usd_per_gpu_hour"] == 6.69:  # Lambda's 8×B200 instance
             assert o["gpu_count"] % 8 == 0
+
+
+def test_with_a_peak_the_ranking_is_the_fleet_it_rents(client):
+    """405B FP8 at 3.47 requests/s: one 8xB200 replica serves 3.375, so a fleet of them rents two 8-GPU instances
+    ($78k a month at Lambda); three 4-GPU instances ($59k) are cheaper, though each costs more per token at full
+    load. With a peak the ranking is by the fleet (auto), and Lambda's 4-GPU instance is not hidden behind its
+    cheaper-per-GPU 8-GPU one."""
+    url = "/rank.json?phase=inference&model=llama-3.1-405b&weight_dtype=fp8&peak_requests_per_s=3.472222"
+    body = client.get(url).json()
+    assert body["rank_by"] == "fleet"
+    feasible = [o for o in body["options"] if o["feasible"]]
+    fleet = [o["usd_per_month_at_peak"] for o in feasible]
+    assert fleet == sorted(fleet)
+    for o in feasible:
+        rented = -(-o["replicas"] // o["copies_per_instance"]) * (
+            o["instance_gpus"] if o["copies_per_instance"] > 1 else o["gpu_count"]
+        )
+        assert o["usd_per_month_at_peak"] == pytest.approx(rented * o["usd_per_gpu_hour"] * HOURS_PER_MONTH)
+    lambda_b200 = [o for o in feasible if o["provider"] == "lambda" and o["gpu_id"] == "B200"]
+    assert {(o["gpu_count"], o["instance_gpus"]) for o in lambda_b200} >= {(4, 4), (8, 8)}
+    best = feasible[0]
+    assert best["usd_per_month_at_peak"] < min(o["usd_per_month_at_peak"] for o in lambda_b200 if o["gpu_count"] == 8)
+    per_token = client.get(url + "&rank_by=output_tokens").json()
+    costs = [o["usd_per_million_output_tokens"] for o in per_token["options"] if o["feasible"]]
+    assert per_token["rank_by"] == "output_tokens" and costs == sorted(costs)
+
+
+def test_fleet_needs_a_peak(client):
+    body = client.get("/rank.json?phase=inference&model=llama-3.1-8b&rank_by=fleet").json()
+    assert [e["field"] for e in body["detail"]] == ["rank_by"] and "peak" in body["detail"][0]["message"]
+
+
+def test_a_mix_finds_the_small_instance_a_small_load_fills(client):
+    """70B FP8, 200k requests a day of chat and RAG: one Lambda 2xB200 instance carries it ($10,059 a month); the
+    per-request cheapest configuration (8xH100 or a whole 8xB200 VM) costs twice that or more."""
+    mix_url = "/mix.json?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=200000&weight_dtype=fp8"
+    body = client.get(mix_url).json()
+    mix = body["mix"]
+    assert mix["usd_per_month"] == pytest.approx(2 * 6.89 * HOURS_PER_MONTH, rel=1e-6)
+    assert [(r["replicas"], r["label"]) for r in mix["rows"]] == [(1, "2×B200 at Lambda")]
+
+
+def test_disaggregated_pairs_in_one_instance_bill_the_instance(client):
+    """A node path on an 8-GPU instance that its prefill and decode instances fill only in part bills the whole
+    instance: the idle GPUs are counted and paid for (1P of 4 GPUs + 1D of 2 on an 8-GPU VM: 2 idle)."""
+    import re
+
+    body = client.get(
+        "/disagg.json?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&ttft_ms=2000&tpot_ms=40"
+        "&requests_per_day=100000&providers=lambda"
+    ).json()
+    nodes = [d for d in body["disaggregated"] if d["path"] == "node"]
+    assert nodes, "no node-path plan at Lambda"
+    for d in nodes:
+        used = d["prefill"]["gpus_at_peak"] + d["decode"]["gpus_at_peak"]
+        rented = re.search(r"rented as (\d+)-GPU instances", d["prefill"]["machine"])
+        per_node = max(int(rented.group(1)) if rented else 0, used // d["nodes_at_peak"])
+        assert used + d["idle_gpus_at_peak"] == d["nodes_at_peak"] * per_node, d
+    assert any(d["idle_gpus_at_peak"] for d in nodes)

@@ -50,8 +50,11 @@ STACKS_IN_NOTES = {"llama-factory": "hf", "xtuner": "hf", "axolotl": "hf", "deep
 CROSS_DOCUMENT_PACKING = ("llama-factory",)
 
 
-# FlashAttention-3, the first Hopper-native attention kernel of the PyTorch stacks, was released in July 2024
-# (arXiv 2407.08608); Megatron-class stacks used TransformerEngine's cuDNN fused attention on Hopper before that.
+# The product prices each stack's attention as it runs by default today (step_time.attention_efficiency): Hopper-native
+# kernels except LLM Foundry's FlashAttention-2. The PyTorch stacks reached Hopper-native attention only in 2024:
+# FlashAttention-3 was released in July 2024 (arXiv 2407.08608) and PyTorch 2.5 (October 2024) first put cuDNN ahead
+# of FlashAttention-2 in SDPA; a PyTorch-stack row dated before FA3 ran FA2. Megatron-class stacks used
+# TransformerEngine's cuDNN fused attention on Hopper before that.
 FA3_RELEASE = (2024, 7)
 HOPPER_NATIVE_ATTENTION_BEFORE_FA3 = ("megatron", "nemo")
 
@@ -64,7 +67,8 @@ def _year_month(text: str) -> tuple[int, int] | None:
 
 def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
     """The constants as of the row's date: a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 ran
-    FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's kernels)."""
+    FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's default kernels;
+    LLM Foundry's are FA2 at any date)."""
     when = _year_month(row.get("date", ""))
     framework = FRAMEWORKS.get(row.get("framework", ""), "auto")
     if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:

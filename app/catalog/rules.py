@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
 from app.scoring.specs import PRICE_TYPES
+from app.scoring.token_prices import AS_OF_BASES
 
 # Vocabularies of shared/reference/README.md ("Topology columns of prices.csv"); "" = unknown.
 INTRA_NODE_LINKS = ("nvlink", "xgmi", "pcie", "none")
@@ -68,3 +69,8 @@ def consistent_total(usd_per_gpu_hour: float, usd_per_hour: float | None, gpu_co
         if abs(expected - usd_per_hour) > 0.01 * expected + 1e-6:
             raise ValueError(f"is not usd_per_hour / gpu_count ({usd_per_hour:g} / {gpu_count})")
     return usd_per_gpu_hour
+
+
+def as_of_basis(value: str) -> str:
+    """How a token price's as_of reads (app.scoring.token_prices.AS_OF_BASES); "" = not stated (exact)."""
+    return one_of(value, AS_OF_BASES, allow_empty=True)

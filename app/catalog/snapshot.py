@@ -4,8 +4,8 @@ Ranking runs on every request, so it reads this snapshot rather than the databas
 version query (row counts, the newest price-history id and the catalog edit counter) is re-checked
 at most every few seconds, so any import or admin edit on one replica reaches the others without a
 restart. Staleness is computed when the snapshot loads; the snapshot also knows the first day on
-which one of its fresh offers turns stale and reloads then, so it never goes stale silently. The
-version carries the number of stale offers, so it changes exactly when staleness does.
+which one of its fresh offers or per-token prices turns stale and reloads then, so it never goes stale
+silently. The version carries the number of stale prices, so it changes exactly when staleness does.
 """
 
 from __future__ import annotations
@@ -82,16 +82,21 @@ def offer_spec(row: Offer, provider_name: str, stale: bool) -> specs.Offer:
 def load_snapshot(
     session: Session, stale_after_days: int = DEFAULT_STALE_AFTER_DAYS, today: date | None = None
 ) -> specs.CatalogSnapshot:
-    """Read the catalog; offers dated `stale_after_days` or more before `today` carry `stale=True`."""
+    """Read the catalog; offers and per-token prices dated `stale_after_days` or more before `today`, and undated
+    ones (a price list copied without its day), carry `stale=True`: ranked only where the user includes stale
+    prices, labelled."""
     today = today or today_utc()
     providers = {p.id: p.name for p in session.exec(select(Provider)).all()}
     gpus = {g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()}
     models = {m.id: model_spec(m) for m in session.exec(select(LlmModel)).all()}
-    rows = session.exec(select(Offer).where(col(Offer.as_of).is_not(None)).order_by(col(Offer.id))).all()
+    rows = session.exec(select(Offer).order_by(col(Offer.id))).all()
     offers = tuple(
-        offer_spec(o, providers.get(o.provider_id, o.provider_id), stale_since(o.as_of, stale_after_days) <= today)
+        offer_spec(
+            o,
+            providers.get(o.provider_id, o.provider_id),
+            o.as_of is None or stale_since(o.as_of, stale_after_days) <= today,
+        )
         for o in rows
-        if o.as_of is not None
     )
     token_prices = tuple(
         specs.TokenPrice(
@@ -104,14 +109,26 @@ def load_snapshot(
             cached_input_usd_per_mtok=t.cached_input_usd_per_mtok,
             lora_serving=t.lora_serving,
             source_url=t.source_url,
+            provider_model_id=t.provider_model_id,
+            model_name=t.model_name,
+            as_of_basis=t.as_of_basis,
+            unverified=t.unverified,
+            deprecated=t.deprecated,
+            # Undated per-token prices are listed (unlike undated offers), and stale: no day says they are current.
+            stale=t.as_of is None or stale_since(t.as_of, stale_after_days) <= today,
+            status_note=t.status_note,
         )
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
-    stale_count = sum(1 for o in offers if o.stale)
+    stale_count = sum(1 for o in offers if o.stale) + sum(1 for t in token_prices if t.stale)
+    in_catalog = session.exec(select(func.count()).select_from(Offer)).one()
+    dated = session.exec(select(func.count()).select_from(Offer).where(col(Offer.as_of).is_not(None))).one()
     return specs.CatalogSnapshot(
         gpus=gpus,
         models=models,
         offers=offers,
+        offers_in_catalog=in_catalog,
+        offers_dated=dated,
         token_prices=token_prices,
         quality=quality_results(session),
         tco=tco_inputs(session),
@@ -135,9 +152,10 @@ def tco_inputs(session: Session) -> tuple[specs.TcoInput, ...]:
 
 
 def next_stale_day(snapshot: specs.CatalogSnapshot, stale_after_days: int) -> date | None:
-    """The first day one of the snapshot's fresh offers turns stale (None: every offer already is)."""
-    days = [stale_since(o.as_of, stale_after_days) for o in snapshot.offers if not o.stale and o.as_of]
-    return min(days, default=None)
+    """The first day one of the snapshot's fresh offers or per-token prices turns stale (None: every one already
+    is)."""
+    dates = [o.as_of for o in snapshot.offers if not o.stale] + [t.as_of for t in snapshot.token_prices if not t.stale]
+    return min((stale_since(d, stale_after_days) for d in dates if d), default=None)
 
 
 class SnapshotCache:

@@ -117,8 +117,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(reports.ranking_table(payload, args.limit))
-    if payload.get("serverless_job"):
-        print("\n" + reports.serverless_job_line(payload["serverless_job"]))
+    if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
+        print("\n" + reports.serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
         print(
             "\nNo offer can run this workload. Why, per configuration:\n"

@@ -11,7 +11,17 @@ from pydantic import ValidationError
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
-INFERENCE_FLAGS = ("model", "weight_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus")
+INFERENCE_FLAGS = (
+    "model",
+    "weight_dtype",
+    "input_len",
+    "output_len",
+    "ttft_ms",
+    "tpot_ms",
+    "engine",
+    "max_gpus",
+    "include_stale",
+)
 TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "precision")
 
 
@@ -51,16 +61,27 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             q["input_usd_per_mtok"],
             q["output_usd_per_mtok"],
             round(q["monthly_usd"]),
-            q["as_of"],
+            q["as_of_label"],
+            ", ".join(q["flags"]).upper() + (" (not compared)" if not q["comparable"] else ""),
         ]
         for q in body["serverless"]
     ]
     print()
     print(
-        reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of"], quotes)
+        reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of", "flags"], quotes)
         if quotes
         else "no serverless price for this model or one of similar size"
     )
+    cheapest = body["cheapest_serverless"]
+    if cheapest:
+        print(
+            f"cheapest serverless compared with: {cheapest['provider_name']} ${round(cheapest['monthly_usd']):,}/month"
+            + (" (STALE, included on request)" if cheapest["stale"] else "")
+        )
+    elif quotes:
+        print("cheapest serverless compared with: none (no current, verified per-token price)")
+    for note in body["notes"]:
+        print(f"note: {note}")
     even = body["break_even"]
     print(
         f"\nbreak-even: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
@@ -130,7 +151,15 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
         for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
-            parser.add_argument("--" + name.replace("_", "-"), dest=name)
+            if name != "include_stale":  # a switch, below
+                parser.add_argument("--" + name.replace("_", "-"), dest=name)
+        parser.add_argument(
+            "--include-stale",
+            dest="include_stale",
+            action="store_const",
+            const=True,
+            help="also use prices older than the stale-after days (GPU offers and per-token prices), marked stale",
+        )
         if kind == "lifecycle":
             for name in TRAINING_FLAGS:
                 parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)

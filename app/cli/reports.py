@@ -280,14 +280,23 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
     return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
 
 
-def serverless_job_line(quotes: list[dict[str, Any]]) -> str:
-    """The batch job through the cheapest per-token APIs, as the page words it."""
-    shown = ", ".join(
-        f"{q['provider_name']} ${q['job_usd']:,.2f}"
-        + (f" (for {q['model_name']}, a substitute)" if q["substitute"] else "")
-        for q in quotes
+def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
+    """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
+    prices, then the cheaper listed ones left out with their labels."""
+
+    def each(q: dict[str, Any]) -> str:
+        flags = f" [{', '.join(q.get('flags') or ())}]" if q.get("flags") else ""
+        substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
+        return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
+
+    line = (
+        f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
+        if quotes
+        else "the same job through a per-token API: no current, verified per-token price"
     )
-    return f"the same job through a per-token API (list prices): {shown}"
+    if left_out:
+        line += f"; left out, though cheaper: {', '.join(each(q) for q in left_out)}"
+    return line
 
 
 def _close(option: dict[str, Any], rank: int) -> bool:
@@ -313,6 +322,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         i = o.get("rank", position)
         terms = (
             o["price_type"]
+            + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
             + (" interruptible" if o.get("interruptible") else "")
             + (" STALE" if o.get("stale") else "")
         )
@@ -321,7 +331,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             rows.append(
                 [
                     *common,
-                    _money(o[RANK_METRIC_FIELDS[rank_by]], 3),
+                    _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
+                    *([o["replicas"]] if rank_by == "fleet" else []),
                     o["ttft_ms"],
                     o["tpot_ms"],
                     o["batch"],
@@ -344,7 +355,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
-        [RANK_HEADERS[rank_by], "TTFT ms", "TPOT ms", "batch", "tok/s"]
+        [RANK_HEADERS[rank_by], *(["replicas"] if rank_by == "fleet" else []), "TTFT ms", "TPOT ms", "batch", "tok/s"]
         + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
         else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]

@@ -130,6 +130,18 @@ def default_machine(gpu: GpuSpec) -> Machine:
     return Machine(gpus_per_node=PCIE_NODE_GPUS, link="pcie")
 
 
+def estimate_machine(gpu: GpuSpec, gpu_count: int) -> Machine:
+    """What a single estimate of `gpu_count` GPUs assumes without an offer, said as a ranking says an offer of that
+    many: one GPU is a 1-GPU node (no link: it talks to nothing), PCIe cards one server of the GPUs asked for (up to
+    PCIE_NODE_GPUS, as an N-card offer is), a scale-up GPU its own board or rack (default_machine)."""
+    if gpu_count <= 1:
+        return Machine(gpus_per_node=1, link="none")
+    machine = default_machine(gpu)
+    if machine.link == "pcie" and gpu_count < machine.gpus_per_node:
+        return replace(machine, gpus_per_node=gpu_count)
+    return machine
+
+
 def span_reason(machine: Machine, gpu_count: int) -> str | None:
     """Why the machine cannot supply `gpu_count` GPUs for one job (None = it can): part of one node, or
     whole nodes across a real fabric within the offer's node limit."""

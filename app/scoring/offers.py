@@ -9,8 +9,8 @@ from datetime import date
 from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
 
 from app.scoring.machines import Machine, machine_of
-from app.scoring.price_terms import INTERRUPTIBLE
-from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
+from app.scoring.price_terms import INTERRUPTIBLE, price_caveats
+from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
 T = TypeVar("T")
@@ -50,11 +50,37 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
     return kept
 
 
+def left_out_note(offers: Sequence[Offer], gpus: dict[str, GpuSpec], filters: Filters) -> str:
+    """Why nothing matched, where the filters' providers, GPUs and vendors do have offers: their price terms or
+    stale (or undated) prices, which are ranked only when asked for ('' when that is not why)."""
+    loose = filters.model_copy(update={"price_types": list(PRICE_TYPES), "include_stale": True})
+    near = matching_offers(offers, gpus, loose)
+    if not near or matching_offers(offers, gpus, filters):
+        return ""
+    price_types = set(filters.price_types) or DEFAULT_PRICE_TYPES
+    stale = [o for o in near if o.stale and (o.price_type in price_types)]
+    undated = sum(1 for o in stale if o.as_of is None)
+    other_terms: dict[str, int] = {}
+    for offer in near:
+        if offer.price_type not in price_types:
+            other_terms[offer.price_type] = other_terms.get(offer.price_type, 0) + 1
+    parts = []
+    if stale:
+        kind = f"stale ({undated} undated)" if undated else "stale"
+        parts.append(f"{len(stale)} {'is' if len(stale) == 1 else 'are'} {kind}: include_stale ranks them, labelled")
+    if other_terms:
+        terms = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in sorted(other_terms.items()))
+        parts.append(f"{terms} by price terms: add them to price_types")
+    return f"No offer matches the filters as they stand, though {len(near)} would otherwise: " + "; ".join(parts) + "."
+
+
 class OfferFields(TypedDict):
     provider: str
     provider_name: str
     price_type: str
     price_note: str
+    price_caveats: tuple[str, ...]
+    price_source_url: str
     stale: bool
     interruptible: bool
     usd_per_gpu_hour: float
@@ -68,12 +94,14 @@ ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 def offer_fields(offer: Offer) -> OfferFields:
     """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
-    price and terms, read when."""
+    price and terms (with the caveats a buyer must see), read when and where."""
     return OfferFields(
         provider=offer.provider_id,
         provider_name=offer.provider_name,
         price_type=offer.price_type,
         price_note=offer.price_note,
+        price_caveats=price_caveats(offer.price_note),
+        price_source_url=offer.source_url,
         stale=offer.stale,
         interruptible=offer.price_type in INTERRUPTIBLE,
         usd_per_gpu_hour=offer.usd_per_gpu_hour,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
@@ -38,6 +39,25 @@ DEFAULT_MIN_TERM_HOURS = {"reserved": HOURS_PER_MONTH, "capacity_block": 24.0}
 # hour, Scaleway GPU instances by the minute. terms.csv states no unit for the others, so they are billed the time
 # used. A batch job's hours are rounded up to the unit; a service that runs all month is not.
 BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
+
+
+# Caveats a buyer must see beside a price, in the words its price_note carries them (scripts/build_seed_prices.py
+# writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'"):
+# each phrase, and the short label a ranked row shows (the whole note stays in the JSON and the label's title).
+PRICE_CAVEATS = (
+    ("where available", "capacity not guaranteed"),
+    ("the provider's own article", "provider's article, not its price list"),
+    ("third-party write-up", "third-party write-up, not a price list"),
+    ("'from'/'starting at' price", "'from' price"),
+    ("'as low as' price", "'as low as' price"),
+)
+
+
+@lru_cache(maxsize=512)  # a catalog has a few dozen distinct notes; every ranked row reads one
+def price_caveats(price_note: str) -> tuple[str, ...]:
+    """The labels of the caveats a price note carries, in PRICE_CAVEATS' order (none for a price-list price)."""
+    note = price_note.lower()
+    return tuple(label for phrase, label in PRICE_CAVEATS if phrase.lower() in note)
 
 
 def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:

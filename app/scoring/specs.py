@@ -42,6 +42,18 @@ class GpuSpec:
     peak_estimated: bool = False
 
 
+# Name hints for cards without a memory_type (the catalog's GPUs all have one).
+GDDR_HINTS = ("RTX", "GeForce", "L40", "L4", "A10", "A40", "T4", "Radeon")
+
+
+def is_gddr(gpu: GpuSpec) -> bool:
+    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM; the published memory
+    type decides, the name is only a fallback for cards without one (custom or older catalogs)."""
+    if gpu.memory_type:
+        return gpu.memory_type.upper().startswith("GDDR")
+    return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
+
+
 ESTIMATED_PEAKS = ("derived", "unverified", "missing")
 
 
@@ -138,6 +150,13 @@ class TokenPrice:
     cached_input_usd_per_mtok: float | None = None  # price of prompt tokens served from the provider's cache
     lora_serving: str = "unknown"  # yes | no | unknown: serves your LoRA adapter of this base at this price
     source_url: str = ""
+    provider_model_id: str = ""  # the provider's name for the model (two entries of one model differ here)
+    model_name: str = ""  # the model as the provider lists it
+    as_of_basis: str = ""  # exact | on_or_before | approximate ("" = not stated: read as exact)
+    unverified: bool = False  # the reference flags the figure UNVERIFIED (placeholder-looking)
+    deprecated: bool = False  # the provider has deprecated or retired the model
+    stale: bool = False  # older than the configured stale-after days (or undated) when the snapshot was loaded
+    status_note: str = ""  # why it is unverified or deprecated, in the reference's words
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +205,10 @@ class CatalogSnapshot:
     gpus: dict[str, GpuSpec] = field(default_factory=dict)
     models: dict[str, ModelSpec] = field(default_factory=dict)
     offers: tuple[Offer, ...] = ()
+    # The catalog's own offer counts when loaded (/healthz reports them without the database): every offer row,
+    # and those with a price date; counted apart from `offers`, whichever of them it holds
+    offers_in_catalog: int = 0
+    offers_dated: int = 0
     token_prices: tuple[TokenPrice, ...] = ()
     quality: tuple[QualityResult, ...] = ()
     tco: tuple[TcoInput, ...] = ()

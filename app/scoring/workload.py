@@ -28,7 +28,7 @@ Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf
 Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.optimizer.STATE_BYTES
 Offload = Literal["none", "cpu"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
-RankBy = Literal["output_tokens", "all_tokens", "requests"]
+RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
 
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 
@@ -263,8 +263,18 @@ class InferenceWorkload(_WorkloadBase):
         None, ge=1, le=16, description="speculative decoding: tokens drafted per step (default 1, MTP depth 1)"
     )
     rank_by: RankBy = Field(
-        "output_tokens", description="$ per million output tokens, per million tokens in and out, or per 1k requests"
+        "auto",
+        description="$ per million output tokens, per million tokens in and out, per 1k requests, or fleet: $ a month "
+        "for the replicas a peak needs (whole instances where an offer rents them so); auto = fleet where a peak "
+        "is given, else output tokens",
     )
+
+    @field_validator("rank_by")
+    @classmethod
+    def _fleet_needs_a_peak(cls, value: str, info: ValidationInfo) -> str:
+        if value == "fleet" and not (info.data.get("peak_requests_per_s") or info.data.get("peak_concurrency")):
+            raise ValueError("fleet prices the replicas a peak needs: give peak_requests_per_s or peak_concurrency")
+        return value
 
     @field_validator("batch", "concurrency", "requests_per_s")
     @classmethod
@@ -309,6 +319,14 @@ class InferenceWorkload(_WorkloadBase):
         if value is not None and "job_requests" in info.data and info.data["job_requests"] is None:  # absent: invalid
             raise ValueError("a deadline needs a batch job: set job_requests (the requests to finish in time)")
         return value
+
+    @property
+    def ranked_by(self) -> str:
+        """rank_by with auto resolved: with a peak the fleet it needs is what a buyer pays (a replica's $ per
+        token at full load hides the rounding up to whole replicas and instances), else $ per output token."""
+        if self.rank_by != "auto":
+            return self.rank_by
+        return "fleet" if self.peak_requests_per_s or self.peak_concurrency else "output_tokens"
 
     @property
     def kv_dtype_effective(self) -> str:

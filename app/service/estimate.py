@@ -1,7 +1,8 @@
 """Single estimates on the machine that would supply them: the same feasibility rule as the rankings.
 
-Without an offer, a configuration is judged on one machine of the GPU's own kind (an HGX board or
-NVL72 rack, or an 8-card PCIe server) with no fabric; with `offer_id`, on that offer's machine (GPUs
+Without an offer, a configuration is judged on one machine of the GPU's own kind with no fabric, said as a
+ranking says an offer of that many GPUs (machines.estimate_machine: one GPU a 1-GPU node, PCIe cards a server of
+the GPUs asked for up to 8, an HGX board or NVL72 rack otherwise); with `offer_id`, on that offer's machine (GPUs
 per node, link, fabric, node limit). So an estimate accepts exactly what a ranking could build.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.inference.configurations import estimate_on as estimate_inference_on
-from app.scoring.machines import Machine, default_machine, machine_of
+from app.scoring.machines import Machine, estimate_machine, machine_of
 from app.scoring.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
@@ -23,12 +24,14 @@ class BadEstimateRequest(FieldError):
     """A field of the estimate request that does not resolve (unknown GPU or offer, or they disagree)."""
 
 
-def _machine(snapshot: CatalogSnapshot, gpu_id: str, offer_id: int | None) -> tuple[GpuSpec, Machine, Offer | None]:
+def _machine(
+    snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
+) -> tuple[GpuSpec, Machine, Offer | None]:
     gpu = snapshot.gpus.get(gpu_id)
     if gpu is None:
         raise BadEstimateRequest("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
     if offer_id is None:
-        return gpu, default_machine(gpu), None
+        return gpu, estimate_machine(gpu, gpu_count), None
     offer = next((o for o in snapshot.offers if o.offer_id == offer_id), None)
     if offer is None:
         raise BadEstimateRequest("offer_id", f"no offer {offer_id} in the catalog; ranked options carry offer_id")
@@ -46,7 +49,7 @@ def inference_estimate(
     pipeline_parallel: int,
     offer_id: int | None,
 ) -> dict[str, Any]:
-    gpu, machine, _ = _machine(snapshot, gpu_id, offer_id)
+    gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
@@ -57,7 +60,7 @@ def inference_estimate(
 def training_estimate(
     workload: TrainingWorkload, snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
 ) -> dict[str, Any]:
-    gpu, machine, _ = _machine(snapshot, gpu_id, offer_id)
+    gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
     filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
     est = estimate_training_on(filled, machine, gpu_count, model, workload)

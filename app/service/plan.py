@@ -32,6 +32,12 @@ def resolve_model(
         raise PlanFieldError(prefix + exc.field, str(exc), {prefix + k: v for k, v in exc.errors.items()}) from None
 
 
+SERVERLESS_BASIS = (
+    "the cheapest current, verified per-token price: unverified and deprecated prices are listed, labelled, and "
+    "never compared with; stale ones only when stale prices are included (include_stale)"
+)
+
+
 def assumptions(traffic: Traffic) -> dict[str, Any]:
     return {
         "hours_per_month": units.HOURS_PER_MONTH,
@@ -68,6 +74,8 @@ def serving_body(
         "options": [_option_row(s, include_terms) for s in options],
         "total_options": len(plan.options),
         "serverless": plain(plan.serverless),
+        "cheapest_serverless": plain(plan.cheapest_serverless),
+        "serverless_basis": SERVERLESS_BASIS,
         "substitute_model": plan.substitute_model,
         "break_even_requests_per_day": even["requests_per_day"],
         "break_even": even,

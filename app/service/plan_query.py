@@ -25,6 +25,7 @@ from app.service.workload_query import (
     _non_default,
     at_typed_field,
     canonical_pairs,
+    canonical_query,
     query_shape_errors,
 )
 
@@ -164,3 +165,15 @@ def canonical_plan_query(
         if training.model and training.model != workload.model:
             pairs.append((TRAIN_PREFIX + "model", training.model))
     return urlencode(pairs, safe=",")
+
+
+def ranking_query(workload: InferenceWorkload, peak_requests_per_s: float) -> str:
+    """The rank page's question for a plan: its workload at the plan's peak traffic, so the ranking sizes replicas
+    for it as the plan's dedicated rows do (the workload alone where its scenario takes no peak)."""
+    data = {**workload.model_dump(exclude_none=True), "peak_requests_per_s": peak_requests_per_s}
+    data.pop("peak_concurrency", None)  # one peak: the plan's, in requests/s
+    try:
+        sized = InferenceWorkload.model_validate(data)
+    except ValidationError:
+        return canonical_query("inference", workload)
+    return canonical_query("inference", sized)

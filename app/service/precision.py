@@ -15,7 +15,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.rank import plain
-from app.service.workload_query import ParsedQuery, canonical_pairs, parse
+from app.service.workload_query import ParsedQuery, canonical_pairs, canonical_query, parse
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
 
@@ -45,6 +45,9 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "provider": best.provider,
             "provider_name": best.provider_name,
             "price_type": best.price_type,
+            "price_note": best.price_note,
+            "price_caveats": best.price_caveats,
+            "price_source_url": best.price_source_url,
             "usd_per_gpu_hour": best.usd_per_gpu_hour,
             "as_of": best.as_of,
             "ttft_ms": best.ttft_ms,
@@ -77,6 +80,7 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "reason": row.reason,
             "quality": row.quality,
             "quality_note": row.quality_note,
+            "rank_url": f"/?{canonical_query('inference', row.workload)}" if row.workload is not None else None,
         }
     )
 

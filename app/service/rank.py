@@ -11,7 +11,7 @@ from typing import Any
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.messages import FieldError
-from app.scoring.offers import LazyOptions
+from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
@@ -166,18 +166,19 @@ def rank_payload(
     include_terms: bool = True,
     sort: str | None = None,
 ) -> dict[str, Any]:
-    """The rank API's response body: {workload, model, options (best first), share_url, ...}. With a `sort`
-    (rank_sort), the feasible options come in that column's order, then the infeasible ones, each option with
-    its `rank` (1 = best), and the body says `sort`: what a sorted results page shows, as its twins give it."""
+    """The rank API's response body: {workload, model, options (best first), share_url, ...}, each option with
+    its `rank` (1 = best; in ranked order, its position). With a `sort` (rank_sort), the feasible options come in
+    that column's order, then the infeasible ones, each keeping its rank, and the body says `sort`: what a sorted
+    results page shows, as its twins give it."""
     model, ranking = rank(phase, workload, snapshot)
     positions = view_positions(phase, ranking, sort, len(ranking.options))
     if limit is not None:
         positions = positions[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
     rows = [plain_row(ranking.options[p], include_terms, shared) for p in positions]
-    body = _body(phase, workload, snapshot, model, ranking, rows, share_url)
+    ranked_rows = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
+    body = _body(phase, workload, snapshot, model, ranking, ranked_rows, share_url)
     if not rank_sort.is_ranked_order(sort):
-        body["options"] = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
         body["sort"] = sort
     return body
 
@@ -215,7 +216,7 @@ def _body(
         if getattr(ranking, "lowest_p99", None):  # every feasible option is over the limits: what this load allows
             extra["lowest_p99"] = plain(ranking.lowest_p99)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
-            extra["serverless_job"] = serverless_job(workload, snapshot, model)
+            extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -223,21 +224,32 @@ def _body(
         "options": rows,
         "total_options": len(ranking.options),
         "feasible_options": ranking.feasible_count,
-        "notes": list(getattr(ranking, "notes", [])),
+        "notes": list(getattr(ranking, "notes", [])) + _left_out(ranking, snapshot, workload),
         "catalog_version": snapshot.version,
         "share_url": share_url,
         **extra,
     }
 
 
+def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> list[str]:
+    """Where nothing is feasible: the offers the filters' price terms or staleness left out, if that is why."""
+    if ranking.feasible_count:
+        return []
+    note = left_out_note(snapshot.offers, snapshot.gpus, workload)
+    return [note] if note else []
+
+
 SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside
 
 
-def serverless_job(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> list[dict[str, Any]]:
+def serverless_job(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The same batch job through the cheapest per-token APIs that list the model (or the nearest listed model,
     marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
-    reference prices)."""
-    from app.scoring.serving.economics import serverless_quotes
+    reference prices). Only current, verified prices are compared (stale ones too with include_stale); the
+    second list holds the labelled prices left out that would have cost less than the first compared one."""
+    from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
 
     requests = workload.job_requests or 0
     quotes = serverless_quotes(
@@ -248,12 +260,19 @@ def serverless_job(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         workload.input_len,
         workload.output_len,
         workload.prefix_cache_hit or 0.0,
+        include_stale=workload.include_stale,
     )
-    rows = []
-    for quote in quotes[:SERVERLESS_JOB_QUOTES]:
-        row = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
-        rows.append({**row, "job_usd": round(quote.usd_per_request * requests, 6)})
-    return rows
+
+    def row(quote: Any) -> dict[str, Any]:
+        shown = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
+        return {**shown, "job_usd": round(quote.usd_per_request * requests, 6)}
+
+    best = cheapest_comparable(quotes)
+    used = [row(q) for q in quotes if q.comparable][:SERVERLESS_JOB_QUOTES]
+    left_out = [
+        row(q) for q in quotes if not q.comparable and (best is None or q.usd_per_request < best.usd_per_request)
+    ][:SERVERLESS_JOB_QUOTES]
+    return used, left_out
 
 
 LEADING_CONFIGURATIONS = 12  # distinct (GPU, count) configurations a page's charts may draw (the scatter's 12)

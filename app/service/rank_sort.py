@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 RANK = "rank"
-METRIC = ""  # the field the ranking is ranked by (the inference rank_by's, or $/step)
+METRIC = ""  # the ranked price column: the inference rank_by's field, or training's $/step (training ranks by total $)
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ COLUMNS: dict[str, dict[str, SortColumn]] = {
             SortColumn("tpot", "tpot_ms", "TPOT"),
             SortColumn("batch", "batch", "batch", descending_first=True),
             SortColumn("tok_s", "output_tokens_per_s", "tokens/s", descending_first=True),
+            SortColumn("usd_m", "usd_per_million_output_tokens", "$ per million output tokens"),
             SortColumn("replicas", "replicas", "replicas"),
             SortColumn("job_time", "job_hours", "job time"),
             SortColumn("job_cost", "job_usd", "job cost"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.models import Gpu, Offer
 from app.web.deps import SessionDep
@@ -23,13 +23,14 @@ router = APIRouter(tags=["health"])
 async def healthz(request: Request) -> Health:
     snapshot = request.app.state.snapshots.peek()
     if snapshot is None:  # alive, catalog not read yet (the first ranking or /readyz loads it)
-        return Health(status="ok", database="not checked (see /readyz)", gpus=0, offers=0)
+        return Health(status="ok", database="not checked (see /readyz)", gpus=0, offers=0, offers_dated=0)
     newest = max((o.as_of for o in snapshot.offers if o.as_of), default=None)
     return Health(
         status="ok",
         database="not checked (see /readyz)",
         gpus=len(snapshot.gpus),
-        offers=len(snapshot.offers),
+        offers=snapshot.offers_in_catalog,
+        offers_dated=snapshot.offers_dated,
         newest_price_as_of=newest,
     )
 
@@ -38,6 +39,7 @@ async def healthz(request: Request) -> Health:
 def readyz(session: SessionDep, request: Request) -> Health:
     gpus = session.exec(select(func.count()).select_from(Gpu)).one()
     offers = session.exec(select(func.count()).select_from(Offer)).one()
+    dated = session.exec(select(func.count()).select_from(Offer).where(col(Offer.as_of).is_not(None))).one()
     newest = session.exec(select(func.max(Offer.as_of))).one()
     request.app.state.snapshots.get()  # warms the in-memory catalog /healthz reports
-    return Health(status="ok", database="ok", gpus=gpus, offers=offers, newest_price_as_of=newest)
+    return Health(status="ok", database="ok", gpus=gpus, offers=offers, offers_dated=dated, newest_price_as_of=newest)

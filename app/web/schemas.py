@@ -51,6 +51,10 @@ class TokenPricePublic(TokenPriceBase):
     id: int
     provider_name: str
     stale: bool
+    as_of_label: str = Field(description="the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated")
+    flags: list[str] = Field(
+        default_factory=list, description="unverified, deprecated, stale: listed, labelled, not compared by default"
+    )
 
 
 class ModelDetail(ModelPublic):
@@ -61,7 +65,11 @@ class Health(SQLModel):
     status: str
     database: str
     gpus: int
-    offers: int
+    offers: int = Field(description="every offer the catalog holds, dated or not")
+    offers_dated: int = Field(
+        description="offers with a price date (an undated price, a historical snapshot, counts as stale: ranked only "
+        "with include_stale)"
+    )
     newest_price_as_of: date | None = None
 
 

@@ -14,6 +14,8 @@ PAGES = [
     "&job_deadline_hours=4",
     "/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000",
     "/precision?model=llama-3.1-70b",
+    # GMI Cloud's rows carry two price caveats (capacity not guaranteed, its own article) in the terms cell
+    "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200,B200",
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
     "/disagg?model=llama-3.1-70b",
     "/methodology",
@@ -40,6 +42,8 @@ PHONE_PAGES = [
     "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&tpot_ms=50",
     "/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000",
     "/precision?model=llama-3.1-70b",
+    # GMI Cloud's rows carry two price caveats (capacity not guaranteed, its own article) in the terms cell
+    "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200,B200",
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
     "/mix?model=llama-3.1-8b",
     "/disagg?model=llama-3.1-70b",

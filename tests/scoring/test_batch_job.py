@@ -97,9 +97,16 @@ def test_a_job_is_refused_outside_max_throughput_naming_the_field():
     assert raised.value.errors()[0]["loc"] == ("job_requests",) and "deadline" in raised.value.errors()[0]["msg"]
 
 
-def _offer(provider, price, price_type="on_demand", min_term_hours=None):
+def _offer(provider, price, price_type="on_demand", min_term_hours=None, instance_gpus=1):
     return Offer(
-        provider, provider.upper(), "H100-SXM", 8, price_type, price, date(2026, 11, 1), min_term_hours=min_term_hours
+        provider,
+        provider.upper(),
+        "H100-SXM",
+        instance_gpus,
+        price_type,
+        price,
+        date(2026, 11, 1),
+        min_term_hours=min_term_hours,
     )
 
 
@@ -166,6 +173,26 @@ def test_a_deadline_no_replicas_can_meet_is_infeasible_with_the_reason():
     with pytest.raises(ValidationError) as raised:
         InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_deadline_hours=2)
     assert raised.value.errors()[0]["loc"] == ("job_deadline_hours",)
+
+
+def test_a_job_on_a_whole_instance_runs_a_copy_on_every_gpu_it_rents():
+    """An 8-GPU VM rented for a 1-GPU layout: the job spreads over all 8 copies, so it takes an eighth of one copy's
+    time, and what it is billed is the whole instance for that time (or a reserved term for all 8 GPUs)."""
+    workload = InferenceWorkload(
+        model="llama-3.1-8b",
+        scenario="max_throughput",
+        job_requests=20_000,
+        max_gpus=1,
+        price_types=["on_demand", "reserved"],
+    )
+    one = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 3.0),)), LLAMA_8B).options[0]
+    offers = (_offer("o", 3.0, instance_gpus=8), _offer("r", 1.0, "reserved", 730.0, instance_gpus=8))
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
+    vm, reserved = ranking.options[0], ranking.options[1]
+    assert vm.provider == "o" and vm.replicas == 8 and vm.instances == 1 and vm.copies_per_instance == 8
+    assert vm.job_hours == pytest.approx(one.job_hours / 8)
+    assert vm.job_usd == pytest.approx(3.0 * 8 * vm.job_hours) == pytest.approx(one.job_usd)
+    assert reserved.job_usd == pytest.approx(1.0 * 8 * 730.0)  # the term of all eight GPUs
 
 
 def test_a_job_over_replicas_is_billed_for_every_replica():

@@ -157,13 +157,14 @@ def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
     workloads = [
         InferenceWorkload(model="llama-3.1-8b", rank_by="all_tokens"),
         InferenceWorkload(model="llama-3.1-8b", peak_requests_per_s=40, rank_by="requests"),
+        InferenceWorkload(model="llama-3.1-8b", peak_concurrency=300),  # auto: the fleet the peak rents
         InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_requests=50_000, job_deadline_hours=2),
         InferenceWorkload(model="llama-3.1-8b", scenario="concurrency", concurrency=64, tpot_ms=25),
     ]
     for workload in workloads:
         ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), MODELS["llama-3.1-8b"])
         assert ranking.sort_value is not None and ranking.feasible_count >= 3
-        fields = {c.field or RANK_METRIC_FIELDS[workload.rank_by] for c in COLUMNS["inference"].values()} - {RANK}
+        fields = {c.field or RANK_METRIC_FIELDS[workload.ranked_by] for c in COLUMNS["inference"].values()} - {RANK}
         fields |= set(RANK_METRIC_FIELDS.values()) - {METRIC}
         for position in range(ranking.feasible_count):
             option = ranking.options[position]

@@ -210,3 +210,53 @@ def test_a_torchtitan_selective_step_costs_more_than_a_megatron_one():
         (54.6 + 0.73 * 8.03) / (54.6 + 0.2 * 8.03), rel=0.02
     )
     assert seconds["auto"] == seconds["megatron"]
+
+
+def test_llm_foundry_runs_flash_attention_2_on_hopper_and_the_others_hopper_native_kernels():
+    """LLM Foundry calls the flash-attn 2 package; Megatron/NeMo (TransformerEngine) and the SDPA stacks run cuDNN."""
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
+    from app.scoring.training.step_time import attention_efficiency
+
+    h100, b200, a100 = GPUS["H100-SXM"], GPUS["B200"], GPUS["A100-SXM-80GB"]
+    fa2 = e.attn_efficiency * e.attn_fa2_hopper_ratio
+    assert attention_efficiency(e, h100, "llm-foundry") == pytest.approx(fa2)
+    assert attention_efficiency(e, b200, "llm-foundry") == pytest.approx(fa2)
+    for framework in ("megatron", "nemo", "torchtitan", "hf", "pytorch", "auto"):
+        assert attention_efficiency(e, h100, framework) == e.attn_efficiency_hopper
+    ampere = {attention_efficiency(e, a100, framework) for framework in ("llm-foundry", "megatron")}
+    assert ampere == {e.attn_efficiency}
+
+
+def test_an_llm_foundry_long_sequence_step_on_h100_pays_for_flash_attention_2():
+    """MPT-7B at 32k tokens on 8 H100s (LLM Foundry published 3,318 tok/s per GPU): the foundry estimate stays near it,
+    a Megatron-class stack with the same layout runs faster only through its attention."""
+    w = dict(model="mpt-7b", seq_len=32768, global_batch_seqs=32, max_gpus=8)
+    foundry = estimate_training(GPUS["H100-SXM"], 8, MODELS["mpt-7b"], workload(**w, framework="llm-foundry"))
+    megatron = estimate_training(
+        GPUS["H100-SXM"], 8, MODELS["mpt-7b"], workload(**w, framework="megatron"), layout=foundry.layout
+    )
+    assert 2500 < foundry.tokens_per_s_per_gpu < 4500
+    assert megatron.tokens_per_s_per_gpu > 1.5 * foundry.tokens_per_s_per_gpu
+
+
+def test_gddr_cards_are_one_regime_apart_from_the_hbm_parts_of_their_generation():
+    """A10 and RTX A6000 (GA102) no longer borrow the A100's (GA100) fitted base: they share the GDDR cards' base
+    with the RTX 4090 and L40S (AD102) and the RTX 5090 (GB202); HBM parts and older GDDR cards keep their family."""
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
+    from app.scoring.training.step_time import base_mfu, gpu_family
+
+    for gpu_id in ("A10", "RTX-A6000", "RTX-3090", "RTX-4090", "L4", "L40S", "RTX-5090", "RTX-PRO-6000"):
+        assert gpu_family(GPUS[gpu_id]) == "gddr", gpu_id
+    assert gpu_family(GPUS["A100-SXM-80GB"]) == "ampere" and gpu_family(GPUS["B200"]) == "blackwell"
+    assert gpu_family(GPUS["T4"]) == "other"  # Turing
+    assert base_mfu(e, "gddr") == e.mfu_gddr_16 != e.mfu_ampere_16
+
+
+def test_an_a10_does_not_outrun_an_rtx_4090_on_qlora():
+    """The reviewer's ranking: Llama-3.1-8B QLoRA at 2,048 tokens on one card. The RTX 4090 has 1.3x the A10's 16-bit
+    peak and 1.7x its bandwidth; with one base for both it must come out ahead."""
+    w = workload(method="qlora", seq_len=2048, global_batch_seqs=16, max_gpus=1)
+    tokens = {
+        g: estimate_training(GPUS[g], 1, MODELS["llama-3.1-8b"], w).tokens_per_s_per_gpu for g in ("A10", "RTX-4090")
+    }
+    assert tokens["RTX-4090"] > 1.2 * tokens["A10"]

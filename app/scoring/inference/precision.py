@@ -36,7 +36,17 @@ VARIANTS: tuple[PrecisionVariant, ...] = (
     PrecisionVariant(
         "fp8_kv_fp8", "FP8 W8A8, FP8 KV cache", "fp8", "fp8", ("fp8",), "FP8 peak (BF16 where the GPU has none)"
     ),
-    PrecisionVariant("fp4", "FP4 (NVFP4 W4A4)", "fp4", "bf16", ("fp4_nvfp4", "mxfp4"), "FP4 peak", needs_fp4_peak=True),
+    # FP4 as its label and quality rows mean it: W4A4 on an FP4 tensor peak. A ranking of fp4 weights also lists GPUs
+    # without one (dequantised, weight-only: the INT4 row's W4A16), so this row ranks the FP4 GPUs alone.
+    PrecisionVariant(
+        "fp4",
+        "FP4 (NVFP4 W4A4)",
+        "fp4",
+        "bf16",
+        ("fp4_nvfp4", "mxfp4"),
+        "FP4 peak (GPUs with one only)",
+        needs_fp4_peak=True,
+    ),
     PrecisionVariant(
         "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
     ),
@@ -59,6 +69,9 @@ class PrecisionRow:
     reason: str  # why there is no best option (empty when there is one)
     quality: list[QualityResult] = field(default_factory=list)
     quality_note: str = ""
+    # The question this row ranked: the workload at its dtypes (FP4: on the GPUs with an FP4 peak only); None
+    # where no GPU may run it. A ranking of it lists `best` first.
+    workload: InferenceWorkload | None = None
 
     @property
     def replica_memory_gb(self) -> float | None:
@@ -136,15 +149,20 @@ def compare_precisions(
                 reason=reason,
                 quality=quality,
                 quality_note=_quality_note(variant, quality),
+                workload=sized,
             )
         )
     notes = [
         "Each row re-ranks every offer with only the dtypes changed (the form's weight and KV precision are "
-        "ignored here); the other workload fields, filters and the latency targets stay as given.",
+        "ignored here); the other workload fields, filters and the latency targets stay as given. Each row links "
+        "its own ranking.",
+        "FP4 means W4A4 on an FP4 tensor peak (Blackwell): the FP4 row ranks only GPUs with one. Elsewhere FP4 "
+        "weights run dequantised to 16-bit matmuls, weight-only, as INT4 W4A16 does (its row); the ranking at FP4 "
+        "without a GPU filter lists those too.",
         "Quality deltas are the sources' published recovery (quantised score ÷ baseline × 100) for this model "
         "only; rows for other models of the family are not carried over.",
     ]
-    return PrecisionComparison(model.id, workload.rank_by, rows, notes)
+    return PrecisionComparison(model.id, workload.ranked_by, rows, notes)
 
 
 def _first_reason(options: Sequence[InferenceOption]) -> str:

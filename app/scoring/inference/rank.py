@@ -32,7 +32,7 @@ from app.scoring.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.price_terms import billed_job_hours, min_term_hours, usd_per_million_tokens
+from app.scoring.price_terms import HOURS_PER_MONTH, billed_job_hours, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -40,14 +40,21 @@ RANK_UNITS = {
     "output_tokens": "$ per million output tokens",
     "all_tokens": "$ per million tokens in and out",
     "requests": "$ per thousand requests",
+    "fleet": "$ a month for the replicas the peak needs",
 }
 # Each rank_by's metric as a table's column heads it (the pages and the CLI).
-RANK_HEADERS = {"output_tokens": "$/M out tok", "all_tokens": "$/M tok in+out", "requests": "$/1k req"}
+RANK_HEADERS = {
+    "output_tokens": "$/M out tok",
+    "all_tokens": "$/M tok in+out",
+    "requests": "$/1k req",
+    "fleet": "$/mo at peak",
+}
 # The option field that holds each rank_by's metric (and whose band the option carries).
 RANK_METRIC_FIELDS = {
     "output_tokens": "usd_per_million_output_tokens",
     "all_tokens": "usd_per_million_tokens",
     "requests": "usd_per_thousand_requests",
+    "fleet": "usd_per_month_at_peak",
 }
 
 
@@ -82,6 +89,8 @@ class InferenceOption:
     nodes: int = 1
     machine: str = ""  # the offer's machine as the ranking read it
     price_note: str = ""
+    price_caveats: tuple[str, ...] = ()  # price_terms.price_caveats of the note: labels a row shows
+    price_source_url: str = ""  # where the price was read (the offer's source_url)
     stale: bool = False
     interruptible: bool = False  # spot: may be taken back at short notice
     min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long
@@ -96,6 +105,7 @@ class InferenceOption:
     instance_gpus: int = 1  # GPUs one rental of the offer bills (an 8-GPU VM is rented whole)
     copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
     instances: int = 1  # rented instances the `replicas` need
+    usd_per_month_at_peak: float | None = None  # with a peak: its rented fleet (whole instances) x price x 730 h
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -150,17 +160,25 @@ class ConfigurationPricing:
     band_high: float = 1.0
     replicas: int = 1
     request_life_hours: float = 0.0  # a batch job on spot loses the requests in flight: half of one life each time
+    fleet_factor: float = 0.0  # with a peak: $ a month per $/GPU-hour, the GPUs its replicas rent x 730 h
+    job_hours: float | None = None  # a batch job's wall time on `replicas` (every copy a rented instance holds)
 
     @classmethod
     def of(cls, est: InferenceEstimate, machine: Machine, workload: InferenceWorkload) -> ConfigurationPricing:
         if not est.feasible:
             return cls(est=est, machine=machine)
         tokens_per_s = est.output_tokens_per_s
-        replicas = est.job_replicas  # a job's replicas meet its deadline (a job has no peak traffic: workload.py)
+        copies = machine.copies(est.gpu_count)
+        replicas, job_hours = est.job_replicas, est.job_hours  # a job's replicas meet its deadline (no peak traffic)
+        if job_hours and replicas % copies:  # the instances a job rents run a copy on every share: all of them work
+            whole = -(-replicas // copies) * copies
+            replicas, job_hours = whole, job_hours * replicas / whole
         if workload.peak_requests_per_s:
             replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
         elif workload.peak_concurrency:  # closed loop: a client holds one of a replica's running sequences
             replicas = max(1, math.ceil(workload.peak_concurrency / est.batch))
+        peak = bool(workload.peak_requests_per_s or workload.peak_concurrency)
+        fleet_gpus = -(-replicas // copies) * machine.rented_gpus(est.gpu_count)
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
         billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
@@ -174,12 +192,14 @@ class ConfigurationPricing:
             band_high=tokens_per_s / est.band.low,
             replicas=replicas,
             request_life_hours=(est.ttft_ms + workload.output_len * est.tpot_ms) / 3.6e6,
+            fleet_factor=fleet_gpus * HOURS_PER_MONTH if peak else 0.0,
+            job_hours=job_hours,
         )
 
     def job_billed_hours(self, offer: Offer) -> float | None:
         """A batch job's hours as `offer` bills them: on spot its expected wall time with interruptions (each loses the
         requests in flight and a restart), rounded up to the provider's billing unit, a committed term paid whole."""
-        hours = self.est.job_hours
+        hours = self.job_hours
         if not hours:
             return None
         spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
@@ -189,15 +209,17 @@ class ConfigurationPricing:
         """$ per GPU-hour of the work: the offer's price, or for a batch job what it bills spread over the job's
         hours."""
         billed = self.job_billed_hours(offer)
-        if billed is None or not self.est.job_hours:
+        if billed is None or not self.job_hours:
             return offer.usd_per_gpu_hour
-        return offer.usd_per_gpu_hour * billed / self.est.job_hours
+        return offer.usd_per_gpu_hour * billed / self.job_hours
 
     def factor(self, rank_by: str) -> float:
         if rank_by == "all_tokens":
             return self.all_tokens_factor
         if rank_by == "requests":
             return self.requests_factor
+        if rank_by == "fleet":
+            return self.fleet_factor
         return self.output_factor
 
 
@@ -234,13 +256,14 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         memory_gb=est.memory_gb,
         band=Band(cost * p.band_low, cost * p.band_high),
         replicas=p.replicas,
-        job_hours=est.job_hours,
+        job_hours=p.job_hours,
         job_billed_hours=p.job_billed_hours(offer),
-        job_usd=price * p.machine.billed_gpus(est.gpu_count) * est.job_hours * p.replicas if est.job_hours else None,
+        job_usd=price * p.machine.billed_gpus(est.gpu_count) * p.job_hours * p.replicas if p.job_hours else None,
         over_limits=est.over_limits,
         instance_gpus=p.machine.instance_gpus,
         copies_per_instance=copies,
         instances=-(-p.replicas // copies),
+        usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
     )
 
 
@@ -261,7 +284,7 @@ def _infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption
 
 
 # Option fields that are their estimate's own (_feasible_option copies them unchanged).
-_ESTIMATE_FIELDS = frozenset({"ttft_ms", "tpot_ms", "batch", "output_tokens_per_s", "job_hours"})
+_ESTIMATE_FIELDS = frozenset({"ttft_ms", "tpot_ms", "batch", "output_tokens_per_s"})
 
 _CACHE: dict[tuple, InferenceEstimate] = {}
 _CACHE_LIMIT = 20_000
@@ -316,7 +339,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     offers = snapshot_offers(snapshot, workload)
     slot_of, slots = offer_slots(snapshot, workload)
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
-    rank_by = workload.rank_by
+    rank_by = workload.ranked_by
     by_slot = [
         ConfigurationPricing.of(
             cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key), machine, workload
@@ -367,6 +390,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
             return cost
         if name == "replicas":
             return p.replicas
+        if name == "job_hours":
+            return p.job_hours
         return getattr(build(position), name)
 
     def leaders() -> list[InferenceOption]:
@@ -454,7 +479,7 @@ def _cost_run(
     offers: list[Offer], members: list[int], p: ConfigurationPricing, rank_by: str, gpu_id: str
 ) -> Iterator[tuple[float, str, str, int]]:
     factor = p.factor(rank_by)
-    if p.est.job_hours:
+    if p.job_hours:
         return ((p.billed_price(offers[i]) * factor, gpu_id, offers[i].provider_id, i) for i in members)
     return ((offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
 
@@ -462,7 +487,7 @@ def _cost_run(
 def _billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
     """A slot's offers cheapest first as they bill the work: by price, except that a batch job pays a committed
     offer's whole minimum term and a provider's whole billing unit, which can put them behind dearer offers."""
-    if not p.est.job_hours:
+    if not p.job_hours:
         return by_price
     return sorted(by_price, key=lambda i: (p.billed_price(offers[i]), offers[i].provider_id, i))
 

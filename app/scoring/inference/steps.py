@@ -40,10 +40,7 @@ from app.scoring.inference.memory import (
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
 from app.scoring.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
-from app.scoring.specs import GpuSpec, ModelSpec
-
-# Name hints for cards without a memory_type (the catalog's GPUs all have one).
-GDDR_HINTS = ("RTX", "GeForce", "L40", "L4", "A10", "A40", "T4", "Radeon")
+from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +93,6 @@ class InferenceContext:
         if self.engine in PREFILL_FIRST_ENGINES:
             return self.prefill_chunk_tokens
         return budget or self.default_token_budget
-
-
-def is_gddr(gpu: GpuSpec) -> bool:
-    """Cards with GDDR memory (workstation/consumer/Ada-L PCIe) rather than HBM; the published memory
-    type decides, the name is only a fallback for cards without one (custom or older catalogs)."""
-    if gpu.memory_type:
-        return gpu.memory_type.upper().startswith("GDDR")
-    return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
 
 
 def half_rate_fp32_accumulate(gpu: GpuSpec) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from app.scoring import token_prices as trust
 from app.scoring.serving.traffic import DAYS_PER_MONTH, WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import ModelSpec, TokenPrice
 
@@ -39,6 +40,15 @@ class ServerlessQuote:
     cached_input_usd_per_mtok: float | None = None  # the provider's cached-input price (None = not published)
     prefix_cache_hit: float = 0.0  # share of prompt tokens billed at the cached-input price
     cache_note: str = ""  # how the prompt was billed when a prefix-cache share was given
+    provider_model_id: str = ""  # the provider's name for the model (two entries of one model differ here)
+    as_of_basis: str = ""  # exact | on_or_before | approximate ("" = not stated)
+    as_of_label: str = ""  # the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated
+    unverified: bool = False  # the reference flags the price UNVERIFIED (placeholder-looking)
+    deprecated: bool = False  # the provider has deprecated or retired the model
+    stale: bool = False  # older than the stale-after days, or undated
+    flags: tuple[str, ...] = ()  # the labels it is listed with: unverified, deprecated, stale
+    status_note: str = ""  # why it is unverified or deprecated (the reference's words)
+    comparable: bool = True  # may be the cheapest serverless price (current and verified, or stale when asked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +119,20 @@ def serverless_quotes(
     input_len: int,
     output_len: int,
     prefix_cache_hit: float = 0.0,
+    include_stale: bool = False,
 ) -> list[ServerlessQuote]:
-    """Every listed price of the model (or of the nearest listed model, marked substitute), cheapest first;
-    with a prefix-cache share, cached prompt tokens are billed at each provider's cached-input price."""
+    """Every listed price of the model (or of the nearest listed model, marked substitute), one entry per provider
+    and model on the same terms: the comparable ones (current and verified; stale too with `include_stale`)
+    cheapest first, then the others (unverified, deprecated, stale), cheapest first, each labelled. With a
+    prefix-cache share, cached prompt tokens are billed at each provider's cached-input price."""
+    prices = trust.one_per_provider_model(prices)
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
     shown, substitute = model, False
     if not listed:
-        nearest = nearest_priced_model(model, {p.model_id for p in prices}, models)
+        usable = {p.model_id for p in prices if trust.comparable(p.unverified, p.deprecated, p.stale, include_stale)}
+        nearest = nearest_priced_model(model, usable, models) or nearest_priced_model(
+            model, {p.model_id for p in prices}, models
+        )
         if nearest is None:
             return []
         listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
@@ -139,9 +156,59 @@ def serverless_quotes(
                 cached_input_usd_per_mtok=p.cached_input_usd_per_mtok,
                 prefix_cache_hit=prefix_cache_hit,
                 cache_note=cache_note,
+                provider_model_id=p.provider_model_id,
+                as_of_basis=p.as_of_basis,
+                as_of_label=trust.as_of_label(p.as_of, p.as_of_basis),
+                unverified=p.unverified,
+                deprecated=p.deprecated,
+                stale=p.stale,
+                flags=trust.flags(p.unverified, p.deprecated, p.stale),
+                status_note=p.status_note,
+                comparable=trust.comparable(p.unverified, p.deprecated, p.stale, include_stale),
             )
         )
-    return sorted(quotes, key=lambda q: (q.usd_per_request, q.provider))
+    return sorted(quotes, key=lambda q: (not q.comparable, q.usd_per_request, q.provider, q.provider_model_id))
+
+
+def cheapest_comparable(quotes: Sequence[ServerlessQuote]) -> ServerlessQuote | None:
+    """The cheapest price a comparison may stand on (None: every listed price is unverified, deprecated or stale)."""
+    return next((q for q in quotes if q.comparable), None)
+
+
+def flag_text(quote: ServerlessQuote) -> str:
+    """`unverified`, `deprecated, stale`: the labels of a listed price, as the pages write them."""
+    return ", ".join(quote.flags)
+
+
+def _usd(value: float) -> str:
+    """$0.12, $0.30, $0.037: cents at least, more digits where the price has them."""
+    return f"${value:.2f}" if round(value, 2) == value else f"${value:g}"
+
+
+def left_out_note(quotes: Sequence[ServerlessQuote], include_stale: bool = False) -> str | None:
+    """What a comparison left out and why, where it matters: listed prices below the cheapest comparable one
+    (or any listed price, when none is comparable). None when nothing cheaper was left out."""
+    best = cheapest_comparable(quotes)
+    cheaper = [q for q in quotes if not q.comparable and (best is None or q.usd_per_request < best.usd_per_request)]
+    if not cheaper:
+        return None
+    named = "; ".join(
+        f"{q.provider_name} {_usd(q.input_usd_per_mtok)}/{_usd(q.output_usd_per_mtok)} per M tokens in/out "
+        f"({flag_text(q)}{': ' + q.status_note if q.status_note else ''})"
+        for q in cheaper
+    )
+    rule = "unverified or deprecated prices, and stale ones unless stale prices are included"
+    if include_stale:
+        rule = "unverified or deprecated prices"
+    if best is None:
+        return (
+            f"No current, verified per-token price is listed for this model, so nothing serverless is compared "
+            f"(listed, labelled: {named}). The comparison leaves out {rule}."
+        )
+    return (
+        f"Cheaper listed per-token prices are left out of the cheapest serverless price and the break-even: "
+        f"{named}. The comparison leaves out {rule}; the cheapest it uses is {best.provider_name}."
+    )
 
 
 def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:

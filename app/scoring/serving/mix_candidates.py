@@ -8,7 +8,7 @@ is then estimated on every bucket with its own layout: a replica keeps its layou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from itertools import islice
@@ -22,6 +22,7 @@ from app.scoring.serving.mix_question import LengthBucket, MixQuestion
 from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import HOURS_PER_MONTH
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
+from app.scoring.workload import MIN_REQUESTS_PER_S, InferenceWorkload
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,22 +133,45 @@ def _fit(
     )
 
 
-def replica_types(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec) -> list[ReplicaType]:
-    """The cheapest configuration of each GPU type per bucket, with its capacity on every bucket."""
+def _bucket_questions(
+    question: MixQuestion, bucket: LengthBucket, peak_rps: float | None
+) -> Iterator[tuple[InferenceWorkload, bool]]:
+    """The rankings a bucket's candidates come from, each with whether it is ranked per request: per request (the
+    cheapest configuration at full load), then by the fleet this bucket's peak and the whole peak rent (a small
+    instance beats a cheaper-per-GPU whole 8-GPU VM when the load fills only part of it)."""
+    workload = question.workload(bucket)
+    yield workload, True
+    if not peak_rps:
+        return
+    total = sum(b.share for b in question.buckets())
+    for peak in dict.fromkeys((peak_rps * bucket.share / total, peak_rps)):
+        if peak >= MIN_REQUESTS_PER_S:
+            yield workload.model_copy(update={"peak_requests_per_s": peak, "rank_by": "fleet"}), False
+
+
+def replica_types(
+    question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec, peak_rps: float | None = None
+) -> list[ReplicaType]:
+    """The cheapest configuration of each GPU type per bucket, per request and (with a peak) by the fleet it rents,
+    with its capacity on every bucket."""
     offers = snapshot_offers(snapshot, question)
     buckets = question.buckets()
     picked: dict[tuple, tuple[Offer, tuple[int, int, int], list[str]]] = {}
     for bucket in buckets:
-        ranking = rank_inference(question.workload(bucket), snapshot, model)
-        types: set[str] = set()
-        for option in islice(ranking.options, ranking.feasible_count):
-            if option.gpu_id in types:
-                continue
-            types.add(option.gpu_id)
-            offer = _offer_of(option, offers)
-            layout = (option.gpu_count, option.tensor_parallel, option.pipeline_parallel)
-            key = (offer.provider_id, offer.gpu_id, offer.price_type, offer.offer_id, offer.usd_per_gpu_hour, layout)
-            picked.setdefault(key, (offer, layout, []))[2].append(bucket.name)
+        for workload, per_request in _bucket_questions(question, bucket, peak_rps):
+            ranking = rank_inference(workload, snapshot, model)
+            types: set[str] = set()
+            for option in islice(ranking.options, ranking.feasible_count):
+                if option.gpu_id in types:
+                    continue
+                types.add(option.gpu_id)
+                offer = _offer_of(option, offers)
+                layout = (option.gpu_count, option.tensor_parallel, option.pipeline_parallel)
+                price = offer.usd_per_gpu_hour
+                key = (offer.provider_id, offer.gpu_id, offer.price_type, offer.offer_id, price, layout)
+                cheapest_for = picked.setdefault(key, (offer, layout, []))[2]
+                if per_request:
+                    cheapest_for.append(bucket.name)
     out = []
     for index, (offer, layout, cheapest_for) in enumerate(picked.values()):
         gpu = snapshot.gpus[offer.gpu_id]

@@ -120,7 +120,7 @@ def plan_mix(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec)
     traffic = question.traffic()
     peak_rps = traffic.peak_rate_per_s()
     demands = bucket_demands(question, peak_rps)
-    types = replica_types(question, snapshot, model)
+    types = replica_types(question, snapshot, model, peak_rps)
     mix = solve_fleet("cheapest mix", types, demands)
     singles = single_type_fleets(types, demands)
     if mix is not None and singles and mix.usd_per_month >= singles[0].usd_per_month - TIE_USD:

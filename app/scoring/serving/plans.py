@@ -7,12 +7,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
 from app.scoring.price_terms import COMMITTED
-from app.scoring.serving.economics import BreakEven, Replica, ServerlessQuote, break_even, serverless_quotes
+from app.scoring.serving.economics import (
+    BreakEven,
+    Replica,
+    ServerlessQuote,
+    break_even,
+    cheapest_comparable,
+    left_out_note,
+    serverless_quotes,
+)
 from app.scoring.serving.traffic import ServingCost, Traffic, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.rank import TrainingOption, rank_training
@@ -34,10 +42,11 @@ class ServingPlan:
     requests_per_day: float
     peak_requests_per_s: float
     options: list[ServingOption]  # feasible only, cheapest autoscaled first
-    serverless: list[ServerlessQuote]
+    serverless: list[ServerlessQuote]  # comparable first (cheapest first), then the labelled others
     break_even: BreakEven
     substitute_model: str | None  # the serverless prices are for this model instead
     notes: list[str] = field(default_factory=list)
+    cheapest_serverless: ServerlessQuote | None = None  # the price compared with: current and verified (or stale)
 
 
 def option_label(o: InferenceOption) -> str:
@@ -130,18 +139,30 @@ def serving_plan_from(
     traffic: Traffic,
     output_len: int,
     notes: Sequence[str] = (),
+    include_stale: bool = False,
 ) -> ServingPlan:
-    """The pure core: price ranked options for the traffic and find the break-even."""
+    """The pure core: price ranked options for the traffic and find the break-even against the cheapest
+    comparable serverless price (never an unverified, deprecated or, unless included, stale one)."""
     priced = price_options(options, traffic, output_len)
     chosen = dependable(options, traffic)
     replicas = [
         Replica(option_label(o), o.rented_gpus, o.usd_per_gpu_hour, o.rented_tokens_per_s, committed(o)) for o in chosen
     ]
-    best = quotes[0] if quotes else None
-    label = f"{best.provider_name} serverless ({best.model_name})" if best else None
+    best = cheapest_comparable(quotes)
+    label = f"{best.provider_name} serverless ({best.model_name}{stale_tag(best)})" if best else None
     even = break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len)
+    if best is None and quotes and replicas:
+        even = replace(even, reason="no current, verified serverless price to compare with (see the listed prices)")
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
     notes = list(notes)
+    if (left_out := left_out_note(quotes, include_stale)) is not None:
+        notes.append(left_out)
+    if best is not None and best.stale:
+        notes.append(
+            f"The cheapest serverless price compared with, {best.provider_name}'s, is stale "
+            f"({'undated' if best.as_of is None else 'as of ' + best.as_of_label}): stale prices are included on "
+            "request; check it before you rely on it."
+        )
     if any(not may_stand_alone(s.option, traffic) for s in priced):
         notes.append(SPOT_NOT_ALONE_NOTE)
     if any(o.over_limits for o in chosen):
@@ -154,8 +175,13 @@ def serving_plan_from(
             "the listed model closest in parameter count."
         )
     return ServingPlan(
-        model_id, traffic.daily_requests(), traffic.peak_rate_per_s(), priced, quotes, even, substitute, notes
+        model_id, traffic.daily_requests(), traffic.peak_rate_per_s(), priced, quotes, even, substitute, notes, best
     )
+
+
+def stale_tag(quote: ServerlessQuote) -> str:
+    """`, stale` where a compared serverless price is stale (included on request), so its label says so."""
+    return ", stale" if quote.stale else ""
 
 
 DEDICATED_ONLY_NOTE = (
@@ -203,11 +229,14 @@ def plan_serving(
         workload.input_len,
         workload.output_len,
         workload.prefix_cache_hit or 0.0,
+        include_stale=workload.include_stale,
     )
     notes: list[str] = []
     if trained_with is not None:
         quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
-    return serving_plan_from(model.id, ranking.options, quotes, traffic, workload.output_len, notes)
+    return serving_plan_from(
+        model.id, ranking.options, quotes, traffic, workload.output_len, notes, include_stale=workload.include_stale
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,9 +268,8 @@ def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tup
     picked = [s for s in plan.options if id(s.option) in chosen][:k]
     labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
     found = [(label, "dedicated", s.cost.monthly_usd_autoscaled) for label, s in zip(labels, picked, strict=True)]
-    if plan.serverless:
-        q = plan.serverless[0]
-        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''})"
+    if (q := plan.cheapest_serverless) is not None:
+        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{stale_tag(q)})"
         found.append((tag, "serverless", q.monthly_usd))
     return found
 

@@ -1,10 +1,11 @@
-"""Rank GPU offers for a training workload by cost per optimizer step.
+"""Rank GPU offers for a training workload by what the run bills (total $ under each offer's terms).
 
 Per GPU type: GPU counts from the fewest that fit up through powers of two and multiples of the
 scale-up domain on a geometric grid (≤ max_gpus, a few dozen counts even at 65,536), each timed at
 most once and only if its compute time alone could still beat the best cost so far; the cheapest
 count per step wins and only its estimate is explained (terms, strings). Every matching offer of
-that GPU is then priced with a dict lookup and a multiplication. Pure: the catalog snapshot is passed in.
+that GPU is then priced with a dict lookup and a multiplication; runs that finish in time and within budget rank
+by their billed total (minimum terms, spot interruptions), the rest after them. Pure: the catalog snapshot is passed in.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class TrainingOption:
     nodes: int = 1
     machine: str = ""
     price_note: str = ""
+    price_caveats: tuple[str, ...] = ()  # price_terms.price_caveats of the note: labels a row shows
+    price_source_url: str = ""  # where the price was read (the offer's source_url)
     stale: bool = False
     interruptible: bool = False
     offer_id: int | None = None

@@ -211,7 +211,7 @@ class GpuTimer:
             self.peak,
             self.mfu(gpu_count),
             attention_slowdown=low_precision_speedup(s.e, w.framework, self.precision_class, self.gpu),
-            attention_eff=attention_efficiency(s.e, self.gpu),
+            attention_eff=attention_efficiency(s.e, self.gpu, w.framework),
             framework=w.framework,
         )
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
-from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 from app.scoring.training.memory import Layout
 from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 
@@ -105,13 +105,20 @@ def model_flops_per_token(model: ModelSpec, method: str, seq_len: int) -> float:
     return dense_flops_per_token(model, method) + attention_flops_per_token(model, seq_len)
 
 
+# Architectures whose NVIDIA GDDR cards (GA102/AD102/GB202 class: RTX 3090/4090/5090, A10, A40, RTX A6000, L4, L40S,
+# RTX PRO 6000) form the "gddr" regime: PCIe cards with a fraction of the HBM parts' bandwidth and clocks held by power,
+# whatever the generation; the fitted Ampere base belongs to the A100 (GA100), not to them.
+GDDR_FAMILY_ARCHITECTURES = ("ampere", "ada", "blackwell")
+
+
 def gpu_family(gpu: GpuSpec) -> str:
     arch = gpu.architecture.lower()
+    if gpu.vendor.upper() == "NVIDIA" and is_gddr(gpu) and any(key in arch for key in GDDR_FAMILY_ARCHITECTURES):
+        return "gddr"
     for key, family in (
         ("ampere", "ampere"),
         ("hopper", "hopper"),
         ("blackwell", "blackwell"),
-        ("ada", "ada"),
         ("cdna 4", "cdna4"),
         ("cdna", "cdna"),
     ):
@@ -196,12 +203,31 @@ def framework_factor(e: TrainingEfficiency, framework: str, precision_class: str
     return getattr(e, f"fw_{cls}")
 
 
-def attention_efficiency(e: TrainingEfficiency, gpu: GpuSpec | None) -> float:
-    """Attention kernels' efficiency relative to the dense GEMMs: Hopper/Blackwell GEMMs use WGMMA/TMA that
-    FlashAttention-2-era kernels do not (FA2 reaches ~35 % of H100 peak vs ~70 % on A100: FlashAttention-3 paper)."""
-    if gpu is not None and gpu_family(gpu) in ("hopper", "blackwell"):
+# Stacks whose default attention on Hopper/Blackwell is FlashAttention-2, not a Hopper-native kernel. LLM Foundry's
+# `attn_impl: flash` calls the flash-attn 2 package (FlashAttention-3 is a separate Hopper build it does not call).
+# The others run Hopper-native kernels by default: Megatron-LM and NeMo through TransformerEngine's fused attention
+# (cuDNN's backend on sm90+); HF Trainer (attn_implementation "sdpa"), torchtune ("pytorch") and torchtitan through
+# PyTorch SDPA, which in today's PyTorch puts cuDNN first on Hopper/Blackwell (the torch 2.14.1 wheel's
+# check_prefer_cudnn_attention with its TORCH_CUDNN_SDPA_DEPRIORITIZED opt-out, where 2.5.1 had made cuDNN opt-in).
+FLASH_ATTENTION_2_STACKS = frozenset({"foundry"})
+
+
+def hopper_native_attention(framework: str) -> bool:
+    """True where the stack's default attention on Hopper/Blackwell is a Hopper-native kernel (cuDNN, TE)."""
+    return FRAMEWORK_CLASS.get(framework, "auto") not in FLASH_ATTENTION_2_STACKS
+
+
+def attention_efficiency(e: TrainingEfficiency, gpu: GpuSpec | None, framework: str = "auto") -> float:
+    """Attention kernels' efficiency relative to the dense GEMMs. Hopper/Blackwell GEMMs use WGMMA/TMA, which
+    FlashAttention-2 does not: it reaches ~35 % of the H100 peak against ~72 % of the A100's (FlashAttention-3 paper
+    §4), so a stack on FA2 runs attn_fa2_hopper_ratio of its Ampere efficiency there; a stack on a Hopper-native
+    kernel runs attn_efficiency_hopper."""
+    family = gpu_family(gpu) if gpu is not None else "other"
+    if family not in ("hopper", "blackwell"):
+        return e.attn_efficiency
+    if hopper_native_attention(framework):
         return e.attn_efficiency_hopper
-    return e.attn_efficiency
+    return e.attn_efficiency * e.attn_fa2_hopper_ratio
 
 
 def fp8_speedup(e: TrainingEfficiency, framework: str) -> float:
@@ -342,7 +368,7 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
     if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
         if group_gpus <= gpu.scaleup_domain_gpus:
             return gpu.interconnect_gbs / 2 * e.nvlink_efficiency
-        return e.scaleout_gbs_per_gpu_ampere if gpu_family(gpu) == "ampere" else e.scaleout_gbs_per_gpu
+        return e.scaleout_gbs_per_gpu_ampere if "ampere" in gpu.architecture.lower() else e.scaleout_gbs_per_gpu
     return e.pcie_gbs_per_gpu
 
 
@@ -526,7 +552,7 @@ def step_parts(
             attention_span,
             capacity_factor,
             low_precision_speedup(e, framework, precision_class, gpu),
-            attention_efficiency(e, gpu),
+            attention_efficiency(e, gpu, framework),
             framework,
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)

@@ -93,7 +93,7 @@ def _compute_term(
 ) -> Term:
     tokens_per_gpu = w.global_batch_seqs * w.seq_len / gpu_count
     matmul, attention = executed
-    slowdown, attn_eff = low_precision_speedup(e, w.framework, pclass, gpu), attention_efficiency(e, gpu)
+    slowdown, attn_eff = low_precision_speedup(e, w.framework, pclass, gpu), attention_efficiency(e, gpu, w.framework)
     speed = f" × {f(slowdown)} low-precision speedup" if slowdown != 1 else ""
     detail = (
         f"{f(tokens_per_gpu)} tokens per GPU × ({f(matmul / 1e9)} GFLOP matmuls + {f(attention / 1e9)} GFLOP "

@@ -80,8 +80,7 @@ def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> M
 
 @router.get("/token-prices", response_model=list[TokenPricePublic])
 def list_token_prices(session: SessionDep, settings: SettingsDep, model: IdQuery = None) -> list[TokenPricePublic]:
-    rows = queries.list_token_prices(session, model)
-    return [views.token_price_public(t, p, settings.stale_after_days) for t, p in rows]
+    return views.token_price_list(session, model, settings.stale_after_days)
 
 
 @router.get("/offers/{offer_id}/history", response_model=list[PriceHistoryPublic])

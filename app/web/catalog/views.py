@@ -9,6 +9,7 @@ from sqlmodel import Session
 from app.catalog import queries
 from app.catalog.price_floors import PriceFloors
 from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
+from app.scoring import token_prices
 from app.web.schemas import (
     GpuDetail,
     GpuPublic,
@@ -40,7 +41,21 @@ def offer_public(offer: Offer, provider: Provider, stale_after_days: int) -> Off
 
 def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: int) -> TokenPricePublic:
     stale = queries.is_stale(price.as_of, stale_after_days)
-    return TokenPricePublic.model_validate(price, update={"provider_name": provider.name, "stale": stale})
+    update = {
+        "provider_name": provider.name,
+        "stale": stale,
+        "as_of_label": token_prices.as_of_label(price.as_of, price.as_of_basis),
+        "flags": list(token_prices.flags(price.unverified, price.deprecated, stale)),
+    }
+    return TokenPricePublic.model_validate(price, update=update)
+
+
+def token_price_list(session: Session, model: str | None, stale_after_days: int) -> list[TokenPricePublic]:
+    """The listed per-token prices (one entry per provider and model unless their terms differ), cheapest output
+    first, each with its date as the reference gives it and its labels."""
+    rows = queries.list_token_prices(session, model)
+    kept = {id(t) for t in token_prices.one_per_provider_model(t for t, _ in rows)}
+    return [token_price_public(t, p, stale_after_days) for t, p in rows if id(t) in kept]
 
 
 def gpu_list(
@@ -65,5 +80,5 @@ def model_list(session: Session) -> list[ModelPublic]:
 
 
 def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
-    prices = [token_price_public(t, p, stale_after_days) for t, p in queries.list_token_prices(session, model.id)]
+    prices = token_price_list(session, model.id, stale_after_days)
     return ModelDetail.model_validate(model, update={"token_prices": prices})

@@ -50,7 +50,10 @@ def plan_serving(
     request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
 ) -> dict[str, Any]:
     """Every feasible offer priced for the traffic: replicas at peak and monthly $ always-on, autoscaled and
-    scale-to-zero; serverless prices for the model (or the nearest listed one); the break-even traffic."""
+    scale-to-zero; serverless prices for the model (or the nearest listed one), one entry per provider and model
+    unless their terms differ, each with its `flags` (unverified, deprecated, stale) and its date as the reference
+    gives it (`as_of_label`: ≤ marks an on-or-before date); `cheapest_serverless`, the current, verified price the
+    break-even traffic is found against (stale ones too with `include_stale`; never an unverified or deprecated one)."""
     try:
         return plan.serving_payload(
             request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms

@@ -45,8 +45,9 @@ def _distinct(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]
 
 
 def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) -> Figure:
-    """Log-log: autoscaled dedicated cost as step lines, serverless as straight lines, the user's traffic
-    as a dashed vertical line and the break-even as a marker."""
+    """Log-log: autoscaled dedicated cost as step lines, the compared serverless prices as straight lines (not the
+    unverified, deprecated or excluded stale ones), the user's traffic as a dashed vertical line and the break-even
+    as a marker."""
     user_rpd = payload["traffic"]["requests_per_day"]
     even = payload["break_even"]
     grid = _grid(user_rpd, even["requests_per_day"])
@@ -66,8 +67,10 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
                 "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
             }
         )
-    for j, q in enumerate(payload["serverless"][:SERVERLESS_LINES]):
+    compared = [q for q in payload["serverless"] if q["comparable"]]  # never an unverified or deprecated price
+    for j, q in enumerate(compared[:SERVERLESS_LINES]):
         label = f"{q['provider_name']} serverless{' (substitute: ' + q['model_name'] + ')' if q['substitute'] else ''}"
+        label += " (stale)" if q["stale"] else ""
         traces.append(
             {
                 "type": "scatter",
@@ -79,9 +82,9 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
                 "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
             }
         )
-    if even["requests_per_day"]:
+    if even["requests_per_day"] and payload["cheapest_serverless"]:
         rpd = even["requests_per_day"]
-        best = payload["serverless"][0]["usd_per_request"]
+        best = payload["cheapest_serverless"]["usd_per_request"]
         traces.append(
             {
                 "type": "scatter",

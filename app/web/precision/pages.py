@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
-from app.service.workload_query import ParsedQuery, canonical_query
+from app.service.workload_query import ParsedQuery
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.precision.charts import cost_by_precision
@@ -40,7 +40,6 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
             context.update(
                 payload=payload,
                 share_query=query.canonical,
-                rank_query=canonical_query("inference", query.workload),
                 json_url=f"/precision.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_precision(payload)),
             )

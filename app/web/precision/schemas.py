@@ -35,6 +35,11 @@ class BestOption(BaseModel):
     provider: str
     provider_name: str
     price_type: str
+    price_note: str = Field("", description="the nuance the price type drops, as the catalog words it")
+    price_caveats: list[str] = Field(
+        default_factory=list, description="what a buyer must see before trusting the price: capacity not guaranteed, …"
+    )
+    price_source_url: str = Field("", description="where the price was read")
     usd_per_gpu_hour: float
     as_of: date | None
     ttft_ms: float
@@ -69,6 +74,9 @@ class PrecisionRowOut(BaseModel):
     reason: str = Field(description="why no option is shown (empty when one is)")
     quality: list[QualityRow] = Field(description="published quality rows for this model and precision")
     quality_note: str
+    rank_url: str | None = Field(
+        None, description="the results page ranking exactly this row's question (its dtypes; FP4: FP4 GPUs only)"
+    )
 
 
 class PrecisionResponse(BaseModel):

@@ -35,9 +35,10 @@ class RankResponse(BaseModel):
     workload: dict[str, Any]
     model: dict[str, Any]
     options: list[dict[str, Any]] = Field(
-        description="best first; at a fixed client count, request rate or single stream the options over a latency "
-        "limit (over_limits says which) after every one that meets them; infeasible options last, with a reason; each "
-        "with its terms and its assumptions (the band's evidence last), which ?terms=false leaves out"
+        description="best first, each with its `rank` (1 = best; a sorted answer keeps each option's rank); at a fixed "
+        "client count, request rate or single stream the options over a latency limit (over_limits says which) after "
+        "every one that meets them; infeasible options last, with a reason; each with its terms and its assumptions "
+        "(the band's evidence last), which ?terms=false leaves out"
     )
     total_options: int
     feasible_options: int
@@ -135,7 +136,8 @@ def rank_training(
     terms: TermsQuery = True,
     sort: SortQuery = None,
 ) -> OrjsonResponse:
-    """Every matching offer ranked by $ per optimizer step, with total run time and cost."""
+    """Every matching offer ranked by what the run bills (`total_usd`: minimum terms and spot's lost work included),
+    cheapest first among runs within the deadline and budget, with $ per optimizer step and the run time."""
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
 
 

@@ -334,7 +334,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "name": name,
                 "x": [p["days"] for p in rows],
                 "y": [p["total_usd"] for p in rows],
-                "text": [f"{p['gpu_count']} GPUs" for p in rows],
+                "text": [f"{p['gpu_count']} GPU" + ("s" if p["gpu_count"] != 1 else "") for p in rows],
                 "marker": {"color": colour, "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
                 "line": {"color": colour, "dash": DASHES[nth % len(DASHES)]},
                 "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:,.0f}<extra>" + name + "</extra>",

@@ -14,7 +14,10 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell that a spreadsheet would evaluate gets a leading apostrophe; numbers stay numbers."""
+    """A text cell that a spreadsheet would evaluate gets a leading apostrophe; numbers stay numbers; a list of
+    words (a row's price_caveats) is one cell, joined by '; '."""
+    if isinstance(value, list | tuple):
+        value = "; ".join(str(v) for v in value)
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value

@@ -60,6 +60,7 @@ def results_context(
         "over_limits_total": payload.get("over_limits_options", 0),
         "replicas_url": results_view.replicas_url(parsed.workload, path),
         "replicas_load": results_view.replicas_load(parsed.workload),
+        "overloaded": results_view.overloaded(ranked.infeasible),
         "ranks": ranked.ranks,
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),

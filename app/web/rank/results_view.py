@@ -23,11 +23,12 @@ CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
 
 
-def ranked_metric(rank_by: str | None) -> tuple[str, str, str]:
-    """What an inference ranking is ranked by: the option's field, its column header and its words
-    ("per million output tokens")."""
+def ranked_metric(rank_by: str | None) -> tuple[str, str, str, int]:
+    """What an inference ranking is ranked by: the option's field, its column header, its words ("per million
+    output tokens") and the decimals its dollars show (a month's fleet in whole dollars, a token's in tenths of
+    cents)."""
     key = rank_by if rank_by in RANK_METRIC_FIELDS else "output_tokens"
-    return RANK_METRIC_FIELDS[key], RANK_HEADERS[key], RANK_UNITS[key].removeprefix("$ ")
+    return RANK_METRIC_FIELDS[key], RANK_HEADERS[key], RANK_UNITS[key].removeprefix("$ "), 0 if key == "fleet" else 3
 
 
 def view_url(base: str, view: ResultsView) -> str:
@@ -100,6 +101,12 @@ def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> s
     return f"{path}?{canonical_query('inference', sized)}"
 
 
+def overloaded(infeasible: Sequence[dict[str, Any]]) -> bool:
+    """Some configuration holds the model but falls behind the load one replica takes (estimate.overload_reason):
+    replicas, which replicas_url sizes, would carry it."""
+    return any(str(group["reason"]).startswith("overloaded") for group in infeasible)
+
+
 def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
     """The load replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
     if not isinstance(workload, InferenceWorkload):
@@ -154,7 +161,7 @@ def inference_charts(
                         "job_usd",
                         "job time (h)",
                         "job $",
-                        band_of=RANK_METRIC_FIELDS[workload.rank_by],
+                        band_of=RANK_METRIC_FIELDS[workload.ranked_by],
                         x_from_zero=False,  # a deadline packs the times together
                     )
                 ),

@@ -59,11 +59,23 @@ class Pairing:
         assert isinstance(self.decode.instance, DecodeInstance)
         return self.decode.instance
 
+    @property
+    def node_gpus_used(self) -> int:
+        """Node path: the GPUs one node's instances use."""
+        p, d = self.prefill.instance, self.decode.instance
+        return self.prefill_per_unit * p.gpu_count + self.decode_per_unit * d.gpu_count
+
+    @property
+    def node_gpus_billed(self) -> int:
+        """Node path: the GPUs one node bills: the whole instance where the offer rents it so (an 8-GPU VM running
+        4 + 1 GPUs of instances bills 8), else the GPUs used."""
+        return max(self.node_gpus_used, self.prefill.machine.instance_gpus)
+
     def mean_usd_per_s(self, rate_per_s: float) -> float:
         """Cost of serving `rate_per_s` with fractional instances: the order in which pairings are priced."""
         p, d = self.prefill, self.decode
         if self.path == "node":
-            gpus = self.prefill_per_unit * p.instance.gpu_count + self.decode_per_unit * d.instance.gpu_count
+            gpus = self.node_gpus_billed
             capacity = min(
                 self.prefill_per_unit * self.load.capacity_rps, self.decode_per_unit * self.decode_instance.capacity_rps
             )

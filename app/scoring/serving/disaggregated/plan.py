@@ -59,6 +59,7 @@ class DisaggregatedPlan:
     usd_per_million_output_tokens: float
     usd_per_million_tokens: float  # prompt and output tokens together
     units_at_peak: int = 0  # node path: nodes at the peak hour
+    idle_gpus_at_peak: int = 0  # node path: GPUs of the rented whole instances that no instance uses
 
     @property
     def ratio(self) -> str:
@@ -160,13 +161,14 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         return cost.monthly_usd_autoscaled
 
     prompt_tokens, output_tokens = requests * workload.input_len, requests * workload.output_len
-    units = 0
+    units = idle = 0
     if pairing.path == "node":  # the node scales: its cost splits between the roles by GPUs
         gpus_p = pairing.prefill_per_unit * p.instance.gpu_count
         gpus_d = pairing.decode_per_unit * d.instance.gpu_count
         unit_rps = min(pairing.prefill_per_unit * load.capacity_rps, pairing.decode_per_unit * decoder.capacity_rps)
-        both = monthly(unit_rps, gpus_p + gpus_d, p)
+        both = monthly(unit_rps, pairing.node_gpus_billed, p)  # a whole instance's idle GPUs split like the used
         units = replicas_needed(peak, 1, unit_rps)
+        idle = units * (pairing.node_gpus_billed - pairing.node_gpus_used)
         share = gpus_p / (gpus_p + gpus_d)
         n_p, n_d = units * pairing.prefill_per_unit, units * pairing.decode_per_unit
         prefill = _pool("prefill", p, both * share, n_p, load.capacity_rps, peak, prompt_tokens)
@@ -192,6 +194,7 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         usd_per_million_output_tokens=total / output_tokens * 1e6 if output_tokens else 0.0,
         usd_per_million_tokens=total / (prompt_tokens + output_tokens) * 1e6 if requests else 0.0,
         units_at_peak=units,
+        idle_gpus_at_peak=idle,
     )
 
 
@@ -199,7 +202,8 @@ def aggregated_option(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> ServingOption | None:
     """The cheapest autoscaled aggregated option that may stand alone, as the /plan page prices it."""
-    ranking = rank_inference(workload, snapshot, model)
+    sized = workload.model_copy(update={"peak_requests_per_s": traffic.peak_rate_per_s()})  # whole fleets, as /plan
+    ranking = rank_inference(sized, snapshot, model)
     options = [ranking.options[i] for i in range(ranking.feasible_count)]
     priced = price_options(options, traffic, workload.output_len)
     return next((s for s in priced if may_stand_alone(s.option, traffic)), None)

@@ -1,0 +1,45 @@
+"""/compare's cards say what the ranking's rows say: whole instances' copies, one GPU as 'GPU'."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from fastapi.testclient import TestClient
+
+FP8_70B = "phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200"
+
+
+def _text(html: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def _cards(html: str) -> dict[str, str]:
+    block = html.split('<div class="cards">', 1)[1].split('<div class="share">', 1)[0]
+    return {
+        m.group(1): _text(m.group(2))
+        for m in re.finditer(r'<h3><a href="/gpus/([^"]+)">.*?</h3>(.*?)</article>', block, re.S)
+    }
+
+
+def test_a_card_names_the_copies_an_instance_runs_as_its_ranking_row_does(client: TestClient) -> None:
+    options = client.get(f"/compare.json?{FP8_70B}").json()["options"]
+    best = {}
+    for o in options:
+        best.setdefault(o["gpu_id"], o)
+    copied = [g for g, o in best.items() if o["feasible"] and o["copies_per_instance"] > 1]
+    assert copied  # the 70B FP8 H100 row: TP2, 4 copies per 8-GPU instance
+    cards = _cards(client.get(f"/compare?{FP8_70B}").text)
+    for gpu in copied:
+        o = best[gpu]
+        assert f"{o['copies_per_instance']} copies per {o['instance_gpus']}-GPU instance" in cards[gpu]
+    for gpu in set(best) - set(copied):
+        assert "copies per" not in cards[gpu]
+
+
+def test_one_gpu_is_one_gpu_in_the_summary(client: TestClient) -> None:
+    query = "phase=training&model=llama-3.1-8b&method=lora&gpus=H100-SXM,H200,B200"
+    best = client.get(f"/compare.json?{query}").json()["options"][0]
+    assert best["gpu_count"] == 1
+    summary = _text(client.get(f"/compare?{query}").text.split('<p class="summary">', 1)[1].split("</p>", 1)[0])
+    assert "(1 GPU)" in summary and "1 GPUs" not in summary

@@ -1,0 +1,86 @@
+"""A price's caveats and its source, visible wherever an offer is the answer: the ranked row, the #1 summary, the
+answer strip, /compare's cards, /plan's dedicated table, /precision's rows; the JSON and CSV name them too."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from html import unescape
+
+from app.scoring.price_terms import price_caveats
+
+# GMI Cloud's prices come from its own article, one of them "where available" (tests/test_seed_prices.py): a
+# ranking limited to it has a #1 whose price carries caveats.
+GMI = "/?phase=inference&model=llama-3.1-8b&providers=gmi-cloud"
+ARTICLE = "provider's article, not its price list"
+
+
+def _text(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def test_a_price_note_names_its_caveats_in_order() -> None:
+    note = "where available (capacity not guaranteed); price from the provider's own article, not its price list"
+    assert price_caveats(note) == ("capacity not guaranteed", ARTICLE)
+    assert price_caveats(
+        "serverless container billed per second, no commitment; price read from a third-party "
+        "write-up, not the provider's price list"
+    ) == ("third-party write-up, not a price list",)
+    assert price_caveats("'from'/'starting at' price; term length not stated by the source") == ("'from' price",)
+    assert price_caveats("instance price includes host CPU/RAM") == ()
+    assert price_caveats("") == ()
+
+
+def test_rank_json_and_csv_carry_each_rows_caveats_and_price_source(client) -> None:  # type: ignore[no-untyped-def]
+    offers = client.get("/api/v1/offers?provider=gmi-cloud").json()
+    sources = {(o["gpu_id"], o["price_type"]): o["source_url"] for o in offers}
+    body = client.get(GMI.replace("/?", "/rank.json?")).json()
+    options = body["options"]
+    assert options and all(o["provider"] == "gmi-cloud" for o in options)
+    for option in options:
+        assert option["price_source_url"] == sources[(option["gpu_id"], option["price_type"])] != ""
+        assert option["price_caveats"] == list(price_caveats(option["price_note"]))
+    assert ARTICLE in options[0]["price_caveats"]
+    rows = list(csv.DictReader(io.StringIO(client.get(GMI.replace("/?", "/rank.csv?")).text)))
+    assert [r["price_source_url"] for r in rows] == [o["price_source_url"] for o in options]
+    assert [r["price_caveats"] for r in rows] == ["; ".join(o["price_caveats"]) for o in options]
+
+
+def test_the_best_rows_caveats_show_in_the_strip_the_summary_and_the_row(client) -> None:  # type: ignore[no-untyped-def]
+    best = client.get(GMI.replace("/?", "/rank.json?")).json()["options"][0]
+    html = client.get(GMI).text
+    strip, results = html.split('<form class="workload"', 1)
+    summary = results.split('<p class="summary">', 1)[1].split("</p>", 1)[0]
+    first_row = results.split('<tr class="row best"', 1)[1].split("</tr>", 1)[0]
+    for label in best["price_caveats"]:
+        for part in (strip, summary, first_row):
+            assert label in _text(part)  # visible text, not only a hover title
+    # the row's price date is a link to where the price was read; the answer strip, itself a link, holds none
+    link = f'<a class="muted price-source" href="{best["price_source_url"]}"'
+    assert link in first_row and link in summary and "price-source" not in strip
+    assert f">{best['as_of']}</a>" in first_row
+
+
+def test_compare_cards_plan_and_precision_show_the_caveats(client) -> None:  # type: ignore[no-untyped-def]
+    compare = client.get("/compare?phase=inference&model=llama-3.1-8b&providers=gmi-cloud&gpus=B200,H200").text
+    cards = compare.split('<div class="cards">', 1)[1].split("</div>", 1)[0]
+    assert _text(cards).count(ARTICLE) == 2 and "capacity not guaranteed" in _text(cards)
+    plan = client.get("/plan?model=llama-3.1-8b&providers=gmi-cloud&requests_per_day=100000")
+    top = client.get("/plan.json?model=llama-3.1-8b&providers=gmi-cloud&requests_per_day=100000").json()["options"][0]
+    table = plan.text.split('<tbody role="rowgroup">', 1)[1].split("</tr>", 1)[0]
+    assert top["price_caveats"] and all(label in _text(table) for label in top["price_caveats"])
+    assert f'href="{top["price_source_url"]}"' in table
+    strip = plan.text.split('<form class="workload"', 1)[0]
+    assert all(label in _text(strip) for label in top["price_caveats"])
+    precision = client.get("/precision?model=llama-3.1-8b&providers=gmi-cloud").text
+    rows = precision.split('<tbody role="rowgroup">', 1)[1]
+    assert ARTICLE in _text(rows)
+
+
+def test_a_batch_jobs_per_token_price_links_its_source(client) -> None:  # type: ignore[no-untyped-def]
+    url = "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=100000"
+    api = client.get(url.replace("/?", "/rank.json?")).json()["serverless_job"][0]
+    html = client.get(url).text
+    line = html.split("The same job through a per-token API", 1)[1].split("</p>", 1)[0]
+    assert api["source_url"] and f'<a href="{api["source_url"]}"' in line

@@ -1,0 +1,216 @@
+"""Per-token (serverless API) prices a buyer can act on today: the cheapest serverless price, the break-even and a
+batch job's API price never stand on an unverified (placeholder-looking) or deprecated price, nor on a stale one
+unless stale prices are included; those are listed, labelled. Dates read as the reference gives them, and each
+provider lists a model once unless its entries differ in terms.
+
+The first tests are the reviewer's reproductions (they failed on the code before this change)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.catalog import snapshot
+from app.cli.main import main
+from app.main import create_app
+from tests.conftest import settings_for
+
+# Staleness depends on the day the snapshot loads: these answers are pinned on the day they were written.
+DAY = date(2026, 12, 5)
+
+PLACEHOLDER_CASES = {
+    "70b-fp8-500k": "model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
+    "405b-100k": "model=llama-3.1-405b&requests_per_day=100000",
+    "deepseek-r1-sglang-100k": "model=deepseek-r1&engine=sglang&requests_per_day=100000",
+}
+BATCH_JOB = "/?phase=inference&model=llama-3.1-70b&scenario=max_throughput&job_requests=200000&job_deadline_hours=4"
+
+
+@pytest.fixture(scope="module")
+def pinned(seeded_url: str):  # type: ignore[no-untyped-def]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snapshot, "today_utc", lambda: DAY)
+        with TestClient(create_app(settings_for(seeded_url))) as client:
+            yield client
+
+
+def _plan(client: TestClient, query: str) -> dict:
+    response = client.get(f"/plan.json?{query}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _by_provider(body: dict, provider: str) -> list[dict]:
+    return [q for q in body["serverless"] if q["provider"] == provider]
+
+
+# --- 1. A placeholder-looking price never wins ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", PLACEHOLDER_CASES.values(), ids=PLACEHOLDER_CASES.keys())
+def test_an_unverified_placeholder_price_is_listed_labelled_and_never_the_cheapest(pinned, query):
+    body = _plan(pinned, query)
+    assert not body["break_even"]["serverless"].startswith("Hyperbolic")  # what the break-even stands on
+    page = pinned.get(f"/plan?{query}").text
+    assert "Cheapest serverless: <strong>Hyperbolic" not in page and "Cheapest serverless: <strong>" in page
+    cheapest = body["cheapest_serverless"]
+    assert cheapest is not None and cheapest["provider"] != "hyperbolic" and cheapest["comparable"]
+    (hyperbolic,) = _by_provider(body, "hyperbolic")
+    assert hyperbolic["flags"] == ["unverified"] and hyperbolic["unverified"] and not hyperbolic["comparable"]
+    assert "placeholder" in hyperbolic["status_note"]
+    assert hyperbolic["usd_per_request"] < cheapest["usd_per_request"]  # cheaper, and still not chosen
+    assert any("Hyperbolic" in note and "unverified" in note for note in body["notes"])
+    compared = [q for q in body["serverless"] if q["comparable"]]
+    assert body["serverless"][: len(compared)] == compared and compared[0] == cheapest  # compared first
+
+
+def test_the_70b_verdict_flips_to_dedicated_against_the_next_verified_price(pinned):
+    html = pinned.get(f"/plan?{PLACEHOLDER_CASES['70b-fp8-500k']}").text
+    assert "Dedicated is cheaper at this traffic" in html
+    assert re.search(r"Cheapest serverless: <strong>Nebius AI Studio</strong>", html)
+    row = re.search(r'<tr class="[^"]*stale[^"]*" role="row"><th[^>]*>Hyperbolic.*?</tr>', html, re.S)
+    assert row and '<span class="badge bad"' in row.group(0) and ">unverified</span>" in row.group(0)
+
+    body = _plan(pinned, PLACEHOLDER_CASES["70b-fp8-500k"])
+    cheapest, dedicated = body["cheapest_serverless"], body["options"][0]
+    assert cheapest["provider"] == "nebius-ai-studio"
+    assert (cheapest["input_usd_per_mtok"], cheapest["output_usd_per_mtok"]) == (0.13, 0.4)
+    assert round(cheapest["monthly_usd"]) == 6388 > dedicated["monthly_usd_autoscaled"]
+    assert body["break_even"]["serverless"].startswith("Nebius AI Studio")
+    assert body["break_even"]["requests_per_day"] < 500_000  # dedicated is cheaper at this traffic
+
+
+def test_an_on_or_before_date_never_reads_as_an_exact_one(pinned):
+    body = _plan(pinned, PLACEHOLDER_CASES["70b-fp8-500k"])
+    (hyperbolic,) = _by_provider(body, "hyperbolic")
+    assert hyperbolic["as_of_basis"] == "on_or_before" and hyperbolic["as_of_label"] == "≤2026-12-01"
+    html = pinned.get(f"/plan?{PLACEHOLDER_CASES['70b-fp8-500k']}").text
+    table = html.split("Serverless per-token prices", 1)[1]
+    assert ">≤2026-12-01</span>" in table and 'title="on or before 2026-12-01' in table
+    assert not re.search(r">\s*2026-12-01\s*<", table)  # never the bare date
+    exact = _plan(pinned, PLACEHOLDER_CASES["405b-100k"])["cheapest_serverless"]  # DeepInfra, read on its day
+    assert (exact["provider"], exact["as_of_basis"], exact["as_of_label"]) == ("deepinfra", "exact", "2026-11-05")
+
+
+def test_the_batch_job_goes_through_a_verified_api_and_names_the_cheaper_one_it_left_out(pinned):
+    twin = pinned.get(BATCH_JOB.replace("/?", "/rank.json?"))
+    assert twin.status_code == 200, twin.text
+    body = twin.json()
+    used, left_out = body["serverless_job"], body["serverless_job_left_out"]
+    assert used and used[0]["provider"] == "nebius-ai-studio" and all(q["comparable"] for q in used)
+    assert [(q["provider"], q["flags"]) for q in left_out] == [("hyperbolic", ["unverified"])]
+    assert left_out[0]["job_usd"] < used[0]["job_usd"]
+    html = pinned.get(BATCH_JOB).text
+    line = re.search(r'<p class="plan-link serverless-job">(.*?)</p>', html, re.S).group(1)
+    assert re.search(r"<strong>\$[\d,.]+</strong> at Nebius AI Studio", line)
+    before, after = line.split("Left out, though cheaper:")
+    assert "Hyperbolic" not in before and "Hyperbolic" in after and ">unverified</span>" in after
+
+
+# --- 2. A deprecated, stale price never wins -----------------------------------------------------------------------
+
+
+def test_a_deprecated_stale_price_is_labelled_and_bedrock_is_the_cheapest_for_mixtral(pinned):
+    body = _plan(pinned, "model=mixtral-8x7b&requests_per_day=200000")
+    assert body["break_even"]["serverless"].startswith("Amazon Bedrock")  # not the retired Groq price
+    assert (
+        "Cheapest serverless: <strong>Amazon Bedrock</strong>"
+        in pinned.get("/plan?model=mixtral-8x7b&requests_per_day=200000").text
+    )
+    assert body["cheapest_serverless"]["provider"] == "amazon-bedrock"
+    (groq,) = _by_provider(body, "groq")
+    assert groq["flags"] == ["deprecated", "stale"] and not groq["comparable"]
+    assert "deprecated on Groq" in groq["status_note"] and groq["as_of_label"] == "~2025"
+    html = pinned.get("/plan?model=mixtral-8x7b&requests_per_day=200000").text
+    row = re.search(r"<tr[^>]*><th[^>]*>Groq.*?</tr>", html, re.S).group(0)
+    assert ">deprecated</span>" in row and ">stale</span>" in row
+    # Opting in to stale prices never brings back a model the provider retired.
+    opted = _plan(pinned, "model=mixtral-8x7b&requests_per_day=200000&include_stale=true")
+    assert opted["cheapest_serverless"]["provider"] == "amazon-bedrock"
+    assert not _by_provider(opted, "groq")[0]["comparable"]
+
+
+def test_stale_prices_are_compared_only_when_asked_and_then_labelled(pinned):
+    query = "model=llama-4-maverick&weight_dtype=fp8&requests_per_day=100000"
+    plain = _plan(pinned, query)
+    (gmi,) = plain["serverless"]
+    assert gmi["as_of_label"] == "undated" and gmi["flags"] == ["stale"] and not gmi["comparable"]
+    assert plain["cheapest_serverless"] is None and plain["break_even"]["requests_per_day"] is None
+    assert "no current, verified serverless price" in plain["break_even"]["reason"]
+    assert any("No current, verified per-token price" in note for note in plain["notes"])
+
+    opted = _plan(pinned, query + "&include_stale=true")
+    assert opted["cheapest_serverless"]["provider"] == "gmi-cloud" and opted["cheapest_serverless"]["stale"]
+    assert "stale" in opted["break_even"]["serverless"]
+    assert any("is stale" in note for note in opted["notes"])
+    html = pinned.get(f"/plan?{query}&include_stale=true").text
+    assert 'name="include_stale"' in html and ">stale</span>" in html.split("Cheapest serverless:", 1)[1][:400]
+
+
+# --- 3. One entry per provider and model ---------------------------------------------------------------------------
+
+
+def test_a_provider_lists_a_model_once_when_its_entries_share_their_terms(pinned):
+    body = _plan(pinned, "model=qwen3-235b-a22b")
+    assert len(_by_provider(body, "nebius-ai-studio")) == 1
+    (nebius,) = _by_provider(body, "nebius-ai-studio")
+    assert nebius["provider_model_id"] == "Qwen/Qwen3-235B-A22B-Instruct-2507"  # the later entry
+    assert nebius["as_of_label"] == "≤2026-12-01" and nebius["cached_input_usd_per_mtok"] == 0.05
+    catalog = pinned.get("/api/v1/token-prices?model=qwen3-235b-a22b").json()
+    assert [t["provider_model_id"] for t in catalog if t["provider_id"] == "nebius-ai-studio"] == [
+        "Qwen/Qwen3-235B-A22B-Instruct-2507"
+    ]
+    page = pinned.get("/models/qwen3-235b-a22b").text
+    nebius_rows = re.findall(r"<tr[^>]*><td>Nebius AI Studio.*?</tr>", page, re.S)
+    assert len(nebius_rows) == 1 and "Qwen/Qwen3-235B-A22B-Instruct-2507" in nebius_rows[0]
+
+
+def test_entries_that_differ_in_terms_are_all_listed(pinned):
+    body = _plan(pinned, PLACEHOLDER_CASES["deepseek-r1-sglang-100k"])
+    fireworks = {q["provider_model_id"] for q in _by_provider(body, "fireworks-ai")}
+    assert fireworks == {"accounts/fireworks/models/deepseek-r1-0528", "accounts/fireworks/models/deepseek-r1-basic"}
+    assert len(_by_provider(body, "gmi-cloud")) == 2  # two checkpoints at two prices
+    assert len(_by_provider(body, "nebius-ai-studio")) == 1  # R1 and R1-0528 at one price
+
+
+def test_the_catalog_api_and_model_page_carry_the_labels(pinned):
+    prices = {t["provider_id"]: t for t in pinned.get("/api/v1/token-prices?model=llama-3.1-70b").json()}
+    assert prices["hyperbolic"]["unverified"] and "unverified" in prices["hyperbolic"]["flags"]
+    assert prices["hyperbolic"]["as_of_label"] == "≤2026-12-01"
+    groq = [t for t in pinned.get("/api/v1/token-prices?model=mixtral-8x7b").json() if t["provider_id"] == "groq"]
+    assert groq[0]["deprecated"] and {"deprecated", "stale"} <= set(groq[0]["flags"])
+    page = pinned.get("/models/llama-3.1-70b").text
+    assert ">unverified</span>" in page and ">≤2026-12-01</span>" in page
+
+
+# --- The CLI says the same ------------------------------------------------------------------------------------------
+
+
+def test_the_plan_command_compares_verified_prices_and_labels_the_rest(database, capsys, monkeypatch):
+    monkeypatch.setattr(snapshot, "today_utc", lambda: DAY)
+    argv = ["plan", "serving", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--requests-per-day", "500000"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "cheapest serverless compared with: Nebius AI Studio $6,388/month" in out
+    hyperbolic = next(line for line in out.splitlines() if line.startswith("Hyperbolic"))
+    assert "UNVERIFIED (not compared)" in hyperbolic and "≤2026-12-01" in hyperbolic
+    even = next(line for line in out.splitlines() if line.startswith("break-even:"))
+    assert "Nebius AI Studio serverless" in even and "Hyperbolic" not in even
+    assert any(line.startswith("note: Cheaper listed per-token prices") for line in out.splitlines())
+
+    assert main(["plan", "serving", "--model", "llama-4-maverick", "--weight-dtype", "fp8", "--include-stale"]) == 0
+    out = capsys.readouterr().out
+    assert "cheapest serverless compared with: GMI Cloud" in out and "(STALE, included on request)" in out
+    assert "share: /plan?model=llama-4-maverick&include_stale=true&weight_dtype=fp8" in out
+
+
+def test_the_rank_command_names_the_api_price_it_left_out(database, capsys, monkeypatch):
+    monkeypatch.setattr(snapshot, "today_utc", lambda: DAY)
+    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--scenario", "max_throughput"]
+    assert main([*argv, "--job-requests", "200000", "--job-deadline-hours", "4", "--limit", "2"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "per-token API" in x)
+    assert line.startswith("the same job through a per-token API (list prices): Nebius AI Studio $")
+    assert "left out, though cheaper: Hyperbolic $" in line and "[unverified]" in line
