@@ -177,9 +177,15 @@ def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
     from app.scoring.training.step_time import width_factor
 
+    from dataclasses import replace
+
     a100, h100 = GPUS["A100-SXM-80GB"], GPUS["H100-SXM"]
     assert width_factor(E, 2048, a100) == pytest.approx(width_factor(E, 2048), rel=0.01)
-    assert width_factor(E, 2048, h100) < width_factor(E, 2048, a100) - 0.05
+    ridge = (h100.bf16_tflops / h100.memory_bandwidth_tbs) / (a100.bf16_tflops / a100.memory_bandwidth_tbs)
+    assert ridge > 1.8  # 295 against 153 TFLOPS per TB/s
+    wider = replace(E, width_half_hidden=E.width_half_hidden * ridge)
+    assert width_factor(E, 2048, h100) == pytest.approx(width_factor(wider, 2048, a100), rel=1e-9)
+    assert width_factor(E, 2048, h100) < width_factor(E, 2048, a100)
     assert width_factor(E, 16384, h100) > 0.9  # wide layers saturate every GPU
 
 
