@@ -110,14 +110,18 @@ def _offer(provider, price, price_type="on_demand", min_term_hours=None, instanc
     )
 
 
+# 20,000 requests at full throughput on one GPU per replica, on-demand and reserved offers both allowed
+JOB_20K = InferenceWorkload(
+    model="llama-3.1-8b",
+    scenario="max_throughput",
+    job_requests=20_000,
+    max_gpus=1,
+    price_types=["on_demand", "reserved"],
+)
+
+
 def test_a_job_is_billed_its_hours_and_a_committed_term_whole():
-    workload = InferenceWorkload(
-        model="llama-3.1-8b",
-        scenario="max_throughput",
-        job_requests=20_000,
-        max_gpus=1,
-        price_types=["on_demand", "reserved"],
-    )
+    workload = JOB_20K
     offers = (_offer("r", 1.0, "reserved", min_term_hours=730.0), _offer("o", 3.0))
     ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
     first, second = ranking.options[0], ranking.options[1]
@@ -178,13 +182,7 @@ def test_a_deadline_no_replicas_can_meet_is_infeasible_with_the_reason():
 def test_a_job_on_a_whole_instance_runs_a_copy_on_every_gpu_it_rents():
     """An 8-GPU VM rented for a 1-GPU layout: the job spreads over all 8 copies, so it takes an eighth of one copy's
     time, and what it is billed is the whole instance for that time (or a reserved term for all 8 GPUs)."""
-    workload = InferenceWorkload(
-        model="llama-3.1-8b",
-        scenario="max_throughput",
-        job_requests=20_000,
-        max_gpus=1,
-        price_types=["on_demand", "reserved"],
-    )
+    workload = JOB_20K
     one = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 3.0),)), LLAMA_8B).options[0]
     offers = (_offer("o", 3.0, instance_gpus=8), _offer("r", 1.0, "reserved", 730.0, instance_gpus=8))
     ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
