@@ -174,10 +174,10 @@ def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
 def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
     """The width half-point scales with peak / bandwidth: an H100 (295 TFLOPS per TB/s) needs wider layers than an
     A100-80GB (153) for the same share of its peak; the reference GPU gets the constant as quoted."""
+    from dataclasses import replace
+
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
     from app.scoring.training.step_time import width_factor
-
-    from dataclasses import replace
 
     a100, h100 = GPUS["A100-SXM-80GB"], GPUS["H100-SXM"]
     assert width_factor(E, 2048, a100) == pytest.approx(width_factor(E, 2048), rel=0.01)
