@@ -84,3 +84,20 @@ def test_a_batch_jobs_per_token_price_links_its_source(client) -> None:  # type:
     html = client.get(url).text
     line = html.split("The same job through a per-token API", 1)[1].split("</p>", 1)[0]
     assert api["source_url"] and f'<a href="{api["source_url"]}"' in line
+
+
+def test_mix_and_disagg_rows_show_the_caveats_and_source(client) -> None:  # type: ignore[no-untyped-def]
+    """/mix's replicas and fleets and /disagg's pools and aggregated option are offers too: an answer priced from
+    GMI's article says so there as on the ranking, in the JSON and on the page."""
+    mix = "/mix?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=2000000&providers=gmi-cloud"
+    body = client.get(mix.replace("/mix?", "/mix.json?")).json()
+    rows = body["replica_types"] + body["mix"]["rows"]
+    assert rows and all(ARTICLE in r["price_caveats"] and r["price_source_url"].startswith("http") for r in rows)
+    assert ARTICLE in _text(client.get(mix).text)
+    disagg = "/disagg?model=llama-3.1-8b&input_len=16000&output_len=500&requests_per_day=3000000"
+    gmi = client.get(disagg.replace("/disagg?", "/disagg.json?") + "&providers=gmi-cloud").json()["aggregated"]
+    assert ARTICLE in gmi["price_caveats"] and gmi["price_source_url"].startswith("http")
+    assert ARTICLE in _text(client.get(disagg + "&providers=gmi-cloud").text)
+    body = client.get(disagg.replace("/disagg?", "/disagg.json?")).json()  # GMI's single GPUs pair with nothing
+    pools = [p for d in body["disaggregated"] for p in (d["prefill"], d["decode"])]
+    assert pools and all("price_caveats" in p and p["price_source_url"].startswith("http") for p in pools)

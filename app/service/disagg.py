@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
 from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, verdict
 from app.scoring.serving.traffic import Traffic
@@ -64,6 +65,7 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
+        **price_provenance(o.price_note, o.source_url),
         "machine": pool.offer.machine.describe(),
         "batch": load.prompts if prefill else decoder.batch,
         "step_ms": load.pass_ms if prefill else decoder.step_ms,
@@ -117,6 +119,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
+        **price_provenance(o.price_note, o.price_source_url),
         "batch": o.batch,
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         "ttft_ms": o.ttft_ms,

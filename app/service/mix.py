@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from app.scoring.messages import error_location, error_message
+from app.scoring.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType
 from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion
@@ -100,6 +101,7 @@ def _replica(r: ReplicaType, bucket_names: list[str]) -> dict[str, Any]:
         "price_type": r.price_type,
         "usd_per_gpu_hour": r.usd_per_gpu_hour,
         "as_of": r.as_of.isoformat() if r.as_of else None,
+        **price_provenance(r.price_note, r.price_source_url),
         "machine": r.machine,
         "usd_per_replica_month": round(r.usd_per_replica_month, 2),
         "cheapest_for": list(r.cheapest_for),
@@ -124,6 +126,7 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
                 "provider_name": r.provider_name,
                 "price_type": r.price_type,
                 "usd_per_gpu_hour": r.usd_per_gpu_hour,
+                **price_provenance(r.price_note, r.price_source_url),
                 "replicas": row.replicas,
                 "load_replicas": round(row.load_replicas, 6),
                 "shares": {n: round(s, 6) for n, s in zip(bucket_names, row.shares, strict=True)},

@@ -67,6 +67,8 @@ class ReplicaType:
     cheapest_for: tuple[str, ...]  # buckets where this is its GPU type's cheapest configuration
     copies: int = 1  # copies of the layout one rented instance holds (fits are the instance's: all copies)
     rented_gpus: int = 0  # GPUs one replica (a rented instance) bills; 0 = gpu_count
+    price_note: str = ""  # the offer's price terms in words (price_terms.price_caveats reads its caveats)
+    price_source_url: str = ""
 
     @property
     def label(self) -> str:
@@ -197,6 +199,8 @@ def replica_types(
                 cheapest_for=tuple(cheapest_for),
                 copies=copies,
                 rented_gpus=rented,
+                price_note=offer.price_note,
+                price_source_url=offer.source_url,
             )
         )
     return out

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
-from app.web.report_schemas import ModelRef, TermOut
+from app.web.report_schemas import ModelRef, PriceProvenanceOut, TermOut
 
 
 class DisaggRequest(BaseModel):
@@ -18,7 +18,7 @@ class DisaggRequest(BaseModel):
     traffic: Traffic = Field(default_factory=Traffic)
 
 
-class Pool(BaseModel):
+class Pool(PriceProvenanceOut):
     role: str = Field(description="prefill | decode")
     gpu_id: str
     gpu_count: int = Field(description="GPUs per instance")
@@ -61,7 +61,7 @@ class DisaggregatedOut(BaseModel):
     terms: list[TermOut]
 
 
-class AggregatedOut(BaseModel):
+class AggregatedOut(PriceProvenanceOut):
     gpu_id: str
     gpu_count: int = Field(description="GPUs of one copy of the layout")
     rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix_question import MixQuestion
-from app.web.report_schemas import ModelRef, TermOut
+from app.web.report_schemas import ModelRef, PriceProvenanceOut, TermOut
 
 
 class BucketOut(BaseModel):
@@ -29,7 +29,7 @@ class BucketFitOut(BaseModel):
     reason: str = Field(description="why it cannot serve the bucket (empty when it can)")
 
 
-class ReplicaTypeOut(BaseModel):
+class ReplicaTypeOut(PriceProvenanceOut):
     key: str
     label: str
     gpu_id: str
@@ -49,7 +49,7 @@ class ReplicaTypeOut(BaseModel):
     fits: list[BucketFitOut]
 
 
-class FleetRow(BaseModel):
+class FleetRow(PriceProvenanceOut):
     replica: str = Field(description="key of the replica type")
     label: str
     gpu_id: str
