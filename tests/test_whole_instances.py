@@ -20,6 +20,7 @@ def test_machine_copies_and_billed_gpus():
     assert (eight.rented_gpus(2), eight.rented_gpus(8), eight.rented_gpus(16)) == (8, 8, 16)
     three = Machine(gpus_per_node=3, link="nvlink", instance_gpus=3)
     assert (three.copies(2), three.billed_gpus(2)) == (1, 3)  # the third GPU idles and is paid for
+    assert three.rented_gpus(2) == 3  # a fleet of TP2 replicas on 3-GPU instances rents 3 GPUs a replica
     single = Machine(gpus_per_node=8, link="nvlink")
     assert (single.copies(2), single.billed_gpus(2)) == (1, 2)  # GPUs rented one by one
 
@@ -115,3 +116,40 @@ def test_disaggregated_pairs_in_one_instance_bill_the_instance(client):
         per_node = max(int(rented.group(1)) if rented else 0, used // d["nodes_at_peak"])
         assert used + d["idle_gpus_at_peak"] == d["nodes_at_peak"] * per_node, d
     assert any(d["idle_gpus_at_peak"] for d in nodes)
+
+
+def test_a_fleets_band_counts_whole_replicas(client):
+    """A fleet's band is the fleets the throughput band's ends would rent, whole replicas and instances: one 8-GPU
+    instance's fleet cannot cost less than that instance, however fast it might run."""
+    body = client.get("/rank.json?phase=inference&model=llama-3.1-8b&peak_requests_per_s=0.5").json()
+    for o in (o for o in body["options"] if o["feasible"]):
+        rented = o["instance_gpus"] if o["copies_per_instance"] > 1 else o["gpu_count"]
+        one_unit = rented * o["usd_per_gpu_hour"] * HOURS_PER_MONTH
+        assert o["band"]["low"] >= one_unit - 1e-6 and o["band"]["low"] <= o["usd_per_month_at_peak"] + 1e-6
+
+
+def test_peak_clients_belong_to_latency_bound_rankings_and_not_to_plans(client):
+    rate = client.get(
+        "/rank.json?phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=30&peak_concurrency=50"
+    ).json()
+    assert [e["field"] for e in rate["detail"]] == ["peak_concurrency"] and "latency_bound" in rate["detail"][0][
+        "message"
+    ]
+    for url in (
+        "/plan.json?model=llama-3.1-8b&peak_concurrency=50",
+        "/disagg.json?model=llama-3.1-8b&peak_concurrency=50",
+    ):
+        body = client.get(url).json()
+        assert [e["field"] for e in body["detail"]] == ["peak_concurrency"], url
+    api = client.post("/api/v1/plan/serving", json={"workload": {"model": "llama-3.1-8b", "peak_concurrency": 50}})
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "workload.peak_concurrency"
+
+
+def test_undated_and_stale_prices_are_labelled_on_plans_mixes_and_disaggregation(client):
+    """With include_stale a plan may stand on an undated price (Lambda's GH200, Oracle's MI300X): every view says so."""
+    plan = client.get("/plan?model=llama-3.1-8b&requests_per_day=100000&include_stale=true").text
+    assert ">undated</span>" in plan and ">stale</span>" in plan
+    body = client.get("/mix.json?model=llama-3.1-8b&mix=chat:1&requests_per_day=100000&include_stale=true").json()
+    assert any(r["stale"] for r in body["replica_types"])
+    disagg = "/disagg?model=llama-3.1-8b&input_len=16000&output_len=500&include_stale=true&gpus=MI300X"
+    assert ">undated</span>" in client.get(disagg).text

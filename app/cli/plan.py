@@ -41,7 +41,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         [
             f"{o['gpu_count']}×{o['gpu_id']}",
             o["provider_name"],
-            o["price_type"],
+            o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
             o["replicas_at_peak"],
             round(o["monthly_usd_always_on"]),
             round(o["monthly_usd_autoscaled"]),

@@ -332,7 +332,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                 [
                     *common,
                     _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
-                    *([o["replicas"]] if rank_by == "fleet" else []),
+                    *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
                     o["ttft_ms"],
                     o["tpot_ms"],
                     o["batch"],
@@ -355,7 +355,14 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             )
     head = ["#", "config", "provider", "price terms", "$/GPU-h"]
     head += (
-        [RANK_HEADERS[rank_by], *(["replicas"] if rank_by == "fleet" else []), "TTFT ms", "TPOT ms", "batch", "tok/s"]
+        [
+            RANK_HEADERS[rank_by],
+            *(["replicas", "$/M out tok"] if rank_by == "fleet" else []),
+            "TTFT ms",
+            "TPOT ms",
+            "batch",
+            "tok/s",
+        ]
         + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
         else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]

@@ -25,6 +25,15 @@ PCIE_NODE_GPUS = 8
 FABRIC_ALPHA_MS = 0.015
 
 
+def rented_gpus(instance_gpus: int, gpu_count: int) -> int:
+    """GPUs one rented unit serving a `gpu_count`-GPU layout bills: the whole instance, holding as many copies as
+    fit (an 8-GPU VM holds four TP2 copies; a TP2 layout on a 3-GPU instance bills all 3), or the whole instances a
+    larger layout spans; the layout's own GPUs where they are rented singly."""
+    if gpu_count < instance_gpus:
+        return instance_gpus
+    return -(-gpu_count // instance_gpus) * instance_gpus
+
+
 @dataclass(frozen=True, slots=True)
 class Machine:
     """The hardware behind an offer, as far as parallel layouts care."""
@@ -43,9 +52,8 @@ class Machine:
         return max(self.instance_gpus // gpu_count, 1) if gpu_count < self.instance_gpus else 1
 
     def rented_gpus(self, gpu_count: int) -> int:
-        """GPUs one rented unit serving a `gpu_count`-GPU layout bills: the whole instance where it holds several
-        copies, else the layout's own (whole instances above it)."""
-        return self.instance_gpus if self.copies(gpu_count) > 1 else gpu_count
+        """GPUs one rented unit serving a `gpu_count`-GPU layout bills (rented_gpus)."""
+        return rented_gpus(self.instance_gpus, gpu_count)
 
     def billed_gpus(self, gpu_count: int) -> float:
         """GPUs billed per copy of a `gpu_count`-GPU layout: the instance shared by the copies it holds (a TP2

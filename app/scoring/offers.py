@@ -68,10 +68,9 @@ def left_out_note(offers: Sequence[Offer], gpus: dict[str, GpuSpec], filters: Fi
     if stale:
         kind = f"stale ({undated} undated)" if undated else "stale"
         parts.append(f"{len(stale)} {'is' if len(stale) == 1 else 'are'} {kind}: include_stale ranks them, labelled")
-    if other_terms:
-        terms = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in sorted(other_terms.items()))
-        parts.append(f"{terms} by price terms: add them to price_types")
-    return f"No offer matches the filters as they stand, though {len(near)} would otherwise: " + "; ".join(parts) + "."
+    for term, n in sorted(other_terms.items()):
+        parts.append(f"{n} {'is' if n == 1 else 'are'} priced {term.replace('_', ' ')}: add {term} to price_types")
+    return f"{len(near)} would match without the price-term and staleness filters: " + "; ".join(parts) + "."
 
 
 class OfferFields(TypedDict):

@@ -60,10 +60,16 @@ def price_caveats(price_note: str) -> tuple[str, ...]:
     return tuple(label for phrase, label in PRICE_CAVEATS if phrase.lower() in note)
 
 
-def price_provenance(price_note: str, source_url: str) -> dict[str, object]:
+def price_provenance(price_note: str, source_url: str, stale: bool) -> dict[str, object]:
     """What every view of a priced row carries about its price beside the number and date: the note, its caveats'
-    labels and the page it was read from (the ranked rows' OfferFields, /mix's replicas, /disagg's pools)."""
-    return {"price_note": price_note, "price_caveats": price_caveats(price_note), "price_source_url": source_url}
+    labels, the page it was read from and whether it is stale (or undated) (the ranked rows' OfferFields, /mix's
+    replicas, /disagg's pools)."""
+    return {
+        "price_note": price_note,
+        "price_caveats": price_caveats(price_note),
+        "price_source_url": source_url,
+        "stale": stale,
+    }
 
 
 def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:

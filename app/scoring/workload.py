@@ -295,6 +295,12 @@ class InferenceWorkload(_WorkloadBase):
     def _one_peak(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None and info.data.get("peak_requests_per_s"):
             raise ValueError("give the peak as requests/s (peak_requests_per_s) or as clients, not both")
+        scenario = info.data.get("scenario")
+        if value is not None and scenario is not None and scenario != "latency_bound":
+            raise ValueError(
+                "peak clients size replicas that meet the latency limits (scenario latency_bound), each serving as "
+                f"many clients as its batch; scenario {scenario} fixes a replica's load itself"
+            )
         return value
 
     @field_validator("job_requests")

@@ -16,7 +16,7 @@ from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_ter
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.plan import PlanFieldError, resolve_model
+from app.service.plan import PlanFieldError, resolve_model, traffic_sets_the_peak
 from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan
 from app.service.rank import plain
 
@@ -65,7 +65,7 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
-        **price_provenance(o.price_note, o.source_url),
+        **price_provenance(o.price_note, o.source_url, o.stale),
         "machine": pool.offer.machine.describe(),
         "batch": load.prompts if prefill else decoder.batch,
         "step_ms": load.pass_ms if prefill else decoder.step_ms,
@@ -119,7 +119,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
-        **price_provenance(o.price_note, o.price_source_url),
+        **price_provenance(o.price_note, o.price_source_url, o.stale),
         "batch": o.batch,
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         "ttft_ms": o.ttft_ms,
@@ -137,6 +137,7 @@ def disagg_payload(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
+    traffic_sets_the_peak(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)

@@ -13,12 +13,19 @@ from app.scoring.serving.plans import LifecyclePlan, ServingPlan, plan_lifecycle
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.plan_query import trains_another_model
+from app.service.plan_query import PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank import UnknownId, model_spec_for, plain
 
 
 class PlanFieldError(FieldError):
     """An input the engine cannot use, with the request field it came from."""
+
+
+def traffic_sets_the_peak(workload: InferenceWorkload, prefix: str = "") -> None:
+    """A plan's, lifecycle's or disaggregation's replicas follow its traffic: clients at the peak (the rank page's
+    peak_concurrency) would be a second peak it ignores, so it is a field error at `prefix` + peak_concurrency."""
+    if workload.peak_concurrency is not None:
+        raise PlanFieldError(prefix + "peak_concurrency", PEAK_FROM_TRAFFIC)
 
 
 def resolve_model(
@@ -93,6 +100,7 @@ def serving_payload(
     include_terms: bool = True,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
+    traffic_sets_the_peak(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     plan = plan_serving(workload, traffic, snapshot, model)
     return {
@@ -127,6 +135,7 @@ def lifecycle_payload(
     """POST /api/v1/plan/lifecycle's body (raises PlanFieldError, naming both workloads' fields at once)."""
     if (other := trains_another_model(training, inference)) is not None:
         raise PlanFieldError("training.model", other)
+    traffic_sets_the_peak(inference, "inference.")
     models, errors = {}, {}
     for prefix, workload in (("training.", training), ("inference.", inference)):
         try:

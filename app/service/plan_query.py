@@ -39,6 +39,13 @@ DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgetin
 IGNORED = {"phase", "job_requests", "job_deadline_hours"}
 
 
+# A plan's replicas follow its traffic: clients at the peak (the rank page's peak_concurrency) would be a second peak.
+PEAK_FROM_TRAFFIC = (
+    "the traffic sets the peak here (requests_per_day with its profile, or peak_requests_per_s): leave "
+    "peak_concurrency empty"
+)
+
+
 def page_field(service_field: str) -> str:
     """A plan service's field (`workload.model`, `training.gpus`) as this query names it (`model`, `train_gpus`)."""
     section, _, name = service_field.rpartition(".")
@@ -129,6 +136,8 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     computed: dict[str, str] = {}
     inference = _apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
     workload = _validate(InferenceWorkload, inference, errors, computed=computed)
+    if workload is not None and workload.peak_concurrency is not None:
+        errors["peak_concurrency"] = PEAK_FROM_TRAFFIC
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None

@@ -22,3 +22,4 @@ class PriceProvenanceOut(BaseModel):  # beside a row's price: its note, its cave
     price_note: str = ""
     price_caveats: list[str] = Field(default_factory=list, description="labels of the note's caveats")
     price_source_url: str = ""
+    stale: bool = Field(False, description="older than the stale-after days, or undated")

@@ -253,3 +253,17 @@ def test_a_static_batching_engine_at_max_throughput_runs_full_batches():
     fixed = peak.model_copy(update={"scenario": "fixed_batch", "batch": est.batch})
     same = estimate_inference(H100, 1, LLAMA_8B, fixed)
     assert est.output_tokens_per_s == pytest.approx(same.output_tokens_per_s) and est.ttft_ms == same.ttft_ms
+
+
+def test_a_short_job_on_a_whole_instance_takes_at_least_one_requests_life():
+    """13 requests on an 8-GPU VM of 1-GPU copies: two a copy at most, each still decodes its 400 tokens one step at
+    a time, so the job takes one request's life (not an eighth of one copy's time), and what it bills per token
+    says so."""
+    workload = JOB_20K.model_copy(update={"job_requests": 13, "price_types": ["on_demand"]})
+    vm = rank_inference(
+        workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 3.0, instance_gpus=8),)), LLAMA_8B
+    ).options[0]
+    life_hours = (vm.ttft_ms + 400 * vm.tpot_ms) / 3.6e6
+    assert vm.replicas == 8 and vm.job_hours == pytest.approx(life_hours)
+    assert vm.job_usd == pytest.approx(3.0 * 8 * vm.job_hours)
+    assert vm.usd_per_million_output_tokens == pytest.approx(vm.job_usd / (13 * 400) * 1e6)

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
-from app.scoring.machines import Machine, nodes_for
+from app.scoring.machines import Machine, nodes_for, rented_gpus
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
     Chained,
@@ -112,8 +112,8 @@ class InferenceOption:
 
     @property
     def rented_gpus(self) -> int:
-        """GPUs one rented unit bills: the whole instance where it holds several copies, else the layout's own."""
-        return self.instance_gpus if self.copies_per_instance > 1 else self.gpu_count
+        """GPUs one rented unit bills: the whole instance (with every copy it holds), or the layout's own."""
+        return rented_gpus(self.instance_gpus, self.gpu_count)
 
     @property
     def rented_tokens_per_s(self) -> float:
@@ -170,28 +170,39 @@ class ConfigurationPricing:
         tokens_per_s = est.output_tokens_per_s
         copies = machine.copies(est.gpu_count)
         replicas, job_hours = est.job_replicas, est.job_hours  # a job's replicas meet its deadline (no peak traffic)
+        life_hours = (est.ttft_ms + workload.output_len * est.tpot_ms) / 3.6e6  # one request, start to end
+        spread = 1.0  # GPU-hours the job takes on every copy over those of its estimate (> 1: a short job's floor)
         if job_hours and replicas % copies:  # the instances a job rents run a copy on every share: all of them work
             whole = -(-replicas // copies) * copies
-            replicas, job_hours = whole, job_hours * replicas / whole
-        if workload.peak_requests_per_s:
-            replicas = max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
-        elif workload.peak_concurrency:  # closed loop: a client holds one of a replica's running sequences
-            replicas = max(1, math.ceil(workload.peak_concurrency / est.batch))
+            # its requests split over every copy; no share ends before one request's life (13 requests on 8 copies)
+            spread_hours = max(job_hours * replicas / whole, life_hours)
+            spread = spread_hours * whole / (job_hours * replicas)
+            replicas, job_hours = whole, spread_hours
         peak = bool(workload.peak_requests_per_s or workload.peak_concurrency)
+        if peak:
+            replicas = peak_replicas(workload, est)
         fleet_gpus = -(-replicas // copies) * machine.rented_gpus(est.gpu_count)
+        band_low, band_high = tokens_per_s / est.band.high, tokens_per_s / est.band.low
+        if peak and workload.ranked_by == "fleet":  # whole replicas and instances at the band's throughputs
+            low, high = (
+                peak_replicas(workload, est, est.band.high / tokens_per_s),
+                peak_replicas(workload, est, est.band.low / tokens_per_s),
+            )
+            band_low = -(-low // copies) * machine.rented_gpus(est.gpu_count) / fleet_gpus
+            band_high = -(-high // copies) * machine.rented_gpus(est.gpu_count) / fleet_gpus
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
         billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
         return cls(
             est=est,
             machine=machine,
-            output_factor=usd_per_million_tokens(billed, tokens_per_s),
-            all_tokens_factor=usd_per_million_tokens(billed, all_tokens_per_s),
-            requests_factor=billed / 3600 / requests_per_s * 1e3,
-            band_low=tokens_per_s / est.band.high,
-            band_high=tokens_per_s / est.band.low,
+            output_factor=usd_per_million_tokens(billed, tokens_per_s) * spread,
+            all_tokens_factor=usd_per_million_tokens(billed, all_tokens_per_s) * spread,
+            requests_factor=billed / 3600 / requests_per_s * 1e3 * spread,
+            band_low=band_low,
+            band_high=band_high,
             replicas=replicas,
-            request_life_hours=(est.ttft_ms + workload.output_len * est.tpot_ms) / 3.6e6,
+            request_life_hours=life_hours,
             fleet_factor=fleet_gpus * HOURS_PER_MONTH if peak else 0.0,
             job_hours=job_hours,
         )
@@ -221,6 +232,16 @@ class ConfigurationPricing:
         if rank_by == "fleet":
             return self.fleet_factor
         return self.output_factor
+
+
+def peak_replicas(workload: InferenceWorkload, est: InferenceEstimate, capacity_ratio: float = 1.0) -> int:
+    """Replicas the workload's peak needs, each serving `capacity_ratio` x what the estimate says it serves (the band's
+    ends): requests/s x output tokens over a replica's tokens/s, or clients over its batch (closed loop: a client
+    holds one running sequence)."""
+    if workload.peak_requests_per_s:
+        tokens_per_s = est.output_tokens_per_s * capacity_ratio
+        return max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+    return max(1, math.ceil((workload.peak_concurrency or 1) / (est.batch * capacity_ratio)))
 
 
 def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: bool) -> InferenceOption:

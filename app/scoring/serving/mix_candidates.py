@@ -69,6 +69,7 @@ class ReplicaType:
     rented_gpus: int = 0  # GPUs one replica (a rented instance) bills; 0 = gpu_count
     price_note: str = ""  # the offer's price terms in words (price_terms.price_caveats reads its caveats)
     price_source_url: str = ""
+    stale: bool = False  # older than the stale-after days, or undated (ranked only with include_stale)
 
     @property
     def label(self) -> str:
@@ -201,6 +202,7 @@ def replica_types(
                 rented_gpus=rented,
                 price_note=offer.price_note,
                 price_source_url=offer.source_url,
+                stale=offer.stale,
             )
         )
     return out
