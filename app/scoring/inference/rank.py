@@ -181,15 +181,16 @@ class ConfigurationPricing:
         peak = bool(workload.peak_requests_per_s or workload.peak_concurrency)
         if peak:
             replicas = peak_replicas(workload, est)
-        fleet_gpus = -(-replicas // copies) * machine.rented_gpus(est.gpu_count)
+        unit_gpus = machine.rented_gpus(est.gpu_count)
+
+        def fleet_gpus_of(replica_count: int) -> int:  # whole rented units: instances, or the layout's own GPUs
+            return -(-replica_count // copies) * unit_gpus
+
+        fleet_gpus = fleet_gpus_of(replicas)
         band_low, band_high = tokens_per_s / est.band.high, tokens_per_s / est.band.low
         if peak and workload.ranked_by == "fleet":  # whole replicas and instances at the band's throughputs
-            low, high = (
-                peak_replicas(workload, est, est.band.high / tokens_per_s),
-                peak_replicas(workload, est, est.band.low / tokens_per_s),
-            )
-            band_low = -(-low // copies) * machine.rented_gpus(est.gpu_count) / fleet_gpus
-            band_high = -(-high // copies) * machine.rented_gpus(est.gpu_count) / fleet_gpus
+            band_low = fleet_gpus_of(peak_replicas(workload, est, est.band.high / tokens_per_s)) / fleet_gpus
+            band_high = fleet_gpus_of(peak_replicas(workload, est, est.band.low / tokens_per_s)) / fleet_gpus
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
         billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
