@@ -99,6 +99,9 @@ class OfferBase(SQLModel):
     inter_node_fabric: str = Field(default="", max_length=20, description="infiniband | roce | efa | ethernet | none")
     inter_node_gbps_per_gpu: float | None = Field(default=None, gt=0, le=10_000)
     max_nodes: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
+    # GPUs one NVLink/xGMI domain spans when it is larger than a node (a GB200 NVL72 rack of 4-GPU nodes: 72);
+    # null = the node is the domain.
+    scaleup_domain_gpus: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
     topology_source: str = Field(default="", max_length=500)
     # Reserved / capacity block: hours paid whether used or not (null = term not stated).
     min_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)

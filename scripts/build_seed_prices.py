@@ -12,7 +12,8 @@ Normalisation (see also the summary printed at the end):
   pay-as-you-go with no commitment, so they are `on_demand`, and the note says what kind of machine it is.
 - Reserved and capacity-block rows get `min_term_hours` where a term is stated (TERMS below); else empty.
 - Topology columns (gpus_per_node, intra_node_link, inter_node_fabric, inter_node_gbps_per_gpu,
-  max_nodes, topology_source) are copied; empty stays empty (unknown, never "none").
+  max_nodes, topology_source) are copied; empty stays empty (unknown, never "none"). `scaleup_domain_gpus` is
+  read from topology_source where it says the NVLink domain spans more GPUs than a node (an NVL72 rack).
 - `usd_per_gpu_hour` = `usd_per_hour` / `gpu_count`, checked against the reference's per-GPU column.
 - `as_of` is an ISO date or empty (date unknown); anything that was not a plain date keeps its
   original text in `notes`, and approximate dates say so.
@@ -158,6 +159,7 @@ OFFER_FIELDS = [
     "notes",
     "min_term_hours",
     *TOPOLOGY_FIELDS,
+    "scaleup_domain_gpus",
 ]
 TOKEN_FIELDS = [
     "provider_id",
@@ -292,7 +294,20 @@ def topology(ref: dict[str, str]) -> dict[str, str]:
         row[name] = row[name].lower()
     for name in ("gpus_per_node", "inter_node_gbps_per_gpu", "max_nodes"):
         row[name] = fmt(Decimal(row[name])) if row[name] else ""
+    row["scaleup_domain_gpus"] = scaleup_domain(row["topology_source"], row["gpus_per_node"])
     return row
+
+
+# The topology source stating an NVLink domain wider than the node ("GB200 NVL72 rack: NVLink domain spans 72 GPUs").
+DOMAIN_SPANS = re.compile(r"NVLink domain spans (\d+) GPUs", re.IGNORECASE)
+
+
+def scaleup_domain(topology_source: str, gpus_per_node: str) -> str:
+    """GPUs the offer's NVLink domain spans where its topology source says it is wider than the node; else empty."""
+    match = DOMAIN_SPANS.search(topology_source)
+    if not match or not gpus_per_node or int(match.group(1)) <= int(Decimal(gpus_per_node)):
+        return ""
+    return match.group(1)
 
 
 def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
@@ -393,7 +408,7 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
                     "verification": "first-party article",
                     "notes": "as_of approximate: article dated 2026, day unknown",
                     "min_term_hours": "",
-                    **dict.fromkeys(TOPOLOGY_FIELDS, ""),
+                    **dict.fromkeys([*TOPOLOGY_FIELDS, "scaleup_domain_gpus"], ""),
                     "_label": gpu_id,
                     "_where": "added",
                     "_as_of": "",

@@ -141,10 +141,12 @@ def test_an_mla_model_decodes_with_data_parallel_attention_and_the_page_says_so(
 
 
 def test_when_neither_layout_meets_the_limits_the_page_warns_and_gives_a_reason_for_each(client):
-    # a 32k prompt at the default 1 s p99 TTFT: the fastest prefill leaves no time for the KV transfer
-    page = client.get("/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40")
+    # a 32k prompt at the default 1 s p99 TTFT: the fastest prefill leaves no time for the KV transfer (on GPUs in
+    # one node or across a fabric; a GB200 NVL72 rack's TP16 meets it)
+    query = "model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40&gpus=H100-SXM,H200,B200"
+    page = client.get(f"/disagg?{query}")
     assert page.status_code == 200
-    body = client.get("/disagg.json?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40")
+    body = client.get(f"/disagg.json?{query}")
     verdict = body.json()["verdict"]
     assert verdict["winner"] == "neither"
     assert [line.split(":")[0] for line in verdict["why"]] == ["Aggregated", "Disaggregated"]

@@ -10,6 +10,8 @@ from html import unescape
 import pytest
 
 CLIENTS = "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64"
+# GPUs in one node or across a fabric: a GB200 NVL72 rack's 72-GPU NVLink domain meets limits no node does
+NODES = "&gpus=H100-SXM,H200,B200,MI300X,L40S,A100-SXM-80GB,RTX-4090"
 NONE_MEET = "/?phase=inference&model=llama-3.1-8b&tpot_ms=5&scenario=concurrency&concurrency=64"
 
 
@@ -66,7 +68,7 @@ def test_a_latency_bound_page_has_no_over_limit_rows(client) -> None:  # type: i
 def test_the_precision_page_prefers_a_precision_that_meets_the_limits(client) -> None:  # type: ignore[no-untyped-def]
     """The cheapest precision is the cheapest whose best option meets the limits; one over them says so. At a 9 ms
     TPOT, bf16's best is one RTX 4090 far over the limits, cheaper per token than any precision that meets them."""
-    query = CLIENTS.removeprefix("/?").replace("tpot_ms=25", "tpot_ms=9")
+    query = CLIENTS.removeprefix("/?").replace("tpot_ms=25", "tpot_ms=9") + NODES
     rows = [r for r in client.get(f"/precision.json?{query}").json()["rows"] if r["best"]]
     over = [r for r in rows if r["best"]["over_limits"]]
     within = [r for r in rows if not r["best"]["over_limits"]]
@@ -109,13 +111,13 @@ def test_the_plan_prices_options_that_meet_the_limits_first_and_breaks_even_agai
 def test_a_request_rate_no_replica_serves_within_the_limits_links_to_replicas_that_do(client) -> None:  # type: ignore[no-untyped-def]
     """70B at 20 requests/s on one replica: only multi-node pipelines keep up, all over the TPOT limit. The answer
     links the same traffic as latency_bound with that peak, where replicas sized to meet the limits carry it."""
-    rate = "/?phase=inference&model=llama-3.3-70b&scenario=request_rate&requests_per_s=20"
+    rate = "/?phase=inference&model=llama-3.3-70b&scenario=request_rate&requests_per_s=20" + NODES
     assert _json(client, rate)["lowest_p99"]
     html = client.get(rate).text
     link = re.search(r'<a href="([^"]+)">The same 20 requests/s on replicas that meet the limits', html)
     assert link, "no link to replicas"
     url = unescape(link.group(1))
-    assert url == "/?phase=inference&model=llama-3.3-70b&peak_requests_per_s=20"
+    assert url == "/?phase=inference&model=llama-3.3-70b&peak_requests_per_s=20" + NODES
     sized = _json(client, url)
     feasible = [o for o in sized["options"] if o["feasible"]]
     assert feasible and not any(o["over_limits"] for o in feasible) and "lowest_p99" not in sized
@@ -145,6 +147,7 @@ def test_a_request_rate_one_replica_meets_still_links_to_replicas(client) -> Non
     over two nodes, several times the cost per token of 1-GPU replicas sharing it. The page says each row is one
     replica and links those."""
     rate = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40&scenario=request_rate&requests_per_s=16"
+    rate += NODES
     body = _json(client, rate)
     best = next(o for o in body["options"] if o["feasible"])
     assert not best["over_limits"] and (best["gpu_count"], best["nodes"], best["pipeline_parallel"]) == (16, 2, 2)

@@ -57,3 +57,12 @@ def test_prices_not_read_from_a_price_list_say_so_to_the_buyer() -> None:
     assert "provider's own article" in notes[("gmi-cloud", "B200")]
     assert "third-party write-up" in notes[("modal", "H100-SXM")]
     assert "price list" not in notes[("coreweave", "B200")]
+
+
+def test_an_nvlink_domain_wider_than_the_node_is_read_from_the_topology_source() -> None:
+    """Only an offer whose topology source says its NVLink domain spans more GPUs than a node gets one (CoreWeave's
+    GB200 NVL72 node); Oracle's GB200.4, whose link is inferred from the form factor, stays one 4-GPU node."""
+    domains = {(o["provider_id"], o["gpu_id"]): o["scaleup_domain_gpus"] for o in rows("offers.csv")}
+    assert domains[("coreweave", "GB200")] == "72"
+    assert domains[("oracle-oci", "GB200")] == ""
+    assert {k for k, v in domains.items() if v} == {("coreweave", "GB200")}

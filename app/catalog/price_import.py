@@ -87,6 +87,7 @@ KEPT_FIELDS = (
     "inter_node_fabric",
     "inter_node_gbps_per_gpu",
     "max_nodes",
+    "scaleup_domain_gpus",
     "topology_source",
 )
 

@@ -73,6 +73,7 @@ def offer_spec(row: Offer, provider_name: str, stale: bool) -> specs.Offer:
         inter_node_fabric=row.inter_node_fabric,
         inter_node_gbps_per_gpu=row.inter_node_gbps_per_gpu,
         max_nodes=row.max_nodes,
+        scaleup_domain_gpus=row.scaleup_domain_gpus,
         price_note=row.price_note,
         min_term_hours=row.min_term_hours,
         stale=stale,

@@ -45,6 +45,9 @@ class Machine:
     max_nodes: int | None = 1  # None: a cluster offer whose size is not stated (the workload bounds it)
     # GPUs one rental bills: the offer's instance (an 8-GPU VM is rented whole), 1 where GPUs are rented singly
     instance_gpus: int = 1
+    # Physical GPUs per node where the scale-up island spans several nodes (a GB200 NVL72 rack of 4-GPU nodes: the
+    # island, gpus_per_node, is 72); None = the island is one node
+    node_gpus: int | None = None
 
     def copies(self, gpu_count: int) -> int:
         """Copies of a `gpu_count`-GPU layout one rented instance holds: an 8-GPU instance runs four TP2 replicas;
@@ -54,6 +57,13 @@ class Machine:
     def rented_gpus(self, gpu_count: int) -> int:
         """GPUs one rented unit serving a `gpu_count`-GPU layout bills (rented_gpus)."""
         return rented_gpus(self.instance_gpus, gpu_count)
+
+    def instances(self, gpu_count: int, replicas: int) -> int:
+        """Rented instances `replicas` copies of a `gpu_count`-GPU layout need: copies share an instance, a layout
+        larger than one instance takes whole instances each."""
+        if gpu_count < self.instance_gpus:
+            return -(-replicas // self.copies(gpu_count))
+        return replicas * -(-gpu_count // self.instance_gpus)
 
     def billed_gpus(self, gpu_count: int) -> float:
         """GPUs billed per copy of a `gpu_count`-GPU layout: the instance shared by the copies it holds (a TP2
@@ -92,6 +102,8 @@ class Machine:
 
     def describe(self) -> str:
         text = f"{self.gpus_per_node}-GPU node ({self.link})"
+        if self.node_gpus:
+            text = f"{self.gpus_per_node}-GPU {self.link} domain of {self.node_gpus}-GPU nodes"
         if self.instance_gpus > 1:
             text += f", rented as {self.instance_gpus}-GPU instances"
         if self.clusters:
@@ -119,6 +131,20 @@ def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
         link = "none"
     fabric = offer.inter_node_fabric or "none"
     max_nodes = offer.max_nodes if fabric != "none" else 1
+    domain = offer.scaleup_domain_gpus
+    if domain and domain > per_node and link in SCALEUP_LINKS:
+        # A rack-scale NVLink domain (GB200 NVL72: 18 nodes of 4 GPUs): a layout spans its nodes at NVLink speed, as
+        # on one board; a fabric, where stated, joins whole domains.
+        racks = None if offer.max_nodes is None else max(offer.max_nodes * per_node // domain, 1)
+        return Machine(
+            gpus_per_node=domain,
+            link=link,
+            fabric=fabric,
+            fabric_gbps_per_gpu=offer.inter_node_gbps_per_gpu,
+            max_nodes=racks if fabric != "none" else 1,
+            instance_gpus=max(offer.gpu_count, 1),
+            node_gpus=per_node,
+        )
     return Machine(
         gpus_per_node=per_node,
         link=link,
@@ -177,7 +203,8 @@ def supply_reason(machine: Machine, gpu_count: int, tensor_parallel: int, pipeli
 
 
 def nodes_for(machine: Machine, gpu_count: int) -> int:
-    return max(1, -(-gpu_count // machine.gpus_per_node))
+    """Physical nodes a `gpu_count`-GPU layout runs on (an NVL72 rack's 8-GPU layout: two 4-GPU nodes)."""
+    return max(1, -(-gpu_count // (machine.node_gpus or machine.gpus_per_node)))
 
 
 def machine_gpu(gpu: GpuSpec, machine: Machine) -> GpuSpec:

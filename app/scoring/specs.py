@@ -122,6 +122,7 @@ class Offer:
     inter_node_fabric: str = ""  # infiniband | roce | efa | ethernet | none
     inter_node_gbps_per_gpu: float | None = None
     max_nodes: int | None = None  # largest purchasable cluster; None = not stated
+    scaleup_domain_gpus: int | None = None  # an NVLink domain wider than a node (NVL72 rack: 72); None = the node
     price_note: str = ""  # the nuance the price-type vocabulary drops ("as low as", managed endpoint, ...)
     min_term_hours: float | None = None  # reserved / capacity block: the commitment paid whether used or not
     stale: bool = False  # older than the configured stale-after days when the snapshot was loaded

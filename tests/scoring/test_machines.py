@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference.configurations import estimate_on
 from app.scoring.inference.rank import rank_inference
-from app.scoring.machines import Machine, machine_of, span_reason, supply_reason
+from app.scoring.machines import Machine, machine_of, nodes_for, span_reason, supply_reason
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
 from app.scoring.training.rank import rank_training
@@ -178,3 +178,31 @@ def test_training_estimate_and_ranking_agree_on_the_same_machine() -> None:
     gpu, _ = fill_missing_peaks(GPUS["H100-SXM"], GPUS)
     single = training_estimate_on(gpu, machine_of(offer, gpu), option.gpu_count, model, workload)
     assert single.feasible and single.step_time_s == option.step_time_s
+
+
+def test_an_nvl72_rack_of_4_gpu_nodes_is_one_nvlink_domain() -> None:
+    """CoreWeave rents GB200 as 4-GPU nodes of an NVL72 rack: a layout spans its nodes at NVLink speed (tensor
+    parallel across them), bills whole 4-GPU instances, and counts physical nodes; without a fabric, one rack."""
+    rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72)
+    machine = machine_of(rack, GPUS["GB200"])
+    assert machine.gpus_per_node == 72 and machine.node_gpus == 4 and machine.instance_gpus == 4
+    assert supply_reason(machine, 8, tensor_parallel=8) is None
+    assert span_reason(machine, 72) is None and span_reason(machine, 144) is not None
+    assert nodes_for(machine, 8) == 2 and machine.instances(8, 3) == 6 and machine.instances(2, 3) == 2
+    assert "72-GPU nvlink domain of 4-GPU nodes" in machine.describe()
+    # the same offer without the stated domain is one 4-GPU node
+    assert supply_reason(machine_of(_offer("GB200", 4, "nvlink"), GPUS["GB200"]), 8, tensor_parallel=8) is not None
+
+
+def test_deepseek_r1_serves_on_two_nodes_of_an_nvl72_rack() -> None:
+    workload = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", tpot_ms=50, ttft_ms=3000, engine="sglang")
+    rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72)
+    options = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(rack,)), MODELS["deepseek-r1"]).options
+    best = next(o for o in options if o.feasible)
+    assert best.gpu_count == 8 and best.tensor_parallel == 8 and best.nodes == 2
+    assert not any(
+        o.feasible
+        for o in rank_inference(
+            workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("GB200", 4, "nvlink"),)), MODELS["deepseek-r1"]
+        ).options
+    ), "671 GB of FP8 weights do not fit one 4-GPU node"

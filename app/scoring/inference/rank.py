@@ -181,10 +181,9 @@ class ConfigurationPricing:
         peak = bool(workload.peak_requests_per_s or workload.peak_concurrency)
         if peak:
             replicas = peak_replicas(workload, est)
-        unit_gpus = machine.rented_gpus(est.gpu_count)
 
         def fleet_gpus_of(replica_count: int) -> int:  # whole rented units: instances, or the layout's own GPUs
-            return -(-replica_count // copies) * unit_gpus
+            return machine.instances(est.gpu_count, replica_count) * machine.instance_gpus
 
         fleet_gpus = fleet_gpus_of(replicas)
         band_low, band_high = tokens_per_s / est.band.high, tokens_per_s / est.band.low
@@ -284,7 +283,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         over_limits=est.over_limits,
         instance_gpus=p.machine.instance_gpus,
         copies_per_instance=copies,
-        instances=-(-p.replicas // copies),
+        instances=p.machine.instances(est.gpu_count, p.replicas),
         usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
     )
 
