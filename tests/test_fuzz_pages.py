@@ -23,7 +23,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.db]
 
 PAGES = ["/", "/compare", "/precision", "/plan", "/disagg", "/mix", "/own"]
 TWINS = ["/rank.json", "/compare.json", "/precision.json", "/plan.json", "/disagg.json", "/mix.json", "/own.json"]
-FORM_ONLY = {"tokens_per_s_per_user", "steps", "hf_config_json", "months", "train_method", "train_total_tokens", "mix"}
+FORM_ONLY = {
+    "tokens_per_s_per_user",
+    "steps",
+    "hf_config_json",
+    "months",
+    "train_method",
+    "train_total_tokens",
+    "train_steps",
+    "mix",
+}
 OWN = {"gpu", "gpus", "gpus_per_server", "utilisation_pct", "purchase_usd", "rental_usd_per_gpu_hour"}
 FIELDS = sorted(
     (set(InferenceWorkload.model_fields) | set(TrainingWorkload.model_fields) | set(Traffic.model_fields))

@@ -114,6 +114,16 @@ def trains_another_model(training: TrainingWorkload, inference: InferenceWorkloa
     )
 
 
+def _validate_training(data: dict[str, Any], errors: dict[str, str]) -> TrainingWorkload | None:
+    """The run's train_* fields as the rank form reads its own: `train_steps` sets the token budget there too."""
+    steps_errors: dict[str, str] = {}
+    computed: dict[str, str] = {}
+    data = _apply_conveniences("training", data, steps_errors, computed)
+    errors.update({TRAIN_PREFIX + name: message for name, message in steps_errors.items()})
+    training = _validate(TrainingWorkload, data, errors, TRAIN_PREFIX, computed)
+    return None if steps_errors else training
+
+
 def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Typed values → (inference, traffic, training) dicts by name."""
     inference, traffic, training = {}, {}, {}
@@ -147,7 +157,7 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
         elif workload is not None:
             training_data.setdefault("model", workload.model)
         # else: the served model's errors are said once, at its fields; the train_* fields are still checked
-        training = _validate(TrainingWorkload, training_data, errors, TRAIN_PREFIX)
+        training = _validate_training(training_data, errors)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):
             errors[TRAIN_PREFIX + "model"] = other
     if months is None:  # no train-then-serve plan: valid train_* fields leave the link
