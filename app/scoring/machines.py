@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from app.scoring.specs import GpuSpec, Offer
 
 SCALEUP_LINKS = frozenset({"nvlink", "xgmi"})
+LINK_NAMES = {"nvlink": "NVLink", "xgmi": "xGMI"}
 RDMA_FABRICS = frozenset({"infiniband", "roce", "efa"})
 # Per-GPU fabric when the catalog names the fabric but not its speed: one 400 Gb/s NIC per GPU on
 # HGX/MI300X cluster nodes (NVIDIA DGX H100 reference architecture; AWS p5 EFA 3,200 Gb/s per 8 GPUs).
@@ -74,6 +75,11 @@ class Machine:
         return -(-gpu_count // s) * s
 
     @property
+    def unit_name(self) -> str:
+        """What the scale-up island is called: a node, or an NVLink domain of several nodes (an NVL72 rack)."""
+        return f"{LINK_NAMES.get(self.link, self.link)} domain" if self.node_gpus else "node"
+
+    @property
     def scaleup(self) -> bool:
         return self.link in SCALEUP_LINKS
 
@@ -103,7 +109,7 @@ class Machine:
     def describe(self) -> str:
         text = f"{self.gpus_per_node}-GPU node ({self.link})"
         if self.node_gpus:
-            text = f"{self.gpus_per_node}-GPU {self.link} domain of {self.node_gpus}-GPU nodes"
+            text = f"{self.gpus_per_node}-GPU {self.unit_name} of {self.node_gpus}-GPU nodes"
         if self.instance_gpus > 1:
             text += f", rented as {self.instance_gpus}-GPU instances"
         if self.clusters:

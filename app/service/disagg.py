@@ -87,6 +87,7 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "prefill_per_node": x.prefill_per_unit if x.path == "node" else None,
         "decode_per_node": x.decode_per_unit if x.path == "node" else None,
         "nodes_at_peak": plan.units_at_peak if x.path == "node" else None,
+        "node_unit": x.prefill.machine.unit_name,
         "idle_gpus_at_peak": plan.idle_gpus_at_peak,
         "kv_transfer_ms": x.transfer_ms,
         "kv_transfer_gbs": x.transfer_gbs,

@@ -177,3 +177,16 @@ def test_a_prefill_pass_carries_the_prompts_of_the_engines_step_budget_on_its_gp
     instance = prefill_instance(GPUS[gpu_id], Machine(gpus_per_node=8, link="nvlink"), MODELS["llama-3.1-8b"], w, 1)
     assert instance is not None
     assert max(p.prompts for p in instance.passes) == most_prompts  # powers of two up to budget // 1,000 prompts
+
+
+def test_an_nvl72_rack_holds_both_pools_in_its_nvlink_domain_and_bills_whole_4_gpu_instances():
+    """CoreWeave's GB200 nodes are 4-GPU rentals of a 72-GPU NVLink domain: a prefill and decode pair larger than
+    one node sits inside the domain (KV over NVLink) and bills its instances whole."""
+    rack = replace(_offer("GB200", 10.5), gpu_count=4, gpus_per_node=4, scaleup_domain_gpus=72)
+    comparison = compare(LONG, Traffic(requests_per_day=100_000), CatalogSnapshot(gpus=GPUS, offers=(rack,)), LLAMA)
+    nodes = [p for p in comparison.plans if p.pairing.path == "node"]
+    assert nodes and any(p.pairing.node_gpus_used > 4 for p in nodes), "pairs span the rack's 4-GPU nodes"
+    for plan in nodes:
+        assert plan.pairing.node_gpus_billed % 4 == 0 and plan.pairing.node_gpus_billed >= plan.pairing.node_gpus_used
+        assert plan.pairing.transfer_gbs > 100  # NVLink, not a network
+    assert "per NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)

@@ -189,7 +189,7 @@ def test_an_nvl72_rack_of_4_gpu_nodes_is_one_nvlink_domain() -> None:
     assert supply_reason(machine, 8, tensor_parallel=8) is None
     assert span_reason(machine, 72) is None and span_reason(machine, 144) is not None
     assert nodes_for(machine, 8) == 2 and machine.instances(8, 3) == 6 and machine.instances(2, 3) == 2
-    assert "72-GPU nvlink domain of 4-GPU nodes" in machine.describe()
+    assert "72-GPU NVLink domain of 4-GPU nodes" in machine.describe()
     # the same offer without the stated domain is one 4-GPU node
     assert supply_reason(machine_of(_offer("GB200", 4, "nvlink"), GPUS["GB200"]), 8, tensor_parallel=8) is not None
 

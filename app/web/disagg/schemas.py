@@ -48,6 +48,7 @@ class DisaggregatedOut(BaseModel):
     prefill_per_node: int | None
     decode_per_node: int | None
     nodes_at_peak: int | None
+    node_unit: str = Field("node", description="node path: what holds both roles, a node or an NVLink domain of nodes")
     idle_gpus_at_peak: int = Field(0, description="node path: GPUs of rented whole instances neither role uses")
     kv_transfer_ms: float
     kv_transfer_gbs: float

@@ -67,9 +67,9 @@ class Pairing:
 
     @property
     def node_gpus_billed(self) -> int:
-        """Node path: the GPUs one node bills: the whole instance where the offer rents it so (an 8-GPU VM running
-        4 + 1 GPUs of instances bills 8), else the GPUs used."""
-        return max(self.node_gpus_used, self.prefill.machine.instance_gpus)
+        """Node path: the GPUs one node bills: the whole instances where the offer rents them so (an 8-GPU VM running
+        4 + 1 GPUs of instances bills 8; 2 + 4 GPUs in an NVL72 rack of 4-GPU instances bills 8), else the GPUs used."""
+        return self.prefill.machine.rented_gpus(self.node_gpus_used)
 
     def mean_usd_per_s(self, rate_per_s: float) -> float:
         """Cost of serving `rate_per_s` with fractional instances: the order in which pairings are priced."""

@@ -85,7 +85,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     p, d = plan.prefill, plan.decode
     kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
     unit = (
-        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per node, {plan.units_at_peak} nodes)"
+        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {x.prefill.machine.unit_name}, {plan.units_at_peak} "
+        f"{x.prefill.machine.unit_name}s)"
         if x.path == "node"
         else ""
     )
