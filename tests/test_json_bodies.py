@@ -1,7 +1,7 @@
 """A JSON body is read strictly: a key given twice, at any depth, or a NaN / Infinity / 1e400 number is a 422 naming
 its path (json.loads would keep the last value, or a non-finite float), in every route that takes a JSON body.
-Bodies that cannot be read (too deep, a 5000-digit number, not UTF-8) are 422s at `body`, not bare 400s. Valid
-bodies answer as before (tests/golden pins those answers)."""
+Bodies that cannot be read (too deep, a 5000-digit number, not UTF-8) are 422s at `body`, and a JSON body sent
+without a JSON Content-Type says so. Valid bodies answer as before (tests/golden pins those answers)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.scoring.messages import NOT_FINITE
 from app.scoring.strict_json import REPEATED_KEY
+from app.web.errors import NOT_SENT_AS_JSON
 from app.web.json_body import StrictJsonRoute
 from tests.conftest import settings_for
 
@@ -100,6 +101,12 @@ def test_a_body_json_loads_cannot_read_is_a_422_not_a_400(client: TestClient, te
 def test_a_body_that_is_not_utf8_is_a_422(client: TestClient) -> None:
     response = client.post(RANK, content=b'{"model": "llama\xff"}', headers=JSON)
     assert detail(response) == {"body": "not valid JSON: byte 16 is not utf-8 text"}
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
+def test_json_sent_under_another_content_type_says_to_send_it_as_json(client: TestClient, content_type: str) -> None:
+    response = post(client, RANK, '{"model": "llama-3.1-8b"}', {"content-type": content_type})
+    assert detail(response) == {"body": NOT_SENT_AS_JSON}
 
 
 @pytest.mark.parametrize(
