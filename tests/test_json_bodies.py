@@ -133,3 +133,12 @@ def test_every_route_with_a_json_body_reads_it_strictly(app) -> None:  # type: i
     json_bodies = [r for r in bodies if not isinstance(r.body_field.field_info, params.Form)]
     assert len(json_bodies) >= 11
     assert [r.path for r in json_bodies if not isinstance(r, StrictJsonRoute)] == []
+
+
+def test_a_pasted_config_with_a_repeated_key_is_refused_on_the_page_and_its_twin(client: TestClient) -> None:
+    pasted = '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "hidden_size": 8192}'
+    twin = client.get("/rank.json", params={"hf_config_json": pasted})
+    message = f"could not read this config.json: hidden_size: {REPEATED_KEY}"
+    assert detail(twin) == {"hf_config_json": message}
+    page = client.get("/", params={"hf_config_json": pasted})
+    assert page.status_code == 422 and "hidden_size: given more than once" in page.text
