@@ -10,7 +10,6 @@ after the question.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from app.scoring import strict_json
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.messages import NOT_FINITE, error_location, error_message
@@ -223,7 +223,7 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
     try:
         if len(text) > MAX_SERIALIZED_BYTES:  # before parsing: json.loads of megabytes is the cost to avoid
             raise ValueError(f"larger than {MAX_SERIALIZED_BYTES // 1024} KB")
-        config = json.loads(text)
+        config = strict_json.loads(text)  # a key given twice is an error, not its last value
         if not isinstance(config, dict):
             raise ValueError("the pasted text is not a JSON object")
         spec = model_spec_from_hf_config(check_bounded_object(config), "custom")

@@ -25,16 +25,21 @@ def wants_json(request: Request) -> bool:
 
 
 LOCATION_KINDS = ("body", "query", "path", "header", "cookie")
+# FastAPI hands a JSON route the raw bytes when the Content-Type is not JSON (`curl -d` sends a form's type), and
+# pydantic's complaint about them ("should be a valid dictionary") hides that the JSON was never read.
+NOT_SENT_AS_JSON = "not read as JSON: send it with Content-Type: application/json"
 
 
 def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
     """Pydantic errors as {field, message}, each once; the location drops its kind ('body', 'query', …) for
-    readability. A body that is not JSON is field `body`, with the parser's complaint and position."""
+    readability. A body that is not JSON, or not sent as JSON, is field `body`, with the parser's complaint."""
     readable: list[dict[str, str]] = []
     for error in errors:
         loc = list(error.get("loc", ()))
         kind = str(loc.pop(0)) if loc and loc[0] in LOCATION_KINDS else None
-        if error.get("type") == "json_invalid":
+        if kind == "body" and not loc and isinstance(error.get("input"), bytes):
+            item = {"field": "body", "message": NOT_SENT_AS_JSON}
+        elif error.get("type") == "json_invalid":
             where = f" at character {loc[0]}" if loc and isinstance(loc[0], int) else ""
             reason = (error.get("ctx") or {}).get("error") or "JSON decode error"
             item = {"field": "body", "message": f"not valid JSON: {reason}{where}"}

@@ -15,8 +15,9 @@ from app.catalog import price_import
 from app.catalog.seed import RowError
 from app.models import OfferBase
 from app.web.catalog.admin_auth import require_admin
+from app.web.json_body import StrictJsonRoute
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], route_class=StrictJsonRoute)
 
 ERROR_RESPONSES: dict[int | str, dict[str, str]] = {
     401: {"description": "missing or wrong bearer token"},

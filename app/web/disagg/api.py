@@ -10,8 +10,14 @@ from app.service import disagg
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.disagg.schemas import DisaggRequest, DisaggResponse
 from app.web.errors import unprocessable
+from app.web.json_body import StrictJsonRoute
 
-router = APIRouter(prefix="/api/v1", tags=["disaggregated prefill/decode"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(
+    prefix="/api/v1",
+    tags=["disaggregated prefill/decode"],
+    dependencies=[ONE_VALUE_PER_KEY],
+    route_class=StrictJsonRoute,
+)
 
 
 @router.post("/disagg", response_model=DisaggResponse)

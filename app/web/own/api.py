@@ -10,9 +10,12 @@ from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.service import ownership
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
+from app.web.json_body import StrictJsonRoute
 from app.web.own.schemas import OwnResponse
 
-router = APIRouter(prefix="/api/v1", tags=["own hardware vs renting"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(
+    prefix="/api/v1", tags=["own hardware vs renting"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
+)
 
 
 @router.post("/own", response_model=OwnResponse)

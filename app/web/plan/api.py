@@ -14,9 +14,13 @@ from app.service import plan
 from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
+from app.web.json_body import StrictJsonRoute
 
 router = APIRouter(
-    prefix="/api/v1/plan", tags=["plan: dedicated vs serverless, train then serve"], dependencies=[ONE_VALUE_PER_KEY]
+    prefix="/api/v1/plan",
+    tags=["plan: dedicated vs serverless, train then serve"],
+    dependencies=[ONE_VALUE_PER_KEY],
+    route_class=StrictJsonRoute,
 )
 
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N dedicated options")]

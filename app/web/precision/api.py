@@ -11,9 +11,12 @@ from app.scoring.workload import InferenceWorkload
 from app.service import precision
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
+from app.web.json_body import StrictJsonRoute
 from app.web.precision.schemas import PrecisionResponse
 
-router = APIRouter(prefix="/api/v1", tags=["precision side by side"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(
+    prefix="/api/v1", tags=["precision side by side"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
+)
 
 
 @router.post("/precision", response_model=PrecisionResponse)

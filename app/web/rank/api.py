@@ -15,8 +15,11 @@ from app.service.workload_query import ResultsView, canonical_query, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
 from app.web.fast_json import OrjsonResponse
+from app.web.json_body import StrictJsonRoute
 
-router = APIRouter(prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(
+    prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
+)
 
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]

@@ -1,0 +1,63 @@
+"""JSON bodies read strictly (app.scoring.strict_json): a repeated key or a NaN is a 422 naming its path, e.g.
+`workload.model: given more than once ...`, through the app's RequestValidationError handler like any field error.
+
+Routers whose routes take a JSON body set `route_class=StrictJsonRoute`. FastAPI still decides whether a body is
+JSON (its Content-Type) and still answers malformed JSON itself; only the parse is swapped. Its body reader turns
+any error but json.JSONDecodeError and HTTPException into a bare 400, so a refusal leaves it as an HTTPException
+and the route raises it as a RequestValidationError once out of FastAPI's hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
+
+from app.scoring import strict_json
+
+
+class _RefusedBody(HTTPException):
+    """The parse's errors in pydantic's shape, carried past FastAPI's body reader."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(status_code=422)
+        self.errors = errors
+
+
+def _field_error(path: strict_json.Path, message: str) -> dict[str, Any]:
+    if not path:  # text json.loads cannot read: `json_invalid` at the body, as FastAPI reports malformed JSON
+        return {
+            "type": "json_invalid",
+            "loc": ("body",),
+            "msg": "JSON decode error",
+            "input": {},
+            "ctx": {"error": message},
+        }
+    return {"type": "value_error", "loc": ("body", *path), "msg": message, "input": None}
+
+
+class StrictJsonRequest(Request):
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            try:
+                self._json = strict_json.loads(await self.body())
+            except strict_json.UnreadableJson as exc:
+                raise _RefusedBody([_field_error(*problem) for problem in exc.problems]) from None
+        return self._json
+
+
+class StrictJsonRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def handle_strictly(request: Request) -> Response:
+            try:
+                return await handle(StrictJsonRequest(request.scope, request.receive))
+            except _RefusedBody as refused:
+                raise RequestValidationError(refused.errors) from None
+
+        return handle_strictly
