@@ -7,6 +7,7 @@ checked in tests/test_token_price_trust.py."""
 from __future__ import annotations
 
 import csv
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -14,12 +15,20 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app.catalog import migrate, seed
+from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
 from app.models import TokenPrice
+from app.scoring import specs
+from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
+from app.scoring.serving.plans import serving_plan_from
+from app.scoring.serving.traffic import Traffic
 from scripts import build_seed_prices as builder
 from scripts.token_trust import readings_disagree, trust_flags
 from tests.conftest import SEED_DIR, make_database
+from tests.test_economics import _option
 
+KNOWN = load_model_specs()
+MODEL = KNOWN["llama-3.1-70b"]
 LITELLM = "secondary (LiteLLM maintained table)"
 NO_CACHE = "no cached-input price in source (empty = not published there, not zero)"
 
@@ -197,3 +206,94 @@ def test_0008_adds_the_doubts_and_the_next_seed_fills_existing_rows(tmp_path: Pa
         assert tuple(connection.execute(query, cerebras).one()) == (None, None, True)
     engine.dispose()
     assert reports["token_prices.csv"].updated == 6 and not reports["token_prices.csv"].errors  # 3 + 2 + 1 doubted
+
+
+# --- The comparison: a disputed price at its higher figures, every doubt said where it decides -------------------
+
+
+def _price(provider: str, inp: float, out: float | None = None, **kw: object) -> specs.TokenPrice:
+    values: dict = {"provider_name": provider.title(), "as_of": date(2026, 12, 1), "as_of_basis": "on_or_before"}
+    values.update(kw)
+    return specs.TokenPrice(
+        provider, model_id=MODEL.id, input_usd_per_mtok=inp, output_usd_per_mtok=out or inp, **values
+    )
+
+
+def test_a_disputed_price_cheaper_at_its_listed_figure_is_compared_at_the_higher_and_not_chosen():
+    prices = (
+        _price(
+            "disputed", 0.1, disputed_input_usd_per_mtok=0.5, disputed_output_usd_per_mtok=0.3, status_note="CONFLICT"
+        ),
+        _price("plain", 0.35),
+    )
+    quotes = serverless_quotes(MODEL, prices, KNOWN, 1000, 100, 100)
+    assert [q.provider for q in quotes] == ["plain", "disputed"] and cheapest_comparable(quotes).provider == "plain"
+    disputed = quotes[1]
+    assert disputed.comparable and disputed.flags == ("disputed",) and disputed.disputed
+    assert (disputed.input_usd_per_mtok, disputed.output_usd_per_mtok) == (0.5, 0.3)  # what it is priced at
+    assert (disputed.listed_input_usd_per_mtok, disputed.listed_output_usd_per_mtok) == (0.1, 0.1)
+    assert disputed.usd_per_request == pytest.approx((100 * 0.5 + 100 * 0.3) / 1e6)
+    assert disputed.usd_per_request_lower == pytest.approx(200 * 0.1 / 1e6)
+    assert disputed.usd_per_request_lower < quotes[0].usd_per_request
+    plan = serving_plan_from(MODEL.id, [], quotes, Traffic(requests_per_day=1000), 100)
+    assert plan.break_even.serverless.startswith("Plain serverless") and "disputed" not in plan.break_even.serverless
+    (note,) = [n for n in plan.notes if "disputed" in n]
+    assert "Disputed at $0.10/$0.10" in note and "compared at $0.50/$0.30" in note and "CONFLICT" in note
+
+
+def test_the_higher_figure_is_taken_for_input_and_output_each():
+    crossed = _price("crossed", 0.1, 0.6, disputed_input_usd_per_mtok=0.5, disputed_output_usd_per_mtok=0.3)
+    (quote,) = serverless_quotes(MODEL, (crossed,), KNOWN, 1000, 100, 100)
+    assert (quote.input_usd_per_mtok, quote.output_usd_per_mtok) == (0.5, 0.6)
+    assert quote.usd_per_request_lower == pytest.approx((100 * 0.1 + 100 * 0.3) / 1e6)
+
+
+def test_a_disputed_price_cheapest_at_its_higher_figure_is_chosen_and_the_break_even_says_so():
+    prices = (
+        _price(
+            "disputed", 0.2, disputed_input_usd_per_mtok=0.25, disputed_output_usd_per_mtok=0.25, status_note="CONFLICT"
+        ),
+        _price("plain", 0.4),
+    )
+    quotes = serverless_quotes(MODEL, prices, KNOWN, 1000, 100, 100)
+    plan = serving_plan_from(MODEL.id, [_option()], quotes, Traffic(requests_per_day=1000), 100)
+    assert plan.cheapest_serverless.provider == "disputed"
+    assert "disputed: at the higher figure $0.25/$0.25" in plan.break_even.serverless
+    assert any(
+        n.startswith("The cheapest serverless price compared with, Disputed's")
+        and "the catalog lists $0.20/$0.20 per M tokens in/out and another source $0.25/$0.25" in n
+        and "compared at the higher, $0.25/$0.25" in n
+        for n in plan.notes
+    )
+
+
+def test_an_unconfirmed_endpoint_chosen_names_the_price_without_a_doubt_and_that_the_answer_turns_on_it():
+    # 100,000 requests/day of 1,000 output tokens, flat: 2 replicas of 1,000 tokens/s at $2/h = $2,920/month.
+    traffic = Traffic(requests_per_day=100_000, profile="flat")
+    prices = (
+        _price("unsure", 0.5, availability_unconfirmed=True, status_note="Unsure has retired some endpoints: verify"),
+        _price("sure", 1.0),
+    )
+    quotes = serverless_quotes(MODEL, prices, KNOWN, 100_000, 0, 1000)
+    assert quotes[0].flags == ("availability_unconfirmed",) and quotes[0].comparable
+    plan = serving_plan_from(MODEL.id, [_option(price=2.0, tok_s=1000)], quotes, traffic, 1000)
+    assert plan.cheapest_serverless.provider == "unsure"
+    assert "availability unconfirmed" in plan.break_even.serverless
+    (note,) = [n for n in plan.notes if "Unsure's" in n]
+    assert "availability unconfirmed" in note and "retired some endpoints: verify" in note
+    assert "The cheapest compared price without a doubt is Sure's, $3,042/month" in note
+    assert "The answer at this traffic turns on it: serverless is cheaper at Unsure's price, dedicated ($2,920" in note
+    # Where the doubt-free price also beats dedicated, the answer does not turn on it, and the note says no more.
+    calm = serving_plan_from(MODEL.id, [_option(price=4.0, tok_s=1000)], quotes, traffic, 1000)
+    assert not any("turns on it" in n for n in calm.notes) and any("without a doubt is Sure's" in n for n in calm.notes)
+
+
+def test_a_weak_source_alone_says_no_doubt_free_price_is_compared():
+    prices = (_price("weak", 0.5, weak_source=True, status_note="points at another model's page: weak provenance"),)
+    quotes = serverless_quotes(MODEL, prices, KNOWN, 100_000, 0, 1000)
+    plan = serving_plan_from(
+        MODEL.id, [_option(price=2.0, tok_s=1000)], quotes, Traffic(requests_per_day=100_000, profile="flat"), 1000
+    )
+    (note,) = [n for n in plan.notes if "Weak's" in n]
+    assert "from a weak source" in note and "No compared per-token price is free of such a doubt" in note
+    assert "Serverless is cheaper than dedicated at this traffic only at a doubtful price" in note
