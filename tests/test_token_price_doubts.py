@@ -1,6 +1,6 @@
 """Doubts the reference states about a per-token price that leave it comparable, labelled: another source's figures
 (CONFLICT: compared at the higher of each), an endpoint to verify (availability unconfirmed), a source that does not
-back the figure (weak source). Read by scripts/token_trust.py, stored by migration 0008, applied by
+back the figure (weak source). Read by scripts/token_trust.py, stored by migration 0009, applied by
 app/scoring/token_prices.py and app/scoring/serving (economics, serverless_notes). The pages, the API and the CLI are
 checked in tests/test_token_price_trust.py."""
 
@@ -183,9 +183,9 @@ def test_a_disputed_price_needs_both_figures():
 
 
 @pytest.mark.db
-def test_0008_adds_the_doubts_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
+def test_0009_adds_the_doubts_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
     url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0007")
+    migrate.downgrade(url, "0008")
     engine = make_engine(url)
     assert "weak_source" not in {c["name"] for c in inspect(engine).get_columns("token_price")}
     engine.dispose()

@@ -1,13 +1,13 @@
 """token price doubts: another source's figures, availability to verify, a weak source
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-06
 
 token_price.disputed_input_usd_per_mtok and disputed_output_usd_per_mtok (another source's figures, null = none),
 token_price.availability_unconfirmed and token_price.weak_source (booleans). Null and false server defaults keep
 existing rows valid; the seed load that follows every upgrade (app/cli/common.py setup_database) upserts the values
-from seed_data/token_prices.csv into the existing rows, as after 0007.
+from seed_data/token_prices.csv into the existing rows, as after 0007 and 0008.
 """
 
 from collections.abc import Sequence
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0008"
-down_revision: str | None = "0007"
+revision: str = "0009"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
