@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import ValidationInfo, field_validator, model_validator
 from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -231,7 +231,20 @@ class TokenPriceBase(SQLModel):
     # Flags carried from the reference: such a price is listed, labelled, and never the cheapest to compare with.
     unverified: bool = Field(default=False, description="the reference flags the price UNVERIFIED (placeholder-like)")
     deprecated: bool = Field(default=False, description="the provider has deprecated or retired the model")
-    status_note: str = Field(default="", max_length=500, description="why unverified or deprecated")
+    # Doubts carried from the reference that still let a price be compared, labelled (app/scoring/token_prices.py):
+    # another source's figures (null = none), an endpoint the provider may have retired, a source that does not
+    # back the figure.
+    disputed_input_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=10_000, description="another source's input price for this entry (a CONFLICT)"
+    )
+    disputed_output_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=10_000, description="another source's output price for this entry (a CONFLICT)"
+    )
+    availability_unconfirmed: bool = Field(
+        default=False, description="the reference asks to verify that the provider still serves the model"
+    )
+    weak_source: bool = Field(default=False, description="the source the figure was read from does not back it")
+    status_note: str = Field(default="", max_length=500, description="the reference's words for each flag")
     source_url: str = Field(max_length=500)
     retrieved_via: str = Field(default="", max_length=500)
     verification: str = Field(default="", max_length=500)
@@ -241,6 +254,15 @@ class TokenPriceBase(SQLModel):
     @classmethod
     def _as_of_basis(cls, value: str) -> str:
         return rules.as_of_basis(value)
+
+    @model_validator(mode="after")
+    def _disputed_pair(self) -> TokenPriceBase:
+        if (self.disputed_input_usd_per_mtok is None) != (self.disputed_output_usd_per_mtok is None):
+            raise ValueError(
+                "disputed_input_usd_per_mtok and disputed_output_usd_per_mtok: give both of the other source's "
+                "figures, or neither"
+            )
+        return self
 
     @field_validator("lora_serving")
     @classmethod

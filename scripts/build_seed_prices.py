@@ -23,10 +23,13 @@ Normalisation (see also the summary printed at the end):
 Per-token prices (token_prices.csv) also carry what the reference says about trusting them:
 - `as_of_basis`: how the date reads. `exact` (a day the price was read), `on_or_before` ("<=2026-12-01": a
   maintained table read that day, the entry's own date unknown), `approximate` ("~2025"); empty = undated.
-- `unverified` (true/false): the reference marks the figure UNVERIFIED (Hyperbolic's 0.12/0.30 for 8B..405B
-  "looks like a placeholder"); `deprecated`: the reference says the provider deprecated or retired the model
-  (Groq's HISTORICAL Llama/Mixtral rows). `status_note` keeps the reference's words. The app lists such prices,
-  labelled, and never compares against them (app/scoring/token_prices.py).
+- The reference's doubts (scripts/token_trust.py reads them from its words): `unverified` (true/false: the reference
+  marks the figure UNVERIFIED, Hyperbolic's 0.12/0.30 for 8B..405B "looks like a placeholder"), `deprecated` (the
+  provider deprecated or retired the model: Groq's HISTORICAL Llama/Mixtral rows), `disputed_input_usd_per_mtok` and
+  `disputed_output_usd_per_mtok` (another source's figures: a CONFLICT note, or two readings that disagree),
+  `availability_unconfirmed` (Cerebras' Llama rows: "verify"), `weak_source` (Vertex's 405B row: "weak provenance").
+  `status_note` keeps the reference's words. The app lists unverified and deprecated prices, labelled, and never
+  compares against them; the other doubts are compared and labelled (app/scoring/token_prices.py says how).
 - One entry per provider and model: entries of one model on the same terms (one price under two of the
   provider's model names) keep the latest (app.scoring.token_prices.same_terms, the rule the app applies too);
   the other is cited in its notes. Entries that differ in terms (a fast and a basic tier) all stay.
@@ -48,6 +51,7 @@ SEED = ROOT / "seed_data"
 sys.path.insert(0, str(ROOT))
 from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
 from app.scoring.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
+from scripts.token_trust import readings_disagree, trust_flags  # noqa: E402  (the reference's doubts, read)
 
 # Reference provider name -> (id, name, kind, url). The id is the slug of the brand name; RunPod's
 # Secure and Community clouds are one provider (the tier stays in `region`, as in the reference),
@@ -175,6 +179,10 @@ TOKEN_FIELDS = [
     "as_of_basis",
     "unverified",
     "deprecated",
+    "disputed_input_usd_per_mtok",
+    "disputed_output_usd_per_mtok",
+    "availability_unconfirmed",
+    "weak_source",
     "status_note",
     "source_url",
     "retrieved_via",
@@ -182,6 +190,7 @@ TOKEN_FIELDS = [
     "notes",
 ]
 
+DOUBT_FIELDS = ("unverified", "deprecated", "availability_unconfirmed", "weak_source")  # true/false columns
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -248,23 +257,6 @@ def as_of_basis(text: str) -> str:
     if ISO.match(text[:10]):
         return "exact"
     return ""
-
-
-def trust_flags(ref: dict[str, str]) -> tuple[bool, bool, str]:
-    """(unverified, deprecated, note) from what the reference row says: an UNVERIFIED figure (the reference's own
-    word), or a model the provider deprecated or retired (a note saying so, or a HISTORICAL row whose entry
-    vanished from the maintained table). The note quotes the reference."""
-    parts = [p.strip() for p in ref["notes"].split(";") if p.strip()]
-    said: list[str] = []
-    unverified = "UNVERIFIED" in ref["notes"] or ref["verification"].upper().startswith("UNVERIFIED")
-    if unverified:
-        said += [p for p in parts if "UNVERIFIED" in p or "no source url" in p.lower()]
-    deprecated_notes = [p for p in parts if "deprecated" in p.lower()]
-    historical = "HISTORICAL" in ref["verification"] and "retired" in ref["verification"].lower()
-    said += deprecated_notes
-    if historical:
-        said.append(ref["verification"].split("HISTORICAL", 1)[1].lstrip(" -"))
-    return unverified, historical or bool(deprecated_notes), "; ".join(said)
 
 
 def read(name: str) -> list[dict[str, str]]:
@@ -484,10 +476,9 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
         as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
         url, _, url_rest = ref["source_url"].strip().partition(" ")
         cached = ref["cached_input_usd_per_mtok"].strip()
-        unverified, deprecated, status_note = trust_flags(ref)
-        if unverified or deprecated:
-            flagged = ", ".join(n for n, on in (("unverified", unverified), ("deprecated", deprecated)) if on)
-            report["flagged"].append(f"{where}: {flagged} ({status_note})")
+        trust = trust_flags(ref)
+        if trust.labels:
+            report["flagged"].append(f"{where}: {', '.join(trust.labels)} ({trust.status_note})")
         rows.append(
             {
                 "provider_id": PROVIDERS[ref["provider"]][0],
@@ -501,9 +492,13 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 "lora_source": ref["lora_source"].strip(),
                 "as_of": as_of,
                 "as_of_basis": as_of_basis(ref["as_of"]) if as_of else "",
-                "unverified": "true" if unverified else "false",
-                "deprecated": "true" if deprecated else "false",
-                "status_note": status_note,
+                "unverified": "true" if trust.unverified else "false",
+                "deprecated": "true" if trust.deprecated else "false",
+                "disputed_input_usd_per_mtok": fmt(trust.disputed[0]) if trust.disputed else "",
+                "disputed_output_usd_per_mtok": fmt(trust.disputed[1]) if trust.disputed else "",
+                "availability_unconfirmed": "true" if trust.availability_unconfirmed else "false",
+                "weak_source": "true" if trust.weak_source else "false",
+                "status_note": trust.status_note,
                 "source_url": url,
                 "retrieved_via": ref["retrieved_via"],
                 "verification": ref["verification"],
@@ -523,7 +518,9 @@ def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
 def merge_token_duplicates(rows: list[dict[str, str]], report: dict[str, list[str]]) -> list[dict[str, str]]:
     """One row per (provider, provider model): the reference read some prices twice. Keep the one with a
     plain date (a reading of the provider's page) over an upper bound ("<=": a maintained table), then
-    the newer; the other's price goes into the notes and its LoRA/cache facts fill what the kept lacks."""
+    the newer; the other's price goes into the notes and its LoRA/cache facts fill what the kept lacks.
+    Two readings at two prices that no exact dates order dispute each other (token_trust.readings_disagree): the
+    kept row is disputed by the other's figures, unless a CONFLICT note already names the other source."""
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for row in rows:
         groups[(row["provider_id"], row["provider_model_id"])].append(row)
@@ -539,6 +536,14 @@ def merge_token_duplicates(rows: list[dict[str, str]], report: dict[str, list[st
             price = f"${other['input_usd_per_mtok']}/${other['output_usd_per_mtok']}"
             seen = f"also read as {price} per Mtok ({other['source_url']}, {other['as_of']})"
             best["notes"] = join(best["notes"], seen)
+            doubted = [n for n in DOUBT_FIELDS if other[n] == "true" and best[n] != "true"]
+            if doubted:
+                raise SystemExit(f"{other['_where']}: a duplicate reading is {doubted} and the kept one is not: decide")
+            if readings_disagree(best, other) and not best["disputed_input_usd_per_mtok"]:
+                best["disputed_input_usd_per_mtok"] = other["input_usd_per_mtok"]
+                best["disputed_output_usd_per_mtok"] = other["output_usd_per_mtok"]
+                best["status_note"] = join(best["status_note"], seen)
+                report["flagged"].append(f"{best['_where']}: disputed ({seen})")
             report["dropped"].append(f"{other['_where']}: duplicate of {best['_where']}, kept in its notes")
         kept.append(best)
     return kept

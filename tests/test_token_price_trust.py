@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.catalog import snapshot
 from app.cli.main import main
+from app.db import make_engine
 from app.main import create_app
-from tests.conftest import settings_for
+from tests.conftest import make_database, settings_for
 
 # Staleness depends on the day the snapshot loads: these answers are pinned on the day they were written.
 DAY = date(2026, 12, 5)
@@ -214,3 +217,103 @@ def test_the_rank_command_names_the_api_price_it_left_out(database, capsys, monk
     line = next(x for x in capsys.readouterr().out.splitlines() if "per-token API" in x)
     assert line.startswith("the same job through a per-token API (list prices): Nebius AI Studio $")
     assert "left out, though cheaper: Hyperbolic $" in line and "[unverified]" in line
+
+
+# --- 4. Doubts that leave a price comparable: disputed, availability unconfirmed, weak source -----------------------
+
+OUTPUT_HEAVY_V3 = "model=deepseek-v3&requests_per_day=100000&input_len=200&output_len=1000"
+
+
+def test_a_disputed_price_is_compared_at_the_higher_figure_so_it_no_longer_wins(pinned):
+    # Before: GMI Cloud's 0.28/0.88 (another source: 0.74/0.90) was the cheapest serverless price, unlabelled.
+    body = _plan(pinned, OUTPUT_HEAVY_V3)
+    cheapest = body["cheapest_serverless"]
+    assert cheapest["provider"] == "deepinfra" and body["break_even"]["serverless"].startswith("DeepInfra")
+    (gmi,) = _by_provider(body, "gmi-cloud")
+    assert gmi["flags"] == ["disputed"] and gmi["disputed"] and gmi["comparable"]
+    assert (gmi["input_usd_per_mtok"], gmi["output_usd_per_mtok"]) == (0.74, 0.9)  # priced at the higher
+    assert (gmi["listed_input_usd_per_mtok"], gmi["listed_output_usd_per_mtok"]) == (0.28, 0.88)
+    assert (gmi["disputed_input_usd_per_mtok"], gmi["disputed_output_usd_per_mtok"]) == (0.74, 0.9)
+    assert gmi["status_note"] == "Lava gateway docs list 0.74/0.90 - CONFLICT"
+    assert gmi["usd_per_request_lower"] < cheapest["usd_per_request"] < gmi["usd_per_request"]
+    assert any(
+        n.startswith("At the lower of two disputed figures") and "GMI Cloud at $0.28/$0.88" in n for n in body["notes"]
+    )
+
+    html = pinned.get(f"/plan?{OUTPUT_HEAVY_V3}").text
+    assert "Cheapest serverless: <strong>DeepInfra</strong>" in html
+    row = re.search(r"<tr[^>]*><th[^>]*>GMI Cloud.*?</tr>", html, re.S).group(0)
+    badge = re.search(r'<span class="badge warn" title="([^"]*)">disputed</span>', row)
+    assert badge and "listed at $0.28/$0.88, another source gives $0.74/$0.90" in badge.group(1)
+    assert "Lava gateway docs list 0.74/0.90 - CONFLICT" in badge.group(1)
+    assert "$0.740" in row and "or $0.280</span>" in row and "or $0.880</span>" in row  # the lower figures, below
+
+
+def test_the_catalog_api_and_model_pages_carry_the_doubts_in_the_references_words(pinned):
+    r1 = {
+        (t["provider_id"], t["provider_model_id"]): t
+        for t in pinned.get("/api/v1/token-prices?model=deepseek-r1").json()
+    }
+    gmi = r1[("gmi-cloud", "deepseek-ai/DeepSeek-R1-0528")]
+    assert gmi["flags"] == ["disputed"]
+    assert (gmi["disputed_input_usd_per_mtok"], gmi["disputed_output_usd_per_mtok"]) == (0.8, 2.3)
+    assert (gmi["input_usd_per_mtok"], gmi["output_usd_per_mtok"]) == (0.57, 2.29)  # the catalog lists its own figure
+    eight_b = {t["provider_id"]: t for t in pinned.get("/api/v1/token-prices?model=llama-3.1-8b").json()}
+    cerebras = eight_b["cerebras"]
+    assert cerebras["availability_unconfirmed"] and cerebras["flags"] == ["availability_unconfirmed"]
+    assert cerebras["status_note"] == "Cerebras has retired some Llama endpoints: verify"
+
+    page = pinned.get("/models/llama-3.1-8b").text
+    row = re.search(r"<tr[^>]*><td>Cerebras.*?</tr>", page, re.S).group(0)
+    assert ">availability unconfirmed</span>" in row and "Cerebras has retired some Llama endpoints: verify" in row
+    assert 'class="stale"' not in row  # compared, so not greyed out like a price never compared with
+    page = pinned.get("/models/llama-3.1-405b").text
+    row = re.search(r"<tr[^>]*><td>Google Vertex AI.*?</tr>", page, re.S).group(0)
+    assert ">weak source</span>" in row and "weak provenance" in row
+    page = pinned.get("/models/deepseek-r1").text
+    row = re.search(r"<tr[^>]*><td>GMI Cloud[^<]*<span[^>]*>disputed</span>.*?</tr>", page, re.S).group(0)
+    assert "Lava gateway docs list 0.80/2.30 - CONFLICT" in row and "or $2.30" in row
+
+
+def test_the_plan_command_prints_the_disputed_figures(database, capsys, monkeypatch):
+    monkeypatch.setattr(snapshot, "today_utc", lambda: DAY)
+    argv = ["plan", "serving", "--model", "deepseek-v3", "--input-len", "200", "--output-len", "1000"]
+    assert main([*argv, "--requests-per-day", "100000"]) == 0
+    out = capsys.readouterr().out
+    assert "cheapest serverless compared with: DeepInfra" in out
+    gmi = next(line for line in out.splitlines() if line.startswith("GMI Cloud"))
+    assert "DISPUTED: LISTED $0.28/$0.88, OTHER SOURCE $0.74/$0.9; PRICED AT THE HIGHER" in gmi
+    assert "(not compared)" not in gmi
+    assert any(line.startswith("note: At the lower of two disputed figures") for line in out.splitlines())
+
+
+def test_a_doubtful_price_that_decides_the_plan_is_named_as_doubtful_wherever_the_answer_is_given(tmp_path: Path):
+    # No seeded doubtful price is the cheapest today; make Cerebras' Llama 3.1 8B (availability to verify) the cheapest.
+    url = make_database(tmp_path, seeded=True)
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "UPDATE token_price SET input_usd_per_mtok = 0.01, output_usd_per_mtok = 0.01 "
+                "WHERE provider_id = 'cerebras' AND provider_model_id = 'llama3.1-8b'"
+            )
+        )
+    engine.dispose()
+    query = "model=llama-3.1-8b&requests_per_day=100000"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snapshot, "today_utc", lambda: DAY)
+        with TestClient(create_app(settings_for(url))) as client:
+            body = _plan(client, query)
+            html = client.get(f"/plan?{query}").text
+    cheapest = body["cheapest_serverless"]
+    assert cheapest["provider"] == "cerebras" and cheapest["flags"] == ["availability_unconfirmed"]
+    assert "availability unconfirmed" in body["break_even"]["serverless"]
+    (note,) = [n for n in body["notes"] if n.startswith("The cheapest serverless price compared with, Cerebras's")]
+    assert "Cerebras has retired some Llama endpoints: verify" in note
+    assert "The cheapest compared price without a doubt is DeepInfra's" in note
+    assert "against a serverless price the reference doubts" in html  # the answer strip
+    summary = html.split("Cheapest serverless:", 1)[1][:600]
+    assert summary.lstrip().startswith("<strong>Cerebras</strong>") and ">availability unconfirmed</span>" in summary
+    even = re.search(r'<p class="break-even".*?</p>', html, re.S).group(0)
+    assert "(against Cerebras serverless (Llama 3.1 8B, availability unconfirmed))" in even
+    assert "Cerebras has retired some Llama endpoints: verify" in html.split('class="break-even"', 1)[1]  # the note

@@ -118,6 +118,10 @@ def load_snapshot(
             # Undated per-token prices are listed (unlike undated offers), and stale: no day says they are current.
             stale=t.as_of is None or stale_since(t.as_of, stale_after_days) <= today,
             status_note=t.status_note,
+            disputed_input_usd_per_mtok=t.disputed_input_usd_per_mtok,
+            disputed_output_usd_per_mtok=t.disputed_output_usd_per_mtok,
+            availability_unconfirmed=t.availability_unconfirmed,
+            weak_source=t.weak_source,
         )
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )

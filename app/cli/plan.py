@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring.serving.traffic import Traffic
+from app.scoring.token_prices import DOUBTS
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
 INFERENCE_FLAGS = (
@@ -62,7 +63,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             q["output_usd_per_mtok"],
             round(q["monthly_usd"]),
             q["as_of_label"],
-            ", ".join(q["flags"]).upper() + (" (not compared)" if not q["comparable"] else ""),
+            reports.token_flags_text(q).upper() + (" (not compared)" if not q["comparable"] else ""),
         ]
         for q in body["serverless"]
     ]
@@ -77,6 +78,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         print(
             f"cheapest serverless compared with: {cheapest['provider_name']} ${round(cheapest['monthly_usd']):,}/month"
             + (" (STALE, included on request)" if cheapest["stale"] else "")
+            + "".join(f" [{f.replace('_', ' ').upper()}: see the note]" for f in cheapest["flags"] if f in DOUBTS)
         )
     elif quotes:
         print("cheapest serverless compared with: none (no current, verified per-token price)")

@@ -280,12 +280,26 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
     return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
 
 
+def token_flags_text(quote: dict[str, Any]) -> str:
+    """A per-token price's labels as the CLI prints them: `unverified`, `availability unconfirmed`, `disputed (the
+    other figure $0.74/$0.90; priced at the higher)`."""
+    said = []
+    for flag in quote.get("flags") or ():
+        if flag == "disputed" and quote.get("disputed_input_usd_per_mtok") is not None:
+            other = f"${quote['disputed_input_usd_per_mtok']:g}/${quote['disputed_output_usd_per_mtok']:g}"
+            listed = f"${quote['listed_input_usd_per_mtok']:g}/${quote['listed_output_usd_per_mtok']:g}"
+            said.append(f"disputed: listed {listed}, other source {other}; priced at the higher")
+        else:
+            said.append(flag.replace("_", " "))
+    return ", ".join(said)
+
+
 def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
     """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
     prices, then the cheaper listed ones left out with their labels."""
 
     def each(q: dict[str, Any]) -> str:
-        flags = f" [{', '.join(q.get('flags') or ())}]" if q.get("flags") else ""
+        flags = f" [{token_flags_text(q)}]" if q.get("flags") else ""
         substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
         return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
 

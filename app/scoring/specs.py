@@ -157,7 +157,11 @@ class TokenPrice:
     unverified: bool = False  # the reference flags the figure UNVERIFIED (placeholder-looking)
     deprecated: bool = False  # the provider has deprecated or retired the model
     stale: bool = False  # older than the configured stale-after days (or undated) when the snapshot was loaded
-    status_note: str = ""  # why it is unverified or deprecated, in the reference's words
+    status_note: str = ""  # the reference's words for each of its flags
+    disputed_input_usd_per_mtok: float | None = None  # another source's input price (a CONFLICT; None = none)
+    disputed_output_usd_per_mtok: float | None = None  # another source's output price
+    availability_unconfirmed: bool = False  # the reference asks to verify that the provider still serves the model
+    weak_source: bool = False  # the source the figure was read from does not back it
 
 
 @dataclass(frozen=True, slots=True)

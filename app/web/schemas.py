@@ -53,7 +53,9 @@ class TokenPricePublic(TokenPriceBase):
     stale: bool
     as_of_label: str = Field(description="the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated")
     flags: list[str] = Field(
-        default_factory=list, description="unverified, deprecated, stale: listed, labelled, not compared by default"
+        default_factory=list,
+        description="unverified, deprecated (listed, never compared), disputed, availability_unconfirmed, weak_source "
+        "(compared, labelled; a disputed price at the higher of its figures), stale (compared only with include_stale)",
     )
 
 

@@ -19,6 +19,9 @@ PAGES = [
     # GMI Cloud's rows carry two price caveats (capacity not guaranteed, its own article) in the terms cell
     "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200,B200",
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
+    # GMI Cloud's disputed price says both figures under its model name
+    "/plan?model=deepseek-v3&requests_per_day=100000&input_len=200&output_len=1000",
+    "/models/deepseek-r1",
     "/disagg?model=llama-3.1-70b",
     "/methodology",
     # a peak adds the replicas column and $/M under the monthly figure; deepseek-r1's is the widest ranking

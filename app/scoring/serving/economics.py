@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from app.scoring import token_prices as trust
@@ -46,9 +46,24 @@ class ServerlessQuote:
     unverified: bool = False  # the reference flags the price UNVERIFIED (placeholder-looking)
     deprecated: bool = False  # the provider has deprecated or retired the model
     stale: bool = False  # older than the stale-after days, or undated
-    flags: tuple[str, ...] = ()  # the labels it is listed with: unverified, deprecated, stale
-    status_note: str = ""  # why it is unverified or deprecated (the reference's words)
+    flags: tuple[str, ...] = ()  # its labels (token_prices.flags): never compared, compared with a doubt, stale
+    status_note: str = ""  # the reference's words for each of its flags
     comparable: bool = True  # may be the cheapest serverless price (current and verified, or stale when asked)
+    # A disputed price (another source gives other figures) is priced at the higher of each: input_usd_per_mtok and
+    # output_usd_per_mtok above are those; the catalog entry's own figures and the other source's are kept here.
+    disputed: bool = False
+    listed_input_usd_per_mtok: float | None = None  # the catalog entry's own figures (None: not disputed)
+    listed_output_usd_per_mtok: float | None = None
+    disputed_input_usd_per_mtok: float | None = None  # the other source's figures
+    disputed_output_usd_per_mtok: float | None = None
+    usd_per_request_lower: float | None = None  # a disputed price's request at the lower figure of each
+    availability_unconfirmed: bool = False  # the provider may no longer serve the model (the reference: "verify")
+    weak_source: bool = False  # the source the figure was read from does not back it
+
+    @property
+    def doubts(self) -> tuple[str, ...]:
+        """The labels of a compared price's doubts (token_prices.DOUBTS) it carries."""
+        return tuple(f for f in self.flags if f in trust.DOUBTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +126,20 @@ def nearest_priced_model(model: ModelSpec, priced_ids: set[str], models: dict[st
     return min(candidates, key=lambda m: (abs(math.log(m.params_b / model.params_b)), m.name))
 
 
+def priced_at(price: TokenPrice, higher: bool = True) -> TokenPrice:
+    """The price with the figures a comparison uses: the listed ones, or for a disputed price the higher of the listed
+    and the other source's figure, each (token_prices.compared_figures), or with `higher=False` the lower of each.
+    The cached-input price stays the listed one (no other source gives one)."""
+    other_in, other_out = price.disputed_input_usd_per_mtok, price.disputed_output_usd_per_mtok
+    if other_in is None or other_out is None:
+        return price
+    listed_in, listed_out = price.input_usd_per_mtok, price.output_usd_per_mtok
+    if higher:
+        high_in, high_out = trust.compared_figures(listed_in, listed_out, other_in, other_out)
+        return replace(price, input_usd_per_mtok=high_in, output_usd_per_mtok=high_out)
+    return replace(price, input_usd_per_mtok=min(listed_in, other_in), output_usd_per_mtok=min(listed_out, other_out))
+
+
 def serverless_quotes(
     model: ModelSpec,
     prices: Sequence[TokenPrice],
@@ -123,8 +152,9 @@ def serverless_quotes(
 ) -> list[ServerlessQuote]:
     """Every listed price of the model (or of the nearest listed model, marked substitute), one entry per provider
     and model on the same terms: the comparable ones (current and verified; stale too with `include_stale`)
-    cheapest first, then the others (unverified, deprecated, stale), cheapest first, each labelled. With a
-    prefix-cache share, cached prompt tokens are billed at each provider's cached-input price."""
+    cheapest first, then the others (unverified, deprecated, stale), cheapest first, each labelled. A disputed price
+    is priced at the higher of its two figures (token_prices.compared_figures). With a prefix-cache share, cached
+    prompt tokens are billed at each provider's cached-input price."""
     prices = trust.one_per_provider_model(prices)
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
     shown, substitute = model, False
@@ -138,15 +168,17 @@ def serverless_quotes(
         listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
     quotes = []
     for p in listed:
-        per_request, cache_note = cached_usd_per_request(p, input_len, output_len, prefix_cache_hit)
+        compared = priced_at(p)
+        per_request, cache_note = cached_usd_per_request(compared, input_len, output_len, prefix_cache_hit)
+        disputed = p.disputed_input_usd_per_mtok is not None
         quotes.append(
             ServerlessQuote(
                 p.provider_id,
                 p.provider_name,
                 p.model_id,
                 shown.name,
-                p.input_usd_per_mtok,
-                p.output_usd_per_mtok,
+                compared.input_usd_per_mtok,
+                compared.output_usd_per_mtok,
                 per_request,
                 serverless_monthly_usd(requests_per_day, per_request),
                 p.as_of,
@@ -162,9 +194,21 @@ def serverless_quotes(
                 unverified=p.unverified,
                 deprecated=p.deprecated,
                 stale=p.stale,
-                flags=trust.flags(p.unverified, p.deprecated, p.stale),
+                flags=trust.row_flags(p, p.stale),
                 status_note=p.status_note,
                 comparable=trust.comparable(p.unverified, p.deprecated, p.stale, include_stale),
+                disputed=disputed,
+                listed_input_usd_per_mtok=p.input_usd_per_mtok if disputed else None,
+                listed_output_usd_per_mtok=p.output_usd_per_mtok if disputed else None,
+                disputed_input_usd_per_mtok=p.disputed_input_usd_per_mtok,
+                disputed_output_usd_per_mtok=p.disputed_output_usd_per_mtok,
+                usd_per_request_lower=(
+                    cached_usd_per_request(priced_at(p, higher=False), input_len, output_len, prefix_cache_hit)[0]
+                    if disputed
+                    else None
+                ),
+                availability_unconfirmed=p.availability_unconfirmed,
+                weak_source=p.weak_source,
             )
         )
     return sorted(quotes, key=lambda q: (not q.comparable, q.usd_per_request, q.provider, q.provider_model_id))
@@ -173,42 +217,6 @@ def serverless_quotes(
 def cheapest_comparable(quotes: Sequence[ServerlessQuote]) -> ServerlessQuote | None:
     """The cheapest price a comparison may stand on (None: every listed price is unverified, deprecated or stale)."""
     return next((q for q in quotes if q.comparable), None)
-
-
-def flag_text(quote: ServerlessQuote) -> str:
-    """`unverified`, `deprecated, stale`: the labels of a listed price, as the pages write them."""
-    return ", ".join(quote.flags)
-
-
-def _usd(value: float) -> str:
-    """$0.12, $0.30, $0.037: cents at least, more digits where the price has them."""
-    return f"${value:.2f}" if round(value, 2) == value else f"${value:g}"
-
-
-def left_out_note(quotes: Sequence[ServerlessQuote], include_stale: bool = False) -> str | None:
-    """What a comparison left out and why, where it matters: listed prices below the cheapest comparable one
-    (or any listed price, when none is comparable). None when nothing cheaper was left out."""
-    best = cheapest_comparable(quotes)
-    cheaper = [q for q in quotes if not q.comparable and (best is None or q.usd_per_request < best.usd_per_request)]
-    if not cheaper:
-        return None
-    named = "; ".join(
-        f"{q.provider_name} {_usd(q.input_usd_per_mtok)}/{_usd(q.output_usd_per_mtok)} per M tokens in/out "
-        f"({flag_text(q)}{': ' + q.status_note if q.status_note else ''})"
-        for q in cheaper
-    )
-    rule = "unverified or deprecated prices, and stale ones unless stale prices are included"
-    if include_stale:
-        rule = "unverified or deprecated prices"
-    if best is None:
-        return (
-            f"No current, verified per-token price is listed for this model, so nothing serverless is compared "
-            f"(listed, labelled: {named}). The comparison leaves out {rule}."
-        )
-    return (
-        f"Cheaper listed per-token prices are left out of the cheapest serverless price and the break-even: "
-        f"{named}. The comparison leaves out {rule}; the cheapest it uses is {best.provider_name}."
-    )
 
 
 def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:

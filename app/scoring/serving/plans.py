@@ -18,9 +18,9 @@ from app.scoring.serving.economics import (
     ServerlessQuote,
     break_even,
     cheapest_comparable,
-    left_out_note,
     serverless_quotes,
 )
+from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
 from app.scoring.serving.traffic import ServingCost, Traffic, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.rank import TrainingOption, rank_training
@@ -142,14 +142,15 @@ def serving_plan_from(
     include_stale: bool = False,
 ) -> ServingPlan:
     """The pure core: price ranked options for the traffic and find the break-even against the cheapest
-    comparable serverless price (never an unverified, deprecated or, unless included, stale one)."""
+    comparable serverless price (never an unverified, deprecated or, unless included, stale one; a disputed one at
+    its higher figure). The notes say what was left out and any doubt on the price compared with."""
     priced = price_options(options, traffic, output_len)
     chosen = dependable(options, traffic)
     replicas = [
         Replica(option_label(o), o.rented_gpus, o.usd_per_gpu_hour, o.rented_tokens_per_s, committed(o)) for o in chosen
     ]
     best = cheapest_comparable(quotes)
-    label = f"{best.provider_name} serverless ({best.model_name}{stale_tag(best)})" if best else None
+    label = f"{best.provider_name} serverless ({best.model_name}{label_tags(best)})" if best else None
     even = break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len)
     if best is None and quotes and replicas:
         even = replace(even, reason="no current, verified serverless price to compare with (see the listed prices)")
@@ -157,6 +158,10 @@ def serving_plan_from(
     notes = list(notes)
     if (left_out := left_out_note(quotes, include_stale)) is not None:
         notes.append(left_out)
+    dedicated_monthly = priced[0].cost.monthly_usd_autoscaled if priced else None  # the option the page leads with
+    for note in (chosen_doubt_note(quotes, dedicated_monthly), lower_figure_note(quotes)):
+        if note is not None:
+            notes.append(note)
     if best is not None and best.stale:
         notes.append(
             f"The cheapest serverless price compared with, {best.provider_name}'s, is stale "
@@ -177,11 +182,6 @@ def serving_plan_from(
     return ServingPlan(
         model_id, traffic.daily_requests(), traffic.peak_rate_per_s(), priced, quotes, even, substitute, notes, best
     )
-
-
-def stale_tag(quote: ServerlessQuote) -> str:
-    """`, stale` where a compared serverless price is stale (included on request), so its label says so."""
-    return ", stale" if quote.stale else ""
 
 
 DEDICATED_ONLY_NOTE = (
@@ -269,7 +269,7 @@ def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tup
     labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
     found = [(label, "dedicated", s.cost.monthly_usd_autoscaled) for label, s in zip(labels, picked, strict=True)]
     if (q := plan.cheapest_serverless) is not None:
-        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{stale_tag(q)})"
+        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
         found.append((tag, "serverless", q.monthly_usd))
     return found
 

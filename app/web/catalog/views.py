@@ -45,7 +45,7 @@ def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: 
         "provider_name": provider.name,
         "stale": stale,
         "as_of_label": token_prices.as_of_label(price.as_of, price.as_of_basis),
-        "flags": list(token_prices.flags(price.unverified, price.deprecated, stale)),
+        "flags": list(token_prices.row_flags(price, stale)),
     }
     return TokenPricePublic.model_validate(price, update=update)
 

@@ -55,9 +55,11 @@ def plan_serving(
 ) -> dict[str, Any]:
     """Every feasible offer priced for the traffic: replicas at peak and monthly $ always-on, autoscaled and
     scale-to-zero; serverless prices for the model (or the nearest listed one), one entry per provider and model
-    unless their terms differ, each with its `flags` (unverified, deprecated, stale) and its date as the reference
-    gives it (`as_of_label`: ≤ marks an on-or-before date); `cheapest_serverless`, the current, verified price the
-    break-even traffic is found against (stale ones too with `include_stale`; never an unverified or deprecated one)."""
+    unless their terms differ, each with its `flags` (unverified, deprecated, disputed, availability_unconfirmed,
+    weak_source, stale) and its date as the reference gives it (`as_of_label`: ≤ marks an on-or-before date);
+    `cheapest_serverless`, the current, verified price the break-even traffic is found against (stale ones too with
+    `include_stale`; never an unverified or deprecated one; a disputed one at the higher of its two figures, its own
+    in `listed_*` and the other source's in `disputed_*`). The notes name any doubt on the price compared with."""
     try:
         return plan.serving_payload(
             request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from app.scoring import token_prices
 from app.scoring.serving.economics import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,
     BREAK_EVEN_MIN_REQUESTS_PER_DAY,
@@ -70,7 +71,8 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
     compared = [q for q in payload["serverless"] if q["comparable"]]  # never an unverified or deprecated price
     for j, q in enumerate(compared[:SERVERLESS_LINES]):
         label = f"{q['provider_name']} serverless{' (substitute: ' + q['model_name'] + ')' if q['substitute'] else ''}"
-        label += " (stale)" if q["stale"] else ""
+        doubts = [f.replace("_", " ") for f in q["flags"] if f in token_prices.DOUBTS or f == "stale"]
+        label += f" ({', '.join(doubts)})" if doubts else ""
         traces.append(
             {
                 "type": "scatter",
