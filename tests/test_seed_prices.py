@@ -6,6 +6,10 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
+from tests.migration_checks import upgrade_then_seed
+
 SEED = Path(__file__).resolve().parents[1] / "seed_data"
 PRICE_TYPES = {"on_demand", "spot", "reserved", "capacity_block", "marketplace", "serverless"}
 
@@ -66,3 +70,12 @@ def test_an_nvlink_domain_wider_than_the_node_is_read_from_the_topology_source()
     assert domains[("coreweave", "GB200")] == "72"
     assert domains[("oracle-oci", "GB200")] == ""
     assert {k for k, v in domains.items() if v} == {("coreweave", "GB200")}
+
+
+@pytest.mark.db
+def test_0008_adds_the_scaleup_domain_and_the_next_seed_fills_existing_offers(tmp_path: Path) -> None:
+    query = "SELECT scaleup_domain_gpus FROM offer WHERE provider_id = :provider AND gpu_id = 'GB200'"
+    params = [{"provider": "coreweave"}, {"provider": "oracle-oci"}]
+    upgraded, seeded, reports = upgrade_then_seed(tmp_path, "0007", "offer", "scaleup_domain_gpus", query, params)
+    assert upgraded == [(None,), (None,)] and seeded == [(72,), (None,)]
+    assert not reports["offers.csv"].errors

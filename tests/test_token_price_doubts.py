@@ -12,11 +12,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
 
-from app.catalog import migrate, seed
+from app.catalog import seed
 from app.catalog.spec_files import load_model_specs
-from app.db import make_engine
 from app.models import TokenPrice
 from app.scoring import specs
 from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
@@ -24,7 +22,8 @@ from app.scoring.serving.plans import serving_plan_from
 from app.scoring.serving.traffic import Traffic
 from scripts import build_seed_prices as builder
 from scripts.token_trust import readings_disagree, trust_flags
-from tests.conftest import SEED_DIR, make_database
+from tests.conftest import SEED_DIR
+from tests.migration_checks import upgrade_then_seed
 from tests.test_economics import _option
 
 KNOWN = load_model_specs()
@@ -184,27 +183,17 @@ def test_a_disputed_price_needs_both_figures():
 
 @pytest.mark.db
 def test_0009_adds_the_doubts_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0008")
-    engine = make_engine(url)
-    assert "weak_source" not in {c["name"] for c in inspect(engine).get_columns("token_price")}
-    engine.dispose()
-
-    migrate.upgrade(url)  # an already-seeded database: existing rows get the server defaults
-    engine = make_engine(url)
-    query = text(
+    query = (
         "SELECT disputed_input_usd_per_mtok, disputed_output_usd_per_mtok, availability_unconfirmed FROM token_price "
         "WHERE provider_id = :provider AND provider_model_id = :model"
     )
     gmi = {"provider": "gmi-cloud", "model": "deepseek-ai/DeepSeek-R1-0528"}
     cerebras = {"provider": "cerebras", "model": "llama3.1-8b"}
-    with engine.connect() as connection:
-        assert tuple(connection.execute(query, gmi).one()) == (None, None, False)
-    reports = {r.file: r for r in seed.seed(engine, SEED_DIR)}  # what setup_database runs after upgrading
-    with engine.connect() as connection:
-        assert tuple(connection.execute(query, gmi).one()) == (0.8, 2.3, False)
-        assert tuple(connection.execute(query, cerebras).one()) == (None, None, True)
-    engine.dispose()
+    upgraded, seeded, reports = upgrade_then_seed(
+        tmp_path, "0008", "token_price", "weak_source", query, [gmi, cerebras]
+    )
+    assert upgraded == [(None, None, False), (None, None, False)]
+    assert seeded == [(0.8, 2.3, False), (None, None, True)]
     assert reports["token_prices.csv"].updated == 6 and not reports["token_prices.csv"].errors  # 3 + 2 + 1 doubted
 
 

@@ -11,17 +11,16 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
 
-from app.catalog import migrate, seed, snapshot
+from app.catalog import snapshot
 from app.catalog.spec_files import load_model_specs
-from app.db import make_engine
 from app.scoring import specs
 from app.scoring import token_prices as trust
 from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
 from app.scoring.serving.plans import serving_plan_from
 from app.scoring.serving.traffic import Traffic
-from tests.conftest import SEED_DIR, make_database
+from tests.conftest import SEED_DIR
+from tests.migration_checks import upgrade_then_seed
 
 KNOWN = load_model_specs()
 REFERENCE = SEED_DIR.parent.parent / "shared" / "reference"
@@ -148,23 +147,11 @@ def test_committed_token_prices_are_the_builders_output(monkeypatch: pytest.Monk
 
 @pytest.mark.db
 def test_0007_adds_the_flags_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0006")
-    engine = make_engine(url)
-    assert "unverified" not in {c["name"] for c in inspect(engine).get_columns("token_price")}
-    engine.dispose()
-
-    migrate.upgrade(url)  # an already-seeded database: existing rows get the server defaults
-    engine = make_engine(url)
-    query = text(
+    query = (
         "SELECT as_of_basis, unverified, deprecated FROM token_price "
         "WHERE provider_id = 'hyperbolic' AND provider_model_id = 'meta-llama/Meta-Llama-3.1-70B-Instruct'"
     )
-    with engine.connect() as connection:
-        assert tuple(connection.execute(query).one()) == ("", False, False)
-    reports = {r.file: r for r in seed.seed(engine, SEED_DIR)}  # what setup_database runs after upgrading
-    with engine.connect() as connection:
-        assert tuple(connection.execute(query).one()) == ("on_or_before", True, False)
-    engine.dispose()
+    upgraded, seeded, reports = upgrade_then_seed(tmp_path, "0006", "token_price", "unverified", query, [{}])
+    assert upgraded == [("", False, False)] and seeded == [("on_or_before", True, False)]
     flagged = [r for r in _seed_rows() if r["as_of_basis"] or "true" in (r["unverified"], r["deprecated"])]
     assert reports["token_prices.csv"].updated == len(flagged) and not reports["token_prices.csv"].errors
