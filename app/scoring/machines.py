@@ -22,6 +22,11 @@ DEFAULT_RDMA_GBPS_PER_GPU = 400.0
 FABRIC_EFFICIENCY = 0.9
 # A node of PCIe cards when nothing else is known (an 8-GPU PCIe server, as training assumes).
 PCIE_NODE_GPUS = 8
+# A scale-up domain wider than an HGX board's 8 GPUs is a rack of nodes: GB200/GB300 NVL72 is 18 compute trays of two
+# Grace-Blackwell superchips, 4 GPUs each (NVIDIA GB200 NVL72 page, shared/reference/gpus.csv row GB200; CoreWeave
+# rents them as 4-GPU nodes, prices.csv).
+BOARD_GPUS = 8
+RACK_NODE_GPUS = 4
 # Latency of one point-to-point send between pipeline stages on another node (NCCL over IB/EFA, 10-20 us).
 FABRIC_ALPHA_MS = 0.015
 
@@ -163,10 +168,11 @@ def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
 
 def default_machine(gpu: GpuSpec) -> Machine:
     """What a single estimate assumes when no machine is given: one node, the GPU's own scale-up domain
-    (an HGX board, an NVL72 rack) or an 8-card PCIe server; no fabric."""
+    (an HGX board, an NVL72 rack of RACK_NODE_GPUS-GPU nodes) or an 8-card PCIe server; no fabric."""
     link = _gpu_link(gpu)
     if link in SCALEUP_LINKS:
-        return Machine(gpus_per_node=gpu.scaleup_domain_gpus, link=link)
+        rack = gpu.scaleup_domain_gpus > BOARD_GPUS
+        return Machine(gpus_per_node=gpu.scaleup_domain_gpus, link=link, node_gpus=RACK_NODE_GPUS if rack else None)
     return Machine(gpus_per_node=PCIE_NODE_GPUS, link="pcie")
 
 

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.configurations import estimate_on
+from app.scoring.inference.configurations import estimate_on, single_node_layouts
 from app.scoring.inference.rank import rank_inference
-from app.scoring.machines import Machine, machine_of, nodes_for, span_reason, supply_reason
+from app.scoring.machines import Machine, default_machine, machine_of, nodes_for, span_reason, supply_reason
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
 from app.scoring.training.rank import rank_training
@@ -206,3 +206,13 @@ def test_deepseek_r1_serves_on_two_nodes_of_an_nvl72_rack() -> None:
             workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("GB200", 4, "nvlink"),)), MODELS["deepseek-r1"]
         ).options
     ), "671 GB of FP8 weights do not fit one 4-GPU node"
+
+
+def test_an_estimate_without_an_offer_names_the_rack_and_the_search_keeps_tp_to_16() -> None:
+    """A GB200 estimate with no offer runs in its NVL72 rack: a 72-GPU NVLink domain of 4-GPU nodes, as the ranking
+    says; serving layouts in it are TP8/TP16 groups in pipeline stages, never TP32 or TP64 (unpublished)."""
+    machine = default_machine(GPUS["GB200"])
+    assert machine.describe() == "72-GPU NVLink domain of 4-GPU nodes" and nodes_for(machine, 8) == 2
+    assert default_machine(GPUS["B200"]).describe() == "8-GPU node (nvlink)"
+    layouts = single_node_layouts(machine, 72, 126)
+    assert max(tp for _, tp, _ in layouts) == 16 and (64, 16, 4) in layouts and (64, 64, 1) not in layouts

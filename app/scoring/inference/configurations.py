@@ -26,13 +26,21 @@ def _powers_of_two(limit: int) -> list[int]:
     return out
 
 
+# Widest tensor-parallel group the search tries inside one NVLink domain: an HGX board's 8, the widest the published
+# serving runs use over NVLink (shared/validation: TP8; the one TP16 spans two nodes over InfiniBand), and what
+# training layouts use (training/estimate.py). A GB200 NVL72 rack serves with TP8 groups in pipeline stages, not
+# TP64, whose all-reduce no published run has timed. A single estimate may still ask for a wider group.
+MAX_SEARCH_TENSOR_PARALLEL = 16
+
+
 def single_node_layouts(machine: Machine, max_gpus: int, layers: int) -> list[tuple[int, int, int]]:
-    """(GPUs, TP, PP) inside one node: per count, pipeline splits first and plain TP last (so an
-    infeasible machine is explained by its largest TP layout)."""
+    """(GPUs, TP, PP) inside one node (or NVLink domain): per count, pipeline splits first and plain TP last (so an
+    infeasible machine is explained by its largest TP layout); TP up to MAX_SEARCH_TENSOR_PARALLEL."""
     out = []
     for count in _powers_of_two(min(machine.gpus_per_node, max_gpus)):
         for pp in reversed(_powers_of_two(min(count, layers))):
-            out.append((count, count // pp, pp))
+            if count // pp <= MAX_SEARCH_TENSOR_PARALLEL:
+                out.append((count, count // pp, pp))
     return out
 
 
