@@ -174,7 +174,12 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
             raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") from None
     plan = plan_mix(question, snapshot, model)
     return {
-        "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},
+        "question": {
+            **question.model_dump(mode="json"),
+            "mix_text": question.distribution_text,
+            "shares_add_up_to": round(question.share_total, 6),
+            "mix_normalised_text": question.normalised_text,
+        },
         "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
         **mix_body(plan),
         "shapes": [plain(s) for s in SHAPES.values()],
