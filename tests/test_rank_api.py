@@ -284,6 +284,20 @@ def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what
     assert "raise Max GPUs (now 64)" in note
 
 
+def test_coreweave_gb200_says_one_nvl72_rack_stops_a_pretrain_on_the_page_and_in_json(client):
+    """70B on 2T tokens with gpus=GB200 stopped at 72 GPUs ('finishes in 158.5 days') without saying why: CoreWeave
+    states no fabric between its NVL72 racks, so one rack is all a job gets."""
+    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+    body = client.get(f"/rank.json?{query}&gpus=GB200").json()
+    row = next(o for o in body["options"] if o["provider"] == "coreweave")
+    rack = "supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes)"
+    assert row["gpu_count"] == 72 and not row["feasible"] and rack in row["reason"]
+    assert row["reason"].endswith("no fabric between racks is stated")
+    assert any(rack in note for note in body["notes"])
+    page = client.get(f"/?{query}&gpus=GB200")
+    assert page.status_code == 200 and rack in page.text and "no fabric between racks is stated" in page.text
+
+
 def test_training_never_ranks_a_managed_inference_endpoint(client):
     """Fireworks' managed deployments serve models; a training job cannot run on them. Inference still ranks them."""
     training = client.post(

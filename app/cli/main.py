@@ -124,6 +124,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
             "\nNo offer can run this workload. Why, per configuration:\n"
             + reports.infeasible_reasons(payload, args.limit)
         )
+    if payload["notes"]:
+        print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
     print(f"\nshare: {payload['share_url']}")
     return 0
 
