@@ -35,6 +35,7 @@ from app.scoring.offers import (
 )
 from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
+from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
@@ -325,6 +326,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             f"seq_len {w.seq_len:,} extends {model.name} beyond its native context of {model.max_context:,} tokens: "
             "a long-context extension (the position encoding's scaling is yours to set; the estimate prices the tokens)"
         )
+    batch_note = global_batch(model, w).note  # a pretraining batch far below published ones
+    if batch_note:
+        notes.append(batch_note)
     for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
         fallback = peak_tflops(gpu, w.precision)[2].strip("; ")  # e.g. "no FP4 tensor cores: runs in FP8"
