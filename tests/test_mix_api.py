@@ -142,8 +142,9 @@ def test_mix_page_redirects_to_the_canonical_link_and_shows_mix_and_single_type(
 def test_plan_page_links_to_the_mix_for_its_traffic(client) -> None:  # type: ignore[no-untyped-def]
     page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=200000")
     assert page.status_code == 200
-    assert 'href="/mix?model=llama-3.1-70b&amp;mix=chat:1,rag:1&amp;requests_per_day=200000&amp;weight_dtype=fp8"' in (
-        page.text
+    assert (
+        'href="/mix?model=llama-3.1-70b&amp;mix=chat:0.5,rag:0.5&amp;requests_per_day=200000&amp;weight_dtype=fp8"'
+        in (page.text)
     )
     assert 'href="/mix"' in client.get("/").text  # in the navigation
 
@@ -195,3 +196,7 @@ def test_shares_adding_up_to_1_within_rounding_need_no_note(client) -> None:  # 
     weights = client.post("/api/v1/mix", json={"model": "llama-3.1-8b", "mix": "code:2,1000x200:1"}).json()
     assert weights["notes"][0].startswith("The shares add up to 3, not 1") and "other" not in weights["notes"][0]
     assert weights["question"]["mix_normalised_text"] == "code:0.6667,1000x200:0.3333"
+    default = client.post("/api/v1/mix", json={"model": "llama-3.1-8b"}).json()  # the form's default adds up to 1
+    assert default["question"]["mix_text"] == "chat:0.5,rag:0.5" and not any(
+        "shares add up" in n for n in default["notes"]
+    )

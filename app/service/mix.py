@@ -1,7 +1,7 @@
 """The cheapest GPU mix for a request-length distribution, for /mix, its .json twin, the API and `gpumatch mix`.
 
 The query string is the MixQuestion's fields by name, the distribution as one text field
-(`mix=chat:1,rag:1,1000x200:0.5`); model, traffic and mix are always written, other defaults left out.
+(`mix=chat:0.4,rag:0.4,1000x200:0.2`); model, traffic and mix are always written, other defaults left out.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The distribution is a list of buckets, each a named shape (chat, rag, code, reasoning) or explicit
 lengths, with a share. In a query string it is one field: `mix=chat:0.6,rag:0.3,1000x200:0.1`.
-Shares are weights (the default is `chat:1,rag:1`): a total other than 1 is divided out, and the plan
-says so in a note with the shares it used.
+Shares are weights (`chat:1,rag:1` is `chat:0.5,rag:0.5`, the default): a total other than 1 is divided
+out, and the plan says so in a note with the shares it used.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from app.scoring.serving.traffic import (
 from app.scoring.workload import REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
-DEFAULT_MIX = "chat:1,rag:1"
+DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
 # Shares rounded to three places (0.333,0.333,0.333) are fractions of 1: divided out without a note.
 SHARE_TOTAL_TOLERANCE = 0.005
 
