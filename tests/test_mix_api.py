@@ -142,8 +142,9 @@ def test_mix_page_redirects_to_the_canonical_link_and_shows_mix_and_single_type(
 def test_plan_page_links_to_the_mix_for_its_traffic(client) -> None:  # type: ignore[no-untyped-def]
     page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=200000")
     assert page.status_code == 200
-    assert 'href="/mix?model=llama-3.1-70b&amp;mix=chat:1,rag:1&amp;requests_per_day=200000&amp;weight_dtype=fp8"' in (
-        page.text
+    assert (
+        'href="/mix?model=llama-3.1-70b&amp;mix=chat:0.5,rag:0.5&amp;requests_per_day=200000&amp;weight_dtype=fp8"'
+        in (page.text)
     )
     assert 'href="/mix"' in client.get("/").text  # in the navigation
 
@@ -164,3 +165,38 @@ def test_htmx_swap_gets_the_block_and_pushes_the_canonical_url(client) -> None: 
     bad = client.get("/mix", params={**form, "mix": "chat:0,rag:0"}, headers={"HX-Request": "true"})
     assert bad.status_code == 422 and "HX-Push-Url" not in bad.headers
     assert 'value="chat:0,rag:0"' in bad.text  # what was typed stays in the field
+
+
+def test_shares_that_do_not_add_up_to_1_are_weights_said_in_a_note_page_and_json(client) -> None:  # type: ignore[no-untyped-def]
+    # chat:0.7,rag:0.2 used to become 77.8/22.2 % with no word of it and an echo still saying 0.7/0.2
+    question = {"model": "llama-3.1-8b", "mix": "chat:0.7,rag:0.2", "requests_per_day": 100_000}
+    body = client.post("/api/v1/mix", json=question).json()
+    echo = body["question"]
+    assert echo["mix_text"] == "chat:0.7,rag:0.2" and echo["shares_add_up_to"] == pytest.approx(0.9)
+    assert echo["mix_normalised_text"] == "chat:0.7778,rag:0.2222"
+    buckets = {b["name"]: b for b in body["buckets"]}
+    assert buckets["chat"]["weight"] == 0.7 and buckets["chat"]["share"] == pytest.approx(7 / 9, abs=1e-6)
+    note = body["notes"][0]
+    assert note.startswith("The shares add up to 0.9, not 1: they are read as weights")
+    assert "chat 77.8%, rag 22.2%" in note and "the other 0.1" in note
+    twin = client.get("/mix.json", params=question).json()
+    assert twin["notes"][0] == note and twin["question"]["mix_normalised_text"] == echo["mix_normalised_text"]
+    page = client.get("/mix", params=question)
+    assert page.status_code == 200 and "The shares add up to 0.9, not 1" in page.text
+    assert "77.8%" in page.text and "(weight 0.7)" in page.text
+
+
+def test_shares_adding_up_to_1_within_rounding_need_no_note(client) -> None:  # type: ignore[no-untyped-def]
+    thirds = {"model": "llama-3.1-8b", "mix": "chat:0.333,rag:0.333,code:0.333"}
+    body = client.post("/api/v1/mix", json=thirds).json()
+    assert body["question"]["shares_add_up_to"] == pytest.approx(0.999)
+    assert not any("shares add up" in n for n in body["notes"])
+    two_places = client.post("/api/v1/mix", json={**thirds, "mix": "chat:0.33,rag:0.33,code:0.33"}).json()
+    assert two_places["notes"][0].startswith("The shares add up to 0.99, not 1")
+    weights = client.post("/api/v1/mix", json={"model": "llama-3.1-8b", "mix": "code:2,1000x200:1"}).json()
+    assert weights["notes"][0].startswith("The shares add up to 3, not 1") and "other" not in weights["notes"][0]
+    assert weights["question"]["mix_normalised_text"] == "code:0.6667,1000x200:0.3333"
+    default = client.post("/api/v1/mix", json={"model": "llama-3.1-8b"}).json()  # the form's default adds up to 1
+    assert default["question"]["mix_text"] == "chat:0.5,rag:0.5" and not any(
+        "shares add up" in n for n in default["notes"]
+    )

@@ -284,6 +284,20 @@ def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what
     assert "raise Max GPUs (now 64)" in note
 
 
+def test_coreweave_gb200_says_one_nvl72_rack_stops_a_pretrain_on_the_page_and_in_json(client):
+    """70B on 2T tokens with gpus=GB200 stopped at 72 GPUs ('finishes in 158.5 days') without saying why: CoreWeave
+    states no fabric between its NVL72 racks, so one rack is all a job gets."""
+    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+    body = client.get(f"/rank.json?{query}&gpus=GB200").json()
+    row = next(o for o in body["options"] if o["provider"] == "coreweave")
+    rack = "supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes)"
+    assert row["gpu_count"] == 72 and not row["feasible"] and rack in row["reason"]
+    assert row["reason"].endswith("no fabric between racks is stated")
+    assert any(rack in note for note in body["notes"])
+    page = client.get(f"/?{query}&gpus=GB200")
+    assert page.status_code == 200 and rack in page.text and "no fabric between racks is stated" in page.text
+
+
 def test_training_never_ranks_a_managed_inference_endpoint(client):
     """Fireworks' managed deployments serve models; a training job cannot run on them. Inference still ranks them."""
     training = client.post(
@@ -339,3 +353,22 @@ def test_an_estimate_without_an_offer_says_its_machine_as_the_ranking_says_an_of
     assert hgx["machine"] == "8-GPU node (nvlink)"  # a scale-up GPU runs on its own board
     served = client.post("/api/v1/estimate/inference", json={"model": "llama-3.1-8b", "gpu": "L40S", "gpu_count": 1})
     assert served.json()["machine"] == "1-GPU node (none)"
+
+
+def test_a_pretrain_at_the_fine_tuning_default_batch_says_so_and_links_the_typical_batch(client):
+    """70B pretraining kept the fine-tune default of 64 sequences (262k tokens) silently; published pretraining
+    batches are millions of tokens. The JSON and the page say which batch was used, why, and link the same
+    question at GPT-3's batch for the nearest size (3.2M tokens: 781 sequences of 4,096)."""
+    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=1000000000000&max_gpus=256&max_days=90"
+    body = client.get(f"/rank.json?{query}&gpus=B200").json()
+    batch = body["global_batch"]
+    assert (batch["sequences"], batch["tokens"], batch["default"]) == (64, 262_144, True)
+    assert batch["typical"]["sequences"] == 781 and batch["note"] in body["notes"]
+    link = batch["typical"]["url"]
+    assert link.startswith("/?phase=training&model=llama-3.1-70b&method=pretrain&global_batch_seqs=781&")
+    page = client.get(f"/?{query}&gpus=B200").text
+    assert "at a global batch of 64 sequences (262,144 tokens), the default (64 sequences), a fine-tuning batch" in page
+    assert f'<a href="{link.replace("&", "&amp;")}">Rank at 781 sequences per step →</a>' in page
+    typical = client.get(link.replace("/?", "/rank.json?")).json()
+    assert typical["global_batch"]["sequences"] == 781 and typical["global_batch"]["note"] == ""
+    assert typical["workload"]["total_tokens"] == 1e12  # the same token budget, in fewer steps

@@ -124,6 +124,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
             "\nNo offer can run this workload. Why, per configuration:\n"
             + reports.infeasible_reasons(payload, args.limit)
         )
+    if payload["notes"]:
+        print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
+    typical = (payload.get("global_batch") or {}).get("typical")
+    if typical:
+        print(f"at {typical['sequences']:,} sequences per step: {typical['url']}")
     print(f"\nshare: {payload['share_url']}")
     return 0
 

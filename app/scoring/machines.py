@@ -204,6 +204,41 @@ def span_reason(machine: Machine, gpu_count: int) -> str | None:
     return None
 
 
+def job_gpu_limit(machine: Machine) -> int | None:
+    """Most GPUs the machine supplies to one job (None: a cluster whose node count is not stated)."""
+    if not machine.clusters:
+        return machine.gpus_per_node
+    return None if machine.max_nodes is None else machine.gpus_per_node * machine.max_nodes
+
+
+def _units(machine: Machine) -> tuple[str, str]:
+    """One scale-up unit in words, and what several are called: a node, or a rack-scale NVLink domain."""
+    per_node = machine.gpus_per_node
+    if not machine.node_gpus:
+        return f"{per_node}-GPU node", "nodes"
+    rack = f"NVL{per_node} rack" if machine.link == "nvlink" else f"{LINK_NAMES.get(machine.link, machine.link)} rack"
+    return f"{rack} (a {per_node}-GPU {machine.unit_name} of {machine.node_gpus}-GPU nodes)", "racks"
+
+
+def supply_limit_reason(machine: Machine, gpu_limit: int) -> str | None:
+    """Why one job on this machine stops at its own limit, at or below the workload's `gpu_limit` (None: the
+    machine supplies more, and the workload's limit is what stops it)."""
+    limit = job_gpu_limit(machine)
+    if limit is None or limit > gpu_limit:
+        return None
+    unit, units = _units(machine)
+    gpus = f"{limit:,} GPU{'s' if limit > 1 else ''}"
+    if machine.clusters:  # a stated node count
+        why = f"{machine.max_nodes:,} {units} of {machine.gpus_per_node} GPUs, the offer's stated limit"
+    elif machine.fabric == "none":
+        why = f"one {unit}, and no fabric between {units} is stated"
+    elif machine.fabric == "ethernet" and machine.max_nodes is None:
+        why = f"one {unit}: Ethernet between {units}, with no node count stated"
+    else:
+        why = f"one {unit}, the offer's stated limit"
+    return f"this offer supplies at most {gpus} to one job: {why}"
+
+
 def supply_reason(machine: Machine, gpu_count: int, tensor_parallel: int, pipeline_parallel: int = 1) -> str | None:
     """Why the machine cannot supply this serving configuration (None = it can). Rankings build only what
     this allows, and the estimate API refuses what it refuses."""

@@ -1,7 +1,7 @@
 """The cheapest GPU mix for a request-length distribution, for /mix, its .json twin, the API and `gpumatch mix`.
 
 The query string is the MixQuestion's fields by name, the distribution as one text field
-(`mix=chat:1,rag:1,1000x200:0.5`); model, traffic and mix are always written, other defaults left out.
+(`mix=chat:0.4,rag:0.4,1000x200:0.2`); model, traffic and mix are always written, other defaults left out.
 """
 
 from __future__ import annotations
@@ -174,7 +174,12 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
             raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") from None
     plan = plan_mix(question, snapshot, model)
     return {
-        "question": {**question.model_dump(mode="json"), "mix_text": question.distribution_text},
+        "question": {
+            **question.model_dump(mode="json"),
+            "mix_text": question.distribution_text,
+            "shares_add_up_to": round(question.share_total, 6),
+            "mix_normalised_text": question.normalised_text,
+        },
         "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
         **mix_body(plan),
         "shapes": [plain(s) for s in SHAPES.values()],

@@ -13,9 +13,11 @@ from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.training.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors
+from app.service.workload_query import canonical_query
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -210,6 +212,8 @@ def _body(
     if phase == "training":  # what scaling out buys: days and total cost per GPU count of the leading machines
         extra["deadline_days"] = getattr(workload, "max_days", None)
         extra["frontier"] = plain(getattr(ranking, "frontier", []))
+        assert isinstance(workload, TrainingWorkload)
+        extra["global_batch"] = _global_batch(workload, model)
     else:
         extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
         extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones
@@ -229,6 +233,17 @@ def _body(
         "share_url": share_url,
         **extra,
     }
+
+
+def _global_batch(workload: TrainingWorkload, model: ModelSpec) -> dict[str, Any]:
+    """The batch the ranking used and why; for pretraining far below a published batch, a link to the same
+    question at that batch (the same token budget, fewer steps)."""
+    batch = global_batch(model, workload)
+    body: dict[str, Any] = plain(batch)
+    if batch.typical is not None:
+        at_typical = workload.model_copy(update={"global_batch_seqs": batch.typical.sequences})
+        body["typical"]["url"] = "/?" + canonical_query("training", at_typical)
+    return body
 
 
 def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> list[str]:

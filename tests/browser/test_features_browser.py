@@ -34,7 +34,7 @@ def test_own_page_overrides_an_input_and_keeps_it_in_the_link(page, server_url: 
 def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/plan?model=llama-3.1-8b&requests_per_day=1000000")
     page.click("text=Chat and RAG on a mix of GPUs")  # the plan page links here with its traffic
-    page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:1,rag:1&requests_per_day=1000000"))
+    page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:0.5,rag:0.5&requests_per_day=1000000"))
     page.fill("#f-mix", "chat:0.7, rag:0.3")
     text = submit_and_read(page, r"/mix\?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000$")
     summary = page.inner_text("#mix-summary")

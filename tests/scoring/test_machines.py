@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +11,16 @@ from hypothesis import strategies as st
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference.configurations import estimate_on, single_node_layouts
 from app.scoring.inference.rank import rank_inference
-from app.scoring.machines import Machine, default_machine, machine_of, nodes_for, span_reason, supply_reason
+from app.scoring.machines import (
+    Machine,
+    default_machine,
+    job_gpu_limit,
+    machine_of,
+    nodes_for,
+    span_reason,
+    supply_limit_reason,
+    supply_reason,
+)
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
 from app.scoring.training.rank import rank_training
@@ -216,3 +226,61 @@ def test_an_estimate_without_an_offer_names_the_rack_and_the_search_keeps_tp_to_
     assert default_machine(GPUS["B200"]).describe() == "8-GPU node (nvlink)"
     layouts = single_node_layouts(machine, 72, 126)
     assert max(tp for _, tp, _ in layouts) == 16 and (64, 16, 4) in layouts and (64, 64, 1) not in layouts
+
+
+RACK_LIMIT = (
+    "this offer supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes), and no "
+    "fabric between racks is stated"
+)
+
+
+def test_where_a_machine_stops_a_job_is_said_in_words() -> None:
+    rack = machine_of(_offer("GB200", 4, "nvlink", scaleup_domain_gpus=72), GPUS["GB200"])
+    assert job_gpu_limit(rack) == 72 and supply_limit_reason(rack, 1024) == RACK_LIMIT
+    assert supply_limit_reason(rack, 72) == RACK_LIMIT  # the rack stops it too: raising Max GPUs would not help
+    assert supply_limit_reason(rack, 64) is None  # Max GPUs stops a job first
+    node = machine_of(_offer("H100-SXM", 8, "nvlink"), GPUS["H100-SXM"])
+    assert supply_limit_reason(node, 64) == (
+        "this offer supplies at most 8 GPUs to one job: one 8-GPU node, and no fabric between nodes is stated"
+    )
+    limited = machine_of(_offer("H100-SXM", 8, "nvlink", "infiniband", max_nodes=4), GPUS["H100-SXM"])
+    assert supply_limit_reason(limited, 64) == (
+        "this offer supplies at most 32 GPUs to one job: 4 nodes of 8 GPUs, the offer's stated limit"
+    )
+    unstated = machine_of(_offer("H100-SXM", 8, "nvlink", "infiniband"), GPUS["H100-SXM"])
+    assert job_gpu_limit(unstated) is None and supply_limit_reason(unstated, 65_536) is None
+
+
+def test_a_pretrain_too_slow_on_one_nvl72_rack_says_the_rack_stops_it() -> None:
+    """70B on 2T tokens stopped at 72 GB200s ('finishes in 158.5 days') with no word of why it stopped there."""
+    rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72, price=10.5)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(rack,))
+    w = TrainingWorkload(model="llama-3.1-70b", method="pretrain", total_tokens=2e12, max_gpus=1024, max_days=60)
+    ranking = rank_training(w, snapshot, MODELS["llama-3.1-70b"])
+    late = ranking.options[0]
+    assert late.gpu_count == 72 and not late.feasible
+    assert late.reason.startswith("finishes in") and late.reason.endswith(RACK_LIMIT)
+    assert any("that offer supplies at most 72 GPUs to one job: one NVL72 rack" in n for n in ranking.notes)
+    # on time at 72 GPUs, nothing to explain; under a Max GPUs below the rack, Max GPUs is the reason
+    assert (
+        rank_training(w.model_copy(update={"max_days": 365}), snapshot, MODELS["llama-3.1-70b"]).options[0].reason == ""
+    )
+    capped = rank_training(w.model_copy(update={"max_gpus": 64}), snapshot, MODELS["llama-3.1-70b"])
+    assert "supplies at most" not in capped.options[0].reason and "raise Max GPUs" in " ".join(capped.notes)
+
+
+def test_a_model_no_nvl72_rack_holds_says_the_rack_stops_it() -> None:
+    rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(rack,))
+    train = TrainingWorkload(model="megatron-gpt-1t", method="full_ft", max_gpus=1024)
+    unfit = rank_training(train, snapshot, MODELS["megatron-gpt-1t"]).options[0]
+    assert not unfit.feasible and unfit.reason.startswith("needs") and unfit.reason.endswith(RACK_LIMIT)
+    # 8T parameters in bf16: 16 TB of weights, more than 72 GB200s hold
+    huge = replace(
+        MODELS["megatron-gpt-1t"], params_b=8000.0, active_params_b=8000.0, num_attention_heads=128, num_kv_heads=128
+    )
+    serve = InferenceWorkload(model=huge.id, max_gpus=72, input_len=1000, output_len=200)
+    refused = rank_inference(serve, snapshot, huge).options[0]
+    assert refused.reason.startswith("needs 16000 GB") and refused.reason.endswith(RACK_LIMIT)
+    below = rank_inference(serve.model_copy(update={"max_gpus": 64}), snapshot, huge).options[0]
+    assert "supplies at most" not in below.reason  # Max GPUs per replica stops it first

@@ -13,7 +13,7 @@ from dataclasses import replace
 from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
 from app.scoring.inference.limits import over_limits
 from app.scoring.inference.terms import p99_latencies_ms
-from app.scoring.machines import Machine, machine_gpu, supply_reason
+from app.scoring.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -113,8 +113,15 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
         over = over or best
         tried.append(refused)
     if over is None:
-        return why_not(gpu.id, *tried)
+        return with_supply_limit(why_not(gpu.id, *tried), machine, workload.max_gpus)
     return replace(explain(over), lowest_p99=_lowest_p99(served))
+
+
+def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: int) -> InferenceEstimate:
+    """A machine on which no layout holds the model says where its own supply stops, when that (not Max GPUs per
+    replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes."""
+    limit = None if refusal.misses_limits else supply_limit_reason(machine, max_gpus)
+    return replace(refusal, reason=f"{refusal.reason}; {limit}") if limit else refusal
 
 
 def _lowest_p99(served: list[Solution]) -> tuple[tuple[float, int, int, int], tuple[float, int, int, int]]:

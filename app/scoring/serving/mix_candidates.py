@@ -31,10 +31,11 @@ class BucketDemand:
     label: str
     input_len: int
     output_len: int
-    share: float  # of all requests, normalised
+    share: float  # of all requests: weight ÷ the weights' total
     requests_per_s: float  # at the busiest hour
     source: str = ""
     source_url: str = ""
+    weight: float = 1.0  # the share as given
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ def bucket_demands(question: MixQuestion, peak_rps: float) -> list[BucketDemand]
                 requests_per_s=peak_rps * b.share / total,
                 source=named.source if named else "your histogram",
                 source_url=named.source_url if named else "",
+                weight=b.share,
             )
         )
     return out

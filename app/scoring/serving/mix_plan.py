@@ -131,7 +131,9 @@ def plan_mix(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec)
     if mix is not None and singles:
         saving, pct, more = _saving_terms(mix, singles[0])
         terms += more
-    notes = [SIZING_NOTE, considered_note(types, demands, len(snapshot_offers(snapshot, question)))]
+    share_note = question.share_note()
+    notes = [share_note] if share_note else []
+    notes += [SIZING_NOTE, considered_note(types, demands, len(snapshot_offers(snapshot, question)))]
     notes += unserved_notes(types, demands)
     if mix is not None and len(mix.gpu_types) == 1 and singles:
         notes.append(

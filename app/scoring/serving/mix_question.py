@@ -1,7 +1,9 @@
 """The GPU-mix question: a model at latency limits, a daily traffic and its request-length distribution.
 
 The distribution is a list of buckets, each a named shape (chat, rag, code, reasoning) or explicit
-lengths, with a share. In a query string it is one field: `mix=chat:0.7,rag:0.3,1000x200:0.1`.
+lengths, with a share. In a query string it is one field: `mix=chat:0.6,rag:0.3,1000x200:0.1`.
+Shares are weights (`chat:1,rag:1` is `chat:0.5,rag:0.5`, the default): a total other than 1 is divided
+out, and the plan says so in a note with the shares it used.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from app.scoring.serving.traffic import (
 from app.scoring.workload import REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
-DEFAULT_MIX = "chat:1,rag:1"
+DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
+# Shares rounded to three places (0.333,0.333,0.333) are fractions of 1: divided out without a note.
+SHARE_TOTAL_TOLERANCE = 0.005
 
 
 class LengthBucket(NumbersNotBooleans):
@@ -33,7 +37,12 @@ class LengthBucket(NumbersNotBooleans):
     shape: ShapeName | None = Field(None, description="chat | rag | code | reasoning (sourced mean lengths)")
     input_len: int | None = Field(None, ge=1, le=1_000_000, description="prompt tokens (when no shape)")
     output_len: int | None = Field(None, ge=1, le=200_000, description="generated tokens (when no shape)")
-    share: float = Field(1.0, ge=0, le=1e6, description="relative weight; shares are normalised to their total")
+    share: float = Field(
+        1.0,
+        ge=0,
+        le=1e6,
+        description="relative weight: shares are divided by their total (a note says so when it is not 1)",
+    )
 
     @model_validator(mode="after")
     def _lengths(self) -> LengthBucket:
@@ -139,6 +148,30 @@ class MixQuestion(Filters):
     @property
     def distribution_text(self) -> str:
         return ",".join(b.spelled() for b in self.mix)
+
+    @property
+    def share_total(self) -> float:
+        return sum(b.share for b in self.mix)
+
+    @property
+    def normalised_text(self) -> str:
+        """The distribution as fractions of all requests (4 places), the way the plan reads it."""
+        return ",".join(f"{b.name}:{b.share / self.share_total:.4f}".rstrip("0").rstrip(".") for b in self.mix)
+
+    def share_note(self) -> str | None:
+        """Says how shares that do not add up to 1 were read (None when they do, within the tolerance)."""
+        total = self.share_total
+        if abs(total - 1) <= SHARE_TOTAL_TOLERANCE:
+            return None
+        fractions = ", ".join(f"{b.name} {b.share / total:.1%}" for b in self.mix)
+        note = f"The shares add up to {total:g}, not 1: they are read as weights, so the requests are {fractions}"
+        note += f" (mix={self.normalised_text})."
+        if total < 1:
+            note += (
+                f" If they are fractions of all requests, the other {1 - total:.3g} is spread over these buckets in"
+                " proportion: give it a bucket of its own if its lengths differ."
+            )
+        return note
 
     def buckets(self) -> list[LengthBucket]:
         """Buckets with a share, in the order given (a zero share has no traffic to place)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 from itertools import islice
@@ -21,7 +21,7 @@ from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.machines import Machine, machine_gpu, nodes_for
+from app.scoring.machines import Machine, machine_gpu, nodes_for, supply_limit_reason
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
     Computed,
@@ -35,6 +35,7 @@ from app.scoring.offers import (
 )
 from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
+from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
@@ -277,7 +278,8 @@ class SlotSearch:
     def __init__(self, gpu: GpuSpec, machine: Machine, model: ModelSpec, w: TrainingWorkload) -> None:
         self.machine = machine
         self.gpu = machine_gpu(gpu, machine)
-        cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
+        cap = self.cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
+        self.limit_reason = supply_limit_reason(machine, w.max_gpus)  # None: Max GPUs stops a job first
         capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
         self.search = LayoutSearch(model, capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
         self.allowed = whole_nodes(machine)
@@ -285,6 +287,13 @@ class SlotSearch:
 
     def best(self, deadline_hours: float) -> TrainingEstimate:
         return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
+
+    def stopped_by_machine(self, est: TrainingEstimate) -> str:
+        """Why the machine stops this estimate short ("" where Max GPUs or nothing does): no count within its limit
+        holds the model, or the count chosen is all it supplies (a run too slow for the deadline needs more)."""
+        if self.limit_reason is None or (est.feasible and est.gpu_count < self.cap):
+            return ""
+        return self.limit_reason if est.feasible or est.memory_breakdown_gb else ""
 
 
 def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:
@@ -310,12 +319,16 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     searches: dict[int, SlotSearch] = {}
     shared: dict[int, SharedTerms | None] = {}
     estimates: dict[int, TrainingEstimate] = {}
+    stops: dict[int, str] = {}  # per slot: the machine's limit where it stops the slot's estimate short
     notes: list[str] = [fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY)] if w.precision == "fp4" else []
     if model.max_context is not None and w.seq_len > model.max_context:  # a long-context extension, not an error
         notes.append(
             f"seq_len {w.seq_len:,} extends {model.name} beyond its native context of {model.max_context:,} tokens: "
             "a long-context extension (the position encoding's scaling is yours to set; the estimate prices the tokens)"
         )
+    batch_note = global_batch(model, w).note  # a pretraining batch far below published ones
+    if batch_note:
+        notes.append(batch_note)
     for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
         fallback = peak_tflops(gpu, w.precision)[2].strip("; ")  # e.g. "no FP4 tensor cores: runs in FP8"
@@ -323,7 +336,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
         searches[number] = SlotSearch(gpu, machine, model, w)
-        estimates[number] = searches[number].best(w.max_days * 24)
+        est = searches[number].best(w.max_days * 24)
+        stops[number] = stop = searches[number].stopped_by_machine(est)
+        estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
         shared[number] = SharedTerms.of(estimates[number], machine, w)
     runs = price_runs(snapshot, w)
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
@@ -335,6 +350,8 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             terms.append(None)
             continue
         t = run_terms(price_type, seller, min_term, s.nodes, s.work_hours, w)
+        if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
+            t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
         on = _on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
@@ -504,12 +521,14 @@ def _nothing_on_time_note(offer: Offer, s: SharedTerms | None, search: SlotSearc
     if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
         return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
     needed = math.ceil(scaled)
-    cap = min(w.max_gpus, search.machine.gpus_per_node * search.machine.node_limit(w.max_gpus))
     text += f" About {needed:,} {offer.gpu_id} would finish in time if the run scaled linearly"
+    if needed > search.cap and search.limit_reason:
+        limit = search.limit_reason.replace("this offer", "that offer")
+        return text + f", but {limit}. Try a later deadline, or offers with more nodes."
     if needed > w.max_gpus:
         return text + f": raise Max GPUs (now {w.max_gpus:,}) or the deadline."
-    if needed > cap:
-        return text + f", but that offer supplies at most {cap:,}: a later deadline, or offers with more nodes."
+    if needed > search.cap:
+        return text + f", but that offer supplies at most {search.cap:,}: a later deadline, or offers with more nodes."
     return text + "."
 
 

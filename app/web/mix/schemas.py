@@ -13,7 +13,8 @@ class BucketOut(BaseModel):
     label: str
     input_len: int
     output_len: int
-    share: float = Field(description="of all requests, normalised")
+    share: float = Field(description="of all requests: weight ÷ the weights' total")
+    weight: float = Field(description="the share as given in `mix`")
     requests_per_s: float = Field(description="this bucket's rate at the busiest hour")
     source: str = Field(description="where a named shape's lengths come from")
     source_url: str
@@ -84,7 +85,9 @@ class ShapeOut(BaseModel):
 
 
 class MixQuestionOut(MixQuestion):
-    mix_text: str = Field(description="the distribution in its query-string form")
+    mix_text: str = Field(description="the distribution in its query-string form, shares as given")
+    shares_add_up_to: float = Field(description="the shares' total; shares are weights, divided by it")
+    mix_normalised_text: str = Field(description="the distribution as fractions of all requests, as the plan reads it")
 
 
 class MixResponse(BaseModel):

@@ -54,6 +54,12 @@ class RankResponse(BaseModel):
         "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
     )
     notes: list[str]
+    global_batch: dict[str, Any] | None = Field(
+        None,
+        description="training: the global batch ranked at (sequences, tokens), whether it is the default and why; "
+        "for pretraining far below a published batch (GPT-3's at the nearest size), that batch with `url`, the same "
+        "question at it, and the `note` also in notes",
+    )
     catalog_version: str
     share_url: str
 
