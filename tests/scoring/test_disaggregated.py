@@ -190,3 +190,34 @@ def test_an_nvl72_rack_holds_both_pools_in_its_nvlink_domain_and_bills_whole_4_g
         assert plan.pairing.node_gpus_billed % 4 == 0 and plan.pairing.node_gpus_billed >= plan.pairing.node_gpus_used
         assert plan.pairing.transfer_gbs > 100  # NVLink, not a network
     assert "per NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)
+
+
+def _rack_405b() -> tuple:
+    """Llama 3.1 405B at 32k prompts on an NVL72 rack of 4-GPU rentals: aggregated runs 32 GPUs, 8 physical nodes of
+    one NVLink domain."""
+    w = InferenceWorkload(model="llama-3.1-405b", weight_dtype="fp8", input_len=32000, output_len=1000, tpot_ms=30,
+                          ttft_ms=3000, max_gpus=72)  # fmt: skip
+    rack = replace(_offer("GB200", 10.5), gpu_count=4, gpus_per_node=4, scaleup_domain_gpus=72)
+    model = MODELS["llama-3.1-405b"]
+    return compare(w, Traffic(requests_per_day=100_000), CatalogSnapshot(gpus=GPUS, offers=(rack,)), model), model, w
+
+
+def test_an_aggregated_layout_over_an_nvlink_domains_nodes_gets_its_decode_only_batch():
+    comparison, model, w = _rack_405b()
+    assert comparison.aggregated is not None
+    o, alone = comparison.aggregated.option, comparison.aggregated_decode_only
+    assert o.nodes > 1, "the layout spans the rack's 4-GPU nodes, inside its 72-GPU NVLink domain"
+    assert alone is not None and alone.gpu_count == o.gpu_count and alone.batch > o.batch
+    answer = verdict(comparison, model, w)
+    assert f"decode alone would batch more ({alone.batch} against {o.batch})" in answer.headline
+    assert "more against" not in answer.headline
+
+
+def test_the_verdict_claims_no_decode_only_batch_it_did_not_estimate():
+    comparison, model, w = _rack_405b()
+    unknown = replace(comparison, aggregated_decode_only=None)  # as for a layout spanning nodes over a fabric
+    answer = verdict(unknown, model, w)
+    assert answer.winner == "aggregated"
+    assert "decode alone" not in answer.headline and "more against" not in answer.headline
+    assert "aggregated steps overlap the prompts' compute" in answer.headline
+    assert not any("Prefill interference" in line for line in answer.why)

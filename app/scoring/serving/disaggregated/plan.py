@@ -263,15 +263,19 @@ def _decode_only(
     model: ModelSpec,
     eff: InferenceEfficiency,
 ) -> DecodeInstance | None:
-    """What the aggregated option's own hardware would batch if its steps carried no prefill."""
+    """What the aggregated option's own hardware would batch if its steps carried no prefill. Only a layout inside
+    one scale-up unit (a node, or an NVL72 rack's NVLink domain of several 4-GPU nodes) is timed as the pools time
+    theirs; one spanning units over a fabric is not (None: unknown)."""
     if aggregated is None:
         return None
     o = aggregated.option
     offer = next((x for x in snapshot.offers if x.offer_id == o.offer_id), None)
     gpu = snapshot.gpus.get(o.gpu_id)
-    if offer is None or gpu is None or o.nodes > 1:
+    if offer is None or gpu is None:
         return None
     machine = machine_of(offer, gpu)
+    if o.gpu_count > machine.gpus_per_node:  # not o.nodes: an NVLink domain's layout spans physical nodes
+        return None
     return decode_instance(gpu, machine, model, workload, o.tensor_parallel, o.pipeline_parallel, eff)
 
 

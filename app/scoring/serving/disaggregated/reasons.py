@@ -206,10 +206,11 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     elif c.aggregated.cost.replicas_at_peak <= 1:
         text += ": one aggregated replica already carries the peak, while each pool needs at least one instance"
     else:
+        # alone is None where the aggregated layout spans nodes over a fabric: its decode-only batch is not estimated
+        more = f"decode alone would batch more ({alone.batch} against {o.batch}), but " if alone else ""
         text += (
-            f": decode alone would batch more ({alone.batch if alone else 'more'} against {o.batch}), but aggregated "
-            "steps overlap the prompts' compute with the memory-bound decode reads, while a prefill pool runs prompts "
-            f"alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
+            f": {more}aggregated steps overlap the prompts' compute with the memory-bound decode reads, while a "
+            f"prefill pool runs prompts alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
         )
     return text
 
