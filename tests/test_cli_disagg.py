@@ -24,3 +24,11 @@ def test_disagg_command_names_a_bad_flag(database, capsys):
     assert "--requests-per-day" in capsys.readouterr().err
     assert main(["disagg", "--model", "no-such-model"]) == 2
     assert "--model" in capsys.readouterr().err
+
+
+def test_disagg_command_labels_the_kv_path_a_rack_uses(database, capsys):
+    flags = ["--model", "llama-3.1-405b", "--weight-dtype", "fp8", "--input-len", "32000", "--output-len", "1000"]
+    assert main(["disagg", *flags, "--ttft-ms", "3000", "--tpot-ms", "30", "--max-gpus", "72"]) == 0
+    out = capsys.readouterr().out
+    assert "(KV inside NVLink domain)" in out and "(node)" not in out
+    assert "decode alone would batch more (more" not in out

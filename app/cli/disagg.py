@@ -21,6 +21,11 @@ def _pool(p: dict[str, Any]) -> str:
     return f"{p['replicas_at_peak']} × {p['gpu_count']}×{p['gpu_id']} {layout}"
 
 
+def _path(plan: dict[str, Any]) -> str:
+    """Where the plan's KV cache moves: inside a node or an NVLink domain of nodes, or over the fabric."""
+    return f"KV inside {plan['node_unit']}" if plan["path"] == "node" else "KV over fabric"
+
+
 def _print(body: dict[str, Any]) -> None:
     from app.cli import reports
 
@@ -42,7 +47,7 @@ def _print(body: dict[str, Any]) -> None:
         p, q = d["prefill"], d["decode"]
         rows.append(
             [
-                f"{d['ratio']} ({d['path']})",
+                f"{d['ratio']} ({_path(d)})",
                 p["provider_name"],
                 f"P {_pool(p)} + D {_pool(q)}",
                 f"{p['batch']} / {q['batch']}",

@@ -21,7 +21,7 @@ from app.scoring.serving.disaggregated.pools import (
     prefill_instance,
     prefill_load,
 )
-from app.scoring.serving.disaggregated.reasons import verdict
+from app.scoring.serving.disaggregated.reasons import plan_lines, plan_terms, unit_words, verdict
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
@@ -189,7 +189,7 @@ def test_an_nvl72_rack_holds_both_pools_in_its_nvlink_domain_and_bills_whole_4_g
     for plan in nodes:
         assert plan.pairing.node_gpus_billed % 4 == 0 and plan.pairing.node_gpus_billed >= plan.pairing.node_gpus_used
         assert plan.pairing.transfer_gbs > 100  # NVLink, not a network
-    assert "per NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)
+    assert "-GPU group in one NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)
 
 
 def _rack_405b() -> tuple:
@@ -221,3 +221,34 @@ def test_the_verdict_claims_no_decode_only_batch_it_did_not_estimate():
     assert "decode alone" not in answer.headline and "more against" not in answer.headline
     assert "aggregated steps overlap the prompts' compute" in answer.headline
     assert not any("Prefill interference" in line for line in answer.why)
+
+
+def test_the_node_path_is_worded_as_a_node_or_an_nvlink_domain_and_counts_its_units():
+    """A rack's prefill and decode instances may sit on different 4-GPU nodes of its NVLink domain, and a unit of them
+    that bills part of the domain is a group in it (several fit in one domain): never "the node's own link" there,
+    never "1 NVLink domains"."""
+    rack = replace(_offer("GB200", 10.5), gpu_count=4, gpus_per_node=4, scaleup_domain_gpus=72)
+    quiet = Traffic(requests_per_day=2000)
+    comparison = compare(LONG, quiet, CatalogSnapshot(gpus=GPUS, offers=(rack,)), LLAMA)
+    best = comparison.best
+    assert best is not None and best.pairing.path == "node" and best.units_at_peak == 1
+    assert best.pairing.node_gpus_billed < 72
+    pool = next(line for line in verdict(comparison, LLAMA, LONG).why if line.startswith("Prefill pool:"))
+    assert f"per {best.pairing.node_gpus_billed}-GPU group in one NVLink domain, 1 group)" in pool
+    assert "over the NVLink domain at" in pool and "node's own link" not in pool
+    terms = {t.name: t.detail for t in plan_terms(best, LLAMA, LONG)}
+    assert terms["KV transfer"].endswith("over the NVLink domain")
+    # a unit that bills the whole domain is the domain, counted in the singular
+    x = best.pairing
+    whole = replace(x, prefill_per_unit=72 // (x.prefill.instance.gpu_count + x.decode.instance.gpu_count))
+    whole = replace(whole, decode_per_unit=(72 - whole.prefill_per_unit * x.prefill.instance.gpu_count)
+                    // x.decode.instance.gpu_count)  # fmt: skip
+    assert whole.node_gpus_billed == 72
+    assert unit_words(whole) == ("NVLink domain", "NVLink domain")
+    line = plan_lines(replace(best, pairing=whole), LLAMA, LONG)[0]
+    assert "per NVLink domain, 1 NVLink domain)" in line
+    # a plain 8-GPU node rented whole keeps the node's words
+    plain = compare(LONG, quiet, CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 3.0),)), LLAMA)
+    assert plain.best is not None and plain.best.units_at_peak == 1
+    pool = next(line for line in verdict(plain, LLAMA, LONG).why if line.startswith("Prefill pool:"))
+    assert "per node, 1 node)" in pool and "over the node's own link" in pool

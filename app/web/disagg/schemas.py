@@ -44,11 +44,22 @@ class Pool(PriceProvenanceOut):
 
 class DisaggregatedOut(BaseModel):
     ratio: str = Field(description="prefill : decode instances at the peak hour, e.g. 6P:8D")
-    path: str = Field(description="fabric: pools across nodes; node: both roles inside one node")
-    prefill_per_node: int | None
-    decode_per_node: int | None
-    nodes_at_peak: int | None
-    node_unit: str = Field("node", description="node path: what holds both roles, a node or an NVLink domain of nodes")
+    path: str = Field(
+        description="fabric: each pool on its own instances, KV cache over the inter-node fabric; node: both roles "
+        "inside one node or one NVLink domain of several nodes (node_unit), which scale together (unit_label)"
+    )
+    prefill_per_node: int | None = Field(description="node path: prefill instances per unit (unit_label)")
+    decode_per_node: int | None = Field(description="node path: decode instances per unit (unit_label)")
+    nodes_at_peak: int | None = Field(
+        description="node path: units (unit_label) at the peak hour; where a unit is a group of instances inside an "
+        "NVLink domain, several may share one domain"
+    )
+    node_unit: str = Field("node", description="the scale-up unit that holds both roles: node, or NVLink domain")
+    unit_label: str | None = Field(
+        None,
+        description="node path: one unit, as the page says it: the node_unit itself where a unit bills all its GPUs, "
+        "else a group of whole instances inside one (e.g. '48-GPU group in one NVLink domain')",
+    )
     idle_gpus_at_peak: int = Field(0, description="node path: GPUs of rented whole instances neither role uses")
     kv_transfer_ms: float
     kv_transfer_gbs: float

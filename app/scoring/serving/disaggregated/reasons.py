@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
-from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
+from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
@@ -20,7 +20,8 @@ from app.scoring.workload import InferenceWorkload
 # margin was kept above it, since no source prices running two pools. Scoring reads no LOSO summary, so a refit
 # never moves it; change it here, with the README's sentence.
 MIN_SAVING_SHARE = 0.155
-PATHS = {"fabric": "the inter-node fabric", "node": "the node's own link"}
+# Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
+IN_ONE_UNIT = "one node or NVLink domain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,29 @@ def _layout(tensor_parallel: int, pipeline_parallel: int, attention_dp: bool) ->
         + (f"×PP{pipeline_parallel}" if pipeline_parallel > 1 else "")
         + (" with data-parallel attention" if attention_dp else "")
     )
+
+
+def kv_path(pairing: Pairing) -> str:
+    """What the KV cache crosses: the fabric, a node's own link, or an NVLink domain whose instances may sit on
+    different nodes of the rack."""
+    if pairing.path == "fabric":
+        return "the inter-node fabric"
+    unit = pairing.prefill.machine.unit_name
+    return "the node's own link" if unit == "node" else f"the {unit}"
+
+
+def unit_words(pairing: Pairing) -> tuple[str, str]:
+    """Node path: what one unit of instances is and the noun that counts them: the node or NVLink domain itself where
+    a unit bills all its GPUs, else a group of whole instances inside one (an NVL72 rack's 4-GPU rentals: 12 GPUs of
+    a 72-GPU domain, several groups to a domain)."""
+    machine, billed = pairing.prefill.machine, pairing.node_gpus_billed
+    if billed >= machine.gpus_per_node:
+        return machine.unit_name, machine.unit_name
+    return f"{billed}-GPU group in one {machine.unit_name}", "group"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 def describe_pool(pool: PoolCost) -> str:
@@ -84,9 +108,9 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
     p, d = plan.prefill, plan.decode
     kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
+    label, noun = unit_words(x)
     unit = (
-        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {x.prefill.machine.unit_name}, {plan.units_at_peak} "
-        f"{x.prefill.machine.unit_name}s)"
+        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {label}, {_count(plan.units_at_peak, noun)})"
         if x.path == "node"
         else ""
     )
@@ -94,7 +118,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)} at the peak hour{unit}, {load.prompts} prompt"
         f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; TTFT at the peak "
         "= pass + queue + KV "
-        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {PATHS[x.path]} at {x.transfer_gbs:,.0f} GB/s) = "
+        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at {x.transfer_gbs:,.0f} GB/s) = "
         f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens:,.3f} per "
@@ -128,7 +152,7 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     left = budget - found.fastest_prefill_ms
     return (
         f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
-        "instance (over one provider's fabric, or inside one node): no prefill and decode pair fits in that."
+        f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
     )
 
 
@@ -143,7 +167,7 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     if best is None:
         text = (
             "Aggregated is as good or better: no disaggregated plan meets the limits here (the pools need one "
-            "provider's offers joined by a fabric, or one node that holds both)."
+            f"provider's offers joined by a fabric, or {IN_ONE_UNIT} that holds both)."
         )
         return Verdict("aggregated", text, None, None, why)
     if agg is None:
@@ -265,7 +289,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "KV transfer",
             x.transfer_ms,
             "ms",
-            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {PATHS[x.path]}",
+            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {kv_path(x)}",
         ),
         Term(
             "TTFT at peak",
