@@ -44,6 +44,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             o["provider_name"],
             o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
             o["replicas_at_peak"],
+            o["instances_at_peak"],
             round(o["monthly_usd_always_on"]),
             round(o["monthly_usd_autoscaled"]),
             round(o["monthly_usd_scale_to_zero"]),
@@ -52,7 +53,17 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     ]
     print(
         reports.table(
-            ["config", "provider", "price", "replicas", "always-on $/mo", "autoscaled $/mo", "to-zero $/mo"], rows
+            [
+                "config",
+                "provider",
+                "price",
+                "replicas",
+                "instances",
+                "always-on $/mo",
+                "autoscaled $/mo",
+                "to-zero $/mo",
+            ],
+            rows,
         )
     )
     quotes = [

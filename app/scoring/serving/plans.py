@@ -21,7 +21,7 @@ from app.scoring.serving.economics import (
     serverless_quotes,
 )
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
-from app.scoring.serving.traffic import ServingCost, Traffic, serving_cost
+from app.scoring.serving.traffic import ServingCost, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.rank import TrainingOption, rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -32,8 +32,42 @@ LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best tot
 
 @dataclass(frozen=True, slots=True)
 class ServingOption:
+    """A ranked option priced for a traffic. The cost scales rented units (an instance holding several copies of
+    the layout, or one copy on whole instances); the fleet at the peak is said in replicas and in instances."""
+
     option: InferenceOption
     cost: ServingCost
+    replicas_at_peak: int  # copies of the layout the peak hour needs
+
+    @property
+    def instances_at_peak(self) -> int:
+        """Rented instances at the peak hour: one per unit holding copies, else each replica's whole instances."""
+        o = self.option
+        if o.copies_per_instance > 1:
+            return self.cost.units_at_peak
+        return self.cost.units_at_peak * (o.rented_gpus // max(o.instance_gpus, 1))
+
+    @property
+    def units_at_peak(self) -> int:
+        """What the autoscaler adds or removes at the peak: instances where copies share one, else replicas."""
+        return self.cost.units_at_peak
+
+
+def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
+    """One option priced for the traffic's hourly `rates`: its rented units (serving every copy they hold) scale
+    hour by hour."""
+    cost = serving_cost(
+        rates,
+        output_len,
+        o.rented_tokens_per_s,
+        o.rented_gpus,
+        o.usd_per_gpu_hour,
+        traffic.min_replicas,
+        traffic.cold_start_s,
+        committed=committed(o),
+    )
+    replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s)
+    return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +129,7 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
     """Feasible options priced for the traffic, cheapest autoscaled first; options over the latency limits at a
     live-traffic load after those that meet them, and spot options that may not stand alone after every other."""
     rates = traffic.hourly_requests_per_s()
-    priced = [
-        ServingOption(
-            o,
-            serving_cost(
-                rates,
-                output_len,
-                o.rented_tokens_per_s,
-                o.rented_gpus,
-                o.usd_per_gpu_hour,
-                traffic.min_replicas,
-                traffic.cold_start_s,
-                committed=committed(o),
-            ),
-        )
-        for o in options
-        if o.feasible and o.output_tokens_per_s > 0
-    ]
+    priced = [priced_option(o, rates, traffic, output_len) for o in options if o.feasible and o.output_tokens_per_s > 0]
     return sorted(
         priced,
         key=lambda s: (

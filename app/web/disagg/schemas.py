@@ -91,8 +91,9 @@ class AggregatedOut(PriceProvenanceOut):
     ttft_ms: float
     tpot_ms: float
     output_tokens_per_s: float
-    replicas_at_peak: int
-    gpus_at_peak: int
+    replicas_at_peak: int = Field(description="copies of the layout at the peak hour")
+    instances_at_peak: int = Field(description="rented instances holding them at the peak hour")
+    gpus_at_peak: int = Field(description="GPUs those instances bill")
     monthly_usd: float
     usd_per_million_output_tokens: float | None
     terms: list[TermOut]

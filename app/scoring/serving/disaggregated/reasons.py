@@ -71,9 +71,15 @@ def describe_pool(pool: PoolCost) -> str:
 
 
 def describe_aggregated(s: ServingOption) -> str:
+    """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
     o = s.option
     layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
-    return f"{o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+    if o.copies_per_instance > 1:
+        return (
+            f"{s.instances_at_peak} × {o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout} each, "
+            f"{s.replicas_at_peak} in all, {o.provider_name})"
+        )
+    return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
 def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
@@ -87,7 +93,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
     o = s.option
     lines = [
-        f"Aggregated: {s.cost.replicas_at_peak} × {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
+        f"Aggregated: {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
         "every step "
         f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
         f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
@@ -214,7 +220,7 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
 def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     assert c.aggregated is not None
     o, alone = c.aggregated.option, c.aggregated_decode_only
-    gpus = c.aggregated.cost.replicas_at_peak * o.rented_gpus
+    gpus = c.aggregated.units_at_peak * o.rented_gpus
     text = (
         f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
@@ -227,8 +233,9 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
             else f"decode alone holds batch {alone.batch}, not {o.batch}"
         )
         text += f", and prompts barely interfere with decode (on the same hardware {held})"
-    elif c.aggregated.cost.replicas_at_peak <= 1:
-        text += ": one aggregated replica already carries the peak, while each pool needs at least one instance"
+    elif c.aggregated.units_at_peak <= 1:
+        unit = "instance" if o.copies_per_instance > 1 else "replica"
+        text += f": one aggregated {unit} already carries the peak, while each pool needs at least one instance"
     else:
         # alone is None where the aggregated layout spans nodes over a fabric: its decode-only batch is not estimated
         more = f"decode alone would batch more ({alone.batch} against {o.batch}), but " if alone else ""
@@ -358,7 +365,13 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
             "output tokens per replica"
             + (f": {o.copies_per_instance} copies on one rented instance" if o.copies_per_instance > 1 else ""),
         ),
-        Term("replicas at peak", s.cost.replicas_at_peak, "", f"{s.cost.replicas_at_peak * o.rented_gpus} GPUs"),
+        Term(
+            "replicas at peak",
+            s.replicas_at_peak,
+            "",
+            f"{s.instances_at_peak} instance{'s' if s.instances_at_peak != 1 else ''}, "
+            f"{s.units_at_peak * o.rented_gpus} GPUs",
+        ),
         Term(
             "monthly",
             s.cost.monthly_usd_autoscaled,
