@@ -21,7 +21,7 @@ from app.scoring.serving.economics import (
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.serving.plans import combine, serving_plan_from
+from app.scoring.serving.plans import ServingCandidate, combine, serving_plan_from
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
@@ -235,7 +235,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
     assert any("left out of the break-even" in n for n in plan.notes)
     from app.scoring.serving.plans import _serving_candidates
 
-    lifecycle = [label for label, kind, _ in _serving_candidates(plan, traffic, 5) if kind == "dedicated"]
+    lifecycle = [c.label for c in _serving_candidates(plan, traffic, 5) if c.kind == "dedicated"]
     assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals
     alone = serving_plan_from("llama-3.1-70b", [over], quotes, traffic, 1000)
     assert alone.break_even.requests_per_day is not None and "No dedicated option meets" in alone.notes[-1]
@@ -266,7 +266,11 @@ def test_lifecycle_totals_and_shares():
         50.0,
         None,
     )
-    rows = combine([train], [("2×H100 at B", "dedicated", 1000.0), ("S serverless", "serverless", 2000.0)], 3)
+    serving = [
+        ServingCandidate("2×H100 at B", "dedicated", 1000.0),
+        ServingCandidate("S serverless", "serverless", 2000.0),
+    ]
+    rows = combine([train], serving, 3)
     assert rows[0].total_usd == pytest.approx(3320.0) and rows[0].serving == "2×H100 at B"
     assert rows[0].training_share == pytest.approx(320 / 3320)
     assert rows[0].training_share + rows[0].serving_share == pytest.approx(1.0)

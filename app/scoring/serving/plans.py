@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
-from app.scoring.price_terms import COMMITTED
+from app.scoring.price_terms import COMMITTED, terms_text
 from app.scoring.serving.economics import (
     BreakEven,
     Replica,
@@ -84,8 +84,10 @@ class ServingPlan:
 
 
 def option_label(o: InferenceOption) -> str:
-    terms = o.price_type.replace("_", " ") + (", interruptible" if o.interruptible else "")
-    return f"{rented_text(o)} at {o.provider_name} ({terms})"
+    """`1×B200 at GMI Cloud (on demand; provider's article, not its price list)`: the caveats go where it goes."""
+    return (
+        f"{rented_text(o)} at {o.provider_name} ({terms_text(o.price_type, o.price_caveats, o.interruptible, o.stale)})"
+    )
 
 
 def rented_text(o: InferenceOption) -> str:
@@ -269,6 +271,10 @@ class LifecycleCombination:
     total_usd: float
     training_share: float
     serving_share: float
+    # What a buyer must know about each price, as the labels say it: a dedicated offer's price_caveats, a serverless
+    # price's doubts (token_prices.DOUBTS)
+    training_price_caveats: tuple[str, ...] = ()
+    serving_price_caveats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,15 +286,26 @@ class LifecyclePlan:
     notes: list[str] = field(default_factory=list)
 
 
-def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tuple[str, str, float]]:
+@dataclass(frozen=True, slots=True)
+class ServingCandidate:
+    label: str
+    kind: str  # dedicated | serverless
+    usd_per_month: float
+    price_caveats: tuple[str, ...] = ()
+
+
+def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[ServingCandidate]:
     """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
     chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
     picked = [s for s in plan.options if id(s.option) in chosen][:k]
     labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
-    found = [(label, "dedicated", s.cost.monthly_usd_autoscaled) for label, s in zip(labels, picked, strict=True)]
+    found = [
+        ServingCandidate(label, "dedicated", s.cost.monthly_usd_autoscaled, s.option.price_caveats)
+        for label, s in zip(labels, picked, strict=True)
+    ]
     if (q := plan.cheapest_serverless) is not None:
         tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
-        found.append((tag, "serverless", q.monthly_usd))
+        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, tuple(d.replace("_", " ") for d in q.doubts)))
     return found
 
 
@@ -310,24 +327,28 @@ def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
 
 
 def training_labels(training: Sequence[TrainingOption]) -> list[str]:
-    base = [f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} ({t.price_type.replace('_', ' ')})" for t in training]
+    base = [
+        f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} "
+        f"({terms_text(t.price_type, t.price_caveats, t.interruptible, t.stale)})"
+        for t in training
+    ]
     return distinct_labels(base, training)
 
 
 def combine(
-    training: Sequence[TrainingOption], serving: Sequence[tuple[str, str, float]], months: int
+    training: Sequence[TrainingOption], serving: Sequence[ServingCandidate], months: int
 ) -> list[LifecycleCombination]:
     """Every training option x serving candidate: total = training $ + months x monthly serving $."""
     rows = []
     for t, train_label in zip(training, training_labels(training), strict=True):
-        for label, kind, monthly in serving:
-            train_usd = t.total_usd or 0.0
+        for candidate in serving:
+            train_usd, monthly = t.total_usd or 0.0, candidate.usd_per_month
             total = train_usd + months * monthly
             rows.append(
                 LifecycleCombination(
                     train_label,
-                    label,
-                    kind,
+                    candidate.label,
+                    candidate.kind,
                     train_usd,
                     t.total_hours or 0.0,
                     monthly,
@@ -335,6 +356,8 @@ def combine(
                     total,
                     train_usd / total if total else 0.0,
                     months * monthly / total if total else 0.0,
+                    t.price_caveats,
+                    candidate.price_caveats,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))

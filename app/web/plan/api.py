@@ -76,7 +76,9 @@ def plan_serving(
 
 @router.post("/lifecycle")
 def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """A training run followed by N months of serving: the cheapest combinations, each phase's share."""
+    """A training run followed by N months of serving: the cheapest combinations, each phase's share. Each label
+    says its price's terms with the caveats a buyer must see (`on demand; provider's article, not its price list`),
+    also listed in `training_price_caveats` and `serving_price_caveats` (a serverless price's doubts)."""
     share = _share_url(request.inference, request.traffic, request.training, request.months)
     try:
         return plan.lifecycle_payload(
