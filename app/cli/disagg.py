@@ -8,11 +8,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring.serving.traffic import Traffic
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import Filters, InferenceWorkload
 
 WORKLOAD_FLAGS = (
     "model", "weight_dtype", "kv_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus",
 )  # fmt: skip
+FILTER_FLAGS = tuple(
+    Filters.model_fields
+)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
 TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
 
 
@@ -69,7 +72,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
     from app.service import disagg
 
     try:
-        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS))
+        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS + FILTER_FLAGS))
         traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
         body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
@@ -81,7 +84,8 @@ def cmd_disagg(args: argparse.Namespace) -> int:
 
 
 def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_flags
+    from app.cli.common import add_field_flags, add_flags
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
+    add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
     add_flags(parser, dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "disagg", cmd_disagg)
