@@ -73,6 +73,8 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "step_ms": load.pass_ms if prefill else decoder.step_ms,
         "capacity_requests_per_s": load.capacity_rps if prefill else decoder.capacity_rps,
         "replicas_at_peak": pool.replicas_at_peak,
+        "copies_per_rental": pool.copies_per_rental,
+        "rentals_at_peak": pool.rentals_at_peak,
         "gpus_at_peak": pool.gpus_at_peak,
         "utilisation_at_peak": pool.utilisation_at_peak,
         "monthly_usd": pool.monthly_usd,

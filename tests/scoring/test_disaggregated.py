@@ -252,3 +252,28 @@ def test_the_node_path_is_worded_as_a_node_or_an_nvlink_domain_and_counts_its_un
     assert plain.best is not None and plain.best.units_at_peak == 1
     pool = next(line for line in verdict(plain, LLAMA, LONG).why if line.startswith("Prefill pool:"))
     assert "per node, 1 node)" in pool and "over the node's own link" in pool
+
+
+def test_a_fabric_pool_on_whole_8_gpu_rentals_counts_every_instance_they_hold():
+    """An 8-GPU VM holding two TP4 decode instances is two instances of the pool, not one: the P:D ratio, the pool's
+    line and its GPUs count them so ('10 × 4×H200 on 5 rented 8-GPU instances', not '5 × 4×H200' billing 40 GPUs)."""
+    workload = LONG.model_copy(update={"output_len": 500, "ttft_ms": 3000})
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H200", 3.5, "a", "infiniband"),))
+    comparison = compare(workload, Traffic(requests_per_day=500_000), snapshot, LLAMA)
+    shared = [
+        (plan, pool)
+        for plan in comparison.plans
+        if plan.pairing.path == "fabric"
+        for pool in (plan.prefill, plan.decode)
+        if pool.offer.instance.gpu_count < 8
+    ]
+    assert shared, "some fabric plan runs a pool's instances several to a rented 8-GPU instance"
+    for plan, pool in shared:
+        copies = 8 // pool.offer.instance.gpu_count
+        assert pool.copies_per_rental == copies and pool.rentals_at_peak is not None
+        assert pool.replicas_at_peak == pool.rentals_at_peak * copies
+        assert pool.gpus_at_peak == pool.rentals_at_peak * 8 == pool.replicas_at_peak * pool.offer.instance.gpu_count
+        assert f"{plan.prefill.replicas_at_peak}P:{plan.decode.replicas_at_peak}D" == plan.ratio
+        line = plan_lines(plan, LLAMA, workload)[0 if pool.role == "prefill" else 1]
+        assert f"{pool.replicas_at_peak} × {pool.offer.instance.gpu_count}×H200" in line
+        assert f"on {pool.rentals_at_peak} rented 8-GPU instance" in line

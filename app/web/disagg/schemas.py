@@ -34,8 +34,12 @@ class Pool(PriceProvenanceOut):
     batch: int = Field(description="prefill: prompts per pass; decode: sequences per step")
     step_ms: float = Field(description="prefill: one pass; decode: one step (the mean TPOT)")
     capacity_requests_per_s: float = Field(description="per instance, at the TTFT (prefill) or TPOT (decode) limit")
-    replicas_at_peak: int
-    gpus_at_peak: int
+    replicas_at_peak: int = Field(description="instances of the role at the peak hour, every copy the rentals hold")
+    copies_per_rental: int = Field(1, description="fabric path: instances of the role one rented instance holds")
+    rentals_at_peak: int | None = Field(
+        None, description="fabric path: the offer's rented instances holding them (null on the node path)"
+    )
+    gpus_at_peak: int = Field(description="GPUs billed for them")
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
     monthly_usd: float = Field(description="autoscaled hour by hour")
     usd_per_million_tokens: float = Field(description="per million of the pool's own tokens (see `tokens`)")

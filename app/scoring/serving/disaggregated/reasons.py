@@ -70,6 +70,14 @@ def describe_pool(pool: PoolCost) -> str:
     return f"{i.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
+def rentals_text(pool: PoolCost) -> str:
+    """Where several instances of a role share one rented instance of the offer: on how many rentals they run."""
+    if pool.copies_per_rental <= 1 or pool.rentals_at_peak is None:
+        return ""
+    n, size = pool.rentals_at_peak, pool.offer.machine.instance_gpus
+    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each)"
+
+
 def describe_aggregated(s: ServingOption) -> str:
     """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
     o = s.option
@@ -121,7 +129,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         else ""
     )
     return [
-        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)} at the peak hour{unit}, {load.prompts} prompt"
+        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)}{rentals_text(p)} at the peak hour{unit}, "
+        f"{load.prompts} prompt"
         f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; TTFT at the peak "
         "= pass + queue + KV "
         f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at {x.transfer_gbs:,.0f} GB/s) = "
@@ -129,7 +138,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens:,.3f} per "
         "million prompt tokens.",
-        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}, batch {decoder.batch} "
+        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
         f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
         f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
