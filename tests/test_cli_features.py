@@ -182,3 +182,20 @@ def test_rank_command_names_each_prices_caveats_in_its_terms(database, capsys):
     out = capsys.readouterr().out
     assert "on_demand (provider's article, not its price list)" in out
     assert "on_demand (capacity not guaranteed; provider's article, not its price list)" in out
+
+
+def test_rank_tables_show_each_rows_layout_and_nodes(database, capsys):
+    """A 64×GB200 row hides how it is split: the layout column says tensor and pipeline parallel and the nodes, as the
+    page's count cell does."""
+    assert main(["rank", "inference", "--model", "llama-3.1-405b", "--max-gpus", "16", "--json"]) == 0
+    options = [o for o in json.loads(capsys.readouterr().out)["options"] if o["feasible"]]
+    assert main(["rank", "inference", "--model", "llama-3.1-405b", "--max-gpus", "16", "--limit", "50"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "layout" in lines[1].split()
+    spanning = next(o for o in options if o["nodes"] > 1)
+    pp = f" PP{spanning['pipeline_parallel']}" if spanning["pipeline_parallel"] > 1 else ""
+    cell = f"TP{spanning['tensor_parallel']}{pp}, {spanning['nodes']} nodes"
+    assert any(cell in line and f"{spanning['gpu_count']}×{spanning['gpu_id']}" in line for line in lines)
+    assert main(["rank", "training", "--model", "llama-3.1-70b", "--method", "full_ft", "--max-gpus", "128"]) == 0
+    rows = capsys.readouterr().out.splitlines()[3:]
+    assert any("FSDP" in line and "nodes" in line for line in rows)

@@ -25,7 +25,7 @@ def test_the_cli_table_flags_no_close_call_on_the_best():
 
     option = {"feasible": True, "close_call": True, "gpu_count": 8, "gpu_id": "H100-SXM", "provider_name": "P"}
     option |= {"price_type": "on_demand", "usd_per_gpu_hour": 2.0, "usd_per_step": 1.0, "step_time_s": 1.0}
-    option |= {"tokens_per_s_per_gpu": 1.0, "total_hours": 1.0, "total_usd": 1.0}
+    option |= {"tokens_per_s_per_gpu": 1.0, "total_hours": 1.0, "total_usd": 1.0, "layout": "FSDP ×8"}
     payload = {"phase": "training", "workload": {}, "options": [option, {**option, "gpu_id": "B200"}]}
     lines = ranking_table(payload, 2).splitlines()
     assert "close" not in next(line for line in lines if "H100-SXM" in line)

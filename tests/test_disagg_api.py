@@ -155,3 +155,23 @@ def test_when_neither_layout_meets_the_limits_the_page_warns_and_gives_a_reason_
     assert 'data-chart="cost-disagg"' not in page.text  # nothing to draw
     assert "Both layouts meet" not in page.text and "slo_tpot_utilisation" not in page.text
     assert page.text.count("<li>Disaggregated:") == 1
+
+
+RACK_405B = "model=llama-3.1-405b&weight_dtype=fp8&input_len=32000&output_len=1000&ttft_ms=3000&tpot_ms=30&max_gpus=72"
+
+
+def test_a_rack_plan_says_nvlink_domain_where_a_node_would_be_untrue(client):
+    """CoreWeave's GB200 rents 4-GPU nodes of a 72-GPU NVLink domain: prefill and decode may sit on different nodes,
+    so neither the notes nor the page say "the node's own link" or "each instance is one node" there."""
+    body = client.get(f"/disagg.json?{RACK_405B}").json()
+    racks = [d for d in body["disaggregated"] if d["path"] == "node" and d["prefill"]["provider"] == "coreweave"]
+    assert racks, "the 405B's plans pair inside CoreWeave's rack"
+    for plan in racks:
+        assert plan["node_unit"] == "NVLink domain"
+        assert plan["unit_label"].endswith("-GPU group in one NVLink domain") or plan["unit_label"] == "NVLink domain"
+    words = " ".join(body["notes"] + body["verdict"]["why"])
+    assert "node's own link" not in words and "each instance is one node" not in words
+    assert "over the NVLink domain at" in words and "1 NVLink domains" not in words
+    assert body["aggregated"]["decode_only_batch"] > body["aggregated"]["batch"]  # its 32 GPUs span 8 nodes
+    page = client.get(f"/disagg?{RACK_405B}").text
+    assert f"D per {racks[0]['unit_label']}" in page and "across nodes" not in page

@@ -21,7 +21,7 @@ from app.scoring.serving.economics import (
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.serving.plans import combine, serving_plan_from
+from app.scoring.serving.plans import ServingCandidate, combine, serving_plan_from
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
@@ -80,7 +80,7 @@ def test_hand_checked_flat_one_million_output_tokens_a_day():
     # One $2.00/h GPU that serves 1000 tok/s: one replica all month = 730 h x $2 = $1460 on every policy.
     traffic = Traffic(requests_per_day=1000, profile="flat")
     cost = serving_cost(traffic.hourly_requests_per_s(), 1000, 1000.0, 1, 2.0)
-    assert cost.replicas_at_peak == 1
+    assert cost.units_at_peak == 1
     assert cost.monthly_usd_always_on == pytest.approx(1460.0)
     assert cost.monthly_usd_autoscaled == pytest.approx(1460.0)
     # Break-even: r x 1000 tok x $0.90/1e6 x 30.4167 = $1460 → r = 1460 / 0.027375 = 53,333.3 requests/day
@@ -120,7 +120,7 @@ def test_business_hours_scale_to_zero_pays_nights_only_as_cold_starts():
     # 3.36x the mean rate in the 50 open hours a week (2.5 requests/s = one replica), nothing otherwise.
     traffic = Traffic(requests_per_day=86_400 * 2.5 / 3.36, profile="business_hours", cold_start_s=360)
     cost = serving_cost(traffic.hourly_requests_per_s(), 400, 1000.0, 2, 1.0, 1, traffic.cold_start_s)
-    assert cost.replicas_at_peak == 1
+    assert cost.units_at_peak == 1
     # always on: 168 h/week; autoscaled floor 1: also 168; scale to zero: 50 busy h + 5 starts x 0.1 h
     assert cost.gpu_hours_always_on == pytest.approx(730 * 2)
     assert cost.gpu_hours_autoscaled == pytest.approx(730 * 2)
@@ -173,7 +173,7 @@ def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(
         return serving_cost(t.hourly_requests_per_s(), output_len, tok_s, 2, 1.5, min_replicas, cold_start_s)
 
     small, big = cost(low), cost(min(low * factor, 1e10))
-    assert big.replicas_at_peak >= small.replicas_at_peak
+    assert big.units_at_peak >= small.units_at_peak
     assert big.monthly_usd_autoscaled >= small.monthly_usd_autoscaled - 1e-9
     for c in (small, big):
         assert c.monthly_usd_scale_to_zero <= c.monthly_usd_autoscaled + 1e-9
@@ -235,7 +235,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
     assert any("left out of the break-even" in n for n in plan.notes)
     from app.scoring.serving.plans import _serving_candidates
 
-    lifecycle = [label for label, kind, _ in _serving_candidates(plan, traffic, 5) if kind == "dedicated"]
+    lifecycle = [c.label for c in _serving_candidates(plan, traffic, 5) if c.kind == "dedicated"]
     assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals
     alone = serving_plan_from("llama-3.1-70b", [over], quotes, traffic, 1000)
     assert alone.break_even.requests_per_day is not None and "No dedicated option meets" in alone.notes[-1]
@@ -266,7 +266,11 @@ def test_lifecycle_totals_and_shares():
         50.0,
         None,
     )
-    rows = combine([train], [("2×H100 at B", "dedicated", 1000.0), ("S serverless", "serverless", 2000.0)], 3)
+    serving = [
+        ServingCandidate("2×H100 at B", "dedicated", 1000.0),
+        ServingCandidate("S serverless", "serverless", 2000.0),
+    ]
+    rows = combine([train], serving, 3)
     assert rows[0].total_usd == pytest.approx(3320.0) and rows[0].serving == "2×H100 at B"
     assert rows[0].training_share == pytest.approx(320 / 3320)
     assert rows[0].training_share + rows[0].serving_share == pytest.approx(1.0)

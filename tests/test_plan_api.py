@@ -9,6 +9,8 @@ from html import unescape
 
 import pytest
 
+from app.scoring.serving.traffic import HOURS_PER_MONTH
+
 SERVING = {
     "workload": {"model": "llama-3.1-70b"},
     "traffic": {
@@ -245,3 +247,39 @@ def test_the_plans_rank_link_carries_its_peak_so_the_ranking_sizes_the_same_repl
         )
         assert same["replicas"] == top["replicas_at_peak"] > 1
         assert 'data-label="Replicas"' in client.get(link.group(1)).text
+
+
+def test_replicas_at_peak_counts_replicas_and_instances_at_peak_counts_instances(client):
+    """Where copies share an instance (70B FP8 at one GPU a copy on CoreWeave's 4-GPU GB200 rentals) and where a
+    replica spans instances (DeepSeek-V3 on 8 GPUs: two 4-GPU rentals), replicas_at_peak counts copies of the layout
+    and instances_at_peak the rentals that bill; both agree with the ranking's replicas and instances."""
+    traffic = {"requests_per_day": 1_500_000}
+    seen = set()
+    for workload in (
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "gpus": ["GB200"], "providers": ["coreweave"]},
+        {"model": "deepseek-v3", "weight_dtype": "fp8", "gpus": ["GB200"], "providers": ["coreweave"]},
+    ):
+        response = client.post("/api/v1/plan/serving?terms=false", json={"workload": workload, "traffic": traffic})
+        assert response.status_code == 200, response.text
+        for o in response.json()["options"]:
+            assert (o["replicas_at_peak"], o["instances_at_peak"]) == (o["replicas"], o["instances"])
+            if o["copies_per_instance"] > 1:
+                seen.add("shared")
+                copies = o["copies_per_instance"]
+                assert (o["instances_at_peak"] - 1) * copies < o["replicas_at_peak"] <= o["instances_at_peak"] * copies
+            elif o["gpu_count"] > o["instance_gpus"]:
+                seen.add("spanning")
+                assert o["instances_at_peak"] == o["replicas_at_peak"] * o["gpu_count"] // o["instance_gpus"]
+            if o["price_type"] == "on_demand":  # the bill is whole instances
+                always_on = o["instances_at_peak"] * o["instance_gpus"] * o["usd_per_gpu_hour"] * HOURS_PER_MONTH
+                assert o["monthly_usd_always_on"] == pytest.approx(always_on)
+    assert seen == {"shared", "spanning"}
+
+
+def test_the_plan_api_documents_replicas_and_instances_at_peak(client):
+    spec = client.get("/openapi.json").json()
+    operation = spec["paths"]["/api/v1/plan/serving"]["post"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/ServingResponse")
+    fields = spec["components"]["schemas"]["ServingOptionOut"]["properties"]
+    assert "copies of the layout" in fields["replicas_at_peak"]["description"]
+    assert "rented instances" in fields["instances_at_peak"]["description"]

@@ -8,7 +8,7 @@ import io
 import re
 from html import unescape
 
-from app.scoring.price_terms import price_caveats
+from app.scoring.price_terms import price_caveats, terms_text
 
 # GMI Cloud's prices come from its own article, one of them "where available" (tests/test_seed_prices.py): a
 # ranking limited to it has a #1 whose price carries caveats.
@@ -30,6 +30,15 @@ def test_a_price_note_names_its_caveats_in_order() -> None:
     assert price_caveats("'from'/'starting at' price; term length not stated by the source") == ("'from' price",)
     assert price_caveats("instance price includes host CPU/RAM") == ()
     assert price_caveats("") == ()
+
+
+def test_a_labels_terms_say_the_caveats_interruptions_and_staleness() -> None:
+    assert terms_text("on_demand") == "on demand"
+    assert (
+        terms_text("on_demand", ("capacity not guaranteed", ARTICLE))
+        == f"on demand; capacity not guaranteed; {ARTICLE}"
+    )
+    assert terms_text("spot", (), interruptible=True, stale=True) == "spot, interruptible; stale"
 
 
 def test_rank_json_and_csv_carry_each_rows_caveats_and_price_source(client) -> None:  # type: ignore[no-untyped-def]
@@ -101,3 +110,19 @@ def test_mix_and_disagg_rows_show_the_caveats_and_source(client) -> None:  # typ
     body = client.get(disagg.replace("/disagg?", "/disagg.json?")).json()  # GMI's single GPUs pair with nothing
     pools = [p for d in body["disaggregated"] for p in (d["prefill"], d["decode"])]
     assert pools and all("price_caveats" in p and p["price_source_url"].startswith("http") for p in pools)
+
+
+def test_train_then_serve_labels_and_json_carry_each_prices_caveats(client) -> None:  # type: ignore[no-untyped-def]
+    """A train-then-serve row names its offers by label; the label says the price's caveats, as the dedicated table
+    beside it does, and the JSON lists them; so does the page's "Best:" line, and the break-even's winner."""
+    query = "model=llama-3.1-8b&providers=gmi-cloud&requests_per_day=100000&months=6"
+    life = client.get(f"/plan.json?{query}").json()["lifecycle"]
+    rows = life["combinations"]
+    assert rows and all(r["serving_price_caveats"] for r in rows if r["serving_kind"] == "dedicated")
+    assert all(ARTICLE in r["training_price_caveats"] for r in rows if "at GMI Cloud" in r["training"])
+    for r in rows:
+        assert all(label in r["training"] for label in r["training_price_caveats"])
+        assert all(label in r["serving"] for label in r["serving_price_caveats"])
+    assert f"(on demand; {ARTICLE})" in rows[0]["training"]
+    best = _text(client.get(f"/plan?{query}").text).split("Best: train on", 1)[1].split("in all", 1)[0]
+    assert best.count(ARTICLE) == 2  # the training offer's and the serving offer's

@@ -3,8 +3,6 @@ and training uses whole instances; neither is billed for part of one (the seeded
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from app.scoring.machines import Machine
@@ -33,7 +31,7 @@ def test_plan_bills_whole_instances(client):
     by_gpu = {o["gpu_id"]: o for o in options if o["price_type"] == "on_demand"}
     b200 = by_gpu["B200"]
     assert b200["instance_gpus"] == 8 and b200["copies_per_instance"] == 8 // b200["gpu_count"]
-    assert b200["monthly_usd_always_on"] == math.ceil(b200["replicas_at_peak"]) * 8 * 8.6 * HOURS_PER_MONTH
+    assert b200["monthly_usd_always_on"] == b200["instances_at_peak"] * 8 * 8.6 * HOURS_PER_MONTH
     assert options[0]["gpu_id"] == "GB200"
 
 

@@ -8,6 +8,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
 from app.config import get_settings
 from app.scoring.messages import FieldError, error_location, error_message
 
@@ -55,6 +58,35 @@ def load_snapshot():  # type: ignore[no-untyped-def]
 def flag_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
     """The flags the user gave, by field name (those left out keep the model's defaults)."""
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+LIST_FIELDS = frozenset({"providers", "price_types", "gpus", "vendors"})  # comma-separated on the command line
+
+
+def field_help(description: str | None, default: object) -> str:
+    """A workload field's --help: its description and, where it has one, its default."""
+    stated = default is not None and default is not PydanticUndefined
+    if description and stated:
+        return f"{description} (default {default})"
+    return description or (f"default {default}" if stated else "")
+
+
+def _comma_list(text: str) -> list[str]:
+    return [x for x in text.split(",") if x]
+
+
+def add_field_flags(parser: argparse.ArgumentParser, model: type[BaseModel], names: Iterable[str]) -> None:
+    """`--flag-name` per field of `model`, as `gpumatch rank` reads a workload: the offer filters comma-separated
+    (`--gpus GB200,B200`), a bool as a switch (`--include-stale`), anything else one value; each with its help."""
+    for name in names:
+        info, flag = model.model_fields[name], "--" + name.replace("_", "-")
+        if name in LIST_FIELDS:
+            text = f"{info.description}; comma-separated" if info.description else "comma-separated"
+            parser.add_argument(flag, dest=name, type=_comma_list, help=text)
+        elif info.annotation is bool:
+            parser.add_argument(flag, dest=name, action="store_const", const=True, help=info.description)
+        else:
+            parser.add_argument(flag, dest=name, help=field_help(info.description, info.default))
 
 
 def add_flags(

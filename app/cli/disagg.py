@@ -8,17 +8,25 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring.serving.traffic import Traffic
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import Filters, InferenceWorkload
 
 WORKLOAD_FLAGS = (
     "model", "weight_dtype", "kv_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus",
 )  # fmt: skip
+FILTER_FLAGS = tuple(
+    Filters.model_fields
+)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
 TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
 
 
 def _pool(p: dict[str, Any]) -> str:
     layout = f"TP{p['tensor_parallel']}" + (f"×PP{p['pipeline_parallel']}" if p["pipeline_parallel"] > 1 else "")
     return f"{p['replicas_at_peak']} × {p['gpu_count']}×{p['gpu_id']} {layout}"
+
+
+def _path(plan: dict[str, Any]) -> str:
+    """Where the plan's KV cache moves: inside a node or an NVLink domain of nodes, or over the fabric."""
+    return f"KV inside {plan['node_unit']}" if plan["path"] == "node" else "KV over fabric"
 
 
 def _print(body: dict[str, Any]) -> None:
@@ -42,7 +50,7 @@ def _print(body: dict[str, Any]) -> None:
         p, q = d["prefill"], d["decode"]
         rows.append(
             [
-                f"{d['ratio']} ({d['path']})",
+                f"{d['ratio']} ({_path(d)})",
                 p["provider_name"],
                 f"P {_pool(p)} + D {_pool(q)}",
                 f"{p['batch']} / {q['batch']}",
@@ -64,7 +72,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
     from app.service import disagg
 
     try:
-        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS))
+        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS + FILTER_FLAGS))
         traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
         body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
@@ -76,7 +84,8 @@ def cmd_disagg(args: argparse.Namespace) -> int:
 
 
 def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_flags
+    from app.cli.common import add_field_flags, add_flags
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
+    add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
     add_flags(parser, dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "disagg", cmd_disagg)

@@ -8,19 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-from pydantic_core import PydanticUndefined
-
-from app.cli.common import load_snapshot, print_field_errors, print_flag_errors, setup_database
+from app.cli.common import add_field_flags, load_snapshot, print_field_errors, print_flag_errors, setup_database
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
-
-
-def _field_help(description: str | None, default: object) -> str:
-    """A workload field's --help: its description and, where it has one, its default."""
-    stated = default is not None and default is not PydanticUndefined
-    if description and stated:
-        return f"{description} (default {default})"
-    return description or (f"default {default}" if stated else "")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -210,18 +200,7 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
     for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
         parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
-        for name, info in model.model_fields.items():
-            if name in ("custom_model", "hf_config"):
-                continue
-            flag = "--" + name.replace("_", "-")
-            if name in ("providers", "price_types", "gpus", "vendors"):
-                parser.add_argument(
-                    flag, dest=name, type=lambda s: [x for x in s.split(",") if x], help="comma-separated"
-                )
-            elif info.annotation is bool:
-                parser.add_argument(flag, dest=name, action="store_const", const=True, help=info.description)
-            else:
-                parser.add_argument(flag, dest=name, help=_field_help(info.description, info.default))
+        add_field_flags(parser, model, [n for n in model.model_fields if n not in ("custom_model", "hf_config")])
         parser.add_argument("--limit", type=int, default=15, help="rows to print")
         parser.add_argument(
             "--sort",

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.token_prices import DOUBTS
-from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
 
 INFERENCE_FLAGS = (
     "model",
@@ -21,8 +21,10 @@ INFERENCE_FLAGS = (
     "tpot_ms",
     "engine",
     "max_gpus",
-    "include_stale",
 )
+FILTER_FLAGS = tuple(
+    Filters.model_fields
+)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
 TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "precision")
 
 
@@ -44,6 +46,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             o["provider_name"],
             o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
             o["replicas_at_peak"],
+            o["instances_at_peak"],
             round(o["monthly_usd_always_on"]),
             round(o["monthly_usd_autoscaled"]),
             round(o["monthly_usd_scale_to_zero"]),
@@ -52,7 +55,17 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     ]
     print(
         reports.table(
-            ["config", "provider", "price", "replicas", "always-on $/mo", "autoscaled $/mo", "to-zero $/mo"], rows
+            [
+                "config",
+                "provider",
+                "price",
+                "replicas",
+                "instances",
+                "always-on $/mo",
+                "autoscaled $/mo",
+                "to-zero $/mo",
+            ],
+            rows,
         )
     )
     quotes = [
@@ -100,7 +113,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
     try:
-        workload = InferenceWorkload.model_validate(_values(args, INFERENCE_FLAGS))
+        workload = InferenceWorkload.model_validate(_values(args, INFERENCE_FLAGS + FILTER_FLAGS))
         traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
         training = None
         if args.kind == "lifecycle":
@@ -150,18 +163,13 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
     kinds = plan.add_subparsers(dest="kind", required=True)
+    from app.cli.common import add_field_flags
+
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
         for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
-            if name != "include_stale":  # a switch, below
-                parser.add_argument("--" + name.replace("_", "-"), dest=name)
-        parser.add_argument(
-            "--include-stale",
-            dest="include_stale",
-            action="store_const",
-            const=True,
-            help="also use prices older than the stale-after days (GPU offers and per-token prices), marked stale",
-        )
+            parser.add_argument("--" + name.replace("_", "-"), dest=name)
+        add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
         if kind == "lifecycle":
             for name in TRAINING_FLAGS:
                 parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)

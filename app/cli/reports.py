@@ -324,6 +324,24 @@ def _flags(option: dict[str, Any], rank: int) -> str:
     return " ".join(flag for flag, on in flags if on)
 
 
+def layout_cell(option: dict[str, Any], inference: bool) -> str:
+    """A row's parallel layout, as the page's count cell says it: `TP8 PP2, 2 nodes`, `TP1, 4 per 4-GPU instance`,
+    `TP4 FSDP ×8, no recompute, 4 nodes` (nodes: physical ones, several inside one NVL72 rack's NVLink domain)."""
+    o = option
+    if inference:
+        text = f"TP{o['tensor_parallel']}" + (f" PP{o['pipeline_parallel']}" if o["pipeline_parallel"] > 1 else "")
+        text += (" DP-attn" if o.get("attention_parallel") == "dp" else "") + (
+            " EP" if o.get("expert_parallel") == "ep" else ""
+        )
+    else:
+        text = o["layout"]
+    if o.get("nodes", 1) > 1:
+        text += f", {o['nodes']} nodes"
+    if o.get("copies_per_instance", 1) > 1:
+        text += f", {o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
+    return text
+
+
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     """The feasible options as a text table, in the payload's order; # is each one's rank (a sorted payload's
     options carry it)."""
@@ -340,7 +358,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             + (" interruptible" if o.get("interruptible") else "")
             + (" STALE" if o.get("stale") else "")
         )
-        common = [i, f"{o['gpu_count']}×{o['gpu_id']}", o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
+        config = f"{o['gpu_count']}×{o['gpu_id']}"
+        common = [i, config, layout_cell(o, inference), o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
         if inference:
             rows.append(
                 [
@@ -367,7 +386,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     "close" if _close(o, i) else "",
                 ]
             )
-    head = ["#", "config", "provider", "price terms", "$/GPU-h"]
+    head = ["#", "config", "layout", "provider", "price terms", "$/GPU-h"]
     head += (
         [
             RANK_HEADERS[rank_by],

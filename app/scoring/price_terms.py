@@ -7,6 +7,7 @@ term means the same thing everywhere.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -70,6 +71,14 @@ def price_provenance(price_note: str, source_url: str, stale: bool) -> dict[str,
         "price_source_url": source_url,
         "stale": stale,
     }
+
+
+def terms_text(price_type: str, caveats: Sequence[str] = (), interruptible: bool = False, stale: bool = False) -> str:
+    """A price's terms as a label's parenthesis says them, caveats included wherever the label goes (a plan's
+    train-then-serve rows, its break-even): `on demand; provider's article, not its price list`, `spot,
+    interruptible; stale`."""
+    head = price_type.replace("_", " ") + (", interruptible" if interruptible else "")
+    return "; ".join([head, *caveats, *(["stale"] if stale else [])])
 
 
 def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:

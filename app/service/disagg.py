@@ -12,7 +12,7 @@ from typing import Any
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
-from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, verdict
+from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, unit_words, verdict
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -24,10 +24,12 @@ NOTES = (
     "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
     f"÷ {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g}, and the mean step within "
     f"{DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the p99 TPOT limit (the share the ranking's TPOT check allows).",
-    "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node that "
-    "holds both roles; each instance is one node (tensor, or tensor × pipeline, parallel), as the ranking tries.",
-    "Monthly costs are autoscaled hour by hour over the traffic's week, each pool on its own (a node that holds "
-    "both roles scales whole), above the traffic's replica floor: the /plan page's basis.",
+    "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node or one "
+    "NVLink domain (a rack of nodes, as GB200 NVL72) that holds both roles; each instance runs inside one node or "
+    "NVLink domain (tensor, or tensor × pipeline, parallel), as the ranking tries.",
+    "Monthly costs are autoscaled hour by hour over the traffic's week, each pool on its own (where one node or "
+    "NVLink domain holds both roles, its group of instances scales whole), above the traffic's replica floor: the "
+    "/plan page's basis.",
     "Each decode instance generates every output token, as aggregated serving's throughput counts them.",
 )
 
@@ -71,6 +73,8 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "step_ms": load.pass_ms if prefill else decoder.step_ms,
         "capacity_requests_per_s": load.capacity_rps if prefill else decoder.capacity_rps,
         "replicas_at_peak": pool.replicas_at_peak,
+        "copies_per_rental": pool.copies_per_rental,
+        "rentals_at_peak": pool.rentals_at_peak,
         "gpus_at_peak": pool.gpus_at_peak,
         "utilisation_at_peak": pool.utilisation_at_peak,
         "monthly_usd": pool.monthly_usd,
@@ -88,6 +92,7 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "decode_per_node": x.decode_per_unit if x.path == "node" else None,
         "nodes_at_peak": plan.units_at_peak if x.path == "node" else None,
         "node_unit": x.prefill.machine.unit_name,
+        "unit_label": unit_words(x)[0] if x.path == "node" else None,
         "idle_gpus_at_peak": plan.idle_gpus_at_peak,
         "kv_transfer_ms": x.transfer_ms,
         "kv_transfer_gbs": x.transfer_gbs,
@@ -126,8 +131,9 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "ttft_ms": o.ttft_ms,
         "tpot_ms": o.tpot_ms,
         "output_tokens_per_s": o.output_tokens_per_s,
-        "replicas_at_peak": s.cost.replicas_at_peak,
-        "gpus_at_peak": s.cost.replicas_at_peak * o.rented_gpus,
+        "replicas_at_peak": s.replicas_at_peak,
+        "instances_at_peak": s.instances_at_peak,
+        "gpus_at_peak": s.units_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
         "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens,
         "terms": aggregated_terms(c, workload),

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
-from app.scoring.serving.plans import LifecyclePlan, ServingPlan, plan_lifecycle, plan_serving
+from app.scoring.serving.plans import LifecyclePlan, ServingOption, ServingPlan, plan_lifecycle, plan_serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -59,11 +59,15 @@ def assumptions(traffic: Traffic) -> dict[str, Any]:
     }
 
 
-def _option_row(s: Any, include_terms: bool) -> dict[str, Any]:
+def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
+    """The ranked option with its fleet and costs at the traffic: replicas are copies of the layout and instances
+    the rentals holding them, whichever of the two the cost scales (ServingCost.units_at_peak is not emitted)."""
     row = plain(s.option)
     if not include_terms:
         row.pop("terms", None)
-    row.update(plain(s.cost))
+    cost = plain(s.cost)
+    del cost["units_at_peak"]
+    row.update({"replicas_at_peak": s.replicas_at_peak, "instances_at_peak": s.instances_at_peak, **cost})
     return row
 
 

@@ -21,7 +21,7 @@ from app.scoring.serving.disaggregated.pools import (
     prefill_instance,
     prefill_load,
 )
-from app.scoring.serving.disaggregated.reasons import verdict
+from app.scoring.serving.disaggregated.reasons import plan_lines, plan_terms, unit_words, verdict
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
@@ -189,4 +189,91 @@ def test_an_nvl72_rack_holds_both_pools_in_its_nvlink_domain_and_bills_whole_4_g
     for plan in nodes:
         assert plan.pairing.node_gpus_billed % 4 == 0 and plan.pairing.node_gpus_billed >= plan.pairing.node_gpus_used
         assert plan.pairing.transfer_gbs > 100  # NVLink, not a network
-    assert "per NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)
+    assert "-GPU group in one NVLink domain" in " ".join(verdict(comparison, LLAMA, LONG).why)
+
+
+def _rack_405b() -> tuple:
+    """Llama 3.1 405B at 32k prompts on an NVL72 rack of 4-GPU rentals: aggregated runs 32 GPUs, 8 physical nodes of
+    one NVLink domain."""
+    w = InferenceWorkload(model="llama-3.1-405b", weight_dtype="fp8", input_len=32000, output_len=1000, tpot_ms=30,
+                          ttft_ms=3000, max_gpus=72)  # fmt: skip
+    rack = replace(_offer("GB200", 10.5), gpu_count=4, gpus_per_node=4, scaleup_domain_gpus=72)
+    model = MODELS["llama-3.1-405b"]
+    return compare(w, Traffic(requests_per_day=100_000), CatalogSnapshot(gpus=GPUS, offers=(rack,)), model), model, w
+
+
+def test_an_aggregated_layout_over_an_nvlink_domains_nodes_gets_its_decode_only_batch():
+    comparison, model, w = _rack_405b()
+    assert comparison.aggregated is not None
+    o, alone = comparison.aggregated.option, comparison.aggregated_decode_only
+    assert o.nodes > 1, "the layout spans the rack's 4-GPU nodes, inside its 72-GPU NVLink domain"
+    assert alone is not None and alone.gpu_count == o.gpu_count and alone.batch > o.batch
+    answer = verdict(comparison, model, w)
+    assert f"decode alone would batch more ({alone.batch} against {o.batch})" in answer.headline
+    assert "more against" not in answer.headline
+
+
+def test_the_verdict_claims_no_decode_only_batch_it_did_not_estimate():
+    comparison, model, w = _rack_405b()
+    unknown = replace(comparison, aggregated_decode_only=None)  # as for a layout spanning nodes over a fabric
+    answer = verdict(unknown, model, w)
+    assert answer.winner == "aggregated"
+    assert "decode alone" not in answer.headline and "more against" not in answer.headline
+    assert "aggregated steps overlap the prompts' compute" in answer.headline
+    assert not any("Prefill interference" in line for line in answer.why)
+
+
+def test_the_node_path_is_worded_as_a_node_or_an_nvlink_domain_and_counts_its_units():
+    """A rack's prefill and decode instances may sit on different 4-GPU nodes of its NVLink domain, and a unit of them
+    that bills part of the domain is a group in it (several fit in one domain): never "the node's own link" there,
+    never "1 NVLink domains"."""
+    rack = replace(_offer("GB200", 10.5), gpu_count=4, gpus_per_node=4, scaleup_domain_gpus=72)
+    quiet = Traffic(requests_per_day=2000)
+    comparison = compare(LONG, quiet, CatalogSnapshot(gpus=GPUS, offers=(rack,)), LLAMA)
+    best = comparison.best
+    assert best is not None and best.pairing.path == "node" and best.units_at_peak == 1
+    assert best.pairing.node_gpus_billed < 72
+    pool = next(line for line in verdict(comparison, LLAMA, LONG).why if line.startswith("Prefill pool:"))
+    assert f"per {best.pairing.node_gpus_billed}-GPU group in one NVLink domain, 1 group)" in pool
+    assert "over the NVLink domain at" in pool and "node's own link" not in pool
+    terms = {t.name: t.detail for t in plan_terms(best, LLAMA, LONG)}
+    assert terms["KV transfer"].endswith("over the NVLink domain")
+    # a unit that bills the whole domain is the domain, counted in the singular
+    x = best.pairing
+    whole = replace(x, prefill_per_unit=72 // (x.prefill.instance.gpu_count + x.decode.instance.gpu_count))
+    whole = replace(whole, decode_per_unit=(72 - whole.prefill_per_unit * x.prefill.instance.gpu_count)
+                    // x.decode.instance.gpu_count)  # fmt: skip
+    assert whole.node_gpus_billed == 72
+    assert unit_words(whole) == ("NVLink domain", "NVLink domain")
+    line = plan_lines(replace(best, pairing=whole), LLAMA, LONG)[0]
+    assert "per NVLink domain, 1 NVLink domain)" in line
+    # a plain 8-GPU node rented whole keeps the node's words
+    plain = compare(LONG, quiet, CatalogSnapshot(gpus=GPUS, offers=(_offer("H100-SXM", 3.0),)), LLAMA)
+    assert plain.best is not None and plain.best.units_at_peak == 1
+    pool = next(line for line in verdict(plain, LLAMA, LONG).why if line.startswith("Prefill pool:"))
+    assert "per node, 1 node)" in pool and "over the node's own link" in pool
+
+
+def test_a_fabric_pool_on_whole_8_gpu_rentals_counts_every_instance_they_hold():
+    """An 8-GPU VM holding two TP4 decode instances is two instances of the pool, not one: the P:D ratio, the pool's
+    line and its GPUs count them so ('10 × 4×H200 on 5 rented 8-GPU instances', not '5 × 4×H200' billing 40 GPUs)."""
+    workload = LONG.model_copy(update={"output_len": 500, "ttft_ms": 3000})
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer("H200", 3.5, "a", "infiniband"),))
+    comparison = compare(workload, Traffic(requests_per_day=500_000), snapshot, LLAMA)
+    shared = [
+        (plan, pool)
+        for plan in comparison.plans
+        if plan.pairing.path == "fabric"
+        for pool in (plan.prefill, plan.decode)
+        if pool.offer.instance.gpu_count < 8
+    ]
+    assert shared, "some fabric plan runs a pool's instances several to a rented 8-GPU instance"
+    for plan, pool in shared:
+        copies = 8 // pool.offer.instance.gpu_count
+        assert pool.copies_per_rental == copies and pool.rentals_at_peak is not None
+        assert pool.replicas_at_peak == pool.rentals_at_peak * copies
+        assert pool.gpus_at_peak == pool.rentals_at_peak * 8 == pool.replicas_at_peak * pool.offer.instance.gpu_count
+        assert f"{plan.prefill.replicas_at_peak}P:{plan.decode.replicas_at_peak}D" == plan.ratio
+        line = plan_lines(plan, LLAMA, workload)[0 if pool.role == "prefill" else 1]
+        assert f"{pool.replicas_at_peak} × {pool.offer.instance.gpu_count}×H200" in line
+        assert f"on {pool.rentals_at_peak} rented 8-GPU instance" in line

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
-from app.scoring.price_terms import COMMITTED
+from app.scoring.price_terms import COMMITTED, terms_text
 from app.scoring.serving.economics import (
     BreakEven,
     Replica,
@@ -21,7 +21,7 @@ from app.scoring.serving.economics import (
     serverless_quotes,
 )
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
-from app.scoring.serving.traffic import ServingCost, Traffic, serving_cost
+from app.scoring.serving.traffic import ServingCost, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.rank import TrainingOption, rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -32,8 +32,42 @@ LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best tot
 
 @dataclass(frozen=True, slots=True)
 class ServingOption:
+    """A ranked option priced for a traffic. The cost scales rented units (an instance holding several copies of
+    the layout, or one copy on whole instances); the fleet at the peak is said in replicas and in instances."""
+
     option: InferenceOption
     cost: ServingCost
+    replicas_at_peak: int  # copies of the layout the peak hour needs
+
+    @property
+    def instances_at_peak(self) -> int:
+        """Rented instances at the peak hour: one per unit holding copies, else each replica's whole instances."""
+        o = self.option
+        if o.copies_per_instance > 1:
+            return self.cost.units_at_peak
+        return self.cost.units_at_peak * (o.rented_gpus // max(o.instance_gpus, 1))
+
+    @property
+    def units_at_peak(self) -> int:
+        """What the autoscaler adds or removes at the peak: instances where copies share one, else replicas."""
+        return self.cost.units_at_peak
+
+
+def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
+    """One option priced for the traffic's hourly `rates`: its rented units (serving every copy they hold) scale
+    hour by hour."""
+    cost = serving_cost(
+        rates,
+        output_len,
+        o.rented_tokens_per_s,
+        o.rented_gpus,
+        o.usd_per_gpu_hour,
+        traffic.min_replicas,
+        traffic.cold_start_s,
+        committed=committed(o),
+    )
+    replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s)
+    return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +84,10 @@ class ServingPlan:
 
 
 def option_label(o: InferenceOption) -> str:
-    terms = o.price_type.replace("_", " ") + (", interruptible" if o.interruptible else "")
-    return f"{rented_text(o)} at {o.provider_name} ({terms})"
+    """`1×B200 at GMI Cloud (on demand; provider's article, not its price list)`: the caveats go where it goes."""
+    return (
+        f"{rented_text(o)} at {o.provider_name} ({terms_text(o.price_type, o.price_caveats, o.interruptible, o.stale)})"
+    )
 
 
 def rented_text(o: InferenceOption) -> str:
@@ -95,23 +131,7 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
     """Feasible options priced for the traffic, cheapest autoscaled first; options over the latency limits at a
     live-traffic load after those that meet them, and spot options that may not stand alone after every other."""
     rates = traffic.hourly_requests_per_s()
-    priced = [
-        ServingOption(
-            o,
-            serving_cost(
-                rates,
-                output_len,
-                o.rented_tokens_per_s,
-                o.rented_gpus,
-                o.usd_per_gpu_hour,
-                traffic.min_replicas,
-                traffic.cold_start_s,
-                committed=committed(o),
-            ),
-        )
-        for o in options
-        if o.feasible and o.output_tokens_per_s > 0
-    ]
+    priced = [priced_option(o, rates, traffic, output_len) for o in options if o.feasible and o.output_tokens_per_s > 0]
     return sorted(
         priced,
         key=lambda s: (
@@ -251,6 +271,10 @@ class LifecycleCombination:
     total_usd: float
     training_share: float
     serving_share: float
+    # What a buyer must know about each price, as the labels say it: a dedicated offer's price_caveats, a serverless
+    # price's doubts (token_prices.DOUBTS)
+    training_price_caveats: tuple[str, ...] = ()
+    serving_price_caveats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,15 +286,26 @@ class LifecyclePlan:
     notes: list[str] = field(default_factory=list)
 
 
-def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[tuple[str, str, float]]:
+@dataclass(frozen=True, slots=True)
+class ServingCandidate:
+    label: str
+    kind: str  # dedicated | serverless
+    usd_per_month: float
+    price_caveats: tuple[str, ...] = ()
+
+
+def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[ServingCandidate]:
     """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
     chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
     picked = [s for s in plan.options if id(s.option) in chosen][:k]
     labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
-    found = [(label, "dedicated", s.cost.monthly_usd_autoscaled) for label, s in zip(labels, picked, strict=True)]
+    found = [
+        ServingCandidate(label, "dedicated", s.cost.monthly_usd_autoscaled, s.option.price_caveats)
+        for label, s in zip(labels, picked, strict=True)
+    ]
     if (q := plan.cheapest_serverless) is not None:
         tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
-        found.append((tag, "serverless", q.monthly_usd))
+        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, tuple(d.replace("_", " ") for d in q.doubts)))
     return found
 
 
@@ -292,24 +327,28 @@ def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
 
 
 def training_labels(training: Sequence[TrainingOption]) -> list[str]:
-    base = [f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} ({t.price_type.replace('_', ' ')})" for t in training]
+    base = [
+        f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} "
+        f"({terms_text(t.price_type, t.price_caveats, t.interruptible, t.stale)})"
+        for t in training
+    ]
     return distinct_labels(base, training)
 
 
 def combine(
-    training: Sequence[TrainingOption], serving: Sequence[tuple[str, str, float]], months: int
+    training: Sequence[TrainingOption], serving: Sequence[ServingCandidate], months: int
 ) -> list[LifecycleCombination]:
     """Every training option x serving candidate: total = training $ + months x monthly serving $."""
     rows = []
     for t, train_label in zip(training, training_labels(training), strict=True):
-        for label, kind, monthly in serving:
-            train_usd = t.total_usd or 0.0
+        for candidate in serving:
+            train_usd, monthly = t.total_usd or 0.0, candidate.usd_per_month
             total = train_usd + months * monthly
             rows.append(
                 LifecycleCombination(
                     train_label,
-                    label,
-                    kind,
+                    candidate.label,
+                    candidate.kind,
                     train_usd,
                     t.total_hours or 0.0,
                     monthly,
@@ -317,6 +356,8 @@ def combine(
                     total,
                     train_usd / total if total else 0.0,
                     months * monthly / total if total else 0.0,
+                    t.price_caveats,
+                    candidate.price_caveats,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))

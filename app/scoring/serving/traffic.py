@@ -134,9 +134,11 @@ def replicas_needed(requests_per_s: float, output_len: int, replica_output_token
 
 @dataclass(frozen=True, slots=True)
 class ServingCost:
-    """Monthly GPU-hours and USD of one replica type under the three scaling policies."""
+    """Monthly GPU-hours and USD of one replica type under the three scaling policies. Its replica is the unit that
+    scales (serving_cost's `gpus_per_replica` GPUs): a rented instance holding several copies of a layout, or one
+    copy of a layout on whole instances; ServingOption says how many replicas and instances that is."""
 
-    replicas_at_peak: int
+    units_at_peak: int  # rented units the peak hour needs (not always replicas of the layout: see the docstring)
     gpu_hours_always_on: float
     gpu_hours_autoscaled: float
     gpu_hours_scale_to_zero: float
@@ -206,7 +208,7 @@ def serving_cost(
     tokens = sum(hourly_requests_per_s) * 3600 * output_len
     capacity = weekly["autoscaled"] * 3600 * replica_output_tokens_per_s
     return ServingCost(
-        replicas_at_peak=peak,
+        units_at_peak=peak,
         gpu_hours_always_on=gpu_hours["always_on"],
         gpu_hours_autoscaled=gpu_hours["autoscaled"],
         gpu_hours_scale_to_zero=gpu_hours["scale_to_zero"],

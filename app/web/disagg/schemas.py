@@ -34,8 +34,12 @@ class Pool(PriceProvenanceOut):
     batch: int = Field(description="prefill: prompts per pass; decode: sequences per step")
     step_ms: float = Field(description="prefill: one pass; decode: one step (the mean TPOT)")
     capacity_requests_per_s: float = Field(description="per instance, at the TTFT (prefill) or TPOT (decode) limit")
-    replicas_at_peak: int
-    gpus_at_peak: int
+    replicas_at_peak: int = Field(description="instances of the role at the peak hour, every copy the rentals hold")
+    copies_per_rental: int = Field(1, description="fabric path: instances of the role one rented instance holds")
+    rentals_at_peak: int | None = Field(
+        None, description="fabric path: the offer's rented instances holding them (null on the node path)"
+    )
+    gpus_at_peak: int = Field(description="GPUs billed for them")
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
     monthly_usd: float = Field(description="autoscaled hour by hour")
     usd_per_million_tokens: float = Field(description="per million of the pool's own tokens (see `tokens`)")
@@ -44,11 +48,22 @@ class Pool(PriceProvenanceOut):
 
 class DisaggregatedOut(BaseModel):
     ratio: str = Field(description="prefill : decode instances at the peak hour, e.g. 6P:8D")
-    path: str = Field(description="fabric: pools across nodes; node: both roles inside one node")
-    prefill_per_node: int | None
-    decode_per_node: int | None
-    nodes_at_peak: int | None
-    node_unit: str = Field("node", description="node path: what holds both roles, a node or an NVLink domain of nodes")
+    path: str = Field(
+        description="fabric: each pool on its own instances, KV cache over the inter-node fabric; node: both roles "
+        "inside one node or one NVLink domain of several nodes (node_unit), which scale together (unit_label)"
+    )
+    prefill_per_node: int | None = Field(description="node path: prefill instances per unit (unit_label)")
+    decode_per_node: int | None = Field(description="node path: decode instances per unit (unit_label)")
+    nodes_at_peak: int | None = Field(
+        description="node path: units (unit_label) at the peak hour; where a unit is a group of instances inside an "
+        "NVLink domain, several may share one domain"
+    )
+    node_unit: str = Field("node", description="the scale-up unit that holds both roles: node, or NVLink domain")
+    unit_label: str | None = Field(
+        None,
+        description="node path: one unit, as the page says it: the node_unit itself where a unit bills all its GPUs, "
+        "else a group of whole instances inside one (e.g. '48-GPU group in one NVLink domain')",
+    )
     idle_gpus_at_peak: int = Field(0, description="node path: GPUs of rented whole instances neither role uses")
     kv_transfer_ms: float
     kv_transfer_gbs: float
@@ -80,8 +95,9 @@ class AggregatedOut(PriceProvenanceOut):
     ttft_ms: float
     tpot_ms: float
     output_tokens_per_s: float
-    replicas_at_peak: int
-    gpus_at_peak: int
+    replicas_at_peak: int = Field(description="copies of the layout at the peak hour")
+    instances_at_peak: int = Field(description="rented instances holding them at the peak hour")
+    gpus_at_peak: int = Field(description="GPUs those instances bill")
     monthly_usd: float
     usd_per_million_output_tokens: float | None
     terms: list[TermOut]

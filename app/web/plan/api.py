@@ -14,7 +14,9 @@ from app.service import plan
 from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
+from app.web.fast_json import OrjsonResponse
 from app.web.json_body import StrictJsonRoute
+from app.web.plan.schemas import ServingResponse
 
 router = APIRouter(
     prefix="/api/v1/plan",
@@ -49,20 +51,24 @@ def _share_url(
     return "/plan?" + canonical_plan_query(inference, traffic, training, months)
 
 
-@router.post("/serving")
+# The handler returns an OrjsonResponse of plain values: response_model documents the schema only (as the rank API).
+@router.post("/serving", response_model=ServingResponse, response_class=OrjsonResponse)
 def plan_serving(
     request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
-) -> dict[str, Any]:
-    """Every feasible offer priced for the traffic: replicas at peak and monthly $ always-on, autoscaled and
-    scale-to-zero; serverless prices for the model (or the nearest listed one), one entry per provider and model
-    unless their terms differ, each with its `flags` (unverified, deprecated, disputed, availability_unconfirmed,
+) -> OrjsonResponse:
+    """Every feasible offer priced for the traffic: replicas at peak (`replicas_at_peak`, copies of the layout) on
+    rented instances (`instances_at_peak`, what bills) and monthly $ always-on, autoscaled and scale-to-zero;
+    serverless prices for the model (or the nearest listed one), one entry per provider and model unless their terms
+    differ, each with its `flags` (unverified, deprecated, disputed, availability_unconfirmed,
     weak_source, stale) and its date as the reference gives it (`as_of_label`: ≤ marks an on-or-before date);
     `cheapest_serverless`, the current, verified price the break-even traffic is found against (stale ones too with
     `include_stale`; never an unverified or deprecated one; a disputed one at the higher of its two figures, its own
     in `listed_*` and the other source's in `disputed_*`). The notes name any doubt on the price compared with."""
     try:
-        return plan.serving_payload(
-            request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
+        return OrjsonResponse(
+            plan.serving_payload(
+                request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
+            )
         )
     except plan.PlanFieldError as exc:
         raise unprocessable(exc) from None
@@ -70,7 +76,9 @@ def plan_serving(
 
 @router.post("/lifecycle")
 def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """A training run followed by N months of serving: the cheapest combinations, each phase's share."""
+    """A training run followed by N months of serving: the cheapest combinations, each phase's share. Each label
+    says its price's terms with the caveats a buyer must see (`on demand; provider's article, not its price list`),
+    also listed in `training_price_caveats` and `serving_price_caveats` (a serverless price's doubts)."""
     share = _share_url(request.inference, request.traffic, request.training, request.months)
     try:
         return plan.lifecycle_payload(

@@ -4,8 +4,9 @@ Two paths (an offer is a machine: app.scoring.machines):
 - pools over the fabric: both offers at one provider with an inter-node fabric (RDMA, or Ethernet with a
   stated node count); each pool scales on its own, KV moves over the slower of the two fabrics, every TP
   rank sending its shard in parallel;
-- inside one node: one offer whose node holds both instances; the node is the unit that scales, with a
-  fixed mix of prefill and decode instances, KV over the node's NVLink/xGMI or PCIe.
+- inside one node (path "node"): one offer whose node, or NVLink domain of several nodes (an NVL72 rack), holds
+  both instances; a group of them is the unit that scales, with a fixed mix of prefill and decode instances, KV over
+  the node's NVLink/xGMI or PCIe, or the domain's NVLink.
 Offers of different providers never pair: KV cache would cross the public internet.
 """
 

@@ -10,7 +10,7 @@ instances whose TPOT-bound batches carry the requests.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
 from app.scoring.inference.configurations import single_node_layouts
@@ -41,11 +41,13 @@ class PoolCost:
 
     role: str  # prefill | decode
     offer: PoolOffer
-    replicas_at_peak: int
-    gpus_at_peak: int
+    replicas_at_peak: int  # instances of the role running at the peak hour (every copy the rentals hold)
+    gpus_at_peak: int  # GPUs billed for them
     monthly_usd: float  # autoscaled, the plan page's basis
     usd_per_million_tokens: float  # prefill: per million prompt tokens; decode: per million output tokens
     utilisation_at_peak: float
+    copies_per_rental: int = 1  # fabric path: instances of the role one rented instance of the offer holds
+    rentals_at_peak: int | None = None  # fabric path: the offer's rented instances holding them
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,24 +124,29 @@ def pool_offers(
 
 
 def _pool(
-    role: str,
-    pool: PoolOffer,
-    monthly_usd: float,
-    replicas: int,
-    capacity_rps: float,
-    peak: float,
-    tokens: float,
-    gpus_per_replica: int | None = None,
+    role: str, pool: PoolOffer, monthly_usd: float, replicas: int, capacity_rps: float, peak: float, tokens: float
 ) -> PoolCost:
+    """`replicas` instances of the role, each serving `capacity_rps`, on the GPUs they use (the node path)."""
     return PoolCost(
         role=role,
         offer=pool,
         replicas_at_peak=replicas,
-        gpus_at_peak=replicas * (gpus_per_replica or pool.instance.gpu_count),
+        gpus_at_peak=replicas * pool.instance.gpu_count,
         monthly_usd=monthly_usd,
         usd_per_million_tokens=monthly_usd / tokens * 1e6 if tokens else 0.0,
         utilisation_at_peak=peak / (replicas * capacity_rps) if replicas else 0.0,
     )
+
+
+def _rented_pool(
+    role: str, pool: PoolOffer, monthly_usd: float, rentals: int, capacity_rps: float, peak: float, tokens: float
+) -> PoolCost:
+    """The fabric path: `rentals` whole rented units of the offer (one instance of the role, or several copies of it
+    on one rented instance), each copy serving `capacity_rps`."""
+    gpus, copies = _rented(pool)
+    cost = _pool(role, pool, monthly_usd, rentals * copies, capacity_rps, peak, tokens)
+    instances = rentals * gpus // max(pool.machine.instance_gpus, 1)
+    return replace(cost, gpus_at_peak=rentals * gpus, copies_per_rental=copies, rentals_at_peak=instances)
 
 
 def _rented(pool: PoolOffer) -> tuple[int, int]:
@@ -173,13 +180,13 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         n_p, n_d = units * pairing.prefill_per_unit, units * pairing.decode_per_unit
         prefill = _pool("prefill", p, both * share, n_p, load.capacity_rps, peak, prompt_tokens)
         decode = _pool("decode", d, both * (1 - share), n_d, decoder.capacity_rps, peak, output_tokens)
-    else:  # each pool rents whole instances: one holding several copies of its instance type is one replica
+    else:  # each pool rents whole instances: one holding several copies of its instance type scales whole
         (gpus_p, copies_p), (gpus_d, copies_d) = _rented(p), _rented(d)
         rps_p, rps_d = load.capacity_rps * copies_p, decoder.capacity_rps * copies_d
         n_p, n_d = replicas_needed(peak, 1, rps_p), replicas_needed(peak, 1, rps_d)
         prefill_usd, decode_usd = monthly(rps_p, gpus_p, p), monthly(rps_d, gpus_d, d)
-        prefill = _pool("prefill", p, prefill_usd, n_p, rps_p, peak, prompt_tokens, gpus_p)
-        decode = _pool("decode", d, decode_usd, n_d, rps_d, peak, output_tokens, gpus_d)
+        prefill = _rented_pool("prefill", p, prefill_usd, n_p, load.capacity_rps, peak, prompt_tokens)
+        decode = _rented_pool("decode", d, decode_usd, n_d, decoder.capacity_rps, peak, output_tokens)
     # capacity_rps is at the TTFT-bound utilisation: the peak hour's rho is that share of it
     rho = prefill.utilisation_at_peak * load.utilisation
     ttft = load.first_token_ms + md1_wait_ms(load.pass_ms, rho) + pairing.transfer_ms
@@ -263,15 +270,19 @@ def _decode_only(
     model: ModelSpec,
     eff: InferenceEfficiency,
 ) -> DecodeInstance | None:
-    """What the aggregated option's own hardware would batch if its steps carried no prefill."""
+    """What the aggregated option's own hardware would batch if its steps carried no prefill. Only a layout inside
+    one scale-up unit (a node, or an NVL72 rack's NVLink domain of several 4-GPU nodes) is timed as the pools time
+    theirs; one spanning units over a fabric is not (None: unknown)."""
     if aggregated is None:
         return None
     o = aggregated.option
     offer = next((x for x in snapshot.offers if x.offer_id == o.offer_id), None)
     gpu = snapshot.gpus.get(o.gpu_id)
-    if offer is None or gpu is None or o.nodes > 1:
+    if offer is None or gpu is None:
         return None
     machine = machine_of(offer, gpu)
+    if o.gpu_count > machine.gpus_per_node:  # not o.nodes: an NVLink domain's layout spans physical nodes
+        return None
     return decode_instance(gpu, machine, model, workload, o.tensor_parallel, o.pipeline_parallel, eff)
 
 

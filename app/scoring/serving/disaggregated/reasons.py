@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
-from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
+from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
@@ -20,7 +20,8 @@ from app.scoring.workload import InferenceWorkload
 # margin was kept above it, since no source prices running two pools. Scoring reads no LOSO summary, so a refit
 # never moves it; change it here, with the README's sentence.
 MIN_SAVING_SHARE = 0.155
-PATHS = {"fabric": "the inter-node fabric", "node": "the node's own link"}
+# Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
+IN_ONE_UNIT = "one node or NVLink domain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,16 +41,53 @@ def _layout(tensor_parallel: int, pipeline_parallel: int, attention_dp: bool) ->
     )
 
 
+def kv_path(pairing: Pairing) -> str:
+    """What the KV cache crosses: the fabric, a node's own link, or an NVLink domain whose instances may sit on
+    different nodes of the rack."""
+    if pairing.path == "fabric":
+        return "the inter-node fabric"
+    unit = pairing.prefill.machine.unit_name
+    return "the node's own link" if unit == "node" else f"the {unit}"
+
+
+def unit_words(pairing: Pairing) -> tuple[str, str]:
+    """Node path: what one unit of instances is and the noun that counts them: the node or NVLink domain itself where
+    a unit bills all its GPUs, else a group of whole instances inside one (an NVL72 rack's 4-GPU rentals: 12 GPUs of
+    a 72-GPU domain, several groups to a domain)."""
+    machine, billed = pairing.prefill.machine, pairing.node_gpus_billed
+    if billed >= machine.gpus_per_node:
+        return machine.unit_name, machine.unit_name
+    return f"{billed}-GPU group in one {machine.unit_name}", "group"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def describe_pool(pool: PoolCost) -> str:
     i, o = pool.offer.instance, pool.offer.offer
     layout = _layout(i.tensor_parallel, i.pipeline_parallel, i.attention_dp > 1)
     return f"{i.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
+def rentals_text(pool: PoolCost) -> str:
+    """Where several instances of a role share one rented instance of the offer: on how many rentals they run."""
+    if pool.copies_per_rental <= 1 or pool.rentals_at_peak is None:
+        return ""
+    n, size = pool.rentals_at_peak, pool.offer.machine.instance_gpus
+    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each)"
+
+
 def describe_aggregated(s: ServingOption) -> str:
+    """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
     o = s.option
     layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
-    return f"{o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+    if o.copies_per_instance > 1:
+        return (
+            f"{s.instances_at_peak} × {o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout} each, "
+            f"{s.replicas_at_peak} in all, {o.provider_name})"
+        )
+    return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
 def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
@@ -63,7 +101,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
     o = s.option
     lines = [
-        f"Aggregated: {s.cost.replicas_at_peak} × {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
+        f"Aggregated: {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
         "every step "
         f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
         f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
@@ -84,22 +122,23 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
     p, d = plan.prefill, plan.decode
     kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
+    label, noun = unit_words(x)
     unit = (
-        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {x.prefill.machine.unit_name}, {plan.units_at_peak} "
-        f"{x.prefill.machine.unit_name}s)"
+        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {label}, {_count(plan.units_at_peak, noun)})"
         if x.path == "node"
         else ""
     )
     return [
-        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)} at the peak hour{unit}, {load.prompts} prompt"
+        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)}{rentals_text(p)} at the peak hour{unit}, "
+        f"{load.prompts} prompt"
         f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; TTFT at the peak "
         "= pass + queue + KV "
-        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {PATHS[x.path]} at {x.transfer_gbs:,.0f} GB/s) = "
+        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at {x.transfer_gbs:,.0f} GB/s) = "
         f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens:,.3f} per "
         "million prompt tokens.",
-        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}, batch {decoder.batch} "
+        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
         f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
         f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
@@ -128,7 +167,7 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     left = budget - found.fastest_prefill_ms
     return (
         f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
-        "instance (over one provider's fabric, or inside one node): no prefill and decode pair fits in that."
+        f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
     )
 
 
@@ -143,7 +182,7 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     if best is None:
         text = (
             "Aggregated is as good or better: no disaggregated plan meets the limits here (the pools need one "
-            "provider's offers joined by a fabric, or one node that holds both)."
+            f"provider's offers joined by a fabric, or {IN_ONE_UNIT} that holds both)."
         )
         return Verdict("aggregated", text, None, None, why)
     if agg is None:
@@ -190,7 +229,7 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
 def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     assert c.aggregated is not None
     o, alone = c.aggregated.option, c.aggregated_decode_only
-    gpus = c.aggregated.cost.replicas_at_peak * o.rented_gpus
+    gpus = c.aggregated.units_at_peak * o.rented_gpus
     text = (
         f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
@@ -203,13 +242,15 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
             else f"decode alone holds batch {alone.batch}, not {o.batch}"
         )
         text += f", and prompts barely interfere with decode (on the same hardware {held})"
-    elif c.aggregated.cost.replicas_at_peak <= 1:
-        text += ": one aggregated replica already carries the peak, while each pool needs at least one instance"
+    elif c.aggregated.units_at_peak <= 1:
+        unit = "instance" if o.copies_per_instance > 1 else "replica"
+        text += f": one aggregated {unit} already carries the peak, while each pool needs at least one instance"
     else:
+        # alone is None where the aggregated layout spans nodes over a fabric: its decode-only batch is not estimated
+        more = f"decode alone would batch more ({alone.batch} against {o.batch}), but " if alone else ""
         text += (
-            f": decode alone would batch more ({alone.batch if alone else 'more'} against {o.batch}), but aggregated "
-            "steps overlap the prompts' compute with the memory-bound decode reads, while a prefill pool runs prompts "
-            f"alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
+            f": {more}aggregated steps overlap the prompts' compute with the memory-bound decode reads, while a "
+            f"prefill pool runs prompts alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
         )
     return text
 
@@ -264,7 +305,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "KV transfer",
             x.transfer_ms,
             "ms",
-            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {PATHS[x.path]}",
+            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {kv_path(x)}",
         ),
         Term(
             "TTFT at peak",
@@ -333,7 +374,13 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
             "output tokens per replica"
             + (f": {o.copies_per_instance} copies on one rented instance" if o.copies_per_instance > 1 else ""),
         ),
-        Term("replicas at peak", s.cost.replicas_at_peak, "", f"{s.cost.replicas_at_peak * o.rented_gpus} GPUs"),
+        Term(
+            "replicas at peak",
+            s.replicas_at_peak,
+            "",
+            f"{s.instances_at_peak} instance{'s' if s.instances_at_peak != 1 else ''}, "
+            f"{s.units_at_peak * o.rented_gpus} GPUs",
+        ),
         Term(
             "monthly",
             s.cost.monthly_usd_autoscaled,
