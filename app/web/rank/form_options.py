@@ -34,7 +34,6 @@ CHOICES = {
     "offloads": get_args(Offload),
     "attention_parallels": get_args(AttentionParallel),
     "expert_parallels": get_args(ExpertParallel),
-    "price_types": get_args(PriceType),
     "rank_by_choices": get_args(RankBy),
 }
 
@@ -44,20 +43,27 @@ CHOICES = {
 PROVIDER_CHECKBOXES_MAX = 60
 
 
+def filter_choices(snapshot: CatalogSnapshot) -> dict[str, Any]:
+    """What the offer filters (_form.html's offer_filters) offer: the sellers, vendors and GPUs with an offer."""
+    offered_gpus = sorted({o.gpu_id for o in snapshot.offers})
+    return {
+        "price_types": get_args(PriceType),
+        "vendors": sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus}),
+        "providers": sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower()),
+        "gpus": offered_gpus,
+        "provider_checkboxes_max": PROVIDER_CHECKBOXES_MAX,
+    }
+
+
 def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
-    """The form's catalog choices; they depend on the snapshot only, so they are worked out once per snapshot."""
+    """Every workload form's catalog choices, the offer filters' under `filter_choices`; they depend on the snapshot
+    only, so they are worked out once per snapshot."""
     found = snapshot.memo.get("form_lists")
     if found is None:
-        offered_gpus = sorted({o.gpu_id for o in snapshot.offers})
-        providers = sorted({(o.provider_id, o.provider_name) for o in snapshot.offers}, key=lambda p: p[1].lower())
-        vendors = sorted({snapshot.gpus[g].vendor for g in offered_gpus if g in snapshot.gpus})
         models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
         found = snapshot.memo["form_lists"] = {
             "model_choices": models,
-            "provider_choices": providers,
-            "vendor_choices": vendors,
-            "gpu_choices": offered_gpus,
-            "provider_checkboxes_max": PROVIDER_CHECKBOXES_MAX,
+            "filter_choices": filter_choices(snapshot),
             **CHOICES,
         }
     return dict(found)  # type: ignore[call-overload]

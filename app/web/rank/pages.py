@@ -158,8 +158,8 @@ def index_json(request: Request, snapshot: SnapshotDep) -> Response:
                 "training": form_options.form_state(ParsedQuery("training", None, {})),
             },
             "models": [m.id for m in lists["model_choices"]],
-            "providers": [p for p, _ in lists["provider_choices"]],
-            "gpus": lists["gpu_choices"],
+            "providers": [p for p, _ in lists["filter_choices"]["providers"]],
+            "gpus": lists["filter_choices"]["gpus"],
             "rank_api": {"inference": "/api/v1/rank/inference", "training": "/api/v1/rank/training"},
         }
     )
