@@ -10,6 +10,13 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+# a filter set opens its box of checkboxes (every seller, vendor, GPU with an offer); /plan has two, the run's too
+FILTERED = [
+    "/plan?model=llama-3.1-70b&providers=lambda,runpod&months=12&train_providers=runpod&train_gpus=H100-SXM",
+    "/disagg?model=llama-3.1-70b&vendors=NVIDIA",
+    "/mix?model=llama-3.1-8b&gpus=H100-SXM,B200",
+    "/precision?model=llama-3.1-70b&providers=lambda",
+]
 PAGES = [
     "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&tpot_ms=50",
     "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=max_throughput&job_requests=200000"
@@ -30,6 +37,7 @@ PAGES = [
     # a peak on /plan: 2-copies-per-instance notes and GMI Cloud's caveat in an 11-column fleet table
     "/plan?model=llama-3.1-70b&peak_requests_per_s=5",
     "/mix?model=llama-3.1-8b",
+    *FILTERED,
 ]
 SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and Linux
 
@@ -66,6 +74,7 @@ PHONE_PAGES = [
     "/methodology",
     "/gpus",
     "/models",
+    *FILTERED,
 ]
 
 STACKED = """() => Array.from(document.querySelectorAll('table.stack')).filter(t => t.offsetParent).map(t => {
