@@ -118,3 +118,22 @@ def test_an_error_in_a_filter_opens_its_box(client) -> None:  # type: ignore[no-
     assert page.status_code == 422 and 'id="err-train_include_stale"' in page.text
     boxes = re.findall(r'<details class="group filters-box"( open)?>.*?</details>', page.text, flags=re.S)
     assert boxes == ["", " open"]  # serving's box stays shut; the training run's opens on its error
+
+
+# Every setting a page's question takes, set away from its default: whatever the canonical link keeps, the form shows.
+EVERY_SETTING = {
+    "/plan": {**MODEL, "months": "6", "min_replicas": "2", "cold_start_s": "90", "peak_factor": "3", **SERVING},
+    "/disagg": {**MODEL, "min_replicas": "2", "cold_start_s": "90", "peak_factor": "3", "max_gpus": "16", **SERVING},
+    "/mix": {**MODEL, "peak_factor": "3", **SERVING},
+    "/precision": {**MODEL, "tpot_ms": "40", "max_gpus": "4", **SERVING},
+}
+
+
+@pytest.mark.parametrize("path", sorted(EVERY_SETTING))
+def test_every_setting_a_link_keeps_is_a_field_of_the_form(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A setting the canonical link keeps but the form lacks is dropped by a resubmit (/disagg's cold start was)."""
+    page = client.get(path, params=EVERY_SETTING[path], follow_redirects=True)
+    assert page.status_code == 200
+    kept = {name for name, _ in parse_qsl(urlsplit(str(page.url)).query)}
+    fields = {name for name, _ in form_items(page.text)}
+    assert kept - fields == set(), f"kept by the link, not in the form: {sorted(kept - fields)}"
