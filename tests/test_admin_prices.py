@@ -72,9 +72,9 @@ def test_import_inserts_updates_counts_and_records_history(admin: TestClient) ->
         "source_url": "https://example.com/new",
     }
     response = admin.post("/api/v1/admin/offers", json=[OFFER, unchanged], headers=AUTH)
-    assert response.json() == {"inserted": 1, "updated": 0, "unchanged": 1, "prices_changed": 0}
+    assert response.json() == {"inserted": 1, "updated": 0, "unchanged": 1, "prices_changed": 0, "newer_kept": 0}
     response = admin.post("/api/v1/admin/offers", json=[repriced], headers=AUTH)
-    assert response.json() == {"inserted": 0, "updated": 1, "unchanged": 0, "prices_changed": 1}
+    assert response.json() == {"inserted": 0, "updated": 1, "unchanged": 0, "prices_changed": 1, "newer_kept": 0}
     history = admin.get(f"/api/v1/offers/{existing['id']}/history").json()
     assert [h["changed_by"] for h in history] == ["seed", "api:admin"]
     assert history[-1]["usd_per_gpu_hour"] == repriced["usd_per_gpu_hour"]

@@ -67,3 +67,41 @@ def test_bad_line_rejects_file(database: str, tmp_path: Path, capsys: pytest.Cap
 def test_missing_file_exits_1(database: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prices", "import", "/nonexistent/offers.csv"]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+GMI_B200 = {
+    **ROW,
+    "provider_id": "gmi-cloud",
+    "gpu_id": "B200",
+    "instance_type": "",
+    "region": "",
+    "usd_per_hour": "4.6",
+    "usd_per_gpu_hour": "4.6",
+}
+
+
+def gmi_b200(url: str) -> Offer:
+    with Session(make_engine(url)) as session:
+        offer = session.exec(select(Offer).where(Offer.provider_id == "gmi-cloud", Offer.gpu_id == "B200")).one()
+        session.expunge(offer)
+        return offer
+
+
+def test_the_seed_never_undoes_an_imported_price(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every CLI command and server start migrates and seeds: the committed seed (GMI's B200 at $4, 2026-11-29) must not
+    replace a newer imported reading, nor one imported the same day; a newer seed reading still replaces it."""
+    main(["db", "seed"])  # the seeded database every command starts from
+    seeded = gmi_b200(database)
+    assert (seeded.usd_per_gpu_hour, str(seeded.as_of)) == (4.0, "2026-11-29")
+    for as_of in ("2026-11-29", "2026-12-05"):  # the seed's own day, then newer
+        assert main(["prices", "import", str(write_csv(tmp_path / "g.csv", [{**GMI_B200, "as_of": as_of}]))]) == 0
+        main(["db", "seed"])  # what `gpumatch rank`, `own`, `plan` and `serve` run first
+        assert "1 newer stored prices kept" in capsys.readouterr().out
+        kept = gmi_b200(database)
+        assert (kept.usd_per_gpu_hour, str(kept.as_of)) == (4.6, as_of)
+    older = {**GMI_B200, "usd_per_hour": "3.9", "usd_per_gpu_hour": "3.9", "as_of": "2026-10-01"}
+    assert main(["prices", "import", str(write_csv(tmp_path / "old.csv", [older]))]) == 0
+    assert "1 newer stored prices kept" in capsys.readouterr().out  # an older reading never replaces a newer one
+    assert gmi_b200(database).usd_per_gpu_hour == 4.6

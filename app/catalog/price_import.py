@@ -123,4 +123,5 @@ def summary(report: FileReport) -> dict[str, int]:
         "updated": report.updated,
         "unchanged": report.unchanged,
         "prices_changed": report.prices_changed,
+        "newer_kept": report.newer_kept,
     }

@@ -21,6 +21,10 @@ from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResu
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")
+# One reading of an offer's price: what it was, when, and where it was read. A load never replaces a newer reading
+# with an older one (newer_price_kept); the machine and terms columns still update.
+PRICE_READING = (*PRICE_FIELDS, "as_of", "source_url", "retrieved_via", "verification")
+SEED_ACTOR = "seed"
 
 # (file, table, natural key), in foreign-key order.
 SEED_FILES: tuple[tuple[str, type[SQLModel], tuple[str, ...]], ...] = (
@@ -52,7 +56,15 @@ class FileReport:
     updated: int = 0
     unchanged: int = 0
     prices_changed: int = 0
+    newer_kept: int = 0  # offers whose stored price is newer than the row's: the stored price stays
     errors: list[RowError] = field(default_factory=list)
+
+    def describe(self) -> str:
+        kept = f", {self.newer_kept} newer stored prices kept" if self.newer_kept else ""
+        return (
+            f"{self.file}: {self.inserted} new, {self.updated} updated ({self.prices_changed} price changes), "
+            f"{self.unchanged} unchanged{kept}"
+        )
 
 
 def _allows_none(annotation: object) -> bool:
@@ -120,6 +132,10 @@ def upsert_rows(
                 _append_history(session, row, changed_by)
             continue
         changes = {name: getattr(row, name) for name in fields if getattr(current, name) != getattr(row, name)}
+        reading = isinstance(current, Offer) and bool(changes.keys() & set(PRICE_READING))
+        if reading and newer_price_kept(session, current, row, changed_by):  # type: ignore[arg-type]
+            changes = {name: value for name, value in changes.items() if name not in PRICE_READING}
+            report.newer_kept += 1
         if not changes:
             report.unchanged += 1
             continue
@@ -132,6 +148,22 @@ def upsert_rows(
             session.flush()
             _append_history(session, current, changed_by)
             report.prices_changed += 1
+
+
+def newer_price_kept(session: Session, stored: Offer, incoming: Offer, changed_by: str) -> bool:
+    """Whether the stored price is the newer reading, so `incoming` must not replace it: dated where the incoming row
+    is not, or dated later. On the same day, a price someone imported beats the committed seed's (the seed loads after
+    every upgrade and CLI command: it must not undo `gpumatch prices import`, the admin API or a reprice)."""
+    if stored.as_of is None:
+        return False
+    if incoming.as_of is None or incoming.as_of < stored.as_of:
+        return True
+    if incoming.as_of > stored.as_of or changed_by != SEED_ACTOR:
+        return False
+    last = session.exec(
+        select(PriceHistory.changed_by).where(PriceHistory.offer_id == stored.id).order_by(PriceHistory.id.desc())  # type: ignore[union-attr]
+    ).first()
+    return last is not None and last != SEED_ACTOR
 
 
 def _append_history(session: Session, offer: Offer, changed_by: str) -> None:
@@ -189,7 +221,7 @@ def seed_file(engine: Engine, path: Path, table: type[SQLModel], key: tuple[str,
         return FileReport(path.name, errors=[error])
 
 
-def seed(engine: Engine, seed_dir: Path, changed_by: str = "seed") -> list[FileReport]:
+def seed(engine: Engine, seed_dir: Path, changed_by: str = SEED_ACTOR) -> list[FileReport]:
     return [
         seed_file(engine, seed_dir / name, table, key, changed_by)
         for name, table, key in SEED_FILES

@@ -32,10 +32,7 @@ def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> 
             ok = False
             print(f"seed error: {error} (nothing from {report.file} was loaded)", file=sys.stderr)
         if not quiet and not report.errors:
-            print(
-                f"{report.file}: {report.inserted} new, {report.updated} updated "
-                f"({report.prices_changed} price changes), {report.unchanged} unchanged"
-            )
+            print(report.describe())
     return ok
 
 

@@ -71,10 +71,7 @@ def cmd_prices_import(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     print(f"{path.name}: {describe(source)}")
-    print(
-        f"{path.name}: {report.inserted} new, {report.updated} updated "
-        f"({report.prices_changed} price changes), {report.unchanged} unchanged"
-    )
+    print(report.describe())
     return 0
 
 

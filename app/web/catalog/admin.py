@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.catalog import price_import
 from app.catalog.seed import RowError
@@ -36,6 +36,7 @@ class ImportResult(BaseModel):
     updated: int
     unchanged: int
     prices_changed: int
+    newer_kept: int = Field(0, description="offers whose stored price is a newer reading than the row's: kept")
 
 
 OfferBatch = Annotated[list[OfferImport], Body(min_length=1, max_length=price_import.MAX_BATCH_OFFERS)]
