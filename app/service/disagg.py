@@ -16,8 +16,8 @@ from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_ter
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.plan import PlanFieldError, resolve_model, traffic_sets_the_peak
-from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan
+from app.service.plan import PlanFieldError, latency_bound_only, resolve_model, traffic_sets_the_peak
+from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank import plain
 
 NOTES = (
@@ -34,18 +34,18 @@ NOTES = (
 )
 
 
-# Both layouts are latency-bound (disaggregated.plan.compare): a link's scenario and its load would be ignored.
-LATENCY_BOUND = {"scenario": "latency_bound", "batch": None, "concurrency": None, "requests_per_s": None}
+DISAGG_FIELDS = serving_query_fields()  # the plan's question without its training run
 
 
 def canonical_disagg_query(workload: InferenceWorkload, traffic: Traffic) -> str:
-    return canonical_plan_query(workload.model_copy(update=LATENCY_BOUND), traffic, None, None)
+    return canonical_plan_query(workload, traffic, None, None)
 
 
 def parse_disagg(items: list[tuple[str, str]]) -> PlanQuery:
-    """The plan query without `months` and the train_* fields (a plan link opens here unchanged)."""
+    """The plan query without `months` and the train_* fields (a plan link opens here, its training run left out
+    of the redirect); any other parameter its question does not take is an error naming it."""
     kept = [(k, v) for k, v in items if k != "months" and not k.startswith(TRAIN_PREFIX)]
-    query = parse_plan(kept)
+    query = parse_plan(kept, DISAGG_FIELDS)
     if query.workload is not None and query.traffic is not None:
         query.canonical = canonical_disagg_query(query.workload, query.traffic)
     return query
@@ -145,6 +145,7 @@ def disagg_payload(
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
     traffic_sets_the_peak(workload, "workload.")
+    latency_bound_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)
