@@ -217,8 +217,7 @@ def canonical_plan_query(
         for name, value in _non_default(training, skip=("model", "custom_model", "hf_config")):
             text = ",".join(value) if name in LIST_FIELDS else _format(value)
             pairs.append((TRAIN_PREFIX + name, text))
-        if training.model and training.model != workload.model:
-            pairs.append((TRAIN_PREFIX + "model", training.model))
+        # no train_model: the run trains the served model (a link naming another is refused: trains_another_model)
     return urlencode(pairs, safe=",")
 
 
