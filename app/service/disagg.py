@@ -31,6 +31,9 @@ NOTES = (
     "NVLink domain holds both roles, its group of instances scales whole), above the traffic's replica floor: the "
     "/plan page's basis.",
     "Each decode instance generates every output token, as aggregated serving's throughput counts them.",
+    "$ per million tokens here is at this traffic: the month's autoscaled cost ÷ the tokens served in it, idle "
+    "capacity included. The ranking and /plan quote $ per million output tokens at full load (a replica's $/hour ÷ "
+    "what it serves an hour), lower unless the fleet is always busy; the aggregated row gives both.",
 )
 
 
@@ -78,7 +81,8 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "gpus_at_peak": pool.gpus_at_peak,
         "utilisation_at_peak": pool.utilisation_at_peak,
         "monthly_usd": pool.monthly_usd,
-        "usd_per_million_tokens": pool.usd_per_million_tokens,
+        "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,
+        "usd_per_million_tokens": pool.usd_per_million_tokens_at_traffic,  # deprecated name (schemas.py)
         "tokens": "prompt" if prefill else "output",
     }
 
@@ -99,8 +103,10 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "ttft_ms": plan.ttft_ms,
         "tpot_ms": plan.tpot_ms,
         "monthly_usd": plan.monthly_usd,
-        "usd_per_million_output_tokens": plan.usd_per_million_output_tokens,
-        "usd_per_million_tokens": plan.usd_per_million_tokens,
+        "usd_per_million_output_tokens_at_traffic": plan.usd_per_million_output_tokens_at_traffic,
+        "usd_per_million_tokens_at_traffic": plan.usd_per_million_tokens_at_traffic,
+        "usd_per_million_output_tokens": plan.usd_per_million_output_tokens_at_traffic,  # deprecated names
+        "usd_per_million_tokens": plan.usd_per_million_tokens_at_traffic,
         "prefill": _pool(plan.prefill, plan),
         "decode": _pool(plan.decode, plan),
         "terms": plan_terms(plan, model, workload),
@@ -135,7 +141,9 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "instances_at_peak": s.instances_at_peak,
         "gpus_at_peak": s.units_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
-        "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens,
+        "usd_per_million_output_tokens_at_traffic": c.aggregated_usd_per_million_output_tokens_at_traffic,
+        "usd_per_million_output_tokens_full_load": o.usd_per_million_output_tokens,  # the ranking's and /plan's
+        "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens_at_traffic,  # deprecated name
         "terms": aggregated_terms(c, workload),
     }
 
