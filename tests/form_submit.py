@@ -52,3 +52,29 @@ def form_items(html: str) -> list[tuple[str, str]]:
     reader.feed(html)
     assert reader.items, "no workload form on the page"
     return reader.items
+
+
+class _FieldNames(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.names: set[str] = set()
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "form" and "workload" in (found.get("class") or "").split():
+            self._inside = True
+        elif self._inside and tag in ("input", "select", "textarea") and found.get("name"):
+            self.names.add(found["name"] or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._inside = False
+
+
+def form_field_names(html: str) -> set[str]:
+    """The name of every control of the page's `<form class="workload">`, unticked checkboxes too."""
+    reader = _FieldNames()
+    reader.feed(html)
+    assert reader.names, "no workload form on the page"
+    return reader.names

@@ -52,3 +52,11 @@ def test_disagg_and_plan_commands_filter_offers_as_rank_does(database, capsys):
     assert body["workload"]["price_types"] == ["on_demand", "spot"] and "gpus=GB200" in body["share_url"]
     assert main(["disagg", "--model", "llama-3.1-70b", "--gpus", "NO-SUCH-GPU"]) == 2
     assert "--gpus" in capsys.readouterr().err
+
+
+def test_disagg_command_labels_its_cost_per_token_as_at_the_traffic(database, capsys):
+    flags = ["--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--input-len", "8000"]
+    assert main(["disagg", *flags]) == 0
+    out = capsys.readouterr().out
+    assert "$/M out at traffic" in out and "$/M out " not in out.replace("$/M out at traffic", "")
+    assert "at full load" in out  # the note says how the ranking's figure differs

@@ -6,6 +6,7 @@ import json
 import re
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.serving.traffic import HOURS_PER_MONTH
 
 # a 32k prompt's p99 TTFT limit: no one-node layout meets the 1 s default (a 500 ms mean): pipeline stages run a
 # prompt in turn, and tensor parallelism pays an all-reduce of every token twice a layer
@@ -175,3 +176,44 @@ def test_a_rack_plan_says_nvlink_domain_where_a_node_would_be_untrue(client):
     assert body["aggregated"]["decode_only_batch"] > body["aggregated"]["batch"]  # its 32 GPUs span 8 nodes
     page = client.get(f"/disagg?{RACK_405B}").text
     assert f"D per {racks[0]['unit_label']}" in page and "across nodes" not in page
+
+
+RAG_70B = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000"
+
+
+def test_disaggs_cost_per_token_says_it_is_at_the_traffic_beside_the_rankings_full_load_figure(client):
+    """4×H100 at Lambda, 70B FP8 with 8k prompts: /disagg said "$15.54 per M output tokens" where the ranking and
+    /plan say $8.87 for the same offer and layout, both labelled "$ per million output tokens". /disagg's is the month's
+    cost ÷ the tokens served at the traffic; the ranking's is one replica at full load."""
+    body = client.get(f"/disagg.json?{RAG_70B}").json()
+    a = body["aggregated"]
+    assert (a["gpu_count"], a["gpu_id"], a["provider"]) == (4, "H100-SXM", "lambda")
+    requests = body["traffic"]["requests_per_day"] * HOURS_PER_MONTH / 24
+    served = a["monthly_usd"] / (requests * 400) * 1e6
+    assert a["usd_per_million_output_tokens_at_traffic"] == a["usd_per_million_output_tokens"]  # the old name kept
+    assert abs(a["usd_per_million_output_tokens_at_traffic"] - served) < 0.01
+    ranked = client.get(f"/rank.json?phase=inference&{RAG_70B}&providers=lambda&gpus=H100-SXM").json()["options"]
+    same = next(o for o in ranked if o["gpu_count"] == 4 and o["feasible"])
+    assert abs(a["usd_per_million_output_tokens_full_load"] - same["usd_per_million_output_tokens"]) < 1e-6
+    assert round(a["usd_per_million_output_tokens_full_load"], 2) == 8.87
+    for plan in body["disaggregated"]:
+        assert plan["usd_per_million_output_tokens_at_traffic"] == plan["usd_per_million_output_tokens"]
+        assert plan["prefill"]["usd_per_million_tokens_at_traffic"] == plan["prefill"]["usd_per_million_tokens"]
+    page = client.get(f"/disagg?{RAG_70B}").text
+    assert '>$/M out at this traffic <span class="hint">monthly ÷ tokens served</span></th>' in page
+    assert "$8.87 at full load, as ranked" in page
+    assert ">$ per M output tokens<" not in page
+    assert "per million output tokens served at this traffic" in " ".join(body["verdict"]["why"])
+    assert any("at full load" in note for note in body["notes"])
+
+
+def test_the_disagg_api_documents_which_cost_per_token_its_fields_are(client):
+    api = client.post("/api/v1/disagg", json={"workload": {"model": "llama-3.1-70b", "weight_dtype": "fp8"}}).json()
+    a = api["aggregated"]
+    assert a["usd_per_million_output_tokens_at_traffic"] == a["usd_per_million_output_tokens"]
+    assert a["usd_per_million_output_tokens_full_load"] < a["usd_per_million_output_tokens_at_traffic"]
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    fields = schemas["AggregatedOut"]["properties"]
+    assert "served at this traffic" in fields["usd_per_million_output_tokens_at_traffic"]["description"]
+    assert fields["usd_per_million_output_tokens"].get("deprecated") is True
+    assert schemas["DisaggregatedOut"]["properties"]["usd_per_million_output_tokens"].get("deprecated") is True

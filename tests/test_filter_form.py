@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.web.rank import form_options
 from tests.conftest import settings_for
-from tests.form_submit import form_items
+from tests.form_submit import form_field_names, form_items
 
 SERVING = {
     "providers": "lambda",
@@ -121,19 +121,132 @@ def test_an_error_in_a_filter_opens_its_box(client) -> None:  # type: ignore[no-
 
 
 # Every setting a page's question takes, set away from its default: whatever the canonical link keeps, the form shows.
-EVERY_SETTING = {
-    "/plan": {**MODEL, "months": "6", "min_replicas": "2", "cold_start_s": "90", "peak_factor": "3", **SERVING},
-    "/disagg": {**MODEL, "min_replicas": "2", "cold_start_s": "90", "peak_factor": "3", "max_gpus": "16", **SERVING},
-    "/mix": {**MODEL, "peak_factor": "3", **SERVING},
-    "/precision": {**MODEL, "tpot_ms": "40", "max_gpus": "4", **SERVING},
+# /plan took a DeepSeek-R1 ranking's engine=sglang and peak_requests_per_s=2 but its form had neither field (and showed
+# 100,000 requests a day where 57,600 were planned): a resubmit planned vLLM at 100k a day.
+ENGINE = {
+    "engine": "trtllm",
+    "max_gpus": "4",
+    "attention_parallel": "tp",
+    "expert_parallel": "ep",
+    "max_num_seqs": "128",
+    "max_num_batched_tokens": "4096",
 }
+SERVED = {
+    **MODEL,
+    "weight_dtype": "fp8",
+    "kv_dtype": "fp8",
+    "input_len": "1500",
+    "output_len": "300",
+    "ttft_ms": "800",
+    "tpot_ms": "40",
+    **ENGINE,
+    "beam_width": "2",
+    "prefix_cache_hit": "0.3",
+    "spec_acceptance": "0.6",
+    "spec_draft_tokens": "2",
+}
+TRAFFIC = {"profile": "flat", "min_replicas": "2", "cold_start_s": "90", "spot_only": "true"}
+TRAIN_RUN = {
+    "months": "6",
+    "train_method": "qlora",
+    "train_seq_len": "2048",
+    "train_global_batch_seqs": "32",
+    "train_lora_rank": "8",
+    "train_max_gpus": "16",
+    "train_max_days": "10",
+    "train_budget_usd": "5000",
+    "train_checkpoint_interval_hours": "2",
+    "train_interruptions_per_node_month": "3",
+}
+EVERY_SETTING = {
+    "/plan": {**SERVED, **TRAFFIC, "peak_requests_per_s": "2", **TRAIN_RUN, **SERVING, **TRAINING},
+    "/disagg": {**SERVED, **TRAFFIC, "peak_factor": "2.5", "requests_per_day": "50000", **SERVING},
+    "/mix": {
+        **MODEL,
+        "weight_dtype": "fp8",
+        "kv_dtype": "fp8",
+        "ttft_ms": "800",
+        "tpot_ms": "40",
+        "engine": "sglang",
+        "max_gpus": "4",
+        "requests_per_day": "50000",
+        "profile": "flat",
+        "mix": "chat:3,1000x200:1",
+        **SERVING,
+    },
+    "/precision": {
+        **{k: v for k, v in SERVED.items() if k not in ("weight_dtype", "kv_dtype")},  # each row sets its own
+        "scenario": "concurrency",
+        "concurrency": "16",
+        "peak_requests_per_s": "2",
+        "rank_by": "output_tokens",
+        **SERVING,
+    },
+}
+# The other operating points /precision takes (each scenario's own load), /disagg at a peak rate, the ranking.
+MORE_SETTINGS = [
+    ("/precision", {**MODEL, "scenario": "max_throughput", "job_requests": "100000", "job_deadline_hours": "2"}),
+    ("/precision", {**MODEL, "scenario": "fixed_batch", "batch": "8"}),
+    ("/precision", {**MODEL, "scenario": "request_rate", "requests_per_s": "1.5"}),
+    ("/precision", {**MODEL, "peak_concurrency": "40"}),
+    ("/disagg", {**MODEL, "peak_requests_per_s": "2", "profile": "business_hours"}),
+    ("/plan", {**MODEL, "requests_per_day": "20000", "peak_factor": "2.5"}),
+    ("/", {"phase": "inference", **SERVED}),  # the ranking form whose settings the feature pages' forms share
+]
+SETTINGS = [*EVERY_SETTING.items(), *MORE_SETTINGS]
+
+
+@pytest.mark.parametrize(("path", "settings"), SETTINGS)
+def test_every_setting_a_link_keeps_is_a_field_of_the_form(client, path: str, settings: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A setting the canonical link keeps but the form lacks is dropped by a resubmit (/disagg's cold start was)."""
+    page = client.get(path, params=settings, follow_redirects=True)
+    assert page.status_code == 200, page.text[:2000]
+    kept = {name for name, _ in parse_qsl(urlsplit(str(page.url)).query)}
+    assert set(settings) - kept <= {"spot_only"} - set(settings), "every setting is one the question keeps"
+    fields = {name for name, _ in form_items(page.text)}
+    assert kept - fields == set(), f"kept by the link, not in the form: {sorted(kept - fields)}"
+
+
+@pytest.mark.parametrize(("path", "settings"), SETTINGS)
+def test_a_resubmitted_form_asks_the_links_question(client, path: str, settings: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The form submitted unchanged lands on the same canonical link: its fields hold the values the answer used, not
+    a default beside them (100,000 requests a day beside a link's peak rate)."""
+    page = client.get(path, params=settings, follow_redirects=True)
+    again = client.get(path, params=form_items(page.text), follow_redirects=True)
+    assert again.status_code == 200, again.text[:2000]
+    assert _kept(urlsplit(str(again.url)).query) == _kept(urlsplit(str(page.url)).query)  # lists in any order
+
+
+def _takes(path: str) -> set[str]:
+    from app.service import disagg, mix, plan_query, precision
+
+    fields = {
+        "/plan": plan_query.PLAN_FIELDS,
+        "/disagg": disagg.DISAGG_FIELDS,
+        "/mix": mix.MIX_FIELDS,
+        "/precision": precision.PRECISION_FIELDS,
+    }[path]
+    read_and_unused = set(precision.IGNORED) if path == "/precision" else {"phase"}  # each row sets its own dtypes
+    checked_only = {"train_model"}  # must name the served model (trains_another_model): the form's model is it
+    return set(fields.names) - read_and_unused - checked_only
 
 
 @pytest.mark.parametrize("path", sorted(EVERY_SETTING))
-def test_every_setting_a_link_keeps_is_a_field_of_the_form(client, path: str) -> None:  # type: ignore[no-untyped-def]
-    """A setting the canonical link keeps but the form lacks is dropped by a resubmit (/disagg's cold start was)."""
-    page = client.get(path, params=EVERY_SETTING[path], follow_redirects=True)
+def test_every_parameter_a_page_takes_is_a_field_of_its_form(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    """Not only the settings listed above: a workload field added later and taken by a page's question shows on its
+    form, or this fails."""
+    assert _takes(path) - form_field_names(client.get(path).text) == set()
+
+
+def test_a_links_peak_rate_shows_as_the_daily_count_it_planned(client) -> None:  # type: ignore[no-untyped-def]
+    """The peak is kept as the link gave it; the daily count, derived from it, shows what was planned and says so."""
+    page = client.get(
+        "/plan", params={"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "peak_requests_per_s": "2"}
+    )
     assert page.status_code == 200
-    kept = {name for name, _ in parse_qsl(urlsplit(str(page.url)).query)}
-    fields = {name for name, _ in form_items(page.text)}
-    assert kept - fields == set(), f"kept by the link, not in the form: {sorted(kept - fields)}"
+    items = dict(form_items(page.text))
+    assert (items["engine"], items["peak_requests_per_s"], items["requests_per_day"]) == ("sglang", "2", "")
+    daily = re.search(r'<label for="f-requests_per_day">(.*?)</label>', page.text, re.S)
+    assert daily is not None and 'placeholder="57,600"' in daily.group(1)
+    assert "from the peak: 57,600 a day planned" in daily.group(1)
+    assert "served with sglang" in page.text

@@ -162,19 +162,43 @@ def test_ranking_links_to_the_plan(client):
     )
 
 
+JOB = "model=llama-3.1-8b&scenario=max_throughput&job_requests=50000&job_deadline_hours=1"
+
+
 @pytest.mark.parametrize("path", ["/plan", "/disagg"])
-def test_a_plan_link_from_a_batch_job_leaves_the_job_out(client, path):
-    """A plan serves traffic: the job's fields (a results page's plan link carries them) leave its canonical link,
-    so they never size its replicas."""
-    first = client.get(
-        f"{path}?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=50000&job_deadline_hours=1",
-        follow_redirects=False,
-    )
-    assert first.status_code == 303
-    assert "job_" not in first.headers["location"]
-    # /plan ranks at the link's scenario; /disagg is latency-bound whatever it says, so its link drops it
-    assert ("scenario=max_throughput" in first.headers["location"]) == (path == "/plan")
-    assert client.get(first.headers["location"]).status_code == 200
+def test_a_batch_jobs_fields_are_422_naming_each_not_a_plan_at_another_scenario(client, path):
+    """A plan serves traffic with latency-bound replicas: /plan planned the link's max_throughput (p99 TPOT over the
+    limit, over_limits empty, no note) and /disagg answered latency-bound while its JSON echoed max_throughput."""
+    for url in (f"{path}?phase=inference&{JOB}", f"{path}.json?{JOB}"):
+        response = client.get(url, follow_redirects=False)
+        assert response.status_code == 422, url
+    fields = [e["field"] for e in client.get(f"{path}.json?{JOB}").json()["detail"]]
+    assert fields == ["scenario", "job_requests", "job_deadline_hours"]
+    page = client.get(f"{path}?{JOB}").text
+    assert 'id="err-scenario">scenario: not a field of this form: replicas here meet the latency limits' in page
+    assert 'href="#f-scenario"' not in page  # the form has no such field to jump to
+
+
+def test_a_rankings_plan_link_leaves_out_what_a_plan_does_not_take_and_says_so(client):
+    page = client.get(f"/?phase=inference&{JOB}").text
+    link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Dedicated vs[^<]*</a> <span[^>]*>([^<]*)', page)
+    assert link is not None
+    assert link.group(1).replace("&amp;", "&") == "/plan?phase=inference&model=llama-3.1-8b"
+    assert link.group(2) == "(leaves out scenario, job_requests, job_deadline_hours, which a plan does not take)"
+    assert client.get(link.group(1).replace("&amp;", "&")).status_code == 200
+
+
+def test_the_serving_apis_refuse_another_scenario_naming_the_field(client):
+    workload = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "scenario": "max_throughput"}
+    lifecycle = {"inference": workload, "training": {"model": "llama-3.1-70b"}}
+    for path, body, field in (
+        ("/api/v1/plan/serving", {"workload": workload}, "workload.scenario"),
+        ("/api/v1/disagg", {"workload": workload}, "workload.scenario"),
+        ("/api/v1/plan/lifecycle", lifecycle, "inference.scenario"),
+    ):
+        response = client.post(path, json=body)
+        assert response.status_code == 422, path
+        assert response.json()["detail"][0]["field"] == field, response.json()
 
 
 def test_two_offers_that_read_alike_are_labelled_apart_in_the_train_then_serve_table():

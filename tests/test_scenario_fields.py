@@ -35,8 +35,11 @@ def test_the_form_has_a_batch_field_that_carries_a_fixed_batch(client):
     assert filled.status_code == 200 and re.search(r'id="f-batch"[^>]*value="8"', filled.text)
 
 
-def test_disagg_links_leave_out_the_scenario_it_does_not_use(client):
-    body = client.get("/disagg.json?model=llama-3.1-8b&scenario=fixed_batch&batch=8&requests_per_day=100000").json()
-    assert body["share_url"] == "/disagg?model=llama-3.1-8b&requests_per_day=100000"
-    page = client.get("/disagg?model=llama-3.1-8b&scenario=concurrency&concurrency=8", follow_redirects=False)
-    assert page.headers["location"] == "/disagg?model=llama-3.1-8b&requests_per_day=100000"
+@pytest.mark.parametrize("path", ["/disagg", "/plan"])
+def test_a_serving_plan_refuses_a_scenario_and_its_load_naming_both(client, path):
+    """Both layouts are latency-bound: /disagg dropped the link's scenario and load from its redirect while its JSON
+    echoed them, answering another question than the one asked."""
+    body = client.get(f"{path}.json?model=llama-3.1-8b&scenario=fixed_batch&batch=8&requests_per_day=100000").json()
+    assert [e["field"] for e in body["detail"]] == ["scenario", "batch"]
+    page = client.get(f"{path}?model=llama-3.1-8b&scenario=concurrency&concurrency=8", follow_redirects=False)
+    assert page.status_code == 422 and 'id="err-concurrency">concurrency: not a field of this form' in page.text

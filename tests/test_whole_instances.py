@@ -3,6 +3,9 @@ and training uses whole instances; neither is billed for part of one (the seeded
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from app.scoring.machines import Machine
@@ -151,3 +154,63 @@ def test_undated_and_stale_prices_are_labelled_on_plans_mixes_and_disaggregation
     assert any(r["stale"] for r in body["replica_types"])
     disagg = "/disagg?model=llama-3.1-8b&input_len=16000&output_len=500&include_stale=true&gpus=MI300X"
     assert ">undated</span>" in client.get(disagg).text
+
+
+RAG_PLAN = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000&requests_per_day=100000"
+
+
+def _plan_cells(html: str) -> dict[tuple[str, str], dict[str, str]]:
+    """(GPU, provider) → the first such row's cells by data-label, tags stripped."""
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for row in re.findall(r'<tr(?: class="best")? role="row">(.*?)</tr>', html, re.S):
+        cells = dict(re.findall(r'data-label="([^"]+)" role="(?:cell|rowheader)">(.*?)</t[dh]>', row, re.S))
+        if "Tok/s per replica" in cells:
+            text = {k: " ".join(re.sub(r"<[^>]+>", " ", v).split()) for k, v in cells.items()}
+            rows.setdefault((text["GPU"].split()[0], text["Provider"]), text)
+    return rows
+
+
+def test_plan_table_counts_replicas_and_their_own_throughput(client):
+    """A 2×B200 layout on Lambda's 4-GPU instance: the row said 1,863 tok/s per replica (both copies of the instance)
+    and "1 instance" under Replicas at peak, where the JSON (and the ranking) say 931.7 tok/s and 2 replicas."""
+    body = client.get(f"/plan.json?{RAG_PLAN}").json()
+    shared = [o for o in body["options"][:15] if o["copies_per_instance"] > 1]
+    assert shared, "the plan has rows whose instance holds several copies"
+    cells = _plan_cells(client.get(f"/plan?{RAG_PLAN}").text)
+    for o in shared:
+        row = cells[(o["gpu_id"], o["provider_name"])]
+        assert row["Tok/s per replica"] == f"{o['output_tokens_per_s']:,.0f}", (o["provider_name"], row)
+        instances = f"{o['instances_at_peak']} instance{'s' if o['instances_at_peak'] != 1 else ''}"
+        assert row["Replicas at peak"] == f"{o['replicas_at_peak']} in {instances}", row
+
+
+def test_plan_chart_prices_a_shared_instance_as_the_table_does(client):
+    """The chart priced each copy of the layout on its own GPUs: 2×B200 at Lambda drew $11,979 a month at 100k
+    requests/day where the plan bills the 4-GPU instance, $19,827."""
+    body = client.get(f"/plan.json?{RAG_PLAN}").json()
+    page = client.get(f"/plan?{RAG_PLAN}").text
+    block = re.search(r'<script type="application/json" data-chart="cost-traffic">(.*?)</script>', page, re.S)
+    assert block is not None
+    traces = {t["name"]: t for t in json.loads(block.group(1))["data"]}
+    checked = 0
+    for o in body["options"]:
+        name = f"dedicated {o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type'].replace('_', ' ')})"
+        if o["copies_per_instance"] <= 1 or name not in traces:
+            continue
+        x, y = traces[name]["x"], traces[name]["y"]
+        at = max(i for i, rpd in enumerate(x) if rpd <= 100_000)  # the step holding the plan's traffic
+        assert y[at] <= o["monthly_usd_autoscaled"] <= y[at + 1], (name, y[at], y[at + 1], o["monthly_usd_autoscaled"])
+        checked += 1
+    assert checked, "a plotted option shares its instance"
+
+
+def test_disaggs_aggregated_row_counts_replicas_under_its_replicas_header(client):
+    """Two 2×B200 copies in one 4-GPU Lambda instance read "1 × 4×B200" under "Replicas at peak"."""
+    query = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000&gpus=B200&providers=lambda"
+    a = client.get(f"/disagg.json?{query}").json()["aggregated"]
+    assert (a["replicas_at_peak"], a["gpu_count"], a["instances_at_peak"], a["copies_per_instance"]) == (2, 2, 1, 2)
+    page = client.get(f"/disagg?{query}").text
+    cell = re.search(r'data-label="Replicas at peak" role="cell">(.*?)</td>', page, re.S)
+    assert cell is not None
+    text = " ".join(re.sub(r"<[^>]+>", "", cell.group(1)).split())
+    assert text.startswith("2 × 2×B200 · Lambda") and "on 1 rented 4-GPU instance of 2 copies" in text, text

@@ -16,6 +16,7 @@ WORKLOAD_FLAGS = (
 FILTER_FLAGS = tuple(
     Filters.model_fields
 )  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
+AT_TRAFFIC_COLUMN = "$/M out at traffic"  # monthly ÷ output tokens served: not the ranking's full-load $/M
 TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
 
 
@@ -45,7 +46,7 @@ def _print(body: dict[str, Any]) -> None:
     if a:
         layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
         rows.append(["aggregated", a["provider_name"], layout, a["batch"], round(a["ttft_ms"]), round(a["tpot_ms"], 1)])
-        rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens"] or 0, 2)]
+        rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
     for d in body["disaggregated"]:
         p, q = d["prefill"], d["decode"]
         rows.append(
@@ -57,11 +58,11 @@ def _print(body: dict[str, Any]) -> None:
                 round(d["ttft_ms"]),
                 round(d["tpot_ms"], 1),
                 round(d["monthly_usd"]),
-                round(d["usd_per_million_output_tokens"], 2),
+                round(d["usd_per_million_output_tokens_at_traffic"], 2),
             ]
         )
     print()
-    headers = ["layout", "provider", "instances at peak", "batch", "TTFT ms", "TPOT ms", "$ a month", "$/M out"]
+    headers = ["layout", "provider", "instances at peak", "batch", "TTFT ms", "TPOT ms", "$ a month", AT_TRAFFIC_COLUMN]
     print(reports.table(headers, rows))
     for note in body["notes"]:
         print(note)

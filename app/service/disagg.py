@@ -16,8 +16,8 @@ from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_ter
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.plan import PlanFieldError, resolve_model, traffic_sets_the_peak
-from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan
+from app.service.plan import PlanFieldError, latency_bound_only, resolve_model, traffic_sets_the_peak
+from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank import plain
 
 NOTES = (
@@ -31,21 +31,24 @@ NOTES = (
     "NVLink domain holds both roles, its group of instances scales whole), above the traffic's replica floor: the "
     "/plan page's basis.",
     "Each decode instance generates every output token, as aggregated serving's throughput counts them.",
+    "$ per million tokens here is at this traffic: the month's autoscaled cost ÷ the tokens served in it, idle "
+    "capacity included. The ranking and /plan quote $ per million output tokens at full load (a replica's $/hour ÷ "
+    "what it serves an hour), lower unless the fleet is always busy; the aggregated row gives both.",
 )
 
 
-# Both layouts are latency-bound (disaggregated.plan.compare): a link's scenario and its load would be ignored.
-LATENCY_BOUND = {"scenario": "latency_bound", "batch": None, "concurrency": None, "requests_per_s": None}
+DISAGG_FIELDS = serving_query_fields()  # the plan's question without its training run
 
 
 def canonical_disagg_query(workload: InferenceWorkload, traffic: Traffic) -> str:
-    return canonical_plan_query(workload.model_copy(update=LATENCY_BOUND), traffic, None, None)
+    return canonical_plan_query(workload, traffic, None, None)
 
 
 def parse_disagg(items: list[tuple[str, str]]) -> PlanQuery:
-    """The plan query without `months` and the train_* fields (a plan link opens here unchanged)."""
+    """The plan query without `months` and the train_* fields (a plan link opens here, its training run left out
+    of the redirect); any other parameter its question does not take is an error naming it."""
     kept = [(k, v) for k, v in items if k != "months" and not k.startswith(TRAIN_PREFIX)]
-    query = parse_plan(kept)
+    query = parse_plan(kept, DISAGG_FIELDS)
     if query.workload is not None and query.traffic is not None:
         query.canonical = canonical_disagg_query(query.workload, query.traffic)
     return query
@@ -78,7 +81,8 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "gpus_at_peak": pool.gpus_at_peak,
         "utilisation_at_peak": pool.utilisation_at_peak,
         "monthly_usd": pool.monthly_usd,
-        "usd_per_million_tokens": pool.usd_per_million_tokens,
+        "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,
+        "usd_per_million_tokens": pool.usd_per_million_tokens_at_traffic,  # deprecated name (schemas.py)
         "tokens": "prompt" if prefill else "output",
     }
 
@@ -99,8 +103,10 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "ttft_ms": plan.ttft_ms,
         "tpot_ms": plan.tpot_ms,
         "monthly_usd": plan.monthly_usd,
-        "usd_per_million_output_tokens": plan.usd_per_million_output_tokens,
-        "usd_per_million_tokens": plan.usd_per_million_tokens,
+        "usd_per_million_output_tokens_at_traffic": plan.usd_per_million_output_tokens_at_traffic,
+        "usd_per_million_tokens_at_traffic": plan.usd_per_million_tokens_at_traffic,
+        "usd_per_million_output_tokens": plan.usd_per_million_output_tokens_at_traffic,  # deprecated names
+        "usd_per_million_tokens": plan.usd_per_million_tokens_at_traffic,
         "prefill": _pool(plan.prefill, plan),
         "decode": _pool(plan.decode, plan),
         "terms": plan_terms(plan, model, workload),
@@ -135,7 +141,9 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "instances_at_peak": s.instances_at_peak,
         "gpus_at_peak": s.units_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
-        "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens,
+        "usd_per_million_output_tokens_at_traffic": c.aggregated_usd_per_million_output_tokens_at_traffic,
+        "usd_per_million_output_tokens_full_load": o.usd_per_million_output_tokens,  # the ranking's and /plan's
+        "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens_at_traffic,  # deprecated name
         "terms": aggregated_terms(c, workload),
     }
 
@@ -145,6 +153,7 @@ def disagg_payload(
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
     traffic_sets_the_peak(workload, "workload.")
+    latency_bound_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)

@@ -22,12 +22,14 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
+from app.service.query_fields import query_fields
 from app.service.rank import plain
 from app.service.workload_query import LIST_FIELDS, _collect, _format, _non_default, query_shape_errors
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
 IGNORED = {"phase"}  # a ranking or plan link carries phase=inference
 SINGLE_TYPES_SHOWN = 8
+MIX_FIELDS = query_fields(MixQuestion.model_fields)
 
 
 @dataclass
@@ -75,10 +77,9 @@ def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
     items = [(k, v) for k, v in items if k not in IGNORED]
     values = _collect(items)
     errors = query_shape_errors(items)
-    unknown = sorted({k for k, _ in items} - set(MixQuestion.model_fields))
-    errors.update({k: "not a field of this form" for k in unknown})
+    errors.update(MIX_FIELDS.errors(k for k, _ in items))
     try:
-        question = MixQuestion.model_validate({k: v for k, v in values.items() if k not in unknown})
+        question = MixQuestion.model_validate({k: v for k, v in values.items() if MIX_FIELDS.takes(k)})
     except ValidationError as exc:
         return MixQuery(None, values, {**errors, **question_errors(exc)})
     if errors:

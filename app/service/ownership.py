@@ -25,6 +25,7 @@ from app.scoring.serving.tco_defaults import (
     resolve_inputs,
 )
 from app.scoring.specs import CatalogSnapshot
+from app.service.query_fields import query_fields
 from app.service.rank import plain
 from app.service.workload_query import _format, _non_default, query_shape_errors
 
@@ -44,6 +45,7 @@ class OwnQuery:
     canonical: str = ""
 
 
+OWN_FIELDS = query_fields(OwnershipQuestion.model_fields)
 ALWAYS = ("gpu", "gpu_count", "utilisation_pct")  # a link always says what is owned and how busy it is
 
 
@@ -54,11 +56,9 @@ def canonical_own_query(question: OwnershipQuestion) -> str:
 
 
 def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
-    names = OwnershipQuestion.model_fields
-    values = {k: v.strip() for k, v in items if k in names and v.strip() != ""}
-    unknown = sorted({k for k, _ in items} - set(names))
+    values = {k: v.strip() for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
     errors = query_shape_errors(items)  # a key given twice answers 422, as on every page, not its last value
-    errors.update({k: "not a field of this form" for k in unknown})
+    errors.update(OWN_FIELDS.errors(k for k, _ in items))
     try:
         question = OwnershipQuestion.model_validate(values)
     except ValidationError as exc:

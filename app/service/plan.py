@@ -13,7 +13,7 @@ from app.scoring.serving.plans import LifecyclePlan, ServingOption, ServingPlan,
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.plan_query import PEAK_FROM_TRAFFIC, trains_another_model
+from app.service.plan_query import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank import UnknownId, model_spec_for, plain
 
 
@@ -26,6 +26,15 @@ def traffic_sets_the_peak(workload: InferenceWorkload, prefix: str = "") -> None
     peak_concurrency) would be a second peak it ignores, so it is a field error at `prefix` + peak_concurrency."""
     if workload.peak_concurrency is not None:
         raise PlanFieldError(prefix + "peak_concurrency", PEAK_FROM_TRAFFIC)
+
+
+def latency_bound_only(workload: InferenceWorkload, prefix: str = "") -> None:
+    """A plan's or disaggregation's replicas meet the latency limits at its traffic: another scenario (max_throughput
+    runs over them) would be answered as if asked, so it is a field error at `prefix` + scenario."""
+    if workload.scenario != "latency_bound":
+        raise PlanFieldError(
+            prefix + "scenario", f"{LATENCY_BOUND}: leave scenario at latency_bound, not {workload.scenario}"
+        )
 
 
 def resolve_model(
@@ -105,6 +114,7 @@ def serving_payload(
 ) -> dict[str, Any]:
     """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
     traffic_sets_the_peak(workload, "workload.")
+    latency_bound_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     plan = plan_serving(workload, traffic, snapshot, model)
     return {
@@ -140,6 +150,7 @@ def lifecycle_payload(
     if (other := trains_another_model(training, inference)) is not None:
         raise PlanFieldError("training.model", other)
     traffic_sets_the_peak(inference, "inference.")
+    latency_bound_only(inference, "inference.")
     models, errors = {}, {}
     for prefix, workload in (("training.", training), ("inference.", inference)):
         try:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BaseModel, ValidationError
 
 from app.scoring.messages import error_location, error_message
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.query_fields import QueryFields, query_fields
 from app.service.workload_query import (
     ARCH_PREFIX,
+    CONVENIENCES,
     LIST_FIELDS,
     _apply_conveniences,
     _collect,
@@ -34,9 +36,7 @@ PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIEL
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
-# A ranking link carries phase=inference, and a batch job's fields: a plan serves traffic, not a job, so its
-# canonical link leaves them out.
-IGNORED = {"phase", "job_requests", "job_deadline_hours"}
+IGNORED = {"phase"}  # a ranking link carries phase=inference
 
 
 # A plan's replicas follow its traffic: clients at the peak (the rank page's peak_concurrency) would be a second peak.
@@ -44,6 +44,41 @@ PEAK_FROM_TRAFFIC = (
     "the traffic sets the peak here (requests_per_day with its profile, or peak_requests_per_s): leave "
     "peak_concurrency empty"
 )
+LATENCY_BOUND = "replicas here meet the latency limits at the traffic's busiest hour (scenario latency_bound)"
+# The inference workload's fields a plan (and /disagg) does not take, and why: a ranking's link may carry them.
+NOT_SERVING_FIELDS = {
+    "scenario": LATENCY_BOUND,
+    "batch": LATENCY_BOUND + ", at the batch those limits allow",
+    "concurrency": LATENCY_BOUND + ": the traffic, not a count of clients, loads them",
+    "requests_per_s": LATENCY_BOUND + ": the traffic sets each replica's load",
+    "peak_concurrency": PEAK_FROM_TRAFFIC,
+    "job_requests": "a plan serves traffic, not a batch job (rank a batch job on the ranking page)",
+    "job_deadline_hours": "a plan serves traffic, not a batch job (rank a batch job on the ranking page)",
+    "rank_by": "options here are ordered by their monthly cost at the traffic",
+    "custom_model": "give a custom architecture as arch_* fields or a pasted config.json (hf_config_json)",
+    "hf_config": "give a custom architecture as arch_* fields or a pasted config.json (hf_config_json)",
+}
+# What a plan serves and how: the inference workload's other fields (model, filters, dtypes, lengths, limits, engine
+# settings, serving techniques), the form's conveniences (a custom architecture, tokens/s per user), the traffic.
+SERVING_FIELDS = (
+    *(name for name in InferenceWorkload.model_fields if name not in NOT_SERVING_FIELDS),
+    "hf_config_json",
+    *(name for name in CONVENIENCES if name != "steps"),
+    *Traffic.model_fields,
+)
+TRAINING_FIELDS = (
+    *(name for name in TrainingWorkload.model_fields if name not in ("custom_model", "hf_config")),
+    "steps",
+)
+
+
+def serving_query_fields(*more: str) -> QueryFields:
+    """The parameters of a question about serving a workload at a traffic (/disagg's), and `more`."""
+    return query_fields((*IGNORED, *SERVING_FIELDS, *more), prefixes=(ARCH_PREFIX,), reasons=NOT_SERVING_FIELDS)
+
+
+# /plan's: serving, and a train-then-serve run (months and its train_* fields, the run trains the served model).
+PLAN_FIELDS = serving_query_fields("months", *(TRAIN_PREFIX + name for name in TRAINING_FIELDS))
 
 
 def page_field(service_field: str) -> str:
@@ -139,15 +174,16 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
     return inference, traffic, training
 
 
-def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
+def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) -> PlanQuery:
+    """The question `fields` takes (/plan's; /disagg's without the training run): any other parameter is an
+    error naming it, never read."""
     values = _collect(items, PLAN_LIST_FIELDS)
-    inference, traffic_data, training_data = split(values)
-    errors: dict[str, str] = query_shape_errors(items, PLAN_LIST_FIELDS)
+    errors: dict[str, str] = fields.errors(key for key, _ in items)
+    errors.update(query_shape_errors(items, PLAN_LIST_FIELDS))
+    inference, traffic_data, training_data = split({k: v for k, v in values.items() if fields.takes(k)})
     computed: dict[str, str] = {}
     inference = _apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
     workload = _validate(InferenceWorkload, inference, errors, computed=computed)
-    if workload is not None and workload.peak_concurrency is not None:
-        errors["peak_concurrency"] = PEAK_FROM_TRAFFIC
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
     training = None
@@ -181,8 +217,7 @@ def canonical_plan_query(
         for name, value in _non_default(training, skip=("model", "custom_model", "hf_config")):
             text = ",".join(value) if name in LIST_FIELDS else _format(value)
             pairs.append((TRAIN_PREFIX + name, text))
-        if training.model and training.model != workload.model:
-            pairs.append((TRAIN_PREFIX + "model", training.model))
+        # no train_model: the run trains the served model (a link naming another is refused: trains_another_model)
     return urlencode(pairs, safe=",")
 
 
@@ -196,3 +231,12 @@ def ranking_query(workload: InferenceWorkload, peak_requests_per_s: float) -> st
     except ValidationError:
         return canonical_query("inference", workload)
     return canonical_query("inference", sized)
+
+
+def plan_link(ranking_question: str) -> tuple[str, list[str]]:
+    """A ranking's question as a plan's (its peak in requests/s is the plan's traffic), and the settings a plan
+    does not take, left out of it (its scenario, a batch job, peak clients): the link says which."""
+    pairs = parse_qsl(ranking_question, keep_blank_values=True)
+    left_out = [key for key, _ in pairs if key not in IGNORED and not PLAN_FIELDS.takes(key)]
+    kept = [(key, value) for key, value in pairs if PLAN_FIELDS.takes(key)]
+    return urlencode(kept, safe=","), left_out

@@ -14,10 +14,24 @@ from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
+from app.service.plan_query import NOT_SERVING_FIELDS
+from app.service.query_fields import query_fields
 from app.service.rank import plain
-from app.service.workload_query import ParsedQuery, canonical_pairs, canonical_query, parse
+from app.service.workload_query import ARCH_PREFIX, ParsedQuery, canonical_pairs, canonical_query, parse
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
+RAW_MODEL_FIELDS = ("custom_model", "hf_config")  # a query gives these as the form's arch_* and hf_config_json
+# The ranking's inference question: every workload field (a custom model through the form's fields), its conveniences.
+PRECISION_FIELDS = query_fields(
+    (
+        *IGNORED,
+        *(name for name in InferenceWorkload.model_fields if name not in RAW_MODEL_FIELDS),
+        "hf_config_json",
+        "tokens_per_s_per_user",
+    ),
+    prefixes=(ARCH_PREFIX,),
+    reasons={name: NOT_SERVING_FIELDS[name] for name in RAW_MODEL_FIELDS},
+)
 
 
 def canonical_precision_query(workload: InferenceWorkload) -> str:
@@ -26,7 +40,11 @@ def canonical_precision_query(workload: InferenceWorkload) -> str:
 
 
 def parse_precision(items: list[tuple[str, str]]) -> ParsedQuery:
-    query = parse([(k, v) for k, v in items if k != "phase"], "inference")
+    """The ranking's inference question; a parameter it does not take is an error naming it, never read."""
+    unknown = PRECISION_FIELDS.errors(k for k, _ in items)
+    query = parse([(k, v) for k, v in items if k != "phase" and PRECISION_FIELDS.takes(k)], "inference")
+    if unknown:
+        return ParsedQuery("inference", None, query.values, {**unknown, **query.errors})
     if query.workload is not None:
         assert isinstance(query.workload, InferenceWorkload)
         query.workload = query.workload.model_copy(update={"weight_dtype": "bf16", "kv_dtype": None})

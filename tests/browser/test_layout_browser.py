@@ -36,6 +36,10 @@ PAGES = [
     "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&peak_requests_per_s=5",
     # a peak on /plan: 2-copies-per-instance notes and GMI Cloud's caveat in an 11-column fleet table
     "/plan?model=llama-3.1-70b&peak_requests_per_s=5",
+    # a set engine setting opens the serving box; a peak rate shows the daily count it came to beside it
+    "/plan?model=deepseek-r1&weight_dtype=fp8&engine=sglang&peak_requests_per_s=2&max_num_seqs=256",
+    "/disagg?model=llama-3.1-70b&peak_requests_per_s=2&prefix_cache_hit=0.3",
+    "/precision?model=llama-3.1-8b&scenario=concurrency&concurrency=16",
     "/mix?model=llama-3.1-8b",
     *FILTERED,
 ]

@@ -7,7 +7,7 @@ from typing import Any, get_args
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.traffic import Profile, Traffic
+from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
@@ -29,14 +29,14 @@ def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
 def _form(query: PlanQuery | None) -> dict[str, Any]:
     form: dict[str, Any] = {
         **InferenceWorkload(model="llama-3.1-70b").model_dump(),
-        **Traffic().model_dump(),
-        "requests_per_day": 100_000,
+        **form_options.traffic_values(None, {}),
     }
     if query is not None and query.workload is not None and query.traffic is not None:
         form.update(form_options.workload_form_values(query.workload))
-        form.update(query.traffic.model_dump(exclude_none=True))
+        form.update(form_options.traffic_values(query.traffic, {}))
     elif query is not None:
         form.update(query.values)
+        form.update(form_options.traffic_values(None, query.values))
     return form
 
 

@@ -10,6 +10,17 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
 from app.web.report_schemas import ModelRef, PriceProvenanceOut, TermOut
 
+# /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
+# usd_per_million_output_tokens (one replica at full load): the same name there meant the other figure, hence new names.
+AT_TRAFFIC_OUTPUT = (
+    "$ per million output tokens served at this traffic: the monthly (autoscaled) cost ÷ the output tokens served in "
+    "the month, idle capacity included; not the rank API's full-load figure"
+)
+DEPRECATED_OUTPUT = (
+    "deprecated name of usd_per_million_output_tokens_at_traffic (the same value); the rank API's field of this "
+    "name is the full-load figure"
+)
+
 
 class DisaggRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -42,7 +53,13 @@ class Pool(PriceProvenanceOut):
     gpus_at_peak: int = Field(description="GPUs billed for them")
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
     monthly_usd: float = Field(description="autoscaled hour by hour")
-    usd_per_million_tokens: float = Field(description="per million of the pool's own tokens (see `tokens`)")
+    usd_per_million_tokens_at_traffic: float = Field(
+        description="$ per million of the pool's own tokens (see `tokens`) served at this traffic: its monthly cost ÷ "
+        "those tokens served in the month"
+    )
+    usd_per_million_tokens: float = Field(
+        description="deprecated name of usd_per_million_tokens_at_traffic (the same value)", deprecated=True
+    )
     tokens: str = Field(description="prompt | output")
 
 
@@ -70,8 +87,14 @@ class DisaggregatedOut(BaseModel):
     ttft_ms: float = Field(description="at the peak hour: pass + M/D/1 queue + KV transfer")
     tpot_ms: float
     monthly_usd: float
-    usd_per_million_output_tokens: float
-    usd_per_million_tokens: float
+    usd_per_million_output_tokens_at_traffic: float = Field(description=AT_TRAFFIC_OUTPUT)
+    usd_per_million_tokens_at_traffic: float = Field(
+        description="the same for prompt and output tokens together: monthly ÷ all tokens served in the month"
+    )
+    usd_per_million_output_tokens: float = Field(description=DEPRECATED_OUTPUT, deprecated=True)
+    usd_per_million_tokens: float = Field(
+        description="deprecated name of usd_per_million_tokens_at_traffic (the same value)", deprecated=True
+    )
     prefill: Pool
     decode: Pool
     terms: list[TermOut]
@@ -99,7 +122,12 @@ class AggregatedOut(PriceProvenanceOut):
     instances_at_peak: int = Field(description="rented instances holding them at the peak hour")
     gpus_at_peak: int = Field(description="GPUs those instances bill")
     monthly_usd: float
-    usd_per_million_output_tokens: float | None
+    usd_per_million_output_tokens_at_traffic: float | None = Field(description=AT_TRAFFIC_OUTPUT)
+    usd_per_million_output_tokens_full_load: float = Field(
+        description="the rank API's and /plan's $ per million output tokens: one replica's $/hour ÷ the output tokens "
+        "it serves an hour at full load"
+    )
+    usd_per_million_output_tokens: float | None = Field(description=DEPRECATED_OUTPUT, deprecated=True)
     terms: list[TermOut]
 
 

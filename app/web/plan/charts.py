@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scoring import token_prices
+from app.scoring.machines import rented_gpus
+from app.scoring.price_terms import COMMITTED
 from app.scoring.serving.economics import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,
     BREAK_EVEN_MIN_REQUESTS_PER_DAY,
@@ -45,6 +47,15 @@ def _distinct(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]
     return list(seen.values())
 
 
+def rented_unit(option: dict[str, Any]) -> Replica:
+    """What the autoscaler adds for a plan row, as the plan prices it: a whole rented instance with every copy of the
+    layout it holds (a 2-GPU layout on a 4-GPU instance bills 4 GPUs and serves two copies' tokens)."""
+    gpus = rented_gpus(option["instance_gpus"] or option["gpu_count"], option["gpu_count"])
+    copies = option["copies_per_instance"] or 1
+    committed = option["price_type"] in COMMITTED  # billed always on at the peak fleet
+    return Replica("", gpus, option["usd_per_gpu_hour"], option["output_tokens_per_s"] * copies, committed)
+
+
 def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) -> Figure:
     """Log-log: autoscaled dedicated cost as step lines, the compared serverless prices as straight lines (not the
     unverified, deprecated or excluded stale ones), the user's traffic as a dashed vertical line and the break-even
@@ -55,7 +66,7 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
     mult, floor = Counter(traffic.multipliers()), max(1, traffic.min_replicas)
     traces: list[dict[str, Any]] = []
     for i, o in enumerate(_distinct(payload["options"], DEDICATED_LINES)):
-        replica = Replica("", o["gpu_count"], o["usd_per_gpu_hour"], o["output_tokens_per_s"])
+        replica = rented_unit(o)
         label = f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type'].replace('_', ' ')})"
         traces.append(
             {

@@ -7,7 +7,7 @@ from typing import Any, get_args
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.traffic import Profile, Traffic
+from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
@@ -43,21 +43,21 @@ def form_state(query: PlanQuery | None) -> dict[str, Any]:
     """Defaults, then the parsed question (or exactly what was typed, after an error)."""
     state: dict[str, Any] = {
         **InferenceWorkload().model_dump(),
-        **Traffic().model_dump(),
         **{TRAIN_PREFIX + k: v for k, v in TrainingWorkload().model_dump().items()},
         "months": DEFAULT_MONTHS,
-        "requests_per_day": 100_000,
+        **form_options.traffic_values(None, {}),
     }
     if query is None:
         return state
     if query.workload is not None and query.traffic is not None:
         state.update(form_options.workload_form_values(query.workload))
-        state.update(query.traffic.model_dump(exclude_none=True))
+        state.update(form_options.traffic_values(query.traffic, {}))
         if query.training is not None:
             state.update({TRAIN_PREFIX + k: v for k, v in query.training.model_dump().items()})
         state["months"] = query.months or ""
         return state
     state.update(query.values)
+    state.update(form_options.traffic_values(None, query.values))
     return state
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import (
     AttentionParallel,
@@ -64,6 +65,7 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
         found = snapshot.memo["form_lists"] = {
             "model_choices": models,
             "filter_choices": filter_choices(snapshot),
+            "workload_defaults": InferenceWorkload().model_dump(),  # a settings box opens where one differs
             **CHOICES,
         }
     return dict(found)  # type: ignore[call-overload]
@@ -76,6 +78,19 @@ def workload_form_values(workload: InferenceWorkload | TrainingWorkload, exclude
     if workload.custom_model is not None:
         values["model"] = "custom"
         values.update({ARCH_PREFIX + k: v for k, v in workload.custom_model.model_dump().items()})
+    return values
+
+
+def traffic_values(traffic: Traffic | None, typed: dict[str, Any]) -> dict[str, Any]:
+    """A traffic as its form fields: what was asked (or, after an error, typed) over the defaults, the daily count
+    left blank where a peak rate was given instead (the two exclude each other, so a resubmit keeps the peak)."""
+    if traffic is not None:
+        asked = traffic.model_dump(exclude_none=True)
+    else:
+        asked = {k: v for k, v in typed.items() if k in Traffic.model_fields}
+    values: dict[str, Any] = {**Traffic().model_dump(), "requests_per_day": DEFAULT_REQUESTS_PER_DAY, **asked}
+    if asked.get("peak_requests_per_s") not in (None, "") and asked.get("requests_per_day") in (None, ""):
+        values["requests_per_day"] = ""
     return values
 
 

@@ -35,6 +35,16 @@ PRICED_PAIRINGS = 40  # pairings priced hour by hour, cheapest first by their fr
 SHOWN_PLANS = 5
 
 
+AT_TRAFFIC = "served at this traffic"  # how a served_usd_per_million figure is said
+
+
+def served_usd_per_million(monthly_usd: float, tokens_per_month: float) -> float:
+    """$ per million tokens at the traffic: the month's cost over the tokens served in it, the autoscaled fleet's
+    idle capacity included. Not the ranking's $ per million at full load (a replica's $/hour over what it can serve
+    an hour), which a fleet reaches only when always busy."""
+    return monthly_usd / tokens_per_month * 1e6 if tokens_per_month else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class PoolCost:
     """One pool of a disaggregated plan at the traffic."""
@@ -44,7 +54,7 @@ class PoolCost:
     replicas_at_peak: int  # instances of the role running at the peak hour (every copy the rentals hold)
     gpus_at_peak: int  # GPUs billed for them
     monthly_usd: float  # autoscaled, the plan page's basis
-    usd_per_million_tokens: float  # prefill: per million prompt tokens; decode: per million output tokens
+    usd_per_million_tokens_at_traffic: float  # served_usd_per_million: prefill per prompt token, decode per output
     utilisation_at_peak: float
     copies_per_rental: int = 1  # fabric path: instances of the role one rented instance of the offer holds
     rentals_at_peak: int | None = None  # fabric path: the offer's rented instances holding them
@@ -58,8 +68,8 @@ class DisaggregatedPlan:
     ttft_ms: float  # at the peak hour's utilisation
     tpot_ms: float  # mean decode step at the chosen batch
     monthly_usd: float
-    usd_per_million_output_tokens: float
-    usd_per_million_tokens: float  # prompt and output tokens together
+    usd_per_million_output_tokens_at_traffic: float  # served_usd_per_million of the output tokens
+    usd_per_million_tokens_at_traffic: float  # prompt and output tokens together
     units_at_peak: int = 0  # node path: nodes at the peak hour
     idle_gpus_at_peak: int = 0  # node path: GPUs of the rented whole instances that no instance uses
 
@@ -84,7 +94,7 @@ class Comparison:
     peak_requests_per_s: float
     requests_per_month: float
     aggregated: ServingOption | None
-    aggregated_usd_per_million_output_tokens: float | None
+    aggregated_usd_per_million_output_tokens_at_traffic: float | None  # served_usd_per_million, as the plans'
     aggregated_decode_only: DecodeInstance | None  # the aggregated hardware decoding with no prefill in its steps
     plans: list[DisaggregatedPlan]  # cheapest first, at most SHOWN_PLANS
     pairings_considered: int
@@ -133,7 +143,7 @@ def _pool(
         replicas_at_peak=replicas,
         gpus_at_peak=replicas * pool.instance.gpu_count,
         monthly_usd=monthly_usd,
-        usd_per_million_tokens=monthly_usd / tokens * 1e6 if tokens else 0.0,
+        usd_per_million_tokens_at_traffic=served_usd_per_million(monthly_usd, tokens),
         utilisation_at_peak=peak / (replicas * capacity_rps) if replicas else 0.0,
     )
 
@@ -198,8 +208,8 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         ttft_ms=ttft,
         tpot_ms=decoder.step_ms,
         monthly_usd=total,
-        usd_per_million_output_tokens=total / output_tokens * 1e6 if output_tokens else 0.0,
-        usd_per_million_tokens=total / (prompt_tokens + output_tokens) * 1e6 if requests else 0.0,
+        usd_per_million_output_tokens_at_traffic=served_usd_per_million(total, output_tokens),
+        usd_per_million_tokens_at_traffic=served_usd_per_million(total, prompt_tokens + output_tokens),
         units_at_peak=units,
         idle_gpus_at_peak=idle,
     )
@@ -235,13 +245,13 @@ def compare(
     requests = sum(traffic.hourly_requests_per_s()) * 3600 * WEEKS_PER_MONTH
     agg_per_m = None
     if aggregated is not None and requests:
-        agg_per_m = aggregated.cost.monthly_usd_autoscaled / (requests * workload.output_len) * 1e6
+        agg_per_m = served_usd_per_million(aggregated.cost.monthly_usd_autoscaled, requests * workload.output_len)
     return Comparison(
         model_id=model.id,
         peak_requests_per_s=traffic.peak_rate_per_s(),
         requests_per_month=requests,
         aggregated=aggregated,
-        aggregated_usd_per_million_output_tokens=agg_per_m,
+        aggregated_usd_per_million_output_tokens_at_traffic=agg_per_m,
         aggregated_decode_only=_decode_only(aggregated, workload, snapshot, model, eff),
         plans=_distinct(plans)[:SHOWN_PLANS],
         pairings_considered=len(found),

@@ -8,7 +8,7 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms
-from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost
+from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
 from app.scoring.specs import ModelSpec
@@ -105,7 +105,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         "every step "
         f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
         f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
-        f"${c.aggregated_usd_per_million_output_tokens or 0:,.2f} per million output tokens."
+        f"${c.aggregated_usd_per_million_output_tokens_at_traffic or 0:,.2f} per million output tokens {AT_TRAFFIC}."
     ]
     alone = c.aggregated_decode_only
     if alone is not None:
@@ -136,13 +136,13 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at {x.transfer_gbs:,.0f} GB/s) = "
         f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
-        f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens:,.3f} per "
-        "million prompt tokens.",
+        f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
+        f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
         f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
         f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
-        f"${d.usd_per_million_tokens:,.2f} per million output tokens.",
+        f"${d.usd_per_million_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}.",
     ]
 
 
@@ -352,7 +352,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "total",
             plan.monthly_usd,
             "$/month",
-            f"${plan.usd_per_million_output_tokens:,.2f} per million output tokens",
+            f"${plan.usd_per_million_output_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}",
         ),
     ]
 

@@ -1,0 +1,38 @@
+"""Which query parameters a page's question takes. Any other is a 422 naming it, on every page alike: a parameter
+read and then ignored answers a different question than the link asks (/plan planned `scenario=max_throughput`,
+/disagg answered latency-bound while its JSON echoed max_throughput)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+
+NOT_A_FIELD = "not a field of this form"
+
+
+@dataclass(frozen=True)
+class QueryFields:
+    """A page's parameters: `names` exactly, and any name starting with one of `prefixes` (arch_*: a custom
+    architecture, whose own model says which are valid). `reasons` says why a parameter a ranking link may carry is
+    not one of them."""
+
+    names: frozenset[str]
+    prefixes: tuple[str, ...] = ()
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+    def takes(self, name: str) -> bool:
+        return name in self.names or name.startswith(self.prefixes)
+
+    def errors(self, keys: Iterable[str]) -> dict[str, str]:
+        """{parameter: why} for each key the question does not take, in the order first given."""
+        return {key: self.reason(key) for key in dict.fromkeys(keys) if not self.takes(key)}
+
+    def reason(self, name: str) -> str:
+        why = self.reasons.get(name)
+        return f"{NOT_A_FIELD}: {why}" if why else NOT_A_FIELD
+
+
+def query_fields(
+    names: Collection[str], prefixes: tuple[str, ...] = (), reasons: Mapping[str, str] | None = None
+) -> QueryFields:
+    return QueryFields(frozenset(names), prefixes, dict(reasons or {}))

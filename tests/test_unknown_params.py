@@ -1,0 +1,45 @@
+"""A parameter a page's question does not take is a 422 naming it, on the page and its JSON twin, the same way on
+every feature page (app.service.query_fields): /plan, /disagg and /precision said pydantic's "Extra inputs are not
+permitted" and linked to a form field that does not exist, /mix and /own "not a field of this form"."""
+
+from __future__ import annotations
+
+import pytest
+
+PAGES = {
+    "/plan": "model=llama-3.1-8b",
+    "/disagg": "model=llama-3.1-8b",
+    "/mix": "model=llama-3.1-8b",
+    "/precision": "model=llama-3.1-8b",
+    "/own": "gpu=H100-SXM",
+}
+
+
+@pytest.mark.parametrize("path", sorted(PAGES))
+def test_an_unknown_parameter_is_422_naming_it_on_every_page(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    query = f"{PAGES[path]}&colour=blue"
+    twin = client.get(f"{path}.json?{query}")
+    assert twin.status_code == 422
+    assert twin.json()["detail"] == [{"field": "colour", "message": "not a field of this form"}]
+    page = client.get(f"{path}?{query}")
+    assert page.status_code == 422
+    assert '<li id="err-colour">colour: not a field of this form</li>' in page.text
+
+
+@pytest.mark.parametrize(
+    ("path", "setting"),
+    [
+        ("/precision", "requests_per_day=50000"),  # a plan's traffic: a precision comparison ranks a workload
+        ("/precision", "months=12"),
+        ("/mix", "scenario=max_throughput"),
+        ("/mix", "peak_requests_per_s=2"),
+        ("/plan", "rank_by=output_tokens"),  # a plan orders its options by their monthly cost
+        ("/disagg", "job_requests=1000"),
+        ("/plan", "train_arch_layers=4"),  # the run trains the served model
+    ],
+)
+def test_another_pages_setting_is_not_read_silently(client, path: str, setting: str) -> None:  # type: ignore[no-untyped-def]
+    name = setting.partition("=")[0]
+    body = client.get(f"{path}.json?{PAGES[path]}&{setting}").json()
+    assert [e["field"] for e in body["detail"]] == [name]
+    assert body["detail"][0]["message"].startswith("not a field of this form")
