@@ -126,6 +126,8 @@ EVERY_SETTING = {
     "/disagg": {**MODEL, "min_replicas": "2", "cold_start_s": "90", "peak_factor": "3", "max_gpus": "16", **SERVING},
     "/mix": {**MODEL, "peak_factor": "3", **SERVING},
     "/precision": {**MODEL, "tpot_ms": "40", "max_gpus": "4", **SERVING},
+    # the serving techniques: a link with them answered, but the rank form had no field for them (nor for their errors)
+    "/": {"phase": "inference", **MODEL, "prefix_cache_hit": "0.5", "spec_acceptance": "0.7", "spec_draft_tokens": "3"},
 }
 
 

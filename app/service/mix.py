@@ -23,10 +23,16 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.rank import plain
-from app.service.workload_query import LIST_FIELDS, _collect, _format, _non_default, query_shape_errors
+from app.service.workload_query import (
+    LIST_FIELDS,
+    _collect,
+    _format,
+    _non_default,
+    query_shape_errors,
+    serving_phase_only,
+)
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
-IGNORED = {"phase"}  # a ranking or plan link carries phase=inference
 SINGLE_TYPES_SHOWN = 8
 
 
@@ -72,9 +78,10 @@ def question_errors(exc: ValidationError) -> dict[str, str]:
 
 
 def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
-    items = [(k, v) for k, v in items if k not in IGNORED]
+    phase_errors: dict[str, str] = {}
+    items = serving_phase_only(items, phase_errors)
     values = _collect(items)
-    errors = query_shape_errors(items)
+    errors = {**phase_errors, **query_shape_errors(items)}
     unknown = sorted({k for k, _ in items} - set(MixQuestion.model_fields))
     errors.update({k: "not a field of this form" for k in unknown})
     try:

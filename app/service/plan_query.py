@@ -27,6 +27,7 @@ from app.service.workload_query import (
     canonical_pairs,
     canonical_query,
     query_shape_errors,
+    serving_phase_only,
 )
 
 TRAIN_PREFIX = "train_"
@@ -34,9 +35,9 @@ PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIEL
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
-# A ranking link carries phase=inference, and a batch job's fields: a plan serves traffic, not a job, so its
-# canonical link leaves them out.
-IGNORED = {"phase", "job_requests", "job_deadline_hours"}
+# A ranking link may carry a batch job's fields: a plan serves traffic, not a job, so its canonical link leaves them
+# out (its phase, serving_phase_only).
+IGNORED = {"job_requests", "job_deadline_hours"}
 
 
 # A plan's replicas follow its traffic: clients at the peak (the rank page's peak_concurrency) would be a second peak.
@@ -140,9 +141,11 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
 
 
 def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
+    phase_errors: dict[str, str] = {}
+    items = serving_phase_only(items, phase_errors)
     values = _collect(items, PLAN_LIST_FIELDS)
     inference, traffic_data, training_data = split(values)
-    errors: dict[str, str] = query_shape_errors(items, PLAN_LIST_FIELDS)
+    errors: dict[str, str] = {**phase_errors, **query_shape_errors(items, PLAN_LIST_FIELDS)}
     computed: dict[str, str] = {}
     inference = _apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
     workload = _validate(InferenceWorkload, inference, errors, computed=computed)
@@ -152,10 +155,11 @@ def parse_plan(items: list[tuple[str, str]]) -> PlanQuery:
     months = _months(values.get("months"), errors)
     training = None
     if "months" in values or training_data:  # train_* fields only matter with months, but a bad one is an error
-        if workload is not None and workload.custom_model is not None:  # the run trains the model it then serves
-            training_data.setdefault("custom_model", workload.custom_model)
-        elif workload is not None:
-            training_data.setdefault("model", workload.model)
+        if workload is not None and "model" not in training_data:  # the run trains the model it then serves
+            if workload.custom_model is not None:
+                training_data["custom_model"] = workload.custom_model
+            else:
+                training_data["model"] = workload.model
         # else: the served model's errors are said once, at its fields; the train_* fields are still checked
         training = _validate_training(training_data, errors)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):

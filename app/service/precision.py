@@ -15,7 +15,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.rank import plain
-from app.service.workload_query import ParsedQuery, canonical_pairs, canonical_query, parse
+from app.service.workload_query import ParsedQuery, canonical_pairs, canonical_query, parse, serving_phase_only
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
 
@@ -26,7 +26,10 @@ def canonical_precision_query(workload: InferenceWorkload) -> str:
 
 
 def parse_precision(items: list[tuple[str, str]]) -> ParsedQuery:
-    query = parse([(k, v) for k, v in items if k != "phase"], "inference")
+    phase_errors: dict[str, str] = {}
+    query = parse(serving_phase_only(items, phase_errors), "inference")
+    if phase_errors:
+        return ParsedQuery("inference", None, query.values, {**phase_errors, **query.errors})
     if query.workload is not None:
         assert isinstance(query.workload, InferenceWorkload)
         query.workload = query.workload.model_copy(update={"weight_dtype": "bf16", "kv_dtype": None})
