@@ -105,3 +105,38 @@ def test_the_seed_never_undoes_an_imported_price(
     assert main(["prices", "import", str(write_csv(tmp_path / "old.csv", [older]))]) == 0
     assert "1 newer stored prices kept" in capsys.readouterr().out  # an older reading never replaces a newer one
     assert gmi_b200(database).usd_per_gpu_hour == 4.6
+
+
+def test_the_same_offer_twice_rejects_the_file_naming_both_lines(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two rows for one offer were "2 updated (2 price changes)": the last row won and both prices went into the
+    history."""
+    again = {**ROW, "usd_per_hour": "0.7", "usd_per_gpu_hour": "0.7"}
+    path = write_csv(tmp_path / "twice.csv", [ROW, {**ROW, "instance_type": "other"}, again])
+    assert main(["prices", "import", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "line 4" in err and "the same offer as line 2" in err and "instance_type cli-box" in err
+    assert history_of(database, "cli-box") == []
+
+
+def test_a_row_with_more_fields_than_the_header_rejects_the_file(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_csv(tmp_path / "wide.csv", [ROW, {**ROW, "instance_type": "b"}])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines[:2], lines[2] + ",surplus"]) + "\n", encoding="utf-8")
+    assert main(["prices", "import", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "line 3" in err and "1 more field(s) than the header has columns ('surplus')" in err
+    assert history_of(database, "cli-box") == []
+
+
+def test_a_price_that_is_not_a_number_says_so(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for price in ("nan", "inf"):
+        path = write_csv(tmp_path / f"{price}.csv", [{**ROW, "usd_per_gpu_hour": price}])
+        assert main(["prices", "import", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert "line 2, field usd_per_gpu_hour: must be a finite number" in err, err

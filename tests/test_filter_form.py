@@ -126,8 +126,7 @@ def test_an_error_in_a_filter_opens_its_box(client) -> None:  # type: ignore[no-
 ENGINE = {
     "engine": "trtllm",
     "max_gpus": "4",
-    "attention_parallel": "tp",
-    "expert_parallel": "ep",
+    "attention_parallel": "tp",  # expert_parallel=ep is a 422 on a dense model
     "max_num_seqs": "128",
     "max_num_batched_tokens": "4096",
 }

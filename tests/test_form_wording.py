@@ -19,3 +19,16 @@ def test_the_rank_form_hints_use_no_internal_names(client: TestClient):
 @pytest.mark.parametrize("path", ["/", "/plan", "/precision", "/disagg", "/mix"])
 def test_the_model_select_spans_two_columns_so_its_name_is_not_cut(client: TestClient, path: str):
     assert '<label for="f-model" class="wide">' in client.get(path).text
+
+
+def test_the_kv_precision_default_says_what_it_is_for_every_weight_precision(client: TestClient):
+    """The empty KV-cache choice said "same as weights", but int8, int4 and fp4 weights run a BF16 KV cache
+    (InferenceWorkload.kv_dtype_effective): the label says both, as the API's description does."""
+    from app.scoring.workload import InferenceWorkload
+
+    select = re.search(r'<select id="f-kv_dtype"[^>]*>\s*<option value="">(.*?)</option>', client.get("/").text)
+    assert select and "same as weights" not in select.group(1)
+    label = select.group(1).replace("&#39;", "'")
+    for weights in ("int8", "int4", "fp4"):
+        assert InferenceWorkload(weight_dtype=weights).kv_dtype_effective == "bf16" and weights in label
+    assert label == "default: the weights' (bf16 for int8, int4, fp4)"

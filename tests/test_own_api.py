@@ -232,3 +232,27 @@ def test_default_server_price_and_power_scale_with_the_gpus_per_server(client):
     # a value the user gives is per server as given, never scaled
     given, _ = inputs(gpu_count=72, gpus_per_server=72, purchase_usd_per_server=3_000_000)
     assert given["purchase_usd_per_server"]["value"] == 3_000_000
+
+
+def test_the_default_rental_is_the_owned_servers_size_and_its_note_says_so(client):
+    """The default rental follows gpus_per_server (an instance like the server owned), not the renter's gpu_count:
+    gpu_count 1 and 12 both rented at an 8-GPU instance's rate noted "(same GPU count)", and the field said
+    "cheapest on-demand" though a cheaper 1-GPU offer exists. The note now says which size and names that offer;
+    an offer without an instance name is named by its GPUs ("RunPod 1", before)."""
+
+    def rental(**q):  # type: ignore[no-untyped-def]
+        body = client.post("/api/v1/own", json={"gpu": "H100-SXM", **q}).json()
+        return next(i for i in body["inputs"] if i["name"] == "rental_usd_per_gpu_hour")
+
+    for count in (1, 12):
+        eight = rental(gpu_count=count)
+        assert eight["source"].startswith("cheapest on-demand 8-GPU instance, the size of the servers owned: ")
+        assert "same GPU count" not in eight["source"]
+        assert "; cheaper in another size: RunPod 1× H100-SXM at $" in eight["source"]
+    one = rental(gpu_count=1, gpus_per_server=1)
+    assert one["value"] < rental(gpu_count=8)["value"]
+    assert one["source"] == "cheapest on-demand 1-GPU instance, the size of the servers owned: RunPod 1× H100-SXM"
+    odd = rental(gpu_count=3, gpus_per_server=3)
+    assert odd["source"].startswith("cheapest on-demand of any size, as no fresh offer is a 3-GPU instance: ")
+    field = client.get("/openapi.json").json()["components"]["schemas"]["OwnershipQuestion"]["properties"]
+    assert "instance of gpus_per_server GPUs" in field["rental_usd_per_gpu_hour"]["description"]

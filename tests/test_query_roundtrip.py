@@ -79,15 +79,32 @@ SCENARIO_LOADS = {
 
 
 def _consistent(values: dict[str, Any]) -> dict[str, Any]:
-    """The workload's cross-field rules met by nudging the draw (so most draws are workloads, not filtered out): a
-    model named when no custom one is, the scenario's load field given, a batch job's fields only at max throughput
-    and never beside peak traffic."""
+    """The workload's cross-field rules met by nudging the draw (so most draws are workloads, not filtered out): one
+    model (a catalog id or a custom one), the scenario's load field given and no other scenario's, a batch job's
+    fields only at max throughput and never beside peak traffic, and no setting its other settings make inert
+    (workload.py: drafts without an acceptance, an engine's missing step budget or DP attention, a LoRA rank
+    without adapters, spot terms without spot)."""
     values = dict(values)
-    if values.get("model") is None and values.get("custom_model") is None:
+    if values.get("custom_model") is not None:
+        values.pop("model", None)
+    elif values.get("model") is None:
         values["model"] = "m"
     field, value = SCENARIO_LOADS.get(values.get("scenario", ""), (None, None))
+    for load in ("batch", "concurrency", "requests_per_s"):
+        if load in values and load != field:
+            values[load] = None
     if field is not None and values.get(field) is None:
         values[field] = value
+    if "spec_draft_tokens" in values and not values.get("spec_acceptance"):
+        values["spec_draft_tokens"] = None
+    if values.get("engine") not in (None, "trtllm", "vllm"):
+        values["max_num_batched_tokens"] = None
+        if values.get("attention_parallel") == "dp" and values["engine"] in ("hf", "llamacpp"):
+            values["attention_parallel"] = "auto"
+    if values.get("method") in ("pretrain", "full_ft"):
+        values["lora_rank"] = 16
+    if "checkpoint_interval_hours" in values and "spot" not in values.get("price_types", []):
+        values.update(checkpoint_interval_hours=1.0, interruptions_per_node_month=None)
     if "job_requests" in values:  # inference only
         if values.get("scenario") != "max_throughput" or values.get("peak_requests_per_s") is not None:
             values["job_requests"] = None

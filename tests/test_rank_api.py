@@ -339,20 +339,20 @@ def test_the_rank_api_sorts_as_a_results_page_does(client):
 
 
 def test_an_estimate_without_an_offer_says_its_machine_as_the_ranking_says_an_offer_of_that_many(client) -> None:  # type: ignore[no-untyped-def]
-    """One L40S is a '1-GPU node (none)' in the ranking's rows; its estimate once said '8-GPU node (pcie)'. The words
-    follow the GPUs asked for; the numbers are the ranking's row's."""
+    """One L40S is a '1-GPU node' in the ranking's rows (it was '1-GPU node (none)': one GPU has no link to name); its
+    estimate once said '8-GPU node (pcie)'. The words follow the GPUs asked for; the numbers are the ranking's row's."""
     lora = {"model": "llama-3.1-8b", "method": "lora"}
     ranked = client.get("/rank.json?phase=training&model=llama-3.1-8b&method=lora&gpus=L40S").json()["options"]
     row = next(o for o in ranked if o["gpu_count"] == 1 and o["feasible"])
     one = client.post("/api/v1/estimate/training", json={**lora, "gpu": "L40S", "gpu_count": 1}).json()
-    assert one["machine"] == row["machine"] == "1-GPU node (none)"
+    assert one["machine"] == row["machine"] == "1-GPU node"
     assert one["step_time_s"] == row["step_time_s"] and one["layout_text"] == row["layout"]
     four = client.post("/api/v1/estimate/training", json={**lora, "gpu": "L40S", "gpu_count": 4}).json()
     assert four["machine"] == "4-GPU node (pcie)"
     hgx = client.post("/api/v1/estimate/training", json={**lora, "gpu": "H100-SXM", "gpu_count": 4}).json()
     assert hgx["machine"] == "8-GPU node (nvlink)"  # a scale-up GPU runs on its own board
     served = client.post("/api/v1/estimate/inference", json={"model": "llama-3.1-8b", "gpu": "L40S", "gpu_count": 1})
-    assert served.json()["machine"] == "1-GPU node (none)"
+    assert served.json()["machine"] == "1-GPU node"
 
 
 def test_a_pretrain_at_the_fine_tuning_default_batch_says_so_and_links_the_typical_batch(client):

@@ -1,5 +1,5 @@
-"""A scenario's own load (batch, concurrency, rate) is required under it and dropped under the others, so no
-link carries a value its answer ignored."""
+"""A scenario's own load (batch, concurrency, rate) is required under it and an error under the others: no answer
+ignores a value it was given."""
 
 from __future__ import annotations
 
@@ -18,14 +18,19 @@ def test_a_load_scenario_without_its_load_is_a_field_error(client, scenario, fie
     assert api.status_code == 422 and api.json()["detail"][0]["field"] == field
 
 
-def test_loads_of_other_scenarios_leave_the_canonical_link(client):
-    page = client.get(
-        "/?phase=inference&model=llama-3.1-8b&batch=8&concurrency=3&requests_per_s=2", follow_redirects=False
-    )
-    assert page.status_code == 303 and page.headers["location"] == "/?phase=inference&model=llama-3.1-8b"
-    body = client.get("/rank.json?model=llama-3.1-8b&scenario=concurrency&concurrency=4&batch=8").json()
-    assert body["share_url"] == "/?phase=inference&model=llama-3.1-8b&scenario=concurrency&concurrency=4"
-    assert "batch" not in body["workload"]
+def test_loads_of_other_scenarios_are_field_errors(client):
+    """batch=8 under latency_bound used to leave the link without a word (a latency-bound answer to a fixed-batch
+    question), and concurrency beside a fixed batch too: each is an error naming the field and its scenario, as a
+    batch job outside max_throughput is."""
+    page = client.get("/?phase=inference&model=llama-3.1-8b&batch=8", follow_redirects=False)
+    assert page.status_code == 422 and 'id="err-batch"' in page.text
+    body = client.get("/rank.json?model=llama-3.1-8b&scenario=fixed_batch&batch=8&concurrency=4")
+    assert body.status_code == 422
+    [error] = body.json()["detail"]
+    assert error["field"] == "concurrency"
+    assert "read only under scenario concurrency, not fixed_batch" in error["message"]
+    api = client.post("/api/v1/rank/inference", json={"requests_per_s": 2})
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "requests_per_s"
 
 
 def test_the_form_has_a_batch_field_that_carries_a_fixed_batch(client):

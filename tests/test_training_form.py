@@ -42,7 +42,7 @@ def test_plans_training_run_answers_for_the_settings_its_form_shows(client) -> N
 def test_plans_optimizer_steps_set_its_token_budget_as_the_rank_forms_do(client) -> None:  # type: ignore[no-untyped-def]
     """The shared training fields include "or optimizer steps": on /plan it is train_steps, read as the rank form
     reads steps (steps × global batch × sequence length), not refused as an unknown field."""
-    query = "model=llama-3.1-8b&months=12&train_steps=100&train_total_tokens=2e9"  # the form's default budget
+    query = "model=llama-3.1-8b&months=12&train_steps=100"  # the form shows the budget empty at its default
     page = client.get(f"/plan?{query}", follow_redirects=False)
     assert page.status_code == 303
     location = dict(parse_qsl(urlsplit(page.headers["location"]).query))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from app.catalog.seed import RowError
+from app.catalog.seed import RowError, whole_row
 
 Format = str  # skypilot | gpuhunt | gpumatch
 FORMATS = ("skypilot", "gpuhunt", "gpumatch")
@@ -172,8 +172,9 @@ def convert_skypilot(path: Path, provider: str, meta: dict[str, str]) -> Convert
     out, seen = Converted("skypilot"), set()
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, restval="")
-        for raw in reader:
+        for row in reader:
             line = reader.line_num
+            raw = whole_row(row, path.name, line)
             count = _gpu_count(_number(raw["AcceleratorCount"], path.name, line, "AcceleratorCount"), out)
             if count is None:
                 continue
@@ -213,8 +214,9 @@ def convert_gpuhunt(path: Path, provider: str, meta: dict[str, str]) -> Converte
     out = Converted("gpuhunt")
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, restval="")
-        for raw in reader:
+        for row in reader:
             line = reader.line_num
+            raw = whole_row(row, path.name, line)
             count = _gpu_count(_number(raw["gpu_count"], path.name, line, "gpu_count"), out)
             if count is None:
                 continue

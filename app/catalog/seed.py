@@ -11,6 +11,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.engine import Engine
@@ -18,6 +19,7 @@ from sqlmodel import Session, SQLModel, select
 
 from app.catalog.revision import bump_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
+from app.scoring.messages import error_message
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")
@@ -93,7 +95,7 @@ def validate_row(table: type[SQLModel], data: dict[str, object], file: str, line
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "row"
-        raise RowError(file, line, where, first["msg"]) from None
+        raise RowError(file, line, where, error_message(first)) from None
 
 
 def read_file(path: Path, table: type[SQLModel]) -> list[tuple[int, SQLModel]]:
@@ -104,7 +106,33 @@ def read_file(path: Path, table: type[SQLModel]) -> list[tuple[int, SQLModel]]:
         missing = [n for n, f in table.model_fields.items() if f.is_required() and n not in (reader.fieldnames or [])]
         if missing:
             raise RowError(path.name, 1, missing[0], "column missing from the header")
-        return [(reader.line_num, parse_row(table, raw, path.name, reader.line_num)) for raw in reader]
+        return [
+            (reader.line_num, parse_row(table, whole_row(raw, path.name, reader.line_num), path.name, reader.line_num))
+            for raw in reader
+        ]
+
+
+def whole_row(raw: dict[str | None, Any], file: str, line: int) -> dict[str, Any]:
+    """A csv.DictReader row, or a RowError where it has more fields than the header names (DictReader files the rest
+    under None: they were dropped without a word, whatever column they were meant for)."""
+    extra = raw.get(None)
+    if extra:
+        shown = ", ".join(repr(str(value)[:40]) for value in extra[:3])
+        raise RowError(file, line, "row", f"{len(extra)} more field(s) than the header has columns ({shown})")
+    return raw  # type: ignore[return-value]
+
+
+def check_unique(file: str, table: type[SQLModel], key: tuple[str, ...], rows: list[tuple[int, SQLModel]]) -> None:
+    """One row per natural key: a second one (a last-row-wins reprice, both prices in the history) is a RowError
+    naming both lines, as a JSON object's repeated key is an error (strict_json)."""
+    first: dict[tuple[object, ...], int] = {}
+    for line, row in rows:
+        found = first.setdefault(_key(row, key), line)
+        if found != line:
+            named = ", ".join(f"{name} {getattr(row, name)!s}" for name in key)
+            raise RowError(
+                file, line, "row", f"the same {table.__name__.lower()} as line {found} ({named}): give each once"
+            )
 
 
 def _key(row: SQLModel, key: tuple[str, ...]) -> tuple[object, ...]:
@@ -205,6 +233,7 @@ def load_rows(
     """Check references and upsert every row in one transaction; a RowError rolls all of it back.
     Any insert or change bumps the catalog revision, so running servers reload (not only on prices)."""
     report = FileReport(file)
+    check_unique(file, table, key, rows)
     with Session(engine) as session:
         check_references(session, file, rows)
         upsert_rows(session, table, key, rows, report, changed_by)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import fields
 from datetime import UTC, date, datetime, timedelta
 
@@ -180,22 +181,54 @@ class SnapshotCache:
         self._database_version = ""
         self._reload_on: date | None = None
         self._checked_at = 0.0
+        self._recheck_lock = threading.Lock()
+        self._recheck: Future[specs.CatalogSnapshot] | None = None
+
+    def due(self) -> bool:
+        """The database version was last checked longer ago than the recheck interval (or never)."""
+        return self._snapshot is None or time.monotonic() - self._checked_at >= self._recheck_s
 
     def get(self) -> specs.CatalogSnapshot:
-        now = time.monotonic()
-        if self._snapshot is not None and now - self._checked_at < self._recheck_s:
+        """The snapshot, its version rechecked against the database when due."""
+        if not self.due():
+            assert self._snapshot is not None
             return self._snapshot
+        with Session(self._engine) as session:
+            return self.recheck(session)
+
+    def recheck(self, session: Session) -> specs.CatalogSnapshot:
+        """The snapshot, its version checked against the database now, through `session` (/readyz: the request's)."""
         with self._lock:
-            with Session(self._engine) as session:
-                version = catalog_version(session)
-                today = today_utc()
-                day_rolled = self._reload_on is not None and today >= self._reload_on
-                if self._snapshot is None or self._database_version != version or day_rolled:
-                    self._snapshot = load_snapshot(session, self._stale_after_days, today)
-                    self._database_version = version
-                    self._reload_on = next_stale_day(self._snapshot, self._stale_after_days)
+            version = catalog_version(session)
+            today = today_utc()
+            day_rolled = self._reload_on is not None and today >= self._reload_on
+            if self._snapshot is None or self._database_version != version or day_rolled:
+                self._snapshot = load_snapshot(session, self._stale_after_days, today)
+                self._database_version = version
+                self._reload_on = next_stale_day(self._snapshot, self._stale_after_days)
             self._checked_at = time.monotonic()
             return self._snapshot
+
+    def recheck_in_background(self) -> Future[specs.CatalogSnapshot] | None:
+        """`get()` on a thread of its own when a recheck is due (None when not; the one running, if any): a caller in
+        the event loop (/healthz) never waits for a threadpool slot or the database, yet sees a change another
+        process made (a CLI import) within the recheck interval, as rankings do."""
+        with self._recheck_lock:
+            if self._recheck is not None and not self._recheck.done():
+                return self._recheck
+            if not self.due():
+                return None
+            future: Future[specs.CatalogSnapshot] = Future()
+            self._recheck = future
+
+        def run() -> None:
+            try:
+                future.set_result(self.get())
+            except Exception as exc:  # noqa: BLE001 - the caller answers from memory; readiness reports the database
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="catalog-recheck", daemon=True).start()
+        return future
 
     def peek(self) -> specs.CatalogSnapshot | None:
         """The snapshot in memory, without touching the database (None before the first load)."""

@@ -112,16 +112,16 @@ class Machine:
         return gbps / 8 * FABRIC_EFFICIENCY
 
     def describe(self) -> str:
-        text = f"{self.gpus_per_node}-GPU node ({self.link})"
+        text = f"{self.gpus_per_node}-GPU node" + (f" ({self.link})" if self.link != "none" else "")  # one GPU: no link
         if self.node_gpus:
             text = f"{self.gpus_per_node}-GPU {self.unit_name} of {self.node_gpus}-GPU nodes"
         if self.instance_gpus > 1:
             text += f", rented as {self.instance_gpus}-GPU instances"
         if self.clusters:
-            limit = "unstated" if self.max_nodes is None else str(self.max_nodes)
+            limit = "node count not stated" if self.max_nodes is None else f"up to {self.max_nodes} nodes"
             stated = self.fabric_gbps_per_gpu
             speed = f"{stated:g}" if stated else f"~{self.fabric_gbs() * 8 / FABRIC_EFFICIENCY:g} (assumed)"
-            text += f", {self.fabric} {speed} Gb/s per GPU, up to {limit} nodes"
+            text += f", {self.fabric} {speed} Gb/s per GPU, {limit}"
         return text
 
 

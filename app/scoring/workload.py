@@ -6,8 +6,10 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
 from app.scoring.json_bounds import check_bounded_object
 from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.price_terms import INTERRUPTIBLE
 
 # One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
 # that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
@@ -21,6 +23,7 @@ Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
 Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
+FULL_WEIGHT_METHODS = ("pretrain", "full_ft")  # no adapters: lora_rank means nothing to them
 Precision = Literal["bf16", "fp16", "fp8", "fp4"]
 AttentionParallel = Literal["auto", "tp", "dp"]
 ExpertParallel = Literal["tp", "ep"]
@@ -147,6 +150,9 @@ class _WorkloadBase(Filters):
         given = [x is not None for x in (self.custom_model, self.hf_config)]
         if sum(given) > 1:
             raise ValueError("hf_config: give either custom_model or hf_config, not both")
+        if any(given) and "model" in self.model_fields_set and self.model is not None:  # not silently one of them
+            other = "custom_model" if self.custom_model is not None else "hf_config"
+            raise ValueError(f"model: give a catalog model id or a {other}, not both")
         if any(given):
             self.model = None
         elif not self.model:
@@ -187,15 +193,15 @@ class InferenceWorkload(_WorkloadBase):
         le=1_048_576,
         description="tokens one engine step may carry, decode tokens and prompt chunks together (TensorRT-LLM "
         "max_num_tokens, vLLM max_num_batched_tokens); default: the engine's (trtllm 8192; vllm 8192 on a GPU of "
-        "70 GiB or more but an A100, else 2048); SGLang "
+        "70 GiB or more but an A100, else 2048); trtllm and vllm only: SGLang "
         "prefills in batches of its own and llama.cpp and HF batch statically, so they have no such cap",
     )
     attention_parallel: AttentionParallel = Field(
         "auto",
         description="how a tensor-parallel group splits attention: tp = by heads (engine default), dp = data-parallel "
-        "attention (SGLang --enable-dp-attention: each GPU keeps its own requests' KV cache and a full copy of the "
-        "attention weights), auto = dp where TP would copy the KV cache onto every GPU (MLA, few KV heads) and dp "
-        "serves more tokens/s",
+        "attention (SGLang --enable-dp-attention, vLLM, TensorRT-LLM; not hf or llamacpp: each GPU keeps its own "
+        "requests' KV cache and a full copy of the attention weights), auto = dp where the engine has it, TP would "
+        "copy the KV cache onto every GPU (MLA, few KV heads) and dp serves more tokens/s",
     )
     expert_parallel: ExpertParallel = Field(
         "tp",
@@ -260,7 +266,10 @@ class InferenceWorkload(_WorkloadBase):
         None, ge=0, le=0.99, description="speculative decoding: chance a drafted token is accepted (0-0.99)"
     )
     spec_draft_tokens: int | None = Field(
-        None, ge=1, le=16, description="speculative decoding: tokens drafted per step (default 1, MTP depth 1)"
+        None,
+        ge=1,
+        le=16,
+        description="speculative decoding: tokens drafted per step (default 1, MTP depth 1); needs spec_acceptance",
     )
     rank_by: RankBy = Field(
         "auto",
@@ -268,6 +277,39 @@ class InferenceWorkload(_WorkloadBase):
         "for the replicas a peak needs (whole instances where an offer rents them so); auto = fleet where a peak "
         "is given, else output tokens",
     )
+
+    @field_validator("max_num_batched_tokens")
+    @classmethod
+    def _engine_has_a_step_budget(cls, value: int | None, info: ValidationInfo) -> int | None:
+        engine = info.data.get("engine")
+        if value is not None and engine is not None and engine not in ENGINE_TOKEN_BUDGET:
+            raise ValueError(
+                f"engine {engine} has no per-step token budget (SGLang prefills in batches of its own, llama.cpp and "
+                f"HF batch statically): leave max_num_batched_tokens empty, or choose engine "
+                f"{' or '.join(ENGINE_TOKEN_BUDGET)}"
+            )
+        return value
+
+    @field_validator("attention_parallel")
+    @classmethod
+    def _engine_runs_dp_attention(cls, value: str, info: ValidationInfo) -> str:
+        engine = info.data.get("engine")
+        if value == "dp" and engine is not None and engine not in DP_ATTENTION_ENGINES:
+            raise ValueError(
+                f"engine {engine} has no data-parallel attention (only {', '.join(DP_ATTENTION_ENGINES)} run it): "
+                "choose tp or auto, or another engine"
+            )
+        return value
+
+    @field_validator("spec_draft_tokens")
+    @classmethod
+    def _drafts_need_an_acceptance(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and "spec_acceptance" in info.data and not info.data["spec_acceptance"]:  # bad: its own
+            raise ValueError(
+                "drafted tokens speed decoding only as far as they are accepted: give spec_acceptance (above 0, the "
+                "chance a drafted token is accepted) too, or leave spec_draft_tokens empty"
+            )
+        return value
 
     @field_validator("rank_by")
     @classmethod
@@ -279,15 +321,19 @@ class InferenceWorkload(_WorkloadBase):
     @field_validator("batch", "concurrency", "requests_per_s")
     @classmethod
     def _load_of_the_scenario(cls, value: float | None, info: ValidationInfo) -> float | None:
-        """The scenario's own load field is required (a default of 1 was a question nobody asked); the other
-        scenarios' are dropped, so a link never carries a value its answer ignored (a form keeps every field)."""
-        scenario, owner = info.data.get("scenario"), SCENARIO_OF_LOAD_FIELD[str(info.field_name)]
+        """The scenario's own load field is required (a default of 1 was a question nobody asked); another
+        scenario's is an error, as a batch job outside max_throughput: dropping it answered a question not asked."""
+        name = str(info.field_name)
+        scenario, owner = info.data.get("scenario"), SCENARIO_OF_LOAD_FIELD[name]
         if scenario is None:  # the scenario itself is invalid: its own error says so
             return value
-        if scenario != owner:
-            return None
-        if value is None:
-            raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[str(info.field_name)]})")
+        if scenario != owner and value is not None:
+            raise ValueError(
+                f"{name} ({SCENARIO_LOAD_UNITS[name]}) is read only under scenario {owner}, not {scenario}: "
+                f"choose scenario {owner}, or leave {name} empty"
+            )
+        if scenario == owner and value is None:
+            raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[name]})")
         return value
 
     @field_validator("peak_concurrency")
@@ -355,7 +401,7 @@ class TrainingWorkload(_WorkloadBase):
     seq_len: int = Field(4_096, ge=16, le=1_048_576)
     global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
     total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
-    lora_rank: int = Field(16, ge=1, le=4_096)
+    lora_rank: int = Field(16, ge=1, le=4_096, description="adapter rank of method lora or qlora")
     framework: Framework = "auto"
     optimizer: Optimizer = Field(
         "adamw",
@@ -377,6 +423,31 @@ class TrainingWorkload(_WorkloadBase):
     interruptions_per_node_month: float | None = Field(
         None, ge=0, le=1_000, description="spot: override the provider class's sourced interruption rate"
     )
+
+    @field_validator("lora_rank")
+    @classmethod
+    def _rank_of_an_adapter(cls, value: int, info: ValidationInfo) -> int:
+        method = info.data.get("method")
+        if method in FULL_WEIGHT_METHODS and value != cls.model_fields["lora_rank"].default:
+            raise ValueError(
+                f"lora_rank sizes the adapters of method lora or qlora; method {method} trains every weight and has "
+                "none: leave lora_rank empty, or choose lora"
+            )
+        return value
+
+    @field_validator("checkpoint_interval_hours", "interruptions_per_node_month")
+    @classmethod
+    def _spot_terms_need_spot(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """Only spot offers are interrupted (price_terms.INTERRUPTIBLE): without spot among the price types these
+        change no answer. The form shows the default interval filled in, so the default is no choice."""
+        name = str(info.field_name)
+        given = value is not None and value != cls.model_fields[name].default
+        if given and "price_types" in info.data and not INTERRUPTIBLE.intersection(info.data["price_types"]):
+            raise ValueError(
+                f"{name} prices spot interruptions, and price_types has no spot: add spot to price_types, or leave "
+                f"{name} empty"
+            )
+        return value
 
     @field_validator("precision")
     @classmethod

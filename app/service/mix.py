@@ -24,10 +24,16 @@ from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query_fields import query_fields
 from app.service.rank import plain
-from app.service.workload_query import LIST_FIELDS, _collect, _format, _non_default, query_shape_errors
+from app.service.workload_query import (
+    LIST_FIELDS,
+    _collect,
+    _format,
+    _non_default,
+    query_shape_errors,
+    serving_phase_only,
+)
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
-IGNORED = {"phase"}  # a ranking or plan link carries phase=inference
 SINGLE_TYPES_SHOWN = 8
 MIX_FIELDS = query_fields(MixQuestion.model_fields)
 
@@ -74,9 +80,10 @@ def question_errors(exc: ValidationError) -> dict[str, str]:
 
 
 def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
-    items = [(k, v) for k, v in items if k not in IGNORED]
+    phase_errors: dict[str, str] = {}
+    items = serving_phase_only(items, phase_errors)
     values = _collect(items)
-    errors = query_shape_errors(items)
+    errors = {**phase_errors, **query_shape_errors(items)}
     errors.update(MIX_FIELDS.errors(k for k, _ in items))
     try:
         question = MixQuestion.model_validate({k: v for k, v in values.items() if MIX_FIELDS.takes(k)})

@@ -29,6 +29,7 @@ from app.service.workload_query import (
     canonical_pairs,
     canonical_query,
     query_shape_errors,
+    serving_phase_only,
 )
 
 TRAIN_PREFIX = "train_"
@@ -36,7 +37,7 @@ PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIEL
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
-IGNORED = {"phase"}  # a ranking link carries phase=inference
+IGNORED = {"phase"}  # a ranking link carries phase=inference (another phase: serving_phase_only)
 
 
 # A plan's replicas follow its traffic: clients at the peak (the rank page's peak_concurrency) would be a second peak.
@@ -175,10 +176,12 @@ def split(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[
 
 
 def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) -> PlanQuery:
-    """The question `fields` takes (/plan's; /disagg's without the training run): any other parameter is an
-    error naming it, never read."""
+    """The question `fields` takes (/plan's; /disagg's without the training run): any other parameter, another
+    phase among them, is an error naming it, never read."""
+    phase_errors: dict[str, str] = {}
+    items = serving_phase_only(items, phase_errors)
     values = _collect(items, PLAN_LIST_FIELDS)
-    errors: dict[str, str] = fields.errors(key for key, _ in items)
+    errors: dict[str, str] = {**phase_errors, **fields.errors(key for key, _ in items)}
     errors.update(query_shape_errors(items, PLAN_LIST_FIELDS))
     inference, traffic_data, training_data = split({k: v for k, v in values.items() if fields.takes(k)})
     computed: dict[str, str] = {}
@@ -188,10 +191,11 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
     months = _months(values.get("months"), errors)
     training = None
     if "months" in values or training_data:  # train_* fields only matter with months, but a bad one is an error
-        if workload is not None and workload.custom_model is not None:  # the run trains the model it then serves
-            training_data.setdefault("custom_model", workload.custom_model)
-        elif workload is not None:
-            training_data.setdefault("model", workload.model)
+        if workload is not None and "model" not in training_data:  # the run trains the model it then serves
+            if workload.custom_model is not None:
+                training_data["custom_model"] = workload.custom_model
+            else:
+                training_data["model"] = workload.model
         # else: the served model's errors are said once, at its fields; the train_* fields are still checked
         training = _validate_training(training_data, errors)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):

@@ -17,7 +17,14 @@ from app.service.plan import PlanFieldError, resolve_model
 from app.service.plan_query import NOT_SERVING_FIELDS
 from app.service.query_fields import query_fields
 from app.service.rank import plain
-from app.service.workload_query import ARCH_PREFIX, ParsedQuery, canonical_pairs, canonical_query, parse
+from app.service.workload_query import (
+    ARCH_PREFIX,
+    ParsedQuery,
+    canonical_pairs,
+    canonical_query,
+    parse,
+    serving_phase_only,
+)
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
 RAW_MODEL_FIELDS = ("custom_model", "hf_config")  # a query gives these as the form's arch_* and hf_config_json
@@ -40,11 +47,14 @@ def canonical_precision_query(workload: InferenceWorkload) -> str:
 
 
 def parse_precision(items: list[tuple[str, str]]) -> ParsedQuery:
-    """The ranking's inference question; a parameter it does not take is an error naming it, never read."""
-    unknown = PRECISION_FIELDS.errors(k for k, _ in items)
-    query = parse([(k, v) for k, v in items if k != "phase" and PRECISION_FIELDS.takes(k)], "inference")
-    if unknown:
-        return ParsedQuery("inference", None, query.values, {**unknown, **query.errors})
+    """The ranking's inference question; a parameter it does not take (another phase among them) is an error
+    naming it, never read."""
+    phase_errors: dict[str, str] = {}
+    served = serving_phase_only(items, phase_errors)
+    unknown = PRECISION_FIELDS.errors(k for k, _ in served)
+    query = parse([(k, v) for k, v in served if PRECISION_FIELDS.takes(k)], "inference")
+    if unknown or phase_errors:
+        return ParsedQuery("inference", None, query.values, {**phase_errors, **unknown, **query.errors})
     if query.workload is not None:
         assert isinstance(query.workload, InferenceWorkload)
         query.workload = query.workload.model_copy(update={"weight_dtype": "bf16", "kv_dtype": None})

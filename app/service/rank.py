@@ -31,6 +31,10 @@ class BeyondContext(UnknownId):
     """An inference workload whose prompt and output do not fit the model's context window."""
 
 
+class NotForThisModel(UnknownId):
+    """A setting the workload's model has nothing to apply to (expert parallelism on a dense model)."""
+
+
 def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     """The workload's model, once every catalog id the workload names is known (raises UnknownId); an inference
     workload longer than the model's context raises BeyondContext."""
@@ -44,7 +48,17 @@ def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
         raise UnknownId(field, message, unknown)
     if isinstance(workload, InferenceWorkload):
         check_context(workload.input_len, workload.output_len, spec)
+        check_experts(workload.expert_parallel, spec)
     return spec
+
+
+def check_experts(expert_parallel: str, spec: ModelSpec) -> None:
+    """Expert parallelism places a mixture of experts' experts: asked of a dense model it would change nothing."""
+    if expert_parallel == "ep" and not spec.is_moe:
+        raise NotForThisModel(
+            "expert_parallel",
+            f"{spec.name} is a dense model, with no experts to place: ep is for a mixture of experts; choose tp",
+        )
 
 
 def check_context(input_len: int, output_len: int, spec: ModelSpec) -> None:

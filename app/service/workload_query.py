@@ -178,45 +178,46 @@ def _apply_conveniences(
             data["custom_model"] = from_config or arch
         # else: the config.json's own error is the answer, not the required fields of an architecture never read
     if phase == "inference" and "tokens_per_s_per_user" in data:
-        raw_rate = data.pop("tokens_per_s_per_user")
-        default_tpot = InferenceWorkload.model_fields["tpot_ms"].default
-        if _both_given("tokens_per_s_per_user", "tpot_ms", data, errors, default_tpot):
-            return data
-        rate = _convenience_value("tokens_per_s_per_user", raw_rate, errors)
+        rate = _convenience_value("tokens_per_s_per_user", data.pop("tokens_per_s_per_user"), errors)
         if rate is not None:
-            data["tpot_ms"] = 1000.0 / rate
-            computed["tpot_ms"] = "tokens_per_s_per_user"  # the target, and the field it came from
+            _set_from_convenience("tokens_per_s_per_user", "tpot_ms", 1000.0 / rate, data, errors, computed)
     if phase == "training" and "steps" in data:
-        raw_steps = data.pop("steps")
+        steps = _convenience_value("steps", data.pop("steps"), errors)
         defaults = TrainingWorkload.model_fields
-        if _both_given("steps", "total_tokens", data, errors, defaults["total_tokens"].default):
-            return data
-        steps = _convenience_value("steps", raw_steps, errors)
         seqs = _number(data.get("global_batch_seqs", defaults["global_batch_seqs"].default))
         seq_len = _number(data.get("seq_len", defaults["seq_len"].default))
         if steps is not None and seqs is not None and seq_len is not None:  # else their own errors say why
-            data["total_tokens"] = steps * seqs * seq_len
-            computed["total_tokens"] = "steps"
+            _set_from_convenience("steps", "total_tokens", steps * seqs * seq_len, data, errors, computed)
     return data
 
 
-def _both_given(
-    convenience: str, field_name: str, data: dict[str, Any], errors: dict[str, str], default: float
-) -> bool:
-    """A form convenience and the field it sets, both given: an error naming both, not one silently winning. The
-    form shows the field filled with its default, so a value left at the default is no choice: the convenience
-    sets the field (40 tokens/s per user typed beside the form's default 50 ms TPOT asks for 25 ms)."""
+def _set_from_convenience(
+    convenience: str,
+    field_name: str,
+    value: float,
+    data: dict[str, Any],
+    errors: dict[str, str],
+    computed: dict[str, str],
+) -> None:
+    """`field_name` set to `value`, computed from `convenience`. Given beside it, the field must say the same
+    (within rounding): two values for one setting are an error naming both, not one silently winning, whatever
+    the form showed (a default too: 100 steps beside a 2e9-token budget is two budgets)."""
     if field_name not in data:
-        return False
-    try:
-        untouched = float(data[field_name]) == default
-    except (TypeError, ValueError):
-        untouched = False
-    if untouched:
-        del data[field_name]
-        return False
-    errors[convenience] = f"give one of {convenience} or {field_name}, not both"
-    return True
+        data[field_name] = value
+        computed[field_name] = convenience  # the target, and the field it came from
+        return
+    typed = _number(data[field_name])
+    if typed is None or math.isclose(typed, value, rel_tol=1e-9):
+        return  # a bad field's own error says why; an equal one is the same question
+    errors[convenience] = (
+        f"give one of {convenience} or {field_name}, not both: {convenience} sets {field_name} = {_shown(value)} "
+        f"({CONVENIENCES[convenience]}), but {field_name} is {_shown(typed)}"
+    )
+
+
+def _shown(value: float) -> str:
+    """A number in an error message: 26,214,400 or 0.125."""
+    return f"{value:,.0f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
 
 
 def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | None:
@@ -273,6 +274,24 @@ def parse_phase(values: dict[str, Any], errors: dict[str, str], default_phase: P
         return given  # type: ignore[no-any-return]
     errors["phase"] = f"must be {' or '.join(PHASES)}, not {str(given)[:40]!r}"
     return None
+
+
+def serving_phase_only(items: list[tuple[str, str]], errors: dict[str, str]) -> list[tuple[str, str]]:
+    """The query of a page that answers serving questions (/plan, /precision, /disagg, /mix) without its phase:
+    phase=inference (a ranking's link carries it) says what the page answers; another phase is an error naming
+    it, not a serving answer to a training question."""
+    for key, value in items:
+        if key == "phase" and value.strip() not in ("", "inference"):
+            errors["phase"] = (
+                f"this page answers inference (serving) questions only, not phase {value.strip()[:40]!r}: rank a "
+                "training run on / with phase=training"
+            )
+    return [(key, value) for key, value in items if key != "phase"]
+
+
+def asks_a_question(items: list[tuple[str, str]]) -> bool:
+    """A serving page's query holds more than phase=inference (alone it is the page's blank form)."""
+    return any(key != "phase" or value.strip() not in ("", "inference") for key, value in items)
 
 
 def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:

@@ -86,3 +86,15 @@ def test_dp_attention_is_refused_where_the_attention_copy_does_not_fit():
     assert not dp.feasible and "full copy of the attention weights" in dp.reason
     auto = estimate_inference(small, 8, R1, w)
     assert auto.feasible and auto.attention_parallel == "tp"  # auto falls back to the layout that fits
+
+
+@pytest.mark.parametrize("engine", ["hf", "llamacpp"])
+def test_auto_never_picks_dp_attention_on_an_engine_without_it(engine):
+    """HF generate() and llama.cpp split attention by heads only: auto chose dp for R1's decode-heavy traffic on
+    them too (an answer no such server runs); dp asked of them is refused in the workload itself."""
+    # a batch cap large enough that DP's room for sequences would pay (auto picked dp here before)
+    w = r1(input_len=1000, output_len=8000, tpot_ms=100, engine=engine, max_num_seqs=4096)
+    assert estimate_inference(H200, 8, R1, w).attention_parallel == "tp"
+    assert estimate_inference(H200, 8, R1, w.model_copy(update={"engine": "sglang"})).attention_parallel == "dp"
+    with pytest.raises(ValueError, match=f"engine {engine} has no data-parallel attention"):
+        r1(engine=engine, attention_parallel="dp")

@@ -19,9 +19,11 @@ SCENARIOS = ["max_throughput", "latency_bound", "fixed_batch", "concurrency", "s
 
 
 def _workload(**kw):
-    base = dict(engine="trtllm", scenario="max_throughput", batch=8, concurrency=8, ttft_ms=5000, tpot_ms=200)
+    """8 requests at a time where the scenario reads a load (batch under fixed_batch, clients under concurrency)."""
+    base = dict(engine="trtllm", scenario="max_throughput", ttft_ms=5000, tpot_ms=200)
     base.update(kw)
-    return InferenceWorkload(**base)
+    load = {"fixed_batch": {"batch": 8}, "concurrency": {"concurrency": 8}}.get(str(base["scenario"]), {})
+    return InferenceWorkload(**{**load, **base})
 
 
 @settings(max_examples=60, deadline=None)
@@ -116,7 +118,8 @@ def test_pipeline_stages_divide_a_lone_prompts_layers_not_its_latency():
     gpu, model = GPUS["B200"], MODELS["llama-3.1-8b"]
     ttft = {}
     for scenario in ("single_stream", "fixed_batch"):
-        w = _workload(scenario=scenario, batch=1, input_len=100_000, output_len=100)
+        lone = {"batch": 1} if scenario == "fixed_batch" else {}
+        w = _workload(scenario=scenario, **lone, input_len=100_000, output_len=100)
         for pp in (1, 4):
             est = estimate_inference(gpu, 2 * pp, model, w, tensor_parallel=2, pipeline_parallel=pp)
             assert est.feasible, est.reason

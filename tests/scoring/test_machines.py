@@ -251,6 +251,14 @@ def test_where_a_machine_stops_a_job_is_said_in_words() -> None:
     assert job_gpu_limit(unstated) is None and supply_limit_reason(unstated, 65_536) is None
 
 
+def test_a_machine_says_a_node_count_it_does_not_know_in_words() -> None:
+    """'up to unstated nodes' was machine text: a cluster without a stated size says so, one with it says it."""
+    unstated = machine_of(_offer("H100-SXM", 8, "nvlink", "infiniband"), GPUS["H100-SXM"])
+    assert unstated.describe().endswith("Gb/s per GPU, node count not stated") and "unstated" not in unstated.describe()
+    limited = machine_of(_offer("H100-SXM", 8, "nvlink", "infiniband", max_nodes=4), GPUS["H100-SXM"])
+    assert limited.describe().endswith("Gb/s per GPU, up to 4 nodes")
+
+
 def test_a_pretrain_too_slow_on_one_nvl72_rack_says_the_rack_stops_it() -> None:
     """70B on 2T tokens stopped at 72 GB200s ('finishes in 158.5 days') with no word of why it stopped there."""
     rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72, price=10.5)

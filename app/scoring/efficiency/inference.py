@@ -210,6 +210,11 @@ PREFILL_FIRST_ENGINES: tuple[str, ...] = ("sglang",)
 STATIC_BATCH_ENGINES: tuple[str, ...] = ("hf",)
 PREFILL_FIRST_WAIT_STEPS = 0.5
 
+# Engines that can run attention data-parallel over a tensor-parallel group (attention_parallel dp): SGLang
+# (--enable-dp-attention), vLLM (--data-parallel-size with --enable-expert-parallel: DP attention, EP experts; docs
+# "Data Parallel Deployment") and TensorRT-LLM (enable_attention_dp). HF generate() and llama.cpp split by heads only.
+DP_ATTENTION_ENGINES: tuple[str, ...] = ("sglang", "vllm", "trtllm")
+
 # Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with
 # CUBLAS_COMPUTE_16F for FP16 matrices): on GeForce cards they get twice the FP32-accumulate peak.
 FP16_ACCUMULATE_ENGINES: tuple[str, ...] = ("llamacpp",)

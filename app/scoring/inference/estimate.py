@@ -8,6 +8,7 @@ from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
+    DP_ATTENTION_ENGINES,
     STATIC_BATCH_ENGINES,
     InferenceEfficiency,
 )
@@ -154,7 +155,7 @@ def solve_inference(
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:
-        if workload.attention_parallel == "auto" and kv_replicated_under_tp(model, tp):
+        if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
             both = [
                 solve_inference(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp)
                 for dp in (False, True)
@@ -293,6 +294,11 @@ def batching_scenario(workload: InferenceWorkload) -> str:
     if workload.scenario == "request_rate":
         return "concurrency"
     return workload.scenario
+
+
+def tries_dp_attention(workload: InferenceWorkload) -> bool:
+    """The workload's engine can run attention data-parallel (auto tries it; HF and llama.cpp split by heads only)."""
+    return workload.engine in DP_ATTENTION_ENGINES
 
 
 def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:

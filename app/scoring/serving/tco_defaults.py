@@ -11,7 +11,9 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
 - PUE: the industry average (Uptime Institute 2023);
 - colocation: CBRE's own report (cbre.com) rather than secondary summaries;
 - depreciation: the shortest life in the filings (5 years: Amazon, Meta), the conservative choice;
-- rental: the cheapest fresh on-demand offer of the GPU with the server's GPU count, else of any count;
+- rental: the cheapest fresh on-demand offer of the GPU in an instance of one owned server's GPU count (the machine
+  owned, its GPUs and the link between them: a 1-GPU rental is another machine), else of any count; the answer
+  names a cheaper offer of another size where there is one;
 - cost of capital and resale value: none in tco.csv, so 0 (not counted) unless the user gives them.
 """
 
@@ -56,7 +58,13 @@ class OwnershipQuestion(NumbersNotBooleans):
     pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
     colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
     depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
-    rental_usd_per_gpu_hour: float | None = Field(None, gt=0, le=1_000, description="default: cheapest on-demand")
+    rental_usd_per_gpu_hour: float | None = Field(
+        None,
+        gt=0,
+        le=1_000,
+        description="default: the cheapest fresh on-demand $/GPU-hour of this GPU in an instance of gpus_per_server "
+        "GPUs (the server owned), else in one of any size",
+    )
     cost_of_capital_pct: float = Field(
         0,
         ge=0,
@@ -156,18 +164,43 @@ def _shortest_life(tco: tuple[TcoInput, ...]) -> TcoInput:
     return min(rows, key=lambda t: t.value or 0)
 
 
+def _fresh_on_demand(snapshot: CatalogSnapshot, gpu: str) -> list[Offer]:
+    return [o for o in snapshot.offers if o.gpu_id == gpu and o.price_type == "on_demand" and not o.stale]
+
+
+def _cheapest(offers: list[Offer]) -> Offer | None:
+    return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider_id), default=None)
+
+
 def cheapest_rental(snapshot: CatalogSnapshot, gpu: str, gpus_per_server: int) -> Offer | None:
-    fresh = [o for o in snapshot.offers if o.gpu_id == gpu and o.price_type == "on_demand" and not o.stale]
-    same = [o for o in fresh if o.gpu_count == gpus_per_server]
-    return min(same or fresh, key=lambda o: (o.usd_per_gpu_hour, o.provider_id), default=None)
+    """The rental compared with owning: the cheapest of the server's size, else of any size."""
+    fresh = _fresh_on_demand(snapshot, gpu)
+    return _cheapest([o for o in fresh if o.gpu_count == gpus_per_server] or fresh)
+
+
+def offer_words(offer: Offer) -> str:
+    """'Lambda gpu_8x_h100_sxm5', or 'RunPod 1× H100-SXM' for an offer without an instance name."""
+    return f"{offer.provider_name} {offer.instance_type or f'{offer.gpu_count}× {offer.gpu_id}'}"
 
 
 def _rental(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:
     offer = cheapest_rental(snapshot, q.gpu, q.gpus_per_server)
     if offer is None:
         raise MissingInput("rental_usd_per_gpu_hour", f"no fresh on-demand offer of {q.gpu}; give a rental price")
-    shape = "same GPU count" if offer.gpu_count == q.gpus_per_server else f"{offer.gpu_count}-GPU instance"
-    text = f"cheapest on-demand: {offer.provider_name} {offer.instance_type or offer.gpu_count} ({shape})"
+    size = q.gpus_per_server
+    if offer.gpu_count == size:
+        text = f"cheapest on-demand {size}-GPU instance, the size of the servers owned: {offer_words(offer)}"
+        other = _cheapest(_fresh_on_demand(snapshot, q.gpu))
+        if other is not None and other.usd_per_gpu_hour < offer.usd_per_gpu_hour:
+            text += (
+                f"; cheaper in another size: {offer_words(other)} at ${other.usd_per_gpu_hour:.2f} per GPU-hour "
+                f"({other.gpu_count}-GPU instance, a different machine): enter it as the rental price to compare"
+            )
+    else:
+        text = (
+            f"cheapest on-demand of any size, as no fresh offer is a {size}-GPU instance: {offer_words(offer)} "
+            f"({offer.gpu_count}-GPU instance)"
+        )
     as_of = offer.as_of.isoformat() if offer.as_of else ""
     return ResolvedInput(
         "rental_usd_per_gpu_hour", offer.usd_per_gpu_hour, "$ per GPU-hour", False, text, as_of, offer.source_url

@@ -12,6 +12,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
 from app.service.plan_query import PlanQuery, page_field, ranking_query
+from app.service.workload_query import asks_a_question
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.disagg.charts import cost_by_layout
@@ -67,12 +68,12 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
 
 @router.get("/disagg")
 def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
-    items = [(k, v) for k, v in request.query_params.multi_items() if k != "phase"]
-    query = disagg.parse_disagg(items) if items else None
+    items = list(request.query_params.multi_items())
+    query = disagg.parse_disagg(items) if asks_a_question(items) else None
     return canonical_page(request, "/disagg", query, lambda: _context(query, snapshot), "disagg.html", "disaggbench")
 
 
 @router.get("/disagg.json")
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
-    query = disagg.parse_disagg([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
+    query = disagg.parse_disagg(list(request.query_params.multi_items()))
     return canonical_json(query, lambda: _payload(query, snapshot), disagg.PlanFieldError, page_field=page_field)

@@ -12,6 +12,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
 from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
+from app.service.workload_query import asks_a_question
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.plan.charts import cost_vs_traffic
@@ -48,17 +49,17 @@ def form_state(query: PlanQuery | None) -> dict[str, Any]:
         **form_options.traffic_values(None, {}),
     }
     if query is None:
-        return state
+        return form_options.convenience_targets_blank(state, TRAIN_PREFIX)
     if query.workload is not None and query.traffic is not None:
         state.update(form_options.workload_form_values(query.workload))
         state.update(form_options.traffic_values(query.traffic, {}))
         if query.training is not None:
             state.update({TRAIN_PREFIX + k: v for k, v in query.training.model_dump().items()})
         state["months"] = query.months or ""
-        return state
+        return form_options.convenience_targets_blank(state, TRAIN_PREFIX)
     state.update(query.values)
     state.update(form_options.traffic_values(None, query.values))
-    return state
+    return form_options.convenience_targets_blank(state, TRAIN_PREFIX, typed=query.values)
 
 
 def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -89,12 +90,12 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
 
 @router.get("/plan")
 def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
-    items = [(k, v) for k, v in request.query_params.multi_items() if k != "phase"]
-    query = parse_plan(items) if items else None
+    items = list(request.query_params.multi_items())
+    query = parse_plan(items) if asks_a_question(items) else None
     return canonical_page(request, "/plan", query, lambda: _context(query, snapshot), "plan.html", "planbench")
 
 
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
-    query = parse_plan([(k, v) for k, v in request.query_params.multi_items() if k != "phase"])
+    query = parse_plan(list(request.query_params.multi_items()))
     return canonical_json(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, page_field=page_field)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, get_args
 
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
@@ -56,6 +57,24 @@ def filter_choices(snapshot: CatalogSnapshot) -> dict[str, Any]:
     }
 
 
+# Fields a form convenience also sets (tokens/s per user sets the TPOT limit, optimizer steps the token budget): a
+# form shows them empty while at their default, the default as a placeholder, so typing the convenience does not
+# also send the default (two values for one setting: an error naming both).
+CONVENIENCE_TARGETS = {
+    "tpot_ms": InferenceWorkload.model_fields["tpot_ms"].default,
+    "total_tokens": TrainingWorkload.model_fields["total_tokens"].default,
+}
+
+
+def convenience_targets_blank(state: dict[str, Any], prefix: str = "", typed: Collection[str] = ()) -> dict[str, Any]:
+    """`state` with each convenience target (under `prefix`) that holds its default shown empty, unless `typed`
+    (after an error the form shows what was typed)."""
+    for name, default in CONVENIENCE_TARGETS.items():
+        if prefix + name not in typed and state.get(prefix + name) == default:
+            state[prefix + name] = ""
+    return state
+
+
 def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     """Every workload form's catalog choices, the offer filters' under `filter_choices`; they depend on the snapshot
     only, so they are worked out once per snapshot."""
@@ -66,6 +85,7 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
             "model_choices": models,
             "filter_choices": filter_choices(snapshot),
             "workload_defaults": InferenceWorkload().model_dump(),  # a settings box opens where one differs
+            "field_defaults": CONVENIENCE_TARGETS,
             **CHOICES,
         }
     return dict(found)  # type: ignore[call-overload]

@@ -99,7 +99,8 @@ def render_workbench(
     }
     if parsed is not None and parsed.workload is not None:
         context.update(results_context(parsed, snapshot, path, view_base))
-    context["form"] = form_options.form_state(parsed)
+    typed = parsed.values if parsed and parsed.errors else ()
+    context["form"] = form_options.convenience_targets_blank(form_options.form_state(parsed), typed=typed)
     context["errors"] = parsed.errors if parsed else {}
     if parsed and parsed.canonical and not parsed.errors:
         context.update(twin_urls(parsed, path, view_base))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import engine_batch_cap, expert_parallel_degree
+from app.scoring.inference.estimate import engine_batch_cap, expert_parallel_degree, tries_dp_attention
 from app.scoring.inference.memory import (
     GB,
     kv_bytes_per_sequence,
@@ -138,6 +138,7 @@ def attention_dp_degrees(
     if (
         tp <= 1
         or workload.attention_parallel == "tp"
+        or not tries_dp_attention(workload)
         or (auto and not (pool == "decode" and kv_replicated_under_tp(model, tp)))
     ):
         return (1,)
