@@ -30,6 +30,9 @@ def _only_error(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
         ("&engine=hf&max_num_batched_tokens=4096", "max_num_batched_tokens", "choose engine trtllm or vllm"),
         # a dense model has no experts to place
         ("&expert_parallel=ep", "expert_parallel", "Llama 3.1 8B is a dense model"),
+        # settings the chosen engine has no such feature for, echoed and priced as if it had
+        ("&engine=hf&prefix_cache_hit=0.5", "prefix_cache_hit", "engine hf keeps no prefix cache"),
+        ("&beam_width=4&spec_acceptance=0.7", "spec_acceptance", "beam width 1 only"),
     ],
 )
 def test_an_inert_inference_setting_is_an_error_naming_it(client, query: str, field: str, words: str) -> None:
@@ -48,6 +51,15 @@ def test_the_settings_beside_what_they_need_still_answer(client) -> None:
         assert client.get(RANK + query).status_code == 200, query
     moe = client.get("/rank.json?model=mixtral-8x7b&expert_parallel=ep")
     assert moe.status_code == 200
+    for query in ("&engine=llamacpp&prefix_cache_hit=0.5", "&beam_width=4&spec_acceptance=0"):
+        assert client.get(RANK + query).status_code == 200, query
+
+
+def test_expert_parallelism_on_an_engine_without_it_is_an_error_naming_it(client) -> None:
+    """llama.cpp splits by layer or row: EP on an MoE model had been echoed and priced as placed experts."""
+    error = _only_error(client.get("/rank.json?model=mixtral-8x7b&engine=llamacpp&expert_parallel=ep"))
+    assert error["field"] == "expert_parallel" and "engine llamacpp has no expert parallelism" in error["message"]
+    assert client.get("/rank.json?model=mixtral-8x7b&engine=sglang&expert_parallel=ep").status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -160,6 +160,16 @@ class _WorkloadBase(Filters):
         return self
 
 
+# Engines without a feature a workload may ask for, and why (each engine's serving docs).
+NO_EXPERT_PARALLEL_ENGINES = {
+    "llamacpp": "llama.cpp splits a model over GPUs by layer or by row (--split-mode), never expert by expert",
+}
+NO_PREFIX_CACHE_ENGINES = {
+    "hf": "HF generate() builds each request's KV cache anew; vLLM's automatic prefix caching, SGLang's "
+    "RadixAttention, TensorRT-LLM's KV cache reuse and llama.cpp's --cache-reuse keep prompts between requests",
+}
+
+
 # Each load-setting scenario's own field: required under it, meaningless under the others.
 SCENARIO_OF_LOAD_FIELD = {"batch": "fixed_batch", "concurrency": "concurrency", "requests_per_s": "request_rate"}
 SCENARIO_LOAD_UNITS = {
@@ -298,6 +308,39 @@ class InferenceWorkload(_WorkloadBase):
             raise ValueError(
                 f"engine {engine} has no data-parallel attention (only {', '.join(DP_ATTENTION_ENGINES)} run it): "
                 "choose tp or auto, or another engine"
+            )
+        return value
+
+    @field_validator("expert_parallel")
+    @classmethod
+    def _engine_places_experts(cls, value: str, info: ValidationInfo) -> str:
+        engine = info.data.get("engine")
+        if value == "ep" and engine in NO_EXPERT_PARALLEL_ENGINES:
+            raise ValueError(
+                f"engine {engine} has no expert parallelism ({NO_EXPERT_PARALLEL_ENGINES[engine]}): choose tp, or "
+                "another engine"
+            )
+        return value
+
+    @field_validator("prefix_cache_hit")
+    @classmethod
+    def _engine_keeps_a_prefix_cache(cls, value: float | None, info: ValidationInfo) -> float | None:
+        engine = info.data.get("engine")
+        if value and engine in NO_PREFIX_CACHE_ENGINES:
+            raise ValueError(
+                f"engine {engine} keeps no prefix cache across requests ({NO_PREFIX_CACHE_ENGINES[engine]}): leave "
+                "prefix_cache_hit empty, or choose vllm, sglang, trtllm or llamacpp"
+            )
+        return value
+
+    @field_validator("spec_acceptance")
+    @classmethod
+    def _drafts_decode_one_beam(cls, value: float | None, info: ValidationInfo) -> float | None:
+        beams = info.data.get("beam_width") or 1
+        if value and beams > 1:
+            raise ValueError(
+                f"speculative decoding drafts and verifies one sequence a request, and the engines run it at beam "
+                f"width 1 only (beam_width is {beams}): leave spec_acceptance empty, or set beam_width 1"
             )
         return value
 
