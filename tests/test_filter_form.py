@@ -139,7 +139,6 @@ SERVED = {
     "ttft_ms": "800",
     "tpot_ms": "40",
     **ENGINE,
-    "beam_width": "2",
     "prefix_cache_hit": "0.3",
     "spec_acceptance": "0.6",
     "spec_draft_tokens": "2",
@@ -191,6 +190,9 @@ MORE_SETTINGS = [
     ("/disagg", {**MODEL, "peak_requests_per_s": "2", "profile": "business_hours"}),
     ("/plan", {**MODEL, "requests_per_day": "20000", "peak_factor": "2.5"}),
     ("/", {"phase": "inference", **SERVED}),  # the ranking form whose settings the feature pages' forms share
+    # beams, which speculative drafts (in SERVED) do not run beside
+    *((path, {**MODEL, "beam_width": "2"}) for path in ("/plan", "/disagg", "/precision")),
+    ("/", {"phase": "inference", **MODEL, "beam_width": "2"}),
 ]
 SETTINGS = [*EVERY_SETTING.items(), *MORE_SETTINGS]
 

@@ -307,3 +307,32 @@ def test_the_plan_api_documents_replicas_and_instances_at_peak(client):
     fields = spec["components"]["schemas"]["ServingOptionOut"]["properties"]
     assert "copies of the layout" in fields["replicas_at_peak"]["description"]
     assert "rented instances" in fields["instances_at_peak"]["description"]
+
+
+def test_a_training_ranking_links_its_run_as_a_train_then_serve_plan_that_prices_that_run(client):
+    """The training page had no way to the lifecycle plan: the link carries every setting of the run as train_*."""
+    question = "phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=200000000&gpus=H100-SXM,H200"
+    page = client.get(f"/?{question}&max_days=5").text
+    link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Train it, then serve it', page)
+    assert link is not None
+    url = link.group(1).replace("&amp;", "&")
+    assert url == (
+        "/plan?model=llama-3.1-70b&train_method=full_ft&train_total_tokens=200000000&train_max_days=5"
+        "&train_gpus=H100-SXM,H200&months=12"
+    )
+    lifecycle = client.get(url.replace("/plan?", "/plan.json?")).json()["lifecycle"]
+    best = client.get(f"/rank.json?{question}&max_days=5").json()["options"][0]
+    run = f"{best['gpu_count']}×{best['gpu_id']} at {best['provider_name']}"
+    assert lifecycle["training"]["max_days"] == 5 and lifecycle["combinations"][0]["training"].startswith(run)
+
+
+def test_a_ranking_links_its_leading_gpu_types_side_by_side(client):
+    page = client.get("/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8").text
+    link = re.search(r'<a href="(/compare\?[^"]+)">The leading GPUs side by side', page)
+    assert link is not None
+    url = link.group(1).replace("&amp;", "&")
+    leaders = re.search(r"gpus=([^&]+)$", url)
+    assert leaders is not None and len(leaders.group(1).split(",")) == 3
+    compared = client.get(url)
+    assert compared.status_code == 200 and compared.text.count('<article class="card">') == 3
+    assert "The leading GPUs side by side" not in compared.text  # /compare is already that view

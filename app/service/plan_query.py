@@ -244,3 +244,23 @@ def plan_link(ranking_question: str) -> tuple[str, list[str]]:
     left_out = [key for key, _ in pairs if key not in IGNORED and not PLAN_FIELDS.takes(key)]
     kept = [(key, value) for key, value in pairs if PLAN_FIELDS.takes(key)]
     return urlencode(kept, safe=","), left_out
+
+
+def training_plan_link(ranking_question: str) -> tuple[str, list[str]]:
+    """A training ranking's question as a train-then-serve plan's: the model it trains is the one served (its
+    catalog id, custom architecture or config stay the plan's own fields), every other training setting becomes
+    the run's `train_*` field, and the plan serves it for DEFAULT_MONTHS at its default traffic. The settings a
+    plan's run does not take are left out, and the link says which."""
+    kept: list[tuple[str, str]] = []
+    left_out: list[str] = []
+    for key, value in parse_qsl(ranking_question, keep_blank_values=True):
+        if key == "phase" or key in IGNORED:
+            continue
+        if key in ("model", "hf_config_json") or key.startswith(ARCH_PREFIX):
+            kept.append((key, value))
+        elif PLAN_FIELDS.takes(TRAIN_PREFIX + key):
+            kept.append((TRAIN_PREFIX + key, value))
+        else:
+            left_out.append(key)
+    kept.append(("months", str(DEFAULT_MONTHS)))
+    return urlencode(kept, safe=","), left_out

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
 from app.service import rank_sort
-from app.service.plan_query import plan_link
+from app.service.plan_query import plan_link, training_plan_link
 from app.service.workload_query import PHASES, ParsedQuery, Phase, parse
 from app.web.deps import SnapshotDep
 from app.web.rank import form_options, results_view
@@ -74,7 +74,8 @@ def results_context(
         "sorted_by": rank_sort.describe(view.sort, parsed.phase),
         "share_query": parsed.canonical,
         "question_query": parsed.question,
-        "plan_link": plan_link(parsed.question) if parsed.phase == "inference" else None,
+        "plan_link": (plan_link if parsed.phase == "inference" else training_plan_link)(parsed.question),
+        "compare_query": None if path == "/compare" else results_view.compare_query(parsed.question, ranked.leaders),
         "results_path": path,
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from app.scoring.inference.configurations import solve_on
 from app.scoring.inference.curves import TpotLine, operating_curve, tpot_line
@@ -99,6 +99,22 @@ def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> s
         return None
     sized = workload.model_copy(update={"scenario": "latency_bound", **update})
     return f"{path}?{canonical_query('inference', sized)}"
+
+
+COMPARE_GPUS = 3  # the leading GPU types a results page offers to set side by side
+
+
+def compare_query(question: str, leaders: Sequence[dict[str, Any]]) -> str | None:
+    """The same question on /compare, its GPU filter set to the leading GPU types (best first), so each card's
+    best configuration stands beside the others'; None when fewer than two GPU types lead."""
+    gpus: list[str] = []
+    for row in leaders:
+        if row["gpu_id"] not in gpus:
+            gpus.append(row["gpu_id"])
+    if len(gpus) < 2:
+        return None
+    pairs = [(k, v) for k, v in parse_qsl(question, keep_blank_values=True) if k != "gpus"]
+    return urlencode([*pairs, ("gpus", ",".join(gpus[:COMPARE_GPUS]))], safe=",")
 
 
 def overloaded(infeasible: Sequence[dict[str, Any]]) -> bool:
