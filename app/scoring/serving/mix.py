@@ -106,6 +106,15 @@ def _solution(
     shares = [[0.0] * buckets for _ in candidates]
     for column, (i, b) in enumerate(served, start=count):
         shares[i][b] = max(float(x[column]), 0.0)
+    # each bucket's shares add up to 1 within the solver's tolerance, some of it on types given no replica (0.999999
+    # for a whole bucket): the rented types' shares, divided by their total, say exactly 1
+    for i in range(count):
+        if round(float(x[i])) <= 0:
+            shares[i] = [0.0] * buckets
+    for b in range(buckets):
+        total = sum(row[b] for row in shares)
+        for row in shares:
+            row[b] = row[b] / total if total > 0 else row[b]
     rows = []
     for i, candidate in enumerate(candidates):
         replicas = round(float(x[i]))
