@@ -57,3 +57,27 @@ def test_the_architecture_names_every_web_feature_and_service_module() -> None:
         name = module.stem
         if name != "__init__":
             assert name in service, name
+
+
+def test_the_readme_quotes_the_data_parallel_attention_example_the_estimator_gives(client) -> None:  # type: ignore[no-untyped-def]
+    """The README's R1 example had gone stale (13.3k against 4.3k, where the estimator said 12.3k and 4.5k)."""
+    quoted = re.search(
+        r"serves (\S+)k tok/s\s+with it against (\S+)k by heads \(memory for ([\d,]+) sequences instead of (\d+); "
+        r"on vLLM, whose host time per running\s+sequence grows with the batch, (\S+)k against (\S+)k\)",
+        README,
+    )
+    assert quoted is not None
+    said = [float(quoted.group(i)) for i in (1, 2, 5, 6)]
+    question = {"model": "deepseek-r1", "weight_dtype": "fp8", "gpu": "H200", "gpu_count": 8, "input_len": 1000}
+    question |= {"output_len": 8000, "ttft_ms": 10000, "tpot_ms": 100}
+    answers = {
+        (engine, split): client.post(
+            "/api/v1/estimate/inference", json={**question, "engine": engine, "attention_parallel": split}
+        ).json()
+        for engine in ("sglang", "vllm")
+        for split in ("dp", "tp")
+    }
+    got = [round(answers[key]["output_tokens_per_s"] / 1000, 1) for key in answers]
+    assert got == said
+    assert answers["sglang", "dp"]["max_batch"] == int(quoted.group(3).replace(",", ""))
+    assert answers["sglang", "tp"]["max_batch"] == int(quoted.group(4))
