@@ -38,9 +38,10 @@ def test_fsdp_shards_the_nf4_base_and_gathers_it_in_nf4():
     base, adapters = model.params_b * 1e9 * 0.55, lora_adapter_params(model, 16) * 16  # NF4; mixed-precision AdamW
     assert model_state_bytes(model, "qlora", Layout(zero_stage=0), 1, 16) == pytest.approx(base + adapters)
     assert model_state_bytes(model, "qlora", Layout(zero_stage=3), 8, 16) == pytest.approx((base + adapters) / 8)
-    layer = model.params_b * 1e9 / model.layers
-    assert live_param_bytes(model, "qlora", Layout(zero_stage=3), 8) == pytest.approx(layer * (2 * 0.55 + 2))
-    assert live_param_bytes(model, "qlora", Layout(zero_stage=0), 1) == pytest.approx(layer * 2)
+    layer, largest_linear = model.params_b * 1e9 / model.layers, 8192 * 28672
+    assert live_param_bytes(model, "qlora", Layout(zero_stage=3), 8) == pytest.approx(
+        layer * 2 * 0.55 + largest_linear * 2
+    )
 
 
 def test_qlora_estimate_says_how_it_splits():
@@ -53,3 +54,27 @@ def test_qlora_sweep_gives_the_single_estimates_layout():
     w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=4096, global_batch_seqs=32)
     gpus = [GPUS[g] for g in ("B200", "H100-SXM", "A100-SXM-80GB", "RTX-4090")]
     assert_sweep_matches_single_estimates(MODELS["llama-3.1-70b"], w, gpus, (1, 2, 4, 8, 16))
+
+
+def test_qlora_holds_one_dequantised_linear_not_a_layer():
+    """bitsandbytes dequantises one Linear's NF4 weight at a time: Llama-3.1-70B's largest is the 8192 x 28672 MLP
+    projection (0.47 GB in bf16), where a whole layer (1.76 GB) had kept QLoRA 70B off every 48 GB card."""
+    model = MODELS["llama-3.1-70b"]
+    assert live_param_bytes(model, "qlora", Layout(zero_stage=0), 1) == pytest.approx(8192 * 28672 * 2)
+    assert live_param_bytes(model, "lora", Layout(zero_stage=0), 1) == 0.0
+    mixtral = MODELS["mixtral-8x7b"]  # one expert's projection, not the layer's eight
+    assert live_param_bytes(mixtral, "qlora", Layout(zero_stage=0), 1) == pytest.approx(4096 * 14336 * 2)
+
+
+def test_a_refused_run_names_the_settings_that_make_it_fit():
+    """QLoRA 70B on one 48 GB card at short sequences fits with 8-bit Adam moments (the QLoRA paper trains 65B on
+    one 48 GB GPU); the refusal says so, and says nothing where no frugal setting helps."""
+    w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=512)
+    refused = estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], w)
+    assert not refused.feasible and refused.reason.endswith("; it fits with optimizer adamw_8bit")
+    frugal = w.model_copy(update={"optimizer": "adamw_8bit"})
+    assert estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], frugal).feasible
+    hopeless = estimate_training(GPUS["RTX-4090"], 1, MODELS["llama-3.1-70b"], w)
+    assert not hopeless.feasible and "it fits with" not in hopeless.reason
+    chosen = w.model_copy(update={"framework": "hf"})  # a stack the user chose is not second-guessed
+    assert "framework pytorch" not in estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], chosen).reason

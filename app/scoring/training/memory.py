@@ -93,15 +93,26 @@ def _layer_params(model: ModelSpec) -> float:
     return model.params_b * 1e9 / max(1, model.layers)
 
 
+def _largest_linear_params(model: ModelSpec) -> float:
+    """The largest weight matrix of a decoder layer: a (gated) MLP projection, one routed expert's, or an attention
+    projection (the embedding and LM head are not quantised in QLoRA, so never dequantised)."""
+    h = model.hidden_size
+    ffn = max(model.intermediate_size, model.moe_intermediate_size)
+    return float(h * max(ffn, model.num_attention_heads * model.head_dim))
+
+
 def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> float:
-    """Unsharded layers held during ZeRO-3 gathers (bf16; NF4 for QLoRA), plus QLoRA's dequantised bf16 layer."""
+    """Unsharded layers held during ZeRO-3 gathers (bf16; NF4 for QLoRA), plus QLoRA's dequantised weight: bitsandbytes'
+    Linear4bit dequantises its own NF4 weight to bf16 for the matmul and frees it after, one Linear at a time, in the
+    forward and again in the backward (bitsandbytes `matmul_4bit` / `dequantize_4bit`), so the transient is the largest
+    Linear's, not a whole layer's (Llama-3.1-70B: 0.47 GB, where a layer is 1.76 GB)."""
     gathered = 0.0
     if layout.zero_stage >= 3 and layout.data_parallel(gpu_count) > 1:
         stored = _layer_params(model) * frozen_base_bytes_per_param(method) / layout.tensor_parallel
         gathered = eff.LIVE_PARAM_LAYERS * stored
     if method != "qlora":
         return gathered
-    return gathered + _layer_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
+    return gathered + _largest_linear_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
 
 
 def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency) -> float:
