@@ -27,6 +27,7 @@ from app.scoring.inference.memory import (
     weight_bytes,
     weight_bytes_per_gpu,
 )
+from app.scoring.inference.moe_host_reach import moe_host_reach
 from app.scoring.inference.operating_points import (
     CONTINUOUS_SCENARIOS,
     OperatingPoint,
@@ -408,6 +409,7 @@ def explain(solved: Solution) -> InferenceEstimate:
     job = s.job
     if job is not None:
         tokens_per_s = job.output_tokens_per_s
+    reach_tokens_per_s, reach_notes = moe_host_reach(s.ctx, s.efficiency, point, tokens_per_s)
     return InferenceEstimate(
         feasible=True,
         reason=f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
@@ -441,7 +443,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         + _technique_terms(solved)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + ([job.term()] if job else []),
-        band=Band(tokens_per_s * low, tokens_per_s * high),
+        band=Band(tokens_per_s * low, max(tokens_per_s * high, reach_tokens_per_s)),
         bound=point.step.bound,
         assumptions=[
             *s.ctx.assumptions,
@@ -452,6 +454,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_queue_note(point),
             *_job_note(s),
             *unapplied_limits_note(w, ttft_p99, tpot_p99),
+            *reach_notes,
             evidence,
         ],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
