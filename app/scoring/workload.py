@@ -170,6 +170,13 @@ NO_PREFIX_CACHE_ENGINES = {
 }
 
 
+def _engine_lacks(info: ValidationInfo, lacking: dict[str, str], what: str, instead: str) -> None:
+    """Refuse a setting the workload's engine has no such feature for, saying why (`lacking`: engine -> reason)."""
+    engine = info.data.get("engine")
+    if engine in lacking:
+        raise ValueError(f"engine {engine} {what} ({lacking[engine]}): {instead}")
+
+
 # Each load-setting scenario's own field: required under it, meaningless under the others.
 SCENARIO_OF_LOAD_FIELD = {"batch": "fixed_batch", "concurrency": "concurrency", "requests_per_s": "request_rate"}
 SCENARIO_LOAD_UNITS = {
@@ -314,22 +321,19 @@ class InferenceWorkload(_WorkloadBase):
     @field_validator("expert_parallel")
     @classmethod
     def _engine_places_experts(cls, value: str, info: ValidationInfo) -> str:
-        engine = info.data.get("engine")
-        if value == "ep" and engine in NO_EXPERT_PARALLEL_ENGINES:
-            raise ValueError(
-                f"engine {engine} has no expert parallelism ({NO_EXPERT_PARALLEL_ENGINES[engine]}): choose tp, or "
-                "another engine"
-            )
+        if value == "ep":
+            _engine_lacks(info, NO_EXPERT_PARALLEL_ENGINES, "has no expert parallelism", "choose tp, or another engine")
         return value
 
     @field_validator("prefix_cache_hit")
     @classmethod
     def _engine_keeps_a_prefix_cache(cls, value: float | None, info: ValidationInfo) -> float | None:
-        engine = info.data.get("engine")
-        if value and engine in NO_PREFIX_CACHE_ENGINES:
-            raise ValueError(
-                f"engine {engine} keeps no prefix cache across requests ({NO_PREFIX_CACHE_ENGINES[engine]}): leave "
-                "prefix_cache_hit empty, or choose vllm, sglang, trtllm or llamacpp"
+        if value:
+            _engine_lacks(
+                info,
+                NO_PREFIX_CACHE_ENGINES,
+                "keeps no prefix cache across requests",
+                "leave prefix_cache_hit empty, or choose vllm, sglang, trtllm or llamacpp",
             )
         return value
 
