@@ -1,7 +1,8 @@
 """An offer riskier than on-demand at a price list is labelled wherever it shows, and never silently preferred.
 
-A reviewer found, against shared/reference: caveats dropped from /gpus' "from" prices and from a managed deployment;
-historical snapshots shown as only "undated"; GB200 layouts over several instances assuming one rack; AWS's
+A reviewer found, against shared/reference: RunPod's Community Cloud ranked as plain "RunPod on demand" and hiding
+Secure Cloud; a GeForce card the default #1 without a word; caveats dropped from /gpus' "from" prices and from a managed
+deployment; superseded snapshots shown as only "undated"; GB200 layouts over several instances assuming one rack; AWS's
 p5.48xlarge listed twice, once from an older copy of the same price list.
 """
 
@@ -18,6 +19,9 @@ from app.catalog.price_floors import PricedOffer, price_floors
 from app.scoring.machines import Machine, shared_rack_caveat
 from app.scoring.price_terms import price_caveats
 
+H100_8B = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM"
+COMMUNITY = "community-hosted: third-party hosts"
+CONSUMER = "consumer card: GeForce licence, marketplace hosts"
 ARTICLE = "provider's article, not its price list"
 RACK = "assumes the instances share one NVL72 rack"
 
@@ -26,16 +30,65 @@ def _text(html: str) -> str:
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
-def test_a_managed_deployment_and_a_historical_snapshot_are_labelled_in_rankings(client: TestClient):
+def test_runpod_secure_cloud_ranks_by_default_and_community_cloud_only_as_a_labelled_marketplace(client: TestClient):
+    """Before: #1 was "RunPod, on demand, $2.69", Community Cloud's price, and Secure Cloud's $3.99 never showed."""
+    default = client.get(f"/rank.json?{H100_8B}").json()["options"]
+    providers = {o["provider"]: o for o in default if o["feasible"]}
+    assert "runpod-community" not in providers
+    assert (providers["runpod"]["provider_name"], providers["runpod"]["usd_per_gpu_hour"]) == (
+        "RunPod Secure Cloud",
+        3.99,
+    )
+    assert default[0]["provider"] != "runpod-community"
+    asked = client.get(f"/rank.json?{H100_8B}&price_types=on_demand,marketplace").json()["options"]
+    community = next(o for o in asked if o["provider"] == "runpod-community")
+    assert (community["provider_name"], community["price_type"]) == ("RunPod Community Cloud", "marketplace")
+    assert community["usd_per_gpu_hour"] == 2.69 and COMMUNITY in community["price_caveats"]
+    assert any(o["provider"] == "runpod" and o["usd_per_gpu_hour"] == 3.99 for o in asked)  # both, apart
+
+
+def test_a_link_naming_runpod_ranks_its_secure_cloud_and_community_cloud_says_how_to_ask(client: TestClient):
+    page = client.get(f"/?{H100_8B}&providers=runpod")
+    assert page.status_code == 200 and "Best: 1×H100-SXM at RunPod Secure Cloud" in _text(page.text)
+    [row] = client.get(f"/rank.json?{H100_8B}&providers=runpod").json()["options"]
+    assert (row["provider"], row["usd_per_gpu_hour"]) == ("runpod", 3.99)
+    alone = client.get(f"/rank.json?{H100_8B}&providers=runpod-community")
+    assert alone.status_code == 200 and alone.json()["options"] == []
+    assert "add marketplace to price_types" in " ".join(alone.json()["notes"])
+
+
+def test_a_consumer_card_as_the_default_number_one_says_so_in_every_view(client: TestClient):
+    """Before: 1×RTX-4090 at OpenRelay was #1 for Qwen2.5-7B and the /plan dedicated answer, with no label."""
+    query = "phase=inference&model=qwen2.5-7b"
+    best = client.get(f"/rank.json?{query}").json()["options"][0]
+    assert (best["gpu_id"], best["provider"]) == ("RTX-4090", "openrelay") and CONSUMER in best["price_caveats"]
+    assert "GeForce driver licence restricts datacenter use" in best["price_note"]
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{query}").text)))
+    assert CONSUMER in rows[0]["price_caveats"]
+    assert re.search(
+        rf"Best: 1×RTX-4090 at OpenRelay \( on demand {re.escape(CONSUMER)}", _text(client.get(f"/?{query}").text)
+    )
+    plan = client.get("/plan.json?model=llama-3.1-8b&requests_per_day=500000").json()
+    dedicated = plan["options"][0]
+    assert dedicated["gpu_id"] == "RTX-4090" and CONSUMER in dedicated["price_caveats"]
+    plan_page = _text(client.get("/plan?model=llama-3.1-8b&requests_per_day=500000").text)
+    assert f"Dedicated: 1×RTX-4090 at OpenRelay {CONSUMER} ," in plan_page
+
+
+def test_a_managed_deployment_and_a_superseded_snapshot_are_labelled_in_rankings(client: TestClient):
     assert price_caveats("managed deployment (inference endpoint), not a bare VM") == (
         "managed deployment, not a bare VM",
     )
     stale = client.get("/rank.json?phase=inference&model=llama-3.1-8b&gpus=B200&include_stale=true").json()["options"]
     nebius = next(o for o in stale if o["provider"] == "nebius" and o["usd_per_gpu_hour"] == 5.5)
-    assert nebius["stale"] and nebius["as_of"] is None and "historical snapshot" in nebius["price_caveats"]
+    assert nebius["stale"] and nebius["as_of"] is None
+    assert nebius["price_caveats"] == ["superseded by a newer price", "historical snapshot"]
+    assert "Nebius lists $8.5/GPU-h (2026-10-07)" in nebius["price_note"]
     gb300 = client.get("/rank.json?phase=inference&model=llama-3.1-8b&gpus=GB300").json()["options"]
-    fireworks = next(o for o in gb300 if o["provider"] == "fireworks-ai")
-    assert "managed deployment, not a bare VM" in fireworks["price_caveats"]
+    assert (
+        "managed deployment, not a bare VM"
+        in next(o for o in gb300 if o["provider"] == "fireworks-ai")["price_caveats"]
+    )
 
 
 def test_the_gpu_lists_from_price_names_its_seller_and_caveats_and_the_price_without_them(client: TestClient):
@@ -47,6 +100,8 @@ def test_the_gpu_lists_from_price_names_its_seller_and_caveats_and_the_price_wit
     assert h200["on_demand_price_caveats"] == ["capacity not guaranteed", ARTICLE]
     assert h200["plain_on_demand_usd_per_gpu_hour"] > 2.6
     assert gb300["on_demand_price_caveats"] == ["managed deployment, not a bare VM"]
+    a100 = next(t for t in rows["A100-PCIE-80GB"]["other_terms"] if t["price_type"] == "marketplace")
+    assert a100["provider_name"] == "RunPod Community Cloud" and COMMUNITY in a100["price_caveats"]
     page = client.get("/gpus").text
     cell = re.search(r'<a href="/gpus/H200">.*?From \$/GPU-h on demand" role="cell">(.*?)</td>', page, re.S)
     assert cell and "capacity not guaranteed" in cell.group(1) and "without caveats from $" in _text(cell.group(1))
