@@ -51,11 +51,27 @@ SEED = ROOT / "seed_data"
 sys.path.insert(0, str(ROOT))
 from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
 from app.scoring.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
+from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
+    COMMUNITY_HOSTED,
+    CONSUMER_CARD,
+    GMI_ARTICLE,
+    GMI_ARTICLE_TITLE,
+    HISTORICAL,
+    Statement,
+    consumer_gpus,
+    gmi_statement,
+    mark_superseded,
+    merge_repeated_readings,
+)
 from scripts.token_trust import readings_disagree, trust_flags  # noqa: E402  (the reference's doubts, read)
 
-# Reference provider name -> (id, name, kind, url). The id is the slug of the brand name; RunPod's
-# Secure and Community clouds are one provider (the tier stays in `region`, as in the reference),
-# Nebius AI Studio (token API, now "Token Factory") is kept apart from Nebius' GPU cloud.
+Report = dict[str, list[str]]  # what the build did, by kind: dropped, renamed, added, mismatch, flagged, ...
+
+# Reference provider name -> (id, name, kind, url). The id is the slug of the brand name. RunPod's Secure and Community
+# clouds are two providers, as in the reference: Community Cloud is hosted by third parties (a marketplace, gpus.csv row
+# RTX-4090), and as one provider its cheaper rows hid Secure Cloud's from every ranking (one row per provider). `runpod`
+# stays Secure Cloud, so a link naming providers=runpod ranks RunPod's own datacenters. Nebius AI Studio (token API,
+# now "Token Factory") is kept apart from Nebius' GPU cloud.
 PROVIDERS = {
     "AWS": ("aws", "AWS", "hyperscaler", "https://aws.amazon.com/"),
     "Azure": ("azure", "Microsoft Azure", "hyperscaler", "https://azure.microsoft.com/"),
@@ -64,8 +80,8 @@ PROVIDERS = {
     "Nebius": ("nebius", "Nebius", "neocloud", "https://nebius.com/"),
     "CoreWeave": ("coreweave", "CoreWeave", "neocloud", "https://www.coreweave.com/"),
     "Crusoe": ("crusoe", "Crusoe", "neocloud", "https://www.crusoe.ai/"),
-    "RunPod (Secure)": ("runpod", "RunPod", "neocloud", "https://www.runpod.io/"),
-    "RunPod (Community)": ("runpod", "RunPod", "neocloud", "https://www.runpod.io/"),
+    "RunPod (Secure)": ("runpod", "RunPod Secure Cloud", "neocloud", "https://www.runpod.io/"),
+    "RunPod (Community)": ("runpod-community", "RunPod Community Cloud", "marketplace", "https://www.runpod.io/"),
     "Hyperstack": ("hyperstack", "Hyperstack", "neocloud", "https://www.hyperstack.cloud/"),
     "Together AI": ("together-ai", "Together AI", "neocloud", "https://www.together.ai/"),
     "GMI Cloud": ("gmi-cloud", "GMI Cloud", "neocloud", "https://www.gmicloud.ai/"),
@@ -139,10 +155,6 @@ TOPOLOGY_FIELDS = [
     "topology_source",
 ]
 
-# GMI Cloud's on-demand rates from its article "What Is AI Inference vs Training: A Practical
-# Comparison" (2026). Added only where prices.csv lacks a GMI Cloud on-demand row for the GPU.
-GMI_ARTICLE = "GMI Cloud article 'What Is AI Inference vs Training: A Practical Comparison' (2026)"
-GMI_RATES = {"H100-SXM": Decimal("2.00"), "H200": Decimal("2.60"), "B200": Decimal("4.00")}
 
 HYPERSCALERS = {key for key, value in PROVIDERS.items() if value[2] == "hyperscaler"}
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
@@ -264,9 +276,13 @@ def read(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def ids(name: str) -> set[str]:
+def seed_rows(name: str) -> list[dict[str, str]]:
     with open(SEED / name, encoding="utf-8") as handle:
-        return {row["id"] for row in csv.DictReader(handle)}
+        return list(csv.DictReader(handle))
+
+
+def ids(name: str) -> set[str]:
+    return {row["id"] for row in seed_rows(name)}
 
 
 def min_term_hours(provider: str, price_type: str) -> tuple[str, str]:
@@ -302,11 +318,53 @@ def scaleup_domain(topology_source: str, gpus_per_node: str) -> str:
     return match.group(1)
 
 
-def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
+def restate(ref: dict[str, str], as_of: str, per_gpu: Decimal, statement: Statement, where: str, report: Report) -> str:
+    """A GMI Cloud row against its article's rate: the mismatch reported; an older reading of the same rate dated by
+    the article's (newer) reading, with that reading's page and words, the first reading kept in the notes (ref is
+    changed in place). Returns the note to add."""
+    rate = statement.rates[ref["gpu_id"]]
+    if per_gpu != rate:
+        report["mismatch"].append(f"{where}: GMI Cloud {per_gpu} differs from the article rate {rate}")
+        return ""
+    if GMI_ARTICLE_TITLE in ref["retrieved_via"] or as_of >= statement.as_of:
+        return ""
+    first = f"first read {as_of or 'undated'} from {ref['source_url']} ({ref['retrieved_via']}; {ref['verification']})"
+    ref.update(
+        as_of=statement.as_of,
+        source_url=statement.source_url,
+        retrieved_via=statement.retrieved_via,
+        verification=statement.verification,
+    )
+    report["redated"].append(f"{where}: ${fmt(rate)}/GPU-h dated {statement.as_of} by {GMI_ARTICLE}, {first}")
+    restated = f"the same ${fmt(rate)}/GPU-h re-stated in {GMI_ARTICLE}, read {statement.as_of}"
+    return f"{restated}: dated by that reading; {first}"
+
+
+def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: set[str]) -> str:
+    """The type's note, then every caveat the reference's words give (app PRICE_CAVEATS reads them back)."""
+    context = f"{ref['notes']} {ref['verification']}".lower()
+    if "historical" in ref["notes"].lower() or not as_of:
+        price_note = join(price_note, HISTORICAL)
+    if "'from' price" in context or "'starting at'" in context:
+        price_note = join(price_note, "'from'/'starting at' price")
+    if "where available" in ref["notes"].lower():
+        price_note = join(price_note, "where available (capacity not guaranteed)")
+    price_note = join(price_note, source_caveat(ref["verification"]))
+    if ref["provider"] in HYPERSCALERS and ref["instance_type"] != "per chip":
+        price_note = join(price_note, "instance price includes host CPU/RAM")
+    if ref["gpu_id"] in consumer:
+        price_note = join(price_note, CONSUMER_CARD)
+    return price_note
+
+
+def build_offers(report: Report) -> list[dict[str, str]]:
     gpu_ids = ids("gpus.csv")
+    consumer = consumer_gpus(seed_rows("gpus.csv"))
+    refs = read("prices.csv")
+    statement = gmi_statement(refs)
     rows: list[dict[str, str]] = []
     superseded: list[dict[str, str]] = []
-    for line, ref in enumerate(read("prices.csv"), start=2):
+    for line, ref in enumerate(refs, start=2):
         what = f"{ref['provider']} {ref['gpu_id']} x{ref['gpu_count']} {ref['price_type']}"
         where = f"prices.csv line {line} ({what})"
         if ref["provider"] not in PROVIDERS:
@@ -321,7 +379,10 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
                 f"says not to use ({ref['verification']})"
             )
             continue
+        ref = dict(ref)  # restate() may date it by a newer reading
         price_type, price_note = PRICE_TYPE_MAP[ref["price_type"]]
+        if ref["provider"] in COMMUNITY_HOSTED:
+            price_type, price_note = "marketplace", join(COMMUNITY_HOSTED[ref["provider"]], price_note)
         count = int(ref["gpu_count"])
         total = Decimal(ref["price_per_hour_total"])
         per_gpu = total / count
@@ -332,27 +393,14 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
             notes.append(f"reference per-GPU column says {ref_per_gpu}")
         as_of, as_of_note = parse_as_of(ref["as_of"], ref["retrieved_via"])
         notes.append(as_of_note)
-        region = ref["region"].strip()
-        region = {"(not stated)": "", "NA": "North America"}.get(region, region)
-        context = f"{ref['notes']} {ref['verification']}".lower()
-        if "historical" in ref["notes"].lower() or not as_of:
-            price_note = join(price_note, "historical snapshot")
-        if "'from' price" in context or "'starting at'" in context:
-            price_note = join(price_note, "'from'/'starting at' price")
-        if "where available" in ref["notes"].lower():
-            price_note = join(price_note, "where available (capacity not guaranteed)")
-        price_note = join(price_note, source_caveat(ref["verification"]))
-        if ref["provider"] in HYPERSCALERS and ref["instance_type"] != "per chip":
-            price_note = join(price_note, "instance price includes host CPU/RAM")
-        if ref["provider"] == "GMI Cloud" and ref["gpu_id"] in GMI_RATES:
-            if per_gpu != GMI_RATES[ref["gpu_id"]]:
-                report["mismatch"].append(
-                    f"{where}: GMI Cloud {per_gpu} differs from the article rate {GMI_RATES[ref['gpu_id']]}"
-                )
-            if GMI_ARTICLE.split("'")[1] not in ref["retrieved_via"]:
-                notes.append(f"same rate ${fmt(GMI_RATES[ref['gpu_id']])}/GPU-h also stated in {GMI_ARTICLE}")
+        if ref["provider"] == "GMI Cloud" and ref["gpu_id"] in statement.rates:
+            notes.append(restate(ref, as_of, per_gpu, statement, where, report))
+            as_of = parse_as_of(ref["as_of"], ref["retrieved_via"])[0]
             if ref["gpu_id"] == "H100-SXM":
                 notes.append(f"reference GPU '{ref['gpu']}' = HGX H100 SXM5 80GB HBM3, hence H100-SXM")
+        region = ref["region"].strip()
+        region = {"(not stated)": "", "NA": "North America"}.get(region, region)
+        price_note = price_note_of(ref, price_note, as_of, consumer)
         min_term, term_note = min_term_hours(ref["provider"], price_type)
         price_note = join(price_note, term_note)
         row = {
@@ -378,75 +426,12 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
         }
         (superseded if "price before" in ref["as_of"] else rows).append(row)
 
-    for gpu_id, rate in GMI_RATES.items():
-        if not any(
-            r["provider_id"] == "gmi-cloud" and r["gpu_id"] == gpu_id and r["price_type"] == "on_demand" for r in rows
-        ):
-            report["added"].append(f"GMI Cloud {gpu_id} on_demand ${rate}/GPU-h from {GMI_ARTICLE}")
-            rows.append(
-                {
-                    "provider_id": "gmi-cloud",
-                    "gpu_id": gpu_id,
-                    "gpu_count": "1",
-                    "instance_type": "",
-                    "region": "",
-                    "price_type": "on_demand",
-                    "price_note": "",
-                    "usd_per_hour": fmt(rate),
-                    "usd_per_gpu_hour": fmt(rate),
-                    "as_of": "2026-01-01",
-                    "source_url": "https://www.gmicloud.ai/blog",
-                    "retrieved_via": GMI_ARTICLE,
-                    "verification": "first-party article",
-                    "notes": "as_of approximate: article dated 2026, day unknown",
-                    "min_term_hours": "",
-                    **dict.fromkeys([*TOPOLOGY_FIELDS, "scaleup_domain_gpus"], ""),
-                    "_label": gpu_id,
-                    "_where": "added",
-                    "_as_of": "",
-                }
-            )
-
-    def key(row: dict[str, str]) -> tuple[str, ...]:
-        return tuple(row[k] for k in OFFER_KEY)
-
-    # A superseded price is the same offer read before a price change: fold it into the current row.
-    current = {key(r): r for r in rows}
-    for old in superseded:
-        new = current.get(key(old))
-        if new is None:
-            rows.append(old)
-            continue
-        new["notes"] = join(
-            new["notes"], f"previous price ${old['usd_per_hour']}/h (reference as_of '{old['_as_of']}')"
-        )
-        report["dropped"].append(
-            f"{old['_where']}: ${old['usd_per_hour']}/h superseded by ${new['usd_per_hour']}/h "
-            f"for the same offer; kept in that row's notes as the previous price"
-        )
-
-    # The same offer read twice at the same price from two sources: keep the newer reading, cite the other.
-    by_key: dict[tuple[str, ...], dict[str, str]] = {}
-    for row in list(rows):
-        first = by_key.setdefault(key(row), row)
-        if first is row or first["usd_per_hour"] != row["usd_per_hour"]:
-            continue
-        newer, older = (row, first) if row["as_of"] > first["as_of"] else (first, row)
-        newer["notes"] = join(newer["notes"], f"same price read {older['as_of']} via {older['retrieved_via']}")
-        rows.remove(older)
-        by_key[key(row)] = newer
-        report["dropped"].append(f"{older['_where']}: same price as {newer['_where']}, cited in its notes")
-
-    # Offers that still collide but are different products (different GPU label): name them apart.
-    groups: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
-    for row in rows:
-        groups[key(row)].append(row)
-    for group in groups.values():
-        if len(group) > 1 and len({r["_label"] for r in group}) == len(group) and not group[0]["instance_type"]:
-            for row in group:
-                row["instance_type"] = row["_label"]
-            report["renamed"].append(" / ".join(f"{r['_where']} -> instance_type '{r['_label']}'" for r in group))
-    duplicates = [k for k, n in Counter(key(r) for r in rows).items() if n > 1]
+    rows.extend(stated_rows(rows, statement, report))
+    rows = fold_previous_prices(rows, superseded, report)
+    rows = merge_repeated_readings(rows, report)
+    name_products_apart(rows, report)
+    mark_superseded(rows, {pid: name for pid, name, _, _ in PROVIDERS.values()}, report)
+    duplicates = [k for k, n in Counter(offer_key(r) for r in rows).items() if n > 1]
     if duplicates:
         raise SystemExit(f"duplicate offer keys left: {duplicates}")
     for row in rows:
@@ -462,6 +447,76 @@ def build_offers(report: dict[str, list[str]]) -> list[dict[str, str]]:
         )
     )
     return rows
+
+
+def offer_key(row: dict[str, str]) -> tuple[str, ...]:
+    return tuple(row[k] for k in OFFER_KEY)
+
+
+def stated_rows(rows: list[dict[str, str]], statement: Statement, report: Report) -> list[dict[str, str]]:
+    """GMI Cloud on-demand rows from its article for the GPUs prices.csv has no GMI Cloud on-demand row for."""
+    added = []
+    for gpu_id, rate in statement.rates.items():
+        gmi = (r for r in rows if r["provider_id"] == "gmi-cloud" and r["price_type"] == "on_demand")
+        if any(r["gpu_id"] == gpu_id for r in gmi):
+            continue
+        report["added"].append(f"GMI Cloud {gpu_id} on_demand ${rate}/GPU-h from {GMI_ARTICLE}")
+        added.append(
+            {
+                "provider_id": "gmi-cloud",
+                "gpu_id": gpu_id,
+                "gpu_count": "1",
+                "instance_type": "",
+                "region": "",
+                "price_type": "on_demand",
+                "price_note": source_caveat(statement.verification),
+                "usd_per_hour": fmt(rate),
+                "usd_per_gpu_hour": fmt(rate),
+                "as_of": statement.as_of,
+                "source_url": statement.source_url,
+                "retrieved_via": statement.retrieved_via,
+                "verification": statement.verification,
+                "notes": "",
+                "min_term_hours": "",
+                **dict.fromkeys([*TOPOLOGY_FIELDS, "scaleup_domain_gpus"], ""),
+                "_label": gpu_id,
+                "_where": "added",
+                "_as_of": "",
+            }
+        )
+    return added
+
+
+def fold_previous_prices(
+    rows: list[dict[str, str]], superseded: list[dict[str, str]], report: Report
+) -> list[dict[str, str]]:
+    """A superseded price is the same offer read before a price change: fold it into the current row."""
+    current = {offer_key(r): r for r in rows}
+    for old in superseded:
+        new = current.get(offer_key(old))
+        if new is None:
+            rows.append(old)
+            continue
+        new["notes"] = join(
+            new["notes"], f"previous price ${old['usd_per_hour']}/h (reference as_of '{old['_as_of']}')"
+        )
+        report["dropped"].append(
+            f"{old['_where']}: ${old['usd_per_hour']}/h superseded by ${new['usd_per_hour']}/h "
+            f"for the same offer; kept in that row's notes as the previous price"
+        )
+    return rows
+
+
+def name_products_apart(rows: list[dict[str, str]], report: Report) -> None:
+    """Offers that still collide but are different products (different GPU label): name them apart."""
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        groups[offer_key(row)].append(row)
+    for group in groups.values():
+        if len(group) > 1 and len({r["_label"] for r in group}) == len(group) and not group[0]["instance_type"]:
+            for row in group:
+                row["instance_type"] = row["_label"]
+            report["renamed"].append(" / ".join(f"{r['_where']} -> instance_type '{r['_label']}'" for r in group))
 
 
 def build_token_prices(report: dict[str, list[str]]) -> list[dict[str, str]]:
@@ -621,7 +676,7 @@ def summary(
         by_gpu[offer["gpu_id"]].append(Decimal(offer["usd_per_gpu_hour"]))
     for gpu, prices in sorted(by_gpu.items()):
         lines.append(f"  {gpu:<16} {len(prices):>3}  {fmt(min(prices)):>8}  {fmt(max(prices)):>8}")
-    for title in ("dropped", "renamed", "added", "mismatch", "flagged"):
+    for title in ("dropped", "renamed", "added", "redated", "superseded", "mismatch", "flagged"):
         lines.append(f"{title}: {len(report[title])}")
         lines.extend(f"  - {item}" for item in report[title])
     return "\n".join(lines)

@@ -41,7 +41,7 @@ PAGES = [  # path, the question beside the filters, its filters, and how many fi
     ("/precision", MODEL, SERVING, 1),
 ]
 TWINS = {"/": "/rank.json"}
-SPOKEN = re.compile(r"×(?P<gpu_id>\S+) at (?P<provider_name>.+) \(")  # "1×H100-PCIE at RunPod (on demand)"
+SPOKEN = re.compile(r"×(?P<gpu_id>\S+) at (?P<provider_name>.+) \(")  # "1×H100-PCIE at RunPod Secure Cloud (on demand)"
 
 
 def _served_offers(path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,7 +96,7 @@ def test_plans_training_run_keeps_its_own_filters_on_a_resubmit(client) -> None:
     assert combinations
     for combination in combinations:
         trained = SPOKEN.search(combination["training"])
-        assert trained is not None and trained["provider_name"] == "RunPod", combination["training"]
+        assert trained is not None and trained["provider_name"] == "RunPod Secure Cloud", combination["training"]
         assert trained["gpu_id"] in {"H100-PCIE", "A100-SXM-80GB"}, combination["training"]
 
 

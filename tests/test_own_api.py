@@ -234,11 +234,14 @@ def test_default_server_price_and_power_scale_with_the_gpus_per_server(client):
     assert given["purchase_usd_per_server"]["value"] == 3_000_000
 
 
+ARTICLE = "provider's article, not its price list"  # GMI Cloud's $2.00 H100 (tests/test_seed_prices.py)
+
+
 def test_the_default_rental_is_the_owned_servers_size_and_its_note_says_so(client):
     """The default rental follows gpus_per_server (an instance like the server owned), not the renter's gpu_count:
     gpu_count 1 and 12 both rented at an 8-GPU instance's rate noted "(same GPU count)", and the field said
     "cheapest on-demand" though a cheaper 1-GPU offer exists. The note now says which size and names that offer;
-    an offer without an instance name is named by its GPUs ("RunPod 1", before)."""
+    an offer without an instance name is named by its GPUs ("RunPod 1", before), with its price's caveats."""
 
     def rental(**q):  # type: ignore[no-untyped-def]
         body = client.post("/api/v1/own", json={"gpu": "H100-SXM", **q}).json()
@@ -248,10 +251,13 @@ def test_the_default_rental_is_the_owned_servers_size_and_its_note_says_so(clien
         eight = rental(gpu_count=count)
         assert eight["source"].startswith("cheapest on-demand 8-GPU instance, the size of the servers owned: ")
         assert "same GPU count" not in eight["source"]
-        assert "; cheaper in another size: RunPod 1× H100-SXM at $" in eight["source"]
+        assert f"; cheaper in another size: GMI Cloud 1× H100-SXM ({ARTICLE}) at $" in eight["source"]
     one = rental(gpu_count=1, gpus_per_server=1)
     assert one["value"] < rental(gpu_count=8)["value"]
-    assert one["source"] == "cheapest on-demand 1-GPU instance, the size of the servers owned: RunPod 1× H100-SXM"
+    assert (
+        one["source"]
+        == f"cheapest on-demand 1-GPU instance, the size of the servers owned: GMI Cloud 1× H100-SXM ({ARTICLE})"
+    )
     odd = rental(gpu_count=3, gpus_per_server=3)
     assert odd["source"].startswith("cheapest on-demand of any size, as no fresh offer is a 3-GPU instance: ")
     field = client.get("/openapi.json").json()["components"]["schemas"]["OwnershipQuestion"]["properties"]

@@ -1,12 +1,18 @@
 """Each GPU's "from" prices, as the catalog pages show them: the lowest current on-demand price (what a ranking
 uses by default, DEFAULT_PRICE_TYPES, stale prices left out) and, apart and labelled, the cheapest of each other
-term (or a stale price) that undercuts it, so a stale spot price never passes for the price a buyer pays today."""
+term (or a stale price) that undercuts it, so a stale spot price never passes for the price a buyer pays today.
+
+Each "from" price names who sells it and carries its caveats (app/scoring/price_terms.py PRICE_CAVEATS), as a ranked
+row does: a bare $2.60 for H200 hid that GMI Cloud's price is an article's and "where available". Where the on-demand
+floor has caveats, the lowest current on-demand price without any is given beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+
+from app.scoring.price_terms import price_caveats
 
 ON_DEMAND = "on_demand"
 
@@ -19,12 +25,18 @@ class TermFloor:
     usd_per_gpu_hour: float
     stale: bool
     as_of: date | None
+    provider_name: str = ""
+    price_caveats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class PriceFloors:
     on_demand_usd_per_gpu_hour: float | None  # lowest current on-demand price; None: no current on-demand offer
     other_terms: list[TermFloor]  # cheapest first; only those below the on-demand price (all, without one)
+    on_demand_provider: str = ""  # who sells the lowest current on-demand price
+    on_demand_caveats: tuple[str, ...] = ()  # what a buyer must know about that price
+    # Where that price has caveats: the lowest current on-demand price without any (None: no such offer, or no caveat)
+    plain_on_demand_usd_per_gpu_hour: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +46,33 @@ class PricedOffer:
     usd_per_gpu_hour: float
     as_of: date | None
     stale: bool
+    provider_name: str = ""
+    price_note: str = ""
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        return price_caveats(self.price_note)
+
+
+def _cheapest(offers: list[PricedOffer]) -> PricedOffer:
+    """The lowest price; of equal prices, one without caveats."""
+    return min(offers, key=lambda o: (o.usd_per_gpu_hour, bool(o.caveats), o.provider_name))
 
 
 def _floor(offers: list[PricedOffer]) -> TermFloor:
     current = [o for o in offers if not o.stale]
-    best = min(current or offers, key=lambda o: o.usd_per_gpu_hour)
-    return TermFloor(best.price_type, best.usd_per_gpu_hour, best.stale, best.as_of)
+    best = _cheapest(current or offers)
+    return TermFloor(best.price_type, best.usd_per_gpu_hour, best.stale, best.as_of, best.provider_name, best.caveats)
+
+
+def _on_demand(offers: list[PricedOffer]) -> tuple[PricedOffer | None, float | None]:
+    """The lowest current on-demand offer, and where it has caveats the lowest current price without any."""
+    current = [o for o in offers if not o.stale]
+    if not current:
+        return None, None
+    best = _cheapest(current)
+    plain = [o.usd_per_gpu_hour for o in current if not o.caveats]
+    return best, (min(plain, default=None) if best.caveats else None)
 
 
 def price_floors(offers: Iterable[PricedOffer]) -> dict[str, PriceFloors]:
@@ -49,9 +82,15 @@ def price_floors(offers: Iterable[PricedOffer]) -> dict[str, PriceFloors]:
         by_term.setdefault(offer.gpu_id, {}).setdefault(offer.price_type, []).append(offer)
     floors = {}
     for gpu, terms in by_term.items():
-        current_on_demand = [o.usd_per_gpu_hour for o in terms.get(ON_DEMAND, []) if not o.stale]
-        on_demand = min(current_on_demand, default=None)
+        best, plain = _on_demand(terms.get(ON_DEMAND, []))
+        on_demand = best.usd_per_gpu_hour if best else None
         others = [_floor(group) for term, group in terms.items() if term != ON_DEMAND or on_demand is None]
         cheaper = [t for t in others if on_demand is None or t.usd_per_gpu_hour < on_demand]
-        floors[gpu] = PriceFloors(on_demand, sorted(cheaper, key=lambda t: (t.usd_per_gpu_hour, t.price_type)))
+        floors[gpu] = PriceFloors(
+            on_demand,
+            sorted(cheaper, key=lambda t: (t.usd_per_gpu_hour, t.price_type)),
+            best.provider_name if best else "",
+            best.caveats if best else (),
+            plain,
+        )
     return floors

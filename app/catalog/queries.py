@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
@@ -11,6 +12,8 @@ from sqlmodel import Session, col, select
 
 from app.catalog.price_floors import PricedOffer, PriceFloors, price_floors
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
+from app.scoring import specs
+from app.scoring.offer_readings import newest_readings, reading_key
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
 # Sort key → the Gpu attribute it orders by (largest first).
@@ -30,13 +33,21 @@ class GpuRow:
 
 
 def gpu_price_floors(session: Session, stale_after_days: int, gpu_id: str | None = None) -> dict[str, PriceFloors]:
-    query = select(Offer)
+    query = select(Offer, Provider.name).join(Provider, col(Offer.provider_id) == col(Provider.id))
     if gpu_id:
         query = query.where(Offer.gpu_id == gpu_id)
     today = date.today()
     return price_floors(
-        PricedOffer(o.gpu_id, o.price_type, o.usd_per_gpu_hour, o.as_of, is_stale(o.as_of, stale_after_days, today))
-        for o in session.exec(query).all()
+        PricedOffer(
+            o.gpu_id,
+            o.price_type,
+            o.usd_per_gpu_hour,
+            o.as_of,
+            is_stale(o.as_of, stale_after_days, today),
+            provider_name=name,
+            price_note=o.price_note,
+        )
+        for o, name in session.exec(query).all()
     )
 
 
@@ -95,7 +106,26 @@ def list_offers(
     if max_usd_per_gpu_hour is not None:
         query = query.where(Offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
     query = query.order_by(col(Offer.usd_per_gpu_hour), col(Offer.provider_id), col(Offer.id))
-    return [(offer, prov) for offer, prov in session.exec(query).all()]
+    rows, _ = newest_readings(session.exec(query).all(), lambda row: offer_reading(row[0]), lambda row: _dated(row[0]))
+    return [(offer, prov) for offer, prov in rows]
+
+
+def offer_reading(offer: Offer | specs.Offer) -> tuple[Hashable, ...] | None:
+    """offer_readings.reading_key of a stored offer or a snapshot's: an older copy of it is hidden where a newer one
+    is stored (a database seeded before the seed builder merged such copies, or an import)."""
+    return reading_key(
+        offer.provider_id,
+        offer.gpu_id,
+        offer.gpu_count,
+        offer.price_type,
+        offer.instance_type,
+        offer.region,
+        offer.usd_per_gpu_hour,
+    )
+
+
+def _dated(offer: Offer | specs.Offer) -> date:
+    return offer.as_of or date.min
 
 
 def list_providers(session: Session) -> list[tuple[Provider, int]]:

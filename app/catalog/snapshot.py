@@ -20,9 +20,11 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.catalog.queries import offer_reading
 from app.catalog.revision import current_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
 from app.scoring import specs
+from app.scoring.offer_readings import newest_readings
 
 VERSION_RECHECK_S = 5.0
 DEFAULT_STALE_AFTER_DAYS = 180  # app.config.Settings.stale_after_days' default
@@ -86,12 +88,15 @@ def load_snapshot(
 ) -> specs.CatalogSnapshot:
     """Read the catalog; offers and per-token prices dated `stale_after_days` or more before `today`, and undated
     ones (a price list copied without its day), carry `stale=True`: ranked only where the user includes stale
-    prices, labelled."""
+    prices, labelled. An older copy of an offer stored beside a newer one at the same price is left out
+    (queries.offer_reading)."""
     today = today or today_utc()
     providers = {p.id: p.name for p in session.exec(select(Provider)).all()}
     gpus = {g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()}
     models = {m.id: model_spec(m) for m in session.exec(select(LlmModel)).all()}
-    rows = session.exec(select(Offer).order_by(col(Offer.id))).all()
+    rows, _ = newest_readings(
+        session.exec(select(Offer).order_by(col(Offer.id))).all(), offer_reading, lambda o: o.as_of or date.min
+    )
     offers = tuple(
         offer_spec(
             o,

@@ -220,6 +220,28 @@ def _units(machine: Machine) -> tuple[str, str]:
     return f"{rack} (a {per_node}-GPU {machine.unit_name} of {machine.node_gpus}-GPU nodes)", "racks"
 
 
+def shared_rack_caveat(machine: Machine, gpu_count: int) -> str:
+    """What a layout over several rented instances of a rack-scale NVLink domain assumes: that the provider places
+    them in one rack, which no offer states (CoreWeave's GB200 topology source: the NVL72 rack's NVLink domain spans
+    72 GPUs, inter-node fabric not verified). '' for a layout within one instance, or a machine without such a rack."""
+    if not machine.node_gpus or gpu_count <= machine.instance_gpus:
+        return ""
+    return f"assumes the instances share one {_units(machine)[0].split(' (')[0]}"
+
+
+def shared_rack_assumption(machine: Machine, gpu_count: int) -> str:
+    """shared_rack_caveat in a sentence, for a row's assumptions ('' where there is none)."""
+    if not shared_rack_caveat(machine, gpu_count):
+        return ""
+    instances = -(-gpu_count // machine.instance_gpus)
+    rack = _units(machine)[0].split(" (")[0]
+    return (
+        f"{gpu_count} GPUs span {instances} rented {machine.instance_gpus}-GPU instances at "
+        f"{LINK_NAMES.get(machine.link, machine.link)} speed: this assumes the provider places them in one {rack} "
+        f"(the offer states the rack's {machine.gpus_per_node}-GPU domain, not that separate instances share one)"
+    )
+
+
 def supply_limit_reason(machine: Machine, gpu_limit: int) -> str | None:
     """Why one job on this machine stops at its own limit, at or below the workload's `gpu_limit` (None: the
     machine supplies more, and the workload's limit is what stops it)."""

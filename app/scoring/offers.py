@@ -91,15 +91,16 @@ class OfferFields(TypedDict):
 ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 
-def offer_fields(offer: Offer) -> OfferFields:
+def offer_fields(offer: Offer, layout_caveat: str = "") -> OfferFields:
     """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
-    price and terms (with the caveats a buyer must see), read when and where."""
+    price and terms (with the caveats a buyer must see: its price note's, then what the row's layout assumes of the
+    offer, machines.shared_rack_caveat), read when and where."""
     return OfferFields(
         provider=offer.provider_id,
         provider_name=offer.provider_name,
         price_type=offer.price_type,
         price_note=offer.price_note,
-        price_caveats=price_caveats(offer.price_note),
+        price_caveats=price_caveats(offer.price_note) + ((layout_caveat,) if layout_caveat else ()),
         price_source_url=offer.source_url,
         stale=offer.stale,
         interruptible=offer.price_type in INTERRUPTIBLE,
@@ -107,6 +108,13 @@ def offer_fields(offer: Offer) -> OfferFields:
         as_of=offer.as_of,
         offer_id=offer.offer_id,
     )
+
+
+def with_assumption(assumptions: list[str], sentence: str) -> list[str]:
+    """A row's assumptions with one more of its own ('' adds none), before the band's evidence, which stays last."""
+    if not sentence:
+        return assumptions
+    return [*assumptions[:-1], sentence, *assumptions[-1:]]
 
 
 def cheapest_offer_per_provider(offers: Iterable[Offer]) -> list[Offer]:

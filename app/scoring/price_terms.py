@@ -43,9 +43,16 @@ BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 
 # Caveats a buyer must see beside a price, in the words its price_note carries them (scripts/build_seed_prices.py
-# writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'"):
-# each phrase, and the short label a ranked row shows (the whole note stays in the JSON and the label's title).
+# writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'";
+# scripts/offer_notes.py the host, card and supersession ones): each phrase, and the short label a ranked row shows
+# (the whole note stays in the JSON and the label's title). Who hosts and what card come first: they decide whether a
+# buyer can use the machine at all.
 PRICE_CAVEATS = (
+    ("community-hosted", "community-hosted: third-party hosts"),
+    ("consumer GeForce card", "consumer card: GeForce licence, marketplace hosts"),
+    ("managed deployment", "managed deployment, not a bare VM"),
+    ("superseded by a newer price", "superseded by a newer price"),
+    ("historical snapshot", "historical snapshot"),
     ("where available", "capacity not guaranteed"),
     ("the provider's own article", "provider's article, not its price list"),
     ("third-party write-up", "third-party write-up, not a price list"),
@@ -61,13 +68,13 @@ def price_caveats(price_note: str) -> tuple[str, ...]:
     return tuple(label for phrase, label in PRICE_CAVEATS if phrase.lower() in note)
 
 
-def price_provenance(price_note: str, source_url: str, stale: bool) -> dict[str, object]:
+def price_provenance(price_note: str, source_url: str, stale: bool, layout_caveat: str = "") -> dict[str, object]:
     """What every view of a priced row carries about its price beside the number and date: the note, its caveats'
-    labels, the page it was read from and whether it is stale (or undated) (the ranked rows' OfferFields, /mix's
-    replicas, /disagg's pools)."""
+    labels (then what the row's layout assumes of the offer, machines.shared_rack_caveat), the page it was read from
+    and whether it is stale (or undated) (the ranked rows' OfferFields, /mix's replicas, /disagg's pools)."""
     return {
         "price_note": price_note,
-        "price_caveats": price_caveats(price_note),
+        "price_caveats": price_caveats(price_note) + ((layout_caveat,) if layout_caveat else ()),
         "price_source_url": source_url,
         "stale": stale,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.machines import shared_rack_caveat
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
 from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, unit_words, verdict
@@ -54,6 +55,14 @@ def parse_disagg(items: list[tuple[str, str]]) -> PlanQuery:
     return query
 
 
+def _rack_caveat(pool: PoolCost, plan: DisaggregatedPlan) -> str:
+    """What the pool assumes of a rack-scale offer: its instance spans rented instances, or (node path) one unit holds
+    both roles' instances across rented instances of one rack (machines.shared_rack_caveat)."""
+    x = plan.pairing
+    gpus = x.node_gpus_used if x.path == "node" else pool.offer.instance.gpu_count
+    return shared_rack_caveat(pool.offer.machine, gpus)
+
+
 def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
     i, o = pool.offer.instance, pool.offer.offer
     prefill = pool.role == "prefill"
@@ -70,7 +79,7 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
-        **price_provenance(o.price_note, o.source_url, o.stale),
+        **price_provenance(o.price_note, o.source_url, o.stale, _rack_caveat(pool, plan)),
         "machine": pool.offer.machine.describe(),
         "batch": load.prompts if prefill else decoder.batch,
         "step_ms": load.pass_ms if prefill else decoder.step_ms,
@@ -131,7 +140,10 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "price_type": o.price_type,
         "usd_per_gpu_hour": o.usd_per_gpu_hour,
         "as_of": o.as_of,
-        **price_provenance(o.price_note, o.price_source_url, o.stale),
+        "price_note": o.price_note,
+        "price_caveats": o.price_caveats,  # the ranked row's: its layout's assumption included
+        "price_source_url": o.price_source_url,
+        "stale": o.stale,
         "batch": o.batch,
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         "ttft_ms": o.ttft_ms,

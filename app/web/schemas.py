@@ -14,6 +14,8 @@ class TermFloorPublic(SQLModel):
     usd_per_gpu_hour: float
     stale: bool
     as_of: date | None
+    provider_name: str = Field("", description="who sells this price")
+    price_caveats: list[str] = Field(default_factory=list, description="what a buyer must know about this price")
 
 
 class GpuPublic(GpuBase):
@@ -21,6 +23,15 @@ class GpuPublic(GpuBase):
     cheapest_usd_per_gpu_hour: float | None = Field(None, description="lowest price of any offer: any terms, any date")
     on_demand_usd_per_gpu_hour: float | None = Field(
         None, description="lowest current on-demand price (stale ones left out): what a ranking uses by default"
+    )
+    on_demand_provider: str = Field("", description="who sells the lowest current on-demand price")
+    on_demand_price_caveats: list[str] = Field(
+        default_factory=list,
+        description="labels of that price's caveats (a ranked row's price_caveats): an article's price, where "
+        "available, community-hosted, a consumer card, a managed deployment...",
+    )
+    plain_on_demand_usd_per_gpu_hour: float | None = Field(
+        None, description="where that price has caveats: the lowest current on-demand price without any"
     )
     other_terms: list[TermFloorPublic] = Field(
         default_factory=list,

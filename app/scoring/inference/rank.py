@@ -19,7 +19,7 @@ from typing import NamedTuple
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate
-from app.scoring.machines import Machine, nodes_for, rented_gpus
+from app.scoring.machines import Machine, nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
     Chained,
@@ -31,6 +31,7 @@ from app.scoring.offers import (
     offer_fields,
     offer_slots,
     snapshot_offers,
+    with_assumption,
 )
 from app.scoring.price_terms import HOURS_PER_MONTH, billed_job_hours, min_term_hours, usd_per_million_tokens
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
@@ -257,13 +258,13 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         expert_parallel=est.expert_parallel,
         nodes=nodes_for(p.machine, est.gpu_count),
         machine=p.machine.describe(),
-        **offer_fields(offer),
+        **offer_fields(offer, shared_rack_caveat(p.machine, est.gpu_count)),
         min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
         feasible=True,
         reason=est.reason,
         close_call=close,
         terms=est.terms,
-        assumptions=est.assumptions,
+        assumptions=with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
         ttft_median_ms=est.ttft_median_ms,

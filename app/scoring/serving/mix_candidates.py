@@ -16,7 +16,7 @@ from itertools import islice
 from app.scoring.inference.configurations import solve_on
 from app.scoring.inference.estimate import Solution
 from app.scoring.inference.rank import InferenceOption, rank_inference
-from app.scoring.machines import Machine, machine_of
+from app.scoring.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.offers import snapshot_offers
 from app.scoring.serving.mix_question import LengthBucket, MixQuestion
 from app.scoring.serving.request_shapes import SHAPES
@@ -71,6 +71,7 @@ class ReplicaType:
     price_note: str = ""  # the offer's price terms in words (price_terms.price_caveats reads its caveats)
     price_source_url: str = ""
     stale: bool = False  # older than the stale-after days, or undated (ranked only with include_stale)
+    layout_caveat: str = ""  # what the layout assumes of the offer (machines.shared_rack_caveat)
 
     @property
     def label(self) -> str:
@@ -205,6 +206,7 @@ def replica_types(
                 price_note=offer.price_note,
                 price_source_url=offer.source_url,
                 stale=offer.stale,
+                layout_caveat=shared_rack_caveat(machine, layout[0]),
             )
         )
     return out

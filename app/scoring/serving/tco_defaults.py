@@ -27,6 +27,7 @@ from pydantic import ConfigDict, Field
 
 from app.scoring.messages import FieldError
 from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.price_terms import price_caveats
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId
@@ -179,8 +180,11 @@ def cheapest_rental(snapshot: CatalogSnapshot, gpu: str, gpus_per_server: int) -
 
 
 def offer_words(offer: Offer) -> str:
-    """'Lambda gpu_8x_h100_sxm5', or 'RunPod 1× H100-SXM' for an offer without an instance name."""
-    return f"{offer.provider_name} {offer.instance_type or f'{offer.gpu_count}× {offer.gpu_id}'}"
+    """'Lambda gpu_8x_h100_sxm5', or 'GMI Cloud 1× H100-SXM' for an offer without an instance name, with its price's
+    caveats where it has some ('(provider's article, not its price list)'): the rental is a price a buyer is shown."""
+    caveats = price_caveats(offer.price_note)
+    said = f" ({'; '.join(caveats)})" if caveats else ""
+    return f"{offer.provider_name} {offer.instance_type or f'{offer.gpu_count}× {offer.gpu_id}'}{said}"
 
 
 def _rental(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:

@@ -21,7 +21,14 @@ from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
-from app.scoring.machines import Machine, machine_gpu, nodes_for, supply_limit_reason
+from app.scoring.machines import (
+    Machine,
+    machine_gpu,
+    nodes_for,
+    shared_rack_assumption,
+    shared_rack_caveat,
+    supply_limit_reason,
+)
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
     Computed,
@@ -32,6 +39,7 @@ from app.scoring.offers import (
     offer_fields,
     offer_slots,
     snapshot_offers,
+    with_assumption,
 )
 from app.scoring.price_terms import INTERRUPTIBLE
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
@@ -554,12 +562,12 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         layout=est.layout_text,
         nodes=s.nodes,
         machine=s.machine.describe(),
-        **offer_fields(offer),
+        **offer_fields(offer, shared_rack_caveat(s.machine, est.gpu_count)),
         feasible=cost.on_time,
         reason=cost.reason,
         close_call=close,
         terms=est.terms,
-        assumptions=est.assumptions,
+        assumptions=with_assumption(est.assumptions, shared_rack_assumption(s.machine, est.gpu_count)),
         usd_per_step=usd_step,
         step_time_s=est.step_time_s,
         tokens_per_s_per_gpu=est.tokens_per_s_per_gpu,

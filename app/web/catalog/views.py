@@ -26,6 +26,9 @@ def _prices(cheapest: float | None, floors: PriceFloors | None) -> dict[str, Any
     return {
         "cheapest_usd_per_gpu_hour": cheapest,
         "on_demand_usd_per_gpu_hour": floors.on_demand_usd_per_gpu_hour if floors else None,
+        "on_demand_provider": floors.on_demand_provider if floors else "",
+        "on_demand_price_caveats": list(floors.on_demand_caveats) if floors else [],
+        "plain_on_demand_usd_per_gpu_hour": floors.plain_on_demand_usd_per_gpu_hour if floors else None,
         "other_terms": [TermFloorPublic.model_validate(t) for t in floors.other_terms] if floors else [],
     }
 
