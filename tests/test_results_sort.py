@@ -88,7 +88,7 @@ def test_the_whole_ranking_is_sorted_not_only_the_rows_on_screen(client: TestCli
     # each row keeps its rank: the JSON's option at that rank is the row's
     ranked = rows(first.text)
     assert ranked != list(range(1, 26))
-    providers = re.findall(r'<td data-label="Provider"[^>]*>([^<]+)</td>', first.text)
+    providers = re.findall(r'<td[^>]*data-label="Provider"[^>]*>([^<]+)</td>', first.text)
     assert [unescape(p) for p in providers] == [feasible[r - 1]["provider_name"] for r in ranked]
 
 
