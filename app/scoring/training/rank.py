@@ -208,24 +208,25 @@ def best_estimate(
     deadline_hours: float | None = None,
 ) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
-    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits."""
+    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits.
+
+    Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
+    count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
+    ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search, allowed)
     if first is None:
         return estimate_training(gpu, w.max_gpus, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
     steps = steps_of(w)
-    best_n, best_layout, best_cost, worse = first, None, float("inf"), 0
+    best_n, best_layout, best_cost = first, None, float("inf")
     fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
     for n in sweep:
         if not allowed(n):
             continue
-        if worse >= 2:  # cost per step rose twice after the best: more GPUs only add communication
-            break
-        threshold = best_cost * 0.999
+        threshold = best_cost * 0.999  # a larger count must be cheaper by more than rounding to replace a smaller
         if timer.compute_s(n, "none") * n >= threshold:  # cost ≥ compute without recompute: cannot improve
-            worse += 1
             continue
         key = (gpu.id, n)
         if key not in memo:
@@ -238,9 +239,7 @@ def best_estimate(
                 fastest = (hours, n, layout)
             continue  # too slow: a larger count may finish in time
         if cost < threshold:
-            best_n, best_layout, best_cost, worse = n, layout, cost, 0
-        else:
-            worse += 1
+            best_n, best_layout, best_cost = n, layout, cost
     if best_layout is None and fastest is not None:
         _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
@@ -283,13 +282,13 @@ class SharedTerms:
 class SlotSearch:
     """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
 
-    def __init__(self, gpu: GpuSpec, machine: Machine, model: ModelSpec, w: TrainingWorkload) -> None:
+    def __init__(self, gpu: GpuSpec, machine: Machine, fits: LayoutSearch, w: TrainingWorkload) -> None:
         self.machine = machine
         self.gpu = machine_gpu(gpu, machine)
         cap = self.cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
         self.limit_reason = supply_limit_reason(machine, w.max_gpus)  # None: Max GPUs stops a job first
         capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
-        self.search = LayoutSearch(model, capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
+        self.search = fits.for_machine(capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
         self.allowed = whole_nodes(machine)
         self.memo: LayoutMemo = {}
 
@@ -325,6 +324,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     offers = snapshot_offers(snapshot, w)
     slots, machines = offer_slots(snapshot, w)  # per offer its slot number; per slot its (GPU, machine)
     searches: dict[int, SlotSearch] = {}
+    fits = LayoutSearch(model, w)  # memory fits, shared by every machine of the ranking
     shared: dict[int, SharedTerms | None] = {}
     estimates: dict[int, TrainingEstimate] = {}
     stops: dict[int, str] = {}  # per slot: the machine's limit where it stops the slot's estimate short
@@ -343,7 +343,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         for text in (note, fallback):
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
-        searches[number] = SlotSearch(gpu, machine, model, w)
+        searches[number] = SlotSearch(gpu, machine, fits, w)
         est = searches[number].best(w.max_days * 24)
         stops[number] = stop = searches[number].stopped_by_machine(est)
         estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est

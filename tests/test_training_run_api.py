@@ -1,0 +1,22 @@
+"""A training ranking's #1 run as the API, the page and the CLI give it: the count, the bill and its caveats."""
+
+from __future__ import annotations
+
+DEEPSEEK_FT = {
+    "model": "deepseek-v3",
+    "method": "full_ft",
+    "seq_len": 4096,
+    "global_batch_seqs": 64,
+    "total_tokens": 1e9,
+    "max_gpus": 512,
+}
+
+
+def test_deepseek_v3_fine_tuning_ranks_the_frontiers_cheapest_point_first(client):
+    """72 B200 (TP8 FSDP ×9) at $6,652 ranked first where its frontier showed 128 (TP4 PP8 ZeRO-1 ×4) at $1,723:
+    the count sweep stopped after two worse counts."""
+    body = client.post("/api/v1/rank/training", json={**DEEPSEEK_FT, "gpus": ["B200"], "providers": ["coreweave"]})
+    best, frontier = body.json()["options"][0], body.json()["frontier"]
+    assert best["feasible"] and frontier
+    assert best["total_usd"] <= min(p["total_usd"] for p in frontier if p["on_time"]) * 1.001
+    assert best["gpu_count"] == 128 and "PP8" in best["layout"]
