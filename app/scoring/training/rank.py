@@ -41,7 +41,7 @@ from app.scoring.offers import (
     snapshot_offers,
     with_assumption,
 )
-from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.price_terms import INTERRUPTIBLE, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency
@@ -463,7 +463,8 @@ class PriceRuns(NamedTuple):
     only by the price and rank in price order. Depends on the catalog and the filters only."""
 
     group_of: list[int]  # per offer, its group
-    groups: list[tuple[int, str, str, float | None]]  # (slot, price type, seller for spot rates, minimum term)
+    # (slot, price type, seller for spot rates and billing units, minimum term)
+    groups: list[tuple[int, str, str, float | None]]
     members: list[list[int]]  # per group, its offers by (price, provider id, offer order)
     by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
 
@@ -478,7 +479,9 @@ def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRun
         numbers: dict[tuple[int, str, str, float | None], int] = {}
         group_of = []
         for offer, slot in zip(offers, slot_of, strict=True):
-            seller = offer.provider_id if offer.price_type in INTERRUPTIBLE else ""  # spot rates are per provider
+            # spot rates and billing units are per provider: their offers group apart
+            per_provider = offer.price_type in INTERRUPTIBLE or billing_unit_hours(offer.price_type, offer.provider_id)
+            seller = offer.provider_id if per_provider else ""
             group_of.append(numbers.setdefault((slot, offer.price_type, seller, offer.min_term_hours), len(numbers)))
         members: list[list[int]] = [[] for _ in numbers]
         by_slot: list[list[int]] = [[] for _ in machines]
