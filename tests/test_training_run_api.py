@@ -37,3 +37,51 @@ def test_a_capacity_block_run_is_billed_whole_days(client):
     assert best["provider"] == "aws" and 24 < best["total_hours"] < 48
     assert best["billed_hours"] == 48.0
     assert best["total_usd"] == best["gpu_count"] * best["usd_per_gpu_hour"] * 48.0
+
+
+RESERVED_8B = "phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=reserved"
+BILLED_MONTH = "billed 730 h = max(29.8 h of use, 1-month minimum, assumed: the source states no term)"
+
+
+def test_a_reserved_runs_month_is_said_where_its_total_is(client):
+    """'the run bills $2,548 ... taking 1.2 days' at $3.49/GPU-h said nothing of the 730 h one-month minimum."""
+    best = client.get(f"/rank.json?{RESERVED_8B}").json()["options"][0]
+    assert best["billed_hours"] == 730.0 and best["billing_note"] == BILLED_MONTH
+    billed = next(t for t in best["terms"] if t["name"] == "billed hours")
+    assert billed["value"] == 730.0 and billed["detail"] == BILLED_MONTH.split(" = ", 1)[1]
+    html = client.get(f"/?{RESERVED_8B}").text
+    summary = html[html.index("Best:") : html.index('<div class="share">')]
+    assert f"under the offer's terms ({BILLED_MONTH})" in summary
+    assert "(billed 730 h)" in html and "run total" in html
+
+
+def test_the_cli_training_table_has_billed_hours_and_says_why(database, capsys):
+    from app.cli.main import main
+
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--method", "full_ft", "--include-stale"]
+    assert main([*argv, "--price-types", "reserved", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("#"))
+    assert "total h" in header and "billed h" in header
+    assert f"#1, #2, #3: {BILLED_MONTH}" in out
+
+
+def test_spot_rows_never_say_zero_interruptions(client):
+    html = client.get("/?phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=spot").text
+    assert " int.)" in html and "(0 int.)" not in html and "(0.0 int.)" not in html
+
+
+PRETRAIN_70B = "phase=training&model=llama-3.1-70b&method=pretrain"
+
+
+def test_a_cluster_whose_node_count_is_unstated_is_a_visible_caveat(client):
+    """'Best: 128×B200 at CoreWeave (on demand)': 16 nodes of an offer that states no node count, said only in the
+    layout cell's tooltip."""
+    query = f"{PRETRAIN_70B}&seq_len=8192&global_batch_seqs=512&total_tokens=2000000000000&max_gpus=2048&max_days=90"
+    best = client.get(f"/rank.json?{query}").json()["options"][0]
+    assert best["nodes"] > 1 and "does not state how many nodes" in best["cluster_caveat"]
+    html = client.get(f"/?{query}").text
+    summary = html[html.index("Best:") : html.index('<div class="share">')]
+    assert "node count unstated</span> " + best["cluster_caveat"] in summary.replace("&#39;", "'")
+    first_row = html[html.index('<tr class="row best"') :]
+    assert "node count unstated" in first_row[: first_row.index("</tr>")]

@@ -107,6 +107,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(reports.ranking_table(payload, args.limit))
+    row_notes = reports.training_row_notes(payload, args.limit) if args.phase == "training" else ""
+    if row_notes:
+        print("\n" + row_notes)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + reports.serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:

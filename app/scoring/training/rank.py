@@ -44,10 +44,11 @@ from app.scoring.offers import (
 from app.scoring.price_terms import INTERRUPTIBLE, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
-from app.scoring.training.configurations import machine_efficiency
+from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
+from app.scoring.training.run_explain import billing_note, run_terms_explained
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
 from app.scoring.workload import TrainingWorkload
@@ -76,8 +77,11 @@ class TrainingOption:
     memory_per_gpu_gb: float = 0.0
     band: Band | None = None  # low/high of usd_per_step
     days: float | None = None
-    billed_hours: float | None = None  # committed terms: max(use, minimum term)
+    billed_hours: float | None = None  # hours used rounded up to the billing unit, at least a committed minimum term
     expected_interruptions: float = 0.0
+    billing_note: str = ""  # how billed hours and spot's lost hours follow from the terms ("" where billed = used)
+    # a run across more nodes than one on an offer that does not state how many it supplies ("" otherwise)
+    cluster_caveat: str = ""
     nodes: int = 1
     machine: str = ""
     price_note: str = ""
@@ -259,6 +263,7 @@ class SharedTerms:
     band_low: float  # ratios applied to the cost: tok/s ÷ band high, tok/s ÷ band low
     band_high: float
     nodes: int
+    cluster_caveat: str  # configurations.unstated_cluster_caveat
 
     @classmethod
     def of(cls, est: TrainingEstimate, machine: Machine, w: TrainingWorkload) -> SharedTerms | None:
@@ -273,6 +278,7 @@ class SharedTerms:
             band_low=tok / est.band.high,
             band_high=tok / est.band.low,
             nodes=nodes_for(machine, est.gpu_count),
+            cluster_caveat=unstated_cluster_caveat(machine, est.gpu_count),
         )
 
     def usd_per_step(self, usd_per_gpu_hour: float) -> float:
@@ -411,7 +417,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         close = False
         if cost.on_time:
             close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winner_key)
-        return _priced_option(offer, s, cost, close, w)
+        t = terms[runs.group_of[index]]
+        assert t is not None
+        return _priced_option(offer, s, cost, t, close, w)
 
     def build(position: int) -> TrainingOption:
         return option_of(index_at(position), position == 0)
@@ -556,9 +564,12 @@ def _late_run(
     )
 
 
-def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: TrainingWorkload) -> TrainingOption:
+def _priced_option(
+    offer: Offer, s: SharedTerms, cost: RunCost, t: RunTerms, close: bool, w: TrainingWorkload
+) -> TrainingOption:
     est = s.est
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
+    bill = run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)
     return TrainingOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
@@ -569,7 +580,7 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         feasible=cost.on_time,
         reason=cost.reason,
         close_call=close,
-        terms=est.terms,
+        terms=[*est.terms, *bill],
         assumptions=with_assumption(est.assumptions, shared_rack_assumption(s.machine, est.gpu_count)),
         usd_per_step=usd_step,
         step_time_s=est.step_time_s,
@@ -580,6 +591,8 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         total_usd=cost.total_usd,
         billed_hours=cost.billed_hours,
         expected_interruptions=cost.interruptions,
+        billing_note=billing_note(t),
+        cluster_caveat=s.cluster_caveat,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
         band=Band(usd_step * s.band_low, usd_step * s.band_high),
     )
