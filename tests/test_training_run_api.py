@@ -85,3 +85,19 @@ def test_a_cluster_whose_node_count_is_unstated_is_a_visible_caveat(client):
     assert "node count unstated</span> " + best["cluster_caveat"] in summary.replace("&#39;", "'")
     first_row = html[html.index('<tr class="row best"') :]
     assert "node count unstated" in first_row[: first_row.index("</tr>")]
+
+
+def test_a_run_too_slow_at_max_gpus_says_so_and_links_a_max_gpus_that_finishes(client):
+    """Every row 'finishes in 158.5 days, after the 90-day deadline' at exactly the default 64 GPUs, with no word
+    that Max GPUs is what stops it."""
+    query = f"{PRETRAIN_70B}&total_tokens=2000000000000&max_days=90"
+    body = client.get(f"/rank.json?{query}").json()
+    assert body["feasible_options"] == 0
+    late = [o for o in body["options"] if o["total_usd"] is not None]
+    assert late and "Max GPUs (64) stops it at 64 GPUs" in late[0]["reason"]
+    wider = body["deadline_max_gpus"]
+    assert wider["max_gpus"] > 64 and f"max_gpus={wider['max_gpus']}" in wider["url"]
+    assert client.get(wider["url"].replace("/?", "/rank.json?")).json()["feasible_options"] > 0  # it does finish
+    html = client.get(f"/?{query}").text
+    alert = html[html.index('class="error-box"') : html.index('<div class="share">')]
+    assert "Max GPUs (64) is the limit" in alert and wider["url"].replace("&", "&amp;") in alert

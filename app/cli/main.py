@@ -119,6 +119,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
         )
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
+    wider = payload.get("deadline_max_gpus")
+    if wider:
+        now = payload["workload"]["max_gpus"]
+        print(f"Max GPUs ({now:,}) is the limit; with {wider['max_gpus']:,} the run finishes in time: {wider['url']}")
     typical = (payload.get("global_batch") or {}).get("typical")
     if typical:
         print(f"at {typical['sequences']:,} sequences per step: {typical['url']}")

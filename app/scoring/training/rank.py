@@ -23,6 +23,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.machines import (
     Machine,
+    job_gpu_limit,
     machine_gpu,
     nodes_for,
     shared_rack_assumption,
@@ -45,6 +46,7 @@ from app.scoring.price_terms import INTERRUPTIBLE, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
+from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop, nothing_on_time_note
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
@@ -120,6 +122,7 @@ class TrainingRanking:
     # A feasible option's field by position, read without building the option where its estimate, offer or run
     # cost holds it (a view sorted by a column reads one field of every feasible option)
     sort_value: Callable[[int, str], object] | None = None
+    deadline_max_gpus: int | None = None  # nothing on time and Max GPUs binds: the Max GPUs that would meet it
 
     def to_dict(self) -> dict:
         return {
@@ -308,6 +311,25 @@ class SlotSearch:
             return ""
         return self.limit_reason if est.feasible or est.memory_breakdown_gb else ""
 
+    def stopped_by_max_gpus(self, est: TrainingEstimate, w: TrainingWorkload) -> str:
+        """Max GPUs' part where it, not the machine, stops a run that fits ("" otherwise): the count chosen is the
+        largest Max GPUs lets this machine run (a run too slow for the deadline at it needs more)."""
+        if self.limit_reason is not None or not est.feasible:
+            return ""
+        top = max((n for n in self.grid(self.cap) if self.allowed(n)), default=0)
+        return max_gpus_stop(w, est.gpu_count) if est.gpu_count == top else ""
+
+    def grid(self, limit: int) -> tuple[int, ...]:
+        """The candidate counts up to `limit` for this machine's GPU (candidate_counts from 1)."""
+        return _grid(limit, self.gpu.scaleup_domain_gpus)
+
+    def count_meeting_deadline(self) -> int | None:
+        """deadline.count_meeting_deadline of this machine, where Max GPUs binds before the machine's own limit."""
+        if self.limit_reason is not None:
+            return None
+        steps, supply = steps_of(self.search.workload), job_gpu_limit(self.machine)
+        return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
+
 
 def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:
     """Rows with equal keys rest on one estimate (the same GPU, count, layout and speed), whatever their providers,
@@ -351,7 +373,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
                 notes.append(f"{gpu_id}: {text}")
         searches[number] = SlotSearch(gpu, machine, fits, w)
         est = searches[number].best(w.max_days * 24)
-        stops[number] = stop = searches[number].stopped_by_machine(est)
+        stops[number] = stop = searches[number].stopped_by_machine(est) or searches[number].stopped_by_max_gpus(est, w)
         estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
         shared[number] = SharedTerms.of(estimates[number], machine, w)
     runs = price_runs(snapshot, w)
@@ -385,9 +407,21 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
     late = MergedOrder(late_runs, n_late)  # (hours past the deadline, total USD, GPU id, provider id, offer index)
     unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+    meeting: tuple[int, Offer] | None = None  # nothing on time, Max GPUs binds: a count that finishes in time
     if not n_on and n_late and late[0][0] > 0:
         index = late[0][4]
-        notes.append(_nothing_on_time_note(offers[index], shared[slots[index]], searches[slots[index]], w))
+        nearest, s = searches[slots[index]], shared[slots[index]]
+        assert s is not None
+        meeting = _wider_run(offers, slots, searches, (row[4] for row in late))
+        notes.append(
+            nothing_on_time_note(offers[index], s.est.gpu_count, s.work_hours, nearest.cap, nearest.limit_reason, w)
+            + (
+                f" With Max GPUs {meeting[0]:,}, {meeting[0]:,}×{meeting[1].gpu_id} at {meeting[1].provider_name} "
+                "finishes in time."
+                if meeting
+                else ""
+            )
+        )
 
     def index_at(position: int) -> int:
         if position < n_on:
@@ -463,7 +497,31 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         row_keys=Computed(len(offers), row_key),
         leaders=leaders,
         sort_value=sort_value,
+        deadline_max_gpus=meeting[0] if meeting else None,
     )
+
+
+WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
+
+
+def _wider_run(
+    offers: list[Offer], slots: list[int], searches: dict[int, SlotSearch], late: Iterable[int]
+) -> tuple[int, Offer] | None:
+    """Where nothing finishes in time: the fewest GPUs above Max GPUs at which one of the machines nearest the
+    deadline (not on spot) finishes in time, and its offer; None where no such machine is bound by Max GPUs."""
+    found: tuple[int, Offer] | None = None
+    tried: set[int] = set()
+    for index in late:
+        slot, offer = slots[index], offers[index]
+        if slot in tried or offer.price_type in INTERRUPTIBLE or searches[slot].limit_reason is not None:
+            continue
+        tried.add(slot)
+        count = searches[slot].count_meeting_deadline()
+        if count is not None and (found is None or count < found[0]):
+            found = (count, offer)
+        if len(tried) >= WIDER_RUN_MACHINES:
+            break
+    return found
 
 
 class PriceRuns(NamedTuple):
@@ -522,33 +580,6 @@ def _priced_run(
         (run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
         for i in members
     )
-
-
-MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
-
-
-def _nothing_on_time_note(offer: Offer, s: SharedTerms | None, search: SlotSearch, w: TrainingWorkload) -> str:
-    """What the nearest run misses by, and what would let one finish in time."""
-    assert s is not None
-    n, deadline_h = s.est.gpu_count, w.max_days * 24
-    hours = s.work_hours
-    text = (
-        f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {hours / 24:,.1f} days."
-    )
-    scaled = n * hours / deadline_h if deadline_h > 0 else math.inf
-    if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
-        return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
-    needed = math.ceil(scaled)
-    text += f" About {needed:,} {offer.gpu_id} would finish in time if the run scaled linearly"
-    if needed > search.cap and search.limit_reason:
-        limit = search.limit_reason.replace("this offer", "that offer")
-        return text + f", but {limit}. Try a later deadline, or offers with more nodes."
-    if needed > w.max_gpus:
-        return text + f": raise Max GPUs (now {w.max_gpus:,}) or the deadline."
-    if needed > search.cap:
-        return text + f", but that offer supplies at most {search.cap:,}: a later deadline, or offers with more nodes."
-    return text + "."
 
 
 def _late_run(
