@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 DEEPSEEK_FT = {
     "model": "deepseek-v3",
     "method": "full_ft",
@@ -33,10 +35,14 @@ def test_a_capacity_block_run_is_billed_whole_days(client):
         "include_stale": True,
         "gpus": ["H100-SXM"],
     }
-    best = client.post("/api/v1/rank/training", json=body).json()["options"][0]
+    ranking = client.post("/api/v1/rank/training", json=body).json()
+    best = ranking["options"][0]
     assert best["provider"] == "aws" and 24 < best["total_hours"] < 48
     assert best["billed_hours"] == 48.0
     assert best["total_usd"] == best["gpu_count"] * best["usd_per_gpu_hour"] * 48.0
+    # the cost-time frontier bills the same hours, so its point at the #1's count costs what the #1 does
+    point = next(p for p in ranking["frontier"] if p["gpu_count"] == best["gpu_count"] and p["provider"] == "aws")
+    assert point["total_usd"] == pytest.approx(best["total_usd"])
 
 
 RESERVED_8B = "phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=reserved"

@@ -42,7 +42,7 @@ from app.scoring.offers import (
     snapshot_offers,
     with_assumption,
 )
-from app.scoring.price_terms import INTERRUPTIBLE, billing_unit_hours
+from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
@@ -661,7 +661,8 @@ def frontier_points(
     leading: Iterable[int],
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
-    each at the cheapest offer of that machine among the leaders: what scaling out buys."""
+    each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
+    the ranking bills the offer's hours (billing unit, minimum term; without spot's interruptions)."""
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
@@ -694,7 +695,9 @@ def frontier_points(
                     provider_name=offer.provider_name,
                     price_type=offer.price_type,
                     days=hours / 24,
-                    total_usd=hours * n * offer.usd_per_gpu_hour,
+                    total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
+                    * n
+                    * offer.usd_per_gpu_hour,
                     on_time=hours <= deadline,
                 )
             )
