@@ -107,6 +107,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(reports.ranking_table(payload, args.limit))
+    row_notes = reports.training_row_notes(payload, args.limit) if args.phase == "training" else ""
+    if row_notes:
+        print("\n" + row_notes)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + reports.serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
@@ -116,6 +119,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
         )
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
+    wider = payload.get("deadline_max_gpus")
+    if wider:
+        now = payload["workload"]["max_gpus"]
+        print(f"Max GPUs ({now:,}) is the limit; with {wider['max_gpus']:,} the run finishes in time: {wider['url']}")
     typical = (payload.get("global_batch") or {}).get("typical")
     if typical:
         print(f"at {typical['sequences']:,} sequences per step: {typical['url']}")

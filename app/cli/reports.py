@@ -382,8 +382,9 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["step_time_s"],
                     o["tokens_per_s_per_gpu"],
                     o["total_hours"],
+                    o.get("billed_hours"),
                     _money(o["total_usd"], 0),
-                    "close" if _close(o, i) else "",
+                    " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
     head = ["#", "config", "layout", "provider", "price terms", "$/GPU-h"]
@@ -398,6 +399,18 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         ]
         + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
-        else ["$/step", "step s", "tok/s/GPU", "total h", "total $", ""]
+        else ["$/step", "step s", "tok/s/GPU", "total h", "billed h", "total $", ""]
     )
     return table(head, rows)
+
+
+def training_row_notes(payload: dict[str, Any], limit: int) -> str:
+    """What the training table's rows rest on beyond their figures, each said once with the ranks it applies to:
+    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)`, `#1: NODES? 16 nodes of 8 GPUs: ...`."""
+    ranks: dict[str, list[str]] = {}
+    feasible = [o for o in payload["options"] if o["feasible"]][:limit]
+    for position, o in enumerate(feasible, start=1):
+        for text in (o.get("billing_note"), o.get("cluster_caveat") and f"NODES? {o['cluster_caveat']}"):
+            if text:
+                ranks.setdefault(text, []).append(f"#{o.get('rank', position)}")
+    return "\n".join(f"{', '.join(where)}: {text}" for text, where in ranks.items())

@@ -34,6 +34,10 @@ MAX_LOST_SHARE = 0.5
 # terms.csv (OVHcloud savings plans 1-36 months, DigitalOcean "multi-month"). Capacity blocks: one day,
 # AWS EC2 Capacity Blocks' shortest block (aws.amazon.com/ec2/capacityblocks, 1-14 days in 1-day steps).
 DEFAULT_MIN_TERM_HOURS = {"reserved": HOURS_PER_MONTH, "capacity_block": 24.0}
+# Committed terms sold in whole blocks, where a source states it: AWS EC2 Capacity Blocks are reserved in 1-day
+# increments (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html, the source of the offers' 24 h
+# minimum and of their notes, scripts/build_seed_prices.py TERMS; not in shared/reference): a 31 h run books 2 days.
+TERM_UNIT_HOURS = {("aws", "capacity_block"): 24.0}
 
 
 # The smallest unit a provider bills, where its terms say (shared/reference/terms.csv): Vultr bills Cloud GPU by the
@@ -136,6 +140,21 @@ def billed_hours(use_hours: float, price_type: str, stated_min_term: float | Non
     return max(use_hours, min_term_hours(price_type, stated_min_term))
 
 
+def billing_unit_hours(price_type: str, provider_id: str) -> float | None:
+    """The smallest unit an offer's hours are billed in: its term's block (TERM_UNIT_HOURS), else the provider's
+    unit (BILLING_UNIT_HOURS); None where the source states none (billed the time used)."""
+    provider = provider_id.lower()
+    return TERM_UNIT_HOURS.get((provider, price_type)) or BILLING_UNIT_HOURS.get(provider)
+
+
+def billed_use_hours(use_hours: float, price_type: str, stated_min_term: float | None, provider_id: str) -> float:
+    """What `use_hours` of a job (a batch job, a training run) are billed: rounded up to the billing unit, at least a
+    commitment's term."""
+    unit = billing_unit_hours(price_type, provider_id)
+    rounded = math.ceil(use_hours / unit - 1e-9) * unit if unit else use_hours
+    return billed_hours(rounded, price_type, stated_min_term)
+
+
 def billed_job_hours(
     use_hours: float,
     price_type: str,
@@ -144,14 +163,11 @@ def billed_job_hours(
     spot: tuple[int, float] = (1, 0.0),
 ) -> float:
     """What a job of `use_hours` is billed: on spot its expected wall time (`spot`: nodes, and the work an
-    interruption loses twice over, as spot_run's checkpoint interval), rounded up to the provider's billing unit, at
-    least a commitment's term."""
+    interruption loses twice over, as spot_run's checkpoint interval), then billed_use_hours."""
     if price_type in INTERRUPTIBLE:
         nodes, lost_twice_hours = spot
         use_hours = spot_run(use_hours, nodes, interruptions_per_node_month(provider_id), lost_twice_hours).wall_hours
-    unit = BILLING_UNIT_HOURS.get(provider_id.lower())
-    rounded = math.ceil(use_hours / unit - 1e-9) * unit if unit else use_hours
-    return billed_hours(rounded, price_type, stated_min_term)
+    return billed_use_hours(use_hours, price_type, stated_min_term, provider_id)
 
 
 def terms_label(price_type: str, note: str = "", stale: bool = False) -> str:

@@ -228,6 +228,10 @@ def _body(
         extra["frontier"] = plain(getattr(ranking, "frontier", []))
         assert isinstance(workload, TrainingWorkload)
         extra["global_batch"] = _global_batch(workload, model)
+        wider = getattr(ranking, "deadline_max_gpus", None)
+        if wider:  # nothing on time, and Max GPUs is what stops the nearest run: the same question at enough GPUs
+            at_wider = workload.model_copy(update={"max_gpus": wider})
+            extra["deadline_max_gpus"] = {"max_gpus": wider, "url": "/?" + canonical_query("training", at_wider)}
     else:
         extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
         extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones

@@ -152,6 +152,12 @@ def test_a_job_is_billed_whole_units_where_the_provider_bills_by_the_hour():
     assert billed_job_hours(0.51, "on_demand", None, "scaleway") == pytest.approx(31 / 60)
 
 
+def test_a_job_on_a_capacity_block_is_billed_whole_days():
+    """AWS Capacity Blocks are booked by the day (price_terms.TERM_UNIT_HOURS): past the 24 h minimum, another day."""
+    assert billed_job_hours(31.1, "capacity_block", 24.0, "aws") == 48.0
+    assert billed_job_hours(3.0, "capacity_block", 24.0, "aws") == 24.0
+
+
 def test_a_deadline_splits_the_job_over_the_fewest_replicas_that_finish_it():
     alone = _job(20_000, L4)
     deadline = alone.job_hours / 3.5

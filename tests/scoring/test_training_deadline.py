@@ -108,3 +108,36 @@ def test_spot_runs_pay_for_lost_work_and_restarts() -> None:
     work_hours = workload.total_tokens / (option.gpu_count * option.tokens_per_s_per_gpu) / 3600
     assert option.total_hours > work_hours, "expected wall time includes lost work and restarts"
     assert abs(option.total_usd - option.gpu_count * 2.0 * option.total_hours) < 1e-6 * option.total_usd
+
+
+def test_a_run_too_slow_at_max_gpus_names_the_max_gpus_that_finishes_it() -> None:
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),))
+    capped = PRETRAIN_7B.model_copy(update={"max_gpus": 16})
+    ranking = rank_training(capped, snapshot, MODELS["llama-2-7b"])
+    assert not ranking.feasible_count and ranking.options[0].reason.endswith("Max GPUs (16) stops it at 16 GPUs")
+    wider = ranking.deadline_max_gpus
+    assert wider is not None and wider > 16
+    assert rank_training(capped.model_copy(update={"max_gpus": wider}), snapshot, MODELS["llama-2-7b"]).feasible_count
+    # the count found is the fewest on the grid: one node fewer misses the deadline
+    assert not rank_training(
+        capped.model_copy(update={"max_gpus": wider - 8}), snapshot, MODELS["llama-2-7b"]
+    ).feasible_count
+    assert f"With Max GPUs {wider:,}, {wider:,}×H100-SXM at C finishes in time." in ranking.notes[-1]
+
+
+def test_no_max_gpus_is_named_where_the_machine_stops_the_run() -> None:
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_offer_single(),))  # one 8-GPU node
+    ranking = rank_training(PRETRAIN_7B, snapshot, MODELS["llama-2-7b"])
+    assert not ranking.feasible_count and ranking.deadline_max_gpus is None
+    assert "Max GPUs" not in ranking.options[0].reason and "supplies at most 8 GPUs" in ranking.options[0].reason
+
+
+def test_the_largest_max_gpus_tried_is_the_workloads_bound() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from app.scoring.training.deadline import LARGEST_MAX_GPUS
+
+    assert TrainingWorkload(max_gpus=LARGEST_MAX_GPUS).max_gpus == LARGEST_MAX_GPUS
+    with pytest.raises(ValidationError):
+        TrainingWorkload(max_gpus=LARGEST_MAX_GPUS + 1)

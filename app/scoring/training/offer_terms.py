@@ -1,15 +1,25 @@
 """A training run priced under one offer's terms, and held to the workload's deadline and budget.
 
 Pay-as-you-go: GPUs × hours × price. Spot: the expected wall time includes the work lost at each
-interruption (half a checkpoint interval) and the restart (app.scoring.price_terms). Reserved and
-capacity blocks: paid for max(use, minimum term), so a year's reservation never wins a three-day job.
+interruption (half a checkpoint interval) and the restart (app.scoring.price_terms). Hours are billed as
+an inference batch job's are (price_terms.billed_use_hours): rounded up to the provider's billing unit or
+the term's block (Vultr's hour, a capacity block's day), and reserved and capacity blocks for at least
+their minimum term, so a year's reservation never wins a three-day job.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.price_terms import INTERRUPTIBLE, billed_hours, interruptions_per_node_month, spot_run
+from app.scoring.price_terms import (
+    COMMITTED,
+    INTERRUPTIBLE,
+    billed_use_hours,
+    billing_unit_hours,
+    interruptions_per_node_month,
+    min_term_hours,
+    spot_run,
+)
 from app.scoring.specs import Offer
 from app.scoring.workload import TrainingWorkload
 
@@ -20,7 +30,7 @@ class RunCost:
 
     total_usd: float
     wall_hours: float  # expected, with interruptions on spot
-    billed_hours: float  # max(wall, minimum term) on committed terms
+    billed_hours: float  # wall rounded up to the billing unit, at least a committed minimum term
     interruptions: float  # expected over the run (spot), else 0
     reason: str  # empty when the run finishes in time and within budget
 
@@ -39,11 +49,17 @@ class RunTerms:
     interruptions: float
     reason: str  # spot waste or the deadline; the budget needs the price
     wasteful: bool = False  # spot interruptions would waste too much of the run: not planned at all
+    work_hours: float = 0.0  # the run without interruptions (wall_hours on terms that are not interruptible)
+    min_term_hours: float = 0.0  # paid whether used or not (committed terms)
+    min_term_assumed: bool = False  # the source states no term: price_terms.DEFAULT_MIN_TERM_HOURS
+    unit_hours: float | None = None  # the billing unit or term block the hours are rounded up to
 
 
 def run_terms(
-    price_type: str, provider_id: str, min_term_hours: float | None, nodes: int, work_hours: float, w: TrainingWorkload
+    price_type: str, provider_id: str, min_term: float | None, nodes: int, work_hours: float, w: TrainingWorkload
 ) -> RunTerms:
+    """The run's wall time, billed hours and deadline verdict under one offer's terms; `provider_id` sets its spot
+    interruption rate and billing unit ("" where neither depends on the provider)."""
     wall, interruptions, reason = work_hours, 0.0, ""
     if price_type in INTERRUPTIBLE:
         rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
@@ -51,11 +67,21 @@ def run_terms(
         wall, interruptions = run.wall_hours, run.interruptions_per_hour * run.wall_hours
         if not run.feasible:
             reason = f"spot interruptions would waste {run.lost_share:.0%} of the run at {nodes} nodes"
-    billed = billed_hours(wall, price_type, min_term_hours)
+    billed = billed_use_hours(wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
     if not reason and wall > w.max_days * 24:
         reason = f"finishes in {wall / 24:,.1f} days, after the {w.max_days:g}-day deadline"
-    return RunTerms(wall_hours=wall, billed_hours=billed, interruptions=interruptions, reason=reason, wasteful=wasteful)
+    return RunTerms(
+        wall_hours=wall,
+        billed_hours=billed,
+        interruptions=interruptions,
+        reason=reason,
+        wasteful=wasteful,
+        work_hours=work_hours,
+        min_term_hours=min_term_hours(price_type, min_term),
+        min_term_assumed=price_type in COMMITTED and not min_term,
+        unit_hours=billing_unit_hours(price_type, provider_id),
+    )
 
 
 def run_total_usd(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float) -> float:

@@ -23,6 +23,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, is_close_call, win_is_contested
 from app.scoring.machines import (
     Machine,
+    job_gpu_limit,
     machine_gpu,
     nodes_for,
     shared_rack_assumption,
@@ -41,13 +42,15 @@ from app.scoring.offers import (
     snapshot_offers,
     with_assumption,
 )
-from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
-from app.scoring.training.configurations import machine_efficiency
+from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
+from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop, nothing_on_time_note
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
+from app.scoring.training.run_explain import billing_note, run_terms_explained
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
 from app.scoring.workload import TrainingWorkload
@@ -76,8 +79,11 @@ class TrainingOption:
     memory_per_gpu_gb: float = 0.0
     band: Band | None = None  # low/high of usd_per_step
     days: float | None = None
-    billed_hours: float | None = None  # committed terms: max(use, minimum term)
+    billed_hours: float | None = None  # hours used rounded up to the billing unit, at least a committed minimum term
     expected_interruptions: float = 0.0
+    billing_note: str = ""  # how billed hours and spot's lost hours follow from the terms ("" where billed = used)
+    # a run across more nodes than one on an offer that does not state how many it supplies ("" otherwise)
+    cluster_caveat: str = ""
     nodes: int = 1
     machine: str = ""
     price_note: str = ""
@@ -116,6 +122,7 @@ class TrainingRanking:
     # A feasible option's field by position, read without building the option where its estimate, offer or run
     # cost holds it (a view sorted by a column reads one field of every feasible option)
     sort_value: Callable[[int, str], object] | None = None
+    deadline_max_gpus: int | None = None  # nothing on time and Max GPUs binds: the Max GPUs that would meet it
 
     def to_dict(self) -> dict:
         return {
@@ -208,24 +215,25 @@ def best_estimate(
     deadline_hours: float | None = None,
 ) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
-    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits."""
+    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits.
+
+    Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
+    count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
+    ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search, allowed)
     if first is None:
         return estimate_training(gpu, w.max_gpus, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
     steps = steps_of(w)
-    best_n, best_layout, best_cost, worse = first, None, float("inf"), 0
+    best_n, best_layout, best_cost = first, None, float("inf")
     fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
     for n in sweep:
         if not allowed(n):
             continue
-        if worse >= 2:  # cost per step rose twice after the best: more GPUs only add communication
-            break
-        threshold = best_cost * 0.999
+        threshold = best_cost * 0.999  # a larger count must be cheaper by more than rounding to replace a smaller
         if timer.compute_s(n, "none") * n >= threshold:  # cost ≥ compute without recompute: cannot improve
-            worse += 1
             continue
         key = (gpu.id, n)
         if key not in memo:
@@ -238,9 +246,7 @@ def best_estimate(
                 fastest = (hours, n, layout)
             continue  # too slow: a larger count may finish in time
         if cost < threshold:
-            best_n, best_layout, best_cost, worse = n, layout, cost, 0
-        else:
-            worse += 1
+            best_n, best_layout, best_cost = n, layout, cost
     if best_layout is None and fastest is not None:
         _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
@@ -260,6 +266,7 @@ class SharedTerms:
     band_low: float  # ratios applied to the cost: tok/s ÷ band high, tok/s ÷ band low
     band_high: float
     nodes: int
+    cluster_caveat: str  # configurations.unstated_cluster_caveat
 
     @classmethod
     def of(cls, est: TrainingEstimate, machine: Machine, w: TrainingWorkload) -> SharedTerms | None:
@@ -274,6 +281,7 @@ class SharedTerms:
             band_low=tok / est.band.high,
             band_high=tok / est.band.low,
             nodes=nodes_for(machine, est.gpu_count),
+            cluster_caveat=unstated_cluster_caveat(machine, est.gpu_count),
         )
 
     def usd_per_step(self, usd_per_gpu_hour: float) -> float:
@@ -283,13 +291,13 @@ class SharedTerms:
 class SlotSearch:
     """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
 
-    def __init__(self, gpu: GpuSpec, machine: Machine, model: ModelSpec, w: TrainingWorkload) -> None:
+    def __init__(self, gpu: GpuSpec, machine: Machine, fits: LayoutSearch, w: TrainingWorkload) -> None:
         self.machine = machine
         self.gpu = machine_gpu(gpu, machine)
         cap = self.cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
         self.limit_reason = supply_limit_reason(machine, w.max_gpus)  # None: Max GPUs stops a job first
         capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
-        self.search = LayoutSearch(model, capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
+        self.search = fits.for_machine(capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
         self.allowed = whole_nodes(machine)
         self.memo: LayoutMemo = {}
 
@@ -302,6 +310,25 @@ class SlotSearch:
         if self.limit_reason is None or (est.feasible and est.gpu_count < self.cap):
             return ""
         return self.limit_reason if est.feasible or est.memory_breakdown_gb else ""
+
+    def stopped_by_max_gpus(self, est: TrainingEstimate, w: TrainingWorkload) -> str:
+        """Max GPUs' part where it, not the machine, stops a run that fits ("" otherwise): the count chosen is the
+        largest Max GPUs lets this machine run (a run too slow for the deadline at it needs more)."""
+        if self.limit_reason is not None or not est.feasible:
+            return ""
+        top = max((n for n in self.grid(self.cap) if self.allowed(n)), default=0)
+        return max_gpus_stop(w, est.gpu_count) if est.gpu_count == top else ""
+
+    def grid(self, limit: int) -> tuple[int, ...]:
+        """The candidate counts up to `limit` for this machine's GPU (candidate_counts from 1)."""
+        return _grid(limit, self.gpu.scaleup_domain_gpus)
+
+    def count_meeting_deadline(self) -> int | None:
+        """deadline.count_meeting_deadline of this machine, where Max GPUs binds before the machine's own limit."""
+        if self.limit_reason is not None:
+            return None
+        steps, supply = steps_of(self.search.workload), job_gpu_limit(self.machine)
+        return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
 
 
 def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:
@@ -325,6 +352,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     offers = snapshot_offers(snapshot, w)
     slots, machines = offer_slots(snapshot, w)  # per offer its slot number; per slot its (GPU, machine)
     searches: dict[int, SlotSearch] = {}
+    fits = LayoutSearch(model, w)  # memory fits, shared by every machine of the ranking
     shared: dict[int, SharedTerms | None] = {}
     estimates: dict[int, TrainingEstimate] = {}
     stops: dict[int, str] = {}  # per slot: the machine's limit where it stops the slot's estimate short
@@ -343,9 +371,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         for text in (note, fallback):
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
-        searches[number] = SlotSearch(gpu, machine, model, w)
+        searches[number] = SlotSearch(gpu, machine, fits, w)
         est = searches[number].best(w.max_days * 24)
-        stops[number] = stop = searches[number].stopped_by_machine(est)
+        stops[number] = stop = searches[number].stopped_by_machine(est) or searches[number].stopped_by_max_gpus(est, w)
         estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
         shared[number] = SharedTerms.of(estimates[number], machine, w)
     runs = price_runs(snapshot, w)
@@ -379,9 +407,21 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
     late = MergedOrder(late_runs, n_late)  # (hours past the deadline, total USD, GPU id, provider id, offer index)
     unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+    meeting: tuple[int, Offer] | None = None  # nothing on time, Max GPUs binds: a count that finishes in time
     if not n_on and n_late and late[0][0] > 0:
         index = late[0][4]
-        notes.append(_nothing_on_time_note(offers[index], shared[slots[index]], searches[slots[index]], w))
+        nearest, s = searches[slots[index]], shared[slots[index]]
+        assert s is not None
+        meeting = _wider_run(offers, slots, searches, (row[4] for row in late))
+        notes.append(
+            nothing_on_time_note(offers[index], s.est.gpu_count, s.work_hours, nearest.cap, nearest.limit_reason, w)
+            + (
+                f" With Max GPUs {meeting[0]:,}, {meeting[0]:,}×{meeting[1].gpu_id} at {meeting[1].provider_name} "
+                "finishes in time."
+                if meeting
+                else ""
+            )
+        )
 
     def index_at(position: int) -> int:
         if position < n_on:
@@ -411,7 +451,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         close = False
         if cost.on_time:
             close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winner_key)
-        return _priced_option(offer, s, cost, close, w)
+        t = terms[runs.group_of[index]]
+        assert t is not None
+        return _priced_option(offer, s, cost, t, close, w)
 
     def build(position: int) -> TrainingOption:
         return option_of(index_at(position), position == 0)
@@ -455,7 +497,31 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         row_keys=Computed(len(offers), row_key),
         leaders=leaders,
         sort_value=sort_value,
+        deadline_max_gpus=meeting[0] if meeting else None,
     )
+
+
+WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
+
+
+def _wider_run(
+    offers: list[Offer], slots: list[int], searches: dict[int, SlotSearch], late: Iterable[int]
+) -> tuple[int, Offer] | None:
+    """Where nothing finishes in time: the fewest GPUs above Max GPUs at which one of the machines nearest the
+    deadline (not on spot) finishes in time, and its offer; None where no such machine is bound by Max GPUs."""
+    found: tuple[int, Offer] | None = None
+    tried: set[int] = set()
+    for index in late:
+        slot, offer = slots[index], offers[index]
+        if slot in tried or offer.price_type in INTERRUPTIBLE or searches[slot].limit_reason is not None:
+            continue
+        tried.add(slot)
+        count = searches[slot].count_meeting_deadline()
+        if count is not None and (found is None or count < found[0]):
+            found = (count, offer)
+        if len(tried) >= WIDER_RUN_MACHINES:
+            break
+    return found
 
 
 class PriceRuns(NamedTuple):
@@ -463,7 +529,8 @@ class PriceRuns(NamedTuple):
     only by the price and rank in price order. Depends on the catalog and the filters only."""
 
     group_of: list[int]  # per offer, its group
-    groups: list[tuple[int, str, str, float | None]]  # (slot, price type, seller for spot rates, minimum term)
+    # (slot, price type, seller for spot rates and billing units, minimum term)
+    groups: list[tuple[int, str, str, float | None]]
     members: list[list[int]]  # per group, its offers by (price, provider id, offer order)
     by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
 
@@ -478,7 +545,9 @@ def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRun
         numbers: dict[tuple[int, str, str, float | None], int] = {}
         group_of = []
         for offer, slot in zip(offers, slot_of, strict=True):
-            seller = offer.provider_id if offer.price_type in INTERRUPTIBLE else ""  # spot rates are per provider
+            # spot rates and billing units are per provider: their offers group apart
+            per_provider = offer.price_type in INTERRUPTIBLE or billing_unit_hours(offer.price_type, offer.provider_id)
+            seller = offer.provider_id if per_provider else ""
             group_of.append(numbers.setdefault((slot, offer.price_type, seller, offer.min_term_hours), len(numbers)))
         members: list[list[int]] = [[] for _ in numbers]
         by_slot: list[list[int]] = [[] for _ in machines]
@@ -513,33 +582,6 @@ def _priced_run(
     )
 
 
-MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
-
-
-def _nothing_on_time_note(offer: Offer, s: SharedTerms | None, search: SlotSearch, w: TrainingWorkload) -> str:
-    """What the nearest run misses by, and what would let one finish in time."""
-    assert s is not None
-    n, deadline_h = s.est.gpu_count, w.max_days * 24
-    hours = s.work_hours
-    text = (
-        f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {hours / 24:,.1f} days."
-    )
-    scaled = n * hours / deadline_h if deadline_h > 0 else math.inf
-    if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
-        return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
-    needed = math.ceil(scaled)
-    text += f" About {needed:,} {offer.gpu_id} would finish in time if the run scaled linearly"
-    if needed > search.cap and search.limit_reason:
-        limit = search.limit_reason.replace("this offer", "that offer")
-        return text + f", but {limit}. Try a later deadline, or offers with more nodes."
-    if needed > w.max_gpus:
-        return text + f": raise Max GPUs (now {w.max_gpus:,}) or the deadline."
-    if needed > search.cap:
-        return text + f", but that offer supplies at most {search.cap:,}: a later deadline, or offers with more nodes."
-    return text + "."
-
-
 def _late_run(
     offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload
 ) -> Iterator[tuple[float, float, str, str, int]]:
@@ -553,9 +595,12 @@ def _late_run(
     )
 
 
-def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: TrainingWorkload) -> TrainingOption:
+def _priced_option(
+    offer: Offer, s: SharedTerms, cost: RunCost, t: RunTerms, close: bool, w: TrainingWorkload
+) -> TrainingOption:
     est = s.est
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
+    bill = run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)
     return TrainingOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
@@ -566,7 +611,7 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         feasible=cost.on_time,
         reason=cost.reason,
         close_call=close,
-        terms=est.terms,
+        terms=[*est.terms, *bill],
         assumptions=with_assumption(est.assumptions, shared_rack_assumption(s.machine, est.gpu_count)),
         usd_per_step=usd_step,
         step_time_s=est.step_time_s,
@@ -577,6 +622,8 @@ def _priced_option(offer: Offer, s: SharedTerms, cost: RunCost, close: bool, w: 
         total_usd=cost.total_usd,
         billed_hours=cost.billed_hours,
         expected_interruptions=cost.interruptions,
+        billing_note=billing_note(t),
+        cluster_caveat=s.cluster_caveat,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
         band=Band(usd_step * s.band_low, usd_step * s.band_high),
     )
@@ -614,7 +661,8 @@ def frontier_points(
     leading: Iterable[int],
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
-    each at the cheapest offer of that machine among the leaders: what scaling out buys."""
+    each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
+    the ranking bills the offer's hours (billing unit, minimum term; without spot's interruptions)."""
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
@@ -647,7 +695,9 @@ def frontier_points(
                     provider_name=offer.provider_name,
                     price_type=offer.price_type,
                     days=hours / 24,
-                    total_usd=hours * n * offer.usd_per_gpu_hour,
+                    total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
+                    * n
+                    * offer.usd_per_gpu_hour,
                     on_time=hours <= deadline,
                 )
             )

@@ -19,6 +19,8 @@ Pure: same formulas and floating-point order as training.py, so the results are 
 
 from __future__ import annotations
 
+import copy
+
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import (
@@ -69,6 +71,16 @@ class LayoutSearch:
         self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
         self._layouts: dict[tuple[int, int, int, str, int], Layout] = {}
         self._ladders: dict[tuple[int, int, int, int], list[tuple[float, Layout]]] = {}
+
+    def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
+        """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
+        memory need reads (memory.py reads only the model, the workload's shape and selective_activation_share), so
+        every machine of a ranking sizes each layout once."""
+        assert e.selective_activation_share == self.e.selective_activation_share
+        assert workload.model_copy(update={"max_gpus": self.workload.max_gpus}) == self.workload
+        other = copy.copy(self)  # shares the memo dicts
+        other.workload, other.e = workload, e
+        return other
 
     @property
     def layouts_sized(self) -> int:

@@ -1,0 +1,77 @@
+"""What stops a training run short of its deadline, and what would let it finish: the nearest run's note, and the
+Max GPUs at which that machine would finish in time."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from app.scoring.specs import GpuSpec, Offer
+from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.workload import TrainingWorkload
+
+MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
+LARGEST_MAX_GPUS = 65_536  # the largest Max GPUs a question takes (TrainingWorkload.max_gpus)
+
+
+def max_gpus_stop(w: TrainingWorkload, gpu_count: int) -> str:
+    """The late run's reason where Max GPUs, not the machine, caps the count (the fastest count is the largest it
+    allows)."""
+    return f"Max GPUs ({w.max_gpus:,}) stops it at {gpu_count:,} GPUs"
+
+
+def count_meeting_deadline(
+    gpu: GpuSpec,
+    search: LayoutSearch,
+    allowed: Callable[[int], bool],
+    grid: Callable[[int], Iterable[int]],
+    supply_limit: int | None,
+    steps: float,
+) -> int | None:
+    """The fewest GPUs above the workload's Max GPUs at which this machine finishes the run in time (its own hours,
+    without spot interruptions), within what it supplies (`supply_limit`, None: unstated) and the largest Max GPUs
+    a question takes; None if no such count. `grid(limit)`: the candidate counts up to a limit, as the ranking's."""
+    w = search.workload
+    limit = min(LARGEST_MAX_GPUS, supply_limit or LARGEST_MAX_GPUS)
+    if limit <= w.max_gpus:
+        return None
+    timer = GpuTimer(search.for_machine(w.model_copy(update={"max_gpus": limit}), search.e), gpu)
+    deadline_hours = w.max_days * 24
+    for n in grid(limit):
+        if n <= w.max_gpus or not allowed(n):
+            continue
+        if steps * timer.compute_s(n, "none") / 3600 > deadline_hours:  # compute alone is too slow
+            continue
+        layout, seconds = timer.best_layout(n)
+        if layout is not None and steps * seconds / 3600 <= deadline_hours:
+            return n
+    return None
+
+
+def nothing_on_time_note(
+    offer: Offer,
+    gpu_count: int,
+    work_hours: float,
+    cap: int,
+    limit_reason: str | None,
+    w: TrainingWorkload,
+) -> str:
+    """What the nearest run misses by, and what would let one finish in time."""
+    n, deadline_h = gpu_count, w.max_days * 24
+    text = (
+        f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
+        f"{offer.provider_name}, takes {work_hours / 24:,.1f} days."
+    )
+    scaled = n * work_hours / deadline_h if deadline_h > 0 else math.inf
+    if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
+        return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
+    needed = math.ceil(scaled)
+    text += f" About {needed:,} {offer.gpu_id} would finish in time if the run scaled linearly"
+    if needed > cap and limit_reason:
+        limit = limit_reason.replace("this offer", "that offer")
+        return text + f", but {limit}. Try a later deadline, or offers with more nodes."
+    if needed > w.max_gpus:
+        return text + f": Max GPUs is the limit; raise Max GPUs (now {w.max_gpus:,}) or the deadline."
+    if needed > cap:
+        return text + f", but that offer supplies at most {cap:,}: a later deadline, or offers with more nodes."
+    return text + "."

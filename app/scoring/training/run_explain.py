@@ -1,0 +1,99 @@
+"""How a training run's bill follows from its offer's terms, in the words a row shows: the hours billed against the
+hours used (a billing unit, a minimum term, stated or assumed) and, on spot, the hours lost to interruptions."""
+
+from __future__ import annotations
+
+from app.scoring.explain import Term, figure
+from app.scoring.price_terms import HOURS_PER_MONTH, RESTART_HOURS
+from app.scoring.training.offer_terms import RunTerms
+from app.scoring.workload import TrainingWorkload
+
+UNIT_WORDS = {24.0: "whole days", 1.0: "whole hours", 1 / 60: "whole minutes"}
+# Expected interruptions from which a row's note says what they cost (below it the hours lost are minutes; the
+# explanation's wall-time line still says them): one chance in ten, a presentation choice.
+NOTED_INTERRUPTIONS = 0.1
+
+
+def hours_text(hours: float) -> str:
+    """`730`, `29.8`, `0.25`: whole hours bare, one decimal from 10 h, else two significant figures."""
+    if hours == round(hours):
+        return f"{round(hours):,}"
+    return f"{hours:,.1f}" if hours >= 10 else figure(hours, 2)
+
+
+def count_text(count: float) -> str:
+    """Expected interruptions: `0.48` reads 0.5 and 0.04 reads 0.04 (never 0), one decimal to 10, whole above."""
+    if count < 1:
+        return figure(count, 1)
+    return f"{count:.1f}" if count < 10 else f"{count:,.0f}"
+
+
+def price_text(usd: float) -> str:
+    """A $/GPU-hour as its price list gives it (`5.98`, `4.00`), with up to four decimals, else four figures."""
+    for decimals in (2, 3, 4):
+        if abs(round(usd, decimals) - usd) <= 1e-9 * max(usd, 1.0):
+            return f"{usd:,.{decimals}f}"
+    return figure(usd)
+
+
+def _use_text(use: float, billed: float) -> str:
+    """The hours used, with a second decimal where one would make them look equal to the hours billed."""
+    return f"{use:,.2f}" if use != billed and f"{use:,.1f}" == f"{billed:,.1f}" else hours_text(use)
+
+
+def minimum_text(hours: float) -> str:
+    """A minimum term in the words it is sold in: `1-month minimum`, `24 h minimum`."""
+    months = hours / HOURS_PER_MONTH
+    if months >= 1 and months == round(months):
+        return f"{round(months)}-month minimum"
+    return f"{hours_text(hours)} h minimum"
+
+
+def billed_formula(t: RunTerms) -> str:
+    """How the billed hours follow from the use: `max(29.8 h of use, 1-month minimum, assumed: the source states no
+    term)`, `348.99 h of use in whole hours`, `29.8 h of use` (nothing to add)."""
+    use = f"{_use_text(t.wall_hours, t.billed_hours)} h of use"
+    if t.unit_hours:
+        use += f" in {UNIT_WORDS.get(t.unit_hours, f'blocks of {hours_text(t.unit_hours)} h')}"
+    if not t.min_term_hours:
+        return use
+    assumed = ", assumed: the source states no term" if t.min_term_assumed else ""
+    return f"max({use}, {minimum_text(t.min_term_hours)}{assumed})"
+
+
+def lost_text(t: RunTerms) -> str:
+    """Spot: `+0.6 h lost to 0.5 interruptions` ("" where none is expected)."""
+    if not t.interruptions:
+        return ""
+    plural = "" if count_text(t.interruptions) in ("1", "1.0") else "s"
+    return f"+{hours_text(t.wall_hours - t.work_hours)} h lost to {count_text(t.interruptions)} interruption{plural}"
+
+
+def billing_note(t: RunTerms) -> str:
+    """What a row's total rests on beyond GPUs × price × hours used ("" where nothing): the billed hours where they
+    exceed the use, and spot's lost hours."""
+    parts = []
+    if t.billed_hours > t.wall_hours:
+        parts.append(f"billed {hours_text(t.billed_hours)} h = {billed_formula(t)}")
+    if t.interruptions >= NOTED_INTERRUPTIONS:
+        parts.append(f"{hours_text(t.work_hours)} h of work {lost_text(t)}")
+    return "; ".join(parts)
+
+
+def run_terms_explained(
+    t: RunTerms, gpu_count: int, usd_per_gpu_hour: float, total_usd: float, w: TrainingWorkload
+) -> list[Term]:
+    """The explanation's lines for the run's bill: the wall time on spot, the hours billed and the total."""
+    terms = []
+    if t.interruptions:
+        checkpoint, restart = hours_text(w.checkpoint_interval_hours), hours_text(RESTART_HOURS)
+        detail = (
+            f"{hours_text(t.work_hours)} h of work {lost_text(t)}, each losing half the {checkpoint} h checkpoint "
+            f"interval and a {restart} h restart"
+        )
+        terms.append(Term("wall time with interruptions", t.wall_hours, "h", detail))
+    terms.append(Term("billed hours", t.billed_hours, "h", billed_formula(t)))
+    gpus = f"{gpu_count:,} GPU{'s' if gpu_count != 1 else ''}"
+    detail = f"{gpus} × {price_text(usd_per_gpu_hour)} USD/GPU-h × {hours_text(t.billed_hours)} h billed"
+    terms.append(Term("run total", total_usd, "USD", detail))
+    return terms

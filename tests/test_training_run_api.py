@@ -1,0 +1,109 @@
+"""A training ranking's #1 run as the API, the page and the CLI give it: the count, the bill and its caveats."""
+
+from __future__ import annotations
+
+import pytest
+
+DEEPSEEK_FT = {
+    "model": "deepseek-v3",
+    "method": "full_ft",
+    "seq_len": 4096,
+    "global_batch_seqs": 64,
+    "total_tokens": 1e9,
+    "max_gpus": 512,
+}
+
+
+def test_deepseek_v3_fine_tuning_ranks_the_frontiers_cheapest_point_first(client):
+    """72 B200 (TP8 FSDP ×9) at $6,652 ranked first where its frontier showed 128 (TP4 PP8 ZeRO-1 ×4) at $1,723:
+    the count sweep stopped after two worse counts."""
+    body = client.post("/api/v1/rank/training", json={**DEEPSEEK_FT, "gpus": ["B200"], "providers": ["coreweave"]})
+    best, frontier = body.json()["options"][0], body.json()["frontier"]
+    assert best["feasible"] and frontier
+    assert best["total_usd"] <= min(p["total_usd"] for p in frontier if p["on_time"]) * 1.001
+    assert best["gpu_count"] == 128 and "PP8" in best["layout"]
+
+
+def test_a_capacity_block_run_is_billed_whole_days(client):
+    """31.1 h on an AWS Capacity Block (24 h minimum, booked by the day) billed 31.1 h ($1,224); it books 48 h."""
+    body = {
+        "model": "llama-3.1-8b",
+        "method": "full_ft",
+        "total_tokens": 8e9,
+        "max_gpus": 8,
+        "price_types": ["capacity_block"],
+        "include_stale": True,
+        "gpus": ["H100-SXM"],
+    }
+    ranking = client.post("/api/v1/rank/training", json=body).json()
+    best = ranking["options"][0]
+    assert best["provider"] == "aws" and 24 < best["total_hours"] < 48
+    assert best["billed_hours"] == 48.0
+    assert best["total_usd"] == best["gpu_count"] * best["usd_per_gpu_hour"] * 48.0
+    # the cost-time frontier bills the same hours, so its point at the #1's count costs what the #1 does
+    point = next(p for p in ranking["frontier"] if p["gpu_count"] == best["gpu_count"] and p["provider"] == "aws")
+    assert point["total_usd"] == pytest.approx(best["total_usd"])
+
+
+RESERVED_8B = "phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=reserved"
+BILLED_MONTH = "billed 730 h = max(29.8 h of use, 1-month minimum, assumed: the source states no term)"
+
+
+def test_a_reserved_runs_month_is_said_where_its_total_is(client):
+    """'the run bills $2,548 ... taking 1.2 days' at $3.49/GPU-h said nothing of the 730 h one-month minimum."""
+    best = client.get(f"/rank.json?{RESERVED_8B}").json()["options"][0]
+    assert best["billed_hours"] == 730.0 and best["billing_note"] == BILLED_MONTH
+    billed = next(t for t in best["terms"] if t["name"] == "billed hours")
+    assert billed["value"] == 730.0 and billed["detail"] == BILLED_MONTH.split(" = ", 1)[1]
+    html = client.get(f"/?{RESERVED_8B}").text
+    summary = html[html.index("Best:") : html.index('<div class="share">')]
+    assert f"under the offer's terms ({BILLED_MONTH})" in summary
+    assert "(billed 730 h)" in html and "run total" in html
+
+
+def test_the_cli_training_table_has_billed_hours_and_says_why(database, capsys):
+    from app.cli.main import main
+
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--method", "full_ft", "--include-stale"]
+    assert main([*argv, "--price-types", "reserved", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("#"))
+    assert "total h" in header and "billed h" in header
+    assert f"#1, #2, #3: {BILLED_MONTH}" in out
+
+
+def test_spot_rows_never_say_zero_interruptions(client):
+    html = client.get("/?phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=spot").text
+    assert " int.)" in html and "(0 int.)" not in html and "(0.0 int.)" not in html
+
+
+PRETRAIN_70B = "phase=training&model=llama-3.1-70b&method=pretrain"
+
+
+def test_a_cluster_whose_node_count_is_unstated_is_a_visible_caveat(client):
+    """'Best: 128×B200 at CoreWeave (on demand)': 16 nodes of an offer that states no node count, said only in the
+    layout cell's tooltip."""
+    query = f"{PRETRAIN_70B}&seq_len=8192&global_batch_seqs=512&total_tokens=2000000000000&max_gpus=2048&max_days=90"
+    best = client.get(f"/rank.json?{query}").json()["options"][0]
+    assert best["nodes"] > 1 and "does not state how many nodes" in best["cluster_caveat"]
+    html = client.get(f"/?{query}").text
+    summary = html[html.index("Best:") : html.index('<div class="share">')]
+    assert "node count unstated</span> " + best["cluster_caveat"] in summary.replace("&#39;", "'")
+    first_row = html[html.index('<tr class="row best"') :]
+    assert "node count unstated" in first_row[: first_row.index("</tr>")]
+
+
+def test_a_run_too_slow_at_max_gpus_says_so_and_links_a_max_gpus_that_finishes(client):
+    """Every row 'finishes in 158.5 days, after the 90-day deadline' at exactly the default 64 GPUs, with no word
+    that Max GPUs is what stops it."""
+    query = f"{PRETRAIN_70B}&total_tokens=2000000000000&max_days=90"
+    body = client.get(f"/rank.json?{query}").json()
+    assert body["feasible_options"] == 0
+    late = [o for o in body["options"] if o["total_usd"] is not None]
+    assert late and "Max GPUs (64) stops it at 64 GPUs" in late[0]["reason"]
+    wider = body["deadline_max_gpus"]
+    assert wider["max_gpus"] > 64 and f"max_gpus={wider['max_gpus']}" in wider["url"]
+    assert client.get(wider["url"].replace("/?", "/rank.json?")).json()["feasible_options"] > 0  # it does finish
+    html = client.get(f"/?{query}").text
+    alert = html[html.index('class="error-box"') : html.index('<div class="share">')]
+    assert "Max GPUs (64) is the limit" in alert and wider["url"].replace("&", "&amp;") in alert
