@@ -1,5 +1,5 @@
-"""What the rank and estimate payloads say, as an integrator reads them: an option that cannot run has no
-latency (null, not 0)."""
+"""What the rank and estimate payloads say, as an integrator reads them: an option that cannot run has no latency
+(null, not 0), and each band says which metric it is of."""
 
 from __future__ import annotations
 
@@ -9,18 +9,36 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.web.rank.csv_export import APPENDED
+
 ALL_TERMS = "include_stale=true&price_types=on_demand,spot,reserved,marketplace,capacity_block"
 LLAMA_70B = f"phase=inference&model=llama-3.1-70b&weight_dtype=fp8&{ALL_TERMS}"
 TRAINING_70B = "phase=training&model=llama-3.1-70b&method=full_ft&max_gpus=16&include_stale=true"
+TRAINING_MIXED = "phase=training&model=llama-3.1-8b&method=lora&total_tokens=1e9&price_types=on_demand,reserved,spot"
 INFERENCE_MEASURES = (
     "ttft_ms", "tpot_ms", "ttft_median_ms", "ttft_p99_ms", "tpot_p99_ms", "batch",
     "output_tokens_per_s", "usd_per_million_output_tokens", "usd_per_million_tokens", "usd_per_thousand_requests",
-    "replicas", "instances", "band",
+    "replicas", "instances", "band", "band_metric",
 )  # fmt: skip
 TRAINING_MEASURES = (
     "usd_per_step", "step_time_s", "tokens_per_s_per_gpu", "mfu", "total_hours", "total_usd", "days", "billed_hours",
-    "expected_interruptions", "band",
+    "expected_interruptions", "band", "band_metric",
 )  # fmt: skip
+# The CSV's columns before this version, in order: a script that reads them by position keeps working.
+INFERENCE_CSV_BEFORE = (
+    "rank,gpu_id,gpu_count,tensor_parallel,provider,provider_name,price_type,usd_per_gpu_hour,as_of,feasible,reason,"
+    "close_call,ttft_ms,tpot_ms,ttft_median_ms,ttft_p99_ms,tpot_p99_ms,batch,output_tokens_per_s,"
+    "usd_per_million_output_tokens,usd_per_million_tokens,usd_per_thousand_requests,replicas,pipeline_parallel,nodes,"
+    "machine,price_note,price_caveats,price_source_url,stale,interruptible,min_term_hours,offer_id,attention_parallel,"
+    "expert_parallel,job_hours,job_billed_hours,job_usd,over_limits,instance_gpus,copies_per_instance,instances,"
+    "usd_per_month_at_peak,band_low,band_high"
+)
+TRAINING_CSV_BEFORE = (
+    "rank,gpu_id,gpu_count,layout,provider,provider_name,price_type,usd_per_gpu_hour,as_of,feasible,reason,close_call,"
+    "usd_per_step,step_time_s,tokens_per_s_per_gpu,mfu,total_hours,total_usd,memory_per_gpu_gb,days,billed_hours,"
+    "expected_interruptions,billing_note,cluster_caveat,nodes,machine,price_note,price_caveats,price_source_url,stale,"
+    "interruptible,offer_id,band_low,band_high"
+)
 
 
 def _json(client: TestClient, query: str) -> dict[str, Any]:
@@ -80,3 +98,50 @@ def test_a_training_option_that_does_not_fit_has_null_measures(client: TestClien
     assert all(o[k] is not None for o in options if o["feasible"] for k in TRAINING_MEASURES)
     _, rows = _csv(client, TRAINING_70B)
     assert all(r["expected_interruptions"] == "" and r["step_time_s"] == "" for r in rows if not r["layout"])
+
+
+# --- each band says what it is of ---------------------------------------------------------------------------
+
+
+def test_each_inference_band_names_the_ranked_metric_it_is_of(client: TestClient) -> None:
+    for query, metric in (
+        ("phase=inference&model=llama-3.1-8b", "usd_per_million_output_tokens"),
+        ("phase=inference&model=llama-3.1-8b&rank_by=requests", "usd_per_thousand_requests"),
+        ("phase=inference&model=llama-3.1-8b&peak_requests_per_s=20", "usd_per_month_at_peak"),
+    ):
+        feasible = [o for o in _json(client, query)["options"] if o["feasible"]]
+        assert {o["band_metric"] for o in feasible} == {metric}, query
+        assert all(o["band"]["low"] <= o[metric] <= o["band"]["high"] for o in feasible), query
+    _, rows = _csv(client, "phase=inference&model=llama-3.1-8b&peak_requests_per_s=20")
+    assert {r["band_metric"] for r in rows if r["feasible"] == "True"} == {"usd_per_month_at_peak"}
+
+
+def test_a_training_band_is_of_the_total_it_ranks_by_and_decides_its_close_calls(client: TestClient) -> None:
+    feasible = [o for o in _json(client, TRAINING_MIXED)["options"] if o["feasible"]]
+    assert {o["band_metric"] for o in feasible} == {"total_usd"}
+    # of the total, not of $/step (B200's $42 run had a band of $0.009-0.017)
+    assert all(o["band"]["low"] < o["total_usd"] < o["band"]["high"] for o in feasible)
+    best = feasible[0]["band"]
+    close = [o for o in feasible[1:] if o["close_call"]]
+    assert close and all(o["band"]["low"] <= best["high"] and best["low"] <= o["band"]["high"] for o in close)
+
+
+def test_an_estimates_band_names_the_throughput_it_is_of(client: TestClient) -> None:
+    body = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "gpu_count": 1}
+    inference = client.post("/api/v1/estimate/inference", json=body).json()
+    assert inference["band_metric"] == "output_tokens_per_s"
+    assert inference["band"]["low"] <= inference["output_tokens_per_s"] <= inference["band"]["high"]
+    training = client.post("/api/v1/estimate/training", json={**body, "method": "lora"}).json()
+    assert training["band_metric"] == "tokens_per_s_per_gpu"
+    assert training["band"]["low"] <= training["tokens_per_s_per_gpu"] <= training["band"]["high"]
+
+
+# --- the CSV: earlier columns keep their places, every column is documented ------------------------------------
+
+
+def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> None:
+    inference, _ = _csv(client, LLAMA_70B)
+    assert inference == [*INFERENCE_CSV_BEFORE.split(","), "band_metric"]
+    training, _ = _csv(client, TRAINING_MIXED)
+    assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
+    assert set(APPENDED) == {"band_metric"}

@@ -76,7 +76,8 @@ def inference_estimate(
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
-    return _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES)
+    body = _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES)
+    return {**body, "band_metric": "output_tokens_per_s" if est.feasible else None}  # what the band is of
 
 
 def training_estimate(
@@ -91,7 +92,7 @@ def training_estimate(
         body["memory_per_gpu_gb"] = None
     if not est.flops_per_token:  # refused before the model was read
         body["flops_per_token"] = None
-    return body
+    return {**body, "band_metric": "tokens_per_s_per_gpu" if est.feasible else None}
 
 
 def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:

@@ -108,6 +108,9 @@ class InferenceOption:
     copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
     instances: int | None = None  # rented instances the `replicas` need (None on an infeasible option)
     usd_per_month_at_peak: float | None = None  # with a peak: its rented fleet (whole instances) x price x 730 h
+    # Added after the fields above (a payload's and a CSV's new keys come last): the field the band is on
+    # (RANK_METRIC_FIELDS of rank_by)
+    band_metric: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -287,6 +290,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         copies_per_instance=copies,
         instances=p.machine.instances(est.gpu_count, p.replicas),
         usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
+        band_metric=RANK_METRIC_FIELDS[rank_by],
     )
 
 
