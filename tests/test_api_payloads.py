@@ -1,14 +1,19 @@
 """What the rank and estimate payloads say, as an integrator reads them: an option that cannot run has no latency
-(null, not 0), and each band says which metric it is of."""
+(null, not 0), the means are named as means beside the p99s the limits are checked against, and each band says which
+metric it is of."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+import re
+from html import unescape
 from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.cli.main import main as cli
 from app.web.rank.csv_export import APPENDED
 
 ALL_TERMS = "include_stale=true&price_types=on_demand,spot,reserved,marketplace,capacity_block"
@@ -16,7 +21,7 @@ LLAMA_70B = f"phase=inference&model=llama-3.1-70b&weight_dtype=fp8&{ALL_TERMS}"
 TRAINING_70B = "phase=training&model=llama-3.1-70b&method=full_ft&max_gpus=16&include_stale=true"
 TRAINING_MIXED = "phase=training&model=llama-3.1-8b&method=lora&total_tokens=1e9&price_types=on_demand,reserved,spot"
 INFERENCE_MEASURES = (
-    "ttft_ms", "tpot_ms", "ttft_median_ms", "ttft_p99_ms", "tpot_p99_ms", "batch",
+    "ttft_ms", "tpot_ms", "ttft_mean_ms", "tpot_mean_ms", "ttft_median_ms", "ttft_p99_ms", "tpot_p99_ms", "batch",
     "output_tokens_per_s", "usd_per_million_output_tokens", "usd_per_million_tokens", "usd_per_thousand_requests",
     "replicas", "instances", "band", "band_metric",
 )  # fmt: skip
@@ -68,14 +73,14 @@ def test_an_infeasible_inference_option_has_null_measures_and_empty_csv_cells(cl
     _, rows = _csv(client, LLAMA_70B)
     unfit = [r for r in rows if r["feasible"] == "False"]
     assert len(unfit) == len(infeasible)
-    assert all(r[k] == "" for r in unfit for k in ("ttft_ms", "ttft_p99_ms", "batch", "band_low"))
+    assert all(r[k] == "" for r in unfit for k in ("ttft_ms", "ttft_p99_ms", "batch", "band_low", "ttft_mean_ms"))
 
 
 def test_an_inference_estimate_that_cannot_run_has_null_measures(client: TestClient) -> None:
     body = {"model": "llama-3.1-70b", "gpu": "H100-SXM", "gpu_count": 3}  # TP3 does not divide 64 heads
     answer = client.post("/api/v1/estimate/inference", json=body).json()
     assert answer["feasible"] is False and "does not divide" in answer["reason"]
-    measures = ("ttft_ms", "ttft_p99_ms", "tpot_p99_ms", "batch", "max_batch", "output_tokens_per_s")
+    measures = ("ttft_ms", "ttft_mean_ms", "ttft_p99_ms", "tpot_p99_ms", "batch", "max_batch", "output_tokens_per_s")
     assert all(answer[k] is None for k in measures) and answer["band"] is None
     assert answer["memory_gb"]["weights"] > 0  # what it would need stays: it says why it cannot run
 
@@ -98,6 +103,41 @@ def test_a_training_option_that_does_not_fit_has_null_measures(client: TestClien
     assert all(o[k] is not None for o in options if o["feasible"] for k in TRAINING_MEASURES)
     _, rows = _csv(client, TRAINING_70B)
     assert all(r["expected_interruptions"] == "" and r["step_time_s"] == "" for r in rows if not r["layout"])
+
+
+# --- means named as means, beside the p99s the limits are checked against ------------------------------------
+
+
+def test_the_means_have_explicit_names_beside_their_old_ones(client: TestClient) -> None:
+    option = _json(client, "phase=inference&model=llama-3.1-8b")["options"][0]
+    assert option["ttft_mean_ms"] == option["ttft_ms"] < option["ttft_p99_ms"]
+    assert option["tpot_mean_ms"] == option["tpot_ms"] < option["tpot_p99_ms"]
+    estimate = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "gpu_count": 1}
+    answer = client.post("/api/v1/estimate/inference", json=estimate).json()
+    assert answer["ttft_mean_ms"] == answer["ttft_ms"] and answer["tpot_mean_ms"] == answer["tpot_ms"]
+
+
+def test_the_results_table_labels_the_means_and_shows_each_p99(client: TestClient) -> None:
+    options = _json(client, "phase=inference&model=llama-3.1-8b")["options"]
+    html = client.get("/?phase=inference&model=llama-3.1-8b").text
+    head = " ".join(unescape(re.sub(r"<[^>]+>", " ", html.split("<thead", 1)[1].split("</thead>", 1)[0])).split())
+    assert "TTFT ms mean (p99)" in head and "TPOT ms mean (p99)" in head
+    cell = re.search(r'data-label="TTFT ms mean \(p99\)"[^>]*>([^<]*)<span class="muted p99">\(([^)]*)\)', html)
+    assert cell and (float(cell.group(1)), float(cell.group(2))) == (
+        round(options[0]["ttft_mean_ms"]),
+        round(options[0]["ttft_p99_ms"]),
+    )
+
+
+def test_the_cli_table_labels_the_means_and_shows_each_p99(database: str, capsys: Any) -> None:
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "1", "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)["options"][0]
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--limit", "1"]) == 0
+    _, head, _, row = capsys.readouterr().out.splitlines()[:4]
+    assert "TTFT ms mean (p99)" in head and "TPOT ms mean (p99)" in head
+    ttft = f"{best['ttft_mean_ms']:.0f} ({best['ttft_p99_ms']:.0f})"
+    tpot = f"{best['tpot_mean_ms']:.1f} ({best['tpot_p99_ms']:.1f})"
+    assert f"{ttft}  {tpot}" in re.sub(" {2,}", "  ", row)
 
 
 # --- each band says what it is of ---------------------------------------------------------------------------
@@ -141,7 +181,7 @@ def test_an_estimates_band_names_the_throughput_it_is_of(client: TestClient) -> 
 
 def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> None:
     inference, _ = _csv(client, LLAMA_70B)
-    assert inference == [*INFERENCE_CSV_BEFORE.split(","), "band_metric"]
+    assert inference == [*INFERENCE_CSV_BEFORE.split(","), "ttft_mean_ms", "tpot_mean_ms", "band_metric"]
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
-    assert set(APPENDED) == {"band_metric"}
+    assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric"}

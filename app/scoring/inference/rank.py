@@ -74,8 +74,8 @@ class InferenceOption:
     close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
     terms: list[Term] = field(default_factory=list)
     # The estimate's measures: None on an infeasible option (it runs at no latency and serves no tokens)
-    ttft_ms: float | None = None  # mean
-    tpot_ms: float | None = None  # mean
+    ttft_ms: float | None = None  # mean (deprecated name of ttft_mean_ms)
+    tpot_ms: float | None = None  # mean (deprecated name of tpot_mean_ms)
     ttft_median_ms: float | None = None
     ttft_p99_ms: float | None = None  # what the request's ttft_ms limit is checked against
     tpot_p99_ms: float | None = None  # what the request's tpot_ms limit is checked against
@@ -108,8 +108,10 @@ class InferenceOption:
     copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
     instances: int | None = None  # rented instances the `replicas` need (None on an infeasible option)
     usd_per_month_at_peak: float | None = None  # with a peak: its rented fleet (whole instances) x price x 730 h
-    # Added after the fields above (a payload's and a CSV's new keys come last): the field the band is on
-    # (RANK_METRIC_FIELDS of rank_by)
+    # Added after the fields above (a payload's and a CSV's new keys come last): explicit names of the means, and the
+    # field the band is on (RANK_METRIC_FIELDS of rank_by)
+    ttft_mean_ms: float | None = None
+    tpot_mean_ms: float | None = None
     band_metric: str | None = None
 
     def to_dict(self) -> dict:
@@ -290,6 +292,8 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         copies_per_instance=copies,
         instances=p.machine.instances(est.gpu_count, p.replicas),
         usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
+        ttft_mean_ms=est.ttft_ms,
+        tpot_mean_ms=est.tpot_ms,
         band_metric=RANK_METRIC_FIELDS[rank_by],
     )
 

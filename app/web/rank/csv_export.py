@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 SKIP = ("terms", "assumptions", "memory_gb", "band")
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
-APPENDED = ("band_metric",)
+APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
