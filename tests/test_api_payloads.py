@@ -185,3 +185,18 @@ def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> Non
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
     assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric"}
+
+
+def test_the_readme_documents_every_csv_column(client: TestClient) -> None:
+    from tests.test_readme_truth import README
+
+    section = README.split("#### What the answers say", 1)[1].split("\n### ", 1)[0]
+    tables = {
+        phase: {name for line in section.split(f"| CSV column ({phase})", 1)[1].split("\n\n", 1)[0].splitlines()
+                for name in re.findall(r"`(\w+)`", line.split("|")[1] if line.count("|") > 2 else "")}
+        for phase in ("inference", "training")
+    }  # fmt: skip
+    for phase, query in (("inference", LLAMA_70B), ("training", TRAINING_MIXED)):
+        columns, _ = _csv(client, query)
+        shared = tables["inference"] if phase == "training" else set()  # "as for inference"
+        assert set(columns) - tables[phase] - shared == set(), phase
