@@ -26,15 +26,16 @@ def test_the_training_ranking_is_in_billed_total_order_and_says_so(client: TestC
     assert "ranked by what each run bills (Total $" in caption and "$/step shown" in caption
     assert "best first" not in caption
     header = _text(results.split("<thead", 1)[1].split("</thead>", 1)[0])
-    assert "Total $ (ranks)" in header
+    assert "Total $ (ranks; band)" in header and "$/step (band)" not in header  # the band is the total's
     first_row = results.split('<tr class="row best"', 1)[1].split("</tr>", 1)[0]
     primary = re.search(r'<td class="n primary" data-label="([^"]+)"', first_row)
-    assert primary and primary.group(1) == "Total $ (ranks)"
+    assert primary and primary.group(1) == "Total $ (ranks; band)"
     best = options[0]
     total = f"${best['total_usd']:,.0f}"
     assert f"{total} for the run" in _text(strip.split("answer-strip", 1)[1])
     summary = _text(results.split('<p class="summary">', 1)[1].split("</p>", 1)[0])
-    assert f"the run bills {total} under the offer's terms" in summary
+    band = f"(band ${best['band']['low']:,.0f}–${best['band']['high']:,.0f})"
+    assert f"the run bills {total} {band} under the offer's terms" in summary
 
 
 def test_the_training_api_and_docs_say_the_order(client: TestClient) -> None:

@@ -366,8 +366,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     *common,
                     _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
-                    o["ttft_ms"],
-                    o["tpot_ms"],
+                    f"{o['ttft_mean_ms']:.0f} ({o['ttft_p99_ms']:.0f})",
+                    f"{o['tpot_mean_ms']:.1f} ({o['tpot_p99_ms']:.1f})",
                     o["batch"],
                     o["output_tokens_per_s"],
                     *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
@@ -392,8 +392,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         [
             RANK_HEADERS[rank_by],
             *(["replicas", "$/M out tok"] if rank_by == "fleet" else []),
-            "TTFT ms",
-            "TPOT ms",
+            "TTFT ms mean (p99)",
+            "TPOT ms mean (p99)",
             "batch",
             "tok/s",
         ]

@@ -19,6 +19,28 @@ from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.rank import UnknownId, model_spec_for, plain
 
+# What an estimate measures: null where the configuration cannot run (no latency, no tokens: never 0, which a
+# filter such as ttft_p99_ms <= limit would take for a fast answer).
+INFERENCE_MEASURES = (
+    "max_batch",
+    "batch",
+    "ttft_ms",
+    "tpot_ms",
+    "ttft_median_ms",
+    "ttft_p99_ms",
+    "tpot_p99_ms",
+    "output_tokens_per_s",
+    "output_tokens_per_s_per_gpu",
+    "band",
+    "job_replicas",
+)
+TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
+
+
+def _measured(body: dict[str, Any], measures: tuple[str, ...]) -> dict[str, Any]:
+    """The estimate's body with its measures null where it is infeasible."""
+    return body if body["feasible"] else {**body, **dict.fromkeys(measures)}
+
 
 class BadEstimateRequest(FieldError):
     """A field of the estimate request that does not resolve (unknown GPU or offer, or they disagree)."""
@@ -54,7 +76,14 @@ def inference_estimate(
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
-    return {**plain(est), "machine": machine.describe()}
+    body = _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES)
+    # explicit names of the means (ttft_ms and tpot_ms are their deprecated names), and what the band is of
+    return {
+        **body,
+        "ttft_mean_ms": body["ttft_ms"],
+        "tpot_mean_ms": body["tpot_ms"],
+        "band_metric": "output_tokens_per_s" if est.feasible else None,
+    }
 
 
 def training_estimate(
@@ -64,7 +93,12 @@ def training_estimate(
     model = _model(workload, snapshot)
     filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
     est = estimate_training_on(filled, machine, gpu_count, model, workload)
-    return {**plain(est), "machine": machine.describe()}
+    body = _measured({**plain(est), "machine": machine.describe()}, TRAINING_MEASURES)
+    if not est.memory_breakdown_gb:  # no layout was sized (the machine refuses the count, or no compute peak)
+        body["memory_per_gpu_gb"] = None
+    if not est.flops_per_token:  # refused before the model was read
+        body["flops_per_token"] = None
+    return {**body, "band_metric": "tokens_per_s_per_gpu" if est.feasible else None}
 
 
 def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:

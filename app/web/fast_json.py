@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 from fastapi.responses import JSONResponse
+from pydantic import TypeAdapter
 
 
 class OrjsonResponse(JSONResponse):
@@ -18,3 +19,16 @@ class OrjsonResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
+
+
+_PLAIN_DICT = TypeAdapter(dict[str, Any])
+
+
+class PydanticJsonResponse(JSONResponse):
+    """A dict serialised as FastAPI serialises a handler's `-> dict[str, Any]` (pydantic's JSON: infinity as null), so
+    a handler that gains a documenting response_model keeps its bytes instead of being re-validated through it."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return _PLAIN_DICT.dump_json(content)

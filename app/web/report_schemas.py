@@ -1,8 +1,10 @@
-"""Response pieces the feature APIs (/disagg, /mix, /own, /precision) share, for /docs."""
+"""Response pieces the feature APIs (/rank, /plan, /disagg, /mix, /own, /precision) share, for /docs."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class TermOut(BaseModel):  # one term of a cost or latency sum (no docstring: it would show in /docs)
@@ -23,3 +25,72 @@ class PriceProvenanceOut(BaseModel):  # beside a row's price: its note, its cave
     price_caveats: list[str] = Field(default_factory=list, description="labels of the note's caveats")
     price_source_url: str = ""
     stale: bool = Field(False, description="older than the stale-after days, or undated")
+
+
+class ModelOut(BaseModel):
+    """The model as the estimate read it (a catalog entry, a custom_model or a pasted config.json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="catalog id; custom for a custom_model or hf_config")
+    name: str
+    params_b: float = Field(description="parameters, billions")
+    active_params_b: float = Field(description="parameters active per token, billions (a mixture of experts: fewer)")
+    layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    num_experts: int = Field(description="0 for a dense model")
+    experts_per_token: int
+    moe_intermediate_size: int
+    num_shared_experts: int
+    attention: str = Field(description="mha | gqa | mla")
+    kv_lora_rank: int = Field(description="MLA's compressed KV width; 0 otherwise")
+    qk_rope_head_dim: int
+    max_context: int | None = Field(description="tokens; null: not stated")
+    source_url: str
+    sliding_window: int = Field(description="tokens the sliding-window layers attend to; 0 = none")
+    sliding_layers: int = Field(description="layers that attend to the sliding window only")
+
+
+class ServerlessQuoteFields(BaseModel):
+    """A per-token API price for the model (or the nearest listed one), with its labels."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    provider_name: str
+    model_id: str
+    model_name: str
+    input_usd_per_mtok: float = Field(description="$ per million prompt tokens (a disputed price: the higher figure)")
+    output_usd_per_mtok: float = Field(description="$ per million output tokens (a disputed price: the higher figure)")
+    usd_per_request: float = Field(description="$ per request at the workload's lengths")
+    as_of: date | None
+    source_url: str
+    substitute: bool = Field(description="priced for a different model of similar size, not the one asked about")
+    lora_serving: str = Field(description="yes | no | unknown: the provider serves your LoRA adapter at this price")
+    cached_input_usd_per_mtok: float | None = Field(
+        description="$ per million cached prompt tokens; null: not published"
+    )
+    prefix_cache_hit: float = Field(description="share of prompt tokens billed at the cached-input price")
+    cache_note: str
+    provider_model_id: str
+    as_of_basis: str = Field(description="exact | on_or_before | approximate; empty: not stated")
+    as_of_label: str = Field(description="the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated")
+    unverified: bool
+    deprecated: bool
+    stale: bool
+    flags: list[str]
+    status_note: str
+    comparable: bool = Field(description="may be the cheapest compared price (current and verified, or stale if asked)")
+    disputed: bool
+    listed_input_usd_per_mtok: float | None
+    listed_output_usd_per_mtok: float | None
+    disputed_input_usd_per_mtok: float | None
+    disputed_output_usd_per_mtok: float | None
+    usd_per_request_lower: float | None = Field(description="a disputed price's request at the lower figures")
+    availability_unconfirmed: bool
+    weak_source: bool

@@ -73,19 +73,20 @@ class InferenceOption:
     reason: str
     close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
     terms: list[Term] = field(default_factory=list)
-    ttft_ms: float = 0.0  # mean
-    tpot_ms: float = 0.0  # mean
-    ttft_median_ms: float = 0.0
-    ttft_p99_ms: float = 0.0
-    tpot_p99_ms: float = 0.0
-    batch: int = 0
-    output_tokens_per_s: float = 0.0
+    # The estimate's measures: None on an infeasible option (it runs at no latency and serves no tokens)
+    ttft_ms: float | None = None  # mean (deprecated name of ttft_mean_ms)
+    tpot_ms: float | None = None  # mean (deprecated name of tpot_mean_ms)
+    ttft_median_ms: float | None = None
+    ttft_p99_ms: float | None = None  # what the request's ttft_ms limit is checked against
+    tpot_p99_ms: float | None = None  # what the request's tpot_ms limit is checked against
+    batch: int | None = None
+    output_tokens_per_s: float | None = None
     usd_per_million_output_tokens: float | None = None
     usd_per_million_tokens: float | None = None  # input and output tokens together
     usd_per_thousand_requests: float | None = None
     memory_gb: dict[str, float] = field(default_factory=dict)
     band: Band | None = None  # low/high of the ranked metric (workload.rank_by)
-    replicas: int = 1
+    replicas: int | None = None  # None on an infeasible option
     pipeline_parallel: int = 1
     nodes: int = 1
     machine: str = ""  # the offer's machine as the ranking read it
@@ -105,8 +106,13 @@ class InferenceOption:
     assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
     instance_gpus: int = 1  # GPUs one rental of the offer bills (an 8-GPU VM is rented whole)
     copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
-    instances: int = 1  # rented instances the `replicas` need
+    instances: int | None = None  # rented instances the `replicas` need (None on an infeasible option)
     usd_per_month_at_peak: float | None = None  # with a peak: its rented fleet (whole instances) x price x 730 h
+    # Added after the fields above (a payload's and a CSV's new keys come last): explicit names of the means, and the
+    # field the band is on (RANK_METRIC_FIELDS of rank_by)
+    ttft_mean_ms: float | None = None
+    tpot_mean_ms: float | None = None
+    band_metric: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,7 +125,7 @@ class InferenceOption:
     @property
     def rented_tokens_per_s(self) -> float:
         """Output tokens/s one rented unit serves: every copy it holds."""
-        return self.output_tokens_per_s * self.copies_per_instance
+        return (self.output_tokens_per_s or 0.0) * self.copies_per_instance  # an infeasible option serves none
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +292,9 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         copies_per_instance=copies,
         instances=p.machine.instances(est.gpu_count, p.replicas),
         usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
+        ttft_mean_ms=est.ttft_ms,
+        tpot_mean_ms=est.tpot_ms,
+        band_metric=RANK_METRIC_FIELDS[rank_by],
     )
 
 

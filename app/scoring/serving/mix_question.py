@@ -8,9 +8,11 @@ out, and the plan says so in a note with the shares it used.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.request_shapes import SHAPES, ShapeName
@@ -90,6 +92,22 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
     return out
 
 
+class TextOrBuckets:
+    """The mix's JSON schema as a request reads it: buckets, or their text form (which `_text_form` parses before
+    the list is validated); an answer's mix is always the buckets."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        buckets = handler(schema)
+        if handler.mode != "validation":
+            return buckets
+        text = {
+            "type": "string",
+            "description": "SHAPE:SHARE or INPUTxOUTPUT:SHARE, comma separated",
+            "examples": [DEFAULT_MIX],
+        }
+        return {"anyOf": [text, buckets]}
+
+
 class MixQuestion(Filters):
     """What to serve, how fast, how much, and how long the requests are."""
 
@@ -107,7 +125,7 @@ class MixQuestion(Filters):
     )
     profile: Profile = Field("diurnal", description="flat | business_hours | diurnal: the fleet is sized for the peak")
     peak_factor: float = Field(3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean")
-    mix: list[LengthBucket] = Field(
+    mix: Annotated[list[LengthBucket], TextOrBuckets()] = Field(
         default_factory=lambda: [LengthBucket.model_validate(b) for b in parse_buckets(DEFAULT_MIX)],
         min_length=1,
         max_length=MAX_BUCKETS,

@@ -66,7 +66,7 @@ def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, 
         traffic.cold_start_s,
         committed=committed(o),
     )
-    replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s)
+    replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s or 0.0)
     return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
 
 
@@ -131,7 +131,8 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
     """Feasible options priced for the traffic, cheapest autoscaled first; options over the latency limits at a
     live-traffic load after those that meet them, and spot options that may not stand alone after every other."""
     rates = traffic.hourly_requests_per_s()
-    priced = [priced_option(o, rates, traffic, output_len) for o in options if o.feasible and o.output_tokens_per_s > 0]
+    serving = [o for o in options if o.feasible and (o.output_tokens_per_s or 0.0) > 0]
+    priced = [priced_option(o, rates, traffic, output_len) for o in serving]
     return sorted(
         priced,
         key=lambda s: (
@@ -147,7 +148,7 @@ def price_options(options: Sequence[InferenceOption], traffic: Traffic, output_l
 def dependable(options: Sequence[InferenceOption], traffic: Traffic) -> list[InferenceOption]:
     """The options a plan may stand on (its break-even, the train-then-serve totals): feasible, serving tokens,
     not spot unless the traffic allows spot alone; and of those the ones within the latency limits where any is."""
-    standing = [o for o in options if o.feasible and o.output_tokens_per_s > 0 and may_stand_alone(o, traffic)]
+    standing = [o for o in options if o.feasible and (o.output_tokens_per_s or 0.0) > 0 and may_stand_alone(o, traffic)]
     within = [o for o in standing if not o.over_limits]
     return within or standing
 

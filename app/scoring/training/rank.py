@@ -76,11 +76,11 @@ class TrainingOption:
     mfu: float | None = None
     total_hours: float | None = None  # expected wall time (spot: with interruptions)
     total_usd: float | None = None  # what the offer's terms charge for the run
-    memory_per_gpu_gb: float = 0.0
-    band: Band | None = None  # low/high of usd_per_step
+    memory_per_gpu_gb: float | None = None  # None where no layout was sized (the GPU has no compute peak)
+    band: Band | None = None  # low/high of total_usd, the ranked metric (close calls compare these bands)
     days: float | None = None
     billed_hours: float | None = None  # hours used rounded up to the billing unit, at least a committed minimum term
-    expected_interruptions: float = 0.0
+    expected_interruptions: float | None = None  # None on an option that does not fit
     billing_note: str = ""  # how billed hours and spot's lost hours follow from the terms ("" where billed = used)
     # a run across more nodes than one on an offer that does not state how many it supplies ("" otherwise)
     cluster_caveat: str = ""
@@ -93,6 +93,7 @@ class TrainingOption:
     interruptible: bool = False
     offer_id: int | None = None
     assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
+    band_metric: str | None = None  # the field the band is on: total_usd (added last: a payload's new keys come last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,7 +626,8 @@ def _priced_option(
         billing_note=billing_note(t),
         cluster_caveat=s.cluster_caveat,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
-        band=Band(usd_step * s.band_low, usd_step * s.band_high),
+        band=_band(cost.total_usd, s),
+        band_metric="total_usd",
     )
 
 
@@ -640,7 +642,7 @@ def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> Trai
         reason=est.reason,
         terms=est.terms,
         assumptions=est.assumptions,
-        memory_per_gpu_gb=est.memory_per_gpu_gb,
+        memory_per_gpu_gb=est.memory_per_gpu_gb if est.memory_breakdown_gb else None,
     )
 
 

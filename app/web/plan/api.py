@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,9 +14,9 @@ from app.service import plan
 from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
-from app.web.fast_json import OrjsonResponse
+from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_body import StrictJsonRoute
-from app.web.plan.schemas import ServingResponse
+from app.web.plan.schemas import LifecycleResponse, ServingResponse
 
 router = APIRouter(
     prefix="/api/v1/plan",
@@ -74,15 +74,17 @@ def plan_serving(
         raise unprocessable(exc) from None
 
 
-@router.post("/lifecycle")
-def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> dict[str, Any]:
+@router.post("/lifecycle", response_model=LifecycleResponse, response_class=PydanticJsonResponse)
+def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
     """A training run followed by N months of serving: the cheapest combinations, each phase's share. Each label
     says its price's terms with the caveats a buyer must see (`on demand; provider's article, not its price list`),
     also listed in `training_price_caveats` and `serving_price_caveats` (a serverless price's doubts)."""
     share = _share_url(request.inference, request.traffic, request.training, request.months)
     try:
-        return plan.lifecycle_payload(
-            request.training, request.inference, request.traffic, request.months, snapshot, share
+        return PydanticJsonResponse(
+            plan.lifecycle_payload(
+                request.training, request.inference, request.traffic, request.months, snapshot, share
+            )
         )
     except plan.PlanFieldError as exc:
         raise unprocessable(exc) from None

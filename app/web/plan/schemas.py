@@ -6,11 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.web.rank.option_schemas import InferenceOptionFields
+from app.web.report_schemas import ModelOut, ServerlessQuoteFields
 
-class ServingOptionOut(BaseModel):
-    """A ranked inference option (the rank API's fields) with its fleet and monthly costs at the traffic."""
 
-    model_config = ConfigDict(extra="allow")  # every field of the rank API's option
+class ServingOptionOut(InferenceOptionFields):
+    """A ranked inference option (the rank API's fields, without its rank) with its fleet and monthly costs at the
+    traffic."""
 
     gpu_count: int = Field(description="GPUs of one replica: one copy of the layout")
     copies_per_instance: int = Field(description="copies of the layout one rented instance holds (1: none shared)")
@@ -25,27 +27,77 @@ class ServingOptionOut(BaseModel):
     )
     replicas: int = Field(description="the ranking's replicas at the traffic's peak rate: replicas_at_peak")
     instances: int = Field(description="the ranking's rented instances for them: instances_at_peak")
+    gpu_hours_always_on: float = Field(description="GPU-hours a month with the peak hour's instances every hour")
+    gpu_hours_autoscaled: float = Field(description="GPU-hours a month, instances added and removed hour by hour")
+    gpu_hours_scale_to_zero: float = Field(description="GPU-hours a month, autoscaled and none in idle hours")
     monthly_usd_always_on: float = Field(description="the peak hour's instances every hour")
     monthly_usd_autoscaled: float = Field(
         description="instances added and removed hour by hour (whole instances: copies sharing one scale together)"
     )
     monthly_usd_scale_to_zero: float = Field(description="autoscaled, and none in idle hours (cold starts billed)")
+    scale_ups_from_zero_per_month: float = Field(description="starts from zero a month when scaling to zero")
     utilisation_autoscaled: float = Field(description="output tokens served ÷ what the autoscaled instances could")
+    committed: bool = Field(description="reserved / capacity block: every policy is billed always on")
+    billing_note: str = Field(description="how the terms bill the hours; empty where they bill the hours used")
 
 
-class ServingResponse(BaseModel):
-    workload: dict[str, Any]
-    model: dict[str, Any]
+class ServerlessQuoteOut(ServerlessQuoteFields):
+    monthly_usd: float = Field(description="the traffic's month through this API, $")
+
+
+class ServingBody(BaseModel):
+    """What a serving plan says, alone (/plan/serving) or after a training run (/plan/lifecycle)."""
+
+    model_config = ConfigDict(extra="forbid")
+
     traffic: dict[str, Any]
     options: list[ServingOptionOut] = Field(description="feasible options, cheapest autoscaled first")
     total_options: int
-    serverless: list[dict[str, Any]]
-    cheapest_serverless: dict[str, Any] | None
+    serverless: list[ServerlessQuoteOut]
+    cheapest_serverless: ServerlessQuoteOut | None
     serverless_basis: str
     substitute_model: str | None
     break_even_requests_per_day: float | None
     break_even: dict[str, Any]
     assumptions: dict[str, Any]
     notes: list[str]
+
+
+class ServingResponse(ServingBody):
+    workload: dict[str, Any]
+    model: ModelOut
+    catalog_version: str
+    share_url: str
+
+
+class LifecycleCombinationOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    training: str = Field(description="the training offer, in words")
+    serving: str = Field(description="the serving option (dedicated or serverless), in words")
+    serving_kind: str = Field(description="dedicated | serverless")
+    training_usd: float = Field(description="$ the run is billed")
+    training_hours: float
+    serving_usd_per_month: float = Field(description="dedicated autoscaled, or serverless, $ a month")
+    months: int
+    total_usd: float = Field(description="training_usd + months × serving_usd_per_month")
+    training_share: float = Field(description="training's share of total_usd, a fraction")
+    serving_share: float
+    training_price_caveats: list[str] = Field(description="what a buyer must know about the training price")
+    serving_price_caveats: list[str] = Field(description="what a buyer must know about the serving price")
+
+
+class LifecycleResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    training: dict[str, Any] = Field(description="the training workload as validated (unset fields left out)")
+    inference: dict[str, Any] = Field(description="the inference workload as validated (unset fields left out)")
+    months: int
+    combinations: list[LifecycleCombinationOut] = Field(description="cheapest total first, the best 10")
+    total_combinations: int
+    training_feasible: int = Field(description="training options that fit and finish within their limits")
+    basis: str
+    notes: list[str]
+    serving: ServingBody = Field(description="the serving plan at the traffic, its best 15 options without terms")
     catalog_version: str
     share_url: str

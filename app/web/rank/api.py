@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
@@ -14,8 +14,9 @@ from app.service import rank_sort
 from app.service.workload_query import ResultsView, canonical_query, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
-from app.web.fast_json import OrjsonResponse
+from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_body import StrictJsonRoute
+from app.web.rank.schemas import InferenceEstimateOut, InferenceRankResponse, TrainingEstimateOut, TrainingRankResponse
 
 router = APIRouter(
     prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
@@ -31,37 +32,6 @@ SortQuery = Annotated[
         "results page's `sort`; each option then carries its `rank`. Default: ranked order",
     ),
 ]
-
-
-class RankResponse(BaseModel):
-    phase: str
-    workload: dict[str, Any]
-    model: dict[str, Any]
-    options: list[dict[str, Any]] = Field(
-        description="best first, each with its `rank` (1 = best; a sorted answer keeps each option's rank); at a fixed "
-        "client count, request rate or single stream the options over a latency limit (over_limits says which) after "
-        "every one that meets them; infeasible options last, with a reason; each with its terms and its assumptions "
-        "(the band's evidence last), which ?terms=false leaves out"
-    )
-    total_options: int
-    feasible_options: int
-    over_limits_options: int | None = Field(
-        None, description="inference: how many of the feasible options, the last ones, are over a latency limit"
-    )
-    lowest_p99: dict[str, Any] | None = Field(
-        None,
-        description="inference, when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
-        "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
-    )
-    notes: list[str]
-    global_batch: dict[str, Any] | None = Field(
-        None,
-        description="training: the global batch ranked at (sequences, tokens), whether it is the default and why; "
-        "for pretraining far below a published batch (GPT-3's at the nearest size), that batch with `url`, the same "
-        "question at it, and the `note` also in notes",
-    )
-    catalog_version: str
-    share_url: str
 
 
 OFFER_ID_HELP = (
@@ -124,8 +94,8 @@ def _rank(
         raise unprocessable(exc) from None
 
 
-# The handlers return an OrjsonResponse of plain values: response_model documents the schema only.
-@router.post("/rank/inference", response_model=RankResponse, response_class=OrjsonResponse)
+# The handlers return a response of plain values: response_model documents the schema only.
+@router.post("/rank/inference", response_model=InferenceRankResponse, response_class=OrjsonResponse)
 def rank_inference(
     workload: InferenceWorkload,
     snapshot: SnapshotDep,
@@ -137,7 +107,7 @@ def rank_inference(
     return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms, sort))
 
 
-@router.post("/rank/training", response_model=RankResponse, response_class=OrjsonResponse)
+@router.post("/rank/training", response_model=TrainingRankResponse, response_class=OrjsonResponse)
 def rank_training(
     workload: TrainingWorkload,
     snapshot: SnapshotDep,
@@ -150,22 +120,28 @@ def rank_training(
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
 
 
-@router.post("/estimate/inference")
-def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """One configuration (GPU × count × tensor × pipeline parallel) on a machine, with every term."""
+@router.post("/estimate/inference", response_model=InferenceEstimateOut, response_class=PydanticJsonResponse)
+def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
+    """One configuration (GPU × count × tensor × pipeline parallel) on a machine, with every term; an infeasible
+    one has null measures."""
     r = request
     try:
-        return estimates.inference_estimate(
-            r, snapshot, r.gpu, r.gpu_count, r.tensor_parallel, r.pipeline_parallel, r.offer_id
+        return PydanticJsonResponse(
+            estimates.inference_estimate(
+                r, snapshot, r.gpu, r.gpu_count, r.tensor_parallel, r.pipeline_parallel, r.offer_id
+            )
         )
     except estimates.BadEstimateRequest as exc:
         raise unprocessable(exc) from None
 
 
-@router.post("/estimate/training")
-def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> dict[str, Any]:
-    """One configuration (GPU × count) on a machine, with the chosen layout, memory per GPU and every term."""
+@router.post("/estimate/training", response_model=TrainingEstimateOut, response_class=PydanticJsonResponse)
+def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
+    """One configuration (GPU × count) on a machine, with the chosen layout, memory per GPU and every term; an
+    infeasible one has null measures."""
     try:
-        return estimates.training_estimate(request, snapshot, request.gpu, request.gpu_count, request.offer_id)
+        return PydanticJsonResponse(
+            estimates.training_estimate(request, snapshot, request.gpu, request.gpu_count, request.offer_id)
+        )
     except estimates.BadEstimateRequest as exc:
         raise unprocessable(exc) from None

@@ -9,6 +9,8 @@ from typing import Any
 from fastapi.responses import Response
 
 SKIP = ("terms", "assumptions", "memory_gb", "band")
+# Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
+APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -23,9 +25,18 @@ def neutralise(value: Any) -> Any:
     return value
 
 
+def columns_of(options: list[dict[str, Any]]) -> list[str]:
+    """The option fields as columns (the band as band_low and band_high), the APPENDED ones last; README.md's
+    "What the answers say" says what each holds."""
+    keys = list(options[0]) if options else []
+    first = [k for k in keys if k not in SKIP and k not in APPENDED]
+    return [*first, "band_low", "band_high", *(k for k in APPENDED if k in keys)]
+
+
 def csv_response(payload: dict[str, Any], filename: str) -> Response:
+    """One row per option; a null (an infeasible option's measures) is an empty cell."""
     options = payload["options"]
-    columns = [k for k in (options[0] if options else {}) if k not in SKIP] + ["band_low", "band_high"]
+    columns = columns_of(options)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()

@@ -284,7 +284,7 @@ def training_charts(
             "the dotted line is the Pareto front",
             "json": to_json_block(
                 rc.cost_scatter(
-                    leaders, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="usd_per_step"
+                    leaders, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="total_usd"
                 )
             ),
         },

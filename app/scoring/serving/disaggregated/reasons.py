@@ -92,7 +92,7 @@ def describe_aggregated(s: ServingOption) -> str:
 
 def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
     """Prompt tokens an aggregated step carries on average: batch × input / output (mixed_step_parts' share)."""
-    return s.option.batch * workload.input_len / workload.output_len
+    return (s.option.batch or 0) * workload.input_len / workload.output_len
 
 
 def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
@@ -109,7 +109,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
     ]
     alone = c.aggregated_decode_only
     if alone is not None:
-        lost = 1 - o.batch / alone.batch if alone.batch > o.batch else 0.0
+        lost = 1 - (o.batch or 0) / alone.batch if alone.batch > (o.batch or 0) else 0.0
         lines.append(
             f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
             f"{alone.step_ms:.1f} ms a step (target {alone.tpot_target_ms:.1f} ms) against {o.batch} with prompts in "
@@ -221,8 +221,8 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
     decoder = best.pairing.decode_instance
     return (
         f"a decode GPU with no prompts in its steps carries {decoder.batch / decoder.gpu_count:.1f} sequences against "
-        f"{o.batch / o.gpu_count:.1f} per GPU in aggregated steps that also prefill, and prompts run on GPUs sized "
-        f"for them"
+        f"{(o.batch or 0) / o.gpu_count:.1f} per GPU in aggregated steps that also prefill, and prompts run on GPUs "
+        f"sized for them"
     )
 
 
@@ -235,7 +235,7 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
         + (f" (+ {best.idle_gpus_at_peak} idle in whole instances)" if best.idle_gpus_at_peak else "")
     )
-    if alone is not None and alone.batch <= o.batch * (1 + MIN_SAVING_SHARE):
+    if alone is not None and alone.batch <= (o.batch or 0) * (1 + MIN_SAVING_SHARE):
         held = (
             f"decode alone holds the same batch, {o.batch}"
             if alone.batch == o.batch
@@ -363,10 +363,10 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
         return []
     o = s.option
     return [
-        Term("batch", o.batch, "sequences", "latency-bound: largest batch whose mixed step meets TPOT and TTFT"),
+        Term("batch", o.batch or 0, "sequences", "latency-bound: largest batch whose mixed step meets TPOT and TTFT"),
         Term("prefill tokens per step", prefill_tokens_per_step(s, workload), "tokens", "batch × input / output"),
-        Term("TPOT", o.tpot_ms, "ms", "mixed step: decode of the batch plus its share of prompts"),
-        Term("TTFT", o.ttft_ms, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),
+        Term("TPOT", o.tpot_ms or 0.0, "ms", "mixed step: decode of the batch plus its share of prompts"),
+        Term("TTFT", o.ttft_ms or 0.0, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),
         Term(
             "throughput",
             o.rented_tokens_per_s,

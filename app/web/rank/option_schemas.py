@@ -1,0 +1,173 @@
+"""What one ranked option of the rank API says, field by field, for /docs: units, statistics, when null.
+
+The handlers return plain dicts (app.service.rank); these models document them and tests/test_api_schemas.py
+checks real answers against them, no field missing and none undeclared.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.web.report_schemas import TermOut
+
+INFEASIBLE_NULL = "; null on an infeasible option"
+TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"
+TPOT_MEAN = "mean time per output token after the first, ms (not the p99 the request's tpot_ms limits)"
+TTFT_P99 = "p99 time to first token, ms: what the request's ttft_ms limit is checked against"
+TPOT_P99 = "p99 time per output token, ms: what the request's tpot_ms limit is checked against"
+TTFT_MEDIAN = (
+    "median time to first token, ms (Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean)"
+)
+DEPRECATED_TTFT = "deprecated name of ttft_mean_ms (the same value: the mean, not the p99 the request's ttft_ms limits)"
+DEPRECATED_TPOT = "deprecated name of tpot_mean_ms (the same value: the mean, not the p99 the request's tpot_ms limits)"
+BAND = "low/high of the uncertainty band of the field band_metric names, in that field's unit"
+
+
+class BandOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    low: float
+    high: float
+
+
+class OfferFieldsOut(BaseModel):
+    """What an option says of its offer and price (both phases)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu_id: str = Field(description="catalog GPU id")
+    provider: str = Field(description="provider id")
+    provider_name: str
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
+    usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    as_of: date | None = Field(description="the price's date; null: undated")
+    price_note: str = Field(description="the price's terms in words, as the source gives them")
+    price_caveats: list[str] = Field(description="labels of the note's caveats a buyer must see")
+    price_source_url: str = Field(description="where the price was read")
+    stale: bool = Field(description="older than the stale-after days, or undated")
+    interruptible: bool = Field(description="spot: may be taken back at short notice")
+    offer_id: int | None = Field(description="the catalog offer (an estimate's offer_id judges its machine)")
+    feasible: bool
+    reason: str = Field(description="why it fits (inference) or why not; empty for a training run within limits")
+    close_call: bool = Field(
+        description="its band overlaps the best option's (on the best option: some rival's band overlaps its own)"
+    )
+    terms: list[TermOut] = Field(
+        default_factory=list, description="the explanation: each term of the estimate; left out with ?terms=false"
+    )
+    assumptions: list[str] = Field(
+        default_factory=list,
+        description="what the estimate assumes, the band's evidence last; left out with ?terms=false",
+    )
+    nodes: int = Field(description="physical nodes the configuration spans")
+    machine: str = Field(description="the offer's machine as the ranking read it (node size, links, fabric)")
+
+
+class InferenceOptionFields(OfferFieldsOut):
+    """A ranked inference option: one (GPU, count, layout) at one offer."""
+
+    gpu_count: int = Field(description="GPUs of one replica (one copy of the layout)")
+    tensor_parallel: int
+    pipeline_parallel: int
+    attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
+    expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
+    ttft_mean_ms: float | None = Field(description=TTFT_MEAN + INFEASIBLE_NULL)
+    tpot_mean_ms: float | None = Field(description=TPOT_MEAN + INFEASIBLE_NULL)
+    ttft_ms: float | None = Field(description=DEPRECATED_TTFT, deprecated=True)
+    tpot_ms: float | None = Field(description=DEPRECATED_TPOT, deprecated=True)
+    ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
+    ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
+    tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
+    batch: int | None = Field(description="sequences one replica runs at once at the operating point" + INFEASIBLE_NULL)
+    output_tokens_per_s: float | None = Field(
+        description="output tokens/s one replica serves at the operating point" + INFEASIBLE_NULL
+    )
+    usd_per_million_output_tokens: float | None = Field(
+        description="$ per million output tokens, one replica at full load" + INFEASIBLE_NULL
+    )
+    usd_per_million_tokens: float | None = Field(
+        description="$ per million tokens in and out, one replica at full load" + INFEASIBLE_NULL
+    )
+    usd_per_thousand_requests: float | None = Field(
+        description="$ per thousand requests, one replica at full load" + INFEASIBLE_NULL
+    )
+    usd_per_month_at_peak: float | None = Field(
+        description="with a peak (peak_requests_per_s or peak_concurrency): $ a month for the rented instances its "
+        "replicas need, 730 h; else null"
+    )
+    band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
+    band_metric: str | None = Field(
+        description="the field the band is of: the ranked metric (usd_per_million_output_tokens, "
+        "usd_per_million_tokens, usd_per_thousand_requests, or usd_per_month_at_peak, per rank_by)" + INFEASIBLE_NULL
+    )
+    memory_gb: dict[str, float] = Field(
+        description="GB per GPU: weights, kv_cache (at the operating batch), reserve (what the engine leaves unused), "
+        "capacity; an infeasible option's shows what it would need"
+    )
+    replicas: int | None = Field(
+        description="replicas (copies of the layout): 1, or what a peak or a batch job's deadline needs"
+        + INFEASIBLE_NULL
+    )
+    instance_gpus: int = Field(description="GPUs one rental of the offer bills (an 8-GPU VM is rented whole)")
+    copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
+    instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
+    min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
+    job_hours: float | None = Field(description="a batch job (job_requests): its hours on `replicas`; else null")
+    job_billed_hours: float | None = Field(
+        description="a batch job's hours as billed: spot's interruptions, the provider's billing unit, a committed "
+        "term paid whole; else null"
+    )
+    job_usd: float | None = Field(description="a batch job: $ it is billed; else null")
+    over_limits: str = Field(
+        description="at a fixed load (clients, a request rate, one stream): the p99 latency limits it misses, in "
+        "words (ranked after every option meeting them); empty otherwise"
+    )
+
+
+class InferenceOptionOut(InferenceOptionFields):
+    rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")
+
+
+class TrainingOptionOut(OfferFieldsOut):
+    """A ranked training run: one GPU count and layout at one offer, under the offer's terms."""
+
+    rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")
+    gpu_count: int
+    layout: str = Field(description="the parallel layout in words (empty where nothing fits)")
+    feasible: bool = Field(description="fits, and finishes within the deadline and budget under the offer's terms")
+    total_usd: float | None = Field(
+        description="$ the run is billed under the offer's terms (minimum terms, billing units, spot's lost work): "
+        "what the ranking orders by; null where it does not fit"
+    )
+    usd_per_step: float | None = Field(
+        description="$ per optimizer step at the offer's price; null where it does not fit"
+    )
+    step_time_s: float | None = Field(description="seconds per optimizer step; null where it does not fit")
+    tokens_per_s_per_gpu: float | None = Field(description="training tokens/s per GPU; null where it does not fit")
+    mfu: float | None = Field(description="model FLOPs utilisation, a fraction of the peak; null where it does not fit")
+    total_hours: float | None = Field(
+        description="expected wall-clock hours of the run (spot: with interruptions); null where it does not fit"
+    )
+    days: float | None = Field(description="total_hours / 24; null where it does not fit")
+    billed_hours: float | None = Field(
+        description="hours billed: used hours rounded up to the billing unit, at least a committed minimum term; null "
+        "where it does not fit"
+    )
+    expected_interruptions: float | None = Field(
+        description="expected spot interruptions over the run (0 off spot); null where it does not fit"
+    )
+    memory_per_gpu_gb: float | None = Field(
+        description="GB per GPU the layout needs (an unfit option's: the fewest it could); null where no layout was "
+        "sized (the GPU has no published compute peak)"
+    )
+    band: BandOut | None = Field(description=BAND + "; null where it does not fit")
+    band_metric: str | None = Field(
+        description="the field the band is of: total_usd, the ranked metric, whose bands close calls compare; null "
+        "where it does not fit"
+    )
+    billing_note: str = Field(description="how billed hours and spot's lost hours follow from the terms; empty if none")
+    cluster_caveat: str = Field(
+        description="a run over more nodes than one on an offer that does not state how many it supplies; else empty"
+    )

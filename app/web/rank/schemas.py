@@ -1,0 +1,221 @@
+"""What the rank and estimate APIs answer, for /docs (app.service builds the dicts; the options are option_schemas')."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.web.rank.option_schemas import (
+    BAND,
+    DEPRECATED_TPOT,
+    DEPRECATED_TTFT,
+    INFEASIBLE_NULL,
+    TPOT_MEAN,
+    TPOT_P99,
+    TTFT_MEAN,
+    TTFT_MEDIAN,
+    TTFT_P99,
+    BandOut,
+    InferenceOptionOut,
+    TrainingOptionOut,
+)
+from app.web.report_schemas import ModelOut, ServerlessQuoteFields, TermOut
+
+WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LowestReach(Strict):
+    value: float = Field(description="ms")
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+
+
+class LowestP99Out(Strict):
+    ttft_p99_ms: LowestReach | None = None
+    tpot_p99_ms: LowestReach | None = None
+
+
+class ServerlessJobQuoteOut(ServerlessQuoteFields):
+    job_usd: float = Field(description="the batch job through this API: requests × usd_per_request, $")
+
+
+class RankResponseBase(Strict):
+    phase: str = Field(description="inference | training")
+    workload: dict[str, Any] = Field(description=WORKLOAD)
+    model: ModelOut
+    total_options: int = Field(description="every option of the ranking, feasible or not (options may be fewer: limit)")
+    feasible_options: int
+    notes: list[str]
+    catalog_version: str
+    share_url: str = Field(description="the results page of this question (and sort)")
+    sort: str | None = Field(
+        None, description="present only when the request sorts: the column the feasible options are sorted by"
+    )
+
+
+class InferenceRankResponse(RankResponseBase):
+    options: list[InferenceOptionOut] = Field(
+        description="best first, each with its `rank` (1 = best; a sorted answer keeps each option's rank); at a fixed "
+        "client count, request rate or single stream the options over a latency limit (over_limits says which) after "
+        "every one that meets them; infeasible options last, with a reason and null measures; each with its terms and "
+        "its assumptions (the band's evidence last), which ?terms=false leaves out"
+    )
+    rank_by: str = Field(
+        description="what the options are ranked by (auto resolved): output_tokens ($ per million output tokens), "
+        "all_tokens ($ per million tokens in and out), requests ($ per thousand requests) or fleet ($ a month at "
+        "the peak); each option's band_metric names its field"
+    )
+    over_limits_options: int = Field(
+        description="how many of the feasible options, the last ones, are over a latency limit"
+    )
+    lowest_p99: LowestP99Out | None = Field(
+        None,
+        description="present only when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
+        "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
+    )
+    serverless_job: list[ServerlessJobQuoteOut] | None = Field(
+        None,
+        description="present only for a batch job (job_requests): the same job through the cheapest current, "
+        "verified per-token APIs for the model (or the nearest listed one, marked substitute)",
+    )
+    serverless_job_left_out: list[ServerlessJobQuoteOut] | None = Field(
+        None,
+        description="present only for a batch job: labelled prices left out (unverified, deprecated, stale) that "
+        "would have cost less than the first compared one",
+    )
+
+
+class GlobalBatchTypical(Strict):
+    tokens: float = Field(description="GPT-3's batch at the nearest size, tokens")
+    sequences: int = Field(description="the same at the workload's seq_len")
+    read_at_params_b: float = Field(description="the GPT-3 size it is read at, billions of parameters")
+    url: str = Field(description="the same question at that batch")
+
+
+class GlobalBatchOut(Strict):
+    sequences: int
+    tokens: int
+    default: bool = Field(description="the default batch, not one the request gave")
+    why: str
+    typical: GlobalBatchTypical | None = Field(
+        description="pretraining far below a published batch: that batch; else null"
+    )
+    note: str = Field(description="the same in words (also in notes); empty otherwise")
+
+
+class FrontierPointOut(Strict):
+    gpu_id: str
+    gpu_count: int
+    provider: str
+    provider_name: str
+    price_type: str
+    days: float = Field(description="days the run takes at this count")
+    total_usd: float = Field(description="$ it is billed at the machine's cheapest leading offer (no spot losses)")
+    on_time: bool = Field(description="finishes within the deadline")
+
+
+class DeadlineMaxGpusOut(Strict):
+    max_gpus: int = Field(description="the Max GPUs at which a run finishes in time")
+    url: str = Field(description="the same question at that Max GPUs")
+
+
+class TrainingRankResponse(RankResponseBase):
+    options: list[TrainingOptionOut] = Field(
+        description="runs within the deadline and budget by total_usd, cheapest first; then the runs that miss them, "
+        "nearest the deadline first, with the reason; then the ones that do not fit (null measures); each with its "
+        "terms and assumptions, which ?terms=false leaves out"
+    )
+    deadline_days: float = Field(description="the deadline the runs are held to, days (the workload's max_days)")
+    frontier: list[FrontierPointOut] = Field(
+        description="what scaling out buys: days and total $ per GPU count of the leading machines"
+    )
+    global_batch: GlobalBatchOut = Field(
+        description="the global batch ranked at, whether it is the default and why; for pretraining far below a "
+        "published batch (GPT-3's at the nearest size), that batch with `url`, and the `note` also in notes"
+    )
+    deadline_max_gpus: DeadlineMaxGpusOut | None = Field(
+        None,
+        description="present only when nothing finishes in time and Max GPUs stops the nearest run: the Max GPUs "
+        "that would meet the deadline",
+    )
+
+
+class InferenceEstimateOut(Strict):
+    feasible: bool
+    reason: str
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    machine: str = Field(description="the machine the configuration is judged on")
+    memory_gb: dict[str, float] = Field(description="GB per GPU: weights, kv_cache, reserve, capacity")
+    max_batch: int | None = Field(description="the most sequences the memory holds" + INFEASIBLE_NULL)
+    batch: int | None = Field(description="sequences run at once at the operating point" + INFEASIBLE_NULL)
+    ttft_mean_ms: float | None = Field(description=TTFT_MEAN + INFEASIBLE_NULL)
+    tpot_mean_ms: float | None = Field(description=TPOT_MEAN + INFEASIBLE_NULL)
+    ttft_ms: float | None = Field(description=DEPRECATED_TTFT, deprecated=True)
+    tpot_ms: float | None = Field(description=DEPRECATED_TPOT, deprecated=True)
+    ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
+    ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
+    tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
+    output_tokens_per_s: float | None = Field(
+        description="output tokens/s of the configuration (a batch job: of the job)" + INFEASIBLE_NULL
+    )
+    output_tokens_per_s_per_gpu: float | None = Field(description="the same per GPU" + INFEASIBLE_NULL)
+    band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
+    band_metric: str | None = Field(description="output_tokens_per_s" + INFEASIBLE_NULL)
+    bound: str = Field(description="what bounds a decode step: memory or compute; empty if infeasible")
+    attention_parallel: str
+    expert_parallel: str
+    job_hours: float | None = Field(description="a batch job: hours on each of its job_replicas; else null")
+    job_replicas: int | None = Field(
+        description="replicas a batch job is split over to meet its deadline (1 otherwise)" + INFEASIBLE_NULL
+    )
+    misses_limits: bool = Field(description="infeasible though the model fits: the latency limits or rate are missed")
+    over_limits: str = Field(description="at a fixed load: the p99 latency limits it misses, in words; else empty")
+    lowest_p99: tuple[tuple[float, int, int, int], tuple[float, int, int, int]] | None = Field(
+        description="over the limits: the lowest p99 TTFT and TPOT any layout of the machine reaches at this load, "
+        "each [ms, GPUs, tensor parallel, pipeline parallel]; else null"
+    )
+    terms: list[TermOut]
+    assumptions: list[str]
+
+
+class LayoutOut(Strict):
+    zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
+    tensor_parallel: int
+    pipeline_parallel: int
+    recompute: str = Field(description="none | selective | full")
+    micro_batch_seqs: int
+    pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
+    sequence_parallel: int = Field(description="GPUs that split each sequence (context parallel)")
+
+
+class TrainingEstimateOut(Strict):
+    gpu_id: str
+    gpu_count: int
+    machine: str = Field(description="the machine the configuration is judged on")
+    layout: LayoutOut | None = Field(description="the fastest layout that fits; null where none does")
+    layout_text: str
+    fits: bool
+    feasible: bool
+    reason: str
+    memory_per_gpu_gb: float | None = Field(
+        description="GB per GPU the layout needs (where none fits: the fewest any could); null where nothing was sized"
+    )
+    memory_breakdown_gb: dict[str, float] = Field(description="GB per GPU by part")
+    tokens_per_s_per_gpu: float | None = Field(description="training tokens/s per GPU" + INFEASIBLE_NULL)
+    mfu: float | None = Field(description="model FLOPs utilisation, a fraction of the peak" + INFEASIBLE_NULL)
+    step_time_s: float | None = Field(description="seconds per optimizer step" + INFEASIBLE_NULL)
+    flops_per_token: float | None = Field(description="model FLOPs per trained token; null where the count is refused")
+    band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
+    band_metric: str | None = Field(description="tokens_per_s_per_gpu" + INFEASIBLE_NULL)
+    terms: list[TermOut]
+    assumptions: list[str]
