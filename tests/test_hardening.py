@@ -301,16 +301,18 @@ def test_formula_prefixes_are_neutralised_in_csv(cell: str) -> None:
     assert neutralise(-1.5) == -1.5  # numbers are left alone
 
 
-# Work per request is bounded: the largest workload every field allows still answers quickly.
+# Work per request is bounded: the largest workload every field allows still answers quickly. Its params_b must be
+# near what the shape holds (app.scoring.params_check), so the widths are those that hold 10,000 B at 1,000 layers
+# of 1,024 experts (10,902 B counted).
 WORST_ARCH = {
     "params_b": 10_000,
     "layers": 1_000,
-    "hidden_size": 131_072,
+    "hidden_size": 32_768,
     "num_attention_heads": 1_024,
     "intermediate_size": 1_048_576,
     "num_experts": 1_024,
     "experts_per_token": 64,
-    "moe_intermediate_size": 1_048_576,
+    "moe_intermediate_size": 64,
     "vocab_size": 2_000_000,
     "max_context": 10_000_000,
 }
