@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -57,15 +58,18 @@ def unprocessable(exc: FieldError) -> HTTPException:
     return HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in exc.errors.items()])
 
 
-def _error_page(request: Request, status_code: int, title: str, messages: list[str]) -> Response:
+def _error_page(
+    request: Request, status_code: int, title: str, messages: list[str], headers: Mapping[str, str] | None = None
+) -> Response:
     context = {"title": title, "status_code": status_code, "messages": messages}
-    return templates.TemplateResponse(request, "error.html", context, status_code=status_code)
+    return templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
 
 
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     if wants_json(request):
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-    return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", [str(exc.detail)])
+    title = "Not found" if exc.status_code == 404 else "Error"
+    return _error_page(request, exc.status_code, title, [str(exc.detail)], exc.headers)  # a 405's Allow too
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:

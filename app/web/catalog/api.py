@@ -12,6 +12,7 @@ from app.scoring.workload import PriceType as PriceTypeParam
 from app.service.catalog_ids import unknown_ids_message
 from app.web.catalog import views
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
+from app.web.http_cache import CatalogJsonRoute
 from app.web.schemas import (
     GpuDetail,
     GpuPublic,
@@ -23,7 +24,7 @@ from app.web.schemas import (
     TokenPricePublic,
 )
 
-router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
 IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 IdPath = Annotated[str, Path(max_length=64)]
