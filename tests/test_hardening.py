@@ -65,7 +65,8 @@ def test_declared_oversized_body_is_413_before_auth(admin_client: TestClient) ->
         "/api/v1/admin/offers", content=b"x" * 5000, headers={"content-type": "application/json"}
     )
     assert response.status_code == 413  # not 401: the body is refused before anyone reads it
-    assert "GPUMATCH_MAX_BODY_BYTES" in response.json()["detail"]
+    assert response.json()["detail"][0]["field"] == "body"
+    assert "GPUMATCH_MAX_BODY_BYTES" in response.json()["detail"][0]["message"]
 
 
 def test_streamed_body_without_length_is_cut_off_at_the_cap(admin_client: TestClient) -> None:
@@ -77,7 +78,7 @@ def test_streamed_body_without_length_is_cut_off_at_the_cap(admin_client: TestCl
         "/api/v1/rank/inference", content=chunks(), headers={"content-type": "application/json"}
     )
     assert response.status_code == 413
-    assert "larger than 4096 bytes" in response.json()["detail"]
+    assert "larger than 4096 bytes" in response.json()["detail"][0]["message"]
 
 
 def test_body_under_the_cap_is_served(admin_client: TestClient) -> None:
@@ -160,7 +161,8 @@ def test_saved_link_references_a_snapshot_it_replays(fresh_url: str) -> None:
 def test_cross_site_share_is_refused(client: TestClient, headers: dict[str, str]) -> None:
     response = _share(client, LINK_QUERY, **headers)
     assert response.status_code == 403  # type: ignore[attr-defined]
-    assert "cross-site" in response.json()["detail"]  # type: ignore[attr-defined]
+    [error] = response.json()["detail"]  # type: ignore[attr-defined]
+    assert error["field"] == "request" and "cross-site" in error["message"]
 
 
 def test_same_origin_share_is_accepted(client: TestClient) -> None:

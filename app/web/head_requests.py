@@ -8,15 +8,18 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
+def methods_with_head(allow: str) -> str:
+    """An Allow value with HEAD wherever it allows GET: `GET` -> `GET, HEAD`."""
+    methods = [m.strip() for m in allow.split(",") if m.strip()]
+    return ", ".join([*methods, "HEAD"] if "GET" in methods and "HEAD" not in methods else methods)
+
+
 def allow_with_head(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """A 405's Allow header with HEAD wherever it allows GET."""
-    out = []
-    for name, value in headers:
-        methods = [m.strip() for m in value.split(b",")]
-        if name.lower() == b"allow" and b"GET" in methods and b"HEAD" not in methods:
-            value = b", ".join([*methods, b"HEAD"])
-        out.append((name, value))
-    return out
+    """A 405's headers, its Allow with HEAD wherever it allows GET."""
+    return [
+        (name, methods_with_head(value.decode("latin-1")).encode() if name.lower() == b"allow" else value)
+        for name, value in headers
+    ]
 
 
 class HeadAsGet:

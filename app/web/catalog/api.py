@@ -60,7 +60,7 @@ def list_gpus(
 def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
-        raise not_found("GPU", gpu_id)
+        raise not_found("GPU", gpu_id, "gpu_id")
     return views.gpu_detail(session, gpu, settings.stale_after_days)
 
 
@@ -93,7 +93,7 @@ def list_models(session: SessionDep) -> list[ModelPublic]:
 def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
-        raise not_found("model", model_id)
+        raise not_found("model", model_id, "model_id")
     return views.model_detail(session, model, settings.stale_after_days)
 
 
@@ -110,5 +110,5 @@ def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHisto
     """Every price the offer has had, oldest first, with who changed it, when, and the source."""
     rows = queries.price_history(session, offer_id)
     if rows is None:
-        raise not_found("offer", str(offer_id))
+        raise not_found("offer", str(offer_id), "offer_id")
     return [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]
