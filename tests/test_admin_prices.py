@@ -50,7 +50,7 @@ def test_missing_or_wrong_token_is_401_without_hint(admin: TestClient, headers: 
     response = admin.post("/api/v1/admin/offers", json=[OFFER], headers=headers)
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
-    assert response.json() == {"detail": "unauthorized"}
+    assert response.json() == {"detail": [{"field": "authorization", "message": "unauthorized"}]}
 
 
 def test_disabled_without_token_is_404_and_hidden(client: TestClient) -> None:

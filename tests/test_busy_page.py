@@ -55,7 +55,8 @@ def test_api_clients_and_twins_keep_the_json_detail():
     for path in ("/rank.json", "/plan.csv", "/api/v1/rank/inference", "/s/ab12.json"):
         status, headers, body = _refused(path)
         assert status == 503 and headers["content-type"] == "application/json", path
-        assert json.loads(body)["detail"].startswith("busy:")
+        [error] = json.loads(body)["detail"]
+        assert error["field"] == "request" and error["message"].startswith("busy:")
 
 
 def test_htmx_swaps_the_busy_notice_instead_of_dropping_it(client: TestClient):

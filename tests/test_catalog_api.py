@@ -48,7 +48,8 @@ def test_gpu_detail_has_offers_with_dates_and_sources(client) -> None:  # type: 
 
 def test_unknown_gpu_is_404_naming_the_id(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/v1/gpus/H900")
-    assert response.status_code == 404 and "H900" in response.json()["detail"]
+    assert response.status_code == 404
+    assert response.json()["detail"] == [{"field": "gpu_id", "message": "no GPU with id 'H900'"}]
 
 
 def test_offers_filters_combine(client) -> None:  # type: ignore[no-untyped-def]
@@ -88,7 +89,7 @@ def test_models_and_model_detail(client) -> None:  # type: ignore[no-untyped-def
 
 def test_unknown_model_is_404_naming_the_id(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/v1/models/gpt-9")
-    assert response.status_code == 404 and "gpt-9" in response.json()["detail"]
+    assert response.status_code == 404 and "gpt-9" in response.json()["detail"][0]["message"]
 
 
 def test_token_prices_filter_by_model(client) -> None:  # type: ignore[no-untyped-def]

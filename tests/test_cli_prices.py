@@ -64,9 +64,16 @@ def test_bad_line_rejects_file(database: str, tmp_path: Path, capsys: pytest.Cap
     assert history_of(database, "cli-box") == []
 
 
-def test_missing_file_exits_1(database: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["prices", "import", "/nonexistent/offers.csv"]) == 1
+def test_a_file_that_cannot_be_read_exits_2_as_any_bad_input(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing file exited 1, the status of a file read and rejected; every other command's bad input exits 2."""
+    assert main(["prices", "import", "/nonexistent/offers.csv"]) == 2
     assert "no such file" in capsys.readouterr().err
+    binary = tmp_path / "offers.csv"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    assert main(["prices", "import", str(binary)]) == 2
+    assert f"cannot read {binary}" in capsys.readouterr().err
 
 
 GMI_B200 = {

@@ -11,8 +11,8 @@ from tests.fuzz_app import APP, schema
 
 def test_every_operation_is_fuzzed() -> None:
     paths = set(schema.raw_schema["paths"])
-    assert "/api/v1/admin/offers" in paths and "/api/v1/offers/{offer_id}/history" in paths
-    assert all(p.startswith("/api/") or p in ("/healthz", "/readyz") for p in paths)
+    assert "/api/v1/admin/offers" in paths and "/api/v1/offers/{offer_id}/history" in paths and "/share" in paths
+    assert all(p.startswith("/api/") or p in ("/healthz", "/readyz", "/share") for p in paths)
 
 
 def test_database_is_a_file() -> None:

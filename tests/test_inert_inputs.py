@@ -95,7 +95,7 @@ def test_the_api_shares_the_rules(client) -> None:
 
 def test_a_catalog_model_beside_a_custom_one_is_an_error_not_the_custom_one(client) -> None:
     """The API answered for the custom architecture and dropped `model` without a word."""
-    arch = {"params_b": 1, "layers": 2, "hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 256}
+    arch = {"params_b": 0.0085, "layers": 2, "hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 256}
     both = client.post("/api/v1/rank/inference", json={"model": "llama-3.1-70b", "custom_model": arch})
     error = _only_error(both)
     assert error["field"] == "model" and "not both" in error["message"]
@@ -104,7 +104,9 @@ def test_a_catalog_model_beside_a_custom_one_is_an_error_not_the_custom_one(clie
 
 def test_a_plan_that_trains_another_model_than_it_serves_says_so_for_a_custom_served_model(client) -> None:
     """train_model beside a custom served model was dropped: the plan trained the custom model."""
-    arch = "arch_params_b=1&arch_layers=2&arch_hidden_size=128&arch_num_attention_heads=2&arch_intermediate_size=256"
+    arch = (
+        "arch_params_b=0.0085&arch_layers=2&arch_hidden_size=128&arch_num_attention_heads=2&arch_intermediate_size=256"
+    )
     plan = client.get(f"/plan.json?model=custom&{arch}&months=12&train_model=llama-3.1-8b")
     assert plan.status_code == 422
     assert {e["field"] for e in plan.json()["detail"]} == {"train_model"}

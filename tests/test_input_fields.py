@@ -283,6 +283,8 @@ def test_body_errors_name_the_body_or_the_real_field(client: TestClient) -> None
 def test_share_errors_name_path_and_query_once_each(client: TestClient) -> None:
     accept = {"accept": "application/json"}
     response = client.post("/share", json={"query": M}, headers=accept)
+    assert response.status_code == 422 and response.json()["detail"] == [{"field": "path", "message": "Field required"}]
+    response = client.post("/share", data={}, headers=accept)
     assert response.status_code == 422 and response.json()["detail"] == [
         {"field": "path", "message": "Field required"},
         {"field": "query", "message": "Field required"},
@@ -315,7 +317,7 @@ def test_index_json_with_a_question_is_the_rankings_twin(client: TestClient) -> 
 def test_a_csv_twin_answers_errors_as_json(client: TestClient) -> None:
     missing = client.get("/s/nope.csv")
     assert missing.status_code == 404 and missing.headers["content-type"].startswith("application/json")
-    assert missing.json() == {"detail": "no saved link with id 'nope'"}
+    assert missing.json() == {"detail": [{"field": "slug", "message": "no saved link with id 'nope'"}]}
 
 
 # 7. Every field's error at once ---------------------------------------------------------------------------------------

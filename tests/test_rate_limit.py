@@ -17,7 +17,8 @@ def test_api_is_limited_pages_are_not(seeded_url: str) -> None:
         limited = client.get("/api/v1/gpus")
         assert limited.status_code == 429
         assert 1 <= int(limited.headers["retry-after"]) <= 60
-        assert "rate limit" in limited.json()["detail"]
+        [error] = limited.json()["detail"]
+        assert error["field"] == "request" and "rate limit" in error["message"]
         assert limited.headers["x-content-type-options"] == "nosniff"
         assert all(client.get(p).status_code == 200 for p in ["/healthz", "/providers", "/gpus"] * 3)
 

@@ -107,3 +107,27 @@ def test_a_run_too_slow_at_max_gpus_says_so_and_links_a_max_gpus_that_finishes(c
     html = client.get(f"/?{query}").text
     alert = html[html.index('class="error-box"') : html.index('<div class="share">')]
     assert "Max GPUs (64) is the limit" in alert and wider["url"].replace("&", "&amp;") in alert
+
+
+SMALL_RUN = {"model": "llama-3.1-8b", "total_tokens": 1e9}
+
+
+@pytest.mark.parametrize(
+    ("limits", "said", "not_said"),
+    [
+        (
+            {"price_types": ["spot"], "interruptions_per_node_month": 1000, "checkpoint_interval_hours": 168},
+            "it would never finish",
+            ("% of the run", " 1 nodes"),
+        ),
+        ({"budget_usd": 0.01}, "over the $0.01 budget", ("$0 budget",)),
+        ({"max_days": 0.0001}, "after the 8.6 s deadline", ("0.0 days", "0.0001-day")),
+    ],
+)
+def test_a_rows_limits_read_meaningfully_at_their_extremes(client, limits, said, not_said):
+    """'would waste 11541% of the run at 1 nodes', 'over the $0 budget' (of $0.01), 'finishes in 0.0 days, after
+    the 0.0001-day deadline': each reason as the API gives it."""
+    body = client.post("/api/v1/rank/training?limit=3&terms=false", json={**SMALL_RUN, **limits}).json()
+    reasons = [o["reason"] for o in body["options"]]
+    assert reasons and all(said in r for r in reasons), reasons
+    assert not any(word in r for r in reasons + body["notes"] for word in not_said)

@@ -99,6 +99,30 @@ def add_flags(
     parser.set_defaults(func=func)
 
 
+TEXT_ROWS = 15  # rows a table prints when --limit is not given (its --json then gives every option, as the API)
+
+
+def row_limit(text: str) -> int:
+    """`--limit`'s type: a whole number of rows, at least 1, as the API's `limit` (0 printed a bare header and -5
+    every row but the last five); argparse names the flag and exits 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of rows, at least 1, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 row, not {value}")
+    return value
+
+
+def add_limit_flag(parser: argparse.ArgumentParser, what: str, json_default: str = "every one, as the API") -> None:
+    parser.add_argument(
+        "--limit",
+        type=row_limit,
+        help=f"the best N {what}: the rows printed (default {TEXT_ROWS}), and those --json gives (default "
+        f"{json_default})",
+    )
+
+
 def print_field_error(field: str, message: object) -> int:
     """One rejected field (a request's, maybe prefixed: workload.input_len) as `--flag-name: message` on stderr;
     exit status 2."""

@@ -1,4 +1,5 @@
-"""The `gpumatch` command: serve, db upgrade/seed, validate, rank, plan, precision, own, disagg, mix."""
+"""The `gpumatch` command: serve, db upgrade/seed/check, validate, accuracy-report, device-check, rank, plan,
+precision, own, disagg, mix, prices import."""
 
 from __future__ import annotations
 
@@ -7,8 +8,17 @@ import csv
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from app.cli.common import add_field_flags, load_snapshot, print_field_errors, print_flag_errors, setup_database
+from app.cli.common import (
+    TEXT_ROWS,
+    add_field_flags,
+    add_limit_flag,
+    load_snapshot,
+    print_field_errors,
+    print_flag_errors,
+    setup_database,
+)
 from app.cli.prices import add_prices_parsers
 from app.config import get_settings
 
@@ -78,7 +88,6 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    from app.cli import reports
     from app.service import rank as ranking
     from app.service import rank_sort
     from app.service.workload_query import WORKLOADS, canonical_query
@@ -95,7 +104,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     try:
         workload = WORKLOADS[args.phase].model_validate(values)
         snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
-        payload = ranking.rank_payload(args.phase, workload, snapshot, share, sort=sort)  # type: ignore[arg-type]
+        json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
+        payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ranking.UnknownId as exc:
@@ -103,20 +113,26 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(payload, indent=2, default=str))
         return 0
+    print_ranking(args, payload, sort)
+    return 0
+
+
+def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
+    from app.cli import reports
+    from app.service import rank_sort
+
+    rows = args.limit or TEXT_ROWS
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
-    print(reports.ranking_table(payload, args.limit))
-    row_notes = reports.training_row_notes(payload, args.limit) if args.phase == "training" else ""
+    print(reports.ranking_table(payload, rows))
+    row_notes = reports.training_row_notes(payload, rows) if args.phase == "training" else ""
     if row_notes:
         print("\n" + row_notes)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + reports.serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
-        print(
-            "\nNo offer can run this workload. Why, per configuration:\n"
-            + reports.infeasible_reasons(payload, args.limit)
-        )
+        print("\nNo offer can run this workload. Why, per configuration:\n" + reports.infeasible_reasons(payload, rows))
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
     wider = payload.get("deadline_max_gpus")
@@ -127,7 +143,6 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if typical:
         print(f"at {typical['sequences']:,} sequences per step: {typical['url']}")
     print(f"\nshare: {payload['share_url']}")
-    return 0
 
 
 def cmd_accuracy_report(args: argparse.Namespace) -> int:
@@ -208,11 +223,11 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
         parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
         add_field_flags(parser, model, [n for n in model.model_fields if n not in ("custom_model", "hf_config")])
-        parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        add_limit_flag(parser, "options")
         parser.add_argument(
             "--sort",
-            help="print the table sorted by a column, as the page's headers do (ttft, cost; --sort=-tok_s for "
-            "largest first); --json keeps ranked order",
+            help="sort the feasible options by a column, as the page's headers do (ttft, cost; --sort=-tok_s for "
+            "largest first), each keeping its rank; --json gives them in that order too, as the API's `sort`",
         )
         parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
         parser.set_defaults(func=cmd_rank)

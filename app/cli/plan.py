@@ -106,7 +106,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.cli.common import load_snapshot, print_field_error, print_field_errors, print_flag_errors
+    from app.cli.common import TEXT_ROWS, load_snapshot, print_field_error, print_field_errors, print_flag_errors
     from app.service import plan
     from app.service.plan_query import MAX_MONTHS, canonical_plan_query
 
@@ -122,10 +122,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
-        if training is None:
-            body = plan.serving_payload(workload, traffic, snapshot, share, include_terms=False)
-        else:
+        rows = args.limit or TEXT_ROWS
+        if training is None:  # the table reads every option; --json gives the best --limit, or all, as the API
+            limit = args.limit if args.json else None
+            body = plan.serving_payload(workload, traffic, snapshot, share, limit, include_terms=False)
+        elif args.json and args.limit is None:  # the API's default number of combinations
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
+        else:
+            body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share, rows)
     except ValidationError as exc:
         return print_flag_errors(exc)
     except plan.PlanFieldError as exc:  # `workload.model`: the training run trains the model it serves
@@ -134,9 +138,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(body, indent=2, default=str))
         return 0
     if training is None:
-        _print_serving(body, args.limit)
+        _print_serving(body, rows)
     else:
-        _print_lifecycle(body, args.limit)
+        _print_lifecycle(body, rows)
     print(f"\nshare: {body['share_url']}")
     return 0
 
@@ -163,7 +167,7 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
     kinds = plan.add_subparsers(dest="kind", required=True)
-    from app.cli.common import add_field_flags
+    from app.cli.common import add_field_flags, add_limit_flag
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
@@ -174,6 +178,9 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
             for name in TRAINING_FLAGS:
                 parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)
             parser.add_argument("--months", type=int, default=12, help="months of serving")
-        parser.add_argument("--limit", type=int, default=15, help="rows to print")
+        if kind == "serving":
+            add_limit_flag(parser, "dedicated options")
+        else:
+            add_limit_flag(parser, "combinations", json_default="10, as the API")
         parser.add_argument("--json", action="store_true", help="print the plan API's JSON")
         parser.set_defaults(func=cmd_plan)

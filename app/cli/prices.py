@@ -47,14 +47,15 @@ def describe(source: price_import.ImportSource) -> str:
 
 
 def cmd_prices_import(args: argparse.Namespace) -> int:
-    """0 when the whole file loaded, 1 when it was rejected (nothing changed)."""
+    """0 when the whole file loaded, 1 when a row was rejected (nothing changed), 2 when the file cannot be read
+    (missing, not text, not CSV), as every other command's bad input."""
     from app.catalog.seed import RowError
     from app.db import make_engine
 
     path = Path(args.file)
     if not path.is_file():
         print(f"prices import: no such file {path}", file=sys.stderr)
-        return 1
+        return 2
     settings = get_settings()
     migrate.upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
@@ -67,7 +68,7 @@ def cmd_prices_import(args: argparse.Namespace) -> int:
         return 1
     except (UnicodeDecodeError, OSError, csv.Error) as error:
         print(f"prices import: cannot read {path}: {error}", file=sys.stderr)
-        return 1
+        return 2
     finally:
         engine.dispose()
     print(f"{path.name}: {describe(source)}")

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from app.scoring import hf_config_keys as keys
 from app.scoring.messages import error_message
 from app.scoring.specs import ModelSpec
-from app.scoring.workload import ModelArchitecture
+from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
 
 # Families whose MLP is not gated (fc_in/fc_out) and that use LayerNorm with a bias.
 _NON_GATED = {"gptj", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom", "mpt"}
@@ -244,6 +244,30 @@ def _count_params(
     return total + outside, active + outside
 
 
+def shape_param_count(shape: Any) -> int:
+    """Total parameters a catalog-style shape (a custom_model, a catalog row) holds, counted as most checkpoints are
+    built: a gated MLP, untied embeddings, every layer a MoE layer when there are experts, MLA's query one projection.
+    Tied, non-gated or interleaved checkpoints hold less (app.scoring.params_check says how much less)."""
+    heads, hidden = shape.num_attention_heads, shape.hidden_size
+    head_dim = shape.head_dim or hidden // heads
+    kv_heads = shape.num_kv_heads or heads
+    dims = _Dims(
+        "llama", True, hidden, shape.layers, heads, kv_heads, head_dim, shape.vocab_size, shape.intermediate_size
+    )
+    experts = _Experts()
+    if shape.num_experts:
+        inner, shared = shape.moe_intermediate_size or shape.intermediate_size, shape.num_shared_experts
+        experts = _Experts(shape.num_experts, shape.experts_per_token, inner, shared, shared * inner)
+    rope = shape.qk_rope_head_dim
+    if shape.attention == "mla" and shape.kv_lora_rank and 0 < rope < head_dim:
+        mla = {"qk_rope_head_dim": rope, "qk_nope_head_dim": head_dim - rope}
+        attention = _mla_attention(mla, dims, shape.kv_lora_rank)
+    else:
+        attention = _grouped_attention({}, dims)
+    schedule = [bool(shape.num_experts)] * shape.layers
+    return _count_params({"tie_word_embeddings": False}, dims, experts, attention, schedule)[0]
+
+
 MAX_NAME_CHARS = 80  # ModelArchitecture.name's bound
 _SNAPSHOT_PARTS = re.compile(r"^(?:[0-9a-f]{7,64}|snapshots)$")  # a hub cache's revision folders
 
@@ -270,7 +294,7 @@ def _within_architecture_bounds(spec: ModelSpec) -> ModelSpec:
     values = {name: getattr(spec, name) for name in ModelArchitecture.model_fields if hasattr(spec, name)}
     values["name"] = values["name"][:MAX_NAME_CHARS] or "custom"
     try:
-        ModelArchitecture.model_validate(values)
+        ModelArchitecture.model_validate(values, context={PARAMS_COUNTED: True})
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "model"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
 from app.scoring.json_bounds import check_bounded_object
@@ -34,6 +35,8 @@ PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_bl
 RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
 
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
+# Validation context of an architecture whose params_b hf_config counted from the shape itself: nothing to check.
+PARAMS_COUNTED = "params_counted"
 
 
 class ModelArchitecture(NumbersNotBooleans):
@@ -113,6 +116,21 @@ class ModelArchitecture(NumbersNotBooleans):
         if info.data.get("attention") == "mla" and value < 1:  # MLA caches the latent: rank 0 means no KV at all
             raise ValueError("attention mla needs kv_lora_rank >= 1")
         return value
+
+    @model_validator(mode="after")
+    def _params_fit_the_shape(self, info: ValidationInfo) -> ModelArchitecture:
+        """params_b must be near what the layers and widths hold (app.scoring.params_check): the error names
+        params_b, the field to change, though every other field is read to judge it."""
+        if (info.context or {}).get(PARAMS_COUNTED):
+            return self
+        from app.scoring.params_check import params_b_problem  # it counts with hf_config, which imports this module
+
+        problem = params_b_problem(self.params_b, self)
+        if problem is not None:
+            error = PydanticCustomError("value_error", "{problem}", {"problem": problem})
+            details = [InitErrorDetails(type=error, loc=("params_b",), input=self.params_b)]
+            raise ValidationError.from_exception_data(type(self).__name__, details)
+        return self
 
 
 class Filters(NumbersNotBooleans):

@@ -1,5 +1,6 @@
-"""The catalog ids a workload's filters name (`gpus`, `providers`, `vendors`) must exist: an unknown one is an
-error naming the field and the ids, with the nearest known ones, not a silently empty ranking.
+"""The catalog ids a workload's filters name (`gpus`, `providers`, `vendors`), or a catalog list's filter (GET
+/api/v1/offers?gpu=…), must exist: an unknown one is an error naming the field and the ids, with the nearest known
+ones, not a silently empty ranking or list.
 
 Ids match the catalog without regard to case, as the offer filter (app/scoring/offers.py) applies them. A known
 id that has no offer today (a GPU nobody rents) is no error: its ranking is empty, and says so.
@@ -21,7 +22,9 @@ KINDS = {
     "gpus": ("GPU", "/gpus and GET /api/v1/gpus list all {n}"),
     "providers": ("provider", "/providers and GET /api/v1/providers list all {n}"),
     "vendors": ("vendor", "GET /api/v1/gpus gives each GPU's vendor ({n})"),
+    "models": ("model", "/models and GET /api/v1/models list all {n}"),
 }
+FILTER_FIELDS = ("gpus", "providers", "vendors")  # a workload's offer filters (app.scoring.workload.Filters)
 
 
 def known_ids(snapshot: CatalogSnapshot, name: str) -> tuple[str, ...]:
@@ -33,6 +36,8 @@ def known_ids(snapshot: CatalogSnapshot, name: str) -> tuple[str, ...]:
             ids: Iterable[str] = snapshot.gpus
         elif name == "providers":
             ids = snapshot.providers or {o.provider_id for o in snapshot.offers}
+        elif name == "models":
+            ids = snapshot.models
         else:
             ids = {g.vendor for g in snapshot.gpus.values() if g.vendor}
         found = snapshot.memo[key] = tuple(sorted(set(ids), key=str.lower))
@@ -52,23 +57,29 @@ def unknown_message(name: str, unknown: list[str], known: tuple[str, ...]) -> st
     by_lower = {k.lower(): k for k in known}
     nearest: list[str] = []
     for wanted in unknown:
-        for close in difflib.get_close_matches(wanted.lower(), list(by_lower), n=NEAREST, cutoff=0.6):
+        # an id's family first (`H100` -> H100-SXM, H100-PCIe), then the spellings difflib finds close
+        family = [k for k in by_lower if k.startswith(wanted.lower())]
+        for close in family + difflib.get_close_matches(wanted.lower(), list(by_lower), n=NEAREST, cutoff=0.6):
             if by_lower[close] not in nearest:
                 nearest.append(by_lower[close])
     hint = f"did you mean {', '.join(nearest[:NEAREST])}? " if nearest else ""
     return f"{message}; {hint}{where.format(n=len(known))}"
 
 
+def unknown_ids_message(snapshot: CatalogSnapshot, kind: str, given: list[str]) -> str | None:
+    """Why ids of a kind (a KINDS key) are not the catalog's, or None when every one is."""
+    known = known_ids(snapshot, kind)
+    lowered = {k.lower() for k in known}
+    unknown = list(dict.fromkeys(g for g in given if g.lower() not in lowered))
+    return unknown_message(kind, unknown, known) if unknown else None
+
+
 def unknown_id_errors(filters: Filters, snapshot: CatalogSnapshot) -> dict[str, str]:
     """{field: message} for each filter field naming ids the catalog lacks (empty: every id is known)."""
     errors: dict[str, str] = {}
-    for name in KINDS:
+    for name in FILTER_FIELDS:
         given: list[str] = getattr(filters, name)
-        if not given:
-            continue
-        known = known_ids(snapshot, name)
-        lowered = {k.lower() for k in known}
-        unknown = list(dict.fromkeys(g for g in given if g.lower() not in lowered))
-        if unknown:
-            errors[name] = unknown_message(name, unknown, known)
+        message = unknown_ids_message(snapshot, name, given) if given else None
+        if message:
+            errors[name] = message
     return errors

@@ -4,6 +4,7 @@ read and then ignored answers a different question than the link asks (/plan pla
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -36,3 +37,17 @@ def query_fields(
     names: Collection[str], prefixes: tuple[str, ...] = (), reasons: Mapping[str, str] | None = None
 ) -> QueryFields:
     return QueryFields(frozenset(names), prefixes, dict(reasons or {}))
+
+
+def unknown_key_errors(keys: Iterable[str], accepted: Collection[str], where: str) -> dict[str, str]:
+    """{key: why} for each query key a route does not read (an API route's or a catalog page's), with the nearest
+    name it does read: `?limt=1` and `?gpu_id=B200` were ignored, answering every option as if unfiltered."""
+    names = sorted(accepted)
+    takes = f"it takes {', '.join(names)}" if names else "it takes no query parameters"
+    errors = {}
+    for key in dict.fromkeys(keys):
+        if key not in accepted:
+            close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            errors[key] = f"not a query parameter of {where}{hint}; {takes}"
+    return errors

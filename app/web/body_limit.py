@@ -8,9 +8,10 @@ as soon as it passes the cap (the app never holds more than the cap plus one chu
 
 from __future__ import annotations
 
-import orjson
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.error_shape import error_bytes
 
 
 class BodyTooLarge(HTTPException):
@@ -22,7 +23,7 @@ class BodyTooLarge(HTTPException):
 
 
 async def send_json(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = orjson.dumps({"detail": detail})
+    body = error_bytes(status, detail)  # {"detail": [{"field", "message"}]}, as every error
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
     await send({"type": "http.response.body", "body": body})

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 
 from app.config import Settings
 from app.db import SessionDep
 from app.scoring.specs import CatalogSnapshot
+from app.service.query_fields import unknown_key_errors
 from app.service.workload_query import query_shape_errors
 
 
@@ -21,10 +24,39 @@ def get_snapshot(request: Request) -> CatalogSnapshot:
     return request.app.state.snapshots.get()
 
 
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model a query parameter stands for (`Annotated[GpuListQuery, Query()]`), else None."""
+    for candidate in (annotation, *getattr(annotation, "__args__", ())):  # `Model | None` too
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def accepted_query_keys(dependant: Dependant) -> frozenset[str]:
+    """Every query key a route reads: its own parameters, its dependencies', a query model's fields."""
+    names: set[str] = set()
+    for field in dependant.query_params:
+        model = _model_of(field.field_info.annotation)
+        if model is None:
+            names.add(field.alias)
+        else:
+            names.update(info.alias or name for name, info in model.model_fields.items())
+    for sub in dependant.dependencies:
+        names |= accepted_query_keys(sub)
+    return frozenset(names)
+
+
 def single_valued_query(request: Request) -> None:
     """A query key given twice is a 422 naming it, as on the question pages (workload_query.query_shape_errors),
-    not a silent pick of its last value; for routers whose query parameters FastAPI reads (one value each)."""
-    errors = query_shape_errors(list(request.query_params.multi_items()))
+    not a silent pick of its last value; a key the route does not read is a 422 naming it and the nearest key it
+    does read, not a filter silently ignored. For routers whose query parameters FastAPI reads (one value each)."""
+    items = list(request.query_params.multi_items())
+    errors = query_shape_errors(items)
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is not None:  # a walk over a few parameters: cheaper than any cache keyed on the route
+        where = f"{request.method} {getattr(route, 'path', request.url.path)}"
+        errors.update(unknown_key_errors((k for k, _ in items), accepted_query_keys(dependant), where))
     if errors:
         raise RequestValidationError(
             [{"type": "value_error", "loc": ("query", k), "msg": m, "input": None} for k, m in errors.items()]
@@ -38,5 +70,6 @@ ONE_VALUE_PER_KEY = Depends(single_valued_query)
 __all__ = ["ONE_VALUE_PER_KEY", "SessionDep", "SettingsDep", "SnapshotDep", "not_found"]
 
 
-def not_found(kind: str, identifier: str) -> HTTPException:
-    return HTTPException(status_code=404, detail=f"no {kind} with id {identifier!r}")
+def not_found(kind: str, identifier: str, field: str = "path") -> HTTPException:
+    """A 404 naming the id, at the path parameter that holds it (`gpu_id`)."""
+    return HTTPException(status_code=404, detail=[{"field": field, "message": f"no {kind} with id {identifier!r}"}])

@@ -1,7 +1,10 @@
 """The edge of the app: which Host names it answers, whose X-Forwarded-* it believes, how big a body
 and how many heavy requests at once. Wired in one place so the order is visible (outermost first):
 
-    SecurityHeaders → TrustedHost → ProxyHeaders → BodyLimit → rate limits → RankingSlots → GZip → app
+    HeadAsGet → SecurityHeaders → TrustedHost → ProxyHeaders → BodyLimit → rate limits → RankingSlots → GZip → app
+
+HeadAsGet is outermost, so every layer (the rate limits and ranking slots too) treats a HEAD as the GET it stands
+for, and only the client sees the body dropped.
 
 TrustedHost comes before everything that builds a URL from Host (Starlette's slash redirect does), and
 ProxyHeaders before the rate limits, so the limit key is the real client only when the peer is a
@@ -18,6 +21,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.config import Settings
 from app.web import rate_limit
 from app.web.body_limit import BodyLimit
+from app.web.head_requests import HeadAsGet
 from app.web.ranking_slots import RankingSlots
 from app.web.security import SecurityHeaders
 
@@ -32,3 +36,4 @@ def install(app: FastAPI, settings: Settings) -> None:
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.proxy_list())
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.host_list(), www_redirect=False)
     app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    app.add_middleware(HeadAsGet)

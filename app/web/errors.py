@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -11,16 +12,19 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.messages import FieldError, error_location, error_message
+from app.web.error_shape import ERROR_SCHEMA, error_entries
+from app.web.head_requests import methods_with_head
 from app.web.render import templates
 
 
 def wants_json(request: Request) -> bool:
     path = request.url.path
     accept = request.headers.get("accept", "")
+    sent_json = request.headers.get("content-type", "").startswith("application/json")  # POST /share's JSON body
     return (
         path.startswith("/api/")
         or path.endswith((".json", ".csv"))  # a twin's errors are data too, never the HTML error page
-        or ("application/json" in accept and "text/html" not in accept)
+        or (("application/json" in accept or sent_json) and "text/html" not in accept)
     )
 
 
@@ -57,15 +61,31 @@ def unprocessable(exc: FieldError) -> HTTPException:
     return HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in exc.errors.items()])
 
 
-def _error_page(request: Request, status_code: int, title: str, messages: list[str]) -> Response:
+def _error_page(
+    request: Request, status_code: int, title: str, messages: list[str], headers: Mapping[str, str] | None = None
+) -> Response:
     context = {"title": title, "status_code": status_code, "messages": messages}
-    return templates.TemplateResponse(request, "error.html", context, status_code=status_code)
+    return templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
+
+
+def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str, str]]:
+    """The exception's detail as {field, message} entries; Starlette's bare 404 and 405 say what was asked."""
+    detail: Any = exc.detail
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = f"nothing at {request.url.path}"
+    elif exc.status_code == 405 and detail == "Method Not Allowed":
+        allowed = methods_with_head((exc.headers or {}).get("Allow", ""))
+        detail = f"{request.method} is not allowed at {request.url.path}" + (f"; it takes {allowed}" if allowed else "")
+    return error_entries(exc.status_code, detail)
 
 
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    entries = _http_detail(request, exc)
     if wants_json(request):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-    return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", [str(exc.detail)])
+        return JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers)
+    title = "Not found" if exc.status_code == 404 else "Error"
+    messages = [e["message"] for e in entries]
+    return _error_page(request, exc.status_code, title, messages, exc.headers)  # a 405's Allow too
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -90,14 +110,25 @@ FIELD_ERROR_SCHEMA = {
 }
 
 
+# Every operation may answer another client error (404, 405, 413, 429, …), in the same shape as its 422.
+OTHER_ERRORS = {
+    "description": "any other client error, as one {field, message} entry: 404 (path or path parameter), 405 "
+    "(method), 401 (authorization), 413 (body), 403 and 429 (request); a heavy route's 503 (busy) alike",
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+}
+
+
 def document_field_errors(app: FastAPI) -> None:
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        schema = generate()
-        components = schema.get("components", {}).get("schemas", {})
-        if "ValidationError" in components:
-            components["ValidationError"] = FIELD_ERROR_SCHEMA
+        schema = generate()  # FastAPI's, cached: the changes below are made once and kept
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components["ValidationError"] = FIELD_ERROR_SCHEMA
+        components["Error"] = ERROR_SCHEMA
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.setdefault("responses", {}).setdefault("4XX", OTHER_ERRORS)
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -40,6 +40,15 @@ def _field_error(path: strict_json.Path, message: str) -> dict[str, Any]:
     return {"type": "value_error", "loc": ("body", *path), "msg": message, "input": None}
 
 
+async def strict_json_body(request: Request) -> Any:
+    """The body read strictly, for a route that reads its body itself (POST /share takes a form too); a refusal is
+    a RequestValidationError at its path, as on the routes below."""
+    try:
+        return strict_json.loads(await request.body())
+    except strict_json.UnreadableJson as exc:
+        raise RequestValidationError([_field_error(*problem) for problem in exc.problems]) from None
+
+
 class StrictJsonRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):

@@ -19,7 +19,6 @@ import math
 import time
 from dataclasses import dataclass
 
-import orjson
 from fastapi import FastAPI
 from limits import RateLimitItem, parse
 from limits.aio.strategies import FixedWindowRateLimiter
@@ -27,6 +26,7 @@ from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
+from app.web.error_shape import error_bytes
 
 LIMITED_PREFIX = "/api/"
 # The pages' machine-readable twins (/rank.json, /s/{slug}.csv, /gpus/H100-SXM.json…): the API's work, so the
@@ -81,7 +81,7 @@ class ApiRateLimit:
     async def _reject(self, item: RateLimitItem, bucket: str, client: str, send: Send) -> None:
         stats = await self.limiter.get_window_stats(item, bucket, client)
         retry_after_s = max(1, math.ceil(stats.reset_time - time.time()))
-        body = orjson.dumps({"detail": f"rate limit exceeded: {item}; retry after {retry_after_s} s"})
+        body = error_bytes(429, f"rate limit exceeded: {item}; retry after {retry_after_s} s")
         headers = [
             (b"content-type", b"application/json"),
             (b"retry-after", str(retry_after_s).encode()),

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import orjson
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -26,12 +26,14 @@ from app.scoring.specs import CatalogSnapshot, Offer
 from app.service import rank as ranking
 from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
+from app.web.error_shape import error_body
 from app.web.errors import wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
 from app.web.render import json_response, split_twin_suffix
+from app.web.share_request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(tags=["saved links"])
 SHARE_PATHS = ("/", "/compare")
 # The columns of links saved before offers carried their machine and terms; read back as they were.
 LEGACY_OFFER_FIELDS = (
@@ -130,22 +132,30 @@ def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:
     return sum(1 for k in before.keys() | after.keys() if before.get(k) != after.get(k))
 
 
-@router.post("/share")
+@router.post(
+    "/share",
+    status_code=201,
+    response_model=ShareCreated,
+    responses=SHARE_RESPONSES,
+    openapi_extra={"requestBody": SHARE_BODY},
+)
 def create_share(
     session: SessionDep,
     snapshot: SnapshotDep,
     request: Request,
-    path: Annotated[str, Form(max_length=32)],
-    query: Annotated[str, Form(max_length=4000)],
+    fields: Annotated[ShareRequest, Depends(share_request)],
 ) -> Response:
+    """Save a results page's question with the prices it is ranked at; the link replays both. Takes JSON or a form;
+    answers 201 {slug, url} to JSON (a JSON body, or Accept: application/json), else redirects to the link. The same
+    question at the same prices is the same slug. A cross-site request is a 403."""
     refused = cross_site_reason(request)
     if refused:
-        return json_response({"detail": refused}, 403)
-    parsed = parse(_query_items(query))
-    problems = _problems(path, parsed, snapshot)
+        return json_response(error_body(403, refused), 403)
+    parsed = parse(_query_items(fields.query))
+    problems = _problems(fields.path, parsed, snapshot)
     if problems:
         return json_response({"detail": [{"field": k, "message": v} for k, v in problems.items()]}, 422)
-    slug = save(session, path, parsed.canonical, snapshot)
+    slug = save(session, fields.path, parsed.canonical, snapshot)
     if wants_json(request):
         return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
     return RedirectResponse(f"/s/{slug}", status_code=303)
@@ -167,12 +177,12 @@ def _query_items(query: str) -> list[tuple[str, str]]:
     return parse_qsl(query, keep_blank_values=True)[:200]
 
 
-@router.get("/s/{slug}")
+@router.get("/s/{slug}", include_in_schema=False)
 def open_share(slug: str, request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
     slug, twin = split_twin_suffix(slug)
     link = session.get(ShareLink, slug[:16])
     if link is None:
-        raise not_found("saved link", slug)
+        raise not_found("saved link", slug, "slug")
     stored = session.get(PriceSnapshot, link.snapshot_id)
     if stored is None:  # the foreign key forbids it; a hand-edited database could still get here
         raise not_found("price snapshot", link.snapshot_id)

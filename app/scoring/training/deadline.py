@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from app.scoring.specs import GpuSpec, Offer
+from app.scoring.training.limit_words import days_text, deadline_text
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
@@ -59,8 +60,8 @@ def nothing_on_time_note(
     """What the nearest run misses by, and what would let one finish in time."""
     n, deadline_h = gpu_count, w.max_days * 24
     text = (
-        f"No option finishes within the {w.max_days:g}-day deadline: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {work_hours / 24:,.1f} days."
+        f"No option finishes within the {deadline_text(w.max_days)}: the nearest, {n}×{offer.gpu_id} at "
+        f"{offer.provider_name}, takes {days_text(work_hours / 24)}."
     )
     scaled = n * work_hours / deadline_h if deadline_h > 0 else math.inf
     if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from app.scoring.price_terms import (
     COMMITTED,
     INTERRUPTIBLE,
+    RESTART_HOURS,
     billed_use_hours,
     billing_unit_hours,
     interruptions_per_node_month,
@@ -21,6 +22,7 @@ from app.scoring.price_terms import (
     spot_run,
 )
 from app.scoring.specs import Offer
+from app.scoring.training.limit_words import days_text, deadline_text, over_budget_text, spot_waste_text
 from app.scoring.workload import TrainingWorkload
 
 
@@ -66,11 +68,12 @@ def run_terms(
         run = spot_run(work_hours, nodes, rate, w.checkpoint_interval_hours)
         wall, interruptions = run.wall_hours, run.interruptions_per_hour * run.wall_hours
         if not run.feasible:
-            reason = f"spot interruptions would waste {run.lost_share:.0%} of the run at {nodes} nodes"
+            loss_hours = w.checkpoint_interval_hours / 2 + RESTART_HOURS  # price_terms.spot_run's loss per interruption
+            reason = spot_waste_text(run.lost_share, nodes, run.interruptions_per_hour, loss_hours)
     billed = billed_use_hours(wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
     if not reason and wall > w.max_days * 24:
-        reason = f"finishes in {wall / 24:,.1f} days, after the {w.max_days:g}-day deadline"
+        reason = f"finishes in {days_text(wall / 24)}, after the {deadline_text(w.max_days)}"
     return RunTerms(
         wall_hours=wall,
         billed_hours=billed,
@@ -91,7 +94,7 @@ def run_total_usd(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float) -> f
 def run_reason(terms: RunTerms, total_usd: float, w: TrainingWorkload) -> str:
     """Why the run misses the workload's limits ("" when it meets them): spot waste, deadline, then budget."""
     if not terms.reason and w.budget_usd is not None and total_usd > w.budget_usd:
-        return f"costs ${total_usd:,.0f}, over the ${w.budget_usd:,.0f} budget"
+        return over_budget_text(total_usd, w.budget_usd)
     return terms.reason
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 
 from app.catalog import queries
+from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
+from app.service.catalog_ids import unknown_ids_message
 from app.web.catalog import views
-from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
+from app.web.http_cache import CatalogJsonRoute
 from app.web.schemas import (
     GpuDetail,
     GpuPublic,
@@ -21,21 +24,35 @@ from app.web.schemas import (
     TokenPricePublic,
 )
 
-router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
 IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 IdPath = Annotated[str, Path(max_length=64)]
 OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # SQL INTEGER range: larger ids cannot exist
 
 
+def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None]) -> None:
+    """A filter naming an id the catalog lacks (`?gpu=H100`, `?provider=amazon`) is a 422 naming the parameter, the
+    id and the nearest known ids, not an empty list that reads as "no offers"; `given`: parameter -> (kind, id)."""
+    errors = {}
+    for name, (kind, value) in given.items():
+        message = unknown_ids_message(snapshot, kind, [value]) if value else None
+        if message:
+            errors[name] = message
+    if errors:
+        raise HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in errors.items()])
+
+
 @router.get("/gpus", response_model=list[GpuPublic])
 def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
+    snapshot: SnapshotDep,
     vendor: Annotated[str | None, Query(max_length=40)] = None,
     min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
     sort: queries.GpuSort = "name",
 ) -> list[GpuPublic]:
+    known_filter_ids(snapshot, vendor=("vendors", vendor))
     return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
 
 
@@ -43,7 +60,7 @@ def list_gpus(
 def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
-        raise not_found("GPU", gpu_id)
+        raise not_found("GPU", gpu_id, "gpu_id")
     return views.gpu_detail(session, gpu, settings.stale_after_days)
 
 
@@ -51,11 +68,13 @@ def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDe
 def list_offers(
     session: SessionDep,
     settings: SettingsDep,
+    snapshot: SnapshotDep,
     gpu: IdQuery = None,
     provider: IdQuery = None,
     price_type: PriceTypeParam | None = None,
     max_usd_per_gpu_hour: Annotated[float | None, Query(gt=0, le=1_000)] = None,
 ) -> list[OfferPublic]:
+    known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
     rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
     return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows]
 
@@ -74,12 +93,15 @@ def list_models(session: SessionDep) -> list[ModelPublic]:
 def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
-        raise not_found("model", model_id)
+        raise not_found("model", model_id, "model_id")
     return views.model_detail(session, model, settings.stale_after_days)
 
 
 @router.get("/token-prices", response_model=list[TokenPricePublic])
-def list_token_prices(session: SessionDep, settings: SettingsDep, model: IdQuery = None) -> list[TokenPricePublic]:
+def list_token_prices(
+    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, model: IdQuery = None
+) -> list[TokenPricePublic]:
+    known_filter_ids(snapshot, model=("models", model))
     return views.token_price_list(session, model, settings.stale_after_days)
 
 
@@ -88,5 +110,5 @@ def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHisto
     """Every price the offer has had, oldest first, with who changed it, when, and the source."""
     rows = queries.price_history(session, offer_id)
     if rows is None:
-        raise not_found("offer", str(offer_id))
+        raise not_found("offer", str(offer_id), "offer_id")
     return [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]

@@ -91,7 +91,7 @@ def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: Setti
     gpu_id, as_json = split_json_suffix(gpu_id)
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
-        raise not_found("GPU", gpu_id)
+        raise not_found("GPU", gpu_id, "gpu_id")
     detail = views.gpu_detail(session, gpu, settings.stale_after_days)
     if as_json:
         return json_response(detail)
@@ -133,7 +133,7 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
     model_id, as_json = split_json_suffix(model_id)
     model = queries.get_model(session, model_id)
     if model is None:
-        raise not_found("model", model_id)
+        raise not_found("model", model_id, "model_id")
     detail = views.model_detail(session, model, settings.stale_after_days)
     if as_json:
         return json_response(detail)

@@ -13,6 +13,7 @@ from app.scoring.inference.estimate import Solution
 from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.machines import default_machine, machine_of
 from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.training.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
 from app.service.workload_query import ResultsView, canonical_query, view_pairs
@@ -295,7 +296,7 @@ def training_charts(
             {
                 "id": "frontier",
                 "label": f"What scaling out buys: days to finish and total cost per GPU count for the leading "
-                f"machines; the dashed line is the {deadline:g}-day deadline",
+                f"machines; the dashed line is the {deadline_text(deadline)}",
                 "json": to_json_block(rc.frontier_chart(payload["frontier"], deadline)),
             }
         )

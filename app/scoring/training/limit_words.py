@@ -1,0 +1,58 @@
+"""The words a training row gives its limits in, meaningful at any scale: a deadline of 0.0001 days read "finishes
+in 0.0 days, after the 0.0001-day deadline", a $0.01 budget "over the $0 budget", and spot at 1,000 interruptions a
+node-month "would waste 11541% of the run at 1 nodes"."""
+
+from __future__ import annotations
+
+from app.scoring.explain import duration_text, figure
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def plural(count: float, word: str) -> str:
+    """`1 node`, `8 nodes`, `1,024 nodes`."""
+    return f"{count:,g} {word}" + ("" if count == 1 else "s")
+
+
+def days_text(days: float) -> str:
+    """A run's length: `67.6 days` from a day up (as rows always said), else in the unit a person reads it in
+    (`2.3 h`, `14 min`, `86 s`, `8.6 s`, `0.086 s`), never `0.0 days`."""
+    if days >= 1:
+        return f"{days:,.1f} days"
+    seconds = days * SECONDS_PER_DAY
+    return f"{figure(seconds, 2)} s" if seconds < 10 else duration_text(seconds)
+
+
+def deadline_text(max_days: float) -> str:
+    """`30-day deadline` from a day up; below it the deadline in hours, minutes or seconds: `8.6 s deadline`."""
+    return f"{max_days:g}-day deadline" if max_days >= 1 else f"{days_text(max_days)} deadline"
+
+
+def usd_text(usd: float) -> str:
+    """Dollars as a bill reads them: whole dollars from $100, cents below, two figures under a cent ($0.0040)."""
+    if usd >= 100:
+        return f"${usd:,.0f}"
+    return f"${usd:,.2f}" if usd >= 0.01 else f"${figure(usd, 2)}"
+
+
+def over_budget_text(total_usd: float, budget_usd: float) -> str:
+    """`costs $42.17, over the $0.01 budget`, with the digits that tell the two apart ($1,234.40 over $1,234.00)."""
+    cost, budget = usd_text(total_usd), usd_text(budget_usd)
+    decimals = 2
+    while cost == budget and decimals <= 6:
+        cost, budget = f"${total_usd:,.{decimals}f}", f"${budget_usd:,.{decimals}f}"
+        decimals += 2
+    return f"costs {cost}, over the {budget} budget"
+
+
+def spot_waste_text(lost_share: float, nodes: int, interruptions_per_hour: float, loss_hours: float) -> str:
+    """Why spot cannot carry the run: the share of it lost, or (at or past the whole run) that interruptions undo
+    work faster than it is done, with how often they come and what each costs."""
+    at = f"at {plural(nodes, 'node')}"
+    if lost_share < 1:
+        return f"spot interruptions would waste {lost_share:.0%} of the run {at}"
+    every = duration_text(3600 / interruptions_per_hour)
+    return (
+        f"spot interruptions would lose work faster than the run makes it {at} (one every {every}, each costing "
+        f"{duration_text(loss_hours * 3600)} of work and restart): it would never finish"
+    )

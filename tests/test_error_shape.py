@@ -1,0 +1,107 @@
+"""Every JSON error has one shape, `{"detail": [{"field", "message"}]}` (app/web/error_shape.py): a 422 named its
+fields in a list while a 404, 405, 401, 403, 413, 429 or 503 said `{"detail": "string"}`. And POST /share, in the
+OpenAPI document now, takes JSON as well as the Save button's form: a JSON body got an HTML 422 "path: Field
+required" unless it also sent Accept: application/json."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.web.error_shape import error_entries
+
+LINK = {"path": "/", "query": "model=llama-3.1-8b&input_len=2000"}
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "field", "message"),
+    [
+        ("GET", "/api/v1/nope", 404, "path", "nothing at /api/v1/nope"),
+        ("GET", "/api/v1/gpus/H900", 404, "gpu_id", "no GPU with id 'H900'"),
+        ("GET", "/api/v1/models/gpt-9", 404, "model_id", "no model with id 'gpt-9'"),
+        ("GET", "/api/v1/offers/999999/history", 404, "offer_id", "no offer with id '999999'"),
+        ("GET", "/s/nope.json", 404, "slug", "no saved link with id 'nope'"),
+        ("DELETE", "/api/v1/gpus", 405, "method", "DELETE is not allowed at /api/v1/gpus; it takes GET, HEAD"),
+        ("GET", "/api/v1/rank/inference", 405, "method", "GET is not allowed at /api/v1/rank/inference; it takes POST"),
+        ("GET", "/api/v1/gpus?min_memory_gb=-1", 422, "min_memory_gb", "Input should be greater than or equal to 0"),
+    ],
+)
+def test_every_error_is_a_list_of_field_and_message(
+    client: TestClient, method: str, url: str, status: int, field: str, message: str
+) -> None:
+    response = client.request(method, url)
+    assert response.status_code == status
+    assert response.json() == {"detail": [{"field": field, "message": message}]}
+
+
+def test_an_html_error_page_shows_the_message_not_the_entry(client: TestClient) -> None:
+    page = client.get("/gpus/H900", headers={"accept": "text/html"})
+    assert page.status_code == 404 and "no GPU with id &#39;H900&#39;" in page.text and "field" not in page.text
+
+
+def test_a_string_detail_becomes_one_entry_at_what_to_change() -> None:
+    assert error_entries(413, "too big") == [{"field": "body", "message": "too big"}]
+    assert error_entries(429, "slow down") == [{"field": "request", "message": "slow down"}]
+    entries = [{"field": "gpu", "message": "unknown"}]
+    assert error_entries(422, entries) is entries
+
+
+def test_openapi_documents_the_one_error_shape_on_every_operation(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    error = schema["components"]["schemas"]["Error"]
+    assert error["properties"]["detail"]["items"] == {"$ref": "#/components/schemas/ValidationError"}
+    assert schema["components"]["schemas"]["ValidationError"]["required"] == ["field", "message"]
+    operations = [op for path in schema["paths"].values() for op in path.values()]
+    assert len(operations) > 15
+    for operation in operations:
+        ref = operation["responses"]["4XX"]["content"]["application/json"]["schema"]["$ref"]
+        assert ref == "#/components/schemas/Error"
+
+
+def test_share_takes_a_json_body_and_answers_json(client: TestClient) -> None:
+    created = client.post("/share", json=LINK)  # no Accept header: the JSON body is the ask
+    assert created.status_code == 201
+    slug = created.json()["slug"]
+    assert created.json() == {"slug": slug, "url": f"/s/{slug}"}
+    assert client.get(f"/s/{slug}.json").json()["saved"]["slug"] == slug
+    form = client.post("/share", data=LINK, follow_redirects=False)  # the Save button: a form, a browser
+    assert form.status_code == 303 and form.headers["location"] == f"/s/{slug}"  # the same question, the same slug
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"query": LINK["query"]}, "path", "Field required"),
+        ({**LINK, "path": "/plan"}, "path", "must be one of /, /compare"),
+        ({**LINK, "colour": "blue"}, "colour", "Extra inputs are not permitted"),
+        ('{"path": "/", "path": "/compare", "query": "model=x"}', "path", "given more than once"),
+    ],
+)
+def test_a_bad_json_share_is_a_json_422_naming_the_field(
+    client: TestClient, body: object, field: str, message: str
+) -> None:
+    if isinstance(body, str):
+        response = client.post("/share", content=body, headers={"content-type": "application/json"})
+    else:
+        response = client.post("/share", json=body)
+    assert response.status_code == 422 and response.headers["content-type"] == "application/json"
+    [error] = response.json()["detail"]
+    assert error["field"] == field and error["message"].startswith(message)
+
+
+def test_a_form_field_given_twice_is_a_422_naming_it(client: TestClient) -> None:
+    response = client.post(
+        "/share",
+        content=b"path=/&path=/compare&query=model%3Dllama-3.1-8b",
+        headers={"content-type": "application/x-www-form-urlencoded", "accept": "application/json"},
+    )
+    assert response.json()["detail"] == [{"field": "path", "message": "given more than once; send it once"}]
+
+
+def test_openapi_documents_share_with_json_and_form_bodies(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/share"]["post"]
+    content = operation["requestBody"]["content"]
+    assert set(content) == {"application/json", "application/x-www-form-urlencoded"}
+    assert content["application/json"]["schema"]["required"] == ["path", "query"]
+    assert {"201", "303", "422"} <= set(operation["responses"])
+    assert "/s/{slug}" not in client.get("/openapi.json").json()["paths"]
