@@ -81,3 +81,40 @@ def test_the_readme_quotes_the_data_parallel_attention_example_the_estimator_giv
     assert got == said
     assert answers["sglang", "dp"]["max_batch"] == int(quoted.group(3).replace(",", ""))
     assert answers["sglang", "tp"]["max_batch"] == int(quoted.group(4))
+
+
+def test_the_readme_accuracy_table_and_target_counts_are_docs_accuracy_json() -> None:
+    """The README had kept a training LOSO of 11.6 % and "5 of 5" after ACCURACY.md said 12.3 % and 4 of 5."""
+    import json
+
+    summary = json.loads((ROOT / "docs" / "accuracy.json").read_text(encoding="utf-8"))
+
+    def loso(phase: str, metric: str) -> dict:  # type: ignore[type-arg]
+        return summary[phase]["headline"]["loso"][metric]  # type: ignore[no-any-return]
+
+    def coverage(phase: str, metric: str) -> float:
+        return summary[phase]["band_coverage"][metric]["share"]  # type: ignore[no-any-return]
+
+    tokens, train = loso("inference", "output_tok_s_per_gpu"), loso("training", "tokens_s_per_gpu")
+    rows = {
+        "inference output tokens/s per GPU": (tokens, coverage("inference", "output_tok_s_per_gpu")),
+        "training tokens/s per GPU": (train, coverage("training", "tokens_s_per_gpu")),
+    }
+    for label, (stats, band) in rows.items():
+        row = (
+            f"| {label} | {stats['publications']} | {stats['median_abs_pct_error']:.1f} % | "
+            f"{stats['within_25pct_share'] * 100:.0f} % | {band * 100:.1f} % |"
+        )
+        assert row in README, row
+    ttft, tpot = loso("inference", "ttft_ms"), loso("inference", "tpot_ms")
+    assert (
+        f"| {ttft['median_abs_pct_error']:.1f} % / {tpot['median_abs_pct_error']:.1f} % | "
+        f"{ttft['within_25pct_share'] * 100:.0f} % / {tpot['within_25pct_share'] * 100:.0f} % | "
+        f"{coverage('inference', 'ttft_ms') * 100:.1f} % / {coverage('inference', 'tpot_ms') * 100:.1f} % |"
+    ) in README
+    met = {phase: sum(t["met"] for t in summary[phase]["targets"]) for phase in ("inference", "training")}
+    total = {phase: len(summary[phase]["targets"]) for phase in ("inference", "training")}
+    assert (
+        f"Today {met['inference']} of {total['inference']} inference targets and "
+        f"{met['training']} of {total['training']} training targets are met"
+    ) in README
