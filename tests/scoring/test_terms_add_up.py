@@ -9,7 +9,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.explain import Term
 from app.scoring.inference.estimate import estimate_inference
-from app.scoring.workload import InferenceWorkload
+from app.scoring.training.estimate import estimate_training
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from tests.scoring.term_arithmetic import stated_value
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -117,3 +118,41 @@ def test_a_pipelines_prefill_terms_time_one_stage_over_the_whole_prompt(case: st
     passes = (min(workload.batch, pp) if workload.scenario == "fixed_batch" else 1) + pp - 1
     assert terms["prefill through the pipeline"].value == pytest.approx(passes * stage.value, rel=1e-9)
     assert compute.value < stage.value  # the compute is a part of the stage's pass
+
+
+# id: (GPU, count, workload fields)
+TRAINING = {
+    "TP2 PP16": ("L40S", 32, {"model": "llama-3.1-70b", "method": "full_ft"}),
+    "TP4 FSDP": ("H100-SXM", 64, {"model": "llama-3.1-70b", "method": "full_ft"}),
+    "Ulysses SP": ("H100-SXM", 8, {"model": "llama-3.1-8b", "method": "full_ft", "seq_len": 131072, "framework": "hf"}),
+    "QLoRA": ("A100-SXM-80GB", 2, {"model": "llama-3.1-70b", "method": "qlora", "global_batch_seqs": 16}),
+    "MoE": ("H200", 32, {"model": "mixtral-8x7b", "method": "full_ft", "seq_len": 32768}),
+}
+
+
+def _training(case: str) -> tuple[dict[str, Term], float, str]:
+    gpu, count, fields = TRAINING[case]
+    workload = TrainingWorkload(**{"seq_len": 4096, "global_batch_seqs": 256, **fields})
+    est = estimate_training(GPUS[gpu], count, MODELS[workload.model], workload)
+    assert est.feasible, est.reason
+    return {t.name.removesuffix(" + SP all-to-all"): t for t in est.terms}, est.step_time_s, est.layout_text
+
+
+@pytest.mark.parametrize("case", list(TRAINING))
+def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str) -> None:
+    terms, step_s, _ = _training(case)
+    parts = ["compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic"]
+    parts += [name for name in ("optimizer offloaded to CPU",) if name in terms]
+    for name in ("compute", "pipeline bubble", "exposed TP all-reduce", "step time"):
+        term = terms[name]
+        assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (name, term.detail)
+    assert terms["step time"].value == step_s
+    assert sum(terms[name].value for name in parts) == pytest.approx(step_s, rel=1e-9)
+
+
+def test_the_bubble_counts_the_layers_one_gpu_runs():
+    """The reviewer's row said 'the fixed per-step latency of 80 layers' where each GPU of PP2 runs 40."""
+    terms, _, layout = _training("TP2 PP16")
+    assert "PP16" in layout
+    assert terms["pipeline bubble"].detail.startswith("5 layers x 0.002100 s + ")  # 80 layers / 16 stages
+    assert "TP2" in layout and " x 2 TP ranks x " in terms["exposed TP all-reduce"].detail
