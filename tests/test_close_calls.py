@@ -30,3 +30,35 @@ def test_the_cli_table_flags_no_close_call_on_the_best():
     lines = ranking_table(payload, 2).splitlines()
     assert "close" not in next(line for line in lines if "H100-SXM" in line)
     assert "close" in next(line for line in lines if "B200" in line)
+
+
+# (phase, workload): each phase with a contested win and an uncontested one
+PHASE_CASES = [
+    ("training", {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 2e9}),
+    ("training", {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 2e8, "price_types": ["reserved"]}),
+    ("inference", {"model": "llama-3.1-8b"}),
+    ("inference", {"model": "llama-3.1-70b", "weight_dtype": "fp8", "tpot_ms": 40}),
+    ("inference", {"model": "llama-3.1-8b", "scenario": "max_throughput", "job_requests": 20000}),
+]
+
+
+def test_the_best_rows_flag_says_whether_any_runner_up_is_a_close_call_in_both_phases(client: TestClient):
+    """README: rank 1's close_call is true exactly when some other row's is, the same way in training and inference
+    (a reviewer read a training rank 1's true beside an inference rank 1's false as the phases disagreeing)."""
+    seen = set()
+    for phase, workload in PHASE_CASES:
+        response = client.post(f"/api/v1/rank/{phase}?limit=1000&terms=false", json=workload)
+        options = response.json()["options"]
+        assert len(options) < 1000  # every row read
+        first, others = options[0]["close_call"], any(o["close_call"] for o in options[1:])
+        assert first == others, (phase, workload)
+        seen.add((phase, first))
+    assert seen == {("training", True), ("training", False), ("inference", True), ("inference", False)}
+
+
+def test_a_page_of_runs_inside_their_reservations_shows_fixed_costs_and_no_close_calls(client: TestClient):
+    page = client.get(TRAIN.replace("2000000000", "200000000") + "&price_types=reserved").text
+    assert "(band <span" in page and ">fixed</span>)" in page  # the headline: the bill does not move with the speed
+    cells = re.findall(r'class="muted band">\((.*?)\)</span>', page)
+    assert cells and all(cell.endswith(">fixed</span>") for cell in cells)
+    assert 'title="bands overlap the best option"' not in page and "close call" not in page

@@ -147,12 +147,49 @@ def billing_unit_hours(price_type: str, provider_id: str) -> float | None:
     return TERM_UNIT_HOURS.get((provider, price_type)) or BILLING_UNIT_HOURS.get(provider)
 
 
+def bill_hours(use_hours: float, unit_hours: float | None, min_term: float) -> float:
+    """`use_hours` rounded up to the billing unit (None: billed as used), at least the minimum term (0: none)."""
+    rounded = math.ceil(use_hours / unit_hours - 1e-9) * unit_hours if unit_hours else use_hours
+    return max(rounded, min_term)
+
+
 def billed_use_hours(use_hours: float, price_type: str, stated_min_term: float | None, provider_id: str) -> float:
     """What `use_hours` of a job (a batch job, a training run) are billed: rounded up to the billing unit, at least a
     commitment's term."""
     unit = billing_unit_hours(price_type, provider_id)
-    rounded = math.ceil(use_hours / unit - 1e-9) * unit if unit else use_hours
-    return billed_hours(rounded, price_type, stated_min_term)
+    return bill_hours(use_hours, unit, min_term_hours(price_type, stated_min_term))
+
+
+def billed_band_ratios(
+    use_hours: float, low_ratio: float, high_ratio: float, unit_hours: float | None, min_term: float
+) -> tuple[float, float]:
+    """The uncertainty band of a billed cost, as ratios to that cost. The estimate's band scales the hours a job uses
+    (`low_ratio`, `high_ratio`: the job at its band's fastest and slowest); each end is billed as the job is, rounded
+    up to the unit and at least the minimum term, so a job whose whole band stays inside a 730 h reservation costs
+    the reservation, a certain (1.0, 1.0). Billed as used, the ratios themselves."""
+    if not unit_hours and not min_term:
+        return low_ratio, high_ratio
+    billed = bill_hours(use_hours, unit_hours, min_term)
+    if billed <= 0:
+        return low_ratio, high_ratio
+    low = bill_hours(use_hours * low_ratio, unit_hours, min_term)
+    high = bill_hours(use_hours * high_ratio, unit_hours, min_term)
+    return low / billed, high / billed
+
+
+# A billed band's low end over its cost is at least the estimate's own low ratio l where hours are billed as used or
+# with a minimum term, and at least l / 2 where they round up to a unit: ceil(l x) / ceil(x) > l k / (k + 1) for x in
+# (k, k + 1] units, k >= 1 (1 for k = 0). A scan for rivals by cost may stop on this bound (explain.win_is_contested).
+ROUNDED_BAND_FLOOR = 0.5
+
+
+def job_wall_hours(use_hours: float, price_type: str, provider_id: str, spot: tuple[int, float] = (1, 0.0)) -> float:
+    """A job's wall time under its terms: on spot its expected wall time (`spot`: nodes, and the work an
+    interruption loses twice over, as spot_run's checkpoint interval), else `use_hours`."""
+    if price_type not in INTERRUPTIBLE:
+        return use_hours
+    nodes, lost_twice_hours = spot
+    return spot_run(use_hours, nodes, interruptions_per_node_month(provider_id), lost_twice_hours).wall_hours
 
 
 def billed_job_hours(
@@ -162,12 +199,9 @@ def billed_job_hours(
     provider_id: str,
     spot: tuple[int, float] = (1, 0.0),
 ) -> float:
-    """What a job of `use_hours` is billed: on spot its expected wall time (`spot`: nodes, and the work an
-    interruption loses twice over, as spot_run's checkpoint interval), then billed_use_hours."""
-    if price_type in INTERRUPTIBLE:
-        nodes, lost_twice_hours = spot
-        use_hours = spot_run(use_hours, nodes, interruptions_per_node_month(provider_id), lost_twice_hours).wall_hours
-    return billed_use_hours(use_hours, price_type, stated_min_term, provider_id)
+    """What a job of `use_hours` is billed: its wall time under the terms (job_wall_hours), then billed_use_hours."""
+    wall = job_wall_hours(use_hours, price_type, provider_id, spot)
+    return billed_use_hours(wall, price_type, stated_min_term, provider_id)
 
 
 def terms_label(price_type: str, note: str = "", stale: bool = False) -> str:

@@ -97,20 +97,62 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
     return Term(name, step.memory_ms, "ms", detail)
 
 
-def compute_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str) -> Term:
-    """A pass's compute time: its matmul and attention FLOPs at the matmul efficiency."""
+def compute_term(
+    ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str, work: str | None = None
+) -> Term:
+    """A pass's compute time: its matmul and attention FLOPs at the matmul efficiency. `work` says what the pass
+    carries (a prefill pass: its prompt tokens); by default a decode step's batch and the prompt tokens it carries."""
     d = _detail(step)
-    piggyback = (
-        f"; the batch's decode plus {step.prefill_tokens:,.0f} prompt tokens prefilled per step"
-        if step.prefill_tokens >= 0.5
+    if work is None:
+        work = (
+            f"the batch's decode plus {step.prefill_tokens:,.0f} prompt tokens prefilled per step"
+            if step.prefill_tokens >= 0.5
+            else ""
+        )
+    detail = (
+        f"({f(d.gemm_flops / 1e9)} GFLOP matmuls + {f(d.attention_flops / 1e9)} GFLOP attention) / "
+        f"({f(ctx.peak_tflops)} TFLOPS {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))})"
+        + (f"; {work}" if work else "")
+        + f"; MFU = {factor_text(mfu_factors(ctx, eff))}"
+    )
+    return Term(name, step.compute_ms, "ms", detail)
+
+
+def pass_parts(step: StepParts, eff: InferenceEfficiency) -> list[tuple[float, str]]:
+    """One stage's pass as (ms, label) parts that add up to its time: each kernel class at its soft roofline, the
+    communication, the host overheads (tpot_text's parts, before the stages and the tokens per step)."""
+    d, p = _detail(step), eff.overlap_power
+    parts = [
+        (roofline_ms(*d.dense, p), "dense GEMMs"),
+        (step.expert_busy_ms, "routed-expert GEMMs"),
+        (roofline_ms(*d.attention, p), "attention"),
+        (step.comm_ms, "all-reduce"),
+        (d.host_ms, "overheads"),
+        (d.moe_host_ms, "MoE prefill host"),
+        (step.draft_ms, "draft passes"),
+    ]
+    return [(value, label) for value, label in parts if value or label == "dense GEMMs"]
+
+
+def prefill_pass_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str) -> Term:
+    """A prefill pass's time, one pipeline stage's, as the sum of its parts; each kernel class's roofline shown."""
+    d, p = _detail(step), eff.overlap_power
+    rooflines = [f"dense GEMMs {_roofline_text(d.dense, p)}"]
+    if step.expert_busy_ms:
+        rooflines.append(f"routed-expert GEMMs {_roofline_text(d.experts, p)}")
+    rooflines.append(f"attention {_roofline_text(d.attention, p)}")
+    stage = (
+        f"; one of {ctx.pipeline_parallel} stages: its {f(ctx.layers_per_stage)} layers over the whole prompt"
+        if ctx.pipeline_parallel > 1
         else ""
     )
     detail = (
-        f"({f(d.gemm_flops / 1e9)} GFLOP matmuls + {f(d.attention_flops / 1e9)} GFLOP attention) / "
-        f"({f(ctx.peak_tflops)} TFLOPS {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))}){piggyback}; "
-        f"MFU = {factor_text(mfu_factors(ctx, eff))}"
+        " + ".join(f"{f(value)} ms {label}" for value, label in pass_parts(step, eff))
+        + f"; each kernel class the soft roofline of its memory and compute times (ms), overlap power {p:g}: "
+        + ", ".join(rooflines)
+        + stage
     )
-    return Term(name, step.compute_ms, "ms", detail)
+    return Term(name, step.total_ms / step.pipeline_stages, "ms", detail)
 
 
 def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
@@ -199,17 +241,7 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
 
 def tpot_text(step: StepParts, eff: InferenceEfficiency) -> str:
     """TPOT as the sum of the step's terms, times the pipeline stages, over the tokens a step yields."""
-    d, p = _detail(step), eff.overlap_power
-    parts = [
-        (roofline_ms(*d.dense, p), "dense GEMMs"),
-        (step.expert_busy_ms, "routed-expert GEMMs"),
-        (roofline_ms(*d.attention, p), "attention"),
-        (step.comm_ms, "all-reduce"),
-        (d.host_ms, "overheads"),
-        (d.moe_host_ms, "MoE prefill host"),
-        (step.draft_ms, "draft passes"),
-    ]
-    text = "(" + " + ".join(f"{f(v)} ms {label}" for v, label in parts if v or label == "dense GEMMs") + ")"
+    text = "(" + " + ".join(f"{f(v)} ms {label}" for v, label in pass_parts(step, eff)) + ")"
     if step.pipeline_stages > 1:
         text += f" x {step.pipeline_stages} stages"
     if step.tokens_per_step != 1:

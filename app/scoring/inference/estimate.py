@@ -439,7 +439,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point, w.beam_width)
+        terms=step_terms(s.ctx, s.efficiency, point, w.input_len, w.beam_width)
         + _technique_terms(solved)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + ([job.term()] if job else []),

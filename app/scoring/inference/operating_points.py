@@ -44,6 +44,8 @@ class OperatingPoint:
     prefill_utilisation: float = 0.0  # that queue's rho: the share of each step its prompts take
     poisson_arrivals: bool = False  # open loops and MLPerf-style servers; a closed loop's arrivals are departures
     first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
+    step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
+    ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
 
     @property
     def ttft_median_ms(self) -> float:
@@ -124,8 +126,14 @@ def loaded_ttft_ms(
     prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
-    busy = min(batch, 1.0)  # a request alone (closed loop of one) finds no running steps to wait for
-    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + wait_steps(engine, eff) * step_ms * busy
+    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + running_steps_wait_ms(step_ms, batch, eff, engine)
+
+
+def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
+    """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
+    alone (closed loop of one) finds none, a trickle of them a share."""
+    busy = min(batch, 1.0)
+    return wait_steps(engine, eff) * step_ms * busy
 
 
 def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
@@ -200,7 +208,14 @@ def operating_point(
         total_ms = request_life_ms(first_token_ms, step.total_ms, output_len)
         tokens_per_s = batch * output_len / total_ms * 1e3
         return OperatingPoint(
-            batch, first_token_ms, step.total_ms, tokens_per_s, step, prefill, first_prefill_ms=first_ms
+            batch,
+            first_token_ms,
+            step.total_ms,
+            tokens_per_s,
+            step,
+            prefill,
+            first_prefill_ms=first_ms,
+            ttft_prompts=batch,
         )
     if scenario == "single_stream":
         step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
@@ -227,6 +242,7 @@ def operating_point(
         prefill_utilisation=min(share, MAX_UTILISATION),
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
+        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine),
     )
 
 

@@ -33,7 +33,16 @@ from app.scoring.offers import (
     snapshot_offers,
     with_assumption,
 )
-from app.scoring.price_terms import HOURS_PER_MONTH, billed_job_hours, min_term_hours, usd_per_million_tokens
+from app.scoring.price_terms import (
+    HOURS_PER_MONTH,
+    ROUNDED_BAND_FLOOR,
+    billed_band_ratios,
+    billed_job_hours,
+    billing_unit_hours,
+    job_wall_hours,
+    min_term_hours,
+    usd_per_million_tokens,
+)
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -223,6 +232,24 @@ class ConfigurationPricing:
         spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
         return billed_job_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id, spot)
 
+    def band_ratios(self, offer: Offer) -> tuple[float, float]:
+        """The band of `offer`'s cost as ratios to it. A batch job is billed hours: its band is the job at the
+        estimate's fastest and slowest, each end billed as the job is (price_terms.billed_band_ratios), so a job
+        that stays inside a committed minimum term costs that term whatever its speed. Else the band's own ratios."""
+        if not self.job_hours:
+            return self.band_low, self.band_high
+        spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
+        wall = job_wall_hours(self.job_hours, offer.price_type, offer.provider_id, spot)
+        unit = billing_unit_hours(offer.price_type, offer.provider_id)
+        term = min_term_hours(offer.price_type, offer.min_term_hours)
+        return billed_band_ratios(wall, self.band_low, self.band_high, unit, term)
+
+    @property
+    def lowest_band_ratio(self) -> float:
+        """A floor under band_ratios' low end for every offer: a job's billing unit rounds both ends' hours up, which
+        can leave the fast end at half the estimate's own ratio (price_terms.ROUNDED_BAND_FLOOR)."""
+        return self.band_low * ROUNDED_BAND_FLOOR if self.job_hours else self.band_low
+
     def billed_price(self, offer: Offer) -> float:
         """$ per GPU-hour of the work: the offer's price, or for a batch job what it bills spread over the job's
         hours."""
@@ -282,7 +309,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         usd_per_million_tokens=price * p.all_tokens_factor,
         usd_per_thousand_requests=price * p.requests_factor,
         memory_gb=est.memory_gb,
-        band=Band(cost * p.band_low, cost * p.band_high),
+        band=_band(cost, p, offer),
         replicas=p.replicas,
         job_hours=p.job_hours,
         job_billed_hours=p.job_billed_hours(offer),
@@ -384,16 +411,16 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     tiers = [_priced_order(offers, slot_of, slots, by_slot, runs, rank_by, tier) for tier in (within, over)]
     order = Chained(*tiers)
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
-    winner = _band(order[0][0], by_slot[slot_of[order[0][3]]]) if order else None
+    winner = _band(order[0][0], by_slot[slot_of[order[0][3]]], offers[order[0][3]]) if order else None
     keys = [estimate_key(p.est) for p in by_slot]
     winner_key = keys[slot_of[order[0][3]]] if order else None
     winner_over = not tiers[0]  # a row over the limits is no rival to a winner that meets them, nor one to it
     runners_up = (
-        (cost, _band(cost, by_slot[slot_of[i]]))
+        (cost, _band(cost, by_slot[slot_of[i]], offers[i]))
         for cost, _, _, i in islice(tiers[winner_over], 1, None)
         if keys[slot_of[i]] != winner_key
     )
-    lowest = min((p.band_low for p in by_slot if p.est.feasible), default=1.0)
+    lowest = min((p.lowest_band_ratio for p in by_slot if p.est.feasible), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
     def priced(row: tuple[float, str, str, int], first: bool) -> InferenceOption:
@@ -401,7 +428,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         slot = slot_of[index]
         p = by_slot[slot]
         rival = bool(p.est.over_limits) == winner_over
-        close = contested if first else rival and is_close_call(_band(cost, p), winner, keys[slot] == winner_key)
+        band = _band(cost, p, offers[index])
+        close = contested if first else rival and is_close_call(band, winner, keys[slot] == winner_key)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:
@@ -591,5 +619,6 @@ def _lowest_p99(estimates: list[InferenceEstimate]) -> dict[str, dict[str, objec
     return lowest
 
 
-def _band(cost: float, p: ConfigurationPricing) -> Band:
-    return Band(cost * p.band_low, cost * p.band_high)
+def _band(cost: float, p: ConfigurationPricing, offer: Offer) -> Band:
+    low, high = p.band_ratios(offer)
+    return Band(cost * low, cost * high)

@@ -12,10 +12,11 @@ from app.scoring.inference.decode_terms import (
     compute_term,
     decode_step_terms,
     memory_term,
+    prefill_pass_term,
     tpot_text,
 )
-from app.scoring.inference.operating_points import wait_steps
-from app.scoring.inference.steps import InferenceContext, moe_prefill_ms
+from app.scoring.inference.operating_points import md1_median_wait_ms, wait_steps
+from app.scoring.inference.steps import InferenceContext, moe_prefill_ms, prefill_latency_ms, prompt_stage_pass
 
 if TYPE_CHECKING:
     from app.scoring.inference.operating_points import OperatingPoint
@@ -23,45 +24,130 @@ if TYPE_CHECKING:
 __all__ = ["ROCM_EVIDENCE", "SOURCE", "p99_latencies_ms", "step_terms"]
 
 
-def _pipeline_prefill_terms(ctx: InferenceContext, point: OperatingPoint) -> list[Term]:
-    """With PP a request's own prompt runs the stages in turn; the terms above are one stage's share."""
-    if ctx.pipeline_parallel == 1:
-        return []
-    return [
-        Term(
-            "prefill through the pipeline",
-            point.first_prefill_ms,
-            "ms",
-            f"{ctx.pipeline_parallel} stages of {ctx.layers_per_stage:g} layers in turn, each with the whole prompt "
-            "(a request sits in one micro-batch at a time: vLLM, TensorRT-LLM); the prefill terms above are one "
-            "stage's",
-        )
+def _prefill_terms(
+    ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float
+) -> list[Term]:
+    """The pass a first token waits for (steps.prompt_stage_pass), its parts, and with PP the stages in turn."""
+    stage, batches = prompt_stage_pass(ctx, eff, point.ttft_prompts, input_len)
+    pp, d = ctx.pipeline_parallel, stage.breakdown
+    per_batch = point.ttft_prompts / batches
+    prompts = f"{per_batch:g} prompts" if per_batch != 1 else "one prompt"
+    if batches > 1:
+        prompts += f", one of {batches:g} micro-batches"
+    carried = f"{d.tokens:,.0f} prompt tokens" if d else "prompt tokens"
+    work = f"{carried} ({prompts}) in one pass, decoding nothing"
+    if pp > 1:
+        work += f", through one stage's {figure(ctx.layers_per_stage)} layers"
+    terms = [
+        compute_term(ctx, eff, stage, "prefill compute time", work),
+        memory_term(ctx, eff, stage, "prefill weight read"),
+        prefill_pass_term(ctx, eff, stage, "prefill stage pass" if pp > 1 else "prefill pass"),
     ]
+    if pp > 1:
+        passes = batches + pp - 1
+        fill = f"; its {batches:g} micro-batches fill the pipeline: m + stages - 1" if batches > 1 else ""
+        terms.append(
+            Term(
+                "prefill through the pipeline",
+                prefill_ms(ctx, eff, point, input_len),
+                "ms",
+                f"{passes:g} stage passes x {figure(stage.total_ms / pp)} ms{fill}; {pp} stages of "
+                f"{ctx.layers_per_stage:g} layers in turn, each with the whole prompt (a request sits in one "
+                "micro-batch at a time: vLLM, TensorRT-LLM)",
+            )
+        )
+    return terms
 
 
-def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
+def prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float) -> float:
+    """The prefill a first token waits for: its prompts through every pipeline stage in turn (prefill_latency_ms)."""
+    return prefill_latency_ms(ctx, eff, point.ttft_prompts, input_len)
+
+
+def _ttft_parts(
+    ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float
+) -> list[tuple[float, str]]:
+    """TTFT's parts as (ms, label): the prefill, the M/D/1 prefill queue, the running steps' wait, a slot's wait."""
+    parts = [
+        (prefill_ms(ctx, eff, point, input_len), "prefill"),
+        (point.prefill_queue_ms, "prefill queue"),
+        (point.step_wait_ms, "running steps' wait"),
+        (point.queue_ms, "slot wait"),
+    ]
+    return [(value, label) for value, label in parts if value or label == "prefill"]
+
+
+def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint) -> list[Term]:
+    """Under continuous batching: the M/D/1 prefill queue and the running steps a new request waits for."""
+    terms = []
+    if point.prefill_queue_ms:
+        service, rho = point.prefill.total_ms, point.prefill_utilisation
+        piped = (
+            f"; with PP the prompt's {ctx.pipeline_parallel} stage passes of 1/{ctx.pipeline_parallel} of it each, the "
+            "pipeline kept full"
+            if ctx.pipeline_parallel > 1
+            else ""
+        )
+        terms.append(
+            Term(
+                "TTFT: prefill queue",
+                point.prefill_queue_ms,
+                "ms",
+                f"{figure(service)} ms x {figure(rho)} / (2 x (1 - {figure(rho)})); the mean M/D/1 wait of a prompt "
+                f"for the prefills ahead of it: service x rho / (2(1 - rho)), the service the time a prompt's prefill "
+                f"holds the GPUs{piped}, rho the share of each step the arriving prompts take",
+            )
+        )
+    if point.step_wait_ms:
+        steps = wait_steps(ctx.engine, eff)
+        busy = point.step_wait_ms / (steps * point.step.total_ms)
+        share = f" x {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
+        terms.append(
+            Term(
+                "TTFT: running steps' wait",
+                point.step_wait_ms,
+                "ms",
+                f"{steps:g} steps x {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
+                + ("; busy: the share of time a running request is there to wait for" if share else ""),
+            )
+        )
+    return terms
+
+
+def _wait_how(steps: float) -> str:
+    if steps == PREFILL_FIRST_WAIT_STEPS:
+        return "the step in flight: SGLang prefills waiting prompts in a batch of their own"
+    return "the step in flight and the one that carries the prompt with the batch"
+
+
+def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float) -> str:
+    total = " + ".join(f"{figure(value)} ms {label}" for value, label in _ttft_parts(ctx, eff, point, input_len))
+    if point.ttft_prompts != 1:
+        return f"{total}; static batching: the whole batch prefills before its first token"
+    if not (point.prefill_queue_ms or point.step_wait_ms or point.queue_ms):
+        return f"{total}; mean: the prompt's own prefill, with no other request to wait for"
     steps = wait_steps(ctx.engine, eff)
-    how = (
-        "the step in flight: SGLang prefills waiting prompts in a batch of their own"
-        if steps == PREFILL_FIRST_WAIT_STEPS
-        else "the step in flight and the one that carries the prompt with the batch"
+    return (
+        f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue and {steps:g} running "
+        f"steps' wait ({_wait_how(steps)})"
     )
-    return f"mean: prefill + (under load) M/D/1 prefill queue + {steps:g} running steps' wait ({how})"
 
 
 def step_terms(
-    ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, beam_width: int = 1
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    point: OperatingPoint,
+    input_len: float,
+    beam_width: int = 1,
 ) -> list[Term]:
-    step, prefill = point.step, point.prefill
     ttft_p99, tpot_p99 = p99_latencies_ms(point, eff)
     return [
-        *decode_step_terms(ctx, eff, step, point.batch, beam_width),
-        compute_term(ctx, eff, prefill, "prefill compute time"),
-        memory_term(ctx, eff, prefill, "prefill weight read"),
-        *_pipeline_prefill_terms(ctx, point),
+        *decode_step_terms(ctx, eff, point.step, point.batch, beam_width),
+        *_prefill_terms(ctx, eff, point, input_len),
         *_moe_prefill_terms(ctx, eff),
         *_queue_terms(point),
-        Term("TTFT", point.ttft_ms, "ms", _ttft_detail(ctx, eff)),
+        *_ttft_wait_terms(ctx, eff, point),
+        Term("TTFT", point.ttft_ms, "ms", _ttft_detail(ctx, eff, point, input_len)),
         Term(
             "TTFT median",
             point.ttft_median_ms,
@@ -75,7 +161,7 @@ def step_terms(
             f"{figure(point.ttft_ms)} ms mean x {eff.p99_ttft_over_mean:g};{P99_SOURCE}; the TTFT limit is checked "
             "against it",
         ),
-        Term("TPOT", point.tpot_ms, "ms", tpot_text(step, eff)),
+        Term("TPOT", point.tpot_ms, "ms", tpot_text(point.step, eff)),
         Term(
             "TPOT p99",
             tpot_p99,
@@ -88,9 +174,16 @@ def step_terms(
 
 def _median_ttft_detail(point: OperatingPoint) -> str:
     if not point.poisson_arrivals:
-        return "a closed loop's arrivals are its clients' departures, not Poisson: reported as the mean"
+        why = (
+            "a closed loop's arrivals are its clients' departures, not Poisson: reported as the mean"
+            if point.prefill_queue_ms or point.step_wait_ms or point.queue_ms
+            else "the first token waits for no other request: the median is the mean"
+        )
+        return f"{figure(point.ttft_ms)} ms, the mean; {why}"
+    median_wait = md1_median_wait_ms(point.prefill.total_ms, point.prefill_utilisation)
     return (
-        f"Poisson arrivals: the mean with the M/D/1 prefill wait ({point.prefill_queue_ms:.1f} ms mean, utilisation "
+        f"{figure(point.ttft_ms)} ms mean - {figure(point.prefill_queue_ms)} ms mean prefill queue + "
+        f"{figure(median_wait)} ms its median; Poisson arrivals: the M/D/1 prefill wait (utilisation "
         f"{point.prefill_utilisation:.2f}) at its median, none while the queue is busy under half the time"
     )
 

@@ -42,7 +42,7 @@ from app.scoring.offers import (
     snapshot_offers,
     with_assumption,
 )
-from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours, billing_unit_hours
+from app.scoring.price_terms import INTERRUPTIBLE, billed_band_ratios, billed_use_hours, billing_unit_hours
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
@@ -264,7 +264,7 @@ class SharedTerms:
     machine: Machine
     step_x_count: float
     work_hours: float  # without interruptions
-    band_low: float  # ratios applied to the cost: tok/s ÷ band high, tok/s ÷ band low
+    band_low: float  # ratios applied to the hours used: tok/s ÷ band high, tok/s ÷ band low (billed_band_ratios)
     band_high: float
     nodes: int
     cluster_caveat: str  # configurations.unstated_cluster_caveat
@@ -379,17 +379,20 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         shared[number] = SharedTerms.of(estimates[number], machine, w)
     runs = price_runs(snapshot, w)
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
+    ratios: list[tuple[float, float]] = []  # per price group: its billed total's band as ratios to the total
     leading: dict[tuple[str, int], tuple[float, str, str, int]] = {}  # (GPU, count) -> its best on-time row
     on_runs, late_runs, n_on, n_late = [], [], 0, 0
     for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
         s = shared[slot]
         if s is None:
             terms.append(None)
+            ratios.append((1.0, 1.0))
             continue
         t = run_terms(price_type, seller, min_term, s.nodes, s.work_hours, w)
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
+        ratios.append(billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours))
         on = _on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
             on_runs.append(_priced_run(offers, members[:on], t, s.est.gpu_count))
@@ -435,13 +438,17 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         s, t = shared[slots[index]], terms[runs.group_of[index]]
         return None if s is None or t is None else priced_run(t, s.est.gpu_count, offers[index].usd_per_gpu_hour, w)
 
-    winner = _band(on_time[0][0], shared[slots[on_time[0][3]]]) if n_on else None
+    def band_of(usd: float, index: int) -> Band:
+        """The band of an offer's billed total: the estimate's band billed as its terms bill (a minimum term fixes
+        the cost of a run that fits in it whatever its speed)."""
+        low, high = ratios[runs.group_of[index]]
+        return Band(usd * low, usd * high)
+
+    winner = band_of(on_time[0][0], on_time[0][3]) if n_on else None
     keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
     winner_key = keys[slots[on_time[0][3]]] if n_on else None
-    runners_up = (
-        (usd, _band(usd, shared[slots[i]])) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winner_key
-    )
-    lowest = min((s.band_low for s in shared.values() if s), default=1.0)
+    runners_up = ((usd, band_of(usd, i)) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winner_key)
+    lowest = min((low for (low, _), t in zip(ratios, terms, strict=True) if t is not None), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
     def option_of(index: int, first: bool) -> TrainingOption:
@@ -449,12 +456,13 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         s, cost = shared[slot], cost_of(index)
         if s is None or cost is None:
             return _unfit_option(offer, estimates[slot], machines[slot][1])
+        band = band_of(cost.total_usd, index)
         close = False
         if cost.on_time:
-            close = contested if first else is_close_call(_band(cost.total_usd, s), winner, keys[slot] == winner_key)
+            close = contested if first else is_close_call(band, winner, keys[slot] == winner_key)
         t = terms[runs.group_of[index]]
         assert t is not None
-        return _priced_option(offer, s, cost, t, close, w)
+        return _priced_option(offer, s, cost, t, close, band, w)
 
     def build(position: int) -> TrainingOption:
         return option_of(index_at(position), position == 0)
@@ -597,7 +605,7 @@ def _late_run(
 
 
 def _priced_option(
-    offer: Offer, s: SharedTerms, cost: RunCost, t: RunTerms, close: bool, w: TrainingWorkload
+    offer: Offer, s: SharedTerms, cost: RunCost, t: RunTerms, close: bool, band: Band, w: TrainingWorkload
 ) -> TrainingOption:
     est = s.est
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
@@ -626,7 +634,7 @@ def _priced_option(
         billing_note=billing_note(t),
         cluster_caveat=s.cluster_caveat,
         memory_per_gpu_gb=est.memory_per_gpu_gb,
-        band=_band(cost.total_usd, s),
+        band=band,
         band_metric="total_usd",
     )
 
@@ -644,11 +652,6 @@ def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> Trai
         assumptions=est.assumptions,
         memory_per_gpu_gb=est.memory_per_gpu_gb if est.memory_breakdown_gb else None,
     )
-
-
-def _band(usd: float, s: SharedTerms | None) -> Band:
-    assert s is not None
-    return Band(usd * s.band_low, usd * s.band_high)
 
 
 FRONTIER_MACHINES = 3  # the leading distinct (GPU, machine) pairs drawn on the cost-time chart

@@ -23,6 +23,7 @@ from app.scoring.training.optimizer import (
     offload_time,
     state_recipe,
 )
+from app.scoring.training.step_terms import bubble_term, step_time_term, tp_comm_term
 from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     StepTime,
@@ -162,18 +163,8 @@ def training_terms(
         ),
         _matmul_efficiency_term(gpu, gpu_count, model, w, pclass, st, e),
         _compute_term(gpu, gpu_count, model, w, layout, st, peak, pclass, executed, e, attention_span, capacity_factor),
-        Term(
-            "pipeline bubble",
-            st.bubble_s,
-            "s/step",
-            f"PP{layout.pipeline_parallel}, with the fixed per-step latency of {model.layers} layers",
-        ),
-        Term(
-            "exposed TP all-reduce" + (" + SP all-to-all" if layout.sequence_parallel > 1 else ""),
-            st.tp_comm_s,
-            "s/step",
-            f"TP{layout.tensor_parallel}" + (f", SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""),
-        ),
+        bubble_term(gpu_count, model, w, layout, st, e),
+        tp_comm_term(gpu, gpu_count, model, w, layout, st, e),
         Term(
             "exposed DP/FSDP traffic",
             st.dp_comm_s,
@@ -182,6 +173,7 @@ def training_terms(
             f"{f(collective_bandwidth_gbs(e, gpu, gpu_count))} GB/s per GPU{uneven_batch_note(w, layout, gpu_count)}",
         ),
         *_offload_terms(gpu, gpu_count, model, w, layout),
+        step_time_term(st),
     ] + [
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
     ]

@@ -22,7 +22,10 @@ TTFT_MEDIAN = (
 )
 DEPRECATED_TTFT = "deprecated name of ttft_mean_ms (the same value: the mean, not the p99 the request's ttft_ms limits)"
 DEPRECATED_TPOT = "deprecated name of tpot_mean_ms (the same value: the mean, not the p99 the request's tpot_ms limits)"
-BAND = "low/high of the uncertainty band of the field band_metric names, in that field's unit"
+BAND = (
+    "low/high of the uncertainty band of the field band_metric names, in that field's unit; a billed amount (a run's "
+    "total, a batch job's cost) billed at each end as its terms bill (billing unit, minimum term)"
+)
 
 
 class BandOut(BaseModel):
@@ -52,7 +55,8 @@ class OfferFieldsOut(BaseModel):
     feasible: bool
     reason: str = Field(description="why it fits (inference) or why not; empty for a training run within limits")
     close_call: bool = Field(
-        description="its band overlaps the best option's (on the best option: some rival's band overlaps its own)"
+        description="the order is within the uncertainty: on a runner-up, its band overlaps the best option's and it "
+        "rests on another estimate (GPU, count or layout); on the best option, some runner-up is a close call"
     )
     terms: list[TermOut] = Field(
         default_factory=list, description="the explanation: each term of the estimate; left out with ?terms=false"

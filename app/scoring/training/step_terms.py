@@ -1,0 +1,96 @@
+"""The training step's parts beyond the compute, each written with the arithmetic of step_time.step_parts in its own
+figures, and the step time as their sum (tests/scoring/test_terms_add_up.py evaluates each first clause)."""
+
+from __future__ import annotations
+
+import math
+
+from app.scoring.efficiency import training as eff
+from app.scoring.explain import Term
+from app.scoring.explain import figure as f
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.memory import Layout
+from app.scoring.training.step_time import (
+    StepTime,
+    busiest_replica_factor,
+    collective_bandwidth_gbs,
+    sequence_parallel_seconds,
+)
+from app.scoring.workload import TrainingWorkload
+
+
+def bubble_term(
+    gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, st: StepTime, e: eff.TrainingEfficiency
+) -> Term:
+    """The fixed per-step latency of the layers one GPU runs, and with PP the 1F1B bubble."""
+    pp = layout.pipeline_parallel
+    text = f"{f(model.layers / pp)} layers x {f(e.step_latency_s_per_layer)} s"
+    why = (
+        f"; the fixed per-step latency of the layers one GPU runs ({model.layers} over PP{pp}: kernel launches, "
+        "optimizer, norm and clip syncs), which shows when each GPU has little work per step"
+    )
+    if pp > 1:
+        micro_batches = max(1.0, math.ceil(w.global_batch_seqs / layout.replicas(gpu_count)) / layout.micro_batch_seqs)
+        chunks = layout.pipeline_interleave or e.pp_interleave_default
+        text += f" + {f(st.compute_s)} s compute x ({pp} - 1) / ({f(chunks)} chunks x {f(micro_batches)} micro-batches)"
+        why += (
+            "; then the 1F1B pipeline's fill and drain: (PP - 1) / (virtual chunks x micro-batches per replica) of "
+            "the compute" + ("" if layout.pipeline_interleave else " (chunks: the stack's default interleave)")
+        )
+    return Term("pipeline bubble", st.bubble_s, "s/step", text + why)
+
+
+def tp_comm_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+) -> Term:
+    """Tensor parallelism's exposed all-reduces (and DeepSpeed-Ulysses all-to-alls, sequence_parallel_seconds)."""
+    tp, sp = layout.tensor_parallel, layout.sequence_parallel
+    busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
+    tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest  # per GPU, the busiest replica's (step_parts)
+    ulysses = sequence_parallel_seconds(e, gpu, model, layout, tokens, w.framework)
+    parts, notes = [], []
+    if tp > 1:
+        per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp
+        bandwidth = collective_bandwidth_gbs(e, gpu, tp)
+        parts.append(
+            f"{f(e.tp_comm_exposed)} exposed x {f(tokens)} tokens per GPU x {tp} TP ranks x {f(per_token / 1e6)} MB "
+            f"per token / ({f(bandwidth)} GB/s x 10^3)"
+        )
+        notes.append(
+            f"per token 4 all-reduces (2 forward, 2 backward) x 2 B x hidden {model.hidden_size:,} x ring 2 x "
+            f"(TP{tp} - 1) / TP{tp} x {model.layers} layers, over the TP group at {f(bandwidth)} GB/s per GPU; the "
+            f"exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, efficiency/training.py)"
+        )
+    if ulysses:
+        q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
+        per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp
+        bandwidth = collective_bandwidth_gbs(e, gpu, sp)
+        parts.append(f"{f(tokens)} tokens per GPU x {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s x 10^3)")
+        notes.append(
+            f"SP{sp}: DeepSpeed-Ulysses all-to-alls of q, k, v and the attention output, per token 2 passes (forward, "
+            f"backward) x 2 B x (2 x {q_dim:,} + 2 x {kv_dim:,}) x (SP{sp} - 1) / SP{sp} x {model.layers} layers at "
+            f"{f(bandwidth)} GB/s per GPU, none hidden"
+        )
+    if not parts:
+        parts, notes = ["0"], [f"TP{tp}: no all-reduce"]
+    name = "exposed TP all-reduce" + (" + SP all-to-all" if sp > 1 else "")
+    return Term(name, st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes))
+
+
+def step_time_term(st: StepTime) -> Term:
+    """The step as its parts in sequence (StepTime.total_s)."""
+    parts = [
+        (st.compute_s, "compute"),
+        (st.bubble_s, "pipeline bubble"),
+        (st.tp_comm_s, "exposed TP"),
+        (st.dp_comm_s, "exposed DP/FSDP"),
+        (st.offload_s, "optimizer offload"),
+    ]
+    text = " + ".join(f"{f(value)} s {label}" for value, label in parts if value or label == "compute")
+    return Term("step time", st.total_s, "s/step", text + "; the parts above, one after another")

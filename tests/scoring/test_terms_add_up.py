@@ -1,0 +1,158 @@
+"""The "Why" terms reconcile with their totals: each term's first clause, in the figures it shows, gives its value, and
+the parts of TTFT and of a training step add up to the totals shown (a reviewer found prefill terms of half a PP stage,
+a TTFT of 'prefill + queue + 1.5 steps' without numbers, and training parts with no arithmetic)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.explain import Term
+from app.scoring.inference.estimate import estimate_inference
+from app.scoring.training.estimate import estimate_training
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from tests.scoring.term_arithmetic import stated_value
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+
+# id: (GPU, count, TP, PP, fabric GB/s per GPU, workload fields)
+INFERENCE = {
+    "dense TP4": ("H100-SXM", 4, 4, 1, 0.0, {"model": "llama-3.1-70b", "tpot_ms": 40}),
+    "dense on one GPU (the page's row 1)": ("B200", 1, 1, 1, 0.0, {"model": "llama-3.1-70b", "weight_dtype": "fp8"}),
+    "MoE": ("B200", 8, 8, 1, 0.0, {"model": "deepseek-r1", "weight_dtype": "fp8", "tpot_ms": 50}),
+    "PP, a long prompt (the reviewer's)": (
+        "H100-SXM",
+        4,
+        2,
+        2,
+        0.0,
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 16000, "ttft_ms": 20000},
+    ),
+    "MoE PP across nodes": (
+        "H200",
+        16,
+        8,
+        2,
+        50.0,
+        {"model": "deepseek-r1", "weight_dtype": "fp8", "input_len": 1000, "ttft_ms": 5000, "tpot_ms": 200},
+    ),
+    "TP across nodes": (
+        "H100-SXM",
+        16,
+        16,
+        1,
+        50.0,
+        {"model": "llama-3.1-405b", "weight_dtype": "fp8", "tpot_ms": 100, "ttft_ms": 5000},
+    ),
+    "static batch through PP": (
+        "L40S",
+        4,
+        2,
+        2,
+        0.0,
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "scenario": "fixed_batch", "batch": 8},
+    ),
+    "closed loop past the batch (slot wait)": (
+        "H100-SXM",
+        2,
+        2,
+        1,
+        0.0,
+        {"model": "llama-3.1-8b", "scenario": "concurrency", "concurrency": 2000},
+    ),
+    "SGLang prefills first": ("H200", 2, 2, 1, 0.0, {"model": "llama-3.1-70b", "engine": "sglang", "tpot_ms": 60}),
+    "single stream": ("H100-SXM", 1, 1, 1, 0.0, {"model": "llama-3.1-8b", "scenario": "single_stream"}),
+}
+# The terms of the prompt's path, each with its arithmetic first (the queue's slot wait gives its count in words).
+ARITHMETIC = (
+    "prefill compute time",
+    "prefill weight read",
+    "prefill pass",
+    "prefill stage pass",
+    "prefill through the pipeline",
+    "prefill MoE host time",
+    "TTFT: prefill queue",
+    "TTFT: running steps' wait",
+    "TTFT",
+    "TTFT median",
+    "TTFT p99",
+)
+
+
+def _inference(case: str) -> tuple[dict[str, Term], InferenceWorkload, int]:
+    gpu, count, tp, pp, fabric, fields = INFERENCE[case]
+    workload = InferenceWorkload(**{"scenario": "latency_bound", **fields})
+    est = estimate_inference(GPUS[gpu], count, MODELS[workload.model], workload, tp, pp, fabric_gbs=fabric)
+    assert est.feasible, est.reason
+    return {t.name: t for t in est.terms}, workload, pp
+
+
+@pytest.mark.parametrize("case", list(INFERENCE))
+def test_each_prefill_and_ttft_term_shows_the_arithmetic_of_its_value(case: str) -> None:
+    terms, _, _ = _inference(case)
+    shown = [terms[name] for name in ARITHMETIC if name in terms]
+    assert {"prefill compute time", "TTFT", "TTFT median"} <= {t.name for t in shown}
+    for term in shown:
+        assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (term.name, term.detail)
+
+
+@pytest.mark.parametrize("case", list(INFERENCE))
+def test_ttft_is_the_sum_of_its_shown_parts(case: str) -> None:
+    terms, _, pp = _inference(case)
+    prefill = terms["prefill through the pipeline" if pp > 1 else "prefill pass"].value
+    waits = ("TTFT: prefill queue", "TTFT: running steps' wait", "queue wait for a slot")
+    assert prefill + sum(terms[name].value for name in waits if name in terms) == pytest.approx(
+        terms["TTFT"].value, rel=1e-9
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in INFERENCE if INFERENCE[c][3] > 1])
+def test_a_pipelines_prefill_terms_time_one_stage_over_the_whole_prompt(case: str) -> None:
+    """The reviewer's rows showed 8,000 prompt tokens for a 16,000-token prompt (and 500 for DeepSeek's 1,000): the
+    throughput view's half of the prompt, while the pipeline total runs each stage over all of it."""
+    terms, workload, pp = _inference(case)
+    compute, stage = terms["prefill compute time"], terms["prefill stage pass"]
+    prompts = workload.batch / min(workload.batch, pp) if workload.scenario == "fixed_batch" else 1
+    assert f"{workload.input_len * prompts:,.0f} prompt tokens" in compute.detail
+    assert "decod" not in compute.detail.split("; MFU")[0].replace("decoding nothing", "")
+    passes = (min(workload.batch, pp) if workload.scenario == "fixed_batch" else 1) + pp - 1
+    assert terms["prefill through the pipeline"].value == pytest.approx(passes * stage.value, rel=1e-9)
+    assert compute.value < stage.value  # the compute is a part of the stage's pass
+
+
+# id: (GPU, count, workload fields)
+TRAINING = {
+    "TP2 PP16": ("L40S", 32, {"model": "llama-3.1-70b", "method": "full_ft"}),
+    "TP4 FSDP": ("H100-SXM", 64, {"model": "llama-3.1-70b", "method": "full_ft"}),
+    "Ulysses SP": ("H100-SXM", 8, {"model": "llama-3.1-8b", "method": "full_ft", "seq_len": 131072, "framework": "hf"}),
+    "QLoRA": ("A100-SXM-80GB", 2, {"model": "llama-3.1-70b", "method": "qlora", "global_batch_seqs": 16}),
+    "MoE": ("H200", 32, {"model": "mixtral-8x7b", "method": "full_ft", "seq_len": 32768}),
+}
+
+
+def _training(case: str) -> tuple[dict[str, Term], float, str]:
+    gpu, count, fields = TRAINING[case]
+    workload = TrainingWorkload(**{"seq_len": 4096, "global_batch_seqs": 256, **fields})
+    est = estimate_training(GPUS[gpu], count, MODELS[workload.model], workload)
+    assert est.feasible, est.reason
+    return {t.name.removesuffix(" + SP all-to-all"): t for t in est.terms}, est.step_time_s, est.layout_text
+
+
+@pytest.mark.parametrize("case", list(TRAINING))
+def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str) -> None:
+    terms, step_s, _ = _training(case)
+    parts = ["compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic"]
+    parts += [name for name in ("optimizer offloaded to CPU",) if name in terms]
+    for name in ("compute", "pipeline bubble", "exposed TP all-reduce", "step time"):
+        term = terms[name]
+        assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (name, term.detail)
+    assert terms["step time"].value == step_s
+    assert sum(terms[name].value for name in parts) == pytest.approx(step_s, rel=1e-9)
+
+
+def test_the_bubble_counts_the_layers_one_gpu_runs():
+    """The reviewer's row said 'the fixed per-step latency of 80 layers' where each GPU of PP2 runs 40."""
+    terms, _, layout = _training("TP2 PP16")
+    assert "PP16" in layout
+    assert terms["pipeline bubble"].detail.startswith("5 layers x 0.002100 s + ")  # 80 layers / 16 stages
+    assert "TP2" in layout and " x 2 TP ranks x " in terms["exposed TP all-reduce"].detail
