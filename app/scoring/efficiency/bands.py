@@ -24,6 +24,9 @@ from __future__ import annotations
 from app.scoring.efficiency.band_table import BAND_TABLE
 
 MIN_BAND_ROWS = 20  # p10/p90 of fewer rows moves a lot with one case (two rows in each tail at n = 20)
+# A thin regime's own p10/p90 widens its parent's band from this many rows; below it the regime takes its parent's band
+# unchanged (project assumption: under 5 rows the interpolated p10 and p90 are set almost wholly by the lowest and the
+# highest row, one case each).
 MIN_OWN_ROWS = 5
 ENGINE_CLASSES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
 # Last resort when even the metric is absent from the table: the research note's ±50 % (training §6.5).
