@@ -193,3 +193,27 @@ def test_every_efficiency_field_has_a_unit_and_a_source() -> None:
     for where in ("inference", "training"):
         for name, row in _fields(where).items():
             assert row["unit"] and row["source"], (where, name)
+
+
+def test_the_formulas_say_soft_roofline_per_kernel_class_as_the_code_runs(client) -> None:  # type: ignore[no-untyped-def]
+    """The page said TPOT = max(memory, compute); the step is (m^p + c^p)^(1/p) per kernel class, classes added."""
+    import json
+
+    from app.scoring.inference.steps import roofline_ms
+
+    body = client.get("/methodology.json").json()
+    x = body["roofline_example"]
+    assert x["power"] == body["overlap_power"] == inference_efficiency.DEFAULT_EFFICIENCY.overlap_power
+    assert x["dense_ms"] == pytest.approx(roofline_ms(x["dense_memory_ms"], x["dense_compute_ms"], x["power"]))
+    assert x["dense_ms"] > max(x["dense_memory_ms"], x["dense_compute_ms"]) * 1.1  # not the hard roofline
+    golden = Path(__file__).parent / "golden" / "answers" / "rank_inference_70b_fp8.json"
+    first = json.loads(golden.read_text(encoding="utf-8"))["options"][0]  # the example is that ranking's first row
+    assert (first["gpu_id"], first["gpu_count"], first["batch"]) == ("B200", 1, x["batch"])
+    assert first["tpot_ms"] == pytest.approx(x["step_ms"], rel=1e-6)
+    html = client.get("/methodology").text
+    assert "(m<sup>p</sup> + c<sup>p</sup>)<sup>1/p</sup>" in html
+    assert f"= {x['dense_ms']:.2f} ms, where max({x['dense_memory_ms']:.2f}, {x['dense_compute_ms']:.2f})" in " ".join(
+        html.split()
+    )
+    for claim in ("= max(FLOPs", "= max((weights", "MFU rises with the tokens"):  # what the page used to say
+        assert claim not in html

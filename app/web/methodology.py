@@ -12,8 +12,11 @@ from app.config import PROJECT_ROOT
 from app.scoring import price_terms
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
+from app.scoring.specs import CatalogSnapshot
 from app.web.constant_catalog import dataclass_fields, fixed_constants
+from app.web.deps import SnapshotDep
 from app.web.render import json_response, page
+from app.web.roofline_example import roofline_example
 
 router = APIRouter(include_in_schema=False)
 ACCURACY_JSON = PROJECT_ROOT / "docs" / "accuracy.json"
@@ -44,7 +47,7 @@ def with_evidence(rows: list[dict[str, str]], summary: dict[str, Any] | None) ->
     return [{**row, "evidence": found.get(row["name"])} for row in rows]
 
 
-def methodology_payload() -> dict[str, Any]:
+def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
     summaries = accuracy() or {}
     return {
         "inference_constants": with_evidence(
@@ -54,6 +57,8 @@ def methodology_payload() -> dict[str, Any]:
             dataclass_fields(training_efficiency, "TrainingEfficiency"), summaries.get("training")
         ),
         "fixed_constants": fixed_constants(),
+        "overlap_power": inference_efficiency.DEFAULT_EFFICIENCY.overlap_power,
+        "roofline_example": roofline_example(snapshot.gpus, snapshot.models),
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": summaries or None,
@@ -61,12 +66,14 @@ def methodology_payload() -> dict[str, Any]:
 
 
 @router.get("/methodology")
-def methodology(request: Request) -> Response:
+def methodology(request: Request, snapshot: SnapshotDep) -> Response:
     return page(
-        request, "methodology.html", {"title": "How we estimate", "nav": "methodology", **methodology_payload()}
+        request,
+        "methodology.html",
+        {"title": "How we estimate", "nav": "methodology", **methodology_payload(snapshot)},
     )
 
 
 @router.get("/methodology.json")
-def methodology_json() -> Response:
-    return json_response(methodology_payload())
+def methodology_json(snapshot: SnapshotDep) -> Response:
+    return json_response(methodology_payload(snapshot))
