@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from app.calibration.validate import weighted_quantile
-from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, multinode_key, regime_keys
+from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, multinode_key, parent_key, regime_keys
 from app.scoring.inference.steps import tensor_parallel_nodes
 
 TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "band_table.py"
@@ -80,8 +80,8 @@ def band_table(rows: list[dict], cases: list[dict], gpus: dict, models: dict) ->
     for key in sorted(groups, key=lambda k: (k.count("|"), k)):
         residuals = groups[key]
         low, high = publication_quantiles(residuals)
-        parent = "|".join(key.split("|")[: 3 if key.count("|") == 4 else 1])
-        if len(residuals) < MIN_BAND_ROWS and parent in table and parent != key:
+        parent = parent_key(key)  # the evidence text (bands.band_source) walks the same parents
+        if len(residuals) < MIN_BAND_ROWS and parent is not None and parent in table:
             p_low, p_high, _ = table[parent]
             own = len(residuals) >= MIN_OWN_ROWS
             low, high = (min(low, p_low), max(high, p_high)) if own else (p_low, p_high)

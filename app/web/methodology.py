@@ -1,12 +1,8 @@
-"""'How we estimate': the formulas, every efficiency constant with its source, and the validation residuals."""
+"""'How we estimate': the formulas, every constant the estimator uses with its source, and the validation residuals."""
 
 from __future__ import annotations
 
-import inspect
 import json
-import re
-from functools import cache
-from types import ModuleType
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -16,33 +12,14 @@ from app.config import PROJECT_ROOT
 from app.scoring import price_terms
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
+from app.scoring.specs import CatalogSnapshot
+from app.web.constant_catalog import dataclass_fields, fixed_constants
+from app.web.deps import SnapshotDep
 from app.web.render import json_response, page
+from app.web.roofline_example import roofline_example
 
 router = APIRouter(include_in_schema=False)
 ACCURACY_JSON = PROJECT_ROOT / "docs" / "accuracy.json"
-FIELD_LINE = re.compile(r"^\s{4}(\w+): [\w\[\], |]+ = (.+?)(\s+#\s*(.*))?$")
-
-
-@cache
-def constants(module: ModuleType) -> list[dict[str, str]]:
-    """Each dataclass field of the module with the comment lines above it (its source)."""
-    rows: list[dict[str, str]] = []
-    comment: list[str] = []
-    shared = ""  # a comment above a run of fields (no blank line between) covers each of them
-    for line in inspect.getsource(module).splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            comment.append(stripped.lstrip("# "))
-            continue
-        match = FIELD_LINE.match(line)
-        if match:
-            shared = " ".join(comment) or shared
-            source = "; ".join(part for part in (shared, match.group(4) or "") if part)
-            rows.append({"name": match.group(1), "value": match.group(2), "source": source})
-        else:
-            shared = ""
-        comment = []
-    return rows
 
 
 def accuracy() -> dict[str, Any] | None:
@@ -70,11 +47,18 @@ def with_evidence(rows: list[dict[str, str]], summary: dict[str, Any] | None) ->
     return [{**row, "evidence": found.get(row["name"])} for row in rows]
 
 
-def methodology_payload() -> dict[str, Any]:
+def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
     summaries = accuracy() or {}
     return {
-        "inference_constants": with_evidence(constants(inference_efficiency), summaries.get("inference")),
-        "training_constants": with_evidence(constants(training_efficiency), summaries.get("training")),
+        "inference_constants": with_evidence(
+            dataclass_fields(inference_efficiency, "InferenceEfficiency"), summaries.get("inference")
+        ),
+        "training_constants": with_evidence(
+            dataclass_fields(training_efficiency, "TrainingEfficiency"), summaries.get("training")
+        ),
+        "fixed_constants": fixed_constants(),
+        "overlap_power": inference_efficiency.DEFAULT_EFFICIENCY.overlap_power,
+        "roofline_example": roofline_example(snapshot.gpus, snapshot.models),
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": summaries or None,
@@ -82,12 +66,14 @@ def methodology_payload() -> dict[str, Any]:
 
 
 @router.get("/methodology")
-def methodology(request: Request) -> Response:
+def methodology(request: Request, snapshot: SnapshotDep) -> Response:
     return page(
-        request, "methodology.html", {"title": "How we estimate", "nav": "methodology", **methodology_payload()}
+        request,
+        "methodology.html",
+        {"title": "How we estimate", "nav": "methodology", **methodology_payload(snapshot)},
     )
 
 
 @router.get("/methodology.json")
-def methodology_json() -> Response:
-    return json_response(methodology_payload())
+def methodology_json(snapshot: SnapshotDep) -> Response:
+    return json_response(methodology_payload(snapshot))

@@ -1,5 +1,7 @@
 """Bands: p10-p90 of LOSO residuals per regime, widened where evidence is thin, never excluding the estimate."""
 
+import re
+
 import pytest
 
 from app.calibration.bands import band_table
@@ -179,3 +181,47 @@ def test_a_pipeline_parallel_estimate_claims_no_more_than_the_research_notes_fif
     est = estimate_inference(GPUS["H100-SXM"], 16, MODELS["deepseek-r1"], w, tensor_parallel=8, pipeline_parallel=2)
     assert est.feasible and est.band.low / est.output_tokens_per_s == pytest.approx(staged[0], rel=1e-3)
     assert staged[2] in est.assumptions
+
+
+THIN_TABLE = {
+    "m": (0.7, 1.4, 500),
+    "m|vllm|nvidia": (0.8, 1.3, 200),
+    "m|vllm|nvidia|fp8|dense": (0.8, 1.3, 8),  # inside its parent's band: the band is the parent's
+    "m|sglang|nvidia": (0.7, 1.4, 11),  # thin itself: the metric's band
+    "m|sglang|nvidia|fp8|moe": (0.7, 1.4, 4),  # too few for a p10-p90 at all
+    "m|sglang|nvidia|fp4|moe": (0.6, 1.4, 6),  # its own p10 reaches below the parent's: the envelope
+}
+
+
+def test_a_thin_regimes_evidence_names_the_band_its_numbers_came_from(monkeypatch):
+    """It said 'p10-p90 of 8 leave-one-source-out residuals (...|fp8|dense)' where the band was its parent's of 235."""
+    monkeypatch.setattr(bands, "BAND_TABLE", THIN_TABLE)
+    monkeypatch.setattr(bands, "MEASURED_PRECISIONS", frozenset({("m", "fp8"), ("m", "fp4")}))
+    low, high, evidence = bands.band_ratio("m", "vllm", "NVIDIA", "fp8", "dense")
+    assert (low, high) == (0.8, 1.3)
+    assert evidence == (
+        "band: p10-p90 of 200 leave-one-source-out residuals (m|vllm|nvidia); taken by regimes too thin for a band of "
+        "their own (under 20 rows): 8 in m|vllm|nvidia|fp8|dense (their p10-p90 inside it)"
+    )
+    low, high, evidence = bands.band_ratio("m", "sglang", "NVIDIA", "fp8", "moe")
+    assert (low, high) == (0.7, 1.4)
+    assert evidence.startswith("band: p10-p90 of 500 leave-one-source-out residuals (m);")
+    assert "4 in m|sglang|nvidia|fp8|moe (under 5: too few for a p10-p90), 11 in m|sglang|nvidia (their" in evidence
+    low, high, evidence = bands.band_ratio("m", "sglang", "NVIDIA", "fp4", "moe")
+    assert (low, high) == (0.6, 1.4)
+    assert evidence.startswith(
+        "band: the envelope of the p10-p90 of the 6 residuals in m|sglang|nvidia|fp4|moe and p10-p90 of 500 "
+    )
+
+
+def test_every_committed_bands_evidence_leads_with_rows_that_give_its_numbers():
+    """Across the committed table: the rows a band's text leads with are a regime of MIN_BAND_ROWS or more (or the
+    metric itself) whose band is this one, unless the text says it is an envelope."""
+    lead = re.compile(r"p10-p90 of ([\d,]+) leave-one-source-out residuals \(([^)]+)\)")
+    for key, (low, high, _) in BAND_TABLE.items():
+        words = bands.band_source(key)
+        rows, source = lead.search(words).groups()  # type: ignore[union-attr]
+        assert int(rows.replace(",", "")) == BAND_TABLE[source][2], key
+        assert BAND_TABLE[source][2] >= bands.MIN_BAND_ROWS or bands.parent_key(source) is None, key
+        if not words.startswith("the envelope"):
+            assert BAND_TABLE[source][:2] == (low, high), key

@@ -15,8 +15,9 @@ its parent's band, widened to at least UNKNOWN_BAND when no row of the file has 
 band stretches to the measured side instead of excluding the estimate itself.
 
 Tensor parallel across nodes is a regime of its own (metric | multinode): its rows (one publication so far,
-SGLang TP16 over two 8xH100 nodes, 2.9x off when held out) stay out of every other regime, and an estimate
-whose TP group spans nodes takes the envelope of its regime's band and that one (at least ±50 % where none exists).
+SGLang TP16 over two 8xH100 nodes, whose published steps take 2.8x the TPOT predicted with it held out) stay out of
+every other regime, and an estimate whose TP group spans nodes takes the envelope of its regime's band and that one
+(at least ±50 % where none exists).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from __future__ import annotations
 from app.scoring.efficiency.band_table import BAND_TABLE
 
 MIN_BAND_ROWS = 20  # p10/p90 of fewer rows moves a lot with one case (two rows in each tail at n = 20)
+# A thin regime's own p10/p90 widens its parent's band from this many rows; below it the regime takes its parent's band
+# unchanged (project assumption: under 5 rows the interpolated p10 and p90 are set almost wholly by the lowest and the
+# highest row, one case each).
 MIN_OWN_ROWS = 5
 ENGINE_CLASSES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
 # Last resort when even the metric is absent from the table: the research note's ±50 % (training §6.5).
@@ -73,11 +77,11 @@ def band_ratio(
     key = multinode_key(metric)
     if key not in BAND_TABLE:
         return min(low, UNKNOWN_BAND[0]), max(high, UNKNOWN_BAND[1]), f"{evidence}; TP across nodes: ±50 % at least"
-    m_low, m_high, rows = BAND_TABLE[key]
+    m_low, m_high, _ = BAND_TABLE[key]
     return (
         min(low, m_low),
         max(high, m_high),
-        f"{evidence}; widened by the {rows} residuals of tensor parallel across nodes ({key})",
+        f"{evidence}; widened by the band of tensor parallel across nodes: {band_source(key)}",
     )
 
 
@@ -95,8 +99,8 @@ def _regime_band(metric: str, engine: str, vendor: str, precision: str, architec
     measured = (metric, precision_class(precision)) in MEASURED_PRECISIONS
     for key in regime_keys(metric, engine, vendor, precision, architecture):
         if key in BAND_TABLE:
-            low, high, rows = BAND_TABLE[key]
-            evidence = f"band: p10-p90 of {rows} leave-one-source-out residuals ({key})"
+            low, high, _ = BAND_TABLE[key]
+            evidence = f"band: {band_source(key)}"
             if measured:
                 return low, high, evidence
             return (
@@ -106,3 +110,33 @@ def _regime_band(metric: str, engine: str, vendor: str, precision: str, architec
             )
     low, high = UNKNOWN_BAND
     return low, high, "band: no validation rows for this metric, ±50 % assumed (research note)"
+
+
+def parent_key(key: str) -> str | None:
+    """The coarser regime a thin one leans on (app.calibration.bands builds the table with the same rule)."""
+    parts = key.split("|")
+    return "|".join(parts[: 3 if len(parts) == 5 else 1]) if len(parts) > 1 else None
+
+
+def band_source(key: str) -> str:
+    """Where the committed band of `key` comes from, in words. A regime with MIN_BAND_ROWS residuals has its own
+    p10-p90; a thinner one has its parent's band, or the envelope of the two where its own p10-p90 (from
+    MIN_OWN_ROWS rows) reaches past the parent's: the text names the rows the numbers came from, not the thin
+    regime's count alone."""
+    lead, thin = _band_origin(key)
+    if not thin:
+        return lead
+    return f"{lead}; taken by regimes too thin for a band of their own (under {MIN_BAND_ROWS} rows): {', '.join(thin)}"
+
+
+def _band_origin(key: str) -> tuple[str, list[str]]:
+    """(the band's source, the thin regimes, finest first, that took it unchanged)."""
+    low, high, rows = BAND_TABLE[key]
+    parent = parent_key(key)
+    if rows >= MIN_BAND_ROWS or parent is None or parent not in BAND_TABLE:
+        return f"p10-p90 of {rows:,} leave-one-source-out residuals ({key})", []
+    lead, thin = _band_origin(parent)
+    if (low, high) == BAND_TABLE[parent][:2]:
+        own = "their p10-p90 inside it" if rows >= MIN_OWN_ROWS else f"under {MIN_OWN_ROWS}: too few for a p10-p90"
+        return lead, [f"{rows:,} in {key} ({own})", *thin]
+    return f"the envelope of the p10-p90 of the {rows:,} residuals in {key} and {lead}", thin

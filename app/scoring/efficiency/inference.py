@@ -29,11 +29,19 @@ class InferenceEfficiency:
     # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72). Timed on an
     # H200 (docs/measurements): cuBLAS bf16 0.67-0.70 sustained at M >= 2,048 tokens, 0.77-0.80 in bursts.
     mfu_max: float = 0.7
-    # FP8 / FP4 peaks are harder to reach: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65). Timed on an
-    # H200 (docs/measurements): torch._scaled_mm FP8 reaches 0.85-0.95 of bf16's share at the same M.
+    # The FP8 peak is harder to reach than the 16-bit one: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65).
+    # Timed on an H200 (docs/measurements): torch._scaled_mm FP8 reaches 0.85-0.95 of bf16's share at the same M.
     fp8_mfu_factor: float = 0.824
+    # The same for the FP4 peak (NVFP4 / MXFP4 on Blackwell; FP4 weights on older GPUs multiply on the 16-bit peak),
+    # fitted on the B200 FP4 rows of TensorRT-LLM v0.20 (Llama 3.3-70B, 3.1-405B), MLPerf v4.1 (Llama-2-70B) and
+    # InferenceX (SGLang DeepSeek-R1). No kernel timing backs it: the H200 of docs/measurements has no FP4.
     fp4_mfu_factor: float = 0.684
-    # Fixed launch/scheduling cost per forward pass (BLIS trained 126 us/step; roofline 500 us).
+    # Fixed cost per forward pass, whatever it reads or computes. Research §7.3 puts it at 0.1-0.5 ms (BLIS trained
+    # 126 us/step; BLIS roofline 500 us); the fit reads 4.2x the band's top and 16.5x BLIS's trained value. It absorbs
+    # what the streaming term leaves out: with decode_mbu at the MAX_MBU ceiling (0.9, where end-to-end measurements
+    # give 0.55-0.75) a small batch's missing step time lands here (Llama 3.1 8B at batch 1 on an H100 streams its
+    # 16 GB in 5.3 ms at 0.9 of peak, 8.0 ms at 0.6), with any per-step work no other term names. It trades against
+    # decode_mbu along a flat valley: refits since 2026-12 put it at 0.69-2.68 ms (docs/ACCURACY.md).
     step_overhead_ms: float = 2.08
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
@@ -72,9 +80,17 @@ class InferenceEfficiency:
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
     # iteration that carries its prefill with the batch (~1.0) (TRT-LLM/vLLM iteration-level scheduling).
     ttft_wait_steps: float = 1.5
-    # p99 / mean ratio of latency statistics (MLPerf LoadGen logs: TPOT p99/mean 1.15-1.4).
+    # p99 / mean of TPOT: a p99 is predicted as the predicted mean times this, fitted (each publication weighted
+    # equally) on the 17 p99 TPOT rows of MLPerf v4.0, v4.1 (server) and InferenceX. The p99 / mean pairs they publish
+    # (shared/validation): MLPerf v4.0 1.14-1.26, v4.1 1.13-1.38, InferenceX 1.06-1.12. The fit sits below MLPerf's
+    # pairs because it multiplies the predicted mean, not the published one. MLPerf's predicted means are set by
+    # slo_tpot_utilisation x its 200 ms p99 limit (158 ms on 9 of its 13 rows), above most published means
+    # (103-165 ms): its published p99s are 1.12-1.15x the predicted mean (median per publication). InferenceX's
+    # predicted means are 3-14 % above the published ones: its p99s are 1.01x the predicted mean. 1.06 lies between.
     p99_over_mean: float = 1.06
-    # p99 / mean of TTFT alone: queueing tails are longer than decode-step tails (MLPerf LoadGen logs).
+    # p99 / mean of TTFT, fitted at its upper bound (2.0) on the p99 TTFT rows of the same three publications:
+    # queueing tails are longer than decode-step tails. The pairs they publish: MLPerf v4.0 1.49-1.82, v4.1 1.59-3.49,
+    # InferenceX 1.71-12.80 (start-up bursts: 6.0-6.5x on H200 at 8-64 clients, 12.8x on B200 at 64).
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
@@ -205,10 +221,10 @@ COMPILED_ENGINES: tuple[str, ...] = ("trtllm", "llamacpp")
 # forward pass in flight (mean residual half a step), then for its prefill alone, not for a step that also
 # decodes the batch (the ~1.5 steps of ttft_wait_steps in TensorRT-LLM's and vLLM V1's mixed batches).
 PREFILL_FIRST_ENGINES: tuple[str, ...] = ("sglang",)
+PREFILL_FIRST_WAIT_STEPS = 0.5
 # Engines whose batch runs to its end before the next starts: HF transformers' generate() takes a padded batch,
 # prefills it and decodes it together (a batch job on it runs in waves, batch_job.py).
 STATIC_BATCH_ENGINES: tuple[str, ...] = ("hf",)
-PREFILL_FIRST_WAIT_STEPS = 0.5
 
 # Engines that can run attention data-parallel over a tensor-parallel group (attention_parallel dp): SGLang
 # (--enable-dp-attention), vLLM (--data-parallel-size with --enable-expert-parallel: DP attention, EP experts; docs
@@ -221,12 +237,12 @@ FP16_ACCUMULATE_ENGINES: tuple[str, ...] = ("llamacpp",)
 
 # Memory: share of capacity the engine may use, and a fixed runtime reserve per GPU.
 USABLE_MEMORY_FRACTION = 0.90  # vLLM gpu_memory_utilization default; llm-optimizer 0.9
+RUNTIME_RESERVE_GB = 2.0  # CUDA context + activations workspace (research §7.3: 2 GB, range 0.65-3.5)
+TP_RESERVE_GB = 0.4  # NCCL buffers when TP > 1 (AIC: 342-392 MB)
 # TensorRT-LLM sizes its memory the other way round: the weights load first, then the KV cache takes a share of
 # what they leave (kv_cache_free_gpu_mem_fraction; 0.9 by default, 0.95 in the trtllm-perf runs of
 # shared/validation, which publish Llama-3.1-70B FP8 on one 80 GB H100: 70.6 GB of weights, past vLLM's 0.9 share).
 KV_SHARE_OF_FREE: dict[str, float] = {"trtllm": 0.90}
-RUNTIME_RESERVE_GB = 2.0  # CUDA context + activations workspace (research §7.3: 2 GB, range 0.65-3.5)
-TP_RESERVE_GB = 0.4  # NCCL buffers when TP > 1 (AIC: 342-392 MB)
 
 # No weight-streaming kernel reaches more of the peak bandwidth than this (research §7.3: kipply / llm-analysis
 # "aggressive" 0.9; AIC's raw memory-op factor 0.8): the ceiling of every MBU product, GDDR cards included, and the
@@ -240,10 +256,11 @@ PCIE_GBS_UNIDIR: dict[int, float] = {3: 12.0, 4: 25.0, 5: 50.0}  # effective x16
 # Causal attention: FlashAttention skips the masked half of QK^T in prefill (research §6.2).
 CAUSAL_ATTENTION_FACTOR = 0.5
 
-# Defaults for inputs a source did not publish (stated in the prediction's assumptions).
 # A row that states only a cap on its prompts ("input <= 1,919 tokens": MLPerf's GPT-J on CNN/DailyMail; "input and
 # output each < 1,024 tokens": its Llama-2-70B on OpenOrca) is read at half the cap; no citable mean was found.
 INPUT_CAP_SHARE = 0.5
+
+# Defaults for inputs a source did not publish (stated in the prediction's assumptions).
 DEFAULT_INPUT_LEN = 512  # no cap stated either (MLPerf's Mixtral mix, ShareGPT): half of Llama-2-70B's 1,024
 DEFAULT_SINGLE_STREAM_INPUT_LEN = 512  # llama.cpp README example prompt (short); llama-bench pp512
 DEFAULT_SINGLE_STREAM_OUTPUT_LEN = 1_024  # "-n 1024" in the llama.cpp benchmark

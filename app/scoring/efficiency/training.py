@@ -43,21 +43,22 @@ class TrainingEfficiency:
     mfu_ampere_16: float = 0.5709  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.5517  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
     mfu_blackwell_16: float = 0.5  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
-    mfu_cdna4_16: float = 0.3426  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
-    # NVIDIA GDDR cards of Ampere and later (A10, RTX A6000, RTX 3090/4090/5090, L4, L40S, RTX PRO 6000: step_time.
-    # GDDR_FAMILY_ARCHITECTURES), one regime apart from the HBM parts of their generation. Unfitted: fitted on its five
-    # rows (torchtune RTX 4090 and A6000, MLPerf L40S) it reads 0.56 and costs LOSO (accuracy_header.md, 2026-12-05).
-    mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     mfu_cdna_16: float = 0.305  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
+    mfu_cdna4_16: float = 0.3426  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
+    # NVIDIA GDDR cards of Ampere and later (A10, RTX A6000, RTX 3090/4090/5090, L4, L40S, RTX PRO 6000:
+    # step_time.GDDR_FAMILY_ARCHITECTURES), one 16-bit MFU base apart from the HBM parts of their generation.
+    # Unfitted: fitted on its five rows (torchtune RTX 4090 and A6000, MLPerf L40S) it reads 0.56 and costs LOSO
+    # (accuracy_header.md, 2026-12-05).
+    mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
-    # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup (step_time.
-    # low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16: NVIDIA's NVFP4
-    # pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4", arXiv
-    # 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to ±50 %).
-    fp4_bf16_linear_share: float = 0.15
     fp8_speedup_torchao: float = 1.25  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
+    # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
+    # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
+    # NVIDIA's NVFP4 pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4",
+    # arXiv 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to ±50 %).
+    fp4_bf16_linear_share: float = 0.15
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
@@ -75,9 +76,11 @@ class TrainingEfficiency:
     # prior 0.7: FlashAttention-3 paper (forward ~75 %, backward ~55 % of peak).
     attn_efficiency_hopper: float = 0.97  # fitted (just under its bound of 1.0)
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
-    # before cuDNN came first, validate_training.era_efficiency): FA2 reaches ~35 % of the H100 peak against ~72 % of
-    # the A100's (FA3 paper §4, FA2 paper §4), while GEMMs reach ~80 % on both: FA2 on Hopper runs at 0.52 of its
-    # Ampere efficiency relative to the GEMMs.
+    # before cuDNN came first, validate_training.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
+    # reaches ~35 % of the H100's peak (FA3 paper §4) against ~72 % of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
+    # where the GEMMs reach the same share on both. Relative to the GEMMs (~70 % of the H100's peak, as the earlier
+    # attn_efficiency_hopper prior read the FA3 paper: 0.35 / 0.70 = 0.5; ~80 % of the A100's) it is
+    # 0.5 / (0.72 / 0.80) = 0.56. 0.52 lies between the two readings: held there, not fitted.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
     tp_comm_exposed: float = 0.2005  # fitted; Korthikanti/NeMo/torchtitan TP rows
@@ -96,7 +99,7 @@ class TrainingEfficiency:
     # Large-job factor (stragglers, collectives at scale).
     scale_factor_2k: float = 0.95  # research: Megatron strong scaling 47->42 % (<= 2k GPUs)
     scale_factor_big: float = 0.90  # research: Llama 3 43 % at 8k -> 41 % at 16k GPUs
-    # Links: fraction of nominal bandwidth reached by collectives.
+    # Links: the bandwidth collectives reach, each link's nominal figure times the share they achieve on it.
     nvlink_efficiency: float = 0.65  # Calculon H100 system file (NVLink 450 GB/s at 0.65)
     scaleout_gbs_per_gpu: float = 45.0  # 400 Gb/s IB/RoCE per GPU at 0.9 (Calculon, scaling book)
     scaleout_gbs_per_gpu_ampere: float = 22.5  # DGX A100: one 200 Gb/s HDR ConnectX-6 per GPU, at 0.9
@@ -104,6 +107,7 @@ class TrainingEfficiency:
     # Hardware FLOPs overhead of recomputation, as a multiple of N_active per token.
     selective_recompute_flops_per_param: float = 0.2  # research §6.2 (~0.2 N); Megatron-style (torchtitan: op SAC)
     full_recompute_flops_per_param: float = 2.0  # one extra forward pass (TM101)
+    # Activations kept under selective recomputation, as a share of those a run without recomputation stores.
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
 
     def flash_attention_2_changes(self) -> dict[str, float]:
@@ -136,12 +140,14 @@ LOGITS_BYTES_UNFUSED = 12.0
 # 16.2 GiB, which 12 B would not fit).
 LOGITS_BYTES_FUSED = 6.0
 FUSED_LOSS_FRAMEWORKS = frozenset({"megatron", "nemo", "llm-foundry", "pytorch"})
+
 RUNTIME_RESERVE_GB = 1.5  # CUDA context + NCCL buffers (vram.asmirnov.xyz: 0.3-2 GiB)
 # Allocator reserve/fragmentation: research §6.3. Needs are counted in 10^9 bytes against the catalog's datasheet GB,
 # which hold more (the 141 GB H200 holds ~139 GiB, 149 x 10^9 bytes). On an H200 the allocator reserved 1.04-1.15x the
 # allocated peak of plain training steps (median 1.085 = 1 / 0.92); with the datasheet's bytes the rule covered every
 # run, 1.03-1.14x what it took (docs/measurements/h200-2026-12-04-train-step.json).
 USABLE_HBM_SHARE = 0.92
+
 PCIE_SERVER_GPUS = 8  # PCIe-only cards: TP allowed inside one 8-GPU server, over PCIe (assumption)
 LIVE_PARAM_LAYERS = 2  # ZeRO-3/FSDP prefetched layers held unsharded (stage3_max_live_parameters)
 LORA_TARGETS_ALL_LINEAR = True  # adapters on q,k,v,o,gate,up,down (PEFT "all-linear")

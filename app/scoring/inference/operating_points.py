@@ -68,7 +68,7 @@ def mean_context(workload: InferenceWorkload) -> float:
     return workload.input_len + workload.output_len / 2
 
 
-MAX_UTILISATION = 0.95  # keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 # The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
 # in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
 MIN_RUNNING_BATCH = 1e-6

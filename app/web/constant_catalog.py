@@ -1,0 +1,197 @@
+"""Every constant the estimator uses, with value, unit and source, for /methodology.
+
+The fitted and tunable efficiencies are the fields of InferenceEfficiency and TrainingEfficiency; the fixed ones are
+the module-level numbers of the scoring packages that estimate (inference, training, efficiency) and of machines.py.
+Both are read from the source text (constant_sources), so the page cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from app.web.constant_sources import is_numeric, shown_value, sourced_constants
+
+SCORING = Path(__file__).resolve().parents[1] / "scoring"
+ESTIMATOR_FOLDERS = ("efficiency", "inference", "training")
+ESTIMATOR_FILES = ("machines.py",)
+
+# Module-level numbers of those files that are not estimator constants, each with why: unit conversions, caches,
+# search and request limits, solver tolerances, and thresholds that only decide whether a note is shown.
+NOT_ESTIMATOR: dict[str, str] = {
+    "efficiency/band_table.py:BAND_TABLE": "generated (make calibrate); each answer shows its band and its rows",
+    "inference/memory.py:GB": "unit: 10^9 bytes",
+    "training/memory.py:GB": "unit: 10^9 bytes",
+    "training/limit_words.py:SECONDS_PER_DAY": "unit",
+    "inference/rank.py:_CACHE_LIMIT": "cache size",
+    "inference/steps.py:_FACTOR_MEMO_LIMIT": "cache size",
+    "inference/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
+    "inference/batch_job.py:DRAIN_POINTS": "numerical resolution of the drain's mean step (within 1 % of 64 points)",
+    "inference/finite_run.py:MAX_RUN_REQUESTS": "request limit: a longer replay is refused, not estimated",
+    "inference/finite_run.py:MAX_RUN_STEPS": "loop bound of the replay",
+    "inference/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
+    "inference/operating_points.py:MIN_RUNNING_BATCH": "solver bound",
+    "inference/operating_points.py:BATCH_RTOL": "solver tolerance",
+    "inference/estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
+    "inference/estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
+    "training/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
+    "training/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
+    "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload.py)",
+    "training/deadline.py:MOST_GPUS_NAMED": "request limit",
+    "training/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
+    "training/rank.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
+    "training/rank.py:FRONTIER_MACHINES": "how many machines a chart draws",
+    "training/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
+}
+
+# Units by the name's ending (first match wins); UNITS names the rest.
+UNIT_ENDINGS: tuple[tuple[str, str], ...] = (
+    (r"mbu_factor$", "× MBU"),
+    (r"mfu_factor$", "× MFU"),
+    (r"_s_per_layer$", "s per layer per step"),
+    (r"gbs_per_gpu(_ampere)?$", "GB/s per GPU"),
+    (r"_gbps_per_gpu$", "Gb/s per GPU"),
+    (r"alpha_\w+_ms$", "ms per all-reduce"),
+    (r"_ms$", "ms"),
+    (r"_s$", "s"),
+    (r"_gb$", "GB per GPU"),
+    (r"_gbs$", "GB/s"),
+    (r"_bytes$", "bytes"),
+    (r"_gpus$", "GPUs"),
+    (r"_(tokens|len)$", "tokens"),
+    (r"_rows$", "LOSO residual rows"),
+    (r"_steps$", "decode steps"),
+    (r"^bytes_", "bytes per parameter"),
+    (r"^logits_bytes_", "bytes per token and vocabulary entry"),
+    (r"^mfu_\w+_16$", "share of the 16-bit dense peak"),
+    (r"^fw_", "× MFU"),
+    (r"^scale_factor_", "× MFU"),
+    (r"_over_mean$", "p99 / mean"),
+    (r"_(share|fraction|utilisation)$", "share"),
+)
+UNITS: dict[str, str] = {
+    "decode_mbu": "share of peak HBM bandwidth",
+    "max_mbu": "share of peak HBM bandwidth",
+    "mbu_tp_exponent": "exponent of TP",
+    "overlap_power": "exponent p",
+    "width_exponent": "exponent",
+    "mfu_max": "share of the 16-bit dense peak",
+    "seq_overhead_ms": "ms per running sequence per step",
+    "vllm_seq_overhead_ms": "ms per running sequence per step",
+    "layer_overhead_ms": "ms per layer per step",
+    "step_overhead_ms": "ms per forward pass",
+    "moe_prefill_layer_ms": "ms per MoE layer per prefill pass",
+    "fabric_alpha_ms": "ms per send",
+    "ttft_wait_steps": "decode steps",
+    "vllm_factor": "× MBU and MFU",
+    "sglang_factor": "× MBU and MFU",
+    "engine_mbu": "× MBU",
+    "engine_mfu": "× MFU",
+    "engine_max_batch": "running sequences",
+    "engine_token_budget": "tokens per step",
+    "vllm_v1_defaults": "(running sequences, tokens per step)",
+    "sglang_prefill_chunks": "(GPU memory below, GiB; tokens)",
+    "link_efficiency": "share of link bandwidth",
+    "fabric_efficiency": "share of NIC line rate",
+    "nvlink_efficiency": "share of nominal NVLink bandwidth",
+    "pcie_gbs_unidir": "GB/s, one direction, by PCIe generation",
+    "kv_share_of_free": "share of memory the weights leave",
+    "causal_attention_factor": "share of QK^T/AV FLOPs",
+    "unknown_band": "(low, high) × the estimate",
+    "min_band_rows": "LOSO residual rows",
+    "min_own_rows": "LOSO residual rows",
+    "fp8_speedup": "× step speed over BF16",
+    "fp8_speedup_torchao": "× step speed over BF16",
+    "width_half_hidden": "hidden size (on an A100-80GB)",
+    "attn_efficiency": "× the GEMMs' efficiency",
+    "attn_efficiency_hopper": "× the GEMMs' efficiency",
+    "attn_fa2_hopper_ratio": "× attn_efficiency",
+    "tp_comm_exposed": "share of TP all-reduce time",
+    "dp_overlap": "share of compute time",
+    "lora_factor": "× MFU",
+    "moe_factor": "× MFU",
+    "qlora_dequant_bytes_per_param": "bytes per base parameter per pass",
+    "pp_interleave_default": "virtual chunks per stage",
+    "selective_recompute_flops_per_param": "FLOPs per active parameter per token",
+    "full_recompute_flops_per_param": "FLOPs per active parameter per token",
+    "bytes_bf16": "bytes per element",
+    "live_param_layers": "layers",
+    "expected_max_of_normals": "standard deviations, by group count",
+    "evidenced_prompts_per_step": "prompts per decode step",
+    "notable_step_share": "share of a step",
+    "max_utilisation": "share of prefill capacity",
+    "draft_cost_share": "share of a target forward pass",
+    "default_draft_tokens": "drafted tokens per step",
+    "run_requests_default": "requests",
+    "overload_horizon_s": "s",
+    "host_adam_gbs": "GB/s of host memory traffic",
+    "width_reference_flops_per_byte": "FLOPs per byte (TFLOPS per TB/s)",
+    "max_search_tensor_parallel": "GPUs",
+    "gpus_per_host": "GPUs",
+    "vllm_large_gpu_bytes": "bytes",
+    "usable_hbm_share": "share of datasheet memory",
+}
+
+
+def unit_of(name: str) -> str:
+    key = name.lower()
+    if key in UNITS:
+        return UNITS[key]
+    return next((unit for pattern, unit in UNIT_ENDINGS if re.search(pattern, key)), "")
+
+
+def relative(module: ModuleType) -> str:
+    return Path(inspect.getfile(module)).resolve().relative_to(SCORING).as_posix()
+
+
+def source_text(module: ModuleType) -> str:
+    return Path(inspect.getfile(module)).read_text(encoding="utf-8")
+
+
+@cache
+def dataclass_fields(module: ModuleType, class_name: str) -> list[dict[str, str]]:
+    """The fields of the efficiency dataclass `class_name`, each with value, unit and source."""
+    text = source_text(module)
+    cls = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    rows = sourced_constants(cls.body, text, lambda name: not name.isupper())
+    return [{"name": r.name, "value": r.written, "unit": unit_of(r.name), "source": r.source} for r in rows]
+
+
+def estimator_modules() -> list[ModuleType]:
+    paths = [p for folder in ESTIMATOR_FOLDERS for p in sorted((SCORING / folder).glob("*.py"))]
+    paths += [SCORING / name for name in ESTIMATOR_FILES]
+    names = ["app.scoring." + ".".join(p.relative_to(SCORING).with_suffix("").parts) for p in paths]
+    return [importlib.import_module(name) for name in names]
+
+
+@cache
+def module_constants(module: ModuleType) -> list[dict[str, str]]:
+    """The module-level numbers of `module` the estimator uses (NOT_ESTIMATOR aside), with value, unit and source."""
+    text, where = source_text(module), relative(module)
+
+    def wanted(name: str) -> bool:
+        return name.isupper() and hasattr(module, name)
+
+    rows = sourced_constants(ast.parse(text).body, text, wanted)
+    return [
+        {
+            "name": r.name,
+            "value": shown_value(getattr(module, r.name), r.written),
+            "unit": unit_of(r.name),
+            "source": r.source,
+            "module": where,
+        }
+        for r in rows
+        if is_numeric(getattr(module, r.name)) and f"{where}:{r.name}" not in NOT_ESTIMATOR
+    ]
+
+
+@cache
+def fixed_constants() -> list[dict[str, str]]:
+    """Every fixed module-level constant of the estimator, file by file."""
+    return [row for module in estimator_modules() for row in module_constants(module)]
