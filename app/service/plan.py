@@ -54,6 +54,9 @@ SERVERLESS_BASIS = (
 )
 
 
+DEFAULT_TIMEOUT = ", by default the cold start"
+
+
 def assumptions(traffic: Traffic) -> dict[str, Any]:
     return {
         "hours_per_month": units.HOURS_PER_MONTH,
@@ -62,8 +65,10 @@ def assumptions(traffic: Traffic) -> dict[str, Any]:
         "profile": traffic.profile,
         "peak_to_mean": round(max(traffic.multipliers()), 4),
         "autoscaled_floor_replicas": max(1, traffic.min_replicas),
-        "scale_to_zero": f"idle hours cost nothing; each start from zero bills {traffic.cold_start_s:g} s per "
-        "replica started, and requests arriving then wait that long",
+        "scale_to_zero": f"a replica bills the time it is up: from the request that wakes it until "
+        f"{traffic.idle_timeout():g} s (the idle timeout{DEFAULT_TIMEOUT if traffic.idle_timeout_s is None else ''}) "
+        f"pass without one, requests arriving at random at each hour's rate; each start from zero bills the "
+        f"{traffic.cold_start_s:g} s cold start, and the request that woke it waits that long",
         "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
     }
 

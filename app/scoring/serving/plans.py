@@ -53,6 +53,11 @@ class ServingOption:
         return self.cost.units_at_peak
 
 
+def request_seconds(o: InferenceOption, output_len: int) -> float:
+    """One request's time on a replica: its first token, then a step per further token (mean latencies)."""
+    return ((o.ttft_ms or 0.0) + max(0, output_len - 1) * (o.tpot_ms or 0.0)) / 1000
+
+
 def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
     """One option priced for the traffic's hourly `rates`: its rented units (serving every copy they hold) scale
     hour by hour."""
@@ -65,6 +70,8 @@ def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, 
         traffic.min_replicas,
         traffic.cold_start_s,
         committed=committed(o),
+        request_s=request_seconds(o, output_len),
+        idle_timeout_s=traffic.idle_timeout(),
     )
     replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s or 0.0)
     return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
