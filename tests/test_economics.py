@@ -21,7 +21,8 @@ from app.scoring.serving.economics import (
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.serving.plans import ServingCandidate, combine, serving_plan_from
+from app.scoring.serving.lifecycle import ServingCandidate, combine
+from app.scoring.serving.plans import serving_plan_from
 from app.scoring.serving.scale_to_zero import idle_runs
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
@@ -276,7 +277,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
         53_333.33, rel=1e-5
     )
     assert any("left out of the break-even" in n for n in plan.notes)
-    from app.scoring.serving.plans import _serving_candidates
+    from app.scoring.serving.lifecycle import _serving_candidates
 
     lifecycle = [c.label for c in _serving_candidates(plan, traffic, 5) if c.kind == "dedicated"]
     assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals

@@ -9,7 +9,8 @@ from typing import Any
 
 from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
-from app.scoring.serving.plans import LifecyclePlan, ServingOption, ServingPlan, plan_lifecycle, plan_serving
+from app.scoring.serving.lifecycle import LifecyclePlan, plan_lifecycle
+from app.scoring.serving.plans import ServingOption, ServingPlan, plan_serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
