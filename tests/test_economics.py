@@ -13,9 +13,8 @@ from pydantic import ValidationError
 
 from app.catalog.spec_files import load_model_specs
 from app.scoring.inference.rank import InferenceOption
+from app.scoring.serving.break_even import Replica, break_even, scale_to_zero_monthly_usd
 from app.scoring.serving.economics import (
-    Replica,
-    break_even,
     nearest_priced_model,
     serverless_monthly_usd,
     serverless_quotes,
@@ -104,7 +103,8 @@ def test_no_break_even_when_serverless_is_cheaper_per_token_at_any_scale():
         Traffic(requests_per_day=1000, profile="flat"),
         1000,
     )
-    assert even.requests_per_day is None and "serverless is cheaper at every traffic up to" in even.reason
+    assert even.requests_per_day is None
+    assert "serverless is cheaper than dedicated autoscaled at every traffic up to" in even.reason
 
 
 def test_no_break_even_without_serverless_prices():
@@ -167,7 +167,8 @@ def test_a_stretch_without_traffic_no_longer_than_the_idle_timeout_keeps_the_rep
     bridged = week(14 * 3600)
     assert bridged.gpu_hours_scale_to_zero == pytest.approx((50 + 4 * 14 + 0.1) * WEEKS_PER_MONTH)
     assert bridged.scale_ups_from_zero_per_month == pytest.approx(WEEKS_PER_MONTH)
-    assert idle_runs([3, 0, 3, 0, 0, 0]) == [0, 1, 0, 3, 3, 3] and idle_runs([0, 0]) == [2, 2]
+    assert idle_runs([True, False, True, False, False, False]) == [0, 1, 0, 3, 3, 3]
+    assert idle_runs([False, False]) == [2, 2]
 
 
 def test_traffic_validation_names_the_problem():
@@ -211,9 +212,15 @@ def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(
             idle_timeout_s=idle_timeout_s,
         )
         rates = t.hourly_requests_per_s()
-        return serving_cost(
+        priced = serving_cost(
             rates, output_len, tok_s, 2, 1.5, min_replicas, cold_start_s, False, request_s, t.idle_timeout()
         )
+        # the break-even prices scaling to zero as the table does
+        replica = Replica("x", 2, 1.5, tok_s, request_s=request_s)
+        assert scale_to_zero_monthly_usd(replica, rpd, t, output_len) == pytest.approx(
+            priced.monthly_usd_scale_to_zero, rel=1e-9, abs=1e-9
+        )
+        return priced
 
     small, big = cost(low), cost(min(low * factor, 1e10))
     assert big.units_at_peak >= small.units_at_peak
@@ -348,3 +355,38 @@ def test_prefix_cache_hits_are_billed_at_the_cached_input_price_on_the_serverles
     assert "no cached-input price" in half["u"].cache_note
     none = serverless_quotes(model, (cached,), MODELS, 1000, 2000, 100)
     assert none[0].usd_per_request > half["c"].usd_per_request and none[0].cache_note == ""
+
+
+def test_the_break_even_prices_scale_to_zero_as_the_table_does():
+    traffic = Traffic(requests_per_day=40_000, profile="business_hours")
+    option = dataclasses.replace(_option(tok_s=800.0), ttft_ms=300.0, tpot_ms=40.0)
+    plan = serving_plan_from("llama-3.1-70b", [option], [], traffic, 400)
+    cost = plan.options[0].cost
+    replica = Replica("x", 1, 2.0, 800.0, request_s=(300 + 399 * 40) / 1000)
+    assert scale_to_zero_monthly_usd(replica, 40_000, traffic, 400) == pytest.approx(cost.monthly_usd_scale_to_zero)
+    assert cost.monthly_usd_scale_to_zero < cost.monthly_usd_autoscaled
+
+
+def test_each_dedicated_mode_has_its_break_even_and_scale_to_zero_crosses_first_where_nights_are_idle():
+    traffic = Traffic(requests_per_day=1000, profile="business_hours")
+    replicas = [Replica("1×G", 1, 2.0, 1000.0, request_s=20.0)]
+    per_request = usd_per_request(0, 0.9, 0, 1000)
+    autoscaled = break_even(replicas, per_request, "S", traffic, 1000)
+    zero = break_even(replicas, per_request, "S", traffic, 1000, mode="scale_to_zero")
+    assert (autoscaled.mode, zero.mode) == ("autoscaled", "scale_to_zero")
+    assert zero.requests_per_day < autoscaled.requests_per_day  # 50 paid hours a week, not 168
+    assert "scaled to zero" in zero.reason and "cold start" in zero.reason
+
+
+def test_the_verdict_names_the_cheapest_mode_and_its_catch():
+    from app.scoring.serving.verdict import Priced, plan_verdict
+
+    auto, zero, api = Priced("A", 4658.0), Priced("Z", 2611.0, 22.0), Priced("S", 3832.0)
+    verdict = plan_verdict(auto, zero, api, 300_000 * DAYS_PER_MONTH, 60, ttft_ms=1000)
+    assert verdict.cheapest == "scale_to_zero" and "$2,611/month" in verdict.text
+    assert "$4,658 autoscaled" in verdict.text
+    assert "22 requests a month" in verdict.caveat and "over the 1,000 ms TTFT limit" in verdict.caveat
+    assert plan_verdict(auto, Priced("Z", 4000.0), api, 1, 60).cheapest == "serverless"
+    assert plan_verdict(auto, Priced("Z", 4658.0), Priced("S", 5000.0), 1, 60).cheapest == "autoscaled"  # no saving
+    assert plan_verdict(None, None, api, 1, 60).text.startswith("Only serverless prices this workload")
+    assert "$0.03/month" in plan_verdict(auto, None, Priced("S", 0.03), 1, 60).text

@@ -10,7 +10,7 @@ from typing import Any
 from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
 from app.scoring.serving.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans import ServingOption, ServingPlan, plan_serving
+from app.scoring.serving.plans import SERVERLESS_LATENCY, ServingOption, ServingPlan, plan_serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -71,6 +71,7 @@ def assumptions(traffic: Traffic) -> dict[str, Any]:
         f"pass without one, requests arriving at random at each hour's rate; each start from zero bills the "
         f"{traffic.cold_start_s:g} s cold start, and the request that woke it waits that long",
         "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
+        "serverless_latency": SERVERLESS_LATENCY,
     }
 
 
@@ -105,6 +106,9 @@ def serving_body(
         "substitute_model": plan.substitute_model,
         "break_even_requests_per_day": even["requests_per_day"],
         "break_even": even,
+        "break_even_scale_to_zero": plain(plan.break_even_scale_to_zero),
+        "verdict": plain(plan.verdict),
+        "infeasible": plain(plan.infeasible),
         "assumptions": assumptions(traffic),
         "notes": plan.notes,
     }

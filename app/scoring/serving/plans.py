@@ -10,16 +10,11 @@ from dataclasses import dataclass, field, replace
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
 from app.scoring.price_terms import COMMITTED, terms_text
-from app.scoring.serving.economics import (
-    BreakEven,
-    Replica,
-    ServerlessQuote,
-    break_even,
-    cheapest_comparable,
-    serverless_quotes,
-)
+from app.scoring.serving.break_even import BreakEven, Replica, break_even
+from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
-from app.scoring.serving.traffic import ServingCost, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.traffic import DAYS_PER_MONTH, ServingCost, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.verdict import Priced, Verdict, plan_verdict
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.scoring.workload import Method as TrainingMethod
@@ -48,9 +43,9 @@ class ServingOption:
         return self.cost.units_at_peak
 
 
-def request_seconds(o: InferenceOption, output_len: int) -> float:
+def request_seconds(ttft_ms: float | None, tpot_ms: float | None, output_len: int) -> float:
     """One request's time on a replica: its first token, then a step per further token (mean latencies)."""
-    return ((o.ttft_ms or 0.0) + max(0, output_len - 1) * (o.tpot_ms or 0.0)) / 1000
+    return ((ttft_ms or 0.0) + max(0, output_len - 1) * (tpot_ms or 0.0)) / 1000
 
 
 def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
@@ -65,7 +60,7 @@ def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, 
         traffic.min_replicas,
         traffic.cold_start_s,
         committed=committed(o),
-        request_s=request_seconds(o, output_len),
+        request_s=request_seconds(o.ttft_ms, o.tpot_ms, output_len),
         idle_timeout_s=traffic.idle_timeout(),
     )
     replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s or 0.0)
@@ -83,6 +78,19 @@ class ServingPlan:
     substitute_model: str | None  # the serverless prices are for this model instead
     notes: list[str] = field(default_factory=list)
     cheapest_serverless: ServerlessQuote | None = None  # the price compared with: current and verified (or stale)
+    break_even_scale_to_zero: BreakEven | None = None  # the same against the cheapest option scaled to zero
+    verdict: Verdict | None = None  # which is cheapest at the traffic, in the mode that costs least
+    infeasible: list[InfeasibleGroup] = field(default_factory=list)  # where no option serves: why, per configuration
+
+
+@dataclass(frozen=True, slots=True)
+class InfeasibleGroup:
+    """Offers of one configuration that cannot serve the workload for one reason (as the ranking page groups them)."""
+
+    gpu_id: str
+    gpu_count: int
+    reason: str
+    offers: int
 
 
 def option_label(o: InferenceOption) -> str:
@@ -113,6 +121,10 @@ SPOT_NOT_ALONE_NOTE = (
 OVER_LIMITS_NOTE = (
     "Options over the latency limits at this load (marked over limits) are listed after those that meet them and "
     "left out of the break-even and the train-then-serve totals."
+)
+SERVERLESS_LATENCY = (
+    "serverless prices are compared as listed: their latency is not checked against the TTFT and TPOT limits (the "
+    "per-token APIs in the reference publish no latency guarantee)"
 )
 ALL_OVER_LIMITS_NOTE = (
     "No dedicated option meets the latency limits at this load: every one is over them (marked over limits), "
@@ -163,20 +175,38 @@ def serving_plan_from(
     output_len: int,
     notes: Sequence[str] = (),
     include_stale: bool = False,
+    infeasible: Sequence[InfeasibleGroup] = (),
+    ttft_limit_ms: float | None = None,
 ) -> ServingPlan:
-    """The pure core: price ranked options for the traffic and find the break-even against the cheapest
-    comparable serverless price (never an unverified, deprecated or, unless included, stale one; a disputed one at
-    its higher figure). The notes say what was left out and any doubt on the price compared with."""
+    """The pure core: price ranked options for the traffic and find the break-even, autoscaled and scaled to zero,
+    against the cheapest comparable serverless price (never an unverified, deprecated or, unless included, stale one;
+    a disputed one at its higher figure), and which is cheapest at the traffic. The notes say what was left out and
+    any doubt on the price compared with; `infeasible` says why no option serves, where none does."""
     priced = price_options(options, traffic, output_len)
     chosen = dependable(options, traffic)
     replicas = [
-        Replica(option_label(o), o.rented_gpus, o.usd_per_gpu_hour, o.rented_tokens_per_s, committed(o)) for o in chosen
+        Replica(
+            option_label(o),
+            o.rented_gpus,
+            o.usd_per_gpu_hour,
+            o.rented_tokens_per_s,
+            committed(o),
+            request_seconds(o.ttft_ms, o.tpot_ms, output_len),
+        )
+        for o in chosen
     ]
     best = cheapest_comparable(quotes)
     label = f"{best.provider_name} serverless ({best.model_name}{label_tags(best)})" if best else None
-    even = break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len)
+    evens = {
+        mode: break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len, mode)
+        for mode in ("autoscaled", "scale_to_zero")
+    }
     if best is None and quotes and replicas:
-        even = replace(even, reason="no current, verified serverless price to compare with (see the listed prices)")
+        why = "no current, verified serverless price to compare with (see the listed prices)"
+        evens = {mode: replace(even, reason=why) for mode, even in evens.items()}
+    chosen_ids = {id(o) for o in chosen}
+    standing = [s for s in priced if id(s.option) in chosen_ids]
+    verdict = _verdict(standing, best, label, traffic, ttft_limit_ms)
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
     notes = list(notes)
     if (left_out := left_out_note(quotes, include_stale)) is not None:
@@ -202,9 +232,51 @@ def serving_plan_from(
             f"No provider lists {model_id} per token; serverless prices are for {substitute}, "
             "the listed model closest in parameter count."
         )
+    if not priced and best is not None:  # the only price shown: say what it does not promise
+        notes.append(f"No dedicated option serves this workload, and the {SERVERLESS_LATENCY}.")
     return ServingPlan(
-        model_id, traffic.daily_requests(), traffic.peak_rate_per_s(), priced, quotes, even, substitute, notes, best
+        model_id,
+        traffic.daily_requests(),
+        traffic.peak_rate_per_s(),
+        priced,
+        quotes,
+        evens["autoscaled"],
+        substitute,
+        notes,
+        best,
+        break_even_scale_to_zero=evens["scale_to_zero"],
+        verdict=verdict,
+        infeasible=list(infeasible) if not priced else [],
     )
+
+
+def _verdict(
+    standing: Sequence[ServingOption],
+    quote: ServerlessQuote | None,
+    label: str | None,
+    traffic: Traffic,
+    ttft_limit_ms: float | None,
+) -> Verdict:
+    """Serverless, the cheapest option autoscaled or the cheapest scaled to zero: the least at this traffic."""
+    autoscaled = scaled = None
+    if standing:
+        lead = standing[0]  # cheapest autoscaled first
+        autoscaled = Priced(option_label(lead.option), lead.cost.monthly_usd_autoscaled)
+        low = min(standing, key=lambda s: s.cost.monthly_usd_scale_to_zero)
+        scaled = Priced(
+            option_label(low.option), low.cost.monthly_usd_scale_to_zero, low.cost.scale_ups_from_zero_per_month
+        )
+    serverless = Priced(label, quote.monthly_usd) if quote is not None and label else None
+    requests = traffic.daily_requests() * DAYS_PER_MONTH
+    return plan_verdict(autoscaled, scaled, serverless, requests, traffic.cold_start_s, ttft_limit_ms)
+
+
+def infeasible_groups(ranking_keys: Sequence[tuple[str, int, str]]) -> list[InfeasibleGroup]:
+    """(GPU, count, reason) of each infeasible option, counted per configuration and reason, in ranked order."""
+    counts: dict[tuple[str, int, str], int] = {}
+    for key in ranking_keys:
+        counts[key] = counts.get(key, 0) + 1
+    return [InfeasibleGroup(gpu, count, reason, offers) for (gpu, count, reason), offers in counts.items()]
 
 
 DEDICATED_ONLY_NOTE = (
@@ -257,6 +329,15 @@ def plan_serving(
     notes: list[str] = []
     if trained_with is not None:
         quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
+    infeasible = infeasible_groups(ranking.row_keys[ranking.feasible_count :]) if not ranking.feasible_count else []
     return serving_plan_from(
-        model.id, ranking.options, quotes, traffic, workload.output_len, notes, include_stale=workload.include_stale
+        model.id,
+        ranking.options,
+        quotes,
+        traffic,
+        workload.output_len,
+        notes,
+        include_stale=workload.include_stale,
+        infeasible=infeasible,
+        ttft_limit_ms=workload.ttft_ms,
     )

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.scoring.numbers_only import NumbersNotBooleans
-from app.scoring.serving.scale_to_zero import scale_to_zero_week
+from app.scoring.serving.scale_to_zero import IDLE_RATE_PER_S, scale_to_zero_week
 from app.scoring.workload import MIN_REQUESTS_PER_S
 
 HOURS_PER_MONTH = 730.0  # 365 days x 24 h / 12 months: the "per month" of cloud price pages
@@ -32,7 +32,6 @@ DEFAULT_REQUESTS_PER_DAY = 100_000.0
 MAX_REQUESTS_PER_DAY = 1e10
 MIN_REQUESTS_PER_DAY = 0.1  # a request in ten days: above the rate fields' floor (MIN_REQUESTS_PER_S = 0.0864 a day)
 MAX_PEAK_FACTOR = 8.0  # a diurnal peak 8x the mean already puts ~all traffic in a few hours
-IDLE_RATE_PER_S = 1e-9  # hourly rates below this are zero traffic (rounding of the profile)
 MAX_IDLE_TIMEOUT_S = 86_400.0  # a day: longer stays up through any night, as autoscaled with a floor of one does
 
 Profile = Literal["flat", "business_hours", "diurnal"]
@@ -189,7 +188,7 @@ def serving_cost(
     }
     timeout = cold_start_s if idle_timeout_s is None else idle_timeout_s
     weekly["scale_to_zero"], starts = scale_to_zero_week(
-        hourly_requests_per_s, needed, request_s, timeout, cold_start_s
+        hourly_requests_per_s, output_len, replica_output_tokens_per_s, request_s, timeout, cold_start_s
     )
     if weekly["scale_to_zero"] >= weekly["autoscaled"]:  # scaling to zero saves nothing: it is not done
         weekly["scale_to_zero"], starts = weekly["autoscaled"], 0.0

@@ -63,7 +63,19 @@ class ServingBody(BaseModel):
     serverless_basis: str
     substitute_model: str | None
     break_even_requests_per_day: float | None
-    break_even: dict[str, Any]
+    break_even: dict[str, Any] = Field(description="against the cheapest dedicated option autoscaled")
+    break_even_scale_to_zero: dict[str, Any] | None = Field(
+        description="against the cheapest dedicated option scaled to zero (a request finding no replica up waits the "
+        "cold start)"
+    )
+    verdict: dict[str, Any] | None = Field(
+        description="cheapest (serverless | scale_to_zero | autoscaled | none) at this traffic, in words, with the "
+        "caveat of the mode that wins"
+    )
+    infeasible: list[dict[str, Any]] = Field(
+        description="where no dedicated option serves the workload: each configuration (gpu_id, gpu_count), its "
+        "reason and how many offers share it; empty otherwise"
+    )
     assumptions: dict[str, Any]
     notes: list[str]
 
