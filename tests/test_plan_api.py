@@ -361,6 +361,7 @@ def test_the_verdict_and_break_even_weigh_scale_to_zero_and_say_its_cold_start(c
     words = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", strip.group(1))))
     assert "Dedicated is cheaper at this traffic scaled to zero" in words and "wait the 60 s cold start" in words
     assert f"{zero['requests_per_day']:,.0f} scaled to zero" in words
+    assert "Break-even, scaled to zero:" in client.get(f"/plan?{BUSINESS_300K}").text
 
 
 def test_scale_to_zero_at_a_request_a_day_bills_minutes_not_the_month(client):
@@ -371,6 +372,9 @@ def test_scale_to_zero_at_a_request_a_day_bills_minutes_not_the_month(client):
         assert 0 < option["monthly_usd_scale_to_zero"] < 10
         assert option["scale_ups_from_zero_per_month"] == pytest.approx(HOURS_PER_MONTH / 24, rel=0.01)  # each one
     assert body["verdict"]["cheapest"] == "serverless"  # a cent a month through an API
+    # both break-evens are ~361,905 here: the page says it once, not again for scaling to zero
+    page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=1").text
+    assert "Break-even, autoscaled:" in page and "Break-even, scaled to zero:" not in page
     longer = client.get("/plan.json?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=1&idle_timeout_s=900")
     assert longer.json()["traffic"]["idle_timeout_s"] == 900
     lead = body["options"][0]

@@ -101,7 +101,7 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
         )
     zero = payload["break_even_scale_to_zero"] or {}
     marks = [(even, "break-even", "diamond")]
-    if zero.get("requests_per_day") not in (None, even["requests_per_day"]):
+    if zero.get("requests_per_day") and round(zero["requests_per_day"]) != round(even["requests_per_day"] or 0):
         marks.append((zero, "break-even scaled to zero", "diamond-open"))
     for mark, name, symbol in marks:
         if mark["requests_per_day"] and payload["cheapest_serverless"]:
