@@ -13,21 +13,22 @@ from pydantic import ValidationError
 
 from app.catalog.spec_files import load_model_specs
 from app.scoring.inference.rank import InferenceOption
+from app.scoring.serving.break_even import Replica, break_even, scale_to_zero_monthly_usd
 from app.scoring.serving.economics import (
-    Replica,
-    break_even,
     nearest_priced_model,
     serverless_monthly_usd,
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.serving.plans import ServingCandidate, combine, serving_plan_from
+from app.scoring.serving.lifecycle import ServingCandidate, combine
+from app.scoring.serving.plans import serving_plan_from
+from app.scoring.serving.scale_to_zero import idle_runs
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
+    WEEKS_PER_MONTH,
     Traffic,
     replicas_needed,
-    scale_to_zero_replica_hours,
     serving_cost,
     week_profile,
 )
@@ -102,7 +103,8 @@ def test_no_break_even_when_serverless_is_cheaper_per_token_at_any_scale():
         Traffic(requests_per_day=1000, profile="flat"),
         1000,
     )
-    assert even.requests_per_day is None and "serverless is cheaper at every traffic up to" in even.reason
+    assert even.requests_per_day is None
+    assert "serverless is cheaper than dedicated autoscaled at every traffic up to" in even.reason
 
 
 def test_no_break_even_without_serverless_prices():
@@ -128,9 +130,45 @@ def test_business_hours_scale_to_zero_pays_nights_only_as_cold_starts():
     assert cost.scale_ups_from_zero_per_month == pytest.approx(5 * 730 / 168)
 
 
-def test_scale_to_zero_keeps_one_warm_through_gaps_shorter_than_a_restart():
-    hours, starts = scale_to_zero_replica_hours([3, 0, 3, 0, 0, 0], cold_start_s=3600)  # restart = 3 h
-    assert (hours, starts) == (6 + 1 + 3, 0)  # keep 1 warm over the 1 h gap; 3 h gap costs 3 h either way
+def test_scale_to_zero_bills_a_rare_request_its_time_the_idle_timeout_and_a_cold_start():
+    """A request a day billed a replica-hour in every hour (hourly buckets: $2,628 here, as autoscaled). A replica
+    that wakes for it is up for the request (10 s) and the idle timeout (60 s), plus its cold start (30 s)."""
+    traffic = Traffic(requests_per_day=1, profile="flat")
+    cost = serving_cost(traffic.hourly_requests_per_s(), 400, 1000.0, 1, 3.6, 1, 30, request_s=10, idle_timeout_s=60)
+    assert cost.monthly_usd_autoscaled == pytest.approx(730 * 3.6)
+    assert cost.gpu_hours_scale_to_zero * 3600 / DAYS_PER_MONTH == pytest.approx(10 + 60 + 30, rel=1e-3)
+    assert cost.scale_ups_from_zero_per_month == pytest.approx(DAYS_PER_MONTH, rel=1e-3)  # one start a request
+    # the idle timeout defaults to the cold start
+    default = serving_cost(traffic.hourly_requests_per_s(), 400, 1000.0, 1, 3.6, 1, 30, request_s=10)
+    assert default.gpu_hours_scale_to_zero * 3600 / DAYS_PER_MONTH == pytest.approx(10 + 30 + 30, rel=1e-3)
+    assert Traffic(cold_start_s=45).idle_timeout() == 45 and Traffic(idle_timeout_s=300).idle_timeout() == 300
+
+
+def test_scale_to_zero_falls_smoothly_to_nothing_as_traffic_falls():
+    def monthly(requests_per_day: float):  # type: ignore[no-untyped-def]
+        rates = Traffic(requests_per_day=requests_per_day).hourly_requests_per_s()
+        return serving_cost(rates, 400, 1000.0, 1, 2.0, 1, 60, request_s=15)
+
+    busy = monthly(100_000)  # never idle long: scaling to zero saves nothing
+    assert busy.monthly_usd_scale_to_zero == busy.monthly_usd_autoscaled and busy.scale_ups_from_zero_per_month == 0
+    costs = [monthly(r).monthly_usd_scale_to_zero for r in (100_000, 10_000, 1_000, 100, 10, 1, 0.1)]
+    assert costs == sorted(costs, reverse=True) and costs[-1] < 0.5
+    assert costs[-2] / costs[-1] == pytest.approx(10, rel=0.01)  # a request's worth of replica time each
+
+
+def test_a_stretch_without_traffic_no_longer_than_the_idle_timeout_keeps_the_replica_up():
+    traffic = Traffic(requests_per_day=86_400 * 2.5 / 3.36, profile="business_hours")
+
+    def week(idle_timeout_s: float):  # type: ignore[no-untyped-def]
+        return serving_cost(traffic.hourly_requests_per_s(), 400, 1000.0, 1, 1.0, 1, 360, idle_timeout_s=idle_timeout_s)
+
+    assert week(60).gpu_hours_scale_to_zero == pytest.approx((50 + 5 * 0.1) * WEEKS_PER_MONTH)
+    # a 14 h timeout bridges the four weeknights, not the 62 h weekend: one start a week, on Monday
+    bridged = week(14 * 3600)
+    assert bridged.gpu_hours_scale_to_zero == pytest.approx((50 + 4 * 14 + 0.1) * WEEKS_PER_MONTH)
+    assert bridged.scale_ups_from_zero_per_month == pytest.approx(WEEKS_PER_MONTH)
+    assert idle_runs([True, False, True, False, False, False]) == [0, 1, 0, 3, 3, 3]
+    assert idle_runs([False, False]) == [2, 2]
 
 
 def test_traffic_validation_names_the_problem():
@@ -158,9 +196,11 @@ profiles = st.sampled_from(["flat", "business_hours", "diurnal"])
     output_len=st.integers(1, 4000),
     min_replicas=st.integers(0, 4),
     cold_start_s=st.floats(0, 3600),
+    request_s=st.floats(0, 600),
+    idle_timeout_s=st.none() | st.floats(0, 86_400),
 )
 def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(
-    profile, peak_factor, low, factor, tok_s, output_len, min_replicas, cold_start_s
+    profile, peak_factor, low, factor, tok_s, output_len, min_replicas, cold_start_s, request_s, idle_timeout_s
 ):
     def cost(rpd):
         t = Traffic(
@@ -169,12 +209,23 @@ def test_more_traffic_never_needs_fewer_replicas_nor_costs_less(
             peak_factor=peak_factor,
             min_replicas=min_replicas,
             cold_start_s=cold_start_s,
+            idle_timeout_s=idle_timeout_s,
         )
-        return serving_cost(t.hourly_requests_per_s(), output_len, tok_s, 2, 1.5, min_replicas, cold_start_s)
+        rates = t.hourly_requests_per_s()
+        priced = serving_cost(
+            rates, output_len, tok_s, 2, 1.5, min_replicas, cold_start_s, False, request_s, t.idle_timeout()
+        )
+        # the break-even prices scaling to zero as the table does
+        replica = Replica("x", 2, 1.5, tok_s, request_s=request_s)
+        assert scale_to_zero_monthly_usd(replica, rpd, t, output_len) == pytest.approx(
+            priced.monthly_usd_scale_to_zero, rel=1e-9, abs=1e-9
+        )
+        return priced
 
     small, big = cost(low), cost(min(low * factor, 1e10))
     assert big.units_at_peak >= small.units_at_peak
     assert big.monthly_usd_autoscaled >= small.monthly_usd_autoscaled - 1e-9
+    assert big.monthly_usd_scale_to_zero >= small.monthly_usd_scale_to_zero * (1 - 1e-9) - 1e-9
     for c in (small, big):
         assert c.monthly_usd_scale_to_zero <= c.monthly_usd_autoscaled + 1e-9
         assert c.monthly_usd_autoscaled <= c.monthly_usd_always_on + 1e-9
@@ -233,7 +284,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
         53_333.33, rel=1e-5
     )
     assert any("left out of the break-even" in n for n in plan.notes)
-    from app.scoring.serving.plans import _serving_candidates
+    from app.scoring.serving.lifecycle import _serving_candidates
 
     lifecycle = [c.label for c in _serving_candidates(plan, traffic, 5) if c.kind == "dedicated"]
     assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals
@@ -304,3 +355,38 @@ def test_prefix_cache_hits_are_billed_at_the_cached_input_price_on_the_serverles
     assert "no cached-input price" in half["u"].cache_note
     none = serverless_quotes(model, (cached,), MODELS, 1000, 2000, 100)
     assert none[0].usd_per_request > half["c"].usd_per_request and none[0].cache_note == ""
+
+
+def test_the_break_even_prices_scale_to_zero_as_the_table_does():
+    traffic = Traffic(requests_per_day=40_000, profile="business_hours")
+    option = dataclasses.replace(_option(tok_s=800.0), ttft_ms=300.0, tpot_ms=40.0)
+    plan = serving_plan_from("llama-3.1-70b", [option], [], traffic, 400)
+    cost = plan.options[0].cost
+    replica = Replica("x", 1, 2.0, 800.0, request_s=(300 + 399 * 40) / 1000)
+    assert scale_to_zero_monthly_usd(replica, 40_000, traffic, 400) == pytest.approx(cost.monthly_usd_scale_to_zero)
+    assert cost.monthly_usd_scale_to_zero < cost.monthly_usd_autoscaled
+
+
+def test_each_dedicated_mode_has_its_break_even_and_scale_to_zero_crosses_first_where_nights_are_idle():
+    traffic = Traffic(requests_per_day=1000, profile="business_hours")
+    replicas = [Replica("1×G", 1, 2.0, 1000.0, request_s=20.0)]
+    per_request = usd_per_request(0, 0.9, 0, 1000)
+    autoscaled = break_even(replicas, per_request, "S", traffic, 1000)
+    zero = break_even(replicas, per_request, "S", traffic, 1000, mode="scale_to_zero")
+    assert (autoscaled.mode, zero.mode) == ("autoscaled", "scale_to_zero")
+    assert zero.requests_per_day < autoscaled.requests_per_day  # 50 paid hours a week, not 168
+    assert "scaled to zero" in zero.reason and "cold start" in zero.reason
+
+
+def test_the_verdict_names_the_cheapest_mode_and_its_catch():
+    from app.scoring.serving.verdict import Priced, plan_verdict
+
+    auto, zero, api = Priced("A", 4658.0), Priced("Z", 2611.0, 22.0), Priced("S", 3832.0)
+    verdict = plan_verdict(auto, zero, api, 300_000 * DAYS_PER_MONTH, 60, ttft_ms=1000)
+    assert verdict.cheapest == "scale_to_zero" and "$2,611/month" in verdict.text
+    assert "$4,658 autoscaled" in verdict.text
+    assert "22 requests a month" in verdict.caveat and "over the 1,000 ms TTFT limit" in verdict.caveat
+    assert plan_verdict(auto, Priced("Z", 4000.0), api, 1, 60).cheapest == "serverless"
+    assert plan_verdict(auto, Priced("Z", 4658.0), Priced("S", 5000.0), 1, 60).cheapest == "autoscaled"  # no saving
+    assert plan_verdict(None, None, api, 1, 60).text.startswith("Only serverless prices this workload")
+    assert "$0.03/month" in plan_verdict(auto, None, Priced("S", 0.03), 1, 60).text

@@ -72,7 +72,8 @@ def test_a_consumer_card_as_the_default_number_one_says_so_in_every_view(client:
     dedicated = plan["options"][0]
     assert dedicated["gpu_id"] == "RTX-4090" and CONSUMER in dedicated["price_caveats"]
     plan_page = _text(client.get("/plan?model=llama-3.1-8b&requests_per_day=500000").text)
-    assert f"Dedicated: 1×RTX-4090 at OpenRelay {CONSUMER} ," in plan_page
+    strip = plan_page.split("the details", 1)[0]  # the answer above the form: the verdict names it with its caveat
+    assert f"1×RTX-4090 at OpenRelay (on demand; {CONSUMER})" in strip
 
 
 def test_a_managed_deployment_and_a_superseded_snapshot_are_labelled_in_rankings(client: TestClient):

@@ -262,3 +262,34 @@ def test_the_default_rental_is_the_owned_servers_size_and_its_note_says_so(clien
     assert odd["source"].startswith("cheapest on-demand of any size, as no fresh offer is a 3-GPU instance: ")
     field = client.get("/openapi.json").json()["components"]["schemas"]["OwnershipQuestion"]["properties"]
     assert "instance of gpus_per_server GPUs" in field["rental_usd_per_gpu_hour"]["description"]
+
+
+def test_the_purchase_term_says_gpus_per_server_and_a_price_per_server(client):
+    """ "1 server of 8 × $317,000" read as eight times $317k."""
+    terms = {t["name"]: t for t in client.post("/api/v1/own", json={"gpu": "H100-SXM"}).json()["terms"]}
+    assert terms["purchase"]["detail"] == "1 server of 8 GPUs × $317,000 a server"
+    body = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 16}).json()
+    assert {t["name"]: t for t in body["terms"]}["purchase"]["detail"] == "2 servers of 8 GPUs × $317,000 a server"
+
+
+def test_power_draw_is_like_for_like_or_said_to_be_a_worst_case(client):
+    """H100 was priced at its typical draw (7.5 kW) and H200, the same DGX chassis (tco.csv), at its 10.2 kW maximum
+    input: H200 now takes the chassis' typical draw; B200, with no typical draw anywhere, keeps its maximum and says
+    it is a worst case."""
+
+    def power(gpu: str) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
+        body = client.post("/api/v1/own", json={"gpu": gpu, "purchase_usd_per_server": 400_000}).json()
+        return next(i for i in body["inputs"] if i["name"] == "power_kw_per_server"), body["notes"]
+
+    h100, h100_notes = power("H100-SXM")
+    h200, h200_notes = power("H200")
+    b200, b200_notes = power("B200")
+    assert h100["value"] == h200["value"] == 7.5
+    assert "same chassis" in h200["source"] and "10.2 kW maximum input" in h200["source"]
+    assert b200["value"] == 14.3 and "a worst case" in b200["source"]
+    assert not any("worst case" in n for n in h100_notes + h200_notes)
+    assert any("14.3 kW a server is the maximum input, a worst case" in n for n in b200_notes)
+    provisioned = client.post("/api/v1/own", json={"gpu": "H200", "purchase_usd_per_server": 400_000}).json()
+    assert next(i for i in provisioned["inputs"] if i["name"] == "provisioned_kw_per_server")["value"] == 10.2
+    page = client.get("/own?gpu=B200&gpu_count=8&utilisation_pct=60&purchase_usd_per_server=400000").text
+    assert "a worst case" in page

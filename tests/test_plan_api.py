@@ -202,7 +202,7 @@ def test_the_serving_apis_refuse_another_scenario_naming_the_field(client):
 
 
 def test_two_offers_that_read_alike_are_labelled_apart_in_the_train_then_serve_table():
-    from app.scoring.serving.plans import distinct_labels
+    from app.scoring.serving.lifecycle import distinct_labels
 
     @dataclass
     class Row:
@@ -336,3 +336,70 @@ def test_a_ranking_links_its_leading_gpu_types_side_by_side(client):
     compared = client.get(url)
     assert compared.status_code == 200 and compared.text.count('<article class="card">') == 3
     assert "The leading GPUs side by side" not in compared.text  # /compare is already that view
+
+
+BUSINESS_300K = "model=llama-3.1-70b&weight_dtype=fp8&profile=business_hours&requests_per_day=300000"
+
+
+def test_the_verdict_and_break_even_weigh_scale_to_zero_and_say_its_cold_start(client):
+    """Business hours at 300k/day: autoscaled $4,658, scaled to zero $2,611, serverless $3,832, and the verdict said
+    serverless wins below ~500,680 requests/day, though the same table priced scaling to zero 30 % under it."""
+    body = client.get(f"/plan.json?{BUSINESS_300K}").json()
+    lead, api = body["options"][0], body["cheapest_serverless"]
+    cheapest_zero = min(o["monthly_usd_scale_to_zero"] for o in body["options"])
+    assert cheapest_zero < api["monthly_usd"] < lead["monthly_usd_autoscaled"]
+    verdict = body["verdict"]
+    assert verdict["cheapest"] == "scale_to_zero"
+    assert verdict["text"].startswith("Dedicated is cheaper at this traffic scaled to zero")
+    assert f"${cheapest_zero:,.0f}/month" in verdict["text"] and f"${api['monthly_usd']:,.0f}" in verdict["text"]
+    assert "60 s cold start" in verdict["caveat"] and "TTFT limit" in verdict["caveat"]
+    autoscaled, zero = body["break_even"], body["break_even_scale_to_zero"]
+    assert autoscaled["mode"] == "autoscaled" and zero["mode"] == "scale_to_zero"
+    assert zero["requests_per_day"] < 300_000 < autoscaled["requests_per_day"]
+    assert "scaled to zero" in zero["reason"] and "cold start" in zero["reason"]
+    strip = re.search(r'<p class="answer-strip">(.*?)</p>', client.get(f"/plan?{BUSINESS_300K}").text, re.S)
+    words = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", strip.group(1))))
+    assert "Dedicated is cheaper at this traffic scaled to zero" in words and "wait the 60 s cold start" in words
+    assert f"{zero['requests_per_day']:,.0f} scaled to zero" in words
+    assert "Break-even, scaled to zero:" in client.get(f"/plan?{BUSINESS_300K}").text
+
+
+def test_scale_to_zero_at_a_request_a_day_bills_minutes_not_the_month(client):
+    """At 1 request/day always on, autoscaled and scale to zero all priced $1,672 a month."""
+    body = client.get("/plan.json?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=1").json()
+    for option in body["options"][:5]:
+        assert option["monthly_usd_autoscaled"] == option["monthly_usd_always_on"] > 1000
+        assert 0 < option["monthly_usd_scale_to_zero"] < 10
+        assert option["scale_ups_from_zero_per_month"] == pytest.approx(HOURS_PER_MONTH / 24, rel=0.01)  # each one
+    assert body["verdict"]["cheapest"] == "serverless"  # a cent a month through an API
+    # both break-evens are ~361,905 here: the page says it once, not again for scaling to zero
+    page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=1").text
+    assert "Break-even, autoscaled:" in page and "Break-even, scaled to zero:" not in page
+    longer = client.get("/plan.json?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=1&idle_timeout_s=900")
+    assert longer.json()["traffic"]["idle_timeout_s"] == 900
+    lead = body["options"][0]
+    assert lead["monthly_usd_scale_to_zero"] < longer.json()["options"][0]["monthly_usd_scale_to_zero"] < 30
+    assert "900 s (the idle timeout)" in longer.json()["assumptions"]["scale_to_zero"]
+    bad = client.get("/plan.json?model=llama-3.1-70b&idle_timeout_s=-1")
+    assert bad.status_code == 422 and "idle_timeout_s" in bad.text
+
+
+NO_DEDICATED = "model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000&input_len=128000&output_len=1"
+
+
+def test_with_no_dedicated_option_the_plan_says_why_and_that_serverless_latency_is_unchecked(client):
+    """A 128k prompt under a 1,000 ms TTFT: "No dedicated option can serve this workload", with no reason, and the
+    serverless price shown as if it met the limits."""
+    body = client.get(f"/plan.json?{NO_DEDICATED}").json()
+    assert body["options"] == [] and body["infeasible"]
+    reasons = " ".join(g["reason"] for g in body["infeasible"])
+    assert "p99 TTFT" in reasons and "(limit 1000)" in reasons
+    assert sum(g["offers"] for g in body["infeasible"]) > len(body["infeasible"])  # grouped per configuration
+    assert body["verdict"]["cheapest"] == "serverless" and "no dedicated option serves it" in body["verdict"]["text"]
+    assert any("latency is not checked against the TTFT and TPOT limits" in n for n in body["notes"])
+    assert "no latency guarantee" in body["assumptions"]["serverless_latency"]
+    page = client.get(f"/plan?{NO_DEDICATED}").text
+    assert f"{len(body['infeasible'])} configurations cannot serve this workload" in page
+    assert "p99 TTFT" in page and "latency is not checked against your limits" in page
+    served = client.get("/plan.json?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000").json()
+    assert served["options"] and served["infeasible"] == []  # listed only where nothing serves

@@ -145,3 +145,51 @@ def test_the_precision_page_links_each_row_and_ranks_the_cheapest_at_its_precisi
     assert f'<a href="{cheapest["rank_url"].replace("&", "&amp;")}">Rank this workload at {cheapest["label"]}' in share
     api = client.post("/api/v1/precision", json={"model": "llama-3.1-8b", "scenario": "single_stream"}).json()
     assert [r["rank_url"] for r in api["rows"]] == [r["rank_url"] for r in body["rows"]]
+
+
+def _rows(client, model):  # type: ignore[no-untyped-def]
+    body = client.post("/api/v1/precision", json={**WORKLOAD, "model": model}).json()
+    return body, {r["key"]: r for r in body["rows"]}
+
+
+def test_a_model_released_in_fp8_makes_its_fp8_row_the_reference_and_bf16_an_upcast(client):
+    """DeepSeek-R1 ships in FP8: the BF16 row was "the baseline the others are measured against" and the FP8 row said
+    "no published quality row" though it is the release, while the FP4 rows recover against native FP8."""
+    body, rows = _rows(client, "deepseek-r1")
+    assert body["release"]["precision"] == "fp8" and not body["release"]["assumed"]
+    assert "baseline as native FP8" in body["release"]["source"]
+    assert rows["fp8"]["role"] == "reference" and rows["fp8"]["label"] == "FP8 W8A8 (the release)"
+    assert "the reference the published deltas are measured against" in rows["fp8"]["quality_note"]
+    assert rows["bf16"]["role"] == "upcast" and "upcast" in rows["bf16"]["label"]
+    assert "baseline" not in rows["bf16"]["quality_note"] and "not the reference" in rows["bf16"]["quality_note"]
+    assert rows["bf16"]["best"] is not None  # still priced, for its cost
+    assert {q["baseline"] for q in rows["fp4"]["quality"] if q["recovery_pct"]} == {"native FP8"}
+    assert [q["baseline"] for q in rows["fp4"]["quality"] if not q["recovery_pct"]] == ["none published"]
+    assert {q["baseline"] for q in rows["int4"]["quality"]} == {"native FP8"}
+    assert any("DeepSeek-R1 is released in FP8" in n for n in body["notes"])
+    page = client.get("/precision?model=deepseek-r1&tpot_ms=50").text
+    assert "recovered against native FP8" in page and "BF16 (an upcast of the FP8 release)" in page
+
+
+def test_mxfp4_is_its_own_release_row_never_the_nvfp4_one(client):
+    """gpt-oss's native MXFP4 row sat on "FP4 (NVFP4 W4A4)"; MXFP4 MoE weights run weight-only, as on Hopper."""
+    body, rows = _rows(client, "gpt-oss-120b")
+    assert body["release"] == {**body["release"], "precision": "mxfp4", "row": "mxfp4", "assumed": False}
+    assert rows["fp4"]["quality"] == [] and "another 4-bit format" in rows["fp4"]["quality_note"]
+    mxfp4 = rows["mxfp4"]
+    assert mxfp4["role"] == "reference" and "(the release)" in mxfp4["label"] and "W4A16" in mxfp4["label"]
+    assert [q["precision"] for q in mxfp4["quality"]] == ["mxfp4"]
+    assert mxfp4["weight_dtype"] == "int4" and mxfp4["runs_on"].startswith("BF16 peak")
+    assert rows["bf16"]["role"] == "upcast"
+    assert any("MXFP4 is not NVFP4 W4A4" in n for n in body["notes"])
+
+
+def test_a_model_without_a_release_precision_in_the_reference_assumes_bf16_and_says_so(client):
+    body, rows = _rows(client, "llama-3.1-70b")
+    assert body["release"]["assumed"] and body["release"]["precision"] == "bf16"
+    assert "mxfp4" not in rows and rows["bf16"]["label"] == "BF16 (baseline)" and rows["bf16"]["role"] == "reference"
+    assert all(r["role"] != "upcast" for r in rows.values())
+    assert any("The BF16 row is the reference" in n and "assumed" in n for n in body["notes"])
+    assert {q["baseline"] for q in rows["fp8"]["quality"]} == {
+        "the unquantised model (quality.csv names no other baseline)"
+    }

@@ -200,8 +200,9 @@ def test_the_plan_command_compares_verified_prices_and_labels_the_rest(database,
     assert "cheapest serverless compared with: Nebius AI Studio $6,388/month" in out
     hyperbolic = next(line for line in out.splitlines() if line.startswith("Hyperbolic"))
     assert "UNVERIFIED (not compared)" in hyperbolic and "≤2026-12-01" in hyperbolic
-    even = next(line for line in out.splitlines() if line.startswith("break-even:"))
-    assert "Nebius AI Studio serverless" in even and "Hyperbolic" not in even
+    for mode in ("autoscaled", "scale to zero"):  # each dedicated mode's break-even, against the verified price
+        even = next(line for line in out.splitlines() if line.startswith(f"break-even, {mode}:"))
+        assert "Nebius AI Studio serverless" in even and "Hyperbolic" not in even
     assert any(line.startswith("note: Cheaper listed per-token prices") for line in out.splitlines())
 
     assert main(["plan", "serving", "--model", "llama-4-maverick", "--weight-dtype", "fp8", "--include-stale"]) == 0

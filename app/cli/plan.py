@@ -97,12 +97,22 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         print("cheapest serverless compared with: none (no current, verified per-token price)")
     for note in body["notes"]:
         print(f"note: {note}")
-    even = body["break_even"]
-    print(
-        f"\nbreak-even: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
-        if even["requests_per_day"]
-        else f"\nbreak-even: none ({even['reason']})"
-    )
+    print()
+    for even in (body["break_even"], body["break_even_scale_to_zero"]):
+        mode = even["mode"].replace("_", " ")
+        print(
+            f"break-even, {mode}: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
+            if even["requests_per_day"]
+            else f"break-even, {mode}: none ({even['reason']})"
+        )
+    verdict = body["verdict"]
+    print(f"verdict: {verdict['text']}")
+    if verdict["caveat"]:
+        print(f"  {verdict['caveat']}")
+    if body["infeasible"]:
+        print("\nno dedicated option serves this workload. Why, per configuration:")
+        rows = [[g["gpu_id"], g["gpu_count"], g["offers"], g["reason"]] for g in body["infeasible"]]
+        print(reports.table(["GPU", "count", "offers", "why not"], rows))
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

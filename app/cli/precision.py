@@ -16,7 +16,9 @@ FLAGS = ("model", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "ma
 def _quality(row: dict[str, Any]) -> str:
     if not row["quality"]:
         return row["quality_note"]
-    return "; ".join(f"{q['benchmark']} {q['recovery_pct']:g}%" for q in row["quality"] if q["recovery_pct"])
+    return "; ".join(
+        f"{q['benchmark']} {q['recovery_pct']:g}% of {q['baseline']}" for q in row["quality"] if q["recovery_pct"]
+    )
 
 
 def _print(body: dict[str, Any]) -> None:
@@ -38,7 +40,9 @@ def _print(body: dict[str, Any]) -> None:
                 _quality(r),
             ]
         )
-    print(f"{body['model']['name']}, by {body['ranked_unit']}")
+    release = body["release"]
+    released = f"released in {release['precision'].upper()} ({release['source']})"
+    print(f"{body['model']['name']}, by {body['ranked_unit']}; {released}")
     headers = ["precision", "weights GB", "best option", "cost", "TTFT ms", "TPOT ms", "replica GB", "quality"]
     print(reports.table(headers, rows))
     sources = sorted({q["source_url"] for r in body["rows"] for q in r["quality"]})

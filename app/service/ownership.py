@@ -17,6 +17,7 @@ from app.scoring.messages import error_location, error_message
 from app.scoring.serving.ownership import compare_ownership, cumulative_usd
 from app.scoring.serving.tco_defaults import (
     UNITS,
+    WORST_CASE_POWER,
     MissingInput,
     OwnershipQuestion,
     inputs_to_give,
@@ -127,6 +128,13 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     notes = [
         f"Not modelled: {NOT_MODELLED}" + (f"; not counted, as none was given: {', '.join(absent)}." if absent else ".")
     ]
+    power = next(r for r in resolved if r.name == "power_kw_per_server")
+    if WORST_CASE_POWER in power.source:
+        notes.append(
+            f"Power draw: {power.value:g} kW a server is the maximum input, a worst case, as tco.csv gives no typical "
+            f"draw for {question.gpu} servers: the energy cost is an upper bound (a GPU whose server has a published "
+            "typical draw is priced at it). Enter your measured draw to replace it."
+        )
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
             f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "

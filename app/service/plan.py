@@ -9,7 +9,8 @@ from typing import Any
 
 from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
-from app.scoring.serving.plans import LifecyclePlan, ServingOption, ServingPlan, plan_lifecycle, plan_serving
+from app.scoring.serving.lifecycle import LifecyclePlan, plan_lifecycle
+from app.scoring.serving.plans import SERVERLESS_LATENCY, ServingOption, ServingPlan, plan_serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -54,6 +55,9 @@ SERVERLESS_BASIS = (
 )
 
 
+DEFAULT_TIMEOUT = ", by default the cold start"
+
+
 def assumptions(traffic: Traffic) -> dict[str, Any]:
     return {
         "hours_per_month": units.HOURS_PER_MONTH,
@@ -62,9 +66,12 @@ def assumptions(traffic: Traffic) -> dict[str, Any]:
         "profile": traffic.profile,
         "peak_to_mean": round(max(traffic.multipliers()), 4),
         "autoscaled_floor_replicas": max(1, traffic.min_replicas),
-        "scale_to_zero": f"idle hours cost nothing; each start from zero bills {traffic.cold_start_s:g} s per "
-        "replica started, and requests arriving then wait that long",
+        "scale_to_zero": f"a replica bills the time it is up: from the request that wakes it until "
+        f"{traffic.idle_timeout():g} s (the idle timeout{DEFAULT_TIMEOUT if traffic.idle_timeout_s is None else ''}) "
+        f"pass without one, requests arriving at random at each hour's rate; each start from zero bills the "
+        f"{traffic.cold_start_s:g} s cold start, and the request that woke it waits that long",
         "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
+        "serverless_latency": SERVERLESS_LATENCY,
     }
 
 
@@ -99,6 +106,9 @@ def serving_body(
         "substitute_model": plan.substitute_model,
         "break_even_requests_per_day": even["requests_per_day"],
         "break_even": even,
+        "break_even_scale_to_zero": plain(plan.break_even_scale_to_zero),
+        "verdict": plain(plan.verdict),
+        "infeasible": plain(plan.infeasible),
         "assumptions": assumptions(traffic),
         "notes": plan.notes,
     }

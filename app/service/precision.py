@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from app.scoring.inference.precision import PrecisionRow, compare_precisions
 from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
+from app.scoring.inference.release_precision import stated_baseline
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
@@ -106,8 +107,9 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "feasible_options": row.feasible_options,
             "best": chosen,
             "reason": row.reason,
-            "quality": row.quality,
+            "quality": [{**plain(q), "baseline": stated_baseline(q)} for q in row.quality],
             "quality_note": row.quality_note,
+            "role": row.role,
             "rank_url": f"/?{canonical_query('inference', row.workload)}" if row.workload is not None else None,
         }
     )
@@ -123,6 +125,7 @@ def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, sh
         "rank_by": comparison.rank_by,
         "ranked_unit": RANK_UNITS[comparison.rank_by],
         "rows": [_row(r, comparison.rank_by) for r in comparison.rows],
+        "release": {**plain(comparison.release), "row": comparison.release.precision},
         "notes": comparison.notes,
         "catalog_version": snapshot.version,
         "share_url": share_url,

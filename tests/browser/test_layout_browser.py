@@ -41,6 +41,10 @@ PAGES = [
     "/disagg?model=llama-3.1-70b&peak_requests_per_s=2&prefix_cache_hit=0.3",
     "/precision?model=llama-3.1-8b&scenario=concurrency&concurrency=16",
     "/mix?model=llama-3.1-8b",
+    # no dedicated option: the grouped reasons, each a long sentence, in their own table
+    "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000&input_len=128000&output_len=1",
+    # released in MXFP4: its own row, with the reference and upcast badges
+    "/precision?model=gpt-oss-120b",
     *FILTERED,
 ]
 SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and Linux

@@ -1,9 +1,11 @@
 """Precision side by side: the same inference workload at BF16, FP8 (with a BF16 or an FP8 KV cache), FP4, INT4
-weight-only and KV FP8.
+weight-only and KV FP8, and MXFP4 for a model released in it.
 
 Each variant re-ranks the catalog's offers with only the dtypes changed, keeps the cheapest feasible
 option, and carries the published quality rows for that model and precision (quality.csv). A variant
 without a published row has no quality note: it is never inferred from another model or precision.
+The model's released precision (release_precision) is the reference row; BF16 above a lower-precision release is an
+upcast of it, labelled so.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 
 from app.scoring.inference.memory import GB, kv_bytes_per_token, weight_bytes
 from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.inference.release_precision import Release, release_precision
 from app.scoring.specs import CatalogSnapshot, ModelSpec, QualityResult
 from app.scoring.workload import InferenceWorkload
 
@@ -26,6 +29,7 @@ class PrecisionVariant:
     quality_precisions: tuple[str, ...]  # quality.csv precision names that describe this variant
     runs_on: str  # the tensor peak its matmuls use (app.scoring.dtypes.compute_dtype)
     needs_fp4_peak: bool = False
+    only_for_release: str = ""  # a row shown only for a model released at this precision
 
 
 # Weight variants keep the KV cache at BF16 and the KV variant keeps BF16 weights, so each row changes one thing;
@@ -39,13 +43,18 @@ VARIANTS: tuple[PrecisionVariant, ...] = (
     # FP4 as its label and quality rows mean it: W4A4 on an FP4 tensor peak. A ranking of fp4 weights also lists GPUs
     # without one (dequantised, weight-only: the INT4 row's W4A16), so this row ranks the FP4 GPUs alone.
     PrecisionVariant(
-        "fp4",
-        "FP4 (NVFP4 W4A4)",
-        "fp4",
+        "fp4", "FP4 (NVFP4 W4A4)", "fp4", "bf16", ("fp4_nvfp4",), "FP4 peak (GPUs with one only)", needs_fp4_peak=True
+    ),
+    # MXFP4 (gpt-oss's release: MoE weights at 4.25 bits, the rest BF16) is not NVFP4 W4A4: the checkpoint runs
+    # weight-only on Hopper (dtypes.matmul_dtype), so the row is sized and timed as 4-bit weight-only, W4A16.
+    PrecisionVariant(
+        "mxfp4",
+        "MXFP4 MoE weights, run W4A16",
+        "int4",
         "bf16",
-        ("fp4_nvfp4", "mxfp4"),
-        "FP4 peak (GPUs with one only)",
-        needs_fp4_peak=True,
+        ("mxfp4",),
+        "BF16 peak (4-bit weights dequantised: W4A16, as the MXFP4 release runs on Hopper)",
+        only_for_release="mxfp4",
     ),
     PrecisionVariant(
         "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
@@ -69,6 +78,7 @@ class PrecisionRow:
     reason: str  # why there is no best option (empty when there is one)
     quality: list[QualityResult] = field(default_factory=list)
     quality_note: str = ""
+    role: str = ""  # reference (the model's release) | upcast (BF16 weights above a lower-precision release) | ""
     # The question this row ranked: the workload at its dtypes (FP4: on the GPUs with an FP4 peak only); None
     # where no GPU may run it. A ranking of it lists `best` first.
     workload: InferenceWorkload | None = None
@@ -88,6 +98,7 @@ class PrecisionComparison:
     rank_by: str
     rows: list[PrecisionRow]
     notes: list[str]
+    release: Release
 
 
 def quality_for(model: ModelSpec, variant: PrecisionVariant, results: tuple[QualityResult, ...]) -> list[QualityResult]:
@@ -95,14 +106,49 @@ def quality_for(model: ModelSpec, variant: PrecisionVariant, results: tuple[Qual
     return [r for r in results if r.model_id == model.id and r.precision in variant.quality_precisions]
 
 
-def _quality_note(variant: PrecisionVariant, rows: list[QualityResult]) -> str:
+def role(variant: PrecisionVariant, release: Release) -> str:
+    """reference: the release (its row: the precision's weights with a BF16 KV cache); upcast: BF16 weights above a
+    lower-precision release."""
+    if variant.key == release.precision:
+        return "reference"
+    return "upcast" if release.precision != "bf16" and variant.weight_dtype == "bf16" else ""
+
+
+def label(variant: PrecisionVariant, release: Release) -> str:
+    if release.precision == "bf16":
+        return variant.label
+    if variant.key == release.precision:
+        return f"{variant.label} (the release)"
     if variant.key == "bf16":
-        return "the baseline the others are measured against"
+        return f"BF16 (an upcast of the {release.words} release)"
+    return "BF16 weights (upcast), FP8 KV cache" if variant.key == "kv_fp8" else variant.label
+
+
+NO_ROW = "no published quality row for this model at this precision in quality.csv"
+NO_KV_ROW = "no published quality row for an FP8 KV cache in quality.csv"
+
+
+def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release: Release) -> str:
+    kind = role(variant, release)
+    if kind == "reference":
+        if release.precision == "bf16":
+            return "the baseline the others are measured against"
+        alone = "" if any(r.recovery_pct is not None for r in rows) else "; quality.csv publishes no score of it"
+        return f"the release: the reference the published deltas are measured against{alone}"
+    if kind == "upcast":
+        upcast = f"BF16 weights are an upcast of the {release.words} release: more memory, no quality to recover"
+        return f"{upcast}; {NO_KV_ROW}" if variant.key == "kv_fp8" else f"{upcast}, so not the reference"
     if rows:
         return "the weights' published rows; none for the FP8 KV cache on top" if variant.key == "fp8_kv_fp8" else ""
-    if variant.key == "kv_fp8":
-        return "no published quality row for an FP8 KV cache in quality.csv"
-    return "no published quality row for this model at this precision in quality.csv"
+    if variant.key == "kv_fp8" or (variant.key == "fp8_kv_fp8" and release.precision == "fp8"):
+        return NO_KV_ROW if variant.key == "kv_fp8" else f"the released weights with an FP8 KV cache; {NO_KV_ROW}"
+    if release.precision == "mxfp4" and variant.key in ("fp4", "int4"):
+        other = "NVFP4" if variant.key == "fp4" else "INT4"
+        return (
+            f"no published {other} row for this model in quality.csv; its MXFP4 release is another 4-bit format "
+            "(its own row)"
+        )
+    return NO_ROW
 
 
 def _variant_workload(
@@ -125,8 +171,10 @@ def compare_precisions(
     keys: tuple[str, ...] = VARIANT_KEYS,
 ) -> PrecisionComparison:
     """One row per precision variant: cheapest feasible option, memory, and the published quality delta."""
+    release = release_precision(model, snapshot.quality)
     rows = []
-    for variant in (v for v in VARIANTS if v.key in keys):
+    shown = (v for v in VARIANTS if v.key in keys and v.only_for_release in ("", release.precision))
+    for variant in shown:
         quality = quality_for(model, variant, snapshot.quality)
         sized = _variant_workload(workload, variant, snapshot)
         best, feasible, reason = None, 0, "no GPU in the catalog (or in the GPU filter) has an FP4 tensor peak"
@@ -138,7 +186,7 @@ def compare_precisions(
         rows.append(
             PrecisionRow(
                 key=variant.key,
-                label=variant.label,
+                label=label(variant, release),
                 weight_dtype=variant.weight_dtype,
                 kv_dtype=variant.kv_dtype,
                 runs_on=variant.runs_on,
@@ -148,7 +196,8 @@ def compare_precisions(
                 best=best,
                 reason=reason,
                 quality=quality,
-                quality_note=_quality_note(variant, quality),
+                quality_note=_quality_note(variant, quality, release),
+                role=role(variant, release),
                 workload=sized,
             )
         )
@@ -160,9 +209,27 @@ def compare_precisions(
         "weights run dequantised to 16-bit matmuls, weight-only, as INT4 W4A16 does (its row); the ranking at FP4 "
         "without a GPU filter lists those too.",
         "Quality deltas are the sources' published recovery (quantised score ÷ baseline × 100) for this model "
-        "only; rows for other models of the family are not carried over.",
+        "only, each against the baseline quality.csv gives it; rows for other models of the family are not carried "
+        "over.",
+        release_note(model, release),
     ]
-    return PrecisionComparison(model.id, workload.ranked_by, rows, notes)
+    return PrecisionComparison(model.id, workload.ranked_by, rows, notes, release)
+
+
+def release_note(model: ModelSpec, release: Release) -> str:
+    if release.assumed:
+        return f"The BF16 row is the reference the deltas are measured against, {release.source}."
+    note = (
+        f"{model.name} is released in {release.words} ({release.source}): its {release.words} row is the reference "
+        "the published deltas are measured against, and BF16 is an upcast of the release, shown for its cost only."
+    )
+    if release.precision == "mxfp4":
+        note += (
+            " MXFP4 is not NVFP4 W4A4: its row is sized and timed as 4-bit weight-only (W4A16, 4.5 bits on every "
+            "weight; the release stores 4.25 on the MoE weights and BF16 elsewhere), as the checkpoint runs on "
+            "Hopper, and the FP4 row is a requantisation to NVFP4."
+        )
+    return note
 
 
 def _first_reason(options: Sequence[InferenceOption]) -> str:

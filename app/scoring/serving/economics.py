@@ -1,26 +1,21 @@
-"""Dedicated GPUs or a per-token API? Monthly costs at a traffic, and the traffic where they cross.
+"""Per-token API prices at a traffic: each provider's quote for the model (or the nearest listed one), its month
+and its labels (break_even.py: where dedicated GPUs cost no more).
 
-Pure: takes ranked inference options, token prices and a Traffic; no web or database imports.
-Basis of the break-even: the cheapest dedicated option *autoscaled* (floor of max(1, min_replicas)
-replicas) against the cheapest serverless price for the model, both per month of HOURS_PER_MONTH.
+Pure: takes token prices and model specs; no web or database imports.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
 from app.scoring import token_prices as trust
-from app.scoring.serving.traffic import DAYS_PER_MONTH, WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.traffic import (
+    DAYS_PER_MONTH,
+)
 from app.scoring.specs import ModelSpec, TokenPrice
-
-BREAK_EVEN_MIN_REQUESTS_PER_DAY = 1.0
-BREAK_EVEN_MAX_REQUESTS_PER_DAY = 1e9  # ~11 500 requests/s on average: beyond any single deployment here
-BREAK_EVEN_GRID_POINTS = 241  # log grid, 25 per decade: finds the first crossing, bisection refines it
-BISECTION_STEPS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,31 +59,6 @@ class ServerlessQuote:
     def doubts(self) -> tuple[str, ...]:
         """The labels of a compared price's doubts (token_prices.DOUBTS) it carries."""
         return tuple(f for f in self.flags if f in trust.DOUBTS)
-
-
-@dataclass(frozen=True, slots=True)
-class Replica:
-    """What the cost of one dedicated option depends on."""
-
-    label: str
-    gpus_per_replica: int
-    usd_per_gpu_hour: float
-    output_tokens_per_s: float  # per replica, at the latency targets
-    committed: bool = False  # reserved / capacity block: billed always on at the peak fleet
-
-    @property
-    def usd_per_replica_hour(self) -> float:
-        return self.gpus_per_replica * self.usd_per_gpu_hour
-
-
-@dataclass(frozen=True, slots=True)
-class BreakEven:
-    requests_per_day: float | None
-    utilisation: float | None  # output tokens served / capacity of the paid replica-hours, at break-even
-    dedicated: str | None  # the dedicated option that is cheapest at the break-even
-    serverless: str | None
-    basis: str
-    reason: str
 
 
 def usd_per_request(input_usd_per_mtok: float, output_usd_per_mtok: float, input_len: int, output_len: int) -> float:
@@ -217,109 +187,3 @@ def serverless_quotes(
 def cheapest_comparable(quotes: Sequence[ServerlessQuote]) -> ServerlessQuote | None:
     """The cheapest price a comparison may stand on (None: every listed price is unverified, deprecated or stale)."""
     return next((q for q in quotes if q.comparable), None)
-
-
-def pareto_replicas(replicas: Sequence[Replica]) -> list[Replica]:
-    """Replica types not beaten on both price per hour and throughput: only these can be cheapest.
-    Committed and pay-as-you-go replicas are billed differently, so each kind keeps its own front."""
-    front: list[Replica] = []
-    for committed in (False, True):
-        kind: list[Replica] = []
-        for r in sorted(replicas, key=lambda r: (r.usd_per_replica_hour, -r.output_tokens_per_s)):
-            if r.committed == committed and (not kind or r.output_tokens_per_s > kind[-1].output_tokens_per_s):
-                kind.append(r)
-        front += kind
-    return front
-
-
-def autoscaled_monthly_usd(
-    replica: Replica, requests_per_day: float, multipliers: Counter[float], output_len: int, floor: int
-) -> float:
-    """Fast autoscaled cost: the hours of the week grouped by their multiplier (order does not matter).
-    A committed replica is not autoscaled: every hour pays for the peak fleet."""
-    mean_per_s = requests_per_day / 86_400
-    needed = {
-        m: max(floor, replicas_needed(mean_per_s * m, output_len, replica.output_tokens_per_s)) for m in multipliers
-    }
-    if replica.committed:
-        needed = dict.fromkeys(needed, max(needed.values(), default=floor))
-    hours = sum(count * needed[m] for m, count in multipliers.items())
-    return hours * WEEKS_PER_MONTH * replica.usd_per_replica_hour
-
-
-def cheapest_dedicated(
-    front: Sequence[Replica], rpd: float, multipliers: Counter[float], output_len: int, floor: int
-) -> tuple[float, Replica]:
-    return min(
-        ((autoscaled_monthly_usd(r, rpd, multipliers, output_len, floor), r) for r in front), key=lambda pair: pair[0]
-    )
-
-
-def break_even(
-    replicas: Sequence[Replica],
-    cheapest_usd_per_request: float | None,
-    serverless_label: str | None,
-    traffic: Traffic,
-    output_len: int,
-) -> BreakEven:
-    """The lowest requests/day at which the cheapest autoscaled dedicated option costs no more than the
-    cheapest serverless price. Dedicated cost is a step function, so: a log grid finds the first grid
-    point where dedicated wins, and bisection narrows the step between it and the point before."""
-    basis = "cheapest dedicated option autoscaled to the profile vs the cheapest serverless price"
-    front = pareto_replicas(replicas)
-    if not front or cheapest_usd_per_request is None:
-        why = "no feasible dedicated option" if not front else "no serverless price to compare with"
-        return BreakEven(None, None, None, serverless_label, basis, why)
-    mult = Counter(traffic.multipliers())
-    floor = max(1, traffic.min_replicas)
-
-    def dedicated_wins(rpd: float) -> bool:
-        return cheapest_dedicated(front, rpd, mult, output_len, floor)[0] <= serverless_monthly_usd(
-            rpd, cheapest_usd_per_request
-        )
-
-    lo, hi = BREAK_EVEN_MIN_REQUESTS_PER_DAY, BREAK_EVEN_MAX_REQUESTS_PER_DAY
-    if dedicated_wins(lo):
-        return BreakEven(
-            None,
-            None,
-            None,
-            serverless_label,
-            basis,
-            f"dedicated is cheaper at every traffic down to {lo:,.0f} request/day",
-        )
-    ratio = (hi / lo) ** (1 / (BREAK_EVEN_GRID_POINTS - 1))
-    grid = [lo * ratio**i for i in range(BREAK_EVEN_GRID_POINTS)]
-    first = next((i for i, rpd in enumerate(grid) if dedicated_wins(rpd)), None)
-    if first is None:
-        return BreakEven(
-            None,
-            None,
-            None,
-            serverless_label,
-            basis,
-            f"serverless is cheaper at every traffic up to {hi:,.0f} requests/day",
-        )
-    lo, hi = grid[first - 1], grid[first]
-    for _ in range(BISECTION_STEPS):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if dedicated_wins(mid) else (mid, hi)
-    cost, winner = cheapest_dedicated(front, hi, mult, output_len, floor)
-    util = serving_cost(
-        traffic.hourly_requests_per_s(hi),
-        output_len,
-        winner.output_tokens_per_s,
-        winner.gpus_per_replica,
-        winner.usd_per_gpu_hour,
-        floor,
-        committed=winner.committed,
-    ).utilisation_autoscaled
-    return BreakEven(
-        hi,
-        util,
-        winner.label,
-        serverless_label,
-        basis,
-        f"above about {hi:,.0f} requests/day {winner.label} autoscaled (${cost:,.0f}/month) "
-        f"costs no more than {serverless_label}",
-    )

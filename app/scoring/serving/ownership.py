@@ -140,9 +140,11 @@ def compare_ownership(i: OwnershipInputs) -> Ownership:
 
 def ownership_terms(o: Ownership) -> list[Term]:
     i = o.inputs
-    servers = f"{i.servers} server{'s' if i.servers != 1 else ''} of {i.gpus_per_server}"
+    # "1 server of 8 × $317,000" read as 8 × $317k: the count says GPUs, and the price says it is per server
+    gpus = f"{i.gpus_per_server} GPU{'s' if i.gpus_per_server != 1 else ''}"
+    servers = f"{i.servers} server{'s' if i.servers != 1 else ''} of {gpus}"
     terms = [
-        Term("purchase", o.purchase_usd, "$", f"{servers} × ${i.purchase_usd_per_server:,.0f}"),
+        Term("purchase", o.purchase_usd, "$", f"{servers} × ${i.purchase_usd_per_server:,.0f} a server"),
         Term(
             "depreciation",
             o.depreciation_usd_per_month,

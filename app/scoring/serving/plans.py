@@ -1,33 +1,23 @@
-"""Serving plans (ranked options priced for a traffic, against serverless) and train-then-serve plans.
+"""Serving plans: ranked options priced for a traffic, against serverless (lifecycle.py: train, then serve).
 
 Pure: the catalog snapshot and model specs are passed in.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from app.scoring.inference.rank import InferenceOption, rank_inference
 from app.scoring.price_terms import COMMITTED, terms_text
-from app.scoring.serving.economics import (
-    BreakEven,
-    Replica,
-    ServerlessQuote,
-    break_even,
-    cheapest_comparable,
-    serverless_quotes,
-)
+from app.scoring.serving.break_even import BreakEven, Replica, break_even
+from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
-from app.scoring.serving.traffic import ServingCost, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.traffic import DAYS_PER_MONTH, ServingCost, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.verdict import Priced, Verdict, plan_verdict
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.rank import TrainingOption, rank_training
-from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload import InferenceWorkload
 from app.scoring.workload import Method as TrainingMethod
-
-LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best totals come first
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +43,11 @@ class ServingOption:
         return self.cost.units_at_peak
 
 
+def request_seconds(ttft_ms: float | None, tpot_ms: float | None, output_len: int) -> float:
+    """One request's time on a replica: its first token, then a step per further token (mean latencies)."""
+    return ((ttft_ms or 0.0) + max(0, output_len - 1) * (tpot_ms or 0.0)) / 1000
+
+
 def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
     """One option priced for the traffic's hourly `rates`: its rented units (serving every copy they hold) scale
     hour by hour."""
@@ -65,6 +60,8 @@ def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, 
         traffic.min_replicas,
         traffic.cold_start_s,
         committed=committed(o),
+        request_s=request_seconds(o.ttft_ms, o.tpot_ms, output_len),
+        idle_timeout_s=traffic.idle_timeout(),
     )
     replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s or 0.0)
     return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
@@ -81,6 +78,19 @@ class ServingPlan:
     substitute_model: str | None  # the serverless prices are for this model instead
     notes: list[str] = field(default_factory=list)
     cheapest_serverless: ServerlessQuote | None = None  # the price compared with: current and verified (or stale)
+    break_even_scale_to_zero: BreakEven | None = None  # the same against the cheapest option scaled to zero
+    verdict: Verdict | None = None  # which is cheapest at the traffic, in the mode that costs least
+    infeasible: list[InfeasibleGroup] = field(default_factory=list)  # where no option serves: why, per configuration
+
+
+@dataclass(frozen=True, slots=True)
+class InfeasibleGroup:
+    """Offers of one configuration that cannot serve the workload for one reason (as the ranking page groups them)."""
+
+    gpu_id: str
+    gpu_count: int
+    reason: str
+    offers: int
 
 
 def option_label(o: InferenceOption) -> str:
@@ -111,6 +121,10 @@ SPOT_NOT_ALONE_NOTE = (
 OVER_LIMITS_NOTE = (
     "Options over the latency limits at this load (marked over limits) are listed after those that meet them and "
     "left out of the break-even and the train-then-serve totals."
+)
+SERVERLESS_LATENCY = (
+    "serverless prices are compared as listed: their latency is not checked against the TTFT and TPOT limits (the "
+    "per-token APIs in the reference publish no latency guarantee)"
 )
 ALL_OVER_LIMITS_NOTE = (
     "No dedicated option meets the latency limits at this load: every one is over them (marked over limits), "
@@ -161,20 +175,38 @@ def serving_plan_from(
     output_len: int,
     notes: Sequence[str] = (),
     include_stale: bool = False,
+    infeasible: Sequence[InfeasibleGroup] = (),
+    ttft_limit_ms: float | None = None,
 ) -> ServingPlan:
-    """The pure core: price ranked options for the traffic and find the break-even against the cheapest
-    comparable serverless price (never an unverified, deprecated or, unless included, stale one; a disputed one at
-    its higher figure). The notes say what was left out and any doubt on the price compared with."""
+    """The pure core: price ranked options for the traffic and find the break-even, autoscaled and scaled to zero,
+    against the cheapest comparable serverless price (never an unverified, deprecated or, unless included, stale one;
+    a disputed one at its higher figure), and which is cheapest at the traffic. The notes say what was left out and
+    any doubt on the price compared with; `infeasible` says why no option serves, where none does."""
     priced = price_options(options, traffic, output_len)
     chosen = dependable(options, traffic)
     replicas = [
-        Replica(option_label(o), o.rented_gpus, o.usd_per_gpu_hour, o.rented_tokens_per_s, committed(o)) for o in chosen
+        Replica(
+            option_label(o),
+            o.rented_gpus,
+            o.usd_per_gpu_hour,
+            o.rented_tokens_per_s,
+            committed(o),
+            request_seconds(o.ttft_ms, o.tpot_ms, output_len),
+        )
+        for o in chosen
     ]
     best = cheapest_comparable(quotes)
     label = f"{best.provider_name} serverless ({best.model_name}{label_tags(best)})" if best else None
-    even = break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len)
+    evens = {
+        mode: break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len, mode)
+        for mode in ("autoscaled", "scale_to_zero")
+    }
     if best is None and quotes and replicas:
-        even = replace(even, reason="no current, verified serverless price to compare with (see the listed prices)")
+        why = "no current, verified serverless price to compare with (see the listed prices)"
+        evens = {mode: replace(even, reason=why) for mode, even in evens.items()}
+    chosen_ids = {id(o) for o in chosen}
+    standing = [s for s in priced if id(s.option) in chosen_ids]
+    verdict = _verdict(standing, best, label, traffic, ttft_limit_ms)
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
     notes = list(notes)
     if (left_out := left_out_note(quotes, include_stale)) is not None:
@@ -200,9 +232,51 @@ def serving_plan_from(
             f"No provider lists {model_id} per token; serverless prices are for {substitute}, "
             "the listed model closest in parameter count."
         )
+    if not priced and best is not None:  # the only price shown: say what it does not promise
+        notes.append(f"No dedicated option serves this workload, and the {SERVERLESS_LATENCY}.")
     return ServingPlan(
-        model_id, traffic.daily_requests(), traffic.peak_rate_per_s(), priced, quotes, even, substitute, notes, best
+        model_id,
+        traffic.daily_requests(),
+        traffic.peak_rate_per_s(),
+        priced,
+        quotes,
+        evens["autoscaled"],
+        substitute,
+        notes,
+        best,
+        break_even_scale_to_zero=evens["scale_to_zero"],
+        verdict=verdict,
+        infeasible=list(infeasible) if not priced else [],
     )
+
+
+def _verdict(
+    standing: Sequence[ServingOption],
+    quote: ServerlessQuote | None,
+    label: str | None,
+    traffic: Traffic,
+    ttft_limit_ms: float | None,
+) -> Verdict:
+    """Serverless, the cheapest option autoscaled or the cheapest scaled to zero: the least at this traffic."""
+    autoscaled = scaled = None
+    if standing:
+        lead = standing[0]  # cheapest autoscaled first
+        autoscaled = Priced(option_label(lead.option), lead.cost.monthly_usd_autoscaled)
+        low = min(standing, key=lambda s: s.cost.monthly_usd_scale_to_zero)
+        scaled = Priced(
+            option_label(low.option), low.cost.monthly_usd_scale_to_zero, low.cost.scale_ups_from_zero_per_month
+        )
+    serverless = Priced(label, quote.monthly_usd) if quote is not None and label else None
+    requests = traffic.daily_requests() * DAYS_PER_MONTH
+    return plan_verdict(autoscaled, scaled, serverless, requests, traffic.cold_start_s, ttft_limit_ms)
+
+
+def infeasible_groups(ranking_keys: Sequence[tuple[str, int, str]]) -> list[InfeasibleGroup]:
+    """(GPU, count, reason) of each infeasible option, counted per configuration and reason, in ranked order."""
+    counts: dict[tuple[str, int, str], int] = {}
+    for key in ranking_keys:
+        counts[key] = counts.get(key, 0) + 1
+    return [InfeasibleGroup(gpu, count, reason, offers) for (gpu, count, reason), offers in counts.items()]
 
 
 DEDICATED_ONLY_NOTE = (
@@ -255,128 +329,15 @@ def plan_serving(
     notes: list[str] = []
     if trained_with is not None:
         quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
+    infeasible = infeasible_groups(ranking.row_keys[ranking.feasible_count :]) if not ranking.feasible_count else []
     return serving_plan_from(
-        model.id, ranking.options, quotes, traffic, workload.output_len, notes, include_stale=workload.include_stale
+        model.id,
+        ranking.options,
+        quotes,
+        traffic,
+        workload.output_len,
+        notes,
+        include_stale=workload.include_stale,
+        infeasible=infeasible,
+        ttft_limit_ms=workload.ttft_ms,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class LifecycleCombination:
-    training: str
-    serving: str
-    serving_kind: str  # dedicated | serverless
-    training_usd: float
-    training_hours: float
-    serving_usd_per_month: float
-    months: int
-    total_usd: float
-    training_share: float
-    serving_share: float
-    # What a buyer must know about each price, as the labels say it: a dedicated offer's price_caveats, a serverless
-    # price's doubts (token_prices.DOUBTS)
-    training_price_caveats: tuple[str, ...] = ()
-    serving_price_caveats: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class LifecyclePlan:
-    months: int
-    combinations: list[LifecycleCombination]  # cheapest total first
-    serving: ServingPlan
-    training_feasible: int
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class ServingCandidate:
-    label: str
-    kind: str  # dedicated | serverless
-    usd_per_month: float
-    price_caveats: tuple[str, ...] = ()
-
-
-def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[ServingCandidate]:
-    """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
-    chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
-    picked = [s for s in plan.options if id(s.option) in chosen][:k]
-    labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
-    found = [
-        ServingCandidate(label, "dedicated", s.cost.monthly_usd_autoscaled, s.option.price_caveats)
-        for label, s in zip(labels, picked, strict=True)
-    ]
-    if (q := plan.cheapest_serverless) is not None:
-        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
-        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, tuple(d.replace("_", " ") for d in q.doubts)))
-    return found
-
-
-class _Priced(Protocol):
-    usd_per_gpu_hour: float
-    machine: str
-
-
-def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
-    """Labels like "4×B200 at Lambda (on demand)"; two offers that would read alike also name their price (and,
-    at one price, their machine), so a table never shows two different rows under one name."""
-    for detail in (lambda o: f"${o.usd_per_gpu_hour:,.2f}/GPU-h", lambda o: o.machine):
-        seen = Counter(labels)
-        labels = [
-            label if seen[label] == 1 or not detail(o) else f"{label[:-1]}, {detail(o)})"
-            for label, o in zip(labels, options, strict=True)
-        ]
-    return labels
-
-
-def training_labels(training: Sequence[TrainingOption]) -> list[str]:
-    base = [
-        f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} "
-        f"({terms_text(t.price_type, t.price_caveats, t.interruptible, t.stale)})"
-        for t in training
-    ]
-    return distinct_labels(base, training)
-
-
-def combine(
-    training: Sequence[TrainingOption], serving: Sequence[ServingCandidate], months: int
-) -> list[LifecycleCombination]:
-    """Every training option x serving candidate: total = training $ + months x monthly serving $."""
-    rows = []
-    for t, train_label in zip(training, training_labels(training), strict=True):
-        for candidate in serving:
-            train_usd, monthly = t.total_usd or 0.0, candidate.usd_per_month
-            total = train_usd + months * monthly
-            rows.append(
-                LifecycleCombination(
-                    train_label,
-                    candidate.label,
-                    candidate.kind,
-                    train_usd,
-                    t.total_hours or 0.0,
-                    monthly,
-                    months,
-                    total,
-                    train_usd / total if total else 0.0,
-                    months * monthly / total if total else 0.0,
-                    t.price_caveats,
-                    candidate.price_caveats,
-                )
-            )
-    return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))
-
-
-def plan_lifecycle(
-    training_workload: TrainingWorkload,
-    inference_workload: InferenceWorkload,
-    traffic: Traffic,
-    months: int,
-    snapshot: CatalogSnapshot,
-    train_model: ModelSpec,
-    serve_model: ModelSpec,
-    top_k: int = LIFECYCLE_TOP_K,
-) -> LifecyclePlan:
-    """Top k training options (by their own metric, $ per step) x top k serving options (autoscaled)."""
-    trained = [o for o in rank_training(training_workload, snapshot, train_model).options if o.feasible]
-    serving = plan_serving(inference_workload, traffic, snapshot, serve_model, trained_with=training_workload.method)
-    rows = combine(trained[:top_k], _serving_candidates(serving, traffic, top_k), months)
-    notes = [] if trained else ["no training option is feasible for this run"]
-    return LifecyclePlan(months, rows, serving, len(trained), notes + serving.notes)

@@ -3,7 +3,9 @@
 Which tco.csv row fills an input left empty (each choice is stated in the answer with its source):
 - purchase: the newest dated 8-GPU server price of that GPU (no server price: the user must give one;
   a bare GPU price leaves out the CPUs, memory and network, so it is never used as a server price);
-- power draw: the midpoint of the published typical draw under load, else the maximum input;
+- power draw: the midpoint of the published typical draw under load; for a server tco.csv gives as the same chassis
+  as one with a typical draw (the DGX H200 is the DGX H100's, at the same maximum input), that server's; else the
+  maximum input, said to be a worst case (energy overstated against a GPU priced at its typical draw);
 - provisioned kW (colocation): the maximum input;
 - purchase and power for a server of another size: the 8-GPU server's per-GPU share times the GPUs per server
   (an assumption: the host's CPUs, memory, network and power scale with its GPUs; tco.csv has no other sizes);
@@ -137,17 +139,44 @@ def _purchase(tco: tuple[TcoInput, ...], gpu: str, gpus_per_server: int = SOURCE
     return _from_row("purchase_usd_per_server", rows[0], "$ per server", scale, "newest dated server price" + size)
 
 
+# tco.csv's system_power_max rows: DGX H100 "/ DGX H200 (max input)", "Applies to H200 DGX too"; DGX H200 "Same chassis
+# power spec as DGX H100". A server with no typical draw of its own takes its chassis twin's (checked: same max input).
+SAME_CHASSIS = {"H200": "H100-SXM"}
+
+
+def _typical_draw(tco: tuple[TcoInput, ...], gpu: str) -> tuple[TcoInput, str] | None:
+    """The typical draw row for `gpu`'s server, or its same-chassis twin's, with why it applies."""
+    if rows := _rows(tco, "system_power_typical", gpu):
+        return rows[0], "midpoint of the typical draw"
+    twin = SAME_CHASSIS.get(gpu)
+    own_max, twin_max = _rows(tco, "system_power_max", gpu), _rows(tco, "system_power_max", twin or "")
+    typical = _rows(tco, "system_power_typical", twin or "")
+    if twin and typical and own_max and twin_max and own_max[0].value == twin_max[0].value:
+        return typical[0], (
+            f"midpoint of the {twin} server's typical draw: tco.csv gives the {gpu} server as the same chassis, at "
+            f"the same {own_max[0].value:g} kW maximum input, and no typical draw of its own"
+        )
+    return None
+
+
 def _power(
     tco: tuple[TcoInput, ...], gpu: str, field: str, typical_first: bool, gpus_per_server: int = SOURCED_SERVER_GPUS
 ) -> ResolvedInput:
-    items = ("system_power_typical", "system_power_max") if typical_first else ("system_power_max",)
+    """The average draw (typical_first) or the provisioned kW (the maximum input) of one server."""
     scale, size = _per_server_size(gpus_per_server)
-    for item in items:
-        rows = _rows(tco, item, gpu)
-        if rows:
-            why = "midpoint of the typical draw" if item == "system_power_typical" else "maximum input"
-            return _from_row(field, rows[0], "kW per server", scale, why + size)
+    if typical_first and (typical := _typical_draw(tco, gpu)) is not None:
+        row, why = typical
+        return _from_row(field, row, "kW per server", scale, why + size)
+    if rows := _rows(tco, "system_power_max", gpu):
+        why = "maximum input" if not typical_first else WORST_CASE_POWER
+        return _from_row(field, rows[0], "kW per server", scale, why + size)
     raise MissingInput(field, f"no sourced system power for {gpu} servers in tco.csv; give one")
+
+
+WORST_CASE_POWER = (
+    "maximum input, a worst case: tco.csv has no typical draw for this server, so the energy is overstated beside "
+    "a GPU priced at its typical draw; give your measured draw"
+)
 
 
 def _first(tco: tuple[TcoInput, ...], item: str, field: str, pick: str = "") -> TcoInput:

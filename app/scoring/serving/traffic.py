@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.serving.scale_to_zero import IDLE_RATE_PER_S, scale_to_zero_week
 from app.scoring.workload import MIN_REQUESTS_PER_S
 
 HOURS_PER_MONTH = 730.0  # 365 days x 24 h / 12 months: the "per month" of cloud price pages
@@ -31,7 +32,7 @@ DEFAULT_REQUESTS_PER_DAY = 100_000.0
 MAX_REQUESTS_PER_DAY = 1e10
 MIN_REQUESTS_PER_DAY = 0.1  # a request in ten days: above the rate fields' floor (MIN_REQUESTS_PER_S = 0.0864 a day)
 MAX_PEAK_FACTOR = 8.0  # a diurnal peak 8x the mean already puts ~all traffic in a few hours
-IDLE_RATE_PER_S = 1e-9  # hourly rates below this are zero traffic (rounding of the profile)
+MAX_IDLE_TIMEOUT_S = 86_400.0  # a day: longer stays up through any night, as autoscaled with a floor of one does
 
 Profile = Literal["flat", "business_hours", "diurnal"]
 
@@ -56,6 +57,13 @@ class Traffic(NumbersNotBooleans):
     )
     min_replicas: int = Field(1, ge=0, le=10_000, description="autoscaled floor (at least 1 stays warm)")
     cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
+    idle_timeout_s: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_IDLE_TIMEOUT_S,
+        description="scale-to-zero: seconds a replica stays up after its last request; default: the cold start, so "
+        "it idles no longer than a restart would bill (no idle timeout in the reference)",
+    )
     spot_only: bool = Field(
         False, description="a spot (interruptible) option may be the whole deployment; default: never alone"
     )
@@ -66,6 +74,10 @@ class Traffic(NumbersNotBooleans):
         if value is not None and info.data.get("requests_per_day") is not None:
             raise ValueError("give requests_per_day or peak_requests_per_s, not both")
         return value
+
+    def idle_timeout(self) -> float:
+        """The idle timeout used: the one given, else the cold start (a restart bills that long anyway)."""
+        return self.cold_start_s if self.idle_timeout_s is None else self.idle_timeout_s
 
     def multipliers(self) -> tuple[float, ...]:
         return week_profile(self.profile, self.peak_factor)
@@ -151,35 +163,6 @@ class ServingCost:
     billing_note: str = ""
 
 
-def scale_to_zero_replica_hours(needed: Sequence[int], cold_start_s: float) -> tuple[float, int]:
-    """Replica-hours per week when idle hours are released, and starts from zero per week.
-
-    Each start from zero bills every replica it starts for cold_start_s. An idle gap shorter than what
-    its restart would cost keeps one replica warm instead (what an operator would configure), so
-    scale-to-zero never costs more than autoscaling with a floor of one.
-    """
-    hours = float(sum(needed))
-    busy = [i for i, n in enumerate(needed) if n > 0]
-    if not busy or len(busy) == len(needed):
-        return hours, 0
-    start = busy[0]
-    rotated = list(needed[start:]) + list(needed[:start])  # the week repeats: begin at a busy hour
-    starts, gap = 0, 0
-    for n in rotated[1:] + rotated[:1]:
-        if n == 0:
-            gap += 1
-            continue
-        if gap:
-            restart_hours = n * cold_start_s / 3600
-            if restart_hours < gap:
-                hours += restart_hours
-                starts += 1
-            else:
-                hours += gap
-        gap = 0
-    return hours, starts
-
-
 def serving_cost(
     hourly_requests_per_s: Sequence[float],
     output_len: int,
@@ -189,8 +172,11 @@ def serving_cost(
     min_replicas: int = 1,
     cold_start_s: float = 60.0,
     committed: bool = False,
+    request_s: float = 0.0,
+    idle_timeout_s: float | None = None,
 ) -> ServingCost:
-    """Always-on at peak size, autoscaled hour by hour above a floor, and scale-to-zero.
+    """Always-on at peak size, autoscaled hour by hour above a floor, and scale-to-zero (scale_to_zero.py: the time
+    replicas are up, `request_s` a request's time on one, and their cold starts; never more than autoscaled).
     Committed capacity (reserved, capacity block) is paid whether used or not: it is never autoscaled, so
     all three policies cost the always-on fleet (the committed cost), never less."""
     needed = [replicas_needed(r, output_len, replica_output_tokens_per_s) for r in hourly_requests_per_s]
@@ -200,10 +186,15 @@ def serving_cost(
         "always_on": max(peak, floor) * float(len(needed)),
         "autoscaled": float(sum(max(floor, n) for n in needed)),
     }
-    weekly["scale_to_zero"], starts = scale_to_zero_replica_hours(needed, cold_start_s)
+    timeout = cold_start_s if idle_timeout_s is None else idle_timeout_s
+    weekly["scale_to_zero"], starts = scale_to_zero_week(
+        hourly_requests_per_s, output_len, replica_output_tokens_per_s, request_s, timeout, cold_start_s
+    )
+    if weekly["scale_to_zero"] >= weekly["autoscaled"]:  # scaling to zero saves nothing: it is not done
+        weekly["scale_to_zero"], starts = weekly["autoscaled"], 0.0
     if committed:
         weekly["autoscaled"] = weekly["scale_to_zero"] = weekly["always_on"]
-        starts = 0
+        starts = 0.0
     gpu_hours = {k: v * WEEKS_PER_MONTH * gpus_per_replica for k, v in weekly.items()}
     tokens = sum(hourly_requests_per_s) * 3600 * output_len
     capacity = weekly["autoscaled"] * 3600 * replica_output_tokens_per_s

@@ -9,13 +9,15 @@ from typing import Any
 from app.scoring import token_prices
 from app.scoring.machines import rented_gpus
 from app.scoring.price_terms import COMMITTED
-from app.scoring.serving.economics import (
+from app.scoring.serving.break_even import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,
     BREAK_EVEN_MIN_REQUESTS_PER_DAY,
     Replica,
     autoscaled_monthly_usd,
-    serverless_monthly_usd,
+    scale_to_zero_monthly_usd,
 )
+from app.scoring.serving.economics import serverless_monthly_usd
+from app.scoring.serving.plans import request_seconds
 from app.scoring.serving.traffic import Traffic
 from app.web.charts import Figure, layout, log_axis
 from app.web.rank.charts import PALETTE
@@ -47,13 +49,14 @@ def _distinct(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]
     return list(seen.values())
 
 
-def rented_unit(option: dict[str, Any]) -> Replica:
+def rented_unit(option: dict[str, Any], output_len: int = 1) -> Replica:
     """What the autoscaler adds for a plan row, as the plan prices it: a whole rented instance with every copy of the
     layout it holds (a 2-GPU layout on a 4-GPU instance bills 4 GPUs and serves two copies' tokens)."""
     gpus = rented_gpus(option["instance_gpus"] or option["gpu_count"], option["gpu_count"])
     copies = option["copies_per_instance"] or 1
     committed = option["price_type"] in COMMITTED  # billed always on at the peak fleet
-    return Replica("", gpus, option["usd_per_gpu_hour"], option["output_tokens_per_s"] * copies, committed)
+    request_s = request_seconds(option["ttft_ms"], option["tpot_ms"], output_len)
+    return Replica("", gpus, option["usd_per_gpu_hour"], option["output_tokens_per_s"] * copies, committed, request_s)
 
 
 def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) -> Figure:
@@ -79,6 +82,7 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
                 "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
             }
         )
+    traces += _scaled_to_zero(payload, traffic, output_len, grid)
     compared = [q for q in payload["serverless"] if q["comparable"]]  # never an unverified or deprecated price
     for j, q in enumerate(compared[:SERVERLESS_LINES]):
         label = f"{q['provider_name']} serverless{' (substitute: ' + q['model_name'] + ')' if q['substitute'] else ''}"
@@ -95,20 +99,25 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
                 "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
             }
         )
-    if even["requests_per_day"] and payload["cheapest_serverless"]:
-        rpd = even["requests_per_day"]
-        best = payload["cheapest_serverless"]["usd_per_request"]
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": "break-even",
-                "x": [rpd],
-                "y": [serverless_monthly_usd(rpd, best)],
-                "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
-                "hovertemplate": "break-even: %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
-            }
-        )
+    zero = payload["break_even_scale_to_zero"] or {}
+    marks = [(even, "break-even", "diamond")]
+    if zero.get("requests_per_day") and round(zero["requests_per_day"]) != round(even["requests_per_day"] or 0):
+        marks.append((zero, "break-even scaled to zero", "diamond-open"))
+    for mark, name, symbol in marks:
+        if mark["requests_per_day"] and payload["cheapest_serverless"]:
+            rpd = mark["requests_per_day"]
+            best = payload["cheapest_serverless"]["usd_per_request"]
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": name,
+                    "x": [rpd],
+                    "y": [serverless_monthly_usd(rpd, best)],
+                    "marker": {"symbol": symbol, "size": 13, "color": "#1b1f24"},
+                    "hovertemplate": name + ": %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
+                }
+            )
     shapes = [
         {
             "type": "line",
@@ -142,6 +151,27 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
             legend={"orientation": "h", "y": -0.25},
         ),
     }
+
+
+def _scaled_to_zero(payload: dict[str, Any], traffic: Traffic, output_len: int, grid: list[float]) -> list[Any]:
+    """The lead option scaled to zero (dash-dot), where that costs less than autoscaling it at the user's traffic."""
+    options = payload["options"]
+    if not options or options[0]["monthly_usd_scale_to_zero"] >= options[0]["monthly_usd_autoscaled"]:
+        return []
+    o = options[0]
+    replica = rented_unit(o, output_len)
+    label = f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} scaled to zero"
+    return [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": f"dedicated {label}",
+            "x": grid,
+            "y": [scale_to_zero_monthly_usd(replica, r, traffic, output_len) for r in grid],
+            "line": {"color": PALETTE[0], "dash": "dashdot"},
+            "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + label + "</extra>",
+        }
+    ]
 
 
 def _log10(value: float) -> float:

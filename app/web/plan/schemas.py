@@ -29,12 +29,17 @@ class ServingOptionOut(InferenceOptionFields):
     instances: int = Field(description="the ranking's rented instances for them: instances_at_peak")
     gpu_hours_always_on: float = Field(description="GPU-hours a month with the peak hour's instances every hour")
     gpu_hours_autoscaled: float = Field(description="GPU-hours a month, instances added and removed hour by hour")
-    gpu_hours_scale_to_zero: float = Field(description="GPU-hours a month, autoscaled and none in idle hours")
+    gpu_hours_scale_to_zero: float = Field(
+        description="GPU-hours a month when replicas stop after the idle timeout: the time they are up, and cold starts"
+    )
     monthly_usd_always_on: float = Field(description="the peak hour's instances every hour")
     monthly_usd_autoscaled: float = Field(
         description="instances added and removed hour by hour (whole instances: copies sharing one scale together)"
     )
-    monthly_usd_scale_to_zero: float = Field(description="autoscaled, and none in idle hours (cold starts billed)")
+    monthly_usd_scale_to_zero: float = Field(
+        description="replicas stop after the idle timeout and start on a request: the time they are up and their "
+        "cold starts, never more than autoscaled"
+    )
     scale_ups_from_zero_per_month: float = Field(description="starts from zero a month when scaling to zero")
     utilisation_autoscaled: float = Field(description="output tokens served ÷ what the autoscaled instances could")
     committed: bool = Field(description="reserved / capacity block: every policy is billed always on")
@@ -58,7 +63,19 @@ class ServingBody(BaseModel):
     serverless_basis: str
     substitute_model: str | None
     break_even_requests_per_day: float | None
-    break_even: dict[str, Any]
+    break_even: dict[str, Any] = Field(description="against the cheapest dedicated option autoscaled")
+    break_even_scale_to_zero: dict[str, Any] | None = Field(
+        description="against the cheapest dedicated option scaled to zero (a request finding no replica up waits the "
+        "cold start)"
+    )
+    verdict: dict[str, Any] | None = Field(
+        description="cheapest (serverless | scale_to_zero | autoscaled | none) at this traffic, in words, with the "
+        "caveat of the mode that wins"
+    )
+    infeasible: list[dict[str, Any]] = Field(
+        description="where no dedicated option serves the workload: each configuration (gpu_id, gpu_count), its "
+        "reason and how many offers share it; empty otherwise"
+    )
     assumptions: dict[str, Any]
     notes: list[str]
 

@@ -21,6 +21,7 @@ class QualityRow(BaseModel):
     as_of: str
     source_url: str
     note: str
+    baseline: str = Field(description="what recovery_pct is measured against, as quality.csv gives it: native FP8, …")
 
 
 class Band(BaseModel):
@@ -62,7 +63,7 @@ class BestOption(BaseModel):
 
 
 class PrecisionRowOut(BaseModel):
-    key: str = Field(description="bf16 | fp8 | fp8_kv_fp8 | fp4 | int4 | kv_fp8")
+    key: str = Field(description="bf16 | fp8 | fp8_kv_fp8 | fp4 | mxfp4 (a model released in it only) | int4 | kv_fp8")
     label: str
     weight_dtype: str
     kv_dtype: str
@@ -74,9 +75,21 @@ class PrecisionRowOut(BaseModel):
     reason: str = Field(description="why no option is shown (empty when one is)")
     quality: list[QualityRow] = Field(description="published quality rows for this model and precision")
     quality_note: str
+    role: str = Field(
+        description="reference: the model's released precision, the deltas' reference; upcast: BF16 weights above a "
+        "lower-precision release; empty otherwise"
+    )
     rank_url: str | None = Field(
         None, description="the results page ranking exactly this row's question (its dtypes; FP4: FP4 GPUs only)"
     )
+
+
+class Release(BaseModel):
+    precision: str = Field(description="bf16 | fp8 | mxfp4: the precision the model is released in")
+    row: str = Field(description="the key of the row that is the release (the reference)")
+    source: str = Field(description="where it was read (quality.csv), or that BF16 was assumed")
+    source_url: str
+    assumed: bool = Field(description="nothing in the reference says: BF16 assumed")
 
 
 class PrecisionResponse(BaseModel):
@@ -85,6 +98,7 @@ class PrecisionResponse(BaseModel):
     rank_by: str
     ranked_unit: str
     rows: list[PrecisionRowOut]
+    release: Release
     notes: list[str]
     catalog_version: str
     share_url: str

@@ -1,0 +1,143 @@
+"""Train-then-serve plans: the top training options x the top serving options of a serving plan, totalled.
+
+Pure: the catalog snapshot and model specs are passed in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from app.scoring.price_terms import terms_text
+from app.scoring.serving.plans import ServingPlan, dependable, option_label, plan_serving
+from app.scoring.serving.serverless_notes import label_tags
+from app.scoring.serving.traffic import Traffic
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.training.rank import TrainingOption, rank_training
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best totals come first
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleCombination:
+    training: str
+    serving: str
+    serving_kind: str  # dedicated | serverless
+    training_usd: float
+    training_hours: float
+    serving_usd_per_month: float
+    months: int
+    total_usd: float
+    training_share: float
+    serving_share: float
+    # What a buyer must know about each price, as the labels say it: a dedicated offer's price_caveats, a serverless
+    # price's doubts (token_prices.DOUBTS)
+    training_price_caveats: tuple[str, ...] = ()
+    serving_price_caveats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LifecyclePlan:
+    months: int
+    combinations: list[LifecycleCombination]  # cheapest total first
+    serving: ServingPlan
+    training_feasible: int
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ServingCandidate:
+    label: str
+    kind: str  # dedicated | serverless
+    usd_per_month: float
+    price_caveats: tuple[str, ...] = ()
+
+
+def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[ServingCandidate]:
+    """Top k dedicated options a plan may stand on (autoscaled monthly $) and the cheapest serverless price, if any."""
+    chosen = {id(o) for o in dependable([s.option for s in plan.options], traffic)}
+    picked = [s for s in plan.options if id(s.option) in chosen][:k]
+    labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
+    found = [
+        ServingCandidate(label, "dedicated", s.cost.monthly_usd_autoscaled, s.option.price_caveats)
+        for label, s in zip(labels, picked, strict=True)
+    ]
+    if (q := plan.cheapest_serverless) is not None:
+        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
+        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, tuple(d.replace("_", " ") for d in q.doubts)))
+    return found
+
+
+class _Priced(Protocol):
+    usd_per_gpu_hour: float
+    machine: str
+
+
+def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
+    """Labels like "4×B200 at Lambda (on demand)"; two offers that would read alike also name their price (and,
+    at one price, their machine), so a table never shows two different rows under one name."""
+    for detail in (lambda o: f"${o.usd_per_gpu_hour:,.2f}/GPU-h", lambda o: o.machine):
+        seen = Counter(labels)
+        labels = [
+            label if seen[label] == 1 or not detail(o) else f"{label[:-1]}, {detail(o)})"
+            for label, o in zip(labels, options, strict=True)
+        ]
+    return labels
+
+
+def training_labels(training: Sequence[TrainingOption]) -> list[str]:
+    base = [
+        f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} "
+        f"({terms_text(t.price_type, t.price_caveats, t.interruptible, t.stale)})"
+        for t in training
+    ]
+    return distinct_labels(base, training)
+
+
+def combine(
+    training: Sequence[TrainingOption], serving: Sequence[ServingCandidate], months: int
+) -> list[LifecycleCombination]:
+    """Every training option x serving candidate: total = training $ + months x monthly serving $."""
+    rows = []
+    for t, train_label in zip(training, training_labels(training), strict=True):
+        for candidate in serving:
+            train_usd, monthly = t.total_usd or 0.0, candidate.usd_per_month
+            total = train_usd + months * monthly
+            rows.append(
+                LifecycleCombination(
+                    train_label,
+                    candidate.label,
+                    candidate.kind,
+                    train_usd,
+                    t.total_hours or 0.0,
+                    monthly,
+                    months,
+                    total,
+                    train_usd / total if total else 0.0,
+                    months * monthly / total if total else 0.0,
+                    t.price_caveats,
+                    candidate.price_caveats,
+                )
+            )
+    return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))
+
+
+def plan_lifecycle(
+    training_workload: TrainingWorkload,
+    inference_workload: InferenceWorkload,
+    traffic: Traffic,
+    months: int,
+    snapshot: CatalogSnapshot,
+    train_model: ModelSpec,
+    serve_model: ModelSpec,
+    top_k: int = LIFECYCLE_TOP_K,
+) -> LifecyclePlan:
+    """Top k training options (by their own metric, $ per step) x top k serving options (autoscaled)."""
+    trained = [o for o in rank_training(training_workload, snapshot, train_model).options if o.feasible]
+    serving = plan_serving(inference_workload, traffic, snapshot, serve_model, trained_with=training_workload.method)
+    rows = combine(trained[:top_k], _serving_candidates(serving, traffic, top_k), months)
+    notes = [] if trained else ["no training option is feasible for this run"]
+    return LifecyclePlan(months, rows, serving, len(trained), notes + serving.notes)

@@ -1,0 +1,83 @@
+"""Which is cheapest at the plan's traffic: serverless, or dedicated in the mode that costs least, said with the
+catch of the mode that wins.
+
+Scale to zero never costs more than autoscaling, so where it is cheaper it wins on price, at a price in latency: the
+request that finds no replica up waits the cold start. The verdict names both dedicated modes and says that catch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """One side of the comparison at the plan's traffic."""
+
+    label: str
+    usd_per_month: float
+    starts_per_month: float = 0.0  # scale to zero: starts from zero (each a request waiting the cold start)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    cheapest: str  # serverless | scale_to_zero | autoscaled | none
+    text: str
+    caveat: str = ""  # what the winner costs in latency (scale to zero's cold starts)
+
+
+def usd(value: float) -> str:
+    """$2,609 a month, but $0.03 where whole dollars would read as nothing."""
+    return f"${value:,.0f}" if value >= 10 else f"${value:,.2f}"
+
+
+def cold_start_caveat(scaled: Priced, requests_per_month: float, cold_start_s: float, ttft_ms: float | None) -> str:
+    share = scaled.starts_per_month / requests_per_month if requests_per_month > 0 else 0.0
+    over = f", over the {ttft_ms:,.0f} ms TTFT limit" if ttft_ms is not None and cold_start_s * 1000 > ttft_ms else ""
+    return (
+        f"Scaled to zero, about {scaled.starts_per_month:,.0f} requests a month ({_share(share)} of them) find no "
+        f"replica up and wait the {cold_start_s:g} s cold start{over}; autoscaled keeps a replica warm"
+    )
+
+
+def _share(share: float) -> str:
+    return f"{share:.1%}" if share >= 0.001 or share == 0 else "under 0.1%"
+
+
+def plan_verdict(
+    autoscaled: Priced | None,
+    scaled: Priced | None,
+    serverless: Priced | None,
+    requests_per_month: float,
+    cold_start_s: float,
+    ttft_ms: float | None = None,
+) -> Verdict:
+    """The cheapest of serverless, the cheapest option autoscaled and the cheapest scaled to zero (where that saves
+    anything over autoscaling)."""
+    if autoscaled is None:
+        if serverless is None:
+            return Verdict("none", "No dedicated option serves this workload, and no serverless price compares")
+        return Verdict(
+            "serverless",
+            f"Only serverless prices this workload: {serverless.label}, {usd(serverless.usd_per_month)}/month; no "
+            "dedicated option serves it",
+        )
+    saves = scaled is not None and scaled.usd_per_month < autoscaled.usd_per_month
+    dedicated = scaled if saves and scaled is not None else autoscaled
+    api = f"{serverless.label} at {usd(serverless.usd_per_month)}" if serverless is not None else "no serverless price"
+    if serverless is not None and serverless.usd_per_month < dedicated.usd_per_month:
+        text = f"Serverless is cheaper at this traffic: {serverless.label}, {usd(serverless.usd_per_month)}/month, "
+        text += f"against {autoscaled.label} at {usd(autoscaled.usd_per_month)} autoscaled"
+        if dedicated is not autoscaled:
+            on = "" if dedicated.label == autoscaled.label else f" on {dedicated.label}"
+            text += f" and {usd(dedicated.usd_per_month)} scaled to zero{on}"
+        return Verdict("serverless", text)
+    if dedicated is autoscaled:
+        text = f"Dedicated is cheaper at this traffic: {autoscaled.label} autoscaled, {usd(autoscaled.usd_per_month)}"
+        return Verdict("autoscaled", f"{text}/month, against {api}")
+    on = "" if dedicated.label == autoscaled.label else f" on {autoscaled.label}"
+    text = (
+        f"Dedicated is cheaper at this traffic scaled to zero: {dedicated.label}, {usd(dedicated.usd_per_month)}/month,"
+        f" against {api} and {usd(autoscaled.usd_per_month)} autoscaled{on}"
+    )
+    return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
