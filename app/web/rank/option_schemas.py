@@ -35,6 +35,19 @@ class BandOut(BaseModel):
     high: float
 
 
+class LatencyFieldsOut(BaseModel):
+    """The latencies an inference option or estimate reports: means (and their deprecated names), the median and
+    the p99s the request's limits are checked against."""
+
+    ttft_mean_ms: float | None = Field(description=TTFT_MEAN + INFEASIBLE_NULL)
+    tpot_mean_ms: float | None = Field(description=TPOT_MEAN + INFEASIBLE_NULL)
+    ttft_ms: float | None = Field(description=DEPRECATED_TTFT, deprecated=True)
+    tpot_ms: float | None = Field(description=DEPRECATED_TPOT, deprecated=True)
+    ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
+    ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
+    tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
+
+
 class OfferFieldsOut(BaseModel):
     """What an option says of its offer and price (both phases)."""
 
@@ -69,7 +82,7 @@ class OfferFieldsOut(BaseModel):
     machine: str = Field(description="the offer's machine as the ranking read it (node size, links, fabric)")
 
 
-class InferenceOptionFields(OfferFieldsOut):
+class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     """A ranked inference option: one (GPU, count, layout) at one offer."""
 
     gpu_count: int = Field(description="GPUs of one replica (one copy of the layout)")
@@ -77,13 +90,6 @@ class InferenceOptionFields(OfferFieldsOut):
     pipeline_parallel: int
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
     expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
-    ttft_mean_ms: float | None = Field(description=TTFT_MEAN + INFEASIBLE_NULL)
-    tpot_mean_ms: float | None = Field(description=TPOT_MEAN + INFEASIBLE_NULL)
-    ttft_ms: float | None = Field(description=DEPRECATED_TTFT, deprecated=True)
-    tpot_ms: float | None = Field(description=DEPRECATED_TPOT, deprecated=True)
-    ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
-    ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
-    tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
     batch: int | None = Field(description="sequences one replica runs at once at the operating point" + INFEASIBLE_NULL)
     output_tokens_per_s: float | None = Field(
         description="output tokens/s one replica serves at the operating point" + INFEASIBLE_NULL

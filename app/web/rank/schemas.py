@@ -8,16 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.web.rank.option_schemas import (
     BAND,
-    DEPRECATED_TPOT,
-    DEPRECATED_TTFT,
     INFEASIBLE_NULL,
-    TPOT_MEAN,
-    TPOT_P99,
-    TTFT_MEAN,
-    TTFT_MEDIAN,
-    TTFT_P99,
     BandOut,
     InferenceOptionOut,
+    LatencyFieldsOut,
     TrainingOptionOut,
 )
 from app.web.report_schemas import ModelOut, ServerlessQuoteFields, TermOut
@@ -147,7 +141,7 @@ class TrainingRankResponse(RankResponseBase):
     )
 
 
-class InferenceEstimateOut(Strict):
+class InferenceEstimateOut(Strict, LatencyFieldsOut):
     feasible: bool
     reason: str
     gpu_id: str
@@ -158,13 +152,6 @@ class InferenceEstimateOut(Strict):
     memory_gb: dict[str, float] = Field(description="GB per GPU: weights, kv_cache, reserve, capacity")
     max_batch: int | None = Field(description="the most sequences the memory holds" + INFEASIBLE_NULL)
     batch: int | None = Field(description="sequences run at once at the operating point" + INFEASIBLE_NULL)
-    ttft_mean_ms: float | None = Field(description=TTFT_MEAN + INFEASIBLE_NULL)
-    tpot_mean_ms: float | None = Field(description=TPOT_MEAN + INFEASIBLE_NULL)
-    ttft_ms: float | None = Field(description=DEPRECATED_TTFT, deprecated=True)
-    tpot_ms: float | None = Field(description=DEPRECATED_TPOT, deprecated=True)
-    ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
-    ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
-    tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
     output_tokens_per_s: float | None = Field(
         description="output tokens/s of the configuration (a batch job: of the job)" + INFEASIBLE_NULL
     )
