@@ -9,6 +9,7 @@ to a workload is covered without touching this file. hf_config is left out: a pa
 from __future__ import annotations
 
 import types
+from types import SimpleNamespace
 from typing import Any, Literal, Union, get_args, get_origin
 from urllib.parse import parse_qsl
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from app.scoring.hf_config import shape_param_count
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service.workload_query import MAX_ROWS_PER_PAGE, ResultsView, canonical_query, parse, with_view
 
@@ -101,6 +103,12 @@ def _consistent(values: dict[str, Any]) -> dict[str, Any]:
         values["max_num_batched_tokens"] = None
         if values.get("attention_parallel") == "dp" and values["engine"] in ("hf", "llamacpp"):
             values["attention_parallel"] = "auto"
+    if values.get("engine") == "hf":  # no prefix cache across requests
+        values["prefix_cache_hit"] = None
+    if values.get("engine") == "llamacpp" and values.get("expert_parallel") == "ep":  # no expert parallelism
+        values["expert_parallel"] = "tp"
+    if (values.get("beam_width") or 1) > 1:  # no engine drafts beside beam search
+        values.update(spec_acceptance=None, spec_draft_tokens=None)
     if values.get("method") in ("pretrain", "full_ft"):
         values["lora_rank"] = 16
     if "checkpoint_interval_hours" in values and "spot" not in values.get("price_types", []):
@@ -148,6 +156,16 @@ def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
     values = {**values, "experts_per_token": min(max(per_token, 1), experts) if experts else 0}
     if values.get("attention") == "mla" and values.get("kv_lora_rank", 0) < 1:
         values = {**values, "kv_lora_rank": 512}
+    # params_b near what the shape holds (app.scoring.params_check), where the field's bounds allow it
+    try:
+        counted_b = shape_param_count(SimpleNamespace(**values)) / 1e9
+    except ValueError:  # a shape the counter refuses (the model's own check then says why): left as drawn
+        return values
+    bounds = _bounds(ModelArchitecture.model_fields["params_b"])
+    if bounds.get("min_value", 0.0) <= counted_b <= bounds.get("max_value", float("inf")):
+        values = {**values, "params_b": counted_b}
+        if values.get("active_params_b") is not None and values["active_params_b"] > counted_b:
+            values["active_params_b"] = counted_b
     return values
 
 

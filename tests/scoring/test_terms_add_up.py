@@ -143,7 +143,7 @@ def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str
     terms, step_s, _ = _training(case)
     parts = ["compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic"]
     parts += [name for name in ("optimizer offloaded to CPU",) if name in terms]
-    for name in ("compute", "pipeline bubble", "exposed TP all-reduce", "step time"):
+    for name in ("compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic", "step time"):
         term = terms[name]
         assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (name, term.detail)
     assert terms["step time"].value == step_s
@@ -156,3 +156,16 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
     assert "PP16" in layout
     assert terms["pipeline bubble"].detail.startswith("5 layers x 0.002100 s + ")  # 80 layers / 16 stages
     assert "TP2" in layout and " x 2 TP ranks x " in terms["exposed TP all-reduce"].detail
+
+
+def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_compute_hides():
+    """FSDP over 64 H100s across nodes for an 8B model at one sequence a GPU: the traffic outlasts the compute, and
+    the term had said only 'ZeRO-3 over 64, at 45 GB/s per GPU'."""
+    from app.scoring.training.memory import Layout
+
+    workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", global_batch_seqs=64)
+    layout = Layout(zero_stage=3, tensor_parallel=1, pipeline_parallel=1, recompute="none", micro_batch_seqs=1)
+    est = estimate_training(GPUS["H100-SXM"], 64, MODELS["llama-3.1-8b"], workload, layout=layout)
+    term = {t.name: t for t in est.terms}["exposed DP/FSDP traffic"]
+    assert term.value > 0 and " GB per GPU / " in term.detail and " - 1 x " in term.detail
+    assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4)

@@ -9,11 +9,12 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import Layout
+from app.scoring.training.memory import Layout, lora_adapter_params
 from app.scoring.training.step_time import (
     StepTime,
     busiest_replica_factor,
     collective_bandwidth_gbs,
+    dp_comm_bytes,
     sequence_parallel_seconds,
 )
 from app.scoring.workload import TrainingWorkload
@@ -81,6 +82,46 @@ def tp_comm_term(
         parts, notes = ["0"], [f"TP{tp}: no all-reduce"]
     name = "exposed TP all-reduce" + (" + SP all-to-all" if sp > 1 else "")
     return Term(name, st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes))
+
+
+def dp_comm_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+    note: str = "",
+) -> Term:
+    """Data-parallel traffic (gradient reduce-scatter and all-gather, ZeRO-3's parameter gathers) past what the
+    compute hides: max(0, bytes / bandwidth - dp_overlap x compute), step_time.step_parts."""
+    dp = layout.data_parallel(gpu_count)
+    moved = dp_comm_bytes(model, w.method, layout, dp, lora_adapter_params(model, w.lora_rank))
+    bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count)
+    raw_s = moved / (bandwidth * 1e9)
+    hidden_s = e.dp_overlap * st.compute_s
+    traffic = f"{f(moved / 1e9)} GB per GPU / {f(bandwidth)} GB/s per GPU"
+    why = (
+        f"ZeRO-{layout.zero_stage} over {dp}: bf16 gradients reduce-scattered and all-gathered "
+        f"(ring 2 x (DP{dp} - 1) / DP{dp})"
+        + (", and the parameters gathered forward and backward" if layout.zero_stage >= 3 else "")
+        + f"; compute hides up to {f(e.dp_overlap)} x its own time (dp_overlap, fitted){note}"
+    )
+    if dp <= 1:
+        return Term(
+            "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"0; one data-parallel replica: no traffic{note}"
+        )
+    if raw_s <= hidden_s:
+        return Term(
+            "exposed DP/FSDP traffic",
+            st.dp_comm_s,
+            "s/step",
+            f"0; {traffic} = {f(raw_s)} s, under the {f(hidden_s)} s the compute hides; {why}",
+        )
+    return Term(
+        "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"{traffic} - {f(e.dp_overlap)} x {f(st.compute_s)} s; {why}"
+    )
 
 
 def step_time_term(st: StepTime) -> Term:

@@ -372,7 +372,7 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
     return e.pcie_gbs_per_gpu
 
 
-# Public name for the terms, which state the bandwidth each collective was timed at.
+# Public names for the terms, which state the bandwidth each collective was timed at and the bytes it moved.
 collective_bandwidth_gbs = _bandwidth_gbs
 
 
@@ -389,6 +389,9 @@ def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapt
         base = (2.0 if full or method == "lora" else BYTES_QLORA_BASE) * model.params_b * 1e9 / split
         volume += 2 * ring * base * (0.5 if full else 1.0)  # param all-gathers fwd + bwd (1.5× DP total)
     return volume
+
+
+dp_comm_bytes = _dp_comm_bytes
 
 
 def effective_mfu(

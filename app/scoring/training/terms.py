@@ -23,14 +23,13 @@ from app.scoring.training.optimizer import (
     offload_time,
     state_recipe,
 )
-from app.scoring.training.step_terms import bubble_term, step_time_term, tp_comm_term
+from app.scoring.training.step_terms import bubble_term, dp_comm_term, step_time_term, tp_comm_term
 from app.scoring.training.step_time import (
     CAUSAL_SHARE,
     StepTime,
     attention_efficiency,
     base_mfu,
     busiest_replica_factor,
-    collective_bandwidth_gbs,
     compute_seconds,
     executed_flops_per_token,
     framework_factor,
@@ -165,13 +164,7 @@ def training_terms(
         _compute_term(gpu, gpu_count, model, w, layout, st, peak, pclass, executed, e, attention_span, capacity_factor),
         bubble_term(gpu_count, model, w, layout, st, e),
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e),
-        Term(
-            "exposed DP/FSDP traffic",
-            st.dp_comm_s,
-            "s/step",
-            f"ZeRO-{layout.zero_stage} over {layout.data_parallel(gpu_count)}, at "
-            f"{f(collective_bandwidth_gbs(e, gpu, gpu_count))} GB/s per GPU{uneven_batch_note(w, layout, gpu_count)}",
-        ),
+        dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
         step_time_term(st),
     ] + [
