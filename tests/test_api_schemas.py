@@ -191,6 +191,27 @@ def test_each_latency_says_its_statistic_and_the_old_names_of_the_means_are_depr
             assert f"the request's {which}_ms limit is checked against" in fields[f"{which}_p99_ms"]["description"]
 
 
+def test_the_feature_pages_name_their_means_as_the_rank_api_does(client: TestClient) -> None:
+    """/disagg, /mix and /precision report mean latencies: named ttft_mean_ms and tpot_mean_ms, the old names
+    kept as deprecated aliases of the same values (a request's ttft_ms limits a p99)."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("DisaggregatedOut", "AggregatedOut", "BucketFitOut", "BestOption"):
+        fields = schemas[name]["properties"]
+        for which in ("ttft", "tpot"):
+            assert fields[f"{which}_ms"].get("deprecated") is True, name
+            assert fields[f"{which}_mean_ms"]["description"].startswith("mean "), name
+    workload = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 8000, "output_len": 500, "tpot_ms": 40}
+    disagg = client.post("/api/v1/disagg", json={"workload": workload, "traffic": {}}).json()
+    mix = client.post("/api/v1/mix", json={"model": "llama-3.1-8b", "mix": "chat:0.7,rag:0.3"}).json()
+    precision = client.post("/api/v1/precision", json={"model": "llama-3.1-8b"}).json()
+    rows = [disagg["aggregated"], *disagg["disaggregated"]]
+    rows += [f for r in mix["replica_types"] for f in r["fits"] if f["requests_per_s"] > 0]
+    rows += [r["best"] for r in precision["rows"] if r["best"]]
+    assert len(rows) > 5
+    for row in rows:
+        assert row["ttft_mean_ms"] == row["ttft_ms"] > 0 and row["tpot_mean_ms"] == row["tpot_ms"] > 0
+
+
 def test_the_mix_is_documented_as_its_text_form_or_buckets(client: TestClient) -> None:
     mix = client.get("/openapi.json").json()["components"]["schemas"]["MixQuestion"]["properties"]["mix"]
     kinds = {branch.get("type") for branch in mix["anyOf"]}

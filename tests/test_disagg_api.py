@@ -55,6 +55,15 @@ def test_long_prompts_give_a_different_plan_and_say_why_with_numbers_per_pool(cl
     assert f"batch {decode['batch']}" in why and f"batch {agg['decode_only_batch']}" in why
     names = {t["name"] for t in best["terms"]}
     assert {"prefill pass", "prefill queue at peak", "KV transfer", "decode step", "total"} <= names
+    # the prefill pool's line gives the mean TTFT as the sum of its parts, and the parts add up to it
+    parts = re.search(
+        r"mean TTFT at the peak = first token ([\d,]+) ms \+ queue ([\d,]+) ms \(M/D/1, \d+% busy\) \+ KV transfer "
+        r"([\d,.]+) ms .*?= ([\d,]+) ms",
+        why,
+    )
+    assert parts, why
+    first, queue, kv, total = (float(g.replace(",", "")) for g in parts.groups())
+    assert abs(first + queue + kv - total) <= 1.5 and abs(total - best["ttft_mean_ms"]) <= 0.5
 
 
 def test_disaggregation_pays_for_long_prompts_under_a_tight_tpot(client):

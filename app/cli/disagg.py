@@ -45,7 +45,8 @@ def _print(body: dict[str, Any]) -> None:
     a = body["aggregated"]
     if a:
         layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
-        rows.append(["aggregated", a["provider_name"], layout, a["batch"], round(a["ttft_ms"]), round(a["tpot_ms"], 1)])
+        latency = [round(a["ttft_mean_ms"]), round(a["tpot_mean_ms"], 1)]
+        rows.append(["aggregated", a["provider_name"], layout, a["batch"], *latency])
         rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
     for d in body["disaggregated"]:
         p, q = d["prefill"], d["decode"]
@@ -55,14 +56,23 @@ def _print(body: dict[str, Any]) -> None:
                 p["provider_name"],
                 f"P {_pool(p)} + D {_pool(q)}",
                 f"{p['batch']} / {q['batch']}",
-                round(d["ttft_ms"]),
-                round(d["tpot_ms"], 1),
+                round(d["ttft_mean_ms"]),
+                round(d["tpot_mean_ms"], 1),
                 round(d["monthly_usd"]),
                 round(d["usd_per_million_output_tokens_at_traffic"], 2),
             ]
         )
     print()
-    headers = ["layout", "provider", "instances at peak", "batch", "TTFT ms", "TPOT ms", "$ a month", AT_TRAFFIC_COLUMN]
+    headers = [
+        "layout",
+        "provider",
+        "instances at peak",
+        "batch",
+        "mean TTFT ms",
+        "mean TPOT ms",
+        "$ a month",
+        AT_TRAFFIC_COLUMN,
+    ]
     print(reports.table(headers, rows))
     for note in body["notes"]:
         print(note)

@@ -34,8 +34,8 @@ def _print(body: dict[str, Any]) -> None:
                 round(r["weights_gb"], 1),
                 option,
                 round(b["ranked_cost"], 3) if b else "",
-                round(b["ttft_ms"]) if b else "",
-                round(b["tpot_ms"], 1) if b else "",
+                round(b["ttft_mean_ms"]) if b else "",
+                round(b["tpot_mean_ms"], 1) if b else "",
                 round(b["replica_memory_gb"], 1) if b else "",
                 _quality(r),
             ]
@@ -43,7 +43,16 @@ def _print(body: dict[str, Any]) -> None:
     release = body["release"]
     released = f"released in {release['precision'].upper()} ({release['source']})"
     print(f"{body['model']['name']}, by {body['ranked_unit']}; {released}")
-    headers = ["precision", "weights GB", "best option", "cost", "TTFT ms", "TPOT ms", "replica GB", "quality"]
+    headers = [
+        "precision",
+        "weights GB",
+        "best option",
+        "cost",
+        "mean TTFT ms",
+        "mean TPOT ms",
+        "replica GB",
+        "quality",
+    ]
     print(reports.table(headers, rows))
     sources = sorted({q["source_url"] for r in body["rows"] for q in r["quality"]})
     for url in sources:

@@ -19,7 +19,7 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, latency_bound_only, resolve_model, traffic_sets_the_peak
 from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
-from app.service.rank import plain
+from app.service.rank import mean_latencies, plain
 
 NOTES = (
     "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
@@ -109,8 +109,7 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "idle_gpus_at_peak": plan.idle_gpus_at_peak,
         "kv_transfer_ms": x.transfer_ms,
         "kv_transfer_gbs": x.transfer_gbs,
-        "ttft_ms": plan.ttft_ms,
-        "tpot_ms": plan.tpot_ms,
+        **mean_latencies(plan.ttft_ms, plan.tpot_ms),
         "monthly_usd": plan.monthly_usd,
         "usd_per_million_output_tokens_at_traffic": plan.usd_per_million_output_tokens_at_traffic,
         "usd_per_million_tokens_at_traffic": plan.usd_per_million_tokens_at_traffic,
@@ -146,8 +145,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "stale": o.stale,
         "batch": o.batch,
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
-        "ttft_ms": o.ttft_ms,
-        "tpot_ms": o.tpot_ms,
+        **mean_latencies(o.ttft_ms, o.tpot_ms),
         "output_tokens_per_s": o.output_tokens_per_s,
         "replicas_at_peak": s.replicas_at_peak,
         "instances_at_peak": s.instances_at_peak,

@@ -17,7 +17,7 @@ from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.rank import UnknownId, model_spec_for, plain
+from app.service.rank import UnknownId, mean_latencies, model_spec_for, plain
 
 # What an estimate measures: null where the configuration cannot run (no latency, no tokens: never 0, which a
 # filter such as ttft_p99_ms <= limit would take for a fast answer).
@@ -80,8 +80,7 @@ def inference_estimate(
     # explicit names of the means (ttft_ms and tpot_ms are their deprecated names), and what the band is of
     return {
         **body,
-        "ttft_mean_ms": body["ttft_ms"],
-        "tpot_mean_ms": body["tpot_ms"],
+        **mean_latencies(body["ttft_ms"], body["tpot_ms"]),
         "band_metric": "output_tokens_per_s" if est.feasible else None,
     }
 

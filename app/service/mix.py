@@ -23,7 +23,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query_fields import query_fields
-from app.service.rank import plain
+from app.service.rank import mean_latencies, plain
 from app.service.workload_query import (
     LIST_FIELDS,
     _collect,
@@ -113,7 +113,10 @@ def _replica(r: ReplicaType, bucket_names: list[str]) -> dict[str, Any]:
         "machine": r.machine,
         "usd_per_replica_month": round(r.usd_per_replica_month, 2),
         "cheapest_for": list(r.cheapest_for),
-        "fits": [{"bucket": name, **plain(f)} for name, f in zip(bucket_names, r.fits, strict=True)],
+        "fits": [
+            {"bucket": name, **plain(f), **plain(mean_latencies(f.ttft_ms, f.tpot_ms))}
+            for name, f in zip(bucket_names, r.fits, strict=True)
+        ],
     }
 
 

@@ -17,7 +17,7 @@ from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.plan_query import NOT_SERVING_FIELDS
 from app.service.query_fields import query_fields
-from app.service.rank import plain
+from app.service.rank import mean_latencies, plain
 from app.service.workload_query import (
     ARCH_PREFIX,
     ParsedQuery,
@@ -79,8 +79,7 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "price_source_url": best.price_source_url,
             "usd_per_gpu_hour": best.usd_per_gpu_hour,
             "as_of": best.as_of,
-            "ttft_ms": best.ttft_ms,
-            "tpot_ms": best.tpot_ms,
+            **mean_latencies(best.ttft_ms, best.tpot_ms),
             "batch": best.batch,
             "output_tokens_per_s": best.output_tokens_per_s,
             "usd_per_million_output_tokens": best.usd_per_million_output_tokens,

@@ -151,6 +151,12 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
 EXPLANATION_FIELDS = ("terms", "assumptions")  # what a lean answer (terms=false) leaves out
 
 
+def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, float | None]:
+    """The mean latencies as the APIs name them (report_schemas.MeanLatencyOut): explicit means, and the old names
+    (ttft_ms, tpot_ms) kept as deprecated aliases of the same values, since a request's ttft_ms limits a p99."""
+    return {"ttft_mean_ms": ttft_ms, "tpot_mean_ms": tpot_ms, "ttft_ms": ttft_ms, "tpot_ms": tpot_ms}
+
+
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
     """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
     names: tuple[str, ...] = _field_names(option.__class__)

@@ -27,6 +27,15 @@ class PriceProvenanceOut(BaseModel):  # beside a row's price: its note, its cave
     stale: bool = Field(False, description="older than the stale-after days, or undated")
 
 
+class MeanLatencyOut(BaseModel):
+    """A feature page's latencies: means, named as the rank API names them, beside their deprecated old names."""
+
+    ttft_mean_ms: float = Field(description="mean time to first token, ms (a limit ttft_ms is a p99)")
+    tpot_mean_ms: float = Field(description="mean time per output token after the first, ms (a limit tpot_ms is a p99)")
+    ttft_ms: float = Field(description="deprecated name of ttft_mean_ms (the same value: the mean)", deprecated=True)
+    tpot_ms: float = Field(description="deprecated name of tpot_mean_ms (the same value: the mean)", deprecated=True)
+
+
 class ModelOut(BaseModel):
     """The model as the estimate read it (a catalog entry, a custom_model or a pasted config.json)."""
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
-from app.web.report_schemas import ModelRef, PriceProvenanceOut, TermOut
+from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut
 
 # /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
 # usd_per_million_output_tokens (one replica at full load): the same name there meant the other figure, hence new names.
@@ -63,7 +63,7 @@ class Pool(PriceProvenanceOut):
     tokens: str = Field(description="prompt | output")
 
 
-class DisaggregatedOut(BaseModel):
+class DisaggregatedOut(MeanLatencyOut):
     ratio: str = Field(description="prefill : decode instances at the peak hour, e.g. 6P:8D")
     path: str = Field(
         description="fabric: each pool on its own instances, KV cache over the inter-node fabric; node: both roles "
@@ -84,8 +84,6 @@ class DisaggregatedOut(BaseModel):
     idle_gpus_at_peak: int = Field(0, description="node path: GPUs of rented whole instances neither role uses")
     kv_transfer_ms: float
     kv_transfer_gbs: float
-    ttft_ms: float = Field(description="at the peak hour: pass + M/D/1 queue + KV transfer")
-    tpot_ms: float
     monthly_usd: float
     usd_per_million_output_tokens_at_traffic: float = Field(description=AT_TRAFFIC_OUTPUT)
     usd_per_million_tokens_at_traffic: float = Field(
@@ -100,7 +98,7 @@ class DisaggregatedOut(BaseModel):
     terms: list[TermOut]
 
 
-class AggregatedOut(PriceProvenanceOut):
+class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     gpu_id: str
     gpu_count: int = Field(description="GPUs of one copy of the layout")
     rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")
@@ -115,8 +113,6 @@ class AggregatedOut(PriceProvenanceOut):
     as_of: date | None
     batch: int
     decode_only_batch: int | None = Field(description="what the same hardware batches with no prefill in its steps")
-    ttft_ms: float
-    tpot_ms: float
     output_tokens_per_s: float
     replicas_at_peak: int = Field(description="copies of the layout at the peak hour")
     instances_at_peak: int = Field(description="rented instances holding them at the peak hour")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix_question import MixQuestion
-from app.web.report_schemas import ModelRef, PriceProvenanceOut, TermOut
+from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut
 
 
 class BucketOut(BaseModel):
@@ -20,13 +20,11 @@ class BucketOut(BaseModel):
     source_url: str
 
 
-class BucketFitOut(BaseModel):
+class BucketFitOut(MeanLatencyOut):
     bucket: str
     requests_per_s: float = Field(description="what one replica sustains on this bucket at the limits; 0 = cannot")
     output_tokens_per_s: float
     batch: int
-    ttft_ms: float
-    tpot_ms: float
     reason: str = Field(description="why it cannot serve the bucket (empty when it can)")
 
 

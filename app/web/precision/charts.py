@@ -14,7 +14,7 @@ def cost_by_precision(payload: dict[str, Any]) -> Figure:
     labels = [r["label"] for r in rows]
     hover = [
         f"{r['best']['gpu_count']}×{r['best']['gpu_id']} · {r['best']['provider_name']}<br>"
-        f"TTFT {r['best']['ttft_ms']:,.0f} ms · TPOT {r['best']['tpot_ms']:,.1f} ms<br>"
+        f"mean TTFT {r['best']['ttft_mean_ms']:,.0f} ms · TPOT {r['best']['tpot_mean_ms']:,.1f} ms<br>"
         f"weights {r['weights_gb']:,.1f} GB"
         for r in rows
     ]

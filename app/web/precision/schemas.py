@@ -6,7 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from app.web.report_schemas import ModelRef
+from app.web.report_schemas import MeanLatencyOut, ModelRef
 
 
 class QualityRow(BaseModel):
@@ -29,7 +29,7 @@ class Band(BaseModel):
     high: float
 
 
-class BestOption(BaseModel):
+class BestOption(MeanLatencyOut):
     gpu_id: str
     gpu_count: int
     tensor_parallel: int
@@ -43,8 +43,6 @@ class BestOption(BaseModel):
     price_source_url: str = Field("", description="where the price was read")
     usd_per_gpu_hour: float
     as_of: date | None
-    ttft_ms: float
-    tpot_ms: float
     batch: int
     output_tokens_per_s: float
     usd_per_million_output_tokens: float | None

@@ -122,6 +122,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
     p, d = plan.prefill, plan.decode
     kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
+    queue_ms = plan.ttft_ms - load.first_token_ms - x.transfer_ms  # what plan.py adds: md1_wait_ms at the peak's rho
+    rho_at_peak = p.utilisation_at_peak * load.utilisation
     label, noun = unit_words(x)
     unit = (
         f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {label}, {_count(plan.units_at_peak, noun)})"
@@ -131,10 +133,11 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     return [
         f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)}{rentals_text(p)} at the peak hour{unit}, "
         f"{load.prompts} prompt"
-        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; TTFT at the peak "
-        "= pass + queue + KV "
-        f"transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at {x.transfer_gbs:,.0f} GB/s) = "
-        f"{plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy before its queue breaks the "
+        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; mean TTFT at the "
+        f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
+        f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
+        f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
+        "before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
         f"million prompt tokens {AT_TRAFFIC}.",
