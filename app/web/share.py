@@ -24,6 +24,7 @@ from sqlmodel import Session
 from app.models import PriceSnapshot, ShareLink
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.service import rank as ranking
+from app.service.moved_offers import relabel_moved_offers
 from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.error_shape import error_body
@@ -186,7 +187,7 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
     stored = session.get(PriceSnapshot, link.snapshot_id)
     if stored is None:  # the foreign key forbids it; a hand-edited database could still get here
         raise not_found("price snapshot", link.snapshot_id)
-    saved_offers = offers_from_json(stored.offers_json)
+    saved_offers = relabel_moved_offers(offers_from_json(stored.offers_json), snapshot)
     replay = CatalogSnapshot(
         gpus=snapshot.gpus,
         models=snapshot.models,

@@ -1,0 +1,52 @@
+"""A saved link replays its prices under the labels the catalog has since corrected (app/service/moved_offers.py)."""
+
+from __future__ import annotations
+
+import orjson
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.main import create_app
+from app.models import PriceSnapshot, ShareLink
+from tests.conftest import settings_for
+
+QUERY = "phase=inference&model=llama-3.1-8b&gpus=RTX-4090,A100-SXM-80GB,H100-SXM"
+
+
+def _as_before_migration_0010(offers_json: str) -> str:
+    """The stored offers as a link saved before 0010 held them: Community Cloud under `runpod`, on demand."""
+    rows = orjson.loads(offers_json)
+    moved = 0
+    for row in rows:
+        if row["provider_id"] == "runpod-community":
+            row.update(provider_id="runpod", provider_name="RunPod", price_type="on_demand", price_note="")
+            moved += 1
+    assert moved, "the seed has RunPod Community Cloud rows"
+    return orjson.dumps(rows).decode()
+
+
+def _ranked(body: dict) -> list[tuple]:
+    return [(o["provider"], o["price_type"], o["gpu_id"], o["usd_per_gpu_hour"]) for o in body["options"]]
+
+
+def test_a_link_saved_before_the_runpod_split_replays_community_rows_as_the_marketplace(fresh_url: str) -> None:
+    app = create_app(settings_for(fresh_url))
+    with TestClient(app) as client:
+        response = client.post("/share", data={"path": "/", "query": QUERY}, headers={"Accept": "application/json"})
+        slug = response.json()["slug"]
+        today = client.get(f"/s/{slug}.json?show=all").json()
+        with Session(app.state.engine) as session:
+            link = session.get(ShareLink, slug)
+            assert link is not None
+            stored = session.get(PriceSnapshot, link.snapshot_id)
+            assert stored is not None
+            stored.offers_json = _as_before_migration_0010(stored.offers_json)
+            session.add(stored)
+            session.commit()
+        old = client.get(f"/s/{slug}.json?show=all").json()
+        page = client.get(f"/s/{slug}")
+    # Community Cloud is a marketplace, out of a default ranking: the old link ranks what a new one does, and no
+    # third-party host's price is ranked as RunPod on demand
+    assert _ranked(old) == _ranked(today) and old["options"]
+    assert old["saved"]["offers_changed_since"] == today["saved"]["offers_changed_since"] == 0
+    assert page.status_code == 200
