@@ -54,6 +54,19 @@ def is_gddr(gpu: GpuSpec) -> bool:
     return gpu.memory_bandwidth_tbs < 1.5 and any(h in gpu.name for h in GDDR_HINTS)
 
 
+# Bytes (in 10^9) one datasheet GB of an HBM part holds, as CUDA reports the card: HBM datasheets count binary GB.
+# The lent H100 shows about 78 GiB of its "80 GB" and the H200 about 139 GiB of its "141 GB" (the device machines'
+# specs; docs/measurements/README.md, card memory): 1.047 and 1.059 x 10^9 bytes per GB; the lower for every HBM
+# part. vLLM's gpu_memory_utilization and TensorRT-LLM's free-memory fraction are shares of those bytes. GDDR cards
+# keep 10^9: the data-centre ones reserve part of theirs for ECC, and a consumer card's few percent more is a margin.
+HBM_BYTES_PER_DATASHEET_GB = 78 * 2**30 / 80 / 1e9
+
+
+def card_gb(gpu: GpuSpec) -> float:
+    """The card's memory as the engine sees it, in 10^9 bytes (the unit every need here is counted in)."""
+    return gpu.memory_gb * (1.0 if is_gddr(gpu) else HBM_BYTES_PER_DATASHEET_GB)
+
+
 ESTIMATED_PEAKS = ("derived", "unverified", "missing")
 
 

@@ -18,6 +18,7 @@ from app.scoring.inference.memory import (
     weight_bytes,
 )
 from app.scoring.inference.steps import expert_coverage
+from app.scoring.specs import card_gb
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -65,31 +66,41 @@ def test_weights_that_do_not_fit_leave_no_sequences():
     assert max_sequences(small, MODELS["llama-3.1-70b"], "bf16", "bf16", 1000, 1) > 0
 
 
+def test_an_hbm_cards_datasheet_gb_are_binary_and_a_gddr_cards_are_not():
+    """CUDA shows about 78 GiB of the H100's "80 GB" (83.75 x 10^9 bytes): the engine's share is of those bytes."""
+    assert abs(card_gb(GPUS["H100-SXM"]) - 83.75) < 0.01
+    assert abs(card_gb(GPUS["H200"]) - 141 * 78 * 2**30 / 80 / 1e9) < 1e-9
+    assert card_gb(GPUS["L40S"]) == 48.0  # GDDR: ECC takes its share on a data-centre card
+
+
 def test_tensorrt_llm_sizes_its_kv_cache_from_what_the_weights_leave():
     """vLLM fills 0.9 of the card (weights and KV); TensorRT-LLM loads the weights, then gives the KV cache 0.9 of
-    what is left: Llama-3.1-70B FP8 (70.6 GB) fits one 80 GB H100 there, as NVIDIA's trtllm-perf tables run it."""
+    what is left: Llama-3.1-70B FP8 (70.6 GB) fits one 80 GB H100 on both, TensorRT-LLM with more room for KV."""
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    card = card_gb(gpu)
     weights_gb = weight_bytes(model, "fp8") / 1e9
-    assert usable_gb(gpu, 1, "vllm") == 80 * 0.9 - 2.0 < weights_gb
-    assert usable_gb(gpu, 1, "trtllm") == 80 - 2.0 > weights_gb
-    assert kv_room_gb(gpu, 1, weights_gb, "trtllm") == 0.9 * (80 - 2.0 - weights_gb)
-    assert max_sequences(gpu, model, "fp8", "fp8", 2048, 1, engine="vllm") == 0
-    room = 0.9 * (78.0 - weights_gb) * 1e9
+    assert usable_gb(gpu, 1, "vllm") == card * 0.9 - 2.0 > weights_gb
+    assert usable_gb(gpu, 1, "trtllm") == card - 2.0 > weights_gb
+    assert kv_room_gb(gpu, 1, weights_gb, "trtllm") == 0.9 * (card - 2.0 - weights_gb)
+    vllm_room = (card * 0.9 - 2.0 - weights_gb) * 1e9
+    assert max_sequences(gpu, model, "fp8", "fp8", 2048, 1, engine="vllm") == int(vllm_room // (163_840 * 2048)) == 8
+    room = 0.9 * (card - 2.0 - weights_gb) * 1e9
     assert max_sequences(gpu, model, "fp8", "fp8", 2048, 1, engine="trtllm") == int(room // (163_840 * 2048))
     breakdown = memory_breakdown_gb(gpu, model, "fp8", "fp8", 2048, 0, 1, engine="trtllm")
-    assert abs(breakdown["reserve"] - (2.0 + 0.1 * (78.0 - weights_gb))) < 1e-3  # the 10 % TensorRT-LLM leaves
+    assert abs(breakdown["reserve"] - (2.0 + 0.1 * (card - 2.0 - weights_gb))) < 1e-3  # the 10 % TensorRT-LLM leaves
     small = MODELS["llama-3.1-8b"]  # where the weights are small, both engines hold about the same KV cache
-    vllm_room = kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "vllm")
-    assert 0.95 < vllm_room / kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "trtllm") < 1.0
+    vllm_small = kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "vllm")
+    assert 0.95 < vllm_small / kv_room_gb(gpu, 1, weight_bytes(small, "bf16") / 1e9, "trtllm") < 1.0
 
 
 def test_the_estimate_follows_the_engine_memory_rule():
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
     workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=1024, output_len=1024)
-    refused = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "vllm"}))
-    assert not refused.feasible and "needs 71 GB for fp8 weights" in refused.reason
+    tight = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "vllm"}))
     served = estimate_inference(gpu, 1, model, workload.model_copy(update={"engine": "trtllm"}))
-    assert served.feasible and served.max_batch >= 8
+    assert tight.feasible and served.feasible and 0 < tight.max_batch < served.max_batch
+    refused = estimate_inference(gpu, 1, model, workload.model_copy(update={"weight_dtype": "bf16"}))
+    assert not refused.feasible and "needs 141 GB for bf16 weights" in refused.reason
 
 
 def test_beams_share_the_prompts_kv_cache():

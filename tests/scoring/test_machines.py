@@ -142,7 +142,7 @@ def test_deepseek_r1_spans_two_nodes_only_where_a_cluster_is_offered() -> None:
 
 
 def test_a_model_no_node_holds_spans_nodes_by_default_and_one_that_fits_never_does() -> None:
-    cluster = _offer("H200", 8, "nvlink", fabric="infiniband")
+    cluster = _offer("H100-SXM", 8, "nvlink", fabric="infiniband")  # 8 x 80 GB: ~600 GB usable, 16: ~1,200
     snapshot = CatalogSnapshot(gpus=GPUS, offers=(cluster,))
     kimi = InferenceWorkload(model="kimi-k2", weight_dtype="fp8", engine="sglang", tpot_ms=100)  # 1T parameters
     best = rank_inference(kimi, snapshot, MODELS["kimi-k2"]).options[0]
@@ -213,9 +213,11 @@ def test_deepseek_r1_serves_on_two_nodes_of_an_nvl72_rack() -> None:
     assert not any(
         o.feasible
         for o in rank_inference(
-            workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("GB200", 4, "nvlink"),)), MODELS["deepseek-r1"]
+            workload.model_copy(update={"model": "kimi-k2"}),
+            CatalogSnapshot(gpus=GPUS, offers=(_offer("GB200", 4, "nvlink"),)),
+            MODELS["kimi-k2"],
         ).options
-    ), "671 GB of FP8 weights do not fit one 4-GPU node"
+    ), "1 TB of FP8 weights do not fit one 4-GPU node"
 
 
 def test_an_estimate_without_an_offer_names_the_rack_and_the_search_keeps_tp_to_16() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.specs import GpuSpec
+from app.scoring.specs import GpuSpec, card_gb
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +195,7 @@ def engine_defaults(engine: str, gpu: GpuSpec) -> tuple[int, int | None]:
     """(running sequences, tokens per step) the engine schedules on this GPU when not told; None: no step budget
     (SGLang prefills in batches of its own, llama.cpp and HF batch statically)."""
     if engine == "vllm":
-        large = gpu.memory_gb * 1e9 >= VLLM_LARGE_GPU_BYTES and "a100" not in f"{gpu.id} {gpu.name}".lower()
+        large = card_gb(gpu) * 1e9 >= VLLM_LARGE_GPU_BYTES and "a100" not in f"{gpu.id} {gpu.name}".lower()
         return VLLM_V1_DEFAULTS["large" if large else "small"]
     return ENGINE_MAX_BATCH.get(engine, 256), ENGINE_TOKEN_BUDGET.get(engine)
 
@@ -209,7 +209,7 @@ SGLANG_PREFILL_CHUNKS = ((35, 2048), (60, 4096), (160, 8192))  # (below GiB, tok
 
 
 def sglang_prefill_chunk(gpu: GpuSpec) -> int:
-    gib = gpu.memory_gb * 1e9 / 2**30
+    gib = card_gb(gpu) * 1e9 / 2**30
     return next((tokens for below, tokens in SGLANG_PREFILL_CHUNKS if gib < below), 16384)
 
 

@@ -43,7 +43,7 @@ from app.scoring.inference.steps import (
 )
 from app.scoring.inference.techniques import NO_TECHNIQUES, technique_terms, techniques_for
 from app.scoring.inference.terms import p99_latencies_ms, step_terms
-from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
 
 
@@ -198,7 +198,7 @@ def solve_inference(
             pp,
             (
                 f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
-                f"after the runtime reserve ({gpu.memory_gb:g} GB each)"
+                f"after the runtime reserve ({gpu.memory_gb:g} GB each, {card_gb(gpu):.1f} x 10^9 bytes)"
             ),
             memory(),
         )

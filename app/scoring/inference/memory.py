@@ -16,7 +16,7 @@ from app.scoring.efficiency.inference import (
     TP_RESERVE_GB,
     USABLE_MEMORY_FRACTION,
 )
-from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 
 GB = 1e9
 
@@ -178,7 +178,7 @@ def usable_gb(gpu: GpuSpec, tensor_parallel: int, engine: str = "vllm") -> float
     SGLang), or the whole card less the reserve where the KV cache is sized from what the weights leave
     (TensorRT-LLM)."""
     share = 1.0 if engine in KV_SHARE_OF_FREE else USABLE_MEMORY_FRACTION
-    return gpu.memory_gb * share - reserve_gb(tensor_parallel)
+    return card_gb(gpu) * share - reserve_gb(tensor_parallel)
 
 
 def kv_room_gb(gpu: GpuSpec, tensor_parallel: int, weights_gb: float, engine: str = "vllm") -> float:
@@ -232,6 +232,6 @@ def memory_breakdown_gb(
     return {
         "weights": round(weights / GB, 3),
         "kv_cache": round(per_seq * batch / GB, 3),
-        "reserve": round(gpu.memory_gb - usable_gb(gpu, tensor_parallel, engine) + left, 3),
-        "capacity": gpu.memory_gb,
+        "reserve": round(card_gb(gpu) - usable_gb(gpu, tensor_parallel, engine) + left, 3),
+        "capacity": round(card_gb(gpu), 3),
     }

@@ -113,8 +113,9 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         "usd_per_million_tokens, usd_per_thousand_requests, or usd_per_month_at_peak, per rank_by)" + INFEASIBLE_NULL
     )
     memory_gb: dict[str, float] = Field(
-        description="GB per GPU: weights, kv_cache (at the operating batch), reserve (what the engine leaves unused), "
-        "capacity; an infeasible option's shows what it would need"
+        description="10^9 bytes per GPU: weights, kv_cache (at the operating batch), reserve (what the engine leaves "
+        "unused), capacity (the card as CUDA shows it: an HBM datasheet's GB are binary, so an 80 GB H100 holds "
+        "83.75); an infeasible option's shows what it would need"
     )
     replicas: int | None = Field(
         description="replicas (copies of the layout): 1, or what a peak or a batch job's deadline needs"
