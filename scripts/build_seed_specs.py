@@ -76,22 +76,49 @@ DERIVED_PEAK_HINTS = ("tensor values derived", "tensor figures derived", "comput
 DERIVED_NOTE_HINTS = ("derived", "computation", "assumed")
 
 
+# A cell's figure is the number it opens with ("~504 (derived)", "6 (UNVERIFIED)"); a cell that opens with words
+# ("CONFLICTING (... B300 table: 2 POPS ...)", "not published") or a range ("450-1000 (...)") has no one figure.
+LEADING_FIGURE = re.compile(r"~?\s*(\d+(?:\.\d+)?)(.*)", re.DOTALL)
+RANGE = re.compile(r"\s*[-–]\s*~?\d")
+# Annotations that name the format of a published figure, not a doubt about it (Neuron docs: configurable FP8).
+PLAIN_ANNOTATIONS = ("(cFP8)", "(maxtext; HF text_config 262208)", "(text, 3.2 revision)")
+GIB_IN_GB = 2**30 / 1e9  # "192 (GiB)" in a GB column
+
+
 def number(cell: str) -> tuple[str, str]:
-    """Return (clean number or '', status) where status is '', 'unverified', 'derived' or 'n/a'."""
+    """Return (clean number or '', status) where status is '', 'unverified', 'derived' or 'n/a'.
+
+    Only the figure a cell opens with is taken, never a number found inside its words; a range, a conflict or an
+    annotation not known to be plain is flagged (a range or a cell without a leading figure gives no number)."""
     text = cell.strip()
     if not text:
         return "", ""
     if text.lower() == "n/a":
         return "", "n/a"
-    if text.upper().startswith("UNVERIFIED"):
+    match = LEADING_FIGURE.fullmatch(text)
+    if match is None:
         return "", "unverified"
-    match = re.search(r"[\d.]+", text)
-    if not match:
+    figure, rest = match.group(1), match.group(2).strip()
+    if RANGE.match(rest):
         return "", "unverified"
-    if "UNVERIFIED" in text.upper():
-        return match.group(0).rstrip("."), "unverified"
-    derived = text.startswith("~") or any(w in text.lower() for w in ("derived", "assumed", "conflict"))
-    return match.group(0).rstrip("."), "derived" if derived else ""
+    if rest == "(GiB)":
+        return f"{float(figure) * GIB_IN_GB:.1f}", "derived"
+    if "UNVERIFIED" in text.upper() or "CONFLICT" in text.upper():
+        return figure, "unverified"
+    derived = text.startswith("~") or any(w in text.lower() for w in ("derived", "assumed"))
+    if derived:
+        return figure, "derived"
+    return figure, "" if not rest or rest in PLAIN_ANNOTATIONS else "unverified"
+
+
+def dropped_cell_remark(column: str, cell: str) -> str:
+    """The reference's words for a cell with figures in it that gave no number or a doubted one (a range, a
+    conflict), kept in the notes; a bare UNVERIFIED or 'not published' adds nothing."""
+    value, status = number(cell)
+    text = cell.strip()
+    if status == "unverified" and re.search(r"\d", text) and text != value:
+        return f"{column}: {text}"
+    return ""
 
 
 def field_note(notes: str, column: str) -> str:
@@ -164,7 +191,8 @@ def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
         row["peak_verification"] = peak_verification(ref)
         row["verification"] = ref["verification"]
         row["source_url"] = ref["source_url"]
-        row["notes"] = "; ".join(x for x in (ref["dense_derivation"], ref["notes"]) if x)
+        remarks = [dropped_cell_remark(column, ref[column]) for column in (*GPU_NUMERIC.values(), "tdp_w")]
+        row["notes"] = "; ".join(x for x in (ref["dense_derivation"], ref["notes"], *remarks) if x)
         rows.append(row)
     return rows
 
