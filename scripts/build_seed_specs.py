@@ -235,6 +235,16 @@ SLIDING_WINDOW = {
     "gemma-3-4b": (1024, 34 - 34 // 6),
     "gemma-3-12b": (1024, 48 - 48 // 6),
     "gemma-3-27b": (1024, 62 - 62 // 6),
+    # "chunked attention (8192) on 3 of 4 layers" (config.json attention_chunk_size 8192; every 4th layer global,
+    # no RoPE): a chunked layer attends within its 8192-token chunk, so it caches at most 8192 tokens, as a window
+    # of 8192 does (an upper bound: a chunk holds 1 to 8192 tokens, half on average). 48 - 48 // 4 layers.
+    "llama-4-scout": (8192, 48 - 48 // 4),
+    "llama-4-maverick": (8192, 48 - 48 // 4),
+}
+# Where a window's source is the config, not the reference row's notes: the words added to the row's notes.
+WINDOW_FROM_CONFIG = {
+    "llama-4-maverick": "chunked attention (8192) on 3 of 4 layers, as Llama 4 Scout (config.json text_config "
+    "attention_chunk_size 8192, no_rope_layers: every 4th layer global)",
 }
 # Reference rows whose notes mention a window that the seed leaves out, and why.
 SLIDING_WINDOW_LEFT_OUT = {
@@ -273,6 +283,8 @@ def build_models() -> list[dict[str, str]]:
         row["notes"] = "; ".join(x for x in (row["notes"], *remarks) if x)
         window, sliding = SLIDING_WINDOW.get(row["id"], (0, 0))
         assert sliding <= int(row["layers"]), f"{row['id']}: more sliding layers than layers"
+        if row["id"] in WINDOW_FROM_CONFIG:
+            row["notes"] = f"{row['notes']}; {WINDOW_FROM_CONFIG[row['id']]}"
         row["sliding_window"], row["sliding_layers"] = str(window), str(sliding)
     return rows
 

@@ -61,7 +61,10 @@ class ModelOut(BaseModel):
     qk_rope_head_dim: int
     max_context: int | None = Field(description="tokens; null: not stated")
     source_url: str
-    sliding_window: int = Field(description="tokens the sliding-window layers attend to; 0 = none")
+    sliding_window: int = Field(
+        description="tokens the sliding-window layers attend to (chunked attention: one chunk, its upper bound); "
+        "0 = none"
+    )
     sliding_layers: int = Field(description="layers that attend to the sliding window only")
 
 
