@@ -153,7 +153,9 @@ def peak_verification(ref: dict[str, str]) -> str:
     return "verified"
 
 
-def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
+def build_gpus(dropped: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The seed's GPU rows; each reference row left out is appended to `dropped` with why (the build's record,
+    written to seed_data/reference_left_out.csv and shown on /gpus)."""
     rows = []
     with open(REFERENCE / "gpus.csv", encoding="utf-8") as handle:
         references = list(csv.DictReader(handle))
@@ -161,7 +163,14 @@ def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
         missing = [column for column in REQUIRED if not number(ref[column])[0]]
         if missing:
             if dropped is not None:
-                dropped.append(f"{ref['id']}: {', '.join(missing)} not published in the reference")
+                dropped.append(
+                    {
+                        "reference_file": "gpus.csv",
+                        "id": ref["id"],
+                        "name": ref["name"],
+                        "reason": f"{', '.join(missing)} not published in the reference (the estimator needs it)",
+                    }
+                )
             continue
         flagged = []
         row = {
@@ -289,6 +298,18 @@ def build_models() -> list[dict[str, str]]:
     return rows
 
 
+LEFT_OUT_FILE = "reference_left_out.csv"
+LEFT_OUT_COLUMNS = ("reference_file", "id", "name", "reason")
+
+
+def write_left_out(path: Path, rows: list[dict[str, str]]) -> None:
+    """The reference rows the seed leaves out and why (a header alone when none is)."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=LEFT_OUT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def write(path: Path, rows: list[dict[str, str]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
@@ -297,13 +318,14 @@ def write(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 if __name__ == "__main__":
-    left_out: list[str] = []
+    left_out: list[dict[str, str]] = []
     gpu_rows = build_gpus(left_out)
     write(ROOT / "seed_data" / "gpus.csv", gpu_rows)
     write(ROOT / "seed_data" / "models.csv", build_models())
-    print(f"wrote seed_data/gpus.csv ({len(gpu_rows)} GPUs) and seed_data/models.csv")
-    for line in left_out:
-        print(f"  left out {line}")
+    write_left_out(ROOT / "seed_data" / LEFT_OUT_FILE, left_out)
+    print(f"wrote seed_data/gpus.csv ({len(gpu_rows)} GPUs), seed_data/models.csv and seed_data/{LEFT_OUT_FILE}")
+    for row in left_out:
+        print(f"  left out {row['id']}: {row['reason']}")
     for status in ("verified", "derived", "unverified", "missing"):
         names = [r["id"] for r in gpu_rows if r["peak_verification"] == status]
         print(f"  16-bit peak {status}: {len(names)} {' '.join(names) if status != 'verified' else ''}")

@@ -96,3 +96,15 @@ def test_gpu_page_shows_no_range_as_a_figure_and_flags_it(client):
     assert "450 W" not in page and "tdp_w: 450-1000 (whole superchip, configurable)" in page
     b300 = client.get("/api/v1/gpus/B300").json()
     assert b300["int8_tops"] is None and "int8_tops:unverified" in b300["unverified_fields"]
+
+
+@needs_reference
+def test_gpus_page_lists_the_reference_rows_the_build_left_out_and_why(client, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(builder, "REFERENCE", REFERENCE)
+    left_out: list[dict[str, str]] = []
+    builder.build_gpus(left_out)
+    with open(SEED_DIR / builder.LEFT_OUT_FILE, encoding="utf-8") as handle:
+        assert list(csv.DictReader(handle)) == left_out  # the committed record is the build's
+    assert [row["id"] for row in left_out] == ["TPU-V7"]
+    page = client.get("/gpus").text
+    assert "TPU7x (Ironwood)" in page and "memory_bandwidth_tbs not published in the reference" in page
