@@ -76,22 +76,49 @@ DERIVED_PEAK_HINTS = ("tensor values derived", "tensor figures derived", "comput
 DERIVED_NOTE_HINTS = ("derived", "computation", "assumed")
 
 
+# A cell's figure is the number it opens with ("~504 (derived)", "6 (UNVERIFIED)"); a cell that opens with words
+# ("CONFLICTING (... B300 table: 2 POPS ...)", "not published") or a range ("450-1000 (...)") has no one figure.
+LEADING_FIGURE = re.compile(r"~?\s*(\d+(?:\.\d+)?)(.*)", re.DOTALL)
+RANGE = re.compile(r"\s*[-–]\s*~?\d")
+# Annotations that name the format of a published figure, not a doubt about it (Neuron docs: configurable FP8).
+PLAIN_ANNOTATIONS = ("(cFP8)", "(maxtext; HF text_config 262208)", "(text, 3.2 revision)")
+GIB_IN_GB = 2**30 / 1e9  # "192 (GiB)" in a GB column
+
+
 def number(cell: str) -> tuple[str, str]:
-    """Return (clean number or '', status) where status is '', 'unverified', 'derived' or 'n/a'."""
+    """Return (clean number or '', status) where status is '', 'unverified', 'derived' or 'n/a'.
+
+    Only the figure a cell opens with is taken, never a number found inside its words; a range, a conflict or an
+    annotation not known to be plain is flagged (a range or a cell without a leading figure gives no number)."""
     text = cell.strip()
     if not text:
         return "", ""
     if text.lower() == "n/a":
         return "", "n/a"
-    if text.upper().startswith("UNVERIFIED"):
+    match = LEADING_FIGURE.fullmatch(text)
+    if match is None:
         return "", "unverified"
-    match = re.search(r"[\d.]+", text)
-    if not match:
+    figure, rest = match.group(1), match.group(2).strip()
+    if RANGE.match(rest):
         return "", "unverified"
-    if "UNVERIFIED" in text.upper():
-        return match.group(0).rstrip("."), "unverified"
-    derived = text.startswith("~") or any(w in text.lower() for w in ("derived", "assumed", "conflict"))
-    return match.group(0).rstrip("."), "derived" if derived else ""
+    if rest == "(GiB)":
+        return f"{float(figure) * GIB_IN_GB:.1f}", "derived"
+    if "UNVERIFIED" in text.upper() or "CONFLICT" in text.upper():
+        return figure, "unverified"
+    derived = text.startswith("~") or any(w in text.lower() for w in ("derived", "assumed"))
+    if derived:
+        return figure, "derived"
+    return figure, "" if not rest or rest in PLAIN_ANNOTATIONS else "unverified"
+
+
+def dropped_cell_remark(column: str, cell: str) -> str:
+    """The reference's words for a cell with figures in it that gave no number or a doubted one (a range, a
+    conflict), kept in the notes; a bare UNVERIFIED or 'not published' adds nothing."""
+    value, status = number(cell)
+    text = cell.strip()
+    if status == "unverified" and re.search(r"\d", text) and text != value:
+        return f"{column}: {text}"
+    return ""
 
 
 def field_note(notes: str, column: str) -> str:
@@ -126,7 +153,9 @@ def peak_verification(ref: dict[str, str]) -> str:
     return "verified"
 
 
-def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
+def build_gpus(dropped: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The seed's GPU rows; each reference row left out is appended to `dropped` with why (the build's record,
+    written to seed_data/reference_left_out.csv and shown on /gpus)."""
     rows = []
     with open(REFERENCE / "gpus.csv", encoding="utf-8") as handle:
         references = list(csv.DictReader(handle))
@@ -134,7 +163,14 @@ def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
         missing = [column for column in REQUIRED if not number(ref[column])[0]]
         if missing:
             if dropped is not None:
-                dropped.append(f"{ref['id']}: {', '.join(missing)} not published in the reference")
+                dropped.append(
+                    {
+                        "reference_file": "gpus.csv",
+                        "id": ref["id"],
+                        "name": ref["name"],
+                        "reason": f"{', '.join(missing)} not published in the reference (the estimator needs it)",
+                    }
+                )
             continue
         flagged = []
         row = {
@@ -164,7 +200,8 @@ def build_gpus(dropped: list[str] | None = None) -> list[dict[str, str]]:
         row["peak_verification"] = peak_verification(ref)
         row["verification"] = ref["verification"]
         row["source_url"] = ref["source_url"]
-        row["notes"] = "; ".join(x for x in (ref["dense_derivation"], ref["notes"]) if x)
+        remarks = [dropped_cell_remark(column, ref[column]) for column in (*GPU_NUMERIC.values(), "tdp_w")]
+        row["notes"] = "; ".join(x for x in (ref["dense_derivation"], ref["notes"], *remarks) if x)
         rows.append(row)
     return rows
 
@@ -207,6 +244,16 @@ SLIDING_WINDOW = {
     "gemma-3-4b": (1024, 34 - 34 // 6),
     "gemma-3-12b": (1024, 48 - 48 // 6),
     "gemma-3-27b": (1024, 62 - 62 // 6),
+    # "chunked attention (8192) on 3 of 4 layers" (config.json attention_chunk_size 8192; every 4th layer global,
+    # no RoPE): a chunked layer attends within its 8192-token chunk, so it caches at most 8192 tokens, as a window
+    # of 8192 does (an upper bound: a chunk holds 1 to 8192 tokens, half on average). 48 - 48 // 4 layers.
+    "llama-4-scout": (8192, 48 - 48 // 4),
+    "llama-4-maverick": (8192, 48 - 48 // 4),
+}
+# Where a window's source is the config, not the reference row's notes: the words added to the row's notes.
+WINDOW_FROM_CONFIG = {
+    "llama-4-maverick": "chunked attention (8192) on 3 of 4 layers, as Llama 4 Scout (config.json text_config "
+    "attention_chunk_size 8192, no_rope_layers: every 4th layer global)",
 }
 # Reference rows whose notes mention a window that the seed leaves out, and why.
 SLIDING_WINDOW_LEFT_OUT = {
@@ -245,8 +292,22 @@ def build_models() -> list[dict[str, str]]:
         row["notes"] = "; ".join(x for x in (row["notes"], *remarks) if x)
         window, sliding = SLIDING_WINDOW.get(row["id"], (0, 0))
         assert sliding <= int(row["layers"]), f"{row['id']}: more sliding layers than layers"
+        if row["id"] in WINDOW_FROM_CONFIG:
+            row["notes"] = f"{row['notes']}; {WINDOW_FROM_CONFIG[row['id']]}"
         row["sliding_window"], row["sliding_layers"] = str(window), str(sliding)
     return rows
+
+
+LEFT_OUT_FILE = "reference_left_out.csv"
+LEFT_OUT_COLUMNS = ("reference_file", "id", "name", "reason")
+
+
+def write_left_out(path: Path, rows: list[dict[str, str]]) -> None:
+    """The reference rows the seed leaves out and why (a header alone when none is)."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=LEFT_OUT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def write(path: Path, rows: list[dict[str, str]]) -> None:
@@ -257,13 +318,14 @@ def write(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 if __name__ == "__main__":
-    left_out: list[str] = []
+    left_out: list[dict[str, str]] = []
     gpu_rows = build_gpus(left_out)
     write(ROOT / "seed_data" / "gpus.csv", gpu_rows)
     write(ROOT / "seed_data" / "models.csv", build_models())
-    print(f"wrote seed_data/gpus.csv ({len(gpu_rows)} GPUs) and seed_data/models.csv")
-    for line in left_out:
-        print(f"  left out {line}")
+    write_left_out(ROOT / "seed_data" / LEFT_OUT_FILE, left_out)
+    print(f"wrote seed_data/gpus.csv ({len(gpu_rows)} GPUs), seed_data/models.csv and seed_data/{LEFT_OUT_FILE}")
+    for row in left_out:
+        print(f"  left out {row['id']}: {row['reason']}")
     for status in ("verified", "derived", "unverified", "missing"):
         names = [r["id"] for r in gpu_rows if r["peak_verification"] == status]
         print(f"  16-bit peak {status}: {len(names)} {' '.join(names) if status != 'verified' else ''}")

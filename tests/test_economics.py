@@ -246,9 +246,9 @@ def test_listed_model_gets_its_own_prices_cheapest_first():
     assert quotes[0].monthly_usd == pytest.approx(1000 * 0.0004 * DAYS_PER_MONTH)
 
 
-def test_unlisted_model_gets_the_nearest_listed_model_by_size_labelled_substitute():
+def test_unlisted_model_gets_a_comparable_listed_model_labelled_substitute():
     prices = (_price("llama-3.3-70b", 0.6), _price("llama-3.1-8b", 0.05), _price("llama-3.1-405b", 3.0))
-    model = MODELS["llama-2-70b"]  # 69B: nearest by |log ratio| is the 70.55B model
+    model = MODELS["llama-2-70b"]  # dense 69B: the dense 70.55B model (8B and 405B are outside 1.5x)
     assert nearest_priced_model(model, {p.model_id for p in prices}, MODELS).id == "llama-3.3-70b"
     quotes = serverless_quotes(model, prices, MODELS, 1000, 100, 100)
     assert len(quotes) == 1 and quotes[0].substitute and quotes[0].model_id == "llama-3.3-70b"

@@ -293,3 +293,16 @@ def test_power_draw_is_like_for_like_or_said_to_be_a_worst_case(client):
     assert next(i for i in provisioned["inputs"] if i["name"] == "provisioned_kw_per_server")["value"] == 10.2
     page = client.get("/own?gpu=B200&gpu_count=8&utilisation_pct=60&purchase_usd_per_server=400000").text
     assert "a worst case" in page
+
+
+def test_gb200_purchase_defaults_to_its_nvl72_rack_price_per_gpu_with_its_confidence(client):
+    missing = client.post("/api/v1/own", json={"gpu": "GB200"}).json()["detail"]
+    assert "purchase_usd_per_server" not in {e["field"] for e in missing}  # was 'no sourced server price for GB200'
+    given_power = {"gpu": "GB200", "gpus_per_server": 72, "power_kw_per_server": 120, "provisioned_kw_per_server": 132}
+    body = client.post("/api/v1/own", json=given_power).json()
+    purchase = next(i for i in body["inputs"] if i["name"] == "purchase_usd_per_server")
+    assert purchase["value"] == 3_100_000 and not purchase["overridden"]  # the whole rack: 72 of its 72 GPUs
+    assert "÷ 72 GPUs per rack" in purchase["source"] and "low confidence" in purchase["source"]
+    eight = client.post("/api/v1/own", json={**given_power, "gpus_per_server": 8}).json()
+    share = next(i for i in eight["inputs"] if i["name"] == "purchase_usd_per_server")
+    assert share["value"] == pytest.approx(3_100_000 / 72 * 8)

@@ -13,7 +13,7 @@ def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_s
     assert response.status_code == 200
     body = response.json()
     rows = {r["key"]: r for r in body["rows"]}
-    assert set(rows) == {"bf16", "fp8", "fp8_kv_fp8", "fp4", "int4", "kv_fp8"}
+    assert set(rows) == {"bf16", "fp8", "fp8_kv_fp8", "fp4", "int4", "int8", "kv_fp8"}
     priced = [r for r in body["rows"] if r["best"]]
     assert len(priced) >= 4
     for row in priced:
@@ -29,6 +29,20 @@ def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_s
             assert q["model_id"] == "llama-3.1-70b" and q["source_url"].startswith("https://")
     assert rows["fp8"]["best"]["ranked_cost"] < rows["bf16"]["best"]["ranked_cost"]
     assert body["share_url"].startswith("/precision?model=llama-3.1-70b")
+
+
+def test_int8_rows_appear_on_the_int8_weight_only_row_labelled_w8a8_not_priced(client):
+    body = client.post("/api/v1/precision", json={**WORKLOAD, "model": "qwen2.5-72b"}).json()
+    int8 = next(r for r in body["rows"] if r["key"] == "int8")
+    assert int8["weight_dtype"] == "int8" and int8["runs_on"].startswith("BF16 peak") and int8["best"]
+    assert {q["precision"] for q in int8["quality"]} == {"int8_w8a8"}  # quality.csv: Qwen2.5-72B W8A8
+    assert "INT8 W8A8 is not priced" in int8["quality_note"]
+    assert all(q["precision"] != "int8_w8a8" for r in body["rows"] if r["key"] != "int8" for q in r["quality"])
+    llama3 = client.post("/api/v1/precision", json={**WORKLOAD, "model": "llama-3-70b"}).json()
+    weight_only = next(r for r in llama3["rows"] if r["key"] == "int8")
+    assert {q["precision"] for q in weight_only["quality"]} == {"int8_w8a16"} and not weight_only["quality_note"]
+    page = client.get("/precision?model=qwen2.5-72b&input_len=2000&output_len=400&ttft_ms=1000&tpot_ms=50").text
+    assert "INT8 weights, priced weight-only (W8A16)" in page and "INT8 W8A8 is not priced" in page
 
 
 def test_precisions_without_a_published_row_leave_quality_empty_and_say_so(client):

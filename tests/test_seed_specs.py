@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import re
 import shutil
 from pathlib import Path
 
@@ -16,11 +17,14 @@ from app.catalog.snapshot import model_spec
 from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
 from app.models import LlmModel
+from app.scoring.inference.memory import kv_bytes_per_sequence
 from tests.conftest import SEED_DIR
 
 REFERENCE = SEED_DIR.parent.parent / "shared" / "reference"
 # Notes that mention a sliding window only to say the model has none.
 NO_WINDOW = ("no sliding window", "sliding_window null", "use_sliding_window false")
+# Words that say some layers attend to fewer tokens than the context: a window, local layers or chunks.
+LOCAL_ATTENTION_WORDS = ("sliding", "local/global", "local attention", "chunked", "attention_chunk")
 
 
 def _builder(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
@@ -39,21 +43,31 @@ def test_gpt_oss_alternates_full_and_window_128_layers():
 
 
 @pytest.mark.skipif(not (REFERENCE / "models.csv").exists(), reason="the shared reference is not checked out")
-def test_every_sliding_window_the_reference_notes_is_in_the_table(monkeypatch: pytest.MonkeyPatch):
+def test_every_local_attention_window_the_notes_name_is_in_the_table(monkeypatch: pytest.MonkeyPatch):
+    """A sliding window, local/global layers or chunked attention (Llama 4) in a row's notes (the reference's, or
+    the words the builder adds from the config) is in SLIDING_WINDOW, left out with a reason, or said to be none."""
     builder = _builder(monkeypatch)
-    with open(REFERENCE / "models.csv", encoding="utf-8") as handle:
-        rows = {row["id"]: row for row in csv.DictReader(handle)}
+    rows = {row["id"]: row for row in builder.build_models()}
     for model_id, row in rows.items():
         notes = row["notes"].lower()
         if model_id in builder.SLIDING_WINDOW:
             window, sliding = builder.SLIDING_WINDOW[model_id]
-            assert str(window) in notes and 0 < sliding <= int(row["layers"]), model_id
-        elif "sliding" in notes or "local/global" in notes:
+            assert re.search(rf"(window|chunked attention)\D{{0,12}}\(?{window}\b", notes), model_id
+            assert 0 < sliding <= int(row["layers"]), model_id
+        elif any(word in notes for word in LOCAL_ATTENTION_WORDS):
             said_none = any(phrase in notes for phrase in NO_WINDOW)
             assert said_none or model_id in builder.SLIDING_WINDOW_LEFT_OUT, f"{model_id}: notes mention a window"
     assert set(builder.SLIDING_WINDOW) <= set(rows) and not set(builder.SLIDING_WINDOW) & set(
         builder.SLIDING_WINDOW_LEFT_OUT
     )
+
+
+def test_llama_4_chunked_attention_caches_one_chunk_on_three_of_four_layers():
+    models = load_model_specs()
+    for model_id in ("llama-4-scout", "llama-4-maverick"):
+        assert (models[model_id].sliding_window, models[model_id].sliding_layers) == (8192, 36), model_id
+    kv_128k_gb = kv_bytes_per_sequence(models["llama-4-scout"], "bf16", 131072) / 1e9
+    assert kv_128k_gb == pytest.approx((12 * 131072 + 36 * 8192) * 2 * 8 * 128 * 2 / 1e9)  # 7.65 GB, not 25.8 GB
 
 
 @pytest.mark.skipif(not (REFERENCE / "models.csv").exists(), reason="the shared reference is not checked out")

@@ -84,7 +84,8 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     print(
         reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of", "flags"], quotes)
         if quotes
-        else "no serverless price for this model or one of similar size"
+        else "no serverless price for this model or a comparable one "
+        "(same dense/MoE kind, near in active and total parameters)"
     )
     cheapest = body["cheapest_serverless"]
     if cheapest:

@@ -104,6 +104,7 @@ def serving_body(
         "cheapest_serverless": plain(plan.cheapest_serverless),
         "serverless_basis": SERVERLESS_BASIS,
         "substitute_model": plan.substitute_model,
+        "substitute_reason": plan.substitute_reason,
         "break_even_requests_per_day": even["requests_per_day"],
         "break_even": even,
         "break_even_scale_to_zero": plain(plan.break_even_scale_to_zero),

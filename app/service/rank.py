@@ -284,7 +284,7 @@ SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is se
 def serverless_job(
     workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The same batch job through the cheapest per-token APIs that list the model (or the nearest listed model,
+    """The same batch job through the cheapest per-token APIs that list the model (or a comparable listed model,
     marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
     reference prices). Only current, verified prices are compared (stale ones too with include_stale); the
     second list holds the labelled prices left out that would have cost less than the first compared one."""

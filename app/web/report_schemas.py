@@ -61,12 +61,15 @@ class ModelOut(BaseModel):
     qk_rope_head_dim: int
     max_context: int | None = Field(description="tokens; null: not stated")
     source_url: str
-    sliding_window: int = Field(description="tokens the sliding-window layers attend to; 0 = none")
+    sliding_window: int = Field(
+        description="tokens the sliding-window layers attend to (chunked attention: one chunk, its upper bound); "
+        "0 = none"
+    )
     sliding_layers: int = Field(description="layers that attend to the sliding window only")
 
 
 class ServerlessQuoteFields(BaseModel):
-    """A per-token API price for the model (or the nearest listed one), with its labels."""
+    """A per-token API price for the model (or a comparable listed one), with its labels."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -79,7 +82,11 @@ class ServerlessQuoteFields(BaseModel):
     usd_per_request: float = Field(description="$ per request at the workload's lengths")
     as_of: date | None
     source_url: str
-    substitute: bool = Field(description="priced for a different model of similar size, not the one asked about")
+    substitute: bool = Field(
+        description="priced for a comparable model (same dense/MoE kind, near in active and total parameters), "
+        "not the one asked about"
+    )
+    substitute_reason: str = Field(description="a substitute: which model stood in and why it is comparable")
     lora_serving: str = Field(description="yes | no | unknown: the provider serves your LoRA adapter at this price")
     cached_input_usd_per_mtok: float | None = Field(
         description="$ per million cached prompt tokens; null: not published"

@@ -1,5 +1,5 @@
 """Precision side by side: the same inference workload at BF16, FP8 (with a BF16 or an FP8 KV cache), FP4, INT4
-weight-only and KV FP8, and MXFP4 for a model released in it.
+and INT8 weight-only and KV FP8, and MXFP4 for a model released in it.
 
 Each variant re-ranks the catalog's offers with only the dtypes changed, keeps the cheapest feasible
 option, and carries the published quality rows for that model and precision (quality.csv). A variant
@@ -58,6 +58,16 @@ VARIANTS: tuple[PrecisionVariant, ...] = (
     ),
     PrecisionVariant(
         "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
+    ),
+    # INT8 as the estimator prices it: 8-bit weights (dtypes.WEIGHT_BYTES) dequantised to 16-bit matmuls, W8A16
+    # (dtypes.compute_dtype). Published W8A8 rows are listed on it, labelled: no INT8 tensor-core path is modelled.
+    PrecisionVariant(
+        "int8",
+        "INT8 weights, priced weight-only (W8A16)",
+        "int8",
+        "bf16",
+        ("int8_w8a16", "int8_w8a8"),
+        "BF16 peak (INT8 weights dequantised; the INT8 tensor peak W8A8 uses is not modelled)",
     ),
     PrecisionVariant("kv_fp8", "BF16 weights, FP8 KV cache", "bf16", "fp8", (), "BF16 peak"),
 )
@@ -126,6 +136,11 @@ def label(variant: PrecisionVariant, release: Release) -> str:
 
 NO_ROW = "no published quality row for this model at this precision in quality.csv"
 NO_KV_ROW = "no published quality row for an FP8 KV cache in quality.csv"
+INT8_W8A8_NOT_PRICED = (
+    "INT8 W8A8 is not priced: the W8A8 rows (8-bit activations too) are listed here, on the row costed as weight-only "
+    "W8A16 (the same weight memory and decode reads, but 16-bit matmuls, so its prefill is slower than W8A8 on a GPU "
+    "with an INT8 tensor peak, e.g. A100's 624 TOPS against 312 TFLOPS BF16)"
+)
 
 
 def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release: Release) -> str:
@@ -139,6 +154,8 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release:
         upcast = f"BF16 weights are an upcast of the {release.words} release: more memory, no quality to recover"
         return f"{upcast}; {NO_KV_ROW}" if variant.key == "kv_fp8" else f"{upcast}, so not the reference"
     if rows:
+        if variant.key == "int8" and any(r.precision == "int8_w8a8" for r in rows):
+            return INT8_W8A8_NOT_PRICED
         return "the weights' published rows; none for the FP8 KV cache on top" if variant.key == "fp8_kv_fp8" else ""
     if variant.key == "kv_fp8" or (variant.key == "fp8_kv_fp8" and release.precision == "fp8"):
         return NO_KV_ROW if variant.key == "kv_fp8" else f"the released weights with an FP8 KV cache; {NO_KV_ROW}"

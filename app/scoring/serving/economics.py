@@ -1,4 +1,4 @@
-"""Per-token API prices at a traffic: each provider's quote for the model (or the nearest listed one), its month
+"""Per-token API prices at a traffic: each provider's quote for the model (or a comparable listed one), its month
 and its labels (break_even.py: where dedicated GPUs cost no more).
 
 Pure: takes token prices and model specs; no web or database imports.
@@ -6,12 +6,12 @@ Pure: takes token prices and model specs; no web or database imports.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
 from app.scoring import token_prices as trust
+from app.scoring.serving.stand_in import comparable_priced_model
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
 )
@@ -30,7 +30,7 @@ class ServerlessQuote:
     monthly_usd: float
     as_of: date | None
     source_url: str
-    substitute: bool  # priced for a different model of similar size, not the one asked about
+    substitute: bool  # priced for a comparable model (stand_in.py), not the one asked about
     lora_serving: str = "unknown"  # yes | no | unknown: the provider serves your LoRA adapter at this price
     cached_input_usd_per_mtok: float | None = None  # the provider's cached-input price (None = not published)
     prefix_cache_hit: float = 0.0  # share of prompt tokens billed at the cached-input price
@@ -54,6 +54,7 @@ class ServerlessQuote:
     usd_per_request_lower: float | None = None  # a disputed price's request at the lower figure of each
     availability_unconfirmed: bool = False  # the provider may no longer serve the model (the reference: "verify")
     weak_source: bool = False  # the source the figure was read from does not back it
+    substitute_reason: str = ""  # a substitute: which model stood in and why it is comparable (stand_in.py)
 
     @property
     def doubts(self) -> tuple[str, ...]:
@@ -89,11 +90,9 @@ def serverless_monthly_usd(requests_per_day: float, usd_per_one_request: float) 
 
 
 def nearest_priced_model(model: ModelSpec, priced_ids: set[str], models: dict[str, ModelSpec]) -> ModelSpec | None:
-    """The listed model closest in size, by |log(params ratio)| (ties: the smaller name)."""
-    candidates = [m for i, m in models.items() if i in priced_ids and m.params_b > 0]
-    if not candidates or model.params_b <= 0:
-        return None
-    return min(candidates, key=lambda m: (abs(math.log(m.params_b / model.params_b)), m.name))
+    """The comparable priced model (stand_in.comparable_priced_model), or None."""
+    found = comparable_priced_model(model, priced_ids, models)
+    return found.model if found is not None else None
 
 
 def priced_at(price: TokenPrice, higher: bool = True) -> TokenPrice:
@@ -120,22 +119,23 @@ def serverless_quotes(
     prefix_cache_hit: float = 0.0,
     include_stale: bool = False,
 ) -> list[ServerlessQuote]:
-    """Every listed price of the model (or of the nearest listed model, marked substitute), one entry per provider
-    and model on the same terms: the comparable ones (current and verified; stale too with `include_stale`)
+    """Every listed price of the model (or of a comparable listed model, stand_in.py, marked substitute), one entry
+    per provider and model on the same terms: the comparable ones (current and verified; stale too with `include_stale`)
     cheapest first, then the others (unverified, deprecated, stale), cheapest first, each labelled. A disputed price
     is priced at the higher of its two figures (token_prices.compared_figures). With a prefix-cache share, cached
     prompt tokens are billed at each provider's cached-input price."""
     prices = trust.one_per_provider_model(prices)
     listed = [p for p in prices if p.model_id.lower() == model.id.lower()]
-    shown, substitute = model, False
+    shown, substitute, reason = model, False, ""
     if not listed:
         usable = {p.model_id for p in prices if trust.comparable(p.unverified, p.deprecated, p.stale, include_stale)}
-        nearest = nearest_priced_model(model, usable, models) or nearest_priced_model(
+        stand_in = comparable_priced_model(model, usable, models) or comparable_priced_model(
             model, {p.model_id for p in prices}, models
         )
-        if nearest is None:
+        if stand_in is None:
             return []
-        listed, shown, substitute = [p for p in prices if p.model_id == nearest.id], nearest, True
+        listed, shown, substitute = [p for p in prices if p.model_id == stand_in.model.id], stand_in.model, True
+        reason = stand_in.reason
     quotes = []
     for p in listed:
         compared = priced_at(p)
@@ -179,6 +179,7 @@ def serverless_quotes(
                 ),
                 availability_unconfirmed=p.availability_unconfirmed,
                 weak_source=p.weak_source,
+                substitute_reason=reason,
             )
         )
     return sorted(quotes, key=lambda q: (not q.comparable, q.usd_per_request, q.provider, q.provider_model_id))

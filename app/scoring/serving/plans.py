@@ -13,6 +13,7 @@ from app.scoring.price_terms import COMMITTED, terms_text
 from app.scoring.serving.break_even import BreakEven, Replica, break_even
 from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
+from app.scoring.serving.stand_in import no_stand_in_note
 from app.scoring.serving.traffic import DAYS_PER_MONTH, ServingCost, Traffic, replicas_needed, serving_cost
 from app.scoring.serving.verdict import Priced, Verdict, plan_verdict
 from app.scoring.specs import CatalogSnapshot, ModelSpec
@@ -81,6 +82,7 @@ class ServingPlan:
     break_even_scale_to_zero: BreakEven | None = None  # the same against the cheapest option scaled to zero
     verdict: Verdict | None = None  # which is cheapest at the traffic, in the mode that costs least
     infeasible: list[InfeasibleGroup] = field(default_factory=list)  # where no option serves: why, per configuration
+    substitute_reason: str | None = None  # why the substitute is comparable (stand_in.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +210,7 @@ def serving_plan_from(
     standing = [s for s in priced if id(s.option) in chosen_ids]
     verdict = _verdict(standing, best, label, traffic, ttft_limit_ms)
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
+    substitute_reason = quotes[0].substitute_reason if substitute else None
     notes = list(notes)
     if (left_out := left_out_note(quotes, include_stale)) is not None:
         notes.append(left_out)
@@ -229,8 +232,8 @@ def serving_plan_from(
         notes.append(OVER_LIMITS_NOTE)
     if substitute:
         notes.append(
-            f"No provider lists {model_id} per token; serverless prices are for {substitute}, "
-            "the listed model closest in parameter count."
+            f"No provider lists {model_id} per token; serverless prices are for a comparable model: "
+            f"{substitute_reason}."
         )
     if not priced and best is not None:  # the only price shown: say what it does not promise
         notes.append(f"No dedicated option serves this workload, and the {SERVERLESS_LATENCY}.")
@@ -247,6 +250,7 @@ def serving_plan_from(
         break_even_scale_to_zero=evens["scale_to_zero"],
         verdict=verdict,
         infeasible=list(infeasible) if not priced else [],
+        substitute_reason=substitute_reason,
     )
 
 
@@ -329,6 +333,8 @@ def plan_serving(
     notes: list[str] = []
     if trained_with is not None:
         quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
+    elif not quotes:
+        notes.append(no_stand_in_note(model))
     infeasible = infeasible_groups(ranking.row_keys[ranking.feasible_count :]) if not ranking.feasible_count else []
     return serving_plan_from(
         model.id,

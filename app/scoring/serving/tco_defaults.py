@@ -1,8 +1,9 @@
 """The own-vs-rent question and its sourced defaults from tco.csv (every input overridable).
 
 Which tco.csv row fills an input left empty (each choice is stated in the answer with its source):
-- purchase: the newest dated 8-GPU server price of that GPU (no server price: the user must give one;
-  a bare GPU price leaves out the CPUs, memory and network, so it is never used as a server price);
+- purchase: the newest dated 8-GPU server price of that GPU; else a rack price (GB200 NVL72: the rack's CPUs, switches
+  and network included) shared per GPU, its confidence stated; else the user must give one (a bare GPU price leaves
+  out the CPUs, memory and network, so it is never used as a server price);
 - power draw: the midpoint of the published typical draw under load; for a server tco.csv gives as the same chassis
   as one with a typical draw (the DGX H200 is the DGX H100's, at the same maximum input), that server's; else the
   maximum input, said to be a worst case (energy overstated against a GPU priced at its typical draw);
@@ -21,6 +22,7 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
@@ -127,8 +129,27 @@ def _per_server_size(gpus_per_server: int) -> tuple[float, str]:
     )
 
 
+def _rack_purchase(tco: tuple[TcoInput, ...], gpu: str, gpus_per_server: int) -> ResolvedInput | None:
+    """A whole rack's price (tco.csv purchase_price_rack, 'USD per GB200 NVL72 rack') shared per GPU, times the GPUs
+    per server: a system price (CPUs, switches, network in it), unlike a bare GPU price."""
+    for row in _rows(tco, "purchase_price_rack", gpu):
+        rack = re.search(r"NVL(\d+)", row.unit)
+        if rack is None:
+            continue
+        rack_gpus = int(rack.group(1))
+        confidence = "; tco.csv rates it low confidence (secondary, undated)" if "low confidence" in row.note else ""
+        why = (
+            f"a rack price, ÷ {rack_gpus} GPUs per rack × {gpus_per_server} GPUs per server{confidence}: give your "
+            "quote where you have one"
+        )
+        return _from_row("purchase_usd_per_server", row, "$ per server", gpus_per_server / rack_gpus, why)
+    return None
+
+
 def _purchase(tco: tuple[TcoInput, ...], gpu: str, gpus_per_server: int = SOURCED_SERVER_GPUS) -> ResolvedInput:
     rows = sorted(_rows(tco, "purchase_price_server", gpu), key=lambda t: t.as_of, reverse=True)
+    if not rows and (rack := _rack_purchase(tco, gpu, gpus_per_server)) is not None:
+        return rack
     if not rows:
         gpu_price = _rows(tco, "purchase_price_gpu", gpu)
         hint = (

@@ -10,6 +10,8 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from app.catalog import queries
+from app.catalog.left_out import left_out_rows
+from app.config import Settings
 from app.scoring.specs import ModelSpec
 from app.web.catalog import views
 from app.web.charts import offer_price_bars, to_json_block
@@ -50,12 +52,13 @@ class GpuListQuery(BaseModel):
 
 
 def _gpu_list(
-    request: Request, session: SessionDep, stale_after_days: int, query: GpuListQuery, as_json: bool
+    request: Request, session: SessionDep, settings: Settings, query: GpuListQuery, as_json: bool
 ) -> Response:
-    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort, stale_after_days)
+    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort, settings.stale_after_days)
     if as_json:
         return json_response(rows)
     context = {
+        "left_out": left_out_rows(settings.seed_dir, "gpus.csv"),
         "title": "GPUs",
         "nav": "gpus",
         "rows": rows,
@@ -74,7 +77,7 @@ def gpus_page(
     canonical = query.canonical()
     if canonical != request.url.query and not wants_fragment(request):
         return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
-    response = _gpu_list(request, session, settings.stale_after_days, query, as_json=False)
+    response = _gpu_list(request, session, settings, query, as_json=False)
     response.headers["HX-Push-Url"] = f"/gpus?{canonical}" if canonical else "/gpus"
     return response
 
@@ -83,7 +86,7 @@ def gpus_page(
 def gpus_json(
     request: Request, session: SessionDep, settings: SettingsDep, query: Annotated[GpuListQuery, Query()]
 ) -> Response:
-    return _gpu_list(request, session, settings.stale_after_days, query, as_json=True)
+    return _gpu_list(request, session, settings, query, as_json=True)
 
 
 @router.get("/gpus/{gpu_id}")

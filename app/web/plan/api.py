@@ -58,7 +58,7 @@ def plan_serving(
 ) -> OrjsonResponse:
     """Every feasible offer priced for the traffic: replicas at peak (`replicas_at_peak`, copies of the layout) on
     rented instances (`instances_at_peak`, what bills) and monthly $ always-on, autoscaled and scale-to-zero;
-    serverless prices for the model (or the nearest listed one), one entry per provider and model unless their terms
+    serverless prices for the model (or a comparable listed one), one entry per provider and model unless their terms
     differ, each with its `flags` (unverified, deprecated, disputed, availability_unconfirmed,
     weak_source, stale) and its date as the reference gives it (`as_of_label`: ≤ marks an on-or-before date);
     `cheapest_serverless`, the current, verified price the break-even traffic is found against (stale ones too with

@@ -62,6 +62,10 @@ class ServingBody(BaseModel):
     cheapest_serverless: ServerlessQuoteOut | None
     serverless_basis: str
     substitute_model: str | None
+    substitute_reason: str | None = Field(
+        description="which model's per-token prices stand in for the asked model and why it is comparable "
+        "(same dense/MoE kind, near in active and total parameters); null: no substitute"
+    )
     break_even_requests_per_day: float | None
     break_even: dict[str, Any] = Field(description="against the cheapest dedicated option autoscaled")
     break_even_scale_to_zero: dict[str, Any] | None = Field(

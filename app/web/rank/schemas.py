@@ -77,7 +77,8 @@ class InferenceRankResponse(RankResponseBase):
     serverless_job: list[ServerlessJobQuoteOut] | None = Field(
         None,
         description="present only for a batch job (job_requests): the same job through the cheapest current, "
-        "verified per-token APIs for the model (or the nearest listed one, marked substitute)",
+        "verified per-token APIs for the model (or a comparable listed one: same dense/MoE kind, near in active and "
+        "total parameters; marked substitute)",
     )
     serverless_job_left_out: list[ServerlessJobQuoteOut] | None = Field(
         None,
