@@ -85,3 +85,9 @@ def test_precision_reads_the_release_from_the_catalog_not_assumed(client) -> Non
         release = client.get(f"/precision.json?model={model}").json()["release"]
         assert (release["precision"], release["assumed"]) == ("fp8", False), model
         assert release["source"].startswith("config.json quantization_config") and release["source_url"], model
+
+
+def test_an_estimate_of_a_ranked_row_uses_the_ranking_s_dtype(client) -> None:  # type: ignore[no-untyped-def]
+    question = {"model": "deepseek-v3", "gpu": "H200", "gpu_count": 8}
+    body = client.post("/api/v1/estimate/inference", json=question).json()
+    assert body["weights"]["weight_dtype"] == "fp8" and body["memory_gb"]["weights"] < 90  # 671 GB / 8 at FP8

@@ -145,6 +145,7 @@ class TrainingRankResponse(RankResponseBase):
 
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):
+    weights: WeightsOut = Field(description="the weight dtype estimated: the model's release precision unless set")
     feasible: bool
     reason: str
     gpu_id: str
