@@ -67,6 +67,8 @@ def test_model_page_and_json_show_the_release_precision_and_its_source(client) -
     assert listed["gpt-oss-20b"]["release_precision"] == "mxfp4"
     assert listed["llama-3.1-8b"]["release_precision"] == "unknown"
     assert "unknown: BF16 assumed" in client.get("/models/llama-3.1-8b").text
+    assert "65.7 GB at int4" in client.get("/models/gpt-oss-120b").text  # 116.83 B x 0.5625 B
+    assert "Weights (as released)" not in client.get("/models/llama-3.1-8b").text
 
 
 def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]
