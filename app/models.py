@@ -9,6 +9,7 @@ from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.catalog import rules
+from app.scoring.specs import RELEASE_PRECISIONS
 
 
 def utcnow() -> datetime:
@@ -186,6 +187,9 @@ class LlmModelBase(SQLModel):
     # Sliding-window attention: `sliding_layers` of the layers keep only the last `sliding_window` tokens.
     sliding_window: int = Field(default=0, ge=0)
     sliding_layers: int = Field(default=0, ge=0)
+    # The checkpoint's precision as released (bf16 | fp8 | mxfp4 | unknown: BF16 assumed), and where that was read.
+    release_precision: str = Field(default="unknown", max_length=8)
+    release_precision_source: str = Field(default="", max_length=500)
     source_url: str = Field(max_length=500)
     notes: str = Field(default="", max_length=4000)
 
@@ -197,6 +201,13 @@ class LlmModelBase(SQLModel):
             raise ValueError(f"{value} sliding layers is more than the model's {layers} layers")
         if value and not info.data.get("sliding_window"):
             raise ValueError("sliding layers need a sliding_window")
+        return value
+
+    @field_validator("release_precision")
+    @classmethod
+    def _release_precision(cls, value: str) -> str:
+        if value not in RELEASE_PRECISIONS:
+            raise ValueError(f"must be one of {', '.join(RELEASE_PRECISIONS)}, not {value[:20]!r}")
         return value
 
     @field_validator("source_url")

@@ -15,6 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 
+sys.path.insert(0, str(ROOT))
+from scripts.release_precisions import read_quality, release_precision  # noqa: E402  (each model's release dtype)
+
 GPU_NUMERIC = {
     "fp32_tflops": "fp32_tflops",
     "tf32_tflops": "tf32_tflops_dense",
@@ -269,6 +272,7 @@ def build_models() -> list[dict[str, str]]:
     number and the annotation moves to the notes, naming the field."""
     with open(REFERENCE / "models.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
+    quality = read_quality(REFERENCE)
     for row in rows:
         remarks = []
         for name in row:
@@ -295,6 +299,7 @@ def build_models() -> list[dict[str, str]]:
         if row["id"] in WINDOW_FROM_CONFIG:
             row["notes"] = f"{row['notes']}; {WINDOW_FROM_CONFIG[row['id']]}"
         row["sliding_window"], row["sliding_layers"] = str(window), str(sliding)
+        row["release_precision"], row["release_precision_source"] = release_precision(row, quality)
     return rows
 
 

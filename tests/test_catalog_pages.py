@@ -58,6 +58,19 @@ def test_model_page_and_json_show_the_sliding_window(client) -> None:  # type: i
     assert (body["sliding_window"], body["sliding_layers"]) == (128, 18)
 
 
+def test_model_page_and_json_show_the_release_precision_and_its_source(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/models/deepseek-v3.1").text
+    assert "Release precision" in page and "FP8" in page and "quant_method fp8" in page
+    body = client.get("/models/kimi-k2.json").json()
+    assert body["release_precision"] == "fp8" and "config.json quantization_config" in body["release_precision_source"]
+    listed = {m["id"]: m for m in client.get("/api/v1/models").json()}
+    assert listed["gpt-oss-20b"]["release_precision"] == "mxfp4"
+    assert listed["llama-3.1-8b"]["release_precision"] == "unknown"
+    assert "unknown: BF16 assumed" in client.get("/models/llama-3.1-8b").text
+    assert "65.7 GB at int4" in client.get("/models/gpt-oss-120b").text  # 116.83 B x 0.5625 B
+    assert "Weights (as released)" not in client.get("/models/llama-3.1-8b").text
+
+
 def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]
     import re
 

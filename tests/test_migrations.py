@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app.catalog import migrate
+from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
 from tests.conftest import make_database
 
@@ -103,4 +104,33 @@ def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_
     with engine.connect() as connection:
         assert tuple(connection.execute(query).one()) == (128, 18)
     engine.dispose()
-    assert reports["models.csv"].updated == 9  # the nine models with a sliding window (Llama 4: chunked attention)
+    # every model: the nine with a sliding window (Llama 4's chunked attention among them), and (0012, also undone by the downgrade) each one's release
+    # precision and its source, which every row states (unknown ones say so)
+    assert reports["models.csv"].updated == len(load_model_specs(SEED_DIR))
+
+
+def test_0012_adds_the_release_precision_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
+    from app.catalog import seed
+    from tests.conftest import SEED_DIR
+
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, "0010")
+    engine = make_engine(url)
+    assert "release_precision" not in {c["name"] for c in inspect(engine).get_columns("model")}
+    engine.dispose()
+
+    migrate.upgrade(url)  # an already-seeded database: existing rows get the server default, unknown
+    engine = make_engine(url)
+    query = text("SELECT id, release_precision FROM model WHERE id IN ('deepseek-v3', 'gpt-oss-120b', 'llama-3.1-8b')")
+    with engine.connect() as connection:
+        assert dict(connection.execute(query).all()) == dict.fromkeys(
+            ["deepseek-v3", "gpt-oss-120b", "llama-3.1-8b"], "unknown"
+        )
+    seed.seed(engine, SEED_DIR)  # what setup_database runs after upgrading
+    with engine.connect() as connection:
+        assert dict(connection.execute(query).all()) == {
+            "deepseek-v3": "fp8",
+            "gpt-oss-120b": "mxfp4",
+            "llama-3.1-8b": "unknown",
+        }
+    engine.dispose()

@@ -62,7 +62,8 @@ LIST_FIELDS = frozenset({"providers", "price_types", "gpus", "vendors"})  # comm
 
 def field_help(description: str | None, default: object) -> str:
     """A workload field's --help: its description and, where it has one, its default."""
-    stated = default is not None and default is not PydanticUndefined
+    # "unset: ..." says what an unset field means (weight_dtype: the model's release precision), not the model's default
+    stated = default is not None and default is not PydanticUndefined and not (description or "").startswith("unset:")
     if description and stated:
         return f"{description} (default {default})"
     return description or (f"default {default}" if stated else "")

@@ -75,6 +75,10 @@ def peak_estimated(peak_verification: str, bf16_tflops: float | None, fp16_tflop
     return peak_verification in ESTIMATED_PEAKS or (bf16_tflops is None and fp16_tflops is None)
 
 
+# A checkpoint's precision as released; unknown: the reference does not say, and BF16 is assumed (said).
+RELEASE_PRECISIONS = ("bf16", "fp8", "mxfp4", "unknown")
+
+
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
     """A transformer architecture, as read from a Hugging Face config.json or paper."""
@@ -103,6 +107,8 @@ class ModelSpec:
     # `sliding_window` tokens (0 = none; config.json sliding_window + layer_types).
     sliding_window: int = 0
     sliding_layers: int = 0
+    release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
+    release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
 
     @property
     def is_moe(self) -> bool:

@@ -207,7 +207,11 @@ SCENARIO_LOAD_UNITS = {
 class InferenceWorkload(_WorkloadBase):
     """Serve a model to users at a latency target."""
 
-    weight_dtype: Dtype = "bf16"
+    weight_dtype: Dtype = Field(
+        "bf16",
+        description="unset: the model's release precision (fp8 for an FP8 release such as DeepSeek-V3, int4 W4A16 for "
+        "gpt-oss's MXFP4, bf16 for a BF16 or unknown one; catalog /api/v1/models release_precision)",
+    )
     kv_dtype: Dtype | None = Field(None, description="default: weight dtype for 8/16-bit weights, else bf16")
     input_len: int = Field(2_000, ge=1, le=1_000_000, description="mean prompt tokens")
     output_len: int = Field(400, ge=1, le=200_000, description="mean generated tokens")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.release_precision import release_weights
 from app.scoring.machines import shared_rack_caveat
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
@@ -19,7 +20,7 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, latency_bound_only, resolve_model, traffic_sets_the_peak
 from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
-from app.service.rank import mean_latencies, plain
+from app.service.rank import mean_latencies, plain, weights_body
 
 NOTES = (
     "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
@@ -165,6 +166,7 @@ def disagg_payload(
     traffic_sets_the_peak(workload, "workload.")
     latency_bound_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
+    workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)
     return plain(
@@ -176,6 +178,7 @@ def disagg_payload(
                 "peak_requests_per_s": comparison.peak_requests_per_s,
             },
             "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
+            "weights": weights_body(weights),
             "verdict": {
                 "winner": answer.winner,
                 "headline": answer.headline,
@@ -186,7 +189,7 @@ def disagg_payload(
             "aggregated": _aggregated(comparison, workload),
             "disaggregated": [_plan(p, model, workload) for p in comparison.plans],
             "pairings_considered": comparison.pairings_considered,
-            "notes": list(NOTES),
+            "notes": [*NOTES, weights.note],
             "catalog_version": snapshot.version,
             "share_url": share_url,
         }

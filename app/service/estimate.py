@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.inference.configurations import estimate_on as estimate_inference_on
+from app.scoring.inference.release_precision import release_weights
 from app.scoring.machines import Machine, estimate_machine, machine_of
 from app.scoring.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.rank import UnknownId, mean_latencies, model_spec_for, plain
+from app.service.rank import UnknownId, mean_latencies, model_spec_for, plain, weights_body
 
 # What an estimate measures: null where the configuration cannot run (no latency, no tokens: never 0, which a
 # filter such as ttft_p99_ms <= limit would take for a fast answer).
@@ -73,6 +74,7 @@ def inference_estimate(
 ) -> dict[str, Any]:
     gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
+    workload, weights = release_weights(workload, model, snapshot.quality)  # as the ranking that lists it
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
@@ -82,6 +84,7 @@ def inference_estimate(
         **body,
         **mean_latencies(body["ttft_ms"], body["tpot_ms"]),
         "band_metric": "output_tokens_per_s" if est.feasible else None,
+        "weights": weights_body(weights),
     }
 
 

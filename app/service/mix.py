@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
+from app.scoring.inference.release_precision import Weights, release_precision
 from app.scoring.messages import error_location, error_message
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType
@@ -19,12 +20,13 @@ from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion
 from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import Traffic
-from app.scoring.specs import CatalogSnapshot
+from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query_fields import query_fields
-from app.service.rank import mean_latencies, plain
+from app.service.rank import mean_latencies, plain, weights_body
 from app.service.workload_query import (
+    EXPLICIT_FIELDS,
     LIST_FIELDS,
     _collect,
     _format,
@@ -58,7 +60,8 @@ def canonical_mix_query(question: MixQuestion) -> str:
         ("mix", question.distribution_text),
         ("requests_per_day", _format(question.requests_per_day)),
     ]
-    pairs += [(k, _text(k, v)) for k, v in _non_default(question) if k not in ALWAYS]
+    given = EXPLICIT_FIELDS.intersection(question.model_fields_set)
+    pairs += [(k, _text(k, v)) for k, v in _non_default(question, given=given) if k not in ALWAYS]
     return urlencode(pairs, safe=",:")
 
 
@@ -183,7 +186,9 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
             if exc.field not in ("input_len", "output_len"):
                 raise
             raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") from None
+    question, weights = _release_weights(question, model, snapshot)
     plan = plan_mix(question, snapshot, model)
+    body = mix_body(plan)
     return {
         "question": {
             **question.model_dump(mode="json"),
@@ -192,11 +197,22 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
             "mix_normalised_text": question.normalised_text,
         },
         "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
-        **mix_body(plan),
+        "weights": weights_body(weights),
+        **body,
+        "notes": [*body["notes"], weights.note],
         "shapes": [plain(s) for s in SHAPES.values()],
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
+
+
+def _release_weights(question: MixQuestion, model: ModelSpec, snapshot: CatalogSnapshot) -> tuple[MixQuestion, Weights]:
+    """The question at the weight dtype it ranks: its own, else the model's release precision's (as rank's)."""
+    release = release_precision(model, snapshot.quality)
+    if "weight_dtype" in question.model_fields_set:
+        return question, Weights(question.weight_dtype, True, release)
+    answered = question.model_copy(update={"weight_dtype": release.weight_dtype})
+    return answered, Weights(release.weight_dtype, False, release)
 
 
 def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None:
@@ -204,9 +220,10 @@ def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None
     if not workload.model:
         return None
     try:
+        given = {"weight_dtype": workload.weight_dtype} if "weight_dtype" in workload.model_fields_set else {}
         question = MixQuestion(
             model=workload.model,
-            weight_dtype=workload.weight_dtype,
+            **given,
             kv_dtype=workload.kv_dtype,
             ttft_ms=workload.ttft_ms,
             tpot_ms=workload.tpot_ms,

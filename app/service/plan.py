@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.inference.release_precision import release_weights
 from app.scoring.messages import FieldError
 from app.scoring.serving import traffic as units
 from app.scoring.serving.lifecycle import LifecyclePlan, plan_lifecycle
@@ -15,7 +16,7 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.plan_query import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
-from app.service.rank import UnknownId, model_spec_for, plain
+from app.service.rank import UnknownId, model_spec_for, plain, weights_body
 
 
 class PlanFieldError(FieldError):
@@ -127,11 +128,15 @@ def serving_payload(
     traffic_sets_the_peak(workload, "workload.")
     latency_bound_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
+    workload, weights = release_weights(workload, model, snapshot.quality)
     plan = plan_serving(workload, traffic, snapshot, model)
+    body = serving_body(plan, traffic, limit, include_terms)
     return {
         "workload": workload.model_dump(mode="json", exclude_none=True),
         "model": plain(model),
-        **serving_body(plan, traffic, limit, include_terms),
+        "weights": weights_body(weights),
+        **body,
+        "notes": [*body["notes"], weights.note],
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
@@ -171,11 +176,15 @@ def lifecycle_payload(
     if errors:
         field, message = next(iter(errors.items()))
         raise PlanFieldError(field, message, errors)
+    inference, weights = release_weights(inference, models["inference."], snapshot.quality)
     plan = plan_lifecycle(training, inference, traffic, months, snapshot, models["training."], models["inference."])
+    body = lifecycle_body(plan, limit)
     return {
         "training": training.model_dump(mode="json", exclude_none=True),
         "inference": inference.model_dump(mode="json", exclude_none=True),
-        **lifecycle_body(plan, limit),
+        "weights": weights_body(weights),
+        **body,
+        "notes": [*body["notes"], weights.note],
         "serving": serving_body(plan.serving, traffic, limit=15, include_terms=False),
         "catalog_version": snapshot.version,
         "share_url": share_url,

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS
+from app.scoring.inference.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
@@ -166,17 +167,19 @@ def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = 
 
 
 def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
-    """Run the engine's ranking for the phase (raises UnknownId)."""
+    """Run the engine's ranking for the phase (raises UnknownId): (model, ranking, the workload ranked, its Weights or
+    None for training). An inference workload without a weight_dtype ranks the model's release precision."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
         from app.scoring.training.rank import rank_training
 
         assert isinstance(workload, TrainingWorkload)
-        return model, rank_training(workload, snapshot, model)
+        return model, rank_training(workload, snapshot, model), workload, None
     from app.scoring.inference.rank import rank_inference
 
     assert isinstance(workload, InferenceWorkload)
-    return model, rank_inference(workload, snapshot, model)
+    answered, weights = release_weights(workload, model, snapshot.quality)
+    return model, rank_inference(answered, snapshot, model), answered, weights
 
 
 def rank_payload(
@@ -192,14 +195,14 @@ def rank_payload(
     its `rank` (1 = best; in ranked order, its position). With a `sort` (rank_sort), the feasible options come in
     that column's order, then the infeasible ones, each keeping its rank, and the body says `sort`: what a sorted
     results page shows, as its twins give it."""
-    model, ranking = rank(phase, workload, snapshot)
+    model, ranking, workload, weights = rank(phase, workload, snapshot)
     positions = view_positions(phase, ranking, sort, len(ranking.options))
     if limit is not None:
         positions = positions[:limit]
     shared: dict[int, Any] = {}  # the options' lists live as long as `ranking`, so ids stay unique
     rows = [plain_row(ranking.options[p], include_terms, shared) for p in positions]
     ranked_rows = [{"rank": p + 1, **row} for p, row in zip(positions, rows, strict=True)]
-    body = _body(phase, workload, snapshot, model, ranking, ranked_rows, share_url)
+    body = _body(phase, workload, snapshot, model, ranking, ranked_rows, share_url, weights)
     if not rank_sort.is_ranked_order(sort):
         body["sort"] = sort
     return body
@@ -227,8 +230,9 @@ def _body(
     ranking: Any,
     rows: list[dict[str, Any]],
     share_url: str,
+    weights: Weights | None = None,
 ) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {} if weights is None else {"weights": weights_body(weights)}
     if phase == "training":  # what scaling out buys: days and total cost per GPU count of the leading machines
         extra["deadline_days"] = getattr(workload, "max_days", None)
         extra["frontier"] = plain(getattr(ranking, "frontier", []))
@@ -252,10 +256,25 @@ def _body(
         "options": rows,
         "total_options": len(ranking.options),
         "feasible_options": ranking.feasible_count,
-        "notes": list(getattr(ranking, "notes", [])) + _left_out(ranking, snapshot, workload),
+        "notes": list(getattr(ranking, "notes", []))
+        + _left_out(ranking, snapshot, workload)
+        + ([weights.note] if weights else []),
         "catalog_version": snapshot.version,
         "share_url": share_url,
         **extra,
+    }
+
+
+def weights_body(weights: Weights) -> dict[str, Any]:
+    """An inference answer's `weights`: the dtype it ranked, whether that is the model's release precision, and why."""
+    release = weights.release
+    return {
+        "weight_dtype": weights.dtype,
+        "from_release": weights.from_release,
+        "release_precision": release.precision,
+        "release_assumed": release.assumed,
+        "release_source": release.source,
+        "note": weights.note,
     }
 
 
@@ -346,7 +365,7 @@ def ranked_page(
     """Feasible options start … start + rows (all of them from start when rows is None) in ranked order, or
     sorted by a column of the table (rank_sort; every feasible option is built then), with what the page's
     summary, charts and infeasible list need. Raises UnknownId."""
-    model, ranking = rank(phase, workload, snapshot)
+    model, ranking, workload, weights = rank(phase, workload, snapshot)
     feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
     end = feasible if rows is None else min(feasible, start + rows)
     positions = view_positions(phase, ranking, sort, end)[start:]
@@ -368,7 +387,7 @@ def ranked_page(
         group["offers"] += 1
     leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
     return RankedPage(
-        payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url),
+        payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url, weights),
         start=start,
         ranks=[p + 1 for p in positions],
         best=leaders[0] if leaders else None,

@@ -37,6 +37,7 @@ MAX_QUERY_VALUES = 200
 ROWS_PER_PAGE = 25  # rows a results page shows by default: the best few to compare at a glance (issue 12)
 MAX_ROWS_PER_PAGE = 1000  # the same bound as the rank API's `limit`
 VIEW_FIELDS = ("sort", "show", "page")
+EXPLICIT_FIELDS = frozenset({"weight_dtype"})  # kept in a canonical query when given, even at their default
 
 
 class ResultsView(BaseModel):
@@ -348,14 +349,19 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def _non_default(model: BaseModel, skip: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
+def _non_default(model: BaseModel, skip: tuple[str, ...] = (), given: Collection[str] = ()) -> list[tuple[str, Any]]:
+    """The fields that differ from their defaults, and those in `given` whatever their value."""
     fields = type(model).model_fields
     ordered = [n for n in fields if n not in LIST_FIELDS] + [n for n in fields if n in LIST_FIELDS]
     pairs = []
     for name in ordered:
         info = fields[name]
         value = getattr(model, name)
-        if name in skip or value is None or value == info.get_default(call_default_factory=True):
+        if (
+            name in skip
+            or value is None
+            or (name not in given and value == info.get_default(call_default_factory=True))
+        ):
             continue
         pairs.append((name, value))
     return pairs
@@ -365,7 +371,9 @@ def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload
     pairs: list[tuple[str, str]] = [("phase", phase)]
     if workload.custom_model is not None:
         pairs.append(("model", "custom"))
-    for name, value in _non_default(workload, skip=("custom_model", "hf_config", "model")):
+    # A weight_dtype the question names stays in it even at bf16: unset, it means the model's release precision.
+    given = EXPLICIT_FIELDS.intersection(workload.model_fields_set)
+    for name, value in _non_default(workload, skip=("custom_model", "hf_config", "model"), given=given):
         pairs.append((name, ",".join(value) if isinstance(value, list) else _format(value)))
     if workload.model:  # always present: a link with a model is a question, one without is a blank form
         pairs.insert(1, ("model", workload.model))

@@ -66,6 +66,11 @@ class ModelOut(BaseModel):
         "0 = none"
     )
     sliding_layers: int = Field(description="layers that attend to the sliding window only")
+    release_precision: str = Field(
+        description="the checkpoint as released: bf16 | fp8 | mxfp4 | unknown (BF16 assumed); an inference ranking "
+        "without a weight_dtype ranks this precision"
+    )
+    release_precision_source: str = Field(description="where the release precision was read")
 
 
 class ServerlessQuoteFields(BaseModel):
@@ -110,3 +115,16 @@ class ServerlessQuoteFields(BaseModel):
     usd_per_request_lower: float | None = Field(description="a disputed price's request at the lower figures")
     availability_unconfirmed: bool
     weak_source: bool
+
+
+class WeightsOut(BaseModel):
+    """The weight dtype an inference answer ranked, and whether it is the model's release precision."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weight_dtype: str = Field(description="the dtype ranked (the workload's weight_dtype)")
+    from_release: bool = Field(description="the question left weight_dtype unset: the release precision's dtype")
+    release_precision: str = Field(description="bf16 | fp8 | mxfp4: the model as released (mxfp4 ranks as int4 W4A16)")
+    release_assumed: bool = Field(description="the catalog does not know the release precision: BF16 assumed")
+    release_source: str = Field(description="where the release precision was read")
+    note: str = Field(description="the same in words (also the last of the notes)")

@@ -22,10 +22,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.models import PriceSnapshot, ShareLink
+from app.scoring.inference.release_precision import release_weights
 from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
 from app.service import rank as ranking
 from app.service.moved_offers import relabel_moved_offers
-from app.service.workload_query import ParsedQuery, parse, parse_view
+from app.service.workload_query import ParsedQuery, canonical_query, parse, parse_view, with_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.error_shape import error_body
 from app.web.errors import wants_json
@@ -51,6 +53,8 @@ LEGACY_OFFER_FIELDS = (
     "offer_id",
 )
 OFFER_FIELDS = tuple(f.name for f in fields(Offer))
+# The weight dtype of an inference question without one, when links without it were saved (before release precisions).
+LEGACY_WEIGHT_DTYPE = "bf16"
 
 
 def offers_to_json(offers: tuple[Offer, ...]) -> str:
@@ -156,7 +160,7 @@ def create_share(
     problems = _problems(fields.path, parsed, snapshot)
     if problems:
         return json_response({"detail": [{"field": k, "message": v} for k, v in problems.items()]}, 422)
-    slug = save(session, fields.path, parsed.canonical, snapshot)
+    slug = save(session, fields.path, stored_query(parsed, snapshot), snapshot)
     if wants_json(request):
         return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
     return RedirectResponse(f"/s/{slug}", status_code=303)
@@ -172,6 +176,26 @@ def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict
     except ranking.UnknownId as exc:
         return exc.errors
     return {}
+
+
+def stored_query(parsed: ParsedQuery, snapshot: CatalogSnapshot) -> str:
+    """The canonical query a link stores. An inference question names its weight dtype, the release's when it gave
+    none: a link keeps the precision it was ranked at if the catalog's release precision or the default changes."""
+    workload = parsed.workload
+    if not isinstance(workload, InferenceWorkload) or "weight_dtype" in workload.model_fields_set:
+        return parsed.canonical
+    answered, _ = release_weights(workload, ranking.model_spec_for(workload, snapshot), snapshot.quality)
+    return with_view(canonical_query("inference", answered), parsed.view)
+
+
+def saved_items(query: str) -> list[tuple[str, str]]:
+    """A stored query's items. An inference link without a weight_dtype was saved when an unset one meant BF16 (links
+    saved since name theirs: stored_query): it replays as BF16, not as the model's release precision."""
+    items = _query_items(query)
+    phase = next((v for k, v in items if k == "phase"), "inference")
+    if phase == "inference" and not any(k == "weight_dtype" for k, _ in items):
+        items.append(("weight_dtype", LEGACY_WEIGHT_DTYPE))
+    return items
 
 
 def _query_items(query: str) -> list[tuple[str, str]]:
@@ -196,14 +220,14 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         version=f"saved-{slug}",
         providers=snapshot.providers,
     )
-    parsed = parse(_query_items(link.query))
+    parsed = parse(saved_items(link.query))
     changed = price_changes(saved_offers, snapshot.offers)
     saved = {
         "slug": slug,
         "prices_as_of": link.prices_as_of,
         "saved_at": link.created_at,
         "offers_changed_since": changed,
-        "current_url": f"{link.path}?{link.query}",
+        "current_url": f"{link.path}?{parsed.canonical or link.query}",  # the same question, at today's prices
     }
     # The saved page's own query is only its view (`?page=2`, `?sort=ttft`): the question is the link's.
     view_errors: dict[str, str] = {}

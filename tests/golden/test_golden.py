@@ -51,6 +51,8 @@ CASES: dict[str, tuple[str, dict]] = {
             "max_gpus": 16,
         },
     ),
+    # No weight_dtype: the MXFP4 release, ranked as 4-bit weight-only (int4, W4A16)
+    "rank_inference_gpt_oss_release": ("/api/v1/rank/inference", {"model": "gpt-oss-120b", "input_len": 1000}),
     "rank_inference_hf_config": (
         "/api/v1/rank/inference",
         {

@@ -1,6 +1,8 @@
-"""A model's released precision, the reference its published quality deltas are measured against.
+"""A model's released precision, the reference its published quality deltas are measured against, and the weight
+dtype an inference question ranks when it names none.
 
-models.csv has no release-precision column, so it is read from quality.csv: a row whose method calls the checkpoint
+A catalog model carries it (ModelSpec.release_precision, seeded by scripts/release_precisions.py from the reference
+and the model's config.json). Otherwise it is read from quality.csv: a row whose method calls the checkpoint
 native (`native FP8 mixed-precision training`, `native: MoE weights post-trained with MXFP4`) is the release at that
 row's precision; a row whose baseline is said to be native (`baseline = native FP8`) names the release's precision.
 Without either, the release is assumed to be BF16, and the answer says it was assumed.
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.scoring.specs import ModelSpec, QualityResult
+from app.scoring.workload import InferenceWorkload
 
 NATIVE_METHOD = re.compile(r"^\s*native\b", re.IGNORECASE)
 NATIVE_BASELINE = re.compile(
@@ -20,6 +23,10 @@ NATIVE_BASELINE = re.compile(
 )
 NO_BASELINE = re.compile(r"no (?:\w+ )?baseline", re.IGNORECASE)
 RELEASE_WORDS = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}  # the release precisions the precision rows show
+# The weight dtype that runs each release: MXFP4 (MoE weights at 4.25 bits, the rest BF16) is sized and timed as 4-bit
+# weight-only, W4A16, as /precision's mxfp4 row runs it (inference/precision.py VARIANTS, dtypes.matmul_dtype).
+RELEASE_WEIGHT_DTYPE = {"bf16": "bf16", "fp8": "fp8", "mxfp4": "int4"}
+SOURCE_URL = re.compile(r"\((?P<url>https?://[^\s)]+)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +40,11 @@ class Release:
     def words(self) -> str:
         return RELEASE_WORDS.get(self.precision, self.precision.upper())
 
+    @property
+    def weight_dtype(self) -> str:
+        """The workload weight_dtype that runs this release."""
+        return RELEASE_WEIGHT_DTYPE.get(self.precision, "bf16")
+
 
 def _native_baseline(row: QualityResult) -> str | None:
     for text in (row.method, row.note):
@@ -42,7 +54,11 @@ def _native_baseline(row: QualityResult) -> str | None:
 
 
 def release_precision(model: ModelSpec, results: Sequence[QualityResult]) -> Release:
-    """The model's released precision from its own quality.csv rows (none of another model's)."""
+    """The model's released precision: the catalog's, else from its own quality.csv rows (none of another model's)."""
+    if model.release_precision in RELEASE_WORDS:
+        found = SOURCE_URL.search(model.release_precision_source)
+        source = SOURCE_URL.sub("", model.release_precision_source).strip()
+        return Release(model.release_precision, source, found.group("url") if found else "")
     rows = [r for r in results if r.model_id == model.id]
     for row in rows:
         if NATIVE_METHOD.search(row.method) and row.precision in RELEASE_WORDS:
@@ -54,7 +70,8 @@ def release_precision(model: ModelSpec, results: Sequence[QualityResult]) -> Rel
             return Release(native, said, row.source_url)
     return Release(
         "bf16",
-        "assumed: models.csv has no release-precision column and quality.csv no native-precision row for this model",
+        "assumed: the catalog does not know this model's release precision and quality.csv has no native-precision "
+        "row for it",
         assumed=True,
     )
 
@@ -68,3 +85,57 @@ def stated_baseline(row: QualityResult) -> str:
     if any(NO_BASELINE.search(text) for text in (row.benchmark, row.note)):
         return "none published"
     return "the unquantised model (quality.csv names no other baseline)"
+
+
+DTYPE_WORDS = {"int4": "INT4 weight-only (W4A16)", "fp4": "FP4", "int8": "INT8"}
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The weight dtype an inference answer ranked, whether the question named it, and the model's release."""
+
+    dtype: str
+    given: bool  # the question set weight_dtype; else the release's precision was ranked
+    release: Release
+
+    @property
+    def from_release(self) -> bool:
+        return not self.given
+
+    @property
+    def note(self) -> str:
+        ranked = DTYPE_WORDS.get(self.dtype, self.dtype.upper())
+        release, source = self.release, self.release.source
+        if self.given:
+            if release.assumed:
+                return f"Weights {ranked}, as asked (the model's release precision is not known)."
+            if self.dtype == release.weight_dtype:
+                return f"Weights {ranked}, as asked: the model's release precision ({source})."
+            return (
+                f"Weights {ranked}, as asked; the model is released in {release.words} ({source}): leave weight_dtype "
+                "unset to rank the release."
+            )
+        if release.assumed:
+            return (
+                "Weights BF16: the catalog does not know the model's release precision, so BF16 is assumed; set "
+                "weight_dtype to rank another."
+            )
+        if release.precision == "mxfp4":
+            return (
+                f"Weights as released: MXFP4 MoE weights, ranked as 4-bit weight-only (int4, W4A16) as the release "
+                f"runs on Hopper ({source}); set weight_dtype to rank another."
+            )
+        return f"Weights as released: {release.words} ({source}); set weight_dtype to rank another."
+
+
+def release_weights(
+    workload: InferenceWorkload, model: ModelSpec, results: Sequence[QualityResult] = ()
+) -> tuple[InferenceWorkload, Weights]:
+    """The workload at the weight dtype it ranks: its own weight_dtype when it names one, else the model's release
+    precision's (FP8 -> fp8, MXFP4 -> int4 W4A16, BF16 or unknown -> bf16). The returned workload names its dtype, so
+    its canonical query carries it."""
+    release = release_precision(model, results)
+    if "weight_dtype" in workload.model_fields_set:
+        return workload, Weights(workload.weight_dtype, True, release)
+    answered = workload.model_copy(update={"weight_dtype": release.weight_dtype})
+    return answered, Weights(release.weight_dtype, False, release)

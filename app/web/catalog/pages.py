@@ -17,6 +17,7 @@ from app.web.catalog import views
 from app.web.charts import offer_price_bars, to_json_block
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.render import json_response, page, split_json_suffix, wants_fragment
+from app.web.schemas import ModelDetail
 
 router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY])
 
@@ -145,8 +146,20 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
         "nav": "models",
         "model": detail,
         "kv_bytes_per_token_bf16": kv_bytes_per_token_bf16(detail),
+        "release_weights": release_weights_gb(detail),
     }
     return page(request, "model.html", context)
+
+
+def release_weights_gb(model: ModelDetail) -> tuple[str, float] | None:
+    """(the dtype that runs the release, its weights in GB) for a release other than BF16; None for BF16 or unknown."""
+    from app.scoring.dtypes import WEIGHT_BYTES
+    from app.scoring.inference.release_precision import RELEASE_WEIGHT_DTYPE
+
+    dtype = RELEASE_WEIGHT_DTYPE.get(model.release_precision, "bf16")
+    if dtype == "bf16":
+        return None
+    return dtype, model.params_b * WEIGHT_BYTES[dtype]
 
 
 def kv_bytes_per_token_bf16(model: object) -> int:

@@ -29,7 +29,7 @@ def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
 
 def _form(query: PlanQuery | None) -> dict[str, Any]:
     form: dict[str, Any] = {
-        **InferenceWorkload(model="llama-3.1-70b").model_dump(),
+        **form_options.weights_as_given(InferenceWorkload(model="llama-3.1-70b").model_dump(), ()),
         **form_options.traffic_values(None, {}),
     }
     if query is not None and query.workload is not None and query.traffic is not None:

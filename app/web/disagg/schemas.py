@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
-from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut
+from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 
 # /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
 # usd_per_million_output_tokens (one replica at full load): the same name there meant the other figure, hence new names.
@@ -139,6 +139,9 @@ class DisaggResponse(BaseModel):
     workload: dict[str, object]
     traffic: dict[str, object]
     model: ModelRef
+    weights: WeightsOut = Field(
+        description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
+    )
     verdict: VerdictOut
     aggregated: AggregatedOut | None
     disaggregated: list[DisaggregatedOut] = Field(description="the cheapest disaggregated plans, cheapest first")

@@ -27,10 +27,11 @@ def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
 
 
 def _form(query: mix.MixQuery | None) -> dict[str, Any]:
-    form: dict[str, Any] = MixQuestion().model_dump()
+    form: dict[str, Any] = form_options.weights_as_given(MixQuestion().model_dump(), ())
     form["mix"] = MixQuestion().distribution_text
     if query is not None and query.question is not None:
-        form.update(query.question.model_dump(exclude_none=True))
+        given = query.question.model_fields_set
+        form.update(form_options.weights_as_given(query.question.model_dump(exclude_none=True), given))
         form["mix"] = query.question.distribution_text
     elif query is not None:
         form.update(query.values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix_question import MixQuestion
-from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut
+from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 
 
 class BucketOut(BaseModel):
@@ -91,6 +91,9 @@ class MixQuestionOut(MixQuestion):
 class MixResponse(BaseModel):
     question: MixQuestionOut
     model: ModelRef
+    weights: WeightsOut = Field(
+        description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
+    )
     requests_per_day: float
     peak_requests_per_s: float
     buckets: list[BucketOut]

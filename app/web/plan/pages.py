@@ -43,7 +43,7 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
 def form_state(query: PlanQuery | None) -> dict[str, Any]:
     """Defaults, then the parsed question (or exactly what was typed, after an error)."""
     state: dict[str, Any] = {
-        **InferenceWorkload().model_dump(),
+        **form_options.weights_as_given(InferenceWorkload().model_dump(), ()),
         **{TRAIN_PREFIX + k: v for k, v in TrainingWorkload().model_dump().items()},
         "months": DEFAULT_MONTHS,
         **form_options.traffic_values(None, {}),

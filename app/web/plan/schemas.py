@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.web.rank.option_schemas import InferenceOptionFields
-from app.web.report_schemas import ModelOut, ServerlessQuoteFields
+from app.web.report_schemas import ModelOut, ServerlessQuoteFields, WeightsOut
 
 
 class ServingOptionOut(InferenceOptionFields):
@@ -87,6 +87,9 @@ class ServingBody(BaseModel):
 class ServingResponse(ServingBody):
     workload: dict[str, Any]
     model: ModelOut
+    weights: WeightsOut = Field(
+        description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
+    )
     catalog_version: str
     share_url: str
 
@@ -113,6 +116,9 @@ class LifecycleResponse(BaseModel):
 
     training: dict[str, Any] = Field(description="the training workload as validated (unset fields left out)")
     inference: dict[str, Any] = Field(description="the inference workload as validated (unset fields left out)")
+    weights: WeightsOut = Field(
+        description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
+    )
     months: int
     combinations: list[LifecycleCombinationOut] = Field(description="cheapest total first, the best 10")
     total_combinations: int

@@ -75,6 +75,28 @@ def convenience_targets_blank(state: dict[str, Any], prefix: str = "", typed: Co
     return state
 
 
+# An inference form's weight precision left unset: the model's release precision, which the blank choice names.
+UNSET_WEIGHTS = ""
+RELEASE_CHOICE = {
+    "fp8": "the release's (FP8)",
+    "mxfp4": "the release's (MXFP4, as int4 W4A16)",
+    "bf16": "the release's (BF16)",
+}
+UNKNOWN_RELEASE_CHOICE = "the release's (BF16 assumed)"
+
+
+def release_choices(snapshot: CatalogSnapshot) -> dict[str, str]:
+    """Each catalog model's blank weight-precision choice, naming the precision it stands for."""
+    return {m.id: RELEASE_CHOICE.get(m.release_precision, UNKNOWN_RELEASE_CHOICE) for m in snapshot.models.values()}
+
+
+def weights_as_given(values: dict[str, Any], given: Collection[str]) -> dict[str, Any]:
+    """`values` with weight_dtype shown blank (the release's) unless the question gave it (`given`: its fields set)."""
+    if "weight_dtype" in values and "weight_dtype" not in given:
+        values["weight_dtype"] = UNSET_WEIGHTS
+    return values
+
+
 def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     """Every workload form's catalog choices, the offer filters' under `filter_choices`; they depend on the snapshot
     only, so they are worked out once per snapshot."""
@@ -84,7 +106,9 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
         found = snapshot.memo["form_lists"] = {
             "model_choices": models,
             "filter_choices": filter_choices(snapshot),
-            "workload_defaults": InferenceWorkload().model_dump(),  # a settings box opens where one differs
+            # a settings box opens where one differs
+            "workload_defaults": weights_as_given(InferenceWorkload().model_dump(), ()),
+            "release_choices": release_choices(snapshot),
             "field_defaults": CONVENIENCE_TARGETS,
             **CHOICES,
         }
@@ -94,7 +118,7 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
 def workload_form_values(workload: InferenceWorkload | TrainingWorkload, exclude_none: bool = True) -> dict[str, Any]:
     """A workload as its form fields: a custom architecture selects "custom" and fills the arch_ fields, so a
     form resubmitted from any page keeps the model it answered for."""
-    values = workload.model_dump(exclude_none=exclude_none)
+    values = weights_as_given(workload.model_dump(exclude_none=exclude_none), workload.model_fields_set)
     if workload.custom_model is not None:
         values["model"] = "custom"
         values.update({ARCH_PREFIX + k: v for k, v in workload.custom_model.model_dump().items()})
@@ -117,7 +141,7 @@ def traffic_values(traffic: Traffic | None, typed: dict[str, Any]) -> dict[str, 
 def form_state(parsed: ParsedQuery | None) -> dict[str, Any]:
     """Defaults of the phase, then the parsed workload (or, after an error, exactly what was typed)."""
     phase = parsed.phase if parsed else "inference"
-    defaults = (InferenceWorkload() if phase == "inference" else TrainingWorkload()).model_dump()
+    defaults = weights_as_given((InferenceWorkload() if phase == "inference" else TrainingWorkload()).model_dump(), ())
     state: dict[str, Any] = {**defaults, "phase": phase}
     if parsed is None:
         return state

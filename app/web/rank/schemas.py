@@ -14,7 +14,7 @@ from app.web.rank.option_schemas import (
     LatencyFieldsOut,
     TrainingOptionOut,
 )
-from app.web.report_schemas import ModelOut, ServerlessQuoteFields, TermOut
+from app.web.report_schemas import ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
 
@@ -55,6 +55,9 @@ class RankResponseBase(Strict):
 
 
 class InferenceRankResponse(RankResponseBase):
+    weights: WeightsOut = Field(
+        description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
+    )
     options: list[InferenceOptionOut] = Field(
         description="best first, each with its `rank` (1 = best; a sorted answer keeps each option's rank); at a fixed "
         "client count, request rate or single stream the options over a latency limit (over_limits says which) after "
@@ -143,6 +146,7 @@ class TrainingRankResponse(RankResponseBase):
 
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):
+    weights: WeightsOut = Field(description="the weight dtype estimated: the model's release precision unless set")
     feasible: bool
     reason: str
     gpu_id: str
