@@ -104,8 +104,8 @@ def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_
     with engine.connect() as connection:
         assert tuple(connection.execute(query).one()) == (128, 18)
     engine.dispose()
-    # every model: the nine with a sliding window (Llama 4's chunked attention among them), and (0012, also undone by the downgrade) each one's release
-    # precision and its source, which every row states (unknown ones say so)
+    # every model: the nine with a sliding window (Llama 4's chunked attention among them), and (0012, also undone by
+    # the downgrade) each one's release precision and its source, which every row states (unknown ones say so)
     assert reports["models.csv"].updated == len(load_model_specs(SEED_DIR))
 
 

@@ -60,6 +60,17 @@ class CaseSetup:
     run_requests: int | None = None  # requests in a finite run, replayed step by step (finite_run.py) where it matters
 
 
+# TensorRT-LLM rows ran its TensorRT engine flow (compiled prefill: no MoE prefill host time) unless their notes say
+# "PyTorch backend" (trtllm-perf-v0.20): every public TensorRT-LLM row predates 1.0, whose default is that backend.
+TRTLLM_PYTORCH_BACKEND = "pytorch backend"
+
+
+def _compiled_prefill(row: dict, engine: str, ctx: InferenceContext) -> bool:
+    if engine == "trtllm":
+        return TRTLLM_PYTORCH_BACKEND not in (row.get("notes") or "").lower()
+    return ctx.compiled_prefill
+
+
 # vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
 # 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
 VLLM_V1_FROM = (2025, 3)
@@ -291,6 +302,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         )
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
+        ctx = replace(ctx, compiled_prefill=_compiled_prefill(row, engine, ctx))
         if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192
             ctx = replace(
                 ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=ENGINE_TOKEN_BUDGET["vllm"]

@@ -11,7 +11,7 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.memory import kv_bytes_per_token_per_gpu, weight_bytes
 from app.scoring.inference.operating_points import operating_point
-from app.scoring.inference.steps import build_context
+from app.scoring.inference.steps import build_context, moe_prefill_ms
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -242,9 +242,14 @@ def test_moe_prefill_pays_eager_host_time_in_pytorch_engines_only():
 
     layers = MODELS["deepseek-r1"].layers
     sglang, trtllm = estimate("deepseek-r1", "sglang"), estimate("deepseek-r1", "trtllm")
-    assert host(sglang) == DEFAULT_EFFICIENCY.moe_prefill_layer_ms * layers and host(trtllm) == 0.0
-    assert sglang.ttft_ms > trtllm.ttft_ms
+    # TensorRT-LLM's default since 1.0 is its PyTorch backend: eager prefill, as SGLang's; llama.cpp is compiled
+    assert host(sglang) == host(trtllm) == DEFAULT_EFFICIENCY.moe_prefill_layer_ms * layers
+    assert host(estimate("mixtral-8x7b", "llamacpp")) == 0.0
     assert host(estimate("llama-3.1-70b", "sglang")) == 0.0  # dense models run no routing or grouped GEMMs
+    # TensorRT-LLM's TensorRT engine flow (its default before 1.0, as the older public rows ran it) is compiled
+    ctx = build_context(GPUS["H200"], MODELS["deepseek-r1"], "fp8", "fp8", "trtllm", 8)
+    assert moe_prefill_ms(ctx, DEFAULT_EFFICIENCY) > 0.0
+    assert moe_prefill_ms(replace(ctx, compiled_prefill=True), DEFAULT_EFFICIENCY) == 0.0
 
 
 def test_routed_experts_do_not_take_the_dense_tensor_parallel_mbu_penalty():

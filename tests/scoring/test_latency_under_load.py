@@ -3,6 +3,7 @@
 import math
 import random
 import statistics
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -216,6 +217,7 @@ def test_the_prefill_queue_is_as_busy_as_the_prefills_share_of_each_mixed_step()
     experts read for 512 tokens), so arrivals x stand-alone prefill exceed capacity; inside a mixed step the
     prompts share the weight read with the decode batch, and the queue is only as busy as their share of it."""
     ctx = build_context(GPUS["H100-SXM"], MODELS["mixtral-8x7b"], "fp8", "fp8", "trtllm", 1)
+    ctx = replace(ctx, compiled_prefill=True)  # TensorRT-LLM's TensorRT engine flow: no MoE prefill host time
     point = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 256, 512, 146)
     decode_only = decode_parts(ctx, DEFAULT_EFFICIENCY, 256, 512 + 146 / 2)
     share = prefill_share_of_step(point.step, decode_only)

@@ -35,7 +35,7 @@ def test_the_loads_the_term_was_fitted_on_and_compiled_engines_are_unchanged():
         input_len=1024, output_len=1024,
     )  # fmt: skip
     assert _thin(estimate_inference(GPUS["H200"], 8, r1, inferencex).assumptions) == []
-    trtllm = InferenceWorkload(model="gpt-oss-120b", weight_dtype="fp4", tpot_ms=50, engine="trtllm")
-    assert _thin(estimate_inference(GPUS["B200"], 1, MODELS["gpt-oss-120b"], trtllm).assumptions) == []
+    llamacpp = InferenceWorkload(model="gpt-oss-120b", weight_dtype="int4", tpot_ms=50, engine="llamacpp")
+    assert _thin(estimate_inference(GPUS["B200"], 1, MODELS["gpt-oss-120b"], llamacpp).assumptions) == []
     dense = InferenceWorkload(model="llama-3.1-8b", tpot_ms=50, engine="vllm")
     assert _thin(estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], dense).assumptions) == []

@@ -214,8 +214,12 @@ def sglang_prefill_chunk(gpu: GpuSpec) -> int:
 
 
 # Engines that run prefill as a compiled graph, with no per-layer Python dispatch: they do not pay
-# moe_prefill_layer_ms (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt).
-COMPILED_ENGINES: tuple[str, ...] = ("trtllm", "llamacpp")
+# moe_prefill_layer_ms. llama.cpp always; TensorRT-LLM only in its TensorRT (C++) engine flow (Mixtral TP2 on A100:
+# 24 ms to the first token of a 128-token prompt), its default before 1.0. Since 1.0 its default is the PyTorch
+# backend, the only one for the MoE models added from 2025 (Llama 4, DeepSeek-R1, Qwen3-MoE, gpt-oss): eager prefill,
+# as vLLM's and SGLang's (validation: trtllm-perf-v0.20's Llama 4 Maverick, "PyTorch backend", ran 25-190 % below
+# the estimate without the term). A product answer is today's engine; the validator marks the older rows compiled.
+COMPILED_ENGINES: tuple[str, ...] = ("llamacpp",)
 # Engines whose scheduler runs waiting prompts as a prefill batch of their own before the next decode step
 # (SGLang's default: mixed prefill/decode batches only with --enable-mixed-chunk): a new request waits for the
 # forward pass in flight (mean residual half a step), then for its prefill alone, not for a step that also

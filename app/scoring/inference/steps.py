@@ -85,6 +85,9 @@ class InferenceContext:
     # --enable-expert-parallel) instead of each being sharded over TP; `experts_per_group` experts per GPU.
     expert_parallel: int = 1
     experts_per_group: float = 0.0
+    # Prefill runs as a compiled graph with no per-layer host dispatch (llama.cpp; TensorRT-LLM's TensorRT engine
+    # flow, its default before 1.0): no MoE prefill host time (efficiency.inference.COMPILED_ENGINES).
+    compiled_prefill: bool = False
 
     def prefill_pass_tokens(self, budget: int | None = None) -> int | None:
         """Prompt tokens one engine step may prefill: SGLang's chunk on this GPU (its prefill batches are its own and
@@ -196,6 +199,7 @@ def build_context(
         else 0.0,
         expert_parallel=expert_parallel if share > 0 else 1,
         experts_per_group=model.num_experts / expert_parallel if share > 0 and expert_parallel > 1 else 0.0,
+        compiled_prefill=engine in COMPILED_ENGINES,
     )
 
 
@@ -370,9 +374,10 @@ def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     """Host time of one prefill pass through an MoE model's layers in a PyTorch engine (vLLM, SGLang, ...):
     prefill runs eagerly, without CUDA graphs, so each MoE layer's routing, token permutation and grouped-GEMM
     launches are paid per pass (BLIS trained physics on vLLM: +482 us per MoE layer; SGLang DeepSeek-R1 TTFT
-    180-200 ms flat from 128 to 4k input tokens). TensorRT-LLM's compiled engine and llama.cpp do not pay it
-    (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt)."""
-    if not ctx.moe or ctx.engine in COMPILED_ENGINES:
+    180-200 ms flat from 128 to 4k input tokens). llama.cpp and TensorRT-LLM's TensorRT engine flow
+    (compiled_prefill) do not pay it (TRT-LLM Mixtral TP2 on A100: 24 ms to the first token of a 128-token prompt);
+    TensorRT-LLM's PyTorch backend, its default since 1.0, does."""
+    if not ctx.moe or ctx.compiled_prefill:
         return 0.0
     return ctx.layers_per_stage * eff.moe_prefill_layer_ms
 
