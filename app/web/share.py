@@ -27,7 +27,7 @@ from app.service import rank as ranking
 from app.service.moved_offers import relabel_moved_offers
 from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
-from app.web.error_shape import error_body
+from app.web.error_shape import error_body, field_errors_body
 from app.web.errors import wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
@@ -155,7 +155,7 @@ def create_share(
     parsed = parse(_query_items(fields.query))
     problems = _problems(fields.path, parsed, snapshot)
     if problems:
-        return json_response({"detail": [{"field": k, "message": v} for k, v in problems.items()]}, 422)
+        return json_response(field_errors_body(problems), 422)
     slug = save(session, fields.path, parsed.canonical, snapshot)
     if wants_json(request):
         return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
@@ -239,7 +239,7 @@ def _saved_twin(parsed: ParsedQuery, replay: CatalogSnapshot, slug: str, saved: 
         except ranking.UnknownId as exc:  # saved before the check at creation, model since removed
             errors.update(exc.errors)
     if errors:
-        return json_response({"detail": [{"field": k, "message": v} for k, v in errors.items()]}, 422)
+        return json_response(field_errors_body(errors), 422)
     if twin == "csv":
         return csv_response(payload, f"gpumatch-saved-{slug}.csv")
     return json_response({**payload, "saved": saved})

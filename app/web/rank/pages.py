@@ -13,6 +13,7 @@ from app.service import rank_sort
 from app.service.plan_query import plan_link, training_plan_link
 from app.service.workload_query import PHASES, ParsedQuery, Phase, asks_a_question, parse
 from app.web.deps import SnapshotDep
+from app.web.error_shape import field_errors_body
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
 from app.web.render import json_response, page, wants_fragment
@@ -173,7 +174,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
         except ranking.UnknownId as exc:
             parsed.errors.update(exc.errors)
-    return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
+    return field_errors_body(parsed.errors), 422
 
 
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
