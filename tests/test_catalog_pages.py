@@ -50,6 +50,17 @@ def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no
     assert "Sliding window" not in client.get("/models/llama-3.1-70b").text
 
 
+def test_every_model_page_shows_the_kv_cache_the_ranking_sizes(client) -> None:  # type: ignore[no-untyped-def]
+    """The page reads the model as the rankings do (snapshot.model_spec), MLA and sliding windows included."""
+    from app.catalog.spec_files import load_model_specs
+    from app.scoring.inference.memory import kv_bytes_per_token
+
+    specs = load_model_specs()
+    for model in client.get("/models.json").json():
+        kv = int(kv_bytes_per_token(specs[model["id"]], "bf16"))
+        assert f"{kv:,} bytes per token" in client.get(f"/models/{model['id']}").text, model["id"]
+
+
 def test_model_page_and_json_show_the_sliding_window(client) -> None:  # type: ignore[no-untyped-def]
     page = client.get("/models/gpt-oss-120b").text
     assert "18 of 36 layers attend to and cache the last 128 tokens only" in page

@@ -74,6 +74,22 @@ def test_htmx_request_gets_the_workbench_block_and_canonical_push_url(client) ->
     assert response.headers["HX-Push-Url"] == TRAINING_URL
 
 
+@pytest.mark.parametrize(
+    ("headers", "whole_page"),
+    [
+        ({"HX-Request": "true"}, False),  # an htmx swap: the block
+        ({"HX-Request": "true", "HX-History-Restore-Request": "true"}, True),  # back to a page not in htmx's cache
+        ({"HX-Request": "true", "HX-Request-Type": "full"}, True),  # htmx 2's boosted navigation of the whole page
+    ],
+)
+def test_only_a_partial_htmx_request_gets_a_fragment(client, headers: dict[str, str], whole_page: bool) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/?model=llama-3.1-8b&phase=training&seq_len=4096", headers=headers)
+    assert response.status_code == 200
+    assert ("<html" in response.text) is whole_page
+    assert response.text.lstrip().startswith('<div id="workbench">') is not whole_page
+    assert "HX-Request" in response.headers["Vary"]
+
+
 def test_inference_form_offers_the_engine_batch_cap_and_keeps_it_in_the_link(client) -> None:  # type: ignore[no-untyped-def]
     html = client.get("/?phase=inference&model=llama-3.1-8b&max_num_seqs=64").text
     assert (

@@ -15,7 +15,6 @@ from app.catalog.spec_files import load_model_specs
 from app.scoring.inference.rank import InferenceOption
 from app.scoring.serving.break_even import Replica, break_even, scale_to_zero_monthly_usd
 from app.scoring.serving.economics import (
-    nearest_priced_model,
     serverless_monthly_usd,
     serverless_quotes,
     usd_per_request,
@@ -23,6 +22,7 @@ from app.scoring.serving.economics import (
 from app.scoring.serving.lifecycle import ServingCandidate, combine
 from app.scoring.serving.plans import serving_plan_from
 from app.scoring.serving.scale_to_zero import idle_runs
+from app.scoring.serving.stand_in import comparable_priced_model
 from app.scoring.serving.traffic import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
@@ -249,7 +249,8 @@ def test_listed_model_gets_its_own_prices_cheapest_first():
 def test_unlisted_model_gets_a_comparable_listed_model_labelled_substitute():
     prices = (_price("llama-3.3-70b", 0.6), _price("llama-3.1-8b", 0.05), _price("llama-3.1-405b", 3.0))
     model = MODELS["llama-2-70b"]  # dense 69B: the dense 70.55B model (8B and 405B are outside 1.5x)
-    assert nearest_priced_model(model, {p.model_id for p in prices}, MODELS).id == "llama-3.3-70b"
+    found = comparable_priced_model(model, {p.model_id for p in prices}, MODELS)
+    assert found is not None and found.model.id == "llama-3.3-70b"
     quotes = serverless_quotes(model, prices, MODELS, 1000, 100, 100)
     assert len(quotes) == 1 and quotes[0].substitute and quotes[0].model_id == "llama-3.3-70b"
     plan = serving_plan_from(model.id, [_option()], quotes, Traffic(requests_per_day=1000), 100)

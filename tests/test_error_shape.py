@@ -105,3 +105,31 @@ def test_openapi_documents_share_with_json_and_form_bodies(client: TestClient) -
     assert content["application/json"]["schema"]["required"] == ["path", "query"]
     assert {"201", "303", "422"} <= set(operation["responses"])
     assert "/s/{slug}" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_field_errors_body_lists_each_field_in_order() -> None:
+    from app.web.error_shape import field_errors_body
+
+    body = field_errors_body({"model": "unknown model 'x'", "input_len": "must be at least 1"})
+    assert body == {
+        "detail": [
+            {"field": "model", "message": "unknown model 'x'"},
+            {"field": "input_len", "message": "must be at least 1"},
+        ]
+    }
+
+
+def test_no_module_builds_the_error_entries_by_hand() -> None:
+    """error_shape.field_entries turns {field: message} into the entries; a module spelling that again (five did)
+    can drift from the shape."""
+    import re
+    from pathlib import Path
+
+    web = Path(__file__).resolve().parent.parent / "app" / "web"
+    by_hand = [
+        path.name
+        for path in web.rglob("*.py")
+        if path.name != "error_shape.py"
+        and re.search(r"\{\"field\": [^{}]*, \"message\": [^{}]*\} for ", path.read_text(encoding="utf-8"))
+    ]
+    assert by_hand == []

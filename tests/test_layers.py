@@ -36,7 +36,14 @@ FORBIDDEN = {
     "app.service": ("app.web", "app.cli", "benchmarks", "fastapi", "starlette"),
     "app.cli": ("app.web", "benchmarks", "fastapi"),
     "app.catalog": ("app.service", "app.web", "app.cli", "app.calibration", "benchmarks"),
-    "app.web": ("app.cli", "app.calibration", "benchmarks"),
+    "app.web": (
+        "app.cli",
+        "app.calibration",
+        "benchmarks",
+        # a face draws what the ranking chose: estimating again it may choose another layout or machine
+        "app.scoring.training.estimate.estimate_training",
+        "app.scoring.inference.configurations.solve_on",
+    ),
 }
 
 

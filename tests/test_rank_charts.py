@@ -74,3 +74,19 @@ def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
     assert lines[0]["line"]["dash"] != lines[1]["line"]["dash"]
     assert lines[0]["marker"]["symbol"] != lines[1]["marker"]["symbol"]
     assert lines[0]["name"] == "B200 · Lambda (on demand)"  # the provider's name, not its id
+
+
+def test_training_memory_chart_draws_each_leading_row_s_own_layout(client):
+    """The memory bars of a configuration sum to the GB per GPU its ranked row states: the chart once re-estimated
+    without the row's machine and drew 128×A100-SXM-80GB at a TP4 layout (~39 GB) beside a TP2 row of 67.6 GB."""
+    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=100000000000&max_gpus=512"
+    rows = client.get(f"/rank.json?{query}").json()["options"]
+    figure = next(f for f in _figures(client.get(f"/?{query}").text) if f["data"][-1].get("name") == "capacity")
+    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    labels = bars[0]["y"]
+    assert labels
+    for i, label in enumerate(labels):
+        count, gpu = label.split("×")
+        row = next(r for r in rows if r["gpu_id"] == gpu and r["gpu_count"] == int(count) and r["feasible"])
+        drawn = sum(t["x"][i] for t in bars)
+        assert abs(drawn - row["memory_per_gpu_gb"]) < 0.05, (label, row["layout"], drawn, row["memory_per_gpu_gb"])

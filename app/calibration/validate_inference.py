@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from app.calibration.cases import cell_number
+from app.calibration.cases import UnreadableRow, cell_number
 from app.calibration.run_conditions import run_conditions, stated_kv_dtype
 from app.calibration.validate import CasePrediction, make_prediction
 from app.scoring.efficiency.inference import (
@@ -227,7 +227,7 @@ def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     """Build the efficiency-independent part of a case, or return why it is not covered (never raises)."""
     try:
         return _case_setup(row, gpus, models)
-    except Exception as error:  # noqa: BLE001 - an unreadable row is reported, never raised
+    except UnreadableRow as error:
         return f"unreadable row: {error}"
 
 
@@ -444,14 +444,12 @@ def predict_inference_case(
     models: dict,
     eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> CasePrediction:
-    """Predict one row; never raises: anything unmodelled comes back covered=False with the reason."""
-    try:
-        setup = case_setup(row, gpus, models)
-        if isinstance(setup, str):
-            return make_prediction(row, None, setup)
-        value = predict_setup(setup, eff)
-        if value is None:
-            return make_prediction(row, None, "no batch meets the latency limits in the model")
-        return make_prediction(row, value, "; ".join(setup.notes) or "modelled")
-    except Exception as error:  # noqa: BLE001 - a validation hook reports, never raises
-        return make_prediction(row, None, f"could not model: {error}")
+    """Predict one row: anything unmodelled or unreadable comes back covered=False with the reason; an estimator
+    error raises (reported as an uncovered row, it would hide a broken estimator under the coverage floor)."""
+    setup = case_setup(row, gpus, models)
+    if isinstance(setup, str):
+        return make_prediction(row, None, setup)
+    value = predict_setup(setup, eff)
+    if value is None:
+        return make_prediction(row, None, "no batch meets the latency limits in the model")
+    return make_prediction(row, value, "; ".join(setup.notes) or "modelled")

@@ -6,7 +6,7 @@ import heapq
 from abc import abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from datetime import date
-from typing import Generic, NamedTuple, TypedDict, TypeVar, cast, overload
+from typing import Generic, NamedTuple, TypedDict, TypeVar, overload
 
 from app.scoring.machines import Machine, machine_of
 from app.scoring.price_terms import INTERRUPTIBLE, price_caveats
@@ -252,43 +252,6 @@ class RowKey(NamedTuple):
     gpu_id: str
     gpu_count: int
     reason: str
-
-
-def offers_by_gpu(
-    snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False
-) -> dict[str, list[int]]:
-    """Indices into snapshot_offers(...) grouped by GPU, each group sorted by (price, provider id, index).
-
-    Within one GPU type every offer's cost is its price times the same factor, so these runs are already
-    in ranking order; memoised per snapshot and filter set like snapshot_offers."""
-    key = ("by_gpu", cheapest_per_provider, filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
-        offers = snapshot_offers(snapshot, filters, cheapest_per_provider)
-        groups: dict[str, list[int]] = {}
-        for index, offer in enumerate(offers):
-            groups.setdefault(offer.gpu_id, []).append(index)
-        for indices in groups.values():
-            indices.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
-        found = snapshot.memo[key] = groups
-    return found  # type: ignore[return-value]
-
-
-def hostable_count(
-    snapshot: CatalogSnapshot, filters: Filters, gpu_id: str, gpus_needed: int, cheapest_per_provider: bool = False
-) -> int:
-    """How many of a GPU type's offers can host `gpus_needed` GPUs: instances with at least that many,
-    or single-GPU offers (rentable n at a time). Counts per instance size are memoised per snapshot."""
-    key = ("sizes", cheapest_per_provider, filter_key(filters))
-    sizes = cast("dict[str, dict[int, int]] | None", snapshot.memo.get(key))
-    if sizes is None:
-        sizes = {}
-        for offer in snapshot_offers(snapshot, filters, cheapest_per_provider):
-            per_gpu = sizes.setdefault(offer.gpu_id, {})
-            per_gpu[offer.gpu_count] = per_gpu.get(offer.gpu_count, 0) + 1
-        snapshot.memo[key] = sizes
-    counts = sizes.get(gpu_id, {})
-    return sum(n for size, n in counts.items() if size >= gpus_needed or size == 1)
 
 
 class MergedOrder(OnDemandSequence[T]):

@@ -202,13 +202,3 @@ def billed_job_hours(
     """What a job of `use_hours` is billed: its wall time under the terms (job_wall_hours), then billed_use_hours."""
     wall = job_wall_hours(use_hours, price_type, provider_id, spot)
     return billed_use_hours(wall, price_type, stated_min_term, provider_id)
-
-
-def terms_label(price_type: str, note: str = "", stale: bool = False) -> str:
-    """The badge a ranked row shows: its terms, with the nuance kept in the note."""
-    label = price_type.replace("_", " ")
-    if price_type in INTERRUPTIBLE:
-        label += " (interruptible)"
-    if note:
-        label += f" · {note}"
-    return label + (" · stale" if stale else "")

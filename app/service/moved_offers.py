@@ -1,7 +1,7 @@
 """Offers a saved link stored under a provider or price type the catalog has since corrected, read as they are now.
 
-A link replays the prices it was saved with (app/web/share.py), but not their old labels where the catalog found
-them wrong: before migration 0010, RunPod's Community Cloud rows were `runpod`, on demand, named as Secure Cloud,
+A link replays the prices it was saved with (app/service/saved_links.py), but not their old labels where the catalog
+found them wrong: before migration 0010, RunPod's Community Cloud rows were `runpod`, on demand, named as Secure Cloud,
 so an old link ranked third-party hosts as plain "RunPod on demand", in default rankings. Each move here is one of
 the catalog's migrations, applied to the stored JSON as it is read; the stored row is left as it was saved.
 """

@@ -11,7 +11,7 @@ after the question.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -280,7 +280,8 @@ def parse_phase(values: dict[str, Any], errors: dict[str, str], default_phase: P
 def serving_phase_only(items: list[tuple[str, str]], errors: dict[str, str]) -> list[tuple[str, str]]:
     """The query of a page that answers serving questions (/plan, /precision, /disagg, /mix) without its phase:
     phase=inference (a ranking's link carries it) says what the page answers; another phase is an error naming
-    it, not a serving answer to a training question."""
+    it, not a serving answer to a training question; a repeated phase is an error, as any repeated key is."""
+    errors.update(query_shape_errors([(key, value) for key, value in items if key == "phase"]))
     for key, value in items:
         if key == "phase" and value.strip() not in ("", "inference"):
             errors["phase"] = (
@@ -290,9 +291,11 @@ def serving_phase_only(items: list[tuple[str, str]], errors: dict[str, str]) -> 
     return [(key, value) for key, value in items if key != "phase"]
 
 
-def asks_a_question(items: list[tuple[str, str]]) -> bool:
-    """A serving page's query holds more than phase=inference (alone it is the page's blank form)."""
-    return any(key != "phase" or value.strip() not in ("", "inference") for key, value in items)
+def asks_a_question(items: list[tuple[str, str]], phases: Sequence[str] = ("inference",)) -> bool:
+    """Whether a page's query asks a question, the one rule every form page follows: a query of nothing but one
+    phase, blank or one the page answers (`phases`), is the page's blank form with its defaults shown; any other
+    field, a repeated phase or an unknown one is a question (one with an error answers 422 naming the field)."""
+    return len(items) > 1 or any(key != "phase" or value.strip() not in ("", *phases) for key, value in items)
 
 
 def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:

@@ -14,6 +14,7 @@ from app.db import SessionDep
 from app.scoring.specs import CatalogSnapshot
 from app.service.query_fields import unknown_key_errors
 from app.service.workload_query import query_shape_errors
+from app.web.error_shape import field_entries
 
 
 def get_app_settings(request: Request) -> Settings:
@@ -72,4 +73,4 @@ __all__ = ["ONE_VALUE_PER_KEY", "SessionDep", "SettingsDep", "SnapshotDep", "not
 
 def not_found(kind: str, identifier: str, field: str = "path") -> HTTPException:
     """A 404 naming the id, at the path parameter that holds it (`gpu_id`)."""
-    return HTTPException(status_code=404, detail=[{"field": field, "message": f"no {kind} with id {identifier!r}"}])
+    return HTTPException(status_code=404, detail=field_entries({field: f"no {kind} with id {identifier!r}"}))

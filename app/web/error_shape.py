@@ -8,6 +8,7 @@ what the client would change: the `path` (or the path parameter: `gpu_id`) that 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -26,6 +27,16 @@ def error_entries(status_code: int, detail: Any) -> list[dict[str, str]]:
 
 def error_body(status_code: int, detail: Any) -> dict[str, list[dict[str, str]]]:
     return {"detail": error_entries(status_code, detail)}
+
+
+def field_entries(errors: Mapping[str, str]) -> list[dict[str, str]]:
+    """Errors by field ({field: message}) as the list of {field, message} a 422 sends, in their order."""
+    return [{"field": field, "message": message} for field, message in errors.items()]
+
+
+def field_errors_body(errors: Mapping[str, str]) -> dict[str, list[dict[str, str]]]:
+    """The body of a 422 naming each field of `errors`."""
+    return {"detail": field_entries(errors)}
 
 
 def error_bytes(status_code: int, message: str) -> bytes:

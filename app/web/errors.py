@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.messages import FieldError, error_location, error_message
-from app.web.error_shape import ERROR_SCHEMA, error_entries
+from app.web.error_shape import ERROR_SCHEMA, error_entries, field_entries
 from app.web.head_requests import methods_with_head
 from app.web.render import templates
 
@@ -58,7 +58,7 @@ def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def unprocessable(exc: FieldError) -> HTTPException:
     """A 422 naming every field the exception found (the API's answer to a service's field error)."""
-    return HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in exc.errors.items()])
+    return HTTPException(status_code=422, detail=field_entries(exc.errors))
 
 
 def _error_page(

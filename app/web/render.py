@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
 from app.scoring.messages import FieldError
+from app.web.error_shape import field_errors_body
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -135,7 +136,7 @@ def canonical_json(
         payload = answer_or_error(query, build_payload, field_error, page_field=page_field)
         if payload is not None:
             return json_response(payload)
-    return json_response({"detail": [{"field": k, "message": v} for k, v in query.errors.items()]}, 422)
+    return json_response(field_errors_body(query.errors), 422)
 
 
 def _pairs(values: Any) -> list[tuple[str, str]]:

@@ -164,7 +164,15 @@ def test_answer_matches_golden(golden_client: TestClient, name: str) -> None:
     assert response.status_code == 200, response.text
     answer = json.dumps(response.json(), indent=1, sort_keys=True)
     golden = GOLDEN_DIR / f"{name}.json"
-    if UPDATE or not golden.exists():
+    if UPDATE:
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(answer + "\n")
+    # a missing golden is a failure, not a first run: writing it would pass whatever the answer says
+    assert golden.exists(), f"{golden.name} is missing: GPUMATCH_GOLDEN_UPDATE=1 writes it (read it before committing)"
     assert answer + "\n" == golden.read_text(), f"{name} changed; see the module docstring"
+
+
+def test_every_golden_file_has_a_case() -> None:
+    """A golden no case reads pins nothing: a renamed or removed case leaves one behind, looking like coverage."""
+    unused = sorted(p.name for p in GOLDEN_DIR.glob("*.json") if p.stem not in CASES)
+    assert unused == [], "delete the golden files no case uses"

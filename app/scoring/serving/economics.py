@@ -89,12 +89,6 @@ def serverless_monthly_usd(requests_per_day: float, usd_per_one_request: float) 
     return requests_per_day * usd_per_one_request * DAYS_PER_MONTH
 
 
-def nearest_priced_model(model: ModelSpec, priced_ids: set[str], models: dict[str, ModelSpec]) -> ModelSpec | None:
-    """The comparable priced model (stand_in.comparable_priced_model), or None."""
-    found = comparable_priced_model(model, priced_ids, models)
-    return found.model if found is not None else None
-
-
 def priced_at(price: TokenPrice, higher: bool = True) -> TokenPrice:
     """The price with the figures a comparison uses: the listed ones, or for a disputed price the higher of the listed
     and the other source's figure, each (token_prices.compared_figures), or with `higher=False` the lower of each.

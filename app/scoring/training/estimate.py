@@ -6,7 +6,7 @@ calibrated MFU with regime factors). Pure: no I/O; constants in app.scoring.effi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.bands import band_ratio
@@ -418,10 +418,6 @@ def estimate_training(
         ),
         [*_assumptions(gpu, model, w, note), evidence],
     )
-
-
-def with_layout(layout: Layout, **changes) -> Layout:
-    return replace(layout, **changes)
 
 
 def step_seconds(

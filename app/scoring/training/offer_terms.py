@@ -21,7 +21,6 @@ from app.scoring.price_terms import (
     min_term_hours,
     spot_run,
 )
-from app.scoring.specs import Offer
 from app.scoring.training.limit_words import days_text, deadline_text, over_budget_text, spot_waste_text
 from app.scoring.workload import TrainingWorkload
 
@@ -107,8 +106,3 @@ def priced_run(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float, w: Trai
         interruptions=terms.interruptions,
         reason=run_reason(terms, total, w),
     )
-
-
-def run_cost(offer: Offer, gpu_count: int, nodes: int, work_hours: float, w: TrainingWorkload) -> RunCost:
-    terms = run_terms(offer.price_type, offer.provider_id, offer.min_term_hours, nodes, work_hours, w)
-    return priced_run(terms, gpu_count, offer.usd_per_gpu_hour, w)

@@ -94,6 +94,9 @@ class TrainingOption:
     offer_id: int | None = None
     assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
     band_metric: str | None = None  # the field the band is on: total_usd (added last: a payload's new keys come last)
+    # GB per GPU by part of the layout this row was sized at (memory.memory_breakdown_gb): what its memory chart
+    # draws; None where no layout was sized
+    memory_breakdown_gb: dict[str, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,6 +639,7 @@ def _priced_option(
         memory_per_gpu_gb=est.memory_per_gpu_gb,
         band=band,
         band_metric="total_usd",
+        memory_breakdown_gb=est.memory_breakdown_gb,
     )
 
 
@@ -651,6 +655,7 @@ def _unfit_option(offer: Offer, est: TrainingEstimate, machine: Machine) -> Trai
         terms=est.terms,
         assumptions=est.assumptions,
         memory_per_gpu_gb=est.memory_per_gpu_gb if est.memory_breakdown_gb else None,
+        memory_breakdown_gb=est.memory_breakdown_gb or None,
     )
 
 

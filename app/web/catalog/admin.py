@@ -15,6 +15,7 @@ from app.catalog import price_import
 from app.catalog.seed import RowError
 from app.models import OfferBase
 from app.web.catalog.admin_auth import require_admin
+from app.web.error_shape import field_entries
 from app.web.json_body import StrictJsonRoute
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"], route_class=StrictJsonRoute)
@@ -50,8 +51,8 @@ def import_offers(offers: OfferBatch, request: Request, actor: Annotated[str, De
     try:
         report = price_import.import_items(request.app.state.engine, items, actor)
     except RowError as error:
-        detail = [{"field": f"{error.line}.{error.field}", "message": error.message}]
-        raise HTTPException(status_code=422, detail=detail) from None
+        where = f"{error.line}.{error.field}"
+        raise HTTPException(status_code=422, detail=field_entries({where: error.message})) from None
     request.app.state.snapshots.invalidate()  # rankings use the new prices on the next request
     return ImportResult(**price_import.summary(report))
 
@@ -61,7 +62,7 @@ CsvBody = Annotated[bytes, Body(media_type="text/csv", description="the CSV file
 
 
 def _reject(field: str, message: str, status: int = 422) -> HTTPException:
-    return HTTPException(status_code=status, detail=[{"field": field, "message": message}])
+    return HTTPException(status_code=status, detail=field_entries({field: message}))
 
 
 @router.post("/offers/csv", response_model=ImportResult, responses={**ERROR_RESPONSES, 413: {"description": "too big"}})

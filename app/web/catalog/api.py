@@ -12,6 +12,7 @@ from app.scoring.workload import PriceType as PriceTypeParam
 from app.service.catalog_ids import unknown_ids_message
 from app.web.catalog import views
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
+from app.web.error_shape import field_entries
 from app.web.http_cache import CatalogJsonRoute
 from app.web.schemas import (
     GpuDetail,
@@ -40,7 +41,7 @@ def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None])
         if message:
             errors[name] = message
     if errors:
-        raise HTTPException(status_code=422, detail=[{"field": k, "message": v} for k, v in errors.items()])
+        raise HTTPException(status_code=422, detail=field_entries(errors))
 
 
 @router.get("/gpus", response_model=list[GpuPublic])

@@ -11,8 +11,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.catalog import queries
 from app.catalog.left_out import left_out_rows
+from app.catalog.snapshot import model_spec
 from app.config import Settings
-from app.scoring.specs import ModelSpec
+from app.scoring.inference.memory import kv_bytes_per_token
 from app.web.catalog import views
 from app.web.charts import offer_price_bars, to_json_block
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
@@ -145,7 +146,7 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
         "title": detail.name,
         "nav": "models",
         "model": detail,
-        "kv_bytes_per_token_bf16": kv_bytes_per_token_bf16(detail),
+        "kv_bytes_per_token_bf16": int(kv_bytes_per_token(model_spec(model), "bf16")),
         "release_weights": release_weights_gb(detail),
     }
     return page(request, "model.html", context)
@@ -160,10 +161,3 @@ def release_weights_gb(model: ModelDetail) -> tuple[str, float] | None:
     if dtype == "bf16":
         return None
     return dtype, model.params_b * WEIGHT_BYTES[dtype]
-
-
-def kv_bytes_per_token_bf16(model: object) -> int:
-    from app.scoring.inference.memory import kv_bytes_per_token
-
-    spec = ModelSpec(**{name: getattr(model, name) for name in ModelSpec.__dataclass_fields__})
-    return int(kv_bytes_per_token(spec, "bf16"))

@@ -12,6 +12,7 @@ from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
+from app.service.workload_query import asks_a_question
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.mix.charts import cost_by_offer
@@ -64,7 +65,7 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
 @router.get("/mix")
 def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
-    query = mix.parse_mix(items) if items else None
+    query = mix.parse_mix(items) if asks_a_question(items) else None
     return canonical_page(request, "/mix", query, lambda: _context(query, snapshot), "mix.html", "mixbench")
 
 

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
+from app.service.workload_query import asks_a_question
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.own.charts import cumulative_cost
@@ -54,9 +55,10 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
 @router.get("/own")
 def own_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
-    query = ownership.parse_own(items)
+    asked = asks_a_question(items)
+    query = ownership.parse_own(items if asked else [])  # the blank form shows the default question's answer
     return canonical_page(
-        request, "/own", query if items else None, lambda: _context(query, snapshot), "own.html", "ownbench"
+        request, "/own", query if asked else None, lambda: _context(query, snapshot), "own.html", "ownbench"
     )
 
 

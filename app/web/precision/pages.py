@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
-from app.service.workload_query import ParsedQuery
+from app.service.workload_query import ParsedQuery, asks_a_question
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.precision.charts import cost_by_precision
@@ -53,7 +53,7 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
 @router.get("/precision")
 def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
-    query = precision.parse_precision(items) if items else None
+    query = precision.parse_precision(items) if asks_a_question(items) else None
     return canonical_page(
         request, "/precision", query, lambda: _context(query, snapshot), "precision.html", "precisionbench"
     )

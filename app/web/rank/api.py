@@ -13,6 +13,7 @@ from app.service import rank as ranking
 from app.service import rank_sort
 from app.service.workload_query import ResultsView, canonical_query, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
+from app.web.error_shape import field_entries
 from app.web.errors import unprocessable
 from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_body import StrictJsonRoute
@@ -85,7 +86,7 @@ def _rank(
     except ValueError as exc:
         problem = str(exc)
     if problem:
-        raise HTTPException(status_code=422, detail=[{"field": "sort", "message": problem}])
+        raise HTTPException(status_code=422, detail=field_entries({"sort": problem}))
     question = canonical_query(phase, workload)  # type: ignore[arg-type]
     share_url = "/?" + with_view(question, ResultsView(sort=sort))
     try:

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-SKIP = ("terms", "assumptions", "memory_gb", "band")
+SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band")  # nested: none fits one cell
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
 APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").

@@ -182,3 +182,7 @@ class TrainingOptionOut(OfferFieldsOut):
     cluster_caveat: str = Field(
         description="a run over more nodes than one on an offer that does not state how many it supplies; else empty"
     )
+    memory_breakdown_gb: dict[str, float] | None = Field(
+        description="GB per GPU by part of this row's layout (model_states, live_params, activations, logits, "
+        "runtime_reserve; they sum to memory_per_gpu_gb): what its memory chart draws; null where no layout was sized"
+    )

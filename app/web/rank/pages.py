@@ -11,18 +11,14 @@ from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
 from app.service import rank_sort
 from app.service.plan_query import plan_link, training_plan_link
-from app.service.workload_query import PHASES, ParsedQuery, Phase, parse
+from app.service.workload_query import PHASES, ParsedQuery, Phase, asks_a_question, parse
 from app.web.deps import SnapshotDep
+from app.web.error_shape import field_errors_body
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
 from app.web.render import json_response, page, wants_fragment
 
 router = APIRouter(include_in_schema=False)
-
-
-def _has_workload(items: list[tuple[str, str]]) -> bool:
-    # A repeated or unknown phase is a question with an error (a 422 naming phase), not a blank form.
-    return any(key != "phase" or value.strip() not in ("", *PHASES) for key, value in items) or len(items) > 1
 
 
 def _blank(request: Request, gpus: list[str] | None = None) -> ParsedQuery:
@@ -141,7 +137,7 @@ def _redirect_if_not_canonical(request: Request, parsed: ParsedQuery, path: str)
 @router.get("/")
 def index(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
-    if not _has_workload(items):
+    if not asks_a_question(items, PHASES):
         return render_workbench(request, _blank(request), snapshot, "/")
     parsed = parse(items, paged=True)
     redirect = _redirect_if_not_canonical(request, parsed, "/")
@@ -152,7 +148,7 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
 def index_json(request: Request, snapshot: SnapshotDep) -> Response:
     """The blank form's JSON twin: default workloads and the catalog's choices. With a question, `/`'s twin is
     `/rank.json`: a redirect there, so the answer (or the 422) is the ranking's, not the blank form's."""
-    if _has_workload(list(request.query_params.multi_items())):
+    if asks_a_question(list(request.query_params.multi_items()), PHASES):
         return RedirectResponse(f"/rank.json?{request.url.query}", status_code=307)
     lists = form_options.catalog_lists(snapshot)
     return json_response(
@@ -178,7 +174,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
         except ranking.UnknownId as exc:
             parsed.errors.update(exc.errors)
-    return {"detail": [{"field": k, "message": v} for k, v in parsed.errors.items()]}, 422
+    return field_errors_body(parsed.errors), 422
 
 
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
@@ -202,7 +198,7 @@ def rank_csv(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/compare")
 def compare(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
-    if not _has_workload(items):
+    if not asks_a_question(items, PHASES):
         state = _blank(request, gpus=["H100-SXM", "H200", "B200"])
         return render_workbench(request, state, snapshot, "/compare", "compare.html")
     parsed = parse(items, paged=True)

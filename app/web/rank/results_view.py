@@ -7,15 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from app.scoring.inference.configurations import solve_on
-from app.scoring.inference.curves import TpotLine, operating_curve, tpot_line
-from app.scoring.inference.estimate import Solution
+from app.scoring.inference.curves import TpotLine
 from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
-from app.scoring.machines import default_machine, machine_of
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
+from app.service.operating_curves import row_curves
 from app.service.workload_query import ResultsView, canonical_query, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
@@ -241,32 +239,15 @@ def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str]
 def config_curves(
     top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> tuple[list[rc.ConfigCurve], TpotLine | None]:
-    """Each configuration's operating curve, solved again as its ranking solved it (the offer's machine and layout),
-    and the TPOT line its answer is held to."""
-    curves, tpot = [], None
-    for option in top:
-        solved = solve_option(option, workload, snapshot, model)
-        if solved is None or not option.get("usd_per_million_output_tokens"):
-            continue
-        points = operating_curve(solved)
-        chosen = next(p for p in points if p.batch == solved.point.batch)
-        label = f"{option['gpu_count']}×{option['gpu_id']}"
-        curves.append(rc.ConfigCurve(label, points, chosen, option["usd_per_million_output_tokens"]))
-        tpot = tpot_line(workload, solved.efficiency)
+    """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
+    row's $ per million output tokens, and the TPOT line its answer is held to."""
+    solved, tpot = row_curves(top, workload, snapshot, model)
+    curves = []
+    for curve in solved:
+        row = curve.option
+        label = f"{row['gpu_count']}×{row['gpu_id']}"
+        curves.append(rc.ConfigCurve(label, curve.points, curve.chosen, row["usd_per_million_output_tokens"]))
     return curves, tpot
-
-
-def solve_option(
-    option: dict[str, Any], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
-) -> Solution | None:
-    """A ranked option's solution: its GPU on its offer's machine (one node of the GPU without an offer) at its
-    layout, through the function the ranking used."""
-    gpu = snapshot.gpus[option["gpu_id"]]
-    offer = next((o for o in snapshot.offers if o.offer_id is not None and o.offer_id == option.get("offer_id")), None)
-    machine = machine_of(offer, gpu) if offer else default_machine(gpu)
-    count, tp, pp = option["gpu_count"], option["tensor_parallel"], option.get("pipeline_parallel", 1)
-    solved = solve_on(gpu, machine, count, tp, pp, model, workload)
-    return solved if isinstance(solved, Solution) else None
 
 
 def training_charts(
@@ -276,8 +257,6 @@ def training_charts(
     snapshot: CatalogSnapshot,
     model: ModelSpec,
 ) -> list[dict[str, str]]:
-    from app.scoring.training.estimate import estimate_training
-
     charts = [
         {
             "id": "cost-step",
@@ -302,12 +281,15 @@ def training_charts(
         )
     memory = distinct_configs(leaders, MEMORY_CONFIGS)
     if memory:
-        rows = []
-        for option in memory:
-            gpu = snapshot.gpus[option["gpu_id"]]
-            est = estimate_training(gpu, option["gpu_count"], model, workload)
-            rows.append((f"{option['gpu_count']}×{gpu.id}", dict(est.memory_breakdown_gb), gpu.memory_gb))
-        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown if k not in ("total", "usable")))
+        rows = [
+            (
+                f"{option['gpu_count']}×{option['gpu_id']}",
+                option["memory_breakdown_gb"] or {},
+                snapshot.gpus[option["gpu_id"]].memory_gb,
+            )
+            for option in memory
+        ]
+        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
         charts.append(
             {
                 "id": "memory",

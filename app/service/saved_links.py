@@ -1,0 +1,86 @@
+"""A saved link replayed: its question over today's catalog at the prices it was saved with, and what changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+from app.catalog.saved_links import SavedLink
+from app.scoring.inference.release_precision import release_weights
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
+from app.service import rank as ranking
+from app.service.moved_offers import relabel_moved_offers
+from app.service.workload_query import ParsedQuery, canonical_query, parse, with_view
+
+MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
+# The weight dtype of an inference question without one, when links without it were saved (before release precisions).
+LEGACY_WEIGHT_DTYPE = "bf16"
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What a saved link's page ranks: its parsed question, the catalog at its prices, and the `saved` block."""
+
+    parsed: ParsedQuery
+    snapshot: CatalogSnapshot
+    saved: dict[str, Any]
+
+
+def query_items(query: str) -> list[tuple[str, str]]:
+    return parse_qsl(query, keep_blank_values=True)[:MAX_QUERY_ITEMS]
+
+
+def stored_query(parsed: ParsedQuery, snapshot: CatalogSnapshot) -> str:
+    """The canonical query a link stores. An inference question names its weight dtype, the release's when it gave
+    none: a link keeps the precision it was ranked at if the catalog's release precision or the default changes."""
+    workload = parsed.workload
+    if not isinstance(workload, InferenceWorkload) or "weight_dtype" in workload.model_fields_set:
+        return parsed.canonical
+    answered, _ = release_weights(workload, ranking.model_spec_for(workload, snapshot), snapshot.quality)
+    return with_view(canonical_query("inference", answered), parsed.view)
+
+
+def saved_items(query: str) -> list[tuple[str, str]]:
+    """A stored query's items. An inference link without a weight_dtype was saved when an unset one meant BF16 (links
+    saved since name theirs: stored_query): it replays as BF16, not as the model's release precision."""
+    items = query_items(query)
+    phase = next((v for k, v in items if k == "phase"), "inference")
+    if phase == "inference" and not any(k == "weight_dtype" for k, _ in items):
+        items.append(("weight_dtype", LEGACY_WEIGHT_DTYPE))
+    return items
+
+
+def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
+    """Today's GPUs, models and token prices with the link's offers (relabelled where the catalog has since moved
+    them: moved_offers), and how many offers changed since."""
+    offers = relabel_moved_offers(link.offers, current)
+    snapshot = CatalogSnapshot(
+        gpus=current.gpus,
+        models=current.models,
+        offers=offers,
+        token_prices=current.token_prices,
+        version=f"saved-{link.slug}",
+        providers=current.providers,
+    )
+    saved = {
+        "slug": link.slug,
+        "prices_as_of": link.prices_as_of,
+        "saved_at": link.saved_at,
+        "offers_changed_since": price_changes(offers, current.offers),
+    }
+    parsed = parse(saved_items(link.query))
+    saved["current_url"] = f"{link.path}?{parsed.canonical or link.query}"  # the same question, at today's prices
+    return Replay(parsed, snapshot, saved)
+
+
+def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:
+    """Offers added, removed or repriced since the link was saved."""
+
+    def key(o: Offer) -> tuple[Any, ...]:
+        return (o.provider_id, o.gpu_id, o.gpu_count, o.price_type, o.instance_type, o.region)
+
+    before = {key(o): o.usd_per_gpu_hour for o in saved}
+    after = {key(o): o.usd_per_gpu_hour for o in current}
+    return sum(1 for k in before.keys() | after.keys() if before.get(k) != after.get(k))

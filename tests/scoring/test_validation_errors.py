@@ -1,0 +1,84 @@
+"""Validation tells an estimator that crashes from a case it does not model: under a 95 % coverage floor, a crash
+reported as an uncovered row would pass unseen."""
+
+from pathlib import Path
+
+import pytest
+
+from app.calibration import calibrate_training, validate_inference, validate_training
+from app.calibration.validate import read_cases
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+
+VALIDATION = Path(__file__).resolve().parents[2].parent / "shared" / "validation"
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+CRASH_WORDS = ("could not model", "estimator error", "Error", "object has no attribute", "unsupported operand")
+INFERENCE_ROW = {
+    "case_id": "i",
+    "gpu": "H100-SXM",
+    "model": "llama-3.1-8b",
+    "scenario": "fixed_batch",
+    "metric": "output_tok_s_per_gpu",
+    "batch": "8",
+    "input_len": "1000",
+    "output_len": "100",
+    "value": "100",
+}
+TRAINING_ROW = {
+    "case_id": "t",
+    "source": "s",
+    "gpu": "A100-SXM-80GB",
+    "gpu_count": "8",
+    "model": "llama-2-7b",
+    "method": "pretrain",
+    "precision": "bf16",
+    "seq_len": "4096",
+    "global_batch_seqs": "64",
+    "metric": "tokens_s_per_gpu",
+    "value": "3000",
+}
+
+
+def _broken(*args, **kwargs):
+    raise TypeError("a bug in the estimator")
+
+
+@pytest.mark.skipif(not VALIDATION.exists(), reason="../shared/validation is not present")
+@pytest.mark.parametrize(
+    ("name", "predict"),
+    [
+        ("inference_cases.csv", validate_inference.predict_inference_case),
+        ("training_cases.csv", validate_training.predict_training_case),
+    ],
+)
+def test_no_case_in_the_public_files_is_left_uncovered_by_a_crash(name, predict):
+    predictions = [predict(row, GPUS, MODELS) for row in read_cases(VALIDATION / name)]
+    crashed = [(p.case_id, p.reason) for p in predictions if not p.covered and any(w in p.reason for w in CRASH_WORDS)]
+    assert crashed == []
+
+
+def test_an_inference_estimator_error_raises_instead_of_leaving_the_case_uncovered(monkeypatch):
+    assert validate_inference.predict_inference_case(INFERENCE_ROW, GPUS, MODELS).covered
+    monkeypatch.setattr(validate_inference, "predict_setup", _broken)
+    with pytest.raises(TypeError, match="a bug in the estimator"):
+        validate_inference.predict_inference_case(INFERENCE_ROW, GPUS, MODELS)
+    monkeypatch.setattr(validate_inference, "_case_setup", _broken)  # reading the row: a bug, not an odd row
+    with pytest.raises(TypeError, match="a bug in the estimator"):
+        validate_inference.predict_inference_case(INFERENCE_ROW, GPUS, MODELS)
+
+
+def test_a_training_estimator_error_raises_instead_of_leaving_the_case_uncovered(monkeypatch):
+    assert validate_training.predict_training_case(TRAINING_ROW, GPUS, MODELS).covered
+    monkeypatch.setattr(validate_training, "estimate_training", _broken)
+    with pytest.raises(TypeError, match="a bug in the estimator"):
+        validate_training.predict_training_case(TRAINING_ROW, GPUS, MODELS)
+    with pytest.raises(TypeError, match="a bug in the estimator"):
+        calibrate_training.fit_cases([TRAINING_ROW], GPUS, MODELS)
+
+
+def test_the_training_fit_names_each_row_it_leaves_out():
+    skipped: list[str] = []
+    cases = calibrate_training.fit_cases(
+        [TRAINING_ROW, {**TRAINING_ROW, "case_id": "odd", "seq_len": ""}], GPUS, MODELS, skipped
+    )
+    assert len(cases) == 1
+    assert skipped == ["odd: unreadable row: seq_len empty: tokens per sequence unknown"]
