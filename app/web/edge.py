@@ -38,5 +38,5 @@ def install(app: FastAPI, settings: Settings) -> None:
     if settings.proxy_list():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.proxy_list())
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.host_list(), www_redirect=False)
-    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
