@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
 from app.scoring.messages import FieldError
+from app.web.chart_tables import figure_table
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -192,3 +193,4 @@ def _breakable(value: Any) -> Markup:
 
 
 templates.env.filters["breakable"] = _breakable
+templates.env.filters["chart_table"] = figure_table

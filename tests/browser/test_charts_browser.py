@@ -18,7 +18,11 @@ def test_without_javascript_charts_leave_no_empty_box(page_without_js, server_ur
     assert page.locator(".chart-area:visible, figure.chart figcaption:visible").count() == 0
     notes = page.locator(".chart-nojs:visible")
     assert notes.count() == page.locator("figure.chart").count()
-    assert "needs JavaScript" in notes.first.inner_text()
+    assert "needs JavaScript" in notes.first.inner_text() and "numbers are below" in notes.first.inner_text()
+    data = page.locator("figure.chart details.chart-data")  # each chart's numbers, the batch sweep's too
+    assert data.count() == page.locator("figure.chart").count()
+    data.first.locator("summary").click()
+    assert data.first.locator("tbody tr:visible").count() >= 2
     assert page.locator("[data-copy]").count() >= 1 and page.locator("[data-copy]:visible").count() == 0
 
 
