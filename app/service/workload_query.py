@@ -24,7 +24,7 @@ from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.messages import NOT_FINITE, error_location, error_message
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
-from app.service.form_numbers import as_typed_number
+from app.service.form_numbers import FREE_TEXT, as_typed_number
 
 Phase = Literal["inference", "training"]
 PHASES: tuple[Phase, ...] = ("inference", "training")
@@ -109,7 +109,7 @@ def _collect(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_F
         if key in list_fields:
             values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
         elif value != "":
-            values[key] = as_typed_number(value)
+            values[key] = value if key in FREE_TEXT else as_typed_number(value)
     return values
 
 

@@ -17,6 +17,8 @@ from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
 from app.scoring.messages import FieldError
 from app.web.chart_tables import figure_table
+from app.web.form_labels import field_label
+from app.web.page_wording import page_wording
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -194,3 +196,5 @@ def _breakable(value: Any) -> Markup:
 
 templates.env.filters["breakable"] = _breakable
 templates.env.filters["chart_table"] = figure_table
+templates.env.filters["field_label"] = field_label
+templates.env.filters["page_wording"] = page_wording
