@@ -51,3 +51,14 @@ def test_static_pages_have_no_inline_scripts() -> None:
             attributes, body = match.groups()
             assert "src=" in attributes or 'type="application/json"' in attributes, template.name
             assert "src=" not in attributes or not body.strip(), template.name
+
+
+def test_no_page_loads_plotly_up_front_charts_js_knows_where_it_is(client) -> None:  # type: ignore[no-untyped-def]
+    """plotly.js (1.5 MB gzipped) was a <script> on every form, chart or not; charts.js fetches it where a chart is."""
+    for path in ("/", "/compare", "/plan", "/?phase=inference&model=llama-3.1-8b", "/gpus/H100-SXM"):
+        html = client.get(path).text
+        assert '<script src="/vendor/plotly' not in html, path
+        plotly = f"/vendor/plotly-{PLOTLY_VERSION}/plotly.min.js"
+        assert f'<script src="/static/js/charts.js" data-plotly="{plotly}" defer>' in html
+    charts_js = (PROJECT_ROOT / "static" / "js" / "charts.js").read_text(encoding="utf-8")
+    assert 'getAttribute("data-plotly")' in charts_js and "htmx:afterSettle" in charts_js
