@@ -29,8 +29,6 @@ class Settings(BaseSettings):
     seed_dir: Path = PROJECT_ROOT / "seed_data"
     # Prices older than this are flagged stale in the UI and the API.
     stale_after_days: int = Field(180, ge=1, le=3650)
-    # "cdn" loads htmx from unpkg with SRI and falls back to static/vendor; "local" never leaves the host.
-    asset_source: Literal["cdn", "local"] = "cdn"
     admin_token: str | None = Field(None, min_length=16)
     rate_limit: str | None = Field(None, description='e.g. "120/minute" per client on /api/*')
     rate_limit_storage_uri: str = "memory://"

@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     app.state.snapshots = SnapshotCache(app.state.engine, stale_after_days=settings.stale_after_days)
-    app.state.assets = Assets(use_cdn=settings.asset_source == "cdn")
+    app.state.assets = Assets()
 
     errors.install(app)
     edge.install(app, settings)

@@ -33,7 +33,6 @@ def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 12
     env = {
         **os.environ,
         "GPUMATCH_DATABASE_URL": database_url,
-        "GPUMATCH_ASSET_SOURCE": "local",
         "GPUMATCH_ENVIRONMENT": "test",
     }
     process = subprocess.Popen(

@@ -46,7 +46,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     port = free_port()
     database = Path(tempfile.mkdtemp()) / "shots.db"
-    env = {**os.environ, "GPUMATCH_DATABASE_URL": f"sqlite:///{database}", "GPUMATCH_ASSET_SOURCE": "local"}
+    env = {**os.environ, "GPUMATCH_DATABASE_URL": f"sqlite:///{database}"}
     server = subprocess.Popen([sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], env=env, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -226,3 +226,31 @@ def test_the_disagg_api_documents_which_cost_per_token_its_fields_are(client):
     assert "served at this traffic" in fields["usd_per_million_output_tokens_at_traffic"]["description"]
     assert fields["usd_per_million_output_tokens"].get("deprecated") is True
     assert schemas["DisaggregatedOut"]["properties"]["usd_per_million_output_tokens"].get("deprecated") is True
+
+
+def test_disagg_chart_draws_each_plan_as_its_own_bar(client):
+    """Plotly stacks bars that share a category: plans labelled alike (the same ratio, GPUs and provider, another
+    TP/PP layout) drew as one bar at two or three times a plan's cost."""
+    query = {**LONG, "ttft_ms": 2000, "requests_per_day": 100000}
+    page = client.get("/disagg", params=query)
+    assert page.status_code == 200
+    block = re.search(r'<script type="application/json" data-chart="cost-disagg">(.*?)</script>', page.text, re.S)
+    assert block
+    figure = json.loads(block.group(1))
+    categories = figure["data"][0]["y"]
+    assert len(categories) == len(set(categories)) > 2
+    plans = client.get("/disagg.json", params=query).json()["disaggregated"]
+    prefill, decode = figure["data"][1], figure["data"][2]
+    stacked = [p + d for p, d in zip(prefill["x"][1:], decode["x"][1:], strict=True)]
+    assert stacked == [plan["monthly_usd"] for plan in plans]  # each bar is one plan's cost, not a sum of several
+
+
+def test_disagg_chart_numbers_plans_that_read_alike():
+    from app.web.disagg.charts import _unique
+
+    assert _unique(["3P:4D a", "3P:2D b", "3P:4D a", "3P:4D a"]) == [
+        "3P:4D a",
+        "3P:2D b",
+        "3P:4D a · plan 3",
+        "3P:4D a · plan 4",
+    ]

@@ -49,7 +49,33 @@ def test_every_log_axis_labels_its_ticks_in_full(client):
             axes = [v for k, v in figure["layout"].items() if k.startswith(("xaxis", "yaxis"))]
             log_axes += [axis for axis in axes if axis.get("type") == "log"]
     assert len(log_axes) >= 5  # rank: $ vs TPOT (2), batch; training: days vs $ (2); plan: 2
-    assert all(axis.get("tickformat") in ("~g", "~s") for axis in log_axes)
+    assert all(axis.get("tickformat") == "~g" or axis.get("ticktext") for axis in log_axes)
+    money = [axis for axis in log_axes if "$" in axis["title"]["text"] and "ticktext" in axis]
+    assert len(money) >= 2  # plan: $ per month; training: total $
+    for axis in log_axes:
+        for text in axis.get("ticktext", []):  # SI: "10m" on a money axis is $0.01, "1G" a billion
+            assert re.fullmatch(r"\$?\d+(\.\d+)?[kMBT]?", text), text
+        assert axis.get("tickformat") != "~s"
+    for axis in money:
+        assert all(text.startswith("$") for text in axis["ticktext"])
+
+
+def test_log_axis_ticks_read_as_money_and_counts():
+    from app.web.charts import log_axis, short_number
+
+    assert [short_number(v, "$") for v in (0.01, 0.5, 20, 2000, 2.5e6, 1e9)] == [
+        "$0.01",
+        "$0.5",
+        "$20",
+        "$2k",
+        "$2.5M",
+        "$1B",
+    ]
+    wide = log_axis("$ per month", [0.02, 3e6], prefix="$")
+    assert wide["ticktext"][:3] == ["$0.001", "$0.01", "$0.1"] and "$1M" in wide["ticktext"]
+    narrow = log_axis("total $", [5200, 8800], prefix="$")  # under a decade: every digit, not one lone label
+    assert {"$5k", "$6k", "$7k", "$8k", "$9k"} <= set(narrow["ticktext"])
+    assert log_axis("days", None)["tickformat"] == "~g"
 
 
 def test_offers_of_one_gpu_differ_on_the_scale_out_chart():

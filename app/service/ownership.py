@@ -26,6 +26,7 @@ from app.scoring.serving.tco_defaults import (
     resolve_inputs,
 )
 from app.scoring.specs import CatalogSnapshot
+from app.service.form_numbers import as_typed_number
 from app.service.query_fields import query_fields
 from app.service.rank import plain
 from app.service.workload_query import _format, _non_default, query_shape_errors
@@ -57,7 +58,7 @@ def canonical_own_query(question: OwnershipQuestion) -> str:
 
 
 def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
-    values = {k: v.strip() for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
+    values = {k: as_typed_number(v.strip()) for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
     errors = query_shape_errors(items)  # a key given twice answers 422, as on every page, not its last value
     errors.update(OWN_FIELDS.errors(k for k, _ in items))
     try:

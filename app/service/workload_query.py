@@ -24,6 +24,7 @@ from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.messages import NOT_FINITE, error_location, error_message
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
+from app.service.form_numbers import FREE_TEXT, as_typed_number
 
 Phase = Literal["inference", "training"]
 PHASES: tuple[Phase, ...] = ("inference", "training")
@@ -101,14 +102,15 @@ class ParsedQuery:
 
 
 def _collect(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, Any]:
-    """Multi-dict → dict: list fields gather every value (comma-separated or repeated)."""
+    """Multi-dict → dict: list fields gather every value (comma-separated or repeated); numbers read as typed
+    (`500,000`, `1e3`: app.service.form_numbers)."""
     values: dict[str, Any] = {}
     for key, raw in items[:MAX_QUERY_VALUES]:
         value = raw.strip()
         if key in list_fields:
             values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
         elif value != "":
-            values[key] = value
+            values[key] = value if key in FREE_TEXT else as_typed_number(value)
     return values
 
 

@@ -1,4 +1,7 @@
-"""Pinned front-end assets: versions in file names, SRI hashes checked by a test."""
+"""Pinned front-end assets, served from this host: versions in file names, SRI hashes checked by a test.
+
+htmx once came from unpkg with a local fallback script; the fallback ran after DOMContentLoaded, too late for htmx 2
+to initialise when the CDN failed slowly, and `script-src https://unpkg.com` let any package on unpkg run here."""
 
 from __future__ import annotations
 
@@ -11,8 +14,6 @@ HTMX_VERSION = "2.0.11"
 HTMX_FILE = f"htmx-{HTMX_VERSION}.min.js"
 # sha384 of the npm tarball's dist/htmx.min.js, identical to the file in static/vendor.
 HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHmVjg"
-HTMX_CDN_HOST = "https://unpkg.com"
-HTMX_CDN_URL = f"{HTMX_CDN_HOST}/htmx.org@{HTMX_VERSION}/dist/htmx.min.js"
 
 PLOTLY_JS_DIR = Path(plotly.__file__).parent / "package_data"
 PLOTLY_VERSION = plotly.__version__
@@ -20,20 +21,17 @@ PLOTLY_VERSION = plotly.__version__
 
 @dataclass(frozen=True)
 class Assets:
-    """What base.html needs to load scripts, for one asset-source setting."""
+    """What base.html needs to load scripts."""
 
-    use_cdn: bool
-    htmx_local: str = f"/static/vendor/{HTMX_FILE}"
-    htmx_cdn: str = HTMX_CDN_URL
+    htmx: str = f"/static/vendor/{HTMX_FILE}"
     htmx_sri: str = HTMX_SRI
     plotly: str = f"/vendor/plotly-{PLOTLY_VERSION}/plotly.min.js"
 
 
-def content_security_policy(use_cdn: bool) -> str:
-    script_src = "'self'" + (f" {HTMX_CDN_HOST}" if use_cdn else "")
+def content_security_policy() -> str:
     # plotly.js injects <style> elements at run time, hence 'unsafe-inline' for styles only.
     return (
-        f"default-src 'self'; script-src {script_src}; style-src 'self' 'unsafe-inline'; "
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
         "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
     )

@@ -5,6 +5,8 @@ Building dicts rather than plotly.graph_objects keeps page renders fast (no vali
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -42,12 +44,40 @@ def layout(**overrides: Any) -> dict[str, Any]:
     return merged
 
 
-def log_axis(title: str, *, large: bool = False) -> dict[str, Any]:
+def log_axis(title: str, values: Iterable[float | None] | None = None, *, prefix: str = "") -> dict[str, Any]:
     """A log axis whose every label is a whole number: plotly's default labels the ticks between powers of ten
-    by their leading digit alone ("2", "5"), which reads as 2 where it means 20 or 0.2. `large` (values in the
-    thousands and up): SI suffixes ("20k", "1M") instead of long digits. Tick placement stays plotly's (fixing
-    it at 1-2-5 leaves a range under a decade with one label)."""
-    return {"title": {"text": title}, "type": "log", "tickformat": "~s" if large else "~g"}
+    by their leading digit alone ("2", "5"), which reads as 2 where it means 20 or 0.2. With the axis's `values`
+    (money, counts: thousands and up, or under 1): explicit ticks labelled "$20k", "1M", "$0.01", since plotly's
+    SI suffixes write $0.01 as "10m" (read as ten million) and a billion as "1G"."""
+    axis: dict[str, Any] = {"title": {"text": title}, "type": "log"}
+    ticks = log_ticks(values) if values is not None else []
+    if not ticks:
+        return {**axis, "tickformat": "~g"}
+    return {**axis, "tickmode": "array", "tickvals": ticks, "ticktext": [short_number(t, prefix) for t in ticks]}
+
+
+def log_ticks(values: Iterable[float | None]) -> list[float]:
+    """Tick values over the positive `values` and a decade either side (plotly pads its range and shows only
+    the ticks inside it): powers of ten where the data spans four decades or more, 1-2-5 where it spans one or
+    more, every digit under one, so a narrow range still gets several labels."""
+    positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not positive:
+        return []
+    low, high = math.floor(math.log10(min(positive))) - 1, math.ceil(math.log10(max(positive))) + 1
+    span = math.log10(max(positive) / min(positive))
+    digits = (1,) if span >= 4 else (1, 2, 5) if span >= 1 else tuple(range(1, 10))
+    return [d * 10.0**e if e >= 0 else d / 10.0**-e for e in range(low, high + 1) for d in digits]
+
+
+def short_number(value: float, prefix: str = "") -> str:
+    """20000 → '20k', 2.5e6 → '2.5M', 1e9 → '1B', 0.01 → '0.01', after `prefix` ('$'): the suffixes money and
+    counts are written with (SI's m, G and µ are not)."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{prefix}{value / size:.3g}{suffix}"
+    if value >= 1:
+        return f"{prefix}{value:.3g}"
+    return prefix + f"{value:.12f}".rstrip("0").rstrip(".")
 
 
 def to_json_block(figure: Figure) -> Markup:

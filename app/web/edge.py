@@ -1,7 +1,8 @@
 """The edge of the app: which Host names it answers, whose X-Forwarded-* it believes, how big a body
 and how many heavy requests at once. Wired in one place so the order is visible (outermost first):
 
-    HeadAsGet → SecurityHeaders → TrustedHost → ProxyHeaders → BodyLimit → rate limits → RankingSlots → GZip → app
+    HeadAsGet → SecurityHeaders → TrustedHost → ProxyHeaders → DropTrackingParams → BodyLimit → rate limits
+    → RankingSlots → GZip → app
 
 HeadAsGet is outermost, so every layer (the rate limits and ranking slots too) treats a HEAD as the GET it stands
 for, and only the client sees the body dropped.
@@ -24,6 +25,7 @@ from app.web.body_limit import BodyLimit
 from app.web.head_requests import HeadAsGet
 from app.web.ranking_slots import RankingSlots
 from app.web.security import SecurityHeaders
+from app.web.tracking_params import DropTrackingParams
 
 
 def install(app: FastAPI, settings: Settings) -> None:
@@ -32,8 +34,9 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(RankingSlots, slots=settings.ranking_slots())
     rate_limit.install(app, settings)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(DropTrackingParams)
     if settings.proxy_list():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.proxy_list())
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.host_list(), www_redirect=False)
-    app.add_middleware(SecurityHeaders, use_cdn=settings.asset_source == "cdn")
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)

@@ -16,7 +16,10 @@ from pydantic import BaseModel
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
 from app.scoring.messages import FieldError
+from app.web.chart_tables import figure_table
 from app.web.error_shape import field_errors_body
+from app.web.form_labels import field_label
+from app.web.page_wording import page_wording
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -193,3 +196,6 @@ def _breakable(value: Any) -> Markup:
 
 
 templates.env.filters["breakable"] = _breakable
+templates.env.filters["chart_table"] = figure_table
+templates.env.filters["field_label"] = field_label
+templates.env.filters["page_wording"] = page_wording

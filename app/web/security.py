@@ -8,10 +8,10 @@ from app.web.assets import content_security_policy
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp, use_cdn: bool) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.headers = [
-            (b"content-security-policy", content_security_policy(use_cdn).encode()),
+            (b"content-security-policy", content_security_policy().encode()),
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"strict-origin-when-cross-origin"),
             (b"x-frame-options", b"DENY"),

@@ -1,15 +1,35 @@
 // Draws every Plotly figure found in <script type="application/json" data-chart="ID"> blocks,
 // on load and again after each htmx swap. No inline scripts: the CSP forbids them.
+// plotly.js (1.5 MB gzipped) is fetched only once a page holds a chart: a blank form or a catalog list
+// never pays for it, and a form whose answer swaps a chart in fetches it then. Its URL is data-plotly on this tag.
 (function () {
+  var plotlySrc = document.currentScript && document.currentScript.getAttribute("data-plotly");
+  var loading = null;
+
+  function withPlotly(then) {
+    if (window.Plotly) { then(); return; }
+    if (!plotlySrc) return;
+    if (!loading) {
+      loading = document.createElement("script");
+      loading.src = plotlySrc;
+      document.head.appendChild(loading);
+    }
+    loading.addEventListener("load", then);
+  }
+
   function draw(root) {
-    if (!window.Plotly || !root.querySelectorAll) return;
-    root.querySelectorAll('script[type="application/json"][data-chart]').forEach(function (node) {
-      var target = document.getElementById(node.getAttribute("data-chart"));
-      if (!target) return;
-      var figure = JSON.parse(node.textContent);
-      var config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
-      window.Plotly.react(target, figure.data, figure.layout, config);
-      target.setAttribute("data-drawn", "true");
+    if (!root.querySelectorAll) return;
+    var blocks = root.querySelectorAll('script[type="application/json"][data-chart]');
+    if (!blocks.length) return;
+    withPlotly(function () {
+      blocks.forEach(function (node) {
+        var target = document.getElementById(node.getAttribute("data-chart"));
+        if (!target || !target.isConnected) return;
+        var figure = JSON.parse(node.textContent);
+        var config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+        window.Plotly.react(target, figure.data, figure.layout, config);
+        target.setAttribute("data-drawn", "true");
+      });
     });
   }
   document.addEventListener("DOMContentLoaded", function () { draw(document); });

@@ -46,7 +46,6 @@ def running_server(database_url: str) -> Iterator[str]:
     env = {
         **os.environ,
         "GPUMATCH_DATABASE_URL": database_url,
-        "GPUMATCH_ASSET_SOURCE": "local",
         "GPUMATCH_ENVIRONMENT": "test",
     }
     process = subprocess.Popen(

@@ -18,7 +18,11 @@ def test_without_javascript_charts_leave_no_empty_box(page_without_js, server_ur
     assert page.locator(".chart-area:visible, figure.chart figcaption:visible").count() == 0
     notes = page.locator(".chart-nojs:visible")
     assert notes.count() == page.locator("figure.chart").count()
-    assert "needs JavaScript" in notes.first.inner_text()
+    assert "needs JavaScript" in notes.first.inner_text() and "numbers are below" in notes.first.inner_text()
+    data = page.locator("figure.chart details.chart-data")  # each chart's numbers, the batch sweep's too
+    assert data.count() == page.locator("figure.chart").count()
+    data.first.locator("summary").click()
+    assert data.first.locator("tbody tr:visible").count() >= 2
     assert page.locator("[data-copy]").count() >= 1 and page.locator("[data-copy]:visible").count() == 0
 
 
@@ -27,6 +31,21 @@ def test_with_javascript_charts_show_and_the_note_does_not(page, server_url: str
     page.wait_for_selector(".chart-area[data-drawn]")
     assert page.locator(".chart-nojs:visible").count() == 0
     assert page.locator("[data-copy]:visible").count() >= 1
+
+
+PLOTLY_FETCHED = "() => performance.getEntriesByType('resource').some(e => e.name.includes('plotly'))"
+
+
+def test_plotly_loads_only_once_a_chart_is_on_the_page(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A blank form fetched 1.5 MB of plotly.js for no chart; charts.js now fetches it when an answer brings one."""
+    page.goto(f"{server_url}/?phase=inference")
+    page.wait_for_load_state("load")
+    assert page.evaluate(PLOTLY_FETCHED) is False and page.evaluate("typeof window.Plotly") == "undefined"
+    page.select_option("#f-model", "llama-3.1-8b")
+    page.click("button[type=submit]")  # an htmx swap brings the charts in
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    assert page.evaluate(PLOTLY_FETCHED) is True
+    assert page.console.errors == []
 
 
 def _boxes(page, selector: str) -> list[dict]:  # type: ignore[no-untyped-def]

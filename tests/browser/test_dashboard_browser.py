@@ -78,6 +78,20 @@ def test_compare_view_side_by_side(page, server_url: str) -> None:  # type: igno
     assert page.console.errors == []
 
 
+def test_compare_form_submits_in_place(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """htmx swaps /compare's answer in (it once got a 500: compare.html had no block of its own to render)."""
+    page.goto(f"{server_url}/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200")
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    page.evaluate("window.stillHere = true")  # gone if the browser loads a whole page instead of swapping
+    page.fill("#f-tpot_ms", "40")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/compare\?.*tpot_ms=40"))
+    page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
+    assert page.evaluate("window.stillHere") is True
+    assert page.locator("article.card").count() == 3
+    assert page.console.errors == []
+
+
 def test_catalog_page_chart_and_sort(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/gpus/H100-SXM")
     page.wait_for_selector("#price-chart[data-drawn=true] svg", state="attached")

@@ -147,3 +147,21 @@ def test_stacked_tables_carry_explicit_table_roles_after_a_swap_too(phone_page, 
     phone_page.click("nav.pager >> text=Next ›")
     phone_page.wait_for_selector('tr.row[data-detail="terms-26"]')
     check()
+
+
+LAPTOP = {"width": 1366, "height": 768}  # the commonest laptop screen
+TABLE_TOP = "() => document.querySelector('table.ranked').getBoundingClientRect().top + window.scrollY"
+
+
+def test_engine_internals_fold_away_on_the_rank_form(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """The ranked table started ~1,300 px down under ~30 open fields; engine internals, beams and serving
+    techniques fold into a box (as on /plan and /disagg) that a set value or an error opens."""
+    page.set_viewport_size(LAPTOP)
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8")
+    box = page.locator("form.workload details.serving-box")
+    assert box.count() == 1 and box.get_attribute("open") is None
+    assert page.locator("#f-max_num_seqs:visible, #f-spec_acceptance:visible, #f-beam_width:visible").count() == 0
+    folded_top = page.evaluate(TABLE_TOP)
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&beam_width=2")
+    assert box.get_attribute("open") is not None and page.locator("#f-beam_width").is_visible()
+    assert folded_top < page.evaluate(TABLE_TOP) - 150  # the box holds 8 fields' height

@@ -104,7 +104,6 @@ def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: Setti
         "title": detail.name,
         "nav": "gpus",
         "gpu": detail,
-        "charts": bool(detail.offers),
         "chart_json": to_json_block(offer_price_bars(detail.offers)),
         "stale_after_days": settings.stale_after_days,
     }

@@ -8,16 +8,34 @@ from app.web.charts import Figure, hbar_trace, stacked_hbars
 from app.web.rank.charts import PALETTE
 
 
+def _layout(pool: dict[str, Any]) -> str:
+    """'8×B200 TP8', '8×B200 TP4×PP2 DP-attn': the pool's instance and how the model is split over it."""
+    pipeline = f"×PP{pool['pipeline_parallel']}" if pool["pipeline_parallel"] > 1 else ""
+    attention = " DP-attn" if pool["attention_parallel"] == "dp" else ""
+    return f"{pool['gpu_count']}×{pool['gpu_id']} TP{pool['tensor_parallel']}{pipeline}{attention}"
+
+
 def _label(plan: dict[str, Any]) -> str:
-    p, d = plan["prefill"], plan["decode"]
-    return f"{plan['ratio']} {p['gpu_count']}×{p['gpu_id']} / {d['gpu_count']}×{d['gpu_id']} ({p['provider_name']})"
+    prefill, decode = plan["prefill"], plan["decode"]
+    return f"{plan['ratio']} {_layout(prefill)} / {_layout(decode)} ({prefill['provider_name']})"
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """Plotly stacks every bar that shares a category into one: a repeated label gets its plan's place
+    ('… · plan 4', its row in the plans table), so two plans never draw as one bar of twice the cost."""
+    seen: set[str] = set()
+    unique = []
+    for place, label in enumerate(labels, start=1):
+        unique.append(label if label not in seen else f"{label} · plan {place}")
+        seen.add(unique[-1])
+    return unique
 
 
 def cost_by_layout(payload: dict[str, Any]) -> Figure:
     """Stacked horizontal bars: aggregated as one bar, each disaggregated plan as prefill + decode."""
     agg, plans = payload["aggregated"], payload["disaggregated"]
     labels = [f"aggregated {agg['gpu_count']}×{agg['gpu_id']} ({agg['provider_name']})"] if agg else []
-    labels += [_label(p) for p in plans]
+    labels += _unique([_label(p) for p in plans])
     pad = [None] if agg else []
     traces = []
     if agg:

@@ -45,7 +45,6 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
     context: dict[str, Any] = {
         "title": "Disaggregate prefill and decode?",
         "nav": "disagg",
-        "charts": True,
         "profiles": get_args(Profile),
         **form_options.catalog_lists(snapshot),
     }

@@ -43,7 +43,6 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
     context: dict[str, Any] = {
         "title": "Cheapest GPU mix",
         "nav": "mix",
-        "charts": True,
         "profiles": get_args(Profile),
         "shapes": list(SHAPES.values()),
         **form_options.catalog_lists(snapshot),

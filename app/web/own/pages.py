@@ -28,7 +28,6 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
     context: dict[str, Any] = {
         "title": "Own or rent?",
         "nav": "own",
-        "charts": True,
         "gpu_choices": ownership.gpu_choices(snapshot),
     }
     form: dict[str, Any] = OwnershipQuestion().model_dump()

@@ -144,8 +144,8 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
         "data": traces,
         "layout": layout(
             height=420,
-            xaxis=log_axis("requests per day (mean over the week)", large=True),
-            yaxis=log_axis("$ per month", large=True),
+            xaxis=log_axis("requests per day (mean over the week)", [*grid, user_rpd]),
+            yaxis=log_axis("$ per month", [y for trace in traces for y in trace["y"]], prefix="$"),
             shapes=shapes,
             annotations=notes,
             legend={"orientation": "h", "y": -0.25},

@@ -66,7 +66,6 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
     context: dict[str, Any] = {
         "title": "Dedicated GPUs or serverless?",
         "nav": "plan",
-        "charts": True,
         "profiles": get_args(Profile),
         **form_options.catalog_lists(snapshot),
     }

@@ -29,7 +29,6 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
     context: dict[str, Any] = {
         "title": "Which precision?",
         "nav": "precision",
-        "charts": True,
         **form_options.catalog_lists(snapshot),
     }
     form: dict[str, Any] = InferenceWorkload(model="llama-3.1-70b").model_dump()

@@ -348,7 +348,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
         "layout": layout(
             height=380,
             xaxis=log_axis("days to finish"),
-            yaxis=log_axis("total $", large=True),
+            yaxis=log_axis("total $", totals, prefix="$"),
             legend=LEGEND_BELOW,
         ),
     }

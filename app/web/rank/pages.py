@@ -90,7 +90,6 @@ def render_workbench(
     context: dict[str, Any] = {
         "title": "Rank GPUs for a workload",
         "nav": "rank" if path == "/" else "compare",
-        "charts": True,
         "form_path": path,
         **form_options.catalog_lists(snapshot),
     }

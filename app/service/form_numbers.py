@@ -1,0 +1,25 @@
+"""Numbers as people type them into the pages' forms: `500,000` (as the page's own heading prints it) and
+`500_000` are 500000, and `1e30` in a whole-number field is too large rather than "not a valid integer". Only the
+pages and their twins read numbers this way; the JSON API (/api/v1) takes JSON numbers as JSON writes them."""
+
+from __future__ import annotations
+
+import math
+import re
+
+FREE_TEXT = frozenset({"arch_name", "hf_config_json"})  # typed text, never a number to read
+# Thousands grouped by one separator throughout: 1,000 · 12_345_678 · 1,000.5 (not 1,5 or 1,00: a decimal comma).
+GROUPED = re.compile(r"[+-]?\d{1,3}([,_])\d{3}(?:\1\d{3})*(?:\.\d+)?")
+EXPONENT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
+def as_typed_number(value: str) -> str:
+    """Grouped digits without their separators; a whole number in exponent form as plain digits (so a whole-number
+    field can say it is out of range); anything else as given."""
+    if GROUPED.fullmatch(value):
+        return value.replace(",", "").replace("_", "")
+    if EXPONENT.fullmatch(value):
+        number = float(value)
+        if math.isfinite(number) and number.is_integer():
+            return str(int(number))
+    return value

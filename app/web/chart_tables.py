@@ -1,0 +1,80 @@
+"""A chart's numbers as a small table, read from the figure's own JSON, so a reader without JavaScript (or a
+screen reader) has every chart's data, not only what the results table happens to hold (batch sweeps, memory)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+MAX_POINTS_PER_SERIES = 12  # a 161-point cost curve as 12 evenly spaced points, its ends kept
+
+
+@dataclass(frozen=True)
+class ChartTable:
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""
+
+
+def figure_table(figure_json: str) -> ChartTable:
+    """Bars (and markers) on a category axis: a row per category, a column per series. Curves and points: a row
+    per point (series, x, y), a long curve thinned to MAX_POINTS_PER_SERIES."""
+    figure = orjson.loads(str(figure_json))
+    traces = [t for t in figure.get("data", []) if t.get("x") is not None and t.get("y") is not None]
+    x_title, y_title = _axis_title(figure, "xaxis"), _axis_title(figure, "yaxis")
+    if traces and all(isinstance(v, str) for t in traces for v in t["y"] if v is not None):
+        return _by_category(traces, x_title)
+    return _by_point(traces, x_title, y_title)
+
+
+def _axis_title(figure: dict[str, Any], axis: str) -> str:
+    title = figure.get("layout", {}).get(axis, {}).get("title")
+    return str(title.get("text", "") if isinstance(title, dict) else title or "")
+
+
+def _by_category(traces: list[dict[str, Any]], x_title: str) -> ChartTable:
+    categories = list(dict.fromkeys(c for t in traces for c in t["y"]))
+    cells: dict[str, list[str]] = {c: ["—"] * len(traces) for c in categories}
+    for i, trace in enumerate(traces):
+        for category, value in zip(trace["y"], trace["x"], strict=False):
+            if value is not None:
+                cells[category][i] = number_text(value)
+    names = [t.get("name") or x_title for t in traces]
+    rows = [[_plain(c), *cells[c]] for c in categories]
+    return ChartTable(["", *map(_plain, names)], rows, f"Values: {x_title}." if x_title else "")
+
+
+def _by_point(traces: list[dict[str, Any]], x_title: str, y_title: str) -> ChartTable:
+    rows, thinned = [], []
+    for trace in traces:
+        points = [(x, y) for x, y in zip(trace["x"], trace["y"], strict=False) if x is not None and y is not None]
+        kept = _evenly(points, MAX_POINTS_PER_SERIES)
+        if len(kept) < len(points):
+            thinned.append(f"{trace.get('name', '')}: {len(kept)} of {len(points)} points")
+        rows += [[_plain(trace.get("name") or ""), number_text(x), number_text(y)] for x, y in kept]
+    note = "Evenly spaced points of the longer curves (" + "; ".join(thinned) + ")." if thinned else ""
+    return ChartTable(["Series", x_title or "x", y_title or "y"], rows, note)
+
+
+def _evenly(points: list[Any], most: int) -> list[Any]:
+    if len(points) <= most:
+        return points
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(i * step)] for i in range(most)]
+
+
+def _plain(label: Any) -> str:
+    """A plotly label as text: its <br> a space, its other markup (<b>, <i>) dropped."""
+    return re.sub(r"<[^>]*>", "", str(label).replace("<br>", " "))
+
+
+def number_text(value: Any) -> str:
+    """129745.3 → '129,745'; 12.34 → '12.3'; 0.01234 → '0.0123'; text as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"

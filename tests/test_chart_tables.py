@@ -1,0 +1,70 @@
+"""Every chart carries its numbers as a table in a <details> under it, read from the figure itself: without
+JavaScript the note once said "the table holds the same numbers", but the batch sweep and memory charts' data
+were in no table."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.web.chart_tables import figure_table
+
+PAGES = [
+    "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
+    "/?phase=training&model=llama-3.1-8b",
+    "/plan?model=llama-3.1-8b&requests_per_day=100000&months=12",
+    "/disagg?model=llama-3.1-70b",
+    "/precision?model=llama-3.1-70b",
+    "/gpus/H100-SXM",
+]
+FIGURE = re.compile(
+    r'data-chart="([^"]*)">(.*?)</script>.*?<details class="chart-data">(.*?)</details>\s*</figure>', re.S
+)
+
+
+def _charts(html: str) -> dict[str, tuple[dict, str]]:
+    return {chart: (json.loads(figure), unescape(table)) for chart, figure, table in FIGURE.findall(html)}
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_chart_has_its_numbers_in_a_table(client: TestClient, path: str) -> None:
+    html = client.get(path).text
+    charts = _charts(html)
+    assert charts and len(charts) == html.count('<figure class="chart">')
+    for table in (t for _, t in charts.values()):
+        assert table.count("<tr>") >= 2  # a header and at least one row of numbers
+    assert "the table holds the same numbers" not in html
+
+
+def test_batch_sweep_and_memory_numbers_are_in_their_tables(client: TestClient) -> None:
+    charts = _charts(client.get(PAGES[0]).text)
+    sweep, table = charts["throughput-batch"]
+    first = sweep["data"][0]
+    assert f'<th scope="row">{first["name"]}</th><td class="n">{first["x"][0]:.3g}</td>' in table
+    memory, table = charts["memory"]
+    for category in memory["data"][0]["y"]:
+        assert f'<th scope="row">{category}</th>' in table
+    assert '<th scope="col">capacity</th>' in table
+
+
+def test_a_long_curve_is_thinned_to_evenly_spaced_points_and_says_so() -> None:
+    curve = {"type": "scatter", "name": "dedicated", "x": list(range(1, 162)), "y": [2.0 * x for x in range(1, 162)]}
+    table = figure_table(json.dumps({"data": [curve], "layout": {"xaxis": {"title": {"text": "requests"}}}}))
+    assert table.columns == ["Series", "requests", "y"]
+    assert len(table.rows) == 12 and table.rows[0][1] == "1" and table.rows[-1][1] == "161"
+    assert "12 of 161 points" in table.note
+
+
+def test_bars_pivot_into_a_row_per_category() -> None:
+    bars = [
+        {"type": "bar", "orientation": "h", "name": "prefill", "y": ["a", "b"], "x": [None, 1500.4]},
+        {"type": "bar", "orientation": "h", "name": "decode", "y": ["a", "b"], "x": [12.34, 0.01234]},
+    ]
+    table = figure_table(json.dumps({"data": bars, "layout": {"xaxis": {"title": {"text": "$ per month"}}}}))
+    assert table.columns == ["", "prefill", "decode"]
+    assert table.rows == [["a", "—", "12.3"], ["b", "1,500", "0.0123"]]
+    assert table.note == "Values: $ per month."

@@ -1,0 +1,80 @@
+"""Errors on the pages speak the form's language: the summary names each field by its label ("Input tokens", not
+`input_len`), a pointer to the JSON API's list ("GET /api/v1/models lists the catalog's models") is a link to the
+page that lists them, and a name field gets a text keyboard, not a decimal one."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.web.form_labels import FIELD_LABELS, field_label
+from app.web.page_wording import page_wording
+
+FORMS = [
+    "/?phase=inference",
+    "/?phase=training",
+    "/plan?model=llama-3.1-8b&months=12",
+    "/disagg",
+    "/mix",
+    "/precision",
+    "/own",
+]
+
+
+def _labels(html: str) -> dict[str, str]:
+    """{field: its label as the form shows it}, from <label for="f-…"> and the checkbox groups' legends."""
+    found = re.findall(r'<label for="f-([^"]+)"[^>]*>(.*?)(?:<span class="hint">|<input|<select|<textarea)', html, re.S)
+    found += re.findall(r'<fieldset class="checks" id="f-([^"]+)"[^>]*>\s*<legend>(.*?)(?:<span|</legend>)', html, re.S)
+    return {name: unescape(re.sub(r"<[^>]+>", "", text)).strip() for name, text in found}
+
+
+def test_every_form_field_has_a_summary_label_its_form_shows(client: TestClient) -> None:
+    shown: dict[str, set[str]] = {}
+    for path in FORMS:
+        for name, label in _labels(client.get(path).text).items():
+            shown.setdefault(name, set()).add(label)
+    shown.pop("hf", None)  # the config.json textarea's id; its field is hf_config_json
+    missing = [n for n in shown if not n.startswith("train_") and n not in FIELD_LABELS]
+    assert missing == []
+    for name, label in FIELD_LABELS.items():
+        if name in shown:
+            assert label in shown[name], (name, label, shown[name])
+
+
+def test_the_error_summary_names_fields_by_their_labels(client: TestClient) -> None:
+    page = client.get("/?phase=inference&model=llama-3.1-8b&input_len=abc&peak_concurrency=0").text
+    assert '<a href="#f-input_len">Input tokens</a>:' in page
+    assert '<a href="#f-peak_concurrency">Peak clients</a>:' in page
+    plan = client.get("/plan?model=llama-3.1-8b&months=12&train_method=bogus").text
+    assert '<a href="#f-train_method">Training run: Method</a>:' in plan
+    assert field_label("arch_layers") == "Custom architecture: Layers" and field_label("sort") == "sort"
+
+
+@pytest.mark.parametrize("path", ["/?phase=inference&model=nope", "/precision?model=nope", "/plan?model=nope"])
+def test_an_unknown_model_on_a_page_links_the_models_page(client: TestClient, path: str) -> None:
+    page = client.get(path).text
+    assert 'the <a href="/models">Models page</a> lists the catalog&#39;s models' in page
+    assert "/api/v1/models" not in page.split("<footer")[0].split("</header>")[1]
+
+
+def test_the_json_twin_keeps_the_api_wording(client: TestClient) -> None:
+    twin = client.get("/rank.json?phase=inference&model=nope").json()
+    assert twin["detail"][0]["message"].endswith("GET /api/v1/models lists the catalog's models")
+
+
+def test_api_pointers_become_page_links_and_the_rest_stays_escaped() -> None:
+    gpus = page_wording("unknown GPU id '<b>'; did you mean H100-SXM? /gpus and GET /api/v1/gpus list all 56")
+    assert gpus == (
+        'unknown GPU id &#39;&lt;b&gt;&#39;; did you mean H100-SXM? the <a href="/gpus">GPUs page</a> lists all 56'
+    )
+    vendors = page_wording("GET /api/v1/gpus gives each GPU's vendor (5)")
+    assert vendors.startswith('the <a href="/gpus">GPUs page</a> gives')
+
+
+def test_a_custom_architectures_name_is_text(client: TestClient) -> None:
+    page = client.get("/?phase=inference&model=custom&arch_name=1,000").text
+    field = re.search(r'<input id="f-arch_name"[^>]*>', page)
+    assert field and 'inputmode="decimal"' not in field.group(0) and 'value="1,000"' in field.group(0)
