@@ -420,6 +420,28 @@ def estimate_training(
     )
 
 
+def unrented_estimate(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, reason: str
+) -> TrainingEstimate:
+    """An estimate the offer cannot supply at all (no layout sized, nothing timed), with the reason."""
+    return TrainingEstimate(
+        gpu.id,
+        gpu_count,
+        None,
+        "",
+        False,
+        False,
+        reason,
+        0.0,
+        {},
+        0.0,
+        0.0,
+        float("inf"),
+        model_flops_per_token(model, w.method, w.seq_len),
+        Band(0.0, 0.0),
+    )
+
+
 def with_layout(layout: Layout, **changes) -> Layout:
     return replace(layout, **changes)
 
