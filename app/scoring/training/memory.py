@@ -50,7 +50,8 @@ class Layout:
             shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
             parts.append(f"{shard} ×{dp}")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
-        return " ".join(parts) + f", {recompute[self.recompute]}"
+        micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
+        return " ".join(parts) + f", {recompute[self.recompute]}{micro}"
 
 
 def lora_adapter_params(model: ModelSpec, rank: int) -> float:
