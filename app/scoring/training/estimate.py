@@ -199,8 +199,8 @@ def choose_layout(
     capacity_factor: float = 1.0,
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
-    data-parallel-only stack that fits no other way splits the sequence: the first fit of each SP degree inside
-    the scale-up domain (ascending), or beyond it if nothing fits inside. Ties keep the earlier layout."""
+    data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
+    (ascending), or beyond it if nothing else fits. Ties keep the earlier layout."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
@@ -213,10 +213,11 @@ def choose_layout(
             continue
         done.add(key)
         candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout))
-    # Ulysses only for a sequence that fits no other way: HF-class stacks keep activation checkpointing on and
-    # turn SP on for length (XTuner and LLaMA-Factory cases in shared/validation ran SP 1 with full recompute).
-    for degrees in sequence_degrees(gpu, gpu_count, model, w.framework):  # inside the scale-up domain, then beyond
-        if candidates:
+    # Ulysses inside the scale-up domain beside the other splits (a long sequence may run faster split than
+    # recomputed); beyond it only for a sequence that fits no other way (its all-to-all then crosses the fabric).
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    for degrees in (inside, beyond):
+        if degrees is beyond and candidates:
             break
         for sp in degrees:
             layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)

@@ -9,11 +9,14 @@
   (choose_layout keeps the earlier layout on ties, so a family that cannot be strictly faster is
   never the answer). Once the best step time is at most the compute time without recompute, the
   search stops: no layout can beat it.
-- A data-parallel-only stack that fits no other way tries DeepSpeed-Ulysses degrees (ascending, inside the
-  scale-up domain, or beyond it when nothing fits inside). Every split of such a stack has the same ZeRO
-  stage, compute, latency and DP traffic; only the all-to-all time differs, and it grows with SP at one
-  bandwidth. Memory falls as SP grows, so the first fit's recompute level never rises: only the first degree
-  to reach a level can be strictly faster, the others are not timed.
+- Per ZeRO-3 or QLoRA split, larger micro-batches (powers of two up to the replica's share of the batch, until
+  one does not fit) follow its first fit; they are tried only while the DP traffic is exposed (or the base is
+  NF4): a larger micro-batch saves nothing else and recomputes no less.
+- A data-parallel-only stack also tries DeepSpeed-Ulysses degrees after its other splits (ascending, inside the
+  scale-up domain; beyond it only when nothing fits yet). Every split of such a stack has the same ZeRO stage,
+  compute and latency; the all-to-all grows with SP at one bandwidth and the micro-batches per replica with it.
+  Memory falls as SP grows, so the first fit's recompute level never rises: only the first degree to reach a
+  level (or an evener split) can be strictly faster at its first fit; the others are not timed.
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
@@ -284,9 +287,9 @@ class GpuTimer:
                 best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, tp, row[0], 1, compute_floor, best, best_s)
-        if best is not None or not s.splits_sequence:
+        if not s.splits_sequence:
             return best, best_s
-        return self._sequence_split(gpu_count, compute_floor)
+        return self._sequence_split(gpu_count, compute_floor, best, best_s)
 
     def _timed(
         self, gpu_count: int, layout: Layout, compute_floor: dict[str, float], best: Layout | None, best_s: float
@@ -337,11 +340,12 @@ class GpuTimer:
                 break  # nothing exposed left to save: larger micro-batches only recompute more
         return best, best_s
 
-    def _sequence_split(self, gpu_count: int, compute_floor: dict[str, float]) -> tuple[Layout | None, float]:
-        """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack that fits no other way: SP degrees
-        inside the scale-up domain (ascending), then beyond it if none fits inside."""
+    def _sequence_split(
+        self, gpu_count: int, compute_floor: dict[str, float], best: Layout | None, best_s: float
+    ) -> tuple[Layout | None, float]:
+        """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack, after its other splits (`best`):
+        SP degrees inside the scale-up domain (ascending), then beyond it if nothing fits yet."""
         s, usable = self.search, self.usable(gpu_count)
-        best, best_s = None, float("inf")
         least = compute_floor["none"]
         for rows in s.sequence_rows(self.gpu, gpu_count):
             level, busiest = None, 0.0  # recompute level and busiest-replica factor of the last SP degree considered
@@ -362,5 +366,5 @@ class GpuTimer:
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, 1, 1, row[3], compute_floor, best, best_s)
             if best is not None:
-                break  # a split inside the scale-up domain fits: none beyond it is offered
+                break  # something fits by now: no split beyond the scale-up domain is offered
         return best, best_s
