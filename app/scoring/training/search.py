@@ -111,7 +111,7 @@ class LayoutSearch:
                 model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
             )
             live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
-            acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e) / GB
+            acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e, w.framework) / GB
             logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout, w.framework) / GB
         breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
         need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
