@@ -214,3 +214,25 @@ def test_disaggs_aggregated_row_counts_replicas_under_its_replicas_header(client
     assert cell is not None
     text = " ".join(re.sub(r"<[^>]+>", "", cell.group(1)).split())
     assert text.startswith("2 × 2×B200 · Lambda") and "on 1 rented 4-GPU instance of 2 copies" in text, text
+
+
+def test_training_below_an_instance_is_not_billed_per_gpu(client):
+    """Max GPUs 4 cannot rent Lambda's 8-GPU H100 instance: it was ranked first as 4×H100 billed for 4 GPUs ($148
+    where the instance bills 8); it is now infeasible with the instance size and Max GPUs in its reason."""
+    body = {
+        "model": "llama-3.1-70b",
+        "method": "lora",
+        "seq_len": 4096,
+        "global_batch_seqs": 64,
+        "total_tokens": 2e8,
+        "gpus": ["H100-SXM"],
+        "max_days": 365,
+        "max_gpus": 4,
+    }
+    options = client.post("/api/v1/rank/training?limit=500&terms=false", json=body).json()["options"]
+    eights = [o for o in options if "rented as 8-GPU instances" in o["machine"]]
+    assert eights
+    for o in eights:
+        assert not o["feasible"] and o["total_usd"] is None
+        assert "8-GPU instances" in o["reason"] and "Max GPUs (4)" in o["reason"]
+    assert all(o["gpu_count"] <= 4 for o in options if o["feasible"])

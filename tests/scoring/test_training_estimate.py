@@ -266,3 +266,18 @@ def test_an_a10_does_not_outrun_an_rtx_4090_on_qlora():
         g: estimate_training(GPUS[g], 1, MODELS["llama-3.1-8b"], w).tokens_per_s_per_gpu for g in ("A10", "RTX-4090")
     }
     assert tokens["RTX-4090"] > 1.2 * tokens["A10"]
+
+
+@pytest.mark.parametrize("framework", ["megatron", "nemo", "auto", "hf", "llm-foundry", "pytorch"])
+def test_megatron_class_selective_keeps_the_flash_attention_count(framework):
+    """The per-layer count s·h·(18 + 6·ffn/h) is already Megatron's selective count (flash attention never stores the
+    scores selective recompute drops); it was multiplied again by torchtitan's op-level SAC share (0.6) for every
+    stack, so a Megatron selective layout claimed 40 % less activation memory than it holds."""
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+    from app.scoring.training.memory import activation_bytes
+
+    model = MODELS["llama-3.1-70b"]
+    none, selective = Layout(1, 8, 1, "none", 1), Layout(1, 8, 1, "selective", 1)
+    assert activation_bytes(model, 4096, selective, E, framework) == activation_bytes(model, 4096, none, E, framework)
+    titan = activation_bytes(model, 4096, selective, E, "torchtitan")
+    assert titan == pytest.approx(E.selective_activation_share * activation_bytes(model, 4096, none, E, "torchtitan"))

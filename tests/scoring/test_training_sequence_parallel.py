@@ -1,5 +1,6 @@
 """DeepSpeed-Ulysses sequence parallelism in the product's layout search: HF-class (data-parallel-only) stacks
-split a sequence that fits no other way; the single estimate and the ranking's sweep agree bit for bit."""
+split a sequence beside their other splits (beyond the NVLink domain only when nothing else fits); the single
+estimate and the ranking's sweep agree bit for bit."""
 
 import pytest
 
@@ -163,3 +164,25 @@ def test_ranking_offers_long_context_hf_jobs_with_their_sequence_split():
         assert "SP" in o.layout
         est = estimate_training(GPUS[o.gpu_id], o.gpu_count, MODELS[w.model], w)
         assert (est.layout_text, est.step_time_s) == (o.layout, o.step_time_s)
+
+
+def test_hf_splits_the_sequence_where_it_beats_recompute():
+    """Ulysses was tried only when nothing else fit, so 8B full FT on 8xH100 ran seq 24,576 as FSDP with full
+    recompute (4,384 tok/s per GPU) and the longer seq 32,768 faster, as SP4 without recompute (5,233): speed rose
+    with length. SP degrees inside the NVLink domain now compete with the other splits."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    speeds = []
+    for seq_len in (8192, 16_384, 24_576, 32_768, 65_536):
+        est = estimate_training(gpu, 8, model, hf(seq_len=seq_len))
+        assert est.feasible and est.layout is not None
+        speeds.append(est.tokens_per_s_per_gpu)
+        if seq_len == 24_576:
+            assert est.layout.sequence_parallel > 1 and est.layout.recompute == "none"
+    assert speeds == sorted(speeds, reverse=True)
+
+
+@pytest.mark.parametrize("seq_len", [16_384, 24_576])
+def test_sweep_matches_single_estimate_where_sp_competes(seq_len):
+    w = hf(seq_len=seq_len)
+    gpus = [GPUS[g] for g in ("H100-SXM", "A100-SXM-80GB", "L40S", "MI300X", "GB200")]
+    assert_sweep_matches_single_estimates(MODELS[w.model], w, gpus, (1, 2, 4, 8, 16, 24, 32, 64, 72, 128))

@@ -107,7 +107,8 @@ class TrainingEfficiency:
     # Hardware FLOPs overhead of recomputation, as a multiple of N_active per token.
     selective_recompute_flops_per_param: float = 0.2  # research §6.2 (~0.2 N); Megatron-style (torchtitan: op SAC)
     full_recompute_flops_per_param: float = 2.0  # one extra forward pass (TM101)
-    # Activations kept under selective recomputation, as a share of those a run without recomputation stores.
+    # Activations kept under torchtitan's op-level selective AC, as a share of the flash-attention count (Megatron-class
+    # selective drops only what flash attention never stores: memory.selective_share).
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
 
     def flash_attention_2_changes(self) -> dict[str, float]:

@@ -6,6 +6,7 @@ calibrated MFU with regime factors). Pure: no I/O; constants in app.scoring.effi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from app.scoring.efficiency import training as eff
@@ -139,22 +140,46 @@ def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     return (1, 3) if tp > 1 else (3,)
 
 
-def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> bool:
-    """The least memory this (TP, PP, SP) can use: most sharding and full recompute."""
-    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", 1, sequence_parallel=sp)
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> bool:
+    """The least memory this (TP, PP, SP, micro-batch) can use: most sharding and full recompute."""
+    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", micro, sequence_parallel=sp)
     return _layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
-def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1) -> Layout | None:
+def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> Layout | None:
     """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
-    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp):
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
         return None
     for recompute in RECOMPUTE_ORDER:
         for stage in zero_stages(tp, pp, gpu_count):
-            layout = Layout(stage, tp, pp, recompute, 1, sequence_parallel=sp)
+            layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
             if _layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
                 return layout
     return None
+
+
+def larger_micro_batches(w: TrainingWorkload, gpu_count: int, tp: int, pp: int, sp: int = 1) -> tuple[int, ...]:
+    """Micro-batches above 1 sequence worth trying for a split: powers of two up to one replica's share of the global
+    batch, where fewer micro-batches save time: ZeRO-3/FSDP gathers the weights again in every micro-batch and QLoRA
+    dequantises them in every one. A pipeline wants many micro-batches (its bubble), and a split that shards no
+    weights gains nothing (compute is priced per token, not per micro-batch), so neither tries any."""
+    stages = zero_stages(tp, pp, gpu_count)
+    if pp > 1 or (w.method != "qlora" and 3 not in stages):
+        return ()
+    local = math.ceil(w.global_batch_seqs / max(1, gpu_count // (tp * pp) // sp))
+    return tuple(2**k for k in range(1, local.bit_length()) if 2**k <= local)
+
+
+def with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, first: Layout, sp: int = 1) -> list[Layout]:
+    """A split's first fit, then its first fit at each larger micro-batch (larger_micro_batches), ascending, until one
+    does not fit: what a user raising the micro-batch would try."""
+    layouts = [first]
+    for micro in larger_micro_batches(w, gpu_count, tp, pp, sp):
+        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro)
+        if bigger is None:
+            break
+        layouts.append(bigger)
+    return layouts
 
 
 def _timing(gpu, gpu_count, model, w, layout, e, span=None, capacity=1.0) -> tuple[StepTime, float, str, str]:
@@ -174,8 +199,8 @@ def choose_layout(
     capacity_factor: float = 1.0,
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
-    data-parallel-only stack that fits no other way splits the sequence: the first fit of each SP degree inside
-    the scale-up domain (ascending), or beyond it if nothing fits inside. Ties keep the earlier layout."""
+    data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
+    (ascending), or beyond it if nothing else fits. Ties keep the earlier layout."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
@@ -187,16 +212,17 @@ def choose_layout(
         if layout is None:
             continue
         done.add(key)
-        candidates.append(layout)
-    # Ulysses only for a sequence that fits no other way: HF-class stacks keep activation checkpointing on and
-    # turn SP on for length (XTuner and LLaMA-Factory cases in shared/validation ran SP 1 with full recompute).
-    for degrees in sequence_degrees(gpu, gpu_count, model, w.framework):  # inside the scale-up domain, then beyond
-        if candidates:
+        candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout))
+    # Ulysses inside the scale-up domain beside the other splits (a long sequence may run faster split than
+    # recomputed); beyond it only for a sequence that fits no other way (its all-to-all then crosses the fabric).
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    for degrees in (inside, beyond):
+        if degrees is beyond and candidates:
             break
         for sp in degrees:
             layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)
             if layout is not None:
-                candidates.append(layout)
+                candidates.extend(with_micro_batches(gpu, gpu_count, model, w, 1, 1, e, layout, sp))
     for layout in candidates:
         seconds = _timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
         if seconds < best_s:
@@ -417,6 +443,28 @@ def estimate_training(
             capacity_factor,
         ),
         [*_assumptions(gpu, model, w, note), evidence],
+    )
+
+
+def unrented_estimate(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, reason: str
+) -> TrainingEstimate:
+    """An estimate the offer cannot supply at all (no layout sized, nothing timed), with the reason."""
+    return TrainingEstimate(
+        gpu.id,
+        gpu_count,
+        None,
+        "",
+        False,
+        False,
+        reason,
+        0.0,
+        {},
+        0.0,
+        0.0,
+        float("inf"),
+        model_flops_per_token(model, w.method, w.seq_len),
+        Band(0.0, 0.0),
     )
 
 

@@ -50,7 +50,8 @@ class Layout:
             shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
             parts.append(f"{shard} ×{dp}")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
-        return " ".join(parts) + f", {recompute[self.recompute]}"
+        micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
+        return " ".join(parts) + f", {recompute[self.recompute]}{micro}"
 
 
 def lora_adapter_params(model: ModelSpec, rank: int) -> float:
@@ -115,7 +116,25 @@ def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: i
     return gathered + _largest_linear_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
 
 
-def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency) -> float:
+# Stacks whose "selective" recompute is op-level selective activation checkpointing (torchtitan's SAC: every second
+# matmul's output dropped and run again), which stores less than the flash-attention count; step_time's FRAMEWORK_CLASS
+# (not imported here: step_time imports this module) names the same stack.
+OP_LEVEL_SAC_STACKS = frozenset({"torchtitan"})
+
+
+def selective_share(e: eff.TrainingEfficiency, recompute: str, framework: str) -> float:
+    """Share of the flash-attention activation count a layout stores. Megatron-class selective recompute drops the
+    attention scores (the 5as/h term of Korthikanti et al. 2022), which flash attention never stores: the count
+    already leaves them out (shared/research/training_estimators.md §1.3, "FlashAttention has the same effect"), so
+    only torchtitan's op-level SAC keeps less (selective_activation_share)."""
+    if recompute == "selective" and framework in OP_LEVEL_SAC_STACKS:
+        return e.selective_activation_share
+    return 1.0
+
+
+def activation_bytes(
+    model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency, framework: str = "auto"
+) -> float:
     """Stored activations of one GPU (flash attention assumed; Korthikanti per-layer formulas)."""
     s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
     ffn = model.intermediate_size
@@ -124,7 +143,7 @@ def activation_bytes(model: ModelSpec, seq_len: int, layout: Layout, e: eff.Trai
     full_layer = s * b * (h * 18 + 4 * ffn + 2 * ffn) / t  # + gated-MLP extra tensor
     if layout.recompute == "full":
         return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
-    share = e.selective_activation_share if layout.recompute == "selective" else 1.0
+    share = selective_share(e, layout.recompute, framework)
     # 1F1B: the first stage holds PP micro-batches of L/PP layers, about L layers in total.
     return full_layer * model.layers * share
 
@@ -172,7 +191,7 @@ def memory_breakdown_gb(
     return {
         "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank, recipe) / GB,
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
-        "activations": activation_bytes(model, seq_len, layout, e) / GB,
+        "activations": activation_bytes(model, seq_len, layout, e, framework) / GB,
         "logits": logits_bytes(model, seq_len, layout, framework) / GB,
         "runtime_reserve": runtime_reserve_gb(gpu_count),
     }

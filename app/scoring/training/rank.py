@@ -47,7 +47,7 @@ from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
 from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop, nothing_on_time_note
-from app.scoring.training.estimate import TrainingEstimate, estimate_training
+from app.scoring.training.estimate import TrainingEstimate, estimate_training, unrented_estimate
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.run_explain import billing_note, run_terms_explained
@@ -226,8 +226,10 @@ def best_estimate(
     ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search, allowed)
-    if first is None:
-        return estimate_training(gpu, w.max_gpus, model, w, e=search.e)
+    if first is None:  # why the largest count the machine supplies under Max GPUs does not fit
+        supplied = (n for n in reversed(_grid(w.max_gpus, gpu.scaleup_domain_gpus)) if allowed(n))
+        top = w.max_gpus if allowed(w.max_gpus) else next(supplied, w.max_gpus)
+        return estimate_training(gpu, top, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
     steps = steps_of(w)
     best_n, best_layout, best_cost = first, None, float("inf")
@@ -306,6 +308,11 @@ class SlotSearch:
         self.memo: LayoutMemo = {}
 
     def best(self, deadline_hours: float) -> TrainingEstimate:
+        instance = self.machine.instance_gpus
+        if instance > self.cap:  # no whole instance within Max GPUs: part of one bills all its GPUs
+            return unrented_estimate(
+                self.gpu, instance, self.search.model, self.search.workload, instance_reason(instance, self.cap)
+            )
         return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
 
     def stopped_by_machine(self, est: TrainingEstimate) -> str:
@@ -333,6 +340,15 @@ class SlotSearch:
             return None
         steps, supply = steps_of(self.search.workload), job_gpu_limit(self.machine)
         return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
+
+
+def instance_reason(instance_gpus: int, max_gpus: int) -> str:
+    """Why an offer rented as whole instances larger than Max GPUs runs nothing: a job on part of an instance
+    pays for all of it (whole_nodes)."""
+    return (
+        f"rented as {instance_gpus}-GPU instances, which bill all {instance_gpus} GPUs: above Max GPUs "
+        f"({max_gpus:,}); raise Max GPUs to {instance_gpus} to rank it"
+    )
 
 
 def estimate_key(est: TrainingEstimate) -> tuple[object, ...]:

@@ -3,8 +3,6 @@ figures, and the step time as their sum (tests/scoring/test_terms_add_up.py eval
 
 from __future__ import annotations
 
-import math
-
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
@@ -15,6 +13,7 @@ from app.scoring.training.step_time import (
     busiest_replica_factor,
     collective_bandwidth_gbs,
     dp_comm_bytes,
+    local_micro_batches,
     sequence_parallel_seconds,
 )
 from app.scoring.workload import TrainingWorkload
@@ -31,7 +30,7 @@ def bubble_term(
         "optimizer, norm and clip syncs), which shows when each GPU has little work per step"
     )
     if pp > 1:
-        micro_batches = max(1.0, math.ceil(w.global_batch_seqs / layout.replicas(gpu_count)) / layout.micro_batch_seqs)
+        micro_batches = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
         chunks = layout.pipeline_interleave or e.pp_interleave_default
         text += f" + {f(st.compute_s)} s compute x ({pp} - 1) / ({f(chunks)} chunks x {f(micro_batches)} micro-batches)"
         why += (
@@ -97,7 +96,8 @@ def dp_comm_term(
     """Data-parallel traffic (gradient reduce-scatter and all-gather, ZeRO-3's parameter gathers) past what the
     compute hides: max(0, bytes / bandwidth - dp_overlap x compute), step_time.step_parts."""
     dp = layout.data_parallel(gpu_count)
-    moved = dp_comm_bytes(model, w.method, layout, dp, lora_adapter_params(model, w.lora_rank))
+    micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
+    moved = dp_comm_bytes(model, w.method, layout, dp, lora_adapter_params(model, w.lora_rank), micro)
     bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count)
     raw_s = moved / (bandwidth * 1e9)
     hidden_s = e.dp_overlap * st.compute_s
@@ -105,7 +105,11 @@ def dp_comm_term(
     why = (
         f"ZeRO-{layout.zero_stage} over {dp}: bf16 gradients reduce-scattered and all-gathered "
         f"(ring 2 x (DP{dp} - 1) / DP{dp})"
-        + (", and the parameters gathered forward and backward" if layout.zero_stage >= 3 else "")
+        + (
+            f", and the parameters gathered forward and backward in each of {micro} micro-batches"
+            if layout.zero_stage >= 3
+            else ""
+        )
         + f"; compute hides up to {f(e.dp_overlap)} x its own time (dp_overlap, fitted){note}"
     )
     if dp <= 1:

@@ -376,8 +376,21 @@ def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> floa
 collective_bandwidth_gbs = _bandwidth_gbs
 
 
-def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapters: float) -> float:
-    """Per-GPU gradient (and ZeRO-3 parameter) traffic per step, ring all-reduce volume."""
+def local_micro_batches(global_batch_seqs: int, replicas: int, micro_batch_seqs: int) -> int:
+    """Micro-batches one data-parallel replica runs per optimizer step (gradient accumulation): its share of the
+    global batch (the busiest replica's, busiest_replica_factor) in whole micro-batches."""
+    return max(1, math.ceil(math.ceil(global_batch_seqs / replicas) / micro_batch_seqs))
+
+
+def _dp_comm_bytes(
+    model: ModelSpec, method: str, layout: Layout, dp: int, adapters: float, micro_batches: int = 1
+) -> float:
+    """Per-GPU gradient (and ZeRO-3 parameter) traffic per step, ring all-reduce volume.
+
+    ZeRO-3/FSDP FULL_SHARD frees each layer's gathered weights after use, so every micro-batch gathers them again
+    forward and backward (ZeRO paper §7.2.2: 2Ψ of parameter all-gathers per forward-backward pass; FSDP
+    FULL_SHARD reshards after forward and backward): the gathers scale with the micro-batches, the gradient
+    reduction happens once per step."""
     if dp <= 1:
         return 0.0
     split = layout.tensor_parallel * layout.pipeline_parallel
@@ -387,7 +400,9 @@ def _dp_comm_bytes(model: ModelSpec, method: str, layout: Layout, dp: int, adapt
     volume = 2 * ring * grads  # reduce-scatter + all-gather of bf16 grads
     if layout.zero_stage >= 3:  # QLoRA's FSDP gathers the NF4 storage (bitsandbytes quant_storage), not bf16
         base = (2.0 if full or method == "lora" else BYTES_QLORA_BASE) * model.params_b * 1e9 / split
-        volume += 2 * ring * base * (0.5 if full else 1.0)  # param all-gathers fwd + bwd (1.5× DP total)
+        # param all-gathers fwd + bwd per micro-batch; for trained weights the gradients' all-gather above stands in
+        # for one of them (ZeRO-3: 1.5x DP's volume at one micro-batch)
+        volume += ring * base * (2 * micro_batches - (1 if full else 0))
     return volume
 
 
@@ -563,22 +578,21 @@ def step_parts(
     busiest = busiest_replica_factor(global_batch_seqs, replicas)
     compute *= busiest
     tokens_per_gpu *= busiest
+    local_micro = local_micro_batches(global_batch_seqs, replicas, layout.micro_batch_seqs)
     if method == "qlora":
-        local_micro = max(1.0, math.ceil(global_batch_seqs / replicas) / layout.micro_batch_seqs)
         compute += qlora_dequant_seconds(e, gpu, model, layout, local_micro)
     # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
     # strong scaling leaves each GPU little work per step.
     bubble = e.step_latency_s_per_layer * model.layers / pp
     if pp > 1:
-        micro_batches = max(1.0, math.ceil(global_batch_seqs / replicas) / layout.micro_batch_seqs)
         chunks = layout.pipeline_interleave or e.pp_interleave_default
-        bubble += compute * (pp - 1) / (chunks * micro_batches)
+        bubble += compute * (pp - 1) / (chunks * local_micro)
     tp_comm = 0.0
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
         tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (_bandwidth_gbs(e, gpu, tp) * 1e9)
     tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, framework)
-    dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters)
+    dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters, local_micro)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
