@@ -150,6 +150,24 @@ def test_estimate_unknown_gpu_is_422_naming_gpu(client) -> None:  # type: ignore
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "gpu"
 
 
+TRTLLM_ON_AMD = {"model": "gpt-oss-120b", "weight_dtype": "fp4", "engine": "trtllm"}
+
+
+def test_a_filter_leaving_only_gpus_the_engine_does_not_run_on_is_422_naming_engine(client) -> None:  # type: ignore[no-untyped-def]
+    """TensorRT-LLM on MI300X was ranked feasible at batch 187; it runs on NVIDIA only."""
+    for filters in ({"gpus": ["MI300X"]}, {"vendors": ["AMD"]}):
+        response = client.post("/api/v1/rank/inference?limit=1", json={**TRTLLM_ON_AMD, **filters})
+        assert response.status_code == 422, filters
+        error = response.json()["detail"][0]
+        assert error["field"] == "engine" and "NVIDIA only" in error["message"] and "AMD" in error["message"]
+    mixed = client.post("/api/v1/rank/inference?terms=false", json={**TRTLLM_ON_AMD, "gpus": ["MI300X", "H100-SXM"]})
+    rows = mixed.json()["options"]
+    assert mixed.status_code == 200 and any(o["feasible"] for o in rows)
+    assert all(not o["feasible"] and "engine trtllm" in o["reason"] for o in rows if o["gpu_id"] == "MI300X")
+    estimate = client.post("/api/v1/estimate/inference", json={**TRTLLM_ON_AMD, "gpu": "MI300X", "gpu_count": 1})
+    assert estimate.status_code == 422 and estimate.json()["detail"][0]["field"] == "engine"
+
+
 CHAT_8B = {"model": "llama-3.1-8b", "input_len": 1000, "output_len": 300, "ttft_ms": 500, "tpot_ms": 30}
 
 

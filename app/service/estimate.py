@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.engine_support import unsupported_reason
 from app.scoring.inference.configurations import estimate_on as estimate_inference_on
 from app.scoring.inference.release_precision import release_weights
 from app.scoring.machines import Machine, estimate_machine, machine_of
@@ -74,6 +75,9 @@ def inference_estimate(
 ) -> dict[str, Any]:
     gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
+    unsupported = unsupported_reason(workload.engine, gpu)
+    if unsupported is not None:
+        raise BadEstimateRequest("engine", unsupported)
     workload, weights = release_weights(workload, model, snapshot.quality)  # as the ranking that lists it
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)

@@ -8,6 +8,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
+from app.scoring.engine_support import filter_reason
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS
 from app.scoring.inference.release_precision import Weights, release_weights
@@ -32,6 +33,10 @@ class BeyondContext(UnknownId):
     """An inference workload whose prompt and output do not fit the model's context window."""
 
 
+class EngineLacksHardware(UnknownId):
+    """An engine asked of GPUs it does not run on: every GPU the workload's filters leave (engine_support)."""
+
+
 class NotForThisModel(UnknownId):
     """A setting the workload's model has nothing to apply to (expert parallelism on a dense model)."""
 
@@ -50,7 +55,25 @@ def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     if isinstance(workload, InferenceWorkload):
         check_context(workload.input_len, workload.output_len, spec)
         check_experts(workload.expert_parallel, spec)
+        check_engine_hardware(workload, snapshot)
     return spec
+
+
+def check_engine_hardware(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> None:
+    """GPU or vendor filters that leave only GPUs the engine does not run on (TensorRT-LLM on MI300X) are refused at
+    `engine`: without such filters, those GPUs are ranked infeasible with the reason instead."""
+    if not (workload.gpus or workload.vendors):
+        return
+    gpu_ids = {g.lower() for g in workload.gpus}
+    vendors = {v.lower() for v in workload.vendors}
+    left = [
+        g
+        for g in snapshot.gpus.values()
+        if (not gpu_ids or g.id.lower() in gpu_ids) and (not vendors or g.vendor.lower() in vendors)
+    ]
+    reason = filter_reason(workload.engine, left)
+    if reason is not None:
+        raise EngineLacksHardware("engine", reason)
 
 
 def check_experts(expert_parallel: str, spec: ModelSpec) -> None:

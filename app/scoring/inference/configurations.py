@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.scoring.engine_support import unsupported_reason
 from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
 from app.scoring.inference.limits import over_limits
 from app.scoring.inference.terms import p99_latencies_ms
@@ -63,8 +64,11 @@ def solve_on(
     model: ModelSpec,
     workload: InferenceWorkload,
 ) -> Solution | InferenceEstimate:
-    """A configuration on a machine: refused with the machine's reason, else solved with its links."""
-    reason = supply_reason(machine, gpu_count, tensor_parallel, pipeline_parallel)
+    """A configuration on a machine: refused where the engine does not run on the GPU's vendor or the machine cannot
+    supply it (with that reason), else solved with its links."""
+    reason = unsupported_reason(workload.engine, gpu) or supply_reason(
+        machine, gpu_count, tensor_parallel, pipeline_parallel
+    )
     if reason is not None:
         return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
     fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
@@ -91,7 +95,10 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
     only if no node alone can serve.
     At a live-traffic load (limits.LIMITS_RANKED) a layout that meets the latency limits comes first, and several
     nodes are tried when no single-node layout meets them; if none does, the best single-node one, over the limits.
-    Infeasible: the refusal that says most (why_not)."""
+    Infeasible: the engine's refusal of the GPU's vendor, else the refusal that says most (why_not)."""
+    unsupported = unsupported_reason(workload.engine, gpu)
+    if unsupported is not None:  # no layout changes the vendor: refused once, at one GPU
+        return InferenceEstimate(False, unsupported, gpu.id, 1, 1, 1)
     tried: list[list[InferenceEstimate]] = []
     over: Solution | None = None  # the first tier's best, when it misses the limits
     served: list[Solution] = []  # every layout that serves the load, in both tiers tried

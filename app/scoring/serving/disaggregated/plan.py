@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
+from app.scoring.engine_support import runs_on
 from app.scoring.inference.configurations import single_node_layouts
 from app.scoring.inference.rank import rank_inference
 from app.scoring.machines import machine_of
@@ -110,13 +111,15 @@ def pool_offers(
     workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, traffic: Traffic, eff: InferenceEfficiency
 ) -> tuple[list[PoolOffer], list[PoolOffer]]:
     """Prefill and decode instances on every offer the filters allow, in the layouts a ranking tries inside
-    one node (TP, or TP x PP)."""
+    one node (TP, or TP x PP); GPUs the engine does not run on are left out."""
     prefills, decodes = [], []
     made: dict[tuple, tuple] = {}
     for offer in snapshot_offers(snapshot, workload):
         if offer.price_type in INTERRUPTIBLE and not traffic.spot_only:
             continue
         gpu = snapshot.gpus[offer.gpu_id]
+        if not runs_on(workload.engine, gpu.vendor):  # engine_support: e.g. TensorRT-LLM on an MI300X
+            continue
         machine = machine_of(offer, gpu)
         for _, tp, pp in single_node_layouts(machine, workload.max_gpus, model.layers):
             key = (offer.gpu_id, machine, tp, pp)
