@@ -390,3 +390,31 @@ def test_a_pretrain_at_the_fine_tuning_default_batch_says_so_and_links_the_typic
     typical = client.get(link.replace("/?", "/rank.json?")).json()
     assert typical["global_batch"]["sequences"] == 781 and typical["global_batch"]["note"] == ""
     assert typical["workload"]["total_tokens"] == 1e12  # the same token budget, in fewer steps
+
+
+EIGHT_B_AT_512 = {
+    "model": "llama-3.1-8b",
+    "gpus": ["H100-SXM"],
+    "input_len": 2000,
+    "output_len": 400,
+    "ttft_ms": 2000,
+    "tpot_ms": 50,
+    "scenario": "concurrency",
+}
+
+
+def test_one_replica_far_dearer_than_replicas_notes_and_links_the_peak_question(client) -> None:  # type: ignore[no-untyped-def]
+    """512 clients on one replica ranked a 32xH100 TP8 x PP4 layout first at $4.82/M, 25x what 1-GPU replicas cost,
+    with no note: the answer now says so and links the same load as peak_concurrency."""
+    body = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 512}).json()
+    replicas = body["replicas"]
+    assert replicas["ratio"] >= 2 and replicas["note"] in body["notes"] and "512 clients" in replicas["note"]
+    assert "peak_concurrency=512" in replicas["url"] and "scenario=concurrency" not in replicas["url"]
+    assert replicas["usd_per_million_output_tokens"] * 2 <= body["options"][0]["usd_per_million_output_tokens"]
+    page = client.get(replicas["url"])
+    assert page.status_code == 200
+    question = "/?phase=inference&model=llama-3.1-8b&gpus=H100-SXM&input_len=2000&output_len=400&ttft_ms=2000"
+    html = client.get(f"{question}&tpot_ms=50&scenario=concurrency&concurrency=512").text
+    assert "The same load on replicas that meet the limits" in html
+    modest = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 64})
+    assert "replicas" not in modest.json() and not modest.json()["notes"]  # one GPU takes 64: nothing to point at

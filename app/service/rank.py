@@ -272,6 +272,11 @@ def _body(
             extra["lowest_p99"] = plain(ranking.lowest_p99)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
             extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
+        cheaper = (
+            cheaper_on_replicas(workload, snapshot, model, ranking) if isinstance(workload, InferenceWorkload) else None
+        )
+        if cheaper is not None:
+            extra["replicas"] = cheaper
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -281,7 +286,8 @@ def _body(
         "feasible_options": ranking.feasible_count,
         "notes": list(getattr(ranking, "notes", []))
         + _left_out(ranking, snapshot, workload)
-        + ([weights.note] if weights else []),
+        + ([weights.note] if weights else [])
+        + ([extra["replicas"]["note"]] if "replicas" in extra else []),
         "catalog_version": snapshot.version,
         "share_url": share_url,
         **extra,
@@ -298,6 +304,60 @@ def weights_body(weights: Weights) -> dict[str, Any]:
         "release_assumed": release.assumed,
         "release_source": release.source,
         "note": weights.note,
+    }
+
+
+# One replica taking a load whole costs at least this many times the cheapest per token of replicas sized to meet the
+# limits: then the answer points at the replicas (twice is well outside the ±25 % the estimates' bands span).
+REPLICAS_NOTE_RATIO = 2.0
+
+
+def replicas_workload(workload: InferenceWorkload) -> InferenceWorkload | None:
+    """For a load one replica takes whole (a request rate, or clients in flight): the same question as latency_bound
+    with that load as its peak, so replicas sized to meet the limits carry it (None for any other question)."""
+    if workload.scenario == "request_rate" and workload.requests_per_s:
+        peak = max(workload.peak_requests_per_s or 0.0, workload.requests_per_s)
+        update: dict[str, object] = {"requests_per_s": None, "peak_requests_per_s": peak, "peak_concurrency": None}
+    elif workload.scenario == "concurrency" and workload.concurrency and not workload.peak_requests_per_s:
+        clients = max(workload.peak_concurrency or 0, workload.concurrency)
+        update = {"concurrency": None, "peak_concurrency": clients}
+    else:
+        return None
+    return workload.model_copy(update={"scenario": "latency_bound", **update})
+
+
+def cheaper_on_replicas(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, ranking: Any
+) -> dict[str, Any] | None:
+    """Where the best row takes a load on one replica at REPLICAS_NOTE_RATIO or more times the $ per million output
+    tokens of replicas sized to meet the limits (an 8B model at 512 clients: 32 H100s in one TP8 x PP4 replica at
+    $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that question
+    (replicas_workload)."""
+    sized = replicas_workload(workload)
+    best = ranking.options[0] if ranking.feasible_count else None
+    if sized is None or best is None or not best.usd_per_million_output_tokens:
+        return None
+    from app.scoring.inference.rank import rank_inference
+
+    per_token = rank_inference(sized.model_copy(update={"rank_by": "output_tokens"}), snapshot, model)
+    spread = per_token.options[0] if per_token.feasible_count else None
+    if spread is None or not spread.usd_per_million_output_tokens:
+        return None
+    ratio = best.usd_per_million_output_tokens / spread.usd_per_million_output_tokens
+    if ratio < REPLICAS_NOTE_RATIO:
+        return None
+    load = f"{workload.concurrency} clients" if workload.scenario == "concurrency" else "this request rate"
+    note = (
+        f"One replica taking all {load} costs ${best.usd_per_million_output_tokens:.3g} per million output tokens at "
+        f"best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x PP{best.pipeline_parallel}), {ratio:.0f}x "
+        f"the ${spread.usd_per_million_output_tokens:.3g} of replicas sized to meet the limits "
+        f"({spread.gpu_count}x{spread.gpu_id} each, {spread.replicas} replicas): rank the same load as a peak"
+    )
+    return {
+        "note": note,
+        "url": "/?" + canonical_query("inference", sized),
+        "usd_per_million_output_tokens": round(spread.usd_per_million_output_tokens, 6),
+        "ratio": round(ratio, 3),
     }
 
 

@@ -14,6 +14,7 @@ from app.scoring.training.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
 from app.service.operating_curves import row_curves
+from app.service.rank import replicas_workload
 from app.service.workload_query import ResultsView, canonical_query, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
@@ -84,20 +85,9 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
 
 def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
     """For a load one replica takes whole (a request rate, or clients in flight): the same question as
-    latency_bound with that load as its peak, so replicas sized to meet the limits carry it (None for any other
-    question)."""
-    if not isinstance(workload, InferenceWorkload):
-        return None
-    if workload.scenario == "request_rate" and workload.requests_per_s:
-        peak = max(workload.peak_requests_per_s or 0.0, workload.requests_per_s)
-        update: dict[str, object] = {"requests_per_s": None, "peak_requests_per_s": peak, "peak_concurrency": None}
-    elif workload.scenario == "concurrency" and workload.concurrency and not workload.peak_requests_per_s:
-        clients = max(workload.peak_concurrency or 0, workload.concurrency)
-        update = {"concurrency": None, "peak_concurrency": clients}
-    else:
-        return None
-    sized = workload.model_copy(update={"scenario": "latency_bound", **update})
-    return f"{path}?{canonical_query('inference', sized)}"
+    latency_bound with that load as its peak (service.rank.replicas_workload; None for any other question)."""
+    sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
+    return f"{path}?{canonical_query('inference', sized)}" if sized is not None else None
 
 
 COMPARE_GPUS = 3  # the leading GPU types a results page offers to set side by side

@@ -54,6 +54,13 @@ class RankResponseBase(Strict):
     )
 
 
+class CheaperReplicasOut(Strict):
+    note: str = Field(description="what one replica taking the load costs against replicas (also among notes)")
+    url: str = Field(description="the same load as latency_bound with it as the peak (peak_concurrency or rate)")
+    usd_per_million_output_tokens: float = Field(description="the cheapest per token of those replicas")
+    ratio: float = Field(description="the best row's $ per million output tokens over that")
+
+
 class InferenceRankResponse(RankResponseBase):
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
@@ -76,6 +83,11 @@ class InferenceRankResponse(RankResponseBase):
         None,
         description="present only when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
         "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
+    )
+    replicas: CheaperReplicasOut | None = Field(
+        None,
+        description="present only at a fixed client count or request rate whose best row, one replica taking it all, "
+        "costs at least twice per token what replicas sized to meet the limits would: the link to that question",
     )
     serverless_job: list[ServerlessJobQuoteOut] | None = Field(
         None,
