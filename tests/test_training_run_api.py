@@ -46,7 +46,7 @@ def test_a_capacity_block_run_is_billed_whole_days(client):
 
 
 RESERVED_8B = "phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=reserved"
-BILLED_MONTH = "billed 730 h = max(29.8 h of use, 1-month minimum, assumed: the source states no term)"
+BILLED_MONTH = "billed 730 h = max(30.5 h of use, 1-month minimum, assumed: the source states no term)"
 
 
 def test_a_reserved_runs_month_is_said_where_its_total_is(client):

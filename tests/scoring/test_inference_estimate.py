@@ -329,11 +329,11 @@ def test_a_missed_limit_is_one_the_numbers_given_miss(gpu_count):
     """The reason quotes the batch-1 point the check used: its p99 TTFT is over the limit or its mean TPOT over
     the target (a 32k prompt on B200s once said 976 ms against a 1,000 ms limit, quoting one stream's TTFT)."""
     w = _workload(
-        scenario="latency_bound", weight_dtype="fp8", input_len=32000, output_len=1000, ttft_ms=1000, tpot_ms=40
-    )
+        scenario="latency_bound", weight_dtype="fp8", input_len=32000, output_len=1000, ttft_ms=900, tpot_ms=40
+    )  # 8 B200s' lone 32k prompt sits at ~1,000 ms p99: 900 keeps every count clear of the limit's edge
     est = estimate_inference(GPUS["B200"], gpu_count, MODELS["llama-3.1-70b"], w)
     assert not est.feasible and "even one request misses the limits" in est.reason
-    ttft = float(est.reason.split("p99 TTFT ")[1].split(" ms")[0])
+    ttft = float(est.reason.split("p99 TTFT ")[1].split(" ms")[0].replace(",", ""))
     tpot = float(est.reason.split("mean TPOT ")[1].split(" ms")[0])
     target = float(est.reason.split("(target ")[1].split(":")[0])
-    assert ttft > 1000 or tpot > target
+    assert ttft > 900 or tpot > target

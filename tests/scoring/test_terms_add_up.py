@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.training.estimate import estimate_training
@@ -154,7 +155,8 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
     """The reviewer's row said 'the fixed per-step latency of 80 layers' where each GPU of PP2 runs 40."""
     terms, _, layout = _training("TP2 PP16")
     assert "PP16" in layout
-    assert terms["pipeline bubble"].detail.startswith("5 layers x 0.002100 s + ")  # 80 layers / 16 stages
+    per_layer = DEFAULT_TRAINING_EFFICIENCY.step_latency_s_per_layer
+    assert terms["pipeline bubble"].detail.startswith(f"5 layers x {per_layer:.6f} s + ")  # 80 layers / 16 stages
     assert "TP2" in layout and " x 2 TP ranks x " in terms["exposed TP all-reduce"].detail
 
 

@@ -37,7 +37,7 @@ class InferenceEfficiency:
     # InferenceX (SGLang DeepSeek-R1). No kernel timing backs it: the H200 of docs/measurements has no FP4.
     fp4_mfu_factor: float = 0.67
     # Fixed cost per forward pass, whatever it reads or computes. Research §7.3 puts it at 0.1-0.5 ms (BLIS trained
-    # 126 us/step; BLIS roofline 500 us); the fit reads 4.2x the band's top and 16.5x BLIS's trained value. It absorbs
+    # 126 us/step; BLIS roofline 500 us); the fit reads 4.1x the band's top and 16.4x BLIS's trained value. It absorbs
     # what the streaming term leaves out: with decode_mbu at the MAX_MBU ceiling (0.9, where end-to-end measurements
     # give 0.55-0.75) a small batch's missing step time lands here (Llama 3.1 8B at batch 1 on an H100 streams its
     # 16 GB in 5.3 ms at 0.9 of peak, 8.0 ms at 0.6), with any per-step work no other term names. It trades against
