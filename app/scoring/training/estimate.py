@@ -379,24 +379,9 @@ def estimate_training(
         breakdown: dict[str, float] = {}
         if chosen is None:
             reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
-        return TrainingEstimate(
-            gpu.id,
-            gpu_count,
-            None,
-            "",
-            False,
-            False,
-            reason,
-            memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count) if breakdown else 0.0,
-            breakdown,
-            0.0,
-            0.0,
-            float("inf"),
-            flops,
-            Band(0.0, 0.0),
-            [],
-            _assumptions(gpu, model, w, note),
-        )
+        needed_gb = memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count) if breakdown else 0.0
+        assumptions = _assumptions(gpu, model, w, note)
+        return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
     fits, breakdown = _layout_fits(gpu, gpu_count, model, w, chosen, e)
     st = _timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
@@ -446,26 +431,42 @@ def estimate_training(
     )
 
 
-def unrented_estimate(
-    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, reason: str
+def unsized_estimate(
+    gpu_id: str,
+    gpu_count: int,
+    reason: str,
+    flops_per_token: float,
+    memory_per_gpu_gb: float = 0.0,
+    memory_breakdown_gb: dict[str, float] | None = None,
+    assumptions: list[str] | None = None,
 ) -> TrainingEstimate:
-    """An estimate the offer cannot supply at all (no layout sized, nothing timed), with the reason."""
+    """An estimate with no layout sized and nothing timed (no peak, no fit, or an offer that cannot supply the count),
+    with the reason and, where a layout was tried, the memory it would need."""
     return TrainingEstimate(
-        gpu.id,
+        gpu_id,
         gpu_count,
         None,
         "",
         False,
         False,
         reason,
-        0.0,
-        {},
+        memory_per_gpu_gb,
+        memory_breakdown_gb or {},
         0.0,
         0.0,
         float("inf"),
-        model_flops_per_token(model, w.method, w.seq_len),
+        flops_per_token,
         Band(0.0, 0.0),
+        [],
+        assumptions or [],
     )
+
+
+def unrented_estimate(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, reason: str
+) -> TrainingEstimate:
+    """An estimate the offer cannot supply at all (no layout sized, nothing timed), with the reason."""
+    return unsized_estimate(gpu.id, gpu_count, reason, model_flops_per_token(model, w.method, w.seq_len))
 
 
 def step_seconds(
