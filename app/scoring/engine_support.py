@@ -1,9 +1,8 @@
 """Which serving engine runs on which accelerator vendor: the one table every inference answer reads.
 
 An engine serves a vendor's accelerators only where its own documentation says it does; a vendor the table does not
-list for an engine is refused (no source says it runs there). Vendors are matched to GpuSpec.vendor
-ignoring case. The catalog's
-Intel accelerators are Gaudi (HPU), not Intel GPUs (XPU), so "INTEL" here means Gaudi.
+list for an engine is refused (no source says it runs there). Vendors are matched to GpuSpec.vendor ignoring case.
+The catalog's Intel accelerators are Gaudi (HPU), not Intel GPUs (XPU), so "INTEL" here means Gaudi.
 """
 
 from __future__ import annotations
@@ -29,13 +28,14 @@ ENGINE_VENDORS: dict[str, tuple[str, ...]] = {
     "llamacpp": ("NVIDIA", "AMD", "Apple"),
     "hf": ("NVIDIA", "AMD"),
 }
+_UPPER_VENDORS = {engine: frozenset(v.upper() for v in vendors) for engine, vendors in ENGINE_VENDORS.items()}
 ENGINE_NAMES = {"trtllm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp", "hf": "HF"}
 
 
 def runs_on(engine: str, vendor: str) -> bool:
     """Whether `engine` serves accelerators of `vendor` (an engine not in the table: no claim, so yes)."""
-    vendors = ENGINE_VENDORS.get(engine)
-    return vendors is None or vendor.upper() in {v.upper() for v in vendors}
+    vendors = _UPPER_VENDORS.get(engine)  # checked per configuration in every ranking: the set is built once
+    return vendors is None or vendor.upper() in vendors
 
 
 def engines_for(vendor: str) -> list[str]:
