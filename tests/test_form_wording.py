@@ -29,6 +29,18 @@ def test_the_kv_precision_default_says_what_it_is_for_every_weight_precision(cli
     select = re.search(r'<select id="f-kv_dtype"[^>]*>\s*<option value="">(.*?)</option>', client.get("/").text)
     assert select and "same as weights" not in select.group(1)
     label = select.group(1).replace("&#39;", "'")
-    for weights in ("int8", "int4", "fp4"):
-        assert InferenceWorkload(weight_dtype=weights).kv_dtype_effective == "bf16" and weights in label
-    assert label == "default: the weights' (bf16 for int8, int4, fp4)"
+    for weights in ("int8", "int4", "fp4", "fp8"):
+        assert InferenceWorkload(weight_dtype=weights).kv_dtype_effective == "bf16"
+    assert InferenceWorkload(weight_dtype="fp8", engine="trtllm").kv_dtype_effective == "fp8"
+    assert label == "default: the engine's (bf16; fp8 weights on TensorRT-LLM: fp8)"
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp", "hf"])
+def test_fp8_weights_keep_a_bf16_cache_on_engines_whose_auto_keeps_the_activation_dtype(engine: str):
+    """vLLM and SGLang `--kv-cache-dtype auto` store the cache at the model's activation dtype even for an FP8
+    checkpoint (DeepSeek-V3's block-FP8 release serves a BF16 cache unless `--kv-cache-dtype fp8` is given): the
+    default KV cache of FP8 weights was FP8 on every engine, half the bytes those engines hold."""
+    from app.scoring.workload import InferenceWorkload
+
+    assert InferenceWorkload(weight_dtype="fp8", engine=engine).kv_dtype_effective == "bf16"
+    assert InferenceWorkload(weight_dtype="fp8", engine=engine, kv_dtype="fp8").kv_dtype_effective == "fp8"

@@ -30,6 +30,7 @@ from app.scoring.inference.operating_points import (
     token_budget_cap,
 )
 from app.scoring.inference.steps import InferenceContext, build_context
+from app.scoring.workload import default_kv_dtype
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
 SCENARIOS = ("max_throughput", "latency_bound", "fixed_batch", "concurrency", "request_rate", "single_stream")
@@ -243,8 +244,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         return f"statistic {statistic!r} not modelled (the case files' README lists {listed})"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
-    kvdt = row.get("kv_dtype") or kv_stated or (wdt if wdt in ("fp32", "bf16", "fp16", "fp8") else "bf16")
     engine = row.get("engine") or "vllm"
+    kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, engine)
     notes = [f"KV cache {kv_stated} (stated in the notes)"] if kv_stated else []
     if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")

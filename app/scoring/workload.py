@@ -21,6 +21,25 @@ MIN_REQUESTS_PER_S = 1e-6
 REPLICA_MAX_GPUS = 64
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+# Engines whose KV cache, left at its default, is stored at the model's activation dtype (BF16) whatever the weights:
+# vLLM and SGLang `--kv-cache-dtype auto` ("auto will use the model data type"), llama.cpp's f16 cache, Transformers'.
+# TensorRT-LLM builds an FP8 checkpoint's cache in FP8 (ModelOpt's kv_cache_quant_algo FP8 in its quantization recipes).
+ACTIVATION_DTYPE_KV_ENGINES = frozenset({"vllm", "sglang", "llamacpp", "hf"})
+KV_DTYPE_DEFAULT = (
+    "default: bf16 on vllm, sglang, llamacpp and hf (their 'auto' keeps the activation dtype); on trtllm the weight "
+    "dtype for 8/16-bit weights, else bf16"
+)
+
+
+def default_kv_dtype(weight_dtype: str, engine: str) -> str:
+    """The KV-cache dtype an engine uses where the question names none: the weights' dtype for 8/16-bit weights on
+    TensorRT-LLM (and engines of unknown kind), BF16 on the engines that keep the activation dtype and for any 4-bit
+    or INT8 weights (dequantised to BF16 activations)."""
+    if engine in ACTIVATION_DTYPE_KV_ENGINES and weight_dtype == "fp8":
+        return "bf16"
+    return weight_dtype if weight_dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+
+
 Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
 Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
 Method = Literal["pretrain", "full_ft", "lora", "qlora"]
@@ -212,7 +231,7 @@ class InferenceWorkload(_WorkloadBase):
         description="unset: the model's release precision (fp8 for an FP8 release such as DeepSeek-V3, int4 W4A16 for "
         "gpt-oss's MXFP4, bf16 for a BF16 or unknown one; catalog /api/v1/models release_precision)",
     )
-    kv_dtype: Dtype | None = Field(None, description="default: weight dtype for 8/16-bit weights, else bf16")
+    kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     input_len: int = Field(2_000, ge=1, le=1_000_000, description="mean prompt tokens")
     output_len: int = Field(400, ge=1, le=200_000, description="mean generated tokens")
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit")
@@ -451,9 +470,7 @@ class InferenceWorkload(_WorkloadBase):
 
     @property
     def kv_dtype_effective(self) -> str:
-        if self.kv_dtype:
-            return self.kv_dtype
-        return self.weight_dtype if self.weight_dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+        return self.kv_dtype or default_kv_dtype(self.weight_dtype, self.engine)
 
 
 class TrainingWorkload(_WorkloadBase):

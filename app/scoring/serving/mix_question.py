@@ -23,7 +23,7 @@ from app.scoring.serving.traffic import (
     Profile,
     Traffic,
 )
-from app.scoring.workload import REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
+from app.scoring.workload import KV_DTYPE_DEFAULT, REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
 DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
@@ -115,7 +115,7 @@ class MixQuestion(Filters):
 
     model: ShortId = Field("llama-3.1-8b", description="catalog model id")
     weight_dtype: Dtype = "bf16"
-    kv_dtype: Dtype | None = Field(None, description="default: weight dtype for 8/16-bit weights, else bf16")
+    kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
     engine: Engine = "vllm"
