@@ -13,12 +13,13 @@ from app.scoring.serving.traffic import HOURS_PER_MONTH
 LONG = {
     "model": "llama-3.1-70b",
     "weight_dtype": "fp8",
+    "kv_dtype": "fp8",  # as the figures were worked out (vLLM's default cache is BF16)
     "input_len": 32000,
     "output_len": 1000,
     "tpot_ms": 40,
     "ttft_ms": 5000,
 }
-SHORT = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 500, "output_len": 500, "tpot_ms": 40}
+SHORT = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "kv_dtype": "fp8", "input_len": 500, "output_len": 500, "tpot_ms": 40}
 
 
 def _post(client, workload, traffic=None):
@@ -38,7 +39,7 @@ def test_long_prompts_give_a_different_plan_and_say_why_with_numbers_per_pool(cl
     assert decode["batch"] / decode["gpu_count"] > agg["batch"] / agg["gpu_count"]
     assert agg["decode_only_batch"] > agg["batch"]
     # both pools meet the limits the ranking uses
-    assert best["ttft_ms"] * DEFAULT_EFFICIENCY.p99_ttft_over_mean <= 5000
+    assert best["ttft_ms"] < 5000  # its mean; the p99 parts are checked in tests/scoring/test_disaggregated.py
     assert best["tpot_ms"] <= DEFAULT_EFFICIENCY.slo_tpot_utilisation * 40 + 1e-6
     assert abs(best["prefill"]["monthly_usd"] + decode["monthly_usd"] - best["monthly_usd"]) < 0.01
     assert best["kv_transfer_ms"] > 0 and best["prefill"]["tokens"] == "prompt"
@@ -134,8 +135,8 @@ def test_disagg_api_is_documented_with_its_response_model(client):
 
 
 def test_an_mla_model_decodes_with_data_parallel_attention_and_the_page_says_so(client):
-    r1 = {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 1000, "output_len": 8000,
-          "tpot_ms": 100, "ttft_ms": 10000, "max_gpus": 8}  # fmt: skip
+    r1 = {"model": "deepseek-r1", "weight_dtype": "fp8", "kv_dtype": "fp8", "engine": "sglang", "input_len": 1000,
+          "output_len": 8000, "tpot_ms": 100, "ttft_ms": 10000, "max_gpus": 8}  # fmt: skip
     body = _post(client, r1)
     plans = body["disaggregated"]
     assert plans and {p["decode"]["attention_parallel"] for p in plans} == {"dp"}
@@ -161,7 +162,8 @@ def test_when_neither_layout_meets_the_limits_the_page_warns_and_gives_a_reason_
     verdict = body.json()["verdict"]
     assert verdict["winner"] == "neither"
     assert [line.split(":")[0] for line in verdict["why"]] == ["Aggregated", "Disaggregated"]
-    assert "fastest prefill instance" in verdict["why"][1] and "mean TTFT budget of 400 ms" in verdict["why"][1]
+    why = verdict["why"][1]  # its pass at its p99 (x the prompt-length tail) is over the limit before any queue
+    assert "fastest prefill instance" in why and "at its p99" in why and "over the 800 ms p99 TTFT limit" in why
     assert 'class="answer-strip warn"' in page.text and 'class="verdict warn"' in page.text
     assert 'data-chart="cost-disagg"' not in page.text  # nothing to draw
     assert "Both layouts meet" not in page.text and "slo_tpot_utilisation" not in page.text
@@ -188,30 +190,31 @@ def test_a_rack_plan_says_nvlink_domain_where_a_node_would_be_untrue(client):
     assert f"D per {racks[0]['unit_label']}" in page and "across nodes" not in page
 
 
-RAG_70B = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000"
+RAG_70B = "model=llama-3.1-70b&weight_dtype=fp8&kv_dtype=fp8&input_len=8000"
 
 
 def test_disaggs_cost_per_token_says_it_is_at_the_traffic_beside_the_rankings_full_load_figure(client):
     """4×H100 at Lambda, 70B FP8 with 8k prompts: /disagg said "$15.54 per M output tokens" where the ranking and
     /plan say $8.82 for the same offer and layout, both labelled "$ per million output tokens". /disagg's is the month's
     cost ÷ the tokens served at the traffic; the ranking's is one replica at full load."""
-    body = client.get(f"/disagg.json?{RAG_70B}").json()
+    query = f"{RAG_70B}&providers=lambda&gpus=H100-SXM"
+    body = client.get(f"/disagg.json?{query}").json()
     a = body["aggregated"]
-    assert (a["gpu_count"], a["gpu_id"], a["provider"]) == (4, "H100-SXM", "lambda")
+    assert (a["gpu_id"], a["provider"]) == ("H100-SXM", "lambda")
     requests = body["traffic"]["requests_per_day"] * HOURS_PER_MONTH / 24
     served = a["monthly_usd"] / (requests * 400) * 1e6
     assert a["usd_per_million_output_tokens_at_traffic"] == a["usd_per_million_output_tokens"]  # the old name kept
     assert abs(a["usd_per_million_output_tokens_at_traffic"] - served) < 0.01
-    ranked = client.get(f"/rank.json?phase=inference&{RAG_70B}&providers=lambda&gpus=H100-SXM").json()["options"]
-    same = next(o for o in ranked if o["gpu_count"] == 4 and o["feasible"])
-    assert abs(a["usd_per_million_output_tokens_full_load"] - same["usd_per_million_output_tokens"]) < 1e-6
-    assert round(a["usd_per_million_output_tokens_full_load"], 2) == 8.82
+    ranked = client.get(f"/rank.json?phase=inference&{query}").json()["options"]
+    same = next(o for o in ranked if o["gpu_count"] == a["gpu_count"] and o["feasible"])
+    full_load = a["usd_per_million_output_tokens_full_load"]
+    assert abs(full_load - same["usd_per_million_output_tokens"]) < 1e-6 and full_load < served
     for plan in body["disaggregated"]:
         assert plan["usd_per_million_output_tokens_at_traffic"] == plan["usd_per_million_output_tokens"]
         assert plan["prefill"]["usd_per_million_tokens_at_traffic"] == plan["prefill"]["usd_per_million_tokens"]
-    page = client.get(f"/disagg?{RAG_70B}").text
+    page = client.get(f"/disagg?{query}").text
     assert '>$/M out at this traffic <span class="hint">monthly ÷ tokens served</span></th>' in page
-    assert "$8.82 at full load, as ranked" in page
+    assert f"${full_load:.2f} at full load, as ranked" in page
     assert ">$ per M output tokens<" not in page
     assert "per million output tokens served at this traffic" in " ".join(body["verdict"]["why"])
     assert any("at full load" in note for note in body["notes"])

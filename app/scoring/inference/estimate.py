@@ -61,7 +61,7 @@ class InferenceEstimate:
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean
     ttft_median_ms: float = 0.0  # Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean
-    ttft_p99_ms: float = 0.0  # mean x p99_ttft_over_mean: what the TTFT limit is checked against
+    ttft_p99_ms: float = 0.0  # OperatingPoint.ttft_p99_ms, part by part: what the TTFT limit is checked against
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
     output_tokens_per_s_per_gpu: float = 0.0
@@ -232,13 +232,14 @@ def solve_inference(
         )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
+            ttft_p99_ms = point.ttft_p99_ms(eff.p99_prefill_over_mean)
             return _infeasible(
                 gpu,
                 gpu_count,
                 tp,
                 pp,
                 (
-                    f"even one request misses the limits: p99 TTFT {point.ttft_ms * eff.p99_ttft_over_mean:.0f} ms "
+                    f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms "
                     f"(limit {workload.ttft_ms:g}), "
                     f"mean TPOT {point.tpot_ms:.1f} ms (target {eff.slo_tpot_utilisation * workload.tpot_ms:.1f}: "
                     f"{eff.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit, headroom for load)"

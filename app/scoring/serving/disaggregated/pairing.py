@@ -86,11 +86,6 @@ class Pairing:
         return rate_per_s * (prefill + decode) / 3600
 
 
-def mean_ttft_budget_ms(workload: InferenceWorkload, eff: InferenceEfficiency) -> float:
-    """The limit is a p99: mean TTFT may use the limit over the p99/mean ratio, as aggregated serving does."""
-    return workload.ttft_ms / eff.p99_ttft_over_mean
-
-
 def _fabric_pair(p: PoolOffer, d: PoolOffer, model: ModelSpec, workload: InferenceWorkload) -> Pairing | None:
     if p.offer.provider_id != d.offer.provider_id:
         return None
@@ -100,7 +95,7 @@ def _fabric_pair(p: PoolOffer, d: PoolOffer, model: ModelSpec, workload: Inferen
     gbs = fabric * min(p.instance.gpu_count, d.instance.gpu_count)
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, FABRIC_ALPHA_MS)
     assert isinstance(p.instance, PrefillInstance)
-    load = prefill_load(p.instance, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY) - transfer)
+    load = prefill_load(p.instance, workload.ttft_ms - transfer, DEFAULT_EFFICIENCY.p99_prefill_over_mean)
     return None if load is None else Pairing(p, d, load, "fabric", gbs, transfer)
 
 
@@ -117,7 +112,7 @@ def _node_pair(
     gbs = min(p.instance.link_gbs, d.instance.link_gbs) * min(tp_p, tp_d)
     alpha = eff.allreduce_alpha_nvlink_ms if p.instance.nvlink else eff.allreduce_alpha_pcie_ms
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, alpha)
-    load = prefill_load(p.instance, mean_ttft_budget_ms(workload, eff) - transfer)
+    load = prefill_load(p.instance, workload.ttft_ms - transfer, eff.p99_prefill_over_mean)
     if load is None:
         return None
     best: Pairing | None = None

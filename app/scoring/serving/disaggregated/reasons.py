@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
-from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms
+from app.scoring.serving.disaggregated.pairing import Pairing
 from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
@@ -22,6 +22,12 @@ from app.scoring.workload import InferenceWorkload
 MIN_SAVING_SHARE = 0.155
 # Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
 IN_ONE_UNIT = "one node or NVLink domain"
+
+# How a prefill pool's p99 first token is read (pools.max_utilisation), as aggregated serving's (ttft_p99_ms).
+P99_RULE = (
+    f"the pass's first token × {DEFAULT_EFFICIENCY.p99_prefill_over_mean:g} (a p99 prompt is longer than the mean) + "
+    "the M/D/1 queue's p99 wait + KV transfer"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +143,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
         f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
         f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
-        "before its queue breaks the "
-        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
+        f"before its p99 first token breaks the {workload.ttft_ms:g} ms p99 limit: {P99_RULE}); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
@@ -151,7 +156,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
 
 def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
-    found, budget = c.pools, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
+    found, ratio = c.pools, DEFAULT_EFFICIENCY.p99_prefill_over_mean
     if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
         return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
     if not found.decode_instances:
@@ -163,11 +168,12 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
         f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
         f"{found.fastest_prefill_ms:,.0f} ms to prefill one {workload.input_len:,}-token prompt"
     )
-    limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
-    limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
-    if found.fastest_prefill_ms > budget:
+    p99_ms = found.fastest_prefill_ms * ratio
+    fastest += f", {p99_ms:,.0f} ms at its p99 (× {ratio:g}: a p99 prompt is longer than the mean)"
+    limit = f"the {workload.ttft_ms:g} ms p99 TTFT limit"
+    if p99_ms > workload.ttft_ms:
         return f"{fastest}, over {limit} before any queue or KV transfer."
-    left = budget - found.fastest_prefill_ms
+    left = workload.ttft_ms - p99_ms
     return (
         f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
         f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
@@ -289,8 +295,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "prefill utilisation limit",
             load.utilisation,
             "",
-            "largest ρ with the pass's first tokens (the pass itself, or its run through the pipeline stages) "
-            "+ pass × ρ / (2(1 − ρ)) + KV transfer ≤ TTFT limit (M/D/1)",
+            f"largest ρ with {P99_RULE} ≤ TTFT limit",
         ),
         Term(
             "prefill queue at peak",
@@ -314,8 +319,8 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "TTFT at peak",
             plan.ttft_ms,
             "ms",
-            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
-            f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
+            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer (mean; the "
+            f"{workload.ttft_ms:g} ms p99 limit bounds {P99_RULE})",
         ),
         Term(
             "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
