@@ -180,6 +180,8 @@ class LlmModelBase(SQLModel):
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     num_shared_experts: int = 0
+    # Layers with routed experts (the rest have a dense FFN of intermediate_size); 0 for a MoE model: every layer.
+    moe_layers: int = Field(default=0, ge=0)
     attention: str = Field(default="gqa", max_length=8)
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
@@ -192,6 +194,18 @@ class LlmModelBase(SQLModel):
     release_precision_source: str = Field(default="", max_length=500)
     source_url: str = Field(max_length=500)
     notes: str = Field(default="", max_length=4000)
+
+    @field_validator("moe_layers")
+    @classmethod
+    def _moe_layers(cls, value: int, info: ValidationInfo) -> int:
+        layers, experts = info.data.get("layers"), info.data.get("num_experts")
+        if layers is not None and value > layers:
+            raise ValueError(f"{value} MoE layers is more than the model's {layers} layers")
+        if value and not experts:
+            raise ValueError("MoE layers need routed experts (num_experts > 0)")
+        if experts and not value:  # a row that does not say: every layer, as ModelSpec reads it
+            return layers or 0
+        return value
 
     @field_validator("sliding_layers")
     @classmethod

@@ -266,6 +266,26 @@ SLIDING_WINDOW_LEFT_OUT = {
     "mistral-7b": "benchmarks of this row run without the window",
 }
 
+# MoE layers: a count the reference row's notes state ("58 MoE layers", "1 dense + 60 MoE layers", "89 MoE"), else
+# the row named here whose count it shares (its notes say "Same architecture as DeepSeek-V3"), else every layer of a
+# model with experts. The layers left over have a dense FFN of intermediate_size (config.json first_k_dense_replace,
+# interleave_moe_layer_step); tests/test_seed_specs.py holds the counts to the notes.
+STATED_MOE_LAYERS = re.compile(r"(?<![\w.])(\d+) MoE\b")
+MOE_LAYERS_AS = {"deepseek-r1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3", "deepseek-v3.2": "deepseek-v3"}
+
+
+def moe_layers(row: dict[str, str], by_id: dict[str, dict[str, str]]) -> str:
+    """The row's MoE layer count as a cell: stated in its notes, shared with MOE_LAYERS_AS's row, or every layer
+    when it has experts (0 for a dense model)."""
+    if not row["num_experts"] or int(row["num_experts"]) == 0:
+        return "0"
+    source = by_id[MOE_LAYERS_AS[row["id"]]] if row["id"] in MOE_LAYERS_AS else row
+    stated = {int(n) for n in STATED_MOE_LAYERS.findall(source["notes"])}
+    assert len(stated) <= 1, f"{row['id']}: the notes state {sorted(stated)} MoE layers"
+    count = stated.pop() if stated else int(row["layers"])
+    assert 0 < count <= int(row["layers"]), f"{row['id']}: {count} MoE layers of {row['layers']}"
+    return str(count)
+
 
 def build_models() -> list[dict[str, str]]:
     """Numbers stay numbers: an annotated cell ("7.62 (derived)", "~1000 ("1T" per card)") keeps its
@@ -300,6 +320,9 @@ def build_models() -> list[dict[str, str]]:
             row["notes"] = f"{row['notes']}; {WINDOW_FROM_CONFIG[row['id']]}"
         row["sliding_window"], row["sliding_layers"] = str(window), str(sliding)
         row["release_precision"], row["release_precision_source"] = release_precision(row, quality)
+    references = {r["id"]: r for r in rows}
+    for row in rows:
+        row["moe_layers"] = moe_layers(row, references)
     return rows
 
 

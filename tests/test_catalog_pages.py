@@ -50,6 +50,12 @@ def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no
     assert "Sliding window" not in client.get("/models/llama-3.1-70b").text
 
 
+def test_model_page_says_which_layers_have_experts(client) -> None:  # type: ignore[no-untyped-def]
+    assert "on 24 of 48 layers (the other 24 dense, FFN 16384)" in client.get("/models/llama-4-maverick").text
+    assert "on 58 of 61 layers (the other 3 dense, FFN 18432)" in client.get("/models/deepseek-r1").text
+    assert "on 48 of 48 layers</td>" in client.get("/models/llama-4-scout").text
+
+
 def test_every_model_page_shows_the_kv_cache_the_ranking_sizes(client) -> None:  # type: ignore[no-untyped-def]
     """The page reads the model as the rankings do (snapshot.model_spec), MLA and sliding windows included."""
     from app.catalog.spec_files import load_model_specs

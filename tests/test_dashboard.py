@@ -194,6 +194,19 @@ def test_pasted_config_json_becomes_architecture_fields(client) -> None:  # type
     assert bad.status_code == 422 and 'id="err-hf_config_json"' in bad.text
 
 
+def test_a_pasted_moe_config_keeps_its_moe_layer_count_and_a_wrong_count_is_a_field_error(client) -> None:  # type: ignore[no-untyped-def]
+    config = (
+        '{"model_type": "deepseek_v3", "hidden_size": 2048, "intermediate_size": 8192, "moe_intermediate_size": 1024, '
+        '"num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 64, '
+        '"num_experts_per_tok": 4, "first_k_dense_replace": 2, "vocab_size": 32000}'
+    )
+    response = client.get("/", params={"model": "custom", "hf_config_json": config}, follow_redirects=False)
+    assert response.status_code == 303 and "arch_moe_layers=22" in response.headers["location"]
+    location = response.headers["location"].replace("arch_moe_layers=22", "arch_moe_layers=25")
+    bad = client.get(location)
+    assert bad.status_code == 422 and 'id="err-arch_moe_layers"' in bad.text and "24 layers" in bad.text
+
+
 def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: str) -> None:
     from sqlmodel import Session, select
 

@@ -134,3 +134,24 @@ def test_0012_adds_the_release_precision_and_the_next_seed_fills_existing_rows(t
             "llama-3.1-8b": "unknown",
         }
     engine.dispose()
+
+
+def test_0013_counts_every_layer_of_existing_moe_rows_and_the_next_seed_reads_the_reference(tmp_path: Path) -> None:
+    from app.catalog import seed
+    from tests.conftest import SEED_DIR
+
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, "0012")
+    engine = make_engine(url)
+    assert "moe_layers" not in {c["name"] for c in inspect(engine).get_columns("model")}
+    engine.dispose()
+
+    migrate.upgrade(url)  # existing rows: every layer of a MoE model, as the estimator read them before
+    engine = make_engine(url)
+    query = text("SELECT id, moe_layers FROM model WHERE id IN ('deepseek-r1', 'llama-4-maverick', 'llama-3.1-8b')")
+    with engine.connect() as connection:
+        assert dict(connection.execute(query).all()) == {"deepseek-r1": 61, "llama-4-maverick": 48, "llama-3.1-8b": 0}
+    seed.seed(engine, SEED_DIR)  # what setup_database runs after upgrading
+    with engine.connect() as connection:
+        assert dict(connection.execute(query).all()) == {"deepseek-r1": 58, "llama-4-maverick": 24, "llama-3.1-8b": 0}
+    engine.dispose()

@@ -419,3 +419,49 @@ def test_one_replica_far_dearer_than_replicas_notes_and_links_the_peak_question(
     modest = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 64})
     modest_notes = modest.json()["notes"]  # one GPU takes 64: nothing to point at (the weights' note only)
     assert "replicas" not in modest.json() and not [n for n in modest_notes if "replica" in n]
+
+
+MAVERICK_SHAPE = {
+    "params_b": 400,
+    "active_params_b": 17,
+    "layers": 48,
+    "hidden_size": 5120,
+    "num_attention_heads": 40,
+    "num_kv_heads": 8,
+    "intermediate_size": 16384,
+    "vocab_size": 202048,
+    "num_experts": 128,
+    "experts_per_token": 1,
+    "moe_intermediate_size": 8192,
+    "num_shared_experts": 1,
+}
+
+
+def test_rank_refuses_more_moe_layers_than_layers_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]
+    arch = {**MAVERICK_SHAPE, "moe_layers": 49}
+    response = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": None, "custom_model": arch})
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["field"] == "custom_model.moe_layers" and "48 layers" in error["message"]
+
+
+def test_a_typed_and_a_pasted_moe_layer_count_reach_the_model_read(client) -> None:  # type: ignore[no-untyped-def]
+    typed = {**MAVERICK_SHAPE, "moe_layers": 24}
+    body = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": None, "custom_model": typed}).json()
+    assert body["model"]["moe_layers"] == 24
+    config = {
+        "model_type": "deepseek_v3",
+        "hidden_size": 2048,
+        "intermediate_size": 8192,
+        "moe_intermediate_size": 1024,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "n_routed_experts": 64,
+        "num_experts_per_tok": 4,
+        "first_k_dense_replace": 2,
+        "vocab_size": 32000,
+    }
+    pasted = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": None, "hf_config": config})
+    assert pasted.status_code == 200, pasted.text
+    assert pasted.json()["model"]["moe_layers"] == 22

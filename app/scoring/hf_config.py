@@ -246,7 +246,8 @@ def _count_params(
 
 def shape_param_count(shape: Any) -> int:
     """Total parameters a catalog-style shape (a custom_model, a catalog row) holds, counted as most checkpoints are
-    built: a gated MLP, untied embeddings, every layer a MoE layer when there are experts, MLA's query one projection.
+    built: a gated MLP, untied embeddings, its MoE layers last (the others dense of intermediate_size; every layer
+    when the shape does not say), MLA's query one projection.
     Tied, non-gated or interleaved checkpoints hold less (app.scoring.params_check says how much less)."""
     heads, hidden = shape.num_attention_heads, shape.hidden_size
     head_dim = shape.head_dim or hidden // heads
@@ -264,7 +265,8 @@ def shape_param_count(shape: Any) -> int:
         attention = _mla_attention(mla, dims, shape.kv_lora_rank)
     else:
         attention = _grouped_attention({}, dims)
-    schedule = [bool(shape.num_experts)] * shape.layers
+    moe_layers = (getattr(shape, "moe_layers", None) or shape.layers) if shape.num_experts else 0
+    schedule = [i >= shape.layers - moe_layers for i in range(shape.layers)]
     return _count_params({"tie_word_embeddings": False}, dims, experts, attention, schedule)[0]
 
 
@@ -331,5 +333,6 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             kv_lora_rank=attention.kv_lora,
             qk_rope_head_dim=attention.rope_dim,
             max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
+            moe_layers=sum(schedule),
         )
     )

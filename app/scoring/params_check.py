@@ -2,10 +2,11 @@
 typed as 0.5 B "fit" one RTX 4090 with 1 GB of weights.
 
 The shape counts its parameters as most checkpoints are built (hf_config.shape_param_count: gated MLP, untied
-embeddings, every layer's experts), which the catalog's 76 models and the validation rows' (all catalog models) hold
-to within 0.51× (Llama 4 Maverick: MoE in every other layer) and 1.01× (Llama 4 Scout). What the shape cannot say
-moves a checkpoint below that count, never above it by much: tied embeddings and a 2-matrix MLP (MPT-125M: 0.66×),
-MoE in half the layers (0.51×), MLA's low-rank query (under 2 % of DeepSeek-V3); and a vision tower or MTP module
+embeddings, experts on its MoE layers: every layer when moe_layers is not given), which the catalog's 76 models and
+the validation rows' (all catalog models) hold to within 0.66× (MPT-125M) and 1.01× (Llama 4 Scout). What the shape
+cannot say moves a checkpoint below that count, never above it by much: tied embeddings and a 2-matrix MLP (MPT-125M:
+0.66×), MoE in half the layers with moe_layers left blank (Llama 4 Maverick: 0.51×), MLA's low-rank query (under 2 %
+of DeepSeek-V3); and a vision tower or MTP module
 outside the text shape adds a few tenths (Llama 3.2 90B Vision: 88.6 B on a 70 B text shape, 1.27×). A factor of 3
 either way takes all of these, and still refuses what would mislead: a count in the wrong unit (0.5 for 70 B, 7000
 for 7 B) and a MoE's active parameters typed as its total (Mixtral 12.9 B on a 46.7 B shape: 0.28×), which would
@@ -19,7 +20,7 @@ from typing import Any
 from app.scoring.explain import figure
 from app.scoring.hf_config import shape_param_count
 
-PARAMS_FACTOR = 3.0  # see the module docstring: the catalog spans 0.51-1.01× of the count
+PARAMS_FACTOR = 3.0  # see the module docstring: the catalog spans 0.66-1.01× of the count (0.51× without moe_layers)
 
 
 def params_b_problem(params_b: float, shape: Any) -> str | None:
@@ -27,7 +28,8 @@ def params_b_problem(params_b: float, shape: Any) -> str | None:
     counted_b = shape_param_count(shape) / 1e9
     if counted_b / PARAMS_FACTOR <= params_b <= counted_b * PARAMS_FACTOR:
         return None
-    experts = ", every layer's experts" if shape.num_experts else ""
+    moe_layers = getattr(shape, "moe_layers", None) or shape.layers
+    experts = f", experts on {moe_layers} of {shape.layers} layers" if shape.num_experts else ""
     return (
         f"{params_b:g} B is not this architecture's total: its layers, widths and vocabulary hold about "
         f"{figure(counted_b, 3)} B parameters (gated MLP, untied embeddings{experts}); give the total in billions, "

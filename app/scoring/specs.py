@@ -109,10 +109,23 @@ class ModelSpec:
     sliding_layers: int = 0
     release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
     release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
+    # Layers with routed experts; the others have a dense FFN of `intermediate_size` (DeepSeek-V3: 58 of 61, the
+    # first 3 dense; Llama 4 Maverick: every second of 48). Not given (0) for a MoE model: every layer.
+    moe_layers: int = 0
+
+    def __post_init__(self) -> None:
+        # Frozen: set once here, so every caller reads a count (0 for a dense model, all layers when not given).
+        count = (self.moe_layers or self.layers) if self.num_experts > 0 else 0
+        object.__setattr__(self, "moe_layers", count)
 
     @property
     def is_moe(self) -> bool:
         return self.num_experts > 0
+
+    @property
+    def dense_ffn_layers(self) -> int:
+        """Layers with a dense FFN of `intermediate_size`: all of a dense model's, the rest of a MoE model's."""
+        return self.layers - self.moe_layers
 
 
 # Price terms: on-demand (default), spot (interruptible), reserved (a commitment with a term),

@@ -77,6 +77,9 @@ class ModelArchitecture(NumbersNotBooleans):
     experts_per_token: int = Field(0, ge=0, le=64, validate_default=True)
     moe_intermediate_size: int = Field(0, ge=0, le=1_048_576)
     num_shared_experts: int = Field(0, ge=0, le=64)
+    moe_layers: int | None = Field(
+        None, ge=0, le=1_000, description="layers with routed experts (the rest: a dense FFN); blank = every layer"
+    )
     attention: Literal["mha", "gqa", "mla"] = "gqa"
     kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
@@ -117,6 +120,20 @@ class ModelArchitecture(NumbersNotBooleans):
             raise ValueError(f"experts_per_token ({value}) cannot exceed num_experts ({experts})")
         if value == 0 and experts:  # as hf_config's num_experts_per_tok
             raise ValueError("a mixture of experts (num_experts > 0) routes each token to at least 1 expert")
+        return value
+
+    @field_validator("moe_layers")
+    @classmethod
+    def _moe_layers_within_layers(cls, value: int | None, info: ValidationInfo) -> int | None:
+        layers, experts = info.data.get("layers"), info.data.get("num_experts")
+        if value is None:
+            return value
+        if layers is not None and value > layers:
+            raise ValueError(f"{value} MoE layers is more than the model's {layers} layers")
+        if experts and value == 0:
+            raise ValueError("a mixture of experts (num_experts > 0) has at least 1 MoE layer; blank = every layer")
+        if value and experts == 0:
+            raise ValueError("MoE layers need routed experts (num_experts > 0)")
         return value
 
     @field_validator("attention")

@@ -130,6 +130,7 @@ def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
         experts_per_token=arch.experts_per_token,
         moe_intermediate_size=arch.moe_intermediate_size,
         num_shared_experts=arch.num_shared_experts,
+        moe_layers=arch.moe_layers or 0,  # blank: every layer of a MoE model (ModelSpec)
         attention=arch.attention,
         kv_lora_rank=arch.kv_lora_rank,
         qk_rope_head_dim=arch.qk_rope_head_dim,

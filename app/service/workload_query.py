@@ -235,7 +235,10 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
         errors["hf_config_json"] = f"could not read this config.json: {exc}"
         return None
     names = ModelArchitecture.model_fields
-    return {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
+    arch = {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
+    if arch.get("moe_layers") in (0, spec.layers):  # none or every layer: what a blank MoE layers field reads
+        del arch["moe_layers"]
+    return arch
 
 
 def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> ResultsView:

@@ -22,6 +22,7 @@ FIELD_LABELS = {
     "arch_layers": "Layers",
     "arch_max_context": "Max context",
     "arch_moe_intermediate_size": "Expert FFN size",
+    "arch_moe_layers": "MoE layers",
     "arch_name": "Name",
     "arch_num_attention_heads": "Attention heads",
     "arch_num_experts": "Experts",

@@ -71,6 +71,9 @@ class ModelOut(BaseModel):
         "without a weight_dtype ranks this precision"
     )
     release_precision_source: str = Field(description="where the release precision was read")
+    moe_layers: int = Field(
+        description="layers with routed experts (the others have a dense FFN of intermediate_size); 0 for a dense model"
+    )
 
 
 class ServerlessQuoteFields(BaseModel):

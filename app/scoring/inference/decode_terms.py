@@ -232,11 +232,25 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
                 "ms",
                 f"{f(d.moe_host_ms / pass_ms)} prefill passes per step x {f(pass_ms)} ms; the steps carry the "
                 "arriving prompts (batch / output length of them per step, at most one pass), and each eager "
-                f"prefill pass pays {f(ctx.layers_per_stage)} MoE-model layers x {f(eff.moe_prefill_layer_ms)} ms "
-                f"of host time (no CUDA graph); {SOURCE}",
+                f"prefill pass pays {moe_layers_text(ctx)} x {f(eff.moe_prefill_layer_ms)} ms "
+                f"of host time (no CUDA graph){dense_layers_note(ctx)}; {SOURCE}",
             )
         )
     return terms
+
+
+def moe_layers_text(ctx: InferenceContext) -> str:
+    """'58 MoE layers' (of one stage under pipeline parallelism): the layers a per-MoE-layer cost is paid on."""
+    return f"{f(ctx.moe_layers_per_stage)} MoE layers"
+
+
+def dense_layers_note(ctx: InferenceContext) -> str:
+    """'; the other 3 of the 61 layers are dense (no experts)' for a MoE model with dense layers, else ''."""
+    dense = ctx.layers_per_stage - ctx.moe_layers_per_stage
+    if not ctx.moe or dense <= 0:
+        return ""
+    where = "of the stage's" if ctx.pipeline_parallel > 1 else "of the"
+    return f"; the other {f(dense)} {where} {f(ctx.layers_per_stage)} layers are dense (no experts)"
 
 
 def tpot_text(step: StepParts, eff: InferenceEfficiency) -> str:

@@ -88,6 +88,14 @@ class InferenceContext:
     # Prefill runs as a compiled graph with no per-layer host dispatch (llama.cpp; TensorRT-LLM's TensorRT engine
     # flow, its default before 1.0): no MoE prefill host time (efficiency.inference.COMPILED_ENGINES).
     compiled_prefill: bool = False
+    # Layers of one stage with routed experts (ModelSpec.moe_layers / PP; DeepSeek-V3: 58 of 61, the first 3 dense):
+    # what the per-MoE-layer costs count (moe_prefill_ms, the MoE share of the matmul efficiency).
+    moe_layers_per_stage: float = 0.0
+
+    @property
+    def moe_layer_share(self) -> float:
+        """MoE layers / layers (1 for a model with experts on every layer, 0 for a dense one)."""
+        return self.moe_layers_per_stage / self.layers_per_stage if self.moe and self.layers_per_stage else 0.0
 
     def prefill_pass_tokens(self, budget: int | None = None) -> int | None:
         """Prompt tokens one engine step may prefill: SGLang's chunk on this GPU (its prefill batches are its own and
@@ -200,6 +208,7 @@ def build_context(
         expert_parallel=expert_parallel if share > 0 else 1,
         experts_per_group=model.num_experts / expert_parallel if share > 0 and expert_parallel > 1 else 0.0,
         compiled_prefill=engine in COMPILED_ENGINES,
+        moe_layers_per_stage=model.moe_layers / pipeline_parallel if share > 0 else 0.0,
     )
 
 
@@ -306,11 +315,17 @@ def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[s
         factors.append(("FP8", eff.fp8_mfu_factor))
     elif ctx.compute_dtype == "fp4":
         factors.append(("FP4", eff.fp4_mfu_factor))
-    if ctx.moe:
-        factors.append(("MoE", eff.moe_mfu_factor))
+    if ctx.moe:  # on the MoE layers' share of the matmuls: Maverick's 24 dense layers of 48 run at the dense rate
+        factors.append(("MoE", moe_layer_factor(eff.moe_mfu_factor, ctx.moe_layer_share)))
     if ctx.engine == "llamacpp":
         return factors + [("llama.cpp", eff.llamacpp_mfu_factor)]
     return factors + engine_factors(ctx, eff, ENGINE_MFU, "amd_mfu_factor")
+
+
+def moe_layer_factor(factor: float, moe_layer_share: float) -> float:
+    """A MoE efficiency factor applied to the MoE layers' share of the work only: 1 - (1 - factor) x share (the whole
+    factor on a model with experts on every layer)."""
+    return 1.0 - (1.0 - factor) * moe_layer_share
 
 
 def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
@@ -379,7 +394,7 @@ def moe_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     TensorRT-LLM's PyTorch backend, its default since 1.0, does."""
     if not ctx.moe or ctx.compiled_prefill:
         return 0.0
-    return ctx.layers_per_stage * eff.moe_prefill_layer_ms
+    return ctx.moe_layers_per_stage * eff.moe_prefill_layer_ms
 
 
 def attending_seqs(ctx: InferenceContext, seqs: float) -> float:

@@ -11,7 +11,9 @@ from app.scoring.inference.decode_terms import (
     SOURCE,
     compute_term,
     decode_step_terms,
+    dense_layers_note,
     memory_term,
+    moe_layers_text,
     prefill_pass_term,
     tpot_text,
 )
@@ -219,8 +221,8 @@ def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[
     if host_ms <= 0:
         return []
     detail = (
-        f"{figure(ctx.layers_per_stage)} MoE-model layers x {figure(eff.moe_prefill_layer_ms)} ms; eager (no CUDA "
-        f"graph); {SOURCE}"
+        f"{moe_layers_text(ctx)} x {figure(eff.moe_prefill_layer_ms)} ms; eager (no CUDA graph)"
+        f"{dense_layers_note(ctx)}; {SOURCE}"
     )
     return [Term("prefill MoE host time", host_ms, "ms", detail)]
 

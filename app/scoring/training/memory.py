@@ -98,7 +98,7 @@ def _largest_linear_params(model: ModelSpec) -> float:
     """The largest weight matrix of a decoder layer: a (gated) MLP projection, one routed expert's, or an attention
     projection (the embedding and LM head are not quantised in QLoRA, so never dequantised)."""
     h = model.hidden_size
-    ffn = max(model.intermediate_size, model.moe_intermediate_size)
+    ffn = max(model.intermediate_size if model.dense_ffn_layers else 0, model.moe_intermediate_size)
     return float(h * max(ffn, model.num_attention_heads * model.head_dim))
 
 
@@ -132,14 +132,28 @@ def selective_share(e: eff.TrainingEfficiency, recompute: str, framework: str) -
     return 1.0
 
 
+def moe_ffn_width(model: ModelSpec) -> int:
+    """FFN activations' width on a MoE layer: each token's routed and shared experts (top-k + shared × expert width)."""
+    if model.is_moe and model.moe_intermediate_size:
+        return model.moe_intermediate_size * max(1, model.experts_per_token + model.num_shared_experts)
+    return model.intermediate_size
+
+
+def layer_mean_ffn_width(model: ModelSpec, moe_width: float) -> float:
+    """An FFN width averaged over the layers: `moe_width` on the MoE layers, intermediate_size on the dense ones
+    (DeepSeek-V3: 58 and 3 of 61; a dense model: intermediate_size)."""
+    if not model.is_moe:
+        return float(model.intermediate_size)
+    moe, dense = model.moe_layers, model.dense_ffn_layers
+    return (moe * moe_width + dense * model.intermediate_size) / max(1, model.layers)
+
+
 def activation_bytes(
     model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency, framework: str = "auto"
 ) -> float:
     """Stored activations of one GPU (flash attention assumed; Korthikanti per-layer formulas)."""
     s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
-    ffn = model.intermediate_size
-    if model.is_moe and model.moe_intermediate_size:
-        ffn = model.moe_intermediate_size * max(1, model.experts_per_token + model.num_shared_experts)
+    ffn = layer_mean_ffn_width(model, moe_ffn_width(model))
     full_layer = s * b * (h * 18 + 4 * ffn + 2 * ffn) / t  # + gated-MLP extra tensor
     if layout.recompute == "full":
         return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer

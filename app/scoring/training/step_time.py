@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
-from app.scoring.training.memory import Layout
+from app.scoring.training.memory import Layout, layer_mean_ffn_width
 from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 
 if TYPE_CHECKING:
@@ -63,12 +63,12 @@ def dense_flops_per_token(model: ModelSpec, method: str) -> float:
 
 
 def routed_expert_params(model: ModelSpec) -> float:
-    """Routed-expert weights one token passes through: layers × top-k × 3 matrices × hidden × expert width
-    (SwiGLU experts; the few dense layers of DeepSeek-style stacks are counted as MoE: an upper bound),
+    """Routed-expert weights one token passes through: MoE layers × top-k × 3 matrices × hidden × expert width
+    (SwiGLU experts; DeepSeek-V3's first 3 dense layers and Llama 4 Maverick's every other are not MoE layers),
     at most the active parameters."""
     if not model.is_moe:
         return 0.0
-    routed = model.layers * model.experts_per_token * 3.0 * model.hidden_size * model.moe_intermediate_size
+    routed = model.moe_layers * model.experts_per_token * 3.0 * model.hidden_size * model.moe_intermediate_size
     return min(routed, model.active_params_b * 1e9)
 
 
@@ -78,10 +78,11 @@ def op_sac_recomputed_share(model: ModelSpec) -> float:
     Its policy saves the output of every compute op except every second matmul of a block (torchtitan
     `_apply_ac_to_transformer_block`, mode "selective", option "op"): in call order q, k, v, o, gate, up, down
     that is k, o and the FFN's second projection (Llama-3-8B: 0.37 of the block's weights). Routed experts
-    count as one FFN of top-k × their width (an approximation: no torchtitan MoE row is in the validation file).
+    count as one FFN of top-k × their width on the MoE layers, a dense layer's as its own, averaged over the layers
+    (an approximation: no torchtitan MoE row is in the validation file).
     """
     h, attention = model.hidden_size, model.num_attention_heads * model.head_dim
-    width = model.experts_per_token * model.moe_intermediate_size if model.is_moe else model.intermediate_size
+    width = layer_mean_ffn_width(model, model.experts_per_token * model.moe_intermediate_size)
     q = o = h * attention
     kv = h * model.num_kv_heads * model.head_dim
     ffn = h * width  # one of the three SwiGLU matrices
