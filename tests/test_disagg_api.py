@@ -19,7 +19,14 @@ LONG = {
     "tpot_ms": 40,
     "ttft_ms": 5000,
 }
-SHORT = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "kv_dtype": "fp8", "input_len": 500, "output_len": 500, "tpot_ms": 40}
+SHORT = {
+    "model": "llama-3.1-70b",
+    "weight_dtype": "fp8",
+    "kv_dtype": "fp8",
+    "input_len": 500,
+    "output_len": 500,
+    "tpot_ms": 40,
+}
 
 
 def _post(client, workload, traffic=None):
