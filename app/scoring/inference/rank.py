@@ -43,6 +43,7 @@ from app.scoring.price_terms import (
     min_term_hours,
     usd_per_million_tokens,
 )
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -506,11 +507,13 @@ class SlotRuns(NamedTuple):
     sellers: list[frozenset[tuple[str, str]]]
 
 
+SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
+
+
 def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns:
     """SlotRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
-    key = ("slot_runs", filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> SlotRuns:
         offers = snapshot_offers(snapshot, filters)
         slot_of, slots = offer_slots(snapshot, filters)
         in_order: list[list[int]] = [[] for _ in slots]
@@ -520,8 +523,9 @@ def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns
             sorted(run, key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i)) for run in in_order
         ]
         sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
-        found = snapshot.memo[key] = SlotRuns(by_price, in_order, sellers)
-    return found  # type: ignore[return-value]
+        return SlotRuns(by_price, in_order, sellers)
+
+    return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
 
 
 def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:

@@ -43,6 +43,7 @@ from app.scoring.offers import (
     with_assumption,
 )
 from app.scoring.price_terms import INTERRUPTIBLE, billed_band_ratios, billed_use_hours, billing_unit_hours
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
@@ -563,11 +564,13 @@ class PriceRuns(NamedTuple):
     by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
 
 
+PRICE_RUNS: MemoKind[PriceRuns] = MemoKind("price_runs")  # price_runs per filter key
+
+
 def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRuns:
     """PriceRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
-    key = ("price_runs", filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> PriceRuns:
         offers = snapshot_offers(snapshot, filters)
         slot_of, machines = offer_slots(snapshot, filters)
         numbers: dict[tuple[int, str, str, float | None], int] = {}
@@ -586,8 +589,9 @@ def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRun
             run.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
         for run in by_slot:
             run.sort(key=lambda i: (offers[i].provider_id, i))
-        found = snapshot.memo[key] = PriceRuns(group_of, list(numbers), members, by_slot)
-    return found  # type: ignore[return-value]
+        return PriceRuns(group_of, list(numbers), members, by_slot)
+
+    return snapshot.memo.get(PRICE_RUNS, filter_key(filters), build)
 
 
 def _on_time_count(offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload) -> int:
