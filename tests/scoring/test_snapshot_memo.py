@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from app.scoring import snapshot_memo
 from app.scoring.snapshot_memo import MemoKind, SnapshotMemo
 
@@ -12,7 +14,7 @@ def _counting(value: object, calls: list[object]) -> object:
 
 
 def test_memo_builds_each_result_once_per_arguments() -> None:
-    memo, calls = SnapshotMemo(), []
+    memo, calls = SnapshotMemo(), list[object]()
     kind: MemoKind[object] = MemoKind("offers")
     first = memo.get(kind, ("h100",), lambda: _counting(["a"], calls))
     again = memo.get(kind, ("h100",), lambda: _counting(["b"], calls))
@@ -30,10 +32,10 @@ def test_kinds_with_one_name_never_share_an_entry() -> None:
 
 
 def test_memo_empties_itself_at_its_limit() -> None:
-    memo, calls = SnapshotMemo(), []
+    memo, calls = SnapshotMemo(), list[object]()
     kind: MemoKind[object] = MemoKind("runs")
     for n in range(snapshot_memo.MEMO_LIMIT):
-        memo.get(kind, n, lambda n=n: _counting(n, calls))
+        memo.get(kind, n, partial(_counting, n, calls))
     memo.get(kind, 0, lambda: _counting("kept", calls))  # still remembered: nothing built
     memo.get(kind, "one more", lambda: _counting("over", calls))  # the limit is reached: the memo empties first
     memo.get(kind, 0, lambda: _counting("rebuilt", calls))
