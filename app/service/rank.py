@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.scoring.engine_support import filter_reason
 from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.inference.rank import RANK_METRIC_FIELDS
+from app.scoring.inference.rank import RANK_METRIC_FIELDS, InferenceRanking
 from app.scoring.inference.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
@@ -20,6 +20,9 @@ from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingW
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors
 from app.service.workload_query import canonical_query
+
+if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
+    from app.scoring.training.rank import TrainingRanking
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -189,20 +192,30 @@ def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = 
     }
 
 
-def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
-    """Run the engine's ranking for the phase (raises UnknownId): (model, ranking, the workload ranked, its Weights or
-    None for training). An inference workload without a weight_dtype ranks the model's release precision."""
+class Ranked(NamedTuple):
+    """What rank() answers: the model ranked, the engine's ranking, the workload as ranked (an inference workload
+    without a weight_dtype gets the release's) and its Weights (None for training)."""
+
+    model: ModelSpec
+    ranking: InferenceRanking | TrainingRanking
+    workload: Workload
+    weights: Weights | None
+
+
+def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Ranked:
+    """Run the engine's ranking for the phase (raises UnknownId). An inference workload without a weight_dtype ranks
+    the model's release precision."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
         from app.scoring.training.rank import rank_training
 
         assert isinstance(workload, TrainingWorkload)
-        return model, rank_training(workload, snapshot, model), workload, None
+        return Ranked(model, rank_training(workload, snapshot, model), workload, None)
     from app.scoring.inference.rank import rank_inference
 
     assert isinstance(workload, InferenceWorkload)
     answered, weights = release_weights(workload, model, snapshot.quality)
-    return model, rank_inference(answered, snapshot, model), answered, weights
+    return Ranked(model, rank_inference(answered, snapshot, model), answered, weights)
 
 
 def rank_payload(

@@ -10,8 +10,6 @@ by their billed total (minimum terms, spot interruptions), the rest after them. 
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
@@ -51,6 +49,14 @@ from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop,
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, unrented_estimate
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
+from app.scoring.training.ranked_rows import (
+    LateRow,
+    OnTimeRow,
+    UnfitRow,
+    late_rows,
+    on_time_count,
+    on_time_rows,
+)
 from app.scoring.training.run_explain import billing_note, run_terms_explained
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
@@ -400,8 +406,10 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     runs = price_runs(snapshot, w)
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
     ratios: list[tuple[float, float]] = []  # per price group: its billed total's band as ratios to the total
-    leading: dict[tuple[str, int], tuple[float, str, str, int]] = {}  # (GPU, count) -> its best on-time row
-    on_runs, late_runs, n_on, n_late = [], [], 0, 0
+    leading: dict[tuple[str, int], OnTimeRow] = {}  # (GPU, count) -> its best on-time row
+    on_runs: list[Iterator[OnTimeRow]] = []
+    late_runs: list[Iterator[LateRow]] = []
+    n_on, n_late = 0, 0
     for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
         s = shared[slot]
         if s is None:
@@ -413,30 +421,30 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
         ratios.append(billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours))
-        on = _on_time_count(offers, members, t, s.est.gpu_count, w)
+        on = on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
-            on_runs.append(_priced_run(offers, members[:on], t, s.est.gpu_count))
-            best = next(_priced_run(offers, members[:1], t, s.est.gpu_count))
+            on_runs.append(on_time_rows(offers, members[:on], t, s.est.gpu_count))
+            best = next(on_time_rows(offers, members[:1], t, s.est.gpu_count))
             configuration = (machines[slot][0], s.est.gpu_count)
             if configuration not in leading or best < leading[configuration]:
                 leading[configuration] = best
         if on < len(members):
-            late_runs.append(_late_run(offers, members[on:], t, s.est.gpu_count, w))
+            late_runs.append(late_rows(offers, members[on:], t, s.est.gpu_count, w))
         n_on, n_late = n_on + on, n_late + len(members) - on
     unfit_runs = [
-        ((offers[i].gpu_id, offers[i].provider_id, i) for i in members)
+        (UnfitRow(offers[i].gpu_id, offers[i].provider_id, i) for i in members)
         for slot, members in enumerate(runs.by_slot)
         if shared[slot] is None
     ]
-    on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
-    late = MergedOrder(late_runs, n_late)  # (hours past the deadline, total USD, GPU id, provider id, offer index)
-    unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+    on_time = MergedOrder(on_runs, n_on)  # cheapest first
+    late = MergedOrder(late_runs, n_late)  # nearest the deadline first
+    unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)
     meeting: tuple[int, Offer] | None = None  # nothing on time, Max GPUs binds: a count that finishes in time
-    if not n_on and n_late and late[0][0] > 0:
-        index = late[0][4]
+    if not n_on and n_late and late[0].hours_past_deadline > 0:
+        index = late[0].offer_index
         nearest, s = searches[slots[index]], shared[slots[index]]
         assert s is not None
-        meeting = _wider_run(offers, slots, searches, (row[4] for row in late))
+        meeting = _wider_run(offers, slots, searches, (row.offer_index for row in late))
         notes.append(
             nothing_on_time_note(offers[index], s.est.gpu_count, s.work_hours, nearest.cap, nearest.limit_reason, w)
             + (
@@ -449,10 +457,10 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
 
     def index_at(position: int) -> int:
         if position < n_on:
-            return on_time[position][3]
+            return on_time[position].offer_index
         if position < n_on + n_late:
-            return late[position - n_on][4]
-        return unfit[position - n_on - n_late][2]
+            return late[position - n_on].offer_index
+        return unfit[position - n_on - n_late].offer_index
 
     def cost_of(index: int) -> RunCost | None:
         s, t = shared[slots[index]], terms[runs.group_of[index]]
@@ -464,10 +472,15 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         low, high = ratios[runs.group_of[index]]
         return Band(usd * low, usd * high)
 
-    winner = band_of(on_time[0][0], on_time[0][3]) if n_on else None
+    top = on_time[0] if n_on else None  # the winning row
+    winner = band_of(top.total_usd, top.offer_index) if top else None
     keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
-    winner_key = keys[slots[on_time[0][3]]] if n_on else None
-    runners_up = ((usd, band_of(usd, i)) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winner_key)
+    winner_key = keys[slots[top.offer_index]] if top else None
+    runners_up = (
+        (row.total_usd, band_of(row.total_usd, row.offer_index))
+        for row in islice(on_time, 1, None)
+        if keys[slots[row.offer_index]] != winner_key
+    )
     lowest = min((low for (low, _), t in zip(ratios, terms, strict=True) if t is not None), default=1.0)
     contested = win_is_contested(winner, runners_up, lowest)
 
@@ -502,8 +515,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         return getattr(build(position), name)
 
     def leaders() -> list[TrainingOption]:
-        first = on_time[0][3] if n_on else -1
-        return [option_of(row[3], row[3] == first) for row in sorted(leading.values())]
+        return [option_of(row.offer_index, row == top) for row in sorted(leading.values())]
 
     def row_key(position: int) -> RowKey:
         index = index_at(position)
@@ -592,39 +604,6 @@ def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRun
         return PriceRuns(group_of, list(numbers), members, by_slot)
 
     return snapshot.memo.get(PRICE_RUNS, filter_key(filters), build)
-
-
-def _on_time_count(offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload) -> int:
-    """How many of a price group's offers (cheapest first) finish in time and within the budget: a prefix."""
-    if t.reason:
-        return 0
-    if w.budget_usd is None:
-        return len(members)
-    budget = w.budget_usd
-    return bisect_right(members, budget, key=lambda i: run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour))
-
-
-def _priced_run(
-    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int
-) -> Iterator[tuple[float, str, str, int]]:
-    """(total USD, GPU id, provider id, offer index) of a price group's offers, cheapest first, as read."""
-    return (
-        (run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
-        for i in members
-    )
-
-
-def _late_run(
-    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload
-) -> Iterator[tuple[float, float, str, str, int]]:
-    """A price group's offers that miss the deadline or the budget, nearest the deadline first: (hours past it,
-    total USD, GPU id, provider id, offer index). A run 8 days into a 7-day deadline comes before a cheaper one of
-    69 days; runs on time but over the budget (0 hours past) come first, cheapest first."""
-    past = math.inf if t.wasteful else max(t.wall_hours - w.max_days * 24, 0.0)
-    return (
-        (past, run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
-        for i in members
-    )
 
 
 def _priced_option(
