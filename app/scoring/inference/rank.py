@@ -13,10 +13,9 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from itertools import islice
 from typing import NamedTuple
 
-from app.scoring.explain import Band, Term, is_close_call, win_is_contested
+from app.scoring.explain import Band, Term, close_calls
 from app.scoring.inference.configurations import best_on_machine
 from app.scoring.inference.estimate import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.machines import Machine, nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
@@ -430,25 +429,23 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     order = Chained(*tiers)
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
     top = order[0] if order else None  # the winning row
-    winner = _band(top.cost_usd, by_slot[slot_of[top.offer_index]], offers[top.offer_index]) if top else None
     keys = [estimate_key(p.est) for p in by_slot]
-    winner_key = keys[slot_of[top.offer_index]] if top else None
     winner_over = not tiers[0]  # a row over the limits is no rival to a winner that meets them, nor one to it
-    runners_up = (
-        (row.cost_usd, _band(row.cost_usd, by_slot[slot_of[row.offer_index]], offers[row.offer_index]))
-        for row in islice(tiers[winner_over], 1, None)
-        if keys[slot_of[row.offer_index]] != winner_key
-    )
+
+    def row_band(row: PricedRow) -> Band:
+        return _band(row.cost_usd, by_slot[slot_of[row.offer_index]], offers[row.offer_index])
+
     lowest = min((p.lowest_band_ratio for p in by_slot if p.est.feasible), default=1.0)
-    contested = win_is_contested(winner, runners_up, lowest)
+    calls = close_calls(
+        tiers[winner_over], lambda row: row.cost_usd, row_band, lambda row: keys[slot_of[row.offer_index]], lowest
+    )
 
     def priced(row: PricedRow, first: bool) -> InferenceOption:
         index = row.offer_index
         slot = slot_of[index]
         p = by_slot[slot]
         rival = bool(p.est.over_limits) == winner_over
-        band = _band(row.cost_usd, p, offers[index])
-        close = contested if first else rival and is_close_call(band, winner, keys[slot] == winner_key)
+        close = calls.flag(_band(row.cost_usd, p, offers[index]), keys[slot], first, rival)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:

@@ -14,11 +14,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
-from itertools import islice
 from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
-from app.scoring.explain import Band, Term, is_close_call, win_is_contested
+from app.scoring.explain import Band, Term, close_calls
 from app.scoring.machines import (
     Machine,
     job_gpu_limit,
@@ -473,16 +472,15 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         return Band(usd * low, usd * high)
 
     top = on_time[0] if n_on else None  # the winning row
-    winner = band_of(top.total_usd, top.offer_index) if top else None
     keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
-    winner_key = keys[slots[top.offer_index]] if top else None
-    runners_up = (
-        (row.total_usd, band_of(row.total_usd, row.offer_index))
-        for row in islice(on_time, 1, None)
-        if keys[slots[row.offer_index]] != winner_key
-    )
     lowest = min((low for (low, _), t in zip(ratios, terms, strict=True) if t is not None), default=1.0)
-    contested = win_is_contested(winner, runners_up, lowest)
+    calls = close_calls(
+        on_time,
+        lambda row: row.total_usd,
+        lambda row: band_of(row.total_usd, row.offer_index),
+        lambda row: keys[slots[row.offer_index]],
+        lowest,
+    )
 
     def option_of(index: int, first: bool) -> TrainingOption:
         offer, slot = offers[index], slots[index]
@@ -490,9 +488,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if s is None or cost is None:
             return _unfit_option(offer, estimates[slot], machines[slot][1])
         band = band_of(cost.total_usd, index)
-        close = False
-        if cost.on_time:
-            close = contested if first else is_close_call(band, winner, keys[slot] == winner_key)
+        close = calls.flag(band, keys[slot], first, rival=cost.on_time)  # a late run is no rival to an on-time one
         t = terms[runs.group_of[index]]
         assert t is not None
         return _priced_option(offer, s, cost, t, close, band, w)
