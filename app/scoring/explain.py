@@ -96,6 +96,12 @@ class CloseCalls:
         return self.contested if first else is_close_call(band, self.winner, estimate == self.winner_estimate)
 
 
+def shown_as_close_call(close_call: bool, rank: int) -> bool:
+    """Whether a row is shown as a close call to the best (the close badge, the count of close calls): the best's own
+    flag (rank 1) only says its win is contested, and it is no close call to itself."""
+    return close_call and rank != 1
+
+
 def close_calls(
     tier: Sequence[Row],
     cost_of: Callable[[Row], float],

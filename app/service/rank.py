@@ -9,6 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.scoring.engine_support import filter_reason
+from app.scoring.explain import shown_as_close_call
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.rank import RANK_METRIC_FIELDS, InferenceRanking
 from app.scoring.inference.release_precision import Weights, release_weights
@@ -482,13 +483,13 @@ def ranked_page(
                 wanted[key.gpu_id] = options[position]
         group["offers"] += 1
     leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
+    flags = [o.close_call for o in options[: min(feasible, CLOSE_CALL_ROWS)]]  # the best's too: rank 1 is left out
     return RankedPage(
         payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url, weights),
         start=start,
         ranks=[p + 1 for p in positions],
         best=leaders[0] if leaders else None,
-        # the best's own flag says its win is contested: it is no close call to itself, so it is not counted
-        close_calls=sum(1 for o in options[1 : min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
+        close_calls=sum(shown_as_close_call(flag, number) for number, flag in enumerate(flags, start=1)),
         leaders=leaders,
         infeasible=list(groups.values()),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
