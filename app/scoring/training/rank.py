@@ -409,13 +409,14 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     on_runs: list[Iterator[OnTimeRow]] = []
     late_runs: list[Iterator[LateRow]] = []
     n_on, n_late = 0, 0
-    for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
+    for group, members in zip(runs.groups, runs.members, strict=True):
+        slot = group.slot
         s = shared[slot]
         if s is None:
             terms.append(None)
             ratios.append((1.0, 1.0))
             continue
-        t = run_terms(price_type, seller, min_term, s.nodes, s.work_hours, w)
+        t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w)
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
@@ -561,13 +562,21 @@ def _wider_run(
     return found
 
 
+class PriceGroup(NamedTuple):
+    """What the offers of one price group share: their machine and the terms that bill their runs."""
+
+    slot: int  # the (GPU, machine) slot
+    price_type: str
+    seller: str  # the provider where spot rates and billing units are its own; else ""
+    min_term_hours: float | None
+
+
 class PriceRuns(NamedTuple):
     """The matching offers in price groups: same machine and same price terms, so their run costs differ
     only by the price and rank in price order. Depends on the catalog and the filters only."""
 
     group_of: list[int]  # per offer, its group
-    # (slot, price type, seller for spot rates and billing units, minimum term)
-    groups: list[tuple[int, str, str, float | None]]
+    groups: list[PriceGroup]
     members: list[list[int]]  # per group, its offers by (price, provider id, offer order)
     by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
 
@@ -581,17 +590,18 @@ def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRun
     def build() -> PriceRuns:
         offers = snapshot_offers(snapshot, filters)
         slot_of, machines = offer_slots(snapshot, filters)
-        numbers: dict[tuple[int, str, str, float | None], int] = {}
+        numbers: dict[PriceGroup, int] = {}
         group_of = []
         for offer, slot in zip(offers, slot_of, strict=True):
             # spot rates and billing units are per provider: their offers group apart
             per_provider = offer.price_type in INTERRUPTIBLE or billing_unit_hours(offer.price_type, offer.provider_id)
             seller = offer.provider_id if per_provider else ""
-            group_of.append(numbers.setdefault((slot, offer.price_type, seller, offer.min_term_hours), len(numbers)))
+            group = PriceGroup(slot, offer.price_type, seller, offer.min_term_hours)
+            group_of.append(numbers.setdefault(group, len(numbers)))
         members: list[list[int]] = [[] for _ in numbers]
         by_slot: list[list[int]] = [[] for _ in machines]
-        for index, (group, slot) in enumerate(zip(group_of, slot_of, strict=True)):
-            members[group].append(index)
+        for index, (number, slot) in enumerate(zip(group_of, slot_of, strict=True)):
+            members[number].append(index)
             by_slot[slot].append(index)
         for run in members:
             run.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
