@@ -51,7 +51,7 @@ def stale_since(as_of: date, stale_after_days: int) -> date:
 
 def catalog_version(session: Session) -> str:
     parts = [
-        session.exec(select(func.count()).select_from(table)).one()  # type: ignore[arg-type]
+        session.exec(select(func.count()).select_from(table)).one()
         for table in (Gpu, LlmModel, Offer, TokenPrice, Provider)
     ]
     newest_price = session.exec(select(func.max(PriceHistory.id))).one()
@@ -170,7 +170,14 @@ def next_stale_day(snapshot: specs.CatalogSnapshot, stale_after_days: int) -> da
 
 
 class SnapshotCache:
-    """One snapshot per process; `get()` is cheap on the hot path."""
+    """One snapshot per process; `get()` is cheap on the hot path.
+
+    The memo is `_snapshot` with what decides its life: `_database_version` (catalog_version when it loaded),
+    `_reload_on` (next_stale_day: the first day one of its fresh prices turns stale) and `_checked_at` (when the
+    version was last read). It is replaced by a fresh load when a recheck, due every `recheck_s`, finds another
+    catalog version (an import or admin edit on any replica) or finds `_reload_on` reached; invalidate() drops it
+    at once (this process's own edits). Each snapshot's own memo (scoring.snapshot_memo) goes with it.
+    """
 
     def __init__(
         self,

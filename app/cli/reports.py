@@ -8,7 +8,7 @@ from typing import Any
 
 from app.calibration.evidence import THIN_PUBLICATIONS
 from app.calibration.targets import flagged_publications
-from app.scoring.explain import duration_text
+from app.scoring.explain import duration_text, shown_as_close_call
 from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS
 
 SUMMARY_COLUMNS = (
@@ -314,8 +314,7 @@ def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, A
 
 
 def _close(option: dict[str, Any], rank: int) -> bool:
-    """A runner-up whose band overlaps the best's (the best's own flag only says its win is contested)."""
-    return bool(option["close_call"]) and rank != 1
+    return shown_as_close_call(bool(option["close_call"]), rank)
 
 
 def _flags(option: dict[str, Any], rank: int) -> str:

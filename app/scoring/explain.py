@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from typing import TypeVar
+
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +77,44 @@ def win_is_contested(winner: Band | None, runners_up: Iterable[tuple[float, Band
         if band.overlaps(winner):
             return True
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class CloseCalls:
+    """Which rows of a ranking are close calls, as both rankings flag them (close_calls builds it)."""
+
+    winner: Band | None  # the winning row's band (None: nothing ranks)
+    winner_estimate: Hashable  # what the winner's estimate is keyed by (rank.estimate_key)
+    contested: bool  # some runner-up is a close call: the winner's own flag
+
+    def flag(self, band: Band, estimate: Hashable, first: bool, rival: bool = True) -> bool:
+        """A row's close_call. The winner's (`first`) says its win is contested; a runner-up's, that its band overlaps
+        the winner's and it rests on another estimate (is_close_call). A row that is no `rival` (another tier than the
+        winner's: over the latency limits, or late) is never one."""
+        if not rival:
+            return False
+        return self.contested if first else is_close_call(band, self.winner, estimate == self.winner_estimate)
+
+
+def shown_as_close_call(close_call: bool, rank: int) -> bool:
+    """Whether a row is shown as a close call to the best (the close badge, the count of close calls): the best's own
+    flag (rank 1) only says its win is contested, and it is no close call to itself."""
+    return close_call and rank != 1
+
+
+def close_calls(
+    tier: Sequence[Row],
+    cost_of: Callable[[Row], float],
+    band_of: Callable[[Row], Band],
+    estimate_of: Callable[[Row], Hashable],
+    lowest_low_ratio: float,
+) -> CloseCalls:
+    """The close calls of a ranking whose winner is the first row of `tier`, the winner's tier best first (each row's
+    ranked cost, band, and estimate key: rows with one key rest on one estimate). Runners-up are read, and banded,
+    only as far as win_is_contested needs, with `lowest_low_ratio` as its bound."""
+    if not tier:
+        return CloseCalls(winner=None, winner_estimate=None, contested=False)
+    top = tier[0]
+    winner, winner_estimate = band_of(top), estimate_of(top)
+    runners_up = ((cost_of(row), band_of(row)) for row in islice(tier, 1, None) if estimate_of(row) != winner_estimate)
+    return CloseCalls(winner, winner_estimate, win_is_contested(winner, runners_up, lowest_low_ratio))

@@ -10,11 +10,13 @@ from typing import Generic, NamedTuple, TypedDict, TypeVar, overload
 
 from app.scoring.machines import Machine, machine_of
 from app.scoring.price_terms import INTERRUPTIBLE, price_caveats
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 
 T = TypeVar("T")
-MEMO_LIMIT = 256  # distinct filter sets remembered per snapshot
+
+OFFERS: MemoKind[list[Offer]] = MemoKind("offers")  # snapshot_offers per (cheapest per provider, filter key)
 
 
 DEFAULT_PRICE_TYPES = frozenset({"on_demand"})  # what a buyer can act on today at terms they accept by default
@@ -137,16 +139,12 @@ def filter_key(filters: Filters) -> tuple[tuple[str, ...], ...]:
 def snapshot_offers(snapshot: CatalogSnapshot, filters: Filters, cheapest_per_provider: bool = False) -> list[Offer]:
     """matching_offers (optionally reduced to the cheapest per provider), computed once per snapshot and
     filter set: it depends on neither the workload nor the model, so every ranking can share it."""
-    key = ("offers", cheapest_per_provider, filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
-        if len(snapshot.memo) >= MEMO_LIMIT:
-            snapshot.memo.clear()
+
+    def build() -> list[Offer]:
         found = matching_offers(snapshot.offers, snapshot.gpus, filters)
-        if cheapest_per_provider:
-            found = cheapest_offer_per_provider(found)
-        snapshot.memo[key] = found
-    return found  # type: ignore[return-value]
+        return cheapest_offer_per_provider(found) if cheapest_per_provider else found
+
+    return snapshot.memo.get(OFFERS, (cheapest_per_provider, filter_key(filters)), build)
 
 
 class OfferSlots(NamedTuple):
@@ -157,20 +155,23 @@ class OfferSlots(NamedTuple):
     slots: list[tuple[str, Machine]]  # (GPU id, machine)
 
 
+OFFER_SLOTS: MemoKind[OfferSlots] = MemoKind("offer_slots")  # offer_slots per filter key
+
+
 def offer_slots(snapshot: CatalogSnapshot, filters: Filters) -> OfferSlots:
     """Each matching offer's (GPU, machine) slot. It depends on the catalog and the filters only, never on
     the workload, so it is memoised per snapshot like snapshot_offers: a ranking then costs no machine
     reading or hashing per offer (the bulk of its per-offer time with many sellers)."""
-    key = ("slots", filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> OfferSlots:
         numbers: dict[tuple[str, Machine], int] = {}
         slot_of = []
         for offer in snapshot_offers(snapshot, filters):
             slot = (offer.gpu_id, machine_of(offer, snapshot.gpus[offer.gpu_id]))
             slot_of.append(numbers.setdefault(slot, len(numbers)))
-        found = snapshot.memo[key] = OfferSlots(slot_of, list(numbers))
-    return found  # type: ignore[return-value]
+        return OfferSlots(slot_of, list(numbers))
+
+    return snapshot.memo.get(OFFER_SLOTS, filter_key(filters), build)
 
 
 class OnDemandSequence(Sequence[T], Generic[T]):

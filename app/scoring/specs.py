@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from app.scoring.snapshot_memo import SnapshotMemo
+
 
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
@@ -252,6 +254,6 @@ class CatalogSnapshot:
     version: str = ""
     # Every provider of the catalog (id -> name), those without offers too; empty: the offers' providers.
     providers: dict[str, str] = field(default_factory=dict)
-    # Per-snapshot memo for results that depend on the catalog and the filters but not on the workload
-    # (e.g. the offers a filter set allows); the snapshot is immutable, so they never go stale.
-    memo: dict[object, object] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # Results that depend on the catalog and the filters but not on the workload (the offers a filter set allows),
+    # typed by kind; the snapshot is immutable, so they never go stale (snapshot_memo says what empties it).
+    memo: SnapshotMemo = field(default_factory=SnapshotMemo, compare=False, hash=False, repr=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import Filters
 
@@ -25,13 +26,13 @@ KINDS = {
     "models": ("model", "/models and GET /api/v1/models list all {n}"),
 }
 FILTER_FIELDS = ("gpus", "providers", "vendors")  # a workload's offer filters (app.scoring.workload.Filters)
+KNOWN_IDS: MemoKind[tuple[str, ...]] = MemoKind("known_ids")  # known_ids per field name
 
 
 def known_ids(snapshot: CatalogSnapshot, name: str) -> tuple[str, ...]:
     """The catalog's ids for a filter field, sorted (remembered per snapshot)."""
-    key = ("known_ids", name)
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> tuple[str, ...]:
         if name == "gpus":
             ids: Iterable[str] = snapshot.gpus
         elif name == "providers":
@@ -40,8 +41,9 @@ def known_ids(snapshot: CatalogSnapshot, name: str) -> tuple[str, ...]:
             ids = snapshot.models
         else:
             ids = {g.vendor for g in snapshot.gpus.values() if g.vendor}
-        found = snapshot.memo[key] = tuple(sorted(set(ids), key=str.lower))
-    return found  # type: ignore[return-value]
+        return tuple(sorted(set(ids), key=str.lower))
+
+    return snapshot.memo.get(KNOWN_IDS, name, build)
 
 
 def _quoted(ids: Iterable[str]) -> str:

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.scoring.engine_support import filter_reason
+from app.scoring.explain import shown_as_close_call
 from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.inference.rank import RANK_METRIC_FIELDS
+from app.scoring.inference.rank import RANK_METRIC_FIELDS, InferenceRanking
 from app.scoring.inference.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
@@ -20,6 +21,9 @@ from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingW
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors
 from app.service.workload_query import canonical_query
+
+if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
+    from app.scoring.training.rank import TrainingRanking
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -190,20 +194,30 @@ def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = 
     }
 
 
-def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Any:
-    """Run the engine's ranking for the phase (raises UnknownId): (model, ranking, the workload ranked, its Weights or
-    None for training). An inference workload without a weight_dtype ranks the model's release precision."""
+class Ranked(NamedTuple):
+    """What rank() answers: the model ranked, the engine's ranking, the workload as ranked (an inference workload
+    without a weight_dtype gets the release's) and its Weights (None for training)."""
+
+    model: ModelSpec
+    ranking: InferenceRanking | TrainingRanking
+    workload: Workload
+    weights: Weights | None
+
+
+def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Ranked:
+    """Run the engine's ranking for the phase (raises UnknownId). An inference workload without a weight_dtype ranks
+    the model's release precision."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
         from app.scoring.training.rank import rank_training
 
         assert isinstance(workload, TrainingWorkload)
-        return model, rank_training(workload, snapshot, model), workload, None
+        return Ranked(model, rank_training(workload, snapshot, model), workload, None)
     from app.scoring.inference.rank import rank_inference
 
     assert isinstance(workload, InferenceWorkload)
     answered, weights = release_weights(workload, model, snapshot.quality)
-    return model, rank_inference(answered, snapshot, model), answered, weights
+    return Ranked(model, rank_inference(answered, snapshot, model), answered, weights)
 
 
 def rank_payload(
@@ -470,13 +484,13 @@ def ranked_page(
                 wanted[key.gpu_id] = options[position]
         group["offers"] += 1
     leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
+    flags = [o.close_call for o in options[: min(feasible, CLOSE_CALL_ROWS)]]  # the best's too: rank 1 is left out
     return RankedPage(
         payload=_body(phase, workload, snapshot, model, ranking, page_rows, share_url, weights),
         start=start,
         ranks=[p + 1 for p in positions],
         best=leaders[0] if leaders else None,
-        # the best's own flag says its win is contested: it is no close call to itself, so it is not counted
-        close_calls=sum(1 for o in options[1 : min(feasible, CLOSE_CALL_ROWS)] if o.close_call),
+        close_calls=sum(shown_as_close_call(flag, number) for number, flag in enumerate(flags, start=1)),
         leaders=leaders,
         infeasible=list(groups.values()),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},

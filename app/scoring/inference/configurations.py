@@ -9,9 +9,10 @@ one pipeline stage per node, over the fabric.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 from app.scoring.engine_support import unsupported_reason
-from app.scoring.inference.estimate import InferenceEstimate, Solution, explain, solve_inference
+from app.scoring.inference.estimate import InferenceEstimate, LowestP99, P99Reach, Solution, explain, solve_inference
 from app.scoring.inference.limits import over_limits
 from app.scoring.inference.terms import p99_latencies_ms
 from app.scoring.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
@@ -104,7 +105,7 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
     served: list[Solution] = []  # every layout that serves the load, in both tiers tried
     for layouts in (single_node_layouts, multi_node_layouts):
         best: Solution | None = None
-        best_preference: tuple[bool, float, float, float] | None = None
+        best_preference: LayoutPreference | None = None
         refused: list[InferenceEstimate] = []
         for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
             solved = solve_on(gpu, machine, count, tp, pp, model, workload)
@@ -115,7 +116,7 @@ def best_on_machine(gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: 
             preference = _preference(solved)
             if best_preference is None or preference > best_preference:
                 best, best_preference = solved, preference
-        if best is not None and best_preference is not None and best_preference[0]:
+        if best is not None and best_preference is not None and best_preference.within_limits:
             return explain(best)
         over = over or best
         tried.append(refused)
@@ -131,28 +132,40 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     return replace(refusal, reason=f"{refusal.reason}; {limit}") if limit else refusal
 
 
-def _lowest_p99(served: list[Solution]) -> tuple[tuple[float, int, int, int], tuple[float, int, int, int]]:
+def _lowest_p99(served: list[Solution]) -> LowestP99:
     """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout."""
 
-    def reach(which: int) -> tuple[float, int, int, int]:
+    def reach(which: int) -> P99Reach:  # which: 0 for TTFT, 1 for TPOT (p99_latencies_ms' order)
         s = min(served, key=lambda solved: _p99_ms(solved)[which])
-        return _p99_ms(s)[which], s.gpu_count, s.tensor_parallel, s.pipeline_parallel
+        return P99Reach(_p99_ms(s)[which], s.gpu_count, s.tensor_parallel, s.pipeline_parallel)
 
-    return reach(0), reach(1)
+    return LowestP99(ttft_p99_ms=reach(0), tpot_p99_ms=reach(1))
 
 
 def _p99_ms(solved: Solution) -> tuple[float, float]:
     return p99_latencies_ms(solved.point, solved.efficiency)
 
 
-def _preference(solved: Solution) -> tuple[bool, float, float, float]:
-    """Which of a tier's layouts serves: one within the limits before one over them, then the most tok/s per GPU
-    (to 6 significant digits), then the lowest p99 TPOT and TTFT: at a request rate every layout that keeps up
-    serves the same tokens, and the first enumerated (the most pipeline stages) would win on a tie. The first
-    element is whether it is within the limits."""
+class LayoutPreference(NamedTuple):
+    """How a tier's layouts compare, the greater serving: one within the limits before one over them, then the most
+    tok/s per GPU (to 6 significant digits), then the lowest p99 TPOT and TTFT (negated, so lower is greater): at a
+    request rate every layout that keeps up serves the same tokens, and the first enumerated (the most pipeline
+    stages) would win on a tie."""
+
+    within_limits: bool
+    output_tokens_per_s_per_gpu: float
+    negated_tpot_p99_ms: float
+    negated_ttft_p99_ms: float
+
+
+def _preference(solved: Solution) -> LayoutPreference:
     ttft_p99, tpot_p99 = _p99_ms(solved)
-    per_gpu = float(f"{solved.output_tokens_per_s_per_gpu:.6g}")
-    return not over_limits(solved.workload, ttft_p99, tpot_p99), per_gpu, -tpot_p99, -ttft_p99
+    return LayoutPreference(
+        within_limits=not over_limits(solved.workload, ttft_p99, tpot_p99),
+        output_tokens_per_s_per_gpu=float(f"{solved.output_tokens_per_s_per_gpu:.6g}"),
+        negated_tpot_p99_ms=-tpot_p99,
+        negated_ttft_p99_ms=-ttft_p99,
+    )
 
 
 def why_not(

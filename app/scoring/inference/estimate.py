@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
@@ -76,8 +77,25 @@ class InferenceEstimate:
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
     over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
     # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
-    # (configurations.best_on_machine), each as (ms, GPUs, tensor parallel, pipeline parallel)
-    lowest_p99: tuple[tuple[float, int, int, int], tuple[float, int, int, int]] | None = None
+    # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
+    lowest_p99: LowestP99 | None = None
+
+
+class P99Reach(NamedTuple):
+    """The lowest p99 latency a machine's layouts reach at a load, and the layout reaching it (ordered: lowest
+    first, then the fewest GPUs)."""
+
+    p99_ms: float
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+
+
+class LowestP99(NamedTuple):
+    """Where a machine serves a load only over the latency limits: the lowest p99 TTFT and TPOT it reaches."""
+
+    ttft_p99_ms: P99Reach
+    tpot_p99_ms: P99Reach
 
 
 def _infeasible(

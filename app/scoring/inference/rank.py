@@ -13,12 +13,11 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from itertools import islice
 from typing import NamedTuple
 
-from app.scoring.explain import Band, Term, is_close_call, win_is_contested
+from app.scoring.explain import Band, Term, close_calls
 from app.scoring.inference.configurations import best_on_machine
-from app.scoring.inference.estimate import InferenceEstimate
+from app.scoring.inference.estimate import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.machines import Machine, nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
@@ -43,6 +42,7 @@ from app.scoring.price_terms import (
     min_term_hours,
     usd_per_million_tokens,
 )
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -387,6 +387,23 @@ def estimate_key(est: InferenceEstimate) -> tuple[object, ...]:
     )
 
 
+class PricedRow(NamedTuple):
+    """A feasible offer's place in a ranking tier, compared field by field: cheapest first, then by GPU id,
+    provider id and offer order."""
+
+    cost_usd: float  # the ranked metric, in its unit (RANK_UNITS of rank_by)
+    gpu_id: str
+    provider_id: str
+    offer_index: int  # into snapshot_offers
+
+
+class LeaderRow(NamedTuple):
+    """A configuration's best row as leaders() orders them: rows meeting the latency limits first, then by row."""
+
+    over_limits: bool
+    row: PricedRow
+
+
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
     (GPU, provider, price terms, configuration); rows over a latency limit at a live-traffic load after every row
@@ -411,25 +428,24 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     tiers = [_priced_order(offers, slot_of, slots, by_slot, runs, rank_by, tier) for tier in (within, over)]
     order = Chained(*tiers)
     infeasible = _infeasible_order(offers, slot_of, by_slot, runs)
-    winner = _band(order[0][0], by_slot[slot_of[order[0][3]]], offers[order[0][3]]) if order else None
+    top = order[0] if order else None  # the winning row
     keys = [estimate_key(p.est) for p in by_slot]
-    winner_key = keys[slot_of[order[0][3]]] if order else None
     winner_over = not tiers[0]  # a row over the limits is no rival to a winner that meets them, nor one to it
-    runners_up = (
-        (cost, _band(cost, by_slot[slot_of[i]], offers[i]))
-        for cost, _, _, i in islice(tiers[winner_over], 1, None)
-        if keys[slot_of[i]] != winner_key
-    )
-    lowest = min((p.lowest_band_ratio for p in by_slot if p.est.feasible), default=1.0)
-    contested = win_is_contested(winner, runners_up, lowest)
 
-    def priced(row: tuple[float, str, str, int], first: bool) -> InferenceOption:
-        cost, _, _, index = row
+    def row_band(row: PricedRow) -> Band:
+        return _band(row.cost_usd, by_slot[slot_of[row.offer_index]], offers[row.offer_index])
+
+    lowest = min((p.lowest_band_ratio for p in by_slot if p.est.feasible), default=1.0)
+    calls = close_calls(
+        tiers[winner_over], lambda row: row.cost_usd, row_band, lambda row: keys[slot_of[row.offer_index]], lowest
+    )
+
+    def priced(row: PricedRow, first: bool) -> InferenceOption:
+        index = row.offer_index
         slot = slot_of[index]
         p = by_slot[slot]
         rival = bool(p.est.over_limits) == winner_over
-        band = _band(cost, p, offers[index])
-        close = contested if first else rival and is_close_call(band, winner, keys[slot] == winner_key)
+        close = calls.flag(_band(row.cost_usd, p, offers[index]), keys[slot], first, rival)
         return _feasible_option(offers[index], p, rank_by, close)
 
     def build(position: int) -> InferenceOption:
@@ -439,14 +455,15 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         return priced(order[position], position == 0)
 
     def sort_value(position: int, name: str) -> object:
-        cost, _, _, index = order[position]
+        row = order[position]
+        index = row.offer_index
         p = by_slot[slot_of[index]]
         if name in _ESTIMATE_FIELDS:
             return getattr(p.est, name)
         if name in ROW_OFFER_FIELDS:
             return getattr(offers[index], name)
         if name == RANK_METRIC_FIELDS[rank_by]:
-            return cost
+            return row.cost_usd
         if name == "replicas":
             return p.replicas
         if name == "job_hours":
@@ -455,32 +472,31 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
 
     def leaders() -> list[InferenceOption]:
         """A slot's cheapest offer is its best row, so each configuration's best row is its slots' best."""
-        best: dict[tuple[str, int], tuple[bool, tuple[float, str, str, int]]] = {}
+        best: dict[tuple[str, int], LeaderRow] = {}
         for slot, p in enumerate(by_slot):
             if p.est.feasible:
                 row = next(
                     _cost_run(offers, _billed_run(offers, runs.by_price[slot], p)[:1], p, rank_by, slots[slot][0])
                 )
                 configuration = (slots[slot][0], p.est.gpu_count)
-                tiered_row = (bool(p.est.over_limits), row)
-                if configuration not in best or tiered_row < best[configuration]:
-                    best[configuration] = tiered_row
-        first = order[0] if order else None
-        tiered = [row for _, row in sorted(best.values())]
-        return [priced(row, row == first) for row in tiered]
+                leader = LeaderRow(bool(p.est.over_limits), row)
+                if configuration not in best or leader < best[configuration]:
+                    best[configuration] = leader
+        return [priced(leader.row, leader.row == top) for leader in sorted(best.values())]
 
     # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
     slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
     feasible_count = len(order)
 
     def row_key(position: int) -> RowKey:
-        index = order[position][3] if position < feasible_count else infeasible[position - feasible_count]
+        index = order[position].offer_index if position < feasible_count else infeasible[position - feasible_count]
         return slot_keys[slot_of[index]]
 
     def row_keys(positions: range) -> list[RowKey]:
         head = range(positions.start, min(positions.stop, feasible_count))
         tail = range(max(positions.start, feasible_count) - feasible_count, positions.stop - feasible_count)
-        return [slot_keys[slot_of[order[p][3]]] for p in head] + [slot_keys[slot_of[infeasible[p]]] for p in tail]
+        feasible_keys = [slot_keys[slot_of[order[p].offer_index]] for p in head]
+        return feasible_keys + [slot_keys[slot_of[infeasible[p]]] for p in tail]
 
     total = len(order) + len(infeasible)
     return InferenceRanking(
@@ -506,11 +522,13 @@ class SlotRuns(NamedTuple):
     sellers: list[frozenset[tuple[str, str]]]
 
 
+SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
+
+
 def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns:
     """SlotRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
-    key = ("slot_runs", filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> SlotRuns:
         offers = snapshot_offers(snapshot, filters)
         slot_of, slots = offer_slots(snapshot, filters)
         in_order: list[list[int]] = [[] for _ in slots]
@@ -520,8 +538,9 @@ def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns
             sorted(run, key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i)) for run in in_order
         ]
         sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
-        found = snapshot.memo[key] = SlotRuns(by_price, in_order, sellers)
-    return found  # type: ignore[return-value]
+        return SlotRuns(by_price, in_order, sellers)
+
+    return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
 
 
 def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:
@@ -536,11 +555,11 @@ def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tu
 
 def _cost_run(
     offers: list[Offer], members: list[int], p: ConfigurationPricing, rank_by: str, gpu_id: str
-) -> Iterator[tuple[float, str, str, int]]:
+) -> Iterator[PricedRow]:
     factor = p.factor(rank_by)
     if p.job_hours:
-        return ((p.billed_price(offers[i]) * factor, gpu_id, offers[i].provider_id, i) for i in members)
-    return ((offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
+        return (PricedRow(p.billed_price(offers[i]) * factor, gpu_id, offers[i].provider_id, i) for i in members)
+    return (PricedRow(offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
 
 
 def _billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
@@ -559,8 +578,8 @@ def _priced_order(
     runs: SlotRuns,
     rank_by: str,
     feasible: list[int],
-) -> MergedOrder[tuple[float, str, str, int]]:
-    """(cost, GPU id, provider id, offer index) of the offers of the `feasible` slots, cheapest first, the cheapest
+) -> MergedOrder[PricedRow]:
+    """PricedRows of the offers of the `feasible` slots, cheapest first, the cheapest
     offer per (GPU, provider, price type, configuration) only: one provider's bigger instances add no row for the
     same layout. A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
     layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
@@ -572,9 +591,9 @@ def _priced_order(
         for s in feasible
     ]
 
-    def same(row: tuple[float, str, str, int]) -> tuple:
-        offer = offers[row[3]]
-        return (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[row[3]]])
+    def same(row: PricedRow) -> tuple:
+        offer = offers[row.offer_index]
+        return (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[row.offer_index]])
 
     return MergedOrder(cost_runs, _distinct_sellers(groups, runs.sellers), same)
 
@@ -604,17 +623,19 @@ def _lowest_p99(estimates: list[InferenceEstimate]) -> dict[str, dict[str, objec
     it is ranked with: best_on_machine), with the GPU and layout that reach it: what limits this load can meet at
     all, when no configuration meets the workload's."""
     lowest: dict[str, dict[str, object]] = {}
-    for which, name in enumerate(("ttft_p99_ms", "tpot_p99_ms")):
-        reached = [(e.lowest_p99[which], e.gpu_id) for e in estimates if e.lowest_p99 is not None]
+    for name in LowestP99._fields:  # ttft_p99_ms, tpot_p99_ms
+        reached: list[tuple[P99Reach, str]] = [
+            (getattr(e.lowest_p99, name), e.gpu_id) for e in estimates if e.lowest_p99 is not None
+        ]
         if not reached:
             continue
-        (value, count, tp, pp), gpu_id = min(reached)
+        reach, gpu_id = min(reached)  # the lowest latency, then the fewest GPUs, then the GPU id
         lowest[name] = {
-            "value": value,
+            "value": reach.p99_ms,
             "gpu_id": gpu_id,
-            "gpu_count": count,
-            "tensor_parallel": tp,
-            "pipeline_parallel": pp,
+            "gpu_count": reach.gpu_count,
+            "tensor_parallel": reach.tensor_parallel,
+            "pipeline_parallel": reach.pipeline_parallel,
         }
     return lowest
 

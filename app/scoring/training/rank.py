@@ -10,17 +10,14 @@ by their billed total (minimum terms, spot interruptions), the rest after them. 
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
-from itertools import islice
 from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
-from app.scoring.explain import Band, Term, is_close_call, win_is_contested
+from app.scoring.explain import Band, Term, close_calls
 from app.scoring.machines import (
     Machine,
     job_gpu_limit,
@@ -43,6 +40,7 @@ from app.scoring.offers import (
     with_assumption,
 )
 from app.scoring.price_terms import INTERRUPTIBLE, billed_band_ratios, billed_use_hours, billing_unit_hours
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
@@ -50,6 +48,14 @@ from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop,
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, unrented_estimate
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
+from app.scoring.training.ranked_rows import (
+    LateRow,
+    OnTimeRow,
+    UnfitRow,
+    late_rows,
+    on_time_count,
+    on_time_rows,
+)
 from app.scoring.training.run_explain import billing_note, run_terms_explained
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
@@ -399,43 +405,46 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     runs = price_runs(snapshot, w)
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
     ratios: list[tuple[float, float]] = []  # per price group: its billed total's band as ratios to the total
-    leading: dict[tuple[str, int], tuple[float, str, str, int]] = {}  # (GPU, count) -> its best on-time row
-    on_runs, late_runs, n_on, n_late = [], [], 0, 0
-    for (slot, price_type, seller, min_term), members in zip(runs.groups, runs.members, strict=True):
+    leading: dict[tuple[str, int], OnTimeRow] = {}  # (GPU, count) -> its best on-time row
+    on_runs: list[Iterator[OnTimeRow]] = []
+    late_runs: list[Iterator[LateRow]] = []
+    n_on, n_late = 0, 0
+    for group, members in zip(runs.groups, runs.members, strict=True):
+        slot = group.slot
         s = shared[slot]
         if s is None:
             terms.append(None)
             ratios.append((1.0, 1.0))
             continue
-        t = run_terms(price_type, seller, min_term, s.nodes, s.work_hours, w)
+        t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w)
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
         ratios.append(billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours))
-        on = _on_time_count(offers, members, t, s.est.gpu_count, w)
+        on = on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
-            on_runs.append(_priced_run(offers, members[:on], t, s.est.gpu_count))
-            best = next(_priced_run(offers, members[:1], t, s.est.gpu_count))
+            on_runs.append(on_time_rows(offers, members[:on], t, s.est.gpu_count))
+            best = next(on_time_rows(offers, members[:1], t, s.est.gpu_count))
             configuration = (machines[slot][0], s.est.gpu_count)
             if configuration not in leading or best < leading[configuration]:
                 leading[configuration] = best
         if on < len(members):
-            late_runs.append(_late_run(offers, members[on:], t, s.est.gpu_count, w))
+            late_runs.append(late_rows(offers, members[on:], t, s.est.gpu_count, w))
         n_on, n_late = n_on + on, n_late + len(members) - on
     unfit_runs = [
-        ((offers[i].gpu_id, offers[i].provider_id, i) for i in members)
+        (UnfitRow(offers[i].gpu_id, offers[i].provider_id, i) for i in members)
         for slot, members in enumerate(runs.by_slot)
         if shared[slot] is None
     ]
-    on_time = MergedOrder(on_runs, n_on)  # (total USD, GPU id, provider id, offer index), cheapest first
-    late = MergedOrder(late_runs, n_late)  # (hours past the deadline, total USD, GPU id, provider id, offer index)
-    unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)  # (GPU id, provider id, offer index)
+    on_time = MergedOrder(on_runs, n_on)  # cheapest first
+    late = MergedOrder(late_runs, n_late)  # nearest the deadline first
+    unfit = MergedOrder(unfit_runs, len(offers) - n_on - n_late)
     meeting: tuple[int, Offer] | None = None  # nothing on time, Max GPUs binds: a count that finishes in time
-    if not n_on and n_late and late[0][0] > 0:
-        index = late[0][4]
+    if not n_on and n_late and late[0].hours_past_deadline > 0:
+        index = late[0].offer_index
         nearest, s = searches[slots[index]], shared[slots[index]]
         assert s is not None
-        meeting = _wider_run(offers, slots, searches, (row[4] for row in late))
+        meeting = _wider_run(offers, slots, searches, (row.offer_index for row in late))
         notes.append(
             nothing_on_time_note(offers[index], s.est.gpu_count, s.work_hours, nearest.cap, nearest.limit_reason, w)
             + (
@@ -448,10 +457,10 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
 
     def index_at(position: int) -> int:
         if position < n_on:
-            return on_time[position][3]
+            return on_time[position].offer_index
         if position < n_on + n_late:
-            return late[position - n_on][4]
-        return unfit[position - n_on - n_late][2]
+            return late[position - n_on].offer_index
+        return unfit[position - n_on - n_late].offer_index
 
     def cost_of(index: int) -> RunCost | None:
         s, t = shared[slots[index]], terms[runs.group_of[index]]
@@ -463,12 +472,16 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         low, high = ratios[runs.group_of[index]]
         return Band(usd * low, usd * high)
 
-    winner = band_of(on_time[0][0], on_time[0][3]) if n_on else None
+    top = on_time[0] if n_on else None  # the winning row
     keys = {slot: estimate_key(s.est) for slot, s in shared.items() if s is not None}
-    winner_key = keys[slots[on_time[0][3]]] if n_on else None
-    runners_up = ((usd, band_of(usd, i)) for usd, _, _, i in islice(on_time, 1, None) if keys[slots[i]] != winner_key)
     lowest = min((low for (low, _), t in zip(ratios, terms, strict=True) if t is not None), default=1.0)
-    contested = win_is_contested(winner, runners_up, lowest)
+    calls = close_calls(
+        on_time,
+        lambda row: row.total_usd,
+        lambda row: band_of(row.total_usd, row.offer_index),
+        lambda row: keys[slots[row.offer_index]],
+        lowest,
+    )
 
     def option_of(index: int, first: bool) -> TrainingOption:
         offer, slot = offers[index], slots[index]
@@ -476,9 +489,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if s is None or cost is None:
             return _unfit_option(offer, estimates[slot], machines[slot][1])
         band = band_of(cost.total_usd, index)
-        close = False
-        if cost.on_time:
-            close = contested if first else is_close_call(band, winner, keys[slot] == winner_key)
+        close = calls.flag(band, keys[slot], first, rival=cost.on_time)  # a late run is no rival to an on-time one
         t = terms[runs.group_of[index]]
         assert t is not None
         return _priced_option(offer, s, cost, t, close, band, w)
@@ -501,8 +512,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         return getattr(build(position), name)
 
     def leaders() -> list[TrainingOption]:
-        first = on_time[0][3] if n_on else -1
-        return [option_of(row[3], row[3] == first) for row in sorted(leading.values())]
+        return [option_of(row.offer_index, row == top) for row in sorted(leading.values())]
 
     def row_key(position: int) -> RowKey:
         index = index_at(position)
@@ -552,75 +562,54 @@ def _wider_run(
     return found
 
 
+class PriceGroup(NamedTuple):
+    """What the offers of one price group share: their machine and the terms that bill their runs."""
+
+    slot: int  # the (GPU, machine) slot
+    price_type: str
+    seller: str  # the provider where spot rates and billing units are its own; else ""
+    min_term_hours: float | None
+
+
 class PriceRuns(NamedTuple):
     """The matching offers in price groups: same machine and same price terms, so their run costs differ
     only by the price and rank in price order. Depends on the catalog and the filters only."""
 
     group_of: list[int]  # per offer, its group
-    # (slot, price type, seller for spot rates and billing units, minimum term)
-    groups: list[tuple[int, str, str, float | None]]
+    groups: list[PriceGroup]
     members: list[list[int]]  # per group, its offers by (price, provider id, offer order)
     by_slot: list[list[int]]  # per slot, its offers by (provider id, offer order)
 
 
+PRICE_RUNS: MemoKind[PriceRuns] = MemoKind("price_runs")  # price_runs per filter key
+
+
 def price_runs(snapshot: CatalogSnapshot, filters: TrainingWorkload) -> PriceRuns:
     """PriceRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
-    key = ("price_runs", filter_key(filters))
-    found = snapshot.memo.get(key)
-    if found is None:
+
+    def build() -> PriceRuns:
         offers = snapshot_offers(snapshot, filters)
         slot_of, machines = offer_slots(snapshot, filters)
-        numbers: dict[tuple[int, str, str, float | None], int] = {}
+        numbers: dict[PriceGroup, int] = {}
         group_of = []
         for offer, slot in zip(offers, slot_of, strict=True):
             # spot rates and billing units are per provider: their offers group apart
             per_provider = offer.price_type in INTERRUPTIBLE or billing_unit_hours(offer.price_type, offer.provider_id)
             seller = offer.provider_id if per_provider else ""
-            group_of.append(numbers.setdefault((slot, offer.price_type, seller, offer.min_term_hours), len(numbers)))
+            group = PriceGroup(slot, offer.price_type, seller, offer.min_term_hours)
+            group_of.append(numbers.setdefault(group, len(numbers)))
         members: list[list[int]] = [[] for _ in numbers]
         by_slot: list[list[int]] = [[] for _ in machines]
-        for index, (group, slot) in enumerate(zip(group_of, slot_of, strict=True)):
-            members[group].append(index)
+        for index, (number, slot) in enumerate(zip(group_of, slot_of, strict=True)):
+            members[number].append(index)
             by_slot[slot].append(index)
         for run in members:
             run.sort(key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
         for run in by_slot:
             run.sort(key=lambda i: (offers[i].provider_id, i))
-        found = snapshot.memo[key] = PriceRuns(group_of, list(numbers), members, by_slot)
-    return found  # type: ignore[return-value]
+        return PriceRuns(group_of, list(numbers), members, by_slot)
 
-
-def _on_time_count(offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload) -> int:
-    """How many of a price group's offers (cheapest first) finish in time and within the budget: a prefix."""
-    if t.reason:
-        return 0
-    if w.budget_usd is None:
-        return len(members)
-    budget = w.budget_usd
-    return bisect_right(members, budget, key=lambda i: run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour))
-
-
-def _priced_run(
-    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int
-) -> Iterator[tuple[float, str, str, int]]:
-    """(total USD, GPU id, provider id, offer index) of a price group's offers, cheapest first, as read."""
-    return (
-        (run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
-        for i in members
-    )
-
-
-def _late_run(
-    offers: list[Offer], members: list[int], t: RunTerms, gpu_count: int, w: TrainingWorkload
-) -> Iterator[tuple[float, float, str, str, int]]:
-    """A price group's offers that miss the deadline or the budget, nearest the deadline first: (hours past it,
-    total USD, GPU id, provider id, offer index). A run 8 days into a 7-day deadline comes before a cheaper one of
-    69 days; runs on time but over the budget (0 hours past) come first, cheapest first."""
-    past = math.inf if t.wasteful else max(t.wall_hours - w.max_days * 24, 0.0)
-    return (
-        (past, run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i)
-        for i in members
-    )
+    return snapshot.memo.get(PRICE_RUNS, filter_key(filters), build)
 
 
 def _priced_option(

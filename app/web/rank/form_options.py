@@ -6,6 +6,7 @@ from collections.abc import Collection
 from typing import Any, get_args
 
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
+from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import (
     AttentionParallel,
@@ -77,6 +78,7 @@ def convenience_targets_blank(state: dict[str, Any], prefix: str = "", typed: Co
 
 # An inference form's weight precision left unset: the model's release precision, which the blank choice names.
 UNSET_WEIGHTS = ""
+FORM_LISTS: MemoKind[dict[str, Any]] = MemoKind("form_lists")  # catalog_lists, once per snapshot
 RELEASE_CHOICE = {
     "fp8": "the release's (FP8)",
     "mxfp4": "the release's (MXFP4, as int4 W4A16)",
@@ -100,10 +102,10 @@ def weights_as_given(values: dict[str, Any], given: Collection[str]) -> dict[str
 def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     """Every workload form's catalog choices, the offer filters' under `filter_choices`; they depend on the snapshot
     only, so they are worked out once per snapshot."""
-    found = snapshot.memo.get("form_lists")
-    if found is None:
+
+    def build() -> dict[str, Any]:
         models = sorted(snapshot.models.values(), key=lambda m: m.name.lower())
-        found = snapshot.memo["form_lists"] = {
+        return {
             "model_choices": models,
             "filter_choices": filter_choices(snapshot),
             # a settings box opens where one differs
@@ -112,7 +114,9 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
             "field_defaults": CONVENIENCE_TARGETS,
             **CHOICES,
         }
-    return dict(found)  # type: ignore[call-overload]
+
+    lists = snapshot.memo.get(FORM_LISTS, (), build)
+    return dict(lists)  # a copy: the memo's own dict is never handed out
 
 
 def workload_form_values(workload: InferenceWorkload | TrainingWorkload, exclude_none: bool = True) -> dict[str, Any]:
