@@ -253,6 +253,14 @@ class InferenceWorkload(_WorkloadBase):
     output_len: int = Field(400, ge=1, le=200_000, description="mean generated tokens")
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit")
+    prompt_p99_over_mean: float | None = Field(
+        None,
+        ge=1.0,
+        le=20.0,
+        description="the p99 prompt's length over the mean prompt's: how much longer a p99 first token's own prefill "
+        "runs (1 = every prompt the same length); unset: the fitted p99_prefill_over_mean, the spread of the public "
+        "benchmarks' prompts (/methodology)",
+    )
     engine: Engine = "vllm"
     max_num_seqs: int | None = Field(
         None,
@@ -484,6 +492,10 @@ class InferenceWorkload(_WorkloadBase):
         if self.rank_by != "auto":
             return self.rank_by
         return "fleet" if self.peak_requests_per_s or self.peak_concurrency else "output_tokens"
+
+    def prefill_p99_over_mean(self, fitted: float) -> float:
+        """The p99 first token's own prefill over the mean's: the question's prompt spread, else the fitted one."""
+        return self.prompt_p99_over_mean if self.prompt_p99_over_mean is not None else fitted
 
     @property
     def kv_dtype_effective(self) -> str:

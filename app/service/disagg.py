@@ -24,7 +24,7 @@ from app.service.rank import mean_latencies, plain, weights_body
 
 NOTES = (
     "Both layouts are held to the limits the ranking uses: the p99 TTFT under load within the p99 TTFT limit, each "
-    f"part at its own p99 (the prompt's prefill × {DEFAULT_EFFICIENCY.p99_prefill_over_mean:g}, the queue's p99 wait), "
+    "part at its own p99 (the prompt's prefill × the prompt spread, p99 over mean prompt; the queue's p99 wait), "
     "and the mean step within "
     f"{DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the p99 TPOT limit (the share the ranking's TPOT check allows).",
     "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node or one "

@@ -60,6 +60,7 @@ FIELD_LABELS = {
     "max_gpus": "Max GPUs",
     "max_num_batched_tokens": "Engine step budget",
     "max_num_seqs": "Engine batch cap",
+    "prompt_p99_over_mean": "Prompt spread",
     "method": "Method",
     "min_replicas": "Minimum replicas",
     "mix": "Length distribution",

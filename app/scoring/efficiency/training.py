@@ -42,9 +42,9 @@ class TrainingEfficiency:
     # 16-bit MFU base per GPU family (FP8 runs: × fp8_speedup × 16-bit/FP8 peak, see step_time.low_precision_factor).
     mfu_ampere_16: float = 0.5909  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.572  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
-    mfu_blackwell_16: float = 0.5088  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
-    mfu_cdna_16: float = 0.3277  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
-    mfu_cdna4_16: float = 0.3486  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
+    mfu_blackwell_16: float = 0.5103  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
+    mfu_cdna_16: float = 0.3267  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
+    mfu_cdna4_16: float = 0.3465  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
     # NVIDIA GDDR cards of Ampere and later (A10, RTX A6000, RTX 3090/4090/5090, L4, L40S, RTX PRO 6000:
     # step_time.GDDR_FAMILY_ARCHITECTURES), one 16-bit MFU base apart from the HBM parts of their generation.
@@ -53,7 +53,7 @@ class TrainingEfficiency:
     mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
-    fp8_speedup_torchao: float = 1.1899  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
+    fp8_speedup_torchao: float = 1.1935  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
     # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
     # NVIDIA's NVFP4 pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4",
@@ -62,15 +62,15 @@ class TrainingEfficiency:
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
-    fw_torchtitan_16: float = 0.9172  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
+    fw_torchtitan_16: float = 0.92  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
     fw_pytorch: float = 1.1  # fitted (at its bound); MLPerf non-NVIDIA PyTorch submissions, torchtune compiled rows
-    fw_hf: float = 0.7471  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
+    fw_hf: float = 0.7494  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
     fw_auto: float = 0.90  # assumption: a tuned open stack between HF and Megatron-class
     # Small-matmul saturation: factor = 1 / (1 + (half_hidden / hidden) ** exponent).
-    width_half_hidden: float = 190.6646  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
+    width_half_hidden: float = 191.9935  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
     width_exponent: float = 1.0  # derived: memory-bound ops ∝ hidden, GEMMs ∝ hidden² per token (width_factor)
     # Attention score/AV matmuls (causal: half the 12·L·h·s model FLOPs) run at this fraction of the GEMM efficiency.
-    attn_efficiency: float = 0.573  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
+    attn_efficiency: float = 0.5695  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
     # The same on Hopper/Blackwell with the Hopper-native kernels most stacks run by default today (cuDNN /
     # TransformerEngine fused attention; step_time.FLASH_ATTENTION_2_STACKS names the exception); fitted (at its
     # bound until the 2026-12-05 FSDP micro-batch refit), prior 0.7: FlashAttention-3 paper (forward ~75 %, backward
@@ -84,7 +84,7 @@ class TrainingEfficiency:
     # 0.5 / (0.72 / 0.80) = 0.56. 0.52 lies between the two readings: held there, not fitted.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
-    tp_comm_exposed: float = 0.1984  # fitted; Korthikanti/NeMo/torchtitan TP rows
+    tp_comm_exposed: float = 0.1971  # fitted; Korthikanti/NeMo/torchtitan TP rows
     # Share of compute time under which DP/FSDP gradient/parameter traffic hides.
     dp_overlap: float = 1.0  # fitted (at its bound); MLPerf strong-scaling rows
     # LoRA/QLoRA MFU factor relative to full training (k = 4 already in FLOPs).

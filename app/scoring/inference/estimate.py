@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from app.scoring.dtypes import WEIGHT_BYTES
@@ -156,6 +157,15 @@ def estimate_inference(
     return explain(solved) if isinstance(solved, Solution) else solved
 
 
+@lru_cache(maxsize=64)
+def _with_prompt_spread(efficiency: InferenceEfficiency, prefill_p99_over_mean: float) -> InferenceEfficiency:
+    """The constants with the question's prompt spread: one object per pair, so the identity-keyed memos of a
+    ranking's many solves keep hitting (steps._memoised)."""
+    if efficiency.p99_prefill_over_mean == prefill_p99_over_mean:
+        return efficiency
+    return replace(efficiency, p99_prefill_over_mean=prefill_p99_over_mean)
+
+
 def solve_inference(
     gpu: GpuSpec,
     gpu_count: int,
@@ -171,6 +181,7 @@ def solve_inference(
 
     `attention_dp` None follows the workload's attention_parallel; "auto" solves both ways where TP would copy
     the KV cache onto every rank (MLA, few KV heads) and keeps the one with more output tokens/s (TP on ties)."""
+    efficiency = _with_prompt_spread(efficiency, workload.prefill_p99_over_mean(efficiency.p99_prefill_over_mean))
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:

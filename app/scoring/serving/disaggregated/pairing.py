@@ -95,7 +95,8 @@ def _fabric_pair(p: PoolOffer, d: PoolOffer, model: ModelSpec, workload: Inferen
     gbs = fabric * min(p.instance.gpu_count, d.instance.gpu_count)
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, FABRIC_ALPHA_MS)
     assert isinstance(p.instance, PrefillInstance)
-    load = prefill_load(p.instance, workload.ttft_ms - transfer, DEFAULT_EFFICIENCY.p99_prefill_over_mean)
+    spread = workload.prefill_p99_over_mean(DEFAULT_EFFICIENCY.p99_prefill_over_mean)
+    load = prefill_load(p.instance, workload.ttft_ms - transfer, spread)
     return None if load is None else Pairing(p, d, load, "fabric", gbs, transfer)
 
 
@@ -112,7 +113,9 @@ def _node_pair(
     gbs = min(p.instance.link_gbs, d.instance.link_gbs) * min(tp_p, tp_d)
     alpha = eff.allreduce_alpha_nvlink_ms if p.instance.nvlink else eff.allreduce_alpha_pcie_ms
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, alpha)
-    load = prefill_load(p.instance, workload.ttft_ms - transfer, eff.p99_prefill_over_mean)
+    load = prefill_load(
+        p.instance, workload.ttft_ms - transfer, workload.prefill_p99_over_mean(eff.p99_prefill_over_mean)
+    )
     if load is None:
         return None
     best: Pairing | None = None

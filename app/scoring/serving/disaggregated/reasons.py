@@ -23,11 +23,14 @@ MIN_SAVING_SHARE = 0.155
 # Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
 IN_ONE_UNIT = "one node or NVLink domain"
 
-# How a prefill pool's p99 first token is read (pools.max_utilisation), as aggregated serving's (ttft_p99_ms).
-P99_RULE = (
-    f"the pass's first token × {DEFAULT_EFFICIENCY.p99_prefill_over_mean:g} (a p99 prompt is longer than the mean) + "
-    "the M/D/1 queue's p99 wait + KV transfer"
-)
+
+def p99_rule(workload: InferenceWorkload) -> str:
+    """How a prefill pool's p99 first token is read (pools.max_utilisation), as aggregated serving's (ttft_p99_ms)."""
+    spread = workload.prefill_p99_over_mean(DEFAULT_EFFICIENCY.p99_prefill_over_mean)
+    return (
+        f"the pass's first token × {spread:g} (a p99 prompt is longer than the mean) + the M/D/1 queue's p99 wait + "
+        "KV transfer"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +146,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
         f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
         f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
-        f"before its p99 first token breaks the {workload.ttft_ms:g} ms p99 limit: {P99_RULE}); "
+        f"before its p99 first token breaks the {workload.ttft_ms:g} ms p99 limit: {p99_rule(workload)}); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
@@ -156,7 +159,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
 
 def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
-    found, ratio = c.pools, DEFAULT_EFFICIENCY.p99_prefill_over_mean
+    found, ratio = c.pools, workload.prefill_p99_over_mean(DEFAULT_EFFICIENCY.p99_prefill_over_mean)
     if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
         return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
     if not found.decode_instances:
@@ -295,7 +298,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "prefill utilisation limit",
             load.utilisation,
             "",
-            f"largest ρ with {P99_RULE} ≤ TTFT limit",
+            f"largest ρ with {p99_rule(workload)} ≤ TTFT limit",
         ),
         Term(
             "prefill queue at peak",
@@ -320,7 +323,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             plan.ttft_ms,
             "ms",
             f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer (mean; the "
-            f"{workload.ttft_ms:g} ms p99 limit bounds {P99_RULE})",
+            f"{workload.ttft_ms:g} ms p99 limit bounds {p99_rule(workload)})",
         ),
         Term(
             "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
