@@ -259,8 +259,20 @@ def md1_median_wait_ms(service_ms: float, rho: float) -> float:
 
 
 def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
-    """Share of a mixed step's time spent on the prefills it carries (the M/D/1 utilisation)."""
+    """Share of a mixed step's time spent on the prefills it carries."""
     return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
+
+
+def prefill_utilisation(
+    mixed: StepParts, decode_only: StepParts, batch: float, service_ms: float, first_ms: float, output_len: float
+) -> float:
+    """The M/D/1 prefill queue's utilisation: the share of each mixed step its prompts take, at most the share of
+    time the arrivals' stand-alone prefills would take (batch x service / a request's life, Little's law). A prompt
+    riding in decode steps shares their weight read, so it holds the GPUs no longer than alone; the step average
+    can claim more where spreading a prompt over every step reads more weights than one pass (a MoE model's
+    experts: 5 prompt tokens a step touch experts the 2,000 of one pass read once), which is not queueing."""
+    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only.total_ms, output_len), 1e-9)
+    return min(prefill_share_of_step(mixed, decode_only), alone)
 
 
 def operating_point(
@@ -306,7 +318,7 @@ def operating_point(
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
     decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
-    share = prefill_share_of_step(step, decode_only)
+    share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
     ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
