@@ -11,8 +11,8 @@ import pytest
 from tests.form_submit import form_field_names, form_items
 
 FORM_PAGES = ("/?phase=inference", "/?phase=training", "/plan", "/disagg", "/mix", "/precision", "/own")
-# a word for a number or a choice, a negative count, a broken config.json, a name over 80 characters
-BAD_VALUES = ("zzz", "-1", "{", "x" * 81)
+# a word for a number or a choice, a negative count, a broken config.json, a text over its 80 or 120 characters
+BAD_VALUES = ("zzz", "-1", "{", "x" * 121)
 NO_FIELD_ERROR = {"phase"}  # any phase other than inference or training is answered by the inference form
 CUSTOM_ONLY = ("arch_", "hf_config_json")  # read only when the model is "custom"
 

@@ -109,6 +109,7 @@ class ModelSpec:
     sliding_layers: int = 0
     release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
     release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
+    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_quantization)
 
     @property
     def is_moe(self) -> bool:
