@@ -1,5 +1,5 @@
-"""`make bench`: ranking speed in-process, results-page render time, and the rank API's speed over HTTP,
-as ratios of one run.
+"""`make bench`: ranking speed in-process, what a fixed-load question's replicas note adds to its ranking,
+results-page render time, and the rank API's speed over HTTP, as ratios of one run.
 
 Writes docs/BENCH.md and prints the same table. Targets (issue 3): ranking the seeded catalog
 <= 5 ms median, 100x the offers <= 3x that, and rank-API requests/s >= 0.25 of /healthz requests/s
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.config import PROJECT_ROOT
-from benchmarks import bench_http, bench_page, bench_rank
+from benchmarks import bench_http, bench_page, bench_rank, bench_replicas
 
 RANK_TARGET_MS = 5.0
 SCALE_TARGET_RATIO = 3.0
@@ -81,6 +81,19 @@ def page_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def replicas_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| question | plain ranking, median ms | with the replicas note, median ms | ratio | note given |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['question']} | {r['plain_ms']:.2f} | {r['with_note_ms']:.2f} | {r['ratio']:.2f}x | "
+            f"{'yes' if r['note_given'] else 'no'} |"
+        )
+    return lines
+
+
 def http_table(h: dict[str, Any]) -> list[str]:
     return [
         "| endpoint | requests/s | p50 ms |",
@@ -93,7 +106,9 @@ def http_table(h: dict[str, Any]) -> list[str]:
     ]
 
 
-def report(rows: list[dict[str, Any]], pages: list[dict[str, Any]], http: dict[str, Any]) -> str:
+def report(
+    rows: list[dict[str, Any]], replicas: list[dict[str, Any]], pages: list[dict[str, Any]], http: dict[str, Any]
+) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()}"
     return "\n".join(
@@ -114,6 +129,16 @@ def report(rows: list[dict[str, Any]], pages: list[dict[str, Any]], http: dict[s
             "provider ids and slightly higher prices.",
             "",
             *rank_table(rows),
+            "",
+            f"## A fixed-load question's replicas note (median of {bench_replicas.RUNS} runs, each a new workload)",
+            "",
+            "A question whose load one replica takes whole (clients in flight, or a request rate) ranks the same load "
+            "again as a latency-bound peak, to say whether replicas sized to the limits are cheaper "
+            "(`app.service.rank.cheaper_on_replicas`): the ranking with that check, against the plain ranking of "
+            "the same question (input_len varied; seeded catalog). Llama 3.1 8B at `concurrency=512`, and at "
+            "`requests_per_s=0.5` (the open-loop question above), each at its own input lengths.",
+            "",
+            *replicas_table(replicas),
             "",
             f"## Results page render (full HTML of `/` through the app, median of {bench_page.RUNS} requests)",
             "",
@@ -143,10 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=bench_http.CONCURRENCY)
     parser.add_argument("--out", default=str(PROJECT_ROOT / "docs" / "BENCH.md"))
     args = parser.parse_args(argv)
-    rows = bench_rank.measure(_catalog_snapshot())
+    snapshot = _catalog_snapshot()
+    rows = bench_rank.measure(snapshot)
+    replicas = bench_replicas.measure(snapshot)
     pages = bench_page.measure()
     http = bench_http.measure(args.duration_s, args.concurrency)
-    text = report(rows, pages, http)
+    text = report(rows, replicas, pages, http)
     print(text)
     Path(args.out).write_text(text, encoding="utf-8")
     return 1 if http["errors"] else 0

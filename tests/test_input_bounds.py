@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 
 JSON = {"content-type": "application/json"}
-DEEP = {"a": {"b": {"c": {"d": {"e": 1}}}}}
+DEEP = {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}  # 7 levels: compressed-tensors configs need 6
 
 
 @pytest.mark.parametrize(
@@ -25,7 +27,7 @@ def test_hf_config_is_bounded(client: TestClient, config: dict, message: str) ->
 
 
 def test_pasted_config_is_bounded(client: TestClient) -> None:
-    for text in ("[" * 10_000 + "]" * 10_000, '{"a": {"b": {"c": {"d": {"e": 1}}}}}'):
+    for text in ("[" * 10_000 + "]" * 10_000, json.dumps(DEEP)):
         response = client.get("/", params={"hf_config_json": text})
         assert response.status_code == 422 and "config.json" in response.text
 

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring import hf_config_keys as keys
+from app.scoring import hf_quantization
 from app.scoring.messages import error_message
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
@@ -312,6 +313,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     schedule = _moe_schedule(config, dims.layers, experts.count)
     attention = _attention(config, dims)
     total, active = _count_params(config, dims, experts, attention, schedule)
+    quantization = hf_quantization.read_quantization(config) or hf_quantization.NONE
     return _within_architecture_bounds(
         ModelSpec(
             id=model_id,
@@ -334,5 +336,8 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             qk_rope_head_dim=attention.rope_dim,
             max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
             moe_layers=sum(schedule),
+            release_precision=quantization.release_precision,
+            release_precision_source=hf_quantization.source(quantization.words, quantization.release_precision),
+            quantization=quantization.words,
         )
     )

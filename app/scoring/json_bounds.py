@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 MAX_KEYS = 200  # a real config.json has ~30-80 keys, nested ones included
-MAX_DEPTH = 4  # rope_scaling / quantization_config nest one or two levels
+MAX_DEPTH = 6  # compressed-tensors nests quantization_config.config_groups.group_0.weights.num_bits: 6 levels
 MAX_SERIALIZED_BYTES = 64 * 1024
 MAX_STRING_CHARS = 4_096
 # JSON's interoperable integer range (RFC 8259 §6): beyond it a number means nothing to a config,

@@ -111,6 +111,7 @@ class ModelSpec:
     sliding_layers: int = 0
     release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
     release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
+    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_quantization)
     # Layers with routed experts; the others have a dense FFN of `intermediate_size` (DeepSeek-V3: 58 of 61, the
     # first 3 dense; Llama 4 Maverick: every second of 48). Not given (0) for a MoE model: every layer.
     moe_layers: int = 0

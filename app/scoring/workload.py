@@ -84,6 +84,14 @@ class ModelArchitecture(NumbersNotBooleans):
     kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
     max_context: int | None = Field(None, ge=1, le=10_000_000)
+    # The checkpoint as released, where a pasted config.json's quantization_config says (app.scoring.hf_quantization):
+    # the weight dtype ranked when the question names none, as a catalog model's release_precision.
+    release_precision: Literal["unknown", "bf16", "fp8", "mxfp4", "int4", "fp4", "int8"] = Field(
+        "unknown", description="the precision the weights are released in; unknown: BF16 assumed"
+    )
+    quantization: str = Field(
+        "", max_length=120, description="the config.json quantization_config the release precision was read from"
+    )
 
     # Checks across fields are field validators on the later field, so an error names the field to change.
     @field_validator("active_params_b")

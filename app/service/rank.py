@@ -8,6 +8,7 @@ from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from app.scoring import hf_quantization
 from app.scoring.engine_support import filter_reason
 from app.scoring.explain import shown_as_close_call
 from app.scoring.hf_config import model_spec_from_hf_config
@@ -139,6 +140,9 @@ def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
         kv_lora_rank=arch.kv_lora_rank,
         qk_rope_head_dim=arch.qk_rope_head_dim,
         max_context=arch.max_context,
+        release_precision=arch.release_precision,
+        release_precision_source=hf_quantization.source(arch.quantization, arch.release_precision),
+        quantization=arch.quantization,
     )
 
 

@@ -30,6 +30,8 @@ FIELD_LABELS = {
     "arch_num_shared_experts": "Shared experts",
     "arch_params_b": "Parameters",
     "arch_qk_rope_head_dim": "RoPE head dim",
+    "arch_quantization": "Read from",
+    "arch_release_precision": "Released in",
     "arch_vocab_size": "Vocabulary",
     "attention_parallel": "Attention split",
     "batch": "Batch",

@@ -165,3 +165,29 @@ def test_engine_internals_fold_away_on_the_rank_form(page, server_url: str) -> N
     page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&beam_width=2")
     assert box.get_attribute("open") is not None and page.locator("#f-beam_width").is_visible()
     assert folded_top < page.evaluate(TABLE_TOP) - 150  # the box holds 8 fields' height
+
+
+RESULTS = [
+    "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
+    "/?phase=training&model=llama-3.1-8b&method=lora",
+    "/?phase=inference&model=llama-3.1-8b&scenario=concurrency&concurrency=64",
+]
+FIRST_ROW_BOTTOM = "() => document.querySelector('table.ranked tbody tr').getBoundingClientRect().bottom"
+
+
+@pytest.mark.parametrize("path", RESULTS)
+def test_the_ranked_table_shows_in_the_first_screen_of_the_results(page, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """At 1366x768 the table began 750 px below the results' heading, under three charts: the answer strip's link
+    (#results-title) showed the charts and no ranked row. The charts follow the table and its pager."""
+    page.set_viewport_size(LAPTOP)
+    page.goto(f"{server_url}{path}")
+    page.locator("p.answer-strip a").click()
+    page.wait_for_function("() => Math.abs(document.querySelector('#results-title').getBoundingClientRect().top) < 2")
+    assert page.evaluate(FIRST_ROW_BOTTOM) <= LAPTOP["height"]  # the table's head and the #1 row, on screen
+    chart_top = "() => document.querySelector('.chart-grid').getBoundingClientRect().top + window.scrollY"
+    assert page.evaluate(chart_top) > page.evaluate(TABLE_TOP)
+
+
+def test_the_charts_follow_the_table_without_javascript_too(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    html = page_without_js.goto(f"{server_url}{RESULTS[0]}").text()
+    assert html.index('class="summary"') < html.index('table class="data ranked') < html.index('class="chart-grid"')

@@ -2,9 +2,11 @@
 dtype an inference question ranks when it names none.
 
 A catalog model carries it (ModelSpec.release_precision, seeded by scripts/release_precisions.py from the reference
-and the model's config.json). Otherwise it is read from quality.csv: a row whose method calls the checkpoint
-native (`native FP8 mixed-precision training`, `native: MoE weights post-trained with MXFP4`) is the release at that
-row's precision; a row whose baseline is said to be native (`baseline = native FP8`) names the release's precision.
+and the model's config.json), as does a custom model whose pasted config.json has a quantization_config
+(app.scoring.hf_quantization; one in a format not read is said so, and BF16 assumed). Otherwise it is read from
+quality.csv: a row whose method calls the checkpoint native (`native FP8 mixed-precision training`, `native: MoE
+weights post-trained with MXFP4`) is the release at that row's precision; a row whose baseline is said to be native
+(`baseline = native FP8`) names the release's precision.
 Without either, the release is assumed to be BF16, and the answer says it was assumed.
 """
 
@@ -22,10 +24,12 @@ NATIVE_BASELINE = re.compile(
     r"baseline\s*=\s*native\s+(?P<a>[a-z0-9]+)|baseline_score is the (?P<b>[a-z0-9]+) \(native\)", re.IGNORECASE
 )
 NO_BASELINE = re.compile(r"no (?:\w+ )?baseline", re.IGNORECASE)
-RELEASE_WORDS = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}  # the release precisions the precision rows show
+# The release precisions the precision rows show: the catalog's three, and the 4- and 8-bit ones a pasted config.json's
+# quantization_config may give (app.scoring.hf_quantization), each one of /precision's rows (precision.VARIANTS).
+RELEASE_WORDS = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "int4": "INT4 W4A16", "fp4": "NVFP4", "int8": "INT8"}
 # The weight dtype that runs each release: MXFP4 (MoE weights at 4.25 bits, the rest BF16) is sized and timed as 4-bit
 # weight-only, W4A16, as /precision's mxfp4 row runs it (inference/precision.py VARIANTS, dtypes.matmul_dtype).
-RELEASE_WEIGHT_DTYPE = {"bf16": "bf16", "fp8": "fp8", "mxfp4": "int4"}
+RELEASE_WEIGHT_DTYPE = {"bf16": "bf16", "fp8": "fp8", "mxfp4": "int4", "int4": "int4", "fp4": "fp4", "int8": "int8"}
 SOURCE_URL = re.compile(r"\((?P<url>https?://[^\s)]+)\)\s*$")
 
 
@@ -59,6 +63,8 @@ def release_precision(model: ModelSpec, results: Sequence[QualityResult]) -> Rel
         found = SOURCE_URL.search(model.release_precision_source)
         source = SOURCE_URL.sub("", model.release_precision_source).strip()
         return Release(model.release_precision, source, found.group("url") if found else "")
+    if model.quantization:  # a pasted config.json's quantization_config, in a form gpumatch does not read
+        return Release("bf16", f"assumed: {model.release_precision_source} is a format not read", assumed=True)
     rows = [r for r in results if r.model_id == model.id]
     for row in rows:
         if NATIVE_METHOD.search(row.method) and row.precision in RELEASE_WORDS:
@@ -74,6 +80,11 @@ def release_precision(model: ModelSpec, results: Sequence[QualityResult]) -> Rel
         "row for it",
         assumed=True,
     )
+
+
+def model_said(release: Release) -> bool:
+    """The release was assumed though the model's config.json has a quantization_config: one not read."""
+    return release.assumed and release.source.startswith("assumed: config.json")
 
 
 def stated_baseline(row: QualityResult) -> str:
@@ -115,6 +126,8 @@ class Weights:
                 f"Weights {ranked}, as asked; the model is released in {release.words} ({source}): leave weight_dtype "
                 "unset to rank the release."
             )
+        if model_said(release):
+            return f"Weights BF16, {release.source}; set weight_dtype to rank another."
         if release.assumed:
             return (
                 "Weights BF16: the catalog does not know the model's release precision, so BF16 is assumed; set "

@@ -1,0 +1,101 @@
+"""A pasted config.json's release precision, read from its `quantization_config` (pure: a dict in, words out).
+
+The formats the checkpoints on the Hub write (transformers' quantizers; llm-compressor; NVIDIA ModelOpt):
+- `quant_method: fp8` (DeepSeek-V3/R1, Qwen3-FP8: block-scaled E4M3) and `fbgemm_fp8`: FP8 weights;
+- `quant_method: mxfp4` (gpt-oss): MXFP4 MoE weights, run as 4-bit weight-only (release_precision.RELEASE_WEIGHT_DTYPE);
+- `quant_method: compressed-tensors` (llm-compressor): the weights' `num_bits` and `type` in each config group,
+  8-bit float = FP8, 4-bit float = NVFP4, 4-bit int = INT4 W4A16, 8-bit int = INT8;
+- `quant_method: modelopt` (NVIDIA's FP8/NVFP4 checkpoints): `quant_algo` FP8, NVFP4, W4A16_AWQ / W4A8_AWQ;
+- `quant_method: awq` / `gptq`: `bits` 4 = INT4 W4A16, 8 (GPTQ) = INT8.
+Anything else is named in the answer as not read; the release is then assumed BF16, as for a config without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+UNKNOWN = "unknown"
+MAX_WORDS = 120  # ModelArchitecture.quantization's bound: what the answer quotes of the config
+
+
+@dataclass(frozen=True, slots=True)
+class Quantization:
+    """What a config.json's quantization_config says: the release precision it means (or unknown), and the keys
+    read, in words ("quant_method fp8")."""
+
+    release_precision: str  # bf16 | fp8 | mxfp4 | int4 | fp4 | int8 | unknown
+    words: str
+
+
+NONE = Quantization(UNKNOWN, "")  # a config.json without a quantization_config
+
+
+def source(words: str, precision: str) -> str:
+    """Where a custom model's release precision was read, as an answer quotes it; empty when nothing says."""
+    if words:
+        return f"config.json quantization_config: {words}"
+    return "" if precision == UNKNOWN else "the custom model's release_precision"
+
+
+def _text(value: Any) -> str:
+    return " ".join(str(value).split())[:40] if isinstance(value, (str, int, float)) else ""
+
+
+def _bits(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _from_bits(bits: int | None, kind: str) -> str:
+    """int4/int8/fp8/fp4 from a weight width and number type ('int' or 'float')."""
+    return {(4, "int"): "int4", (8, "int"): "int8", (8, "float"): "fp8", (4, "float"): "fp4"}.get(
+        (bits or 0, kind), UNKNOWN
+    )
+
+
+def _compressed_tensors(config: dict[str, Any]) -> tuple[str, str]:
+    groups = config.get("config_groups")
+    weights = [g.get("weights") for g in groups.values() if isinstance(g, dict)] if isinstance(groups, dict) else []
+    read = {(_bits(w.get("num_bits")), _text(w.get("type"))) for w in weights if isinstance(w, dict)}
+    if len(read) != 1:  # none, or groups of different widths: which one the release is cannot be said
+        return UNKNOWN, "config_groups weights not one width and type"
+    bits, kind = read.pop()
+    return _from_bits(bits, kind), f"weights {bits}-bit {kind}"
+
+
+MODELOPT_ALGOS = {"FP8": "fp8", "NVFP4": "fp4", "W4A16_AWQ": "int4", "W4A8_AWQ": "int4", "INT4_AWQ": "int4"}
+
+
+def _modelopt(config: dict[str, Any]) -> tuple[str, str]:
+    inner = config.get("quantization")  # hf_quant_config.json nests it; config.json's copy is flat
+    algo = _text(config.get("quant_algo") or (inner.get("quant_algo") if isinstance(inner, dict) else ""))
+    return MODELOPT_ALGOS.get(algo.upper(), UNKNOWN), f"quant_algo {algo or 'not given'}"
+
+
+def _bits_method(config: dict[str, Any], widths: dict[int, str]) -> tuple[str, str]:
+    bits = _bits(config.get("bits") if "bits" in config else config.get("w_bit"))
+    return widths.get(bits or 0, UNKNOWN), f"bits {bits if bits is not None else 'not given'}"
+
+
+def read_quantization(config: dict[str, Any]) -> Quantization | None:
+    """The release precision a config.json's quantization_config gives; None when it has none."""
+    quant = config.get("quantization_config")
+    if quant is None:
+        return None
+    if not isinstance(quant, dict):
+        return Quantization(UNKNOWN, "not an object")
+    method = _text(quant.get("quant_method")).lower()
+    said = f"quant_method {method or 'not given'}"
+    if method in ("fp8", "fbgemm_fp8", "mxfp4"):
+        precision, detail = ("mxfp4" if method == "mxfp4" else "fp8"), ""
+    elif method == "compressed-tensors":
+        precision, detail = _compressed_tensors(quant)
+    elif method == "modelopt":
+        precision, detail = _modelopt(quant)
+    elif method == "awq":
+        precision, detail = _bits_method(quant, {4: "int4"})
+    elif method == "gptq":
+        precision, detail = _bits_method(quant, {4: "int4", 8: "int8"})
+    else:
+        precision, detail = UNKNOWN, ""
+    return Quantization(precision, (f"{said}, {detail}" if detail else said)[:MAX_WORDS])
