@@ -22,8 +22,6 @@ from app.scoring.inference.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFA
 from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
     CONTINUOUS_SCENARIOS,
-    RESIDUAL_STEP_MEAN,
-    TTFT_P99,
     OperatingPoint,
     closed_loop_point,
     latency_bound_point,
@@ -433,9 +431,7 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
         admission_ms = (setup.scheduler_steps - 1) / 2 * point.tpot_ms if point.batch > 1 else 0.0
         if setup.statistic == "median":
             return point.ttft_median_ms + admission_ms
-        if p99:  # the scheduler call's wait is uniform over its steps: its p99 is 0.99 / 0.5 of its mean
-            return point.ttft_p99_ms(eff.p99_prefill_over_mean) + admission_ms * TTFT_P99 / RESIDUAL_STEP_MEAN
-        return point.ttft_ms + admission_ms
+        return (point.ttft_ms + admission_ms) * (eff.p99_ttft_over_mean if p99 else 1.0)
     if setup.metric == "tpot_ms":  # a median TPOT is the mean: every running request shares the same steps
         return point.tpot_ms * (eff.p99_over_mean if p99 else 1.0)
     if setup.metric == "decode_tok_s":

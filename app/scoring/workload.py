@@ -265,9 +265,9 @@ class InferenceWorkload(_WorkloadBase):
         None,
         ge=1.0,
         le=20.0,
-        description="the p99 prompt's length over the mean prompt's: how much longer a p99 first token's own prefill "
-        "runs (1 = every prompt the same length); unset: the fitted p99_prefill_over_mean, the spread of the public "
-        "benchmarks' prompts (/methodology)",
+        description="the p99 prompt's length over the mean prompt's (1 = every prompt the same length): a p99 first "
+        "token's own prefill runs that much longer than the mean's, its waits the fitted p99 / mean ratio; unset: "
+        "the whole TTFT x the fitted p99_ttft_over_mean (/methodology)",
     )
     engine: Engine = "vllm"
     max_num_seqs: int | None = Field(
@@ -500,10 +500,6 @@ class InferenceWorkload(_WorkloadBase):
         if self.rank_by != "auto":
             return self.rank_by
         return "fleet" if self.peak_requests_per_s or self.peak_concurrency else "output_tokens"
-
-    def prefill_p99_over_mean(self, fitted: float) -> float:
-        """The p99 first token's own prefill over the mean's: the question's prompt spread, else the fitted one."""
-        return self.prompt_p99_over_mean if self.prompt_p99_over_mean is not None else fitted
 
     @property
     def kv_dtype_effective(self) -> str:

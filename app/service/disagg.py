@@ -23,9 +23,8 @@ from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query
 from app.service.rank import mean_latencies, plain, weights_body
 
 NOTES = (
-    "Both layouts are held to the limits the ranking uses: the p99 TTFT under load within the p99 TTFT limit, each "
-    "part at its own p99 (the prompt's prefill × the prompt spread, p99 over mean prompt; the queue's p99 wait), "
-    "and the mean step within "
+    "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
+    f"÷ {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g}, and the mean step within "
     f"{DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the p99 TPOT limit (the share the ranking's TPOT check allows).",
     "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node or one "
     "NVLink domain (a rack of nodes, as GB200 NVL72) that holds both roles; each instance runs inside one node or "

@@ -37,8 +37,6 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
     "inference/operating_points.py:MIN_RUNNING_BATCH": "solver bound",
     "inference/operating_points.py:BATCH_RTOL": "solver tolerance",
-    "inference/operating_points.py:TTFT_P99": "definition: the latency limits are p99s",
-    "inference/operating_points.py:RESIDUAL_STEP_MEAN": "arithmetic: a uniform residual's mean is half the step",
     "inference/estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
     "inference/estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
     "training/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",

@@ -196,7 +196,7 @@ def test_each_statistic_is_scored_against_its_own_prediction():
     assert point is not None and point.prefill_utilisation > 0.5
     assert predict_setup(median) == pytest.approx(point.ttft_median_ms)
     assert predict_setup(median) < predict_setup(mean) < predict_setup(p99)
-    assert predict_setup(p99) == pytest.approx(point.ttft_p99_ms(DEFAULT_EFFICIENCY.p99_prefill_over_mean))
+    assert predict_setup(p99) == pytest.approx(predict_setup(mean) * DEFAULT_EFFICIENCY.p99_ttft_over_mean)
     tpot = replace(median, metric="tpot_ms")
     assert predict_setup(tpot) == predict_setup(replace(tpot, statistic="mean"))
     assert case_setup({**row, "statistic": "value"}, GPUS, MODELS).statistic == "mean"

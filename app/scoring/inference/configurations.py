@@ -143,7 +143,7 @@ def _lowest_p99(served: list[Solution]) -> LowestP99:
 
 
 def _p99_ms(solved: Solution) -> tuple[float, float]:
-    return p99_latencies_ms(solved.point, solved.efficiency)
+    return p99_latencies_ms(solved.point, solved.efficiency, solved.workload.prompt_p99_over_mean)
 
 
 class LayoutPreference(NamedTuple):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import NamedTuple
 
 from app.scoring.dtypes import WEIGHT_BYTES
@@ -157,15 +156,6 @@ def estimate_inference(
     return explain(solved) if isinstance(solved, Solution) else solved
 
 
-@lru_cache(maxsize=64)
-def _with_prompt_spread(efficiency: InferenceEfficiency, prefill_p99_over_mean: float) -> InferenceEfficiency:
-    """The constants with the question's prompt spread: one object per pair, so the identity-keyed memos of a
-    ranking's many solves keep hitting (steps._memoised)."""
-    if efficiency.p99_prefill_over_mean == prefill_p99_over_mean:
-        return efficiency
-    return replace(efficiency, p99_prefill_over_mean=prefill_p99_over_mean)
-
-
 def solve_inference(
     gpu: GpuSpec,
     gpu_count: int,
@@ -181,7 +171,6 @@ def solve_inference(
 
     `attention_dp` None follows the workload's attention_parallel; "auto" solves both ways where TP would copy
     the KV cache onto every rank (MLA, few KV heads) and keeps the one with more output tokens/s (TP on ties)."""
-    efficiency = _with_prompt_spread(efficiency, workload.prefill_p99_over_mean(efficiency.p99_prefill_over_mean))
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:
@@ -258,10 +247,11 @@ def solve_inference(
             min(max_batch, cap),
             (workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms),
             beams,
+            workload.prompt_p99_over_mean,
         )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            ttft_p99_ms = point.ttft_p99_ms(eff.p99_prefill_over_mean)
+            ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
             return _infeasible(
                 gpu,
                 gpu_count,
@@ -424,7 +414,7 @@ def _cap_note(s: Solution) -> list[str]:
 def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
-    ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency)
+    ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency, s.workload.prompt_p99_over_mean)
     architecture = "moe" if s.model.is_moe else "dense"
     low, high, evidence = band_ratio(
         "output_tok_s_per_gpu",
@@ -469,7 +459,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point, w.input_len, w.beam_width)
+        terms=step_terms(s.ctx, s.efficiency, point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
         + _technique_terms(solved)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + ([job.term()] if job else []),

@@ -46,29 +46,19 @@ class OperatingPoint:
     first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
-    step_wait_p99_ms: float = 0.0  # the p99 of step_wait_ms: the step in flight's residual at its p99
 
     @property
     def own_prefill_ms(self) -> float:
         """The prefill the first token waits for (its own prompt; static batching's whole batch): TTFT's waits apart."""
         return self.ttft_ms - self.prefill_queue_ms - self.step_wait_ms - self.queue_ms
 
-    @property
-    def prefill_queue_p99_ms(self) -> float:
-        """The M/D/1 prefill queue's p99 wait (md1_wait_quantile_ms)."""
-        return md1_wait_quantile_ms(self.prefill.total_ms, self.prefill_utilisation, TTFT_P99)
-
-    def ttft_p99_ms(self, prefill_p99_over_mean: float) -> float:
-        """p99 TTFT, part by part: the own prefill at its p99 (prompt lengths vary: `prefill_p99_over_mean`, fitted),
-        the M/D/1 prefill queue at its exact-tail p99, the running steps' wait with the step in flight's residual
-        at its p99, and a slot wait (closed loop beyond the running batch) as it is, the same for every queued
-        request. A lone request has only the first: its p99 is its own prefill's, not a queue's."""
-        return (
-            self.own_prefill_ms * prefill_p99_over_mean
-            + self.prefill_queue_p99_ms
-            + self.step_wait_p99_ms
-            + self.queue_ms
-        )
+    def ttft_p99_ms(self, p99_over_mean: float, prompt_p99_over_mean: float | None = None) -> float:
+        """p99 TTFT: the mean x the fitted p99 / mean ratio (p99_ttft_over_mean). A question that gives its prompt
+        spread (p99 prompt / mean, 1 = one length) has its own prefill scaled by that instead, its waits by the ratio:
+        a lone request of one prompt length then has its mean as its p99."""
+        if prompt_p99_over_mean is None:
+            return self.ttft_ms * p99_over_mean
+        return self.own_prefill_ms * prompt_p99_over_mean + (self.ttft_ms - self.own_prefill_ms) * p99_over_mean
 
     @property
     def ttft_median_ms(self) -> float:
@@ -92,8 +82,6 @@ def mean_context(workload: InferenceWorkload) -> float:
 
 
 MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
-TTFT_P99 = 0.99  # the quantile a TTFT limit bounds (the workload's limits are p99s)
-RESIDUAL_STEP_MEAN = 0.5  # the mean residual of the step in flight, in steps (uniform over one step)
 # The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
 # in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
 MIN_RUNNING_BATCH = 1e-6
@@ -154,17 +142,11 @@ def loaded_ttft_ms(
     return prefill_ms + md1_wait_ms(service_ms, prefill_share) + running_steps_wait_ms(step_ms, batch, eff, engine)
 
 
-def running_steps_wait_ms(
-    step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "", quantile: float = 0.0
-) -> float:
+def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
     """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
-    alone (closed loop of one) finds none, a trickle of them a share. With a `quantile`, that quantile of the wait:
-    the step in flight's residual is uniform over a step (mean half of one), the rest fixed."""
+    alone (closed loop of one) finds none, a trickle of them a share."""
     busy = min(batch, 1.0)
-    steps = wait_steps(engine, eff)
-    if quantile:
-        steps += quantile - RESIDUAL_STEP_MEAN
-    return steps * step_ms * busy
+    return wait_steps(engine, eff) * step_ms * busy
 
 
 def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
@@ -188,56 +170,6 @@ def md1_wait_cdf(wait_services: float, rho: float) -> float:
         x = rho * (k - wait_services)
         total += x**k / math.factorial(k) * math.exp(-x)
     return (1.0 - rho) * total
-
-
-def md1_tail(rho: float) -> tuple[float, float]:
-    """The M/D/1 wait's exponential tail P(W > t) ~ C e^(-theta t), t in service times (Cramer-Lundberg for M/G/1:
-    theta the positive root of rho (e^theta - 1) = theta, C = (1 - rho) / (rho e^theta - 1) = (1 - rho) /
-    (rho + theta - 1)). Newton from the right of the root converges monotonically (the function is convex).
-    Against the exact distribution (md1_wait_cdf) its p99 is within 2 % from rho 0.1 and exact to 3 digits from 0.5."""
-    rho = min(max(rho, 1e-9), MAX_UTILISATION)
-    theta = 2.0 * math.log(1.0 / rho) + 1.0
-    for _ in range(60):
-        step = (rho * math.expm1(theta) - theta) / (rho * math.exp(theta) - 1.0)
-        theta -= step
-        if abs(step) < 1e-12 * theta:
-            break
-    return theta, (1.0 - rho) / (rho + theta - 1.0)
-
-
-def md1_wait_quantile_ms(service_ms: float, rho: float, quantile: float) -> float:
-    """A high quantile of the M/D/1 queueing delay from its exponential tail (md1_tail): none while the queue is
-    busy less often than 1 - quantile (PASTA: an arrival waits with probability rho). The exact distribution's
-    alternating sum loses every digit at the tens of service times a p99 reaches near saturation."""
-    rho = min(max(rho, 0.0), MAX_UTILISATION)
-    if service_ms <= 0 or rho <= 1.0 - quantile:
-        return 0.0
-    theta, c = md1_tail(rho)
-    return max(math.log(c / (1.0 - quantile)) / theta, 0.0) * service_ms
-
-
-def md1_max_utilisation(wait_services: float, quantile: float) -> float:
-    """The largest rho whose M/D/1 wait stays within `wait_services` service times at `quantile` (md1_tail inverted,
-    at most MAX_UTILISATION). Along the tail's decay rate theta both are explicit: rho = theta / (e^theta - 1),
-    and the quantile ln(C / (1 - quantile)) / theta falls as theta rises, so theta is bisected, no root inside."""
-    if wait_services < 0:
-        return 0.0
-
-    def wait_at(theta: float) -> float:
-        rho = theta / math.expm1(theta)
-        c = (1.0 - rho) / (rho + theta - 1.0)
-        return max(math.log(c / (1.0 - quantile)) / theta, 0.0)
-
-    busiest, _ = md1_tail(MAX_UTILISATION)
-    if wait_at(busiest) <= wait_services:
-        return MAX_UTILISATION
-    low, high = busiest, busiest
-    while wait_at(high) > wait_services:  # rho = 1 - quantile waits not at all: found within a few doublings
-        low, high = high, high * 2.0
-    for _ in range(60):
-        mid = (low + high) / 2.0
-        low, high = (mid, high) if wait_at(mid) > wait_services else (low, mid)
-    return max(high / math.expm1(high), 1.0 - quantile)  # up to 1 - quantile an arrival's p99 wait is none (PASTA)
 
 
 def md1_median_wait_ms(service_ms: float, rho: float) -> float:
@@ -336,7 +268,6 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine),
-        step_wait_p99_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine, TTFT_P99),
     )
 
 
@@ -462,6 +393,7 @@ def latency_bound_point(
     cap: int,
     workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
+    prompt_p99_over_mean: float | None = None,
 ) -> tuple[int, OperatingPoint | None]:
     """The latency-bound batch and its operating point. When even one request misses a limit the batch is 0
     and the point is batch 1's, the one that missed (None when no request fits at all).
@@ -480,7 +412,9 @@ def latency_bound_point(
         p = seen[b] = operating_point(
             ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one, first_ms
         )
-        return max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_prefill_over_mean) / ttft_limit) - 1.0
+        return (
+            max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean) / ttft_limit) - 1.0
+        )
 
     if cap < 1:
         return 0, None

@@ -141,8 +141,9 @@ def step_terms(
     point: OperatingPoint,
     input_len: float,
     beam_width: int = 1,
+    prompt_p99_over_mean: float | None = None,
 ) -> list[Term]:
-    ttft_p99, tpot_p99 = p99_latencies_ms(point, eff)
+    ttft_p99, tpot_p99 = p99_latencies_ms(point, eff, prompt_p99_over_mean)
     return [
         *decode_step_terms(ctx, eff, point.step, point.batch, beam_width),
         *_prefill_terms(ctx, eff, point, input_len),
@@ -156,7 +157,7 @@ def step_terms(
             "ms",
             _median_ttft_detail(point),
         ),
-        Term("TTFT p99", ttft_p99, "ms", _p99_ttft_detail(point, eff)),
+        Term("TTFT p99", ttft_p99, "ms", _p99_ttft_detail(point, eff, prompt_p99_over_mean)),
         Term("TPOT", point.tpot_ms, "ms", tpot_text(point.step, eff)),
         Term(
             "TPOT p99",
@@ -184,34 +185,28 @@ def _median_ttft_detail(point: OperatingPoint) -> str:
     )
 
 
-# Where the p99 / mean ratios come from (efficiency/inference.py: p99_prefill_over_mean, p99_over_mean).
+# Where the p99 / mean ratios come from (efficiency/inference.py: p99_ttft_over_mean, p99_over_mean).
 P99_SOURCE = " (p99 / mean ratio fitted on the published p99 rows: MLPerf LoadGen, InferenceX)"
 
 
-def p99_latencies_ms(point: OperatingPoint, eff: InferenceEfficiency) -> tuple[float, float]:
-    """(p99 TTFT, p99 TPOT) in ms, the latency limits bound these: TTFT part by part (OperatingPoint.ttft_p99_ms),
-    TPOT the mean times the fitted p99 / mean ratio."""
-    return point.ttft_p99_ms(eff.p99_prefill_over_mean), point.tpot_ms * eff.p99_over_mean
+def p99_latencies_ms(
+    point: OperatingPoint, eff: InferenceEfficiency, prompt_p99_over_mean: float | None = None
+) -> tuple[float, float]:
+    """(p99 TTFT, p99 TPOT) in ms, the latency limits bound these: the means times the fitted p99 / mean ratios, a
+    TTFT's own prefill times the question's prompt spread where it gives one (OperatingPoint.ttft_p99_ms)."""
+    return point.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean), point.tpot_ms * eff.p99_over_mean
 
 
-def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency) -> str:
-    """The p99 TTFT's parts, each at its own p99: the arithmetic first, then where each part comes from."""
-    ratio = eff.p99_prefill_over_mean
-    parts = [f"{figure(point.own_prefill_ms)} ms prefill x {ratio:g}"]
-    why = [f"a p99 prompt is longer than the mean{P99_SOURCE}"]
-    if point.prefill_queue_p99_ms:
-        parts.append(f"{figure(point.prefill_queue_p99_ms)} ms prefill queue at its p99")
-        why.append(f"the M/D/1 queue's exponential tail at utilisation {point.prefill_utilisation:.2f}")
-    if point.step_wait_p99_ms:
-        parts.append(f"{figure(point.step_wait_p99_ms)} ms running steps' wait at its p99")
-        why.append("the step in flight at its p99 residual")
-    if point.queue_ms:
-        parts.append(f"{figure(point.queue_ms)} ms slot wait")
+def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99_over_mean: float | None) -> str:
+    ratio = eff.p99_ttft_over_mean
+    checked = "the TTFT limit is checked against it"
+    if prompt_p99_over_mean is None:
+        return f"{figure(point.ttft_ms)} ms mean x {ratio:g};{P99_SOURCE}; {checked}"
+    waits = point.ttft_ms - point.own_prefill_ms
     return (
-        " + ".join(parts)
-        + "; each part at its own p99 ("
-        + "; ".join(why)
-        + "), whose sum bounds the whole's; the TTFT limit is checked against it"
+        f"{figure(point.own_prefill_ms)} ms prefill x {prompt_p99_over_mean:g} + {figure(waits)} ms waits x {ratio:g}; "
+        f"the question's prompt spread (p99 prompt / mean) on the request's own prefill, the fitted ratio{P99_SOURCE} "
+        f"on its waits; {checked}"
     )
 
 

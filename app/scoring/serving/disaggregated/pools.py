@@ -19,12 +19,7 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.operating_points import (
-    TTFT_P99,
-    md1_max_utilisation,
-    md1_wait_ms,
-    mean_context,
-)
+from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
 from app.scoring.inference.steps import (
     InferenceContext,
     build_context,
@@ -99,25 +94,22 @@ class DecodeInstance:
     attention_dp: int = 1  # > 1: data-parallel attention (each GPU keeps its own sequences' KV cache)
 
 
-def max_utilisation(
-    service_ms: float, budget_ms: float, latency_ms: float | None = None, prefill_p99_over_mean: float = 1.0
-) -> float:
-    """Largest rho whose p99 first token fits `budget_ms` (the TTFT limit less the KV transfer): the pass's own first
-    token at its p99 (latency x prefill_p99_over_mean: a p99 prompt is longer than the mean) + the M/D/1 wait at its
-    p99 (md1_max_utilisation). The latency is the service time unless pipeline stages make a prompt's own pass
-    longer than the instance's; each part at its own p99, as aggregated serving's TTFT limit is checked."""
-    own_ms = (service_ms if latency_ms is None else latency_ms) * prefill_p99_over_mean
-    left = (budget_ms - own_ms) / service_ms
-    if left < 0:
+def max_utilisation(service_ms: float, budget_ms: float, latency_ms: float | None = None) -> float:
+    """Largest rho with latency + M/D/1 wait <= budget: r = (budget - latency)/service = rho/(2(1-rho)) (the
+    latency is the service time unless pipeline stages make a prompt's own pass longer than the instance's)."""
+    r = (budget_ms - (service_ms if latency_ms is None else latency_ms)) / service_ms
+    if r < 0:
         return 0.0
-    return md1_max_utilisation(left, TTFT_P99)
+    return min(2 * r / (1 + 2 * r), MAX_UTILISATION)
 
 
-def prefill_load(instance: PrefillInstance, budget_ms: float, prefill_p99_over_mean: float = 1.0) -> PrefillLoad | None:
-    """The prompt batch that serves the most requests/s with its p99 first token inside `budget_ms` (None: none can)."""
+def prefill_load(instance: PrefillInstance, budget_ms: float, own_scale: float = 1.0) -> PrefillLoad | None:
+    """The prompt batch that serves the most requests/s with queue + pass inside `budget_ms` (None: none can).
+    `own_scale` weighs the pass's first token against the budget: a question's prompt spread over the fitted
+    p99 / mean ratio the budget was divided by (mean_ttft_budget_ms), 1 where it gives none."""
     best: PrefillLoad | None = None
     for p in instance.passes:
-        rho = max_utilisation(p.pass_ms, budget_ms, p.first_token_ms, prefill_p99_over_mean)
+        rho = max_utilisation(p.pass_ms, budget_ms, p.first_token_ms * own_scale)
         if rho <= 0:
             continue
         capacity = rho * p.prompts / p.pass_ms * 1e3

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
-from app.scoring.serving.disaggregated.pairing import Pairing
+from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
 from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.plans import ServingOption
@@ -22,15 +22,6 @@ from app.scoring.workload import InferenceWorkload
 MIN_SAVING_SHARE = 0.155
 # Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
 IN_ONE_UNIT = "one node or NVLink domain"
-
-
-def p99_rule(workload: InferenceWorkload) -> str:
-    """How a prefill pool's p99 first token is read (pools.max_utilisation), as aggregated serving's (ttft_p99_ms)."""
-    spread = workload.prefill_p99_over_mean(DEFAULT_EFFICIENCY.p99_prefill_over_mean)
-    return (
-        f"the pass's first token × {spread:g} (a p99 prompt is longer than the mean) + the M/D/1 queue's p99 wait + "
-        "KV transfer"
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +137,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
         f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
         f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
-        f"before its p99 first token breaks the {workload.ttft_ms:g} ms p99 limit: {p99_rule(workload)}); "
+        "before its queue breaks the "
+        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
@@ -159,7 +151,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
 
 def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
-    found, ratio = c.pools, workload.prefill_p99_over_mean(DEFAULT_EFFICIENCY.p99_prefill_over_mean)
+    found, budget = c.pools, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
     if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
         return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
     if not found.decode_instances:
@@ -171,12 +163,14 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
         f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
         f"{found.fastest_prefill_ms:,.0f} ms to prefill one {workload.input_len:,}-token prompt"
     )
-    p99_ms = found.fastest_prefill_ms * ratio
-    fastest += f", {p99_ms:,.0f} ms at its p99 (× {ratio:g}: a p99 prompt is longer than the mean)"
-    limit = f"the {workload.ttft_ms:g} ms p99 TTFT limit"
-    if p99_ms > workload.ttft_ms:
+    limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
+    limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
+    own_ms = found.fastest_prefill_ms * (scale := own_prefill_scale(workload, DEFAULT_EFFICIENCY))
+    if scale != 1.0:
+        fastest += f", {own_ms:,.0f} ms against the budget (× {scale:.3g}: the prompt spread given ÷ the fitted ratio)"
+    if own_ms > budget:
         return f"{fastest}, over {limit} before any queue or KV transfer."
-    left = workload.ttft_ms - p99_ms
+    left = budget - own_ms
     return (
         f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
         f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
@@ -298,7 +292,8 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "prefill utilisation limit",
             load.utilisation,
             "",
-            f"largest ρ with {p99_rule(workload)} ≤ TTFT limit",
+            "largest ρ with the pass's first tokens (the pass itself, or its run through the pipeline stages) "
+            "+ pass × ρ / (2(1 − ρ)) + KV transfer ≤ TTFT limit (M/D/1)",
         ),
         Term(
             "prefill queue at peak",
@@ -322,8 +317,8 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "TTFT at peak",
             plan.ttft_ms,
             "ms",
-            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer (mean; the "
-            f"{workload.ttft_ms:g} ms p99 limit bounds {p99_rule(workload)})",
+            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
+            f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
         ),
         Term(
             "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
