@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.curves import CurvePoint
 from app.web.rank.charts import PALETTE, ConfigCurve, curve_names, frontier_chart
 
@@ -60,7 +61,7 @@ def test_the_stars_are_the_answers_the_table_gives(client):
 def test_latency_bound_draws_the_mean_target_the_answer_is_held_to(client):
     figure = _charts(client, LATENCY_BOUND)["cost-latency"]
     (line,) = [t for t in figure["data"] if "TPOT" in t["name"] and t.get("mode") == "lines"]
-    assert line["x"][0] == pytest.approx(0.788 * 40)
+    assert line["x"][0] == pytest.approx(DEFAULT_EFFICIENCY.slo_tpot_utilisation * 40)
     assert "mean TPOT target" in line["name"] and "40 ms p99 limit" in line["name"]
     _, stars = _curves_and_stars(figure)
     assert all(tpot <= line["x"][0] for _, tpot, _ in stars)

@@ -44,3 +44,13 @@ def test_fp8_weights_keep_a_bf16_cache_on_engines_whose_auto_keeps_the_activatio
 
     assert InferenceWorkload(weight_dtype="fp8", engine=engine).kv_dtype_effective == "bf16"
     assert InferenceWorkload(weight_dtype="fp8", engine=engine, kv_dtype="fp8").kv_dtype_effective == "fp8"
+
+
+def test_an_answer_says_when_fp8_weights_run_the_engines_bf16_cache(client: TestClient):
+    """The cache dtype is not in the question: where the engine's default made it BF16, each row says so."""
+    query = "/rank.json?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM"
+    notes = [a for o in client.get(query).json()["options"] if o["feasible"] for a in o["assumptions"]]
+    assert notes and any(a.startswith("KV cache BF16: vLLM's default") for a in notes)
+    for extra in ("&engine=trtllm", "&kv_dtype=fp8", "&kv_dtype=bf16"):
+        notes = [a for o in client.get(query + extra).json()["options"] for a in o["assumptions"]]
+        assert not any(a.startswith("KV cache BF16") for a in notes), extra

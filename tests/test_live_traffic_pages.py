@@ -168,14 +168,14 @@ def test_when_one_replica_is_overloaded_everywhere_the_page_links_replicas_that_
 
 
 def test_the_readmes_16_requests_per_s_example_at_the_default_limits(client) -> None:  # type: ignore[no-untyped-def]
-    """README: at the default limits one replica taking 16 requests/s of 70B FP8 is 8 B200s, TP4 x PP2 on one node,
-    and four 1-GPU replicas carry the rate for about a quarter of its cost per token."""
+    """README: at the default limits one replica taking 16 requests/s of 70B FP8 is 8 GB200s, TP4 x PP2 over two nodes
+    of the rack, and five 1-GPU B200 replicas carry the rate for about a fifth of its cost per token."""
     rate = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=request_rate&requests_per_s=16"
     best = next(o for o in _json(client, rate)["options"] if o["feasible"])
     layout = (best["gpu_id"], best["gpu_count"], best["tensor_parallel"], best["pipeline_parallel"], best["nodes"])
-    assert layout == ("B200", 8, 4, 2, 1)
+    assert layout == ("GB200", 8, 4, 2, 2)
     link = re.search(r'<a href="([^"]+)">The same traffic spread over replicas', client.get(rate).text)
     assert link
     sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
-    assert (sized["gpu_id"], sized["gpu_count"], sized["replicas"]) == ("B200", 1, 4)
-    assert 0.2 < sized["usd_per_million_output_tokens"] / best["usd_per_million_output_tokens"] < 0.33
+    assert (sized["gpu_id"], sized["gpu_count"], sized["replicas"]) == ("B200", 1, 5)
+    assert 0.17 < sized["usd_per_million_output_tokens"] / best["usd_per_million_output_tokens"] < 0.25

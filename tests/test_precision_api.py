@@ -102,13 +102,18 @@ def test_a_batch_job_at_every_precision_gives_each_its_time_and_cost(client):
 
 
 def test_the_fp8_ranking_the_page_links_from_has_its_own_row(client):
-    """/rank with FP8 weights runs an FP8 KV cache by default; /precision shows that same answer as a row of its
-    own beside FP8 weights with a BF16 cache (a reviewer found $0.706 on one page and $0.792 on the other)."""
-    ranked = client.get("/rank.json?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40").json()
-    rows = {r["key"]: r for r in client.get("/precision.json?model=llama-3.1-70b&tpot_ms=40").json()["rows"]}
-    same = rows["fp8_kv_fp8"]["best"]
-    assert same["ranked_cost"] == ranked["options"][0]["usd_per_million_output_tokens"]
-    assert rows["fp8_kv_fp8"]["kv_dtype"] == "fp8" and rows["fp8"]["kv_dtype"] == "bf16"
+    """/rank with FP8 weights runs the engine's default KV cache; /precision shows that same answer as a row of its
+    own beside the other cache (a reviewer found $0.706 on one page and $0.792 on the other). The default is BF16 on
+    vLLM (its 'auto') and FP8 on TensorRT-LLM, so each engine's FP8 ranking is checked against its own row."""
+    fp8 = "phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"
+    for engine, key, other in (("vllm", "fp8", "fp8_kv_fp8"), ("trtllm", "fp8_kv_fp8", "fp8")):
+        ranked = client.get(f"/rank.json?{fp8}&engine={engine}")
+        page = client.get(f"/precision.json?model=llama-3.1-70b&tpot_ms=40&engine={engine}").json()["rows"]
+        rows = {r["key"]: r for r in page}
+        cost = ranked.json()["options"][0]["usd_per_million_output_tokens"]
+        assert rows[key]["best"]["ranked_cost"] == cost, engine
+        assert rows[other]["best"]["ranked_cost"] != cost, engine  # the two caches are two answers, two rows
+        assert rows["fp8_kv_fp8"]["kv_dtype"] == "fp8" and rows["fp8"]["kv_dtype"] == "bf16"
 
 
 SINGLE = "model=llama-3.1-8b&scenario=single_stream"

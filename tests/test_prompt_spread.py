@@ -30,7 +30,7 @@ def test_a_lone_request_of_one_prompt_length_has_its_mean_as_its_p99(client: Tes
 
 def test_the_spread_moves_which_batch_meets_a_tight_ttft_limit(client: TestClient) -> None:
     """Latency bound at a TTFT limit that binds: one prompt length admits more load than the benchmarks' spread."""
-    query = "model=llama-3.1-8b&input_len=8000&output_len=200&ttft_ms=1500&tpot_ms=100&scenario=latency_bound"
+    query = "model=llama-3.1-8b&input_len=8000&output_len=200&ttft_ms=800&tpot_ms=100&scenario=latency_bound"
     spread, fixed = _first(client, query), _first(client, f"{query}&prompt_p99_over_mean=1")
     assert fixed["batch"] > spread["batch"]
 

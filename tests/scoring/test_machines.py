@@ -205,7 +205,11 @@ def test_an_nvl72_rack_of_4_gpu_nodes_is_one_nvlink_domain() -> None:
 
 
 def test_deepseek_r1_serves_on_two_nodes_of_an_nvl72_rack() -> None:
-    workload = InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", tpot_ms=50, ttft_ms=3000, engine="sglang")
+    # 8k-token prompts: one 4-GPU node holds R1's 671 GB of FP8 weights but little KV cache beside them (at 2k-token
+    # prompts it serves batch 29 alone), so two nodes of the rack's NVLink domain serve it cheaper per token
+    workload = InferenceWorkload(
+        model="deepseek-r1", weight_dtype="fp8", tpot_ms=50, ttft_ms=3000, engine="sglang", input_len=8000
+    )
     rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72)
     options = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(rack,)), MODELS["deepseek-r1"]).options
     best = next(o for o in options if o.feasible)

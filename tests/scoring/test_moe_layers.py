@@ -14,6 +14,7 @@ from app.scoring.inference.steps import build_context, mfu_factors, moe_prefill_
 from app.scoring.training.step_time import routed_expert_params
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from tests.scoring.test_hf_config import DEEPSEEK_V3, QWEN3_235B
+from tests.test_rank_api import MAVERICK_SHAPE
 
 GPUS = load_gpu_specs()
 MODELS = load_model_specs()
@@ -64,19 +65,7 @@ def test_training_counts_routed_experts_on_the_moe_layers():
     assert routed_expert_params(R1) == pytest.approx(routed_expert_params(replace(R1, moe_layers=61)) * 58 / 61)
 
 
-ARCH = {
-    "params_b": 400,
-    "layers": 48,
-    "hidden_size": 5120,
-    "num_attention_heads": 40,
-    "num_kv_heads": 8,
-    "intermediate_size": 16384,
-    "vocab_size": 202048,
-    "num_experts": 128,
-    "experts_per_token": 1,
-    "moe_intermediate_size": 8192,
-    "num_shared_experts": 1,
-}
+ARCH = {k: v for k, v in MAVERICK_SHAPE.items() if k != "active_params_b"}  # Llama 4 Maverick, as typed
 
 
 @pytest.mark.parametrize(

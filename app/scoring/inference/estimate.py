@@ -45,7 +45,7 @@ from app.scoring.inference.steps import (
 from app.scoring.inference.techniques import NO_TECHNIQUES, technique_terms, techniques_for
 from app.scoring.inference.terms import p99_latencies_ms, step_terms
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import ACTIVATION_DTYPE_KV_ENGINES, InferenceWorkload
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,6 +473,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_cap_note(s),
             *_queue_note(point),
             *_job_note(s),
+            *_kv_default_note(w),
             *unapplied_limits_note(w, ttft_p99, tpot_p99),
             *reach_notes,
             evidence,
@@ -483,6 +484,20 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99),
     )
+
+
+ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp", "hf": "Transformers"}
+
+
+def _kv_default_note(w: InferenceWorkload) -> list[str]:
+    """Where FP8 weights run a BF16 cache by the engine's default (workload.default_kv_dtype), say so: the cache
+    dtype is not in the question, and an FP8 one would hold twice the sequences."""
+    if w.kv_dtype is not None or w.weight_dtype != "fp8" or w.engine not in ACTIVATION_DTYPE_KV_ENGINES:
+        return []
+    return [
+        f"KV cache BF16: {ENGINE_WORDS[w.engine]}'s default keeps the activation dtype for FP8 weights; set kv_dtype "
+        "fp8 for an FP8 cache (half the bytes a token)"
+    ]
 
 
 def _job_note(s: Solution) -> list[str]:

@@ -33,7 +33,8 @@ class PrecisionVariant:
 
 
 # Weight variants keep the KV cache at BF16 and the KV variant keeps BF16 weights, so each row changes one thing;
-# "FP8 weights and KV" is what the ranking runs for FP8 weights by default (kv_dtype: same as the weights).
+# "FP8 weights and KV" is what the ranking runs for FP8 weights by default on TensorRT-LLM, "FP8 W8A8" (a BF16
+# cache) on vLLM, SGLang, llama.cpp and Transformers (workload.default_kv_dtype).
 VARIANTS: tuple[PrecisionVariant, ...] = (
     PrecisionVariant("bf16", "BF16 (baseline)", "bf16", "bf16", (), "BF16 peak"),
     PrecisionVariant("fp8", "FP8 W8A8", "fp8", "bf16", ("fp8",), "FP8 peak (BF16 where the GPU has none)"),
