@@ -98,10 +98,6 @@ RESEARCH_START = replace(
 # arrives during a running iteration (mean residual half a step) and its prompt then rides one iteration with the
 # batch, 1.5 in all. Few publications identify it (MLPerf's server TTFT does most): without the prior, leaving one
 # of them out moved it 1.49 -> 1.19 and MLPerf v4.0's LOSO TTFT 10 -> 21 %.
-# The per-layer launch/sync overhead trades against the per-step one along a flat valley the public rows cannot
-# resolve (2026-12-05: 0.019 -> 0.011 ms a layer as the step's rose 2.07 -> 2.43 ms, after which the H200's timed
-# batch-1 decode step ran 25 % over the estimate, docs/measurements): it shrinks toward BLIS's 20 us per layer (the
-# low end of its 20-32 us, research §1.10), which the timed step also asks for.
 PRIOR_WEIGHT = 0.04
 PRIORS: dict[str, tuple[float, float]] = {
     "vllm_factor": (0.9, PRIOR_WEIGHT),
@@ -111,7 +107,6 @@ PRIORS: dict[str, tuple[float, float]] = {
     "moe_mbu_factor": (1.0, PRIOR_WEIGHT),
     "moe_prefill_layer_ms": (0.482, PRIOR_WEIGHT / 4),
     "ttft_wait_steps": (1.5, PRIOR_WEIGHT),
-    "layer_overhead_ms": (0.020, PRIOR_WEIGHT),
 }
 
 

@@ -15,7 +15,7 @@ its parent's band, widened to at least UNKNOWN_BAND when no row of the file has 
 band stretches to the measured side instead of excluding the estimate itself.
 
 Tensor parallel across nodes is a regime of its own (metric | multinode): its rows (one publication so far,
-SGLang TP16 over two 8xH100 nodes, whose published steps take 2.6x the TPOT predicted with it held out) stay out of
+SGLang TP16 over two 8xH100 nodes, whose published steps take 2.8x the TPOT predicted with it held out) stay out of
 every other regime, and an estimate whose TP group spans nodes takes the envelope of its regime's band and that one
 (at least ±50 % where none exists).
 """

@@ -22,10 +22,10 @@ class InferenceEfficiency:
     # Timed on an H200 (docs/measurements): one cuBLAS GEMV streams 0.69-0.86 of peak, a copy 0.89.
     decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
-    mbu_tp_exponent: float = 0.343
+    mbu_tp_exponent: float = 0.35
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
-    overlap_power: float = 1.36
+    overlap_power: float = 1.32
     # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72). Timed on an
     # H200 (docs/measurements): cuBLAS bf16 0.67-0.70 sustained at M >= 2,048 tokens, 0.77-0.80 in bursts.
     mfu_max: float = 0.679
@@ -35,17 +35,17 @@ class InferenceEfficiency:
     # The same for the FP4 peak (NVFP4 / MXFP4 on Blackwell; FP4 weights on older GPUs multiply on the 16-bit peak),
     # fitted on the B200 FP4 rows of TensorRT-LLM v0.20 (Llama 3.3-70B, 3.1-405B), MLPerf v4.1 (Llama-2-70B) and
     # InferenceX (SGLang DeepSeek-R1). No kernel timing backs it: the H200 of docs/measurements has no FP4.
-    fp4_mfu_factor: float = 0.685
+    fp4_mfu_factor: float = 0.687
     # Fixed cost per forward pass, whatever it reads or computes. Research §7.3 puts it at 0.1-0.5 ms (BLIS trained
-    # 126 us/step; BLIS roofline 500 us); the fit reads 4.2x the band's top and 16.7x BLIS's trained value. It absorbs
+    # 126 us/step; BLIS roofline 500 us); the fit reads 4.9x the band's top and 19.3x BLIS's trained value. It absorbs
     # what the streaming term leaves out: with decode_mbu at the MAX_MBU ceiling (0.9, where end-to-end measurements
     # give 0.55-0.75) a small batch's missing step time lands here (Llama 3.1 8B at batch 1 on an H100 streams its
     # 16 GB in 5.3 ms at 0.9 of peak, 8.0 ms at 0.6), with any per-step work no other term names. It trades against
     # decode_mbu along a flat valley: refits since 2026-12 put it at 0.69-2.68 ms (docs/ACCURACY.md).
-    step_overhead_ms: float = 2.11
+    step_overhead_ms: float = 2.43
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
-    seq_overhead_ms: float = 0.00352
+    seq_overhead_ms: float = 0.00318
     # vLLM's own host work per running sequence per step, on top of that (Python scheduler, sampler and
     # detokeniser, which TensorRT-LLM's C++ runtime and SGLang's overlapped scheduler hide). BLIS's trained physics
     # on vLLM v0.15.1 adds 46 us per output token as API overhead (research §1.10); here it is charged on the step,
@@ -53,8 +53,8 @@ class InferenceEfficiency:
     # with the batch on every GPU, their TensorRT-LLM rows' did not). Held there, not fitted: fitted, it stays at
     # 47 us (2026-12 case file). No row measures it on vLLM V1 at large batches: today's vLLM may pay less.
     vllm_seq_overhead_ms: float = 0.046
-    # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer), shrunk toward 20 us (calibrate_inference PRIORS).
-    layer_overhead_ms: float = 0.0197
+    # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
+    layer_overhead_ms: float = 0.0109
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
     allreduce_alpha_nvlink_ms: float = 0.005
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
@@ -74,7 +74,7 @@ class InferenceEfficiency:
     # llamacpp_mbu_factor, which the same llama.cpp rows fit, falling as it rose: 1.22 x 0.824 = 1.5 x 0.67.
     gddr_mbu_factor: float = 1.5
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
-    llamacpp_mbu_factor: float = 0.67
+    llamacpp_mbu_factor: float = 0.669
     llamacpp_mfu_factor: float = 0.371
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
     slo_tpot_utilisation: float = 0.8
@@ -88,7 +88,7 @@ class InferenceEfficiency:
     # slo_tpot_utilisation x its 200 ms p99 limit (158 ms on 9 of its 13 rows), above most published means
     # (103-165 ms): its published p99s are 1.12-1.15x the predicted mean (median per publication). InferenceX's
     # predicted means are 3-14 % above the published ones: its p99s are 1.01x the predicted mean. 1.06 lies between.
-    p99_over_mean: float = 1.05
+    p99_over_mean: float = 1.04
     # p99 / mean of TTFT, fitted at its upper bound (2.0) on the p99 TTFT rows of the same three publications:
     # queueing tails are longer than decode-step tails. The pairs they publish: MLPerf v4.0 1.49-1.82, v4.1 1.59-3.49,
     # InferenceX 1.71-12.80 (start-up bursts: 6.0-6.5x on H200 at 8-64 clients, 12.8x on B200 at 64).
@@ -96,7 +96,7 @@ class InferenceEfficiency:
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
     vllm_factor: float = 0.986
-    sglang_factor: float = 1.06
+    sglang_factor: float = 1.04
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
     # (docs/measurements): a cuBLAS GEMM pair per Mixtral expert streams at the dense rate (0.85-1.0 of this
