@@ -62,7 +62,7 @@ class InferenceEstimate:
     ttft_ms: float = 0.0  # mean
     tpot_ms: float = 0.0  # mean
     ttft_median_ms: float = 0.0  # Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean
-    ttft_p99_ms: float = 0.0  # OperatingPoint.ttft_p99_ms, part by part: what the TTFT limit is checked against
+    ttft_p99_ms: float = 0.0  # OperatingPoint.ttft_p99_ms (mean x p99_ttft_over_mean): what the TTFT limit bounds
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
     output_tokens_per_s_per_gpu: float = 0.0
