@@ -13,6 +13,7 @@ from app.scoring.efficiency.inference import (
     STATIC_BATCH_ENGINES,
     InferenceEfficiency,
 )
+from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term, duration_text
 from app.scoring.inference.batch_job import JobPlan, plan_job
 from app.scoring.inference.limits import over_limits, unapplied_limits_note
@@ -486,16 +487,13 @@ def explain(solved: Solution) -> InferenceEstimate:
     )
 
 
-ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "llamacpp": "llama.cpp", "hf": "Transformers"}
-
-
 def _kv_default_note(w: InferenceWorkload) -> list[str]:
     """Where FP8 weights run a BF16 cache by the engine's default (workload.default_kv_dtype), say so: the cache
     dtype is not in the question, and an FP8 one would hold twice the sequences."""
     if w.kv_dtype is not None or w.weight_dtype != "fp8" or w.engine not in ACTIVATION_DTYPE_KV_ENGINES:
         return []
     return [
-        f"KV cache BF16: {ENGINE_WORDS[w.engine]}'s default keeps the activation dtype for FP8 weights; set kv_dtype "
+        f"KV cache BF16: {ENGINE_NAMES[w.engine]}'s default keeps the activation dtype for FP8 weights; set kv_dtype "
         "fp8 for an FP8 cache (half the bytes a token)"
     ]
 
