@@ -39,6 +39,8 @@ PHASE_CASES = [
     ("inference", {"model": "llama-3.1-8b"}),
     ("inference", {"model": "llama-3.1-70b", "weight_dtype": "fp8", "tpot_ms": 40}),
     ("inference", {"model": "llama-3.1-8b", "scenario": "max_throughput", "job_requests": 20000}),
+    # one configuration at many prices: its rows err together, so the prices order them with certainty
+    ("inference", {"model": "llama-3.1-8b", "gpus": ["H100-SXM"], "max_gpus": 1}),
 ]
 
 

@@ -1,5 +1,6 @@
 """Generate app/scoring/efficiency/band_table.py: p10/p90 of leave-one-source-out residuals per regime, each
-publication weighted equally.
+publication weighted equally, widened per metric by the margin that puts HELD_OUT_COVERAGE of a held-out
+publication's rows inside a band built without it.
 
 Run: python -m app.calibration.bands ../shared/validation   (part of `make calibrate`; minutes)
 The rules (regimes, thin-evidence widening) are in app/scoring/efficiency/bands.py.
@@ -7,12 +8,24 @@ The rules (regimes, thin-evidence widening) are in app/scoring/efficiency/bands.
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 
 from app.calibration.validate import weighted_quantile
-from app.scoring.efficiency.bands import MIN_BAND_ROWS, MIN_OWN_ROWS, multinode_key, parent_key, regime_keys
+from app.scoring.efficiency.band_table import BAND_MARGINS
+from app.scoring.efficiency.bands import (
+    HELD_OUT_COVERAGE,
+    MIN_BAND_ROWS,
+    MIN_OWN_ROWS,
+    BandTable,
+    band_ratio,
+    multinode_key,
+    parent_key,
+    regime_keys,
+)
 from app.scoring.inference.steps import tensor_parallel_nodes
 
 TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "band_table.py"
@@ -30,7 +43,14 @@ def row_regime(row: dict, gpus: dict, models: dict) -> tuple[str, ...] | None:
             metric, row.get("framework", ""), gpu.vendor, row.get("precision", ""), row.get("method", "")
         )
     architecture = "moe" if model.is_moe else "dense"
-    return regime_keys(metric, row.get("engine") or "vllm", gpu.vendor, row.get("weight_dtype", ""), architecture)
+    return regime_keys(
+        metric,
+        row.get("engine") or "vllm",
+        gpu.vendor,
+        row.get("weight_dtype", ""),
+        architecture,
+        row.get("scenario", ""),
+    )
 
 
 def row_spans_nodes(row: dict, gpus: dict) -> bool:
@@ -73,8 +93,11 @@ def publication_quantiles(residuals: list[tuple[float, str]]) -> tuple[float, fl
     return weighted_quantile(pairs, 0.1), weighted_quantile(pairs, 0.9)
 
 
-def band_table(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, tuple[float, float, int]]:
-    """Regime key -> (p10, p90 of measured/predicted, rows), coarse levels first so children can widen."""
+def band_table(
+    rows: list[dict], cases: list[dict], gpus: dict, models: dict, margins: Mapping[str, float] | None = None
+) -> dict[str, tuple[float, float, int]]:
+    """Regime key -> (p10, p90 of measured/predicted, rows), coarse levels first so children can widen; each
+    widened by its metric's margin (a factor e^margin each way) where `margins` are given."""
     groups = _ratios(rows, cases, gpus, models)
     table: dict[str, tuple[float, float, int]] = {}
     for key in sorted(groups, key=lambda k: (k.count("|"), k)):
@@ -86,20 +109,116 @@ def band_table(rows: list[dict], cases: list[dict], gpus: dict, models: dict) ->
             own = len(residuals) >= MIN_OWN_ROWS
             low, high = (min(low, p_low), max(high, p_high)) if own else (p_low, p_high)
         # a band always contains its own estimate: a biased regime widens on the estimate's side
-        table[key] = (round(min(low, 1.0), 3), round(max(high, 1.0), 3), len(residuals))
-    return table
+        table[key] = (min(low, 1.0), max(high, 1.0), len(residuals))
+    widen = {key: math.exp((margins or {}).get(band_metric(key), 0.0)) for key in table}
+    return {key: (round(low / widen[key], 3), round(high * widen[key], 3), n) for key, (low, high, n) in table.items()}
 
 
-def render(table: dict[str, tuple[float, float, int]], sources: list[str]) -> str:
+def band_metric(key: str) -> str:
+    """The metric a table key belongs to, without its load (`ttft_ms@traffic|vllm|nvidia` -> `ttft_ms`)."""
+    return key.split("|")[0].split("@")[0]
+
+
+def row_band(row: dict, gpus: dict, models: dict, table: BandTable | None = None) -> tuple[float, float] | None:
+    """The band (measured / predicted ratios) the product would show for the row's regime, from the committed
+    table or another; None for unknown ids."""
+    keys = row_regime(row, gpus, models)
+    if keys is None:
+        return None
+    _, engine, vendor, precision, architecture = keys[0].split("|")
+    try:  # inference rows only: a training row's layout is the estimator's choice, and its bands are measured
+        stages = 1 if "framework" in row else int(row.get("pipeline_parallel") or 1)
+    except ValueError:
+        stages = 1
+    metric, spans_nodes = row.get("metric", ""), row_spans_nodes(row, gpus)
+    low, high, _ = band_ratio(
+        metric, engine, vendor, precision, architecture, spans_nodes, stages, row.get("scenario", ""), table
+    )
+    return low, high
+
+
+def held_out_bands(
+    rows: list[dict], cases: list[dict], gpus: dict, models: dict, margins: Mapping[str, float]
+) -> list[tuple[float, float] | None]:
+    """Per row, the band it would get from a table built without its publication's residuals (and `margins`):
+    the band the next, unseen publication meets."""
+    bands: list[tuple[float, float] | None] = [None] * len(rows)
+    for source in sorted({row.get("source", "") for row in rows}):
+        others = [i for i, row in enumerate(rows) if row.get("source", "") != source]
+        table = band_table([rows[i] for i in others], [cases[i] for i in others], gpus, models, margins)
+        for i, row in enumerate(rows):
+            if row.get("source", "") == source:
+                bands[i] = row_band(row, gpus, models, table)
+    return bands
+
+
+def _held_out_ratio(case: dict) -> float | None:
+    predicted, measured = case.get("loso_predicted"), case.get("measured")
+    if not case.get("covered") or not predicted or predicted <= 0 or not measured or measured != measured:
+        return None
+    return measured / predicted
+
+
+def mark_held_out_bands(
+    rows: list[dict], cases: list[dict], gpus: dict, models: dict, margins: Mapping[str, float] = BAND_MARGINS
+) -> None:
+    """Set each case's `held_out_inside_band`: its LOSO prediction's ratio inside the band built without its
+    publication, with the committed margins (None where it has no LOSO prediction)."""
+    for case, band in zip(cases, held_out_bands(rows, cases, gpus, models, margins), strict=True):
+        ratio = _held_out_ratio(case)
+        case["held_out_inside_band"] = None if ratio is None or band is None else band[0] <= ratio <= band[1]
+
+
+MARGIN_STEP = 0.01  # natural-log units: a factor 1.01 each way
+MAX_MARGIN = 1.0  # e^1 = 2.7x each way: beyond it a band says nothing a user can act on
+MIN_MARGIN_PUBLICATIONS = 3  # a metric measured by fewer takes the widest margin fitted in its file
+
+
+def fit_margins(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, float]:
+    """Per metric, the smallest margin at which the mean over publications of the share of each one's rows inside
+    the band built without it reaches HELD_OUT_COVERAGE (each publication weighted equally, as the headline)."""
+    bands = held_out_bands(rows, cases, gpus, models, {})
+    held: dict[str, dict[str, list[tuple[float, tuple[float, float]]]]] = {}
+    for row, case, band in zip(rows, cases, bands, strict=True):
+        ratio = _held_out_ratio(case)
+        if ratio is not None and band is not None:
+            held.setdefault(row.get("metric", ""), {}).setdefault(row.get("source", ""), []).append((ratio, band))
+    margins: dict[str, float] = {}
+    for metric, by_source in held.items():
+        if len(by_source) >= MIN_MARGIN_PUBLICATIONS:
+            margins[metric] = _smallest_margin(by_source)
+    widest = max(margins.values(), default=0.0)
+    return {metric: margins.get(metric, widest) for metric in sorted(held)}
+
+
+def _smallest_margin(by_source: dict[str, list[tuple[float, tuple[float, float]]]]) -> float:
+    steps = 0
+    while steps * MARGIN_STEP < MAX_MARGIN:
+        widen = math.exp(steps * MARGIN_STEP)
+        shares = [
+            sum(low / widen <= ratio <= high * widen for ratio, (low, high) in pairs) / len(pairs)
+            for pairs in by_source.values()
+        ]
+        if sum(shares) / len(shares) >= HELD_OUT_COVERAGE:
+            break
+        steps += 1
+    return round(min(steps * MARGIN_STEP, MAX_MARGIN), 2)
+
+
+def render(table: dict[str, tuple[float, float, int]], margins: dict[str, float], sources: list[str]) -> str:
     lines = [
         '"""Generated by `python -m app.calibration.bands` (make calibrate); do not edit by hand.',
         "",
-        "Regime key -> (p10, p90 of measured / leave-one-source-out predicted, LOSO residual rows).",
+        "Regime key -> (p10, p90 of measured / leave-one-source-out predicted, LOSO residual rows), each widened by",
+        "its metric's margin: a factor e^margin each way, the smallest that puts HELD_OUT_COVERAGE of a held-out",
+        "publication's rows inside the band built without it (each publication weighted equally).",
         f"Source: {', '.join(sources)} ({date.today().isoformat()}); rules in bands.py.",
         '"""',
         "",
-        "BAND_TABLE: dict[str, tuple[float, float, int]] = {",
+        "BAND_MARGINS: dict[str, float] = {",
     ]
+    lines += [f'    "{metric}": {margin!r},' for metric, margin in sorted(margins.items())]
+    lines += ["}", "", "BAND_TABLE: dict[str, tuple[float, float, int]] = {"]
     lines += [f'    "{key}": ({low!r}, {high!r}, {rows}),' for key, (low, high, rows) in sorted(table.items())]
     return "\n".join(lines + ["}", ""])
 
@@ -112,11 +231,16 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args[0] if args else "../shared/validation")
     gpus, models = load_gpu_specs(), load_model_specs()
     table: dict[str, tuple[float, float, int]] = {}
+    margins: dict[str, float] = {}
     names = ["inference_cases.csv", "training_cases.csv"]
     for name in names:
-        result = validate_file(folder / name, gpus, models)
-        table.update(band_table(read_cases(folder / name), result["cases"], gpus, models))
-    TABLE_PATH.write_text(render(table, [f"shared/validation/{n}" for n in names]), encoding="utf-8")
+        rows = read_cases(folder / name)
+        cases = validate_file(folder / name, gpus, models)["cases"]
+        file_margins = fit_margins(rows, cases, gpus, models)
+        margins.update(file_margins)
+        table.update(band_table(rows, cases, gpus, models, file_margins))
+        print(f"{name}: margins {file_margins}")
+    TABLE_PATH.write_text(render(table, margins, [f"shared/validation/{n}" for n in names]), encoding="utf-8")
     print(f"wrote {TABLE_PATH} ({len(table)} regimes)")
     return 0
 

@@ -184,25 +184,6 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePred
     return list(held), evidence.inference_evidence(rows, sensitivity), "cold" if stored else "warm"
 
 
-def _ratios(row: dict, gpus: dict, models: dict) -> tuple[float, float] | None:
-    """The committed band (measured / predicted ratios) of the row's regime, None for unknown ids."""
-    from app.calibration.bands import row_regime, row_spans_nodes
-    from app.scoring.efficiency.bands import band_ratio
-
-    keys = row_regime(row, gpus, models)
-    if keys is None:
-        return None
-    _, engine, vendor, precision, architecture = keys[0].split("|")
-    try:  # inference rows only: a training row's layout is the estimator's choice, and its bands are measured
-        stages = 1 if "framework" in row else int(row.get("pipeline_parallel") or 1)
-    except ValueError:
-        stages = 1
-    low, high, _ = band_ratio(
-        row.get("metric", ""), engine, vendor, precision, architecture, row_spans_nodes(row, gpus), stages
-    )
-    return low, high
-
-
 def _case(p: CasePrediction, held: CasePrediction | None, ratios: tuple[float, float] | None) -> dict:
     """The case as a dict; low/high: the band the product would show around the prediction."""
     case = asdict(p)
@@ -218,25 +199,37 @@ def _case(p: CasePrediction, held: CasePrediction | None, ratios: tuple[float, f
 
 
 def band_coverage(cases: list[dict]) -> dict:
-    """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions; and
-    `publication_share`, the mean of each publication's LOSO share (each publication weighted equally)."""
+    """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions;
+    `publication_share`, the mean of each publication's LOSO share (each publication weighted equally); and
+    `held_out_share` / `held_out_publication_share`, the same with the band itself built without the row's
+    publication (`held_out_inside_band`, app.calibration.bands): what a band promises the next publication."""
     result: dict[str, dict] = {}
-    by_source: dict[str, dict[str, list[bool]]] = {}
+    by_source: dict[str, dict[str, dict[str, list[bool]]]] = {"loso": {}, "held_out": {}}
     for case in cases:
         stats = result.setdefault(case["metric"], {"rows": 0, "inside": 0, "loso_rows": 0, "loso_inside": 0})
         if case["covered"] and case["low"] is not None:
             stats["rows"] += 1
             stats["inside"] += case["low"] <= case["measured"] <= case["high"]
-        if case.get("loso_inside_band") is not None:
-            stats["loso_rows"] += 1
-            stats["loso_inside"] += case["loso_inside_band"]
-            by_source.setdefault(case["metric"], {}).setdefault(case["source"], []).append(case["loso_inside_band"])
+        for kind, field in (("loso", "loso_inside_band"), ("held_out", "held_out_inside_band")):
+            if case.get(field) is not None:
+                by_source[kind].setdefault(case["metric"], {}).setdefault(case["source"], []).append(case[field])
     for metric, stats in result.items():
         stats["in_sample_share"] = stats["inside"] / stats["rows"] if stats["rows"] else None
+        loso = by_source["loso"].get(metric, {})
+        stats["loso_rows"] = sum(len(inside) for inside in loso.values())
+        stats["loso_inside"] = sum(sum(inside) for inside in loso.values())
         stats["share"] = stats["loso_inside"] / stats["loso_rows"] if stats["loso_rows"] else None
-        shares = [sum(inside) / len(inside) for inside in by_source.get(metric, {}).values()]
-        stats["publication_share"] = sum(shares) / len(shares) if shares else None
+        stats["publication_share"] = _mean_share(loso)
+        held = by_source["held_out"].get(metric, {})
+        rows = sum(len(inside) for inside in held.values())
+        stats["held_out_share"] = sum(sum(inside) for inside in held.values()) / rows if rows else None
+        stats["held_out_publication_share"] = _mean_share(held)
     return dict(sorted(result.items()))
+
+
+def _mean_share(by_source: dict[str, list[bool]]) -> float | None:
+    shares = [sum(inside) / len(inside) for inside in by_source.values()]
+    return sum(shares) / len(shares) if shares else None
 
 
 BIAS_GROUP_MIN_ROWS = 20  # issue 10: an engine x vendor group with >= 20 rows
@@ -297,7 +290,11 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
         summary["loso_groups"] = group_bias(rows, held, gpus)
-    cases = [_case(p, h, _ratios(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
+    from app.calibration.bands import mark_held_out_bands, row_band
+
+    cases = [_case(p, h, row_band(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
+    if loso:
+        mark_held_out_bands(rows, cases, gpus, models)
     summary["band_coverage"] = band_coverage(cases)
     from app.calibration.targets import target_checks  # targets reads this module's flag rule
 

@@ -101,6 +101,8 @@ HEADLINE_HEADERS = (
 BAND_HEADERS = (
     "metric",
     "LOSO rows",
+    "inside, band held out %",
+    "per publication, band held out %",
     "inside, around LOSO %",
     "per publication, LOSO %",
     "rows",
@@ -189,6 +191,8 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
         [
             metric,
             c["loso_rows"],
+            _share(c.get("held_out_share")),
+            _share(c.get("held_out_publication_share")),
             _share(c["share"]),
             _share(c.get("publication_share")),
             c["rows"],
@@ -197,7 +201,10 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
         for metric, c in summary.get("band_coverage", {}).items()
     ]
     if coverage:
-        title = "Band coverage (share of measurements inside the p10-p90 band; target 70-90 %)"
+        title = (
+            "Band coverage (share of measurements inside the p10-p90 band; target 70-90 % with the band held out: "
+            "built without the measurement's publication, as the next publication meets it)"
+        )
         body = table(BAND_HEADERS, coverage, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
     groups = [

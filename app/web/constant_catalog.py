@@ -25,6 +25,7 @@ ESTIMATOR_FILES = ("machines.py",)
 # search and request limits, solver tolerances, and thresholds that only decide whether a note is shown.
 NOT_ESTIMATOR: dict[str, str] = {
     "efficiency/band_table.py:BAND_TABLE": "generated (make calibrate); each answer shows its band and its rows",
+    "efficiency/band_table.py:BAND_MARGINS": "generated (make calibrate) with the bands; a band's evidence states it",
     "inference/memory.py:GB": "unit: 10^9 bytes",
     "training/memory.py:GB": "unit: 10^9 bytes",
     "training/limit_words.py:SECONDS_PER_DAY": "unit",
@@ -105,6 +106,7 @@ UNITS: dict[str, str] = {
     "unknown_band": "(low, high) × the estimate",
     "min_band_rows": "LOSO residual rows",
     "min_own_rows": "LOSO residual rows",
+    "held_out_coverage": "share of a held-out publication's rows",
     "fp8_speedup": "× step speed over BF16",
     "fp8_speedup_torchao": "× step speed over BF16",
     "width_half_hidden": "hidden size (on an A100-80GB)",
