@@ -11,6 +11,7 @@ import re
 from html import unescape
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.cli.main import main as cli
@@ -23,7 +24,7 @@ TRAINING_MIXED = "phase=training&model=llama-3.1-8b&method=lora&total_tokens=1e9
 INFERENCE_MEASURES = (
     "ttft_ms", "tpot_ms", "ttft_mean_ms", "tpot_mean_ms", "ttft_median_ms", "ttft_p99_ms", "tpot_p99_ms", "batch",
     "output_tokens_per_s", "usd_per_million_output_tokens", "usd_per_million_tokens", "usd_per_thousand_requests",
-    "replicas", "instances", "band", "band_metric",
+    "replicas", "instances", "band", "band_metric", "ttft_p99_band", "tpot_p99_band",
 )  # fmt: skip
 TRAINING_MEASURES = (
     "usd_per_step", "step_time_s", "tokens_per_s_per_gpu", "mfu", "total_hours", "total_usd", "days", "billed_hours",
@@ -74,6 +75,9 @@ def test_an_infeasible_inference_option_has_null_measures_and_empty_csv_cells(cl
     unfit = [r for r in rows if r["feasible"] == "False"]
     assert len(unfit) == len(infeasible)
     assert all(r[k] == "" for r in unfit for k in ("ttft_ms", "ttft_p99_ms", "batch", "band_low", "ttft_mean_ms"))
+    assert all(r["ttft_p99_low_ms"] == r["tpot_p99_high_ms"] == "" for r in unfit)
+    fit = [r for r in rows if r["feasible"] == "True"]
+    assert float(fit[0]["ttft_p99_high_ms"]) == pytest.approx(feasible[0]["ttft_p99_band"]["high"])
 
 
 def test_an_inference_estimate_that_cannot_run_has_null_measures(client: TestClient) -> None:
@@ -123,11 +127,17 @@ def test_the_results_table_labels_the_means_and_shows_each_p99(client: TestClien
     ranked = html.split('<table class="data ranked', 1)[1]  # the ranking, not a chart's numbers above it
     head = " ".join(unescape(re.sub(r"<[^>]+>", " ", ranked.split("<thead", 1)[1].split("</thead>", 1)[0])).split())
     assert "TTFT ms mean (p99)" in head and "TPOT ms mean (p99)" in head
-    cell = re.search(r'data-label="TTFT ms mean \(p99\)"[^>]*>([^<]*)<span class="muted p99">\(([^)]*)\)', html)
-    assert cell and (float(cell.group(1)), float(cell.group(2))) == (
+    cell = re.search(
+        r'data-label="TTFT ms mean \(p99\)"[^>]*>([^<]*)'
+        r'<span class="muted p99" title="p99 band ([^"]*) ms">\(([^)]*)\)',
+        html,
+    )
+    assert cell and (float(cell.group(1)), float(cell.group(3))) == (
         round(options[0]["ttft_mean_ms"]),
         round(options[0]["ttft_p99_ms"]),
     )
+    band = options[0]["ttft_p99_band"]  # the p99's band, as the JSON has it
+    assert unescape(cell.group(2)) == f"{band['low']:,.0f}–{band['high']:,.0f}"
 
 
 def test_the_cli_table_labels_the_means_and_shows_each_p99(database: str, capsys: Any) -> None:
@@ -186,7 +196,9 @@ def test_an_estimates_band_names_the_throughput_it_is_of(client: TestClient) -> 
 
 def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> None:
     inference, _ = _csv(client, LLAMA_70B)
-    assert inference == [*INFERENCE_CSV_BEFORE.split(","), "ttft_mean_ms", "tpot_mean_ms", "band_metric"]
+    latency_bands = ["ttft_p99_low_ms", "ttft_p99_high_ms", "tpot_p99_low_ms", "tpot_p99_high_ms"]
+    appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", *latency_bands]
+    assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended]
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
     assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric"}

@@ -34,6 +34,8 @@ INFERENCE_MEASURES = (
     "output_tokens_per_s",
     "output_tokens_per_s_per_gpu",
     "band",
+    "ttft_p99_band",
+    "tpot_p99_band",
     "job_replicas",
 )
 TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")

@@ -16,6 +16,7 @@ from app.scoring.efficiency.inference import (
 from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term, duration_text
 from app.scoring.inference.batch_job import JobPlan, plan_job
+from app.scoring.inference.latency_bands import BandRegime, latency_bands
 from app.scoring.inference.limits import over_limits, unapplied_limits_note
 from app.scoring.inference.memory import (
     GB,
@@ -69,6 +70,8 @@ class InferenceEstimate:
     output_tokens_per_s_per_gpu: float = 0.0
     terms: list[Term] = field(default_factory=list)
     band: Band = field(default_factory=lambda: Band(0.0, 0.0))
+    ttft_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms (latency_bands)
+    tpot_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms
     bound: str = ""
     assumptions: list[str] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
@@ -416,16 +419,17 @@ def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
     ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency, s.workload.prompt_p99_over_mean)
-    architecture = "moe" if s.model.is_moe else "dense"
-    low, high, evidence = band_ratio(
-        "output_tok_s_per_gpu",
+    regime = BandRegime(
         s.ctx.engine,
         s.gpu.vendor,
         w.weight_dtype,
-        architecture,
+        "moe" if s.model.is_moe else "dense",
         s.ctx.tp_nodes > 1,
         s.pipeline_parallel,
+        w.scenario,
     )
+    low, high, evidence = band_ratio("output_tok_s_per_gpu", *regime)
+    latency = latency_bands(regime, ttft_p99, tpot_p99)
     tokens_per_s = point.tokens_per_s
     job = s.job
     if job is not None:
@@ -465,6 +469,8 @@ def explain(solved: Solution) -> InferenceEstimate:
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + ([job.term()] if job else []),
         band=Band(tokens_per_s * low, max(tokens_per_s * high, reach_tokens_per_s)),
+        ttft_p99_band=latency.ttft_p99,
+        tpot_p99_band=latency.tpot_p99,
         bound=point.step.bound,
         assumptions=[
             *s.ctx.assumptions,
@@ -477,6 +483,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_kv_default_note(w),
             *unapplied_limits_note(w, ttft_p99, tpot_p99),
             *reach_notes,
+            latency.note,
             evidence,
         ],
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",

@@ -122,6 +122,8 @@ class InferenceOption:
     ttft_mean_ms: float | None = None
     tpot_mean_ms: float | None = None
     band_metric: str | None = None
+    ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
+    tpot_p99_band: Band | None = None  # ms
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -322,6 +324,8 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         ttft_mean_ms=est.ttft_ms,
         tpot_mean_ms=est.tpot_ms,
         band_metric=RANK_METRIC_FIELDS[rank_by],
+        ttft_p99_band=est.ttft_p99_band,
+        tpot_p99_band=est.tpot_p99_band,
     )
 
 

@@ -8,7 +8,9 @@ from typing import Any
 
 from fastapi.responses import Response
 
-SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band")  # nested: none fits one cell
+# Latency bands (rank.InferenceOption) as a low and a high column each, appended last
+LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
+SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
 APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
@@ -30,7 +32,8 @@ def columns_of(options: list[dict[str, Any]]) -> list[str]:
     "What the answers say" says what each holds."""
     keys = list(options[0]) if options else []
     first = [k for k in keys if k not in SKIP and k not in APPENDED]
-    return [*first, "band_low", "band_high", *(k for k in APPENDED if k in keys)]
+    latency = [f"{name}_{end}_ms" for key, name in LATENCY_BANDS.items() if key in keys for end in ("low", "high")]
+    return [*first, "band_low", "band_high", *(k for k in APPENDED if k in keys), *latency]
 
 
 def csv_response(payload: dict[str, Any], filename: str) -> Response:
@@ -43,6 +46,9 @@ def csv_response(payload: dict[str, Any], filename: str) -> Response:
     for option in options:
         band = option.get("band") or {}
         row = {k: neutralise(v) for k, v in option.items() if k not in SKIP}
+        for key, name in LATENCY_BANDS.items():
+            latency = option.get(key) or {}
+            row |= {f"{name}_low_ms": latency.get("low"), f"{name}_high_ms": latency.get("high")}
         writer.writerow({**row, "band_low": band.get("low"), "band_high": band.get("high")})
     return Response(
         buffer.getvalue(),

@@ -35,6 +35,12 @@ class BandOut(BaseModel):
     high: float
 
 
+LATENCY_BAND = (
+    "low/high of the p10-p90 band of {}, ms: held-out measured / predicted latencies of its regime at its load (under "
+    "traffic, or without arrivals)"
+)
+
+
 class LatencyFieldsOut(BaseModel):
     """The latencies an inference option or estimate reports: means (and their deprecated names), the median and
     the p99s the request's limits are checked against."""
@@ -46,6 +52,8 @@ class LatencyFieldsOut(BaseModel):
     ttft_median_ms: float | None = Field(description=TTFT_MEDIAN + INFEASIBLE_NULL)
     ttft_p99_ms: float | None = Field(description=TTFT_P99 + INFEASIBLE_NULL)
     tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
+    ttft_p99_band: BandOut | None = Field(description=LATENCY_BAND.format("ttft_p99_ms") + INFEASIBLE_NULL)
+    tpot_p99_band: BandOut | None = Field(description=LATENCY_BAND.format("tpot_p99_ms") + INFEASIBLE_NULL)
 
 
 class OfferFieldsOut(BaseModel):
