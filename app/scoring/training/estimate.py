@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
+from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import (
     Layout,
@@ -99,13 +100,20 @@ QLORA_NOTE = (
 )
 
 
-def moe_note(e: eff.TrainingEfficiency) -> str:
+def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
     """What a mixture of experts' estimate rests on (the matmul efficiency term shows the factor)."""
+    layers = "on every layer"
+    if model.moe_layers < model.layers:
+        overall = moe_layer_factor(e.moe_factor, moe_layer_share(model))
+        layers = (
+            f"on its {model.moe_layers} MoE layers of {model.layers} and at 1 on the {model.dense_ffn_layers} dense "
+            f"ones: {overall:.3g} over the model, as inference counts it"
+        )
     return (
-        f"MoE: FLOPs of the active parameters at {e.moe_factor:g} of a dense model's matmul efficiency (research "
-        "default from GPT-OSS-120B and DeepSeek-V3 BF16 rows), which stands for token routing, grouped expert GEMMs "
-        "and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with the other "
-        "weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+        f"MoE: FLOPs of the active parameters at {e.moe_factor:.3g} of a dense model's matmul efficiency (research "
+        f"default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token routing, grouped "
+        "expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with "
+        "the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
     )
 
 
@@ -349,7 +357,7 @@ def _assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str)
     if data_parallel_only_method(w.method):
         out.append(QLORA_NOTE)
     if model.is_moe:
-        out.append(moe_note(eff.DEFAULT_TRAINING_EFFICIENCY))
+        out.append(moe_note(model, eff.DEFAULT_TRAINING_EFFICIENCY))
     out.append(loss_memory_note(w.framework))
     if w.precision == "fp4" and not note:
         out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))
