@@ -117,6 +117,21 @@ def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
     )
 
 
+def lora_note(model: ModelSpec, rank: int) -> str:
+    """Which weights a LoRA run adapts, and how many parameters that trains (memory.lora_adapter_params)."""
+    trained = f"{lora_adapter_params(model, rank) / 1e6:,.1f} M trainable parameters"
+    text = f"LoRA rank {rank} on all linear layers ({trained}); FLOPs 4 × params per token"
+    if not model.is_moe:
+        return text
+    return (
+        f"LoRA rank {rank} on all linear layers, a MoE's included: attention, every routed expert's gate/up/down (each "
+        f"expert its own adapters), any shared experts and the router ({trained}), as PEFT's all-linear adapts "
+        "Mixtral, Qwen-MoE and DeepSeek-V3 (Unsloth's default adapts the experts too); gpt-oss and Llama 4 keep their "
+        "experts as fused tensors that all-linear leaves frozen, so there this is an upper bound, and transformers 5's "
+        "fused gate/up adapter (rank 2r) trains up to a fifth more on the experts; FLOPs 4 × active params per token"
+    )
+
+
 def scaleup_domain(gpu: GpuSpec) -> int:
     """GPUs one TP or SP group may span at scale-up bandwidth: the scale-up domain, or an 8-GPU server for PCIe
     cards."""
@@ -353,7 +368,7 @@ def _assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str)
     if FRAMEWORK_CLASS.get(w.framework) is None:
         out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
     if w.method in ("lora", "qlora"):
-        out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+        out.append(lora_note(model, w.lora_rank))
     if data_parallel_only_method(w.method):
         out.append(QLORA_NOTE)
     if model.is_moe:
