@@ -1,6 +1,7 @@
 """Per-MoE-layer costs are charged on the layers with routed experts only (ModelSpec.moe_layers): Llama 4 Maverick's
 24 of 48, DeepSeek-R1's 58 of 61; a model with experts on every layer, or a spec that does not say, as before."""
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -8,11 +9,13 @@ from pydantic import ValidationError
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
+from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as TRAIN_EFF
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.steps import build_context, mfu_factors, moe_prefill_ms
-from app.scoring.training.step_time import routed_expert_params
-from app.scoring.workload import InferenceWorkload, ModelArchitecture
+from app.scoring.training.step_time import effective_mfu, routed_expert_params
+from app.scoring.training.terms import matmul_efficiency_factors
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from tests.scoring.test_hf_config import DEEPSEEK_V3, QWEN3_235B
 from tests.test_rank_api import MAVERICK_SHAPE
 
@@ -59,6 +62,34 @@ def test_the_moe_matmul_factor_falls_on_the_moe_layers_share_only():
     assert qwen["MoE"] == EFF.moe_mfu_factor  # every layer MoE: the fitted factor as it is
     dense = dict(mfu_factors(build_context(GPUS["H100-SXM"], MODELS["llama-3.1-8b"], "bf16", "bf16", "vllm", 1), EFF))
     assert "MoE" not in dense
+
+
+def test_training_takes_the_moe_matmul_factor_on_deepseek_v3s_58_moe_layers_of_61_only():
+    v3, gpu = MODELS["deepseek-v3"], GPUS["H100-SXM"]
+    share_weighted = 1 - (1 - TRAIN_EFF.moe_factor) * 58 / 61  # the 3 dense layers at 1
+    every_layer = effective_mfu(TRAIN_EFF, gpu, 256, replace(v3, moe_layers=61), "pretrain", "megatron", "bf16")
+    ours = effective_mfu(TRAIN_EFF, gpu, 256, v3, "pretrain", "megatron", "bf16")
+    assert ours == pytest.approx(every_layer / TRAIN_EFF.moe_factor * share_weighted)
+    w = TrainingWorkload(model="deepseek-v3", method="pretrain", framework="megatron", max_gpus=256)
+    factors = dict(matmul_efficiency_factors(gpu, 256, v3, w, "bf16", TRAIN_EFF))
+    assert factors["MoE"] == pytest.approx(share_weighted) == pytest.approx(0.6)  # the research's whole-model reading
+
+
+def test_training_and_inference_spread_the_moe_factor_over_the_same_share_of_maverick():
+    w = TrainingWorkload(model="llama-4-maverick", method="pretrain", max_gpus=64)
+    training = dict(matmul_efficiency_factors(GPUS["H100-SXM"], 64, MAVERICK, w, "bf16", TRAIN_EFF))["MoE"]
+    inference = dict(mfu_factors(build_context(GPUS["H100-SXM"], MAVERICK, "fp8", "fp8", "vllm", 8), EFF))["MoE"]
+    assert training == pytest.approx(1 - (1 - TRAIN_EFF.moe_factor) / 2)  # 24 of 48 layers
+    assert (1 - training) / (1 - TRAIN_EFF.moe_factor) == pytest.approx((1 - inference) / (1 - EFF.moe_mfu_factor))
+
+
+def test_a_dense_models_training_efficiency_has_no_moe_discount():
+    llama, gpu = MODELS["llama-3.1-8b"], GPUS["H100-SXM"]
+    w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", max_gpus=8)
+    factors = dict(matmul_efficiency_factors(gpu, 8, llama, w, "bf16", TRAIN_EFF))
+    assert factors["MoE"] == 1.0
+    mfu = effective_mfu(TRAIN_EFF, gpu, 8, llama, "pretrain", "auto", "bf16")
+    assert mfu == pytest.approx(min(1.0, math.prod(v for k, v in factors.items() if k != "MoE")))
 
 
 def test_training_counts_routed_experts_on_the_moe_layers():

@@ -40,6 +40,7 @@ from app.scoring.inference.memory import (
 from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_ALPHA_MS, FABRIC_EFFICIENCY
 from app.scoring.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
+from app.scoring.moe_share import moe_layer_factor
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 
 
@@ -320,12 +321,6 @@ def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[s
     if ctx.engine == "llamacpp":
         return factors + [("llama.cpp", eff.llamacpp_mfu_factor)]
     return factors + engine_factors(ctx, eff, ENGINE_MFU, "amd_mfu_factor")
-
-
-def moe_layer_factor(factor: float, moe_layer_share: float) -> float:
-    """A MoE efficiency factor applied to the MoE layers' share of the work only: 1 - (1 - factor) x share (the whole
-    factor on a model with experts on every layer)."""
-    return 1.0 - (1.0 - factor) * moe_layer_share
 
 
 def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
+from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import (
     Layout,
@@ -99,13 +100,35 @@ QLORA_NOTE = (
 )
 
 
-def moe_note(e: eff.TrainingEfficiency) -> str:
+def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
     """What a mixture of experts' estimate rests on (the matmul efficiency term shows the factor)."""
+    layers = "on every layer"
+    if model.moe_layers < model.layers:
+        overall = moe_layer_factor(e.moe_factor, moe_layer_share(model))
+        layers = (
+            f"on its {model.moe_layers} MoE layers of {model.layers} and at 1 on the {model.dense_ffn_layers} dense "
+            f"ones: {overall:.3g} over the model, as inference counts it"
+        )
     return (
-        f"MoE: FLOPs of the active parameters at {e.moe_factor:g} of a dense model's matmul efficiency (research "
-        "default from GPT-OSS-120B and DeepSeek-V3 BF16 rows), which stands for token routing, grouped expert GEMMs "
-        "and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with the other "
-        "weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+        f"MoE: FLOPs of the active parameters at {e.moe_factor:.3g} of a dense model's matmul efficiency (research "
+        f"default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token routing, grouped "
+        "expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with "
+        "the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+    )
+
+
+def lora_note(model: ModelSpec, rank: int) -> str:
+    """Which weights a LoRA run adapts, and how many parameters that trains (memory.lora_adapter_params)."""
+    trained = f"{lora_adapter_params(model, rank) / 1e6:,.1f} M trainable parameters"
+    text = f"LoRA rank {rank} on all linear layers ({trained}); FLOPs 4 × params per token"
+    if not model.is_moe:
+        return text
+    return (
+        f"LoRA rank {rank} on all linear layers, a MoE's included: attention, every routed expert's gate/up/down (each "
+        f"expert its own adapters), any shared experts and the router ({trained}), as PEFT's all-linear adapts "
+        "Mixtral, Qwen-MoE and DeepSeek-V3 (Unsloth's default adapts the experts too); gpt-oss and Llama 4 keep their "
+        "experts as fused tensors that all-linear leaves frozen, so there this is an upper bound, and transformers 5's "
+        "fused gate/up adapter (rank 2r) trains up to a fifth more on the experts; FLOPs 4 × active params per token"
     )
 
 
@@ -345,11 +368,11 @@ def _assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str)
     if FRAMEWORK_CLASS.get(w.framework) is None:
         out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
     if w.method in ("lora", "qlora"):
-        out.append(f"LoRA rank {w.lora_rank} on all linear layers; FLOPs 4 × params per token")
+        out.append(lora_note(model, w.lora_rank))
     if data_parallel_only_method(w.method):
         out.append(QLORA_NOTE)
     if model.is_moe:
-        out.append(moe_note(eff.DEFAULT_TRAINING_EFFICIENCY))
+        out.append(moe_note(model, eff.DEFAULT_TRAINING_EFFICIENCY))
     out.append(loss_memory_note(w.framework))
     if w.precision == "fp4" and not note:
         out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
+from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 from app.scoring.training.memory import Layout, layer_mean_ffn_width
 from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
@@ -419,7 +420,8 @@ def effective_mfu(
     framework: str,
     precision_class: str,
 ) -> float:
-    """Compute-phase MFU: family × framework (× FP8 speedup) × width × scale × method (× MoE), at most 1."""
+    """Compute-phase MFU: family × framework (× FP8 speedup) × width × scale × method (× MoE), at most 1. The MoE factor
+    falls on the MoE layers' share of the matmuls (moe_share.moe_layer_factor, as inference does)."""
     mfu = (
         base_mfu(e, gpu_family(gpu))
         * framework_factor(e, framework)
@@ -427,7 +429,7 @@ def effective_mfu(
         * width_factor(e, model.hidden_size, gpu)
         * scale_factor(e, gpu_count)
         * method_factor(e, method)
-        * (e.moe_factor if model.is_moe else 1.0)
+        * moe_layer_factor(e.moe_factor, moe_layer_share(model))
     )
     return min(mfu, 1.0)
 

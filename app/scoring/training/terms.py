@@ -13,6 +13,7 @@ import math
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
+from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.memory import Layout, lora_adapter_params
 from app.scoring.training.optimizer import (
@@ -222,7 +223,7 @@ def matmul_efficiency_factors(
         ("width", width_factor(e, model.hidden_size, gpu)),
         ("scale", scale_factor(e, gpu_count)),
         (f"method {w.method}", method_factor(e, w.method)),
-        ("MoE", e.moe_factor if model.is_moe else 1.0),
+        ("MoE", moe_layer_factor(e.moe_factor, moe_layer_share(model))),
     ]
 
 
@@ -238,7 +239,7 @@ def _matmul_efficiency_term(
     factors = matmul_efficiency_factors(gpu, gpu_count, model, w, pclass, e)
     product = " × ".join(f"{name} {f(value)}" for name, value in factors)
     capped = "; capped at 1" if math.prod(v for _, v in factors) > 1 else ""
-    moe = ", and a MoE's routed experts (grouped expert GEMMs, token routing, all-to-all)" if model.is_moe else ""
+    moe = f", and a MoE's routed experts ({moe_layers_text(model, e)})" if model.is_moe else ""
     why = (
         f"{capped}; the family's 16-bit MFU, the framework class, FP8/FP4's speedup as a share of their peak, "
         f"small-matmul saturation at hidden {model.hidden_size:,}, jobs beyond 256 GPUs, LoRA adapters{moe}: the "
@@ -246,6 +247,18 @@ def _matmul_efficiency_term(
         "share and own efficiency)"
     )
     return Term("matmul efficiency (compute phase)", st.mfu_eff, "fraction", product + why)
+
+
+def moe_layers_text(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
+    """How the MoE factor spreads over the layers: grouped expert GEMMs, token routing and all-to-all at the factor on
+    the layers with routed experts, the dense layers at 1 (moe_share.moe_layer_factor)."""
+    text = f"grouped expert GEMMs, token routing, all-to-all: {f(e.moe_factor)} on the MoE layers"
+    if model.moe_layers == model.layers:
+        return text + f", all {model.layers}"
+    return (
+        f"{text}, {model.moe_layers} of {model.layers}, the {model.dense_ffn_layers} dense at 1: "
+        f"1 - (1 - {f(e.moe_factor)}) x {model.moe_layers}/{model.layers}"
+    )
 
 
 def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
