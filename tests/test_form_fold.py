@@ -24,7 +24,8 @@ RESULTS = [
     ("/plan?model=llama-3.1-8b&requests_per_day=500000&months=12", "500,000 requests/day · trained, then served 12"),
     ("/disagg?model=llama-3.1-70b&peak_requests_per_s=2", "Llama 3.1 70B · BF16 · 2,000 → 400 tokens"),
     ("/precision?model=llama-3.1-70b&tpot_ms=40", "Llama 3.1 70B · 2,000 → 400 tokens · TTFT ≤ 1,000 ms · TPOT ≤ 40"),
-    ("/mix?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=100000", "100,000 requests/day · lengths chat"),
+    ("/mix?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=100000",
+     "100,000 requests/day · lengths chat 70%, rag 30%"),
     ("/own?gpu=H100-SXM&gpu_count=16&utilisation_pct=60", "16 × H100-SXM · 8 per server · 60% utilisation"),
 ]  # fmt: skip
 BLANK = ["/?phase=inference", "/?phase=training", "/compare", "/plan", "/disagg", "/precision", "/mix", "/own"]

@@ -76,9 +76,11 @@ def test_traffic_plan_mix_and_own_summaries() -> None:
     assert fs.traffic_summary(Traffic(peak_requests_per_s=2.5)) == "2.5 req/s peak"
     line = fs.traffic_question_summary(InferenceWorkload(), Traffic(requests_per_day=1000), CatalogSnapshot(), 12)
     assert line.endswith("TPOT ≤ 50 ms · 1,000 requests/day · trained, then served 12 months")
-    mix = MixQuestion(mix="chat:0.7,rag:0.3", requests_per_day=200_000)  # type: ignore[arg-type]
+    mix = MixQuestion(mix="chat:7,1000x200:3", requests_per_day=200_000)  # type: ignore[arg-type]
     assert fs.mix_summary(mix, "M") == (
-        f"M · BF16 · TTFT ≤ 1,000 ms · TPOT ≤ 50 ms · 200,000 requests/day · lengths {mix.distribution_text}"
+        "M · BF16 · TTFT ≤ 1,000 ms · TPOT ≤ 50 ms · 200,000 requests/day · lengths chat 70%, 1000x200 30%"
     )
     own = OwnershipQuestion(gpu="H200", gpu_count=16, utilisation_pct=72.5)
     assert fs.own_summary(own) == "16 × H200 · 8 per server · 72.5% utilisation"
+    own = OwnershipQuestion(gpu="H200", pue=1.3, usd_per_kwh=0.2, rental_usd_per_gpu_hour=None)
+    assert fs.own_summary(own).endswith("60% utilisation · 2 costs of yours")

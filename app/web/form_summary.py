@@ -105,18 +105,25 @@ def traffic_summary(traffic: Traffic) -> str:
 
 def mix_summary(question: MixQuestion, model_name: str) -> str:
     parts = [model_name, question.weight_dtype.upper(), *_limits(question.ttft_ms, question.tpot_ms)]
-    parts += [f"{number(question.requests_per_day)} requests/day", f"lengths {question.distribution_text}"]
+    shares = ", ".join(f"{b.name} {b.share / question.share_total:.0%}" for b in question.mix)
+    parts += [f"{number(question.requests_per_day)} requests/day", f"lengths {shares}"]
     return SEPARATOR.join(parts)
 
 
+OWN_SHAPE = ("gpu", "gpu_count", "utilisation_pct", "gpus_per_server")  # said in words; the rest are costs
+
+
 def own_summary(question: OwnershipQuestion) -> str:
-    return SEPARATOR.join(
-        [
-            f"{question.gpu_count:,} × {question.gpu}",
-            f"{question.gpus_per_server} per server",
-            f"{number(question.utilisation_pct)}% utilisation",
-        ]
-    )
+    """What is owned and how busy, and how many costs are the user's own rather than the sourced defaults."""
+    parts = [
+        f"{question.gpu_count:,} × {question.gpu}",
+        f"{question.gpus_per_server} per server",
+        f"{number(question.utilisation_pct)}% utilisation",
+    ]
+    given = [name for name in question.model_fields_set - set(OWN_SHAPE) if getattr(question, name) is not None]
+    if given:
+        parts.append(f"{len(given)} cost{'s' if len(given) != 1 else ''} of yours")
+    return SEPARATOR.join(parts)
 
 
 def question_summary(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> str:
