@@ -82,5 +82,5 @@ def test_traffic_plan_mix_and_own_summaries() -> None:
     )
     own = OwnershipQuestion(gpu="H200", gpu_count=16, utilisation_pct=72.5)
     assert fs.own_summary(own) == "16 × H200 · 8 per server · 72.5% utilisation"
-    own = OwnershipQuestion(gpu="H200", pue=1.3, usd_per_kwh=0.2, rental_usd_per_gpu_hour=None)
+    own = OwnershipQuestion(gpu="H200", pue=1.3, usd_per_kwh=0.2, rental_usd_per_gpu_hour=None, resale_pct=0)
     assert fs.own_summary(own).endswith("60% utilisation · 2 costs of yours")

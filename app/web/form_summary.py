@@ -114,13 +114,15 @@ OWN_SHAPE = ("gpu", "gpu_count", "utilisation_pct", "gpus_per_server")  # said i
 
 
 def own_summary(question: OwnershipQuestion) -> str:
-    """What is owned and how busy, and how many costs are the user's own rather than the sourced defaults."""
+    """What is owned and how busy, and how many costs are the user's own rather than the defaults (a value equal to
+    its default is none: the form submits every field, the canonical link only those set away from it)."""
     parts = [
         f"{question.gpu_count:,} × {question.gpu}",
         f"{question.gpus_per_server} per server",
         f"{number(question.utilisation_pct)}% utilisation",
     ]
-    given = [name for name in question.model_fields_set - set(OWN_SHAPE) if getattr(question, name) is not None]
+    fields = OwnershipQuestion.model_fields
+    given = [name for name in fields.keys() - set(OWN_SHAPE) if getattr(question, name) != fields[name].default]
     if given:
         parts.append(f"{len(given)} cost{'s' if len(given) != 1 else ''} of yours")
     return SEPARATOR.join(parts)
