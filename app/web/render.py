@@ -178,7 +178,7 @@ def _parameters(billions: float) -> str:
 templates.env.filters["parameters"] = _parameters
 
 
-def _count_words(value: float) -> str:
+def count_words(value: float) -> str:
     """A large count in words: 2e9 → '2 billion', 1.5e12 → '1.5 trillion', 40000 → '40,000'."""
     for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if value >= size:
@@ -186,7 +186,7 @@ def _count_words(value: float) -> str:
     return f"{value:,.0f}"
 
 
-templates.env.filters["count_words"] = _count_words
+templates.env.filters["count_words"] = count_words
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"
 
 

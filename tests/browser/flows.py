@@ -35,3 +35,10 @@ def assert_link_reproduces(page, text: str) -> None:  # type: ignore[no-untyped-
     page.goto(page.url)
     assert page.inner_text("main") == text
     assert page.console.errors == []
+
+
+def open_form(page) -> None:  # type: ignore[no-untyped-def]
+    """A results page folds its form under the question's summary: open it to change the question."""
+    fold = page.locator("details.form-fold")
+    if fold.count() and fold.get_attribute("open") is None:
+        fold.locator("> summary").click()

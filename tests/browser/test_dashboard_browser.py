@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from tests.browser.flows import open_form
+
 pytestmark = pytest.mark.browser
 
 
@@ -83,6 +85,7 @@ def test_compare_form_submits_in_place(page, server_url: str) -> None:  # type: 
     page.goto(f"{server_url}/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200")
     page.wait_for_selector("#cost-latency[data-drawn=true] svg", state="attached")
     page.evaluate("window.stillHere = true")  # gone if the browser loads a whole page instead of swapping
+    open_form(page)
     page.fill("#f-tpot_ms", "40")
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r"/compare\?.*tpot_ms=40"))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.flows import assert_link_reproduces, fill_form, save_shot, submit_and_read
+from tests.browser.flows import assert_link_reproduces, fill_form, open_form, save_shot, submit_and_read
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +35,7 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
     page.goto(f"{server_url}/plan?model=llama-3.1-8b&requests_per_day=1000000")
     page.click("text=Chat and RAG on a mix of GPUs")  # the plan page links here with its traffic
     page.wait_for_url(re.compile(r"/mix\?model=llama-3.1-8b&mix=chat:0.5,rag:0.5&requests_per_day=1000000"))
+    open_form(page)
     page.fill("#f-mix", "chat:0.7, rag:0.3")
     text = submit_and_read(page, r"/mix\?model=llama-3.1-8b&mix=chat:0.7,rag:0.3&requests_per_day=1000000$")
     summary = page.inner_text("#mix-summary")
@@ -42,6 +43,7 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
     assert "LMSYS-Chat-1M" in text and "Considered" in text
     save_shot(page, "mix")
     assert_link_reproduces(page, text)
+    open_form(page)
     page.fill("#f-mix", "chat:0,rag:0")  # a 422 swaps in the form with the error beside the field
     page.click("button[type=submit]")
     page.wait_for_selector("#err-mix")

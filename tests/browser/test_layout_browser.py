@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.flows import open_form
+
 pytestmark = pytest.mark.browser
 
 # a filter set opens its box of checkboxes (every seller, vendor, GPU with an offer); /plan has two, the run's too
@@ -158,11 +160,14 @@ def test_engine_internals_fold_away_on_the_rank_form(page, server_url: str) -> N
     techniques fold into a box (as on /plan and /disagg) that a set value or an error opens."""
     page.set_viewport_size(LAPTOP)
     page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8")
+    open_form(page)  # the results page folds the whole form under its summary (test_fold_browser.py)
     box = page.locator("form.workload details.serving-box")
     assert box.count() == 1 and box.get_attribute("open") is None
     assert page.locator("#f-max_num_seqs:visible, #f-spec_acceptance:visible, #f-beam_width:visible").count() == 0
+    assert page.locator("#f-input_len").is_visible()
     folded_top = page.evaluate(TABLE_TOP)
     page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&beam_width=2")
+    open_form(page)
     assert box.get_attribute("open") is not None and page.locator("#f-beam_width").is_visible()
     assert folded_top < page.evaluate(TABLE_TOP) - 150  # the box holds 8 fields' height
 

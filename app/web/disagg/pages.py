@@ -13,6 +13,7 @@ from app.scoring.workload import InferenceWorkload
 from app.service import disagg
 from app.service.plan_query import PlanQuery, page_field, ranking_query
 from app.service.workload_query import asks_a_question
+from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.disagg.charts import cost_by_layout
@@ -56,6 +57,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
             context.update(
                 payload=payload,
                 share_query=query.canonical,
+                form_summary=form_summary.traffic_question_summary(query.workload, query.traffic, snapshot),
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
                 json_url=f"/disagg.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_layout(payload)),

@@ -13,6 +13,7 @@ from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
 from app.service.workload_query import asks_a_question
+from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.mix.charts import cost_by_offer
@@ -53,6 +54,9 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
             context.update(
                 payload=payload,
                 share_query=query.canonical,
+                form_summary=form_summary.mix_summary(
+                    query.question, form_summary.model_label(snapshot, query.question.model)
+                ),
                 json_url=f"/mix.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_offer(payload)),
             )

@@ -11,6 +11,7 @@ from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
 from app.service.workload_query import asks_a_question
+from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.own.charts import cumulative_cost
@@ -24,7 +25,8 @@ def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
     return ownership.own_payload(query.question, snapshot, f"/own?{query.canonical}")
 
 
-def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot, asked: bool) -> dict[str, Any]:
+    """`asked`: a question in the URL; the blank form shows the default question's answer, its form open."""
     context: dict[str, Any] = {
         "title": "Own or rent?",
         "nav": "own",
@@ -39,6 +41,7 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, 
                 payload=payload,
                 defaults={i["name"]: i for i in payload["inputs"]},
                 share_query=query.canonical,
+                form_summary=form_summary.own_summary(query.question) if asked else None,
                 json_url=f"/own.json?{query.canonical}",
                 chart_json=to_json_block(cumulative_cost(payload)),
             )
@@ -57,7 +60,7 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
     asked = asks_a_question(items)
     query = ownership.parse_own(items if asked else [])  # the blank form shows the default question's answer
     return canonical_page(
-        request, "/own", query if asked else None, lambda: _context(query, snapshot), "own.html", "ownbench"
+        request, "/own", query if asked else None, lambda: _context(query, snapshot, asked), "own.html", "ownbench"
     )
 
 

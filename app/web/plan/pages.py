@@ -13,6 +13,7 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
 from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
 from app.service.workload_query import asks_a_question
+from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.plan.charts import cost_vs_traffic
@@ -77,6 +78,9 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                 options=payload["options"][:TABLE_ROWS],
                 own_gpus=ownership.sourced_gpus(snapshot, [o["gpu_id"] for o in payload["options"][:1]]),
                 share_query=query.canonical,
+                form_summary=form_summary.traffic_question_summary(
+                    query.workload, query.traffic, snapshot, query.months if query.training else None
+                ),
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
                 mix_query=mix.query_from_plan(query.workload, query.traffic),
                 json_url=f"/plan.json?{query.canonical}",

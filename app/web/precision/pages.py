@@ -11,6 +11,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
 from app.service.workload_query import ParsedQuery, asks_a_question
+from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
 from app.web.precision.charts import cost_by_precision
@@ -39,6 +40,9 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
             context.update(
                 payload=payload,
                 share_query=query.canonical,
+                form_summary=form_summary.inference_summary(
+                    query.workload, form_summary.workload_model(query.workload, snapshot), dtype=False
+                ),
                 json_url=f"/precision.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_precision(payload)),
             )

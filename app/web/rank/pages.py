@@ -14,6 +14,7 @@ from app.service.plan_query import plan_link, training_plan_link
 from app.service.workload_query import PHASES, ParsedQuery, Phase, asks_a_question, parse
 from app.web.deps import SnapshotDep
 from app.web.error_shape import field_errors_body
+from app.web.form_summary import question_summary
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
 from app.web.render import json_response, page, wants_fragment
@@ -73,6 +74,7 @@ def results_context(
         "plan_link": (plan_link if parsed.phase == "inference" else training_plan_link)(parsed.question),
         "compare_query": None if path == "/compare" else results_view.compare_query(parsed.question, ranked.leaders),
         "results_path": path,
+        "form_summary": question_summary(parsed.workload, snapshot),
     }
 
 
