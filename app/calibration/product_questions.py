@@ -150,6 +150,8 @@ HEADERS = (
     "band (p10-p90)",
     "TPOT mean ms",
     "TTFT mean ms",
+    "p99 TPOT band ms",
+    "p99 TTFT band ms",
     "bound",
     "decode step terms, ms",
 )
@@ -158,7 +160,7 @@ HEADERS = (
 def _row(answer: Answer) -> list[str]:
     e = answer.estimate
     if not e.feasible:
-        return [answer.question, f"{answer.tpot_limit_ms:g}", "–", "–", "–", "–", "–", "–", e.reason]
+        return [answer.question, f"{answer.tpot_limit_ms:g}", *["–"] * (len(HEADERS) - 3), e.reason]
     return [
         answer.question,
         f"{answer.tpot_limit_ms:g}",
@@ -167,6 +169,8 @@ def _row(answer: Answer) -> list[str]:
         f"{e.band.low / e.gpu_count:,.0f}-{e.band.high / e.gpu_count:,.0f}",
         f"{e.tpot_ms:.1f}",
         f"{e.ttft_ms:.0f}",
+        f"{e.tpot_p99_band.low:.1f}-{e.tpot_p99_band.high:.1f}",
+        f"{e.ttft_p99_band.low:,.0f}-{e.ttft_p99_band.high:,.0f}",
         e.bound,
         _main_terms(e),
     ]
