@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,6 +13,7 @@ from app.config import PROJECT_ROOT
 from app.scoring import price_terms
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
+from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.specs import CatalogSnapshot
 from app.web.constant_catalog import dataclass_fields, fixed_constants
 from app.web.deps import SnapshotDep
@@ -62,6 +64,8 @@ def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": summaries or None,
+        # each metric's bands widen by this factor each way (app.calibration.bands.fit_margins)
+        "band_widening": {metric: round(math.exp(margin), 2) for metric, margin in BAND_MARGINS.items()},
     }
 
 
