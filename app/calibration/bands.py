@@ -22,6 +22,7 @@ from app.scoring.efficiency.bands import (
     MIN_OWN_ROWS,
     BandTable,
     band_ratio,
+    key_metric,
     multinode_key,
     parent_key,
     regime_keys,
@@ -110,13 +111,8 @@ def band_table(
             low, high = (min(low, p_low), max(high, p_high)) if own else (p_low, p_high)
         # a band always contains its own estimate: a biased regime widens on the estimate's side
         table[key] = (min(low, 1.0), max(high, 1.0), len(residuals))
-    widen = {key: math.exp((margins or {}).get(band_metric(key), 0.0)) for key in table}
+    widen = {key: math.exp((margins or {}).get(key_metric(key), 0.0)) for key in table}
     return {key: (round(low / widen[key], 3), round(high * widen[key], 3), n) for key, (low, high, n) in table.items()}
-
-
-def band_metric(key: str) -> str:
-    """The metric a table key belongs to, without its load (`ttft_ms@traffic|vllm|nvidia` -> `ttft_ms`)."""
-    return key.split("|")[0].split("@")[0]
 
 
 def row_band(row: dict, gpus: dict, models: dict, table: BandTable | None = None) -> tuple[float, float] | None:

@@ -90,9 +90,14 @@ def multinode_key(metric: str) -> str:
 TRAINING_METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
 
 
+def key_metric(key: str) -> str:
+    """The metric a table key belongs to, without its load (`ttft_ms@traffic|vllm|nvidia` -> `ttft_ms`)."""
+    return key.split("|")[0].split("@")[0]
+
+
 def measured_precisions(table: BandTable) -> frozenset[tuple[str, str]]:
     """(metric, precision class) pairs some validation row measured: the finest keys name both."""
-    return frozenset((k.split("|")[0].split("@")[0], k.split("|")[3]) for k in table if k.count("|") == 4)
+    return frozenset((key_metric(k), k.split("|")[3]) for k in table if k.count("|") == 4)
 
 
 MEASURED_PRECISIONS = measured_precisions(BAND_TABLE)
@@ -185,7 +190,7 @@ def band_source(key: str) -> str:
 
 
 def _margin_text(key: str) -> str:
-    margin = BAND_MARGINS.get(key.split("|")[0].split("@")[0], 0.0)
+    margin = BAND_MARGINS.get(key_metric(key), 0.0)
     if margin <= 0:
         return ""
     return (
