@@ -197,11 +197,11 @@ def test_an_estimates_band_names_the_throughput_it_is_of(client: TestClient) -> 
 def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> None:
     inference, _ = _csv(client, LLAMA_70B)
     latency_bands = ["ttft_p99_low_ms", "ttft_p99_high_ms", "tpot_p99_low_ms", "tpot_p99_high_ms"]
-    appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", *latency_bands]
+    appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", *latency_bands]
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended]
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
-    assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric"}
+    assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk"}
 
 
 def test_the_readme_documents_every_csv_column(client: TestClient) -> None:

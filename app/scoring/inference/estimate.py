@@ -17,7 +17,7 @@ from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term, duration_text
 from app.scoring.inference.batch_job import JobPlan, plan_job
 from app.scoring.inference.latency_bands import BandRegime, latency_bands
-from app.scoring.inference.limits import over_limits, unapplied_limits_note
+from app.scoring.inference.limits import limits_at_risk, over_limits, unapplied_limits_note
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -80,6 +80,7 @@ class InferenceEstimate:
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
     over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
+    limits_at_risk: str = ""  # meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk)
     # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
     # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
     lowest_p99: LowestP99 | None = None
@@ -491,6 +492,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99),
+        limits_at_risk=""
+        if job
+        else limits_at_risk(w, ttft_p99, tpot_p99, latency.ttft_p99.high, latency.tpot_p99.high),
     )
 
 

@@ -14,6 +14,11 @@ class LatencyBands(NamedTuple):
     tpot_p99: Band  # ms, around the p99 TPOT
     note: str  # the bands' evidence, for the estimate's assumptions
 
+    @property
+    def p99_highs(self) -> tuple[float, float]:
+        """The slow ends of the p99 TTFT and TPOT bands, ms."""
+        return self.ttft_p99.high, self.tpot_p99.high
+
 
 class BandRegime(NamedTuple):
     """What a band is looked up by (efficiency.bands.band_ratio's arguments)."""

@@ -58,3 +58,18 @@ def unapplied_limits_note(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms:
     else:
         consequence = "the limits are reported, not applied"
     return [f"{' and '.join(missed)}: at {load} {consequence} (latency_bound picks the batch that meets them)"]
+
+
+def limits_at_risk(
+    w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float, ttft_p99_high_ms: float, tpot_p99_high_ms: float
+) -> str:
+    """Each limit the estimate meets but a p99 at its band's slow end (latency_bands) would not, in words; '' where
+    none does, where the estimate already misses a limit, or where limits are not applied (fixed_batch,
+    max_throughput): the ranking checks limits on the estimate, and this says how far to trust that check."""
+    if w.scenario not in LIMITS_APPLIED + LIMITS_RANKED or missed_limits(w, ttft_p99_ms, tpot_p99_ms):
+        return ""
+    return "; ".join(
+        f"{name} p99 {_ms(high)} ms at its band's slow end, over the {_ms(limit)} ms limit"
+        for name, high, limit in (("TTFT", ttft_p99_high_ms, w.ttft_ms), ("TPOT", tpot_p99_high_ms, w.tpot_ms))
+        if high > limit
+    )

@@ -124,6 +124,7 @@ class InferenceOption:
     band_metric: str | None = None
     ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
     tpot_p99_band: Band | None = None  # ms
+    limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -326,6 +327,7 @@ def _feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close:
         band_metric=RANK_METRIC_FIELDS[rank_by],
         ttft_p99_band=est.ttft_p99_band,
         tpot_p99_band=est.tpot_p99_band,
+        limits_at_risk=est.limits_at_risk,
     )
 
 

@@ -54,6 +54,10 @@ class LatencyFieldsOut(BaseModel):
     tpot_p99_ms: float | None = Field(description=TPOT_P99 + INFEASIBLE_NULL)
     ttft_p99_band: BandOut | None = Field(description=LATENCY_BAND.format("ttft_p99_ms") + INFEASIBLE_NULL)
     tpot_p99_band: BandOut | None = Field(description=LATENCY_BAND.format("tpot_p99_ms") + INFEASIBLE_NULL)
+    limits_at_risk: str = Field(
+        description="the p99 limits it meets on its estimate that a p99 at its band's slow end would pass, in words; "
+        "empty where none would, where it is over a limit, or where limits are not applied"
+    )
 
 
 class OfferFieldsOut(BaseModel):
