@@ -185,6 +185,13 @@ class LlmModelBase(SQLModel):
     attention: str = Field(default="gqa", max_length=8)
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
+    # MLA's other projection sizes (config.json; 0 = not given: LoRA counts the attention as GQA) and experts held as
+    # fused parameters that PEFT's all-linear leaves frozen (router_fused: the router too), as ModelSpec reads them.
+    q_lora_rank: int = Field(default=0, ge=0)
+    qk_nope_head_dim: int = Field(default=0, ge=0)
+    v_head_dim: int = Field(default=0, ge=0)
+    experts_fused: bool = False
+    router_fused: bool = False
     max_context: int | None = None
     # Sliding-window attention: `sliding_layers` of the layers keep only the last `sliding_window` tokens.
     sliding_window: int = Field(default=0, ge=0)
@@ -205,6 +212,23 @@ class LlmModelBase(SQLModel):
             raise ValueError("MoE layers need routed experts (num_experts > 0)")
         if experts and not value:  # a row that does not say: every layer, as ModelSpec reads it
             return layers or 0
+        return value
+
+    @field_validator("qk_nope_head_dim")
+    @classmethod
+    def _nope_completes_head_dim(cls, value: int, info: ValidationInfo) -> int:
+        head_dim, rope = info.data.get("head_dim"), info.data.get("qk_rope_head_dim") or 0
+        if value and info.data.get("attention") != "mla":
+            raise ValueError("qk_nope_head_dim is MLA's: attention must be mla")
+        if value and head_dim is not None and value + rope != head_dim:
+            raise ValueError(f"qk_nope_head_dim {value} + qk_rope_head_dim {rope} is not the head_dim {head_dim}")
+        return value
+
+    @field_validator("experts_fused", "router_fused")
+    @classmethod
+    def _fused_needs_experts(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and not info.data.get("num_experts"):
+            raise ValueError("fused experts need routed experts (num_experts > 0)")
         return value
 
     @field_validator("sliding_layers")

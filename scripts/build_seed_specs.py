@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 
 sys.path.insert(0, str(ROOT))
+from scripts.adapter_layout import SAME_ARCHITECTURE, fused_cells, mla_dims  # noqa: E402  (what LoRA adapts)
 from scripts.release_precisions import read_quality, release_precision  # noqa: E402  (each model's release dtype)
 
 GPU_NUMERIC = {
@@ -271,7 +272,7 @@ SLIDING_WINDOW_LEFT_OUT = {
 # model with experts. The layers left over have a dense FFN of intermediate_size (config.json first_k_dense_replace,
 # interleave_moe_layer_step); tests/test_seed_specs.py holds the counts to the notes.
 STATED_MOE_LAYERS = re.compile(r"(?<![\w.])(\d+) MoE\b")
-MOE_LAYERS_AS = {"deepseek-r1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3", "deepseek-v3.2": "deepseek-v3"}
+MOE_LAYERS_AS = SAME_ARCHITECTURE
 
 
 def moe_layers(row: dict[str, str], by_id: dict[str, dict[str, str]]) -> str:
@@ -323,6 +324,7 @@ def build_models() -> list[dict[str, str]]:
     references = {r["id"]: r for r in rows}
     for row in rows:
         row["moe_layers"] = moe_layers(row, references)
+        row.update(mla_dims(row, references) | fused_cells(row))
     return rows
 
 

@@ -155,3 +155,32 @@ def test_0013_counts_every_layer_of_existing_moe_rows_and_the_next_seed_reads_th
     with engine.connect() as connection:
         assert dict(connection.execute(query).all()) == {"deepseek-r1": 58, "llama-4-maverick": 24, "llama-3.1-8b": 0}
     engine.dispose()
+
+
+def test_0014_adds_the_lora_layout_columns_at_todays_rule_and_the_next_seed_fills_them(tmp_path: Path) -> None:
+    from app.catalog import seed
+    from tests.conftest import SEED_DIR
+
+    columns = ("q_lora_rank", "qk_nope_head_dim", "v_head_dim", "experts_fused", "router_fused")
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, "0013")
+    engine = make_engine(url)
+    assert not set(columns) & {c["name"] for c in inspect(engine).get_columns("model")}
+    engine.dispose()
+
+    migrate.upgrade(url)  # existing rows: no MLA sizes, nothing fused (what the LoRA count read before)
+    engine = make_engine(url)
+    where = "id IN ('deepseek-v3', 'gpt-oss-20b', 'llama-4-scout')"
+    query = text(f"SELECT id, {', '.join(columns)} FROM model WHERE {where}")
+    with engine.connect() as connection:
+        assert {row[0]: tuple(row[1:]) for row in connection.execute(query)} == dict.fromkeys(
+            ("deepseek-v3", "gpt-oss-20b", "llama-4-scout"), (0, 0, 0, False, False)
+        )
+    seed.seed(engine, SEED_DIR)  # what setup_database runs after upgrading
+    with engine.connect() as connection:
+        assert {row[0]: tuple(row[1:]) for row in connection.execute(query)} == {
+            "deepseek-v3": (1536, 128, 128, False, False),
+            "gpt-oss-20b": (0, 0, 0, True, True),
+            "llama-4-scout": (0, 0, 0, True, False),
+        }
+    engine.dispose()

@@ -22,6 +22,8 @@ def _coerce(kind: type | str, text: str) -> object:
     kind_name = kind if isinstance(kind, str) else kind.__name__
     if text == "":
         return None if "None" in kind_name else ("" if "str" in kind_name else 0)
+    if kind_name.startswith("bool"):
+        return text.lower() in ("true", "1")
     if kind_name.startswith("int"):
         return int(float(text))
     if kind_name.startswith("float"):

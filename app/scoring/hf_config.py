@@ -12,6 +12,9 @@ Qwen2/Qwen3, Mixtral, Qwen2/3-MoE, DeepSeek-V2/V3 with MLA, gpt-oss, GPT-J, Falc
   (`first_k_dense_replace`), `mlp_only_layers` / `decoder_sparse_step` / `moe_layer_freq` schedules;
 - norms (RMSNorm weight, or LayerNorm weight + bias).
 
+It also keeps what a LoRA run adapts: MLA's q_lora_rank / qk_nope_head_dim / v_head_dim, and experts held as fused
+parameters that PEFT's all-linear leaves frozen, by model_type (gpt_oss, llama4: app.scoring.fused_experts).
+
 Active parameters per token count the experts actually routed to (`num_experts_per_tok`) plus
 everything dense, embeddings and lm_head included (the convention of the Mixtral 12.9B and
 DeepSeek-V3 37B figures). Multi-token-prediction modules (DeepSeek's MTP) are not counted.
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 
 from app.scoring import hf_config_keys as keys
 from app.scoring import hf_quantization
+from app.scoring.fused_experts import NOT_FUSED, fused_experts
 from app.scoring.messages import error_message
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
@@ -81,6 +85,9 @@ class _Attention:
     kv_heads: int
     kv_lora: int = 0
     rope_dim: int = 0
+    q_lora: int = 0
+    nope_dim: int = 0
+    v_dim: int = 0
 
 
 def _unwrap(config: Any) -> dict[str, Any]:
@@ -190,7 +197,7 @@ def _mla_attention(config: dict[str, Any], dims: _Dims, kv_lora: int) -> _Attent
     params += hidden * (kv_lora + rope_dim) + kv_lora  # kv_a_proj_with_mqa + kv_a_layernorm
     params += kv_lora * heads * (nope_dim + v_dim)  # kv_b_proj
     params += heads * v_dim * hidden  # o_proj
-    return _Attention(params, "mla", head_dim=q_head, kv_heads=heads, kv_lora=kv_lora, rope_dim=rope_dim)
+    return _Attention(params, "mla", q_head, heads, kv_lora, rope_dim, q_lora, nope_dim, v_dim)
 
 
 def _grouped_attention(config: dict[str, Any], dims: _Dims) -> _Attention:
@@ -314,6 +321,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     attention = _attention(config, dims)
     total, active = _count_params(config, dims, experts, attention, schedule)
     quantization = hf_quantization.read_quantization(config) or hf_quantization.NONE
+    fused = fused_experts(dims.model_type) if experts.count else NOT_FUSED
     return _within_architecture_bounds(
         ModelSpec(
             id=model_id,
@@ -334,6 +342,11 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             attention=attention.kind,
             kv_lora_rank=attention.kv_lora,
             qk_rope_head_dim=attention.rope_dim,
+            q_lora_rank=attention.q_lora,
+            qk_nope_head_dim=attention.nope_dim,
+            v_head_dim=attention.v_dim,
+            experts_fused=fused.experts_fused,
+            router_fused=fused.router_fused,
             max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
             moe_layers=sum(schedule),
             release_precision=quantization.release_precision,

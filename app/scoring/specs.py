@@ -115,6 +115,16 @@ class ModelSpec:
     # Layers with routed experts; the others have a dense FFN of `intermediate_size` (DeepSeek-V3: 58 of 61, the
     # first 3 dense; Llama 4 Maverick: every second of 48). Not given (0) for a MoE model: every layer.
     moe_layers: int = 0
+    # MLA's projection sizes (config.json q_lora_rank, qk_nope_head_dim, v_head_dim; DeepSeek-V3: 1536, 128, 128), read
+    # by the LoRA adapter count; 0 = not given (qk_nope/v 0: counted as GQA at heads x head_dim). q_lora_rank 0 with the
+    # others given is one q_proj, as config.json's null (DeepSeek-V2-Lite).
+    q_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    v_head_dim: int = 0
+    # Routed experts held as fused 3-D parameters, not nn.Linear, so PEFT's all-linear leaves them frozen (gpt-oss,
+    # Llama 4: app.scoring.fused_experts); router_fused: the router too is a bare parameter (gpt-oss).
+    experts_fused: bool = False
+    router_fused: bool = False
 
     def __post_init__(self) -> None:
         # Frozen: set once here, so every caller reads a count (0 for a dense model, all layers when not given).
@@ -129,6 +139,12 @@ class ModelSpec:
     def dense_ffn_layers(self) -> int:
         """Layers with a dense FFN of `intermediate_size`: all of a dense model's, the rest of a MoE model's."""
         return self.layers - self.moe_layers
+
+    @property
+    def mla_projections_known(self) -> bool:
+        """MLA with the sizes its five projections need (kv_lora_rank, qk_nope/qk_rope/v head dims)."""
+        dims = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
+        return self.attention == "mla" and all(d > 0 for d in dims)
 
 
 # Price terms: on-demand (default), spot (interruptible), reserved (a commitment with a term),

@@ -83,6 +83,16 @@ class ModelArchitecture(NumbersNotBooleans):
     attention: Literal["mha", "gqa", "mla"] = "gqa"
     kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
+    # MLA's other projection sizes and fused experts: what a LoRA run adapts (training.lora_adapters).
+    q_lora_rank: int = Field(0, ge=0, le=65_536, description="MLA: the query's latent rank (q_a_proj); 0 = one q_proj")
+    qk_nope_head_dim: int = Field(
+        0, ge=0, le=1_024, description="MLA: per-head query/key width without RoPE (+ qk_rope_head_dim = head_dim)"
+    )
+    v_head_dim: int = Field(0, ge=0, le=1_024, description="MLA: per-head value width (0: attention counted as GQA)")
+    experts_fused: bool = Field(
+        False, description="routed experts held as fused parameters that PEFT's all-linear leaves frozen (gpt-oss)"
+    )
+    router_fused: bool = Field(False, description="the router too is a bare parameter, not an nn.Linear (gpt-oss)")
     max_context: int | None = Field(None, ge=1, le=10_000_000)
     # The checkpoint as released, where a pasted config.json's quantization_config says (app.scoring.hf_quantization):
     # the weight dtype ranked when the question names none, as a catalog model's release_precision.
@@ -159,6 +169,31 @@ class ModelArchitecture(NumbersNotBooleans):
     def _mla_has_a_latent(cls, value: int, info: ValidationInfo) -> int:
         if info.data.get("attention") == "mla" and value < 1:  # MLA caches the latent: rank 0 means no KV at all
             raise ValueError("attention mla needs kv_lora_rank >= 1")
+        return value
+
+    @field_validator("q_lora_rank", "qk_nope_head_dim", "v_head_dim")
+    @classmethod
+    def _mla_sizes_need_mla(cls, value: int, info: ValidationInfo) -> int:
+        if value and info.data.get("attention") != "mla":
+            raise ValueError(f"{info.field_name} is MLA's: give attention mla, or leave it 0")
+        return value
+
+    @field_validator("qk_nope_head_dim")
+    @classmethod
+    def _nope_completes_head_dim(cls, value: int, info: ValidationInfo) -> int:
+        data = info.data
+        heads = max(1, data.get("num_attention_heads") or 1)
+        head_dim = data.get("head_dim") or (data.get("hidden_size") or 0) // heads  # blank: hidden ÷ heads
+        rope = data.get("qk_rope_head_dim") or 0
+        if value and head_dim and value + rope != head_dim:
+            raise ValueError(f"qk_nope_head_dim {value} + qk_rope_head_dim {rope} must be the head_dim, {head_dim}")
+        return value
+
+    @field_validator("experts_fused", "router_fused")
+    @classmethod
+    def _fused_needs_experts(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and not info.data.get("num_experts"):
+            raise ValueError("fused experts need routed experts (num_experts > 0)")
         return value
 
     @model_validator(mode="after")

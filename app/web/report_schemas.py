@@ -77,6 +77,14 @@ class ModelOut(BaseModel):
     quantization: str = Field(
         description="a custom model's config.json quantization_config, in words (quant_method fp8); empty otherwise"
     )
+    q_lora_rank: int = Field(description="MLA's query latent rank (q_a_proj width); 0: one q_proj, or not MLA")
+    qk_nope_head_dim: int = Field(description="MLA's per-head query/key width without RoPE; 0: not MLA or not given")
+    v_head_dim: int = Field(description="MLA's per-head value width; 0: not MLA or not given")
+    experts_fused: bool = Field(
+        description="routed experts held as fused parameters that PEFT's all-linear LoRA leaves frozen "
+        "(gpt-oss, Llama 4)"
+    )
+    router_fused: bool = Field(description="the router too is a bare parameter, not an nn.Linear (gpt-oss)")
 
 
 class ServerlessQuoteFields(BaseModel):

@@ -14,10 +14,10 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.lora_adapters import lora_adapter_params, lora_note
 from app.scoring.training.memory import (
     Layout,
     logits_bytes_per_element,
-    lora_adapter_params,
     memory_breakdown_gb,
     memory_needed_gb,
     runtime_reserve_gb,
@@ -114,21 +114,6 @@ def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         f"default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token routing, grouped "
         "expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with "
         "the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
-    )
-
-
-def lora_note(model: ModelSpec, rank: int) -> str:
-    """Which weights a LoRA run adapts, and how many parameters that trains (memory.lora_adapter_params)."""
-    trained = f"{lora_adapter_params(model, rank) / 1e6:,.1f} M trainable parameters"
-    text = f"LoRA rank {rank} on all linear layers ({trained}); FLOPs 4 × params per token"
-    if not model.is_moe:
-        return text
-    return (
-        f"LoRA rank {rank} on all linear layers, a MoE's included: attention, every routed expert's gate/up/down (each "
-        f"expert its own adapters), any shared experts and the router ({trained}), as PEFT's all-linear adapts "
-        "Mixtral, Qwen-MoE and DeepSeek-V3 (Unsloth's default adapts the experts too); gpt-oss and Llama 4 keep their "
-        "experts as fused tensors that all-linear leaves frozen, so there this is an upper bound, and transformers 5's "
-        "fused gate/up adapter (rank 2r) trains up to a fifth more on the experts; FLOPs 4 × active params per token"
     )
 
 

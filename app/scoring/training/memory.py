@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.lora_adapters import lora_adapter_params
 from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
 
 GB = 1e9
@@ -52,45 +53,6 @@ class Layout:
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
         micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
         return " ".join(parts) + f", {recompute[self.recompute]}{micro}"
-
-
-def lora_adapter_params(model: ModelSpec, rank: int) -> float:
-    """Trainable LoRA parameters: rank × (d_in + d_out) per target matrix, all linear layers but the LM head (PEFT
-    "all-linear"): attention on every layer, the gated MLP on the dense layers, and on a MoE layer every routed
-    expert's own gate/up/down, the shared experts' and the router's (moe_layer_adapter_width)."""
-    h = model.hidden_size
-    q_out = model.num_attention_heads * model.head_dim
-    kv_out = model.num_kv_heads * model.head_dim
-    attn = (h + q_out) + 2 * (h + kv_out) + (q_out + h)
-    if not eff.LORA_TARGETS_ALL_LINEAR:
-        return float(rank * attn * model.layers)
-    dense_mlp = 3 * (h + model.intermediate_size)
-    ffn = model.dense_ffn_layers * dense_mlp + model.moe_layers * moe_layer_adapter_width(model)
-    return float(rank * (attn * model.layers + ffn))
-
-
-def moe_layer_adapter_width(model: ModelSpec) -> int:
-    """Σ (d_in + d_out) over the linear layers of one MoE layer's FFN that "all-linear" adapts: every routed expert's
-    gate, up and down projections (each expert its own rank-r pair), the shared experts' (one MLP of num_shared ×
-    expert width, as DeepSeek-V3 builds it) and the router's hidden → experts.
-
-    PEFT's all-linear targets every nn.Linear but the output head (peft 0.21.2, tuners_utils
-    `_maybe_include_all_linear_layers`). Transformers 4.x holds the experts and router of Mixtral, Qwen2/3-MoE and
-    DeepSeek-V3 as nn.Linear; transformers 5 fuses the experts into 3-D parameters, and peft maps all-linear back onto
-    them for these families, one rank-r adapter per expert (peft `transformers_weight_conversion`
-    `_convert_peft_config_moe` over transformers 5.25 `conversion_mapping`; `lora.ParamWrapper`: A in × r·E,
-    B r·E × out). There gate and up share one fused adapter of rank 2r whose B spans both outputs: r × 2 × expert
-    width more per expert than counted here (Qwen3-30B-A3B: 18 % more on the experts). Unsloth's default targets
-    (q/k/v/o/gate/up/down_proj) add the experts (`get_moe_target_parameters`, unsloth 2026.10.9) but not the router
-    (r × (hidden + experts) a layer: 0.1 % of DeepSeek-V3's adapters). gpt-oss and Llama 4 keep their experts as fused
-    parameters that all-linear does not map, so PEFT leaves them frozen: for them this count is an upper bound (the
-    estimate's assumptions say so)."""
-    h = model.hidden_size
-    expert_width = model.moe_intermediate_size or model.intermediate_size
-    routed = model.num_experts * 3 * (h + expert_width)
-    shared = 3 * (h + model.num_shared_experts * expert_width) if model.num_shared_experts else 0
-    router = h + model.num_experts
-    return routed + shared + router
 
 
 def model_state_bytes(

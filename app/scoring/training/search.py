@@ -34,13 +34,13 @@ from app.scoring.training.estimate import (
     sequence_degrees,
     zero_stages,
 )
+from app.scoring.training.lora_adapters import lora_adapter_params
 from app.scoring.training.memory import (
     GB,
     Layout,
     activation_bytes,
     live_param_bytes,
     logits_bytes,
-    lora_adapter_params,
     memory_needed_gb,
     model_state_bytes,
     usable_gb,

@@ -15,7 +15,8 @@ from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import Layout, lora_adapter_params
+from app.scoring.training.lora_adapters import lora_adapter_params
+from app.scoring.training.memory import Layout
 from app.scoring.training.optimizer import (
     GPUS_PER_HOST,
     HOST_ADAM_GBS,
