@@ -9,6 +9,7 @@ from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.catalog import rules
+from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
 from app.scoring.specs import RELEASE_PRECISIONS
 
 
@@ -217,19 +218,14 @@ class LlmModelBase(SQLModel):
     @field_validator("qk_nope_head_dim")
     @classmethod
     def _nope_completes_head_dim(cls, value: int, info: ValidationInfo) -> int:
-        head_dim, rope = info.data.get("head_dim"), info.data.get("qk_rope_head_dim") or 0
         if value and info.data.get("attention") != "mla":
             raise ValueError("qk_nope_head_dim is MLA's: attention must be mla")
-        if value and head_dim is not None and value + rope != head_dim:
-            raise ValueError(f"qk_nope_head_dim {value} + qk_rope_head_dim {rope} is not the head_dim {head_dim}")
-        return value
+        return nope_completes_head_dim(value, info.data.get("head_dim"), info.data.get("qk_rope_head_dim") or 0)
 
     @field_validator("experts_fused", "router_fused")
     @classmethod
     def _fused_needs_experts(cls, value: bool, info: ValidationInfo) -> bool:
-        if value and not info.data.get("num_experts"):
-            raise ValueError("fused experts need routed experts (num_experts > 0)")
-        return value
+        return fused_needs_experts(value, info.data.get("num_experts"))
 
     @field_validator("sliding_layers")
     @classmethod

@@ -7,6 +7,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
 from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
 from app.scoring.json_bounds import check_bounded_object
 from app.scoring.numbers_only import NumbersNotBooleans
@@ -184,17 +185,12 @@ class ModelArchitecture(NumbersNotBooleans):
         data = info.data
         heads = max(1, data.get("num_attention_heads") or 1)
         head_dim = data.get("head_dim") or (data.get("hidden_size") or 0) // heads  # blank: hidden ÷ heads
-        rope = data.get("qk_rope_head_dim") or 0
-        if value and head_dim and value + rope != head_dim:
-            raise ValueError(f"qk_nope_head_dim {value} + qk_rope_head_dim {rope} must be the head_dim, {head_dim}")
-        return value
+        return nope_completes_head_dim(value, head_dim, data.get("qk_rope_head_dim") or 0)
 
     @field_validator("experts_fused", "router_fused")
     @classmethod
     def _fused_needs_experts(cls, value: bool, info: ValidationInfo) -> bool:
-        if value and not info.data.get("num_experts"):
-            raise ValueError("fused experts need routed experts (num_experts > 0)")
-        return value
+        return fused_needs_experts(value, info.data.get("num_experts"))
 
     @model_validator(mode="after")
     def _params_fit_the_shape(self, info: ValidationInfo) -> ModelArchitecture:
