@@ -492,9 +492,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99),
-        limits_at_risk=""
-        if job
-        else limits_at_risk(w, ttft_p99, tpot_p99, latency.ttft_p99.high, latency.tpot_p99.high),
+        limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs),
     )
 
 
