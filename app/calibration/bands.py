@@ -19,6 +19,7 @@ from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.efficiency.bands import (
     HELD_OUT_COVERAGE,
     MIN_BAND_ROWS,
+    MIN_OWN_PUBLICATIONS,
     MIN_OWN_ROWS,
     BandTable,
     band_ratio,
@@ -107,7 +108,10 @@ def band_table(
         parent = parent_key(key)  # the evidence text (bands.band_source) walks the same parents
         if len(residuals) < MIN_BAND_ROWS and parent is not None and parent in table:
             p_low, p_high, _ = table[parent]
-            own = len(residuals) >= MIN_OWN_ROWS
+            own = len(residuals) >= MIN_OWN_ROWS and (
+                len({source for _, source in residuals}) >= MIN_OWN_PUBLICATIONS
+                or key == multinode_key(key_metric(key))  # its rows are in no other regime: its spread is all there is
+            )
             low, high = (min(low, p_low), max(high, p_high)) if own else (p_low, p_high)
         # a band always contains its own estimate: a biased regime widens on the estimate's side
         table[key] = (min(low, 1.0), max(high, 1.0), len(residuals))

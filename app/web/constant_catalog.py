@@ -106,6 +106,7 @@ UNITS: dict[str, str] = {
     "unknown_band": "(low, high) × the estimate",
     "min_band_rows": "LOSO residual rows",
     "min_own_rows": "LOSO residual rows",
+    "min_own_publications": "publications",
     "held_out_coverage": "share of a held-out publication's rows",
     "fp8_speedup": "× step speed over BF16",
     "fp8_speedup_torchao": "× step speed over BF16",

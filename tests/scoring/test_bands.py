@@ -206,7 +206,7 @@ def test_a_thin_regimes_evidence_names_the_band_its_numbers_came_from(monkeypatc
     assert (low, high) == (0.8, 1.3)
     assert evidence == (
         "band: p10-p90 of 200 leave-one-source-out residuals (m|vllm|nvidia); taken by regimes too thin for a band of "
-        "their own (under 20 rows): 8 in m|vllm|nvidia|fp8|dense (their p10-p90 inside it)"
+        "their own (under 20 rows): 8 in m|vllm|nvidia|fp8|dense (their p10-p90 inside it, or all from one publication)"
     )
     low, high, evidence = bands.band_ratio("m", "sglang", "NVIDIA", "fp8", "moe")
     assert (low, high) == (0.7, 1.4)
@@ -324,3 +324,26 @@ def test_band_coverage_reports_the_held_out_bands_share():
     stats = band_coverage(cases)["ttft_ms"]
     assert stats["share"] == 1.0 and stats["held_out_share"] == pytest.approx(0.9)
     assert stats["held_out_publication_share"] == pytest.approx(0.75)
+
+
+def test_a_thin_regimes_own_spread_widens_its_parent_only_from_two_publications():
+    """InferenceX's ten SGLang R1 FP4 TTFT rows, one run collapsing at 64 clients, had set their regime's top at 109x
+    the estimate: one publication's rows share a setup, and they already weigh as one publication in the parent."""
+    wide_rows, wide = _case_rows([0.8 + 0.01 * i for i in range(41)], "vllm", source="many-lab")
+    lone_rows, lone = _case_rows([1.0, 1.1, 3.0, 5.0, 9.0, 20.0], "vllm", dtype="fp8", source="burst-lab")
+    one = band_table(wide_rows + lone_rows, wide + lone, GPUS, MODELS)
+    assert one["output_tok_s_per_gpu|vllm|nvidia|fp8|dense"][:2] == one["output_tok_s_per_gpu|vllm|nvidia"][:2]
+    split = [row | {"source": "other-lab"} if i % 2 else row for i, row in enumerate(lone_rows)]
+    two = band_table(wide_rows + split, wide + lone, GPUS, MODELS)
+    assert two["output_tok_s_per_gpu|vllm|nvidia|fp8|dense"][1] > two["output_tok_s_per_gpu|vllm|nvidia"][1]
+
+
+def test_the_multinode_regime_keeps_its_own_spread_from_one_publication():
+    """Its rows are in no other regime, so its parent has never seen them."""
+    single_rows, single = _case_rows([0.95 + 0.005 * i for i in range(21)], "sglang")
+    multi_rows = [
+        row | {"tensor_parallel": "16", "gpu_count": "16", "source": "tt"} for row in _case_rows([1] * 6, "sglang")[0]
+    ]
+    multi = [{"loso_predicted": 100.0, "measured": 30.0 + 5 * i} for i in range(6)]
+    table = band_table(single_rows + multi_rows, single + multi, GPUS, MODELS)
+    assert table["output_tok_s_per_gpu|multinode"][0] < 0.5 < table["output_tok_s_per_gpu"][0]
