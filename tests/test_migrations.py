@@ -85,15 +85,21 @@ def test_0005_moves_each_links_offers_into_one_shared_snapshot_and_back(tmp_path
     assert restored == [LEGACY_OFFERS] * 2 and "price_snapshot" not in tables
 
 
+def _seeded_before(tmp_path: Path, revision: str, columns: tuple[str, ...]) -> str:
+    """A seeded database downgraded to `revision`, whose model table has none of `columns` (the later migration's)."""
+    url = make_database(tmp_path, seeded=True)
+    migrate.downgrade(url, revision)
+    engine = make_engine(url)
+    assert not set(columns) & {c["name"] for c in inspect(engine).get_columns("model")}
+    engine.dispose()
+    return url
+
+
 def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
     from app.catalog import seed
     from tests.conftest import SEED_DIR
 
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0005")
-    engine = make_engine(url)
-    assert "sliding_window" not in {c["name"] for c in inspect(engine).get_columns("model")}
-    engine.dispose()
+    url = _seeded_before(tmp_path, "0005", ("sliding_window",))
 
     migrate.upgrade(url)  # an already-seeded database: existing rows get the server default 0
     engine = make_engine(url)
@@ -113,11 +119,7 @@ def test_0012_adds_the_release_precision_and_the_next_seed_fills_existing_rows(t
     from app.catalog import seed
     from tests.conftest import SEED_DIR
 
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0010")
-    engine = make_engine(url)
-    assert "release_precision" not in {c["name"] for c in inspect(engine).get_columns("model")}
-    engine.dispose()
+    url = _seeded_before(tmp_path, "0010", ("release_precision",))
 
     migrate.upgrade(url)  # an already-seeded database: existing rows get the server default, unknown
     engine = make_engine(url)
@@ -140,11 +142,7 @@ def test_0013_counts_every_layer_of_existing_moe_rows_and_the_next_seed_reads_th
     from app.catalog import seed
     from tests.conftest import SEED_DIR
 
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0012")
-    engine = make_engine(url)
-    assert "moe_layers" not in {c["name"] for c in inspect(engine).get_columns("model")}
-    engine.dispose()
+    url = _seeded_before(tmp_path, "0012", ("moe_layers",))
 
     migrate.upgrade(url)  # existing rows: every layer of a MoE model, as the estimator read them before
     engine = make_engine(url)
@@ -162,11 +160,7 @@ def test_0014_adds_the_lora_layout_columns_at_todays_rule_and_the_next_seed_fill
     from tests.conftest import SEED_DIR
 
     columns = ("q_lora_rank", "qk_nope_head_dim", "v_head_dim", "experts_fused", "router_fused")
-    url = make_database(tmp_path, seeded=True)
-    migrate.downgrade(url, "0013")
-    engine = make_engine(url)
-    assert not set(columns) & {c["name"] for c in inspect(engine).get_columns("model")}
-    engine.dispose()
+    url = _seeded_before(tmp_path, "0013", columns)
 
     migrate.upgrade(url)  # existing rows: no MLA sizes, nothing fused (what the LoRA count read before)
     engine = make_engine(url)
