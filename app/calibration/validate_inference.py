@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from app.calibration.cases import UnreadableRow, cell_number
 from app.calibration.run_conditions import run_conditions, stated_kv_dtype
 from app.calibration.validate import CasePrediction, make_prediction
+from app.scoring.dtypes import KV_BYTES
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
     DEFAULT_INPUT_LEN,
@@ -242,6 +243,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if (statistic := (row.get("statistic") or "").strip()) not in STATISTICS:
         listed = ", ".join(sorted(STATISTICS - {""}))
         return f"statistic {statistic!r} not modelled (the case files' README lists {listed})"
+    for column in ("weight_dtype", "kv_dtype"):
+        if (dtype := row.get(column) or "") and dtype not in KV_BYTES:
+            return f"{column} {dtype!r} not modelled (the case files' README lists {', '.join(KV_BYTES)})"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     engine = row.get("engine") or "vllm"

@@ -82,3 +82,25 @@ def test_the_training_fit_names_each_row_it_leaves_out():
     )
     assert len(cases) == 1
     assert skipped == ["odd: unreadable row: seq_len empty: tokens per sequence unknown"]
+
+
+JUNK = ("", "abc", "-1", "0", "2.5", "nan", "inf", "1e13")
+
+
+@pytest.mark.skipif(not VALIDATION.exists(), reason="../shared/validation is not present")
+@pytest.mark.parametrize(
+    ("name", "predict"),
+    [
+        ("inference_cases.csv", validate_inference.predict_inference_case),
+        ("training_cases.csv", validate_training.predict_training_case),
+    ],
+)
+def test_any_cell_of_a_row_replaced_by_junk_gives_a_reason_never_an_exception(name, predict):
+    """Issue 10, item 7: an unreadable or unsupported row is `covered: false` with a reason (a weight_dtype outside
+    the README's vocabulary once raised KeyError)."""
+    rows = read_cases(VALIDATION / name)
+    row = next(r for r in rows if predict(r, GPUS, MODELS).covered)
+    for column in row:
+        for junk in JUNK:
+            prediction = predict({**row, column: junk}, GPUS, MODELS)
+            assert prediction.covered or prediction.reason, (column, junk)
