@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
 from app.calibration.training_recipes import recipe_from_notes
 from app.scoring.efficiency import training as eff
+from app.scoring.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
 from app.scoring.training.memory import Layout, Recompute
@@ -24,7 +25,6 @@ from app.scoring.training.step_time import (
     DATA_PARALLEL_ONLY,
     attention_flops_per_token,
     dense_flops_per_token,
-    fill_missing_peaks,
     peak_tflops,
 )
 from app.scoring.workload import Precision, TrainingWorkload

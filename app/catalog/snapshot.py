@@ -24,6 +24,7 @@ from app.catalog.queries import offer_reading
 from app.catalog.revision import current_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
 from app.scoring import specs
+from app.scoring.gpu_gaps import fill_catalog_gaps
 from app.scoring.offer_readings import newest_readings
 
 VERSION_RECHECK_S = 5.0
@@ -92,7 +93,7 @@ def load_snapshot(
     (queries.offer_reading)."""
     today = today or today_utc()
     providers = {p.id: p.name for p in session.exec(select(Provider)).all()}
-    gpus = {g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()}
+    gpus = fill_catalog_gaps({g.id: gpu_spec(g) for g in session.exec(select(Gpu)).all()})
     models = {m.id: model_spec(m) for m in session.exec(select(LlmModel)).all()}
     rows, _ = newest_readings(
         session.exec(select(Offer).order_by(col(Offer.id))).all(), offer_reading, lambda o: o.as_of or date.min

@@ -10,6 +10,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.scoring.gpu_gaps import fill_catalog_gaps
 from app.scoring.specs import GpuSpec, ModelSpec, peak_estimated
 
 SpecT = TypeVar("SpecT", GpuSpec, ModelSpec)
@@ -48,7 +49,7 @@ def load_gpu_specs(seed_dir: Path = SEED_DIR) -> dict[str, GpuSpec]:
             )
             for row in csv.DictReader(handle)
         ]
-    return {spec.id: spec for spec in specs}
+    return fill_catalog_gaps({spec.id: spec for spec in specs})
 
 
 def load_model_specs(seed_dir: Path = SEED_DIR) -> dict[str, ModelSpec]:

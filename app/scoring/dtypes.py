@@ -50,15 +50,23 @@ def matmul_dtype(gpu: GpuSpec, weight_dtype: str) -> tuple[str, str | None]:
 
 def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
+    peak, note = _dense_peak_tflops(gpu, dtype)
+    if gpu.gap_note.startswith("peaks unknown"):  # borrowed from its architecture's GPUs (app/scoring/gpu_gaps.py)
+        borrowed = f"{gpu.name}: {gpu.gap_note.split('; ')[0]} ({peak:g} TFLOPS {dtype.upper()})"
+        return peak, "; ".join(n for n in (note, borrowed) if n)
+    return peak, note
+
+
+def _dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     if dtype == "fp4":
         if gpu.fp4_tflops:
             return gpu.fp4_tflops, None
-        peak, note = dense_peak_tflops(gpu, "fp8")
+        peak, note = _dense_peak_tflops(gpu, "fp8")
         return peak, note or f"{gpu.name} has no FP4 peak; FP8 peak {peak:g} TFLOPS used"
     if dtype == "fp8":
         if gpu.fp8_tflops:
             return gpu.fp8_tflops, None
-        peak, note = dense_peak_tflops(gpu, "bf16")
+        peak, note = _dense_peak_tflops(gpu, "bf16")
         return peak, note or f"{gpu.name} has no FP8 peak; 16-bit peak {peak:g} TFLOPS used"
     if dtype == "fp32":
         return (gpu.tf32_tflops or gpu.fp32_tflops or 1.0), None
@@ -74,6 +82,6 @@ def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
 
 def _estimated_note(gpu: GpuSpec, peak: float) -> str | None:
     """Peak estimated: the catalog's 16-bit tensor peak is derived from a ratio or unverified, not a datasheet."""
-    if not gpu.peak_estimated:
+    if not gpu.peak_estimated or gpu.gap_note.startswith("peaks unknown"):  # a borrowed peak says so itself
         return None
     return f"peak estimated: {gpu.name}'s 16-bit tensor peak {peak:g} TFLOPS is derived or unverified, not a datasheet"

@@ -42,6 +42,8 @@ class GpuSpec:
     memory_type: str = ""  # HBM3e, GDDR7, ... as published; decides HBM vs GDDR behaviour, never the name
     # True when a tensor peak the estimate leans on is derived or unverified (shown as "peak estimated").
     peak_estimated: bool = False
+    # What was borrowed from same-architecture GPUs for a figure the catalog lacks (app/scoring/gpu_gaps.py).
+    gap_note: str = ""
 
 
 # Name hints for cards without a memory_type (the catalog's GPUs all have one).

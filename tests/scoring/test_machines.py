@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.gpu_gaps import fill_missing_peaks
 from app.scoring.inference.configurations import estimate_on, single_node_layouts
 from app.scoring.inference.rank import rank_inference
 from app.scoring.machines import (
@@ -24,7 +25,6 @@ from app.scoring.machines import (
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
 from app.scoring.training.rank import rank_training
-from app.scoring.training.step_time import fill_missing_peaks
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -18,6 +18,7 @@ from typing import NamedTuple, TypeAlias
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, Term, close_calls
+from app.scoring.gpu_gaps import fill_missing_peaks
 from app.scoring.machines import (
     Machine,
     job_gpu_limit,
@@ -58,7 +59,7 @@ from app.scoring.training.ranked_rows import (
 )
 from app.scoring.training.run_explain import billing_note, run_terms_explained
 from app.scoring.training.search import GpuTimer, LayoutSearch
-from app.scoring.training.step_time import fill_missing_peaks, fp4_modelled_note, peak_tflops
+from app.scoring.training.step_time import fp4_modelled_note, peak_tflops
 from app.scoring.workload import TrainingWorkload
 
 

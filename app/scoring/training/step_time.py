@@ -6,9 +6,7 @@ Formulas: shared/research/training_estimators.md §1.1, §1.4, §6.2, §6.4. Pur
 from __future__ import annotations
 
 import math
-import statistics
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
@@ -149,48 +147,6 @@ def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str, str]:
     if gpu.fp32_tflops:
         return 2 * gpu.fp32_tflops, "16", note + "16-bit tensor peak unknown: 2 × FP32 used"
     return None, "16", note + "no published compute peak"
-
-
-def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
-    """A GPU without published peaks borrows the median peaks of GPUs of the same architecture; one with a
-    scale-up domain (NVLink/xGMI board) but no published link bandwidth borrows the median bandwidth of the
-    same-architecture GPUs that have a scale-up domain (else its collectives would be priced at PCIe speed)."""
-    gpu, link_note = _fill_missing_link(gpu, gpus)
-    if gpu.bf16_tflops or gpu.fp16_tflops or gpu.fp32_tflops:
-        return gpu, link_note
-    siblings = [g for g in gpus.values() if g.architecture == gpu.architecture and g.bf16_tflops]
-    if not siblings:
-        return gpu, link_note
-    filled = replace(
-        gpu,
-        fp32_tflops=_median_peak(siblings, lambda g: g.fp32_tflops),
-        tf32_tflops=_median_peak(siblings, lambda g: g.tf32_tflops),
-        bf16_tflops=_median_peak(siblings, lambda g: g.bf16_tflops),
-        fp16_tflops=_median_peak(siblings, lambda g: g.fp16_tflops),
-        fp8_tflops=_median_peak(siblings, lambda g: g.fp8_tflops),
-    )
-    note = f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
-    return filled, "; ".join(n for n in (note, link_note) if n)
-
-
-def _fill_missing_link(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec, str]:
-    if gpu.scaleup_domain_gpus <= 1 or gpu.interconnect_gbs:
-        return gpu, ""
-    siblings = [
-        g
-        for g in gpus.values()
-        if g.architecture == gpu.architecture and g.scaleup_domain_gpus > 1 and g.interconnect_gbs
-    ]
-    if not siblings:
-        return gpu, ""
-    link = _median_peak(siblings, lambda g: g.interconnect_gbs)
-    note = f"scale-up bandwidth unknown: median of {len(siblings)} {gpu.architecture} boards used"
-    return replace(gpu, interconnect_gbs=link), note
-
-
-def _median_peak(siblings: list[GpuSpec], peak: Callable[[GpuSpec], float | None]) -> float | None:
-    """Lower median of one peak over the siblings (unknown counted as 0); None when that median is 0."""
-    return statistics.median_low([peak(g) or 0.0 for g in siblings]) or None
 
 
 def base_mfu(e: TrainingEfficiency, family: str, precision_class: str = "16") -> float:
