@@ -27,6 +27,7 @@ from app.scoring.efficiency.inference import (
     engine_defaults,
     sglang_prefill_chunk,
 )
+from app.scoring.efficiency.mamf import rocm_matmul_scale
 from app.scoring.inference.memory import (
     attended_tokens,
     attention_params,
@@ -69,6 +70,8 @@ class InferenceContext:
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)
     fabric_gbs: float = 0.0  # one-direction GB/s per GPU between nodes; > 0 when pipeline stages span nodes
     amd: bool = False  # ROCm software stack (amd_mbu_factor, amd_mfu_factor)
+    # An AMD GPU's matmul efficiency against MI300X's, which the ROCm matmul factor was fitted on (efficiency.mamf).
+    rocm_matmul: tuple[str, float] | None = None
     tp_nodes: int = 1  # > 1: tensor parallel spans nodes (hierarchical all-reduce over the fabric)
     tp_fabric_gbs: float = 0.0  # one-direction GB/s per GPU for the inter-node phase
     peer_link_gbs: float = 0.0  # one-direction GB/s from one GPU to one other of its node (KV hand-off)
@@ -198,6 +201,7 @@ def build_context(
         assumptions=notes,
         fabric_gbs=fabric_gbs,
         amd=gpu.vendor.upper() == "AMD",
+        rocm_matmul=_rocm_matmul(gpu),
         tp_nodes=tp_nodes,
         tp_fabric_gbs=tp_fabric,
         sliding_window=model.sliding_window,
@@ -247,7 +251,15 @@ def engine_factors(
     else:
         own = table.get(ctx.engine)  # an engine without a factor of its own is priced as vLLM
         factors = [(ctx.engine, eff.vllm_factor if own is None else own)]
-    return factors + ([("ROCm", getattr(eff, rocm))] if ctx.amd else [])
+    if not ctx.amd:
+        return factors
+    factors.append(("ROCm", getattr(eff, rocm)))
+    return factors + ([ctx.rocm_matmul] if rocm == "amd_mfu_factor" and ctx.rocm_matmul else [])
+
+
+def _rocm_matmul(gpu: GpuSpec) -> tuple[str, float] | None:
+    scale, label = rocm_matmul_scale(gpu)
+    return (label, scale) if label else None
 
 
 def _product(factors: list[tuple[str, float]]) -> float:
