@@ -38,6 +38,8 @@ SCENARIOS = ("max_throughput", "latency_bound", "fixed_batch", "concurrency", "r
 # MLPerf GPT-J (CNN/DailyMail summarisation) is generated with beam search, 4 beams (MLCommons rules).
 PROTOCOL_BEAM_WIDTH: dict[str, int] = {"CNN/DailyMail": 4}
 METRICS = ("output_tok_s_per_gpu", "ttft_ms", "tpot_ms", "decode_tok_s", "prefill_tok_s")
+# Metrics of one model instance's requests: their rows' gpu_count is that instance's (the case files' README)
+INSTANCE_METRICS = frozenset({"ttft_ms", "tpot_ms", "decode_tok_s", "prefill_tok_s"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,9 @@ def _parallelism(row: dict, gpu, model, wdt: str, engine: str) -> tuple[list[tup
         return [(int(tp), int(pp or 1))], None
     count = int(_num(row, "gpu_count") or 1)
     limit = max(gpu.scaleup_domain_gpus, 1)
+    if row.get("metric") in INSTANCE_METRICS and count <= limit and _fits(gpu, model, wdt, count, 1, engine):
+        # the README's exception (gpu_count the whole system of several replicas) gives only per-GPU throughput
+        return [(count, 1)], f"TP unknown: a latency row is one instance (gpu_count = TP x PP), TP{count} assumed"
     tps = (t for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0)
     options = [(t, 1) for t in tps if _fits(gpu, model, wdt, t, 1, engine)]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"

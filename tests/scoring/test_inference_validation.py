@@ -408,3 +408,14 @@ def test_the_offered_rate_is_read_only_where_the_notes_name_it(notes: str, rate:
     from app.calibration.validate_inference import _request_rate
 
     assert _request_rate({"notes": notes}) == rate
+
+
+def test_a_latency_row_without_tp_is_one_instance_of_its_gpu_count():
+    """The README: gpu_count is one instance's (TP x PP); only per-GPU throughput rows may count a system of replicas.
+    A TPOT row on 8 GPUs with TP unstated was priced at TP1 (the best per-GPU throughput), 8x the TPOT of TP8."""
+    row = _batch_row(model="llama-3.1-70b", gpu_count="8", tensor_parallel="", metric="tpot_ms")
+    stated = predict_inference_case({**row, "tensor_parallel": "8"}, GPUS, MODELS)
+    unstated = predict_inference_case(row, GPUS, MODELS)
+    assert unstated.predicted == pytest.approx(stated.predicted) and "TP8 assumed" in unstated.reason
+    throughput = predict_inference_case({**row, "metric": "output_tok_s_per_gpu"}, GPUS, MODELS)
+    assert "best per-GPU throughput" in throughput.reason  # a system of replicas may have run it
