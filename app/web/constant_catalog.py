@@ -82,6 +82,7 @@ UNITS: dict[str, str] = {
     "overlap_power": "exponent p",
     "width_exponent": "exponent",
     "mfu_max": "share of the 16-bit dense peak",
+    "mamf_share_of_peak": "share of the BF16 dense peak, by GPU",
     "seq_overhead_ms": "ms per running sequence per step",
     "vllm_seq_overhead_ms": "ms per running sequence per step",
     "layer_overhead_ms": "ms per layer per step",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
 
+# stas00/ml-engineering's MAMF finder (shared/research/catalogs.md, "Peak versus achievable"): best BF16 GEMM / peak
 MAMF_SHARE_OF_PEAK: dict[str, float] = {
     "A100-SXM-80GB": 0.87,
     "H100-SXM": 0.80,
