@@ -12,11 +12,12 @@ from app.cli.main import main
 def test_precision_command_prints_every_precision_and_its_quality_sources(database, capsys):
     assert main(["precision", "--model", "llama-3.1-70b", "--tpot-ms", "50"]) == 0
     out = capsys.readouterr().out
-    for label in ("BF16", "FP8 W8A8", "INT4 weight-only", "INT8 weights, priced weight-only", "FP8 KV cache"):
+    for label in ("BF16", "FP8 W8A8", "INT4 weight-only", "INT8 weight-only (W8A16)", "INT8 W8A8", "FP8 KV cache"):
         assert label in out
     assert "quality source: https://" in out and "share: /precision?model=llama-3.1-70b" in out
     assert main(["precision", "--model", "llama-3.1-70b", "--json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)["rows"]) == 7  # bf16, fp8, fp8 + KV fp8, fp4, int4, int8, KV fp8
+    # bf16, fp8, fp8 + KV fp8, fp4, int4, int8 (W8A16), int8 W8A8, KV fp8
+    assert len(json.loads(capsys.readouterr().out)["rows"]) == 8
 
 
 def test_precision_command_names_a_bad_flag(database, capsys):

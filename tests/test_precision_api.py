@@ -13,7 +13,7 @@ def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_s
     assert response.status_code == 200
     body = response.json()
     rows = {r["key"]: r for r in body["rows"]}
-    assert set(rows) == {"bf16", "fp8", "fp8_kv_fp8", "fp4", "int4", "int8", "kv_fp8"}
+    assert set(rows) == {"bf16", "fp8", "fp8_kv_fp8", "fp4", "int4", "int8", "int8_w8a8", "kv_fp8"}
     priced = [r for r in body["rows"] if r["best"]]
     assert len(priced) >= 4
     for row in priced:
@@ -31,18 +31,37 @@ def test_llama_70b_lists_at_least_four_precisions_with_cost_latency_memory_and_s
     assert body["share_url"].startswith("/precision?model=llama-3.1-70b")
 
 
-def test_int8_rows_appear_on_the_int8_weight_only_row_labelled_w8a8_not_priced(client):
+def test_int8_w8a8_is_a_priced_row_of_its_own_with_its_quality_rows_beside_the_weight_only_row(client):
     body = client.post("/api/v1/precision", json={**WORKLOAD, "model": "qwen2.5-72b"}).json()
-    int8 = next(r for r in body["rows"] if r["key"] == "int8")
-    assert int8["weight_dtype"] == "int8" and int8["runs_on"].startswith("BF16 peak") and int8["best"]
-    assert {q["precision"] for q in int8["quality"]} == {"int8_w8a8"}  # quality.csv: Qwen2.5-72B W8A8
-    assert "INT8 W8A8 is not priced" in int8["quality_note"]
-    assert all(q["precision"] != "int8_w8a8" for r in body["rows"] if r["key"] != "int8" for q in r["quality"])
+    rows = {r["key"]: r for r in body["rows"]}
+    w8a8, weight_only = rows["int8_w8a8"], rows["int8"]
+    assert w8a8["weight_dtype"] == "int8_w8a8" and w8a8["runs_on"].startswith("INT8 peak") and w8a8["best"]
+    assert w8a8["best"]["ranked_cost"] > 0 and w8a8["best"]["ttft_ms"] <= 1000
+    assert {q["precision"] for q in w8a8["quality"]} == {"int8_w8a8"} and not w8a8["quality_note"]
+    assert "weight_dtype=int8_w8a8" in w8a8["rank_url"]  # its own ranking's link asks for W8A8
+    # quality.csv publishes only a W8A8 row of Qwen2.5-72B: the weight-only row shows none, and says so
+    assert weight_only["runs_on"].startswith("BF16 peak") and weight_only["best"] and weight_only["quality"] == []
+    assert "no published quality row" in weight_only["quality_note"]
+    assert all(q["precision"] != "int8_w8a8" for r in body["rows"] if r["key"] != "int8_w8a8" for q in r["quality"])
     llama3 = client.post("/api/v1/precision", json={**WORKLOAD, "model": "llama-3-70b"}).json()
     weight_only = next(r for r in llama3["rows"] if r["key"] == "int8")
     assert {q["precision"] for q in weight_only["quality"]} == {"int8_w8a16"} and not weight_only["quality_note"]
     page = client.get("/precision?model=qwen2.5-72b&input_len=2000&output_len=400&ttft_ms=1000&tpot_ms=50").text
-    assert "INT8 weights, priced weight-only (W8A16)" in page and "INT8 W8A8 is not priced" in page
+    assert "INT8 weight-only (W8A16)" in page and "INT8 W8A8" in page and "not priced" not in page
+
+
+def test_int8_w8a8_prefills_on_the_int8_peak_so_a_prompt_heavy_question_costs_less_than_weight_only(client):
+    prompts = {"model": "llama-3.1-8b", "input_len": 8000, "output_len": 50, "ttft_ms": 5000, "tpot_ms": 100}
+    rows = {r["key"]: r for r in client.post("/api/v1/precision", json=prompts).json()["rows"]}
+    # priced as W8A16 (16-bit matmuls) the two would cost within the 6 % their weight bytes differ by
+    assert rows["int8_w8a8"]["best"]["ranked_cost"] < 0.85 * rows["int8"]["best"]["ranked_cost"]
+
+
+def test_int8_w8a8_on_an_engine_without_it_says_why_instead_of_a_price(client):
+    body = client.post("/api/v1/precision", json={**WORKLOAD, "model": "llama-3.1-8b", "engine": "llamacpp"}).json()
+    w8a8 = next(r for r in body["rows"] if r["key"] == "int8_w8a8")
+    assert w8a8["best"] is None and w8a8["rank_url"] is None
+    assert "engine llamacpp runs no INT8 W8A8" in w8a8["reason"] and "GGUF Q8_0" in w8a8["reason"]
 
 
 def test_precisions_without_a_published_row_leave_quality_empty_and_say_so(client):

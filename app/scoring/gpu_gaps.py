@@ -39,6 +39,7 @@ def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec,
                 bf16_tflops=_median_peak(siblings, lambda g: g.bf16_tflops),
                 fp16_tflops=_median_peak(siblings, lambda g: g.fp16_tflops),
                 fp8_tflops=_median_peak(siblings, lambda g: g.fp8_tflops),
+                int8_tops=_median_peak(siblings, lambda g: g.int8_tops),  # INT8 W8A8's peak
             )
             peak_note = f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
     note = "; ".join(n for n in (peak_note, link_note) if n)

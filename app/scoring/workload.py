@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_v
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
+from app.scoring.dtypes import INT8_W8A8
 from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
 from app.scoring.json_bounds import check_bounded_object
 from app.scoring.numbers_only import NumbersNotBooleans
@@ -21,7 +22,11 @@ MIN_REQUESTS_PER_S = 1e-6
 # changes nothing; below it, a 2 x 8 H200 replica of Kimi-K2 was never considered.
 REPLICA_MAX_GPUS = 64
 
-Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]  # an element's: KV cache, stored weights
+# A weight precision as the engine runs it: its element dtype (int8 and int4 weight-only, W8A16 / W4A16; fp8 and fp4
+# W8A8 / W4A4 where the GPU has the peak), or int8_w8a8, INT8 weights and activations on the INT8 tensor peak
+# (dtypes.INT8_W8A8). A KV cache has no such choice: kv_dtype stays a Dtype.
+WeightDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int8_w8a8", "int4", "fp4"]
 # Engines whose KV cache, left at its default, is stored at the model's activation dtype (BF16) whatever the weights:
 # vLLM and SGLang `--kv-cache-dtype auto` ("auto will use the model data type"), llama.cpp's f16 cache, Transformers'.
 # TensorRT-LLM builds an FP8 checkpoint's cache in FP8 (ModelOpt's kv_cache_quant_algo FP8 in its quantization recipes).
@@ -257,10 +262,25 @@ class _WorkloadBase(Filters):
 NO_EXPERT_PARALLEL_ENGINES = {
     "llamacpp": "llama.cpp splits a model over GPUs by layer or by row (--split-mode), never expert by expert",
 }
+# Engines that load no INT8 W8A8 checkpoint (SmoothQuant, compressed-tensors quantized.w8a8), and what they run instead.
+NO_W8A8_ENGINES = {
+    "llamacpp": "its 8-bit format is GGUF Q8_0, weight_dtype int8, whose measured speed (int8 dot products in its "
+    "MMQ kernels included) its own factors were fitted on",
+    "hf": "Transformers decompresses a compressed-tensors W8A8 checkpoint's weights to 16-bit for its matmuls, which "
+    "weight_dtype int8 prices",
+}
 NO_PREFIX_CACHE_ENGINES = {
     "hf": "HF generate() builds each request's KV cache anew; vLLM's automatic prefix caching, SGLang's "
     "RadixAttention, TensorRT-LLM's KV cache reuse and llama.cpp's --cache-reuse keep prompts between requests",
 }
+
+
+def w8a8_refusal(engine: str) -> str:
+    """Why `engine` (one of NO_W8A8_ENGINES) cannot rank weight_dtype int8_w8a8, naming the field to change."""
+    return (
+        f"weight_dtype: engine {engine} runs no INT8 W8A8 ({NO_W8A8_ENGINES[engine]}): choose weight_dtype int8, or "
+        "engine vllm, sglang or trtllm"
+    )
 
 
 def _engine_lacks(info: ValidationInfo, lacking: dict[str, str], what: str, instead: str) -> None:
@@ -282,10 +302,11 @@ SCENARIO_LOAD_UNITS = {
 class InferenceWorkload(_WorkloadBase):
     """Serve a model to users at a latency target."""
 
-    weight_dtype: Dtype = Field(
+    weight_dtype: WeightDtype = Field(
         "bf16",
         description="unset: the model's release precision (fp8 for an FP8 release such as DeepSeek-V3, int4 W4A16 for "
-        "gpt-oss's MXFP4, bf16 for a BF16 or unknown one; catalog /api/v1/models release_precision)",
+        "gpt-oss's MXFP4, bf16 for a BF16 or unknown one; catalog /api/v1/models release_precision); int8 is "
+        "weight-only (W8A16), int8_w8a8 INT8 weights and activations on the INT8 tensor peak (vllm, sglang, trtllm)",
     )
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     input_len: int = Field(2_000, ge=1, le=1_000_000, description="mean prompt tokens")
@@ -523,6 +544,13 @@ class InferenceWorkload(_WorkloadBase):
         if value is not None and "job_requests" in info.data and info.data["job_requests"] is None:  # absent: invalid
             raise ValueError("a deadline needs a batch job: set job_requests (the requests to finish in time)")
         return value
+
+    @model_validator(mode="after")
+    def _engine_runs_w8a8(self) -> InferenceWorkload:
+        """INT8 W8A8 on an engine without it: the error names weight_dtype (the engine is checked first, by field)."""
+        if self.weight_dtype == INT8_W8A8 and self.engine in NO_W8A8_ENGINES:
+            raise ValueError(w8a8_refusal(self.engine))
+        return self
 
     @property
     def ranked_by(self) -> str:

@@ -61,6 +61,11 @@ def inference_load(workload: InferenceWorkload) -> str:
     return SEPARATOR.join(parts) or "latency bound"
 
 
+def dtype_words(weight_dtype: str) -> str:
+    """BF16, FP8, INT8 W8A8: a weight precision as a summary names it."""
+    return weight_dtype.upper().replace("_", " ")
+
+
 def inference_summary(
     workload: InferenceWorkload, model_name: str, *, load: str | None = None, dtype: bool = True
 ) -> str:
@@ -68,7 +73,7 @@ def inference_summary(
     of the workload's; `dtype`=False where each row sets its own precision (/precision)."""
     parts = [model_name]
     if dtype:
-        parts.append(workload.weight_dtype.upper())
+        parts.append(dtype_words(workload.weight_dtype))
     parts.append(f"{workload.input_len:,} → {workload.output_len:,} tokens")
     parts += _limits(workload.ttft_ms, workload.tpot_ms)
     parts.append(inference_load(workload) if load is None else load)
@@ -104,7 +109,7 @@ def traffic_summary(traffic: Traffic) -> str:
 
 
 def mix_summary(question: MixQuestion, model_name: str) -> str:
-    parts = [model_name, question.weight_dtype.upper(), *_limits(question.ttft_ms, question.tpot_ms)]
+    parts = [model_name, dtype_words(question.weight_dtype), *_limits(question.ttft_ms, question.tpot_ms)]
     shares = ", ".join(f"{b.name} {b.share / question.share_total:.0%}" for b in question.mix)
     parts += [f"{number(question.requests_per_day)} requests/day", f"lengths {shares}"]
     return SEPARATOR.join(parts)

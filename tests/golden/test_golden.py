@@ -70,6 +70,11 @@ CASES: dict[str, tuple[str, dict]] = {
             "output_len": 512,
         },
     ),
+    # Plain int8 is weight-only INT8 (W8A16): pinned before INT8 W8A8 was priced, so that it keeps its meaning
+    "rank_inference_8b_int8": (
+        "/api/v1/rank/inference",
+        {"model": "llama-3.1-8b", "weight_dtype": "int8", "input_len": 4000, "output_len": 300, "engine": "vllm"},
+    ),
     "rank_inference_mixtral_sglang": (
         "/api/v1/rank/inference",
         {"model": "mixtral-8x7b", "input_len": 512, "output_len": 256, "engine": "sglang"},
@@ -116,6 +121,17 @@ CASES: dict[str, tuple[str, dict]] = {
     "estimate_inference_h100": (
         "/api/v1/estimate/inference",
         {"model": "llama-3.1-70b", "weight_dtype": "fp8", "gpu": "H100-SXM", "gpu_count": 2},
+    ),
+    "estimate_inference_a100_int8": (
+        "/api/v1/estimate/inference",
+        {
+            "model": "llama-3.1-8b",
+            "weight_dtype": "int8",
+            "gpu": "A100-SXM-80GB",
+            "gpu_count": 1,
+            "input_len": 8000,
+            "ttft_ms": 5000,
+        },
     ),
     "estimate_training_a100": (
         "/api/v1/estimate/training",

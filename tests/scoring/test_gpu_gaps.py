@@ -14,6 +14,7 @@ def test_a_gpu_without_published_peaks_is_served_at_its_architectures_median_pea
     gpu = GPUS[HBM2E]
     hopper = sorted(g.bf16_tflops for g in GPUS.values() if g.architecture == gpu.architecture and g.id != HBM2E)
     assert gpu.bf16_tflops == hopper[(len(hopper) - 1) // 2] and gpu.fp8_tflops
+    assert gpu.int8_tops == gpu.fp8_tflops  # INT8 W8A8's peak too (Hopper's INT8 and FP8 peaks are equal)
     assert gpu.gap_note.startswith("peaks unknown: median of")
     workload = InferenceWorkload(model="llama-3.1-8b")
     borrowed = estimate_inference(gpu, 1, MODELS["llama-3.1-8b"], workload)

@@ -52,6 +52,12 @@ CASES = {  # id: (GPU, count, model, workload fields)
         "llama-3.1-70b",
         {"engine": "vllm", "weight_dtype": "fp8", "tpot_ms": 200, "ttft_ms": 5000},
     ),
+    "dense vllm int8 w8a8 (INT8 GEMMs, 16-bit attention)": (
+        "A100-SXM-80GB",
+        1,
+        "llama-3.1-8b",
+        {"engine": "vllm", "weight_dtype": "int8_w8a8", "tpot_ms": 40},
+    ),
     "speculative decoding": (
         "H100-SXM",
         1,

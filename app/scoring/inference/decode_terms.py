@@ -3,6 +3,7 @@ the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) re
 
 from __future__ import annotations
 
+from app.scoring.dtypes import peak_unit
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
@@ -11,6 +12,7 @@ from app.scoring.inference.steps import (
     StepDetail,
     StepParts,
     allreduce_call_ms,
+    attention_mfu,
     factor_text,
     mbu,
     mbu_cap_text,
@@ -110,12 +112,23 @@ def compute_term(
             else ""
         )
     detail = (
-        f"({f(d.gemm_flops / 1e9)} GFLOP matmuls + {f(d.attention_flops / 1e9)} GFLOP attention) / "
-        f"({f(ctx.peak_tflops)} TFLOPS {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))})"
+        _compute_arithmetic(ctx, eff, d)
         + (f"; {work}" if work else "")
         + f"; MFU = {factor_text(mfu_factors(ctx, eff))}"
     )
+    if ctx.attention_peak_tflops:
+        detail += f"; attention's MFU = {factor_text(mfu_factors(ctx, eff, attention=True))}"
     return Term(name, step.compute_ms, "ms", detail)
+
+
+def _compute_arithmetic(ctx: InferenceContext, eff: InferenceEfficiency, d: StepDetail) -> str:
+    """The compute time's figures: matmuls and attention on one peak, or (INT8 W8A8) each on its own."""
+    gemm, attention = f"{f(d.gemm_flops / 1e9)} GFLOP matmuls", f"{f(d.attention_flops / 1e9)} GFLOP attention"
+    matmul_peak = f"{f(ctx.peak_tflops)} {peak_unit(ctx.compute_dtype)} {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))}"
+    if not ctx.attention_peak_tflops:
+        return f"({gemm} + {attention}) / ({matmul_peak})"
+    attention_peak = f"{f(ctx.attention_peak_tflops)} TFLOPS bf16 x MFU {f(attention_mfu(ctx, eff))}"
+    return f"{gemm} / ({matmul_peak}) + {attention} / ({attention_peak})"
 
 
 def pass_parts(step: StepParts, eff: InferenceEfficiency) -> list[tuple[float, str]]:

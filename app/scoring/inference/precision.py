@@ -1,5 +1,5 @@
 """Precision side by side: the same inference workload at BF16, FP8 (with a BF16 or an FP8 KV cache), FP4, INT4
-and INT8 weight-only and KV FP8, and MXFP4 for a model released in it.
+weight-only, INT8 W8A8 and weight-only, and KV FP8, and MXFP4 for a model released in it.
 
 Each variant re-ranks the catalog's offers with only the dtypes changed, keeps the cheapest feasible
 option, and carries the published quality rows for that model and precision (quality.csv). A variant
@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app.scoring.dtypes import INT8_W8A8
 from app.scoring.inference.memory import GB, kv_bytes_per_token, weight_bytes
 from app.scoring.inference.rank import InferenceOption, rank_inference
 from app.scoring.inference.release_precision import Release, release_precision
 from app.scoring.specs import CatalogSnapshot, ModelSpec, QualityResult
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import NO_W8A8_ENGINES, InferenceWorkload, w8a8_refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +61,19 @@ VARIANTS: tuple[PrecisionVariant, ...] = (
     PrecisionVariant(
         "int4", "INT4 weight-only (W4A16)", "int4", "bf16", ("int4_w4a16_gptq", "int4_w4a16_awq"), "BF16 peak"
     ),
-    # INT8 as the estimator prices it: 8-bit weights (dtypes.WEIGHT_BYTES) dequantised to 16-bit matmuls, W8A16
-    # (dtypes.compute_dtype). Published W8A8 rows are listed on it, labelled: no INT8 tensor-core path is modelled.
+    # INT8 two ways, each with its own published rows: W8A8 multiplies INT8 activations on the INT8 tensor peak
+    # (SmoothQuant, llm-compressor quantized.w8a8; dtypes.INT8_W8A8); plain int8 is weight-only, its 8-bit weights
+    # (dtypes.WEIGHT_BYTES) dequantised to 16-bit matmuls, W8A16 (dtypes.compute_dtype).
     PrecisionVariant(
-        "int8",
-        "INT8 weights, priced weight-only (W8A16)",
-        "int8",
+        "int8", "INT8 weight-only (W8A16)", "int8", "bf16", ("int8_w8a16",), "BF16 peak (INT8 weights dequantised)"
+    ),
+    PrecisionVariant(
+        "int8_w8a8",
+        "INT8 W8A8",
+        "int8_w8a8",
         "bf16",
-        ("int8_w8a16", "int8_w8a8"),
-        "BF16 peak (INT8 weights dequantised; the INT8 tensor peak W8A8 uses is not modelled)",
+        ("int8_w8a8",),
+        "INT8 peak (BF16 where the GPU has none); attention on the BF16 peak",
     ),
     PrecisionVariant("kv_fp8", "BF16 weights, FP8 KV cache", "bf16", "fp8", (), "BF16 peak"),
 )
@@ -137,11 +142,6 @@ def label(variant: PrecisionVariant, release: Release) -> str:
 
 NO_ROW = "no published quality row for this model at this precision in quality.csv"
 NO_KV_ROW = "no published quality row for an FP8 KV cache in quality.csv"
-INT8_W8A8_NOT_PRICED = (
-    "INT8 W8A8 is not priced: the W8A8 rows (8-bit activations too) are listed here, on the row costed as weight-only "
-    "W8A16 (the same weight memory and decode reads, but 16-bit matmuls, so its prefill is slower than W8A8 on a GPU "
-    "with an INT8 tensor peak, e.g. A100's 624 TOPS against 312 TFLOPS BF16)"
-)
 
 
 def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release: Release) -> str:
@@ -155,8 +155,6 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release:
         upcast = f"BF16 weights are an upcast of the {release.words} release: more memory, no quality to recover"
         return f"{upcast}; {NO_KV_ROW}" if variant.key == "kv_fp8" else f"{upcast}, so not the reference"
     if rows:
-        if variant.key == "int8" and any(r.precision == "int8_w8a8" for r in rows):
-            return INT8_W8A8_NOT_PRICED
         return "the weights' published rows; none for the FP8 KV cache on top" if variant.key == "fp8_kv_fp8" else ""
     if variant.key == "kv_fp8" or (variant.key == "fp8_kv_fp8" and release.precision == "fp8"):
         return NO_KV_ROW if variant.key == "kv_fp8" else f"the released weights with an FP8 KV cache; {NO_KV_ROW}"
@@ -169,15 +167,21 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release:
     return NO_ROW
 
 
+NO_FP4_GPU = "no GPU in the catalog (or in the GPU filter) has an FP4 tensor peak"
+
+
 def _variant_workload(
     workload: InferenceWorkload, variant: PrecisionVariant, snapshot: CatalogSnapshot
-) -> InferenceWorkload | None:
+) -> InferenceWorkload | str:
+    """The workload at the variant's dtypes, or why the variant cannot be ranked for it."""
+    if variant.weight_dtype == INT8_W8A8 and workload.engine in NO_W8A8_ENGINES:
+        return w8a8_refusal(workload.engine).removeprefix("weight_dtype: ")
     update: dict[str, object] = {"weight_dtype": variant.weight_dtype, "kv_dtype": variant.kv_dtype}
     if variant.needs_fp4_peak:
         fp4 = sorted(g.id for g in snapshot.gpus.values() if g.fp4_tflops)
         allowed = [g for g in fp4 if not workload.gpus or g in workload.gpus]
         if not allowed:
-            return None
+            return NO_FP4_GPU
         update["gpus"] = allowed
     return workload.model_copy(update=update)
 
@@ -195,8 +199,8 @@ def compare_precisions(
     for variant in shown:
         quality = quality_for(model, variant, snapshot.quality)
         sized = _variant_workload(workload, variant, snapshot)
-        best, feasible, reason = None, 0, "no GPU in the catalog (or in the GPU filter) has an FP4 tensor peak"
-        if sized is not None:
+        best, feasible, reason = None, 0, sized if isinstance(sized, str) else ""
+        if not isinstance(sized, str):
             ranking = rank_inference(sized, snapshot, model)
             feasible = ranking.feasible_count
             best = ranking.options[0] if feasible else None
@@ -216,7 +220,7 @@ def compare_precisions(
                 quality=quality,
                 quality_note=_quality_note(variant, quality, release),
                 role=role(variant, release),
-                workload=sized,
+                workload=None if isinstance(sized, str) else sized,
             )
         )
     notes = [
@@ -226,6 +230,10 @@ def compare_precisions(
         "FP4 means W4A4 on an FP4 tensor peak (Blackwell): the FP4 row ranks only GPUs with one. Elsewhere FP4 "
         "weights run dequantised to 16-bit matmuls, weight-only, as INT4 W4A16 does (its row); the ranking at FP4 "
         "without a GPU filter lists those too.",
+        "INT8 W8A8 multiplies INT8 weights and activations on the INT8 tensor peak (A100: 624 TOPS against 312 "
+        "TFLOPS BF16) at FP8's matmul efficiency, borrowed: no public validation row runs W8A8. INT8 weight-only "
+        "(W8A16) holds about the same weights (sized as GGUF Q8_0, 1.0625 bytes a weight against per-channel "
+        "W8A8's 1.0) but multiplies in 16 bits: a decode almost as fast, a slower prefill.",
         "Quality deltas are the sources' published recovery (quantised score ÷ baseline × 100) for this model "
         "only, each against the baseline quality.csv gives it; rows for other models of the family are not carried "
         "over.",

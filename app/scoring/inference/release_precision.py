@@ -98,7 +98,7 @@ def stated_baseline(row: QualityResult) -> str:
     return "the unquantised model (quality.csv names no other baseline)"
 
 
-DTYPE_WORDS = {"int4": "INT4 weight-only (W4A16)", "fp4": "FP4", "int8": "INT8"}
+DTYPE_WORDS = {"int4": "INT4 weight-only (W4A16)", "fp4": "FP4", "int8": "INT8", "int8_w8a8": "INT8 W8A8"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class InferenceContext:
     routed_flops_per_token: float  # the routed experts' part of it: 2 x k/E x all routed expert params (0: dense)
     attention_flops_per_token_ctx: float  # 4 x L x H x d: QK^T + AV per token per context token
     hidden_size: int
-    peak_tflops: float
+    peak_tflops: float  # the matmuls' dense peak (TOPS for INT8)
     bandwidth_tbs: float
     compute_dtype: str
     gddr: bool
@@ -95,6 +95,10 @@ class InferenceContext:
     # Layers of one stage with routed experts (ModelSpec.moe_layers / PP; DeepSeek-V3: 58 of 61, the first 3 dense):
     # what the per-MoE-layer costs count (moe_prefill_ms, the MoE share of the matmul efficiency).
     moe_layers_per_stage: float = 0.0
+    # > 0: attention's QK^T and AV run on this 16-bit peak while the GEMMs run INT8 (W8A8): no engine modelled has
+    # INT8 attention, and the KV cache it reads is 16-bit or FP8. 0: attention on the GEMMs' peak (FP8 and FP4 keep
+    # that, as fp8_mfu_factor and fp4_mfu_factor were fitted with it).
+    attention_peak_tflops: float = 0.0
 
     @property
     def moe_layer_share(self) -> float:
@@ -151,7 +155,9 @@ def build_context(
             f"{engine} multiplies in FP16 with FP16 accumulation, which {gpu.name} runs at twice its "
             f"FP32-accumulate peak: {peak:g} TFLOPS"
         )
-    notes = tuple(n for n in (dequant_note, peak_note, accumulate_note) if n)
+    attention_peak = dense_peak_tflops(gpu, "bf16")[0] if cdtype == "int8" else 0.0
+    int8_note = w8a8_note(gpu, peak, attention_peak) if cdtype == "int8" else None
+    notes = tuple(n for n in (dequant_note, peak_note, accumulate_note, int8_note) if n)
     default_cap, default_budget = engine_defaults(engine, gpu)
     interconnect_gbs = gpu.interconnect_gbs or 0.0  # None = PCIe only
     domain = max(gpu.scaleup_domain_gpus, 1)
@@ -214,7 +220,20 @@ def build_context(
         experts_per_group=model.num_experts / expert_parallel if share > 0 and expert_parallel > 1 else 0.0,
         compiled_prefill=engine in COMPILED_ENGINES,
         moe_layers_per_stage=model.moe_layers / pipeline_parallel if share > 0 else 0.0,
+        attention_peak_tflops=attention_peak,
     )
+
+
+def w8a8_note(gpu: GpuSpec, int8_tops: float, attention_tflops: float) -> str:
+    """What an INT8 W8A8 estimate assumes: its matmul efficiency is FP8's, borrowed (mfu_factors)."""
+    note = (
+        f"INT8 W8A8: matmuls on {gpu.name}'s dense INT8 peak, {int8_tops:g} TOPS, at FP8's matmul efficiency "
+        "(fp8_mfu_factor, borrowed and unvalidated: no public validation row runs W8A8); attention (QK^T, AV) on "
+        f"the 16-bit peak, {attention_tflops:g} TFLOPS (no engine runs INT8 attention)"
+    )
+    if int8_tops < attention_tflops:  # Blackwell Ultra cut INT8 (GB300: 165 TOPS against 2,500 TFLOPS BF16)
+        note += f"; {gpu.name}'s INT8 peak is below its 16-bit peak, so W8A8 matmuls run slower than W8A16 there"
+    return note
 
 
 def expert_coverage(active_share: float, tokens: float) -> float:
@@ -321,13 +340,18 @@ def mbu_cap_text(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
     return f", capped at {MAX_MBU:g} (no streaming kernel reaches more of the peak: research §7.3)"
 
 
-def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency) -> list[tuple[str, float]]:
-    """The named factors whose product is `mfu` (before its clamp)."""
+def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency, attention: bool = False) -> list[tuple[str, float]]:
+    """The named factors whose product is `mfu` (before its clamp); `attention`: W8A8's 16-bit attention's
+    (attention_mfu), without the INT8 factor."""
     factors = [("16-bit matmuls", eff.mfu_max)]
     if ctx.compute_dtype == "fp8":
         factors.append(("FP8", eff.fp8_mfu_factor))
     elif ctx.compute_dtype == "fp4":
         factors.append(("FP4", eff.fp4_mfu_factor))
+    elif ctx.compute_dtype == "int8" and not attention:
+        # INT8 W8A8 borrows FP8's factor, unvalidated: an 8-bit tensor-core GEMM at twice the 16-bit rate, as FP8's,
+        # and no public validation row runs W8A8 to fit one of its own (w8a8_note says so in every estimate)
+        factors.append(("INT8 W8A8, FP8's factor borrowed", eff.fp8_mfu_factor))
     if ctx.moe:  # on the MoE layers' share of the matmuls: Maverick's 24 dense layers of 48 run at the dense rate
         factors.append(("MoE", moe_layer_factor(eff.moe_mfu_factor, ctx.moe_layer_share)))
     if ctx.engine == "llamacpp":
@@ -339,6 +363,18 @@ def mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
     """Matmul share of the dense peak once compute-bound; the small-M (GEMV) regime is the memory side
     of the soft roofline, so no separate M-dependent efficiency (it would count weight reads twice)."""
     return _memoised("mfu", ctx, eff, lambda: min(max(_product(mfu_factors(ctx, eff)), 1e-4), 1.0))
+
+
+def attention_mfu(ctx: InferenceContext, eff: InferenceEfficiency) -> float:
+    """Share of `attention_peak_tflops` the 16-bit attention of an INT8 W8A8 pass reaches: the 16-bit matmul share."""
+    return _memoised("mfu attention", ctx, eff, lambda: min(max(_product(mfu_factors(ctx, eff, True)), 1e-4), 1.0))
+
+
+def attention_flop_rate(ctx: InferenceContext, eff: InferenceEfficiency, matmul_rate: float) -> float:
+    """FLOP per ms of a pass's QK^T and AV: the matmuls' rate, or W8A8's 16-bit attention's (attention_peak_tflops)."""
+    if not ctx.attention_peak_tflops:
+        return matmul_rate
+    return ctx.attention_peak_tflops * 1e12 * attention_mfu(ctx, eff) / 1e3
 
 
 def factor_text(factors: list[tuple[str, float]]) -> str:
@@ -564,7 +600,7 @@ def forward_parts(
     if expert_bytes or expert_flops:
         expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
         expert_gemm = (expert_bytes / expert_bandwidth, expert_flops / peak)
-    attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / peak)
+    attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / attention_flop_rate(ctx, eff, peak))
     expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)

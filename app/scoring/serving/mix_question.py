@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, m
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from app.scoring.dtypes import INT8_W8A8
 from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.request_shapes import SHAPES, ShapeName
 from app.scoring.serving.traffic import (
@@ -23,7 +24,18 @@ from app.scoring.serving.traffic import (
     Profile,
     Traffic,
 )
-from app.scoring.workload import KV_DTYPE_DEFAULT, REPLICA_MAX_GPUS, Dtype, Engine, Filters, InferenceWorkload, ShortId
+from app.scoring.workload import (
+    KV_DTYPE_DEFAULT,
+    NO_W8A8_ENGINES,
+    REPLICA_MAX_GPUS,
+    Dtype,
+    Engine,
+    Filters,
+    InferenceWorkload,
+    ShortId,
+    WeightDtype,
+    w8a8_refusal,
+)
 
 MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimates small
 DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
@@ -114,7 +126,7 @@ class MixQuestion(Filters):
     model_config = ConfigDict(extra="forbid")
 
     model: ShortId = Field("llama-3.1-8b", description="catalog model id")
-    weight_dtype: Dtype = "bf16"
+    weight_dtype: WeightDtype = "bf16"
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
@@ -162,6 +174,12 @@ class MixQuestion(Filters):
                 )
             first[lengths] = position
         return value
+
+    @model_validator(mode="after")
+    def _engine_runs_w8a8(self) -> MixQuestion:
+        if self.weight_dtype == INT8_W8A8 and self.engine in NO_W8A8_ENGINES:  # as InferenceWorkload's check
+            raise ValueError(w8a8_refusal(self.engine))
+        return self
 
     @property
     def distribution_text(self) -> str:

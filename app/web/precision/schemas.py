@@ -63,7 +63,7 @@ class BestOption(MeanLatencyOut):
 class PrecisionRowOut(BaseModel):
     key: str = Field(
         description="bf16 | fp8 | fp8_kv_fp8 | fp4 | mxfp4 (a model released in it only) | int4 | "
-        "int8 (weight-only; W8A8 rows listed, not priced) | kv_fp8"
+        "int8 (weight-only, W8A16) | int8_w8a8 (INT8 tensor peak) | kv_fp8"
     )
     label: str
     weight_dtype: str

@@ -23,11 +23,13 @@ from app.scoring.workload import (
     RankBy,
     Scenario,
     TrainingWorkload,
+    WeightDtype,
 )
 from app.service.workload_query import ARCH_PREFIX, LIST_FIELDS, ParsedQuery
 
 CHOICES = {
-    "dtypes": get_args(Dtype),
+    "dtypes": get_args(Dtype),  # the KV cache's
+    "weight_dtypes": get_args(WeightDtype),
     "engines": get_args(Engine),
     "scenarios": get_args(Scenario),
     "methods": get_args(Method),
