@@ -1,4 +1,5 @@
-// Small enhancements that the pages work without: copy-link buttons, and re-applied table roles for screen readers.
+// Small enhancements that the pages work without: copy-link buttons, re-applied table roles for screen readers, and
+// focus on the answer after an htmx submit.
 // (A ranked table's column headers are links the server sorts the whole ranking by; htmx swaps them in place.)
 (function () {
   // Tells the stylesheet that scripts run: charts and copy buttons show only then (static/css/app.css).
@@ -37,6 +38,31 @@
 
   addTableRoles(document);
   document.addEventListener("htmx:load", function (event) { addTableRoles(event.target); });
+
+  // After an htmx submit swaps a page's results in, keyboard and screen-reader focus would stay on the (replaced)
+  // submit button: move it to what the answer says, the error summary on a 422 (GOV.UK's pattern) or else the
+  // results' heading, both rendered with tabindex="-1". Only after a submit: not on a page load, not after a sort
+  // or pager link, not while a filter form (/gpus) refreshes on change. A busy notice's retry stands for the submit
+  // that met it. Without JavaScript a submit loads a whole page and focus starts at its top, as ever.
+  function answerOf(doc) {
+    var summary = doc.getElementById("error-summary");
+    if (summary) return summary;
+    var region = doc.querySelector("section.results[aria-labelledby]");
+    return region && doc.getElementById(region.getAttribute("aria-labelledby"));
+  }
+
+  function fromSubmit(detail) {
+    var config = detail.requestConfig;
+    if (!config) return false;
+    var trigger = config.triggeringEvent;
+    return (trigger && trigger.type === "submit") || (config.elt && config.elt.classList.contains("busy"));
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (!fromSubmit(event.detail)) return;
+    var answer = answerOf(document);
+    if (answer && document.activeElement !== answer) answer.focus();
+  });
 
   document.addEventListener("click", function (event) {
     var copy = event.target.closest("[data-copy]");

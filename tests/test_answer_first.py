@@ -1,0 +1,68 @@
+"""A results page says its answer first: on /plan, /disagg, /mix and /own the verdicts, notes and chart came
+before the main table, whose first row began 1,088-1,449 px down at 1366x768 (tests/browser/test_answer_first_browser.py
+measures it). The notes, the why, the chart and the inputs now follow the table, in the page without JavaScript too.
+Each results heading and error summary takes focus (tabindex="-1"), which static/js/app.js gives it after an htmx
+submit; the script finds the heading through its section's aria-labelledby."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+# (results URL, markers in the order the page must show them: the main table's first, then what follows it)
+ORDER = [
+    ("/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
+     ['class="summary"', '<caption role="caption">Dedicated:', 'class="break-even"', 'class="saved-note"',
+      'data-chart="cost-traffic"', "Serverless per-token prices"]),
+    ("/disagg?model=llama-3.1-70b",
+     ['class="verdict', "<h3>Aggregated</h3>", "<h3>Disaggregated plans</h3>", 'class="why"',
+      'data-chart="cost-disagg"']),
+    ("/mix?model=llama-3.1-8b",
+     ['id="mix-summary"', '<caption role="caption">The cheapest mix', '<caption role="caption">Best single GPU type',
+      'class="saved-note"', 'data-chart="mix-cost"', "Request-length buckets"]),
+    ("/own?gpu=H100-SXM&gpu_count=16&utilisation_pct=60",
+     ['class="break-even"', "How the monthly costs are made", 'class="saved-note"', 'data-chart="own-rent"',
+      "Inputs used"]),
+]  # fmt: skip
+RESULTS = [url for url, _ in ORDER] + [
+    "/?phase=inference&model=llama-3.1-8b",
+    "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200",
+    "/precision?model=llama-3.1-8b",
+]
+INVALID = [
+    "/?phase=inference&model=llama-3.1-70b&input_len=-5",
+    "/plan?model=llama-3.1-8b&input_len=-5",
+    "/own?gpu_count=-1",
+]
+HEADING = re.compile(r'<section class="results" aria-labelledby="([\w-]+)">\s*<h2 id="([\w-]+)"([^>]*)>')
+
+
+@pytest.mark.parametrize(("url", "markers"), ORDER)
+def test_the_main_table_comes_before_the_notes_and_the_chart(client: TestClient, url: str, markers: list[str]) -> None:
+    page = client.get(url).text
+    section = page[page.index('<section class="results"') :]
+    positions = [section.find(marker) for marker in markers]
+    assert -1 not in positions, [m for m, p in zip(markers, positions, strict=True) if p == -1]
+    assert positions == sorted(positions), sorted(zip(positions, markers, strict=True))
+
+
+@pytest.mark.parametrize("url", RESULTS)
+def test_the_results_heading_names_its_region_and_takes_focus(client: TestClient, url: str) -> None:
+    for headers in ({}, {"HX-Request": "true"}):  # the page and the fragment an htmx submit swaps in
+        response = client.get(url, headers=headers)
+        assert response.status_code == 200
+        match = HEADING.search(response.text)
+        assert match, "no section.results opening with its heading"
+        assert match.group(1) == match.group(2) and 'tabindex="-1"' in match.group(3)
+
+
+@pytest.mark.parametrize("url", INVALID)
+def test_the_error_summary_takes_focus(client: TestClient, url: str) -> None:
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.get(url, headers=headers)
+        assert response.status_code == 422
+        assert response.text.count('id="error-summary"') == 1
+        assert '<div class="error-box" id="error-summary" tabindex="-1" role="alert">' in response.text
+        assert '<section class="results"' not in response.text
