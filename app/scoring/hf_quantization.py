@@ -4,7 +4,8 @@ The formats the checkpoints on the Hub write (transformers' quantizers; llm-comp
 - `quant_method: fp8` (DeepSeek-V3/R1, Qwen3-FP8: block-scaled E4M3) and `fbgemm_fp8`: FP8 weights;
 - `quant_method: mxfp4` (gpt-oss): MXFP4 MoE weights, run as 4-bit weight-only (release_precision.RELEASE_WEIGHT_DTYPE);
 - `quant_method: compressed-tensors` (llm-compressor): the weights' `num_bits` and `type` in each config group,
-  8-bit float = FP8, 4-bit float = NVFP4, 4-bit int = INT4 W4A16, 8-bit int = INT8;
+  8-bit float = FP8, 4-bit float = NVFP4, 4-bit int = INT4 W4A16, 8-bit int = INT8 weight-only (W8A16), or INT8 W8A8
+  where every group's `input_activations` are 8-bit int too (RedHatAI / neuralmagic `*-quantized.w8a8`);
 - `quant_method: modelopt` (NVIDIA's FP8/NVFP4 checkpoints): `quant_algo` FP8, NVFP4, W4A16_AWQ / W4A8_AWQ;
 - `quant_method: awq` / `gptq`: `bits` 4 = INT4 W4A16, 8 (GPTQ) = INT8.
 Anything else is named in the answer as not read; the release is then assumed BF16, as for a config without one.
@@ -15,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.scoring.dtypes import INT8_W8A8
+
 UNKNOWN = "unknown"
 MAX_WORDS = 120  # ModelArchitecture.quantization's bound: what the answer quotes of the config
 
@@ -24,7 +27,7 @@ class Quantization:
     """What a config.json's quantization_config says: the release precision it means (or unknown), and the keys
     read, in words ("quant_method fp8")."""
 
-    release_precision: str  # bf16 | fp8 | mxfp4 | int4 | fp4 | int8 | unknown
+    release_precision: str  # bf16 | fp8 | mxfp4 | int4 | fp4 | int8 | int8_w8a8 | unknown
     words: str
 
 
@@ -53,14 +56,24 @@ def _from_bits(bits: int | None, kind: str) -> str:
     )
 
 
+def _width(scheme: Any) -> tuple[int | None, str]:
+    """A compressed-tensors scheme's (num_bits, type); (None, "") where it is not one (null: not quantised)."""
+    return (_bits(scheme.get("num_bits")), _text(scheme.get("type"))) if isinstance(scheme, dict) else (None, "")
+
+
 def _compressed_tensors(config: dict[str, Any]) -> tuple[str, str]:
     groups = config.get("config_groups")
-    weights = [g.get("weights") for g in groups.values() if isinstance(g, dict)] if isinstance(groups, dict) else []
-    read = {(_bits(w.get("num_bits")), _text(w.get("type"))) for w in weights if isinstance(w, dict)}
+    found = [g for g in groups.values() if isinstance(g, dict)] if isinstance(groups, dict) else []
+    read = {_width(g.get("weights")) for g in found if isinstance(g.get("weights"), dict)}
     if len(read) != 1:  # none, or groups of different widths: which one the release is cannot be said
         return UNKNOWN, "config_groups weights not one width and type"
     bits, kind = read.pop()
-    return _from_bits(bits, kind), f"weights {bits}-bit {kind}"
+    precision, words = _from_bits(bits, kind), f"weights {bits}-bit {kind}"
+    # INT8 activations in every group: llm-compressor's W8A8 scheme (vLLM runs it on the INT8 tensor peak); without
+    # them (input_activations null, as quantized.w8a16 writes) the INT8 weights are weight-only, W8A16.
+    if precision == "int8" and {_width(g.get("input_activations")) for g in found} == {(8, "int")}:
+        return INT8_W8A8, f"{words}, input_activations 8-bit int"
+    return precision, words
 
 
 MODELOPT_ALGOS = {"FP8": "fp8", "NVFP4": "fp4", "W4A16_AWQ": "int4", "W4A8_AWQ": "int4", "INT4_AWQ": "int4"}

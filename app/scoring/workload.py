@@ -102,7 +102,7 @@ class ModelArchitecture(NumbersNotBooleans):
     max_context: int | None = Field(None, ge=1, le=10_000_000)
     # The checkpoint as released, where a pasted config.json's quantization_config says (app.scoring.hf_quantization):
     # the weight dtype ranked when the question names none, as a catalog model's release_precision.
-    release_precision: Literal["unknown", "bf16", "fp8", "mxfp4", "int4", "fp4", "int8"] = Field(
+    release_precision: Literal["unknown", "bf16", "fp8", "mxfp4", "int4", "fp4", "int8", "int8_w8a8"] = Field(
         "unknown", description="the precision the weights are released in; unknown: BF16 assumed"
     )
     quantization: str = Field(
@@ -275,12 +275,14 @@ NO_PREFIX_CACHE_ENGINES = {
 }
 
 
+def w8a8_lack(engine: str) -> str:
+    """What `engine` (one of NO_W8A8_ENGINES) lacks, in words: no INT8 W8A8, and what it runs instead."""
+    return f"engine {engine} runs no INT8 W8A8 ({NO_W8A8_ENGINES[engine]})"
+
+
 def w8a8_refusal(engine: str) -> str:
     """Why `engine` (one of NO_W8A8_ENGINES) cannot rank weight_dtype int8_w8a8, naming the field to change."""
-    return (
-        f"weight_dtype: engine {engine} runs no INT8 W8A8 ({NO_W8A8_ENGINES[engine]}): choose weight_dtype int8, or "
-        "engine vllm, sglang or trtllm"
-    )
+    return f"weight_dtype: {w8a8_lack(engine)}: choose weight_dtype int8, or engine vllm, sglang or trtllm"
 
 
 def _engine_lacks(info: ValidationInfo, lacking: dict[str, str], what: str, instead: str) -> None:

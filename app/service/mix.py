@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.inference.release_precision import Weights, release_precision
+from app.scoring.inference.release_precision import Weights, release_precision, weights_for
 from app.scoring.messages import error_location, error_message
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType
@@ -208,11 +208,11 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
 
 def _release_weights(question: MixQuestion, model: ModelSpec, snapshot: CatalogSnapshot) -> tuple[MixQuestion, Weights]:
     """The question at the weight dtype it ranks: its own, else the model's release precision's (as rank's)."""
-    release = release_precision(model, snapshot.quality)
-    if "weight_dtype" in question.model_fields_set:
-        return question, Weights(question.weight_dtype, True, release)
-    answered = question.model_copy(update={"weight_dtype": release.weight_dtype})
-    return answered, Weights(release.weight_dtype, False, release)
+    asked = question.weight_dtype if "weight_dtype" in question.model_fields_set else None
+    weights = weights_for(release_precision(model, snapshot.quality), question.engine, asked)
+    if weights.given:
+        return question, weights
+    return question.model_copy(update={"weight_dtype": weights.dtype}), weights
 
 
 def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None:

@@ -68,7 +68,8 @@ class ModelOut(BaseModel):
     sliding_layers: int = Field(description="layers that attend to the sliding window only")
     release_precision: str = Field(
         description="the checkpoint as released: bf16 | fp8 | mxfp4 | unknown (BF16 assumed); a custom model's "
-        "config.json may also give int4 | fp4 | int8; an inference ranking without a weight_dtype ranks this precision"
+        "config.json may also give int4 | fp4 | int8 | int8_w8a8; an inference ranking without a weight_dtype ranks "
+        "this precision"
     )
     release_precision_source: str = Field(description="where the release precision was read")
     moe_layers: int = Field(
@@ -139,8 +140,8 @@ class WeightsOut(BaseModel):
     weight_dtype: str = Field(description="the dtype ranked (the workload's weight_dtype)")
     from_release: bool = Field(description="the question left weight_dtype unset: the release precision's dtype")
     release_precision: str = Field(
-        description="bf16 | fp8 | mxfp4 (a custom model's config.json: also int4 | fp4 | int8): the model as released "
-        "(mxfp4 ranks as int4 W4A16)"
+        description="bf16 | fp8 | mxfp4 (a custom model's config.json: also int4 | fp4 | int8 | int8_w8a8): the model "
+        "as released (mxfp4 ranks as int4 W4A16; int8_w8a8 as int8 W8A16 on llamacpp and hf, which run no W8A8)"
     )
     release_assumed: bool = Field(description="the catalog does not know the release precision: BF16 assumed")
     release_source: str = Field(description="where the release precision was read")

@@ -49,6 +49,21 @@ def _compressed(bits: int, kind: str, fmt: str, **weights: Any) -> dict[str, Any
     }
 
 
+def _with_activations(block: dict[str, Any], bits: int, kind: str) -> dict[str, Any]:
+    """The block with each group's input_activations quantised, dynamic per token, as llm-compressor's W8A8 and
+    FP8-dynamic schemes write them."""
+    scheme = {"num_bits": bits, "type": kind, "symmetric": True, "dynamic": True, "strategy": "token"}
+    groups = {name: {**group, "input_activations": scheme} for name, group in block["config_groups"].items()}
+    return {**block, "config_groups": groups}
+
+
+# RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8 (llm-compressor): INT8 weights per channel, INT8 activations
+# per token; its quantized.w8a16 sibling writes the same weights with input_activations null (_compressed's).
+W8A8 = _with_activations(_compressed(8, "int", "int-quantized", strategy="channel"), 8, "int")
+W8A16 = _compressed(8, "int", "pack-quantized", strategy="channel")
+READ_W8A8 = "quant_method compressed-tensors, weights 8-bit int, input_activations 8-bit int"
+
+
 # nvidia/Llama-3.1-8B-Instruct-FP8 and nvidia/DeepSeek-R1-FP4 (ModelOpt)
 MODELOPT_FP8 = {
     "quant_algo": "FP8",
@@ -78,6 +93,8 @@ BITSANDBYTES = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_
         (_compressed(4, "int", "pack-quantized", strategy="group", group_size=128), "int4", "weights 4-bit int"),
         (_compressed(4, "float", "nvfp4-pack-quantized", strategy="tensor_group", group_size=16), "fp4", "4-bit float"),
         (_compressed(8, "int", "int-quantized", strategy="channel"), "int8", "weights 8-bit int"),
+        (W8A8, "int8_w8a8", READ_W8A8),
+        (W8A16, "int8", "quant_method compressed-tensors, weights 8-bit int"),
         (MODELOPT_FP8, "fp8", "quant_method modelopt, quant_algo FP8"),
         (MODELOPT_NVFP4, "fp4", "quant_algo NVFP4"),
         (AWQ, "int4", "quant_method awq, bits 4"),
@@ -128,3 +145,71 @@ def test_a_weight_dtype_asked_beside_a_quantized_config_wins_and_names_the_relea
     workload, weights = release_weights(InferenceWorkload(model="custom", weight_dtype="bf16"), spec)
     assert workload.weight_dtype == "bf16"
     assert "released in INT4 W4A16 (config.json quantization_config: quant_method awq, bits 4)" in weights.note
+
+
+def test_w8a16_words_name_no_activations() -> None:
+    """A W8A16 config reads as before, word for word: no input_activations to name."""
+    read = read_quantization({**LLAMA_31_8B, "quantization_config": W8A16})
+    assert read is not None and read.words == "quant_method compressed-tensors, weights 8-bit int"
+
+
+def test_fp8_dynamic_activations_keep_the_fp8_reading_and_words() -> None:
+    """RedHatAI *-FP8-dynamic writes float-8 input_activations: still FP8 (already W8A8), its words as before."""
+    block = _with_activations(_compressed(8, "float", "float-quantized", strategy="channel"), 8, "float")
+    read = read_quantization({**LLAMA_31_8B, "quantization_config": block})
+    assert read is not None and read.release_precision == "fp8"
+    assert read.words == "quant_method compressed-tensors, weights 8-bit float"
+
+
+def test_int8_activations_in_only_some_groups_stay_weight_only() -> None:
+    """W8A8 only where every group multiplies INT8 activations; a group without them runs W8A16."""
+    block = {**W8A8, "config_groups": {**W8A8["config_groups"], "group_1": W8A16["config_groups"]["group_0"]}}
+    read = read_quantization({**LLAMA_31_8B, "quantization_config": block})
+    assert read is not None and read.release_precision == "int8"
+
+
+def test_int4_weights_with_int8_activations_stay_int4() -> None:
+    """W4A8 has no dtype of its own: its 4-bit weights read INT4 W4A16, as before."""
+    block = _with_activations(_compressed(4, "int", "pack-quantized", strategy="group", group_size=128), 8, "int")
+    read = read_quantization({**LLAMA_31_8B, "quantization_config": block})
+    assert read is not None and read.release_precision == "int4" and "activations" not in read.words
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_a_w8a8_config_ranks_int8_w8a8_where_the_engine_runs_it(engine: str) -> None:
+    spec = model_spec_from_hf_config({**LLAMA_31_8B, "quantization_config": W8A8})
+    assert spec.release_precision == "int8_w8a8"
+    workload, weights = release_weights(InferenceWorkload(model="custom", engine=engine), spec)
+    assert workload.weight_dtype == "int8_w8a8" and weights.from_release and not weights.engine_lacks
+    assert weights.note == (
+        f"Weights as released: INT8 W8A8 (config.json quantization_config: {READ_W8A8}); "
+        "set weight_dtype to rank another."
+    )
+
+
+@pytest.mark.parametrize("engine", ["llamacpp", "hf"])
+def test_a_w8a8_release_on_an_engine_without_w8a8_ranks_w8a16_and_says_why(engine: str) -> None:
+    spec = model_spec_from_hf_config({**LLAMA_31_8B, "quantization_config": W8A8})
+    workload, weights = release_weights(InferenceWorkload(model="custom", engine=engine), spec)
+    assert workload.weight_dtype == "int8" and weights.dtype == "int8" and weights.from_release
+    assert weights.note.startswith("Weights INT8 weight-only (W8A16): the model is released in INT8 W8A8 (")
+    assert f"but engine {engine} runs no INT8 W8A8 (" in weights.note
+    assert "set engine vllm, sglang or trtllm to rank the release" in weights.note
+    # the answered workload is one the validators accept: its canonical query reopens
+    InferenceWorkload.model_validate(workload.model_dump(exclude_unset=True))
+
+
+def test_a_dtype_asked_beside_a_w8a8_release_on_llamacpp_names_what_the_engine_lacks() -> None:
+    spec = model_spec_from_hf_config({**LLAMA_31_8B, "quantization_config": W8A8})
+    workload, weights = release_weights(InferenceWorkload(model="custom", engine="llamacpp", weight_dtype="bf16"), spec)
+    assert workload.weight_dtype == "bf16" and weights.given
+    assert weights.note.startswith("Weights BF16, as asked; the model is released in INT8 W8A8 (")
+    assert "and engine llamacpp runs no INT8 W8A8" in weights.note and "leave weight_dtype unset" not in weights.note
+
+
+def test_a_w8a16_config_ranks_int8_weight_only_on_every_engine() -> None:
+    spec = model_spec_from_hf_config({**LLAMA_31_8B, "quantization_config": W8A16})
+    for engine in ("vllm", "llamacpp"):
+        workload, weights = release_weights(InferenceWorkload(model="custom", engine=engine), spec)
+        assert workload.weight_dtype == "int8" and not weights.engine_lacks
+        assert weights.note.startswith("Weights as released: INT8 (")

@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.scoring.dtypes import INT8_W8A8
 from app.scoring.specs import ModelSpec, QualityResult
-from app.scoring.workload import InferenceWorkload
+from app.scoring.workload import NO_W8A8_ENGINES, InferenceWorkload, w8a8_lack
 
 NATIVE_METHOD = re.compile(r"^\s*native\b", re.IGNORECASE)
 NATIVE_BASELINE = re.compile(
@@ -26,16 +27,35 @@ NATIVE_BASELINE = re.compile(
 NO_BASELINE = re.compile(r"no (?:\w+ )?baseline", re.IGNORECASE)
 # The release precisions the precision rows show: the catalog's three, and the 4- and 8-bit ones a pasted config.json's
 # quantization_config may give (app.scoring.hf_quantization), each one of /precision's rows (precision.VARIANTS).
-RELEASE_WORDS = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "int4": "INT4 W4A16", "fp4": "NVFP4", "int8": "INT8"}
+RELEASE_WORDS = {
+    "bf16": "BF16",
+    "fp8": "FP8",
+    "mxfp4": "MXFP4",
+    "int4": "INT4 W4A16",
+    "fp4": "NVFP4",
+    "int8": "INT8",
+    "int8_w8a8": "INT8 W8A8",
+}
 # The weight dtype that runs each release: MXFP4 (MoE weights at 4.25 bits, the rest BF16) is sized and timed as 4-bit
 # weight-only, W4A16, as /precision's mxfp4 row runs it (inference/precision.py VARIANTS, dtypes.matmul_dtype).
-RELEASE_WEIGHT_DTYPE = {"bf16": "bf16", "fp8": "fp8", "mxfp4": "int4", "int4": "int4", "fp4": "fp4", "int8": "int8"}
+RELEASE_WEIGHT_DTYPE = {
+    "bf16": "bf16",
+    "fp8": "fp8",
+    "mxfp4": "int4",
+    "int4": "int4",
+    "fp4": "fp4",
+    "int8": "int8",
+    "int8_w8a8": INT8_W8A8,
+}
+# A W8A8 release on an engine that runs no INT8 W8A8 is ranked as that engine runs the checkpoint's INT8 weights:
+# weight-only, W8A16 (llama.cpp's GGUF Q8_0; Transformers decompressing to 16-bit matmuls: workload.NO_W8A8_ENGINES).
+W8A8_WHERE_NONE = "int8"
 SOURCE_URL = re.compile(r"\((?P<url>https?://[^\s)]+)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    precision: str  # bf16 | fp8 | mxfp4
+    precision: str  # RELEASE_WORDS' keys: bf16 | fp8 | mxfp4, and a pasted config.json's int4 | fp4 | int8 | int8_w8a8
     source: str  # where it was read, in words
     source_url: str = ""
     assumed: bool = False  # nothing in the reference says: BF16 by default
@@ -108,6 +128,7 @@ class Weights:
     dtype: str
     given: bool  # the question set weight_dtype; else the release's precision was ranked
     release: Release
+    engine_lacks: str = ""  # the release is W8A8 and the engine runs none (workload.w8a8_lack): ranked as W8A16
 
     @property
     def from_release(self) -> bool:
@@ -116,8 +137,10 @@ class Weights:
     @property
     def note(self) -> str:
         ranked = DTYPE_WORDS.get(self.dtype, self.dtype.upper())
-        release, source = self.release, self.release.source
+        release, source, lacks = self.release, self.release.source, self.engine_lacks
         if self.given:
+            if lacks:
+                return f"Weights {ranked}, as asked; the model is released in {release.words} ({source}), and {lacks}."
             if release.assumed:
                 return f"Weights {ranked}, as asked (the model's release precision is not known)."
             if self.dtype == release.weight_dtype:
@@ -133,6 +156,12 @@ class Weights:
                 "Weights BF16: the catalog does not know the model's release precision, so BF16 is assumed; set "
                 "weight_dtype to rank another."
             )
+        if lacks:
+            return (
+                f"Weights INT8 weight-only (W8A16): the model is released in {release.words} ({source}), but {lacks}, "
+                "so its INT8 weights are ranked as that engine runs them; set engine vllm, sglang or trtllm to rank "
+                "the release, or weight_dtype to rank another."
+            )
         if release.precision == "mxfp4":
             return (
                 f"Weights as released: MXFP4 MoE weights, ranked as 4-bit weight-only (int4, W4A16) as the release "
@@ -145,10 +174,21 @@ def release_weights(
     workload: InferenceWorkload, model: ModelSpec, results: Sequence[QualityResult] = ()
 ) -> tuple[InferenceWorkload, Weights]:
     """The workload at the weight dtype it ranks: its own weight_dtype when it names one, else the model's release
-    precision's (FP8 -> fp8, MXFP4 -> int4 W4A16, BF16 or unknown -> bf16). The returned workload names its dtype, so
-    its canonical query carries it."""
-    release = release_precision(model, results)
-    if "weight_dtype" in workload.model_fields_set:
-        return workload, Weights(workload.weight_dtype, True, release)
-    answered = workload.model_copy(update={"weight_dtype": release.weight_dtype})
-    return answered, Weights(release.weight_dtype, False, release)
+    precision's (FP8 -> fp8, MXFP4 -> int4 W4A16, BF16 or unknown -> bf16; INT8 W8A8 -> int8_w8a8, or int8 W8A16 on an
+    engine without W8A8). The returned workload names its dtype, so its canonical query carries it."""
+    asked = workload.weight_dtype if "weight_dtype" in workload.model_fields_set else None
+    weights = weights_for(release_precision(model, results), workload.engine, asked)
+    if weights.given:
+        return workload, weights
+    # model_copy skips the validators: weights_for never gives int8_w8a8 to an engine that _engine_runs_w8a8 refuses.
+    return workload.model_copy(update={"weight_dtype": weights.dtype}), weights
+
+
+def weights_for(release: Release, engine: str, asked: str | None) -> Weights:
+    """The weights a question on `engine` ranks: the dtype it asked, else the release's as that engine runs it (a W8A8
+    release on an engine with no INT8 W8A8 as INT8 weight-only, and the note says why; a 422 would name weight_dtype, a
+    field the question left blank to mean "as released", when the engine runs these weights one way)."""
+    lacks = w8a8_lack(engine) if release.weight_dtype == INT8_W8A8 and engine in NO_W8A8_ENGINES else ""
+    if asked is not None:
+        return Weights(asked, True, release, lacks)
+    return Weights(W8A8_WHERE_NONE if lacks else release.weight_dtype, False, release, lacks)
