@@ -497,3 +497,19 @@ def test_large_counts_read_as_people_write_them(client, path: str, says: str) ->
     """'%.3g' wrote Kimi K2's 1,000B parameters as 1e+03B and a token budget as 5e+09."""
     text = client.get(path).text
     assert says in text and "e+0" not in text
+
+
+@pytest.mark.parametrize("phase", ["inference", "training"])
+def test_an_api_question_with_a_config_json_shares_a_link_that_asks_it(client, phase: str) -> None:  # type: ignore[no-untyped-def]
+    """The rank API's share_url of an hf_config question was "/?phase=inference": a blank form. It carries the
+    architecture as the page's own link of a pasted config.json does, and its JSON twin ranks the same options."""
+    config = {
+        "model_type": "deepseek_v3", "hidden_size": 2048, "intermediate_size": 8192, "moe_intermediate_size": 1024,
+        "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 64,
+        "num_experts_per_tok": 4, "first_k_dense_replace": 2, "vocab_size": 32000,
+    }  # fmt: skip
+    api = client.post(f"/api/v1/rank/{phase}", json={"hf_config": config}).json()
+    share = api["share_url"]
+    assert "model=custom" in share and "arch_moe_layers=22" in share and "arch_hidden_size=2048" in share
+    twin = client.get(share.replace("/?", "/rank.json?")).json()
+    assert twin["options"] == api["options"]

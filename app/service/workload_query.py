@@ -230,15 +230,29 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
         config = strict_json.loads(text)  # a key given twice is an error, not its last value
         if not isinstance(config, dict):
             raise ValueError("the pasted text is not a JSON object")
-        spec = model_spec_from_hf_config(check_bounded_object(config), "custom")
+        return arch_of_config(check_bounded_object(config))
     except (ValueError, TypeError, RecursionError) as exc:
         errors["hf_config_json"] = f"could not read this config.json: {exc}"
         return None
+
+
+def arch_of_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A config.json's architecture as the custom model's fields (the form's arch_* fields); ValueError as
+    model_spec_from_hf_config's."""
+    spec = model_spec_from_hf_config(config, "custom")
     names = ModelArchitecture.model_fields
     arch = {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
     if arch.get("moe_layers") in (0, spec.layers):  # none or every layer: what a blank MoE layers field reads
         del arch["moe_layers"]
     return arch
+
+
+def _custom_architecture(workload: InferenceWorkload | TrainingWorkload) -> ModelArchitecture | None:
+    """The question's custom model: given field by field, or read from its config.json (an API's hf_config), so that
+    its link carries the architecture as the page's own link does (the page reads a pasted config.json the same way)."""
+    if workload.custom_model is not None or workload.hf_config is None:
+        return workload.custom_model
+    return ModelArchitecture.model_construct(**arch_of_config(workload.hf_config))
 
 
 def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> ResultsView:
@@ -377,7 +391,8 @@ def _non_default(model: BaseModel, skip: tuple[str, ...] = (), given: Collection
 
 def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = [("phase", phase)]
-    if workload.custom_model is not None:
+    custom = _custom_architecture(workload)
+    if custom is not None:
         pairs.append(("model", "custom"))
     # A weight_dtype the question names stays in it even at bf16: unset, it means the model's release precision.
     given = EXPLICIT_FIELDS.intersection(workload.model_fields_set)
@@ -385,12 +400,12 @@ def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload
         pairs.append((name, ",".join(value) if isinstance(value, list) else _format(value)))
     if workload.model:  # always present: a link with a model is a question, one without is a blank form
         pairs.insert(1, ("model", workload.model))
-    if workload.custom_model is not None:
-        for name, value in _non_default(workload.custom_model):
+    if custom is not None:
+        for name, value in _non_default(custom):
             pairs.append((ARCH_PREFIX + name, _format(value)))
         for name in ("params_b", "layers", "hidden_size", "num_attention_heads", "intermediate_size"):
             if not any(p[0] == ARCH_PREFIX + name for p in pairs):
-                pairs.append((ARCH_PREFIX + name, _format(getattr(workload.custom_model, name))))
+                pairs.append((ARCH_PREFIX + name, _format(getattr(custom, name))))
     return pairs
 
 
