@@ -1,0 +1,102 @@
+"""/disagg compares the two layouts in one table under its verdict: the cheapest aggregated option and the cheapest
+disaggregated plan, one row each, in the numbers of the page's JSON, each row linked to its full table below. At
+1366x768 the first disaggregated row had begun at 895 px, under the aggregated table and its terms; the comparison
+ends on the first screen (tests/browser/test_answer_first_browser.py)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from fastapi.testclient import TestClient
+
+DEFAULT = "/disagg?model=llama-3.1-70b"
+# a 64k prompt at a 12 ms TPOT: prompts in its steps keep every aggregated option over one limit
+DISAGG_ONLY = "/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=64000&output_len=200&tpot_ms=12&ttft_ms=10000"
+# single consumer cards: no fabric between offers, no node that holds both roles
+NO_PLAN = "/disagg?model=llama-3.1-8b&max_gpus=1&gpus=RTX-4090"
+LAYOUTS = re.compile(r'<table class="data stack layouts".*?</table>', re.S)
+
+
+def _row(table: str, layout: str) -> str:
+    match = re.search(rf'<tr data-layout="{layout}".*?</tr>', table, re.S)
+    assert match, f"no {layout} row"
+    return re.sub(r"\s+", " ", html.unescape(match.group(0)))
+
+
+def _cells(row: str) -> dict[str, str]:
+    return {label: _text(cell) for label, cell in re.findall(r'<td [^>]*data-label="([^"]+)"[^>]*>(.*?)</td>', row)}
+
+
+def _text(markup: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup)).strip()
+
+
+def _page_and_body(client: TestClient, url: str) -> tuple[str, dict]:  # type: ignore[type-arg]
+    page = client.get(url)
+    assert page.status_code == 200
+    return page.text, client.get(url.replace("/disagg?", "/disagg.json?")).json()
+
+
+def test_both_layouts_sit_in_one_table_with_the_jsons_numbers(client: TestClient) -> None:
+    page, body = _page_and_body(client, DEFAULT)
+    section = page[page.index('<section class="results"') :]
+    table = LAYOUTS.search(section)
+    assert table and section.index('class="verdict') < table.start() < section.index('id="disagg-aggregated"')
+    agg, best, verdict = body["aggregated"], body["disaggregated"][0], body["verdict"]
+    row = _row(table.group(0), "aggregated")
+    assert _text(row).startswith(
+        f"Aggregated {agg['replicas_at_peak']} × {agg['gpu_count']}×{agg['gpu_id']} · {agg['provider_name']}"
+    )
+    assert _cells(row) == {
+        "GPUs at peak": str(agg["gpus_at_peak"]),
+        "TTFT ms": f"{agg['ttft_mean_ms']:,.0f}",
+        "TPOT ms": f"{agg['tpot_mean_ms']:,.1f}",
+        "$ a month": f"${agg['monthly_usd']:,.0f}",
+        "$/M out at this traffic": f"${agg['usd_per_million_output_tokens_at_traffic']:,.2f}",
+        "Against aggregated": "—",
+    }
+    row = _row(table.group(0), "disaggregated")
+    prefill, decode = best["prefill"], best["decode"]
+    assert _text(row).startswith(
+        f"Disaggregated {best['ratio']} prefill {prefill['replicas_at_peak']} × {prefill['gpu_count']}×"
+        f"{prefill['gpu_id']}, decode {decode['replicas_at_peak']} × {decode['gpu_count']}×{decode['gpu_id']}"
+    )
+    gpus = prefill["gpus_at_peak"] + decode["gpus_at_peak"] + best["idle_gpus_at_peak"]
+    saving = verdict["saving_usd_per_month"]
+    assert saving < 0  # this question's aggregated option is the cheaper: the plan's row says by how much
+    assert _cells(row) == {
+        "GPUs at peak": f"{gpus} {prefill['gpus_at_peak']} prefill + {decode['gpus_at_peak']} decode",
+        "TTFT ms": f"{best['ttft_mean_ms']:,.0f}",
+        "TPOT ms": f"{best['tpot_mean_ms']:,.1f}",
+        "$ a month": f"${best['monthly_usd']:,.0f}",
+        "$/M out at this traffic": f"${best['usd_per_million_output_tokens_at_traffic']:,.2f}",
+        "Against aggregated": f"${-saving:,.0f} more ({-verdict['saving_share'] * 100:,.0f}%)",
+    }
+    # each row links to its full table
+    assert 'href="#disagg-aggregated"' in table.group(0) and 'href="#disagg-plans"' in table.group(0)
+    assert 'id="disagg-aggregated"' in section and 'id="disagg-plans"' in section
+
+
+def test_a_layout_with_no_option_says_so_in_its_row(client: TestClient) -> None:
+    page, body = _page_and_body(client, DISAGG_ONLY)
+    assert body["verdict"]["winner"] == "disaggregated_only" and body["aggregated"] is None
+    table = LAYOUTS.search(page)
+    assert table
+    assert _text(_row(table.group(0), "aggregated")) == "Aggregated No aggregated option keeps both limits here."
+    assert 'href="#disagg-aggregated"' not in page  # no table to link to
+    assert f"${body['disaggregated'][0]['monthly_usd']:,.0f}" in _row(table.group(0), "disaggregated")
+
+    page, body = _page_and_body(client, NO_PLAN)
+    assert body["aggregated"] is not None and body["disaggregated"] == []
+    table = LAYOUTS.search(page)
+    assert table
+    assert _text(_row(table.group(0), "disaggregated")) == "Disaggregated No disaggregated plan meets the limits here."
+    assert 'href="#disagg-plans"' not in page
+
+
+def test_when_neither_layout_serves_there_is_no_comparison(client: TestClient) -> None:
+    url = "/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000&tpot_ms=40&ttft_ms=800"
+    page, body = _page_and_body(client, f"{url}&gpus=H100-SXM,H200,B200")
+    assert body["verdict"]["winner"] == "neither"
+    assert 'class="verdict warn"' in page and not LAYOUTS.search(page)
