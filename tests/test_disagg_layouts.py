@@ -1,7 +1,8 @@
 """/disagg compares the two layouts in one table under its verdict: the cheapest aggregated option and the cheapest
 disaggregated plan, one row each, in the numbers of the page's JSON, each row linked to its full table below. At
 1366x768 the first disaggregated row had begun at 895 px, under the aggregated table and its terms; the comparison
-ends on the first screen (tests/browser/test_answer_first_browser.py)."""
+ends on the first screen (tests/browser/test_answer_first_browser.py). The strip above the form gives the verdict's
+claim and the results its reason, where both had repeated the whole three-line sentence."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import html
 import re
 
 from fastapi.testclient import TestClient
+
+from app.web.disagg.pages import verdict_claim
 
 DEFAULT = "/disagg?model=llama-3.1-70b"
 # a 64k prompt at a 12 ms TPOT: prompts in its steps keep every aggregated option over one limit
@@ -76,6 +79,24 @@ def test_both_layouts_sit_in_one_table_with_the_jsons_numbers(client: TestClient
     # each row links to its full table
     assert 'href="#disagg-aggregated"' in table.group(0) and 'href="#disagg-plans"' in table.group(0)
     assert 'id="disagg-aggregated"' in section and 'id="disagg-plans"' in section
+
+
+def test_the_strip_gives_the_claim_and_the_results_the_reason_once(client: TestClient) -> None:
+    page, body = _page_and_body(client, DEFAULT)
+    headline = body["verdict"]["headline"]
+    strip = re.search(r'<p class="answer-strip">(.*?)</p>', page, re.S)
+    assert strip
+    claim = headline.split(", because ")[0]
+    assert _text(html.unescape(strip.group(1))) == f"{claim}. — the details ↓"
+    assert html.unescape(page).count(headline) == 1  # the whole sentence, in the results' verdict
+    assert html.unescape(page).index(headline) > page.index('<section class="results"')
+
+
+def test_the_claim_is_the_whole_headline_where_it_gives_no_reason() -> None:
+    claim = "Aggregated is as good or better: $3,772 a month against $19,827 (426% more)"
+    assert verdict_claim({"headline": f"{claim}, because it needs 2 GPUs."}) == f"{claim}."
+    short = "Only disaggregated meets the limits: 8P:8D for $125,348 a month; no aggregated option keeps both."
+    assert verdict_claim({"headline": short}) == short
 
 
 def test_a_layout_with_no_option_says_so_in_its_row(client: TestClient) -> None:
