@@ -21,11 +21,23 @@ ANSWERS = [
     "/mix?model=llama-3.1-8b",
     "/own?gpu=H100-SXM&gpu_count=16&utilisation_pct=60",
 ]
-# the first row of the results' first table (dedicated GPUs, aggregated serving, the cheapest mix, the monthly costs);
-# not a chart's folded numbers, which sit inside its figure
+# the first row of the results' first table (dedicated GPUs, the layouts' comparison, the cheapest mix, the monthly
+# costs); not a chart's folded numbers, which sit inside its figure
 FIRST_ROW = "section.results > .table-wrap > table > tbody > tr"
 BOTTOM = "(sel) => document.querySelector(sel).getBoundingClientRect().bottom"
 FOCUSED = "() => document.activeElement && document.activeElement.id"
+
+
+def test_disagg_shows_both_layouts_rows_on_the_first_screen(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """/disagg's comparison, one row per layout, ends on a laptop's first screen; the first disaggregated plan's row
+    had begun at 895 px, under the aggregated table and its terms."""
+    page.set_viewport_size(LAPTOP)
+    page.goto(f"{server_url}/disagg?model=llama-3.1-70b")
+    for layout in ("aggregated", "disaggregated"):
+        row = f'section.results table.layouts tr[data-layout="{layout}"]'
+        assert page.locator(row).count() == 1 and page.locator(f"{row} td").count() == 6  # a row with its figures
+        assert page.evaluate(BOTTOM, row) < LAPTOP["height"], layout
+    assert page.evaluate("window.scrollY") == 0 and page.console.errors == []
 
 
 @pytest.mark.parametrize("path", ANSWERS)

@@ -42,6 +42,13 @@ def _form(query: PlanQuery | None) -> dict[str, Any]:
     return form
 
 
+def verdict_claim(verdict: dict[str, Any]) -> str:
+    """The verdict's headline without its reason, for the strip above the form: the results under it give the whole
+    sentence, and the strip had repeated all of it (three lines at 1366 px) a screen above them."""
+    claim, because, _ = verdict["headline"].partition(", because ")
+    return f"{claim}." if because else verdict["headline"]
+
+
 def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
     context: dict[str, Any] = {
         "title": "Disaggregate prefill and decode?",
@@ -56,6 +63,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
         if payload is not None:
             context.update(
                 payload=payload,
+                verdict_claim=verdict_claim(payload["verdict"]),
                 share_query=query.canonical,
                 form_summary=form_summary.traffic_question_summary(query.workload, query.traffic, snapshot),
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
