@@ -252,7 +252,10 @@ def _custom_architecture(workload: InferenceWorkload | TrainingWorkload) -> Mode
     its link carries the architecture as the page's own link does (the page reads a pasted config.json the same way)."""
     if workload.custom_model is not None or workload.hf_config is None:
         return workload.custom_model
-    return ModelArchitecture.model_construct(**arch_of_config(workload.hf_config))
+    try:
+        return ModelArchitecture.model_construct(**arch_of_config(workload.hf_config))
+    except (ValueError, TypeError, RecursionError):  # the ranking reads it again and answers 422 naming the key
+        return None
 
 
 def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> ResultsView:
