@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.scoring.gpu_gaps import borrowed_peaks
 from app.scoring.specs import GpuSpec
 
 # Bytes per stored weight element, including quantisation scales.
@@ -72,9 +73,9 @@ def peak_unit(dtype: str) -> str:
 def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
     peak, note = _dense_peak_tflops(gpu, dtype)
-    if gpu.gap_note.startswith("peaks unknown"):  # borrowed from its architecture's GPUs (app/scoring/gpu_gaps.py)
-        borrowed = f"{gpu.name}: {gpu.gap_note.split('; ')[0]} ({peak:g} {peak_unit(dtype)} {dtype.upper()})"
-        return peak, "; ".join(n for n in (note, borrowed) if n)
+    if borrowed := borrowed_peaks(gpu):  # from its architecture's GPUs (app/scoring/gpu_gaps.py)
+        said = f"{gpu.name}: {borrowed} ({peak:g} {peak_unit(dtype)} {dtype.upper()})"
+        return peak, "; ".join(n for n in (note, said) if n)
     return peak, note
 
 
@@ -105,6 +106,6 @@ def _dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
 
 def _estimated_note(gpu: GpuSpec, peak: float) -> str | None:
     """Peak estimated: the catalog's 16-bit tensor peak is derived from a ratio or unverified, not a datasheet."""
-    if not gpu.peak_estimated or gpu.gap_note.startswith("peaks unknown"):  # a borrowed peak says so itself
+    if not gpu.peak_estimated or borrowed_peaks(gpu):  # a borrowed peak says so itself
         return None
     return f"peak estimated: {gpu.name}'s 16-bit tensor peak {peak:g} TFLOPS is derived or unverified, not a datasheet"

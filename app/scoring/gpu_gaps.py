@@ -14,6 +14,14 @@ from dataclasses import replace
 
 from app.scoring.specs import GpuSpec
 
+PEAKS_BORROWED = "peaks unknown"  # how a note of borrowed peaks opens (borrowed_peaks reads it back)
+
+
+def borrowed_peaks(gpu: GpuSpec) -> str:
+    """The part of the GPU's gap note that says its peaks were borrowed ("" when they are its own)."""
+    first = gpu.gap_note.split("; ")[0]
+    return first if first.startswith(PEAKS_BORROWED) else ""
+
 
 def fill_catalog_gaps(gpus: dict[str, GpuSpec]) -> dict[str, GpuSpec]:
     """Every GPU of the catalog with its gaps filled from the others as published (never from a filled one)."""
@@ -41,7 +49,7 @@ def fill_missing_peaks(gpu: GpuSpec, gpus: dict[str, GpuSpec]) -> tuple[GpuSpec,
                 fp8_tflops=_median_peak(siblings, lambda g: g.fp8_tflops),
                 int8_tops=_median_peak(siblings, lambda g: g.int8_tops),  # INT8 W8A8's peak
             )
-            peak_note = f"peaks unknown: median of {len(siblings)} {gpu.architecture} GPUs used"
+            peak_note = f"{PEAKS_BORROWED}: median of {len(siblings)} {gpu.architecture} GPUs used"
     note = "; ".join(n for n in (peak_note, link_note) if n)
     return (replace(gpu, gap_note=note) if note else gpu), note
 
