@@ -1,6 +1,7 @@
 """A pasted config.json of an llm-compressor W8A8 checkpoint (INT8 weights and input activations) ranks INT8 W8A8 by
 default, on the page and in the API; on an engine that runs no W8A8 (llama.cpp, Transformers) it ranks the INT8
-weights as that engine runs them, W8A16, and says so: never a 500, and a form that resubmits."""
+weights as that engine runs them, W8A16, and says so: never a 500, and a form that resubmits. A ModelOpt SmoothQuant
+config (quant_method modelopt, quant_algo W8A8_SQ_*) does the same."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from tests.form_submit import form_items
 from tests.scoring.test_hf_config import LLAMA_31_8B
 from tests.scoring.test_hf_quantization import READ_W8A8, W8A8, W8A16
+from tests.scoring.test_modelopt_algos import modelopt
 
 LLAMA_W8A8 = {**LLAMA_31_8B, "quantization_config": W8A8}
 AS_RELEASED = f"Weights as released: INT8 W8A8 (config.json quantization_config: {READ_W8A8})"
@@ -78,3 +80,36 @@ def test_precision_page_takes_a_pasted_w8a8_release_as_its_reference_row(client)
     )
     assert page.status_code == 200
     assert "INT8 W8A8 (the release)" in page.text and "an upcast of the INT8 W8A8 release" in page.text
+
+
+LLAMA_SMOOTHQUANT = {**LLAMA_31_8B, "quantization_config": modelopt("W8A8_SQ_PER_CHANNEL")}
+READ_SMOOTHQUANT = "quant_method modelopt, quant_algo W8A8_SQ_PER_CHANNEL: INT8 SmoothQuant W8A8 per channel"
+
+
+def test_the_api_ranks_a_pasted_modelopt_smoothquant_config_as_int8_w8a8(client) -> None:  # type: ignore[no-untyped-def]
+    body = _rank(client, hf_config=LLAMA_SMOOTHQUANT, engine="trtllm").json()
+    assert body["workload"]["weight_dtype"] == "int8_w8a8" and body["weights"]["from_release"]
+    assert body["weights"]["release_precision"] == "int8_w8a8"
+    assert body["weights"]["note"].startswith(
+        f"Weights as released: INT8 W8A8 (config.json quantization_config: {READ_SMOOTHQUANT})"
+    )
+
+
+def test_a_modelopt_smoothquant_release_on_llamacpp_ranks_w8a16_and_says_why(client) -> None:  # type: ignore[no-untyped-def]
+    response = _rank(client, hf_config=LLAMA_SMOOTHQUANT, engine="llamacpp")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["workload"]["weight_dtype"] == "int8" and body["weights"]["release_precision"] == "int8_w8a8"
+    note = body["weights"]["note"]
+    assert note.startswith("Weights INT8 weight-only (W8A16): the model is released in INT8 W8A8")
+    assert READ_SMOOTHQUANT in note and "engine llamacpp runs no INT8 W8A8" in note
+
+
+def test_the_page_keeps_a_pasted_modelopt_smoothquant_release_when_its_form_resubmits(client) -> None:  # type: ignore[no-untyped-def]
+    pasted = {"phase": "inference", "model": "custom", "hf_config_json": json.dumps(LLAMA_SMOOTHQUANT)}
+    page = client.get("/", params=pasted, follow_redirects=True)
+    query = parse_qs(urlsplit(str(page.url)).query)
+    assert page.status_code == 200 and query["arch_quantization"] == [READ_SMOOTHQUANT]
+    assert query["arch_release_precision"] == ["int8_w8a8"]
+    again = client.get("/", params=form_items(page.text), follow_redirects=True)
+    assert again.status_code == 200 and again.url == page.url

@@ -252,10 +252,21 @@ def _count_params(
     return total + outside, active + outside
 
 
+def _mla_sizes(shape: Any, nope_dim: int) -> dict[str, int]:
+    """A shape's MLA sizes as config.json names them: its query LoRA rank (0: one q_proj) and value head width (not
+    given: the no-RoPE query width), where the shape carries them (a custom_model, a catalog row, a ModelSpec)."""
+    return {
+        "qk_rope_head_dim": shape.qk_rope_head_dim,
+        "qk_nope_head_dim": nope_dim,
+        "q_lora_rank": getattr(shape, "q_lora_rank", 0) or 0,
+        "v_head_dim": getattr(shape, "v_head_dim", 0) or nope_dim,
+    }
+
+
 def shape_param_count(shape: Any) -> int:
     """Total parameters a catalog-style shape (a custom_model, a catalog row) holds, counted as most checkpoints are
     built: a gated MLP, untied embeddings, its MoE layers last (the others dense of intermediate_size; every layer
-    when the shape does not say), MLA's query one projection.
+    when the shape does not say), MLA's query low-rank where q_lora_rank is given (as config.json is counted).
     Tied, non-gated or interleaved checkpoints hold less (app.scoring.params_check says how much less)."""
     heads, hidden = shape.num_attention_heads, shape.hidden_size
     head_dim = shape.head_dim or hidden // heads
@@ -269,8 +280,7 @@ def shape_param_count(shape: Any) -> int:
         experts = _Experts(shape.num_experts, shape.experts_per_token, inner, shared, shared * inner)
     rope = shape.qk_rope_head_dim
     if shape.attention == "mla" and shape.kv_lora_rank and 0 < rope < head_dim:
-        mla = {"qk_rope_head_dim": rope, "qk_nope_head_dim": head_dim - rope}
-        attention = _mla_attention(mla, dims, shape.kv_lora_rank)
+        attention = _mla_attention(_mla_sizes(shape, head_dim - rope), dims, shape.kv_lora_rank)
     else:
         attention = _grouped_attention({}, dims)
     moe_layers = (getattr(shape, "moe_layers", None) or shape.layers) if shape.num_experts else 0

@@ -6,7 +6,8 @@ The formats the checkpoints on the Hub write (transformers' quantizers; llm-comp
 - `quant_method: compressed-tensors` (llm-compressor): the weights' `num_bits` and `type` in each config group,
   8-bit float = FP8, 4-bit float = NVFP4, 4-bit int = INT4 W4A16, 8-bit int = INT8 weight-only (W8A16), or INT8 W8A8
   where every group's `input_activations` are 8-bit int too (RedHatAI / neuralmagic `*-quantized.w8a8`);
-- `quant_method: modelopt` (NVIDIA's FP8/NVFP4 checkpoints): `quant_algo` FP8, NVFP4, W4A16_AWQ / W4A8_AWQ;
+- `quant_method: modelopt` (NVIDIA ModelOpt / TensorRT-LLM checkpoints): `quant_algo`, as app.scoring.modelopt_algos
+  reads it: the W8A8_SQ_* SmoothQuant algos = INT8 W8A8, W8A16 = INT8, W4A16* = INT4, FP8* = FP8, NVFP4 = NVFP4;
 - `quant_method: awq` / `gptq`: `bits` 4 = INT4 W4A16, 8 (GPTQ) = INT8.
 Anything else is named in the answer as not read; the release is then assumed BF16, as for a config without one.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.scoring.dtypes import INT8_W8A8
+from app.scoring.modelopt_algos import MODELOPT_ALGOS
 
 UNKNOWN = "unknown"
 MAX_WORDS = 120  # ModelArchitecture.quantization's bound: what the answer quotes of the config
@@ -76,13 +78,13 @@ def _compressed_tensors(config: dict[str, Any]) -> tuple[str, str]:
     return precision, words
 
 
-MODELOPT_ALGOS = {"FP8": "fp8", "NVFP4": "fp4", "W4A16_AWQ": "int4", "W4A8_AWQ": "int4", "INT4_AWQ": "int4"}
-
-
 def _modelopt(config: dict[str, Any]) -> tuple[str, str]:
     inner = config.get("quantization")  # hf_quant_config.json nests it; config.json's copy is flat
     algo = _text(config.get("quant_algo") or (inner.get("quant_algo") if isinstance(inner, dict) else ""))
-    return MODELOPT_ALGOS.get(algo.upper(), UNKNOWN), f"quant_algo {algo or 'not given'}"
+    said = f"quant_algo {algo or 'not given'}"
+    if (known := MODELOPT_ALGOS.get(algo.upper())) is None:
+        return UNKNOWN, said
+    return known.precision, f"{said}: {known.words}"
 
 
 def _bits_method(config: dict[str, Any], widths: dict[int, str]) -> tuple[str, str]:

@@ -5,8 +5,9 @@ The shape counts its parameters as most checkpoints are built (hf_config.shape_p
 embeddings, experts on its MoE layers: every layer when moe_layers is not given), which the catalog's 76 models and
 the validation rows' (all catalog models) hold to within 0.66× (MPT-125M) and 1.01× (Llama 4 Scout). What the shape
 cannot say moves a checkpoint below that count, never above it by much: tied embeddings and a 2-matrix MLP (MPT-125M:
-0.66×), MoE in half the layers with moe_layers left blank (Llama 4 Maverick: 0.51×), MLA's low-rank query (under 2 %
-of DeepSeek-V3); and a vision tower or MTP module
+0.66×), MoE in half the layers with moe_layers left blank (Llama 4 Maverick: 0.51×), MLA's low-rank query with
+q_lora_rank left blank (counted as one q_proj: 678.8 B for DeepSeek-V3's 671.0 B, 0.99×; given, it is counted as its
+two projections and norm, as config.json is); and a vision tower or MTP module
 outside the text shape adds a few tenths (Llama 3.2 90B Vision: 88.6 B on a 70 B text shape, 1.27×). A factor of 3
 either way takes all of these, and still refuses what would mislead: a count in the wrong unit (0.5 for 70 B, 7000
 for 7 B) and a MoE's active parameters typed as its total (Mixtral 12.9 B on a 46.7 B shape: 0.28×), which would

@@ -16,6 +16,7 @@ from app.config import PROJECT_ROOT
 from app.scoring.hf_config import model_spec_from_hf_config, shape_param_count
 from app.scoring.params_check import PARAMS_FACTOR
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
+from tests.scoring.test_hf_config import DEEPSEEK_V3
 
 LLAMA_70B_SHAPE = {
     "layers": 80,
@@ -34,6 +35,27 @@ MIXTRAL_SHAPE = {
     "vocab_size": 32000,
     "num_experts": 8,
     "experts_per_token": 2,
+}
+# deepseek-ai/DeepSeek-V3 config.json as a custom_model: 3 dense layers then 58 MoE, MLA with a low-rank query
+DEEPSEEK_V3_SHAPE = {
+    "layers": 61,
+    "hidden_size": 7168,
+    "num_attention_heads": 128,
+    "num_kv_heads": 128,
+    "head_dim": 192,
+    "intermediate_size": 18432,
+    "vocab_size": 129280,
+    "num_experts": 256,
+    "experts_per_token": 8,
+    "moe_intermediate_size": 2048,
+    "num_shared_experts": 1,
+    "moe_layers": 58,
+    "attention": "mla",
+    "kv_lora_rank": 512,
+    "qk_rope_head_dim": 64,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "v_head_dim": 128,
 }
 
 
@@ -135,3 +157,21 @@ def test_an_hf_config_is_not_held_to_the_every_layer_count_it_was_counted_past()
     assert shape_param_count(spec) / 1e9 == pytest.approx(spec.params_b, rel=0.01)
     every_layer = replace(spec, moe_layers=32)
     assert spec.params_b < shape_param_count(every_layer) / 1e9 / PARAMS_FACTOR  # typed without the count: refused
+
+
+def test_mla_low_rank_query_is_counted_as_its_two_projections_and_norm() -> None:
+    """DeepSeek-V3's query is q_a_proj (7168 -> 1536), q_a_layernorm and q_b_proj (1536 -> 128 x 192): 48.8 M a layer,
+    not one 7168 -> 128 x 192 q_proj's 176.2 M; the shape holds 671.0 B, as its config.json counts, not 678.8 B."""
+    shape = ModelArchitecture.model_validate({**DEEPSEEK_V3_SHAPE, "params_b": 671})
+    assert shape_param_count(shape) / 1e9 == pytest.approx(671.03, abs=0.01)
+    pasted = model_spec_from_hf_config(DEEPSEEK_V3)
+    assert pasted.params_b == pytest.approx(671.03, abs=0.01)
+    assert shape_param_count(pasted) == pytest.approx(pasted.params_b * 1e9, rel=1e-6)
+    one_q_proj = ModelArchitecture.model_validate({**DEEPSEEK_V3_SHAPE, "q_lora_rank": 0, "params_b": 671})
+    per_layer = 7168 * 128 * 192 - (7168 * 1536 + 1536 + 1536 * 128 * 192)
+    assert shape_param_count(one_q_proj) - shape_param_count(shape) == 61 * per_layer  # 7.77 B
+
+
+def test_deepseek_v3_active_count_typed_as_total_is_refused_naming_its_671_b() -> None:
+    (error,) = params_errors({**DEEPSEEK_V3_SHAPE, "params_b": 37})
+    assert "hold about 671 B parameters" in error["msg"]
