@@ -1,6 +1,7 @@
 """Generate app/scoring/efficiency/band_table.py: p10/p90 of leave-one-source-out residuals per regime, each
-publication weighted equally, widened per metric by the margin that puts HELD_OUT_COVERAGE of a held-out
-publication's rows inside a band built without it.
+publication weighted equally, widened per metric by the smallest margin that puts HELD_OUT_COVERAGE of a held-out
+publication's rows inside a band built without it (each publication weighted equally) and at least HELD_OUT_ROW_FLOOR
+of all held-out rows pooled.
 
 Run: python -m app.calibration.bands ../shared/validation   (part of `make calibrate`; minutes)
 The rules (regimes, thin-evidence widening) are in app/scoring/efficiency/bands.py.
@@ -18,6 +19,7 @@ from app.calibration.validate import weighted_quantile
 from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.efficiency.bands import (
     HELD_OUT_COVERAGE,
+    HELD_OUT_ROW_FLOOR,
     MIN_BAND_ROWS,
     MIN_OWN_PUBLICATIONS,
     MIN_OWN_ROWS,
@@ -176,7 +178,8 @@ MIN_MARGIN_PUBLICATIONS = 3  # a metric measured by fewer takes the widest margi
 
 def fit_margins(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> dict[str, float]:
     """Per metric, the smallest margin at which the mean over publications of the share of each one's rows inside
-    the band built without it reaches HELD_OUT_COVERAGE (each publication weighted equally, as the headline)."""
+    the band built without it reaches HELD_OUT_COVERAGE (each publication weighted equally, as the headline) and the
+    share of all those rows pooled reaches HELD_OUT_ROW_FLOOR."""
     bands = held_out_bands(rows, cases, gpus, models, {})
     held: dict[str, dict[str, list[tuple[float, tuple[float, float]]]]] = {}
     for row, case, band in zip(rows, cases, bands, strict=True):
@@ -195,11 +198,12 @@ def _smallest_margin(by_source: dict[str, list[tuple[float, tuple[float, float]]
     steps = 0
     while steps * MARGIN_STEP < MAX_MARGIN:
         widen = math.exp(steps * MARGIN_STEP)
-        shares = [
-            sum(low / widen <= ratio <= high * widen for ratio, (low, high) in pairs) / len(pairs)
-            for pairs in by_source.values()
+        inside = [
+            sum(low / widen <= ratio <= high * widen for ratio, (low, high) in pairs) for pairs in by_source.values()
         ]
-        if sum(shares) / len(shares) >= HELD_OUT_COVERAGE:
+        per_publication = sum(n / len(pairs) for n, pairs in zip(inside, by_source.values(), strict=True)) / len(inside)
+        per_row = sum(inside) / sum(len(pairs) for pairs in by_source.values())
+        if per_publication >= HELD_OUT_COVERAGE and per_row >= HELD_OUT_ROW_FLOOR:
             break
         steps += 1
     return round(min(steps * MARGIN_STEP, MAX_MARGIN), 2)

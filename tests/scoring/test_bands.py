@@ -307,6 +307,28 @@ def test_the_margin_is_the_smallest_that_puts_held_out_publications_inside_bands
     assert sum(c["held_out_inside_band"] for c in cases) == sum(inside(margin))
 
 
+def test_the_margin_also_holds_the_pooled_rows_when_one_big_publication_fits_worse(monkeypatch):
+    """Five small labs agree and one big lab sits 30 % above them: with each lab weighted equally the five alone
+    reach 80 % (5 of 6 labs inside), yet the big lab's 100 rows, two thirds of all, would all fall outside. The
+    pooled floor widens the margin until a band built without the big lab reaches its rows."""
+    import app.calibration.bands as calibration_bands
+
+    rows: list[dict] = []
+    cases: list[dict] = []
+    labs = [(f"small-{k}", 0.98 + 0.01 * k, 20) for k in range(5)] + [("big-lab", 1.3, 100)]
+    for source, centre, count in labs:
+        r, c = _case_rows([centre + 0.0002 * i for i in range(count)], "trtllm", source=source)
+        rows += r
+        cases += [case | {"covered": True} for case in c]
+    with_floor = calibration_bands.fit_margins(rows, cases, GPUS, MODELS)["output_tok_s_per_gpu"]
+    monkeypatch.setattr(calibration_bands, "HELD_OUT_ROW_FLOOR", 0.0)
+    without_floor = calibration_bands.fit_margins(rows, cases, GPUS, MODELS)["output_tok_s_per_gpu"]
+    assert without_floor < 0.1 < 0.2 < with_floor  # 1.3 / 1.02: e^0.24
+    bands_ = calibration_bands.held_out_bands(rows, cases, GPUS, MODELS, {"output_tok_s_per_gpu": with_floor})
+    inside = [b[0] <= c["measured"] / c["loso_predicted"] <= b[1] for b, c in zip(bands_, cases, strict=True)]
+    assert sum(inside) / len(inside) >= bands.HELD_OUT_ROW_FLOOR
+
+
 def test_the_committed_bands_say_how_much_they_were_widened():
     margin = bands.BAND_MARGINS["output_tok_s_per_gpu"]
     assert margin > 0

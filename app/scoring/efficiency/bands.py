@@ -39,6 +39,11 @@ BandTable = Mapping[str, tuple[float, float, int]]
 # of the next publication's (a publication errs together: its rows share a setup), so each metric's bands widen by
 # the margin (BAND_MARGINS, fitted by app.calibration.bands) that restores it.
 HELD_OUT_COVERAGE = 0.8
+# ... and the share of all held-out rows, pooled, it must hold at least: the middle of 70 % (issue 10's floor) and
+# the 80 % claimed. A big publication that fits worse than most (argonne's 1,152 throughput rows) had left the pooled
+# view at 71.7 % with the per-publication one at 80.7 %: one more such publication unseen and the rows a user reads
+# would fall below 70 %. The metric's margin is the smallest that meets both.
+HELD_OUT_ROW_FLOOR = 0.75
 
 MIN_BAND_ROWS = 20  # p10/p90 of fewer rows moves a lot with one case (two rows in each tail at n = 20)
 # A thin regime's own p10/p90 widens its parent's band from this many rows; below it the regime takes its parent's band
@@ -201,7 +206,7 @@ def _margin_text(key: str) -> str:
         return ""
     return (
         f", widened {math.exp(margin):.2f}x each way so that a publication held out of the band falls "
-        f"{HELD_OUT_COVERAGE:.0%} inside it"
+        f"{HELD_OUT_COVERAGE:.0%} inside it (all such rows pooled: {HELD_OUT_ROW_FLOOR:.0%} at least)"
     )
 
 
