@@ -109,6 +109,7 @@ UNITS: dict[str, str] = {
     "min_own_rows": "LOSO residual rows",
     "min_own_publications": "publications",
     "held_out_coverage": "share of a held-out publication's rows",
+    "held_out_row_floor": "share of all held-out rows, pooled",
     "fp8_speedup": "× step speed over BF16",
     "fp8_speedup_torchao": "× step speed over BF16",
     "width_half_hidden": "hidden size (on an A100-80GB)",
