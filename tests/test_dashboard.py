@@ -374,7 +374,9 @@ def _form_fields(html: str) -> dict[str, str]:
     return {k: v for k, v in fields.items() if v != ""}
 
 
-@pytest.mark.parametrize("path", ["/?phase=inference&", "/?phase=training&", "/precision?", "/plan?", "/disagg?"])
+@pytest.mark.parametrize(
+    "path", ["/?phase=inference&", "/?phase=training&", "/precision?", "/plan?", "/disagg?", "/mix?"]
+)
 def test_a_custom_architecture_survives_a_resubmit_of_every_form(client, path: str) -> None:  # type: ignore[no-untyped-def]
     """The precision, plan and disaggregation forms showed a catalog model and no architecture fields for a custom
     model's answer, so changing a limit and resubmitting answered for another model; fields the rank form did not
@@ -401,11 +403,12 @@ def test_choosing_a_catalog_model_over_a_custom_one_wins(client) -> None:  # typ
 
 
 def test_an_error_on_a_field_the_page_does_not_show_is_listed_in_its_error_box(client) -> None:  # type: ignore[no-untyped-def]
-    """/mix takes catalog models only: a link's arch_ field used to count in "1 field marked below" and show nowhere."""
-    response = client.get("/mix?model=custom&arch_params_b=7")
+    """/mix takes no request lengths but its buckets': a link's input_len (an arch_ field, when /mix took catalog
+    models only) used to count in "1 field marked below" and show nowhere."""
+    response = client.get("/mix?model=llama-3.1-8b&input_len=500")
     assert response.status_code == 422
     box = response.text[response.text.index('class="error-box"') :].split("</div>")[0]
-    assert "arch_params_b" in box and "not a field of this form" in box
+    assert "input_len" in box and "not a field of this form" in box
 
 
 def test_a_select_keeps_a_value_it_does_not_offer_beside_its_error(client) -> None:  # type: ignore[no-untyped-def]

@@ -73,6 +73,15 @@ def test_hf_config_numbers_in_the_api_body_never_5xx(client: TestClient, key: st
 
 @PROPERTY
 @given(key=CONFIG_KEYS, value=HUGE_OR_NON_FINITE)
+def test_hf_config_numbers_in_a_mix_body_never_5xx(client: TestClient, key: str, value: object) -> None:
+    """/api/v1/mix reads a config.json as the ranking does, for every bucket, and writes it into its share link."""
+    body = {"hf_config": {**LLAMA_8B, key: value}, "mix": "chat:1"}
+    status, took_s = _post_raw(client, "/api/v1/mix", body)
+    assert status in NO_5XX and took_s < WORST_CASE_S
+
+
+@PROPERTY
+@given(key=CONFIG_KEYS, value=HUGE_OR_NON_FINITE)
 def test_hf_config_numbers_in_the_page_query_never_5xx(client: TestClient, key: str, value: object) -> None:
     text = json.dumps({**LLAMA_8B, key: value})
     status, took_s = _timed(lambda: client.get("/rank.json", params={"phase": "inference", "hf_config_json": text}))

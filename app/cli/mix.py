@@ -12,7 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring.serving.mix_question import MixQuestion
-from app.service.workload_query import LIST_FIELDS
+from app.service.workload_query import LIST_FIELDS, RAW_MODEL_FIELDS
+
+# Catalog models only, as `gpumatch rank`: a custom architecture is the API's custom_model or hf_config.
+FLAGS = [name for name in MixQuestion.model_fields if name not in RAW_MODEL_FIELDS]
 
 
 @contextmanager
@@ -69,7 +72,7 @@ def _print(body: dict[str, Any]) -> None:
 
 def _values(args: argparse.Namespace) -> dict[str, Any]:
     values: dict[str, Any] = {}
-    for name in MixQuestion.model_fields:
+    for name in FLAGS:
         raw = getattr(args, name, None)
         if raw is not None:
             values[name] = [v.strip() for v in raw.split(",") if v.strip()] if name in LIST_FIELDS else raw
@@ -99,5 +102,5 @@ def add_mix_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     from app.cli.common import add_flags
 
     parser = sub.add_parser("mix", help="the cheapest mix of GPU offers for a request-length distribution")
-    helps = {name: info.description for name, info in MixQuestion.model_fields.items()}
+    helps = {name: MixQuestion.model_fields[name].description for name in FLAGS}
     add_flags(parser, helps, "mix", cmd_mix)

@@ -229,7 +229,10 @@ class Filters(NumbersNotBooleans):
     trains: ClassVar[bool] = False  # a training workload: managed inference endpoints are left out
 
 
-class _WorkloadBase(Filters):
+class ModelChoice(Filters):
+    """The model a question is about: a catalog id, a custom architecture or a pasted config.json (one of them); the
+    workloads' and the GPU mix's."""
+
     model_config = ConfigDict(extra="forbid")
 
     model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
@@ -244,7 +247,7 @@ class _WorkloadBase(Filters):
         return None if value is None else check_bounded_object(value)
 
     @model_validator(mode="after")
-    def _one_model(self) -> _WorkloadBase:
+    def _one_model(self) -> ModelChoice:
         given = [x is not None for x in (self.custom_model, self.hf_config)]
         if sum(given) > 1:
             raise ValueError("hf_config: give either custom_model or hf_config, not both")
@@ -301,7 +304,7 @@ SCENARIO_LOAD_UNITS = {
 }
 
 
-class InferenceWorkload(_WorkloadBase):
+class InferenceWorkload(ModelChoice):
     """Serve a model to users at a latency target."""
 
     weight_dtype: WeightDtype = Field(
@@ -567,7 +570,7 @@ class InferenceWorkload(_WorkloadBase):
         return self.kv_dtype or default_kv_dtype(self.weight_dtype, self.engine)
 
 
-class TrainingWorkload(_WorkloadBase):
+class TrainingWorkload(ModelChoice):
     """Train or fine-tune a model on a token budget."""
 
     trains: ClassVar[bool] = True  # offers that only serve (managed inference endpoints) cannot run it

@@ -2,6 +2,7 @@
 
 The query string is the MixQuestion's fields by name, the distribution as one text field
 (`mix=chat:0.4,rag:0.4,1000x200:0.2`); model, traffic and mix are always written, other defaults left out.
+A custom model is the rank page's: `model=custom` and arch_* fields, or a pasted config.json (hf_config_json).
 """
 
 from __future__ import annotations
@@ -23,21 +24,32 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
+from app.service.plan_query import NOT_SERVING_FIELDS
 from app.service.query_fields import query_fields
 from app.service.rank import mean_latencies, plain, weights_body
 from app.service.workload_query import (
+    ARCH_PREFIX,
     EXPLICIT_FIELDS,
     LIST_FIELDS,
+    RAW_MODEL_FIELDS,
     _collect,
     _format,
     _non_default,
+    architecture_pairs,
+    custom_model_fields,
+    form_field,
     query_shape_errors,
     serving_phase_only,
 )
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
 SINGLE_TYPES_SHOWN = 8
-MIX_FIELDS = query_fields(MixQuestion.model_fields)
+# The question's fields by name, a custom model as the form gives it (arch_* fields, a pasted config.json).
+MIX_FIELDS = query_fields(
+    (*(name for name in MixQuestion.model_fields if name not in RAW_MODEL_FIELDS), "hf_config_json"),
+    prefixes=(ARCH_PREFIX,),
+    reasons={name: NOT_SERVING_FIELDS[name] for name in RAW_MODEL_FIELDS},
+)
 
 
 @dataclass
@@ -55,13 +67,17 @@ def _text(name: str, value: Any) -> str:
 
 
 def canonical_mix_query(question: MixQuestion) -> str:
+    """The question's link: a custom model (given field by field or as a config.json) as `model=custom` and its
+    arch_* fields, as the rank page's link writes it."""
     pairs = [
-        ("model", question.model),
+        ("model", question.model or "custom"),
         ("mix", question.distribution_text),
         ("requests_per_day", _format(question.requests_per_day)),
     ]
     given = EXPLICIT_FIELDS.intersection(question.model_fields_set)
-    pairs += [(k, _text(k, v)) for k, v in _non_default(question, given=given) if k not in ALWAYS]
+    skip = (*ALWAYS, *RAW_MODEL_FIELDS)
+    pairs += [(k, _text(k, v)) for k, v in _non_default(question, given=given) if k not in skip]
+    pairs += architecture_pairs(question) or []
     return urlencode(pairs, safe=",:")
 
 
@@ -71,7 +87,8 @@ def _message(error: Any) -> tuple[str, str]:
     if loc[0] == "mix" and len(loc) > 1:  # a bucket of the list: say which
         where = f"bucket {int(loc[1]) + 1}" if loc[1].isdigit() else loc[1]
         message = f"{where}{', ' + loc[2] if len(loc) > 2 else ''}: {message}"
-    return loc[0], message
+        return "mix", message
+    return form_field(loc), message
 
 
 def question_errors(exc: ValidationError) -> dict[str, str]:
@@ -88,8 +105,9 @@ def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
     values = _collect(items)
     errors = {**phase_errors, **query_shape_errors(items)}
     errors.update(MIX_FIELDS.errors(k for k, _ in items))
+    data = custom_model_fields({k: v for k, v in values.items() if MIX_FIELDS.takes(k)}, errors)
     try:
-        question = MixQuestion.model_validate({k: v for k, v in values.items() if MIX_FIELDS.takes(k)})
+        question = MixQuestion.model_validate(data)
     except ValidationError as exc:
         return MixQuery(None, values, {**errors, **question_errors(exc)})
     if errors:
@@ -216,13 +234,14 @@ def _release_weights(question: MixQuestion, model: ModelSpec, snapshot: CatalogS
 
 
 def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None:
-    """The /mix question for a plan's model, limits and traffic at the default distribution (None: custom model)."""
-    if not workload.model:
-        return None
+    """The /mix question for a plan's model (a custom one too), limits and traffic at the default distribution (None:
+    a question the mix cannot ask)."""
     try:
         given = {"weight_dtype": workload.weight_dtype} if "weight_dtype" in workload.model_fields_set else {}
         question = MixQuestion(
             model=workload.model,
+            custom_model=workload.custom_model,
+            hf_config=workload.hf_config,
             **given,
             kv_dtype=workload.kv_dtype,
             ttft_ms=workload.ttft_ms,

@@ -28,6 +28,7 @@ from app.service.workload_query import (
     at_typed_field,
     canonical_pairs,
     canonical_query,
+    form_field,
     query_shape_errors,
     serving_phase_only,
 )
@@ -110,11 +111,7 @@ def _validate(
         return cls.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
-            loc = error_location(error)
-            if loc[:1] == ("custom_model",) and len(loc) > 1:
-                name = ARCH_PREFIX + loc[1]
-            else:
-                name = loc[0] if loc and loc[0] != "custom_model" else "model"
+            name = form_field(error_location(error))
             name, message = at_typed_field(name, error_message(error), computed or {}, data.get(name))
             errors.setdefault(prefix + name, message)
     return None

@@ -20,6 +20,7 @@ from app.service.query_fields import query_fields
 from app.service.rank import mean_latencies, plain
 from app.service.workload_query import (
     ARCH_PREFIX,
+    RAW_MODEL_FIELDS,
     ParsedQuery,
     canonical_pairs,
     canonical_query,
@@ -28,7 +29,6 @@ from app.service.workload_query import (
 )
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
-RAW_MODEL_FIELDS = ("custom_model", "hf_config")  # a query gives these as the form's arch_* and hf_config_json
 # The ranking's inference question: every workload field (a custom model through the form's fields), its conveniences.
 PRECISION_FIELDS = query_fields(
     (

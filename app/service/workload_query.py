@@ -22,7 +22,7 @@ from app.scoring import strict_json
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.messages import NOT_FINITE, error_location, error_message
-from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, ModelChoice, TrainingWorkload
 from app.service import rank_sort
 from app.service.form_numbers import FREE_TEXT, as_typed_number
 
@@ -34,6 +34,7 @@ WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
 }
 LIST_FIELDS = ("providers", "price_types", "gpus", "vendors")
 ARCH_PREFIX = "arch_"
+RAW_MODEL_FIELDS = ("custom_model", "hf_config")  # a query gives these as the form's arch_* and hf_config_json
 MAX_QUERY_VALUES = 200
 ROWS_PER_PAGE = 25  # rows a results page shows by default: the best few to compare at a glance (issue 12)
 MAX_ROWS_PER_PAGE = 1000  # the same bound as the rank API's `limit`
@@ -169,17 +170,7 @@ def _apply_conveniences(
     """The typed values as the workload's fields; `computed` gathers {target field: the convenience it came
     from} (for `at_typed_field`)."""
     computed = {} if computed is None else computed
-    data = {k: v for k, v in values.items() if k != "phase"}
-    arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
-    config_text = data.pop("hf_config_json", None)
-    if data.get("model") not in (None, "custom") and not config_text:
-        arch = {}  # a catalog model chosen in a form that still holds a custom architecture's fields: the choice wins
-    if data.get("model") == "custom" or arch or config_text:
-        data.pop("model", None)
-        from_config = _arch_from_config(config_text, errors) if config_text else None
-        if not config_text or from_config is not None:
-            data["custom_model"] = from_config or arch
-        # else: the config.json's own error is the answer, not the required fields of an architecture never read
+    data = custom_model_fields({k: v for k, v in values.items() if k != "phase"}, errors)
     if phase == "inference" and "tokens_per_s_per_user" in data:
         rate = _convenience_value("tokens_per_s_per_user", data.pop("tokens_per_s_per_user"), errors)
         if rate is not None:
@@ -191,6 +182,23 @@ def _apply_conveniences(
         seq_len = _number(data.get("seq_len", defaults["seq_len"].default))
         if steps is not None and seqs is not None and seq_len is not None:  # else their own errors say why
             _set_from_convenience("steps", "total_tokens", steps * seqs * seq_len, data, errors, computed)
+    return data
+
+
+def custom_model_fields(data: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+    """`data` (a form's typed values) with its custom model (`model=custom`, arch_* fields, a pasted config.json in
+    hf_config_json) as the question's `custom_model`; a config.json that cannot be read is an error at
+    hf_config_json. Every page that takes a custom model reads it here."""
+    arch = {k[len(ARCH_PREFIX) :]: data.pop(k) for k in list(data) if k.startswith(ARCH_PREFIX)}
+    config_text = data.pop("hf_config_json", None)
+    if data.get("model") not in (None, "custom") and not config_text:
+        arch = {}  # a catalog model chosen in a form that still holds a custom architecture's fields: the choice wins
+    if data.get("model") == "custom" or arch or config_text:
+        data.pop("model", None)
+        from_config = _arch_from_config(config_text, errors) if config_text else None
+        if not config_text or from_config is not None:
+            data["custom_model"] = from_config or arch
+        # else: the config.json's own error is the answer, not the required fields of an architecture never read
     return data
 
 
@@ -247,15 +255,28 @@ def arch_of_config(config: dict[str, Any]) -> dict[str, Any]:
     return arch
 
 
-def _custom_architecture(workload: InferenceWorkload | TrainingWorkload) -> ModelArchitecture | None:
+def _custom_architecture(question: ModelChoice) -> ModelArchitecture | None:
     """The question's custom model: given field by field, or read from its config.json (an API's hf_config), so that
     its link carries the architecture as the page's own link does (the page reads a pasted config.json the same way)."""
-    if workload.custom_model is not None or workload.hf_config is None:
-        return workload.custom_model
+    if question.custom_model is not None or question.hf_config is None:
+        return question.custom_model
     try:
-        return ModelArchitecture.model_construct(**arch_of_config(workload.hf_config))
+        return ModelArchitecture.model_construct(**arch_of_config(question.hf_config))
     except (ValueError, TypeError, RecursionError):  # the ranking reads it again and answers 422 naming the key
         return None
+
+
+def architecture_pairs(question: ModelChoice) -> list[tuple[str, str]] | None:
+    """The question's custom model as a link's arch_* pairs (its non-default fields and the five every architecture
+    needs); None for a catalog model, or a config.json that cannot be read (the answer is its 422)."""
+    custom = _custom_architecture(question)
+    if custom is None:
+        return None
+    pairs = [(ARCH_PREFIX + name, _format(value)) for name, value in _non_default(custom)]
+    for name in ("params_b", "layers", "hidden_size", "num_attention_heads", "intermediate_size"):
+        if not any(p[0] == ARCH_PREFIX + name for p in pairs):
+            pairs.append((ARCH_PREFIX + name, _format(getattr(custom, name))))
+    return pairs
 
 
 def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> ResultsView:
@@ -353,15 +374,18 @@ def at_typed_field(name: str, message: str, computed: dict[str, str], value: Any
     return typed, f"{CONVENIENCES[typed]}{result}: {message}"
 
 
+def form_field(loc: Sequence[str]) -> str:
+    """The form field a validation error's location names: a custom model's field is its arch_* field, an error
+    naming no field is the model's."""
+    if loc and loc[0] == "custom_model":
+        return ARCH_PREFIX + loc[1] if len(loc) > 1 else "model"
+    return loc[0] if loc else "model"
+
+
 def _field_errors(exc: ValidationError) -> dict[str, str]:
     found: dict[str, str] = {}
     for error in exc.errors():
-        loc = list(error_location(error))
-        if loc[:1] == ["custom_model"]:
-            name = ARCH_PREFIX + loc[1] if len(loc) > 1 else "model"
-        else:
-            name = loc[0] if loc else "model"
-        found.setdefault(name, error_message(error))
+        found.setdefault(form_field(error_location(error)), error_message(error))
     return found
 
 
@@ -394,7 +418,7 @@ def _non_default(model: BaseModel, skip: tuple[str, ...] = (), given: Collection
 
 def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = [("phase", phase)]
-    custom = _custom_architecture(workload)
+    custom = architecture_pairs(workload)
     if custom is not None:
         pairs.append(("model", "custom"))
     # A weight_dtype the question names stays in it even at bf16: unset, it means the model's release precision.
@@ -403,13 +427,7 @@ def canonical_pairs(phase: Phase, workload: InferenceWorkload | TrainingWorkload
         pairs.append((name, ",".join(value) if isinstance(value, list) else _format(value)))
     if workload.model:  # always present: a link with a model is a question, one without is a blank form
         pairs.insert(1, ("model", workload.model))
-    if custom is not None:
-        for name, value in _non_default(custom):
-            pairs.append((ARCH_PREFIX + name, _format(value)))
-        for name in ("params_b", "layers", "hidden_size", "num_attention_heads", "intermediate_size"):
-            if not any(p[0] == ARCH_PREFIX + name for p in pairs):
-                pairs.append((ARCH_PREFIX + name, _format(getattr(custom, name))))
-    return pairs
+    return pairs + (custom or [])
 
 
 def canonical_query(phase: Phase, workload: InferenceWorkload | TrainingWorkload) -> str:

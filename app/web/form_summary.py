@@ -8,7 +8,7 @@ from app.scoring.serving.mix_question import MixQuestion
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot
-from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload import InferenceWorkload, ModelChoice, TrainingWorkload
 from app.web.render import count_words
 
 SEPARATOR = " · "
@@ -28,7 +28,8 @@ def model_label(snapshot: CatalogSnapshot, model_id: str | None, custom_name: st
     return spec.name if spec else str(model_id)
 
 
-def workload_model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> str:
+def workload_model(workload: ModelChoice, snapshot: CatalogSnapshot) -> str:
+    """The question's model by name: the catalog's, or a custom architecture's."""
     custom = workload.custom_model.name if workload.custom_model is not None else None
     return model_label(snapshot, workload.model, custom)
 

@@ -50,6 +50,25 @@ def test_mix_page_solves_chat_and_rag_and_shows_the_mix_beside_one_type(page, se
     assert "more than 0" in page.inner_text("#err-mix") and page.input_value("#f-mix") == "chat:0,rag:0"
 
 
+LLAMA_8B_CONFIG = (
+    '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, '
+    '"num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256}'
+)
+
+
+def test_mix_page_plans_a_pasted_config_json_and_links_its_architecture(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server_url}/mix?model=llama-3.1-8b")
+    open_form(page)
+    page.select_option("#f-model", "custom")
+    page.locator("details.custom > summary").click()
+    page.fill("#f-hf_config_json", LLAMA_8B_CONFIG)
+    text = submit_and_read(page, r"/mix\?model=custom&mix=chat:0.5,rag:0.5&requests_per_day=100000&arch_.*_size=4096")
+    assert "Cheapest mix:" in page.inner_text("#mix-summary") and "custom at 100,000 requests/day" in text
+    assert_link_reproduces(page, text)
+    open_form(page)  # the form holds the architecture read from the config, not the pasted text
+    assert page.input_value("#f-arch_num_kv_heads") == "8" and page.input_value("#f-hf_config_json") == ""
+
+
 def test_a_batch_job_with_a_deadline_is_priced_per_replica_with_its_chart(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     fill_form(
         page,

@@ -30,9 +30,8 @@ from app.scoring.workload import (
     REPLICA_MAX_GPUS,
     Dtype,
     Engine,
-    Filters,
     InferenceWorkload,
-    ShortId,
+    ModelChoice,
     WeightDtype,
     w8a8_refusal,
 )
@@ -120,12 +119,12 @@ class TextOrBuckets:
         return {"anyOf": [text, buckets]}
 
 
-class MixQuestion(Filters):
-    """What to serve, how fast, how much, and how long the requests are."""
+class MixQuestion(ModelChoice):
+    """What to serve (a catalog model, a custom_model or an hf_config), how fast, how much, and how long the
+    requests are."""
 
     model_config = ConfigDict(extra="forbid")
 
-    model: ShortId = Field("llama-3.1-8b", description="catalog model id")
     weight_dtype: WeightDtype = "bf16"
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
@@ -217,6 +216,8 @@ class MixQuestion(Filters):
         assert bucket.input_len is not None and bucket.output_len is not None
         return InferenceWorkload(
             model=self.model,
+            custom_model=self.custom_model,
+            hf_config=self.hf_config,
             weight_dtype=self.weight_dtype,
             kv_dtype=self.kv_dtype,
             input_len=bucket.input_len,

@@ -20,7 +20,8 @@ router = APIRouter(prefix="/api/v1", tags=["GPU mix"], dependencies=[ONE_VALUE_P
 def cheapest_mix(question: MixQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
     """Integer replicas of several offers, each bucket's load split among them (Mélange's program, solved by
     HiGHS), against the cheapest fleet of one GPU type. `mix` is a list of buckets or its text form
-    `chat:0.6,rag:0.3,1000x200:0.1`; shares are weights, divided by their total (a note says so when it is not 1)."""
+    `chat:0.6,rag:0.3,1000x200:0.1`; shares are weights, divided by their total (a note says so when it is not 1).
+    The model is a catalog id, a `custom_model` or a pasted config.json (`hf_config`), as the rank API's."""
     share = "/mix?" + mix.canonical_mix_query(question)
     try:
         return mix.mix_payload(question, snapshot, share)

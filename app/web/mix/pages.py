@@ -32,8 +32,7 @@ def _form(query: mix.MixQuery | None) -> dict[str, Any]:
     form: dict[str, Any] = form_options.weights_as_given(MixQuestion().model_dump(), ())
     form["mix"] = MixQuestion().distribution_text
     if query is not None and query.question is not None:
-        given = query.question.model_fields_set
-        form.update(form_options.weights_as_given(query.question.model_dump(exclude_none=True), given))
+        form.update(form_options.workload_form_values(query.question))  # a custom model: its arch_* fields
         form["mix"] = query.question.distribution_text
     elif query is not None:
         form.update(query.values)
@@ -55,7 +54,7 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
                 payload=payload,
                 share_query=query.canonical,
                 form_summary=form_summary.mix_summary(
-                    query.question, form_summary.model_label(snapshot, query.question.model)
+                    query.question, form_summary.workload_model(query.question, snapshot)
                 ),
                 json_url=f"/mix.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_offer(payload)),

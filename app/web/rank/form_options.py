@@ -16,6 +16,7 @@ from app.scoring.workload import (
     Framework,
     InferenceWorkload,
     Method,
+    ModelChoice,
     Offload,
     Optimizer,
     Precision,
@@ -121,9 +122,9 @@ def catalog_lists(snapshot: CatalogSnapshot) -> dict[str, Any]:
     return dict(lists)  # a copy: the memo's own dict is never handed out
 
 
-def workload_form_values(workload: InferenceWorkload | TrainingWorkload, exclude_none: bool = True) -> dict[str, Any]:
-    """A workload as its form fields: a custom architecture selects "custom" and fills the arch_ fields, so a
-    form resubmitted from any page keeps the model it answered for."""
+def workload_form_values(workload: ModelChoice, exclude_none: bool = True) -> dict[str, Any]:
+    """A workload (or another question about a model: the GPU mix's) as its form fields: a custom architecture
+    selects "custom" and fills the arch_ fields, so a form resubmitted from any page keeps the model it answered for."""
     values = weights_as_given(workload.model_dump(exclude_none=exclude_none), workload.model_fields_set)
     if workload.custom_model is not None:
         values["model"] = "custom"
