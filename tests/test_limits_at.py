@@ -115,3 +115,8 @@ def test_the_cli_takes_it(database, capsys):
     )
     body = json.loads(capsys.readouterr().out)
     assert body["workload"]["limits_at"] == "band_high" and body["options"][0]["limits_at_risk"] == ""
+
+
+def test_methodology_says_what_the_option_does(client: TestClient):
+    page = client.get("/methodology").text
+    assert "Limits at the slow end of the bands" in page and "limits_at=band_high" in page
