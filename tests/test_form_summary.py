@@ -84,3 +84,9 @@ def test_traffic_plan_mix_and_own_summaries() -> None:
     assert fs.own_summary(own) == "16 × H200 · 8 per server · 72.5% utilisation"
     own = OwnershipQuestion(gpu="H200", pue=1.3, usd_per_kwh=0.2, rental_usd_per_gpu_hour=None, resale_pct=0)
     assert fs.own_summary(own).endswith("60% utilisation · 2 costs of yours")
+
+
+def test_a_summary_says_where_the_limits_were_met() -> None:
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", limits_at="band_high")
+    assert " · TPOT ≤ 50 ms · even at the bands' slow end · " in fs.inference_summary(workload, NAME)
+    assert "slow end" not in fs.inference_summary(InferenceWorkload(limits_at="estimate"), NAME)

@@ -58,6 +58,21 @@ Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.optimizer.S
 Offload = Literal["none", "cpu"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
+# Where on a p99 latency's p10-p90 band (inference.latency_bands) the TTFT and TPOT limits must hold.
+LimitsAt = Literal["estimate", "band_high"]
+LIMITS_AT_DESCRIPTION = (
+    "where the p99 TTFT and TPOT limits must hold: estimate (or unset) = on the estimated p99; band_high = even at "
+    "the slow end of its p10-p90 band (/methodology): a smaller batch and fewer tokens per GPU, never 'limits at "
+    "risk'. latency_bound picks the batch by it, request_rate, concurrency and single_stream rank rows over it last, "
+    "fixed_batch and max_throughput only report the limits"
+)
+
+
+def estimate_is_unset(value: str | None) -> str | None:
+    """limits_at estimate is read as unset, so a question without it is written, linked and echoed exactly as before
+    the field existed."""
+    return None if value == "estimate" else value
+
 
 ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
 # Validation context of an architecture whose params_b hf_config counted from the shape itself: nothing to check.
@@ -326,6 +341,7 @@ class InferenceWorkload(ModelChoice):
         "token's own prefill runs that much longer than the mean's, its waits the fitted p99 / mean ratio; unset: "
         "the whole TTFT x the fitted p99_ttft_over_mean (/methodology)",
     )
+    limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
     engine: Engine = "vllm"
     max_num_seqs: int | None = Field(
         None,
@@ -425,6 +441,8 @@ class InferenceWorkload(ModelChoice):
         "for the replicas a peak needs (whole instances where an offer rents them so); auto = fleet where a peak "
         "is given, else output tokens",
     )
+
+    _estimate_is_unset = field_validator("limits_at")(estimate_is_unset)
 
     @field_validator("max_num_batched_tokens")
     @classmethod

@@ -18,7 +18,13 @@ from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_ter
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.plan import PlanFieldError, latency_bound_only, resolve_model, traffic_sets_the_peak
+from app.service.plan import (
+    PlanFieldError,
+    latency_bound_only,
+    limits_on_estimate_only,
+    resolve_model,
+    traffic_sets_the_peak,
+)
 from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank import mean_latencies, plain, weights_body
 
@@ -165,6 +171,7 @@ def disagg_payload(
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
     traffic_sets_the_peak(workload, "workload.")
     latency_bound_only(workload, "workload.")
+    limits_on_estimate_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)

@@ -29,6 +29,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/memory.py:GB": "unit: 10^9 bytes",
     "training/memory.py:GB": "unit: 10^9 bytes",
     "training/limit_words.py:SECONDS_PER_DAY": "unit",
+    "inference/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
     "inference/rank.py:_CACHE_LIMIT": "cache size",
     "inference/steps.py:_FACTOR_MEMO_LIMIT": "cache size",
     "inference/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",

@@ -34,8 +34,9 @@ def workload_model(workload: ModelChoice, snapshot: CatalogSnapshot) -> str:
     return model_label(snapshot, workload.model, custom)
 
 
-def _limits(ttft_ms: float, tpot_ms: float) -> list[str]:
-    return [f"TTFT ≤ {number(ttft_ms)} ms", f"TPOT ≤ {number(tpot_ms)} ms"]
+def _limits(ttft_ms: float, tpot_ms: float, limits_at: str | None = None) -> list[str]:
+    slow_end = ["even at the bands' slow end"] if limits_at == "band_high" else []
+    return [f"TTFT ≤ {number(ttft_ms)} ms", f"TPOT ≤ {number(tpot_ms)} ms", *slow_end]
 
 
 def inference_load(workload: InferenceWorkload) -> str:
@@ -76,7 +77,7 @@ def inference_summary(
     if dtype:
         parts.append(dtype_words(workload.weight_dtype))
     parts.append(f"{workload.input_len:,} → {workload.output_len:,} tokens")
-    parts += _limits(workload.ttft_ms, workload.tpot_ms)
+    parts += _limits(workload.ttft_ms, workload.tpot_ms, workload.limits_at)
     parts.append(inference_load(workload) if load is None else load)
     return SEPARATOR.join(parts)
 
@@ -110,7 +111,11 @@ def traffic_summary(traffic: Traffic) -> str:
 
 
 def mix_summary(question: MixQuestion, model_name: str) -> str:
-    parts = [model_name, dtype_words(question.weight_dtype), *_limits(question.ttft_ms, question.tpot_ms)]
+    parts = [
+        model_name,
+        dtype_words(question.weight_dtype),
+        *_limits(question.ttft_ms, question.tpot_ms, question.limits_at),
+    ]
     shares = ", ".join(f"{b.name} {b.share / question.share_total:.0%}" for b in question.mix)
     parts += [f"{number(question.requests_per_day)} requests/day", f"lengths {shares}"]
     return SEPARATOR.join(parts)

@@ -161,7 +161,7 @@ class LayoutPreference(NamedTuple):
 def _preference(solved: Solution) -> LayoutPreference:
     ttft_p99, tpot_p99 = _p99_ms(solved)
     return LayoutPreference(
-        within_limits=not over_limits(solved.workload, ttft_p99, tpot_p99),
+        within_limits=not over_limits(solved.workload, ttft_p99, tpot_p99, solved.limit_multiples),
         output_tokens_per_s_per_gpu=float(f"{solved.output_tokens_per_s_per_gpu:.6g}"),
         negated_tpot_p99_ms=-tpot_p99,
         negated_ttft_p99_ms=-ttft_p99,

@@ -17,7 +17,15 @@ from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term, duration_text
 from app.scoring.inference.batch_job import JobPlan, plan_job
 from app.scoring.inference.latency_bands import BandRegime, latency_bands
-from app.scoring.inference.limits import limits_at_risk, over_limits, unapplied_limits_note
+from app.scoring.inference.limits import (
+    ON_ESTIMATE,
+    SLOW_END,
+    limit_multiples,
+    limits_at_risk,
+    over_limits,
+    slow_end_words,
+    unapplied_limits_note,
+)
 from app.scoring.inference.memory import (
     GB,
     attention_params,
@@ -143,6 +151,30 @@ class Solution:
     def output_tokens_per_s_per_gpu(self) -> float:
         return self.point.tokens_per_s / self.gpu_count
 
+    @property
+    def band_regime(self) -> BandRegime:
+        return band_regime(self.gpu, self.model, self.workload, self.ctx, self.pipeline_parallel)
+
+    @property
+    def limit_multiples(self) -> tuple[float, float]:
+        """The p99 TTFT and TPOT multiples at which the workload's limits are checked (limits.limit_multiples)."""
+        return limit_multiples(self.workload, self.band_regime)
+
+
+def band_regime(
+    gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, ctx: InferenceContext, pipeline_parallel: int
+) -> BandRegime:
+    """The regime an estimate's bands are looked up by."""
+    return BandRegime(
+        ctx.engine,
+        gpu.vendor,
+        workload.weight_dtype,
+        "moe" if model.is_moe else "dense",
+        ctx.tp_nodes > 1,
+        pipeline_parallel,
+        workload.scenario,
+    )
+
 
 def estimate_inference(
     gpu: GpuSpec,
@@ -246,31 +278,27 @@ def solve_inference(
     cap = running_cap(ctx, workload)
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
+        # At the band's slow end the limits hold for the estimate times the band's high ratio: the search meets
+        # them divided by it (the ratios are the regime's, the same at every batch).
+        multiples = limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp))
         batch, found = latency_bound_point(
             ctx,
             eff,
             min(max_batch, cap),
-            (workload.input_len, workload.output_len, workload.ttft_ms, workload.tpot_ms),
+            (
+                workload.input_len,
+                workload.output_len,
+                workload.ttft_ms / multiples[0],
+                workload.tpot_ms / multiples[1],
+            ),
             beams,
             workload.prompt_p99_over_mean,
         )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
             ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
-            return _infeasible(
-                gpu,
-                gpu_count,
-                tp,
-                pp,
-                (
-                    f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms "
-                    f"(limit {workload.ttft_ms:g}), "
-                    f"mean TPOT {point.tpot_ms:.1f} ms (target {eff.slo_tpot_utilisation * workload.tpot_ms:.1f}: "
-                    f"{eff.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit, headroom for load)"
-                ),
-                memory(),
-                misses_limits=True,
-            )
+            reason = _one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
+            return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
         if batch > max_batch:
@@ -310,6 +338,29 @@ def solve_inference(
             return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
         job, point, batch = planned, planned.point, planned.batch
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _one_request_misses(
+    w: InferenceWorkload,
+    eff: InferenceEfficiency,
+    ttft_p99_ms: float,
+    tpot_mean_ms: float,
+    multiples: tuple[float, float],
+) -> str:
+    """Why latency_bound finds no batch: batch 1's p99 TTFT or mean TPOT, where the limits are checked."""
+    target = eff.slo_tpot_utilisation * w.tpot_ms
+    share = f"{eff.slo_tpot_utilisation:.0%} of the {w.tpot_ms:g} ms p99 limit, headroom for load"
+    if multiples == ON_ESTIMATE:
+        return (
+            f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms (limit {w.ttft_ms:g}), "
+            f"mean TPOT {tpot_mean_ms:.1f} ms (target {target:.1f}: {share})"
+        )
+    ttft_multiple, tpot_multiple = multiples
+    return (
+        f"even one request misses the limits {SLOW_END} {slow_end_words(multiples)}: p99 TTFT "
+        f"{ttft_p99_ms * ttft_multiple:.0f} ms there, {ttft_p99_ms:.0f} estimated (limit {w.ttft_ms:g}), mean TPOT "
+        f"{tpot_mean_ms * tpot_multiple:.1f} ms there, {tpot_mean_ms:.1f} estimated (target {target:.1f}: {share})"
+    )
 
 
 def batching_scenario(workload: InferenceWorkload) -> str:
@@ -420,15 +471,8 @@ def explain(solved: Solution) -> InferenceEstimate:
     """The full estimate of a solved configuration: memory at its batch, terms, band and assumptions."""
     s, point, w = solved, solved.point, solved.workload
     ttft_p99, tpot_p99 = p99_latencies_ms(point, s.efficiency, s.workload.prompt_p99_over_mean)
-    regime = BandRegime(
-        s.ctx.engine,
-        s.gpu.vendor,
-        w.weight_dtype,
-        "moe" if s.model.is_moe else "dense",
-        s.ctx.tp_nodes > 1,
-        s.pipeline_parallel,
-        w.scenario,
-    )
+    regime = s.band_regime
+    multiples = limit_multiples(w, regime)
     low, high, evidence = band_ratio("output_tok_s_per_gpu", *regime)
     latency = latency_bands(regime, ttft_p99, tpot_p99)
     tokens_per_s = point.tokens_per_s
@@ -482,7 +526,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_queue_note(point),
             *_job_note(s),
             *_kv_default_note(w),
-            *unapplied_limits_note(w, ttft_p99, tpot_p99),
+            *unapplied_limits_note(w, ttft_p99, tpot_p99, multiples),
             *reach_notes,
             latency.note,
             evidence,
@@ -491,8 +535,8 @@ def explain(solved: Solution) -> InferenceEstimate:
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
-        over_limits=over_limits(w, ttft_p99, tpot_p99),
-        limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs),
+        over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
+        limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
     )
 
 

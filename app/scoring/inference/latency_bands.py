@@ -32,6 +32,11 @@ class BandRegime(NamedTuple):
     scenario: str
 
 
+def p99_high_ratios(regime: BandRegime) -> tuple[float, float]:
+    """The slow ends of the p99 TTFT and TPOT bands, as multiples of the estimate (band_ratio: each at least 1)."""
+    return band_ratio("ttft_ms", *regime)[1], band_ratio("tpot_ms", *regime)[1]
+
+
 def latency_bands(regime: BandRegime, ttft_p99_ms: float, tpot_p99_ms: float) -> LatencyBands:
     """The p99 TTFT and TPOT bands of an estimate in `regime`; the ratio measured / predicted of a latency holds for
     its mean and its p99 alike (the validation rows state either, and one band serves both)."""

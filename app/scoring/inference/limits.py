@@ -6,10 +6,14 @@
   and ranked after every configuration that meets them (never preferred for being cheaper).
 - fixed_batch and max_throughput fix a batch or ask for the most tokens a second (a benchmark, a batch job):
   latency is an outcome there, so a miss is said in the row's assumptions and the order is by cost alone.
+
+Where the limits hold is the workload's limits_at: on the estimated p99 (estimate), or at the slow end of its p10-p90
+band (band_high: the estimate times the band's high ratio, latency_bands.p99_high_ratios), for a hard SLO.
 """
 
 from __future__ import annotations
 
+from app.scoring.inference.latency_bands import BandRegime, p99_high_ratios
 from app.scoring.workload import InferenceWorkload
 
 LIMITS_APPLIED = ("latency_bound",)  # the operating points chosen to meet the TTFT and TPOT limits
@@ -21,15 +25,41 @@ FIXED_LOADS = {
     "single_stream": "one request at a time",
     "max_throughput": "the throughput-maximising batch",
 }
+ON_ESTIMATE = (1.0, 1.0)  # the p99 TTFT and TPOT multiples at which limits are checked on the estimate itself
+SLOW_END = "at its band's slow end"
 
 
-def missed_limits(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float) -> list[str]:
-    """Each limit a fixed load's p99 latencies are over, in words; none under latency_bound (met by construction)."""
+def at_band_high(w: InferenceWorkload) -> bool:
+    """The limits must hold at the slow end of each p99's band: asked for, under a scenario that applies or ranks
+    the limits (fixed_batch and max_throughput only report them, on the estimate)."""
+    return w.limits_at == "band_high" and w.scenario in LIMITS_APPLIED + LIMITS_RANKED
+
+
+def limit_multiples(w: InferenceWorkload, regime: BandRegime) -> tuple[float, float]:
+    """What the p99 TTFT and TPOT estimates are multiplied by where the limits are checked: 1 on the estimate,
+    the band's high ratio (at least 1) at its slow end."""
+    return p99_high_ratios(regime) if at_band_high(w) else ON_ESTIMATE
+
+
+def slow_end_words(multiples: tuple[float, float]) -> str:
+    """The multiples a band's slow end puts on the estimates, for a reason: `(TTFT 1.25x, TPOT 1.36x the estimate)`."""
+    return f"(TTFT {multiples[0]:.2f}×, TPOT {multiples[1]:.2f}× the estimate)"
+
+
+def missed_limits(
+    w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float, multiples: tuple[float, float] = ON_ESTIMATE
+) -> list[str]:
+    """Each limit a fixed load's p99 latencies (times `multiples`: limit_multiples) are over, in words; none under
+    latency_bound (met by construction)."""
     if w.scenario in LIMITS_APPLIED:
         return []
+    where = f" {SLOW_END}" if multiples != ON_ESTIMATE else ""
     return [
-        f"{name} p99 {_ms(value)} ms is over the {_ms(limit)} ms limit"
-        for name, value, limit in (("TTFT", ttft_p99_ms, w.ttft_ms), ("TPOT", tpot_p99_ms, w.tpot_ms))
+        f"{name} p99 {_ms(value)} ms{where} is over the {_ms(limit)} ms limit"
+        for name, value, limit in (
+            ("TTFT", ttft_p99_ms * multiples[0], w.ttft_ms),
+            ("TPOT", tpot_p99_ms * multiples[1], w.tpot_ms),
+        )
         if value > limit
     ]
 
@@ -39,17 +69,21 @@ def _ms(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}".removesuffix(".0")
 
 
-def over_limits(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float) -> str:
+def over_limits(
+    w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float, multiples: tuple[float, float] = ON_ESTIMATE
+) -> str:
     """What a live-traffic configuration misses ('' when it meets both limits, or where limits do not rank)."""
     if w.scenario not in LIMITS_RANKED:
         return ""
-    return "; ".join(missed_limits(w, ttft_p99_ms, tpot_p99_ms))
+    return "; ".join(missed_limits(w, ttft_p99_ms, tpot_p99_ms, multiples))
 
 
-def unapplied_limits_note(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float) -> list[str]:
+def unapplied_limits_note(
+    w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float, multiples: tuple[float, float] = ON_ESTIMATE
+) -> list[str]:
     """A fixed load is estimated as it runs, whatever the latency limits: say where it misses them and what the
     ranking does about it, so such a row is never read as meeting them."""
-    missed = missed_limits(w, ttft_p99_ms, tpot_p99_ms)
+    missed = missed_limits(w, ttft_p99_ms, tpot_p99_ms, multiples)
     if not missed:
         return []
     load = FIXED_LOADS.get(w.scenario, w.scenario.replace("_", " "))
@@ -61,15 +95,21 @@ def unapplied_limits_note(w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms:
 
 
 def limits_at_risk(
-    w: InferenceWorkload, ttft_p99_ms: float, tpot_p99_ms: float, ttft_p99_high_ms: float, tpot_p99_high_ms: float
+    w: InferenceWorkload,
+    ttft_p99_ms: float,
+    tpot_p99_ms: float,
+    ttft_p99_high_ms: float,
+    tpot_p99_high_ms: float,
+    multiples: tuple[float, float] = ON_ESTIMATE,
 ) -> str:
     """Each limit the estimate meets but a p99 at its band's slow end (latency_bands) would not, in words; '' where
-    none does, where the estimate already misses a limit, or where limits are not applied (fixed_batch,
-    max_throughput): the ranking checks limits on the estimate, and this says how far to trust that check."""
-    if w.scenario not in LIMITS_APPLIED + LIMITS_RANKED or missed_limits(w, ttft_p99_ms, tpot_p99_ms):
+    none does, where the row already misses a limit where it is checked (`multiples`: limit_multiples), or where
+    limits are not applied (fixed_batch, max_throughput): this says how far to trust the ranking's check. Checked at
+    the band's slow end (limits_at band_high), a row that meets the limits is never at risk."""
+    if w.scenario not in LIMITS_APPLIED + LIMITS_RANKED or missed_limits(w, ttft_p99_ms, tpot_p99_ms, multiples):
         return ""
     return "; ".join(
-        f"{name} p99 {_ms(high)} ms at its band's slow end, over the {_ms(limit)} ms limit"
+        f"{name} p99 {_ms(high)} ms {SLOW_END}, over the {_ms(limit)} ms limit"
         for name, high, limit in (("TTFT", ttft_p99_high_ms, w.ttft_ms), ("TPOT", tpot_p99_high_ms, w.tpot_ms))
         if high > limit
     )

@@ -26,13 +26,16 @@ from app.scoring.serving.traffic import (
 )
 from app.scoring.workload import (
     KV_DTYPE_DEFAULT,
+    LIMITS_AT_DESCRIPTION,
     NO_W8A8_ENGINES,
     REPLICA_MAX_GPUS,
     Dtype,
     Engine,
     InferenceWorkload,
+    LimitsAt,
     ModelChoice,
     WeightDtype,
+    estimate_is_unset,
     w8a8_refusal,
 )
 
@@ -129,6 +132,7 @@ class MixQuestion(ModelChoice):
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
     tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
+    limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
     engine: Engine = "vllm"
     max_gpus: int = Field(REPLICA_MAX_GPUS, ge=1, le=72, description="largest GPU count per replica")
     requests_per_day: float = Field(
@@ -142,6 +146,8 @@ class MixQuestion(ModelChoice):
         max_length=MAX_BUCKETS,
         description="the length distribution: buckets, or the text form `chat:0.7,rag:0.3,1000x200:0.1`",
     )
+
+    _estimate_is_unset = field_validator("limits_at")(estimate_is_unset)
 
     @field_validator("mix", mode="before")
     @classmethod
@@ -224,6 +230,7 @@ class MixQuestion(ModelChoice):
             output_len=bucket.output_len,
             ttft_ms=self.ttft_ms,
             tpot_ms=self.tpot_ms,
+            limits_at=self.limits_at,
             engine=self.engine,
             max_gpus=self.max_gpus,
             rank_by="requests",

@@ -58,6 +58,8 @@ def results_context(
         "over_limits_total": payload.get("over_limits_options", 0),
         "replicas_url": results_view.replicas_url(parsed.workload, path),
         "replicas_load": results_view.replicas_load(parsed.workload),
+        "limits_at_urls": results_view.limits_at_urls(parsed.workload, path),
+        "limits_plan": results_view.limits_plan_note(parsed.workload),
         "overloaded": results_view.overloaded(ranked.infeasible),
         "ranks": ranked.ranks,
         "best": ranked.best,

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from app.scoring.inference.curves import TpotLine
+from app.scoring.inference.limits import LIMITS_APPLIED, at_band_high
 from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.limit_words import deadline_text
@@ -88,6 +89,39 @@ def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> s
     latency_bound with that load as its peak (service.rank.replicas_workload; None for any other question)."""
     sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
     return f"{path}?{canonical_query('inference', sized)}" if sized is not None else None
+
+
+def limits_at_urls(workload: InferenceWorkload | TrainingWorkload, path: str) -> dict[str, str] | None:
+    """The same question with its limits met at the bands' slow end (band_high) and on the estimate, for the results
+    page to point from one to the other; None for a training question."""
+    if not isinstance(workload, InferenceWorkload):
+        return None
+    return {  # model_copy skips validation: the estimate is written as unset, as the workload reads it
+        name: f"{path}?{canonical_query('inference', workload.model_copy(update={'limits_at': at}))}"
+        for name, at in (("band_high", "band_high"), ("estimate", None))
+    }
+
+
+def limits_plan_note(workload: InferenceWorkload | TrainingWorkload) -> str | None:
+    """Says, near the answer, that the limits were met at the slow end of the bands (limits_at band_high), and what
+    that did at this scenario; None where the question plans on the estimate."""
+    if not isinstance(workload, InferenceWorkload) or workload.limits_at != "band_high":
+        return None
+    if not at_band_high(workload):
+        return (
+            "Meet the limits at the slow end of their bands changes nothing here: at this operating point the limits "
+            "are reported, not applied."
+        )
+    if workload.scenario in LIMITS_APPLIED:
+        return (
+            "Planned for the slow end of the bands: each row's batch keeps its p99 TTFT and TPOT within the limits "
+            "even at the high end of their p10–p90 bands, not only as estimated (a smaller batch, fewer tokens per "
+            "GPU)."
+        )
+    return (
+        "Checked at the slow end of the bands: a row whose p99 TTFT or TPOT at the high end of its p10–p90 band is "
+        "over a limit is over the limits, ranked after the rows that meet them."
+    )
 
 
 COMPARE_GPUS = 3  # the leading GPU types a results page offers to set side by side
