@@ -90,6 +90,20 @@ def test_disagg_refuses_the_bands_slow_end_rather_than_answer_on_the_estimate(cl
     assert page.status_code == 422 and 'id="err-limits_at"' in page.text and "sized to meet the limits on" in page.text
 
 
+def test_a_band_high_plans_disagg_link_asks_on_the_estimate_and_says_so(client: TestClient):
+    import html
+    import re
+
+    page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&limits_at=band_high")
+    assert page.status_code == 200
+    link = html.unescape(re.search(r'href="(/disagg\?[^"]+)"', page.text).group(1))
+    assert "limits_at" not in link and "model=llama-3.1-70b" in link
+    assert "(on the estimate: its pools have no bands)" in page.text
+    assert client.get(link).status_code == 200  # a link the plan writes answers, never a 422
+    plain = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8")
+    assert "its pools have no bands" not in plain.text
+
+
 def test_the_cli_takes_it(database, capsys):
     from app.cli.main import main
 
