@@ -179,3 +179,18 @@ def test_the_readmes_16_requests_per_s_example_at_the_default_limits(client) -> 
     sized = next(o for o in _json(client, unescape(link.group(1)))["options"] if o["feasible"])
     assert (sized["gpu_id"], sized["gpu_count"], sized["replicas"]) == ("B200", 1, 5)
     assert 0.17 < sized["usd_per_million_output_tokens"] / best["usd_per_million_output_tokens"] < 0.25
+
+
+def test_at_the_bands_slow_end_the_lowest_reachable_p99_is_there_too(client) -> None:  # type: ignore[no-untyped-def]
+    """With limits_at band_high a row is over the limits where its band's slow end is, so what the load allows is
+    said there too, not on the estimate the limits were not checked on."""
+    slow = NONE_MEET + "&limits_at=band_high"
+    body = _json(client, slow)
+    workload = {k: v for k, v in body["workload"].items() if k not in ("providers", "price_types", "gpus", "vendors")}
+    for name in ("ttft_p99_ms", "tpot_p99_ms"):
+        reach = body["lowest_p99"][name]
+        layout = {k: reach[k] for k in ("gpu_count", "tensor_parallel", "pipeline_parallel")}
+        estimate = client.post("/api/v1/estimate/inference", json={**workload, "gpu": reach["gpu_id"], **layout})
+        band = estimate.json()[name.replace("_ms", "_band")]
+        assert reach["value"] == pytest.approx(band["high"]) and reach["value"] > estimate.json()[name]
+    assert "lowest p99 TTFT any layout reaches at its band's slow end is" in client.get(slow).text

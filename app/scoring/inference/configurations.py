@@ -133,11 +133,15 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
 
 
 def _lowest_p99(served: list[Solution]) -> LowestP99:
-    """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout."""
+    """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout; where the limits
+    hold at the bands' slow end (limits_at band_high), the p99s there, as the limits were checked."""
+
+    def at_limits(solved: Solution, which: int) -> float:
+        return _p99_ms(solved)[which] * solved.limit_multiples[which]
 
     def reach(which: int) -> P99Reach:  # which: 0 for TTFT, 1 for TPOT (p99_latencies_ms' order)
-        s = min(served, key=lambda solved: _p99_ms(solved)[which])
-        return P99Reach(_p99_ms(s)[which], s.gpu_count, s.tensor_parallel, s.pipeline_parallel)
+        s = min(served, key=lambda solved: at_limits(solved, which))
+        return P99Reach(at_limits(s, which), s.gpu_count, s.tensor_parallel, s.pipeline_parallel)
 
     return LowestP99(ttft_p99_ms=reach(0), tpot_p99_ms=reach(1))
 
