@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.service.workload_query import parse
+from app.service.query.question import parse
 from tests.conftest import settings_for
 
 INFERENCE_URL = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8"

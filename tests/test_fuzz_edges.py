@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.scoring.hf_config_keys import _CAPPED_LIKE
-from app.service.workload_query import LIST_FIELDS
+from app.service.query.values import LIST_FIELDS
 
 LLAMA_8B = {
     "architectures": ["LlamaForCausalLM"],

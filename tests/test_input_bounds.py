@@ -33,7 +33,7 @@ def test_pasted_config_is_bounded(client: TestClient) -> None:
 
 
 def test_pasted_config_size_is_checked_before_parsing() -> None:
-    from app.service.workload_query import _arch_from_config
+    from app.service.query.custom_model import _arch_from_config
 
     errors: dict[str, str] = {}
     assert _arch_from_config("{" + '"a": 1,' * 20_000 + '"b": 2}', errors) is None

@@ -11,28 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.form_submit import form_items
+from tests.scoring.test_params_check import LLAMA_70B_SHAPE
+from tests.test_fuzz_edges import LLAMA_8B
 
-LLAMA_8B_CONFIG = {
-    "architectures": ["LlamaForCausalLM"],
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 131072,
-}
 # A 70B-class architecture (Llama 3.1 70B's shape) under its own name.
-BIG = {
-    "name": "our-70b",
-    "params_b": 70.6,
-    "layers": 80,
-    "hidden_size": 8192,
-    "num_attention_heads": 64,
-    "num_kv_heads": 8,
-    "intermediate_size": 28672,
-    "vocab_size": 128256,
-}
+BIG = {"name": "our-70b", "params_b": 70.6, **LLAMA_70B_SHAPE}
 TINY_ARCH = {
     "model": "custom",
     "arch_name": "tiny-gqa",
@@ -51,7 +34,7 @@ def _fleet(body: dict) -> list[tuple[str, int]]:  # type: ignore[type-arg]
 
 @pytest.fixture(scope="module")
 def pasted(client: TestClient) -> dict:  # type: ignore[type-arg]
-    response = client.post("/api/v1/mix", json={"hf_config": LLAMA_8B_CONFIG, "requests_per_day": 500_000})
+    response = client.post("/api/v1/mix", json={"hf_config": LLAMA_8B, "requests_per_day": 500_000})
     assert response.status_code == 200, response.text
     return response.json()  # type: ignore[no-any-return]
 
@@ -92,11 +75,11 @@ def test_api_mix_of_a_custom_model_names_it_and_its_link_round_trips(client: Tes
 @pytest.mark.parametrize(
     ("body", "field", "needle"),
     [
-        ({"hf_config": {**LLAMA_8B_CONFIG, "hidden_size": "wide"}}, "hf_config", "could not read this config.json"),
-        ({"hf_config": {**LLAMA_8B_CONFIG, "num_attention_heads": 0}}, "hf_config", "could not read this config.json"),
+        ({"hf_config": {**LLAMA_8B, "hidden_size": "wide"}}, "hf_config", "could not read this config.json"),
+        ({"hf_config": {**LLAMA_8B, "num_attention_heads": 0}}, "hf_config", "could not read this config.json"),
         ({"custom_model": {**BIG, "num_kv_heads": 7}}, "custom_model.num_kv_heads", "must divide"),
-        ({"model": "llama-3.1-8b", "hf_config": LLAMA_8B_CONFIG}, "model", "not both"),
-        ({"custom_model": BIG, "hf_config": LLAMA_8B_CONFIG}, "hf_config", "not both"),
+        ({"model": "llama-3.1-8b", "hf_config": LLAMA_8B}, "model", "not both"),
+        ({"custom_model": BIG, "hf_config": LLAMA_8B}, "hf_config", "not both"),
         ({"custom_model": {**BIG, "max_context": 4096}}, "mix", "bucket rag"),  # rag's 7,590-token prompts
     ],
 )
@@ -136,7 +119,7 @@ def test_mix_form_resubmitted_without_javascript_asks_the_same_custom_question(c
 
 
 def test_a_pasted_config_json_on_the_mix_page_becomes_its_architecture(client: TestClient, pasted: dict) -> None:  # type: ignore[type-arg]
-    form = {"model": "custom", "hf_config_json": json.dumps(LLAMA_8B_CONFIG), "requests_per_day": "500000"}
+    form = {"model": "custom", "hf_config_json": json.dumps(LLAMA_8B), "requests_per_day": "500000"}
     response = client.get("/mix", params=form, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == pasted["share_url"]
     page = client.get(response.headers["location"])
@@ -168,7 +151,7 @@ def test_a_custom_model_the_mix_page_cannot_read_is_a_422_naming_the_field(
 
 
 def test_raw_custom_model_fields_in_a_mix_query_are_refused_with_the_form_fields_to_use(client: TestClient) -> None:
-    twin = client.get("/mix.json", params={"hf_config": json.dumps(LLAMA_8B_CONFIG)})
+    twin = client.get("/mix.json", params={"hf_config": json.dumps(LLAMA_8B)})
     assert twin.status_code == 422
     detail = twin.json()["detail"][0]
     assert detail["field"] == "hf_config" and "hf_config_json" in detail["message"]

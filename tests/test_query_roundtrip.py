@@ -21,7 +21,9 @@ from pydantic.fields import FieldInfo
 
 from app.scoring.hf_config import shape_param_count
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
-from app.service.workload_query import MAX_ROWS_PER_PAGE, ResultsView, canonical_query, parse, with_view
+from app.service.query.canonical import canonical_query
+from app.service.query.question import parse
+from app.service.query.view import MAX_ROWS_PER_PAGE, ResultsView, with_view
 
 IDS = st.from_regex(r"[A-Za-z0-9._-]{1,16}", fullmatch=True)
 NAMES = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9 ._-]{0,18}[A-Za-z0-9])?", fullmatch=True)  # the query trims ends

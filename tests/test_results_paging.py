@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.service.workload_query import parse
+from app.service.query.question import parse
 from app.web.deps import get_snapshot
 from benchmarks.bench_data import bench_snapshot
 from tests.conftest import settings_for

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.service import rank_sort
-from app.service.workload_query import parse
+from app.service.query.question import parse
 from tests.conftest import settings_for
 from tests.test_results_paging import HX, TRAINING, caption, link, rows
 

@@ -90,7 +90,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     from app.service import rank as ranking
     from app.service import rank_sort
-    from app.service.workload_query import WORKLOADS, canonical_query
+    from app.service.query.canonical import canonical_query
+    from app.service.query.phase import WORKLOADS
 
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort

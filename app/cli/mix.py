@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.scoring.serving.mix_question import MixQuestion
-from app.service.workload_query import LIST_FIELDS, RAW_MODEL_FIELDS
+from app.service.query.custom_model import RAW_MODEL_FIELDS
+from app.service.query.values import LIST_FIELDS
 
 # Catalog models only, as `gpumatch rank`: a custom architecture is the API's custom_model or hf_config.
 FLAGS = [name for name in MixQuestion.model_fields if name not in RAW_MODEL_FIELDS]

@@ -25,22 +25,18 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.plan_query import NOT_SERVING_FIELDS
-from app.service.query_fields import query_fields
-from app.service.rank import mean_latencies, plain, weights_body
-from app.service.workload_query import (
+from app.service.query.canonical import EXPLICIT_FIELDS
+from app.service.query.custom_model import (
     ARCH_PREFIX,
-    EXPLICIT_FIELDS,
-    LIST_FIELDS,
     RAW_MODEL_FIELDS,
-    _collect,
-    _format,
-    _non_default,
     architecture_pairs,
     custom_model_fields,
     form_field,
-    query_shape_errors,
-    serving_phase_only,
 )
+from app.service.query.phase import serving_phase_only
+from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
+from app.service.query_fields import query_fields
+from app.service.rank import mean_latencies, plain, weights_body
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
 SINGLE_TYPES_SHOWN = 8
@@ -63,7 +59,7 @@ class MixQuery:
 def _text(name: str, value: Any) -> str:
     if name in LIST_FIELDS:
         return ",".join(value)
-    return _format(value)
+    return format_value(value)
 
 
 def canonical_mix_query(question: MixQuestion) -> str:
@@ -72,11 +68,11 @@ def canonical_mix_query(question: MixQuestion) -> str:
     pairs = [
         ("model", question.model or "custom"),
         ("mix", question.distribution_text),
-        ("requests_per_day", _format(question.requests_per_day)),
+        ("requests_per_day", format_value(question.requests_per_day)),
     ]
     given = EXPLICIT_FIELDS.intersection(question.model_fields_set)
     skip = (*ALWAYS, *RAW_MODEL_FIELDS)
-    pairs += [(k, _text(k, v)) for k, v in _non_default(question, given=given) if k not in skip]
+    pairs += [(k, _text(k, v)) for k, v in non_default_fields(question, given=given) if k not in skip]
     pairs += architecture_pairs(question) or []
     return urlencode(pairs, safe=",:")
 
@@ -102,7 +98,7 @@ def question_errors(exc: ValidationError) -> dict[str, str]:
 def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
     phase_errors: dict[str, str] = {}
     items = serving_phase_only(items, phase_errors)
-    values = _collect(items)
+    values = collect_values(items)
     errors = {**phase_errors, **query_shape_errors(items)}
     errors.update(MIX_FIELDS.errors(k for k, _ in items))
     data = custom_model_fields({k: v for k, v in values.items() if MIX_FIELDS.takes(k)}, errors)

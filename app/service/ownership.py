@@ -27,9 +27,9 @@ from app.scoring.serving.tco_defaults import (
 )
 from app.scoring.specs import CatalogSnapshot
 from app.service.form_numbers import as_typed_number
+from app.service.query.values import format_value, non_default_fields, query_shape_errors
 from app.service.query_fields import query_fields
 from app.service.rank import plain
-from app.service.workload_query import _format, _non_default, query_shape_errors
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
 NOT_MODELLED = "staff, spares and failures (no source in tco.csv)"
@@ -52,8 +52,8 @@ ALWAYS = ("gpu", "gpu_count", "utilisation_pct")  # a link always says what is o
 
 
 def canonical_own_query(question: OwnershipQuestion) -> str:
-    pairs = [(k, _format(getattr(question, k))) for k in ALWAYS]
-    pairs += [(k, _format(v)) for k, v in _non_default(question) if k not in ALWAYS]
+    pairs = [(k, format_value(getattr(question, k))) for k in ALWAYS]
+    pairs += [(k, format_value(v)) for k, v in non_default_fields(question) if k not in ALWAYS]
     return urlencode(pairs)
 
 

@@ -16,22 +16,12 @@ from pydantic import BaseModel, ValidationError
 from app.scoring.messages import error_location, error_message
 from app.scoring.serving.traffic import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.query.canonical import canonical_pairs, canonical_query
+from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
+from app.service.query.custom_model import ARCH_PREFIX, form_field
+from app.service.query.phase import serving_phase_only
+from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
 from app.service.query_fields import QueryFields, query_fields
-from app.service.workload_query import (
-    ARCH_PREFIX,
-    CONVENIENCES,
-    LIST_FIELDS,
-    _apply_conveniences,
-    _collect,
-    _format,
-    _non_default,
-    at_typed_field,
-    canonical_pairs,
-    canonical_query,
-    form_field,
-    query_shape_errors,
-    serving_phase_only,
-)
 
 TRAIN_PREFIX = "train_"
 PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIELDS)
@@ -151,7 +141,7 @@ def _validate_training(data: dict[str, Any], errors: dict[str, str]) -> Training
     """The run's train_* fields as the rank form reads its own: `train_steps` sets the token budget there too."""
     steps_errors: dict[str, str] = {}
     computed: dict[str, str] = {}
-    data = _apply_conveniences("training", data, steps_errors, computed)
+    data = apply_conveniences("training", data, steps_errors, computed)
     errors.update({TRAIN_PREFIX + name: message for name, message in steps_errors.items()})
     training = _validate(TrainingWorkload, data, errors, TRAIN_PREFIX, computed)
     return None if steps_errors else training
@@ -177,12 +167,12 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
     phase among them, is an error naming it, never read."""
     phase_errors: dict[str, str] = {}
     items = serving_phase_only(items, phase_errors)
-    values = _collect(items, PLAN_LIST_FIELDS)
+    values = collect_values(items, PLAN_LIST_FIELDS)
     errors: dict[str, str] = {**phase_errors, **fields.errors(key for key, _ in items)}
     errors.update(query_shape_errors(items, PLAN_LIST_FIELDS))
     inference, traffic_data, training_data = split({k: v for k, v in values.items() if fields.takes(k)})
     computed: dict[str, str] = {}
-    inference = _apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
+    inference = apply_conveniences("inference", inference, errors, computed)  # arch_* fields, tokens/s per user
     workload = _validate(InferenceWorkload, inference, errors, computed=computed)
     traffic = _validate(Traffic, traffic_data, errors)
     months = _months(values.get("months"), errors)
@@ -212,11 +202,11 @@ def canonical_plan_query(
     workload: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None, months: int | None
 ) -> str:
     pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k != "phase"]
-    pairs += [(k, _format(v)) for k, v in _non_default(traffic)]
+    pairs += [(k, format_value(v)) for k, v in non_default_fields(traffic)]
     if training is not None and months is not None:
         pairs.append(("months", str(months)))
-        for name, value in _non_default(training, skip=("model", "custom_model", "hf_config")):
-            text = ",".join(value) if name in LIST_FIELDS else _format(value)
+        for name, value in non_default_fields(training, skip=("model", "custom_model", "hf_config")):
+            text = ",".join(value) if name in LIST_FIELDS else format_value(value)
             pairs.append((TRAIN_PREFIX + name, text))
         # no train_model: the run trains the served model (a link naming another is refused: trains_another_model)
     return urlencode(pairs, safe=",")

@@ -21,7 +21,7 @@ from app.scoring.training.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors
-from app.service.workload_query import canonical_query
+from app.service.query.canonical import canonical_query
 
 if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
     from app.scoring.training.rank import TrainingRanking

@@ -12,7 +12,9 @@ from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 from app.service import rank as ranking
 from app.service.moved_offers import relabel_moved_offers
-from app.service.workload_query import ParsedQuery, canonical_query, parse, with_view
+from app.service.query.canonical import canonical_query
+from app.service.query.question import ParsedQuery, parse
+from app.service.query.view import with_view
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).

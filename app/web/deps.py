@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from app.config import Settings
 from app.db import SessionDep
 from app.scoring.specs import CatalogSnapshot
+from app.service.query.values import query_shape_errors
 from app.service.query_fields import unknown_key_errors
-from app.service.workload_query import query_shape_errors
 from app.web.error_shape import field_entries
 
 
@@ -48,7 +48,7 @@ def accepted_query_keys(dependant: Dependant) -> frozenset[str]:
 
 
 def single_valued_query(request: Request) -> None:
-    """A query key given twice is a 422 naming it, as on the question pages (workload_query.query_shape_errors),
+    """A query key given twice is a 422 naming it, as on the question pages (query.values.query_shape_errors),
     not a silent pick of its last value; a key the route does not read is a 422 naming it and the nearest key it
     does read, not a filter silently ignored. For routers whose query parameters FastAPI reads (one value each)."""
     items = list(request.query_params.multi_items())

@@ -16,8 +16,9 @@ from fastapi.responses import RedirectResponse, Response
 from app.catalog import saved_links as stored_links
 from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
+from app.service.query.question import ParsedQuery, parse
+from app.service.query.view import parse_view
 from app.service.saved_links import query_items, replay, stored_query
-from app.service.workload_query import ParsedQuery, parse, parse_view
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.error_shape import error_body, field_errors_body
 from app.web.errors import wants_json

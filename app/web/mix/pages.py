@@ -12,7 +12,7 @@ from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
-from app.service.workload_query import asks_a_question
+from app.service.query.phase import asks_a_question
 from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
-from app.service.workload_query import asks_a_question
+from app.service.query.phase import asks_a_question
 from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep

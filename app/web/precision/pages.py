@@ -10,7 +10,8 @@ from fastapi.responses import Response
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
-from app.service.workload_query import ParsedQuery, asks_a_question
+from app.service.query.phase import asks_a_question
+from app.service.query.question import ParsedQuery
 from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep

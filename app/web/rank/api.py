@@ -11,7 +11,8 @@ from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
 from app.service import rank as ranking
 from app.service import rank_sort
-from app.service.workload_query import ResultsView, canonical_query, with_view
+from app.service.query.canonical import canonical_query
+from app.service.query.view import ResultsView, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.error_shape import field_entries
 from app.web.errors import unprocessable

@@ -26,7 +26,9 @@ from app.scoring.workload import (
     TrainingWorkload,
     WeightDtype,
 )
-from app.service.workload_query import ARCH_PREFIX, LIST_FIELDS, ParsedQuery
+from app.service.query.custom_model import ARCH_PREFIX
+from app.service.query.question import ParsedQuery
+from app.service.query.values import LIST_FIELDS
 
 CHOICES = {
     "dtypes": get_args(Dtype),  # the KV cache's

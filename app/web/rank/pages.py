@@ -11,7 +11,8 @@ from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
 from app.service import rank_sort
 from app.service.plan_query import plan_link, training_plan_link
-from app.service.workload_query import PHASES, ParsedQuery, Phase, asks_a_question, parse
+from app.service.query.phase import PHASES, Phase, asks_a_question
+from app.service.query.question import ParsedQuery, parse
 from app.web.deps import SnapshotDep
 from app.web.error_shape import field_errors_body
 from app.web.form_summary import question_summary

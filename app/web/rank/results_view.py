@@ -15,8 +15,9 @@ from app.scoring.training.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
 from app.service.operating_curves import row_curves
+from app.service.query.canonical import canonical_query
+from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import replicas_workload
-from app.service.workload_query import ResultsView, canonical_query, view_pairs
 from app.web.charts import to_json_block
 from app.web.rank import charts as rc
 

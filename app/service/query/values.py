@@ -1,0 +1,70 @@
+"""A query string's values: read into a dict (list fields gathered, numbers as typed, a key given twice refused)
+and written back as the shortest exact text, defaults left out."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.service.form_numbers import FREE_TEXT, as_typed_number
+
+LIST_FIELDS = ("providers", "price_types", "gpus", "vendors")
+MAX_QUERY_VALUES = 200
+
+
+def collect_values(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, Any]:
+    """Multi-dict → dict: list fields gather every value (comma-separated or repeated); numbers read as typed
+    (`500,000`, `1e3`: app.service.form_numbers)."""
+    values: dict[str, Any] = {}
+    for key, raw in items[:MAX_QUERY_VALUES]:
+        value = raw.strip()
+        if key in list_fields:
+            values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
+        elif value != "":
+            values[key] = value if key in FREE_TEXT else as_typed_number(value)
+    return values
+
+
+def query_shape_errors(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, str]:
+    """A key the query reads once given twice is an error, not a silent pick of one value (a page
+    answering for another model than the link shows); list fields may repeat. Too many values too."""
+    errors: dict[str, str] = {}
+    if len(items) > MAX_QUERY_VALUES:
+        errors["query"] = f"more than {MAX_QUERY_VALUES} query values"
+    seen: set[str] = set()
+    for key, _ in items[: MAX_QUERY_VALUES + 1]:
+        if key in seen and key not in list_fields:
+            errors.setdefault(key, f"given more than once; {key} takes one value")
+        seen.add(key)
+    return errors
+
+
+def format_value(value: Any) -> str:
+    """Shortest exact text: 2000000000.0 → 2000000000, 0.5 → 0.5."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e18 else repr(value)
+    return str(value)
+
+
+def non_default_fields(
+    model: BaseModel, skip: tuple[str, ...] = (), given: Collection[str] = ()
+) -> list[tuple[str, Any]]:
+    """The fields that differ from their defaults, and those in `given` whatever their value."""
+    fields = type(model).model_fields
+    ordered = [n for n in fields if n not in LIST_FIELDS] + [n for n in fields if n in LIST_FIELDS]
+    pairs = []
+    for name in ordered:
+        info = fields[name]
+        value = getattr(model, name)
+        if (
+            name in skip
+            or value is None
+            or (name not in given and value == info.get_default(call_default_factory=True))
+        ):
+            continue
+        pairs.append((name, value))
+    return pairs
