@@ -219,10 +219,11 @@ def test_a_resubmitted_form_asks_the_links_question(client, path: str, settings:
 
 
 def _takes(path: str) -> set[str]:
-    from app.service import disagg, mix, plan_query, precision
+    from app.service import disagg, mix, precision
+    from app.service.query.plan import PLAN_FIELDS
 
     fields = {
-        "/plan": plan_query.PLAN_FIELDS,
+        "/plan": PLAN_FIELDS,
         "/disagg": disagg.DISAGG_FIELDS,
         "/mix": mix.MIX_FIELDS,
         "/precision": precision.PRECISION_FIELDS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.service.form_numbers import as_typed_number
+from app.service.query.form_numbers import as_typed_number
 
 
 @pytest.mark.parametrize(

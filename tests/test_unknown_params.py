@@ -1,5 +1,5 @@
 """A parameter a page's question does not take is a 422 naming it, on the page and its JSON twin, the same way on
-every feature page (app.service.query_fields): /plan, /disagg and /precision said pydantic's "Extra inputs are not
+every feature page (app.service.query.fields): /plan, /disagg and /precision said pydantic's "Extra inputs are not
 permitted" and linked to a form field that does not exist, /mix and /own "not a field of this form"."""
 
 from __future__ import annotations

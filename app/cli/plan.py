@@ -119,7 +119,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 def cmd_plan(args: argparse.Namespace) -> int:
     from app.cli.common import TEXT_ROWS, load_snapshot, print_field_error, print_field_errors, print_flag_errors
     from app.service import plan
-    from app.service.plan_query import MAX_MONTHS, canonical_plan_query
+    from app.service.query.plan import MAX_MONTHS, canonical_plan_query
 
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")

@@ -25,7 +25,7 @@ from app.service.plan import (
     resolve_model,
     traffic_sets_the_peak,
 )
-from app.service.plan_query import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
+from app.service.query.plan import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank import mean_latencies, plain, weights_body
 
 NOTES = (

@@ -24,7 +24,6 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
-from app.service.plan_query import NOT_SERVING_FIELDS
 from app.service.query.canonical import EXPLICIT_FIELDS
 from app.service.query.custom_model import (
     ARCH_PREFIX,
@@ -33,9 +32,10 @@ from app.service.query.custom_model import (
     custom_model_fields,
     form_field,
 )
+from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
+from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
-from app.service.query_fields import query_fields
 from app.service.rank import mean_latencies, plain, weights_body
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much

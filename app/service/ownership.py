@@ -26,9 +26,9 @@ from app.scoring.serving.tco_defaults import (
     resolve_inputs,
 )
 from app.scoring.specs import CatalogSnapshot
-from app.service.form_numbers import as_typed_number
+from app.service.query.fields import query_fields
+from app.service.query.form_numbers import as_typed_number
 from app.service.query.values import format_value, non_default_fields, query_shape_errors
-from app.service.query_fields import query_fields
 from app.service.rank import plain
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts

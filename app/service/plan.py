@@ -15,7 +15,7 @@ from app.scoring.serving.plans import SERVERLESS_LATENCY, ServingOption, Serving
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.plan_query import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
+from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank import UnknownId, model_spec_for, plain, weights_body
 
 

@@ -15,12 +15,12 @@ from app.scoring.inference.release_precision import stated_baseline
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model
-from app.service.plan_query import NOT_SERVING_FIELDS
 from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.custom_model import ARCH_PREFIX, RAW_MODEL_FIELDS
+from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
+from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.question import ParsedQuery, parse
-from app.service.query_fields import query_fields
 from app.service.rank import mean_latencies, plain
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from app.config import Settings
 from app.db import SessionDep
 from app.scoring.specs import CatalogSnapshot
+from app.service.query.fields import unknown_key_errors
 from app.service.query.values import query_shape_errors
-from app.service.query_fields import unknown_key_errors
 from app.web.error_shape import field_entries
 
 

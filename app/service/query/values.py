@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.service.form_numbers import FREE_TEXT, as_typed_number
+from app.service.query.form_numbers import FREE_TEXT, as_typed_number
 
 LIST_FIELDS = ("providers", "price_types", "gpus", "vendors")
 MAX_QUERY_VALUES = 200
@@ -16,7 +16,7 @@ MAX_QUERY_VALUES = 200
 
 def collect_values(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, Any]:
     """Multi-dict → dict: list fields gather every value (comma-separated or repeated); numbers read as typed
-    (`500,000`, `1e3`: app.service.form_numbers)."""
+    (`500,000`, `1e3`: app.service.query.form_numbers)."""
     values: dict[str, Any] = {}
     for key, raw in items[:MAX_QUERY_VALUES]:
         value = raw.strip()

@@ -11,8 +11,8 @@ from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
-from app.service.plan_query import PlanQuery, page_field, ranking_query
 from app.service.query.phase import asks_a_question
+from app.service.query.plan import PlanQuery, page_field, ranking_query
 from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep

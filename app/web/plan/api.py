@@ -11,7 +11,7 @@ from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
-from app.service.plan_query import MAX_MONTHS, canonical_plan_query
+from app.service.query.plan import MAX_MONTHS, canonical_plan_query
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors import unprocessable
 from app.web.fast_json import OrjsonResponse, PydanticJsonResponse

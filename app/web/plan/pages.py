@@ -12,8 +12,8 @@ from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
-from app.service.plan_query import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
 from app.service.query.phase import asks_a_question
+from app.service.query.plan import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
 from app.web import form_summary
 from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep

@@ -10,8 +10,8 @@ from fastapi.responses import RedirectResponse, Response
 from app.scoring.specs import CatalogSnapshot
 from app.service import rank as ranking
 from app.service import rank_sort
-from app.service.plan_query import plan_link, training_plan_link
 from app.service.query.phase import PHASES, Phase, asks_a_question
+from app.service.query.plan import plan_link, training_plan_link
 from app.service.query.question import ParsedQuery, parse
 from app.web.deps import SnapshotDep
 from app.web.error_shape import field_errors_body

@@ -19,9 +19,9 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
 from app.service.query.custom_model import ARCH_PREFIX, form_field
+from app.service.query.fields import QueryFields, query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
-from app.service.query_fields import QueryFields, query_fields
 
 TRAIN_PREFIX = "train_"
 PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIELDS)
