@@ -14,8 +14,8 @@ from datetime import date
 from itertools import islice
 
 from app.scoring.inference.configurations import solve_on
-from app.scoring.inference.estimate import Solution
 from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.inference.results import Solution
 from app.scoring.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.offers import snapshot_offers
 from app.scoring.serving.mix_question import LengthBucket, MixQuestion

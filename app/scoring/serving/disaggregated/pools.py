@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import engine_batch_cap, expert_parallel_degree, tries_dp_attention
+from app.scoring.inference.estimate import expert_parallel_degree, tries_dp_attention
 from app.scoring.inference.memory import (
     GB,
     kv_bytes_per_sequence,
@@ -20,6 +20,7 @@ from app.scoring.inference.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
+from app.scoring.inference.running_batch import engine_batch_cap
 from app.scoring.inference.steps import (
     InferenceContext,
     build_context,

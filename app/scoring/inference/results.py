@@ -1,0 +1,117 @@
+"""What estimating an inference configuration returns: the solved operating point (Solution), the explained
+estimate (InferenceEstimate) and, over the latency limits, the lowest p99 a machine reaches (LowestP99)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.explain import Band, Term
+from app.scoring.inference.batch_job import JobPlan
+from app.scoring.inference.latency_bands import BandRegime
+from app.scoring.inference.limits import limit_multiples
+from app.scoring.inference.operating_points import OperatingPoint
+from app.scoring.inference.steps import InferenceContext
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceEstimate:
+    feasible: bool
+    reason: str
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    memory_gb: dict[str, float] = field(default_factory=dict)
+    max_batch: int = 0
+    batch: int = 0
+    ttft_ms: float = 0.0  # mean
+    tpot_ms: float = 0.0  # mean
+    ttft_median_ms: float = 0.0  # Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean
+    ttft_p99_ms: float = 0.0  # OperatingPoint.ttft_p99_ms (mean x p99_ttft_over_mean): what the TTFT limit bounds
+    tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
+    output_tokens_per_s: float = 0.0
+    output_tokens_per_s_per_gpu: float = 0.0
+    terms: list[Term] = field(default_factory=list)
+    band: Band = field(default_factory=lambda: Band(0.0, 0.0))
+    ttft_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms (latency_bands)
+    tpot_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms
+    bound: str = ""
+    assumptions: list[str] = field(default_factory=list)
+    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
+    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
+    job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
+    job_replicas: int = 1  # replicas the job is split over to meet its deadline
+    misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
+    over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
+    limits_at_risk: str = ""  # meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk)
+    # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
+    # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
+    lowest_p99: LowestP99 | None = None
+
+
+class P99Reach(NamedTuple):
+    """The lowest p99 latency a machine's layouts reach at a load, and the layout reaching it (ordered: lowest
+    first, then the fewest GPUs)."""
+
+    p99_ms: float
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+
+
+class LowestP99(NamedTuple):
+    """Where a machine serves a load only over the latency limits: the lowest p99 TTFT and TPOT it reaches."""
+
+    ttft_p99_ms: P99Reach
+    tpot_p99_ms: P99Reach
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A feasible configuration's operating point, before its explanation is written (rankings compare
+    several tensor-parallel degrees per GPU type and explain only the one they keep)."""
+
+    gpu: GpuSpec
+    gpu_count: int
+    model: ModelSpec
+    workload: InferenceWorkload
+    tensor_parallel: int
+    pipeline_parallel: int
+    ctx: InferenceContext
+    point: OperatingPoint
+    batch: int
+    max_batch: int
+    efficiency: InferenceEfficiency
+    job: JobPlan | None = None  # a batch job (workload.job_requests): its replicas and each one's share
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.point.tokens_per_s / self.gpu_count
+
+    @property
+    def band_regime(self) -> BandRegime:
+        return band_regime(self.gpu, self.model, self.workload, self.ctx, self.pipeline_parallel)
+
+    @property
+    def limit_multiples(self) -> tuple[float, float]:
+        """The p99 TTFT and TPOT multiples at which the workload's limits are checked (limits.limit_multiples)."""
+        return limit_multiples(self.workload, self.band_regime)
+
+
+def band_regime(
+    gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, ctx: InferenceContext, pipeline_parallel: int
+) -> BandRegime:
+    """The regime an estimate's bands are looked up by."""
+    return BandRegime(
+        ctx.engine,
+        gpu.vendor,
+        workload.weight_dtype,
+        "moe" if model.is_moe else "dense",
+        ctx.tp_nodes > 1,
+        pipeline_parallel,
+        workload.scenario,
+    )
