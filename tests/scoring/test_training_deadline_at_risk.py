@@ -52,3 +52,19 @@ def test_a_budget_the_slow_end_overruns_is_at_risk_and_band_high_ranks_it_over_t
 
 def test_estimate_is_read_as_unset() -> None:
     assert TrainingWorkload(model="llama-2-7b", limits_at="estimate").limits_at is None
+
+
+def test_the_max_gpus_that_would_meet_the_deadline_is_sized_at_the_slow_end_too() -> None:
+    capped = BETWEEN.model_copy(update={"max_days": 10, "max_gpus": 64})  # 64 GPUs: 17.4 days, late either way
+    plain = rank_training(capped, SNAPSHOT, MODELS["llama-2-7b"])
+    safe = rank_training(capped.model_copy(update={"limits_at": "band_high"}), SNAPSHOT, MODELS["llama-2-7b"])
+    assert plain.feasible_count == safe.feasible_count == 0
+    assert plain.deadline_max_gpus is not None and safe.deadline_max_gpus is not None
+    assert safe.deadline_max_gpus > plain.deadline_max_gpus
+
+
+def test_the_cost_time_chart_marks_on_time_where_the_ranking_checks_it() -> None:
+    plain = rank_training(BETWEEN, SNAPSHOT, MODELS["llama-2-7b"])
+    safe = rank_training(BETWEEN.model_copy(update={"limits_at": "band_high"}), SNAPSHOT, MODELS["llama-2-7b"])
+    on_time = [{p.gpu_count for p in r.frontier if p.on_time} for r in (plain, safe)]
+    assert 64 in on_time[0] and 64 not in on_time[1] and on_time[1] < on_time[0]

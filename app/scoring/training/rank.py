@@ -247,7 +247,7 @@ def best_estimate(
         top = w.max_gpus if allowed(w.max_gpus) else next(supplied, w.max_gpus)
         return estimate_training(gpu, top, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
-    steps = steps_of(w) * (slow_end_hours_ratio(gpu, w) if w.limits_at == "band_high" else 1.0)
+    steps = slow_end_steps(gpu, w)
     best_n, best_layout, best_cost = first, None, float("inf")
     fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
@@ -272,6 +272,12 @@ def best_estimate(
     if best_layout is None and fastest is not None:
         _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
+
+
+def slow_end_steps(gpu: GpuSpec, w: TrainingWorkload) -> float:
+    """The steps a deadline check times: steps_of, times the hours' ratio at the band's slow end with limits_at
+    band_high (so hours = these steps × seconds per step meet the deadline there)."""
+    return steps_of(w) * (slow_end_hours_ratio(gpu, w) if w.limits_at == "band_high" else 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +360,7 @@ class SlotSearch:
         """deadline.count_meeting_deadline of this machine, where Max GPUs binds before the machine's own limit."""
         if self.limit_reason is not None:
             return None
-        steps, supply = steps_of(self.search.workload), job_gpu_limit(self.machine)
+        steps, supply = slow_end_steps(self.gpu, self.search.workload), job_gpu_limit(self.machine)
         return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
 
 
@@ -705,6 +711,7 @@ def frontier_points(
     points = []
     for slot, offer in chosen.items():
         search = searches[slot]
+        slow = slow_end_steps(search.gpu, w) / steps  # where on_time is checked (limits_at)
         timer = GpuTimer(search.search, search.gpu)
         fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
         for n in _grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
@@ -729,7 +736,7 @@ def frontier_points(
                     total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
                     * n
                     * offer.usd_per_gpu_hour,
-                    on_time=hours <= deadline,
+                    on_time=hours * slow <= deadline,
                 )
             )
     return points
