@@ -200,8 +200,8 @@ def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> Non
     appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", *latency_bands]
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended]
     training, _ = _csv(client, TRAINING_MIXED)
-    assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric"]
-    assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk"}
+    assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric", "deadline_at_risk"]
+    assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk"}
 
 
 def test_the_readme_documents_every_csv_column(client: TestClient) -> None:

@@ -54,6 +54,8 @@ def test_training_summary_names_method_precision_run_shape_budget_and_limits() -
         "Llama 3.1 70B · full fine-tune · FP8 · 8,192-token sequences × 512 per step · 10 billion tokens"
         " · ≤ 14 days · ≤ 256 GPUs · ≤ $250,000"
     )
+    slow_end = fs.training_summary(workload.model_copy(update={"limits_at": "band_high"}), NAME)
+    assert slow_end.endswith(" · ≤ $250,000 · even at the band's slow end")
 
 
 def test_training_summary_gives_an_adapters_rank() -> None:

@@ -67,6 +67,12 @@ LIMITS_AT_DESCRIPTION = (
     "fixed_batch and max_throughput only report the limits"
 )
 
+TRAINING_LIMITS_AT_DESCRIPTION = (
+    "where the deadline (and budget) must hold: estimate (or unset) = on the estimated tokens/s; band_high = even at "
+    "the slow end of its p10-p90 band (/methodology): a run counts as on time and within budget only if it is at the "
+    "band's low tokens/s, so more GPUs or a faster GPU, never 'deadline at risk'"
+)
+
 
 def estimate_is_unset(value: str | None) -> str | None:
     """limits_at estimate is read as unset, so a question without it is written, linked and echoed exactly as before
@@ -618,12 +624,15 @@ class TrainingWorkload(ModelChoice):
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
     max_days: float = Field(30, gt=0, le=3_650, description="deadline: the run must finish within this many days")
     budget_usd: float | None = Field(None, gt=0, le=1e10, description="optional cap on the run's total cost")
+    limits_at: LimitsAt | None = Field(None, description=TRAINING_LIMITS_AT_DESCRIPTION)
     checkpoint_interval_hours: float = Field(
         1.0, gt=0, le=168, description="spot: work since the last checkpoint is lost at each interruption"
     )
     interruptions_per_node_month: float | None = Field(
         None, ge=0, le=1_000, description="spot: override the provider class's sourced interruption rate"
     )
+
+    _estimate_is_unset = field_validator("limits_at")(estimate_is_unset)
 
     @field_validator("lora_rank")
     @classmethod

@@ -68,7 +68,7 @@ FIELD_LABELS = {
     "max_num_batched_tokens": "Engine step budget",
     "max_num_seqs": "Engine batch cap",
     "prompt_p99_over_mean": "Prompt spread",
-    "limits_at": "Meet the limits",
+    "limits_at": "Meet the limits",  # a training run's reads "Meet the deadline" (_form.html training_run)
     "method": "Method",
     "min_replicas": "Minimum replicas",
     "mix": "Length distribution",

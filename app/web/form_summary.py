@@ -98,6 +98,8 @@ def training_summary(workload: TrainingWorkload, model_name: str) -> str:
     ]
     if workload.budget_usd is not None:
         parts.append(f"≤ ${number(workload.budget_usd)}")
+    if workload.limits_at == "band_high":
+        parts.append("even at the band's slow end")
     return SEPARATOR.join(parts)
 
 

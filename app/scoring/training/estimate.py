@@ -276,6 +276,12 @@ def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float)
     return Band.around(value, low, high), evidence
 
 
+def slow_end_hours_ratio(gpu: GpuSpec, w: TrainingWorkload) -> float:
+    """A run's hours at the slow end of its tokens/s band per hour on the estimate (tok/s ÷ band low): the band is the
+    regime's (_band), the same at every GPU count, so a count search can check a deadline there before timing."""
+    return 1 / _band(gpu, peak_tflops(gpu, w.precision)[1], w, 1.0)[0].low
+
+
 def _reason_no_fit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> tuple[str, dict[str, float]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.scoring.explain import duration_text, figure
 
 SECONDS_PER_DAY = 86_400.0
+SLOW_END = "at its band's slow end"  # where a run is checked at its tokens/s band's low end (limits_at band_high)
 
 
 def plural(count: float, word: str) -> str:
@@ -35,14 +36,15 @@ def usd_text(usd: float) -> str:
     return f"${usd:,.2f}" if usd >= 0.01 else f"${figure(usd, 2)}"
 
 
-def over_budget_text(total_usd: float, budget_usd: float) -> str:
-    """`costs $42.17, over the $0.01 budget`, with the digits that tell the two apart ($1,234.40 over $1,234.00)."""
+def over_budget_text(total_usd: float, budget_usd: float, where: str = "") -> str:
+    """`costs $42.17, over the $0.01 budget`, with the digits that tell the two apart ($1,234.40 over $1,234.00);
+    `where`: said after the cost (` at its band's slow end`)."""
     cost, budget = usd_text(total_usd), usd_text(budget_usd)
     decimals = 2
     while cost == budget and decimals <= 6:
         cost, budget = f"${total_usd:,.{decimals}f}", f"${budget_usd:,.{decimals}f}"
         decimals += 2
-    return f"costs {cost}, over the {budget} budget"
+    return f"costs {cost}{where}, over the {budget} budget"
 
 
 def spot_waste_text(lost_share: float, nodes: int, interruptions_per_hour: float, loss_hours: float) -> str:
@@ -56,3 +58,18 @@ def spot_waste_text(lost_share: float, nodes: int, interruptions_per_hour: float
         f"spot interruptions would lose work faster than the run makes it {at} (one every {every}, each costing "
         f"{duration_text(loss_hours * 3600)} of work and restart): it would never finish"
     )
+
+
+def deadline_at_risk_text(
+    wall_hours: float, slow_end_hours: float, total_usd_high: float, max_days: float, budget_usd: float | None
+) -> str:
+    """What an on-time run would miss at its band's slow end (`slow_end_hours`: wall hours × tok/s ÷ band low;
+    `total_usd_high`: its billed band's high), in words; '' where it misses nothing there."""
+    missed = []
+    if wall_hours * slow_end_hours > max_days * 24:
+        missed.append(
+            f"finishes in {days_text(wall_hours * slow_end_hours / 24)} {SLOW_END}, over the {deadline_text(max_days)}"
+        )
+    if budget_usd is not None and total_usd_high > budget_usd:
+        missed.append(over_budget_text(total_usd_high, budget_usd, f" {SLOW_END}"))
+    return "; ".join(missed)

@@ -21,7 +21,13 @@ from app.scoring.price_terms import (
     min_term_hours,
     spot_run,
 )
-from app.scoring.training.limit_words import days_text, deadline_text, over_budget_text, spot_waste_text
+from app.scoring.training.limit_words import (
+    SLOW_END,
+    days_text,
+    deadline_text,
+    over_budget_text,
+    spot_waste_text,
+)
 from app.scoring.workload import TrainingWorkload
 
 
@@ -54,13 +60,24 @@ class RunTerms:
     min_term_hours: float = 0.0  # paid whether used or not (committed terms)
     min_term_assumed: bool = False  # the source states no term: price_terms.DEFAULT_MIN_TERM_HOURS
     unit_hours: float | None = None  # the billing unit or term block the hours are rounded up to
+    # Where the deadline and budget are checked (limits_at): 1 on the estimate; at its band's slow end, the wall hours'
+    # and the billed total's multiples there (SharedTerms.band_high, billed_band_ratios' high)
+    slow_end_hours: float = 1.0
+    slow_end_usd: float = 1.0
 
 
 def run_terms(
-    price_type: str, provider_id: str, min_term: float | None, nodes: int, work_hours: float, w: TrainingWorkload
+    price_type: str,
+    provider_id: str,
+    min_term: float | None,
+    nodes: int,
+    work_hours: float,
+    w: TrainingWorkload,
+    slow_end_hours: float = 1.0,
 ) -> RunTerms:
     """The run's wall time, billed hours and deadline verdict under one offer's terms; `provider_id` sets its spot
-    interruption rate and billing unit ("" where neither depends on the provider)."""
+    interruption rate and billing unit ("" where neither depends on the provider). `slow_end_hours` (> 1 where the
+    deadline must hold at the band's slow end): the wall hours' multiple the deadline is checked at."""
     wall, interruptions, reason = work_hours, 0.0, ""
     if price_type in INTERRUPTIBLE:
         rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
@@ -71,8 +88,9 @@ def run_terms(
             reason = spot_waste_text(run.lost_share, nodes, run.interruptions_per_hour, loss_hours)
     billed = billed_use_hours(wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
-    if not reason and wall > w.max_days * 24:
-        reason = f"finishes in {days_text(wall / 24)}, after the {deadline_text(w.max_days)}"
+    if not reason and wall * slow_end_hours > w.max_days * 24:
+        where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
+        reason = f"finishes in {days_text(wall * slow_end_hours / 24)}{where}, after the {deadline_text(w.max_days)}"
     return RunTerms(
         wall_hours=wall,
         billed_hours=billed,
@@ -83,6 +101,7 @@ def run_terms(
         min_term_hours=min_term_hours(price_type, min_term),
         min_term_assumed=price_type in COMMITTED and not min_term,
         unit_hours=billing_unit_hours(price_type, provider_id),
+        slow_end_hours=slow_end_hours,
     )
 
 
@@ -91,9 +110,11 @@ def run_total_usd(terms: RunTerms, gpu_count: int, usd_per_gpu_hour: float) -> f
 
 
 def run_reason(terms: RunTerms, total_usd: float, w: TrainingWorkload) -> str:
-    """Why the run misses the workload's limits ("" when it meets them): spot waste, deadline, then budget."""
-    if not terms.reason and w.budget_usd is not None and total_usd > w.budget_usd:
-        return over_budget_text(total_usd, w.budget_usd)
+    """Why the run misses the workload's limits ("" when it meets them): spot waste, deadline, then budget (checked
+    on the billed total times terms.slow_end_usd)."""
+    if not terms.reason and w.budget_usd is not None and total_usd * terms.slow_end_usd > w.budget_usd:
+        where = f" {SLOW_END}" if terms.slow_end_usd != 1.0 else ""
+        return over_budget_text(total_usd * terms.slow_end_usd, w.budget_usd, where)
     return terms.reason
 
 

@@ -46,7 +46,13 @@ from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.training.batch_size import global_batch
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
 from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop, nothing_on_time_note
-from app.scoring.training.estimate import TrainingEstimate, estimate_training, unrented_estimate
+from app.scoring.training.estimate import (
+    TrainingEstimate,
+    estimate_training,
+    slow_end_hours_ratio,
+    unrented_estimate,
+)
+from app.scoring.training.limit_words import deadline_at_risk_text
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.ranked_rows import (
@@ -104,6 +110,8 @@ class TrainingOption:
     # GB per GPU by part of the layout this row was sized at (memory.memory_breakdown_gb): what its memory chart
     # draws; None where no layout was sized
     memory_breakdown_gb: dict[str, float] | None = None
+    # what an on-time run misses at its tokens/s band's slow end (deadline, budget), in words; "" where nothing
+    deadline_at_risk: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +238,8 @@ def best_estimate(
 
     Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
     count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
-    ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best."""
+    ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best.
+    With limits_at band_high a count meets the deadline only if its hours at its band's slow end do."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search, allowed)
     if first is None:  # why the largest count the machine supplies under Max GPUs does not fit
@@ -238,7 +247,7 @@ def best_estimate(
         top = w.max_gpus if allowed(w.max_gpus) else next(supplied, w.max_gpus)
         return estimate_training(gpu, top, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
-    steps = steps_of(w)
+    steps = slow_end_steps(gpu, w)
     best_n, best_layout, best_cost = first, None, float("inf")
     fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
@@ -263,6 +272,12 @@ def best_estimate(
     if best_layout is None and fastest is not None:
         _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
+
+
+def slow_end_steps(gpu: GpuSpec, w: TrainingWorkload) -> float:
+    """The steps a deadline check times: steps_of, times the hours' ratio at the band's slow end with limits_at
+    band_high (so hours = these steps × seconds per step meet the deadline there)."""
+    return steps_of(w) * (slow_end_hours_ratio(gpu, w) if w.limits_at == "band_high" else 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +360,7 @@ class SlotSearch:
         """deadline.count_meeting_deadline of this machine, where Max GPUs binds before the machine's own limit."""
         if self.limit_reason is not None:
             return None
-        steps, supply = steps_of(self.search.workload), job_gpu_limit(self.machine)
+        steps, supply = slow_end_steps(self.gpu, self.search.workload), job_gpu_limit(self.machine)
         return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
 
 
@@ -417,11 +432,14 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             terms.append(None)
             ratios.append((1.0, 1.0))
             continue
-        t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w)
+        slow = s.band_high if w.limits_at == "band_high" else 1.0  # where the deadline and budget must hold
+        t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w, slow)
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
         ratios.append(billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours))
+        if slow != 1.0:
+            t = terms[-1] = replace(t, slow_end_usd=ratios[-1][1])
         on = on_time_count(offers, members, t, s.est.gpu_count, w)
         if on:
             on_runs.append(on_time_rows(offers, members[:on], t, s.est.gpu_count))
@@ -646,6 +664,9 @@ def _priced_option(
         band=band,
         band_metric="total_usd",
         memory_breakdown_gb=est.memory_breakdown_gb,
+        deadline_at_risk=""
+        if not cost.on_time
+        else deadline_at_risk_text(cost.wall_hours, s.band_high, band.high, w.max_days, w.budget_usd),
     )
 
 
@@ -690,6 +711,7 @@ def frontier_points(
     points = []
     for slot, offer in chosen.items():
         search = searches[slot]
+        slow = slow_end_steps(search.gpu, w) / steps  # where on_time is checked (limits_at)
         timer = GpuTimer(search.search, search.gpu)
         fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
         for n in _grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
@@ -714,7 +736,7 @@ def frontier_points(
                     total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
                     * n
                     * offer.usd_per_gpu_hour,
-                    on_time=hours <= deadline,
+                    on_time=hours * slow <= deadline,
                 )
             )
     return points

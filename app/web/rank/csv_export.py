@@ -12,7 +12,7 @@ from fastapi.responses import Response
 LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
 SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
-APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk")
+APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

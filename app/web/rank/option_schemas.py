@@ -198,3 +198,8 @@ class TrainingOptionOut(OfferFieldsOut):
         description="GB per GPU by part of this row's layout (model_states, live_params, activations, logits, "
         "runtime_reserve; they sum to memory_per_gpu_gb): what its memory chart draws; null where no layout was sized"
     )
+    deadline_at_risk: str = Field(
+        description="what a run on time on its estimate would miss at its tokens/s band's slow end (the deadline, "
+        "the budget), in words; empty where it misses nothing there, where it is already late or over budget, and "
+        "with limits_at band_high (checked there)"
+    )

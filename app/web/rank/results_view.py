@@ -16,6 +16,7 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
 from app.service.operating_curves import row_curves
 from app.service.query.canonical import canonical_query
+from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import replicas_workload
 from app.web.charts import to_json_block
@@ -92,13 +93,12 @@ def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> s
     return f"{path}?{canonical_query('inference', sized)}" if sized is not None else None
 
 
-def limits_at_urls(workload: InferenceWorkload | TrainingWorkload, path: str) -> dict[str, str] | None:
-    """The same question with its limits met at the bands' slow end (band_high) and on the estimate, for the results
-    page to point from one to the other; None for a training question."""
-    if not isinstance(workload, InferenceWorkload):
-        return None
+def limits_at_urls(workload: InferenceWorkload | TrainingWorkload, path: str) -> dict[str, str]:
+    """The same question with its limits (a training run's deadline and budget) met at the bands' slow end
+    (band_high) and on the estimate, for the results page to point from one to the other."""
+    phase: Phase = "inference" if isinstance(workload, InferenceWorkload) else "training"
     return {  # model_copy skips validation: the estimate is written as unset, as the workload reads it
-        name: f"{path}?{canonical_query('inference', workload.model_copy(update={'limits_at': at}))}"
+        name: f"{path}?{canonical_query(phase, workload.model_copy(update={'limits_at': at}))}"
         for name, at in (("band_high", "band_high"), ("estimate", None))
     }
 
@@ -106,8 +106,13 @@ def limits_at_urls(workload: InferenceWorkload | TrainingWorkload, path: str) ->
 def limits_plan_note(workload: InferenceWorkload | TrainingWorkload) -> str | None:
     """Says, near the answer, that the limits were met at the slow end of the bands (limits_at band_high), and what
     that did at this scenario; None where the question plans on the estimate."""
-    if not isinstance(workload, InferenceWorkload) or workload.limits_at != "band_high":
+    if workload.limits_at != "band_high":
         return None
+    if isinstance(workload, TrainingWorkload):
+        return (
+            "Planned for the slow end of the band: each run finishes within the deadline, and the budget, even at "
+            "the low end of its tokens/s p10–p90 band, not only as estimated (more GPUs or a faster GPU)."
+        )
     if not at_band_high(workload):
         return (
             "Meet the limits at the slow end of their bands changes nothing here: at this operating point the limits "
