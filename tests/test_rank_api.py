@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 INFERENCE = {
     "model": "llama-3.1-70b",
     "weight_dtype": "fp8",
@@ -301,6 +303,29 @@ def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what
     assert days == sorted(days) and days[0] < 9
     note = next(n for n in body["notes"] if n.startswith("No option finishes within the 7-day deadline"))
     assert "raise Max GPUs (now 64)" in note
+
+
+def test_at_the_bands_slow_end_the_nothing_on_time_note_gives_the_nearest_runs_days_there(client):
+    """With limits_at band_high a run is late where its band's slow end is: the note's 'the nearest takes' is
+    those days, longer than on the estimate, and says where it is."""
+    question = {
+        "model": "llama-3.1-70b",
+        "method": "pretrain",
+        "seq_len": 8192,
+        "global_batch_seqs": 512,
+        "total_tokens": 1e11,
+        "max_days": 7,
+    }
+
+    def nearest(body: dict) -> str:
+        return next(n for n in body["notes"] if n.startswith("No option finishes within the 7-day deadline"))
+
+    url = "/api/v1/rank/training?limit=30&terms=false"
+    plain = nearest(client.post(url, json=question).json())
+    slow = nearest(client.post(url, json={**question, "limits_at": "band_high"}).json())
+    assert "at its band's slow end." in slow and "slow end" not in plain
+    days = [float(re.search(r"takes ([0-9.]+) days", note).group(1)) for note in (plain, slow)]
+    assert days[1] > days[0]
 
 
 def test_coreweave_gb200_says_one_nvl72_rack_stops_a_pretrain_on_the_page_and_in_json(client):

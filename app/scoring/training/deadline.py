@@ -56,12 +56,14 @@ def nothing_on_time_note(
     cap: int,
     limit_reason: str | None,
     w: TrainingWorkload,
+    where: str = "",
 ) -> str:
-    """What the nearest run misses by, and what would let one finish in time."""
+    """What the nearest run misses by, and what would let one finish in time; `work_hours` are where the deadline is
+    checked (`where`: ' at its band's slow end' with limits_at band_high)."""
     n, deadline_h = gpu_count, w.max_days * 24
     text = (
         f"No option finishes within the {deadline_text(w.max_days)}: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {days_text(work_hours / 24)}."
+        f"{offer.provider_name}, takes {days_text(work_hours / 24)}{where}."
     )
     scaled = n * work_hours / deadline_h if deadline_h > 0 else math.inf
     if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it

@@ -52,7 +52,7 @@ from app.scoring.training.estimate import (
     slow_end_hours_ratio,
     unrented_estimate,
 )
-from app.scoring.training.limit_words import deadline_at_risk_text
+from app.scoring.training.limit_words import SLOW_END, deadline_at_risk_text
 from app.scoring.training.memory import Layout
 from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.ranked_rows import (
@@ -464,8 +464,11 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         nearest, s = searches[slots[index]], shared[slots[index]]
         assert s is not None
         meeting = _wider_run(offers, slots, searches, (row.offer_index for row in late))
+        slow, where = (s.band_high, f" {SLOW_END}") if w.limits_at == "band_high" else (1.0, "")
         notes.append(
-            nothing_on_time_note(offers[index], s.est.gpu_count, s.work_hours, nearest.cap, nearest.limit_reason, w)
+            nothing_on_time_note(
+                offers[index], s.est.gpu_count, s.work_hours * slow, nearest.cap, nearest.limit_reason, w, where
+            )
             + (
                 f" With Max GPUs {meeting[0]:,}, {meeting[0]:,}×{meeting[1].gpu_id} at {meeting[1].provider_name} "
                 "finishes in time."
