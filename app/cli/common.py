@@ -52,6 +52,40 @@ def load_snapshot():  # type: ignore[no-untyped-def]
     return snapshot
 
 
+HF_CONFIG_HELP = (
+    "path of a Hugging Face config.json to rank instead of a catalog model (its architecture and, where it has one, "
+    "its quantization_config's release precision), as the API's hf_config and the form's pasted config.json"
+)
+
+
+def add_hf_config_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hf-config", metavar="PATH", help=HF_CONFIG_HELP)
+
+
+class ConfigFileError(ValueError):
+    """A --hf-config file that cannot be read as a JSON object; the message says which file and why."""
+
+
+def hf_config_file(path: str | None) -> dict[str, Any] | None:
+    """The JSON object in the --hf-config file (strict: repeated keys and non-finite numbers refused, as the API
+    refuses them); None where no file was given."""
+    from pathlib import Path
+
+    from app.scoring import strict_json
+
+    if path is None:
+        return None
+    try:
+        config = strict_json.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise ConfigFileError(f"could not read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # json.JSONDecodeError and strict_json.UnreadableJson are both ValueErrors
+        raise ConfigFileError(f"{path} is not a readable config.json: {exc}") from None
+    if not isinstance(config, dict):
+        raise ConfigFileError(f"{path} holds a JSON {type(config).__name__}, not a config.json object")
+    return config
+
+
 def flag_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
     """The flags the user gave, by field name (those left out keep the model's defaults)."""
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}

@@ -12,8 +12,11 @@ from typing import Any
 
 from app.cli.common import (
     TEXT_ROWS,
+    ConfigFileError,
     add_field_flags,
+    add_hf_config_flag,
     add_limit_flag,
+    hf_config_file,
     load_snapshot,
     print_field_errors,
     print_flag_errors,
@@ -94,6 +97,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from app.service.query.phase import WORKLOADS
 
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    try:
+        config = hf_config_file(args.hf_config)
+    except ConfigFileError as exc:
+        print(f"--hf-config: {exc}", file=sys.stderr)
+        return 2
+    if config is not None:
+        values["hf_config"] = config
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort
     try:
         sort_error = rank_sort.phase_error(args.phase, rank_sort.check(sort)) if sort else None
@@ -224,6 +234,7 @@ def _add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
         parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
         add_field_flags(parser, model, [n for n in model.model_fields if n not in ("custom_model", "hf_config")])
+        add_hf_config_flag(parser)
         add_limit_flag(parser, "options")
         parser.add_argument(
             "--sort",

@@ -81,11 +81,26 @@ def _values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_mix(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, load_snapshot, print_field_error, print_field_errors
+    from app.cli.common import (
+        ConfigFileError,
+        emit,
+        hf_config_file,
+        load_snapshot,
+        print_field_error,
+        print_field_errors,
+    )
     from app.service import mix
 
+    values = _values(args)
     try:
-        question = MixQuestion.model_validate(_values(args))
+        config = hf_config_file(args.hf_config)
+    except ConfigFileError as exc:
+        print(f"--hf-config: {exc}", file=sys.stderr)
+        return 2
+    if config is not None:
+        values["hf_config"] = config
+    try:
+        question = MixQuestion.model_validate(values)
         share = "/mix?" + mix.canonical_mix_query(question)
         snapshot = load_snapshot()
         with native_stdout_silenced():
@@ -100,8 +115,9 @@ def cmd_mix(args: argparse.Namespace) -> int:
 
 
 def add_mix_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_flags
+    from app.cli.common import add_flags, add_hf_config_flag
 
     parser = sub.add_parser("mix", help="the cheapest mix of GPU offers for a request-length distribution")
     helps = {name: MixQuestion.model_fields[name].description for name in FLAGS}
     add_flags(parser, helps, "mix", cmd_mix)
+    add_hf_config_flag(parser)
