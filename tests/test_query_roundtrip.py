@@ -140,8 +140,9 @@ def _model(cls: type[BaseModel]) -> st.SearchStrategy[Any]:
 def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
     """The architecture's cross-field rules (workload.ModelArchitecture), met by nudging the draw so most drawn
     architectures are valid rather than filtered out: without head_dim the heads divide the hidden size (rounded to
-    a multiple), KV heads divide the heads (mha: all of them), active parameters within the total, and a mixture of
-    experts routes 1 to num_experts per token."""
+    a multiple), KV heads divide the heads (mha: all of them), active parameters within the total, a mixture of
+    experts routes 1 to num_experts per token (and only a mixture has MoE layers or fused experts), and MLA's own
+    sizes are only an MLA's, its no-RoPE width completing the head."""
     heads = values["num_attention_heads"]
     if values.get("head_dim") is None and values["hidden_size"] % heads:
         values = {**values, "hidden_size": heads * max(1, -(-64 // heads), values["hidden_size"] // heads)}
@@ -156,8 +157,17 @@ def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
     experts = values.get("num_experts", 0)
     per_token = values.get("experts_per_token", 0)
     values = {**values, "experts_per_token": min(max(per_token, 1), experts) if experts else 0}
+    if not experts:  # MoE layers and fused experts or router are a mixture's
+        values = {**values, "moe_layers": None, "experts_fused": False, "router_fused": False}
+    elif values.get("moe_layers") is not None:
+        values = {**values, "moe_layers": min(max(values["moe_layers"], 1), values["layers"])}
     if values.get("attention") == "mla" and values.get("kv_lora_rank", 0) < 1:
         values = {**values, "kv_lora_rank": 512}
+    if values.get("attention") != "mla":  # the query's latent rank and the split head widths are MLA's alone
+        values = {**values, "q_lora_rank": 0, "qk_nope_head_dim": 0, "v_head_dim": 0}
+    elif values.get("qk_nope_head_dim"):  # given, it and the rotary part add up to the head
+        head_dim = values.get("head_dim") or values["hidden_size"] // values["num_attention_heads"]
+        values = {**values, "qk_nope_head_dim": max(head_dim - values.get("qk_rope_head_dim", 0), 0)}
     # params_b near what the shape holds (app.scoring.params_check), where the field's bounds allow it
     try:
         counted_b = shape_param_count(SimpleNamespace(**values)) / 1e9
