@@ -283,20 +283,22 @@ def test_every_ranked_option_carries_its_assumptions_and_its_bands_evidence(clie
     assert "Assumed for this row, beyond what every row assumes" in mixed  # rows in other regimes say theirs
 
 
+LATE_RANK = "/api/v1/rank/training?limit=30&terms=false"
+# 70B pretraining on 100 B tokens in 7 days: no offer finishes in time at the default 64 GPUs
+LATE_PRETRAIN = {
+    "model": "llama-3.1-70b",
+    "method": "pretrain",
+    "seq_len": 8192,
+    "global_batch_seqs": 512,
+    "total_tokens": 1e11,
+    "max_days": 7,
+}
+
+
 def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what_would_help(client):
     """A 7-day deadline no offer meets at 64 GPUs: the 8-day run on 64 B200s comes before a cheaper 69-day one,
     and a note says how many GPUs would finish in time and which limit binds."""
-    body = client.post(
-        "/api/v1/rank/training?limit=30&terms=false",
-        json={
-            "model": "llama-3.1-70b",
-            "method": "pretrain",
-            "seq_len": 8192,
-            "global_batch_seqs": 512,
-            "total_tokens": 1e11,
-            "max_days": 7,
-        },
-    ).json()
+    body = client.post(LATE_RANK, json=LATE_PRETRAIN).json()
     assert body["feasible_options"] == 0
     late = [o for o in body["options"] if o["total_usd"] is not None]
     days = [o["total_hours"] / 24 for o in late]
@@ -308,21 +310,12 @@ def test_training_that_misses_the_deadline_lists_the_nearest_first_and_says_what
 def test_at_the_bands_slow_end_the_nothing_on_time_note_gives_the_nearest_runs_days_there(client):
     """With limits_at band_high a run is late where its band's slow end is: the note's 'the nearest takes' is
     those days, longer than on the estimate, and says where it is."""
-    question = {
-        "model": "llama-3.1-70b",
-        "method": "pretrain",
-        "seq_len": 8192,
-        "global_batch_seqs": 512,
-        "total_tokens": 1e11,
-        "max_days": 7,
-    }
 
     def nearest(body: dict) -> str:
         return next(n for n in body["notes"] if n.startswith("No option finishes within the 7-day deadline"))
 
-    url = "/api/v1/rank/training?limit=30&terms=false"
-    plain = nearest(client.post(url, json=question).json())
-    slow = nearest(client.post(url, json={**question, "limits_at": "band_high"}).json())
+    plain = nearest(client.post(LATE_RANK, json=LATE_PRETRAIN).json())
+    slow = nearest(client.post(LATE_RANK, json={**LATE_PRETRAIN, "limits_at": "band_high"}).json())
     assert "at its band's slow end." in slow and "slow end" not in plain
     days = [float(re.search(r"takes ([0-9.]+) days", note).group(1)) for note in (plain, slow)]
     assert days[1] > days[0]

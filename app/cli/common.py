@@ -62,28 +62,28 @@ def add_hf_config_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hf-config", metavar="PATH", help=HF_CONFIG_HELP)
 
 
-class ConfigFileError(ValueError):
-    """A --hf-config file that cannot be read as a JSON object; the message says which file and why."""
-
-
-def hf_config_file(path: str | None) -> dict[str, Any] | None:
-    """The JSON object in the --hf-config file (strict: repeated keys and non-finite numbers refused, as the API
-    refuses them); None where no file was given."""
+def read_hf_config(values: dict[str, Any], path: str | None) -> bool:
+    """`values` given the --hf-config file's JSON object as hf_config (strict: repeated keys and non-finite numbers
+    refused, as the API refuses them); False, the flag and the reason printed, where the file cannot be read as one."""
     from pathlib import Path
 
     from app.scoring import strict_json
 
     if path is None:
-        return None
+        return True
     try:
         config = strict_json.loads(Path(path).read_bytes())
     except OSError as exc:
-        raise ConfigFileError(f"could not read {path}: {exc.strerror or exc}") from None
+        problem = f"could not read {path}: {exc.strerror or exc}"
     except ValueError as exc:  # json.JSONDecodeError and strict_json.UnreadableJson are both ValueErrors
-        raise ConfigFileError(f"{path} is not a readable config.json: {exc}") from None
-    if not isinstance(config, dict):
-        raise ConfigFileError(f"{path} holds a JSON {type(config).__name__}, not a config.json object")
-    return config
+        problem = f"{path} is not a readable config.json: {exc}"
+    else:
+        if isinstance(config, dict):
+            values["hf_config"] = config
+            return True
+        problem = f"{path} holds a JSON {type(config).__name__}, not a config.json object"
+    print(f"--hf-config: {problem}", file=sys.stderr)
+    return False
 
 
 def flag_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:

@@ -12,14 +12,13 @@ from typing import Any
 
 from app.cli.common import (
     TEXT_ROWS,
-    ConfigFileError,
     add_field_flags,
     add_hf_config_flag,
     add_limit_flag,
-    hf_config_file,
     load_snapshot,
     print_field_errors,
     print_flag_errors,
+    read_hf_config,
     setup_database,
 )
 from app.cli.prices import add_prices_parsers
@@ -97,13 +96,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from app.service.query.phase import WORKLOADS
 
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
-    try:
-        config = hf_config_file(args.hf_config)
-    except ConfigFileError as exc:
-        print(f"--hf-config: {exc}", file=sys.stderr)
+    if not read_hf_config(values, args.hf_config):
         return 2
-    if config is not None:
-        values["hf_config"] = config
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort
     try:
         sort_error = rank_sort.phase_error(args.phase, rank_sort.check(sort)) if sort else None

@@ -82,23 +82,17 @@ def _values(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_mix(args: argparse.Namespace) -> int:
     from app.cli.common import (
-        ConfigFileError,
         emit,
-        hf_config_file,
         load_snapshot,
         print_field_error,
         print_field_errors,
+        read_hf_config,
     )
     from app.service import mix
 
     values = _values(args)
-    try:
-        config = hf_config_file(args.hf_config)
-    except ConfigFileError as exc:
-        print(f"--hf-config: {exc}", file=sys.stderr)
+    if not read_hf_config(values, args.hf_config):
         return 2
-    if config is not None:
-        values["hf_config"] = config
     try:
         question = MixQuestion.model_validate(values)
         share = "/mix?" + mix.canonical_mix_query(question)
