@@ -53,6 +53,16 @@ def test_the_error_summary_names_fields_by_their_labels(client: TestClient) -> N
     assert field_label("arch_layers") == "Custom architecture: Layers" and field_label("sort") == "sort"
 
 
+def test_a_training_forms_limits_at_error_reads_as_its_field_meet_the_deadline(client: TestClient) -> None:
+    training = client.get("/?phase=training&model=llama-3.1-8b&limits_at=bogus").text
+    assert '<a href="#f-limits_at">Meet the deadline</a>:' in training
+    assert "Meet the deadline" in _labels(training)["limits_at"]
+    inference = client.get("/?phase=inference&model=llama-3.1-8b&limits_at=bogus").text
+    assert '<a href="#f-limits_at">Meet the limits</a>:' in inference
+    plan = client.get("/plan?model=llama-3.1-8b&months=12&train_limits_at=bogus").text
+    assert '<a href="#f-train_limits_at">Training run: Meet the deadline</a>:' in plan
+
+
 @pytest.mark.parametrize("path", ["/?phase=inference&model=nope", "/precision?model=nope", "/plan?model=nope"])
 def test_an_unknown_model_on_a_page_links_the_models_page(client: TestClient, path: str) -> None:
     page = client.get(path).text

@@ -68,7 +68,7 @@ FIELD_LABELS = {
     "max_num_batched_tokens": "Engine step budget",
     "max_num_seqs": "Engine batch cap",
     "prompt_p99_over_mean": "Prompt spread",
-    "limits_at": "Meet the limits",  # a training run's reads "Meet the deadline" (_form.html training_run)
+    "limits_at": "Meet the limits",  # a training run's: TRAINING_LABELS
     "method": "Method",
     "min_replicas": "Minimum replicas",
     "mix": "Length distribution",
@@ -109,15 +109,24 @@ FIELD_LABELS = {
     "weight_dtype": "Weight precision",
 }
 
+# Where a training form labels a field otherwise (_form.html's training_run: limits_at checks the deadline and budget).
+TRAINING_LABELS = {"limits_at": "Meet the deadline"}
 
-def field_label(key: str) -> str:
+
+def field_label(key: str, phase: str = "") -> str:
     """`input_len` → 'Input tokens'; `train_method` → 'Training run: Method'; `arch_layers` → 'Custom architecture:
-    Layers'; 'or peak clients' → 'Peak clients' (an alternative field reads as itself in a list of errors)."""
+    Layers'; 'or peak clients' → 'Peak clients' (an alternative field reads as itself in a list of errors). On a
+    training form (`phase` 'training', or a `train_` field) a field reads as that form labels it (TRAINING_LABELS)."""
     for prefix, group in GROUPS.items():
         inner = key.removeprefix(prefix)
-        if inner != key and (label := FIELD_LABELS.get(key) or FIELD_LABELS.get(inner)):
+        training = phase == "training" or prefix == "train_"
+        if inner != key and (label := _label(key, training) or _label(inner, training)):
             return f"{group}: {_alone(label)}"
-    return _alone(FIELD_LABELS.get(key, key))
+    return _alone(_label(key, phase == "training") or key)
+
+
+def _label(key: str, training: bool) -> str | None:
+    return (TRAINING_LABELS.get(key) if training else None) or FIELD_LABELS.get(key)
 
 
 def _alone(label: str) -> str:

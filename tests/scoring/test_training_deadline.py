@@ -141,3 +141,13 @@ def test_the_largest_max_gpus_tried_is_the_workloads_bound() -> None:
     assert TrainingWorkload(max_gpus=LARGEST_MAX_GPUS).max_gpus == LARGEST_MAX_GPUS
     with pytest.raises(ValidationError):
         TrainingWorkload(max_gpus=LARGEST_MAX_GPUS + 1)
+
+
+def test_a_spot_runs_slow_end_is_the_spot_run_of_the_slower_work() -> None:
+    """At the band's slow end the deadline is checked on the wall hours × the slow-end multiple (offer_terms.run_terms):
+    right only while a spot run's expected wall time is proportional to its work (the renewal approximation, a
+    constant interruption rate). A model whose losses grow with the run's length must recompute the run instead."""
+    slow_end = 1.37
+    run = spot_run(work_hours=300.0, nodes=8, per_node_month=0.5, checkpoint_hours=2.0)
+    slower = spot_run(work_hours=300.0 * slow_end, nodes=8, per_node_month=0.5, checkpoint_hours=2.0)
+    assert run.wall_hours > 300.0 and abs(slower.wall_hours - run.wall_hours * slow_end) < 1e-9 * slower.wall_hours

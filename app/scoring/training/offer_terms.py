@@ -77,7 +77,8 @@ def run_terms(
 ) -> RunTerms:
     """The run's wall time, billed hours and deadline verdict under one offer's terms; `provider_id` sets its spot
     interruption rate and billing unit ("" where neither depends on the provider). `slow_end_hours` (> 1 where the
-    deadline must hold at the band's slow end): the wall hours' multiple the deadline is checked at."""
+    deadline must hold at the band's slow end): the wall hours' multiple the deadline is checked at; on spot that is
+    the spot run of the slower work, since spot_run's expected wall time is proportional to the work."""
     wall, interruptions, reason = work_hours, 0.0, ""
     if price_type in INTERRUPTIBLE:
         rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
