@@ -53,13 +53,14 @@ def load_snapshot():  # type: ignore[no-untyped-def]
 
 
 HF_CONFIG_HELP = (
-    "path of a Hugging Face config.json to rank instead of a catalog model (its architecture and, where it has one, "
+    "path of a Hugging Face config.json to {use} instead of a catalog model (its architecture and, where it has one, "
     "its quantization_config's release precision), as the API's hf_config and the form's pasted config.json"
 )
 
 
-def add_hf_config_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hf-config", metavar="PATH", help=HF_CONFIG_HELP)
+def add_hf_config_flag(parser: argparse.ArgumentParser, use: str = "rank") -> None:
+    """--hf-config PATH, read by read_hf_config; `use` says what the command does with the model."""
+    parser.add_argument("--hf-config", metavar="PATH", help=HF_CONFIG_HELP.format(use=use))
 
 
 def read_hf_config(values: dict[str, Any], path: str | None) -> bool:
@@ -176,9 +177,10 @@ def print_flag_errors(exc: Any) -> int:
 
 
 def print_field_errors(exc: FieldError, flag_of: Callable[[str], str] = lambda field: field) -> int:
-    """Each field a service rejected (an unknown model, GPU ids, …) as `--flag-name: message`; exit status 2."""
-    for field, message in exc.errors.items():
-        print_field_error(flag_of(field), message)
+    """Each field a service rejected (an unknown model, GPU ids, …) as `--flag-name: message`, once; exit status 2."""
+    # plan lifecycle's training.hf_config and inference.hf_config are one --hf-config: say its problem once
+    for field, message in dict.fromkeys((flag_of(f), str(m)) for f, m in exc.errors.items()):
+        print_field_error(field, message)
     return 2
 
 

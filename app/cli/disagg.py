@@ -79,11 +79,14 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_disagg(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors, read_hf_config
     from app.service import disagg
 
+    values = flag_values(args, WORKLOAD_FLAGS + FILTER_FLAGS)
+    if not read_hf_config(values, args.hf_config):
+        return 2
     try:
-        workload = InferenceWorkload.model_validate(flag_values(args, WORKLOAD_FLAGS + FILTER_FLAGS))
+        workload = InferenceWorkload.model_validate(values)
         traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
         body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
@@ -95,8 +98,9 @@ def cmd_disagg(args: argparse.Namespace) -> int:
 
 
 def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_field_flags, add_flags
+    from app.cli.common import add_field_flags, add_flags, add_hf_config_flag
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
     add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
     add_flags(parser, dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "disagg", cmd_disagg)
+    add_hf_config_flag(parser)

@@ -117,20 +117,29 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.cli.common import TEXT_ROWS, load_snapshot, print_field_error, print_field_errors, print_flag_errors
+    from app.cli.common import (
+        TEXT_ROWS,
+        load_snapshot,
+        print_field_error,
+        print_field_errors,
+        print_flag_errors,
+        read_hf_config,
+    )
     from app.service import plan
     from app.service.query.plan import MAX_MONTHS, canonical_plan_query
 
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
+    values = _values(args, INFERENCE_FLAGS + FILTER_FLAGS)
+    if not read_hf_config(values, args.hf_config):
+        return 2
     try:
-        workload = InferenceWorkload.model_validate(_values(args, INFERENCE_FLAGS + FILTER_FLAGS))
+        workload = InferenceWorkload.model_validate(values)
         traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
         training = None
-        if args.kind == "lifecycle":
-            training = TrainingWorkload.model_validate(
-                {"model": workload.model, **_values(args, TRAINING_FLAGS, "train_")}
-            )
+        if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
+            model = {"model": workload.model, "hf_config": workload.hf_config}
+            training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, "train_")})
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
@@ -178,13 +187,14 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
     kinds = plan.add_subparsers(dest="kind", required=True)
-    from app.cli.common import add_field_flags, add_limit_flag
+    from app.cli.common import add_field_flags, add_hf_config_flag, add_limit_flag
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
         for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
             parser.add_argument("--" + name.replace("_", "-"), dest=name)
         add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
+        add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
             for name in TRAINING_FLAGS:
                 parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)

@@ -60,11 +60,14 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_precision(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
+    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors, read_hf_config
     from app.service import precision
 
+    values = flag_values(args, FLAGS)
+    if not read_hf_config(values, args.hf_config):
+        return 2
     try:
-        workload = InferenceWorkload.model_validate(flag_values(args, FLAGS))
+        workload = InferenceWorkload.model_validate(values)
         share = "/precision?" + precision.canonical_precision_query(workload)
         body = precision.precision_payload(workload, load_snapshot(), share)
     except ValidationError as exc:
@@ -75,7 +78,8 @@ def cmd_precision(args: argparse.Namespace) -> int:
 
 
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_flags
+    from app.cli.common import add_flags, add_hf_config_flag
 
     parser = sub.add_parser("precision", help="one inference workload at six precisions side by side")
     add_flags(parser, dict.fromkeys(FLAGS), "precision", cmd_precision)
+    add_hf_config_flag(parser)
