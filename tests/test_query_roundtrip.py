@@ -73,7 +73,7 @@ def _strategy(annotation: Any, info: FieldInfo, name: str) -> st.SearchStrategy[
     return IDS.filter(lambda text: text.lower() != "custom")  # "custom" names the custom-architecture form
 
 
-# Each load scenario's own field is required (workload.py): drawn as None half the time, it is filled in so the
+# Each load scenario's own field is required (InferenceWorkload): drawn as None half the time, it is filled in so the
 # draw is a workload rather than filtered out.
 SCENARIO_LOADS = {
     "fixed_batch": ("batch", 8),
@@ -86,7 +86,7 @@ def _consistent(values: dict[str, Any]) -> dict[str, Any]:
     """The workload's cross-field rules met by nudging the draw (so most draws are workloads, not filtered out): one
     model (a catalog id or a custom one), the scenario's load field given and no other scenario's, a batch job's
     fields only at max throughput and never beside peak traffic, and no setting its other settings make inert
-    (workload.py: drafts without an acceptance, an engine's missing step budget or DP attention, a LoRA rank
+    (app/scoring/workload/: drafts without an acceptance, an engine's missing step budget or DP attention, a LoRA rank
     without adapters, spot terms without spot)."""
     values = dict(values)
     if values.get("custom_model") is not None:

@@ -43,7 +43,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
     "training/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
     "training/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
-    "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload.py)",
+    "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload/training.py)",
     "training/deadline.py:MOST_GPUS_NAMED": "request limit",
     "training/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
     "training/rank.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",

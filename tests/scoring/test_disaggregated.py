@@ -171,7 +171,7 @@ def test_the_decode_pool_tries_data_parallel_attention_where_tp_would_copy_the_k
         ("vllm", "A100-SXM-80GB", None, 2),  # V1's 2,048 on an A100 (vLLM PR #17885)
         ("vllm", "A100-SXM-80GB", 16384, 16),  # the workload's max_num_batched_tokens
         ("sglang", "H100-SXM", None, 8),  # chunked_prefill_size 8,192 under 160 GiB
-        ("sglang", "B200", None, 16),  # 16,384 above (max_num_batched_tokens is refused with sglang: workload.py)
+        ("sglang", "B200", None, 16),  # 16,384 above (InferenceWorkload refuses max_num_batched_tokens on sglang)
         ("trtllm", "B200", None, 8),
     ],
 )

@@ -1,0 +1,45 @@
+"""The value sets, ids and bounds a workload's fields take: shared by the edge models, the forms that offer
+the choices and the questions (mix, plan) built on them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+# One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
+# that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
+MIN_REQUESTS_PER_S = 1e-6
+# A replica's GPU limit when none is given: eight nodes of eight. Layouts across nodes are tried only when no single
+# node holds the model (a 1T-parameter MoE on Hopper, 405B in bf16), so for every model that fits one node this
+# changes nothing; below it, a 2 x 8 H200 replica of Kimi-K2 was never considered.
+REPLICA_MAX_GPUS = 64
+
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]  # an element's: KV cache, stored weights
+# A weight precision as the engine runs it: its element dtype (int8 and int4 weight-only, W8A16 / W4A16; fp8 and fp4
+# W8A8 / W4A4 where the GPU has the peak), or int8_w8a8, INT8 weights and activations on the INT8 tensor peak
+# (dtypes.INT8_W8A8). A KV cache has no such choice: kv_dtype stays a Dtype.
+WeightDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int8_w8a8", "int4", "fp4"]
+
+Engine = Literal["trtllm", "vllm", "sglang", "llamacpp", "hf"]
+Scenario = Literal["latency_bound", "max_throughput", "fixed_batch", "concurrency", "request_rate", "single_stream"]
+Method = Literal["pretrain", "full_ft", "lora", "qlora"]
+FULL_WEIGHT_METHODS = ("pretrain", "full_ft")  # no adapters: lora_rank means nothing to them
+Precision = Literal["bf16", "fp16", "fp8", "fp4"]
+AttentionParallel = Literal["auto", "tp", "dp"]
+ExpertParallel = Literal["tp", "ep"]
+Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
+Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.optimizer.STATE_BYTES
+Offload = Literal["none", "cpu"]
+PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
+RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
+
+ShortId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
+
+# Each load-setting scenario's own field: required under it, meaningless under the others.
+SCENARIO_OF_LOAD_FIELD = {"batch": "fixed_batch", "concurrency": "concurrency", "requests_per_s": "request_rate"}
+SCENARIO_LOAD_UNITS = {
+    "batch": "requests together",
+    "concurrency": "requests in flight",
+    "requests_per_s": "arrivals per second",
+}

@@ -1,0 +1,60 @@
+"""The offers a question may rank (Filters) and the model it is about (ModelChoice): what every workload shares."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from app.scoring.json_bounds import check_bounded_object
+from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.workload.architecture import ModelArchitecture
+from app.scoring.workload.field_types import PriceType, ShortId
+
+
+class Filters(NumbersNotBooleans):
+    """Which offers may be ranked; empty lists mean 'any', except price types (empty = on-demand only)
+    and stale prices (left out unless asked for)."""
+
+    providers: list[ShortId] = Field(default_factory=list, max_length=100)
+    price_types: list[PriceType] = Field(
+        default_factory=list,
+        max_length=10,
+        description="price terms to rank; empty = on-demand only (add spot, reserved, marketplace, capacity_block)",
+    )
+    gpus: list[ShortId] = Field(default_factory=list, max_length=100)
+    vendors: list[ShortId] = Field(default_factory=list, max_length=20)
+    include_stale: bool = Field(False, description="also rank prices older than the stale-after days (marked stale)")
+    trains: ClassVar[bool] = False  # a training workload: managed inference endpoints are left out
+
+
+class ModelChoice(Filters):
+    """The model a question is about: a catalog id, a custom architecture or a pasted config.json (one of them); the
+    workloads' and the GPU mix's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
+    custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
+    hf_config: dict[str, object] | None = Field(
+        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)"
+    )
+
+    @field_validator("hf_config")
+    @classmethod
+    def _bounded_config(cls, value: dict[str, object] | None) -> dict[str, object] | None:
+        return None if value is None else check_bounded_object(value)
+
+    @model_validator(mode="after")
+    def _one_model(self) -> ModelChoice:
+        given = [x is not None for x in (self.custom_model, self.hf_config)]
+        if sum(given) > 1:
+            raise ValueError("hf_config: give either custom_model or hf_config, not both")
+        if any(given) and "model" in self.model_fields_set and self.model is not None:  # not silently one of them
+            other = "custom_model" if self.custom_model is not None else "hf_config"
+            raise ValueError(f"model: give a catalog model id or a {other}, not both")
+        if any(given):
+            self.model = None
+        elif not self.model:
+            raise ValueError("model: give a catalog model id, a custom_model or an hf_config")
+        return self

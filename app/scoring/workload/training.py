@@ -1,0 +1,91 @@
+"""The training workload: train or fine-tune a model on a token budget, within a deadline and a budget."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.workload.field_types import FULL_WEIGHT_METHODS, Framework, Method, Offload, Optimizer, Precision
+from app.scoring.workload.limits_at import TRAINING_LIMITS_AT_DESCRIPTION, LimitsAt, estimate_is_unset
+from app.scoring.workload.model_choice import ModelChoice
+
+
+class TrainingWorkload(ModelChoice):
+    """Train or fine-tune a model on a token budget."""
+
+    trains: ClassVar[bool] = True  # offers that only serve (managed inference endpoints) cannot run it
+
+    method: Method = "lora"
+    precision: Precision = Field(
+        "bf16",
+        description="matmul precision: bf16/fp16 mixed precision; fp8 (TransformerEngine, torchao float8/MXFP8); fp4 "
+        "(NVFP4 on Blackwell, MXFP4 on CDNA 4; a GPU without FP4 tensor cores runs it in FP8, one without FP8 in BF16)",
+    )
+    seq_len: int = Field(4_096, ge=16, le=1_048_576)
+    global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
+    total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
+    lora_rank: int = Field(16, ge=1, le=4_096, description="adapter rank of method lora or qlora")
+    framework: Framework = "auto"
+    optimizer: Optimizer = Field(
+        "adamw",
+        description="optimizer states of the trained weights: adamw = mixed precision, fp32 master + m + v "
+        "(16 B/param); adamw_bf16 = pure bf16 weights, gradients and moments (8 B/param; updates can round away); "
+        "adamw_8bit = bitsandbytes 8-bit moments on bf16 weights (6 B/param)",
+    )
+    offload: Offload = Field(
+        "none",
+        description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (ZeRO-Offload, "
+        "FSDP CPU offload, torchtune); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's Adam",
+    )
+    max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
+    max_days: float = Field(30, gt=0, le=3_650, description="deadline: the run must finish within this many days")
+    budget_usd: float | None = Field(None, gt=0, le=1e10, description="optional cap on the run's total cost")
+    limits_at: LimitsAt | None = Field(None, description=TRAINING_LIMITS_AT_DESCRIPTION)
+    checkpoint_interval_hours: float = Field(
+        1.0, gt=0, le=168, description="spot: work since the last checkpoint is lost at each interruption"
+    )
+    interruptions_per_node_month: float | None = Field(
+        None, ge=0, le=1_000, description="spot: override the provider class's sourced interruption rate"
+    )
+
+    _estimate_is_unset = field_validator("limits_at")(estimate_is_unset)
+
+    @field_validator("lora_rank")
+    @classmethod
+    def _rank_of_an_adapter(cls, value: int, info: ValidationInfo) -> int:
+        method = info.data.get("method")
+        if method in FULL_WEIGHT_METHODS and value != cls.model_fields["lora_rank"].default:
+            raise ValueError(
+                f"lora_rank sizes the adapters of method lora or qlora; method {method} trains every weight and has "
+                "none: leave lora_rank empty, or choose lora"
+            )
+        return value
+
+    @field_validator("checkpoint_interval_hours", "interruptions_per_node_month")
+    @classmethod
+    def _spot_terms_need_spot(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """Only spot offers are interrupted (price_terms.INTERRUPTIBLE): without spot among the price types these
+        change no answer. The form shows the default interval filled in, so the default is no choice."""
+        name = str(info.field_name)
+        given = value is not None and value != cls.model_fields[name].default
+        if given and "price_types" in info.data and not INTERRUPTIBLE.intersection(info.data["price_types"]):
+            raise ValueError(
+                f"{name} prices spot interruptions, and price_types has no spot: add spot to price_types, or leave "
+                f"{name} empty"
+            )
+        return value
+
+    @field_validator("precision")
+    @classmethod
+    def _qlora_matmuls_run_in_16_bit(cls, value: str, info: ValidationInfo) -> str:
+        # QLoRA dequantises its NF4 base weights to BF16 before each matmul (QLoRA paper §3; bitsandbytes/PEFT,
+        # Unsloth and torchtune all do): no QLoRA stack runs FP8 or FP4 matmuls on them, so no speedup to price.
+        if value in ("fp8", "fp4") and info.data.get("method") == "qlora":
+            raise ValueError(
+                f"QLoRA dequantises its NF4 base weights to BF16 before every matmul (bitsandbytes/PEFT, Unsloth, "
+                f"torchtune): no QLoRA stack runs {value.upper()} matmuls on them. Use bf16 or fp16 with qlora, "
+                f"or method lora (a bf16 base) with {value}"
+            )
+        return value
