@@ -46,8 +46,8 @@ NOT_ESTIMATOR: dict[str, str] = {
     "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload.py)",
     "training/deadline.py:MOST_GPUS_NAMED": "request limit",
     "training/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
-    "training/rank.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
-    "training/rank.py:FRONTIER_MACHINES": "how many machines a chart draws",
+    "training/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
+    "training/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
     "training/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
 }
 
