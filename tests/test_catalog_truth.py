@@ -14,8 +14,7 @@ from app.catalog import seed, snapshot
 from app.catalog.snapshot import SnapshotCache, load_snapshot
 from app.db import make_engine
 from app.models import Gpu
-from app.scoring.inference.steps import is_gddr
-from app.scoring.specs import PRICE_TYPES, GpuSpec
+from app.scoring.specs import PRICE_TYPES, GpuSpec, is_gddr
 from tests.conftest import SEED_DIR
 
 

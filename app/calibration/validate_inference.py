@@ -19,6 +19,7 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
+from app.scoring.inference.context import InferenceContext, build_context
 from app.scoring.inference.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
 from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.inference.operating_points import (
@@ -30,7 +31,6 @@ from app.scoring.inference.operating_points import (
     operating_point,
     token_budget_cap,
 )
-from app.scoring.inference.steps import InferenceContext, build_context
 from app.scoring.workload import default_kv_dtype
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")

@@ -24,7 +24,7 @@ from app.service.catalog_ids import unknown_id_errors
 from app.service.query.canonical import canonical_query
 
 if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
-    from app.scoring.training.rank import TrainingRanking
+    from app.scoring.training.results import TrainingRanking
 
 Workload = InferenceWorkload | TrainingWorkload
 

@@ -31,7 +31,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "training/limit_words.py:SECONDS_PER_DAY": "unit",
     "inference/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
     "inference/rank.py:_CACHE_LIMIT": "cache size",
-    "inference/steps.py:_FACTOR_MEMO_LIMIT": "cache size",
+    "inference/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
     "inference/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
     "inference/batch_job.py:DRAIN_POINTS": "numerical resolution of the drain's mean step (within 1 % of 64 points)",
     "inference/finite_run.py:MAX_RUN_REQUESTS": "request limit: a longer replay is refused, not estimated",
@@ -46,8 +46,8 @@ NOT_ESTIMATOR: dict[str, str] = {
     "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload/training.py)",
     "training/deadline.py:MOST_GPUS_NAMED": "request limit",
     "training/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
-    "training/rank.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
-    "training/rank.py:FRONTIER_MACHINES": "how many machines a chart draws",
+    "training/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
+    "training/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
     "training/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
 }
 

@@ -6,6 +6,7 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
+from app.scoring.inference.context import build_context
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.memory import (
     attention_params,
@@ -14,7 +15,7 @@ from app.scoring.inference.memory import (
     max_sequences,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.steps import build_context, decode_parts, prefill_parts
+from app.scoring.inference.steps import decode_parts, prefill_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -17,7 +17,7 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes,
 )
-from app.scoring.inference.steps import expert_coverage
+from app.scoring.inference.routed_experts import expert_coverage
 from app.scoring.specs import card_gb
 from app.scoring.workload import InferenceWorkload
 

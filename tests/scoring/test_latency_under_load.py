@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.context import build_context
 from app.scoring.inference.estimate import estimate_inference
 from app.scoring.inference.operating_points import (
     BATCH_RTOL,
@@ -22,7 +23,7 @@ from app.scoring.inference.operating_points import (
     operating_point,
     prefill_share_of_step,
 )
-from app.scoring.inference.steps import build_context, decode_parts
+from app.scoring.inference.steps import decode_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

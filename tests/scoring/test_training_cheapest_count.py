@@ -3,7 +3,7 @@ cost per step falls again at a larger count (room for a pipeline or ZeRO-1 layou
 
 import pytest
 
-from app.scoring.training.rank import _grid, best_estimate, min_fitting_count
+from app.scoring.training.count_search import best_estimate, count_grid, min_fitting_count
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot
@@ -18,7 +18,7 @@ def _cheapest_grid_cost(gpu_id: str, w: TrainingWorkload) -> float:
     timer, first = GpuTimer(search, gpu), min_fitting_count(gpu, search)
     assert first is not None
     costs = []
-    for n in (c for c in _grid(w.max_gpus, gpu.scaleup_domain_gpus) if c >= first):
+    for n in (c for c in count_grid(w.max_gpus, gpu.scaleup_domain_gpus) if c >= first):
         layout, seconds = timer.best_layout(n)
         if layout is not None:
             costs.append(seconds * n)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.explain import duration_text
 from app.scoring.inference.batch_job import plan_job
+from app.scoring.inference.context import build_context
 from app.scoring.inference.explain_estimate import explain
 from app.scoring.inference.limits import ON_ESTIMATE, SLOW_END, limit_multiples, slow_end_words
 from app.scoring.inference.memory import (
@@ -32,7 +33,6 @@ from app.scoring.inference.operating_points import (
 )
 from app.scoring.inference.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.running_batch import batching_scenario, running_cap
-from app.scoring.inference.steps import build_context
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload

@@ -1,6 +1,6 @@
 """Where the fitted MoE prefill host time is charged beyond the load its evidence spans, and how far the band reaches.
 
-`moe_prefill_layer_ms` (steps.moe_prefill_ms) is fitted on continuous-batching runs in which a prompt joined the
+`moe_prefill_layer_ms` (moe_prefill_ms) is fitted on continuous-batching runs in which a prompt joined the
 running batch at most once every 16 decode steps: SemiAnalysis InferenceX's SGLang DeepSeek-R1 closed loops (up to 64
 clients at 1,024 output tokens: 63 / 1,024 = 0.0615 prompts a step) and the vLLM blog's gpt-oss-20b runs (8 clients
 at ~2,000 output tokens: 0.0035); argonne's vLLM Mixtral rows run fixed batches, one prefill a batch. What the
@@ -13,8 +13,9 @@ under the step, no public row says. So the estimate keeps the term, and its band
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.context import InferenceContext
+from app.scoring.inference.host_overheads import moe_prefill_ms
 from app.scoring.inference.operating_points import OperatingPoint
-from app.scoring.inference.steps import InferenceContext, moe_prefill_ms
 
 # The most prompts a continuous-batching step carried in a public MoE row on vLLM or SGLang: InferenceX's 64 clients
 # at 1,024 output tokens, 63 others' prompts over 1,024 steps, one every 16 steps.

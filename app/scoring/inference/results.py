@@ -9,10 +9,10 @@ from typing import NamedTuple
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Band, Term
 from app.scoring.inference.batch_job import JobPlan
+from app.scoring.inference.context import InferenceContext
 from app.scoring.inference.latency_bands import BandRegime
 from app.scoring.inference.limits import limit_multiples
 from app.scoring.inference.operating_points import OperatingPoint
-from app.scoring.inference.steps import InferenceContext
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -41,8 +41,8 @@ class InferenceEstimate:
     tpot_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms
     bound: str = ""
     assumptions: list[str] = field(default_factory=list)
-    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (steps.InferenceContext)
-    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (steps.busiest_group_coverage)
+    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (context.InferenceContext)
+    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (busiest_group_coverage)
     job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
 from app.scoring.explain import Term, figure
+from app.scoring.inference.context import InferenceContext
 from app.scoring.inference.decode_terms import (
     ROCM_EVIDENCE,
     SOURCE,
@@ -17,8 +18,9 @@ from app.scoring.inference.decode_terms import (
     prefill_pass_term,
     tpot_text,
 )
+from app.scoring.inference.host_overheads import moe_prefill_ms
 from app.scoring.inference.operating_points import md1_median_wait_ms, wait_steps
-from app.scoring.inference.steps import InferenceContext, moe_prefill_ms, prefill_latency_ms, prompt_stage_pass
+from app.scoring.inference.steps import prefill_latency_ms, prompt_stage_pass
 
 if TYPE_CHECKING:
     from app.scoring.inference.operating_points import OperatingPoint

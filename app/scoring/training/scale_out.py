@@ -1,0 +1,93 @@
+"""What more GPUs would buy a training ranking: the days and cost at every count the leading machines supply (the
+cost-time chart's frontier) and, where nothing finishes in time, the fewest GPUs above Max GPUs at which one of the
+machines nearest the deadline would (wider_run, for the note)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours
+from app.scoring.specs import Offer
+from app.scoring.training.count_search import count_grid, min_fitting_count, slow_end_steps, steps_of
+from app.scoring.training.results import FrontierPoint
+from app.scoring.training.search import GpuTimer
+from app.scoring.training.slot_search import SharedTerms, SlotSearch
+from app.scoring.workload import TrainingWorkload
+
+WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
+
+
+def wider_run(
+    offers: list[Offer], slots: list[int], searches: dict[int, SlotSearch], late: Iterable[int]
+) -> tuple[int, Offer] | None:
+    """Where nothing finishes in time: the fewest GPUs above Max GPUs at which one of the machines nearest the
+    deadline (not on spot) finishes in time, and its offer; None where no such machine is bound by Max GPUs."""
+    found: tuple[int, Offer] | None = None
+    tried: set[int] = set()
+    for index in late:
+        slot, offer = slots[index], offers[index]
+        if slot in tried or offer.price_type in INTERRUPTIBLE or searches[slot].limit_reason is not None:
+            continue
+        tried.add(slot)
+        count = searches[slot].count_meeting_deadline()
+        if count is not None and (found is None or count < found[0]):
+            found = (count, offer)
+        if len(tried) >= WIDER_RUN_MACHINES:
+            break
+    return found
+
+
+FRONTIER_MACHINES = 3  # the leading distinct (GPU, machine) pairs drawn on the cost-time chart
+
+
+def frontier_points(
+    w: TrainingWorkload,
+    offers: list[Offer],
+    slots: list[int],
+    searches: dict[int, SlotSearch],
+    shared: dict[int, SharedTerms | None],
+    leading: Iterable[int],
+) -> list[FrontierPoint]:
+    """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
+    each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
+    the ranking bills the offer's hours (billing unit, minimum term; without spot's interruptions)."""
+    chosen: dict[int, Offer] = {}
+    for index in leading:
+        slot = slots[index]
+        if slot not in chosen and shared[slot] is not None:
+            chosen[slot] = offers[index]
+        if len(chosen) >= FRONTIER_MACHINES:
+            break
+    steps, deadline = steps_of(w), w.max_days * 24
+    points = []
+    for slot, offer in chosen.items():
+        search = searches[slot]
+        slow = slow_end_steps(search.gpu, w) / steps  # where on_time is checked (limits_at)
+        timer = GpuTimer(search.search, search.gpu)
+        fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
+        for n in count_grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
+            if n < fewest or not search.allowed(n):
+                continue
+            key = (search.gpu.id, n)
+            if key not in search.memo:
+                layout, seconds = timer.best_layout(n)
+                search.memo[key] = (seconds * n if layout else float("inf"), layout)
+            cost, layout = search.memo[key]
+            if layout is None:
+                continue
+            hours = steps * cost / n / 3600
+            points.append(
+                FrontierPoint(
+                    gpu_id=offer.gpu_id,
+                    gpu_count=n,
+                    provider=offer.provider_id,
+                    provider_name=offer.provider_name,
+                    price_type=offer.price_type,
+                    days=hours / 24,
+                    total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
+                    * n
+                    * offer.usd_per_gpu_hour,
+                    on_time=hours * slow <= deadline,
+                )
+            )
+    return points

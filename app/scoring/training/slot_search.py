@@ -1,0 +1,110 @@
+"""One (GPU, machine) slot of a training ranking: the counts its machine supplies and the best estimate among them
+(SlotSearch), why the machine or Max GPUs stops that estimate short, and what every offer of the slot shares when it
+is priced (SharedTerms)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency import training as eff
+from app.scoring.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
+from app.scoring.specs import GpuSpec
+from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
+from app.scoring.training.count_search import LayoutMemo, best_estimate, count_grid, slow_end_steps, whole_nodes
+from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop
+from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
+from app.scoring.training.search import LayoutSearch
+from app.scoring.workload import TrainingWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTerms:
+    """What every offer of one (GPU, machine) shares; an offer multiplies by its price under its terms.
+
+    usd/step = (step × count) × price / 3600 and work hours × count × price: the same operations in
+    the same order as pricing each offer from the estimate."""
+
+    est: TrainingEstimate
+    machine: Machine
+    step_x_count: float
+    work_hours: float  # without interruptions
+    band_low: float  # ratios applied to the hours used: tok/s ÷ band high, tok/s ÷ band low (billed_band_ratios)
+    band_high: float
+    nodes: int
+    cluster_caveat: str  # configurations.unstated_cluster_caveat
+
+    @classmethod
+    def of(cls, est: TrainingEstimate, machine: Machine, w: TrainingWorkload) -> SharedTerms | None:
+        if not est.feasible:
+            return None
+        tok = est.tokens_per_s_per_gpu
+        return cls(
+            est=est,
+            machine=machine,
+            step_x_count=est.step_time_s * est.gpu_count,
+            work_hours=w.total_tokens / (est.gpu_count * tok) / 3600,
+            band_low=tok / est.band.high,
+            band_high=tok / est.band.low,
+            nodes=nodes_for(machine, est.gpu_count),
+            cluster_caveat=unstated_cluster_caveat(machine, est.gpu_count),
+        )
+
+    def usd_per_step(self, usd_per_gpu_hour: float) -> float:
+        return self.step_x_count * usd_per_gpu_hour / 3600
+
+
+class SlotSearch:
+    """Per (GPU, machine): the machine's GPU as wired, the GPU counts it supplies, its layout search."""
+
+    def __init__(self, gpu: GpuSpec, machine: Machine, fits: LayoutSearch, w: TrainingWorkload) -> None:
+        self.machine = machine
+        self.gpu = machine_gpu(gpu, machine)
+        cap = self.cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
+        self.limit_reason = supply_limit_reason(machine, w.max_gpus)  # None: Max GPUs stops a job first
+        capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
+        self.search = fits.for_machine(capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
+        self.allowed = whole_nodes(machine)
+        self.memo: LayoutMemo = {}
+
+    def best(self, deadline_hours: float) -> TrainingEstimate:
+        instance = self.machine.instance_gpus
+        if instance > self.cap:  # no whole instance within Max GPUs: part of one bills all its GPUs
+            return unrented_estimate(
+                self.gpu, instance, self.search.model, self.search.workload, instance_reason(instance, self.cap)
+            )
+        return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
+
+    def stopped_by_machine(self, est: TrainingEstimate) -> str:
+        """Why the machine stops this estimate short ("" where Max GPUs or nothing does): no count within its limit
+        holds the model, or the count chosen is all it supplies (a run too slow for the deadline needs more)."""
+        if self.limit_reason is None or (est.feasible and est.gpu_count < self.cap):
+            return ""
+        return self.limit_reason if est.feasible or est.memory_breakdown_gb else ""
+
+    def stopped_by_max_gpus(self, est: TrainingEstimate, w: TrainingWorkload) -> str:
+        """Max GPUs' part where it, not the machine, stops a run that fits ("" otherwise): the count chosen is the
+        largest Max GPUs lets this machine run (a run too slow for the deadline at it needs more)."""
+        if self.limit_reason is not None or not est.feasible:
+            return ""
+        top = max((n for n in self.grid(self.cap) if self.allowed(n)), default=0)
+        return max_gpus_stop(w, est.gpu_count) if est.gpu_count == top else ""
+
+    def grid(self, limit: int) -> tuple[int, ...]:
+        """The candidate counts up to `limit` for this machine's GPU (candidate_counts from 1)."""
+        return count_grid(limit, self.gpu.scaleup_domain_gpus)
+
+    def count_meeting_deadline(self) -> int | None:
+        """deadline.count_meeting_deadline of this machine, where Max GPUs binds before the machine's own limit."""
+        if self.limit_reason is not None:
+            return None
+        steps, supply = slow_end_steps(self.gpu, self.search.workload), job_gpu_limit(self.machine)
+        return count_meeting_deadline(self.gpu, self.search, self.allowed, self.grid, supply, steps)
+
+
+def instance_reason(instance_gpus: int, max_gpus: int) -> str:
+    """Why an offer rented as whole instances larger than Max GPUs runs nothing: a job on part of an instance
+    pays for all of it (whole_nodes)."""
+    return (
+        f"rented as {instance_gpus}-GPU instances, which bill all {instance_gpus} GPUs: above Max GPUs "
+        f"({max_gpus:,}); raise Max GPUs to {instance_gpus} to rank it"
+    )
