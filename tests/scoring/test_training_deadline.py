@@ -151,3 +151,12 @@ def test_a_spot_runs_slow_end_is_the_spot_run_of_the_slower_work() -> None:
     run = spot_run(work_hours=300.0, nodes=8, per_node_month=0.5, checkpoint_hours=2.0)
     slower = spot_run(work_hours=300.0 * slow_end, nodes=8, per_node_month=0.5, checkpoint_hours=2.0)
     assert run.wall_hours > 300.0 and abs(slower.wall_hours - run.wall_hours * slow_end) < 1e-9 * slower.wall_hours
+
+
+def test_a_token_budget_too_small_for_a_float_step_count_ranks_without_dividing_by_zero() -> None:
+    """The fuzz's 5e-324 tokens (the smallest float over 0, which the field allows): its step count rounds to 0.0,
+    which the scale-out frontier divided by to find the deadline's multiple (ZeroDivisionError, a 500)."""
+    workload = TrainingWorkload(model="llama-3.1-8b", method="lora", total_tokens=5e-324, max_days=1.0, budget_usd=1.0)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("aws", 2.0),))
+    ranking = rank_training(workload, snapshot, MODELS["llama-3.1-8b"])
+    assert ranking.options and all(o.total_usd is None or o.total_usd >= 0 for o in ranking.options)

@@ -141,4 +141,10 @@ def best_estimate(
 def slow_end_steps(gpu: GpuSpec, w: TrainingWorkload) -> float:
     """The steps a deadline check times: steps_of, times the hours' ratio at the band's slow end with limits_at
     band_high (so hours = these steps × seconds per step meet the deadline there)."""
-    return steps_of(w) * (slow_end_hours_ratio(gpu, w) if w.limits_at == "band_high" else 1.0)
+    return steps_of(w) * deadline_hours_ratio(gpu, w)
+
+
+def deadline_hours_ratio(gpu: GpuSpec, w: TrainingWorkload) -> float:
+    """The multiple of the estimated hours a deadline check times: the band's slow end with limits_at band_high,
+    else 1."""
+    return slow_end_hours_ratio(gpu, w) if w.limits_at == "band_high" else 1.0

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours
 from app.scoring.specs import Offer
-from app.scoring.training.count_search import count_grid, min_fitting_count, slow_end_steps, steps_of
+from app.scoring.training.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
 from app.scoring.training.results import FrontierPoint
 from app.scoring.training.search import GpuTimer
 from app.scoring.training.slot_search import SharedTerms, SlotSearch
@@ -62,7 +62,7 @@ def frontier_points(
     points = []
     for slot, offer in chosen.items():
         search = searches[slot]
-        slow = slow_end_steps(search.gpu, w) / steps  # where on_time is checked (limits_at)
+        slow = deadline_hours_ratio(search.gpu, w)  # where on_time is checked (limits_at)
         timer = GpuTimer(search.search, search.gpu)
         fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
         for n in count_grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
