@@ -13,6 +13,7 @@ from app.scoring.machines import Machine
 from app.scoring.serving.disaggregated.bands import pool_bands
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import decode_instance, prefill_instance
+from app.scoring.serving.disaggregated.reasons import verdict
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
@@ -99,3 +100,20 @@ def test_the_pools_look_their_bands_up_as_the_ranking_does_at_its_load():
     on_estimate = decode_instance(gpu, machine, LLAMA, ASKED, 2)
     assert on_estimate is not None and on_estimate.tpot_target_ms == DEFAULT_EFFICIENCY.slo_tpot_utilisation * 50
     assert on_estimate.batch > d.batch
+
+
+def test_the_why_says_the_slow_end_in_numbers_and_that_the_bands_are_borrowed():
+    safe, plain = compare(SAFE, BUSY, SNAPSHOT, LLAMA), compare(ASKED, BUSY, SNAPSHOT, LLAMA)
+    why = verdict(safe, LLAMA, SAFE).why
+    slow_end = [line for line in why if line.startswith("At the slow end of the bands: prefill first token + queue")]
+    assert len(slow_end) == 1 and "KV transfer" in slow_end[0] and "(on the estimate: no band)" in slow_end[0]
+    assert "borrowed because no publication measures disaggregated pools" in slow_end[0]
+    assert any("p99 limit, a mean of 500 ms at its band's slow end)" in line for line in why)
+    assert not any("slow end" in line for line in verdict(plain, LLAMA, ASKED).why)
+
+
+def test_no_plan_weighs_the_fastest_prompt_at_its_ttft_bands_slow_end():
+    tight = SAFE.model_copy(update={"ttft_ms": 300, "input_len": 8000})
+    answer = verdict(compare(tight, BUSY, SNAPSHOT, LLAMA), LLAMA, tight)
+    line = next(x for x in answer.why if x.startswith("Disaggregated: the fastest prefill instance"))
+    assert "against the budget (× " in line and ": its TTFT band's high ratio)" in line

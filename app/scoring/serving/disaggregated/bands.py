@@ -8,18 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency.bands import band_ratio
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Band
 from app.scoring.inference.limits import at_band_high
+from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import DisaggregatedPlan
 from app.scoring.workload import InferenceWorkload
 
 # Why a disaggregated answer's bands are aggregated serving's: said wherever the answer is (page, JSON, CLI).
+BORROWED_WORDS = (
+    "These are the bands of aggregated serving in the same regime (engine × vendor × precision × dense/MoE, under "
+    "traffic), borrowed because no publication measures disaggregated pools: wider-is-safer approximations."
+)
 BORROWED_BANDS = (
     "Limits at the slow end of the bands: each pool is sized so its latency times its band's high ratio meets the "
     "limit (the prefill pool's first token and queue against the TTFT band, the decode step against the TPOT band). "
-    "These are the bands of aggregated serving in the same regime (engine × vendor × precision × dense/MoE, under "
-    "traffic), borrowed because no publication measures disaggregated pools: wider-is-safer approximations. The KV "
-    "transfer between the pools has no band and stays on the estimate."
+    f"{BORROWED_WORDS} The KV transfer between the pools has no band and stays on the estimate."
 )
 
 
@@ -52,4 +56,21 @@ def pool_bands(plan: DisaggregatedPlan, workload: InferenceWorkload) -> PoolBand
         tpot_high_ratio=tpot_high,
         ttft_evidence=ttft_words,
         tpot_evidence=tpot_words,
+    )
+
+
+def slow_end_line(plan: DisaggregatedPlan, workload: InferenceWorkload) -> str | None:
+    """How the plan meets the limits at its bands' slow end, in numbers (None on the estimate)."""
+    bands = pool_bands(plan, workload)
+    if bands is None:
+        return None
+    transfer = plan.pairing.transfer_ms
+    budget = mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
+    return (
+        f"At the slow end of the bands: prefill first token + queue {plan.ttft_ms - transfer:,.0f} ms × "
+        f"{bands.ttft_high_ratio:.2f} (its TTFT band's high) + KV transfer {transfer:,.1f} ms (on the estimate: no "
+        f"band) = {bands.ttft_mean_ms.high:,.0f} ms, within the {budget:,.0f} ms mean TTFT budget; decode step "
+        f"{plan.tpot_ms:.1f} ms × {bands.tpot_high_ratio:.2f} (its TPOT band's high) = {bands.tpot_mean_ms.high:.1f} "
+        f"ms, within the {DEFAULT_EFFICIENCY.slo_tpot_utilisation * workload.tpot_ms:.1f} ms TPOT target. "
+        f"{BORROWED_WORDS}"
     )
