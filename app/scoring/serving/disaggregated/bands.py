@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import Band
+from app.scoring.explain import Band, Term
 from app.scoring.inference.limits import at_band_high
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import DisaggregatedPlan
@@ -74,3 +74,13 @@ def slow_end_line(plan: DisaggregatedPlan, workload: InferenceWorkload) -> str |
         f"ms, within the {DEFAULT_EFFICIENCY.slo_tpot_utilisation * workload.tpot_ms:.1f} ms TPOT target. "
         f"{BORROWED_WORDS}"
     )
+
+
+def band_terms(bands: PoolBands | None) -> list[Term]:
+    """The high ratios the pools were sized with, as terms with their bands' evidence (none on the estimate)."""
+    if bands is None:
+        return []
+    return [
+        Term("TTFT band high", bands.ttft_high_ratio, "×", f"prefill first token + queue: {bands.ttft_evidence}"),
+        Term("TPOT band high", bands.tpot_high_ratio, "×", f"decode step: {bands.tpot_evidence}"),
+    ]
