@@ -186,3 +186,6 @@ def test_the_cli_takes_it(database, capsys):
 def test_methodology_says_what_the_option_does(client: TestClient):
     page = client.get("/methodology").text
     assert "Limits at the slow end of the bands" in page and "limits_at=band_high" in page
+    words = " ".join(page.split())
+    assert "Disaggregated pools (/disagg) take it too" in words and "take the estimate only" not in words
+    assert "the bands of aggregated serving in the same regime" in words and "stays on the estimate" in words
