@@ -121,7 +121,9 @@ def test_the_disagg_page_asks_it_shows_each_pools_band_and_links_back_to_the_est
     assert safe.status_code == 200
     assert '<option value="band_high" selected>' in safe.text
     assert "slow end of the bands</span>" in safe.text and "borrowed because no publication measures" in safe.text
-    assert safe.text.count('<span class="muted band"') >= 2  # a prefill and a decode band per plan shown
+    assert safe.text.count('<span class="muted band"') >= 4  # a prefill and a decode band per plan shown
+    summary = safe.text.split('data-layout="disaggregated"')[1].split("</tr>")[0]  # the row under the verdict
+    assert summary.count('<span class="muted band">band ') == 2
     assert f'<a href="{question.replace("&", "&amp;")}">Size the pools on the estimate instead</a>' in safe.text
     assert "limits_at=band_high" in safe.text  # its own share link keeps it
     plain = client.get(question).text
