@@ -1,4 +1,4 @@
-"""limits_at band_high through every face: the JSON API, share links, the ranking page and its form."""
+"""limits_at band_high through every face: the JSON API, share links, the ranking page and its form, /disagg."""
 
 import json
 
@@ -81,27 +81,81 @@ def test_the_pages_that_plan_on_the_ranking_take_it_and_keep_it_in_their_links(c
     assert precision.status_code == 200
 
 
-def test_disagg_refuses_the_bands_slow_end_rather_than_answer_on_the_estimate(client: TestClient):
-    workload = {"model": "llama-3.1-70b", "limits_at": "band_high"}
-    response = client.post("/api/v1/disagg", json={"workload": workload, "traffic": {}})
-    assert response.status_code == 422
-    assert response.json()["detail"][0]["field"] == "workload.limits_at"
-    page = client.get("/disagg?model=llama-3.1-70b&limits_at=band_high")
-    assert page.status_code == 422 and 'id="err-limits_at"' in page.text and "sized to meet the limits on" in page.text
+DISAGG = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "ttft_ms": 1000, "tpot_ms": 50}
+BUSY = {"requests_per_day": 2_000_000}
 
 
-def test_a_band_high_plans_disagg_link_asks_on_the_estimate_and_says_so(client: TestClient):
+def _disagg(client: TestClient, **more: object) -> dict:
+    response = client.post("/api/v1/disagg", json={"workload": {**DISAGG, **more}, "traffic": BUSY})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_disagg_sizes_each_pool_at_its_bands_slow_end_and_says_the_bands_are_borrowed(client: TestClient):
+    plain, safe = _disagg(client), _disagg(client, limits_at="band_high")
+    assert safe["workload"]["limits_at"] == "band_high" and "limits_at=band_high" in safe["share_url"]
+    assert "borrowed because no publication measures disaggregated pools" in safe["limits_at_bands"]
+    assert "limits_at_bands" not in plain and "limits_at" not in plain["share_url"]
+    assert safe["disaggregated"] and plain["disaggregated"]
+    for plan in safe["disaggregated"]:
+        prefill, decode = plan["prefill"], plan["decode"]
+        assert prefill["latency_band_ms"]["high"] <= 500 + 1e-6  # the 1 s p99 limit's mean budget, KV included
+        assert prefill["latency_band_ms"]["low"] <= plan["ttft_mean_ms"] <= prefill["latency_band_ms"]["high"]
+        assert decode["latency_band_ms"]["high"] <= 40 + 1e-6  # 80 % of the 50 ms p99 limit
+        assert decode["step_ms"] * decode["latency_band_high_ratio"] <= 40 + 1e-6
+        assert decode["latency_band_high_ratio"] > 1 and prefill["latency_band_high_ratio"] > 1
+    assert all("latency_band_ms" not in plan["decode"] for plan in plain["disaggregated"])
+
+    def gpus(body: dict) -> int:
+        best = body["disaggregated"][0]
+        return best["prefill"]["gpus_at_peak"] + best["decode"]["gpus_at_peak"] + best["idle_gpus_at_peak"]
+
+    assert gpus(safe) > gpus(plain)
+    cost = "usd_per_million_output_tokens_at_traffic"
+    assert safe["disaggregated"][0][cost] > plain["disaggregated"][0][cost]
+
+
+def test_the_disagg_page_asks_it_shows_each_pools_band_and_links_back_to_the_estimate(client: TestClient):
+    question = "/disagg?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=2000000"  # 1 s / 50 ms: the defaults
+    safe = client.get(question + "&limits_at=band_high")
+    assert safe.status_code == 200
+    assert '<option value="band_high" selected>' in safe.text
+    assert "slow end of the bands</span>" in safe.text and "borrowed because no publication measures" in safe.text
+    assert safe.text.count('<span class="muted band"') >= 4  # a prefill and a decode band per plan shown
+    summary = safe.text.split('data-layout="disaggregated"')[1].split("</tr>")[0]  # the row under the verdict
+    assert summary.count('<span class="muted band">band ') == 2
+    assert f'<a href="{question.replace("&", "&amp;")}">Size the pools on the estimate instead</a>' in safe.text
+    assert "limits_at=band_high" in safe.text  # its own share link keeps it
+    plain = client.get(question).text
+    assert '<span class="muted band"' not in plain and "slow end of the bands" not in plain
+
+
+def test_a_band_high_plans_disagg_link_keeps_limits_at_and_answers(client: TestClient):
     import html
     import re
 
     page = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8&limits_at=band_high")
     assert page.status_code == 200
     link = html.unescape(re.search(r'href="(/disagg\?[^"]+)"', page.text).group(1))
-    assert "limits_at" not in link and "model=llama-3.1-70b" in link
-    assert "(on the estimate: its pools have no bands)" in page.text
-    assert client.get(link).status_code == 200  # a link the plan writes answers, never a 422
-    plain = client.get("/plan?model=llama-3.1-70b&weight_dtype=fp8")
-    assert "its pools have no bands" not in plain.text
+    assert "limits_at=band_high" in link and "model=llama-3.1-70b" in link
+    assert "its pools have no bands" not in page.text
+    answer = client.get(link)
+    assert answer.status_code == 200 and '<option value="band_high" selected>' in answer.text
+
+
+def test_the_disagg_cli_takes_it(database, capsys):
+    from app.cli.main import main
+
+    flags = ["disagg", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--ttft-ms", "1000", "--tpot-ms", "50"]
+    assert main([*flags, "--limits-at", "band_high"]) == 0
+    out = capsys.readouterr().out
+    assert "borrowed because no publication measures disaggregated pools" in out
+    assert "At the slow end of the bands: prefill first token + queue" in out and "limits_at=band_high" in out
+    assert main([*flags, "--limits-at", "band_high", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["workload"]["limits_at"] == "band_high" and body["disaggregated"][0]["decode"]["latency_band_ms"]
+    assert main([*flags, "--limits-at", "p90"]) == 2
+    assert "--limits-at" in capsys.readouterr().err
 
 
 def test_the_cli_takes_it(database, capsys):
@@ -134,3 +188,6 @@ def test_the_cli_takes_it(database, capsys):
 def test_methodology_says_what_the_option_does(client: TestClient):
     page = client.get("/methodology").text
     assert "Limits at the slow end of the bands" in page and "limits_at=band_high" in page
+    words = " ".join(page.split())
+    assert "Disaggregated pools (/disagg) take it too" in words and "take the estimate only" not in words
+    assert "the bands of aggregated serving in the same regime" in words and "stays on the estimate" in words

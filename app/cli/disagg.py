@@ -12,11 +12,16 @@ from app.scoring.workload import Filters, InferenceWorkload
 
 WORKLOAD_FLAGS = (
     "model", "weight_dtype", "kv_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus",
+    "limits_at",
 )  # fmt: skip
 FILTER_FLAGS = tuple(
     Filters.model_fields
 )  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
 AT_TRAFFIC_COLUMN = "$/M out at traffic"  # monthly ÷ output tokens served: not the ranking's full-load $/M
+LIMITS_AT_HELP = (
+    "estimate (or unset): the pools meet the limits as estimated; band_high: each pool's latency meets its limit even "
+    "at the slow end of its band (aggregated serving's band in the same regime, borrowed; the KV transfer as estimated)"
+)
 TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
 
 
@@ -38,6 +43,8 @@ def _print(body: dict[str, Any]) -> None:
         f"{body['model']['name']}: {w['input_len']} in / {w['output_len']} out, TTFT ≤ {w['ttft_ms']:g} ms, "
         f"TPOT ≤ {w['tpot_ms']:g} ms, {t['requests_per_day']:,.0f} requests a day"
     )
+    if body.get("limits_at_bands"):  # limits_at band_high: whose bands the pools were sized at
+        print(body["limits_at_bands"])
     print(body["verdict"]["headline"])
     for line in body["verdict"]["why"]:
         print(f"  - {line}")
@@ -102,5 +109,6 @@ def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
     add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
-    add_flags(parser, dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "disagg", cmd_disagg)
+    helps: dict[str, str | None] = {**dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "limits_at": LIMITS_AT_HELP}
+    add_flags(parser, helps, "disagg", cmd_disagg)
     add_hf_config_flag(parser)

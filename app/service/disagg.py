@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.limits import at_band_high
 from app.scoring.inference.release_precision import release_weights
 from app.scoring.machines import shared_rack_caveat
 from app.scoring.price_terms import price_provenance
+from app.scoring.serving.disaggregated.bands import BORROWED_BANDS, PoolBands, band_terms, pool_bands
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
 from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, unit_words, verdict
 from app.scoring.serving.traffic import Traffic
@@ -21,7 +23,6 @@ from app.scoring.workload import InferenceWorkload
 from app.service.plan import (
     PlanFieldError,
     latency_bound_only,
-    limits_on_estimate_only,
     resolve_model,
     traffic_sets_the_peak,
 )
@@ -70,7 +71,7 @@ def _rack_caveat(pool: PoolCost, plan: DisaggregatedPlan) -> str:
     return shared_rack_caveat(pool.offer.machine, gpus)
 
 
-def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
+def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None) -> dict[str, Any]:
     i, o = pool.offer.instance, pool.offer.offer
     prefill = pool.role == "prefill"
     load, decoder = plan.pairing.load, plan.pairing.decode_instance
@@ -100,11 +101,22 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan) -> dict[str, Any]:
         "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,
         "usd_per_million_tokens": pool.usd_per_million_tokens_at_traffic,  # deprecated name (schemas.py)
         "tokens": "prompt" if prefill else "output",
+        **_latency_band(prefill, bands),
     }
 
 
+def _latency_band(prefill: bool, bands: PoolBands | None) -> dict[str, Any]:
+    """At limits_at band_high, the band of the latency the pool is sized for (prefill: the plan's mean TTFT, its KV
+    transfer on the estimate; decode: the mean TPOT) and the band's high ratio; on the estimate, no field."""
+    if bands is None:
+        return {}
+    if prefill:
+        return {"latency_band_ms": bands.ttft_mean_ms, "latency_band_high_ratio": bands.ttft_high_ratio}
+    return {"latency_band_ms": bands.tpot_mean_ms, "latency_band_high_ratio": bands.tpot_high_ratio}
+
+
 def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> dict[str, Any]:
-    x = plan.pairing
+    x, bands = plan.pairing, pool_bands(plan, workload)
     return {
         "ratio": plan.ratio,
         "path": x.path,
@@ -122,9 +134,9 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "usd_per_million_tokens_at_traffic": plan.usd_per_million_tokens_at_traffic,
         "usd_per_million_output_tokens": plan.usd_per_million_output_tokens_at_traffic,  # deprecated names
         "usd_per_million_tokens": plan.usd_per_million_tokens_at_traffic,
-        "prefill": _pool(plan.prefill, plan),
-        "decode": _pool(plan.decode, plan),
-        "terms": plan_terms(plan, model, workload),
+        "prefill": _pool(plan.prefill, plan, bands),
+        "decode": _pool(plan.decode, plan, bands),
+        "terms": plan_terms(plan, model, workload) + band_terms(bands),
     }
 
 
@@ -165,13 +177,18 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
     }
 
 
+def _borrowed_bands(workload: InferenceWorkload) -> dict[str, str]:
+    """At limits_at band_high, where the pools' limits hold and whose bands those are (the answer's
+    `limits_at_bands`); on the estimate, nothing."""
+    return {"limits_at_bands": BORROWED_BANDS} if at_band_high(workload) else {}
+
+
 def disagg_payload(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
     traffic_sets_the_peak(workload, "workload.")
     latency_bound_only(workload, "workload.")
-    limits_on_estimate_only(workload, "workload.")
     model = resolve_model(workload, snapshot, "workload.")
     workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)
@@ -196,6 +213,7 @@ def disagg_payload(
             "aggregated": _aggregated(comparison, workload),
             "disaggregated": [_plan(p, model, workload) for p in comparison.plans],
             "pairings_considered": comparison.pairings_considered,
+            **_borrowed_bands(workload),
             "notes": [*NOTES, weights.note],
             "catalog_version": snapshot.version,
             "share_url": share_url,

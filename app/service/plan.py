@@ -39,20 +39,6 @@ def latency_bound_only(workload: InferenceWorkload, prefix: str = "") -> None:
         )
 
 
-# /disagg sizes its prefill and decode pools to the limits on the estimate: no band is built for their latencies.
-DISAGG_ON_ESTIMATE = (
-    "disaggregated prefill and decode pools are sized to meet the limits on the estimate (no validation row measures "
-    "their latencies, so they have no band): leave limits_at empty here, or rank the workload at band_high"
-)
-
-
-def limits_on_estimate_only(workload: InferenceWorkload, prefix: str = "") -> None:
-    """/disagg answers on the estimate only: a question asking for the bands' slow end is a field error at `prefix`
-    + limits_at, not answered as if on the estimate."""
-    if workload.limits_at is not None:
-        raise PlanFieldError(prefix + "limits_at", DISAGG_ON_ESTIMATE)
-
-
 def resolve_model(
     workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot, prefix: str = ""
 ) -> ModelSpec:

@@ -1,4 +1,4 @@
-"""Golden outputs: the rank, estimate and plan JSON of fixed questions, byte for byte.
+"""Golden outputs: the rank, estimate, plan and disagg JSON of fixed questions, byte for byte.
 
 A refactor is done when these are identical. A change that means to move answers regenerates them
 on purpose (`GPUMATCH_GOLDEN_UPDATE=1 pytest tests/golden`) and says why in its commit.
@@ -148,6 +148,20 @@ CASES: dict[str, tuple[str, dict]] = {
                 "min_replicas": 0,
                 "cold_start_s": 60,
             },
+        },
+    ),
+    # limits_at band_high on /disagg: each pool at its borrowed band's slow end, its latency_band_ms shown
+    "disagg_70b_fp8_band_high": (
+        "/api/v1/disagg",
+        {
+            "workload": {
+                "model": "llama-3.1-70b",
+                "weight_dtype": "fp8",
+                "ttft_ms": 1000,
+                "tpot_ms": 50,
+                "limits_at": "band_high",
+            },
+            "traffic": {"requests_per_day": 2000000},
         },
     ),
     "plan_lifecycle_lora": (

@@ -14,10 +14,7 @@ from typing import Any
 
 from app.scoring.efficiency.inference import CAUSAL_ATTENTION_FACTOR, InferenceEfficiency
 from app.scoring.inference.communication import allreduce_ms, stage_send_ms
-from app.scoring.inference.context import (
-    InferenceContext,
-    build_context,  # noqa: F401 - serving/disaggregated/pools.py imports it from here; repoint it there, then drop it
-)
+from app.scoring.inference.context import InferenceContext
 from app.scoring.inference.dp_attention import attending_seqs, dp_attention_flops
 from app.scoring.inference.efficiency_factors import attention_flop_rate, mbu, mfu
 from app.scoring.inference.host_overheads import moe_prefill_ms, overhead_ms, per_sequence_overhead_ms

@@ -7,7 +7,7 @@ from typing import Any, get_args
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.traffic import Profile
+from app.scoring.serving.traffic import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
@@ -49,6 +49,11 @@ def verdict_claim(verdict: dict[str, Any]) -> str:
     return f"{claim}." if because else verdict["headline"]
 
 
+def _on_the_estimate(workload: InferenceWorkload, traffic: Traffic) -> str:
+    """The same question with its pools sized on the estimate (limits_at unset, as the workload reads it)."""
+    return disagg.canonical_disagg_query(workload.model_copy(update={"limits_at": None}), traffic)
+
+
 def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
     context: dict[str, Any] = {
         "title": "Disaggregate prefill and decode?",
@@ -68,6 +73,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                 form_summary=form_summary.traffic_question_summary(query.workload, query.traffic, snapshot),
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
                 json_url=f"/disagg.json?{query.canonical}",
+                estimate_query=_on_the_estimate(query.workload, query.traffic),
                 chart_json=to_json_block(cost_by_layout(payload)),
             )
     context["form"] = _form(query)

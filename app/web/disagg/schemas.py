@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
+from app.web.rank.option_schemas import BandOut
 from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 
 # /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
@@ -20,6 +21,11 @@ DEPRECATED_OUTPUT = (
     "deprecated name of usd_per_million_output_tokens_at_traffic (the same value); the rank API's field of this "
     "name is the full-load figure"
 )
+
+
+def _absent(value: object) -> bool:
+    """A limits_at band_high field is left out of an answer on the estimate, which reads as it always has."""
+    return value is None
 
 
 class DisaggRequest(BaseModel):
@@ -61,6 +67,19 @@ class Pool(PriceProvenanceOut):
         description="deprecated name of usd_per_million_tokens_at_traffic (the same value)", deprecated=True
     )
     tokens: str = Field(description="prompt | output")
+    latency_band_ms: BandOut | None = Field(
+        None,
+        description="limits_at band_high only (absent on the estimate): low/high of the latency the pool is sized for, "
+        "ms (prefill: the plan's mean TTFT, its KV transfer as estimated; decode: the mean TPOT), across the p10-p90 "
+        "band of aggregated serving in the same regime, borrowed (see limits_at_bands)",
+        exclude_if=_absent,
+    )
+    latency_band_high_ratio: float | None = Field(
+        None,
+        description="limits_at band_high only: that band's high ratio, which the pool's latency (less the KV "
+        "transfer) times meets its limit",
+        exclude_if=_absent,
+    )
 
 
 class DisaggregatedOut(MeanLatencyOut):
@@ -146,6 +165,14 @@ class DisaggResponse(BaseModel):
     aggregated: AggregatedOut | None
     disaggregated: list[DisaggregatedOut] = Field(description="the cheapest disaggregated plans, cheapest first")
     pairings_considered: int
+    limits_at_bands: str | None = Field(
+        None,
+        description="limits_at band_high only (absent on the estimate): that each pool meets its limit at the slow end "
+        "of its latency band, and that those are aggregated serving's bands in the same regime, borrowed because no "
+        "publication measures disaggregated pools (wider-is-safer approximations); the KV transfer stays on the "
+        "estimate",
+        exclude_if=_absent,
+    )
     notes: list[str]
     catalog_version: str
     share_url: str

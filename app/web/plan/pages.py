@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any, get_args
-from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -64,12 +63,6 @@ def form_state(query: PlanQuery | None) -> dict[str, Any]:
     return form_options.convenience_targets_blank(state, TRAIN_PREFIX, typed=query.values)
 
 
-def _without_limits_at(canonical: str) -> str:
-    """The plan's question for /disagg, which sizes its pools on the estimate only (plan.DISAGG_ON_ESTIMATE): without
-    limits_at, so the link answers rather than refusing the field."""
-    return urlencode([(k, v) for k, v in parse_qsl(canonical, keep_blank_values=True) if k != "limits_at"], safe=",")
-
-
 def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:
     context: dict[str, Any] = {
         "title": "Dedicated GPUs or serverless?",
@@ -85,8 +78,6 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                 options=payload["options"][:TABLE_ROWS],
                 own_gpus=ownership.sourced_gpus(snapshot, [o["gpu_id"] for o in payload["options"][:1]]),
                 share_query=query.canonical,
-                disagg_query=_without_limits_at(query.canonical),
-                disagg_on_estimate=query.workload.limits_at is not None,
                 form_summary=form_summary.traffic_question_summary(
                     query.workload, query.traffic, snapshot, query.months if query.training else None
                 ),

@@ -23,6 +23,7 @@ from app.scoring.serving.disaggregated.pools import (
     PrefillLoad,
     kv_transfer_ms,
     prefill_load,
+    slow_end_multiples,
 )
 from app.scoring.specs import ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
@@ -91,6 +92,14 @@ def mean_ttft_budget_ms(workload: InferenceWorkload, eff: InferenceEfficiency) -
     return workload.ttft_ms / eff.p99_ttft_over_mean
 
 
+def prefill_budget_ms(
+    workload: InferenceWorkload, eff: InferenceEfficiency, transfer_ms: float, instance: PrefillInstance
+) -> float:
+    """What the prefill instance's first token and queue may take of the mean TTFT budget: the rest after the KV
+    transfer, which no band covers (it stays on the estimate), ÷ the TTFT band's high ratio at limits_at band_high."""
+    return (mean_ttft_budget_ms(workload, eff) - transfer_ms) / slow_end_multiples(instance, workload)[0]
+
+
 def own_prefill_scale(workload: InferenceWorkload, eff: InferenceEfficiency) -> float:
     """A question's prompt spread moves its own prefill's p99 off the fitted ratio (OperatingPoint.ttft_p99_ms): the
     pass weighs spread / ratio of itself against the mean budget; 1 where the question gives none."""
@@ -107,7 +116,7 @@ def _fabric_pair(p: PoolOffer, d: PoolOffer, model: ModelSpec, workload: Inferen
     gbs = fabric * min(p.instance.gpu_count, d.instance.gpu_count)
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, FABRIC_ALPHA_MS)
     assert isinstance(p.instance, PrefillInstance)
-    budget = mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY) - transfer
+    budget = prefill_budget_ms(workload, DEFAULT_EFFICIENCY, transfer, p.instance)
     load = prefill_load(p.instance, budget, own_prefill_scale(workload, DEFAULT_EFFICIENCY))
     return None if load is None else Pairing(p, d, load, "fabric", gbs, transfer)
 
@@ -125,7 +134,9 @@ def _node_pair(
     gbs = min(p.instance.link_gbs, d.instance.link_gbs) * min(tp_p, tp_d)
     alpha = eff.allreduce_alpha_nvlink_ms if p.instance.nvlink else eff.allreduce_alpha_pcie_ms
     transfer = kv_transfer_ms(model, workload.kv_dtype_effective, workload.input_len, gbs, alpha)
-    load = prefill_load(p.instance, mean_ttft_budget_ms(workload, eff) - transfer, own_prefill_scale(workload, eff))
+    load = prefill_load(
+        p.instance, prefill_budget_ms(workload, eff, transfer, p.instance), own_prefill_scale(workload, eff)
+    )
     if load is None:
         return None
     best: Pairing | None = None

@@ -26,6 +26,7 @@ from app.scoring.serving.disaggregated.pools import (
     decode_instance,
     md1_wait_ms,
     prefill_instance,
+    slow_end_multiples,
 )
 from app.scoring.serving.plans import ServingOption, may_stand_alone, price_options
 from app.scoring.serving.traffic import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
@@ -87,6 +88,7 @@ class PoolsFound:
     decode_instances: int
     fastest_prefill_ms: float | None  # one prompt to its first token on the fastest prefill instance
     fastest_prefill: str  # that instance's GPUs, e.g. "8×B200"
+    fastest_prefill_ttft_multiple: float = 1.0  # its TTFT band's high ratio at limits_at band_high (1: the estimate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,11 +260,13 @@ def compare(
         aggregated_decode_only=_decode_only(aggregated, workload, snapshot, model, eff),
         plans=_distinct(plans)[:SHOWN_PLANS],
         pairings_considered=len(found),
-        pools=_pools_found(prefills, decodes),
+        pools=_pools_found(prefills, decodes, workload),
     )
 
 
-def _pools_found(prefills: Sequence[PoolOffer], decodes: Sequence[PoolOffer]) -> PoolsFound:
+def _pools_found(
+    prefills: Sequence[PoolOffer], decodes: Sequence[PoolOffer], workload: InferenceWorkload
+) -> PoolsFound:
     def one_prompt_ms(p: PoolOffer) -> float:
         assert isinstance(p.instance, PrefillInstance)
         return p.instance.passes[0].first_token_ms  # passes start at one prompt
@@ -273,6 +277,7 @@ def _pools_found(prefills: Sequence[PoolOffer], decodes: Sequence[PoolOffer]) ->
         decode_instances=len(decodes),
         fastest_prefill_ms=one_prompt_ms(fastest) if fastest else None,
         fastest_prefill=f"{fastest.instance.gpu_count}×{fastest.offer.gpu_id}" if fastest else "",
+        fastest_prefill_ttft_multiple=slow_end_multiples(fastest.instance, workload)[0] if fastest else 1.0,
     )
 
 

@@ -1,6 +1,11 @@
 """One instance of each pool: a prefill-only instance and a decode-only instance, timed by the inference
 estimator's own step functions (prefill_parts, decode_parts) with no prefill tokens in a decode step.
 
+At limits_at band_high each instance meets its limit at the slow end of its latency band: the band of aggregated
+serving in the same regime (results.band_regime, limits.limit_multiples: the ranking's own lookup), borrowed because no
+publication measures disaggregated pools. The decode search meets the TPOT target ÷ the TPOT band's high ratio, the
+prefill search (pairing.prefill_budget_ms) its TTFT budget ÷ the TTFT band's.
+
 Pure arithmetic over an InferenceContext; pricing and pairing live in plan.py.
 """
 
@@ -9,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
+from app.scoring.inference.context import InferenceContext, build_context
 from app.scoring.inference.estimate import expert_parallel_degree, tries_dp_attention
+from app.scoring.inference.latency_bands import BandRegime
+from app.scoring.inference.limits import ON_ESTIMATE, limit_multiples
 from app.scoring.inference.memory import (
     GB,
     kv_bytes_per_sequence,
@@ -20,14 +28,9 @@ from app.scoring.inference.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
+from app.scoring.inference.results import band_regime
 from app.scoring.inference.running_batch import engine_batch_cap
-from app.scoring.inference.steps import (
-    InferenceContext,
-    build_context,
-    decode_parts,
-    prefill_latency_ms,
-    prefill_parts,
-)
+from app.scoring.inference.steps import decode_parts, prefill_latency_ms, prefill_parts
 from app.scoring.inference.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -63,6 +66,7 @@ class PrefillInstance:
     link_gbs: float  # one-direction GB/s from a GPU to one peer in the node (KV to a decode instance on the same node)
     nvlink: bool
     attention_dp: int = 1  # > 1: data-parallel attention over the TP group (each GPU prefills its own prompts)
+    band_regime: BandRegime | None = None  # what its latency bands are looked up by (None: on the estimate only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,14 @@ class DecodeInstance:
     link_gbs: float
     nvlink: bool
     attention_dp: int = 1  # > 1: data-parallel attention (each GPU keeps its own sequences' KV cache)
+    band_regime: BandRegime | None = None  # what its latency bands are looked up by (None: on the estimate only)
+
+
+def slow_end_multiples(instance: PrefillInstance | DecodeInstance, workload: InferenceWorkload) -> tuple[float, float]:
+    """The TTFT and TPOT multiples the instance's limits are checked at (limits.limit_multiples of its regime): 1 on
+    the estimate, the band's high ratio at limits_at band_high."""
+    regime = instance.band_regime
+    return ON_ESTIMATE if regime is None else limit_multiples(workload, regime)
 
 
 def max_utilisation(service_ms: float, budget_ms: float, latency_ms: float | None = None) -> float:
@@ -192,7 +204,8 @@ def prefill_instance(
         passes.append(PrefillPass(n, pass_ms, latency))
         n *= 2
     link = ctx.peer_link_gbs * LINK_EFFICIENCY  # each GPU hands its KV to one peer
-    return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), link, ctx.nvlink, dp)
+    regime = band_regime(gpu, model, workload, ctx, pp)
+    return PrefillInstance(gpu.id, tp * pp, tp, pp, tuple(passes), link, ctx.nvlink, dp, regime)
 
 
 def decode_instance(
@@ -205,7 +218,8 @@ def decode_instance(
     eff: InferenceEfficiency = DEFAULT_EFFICIENCY,
 ) -> DecodeInstance | None:
     """Largest batch (memory, engine cap) whose decode step, with no prefill in it, stays under the
-    same TPOT target as aggregated serving: slo_tpot_utilisation x the p99 limit (None: not even one). Where
+    same TPOT target as aggregated serving: slo_tpot_utilisation x the p99 limit, ÷ the TPOT band's high ratio at
+    limits_at band_high (None: not even one). Where
     data-parallel attention is tried too, the layout that serves more requests/s is kept (heads on ties)."""
     tried = [
         _decode_at(gpu, machine, model, workload, tp, pp, eff, dp)
@@ -233,7 +247,9 @@ def _decode_at(
     cap = min(fits, engine_batch_cap(workload, ctx))
     if cap < 1:
         return None
-    target = eff.slo_tpot_utilisation * workload.tpot_ms
+    regime = band_regime(gpu, model, workload, ctx, pp)
+    # at the band's slow end the step times the TPOT band's high ratio meets the target (1 on the estimate)
+    target = eff.slo_tpot_utilisation * workload.tpot_ms / limit_multiples(workload, regime)[1]
 
     def step(batch: int) -> float:
         return decode_parts(ctx, eff, batch * workload.beam_width, context).total_ms
@@ -249,4 +265,4 @@ def _decode_at(
     step_ms = step(low)
     capacity = low / (workload.output_len * step_ms) * 1e3
     link = ctx.peer_link_gbs * LINK_EFFICIENCY  # each GPU hands its KV to one peer
-    return DecodeInstance(gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, link, ctx.nvlink, dp)
+    return DecodeInstance(gpu.id, tp * pp, tp, pp, low, fits, step_ms, target, capacity, link, ctx.nvlink, dp, regime)

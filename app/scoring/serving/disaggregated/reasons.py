@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
+from app.scoring.inference.limits import at_band_high
 from app.scoring.inference.memory import GB, kv_bytes_per_sequence
+from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
 from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
@@ -20,6 +22,7 @@ from app.scoring.workload import InferenceWorkload
 # 2026-12-05 refit) and the margin was kept above it, since no source prices running two pools. Scoring reads no LOSO
 # summary, so a refit never moves it; change it here, with the README's sentence.
 MIN_SAVING_SHARE = 0.155
+SLOW_END_WORDS = " at its band's slow end"  # where a pool's limit is checked at limits_at band_high
 # Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
 IN_ONE_UNIT = "one node or NVLink domain"
 
@@ -138,7 +141,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
         f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
         "before its queue breaks the "
-        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms); "
+        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms"
+        f"{SLOW_END_WORDS if at_band_high(workload) else ''}); "
         f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
@@ -155,9 +159,10 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
         return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
     if not found.decode_instances:
+        divided = " ÷ its TPOT band's high ratio" if at_band_high(workload) else ""
         return (
             "Disaggregated: no offer allowed decodes even one sequence within the TPOT target "
-            f"({DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit)."
+            f"({DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit{divided})."
         )
     fastest = (
         f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
@@ -165,9 +170,12 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     )
     limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
     limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
-    own_ms = found.fastest_prefill_ms * (scale := own_prefill_scale(workload, DEFAULT_EFFICIENCY))
-    if scale != 1.0:
-        fastest += f", {own_ms:,.0f} ms against the budget (× {scale:.3g}: the prompt spread given ÷ the fitted ratio)"
+    scale, slow_end = own_prefill_scale(workload, DEFAULT_EFFICIENCY), found.fastest_prefill_ttft_multiple
+    own_ms = found.fastest_prefill_ms * scale * slow_end
+    if scale != 1.0 or slow_end != 1.0:
+        why = [f"{scale:.3g}: the prompt spread given ÷ the fitted ratio"] if scale != 1.0 else []
+        why += [f"{slow_end:.2f}: its TTFT band's high ratio"] if slow_end != 1.0 else []
+        fastest += f", {own_ms:,.0f} ms against the budget (× {'; × '.join(why)})"
     if own_ms > budget:
         return f"{fastest}, over {limit} before any queue or KV transfer."
     left = budget - own_ms
@@ -180,6 +188,8 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
 def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Verdict:
     best, agg = c.best, c.aggregated
     why = aggregated_line(c, workload) + (plan_lines(best, model, workload) if best else [no_plan_line(c, workload)])
+    if best is not None and (slow_end := slow_end_line(best, workload)) is not None:
+        why.append(slow_end)
     if best is None and agg is None:
         text = (
             "Neither layout meets both limits on the offers allowed: a longer TTFT or TPOT limit, or more offers, may."

@@ -1,0 +1,86 @@
+"""A disaggregated plan's latency bands at limits_at band_high: each pool's latency across the p10-p90 band of
+aggregated serving in the same regime (efficiency.bands.band_ratio of the instance's band_regime: the lookup the
+ranking's latency bands and limit multiples make), the KV transfer between the pools on the estimate (no band covers
+it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency.bands import band_ratio
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.explain import Band, Term
+from app.scoring.inference.limits import at_band_high
+from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
+from app.scoring.serving.disaggregated.plan import DisaggregatedPlan
+from app.scoring.workload import InferenceWorkload
+
+# Why a disaggregated answer's bands are aggregated serving's: said wherever the answer is (page, JSON, CLI).
+BORROWED_WORDS = (
+    "These are the bands of aggregated serving in the same regime (engine × vendor × precision × dense/MoE, under "
+    "traffic), borrowed because no publication measures disaggregated pools: wider-is-safer approximations."
+)
+BORROWED_BANDS = (
+    "Limits at the slow end of the bands: each pool is sized so its latency times its band's high ratio meets the "
+    "limit (the prefill pool's first token and queue against the TTFT band, the decode step against the TPOT band). "
+    f"{BORROWED_WORDS} The KV transfer between the pools has no band and stays on the estimate."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolBands:
+    """A plan's mean latencies across their borrowed bands, and the high ratios its pools were sized with."""
+
+    ttft_mean_ms: Band  # prefill first token + queue across the TTFT band, + the KV transfer as estimated
+    tpot_mean_ms: Band  # the decode step across the TPOT band
+    ttft_high_ratio: float  # the prefill instance's regime (limits.limit_multiples)
+    tpot_high_ratio: float  # the decode instance's regime
+    ttft_evidence: str  # the bands' sources (band_ratio's words)
+    tpot_evidence: str
+
+
+def pool_bands(plan: DisaggregatedPlan, workload: InferenceWorkload) -> PoolBands | None:
+    """The plan's bands where its limits were met at their slow end (None on the estimate, or an instance with no
+    regime)."""
+    p, d = plan.pairing.prefill_instance, plan.pairing.decode_instance
+    if not at_band_high(workload) or p.band_regime is None or d.band_regime is None:
+        return None
+    transfer = plan.pairing.transfer_ms
+    ttft_low, ttft_high, ttft_words = band_ratio("ttft_ms", *p.band_regime)
+    tpot_low, tpot_high, tpot_words = band_ratio("tpot_ms", *d.band_regime)
+    own_ms = plan.ttft_ms - transfer  # the prefill pool's share of the TTFT: first token and queue
+    return PoolBands(
+        ttft_mean_ms=Band(own_ms * ttft_low + transfer, own_ms * ttft_high + transfer),
+        tpot_mean_ms=Band.around(plan.tpot_ms, tpot_low, tpot_high),
+        ttft_high_ratio=ttft_high,
+        tpot_high_ratio=tpot_high,
+        ttft_evidence=ttft_words,
+        tpot_evidence=tpot_words,
+    )
+
+
+def slow_end_line(plan: DisaggregatedPlan, workload: InferenceWorkload) -> str | None:
+    """How the plan meets the limits at its bands' slow end, in numbers (None on the estimate)."""
+    bands = pool_bands(plan, workload)
+    if bands is None:
+        return None
+    transfer = plan.pairing.transfer_ms
+    budget = mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
+    return (
+        f"At the slow end of the bands: prefill first token + queue {plan.ttft_ms - transfer:,.0f} ms × "
+        f"{bands.ttft_high_ratio:.2f} (its TTFT band's high) + KV transfer {transfer:,.1f} ms (on the estimate: no "
+        f"band) = {bands.ttft_mean_ms.high:,.0f} ms, within the {budget:,.0f} ms mean TTFT budget; decode step "
+        f"{plan.tpot_ms:.1f} ms × {bands.tpot_high_ratio:.2f} (its TPOT band's high) = {bands.tpot_mean_ms.high:.1f} "
+        f"ms, within the {DEFAULT_EFFICIENCY.slo_tpot_utilisation * workload.tpot_ms:.1f} ms TPOT target. "
+        f"{BORROWED_WORDS}"
+    )
+
+
+def band_terms(bands: PoolBands | None) -> list[Term]:
+    """The high ratios the pools were sized with, as terms with their bands' evidence (none on the estimate)."""
+    if bands is None:
+        return []
+    return [
+        Term("TTFT band high", bands.ttft_high_ratio, "×", f"prefill first token + queue: {bands.ttft_evidence}"),
+        Term("TPOT band high", bands.tpot_high_ratio, "×", f"decode step: {bands.tpot_evidence}"),
+    ]
