@@ -27,9 +27,9 @@ from typing import Any
 
 from app.config import PROJECT_ROOT
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.context import InferenceContext, build_context
-from app.scoring.inference.efficiency_factors import mbu, mfu
-from app.scoring.inference.steps import forward_parts, prefill_attention_flops, prefill_parts, roofline_ms
+from app.scoring.inference.step.context import InferenceContext, build_context
+from app.scoring.inference.step.efficiency_factors import mbu, mfu
+from app.scoring.inference.step.steps import forward_parts, prefill_attention_flops, prefill_parts, roofline_ms
 from app.scoring.specs import GpuSpec, ModelSpec
 
 MEASUREMENTS_DIR = PROJECT_ROOT / "docs" / "measurements"

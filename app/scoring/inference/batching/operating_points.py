@@ -16,8 +16,14 @@ from app.scoring.efficiency.inference import (
     PREFILL_FIRST_WAIT_STEPS,
     InferenceEfficiency,
 )
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.steps import StepParts, decode_parts, mixed_step_parts, prefill_latency_ms, prefill_parts
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.steps import (
+    StepParts,
+    decode_parts,
+    mixed_step_parts,
+    prefill_latency_ms,
+    prefill_parts,
+)
 from app.scoring.workload import InferenceWorkload
 
 

@@ -16,8 +16,8 @@ from datetime import date
 from typing import NamedTuple
 
 from app.scoring.explain import Band, Term, close_calls
-from app.scoring.inference.configurations import best_on_machine
-from app.scoring.inference.results import InferenceEstimate, LowestP99, P99Reach
+from app.scoring.inference.estimates.configurations import best_on_machine
+from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.machines import Machine, nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
