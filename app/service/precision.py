@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.inference.ranking.precision import PrecisionRow, compare_precisions
-from app.scoring.inference.ranking.rank import RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.inference.ranking.release_precision import stated_baseline
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload

@@ -12,7 +12,7 @@ from app.scoring import hf_quantization
 from app.scoring.engine_support import filter_reason
 from app.scoring.explain import shown_as_close_call
 from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.inference.ranking.rank import RANK_METRIC_FIELDS, InferenceRanking
+from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS, InferenceRanking
 from app.scoring.inference.ranking.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
