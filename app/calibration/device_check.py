@@ -135,7 +135,7 @@ def mixed_label(row: dict) -> str:
 def marginal_checks(rows: list[dict], gpu: GpuSpec, models: dict[str, ModelSpec], eff: InferenceEfficiency) -> list:
     """A prompt's cost inside a mixed step (mixed minus the same batch decoding alone), measured and estimated:
     its share of the step is the utilisation of the M/D/1 prefill queue behind TTFT under load
-    (operating_points.prefill_share_of_step)."""
+    (queueing.prefill_share_of_step)."""
     timed = [r for r in rows if r["kind"] == "mixed" and "error" not in r]
     alone = {(r["batch"], r["context"]): r["ms"] for r in timed if not r["prompt_tokens"]}
     ctx = _context(gpu, models[DENSE_MODEL], "bf16")

@@ -20,12 +20,10 @@ from app.scoring.efficiency.inference import (
     InferenceEfficiency,
 )
 from app.scoring.inference.batching.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
+from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
 from app.scoring.inference.batching.operating_points import (
     CONTINUOUS_SCENARIOS,
     OperatingPoint,
-    closed_loop_point,
-    latency_bound_point,
-    open_loop_point,
     operating_point,
     token_budget_cap,
 )

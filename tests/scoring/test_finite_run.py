@@ -5,7 +5,7 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, ENGINE_TOKEN_BUDGET, PREFILL_CHUNK_TOKENS
 from app.scoring.inference.batching.finite_run import replay_run
-from app.scoring.inference.batching.operating_points import open_loop_point
+from app.scoring.inference.batching.loops import open_loop_point
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.steps import decode_parts, prefill_attention_flops
 

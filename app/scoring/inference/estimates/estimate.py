@@ -11,13 +11,8 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_EN
 from app.scoring.explain import duration_text
 from app.scoring.inference.bands.limits import ON_ESTIMATE, SLOW_END, limit_multiples, slow_end_words
 from app.scoring.inference.batching.batch_job import plan_job
-from app.scoring.inference.batching.operating_points import (
-    OperatingPoint,
-    closed_loop_point,
-    latency_bound_point,
-    open_loop_point,
-    operating_point,
-)
+from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.explanation.explain_estimate import explain

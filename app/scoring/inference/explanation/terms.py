@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
 from app.scoring.explain import Term, figure
-from app.scoring.inference.batching.operating_points import md1_median_wait_ms, wait_steps
+from app.scoring.inference.batching.queueing import md1_median_wait_ms, wait_steps
 from app.scoring.inference.explanation.decode_terms import (
     ROCM_EVIDENCE,
     SOURCE,

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.inference.bands.limits import ON_ESTIMATE, limit_multiples
-from app.scoring.inference.batching.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
+from app.scoring.inference.batching.operating_points import mean_context
+from app.scoring.inference.batching.queueing import MAX_UTILISATION, md1_wait_ms
 from app.scoring.inference.batching.running_batch import engine_batch_cap
 from app.scoring.inference.estimates.estimate import expert_parallel_degree, tries_dp_attention
 from app.scoring.inference.estimates.results import band_regime
