@@ -12,7 +12,7 @@ import csv
 import re
 from pathlib import Path
 
-from app.scoring.inference.release_precision import NATIVE_BASELINE, NATIVE_METHOD, RELEASE_WORDS
+from app.scoring.inference.ranking.release_precision import NATIVE_BASELINE, NATIVE_METHOD, RELEASE_WORDS
 
 UNKNOWN = "unknown"
 UNKNOWN_SOURCE = "unknown: the reference does not state the release precision (BF16 assumed)"

@@ -59,7 +59,7 @@ def test_model_page_says_which_layers_have_experts(client) -> None:  # type: ign
 def test_every_model_page_shows_the_kv_cache_the_ranking_sizes(client) -> None:  # type: ignore[no-untyped-def]
     """The page reads the model as the rankings do (snapshot.model_spec), MLA and sliding windows included."""
     from app.catalog.spec_files import load_model_specs
-    from app.scoring.inference.memory import kv_bytes_per_token
+    from app.scoring.inference.step.memory import kv_bytes_per_token
 
     specs = load_model_specs()
     for model in client.get("/models.json").json():

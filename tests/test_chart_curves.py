@@ -6,7 +6,7 @@ import re
 import pytest
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.curves import CurvePoint
+from app.scoring.inference.batching.curves import CurvePoint
 from app.web.rank.charts import PALETTE, ConfigCurve, curve_names, frontier_chart
 
 LATENCY_BOUND = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.inference.rank import InferenceOption
+from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.serving.break_even import Replica, break_even, scale_to_zero_monthly_usd
 from app.scoring.serving.economics import (
     serverless_monthly_usd,

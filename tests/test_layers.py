@@ -42,7 +42,7 @@ FORBIDDEN = {
         "benchmarks",
         # a face draws what the ranking chose: estimating again it may choose another layout or machine
         "app.scoring.training.estimate.estimate_training",
-        "app.scoring.inference.configurations.solve_on",
+        "app.scoring.inference.estimates.configurations.solve_on",
     ),
 }
 
@@ -90,7 +90,7 @@ def test_the_rule_catches_a_forbidden_import(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "engine_module",
     [
-        "app.scoring.inference.rank",
+        "app.scoring.inference.ranking.rank",
         "app.scoring.training.rank",
         "app.scoring.serving.plans",
         "app.calibration.calibrate_inference",

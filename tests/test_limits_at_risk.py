@@ -2,7 +2,7 @@
 
 from fastapi.testclient import TestClient
 
-from app.scoring.inference.limits import limits_at_risk
+from app.scoring.inference.bands.limits import limits_at_risk
 from app.scoring.workload import InferenceWorkload
 
 

@@ -85,7 +85,7 @@ NAMED_MISSING = {
         "ENGINE_MFU": "trtllm: 1, hf: 0.5",
     },
     "machines.py": {"FABRIC_ALPHA_MS": "0.015", "FABRIC_EFFICIENCY": "0.9"},
-    "inference/techniques.py": {"DRAFT_COST_SHARE": "14 / 671 = 0.02086"},
+    "inference/step/techniques.py": {"DRAFT_COST_SHARE": "14 / 671 = 0.02086"},
     "efficiency/training.py": {"USABLE_HBM_SHARE": "0.92", "RUNTIME_RESERVE_GB": "1.5"},
     "training/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
     "training/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
@@ -160,7 +160,7 @@ def test_constants_share_a_comment_only_where_the_code_groups_them() -> None:
 def _module_numbers() -> dict[str, object]:
     """Every module-level numeric constant of the estimator's files, found without the page's own code."""
     found: dict[str, object] = {}
-    paths = [p for folder in ("efficiency", "inference", "training") for p in (SCORING / folder).glob("*.py")]
+    paths = [p for folder in ("efficiency", "inference", "training") for p in (SCORING / folder).rglob("*.py")]
     for path in [*paths, SCORING / "machines.py"]:
         module = importlib.import_module("app.scoring." + ".".join(path.relative_to(SCORING).with_suffix("").parts))
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
@@ -199,7 +199,7 @@ def test_the_formulas_say_soft_roofline_per_kernel_class_as_the_code_runs(client
     """The page said TPOT = max(memory, compute); the step is (m^p + c^p)^(1/p) per kernel class, classes added."""
     import json
 
-    from app.scoring.inference.steps import roofline_ms
+    from app.scoring.inference.step.steps import roofline_ms
 
     body = client.get("/methodology.json").json()
     x = body["roofline_example"]

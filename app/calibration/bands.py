@@ -30,7 +30,7 @@ from app.scoring.efficiency.bands import (
     parent_key,
     regime_keys,
 )
-from app.scoring.inference.context import tensor_parallel_nodes
+from app.scoring.inference.step.context import tensor_parallel_nodes
 
 TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "band_table.py"
 

@@ -27,9 +27,9 @@ from typing import Any
 
 from app.config import PROJECT_ROOT
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.context import InferenceContext, build_context
-from app.scoring.inference.efficiency_factors import mbu, mfu
-from app.scoring.inference.steps import forward_parts, prefill_attention_flops, prefill_parts, roofline_ms
+from app.scoring.inference.step.context import InferenceContext, build_context
+from app.scoring.inference.step.efficiency_factors import mbu, mfu
+from app.scoring.inference.step.steps import forward_parts, prefill_attention_flops, prefill_parts, roofline_ms
 from app.scoring.specs import GpuSpec, ModelSpec
 
 MEASUREMENTS_DIR = PROJECT_ROOT / "docs" / "measurements"
@@ -135,7 +135,7 @@ def mixed_label(row: dict) -> str:
 def marginal_checks(rows: list[dict], gpu: GpuSpec, models: dict[str, ModelSpec], eff: InferenceEfficiency) -> list:
     """A prompt's cost inside a mixed step (mixed minus the same batch decoding alone), measured and estimated:
     its share of the step is the utilisation of the M/D/1 prefill queue behind TTFT under load
-    (operating_points.prefill_share_of_step)."""
+    (queueing.prefill_share_of_step)."""
     timed = [r for r in rows if r["kind"] == "mixed" and "error" not in r]
     alone = {(r["batch"], r["context"]): r["ms"] for r in timed if not r["prompt_tokens"]}
     ctx = _context(gpu, models[DENSE_MODEL], "bf16")

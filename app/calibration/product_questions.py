@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.results import InferenceEstimate
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import Dtype, Engine, InferenceWorkload
 

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from app.scoring.inference.techniques import DEFAULT_DRAFT_TOKENS, NO_TECHNIQUES, ServingTechniques
+from app.scoring.inference.step.techniques import DEFAULT_DRAFT_TOKENS, NO_TECHNIQUES, ServingTechniques
 from app.scoring.specs import ModelSpec
 
 # A clause that switches its setting off.

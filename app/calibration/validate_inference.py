@@ -19,18 +19,16 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
-from app.scoring.inference.context import InferenceContext, build_context
-from app.scoring.inference.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
-from app.scoring.inference.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
-from app.scoring.inference.operating_points import (
+from app.scoring.inference.batching.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
+from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
+from app.scoring.inference.batching.operating_points import (
     CONTINUOUS_SCENARIOS,
     OperatingPoint,
-    closed_loop_point,
-    latency_bound_point,
-    open_loop_point,
     operating_point,
     token_budget_cap,
 )
+from app.scoring.inference.step.context import InferenceContext, build_context
+from app.scoring.inference.step.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
 from app.scoring.workload import default_kv_dtype
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")

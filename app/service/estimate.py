@@ -12,8 +12,8 @@ from typing import Any
 
 from app.scoring.engine_support import unsupported_reason
 from app.scoring.gpu_gaps import fill_missing_peaks
-from app.scoring.inference.configurations import estimate_on as estimate_inference_on
-from app.scoring.inference.release_precision import release_weights
+from app.scoring.inference.estimates.configurations import estimate_on as estimate_inference_on
+from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.machines import Machine, estimate_machine, machine_of
 from app.scoring.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer

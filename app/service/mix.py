@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.inference.release_precision import Weights, release_precision, weights_for
+from app.scoring.inference.ranking.release_precision import Weights, release_precision, weights_for
 from app.scoring.messages import error_location, error_message
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType

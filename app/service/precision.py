@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from app.scoring.inference.precision import PrecisionRow, compare_precisions
-from app.scoring.inference.rank import RANK_METRIC_FIELDS, RANK_UNITS
-from app.scoring.inference.release_precision import stated_baseline
+from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS, RANK_UNITS
+from app.scoring.inference.ranking.precision import PrecisionRow, compare_precisions
+from app.scoring.inference.ranking.release_precision import stated_baseline
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model

@@ -12,8 +12,8 @@ from app.scoring import hf_quantization
 from app.scoring.engine_support import filter_reason
 from app.scoring.explain import shown_as_close_call
 from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.inference.rank import RANK_METRIC_FIELDS, InferenceRanking
-from app.scoring.inference.release_precision import Weights, release_weights
+from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS, InferenceRanking
+from app.scoring.inference.ranking.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
@@ -222,7 +222,7 @@ def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Ranked:
 
         assert isinstance(workload, TrainingWorkload)
         return Ranked(model, rank_training(workload, snapshot, model), workload, None)
-    from app.scoring.inference.rank import rank_inference
+    from app.scoring.inference.ranking.rank import rank_inference
 
     assert isinstance(workload, InferenceWorkload)
     answered, weights = release_weights(workload, model, snapshot.quality)
@@ -361,7 +361,7 @@ def cheaper_on_replicas(
     best = ranking.options[0] if ranking.feasible_count else None
     if sized is None or best is None or not best.usd_per_million_output_tokens:
         return None
-    from app.scoring.inference.rank import rank_inference
+    from app.scoring.inference.ranking.rank import rank_inference
 
     per_token = rank_inference(sized.model_copy(update={"rank_by": "output_tokens"}), snapshot, model)
     spread = per_token.options[0] if per_token.feasible_count else None

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from app.catalog.saved_links import SavedLink
-from app.scoring.inference.release_precision import release_weights
+from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 from app.service import rank as ranking

@@ -26,21 +26,23 @@ ESTIMATOR_FILES = ("machines.py",)
 NOT_ESTIMATOR: dict[str, str] = {
     "efficiency/band_table.py:BAND_TABLE": "generated (make calibrate); each answer shows its band and its rows",
     "efficiency/band_table.py:BAND_MARGINS": "generated (make calibrate) with the bands; a band's evidence states it",
-    "inference/memory.py:GB": "unit: 10^9 bytes",
+    "inference/step/memory.py:GB": "unit: 10^9 bytes",
     "training/memory.py:GB": "unit: 10^9 bytes",
     "training/limit_words.py:SECONDS_PER_DAY": "unit",
-    "inference/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
-    "inference/rank.py:_CACHE_LIMIT": "cache size",
-    "inference/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
-    "inference/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
-    "inference/batch_job.py:DRAIN_POINTS": "numerical resolution of the drain's mean step (within 1 % of 64 points)",
-    "inference/finite_run.py:MAX_RUN_REQUESTS": "request limit: a longer replay is refused, not estimated",
-    "inference/finite_run.py:MAX_RUN_STEPS": "loop bound of the replay",
-    "inference/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
-    "inference/operating_points.py:MIN_RUNNING_BATCH": "solver bound",
-    "inference/operating_points.py:BATCH_RTOL": "solver tolerance",
-    "inference/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
-    "inference/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
+    "inference/bands/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
+    "inference/ranking/rank.py:_CACHE_LIMIT": "cache size",
+    "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
+    "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
+    "inference/batching/batch_job.py:DRAIN_POINTS": (
+        "numerical resolution of the drain's mean step (within 1 % of 64 points)"
+    ),
+    "inference/batching/finite_run.py:MAX_RUN_REQUESTS": "request limit: a longer replay is refused, not estimated",
+    "inference/batching/finite_run.py:MAX_RUN_STEPS": "loop bound of the replay",
+    "inference/batching/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
+    "inference/batching/loops.py:MIN_RUNNING_BATCH": "solver bound",
+    "inference/batching/loops.py:BATCH_RTOL": "solver tolerance",
+    "inference/explanation/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
+    "inference/explanation/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
     "training/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
     "training/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
     "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload/training.py)",
@@ -169,7 +171,7 @@ def dataclass_fields(module: ModuleType, class_name: str) -> list[dict[str, str]
 
 
 def estimator_modules() -> list[ModuleType]:
-    paths = [p for folder in ESTIMATOR_FOLDERS for p in sorted((SCORING / folder).glob("*.py"))]
+    paths = [p for folder in ESTIMATOR_FOLDERS for p in sorted((SCORING / folder).rglob("*.py"))]
     paths += [SCORING / name for name in ESTIMATOR_FILES]
     names = ["app.scoring." + ".".join(p.relative_to(SCORING).with_suffix("").parts) for p in paths]
     return [importlib.import_module(name) for name in names]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.estimate import solve_inference
-from app.scoring.inference.results import Solution
-from app.scoring.inference.steps import roofline_ms
+from app.scoring.inference.estimates.estimate import solve_inference
+from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.step.steps import roofline_ms
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

@@ -10,7 +10,7 @@ Under load a serving engine runs mixed steps: the running batch decodes one toke
 chunk of one) is prefilled in the same forward pass, its tokens stacked under the decode rows of every GEMM. The
 estimator prices such a step as one roofline over the combined work (steps.mixed_step_parts), so a prompt that
 rides along shares the weight read with the batch; how much of the step the prompt takes is the utilisation of
-its M/D/1 prefill queue (operating_points.prefill_share_of_step), and so the queueing part of TTFT under load.
+its M/D/1 prefill queue (queueing.prefill_share_of_step), and so the queueing part of TTFT under load.
 
 Each configuration is decode batch B (at context C, its KV cache full) plus one prompt of P tokens, B = 0 being
 the prompt alone and P = 0 the decode step alone, captured whole in one CUDA graph: the GEMMs over B + P rows, the

@@ -150,7 +150,7 @@ def test_tensor_parallel_across_nodes_is_a_regime_of_its_own_that_widens_multino
 
 def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
     from app.calibration.bands import row_band
-    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
     args = ("output_tok_s_per_gpu", "sglang", "NVIDIA", "fp8", "moe")
@@ -172,7 +172,7 @@ def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
 def test_a_pipeline_parallel_estimate_claims_no_more_than_the_research_notes_fifty_percent():
     """No validation row measures pipeline-parallel serving, so its band is the unknown one at least."""
     from app.calibration.bands import row_band
-    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
     args = ("output_tok_s_per_gpu", "vllm", "NVIDIA", "fp8", "moe")

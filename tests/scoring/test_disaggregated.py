@@ -7,9 +7,9 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.context import build_context
-from app.scoring.inference.memory import kv_bytes_per_token
-from app.scoring.inference.steps import decode_parts
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.memory import kv_bytes_per_token
+from app.scoring.inference.step.steps import decode_parts
 from app.scoring.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import (
@@ -140,7 +140,7 @@ def test_offers_without_a_fabric_pair_only_inside_a_node():
 
 
 def test_the_decode_pool_tries_data_parallel_attention_where_tp_would_copy_the_kv_cache():
-    from app.scoring.inference.memory import max_sequences
+    from app.scoring.inference.step.memory import max_sequences
     from app.scoring.serving.disaggregated.pools import attention_dp_degrees, prefill_instance
 
     gpu, machine = GPUS["H200"], Machine(gpus_per_node=8, link="nvlink")

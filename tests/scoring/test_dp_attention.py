@@ -6,16 +6,16 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
-from app.scoring.inference.context import build_context
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.memory import (
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
     kv_replicated_under_tp,
     max_sequences,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.steps import decode_parts, prefill_parts
+from app.scoring.inference.step.steps import decode_parts, prefill_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -80,7 +80,7 @@ def test_dp_attention_is_refused_where_the_attention_copy_does_not_fit():
     from dataclasses import replace
 
     from app.scoring.efficiency.inference import USABLE_MEMORY_FRACTION
-    from app.scoring.inference.memory import GB, reserve_gb
+    from app.scoring.inference.step.memory import GB, reserve_gb
 
     # a 141 GB-class GPU shrunk until R1's FP8 weights fit at TP8 (83.9 GB) but not with the attention copy (94.4)
     memory_gb = (89.0 + reserve_gb(8)) / USABLE_MEMORY_FRACTION

@@ -7,11 +7,11 @@ import pytest
 from app.calibration.run_conditions import expert_parallel
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
-from app.scoring.inference.context import build_context
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.memory import routed_expert_params
-from app.scoring.inference.routed_experts import busiest_group_coverage, expert_coverage
-from app.scoring.inference.steps import decode_parts
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.memory import routed_expert_params
+from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
+from app.scoring.inference.step.steps import decode_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -56,8 +56,8 @@ def test_the_workload_field_and_the_validation_notes_set_it():
 
 
 def test_routed_experts_are_their_own_kernel_class_memory_bound_beside_compute_bound_dense_gemms():
-    from app.scoring.inference.efficiency_factors import mbu, mfu
-    from app.scoring.inference.steps import roofline_ms
+    from app.scoring.inference.step.efficiency_factors import mbu, mfu
+    from app.scoring.inference.step.steps import roofline_ms
 
     maverick, h200 = MODELS["llama-4-maverick"], GPUS["H200"]
     ctx = build_context(h200, maverick, "fp8", "fp8", "trtllm", 8)

@@ -4,10 +4,10 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, ENGINE_TOKEN_BUDGET, PREFILL_CHUNK_TOKENS
-from app.scoring.inference.context import build_context
-from app.scoring.inference.finite_run import replay_run
-from app.scoring.inference.operating_points import open_loop_point
-from app.scoring.inference.steps import decode_parts, prefill_attention_flops
+from app.scoring.inference.batching.finite_run import replay_run
+from app.scoring.inference.batching.loops import open_loop_point
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.steps import decode_parts, prefill_attention_flops
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 EFF = DEFAULT_EFFICIENCY

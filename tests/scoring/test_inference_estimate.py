@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.context import build_context
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.host_overheads import moe_prefill_ms
-from app.scoring.inference.memory import kv_bytes_per_token_per_gpu, weight_bytes
-from app.scoring.inference.operating_points import operating_point
+from app.scoring.inference.batching.operating_points import operating_point
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.host_overheads import moe_prefill_ms
+from app.scoring.inference.step.memory import kv_bytes_per_token_per_gpu, weight_bytes
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -173,7 +173,7 @@ def test_the_compute_term_says_how_many_prompt_tokens_each_continuous_batching_s
 
 
 def test_the_efficiency_terms_name_every_factor_and_the_rocm_evidence_where_it_applies():
-    from app.scoring.inference.efficiency_factors import mbu, mbu_factors, mfu, mfu_factors
+    from app.scoring.inference.step.efficiency_factors import mbu, mbu_factors, mfu, mfu_factors
 
     w = _workload(engine="vllm", weight_dtype="fp8", model="llama-3.1-70b")
     for gpu in ("MI300X", "H100-SXM"):
@@ -255,7 +255,7 @@ def test_moe_prefill_pays_eager_host_time_in_pytorch_engines_only():
 
 def test_routed_experts_do_not_take_the_dense_tensor_parallel_mbu_penalty():
     from app.scoring.efficiency.inference import MAX_MBU
-    from app.scoring.inference.efficiency_factors import mbu
+    from app.scoring.inference.step.efficiency_factors import mbu
 
     ctx = build_context(GPUS["H200"], MODELS["deepseek-r1"], "fp8", "fp8", "vllm", 8)
     assert mbu(ctx, DEFAULT_EFFICIENCY, tp_penalty=False) == pytest.approx(
@@ -274,7 +274,7 @@ def test_llamacpp_gets_the_fp16_accumulate_peak_on_geforce_cards_only():
 
 
 def test_rocm_streaming_and_matmul_factors_scale_their_own_side_only():
-    from app.scoring.inference.efficiency_factors import mbu, mfu
+    from app.scoring.inference.step.efficiency_factors import mbu, mfu
 
     mi300x = build_context(GPUS["MI300X"], MODELS["llama-3-70b"], "fp16", "fp16", "vllm", 1)
     h100 = build_context(GPUS["H100-SXM"], MODELS["llama-3-70b"], "fp16", "fp16", "vllm", 1)
@@ -293,7 +293,7 @@ def test_rocm_streaming_and_matmul_factors_scale_their_own_side_only():
 def test_vllm_pays_host_time_for_each_running_sequence_on_top_of_the_shared_overheads():
     """vLLM's Python scheduler, sampler and detokeniser add a per-sequence host time to every step (BLIS: 46 us
     per output token on vLLM v0.15.1): it grows with the batch, and TensorRT-LLM and SGLang do not pay it."""
-    from app.scoring.inference.host_overheads import overhead_ms
+    from app.scoring.inference.step.host_overheads import overhead_ms
 
     def step_overhead_ms(engine: str, batch: float) -> float:
         ctx = build_context(GPUS["H100-SXM"], MODELS["llama-3.1-8b"], "bf16", "bf16", engine, 1)
@@ -312,7 +312,7 @@ def test_vllm_pays_host_time_for_each_running_sequence_on_top_of_the_shared_over
 
 def test_no_card_streams_above_the_mbu_ceiling_and_the_term_says_when_it_is_capped():
     from app.scoring.efficiency.inference import MAX_MBU
-    from app.scoring.inference.efficiency_factors import mbu
+    from app.scoring.inference.step.efficiency_factors import mbu
 
     gpus, models = load_gpu_specs(), load_model_specs()
     workload = InferenceWorkload(model="llama-3.1-8b", engine="trtllm", input_len=512, output_len=256)

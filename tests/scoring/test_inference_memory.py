@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.memory import (
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.memory import (
     kv_bytes_per_token,
     kv_bytes_per_token_per_gpu,
     kv_room_gb,
@@ -17,7 +17,7 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes,
 )
-from app.scoring.inference.routed_experts import expert_coverage
+from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.specs import card_gb
 from app.scoring.workload import InferenceWorkload
 

@@ -4,8 +4,8 @@ import math
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.configurations import single_node_layouts
-from app.scoring.inference.rank import rank_inference
+from app.scoring.inference.estimates.configurations import single_node_layouts
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.machines import Machine
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
@@ -145,7 +145,7 @@ def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
     """sort_value reads a field from the estimate, the offer or the cost without building the option: every
     sortable column (and its metric) must read what the option would show, on plain, peak-sized, job and
     live-traffic rankings."""
-    from app.scoring.inference.rank import RANK_METRIC_FIELDS
+    from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
     from app.service.rank_sort import COLUMNS, METRIC, RANK
 
     offers = (

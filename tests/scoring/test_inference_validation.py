@@ -241,7 +241,7 @@ def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_defaul
     drain of 500 prompts, which the steady state cannot see; it was not covered before the replay."""
     from app.calibration.validate_inference import case_setup, predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-    from app.scoring.inference.finite_run import RUN_REQUESTS_DEFAULT, replay_run
+    from app.scoring.inference.batching.finite_run import RUN_REQUESTS_DEFAULT, replay_run
 
     stated = case_setup(_burst_row(), GPUS, MODELS)
     assert not isinstance(stated, str) and stated.run_requests == 500

@@ -11,19 +11,12 @@ from pydantic import ValidationError
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.inference.context import build_context
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.operating_points import (
-    BATCH_RTOL,
-    _log_root,
-    closed_loop_point,
-    md1_median_wait_ms,
-    md1_wait_ms,
-    open_loop_point,
-    operating_point,
-    prefill_share_of_step,
-)
-from app.scoring.inference.steps import decode_parts
+from app.scoring.inference.batching.loops import BATCH_RTOL, _log_root, closed_loop_point, open_loop_point
+from app.scoring.inference.batching.operating_points import operating_point
+from app.scoring.inference.batching.queueing import md1_median_wait_ms, md1_wait_ms, prefill_share_of_step
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.steps import decode_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -141,7 +134,7 @@ def test_an_overloaded_open_loop_is_not_an_option_and_says_how_far_behind_it_fal
     the configuration cannot serve the rate and is listed with the reason, never ranked with its queue left out."""
     import re
 
-    from app.scoring.inference.finite_run import replay_run
+    from app.scoring.inference.batching.finite_run import replay_run
 
     w = _nim_70b(scenario="request_rate", requests_per_s=5)
     est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w)
@@ -311,7 +304,7 @@ def test_a_fixed_load_that_misses_the_limits_says_so_and_latency_bound_never_doe
     assumptions say so, so a row is never read as meeting them: live traffic is ranked after the rows that meet
     them (over_limits), a fixed batch only reports it. latency_bound picks a batch that meets them."""
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
-    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
     gpu, model = load_gpu_specs()["H100-SXM"], load_model_specs()["llama-3.1-70b"]

@@ -4,7 +4,7 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import bands
-from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

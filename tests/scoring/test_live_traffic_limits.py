@@ -6,8 +6,8 @@ from datetime import date
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.configurations import estimate_on
-from app.scoring.inference.rank import rank_inference
+from app.scoring.inference.estimates.configurations import estimate_on
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.machines import default_machine
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
@@ -92,7 +92,7 @@ def test_a_request_rate_and_one_stream_are_live_traffic_too():
 def test_at_a_request_rate_equal_throughput_goes_to_the_layout_with_the_lowest_latency():
     """Every 8-GPU layout that keeps up with 2 requests/s serves the same tokens/s; the one chosen is the fastest
     (TP8), not the first enumerated (TP1 x PP8, 90 ms p99 TPOT) nor the first to meet the limits (TP4 x PP2)."""
-    from app.scoring.inference.configurations import best_on_machine
+    from app.scoring.inference.estimates.configurations import best_on_machine
 
     gpu, r1 = GPUS["B200"], MODELS["deepseek-r1"]
     w = InferenceWorkload(model="deepseek-r1", scenario="request_rate", requests_per_s=2, weight_dtype="fp8")

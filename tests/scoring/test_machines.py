@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.gpu_gaps import fill_missing_peaks
-from app.scoring.inference.configurations import estimate_on, single_node_layouts
-from app.scoring.inference.rank import rank_inference
+from app.scoring.inference.estimates.configurations import estimate_on, single_node_layouts
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.machines import (
     Machine,
     default_machine,

@@ -5,8 +5,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.efficiency.mamf import MAMF_SHARE_OF_PEAK, rocm_matmul_scale
-from app.scoring.inference.context import build_context
-from app.scoring.inference.efficiency_factors import mbu_factors, mfu, mfu_factors
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.efficiency_factors import mbu_factors, mfu, mfu_factors
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 

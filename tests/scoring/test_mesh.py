@@ -10,8 +10,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
-from app.scoring.inference.communication import allreduce_ms
-from app.scoring.inference.context import build_context
+from app.scoring.inference.step.communication import allreduce_ms
+from app.scoring.inference.step.context import build_context
 from app.scoring.mesh import group_link_share, mesh_board, peer_link_share
 from app.scoring.training.step_time import _bandwidth_gbs
 
@@ -67,7 +67,7 @@ def test_training_collectives_are_not_narrowed_yet() -> None:
 
 
 def test_the_all_reduce_term_names_the_boards_own_link() -> None:
-    from app.scoring.inference.estimate import estimate_inference
+    from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
     w = InferenceWorkload(engine="vllm", scenario="fixed_batch", batch=4, ttft_ms=60000, tpot_ms=1000)

@@ -9,7 +9,7 @@ import pytest
 
 from app.scoring.hf_config import model_spec_from_hf_config
 from app.scoring.hf_quantization import MAX_WORDS, read_quantization
-from app.scoring.inference.release_precision import RELEASE_WORDS, release_weights
+from app.scoring.inference.ranking.release_precision import RELEASE_WORDS, release_weights
 from app.scoring.modelopt_algos import MODELOPT_ALGOS
 from app.scoring.workload import InferenceWorkload
 from tests.scoring.test_hf_config import LLAMA_31_8B

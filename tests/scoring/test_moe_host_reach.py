@@ -4,7 +4,7 @@ throughput without it, and the estimate says why; at the loads its evidence span
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.workload import InferenceWorkload
 
 GPUS = load_gpu_specs()

@@ -11,10 +11,10 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as TRAIN_EFF
 from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.inference.context import build_context
-from app.scoring.inference.efficiency_factors import mfu_factors
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.host_overheads import moe_prefill_ms
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.efficiency_factors import mfu_factors
+from app.scoring.inference.step.host_overheads import moe_prefill_ms
 from app.scoring.training.step_time import effective_mfu, routed_expert_params
 from app.scoring.training.terms import matmul_efficiency_factors
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import pytest
 
-from app.scoring.inference.rank import rank_inference
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.offers import offer_slots, snapshot_offers
 from app.scoring.training.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload

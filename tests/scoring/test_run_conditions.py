@@ -15,8 +15,8 @@ from app.calibration.run_conditions import (
 )
 from app.calibration.validate_inference import case_setup, predict_inference_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.techniques import expected_tokens_per_step
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.techniques import expected_tokens_per_step
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

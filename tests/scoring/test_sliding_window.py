@@ -7,8 +7,8 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import CAUSAL_ATTENTION_FACTOR, DEFAULT_EFFICIENCY
-from app.scoring.inference.context import build_context
-from app.scoring.inference.memory import (
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.memory import (
     attended_tokens,
     kv_bytes_per_sequence,
     kv_bytes_per_sequence_per_gpu,
@@ -21,7 +21,7 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes,
 )
-from app.scoring.inference.steps import forward_parts, prefill_attention_flops
+from app.scoring.inference.step.steps import forward_parts, prefill_attention_flops
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 OSS = MODELS["gpt-oss-120b"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.estimate import estimate_inference
-from app.scoring.inference.techniques import expected_tokens_per_step
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.step.techniques import expected_tokens_per_step
 from app.scoring.workload import InferenceWorkload
 
 GPUS = load_gpu_specs()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.workload import InferenceWorkload
 from tests.scoring.term_arithmetic import stated_value
 

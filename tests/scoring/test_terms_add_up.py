@@ -9,7 +9,7 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.explain import Term
-from app.scoring.inference.estimate import estimate_inference
+from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.training.estimate import estimate_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from tests.scoring.term_arithmetic import stated_value

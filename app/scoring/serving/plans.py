@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from app.scoring.inference.rank import InferenceOption, rank_inference
+from app.scoring.inference.ranking.options import InferenceOption
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.price_terms import COMMITTED, terms_text
 from app.scoring.serving.break_even import BreakEven, Replica, break_even
 from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes

@@ -135,7 +135,7 @@ class InferenceWorkload(ModelChoice):
         description="largest GPU count per replica (several nodes only when one cannot serve)",
     )
     beam_width: int = Field(1, ge=1, le=16, description="beam search width (1 = greedy/sampling)")
-    # Serving techniques: unset = off, so answers without them are unchanged (inference/techniques.py).
+    # Serving techniques: unset = off, so answers without them are unchanged (inference/step/techniques.py).
     prefix_cache_hit: float | None = Field(
         None, ge=0, le=0.99, description="share of prompt tokens served from the prefix cache (0-0.99)"
     )

@@ -13,7 +13,7 @@ from app.catalog import queries
 from app.catalog.left_out import left_out_rows
 from app.catalog.snapshot import model_spec
 from app.config import Settings
-from app.scoring.inference.memory import kv_bytes_per_token
+from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
 from app.web.charts import offer_price_bars, to_json_block
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
@@ -154,7 +154,7 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
 def release_weights_gb(model: ModelDetail) -> tuple[str, float] | None:
     """(the dtype that runs the release, its weights in GB) for a release other than BF16; None for BF16 or unknown."""
     from app.scoring.dtypes import WEIGHT_BYTES
-    from app.scoring.inference.release_precision import RELEASE_WEIGHT_DTYPE
+    from app.scoring.inference.ranking.release_precision import RELEASE_WEIGHT_DTYPE
 
     dtype = RELEASE_WEIGHT_DTYPE.get(model.release_precision, "bf16")
     if dtype == "bf16":

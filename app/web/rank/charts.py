@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.scoring.inference.curves import CurvePoint, TpotLine
+from app.scoring.inference.batching.curves import CurvePoint, TpotLine
 from app.web.charts import LEGEND_BELOW, Figure, layout, log_axis
 
 DASHES = ["solid", "dash", "dot", "dashdot"]

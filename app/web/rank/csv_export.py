@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-# Latency bands (rank.InferenceOption) as a low and a high column each, appended last
+# Latency bands (options.InferenceOption) as a low and a high column each, appended last
 LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
 SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.

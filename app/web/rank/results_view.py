@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from app.scoring.inference.curves import TpotLine
-from app.scoring.inference.limits import LIMITS_APPLIED, at_band_high
-from app.scoring.inference.rank import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
+from app.scoring.inference.bands.limits import LIMITS_APPLIED, at_band_high
+from app.scoring.inference.batching.curves import TpotLine
+from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload

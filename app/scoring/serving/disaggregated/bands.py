@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Band, Term
-from app.scoring.inference.limits import at_band_high
+from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
 from app.scoring.serving.disaggregated.plan import DisaggregatedPlan
 from app.scoring.workload import InferenceWorkload

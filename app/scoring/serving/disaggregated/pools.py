@@ -14,11 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.context import InferenceContext, build_context
-from app.scoring.inference.estimate import expert_parallel_degree, tries_dp_attention
-from app.scoring.inference.latency_bands import BandRegime
-from app.scoring.inference.limits import ON_ESTIMATE, limit_multiples
-from app.scoring.inference.memory import (
+from app.scoring.inference.bands.latency_bands import BandRegime
+from app.scoring.inference.bands.limits import ON_ESTIMATE, limit_multiples
+from app.scoring.inference.batching.operating_points import mean_context
+from app.scoring.inference.batching.queueing import MAX_UTILISATION, md1_wait_ms
+from app.scoring.inference.batching.running_batch import engine_batch_cap
+from app.scoring.inference.estimates.estimate import expert_parallel_degree, tries_dp_attention
+from app.scoring.inference.estimates.results import band_regime
+from app.scoring.inference.step.context import InferenceContext, build_context
+from app.scoring.inference.step.memory import (
     GB,
     kv_bytes_per_sequence,
     kv_replicated_under_tp,
@@ -27,11 +31,8 @@ from app.scoring.inference.memory import (
     usable_gb,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.operating_points import MAX_UTILISATION, md1_wait_ms, mean_context
-from app.scoring.inference.results import band_regime
-from app.scoring.inference.running_batch import engine_batch_cap
-from app.scoring.inference.steps import decode_parts, prefill_latency_ms, prefill_parts
-from app.scoring.inference.techniques import techniques_for
+from app.scoring.inference.step.steps import decode_parts, prefill_latency_ms, prefill_parts
+from app.scoring.inference.step.techniques import techniques_for
 from app.scoring.machines import Machine, machine_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload

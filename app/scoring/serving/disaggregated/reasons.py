@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term
-from app.scoring.inference.limits import at_band_high
-from app.scoring.inference.memory import GB, kv_bytes_per_sequence
+from app.scoring.inference.bands.limits import at_band_high
+from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
 from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost

@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.scoring.efficiency.inference import CAUSAL_ATTENTION_FACTOR, InferenceEfficiency
-from app.scoring.inference.communication import allreduce_ms, stage_send_ms
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.dp_attention import attending_seqs, dp_attention_flops
-from app.scoring.inference.efficiency_factors import attention_flop_rate, mbu, mfu
-from app.scoring.inference.host_overheads import moe_prefill_ms, overhead_ms, per_sequence_overhead_ms
-from app.scoring.inference.memory import attended_tokens, prefill_attended_tokens
-from app.scoring.inference.routed_experts import busiest_group_coverage, expert_coverage
+from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
+from app.scoring.inference.step.efficiency_factors import attention_flop_rate, mbu, mfu
+from app.scoring.inference.step.host_overheads import moe_prefill_ms, overhead_ms, per_sequence_overhead_ms
+from app.scoring.inference.step.memory import attended_tokens, prefill_attended_tokens
+from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
 
 
 def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:

@@ -12,11 +12,11 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from app.scoring.engine_support import unsupported_reason
-from app.scoring.inference.estimate import solve_inference
-from app.scoring.inference.explain_estimate import explain
-from app.scoring.inference.limits import over_limits
-from app.scoring.inference.results import InferenceEstimate, LowestP99, P99Reach, Solution
-from app.scoring.inference.terms import p99_latencies_ms
+from app.scoring.inference.bands.limits import over_limits
+from app.scoring.inference.estimates.estimate import solve_inference
+from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
+from app.scoring.inference.explanation.explain_estimate import explain
+from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload

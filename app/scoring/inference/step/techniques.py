@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from app.scoring.explain import Term
 
 if TYPE_CHECKING:
-    from app.scoring.inference.operating_points import OperatingPoint
+    from app.scoring.inference.batching.operating_points import OperatingPoint
     from app.scoring.workload import InferenceWorkload
 
 # One drafted token costs this share of a target forward pass: DeepSeek-V3's MTP module is 14 B params

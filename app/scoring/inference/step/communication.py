@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.scoring.dtypes import ACTIVATION_BYTES
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.context import InferenceContext
+from app.scoring.inference.step.context import InferenceContext
 from app.scoring.machines import FABRIC_ALPHA_MS
 
 

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.scoring.dtypes import INT8_W8A8
-from app.scoring.inference.memory import GB, kv_bytes_per_token, weight_bytes
-from app.scoring.inference.rank import InferenceOption, rank_inference
-from app.scoring.inference.release_precision import Release, release_precision
+from app.scoring.inference.ranking.options import InferenceOption
+from app.scoring.inference.ranking.rank import rank_inference
+from app.scoring.inference.ranking.release_precision import Release, release_precision
+from app.scoring.inference.step.memory import GB, kv_bytes_per_token, weight_bytes
 from app.scoring.specs import CatalogSnapshot, ModelSpec, QualityResult
 from app.scoring.workload import NO_W8A8_ENGINES, InferenceWorkload, w8a8_refusal
 

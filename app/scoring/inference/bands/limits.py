@@ -13,7 +13,7 @@ band (band_high: the estimate times the band's high ratio, latency_bands.p99_hig
 
 from __future__ import annotations
 
-from app.scoring.inference.latency_bands import BandRegime, p99_high_ratios
+from app.scoring.inference.bands.latency_bands import BandRegime, p99_high_ratios
 from app.scoring.workload import InferenceWorkload
 
 LIMITS_APPLIED = ("latency_bound",)  # the operating points chosen to meet the TTFT and TPOT limits

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 
 from app.scoring.efficiency.inference import ENGINE_MBU, ENGINE_MFU, MAX_MBU, InferenceEfficiency
-from app.scoring.inference.context import InferenceContext
+from app.scoring.inference.step.context import InferenceContext
 from app.scoring.moe_share import moe_layer_factor
 
 

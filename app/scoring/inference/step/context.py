@@ -21,7 +21,7 @@ from app.scoring.efficiency.inference import (
     sglang_prefill_chunk,
 )
 from app.scoring.efficiency.mamf import rocm_matmul_scale
-from app.scoring.inference.memory import (
+from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
     routed_expert_params,
@@ -29,7 +29,7 @@ from app.scoring.inference.memory import (
     sliding_share,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.techniques import NO_TECHNIQUES, ServingTechniques
+from app.scoring.inference.step.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_EFFICIENCY
 from app.scoring.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr

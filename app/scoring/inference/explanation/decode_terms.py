@@ -7,9 +7,9 @@ from app.scoring.dtypes import peak_unit
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
-from app.scoring.inference.communication import allreduce_call_ms, stage_send_ms
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.efficiency_factors import (
+from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.efficiency_factors import (
     attention_mfu,
     factor_text,
     mbu,
@@ -18,8 +18,8 @@ from app.scoring.inference.efficiency_factors import (
     mfu,
     mfu_factors,
 )
-from app.scoring.inference.host_overheads import moe_prefill_ms, per_sequence_overhead_ms
-from app.scoring.inference.steps import StepDetail, StepParts, roofline_ms
+from app.scoring.inference.step.host_overheads import moe_prefill_ms, per_sequence_overhead_ms
+from app.scoring.inference.step.steps import StepDetail, StepParts, roofline_ms
 
 SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public validation cases)"
 # What stands behind the ROCm factors, said wherever they apply.

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.inference.batch_job import job_share
-from app.scoring.inference.limits import LIMITS_APPLIED, LIMITS_RANKED
-from app.scoring.inference.operating_points import operating_point
-from app.scoring.inference.results import Solution
-from app.scoring.inference.running_batch import batching_scenario, running_cap
+from app.scoring.inference.bands.limits import LIMITS_APPLIED, LIMITS_RANKED
+from app.scoring.inference.batching.batch_job import job_share
+from app.scoring.inference.batching.operating_points import operating_point
+from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
+from app.scoring.inference.estimates.results import Solution
 from app.scoring.workload import InferenceWorkload
 
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES, InferenceEfficiency
 from app.scoring.explain import Term, duration_text
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.operating_points import OperatingPoint, operating_point
-from app.scoring.inference.steps import decode_parts
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.steps import decode_parts
 
 # Midpoints at which the drain's decode step is timed as the batch empties (its mean over the drain; the step is
 # smooth in the batch: 8 midpoints are within 1 % of 64 on Llama 3.1 8B and DeepSeek-R1, a 1-6 s term).

@@ -37,7 +37,7 @@ RELEASE_WORDS = {
     "int8_w8a8": "INT8 W8A8",
 }
 # The weight dtype that runs each release: MXFP4 (MoE weights at 4.25 bits, the rest BF16) is sized and timed as 4-bit
-# weight-only, W4A16, as /precision's mxfp4 row runs it (inference/precision.py VARIANTS, dtypes.matmul_dtype).
+# weight-only, W4A16, as /precision's mxfp4 row runs it (inference/ranking/precision.py VARIANTS, dtypes.matmul_dtype).
 RELEASE_WEIGHT_DTYPE = {
     "bf16": "bf16",
     "fp8": "fp8",

@@ -30,8 +30,8 @@ from app.scoring.efficiency.inference import (
     PREFILL_FIRST_ENGINES,
     InferenceEfficiency,
 )
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.steps import decode_parts, prefill_attention_flops
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.steps import decode_parts, prefill_attention_flops
 
 # A replay stops here: a run this long is not a benchmark the estimator is asked about, and the step loop is bounded.
 MAX_RUN_REQUESTS = 100_000

@@ -13,9 +13,9 @@ under the step, no public row says. So the estimate keeps the term, and its band
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.host_overheads import moe_prefill_ms
-from app.scoring.inference.operating_points import OperatingPoint
+from app.scoring.inference.batching.operating_points import OperatingPoint
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.host_overheads import moe_prefill_ms
 
 # The most prompts a continuous-batching step carried in a public MoE row on vLLM or SGLang: InferenceX's 64 clients
 # at 1,024 output tokens, 63 others' prompts over 1,024 steps, one every 16 steps.

@@ -8,11 +8,11 @@ from typing import NamedTuple
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Band, Term
-from app.scoring.inference.batch_job import JobPlan
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.latency_bands import BandRegime
-from app.scoring.inference.limits import limit_multiples
-from app.scoring.inference.operating_points import OperatingPoint
+from app.scoring.inference.bands.latency_bands import BandRegime
+from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.batching.batch_job import JobPlan
+from app.scoring.inference.batching.operating_points import OperatingPoint
+from app.scoring.inference.step.context import InferenceContext
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

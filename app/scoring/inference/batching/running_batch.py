@@ -4,8 +4,8 @@ its per-step token budget)."""
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.operating_points import CONTINUOUS_SCENARIOS, token_budget_cap
+from app.scoring.inference.batching.operating_points import CONTINUOUS_SCENARIOS, token_budget_cap
+from app.scoring.inference.step.context import InferenceContext
 from app.scoring.workload import InferenceWorkload
 
 

@@ -9,21 +9,21 @@ from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term
-from app.scoring.inference.latency_bands import latency_bands
-from app.scoring.inference.limits import limit_multiples, limits_at_risk, over_limits, unapplied_limits_note
-from app.scoring.inference.memory import (
+from app.scoring.inference.bands.latency_bands import latency_bands
+from app.scoring.inference.bands.limits import limit_multiples, limits_at_risk, over_limits, unapplied_limits_note
+from app.scoring.inference.bands.moe_host_reach import moe_host_reach
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
+from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
+from app.scoring.inference.estimates.results import InferenceEstimate, Solution
+from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
+from app.scoring.inference.step.memory import (
     GB,
     attention_params,
     kv_replicated_under_tp,
     memory_breakdown_gb,
     request_kv_tokens,
 )
-from app.scoring.inference.moe_host_reach import moe_host_reach
-from app.scoring.inference.operating_points import OperatingPoint, operating_point
-from app.scoring.inference.results import InferenceEstimate, Solution
-from app.scoring.inference.running_batch import engine_batch_cap, running_cap
-from app.scoring.inference.techniques import NO_TECHNIQUES, technique_terms
-from app.scoring.inference.terms import p99_latencies_ms, step_terms
+from app.scoring.inference.step.techniques import NO_TECHNIQUES, technique_terms
 from app.scoring.workload import ACTIVATION_DTYPE_KV_ENGINES, InferenceWorkload
 
 

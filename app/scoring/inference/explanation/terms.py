@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
 from app.scoring.explain import Term, figure
-from app.scoring.inference.context import InferenceContext
-from app.scoring.inference.decode_terms import (
+from app.scoring.inference.batching.queueing import md1_median_wait_ms, wait_steps
+from app.scoring.inference.explanation.decode_terms import (
     ROCM_EVIDENCE,
     SOURCE,
     compute_term,
@@ -18,12 +18,12 @@ from app.scoring.inference.decode_terms import (
     prefill_pass_term,
     tpot_text,
 )
-from app.scoring.inference.host_overheads import moe_prefill_ms
-from app.scoring.inference.operating_points import md1_median_wait_ms, wait_steps
-from app.scoring.inference.steps import prefill_latency_ms, prompt_stage_pass
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.host_overheads import moe_prefill_ms
+from app.scoring.inference.step.steps import prefill_latency_ms, prompt_stage_pass
 
 if TYPE_CHECKING:
-    from app.scoring.inference.operating_points import OperatingPoint
+    from app.scoring.inference.batching.operating_points import OperatingPoint
 
 __all__ = ["ROCM_EVIDENCE", "SOURCE", "p99_latencies_ms", "step_terms"]
 

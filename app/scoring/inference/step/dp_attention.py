@@ -3,7 +3,7 @@ attention the step waits for, while the MLP and experts stay split over tensor p
 
 from __future__ import annotations
 
-from app.scoring.inference.context import InferenceContext
+from app.scoring.inference.step.context import InferenceContext
 
 
 def attending_seqs(ctx: InferenceContext, seqs: float) -> float:

@@ -9,11 +9,15 @@ from dataclasses import replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.explain import duration_text
-from app.scoring.inference.batch_job import plan_job
-from app.scoring.inference.context import build_context
-from app.scoring.inference.explain_estimate import explain
-from app.scoring.inference.limits import ON_ESTIMATE, SLOW_END, limit_multiples, slow_end_words
-from app.scoring.inference.memory import (
+from app.scoring.inference.bands.limits import ON_ESTIMATE, SLOW_END, limit_multiples, slow_end_words
+from app.scoring.inference.batching.batch_job import plan_job
+from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
+from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
+from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
+from app.scoring.inference.explanation.explain_estimate import explain
+from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.memory import (
     GB,
     head_split_reason,
     kv_replicated_under_tp,
@@ -24,16 +28,7 @@ from app.scoring.inference.memory import (
     weight_bytes,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.operating_points import (
-    OperatingPoint,
-    closed_loop_point,
-    latency_bound_point,
-    open_loop_point,
-    operating_point,
-)
-from app.scoring.inference.results import InferenceEstimate, Solution, band_regime
-from app.scoring.inference.running_batch import batching_scenario, running_cap
-from app.scoring.inference.techniques import techniques_for
+from app.scoring.inference.step.techniques import techniques_for
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
 

@@ -4,7 +4,7 @@ sequence, and the per-MoE-layer host time of an eager prefill in a PyTorch engin
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.inference.context import InferenceContext
+from app.scoring.inference.step.context import InferenceContext
 
 
 def overhead_ms(ctx: InferenceContext, eff: InferenceEfficiency, sequences: float = 1.0) -> float:

@@ -1,0 +1,188 @@
+"""Where a load settles: the operating point of an open loop, a closed loop and the latency-bound batch.
+
+An open loop (Poisson arrivals at a rate) runs the batch at which completions meet the rate, or overloads at the
+running cap; a closed loop runs its clients up to the cap and queues the rest for a slot; the latency-bound batch is
+the largest that meets the TTFT and TPOT limits. The searches (regula falsi, Illinois variant: `illinois`) call
+operating_point at the batches they probe.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms, operating_point
+from app.scoring.inference.batching.queueing import request_life_ms
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.steps import prefill_parts
+
+# The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
+# in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
+MIN_RUNNING_BATCH = 1e-6
+BATCH_RTOL = 1e-4
+
+
+def open_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    requests_per_s: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Open loop (Poisson arrivals at `requests_per_s`): the running batch settles where the engine
+    completes requests as fast as they arrive, B / life(B) = rate (Little's law); B rises with the rate.
+
+    Above the capacity at the running cap the engine is overloaded: it runs the cap, and the queue grows
+    by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
+    """
+    rate_per_ms = requests_per_s / 1e3
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
+
+    seen: dict[float, tuple[OperatingPoint, float]] = {}
+
+    def at(batch: float) -> tuple[OperatingPoint, float]:
+        if batch not in seen:
+            point = operating_point(
+                ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one, first_ms
+            )
+            seen[batch] = point, batch / request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
+        return seen[batch]
+
+    cap = float(max(running_cap, 1))
+    full, capacity = at(cap)
+    if rate_per_ms >= capacity:
+        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
+    # The running batch B solves B = rate x life(B), and life only grows with the batch, so B is at least
+    # rate x life(MIN_RUNNING_BATCH) (a trickle of requests): from there up to the cap, find it to BATCH_RTOL.
+    trickle_ms = MIN_RUNNING_BATCH / at(MIN_RUNNING_BATCH)[1]
+    low = min(max(rate_per_ms * trickle_ms, MIN_RUNNING_BATCH), cap)
+    high = _log_root(lambda batch: math.log(at(batch)[1] / rate_per_ms), low, cap, BATCH_RTOL)
+    point, _ = at(high)
+    return replace(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
+
+
+def illinois(
+    f: Callable[[float], float],
+    low: tuple[float, float],
+    high: tuple[float, float],
+    width: float,
+    probe_at: Callable[[float, float, float], float],
+    keeps_low: Callable[[float], bool],
+) -> tuple[float, float]:
+    """Narrow a bracket (x, f(x)) of an increasing `f` to `width` by regula falsi, Illinois variant: the end kept
+    twice running has its f halved, so both ends close in. `probe_at(low, step, high)` places the probe from the
+    false-position step off `low` (inside the bracket); `keeps_low(f(probe))`: the probe replaces the lower end.
+    Each probe keeps the bracket exact: on integers (width 1) the result equals a plain bisection's, on reals it is
+    as tight. Returns the final (low, high)."""
+    (x_low, f_low), (x_high, f_high) = low, high
+    side = 0  # which end was kept last time
+    while x_high - x_low > width:
+        span = f_high - f_low
+        step = -f_low / span * (x_high - x_low) if span > 0 else (x_high - x_low) / 2
+        x = probe_at(x_low, step, x_high)
+        fx = f(x)
+        if keeps_low(fx):
+            x_low, f_low = x, fx
+            f_high = f_high / 2 if side == 1 else f_high
+            side = 1
+        else:
+            x_high, f_high = x, fx
+            f_low = f_low / 2 if side == -1 else f_low
+            side = -1
+    return x_low, x_high
+
+
+def _log_root(gap: Callable[[float], float], low: float, high: float, rtol: float) -> float:
+    """The least x in [low, high] known to within `rtol` (relative) with gap(x) >= 0, for an increasing `gap` with
+    gap(high) >= 0. Regula falsi in log x: completions per ms against the running batch are nearly a power law,
+    so their log is nearly linear in log x and a handful of evaluations close the bracket where a geometric
+    bisection from MIN_RUNNING_BATCH to the cap takes ~18. A probe is kept at least half the tolerance inside the
+    bracket, so the bracket always shrinks."""
+    g_low, g_high = gap(low), gap(high)
+    if g_low >= 0:
+        return low
+    width = math.log1p(rtol)
+
+    def probe_at(u_low: float, step: float, u_high: float) -> float:
+        return min(max(u_low + step, u_low + width / 2), u_high - width / 2)
+
+    _, u_high = illinois(
+        lambda u: gap(math.exp(u)), (math.log(low), g_low), (math.log(high), g_high), width, probe_at, lambda g: g < 0
+    )
+    return math.exp(u_high)
+
+
+def closed_loop_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    concurrency: float,
+    running_cap: int,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+) -> OperatingPoint:
+    """Closed loop with `concurrency` clients: the engine runs at most `running_cap` sequences (KV memory,
+    engine batch cap); the rest wait for a slot. By Little's law a saturated engine completes
+    B / life requests per ms, so a waiting request queues (C - B) x life / B ms before its prefill
+    (NVIDIA NIM 70B 2xH100: TTFT 0.8 s at C=50 jumps to 8-89 s at C=100-250 while throughput stays flat)."""
+    running = max(min(concurrency, float(running_cap)), 1.0)
+    point = operating_point(ctx, eff, "concurrency", running, input_len, output_len, beam_width)
+    waiting = max(concurrency - running, 0.0)
+    if waiting <= 0:
+        return point
+    life_ms = request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
+    queue_ms = waiting * life_ms / running
+    return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
+
+
+def latency_bound_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+    prompt_p99_over_mean: float | None = None,
+) -> tuple[int, OperatingPoint | None]:
+    """The latency-bound batch and its operating point. When even one request misses a limit the batch is 0
+    and the point is batch 1's, the one that missed (None when no request fits at all).
+
+    The slack max(TPOT / target, TTFT / limit) - 1 never falls as the batch grows, so the answer is the
+    last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
+    of evaluations; each probe keeps the bracket exact, so the result equals a plain bisection's.
+    """
+    input_len, output_len, ttft_limit, tpot_limit = workload_like
+    tpot_target = eff.slo_tpot_utilisation * tpot_limit
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
+    seen: dict[int, OperatingPoint] = {}
+
+    def slack(b: int) -> float:
+        p = seen[b] = operating_point(
+            ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one, first_ms
+        )
+        return (
+            max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean) / ttft_limit) - 1.0
+        )
+
+    if cap < 1:
+        return 0, None
+    low, s_low = 1, slack(1)
+    if s_low > 0:
+        return 0, seen[1]
+    high, s_high = cap, slack(cap)
+    if s_high <= 0:
+        return cap, seen[cap]
+    last, _ = illinois(
+        lambda b: slack(int(b)),
+        (low, s_low),
+        (high, s_high),
+        1,
+        lambda lo, step, hi: min(max(lo + int(step), lo + 1), hi - 1),
+        lambda s: s <= 0,
+    )
+    return int(last), seen[int(last)]

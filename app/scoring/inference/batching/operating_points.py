@@ -1,0 +1,171 @@
+"""Operating points: TTFT, TPOT and throughput of a running batch under each batching mode and load.
+
+Static and continuous batching at a given running batch (`operating_point`), with the waits of queueing.py in its
+TTFT; where an open loop, a closed loop or latency limits settle the batch is loops.py. `estimate` picks the batch;
+the validator calls these directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.batching.queueing import (
+    MAX_UTILISATION,
+    loaded_ttft_ms,
+    md1_median_wait_ms,
+    md1_wait_ms,
+    prefill_utilisation,
+    request_life_ms,
+    running_steps_wait_ms,
+)
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.steps import (
+    StepParts,
+    decode_parts,
+    mixed_step_parts,
+    prefill_latency_ms,
+    prefill_parts,
+)
+from app.scoring.workload import InferenceWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint:
+    """Timing of a chosen batch: what the estimate and the validator both need."""
+
+    batch: float
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s: float  # whole instance, output tokens
+    step: StepParts
+    prefill: StepParts
+    queue_ms: float = 0.0  # closed loop beyond the running batch: wait for a free slot (in ttft_ms)
+    waiting: float = 0.0  # requests queued for a slot (concurrency - running batch)
+    backlog_per_s: float = 0.0  # open loop above capacity: requests added to the queue each second
+    prefill_queue_ms: float = 0.0  # mean M/D/1 wait of a prompt for the prefills ahead of it (in ttft_ms)
+    prefill_utilisation: float = 0.0  # that queue's rho: the share of each step its prompts take
+    poisson_arrivals: bool = False  # open loops and MLPerf-style servers; a closed loop's arrivals are departures
+    first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
+    step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
+    ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
+
+    @property
+    def own_prefill_ms(self) -> float:
+        """The prefill the first token waits for (its own prompt; static batching's whole batch): TTFT's waits apart."""
+        return self.ttft_ms - self.prefill_queue_ms - self.step_wait_ms - self.queue_ms
+
+    def ttft_p99_ms(self, p99_over_mean: float, prompt_p99_over_mean: float | None = None) -> float:
+        """p99 TTFT: the mean x the fitted p99 / mean ratio (p99_ttft_over_mean). A question that gives its prompt
+        spread (p99 prompt / mean, 1 = one length) has its own prefill scaled by that instead, its waits by the ratio:
+        a lone request of one prompt length then has its mean as its p99."""
+        if prompt_p99_over_mean is None:
+            return self.ttft_ms * p99_over_mean
+        return self.own_prefill_ms * prompt_p99_over_mean + (self.ttft_ms - self.own_prefill_ms) * p99_over_mean
+
+    @property
+    def ttft_median_ms(self) -> float:
+        """Median TTFT. Under Poisson arrivals, the mean with the M/D/1 wait replaced by its median; the other
+        parts are symmetric or fixed (the running step's residual is uniform, a slot wait the same for every
+        queued request). A closed loop's arrivals are the departures of its own clients, which stagger rather
+        than bunch: the model has no distribution for that wait, and gives the mean."""
+        if not self.poisson_arrivals:
+            return self.ttft_ms
+        median_wait_ms = md1_median_wait_ms(self.prefill.total_ms, self.prefill_utilisation)
+        return self.ttft_ms - self.prefill_queue_ms + median_wait_ms
+
+
+def mean_context(workload: InferenceWorkload) -> float:
+    return workload.input_len + workload.output_len / 2
+
+
+CONTINUOUS_SCENARIOS = ("latency_bound", "max_throughput", "concurrency", "request_rate")
+
+
+def token_budget_cap(
+    ctx: InferenceContext, input_len: float, output_len: float, beam_width: int = 1, budget: int | None = None
+) -> int | None:
+    """Largest running batch the engine's per-iteration token budget (`budget`, else its default) sustains (None:
+    the engine schedules no such budget: SGLang, llama.cpp, HF).
+
+    In the continuous-batching steady state each step carries every running sequence's decode tokens (beams x the
+    tokens a speculative step verifies) and the prompts of the requests arriving meanwhile, batch x input x
+    tokens advanced per step / output; pipeline stages each take one micro-batch of batch / stages."""
+    default = ctx.default_token_budget
+    if default is None:
+        return None
+    budget = budget or default
+    t = ctx.techniques
+    verified = t.spec_draft_tokens + 1 if t.speculative else 1
+    per_sequence = beam_width * verified + input_len * t.uncached_share * t.tokens_per_step / max(output_len, 1.0)
+    return max(int(budget * ctx.pipeline_parallel / per_sequence), 1)
+
+
+def first_prefill_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, one: StepParts) -> float:
+    """A request's own prompt as its first token waits for it: `one` (prefill_parts of one prompt) without PP; with
+    it, the stages in turn (prefill_latency_ms), where `one` stays the time a stage is busy with it."""
+    return one.total_ms if ctx.pipeline_parallel == 1 else prefill_latency_ms(ctx, eff, 1, input_len)
+
+
+def operating_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    scenario: str,
+    batch: float,
+    input_len: float,
+    output_len: float,
+    beam_width: int = 1,
+    prefill_one: StepParts | None = None,
+    first_ms: float | None = None,
+) -> OperatingPoint:
+    """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
+
+    `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
+    pipeline stages) do not depend on the batch: searches pass them in once."""
+    prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
+    if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
+        prefill = prefill_parts(ctx, eff, batch, input_len)
+        step = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+        first_token_ms = prefill.total_ms
+        if ctx.pipeline_parallel > 1:  # the batch's micro-batches fill the pipeline before its last prompt is done
+            first_token_ms = prefill_latency_ms(ctx, eff, batch, input_len)
+        total_ms = request_life_ms(first_token_ms, step.total_ms, output_len)
+        tokens_per_s = batch * output_len / total_ms * 1e3
+        return OperatingPoint(
+            batch,
+            first_token_ms,
+            step.total_ms,
+            tokens_per_s,
+            step,
+            prefill,
+            first_prefill_ms=first_ms,
+            ttft_prompts=batch,
+        )
+    if scenario == "single_stream":
+        step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        total_ms = request_life_ms(first_ms, step.total_ms, output_len)
+        tokens_per_s = output_len / total_ms * 1e3
+        return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
+    others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
+    decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+    share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
+    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
+    if scenario == "concurrency":  # closed loop: Little's law over one request's life
+        tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
+    else:
+        tokens_per_s = batch / step.total_ms * 1e3
+    return OperatingPoint(
+        batch,
+        ttft,
+        step.total_ms,
+        tokens_per_s,
+        step,
+        prefill_one,
+        prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
+        prefill_utilisation=min(share, MAX_UTILISATION),
+        poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
+        first_prefill_ms=first_ms,
+        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine),
+    )

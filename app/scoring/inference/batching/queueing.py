@@ -1,0 +1,113 @@
+"""The waits in front of a request's first token under continuous batching, and a request's life.
+
+A new request waits for the running steps (`running_steps_wait_ms`: the residual of the step in flight, and the step
+that carries its prompt) and for the prompts ahead of it in the M/D/1 prefill queue (`md1_wait_ms`, its median
+`md1_median_wait_ms`), whose utilisation is the share of each mixed step the prompts take (`prefill_utilisation`).
+`loaded_ttft_ms` adds them to the request's own prefill; `request_life_ms` is its first token plus its decode steps.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.scoring.efficiency.inference import PREFILL_FIRST_ENGINES, PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
+from app.scoring.inference.step.steps import StepParts
+
+
+def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
+    """One request's life: its first token, then one decode step for each further output token."""
+    return first_token_ms + max(output_len - 1, 0) * step_ms
+
+
+MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
+
+
+def loaded_ttft_ms(
+    prefill_ms: float,
+    service_ms: float,
+    step_ms: float,
+    batch: float,
+    prefill_share: float,
+    eff: InferenceEfficiency,
+    engine: str = "",
+) -> float:
+    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+
+    `prefill_ms` is the request's own prompt as its first token waits for it (through every pipeline stage in
+    turn), `service_ms` the time a prompt holds the prefill server (the same without PP; one stage's share with it).
+
+    A new request waits for the iteration in flight (mean residual half a step) and its prefill then
+    runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all); an engine that
+    prefills waiting prompts in a batch of their own (SGLang: PREFILL_FIRST_ENGINES) leaves only the residual.
+    The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
+    prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
+    prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
+    prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
+    rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
+    """
+    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + running_steps_wait_ms(step_ms, batch, eff, engine)
+
+
+def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
+    """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
+    alone (closed loop of one) finds none, a trickle of them a share."""
+    busy = min(batch, 1.0)
+    return wait_steps(engine, eff) * step_ms * busy
+
+
+def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
+    """Decode steps a new request waits for under load: the residual of the step in flight, plus the step that
+    carries its prompt where the engine mixes prompts into decode steps (ttft_wait_steps)."""
+    return PREFILL_FIRST_WAIT_STEPS if engine in PREFILL_FIRST_ENGINES else eff.ttft_wait_steps
+
+
+def md1_wait_ms(service_ms: float, rho: float) -> float:
+    """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service, rho held in [0, MAX_UTILISATION]."""
+    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    return service_ms * rho / (2.0 * (1.0 - rho))
+
+
+def md1_wait_cdf(wait_services: float, rho: float) -> float:
+    """P(W <= t) in the M/D/1 queue, t in service times (Erlang 1909; Crommelin 1932):
+    (1 - rho) x sum over k = 0..floor(t) of (rho (k - t))^k / k! x e^(-rho (k - t)). Exact; the alternating
+    sum stays well conditioned for the waits of rho <= MAX_UTILISATION (a few tens of service times)."""
+    total = 0.0
+    for k in range(int(math.floor(wait_services)) + 1):
+        x = rho * (k - wait_services)
+        total += x**k / math.factorial(k) * math.exp(-x)
+    return (1.0 - rho) * total
+
+
+def md1_median_wait_ms(service_ms: float, rho: float) -> float:
+    """Median M/D/1 queueing delay. A Poisson arrival finds the queue busy with probability rho (PASTA), so
+    while rho <= 0.5 at least half the requests wait not at all; beyond, the exact waiting-time distribution
+    is solved for its median by bisection (below the mean: the wait is skewed right)."""
+    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    if rho <= 0.5 or service_ms <= 0:
+        return 0.0
+    low, high = 0.0, rho / (2.0 * (1.0 - rho))  # the mean wait, in service times: P(W <= mean) > 1/2
+    for _ in range(4):  # a guard: never needed for M/D/1, whose P(W <= mean) is ~0.63
+        if md1_wait_cdf(high, rho) >= 0.5:
+            break
+        high *= 2.0
+    for _ in range(40):
+        mid = (low + high) / 2.0
+        low, high = (mid, high) if md1_wait_cdf(mid, rho) < 0.5 else (low, mid)
+    return high * service_ms
+
+
+def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
+    """Share of a mixed step's time spent on the prefills it carries."""
+    return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
+
+
+def prefill_utilisation(
+    mixed: StepParts, decode_only: StepParts, batch: float, service_ms: float, first_ms: float, output_len: float
+) -> float:
+    """The M/D/1 prefill queue's utilisation: the share of each mixed step its prompts take, at most the share of
+    time the arrivals' stand-alone prefills would take (batch x service / a request's life, Little's law). A prompt
+    riding in decode steps shares their weight read, so it holds the GPUs no longer than alone; the step average
+    can claim more where spreading a prompt over every step reads more weights than one pass (a MoE model's
+    experts: 5 prompt tokens a step touch experts the 2,000 of one pass read once), which is not queueing."""
+    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only.total_ms, output_len), 1e-9)
+    return min(prefill_share_of_step(mixed, decode_only), alone)

@@ -1,0 +1,134 @@
+"""The order a ranking reads offers in, built lazily from each configuration's offers.
+
+Per (GPU, machine) slot, `slot_runs` holds its offers by price and by offer order (memoised per snapshot and filter
+set). `priced_order` merges the slots' price runs into PricedRows, cheapest first, one row per (GPU, provider, price
+type, layout); `infeasible_order` keeps the offers that cannot serve the model, one per reason, in offer order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from app.scoring.inference.ranking.pricing import ConfigurationPricing
+from app.scoring.machines import Machine
+from app.scoring.offers import MergedOrder, filter_key, offer_slots, snapshot_offers
+from app.scoring.snapshot_memo import MemoKind
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.workload import InferenceWorkload
+
+
+class PricedRow(NamedTuple):
+    """A feasible offer's place in a ranking tier, compared field by field: cheapest first, then by GPU id,
+    provider id and offer order."""
+
+    cost_usd: float  # the ranked metric, in its unit (RANK_UNITS of rank_by)
+    gpu_id: str
+    provider_id: str
+    offer_index: int  # into snapshot_offers
+
+
+class SlotRuns(NamedTuple):
+    """Per (GPU, machine) slot: its offers by (price, provider id, offer order), by offer order, and its
+    sellers as (provider id, price type). Depends on the catalog and the filters only."""
+
+    by_price: list[list[int]]
+    in_order: list[list[int]]
+    sellers: list[frozenset[tuple[str, str]]]
+
+
+SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
+
+
+def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns:
+    """SlotRuns of snapshot_offers(snapshot, filters), memoised per snapshot and filter set."""
+
+    def build() -> SlotRuns:
+        offers = snapshot_offers(snapshot, filters)
+        slot_of, slots = offer_slots(snapshot, filters)
+        in_order: list[list[int]] = [[] for _ in slots]
+        for index, slot in enumerate(slot_of):
+            in_order[slot].append(index)
+        by_price = [
+            sorted(run, key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i)) for run in in_order
+        ]
+        sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
+        return SlotRuns(by_price, in_order, sellers)
+
+    return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
+
+
+def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:
+    """How many distinct (provider, price type) each group of slots has, summed over the groups."""
+    total = 0
+    for members in groups.values():
+        total += (
+            len(sellers[members[0]]) if len(members) == 1 else len(frozenset().union(*(sellers[s] for s in members)))
+        )
+    return total
+
+
+def cost_run(
+    offers: list[Offer], members: list[int], p: ConfigurationPricing, rank_by: str, gpu_id: str
+) -> Iterator[PricedRow]:
+    factor = p.factor(rank_by)
+    if p.job_hours:
+        return (PricedRow(p.billed_price(offers[i]) * factor, gpu_id, offers[i].provider_id, i) for i in members)
+    return (PricedRow(offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
+
+
+def billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
+    """A slot's offers cheapest first as they bill the work: by price, except that a batch job pays a committed
+    offer's whole minimum term and a provider's whole billing unit, which can put them behind dearer offers."""
+    if not p.job_hours:
+        return by_price
+    return sorted(by_price, key=lambda i: (p.billed_price(offers[i]), offers[i].provider_id, i))
+
+
+def priced_order(
+    offers: list[Offer],
+    slot_of: list[int],
+    slots: list[tuple[str, Machine]],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
+    rank_by: str,
+    feasible: list[int],
+) -> MergedOrder[PricedRow]:
+    """PricedRows of the offers of the `feasible` slots, cheapest first, the cheapest
+    offer per (GPU, provider, price type, configuration) only: one provider's bigger instances add no row for the
+    same layout. A lazy merge of the slots' price runs (within a slot, cost is price times one factor)."""
+    layout = [(p.est.gpu_count, p.est.tensor_parallel, p.est.pipeline_parallel) for p in by_slot]
+    groups: dict[tuple, list[int]] = {}
+    for s in feasible:
+        groups.setdefault((slots[s][0], layout[s]), []).append(s)
+    cost_runs = [
+        cost_run(offers, billed_run(offers, runs.by_price[s], by_slot[s]), by_slot[s], rank_by, slots[s][0])
+        for s in feasible
+    ]
+
+    def same(row: PricedRow) -> tuple:
+        offer = offers[row.offer_index]
+        return (offer.gpu_id, offer.provider_id, offer.price_type, layout[slot_of[row.offer_index]])
+
+    return MergedOrder(cost_runs, _distinct_sellers(groups, runs.sellers), same)
+
+
+def infeasible_order(
+    offers: list[Offer],
+    slot_of: list[int],
+    by_slot: list[ConfigurationPricing],
+    runs: SlotRuns,
+) -> list[int]:
+    """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason).
+    Only the offers of the slots that cannot serve it are read (a merge of their runs in offer order)."""
+    unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
+    seen: set[tuple[str, str, str, str]] = set()
+    kept = []
+    for index in heapq.merge(*(runs.in_order[s] for s in unfit)):
+        offer = offers[index]
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
+        if same not in seen:
+            seen.add(same)
+            kept.append(index)
+    return kept

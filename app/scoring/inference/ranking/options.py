@@ -1,0 +1,204 @@
+"""What a ranking of inference offers returns, and how one row of it is built.
+
+`InferenceOption` is one row: its configuration, the offer's price terms, the estimate's measures and its costs in
+every metric; `InferenceRanking` holds the rows best first (built lazily, on first access). RANK_UNITS, RANK_HEADERS
+and RANK_METRIC_FIELDS name each rank_by's metric for the pages and the CLI. `feasible_option` and
+`infeasible_option` turn an offer and its configuration's pricing (pricing.py) into a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date
+
+from app.scoring.explain import Band, Term
+from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
+from app.scoring.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
+from app.scoring.offers import RowKey, offer_fields, with_assumption
+from app.scoring.price_terms import min_term_hours
+from app.scoring.specs import Offer
+
+RANK_UNITS = {
+    "output_tokens": "$ per million output tokens",
+    "all_tokens": "$ per million tokens in and out",
+    "requests": "$ per thousand requests",
+    "fleet": "$ a month for the replicas the peak needs",
+}
+# Each rank_by's metric as a table's column heads it (the pages and the CLI).
+RANK_HEADERS = {
+    "output_tokens": "$/M out tok",
+    "all_tokens": "$/M tok in+out",
+    "requests": "$/1k req",
+    "fleet": "$/mo at peak",
+}
+# The option field that holds each rank_by's metric (and whose band the option carries).
+RANK_METRIC_FIELDS = {
+    "output_tokens": "usd_per_million_output_tokens",
+    "all_tokens": "usd_per_million_tokens",
+    "requests": "usd_per_thousand_requests",
+    "fleet": "usd_per_month_at_peak",
+}
+
+
+@dataclass(slots=True)  # not frozen: a frozen init costs several µs per offer, and rankings build many
+class InferenceOption:
+    gpu_id: str
+    gpu_count: int
+    tensor_parallel: int
+    provider: str
+    provider_name: str
+    price_type: str
+    usd_per_gpu_hour: float
+    as_of: date | None
+    feasible: bool
+    reason: str
+    close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
+    terms: list[Term] = field(default_factory=list)
+    # The estimate's measures: None on an infeasible option (it runs at no latency and serves no tokens)
+    ttft_ms: float | None = None  # mean (deprecated name of ttft_mean_ms)
+    tpot_ms: float | None = None  # mean (deprecated name of tpot_mean_ms)
+    ttft_median_ms: float | None = None
+    ttft_p99_ms: float | None = None  # what the request's ttft_ms limit is checked against
+    tpot_p99_ms: float | None = None  # what the request's tpot_ms limit is checked against
+    batch: int | None = None
+    output_tokens_per_s: float | None = None
+    usd_per_million_output_tokens: float | None = None
+    usd_per_million_tokens: float | None = None  # input and output tokens together
+    usd_per_thousand_requests: float | None = None
+    memory_gb: dict[str, float] = field(default_factory=dict)
+    band: Band | None = None  # low/high of the ranked metric (workload.rank_by)
+    replicas: int | None = None  # None on an infeasible option
+    pipeline_parallel: int = 1
+    nodes: int = 1
+    machine: str = ""  # the offer's machine as the ranking read it
+    price_note: str = ""
+    price_caveats: tuple[str, ...] = ()  # price_terms.price_caveats of the note: labels a row shows
+    price_source_url: str = ""  # where the price was read (the offer's source_url)
+    stale: bool = False
+    interruptible: bool = False  # spot: may be taken back at short notice
+    min_term_hours: float = 0.0  # reserved / capacity block: paid for at least this long
+    offer_id: int | None = None
+    attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
+    expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
+    job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
+    job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
+    job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
+    over_limits: str = ""  # at a live-traffic load, the latency limits it misses (ranked after those meeting them)
+    assumptions: list[str] = field(default_factory=list)  # what the estimate assumes, its band's evidence last
+    instance_gpus: int = 1  # GPUs one rental of the offer bills (an 8-GPU VM is rented whole)
+    copies_per_instance: int = 1  # copies of this layout one rented instance runs (an 8-GPU VM holds four TP2)
+    instances: int | None = None  # rented instances the `replicas` need (None on an infeasible option)
+    usd_per_month_at_peak: float | None = None  # with a peak: its rented fleet (whole instances) x price x 730 h
+    # Added after the fields above (a payload's and a CSV's new keys come last): explicit names of the means, and the
+    # field the band is on (RANK_METRIC_FIELDS of rank_by)
+    ttft_mean_ms: float | None = None
+    tpot_mean_ms: float | None = None
+    band_metric: str | None = None
+    ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
+    tpot_p99_band: Band | None = None  # ms
+    limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def rented_gpus(self) -> int:
+        """GPUs one rented unit bills: the whole instance (with every copy it holds), or the layout's own."""
+        return rented_gpus(self.instance_gpus, self.gpu_count)
+
+    @property
+    def rented_tokens_per_s(self) -> float:
+        """Output tokens/s one rented unit serves: every copy it holds."""
+        return (self.output_tokens_per_s or 0.0) * self.copies_per_instance  # an infeasible option serves none
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceRanking:
+    model_id: str
+    options: Sequence[InferenceOption]  # best first; a LazyOptions builds each option on first access
+    configurations_evaluated: int
+    feasible_count: int = 0  # the first feasible_count options are the feasible ones
+    rank_by: str = "output_tokens"
+    row_keys: Sequence[RowKey] = ()  # per option, its (GPU, count, reason) without building the option
+    leaders: Callable[[], list[InferenceOption]] = list  # the best feasible row of each configuration, best first
+    over_limits_count: int = 0  # the last of the feasible options are over a latency limit (limits.py)
+    # Where every feasible option is over the limits: the lowest p99 TTFT and TPOT any of them reaches at this load,
+    # and on what ({"ttft_p99_ms": {"value", "gpu_id", "gpu_count"}, "tpot_p99_ms": {...}}); else empty
+    lowest_p99: dict[str, dict[str, object]] = field(default_factory=dict)
+    # A feasible option's field by position, read without building the option where its estimate, offer or cost
+    # holds it (a view sorted by a column reads one field of every feasible option)
+    sort_value: Callable[[int, str], object] | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "model_id": self.model_id,
+            "options": [o.to_dict() for o in self.options],
+            "configurations_evaluated": self.configurations_evaluated,
+        }
+
+
+def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: bool) -> InferenceOption:
+    est, price = p.est, p.billed_price(offer)
+    copies = p.machine.copies(est.gpu_count)
+    cost = price * p.factor(rank_by)
+    return InferenceOption(
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        tensor_parallel=est.tensor_parallel,
+        pipeline_parallel=est.pipeline_parallel,
+        attention_parallel=est.attention_parallel,
+        expert_parallel=est.expert_parallel,
+        nodes=nodes_for(p.machine, est.gpu_count),
+        machine=p.machine.describe(),
+        **offer_fields(offer, shared_rack_caveat(p.machine, est.gpu_count)),
+        min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
+        feasible=True,
+        reason=est.reason,
+        close_call=close,
+        terms=est.terms,
+        assumptions=with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+        ttft_ms=est.ttft_ms,
+        tpot_ms=est.tpot_ms,
+        ttft_median_ms=est.ttft_median_ms,
+        ttft_p99_ms=est.ttft_p99_ms,
+        tpot_p99_ms=est.tpot_p99_ms,
+        batch=est.batch,
+        output_tokens_per_s=est.output_tokens_per_s,
+        usd_per_million_output_tokens=price * p.output_factor,
+        usd_per_million_tokens=price * p.all_tokens_factor,
+        usd_per_thousand_requests=price * p.requests_factor,
+        memory_gb=est.memory_gb,
+        band=cost_band(cost, p, offer),
+        replicas=p.replicas,
+        job_hours=p.job_hours,
+        job_billed_hours=p.job_billed_hours(offer),
+        job_usd=price * p.machine.billed_gpus(est.gpu_count) * p.job_hours * p.replicas if p.job_hours else None,
+        over_limits=est.over_limits,
+        instance_gpus=p.machine.instance_gpus,
+        copies_per_instance=copies,
+        instances=p.machine.instances(est.gpu_count, p.replicas),
+        usd_per_month_at_peak=price * p.fleet_factor if p.fleet_factor else None,
+        ttft_mean_ms=est.ttft_ms,
+        tpot_mean_ms=est.tpot_ms,
+        band_metric=RANK_METRIC_FIELDS[rank_by],
+        ttft_p99_band=est.ttft_p99_band,
+        tpot_p99_band=est.tpot_p99_band,
+        limits_at_risk=est.limits_at_risk,
+    )
+
+
+def infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption:
+    est = p.est
+    return InferenceOption(
+        gpu_id=offer.gpu_id,
+        gpu_count=est.gpu_count,
+        tensor_parallel=est.tensor_parallel,
+        pipeline_parallel=est.pipeline_parallel,
+        machine=p.machine.describe(),
+        **offer_fields(offer),
+        min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
+        feasible=False,
+        reason=est.reason,
+        memory_gb=est.memory_gb,
+    )
