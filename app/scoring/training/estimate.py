@@ -14,6 +14,8 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.flops import model_flops_per_token
+from app.scoring.training.frameworks import DATA_PARALLEL_ONLY, FRAMEWORK_CLASS
 from app.scoring.training.lora_adapters import lora_adapter_params, lora_note
 from app.scoring.training.memory import (
     Layout,
@@ -23,16 +25,9 @@ from app.scoring.training.memory import (
     runtime_reserve_gb,
     usable_gb,
 )
+from app.scoring.training.mfu import fp4_modelled_note, peak_tflops
 from app.scoring.training.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
-from app.scoring.training.step_time import (
-    DATA_PARALLEL_ONLY,
-    FRAMEWORK_CLASS,
-    StepTime,
-    fp4_modelled_note,
-    model_flops_per_token,
-    peak_tflops,
-    workload_step_time,
-)
+from app.scoring.training.step_time import StepTime, workload_step_time
 from app.scoring.training.terms import training_terms
 from app.scoring.workload import TrainingWorkload
 

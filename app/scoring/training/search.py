@@ -34,6 +34,7 @@ from app.scoring.training.estimate import (
     sequence_degrees,
     zero_stages,
 )
+from app.scoring.training.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.lora_adapters import lora_adapter_params
 from app.scoring.training.memory import (
     GB,
@@ -45,17 +46,9 @@ from app.scoring.training.memory import (
     model_state_bytes,
     usable_gb,
 )
+from app.scoring.training.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
 from app.scoring.training.optimizer import state_recipe
-from app.scoring.training.step_time import (
-    DATA_PARALLEL_ONLY,
-    attention_efficiency,
-    busiest_replica_factor,
-    compute_seconds,
-    effective_mfu,
-    low_precision_speedup,
-    peak_tflops,
-    step_parts,
-)
+from app.scoring.training.step_time import busiest_replica_factor, compute_seconds, step_parts
 from app.scoring.workload import TrainingWorkload
 
 
