@@ -3,7 +3,8 @@
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.estimate import estimate_training, min_gpus_to_fit
+from app.scoring.training.choice import min_gpus_to_fit
+from app.scoring.training.estimate import estimate_training
 from app.scoring.training.flops import model_flops_per_token
 from app.scoring.training.memory import Layout, model_state_bytes
 from app.scoring.workload import TrainingWorkload

@@ -6,14 +6,9 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+from app.scoring.training.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
 from app.scoring.training.count_search import min_fitting_count
-from app.scoring.training.estimate import (
-    choose_layout,
-    estimate_training,
-    first_fit,
-    min_gpus_to_fit,
-    sequence_degrees,
-)
+from app.scoring.training.estimate import estimate_training
 from app.scoring.training.search import GpuTimer, LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates

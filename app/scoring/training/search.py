@@ -26,7 +26,7 @@ import copy
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.estimate import (
+from app.scoring.training.choice import (
     RECOMPUTE_ORDER,
     larger_micro_batches,
     layout_families,
