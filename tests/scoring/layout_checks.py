@@ -3,7 +3,8 @@
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.choice import choose_layout, fits_at
 from app.scoring.training.estimate import step_seconds
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.gpu_timer import GpuTimer
+from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
 

@@ -9,7 +9,8 @@ from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.training.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
 from app.scoring.training.count_search import min_fitting_count
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.gpu_timer import GpuTimer
+from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

@@ -5,8 +5,8 @@ import pytest
 
 from app.scoring.training.choice import fits_at
 from app.scoring.training.count_search import best_estimate, candidate_counts, min_fitting_count
+from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.training.rank import rank_training
-from app.scoring.training.search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours
 from app.scoring.specs import Offer
 from app.scoring.training.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
+from app.scoring.training.gpu_timer import GpuTimer
 from app.scoring.training.results import FrontierPoint
-from app.scoring.training.search import GpuTimer
 from app.scoring.training.slot_search import SharedTerms, SlotSearch
 from app.scoring.workload import TrainingWorkload
 

@@ -13,7 +13,7 @@ from app.scoring.training.configurations import machine_efficiency, unstated_clu
 from app.scoring.training.count_search import LayoutMemo, best_estimate, count_grid, slow_end_steps, whole_nodes
 from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
-from app.scoring.training.search import LayoutSearch
+from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
 
