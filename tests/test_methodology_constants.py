@@ -87,8 +87,8 @@ NAMED_MISSING = {
     "machines.py": {"FABRIC_ALPHA_MS": "0.015", "FABRIC_EFFICIENCY": "0.9"},
     "inference/techniques.py": {"DRAFT_COST_SHARE": "14 / 671 = 0.02086"},
     "efficiency/training.py": {"USABLE_HBM_SHARE": "0.92", "RUNTIME_RESERVE_GB": "1.5"},
-    "training/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
-    "training/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
+    "training/layouts/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
+    "training/layouts/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
     "training/mfu.py": {"WIDTH_REFERENCE_FLOPS_PER_BYTE": "312 / 2.039 = 153"},
 }
 
@@ -160,7 +160,7 @@ def test_constants_share_a_comment_only_where_the_code_groups_them() -> None:
 def _module_numbers() -> dict[str, object]:
     """Every module-level numeric constant of the estimator's files, found without the page's own code."""
     found: dict[str, object] = {}
-    paths = [p for folder in ("efficiency", "inference", "training") for p in (SCORING / folder).glob("*.py")]
+    paths = [p for folder in ("efficiency", "inference", "training") for p in (SCORING / folder).rglob("*.py")]
     for path in [*paths, SCORING / "machines.py"]:
         module = importlib.import_module("app.scoring." + ".".join(path.relative_to(SCORING).with_suffix("").parts))
         for node in ast.parse(path.read_text(encoding="utf-8")).body:

@@ -27,7 +27,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "efficiency/band_table.py:BAND_TABLE": "generated (make calibrate); each answer shows its band and its rows",
     "efficiency/band_table.py:BAND_MARGINS": "generated (make calibrate) with the bands; a band's evidence states it",
     "inference/memory.py:GB": "unit: 10^9 bytes",
-    "training/memory.py:GB": "unit: 10^9 bytes",
+    "training/layouts/memory.py:GB": "unit: 10^9 bytes",
     "training/limit_words.py:SECONDS_PER_DAY": "unit",
     "inference/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
     "inference/rank.py:_CACHE_LIMIT": "cache size",
@@ -169,7 +169,7 @@ def dataclass_fields(module: ModuleType, class_name: str) -> list[dict[str, str]
 
 
 def estimator_modules() -> list[ModuleType]:
-    paths = [p for folder in ESTIMATOR_FOLDERS for p in sorted((SCORING / folder).glob("*.py"))]
+    paths = [p for folder in ESTIMATOR_FOLDERS for p in sorted((SCORING / folder).rglob("*.py"))]
     paths += [SCORING / name for name in ESTIMATOR_FILES]
     names = ["app.scoring." + ".".join(p.relative_to(SCORING).with_suffix("").parts) for p in paths]
     return [importlib.import_module(name) for name in names]

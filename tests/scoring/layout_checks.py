@@ -1,10 +1,10 @@
 """A check both layout-search test modules use: the ranking's pruned sweep gives the single estimate's answers."""
 
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.choice import choose_layout, fits_at
 from app.scoring.training.estimate import step_seconds
 from app.scoring.training.gpu_timer import GpuTimer
 from app.scoring.training.layout_search import LayoutSearch
+from app.scoring.training.layouts.choice import choose_layout, fits_at
 from app.scoring.workload import TrainingWorkload
 
 

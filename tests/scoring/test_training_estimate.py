@@ -3,10 +3,10 @@
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.choice import min_gpus_to_fit
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.flops import model_flops_per_token
-from app.scoring.training.memory import Layout, model_state_bytes
+from app.scoring.training.layouts.choice import min_gpus_to_fit
+from app.scoring.training.layouts.memory import Layout, model_state_bytes
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()
@@ -47,7 +47,7 @@ def test_an_unfused_loss_holds_twice_the_logits_of_a_fused_one():
     """At the start of the loss's backward an unfused cross-entropy holds 12 B per logit (measured on an H200:
     docs/measurements/h200-2026-12-04-train-step.json); Megatron's fused and torchtune's chunked losses ~6 B. An
     8B model's 128k vocabulary at 16k tokens is then 25 GB of logits against 13 GB, and the stack decides a fit."""
-    from app.scoring.training.memory import logits_bytes
+    from app.scoring.training.layouts.memory import logits_bytes
 
     model, layout = MODELS["llama-3.1-8b"], Layout(0, 1, 1, "full", 1)
     elements = 16384 * model.vocab_size
@@ -158,7 +158,7 @@ def test_hf_stacks_split_by_data_parallelism_only():
 
 def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.memory import activation_bytes, logits_bytes
+    from app.scoring.training.layouts.memory import activation_bytes, logits_bytes
     from app.scoring.training.step_time import sequence_parallel_seconds
 
     model, gpu = MODELS["llama-3.1-8b"], GPUS["H100-SXM"]
@@ -276,7 +276,7 @@ def test_megatron_class_selective_keeps_the_flash_attention_count(framework):
     scores selective recompute drops); it was multiplied again by torchtitan's op-level SAC share (0.6) for every
     stack, so a Megatron selective layout claimed 40 % less activation memory than it holds."""
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.memory import activation_bytes
+    from app.scoring.training.layouts.memory import activation_bytes
 
     model = MODELS["llama-3.1-70b"]
     none, selective = Layout(1, 8, 1, "none", 1), Layout(1, 8, 1, "selective", 1)

@@ -6,11 +6,11 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-from app.scoring.training.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
 from app.scoring.training.count_search import min_fitting_count
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.gpu_timer import GpuTimer
 from app.scoring.training.layout_search import LayoutSearch
+from app.scoring.training.layouts.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

@@ -3,9 +3,9 @@ out of the search, and the pruned layout search giving exactly the full search's
 
 import pytest
 
-from app.scoring.training.choice import fits_at
 from app.scoring.training.count_search import best_estimate, candidate_counts, min_fitting_count
 from app.scoring.training.layout_search import LayoutSearch
+from app.scoring.training.layouts.choice import fits_at
 from app.scoring.training.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot

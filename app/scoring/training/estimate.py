@@ -13,12 +13,24 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
-from app.scoring.training.choice import choose_layout, layout_families, layout_fits, layout_timing, sequence_degrees
 from app.scoring.training.flops import model_flops_per_token
-from app.scoring.training.frugal_settings import settings_that_fit
-from app.scoring.training.memory import Layout, memory_breakdown_gb, memory_needed_gb, runtime_reserve_gb, usable_gb
+from app.scoring.training.layouts.choice import (
+    choose_layout,
+    layout_families,
+    layout_fits,
+    layout_timing,
+    sequence_degrees,
+)
+from app.scoring.training.layouts.frugal_settings import settings_that_fit
+from app.scoring.training.layouts.memory import (
+    Layout,
+    memory_breakdown_gb,
+    memory_needed_gb,
+    runtime_reserve_gb,
+    usable_gb,
+)
+from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.mfu import peak_tflops
-from app.scoring.training.optimizer import state_recipe
 from app.scoring.training.terms import training_terms
 from app.scoring.workload import TrainingWorkload
 

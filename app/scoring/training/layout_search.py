@@ -14,10 +14,16 @@ import copy
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.choice import RECOMPUTE_ORDER, layout_families, scaleup_domain, sequence_degrees, zero_stages
 from app.scoring.training.frameworks import DATA_PARALLEL_ONLY
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.memory import (
+from app.scoring.training.layouts.choice import (
+    RECOMPUTE_ORDER,
+    layout_families,
+    scaleup_domain,
+    sequence_degrees,
+    zero_stages,
+)
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import (
     GB,
     Layout,
     activation_bytes,
@@ -27,7 +33,7 @@ from app.scoring.training.memory import (
     model_state_bytes,
     usable_gb,
 )
-from app.scoring.training.optimizer import state_recipe
+from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.workload import TrainingWorkload
 
 

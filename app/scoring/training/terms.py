@@ -16,8 +16,16 @@ from app.scoring.explain import figure as f
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.flops import CAUSAL_SHARE, executed_flops_per_token, value_head_dim
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.memory import Layout
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.optimizer import (
+    GPUS_PER_HOST,
+    HOST_ADAM_GBS,
+    host_link_gbs,
+    host_link_generation,
+    offload_time,
+    state_recipe,
+)
 from app.scoring.training.mfu import (
     attention_efficiency,
     base_mfu,
@@ -28,14 +36,6 @@ from app.scoring.training.mfu import (
     method_factor,
     scale_factor,
     width_factor,
-)
-from app.scoring.training.optimizer import (
-    GPUS_PER_HOST,
-    HOST_ADAM_GBS,
-    host_link_gbs,
-    host_link_generation,
-    offload_time,
-    state_recipe,
 )
 from app.scoring.training.step_terms import bubble_term, dp_comm_term, step_time_term, tp_comm_term
 from app.scoring.training.step_time import StepTime, busiest_replica_factor, compute_seconds, trained_per_gpu

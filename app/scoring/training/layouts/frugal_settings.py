@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.choice import fits_at
+from app.scoring.training.layouts.choice import fits_at
 from app.scoring.workload import TrainingWorkload
 
 # Settings that need less memory for the same run, least invasive first: 8-bit Adam moments (6 B a trained param
