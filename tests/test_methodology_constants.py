@@ -89,7 +89,7 @@ NAMED_MISSING = {
     "efficiency/training.py": {"USABLE_HBM_SHARE": "0.92", "RUNTIME_RESERVE_GB": "1.5"},
     "training/layouts/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
     "training/layouts/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
-    "training/mfu.py": {"WIDTH_REFERENCE_FLOPS_PER_BYTE": "312 / 2.039 = 153"},
+    "training/step/mfu.py": {"WIDTH_REFERENCE_FLOPS_PER_BYTE": "312 / 2.039 = 153"},
 }
 
 

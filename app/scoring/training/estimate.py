@@ -13,7 +13,6 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
-from app.scoring.training.flops import model_flops_per_token
 from app.scoring.training.layouts.choice import (
     choose_layout,
     layout_families,
@@ -30,8 +29,9 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.mfu import peak_tflops
-from app.scoring.training.terms import training_terms
+from app.scoring.training.step.flops import model_flops_per_token
+from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.terms import training_terms
 from app.scoring.workload import TrainingWorkload
 
 

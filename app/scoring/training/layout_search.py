@@ -14,7 +14,6 @@ import copy
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.layouts.choice import (
     RECOMPUTE_ORDER,
     layout_families,
@@ -34,6 +33,7 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.workload import TrainingWorkload
 
 

@@ -11,12 +11,12 @@ import math
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.mfu import peak_tflops
-from app.scoring.training.step_time import StepTime, workload_step_time
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
 
 RECOMPUTE_ORDER = ("none", "selective", "full")

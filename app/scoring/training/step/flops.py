@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import ModelSpec
-from app.scoring.training.frameworks import FRAMEWORK_CLASS
 from app.scoring.training.layouts.memory import layer_mean_ffn_width
+from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 
 # Executed share of the score/AV FLOPs under a causal mask: flash attention skips the masked upper triangle
 # (FlashAttention-2 paper §4: causal FLOPs are half the full count). Model-FLOPs conventions (MFU) keep 12·L·h·s.

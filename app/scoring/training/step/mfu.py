@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
-from app.scoring.training.frameworks import FRAMEWORK_CLASS
+from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 
 # Architectures whose NVIDIA GDDR cards (GA102/AD102/GB202 class: RTX 3090/4090/5090, A10, A40, RTX A6000, L4, L40S,
 # RTX PRO 6000) form the "gddr" regime: PCIe cards with a fraction of the HBM parts' bandwidth and clocks held by power,

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.flops import executed_flops_per_token
-from app.scoring.training.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
-from app.scoring.training.mfu import attention_efficiency, effective_mfu, low_precision_speedup
+from app.scoring.training.step.flops import executed_flops_per_token
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
 
 if TYPE_CHECKING:
     from app.scoring.workload import TrainingWorkload
