@@ -17,7 +17,7 @@ from app.scoring.inference.release_precision import Weights, release_weights
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.batch_size import global_batch
+from app.scoring.training.run.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors

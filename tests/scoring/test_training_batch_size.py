@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.training.batch_size import global_batch, typical_pretrain_batch
+from app.scoring.training.run.batch_size import global_batch, typical_pretrain_batch
 from app.scoring.workload import TrainingWorkload
 
 MODELS = load_model_specs()

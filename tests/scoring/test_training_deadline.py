@@ -136,7 +136,7 @@ def test_the_largest_max_gpus_tried_is_the_workloads_bound() -> None:
     import pytest
     from pydantic import ValidationError
 
-    from app.scoring.training.deadline import LARGEST_MAX_GPUS
+    from app.scoring.training.run.deadline import LARGEST_MAX_GPUS
 
     assert TrainingWorkload(max_gpus=LARGEST_MAX_GPUS).max_gpus == LARGEST_MAX_GPUS
     with pytest.raises(ValidationError):

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from app.scoring.specs import GpuSpec, Offer
 from app.scoring.training.gpu_timer import GpuTimer
 from app.scoring.training.layout_search import LayoutSearch
-from app.scoring.training.limit_words import days_text, deadline_text
+from app.scoring.training.run.limit_words import days_text, deadline_text
 from app.scoring.workload import TrainingWorkload
 
 MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
