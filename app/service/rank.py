@@ -24,7 +24,7 @@ from app.service.catalog_ids import unknown_id_errors
 from app.service.query.canonical import canonical_query
 
 if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
-    from app.scoring.training.results import TrainingRanking
+    from app.scoring.training.ranking.results import TrainingRanking
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -218,7 +218,7 @@ def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Ranked:
     the model's release precision."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
-        from app.scoring.training.rank import rank_training
+        from app.scoring.training.ranking.rank import rank_training
 
         assert isinstance(workload, TrainingWorkload)
         return Ranked(model, rank_training(workload, snapshot, model), workload, None)

@@ -48,8 +48,8 @@ NOT_ESTIMATOR: dict[str, str] = {
     ),
     "training/run/deadline.py:MOST_GPUS_NAMED": "request limit",
     "training/run/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
-    "training/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
-    "training/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
+    "training/ranking/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
+    "training/ranking/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
     "training/run/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
 }
 

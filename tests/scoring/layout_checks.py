@@ -2,9 +2,9 @@
 
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import step_seconds
-from app.scoring.training.gpu_timer import GpuTimer
-from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.training.layouts.choice import choose_layout, fits_at
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
 

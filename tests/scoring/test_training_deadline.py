@@ -7,7 +7,7 @@ from datetime import date
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.price_terms import billed_hours, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -138,8 +138,8 @@ def test_fp4_training_runs_the_gemm_share_of_the_fp8_speedup_at_the_fp4_peak():
 
 def test_hf_stacks_split_by_data_parallelism_only():
     """HF Trainer / DeepSpeed stacks have no Megatron TP or PP: ZeRO-3 over every GPU, or no fit."""
-    from app.scoring.training.gpu_timer import GpuTimer
-    from app.scoring.training.layout_search import LayoutSearch
+    from app.scoring.training.ranking.gpu_timer import GpuTimer
+    from app.scoring.training.ranking.layout_search import LayoutSearch
 
     w = workload(model="llama-3.1-70b", framework="hf", global_batch_seqs=64)
     for gpu_id in ("H100-SXM", "A100-SXM-80GB"):

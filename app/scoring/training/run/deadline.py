@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable, Iterable
 
 from app.scoring.specs import GpuSpec, Offer
-from app.scoring.training.gpu_timer import GpuTimer
-from app.scoring.training.layout_search import LayoutSearch
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.run.limit_words import days_text, deadline_text
 from app.scoring.workload import TrainingWorkload
 

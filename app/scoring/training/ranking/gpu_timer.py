@@ -22,9 +22,9 @@ Pure: same formulas and floating-point order as training.py, so the results are 
 from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
-from app.scoring.training.layout_search import LayoutSearch
 from app.scoring.training.layouts.choice import larger_micro_batches
 from app.scoring.training.layouts.memory import Layout, usable_gb
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
 from app.scoring.training.step.step_time import busiest_replica_factor, compute_seconds, step_parts
 
