@@ -294,7 +294,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
 
 
 def test_lifecycle_totals_and_shares():
-    from app.scoring.training.results import TrainingOption
+    from app.scoring.training.ranking.results import TrainingOption
 
     train = TrainingOption(
         "H200",

@@ -91,7 +91,7 @@ def test_the_rule_catches_a_forbidden_import(tmp_path: Path) -> None:
     "engine_module",
     [
         "app.scoring.inference.ranking.rank",
-        "app.scoring.training.rank",
+        "app.scoring.training.ranking.rank",
         "app.scoring.serving.plans",
         "app.calibration.calibrate_inference",
     ],

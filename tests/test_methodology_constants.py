@@ -87,9 +87,9 @@ NAMED_MISSING = {
     "machines.py": {"FABRIC_ALPHA_MS": "0.015", "FABRIC_EFFICIENCY": "0.9"},
     "inference/step/techniques.py": {"DRAFT_COST_SHARE": "14 / 671 = 0.02086"},
     "efficiency/training.py": {"USABLE_HBM_SHARE": "0.92", "RUNTIME_RESERVE_GB": "1.5"},
-    "training/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
-    "training/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
-    "training/step_time.py": {"WIDTH_REFERENCE_FLOPS_PER_BYTE": "312 / 2.039 = 153"},
+    "training/layouts/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
+    "training/layouts/optimizer.py": {"HOST_ADAM_GBS": "8e9 * 28.0 / 2.41 / 1e9 = 92.95"},
+    "training/step/mfu.py": {"WIDTH_REFERENCE_FLOPS_PER_BYTE": "312 / 2.039 = 153"},
 }
 
 

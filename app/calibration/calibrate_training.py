@@ -28,8 +28,9 @@ from app.calibration.validate_training import (
 )
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.step_time import peak_tflops, workload_step_time
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.step_time import workload_step_time
 
 # Research defaults (training_estimators.md §6.5) the fit starts from.
 START = dict(

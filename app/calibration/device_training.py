@@ -15,14 +15,9 @@ from app.calibration.device_check import KernelCheck
 from app.calibration.validate_training import predict_estimate
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, USABLE_HBM_SHARE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.memory import memory_needed_gb, runtime_reserve_gb
-from app.scoring.training.step_time import (
-    CAUSAL_SHARE,
-    attention_efficiency,
-    attention_flops_per_token,
-    effective_mfu,
-    peak_tflops,
-)
+from app.scoring.training.layouts.memory import memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.step.flops import CAUSAL_SHARE, attention_flops_per_token
+from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, peak_tflops
 
 FRAMEWORK = "pytorch"
 UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' memory of an unfused loss

@@ -19,14 +19,12 @@ from app.calibration.training_recipes import recipe_from_notes
 from app.scoring.efficiency import training as eff
 from app.scoring.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.estimate import TrainingEstimate, estimate_training, first_fit
-from app.scoring.training.memory import Layout, Recompute
-from app.scoring.training.step_time import (
-    DATA_PARALLEL_ONLY,
-    attention_flops_per_token,
-    dense_flops_per_token,
-    peak_tflops,
-)
+from app.scoring.training.estimate import TrainingEstimate, estimate_training
+from app.scoring.training.layouts.choice import first_fit
+from app.scoring.training.layouts.memory import Layout, Recompute
+from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.workload import Precision, TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")

@@ -17,14 +17,14 @@ from app.scoring.inference.ranking.release_precision import Weights, release_wei
 from app.scoring.messages import FieldError
 from app.scoring.offers import LazyOptions, left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.batch_size import global_batch
+from app.scoring.training.run.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service import rank_sort
 from app.service.catalog_ids import unknown_id_errors
 from app.service.query.canonical import canonical_query
 
 if TYPE_CHECKING:  # imported by rank() on first use, like rank_training
-    from app.scoring.training.results import TrainingRanking
+    from app.scoring.training.ranking.results import TrainingRanking
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -218,7 +218,7 @@ def rank(phase: str, workload: Workload, snapshot: CatalogSnapshot) -> Ranked:
     the model's release precision."""
     model = model_spec_for(workload, snapshot)
     if phase == "training":
-        from app.scoring.training.rank import rank_training
+        from app.scoring.training.ranking.rank import rank_training
 
         assert isinstance(workload, TrainingWorkload)
         return Ranked(model, rank_training(workload, snapshot, model), workload, None)

@@ -27,8 +27,8 @@ NOT_ESTIMATOR: dict[str, str] = {
     "efficiency/band_table.py:BAND_TABLE": "generated (make calibrate); each answer shows its band and its rows",
     "efficiency/band_table.py:BAND_MARGINS": "generated (make calibrate) with the bands; a band's evidence states it",
     "inference/step/memory.py:GB": "unit: 10^9 bytes",
-    "training/memory.py:GB": "unit: 10^9 bytes",
-    "training/limit_words.py:SECONDS_PER_DAY": "unit",
+    "training/layouts/memory.py:GB": "unit: 10^9 bytes",
+    "training/run/limit_words.py:SECONDS_PER_DAY": "unit",
     "inference/bands/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
     "inference/ranking/rank.py:_CACHE_LIMIT": "cache size",
     "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
@@ -43,14 +43,16 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/batching/loops.py:BATCH_RTOL": "solver tolerance",
     "inference/explanation/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
     "inference/explanation/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
-    "training/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
-    "training/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
-    "training/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": "the form's default batch (app/scoring/workload/training.py)",
-    "training/deadline.py:MOST_GPUS_NAMED": "request limit",
-    "training/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
-    "training/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
-    "training/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
-    "training/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
+    "training/run/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
+    "training/run/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
+    "training/run/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": (
+        "the form's default batch (app/scoring/workload/training.py)"
+    ),
+    "training/run/deadline.py:MOST_GPUS_NAMED": "request limit",
+    "training/run/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
+    "training/ranking/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
+    "training/ranking/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
+    "training/run/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
 }
 
 # Units by the name's ending (first match wins); UNITS names the rest.

@@ -1,8 +1,10 @@
 """A check both layout-search test modules use: the ranking's pruned sweep gives the single estimate's answers."""
 
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.estimate import choose_layout, fits_at, step_seconds
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.estimate import step_seconds
+from app.scoring.training.layouts.choice import choose_layout, fits_at
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
 

@@ -1,4 +1,4 @@
-"""A training row's limits in words that hold at the extremes (app/scoring/training/limit_words.py): spot at 1,000
+"""A training row's limits in words that hold at the extremes (app/scoring/training/run/limit_words.py): spot at 1,000
 interruptions a node-month said "would waste 11541% of the run at 1 nodes", a $0.01 budget "over the $0 budget",
 and a 0.0001-day deadline "finishes in 0.0 days, after the 0.0001-day deadline"."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.scoring.training.limit_words import (
+from app.scoring.training.run.limit_words import (
     days_text,
     deadline_text,
     over_budget_text,

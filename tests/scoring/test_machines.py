@@ -24,7 +24,7 @@ from app.scoring.machines import (
 )
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -15,8 +15,9 @@ from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.efficiency_factors import mfu_factors
 from app.scoring.inference.step.host_overheads import moe_prefill_ms
-from app.scoring.training.step_time import effective_mfu, routed_expert_params
-from app.scoring.training.terms import matmul_efficiency_factors
+from app.scoring.training.step.flops import routed_expert_params
+from app.scoring.training.step.mfu import effective_mfu
+from app.scoring.training.step.terms import matmul_efficiency_factors
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from tests.scoring.test_hf_config import DEEPSEEK_V3, QWEN3_235B
 from tests.test_rank_api import MAVERICK_SHAPE

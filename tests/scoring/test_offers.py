@@ -25,7 +25,7 @@ def test_merged_order_reads_sorted_runs_lazily() -> None:
 
 def test_rankings_report_how_many_options_are_feasible() -> None:
     from app.scoring.inference.ranking.rank import rank_inference
-    from app.scoring.training.rank import rank_training
+    from app.scoring.training.ranking.rank import rank_training
     from app.scoring.workload import InferenceWorkload, TrainingWorkload
     from benchmarks.bench_data import bench_snapshot
 

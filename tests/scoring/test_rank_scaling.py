@@ -10,7 +10,7 @@ import pytest
 
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.offers import offer_slots, snapshot_offers
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.rank import model_spec_for
 from benchmarks.bench_data import bench_snapshot

@@ -163,7 +163,7 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
 def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_compute_hides():
     """FSDP over 64 H100s across nodes for an 8B model at one sequence a GPU: the traffic outlasts the compute, and
     the term had said only 'ZeRO-3 over 64, at 45 GB/s per GPU'."""
-    from app.scoring.training.memory import Layout
+    from app.scoring.training.layouts.memory import Layout
 
     workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", global_batch_seqs=64)
     layout = Layout(zero_stage=3, tensor_parallel=1, pipeline_parallel=1, recompute="none", micro_batch_seqs=1)

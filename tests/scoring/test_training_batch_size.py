@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.training.batch_size import global_batch, typical_pretrain_batch
+from app.scoring.training.run.batch_size import global_batch, typical_pretrain_batch
 from app.scoring.workload import TrainingWorkload
 
 MODELS = load_model_specs()
@@ -43,7 +43,7 @@ def test_no_note_for_fine_tuning_nor_for_a_pretraining_batch_near_the_typical_on
 
 def test_the_ranking_carries_the_note():
     from app.scoring.specs import CatalogSnapshot
-    from app.scoring.training.rank import rank_training
+    from app.scoring.training.ranking.rank import rank_training
 
     w = TrainingWorkload(model="llama-3.1-70b", method="pretrain", total_tokens=1e12)
     ranking = rank_training(w, CatalogSnapshot(gpus={}, offers=()), MODELS["llama-3.1-70b"])

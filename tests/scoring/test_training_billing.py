@@ -6,8 +6,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.price_terms import billed_job_hours
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.scoring.training.offer_terms import run_terms
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.run.offer_terms import run_terms
 from app.scoring.workload import TrainingWorkload
 
 W = TrainingWorkload(model="llama-3.1-8b", method="full_ft")

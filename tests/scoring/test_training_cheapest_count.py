@@ -3,8 +3,9 @@ cost per step falls again at a larger count (room for a pipeline or ZeRO-1 layou
 
 import pytest
 
-from app.scoring.training.count_search import best_estimate, count_grid, min_fitting_count
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.ranking.count_search import best_estimate, count_grid, min_fitting_count
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot
 

@@ -7,7 +7,7 @@ from datetime import date
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.price_terms import billed_hours, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -136,7 +136,7 @@ def test_the_largest_max_gpus_tried_is_the_workloads_bound() -> None:
     import pytest
     from pydantic import ValidationError
 
-    from app.scoring.training.deadline import LARGEST_MAX_GPUS
+    from app.scoring.training.run.deadline import LARGEST_MAX_GPUS
 
     assert TrainingWorkload(max_gpus=LARGEST_MAX_GPUS).max_gpus == LARGEST_MAX_GPUS
     with pytest.raises(ValidationError):

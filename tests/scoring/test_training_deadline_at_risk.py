@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot
-from app.scoring.training.rank import rank_training
-from app.scoring.training.results import TrainingOption
+from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.ranking.results import TrainingOption
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.test_training_deadline import PRETRAIN_7B, _cluster
 

@@ -3,9 +3,10 @@
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.estimate import estimate_training, min_gpus_to_fit
-from app.scoring.training.memory import Layout, model_state_bytes
-from app.scoring.training.step_time import model_flops_per_token
+from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import min_gpus_to_fit
+from app.scoring.training.layouts.memory import Layout, model_state_bytes
+from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()
@@ -46,7 +47,7 @@ def test_an_unfused_loss_holds_twice_the_logits_of_a_fused_one():
     """At the start of the loss's backward an unfused cross-entropy holds 12 B per logit (measured on an H200:
     docs/measurements/h200-2026-12-04-train-step.json); Megatron's fused and torchtune's chunked losses ~6 B. An
     8B model's 128k vocabulary at 16k tokens is then 25 GB of logits against 13 GB, and the stack decides a fit."""
-    from app.scoring.training.memory import logits_bytes
+    from app.scoring.training.layouts.memory import logits_bytes
 
     model, layout = MODELS["llama-3.1-8b"], Layout(0, 1, 1, "full", 1)
     elements = 16384 * model.vocab_size
@@ -110,7 +111,7 @@ def test_fp8_uses_fp8_peak_and_falls_back_where_missing():
 
 def test_fp4_training_runs_the_gemm_share_of_the_fp8_speedup_at_the_fp4_peak():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.step_time import low_precision_speedup, peak_tflops
+    from app.scoring.training.step.mfu import low_precision_speedup, peak_tflops
 
     b200, h100, a100 = GPUS["B200"], GPUS["H100-SXM"], GPUS["A100-SXM-80GB"]
     assert peak_tflops(b200, "fp4")[:2] == (b200.fp4_tflops, "fp4")
@@ -137,7 +138,8 @@ def test_fp4_training_runs_the_gemm_share_of_the_fp8_speedup_at_the_fp4_peak():
 
 def test_hf_stacks_split_by_data_parallelism_only():
     """HF Trainer / DeepSpeed stacks have no Megatron TP or PP: ZeRO-3 over every GPU, or no fit."""
-    from app.scoring.training.search import GpuTimer, LayoutSearch
+    from app.scoring.training.ranking.gpu_timer import GpuTimer
+    from app.scoring.training.ranking.layout_search import LayoutSearch
 
     w = workload(model="llama-3.1-70b", framework="hf", global_batch_seqs=64)
     for gpu_id in ("H100-SXM", "A100-SXM-80GB"):
@@ -156,8 +158,8 @@ def test_hf_stacks_split_by_data_parallelism_only():
 
 def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.memory import activation_bytes, logits_bytes
-    from app.scoring.training.step_time import sequence_parallel_seconds
+    from app.scoring.training.layouts.memory import activation_bytes, logits_bytes
+    from app.scoring.training.step.step_time import sequence_parallel_seconds
 
     model, gpu = MODELS["llama-3.1-8b"], GPUS["H100-SXM"]
     one, four = Layout(3, 1, 1, "full", 1), Layout(3, 1, 1, "full", 1, sequence_parallel=4)
@@ -177,7 +179,7 @@ def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
     from dataclasses import replace
 
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.step_time import width_factor
+    from app.scoring.training.step.mfu import width_factor
 
     a100, h100 = GPUS["A100-SXM-80GB"], GPUS["H100-SXM"]
     assert width_factor(E, 2048, a100) == pytest.approx(width_factor(E, 2048), rel=0.01)
@@ -191,7 +193,7 @@ def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():
 
 def test_torchtitan_selective_recompute_is_op_level_sac():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
-    from app.scoring.training.step_time import op_sac_recomputed_share, recompute_flops_per_param
+    from app.scoring.training.step.flops import op_sac_recomputed_share, recompute_flops_per_param
 
     llama = MODELS["llama-3-8b"]
     # every second matmul of q, k, v, o, gate, up, down: k (4.2M), o (16.8M), up (58.7M) of 218M per block
@@ -204,7 +206,7 @@ def test_torchtitan_selective_recompute_is_op_level_sac():
 
 def test_a_torchtitan_selective_step_costs_more_than_a_megatron_one():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
-    from app.scoring.training.step_time import compute_seconds
+    from app.scoring.training.step.step_time import compute_seconds
 
     model = MODELS["llama-3-8b"]
     seconds = {
@@ -221,7 +223,7 @@ def test_a_torchtitan_selective_step_costs_more_than_a_megatron_one():
 def test_llm_foundry_runs_flash_attention_2_on_hopper_and_the_others_hopper_native_kernels():
     """LLM Foundry calls the flash-attn 2 package; Megatron/NeMo (TransformerEngine) and the SDPA stacks run cuDNN."""
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
-    from app.scoring.training.step_time import attention_efficiency
+    from app.scoring.training.step.mfu import attention_efficiency
 
     h100, b200, a100 = GPUS["H100-SXM"], GPUS["B200"], GPUS["A100-SXM-80GB"]
     fa2 = e.attn_efficiency * e.attn_fa2_hopper_ratio
@@ -249,7 +251,7 @@ def test_gddr_cards_are_one_regime_apart_from_the_hbm_parts_of_their_generation(
     """A10 and RTX A6000 (GA102) no longer borrow the A100's (GA100) fitted base: they share the GDDR cards' base
     with the RTX 4090 and L40S (AD102) and the RTX 5090 (GB202); HBM parts and older GDDR cards keep their family."""
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as e
-    from app.scoring.training.step_time import base_mfu, gpu_family
+    from app.scoring.training.step.mfu import base_mfu, gpu_family
 
     for gpu_id in ("A10", "RTX-A6000", "RTX-3090", "RTX-4090", "L4", "L40S", "RTX-5090", "RTX-PRO-6000"):
         assert gpu_family(GPUS[gpu_id]) == "gddr", gpu_id
@@ -274,7 +276,7 @@ def test_megatron_class_selective_keeps_the_flash_attention_count(framework):
     scores selective recompute drops); it was multiplied again by torchtitan's op-level SAC share (0.6) for every
     stack, so a Megatron selective layout claimed 40 % less activation memory than it holds."""
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-    from app.scoring.training.memory import activation_bytes
+    from app.scoring.training.layouts.memory import activation_bytes
 
     model = MODELS["llama-3.1-70b"]
     none, selective = Layout(1, 8, 1, "none", 1), Layout(1, 8, 1, "selective", 1)

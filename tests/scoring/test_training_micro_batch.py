@@ -4,9 +4,10 @@ pays its parameter gathers (and QLoRA its NF4 dequantisation) once per micro-bat
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.estimate import estimate_training, larger_micro_batches
-from app.scoring.training.memory import Layout
-from app.scoring.training.step_time import dp_comm_bytes, local_micro_batches
+from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import larger_micro_batches
+from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.step.step_time import dp_comm_bytes, local_micro_batches
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

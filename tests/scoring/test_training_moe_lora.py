@@ -1,7 +1,7 @@
-"""LoRA adapts what PEFT's all-linear adapts on the model's own module layout (training.lora_adapters): attention (MLA's
-five projections where its sizes are known), every routed expert's own gate/up/down unless the experts are fused
-parameter tensors (gpt-oss, Llama 4), shared experts and the router unless it too is a parameter (gpt-oss); the
-estimate says which, with the count."""
+"""LoRA adapts what PEFT's all-linear adapts on the model's own module layout (training.layouts.lora_adapters):
+attention (MLA's five projections where its sizes are known), every routed expert's own gate/up/down unless the
+experts are fused parameter tensors (gpt-oss, Llama 4), shared experts and the router unless it too is a parameter
+(gpt-oss); the estimate says which, with the count."""
 
 from dataclasses import replace
 
@@ -9,8 +9,8 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.lora_adapters import attention_adapter_width, lora_adapter_params
-from app.scoring.training.memory import Layout, model_state_bytes
+from app.scoring.training.layouts.lora_adapters import attention_adapter_width, lora_adapter_params
+from app.scoring.training.layouts.memory import Layout, model_state_bytes
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

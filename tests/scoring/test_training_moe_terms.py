@@ -43,7 +43,7 @@ def test_a_moe_names_its_factor_and_its_assumption():
 
 def test_mla_attention_multiplies_values_at_their_own_width():
     """DeepSeek-V3's query/key heads are 192 wide (128 nope + 64 rope), its value heads 128 (v_head_dim)."""
-    from app.scoring.training.step_time import attention_flops_per_token, value_head_dim
+    from app.scoring.training.step.flops import attention_flops_per_token, value_head_dim
 
     deepseek, llama = MODELS["deepseek-v3"], MODELS["llama-3.1-8b"]
     assert (deepseek.head_dim, value_head_dim(deepseek)) == (192, 128)

@@ -4,8 +4,8 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.memory import Layout, model_state_bytes
-from app.scoring.training.optimizer import HOST_ADAM_GBS, StateRecipe, gpu_state_bytes_per_param
+from app.scoring.training.layouts.memory import Layout, model_state_bytes
+from app.scoring.training.layouts.optimizer import HOST_ADAM_GBS, StateRecipe, gpu_state_bytes_per_param
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 from tests.scoring.term_arithmetic import stated_value

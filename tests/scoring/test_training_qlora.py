@@ -4,8 +4,10 @@ import pytest
 from pydantic import ValidationError
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.estimate import QLORA_NOTE, choose_layout, estimate_training, layout_families
-from app.scoring.training.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
+from app.scoring.training.assumptions import QLORA_NOTE
+from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import choose_layout, layout_families
+from app.scoring.training.layouts.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

@@ -4,8 +4,8 @@ import dataclasses
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot, Offer
-from app.scoring.training.count_search import candidate_counts
-from app.scoring.training.rank import rank_training
+from app.scoring.training.ranking.count_search import candidate_counts
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

@@ -4,7 +4,7 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.memory import runtime_reserve_gb, usable_gb
+from app.scoring.training.layouts.memory import runtime_reserve_gb, usable_gb
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

@@ -4,8 +4,8 @@ import pytest
 
 from app.scoring.machines import Machine
 from app.scoring.training.configurations import unstated_cluster_caveat
-from app.scoring.training.offer_terms import run_terms
-from app.scoring.training.run_explain import billing_note, count_text, run_terms_explained
+from app.scoring.training.run.offer_terms import run_terms
+from app.scoring.training.run.run_explain import billing_note, count_text, run_terms_explained
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.term_arithmetic import stated_value
 

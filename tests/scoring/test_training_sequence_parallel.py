@@ -6,15 +6,11 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
-from app.scoring.training.count_search import min_fitting_count
-from app.scoring.training.estimate import (
-    choose_layout,
-    estimate_training,
-    first_fit,
-    min_gpus_to_fit,
-    sequence_degrees,
-)
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
+from app.scoring.training.ranking.count_search import min_fitting_count
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 
@@ -153,7 +149,7 @@ def test_sweep_exercises_sequence_splits_inside_and_beyond_the_domain():
 
 def test_ranking_offers_long_context_hf_jobs_with_their_sequence_split():
     from app.scoring.specs import CatalogSnapshot, Offer
-    from app.scoring.training.rank import rank_training
+    from app.scoring.training.ranking.rank import rank_training
 
     offers = tuple(Offer("p", "P", gpu_id, 8, "on_demand", 2.0) for gpu_id in ("H100-SXM", "A100-SXM-80GB"))
     w = hf(max_gpus=64)

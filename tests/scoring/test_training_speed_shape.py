@@ -3,10 +3,10 @@ out of the search, and the pruned layout search giving exactly the full search's
 
 import pytest
 
-from app.scoring.training.count_search import best_estimate, candidate_counts, min_fitting_count
-from app.scoring.training.estimate import fits_at
-from app.scoring.training.rank import rank_training
-from app.scoring.training.search import LayoutSearch
+from app.scoring.training.layouts.choice import fits_at
+from app.scoring.training.ranking.count_search import best_estimate, candidate_counts, min_fitting_count
+from app.scoring.training.ranking.layout_search import LayoutSearch
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 from benchmarks.bench_data import bench_snapshot
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates

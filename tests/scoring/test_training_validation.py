@@ -210,7 +210,7 @@ def test_a_cumulative_tables_rows_run_with_the_techniques_above_them():
 
 
 def test_cdna_generations_have_their_own_base_efficiency():
-    from app.scoring.training.step_time import base_mfu, gpu_family
+    from app.scoring.training.step.mfu import base_mfu, gpu_family
 
     gpus = load_gpu_specs()
     assert gpu_family(gpus["MI300X"]) == "cdna" and gpu_family(gpus["MI355X"]) == "cdna4"

@@ -15,8 +15,8 @@ from app.scoring.serving.plans import ServingPlan, dependable, option_label, pla
 from app.scoring.serving.serverless_notes import label_tags
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.rank import rank_training
-from app.scoring.training.results import TrainingOption
+from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.ranking.results import TrainingOption
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
 LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best totals come first

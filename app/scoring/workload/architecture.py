@@ -39,7 +39,7 @@ class ModelArchitecture(NumbersNotBooleans):
     attention: Literal["mha", "gqa", "mla"] = "gqa"
     kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
     qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
-    # MLA's other projection sizes and fused experts: what a LoRA run adapts (training.lora_adapters).
+    # MLA's other projection sizes and fused experts: what a LoRA run adapts (training.layouts.lora_adapters).
     q_lora_rank: int = Field(0, ge=0, le=65_536, description="MLA: the query's latent rank (q_a_proj); 0 = one q_proj")
     qk_nope_head_dim: int = Field(
         0, ge=0, le=1_024, description="MLA: per-head query/key width without RoPE (+ qk_rope_head_dim = head_dim)"

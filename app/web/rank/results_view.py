@@ -11,7 +11,7 @@ from app.scoring.inference.bands.limits import LIMITS_APPLIED, at_band_high
 from app.scoring.inference.batching.curves import TpotLine
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.limit_words import deadline_text
+from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import rank_sort
 from app.service.operating_curves import row_curves

@@ -32,7 +32,7 @@ def _powers_of_two(limit: int) -> list[int]:
 
 # Widest tensor-parallel group the search tries inside one NVLink domain: an HGX board's 8, the widest the published
 # serving runs use over NVLink (shared/validation: TP8; the one TP16 spans two nodes over InfiniBand), and what
-# training layouts use (training/estimate.py). A GB200 NVL72 rack serves with TP8 groups in pipeline stages, not
+# training layouts use (training/layouts/choice.py). A GB200 NVL72 rack serves with TP8 groups in pipeline stages, not
 # TP64, whose all-reduce no published run has timed. A single estimate may still ask for a wider group.
 MAX_SEARCH_TENSOR_PARALLEL = 16
 

@@ -10,10 +10,10 @@ from app.scoring.efficiency import training as eff
 from app.scoring.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
 from app.scoring.specs import GpuSpec
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
-from app.scoring.training.count_search import LayoutMemo, best_estimate, count_grid, slow_end_steps, whole_nodes
-from app.scoring.training.deadline import count_meeting_deadline, max_gpus_stop
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
-from app.scoring.training.search import LayoutSearch
+from app.scoring.training.ranking.count_search import LayoutMemo, best_estimate, count_grid, slow_end_steps, whole_nodes
+from app.scoring.training.ranking.layout_search import LayoutSearch
+from app.scoring.training.run.deadline import count_meeting_deadline, max_gpus_stop
 from app.scoring.workload import TrainingWorkload
 
 

@@ -21,13 +21,7 @@ from app.scoring.price_terms import (
     min_term_hours,
     spot_run,
 )
-from app.scoring.training.limit_words import (
-    SLOW_END,
-    days_text,
-    deadline_text,
-    over_budget_text,
-    spot_waste_text,
-)
+from app.scoring.training.run.limit_words import SLOW_END, days_text, deadline_text, over_budget_text, spot_waste_text
 from app.scoring.workload import TrainingWorkload
 
 

@@ -15,9 +15,9 @@ from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.memory import Layout
-from app.scoring.training.optimizer import (
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.optimizer import (
     GPUS_PER_HOST,
     HOST_ADAM_GBS,
     host_link_gbs,
@@ -25,25 +25,20 @@ from app.scoring.training.optimizer import (
     offload_time,
     state_recipe,
 )
-from app.scoring.training.step_terms import bubble_term, dp_comm_term, step_time_term, tp_comm_term
-from app.scoring.training.step_time import (
-    CAUSAL_SHARE,
-    StepTime,
+from app.scoring.training.step.flops import CAUSAL_SHARE, executed_flops_per_token, value_head_dim
+from app.scoring.training.step.mfu import (
     attention_efficiency,
     base_mfu,
-    busiest_replica_factor,
-    compute_seconds,
-    executed_flops_per_token,
     framework_factor,
     gpu_family,
     low_precision_factor,
     low_precision_speedup,
     method_factor,
     scale_factor,
-    trained_per_gpu,
-    value_head_dim,
     width_factor,
 )
+from app.scoring.training.step.step_terms import bubble_term, dp_comm_term, step_time_term, tp_comm_term
+from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, compute_seconds, trained_per_gpu
 from app.scoring.workload import TrainingWorkload
 
 PEAK_LABELS = {"fp8": "FP8", "fp4": "FP4"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.scoring.explain import Term, figure
 from app.scoring.price_terms import HOURS_PER_MONTH, RESTART_HOURS
-from app.scoring.training.offer_terms import RunTerms
+from app.scoring.training.run.offer_terms import RunTerms
 from app.scoring.workload import TrainingWorkload
 
 UNIT_WORDS = {24.0: "whole days", 1.0: "whole hours", 1 / 60: "whole minutes"}

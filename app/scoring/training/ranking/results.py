@@ -13,10 +13,10 @@ from app.scoring.machines import Machine, shared_rack_assumption, shared_rack_ca
 from app.scoring.offers import RowKey, offer_fields, with_assumption
 from app.scoring.specs import Offer
 from app.scoring.training.estimate import TrainingEstimate
-from app.scoring.training.limit_words import deadline_at_risk_text
-from app.scoring.training.offer_terms import RunCost, RunTerms
-from app.scoring.training.run_explain import billing_note, run_terms_explained
-from app.scoring.training.slot_search import SharedTerms
+from app.scoring.training.ranking.slot_search import SharedTerms
+from app.scoring.training.run.limit_words import deadline_at_risk_text
+from app.scoring.training.run.offer_terms import RunCost, RunTerms
+from app.scoring.training.run.run_explain import billing_note, run_terms_explained
 from app.scoring.workload import TrainingWorkload
 
 

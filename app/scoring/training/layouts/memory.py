@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
 
 GB = 1e9
 Recompute = str  # "none" | "selective" | "full"

@@ -12,8 +12,9 @@ from typing import TypeAlias
 from app.scoring.machines import Machine
 from app.scoring.specs import GpuSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, slow_end_hours_ratio
-from app.scoring.training.memory import Layout
-from app.scoring.training.search import GpuTimer, LayoutSearch
+from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.ranking.gpu_timer import GpuTimer
+from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.workload import TrainingWorkload
 
 

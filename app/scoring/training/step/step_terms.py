@@ -7,9 +7,9 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.lora_adapters import lora_adapter_params
-from app.scoring.training.memory import Layout
-from app.scoring.training.step_time import (
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.step.step_time import (
     StepTime,
     busiest_replica_factor,
     collective_bandwidth_gbs,

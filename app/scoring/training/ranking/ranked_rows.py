@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from app.scoring.specs import Offer
-from app.scoring.training.offer_terms import RunTerms, run_total_usd
+from app.scoring.training.run.offer_terms import RunTerms, run_total_usd
 from app.scoring.workload import TrainingWorkload
 
 

@@ -26,18 +26,30 @@ from app.scoring.offers import (
 )
 from app.scoring.price_terms import billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
-from app.scoring.training.batch_size import global_batch
-from app.scoring.training.deadline import nothing_on_time_note
 from app.scoring.training.estimate import TrainingEstimate
-from app.scoring.training.limit_words import SLOW_END
-from app.scoring.training.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
-from app.scoring.training.price_groups import price_runs
-from app.scoring.training.ranked_rows import LateRow, OnTimeRow, UnfitRow, late_rows, on_time_count, on_time_rows
-from app.scoring.training.results import TrainingOption, TrainingRanking, priced_training_option, unfit_training_option
-from app.scoring.training.scale_out import frontier_points, wider_run
-from app.scoring.training.search import LayoutSearch
-from app.scoring.training.slot_search import SharedTerms, SlotSearch
-from app.scoring.training.step_time import fp4_modelled_note, peak_tflops
+from app.scoring.training.ranking.layout_search import LayoutSearch
+from app.scoring.training.ranking.price_groups import price_runs
+from app.scoring.training.ranking.ranked_rows import (
+    LateRow,
+    OnTimeRow,
+    UnfitRow,
+    late_rows,
+    on_time_count,
+    on_time_rows,
+)
+from app.scoring.training.ranking.results import (
+    TrainingOption,
+    TrainingRanking,
+    priced_training_option,
+    unfit_training_option,
+)
+from app.scoring.training.ranking.scale_out import frontier_points, wider_run
+from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
+from app.scoring.training.run.batch_size import global_batch
+from app.scoring.training.run.deadline import nothing_on_time_note
+from app.scoring.training.run.limit_words import SLOW_END
+from app.scoring.training.run.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
+from app.scoring.training.step.mfu import fp4_modelled_note, peak_tflops
 from app.scoring.workload import TrainingWorkload
 
 

@@ -1,0 +1,70 @@
+"""What a training estimate assumes, in the words of its assumptions (estimate_assumptions): the optimizer and its
+offload, the framework, LoRA's adapters, QLoRA's data parallelism, a mixture of experts' matmul factor, the loss's
+logits memory and FP4's modelled speed."""
+
+from __future__ import annotations
+
+from app.scoring.efficiency import training as eff
+from app.scoring.moe_share import moe_layer_factor, moe_layer_share
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.choice import data_parallel_only_method
+from app.scoring.training.layouts.lora_adapters import lora_note
+from app.scoring.training.layouts.memory import logits_bytes_per_element
+from app.scoring.training.layouts.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
+from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
+from app.scoring.training.step.mfu import fp4_modelled_note
+from app.scoring.workload import TrainingWorkload
+
+QLORA_NOTE = (
+    "QLoRA: NF4 base weights dequantised to BF16 before each matmul; data parallel or FSDP only (bitsandbytes/PEFT, "
+    "Unsloth and torchtune have no tensor or pipeline parallelism over NF4 weights), FSDP sharding the NF4 base "
+    "(bitsandbytes 0.43, Answer.AI FSDP+QLoRA, 2024-03)"
+)
+
+
+def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
+    """What a mixture of experts' estimate rests on (the matmul efficiency term shows the factor)."""
+    layers = "on every layer"
+    if model.moe_layers < model.layers:
+        overall = moe_layer_factor(e.moe_factor, moe_layer_share(model))
+        layers = (
+            f"on its {model.moe_layers} MoE layers of {model.layers} and at 1 on the {model.dense_ffn_layers} dense "
+            f"ones: {overall:.3g} over the model, as inference counts it"
+        )
+    return (
+        f"MoE: FLOPs of the active parameters at {e.moe_factor:.3g} of a dense model's matmul efficiency (research "
+        f"default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token routing, grouped "
+        "expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with "
+        "the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+    )
+
+
+def loss_memory_note(framework: str) -> str:
+    """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
+    per_element = logits_bytes_per_element(framework)
+    if framework in eff.FUSED_LOSS_FRAMEWORKS:
+        return f"fused or chunked loss: logits peak at {per_element:g} B per token and vocabulary entry"
+    return (
+        f"unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at {per_element:g} B per token and "
+        f"vocabulary entry in its backward pass; a fused or chunked loss (Liger, torchtune) needs about half"
+    )
+
+
+def estimate_assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str) -> list[str]:
+    out = ["flash attention; bf16 activations; " + OPTIMIZER_NOTES[w.optimizer]]
+    if state_recipe(w).on_cpu:
+        out.append(OFFLOAD_NOTE)
+    if note:
+        out.append(note.strip("; "))
+    if FRAMEWORK_CLASS.get(w.framework) is None:
+        out.append("framework auto: a tuned FSDP/Megatron-class stack, 0.9 of Megatron efficiency")
+    if w.method in ("lora", "qlora"):
+        out.append(lora_note(model, w.lora_rank))
+    if data_parallel_only_method(w.method):
+        out.append(QLORA_NOTE)
+    if model.is_moe:
+        out.append(moe_note(model, eff.DEFAULT_TRAINING_EFFICIENCY))
+    out.append(loss_memory_note(w.framework))
+    if w.precision == "fp4" and not note:
+        out.append(fp4_modelled_note(eff.DEFAULT_TRAINING_EFFICIENCY))
+    return out

@@ -1,0 +1,206 @@
+"""Which parallel layouts a training job may take on a GPU count, and the fastest that fits (choose_layout): (TP, PP)
+families inside the scale-up domain, ZeRO stages, DeepSpeed-Ulysses degrees for a data-parallel-only stack and larger
+micro-batches, each split's recompute levels tried cheapest first (first_fit).
+
+Method: shared/research/training_estimators.md §6.3. Pure functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.scoring.efficiency import training as eff
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
+from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.step_time import StepTime, workload_step_time
+from app.scoring.workload import TrainingWorkload
+
+RECOMPUTE_ORDER = ("none", "selective", "full")
+
+
+def layout_fits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
+) -> tuple[bool, dict[str, float]]:
+    breakdown = memory_breakdown_gb(
+        model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
+    )
+    return memory_needed_gb(breakdown) <= usable_gb(gpu, gpu_count), breakdown
+
+
+def layout_families(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto", method: str = "lora"
+) -> list[tuple[int, int]]:
+    """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count; only (1, 1) for a
+    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY) and for QLoRA (data_parallel_only_method)."""
+    if framework in DATA_PARALLEL_ONLY or data_parallel_only_method(method):
+        return [(1, 1)]
+    domain = scaleup_domain(gpu)
+    tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
+    pairs = []
+    for tp in tps:
+        pp = 1
+        while tp * pp <= gpu_count and pp <= model.layers:
+            if gpu_count % (tp * pp) == 0:
+                pairs.append((tp, pp))
+            pp *= 2
+    return pairs
+
+
+def data_parallel_only_method(method: str) -> bool:
+    """QLoRA runs data parallel or FSDP only: bitsandbytes/PEFT, Unsloth and torchtune have no tensor or pipeline
+    parallelism over NF4 weights; FSDP shards them since bitsandbytes 0.43 (Answer.AI FSDP+QLoRA, 2024-03)."""
+    return method == "qlora"
+
+
+def scaleup_domain(gpu: GpuSpec) -> int:
+    """GPUs one TP or SP group may span at scale-up bandwidth: the scale-up domain, or an 8-GPU server for PCIe
+    cards."""
+    return gpu.scaleup_domain_gpus if gpu.scaleup_domain_gpus > 1 else eff.PCIE_SERVER_GPUS
+
+
+def sequence_degrees(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto"
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """DeepSpeed-Ulysses degrees above 1 a data-parallel-only stack may use, as (inside the scale-up domain,
+    beyond it): powers of two dividing the GPU count and the attention heads (Ulysses splits the heads over the
+    SP ranks). None for other stacks: Megatron-class ones split long sequences by TP/PP/CP, not modelled here."""
+    if framework not in DATA_PARALLEL_ONLY:
+        return (), ()
+    domain, degrees = scaleup_domain(gpu), []
+    sp = 2
+    while sp <= gpu_count:
+        if gpu_count % sp == 0 and model.num_attention_heads % sp == 0:
+            degrees.append(sp)
+        sp *= 2
+    return tuple(d for d in degrees if d <= domain), tuple(d for d in degrees if d > domain)
+
+
+def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
+    if gpu_count // (tp * pp) <= 1:
+        return (0,)
+    if pp > 1:
+        return (1,)
+    return (1, 3) if tp > 1 else (3,)
+
+
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> bool:
+    """The least memory this (TP, PP, SP, micro-batch) can use: most sharding and full recompute."""
+    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", micro, sequence_parallel=sp)
+    return layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
+
+
+def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> Layout | None:
+    """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
+        return None
+    for recompute in RECOMPUTE_ORDER:
+        for stage in zero_stages(tp, pp, gpu_count):
+            layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
+            if layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
+                return layout
+    return None
+
+
+def larger_micro_batches(w: TrainingWorkload, gpu_count: int, tp: int, pp: int, sp: int = 1) -> tuple[int, ...]:
+    """Micro-batches above 1 sequence worth trying for a split: powers of two up to one replica's share of the global
+    batch, where fewer micro-batches save time: ZeRO-3/FSDP gathers the weights again in every micro-batch and QLoRA
+    dequantises them in every one. A pipeline wants many micro-batches (its bubble), and a split that shards no
+    weights gains nothing (compute is priced per token, not per micro-batch), so neither tries any."""
+    stages = zero_stages(tp, pp, gpu_count)
+    if pp > 1 or (w.method != "qlora" and 3 not in stages):
+        return ()
+    local = math.ceil(w.global_batch_seqs / max(1, gpu_count // (tp * pp) // sp))
+    return tuple(2**k for k in range(1, local.bit_length()) if 2**k <= local)
+
+
+def with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, first: Layout, sp: int = 1) -> list[Layout]:
+    """A split's first fit, then its first fit at each larger micro-batch (larger_micro_batches), ascending, until one
+    does not fit: what a user raising the micro-batch would try."""
+    layouts = [first]
+    for micro in larger_micro_batches(w, gpu_count, tp, pp, sp):
+        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro)
+        if bigger is None:
+            break
+        layouts.append(bigger)
+    return layouts
+
+
+def layout_timing(gpu, gpu_count, model, w, layout, e, span=None, capacity=1.0) -> tuple[StepTime, float, str, str]:
+    peak, pclass, note = peak_tflops(gpu, w.precision)
+    adapters = lora_adapter_params(model, w.lora_rank)
+    st = workload_step_time(e, gpu, gpu_count, model, w, layout, peak or 0.0, pclass, adapters, span, capacity)
+    return st, peak or 0.0, pclass, note
+
+
+def choose_layout(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+    attention_span: int | None = None,
+    capacity_factor: float = 1.0,
+) -> Layout | None:
+    """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
+    data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
+    (ascending), or beyond it if nothing else fits. Ties keep the earlier layout."""
+    best, best_s = None, float("inf")
+    done: set[tuple[int, bool]] = set()
+    candidates: list[Layout] = []
+    for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method):
+        key = (tp, pp > 1)
+        if key in done:
+            continue
+        layout = first_fit(gpu, gpu_count, model, w, tp, pp, e)
+        if layout is None:
+            continue
+        done.add(key)
+        candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout))
+    # Ulysses inside the scale-up domain beside the other splits (a long sequence may run faster split than
+    # recomputed); beyond it only for a sequence that fits no other way (its all-to-all then crosses the fabric).
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    for degrees in (inside, beyond):
+        if degrees is beyond and candidates:
+            break
+        for sp in degrees:
+            layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)
+            if layout is not None:
+                candidates.extend(with_micro_batches(gpu, gpu_count, model, w, 1, 1, e, layout, sp))
+    for layout in candidates:
+        seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
+        if seconds < best_s:
+            best, best_s = layout, seconds
+    return best
+
+
+def fits_at(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
+) -> bool:
+    """Some layout of the workload's stack fits with its most frugal settings (for a data-parallel-only stack,
+    at the largest SP degree)."""
+    if any(
+        _frugal_fits(gpu, gpu_count, model, w, tp, pp, e)
+        for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method)
+    ):
+        return True
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    degrees = inside + beyond  # memory falls as SP grows: the largest is the most frugal
+    return bool(degrees) and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees))
+
+
+def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:
+    """Fewest GPUs (1, 2, 4, then powers of two) on which some layout fits; None if none up to limit."""
+    n = 1
+    while n <= limit:
+        if fits_at(gpu, n, model, workload):
+            return n
+        n *= 2
+    return None

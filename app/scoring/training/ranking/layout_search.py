@@ -1,0 +1,175 @@
+"""The memory side of the layout search for ranking sweeps (LayoutSearch): the layouts training.choose_layout weighs,
+listed once per ranking, and the GB each needs.
+
+- Memory per GPU does not depend on the GPU type: the GB a layout needs at a GPU count is computed
+  once per ranking and compared with each GPU type's usable HBM.
+- Per (TP, PP) family (and per DeepSpeed-Ulysses degree of a data-parallel-only stack), its layouts in cost order
+  (recompute none → selective → full, less sharding first) and its most frugal one, each sized once per GPU count
+  and micro-batch, for every machine of the ranking (for_machine).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from app.scoring.efficiency import training as eff
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.choice import (
+    RECOMPUTE_ORDER,
+    layout_families,
+    scaleup_domain,
+    sequence_degrees,
+    zero_stages,
+)
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import (
+    GB,
+    Layout,
+    activation_bytes,
+    live_param_bytes,
+    logits_bytes,
+    memory_needed_gb,
+    model_state_bytes,
+    usable_gb,
+)
+from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.workload import TrainingWorkload
+
+
+class LayoutSearch:
+    """Memoised memory fits for one (model, workload), shared by every GPU type of a ranking."""
+
+    def __init__(
+        self, model: ModelSpec, workload: TrainingWorkload, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+    ) -> None:
+        self.model, self.workload, self.e = model, workload, e
+        self.adapters = lora_adapter_params(model, workload.lora_rank)
+        self.recipe = state_recipe(workload)
+        self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
+        self._need: dict[tuple, float] = {}
+        self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
+        self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
+        self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
+        self._layouts: dict[tuple[int, int, int, str, int, int], Layout] = {}
+        self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
+
+    def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
+        """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
+        memory need reads (memory.py reads only the model, the workload's shape and selective_activation_share), so
+        every machine of a ranking sizes each layout once."""
+        assert e.selective_activation_share == self.e.selective_activation_share
+        assert workload.model_copy(update={"max_gpus": self.workload.max_gpus}) == self.workload
+        other = copy.copy(self)  # shares the memo dicts
+        other.workload, other.e = workload, e
+        return other
+
+    @property
+    def layouts_sized(self) -> int:
+        """Distinct (layout, GPU count) memory evaluations so far."""
+        return len(self._need)
+
+    def need_gb(
+        self, stage: int, tp: int, pp: int, recompute: str, gpu_count: int, sp: int = 1, micro: int = 1
+    ) -> float:
+        """GB per GPU the layout needs (the reserve is counted in usable_gb): memory_needed_gb of
+        memory_breakdown_gb, summed in the same order, each component computed once per its own key."""
+        key = (stage, tp, pp, recompute, gpu_count, sp, micro)
+        need = self._need.get(key)
+        if need is not None:
+            return need
+        parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
+        states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
+        acts_key, logits_key = (tp, recompute, sp, micro), (tp, sp, micro)
+        states, live = parts.get(states_key), parts.get(live_key)
+        acts, logits = parts.get(acts_key), parts.get(logits_key)
+        if states is None or live is None or acts is None or logits is None:
+            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute, sp, micro)
+            states = parts[states_key] = (
+                model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
+            )
+            live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
+            acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e, w.framework) / GB
+            logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout, w.framework) / GB
+        breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
+        need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
+        return need
+
+    def layout(self, stage: int, tp: int, pp: int, recompute: str, sp: int = 1, micro: int = 1) -> Layout:
+        """One shared Layout object per split (a Layout does not hold the GPU count)."""
+        key = (stage, tp, pp, recompute, sp, micro)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
+        return layout
+
+    def table(self, gpu: GpuSpec, gpu_count: int) -> list[tuple[int, list[list]]]:
+        """training.layout_families grouped by TP (ascending), each PP (ascending, 1 first) as a row
+        [pp, frugal GB, ladder, sp], the middle two filled when first asked."""
+        key = (scaleup_domain(gpu), gpu_count)
+        found = self._tables.get(key)
+        if found is None:
+            by_tp: dict[int, list[list]] = {}
+            for tp, pp in layout_families(gpu, gpu_count, self.model, self.workload.framework, self.workload.method):
+                by_tp.setdefault(tp, []).append([pp, None, None, 1])
+            found = self._tables[key] = list(by_tp.items())
+        return found
+
+    def sequence_rows(self, gpu: GpuSpec, gpu_count: int) -> tuple[list[list], list[list]]:
+        """training.sequence_degrees as TP 1 / PP 1 rows [1, frugal GB, ladder, sp]: (inside the scale-up domain,
+        beyond it), SP ascending; both empty for stacks other than the data-parallel-only ones."""
+        key = (scaleup_domain(gpu), gpu_count)
+        found = self._sp_rows.get(key)
+        if found is None:
+            inside, beyond = sequence_degrees(gpu, gpu_count, self.model, self.workload.framework)
+            found = self._sp_rows[key] = (
+                [[1, None, None, sp] for sp in inside],
+                [[1, None, None, sp] for sp in beyond],
+            )
+        return found
+
+    def frugal_fits(self, row: list, tp: int, gpu_count: int, usable: float) -> bool:
+        """Whether a table row's (TP, PP, SP) fits at all: its most frugal layout fits."""
+        if row[1] is None:
+            pp = row[0]
+            row[1] = self.need_gb(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", gpu_count, row[3])
+        return row[1] <= usable
+
+    def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
+        """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first), or
+        the largest SP degree does."""
+        usable = usable_gb(gpu, gpu_count)
+        if any(
+            self.frugal_fits(row, tp, gpu_count, usable)
+            for tp, rows in reversed(self.table(gpu, gpu_count))
+            for row in reversed(rows)
+        ):
+            return True
+        if not self.splits_sequence:
+            return False
+        inside, beyond = self.sequence_rows(gpu, gpu_count)
+        widest = (beyond or inside)[-1:]
+        return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
+
+    def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
+        """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →
+        full, less sharding first; the same for every GPU type."""
+        if row[2] is None:
+            row[2] = self.micro_ladder(tp, row[0], gpu_count, row[3], 1)
+        return row[2]
+
+    def micro_ladder(self, tp: int, pp: int, gpu_count: int, sp: int, micro: int) -> list[tuple[float, Layout]]:
+        """ladder of a (TP, PP, SP) split at a micro-batch; its last layout is the most frugal (full recompute,
+        most sharding)."""
+        key = (tp, pp, gpu_count, sp, micro)
+        ladder = self._ladders.get(key)
+        if ladder is None:
+            ladder = self._ladders[key] = [
+                (
+                    self.need_gb(stage, tp, pp, recompute, gpu_count, sp, micro),
+                    self.layout(stage, tp, pp, recompute, sp, micro),
+                )
+                for recompute in RECOMPUTE_ORDER
+                for stage in zero_stages(tp, pp, gpu_count)
+            ]
+        return ladder
