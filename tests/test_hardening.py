@@ -17,8 +17,8 @@ from sqlmodel import Session, select
 from app.main import create_app
 from app.models import PriceSnapshot, ShareLink
 from app.web import health
+from app.web.middleware.ranking_slots import RankingSlots, is_heavy
 from app.web.rank.csv_export import csv_response, neutralise
-from app.web.ranking_slots import RankingSlots, is_heavy
 from tests.conftest import settings_for
 
 TOKEN = "test-admin-token-0123456789"

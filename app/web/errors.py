@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.messages import FieldError, error_location, error_message
 from app.web.error_shape import ERROR_SCHEMA, error_entries, field_entries
-from app.web.head_requests import methods_with_head
+from app.web.middleware.head_requests import methods_with_head
 from app.web.render import templates
 
 

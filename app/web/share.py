@@ -2,7 +2,7 @@
 
 Storage is app/catalog/saved_links.py, the replay app/service/saved_links.py. POST /share refuses cross-site
 requests (an Origin that is not this host, or Sec-Fetch-Site: cross-site) and questions whose model the catalog
-does not know; it is rate-limited per client in app/web/rate_limit.py.
+does not know; it is rate-limited per client in app/web/middleware/rate_limit.py.
 """
 
 from __future__ import annotations
