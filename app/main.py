@@ -15,13 +15,14 @@ from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_docs, edge, errors, health, methodology, share, static_files
+from app.web import api_docs, edge, health, methodology, share, static_files
 from app.web.assets import Assets
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
 from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
 from app.web.disagg import pages as disagg_page
+from app.web.errors import handlers as errors
 from app.web.mix import api as api_mix
 from app.web.mix import pages as mix_page
 from app.web.own import api as api_own

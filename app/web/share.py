@@ -20,11 +20,11 @@ from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import parse_view
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
-from app.web.error_shape import error_body, field_errors_body
-from app.web.errors import wants_json
+from app.web.errors.error_shape import error_body, field_errors_body
+from app.web.errors.handlers import wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
-from app.web.render import json_response, split_twin_suffix
+from app.web.rendering.render import json_response, split_twin_suffix
 from app.web.share_request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
 
 router = APIRouter(tags=["saved links"])

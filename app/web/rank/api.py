@@ -14,10 +14,10 @@ from app.service import rank_sort
 from app.service.query.canonical import canonical_query
 from app.service.query.view import ResultsView, with_view
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.error_shape import field_entries
-from app.web.errors import unprocessable
-from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.error_shape import field_entries
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.rank.schemas import InferenceEstimateOut, InferenceRankResponse, TrainingEstimateOut, TrainingRankResponse
 
 router = APIRouter(

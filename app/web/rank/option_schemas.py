@@ -10,7 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.report_schemas import TermOut
+from app.web.json_api.report_schemas import TermOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"

@@ -14,11 +14,11 @@ from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
 from app.service.query.question import ParsedQuery, parse
 from app.web.deps import SnapshotDep
-from app.web.error_shape import field_errors_body
-from app.web.form_summary import question_summary
+from app.web.errors.error_shape import field_errors_body
+from app.web.forms.form_summary import question_summary
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
-from app.web.render import json_response, page, wants_fragment
+from app.web.rendering.render import json_response, page, wants_fragment
 
 router = APIRouter(include_in_schema=False)
 

@@ -19,8 +19,8 @@ from app.service.query.canonical import canonical_query
 from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import replicas_workload
-from app.web.charts import to_json_block
 from app.web.rank import charts as rc
+from app.web.rendering.charts import to_json_block
 
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
