@@ -25,7 +25,7 @@ from app.web.errors.handlers import wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
 from app.web.rendering.render import json_response, split_twin_suffix
-from app.web.share_request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
+from app.web.share.request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
 
 router = APIRouter(tags=["saved links"])
 SHARE_PATHS = ("/", "/compare")
