@@ -51,7 +51,7 @@ def test_the_architecture_names_every_web_feature_and_service_module() -> None:
     architecture = _section("Architecture")
     features = sorted(p.name for p in (ROOT / "app" / "web").iterdir() if (p / "__init__.py").exists())
     listed = re.search(r"`app/web/<feature>/` \(([^;]+);", architecture)
-    parts = re.search(r"`app/web/<part>/` \(([^)]+)\)", architecture)  # what the features share
+    parts = re.search(r"`app/web/<part>/`\s+\(([^)]+)\)", architecture)  # what the features share
     assert listed and parts
     assert sorted(f.strip() for f in listed.group(1).split(",") + parts.group(1).split(",")) == features
     service = architecture.split("- `app/service/`", 1)[1].split("\n- ", 1)[0]

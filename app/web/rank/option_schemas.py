@@ -1,6 +1,6 @@
 """What one ranked option of the rank API says, field by field, for /docs: units, statistics, when null.
 
-The handlers return plain dicts (app.service.rank); these models document them and tests/test_api_schemas.py
+The handlers return plain dicts (app.service.rank.ranking); these models document them and tests/test_api_schemas.py
 checks real answers against them, no field missing and none undeclared.
 """
 

@@ -15,9 +15,10 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import saved_links as stored_links
 from app.scoring.specs import CatalogSnapshot
-from app.service import rank as ranking
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import parse_view
+from app.service.rank import ranking
+from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors.error_shape import error_body, field_errors_body
@@ -79,8 +80,8 @@ def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict
     if parsed.errors or parsed.workload is None:
         return parsed.errors or {"query": "no workload in this query"}
     try:  # a link must replay: its model and filter ids have to resolve now, not fail when opened
-        ranking.model_spec_for(parsed.workload, snapshot)
-    except ranking.UnknownId as exc:
+        model_spec_for(parsed.workload, snapshot)
+    except UnknownId as exc:
         return exc.errors
     return {}
 
@@ -127,7 +128,7 @@ def _saved_twin(parsed: ParsedQuery, prices: CatalogSnapshot, slug: str, saved: 
     if not errors and parsed.workload is not None:
         try:
             payload = ranking.rank_payload(parsed.phase, parsed.workload, prices, f"/s/{slug}", sort=parsed.view.sort)
-        except ranking.UnknownId as exc:  # saved before the check at creation, model since removed
+        except UnknownId as exc:  # saved before the check at creation, model since removed
             errors.update(exc.errors)
     if errors:
         return json_response(field_errors_body(errors), 422)
