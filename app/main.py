@@ -15,13 +15,14 @@ from app import __version__
 from app.catalog.snapshot import SnapshotCache
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
-from app.web import api_docs, edge, errors, health, methodology, share, static_files
-from app.web.assets import Assets
+from app.web import edge
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
 from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
 from app.web.disagg import pages as disagg_page
+from app.web.errors import handlers as errors
+from app.web.methodology import pages as methodology
 from app.web.mix import api as api_mix
 from app.web.mix import pages as mix_page
 from app.web.own import api as api_own
@@ -32,6 +33,9 @@ from app.web.precision import api as api_precision
 from app.web.precision import pages as precision_page
 from app.web.rank import api as api_rank
 from app.web.rank import pages as dashboard
+from app.web.share import routes as share
+from app.web.site import api_docs, health, static_files
+from app.web.site.assets import Assets
 
 logger = logging.getLogger(__name__)
 # CPython hands the GIL over every 5 ms by default (sys.getswitchinterval). Rankings are CPU-bound
@@ -57,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="gpumatch",
         version=__version__,
         summary="Rank rentable GPUs for LLM training (by what the run bills) and inference (by cost per token).",
-        docs_url=None,  # app.web.api_docs serves /docs from static/vendor (the CDN version needs inline scripts)
+        docs_url=None,  # app.web.site.api_docs serves /docs from static/vendor (the CDN version needs inline scripts)
         redoc_url=None,
         lifespan=_lifespan,
     )

@@ -134,7 +134,8 @@ def report(
             "",
             "A question whose load one replica takes whole (clients in flight, or a request rate) ranks the same load "
             "again as a latency-bound peak, to say whether replicas sized to the limits are cheaper "
-            "(`app.service.rank.cheaper_on_replicas`): the ranking with that check, against the plain ranking of "
+            "(`app.service.rank.answer_body.cheaper_on_replicas`): the ranking with that check, against the plain "
+            "ranking of "
             "the same question (input_len varied; seeded catalog). Llama 3.1 8B at `concurrency=512`, and at "
             "`requests_per_s=0.5` (the open-loop question above), each at its own input lengths.",
             "",

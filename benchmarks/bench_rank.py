@@ -12,7 +12,7 @@ from typing import Any
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service import rank as ranking
+from app.service.rank import ranking
 from benchmarks.bench_data import bench_snapshot
 
 RUNS = 60

@@ -1,7 +1,7 @@
 """What the replicas note costs a fixed-load question: a question whose load one replica takes whole (clients in
 flight, or a request rate) runs a second ranking, the same load as a latency-bound peak, to decide whether to say
-that replicas sized to the limits are cheaper (app.service.rank.cheaper_on_replicas). Measured as that ranking plus
-the decision against the plain ranking of the same question, in one run; each run a distinct workload."""
+that replicas sized to the limits are cheaper (app.service.rank.answer_body.cheaper_on_replicas). Measured as that
+ranking plus the decision against the plain ranking of the same question, in one run; each run a distinct workload."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import Any
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
-from app.service import rank as ranking
+from app.service.rank import ranking
+from app.service.rank.answer_body import cheaper_on_replicas
 
 RUNS = 30
 # Input lengths no other question of `make bench` ranks (bench_rank: 2000-2179), one range per question: the second
@@ -52,7 +53,7 @@ def _plain(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> Any:
 
 def _with_note(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> Any:
     model, ranked, answered, _ = ranking.rank("inference", workload, snapshot)
-    return ranking.cheaper_on_replicas(answered, snapshot, model, ranked)
+    return cheaper_on_replicas(answered, snapshot, model, ranked)
 
 
 def median_ms(

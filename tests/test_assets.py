@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import PROJECT_ROOT
 from app.main import create_app
-from app.web.assets import HTMX_FILE, HTMX_SRI, PLOTLY_VERSION
+from app.web.site.assets import HTMX_FILE, HTMX_SRI, PLOTLY_VERSION
 from tests.conftest import settings_for
 
 

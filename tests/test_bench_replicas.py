@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.service.rank import replicas_workload
+from app.service.rank.answer_body import replicas_workload
 from benchmarks import bench_rank, bench_replicas
 
 

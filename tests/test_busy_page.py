@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import anyio
 from fastapi.testclient import TestClient
 
-from app.web.ranking_slots import RankingSlots
+from app.web.middleware.ranking_slots import RankingSlots
 
 
 def _refused(path: str, query: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, dict, str]:

@@ -91,7 +91,7 @@ def test_model_page_and_json_show_the_release_precision_and_its_source(client) -
 def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]
     import re
 
-    from app.web.charts import to_json_block
+    from app.web.rendering.charts import to_json_block
 
     html = client.get("/gpus/H100-SXM").text
     block = re.search(r'data-chart="price-chart">\s*(.*?)\s*</script>', html, re.S)
@@ -108,7 +108,7 @@ def test_blank_filter_fields_redirect_to_canonical_list(client) -> None:  # type
 def test_price_chart_prefers_fresh_prices_and_marks_stale_bars() -> None:
     from types import SimpleNamespace
 
-    from app.web.charts import STALE_COLOUR, offer_price_bars
+    from app.web.rendering.charts import STALE_COLOUR, offer_price_bars
 
     def offer(provider: str, price: float, stale: bool) -> SimpleNamespace:
         return SimpleNamespace(provider_name=provider, price_type="on_demand", usd_per_gpu_hour=price, stale=stale)

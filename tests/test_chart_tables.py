@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.chart_tables import figure_table
+from app.web.rendering.chart_tables import figure_table
 
 PAGES = [
     "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",

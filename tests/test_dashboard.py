@@ -247,7 +247,7 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
 
 def test_methodology_says_how_the_held_out_folds_were_fitted(client) -> None:  # type: ignore[no-untyped-def]
     from app.calibration.validate import LOSO_METHODS
-    from app.web import methodology
+    from app.web.methodology import pages as methodology
 
     real = methodology.accuracy()
     assert real is not None and real["inference"]["loso_method"] == LOSO_METHODS["cold"]  # make accuracy's folds
@@ -257,7 +257,7 @@ def test_methodology_says_how_the_held_out_folds_were_fitted(client) -> None:  #
 
 
 def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from app.web import methodology
+    from app.web.methodology import pages as methodology
 
     real = methodology.accuracy()
     assert real is not None and "loso_groups" in real["inference"]  # make accuracy writes the group biases
@@ -275,7 +275,7 @@ def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch)
 
 
 def test_methodology_says_what_each_fitted_constant_rests_on(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from app.web import methodology
+    from app.web.methodology import pages as methodology
 
     real = methodology.accuracy()
     assert real is not None and real["inference"]["evidence"]  # make accuracy writes what each constant rests on

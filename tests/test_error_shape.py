@@ -1,4 +1,4 @@
-"""Every JSON error has one shape, `{"detail": [{"field", "message"}]}` (app/web/error_shape.py): a 422 named its
+"""Every JSON error has one shape, `{"detail": [{"field", "message"}]}` (app/web/errors/error_shape.py): a 422 named its
 fields in a list while a 404, 405, 401, 403, 413, 429 or 503 said `{"detail": "string"}`. And POST /share, in the
 OpenAPI document now, takes JSON as well as the Save button's form: a JSON body got an HTML 422 "path: Field
 required" unless it also sent Accept: application/json."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.error_shape import error_entries
+from app.web.errors.error_shape import error_entries
 
 LINK = {"path": "/", "query": "model=llama-3.1-8b&input_len=2000"}
 
@@ -108,7 +108,7 @@ def test_openapi_documents_share_with_json_and_form_bodies(client: TestClient) -
 
 
 def test_field_errors_body_lists_each_field_in_order() -> None:
-    from app.web.error_shape import field_errors_body
+    from app.web.errors.error_shape import field_errors_body
 
     body = field_errors_body({"model": "unknown model 'x'", "input_len": "must be at least 1"})
     assert body == {

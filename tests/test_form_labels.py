@@ -10,8 +10,8 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.form_labels import FIELD_LABELS, field_label
-from app.web.page_wording import page_wording
+from app.web.forms.form_labels import FIELD_LABELS, field_label
+from app.web.forms.page_wording import page_wording
 
 FORMS = [
     "/?phase=inference",

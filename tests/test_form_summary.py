@@ -1,4 +1,4 @@
-"""The one-line summary a results page folds its form under (app/web/form_summary.py) names what was asked: the
+"""The one-line summary a results page folds its form under (app/web/forms/form_summary.py) names what was asked: the
 model, precision, lengths, limits and load of an inference question; the method, run shape, budget and limits of a
 training run."""
 
@@ -9,7 +9,7 @@ from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
-from app.web import form_summary as fs
+from app.web.forms import form_summary as fs
 
 NAME = "Llama 3.1 70B"
 

@@ -16,9 +16,9 @@ from sqlmodel import Session, select
 
 from app.main import create_app
 from app.models import PriceSnapshot, ShareLink
-from app.web import health
+from app.web.middleware.ranking_slots import RankingSlots, is_heavy
 from app.web.rank.csv_export import csv_response, neutralise
-from app.web.ranking_slots import RankingSlots, is_heavy
+from app.web.site import health
 from tests.conftest import settings_for
 
 TOKEN = "test-admin-token-0123456789"
@@ -283,7 +283,7 @@ def test_every_route_that_ranks_takes_a_slot_and_cheap_ones_do_not(client: TestC
     for path, module, methods in routes:
         concrete = path.replace("{slug}", "ab12").replace("{gpu_id}", "H100-SXM").replace("{model_id}", "x")
         ranks = (module.startswith(HEAVY_MODULES) and path not in CHEAP_IN_HEAVY_MODULES) or (
-            module == "app.web.share" and "GET" in methods
+            module == "app.web.share.routes" and "GET" in methods
         )
         assert is_heavy(concrete) == ranks, (path, module)
 

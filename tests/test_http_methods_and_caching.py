@@ -1,6 +1,7 @@
 """HTTP as clients and caches use it: HEAD on every GET route (uptime checks sent HEAD /healthz and got a 405 HTML
 page), an Allow header on every 405 (the HTML one had none), and conditional GETs on the catalog API: an ETag from
-the catalog version, Cache-Control, and a 304 for If-None-Match (app/web/head_requests.py, app/web/http_cache.py)."""
+the catalog version, Cache-Control, and a 304 for If-None-Match (app/web/middleware/head_requests.py,
+app/web/catalog/http_cache.py)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.scoring.messages import NOT_FINITE
 from app.scoring.strict_json import REPEATED_KEY
-from app.web.errors import NOT_SENT_AS_JSON
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.handlers import NOT_SENT_AS_JSON
+from app.web.json_api.json_body import StrictJsonRoute
 from tests.conftest import settings_for
 
 JSON = {"content-type": "application/json"}

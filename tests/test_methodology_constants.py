@@ -10,10 +10,10 @@ import pytest
 
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
-from app.web import constant_catalog
-from app.web.constant_sources import is_numeric, sourced_constants
+from app.web.methodology import constant_catalog
+from app.web.methodology.constant_sources import is_numeric, sourced_constants
 
-SCORING = Path(constant_catalog.__file__).resolve().parents[1] / "scoring"
+SCORING = Path(__file__).resolve().parents[1] / "app" / "scoring"
 
 # What each constant's shown source must say, and must not: the comments that used to run into their neighbours'
 # (mfu_gddr_16's into mfu_cdna_16 / mfu_other_16, fp4_bf16_linear_share's into fp8_speedup_torchao, the FP8 timing

@@ -61,7 +61,7 @@ def test_every_log_axis_labels_its_ticks_in_full(client):
 
 
 def test_log_axis_ticks_read_as_money_and_counts():
-    from app.web.charts import log_axis, short_number
+    from app.web.rendering.charts import log_axis, short_number
 
     assert [short_number(v, "$") for v in (0.01, 0.5, 20, 2000, 2.5e6, 1e9)] == [
         "$0.01",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.web.rate_limit import ApiRateLimit
+from app.web.middleware.rate_limit import ApiRateLimit
 from tests.conftest import settings_for
 
 

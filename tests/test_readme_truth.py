@@ -51,7 +51,9 @@ def test_the_architecture_names_every_web_feature_and_service_module() -> None:
     architecture = _section("Architecture")
     features = sorted(p.name for p in (ROOT / "app" / "web").iterdir() if (p / "__init__.py").exists())
     listed = re.search(r"`app/web/<feature>/` \(([^;]+);", architecture)
-    assert listed and sorted(f.strip() for f in listed.group(1).split(",")) == features
+    parts = re.search(r"`app/web/<part>/`\s+\(([^)]+)\)", architecture)  # what the features share
+    assert listed and parts
+    assert sorted(f.strip() for f in listed.group(1).split(",") + parts.group(1).split(",")) == features
     service = architecture.split("- `app/service/`", 1)[1].split("\n- ", 1)[0]
     for module in (ROOT / "app" / "service").glob("*.py"):
         name = module.stem

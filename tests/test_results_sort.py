@@ -15,8 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.service import rank_sort
 from app.service.query.question import parse
+from app.service.rank import rank_sort
 from tests.conftest import settings_for
 from tests.test_results_paging import HX, TRAINING, caption, link, rows
 

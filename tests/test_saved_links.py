@@ -1,5 +1,5 @@
 """Saved links are stored by the catalog package and replayed by the service layer; the routes only parse, call
-and render (app/web/share.py held the encoding, slugs, storage and replay)."""
+and render (app/web/share/routes.py held the encoding, slugs, storage and replay)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_a_replay_ranks_today_s_catalog_at_the_saved_prices_and_counts_what_chan
 
 
 def test_the_saved_links_routes_hold_no_storage_or_replay() -> None:
-    tree = ast.parse((ROOT / "app" / "web" / "share.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "app" / "web" / "share" / "routes.py").read_text(encoding="utf-8"))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | {
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
     }

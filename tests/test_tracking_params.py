@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.tracking_params import without_tracking
+from app.web.middleware.tracking_params import without_tracking
 
 SHARED = [
     ("/?phase=inference&model=llama-3.1-70b&fbclid=x", "/?phase=inference&model=llama-3.1-70b"),

@@ -90,10 +90,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    from app.service import rank as ranking
-    from app.service import rank_sort
     from app.service.query.canonical import canonical_query
     from app.service.query.phase import WORKLOADS
+    from app.service.rank import rank_sort, ranking
+    from app.service.rank.model_spec import UnknownId
 
     values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
     if not read_hf_config(values, args.hf_config):
@@ -113,7 +113,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
         return print_flag_errors(exc)
-    except ranking.UnknownId as exc:
+    except UnknownId as exc:
         return print_field_errors(exc)
     if args.json:
         print(json.dumps(payload, indent=2, default=str))
@@ -124,7 +124,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
     from app.cli import reports
-    from app.service import rank_sort
+    from app.service.rank import rank_sort
 
     rows = args.limit or TEXT_ROWS
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")

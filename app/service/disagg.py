@@ -27,7 +27,8 @@ from app.service.plan import (
     traffic_sets_the_peak,
 )
 from app.service.query.plan import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
-from app.service.rank import mean_latencies, plain, weights_body
+from app.service.rank.answer_body import weights_body
+from app.service.rank.plain import mean_latencies, plain
 
 NOTES = (
     "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "

@@ -19,7 +19,9 @@ from app.scoring.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.rank import UnknownId, mean_latencies, model_spec_for, plain, weights_body
+from app.service.rank.answer_body import weights_body
+from app.service.rank.model_spec import UnknownId, model_spec_for
+from app.service.rank.plain import mean_latencies, plain
 
 # What an estimate measures: null where the configuration cannot run (no latency, no tokens: never 0, which a
 # filter such as ttft_p99_ms <= limit would take for a fast answer).

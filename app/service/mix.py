@@ -36,7 +36,8 @@ from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
-from app.service.rank import mean_latencies, plain, weights_body
+from app.service.rank.answer_body import weights_body
+from app.service.rank.plain import mean_latencies, plain
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
 SINGLE_TYPES_SHOWN = 8

@@ -29,7 +29,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.service.query.fields import query_fields
 from app.service.query.form_numbers import as_typed_number
 from app.service.query.values import format_value, non_default_fields, query_shape_errors
-from app.service.rank import plain
+from app.service.rank.plain import plain
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
 NOT_MODELLED = "staff, spares and failures (no source in tco.csv)"

@@ -16,7 +16,9 @@ from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
-from app.service.rank import UnknownId, model_spec_for, plain, weights_body
+from app.service.rank.answer_body import weights_body
+from app.service.rank.model_spec import UnknownId, model_spec_for
+from app.service.rank.plain import plain
 
 
 class PlanFieldError(FieldError):

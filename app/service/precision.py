@@ -21,7 +21,7 @@ from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.question import ParsedQuery, parse
-from app.service.rank import mean_latencies, plain
+from app.service.rank.plain import mean_latencies, plain
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
 # The ranking's inference question: every workload field (a custom model through the form's fields), its conveniences.

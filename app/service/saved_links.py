@@ -10,11 +10,11 @@ from app.catalog.saved_links import SavedLink
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
-from app.service import rank as ranking
 from app.service.moved_offers import relabel_moved_offers
 from app.service.query.canonical import canonical_query
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import with_view
+from app.service.rank.model_spec import model_spec_for
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).
@@ -40,7 +40,7 @@ def stored_query(parsed: ParsedQuery, snapshot: CatalogSnapshot) -> str:
     workload = parsed.workload
     if not isinstance(workload, InferenceWorkload) or "weight_dtype" in workload.model_fields_set:
         return parsed.canonical
-    answered, _ = release_weights(workload, ranking.model_spec_for(workload, snapshot), snapshot.quality)
+    answered, _ = release_weights(workload, model_spec_for(workload, snapshot), snapshot.quality)
     return with_view(canonical_query("inference", answered), parsed.view)
 
 

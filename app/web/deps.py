@@ -14,7 +14,7 @@ from app.db import SessionDep
 from app.scoring.specs import CatalogSnapshot
 from app.service.query.fields import unknown_key_errors
 from app.service.query.values import query_shape_errors
-from app.web.error_shape import field_entries
+from app.web.errors.error_shape import field_entries
 
 
 def get_app_settings(request: Request) -> Settings:

@@ -20,12 +20,12 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.config import Settings
-from app.web import rate_limit
-from app.web.body_limit import BodyLimit
-from app.web.head_requests import HeadAsGet
-from app.web.ranking_slots import RankingSlots
-from app.web.security import SecurityHeaders
-from app.web.tracking_params import DropTrackingParams
+from app.web.middleware import rate_limit
+from app.web.middleware.body_limit import BodyLimit
+from app.web.middleware.head_requests import HeadAsGet
+from app.web.middleware.ranking_slots import RankingSlots
+from app.web.middleware.security import SecurityHeaders
+from app.web.middleware.tracking_params import DropTrackingParams
 
 
 def install(app: FastAPI, settings: Settings) -> None:

@@ -146,7 +146,7 @@ def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
     sortable column (and its metric) must read what the option would show, on plain, peak-sized, job and
     live-traffic rankings."""
     from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
-    from app.service.rank_sort import COLUMNS, METRIC, RANK
+    from app.service.rank.rank_sort import COLUMNS, METRIC, RANK
 
     offers = (
         _offer("H100-SXM", 2.0),

@@ -12,7 +12,7 @@ from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.offers import offer_slots, snapshot_offers
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.rank import model_spec_for
+from app.service.rank.model_spec import model_spec_for
 from benchmarks.bench_data import bench_snapshot
 
 ALL_TERMS = ["on_demand", "spot", "reserved", "marketplace", "capacity_block"]

@@ -73,7 +73,7 @@ def test_more_offers_add_rows_not_estimates():
 def test_a_sorted_view_reads_every_column_as_the_built_option_has_it():
     """sort_value reads a field from the estimate, the offer or the run cost without building the option: every
     sortable training column must read what the option shows, on demand and on spot (interruptions)."""
-    from app.service.rank_sort import COLUMNS, RANK
+    from app.service.rank.rank_sort import COLUMNS, RANK
 
     fields = {c.field or "usd_per_step" for c in COLUMNS["training"].values()} - {RANK}
     lora = {"model": "llama-3.1-8b", "method": "lora", "seq_len": 4096, "global_batch_seqs": 64}

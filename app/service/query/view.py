@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from app.scoring.messages import error_location, error_message
-from app.service import rank_sort
 from app.service.query.phase import Phase
+from app.service.rank import rank_sort
 
 ROWS_PER_PAGE = 25  # rows a results page shows by default: the best few to compare at a glance (issue 12)
 MAX_ROWS_PER_PAGE = 1000  # the same bound as the rank API's `limit`

@@ -15,8 +15,8 @@ from app.catalog import price_import
 from app.catalog.seed import RowError
 from app.models import OfferBase
 from app.web.catalog.admin_auth import require_admin
-from app.web.error_shape import field_entries
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.error_shape import field_entries
+from app.web.json_api.json_body import StrictJsonRoute
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"], route_class=StrictJsonRoute)
 

@@ -11,10 +11,8 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
 from app.service.catalog_ids import unknown_ids_message
 from app.web.catalog import views
-from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
-from app.web.error_shape import field_entries
-from app.web.http_cache import CatalogJsonRoute
-from app.web.schemas import (
+from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.schemas import (
     GpuDetail,
     GpuPublic,
     ModelDetail,
@@ -24,6 +22,8 @@ from app.web.schemas import (
     ProviderPublic,
     TokenPricePublic,
 )
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
+from app.web.errors.error_shape import field_entries
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 

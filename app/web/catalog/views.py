@@ -10,7 +10,7 @@ from app.catalog import queries
 from app.catalog.price_floors import PriceFloors
 from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
 from app.scoring import token_prices
-from app.web.schemas import (
+from app.web.catalog.schemas import (
     GpuDetail,
     GpuPublic,
     ModelDetail,

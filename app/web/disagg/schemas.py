@@ -8,8 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.traffic import Traffic
 from app.scoring.workload import InferenceWorkload
+from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 from app.web.rank.option_schemas import BandOut
-from app.web.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 
 # /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
 # usd_per_million_output_tokens (one replica at full load): the same name there meant the other figure, hence new names.

@@ -9,8 +9,8 @@ from fastapi import APIRouter
 from app.scoring.serving.mix_question import MixQuestion
 from app.service import mix
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.errors import unprocessable
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.mix.schemas import MixResponse
 
 router = APIRouter(prefix="/api/v1", tags=["GPU mix"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.web.charts import Figure, hbar_trace, stacked_hbars
 from app.web.rank.charts import PALETTE
+from app.web.rendering.charts import Figure, hbar_trace, stacked_hbars
 
 SINGLE_BARS = 4  # the mix and the cheapest few single-type fleets
 

@@ -13,12 +13,12 @@ from app.scoring.serving.traffic import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
 from app.service.query.phase import asks_a_question
-from app.web import form_summary
-from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
+from app.web.forms import form_summary
 from app.web.mix.charts import cost_by_offer
 from app.web.rank import form_options
-from app.web.render import answer_or_error, canonical_json, canonical_page
+from app.web.rendering.charts import to_json_block
+from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 

@@ -9,8 +9,8 @@ from fastapi import APIRouter
 from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.service import ownership
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.errors import unprocessable
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.own.schemas import OwnResponse
 
 router = APIRouter(

@@ -11,11 +11,11 @@ from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
 from app.service.query.phase import asks_a_question
-from app.web import form_summary
-from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
+from app.web.forms import form_summary
 from app.web.own.charts import cumulative_cost
-from app.web.render import answer_or_error, canonical_json, canonical_page
+from app.web.rendering.charts import to_json_block
+from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.tco_defaults import OwnershipQuestion
-from app.web.report_schemas import TermOut
+from app.web.json_api.report_schemas import TermOut
 
 
 class InputUsed(BaseModel):

@@ -13,9 +13,9 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
 from app.service.query.plan import MAX_MONTHS, canonical_plan_query
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.errors import unprocessable
-from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.plan.schemas import LifecycleResponse, ServingResponse
 
 router = APIRouter(

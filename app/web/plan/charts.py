@@ -19,8 +19,8 @@ from app.scoring.serving.break_even import (
 from app.scoring.serving.economics import serverless_monthly_usd
 from app.scoring.serving.plans import request_seconds
 from app.scoring.serving.traffic import Traffic
-from app.web.charts import Figure, layout, log_axis
 from app.web.rank.charts import PALETTE
+from app.web.rendering.charts import Figure, layout, log_axis
 
 CHART_MIN_REQUESTS_PER_DAY = 1e3
 CHART_MAX_REQUESTS_PER_DAY = 1e8

@@ -13,12 +13,12 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
 from app.service.query.phase import asks_a_question
 from app.service.query.plan import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
-from app.web import form_summary
-from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
+from app.web.forms import form_summary
 from app.web.plan.charts import cost_vs_traffic
 from app.web.rank import form_options
-from app.web.render import answer_or_error, canonical_json, canonical_page
+from app.web.rendering.charts import to_json_block
+from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 TABLE_ROWS = 15

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, WeightsOut
 from app.web.rank.option_schemas import InferenceOptionFields
-from app.web.report_schemas import ModelOut, ServerlessQuoteFields, WeightsOut
 
 
 class ServingOptionOut(InferenceOptionFields):

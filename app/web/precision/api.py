@@ -10,8 +10,8 @@ from fastapi import APIRouter
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.errors import unprocessable
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.precision.schemas import PrecisionResponse
 
 router = APIRouter(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.web.charts import Figure, layout
 from app.web.rank.charts import PALETTE
+from app.web.rendering.charts import Figure, layout
 
 
 def cost_by_precision(payload: dict[str, Any]) -> Figure:

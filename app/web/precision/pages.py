@@ -12,12 +12,12 @@ from app.scoring.workload import InferenceWorkload
 from app.service import precision
 from app.service.query.phase import asks_a_question
 from app.service.query.question import ParsedQuery
-from app.web import form_summary
-from app.web.charts import to_json_block
 from app.web.deps import SnapshotDep
+from app.web.forms import form_summary
 from app.web.precision.charts import cost_by_precision
 from app.web.rank import form_options
-from app.web.render import answer_or_error, canonical_json, canonical_page
+from app.web.rendering.charts import to_json_block
+from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 

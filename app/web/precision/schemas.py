@@ -6,7 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from app.web.report_schemas import MeanLatencyOut, ModelRef
+from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef
 
 
 class QualityRow(BaseModel):

@@ -9,15 +9,15 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
-from app.service import rank as ranking
-from app.service import rank_sort
 from app.service.query.canonical import canonical_query
 from app.service.query.view import ResultsView, with_view
+from app.service.rank import rank_sort, ranking
+from app.service.rank.model_spec import UnknownId
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
-from app.web.error_shape import field_entries
-from app.web.errors import unprocessable
-from app.web.fast_json import OrjsonResponse, PydanticJsonResponse
-from app.web.json_body import StrictJsonRoute
+from app.web.errors.error_shape import field_entries
+from app.web.errors.handlers import unprocessable
+from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
+from app.web.json_api.json_body import StrictJsonRoute
 from app.web.rank.schemas import InferenceEstimateOut, InferenceRankResponse, TrainingEstimateOut, TrainingRankResponse
 
 router = APIRouter(
@@ -92,7 +92,7 @@ def _rank(
     share_url = "/?" + with_view(question, ResultsView(sort=sort))
     try:
         return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms, sort)
-    except ranking.UnknownId as exc:
+    except UnknownId as exc:
         raise unprocessable(exc) from None
 
 

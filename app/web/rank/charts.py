@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.scoring.inference.batching.curves import CurvePoint, TpotLine
-from app.web.charts import LEGEND_BELOW, Figure, layout, log_axis
+from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
 
 DASHES = ["solid", "dash", "dot", "dashdot"]
 SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star-triangle-up", "hexagon"]

@@ -1,6 +1,6 @@
 """What one ranked option of the rank API says, field by field, for /docs: units, statistics, when null.
 
-The handlers return plain dicts (app.service.rank); these models document them and tests/test_api_schemas.py
+The handlers return plain dicts (app.service.rank.ranking); these models document them and tests/test_api_schemas.py
 checks real answers against them, no field missing and none undeclared.
 """
 
@@ -10,7 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.report_schemas import TermOut
+from app.web.json_api.report_schemas import TermOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"

@@ -8,17 +8,18 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.scoring.specs import CatalogSnapshot
-from app.service import rank as ranking
-from app.service import rank_sort
 from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
 from app.service.query.question import ParsedQuery, parse
+from app.service.rank import rank_sort, ranking
+from app.service.rank.model_spec import UnknownId, model_spec_for
+from app.service.rank.ranked_page import ranked_page
 from app.web.deps import SnapshotDep
-from app.web.error_shape import field_errors_body
-from app.web.form_summary import question_summary
+from app.web.errors.error_shape import field_errors_body
+from app.web.forms.form_summary import question_summary
 from app.web.rank import form_options, results_view
 from app.web.rank.csv_export import csv_response
-from app.web.render import json_response, page, wants_fragment
+from app.web.rendering.render import json_response, page, wants_fragment
 
 router = APIRouter(include_in_schema=False)
 
@@ -42,13 +43,13 @@ def results_context(
     base = view_base or share_url
     view = parsed.view
     try:
-        ranked = ranking.ranked_page(
+        ranked = ranked_page(
             parsed.phase, parsed.workload, snapshot, share_url, view.start, view.rows, parsed.workload.gpus, view.sort
         )
-    except ranking.UnknownId as exc:
+    except UnknownId as exc:
         parsed.errors.update(exc.errors)
         return {}
-    model = ranking.model_spec_for(parsed.workload, snapshot)
+    model = model_spec_for(parsed.workload, snapshot)
     payload = ranked.payload
     charts_for = results_view.inference_charts if parsed.phase == "inference" else results_view.training_charts
     return {
@@ -176,7 +177,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             assert parsed.workload is not None
             share_url = f"{path}?{parsed.question}"
             return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
-        except ranking.UnknownId as exc:
+        except UnknownId as exc:
             parsed.errors.update(exc.errors)
     return field_errors_body(parsed.errors), 422
 

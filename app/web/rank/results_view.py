@@ -13,14 +13,14 @@ from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIEL
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service import rank_sort
 from app.service.operating_curves import row_curves
 from app.service.query.canonical import canonical_query
 from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
-from app.service.rank import replicas_workload
-from app.web.charts import to_json_block
+from app.service.rank import rank_sort
+from app.service.rank.answer_body import replicas_workload
 from app.web.rank import charts as rc
+from app.web.rendering.charts import to_json_block
 
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
@@ -88,7 +88,8 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
 
 def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
     """For a load one replica takes whole (a request rate, or clients in flight): the same question as
-    latency_bound with that load as its peak (service.rank.replicas_workload; None for any other question)."""
+    latency_bound with that load as its peak (service.rank.answer_body.replicas_workload; None for any other
+    question)."""
     sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
     return f"{path}?{canonical_query('inference', sized)}" if sized is not None else None
 
@@ -183,7 +184,7 @@ def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str
 
 
 # The charts draw the leading configurations (the best option of each leading distinct (GPU, count), from
-# app.service.rank.ranked_page), never the page's rows: the same charts on every page, bounded in size.
+# app.service.rank.ranked_page.ranked_page), never the page's rows: the same charts on every page, bounded in size.
 def inference_charts(
     payload: dict[str, Any],
     leaders: Sequence[dict[str, Any]],

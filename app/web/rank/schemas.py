@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 from app.web.rank.option_schemas import (
     BAND,
     INFEASIBLE_NULL,
@@ -14,7 +15,6 @@ from app.web.rank.option_schemas import (
     LatencyFieldsOut,
     TrainingOptionOut,
 )
-from app.web.report_schemas import ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
 

@@ -26,7 +26,7 @@ from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.web.error_shape import error_bytes
+from app.web.errors.error_shape import error_bytes
 
 LIMITED_PREFIX = "/api/"
 # The pages' machine-readable twins (/rank.json, /s/{slug}.csv, /gpus/H100-SXM.json…): the API's work, so the

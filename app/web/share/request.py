@@ -9,7 +9,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.web.json_body import strict_json_body
+from app.web.json_api.json_body import strict_json_body
 
 
 class ShareRequest(BaseModel):

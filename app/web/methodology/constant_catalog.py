@@ -15,9 +15,9 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from app.web.constant_sources import is_numeric, shown_value, sourced_constants
+from app.web.methodology.constant_sources import is_numeric, shown_value, sourced_constants
 
-SCORING = Path(__file__).resolve().parents[1] / "scoring"
+SCORING = Path(__file__).resolve().parents[2] / "scoring"
 ESTIMATOR_FOLDERS = ("efficiency", "inference", "training")
 ESTIMATOR_FILES = ("machines.py",)
 

@@ -17,8 +17,8 @@ import contextlib
 from fastapi import APIRouter, Request
 
 from app.scoring.specs import CatalogSnapshot
+from app.web.catalog.schemas import Health
 from app.web.deps import SessionDep
-from app.web.schemas import Health
 
 router = APIRouter(tags=["health"])
 

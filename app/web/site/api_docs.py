@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.web.render import page
+from app.web.rendering.render import page
 
 router = APIRouter(include_in_schema=False)
 

@@ -15,10 +15,10 @@ from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
 from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.specs import CatalogSnapshot
-from app.web.constant_catalog import dataclass_fields, fixed_constants
 from app.web.deps import SnapshotDep
-from app.web.render import json_response, page
-from app.web.roofline_example import roofline_example
+from app.web.methodology.constant_catalog import dataclass_fields, fixed_constants
+from app.web.methodology.roofline_example import roofline_example
+from app.web.rendering.render import json_response, page
 
 router = APIRouter(include_in_schema=False)
 ACCURACY_JSON = PROJECT_ROOT / "docs" / "accuracy.json"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.web.busy_page import is_html_page, send_busy
+from app.web.middleware.busy_page import is_html_page, send_busy
 
 RETRY_AFTER_S = 1  # a ranking takes well under a second (docs/PERFORMANCE.md): try again soon
 # The pages that rank, estimate or plan, and their twins (`/` has `/rank.json`); tests/test_edge.py checks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.assets import content_security_policy
+from app.web.site.assets import content_security_policy
 
 
 class SecurityHeaders:

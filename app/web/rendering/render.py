@@ -16,10 +16,10 @@ from pydantic import BaseModel
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
 from app.scoring.messages import FieldError
-from app.web.chart_tables import figure_table
-from app.web.error_shape import field_errors_body
-from app.web.form_labels import field_label
-from app.web.page_wording import page_wording
+from app.web.errors.error_shape import field_errors_body
+from app.web.forms.form_labels import field_label
+from app.web.forms.page_wording import page_wording
+from app.web.rendering.chart_tables import figure_table
 
 
 def _app_globals(request: Request) -> dict[str, Any]:

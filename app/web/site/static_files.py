@@ -7,7 +7,7 @@ from fastapi.responses import FileResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from app.web.assets import PLOTLY_JS_DIR, PLOTLY_VERSION
+from app.web.site.assets import PLOTLY_JS_DIR, PLOTLY_VERSION
 
 YEAR_S = 365 * 24 * 3600
 

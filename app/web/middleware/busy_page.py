@@ -9,7 +9,7 @@ from html import escape
 
 from starlette.types import Scope, Send
 
-from app.web.body_limit import send_json
+from app.web.middleware.body_limit import send_json
 
 BUSY_TEXT = "Busy: every ranking slot is taken. Retrying in a moment…"
 # a page's htmx target is the id of its workbench (#workbench, #planbench, …); anything else is not echoed

@@ -9,7 +9,7 @@ from app.scoring.serving.tco_defaults import OwnershipQuestion
 from app.scoring.serving.traffic import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, ModelChoice, TrainingWorkload
-from app.web.render import count_words
+from app.web.rendering.render import count_words
 
 SEPARATOR = " · "
 METHOD_WORDS = {"pretrain": "pretraining", "full_ft": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}

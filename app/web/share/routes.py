@@ -2,7 +2,7 @@
 
 Storage is app/catalog/saved_links.py, the replay app/service/saved_links.py. POST /share refuses cross-site
 requests (an Origin that is not this host, or Sec-Fetch-Site: cross-site) and questions whose model the catalog
-does not know; it is rate-limited per client in app/web/rate_limit.py.
+does not know; it is rate-limited per client in app/web/middleware/rate_limit.py.
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import saved_links as stored_links
 from app.scoring.specs import CatalogSnapshot
-from app.service import rank as ranking
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import parse_view
+from app.service.rank import ranking
+from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
-from app.web.error_shape import error_body, field_errors_body
-from app.web.errors import wants_json
+from app.web.errors.error_shape import error_body, field_errors_body
+from app.web.errors.handlers import wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
-from app.web.render import json_response, split_twin_suffix
-from app.web.share_request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
+from app.web.rendering.render import json_response, split_twin_suffix
+from app.web.share.request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, ShareRequest, share_request
 
 router = APIRouter(tags=["saved links"])
 SHARE_PATHS = ("/", "/compare")
@@ -79,8 +80,8 @@ def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict
     if parsed.errors or parsed.workload is None:
         return parsed.errors or {"query": "no workload in this query"}
     try:  # a link must replay: its model and filter ids have to resolve now, not fail when opened
-        ranking.model_spec_for(parsed.workload, snapshot)
-    except ranking.UnknownId as exc:
+        model_spec_for(parsed.workload, snapshot)
+    except UnknownId as exc:
         return exc.errors
     return {}
 
@@ -127,7 +128,7 @@ def _saved_twin(parsed: ParsedQuery, prices: CatalogSnapshot, slug: str, saved: 
     if not errors and parsed.workload is not None:
         try:
             payload = ranking.rank_payload(parsed.phase, parsed.workload, prices, f"/s/{slug}", sort=parsed.view.sort)
-        except ranking.UnknownId as exc:  # saved before the check at creation, model since removed
+        except UnknownId as exc:  # saved before the check at creation, model since removed
             errors.update(exc.errors)
     if errors:
         return json_response(field_errors_body(errors), 422)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.error_shape import error_bytes
+from app.web.errors.error_shape import error_bytes
 
 
 class BodyTooLarge(HTTPException):

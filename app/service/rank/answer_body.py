@@ -1,0 +1,188 @@
+"""The body of a ranking's answer around its rows: the workload, model, counts and notes every answer gives, and what a
+phase adds: for training the scale-out frontier, the batch and a link at enough GPUs; for inference the weights
+ranked, the lowest p99 a load allows, a batch job's price through serverless APIs and, where one replica takes a
+load at twice the cost or more, a link to replicas sized to the limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.scoring.inference.ranking.release_precision import Weights
+from app.scoring.offers import left_out_note
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.training.run.batch_size import global_batch
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.query.canonical import canonical_query
+from app.service.rank.model_spec import Workload
+from app.service.rank.plain import plain
+
+
+def answer_body(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+    ranking: Any,
+    rows: list[dict[str, Any]],
+    share_url: str,
+    weights: Weights | None = None,
+) -> dict[str, Any]:
+    extra: dict[str, Any] = {} if weights is None else {"weights": weights_body(weights)}
+    if phase == "training":  # what scaling out buys: days and total cost per GPU count of the leading machines
+        extra["deadline_days"] = getattr(workload, "max_days", None)
+        extra["frontier"] = plain(getattr(ranking, "frontier", []))
+        assert isinstance(workload, TrainingWorkload)
+        extra["global_batch"] = _global_batch(workload, model)
+        wider = getattr(ranking, "deadline_max_gpus", None)
+        if wider:  # nothing on time, and Max GPUs is what stops the nearest run: the same question at enough GPUs
+            at_wider = workload.model_copy(update={"max_gpus": wider})
+            extra["deadline_max_gpus"] = {"max_gpus": wider, "url": "/?" + canonical_query("training", at_wider)}
+    else:
+        extra["rank_by"] = getattr(ranking, "rank_by", "output_tokens")
+        extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones
+        if getattr(ranking, "lowest_p99", None):  # every feasible option is over the limits: what this load allows
+            extra["lowest_p99"] = plain(ranking.lowest_p99)
+        if isinstance(workload, InferenceWorkload) and workload.job_requests:
+            extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
+        cheaper = (
+            cheaper_on_replicas(workload, snapshot, model, ranking) if isinstance(workload, InferenceWorkload) else None
+        )
+        if cheaper is not None:
+            extra["replicas"] = cheaper
+    return {
+        "phase": phase,
+        "workload": workload.model_dump(mode="json", exclude_none=True),
+        "model": plain(model),
+        "options": rows,
+        "total_options": len(ranking.options),
+        "feasible_options": ranking.feasible_count,
+        "notes": list(getattr(ranking, "notes", []))
+        + _left_out(ranking, snapshot, workload)
+        + ([weights.note] if weights else [])
+        + ([extra["replicas"]["note"]] if "replicas" in extra else []),
+        "catalog_version": snapshot.version,
+        "share_url": share_url,
+        **extra,
+    }
+
+
+def weights_body(weights: Weights) -> dict[str, Any]:
+    """An inference answer's `weights`: the dtype it ranked, whether that is the model's release precision, and why."""
+    release = weights.release
+    return {
+        "weight_dtype": weights.dtype,
+        "from_release": weights.from_release,
+        "release_precision": release.precision,
+        "release_assumed": release.assumed,
+        "release_source": release.source,
+        "note": weights.note,
+    }
+
+
+# One replica taking a load whole costs at least this many times the cheapest per token of replicas sized to meet the
+# limits: then the answer points at the replicas (twice is well outside the ±25 % the estimates' bands span).
+REPLICAS_NOTE_RATIO = 2.0
+
+
+def replicas_workload(workload: InferenceWorkload) -> InferenceWorkload | None:
+    """For a load one replica takes whole (a request rate, or clients in flight): the same question as latency_bound
+    with that load as its peak, so replicas sized to meet the limits carry it (None for any other question)."""
+    if workload.scenario == "request_rate" and workload.requests_per_s:
+        peak = max(workload.peak_requests_per_s or 0.0, workload.requests_per_s)
+        update: dict[str, object] = {"requests_per_s": None, "peak_requests_per_s": peak, "peak_concurrency": None}
+    elif workload.scenario == "concurrency" and workload.concurrency and not workload.peak_requests_per_s:
+        clients = max(workload.peak_concurrency or 0, workload.concurrency)
+        update = {"concurrency": None, "peak_concurrency": clients}
+    else:
+        return None
+    return workload.model_copy(update={"scenario": "latency_bound", **update})
+
+
+def cheaper_on_replicas(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, ranking: Any
+) -> dict[str, Any] | None:
+    """Where the best row takes a load on one replica at REPLICAS_NOTE_RATIO or more times the $ per million output
+    tokens of replicas sized to meet the limits (an 8B model at 512 clients: 32 H100s in one TP8 x PP4 replica at
+    $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that question
+    (replicas_workload)."""
+    sized = replicas_workload(workload)
+    best = ranking.options[0] if ranking.feasible_count else None
+    if sized is None or best is None or not best.usd_per_million_output_tokens:
+        return None
+    from app.scoring.inference.ranking.rank import rank_inference
+
+    per_token = rank_inference(sized.model_copy(update={"rank_by": "output_tokens"}), snapshot, model)
+    spread = per_token.options[0] if per_token.feasible_count else None
+    if spread is None or not spread.usd_per_million_output_tokens:
+        return None
+    ratio = best.usd_per_million_output_tokens / spread.usd_per_million_output_tokens
+    if ratio < REPLICAS_NOTE_RATIO:
+        return None
+    load = f"{workload.concurrency} clients" if workload.scenario == "concurrency" else "this request rate"
+    note = (
+        f"One replica taking all {load} costs ${best.usd_per_million_output_tokens:.3g} per million output tokens at "
+        f"best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x PP{best.pipeline_parallel}), {ratio:.0f}x "
+        f"the ${spread.usd_per_million_output_tokens:.3g} of replicas sized to meet the limits "
+        f"({spread.gpu_count}x{spread.gpu_id} each, {spread.replicas} replicas): rank the same load as a peak"
+    )
+    return {
+        "note": note,
+        "url": "/?" + canonical_query("inference", sized),
+        "usd_per_million_output_tokens": round(spread.usd_per_million_output_tokens, 6),
+        "ratio": round(ratio, 3),
+    }
+
+
+def _global_batch(workload: TrainingWorkload, model: ModelSpec) -> dict[str, Any]:
+    """The batch the ranking used and why; for pretraining far below a published batch, a link to the same
+    question at that batch (the same token budget, fewer steps)."""
+    batch = global_batch(model, workload)
+    body: dict[str, Any] = plain(batch)
+    if batch.typical is not None:
+        at_typical = workload.model_copy(update={"global_batch_seqs": batch.typical.sequences})
+        body["typical"]["url"] = "/?" + canonical_query("training", at_typical)
+    return body
+
+
+def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> list[str]:
+    """Where nothing is feasible: the offers the filters' price terms or staleness left out, if that is why."""
+    if ranking.feasible_count:
+        return []
+    note = left_out_note(snapshot.offers, snapshot.gpus, workload)
+    return [note] if note else []
+
+
+SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside
+
+
+def serverless_job(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The same batch job through the cheapest per-token APIs that list the model (or a comparable listed model,
+    marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
+    reference prices). Only current, verified prices are compared (stale ones too with include_stale); the
+    second list holds the labelled prices left out that would have cost less than the first compared one."""
+    from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
+
+    requests = workload.job_requests or 0
+    quotes = serverless_quotes(
+        model,
+        snapshot.token_prices,
+        snapshot.models,
+        0.0,
+        workload.input_len,
+        workload.output_len,
+        workload.prefix_cache_hit or 0.0,
+        include_stale=workload.include_stale,
+    )
+
+    def row(quote: Any) -> dict[str, Any]:
+        shown = {k: v for k, v in plain(quote).items() if k != "monthly_usd"}
+        return {**shown, "job_usd": round(quote.usd_per_request * requests, 6)}
+
+    best = cheapest_comparable(quotes)
+    used = [row(q) for q in quotes if q.comparable][:SERVERLESS_JOB_QUOTES]
+    left_out = [
+        row(q) for q in quotes if not q.comparable and (best is None or q.usd_per_request < best.usd_per_request)
+    ][:SERVERLESS_JOB_QUOTES]
+    return used, left_out

@@ -1,0 +1,137 @@
+"""The workload's model, and the refusals before a ranking: ids the catalog lacks (UnknownId), a request beyond the
+model's context, an engine asked of GPUs it does not run on, expert parallelism asked of a dense model. A custom
+architecture or a pasted config.json becomes a ModelSpec here."""
+
+from __future__ import annotations
+
+from app.scoring import hf_quantization
+from app.scoring.engine_support import filter_reason
+from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.messages import FieldError
+from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.service.catalog_ids import unknown_id_errors
+
+Workload = InferenceWorkload | TrainingWorkload
+
+
+class UnknownId(FieldError):
+    """The workload names what the catalog lacks: an unknown model id or a config.json that cannot be read, or
+    GPU, provider or vendor ids its filters name that no catalog entry has (`errors`: every such field)."""
+
+
+class BeyondContext(UnknownId):
+    """An inference workload whose prompt and output do not fit the model's context window."""
+
+
+class EngineLacksHardware(UnknownId):
+    """An engine asked of GPUs it does not run on: every GPU the workload's filters leave (engine_support)."""
+
+
+class NotForThisModel(UnknownId):
+    """A setting the workload's model has nothing to apply to (expert parallelism on a dense model)."""
+
+
+def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+    """The workload's model, once every catalog id the workload names is known (raises UnknownId); an inference
+    workload longer than the model's context raises BeyondContext."""
+    unknown = unknown_id_errors(workload, snapshot)
+    try:
+        spec = _model_spec(workload, snapshot)
+    except UnknownId as exc:
+        raise UnknownId(exc.field, str(exc), unknown) from None
+    if unknown:
+        field, message = next(iter(unknown.items()))
+        raise UnknownId(field, message, unknown)
+    if isinstance(workload, InferenceWorkload):
+        check_context(workload.input_len, workload.output_len, spec)
+        check_experts(workload.expert_parallel, spec)
+        check_engine_hardware(workload, snapshot)
+    return spec
+
+
+def check_engine_hardware(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> None:
+    """GPU or vendor filters that leave only GPUs the engine does not run on (TensorRT-LLM on MI300X) are refused at
+    `engine`: without such filters, those GPUs are ranked infeasible with the reason instead."""
+    if not (workload.gpus or workload.vendors):
+        return
+    gpu_ids = {g.lower() for g in workload.gpus}
+    vendors = {v.lower() for v in workload.vendors}
+    left = [
+        g
+        for g in snapshot.gpus.values()
+        if (not gpu_ids or g.id.lower() in gpu_ids) and (not vendors or g.vendor.lower() in vendors)
+    ]
+    reason = filter_reason(workload.engine, left)
+    if reason is not None:
+        raise EngineLacksHardware("engine", reason)
+
+
+def check_experts(expert_parallel: str, spec: ModelSpec) -> None:
+    """Expert parallelism places a mixture of experts' experts: asked of a dense model it would change nothing."""
+    if expert_parallel == "ep" and not spec.is_moe:
+        raise NotForThisModel(
+            "expert_parallel",
+            f"{spec.name} is a dense model, with no experts to place: ep is for a mixture of experts; choose tp",
+        )
+
+
+def check_context(input_len: int, output_len: int, spec: ModelSpec) -> None:
+    """A request's prompt and output must fit the model's context (training may extend it: its ranking notes that)."""
+    context = spec.max_context
+    if context is None or input_len + output_len <= context:
+        return
+    total = input_len + output_len
+    message = f"input_len + output_len ({total:,} tokens) exceeds {spec.name}'s context of {context:,} tokens"
+    raise BeyondContext("input_len" if input_len >= context else "output_len", message)
+
+
+def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+    if workload.custom_model is not None:
+        return spec_from_architecture(workload.custom_model)
+    if workload.hf_config is not None:
+        try:
+            return model_spec_from_hf_config(dict(workload.hf_config), "custom")
+        except (ValueError, TypeError) as exc:
+            raise UnknownId("hf_config", f"could not read this config.json: {exc}") from None
+    assert workload.model is not None
+    spec = snapshot.models.get(workload.model) or next(
+        (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None
+    )
+    if spec is None:
+        raise UnknownId("model", f"unknown model {workload.model!r}; GET /api/v1/models lists the catalog's models")
+    return spec
+
+
+def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
+    heads = arch.num_attention_heads
+    return ModelSpec(
+        id="custom",
+        name=arch.name,
+        params_b=arch.params_b,
+        active_params_b=arch.active_params_b or arch.params_b,
+        layers=arch.layers,
+        hidden_size=arch.hidden_size,
+        num_attention_heads=heads,
+        num_kv_heads=arch.num_kv_heads or heads,
+        head_dim=arch.head_dim or arch.hidden_size // heads,
+        intermediate_size=arch.intermediate_size,
+        vocab_size=arch.vocab_size,
+        num_experts=arch.num_experts,
+        experts_per_token=arch.experts_per_token,
+        moe_intermediate_size=arch.moe_intermediate_size,
+        num_shared_experts=arch.num_shared_experts,
+        moe_layers=arch.moe_layers or 0,  # blank: every layer of a MoE model (ModelSpec)
+        attention=arch.attention,
+        kv_lora_rank=arch.kv_lora_rank,
+        qk_rope_head_dim=arch.qk_rope_head_dim,
+        q_lora_rank=arch.q_lora_rank,
+        qk_nope_head_dim=arch.qk_nope_head_dim,
+        v_head_dim=arch.v_head_dim,
+        experts_fused=arch.experts_fused,
+        router_fused=arch.router_fused,
+        max_context=arch.max_context,
+        release_precision=arch.release_precision,
+        release_precision_source=hf_quantization.source(arch.quantization, arch.release_precision),
+        quantization=arch.quantization,
+    )

@@ -1,0 +1,64 @@
+"""Engine results as JSON-ready values: dataclasses, lists and dates turned into plain dicts (faster than
+dataclasses.asdict, with lists shared between offers converted once), a ranked option as a row with or without its
+explanation, and the mean latencies under the names the APIs give them."""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from datetime import date
+from functools import cache
+from typing import Any
+
+from app.scoring.offers import LazyOptions
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
+    """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict).
+
+    `shared` memoises converted lists by identity: every offer of one configuration carries the same
+    `terms` list, so a ranking converts each configuration's explanation once, not once per offer."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is float:
+        return round(value, 6)
+    if kind is list and shared is not None:
+        found = shared.get(id(value))
+        if found is None:
+            found = shared[id(value)] = [plain(v, shared) for v in value]
+        return found
+    if isinstance(value, list | tuple | LazyOptions):
+        return [plain(v, shared) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v, shared) for k, v in value.items()}
+    if isinstance(value, date):
+        return value.isoformat()
+    if is_dataclass(value) and not isinstance(value, type):
+        names: tuple[str, ...] = _field_names(value.__class__)
+        return {name: plain(getattr(value, name), shared) for name in names}
+    return value
+
+
+EXPLANATION_FIELDS = ("terms", "assumptions")  # what a lean answer (terms=false) leaves out
+
+
+def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, float | None]:
+    """The mean latencies as the APIs name them (report_schemas.MeanLatencyOut): explicit means, and the old names
+    (ttft_ms, tpot_ms) kept as deprecated aliases of the same values, since a request's ttft_ms limits a p99."""
+    return {"ttft_mean_ms": ttft_ms, "tpot_mean_ms": tpot_ms, "ttft_ms": ttft_ms, "tpot_ms": tpot_ms}
+
+
+def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
+    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
+    names: tuple[str, ...] = _field_names(option.__class__)
+    return {
+        name: plain(getattr(option, name), shared) for name in names if include_terms or name not in EXPLANATION_FIELDS
+    }

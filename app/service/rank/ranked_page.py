@@ -1,0 +1,81 @@
+"""One page of a ranking for the results pages, built in time that grows with the rows shown, not with the offers
+ranked: the page's rows in the view's order, the best row, the close calls among the leaders, the leading
+configurations the charts draw, the infeasible rows grouped by configuration and reason, and each chosen GPU's best."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.scoring.explain import shown_as_close_call
+from app.scoring.specs import CatalogSnapshot
+from app.service.rank.answer_body import answer_body
+from app.service.rank.model_spec import Workload
+from app.service.rank.plain import plain_row
+from app.service.rank.ranking import rank, view_positions
+
+LEADING_CONFIGURATIONS = 12  # distinct (GPU, count) configurations a page's charts may draw (the scatter's 12)
+CLOSE_CALL_ROWS = 25  # the summary counts close calls among the best this many rows, whatever page is shown
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankedPage:
+    """One page of a ranking, built in time that grows with the rows shown, not with the offers ranked:
+    only the page's rows, the leading configurations and the chosen GPUs' best rows become options."""
+
+    payload: dict[str, Any]  # the rank API body, with only this page's rows as `options`, in the view's order
+    start: int  # position (0-based) of the page's first row among the feasible options in the view's order
+    ranks: list[int]  # each of the page's rows' rank (1 = best), whatever order the view sorts them in
+    best: dict[str, Any] | None  # the best feasible option, whatever page is shown
+    close_calls: int  # runners-up among the best CLOSE_CALL_ROWS rows whose band overlaps the best's
+    leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
+    infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
+    per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
+
+
+def ranked_page(
+    phase: str,
+    workload: Workload,
+    snapshot: CatalogSnapshot,
+    share_url: str,
+    start: int,
+    rows: int | None,
+    gpus: Sequence[str] = (),
+    sort: str | None = None,
+) -> RankedPage:
+    """Feasible options start … start + rows (all of them from start when rows is None) in ranked order, or
+    sorted by a column of the table (rank_sort; every feasible option is built then), with what the page's
+    summary, charts and infeasible list need. Raises UnknownId."""
+    model, ranking, workload, weights = rank(phase, workload, snapshot)
+    feasible, options, keys = ranking.feasible_count, ranking.options, ranking.row_keys
+    end = feasible if rows is None else min(feasible, start + rows)
+    positions = view_positions(phase, ranking, sort, end)[start:]
+    shared: dict[int, Any] = {}
+    page_rows = [plain_row(options[p], True, shared) for p in positions]
+    # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.
+    best_rows = ranking.leaders()
+    wanted: dict[str, Any] = {gpu: None for gpu in gpus}  # GPU -> its best row, None until found
+    for option in best_rows:
+        if option.gpu_id in wanted and wanted[option.gpu_id] is None:
+            wanted[option.gpu_id] = option
+    groups: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for position, key in enumerate(keys[feasible:], start=feasible):  # cheap keys, never options
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"gpu_id": key.gpu_id, "gpu_count": key.gpu_count, "reason": key.reason, "offers": 0}
+            if key.gpu_id in wanted and wanted[key.gpu_id] is None:
+                wanted[key.gpu_id] = options[position]
+        group["offers"] += 1
+    leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
+    flags = [o.close_call for o in options[: min(feasible, CLOSE_CALL_ROWS)]]  # the best's too: rank 1 is left out
+    return RankedPage(
+        payload=answer_body(phase, workload, snapshot, model, ranking, page_rows, share_url, weights),
+        start=start,
+        ranks=[p + 1 for p in positions],
+        best=leaders[0] if leaders else None,
+        close_calls=sum(shown_as_close_call(flag, number) for number, flag in enumerate(flags, start=1)),
+        leaders=leaders,
+        infeasible=list(groups.values()),
+        per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
+    )
