@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make load`: the multi-worker server (as run-multi) on a free loopback port, a bounded load
-# against it (app/loadtest.py), and docs/PERFORMANCE.md. Exit 1 on any failed request.
+# against it (benchmarks/loadtest.py), and docs/PERFORMANCE.md. Exit 1 on any failed request.
 # Then benchmarks/liveness.py: /healthz p99 under HEAVY_CLIENTS (60) concurrent heavy rankings,
 # appended to the same report (exit 1 when p99 >= 100 ms).
 # Knobs: WORKERS (2), CLIENTS (20), DURATION_S (30), MAX_REQUESTS (20000), HEAVY_CLIENTS (60), LIVENESS_S (15).
