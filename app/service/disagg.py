@@ -17,7 +17,7 @@ from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.bands import BORROWED_BANDS, PoolBands, band_terms, pool_bands
 from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
 from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, unit_words, verdict
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import (

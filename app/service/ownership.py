@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from app.scoring.messages import error_location, error_message
-from app.scoring.serving.ownership import compare_ownership, cumulative_usd
-from app.scoring.serving.tco_defaults import (
+from app.scoring.serving.ownership.cost import compare_ownership, cumulative_usd
+from app.scoring.serving.ownership.tco_defaults import (
     UNITS,
     WORST_CASE_POWER,
     MissingInput,

@@ -23,7 +23,7 @@ from app.scoring.serving.disaggregated.pools import (
     prefill_load,
 )
 from app.scoring.serving.disaggregated.reasons import plan_lines, plan_terms, unit_words, verdict
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.snapshot_memo import SnapshotMemo
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload

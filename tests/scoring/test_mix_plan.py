@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.serving.mix_plan import plan_mix
-from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix.plan import plan_mix
+from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.specs import CatalogSnapshot, Offer
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

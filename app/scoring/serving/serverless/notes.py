@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable
+from app.scoring.serving.serverless.quotes import ServerlessQuote, cheapest_comparable
 
 
 def flag_text(quote: ServerlessQuote) -> str:

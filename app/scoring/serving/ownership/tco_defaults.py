@@ -32,7 +32,7 @@ from pydantic import ConfigDict, Field
 from app.scoring.messages import FieldError
 from app.scoring.numbers_only import NumbersNotBooleans
 from app.scoring.price_terms import price_caveats
-from app.scoring.serving.ownership import OwnershipInputs
+from app.scoring.serving.ownership.cost import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId
 

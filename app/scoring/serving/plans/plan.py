@@ -11,12 +11,12 @@ from dataclasses import dataclass, field, replace
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.price_terms import COMMITTED, terms_text
-from app.scoring.serving.break_even import BreakEven, Replica, break_even
-from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes
-from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
-from app.scoring.serving.stand_in import no_stand_in_note
-from app.scoring.serving.traffic import DAYS_PER_MONTH, ServingCost, Traffic, replicas_needed, serving_cost
-from app.scoring.serving.verdict import Priced, Verdict, plan_verdict
+from app.scoring.serving.plans.break_even import BreakEven, Replica, break_even
+from app.scoring.serving.plans.verdict import Priced, Verdict, plan_verdict
+from app.scoring.serving.serverless.notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
+from app.scoring.serving.serverless.quotes import ServerlessQuote, cheapest_comparable, serverless_quotes
+from app.scoring.serving.serverless.stand_in import no_stand_in_note
+from app.scoring.serving.traffic.week import DAYS_PER_MONTH, ServingCost, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.scoring.workload import Method as TrainingMethod
@@ -83,7 +83,7 @@ class ServingPlan:
     break_even_scale_to_zero: BreakEven | None = None  # the same against the cheapest option scaled to zero
     verdict: Verdict | None = None  # which is cheapest at the traffic, in the mode that costs least
     infeasible: list[InfeasibleGroup] = field(default_factory=list)  # where no option serves: why, per configuration
-    substitute_reason: str | None = None  # why the substitute is comparable (stand_in.py)
+    substitute_reason: str | None = None  # why the substitute is comparable (serverless/stand_in.py)
 
 
 @dataclass(frozen=True, slots=True)
