@@ -16,7 +16,7 @@ from app.scoring.serving.plans.break_even import (
     autoscaled_monthly_usd,
     scale_to_zero_monthly_usd,
 )
-from app.scoring.serving.plans.plan import request_seconds
+from app.scoring.serving.plans.options import request_seconds
 from app.scoring.serving.serverless.quotes import serverless_monthly_usd
 from app.scoring.serving.traffic.week import Traffic
 from app.web.rank.charts import PALETTE

@@ -28,7 +28,7 @@ from app.scoring.serving.disaggregated.pools import (
     prefill_instance,
     slow_end_multiples,
 )
-from app.scoring.serving.plans.plan import ServingOption, may_stand_alone, price_options
+from app.scoring.serving.plans.options import ServingOption, may_stand_alone, price_options
 from app.scoring.serving.traffic.week import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload

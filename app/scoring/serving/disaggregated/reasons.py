@@ -12,7 +12,7 @@ from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
 from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.pools import PrefillLoad
-from app.scoring.serving.plans.plan import ServingOption
+from app.scoring.serving.plans.options import ServingOption
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 

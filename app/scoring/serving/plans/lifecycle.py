@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.scoring.price_terms import terms_text
-from app.scoring.serving.plans.plan import ServingPlan, dependable, option_label, plan_serving
+from app.scoring.serving.plans.options import dependable, option_label
+from app.scoring.serving.plans.plan import ServingPlan, plan_serving
 from app.scoring.serving.serverless.notes import label_tags
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
