@@ -10,8 +10,9 @@ from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
-from app.scoring.serving.disaggregated.plan import AT_TRAFFIC, Comparison, DisaggregatedPlan, PoolCost
+from app.scoring.serving.disaggregated.plan import Comparison
 from app.scoring.serving.disaggregated.pools import PrefillLoad
+from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan, PoolCost
 from app.scoring.serving.plans.options import ServingOption
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
