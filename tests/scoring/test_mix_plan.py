@@ -27,7 +27,7 @@ CATALOG = CatalogSnapshot(
     ),
 )
 QUESTION = MixQuestion(model="llama-3.1-8b", requests_per_day=900_000, mix="chat:0.9,rag:0.1")
-BUSY_HOUR = 3.0  # the busiest hour carries 3x the daily mean (mix_question)
+BUSY_HOUR = 3.0  # the busiest hour carries 3x the daily mean (mix/question.py)
 
 
 @pytest.fixture(scope="module")
