@@ -6,7 +6,7 @@ import json
 import re
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.serving.traffic import HOURS_PER_MONTH
+from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 # a 32k prompt's p99 TTFT limit: no one-node layout meets the 1 s default (a 500 ms mean): pipeline stages run a
 # prompt in turn, and tensor parallelism pays an all-reduce of every token twice a layer

@@ -13,17 +13,17 @@ from pydantic import ValidationError
 
 from app.catalog.spec_files import load_model_specs
 from app.scoring.inference.ranking.options import InferenceOption
-from app.scoring.serving.break_even import Replica, break_even, scale_to_zero_monthly_usd
-from app.scoring.serving.economics import (
+from app.scoring.serving.plans.break_even import Replica, break_even, scale_to_zero_monthly_usd
+from app.scoring.serving.plans.lifecycle import ServingCandidate, combine
+from app.scoring.serving.plans.plan import serving_plan_from
+from app.scoring.serving.serverless.quotes import (
     serverless_monthly_usd,
     serverless_quotes,
     usd_per_request,
 )
-from app.scoring.serving.lifecycle import ServingCandidate, combine
-from app.scoring.serving.plans import serving_plan_from
-from app.scoring.serving.scale_to_zero import idle_runs
-from app.scoring.serving.stand_in import comparable_priced_model
-from app.scoring.serving.traffic import (
+from app.scoring.serving.serverless.stand_in import comparable_priced_model
+from app.scoring.serving.traffic.scale_to_zero import idle_runs
+from app.scoring.serving.traffic.week import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
     WEEKS_PER_MONTH,
@@ -285,7 +285,7 @@ def test_an_option_over_the_latency_limits_is_listed_after_and_left_out_of_the_b
         53_333.33, rel=1e-5
     )
     assert any("left out of the break-even" in n for n in plan.notes)
-    from app.scoring.serving.lifecycle import _serving_candidates
+    from app.scoring.serving.plans.lifecycle import _serving_candidates
 
     lifecycle = [c.label for c in _serving_candidates(plan, traffic, 5) if c.kind == "dedicated"]
     assert len(lifecycle) == 2 and not any("FAST-CHEAP" in label for label in lifecycle)  # train-then-serve totals
@@ -380,7 +380,7 @@ def test_each_dedicated_mode_has_its_break_even_and_scale_to_zero_crosses_first_
 
 
 def test_the_verdict_names_the_cheapest_mode_and_its_catch():
-    from app.scoring.serving.verdict import Priced, plan_verdict
+    from app.scoring.serving.plans.verdict import Priced, plan_verdict
 
     auto, zero, api = Priced("A", 4658.0), Priced("Z", 2611.0, 22.0), Priced("S", 3832.0)
     verdict = plan_verdict(auto, zero, api, 300_000 * DAYS_PER_MONTH, 60, ttft_ms=1000)

@@ -4,9 +4,9 @@ training run."""
 
 from __future__ import annotations
 
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.tco_defaults import OwnershipQuestion
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.web.forms import form_summary as fs

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from tests.conftest import settings_for
 

@@ -92,7 +92,7 @@ def test_the_rule_catches_a_forbidden_import(tmp_path: Path) -> None:
     [
         "app.scoring.inference.ranking.rank",
         "app.scoring.training.ranking.rank",
-        "app.scoring.serving.plans",
+        "app.scoring.serving.plans.plan",
         "app.calibration.calibrate_inference",
     ],
 )

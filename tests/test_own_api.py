@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from app.scoring.serving.ownership import OwnershipInputs, compare_ownership, cumulative_usd
+from app.scoring.serving.ownership.cost import OwnershipInputs, compare_ownership, cumulative_usd
 
 INPUTS = OwnershipInputs(
     gpu_id="X",

@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from app.scoring.serving.traffic import HOURS_PER_MONTH
+from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 SERVING = {
     "workload": {"model": "llama-3.1-70b"},
@@ -202,7 +202,7 @@ def test_the_serving_apis_refuse_another_scenario_naming_the_field(client):
 
 
 def test_two_offers_that_read_alike_are_labelled_apart_in_the_train_then_serve_table():
-    from app.scoring.serving.lifecycle import distinct_labels
+    from app.scoring.serving.plans.lifecycle import distinct_labels
 
     @dataclass
     class Row:

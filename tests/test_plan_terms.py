@@ -9,10 +9,10 @@ from datetime import date
 
 from app.catalog.spec_files import load_model_specs
 from app.scoring.price_terms import COMMITTED, HOURS_PER_MONTH, min_term_hours
-from app.scoring.serving.break_even import Replica, autoscaled_monthly_usd, pareto_replicas
-from app.scoring.serving.economics import serverless_quotes
-from app.scoring.serving.plans import trained_model_quotes
-from app.scoring.serving.traffic import Traffic, week_profile
+from app.scoring.serving.plans.break_even import Replica, autoscaled_monthly_usd, pareto_replicas
+from app.scoring.serving.plans.plan import trained_model_quotes
+from app.scoring.serving.serverless.quotes import serverless_quotes
+from app.scoring.serving.traffic.week import Traffic, week_profile
 from app.scoring.specs import TokenPrice
 
 MODELS = load_model_specs()

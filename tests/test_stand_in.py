@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.serving.economics import serverless_quotes
-from app.scoring.serving.stand_in import comparable_priced_model
+from app.scoring.serving.serverless.quotes import serverless_quotes
+from app.scoring.serving.serverless.stand_in import comparable_priced_model
 from app.scoring.specs import TokenPrice
 
 MODELS = load_model_specs()

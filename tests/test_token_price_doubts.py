@@ -1,7 +1,7 @@
 """Doubts the reference states about a per-token price that leave it comparable, labelled: another source's figures
 (CONFLICT: compared at the higher of each), an endpoint to verify (availability unconfirmed), a source that does not
 back the figure (weak source). Read by scripts/token_trust.py, stored by migration 0009, applied by
-app/scoring/token_prices.py and app/scoring/serving (economics, serverless_notes). The pages, the API and the CLI are
+app/scoring/token_prices.py and app/scoring/serving/serverless (quotes, notes). The pages, the API and the CLI are
 checked in tests/test_token_price_trust.py."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from app.catalog import seed
 from app.catalog.spec_files import load_model_specs
 from app.models import TokenPrice
 from app.scoring import specs
-from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
-from app.scoring.serving.plans import serving_plan_from
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.plans.plan import serving_plan_from
+from app.scoring.serving.serverless.quotes import cheapest_comparable, serverless_quotes
+from app.scoring.serving.traffic.week import Traffic
 from scripts import build_seed_prices as builder
 from scripts.token_trust import readings_disagree, trust_flags
 from tests.conftest import SEED_DIR

@@ -16,9 +16,9 @@ from app.catalog import snapshot
 from app.catalog.spec_files import load_model_specs
 from app.scoring import specs
 from app.scoring import token_prices as trust
-from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
-from app.scoring.serving.plans import serving_plan_from
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.plans.plan import serving_plan_from
+from app.scoring.serving.serverless.quotes import cheapest_comparable, serverless_quotes
+from app.scoring.serving.traffic.week import Traffic
 from tests.conftest import SEED_DIR
 from tests.migration_checks import upgrade_then_seed
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix.question import MixQuestion
 from app.service.query.custom_model import RAW_MODEL_FIELDS
 from app.service.query.values import LIST_FIELDS
 

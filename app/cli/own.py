@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
 def _print(body: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.token_prices import DOUBTS
 from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
 

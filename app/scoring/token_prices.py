@@ -12,7 +12,7 @@ Three other doubts the reference states leave a price comparable, labelled (DOUB
   they may not be charged. So a disputed price chosen as the cheapest is the cheapest at either figure.
 - availability_unconfirmed: the provider may have retired the endpoint. The price is not in doubt, only whether it is
   still sold, so leaving it out could hide the real cheapest; it is compared, and where it is the one chosen the plan
-  names the cheapest price without a doubt and says whether the answer turns on it (serving/serverless_notes.py).
+  names the cheapest price without a doubt and says whether the answer turns on it (serving/serverless/notes.py).
 - weak_source: the source the figure was read from does not back it (it cites another model's page), while nothing
   says the figure is wrong: compared and, where chosen, named the same way.
 

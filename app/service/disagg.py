@@ -15,9 +15,12 @@ from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.machines import shared_rack_caveat
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.disaggregated.bands import BORROWED_BANDS, PoolBands, band_terms, pool_bands
-from app.scoring.serving.disaggregated.plan import Comparison, DisaggregatedPlan, PoolCost, compare
-from app.scoring.serving.disaggregated.reasons import aggregated_terms, plan_terms, unit_words, verdict
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.disaggregated.lines import unit_words
+from app.scoring.serving.disaggregated.plan import Comparison, compare
+from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
+from app.scoring.serving.disaggregated.reasons import verdict
+from app.scoring.serving.disaggregated.terms import aggregated_terms, plan_terms
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import (

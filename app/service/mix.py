@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from app.scoring.inference.ranking.release_precision import Weights, release_precision, weights_for
 from app.scoring.messages import error_location, error_message
 from app.scoring.price_terms import price_provenance
-from app.scoring.serving.mix_candidates import ReplicaType
-from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.request_shapes import SHAPES
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.mix.candidates import ReplicaType
+from app.scoring.serving.mix.plan import Fleet, MixPlan, plan_mix
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.mix.request_shapes import SHAPES
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 from app.service.plan import PlanFieldError, resolve_model

@@ -14,17 +14,16 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from app.scoring.messages import error_location, error_message
-from app.scoring.serving.ownership import compare_ownership, cumulative_usd
-from app.scoring.serving.tco_defaults import (
+from app.scoring.serving.ownership.cost import compare_ownership, cumulative_usd
+from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion
+from app.scoring.serving.ownership.tco_defaults import (
     UNITS,
-    WORST_CASE_POWER,
-    MissingInput,
-    OwnershipQuestion,
     inputs_to_give,
     ownership_inputs,
     resolve_each,
     resolve_inputs,
 )
+from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
 from app.service.query.fields import query_fields
 from app.service.query.form_numbers import as_typed_number

@@ -9,10 +9,11 @@ from typing import Any
 
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.messages import FieldError
-from app.scoring.serving import traffic as units
-from app.scoring.serving.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans import SERVERLESS_LATENCY, ServingOption, ServingPlan, plan_serving
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
+from app.scoring.serving.plans.options import ServingOption
+from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving
+from app.scoring.serving.traffic import week as units
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model

@@ -14,7 +14,7 @@ from app.scoring.serving.disaggregated.bands import pool_bands
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import decode_instance, prefill_instance
 from app.scoring.serving.disaggregated.reasons import verdict
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

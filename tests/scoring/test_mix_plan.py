@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.serving.mix_plan import plan_mix
-from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix.plan import plan_mix
+from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.specs import CatalogSnapshot, Offer
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -27,7 +27,7 @@ CATALOG = CatalogSnapshot(
     ),
 )
 QUESTION = MixQuestion(model="llama-3.1-8b", requests_per_day=900_000, mix="chat:0.9,rag:0.1")
-BUSY_HOUR = 3.0  # the busiest hour carries 3x the daily mean (mix_question)
+BUSY_HOUR = 3.0  # the busiest hour carries 3x the daily mean (mix/question.py)
 
 
 @pytest.fixture(scope="module")

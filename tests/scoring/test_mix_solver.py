@@ -12,7 +12,7 @@ import random
 import pytest
 from scipy.optimize import linprog
 
-from app.scoring.serving.mix import MixCandidate, replica_bound, solve_mix
+from app.scoring.serving.mix.solver import MixCandidate, replica_bound, solve_mix
 
 
 def _fits(candidates: list[MixCandidate], demand: list[float], replicas: tuple[int, ...]) -> bool:

@@ -162,7 +162,7 @@ def serverless_job(
     marked substitute): requests x each request's price at the list prices (no batch-API discount is in the
     reference prices). Only current, verified prices are compared (stale ones too with include_stale); the
     second list holds the labelled prices left out that would have cost less than the first compared one."""
-    from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
+    from app.scoring.serving.serverless.quotes import cheapest_comparable, serverless_quotes
 
     requests = workload.job_requests or 0
     quotes = serverless_quotes(

@@ -6,7 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload
 from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 from app.web.rank.option_schemas import BandOut

@@ -4,9 +4,9 @@ screen and the line says what was asked. Built from the validated question, so i
 
 from __future__ import annotations
 
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.tco_defaults import OwnershipQuestion
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, ModelChoice, TrainingWorkload
 from app.web.rendering.render import count_words

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix.question import MixQuestion
 from app.service import mix
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors.handlers import unprocessable

@@ -7,9 +7,9 @@ from typing import Any, get_args
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.request_shapes import SHAPES
-from app.scoring.serving.traffic import Profile
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.mix.request_shapes import SHAPES
+from app.scoring.serving.traffic.week import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
 from app.service.query.phase import asks_a_question

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.scoring.serving.mix_question import MixQuestion
+from app.scoring.serving.mix.question import MixQuestion
 from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.service import ownership
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors.handlers import unprocessable

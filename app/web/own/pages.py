@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
 from app.service.query.phase import asks_a_question

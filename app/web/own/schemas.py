@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.scoring.serving.tco_defaults import OwnershipQuestion
+from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.web.json_api.report_schemas import TermOut
 
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.numbers_only import NumbersNotBooleans
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
 from app.service.query.plan import MAX_MONTHS, canonical_plan_query

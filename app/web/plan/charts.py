@@ -9,16 +9,16 @@ from typing import Any
 from app.scoring import token_prices
 from app.scoring.machines import rented_gpus
 from app.scoring.price_terms import COMMITTED
-from app.scoring.serving.break_even import (
+from app.scoring.serving.plans.break_even import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,
     BREAK_EVEN_MIN_REQUESTS_PER_DAY,
     Replica,
     autoscaled_monthly_usd,
     scale_to_zero_monthly_usd,
 )
-from app.scoring.serving.economics import serverless_monthly_usd
-from app.scoring.serving.plans import request_seconds
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.plans.options import request_seconds
+from app.scoring.serving.serverless.quotes import serverless_monthly_usd
+from app.scoring.serving.traffic.week import Traffic
 from app.web.rank.charts import PALETTE
 from app.web.rendering.charts import Figure, layout, log_axis
 

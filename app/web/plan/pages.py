@@ -7,7 +7,7 @@ from typing import Any, get_args
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.scoring.serving.traffic import Profile
+from app.scoring.serving.traffic.week import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan

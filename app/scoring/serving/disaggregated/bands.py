@@ -12,7 +12,7 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Band, Term
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
-from app.scoring.serving.disaggregated.plan import DisaggregatedPlan
+from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan
 from app.scoring.workload import InferenceWorkload
 
 # Why a disaggregated answer's bands are aggregated serving's: said wherever the answer is (page, JSON, CLI).

@@ -1,8 +1,8 @@
 """The break-even: the traffic above which dedicated GPUs, in one scaling mode, cost no more than a per-token API.
 
 Basis: the cheapest dedicated option *autoscaled* (floor of max(1, min_replicas) replicas) or *scaled to zero*
-(scale_to_zero.py: a request that wakes a replica waits its cold start), against the cheapest serverless price for the
-model, both per month of HOURS_PER_MONTH. Pure: no web or database imports.
+(traffic/scale_to_zero.py: a request that wakes a replica waits its cold start), against the cheapest serverless
+price for the model, both per month of HOURS_PER_MONTH. Pure: no web or database imports.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.scoring.serving.economics import serverless_monthly_usd
-from app.scoring.serving.scale_to_zero import IDLE_RATE_PER_S, week_replica_hours, week_shape
-from app.scoring.serving.traffic import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
+from app.scoring.serving.serverless.quotes import serverless_monthly_usd
+from app.scoring.serving.traffic.scale_to_zero import IDLE_RATE_PER_S, week_replica_hours, week_shape
+from app.scoring.serving.traffic.week import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from app.scoring.explain import Term
-from app.scoring.serving.traffic import HOURS_PER_MONTH
+from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """What a dedicated-vs-serverless comparison tells the buyer about the per-token prices it used and left out.
 
-Pure: reads ServerlessQuote lists (cheapest comparable first, as economics.serverless_quotes returns them). The rules
+Pure: reads ServerlessQuote lists (cheapest comparable first, as quotes.serverless_quotes returns them). The rules
 of which prices are compared, and at what figures, are in app/scoring/token_prices.py; these notes make sure a
 plan never points at a doubtful price without saying so.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable
+from app.scoring.serving.serverless.quotes import ServerlessQuote, cheapest_comparable
 
 
 def flag_text(quote: ServerlessQuote) -> str:

@@ -1,7 +1,7 @@
 """The cheapest GPU mix for a request-length distribution, against the best single GPU type.
 
-Candidates come from app.scoring.serving.mix_candidates (the cheapest configuration of each GPU type per
-bucket, with its capacity on every bucket); the integer program in app.scoring.serving.mix picks the
+Candidates come from app.scoring.serving.mix.candidates (the cheapest configuration of each GPU type per
+bucket, with its capacity on every bucket); the integer program in app.scoring.serving.mix.solver picks the
 replicas. A single type is the same program over that type's candidates only, so the mix never costs
 more than the best single type.
 """
@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 
 from app.scoring.explain import Term
 from app.scoring.offers import snapshot_offers
-from app.scoring.serving.mix import MixCandidate, MixSolution, solve_mix
-from app.scoring.serving.mix_candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.mix_terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
+from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.mix.solver import MixCandidate, MixSolution, solve_mix
+from app.scoring.serving.mix.terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 
 TIE_USD = 0.01  # a cent a month: mixes within it of one GPU type alone are shown as that type

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.scoring.explain import Term
-from app.scoring.serving.mix_candidates import BucketDemand, ReplicaType
-from app.scoring.serving.mix_question import MixQuestion
-from app.scoring.serving.traffic import HOURS_PER_MONTH, SECONDS_PER_DAY
+from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType
+from app.scoring.serving.mix.question import MixQuestion
+from app.scoring.serving.traffic.week import HOURS_PER_MONTH, SECONDS_PER_DAY
 
 SIZING_NOTE = (
     "The fleet is sized for the busiest hour's request rate and billed for every hour of the month "

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from app.scoring.numbers_only import NumbersNotBooleans
-from app.scoring.serving.scale_to_zero import IDLE_RATE_PER_S, scale_to_zero_week
+from app.scoring.serving.traffic.scale_to_zero import IDLE_RATE_PER_S, scale_to_zero_week
 from app.scoring.workload import MIN_REQUESTS_PER_S
 
 HOURS_PER_MONTH = 730.0  # 365 days x 24 h / 12 months: the "per month" of cloud price pages

@@ -19,9 +19,9 @@ from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.offers import snapshot_offers
-from app.scoring.serving.mix_question import LengthBucket, MixQuestion
-from app.scoring.serving.request_shapes import SHAPES
-from app.scoring.serving.traffic import HOURS_PER_MONTH
+from app.scoring.serving.mix.question import LengthBucket, MixQuestion
+from app.scoring.serving.mix.request_shapes import SHAPES
+from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.workload import MIN_REQUESTS_PER_S, InferenceWorkload
 

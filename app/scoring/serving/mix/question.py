@@ -16,8 +16,8 @@ from pydantic_core import CoreSchema
 
 from app.scoring.dtypes import INT8_W8A8
 from app.scoring.numbers_only import NumbersNotBooleans
-from app.scoring.serving.request_shapes import SHAPES, ShapeName
-from app.scoring.serving.traffic import (
+from app.scoring.serving.mix.request_shapes import SHAPES, ShapeName
+from app.scoring.serving.traffic.week import (
     MAX_PEAK_FACTOR,
     MAX_REQUESTS_PER_DAY,
     MIN_REQUESTS_PER_DAY,

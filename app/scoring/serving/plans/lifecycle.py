@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.scoring.price_terms import terms_text
-from app.scoring.serving.plans import ServingPlan, dependable, option_label, plan_serving
-from app.scoring.serving.serverless_notes import label_tags
-from app.scoring.serving.traffic import Traffic
+from app.scoring.serving.plans.options import dependable, option_label
+from app.scoring.serving.plans.plan import ServingPlan, plan_serving
+from app.scoring.serving.serverless.notes import label_tags
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.training.ranking.results import TrainingOption

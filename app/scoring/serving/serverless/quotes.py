@@ -1,5 +1,5 @@
 """Per-token API prices at a traffic: each provider's quote for the model (or a comparable listed one), its month
-and its labels (break_even.py: where dedicated GPUs cost no more).
+and its labels (plans/break_even.py: where dedicated GPUs cost no more).
 
 Pure: takes token prices and model specs; no web or database imports.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from app.scoring import token_prices as trust
-from app.scoring.serving.stand_in import comparable_priced_model
-from app.scoring.serving.traffic import (
+from app.scoring.serving.serverless.stand_in import comparable_priced_model
+from app.scoring.serving.traffic.week import (
     DAYS_PER_MONTH,
 )
 from app.scoring.specs import ModelSpec, TokenPrice

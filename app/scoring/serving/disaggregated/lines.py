@@ -1,0 +1,180 @@
+"""Each plan in words: a disaggregated plan's pools, its KV path and its rentals, the aggregated option, or why no
+plan came out.
+
+The lines the answer lists under its verdict (reasons.py): what one instance of each pool is (layout, GPUs, the
+prompts or batch it carries), what the KV cache crosses, the node or NVLink domain a node-path plan rents, and the
+aggregated option's prefill tokens per step. Pure: no web or database imports.
+"""
+
+from __future__ import annotations
+
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.bands.limits import at_band_high
+from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
+from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
+from app.scoring.serving.disaggregated.plan import Comparison
+from app.scoring.serving.disaggregated.pools import PrefillLoad
+from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan, PoolCost
+from app.scoring.serving.plans.options import ServingOption
+from app.scoring.specs import ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+SLOW_END_WORDS = " at its band's slow end"  # where a pool's limit is checked at limits_at band_high
+
+# Where the node path keeps both roles, however the offer's scale-up unit is built (Machine.unit_name)
+IN_ONE_UNIT = "one node or NVLink domain"
+
+
+def _layout(tensor_parallel: int, pipeline_parallel: int, attention_dp: bool) -> str:
+    return (
+        f"TP{tensor_parallel}"
+        + (f"×PP{pipeline_parallel}" if pipeline_parallel > 1 else "")
+        + (" with data-parallel attention" if attention_dp else "")
+    )
+
+
+def kv_path(pairing: Pairing) -> str:
+    """What the KV cache crosses: the fabric, a node's own link, or an NVLink domain whose instances may sit on
+    different nodes of the rack."""
+    if pairing.path == "fabric":
+        return "the inter-node fabric"
+    unit = pairing.prefill.machine.unit_name
+    return "the node's own link" if unit == "node" else f"the {unit}"
+
+
+def unit_words(pairing: Pairing) -> tuple[str, str]:
+    """Node path: what one unit of instances is and the noun that counts them: the node or NVLink domain itself where
+    a unit bills all its GPUs, else a group of whole instances inside one (an NVL72 rack's 4-GPU rentals: 12 GPUs of
+    a 72-GPU domain, several groups to a domain)."""
+    machine, billed = pairing.prefill.machine, pairing.node_gpus_billed
+    if billed >= machine.gpus_per_node:
+        return machine.unit_name, machine.unit_name
+    return f"{billed}-GPU group in one {machine.unit_name}", "group"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def describe_pool(pool: PoolCost) -> str:
+    i, o = pool.offer.instance, pool.offer.offer
+    layout = _layout(i.tensor_parallel, i.pipeline_parallel, i.attention_dp > 1)
+    return f"{i.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+
+
+def rentals_text(pool: PoolCost) -> str:
+    """Where several instances of a role share one rented instance of the offer: on how many rentals they run."""
+    if pool.copies_per_rental <= 1 or pool.rentals_at_peak is None:
+        return ""
+    n, size = pool.rentals_at_peak, pool.offer.machine.instance_gpus
+    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each)"
+
+
+def describe_aggregated(s: ServingOption) -> str:
+    """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
+    o = s.option
+    layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
+    if o.copies_per_instance > 1:
+        return (
+            f"{s.instances_at_peak} × {o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout} each, "
+            f"{s.replicas_at_peak} in all, {o.provider_name})"
+        )
+    return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+
+
+def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
+    """Prompt tokens an aggregated step carries on average: batch × input / output (mixed_step_parts' share)."""
+    return (s.option.batch or 0) * workload.input_len / workload.output_len
+
+
+def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
+    s = c.aggregated
+    if s is None:
+        return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
+    o = s.option
+    lines = [
+        f"Aggregated: {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
+        "every step "
+        f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
+        f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
+        f"${c.aggregated_usd_per_million_output_tokens_at_traffic or 0:,.2f} per million output tokens {AT_TRAFFIC}."
+    ]
+    alone = c.aggregated_decode_only
+    if alone is not None:
+        lost = 1 - (o.batch or 0) / alone.batch if alone.batch > (o.batch or 0) else 0.0
+        lines.append(
+            f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
+            f"{alone.step_ms:.1f} ms a step (target {alone.tpot_target_ms:.1f} ms) against {o.batch} with prompts in "
+            f"its steps ({lost:.0%} of the batch lost)."
+        )
+    return lines
+
+
+def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[str]:
+    x, load, decoder = plan.pairing, plan.pairing.load, plan.pairing.decode_instance
+    p, d = plan.prefill, plan.decode
+    kv_gb = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len) / GB
+    queue_ms = plan.ttft_ms - load.first_token_ms - x.transfer_ms  # what plan.py adds: md1_wait_ms at the peak's rho
+    rho_at_peak = p.utilisation_at_peak * load.utilisation
+    label, noun = unit_words(x)
+    unit = (
+        f" ({x.prefill_per_unit}P + {x.decode_per_unit}D per {label}, {_count(plan.units_at_peak, noun)})"
+        if x.path == "node"
+        else ""
+    )
+    return [
+        f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)}{rentals_text(p)} at the peak hour{unit}, "
+        f"{load.prompts} prompt"
+        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; mean TTFT at the "
+        f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
+        f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
+        f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
+        "before its queue breaks the "
+        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms"
+        f"{SLOW_END_WORDS if at_band_high(workload) else ''}); "
+        f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
+        f"million prompt tokens {AT_TRAFFIC}.",
+        f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
+        f"(of {decoder.max_batch} that fit) at "
+        f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
+        f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
+        f"${d.usd_per_million_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}.",
+    ]
+
+
+def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
+    """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
+    found, budget = c.pools, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
+    if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
+        return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."
+    if not found.decode_instances:
+        divided = " ÷ its TPOT band's high ratio" if at_band_high(workload) else ""
+        return (
+            "Disaggregated: no offer allowed decodes even one sequence within the TPOT target "
+            f"({DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit{divided})."
+        )
+    fastest = (
+        f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
+        f"{found.fastest_prefill_ms:,.0f} ms to prefill one {workload.input_len:,}-token prompt"
+    )
+    limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
+    limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
+    scale, slow_end = own_prefill_scale(workload, DEFAULT_EFFICIENCY), found.fastest_prefill_ttft_multiple
+    own_ms = found.fastest_prefill_ms * scale * slow_end
+    if scale != 1.0 or slow_end != 1.0:
+        why = [f"{scale:.3g}: the prompt spread given ÷ the fitted ratio"] if scale != 1.0 else []
+        why += [f"{slow_end:.2f}: its TTFT band's high ratio"] if slow_end != 1.0 else []
+        fastest += f", {own_ms:,.0f} ms against the budget (× {'; × '.join(why)})"
+    if own_ms > budget:
+        return f"{fastest}, over {limit} before any queue or KV transfer."
+    left = budget - own_ms
+    return (
+        f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
+        f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
+    )
+
+
+def _through_text(load: PrefillLoad) -> str:
+    if load.first_token_ms <= load.pass_ms:
+        return ""
+    return f" ({load.first_token_ms:,.0f} ms to its last first token through the pipeline stages)"

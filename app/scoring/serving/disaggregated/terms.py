@@ -1,0 +1,147 @@
+"""Every number of a disaggregated plan, and of the aggregated option it is compared with, as a term.
+
+The terms behind the answer's figures, pool by pool: the prefill pass and its queue, the KV cache's size and its
+transfer, the decode step and batch, each pool's instances and cost at the traffic (reasons.py says which layout
+wins, lines.py says each plan in words). Pure: no web or database imports.
+"""
+
+from __future__ import annotations
+
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.explain import Term
+from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
+from app.scoring.serving.disaggregated.lines import kv_path, prefill_tokens_per_step
+from app.scoring.serving.disaggregated.plan import Comparison
+from app.scoring.serving.disaggregated.pools import PrefillLoad
+from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan
+from app.scoring.specs import ModelSpec
+from app.scoring.workload import InferenceWorkload
+
+
+def _pipeline_pass_terms(load: PrefillLoad) -> list[Term]:
+    if load.first_token_ms <= load.pass_ms:
+        return []
+    return [
+        Term(
+            "prefill pass through the pipeline",
+            load.first_token_ms,
+            "ms",
+            "to the pass's last first token: its prompts run the pipeline stages in turn (a request sits in one "
+            "micro-batch at a time), while the instance takes the next pass's first micro-batch after one stage",
+        )
+    ]
+
+
+def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> list[Term]:
+    """Every number of a disaggregated plan as a term."""
+    x, load, decoder, p, d = plan.pairing, plan.pairing.load, plan.pairing.decode_instance, plan.prefill, plan.decode
+    kv_bytes = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len)
+    return [
+        Term("prefill pass", load.pass_ms, "ms", f"prefill_parts: {load.prompts} × {workload.input_len} prompt tokens"),
+        *_pipeline_pass_terms(load),
+        Term(
+            "prefill utilisation limit",
+            load.utilisation,
+            "",
+            "largest ρ with the pass's first tokens (the pass itself, or its run through the pipeline stages) "
+            "+ pass × ρ / (2(1 − ρ)) + KV transfer ≤ TTFT limit (M/D/1)",
+        ),
+        Term(
+            "prefill queue at peak",
+            plan.ttft_ms - load.first_token_ms - x.transfer_ms,
+            "ms",
+            "M/D/1: pass × ρ / (2(1 − ρ)) at the peak hour's ρ",
+        ),
+        Term(
+            "KV per request",
+            kv_bytes / GB,
+            "GB",
+            f"{workload.input_len} tokens × {kv_bytes / workload.input_len / 1e3:,.1f} kB",
+        ),
+        Term(
+            "KV transfer",
+            x.transfer_ms,
+            "ms",
+            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {kv_path(x)}",
+        ),
+        Term(
+            "TTFT at peak",
+            plan.ttft_ms,
+            "ms",
+            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
+            f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
+        ),
+        Term(
+            "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
+        ),
+        Term(
+            "decode step",
+            decoder.step_ms,
+            "ms",
+            f"decode_parts: batch {decoder.batch}, no prefill tokens (target {decoder.tpot_target_ms:.1f} ms)",
+        ),
+        Term(
+            "decode capacity",
+            decoder.capacity_rps,
+            "requests/s",
+            f"batch / (output_len {workload.output_len} × step), per instance",
+        ),
+        Term("prefill instances at peak", p.replicas_at_peak, "", f"{p.gpus_at_peak} GPUs"),
+        Term("decode instances at peak", d.replicas_at_peak, "", f"{d.gpus_at_peak} GPUs"),
+        *(
+            [Term("idle GPUs at peak", plan.idle_gpus_at_peak, "", "rented with whole instances, used by neither role")]
+            if plan.idle_gpus_at_peak
+            else []
+        ),
+        Term(
+            "prefill pool",
+            p.monthly_usd,
+            "$/month",
+            f"autoscaled hourly at ${p.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+        Term(
+            "decode pool",
+            d.monthly_usd,
+            "$/month",
+            f"autoscaled hourly at ${d.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+        Term(
+            "total",
+            plan.monthly_usd,
+            "$/month",
+            f"${plan.usd_per_million_output_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}",
+        ),
+    ]
+
+
+def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
+    s = c.aggregated
+    if s is None:
+        return []
+    o = s.option
+    return [
+        Term("batch", o.batch or 0, "sequences", "latency-bound: largest batch whose mixed step meets TPOT and TTFT"),
+        Term("prefill tokens per step", prefill_tokens_per_step(s, workload), "tokens", "batch × input / output"),
+        Term("TPOT", o.tpot_ms or 0.0, "ms", "mixed step: decode of the batch plus its share of prompts"),
+        Term("TTFT", o.ttft_ms or 0.0, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),
+        Term(
+            "throughput",
+            o.rented_tokens_per_s,
+            "tokens/s",
+            "output tokens per replica"
+            + (f": {o.copies_per_instance} copies on one rented instance" if o.copies_per_instance > 1 else ""),
+        ),
+        Term(
+            "replicas at peak",
+            s.replicas_at_peak,
+            "",
+            f"{s.instances_at_peak} instance{'s' if s.instances_at_peak != 1 else ''}, "
+            f"{s.units_at_peak * o.rented_gpus} GPUs",
+        ),
+        Term(
+            "monthly",
+            s.cost.monthly_usd_autoscaled,
+            "$/month",
+            f"autoscaled hourly at ${o.usd_per_gpu_hour:,.2f}/GPU-h",
+        ),
+    ]

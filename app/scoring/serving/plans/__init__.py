@@ -1,0 +1,2 @@
+"""Serving plans: dedicated options priced for a traffic against serverless, the break-even, the verdict, and
+train-then-serve."""
