@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from app.scoring import hf_config_keys as keys
 from app.scoring import hf_quantization
 from app.scoring.fused_experts import NOT_FUSED, fused_experts
-from app.scoring.messages import error_message
+from app.scoring.input_checks.messages import error_message
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
 

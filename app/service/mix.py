@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from app.scoring.inference.ranking.release_precision import Weights, release_precision, weights_for
-from app.scoring.messages import error_location, error_message
+from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType
 from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix

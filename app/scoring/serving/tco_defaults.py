@@ -29,8 +29,8 @@ from urllib.parse import urlparse
 
 from pydantic import ConfigDict, Field
 
-from app.scoring.messages import FieldError
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.messages import FieldError
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.price_terms import price_caveats
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput

@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_v
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 
 # Validation context of an architecture whose params_b hf_config counted from the shape itself: nothing to check.
 PARAMS_COUNTED = "params_counted"
