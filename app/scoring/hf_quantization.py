@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.scoring.dtypes import INT8_W8A8
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.modelopt_algos import MODELOPT_ALGOS
 
 UNKNOWN = "unknown"

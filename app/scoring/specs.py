@@ -42,7 +42,7 @@ class GpuSpec:
     memory_type: str = ""  # HBM3e, GDDR7, ... as published; decides HBM vs GDDR behaviour, never the name
     # True when a tensor peak the estimate leans on is derived or unverified (shown as "peak estimated").
     peak_estimated: bool = False
-    # What was borrowed from same-architecture GPUs for a figure the catalog lacks (app/scoring/gpu_gaps.py).
+    # What was borrowed from same-architecture GPUs for a figure the catalog lacks (app/scoring/hardware/gpu_gaps.py).
     gap_note: str = ""
 
 

@@ -7,10 +7,10 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.scoring.inference.step.steps import decode_parts
-from app.scoring.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import (
     PrefillInstance,

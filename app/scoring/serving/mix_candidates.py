@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 from datetime import date
 from itertools import islice
 
+from app.scoring.hardware.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.offers import snapshot_offers
 from app.scoring.serving.mix_question import LengthBucket, MixQuestion
 from app.scoring.serving.request_shapes import SHAPES

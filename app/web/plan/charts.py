@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scoring import token_prices
-from app.scoring.machines import rented_gpus
+from app.scoring.hardware.machines import rented_gpus
 from app.scoring.price_terms import COMMITTED
 from app.scoring.serving.break_even import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.scoring.dtypes import INT8_W8A8
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.specs import ModelSpec, QualityResult
 from app.scoring.workload import NO_W8A8_ENGINES, InferenceWorkload, w8a8_lack
 

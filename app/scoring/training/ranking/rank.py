@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, close_calls
-from app.scoring.gpu_gaps import fill_missing_peaks
+from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.offers import (
     ROW_OFFER_FIELDS,
     Computed,
