@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from app.scoring.snapshot_memo import SnapshotMemo
+from app.scoring.pricing.snapshot_memo import SnapshotMemo
 
 
 @dataclass(frozen=True, slots=True)

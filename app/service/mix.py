@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from app.scoring.inference.ranking.release_precision import Weights, release_precision, weights_for
 from app.scoring.input_checks.messages import error_location, error_message
-from app.scoring.price_terms import price_provenance
+from app.scoring.pricing.price_terms import price_provenance
 from app.scoring.serving.mix_candidates import ReplicaType
 from app.scoring.serving.mix_plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix_question import MixQuestion

@@ -11,6 +11,7 @@ from app.scoring.hardware.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.scoring.inference.step.steps import decode_parts
+from app.scoring.pricing.snapshot_memo import SnapshotMemo
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import (
     PrefillInstance,
@@ -24,7 +25,6 @@ from app.scoring.serving.disaggregated.pools import (
 )
 from app.scoring.serving.disaggregated.reasons import plan_lines, plan_terms, unit_words, verdict
 from app.scoring.serving.traffic import Traffic
-from app.scoring.snapshot_memo import SnapshotMemo
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

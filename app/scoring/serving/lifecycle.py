@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.scoring.price_terms import terms_text
+from app.scoring.pricing.price_terms import terms_text
 from app.scoring.serving.plans import ServingPlan, dependable, option_label, plan_serving
 from app.scoring.serving.serverless_notes import label_tags
 from app.scoring.serving.traffic import Traffic

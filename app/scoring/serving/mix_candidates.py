@@ -18,7 +18,7 @@ from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.offers import snapshot_offers
+from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix_question import LengthBucket, MixQuestion
 from app.scoring.serving.request_shapes import SHAPES
 from app.scoring.serving.traffic import HOURS_PER_MONTH

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.price_terms import COMMITTED, terms_text
+from app.scoring.pricing.price_terms import COMMITTED, terms_text
 from app.scoring.serving.break_even import BreakEven, Replica, break_even
 from app.scoring.serving.economics import ServerlessQuote, cheapest_comparable, serverless_quotes
 from app.scoring.serving.serverless_notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note

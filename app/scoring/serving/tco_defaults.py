@@ -31,7 +31,7 @@ from pydantic import ConfigDict, Field
 
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
-from app.scoring.price_terms import price_caveats
+from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.ownership import OwnershipInputs
 from app.scoring.specs import CatalogSnapshot, Offer, TcoInput
 from app.scoring.workload import ShortId

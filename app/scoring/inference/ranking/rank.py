@@ -30,7 +30,15 @@ from app.scoring.inference.ranking.options import (
     infeasible_option,
 )
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
-from app.scoring.offers import ROW_OFFER_FIELDS, Chained, Computed, LazyOptions, RowKey, offer_slots, snapshot_offers
+from app.scoring.pricing.offers import (
+    ROW_OFFER_FIELDS,
+    Chained,
+    Computed,
+    LazyOptions,
+    RowKey,
+    offer_slots,
+    snapshot_offers,
+)
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
