@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from app.scoring.hf_config import shape_param_count
+from app.scoring.hf_config.param_count import shape_param_count
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service.query.canonical import canonical_query
 from app.service.query.question import parse

@@ -13,7 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from app.config import PROJECT_ROOT
-from app.scoring.hf_config import model_spec_from_hf_config, shape_param_count
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.hf_config.param_count import shape_param_count
 from app.scoring.params_check import PARAMS_FACTOR
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from tests.scoring.test_hf_config import DEEPSEEK_V3
