@@ -9,7 +9,7 @@ from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.catalog import rules
-from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
+from app.scoring.hf_config.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
 from app.scoring.specs import RELEASE_PRECISIONS
 
 

@@ -113,7 +113,7 @@ class ModelSpec:
     sliding_layers: int = 0
     release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
     release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
-    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_quantization)
+    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_config.quantization)
     # Layers with routed experts; the others have a dense FFN of `intermediate_size` (DeepSeek-V3: 58 of 61, the
     # first 3 dense; Llama 4 Maverick: every second of 48). Not given (0) for a MoE model: every layer.
     moe_layers: int = 0
@@ -124,7 +124,7 @@ class ModelSpec:
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
     # Routed experts held as fused 3-D parameters, not nn.Linear, so PEFT's all-linear leaves them frozen (gpt-oss,
-    # Llama 4: app.scoring.fused_experts); router_fused: the router too is a bare parameter (gpt-oss).
+    # Llama 4: app.scoring.hf_config.fused_experts); router_fused: the router too is a bare parameter (gpt-oss).
     experts_fused: bool = False
     router_fused: bool = False
 

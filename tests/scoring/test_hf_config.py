@@ -219,7 +219,7 @@ def test_non_integer_float_is_refused() -> None:
 
 
 def test_caps_match_the_typed_custom_model() -> None:
-    from app.scoring.hf_config_keys import max_value
+    from app.scoring.hf_config.keys import max_value
     from app.scoring.workload import ModelArchitecture
 
     fields = ModelArchitecture.model_fields

@@ -1,5 +1,5 @@
 """A ModelSpec from a pasted Hugging Face config.json (a dict): its architecture and parameter counts
-(hf_config.param_count), release precision (hf_quantization) and fused experts, a short display name, held
+(hf_config.param_count), release precision (hf_config.quantization) and fused experts, a short display name, held
 to the same ModelArchitecture bounds as a typed custom model.
 
 Pure: no I/O, no network.
@@ -11,9 +11,9 @@ import re
 
 from pydantic import ValidationError
 
-from app.scoring import hf_config_keys as keys
-from app.scoring import hf_quantization
-from app.scoring.fused_experts import NOT_FUSED, fused_experts
+from app.scoring.hf_config import keys
+from app.scoring.hf_config import quantization as hf_quantization
+from app.scoring.hf_config.fused_experts import NOT_FUSED, fused_experts
 from app.scoring.hf_config.param_count import (
     count_params,
     moe_schedule,

@@ -13,7 +13,7 @@ Qwen2/Qwen3, Mixtral, Qwen2/3-MoE, DeepSeek-V2/V3 with MLA, gpt-oss, GPT-J, Falc
 - norms (RMSNorm weight, or LayerNorm weight + bias).
 
 It also keeps what a LoRA run adapts: MLA's q_lora_rank / qk_nope_head_dim / v_head_dim, and experts held as fused
-parameters that PEFT's all-linear leaves frozen, by model_type (gpt_oss, llama4: app.scoring.fused_experts).
+parameters that PEFT's all-linear leaves frozen, by model_type (gpt_oss, llama4: app.scoring.hf_config.fused_experts).
 
 Active parameters per token count the experts actually routed to (`num_experts_per_tok`) plus
 everything dense, embeddings and lm_head included (the convention of the Mixtral 12.9B and
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.scoring import hf_config_keys as keys
+from app.scoring.hf_config import keys
 
 # Families whose MLP is not gated (fc_in/fc_out) and that use LayerNorm with a bias.
 _NON_GATED = {"gptj", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom", "mpt"}
@@ -259,7 +259,7 @@ def shape_param_count(shape: Any) -> int:
     """Total parameters a catalog-style shape (a custom_model, a catalog row) holds, counted as most checkpoints are
     built: a gated MLP, untied embeddings, its MoE layers last (the others dense of intermediate_size; every layer
     when the shape does not say), MLA's query low-rank where q_lora_rank is given (as config.json is counted).
-    Tied, non-gated or interleaved checkpoints hold less (app.scoring.params_check says how much less)."""
+    Tied, non-gated or interleaved checkpoints hold less (app.scoring.hf_config.params_check says how much less)."""
     heads, hidden = shape.num_attention_heads, shape.hidden_size
     head_dim = shape.head_dim or hidden // heads
     kv_heads = shape.num_kv_heads or heads

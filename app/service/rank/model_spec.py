@@ -4,8 +4,8 @@ architecture or a pasted config.json becomes a ModelSpec here."""
 
 from __future__ import annotations
 
-from app.scoring import hf_quantization
 from app.scoring.hardware.engine_support import filter_reason
+from app.scoring.hf_config import quantization as hf_quantization
 from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, ModelSpec
