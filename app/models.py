@@ -9,7 +9,7 @@ from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.catalog import rules
-from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
+from app.scoring.hf_config.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
 from app.scoring.specs import RELEASE_PRECISIONS
 
 
@@ -276,7 +276,8 @@ class TokenPriceBase(SQLModel):
     # Flags carried from the reference: such a price is listed, labelled, and never the cheapest to compare with.
     unverified: bool = Field(default=False, description="the reference flags the price UNVERIFIED (placeholder-like)")
     deprecated: bool = Field(default=False, description="the provider has deprecated or retired the model")
-    # Doubts carried from the reference that still let a price be compared, labelled (app/scoring/token_prices.py):
+    # Doubts carried from the reference that still let a price be compared, labelled
+    # (app/scoring/pricing/token_prices.py):
     # another source's figures (null = none), an endpoint the provider may have retired, a source that does not
     # back the figure.
     disputed_input_usd_per_mtok: float | None = Field(

@@ -4,14 +4,14 @@ MLA: q_lora_rank, qk_nope_head_dim and v_head_dim as the reference row's notes s
 "qk_nope_head_dim 128" or "qk_nope 128", "v_head_dim 128"), or as the row named in SAME_ARCHITECTURE states them (its
 notes say "Same architecture as DeepSeek-V3"). A row that states none keeps 0: LoRA counts its attention as before.
 Fused experts: the model_type of the config.json each row cites as its source_url (CONFIG_MODEL_TYPE), read by
-app.scoring.fused_experts, the rule a pasted config.json goes through too.
+app.scoring.hf_config.fused_experts, the rule a pasted config.json goes through too.
 """
 
 from __future__ import annotations
 
 import re
 
-from app.scoring.fused_experts import fused_experts
+from app.scoring.hf_config.fused_experts import fused_experts
 
 SAME_ARCHITECTURE = {"deepseek-r1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3", "deepseek-v3.2": "deepseek-v3"}
 MLA_FIELDS = {

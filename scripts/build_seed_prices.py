@@ -29,9 +29,9 @@ Per-token prices (token_prices.csv) also carry what the reference says about tru
   `disputed_output_usd_per_mtok` (another source's figures: a CONFLICT note, or two readings that disagree),
   `availability_unconfirmed` (Cerebras' Llama rows: "verify"), `weak_source` (Vertex's 405B row: "weak provenance").
   `status_note` keeps the reference's words. The app lists unverified and deprecated prices, labelled, and never
-  compares against them; the other doubts are compared and labelled (app/scoring/token_prices.py says how).
+  compares against them; the other doubts are compared and labelled (app/scoring/pricing/token_prices.py says how).
 - One entry per provider and model: entries of one model on the same terms (one price under two of the
-  provider's model names) keep the latest (app.scoring.token_prices.same_terms, the rule the app applies too);
+  provider's model names) keep the latest (app.scoring.pricing.token_prices.same_terms, the rule the app applies too);
   the other is cited in its notes. Entries that differ in terms (a fast and a basic tier) all stay.
 """
 
@@ -49,8 +49,8 @@ REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" /
 SEED = ROOT / "seed_data"
 
 sys.path.insert(0, str(ROOT))
+from app.scoring.pricing.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
 from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
-from app.scoring.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
 from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
     COMMUNITY_HOSTED,
     CONSUMER_CARD,
@@ -605,7 +605,7 @@ def merge_token_duplicates(rows: list[dict[str, str]], report: dict[str, list[st
 
 
 class _Terms:
-    """A token_prices.csv row as app.scoring.token_prices.same_terms reads it."""
+    """A token_prices.csv row as app.scoring.pricing.token_prices.same_terms reads it."""
 
     def __init__(self, row: dict[str, str]) -> None:
         self.input_usd_per_mtok = Decimal(row["input_usd_per_mtok"])

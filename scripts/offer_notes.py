@@ -1,7 +1,7 @@
 """What the reference says about an offer beyond its price, written into seed_data/offers.csv's notes and price notes.
 
 Used by scripts/build_seed_prices.py. The app labels a price by the phrases its price note carries
-(app/scoring/price_terms.py PRICE_CAVEATS), so each caveat here is worded once, in the phrase the app reads:
+(app/scoring/pricing/price_terms.py PRICE_CAVEATS), so each caveat here is worded once, in the phrase the app reads:
 
 - community-hosted: RunPod Community Cloud runs on third-party hosts (gpus.csv row RTX-4090 names it a marketplace).
   Its rows are `marketplace`, the vocabulary's "community or peer hosts", ranked where a question asks for them.
@@ -9,7 +9,7 @@ Used by scripts/build_seed_prices.py. The app labels a price by the phrases its 
 - superseded: a historical snapshot of a provider's GPU that the provider now prices with a date (mark_superseded).
 - GMI Cloud's older reading of a rate its 2026 article re-states is dated by the article's reading (gmi_statement).
 - One offer read twice at one price from two price-list copies is one row (merge_repeated_readings, with the app's rule
-  app/scoring/offer_readings.py).
+  app/scoring/pricing/offer_readings.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from app.scoring.offer_readings import newest_readings, reading_key  # the app's rule, shared
+from app.scoring.pricing.offer_readings import newest_readings, reading_key  # the app's rule, shared
 
 COMMUNITY_HOSTED = {
     "RunPod (Community)": "community-hosted: RunPod Community Cloud runs on third-party hosts' machines, not RunPod's "
@@ -99,7 +99,7 @@ def mark_superseded(rows: list[dict[str, str]], provider_names: dict[str, str], 
 
 
 def _reading(row: dict[str, str]) -> tuple[object, ...]:
-    """app.scoring.offer_readings.reading_key of a CSV row; a row without an instance name matches only its own
+    """app.scoring.pricing.offer_readings.reading_key of a CSV row; a row without an instance name matches only its own
     natural key at its own price."""
     named = reading_key(
         row["provider_id"],

@@ -293,7 +293,7 @@ def test_methodology_says_what_each_fitted_constant_rests_on(client, monkeypatch
 
 
 def test_methodology_explains_price_terms_interruptions_and_deadline_with_the_engines_numbers(client) -> None:  # type: ignore[no-untyped-def]
-    from app.scoring import price_terms
+    from app.scoring.pricing import price_terms
 
     text = client.get("/methodology").text
     for phrase in ("max(use, minimum term)", "Spot interruptions", "checkpoint_interval_hours", "The deadline rule"):

@@ -16,7 +16,7 @@ from httpx import Response
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.scoring.hf_config_keys import _CAPPED_LIKE
+from app.scoring.hf_config.keys import _CAPPED_LIKE
 from app.service.query.values import LIST_FIELDS
 
 LLAMA_8B = {

@@ -304,8 +304,8 @@ def test_formula_prefixes_are_neutralised_in_csv(cell: str) -> None:
 
 
 # Work per request is bounded: the largest workload every field allows still answers quickly. Its params_b must be
-# near what the shape holds (app.scoring.params_check), so the widths are those that hold 10,000 B at 1,000 layers
-# of 1,024 experts (10,902 B counted).
+# near what the shape holds (app.scoring.hf_config.params_check), so the widths are those that hold 10,000 B at 1,000
+# layers of 1,024 experts (10,902 B counted).
 WORST_ARCH = {
     "params_b": 10_000,
     "layers": 1_000,

@@ -261,7 +261,7 @@ def test_a_long_local_path_is_shortened_alike_in_the_form_and_the_api(client: Te
 
 
 def test_display_name_keeps_a_hub_id_and_shortens_paths() -> None:
-    from app.scoring.hf_config import display_name
+    from app.scoring.hf_config.model_spec import display_name
 
     assert display_name("meta-llama/Llama-3.1-8B", "custom") == "meta-llama/Llama-3.1-8B"
     assert display_name("./checkpoints/my-run", "custom") == "my-run"

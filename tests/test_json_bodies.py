@@ -13,8 +13,8 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.scoring.messages import NOT_FINITE
-from app.scoring.strict_json import REPEATED_KEY
+from app.scoring.input_checks.messages import NOT_FINITE
+from app.scoring.input_checks.strict_json import REPEATED_KEY
 from app.web.errors.handlers import NOT_SENT_AS_JSON
 from app.web.json_api.json_body import StrictJsonRoute
 from tests.conftest import settings_for

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 from tests.scoring.test_hf_config import DEEPSEEK_V3, GPT_OSS_120B, MIXTRAL_8X7B
 from tests.test_rank_api import MAVERICK_SHAPE, TRAINING
 

@@ -69,7 +69,7 @@ GROUPS = {
         ("DEFAULT_INPUT_LEN", "DEFAULT_SINGLE_STREAM_INPUT_LEN", "DEFAULT_SINGLE_STREAM_OUTPUT_LEN"),
     },
     "efficiency/training.py": {("BYTES_MIXED_ADAMW", "BYTES_OPT_AND_MASTER", "BYTES_BF16", "BYTES_QLORA_BASE")},
-    "machines.py": {("BOARD_GPUS", "RACK_NODE_GPUS")},
+    "hardware/machines.py": {("BOARD_GPUS", "RACK_NODE_GPUS")},
 }
 
 # The constants the reviewer found missing from the page (2026-12): each must be listed with its value.
@@ -84,7 +84,7 @@ NAMED_MISSING = {
         "ENGINE_MBU": "trtllm: 1, hf: 0.5",
         "ENGINE_MFU": "trtllm: 1, hf: 0.5",
     },
-    "machines.py": {"FABRIC_ALPHA_MS": "0.015", "FABRIC_EFFICIENCY": "0.9"},
+    "hardware/machines.py": {"FABRIC_ALPHA_MS": "0.015", "FABRIC_EFFICIENCY": "0.9"},
     "inference/step/techniques.py": {"DRAFT_COST_SHARE": "14 / 671 = 0.02086"},
     "efficiency/training.py": {"USABLE_HBM_SHARE": "0.92", "RUNTIME_RESERVE_GB": "1.5"},
     "training/layouts/memory.py": {"SINGLE_GPU_RESERVE_GB": "0.8"},
@@ -161,7 +161,7 @@ def _module_numbers() -> dict[str, object]:
     """Every module-level numeric constant of the estimator's files, found without the page's own code."""
     found: dict[str, object] = {}
     paths = [p for folder in ("efficiency", "inference", "training") for p in (SCORING / folder).rglob("*.py")]
-    for path in [*paths, SCORING / "machines.py"]:
+    for path in [*paths, SCORING / "hardware" / "machines.py"]:
         module = importlib.import_module("app.scoring." + ".".join(path.relative_to(SCORING).with_suffix("").parts))
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             targets = [node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", [])

@@ -1,5 +1,5 @@
 """What the seed builder reads about an offer beyond its price (scripts/offer_notes.py), one offer read twice shown
-once (app/scoring/offer_readings.py), and migration 0010, which moves RunPod Community Cloud's stored rows."""
+once (app/scoring/pricing/offer_readings.py), and migration 0010, which moves RunPod Community Cloud's stored rows."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from app.catalog.snapshot import load_snapshot
 from app.db import make_engine
 from app.main import create_app
 from app.models import Offer
-from app.scoring.offer_readings import newest_readings, reading_key
+from app.scoring.pricing.offer_readings import newest_readings, reading_key
 from scripts.offer_notes import CONSUMER_CARD, GMI_ARTICLE_TITLE, consumer_gpus, gmi_statement
 from tests.conftest import SEED_DIR, make_database, settings_for
 

@@ -16,8 +16,8 @@ from html import unescape
 from fastapi.testclient import TestClient
 
 from app.catalog.price_floors import PricedOffer, price_floors
-from app.scoring.machines import Machine, shared_rack_caveat
-from app.scoring.price_terms import price_caveats
+from app.scoring.hardware.machines import Machine, shared_rack_caveat
+from app.scoring.pricing.price_terms import price_caveats
 
 H100_8B = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM"
 COMMUNITY = "community-hosted: third-party hosts"

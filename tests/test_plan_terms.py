@@ -8,7 +8,7 @@ from collections import Counter
 from datetime import date
 
 from app.catalog.spec_files import load_model_specs
-from app.scoring.price_terms import COMMITTED, HOURS_PER_MONTH, min_term_hours
+from app.scoring.pricing.price_terms import COMMITTED, HOURS_PER_MONTH, min_term_hours
 from app.scoring.serving.plans.break_even import Replica, autoscaled_monthly_usd, pareto_replicas
 from app.scoring.serving.plans.plan import trained_model_quotes
 from app.scoring.serving.serverless.quotes import serverless_quotes

@@ -8,7 +8,7 @@ import io
 import re
 from html import unescape
 
-from app.scoring.price_terms import price_caveats, terms_text
+from app.scoring.pricing.price_terms import price_caveats, terms_text
 
 # GMI Cloud's prices come from its own article, one of them "where available" (tests/test_seed_prices.py): a
 # ranking limited to it has a #1 whose price carries caveats.

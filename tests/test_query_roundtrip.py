@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from app.scoring.hf_config import shape_param_count
+from app.scoring.hf_config.param_count import shape_param_count
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service.query.canonical import canonical_query
 from app.service.query.question import parse
@@ -168,7 +168,7 @@ def _heads_divide(values: dict[str, Any]) -> dict[str, Any]:
     elif values.get("qk_nope_head_dim"):  # given, it and the rotary part add up to the head
         head_dim = values.get("head_dim") or values["hidden_size"] // values["num_attention_heads"]
         values = {**values, "qk_nope_head_dim": max(head_dim - values.get("qk_rope_head_dim", 0), 0)}
-    # params_b near what the shape holds (app.scoring.params_check), where the field's bounds allow it
+    # params_b near what the shape holds (app.scoring.hf_config.params_check), where the field's bounds allow it
     try:
         counted_b = shape_param_count(SimpleNamespace(**values)) / 1e9
     except ValueError:  # a shape the counter refuses (the model's own check then says why): left as drawn

@@ -1,8 +1,8 @@
 """Doubts the reference states about a per-token price that leave it comparable, labelled: another source's figures
 (CONFLICT: compared at the higher of each), an endpoint to verify (availability unconfirmed), a source that does not
 back the figure (weak source). Read by scripts/token_trust.py, stored by migration 0009, applied by
-app/scoring/token_prices.py and app/scoring/serving/serverless (quotes, notes). The pages, the API and the CLI are
-checked in tests/test_token_price_trust.py."""
+app/scoring/pricing/token_prices.py and app/scoring/serving/serverless (quotes, notes). The pages, the API and the CLI
+are checked in tests/test_token_price_trust.py."""
 
 from __future__ import annotations
 

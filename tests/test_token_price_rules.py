@@ -1,5 +1,5 @@
-"""The rules behind per-token price comparisons (app/scoring/token_prices.py), the seed that carries the reference's
-flags (scripts/build_seed_prices.py) and the migration that stores them. The reviewer's reproductions are in
+"""The rules behind per-token price comparisons (app/scoring/pricing/token_prices.py), the seed that carries the
+reference's flags (scripts/build_seed_prices.py) and the migration that stores them. The reviewer's reproductions are in
 tests/test_token_price_trust.py."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from app.catalog import snapshot
 from app.catalog.spec_files import load_model_specs
 from app.scoring import specs
-from app.scoring import token_prices as trust
+from app.scoring.pricing import token_prices as trust
 from app.scoring.serving.plans.plan import serving_plan_from
 from app.scoring.serving.serverless.quotes import cheapest_comparable, serverless_quotes
 from app.scoring.serving.traffic.week import Traffic

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from app.scoring.machines import Machine
+from app.scoring.hardware.machines import Machine
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 PLAN = "/plan.json?model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=18&requests_per_day=50000&providers=coreweave"

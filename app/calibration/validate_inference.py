@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from app.calibration.cases import UnreadableRow, cell_number
 from app.calibration.run_conditions import run_conditions, stated_kv_dtype
 from app.calibration.validate import CasePrediction, make_prediction
-from app.scoring.dtypes import KV_BYTES
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,
     DEFAULT_INPUT_LEN,
@@ -19,6 +18,7 @@ from app.scoring.efficiency.inference import (
     INPUT_CAP_SHARE,
     InferenceEfficiency,
 )
+from app.scoring.hardware.dtypes import KV_BYTES
 from app.scoring.inference.batching.finite_run import MAX_RUN_REQUESTS, RUN_REQUESTS_DEFAULT, replay_run, replayable
 from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
 from app.scoring.inference.batching.operating_points import (

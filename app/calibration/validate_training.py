@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
 from app.calibration.training_recipes import recipe_from_notes
 from app.scoring.efficiency import training as eff
-from app.scoring.gpu_gaps import fill_missing_peaks
+from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.choice import first_fit

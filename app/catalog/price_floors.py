@@ -2,7 +2,8 @@
 uses by default, DEFAULT_PRICE_TYPES, stale prices left out) and, apart and labelled, the cheapest of each other
 term (or a stale price) that undercuts it, so a stale spot price never passes for the price a buyer pays today.
 
-Each "from" price names who sells it and carries its caveats (app/scoring/price_terms.py PRICE_CAVEATS), as a ranked
+Each "from" price names who sells it and carries its caveats (app/scoring/pricing/price_terms.py PRICE_CAVEATS), as a
+ranked
 row does: a bare $2.60 for H200 hid that GMI Cloud's price is an article's and "where available". Where the on-demand
 floor has caveats, the lowest current on-demand price without any is given beside it."""
 
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from app.scoring.price_terms import price_caveats
+from app.scoring.pricing.price_terms import price_caveats
 
 ON_DEMAND = "on_demand"
 

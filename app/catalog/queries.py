@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 from app.catalog.price_floors import PricedOffer, PriceFloors, price_floors
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
 from app.scoring import specs
-from app.scoring.offer_readings import newest_readings, reading_key
+from app.scoring.pricing.offer_readings import newest_readings, reading_key
 
 GpuSort = Literal["memory", "bandwidth", "bf16", "fp8", "price", "name"]
 # Sort key → the Gpu attribute it orders by (largest first).

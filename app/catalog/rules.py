@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
+from app.scoring.pricing.token_prices import AS_OF_BASES
 from app.scoring.specs import PRICE_TYPES
-from app.scoring.token_prices import AS_OF_BASES
 
 # Vocabularies of shared/reference/README.md ("Topology columns of prices.csv"); "" = unknown.
 INTRA_NODE_LINKS = ("nvlink", "xgmi", "pcie", "none")
@@ -72,5 +72,5 @@ def consistent_total(usd_per_gpu_hour: float, usd_per_hour: float | None, gpu_co
 
 
 def as_of_basis(value: str) -> str:
-    """How a token price's as_of reads (app.scoring.token_prices.AS_OF_BASES); "" = not stated (exact)."""
+    """How a token price's as_of reads (app.scoring.pricing.token_prices.AS_OF_BASES); "" = not stated (exact)."""
     return one_of(value, AS_OF_BASES, allow_empty=True)

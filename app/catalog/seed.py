@@ -19,7 +19,7 @@ from sqlmodel import Session, SQLModel, select
 
 from app.catalog.revision import bump_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
-from app.scoring.messages import error_message
+from app.scoring.input_checks.messages import error_message
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")

@@ -24,8 +24,8 @@ from app.catalog.queries import offer_reading
 from app.catalog.revision import current_revision
 from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
 from app.scoring import specs
-from app.scoring.gpu_gaps import fill_catalog_gaps
-from app.scoring.offer_readings import newest_readings
+from app.scoring.hardware.gpu_gaps import fill_catalog_gaps
+from app.scoring.pricing.offer_readings import newest_readings
 
 VERSION_RECHECK_S = 5.0
 DEFAULT_STALE_AFTER_DAYS = 180  # app.config.Settings.stale_after_days' default

@@ -10,7 +10,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.scoring.gpu_gaps import fill_catalog_gaps
+from app.scoring.hardware.gpu_gaps import fill_catalog_gaps
 from app.scoring.specs import GpuSpec, ModelSpec, peak_estimated
 
 SpecT = TypeVar("SpecT", GpuSpec, ModelSpec)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from app.config import get_settings
-from app.scoring.messages import FieldError, error_location, error_message
+from app.scoring.input_checks.messages import FieldError, error_location, error_message
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -68,7 +68,7 @@ def read_hf_config(values: dict[str, Any], path: str | None) -> bool:
     refused, as the API refuses them); False, the flag and the reason printed, where the file cannot be read as one."""
     from pathlib import Path
 
-    from app.scoring import strict_json
+    from app.scoring.input_checks import strict_json
 
     if path is None:
         return True

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
-from app.scoring.token_prices import DOUBTS
 from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
 
 INFERENCE_FLAGS = (

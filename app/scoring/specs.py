@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from app.scoring.snapshot_memo import SnapshotMemo
+from app.scoring.pricing.snapshot_memo import SnapshotMemo
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class GpuSpec:
     memory_type: str = ""  # HBM3e, GDDR7, ... as published; decides HBM vs GDDR behaviour, never the name
     # True when a tensor peak the estimate leans on is derived or unverified (shown as "peak estimated").
     peak_estimated: bool = False
-    # What was borrowed from same-architecture GPUs for a figure the catalog lacks (app/scoring/gpu_gaps.py).
+    # What was borrowed from same-architecture GPUs for a figure the catalog lacks (app/scoring/hardware/gpu_gaps.py).
     gap_note: str = ""
 
 
@@ -113,7 +113,7 @@ class ModelSpec:
     sliding_layers: int = 0
     release_precision: str = "unknown"  # RELEASE_PRECISIONS: the checkpoint as released
     release_precision_source: str = ""  # where that was read (seed_data/models.csv, from the reference)
-    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_quantization)
+    quantization: str = ""  # a pasted config.json's quantization_config, in words (app.scoring.hf_config.quantization)
     # Layers with routed experts; the others have a dense FFN of `intermediate_size` (DeepSeek-V3: 58 of 61, the
     # first 3 dense; Llama 4 Maverick: every second of 48). Not given (0) for a MoE model: every layer.
     moe_layers: int = 0
@@ -124,7 +124,7 @@ class ModelSpec:
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
     # Routed experts held as fused 3-D parameters, not nn.Linear, so PEFT's all-linear leaves them frozen (gpt-oss,
-    # Llama 4: app.scoring.fused_experts); router_fused: the router too is a bare parameter (gpt-oss).
+    # Llama 4: app.scoring.hf_config.fused_experts); router_fused: the router too is a bare parameter (gpt-oss).
     experts_fused: bool = False
     router_fused: bool = False
 

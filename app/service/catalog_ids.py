@@ -2,7 +2,7 @@
 /api/v1/offers?gpu=…), must exist: an unknown one is an error naming the field and the ids, with the nearest known
 ones, not a silently empty ranking or list.
 
-Ids match the catalog without regard to case, as the offer filter (app/scoring/offers.py) applies them. A known
+Ids match the catalog without regard to case, as the offer filter (app/scoring/pricing/offers.py) applies them. A known
 id that has no offer today (a GPU nobody rents) is no error: its ranking is empty, and says so.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from app.scoring.snapshot_memo import MemoKind
+from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import Filters
 

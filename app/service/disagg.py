@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.hardware.machines import shared_rack_caveat
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.ranking.release_precision import release_weights
-from app.scoring.machines import shared_rack_caveat
-from app.scoring.price_terms import price_provenance
+from app.scoring.pricing.price_terms import price_provenance
 from app.scoring.serving.disaggregated.bands import BORROWED_BANDS, PoolBands, band_terms, pool_bands
 from app.scoring.serving.disaggregated.lines import unit_words
 from app.scoring.serving.disaggregated.plan import Comparison, compare

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.scoring.engine_support import unsupported_reason
-from app.scoring.gpu_gaps import fill_missing_peaks
+from app.scoring.hardware.engine_support import unsupported_reason
+from app.scoring.hardware.gpu_gaps import fill_missing_peaks
+from app.scoring.hardware.machines import Machine, estimate_machine, machine_of
 from app.scoring.inference.estimates.configurations import estimate_on as estimate_inference_on
 from app.scoring.inference.ranking.release_precision import release_weights
-from app.scoring.machines import Machine, estimate_machine, machine_of
-from app.scoring.messages import FieldError
+from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.workload import InferenceWorkload, TrainingWorkload

@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from app.scoring.inference.ranking.release_precision import Weights, release_precision, weights_for
-from app.scoring.messages import error_location, error_message
-from app.scoring.price_terms import price_provenance
+from app.scoring.input_checks.messages import error_location, error_message
+from app.scoring.pricing.price_terms import price_provenance
 from app.scoring.serving.mix.candidates import ReplicaType
 from app.scoring.serving.mix.plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix.question import MixQuestion

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.scoring.hardware.machines import default_machine, machine_of
 from app.scoring.inference.batching.curves import CurvePoint, TpotLine, operating_curve, tpot_line
 from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
-from app.scoring.machines import default_machine, machine_of
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.scoring.messages import error_location, error_message
+from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.serving.ownership.cost import compare_ownership, cumulative_usd
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion
 from app.scoring.serving.ownership.tco_defaults import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.inference.ranking.release_precision import release_weights
-from app.scoring.messages import FieldError
+from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
 from app.scoring.serving.plans.options import ServingOption
 from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving

@@ -11,7 +11,7 @@ from app.scoring.inference.batching import batch_job
 from app.scoring.inference.batching.finite_run import replay_run
 from app.scoring.inference.estimates.estimate import estimate_inference, solve_inference
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.price_terms import billed_job_hours, interruptions_per_node_month, spot_run
+from app.scoring.pricing.price_terms import billed_job_hours, interruptions_per_node_month, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

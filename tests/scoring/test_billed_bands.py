@@ -11,7 +11,7 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.price_terms import ROUNDED_BAND_FLOOR, bill_hours, billed_band_ratios
+from app.scoring.pricing.price_terms import ROUNDED_BAND_FLOOR, bill_hours, billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload

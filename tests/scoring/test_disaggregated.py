@@ -7,10 +7,11 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.scoring.inference.step.steps import decode_parts
-from app.scoring.machines import FABRIC_ALPHA_MS, Machine
+from app.scoring.pricing.snapshot_memo import SnapshotMemo
 from app.scoring.serving.disaggregated.lines import plan_lines, unit_words
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import (
@@ -26,7 +27,6 @@ from app.scoring.serving.disaggregated.pools import (
 from app.scoring.serving.disaggregated.reasons import verdict
 from app.scoring.serving.disaggregated.terms import plan_terms
 from app.scoring.serving.traffic.week import Traffic
-from app.scoring.snapshot_memo import SnapshotMemo
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

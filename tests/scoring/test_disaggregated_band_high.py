@@ -8,8 +8,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.hardware.machines import Machine
 from app.scoring.inference.bands.latency_bands import p99_high_ratios
-from app.scoring.machines import Machine
 from app.scoring.serving.disaggregated.bands import pool_bands
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import decode_instance, prefill_instance

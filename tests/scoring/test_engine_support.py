@@ -3,7 +3,7 @@
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.engine_support import ENGINE_VENDORS, filter_reason, runs_on, unsupported_reason
+from app.scoring.hardware.engine_support import ENGINE_VENDORS, filter_reason, runs_on, unsupported_reason
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload

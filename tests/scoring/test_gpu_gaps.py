@@ -2,7 +2,7 @@
 is read, so inference and training price it alike and say so."""
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.gpu_gaps import fill_catalog_gaps, fill_missing_peaks
+from app.scoring.hardware.gpu_gaps import fill_catalog_gaps, fill_missing_peaks
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.workload import InferenceWorkload
 

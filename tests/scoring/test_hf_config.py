@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 
 LLAMA_31_8B = {
     "architectures": ["LlamaForCausalLM"],
@@ -219,7 +219,7 @@ def test_non_integer_float_is_refused() -> None:
 
 
 def test_caps_match_the_typed_custom_model() -> None:
-    from app.scoring.hf_config_keys import max_value
+    from app.scoring.hf_config.keys import max_value
     from app.scoring.workload import ModelArchitecture
 
     fields = ModelArchitecture.model_fields
@@ -246,7 +246,7 @@ def test_mlp_only_layers_must_be_layer_indices(listed: object) -> None:
 
 def test_worst_allowed_moe_schedule_is_linear_in_layers() -> None:
     """The worst allowed input: every layer listed dense but one; one set lookup per layer (was a list scan)."""
-    from app.scoring import hf_config
+    from app.scoring.hf_config import param_count
 
     layers = 1_000
     config = {**QWEN3_235B, "num_hidden_layers": layers, "mlp_only_layers": list(range(1, layers))}
@@ -257,10 +257,10 @@ def test_worst_allowed_moe_schedule_is_linear_in_layers() -> None:
             lookups.append(item)
             return super().__contains__(item)
 
-    original = hf_config._mlp_only_layers
-    hf_config._mlp_only_layers = lambda c, n: CountingSet(original(c, n))  # type: ignore[assignment]
+    original = param_count._mlp_only_layers
+    param_count._mlp_only_layers = lambda c, n: CountingSet(original(c, n))  # type: ignore[assignment]
     try:
-        schedule = hf_config._moe_schedule(config, layers, 128)
+        schedule = param_count.moe_schedule(config, layers, 128)
     finally:
-        hf_config._mlp_only_layers = original  # type: ignore[assignment]
+        param_count._mlp_only_layers = original  # type: ignore[assignment]
     assert sum(schedule) == 1 and len(lookups) <= layers

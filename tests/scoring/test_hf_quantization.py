@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.hf_quantization import read_quantization
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.hf_config.quantization import read_quantization
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.workload import InferenceWorkload
 from tests.scoring.test_hf_config import DEEPSEEK_V3, GPT_OSS_120B, LLAMA_31_8B

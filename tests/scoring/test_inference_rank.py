@@ -4,9 +4,9 @@ import math
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.hardware.machines import Machine
 from app.scoring.inference.estimates.configurations import single_node_layouts
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import Machine
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.dtypes import matmul_dtype
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.hardware.dtypes import matmul_dtype
 from app.scoring.inference.batching.loops import BATCH_RTOL, _log_root, closed_loop_point, open_loop_point
 from app.scoring.inference.batching.operating_points import operating_point
 from app.scoring.inference.batching.queueing import md1_median_wait_ms, md1_wait_ms, prefill_share_of_step

@@ -6,9 +6,9 @@ from datetime import date
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.hardware.machines import default_machine
 from app.scoring.inference.estimates.configurations import estimate_on
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import default_machine
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

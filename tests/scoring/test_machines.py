@@ -9,10 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.gpu_gaps import fill_missing_peaks
-from app.scoring.inference.estimates.configurations import estimate_on, single_node_layouts
-from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import (
+from app.scoring.hardware.gpu_gaps import fill_missing_peaks
+from app.scoring.hardware.machines import (
     Machine,
     default_machine,
     job_gpu_limit,
@@ -22,6 +20,8 @@ from app.scoring.machines import (
     supply_limit_reason,
     supply_reason,
 )
+from app.scoring.inference.estimates.configurations import estimate_on, single_node_layouts
+from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.configurations import estimate_on as training_estimate_on
 from app.scoring.training.ranking.rank import rank_training

@@ -10,9 +10,9 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
+from app.scoring.hardware.mesh import group_link_share, mesh_board, peer_link_share
 from app.scoring.inference.step.communication import allreduce_ms
 from app.scoring.inference.step.context import build_context
-from app.scoring.mesh import group_link_share, mesh_board, peer_link_share
 from app.scoring.training.step.step_time import _bandwidth_gbs
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.hf_quantization import MAX_WORDS, read_quantization
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.hf_config.modelopt_algos import MODELOPT_ALGOS
+from app.scoring.hf_config.quantization import MAX_WORDS, read_quantization
 from app.scoring.inference.ranking.release_precision import RELEASE_WORDS, release_weights
-from app.scoring.modelopt_algos import MODELOPT_ALGOS
 from app.scoring.workload import InferenceWorkload
 from tests.scoring.test_hf_config import LLAMA_31_8B
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as TRAIN_EFF
-from app.scoring.hf_config import model_spec_from_hf_config
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.efficiency_factors import mfu_factors

@@ -1,6 +1,6 @@
 """The offer join shared by both rankings: lazy options, a lazy k-way merge."""
 
-from app.scoring.offers import LazyOptions, MergedOrder
+from app.scoring.pricing.offers import LazyOptions, MergedOrder
 
 
 def test_lazy_options_build_only_what_is_read() -> None:

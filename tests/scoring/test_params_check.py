@@ -1,5 +1,5 @@
-"""custom_model.params_b is held to the architecture it describes (app.scoring.params_check): a 70B shape typed as
-0.5 B "fit on 1×RTX 4090 with 1.0 GB of weights". Every catalog model (the validation rows' models among them)
+"""custom_model.params_b is held to the architecture it describes (app.scoring.hf_config.params_check): a 70B shape
+typed as 0.5 B "fit on 1×RTX 4090 with 1.0 GB of weights". Every catalog model (the validation rows' models among them)
 must pass the check unchanged; wrong units and a MoE's active count given as its total must not."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import pytest
 from pydantic import ValidationError
 
 from app.config import PROJECT_ROOT
-from app.scoring.hf_config import model_spec_from_hf_config, shape_param_count
-from app.scoring.params_check import PARAMS_FACTOR
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.hf_config.param_count import shape_param_count
+from app.scoring.hf_config.params_check import PARAMS_FACTOR
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from tests.scoring.test_hf_config import DEEPSEEK_V3
 

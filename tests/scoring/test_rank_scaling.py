@@ -9,7 +9,7 @@ from dataclasses import asdict
 import pytest
 
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.offers import offer_slots, snapshot_offers
+from app.scoring.pricing.offers import offer_slots, snapshot_offers
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.rank.model_spec import model_spec_for

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.scoring import snapshot_memo
-from app.scoring.snapshot_memo import MemoKind, SnapshotMemo
+from app.scoring.pricing import snapshot_memo
+from app.scoring.pricing.snapshot_memo import MemoKind, SnapshotMemo
 
 
 def _counting(value: object, calls: list[object]) -> object:

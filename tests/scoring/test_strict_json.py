@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.scoring import strict_json
-from app.scoring.messages import NOT_FINITE
-from app.scoring.strict_json import REPEATED_KEY, UnreadableJson
+from app.scoring.input_checks import strict_json
+from app.scoring.input_checks.messages import NOT_FINITE
+from app.scoring.input_checks.strict_json import REPEATED_KEY, UnreadableJson
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 KEYS = st.text(min_size=1, max_size=6)

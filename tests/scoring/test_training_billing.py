@@ -4,7 +4,7 @@ the term's block, at least a committed minimum term."""
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.price_terms import billed_job_hours
+from app.scoring.pricing.price_terms import billed_job_hours
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.training.run.offer_terms import run_terms

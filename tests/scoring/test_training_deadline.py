@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.price_terms import billed_hours, spot_run
+from app.scoring.pricing.price_terms import billed_hours, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload

@@ -5,7 +5,7 @@ logits memory and FP4's modelled speed."""
 from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
-from app.scoring.moe_share import moe_layer_factor, moe_layer_share
+from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import data_parallel_only_method
 from app.scoring.training.layouts.lora_adapters import lora_note

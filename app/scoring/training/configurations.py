@@ -1,6 +1,6 @@
 """Training jobs a machine can supply, and the one rule that rankings and single estimates share.
 
-A job takes part of one node or whole nodes across a real fabric (app.scoring.machines.span_reason);
+A job takes part of one node or whole nodes across a real fabric (app.scoring.hardware.machines.span_reason);
 tensor parallel stays inside the node's NVLink/xGMI island (the machine's GPU as wired), and
 data-parallel traffic between nodes runs at the offer's fabric bandwidth.
 """
@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band
-from app.scoring.machines import RDMA_FABRICS, Machine, machine_gpu, span_reason
+from app.scoring.hardware.machines import RDMA_FABRICS, Machine, machine_gpu, span_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.workload import TrainingWorkload
@@ -20,7 +20,7 @@ from app.scoring.workload import TrainingWorkload
 def machine_efficiency(machine: Machine, e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
     """Data-parallel traffic between nodes runs at the offer's fabric, not a generic NIC: on Ampere too (AWS p4d's EFA
     gives 50 Gb/s per GPU, CoreWeave's InfiniBand 400). Only an RDMA fabric of unstated speed keeps the generation's
-    own default: one 200 Gb/s HDR NIC per GPU on Ampere (DGX A100), 400 on later nodes (machines.py)."""
+    own default: one 200 Gb/s HDR NIC per GPU on Ampere (DGX A100), 400 on later nodes (hardware/machines.py)."""
     if not machine.clusters:
         return e
     fabric = machine.fabric_gbs()

@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from app.scoring.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.hf_config.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 
 # Validation context of an architecture whose params_b hf_config counted from the shape itself: nothing to check.
 PARAMS_COUNTED = "params_counted"
@@ -50,7 +50,8 @@ class ModelArchitecture(NumbersNotBooleans):
     )
     router_fused: bool = Field(False, description="the router too is a bare parameter, not an nn.Linear (gpt-oss)")
     max_context: int | None = Field(None, ge=1, le=10_000_000)
-    # The checkpoint as released, where a pasted config.json's quantization_config says (app.scoring.hf_quantization):
+    # The checkpoint as released, where a pasted config.json's quantization_config says
+    # (app.scoring.hf_config.quantization):
     # the weight dtype ranked when the question names none, as a catalog model's release_precision.
     release_precision: Literal["unknown", "bf16", "fp8", "mxfp4", "int4", "fp4", "int8", "int8_w8a8"] = Field(
         "unknown", description="the precision the weights are released in; unknown: BF16 assumed"
@@ -149,11 +150,12 @@ class ModelArchitecture(NumbersNotBooleans):
 
     @model_validator(mode="after")
     def _params_fit_the_shape(self, info: ValidationInfo) -> ModelArchitecture:
-        """params_b must be near what the layers and widths hold (app.scoring.params_check): the error names
+        """params_b must be near what the layers and widths hold (app.scoring.hf_config.params_check): the error names
         params_b, the field to change, though every other field is read to judge it."""
         if (info.context or {}).get(PARAMS_COUNTED):
             return self
-        from app.scoring.params_check import params_b_problem  # it counts with hf_config, which imports this module
+        # it counts with hf_config, which imports this module
+        from app.scoring.hf_config.params_check import params_b_problem
 
         problem = params_b_problem(self.params_b, self)
         if problem is not None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from app.scoring.dtypes import INT8_W8A8
 from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.workload.engine_rules import (
     KV_DTYPE_DEFAULT,
     NO_EXPERT_PARALLEL_ENGINES,

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from app.scoring.json_bounds import check_bounded_object
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.json_bounds import check_bounded_object
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.workload.architecture import ModelArchitecture
 from app.scoring.workload.field_types import PriceType, ShortId
 

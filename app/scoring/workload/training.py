@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.workload.field_types import FULL_WEIGHT_METHODS, Framework, Method, Offload, Optimizer, Precision
 from app.scoring.workload.limits_at import TRAINING_LIMITS_AT_DESCRIPTION, LimitsAt, estimate_is_unset
 from app.scoring.workload.model_choice import ModelChoice

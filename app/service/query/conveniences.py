@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.scoring.messages import NOT_FINITE
+from app.scoring.input_checks.messages import NOT_FINITE
 from app.scoring.workload import TrainingWorkload
 from app.service.query.custom_model import custom_model_fields
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.scoring import strict_json
-from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.input_checks import strict_json
+from app.scoring.input_checks.json_bounds import MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.workload import ModelArchitecture, ModelChoice
 from app.service.query.values import format_value, non_default_fields
 

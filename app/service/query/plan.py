@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BaseModel, ValidationError
 
-from app.scoring.messages import error_location, error_message
+from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.serving.traffic.week import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_pairs, canonical_query

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.scoring.messages import error_location, error_message
+from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_query
 from app.service.query.conveniences import apply_conveniences, at_typed_field

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from app.scoring.messages import error_location, error_message
+from app.scoring.input_checks.messages import error_location, error_message
 from app.service.query.phase import Phase
 from app.service.rank import rank_sort
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.inference.ranking.release_precision import Weights
-from app.scoring.offers import left_out_note
+from app.scoring.pricing.offers import left_out_note
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, TrainingWorkload

@@ -4,10 +4,10 @@ architecture or a pasted config.json becomes a ModelSpec here."""
 
 from __future__ import annotations
 
-from app.scoring import hf_quantization
-from app.scoring.engine_support import filter_reason
-from app.scoring.hf_config import model_spec_from_hf_config
-from app.scoring.messages import FieldError
+from app.scoring.hardware.engine_support import filter_reason
+from app.scoring.hf_config import quantization as hf_quantization
+from app.scoring.hf_config.model_spec import model_spec_from_hf_config
+from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.service.catalog_ids import unknown_id_errors

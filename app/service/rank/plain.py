@@ -9,7 +9,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
-from app.scoring.offers import LazyOptions
+from app.scoring.pricing.offers import LazyOptions
 
 
 @cache

@@ -153,7 +153,7 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
 
 def release_weights_gb(model: ModelDetail) -> tuple[str, float] | None:
     """(the dtype that runs the release, its weights in GB) for a release other than BF16; None for BF16 or unknown."""
-    from app.scoring.dtypes import WEIGHT_BYTES
+    from app.scoring.hardware.dtypes import WEIGHT_BYTES
     from app.scoring.inference.ranking.release_precision import RELEASE_WEIGHT_DTYPE
 
     dtype = RELEASE_WEIGHT_DTYPE.get(model.release_precision, "bf16")

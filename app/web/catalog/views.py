@@ -9,7 +9,7 @@ from sqlmodel import Session
 from app.catalog import queries
 from app.catalog.price_floors import PriceFloors
 from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
-from app.scoring import token_prices
+from app.scoring.pricing import token_prices
 from app.web.catalog.schemas import (
     GpuDetail,
     GpuPublic,

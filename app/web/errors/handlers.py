@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.scoring.messages import FieldError, error_location, error_message
+from app.scoring.input_checks.messages import FieldError, error_location, error_message
 from app.web.errors.error_shape import ERROR_SCHEMA, error_entries, field_entries
 from app.web.middleware.head_requests import methods_with_head
 from app.web.rendering.render import templates

@@ -1,5 +1,5 @@
-"""JSON bodies read strictly (app.scoring.strict_json): a repeated key or a NaN is a 422 naming its path, e.g.
-`workload.model: given more than once ...`, through the app's RequestValidationError handler like any field error.
+"""JSON bodies read strictly (app.scoring.input_checks.strict_json): a repeated key or a NaN is a 422 naming its path,
+e.g. `workload.model: given more than once ...`, through the app's RequestValidationError handler like any field error.
 
 Routers whose routes take a JSON body set `route_class=StrictJsonRoute`. FastAPI still decides whether a body is
 JSON (its Content-Type) and still answers malformed JSON itself; only the parse is swapped. Its body reader turns
@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
-from app.scoring import strict_json
+from app.scoring.input_checks import strict_json
 
 
 class _RefusedBody(HTTPException):

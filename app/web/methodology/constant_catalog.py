@@ -1,7 +1,8 @@
 """Every constant the estimator uses, with value, unit and source, for /methodology.
 
 The fitted and tunable efficiencies are the fields of InferenceEfficiency and TrainingEfficiency; the fixed ones are
-the module-level numbers of the scoring packages that estimate (inference, training, efficiency) and of machines.py.
+the module-level numbers of the scoring packages that estimate (inference, training, efficiency) and of
+hardware/machines.py.
 Both are read from the source text (constant_sources), so the page cannot drift from the code.
 """
 
@@ -19,7 +20,7 @@ from app.web.methodology.constant_sources import is_numeric, shown_value, source
 
 SCORING = Path(__file__).resolve().parents[2] / "scoring"
 ESTIMATOR_FOLDERS = ("efficiency", "inference", "training")
-ESTIMATOR_FILES = ("machines.py",)
+ESTIMATOR_FILES = ("hardware/machines.py",)
 
 # Module-level numbers of those files that are not estimator constants, each with why: unit conversions, caches,
 # search and request limits, solver tolerances, and thresholds that only decide whether a note is shown.

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.config import PROJECT_ROOT
-from app.scoring import price_terms
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
 from app.scoring.efficiency.band_table import BAND_MARGINS
+from app.scoring.pricing import price_terms
 from app.scoring.specs import CatalogSnapshot
 from app.web.deps import SnapshotDep
 from app.web.methodology.constant_catalog import dataclass_fields, fixed_constants

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan

@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from app.scoring import token_prices
-from app.scoring.machines import rented_gpus
-from app.scoring.price_terms import COMMITTED
+from app.scoring.hardware.machines import rented_gpus
+from app.scoring.pricing import token_prices
+from app.scoring.pricing.price_terms import COMMITTED
 from app.scoring.serving.plans.break_even import (
     BREAK_EVEN_MAX_REQUESTS_PER_DAY,
     BREAK_EVEN_MIN_REQUESTS_PER_DAY,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, get_args
 
+from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.serving.traffic.week import DEFAULT_REQUESTS_PER_DAY, Traffic
-from app.scoring.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import (
     AttentionParallel,

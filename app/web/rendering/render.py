@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
 from app.scoring.explain import duration_text
-from app.scoring.messages import FieldError
+from app.scoring.input_checks.messages import FieldError
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
-from app.scoring.engine_support import unsupported_reason
+from app.scoring.hardware.engine_support import unsupported_reason
+from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import over_limits
 from app.scoring.inference.estimates.estimate import solve_inference
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.explanation.terms import p99_latencies_ms
-from app.scoring.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

@@ -3,10 +3,10 @@ the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) re
 
 from __future__ import annotations
 
-from app.scoring.dtypes import peak_unit
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
+from app.scoring.hardware.dtypes import peak_unit
 from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.efficiency_factors import (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.scoring.dtypes import WEIGHT_BYTES
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.engine_support import ENGINE_NAMES
 from app.scoring.explain import Band, Term
+from app.scoring.hardware.dtypes import WEIGHT_BYTES
+from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
 from app.scoring.inference.bands.limits import limit_multiples, limits_at_risk, over_limits, unapplied_limits_note
 from app.scoring.inference.bands.moe_host_reach import moe_host_reach

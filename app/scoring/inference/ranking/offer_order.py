@@ -11,10 +11,10 @@ import heapq
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from app.scoring.hardware.machines import Machine
 from app.scoring.inference.ranking.pricing import ConfigurationPricing
-from app.scoring.machines import Machine
-from app.scoring.offers import MergedOrder, filter_key, offer_slots, snapshot_offers
-from app.scoring.snapshot_memo import MemoKind
+from app.scoring.pricing.offers import MergedOrder, filter_key, offer_slots, snapshot_offers
+from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 

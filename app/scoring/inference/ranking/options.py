@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from app.scoring.explain import Band, Term
+from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
-from app.scoring.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
-from app.scoring.offers import RowKey, offer_fields, with_assumption
-from app.scoring.price_terms import min_term_hours
+from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
+from app.scoring.pricing.price_terms import min_term_hours
 from app.scoring.specs import Offer
 
 RANK_UNITS = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.scoring.dtypes import INT8_W8A8
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.inference.ranking.release_precision import Release, release_precision
@@ -29,7 +29,7 @@ class PrecisionVariant:
     weight_dtype: str
     kv_dtype: str
     quality_precisions: tuple[str, ...]  # quality.csv precision names that describe this variant
-    runs_on: str  # the tensor peak its matmuls use (app.scoring.dtypes.compute_dtype)
+    runs_on: str  # the tensor peak its matmuls use (app.scoring.hardware.dtypes.compute_dtype)
     needs_fp4_peak: bool = False
     only_for_release: str = ""  # a row shown only for a model released at this precision
 

@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass
 
 from app.scoring.explain import Band
+from app.scoring.hardware.machines import Machine, nodes_for
 from app.scoring.inference.estimates.results import InferenceEstimate
-from app.scoring.machines import Machine, nodes_for
-from app.scoring.price_terms import (
+from app.scoring.pricing.price_terms import (
     HOURS_PER_MONTH,
     ROUNDED_BAND_FLOOR,
     billed_band_ratios,

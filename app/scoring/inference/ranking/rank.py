@@ -1,6 +1,6 @@
 """Rank GPU offers for serving one model: estimate each (GPU, machine) once, then price every offer.
 
-An offer supplies only what its machine can (app.scoring.machines): up to a node's GPUs, tensor
+An offer supplies only what its machine can (app.scoring.hardware.machines): up to a node's GPUs, tensor
 parallel inside the node, several nodes only across a real fabric. A configuration of n GPUs on a
 bigger node is charged for n GPUs (the rest of the node can serve another replica); across nodes
 it takes whole nodes. Rows name their price terms; spot replicas are marked interruptible.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.scoring.explain import Band, close_calls
+from app.scoring.hardware.machines import Machine
 from app.scoring.inference.estimates.configurations import best_on_machine
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.inference.ranking.offer_order import (
@@ -29,8 +30,15 @@ from app.scoring.inference.ranking.options import (
     infeasible_option,
 )
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
-from app.scoring.machines import Machine
-from app.scoring.offers import ROW_OFFER_FIELDS, Chained, Computed, LazyOptions, RowKey, offer_slots, snapshot_offers
+from app.scoring.pricing.offers import (
+    ROW_OFFER_FIELDS,
+    Chained,
+    Computed,
+    LazyOptions,
+    RowKey,
+    offer_slots,
+    snapshot_offers,
+)
 from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

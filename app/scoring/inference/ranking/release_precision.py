@@ -3,7 +3,7 @@ dtype an inference question ranks when it names none.
 
 A catalog model carries it (ModelSpec.release_precision, seeded by scripts/release_precisions.py from the reference
 and the model's config.json), as does a custom model whose pasted config.json has a quantization_config
-(app.scoring.hf_quantization; one in a format not read is said so, and BF16 assumed). Otherwise it is read from
+(app.scoring.hf_config.quantization; one in a format not read is said so, and BF16 assumed). Otherwise it is read from
 quality.csv: a row whose method calls the checkpoint native (`native FP8 mixed-precision training`, `native: MoE
 weights post-trained with MXFP4`) is the release at that row's precision; a row whose baseline is said to be native
 (`baseline = native FP8`) names the release's precision.
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.scoring.dtypes import INT8_W8A8
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.specs import ModelSpec, QualityResult
 from app.scoring.workload import NO_W8A8_ENGINES, InferenceWorkload, w8a8_lack
 
@@ -26,7 +26,7 @@ NATIVE_BASELINE = re.compile(
 )
 NO_BASELINE = re.compile(r"no (?:\w+ )?baseline", re.IGNORECASE)
 # The release precisions the precision rows show: the catalog's three, and the 4- and 8-bit ones a pasted config.json's
-# quantization_config may give (app.scoring.hf_quantization), each one of /precision's rows (precision.VARIANTS).
+# quantization_config may give (app.scoring.hf_config.quantization), each one of /precision's rows (precision.VARIANTS).
 RELEASE_WORDS = {
     "bf16": "BF16",
     "fp8": "FP8",

@@ -3,10 +3,10 @@ across nodes) and the activations a pipeline stage hands to the next stage on an
 
 from __future__ import annotations
 
-from app.scoring.dtypes import ACTIVATION_BYTES
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
+from app.scoring.hardware.dtypes import ACTIVATION_BYTES
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS
 from app.scoring.inference.step.context import InferenceContext
-from app.scoring.machines import FABRIC_ALPHA_MS
 
 
 def allreduce_call_ms(ctx: InferenceContext, eff: InferenceEfficiency, tokens: float) -> tuple[float, float]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.scoring.dtypes import WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.efficiency.inference import (
     COMPILED_ENGINES,
     FP16_ACCUMULATE_ENGINES,
@@ -21,6 +20,9 @@ from app.scoring.efficiency.inference import (
     sglang_prefill_chunk,
 )
 from app.scoring.efficiency.mamf import rocm_matmul_scale
+from app.scoring.hardware.dtypes import WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
+from app.scoring.hardware.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_EFFICIENCY
+from app.scoring.hardware.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
 from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
@@ -30,8 +32,6 @@ from app.scoring.inference.step.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.techniques import NO_TECHNIQUES, ServingTechniques
-from app.scoring.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_EFFICIENCY
-from app.scoring.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 
 
@@ -54,7 +54,8 @@ class InferenceContext:
     gddr: bool
     moe: bool
     engine: str
-    link_gbs: float  # one-direction all-reduce bandwidth per GPU, for its TP group (a mesh narrows it: mesh.py)
+    # one-direction all-reduce bandwidth per GPU, for its TP group (a mesh narrows it: hardware/mesh.py)
+    link_gbs: float
     nvlink: bool
     assumptions: tuple[str, ...] = ()
     techniques: ServingTechniques = NO_TECHNIQUES  # prefix cache, speculative decoding (techniques.py)

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 
 from app.scoring.efficiency.inference import ENGINE_MBU, ENGINE_MFU, MAX_MBU, InferenceEfficiency
+from app.scoring.efficiency.moe_share import moe_layer_factor
 from app.scoring.inference.step.context import InferenceContext
-from app.scoring.moe_share import moe_layer_factor
 
 
 def engine_factors(

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 
-from app.scoring.dtypes import KV_BYTES, WEIGHT_BYTES
 from app.scoring.efficiency.inference import (
     KV_SHARE_OF_FREE,
     RUNTIME_RESERVE_GB,
     TP_RESERVE_GB,
     USABLE_MEMORY_FRACTION,
 )
+from app.scoring.hardware.dtypes import KV_BYTES, WEIGHT_BYTES
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 
 GB = 1e9

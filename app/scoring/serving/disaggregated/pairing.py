@@ -1,6 +1,6 @@
 """Which prefill instance can hand its KV cache to which decode instance, and over what.
 
-Two paths (an offer is a machine: app.scoring.machines):
+Two paths (an offer is a machine: app.scoring.hardware.machines):
 - pools over the fabric: both offers at one provider with an inter-node fabric (RDMA, or Ethernet with a
   stated node count); each pool scales on its own, KV moves over the slower of the two fabrics, every TP
   rank sending its shard in parallel;
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.machines import FABRIC_ALPHA_MS, Machine
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS, Machine
 from app.scoring.serving.disaggregated.pools import (
     DecodeInstance,
     PrefillInstance,

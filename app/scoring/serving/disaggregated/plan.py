@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.engine_support import runs_on
+from app.scoring.hardware.engine_support import runs_on
+from app.scoring.hardware.machines import machine_of
 from app.scoring.inference.estimates.configurations import single_node_layouts
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import machine_of
-from app.scoring.offers import snapshot_offers
-from app.scoring.price_terms import INTERRUPTIBLE
+from app.scoring.pricing.offers import snapshot_offers
+from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.serving.disaggregated.pairing import PoolOffer, pairings
 from app.scoring.serving.disaggregated.pools import (
     DecodeInstance,

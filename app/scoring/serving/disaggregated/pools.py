@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, LINK_EFFICIENCY, InferenceEfficiency
+from app.scoring.hardware.machines import Machine, machine_gpu
 from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.inference.bands.limits import ON_ESTIMATE, limit_multiples
 from app.scoring.inference.batching.operating_points import mean_context
@@ -33,7 +34,6 @@ from app.scoring.inference.step.memory import (
 )
 from app.scoring.inference.step.steps import decode_parts, prefill_latency_ms, prefill_parts
 from app.scoring.inference.step.techniques import techniques_for
-from app.scoring.machines import Machine, machine_gpu
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.scoring.price_terms import COMMITTED
+from app.scoring.pricing.price_terms import COMMITTED
 from app.scoring.serving.disaggregated.pairing import Pairing, PoolOffer
 from app.scoring.serving.disaggregated.pools import (
     md1_wait_ms,

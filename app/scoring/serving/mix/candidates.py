@@ -13,12 +13,12 @@ from dataclasses import dataclass, replace
 from datetime import date
 from itertools import islice
 
+from app.scoring.hardware.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.machines import Machine, machine_of, shared_rack_caveat
-from app.scoring.offers import snapshot_offers
+from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.question import LengthBucket, MixQuestion
 from app.scoring.serving.mix.request_shapes import SHAPES
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.scoring.explain import Term
-from app.scoring.offers import snapshot_offers
+from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.mix.solver import MixCandidate, MixSolution, solve_mix

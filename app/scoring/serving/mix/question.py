@@ -14,8 +14,8 @@ from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, m
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from app.scoring.dtypes import INT8_W8A8
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.hardware.dtypes import INT8_W8A8
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.serving.mix.request_shapes import SHAPES, ShapeName
 from app.scoring.serving.traffic.week import (
     MAX_PEAK_FACTOR,

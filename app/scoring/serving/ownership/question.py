@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from pydantic import ConfigDict, Field
 
-from app.scoring.messages import FieldError
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.messages import FieldError
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.workload import ShortId
 
 

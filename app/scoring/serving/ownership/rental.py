@@ -7,7 +7,7 @@ is one. Pure: reads the catalog snapshot passed in.
 
 from __future__ import annotations
 
-from app.scoring.price_terms import price_caveats
+from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion, ResolvedInput
 from app.scoring.specs import CatalogSnapshot, Offer
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.scoring.price_terms import terms_text
+from app.scoring.pricing.price_terms import terms_text
 from app.scoring.serving.plans.options import dependable, option_label
 from app.scoring.serving.plans.plan import ServingPlan, plan_serving
 from app.scoring.serving.serverless.notes import label_tags

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.scoring.inference.ranking.options import InferenceOption
-from app.scoring.price_terms import COMMITTED, terms_text
+from app.scoring.pricing.price_terms import COMMITTED, terms_text
 from app.scoring.serving.traffic.week import ServingCost, Traffic, replicas_needed, serving_cost
 
 

@@ -1,7 +1,7 @@
 """What a dedicated-vs-serverless comparison tells the buyer about the per-token prices it used and left out.
 
 Pure: reads ServerlessQuote lists (cheapest comparable first, as quotes.serverless_quotes returns them). The rules
-of which prices are compared, and at what figures, are in app/scoring/token_prices.py; these notes make sure a
+of which prices are compared, and at what figures, are in app/scoring/pricing/token_prices.py; these notes make sure a
 plan never points at a doubtful price without saying so.
 """
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from app.scoring import token_prices as trust
+from app.scoring.pricing import token_prices as trust
 from app.scoring.serving.serverless.stand_in import comparable_priced_model
 from app.scoring.serving.traffic.week import (
     DAYS_PER_MONTH,

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
-from app.scoring.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.serving.traffic.scale_to_zero import IDLE_RATE_PER_S, scale_to_zero_week
 from app.scoring.workload import MIN_REQUESTS_PER_S
 

@@ -10,7 +10,7 @@ per expert (peft `transformers_weight_conversion` `_convert_peft_config_moe` ove
 experts). Unsloth's default targets (q/k/v/o/gate/up/down_proj) add the experts (`get_moe_target_parameters`, unsloth
 2026.10.9) but not the router (r × (hidden + experts) a layer: 0.1 % of DeepSeek-V3's adapters). gpt-oss and Llama 4
 hold their routed experts as parameter tensors that all-linear does not map, so PEFT leaves them frozen
-(ModelSpec.experts_fused; app.scoring.fused_experts says which modules each keeps as nn.Linear).
+(ModelSpec.experts_fused; app.scoring.hf_config.fused_experts says which modules each keeps as nn.Linear).
 """
 
 from __future__ import annotations

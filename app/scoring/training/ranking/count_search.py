@@ -9,7 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TypeAlias
 
-from app.scoring.machines import Machine
+from app.scoring.hardware.machines import Machine
 from app.scoring.specs import GpuSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, slow_end_hours_ratio
 from app.scoring.training.layouts.memory import Layout

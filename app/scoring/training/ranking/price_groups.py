@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.scoring.offers import filter_key, offer_slots, snapshot_offers
-from app.scoring.price_terms import INTERRUPTIBLE, billing_unit_hours
-from app.scoring.snapshot_memo import MemoKind
+from app.scoring.pricing.offers import filter_key, offer_slots, snapshot_offers
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billing_unit_hours
+from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import TrainingWorkload
 

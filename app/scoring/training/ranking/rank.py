@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import Band, close_calls
-from app.scoring.gpu_gaps import fill_missing_peaks
-from app.scoring.offers import (
+from app.scoring.hardware.gpu_gaps import fill_missing_peaks
+from app.scoring.pricing.offers import (
     ROW_OFFER_FIELDS,
     Computed,
     LazyOptions,
@@ -24,7 +24,7 @@ from app.scoring.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.price_terms import billed_band_ratios
+from app.scoring.pricing.price_terms import billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch

@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from app.scoring.explain import Band, Term
-from app.scoring.machines import Machine, shared_rack_assumption, shared_rack_caveat
-from app.scoring.offers import RowKey, offer_fields, with_assumption
+from app.scoring.hardware.machines import Machine, shared_rack_assumption, shared_rack_caveat
+from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.specs import Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.slot_search import SharedTerms

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.scoring.price_terms import INTERRUPTIBLE, billed_use_hours
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_use_hours
 from app.scoring.specs import Offer
 from app.scoring.training.ranking.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
 from app.scoring.training.ranking.gpu_timer import GpuTimer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
-from app.scoring.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
+from app.scoring.hardware.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
 from app.scoring.specs import GpuSpec
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate

@@ -1,7 +1,7 @@
 """A training run priced under one offer's terms, and held to the workload's deadline and budget.
 
 Pay-as-you-go: GPUs × hours × price. Spot: the expected wall time includes the work lost at each
-interruption (half a checkpoint interval) and the restart (app.scoring.price_terms). Hours are billed as
+interruption (half a checkpoint interval) and the restart (app.scoring.pricing.price_terms). Hours are billed as
 an inference batch job's are (price_terms.billed_use_hours): rounded up to the provider's billing unit or
 the term's block (Vultr's hour, a capacity block's day), and reserved and capacity blocks for at least
 their minimum term, so a year's reservation never wins a three-day job.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.price_terms import (
+from app.scoring.pricing.price_terms import (
     COMMITTED,
     INTERRUPTIBLE,
     RESTART_HOURS,

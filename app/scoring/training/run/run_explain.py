@@ -4,7 +4,7 @@ hours used (a billing unit, a minimum term, stated or assumed) and, on spot, the
 from __future__ import annotations
 
 from app.scoring.explain import Term, figure
-from app.scoring.price_terms import HOURS_PER_MONTH, RESTART_HOURS
+from app.scoring.pricing.price_terms import HOURS_PER_MONTH, RESTART_HOURS
 from app.scoring.training.run.offer_terms import RunTerms
 from app.scoring.workload import TrainingWorkload
 

@@ -7,8 +7,8 @@ functions.
 
 from __future__ import annotations
 
+from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.efficiency.training import TrainingEfficiency
-from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 

@@ -73,8 +73,8 @@ class StepTime:
 
 def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> float:
     """Per-GPU collective bandwidth (one direction): scale-up link, scale-out NIC, or PCIe. A group smaller than a
-    switchless mesh board (mesh.py) is still priced at the full listed bandwidth here, unlike inference: see the
-    note in docs/ACCURACY.md (2026-12-05, mesh) for why it is held."""
+    switchless mesh board (hardware/mesh.py) is still priced at the full listed bandwidth here, unlike inference: see
+    the note in docs/ACCURACY.md (2026-12-05, mesh) for why it is held."""
     if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
         if group_gpus <= gpu.scaleup_domain_gpus:
             return gpu.interconnect_gbs / 2 * e.nvlink_efficiency

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency import training as eff
+from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.explain import Term
 from app.scoring.explain import figure as f
-from app.scoring.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout

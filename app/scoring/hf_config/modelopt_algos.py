@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.dtypes import INT8_W8A8
+from app.scoring.hardware.dtypes import INT8_W8A8
 
 
 @dataclass(frozen=True, slots=True)

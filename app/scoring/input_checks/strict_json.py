@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from app.scoring.messages import NOT_FINITE
+from app.scoring.input_checks.messages import NOT_FINITE
 
 Path = tuple[str | int, ...]
 REPEATED_KEY = "given more than once in the same object; send it once"

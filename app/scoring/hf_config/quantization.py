@@ -6,7 +6,8 @@ The formats the checkpoints on the Hub write (transformers' quantizers; llm-comp
 - `quant_method: compressed-tensors` (llm-compressor): the weights' `num_bits` and `type` in each config group,
   8-bit float = FP8, 4-bit float = NVFP4, 4-bit int = INT4 W4A16, 8-bit int = INT8 weight-only (W8A16), or INT8 W8A8
   where every group's `input_activations` are 8-bit int too (RedHatAI / neuralmagic `*-quantized.w8a8`);
-- `quant_method: modelopt` (NVIDIA ModelOpt / TensorRT-LLM checkpoints): `quant_algo`, as app.scoring.modelopt_algos
+- `quant_method: modelopt` (NVIDIA ModelOpt / TensorRT-LLM checkpoints): `quant_algo`, as
+  app.scoring.hf_config.modelopt_algos
   reads it: the W8A8_SQ_* SmoothQuant algos = INT8 W8A8, W8A16 = INT8, W4A16* = INT4, FP8* = FP8, NVFP4 = NVFP4;
 - `quant_method: awq` / `gptq`: `bits` 4 = INT4 W4A16, 8 (GPTQ) = INT8.
 Anything else is named in the answer as not read; the release is then assumed BF16, as for a config without one.
@@ -17,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.scoring.dtypes import INT8_W8A8
-from app.scoring.modelopt_algos import MODELOPT_ALGOS
+from app.scoring.hardware.dtypes import INT8_W8A8
+from app.scoring.hf_config.modelopt_algos import MODELOPT_ALGOS
 
 UNKNOWN = "unknown"
 MAX_WORDS = 120  # ModelArchitecture.quantization's bound: what the answer quotes of the config

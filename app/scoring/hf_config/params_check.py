@@ -1,7 +1,7 @@
 """custom_model.params_b held to the architecture it describes: weights are params_b × bytes, so a 70B shape
 typed as 0.5 B "fit" one RTX 4090 with 1 GB of weights.
 
-The shape counts its parameters as most checkpoints are built (hf_config.shape_param_count: gated MLP, untied
+The shape counts its parameters as most checkpoints are built (param_count.shape_param_count: gated MLP, untied
 embeddings, experts on its MoE layers: every layer when moe_layers is not given), which the catalog's 76 models and
 the validation rows' (all catalog models) hold to within 0.66× (MPT-125M) and 1.01× (Llama 4 Scout). What the shape
 cannot say moves a checkpoint below that count, never above it by much: tied embeddings and a 2-matrix MLP (MPT-125M:
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.explain import figure
-from app.scoring.hf_config import shape_param_count
+from app.scoring.hf_config.param_count import shape_param_count
 
 PARAMS_FACTOR = 3.0  # see the module docstring: the catalog spans 0.66-1.01× of the count (0.51× without moe_layers)
 

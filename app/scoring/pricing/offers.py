@@ -8,9 +8,9 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from datetime import date
 from typing import Generic, NamedTuple, TypedDict, TypeVar, overload
 
-from app.scoring.machines import Machine, machine_of
-from app.scoring.price_terms import INTERRUPTIBLE, price_caveats
-from app.scoring.snapshot_memo import MemoKind
+from app.scoring.hardware.machines import Machine, machine_of
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, price_caveats
+from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, GpuSpec, Offer
 from app.scoring.workload import Filters
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.scoring.gpu_gaps import borrowed_peaks
+from app.scoring.hardware.gpu_gaps import borrowed_peaks
 from app.scoring.specs import GpuSpec
 
 # Bytes per stored weight element, including quantisation scales.
@@ -73,7 +73,7 @@ def peak_unit(dtype: str) -> str:
 def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
     peak, note = _dense_peak_tflops(gpu, dtype)
-    if borrowed := borrowed_peaks(gpu):  # from its architecture's GPUs (app/scoring/gpu_gaps.py)
+    if borrowed := borrowed_peaks(gpu):  # from its architecture's GPUs (app/scoring/hardware/gpu_gaps.py)
         said = f"{gpu.name}: {borrowed} ({peak:g} {peak_unit(dtype)} {dtype.upper()})"
         return peak, "; ".join(n for n in (note, said) if n)
     return peak, note

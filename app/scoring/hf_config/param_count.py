@@ -1,4 +1,4 @@
-"""A ModelSpec from a pasted Hugging Face config.json (a dict): architecture fields and parameter counts.
+"""A pasted Hugging Face config.json's architecture (a dict read key by key) and its parameter counts.
 
 Pure: no I/O, no network. Reads the key names of the common decoder-only families (Llama, Mistral,
 Qwen2/Qwen3, Mixtral, Qwen2/3-MoE, DeepSeek-V2/V3 with MLA, gpt-oss, GPT-J, Falcon, OPT-style
@@ -13,7 +13,7 @@ Qwen2/Qwen3, Mixtral, Qwen2/3-MoE, DeepSeek-V2/V3 with MLA, gpt-oss, GPT-J, Falc
 - norms (RMSNorm weight, or LayerNorm weight + bias).
 
 It also keeps what a LoRA run adapts: MLA's q_lora_rank / qk_nope_head_dim / v_head_dim, and experts held as fused
-parameters that PEFT's all-linear leaves frozen, by model_type (gpt_oss, llama4: app.scoring.fused_experts).
+parameters that PEFT's all-linear leaves frozen, by model_type (gpt_oss, llama4: app.scoring.hf_config.fused_experts).
 
 Active parameters per token count the experts actually routed to (`num_experts_per_tok`) plus
 everything dense, embeddings and lm_head included (the convention of the Mixtral 12.9B and
@@ -22,18 +22,10 @@ DeepSeek-V3 37B figures). Multi-token-prediction modules (DeepSeek's MTP) are no
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
-from app.scoring import hf_config_keys as keys
-from app.scoring import hf_quantization
-from app.scoring.fused_experts import NOT_FUSED, fused_experts
-from app.scoring.messages import error_message
-from app.scoring.specs import ModelSpec
-from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
+from app.scoring.hf_config import keys
 
 # Families whose MLP is not gated (fc_in/fc_out) and that use LayerNorm with a bias.
 _NON_GATED = {"gptj", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom", "mpt"}
@@ -90,7 +82,7 @@ class _Attention:
     v_dim: int = 0
 
 
-def _unwrap(config: Any) -> dict[str, Any]:
+def unwrap(config: Any) -> dict[str, Any]:
     if not isinstance(config, dict):
         raise ValueError("hf_config: expected a JSON object (dict)")
     text = config.get("text_config")
@@ -99,7 +91,7 @@ def _unwrap(config: Any) -> dict[str, Any]:
     return config
 
 
-def _read_dims(config: dict[str, Any]) -> _Dims:
+def read_dims(config: dict[str, Any]) -> _Dims:
     model_type = str(config.get("model_type", ""))
     gated = model_type not in _NON_GATED
     hidden = keys.need(config, keys.HIDDEN)
@@ -133,7 +125,7 @@ def _read_dims(config: dict[str, Any]) -> _Dims:
     return _Dims(model_type, gated, hidden, layers, heads, kv_heads, head_dim, vocab, intermediate)
 
 
-def _read_experts(config: dict[str, Any], intermediate: int | None) -> _Experts:
+def read_experts(config: dict[str, Any], intermediate: int | None) -> _Experts:
     count = keys.opt(config, keys.EXPERTS, 0, allow_zero=True)
     if not count:
         if intermediate is None:
@@ -167,7 +159,7 @@ def _mlp_only_layers(config: dict[str, Any], layers: int) -> set[int]:
     return set(listed)
 
 
-def _moe_schedule(config: dict[str, Any], layers: int, experts: int) -> list[bool]:
+def moe_schedule(config: dict[str, Any], layers: int, experts: int) -> list[bool]:
     """Which layers are MoE layers: dense first layers, frequency and step schedules, listed dense layers."""
     first_dense = keys.opt(config, ("first_k_dense_replace",), 0, allow_zero=True)
     moe_freq = keys.opt(config, ("moe_layer_freq",), 1)
@@ -215,7 +207,7 @@ def _grouped_attention(config: dict[str, Any], dims: _Dims) -> _Attention:
     return _Attention(params, "mha" if kv_heads == heads else "gqa", head_dim=head_dim, kv_heads=kv_heads)
 
 
-def _attention(config: dict[str, Any], dims: _Dims) -> _Attention:
+def read_attention(config: dict[str, Any], dims: _Dims) -> _Attention:
     kv_lora = keys.opt(config, ("kv_lora_rank",), 0, allow_zero=True)
     return _mla_attention(config, dims, kv_lora) if kv_lora else _grouped_attention(config, dims)
 
@@ -227,7 +219,7 @@ def _norms_per_layer(config: dict[str, Any], model_type: str) -> int:
     return 1 if model_type in _PARALLEL or parallel_falcon else 2
 
 
-def _count_params(
+def count_params(
     config: dict[str, Any], dims: _Dims, experts: _Experts, attention: _Attention, schedule: list[bool]
 ) -> tuple[int, int]:
     """(total, active) parameters: every layer, then embeddings, lm_head and the final norm."""
@@ -267,7 +259,7 @@ def shape_param_count(shape: Any) -> int:
     """Total parameters a catalog-style shape (a custom_model, a catalog row) holds, counted as most checkpoints are
     built: a gated MLP, untied embeddings, its MoE layers last (the others dense of intermediate_size; every layer
     when the shape does not say), MLA's query low-rank where q_lora_rank is given (as config.json is counted).
-    Tied, non-gated or interleaved checkpoints hold less (app.scoring.params_check says how much less)."""
+    Tied, non-gated or interleaved checkpoints hold less (app.scoring.hf_config.params_check says how much less)."""
     heads, hidden = shape.num_attention_heads, shape.hidden_size
     head_dim = shape.head_dim or hidden // heads
     kv_heads = shape.num_kv_heads or heads
@@ -285,82 +277,4 @@ def shape_param_count(shape: Any) -> int:
         attention = _grouped_attention({}, dims)
     moe_layers = (getattr(shape, "moe_layers", None) or shape.layers) if shape.num_experts else 0
     schedule = [i >= shape.layers - moe_layers for i in range(shape.layers)]
-    return _count_params({"tie_word_embeddings": False}, dims, experts, attention, schedule)[0]
-
-
-MAX_NAME_CHARS = 80  # ModelArchitecture.name's bound
-_SNAPSHOT_PARTS = re.compile(r"^(?:[0-9a-f]{7,64}|snapshots)$")  # a hub cache's revision folders
-
-
-def display_name(raw: object, fallback: str) -> str:
-    """A config.json's `_name_or_path` as a short name: a hub id (`meta-llama/Llama-3.1-8B`) as it is, a local
-    path (`/data/hub/models--meta-llama--Llama-3.1-8B/snapshots/0e9e…`) as its last meaningful part
-    (`meta-llama/Llama-3.1-8B`), anything still longer cut to 80 characters; the pasted form and the API alike."""
-    text = " ".join(str(raw or "").split())
-    parts = [p for p in re.split(r"[\\/]", text) if p not in ("", ".", "..", "~")]
-    is_path = text.startswith(("/", "~", ".", "\\")) or "\\" in text or re.match(r"^[A-Za-z]:", text) is not None
-    if parts and (is_path or len(text) > MAX_NAME_CHARS or len(parts) > 2):
-        while len(parts) > 1 and _SNAPSHOT_PARTS.match(parts[-1]):
-            parts.pop()
-        last = parts[-1]
-        text = last.removeprefix("models--").replace("--", "/", 1) if last.startswith("models--") else last
-    if len(text) > MAX_NAME_CHARS:
-        text = text[: MAX_NAME_CHARS - 1] + "…"
-    return text or fallback
-
-
-def _within_architecture_bounds(spec: ModelSpec) -> ModelSpec:
-    """The spec must pass the same ModelArchitecture bounds as a typed custom model (derived counts too)."""
-    values = {name: getattr(spec, name) for name in ModelArchitecture.model_fields if hasattr(spec, name)}
-    values["name"] = values["name"][:MAX_NAME_CHARS] or "custom"
-    try:
-        ModelArchitecture.model_validate(values, context={PARAMS_COUNTED: True})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "model"
-        raise ValueError(f"hf_config: {where} {error_message(error)}") from None
-    return spec
-
-
-def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSpec:
-    """Architecture and total/active parameter counts from a config.json dict; ValueError names a bad key."""
-    config = _unwrap(config)
-    dims = _read_dims(config)
-    experts = _read_experts(config, dims.intermediate)
-    schedule = _moe_schedule(config, dims.layers, experts.count)
-    attention = _attention(config, dims)
-    total, active = _count_params(config, dims, experts, attention, schedule)
-    quantization = hf_quantization.read_quantization(config) or hf_quantization.NONE
-    fused = fused_experts(dims.model_type) if experts.count else NOT_FUSED
-    return _within_architecture_bounds(
-        ModelSpec(
-            id=model_id,
-            name=display_name(config.get("_name_or_path"), model_id),
-            params_b=round(total / 1e9, 3),
-            active_params_b=round(active / 1e9, 3),
-            layers=dims.layers,
-            hidden_size=dims.hidden,
-            num_attention_heads=dims.heads,
-            num_kv_heads=attention.kv_heads,
-            head_dim=attention.head_dim,
-            intermediate_size=dims.intermediate or experts.inner,
-            vocab_size=dims.vocab,
-            num_experts=experts.count,
-            experts_per_token=experts.per_token,
-            moe_intermediate_size=experts.inner,
-            num_shared_experts=experts.shared_count,
-            attention=attention.kind,
-            kv_lora_rank=attention.kv_lora,
-            qk_rope_head_dim=attention.rope_dim,
-            q_lora_rank=attention.q_lora,
-            qk_nope_head_dim=attention.nope_dim,
-            v_head_dim=attention.v_dim,
-            experts_fused=fused.experts_fused,
-            router_fused=fused.router_fused,
-            max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
-            moe_layers=sum(schedule),
-            release_precision=quantization.release_precision,
-            release_precision_source=hf_quantization.source(quantization.words, quantization.release_precision),
-            quantization=quantization.words,
-        )
-    )
+    return count_params({"tie_word_embeddings": False}, dims, experts, attention, schedule)[0]
