@@ -1,10 +1,10 @@
-"""The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device_check.py)."""
+"""The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device/)."""
 
 import json
 
 import pytest
 
-from app.calibration import device_check
+from app.calibration.device import device_check
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.cli.main import main
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, MAX_MBU

@@ -1,7 +1,7 @@
 """Efficiency constants of the training estimator, one regime per key, never per case.
 
 Structure and starting values: shared/research/training_estimators.md §6.5. Values marked
-"fitted" are reproduced by `python -m app.calibration.calibrate_training training_cases.csv`
+"fitted" are reproduced by `python -m app.calibration.training.calibrate_training training_cases.csv`
 (log-error fit on the public validation file, each publication weighted equally so that LLM Foundry's
 201 tokens/s rows do not drown the other 13 sources, regime constants shrunk toward their research default
 by a small ridge so that a regime seen by one publication stays near its sourced prior); the others are

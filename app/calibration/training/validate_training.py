@@ -14,8 +14,8 @@ from typing import TypedDict, get_args
 
 from pydantic import ValidationError
 
-from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
-from app.calibration.training_recipes import recipe_from_notes
+from app.calibration.training.training_recipes import recipe_from_notes
+from app.calibration.validation.cases import CasePrediction, UnreadableRow, cell_number, measured_value
 from app.scoring.efficiency import training as eff
 from app.scoring.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec

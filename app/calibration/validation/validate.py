@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
 
-from app.calibration.cases import CasePrediction, measured_value
+from app.calibration.validation.cases import CasePrediction, measured_value
 from app.scoring.specs import GpuSpec, ModelSpec
 
 # The columns a case cannot be predicted or scored without (shared/validation/README.md has the whole schema);
@@ -149,7 +149,7 @@ def summarise(predictions: Iterable[CasePrediction]) -> dict:
 
 def _predict_training(rows: list[dict], gpus: dict, models: dict) -> list[CasePrediction]:
     try:
-        from app.calibration.validate_training import predict_training_case
+        from app.calibration.training.validate_training import predict_training_case
     except ImportError:
         return [make_prediction(row, None, "training estimator not available") for row in rows]
     return [predict_training_case(row, gpus, models) for row in rows]
@@ -171,11 +171,12 @@ LOSO_METHODS = {
 def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePrediction | None], list[dict], str]:
     """The LOSO predictions, in row order, what each fitted constant rests on (`evidence`) and how the folds were
     fitted (a LOSO_METHODS key)."""
-    from app.calibration import evidence, folds, loso
+    from app.calibration import evidence
+    from app.calibration.held_out import folds, loso
 
     if _is_training(rows):
         return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models), "training"
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.validate_inference import case_setup
 
     setups = [case_setup(row, gpus, models) for row in rows]
     sensitivity = loso.sensitive_constants(setups)
@@ -202,7 +203,7 @@ def band_coverage(cases: list[dict]) -> dict:
     """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions;
     `publication_share`, the mean of each publication's LOSO share (each publication weighted equally); and
     `held_out_share` / `held_out_publication_share`, the same with the band itself built without the row's
-    publication (`held_out_inside_band`, app.calibration.bands): what a band promises the next publication."""
+    publication (`held_out_inside_band`, app.calibration.held_out.bands): what a band promises the next publication."""
     result: dict[str, dict] = {}
     by_source: dict[str, dict[str, dict[str, list[bool]]]] = {"loso": {}, "held_out": {}}
     for case in cases:
@@ -272,13 +273,13 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
     summary's `headline` is then the leave-one-source-out figures per metric, each publication weighted
     equally, beside the same figures in-sample.
     """
-    from app.calibration.loso import publication_weighted
+    from app.calibration.held_out.loso import publication_weighted
 
     rows = read_cases(path)
     if _is_training(rows):
         predictions = _predict_training(rows, gpus, models)
     else:
-        from app.calibration.validate_inference import predict_inference_case
+        from app.calibration.inference.validate_inference import predict_inference_case
 
         predictions = [predict_inference_case(row, gpus, models) for row in rows]
     summary = summarise(predictions)
@@ -290,13 +291,13 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
         summary["loso_groups"] = group_bias(rows, held, gpus)
-    from app.calibration.bands import mark_held_out_bands, row_band
+    from app.calibration.held_out.bands import mark_held_out_bands, row_band
 
     cases = [_case(p, h, row_band(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
     if loso:
         mark_held_out_bands(rows, cases, gpus, models)
     summary["band_coverage"] = band_coverage(cases)
-    from app.calibration.targets import target_checks  # targets reads this module's flag rule
+    from app.calibration.validation.targets import target_checks  # targets reads this module's flag rule
 
     summary["targets"] = target_checks(summary)
     return {"summary": summary, "cases": cases}

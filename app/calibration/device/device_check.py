@@ -232,7 +232,7 @@ def check_measurements(
     gpu = gpus.get(GPU_IDS.get(gpu_name, gpu_name))
     if gpu is None:
         raise ValueError(f"GPU {gpu_name!r} is not in the catalog")
-    from app.calibration.device_training import attention_check, training_checks  # they build on KernelCheck
+    from app.calibration.device.device_training import attention_check, training_checks  # they build on KernelCheck
 
     checks = []
     for row in data["rows"]:
@@ -297,7 +297,7 @@ Not validation cases and not in the fit: a check of the physics under it. `bench
 cuBLAS GEMMs, decode attention, grouped expert GEMMs, whole decode steps in a CUDA graph and eager prefill of a
 Llama-3.1-8B-shaped model with random weights on a lent GPU; `mixed_steps.py` times a decode batch and a prompt in
 one pass (the steps of serving under load), and `train_step.py` whole training steps and their peak memory.
-`gpumatch device-check` sets each beside the estimator's term for the same work (app/calibration/device_check.py,
+`gpumatch device-check` sets each beside the estimator's term for the same work (app/calibration/device/device_check.py,
 device_training.py). A ratio below 1 means the estimator expects the work faster (or smaller) than it ran. PyTorch's
 kernels are not every engine's (TensorRT-LLM, vLLM and SGLang ship their own attention and MoE kernels), so a ratio is
 evidence about a constant, not a verdict on it; docs/measurements/README.md says what each run found and what the
@@ -326,20 +326,20 @@ SCRIPT_CONDITIONS = {  # the run's script, by its rows' kinds -> how it timed th
         "Each time is the median of 5 eager forward + backward passes after 2 warm-up passes, with CUDA events; "
         "TFLOPS count the executed causal FLOPs (backward 2.5x forward). Estimate = the attention term of the "
         "training estimator's compute time for one layer, at the step's MFU for framework pytorch "
-        "(app/calibration/device_training.py). Ratio = estimate / measured.",
+        "(app/calibration/device/device_training.py). Ratio = estimate / measured.",
     ),
     "train_step": (
         "benchmarks/device/train_step.py",
         "Each time is the median of timed optimizer steps after warm-up steps, with CUDA events, run eagerly; memory "
         "is the peak PyTorch allocated. Estimate = the training estimator's step time and its layout's memory need "
         "(runtime reserve left out) for the same run, read as a validation row of framework pytorch on one GPU "
-        "(app/calibration/device_training.py). Ratio = estimate / measured.",
+        "(app/calibration/device/device_training.py). Ratio = estimate / measured.",
     ),
     "mixed": (
         "benchmarks/device/mixed_steps.py",
         "Each time is the median of timed repeats of one CUDA graph after warm-up, with CUDA events. Estimate = the "
         "committed constants' kernel terms for the same pass at TensorRT-LLM's engine factor, plus the per-layer "
-        "cost, without the per-step host cost (app/calibration/device_check.py). Ratio = estimate / measured.",
+        "cost, without the per-step host cost (app/calibration/device/device_check.py). Ratio = estimate / measured.",
     ),
 }
 KERNEL_CONDITIONS = (
@@ -347,7 +347,7 @@ KERNEL_CONDITIONS = (
     "Each time is the median of timed repeats after warm-up, with CUDA events; the kernels replay from CUDA graphs, "
     "except prefill. Estimate = the committed constants' term for the same work at TensorRT-LLM's engine factor. "
     "For whole steps it is the kernel terms plus the per-layer cost, without the per-step host cost "
-    "(app/calibration/device_check.py). Ratio = estimate / measured.",
+    "(app/calibration/device/device_check.py). Ratio = estimate / measured.",
 )
 
 
