@@ -65,7 +65,8 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from app.calibration.validation.validate import CaseFileError, validate_file
+    from app.calibration.validation.case_files import CaseFileError
+    from app.calibration.validation.validate import validate_file
     from app.cli import reports
 
     snapshot = load_snapshot()

@@ -51,7 +51,7 @@ def test_each_publication_weighs_the_same_in_a_band_however_many_rows_it_has():
 
 
 def test_weighted_quantile_with_equal_weights_is_the_plain_quantile():
-    from app.calibration.validation.validate import quantile, weighted_quantile
+    from app.calibration.validation.summary import quantile, weighted_quantile
 
     values = [3.0, 0.5, 1.25, 2.0, 7.5, 0.1, 4.0]
     for q in (0.0, 0.1, 0.5, 0.9, 1.0):

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from app.calibration.inference.validate_inference import predict_inference_case
-from app.calibration.validation.validate import make_prediction, summarise, validate_file
+from app.calibration.validation.summary import make_prediction, summarise
+from app.calibration.validation.validate import validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"

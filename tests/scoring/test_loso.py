@@ -9,7 +9,9 @@ import pytest
 from app.calibration.held_out import folds, loso
 from app.calibration.inference import calibrate_inference
 from app.calibration.inference.validate_inference import case_setup, predict_setup
-from app.calibration.validation.validate import group_bias, make_prediction, read_cases, validate_file
+from app.calibration.validation.case_files import read_cases
+from app.calibration.validation.summary import group_bias, make_prediction
+from app.calibration.validation.validate import validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 

@@ -9,7 +9,7 @@ import pytest
 from app.calibration.held_out.loso import publication_weighted
 from app.calibration.training import calibrate_training
 from app.calibration.training.validate_training import predict_training_case
-from app.calibration.validation.validate import read_cases, with_cumulative_techniques
+from app.calibration.validation.case_files import read_cases, with_cumulative_techniques
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 

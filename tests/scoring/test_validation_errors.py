@@ -7,7 +7,7 @@ import pytest
 
 from app.calibration.inference import validate_inference
 from app.calibration.training import calibrate_training, validate_training
-from app.calibration.validation.validate import read_cases
+from app.calibration.validation.case_files import read_cases
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 VALIDATION = Path(__file__).resolve().parents[2].parent / "shared" / "validation"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 
-from app.calibration.validation.validate import weighted_quantile
+from app.calibration.validation.summary import weighted_quantile
 from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.efficiency.bands import (
     HELD_OUT_COVERAGE,
@@ -228,7 +228,8 @@ def render(table: dict[str, tuple[float, float, int]], margins: dict[str, float]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from app.calibration.validation.validate import read_cases, validate_file
+    from app.calibration.validation.case_files import read_cases
+    from app.calibration.validation.validate import validate_file
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
     args = sys.argv[1:] if argv is None else argv

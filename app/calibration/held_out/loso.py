@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.calibration.validation.cases import CasePrediction
-from app.calibration.validation.validate import make_prediction, quantile
+from app.calibration.validation.summary import make_prediction, quantile
 
 LOSO_INFERENCE_ROUNDS = 4  # calibrate_inference.fit's rounds from LOSO_FIRST_STEP: steps 0.125, ... 0.0156
 LOSO_FIRST_STEP = 0.125

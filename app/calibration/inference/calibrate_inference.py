@@ -13,8 +13,9 @@ from dataclasses import asdict, replace
 
 from app.calibration.incremental import CaseErrors
 from app.calibration.inference.validate_inference import CaseSetup, case_setup, predict_setup
+from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
-from app.calibration.validation.validate import make_prediction, read_cases, summarise
+from app.calibration.validation.summary import make_prediction, summarise
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, MAX_MBU, InferenceEfficiency
 
 # Plausible physical ranges: the fit may not leave them (efficiencies never exceed 1).

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, replace
 
 from app.calibration.inference.run_conditions import run_conditions, stated_kv_dtype
-from app.calibration.validation.cases import UnreadableRow, cell_number
-from app.calibration.validation.validate import CasePrediction, make_prediction
+from app.calibration.validation.cases import CasePrediction, UnreadableRow, cell_number
+from app.calibration.validation.summary import make_prediction
 from app.scoring.dtypes import KV_BYTES
 from app.scoring.efficiency.inference import (
     DEFAULT_EFFICIENCY,

@@ -24,8 +24,8 @@ from app.calibration.training.validate_training import (
     predict_estimate,
     predict_training_case,
 )
+from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
-from app.calibration.validation.validate import read_cases
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params

@@ -1,150 +1,18 @@
-"""Generic validation plumbing: read case CSVs, summarise prediction errors, dispatch by file kind."""
+"""A case file validated: each row predicted (inference or training, detected by columns), refitted without its
+publication (LOSO), set in its band, summarised and checked against the targets.
+
+case_files.py reads the rows and summary.py summarises the errors; this module dispatches by file kind.
+"""
 
 from __future__ import annotations
 
-import csv
-import re
-from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
 
-from app.calibration.validation.cases import CasePrediction, measured_value
+from app.calibration.validation.case_files import is_training, read_cases
+from app.calibration.validation.cases import CasePrediction
+from app.calibration.validation.summary import group_bias, make_prediction, summarise
 from app.scoring.specs import GpuSpec, ModelSpec
-
-# The columns a case cannot be predicted or scored without (shared/validation/README.md has the whole schema);
-# a case file is a training one when it has a framework or method column (_is_training).
-CASE_COLUMNS = ("case_id", "source", "gpu", "gpu_count", "model", "metric", "value")
-INFERENCE_COLUMNS = (*CASE_COLUMNS, "input_len", "output_len")
-TRAINING_COLUMNS = (*CASE_COLUMNS, "method", "seq_len", "global_batch_seqs")
-
-
-class CaseFileError(ValueError):
-    """A case file whose shape is wrong: required columns missing, or a row with more or fewer cells than the header."""
-
-
-def read_cases(path: str | Path) -> list[dict]:
-    """The case rows; raises CaseFileError for a file that is not a case table (a cell that cannot be read stays
-    a row, predicted `covered: false` with its reason)."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        rows = list(reader)
-    required = TRAINING_COLUMNS if _is_training([dict.fromkeys(header)]) else INFERENCE_COLUMNS
-    if missing := [name for name in required if name not in header]:
-        raise CaseFileError(f"missing required columns: {', '.join(missing)}")
-    for number, row in enumerate(rows, start=2):  # line 1 is the header
-        if None in row or None in row.values():
-            raise CaseFileError(f"line {number} has {_cells(row)} cells, the header {len(header)}")
-    return with_cumulative_techniques(rows)
-
-
-def _cells(row: dict) -> int:
-    extra = row.get(None) or []
-    return sum(1 for key, value in row.items() if key is not None and value is not None) + len(extra)
-
-
-# A row of a cumulative table ("cumulative technique '+ Compile'": torchtune's optimization-flags table, where each
-# row adds one technique to all the rows above it) names only its own technique.
-CUMULATIVE_TECHNIQUE = re.compile(r"cumulative technique '([^']+)'")
-TECHNIQUES_ABOVE = "techniques above it in the cumulative table: "
-
-
-def with_cumulative_techniques(rows: list[dict]) -> list[dict]:
-    """Append to such a row's notes the techniques of the rows above it in its table (same source, same table
-    note, file order), so that the readers of run conditions see the whole stack it ran with."""
-    stacks: dict[tuple[str, str], list[str]] = {}
-    for row in rows:
-        notes = row.get("notes") or ""
-        found = next(((part, m) for part in notes.split("; ") if (m := CUMULATIVE_TECHNIQUE.search(part))), None)
-        if found is None:
-            continue
-        item, technique = found[0], found[1].group(1)
-        stack = stacks.setdefault((row.get("source", ""), CUMULATIVE_TECHNIQUE.sub("", item)), [])
-        if technique not in stack:
-            stack.append(technique)
-        above = stack[: stack.index(technique)]
-        if above:
-            row["notes"] = f"{notes}; {TECHNIQUES_ABOVE}{', '.join(above)}"
-    return rows
-
-
-def make_prediction(row: dict, predicted: float | None, reason: str) -> CasePrediction:
-    measured = measured_value(row.get("value"))
-    if predicted is not None and not 0 < predicted < float("inf"):
-        predicted, reason = None, f"the estimate is not a finite positive number ({predicted!r}); not covered"
-    pct: float | None = None
-    if predicted is not None and measured is not None:
-        pct = (predicted - measured) / measured * 100
-    covered = pct is not None
-    if predicted is not None and not covered:
-        reason = f"measured value {row.get('value')!r} empty, zero, negative or unreadable"
-    return CasePrediction(
-        case_id=row.get("case_id", ""),
-        metric=row.get("metric", ""),
-        predicted=predicted,
-        measured=measured,
-        pct_error=pct,
-        covered=covered,
-        reason=reason,
-        source=row.get("source", ""),
-        gpu=row.get("gpu", ""),
-    )
-
-
-def quantile(values: list[float], q: float) -> float | None:
-    """Linear-interpolated quantile (numpy's default) of a non-empty list; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def weighted_quantile(pairs: list[tuple[float, float]], q: float) -> float:
-    """Quantile of (value, weight > 0) pairs, linear between the centres of each value's weight, the first centre
-    at q = 0 and the last at q = 1: with equal weights this is `quantile` (numpy's default) exactly."""
-    ordered = sorted(pairs)
-    if len(ordered) == 1:
-        return ordered[0][0]
-    span = sum(w for _, w in ordered) - (ordered[0][1] + ordered[-1][1]) / 2
-    target, centre = q * span, 0.0
-    for (v0, w0), (v1, w1) in zip(ordered, ordered[1:], strict=False):
-        step = (w0 + w1) / 2
-        if target <= centre + step:
-            return v0 + (v1 - v0) * (target - centre) / step
-        centre += step
-    return ordered[-1][0]
-
-
-def _stats(predictions: list[CasePrediction]) -> dict:
-    errors = [p.pct_error for p in predictions if p.covered and p.pct_error is not None]
-    absolute = [abs(e) for e in errors]
-    return {
-        "cases": len(predictions),
-        "covered": len(errors),
-        "median_abs_pct_error": quantile(absolute, 0.5),
-        "p90_abs_pct_error": quantile(absolute, 0.9),
-        "within_25pct_share": (sum(a <= 25 for a in absolute) / len(absolute)) if absolute else None,
-        "signed_median_pct_error": quantile(errors, 0.5),
-    }
-
-
-def _grouped(predictions: list[CasePrediction], key: Callable[[CasePrediction], str]) -> dict:
-    groups: dict[str, list[CasePrediction]] = {}
-    for prediction in predictions:
-        groups.setdefault(key(prediction), []).append(prediction)
-    return {name: _stats(items) for name, items in sorted(groups.items())}
-
-
-def summarise(predictions: Iterable[CasePrediction]) -> dict:
-    items = list(predictions)
-    summary = _stats(items)
-    summary["by_metric"] = _grouped(items, lambda p: p.metric)
-    summary["by_source"] = _grouped(items, lambda p: p.source)
-    summary["by_gpu"] = _grouped(items, lambda p: p.gpu)
-    return summary
 
 
 def _predict_training(rows: list[dict], gpus: dict, models: dict) -> list[CasePrediction]:
@@ -153,11 +21,6 @@ def _predict_training(rows: list[dict], gpus: dict, models: dict) -> list[CasePr
     except ImportError:
         return [make_prediction(row, None, "training estimator not available") for row in rows]
     return [predict_training_case(row, gpus, models) for row in rows]
-
-
-def _is_training(rows: list[dict]) -> bool:
-    columns = set(rows[0]) if rows else set()
-    return "framework" in columns or "method" in columns
 
 
 LOSO_METHODS = {
@@ -174,7 +37,7 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePred
     from app.calibration import evidence
     from app.calibration.held_out import folds, loso
 
-    if _is_training(rows):
+    if is_training(rows):
         return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models), "training"
     from app.calibration.inference.validate_inference import case_setup
 
@@ -233,39 +96,6 @@ def _mean_share(by_source: dict[str, list[bool]]) -> float | None:
     return sum(shares) / len(shares) if shares else None
 
 
-BIAS_GROUP_MIN_ROWS = 20  # issue 10: an engine x vendor group with >= 20 rows
-BIAS_LIMIT_PCT = 10.0  # must not be biased beyond +-10 % signed median (LOSO)
-
-
-def group_bias(rows: list[dict], held: list[CasePrediction | None], gpus: dict) -> list[dict]:
-    """LOSO signed and absolute median error per metric x engine (or framework) x GPU vendor.
-
-    A group with at least BIAS_GROUP_MIN_ROWS covered rows whose signed median is beyond +-BIAS_LIMIT_PCT is
-    flagged: a systematic error of that software stack on that hardware that unseen sources would share."""
-    groups: dict[tuple[str, str, str], list[float]] = {}
-    for row, p in zip(rows, held, strict=True):
-        if p is None or not p.covered or p.pct_error is None:
-            continue
-        gpu = gpus.get(row.get("gpu", ""))
-        stack = row.get("engine") or row.get("framework") or "?"
-        groups.setdefault((p.metric, stack, gpu.vendor if gpu else "?"), []).append(p.pct_error)
-    result = []
-    for (metric, stack, vendor), errors in sorted(groups.items()):
-        signed = quantile(errors, 0.5)
-        result.append(
-            {
-                "metric": metric,
-                "stack": stack,
-                "vendor": vendor,
-                "covered": len(errors),
-                "signed_median_pct_error": signed,
-                "median_abs_pct_error": quantile([abs(e) for e in errors], 0.5),
-                "flagged": len(errors) >= BIAS_GROUP_MIN_ROWS and signed is not None and abs(signed) > BIAS_LIMIT_PCT,
-            }
-        )
-    return result
-
-
 def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, ModelSpec], loso: bool = True) -> dict:
     """Predict every row of a case file (inference or training, detected by columns) and summarise.
 
@@ -276,7 +106,7 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
     from app.calibration.held_out.loso import publication_weighted
 
     rows = read_cases(path)
-    if _is_training(rows):
+    if is_training(rows):
         predictions = _predict_training(rows, gpus, models)
     else:
         from app.calibration.inference.validate_inference import predict_inference_case
@@ -297,7 +127,7 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
     if loso:
         mark_held_out_bands(rows, cases, gpus, models)
     summary["band_coverage"] = band_coverage(cases)
-    from app.calibration.validation.targets import target_checks  # targets reads this module's flag rule
+    from app.calibration.validation.targets import target_checks  # targets reads summary.py's flag rule
 
     summary["targets"] = target_checks(summary)
     return {"summary": summary, "cases": cases}
