@@ -34,7 +34,7 @@ CHECKED_FOLD = "argonne-llm-inference-bench"
 def inference_fold() -> dict[str, float]:
     """One of `make calibrate`'s stored cold folds (app/calibration/held_out/folds.py) refitted: constants by name."""
     from app.calibration.held_out.folds import fit_folds, fitted_constants
-    from app.calibration.inference.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
     from app.calibration.validation.case_files import read_cases
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
 

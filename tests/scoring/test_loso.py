@@ -8,7 +8,8 @@ import pytest
 
 from app.calibration.held_out import folds, loso
 from app.calibration.inference import calibrate_inference
-from app.calibration.inference.validate_inference import case_setup, predict_setup
+from app.calibration.inference.case_setup import case_setup
+from app.calibration.inference.validate_inference import predict_setup
 from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.summary import group_bias, make_prediction
 from app.calibration.validation.validate import validate_file

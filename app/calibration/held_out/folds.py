@@ -106,7 +106,7 @@ def render(
 
 def main(argv: list[str] | None = None) -> int:
     from app.calibration.held_out.loso import rows_by_source
-    from app.calibration.inference.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
     from app.calibration.validation.case_files import read_cases
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
 

@@ -108,7 +108,8 @@ def loso_inference(
     refitted warm-started here, on `workers` processes (default: one per CPU). `setups` (the rows' `case_setup`s) and
     `sensitivity` (their `sensitive_constants`): when the caller has them already."""
     global _FOLDS
-    from app.calibration.inference.validate_inference import case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
 
     if setups is None:
         setups = [case_setup(row, gpus, models) for row in rows]

@@ -12,7 +12,8 @@ import sys
 from dataclasses import asdict, replace
 
 from app.calibration.incremental import CaseErrors
-from app.calibration.inference.validate_inference import CaseSetup, case_setup, predict_setup
+from app.calibration.inference.case_setup import CaseSetup, case_setup
+from app.calibration.inference.validate_inference import predict_setup
 from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
 from app.calibration.validation.summary import make_prediction, summarise

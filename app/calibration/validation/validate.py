@@ -39,7 +39,7 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePred
 
     if is_training(rows):
         return list(loso.loso_training(rows, gpus, models)), evidence.training_evidence(rows, gpus, models), "training"
-    from app.calibration.inference.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     setups = [case_setup(row, gpus, models) for row in rows]
     sensitivity = loso.sensitive_constants(setups)
