@@ -18,12 +18,8 @@ from collections import defaultdict
 from dataclasses import fields, replace
 
 from app.calibration.incremental import CaseErrors, derive
-from app.calibration.training.validate_training import (
-    era_efficiency,
-    execution_from_notes,
-    predict_estimate,
-    predict_training_case,
-)
+from app.calibration.training.training_notes import era_efficiency, execution_from_notes
+from app.calibration.training.validate_training import predict_estimate, predict_training_case
 from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
 from app.catalog.spec_files import load_gpu_specs, load_model_specs

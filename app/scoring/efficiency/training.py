@@ -77,7 +77,7 @@ class TrainingEfficiency:
     # ~55 % of peak).
     attn_efficiency_hopper: float = 0.9  # fitted (bounds 0.2-1.0)
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
-    # before cuDNN came first, validate_training.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
+    # before cuDNN came first, training_notes.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
     # reaches ~35 % of the H100's peak (FA3 paper §4) against ~72 % of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
     # where the GEMMs reach the same share on both. Relative to the GEMMs (~70 % of the H100's peak, as the earlier
     # attn_efficiency_hopper prior read the FA3 paper: 0.35 / 0.70 = 0.5; ~80 % of the A100's) it is
