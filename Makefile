@@ -50,10 +50,10 @@ bench: $(STAMP)
 # Prints the fitted constants (commit them to app/scoring/efficiency/*.py), stores the inference LOSO folds keyed to
 # them, and regenerates the bands from the LOSO residuals: after committing changed constants, run it again.
 calibrate: $(STAMP)
-	$(PY) -m app.calibration.calibrate_inference $(SHARED)/validation/inference_cases.csv
-	$(PY) -m app.calibration.folds $(SHARED)/validation/inference_cases.csv
-	$(PY) -m app.calibration.calibrate_training $(SHARED)/validation/training_cases.csv
-	$(PY) -m app.calibration.bands $(SHARED)/validation
+	$(PY) -m app.calibration.inference.calibrate_inference $(SHARED)/validation/inference_cases.csv
+	$(PY) -m app.calibration.held_out.folds $(SHARED)/validation/inference_cases.csv
+	$(PY) -m app.calibration.training.calibrate_training $(SHARED)/validation/training_cases.csv
+	$(PY) -m app.calibration.held_out.bands $(SHARED)/validation
 
 validate: $(STAMP)
 	$(VENV)/bin/gpumatch validate $(SHARED)/validation/inference_cases.csv

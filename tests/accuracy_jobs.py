@@ -22,7 +22,7 @@ SHARED_VALIDATION = Path(__file__).resolve().parents[1].parent / "shared" / "val
 
 def inference_refit() -> dict[str, float]:
     """The cold refit from the research start (`make calibrate`'s inference fit), fitted constants by name."""
-    from app.calibration.calibrate_inference import fitted_values
+    from app.calibration.inference.calibrate_inference import fitted_values
 
     return fitted_values(str(SHARED_VALIDATION / "inference_cases.csv"))
 
@@ -32,10 +32,10 @@ CHECKED_FOLD = "argonne-llm-inference-bench"
 
 
 def inference_fold() -> dict[str, float]:
-    """One of `make calibrate`'s stored cold folds (app/calibration/folds.py) refitted: fitted constants by name."""
-    from app.calibration.folds import fit_folds, fitted_constants
-    from app.calibration.validate import read_cases
-    from app.calibration.validate_inference import case_setup
+    """One of `make calibrate`'s stored cold folds (app/calibration/held_out/folds.py) refitted: constants by name."""
+    from app.calibration.held_out.folds import fit_folds, fitted_constants
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.validation.case_files import read_cases
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
     gpus, models = load_gpu_specs(), load_model_specs()
@@ -45,7 +45,7 @@ def inference_fold() -> dict[str, float]:
 
 
 def _validation_summary(name: str) -> dict[str, Any]:
-    from app.calibration.validate import validate_file
+    from app.calibration.validation.validate import validate_file
     from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
     return validate_file(SHARED_VALIDATION / name, load_gpu_specs(), load_model_specs())["summary"]

@@ -246,7 +246,7 @@ def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:
 
 
 def test_methodology_says_how_the_held_out_folds_were_fitted(client) -> None:  # type: ignore[no-untyped-def]
-    from app.calibration.validate import LOSO_METHODS
+    from app.calibration.validation.validate import LOSO_METHODS
     from app.web.methodology import pages as methodology
 
     real = methodology.accuracy()

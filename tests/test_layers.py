@@ -93,7 +93,7 @@ def test_the_rule_catches_a_forbidden_import(tmp_path: Path) -> None:
         "app.scoring.inference.ranking.rank",
         "app.scoring.training.ranking.rank",
         "app.scoring.serving.plans.plan",
-        "app.calibration.calibrate_inference",
+        "app.calibration.inference.calibrate_inference",
     ],
 )
 def test_importing_the_engine_loads_no_web_or_database(engine_module: str) -> None:

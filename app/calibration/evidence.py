@@ -85,7 +85,7 @@ def bounded_clip(bounds: dict[str, tuple[float, float]]) -> Callable[[str, float
 
 def inference_evidence(rows: Sequence[dict], sensitivity: Sequence[frozenset[str]]) -> list[dict[str, Any]]:
     """The inference fit's constants against the rows' sensitivities (`loso.sensitive_constants`)."""
-    from app.calibration.calibrate_inference import PRIORS
+    from app.calibration.inference.calibrate_inference import PRIORS
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
 
     priors = {name: prior for name, (prior, _) in PRIORS.items()}
@@ -95,7 +95,7 @@ def inference_evidence(rows: Sequence[dict], sensitivity: Sequence[frozenset[str
 
 def training_evidence(rows: Sequence[dict], gpus: dict, models: dict) -> list[dict[str, Any]]:
     """The training fit's constants against the rows the fit uses (tokens/s rows it can price)."""
-    from app.calibration.calibrate_training import PRIOR_PREFIXES, START, _clip, case_error, fit_cases
+    from app.calibration.training.calibrate_training import PRIOR_PREFIXES, START, _clip, case_error, fit_cases
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, FITTED
 
     cases = fit_cases(list(rows), gpus, models)

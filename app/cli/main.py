@@ -65,7 +65,8 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
-    from app.calibration.validate import CaseFileError, validate_file
+    from app.calibration.validation.case_files import CaseFileError
+    from app.calibration.validation.validate import validate_file
     from app.cli import reports
 
     snapshot = load_snapshot()
@@ -154,8 +155,8 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from app.calibration import product_questions
-    from app.calibration.validate import validate_file
+    from app.calibration.validation import product_questions
+    from app.calibration.validation.validate import validate_file
     from app.cli import reports
 
     snapshot = load_snapshot()
@@ -181,7 +182,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
 
 def device_sections(snapshot, files=None) -> str:  # type: ignore[no-untyped-def]
     """ACCURACY.md's last section: each recorded GPU run (docs/measurements) beside the estimator's kernel terms."""
-    from app.calibration import device_check
+    from app.calibration.device import device_check
 
     parts = [device_check.SECTION_INTRO]
     for path in files if files is not None else device_check.measurement_files():
@@ -193,7 +194,7 @@ def device_sections(snapshot, files=None) -> str:  # type: ignore[no-untyped-def
 def cmd_device_check(args: argparse.Namespace) -> int:
     import json
 
-    from app.calibration import device_check
+    from app.calibration.device import device_check
 
     snapshot = load_snapshot()
     files = args.files or device_check.measurement_files()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.calibration.evidence import THIN_PUBLICATIONS
-from app.calibration.targets import flagged_publications
+from app.calibration.validation.targets import flagged_publications
 from app.scoring.explain import duration_text, shown_as_close_call
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
 

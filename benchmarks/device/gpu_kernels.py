@@ -22,7 +22,7 @@ the matmuls, sets TTFT). `--only moe` times the routed experts of DeepSeek-R1 an
 FP8) and whole MoE layers run eagerly and from a CUDA graph (`moe_layer`: the host's exposed time).
 
 No RoPE (an elementwise op that engines fuse into the QKV kernel), no paging, every sequence at the same
-context: the floor a serving engine's kernels reach, without its scheduler. `app.calibration.device_check`
+context: the floor a serving engine's kernels reach, without its scheduler. `app.calibration.device.device_check`
 compares these times with the estimator's kernel terms.
 """
 

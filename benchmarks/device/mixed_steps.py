@@ -15,7 +15,7 @@ its M/D/1 prefill queue (queueing.prefill_share_of_step), and so the queueing pa
 Each configuration is decode batch B (at context C, its KV cache full) plus one prompt of P tokens, B = 0 being
 the prompt alone and P = 0 the decode step alone, captured whole in one CUDA graph: the GEMMs over B + P rows, the
 decode rows' attention over their cache, the prompt's causal attention over itself, the LM head on the decode
-rows and the prompt's last token. `app.calibration.device_check` sets each beside forward_parts for the same work
+rows and the prompt's last token. `app.calibration.device.device_check` sets each beside forward_parts for the same work
 and the marginal cost of the prompt (mixed - decode alone) beside the estimator's.
 """
 

@@ -15,7 +15,7 @@ graph). LoRA keeps the base weights frozen in bf16 and trains rank-r adapters on
 Each row records the step time (median of the timed steps, CUDA events), the peak memory allocated, and for one
 more step the memory allocated at the end of the forward pass (loss included), the backward pass and the optimizer
 step, with each phase's peak.
-`app.calibration.device_check` sets each beside the training estimator's step time and memory for the same run
+`app.calibration.device.device_check` sets each beside the training estimator's step time and memory for the same run
 (framework "pytorch", one GPU, no recompute).
 """
 

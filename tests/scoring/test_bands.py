@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from app.calibration.bands import band_table
+from app.calibration.held_out.bands import band_table
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import bands
 from app.scoring.efficiency.band_table import BAND_TABLE
@@ -51,7 +51,7 @@ def test_each_publication_weighs_the_same_in_a_band_however_many_rows_it_has():
 
 
 def test_weighted_quantile_with_equal_weights_is_the_plain_quantile():
-    from app.calibration.validate import quantile, weighted_quantile
+    from app.calibration.validation.summary import quantile, weighted_quantile
 
     values = [3.0, 0.5, 1.25, 2.0, 7.5, 0.1, 4.0]
     for q in (0.0, 0.1, 0.5, 0.9, 1.0):
@@ -61,7 +61,7 @@ def test_weighted_quantile_with_equal_weights_is_the_plain_quantile():
 
 
 def test_band_coverage_reports_each_publications_share_beside_the_rows_share():
-    from app.calibration.validate import band_coverage
+    from app.calibration.validation.validate import band_coverage
 
     def case(source: str, inside: bool) -> dict:
         return {"metric": "tpot_ms", "source": source, "covered": True, "low": None, "loso_inside_band": inside}
@@ -123,7 +123,7 @@ def test_precision_classes_map_to_themselves():
 
 
 def test_validation_scores_a_case_against_the_band_the_product_shows():
-    from app.calibration.bands import row_band
+    from app.calibration.held_out.bands import row_band
 
     row = {"metric": "tokens_s_per_gpu", "framework": "llm-foundry", "gpu": "H100-SXM", "model": "llama-3.1-8b",
            "precision": "bf16", "method": "pretrain"}  # fmt: skip
@@ -142,14 +142,14 @@ def test_tensor_parallel_across_nodes_is_a_regime_of_its_own_that_widens_multino
     assert table["output_tok_s_per_gpu|sglang|nvidia"][2] == 21
     assert table["output_tok_s_per_gpu|multinode"][2] == 6 and table["output_tok_s_per_gpu"][2] == 21
     assert table["output_tok_s_per_gpu|multinode"][0] < 0.5
-    from app.calibration.bands import row_spans_nodes
+    from app.calibration.held_out.bands import row_spans_nodes
 
     replicas = multi_rows[0] | {"tensor_parallel": ""}  # a system of replicas, TP not stated: not multi-node TP
     assert row_spans_nodes(multi_rows[0], GPUS) and not row_spans_nodes(replicas, GPUS)
 
 
 def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
-    from app.calibration.bands import row_band
+    from app.calibration.held_out.bands import row_band
     from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
@@ -171,7 +171,7 @@ def test_an_estimate_whose_tp_group_spans_nodes_shows_the_multinode_band():
 
 def test_a_pipeline_parallel_estimate_claims_no_more_than_the_research_notes_fifty_percent():
     """No validation row measures pipeline-parallel serving, so its band is the unknown one at least."""
-    from app.calibration.bands import row_band
+    from app.calibration.held_out.bands import row_band
     from app.scoring.inference.estimates.estimate import estimate_inference
     from app.scoring.workload import InferenceWorkload
 
@@ -285,7 +285,7 @@ def test_margins_widen_every_band_of_their_metric_by_the_same_factor():
 def test_the_margin_is_the_smallest_that_puts_held_out_publications_inside_bands_built_without_them():
     """Three labs, each a tight cluster at its own offset: a band pooled from two misses the third entirely, so
     the margin grows until, held out in turn, each lab's rows fall 80 % inside (each lab weighted equally)."""
-    from app.calibration.bands import fit_margins, held_out_bands, mark_held_out_bands
+    from app.calibration.held_out.bands import fit_margins, held_out_bands, mark_held_out_bands
 
     rows: list[dict] = []
     cases: list[dict] = []
@@ -311,7 +311,7 @@ def test_the_margin_also_holds_the_pooled_rows_when_one_big_publication_fits_wor
     """Five small labs agree and one big lab sits 30 % above them: with each lab weighted equally the five alone
     reach 80 % (5 of 6 labs inside), yet the big lab's 100 rows, two thirds of all, would all fall outside. The
     pooled floor widens the margin until a band built without the big lab reaches its rows."""
-    import app.calibration.bands as calibration_bands
+    import app.calibration.held_out.bands as calibration_bands
 
     rows: list[dict] = []
     cases: list[dict] = []
@@ -336,7 +336,7 @@ def test_the_committed_bands_say_how_much_they_were_widened():
 
 
 def test_band_coverage_reports_the_held_out_bands_share():
-    from app.calibration.validate import band_coverage
+    from app.calibration.validation.validate import band_coverage
 
     def case(source: str, inside: bool, held: bool) -> dict:
         return {"metric": "ttft_ms", "source": source, "covered": True, "low": None, "loso_inside_band": inside,

@@ -1,10 +1,10 @@
-"""The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device_check.py)."""
+"""The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device/)."""
 
 import json
 
 import pytest
 
-from app.calibration import device_check
+from app.calibration.device import device_check, kernel_terms
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.cli.main import main
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, MAX_MBU
@@ -24,7 +24,7 @@ def test_every_timed_row_is_set_beside_an_estimate(recorded: list[tuple[dict, di
     kinds: set[str] = set()
     for data, result in recorded:
         timed = [r for r in data["rows"] if r["kind"] in CHECKED_KINDS and "error" not in r]
-        timed += [r for r in data["rows"] if r["kind"] == "moe_layer" and r["host_ms"] >= device_check.MIN_HOST_MS]
+        timed += [r for r in data["rows"] if r["kind"] == "moe_layer" and r["host_ms"] >= kernel_terms.MIN_HOST_MS]
         timed += [r for r in data["rows"] if r["kind"] == "train_attention" and "error" not in r]
         for row in (r for r in data["rows"] if r["kind"] == "train_step"):  # time, memory, and card memory if read
             timed += [row] * (3 if "timed_steps_reserved_gb" in (row.get("memory_by_phase_gb") or {}) else 2)
@@ -182,15 +182,15 @@ def test_training_attention_is_set_beside_its_term(recorded: list[tuple[dict, di
 
 
 def test_fp8_behind_the_scripts_own_quantisation_is_kept_apart() -> None:
-    assert device_check.kind_of({"kind": "decode", "weights": "fp8"}) == "decode_unfused_fp8"
-    assert device_check.kind_of({"kind": "gemm", "dtype": "fp8+quant"}) == "gemm_unfused_fp8"
-    assert device_check.kind_of({"kind": "gemm", "dtype": "fp8"}) == "gemm"
-    assert device_check.kind_of({"kind": "decode", "weights": "bf16"}) == "decode"
-    assert device_check.kind_of({"kind": "attention_decode", "backend": "CUDNN_ATTENTION (enable_gqa)"}) == (
+    assert kernel_terms.kind_of({"kind": "decode", "weights": "fp8"}) == "decode_unfused_fp8"
+    assert kernel_terms.kind_of({"kind": "gemm", "dtype": "fp8+quant"}) == "gemm_unfused_fp8"
+    assert kernel_terms.kind_of({"kind": "gemm", "dtype": "fp8"}) == "gemm"
+    assert kernel_terms.kind_of({"kind": "decode", "weights": "bf16"}) == "decode"
+    assert kernel_terms.kind_of({"kind": "attention_decode", "backend": "CUDNN_ATTENTION (enable_gqa)"}) == (
         "attention_decode_cudnn"
     )
-    assert device_check.kind_of({"kind": "moe", "impl": "cublas_per_expert"}) == "moe_cublas_per_expert"
-    assert device_check.kind_of({"kind": "moe", "impl": "grouped_mm"}) == "moe"
+    assert kernel_terms.kind_of({"kind": "moe", "impl": "cublas_per_expert"}) == "moe_cublas_per_expert"
+    assert kernel_terms.kind_of({"kind": "moe", "impl": "grouped_mm"}) == "moe"
 
 
 def test_a_served_expert_shard_is_priced_by_hand() -> None:
@@ -204,7 +204,7 @@ def test_a_served_expert_shard_is_priced_by_hand() -> None:
     streaming_ms = shard_bytes / (h200.memory_bandwidth_tbs * 1e12 * min(DEFAULT_EFFICIENCY.decode_mbu, MAX_MBU)) * 1e3
     assert check.kind == "moe_served_fp8_grouped_mm"
     assert check.estimated == pytest.approx(streaming_ms, rel=0.01)
-    assert device_check.served_split("deepseek-r1/ep8") == ("deepseek-r1", (1, 8))
+    assert kernel_terms.served_split("deepseek-r1/ep8") == ("deepseek-r1", (1, 8))
 
 
 def test_an_eager_moe_layer_sets_its_host_time_beside_the_prefill_constant() -> None:

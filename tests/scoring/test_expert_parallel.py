@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.calibration.run_conditions import expert_parallel
+from app.calibration.inference.run_conditions import expert_parallel
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.inference.estimates.estimate import estimate_inference

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration import calibrate_inference, calibrate_training
 from app.calibration.incremental import CaseErrors, derive
-from app.calibration.validate import read_cases
+from app.calibration.inference import calibrate_inference
+from app.calibration.training import calibrate_training
+from app.calibration.validation.case_files import read_cases
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as training_eff
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED

@@ -25,8 +25,8 @@ def test_committed_constants_are_reproduced_by_the_fit(precomputed):
 @pytest.mark.skipif(not CASES.exists(), reason="shared/validation not present beside the repo")
 def test_a_stored_cold_fold_is_reproduced_by_the_fit(precomputed):
     # the honest LOSO of `gpumatch validate` predicts with folds make calibrate stored: a change to the estimator
-    # that moves its fit makes them stale (rerun `python -m app.calibration.folds`, part of make calibrate)
-    from app.calibration.inference_folds import FOLDS
+    # that moves its fit makes them stale (rerun `python -m app.calibration.held_out.folds`, part of make calibrate)
+    from app.calibration.held_out.inference_folds import FOLDS
     from tests.accuracy_jobs import CHECKED_FOLD
 
     refitted = precomputed("inference_fold")

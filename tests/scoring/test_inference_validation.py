@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration.validate import make_prediction, summarise, validate_file
-from app.calibration.validate_inference import predict_inference_case
+from app.calibration.inference.validate_inference import predict_inference_case
+from app.calibration.validation.summary import make_prediction, summarise
+from app.calibration.validation.validate import validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "validation" / "inference_cases.csv"
@@ -147,7 +148,7 @@ def _serving_row(**cells: str) -> dict:
 
 
 def test_a_rate_without_lengths_runs_at_the_stated_in_flight_count():
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     setup = case_setup(_serving_row(), GPUS, MODELS)
     assert not isinstance(setup, str)
@@ -160,7 +161,8 @@ def test_a_rate_without_lengths_runs_at_the_stated_in_flight_count():
 def test_multi_step_scheduling_delays_admission_by_half_the_scheduler_steps():
     from dataclasses import replace
 
-    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import _point, predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
     vllm = case_setup(_serving_row(), GPUS, MODELS)
@@ -182,7 +184,8 @@ def test_each_statistic_is_scored_against_its_own_prediction():
     prompts keep the queue busy, so the three TTFTs differ."""
     from dataclasses import replace
 
-    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import _point, predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
     row = _serving_row(engine="trtllm", concurrency="32", input_len="5000", output_len="100")
@@ -205,7 +208,7 @@ def test_each_statistic_is_scored_against_its_own_prediction():
 
 
 def test_a_stated_burst_caps_the_running_batch_at_its_request_count():
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     row = _burst_row(input_len="202", output_len="214", metric="tpot_ms", value="21")
     burst = case_setup(row, GPUS, MODELS)
@@ -239,7 +242,8 @@ def _burst_row(**cells) -> dict:
 def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_default():
     """TensorRT-LLM v0.14 sent 500 requests at once: their mean TTFT (3.3 s on one H100 for Llama-3.1-8B) is the
     drain of 500 prompts, which the steady state cannot see; it was not covered before the replay."""
-    from app.calibration.validate_inference import case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
     from app.scoring.inference.batching.finite_run import RUN_REQUESTS_DEFAULT, replay_run
 
@@ -272,7 +276,7 @@ def test_a_bursts_ttft_is_its_replay_and_an_unstated_burst_is_the_clients_defaul
 
 def test_an_offline_dataset_run_stays_the_steady_state():
     """MLPerf Offline issues the whole dataset at once: no count is replayed for its throughput."""
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     row = _burst_row(metric="output_tok_s_per_gpu", notes="MLPerf Offline: all samples issued at once")
     setup = case_setup(row, GPUS, MODELS)
@@ -291,7 +295,7 @@ def test_an_offline_dataset_run_stays_the_steady_state():
     ],
 )
 def test_a_burst_however_worded_replays_its_throughput_over_its_requests(notes: str, requests: int):
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     setup = case_setup(_burst_row(metric="output_tok_s_per_gpu", notes=notes), GPUS, MODELS)
     assert not isinstance(setup, str) and setup.run_requests == requests
@@ -300,7 +304,8 @@ def test_a_burst_however_worded_replays_its_throughput_over_its_requests(notes: 
 def test_an_overloaded_open_loop_without_an_in_flight_count_queues_for_its_run():
     from dataclasses import replace
 
-    from app.calibration.validate_inference import _point, case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import _point, predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
     row = _burst_row(scenario="request_rate", notes="request rate 200 req/s (Poisson), 1000 prompts")
@@ -324,7 +329,8 @@ def test_an_overloaded_open_loop_without_an_in_flight_count_queues_for_its_run()
 
 
 def test_a_fixed_batch_over_the_kv_capacity_runs_at_the_capacity_rate():
-    from app.calibration.validate_inference import case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
 
     row = {
         "case_id": "w",
@@ -382,7 +388,7 @@ def test_an_unstated_tp_beyond_the_scale_up_domain_is_not_assumed_and_says_so():
     ],
 )
 def test_an_unpublished_prompt_length_is_read_at_half_its_stated_cap(notes: str, input_len: float):
-    from app.calibration.validate_inference import case_setup
+    from app.calibration.inference.case_setup import case_setup
 
     setup = case_setup(_batch_row(input_len="", notes=notes), GPUS, MODELS)
     assert not isinstance(setup, str) and setup.input_len == input_len
@@ -405,7 +411,7 @@ def test_an_unpublished_prompt_length_is_read_at_half_its_stated_cap(notes: str,
     ],
 )
 def test_the_offered_rate_is_read_only_where_the_notes_name_it(notes: str, rate: float | None):
-    from app.calibration.validate_inference import _request_rate
+    from app.calibration.inference.case_notes import _request_rate
 
     assert _request_rate({"notes": notes}) == rate
 

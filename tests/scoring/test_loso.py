@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration import calibrate_inference, folds, loso
-from app.calibration.validate import group_bias, make_prediction, read_cases, validate_file
-from app.calibration.validate_inference import case_setup, predict_setup
+from app.calibration.held_out import folds, loso
+from app.calibration.inference import calibrate_inference
+from app.calibration.inference.case_setup import case_setup
+from app.calibration.inference.validate_inference import predict_setup
+from app.calibration.validation.case_files import read_cases
+from app.calibration.validation.summary import group_bias, make_prediction
+from app.calibration.validation.validate import validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
@@ -82,7 +86,8 @@ def test_stored_folds_serve_only_the_rows_and_constants_they_were_fitted_on():
     public = read_cases(SHARED / "inference_cases.csv")
     stored = folds.stored_folds(public)
     # stale after a change to the case file or a refit of the committed constants: rerun `python -m
-    # app.calibration.folds` (make calibrate), else `gpumatch validate` falls back to optimistic warm-started folds
+    # app.calibration.held_out.folds` (make calibrate), else `gpumatch validate` falls back to optimistic warm-started
+    # folds
     assert set(stored) == {row["source"] for row in public}, "inference_folds.py is stale"
     assert stored["tenstorrent-gh-356"].allreduce_alpha_fabric_ms == 0.03  # only Tenstorrent moves it: research start
     changed = [dict(public[0], value=str(float(public[0]["value"]) * 2))] + public[1:]

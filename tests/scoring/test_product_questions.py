@@ -1,7 +1,7 @@
 """Issue 10's product questions: answers that move smoothly with the latency limit and stay within what the GPUs'
 datasheets allow, each with its band and the terms behind it."""
 
-from app.calibration import product_questions as pq
+from app.calibration.validation import product_questions as pq
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -2,7 +2,8 @@
 
 import pytest
 
-from app.calibration.run_conditions import (
+from app.calibration.inference.case_setup import case_setup
+from app.calibration.inference.run_conditions import (
     EAGLE_ACCEPTANCE_LENGTH,
     MTP_ACCEPTANCE,
     acceptance_from_length,
@@ -13,7 +14,7 @@ from app.calibration.run_conditions import (
     stated_kv_dtype,
     token_budget,
 )
-from app.calibration.validate_inference import case_setup, predict_inference_case
+from app.calibration.inference.validate_inference import predict_inference_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.techniques import expected_tokens_per_step

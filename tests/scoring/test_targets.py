@@ -1,6 +1,6 @@
 """The accuracy targets are checked from the summary's numbers, met or not, never asserted by hand."""
 
-from app.calibration.targets import flagged_publications, target_checks
+from app.calibration.validation.targets import flagged_publications, target_checks
 
 
 def _summary(

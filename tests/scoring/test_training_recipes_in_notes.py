@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration.training_recipes import CaseRecipe, recipe_from_notes
-from app.calibration.validate import read_cases
-from app.calibration.validate_training import predict_estimate, predict_training_case, read_row
+from app.calibration.training.training_recipes import CaseRecipe, recipe_from_notes
+from app.calibration.training.validate_training import predict_estimate, predict_training_case, read_row
+from app.calibration.validation.case_files import read_cases
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 CASES = Path(__file__).resolve().parents[2].parent / "shared" / "validation" / "training_cases.csv"

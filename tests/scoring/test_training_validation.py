@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration import calibrate_training
-from app.calibration.loso import publication_weighted
-from app.calibration.validate import read_cases, with_cumulative_techniques
-from app.calibration.validate_training import predict_training_case
+from app.calibration.held_out.loso import publication_weighted
+from app.calibration.training import calibrate_training
+from app.calibration.training.validate_training import predict_training_case
+from app.calibration.validation.case_files import read_cases, with_cumulative_techniques
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 
@@ -94,7 +94,7 @@ def test_empty_cells_are_assumed_or_reported_never_raised():
 
 
 def test_notes_state_how_the_run_executes():
-    from app.calibration.validate_training import PACKED_SAMPLE_TOKENS, execution_from_notes
+    from app.calibration.training.training_notes import PACKED_SAMPLE_TOKENS, execution_from_notes
 
     packed = {"method": "full_ft", "notes": "SFT on Alpaca packed to max length"}
     assert execution_from_notes(packed) == (PACKED_SAMPLE_TOKENS, 1.0)
@@ -124,7 +124,8 @@ def test_power_capped_rows_are_predicted_but_not_fitted(rows):
 
 
 def test_a_stack_named_in_the_notes_sets_its_class_packing_and_sequence_parallelism():
-    from app.calibration.validate_training import execution_from_notes, predict_estimate, read_row
+    from app.calibration.training.training_notes import execution_from_notes
+    from app.calibration.training.validate_training import predict_estimate, read_row
 
     gpus, models = load_gpu_specs(), load_model_specs()
     row = case_row(
@@ -151,7 +152,7 @@ def test_a_stack_named_in_the_notes_sets_its_class_packing_and_sequence_parallel
 
 
 def test_pytorch_stacks_on_hopper_before_flash_attention_3_run_fa2_kernels():
-    from app.calibration.validate_training import era_efficiency
+    from app.calibration.training.training_notes import era_efficiency
 
     e = eff.DEFAULT_TRAINING_EFFICIENCY
     foundry_2023 = case_row(framework="llm-foundry", gpu="H100-SXM", date="2023")
@@ -175,7 +176,7 @@ def test_pytorch_stacks_on_hopper_before_flash_attention_3_run_fa2_kernels():
 
 
 def test_stated_activation_recomputation_is_read_in_each_stacks_words():
-    from app.calibration.validate_training import layout_from_notes
+    from app.calibration.training.training_notes import layout_from_notes
 
     for notes in ("FSDP2; full AC, local bs 1", "MaxText (JAX), FSDP=8, remat full; per-device batch 4"):
         layout = layout_from_notes(notes, 64, None)

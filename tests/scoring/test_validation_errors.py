@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from app.calibration import calibrate_training, validate_inference, validate_training
-from app.calibration.validate import read_cases
+from app.calibration.inference import case_setup, validate_inference
+from app.calibration.training import calibrate_training, validate_training
+from app.calibration.validation.case_files import read_cases
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
 VALIDATION = Path(__file__).resolve().parents[2].parent / "shared" / "validation"
@@ -61,7 +62,7 @@ def test_an_inference_estimator_error_raises_instead_of_leaving_the_case_uncover
     monkeypatch.setattr(validate_inference, "predict_setup", _broken)
     with pytest.raises(TypeError, match="a bug in the estimator"):
         validate_inference.predict_inference_case(INFERENCE_ROW, GPUS, MODELS)
-    monkeypatch.setattr(validate_inference, "_case_setup", _broken)  # reading the row: a bug, not an odd row
+    monkeypatch.setattr(case_setup, "_case_setup", _broken)  # reading the row: a bug, not an odd row
     with pytest.raises(TypeError, match="a bug in the estimator"):
         validate_inference.predict_inference_case(INFERENCE_ROW, GPUS, MODELS)
 

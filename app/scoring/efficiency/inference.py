@@ -1,4 +1,4 @@
-"""Efficiency constants of the inference estimator (fitted by app.calibration.calibrate_inference).
+"""Efficiency constants of the inference estimator (fitted by app.calibration.inference.calibrate_inference).
 
 Each value is regime-dependent: tokens per forward pass, batch, TP degree, dtype, engine class or
 GPU memory family. None is keyed on a model or a validation case. Starting points and plausible

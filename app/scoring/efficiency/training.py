@@ -1,7 +1,7 @@
 """Efficiency constants of the training estimator, one regime per key, never per case.
 
 Structure and starting values: shared/research/training_estimators.md §6.5. Values marked
-"fitted" are reproduced by `python -m app.calibration.calibrate_training training_cases.csv`
+"fitted" are reproduced by `python -m app.calibration.training.calibrate_training training_cases.csv`
 (log-error fit on the public validation file, each publication weighted equally so that LLM Foundry's
 201 tokens/s rows do not drown the other 13 sources, regime constants shrunk toward their research default
 by a small ridge so that a regime seen by one publication stays near its sourced prior); the others are
@@ -77,7 +77,7 @@ class TrainingEfficiency:
     # ~55 % of peak).
     attn_efficiency_hopper: float = 0.9  # fitted (bounds 0.2-1.0)
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
-    # before cuDNN came first, validate_training.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
+    # before cuDNN came first, training_notes.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
     # reaches ~35 % of the H100's peak (FA3 paper §4) against ~72 % of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
     # where the GEMMs reach the same share on both. Relative to the GEMMs (~70 % of the H100's peak, as the earlier
     # attn_efficiency_hopper prior read the FA3 paper: 0.35 / 0.70 = 0.5; ~80 % of the A100's) it is

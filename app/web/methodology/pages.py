@@ -64,7 +64,7 @@ def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": summaries or None,
-        # each metric's bands widen by this factor each way (app.calibration.bands.fit_margins)
+        # each metric's bands widen by this factor each way (app.calibration.held_out.bands.fit_margins)
         "band_widening": {metric: round(math.exp(margin), 2) for metric, margin in BAND_MARGINS.items()},
     }
 

@@ -1,8 +1,8 @@
 """Fit the inference efficiency constants to measured cases by coordinate descent on log error.
 
-Run: python -m app.calibration.calibrate_inference ../shared/validation/inference_cases.csv
+Run: python -m app.calibration.inference.calibrate_inference ../shared/validation/inference_cases.csv
 It prints the fitted constants (to paste into efficiency/inference.py), the validation summary with
-them, and (--loo) the leave-one-source-out check of app/calibration/loso.py. Plain Python: no numpy/scipy.
+them, and (--loo) the leave-one-source-out check of app/calibration/held_out/loso.py. Plain Python: no numpy/scipy.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import math
 import sys
 from dataclasses import asdict, replace
 
-from app.calibration.cases import measured_value
 from app.calibration.incremental import CaseErrors
-from app.calibration.validate import make_prediction, read_cases, summarise
-from app.calibration.validate_inference import CaseSetup, case_setup, predict_setup
+from app.calibration.inference.case_setup import CaseSetup, case_setup
+from app.calibration.inference.validate_inference import predict_setup
+from app.calibration.validation.case_files import read_cases
+from app.calibration.validation.cases import measured_value
+from app.calibration.validation.summary import make_prediction, summarise
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED, MAX_MBU, InferenceEfficiency
 
 # Plausible physical ranges: the fit may not leave them (efficiencies never exceed 1).
@@ -221,8 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     for metric, stats in summary["by_metric"].items():
         print(metric, {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()})
     if "--loo" in args:
-        from app.calibration.folds import stored_folds
-        from app.calibration.loso import loso_inference, publication_weighted
+        from app.calibration.held_out.folds import stored_folds
+        from app.calibration.held_out.loso import loso_inference, publication_weighted
 
         rows = read_cases(path)
         held = loso_inference(rows, load_gpu_specs(), load_model_specs(), folds=stored_folds(rows))

@@ -1,6 +1,6 @@
 """Fit the training efficiency constants to a training_cases.csv file and print the summary.
 
-Usage: python -m app.calibration.calibrate_training ../shared/validation/training_cases.csv
+Usage: python -m app.calibration.training.calibrate_training ../shared/validation/training_cases.csv
 
 Deterministic coordinate descent on the mean absolute log error of tokens/s/GPU, from the research
 defaults (START) and from RESTARTS seeded starts around them, keeping the lowest loss; layouts are fixed
@@ -17,15 +17,11 @@ import sys
 from collections import defaultdict
 from dataclasses import fields, replace
 
-from app.calibration.cases import measured_value
 from app.calibration.incremental import CaseErrors, derive
-from app.calibration.validate import read_cases
-from app.calibration.validate_training import (
-    era_efficiency,
-    execution_from_notes,
-    predict_estimate,
-    predict_training_case,
-)
+from app.calibration.training.training_notes import era_efficiency, execution_from_notes
+from app.calibration.training.validate_training import predict_estimate, predict_training_case
+from app.calibration.validation.case_files import read_cases
+from app.calibration.validation.cases import measured_value
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
@@ -268,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     low, high = band_quantiles(groups)
     print(
         f"in-sample band (P10, P90 of measured/predicted): ({low:.2f}, {high:.2f}); "
-        "the product's bands are LOSO, per regime (python -m app.calibration.bands)"
+        "the product's bands are LOSO, per regime (python -m app.calibration.held_out.bands)"
     )
     return 0
 

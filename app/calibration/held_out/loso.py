@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from app.calibration.cases import CasePrediction
-from app.calibration.validate import make_prediction, quantile
+from app.calibration.validation.cases import CasePrediction
+from app.calibration.validation.summary import make_prediction, quantile
 
 LOSO_INFERENCE_ROUNDS = 4  # calibrate_inference.fit's rounds from LOSO_FIRST_STEP: steps 0.125, ... 0.0156
 LOSO_FIRST_STEP = 0.125
@@ -47,9 +47,9 @@ _FOLDS: tuple[list[dict], list, int, dict[str, tuple[str, ...]]] | None = None
 def sensitive_constants(setups: list, eff: Any = None) -> list[frozenset[str]]:
     """Per case, the fitted constants its prediction responds to (a 25 % change within the fit's bounds moves it);
     empty for uncovered cases."""
-    from app.calibration.calibrate_inference import BOUNDS
     from app.calibration.evidence import bounded_clip, probe_sensitivity
-    from app.calibration.validate_inference import predict_setup
+    from app.calibration.inference.calibrate_inference import BOUNDS
+    from app.calibration.inference.validate_inference import predict_setup
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, FITTED
 
     cases = [None if isinstance(setup, str) else setup for setup in setups]
@@ -68,7 +68,7 @@ def held_out_priors(rows: list[dict], sensitivity: list[frozenset[str]]) -> dict
 
 
 def _refit_without(source: str) -> Any:
-    from app.calibration.calibrate_inference import RESEARCH_START, fit
+    from app.calibration.inference.calibrate_inference import RESEARCH_START, fit
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
     assert _FOLDS is not None
@@ -108,7 +108,8 @@ def loso_inference(
     refitted warm-started here, on `workers` processes (default: one per CPU). `setups` (the rows' `case_setup`s) and
     `sensitivity` (their `sensitive_constants`): when the caller has them already."""
     global _FOLDS
-    from app.calibration.validate_inference import case_setup, predict_setup
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
 
     if setups is None:
         setups = [case_setup(row, gpus, models) for row in rows]
@@ -144,7 +145,7 @@ _TRAINING_FOLDS: tuple[list[dict], dict, dict] | None = None
 
 
 def _refit_training_without(source: str) -> Any:
-    from app.calibration.calibrate_training import fit, fit_cases
+    from app.calibration.training.calibrate_training import fit, fit_cases
 
     assert _TRAINING_FOLDS is not None
     rows, gpus, models = _TRAINING_FOLDS
@@ -155,7 +156,7 @@ def loso_training(rows: list[dict], gpus: dict, models: dict, workers: int | Non
     """One held-out prediction per row, in row order: constants refitted without the row's source. The refits
     run on `workers` processes (default: one per CPU)."""
     global _TRAINING_FOLDS
-    from app.calibration.validate_training import predict_training_case
+    from app.calibration.training.validate_training import predict_training_case
 
     groups = rows_by_source(rows)
     _TRAINING_FOLDS = (rows, gpus, models)

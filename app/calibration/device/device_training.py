@@ -11,8 +11,8 @@ a plain eager loop, not a tuned stack.
 
 from __future__ import annotations
 
-from app.calibration.device_check import KernelCheck
-from app.calibration.validate_training import predict_estimate
+from app.calibration.device.kernel_terms import KernelCheck
+from app.calibration.training.validate_training import predict_estimate
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, USABLE_HBM_SHARE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.memory import memory_needed_gb, runtime_reserve_gb

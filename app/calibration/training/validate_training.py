@@ -3,166 +3,37 @@
 Parallelism, recompute and micro-batch are read from the notes only through general patterns
 ("TP8", "PP4", "VP6", "FSDP", "sp8", "activation checkpointing True", "full AC", "micro-batch 4"), the optimizer
 recipe through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is
-read through STACKS_IN_NOTES (how it splits a job, how it packs sequences).
+read through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-from typing import TypedDict, get_args
+from typing import get_args
 
 from pydantic import ValidationError
 
-from app.calibration.cases import CasePrediction, UnreadableRow, cell_number, measured_value
-from app.calibration.training_recipes import recipe_from_notes
+from app.calibration.training.training_notes import (
+    FRAMEWORKS,
+    STACKS_IN_NOTES,
+    _int,
+    era_efficiency,
+    execution_from_notes,
+    layout_from_notes,
+    stack_in_notes,
+)
+from app.calibration.training.training_recipes import recipe_from_notes
+from app.calibration.validation.cases import CasePrediction, UnreadableRow, cell_number, measured_value
 from app.scoring.efficiency import training as eff
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.choice import first_fit
-from app.scoring.training.layouts.memory import Layout, Recompute
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.workload import Precision, TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
-FRAMEWORKS = {
-    "megatron-lm": "megatron",
-    "megatron": "megatron",
-    "nemo": "nemo",
-    "llm-foundry": "llm-foundry",
-    "torchtitan": "torchtitan",
-    "pytorch": "pytorch",
-    "hf": "hf",
-}
-
-
-# Stacks a row's notes name ("framework: XTuner") when its framework column says "other": the class they run as.
-# LLaMA-Factory is HF Trainer + DeepSpeed; XTuner trains with DeepSpeed ZeRO and DeepSpeed-Ulysses sequence
-# parallelism (its configs' "spN"); neither has Megatron tensor or pipeline parallelism.
-STACKS_IN_NOTES = {"llama-factory": "hf", "xtuner": "hf", "axolotl": "hf", "deepspeed": "hf"}
-# Stacks whose sequence packing attends across the packed documents by default (no per-document mask):
-# LLaMA-Factory `packing` without `neat_packing` ("sequence packing without cross-attention" is the opt-in).
-CROSS_DOCUMENT_PACKING = ("llama-factory",)
-
-
-# The product prices each stack's attention as it runs by default today (step_time.attention_efficiency): Hopper-native
-# kernels except LLM Foundry's FlashAttention-2. The PyTorch stacks reached Hopper-native attention only in 2024:
-# FlashAttention-3 was released in July 2024 (arXiv 2407.08608) and PyTorch 2.5 (October 2024) first put cuDNN ahead
-# of FlashAttention-2 in SDPA; a PyTorch-stack row dated before FA3 ran FA2. Megatron-class stacks used
-# TransformerEngine's cuDNN fused attention on Hopper before that.
-FA3_RELEASE = (2024, 7)
-HOPPER_NATIVE_ATTENTION_BEFORE_FA3 = ("megatron", "nemo")
-
-
-def _year_month(text: str) -> tuple[int, int] | None:
-    """A row's date ("2023", "2024-06"); a year alone reads as its middle (July), neither early nor late."""
-    match = re.match(r"(\d{4})(?:-(\d{1,2}))?", (text or "").strip())
-    return (int(match.group(1)), int(match.group(2) or 7)) if match else None
-
-
-def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
-    """The constants as of the row's date: a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 ran
-    FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's default kernels;
-    LLM Foundry's are FA2 at any date)."""
-    when = _year_month(row.get("date", ""))
-    framework = FRAMEWORKS.get(row.get("framework", ""), "auto")
-    if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:
-        return e
-    return e.before_flash_attention_3()
-
-
-def stack_in_notes(row: dict[str, str]) -> str | None:
-    """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
-    if FRAMEWORKS.get(row.get("framework", ""), "auto") != "auto":
-        return None
-    match = re.search(r"framework: ([^;(]+)", row.get("notes") or "")
-    named = match.group(1).lower() if match else ""
-    return next((name for name in STACKS_IN_NOTES if name in named), None)
-
-
-class _LayoutChanges(TypedDict, total=False):
-    """The Layout fields the notes of a case can override."""
-
-    zero_stage: int
-    tensor_parallel: int
-    pipeline_parallel: int
-    recompute: Recompute
-    micro_batch_seqs: int
-    pipeline_interleave: int
-    sequence_parallel: int
-
-
-def _int(pattern: str, notes: str) -> int | None:
-    match = re.search(pattern, notes)
-    return int(match.group(1)) if match else None
-
-
-def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout | None:
-    """Override the chosen layout with parallelism stated in the notes (general patterns only)."""
-    layout = base or Layout()
-    tp = _int(r"\bTP(\d+)\b|xTP(\d+)", notes.replace("xTP", " TP"))
-    pp = _int(r"\bPP(\d+)\b", notes.replace("xPP", " PP"))
-    changes: _LayoutChanges = {}
-    if tp:
-        changes["tensor_parallel"] = tp
-    if pp:
-        changes["pipeline_parallel"] = pp
-    if tp or pp:
-        changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
-    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
-    if cp and cp > 1:
-        changes["sequence_parallel"] = cp
-    vp = _int(r"\bVP(\d+)\b", notes)
-    if vp:
-        changes["pipeline_interleave"] = vp
-    elif "interleaved" in notes.lower():
-        changes["pipeline_interleave"] = 2
-    lowered = notes.lower()
-    if (
-        "activation checkpointing true" in lowered
-        or "full ac" in lowered
-        or "remat full" in lowered
-        or "full recompute" in lowered.split(";")[0]
-        or "+ activation checkpointing" in lowered  # torchtune's flag: every transformer layer checkpointed
-    ):
-        changes["recompute"] = "full"
-    elif "selective" in lowered or re.search(r"\bsac\b", lowered):  # "per-op SAC": torchtitan's op-level selective AC
-        changes["recompute"] = "selective"
-    elif "activation checkpointing false" in lowered:
-        changes["recompute"] = "none"
-    micro = _int(r"micro-batch (\d+)", notes)
-    if micro:
-        changes["micro_batch_seqs"] = micro
-    if not changes:
-        return base
-    layout = replace(layout, **changes)
-    if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel * layout.sequence_parallel):
-        return base
-    return layout
-
-
-# Tokens a query attends over in a packed fine-tuning sequence with a per-document mask (flash-attention varlen /
-# block-causal): instruction samples are short (Alpaca ~300, SQuAD ~250 tokens with the Llama tokenizer), rounded up.
-PACKED_SAMPLE_TOKENS = 512
-
-
-def execution_from_notes(row: dict[str, str]) -> tuple[int | None, float]:
-    """(attention span, MoE capacity factor) stated by the notes through general patterns.
-
-    "packed" fine-tuning data (not "padded") attends within each short sample; "capacity-factor X" token-dropping
-    MoE pads the expert matmuls to X × the routed tokens (a dropless path computes 1×).
-    """
-    lowered = (row.get("notes") or "").lower()
-    fine_tuning = row.get("method") in ("full_ft", "lora", "qlora")
-    packed = re.search(r"\bpacked\b", lowered) is not None and "padded" not in lowered
-    per_document = stack_in_notes(row) not in CROSS_DOCUMENT_PACKING
-    span = PACKED_SAMPLE_TOKENS if fine_tuning and packed and per_document else None
-    match = re.search(r"capacity[- ]factor (\d+(?:\.\d+)?)", lowered)
-    capacity = float(match.group(1)) if match and "dropless" not in lowered else 1.0
-    return span, min(max(capacity, 1.0), 16.0)
 
 
 # Precision cells as sources write them -> the workload's precision (block-scaled formats price like their width).

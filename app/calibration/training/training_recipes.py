@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.calibration.validate import TECHNIQUES_ABOVE
+from app.calibration.validation.case_files import TECHNIQUES_ABOVE
 
 EIGHT_BIT_ADAM = re.compile(r"8-?bit adam|adamw_?8 ?bit|paged ?adamw ?8", re.IGNORECASE)
 CPU_OFFLOAD = re.compile(r"\bcpu[- ]offload|optimizer (?:states? )?offload|offload(?:ed|s)? (?:the )?optimizer", re.I)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.calibration.validate import BIAS_GROUP_MIN_ROWS, BIAS_LIMIT_PCT
+from app.calibration.validation.summary import BIAS_GROUP_MIN_ROWS, BIAS_LIMIT_PCT
 
 # LOSO median abs error per headline metric, each publication weighted equally (issue 10).
 MEDIAN_LIMIT_PCT: dict[str, float] = {
