@@ -216,8 +216,9 @@ def markdown(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> str:
     return (
         "## Product questions (issue 10)\n\n"
         f"Each row is the estimate the product shows for {INPUT_TOKENS:,} prompt and {OUTPUT_TOKENS:,} generated "
-        f"tokens per request under a {TTFT_LIMIT_MS:,} ms p99 TTFT limit and the TPOT limit given (app/calibration/"
-        "product_questions.py); the band is the p10-p90 the estimate carries, the terms are its decode step's.\n\n"
+        f"tokens per request under a {TTFT_LIMIT_MS:,} ms p99 TTFT limit and the TPOT limit given "
+        "(app/calibration/validation/product_questions.py); the band is the p10-p90 the estimate carries, the terms "
+        "are its decode step's.\n\n"
         "| "
         + " | ".join(HEADERS)
         + " |\n|"
