@@ -15,7 +15,7 @@ import pytest
 
 from app.catalog import seed
 from app.catalog.spec_files import load_model_specs
-from app.models import TokenPrice
+from app.models.llm import TokenPrice
 from app.scoring import specs
 from app.scoring.serving.economics import cheapest_comparable, serverless_quotes
 from app.scoring.serving.plans import serving_plan_from
