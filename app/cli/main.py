@@ -66,7 +66,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import json
 
     from app.calibration.validate import CaseFileError, validate_file
-    from app.cli import reports
+    from app.cli.accuracy_tables import case_table, headline_tables, summary_tables
 
     snapshot = load_snapshot()
     try:
@@ -78,10 +78,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, default=str))
         return 0
     if not args.summary_only:
-        print(reports.case_table(result["cases"]), end="\n\n")
-    print(reports.headline_tables(result["summary"]), end="\n\n")
+        print(case_table(result["cases"]), end="\n\n")
+    print(headline_tables(result["summary"]), end="\n\n")
     print("In-sample, every row weighted equally:")
-    print(reports.summary_tables(result["summary"]))
+    print(summary_tables(result["summary"]))
     return 0
 
 
@@ -123,21 +123,21 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
-    from app.cli import reports
+    from app.cli.ranking_tables import infeasible_reasons, ranking_table, serverless_job_line, training_row_notes
     from app.service.rank import rank_sort
 
     rows = args.limit or TEXT_ROWS
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
-    print(reports.ranking_table(payload, rows))
-    row_notes = reports.training_row_notes(payload, rows) if args.phase == "training" else ""
+    print(ranking_table(payload, rows))
+    row_notes = training_row_notes(payload, rows) if args.phase == "training" else ""
     if row_notes:
         print("\n" + row_notes)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
-        print("\n" + reports.serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
+        print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
-        print("\nNo offer can run this workload. Why, per configuration:\n" + reports.infeasible_reasons(payload, rows))
+        print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
     wider = payload.get("deadline_max_gpus")
@@ -156,7 +156,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
 
     from app.calibration import product_questions
     from app.calibration.validate import validate_file
-    from app.cli import reports
+    from app.cli.accuracy_tables import accuracy_header, headline_tables, summary_tables
 
     snapshot = load_snapshot()
     folder = Path(args.validation_dir)
@@ -166,14 +166,14 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
         summaries[name.removesuffix("_cases.csv")] = result["summary"]
         summary = result["summary"]
         sections.append(
-            f"## {name}\n\n{reports.headline_tables(summary, markdown=True)}\n\n"
-            f"### In-sample, every row weighted equally\n\n{reports.summary_tables(summary, markdown=True)}"
+            f"## {name}\n\n{headline_tables(summary, markdown=True)}\n\n"
+            f"### In-sample, every row weighted equally\n\n{summary_tables(summary, markdown=True)}"
         )
     sections.append(product_questions.markdown(snapshot.gpus, snapshot.models))
     sections.append(device_sections(snapshot))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(reports.accuracy_header() + "\n\n".join(sections) + "\n", encoding="utf-8")
+    out.write_text(accuracy_header() + "\n\n".join(sections) + "\n", encoding="utf-8")
     out.with_name("accuracy.json").write_text(json.dumps(summaries, indent=1, sort_keys=True) + "\n")
     print(f"wrote {out} and {out.with_name('accuracy.json')}")
     return 0
