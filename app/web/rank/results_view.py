@@ -20,6 +20,7 @@ from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import rank_sort
 from app.service.rank.answer_body import replicas_workload
 from app.web.rank import charts as rc
+from app.web.rank import curve_charts as cc
 from app.web.rendering.charts import to_json_block
 
 CURVE_CONFIGS = 4
@@ -222,7 +223,7 @@ def inference_charts(
                 "label": "$ per million output tokens vs mean time per output token as the batch grows, for the top "
                 f"configurations at their cheapest offer; each star is the chosen batch on its own curve, the dotted "
                 f"line the Pareto front, {target}",
-                "json": to_json_block(rc.cost_latency_curves(curves, tpot)),
+                "json": to_json_block(cc.cost_latency_curves(curves, tpot)),
             }
         )
         over = "; dotted where the mean TPOT passes the dashed line of the chart above" if tpot else ""
@@ -230,7 +231,7 @@ def inference_charts(
             {
                 "id": "throughput-batch",
                 "label": f"Output tokens/s vs batch for the top configurations, the chosen batch starred{over}",
-                "json": to_json_block(rc.throughput_curves(curves, tpot)),
+                "json": to_json_block(cc.throughput_curves(curves, tpot)),
             }
         )
     memory = chart_configs(leaders, MEMORY_CONFIGS, workload.gpus)
@@ -269,7 +270,7 @@ def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str]
 
 def config_curves(
     top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
-) -> tuple[list[rc.ConfigCurve], TpotLine | None]:
+) -> tuple[list[cc.ConfigCurve], TpotLine | None]:
     """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
     row's $ per million output tokens, and the TPOT line its answer is held to."""
     solved, tpot = row_curves(top, workload, snapshot, model)
@@ -277,7 +278,7 @@ def config_curves(
     for curve in solved:
         row = curve.option
         label = f"{row['gpu_count']}×{row['gpu_id']}"
-        curves.append(rc.ConfigCurve(label, curve.points, curve.chosen, row["usd_per_million_output_tokens"]))
+        curves.append(cc.ConfigCurve(label, curve.points, curve.chosen, row["usd_per_million_output_tokens"]))
     return curves, tpot
 
 
