@@ -10,7 +10,8 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from app.catalog import seed, snapshot
+from app.catalog import snapshot
+from app.catalog.setup import seed
 from app.catalog.snapshot import SnapshotCache, load_snapshot
 from app.db import make_engine
 from app.models.hardware import Gpu

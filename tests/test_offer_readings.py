@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from app.catalog import migrate, seed
+from app.catalog.setup import migrate, seed
 from app.catalog.snapshot import load_snapshot
 from app.db import make_engine
 from app.main import create_app

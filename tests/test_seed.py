@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.db import make_engine
 from app.models.hardware import Gpu, Offer, PriceHistory
 from app.models.llm import TokenPrice

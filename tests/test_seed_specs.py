@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.catalog.snapshot import model_spec
 from app.catalog.spec_files import load_model_specs
 from app.db import make_engine

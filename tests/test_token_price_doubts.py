@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.catalog.spec_files import load_model_specs
 from app.models.llm import TokenPrice
 from app.scoring import specs

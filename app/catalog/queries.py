@@ -10,7 +10,7 @@ from typing import Literal
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.catalog.price_floors import PricedOffer, PriceFloors, price_floors
+from app.catalog.prices.price_floors import PricedOffer, PriceFloors, price_floors
 from app.models.hardware import Gpu, Offer, PriceHistory, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring import specs

@@ -37,7 +37,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from app.catalog import migrate
+    from app.catalog.setup import migrate
 
     settings = get_settings()
     if args.action == "upgrade":

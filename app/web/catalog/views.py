@@ -7,7 +7,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.catalog import queries
-from app.catalog.price_floors import PriceFloors
+from app.catalog.prices.price_floors import PriceFloors
 from app.models.hardware import Gpu, Offer, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring import token_prices
