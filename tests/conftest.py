@@ -24,7 +24,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from app.catalog import migrate, seed
+from app.catalog.setup import migrate, seed
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine
 from app.main import create_app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.db import make_engine
 
 PAYLOAD = "<script>alert(1)</script>"

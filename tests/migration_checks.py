@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import inspect, text
 
-from app.catalog import migrate, seed
-from app.catalog.seed import FileReport
+from app.catalog.setup import migrate, seed
+from app.catalog.setup.seed import FileReport
 from app.db import make_engine
 from tests.conftest import SEED_DIR, make_database
 

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.models import OfferBase
+from app.models.hardware import OfferBase
 from tests.conftest import settings_for
 
 TOKEN = "test-admin-token-0123456789"

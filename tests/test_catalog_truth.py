@@ -10,10 +10,11 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from app.catalog import seed, snapshot
+from app.catalog import snapshot
+from app.catalog.setup import seed
 from app.catalog.snapshot import SnapshotCache, load_snapshot
 from app.db import make_engine
-from app.models import Gpu
+from app.models.hardware import Gpu
 from app.scoring.specs import PRICE_TYPES, GpuSpec, is_gddr
 from tests.conftest import SEED_DIR
 

@@ -7,7 +7,8 @@ import pytest
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.batching.curves import CurvePoint
-from app.web.rank.charts import PALETTE, ConfigCurve, curve_names, frontier_chart
+from app.web.rank.charts import PALETTE, frontier_chart
+from app.web.rank.curve_charts import ConfigCurve, curve_names
 
 LATENCY_BOUND = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"
 JOB = "/?phase=inference&model=llama-3.1-70b&scenario=max_throughput&job_requests=200000&job_deadline_hours=4"

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from app.cli.main import main
 from app.db import make_engine
-from app.models import Offer, PriceHistory
+from app.models.hardware import Offer, PriceHistory
 from tests.conftest import SEED_DIR
 
 ROW = {

@@ -210,7 +210,7 @@ def test_a_pasted_moe_config_keeps_its_moe_layer_count_and_a_wrong_count_is_a_fi
 def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: str) -> None:
     from sqlmodel import Session, select
 
-    from app.models import Offer
+    from app.models.hardware import Offer
 
     app = create_app(settings_for(fresh_url))
     with TestClient(app, follow_redirects=False) as client:

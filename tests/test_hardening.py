@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from app.main import create_app
-from app.models import PriceSnapshot, ShareLink
+from app.models.versions import PriceSnapshot, ShareLink
 from app.web.middleware.ranking_slots import RankingSlots, is_heavy
 from app.web.rank.csv_export import csv_response, neutralise
 from app.web.site import health

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
-from app.catalog import migrate
+from app.catalog.setup import migrate
 from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
 from tests.conftest import make_database
@@ -96,7 +96,7 @@ def _seeded_before(tmp_path: Path, revision: str, columns: tuple[str, ...]) -> s
 
 
 def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
-    from app.catalog import seed
+    from app.catalog.setup import seed
     from tests.conftest import SEED_DIR
 
     url = _seeded_before(tmp_path, "0005", ("sliding_window",))
@@ -116,7 +116,7 @@ def test_0006_adds_the_sliding_window_and_the_next_seed_fills_existing_rows(tmp_
 
 
 def test_0012_adds_the_release_precision_and_the_next_seed_fills_existing_rows(tmp_path: Path) -> None:
-    from app.catalog import seed
+    from app.catalog.setup import seed
     from tests.conftest import SEED_DIR
 
     url = _seeded_before(tmp_path, "0010", ("release_precision",))
@@ -139,7 +139,7 @@ def test_0012_adds_the_release_precision_and_the_next_seed_fills_existing_rows(t
 
 
 def test_0013_counts_every_layer_of_existing_moe_rows_and_the_next_seed_reads_the_reference(tmp_path: Path) -> None:
-    from app.catalog import seed
+    from app.catalog.setup import seed
     from tests.conftest import SEED_DIR
 
     url = _seeded_before(tmp_path, "0012", ("moe_layers",))
@@ -156,7 +156,7 @@ def test_0013_counts_every_layer_of_existing_moe_rows_and_the_next_seed_reads_th
 
 
 def test_0014_adds_the_lora_layout_columns_at_todays_rule_and_the_next_seed_fills_them(tmp_path: Path) -> None:
-    from app.catalog import seed
+    from app.catalog.setup import seed
     from tests.conftest import SEED_DIR
 
     columns = ("q_lora_rank", "qk_nope_head_dim", "v_head_dim", "experts_fused", "router_fused")

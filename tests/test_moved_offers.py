@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.main import create_app
-from app.models import PriceSnapshot, ShareLink
+from app.models.versions import PriceSnapshot, ShareLink
 from tests.conftest import settings_for
 
 QUERY = "phase=inference&model=llama-3.1-8b&gpus=RTX-4090,A100-SXM-80GB,H100-SXM"

@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from app.catalog import migrate, seed
+from app.catalog.setup import migrate, seed
 from app.catalog.snapshot import load_snapshot
 from app.db import make_engine
 from app.main import create_app
-from app.models import Offer
+from app.models.hardware import Offer
 from app.scoring.pricing.offer_readings import newest_readings, reading_key
 from scripts.offer_notes import CONSUMER_CARD, GMI_ARTICLE_TITLE, consumer_gpus, gmi_statement
 from tests.conftest import SEED_DIR, make_database, settings_for

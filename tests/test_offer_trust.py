@@ -15,7 +15,7 @@ from html import unescape
 
 from fastapi.testclient import TestClient
 
-from app.catalog.price_floors import PricedOffer, price_floors
+from app.catalog.prices.price_floors import PricedOffer, price_floors
 from app.scoring.hardware.machines import Machine, shared_rack_caveat
 from app.scoring.pricing.price_terms import price_caveats
 

@@ -7,7 +7,7 @@ from datetime import date
 
 from fastapi.testclient import TestClient
 
-from app.catalog.price_floors import PricedOffer, TermFloor, price_floors
+from app.catalog.prices.price_floors import PricedOffer, TermFloor, price_floors
 
 OLD, NEW = date(2026, 3, 3), date(2026, 10, 1)
 

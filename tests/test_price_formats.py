@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from app.catalog.price_formats import detect_format, gpu_id
+from app.catalog.prices.price_formats import detect_format, gpu_id
 from app.cli.main import main
 from app.db import make_engine
-from app.models import Offer
+from app.models.hardware import Offer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "price_files"
 

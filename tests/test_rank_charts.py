@@ -6,7 +6,7 @@ import re
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
-from app.web.rank.results_view import config_curves
+from app.web.rank.result_charts import config_curves
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 

@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.main import create_app
-from app.models import ShareLink
+from app.models.versions import ShareLink
 from tests.conftest import settings_for
 
 DEEPSEEK = "phase=inference&model=deepseek-v3&max_gpus=16"

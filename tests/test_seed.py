@@ -8,9 +8,10 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.db import make_engine
-from app.models import Gpu, Offer, PriceHistory, TokenPrice
+from app.models.hardware import Gpu, Offer, PriceHistory
+from app.models.llm import TokenPrice
 from tests.conftest import SEED_DIR
 
 

@@ -9,11 +9,11 @@ import importlib
 import pytest
 from sqlmodel import Session
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.catalog.snapshot import model_spec
 from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
-from app.models import LlmModel
+from app.models.llm import LlmModel
 from tests.conftest import SEED_DIR
 from tests.test_seed_moe_layers import REFERENCE, _seed_with
 

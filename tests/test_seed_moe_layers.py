@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.catalog.snapshot import model_spec
 from app.catalog.spec_files import load_model_specs
 from app.db import make_engine
-from app.models import LlmModel
+from app.models.llm import LlmModel
 from tests.conftest import SEED_DIR
 
 REFERENCE = SEED_DIR.parent.parent / "shared" / "reference"

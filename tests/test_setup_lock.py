@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog.setup_lock import setup_lock
+from app.catalog.setup.setup_lock import setup_lock
 from app.config import PROJECT_ROOT
 from tests.conftest import _fresh_database_url, make_database
 
@@ -24,7 +24,7 @@ def _env(url: str) -> dict[str, str]:
 def test_a_migration_waits_while_another_process_holds_the_setup_lock(tmp_path: Path) -> None:
     url = make_database(tmp_path, seeded=False)
     code = (
-        "import sys, time; from app.catalog import migrate; print('imported', flush=True); "
+        "import sys, time; from app.catalog.setup import migrate; print('imported', flush=True); "
         "migrate.upgrade(sys.argv[1]); print(time.time())"
     )
     with setup_lock(url):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import seed
+from app.catalog.setup import seed
 from app.catalog.spec_files import load_model_specs
-from app.models import TokenPrice
+from app.models.llm import TokenPrice
 from app.scoring import specs
 from app.scoring.serving.plans.plan import serving_plan_from
 from app.scoring.serving.serverless.quotes import cheapest_comparable, serverless_quotes

@@ -10,8 +10,9 @@ from typing import Literal
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.catalog.price_floors import PricedOffer, PriceFloors, price_floors
-from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, TokenPrice
+from app.catalog.prices.price_floors import PricedOffer, PriceFloors, price_floors
+from app.models.hardware import Gpu, Offer, PriceHistory, Provider
+from app.models.llm import LlmModel, TokenPrice
 from app.scoring import specs
 from app.scoring.pricing.offer_readings import newest_readings, reading_key
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from app.models import CatalogRevision, utcnow
+from app.models.hardware import utcnow
+from app.models.versions import CatalogRevision
 
 REVISION_ROW_ID = 1
 

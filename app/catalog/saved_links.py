@@ -15,7 +15,7 @@ import orjson
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.models import PriceSnapshot, ShareLink
+from app.models.versions import PriceSnapshot, ShareLink
 from app.scoring.specs import CatalogSnapshot, Offer
 
 # The columns of links saved before offers carried their machine and terms; read back as they were.

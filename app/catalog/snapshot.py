@@ -22,7 +22,9 @@ from sqlmodel import Session, col, select
 
 from app.catalog.queries import offer_reading
 from app.catalog.revision import current_revision
-from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
+from app.models.hardware import Gpu, Offer, PriceHistory, Provider
+from app.models.llm import LlmModel, TokenPrice
+from app.models.reference import QualityResult, TcoInput
 from app.scoring import specs
 from app.scoring.hardware.gpu_gaps import fill_catalog_gaps
 from app.scoring.pricing.offer_readings import newest_readings

@@ -17,8 +17,8 @@ from app.scoring.input_checks.messages import FieldError, error_location, error_
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
     """Migrate to head and load the seed; True when every seed file loaded."""
-    from app.catalog import migrate, seed
-    from app.catalog.setup_lock import setup_lock
+    from app.catalog.setup import migrate, seed
+    from app.catalog.setup.setup_lock import setup_lock
     from app.db import make_engine
 
     with setup_lock(database_url):  # two commands on a fresh database must not both migrate it

@@ -36,7 +36,7 @@ def _path(plan: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli import reports
+    from app.cli.tables import table
 
     w, t = body["workload"], body["traffic"]
     print(
@@ -80,7 +80,7 @@ def _print(body: dict[str, Any]) -> None:
         "$ a month",
         AT_TRAFFIC_COLUMN,
     ]
-    print(reports.table(headers, rows))
+    print(table(headers, rows))
     for note in body["notes"]:
         print(note)
 

@@ -47,7 +47,7 @@ def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli import reports
+    from app.cli.tables import table
 
     print(
         f"{body['model']['name']} at {body['requests_per_day']:,.0f} requests/day "
@@ -57,14 +57,14 @@ def _print(body: dict[str, Any]) -> None:
         [b["name"], b["input_len"], b["output_len"], f"{b['share']:.1%}", round(b["requests_per_s"], 3), b["source"]]
         for b in body["buckets"]
     ]
-    print(reports.table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))
+    print(table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))
     headers = ["replicas × offer", "terms", "serves", "load", "$/month"]
     for title, fleet in (("cheapest mix", body["mix"]), ("best single GPU type", body["best_single"])):
         if fleet is None:
             print(f"\n{title}: none serves every bucket")
             continue
         print(f"\n{title}: ${fleet['usd_per_month']:,.0f}/month")
-        print(reports.table(headers, _fleet_lines(fleet)))
+        print(table(headers, _fleet_lines(fleet)))
     if body["saving_usd_per_month"] is not None:
         print(f"\nsaving: ${body['saving_usd_per_month']:,.0f}/month ({body['saving_pct']:.1f} %)")
     for note in body["notes"]:

@@ -11,7 +11,7 @@ from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli import reports
+    from app.cli.tables import table
 
     q = body["question"]
     print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")
@@ -19,10 +19,10 @@ def _print(body: dict[str, Any]) -> None:
         [i["name"], f"{i['value']:,.4g}", i["unit"], "your value" if i["overridden"] else i["source"], i["as_of"]]
         for i in body["inputs"]
     ]
-    print(reports.table(["input", "value", "unit", "from", "as of"], inputs))
+    print(table(["input", "value", "unit", "from", "as of"], inputs))
     print()
     print(
-        reports.table(
+        table(
             ["term", "value", "unit", "how"],
             [[t["name"], round(t["value"], 2), t["unit"], t["detail"]] for t in body["terms"]],
         )

@@ -33,7 +33,8 @@ def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") 
 
 
 def _print_serving(body: dict[str, Any], limit: int) -> None:
-    from app.cli import reports
+    from app.cli.ranking_tables import token_flags_text
+    from app.cli.tables import table
 
     t = body["traffic"]
     print(
@@ -54,7 +55,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         for o in body["options"][:limit]
     ]
     print(
-        reports.table(
+        table(
             [
                 "config",
                 "provider",
@@ -76,13 +77,13 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             q["output_usd_per_mtok"],
             round(q["monthly_usd"]),
             q["as_of_label"],
-            reports.token_flags_text(q).upper() + (" (not compared)" if not q["comparable"] else ""),
+            token_flags_text(q).upper() + (" (not compared)" if not q["comparable"] else ""),
         ]
         for q in body["serverless"]
     ]
     print()
     print(
-        reports.table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of", "flags"], quotes)
+        table(["serverless", "model", "in $/M", "out $/M", "$/mo", "as of", "flags"], quotes)
         if quotes
         else "no serverless price for this model or a comparable one "
         "(same dense/MoE kind, near in active and total parameters)"
@@ -113,7 +114,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     if body["infeasible"]:
         print("\nno dedicated option serves this workload. Why, per configuration:")
         rows = [[g["gpu_id"], g["gpu_count"], g["offers"], g["reason"]] for g in body["infeasible"]]
-        print(reports.table(["GPU", "count", "offers", "why not"], rows))
+        print(table(["GPU", "count", "offers", "why not"], rows))
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -166,7 +167,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
-    from app.cli import reports
+    from app.cli.tables import table
 
     rows = [
         [
@@ -181,7 +182,7 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
         for c in body["combinations"][:limit]
     ]
     print(f"train, then serve for {body['months']} months ({body['basis']})")
-    print(reports.table(["train on", "serve on", "train $", "serve $/mo", "total $", "train %", "serve %"], rows))
+    print(table(["train on", "serve on", "train $", "serve $/mo", "total $", "train %", "serve %"], rows))
 
 
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

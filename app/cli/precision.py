@@ -22,7 +22,7 @@ def _quality(row: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli import reports
+    from app.cli.tables import table
 
     rows = []
     for r in body["rows"]:
@@ -53,7 +53,7 @@ def _print(body: dict[str, Any]) -> None:
         "replica GB",
         "quality",
     ]
-    print(reports.table(headers, rows))
+    print(table(headers, rows))
     sources = sorted({q["source_url"] for r in body["rows"] for q in r["quality"]})
     for url in sources:
         print(f"quality source: {url}")

@@ -10,8 +10,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from app.catalog import migrate, price_import
-from app.catalog.price_formats import FORMATS
+from app.catalog.prices import price_import
+from app.catalog.prices.price_formats import FORMATS
+from app.catalog.setup import migrate
 from app.config import get_settings
 
 
@@ -49,7 +50,7 @@ def describe(source: price_import.ImportSource) -> str:
 def cmd_prices_import(args: argparse.Namespace) -> int:
     """0 when the whole file loaded, 1 when a row was rejected (nothing changed), 2 when the file cannot be read
     (missing, not text, not CSV), as every other command's bad input."""
-    from app.catalog.seed import RowError
+    from app.catalog.setup.seed import RowError
     from app.db import make_engine
 
     path = Path(args.file)

@@ -11,9 +11,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.catalog import price_import
-from app.catalog.seed import RowError
-from app.models import OfferBase
+from app.catalog.prices import price_import
+from app.catalog.setup.seed import RowError
+from app.models.hardware import OfferBase
 from app.web.catalog.admin_auth import require_admin
 from app.web.errors.error_shape import field_entries
 from app.web.json_api.json_body import StrictJsonRoute

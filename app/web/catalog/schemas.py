@@ -6,7 +6,8 @@ from datetime import date, datetime
 
 from sqlmodel import Field, SQLModel
 
-from app.models import GpuBase, LlmModelBase, OfferBase, ProviderBase, TokenPriceBase
+from app.models.hardware import GpuBase, OfferBase, ProviderBase
+from app.models.llm import LlmModelBase, TokenPriceBase
 
 
 class TermFloorPublic(SQLModel):

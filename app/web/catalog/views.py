@@ -7,8 +7,9 @@ from typing import Any
 from sqlmodel import Session
 
 from app.catalog import queries
-from app.catalog.price_floors import PriceFloors
-from app.models import Gpu, LlmModel, Offer, Provider, TokenPrice
+from app.catalog.prices.price_floors import PriceFloors
+from app.models.hardware import Gpu, Offer, Provider
+from app.models.llm import LlmModel, TokenPrice
 from app.scoring.pricing import token_prices
 from app.web.catalog.schemas import (
     GpuDetail,

@@ -1,13 +1,12 @@
-"""Plotly figures of a ranking: cost vs latency with the Pareto front, throughput vs batch, memory."""
+"""Plotly figures of a ranking: cost vs latency with the Pareto front, memory per configuration, and the
+training deadline frontier; plus the palette, marker styles and limit line the other chart modules share.
+The per-configuration batch curves are in curve_charts.py."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from app.scoring.inference.batching.curves import CurvePoint, TpotLine
 from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
 
 DASHES = ["solid", "dash", "dot", "dashdot"]
@@ -135,144 +134,6 @@ def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequ
             barmode="stack",
             xaxis={"title": {"text": "GB per GPU"}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed"},
-            legend=LEGEND_BELOW,
-        ),
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigCurve:
-    """One configuration's operating curve (curves.operating_curve) and its answer: the point chosen, priced."""
-
-    label: str  # "2×B200"
-    points: list[CurvePoint]
-    chosen: CurvePoint
-    usd_per_million_chosen: float  # the answer's $ per million output tokens, at its cheapest offer
-
-    def usd_per_million(self, point: CurvePoint) -> float:
-        """$/M at another batch at the same hourly price: cost scales as 1 / tokens per second."""
-        return self.usd_per_million_chosen * self.chosen.output_tokens_per_s / point.output_tokens_per_s
-
-    def shape(self) -> tuple[tuple[float, float, float], ...]:
-        return tuple((p.batch, float(f"{p.output_tokens_per_s:.4g}"), float(f"{p.tpot_ms:.4g}")) for p in self.points)
-
-
-def curve_names(curves: Sequence[ConfigCurve]) -> list[str]:
-    """Each curve's legend name; one that coincides with an earlier one says so, since it is drawn hidden under it."""
-    names: list[str] = []
-    seen: dict[tuple[tuple[float, float, float], ...], str] = {}
-    for curve in curves:
-        same = seen.setdefault(curve.shape(), curve.label)
-        names.append(curve.label if same == curve.label else f"{curve.label} (same curve as {same})")
-    return names
-
-
-def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
-    """Tokens/s vs batch per configuration, its chosen batch starred; where a TPOT line applies, solid while the
-    mean TPOT meets it and dotted beyond."""
-    traces: list[dict[str, Any]] = []
-    stars: list[dict[str, Any]] = []  # after the curves, so the legend lists the curves first
-    limit = tpot.tpot_ms if tpot else math.inf
-    for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
-        colour = PALETTE[i % len(PALETTE)]
-        points = [(p.batch, p.output_tokens_per_s, p.tpot_ms) for p in curve.points]
-        ok = [p for p in points if p[2] <= limit * (1 + 1e-9)]
-        over = [p for p in points if p[2] > limit * (1 + 1e-9)]
-        if ok and over:
-            over = [ok[-1], *over]
-        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over the TPOT target)")):
-            if subset:
-                traces.append(
-                    {
-                        "type": "scatter",
-                        "mode": "lines+markers",
-                        "name": name,
-                        "legendgroup": curve.label,
-                        "x": [p[0] for p in subset],
-                        "y": [p[1] for p in subset],
-                        "line": {"color": colour, "dash": dash},
-                        "customdata": [p[2] for p in subset],
-                        "hovertemplate": "batch %{x:.4~g}: %{y:.0f} tok/s, mean TPOT %{customdata:.1f} ms"
-                        f"<extra>{label}</extra>",
-                    }
-                )
-        stars.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
-    return {
-        "data": traces + stars,
-        "layout": layout(
-            height=380,
-            xaxis=log_axis("concurrent sequences (batch)"),
-            yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero", "automargin": True},
-            legend=LEGEND_BELOW,
-        ),
-    }
-
-
-def _star(curve: ConfigCurve, colour: str, x: float, y: float, first: bool) -> dict[str, Any]:
-    """The chosen point of one curve, in its curve's colour; one legend entry stands for every star."""
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": "★ chosen batch (in its curve's colour)",
-        "legendgroup": "chosen",
-        "showlegend": first,
-        "x": [x],
-        "y": [y],
-        "marker": {"symbol": "star", "size": 15, "color": colour, "line": {"color": "#1b1f24", "width": 1}},
-        "customdata": [[curve.chosen.batch, curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
-        "hovertemplate": "chosen: batch %{customdata[0]:.4~g}, mean TPOT %{customdata[1]:.1f} ms, "
-        "$%{customdata[2]:.3f}/M<extra>" + curve.label + "</extra>",
-    }
-
-
-def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
-    """$/M output tokens vs mean TPOT as the batch grows, per configuration at its answer's price, each with its
-    chosen point starred on it, the Pareto front over every point, and the TPOT line the answer is held to (none
-    where the scenario applies no limit)."""
-    traces: list[dict[str, Any]] = []
-    stars: list[dict[str, Any]] = []
-    every: list[tuple[float, float]] = []
-    for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
-        colour = PALETTE[i % len(PALETTE)]
-        xs = [p.tpot_ms for p in curve.points]
-        ys = [curve.usd_per_million(p) for p in curve.points]
-        every += list(zip(xs, ys, strict=True))
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers",
-                "name": label,
-                "legendgroup": curve.label,
-                "x": xs,
-                "y": ys,
-                "line": {"color": colour},
-                "customdata": [p.batch for p in curve.points],
-                "hovertemplate": "batch %{customdata:.4~g}: mean TPOT %{x:.1f} ms, $%{y:.3f}/M"
-                f"<extra>{label}</extra>",
-            }
-        )
-        stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
-    traces += stars
-    front = pareto_front(every)
-    if front:
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": "Pareto front",
-                "x": [p[0] for p in front],
-                "y": [p[1] for p in front],
-                "line": {"color": "#1b1f24", "dash": "dot", "shape": "hv"},
-            }
-        )
-    if every and tpot:
-        traces.append(limit_line(tpot.tpot_ms, [y for _, y in every], tpot.name))
-    return {
-        "data": traces,
-        "layout": layout(
-            height=400,
-            xaxis=log_axis("mean time per output token (ms)"),
-            yaxis={**log_axis("$ / M output tokens"), "automargin": True},
             legend=LEGEND_BELOW,
         ),
     }

@@ -17,7 +17,7 @@ from app.service.rank.ranked_page import ranked_page
 from app.web.deps import SnapshotDep
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_summary import question_summary
-from app.web.rank import form_options, results_view
+from app.web.rank import form_options, result_charts, results_view
 from app.web.rank.csv_export import csv_response
 from app.web.rendering.render import json_response, page, wants_fragment
 
@@ -51,7 +51,7 @@ def results_context(
         return {}
     model = model_spec_for(parsed.workload, snapshot)
     payload = ranked.payload
-    charts_for = results_view.inference_charts if parsed.phase == "inference" else results_view.training_charts
+    charts_for = result_charts.inference_charts if parsed.phase == "inference" else result_charts.training_charts
     return {
         "payload": payload,
         "feasible": payload["options"],

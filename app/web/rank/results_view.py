@@ -1,4 +1,6 @@
-"""Turn a ranked page into what the results block shows: the pager, summary groups and charts."""
+"""Turn a ranked page into what the results block shows around the table: the pager, sortable headers,
+the view and question links (replicas, limits, compare) and the summary notes. The charts are in
+result_charts.py."""
 
 from __future__ import annotations
 
@@ -8,22 +10,13 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from app.scoring.inference.bands.limits import LIMITS_APPLIED, at_band_high
-from app.scoring.inference.batching.curves import TpotLine
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
-from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.operating_curves import row_curves
 from app.service.query.canonical import canonical_query
 from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import rank_sort
 from app.service.rank.answer_body import replicas_workload
-from app.web.rank import charts as rc
-from app.web.rendering.charts import to_json_block
-
-CURVE_CONFIGS = 4
-MEMORY_CONFIGS = 5
 
 
 def ranked_metric(rank_by: str | None) -> tuple[str, str, str, int]:
@@ -169,163 +162,3 @@ def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:
         return []
     rest = [set(row.get("assumptions") or ()) for row in rows[1:]]
     return [a for a in rows[0].get("assumptions") or () if all(a in others for others in rest)]
-
-
-def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    """The best option of the first n distinct (GPU, count) configurations."""
-    seen: dict[tuple[str, int], dict[str, Any]] = {}
-    for option in options:
-        key = (option["gpu_id"], option["gpu_count"])
-        if option["feasible"] and key not in seen:
-            seen[key] = option
-        if len(seen) >= n:
-            break
-    return list(seen.values())
-
-
-# The charts draw the leading configurations (the best option of each leading distinct (GPU, count), from
-# app.service.rank.ranked_page.ranked_page), never the page's rows: the same charts on every page, bounded in size.
-def inference_charts(
-    payload: dict[str, Any],
-    leaders: Sequence[dict[str, Any]],
-    workload: InferenceWorkload,
-    snapshot: CatalogSnapshot,
-    model: ModelSpec,
-) -> list[dict[str, str]]:
-    top = chart_configs(leaders, CURVE_CONFIGS, workload.gpus)
-    charts = []
-    if workload.job_requests and leaders:
-        charts.append(
-            {
-                "id": "job",
-                "label": f"The batch job of {workload.job_requests:,} requests: hours to finish and what it is billed, "
-                "for the best offer of the top configurations; bars show the band, the dotted line the Pareto front",
-                "json": to_json_block(
-                    rc.cost_scatter(
-                        leaders,
-                        "job_hours",
-                        "job_usd",
-                        "job time (h)",
-                        "job $",
-                        band_of=RANK_METRIC_FIELDS[workload.ranked_by],
-                        x_from_zero=False,  # a deadline packs the times together
-                    )
-                ),
-            }
-        )
-    curves, tpot = config_curves(top, workload, snapshot, model)
-    if curves:
-        target = "the dashed line the TPOT the answer is held to" if tpot else "no latency limit applies to this load"
-        charts.append(
-            {
-                "id": "cost-latency",
-                "label": "$ per million output tokens vs mean time per output token as the batch grows, for the top "
-                f"configurations at their cheapest offer; each star is the chosen batch on its own curve, the dotted "
-                f"line the Pareto front, {target}",
-                "json": to_json_block(rc.cost_latency_curves(curves, tpot)),
-            }
-        )
-        over = "; dotted where the mean TPOT passes the dashed line of the chart above" if tpot else ""
-        charts.append(
-            {
-                "id": "throughput-batch",
-                "label": f"Output tokens/s vs batch for the top configurations, the chosen batch starred{over}",
-                "json": to_json_block(rc.throughput_curves(curves, tpot)),
-            }
-        )
-    memory = chart_configs(leaders, MEMORY_CONFIGS, workload.gpus)
-    if memory:
-        rows = [
-            (f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0)) for o in memory
-        ]
-        parts = [
-            ("weights", "weights"),
-            ("kv_cache", "KV cache at the operating batch"),
-            ("reserve", "runtime reserve"),
-        ]
-        charts.append(
-            {
-                "id": "memory",
-                "label": "Memory per GPU at the operating point vs capacity",
-                "json": to_json_block(rc.memory_bars(rows, parts)),
-            }
-        )
-    return charts
-
-
-def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """The leading configurations a chart draws: the best of each GPU asked for (a comparison draws every GPU it
-    compares), then the next distinct configurations up to n."""
-    firsts: dict[str, dict[str, Any]] = {}
-    for option in options:
-        if option["feasible"] and option["gpu_id"] in (gpus or ()):
-            firsts.setdefault(option["gpu_id"], option)
-    chosen = {(o["gpu_id"], o["gpu_count"]) for o in firsts.values()}
-    rest = [o for o in distinct_configs(options, n + len(chosen)) if (o["gpu_id"], o["gpu_count"]) not in chosen]
-    picked = [*firsts.values(), *rest[: max(n - len(firsts), 0)]]
-    order = {id(o): i for i, o in enumerate(options)}
-    return sorted(picked, key=lambda o: order[id(o)])
-
-
-def config_curves(
-    top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
-) -> tuple[list[rc.ConfigCurve], TpotLine | None]:
-    """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
-    row's $ per million output tokens, and the TPOT line its answer is held to."""
-    solved, tpot = row_curves(top, workload, snapshot, model)
-    curves = []
-    for curve in solved:
-        row = curve.option
-        label = f"{row['gpu_count']}×{row['gpu_id']}"
-        curves.append(rc.ConfigCurve(label, curve.points, curve.chosen, row["usd_per_million_output_tokens"]))
-    return curves, tpot
-
-
-def training_charts(
-    payload: dict[str, Any],
-    leaders: Sequence[dict[str, Any]],
-    workload: TrainingWorkload,
-    snapshot: CatalogSnapshot,
-    model: ModelSpec,
-) -> list[dict[str, str]]:
-    charts = [
-        {
-            "id": "cost-step",
-            "label": "$ per step vs step time for the best offer of the top configurations; bars show the band, "
-            "the dotted line is the Pareto front",
-            "json": to_json_block(
-                rc.cost_scatter(
-                    leaders, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="total_usd"
-                )
-            ),
-        },
-    ]
-    if payload.get("frontier"):
-        deadline = float(payload.get("deadline_days") or workload.max_days)
-        charts.append(
-            {
-                "id": "frontier",
-                "label": f"What scaling out buys: days to finish and total cost per GPU count for the leading "
-                f"machines; the dashed line is the {deadline_text(deadline)}",
-                "json": to_json_block(rc.frontier_chart(payload["frontier"], deadline)),
-            }
-        )
-    memory = distinct_configs(leaders, MEMORY_CONFIGS)
-    if memory:
-        rows = [
-            (
-                f"{option['gpu_count']}×{option['gpu_id']}",
-                option["memory_breakdown_gb"] or {},
-                snapshot.gpus[option["gpu_id"]].memory_gb,
-            )
-            for option in memory
-        ]
-        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
-        charts.append(
-            {
-                "id": "memory",
-                "label": "Memory per GPU for the chosen layout vs capacity",
-                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys])),
-            }
-        )
-    return charts

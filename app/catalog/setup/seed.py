@@ -18,7 +18,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, select
 
 from app.catalog.revision import bump_revision
-from app.models import Gpu, LlmModel, Offer, PriceHistory, Provider, QualityResult, TcoInput, TokenPrice
+from app.models.hardware import Gpu, Offer, PriceHistory, Provider
+from app.models.llm import LlmModel, TokenPrice
+from app.models.reference import QualityResult, TcoInput
 from app.scoring.input_checks.messages import error_message
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from app.catalog.seed import RowError, whole_row
+from app.catalog.setup.seed import RowError, whole_row
 
 Format = str  # skypilot | gpuhunt | gpumatch
 FORMATS = ("skypilot", "gpuhunt", "gpumatch")

@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.catalog import price_formats
-from app.catalog.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
-from app.models import Offer
+from app.catalog.prices import price_formats
+from app.catalog.setup.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
+from app.models.hardware import Offer
 
 MAX_BATCH_OFFERS = 5_000  # a whole provider's price list fits; more is a mistake or an attack
 

@@ -16,7 +16,7 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade(database_url: str, revision: str = "head") -> None:
-    from app.catalog.setup_lock import setup_lock
+    from app.catalog.setup.setup_lock import setup_lock
 
     with setup_lock(database_url):  # two processes on a fresh database must not both create its tables
         command.upgrade(alembic_config(database_url), revision)

@@ -1,0 +1,103 @@
+"""`gpumatch rank inference|training`: rank the catalog's offers for a workload, as the page and the rank API
+do, and print the ranked table (or the API's JSON), with its parser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from app.cli.common import (
+    TEXT_ROWS,
+    add_field_flags,
+    add_hf_config_flag,
+    add_limit_flag,
+    load_snapshot,
+    print_field_errors,
+    print_flag_errors,
+    read_hf_config,
+)
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.service.query.canonical import canonical_query
+    from app.service.query.phase import WORKLOADS
+    from app.service.rank import rank_sort, ranking
+    from app.service.rank.model_spec import UnknownId
+
+    values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    if not read_hf_config(values, args.hf_config):
+        return 2
+    sort = None if args.sort in (None, rank_sort.RANK) else args.sort
+    try:
+        sort_error = rank_sort.phase_error(args.phase, rank_sort.check(sort)) if sort else None
+    except ValueError as exc:
+        sort_error = str(exc)
+    if sort_error:
+        print(f"--sort: {sort_error}", file=sys.stderr)
+        return 2
+    try:
+        workload = WORKLOADS[args.phase].model_validate(values)
+        snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
+        json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
+        payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        return print_flag_errors(exc)
+    except UnknownId as exc:
+        return print_field_errors(exc)
+    if args.json:
+        print(json.dumps(payload, indent=2, default=str))
+        return 0
+    print_ranking(args, payload, sort)
+    return 0
+
+
+def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
+    from app.cli.ranking_tables import infeasible_reasons, ranking_table, serverless_job_line, training_row_notes
+    from app.service.rank import rank_sort
+
+    rows = args.limit or TEXT_ROWS
+    print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
+    if sort:
+        print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
+    print(ranking_table(payload, rows))
+    row_notes = training_row_notes(payload, rows) if args.phase == "training" else ""
+    if row_notes:
+        print("\n" + row_notes)
+    if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
+        print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
+    if not payload["feasible_options"] and payload["total_options"]:
+        print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
+    if payload["notes"]:
+        print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
+    wider = payload.get("deadline_max_gpus")
+    if wider:
+        now = payload["workload"]["max_gpus"]
+        print(f"Max GPUs ({now:,}) is the limit; with {wider['max_gpus']:,} the run finishes in time: {wider['url']}")
+    typical = (payload.get("global_batch") or {}).get("typical")
+    if typical:
+        print(f"at {typical['sequences']:,} sequences per step: {typical['url']}")
+    print(f"\nshare: {payload['share_url']}")
+
+
+def add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rank = sub.add_parser("rank", help="rank GPU offers for a workload")
+    phases = rank.add_subparsers(dest="phase", required=True)
+    from app.scoring.workload import InferenceWorkload, TrainingWorkload
+
+    for phase, model in (("inference", InferenceWorkload), ("training", TrainingWorkload)):
+        parser = phases.add_parser(phase, help=(model.__doc__ or "").strip())
+        add_field_flags(parser, model, [n for n in model.model_fields if n not in ("custom_model", "hf_config")])
+        add_hf_config_flag(parser)
+        add_limit_flag(parser, "options")
+        parser.add_argument(
+            "--sort",
+            help="sort the feasible options by a column, as the page's headers do (ttft, cost; --sort=-tok_s for "
+            "largest first), each keeping its rank; --json gives them in that order too, as the API's `sort`",
+        )
+        parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
+        parser.set_defaults(func=cmd_rank)

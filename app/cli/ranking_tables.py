@@ -1,0 +1,162 @@
+"""Text for a ranking on the command line: the ranked table (as the page's columns and flags), why nothing
+could run, per-token price labels and the serverless job line, and the training rows' notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.cli.tables import table
+from app.scoring.explain import duration_text, shown_as_close_call
+from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
+
+
+def _money(value: float | None, digits: int) -> str:
+    """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
+    """Why the configurations that cannot run the workload cannot, one line per (GPU, count, reason), as the page's
+    list gives them: what a ranking with nothing feasible has to say."""
+    seen: dict[tuple[str, int, str], None] = {}
+    for o in payload["options"]:
+        if not o["feasible"]:
+            seen.setdefault((o["gpu_id"], o["gpu_count"], o["reason"]), None)
+    lines = [f"{count}×{gpu}: {reason}" for gpu, count, reason in list(seen)[:limit]]
+    more = len(seen) - len(lines)
+    return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
+
+
+def token_flags_text(quote: dict[str, Any]) -> str:
+    """A per-token price's labels as the CLI prints them: `unverified`, `availability unconfirmed`, `disputed (the
+    other figure $0.74/$0.90; priced at the higher)`."""
+    said = []
+    for flag in quote.get("flags") or ():
+        if flag == "disputed" and quote.get("disputed_input_usd_per_mtok") is not None:
+            other = f"${quote['disputed_input_usd_per_mtok']:g}/${quote['disputed_output_usd_per_mtok']:g}"
+            listed = f"${quote['listed_input_usd_per_mtok']:g}/${quote['listed_output_usd_per_mtok']:g}"
+            said.append(f"disputed: listed {listed}, other source {other}; priced at the higher")
+        else:
+            said.append(flag.replace("_", " "))
+    return ", ".join(said)
+
+
+def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
+    """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
+    prices, then the cheaper listed ones left out with their labels."""
+
+    def each(q: dict[str, Any]) -> str:
+        flags = f" [{token_flags_text(q)}]" if q.get("flags") else ""
+        substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
+        return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
+
+    line = (
+        f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
+        if quotes
+        else "the same job through a per-token API: no current, verified per-token price"
+    )
+    if left_out:
+        line += f"; left out, though cheaper: {', '.join(each(q) for q in left_out)}"
+    return line
+
+
+def _close(option: dict[str, Any], rank: int) -> bool:
+    return shown_as_close_call(bool(option["close_call"]), rank)
+
+
+def _flags(option: dict[str, Any], rank: int) -> str:
+    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call."""
+    flags = (("OVER LIMITS", option.get("over_limits")), ("close", _close(option, rank)))
+    return " ".join(flag for flag, on in flags if on)
+
+
+def layout_cell(option: dict[str, Any], inference: bool) -> str:
+    """A row's parallel layout, as the page's count cell says it: `TP8 PP2, 2 nodes`, `TP1, 4 per 4-GPU instance`,
+    `TP4 FSDP ×8, no recompute, 4 nodes` (nodes: physical ones, several inside one NVL72 rack's NVLink domain)."""
+    o = option
+    if inference:
+        text = f"TP{o['tensor_parallel']}" + (f" PP{o['pipeline_parallel']}" if o["pipeline_parallel"] > 1 else "")
+        text += (" DP-attn" if o.get("attention_parallel") == "dp" else "") + (
+            " EP" if o.get("expert_parallel") == "ep" else ""
+        )
+    else:
+        text = o["layout"]
+    if o.get("nodes", 1) > 1:
+        text += f", {o['nodes']} nodes"
+    if o.get("copies_per_instance", 1) > 1:
+        text += f", {o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
+    return text
+
+
+def ranking_table(payload: dict[str, Any], limit: int) -> str:
+    """The feasible options as a text table, in the payload's order; # is each one's rank (a sorted payload's
+    options carry it)."""
+    inference = payload["phase"] == "inference"
+    job = inference and bool(payload["workload"].get("job_requests"))
+    rank_by: str = payload["rank_by"] if payload.get("rank_by") in RANK_METRIC_FIELDS else "output_tokens"
+    rows = []
+    feasible = [o for o in payload["options"] if o["feasible"]][:limit]
+    for position, o in enumerate(feasible, start=1):
+        i = o.get("rank", position)
+        terms = (
+            o["price_type"]
+            + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
+            + (" interruptible" if o.get("interruptible") else "")
+            + (" STALE" if o.get("stale") else "")
+        )
+        config = f"{o['gpu_count']}×{o['gpu_id']}"
+        common = [i, config, layout_cell(o, inference), o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
+        if inference:
+            rows.append(
+                [
+                    *common,
+                    _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
+                    *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
+                    f"{o['ttft_mean_ms']:.0f} ({o['ttft_p99_ms']:.0f})",
+                    f"{o['tpot_mean_ms']:.1f} ({o['tpot_p99_ms']:.1f})",
+                    o["batch"],
+                    o["output_tokens_per_s"],
+                    *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
+                    _flags(o, i),
+                ]
+            )
+        else:
+            rows.append(
+                [
+                    *common,
+                    _money(o["usd_per_step"], 4),
+                    o["step_time_s"],
+                    o["tokens_per_s_per_gpu"],
+                    o["total_hours"],
+                    o.get("billed_hours"),
+                    _money(o["total_usd"], 0),
+                    " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
+                ]
+            )
+    head = ["#", "config", "layout", "provider", "price terms", "$/GPU-h"]
+    head += (
+        [
+            RANK_HEADERS[rank_by],
+            *(["replicas", "$/M out tok"] if rank_by == "fleet" else []),
+            "TTFT ms mean (p99)",
+            "TPOT ms mean (p99)",
+            "batch",
+            "tok/s",
+        ]
+        + [*(["replicas", "job time", "job $"] if job else []), ""]
+        if inference
+        else ["$/step", "step s", "tok/s/GPU", "total h", "billed h", "total $", ""]
+    )
+    return table(head, rows)
+
+
+def training_row_notes(payload: dict[str, Any], limit: int) -> str:
+    """What the training table's rows rest on beyond their figures, each said once with the ranks it applies to:
+    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)`, `#1: NODES? 16 nodes of 8 GPUs: ...`."""
+    ranks: dict[str, list[str]] = {}
+    feasible = [o for o in payload["options"] if o["feasible"]][:limit]
+    for position, o in enumerate(feasible, start=1):
+        for text in (o.get("billing_note"), o.get("cluster_caveat") and f"NODES? {o['cluster_caveat']}"):
+            if text:
+                ranks.setdefault(text, []).append(f"#{o.get('rank', position)}")
+    return "\n".join(f"{', '.join(where)}: {text}" for text, where in ranks.items())

@@ -1,0 +1,25 @@
+"""The one text-table writer every CLI command and docs/ACCURACY.md use: aligned columns for a terminal
+(first column left, the rest right) or a Markdown table; None prints as '–'."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def _cell(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 10 else f"{value:.{digits}f}"
+    return str(value)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], markdown: bool = False) -> str:
+    cells = [[_cell(v) for v in row] for row in rows]
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in cells])
