@@ -127,9 +127,9 @@ class TokenPriceBase(SQLModel):
     # Flags carried from the reference: such a price is listed, labelled, and never the cheapest to compare with.
     unverified: bool = Field(default=False, description="the reference flags the price UNVERIFIED (placeholder-like)")
     deprecated: bool = Field(default=False, description="the provider has deprecated or retired the model")
-    # Doubts carried from the reference that still let a price be compared, labelled (app/scoring/pricing/token_prices.py):
-    # another source's figures (null = none), an endpoint the provider may have retired, a source that does not
-    # back the figure.
+    # Doubts carried from the reference that still let a price be compared, labelled
+    # (app/scoring/pricing/token_prices.py): another source's figures (null = none), an endpoint the provider may have
+    # retired, a source that does not back the figure.
     disputed_input_usd_per_mtok: float | None = Field(
         default=None, ge=0, le=10_000, description="another source's input price for this entry (a CONFLICT)"
     )
