@@ -52,3 +52,21 @@ def test_healthz_alone_rechecks_the_catalog_when_a_recheck_is_due(database: str,
             live = client.get("/healthz").json()
         assert live["offers"] == before["offers"] + 1 and live["newest_price_as_of"] == date.today().isoformat()
         assert live["database"] == "not checked (see /readyz)"
+
+
+def test_a_ranking_reads_the_snapshot_in_the_event_loop_only_while_no_recheck_is_due(
+    database: str, tmp_path: Path
+) -> None:
+    """get_snapshot answers from memory (SnapshotCache.current) until a recheck is due, then rechecks on a worker
+    thread: a ranking after another process's import still sees it once the interval has passed (here at once)."""
+    app = create_app(settings_for(database))
+    with TestClient(app) as client:
+        app.state.snapshots = cache = SnapshotCache(app.state.engine, recheck_s=0.0)
+        assert cache.current() is None, "never loaded: a recheck is due"
+        body = {"providers": ["runpod"], "gpus": ["H100-SXM"], "model": "llama-3.1-8b"}
+        before = client.post("/api/v1/rank/inference?limit=1", json=body).json()["options"][0]
+        _import_one_offer(tmp_path, "elsewhere-3")  # H100-SXM at runpod for $0.50 an hour, under the seeded ones
+        after = client.post("/api/v1/rank/inference?limit=1", json=body).json()["options"][0]
+        assert before["usd_per_gpu_hour"] > 0.5 and after["usd_per_gpu_hour"] == 0.5
+        cache._recheck_s = 3600.0  # no recheck due: the snapshot is read without the database
+        assert cache.current() is cache.get()

@@ -203,6 +203,10 @@ class SnapshotCache:
         """The database version was last checked longer ago than the recheck interval (or never)."""
         return self._snapshot is None or time.monotonic() - self._checked_at >= self._recheck_s
 
+    def current(self) -> specs.CatalogSnapshot | None:
+        """The snapshot where no recheck is due (no database read: safe in the event loop), else None."""
+        return None if self.due() else self._snapshot
+
     def get(self) -> specs.CatalogSnapshot:
         """The snapshot, its version rechecked against the database when due."""
         if not self.due():

@@ -8,6 +8,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
 from app.db import SessionDep
@@ -21,8 +22,12 @@ def get_app_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_snapshot(request: Request) -> CatalogSnapshot:
-    return request.app.state.snapshots.get()
+async def get_snapshot(request: Request) -> CatalogSnapshot:
+    """The catalog snapshot: in the event loop while no recheck is due (a sync dependency costs a threadpool hop on
+    every request), else on a worker thread, since a recheck reads the database."""
+    snapshots = request.app.state.snapshots
+    snapshot = snapshots.current()
+    return snapshot if snapshot is not None else await run_in_threadpool(snapshots.get)
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
@@ -47,7 +52,7 @@ def accepted_query_keys(dependant: Dependant) -> frozenset[str]:
     return frozenset(names)
 
 
-def single_valued_query(request: Request) -> None:
+async def single_valued_query(request: Request) -> None:
     """A query key given twice is a 422 naming it, as on the question pages (query.values.query_shape_errors),
     not a silent pick of its last value; a key the route does not read is a 422 naming it and the nearest key it
     does read, not a filter silently ignored. For routers whose query parameters FastAPI reads (one value each)."""
