@@ -209,9 +209,8 @@ class SnapshotCache:
 
     def get(self) -> specs.CatalogSnapshot:
         """The snapshot, its version rechecked against the database when due."""
-        if not self.due():
-            assert self._snapshot is not None
-            return self._snapshot
+        if (snapshot := self.current()) is not None:
+            return snapshot
         with Session(self._engine) as session:
             return self.recheck(session)
 
