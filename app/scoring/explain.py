@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TypeVar
@@ -19,6 +19,49 @@ class Term:
     value: float
     unit: str
     detail: str = ""
+
+
+class LazyTerms(Sequence[Term]):
+    """An explanation written when first read. A ranking explains the layout it keeps on every (GPU, machine) slot,
+    and a lean answer (the rank API's terms=false) or a results page shows few of them: writing the terms was about
+    a seventh of a ranking's time (benchmarks/bench_http.py). Every offer of one configuration holds this one
+    object, so its terms are written once, and a JSON answer converts them once (service.rank.plain)."""
+
+    __slots__ = ("_terms", "_write")
+
+    def __init__(self, write: Callable[[], list[Term]]) -> None:
+        self._write: Callable[[], list[Term]] | None = write
+        self._terms: list[Term] | None = None
+
+    def written(self) -> list[Term]:
+        """The terms, written on the first read. Two threads reading at once may both write them (the same
+        terms); `_terms` is set before `_write` is dropped, so a reader that finds no writer finds the terms."""
+        if self._terms is None:
+            write = self._write
+            if write is not None:
+                self._terms = write()
+                self._write = None  # what the writer held (the solved configuration) may go
+        assert self._terms is not None
+        return self._terms
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self.written()[index]
+
+    def __len__(self) -> int:
+        return len(self.written())
+
+    def __iter__(self) -> Iterator[Term]:
+        return iter(self.written())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyTerms):
+            other = other.written()
+        return self.written() == other
+
+    __hash__ = None  # type: ignore[assignment]  # a list's equality, a list's unhashability
+
+    def __repr__(self) -> str:
+        return f"LazyTerms({self.written()!r})"
 
 
 def figure(value: float, digits: int = 4) -> str:

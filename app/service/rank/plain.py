@@ -9,6 +9,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
+from app.scoring.explain import LazyTerms
 from app.scoring.pricing.offers import LazyOptions
 
 
@@ -26,6 +27,8 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
     `shared` memoises converted lists by identity: every offer of one configuration carries the same
     `terms` list, so a ranking converts each configuration's explanation once, not once per offer."""
     kind = type(value)
+    if kind is LazyTerms:  # shared by every offer of one configuration, as the list it writes
+        value, kind = value.written(), list
     if kind in _SCALARS:
         return value
     if kind is float:

@@ -3,6 +3,7 @@ estimate (InferenceEstimate) and, over the latency limits, the lowest p99 a mach
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -35,7 +36,7 @@ class InferenceEstimate:
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
     output_tokens_per_s_per_gpu: float = 0.0
-    terms: list[Term] = field(default_factory=list)
+    terms: Sequence[Term] = field(default_factory=list)  # LazyTerms when explained: written on the first read
     band: Band = field(default_factory=lambda: Band(0.0, 0.0))
     ttft_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms (latency_bands)
     tpot_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms

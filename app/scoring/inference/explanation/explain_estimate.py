@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, LazyTerms, Term
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
@@ -113,10 +113,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         tpot_p99_ms=tpot_p99,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_gpu=tokens_per_s / s.gpu_count,
-        terms=step_terms(s.ctx, s.efficiency, point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
-        + _technique_terms(solved)
-        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
-        + ([job.term()] if job else []),
+        terms=LazyTerms(lambda: _terms(solved)),
         band=Band(tokens_per_s * low, max(tokens_per_s * high, reach_tokens_per_s)),
         ttft_p99_band=latency.ttft_p99,
         tpot_p99_band=latency.tpot_p99,
@@ -141,6 +138,17 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
         limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
+    )
+
+
+def _terms(s: Solution) -> list[Term]:
+    """The estimate's terms: the step's parts, the serving techniques, the cap holding the batch, the batch job."""
+    w, job = s.workload, s.job
+    return (
+        step_terms(s.ctx, s.efficiency, s.point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
+        + _technique_terms(s)
+        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
+        + ([job.term()] if job else [])
     )
 
 

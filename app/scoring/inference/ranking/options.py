@@ -9,7 +9,7 @@ and RANK_METRIC_FIELDS name each rank_by's metric for the pages and the CLI. `fe
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 
 from app.scoring.explain import Band, Term
@@ -54,7 +54,7 @@ class InferenceOption:
     feasible: bool
     reason: str
     close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
-    terms: list[Term] = field(default_factory=list)
+    terms: Sequence[Term] = field(default_factory=list)  # the estimate's (LazyTerms: written on the first read)
     # The estimate's measures: None on an infeasible option (it runs at no latency and serves no tokens)
     ttft_ms: float | None = None  # mean (deprecated name of ttft_mean_ms)
     tpot_ms: float | None = None  # mean (deprecated name of tpot_mean_ms)
@@ -100,7 +100,7 @@ class InferenceOption:
     limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
 
     @property
     def rented_gpus(self) -> int:
