@@ -21,7 +21,7 @@ def test_the_best_row_has_no_close_badge_and_the_headline_counts_only_runners_up
 
 
 def test_the_cli_table_flags_no_close_call_on_the_best():
-    from app.cli.ranking_tables import ranking_table
+    from app.cli.tables.ranking import ranking_table
 
     option = {"feasible": True, "close_call": True, "gpu_count": 8, "gpu_id": "H100-SXM", "provider_name": "P"}
     option |= {"price_type": "on_demand", "usd_per_gpu_hour": 2.0, "usd_per_step": 1.0, "step_time_s": 1.0}

@@ -81,7 +81,7 @@ def test_the_precision_page_prefers_a_precision_that_meets_the_limits(client) ->
 
 
 def test_the_cli_table_flags_rows_over_the_limits(client) -> None:  # type: ignore[no-untyped-def]
-    from app.cli.ranking_tables import ranking_table
+    from app.cli.tables.ranking import ranking_table
 
     payload = _json(client, CLIENTS)
     over = sum(1 for o in payload["options"] if o["feasible"] and o["over_limits"])

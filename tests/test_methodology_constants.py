@@ -283,5 +283,5 @@ def test_the_multinode_weak_spot_quotes_the_measured_held_out_figure() -> None:
     assert f"steps take {figure}x the TPOT predicted" in " ".join(
         (SCORING / "efficiency" / "bands.py").read_text().split()
     )
-    header = " ".join((root / "app" / "cli" / "accuracy_header.md").read_text(encoding="utf-8").split())
+    header = " ".join((root / "app" / "cli" / "accuracy" / "accuracy_header.md").read_text(encoding="utf-8").split())
     assert f"one publication, its steps {figure}x the TPOT predicted with it held out" in header

@@ -36,7 +36,7 @@ def _path(plan: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli.tables import table
+    from app.cli.tables.writer import table
 
     w, t = body["workload"], body["traffic"]
     print(

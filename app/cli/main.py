@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from app.cli.accuracy import add_accuracy_parsers
+from app.cli.accuracy.commands import add_accuracy_parsers
 from app.cli.common import setup_database
 from app.cli.prices import add_prices_parsers
 from app.cli.rank import add_rank_parsers

@@ -47,7 +47,7 @@ def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli.tables import table
+    from app.cli.tables.writer import table
 
     print(
         f"{body['model']['name']} at {body['requests_per_day']:,.0f} requests/day "

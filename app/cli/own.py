@@ -11,7 +11,7 @@ from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli.tables import table
+    from app.cli.tables.writer import table
 
     q = body["question"]
     print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")

@@ -33,8 +33,8 @@ def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") 
 
 
 def _print_serving(body: dict[str, Any], limit: int) -> None:
-    from app.cli.ranking_tables import token_flags_text
-    from app.cli.tables import table
+    from app.cli.tables.ranking import token_flags_text
+    from app.cli.tables.writer import table
 
     t = body["traffic"]
     print(
@@ -167,7 +167,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
-    from app.cli.tables import table
+    from app.cli.tables.writer import table
 
     rows = [
         [

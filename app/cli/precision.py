@@ -22,7 +22,7 @@ def _quality(row: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli.tables import table
+    from app.cli.tables.writer import table
 
     rows = []
     for r in body["rows"]:

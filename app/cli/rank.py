@@ -57,7 +57,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
-    from app.cli.ranking_tables import infeasible_reasons, ranking_table, serverless_job_line, training_row_notes
+    from app.cli.tables.ranking import infeasible_reasons, ranking_table, serverless_job_line, training_row_notes
     from app.service.rank import rank_sort
 
     rows = args.limit or TEXT_ROWS

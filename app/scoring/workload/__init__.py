@@ -1,7 +1,8 @@
 """The workloads a user describes: validated at the edge, with units in every field name.
 
 One module per part: field_types (value sets, ids, bounds), limits_at, engine_rules (what each engine keeps or
-lacks), architecture (a custom model), model_choice (filters and the model), inference and training (the workloads).
+lacks), scenario_load (which load each scenario reads, peaks, batch jobs), architecture (a custom model),
+model_choice (filters and the model), inference and training (the workloads).
 The names the rest of the app imports are re-exported here.
 """
 

@@ -18,8 +18,6 @@ from app.scoring.workload.engine_rules import (
 from app.scoring.workload.field_types import (
     MIN_REQUESTS_PER_S,
     REPLICA_MAX_GPUS,
-    SCENARIO_LOAD_UNITS,
-    SCENARIO_OF_LOAD_FIELD,
     AttentionParallel,
     Dtype,
     Engine,
@@ -30,6 +28,13 @@ from app.scoring.workload.field_types import (
 )
 from app.scoring.workload.limits_at import LIMITS_AT_DESCRIPTION, LimitsAt, estimate_is_unset
 from app.scoring.workload.model_choice import ModelChoice
+from app.scoring.workload.scenario_load import (
+    deadline_of_a_job,
+    fleet_needs_a_peak,
+    job_at_max_throughput,
+    load_of_the_scenario,
+    one_peak,
+)
 
 
 class InferenceWorkload(ModelChoice):
@@ -220,66 +225,11 @@ class InferenceWorkload(ModelChoice):
             )
         return value
 
-    @field_validator("rank_by")
-    @classmethod
-    def _fleet_needs_a_peak(cls, value: str, info: ValidationInfo) -> str:
-        if value == "fleet" and not (info.data.get("peak_requests_per_s") or info.data.get("peak_concurrency")):
-            raise ValueError("fleet prices the replicas a peak needs: give peak_requests_per_s or peak_concurrency")
-        return value
-
-    @field_validator("batch", "concurrency", "requests_per_s")
-    @classmethod
-    def _load_of_the_scenario(cls, value: float | None, info: ValidationInfo) -> float | None:
-        """The scenario's own load field is required (a default of 1 was a question nobody asked); another
-        scenario's is an error, as a batch job outside max_throughput: dropping it answered a question not asked."""
-        name = str(info.field_name)
-        scenario, owner = info.data.get("scenario"), SCENARIO_OF_LOAD_FIELD[name]
-        if scenario is None:  # the scenario itself is invalid: its own error says so
-            return value
-        if scenario != owner and value is not None:
-            raise ValueError(
-                f"{name} ({SCENARIO_LOAD_UNITS[name]}) is read only under scenario {owner}, not {scenario}: "
-                f"choose scenario {owner}, or leave {name} empty"
-            )
-        if scenario == owner and value is None:
-            raise ValueError(f"required for scenario {owner} ({SCENARIO_LOAD_UNITS[name]})")
-        return value
-
-    @field_validator("peak_concurrency")
-    @classmethod
-    def _one_peak(cls, value: int | None, info: ValidationInfo) -> int | None:
-        if value is not None and info.data.get("peak_requests_per_s"):
-            raise ValueError("give the peak as requests/s (peak_requests_per_s) or as clients, not both")
-        scenario = info.data.get("scenario")
-        if value is not None and scenario is not None and scenario != "latency_bound":
-            raise ValueError(
-                "peak clients size replicas that meet the latency limits (scenario latency_bound), each serving as "
-                f"many clients as its batch; scenario {scenario} fixes a replica's load itself"
-            )
-        return value
-
-    @field_validator("job_requests")
-    @classmethod
-    def _job_at_max_throughput(cls, value: int | None, info: ValidationInfo) -> int | None:
-        scenario = info.data.get("scenario")
-        if value is not None and scenario is not None and scenario != "max_throughput":
-            raise ValueError(
-                f"a batch job runs at scenario max_throughput (its requests are submitted at once), not {scenario}"
-            )
-        peak = next((name for name in ("peak_requests_per_s", "peak_concurrency") if info.data.get(name)), None)
-        if value is not None and peak:
-            raise ValueError(
-                "a batch job's replicas come from its deadline (job_deadline_hours), not from peak traffic: "
-                f"leave {peak} empty"
-            )
-        return value
-
-    @field_validator("job_deadline_hours")
-    @classmethod
-    def _deadline_of_a_job(cls, value: float | None, info: ValidationInfo) -> float | None:
-        if value is not None and "job_requests" in info.data and info.data["job_requests"] is None:  # absent: invalid
-            raise ValueError("a deadline needs a batch job: set job_requests (the requests to finish in time)")
-        return value
+    _fleet_needs_a_peak = field_validator("rank_by")(fleet_needs_a_peak)
+    _load_of_the_scenario = field_validator("batch", "concurrency", "requests_per_s")(load_of_the_scenario)
+    _one_peak = field_validator("peak_concurrency")(one_peak)
+    _job_at_max_throughput = field_validator("job_requests")(job_at_max_throughput)
+    _deadline_of_a_job = field_validator("job_deadline_hours")(deadline_of_a_job)
 
     @model_validator(mode="after")
     def _engine_runs_w8a8(self) -> InferenceWorkload:

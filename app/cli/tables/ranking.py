@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.cli.tables import table
+from app.cli.tables.writer import table
 from app.scoring.explain import duration_text, shown_as_close_call
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
 

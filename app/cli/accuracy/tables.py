@@ -9,7 +9,7 @@ from typing import Any
 
 from app.calibration.evidence import THIN_PUBLICATIONS
 from app.calibration.validation.targets import flagged_publications
-from app.cli.tables import table
+from app.cli.tables.writer import table
 
 SUMMARY_COLUMNS = (
     "cases",

@@ -16,7 +16,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     from app.calibration.validation.case_files import CaseFileError
     from app.calibration.validation.validate import validate_file
-    from app.cli.accuracy_tables import case_table, headline_tables, summary_tables
+    from app.cli.accuracy.tables import case_table, headline_tables, summary_tables
 
     snapshot = load_snapshot()
     try:
@@ -41,7 +41,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
 
     from app.calibration.validation import product_questions
     from app.calibration.validation.validate import validate_file
-    from app.cli.accuracy_tables import accuracy_header, headline_tables, summary_tables
+    from app.cli.accuracy.tables import accuracy_header, headline_tables, summary_tables
 
     snapshot = load_snapshot()
     folder = Path(args.validation_dir)
