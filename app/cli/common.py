@@ -104,6 +104,12 @@ def field_help(description: str | None, default: object) -> str:
     return description or (f"default {default}" if stated else "")
 
 
+def help_text(text: str | None) -> str | None:
+    """A field's description as argparse help: argparse formats help with %, so a description's own % (resale_pct:
+    "% of the price") is doubled, or `--help` raised TypeError."""
+    return text.replace("%", "%%") if text else text
+
+
 def _comma_list(text: str) -> list[str]:
     return [x for x in text.split(",") if x]
 
@@ -115,11 +121,11 @@ def add_field_flags(parser: argparse.ArgumentParser, model: type[BaseModel], nam
         info, flag = model.model_fields[name], "--" + name.replace("_", "-")
         if name in LIST_FIELDS:
             text = f"{info.description}; comma-separated" if info.description else "comma-separated"
-            parser.add_argument(flag, dest=name, type=_comma_list, help=text)
+            parser.add_argument(flag, dest=name, type=_comma_list, help=help_text(text))
         elif info.annotation is bool:
-            parser.add_argument(flag, dest=name, action="store_const", const=True, help=info.description)
+            parser.add_argument(flag, dest=name, action="store_const", const=True, help=help_text(info.description))
         else:
-            parser.add_argument(flag, dest=name, help=field_help(info.description, info.default))
+            parser.add_argument(flag, dest=name, help=help_text(field_help(info.description, info.default)))
 
 
 def add_flags(
@@ -130,7 +136,7 @@ def add_flags(
 ) -> None:
     """`--flag-name` per field (with its help text), `--json` for the `api` API's JSON, and the command."""
     for name, text in helps.items():
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=text)
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=help_text(text))
     parser.add_argument("--json", action="store_true", help=f"print the {api} API's JSON")
     parser.set_defaults(func=func)
 
