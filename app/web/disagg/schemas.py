@@ -120,7 +120,7 @@ class DisaggregatedOut(MeanLatencyOut):
     monthly_usd_band: BandOut | None = Field(
         description=COST_BAND.format(
             "each pool's regime, borrowed from aggregated serving: each pool's cost × 1 / its band's ratios, not "
-            "re-rounded to whole instances"
+            "re-rounded to whole replicas"
         )
     )
     prefill: Pool
@@ -159,8 +159,8 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     monthly_usd: float
     monthly_usd_band: BandOut | None = Field(
         description=COST_BAND.format(
-            "its regime: monthly_usd × the ratios of the rank API's band on its ranked metric (ranked by the fleet, "
-            "as a traffic's peak ranks by default: the whole replicas the peak hour needs at each end of the band)"
+            "its own regime: monthly_usd × the ratios of the rank API's band on $ per million output tokens (1 / the "
+            "throughput band), not re-rounded to whole replicas"
         )
     )
     usd_per_million_output_tokens_at_traffic: float | None = Field(description=AT_TRAFFIC_OUTPUT)

@@ -1,12 +1,12 @@
 """Is the cost gap between aggregated and disaggregated serving inside the estimates' uncertainty?
 
-Each side's monthly cost gets a band: its cost across the p10-p90 throughput band of its regime. The aggregated
-option's is the band the ranking gives its ranked metric, as ratios (ranked by the fleet, as a traffic's peak ranks by
-default: the whole replicas the peak hour needs at each end of the throughput band); each pool's cost is scaled by
-1 / aggregated serving's throughput band in the pool's regime (efficiency.bands.band_ratio of output tokens/s per GPU,
-the lookup the ranking's own throughput band makes), borrowed as the pools' latency bands are (bands.py). The gap is
-a close call when the two bands overlap: explain.is_close_call, the rule /rank flags a runner-up close to rank 1 by.
-Pure: no web or database imports.
+Each side's monthly cost gets a band: its cost across the p10-p90 throughput band of its regime (cost ∝ 1 /
+throughput, not re-rounded to whole replicas at either end). The aggregated option's ratios are those of the band
+the ranking gives its $ per output token (plan.aggregated_option ranks by it), which is 1 / its throughput band;
+each pool's are 1 / aggregated serving's throughput band in the pool's regime (efficiency.bands.band_ratio of output
+tokens/s per GPU, the lookup the ranking's own throughput band makes), borrowed as the pools' latency bands are
+(bands.py). The gap is a close call when the two bands overlap: explain.is_close_call, the rule /rank flags a
+runner-up close to rank 1 by. Pure: no web or database imports.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ THROUGHPUT_METRIC = "output_tok_s_per_gpu"  # the metric the ranking's throughpu
 
 # What the rule assumes, said wherever a close call is (page, JSON, CLI).
 CLOSE_CALL_RULE = (
-    "Each band is that side's monthly cost across the p10-p90 throughput band of its regime: the aggregated "
-    "option's is the ranking's band on its ranked metric, as ratios (by default, with a peak, the whole replicas "
-    "the peak hour needs at each end); each pool's cost is scaled by 1 / the throughput band of aggregated serving "
-    "in its regime, borrowed, not re-rounded to whole instances. The gap is a close call where the bands overlap: "
-    "the rule /rank flags close calls by. It treats the two estimates' errors as independent. Both rest on one model "
-    "of the same GPUs' steps and share much of their error (where they erred together the order would hold, as /rank "
-    "never calls rows on one estimate close), so an overlap may overstate the doubt; bands apart are apart either way."
+    "Each band is that side's monthly cost across the p10-p90 throughput band of its regime (cost ∝ 1 / throughput, "
+    "not re-rounded to whole replicas at either end): the aggregated option's own band, as the ranking gives its $ "
+    "per output token; each pool's borrowed from aggregated serving in its regime. The gap is a close call where the "
+    "bands overlap: the rule /rank flags close calls by. It treats the two estimates' errors as independent. Both "
+    "rest on one model of the same GPUs' steps and share much of their error (where they erred together the order "
+    "would hold, as /rank never calls rows on one estimate close), so an overlap may overstate the doubt; bands apart "
+    "are apart either way."
 )
 
 
@@ -43,7 +43,8 @@ class CloseCall:
 
 
 def aggregated_cost_band(s: ServingOption) -> Band | None:
-    """The aggregated option's monthly cost across the band of its ranked metric, as ratios (None: no band)."""
+    """The aggregated option's monthly cost across the band of its ranked metric, as ratios: $ per output token's,
+    1 / its throughput band, as aggregated_option ranks it (None: no band)."""
     o = s.option
     value = getattr(o, o.band_metric) if o.band_metric else None
     if o.band is None or not value:

@@ -98,8 +98,12 @@ def pool_offers(
 def aggregated_option(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> ServingOption | None:
-    """The cheapest autoscaled aggregated option that may stand alone, as the /plan page prices it."""
-    sized = workload.model_copy(update={"peak_requests_per_s": traffic.peak_rate_per_s()})  # whole fleets, as /plan
+    """The cheapest autoscaled aggregated option that may stand alone, as the /plan page prices it. Ranked by $ per
+    output token: price_options orders by the monthly cost whatever the rank, and that rank's band is the throughput
+    band's (close_call.aggregated_cost_band), where a peak's default, the fleet, rounds each end to whole replicas."""
+    sized = workload.model_copy(  # whole fleets at the peak, as /plan
+        update={"peak_requests_per_s": traffic.peak_rate_per_s(), "rank_by": "output_tokens"}
+    )
     ranking = rank_inference(sized, snapshot, model)
     options = [ranking.options[i] for i in range(ranking.feasible_count)]
     priced = price_options(options, traffic, workload.output_len)
