@@ -119,6 +119,8 @@ def test_the_page_shows_the_aggregated_band_and_a_close_call_badge(client: TestC
     assert f"band {tpot['low']:,.1f}–{tpot['high']:,.1f}" in _text(aggregated)
     plans = page[page.index('id="disagg-plans"') :]
     assert "borrowed band" in plans and "borrowed band" not in aggregated  # the pools' are labelled borrowed
+    assert "latency band is borrowed from aggregated serving in the same regime" in plans  # and said whose
+    assert "the KV transfer on the estimate" in plans
 
     clear = client.get(CLEAR_PAGE).text
     assert "close call</span>" not in clear and "Not a close call" in clear
