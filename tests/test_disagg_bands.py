@@ -41,7 +41,10 @@ def _band(body: dict[str, float]) -> Band:
     return Band(body["low"], body["high"])
 
 
-@pytest.mark.parametrize(("workload", "traffic"), [(CLOSE, CLOSE_TRAFFIC), (CLEAR, {})])
+@pytest.mark.parametrize(
+    ("workload", "traffic"),
+    [(CLOSE, CLOSE_TRAFFIC), (CLEAR, {}), ({**CLOSE, "limits_at": "band_high"}, CLOSE_TRAFFIC)],
+)
 def test_every_latency_and_cost_carries_a_band_around_its_estimate(client: TestClient, workload, traffic) -> None:
     body = _post(client, workload, traffic)
     agg = body["aggregated"]
@@ -49,10 +52,12 @@ def test_every_latency_and_cost_carries_a_band_around_its_estimate(client: TestC
     assert _within(agg["tpot_mean_band_ms"], agg["tpot_mean_ms"])
     assert _within(agg["monthly_usd_band"], agg["monthly_usd"])
     assert body["disaggregated"]
-    for plan in body["disaggregated"]:  # on the estimate: the pools' borrowed bands, no high ratio sized at
+    sized_at_band_high = workload.get("limits_at") == "band_high"
+    for plan in body["disaggregated"]:  # the pools' borrowed bands; a high ratio only where they were sized at it
         assert _within(plan["prefill"]["latency_band_ms"], plan["ttft_mean_ms"])
         assert _within(plan["decode"]["latency_band_ms"], plan["tpot_mean_ms"])
-        assert "latency_band_high_ratio" not in plan["prefill"] and "latency_band_high_ratio" not in plan["decode"]
+        for pool in (plan["prefill"], plan["decode"]):
+            assert ("latency_band_high_ratio" in pool) == sized_at_band_high
         assert _within(plan["monthly_usd_band"], plan["monthly_usd"])
     assert any(note.startswith("Latency bands (p10-p90)") and "borrowed" in note for note in body["notes"])
     assert any("errors as independent" in note for note in body["notes"])  # what the close-call rule assumes
