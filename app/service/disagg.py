@@ -189,7 +189,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "instances_at_peak": s.instances_at_peak,
         "gpus_at_peak": s.units_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
-        "monthly_usd_band": aggregated_cost_band(s),
+        "monthly_usd_band": aggregated_cost_band(s, c.aggregated_regime),
         "usd_per_million_output_tokens_at_traffic": c.aggregated_usd_per_million_output_tokens_at_traffic,
         "usd_per_million_output_tokens_full_load": o.usd_per_million_output_tokens,  # the ranking's and /plan's
         "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens_at_traffic,  # deprecated name

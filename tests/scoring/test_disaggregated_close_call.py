@@ -23,10 +23,13 @@ def test_each_pool_costs_across_the_throughput_band_of_its_regime_and_the_call_i
     band = plan_cost_band(plan)
     assert band is not None
     assert band.low == pytest.approx(expected_low) and band.high == pytest.approx(expected_high)
-    a = aggregated_cost_band(c.aggregated)
-    assert a is not None and a.low < c.aggregated.cost.monthly_usd_autoscaled < a.high
-    o = c.aggregated.option  # ranked by $ per output token: its band is 1 / the throughput band
-    assert o.band_metric == "usd_per_million_output_tokens"
-    call = close_call(c.aggregated, plan)
+    regime = c.aggregated_regime  # the aggregated layout's, looked up as a pool's: vLLM, NVIDIA, FP8, dense
+    assert regime is not None and tuple(regime)[:5] == ("vllm", "NVIDIA", "fp8", "dense", False)
+    a = aggregated_cost_band(c.aggregated, regime)
+    low, high, _ = band_ratio("output_tok_s_per_gpu", *regime)
+    monthly = c.aggregated.cost.monthly_usd_autoscaled
+    assert a is not None and a.low == pytest.approx(monthly / high) and a.high == pytest.approx(monthly / low)
+    call = close_call(c.aggregated, regime, plan)
     assert call is not None and call.close == a.overlaps(band)
-    assert close_call(None, plan) is None and close_call(c.aggregated, None) is None
+    assert close_call(None, regime, plan) is None and close_call(c.aggregated, regime, None) is None
+    assert close_call(c.aggregated, None, plan) is None  # no regime, no band: no call claimed

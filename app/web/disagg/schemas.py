@@ -159,8 +159,8 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     monthly_usd: float
     monthly_usd_band: BandOut | None = Field(
         description=COST_BAND.format(
-            "its own regime: monthly_usd × the ratios of the rank API's band on $ per million output tokens (1 / the "
-            "throughput band), not re-rounded to whole replicas"
+            "its layout's own regime (the lookup the rank API's band makes): monthly_usd × 1 / the band's ratios, not "
+            "re-rounded to whole replicas"
         )
     )
     usd_per_million_output_tokens_at_traffic: float | None = Field(description=AT_TRAFFIC_OUTPUT)

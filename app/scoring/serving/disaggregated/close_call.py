@@ -1,12 +1,11 @@
 """Is the cost gap between aggregated and disaggregated serving inside the estimates' uncertainty?
 
-Each side's monthly cost gets a band: its cost across the p10-p90 throughput band of its regime (cost ∝ 1 /
-throughput, not re-rounded to whole replicas at either end). The aggregated option's ratios are those of the band
-the ranking gives its $ per output token (plan.aggregated_option ranks by it), which is 1 / its throughput band;
-each pool's are 1 / aggregated serving's throughput band in the pool's regime (efficiency.bands.band_ratio of output
-tokens/s per GPU, the lookup the ranking's own throughput band makes), borrowed as the pools' latency bands are
-(bands.py). The gap is a close call when the two bands overlap: explain.is_close_call, the rule /rank flags a
-runner-up close to rank 1 by. Pure: no web or database imports.
+Each side's monthly cost gets a band: its cost across the p10-p90 throughput band of its regime, cost ∝ 1 /
+throughput (not re-rounded to whole replicas at either end). The band is efficiency.bands.band_ratio of output
+tokens/s per GPU, the lookup the ranking's own throughput band makes: for the aggregated layout in its own regime,
+for each pool aggregated serving's in the pool's regime, borrowed as the pools' latency bands are (bands.py). The gap
+is a close call when the two bands overlap: explain.is_close_call, the rule /rank flags a runner-up close to rank 1
+by. Pure: no web or database imports.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, is_close_call
+from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan
 from app.scoring.serving.plans.options import ServingOption
 
@@ -23,12 +23,11 @@ THROUGHPUT_METRIC = "output_tok_s_per_gpu"  # the metric the ranking's throughpu
 # What the rule assumes, said wherever a close call is (page, JSON, CLI).
 CLOSE_CALL_RULE = (
     "Each band is that side's monthly cost across the p10-p90 throughput band of its regime (cost ∝ 1 / throughput, "
-    "not re-rounded to whole replicas at either end): the aggregated option's own band, as the ranking gives its $ "
-    "per output token; each pool's borrowed from aggregated serving in its regime. The gap is a close call where the "
-    "bands overlap: the rule /rank flags close calls by. It treats the two estimates' errors as independent. Both "
-    "rest on one model of the same GPUs' steps and share much of their error (where they erred together the order "
-    "would hold, as /rank never calls rows on one estimate close), so an overlap may overstate the doubt; bands apart "
-    "are apart either way."
+    "not re-rounded to whole replicas at either end): the aggregated layout's own, each pool's borrowed from "
+    "aggregated serving in its regime. The gap is a close call where the bands overlap: the rule /rank flags close "
+    "calls by. It treats the two estimates' errors as independent. Both rest on one model of the same GPUs' steps and "
+    "share much of their error (where they erred together the order would hold, as /rank never calls rows on one "
+    "estimate close), so an overlap may overstate the doubt; bands apart are apart either way."
 )
 
 
@@ -42,36 +41,37 @@ class CloseCall:
     words: str  # the verdict's sentence: close or not, with both bands
 
 
-def aggregated_cost_band(s: ServingOption) -> Band | None:
-    """The aggregated option's monthly cost across the band of its ranked metric, as ratios: $ per output token's,
-    1 / its throughput band, as aggregated_option ranks it (None: no band)."""
-    o = s.option
-    value = getattr(o, o.band_metric) if o.band_metric else None
-    if o.band is None or not value:
+def aggregated_cost_band(s: ServingOption, regime: BandRegime | None) -> Band | None:
+    """The aggregated option's monthly cost across the throughput band of its layout's regime (None: no regime)."""
+    if regime is None:
         return None
-    return Band.around(s.cost.monthly_usd_autoscaled, o.band.low / value, o.band.high / value)
+    return _across(s.cost.monthly_usd_autoscaled, regime)
 
 
 def plan_cost_band(plan: DisaggregatedPlan) -> Band | None:
     """A plan's monthly cost with each pool's cost across its borrowed throughput band (None: a pool with no
     regime)."""
-    low = high = 0.0
-    for pool, instance in (
-        (plan.prefill, plan.pairing.prefill_instance),
-        (plan.decode, plan.pairing.decode_instance),
-    ):
-        if instance.band_regime is None:
-            return None
-        slow, fast, _ = band_ratio(THROUGHPUT_METRIC, *instance.band_regime)
-        low, high = low + pool.monthly_usd / fast, high + pool.monthly_usd / slow
-    return Band(low, high)
+    p, d = plan.pairing.prefill_instance.band_regime, plan.pairing.decode_instance.band_regime
+    if p is None or d is None:
+        return None
+    prefill, decode = _across(plan.prefill.monthly_usd, p), _across(plan.decode.monthly_usd, d)
+    return Band(prefill.low + decode.low, prefill.high + decode.high)
 
 
-def close_call(aggregated: ServingOption | None, best: DisaggregatedPlan | None) -> CloseCall | None:
-    """Whether the cheaper side's cost band overlaps the other's (None: a side missing, or with no band)."""
+def _across(monthly_usd: float, regime: BandRegime) -> Band:
+    """A monthly cost across the regime's throughput band: the fast end is the cheap end."""
+    slow, fast, _ = band_ratio(THROUGHPUT_METRIC, *regime)
+    return Band(monthly_usd / fast, monthly_usd / slow)
+
+
+def close_call(
+    aggregated: ServingOption | None, regime: BandRegime | None, best: DisaggregatedPlan | None
+) -> CloseCall | None:
+    """Whether the cheaper side's cost band overlaps the other's (None: a side missing, or with no band); `regime`:
+    the aggregated layout's (plan.Comparison.aggregated_regime)."""
     if aggregated is None or best is None:
         return None
-    a, d = aggregated_cost_band(aggregated), plan_cost_band(best)
+    a, d = aggregated_cost_band(aggregated, regime), plan_cost_band(best)
     if a is None or d is None:
         return None
     cheaper, other = (a, d) if aggregated.cost.monthly_usd_autoscaled <= best.monthly_usd else (d, a)

@@ -62,7 +62,7 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     a, d = agg.cost.monthly_usd_autoscaled, best.monthly_usd
     saving = a - d
     share = saving / a if a else 0.0
-    bands = close_call(agg, best)
+    bands = close_call(agg, c.aggregated_regime, best)
     if share >= MIN_SAVING_SHARE:
         text = (
             f"Disaggregated is cheaper: {best.ratio} (prefill {describe_pool(best.prefill)}, decode "
