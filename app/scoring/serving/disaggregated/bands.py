@@ -18,7 +18,6 @@ from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan
 from app.scoring.workload import InferenceWorkload
 
 # Why a disaggregated answer's bands are aggregated serving's: said wherever the answer is (page, JSON, CLI).
-BORROWED_LABEL = "borrowed from aggregated serving in the same regime"
 BORROWED_WORDS = (
     "These are the bands of aggregated serving in the same regime (engine × vendor × precision × dense/MoE, under "
     "traffic), borrowed because no publication measures disaggregated pools: wider-is-safer approximations."
