@@ -35,6 +35,11 @@ def _text(markup: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup)).strip()
 
 
+def _band(band: dict[str, float], digits: int) -> str:
+    """A band as the page's m.band_range writes it."""
+    return f"{band['low']:,.{digits}f}–{band['high']:,.{digits}f}"
+
+
 def _page_and_body(client: TestClient, url: str) -> tuple[str, dict]:  # type: ignore[type-arg]
     page = client.get(url)
     assert page.status_code == 200
@@ -53,8 +58,9 @@ def test_both_layouts_sit_in_one_table_with_the_jsons_numbers(client: TestClient
     )
     assert _cells(row) == {
         "GPUs at peak": str(agg["gpus_at_peak"]),
-        "TTFT ms": f"{agg['ttft_mean_ms']:,.0f}",
-        "TPOT ms": f"{agg['tpot_mean_ms']:,.1f}",
+        # the aggregated option's own bands, as its pools' are shown: its p99 bands' ratios on the means
+        "TTFT ms": f"{agg['ttft_mean_ms']:,.0f} band {_band(agg['ttft_mean_band_ms'], 0)}",
+        "TPOT ms": f"{agg['tpot_mean_ms']:,.1f} band {_band(agg['tpot_mean_band_ms'], 1)}",
         "$ a month": f"${agg['monthly_usd']:,.0f}",
         "$/M out at this traffic": f"${agg['usd_per_million_output_tokens_at_traffic']:,.2f}",
         "Against aggregated": "—",
@@ -70,11 +76,13 @@ def test_both_layouts_sit_in_one_table_with_the_jsons_numbers(client: TestClient
     assert saving < 0  # this question's aggregated option is the cheaper: the plan's row says by how much
     assert _cells(row) == {
         "GPUs at peak": f"{gpus} {prefill['gpus_at_peak']} prefill + {decode['gpus_at_peak']} decode",
-        "TTFT ms": f"{best['ttft_mean_ms']:,.0f}",
-        "TPOT ms": f"{best['tpot_mean_ms']:,.1f}",
+        # on the estimate too, each pool's band, labelled as borrowed
+        "TTFT ms": f"{best['ttft_mean_ms']:,.0f} borrowed band {_band(prefill['latency_band_ms'], 0)}",
+        "TPOT ms": f"{best['tpot_mean_ms']:,.1f} borrowed band {_band(decode['latency_band_ms'], 1)}",
         "$ a month": f"${best['monthly_usd']:,.0f}",
         "$/M out at this traffic": f"${best['usd_per_million_output_tokens_at_traffic']:,.2f}",
-        "Against aggregated": f"${-saving:,.0f} more ({-verdict['saving_share'] * 100:,.0f}%)",
+        "Against aggregated": f"${-saving:,.0f} more ({-verdict['saving_share'] * 100:,.0f}%)"
+        + (" close call" if verdict["close_call"] else ""),
     }
     # each row links to its full table
     assert 'href="#disagg-aggregated"' in table.group(0) and 'href="#disagg-plans"' in table.group(0)

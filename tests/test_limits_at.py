@@ -104,7 +104,11 @@ def test_disagg_sizes_each_pool_at_its_bands_slow_end_and_says_the_bands_are_bor
         assert decode["latency_band_ms"]["high"] <= 40 + 1e-6  # 80 % of the 50 ms p99 limit
         assert decode["step_ms"] * decode["latency_band_high_ratio"] <= 40 + 1e-6
         assert decode["latency_band_high_ratio"] > 1 and prefill["latency_band_high_ratio"] > 1
-    assert all("latency_band_ms" not in plan["decode"] for plan in plain["disaggregated"])
+    # on the estimate each pool shows its borrowed band too, but no high ratio: nothing was sized at it
+    for plan in plain["disaggregated"]:
+        for pool, mean in ((plan["prefill"], plan["ttft_mean_ms"]), (plan["decode"], plan["tpot_mean_ms"])):
+            assert pool["latency_band_ms"]["low"] <= mean <= pool["latency_band_ms"]["high"]
+            assert "latency_band_high_ratio" not in pool
 
     def gpus(body: dict) -> int:
         best = body["disaggregated"][0]
@@ -123,11 +127,12 @@ def test_the_disagg_page_asks_it_shows_each_pools_band_and_links_back_to_the_est
     assert "slow end of the bands</span>" in safe.text and "borrowed because no publication measures" in safe.text
     assert safe.text.count('<span class="muted band"') >= 4  # a prefill and a decode band per plan shown
     summary = safe.text.split('data-layout="disaggregated"')[1].split("</tr>")[0]  # the row under the verdict
-    assert summary.count('<span class="muted band">band ') == 2
+    assert summary.count("borrowed band ") == 2
     assert f'<a href="{question.replace("&", "&amp;")}">Size the pools on the estimate instead</a>' in safe.text
     assert "limits_at=band_high" in safe.text  # its own share link keeps it
     plain = client.get(question).text
-    assert '<span class="muted band"' not in plain and "slow end of the bands" not in plain
+    assert "slow end of the bands" not in plain and "meets its limit at the high end" not in plain
+    assert plain.split('data-layout="disaggregated"')[1].split("</tr>")[0].count("borrowed band ") == 2
 
 
 def test_a_band_high_plans_disagg_link_keeps_limits_at_and_answers(client: TestClient):

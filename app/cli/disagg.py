@@ -30,6 +30,12 @@ def _pool(p: dict[str, Any]) -> str:
     return f"{p['replicas_at_peak']} × {p['gpu_count']}×{p['gpu_id']} {layout}"
 
 
+def _with_band(value: float, band: dict[str, float] | None, digits: int) -> str:
+    """A mean latency with its band, as the page shows it: '130 (94–465)'."""
+    shown = f"{value:,.{digits}f}"
+    return f"{shown} ({band['low']:,.{digits}f}–{band['high']:,.{digits}f})" if band else shown
+
+
 def _path(plan: dict[str, Any]) -> str:
     """Where the plan's KV cache moves: inside a node or an NVLink domain of nodes, or over the fabric."""
     return f"KV inside {plan['node_unit']}" if plan["path"] == "node" else "KV over fabric"
@@ -46,13 +52,16 @@ def _print(body: dict[str, Any]) -> None:
     if body.get("limits_at_bands"):  # limits_at band_high: whose bands the pools were sized at
         print(body["limits_at_bands"])
     print(body["verdict"]["headline"])
+    if body["verdict"]["close_call_reason"]:  # whether the cost gap is inside the two bands
+        print(body["verdict"]["close_call_reason"])
     for line in body["verdict"]["why"]:
         print(f"  - {line}")
     rows = []
     a = body["aggregated"]
     if a:
         layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
-        latency = [round(a["ttft_mean_ms"]), round(a["tpot_mean_ms"], 1)]
+        latency = [_with_band(a["ttft_mean_ms"], a["ttft_mean_band_ms"], 0)]
+        latency.append(_with_band(a["tpot_mean_ms"], a["tpot_mean_band_ms"], 1))
         rows.append(["aggregated", a["provider_name"], layout, a["batch"], *latency])
         rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
     for d in body["disaggregated"]:
@@ -63,8 +72,8 @@ def _print(body: dict[str, Any]) -> None:
                 p["provider_name"],
                 f"P {_pool(p)} + D {_pool(q)}",
                 f"{p['batch']} / {q['batch']}",
-                round(d["ttft_mean_ms"]),
-                round(d["tpot_mean_ms"], 1),
+                _with_band(d["ttft_mean_ms"], p.get("latency_band_ms"), 0),
+                _with_band(d["tpot_mean_ms"], q.get("latency_band_ms"), 1),
                 round(d["monthly_usd"]),
                 round(d["usd_per_million_output_tokens_at_traffic"], 2),
             ]
@@ -75,8 +84,8 @@ def _print(body: dict[str, Any]) -> None:
         "provider",
         "instances at peak",
         "batch",
-        "mean TTFT ms",
-        "mean TPOT ms",
+        "mean TTFT ms (band)",
+        "mean TPOT ms (band)",
         "$ a month",
         AT_TRAFFIC_COLUMN,
     ]

@@ -14,7 +14,15 @@ from app.scoring.hardware.machines import shared_rack_caveat
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.pricing.price_terms import price_provenance
-from app.scoring.serving.disaggregated.bands import BORROWED_BANDS, PoolBands, band_terms, pool_bands
+from app.scoring.serving.disaggregated.bands import (
+    BORROWED_BANDS,
+    LATENCY_BANDS_NOTE,
+    PoolBands,
+    aggregated_latency_bands,
+    band_terms,
+    pool_bands,
+)
+from app.scoring.serving.disaggregated.close_call import CLOSE_CALL_RULE, aggregated_cost_band, plan_cost_band
 from app.scoring.serving.disaggregated.lines import unit_words
 from app.scoring.serving.disaggregated.plan import Comparison, compare
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
@@ -47,6 +55,8 @@ NOTES = (
     "$ per million tokens here is at this traffic: the month's autoscaled cost ÷ the tokens served in it, idle "
     "capacity included. The ranking and /plan quote $ per million output tokens at full load (a replica's $/hour ÷ "
     "what it serves an hour), lower unless the fleet is always busy; the aggregated row gives both.",
+    LATENCY_BANDS_NOTE,
+    f"Close call: the verdict compares the two monthly costs' bands. {CLOSE_CALL_RULE}",
 )
 
 
@@ -75,7 +85,7 @@ def _rack_caveat(pool: PoolCost, plan: DisaggregatedPlan) -> str:
     return shared_rack_caveat(pool.offer.machine, gpus)
 
 
-def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None) -> dict[str, Any]:
+def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None, high: bool) -> dict[str, Any]:
     i, o = pool.offer.instance, pool.offer.offer
     prefill = pool.role == "prefill"
     load, decoder = plan.pairing.load, plan.pairing.decode_instance
@@ -105,22 +115,23 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None) -> d
         "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,
         "usd_per_million_tokens": pool.usd_per_million_tokens_at_traffic,  # deprecated name (schemas.py)
         "tokens": "prompt" if prefill else "output",
-        **_latency_band(prefill, bands),
+        **_latency_band(prefill, bands, high),
     }
 
 
-def _latency_band(prefill: bool, bands: PoolBands | None) -> dict[str, Any]:
-    """At limits_at band_high, the band of the latency the pool is sized for (prefill: the plan's mean TTFT, its KV
-    transfer on the estimate; decode: the mean TPOT) and the band's high ratio; on the estimate, no field."""
+def _latency_band(prefill: bool, bands: PoolBands | None, high: bool) -> dict[str, Any]:
+    """The borrowed band of the latency the pool is sized for (prefill: the plan's mean TTFT, its KV transfer on the
+    estimate; decode: the mean TPOT); at limits_at band_high (`high`) also the band's high ratio it was sized with."""
     if bands is None:
         return {}
-    if prefill:
-        return {"latency_band_ms": bands.ttft_mean_ms, "latency_band_high_ratio": bands.ttft_high_ratio}
-    return {"latency_band_ms": bands.tpot_mean_ms, "latency_band_high_ratio": bands.tpot_high_ratio}
+    band, ratio = bands.ttft_mean_ms, bands.ttft_high_ratio
+    if not prefill:
+        band, ratio = bands.tpot_mean_ms, bands.tpot_high_ratio
+    return {"latency_band_ms": band, **({"latency_band_high_ratio": ratio} if high else {})}
 
 
 def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload) -> dict[str, Any]:
-    x, bands = plan.pairing, pool_bands(plan, workload)
+    x, bands, high = plan.pairing, pool_bands(plan), at_band_high(workload)
     return {
         "ratio": plan.ratio,
         "path": x.path,
@@ -138,9 +149,10 @@ def _plan(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWorkload
         "usd_per_million_tokens_at_traffic": plan.usd_per_million_tokens_at_traffic,
         "usd_per_million_output_tokens": plan.usd_per_million_output_tokens_at_traffic,  # deprecated names
         "usd_per_million_tokens": plan.usd_per_million_tokens_at_traffic,
-        "prefill": _pool(plan.prefill, plan, bands),
-        "decode": _pool(plan.decode, plan, bands),
-        "terms": plan_terms(plan, model, workload) + band_terms(bands),
+        "monthly_usd_band": plan_cost_band(plan),
+        "prefill": _pool(plan.prefill, plan, bands, high),
+        "decode": _pool(plan.decode, plan, bands, high),
+        "terms": plan_terms(plan, model, workload) + band_terms(bands, workload),
     }
 
 
@@ -149,6 +161,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
     if s is None:
         return None
     o = s.option
+    latency = aggregated_latency_bands(o)
     return {
         "gpu_id": o.gpu_id,
         "gpu_count": o.gpu_count,
@@ -169,11 +182,14 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "batch": o.batch,
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         **mean_latencies(o.ttft_ms, o.tpot_ms),
+        "ttft_mean_band_ms": latency[0] if latency else None,
+        "tpot_mean_band_ms": latency[1] if latency else None,
         "output_tokens_per_s": o.output_tokens_per_s,
         "replicas_at_peak": s.replicas_at_peak,
         "instances_at_peak": s.instances_at_peak,
         "gpus_at_peak": s.units_at_peak * o.rented_gpus,
         "monthly_usd": s.cost.monthly_usd_autoscaled,
+        "monthly_usd_band": aggregated_cost_band(s, c.aggregated_regime),
         "usd_per_million_output_tokens_at_traffic": c.aggregated_usd_per_million_output_tokens_at_traffic,
         "usd_per_million_output_tokens_full_load": o.usd_per_million_output_tokens,  # the ranking's and /plan's
         "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens_at_traffic,  # deprecated name
@@ -213,6 +229,8 @@ def disagg_payload(
                 "saving_usd_per_month": answer.saving_usd_per_month,
                 "saving_share": answer.saving_share,
                 "why": answer.why,
+                "close_call": bool(answer.close_call and answer.close_call.close),
+                "close_call_reason": answer.close_call.words if answer.close_call else None,
             },
             "aggregated": _aggregated(comparison, workload),
             "disaggregated": [_plan(p, model, workload) for p in comparison.plans],

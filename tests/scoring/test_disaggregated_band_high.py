@@ -10,7 +10,7 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.hardware.machines import Machine
 from app.scoring.inference.bands.latency_bands import p99_high_ratios
-from app.scoring.serving.disaggregated.bands import pool_bands
+from app.scoring.serving.disaggregated.bands import band_terms, pool_bands, slow_end_line
 from app.scoring.serving.disaggregated.plan import compare
 from app.scoring.serving.disaggregated.pools import decode_instance, prefill_instance
 from app.scoring.serving.disaggregated.reasons import verdict
@@ -63,7 +63,7 @@ def test_each_pool_meets_its_limit_at_its_bands_slow_end_with_the_kv_transfer_on
         transfer = plan.pairing.transfer_ms
         assert (plan.ttft_ms - transfer) * ttft_high + transfer <= mean_ttft_budget * (1 + 1e-9)
         assert plan.tpot_ms * tpot_high <= tpot_target * (1 + 1e-9)
-        bands = pool_bands(plan, SAFE)
+        bands = pool_bands(plan)
         assert bands is not None
         assert bands.ttft_mean_ms.high <= mean_ttft_budget * (1 + 1e-9) and bands.tpot_mean_ms.high <= tpot_target
         assert bands.ttft_mean_ms.low <= plan.ttft_ms <= bands.ttft_mean_ms.high
@@ -81,7 +81,9 @@ def test_band_high_needs_at_least_the_estimates_gpus_and_serves_no_more_per_deco
     assert safe.monthly_usd > plain.monthly_usd
     per_gpu = [x.pairing.decode_instance.capacity_rps / x.pairing.decode_instance.gpu_count for x in (plain, safe)]
     assert per_gpu[1] < per_gpu[0]
-    assert pool_bands(plain, ASKED) is None  # the estimate's answer carries no borrowed band
+    on_estimate = pool_bands(plain)  # the estimate's answer carries the borrowed bands too, sized at nothing
+    assert on_estimate is not None and on_estimate.tpot_mean_ms.low <= plain.tpot_ms <= on_estimate.tpot_mean_ms.high
+    assert band_terms(on_estimate, ASKED) == [] and slow_end_line(plain, ASKED) is None
 
 
 def test_the_pools_look_their_bands_up_as_the_ranking_does_at_its_load():

@@ -6,6 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.scoring.serving.disaggregated.close_call import CLOSE_CALL_RULE
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload
 from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
@@ -21,6 +22,9 @@ DEPRECATED_OUTPUT = (
     "deprecated name of usd_per_million_output_tokens_at_traffic (the same value); the rank API's field of this "
     "name is the full-load figure"
 )
+
+
+COST_BAND = "low/high of monthly_usd across the p10-p90 throughput band of {}: what the verdict's close_call compares"
 
 
 def _absent(value: object) -> bool:
@@ -69,9 +73,10 @@ class Pool(PriceProvenanceOut):
     tokens: str = Field(description="prompt | output")
     latency_band_ms: BandOut | None = Field(
         None,
-        description="limits_at band_high only (absent on the estimate): low/high of the latency the pool is sized for, "
-        "ms (prefill: the plan's mean TTFT, its KV transfer as estimated; decode: the mean TPOT), across the p10-p90 "
-        "band of aggregated serving in the same regime, borrowed (see limits_at_bands)",
+        description="on the estimate and at limits_at band_high: low/high of the mean latency the pool is sized for, "
+        "ms (prefill: the plan's mean TTFT, its first token and queue across the band, its KV transfer as estimated; "
+        "decode: the mean TPOT), across the p10-p90 band of aggregated serving in the same regime, borrowed because "
+        "no publication measures disaggregated pools (absent where the instance has no regime)",
         exclude_if=_absent,
     )
     latency_band_high_ratio: float | None = Field(
@@ -112,6 +117,12 @@ class DisaggregatedOut(MeanLatencyOut):
     usd_per_million_tokens: float = Field(
         description="deprecated name of usd_per_million_tokens_at_traffic (the same value)", deprecated=True
     )
+    monthly_usd_band: BandOut | None = Field(
+        description=COST_BAND.format(
+            "each pool's regime, borrowed from aggregated serving: each pool's cost × 1 / its band's ratios, not "
+            "re-rounded to whole replicas"
+        )
+    )
     prefill: Pool
     decode: Pool
     terms: list[TermOut]
@@ -132,11 +143,26 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     as_of: date | None
     batch: int
     decode_only_batch: int | None = Field(description="what the same hardware batches with no prefill in its steps")
+    ttft_mean_band_ms: BandOut | None = Field(
+        description="low/high of ttft_mean_ms, ms: the mean times the ratios of the option's p99 TTFT band (the "
+        "rank API's ttft_p99_band ÷ ttft_p99_ms; measured / predicted holds for a latency's mean and its p99 alike, "
+        "one band serving both), the p10-p90 of held-out latencies in its own regime, not borrowed"
+    )
+    tpot_mean_band_ms: BandOut | None = Field(
+        description="low/high of tpot_mean_ms, ms: the mean times the ratios of the option's p99 TPOT band "
+        "(tpot_p99_band ÷ tpot_p99_ms), as ttft_mean_band_ms"
+    )
     output_tokens_per_s: float
     replicas_at_peak: int = Field(description="copies of the layout at the peak hour")
     instances_at_peak: int = Field(description="rented instances holding them at the peak hour")
     gpus_at_peak: int = Field(description="GPUs those instances bill")
     monthly_usd: float
+    monthly_usd_band: BandOut | None = Field(
+        description=COST_BAND.format(
+            "its layout's own regime (the lookup the rank API's band makes): monthly_usd × 1 / the band's ratios, not "
+            "re-rounded to whole replicas"
+        )
+    )
     usd_per_million_output_tokens_at_traffic: float | None = Field(description=AT_TRAFFIC_OUTPUT)
     usd_per_million_output_tokens_full_load: float = Field(
         description="the rank API's and /plan's $ per million output tokens: one replica's $/hour ÷ the output tokens "
@@ -152,6 +178,14 @@ class VerdictOut(BaseModel):
     saving_usd_per_month: float | None = Field(description="aggregated − disaggregated (negative: aggregated cheaper)")
     saving_share: float | None
     why: list[str] = Field(description="the numbers per pool behind the headline")
+    close_call: bool = Field(
+        description="the aggregated option's and the cheapest plan's monthly_usd_band overlap: the estimates cannot "
+        f"order the two layouts (false where either is missing). {CLOSE_CALL_RULE}"
+    )
+    close_call_reason: str | None = Field(
+        description="the sentence saying whether the gap is a close call, with both bands (null where a layout is "
+        "missing or has no band)"
+    )
 
 
 class DisaggResponse(BaseModel):

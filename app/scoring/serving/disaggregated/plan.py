@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
 from app.scoring.hardware.engine_support import runs_on
-from app.scoring.hardware.machines import machine_of
+from app.scoring.hardware.machines import Machine, machine_of
+from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.inference.estimates.configurations import single_node_layouts
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.pricing.offers import snapshot_offers
@@ -24,13 +25,14 @@ from app.scoring.serving.disaggregated.pools import (
     DecodeInstance,
     PrefillInstance,
     decode_instance,
+    layout_regime,
     prefill_instance,
     slow_end_multiples,
 )
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, price_pairing, served_usd_per_million
 from app.scoring.serving.plans.options import ServingOption, may_stand_alone, price_options
 from app.scoring.serving.traffic.week import WEEKS_PER_MONTH, Traffic
-from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
 PRICED_PAIRINGS = 40  # pairings priced hour by hour, cheapest first by their fractional cost at the mean rate
@@ -60,6 +62,7 @@ class Comparison:
     pairings_considered: int
     notes: list[str] = field(default_factory=list)
     pools: PoolsFound | None = None
+    aggregated_regime: BandRegime | None = None  # what the aggregated layout's bands are looked up by, as a pool's
 
     @property
     def best(self) -> DisaggregatedPlan | None:
@@ -136,6 +139,7 @@ def compare(
         plans=_distinct(plans)[:SHOWN_PLANS],
         pairings_considered=len(found),
         pools=_pools_found(prefills, decodes, workload),
+        aggregated_regime=_regime(aggregated, workload, snapshot, model),
     )
 
 
@@ -166,17 +170,35 @@ def _decode_only(
     """What the aggregated option's own hardware would batch if its steps carried no prefill. Only a layout inside
     one scale-up unit (a node, or an NVL72 rack's NVLink domain of several 4-GPU nodes) is timed as the pools time
     theirs; one spanning units over a fabric is not (None: unknown)."""
+    hardware = _hardware(aggregated, snapshot)
+    if aggregated is None or hardware is None:
+        return None
+    o, (gpu, machine) = aggregated.option, hardware
+    if o.gpu_count > machine.gpus_per_node:  # not o.nodes: an NVLink domain's layout spans physical nodes
+        return None
+    return decode_instance(gpu, machine, model, workload, o.tensor_parallel, o.pipeline_parallel, eff)
+
+
+def _hardware(aggregated: ServingOption | None, snapshot: CatalogSnapshot) -> tuple[GpuSpec, Machine] | None:
+    """The aggregated option's GPU and machine, as its offer supplies them (None: no option, or not in the
+    snapshot)."""
     if aggregated is None:
         return None
     o = aggregated.option
     offer = next((x for x in snapshot.offers if x.offer_id == o.offer_id), None)
     gpu = snapshot.gpus.get(o.gpu_id)
-    if offer is None or gpu is None:
+    return (gpu, machine_of(offer, gpu)) if offer is not None and gpu is not None else None
+
+
+def _regime(
+    aggregated: ServingOption | None, workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
+) -> BandRegime | None:
+    """The aggregated layout's band regime, looked up as a pool's (pools.layout_regime)."""
+    hardware = _hardware(aggregated, snapshot)
+    if aggregated is None or hardware is None:
         return None
-    machine = machine_of(offer, gpu)
-    if o.gpu_count > machine.gpus_per_node:  # not o.nodes: an NVLink domain's layout spans physical nodes
-        return None
-    return decode_instance(gpu, machine, model, workload, o.tensor_parallel, o.pipeline_parallel, eff)
+    o = aggregated.option
+    return layout_regime(*hardware, model, workload, o.tensor_parallel, o.pipeline_parallel)
 
 
 def _plan_order(plan: DisaggregatedPlan) -> tuple:

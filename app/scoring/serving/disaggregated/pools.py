@@ -176,6 +176,14 @@ def _context(
     return replace(ctx, techniques=techniques) if techniques.active else ctx
 
 
+def layout_regime(
+    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, tp: int, pp: int = 1
+) -> BandRegime:
+    """The band regime of `tp` x `pp` GPUs of the machine: the lookup each pool's instance makes (results.band_regime
+    of its context), for the aggregated layout's throughput band (close_call.py)."""
+    return band_regime(gpu, model, workload, _context(gpu, machine, model, workload, tp, pp), pp)
+
+
 def prefill_instance(
     gpu: GpuSpec,
     machine: Machine,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.serving.disaggregated.bands import slow_end_line
+from app.scoring.serving.disaggregated.close_call import CloseCall, close_call
 from app.scoring.serving.disaggregated.lines import (
     IN_ONE_UNIT,
     aggregated_line,
@@ -33,6 +34,7 @@ class Verdict:
     saving_usd_per_month: float | None  # aggregated minus disaggregated (negative: aggregated is cheaper)
     saving_share: float | None
     why: list[str]
+    close_call: CloseCall | None = None  # the two monthly costs' bands (None: a side missing, or with no band)
 
 
 def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Verdict:
@@ -60,25 +62,26 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     a, d = agg.cost.monthly_usd_autoscaled, best.monthly_usd
     saving = a - d
     share = saving / a if a else 0.0
+    bands = close_call(agg, c.aggregated_regime, best)
     if share >= MIN_SAVING_SHARE:
         text = (
             f"Disaggregated is cheaper: {best.ratio} (prefill {describe_pool(best.prefill)}, decode "
             f"{describe_pool(best.decode)}) for ${d:,.0f} a month against ${a:,.0f} aggregated, {share:.0%} less, "
             f"because {_because(c, best)}."
         )
-        return Verdict("disaggregated", text, saving, share, why)
+        return Verdict("disaggregated", text, saving, share, why, bands)
     if share > 0:
         text = (
             f"Aggregated is as good or better: disaggregated saves only {share:.0%} (${saving:,.0f} a month), under "
             f"the {MIN_SAVING_SHARE:.1%} a second pool and a KV path must save to pay (a margin kept above the "
             "estimator's typical throughput error)."
         )
-        return Verdict("close", text, saving, share, why)
+        return Verdict("close", text, saving, share, why, bands)
     text = (
         f"Aggregated is as good or better: ${a:,.0f} a month against ${d:,.0f} for the cheapest disaggregated plan "
         f"({-share:.0%} more), because {_because_not(c, best)}."
     )
-    return Verdict("aggregated", text, saving, share, why)
+    return Verdict("aggregated", text, saving, share, why, bands)
 
 
 def _because(c: Comparison, best: DisaggregatedPlan) -> str:
