@@ -338,14 +338,16 @@ def test_the_committed_bands_say_how_much_they_were_widened():
 def test_band_coverage_reports_the_held_out_bands_share():
     from app.calibration.validation.validate import band_coverage
 
-    def case(source: str, inside: bool, held: bool) -> dict:
+    def case(source: str, inside: bool, held: bool, margin_held: bool = False) -> dict:
         return {"metric": "ttft_ms", "source": source, "covered": True, "low": None, "loso_inside_band": inside,
-                "held_out_inside_band": held}  # fmt: skip
+                "held_out_inside_band": held, "margin_held_out_inside_band": margin_held}  # fmt: skip
 
-    cases = [case("big", True, True) for _ in range(8)] + [case("small", True, False), case("small", True, True)]
+    cases = [case("big", True, True) for _ in range(8)] + [case("small", True, False), case("small", True, True, True)]
     stats = band_coverage(cases)["ttft_ms"]
     assert stats["share"] == 1.0 and stats["held_out_share"] == pytest.approx(0.9)
     assert stats["held_out_publication_share"] == pytest.approx(0.75)
+    assert stats["margin_held_out_share"] == pytest.approx(0.1)
+    assert stats["margin_held_out_publication_share"] == pytest.approx(0.25)
 
 
 def test_a_thin_regimes_own_spread_widens_its_parent_only_from_two_publications():
@@ -369,3 +371,24 @@ def test_the_multinode_regime_keeps_its_own_spread_from_one_publication():
     multi = [{"loso_predicted": 100.0, "measured": 30.0 + 5 * i} for i in range(6)]
     table = band_table(single_rows + multi_rows, single + multi, GPUS, MODELS)
     assert table["output_tok_s_per_gpu|multinode"][0] < 0.5 < table["output_tok_s_per_gpu"][0]
+
+
+def test_a_margin_held_out_is_fitted_without_the_publication_it_scores():
+    """Three labs agree within ±15 % and a fourth sits 60 % above them. The committed margin is fitted on all four
+    held-out shares, the far lab's included, so it widens until the far lab's rows count too; refitted without the
+    far lab (as the next publication's would be), the margin is the three's, and the far lab falls outside."""
+    from app.calibration.held_out.bands import fit_margins, mark_held_out_bands, mark_margin_held_out
+
+    rows: list[dict] = []
+    cases: list[dict] = []
+    for source, centre in (("low-lab", 0.85), ("mid-lab", 1.0), ("high-lab", 1.15), ("far-lab", 1.6)):
+        r, c = _case_rows([centre + 0.002 * i for i in range(10)], "trtllm", source=source)
+        rows += r
+        cases += [case | {"covered": True} for case in c]
+    mark_held_out_bands(rows, cases, GPUS, MODELS, fit_margins(rows, cases, GPUS, MODELS))
+    mark_margin_held_out(rows, cases, GPUS, MODELS)
+    far = [c for r, c in zip(rows, cases, strict=True) if r["source"] == "far-lab"]
+    assert sum(c["held_out_inside_band"] for c in far) > 0  # the committed margin was widened for it
+    assert not any(c["margin_held_out_inside_band"] for c in far)
+    near = [c for r, c in zip(rows, cases, strict=True) if r["source"] != "far-lab"]
+    assert all(c["margin_held_out_inside_band"] is not None for c in near)

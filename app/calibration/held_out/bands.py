@@ -171,6 +171,39 @@ def mark_held_out_bands(
         case["held_out_inside_band"] = None if ratio is None or band is None else band[0] <= ratio <= band[1]
 
 
+def mark_margin_held_out(rows: list[dict], cases: list[dict], gpus: dict, models: dict) -> None:
+    """Set each case's `margin_held_out_inside_band`: inside the band built without its publication, widened by a
+    margin fitted without that publication's rows too (fit_margins' rule on the other publications' held-out
+    shares; a metric fewer than MIN_MARGIN_PUBLICATIONS others measure takes the widest of that fold's margins).
+    The committed margins are fitted on every publication's share, the one scored included, so
+    `held_out_inside_band` meets HELD_OUT_COVERAGE by construction; this is what the next publication would meet.
+    The other publications' bands still hold the scored one's residuals (a band table without two publications
+    per fold would cost a table per pair): the margin, not the band, is what this holds out."""
+    raw = held_out_bands(rows, cases, gpus, models, {})
+    held: dict[str, dict[str, list[tuple[float, tuple[float, float]]]]] = {}
+    where: dict[int, tuple[str, str, float, tuple[float, float]]] = {}
+    for i, (row, case, band) in enumerate(zip(rows, cases, raw, strict=True)):
+        ratio = _held_out_ratio(case)
+        case["margin_held_out_inside_band"] = None
+        if ratio is not None and band is not None:
+            metric, source = row.get("metric", ""), row.get("source", "")
+            held.setdefault(metric, {}).setdefault(source, []).append((ratio, band))
+            where[i] = (metric, source, ratio, band)
+    sources = {source for by_source in held.values() for source in by_source}
+    fold_margins: dict[str, dict[str, float]] = {}
+    for source in sources:
+        fitted = {
+            metric: _smallest_margin({s: p for s, p in by_source.items() if s != source})
+            for metric, by_source in held.items()
+            if len(set(by_source) - {source}) >= MIN_MARGIN_PUBLICATIONS
+        }
+        widest = max(fitted.values(), default=0.0)
+        fold_margins[source] = {metric: fitted.get(metric, widest) for metric in held}
+    for i, (metric, source, ratio, (low, high)) in where.items():
+        widen = math.exp(fold_margins[source][metric])
+        cases[i]["margin_held_out_inside_band"] = low / widen <= ratio <= high * widen
+
+
 MARGIN_STEP = 0.01  # natural-log units: a factor 1.01 each way
 MAX_MARGIN = 1.0  # e^1 = 2.7x each way: beyond it a band says nothing a user can act on
 MIN_MARGIN_PUBLICATIONS = 3  # a metric measured by fewer takes the widest margin fitted in its file

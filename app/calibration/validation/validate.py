@@ -66,15 +66,21 @@ def band_coverage(cases: list[dict]) -> dict:
     """Per metric: share of measurements inside their band, around in-sample and around LOSO predictions;
     `publication_share`, the mean of each publication's LOSO share (each publication weighted equally); and
     `held_out_share` / `held_out_publication_share`, the same with the band itself built without the row's
-    publication (`held_out_inside_band`, app.calibration.held_out.bands): what a band promises the next publication."""
+    publication (`held_out_inside_band`, app.calibration.held_out.bands): what a band promises the next publication;
+    `margin_held_out_share` / `margin_held_out_publication_share`, the same with the band's widening margin fitted
+    without the row's publication too (`margin_held_out_inside_band`)."""
     result: dict[str, dict] = {}
-    by_source: dict[str, dict[str, dict[str, list[bool]]]] = {"loso": {}, "held_out": {}}
+    by_source: dict[str, dict[str, dict[str, list[bool]]]] = {"loso": {}, "held_out": {}, "margin_held_out": {}}
     for case in cases:
         stats = result.setdefault(case["metric"], {"rows": 0, "inside": 0, "loso_rows": 0, "loso_inside": 0})
         if case["covered"] and case["low"] is not None:
             stats["rows"] += 1
             stats["inside"] += case["low"] <= case["measured"] <= case["high"]
-        for kind, field in (("loso", "loso_inside_band"), ("held_out", "held_out_inside_band")):
+        for kind, field in (
+            ("loso", "loso_inside_band"),
+            ("held_out", "held_out_inside_band"),
+            ("margin_held_out", "margin_held_out_inside_band"),
+        ):
             if case.get(field) is not None:
                 by_source[kind].setdefault(case["metric"], {}).setdefault(case["source"], []).append(case[field])
     for metric, stats in result.items():
@@ -88,6 +94,10 @@ def band_coverage(cases: list[dict]) -> dict:
         rows = sum(len(inside) for inside in held.values())
         stats["held_out_share"] = sum(sum(inside) for inside in held.values()) / rows if rows else None
         stats["held_out_publication_share"] = _mean_share(held)
+        nested = by_source["margin_held_out"].get(metric, {})
+        rows = sum(len(inside) for inside in nested.values())
+        stats["margin_held_out_share"] = sum(sum(inside) for inside in nested.values()) / rows if rows else None
+        stats["margin_held_out_publication_share"] = _mean_share(nested)
     return dict(sorted(result.items()))
 
 
@@ -121,11 +131,12 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
         summary["loso"] = summarise(p for p in held if p is not None)
         summary["headline"]["loso"] = publication_weighted(p for p in held if p is not None)
         summary["loso_groups"] = group_bias(rows, held, gpus)
-    from app.calibration.held_out.bands import mark_held_out_bands, row_band
+    from app.calibration.held_out.bands import mark_held_out_bands, mark_margin_held_out, row_band
 
     cases = [_case(p, h, row_band(row, gpus, models)) for row, p, h in zip(rows, predictions, held, strict=True)]
     if loso:
         mark_held_out_bands(rows, cases, gpus, models)
+        mark_margin_held_out(rows, cases, gpus, models)
     summary["band_coverage"] = band_coverage(cases)
     from app.calibration.validation.targets import target_checks  # targets reads summary.py's flag rule
 

@@ -80,6 +80,8 @@ BAND_HEADERS = (
     "LOSO rows",
     "inside, band held out %",
     "per publication, band held out %",
+    "inside, band and margin held out %",
+    "per publication, band and margin held out %",
     "inside, around LOSO %",
     "per publication, LOSO %",
     "rows",
@@ -170,6 +172,8 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
             c["loso_rows"],
             _share(c.get("held_out_share")),
             _share(c.get("held_out_publication_share")),
+            _share(c.get("margin_held_out_share")),
+            _share(c.get("margin_held_out_publication_share")),
             _share(c["share"]),
             _share(c.get("publication_share")),
             c["rows"],
@@ -180,7 +184,8 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
     if coverage:
         title = (
             "Band coverage (share of measurements inside the p10-p90 band; target 70-90 % with the band held out: "
-            "built without the measurement's publication, as the next publication meets it)"
+            "built without the measurement's publication, as the next publication meets it; with the margin held "
+            "out too, the band is also widened by a margin fitted without that publication's rows)"
         )
         body = table(BAND_HEADERS, coverage, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
