@@ -169,4 +169,4 @@ def traffic_question_summary(
     """/plan's and /disagg's: the serving workload at its traffic, and a plan's months of serving after training."""
     ranked = ranked_workload(workload, snapshot)
     line = inference_summary(ranked, workload_model(workload, snapshot), load=traffic_summary(traffic))
-    return line + (f"{SEPARATOR}trained, then served {months} months" if months else "")
+    return line + (f"{SEPARATOR}trained, then served {months} month{'s' if months != 1 else ''}" if months else "")
