@@ -35,6 +35,16 @@ def test_gpu_page_marks_stale_prices_and_embeds_chart_data(client) -> None:  # t
     assert "<script>" not in html  # no inline scripts: the chart data is a JSON block
 
 
+def test_gpu_page_counts_its_offers_in_words(client) -> None:  # type: ignore[no-untyped-def]
+    """A GPU with one offer said "1 offers; prices older than …"."""
+    ids = [g["id"] for g in client.get("/gpus.json").json()]
+    counts = {gpu: len(client.get(f"/gpus/{gpu}.json").json()["offers"]) for gpu in ids}
+    one = next(gpu for gpu, n in counts.items() if n == 1)
+    many = next(gpu for gpu, n in counts.items() if n > 1)
+    assert '<caption role="caption">1 offer; prices older' in client.get(f"/gpus/{one}").text
+    assert f'<caption role="caption">{counts[many]} offers; prices older' in client.get(f"/gpus/{many}").text
+
+
 def test_unknown_gpu_page_is_a_readable_404(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/gpus/NOPE-1")
     assert response.status_code == 404 and "NOPE-1" in response.text and "<html" in response.text
