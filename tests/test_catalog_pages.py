@@ -55,6 +55,18 @@ def test_bad_filter_on_page_is_a_422_page_naming_the_field(client) -> None:  # t
     assert response.status_code == 422 and "min_memory_gb" in response.text
 
 
+def test_an_unknown_vendor_on_the_gpu_list_is_a_422_naming_it_as_the_api_says(client) -> None:  # type: ignore[no-untyped-def]
+    """/gpus?vendor=nvida and /gpus.json?vendor=nvida answered 200 with no GPUs (it reads as "no such GPUs"), while
+    GET /api/v1/gpus?vendor=nvida is a 422 naming vendor and the known ids."""
+    api = client.get("/api/v1/gpus", params={"vendor": "nvida"})
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "vendor"
+    twin = client.get("/gpus.json", params={"vendor": "nvida"})
+    assert twin.status_code == 422 and twin.json() == api.json()
+    page = client.get("/gpus", params={"vendor": "nvida"})
+    assert page.status_code == 422 and "vendor" in page.text and "NVIDIA" in page.text
+    assert client.get("/gpus.json", params={"vendor": "AMD"}).status_code == 200
+
+
 def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no-untyped-def]
     assert "327,680 bytes per token" in client.get("/models/llama-3.1-70b").text
     assert "Sliding window" not in client.get("/models/llama-3.1-70b").text
