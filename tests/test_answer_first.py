@@ -66,3 +66,15 @@ def test_the_error_summary_takes_focus(client: TestClient, url: str) -> None:
         assert response.text.count('id="error-summary"') == 1
         assert '<div class="error-box" id="error-summary" tabindex="-1" role="alert">' in response.text
         assert '<section class="results"' not in response.text
+
+
+def test_a_tiny_training_run_shows_its_cents_and_minutes(client: TestClient) -> None:
+    """A 10-step smoke test (2,621,440 tokens) bills about $0.11 in under 2 minutes; the page said "$0 for the run,
+    0.0 days" above "the run bills $0 (band $0–$0) … taking 0.0 days"."""
+    url = "/?phase=training&model=llama-3.1-8b&total_tokens=2621440"
+    best = client.get("/rank.json?" + url[2:]).json()["options"][0]
+    assert best["total_usd"] < 1 and best["days"] < 0.01
+    text = re.sub(r"<[^>]+>", "", client.get(url).text)
+    assert f"${best['total_usd']:.2f} for the run" in text
+    assert f"the run bills ${best['total_usd']:.2f} (band $" in text
+    assert "$0 for the run" not in text and "0.0 days" not in text and "$0–$0" not in text

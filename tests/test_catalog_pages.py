@@ -35,6 +35,16 @@ def test_gpu_page_marks_stale_prices_and_embeds_chart_data(client) -> None:  # t
     assert "<script>" not in html  # no inline scripts: the chart data is a JSON block
 
 
+def test_gpu_page_counts_its_offers_in_words(client) -> None:  # type: ignore[no-untyped-def]
+    """A GPU with one offer said "1 offers; prices older than …"."""
+    ids = [g["id"] for g in client.get("/gpus.json").json()]
+    counts = {gpu: len(client.get(f"/gpus/{gpu}.json").json()["offers"]) for gpu in ids}
+    one = next(gpu for gpu, n in counts.items() if n == 1)
+    many = next(gpu for gpu, n in counts.items() if n > 1)
+    assert '<caption role="caption">1 offer; prices older' in client.get(f"/gpus/{one}").text
+    assert f'<caption role="caption">{counts[many]} offers; prices older' in client.get(f"/gpus/{many}").text
+
+
 def test_unknown_gpu_page_is_a_readable_404(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/gpus/NOPE-1")
     assert response.status_code == 404 and "NOPE-1" in response.text and "<html" in response.text
@@ -43,6 +53,18 @@ def test_unknown_gpu_page_is_a_readable_404(client) -> None:  # type: ignore[no-
 def test_bad_filter_on_page_is_a_422_page_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/gpus", params={"min_memory_gb": "lots"})
     assert response.status_code == 422 and "min_memory_gb" in response.text
+
+
+def test_an_unknown_vendor_on_the_gpu_list_is_a_422_naming_it_as_the_api_says(client) -> None:  # type: ignore[no-untyped-def]
+    """/gpus?vendor=nvida and /gpus.json?vendor=nvida answered 200 with no GPUs (it reads as "no such GPUs"), while
+    GET /api/v1/gpus?vendor=nvida is a 422 naming vendor and the known ids."""
+    api = client.get("/api/v1/gpus", params={"vendor": "nvida"})
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "vendor"
+    twin = client.get("/gpus.json", params={"vendor": "nvida"})
+    assert twin.status_code == 422 and twin.json() == api.json()
+    page = client.get("/gpus", params={"vendor": "nvida"})
+    assert page.status_code == 422 and "vendor" in page.text and "NVIDIA" in page.text
+    assert client.get("/gpus.json", params={"vendor": "AMD"}).status_code == 200
 
 
 def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no-untyped-def]

@@ -194,6 +194,19 @@ def test_pasted_config_json_becomes_architecture_fields(client) -> None:  # type
     assert bad.status_code == 422 and 'id="err-hf_config_json"' in bad.text
 
 
+def test_a_pasted_config_keeps_the_name_typed_beside_it(client) -> None:  # type: ignore[no-untyped-def]
+    """The form's "Name shown in the results" was dropped when a config.json was pasted: the link and the summary
+    said "custom"."""
+    config = (
+        '{"hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 32, '
+        '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 131072}'
+    )
+    params = {"model": "custom", "hf_config_json": config, "arch_name": "My Nemo"}
+    response = client.get("/", params=params, follow_redirects=False)
+    assert response.status_code == 303 and "arch_name=My+Nemo" in response.headers["location"]
+    assert "My Nemo · BF16 · " in client.get(response.headers["location"]).text
+
+
 def test_a_pasted_moe_config_keeps_its_moe_layer_count_and_a_wrong_count_is_a_field_error(client) -> None:  # type: ignore[no-untyped-def]
     config = (
         '{"model_type": "deepseek_v3", "hidden_size": 2048, "intermediate_size": 8192, "moe_intermediate_size": 1024, '

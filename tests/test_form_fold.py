@@ -85,3 +85,22 @@ def test_an_htmx_submit_folds_the_form_under_the_new_questions_summary(client: T
     assert "TPOT ≤ 40 ms" in (_summary_line(again.text) or "")
     wrong = client.get("/?phase=inference&model=llama-3.1-8b&tpot_ms=zzz", headers=hx)
     assert wrong.status_code == 422 and "form-fold" not in wrong.text and 'id="err-tpot_ms"' in wrong.text
+
+
+# A question naming no weight_dtype ranks the model's release precision (FP8 for DeepSeek-R1), so its summary line
+# names that, not the form's BF16 default: the line said "DeepSeek-R1 · BF16" above an answer ranked at FP8.
+RELEASED_FP8 = [
+    "/?phase=inference&model=deepseek-r1",
+    "/compare?phase=inference&model=deepseek-r1&gpus=H200,B200",
+    "/plan?model=deepseek-r1&requests_per_day=100000",
+    "/disagg?model=deepseek-r1&peak_requests_per_s=2",
+    "/mix?model=deepseek-r1&mix=chat:0.7,rag:0.3&requests_per_day=100000",
+]
+
+
+@pytest.mark.parametrize("url", RELEASED_FP8)
+def test_a_summary_names_the_release_precision_it_ranked(client: TestClient, url: str) -> None:
+    response = client.get(url, follow_redirects=True)
+    assert response.status_code == 200, response.text[:400]
+    line = _summary_line(response.text) or ""
+    assert line.startswith("DeepSeek-R1 · FP8 · "), line

@@ -92,3 +92,8 @@ def test_a_summary_says_where_the_limits_were_met() -> None:
     workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", limits_at="band_high")
     assert " · TPOT ≤ 50 ms · even at the bands' slow end · " in fs.inference_summary(workload, NAME)
     assert "slow end" not in fs.inference_summary(InferenceWorkload(limits_at="estimate"), NAME)
+
+
+def test_a_plan_of_one_month_says_month_not_months() -> None:
+    line = fs.traffic_question_summary(InferenceWorkload(), Traffic(requests_per_day=10), CatalogSnapshot(), 1)
+    assert line.endswith(" · 10 requests/day · trained, then served 1 month"), line

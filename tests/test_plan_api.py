@@ -410,3 +410,13 @@ def test_with_no_dedicated_option_the_plan_says_why_and_that_serverless_latency_
     assert "p99 TTFT" in page and "latency is not checked against your limits" in page
     served = client.get("/plan.json?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000").json()
     assert served["options"] and served["infeasible"] == []  # listed only where nothing serves
+
+
+def test_a_tiny_training_run_in_a_plan_shows_its_cents_and_minutes(client):
+    """A 10-step run before serving said "train on 1×B200 … ($0, 0.0 h)" and "$0" in the table's Training $."""
+    url = "/plan?model=llama-3.1-8b&requests_per_day=1000&months=1&train_total_tokens=2621440"
+    top = client.get(url.replace("/plan?", "/plan.json?")).json()["lifecycle"]["combinations"][0]
+    assert top["training_usd"] < 1 and top["training_hours"] < 0.1
+    text = re.sub(r"<[^>]+>", "", client.get(url).text)
+    assert f"(${top['training_usd']:.2f}, " in text and ", 0.0 h)" not in text
+    assert ">$0<" not in client.get(url).text

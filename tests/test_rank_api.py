@@ -484,3 +484,15 @@ def test_a_typed_and_a_pasted_moe_layer_count_reach_the_model_read(client) -> No
     pasted = client.post("/api/v1/rank/inference", json={**INFERENCE, "model": None, "hf_config": config})
     assert pasted.status_code == 200, pasted.text
     assert pasted.json()["model"]["moe_layers"] == 22
+
+
+def test_nothing_feasible_names_the_stale_offers_left_out_even_when_others_matched(client):
+    """70B BF16 on AMD: one current MI300X offer matches and cannot meet the limits alone; stale 8-GPU MI355X and
+    MI300X offers would run it. The answer said only "No offer can run this workload", no word of the stale ones,
+    because the note was written only where no offer at all matched the filters."""
+    body = {"model": "llama-3.1-70b", "weight_dtype": "bf16", "vendors": ["AMD"]}
+    current = client.post("/api/v1/rank/inference", json=body).json()
+    stale = client.post("/api/v1/rank/inference", json={**body, "include_stale": True}).json()
+    assert current["total_options"] > 0 and current["feasible_options"] == 0 < stale["feasible_options"]
+    notes = " ".join(current["notes"])
+    assert "more would match without the price-term and staleness filters" in notes and "include_stale" in notes

@@ -170,3 +170,25 @@ def test_a_saved_link_pages_within_its_own_prices(fresh_url: str) -> None:
         assert second.status_code == 200 and rows(second.text)[0] == 26 and "Saved comparison" in second.text
         assert client.get(following, headers=HX).headers["HX-Push-Url"] == following
         assert client.get(f"{url}?page=0").status_code == 422
+
+
+def test_a_ranking_with_no_feasible_offer_shows_no_empty_table(client: TestClient) -> None:
+    """Its caption read "None of 0 feasible offers, best first. Click a row's ▸ for its terms." over a header row."""
+    page = client.get("/?phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=500")
+    assert page.status_code == 200
+    assert "No offer can run this workload" in page.text
+    assert "None of 0" not in page.text and 'class="data ranked' not in page.text
+    assert "cannot run this workload" in page.text  # the infeasible rows' reasons are still listed
+
+
+@pytest.mark.parametrize("path", ["/", "/compare"])
+def test_a_sorted_twins_share_url_keeps_its_sort_as_the_rank_api_does(client: TestClient, path: str) -> None:
+    """/rank.json?…&sort=ttft answered share_url "/?…" without the sort, while the page's Copy link and the rank API's
+    share_url for the same sort carry it: the link opened a differently ordered page than the JSON listed."""
+    question = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200"
+    twin = path.rstrip("/") + ("/rank.json" if path == "/" else ".json")
+    body = client.get(f"{twin}?{question}&sort=ttft").json()
+    assert body["share_url"] == f"{path}?{question}&sort=ttft"
+    assert client.get(f"{twin}?{question}").json()["share_url"] == f"{path}?{question}"
+    api = client.post("/api/v1/rank/inference?sort=ttft", json={"model": "llama-3.1-8b", "gpus": ["H100-SXM", "H200"]})
+    assert api.json()["share_url"] == f"/?{question}&sort=ttft"

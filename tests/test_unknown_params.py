@@ -43,3 +43,11 @@ def test_another_pages_setting_is_not_read_silently(client, path: str, setting: 
     body = client.get(f"{path}.json?{PAGES[path]}&{setting}").json()
     assert [e["field"] for e in body["detail"]] == [name]
     assert body["detail"][0]["message"].startswith("not a field of this form")
+
+
+@pytest.mark.parametrize("path", ["/methodology", "/methodology.json"])
+def test_the_methodology_page_refuses_parameters_as_the_catalog_pages_do(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    """/methodology?colour=blue answered 200 where /models?colour=blue and /gpus/H100-SXM?colour=blue are 422s."""
+    response = client.get(f"{path}?colour=blue")
+    assert response.status_code == 422 and "colour" in response.text
+    assert client.get(path).status_code == 200

@@ -125,6 +125,23 @@ def test_ranked_rows_are_cards_on_a_phone(phone_page, path: str, server_url: str
     assert tree.count("- columnheader") == headers and "- cell" in tree
 
 
+# a model's release-precision source (a long URL in parentheses) and its per-token price table (provider model ids);
+# MI350X's notes end in a long URL
+CATALOG_PAGES = [
+    "/models/deepseek-r1", "/models/glm-4.5", "/models/kimi-k2", "/models/qwen3-8b", "/models/mixtral-8x7b",
+    "/gpus/MI350X",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", CATALOG_PAGES)
+def test_a_catalog_page_never_scrolls_sideways_on_a_phone(phone_page, path: str, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """/models/deepseek-r1 was 575 px wide at 390 px (glm-4.5 622, kimi-k2 655), /gpus/MI350X 416: a source URL did
+    not wrap and the per-token price table pushed the page wider than the screen."""
+    phone_page.goto(f"{server_url}{path}")
+    width = phone_page.evaluate("document.documentElement.clientWidth")
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 ROLES = """() => Array.from(document.querySelectorAll('table.stack, table.stack table')).map(t => ({
   table: t.getAttribute('role'),
   rows: Array.from(t.querySelectorAll(':scope > thead > tr, :scope > tbody > tr')).map(r => r.getAttribute('role')),

@@ -53,11 +53,13 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
 
 
 def left_out_note(offers: Sequence[Offer], gpus: dict[str, GpuSpec], filters: Filters) -> str:
-    """Why nothing matched, where the filters' providers, GPUs and vendors do have offers: their price terms or
-    stale (or undated) prices, which are ranked only when asked for ('' when that is not why)."""
+    """The offers of the filters' providers, GPUs and vendors that their price terms or stale (or undated) prices
+    left out, which are ranked only when asked for ('' when none were): said where nothing could run, whether no
+    offer matched or those that did cannot serve (70B BF16 on AMD: one current 1-GPU offer, stale 8-GPU ones)."""
     loose = filters.model_copy(update={"price_types": list(PRICE_TYPES), "include_stale": True})
-    near = matching_offers(offers, gpus, loose)
-    if not near or matching_offers(offers, gpus, filters):
+    kept = {id(o) for o in matching_offers(offers, gpus, filters)}
+    near = [o for o in matching_offers(offers, gpus, loose) if id(o) not in kept]
+    if not near:
         return ""
     price_types = set(filters.price_types) or DEFAULT_PRICE_TYPES
     stale = [o for o in near if o.stale and (o.price_type in price_types)]
@@ -72,7 +74,8 @@ def left_out_note(offers: Sequence[Offer], gpus: dict[str, GpuSpec], filters: Fi
         parts.append(f"{len(stale)} {'is' if len(stale) == 1 else 'are'} {kind}: include_stale ranks them, labelled")
     for term, n in sorted(other_terms.items()):
         parts.append(f"{n} {'is' if n == 1 else 'are'} priced {term.replace('_', ' ')}: add {term} to price_types")
-    return f"{len(near)} would match without the price-term and staleness filters: " + "; ".join(parts) + "."
+    more = " more" if kept else ""
+    return f"{len(near)}{more} would match without the price-term and staleness filters: " + "; ".join(parts) + "."
 
 
 class OfferFields(TypedDict):

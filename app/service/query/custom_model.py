@@ -27,6 +27,8 @@ def custom_model_fields(data: dict[str, Any], errors: dict[str, str]) -> dict[st
     if data.get("model") == "custom" or arch or config_text:
         data.pop("model", None)
         from_config = _arch_from_config(config_text, errors) if config_text else None
+        if from_config is not None and arch.get("name"):
+            from_config["name"] = arch["name"]  # a config.json names no model: the name typed beside it does
         if not config_text or from_config is not None:
             data["custom_model"] = from_config or arch
         # else: the config.json's own error is the answer, not the required fields of an architecture never read

@@ -15,8 +15,9 @@ from app.catalog.snapshot import model_spec
 from app.config import Settings
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
+from app.web.catalog.api import known_filter_ids
 from app.web.catalog.schemas import ModelDetail
-from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.rendering.charts import offer_price_bars, to_json_block
 from app.web.rendering.render import json_response, page, split_json_suffix, wants_fragment
 
@@ -74,8 +75,13 @@ def _gpu_list(
 
 @router.get("/gpus")
 def gpus_page(
-    request: Request, session: SessionDep, settings: SettingsDep, query: Annotated[GpuListQuery, Query()]
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    query: Annotated[GpuListQuery, Query()],
 ) -> Response:
+    known_filter_ids(snapshot, vendor=("vendors", query.vendor))  # a misspelt vendor is a 422, not an empty list
     canonical = query.canonical()
     if canonical != request.url.query and not wants_fragment(request):
         return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
@@ -86,8 +92,13 @@ def gpus_page(
 
 @router.get("/gpus.json")
 def gpus_json(
-    request: Request, session: SessionDep, settings: SettingsDep, query: Annotated[GpuListQuery, Query()]
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    query: Annotated[GpuListQuery, Query()],
 ) -> Response:
+    known_filter_ids(snapshot, vendor=("vendors", query.vendor))
     return _gpu_list(request, session, settings, query, as_json=True)
 
 

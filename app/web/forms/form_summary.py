@@ -4,11 +4,14 @@ screen and the line says what was asked. Built from the validated question, so i
 
 from __future__ import annotations
 
+from app.scoring.inference.ranking.release_precision import release_weights
+from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, ModelChoice, TrainingWorkload
+from app.service.rank.model_spec import model_spec_for
 from app.web.rendering.render import count_words
 
 SEPARATOR = " · "
@@ -68,6 +71,16 @@ def dtype_words(weight_dtype: str) -> str:
     return weight_dtype.upper().replace("_", " ")
 
 
+def ranked_workload(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> InferenceWorkload:
+    """The workload at the weight dtype its answer ranked: one naming none ranks the model's release precision (FP8
+    for DeepSeek-R1), which its summary must name rather than the BF16 default."""
+    try:
+        model = model_spec_for(workload, snapshot)
+    except FieldError:
+        return workload
+    return release_weights(workload, model, snapshot.quality)[0]
+
+
 def inference_summary(
     workload: InferenceWorkload, model_name: str, *, load: str | None = None, dtype: bool = True
 ) -> str:
@@ -112,10 +125,11 @@ def traffic_summary(traffic: Traffic) -> str:
     return "default traffic"
 
 
-def mix_summary(question: MixQuestion, model_name: str) -> str:
+def mix_summary(question: MixQuestion, model_name: str, ranked_dtype: str | None = None) -> str:
+    """`ranked_dtype`: the weight dtype the answer ranked (the release precision where the question named none)."""
     parts = [
         model_name,
-        dtype_words(question.weight_dtype),
+        dtype_words(ranked_dtype or question.weight_dtype),
         *_limits(question.ttft_ms, question.tpot_ms, question.limits_at),
     ]
     shares = ", ".join(f"{b.name} {b.share / question.share_total:.0%}" for b in question.mix)
@@ -146,12 +160,13 @@ def question_summary(workload: InferenceWorkload | TrainingWorkload, snapshot: C
     name = workload_model(workload, snapshot)
     if isinstance(workload, TrainingWorkload):
         return training_summary(workload, name)
-    return inference_summary(workload, name)
+    return inference_summary(ranked_workload(workload, snapshot), name)
 
 
 def traffic_question_summary(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, months: int | None = None
 ) -> str:
     """/plan's and /disagg's: the serving workload at its traffic, and a plan's months of serving after training."""
-    line = inference_summary(workload, workload_model(workload, snapshot), load=traffic_summary(traffic))
-    return line + (f"{SEPARATOR}trained, then served {months} months" if months else "")
+    ranked = ranked_workload(workload, snapshot)
+    line = inference_summary(ranked, workload_model(workload, snapshot), load=traffic_summary(traffic))
+    return line + (f"{SEPARATOR}trained, then served {months} month{'s' if months != 1 else ''}" if months else "")

@@ -15,12 +15,12 @@ from app.scoring.efficiency import training as training_efficiency
 from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.pricing import price_terms
 from app.scoring.specs import CatalogSnapshot
-from app.web.deps import SnapshotDep
+from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.methodology.constant_catalog import dataclass_fields, fixed_constants
 from app.web.methodology.roofline_example import roofline_example
 from app.web.rendering.render import json_response, page
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY])
 ACCURACY_JSON = PROJECT_ROOT / "docs" / "accuracy.json"
 
 

@@ -54,7 +54,9 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
                 payload=payload,
                 share_query=query.canonical,
                 form_summary=form_summary.mix_summary(
-                    query.question, form_summary.workload_model(query.question, snapshot)
+                    query.question,
+                    form_summary.workload_model(query.question, snapshot),
+                    payload["weights"]["weight_dtype"],
                 ),
                 json_url=f"/mix.json?{query.canonical}",
                 chart_json=to_json_block(cost_by_offer(payload)),

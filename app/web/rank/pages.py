@@ -11,6 +11,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
 from app.service.query.question import ParsedQuery, parse
+from app.service.query.view import ResultsView, with_view
 from app.service.rank import rank_sort, ranking
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.ranked_page import ranked_page
@@ -175,8 +176,9 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
     if not parsed.errors:
         try:
             assert parsed.workload is not None
-            share_url = f"{path}?{parsed.question}"
-            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=parsed.view.sort), 200
+            sort = parsed.view.sort
+            share_url = f"{path}?{with_view(parsed.question, ResultsView(sort=sort))}"  # the rank API's, sort kept
+            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort), 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)
     return field_errors_body(parsed.errors), 422
