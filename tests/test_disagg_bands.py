@@ -142,3 +142,13 @@ def test_the_cli_says_the_close_call_and_its_json_is_the_apis(database, client: 
     assert body["verdict"]["close_call_reason"] in out
     agg = body["aggregated"]
     assert f"{agg['ttft_mean_ms']:,.0f} ({agg['ttft_mean_band_ms']['low']:,.0f}–" in out
+
+
+def test_a_one_token_output_is_no_question_for_disaggregation(client: TestClient) -> None:
+    """Its token comes whole from the prefill pass: a decode pool would be sized to an unlimited TPOT target."""
+    api = client.post("/api/v1/disagg", json={"workload": {"model": "llama-3.1-8b", "output_len": 1}})
+    assert api.status_code == 422
+    assert api.json()["detail"][0]["field"] == "workload.output_len"
+    page = client.get("/disagg?model=llama-3.1-8b&output_len=1")
+    assert page.status_code == 422 and "must be at least 2 to disaggregate" in page.text
+    assert client.post("/api/v1/disagg", json={"workload": {"model": "llama-3.1-8b", "output_len": 2}}).status_code == 200

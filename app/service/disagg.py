@@ -60,6 +60,10 @@ NOTES = (
 )
 
 
+ONE_TOKEN_OUTPUT = (
+    "must be at least 2 to disaggregate: a one-token output comes whole from the prefill pass, leaving a decode pool "
+    "nothing to do (rank it on / instead)"
+)
 DISAGG_FIELDS = serving_query_fields()  # the plan's question without its training run
 
 
@@ -209,6 +213,8 @@ def disagg_payload(
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
     traffic_sets_the_peak(workload, "workload.")
     latency_bound_only(workload, "workload.")
+    if workload.output_len < 2:  # its only token comes from the prefill pass: there is nothing to decode apart
+        raise PlanFieldError("workload.output_len", ONE_TOKEN_OUTPUT)
     model = resolve_model(workload, snapshot, "workload.")
     workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from app.scoring.efficiency.inference import DP_ATTENTION_ENGINES, ENGINE_TOKEN_BUDGET
@@ -245,6 +247,12 @@ class InferenceWorkload(ModelChoice):
         if self.rank_by != "auto":
             return self.rank_by
         return "fleet" if self.peak_requests_per_s or self.peak_concurrency else "output_tokens"
+
+    @property
+    def tpot_limit_ms(self) -> float:
+        """The TPOT limit the estimate holds: none (infinite) where a request emits a single token, which has no time
+        per output token; the limit given stays in the question and its link."""
+        return self.tpot_ms if self.output_len > 1 else math.inf
 
     @property
     def kv_dtype_effective(self) -> str:

@@ -5,11 +5,12 @@ estimate_inference explains it (explain_estimate.explain)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.explain import duration_text
-from app.scoring.inference.bands.limits import ON_ESTIMATE, SLOW_END, limit_multiples, slow_end_words
+from app.scoring.inference.bands.limits import ON_ESTIMATE, ONE_TOKEN_NOTE, SLOW_END, limit_multiples, slow_end_words
 from app.scoring.inference.batching.batch_job import plan_job
 from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
@@ -164,7 +165,7 @@ def solve_inference(
                 workload.input_len,
                 workload.output_len,
                 workload.ttft_ms / multiples[0],
-                workload.tpot_ms / multiples[1],
+                workload.tpot_limit_ms / multiples[1],
             ),
             beams,
             workload.prompt_p99_over_mean,
@@ -225,6 +226,13 @@ def _one_request_misses(
     """Why latency_bound finds no batch: batch 1's p99 TTFT or mean TPOT, where the limits are checked."""
     target = eff.slo_tpot_utilisation * w.tpot_ms
     share = f"{eff.slo_tpot_utilisation:.0%} of the {w.tpot_ms:g} ms p99 limit, headroom for load"
+    if math.isinf(w.tpot_limit_ms):  # a one-token output: only its first token is limited
+        ttft_multiple = multiples[0]
+        there = f" {SLOW_END} (TTFT {ttft_multiple:.2f}× the estimate)" if multiples != ON_ESTIMATE else ""
+        return (
+            f"even one request misses the TTFT limit{there}: p99 TTFT {ttft_p99_ms * ttft_multiple:.0f} ms "
+            f"(limit {w.ttft_ms:g}); {ONE_TOKEN_NOTE}"
+        )
     if multiples == ON_ESTIMATE:
         return (
             f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms (limit {w.ttft_ms:g}), "

@@ -10,7 +10,13 @@ from app.scoring.explain import Band, LazyTerms, Term
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
-from app.scoring.inference.bands.limits import limit_multiples, limits_at_risk, over_limits, unapplied_limits_note
+from app.scoring.inference.bands.limits import (
+    limit_multiples,
+    limits_at_risk,
+    one_token_note,
+    over_limits,
+    unapplied_limits_note,
+)
 from app.scoring.inference.bands.moe_host_reach import moe_host_reach
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
@@ -128,6 +134,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_job_note(s),
             *_kv_default_note(w),
             *unapplied_limits_note(w, ttft_p99, tpot_p99, multiples),
+            *one_token_note(w),
             *reach_notes,
             latency.note,
             evidence,

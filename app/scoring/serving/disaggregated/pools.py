@@ -258,7 +258,7 @@ def _decode_at(
         return None
     regime = band_regime(gpu, model, workload, ctx, pp)
     # at the band's slow end the step times the TPOT band's high ratio meets the target (1 on the estimate)
-    target = eff.slo_tpot_utilisation * workload.tpot_ms / limit_multiples(workload, regime)[1]
+    target = eff.slo_tpot_utilisation * workload.tpot_limit_ms / limit_multiples(workload, regime)[1]
 
     def step(batch: int) -> float:
         return decode_parts(ctx, eff, batch * workload.beam_width, context).total_ms
