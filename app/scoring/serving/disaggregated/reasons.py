@@ -15,7 +15,7 @@ from app.scoring.serving.disaggregated.lines import (
     plan_lines,
 )
 from app.scoring.serving.disaggregated.plan import Comparison
-from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan
+from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -95,13 +95,23 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
     )
 
 
+def _usd(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def _pool_gpu(pool: PoolCost) -> str:
+    """A pool's GPU and its price, as the aggregated side's reads (the price may be what decides)."""
+    return f"× {pool.offer.offer.gpu_id} at {_usd(pool.offer.offer.usd_per_gpu_hour)}/GPU-h"
+
+
 def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     assert c.aggregated is not None
     o, alone = c.aggregated.option, c.aggregated_decode_only
     gpus = c.aggregated.units_at_peak * o.rented_gpus
     text = (
-        f"aggregated needs {gpus} GPU{'s' if gpus != 1 else ''} at the peak hour against "
-        f"{best.prefill.gpus_at_peak} prefill + {best.decode.gpus_at_peak} decode GPUs disaggregated"
+        f"aggregated needs {gpus} × {o.gpu_id} at {_usd(o.usd_per_gpu_hour)}/GPU-h at the peak hour against "
+        f"{best.prefill.gpus_at_peak} prefill {_pool_gpu(best.prefill)} + {best.decode.gpus_at_peak} decode "
+        f"{_pool_gpu(best.decode)} disaggregated"
         + (f" (+ {best.idle_gpus_at_peak} idle in whole instances)" if best.idle_gpus_at_peak else "")
     )
     if alone is not None and alone.batch <= (o.batch or 0) * (1 + MIN_SAVING_SHARE):
