@@ -32,3 +32,22 @@ def test_live_traffic_never_counts_a_one_token_outputs_tpot_as_missed():
     assert missed_limits(w, ttft_p99_ms=10.0, tpot_p99_ms=50.0) == []
     longer = w.model_copy(update={"output_len": 2})
     assert missed_limits(longer, ttft_p99_ms=10.0, tpot_p99_ms=50.0) == ["TPOT p99 50 ms is over the 1 ms limit"]
+
+
+def _refusal(input_len: int, output_len: int, ttft_ms: float) -> str:
+    w = InferenceWorkload(
+        model="llama-3.1-70b", weight_dtype="fp8", input_len=input_len, output_len=output_len, ttft_ms=ttft_ms
+    )
+    est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.1-70b"], w)
+    assert not est.feasible and est.misses_limits
+    return est.reason
+
+
+def test_a_refusal_at_one_request_in_flight_says_what_a_request_alone_meets():
+    """latency_bound's lightest load keeps a request in flight all the time, so each waits behind the last one's
+    prefill: where a request alone would meet the limits, the refusal says so and where to rank it instead."""
+    lighter = _refusal(6_000, 200, 1_000)
+    assert "a request alone, with no other traffic: p99 TTFT" in lighter
+    assert "within the limits: they hold below one request in flight" in lighter
+    assert "over the limits too" in _refusal(16_000, 200, 2_000)
+    assert "p99 TPOT" not in _refusal(8_000, 1, 1_000).split("a request alone")[1]  # one token: no TPOT to meet

@@ -174,6 +174,8 @@ def solve_inference(
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
             ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
             reason = _one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
+            alone = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len, beams)
+            reason += _alone_words(workload, eff, alone, multiples)
             return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
@@ -214,6 +216,23 @@ def solve_inference(
             return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
         job, point, batch = planned, planned.point, planned.batch
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _alone_words(
+    w: InferenceWorkload, eff: InferenceEfficiency, alone: OperatingPoint, multiples: tuple[float, float]
+) -> str:
+    """What a request meets with no other traffic (scenario single_stream): latency_bound's smallest load keeps one
+    request in flight all the time, so each waits behind the last one's prefill; below that load the limits may hold."""
+    ttft = alone.ttft_p99_ms(eff.p99_ttft_over_mean, w.prompt_p99_over_mean) * multiples[0]
+    tpot = alone.tpot_ms * eff.p99_over_mean * multiples[1]
+    meets = ttft <= w.ttft_ms and tpot <= w.tpot_limit_ms
+    verdict = (
+        "within the limits: they hold below one request in flight (rank scenario single_stream, or a request rate)"
+        if meets
+        else "over the limits too"
+    )
+    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", p99 TPOT {tpot:.1f} ms"
+    return f"; a request alone, with no other traffic: p99 TTFT {ttft:,.0f} ms{tpot_words}, {verdict}"
 
 
 def _one_request_misses(
