@@ -58,3 +58,13 @@ def test_heads_split_by_tensor_parallel_must_divide_but_data_parallel_attention_
     answer = client.post("/api/v1/estimate/inference", json=body).json()
     assert not answer["feasible"] and answer["reason"] == reason
     assert client.post("/api/v1/estimate/inference", json={**body, "attention_parallel": "dp"}).json()["feasible"]
+
+
+def test_the_estimate_api_refuses_more_pipeline_stages_than_layers(client):
+    body = {"model": "llama-3.2-1b", "gpu": "GB200", "gpu_count": 32, "pipeline_parallel": 32, "tpot_ms": 1000}
+    answer = client.post("/api/v1/estimate/inference", json=body).json()
+    assert not answer["feasible"]
+    assert answer["reason"] == "pipeline parallel 32 is more than the model's 16 layers"
+    assert client.post("/api/v1/estimate/inference", json={**body, "gpu_count": 16, "pipeline_parallel": 16}).json()[
+        "feasible"
+    ]
