@@ -52,6 +52,16 @@ def test_plan_json_takes_the_limit_too(database, capsys):
     assert len(json.loads(capsys.readouterr().out)["options"]) == 2
 
 
+def test_plan_json_gives_the_apis_options_terms_included(database, capsys, client):
+    argv = ["plan", "serving", "--model", "llama-3.1-8b", "--requests-per-day", "100000", "--limit", "2", "--json"]
+    assert main(argv) == 0
+    options = json.loads(capsys.readouterr().out)["options"]
+    body = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 100000}}
+    api = client.post("/api/v1/plan/serving?limit=2", json=body).json()["options"]
+    assert all(option["terms"] for option in options)
+    assert options == api
+
+
 def test_sorted_json_is_in_the_sort_order_as_the_help_says(database, capsys):
     assert main([*RANK, "--sort=-tok_s", "--limit", "5", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
