@@ -146,6 +146,19 @@ def test_plan_lifecycle_refuses_months_outside_the_apis_bounds(database, capsys,
 
 
 @pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["plan", "lifecycle", "--train-total-tokens", "-5"], "--train-total-tokens: Input should be greater than 0\n"),
+        (["plan", "lifecycle", "--train-method", "nope"], "--train-method: Input should be 'pretrain', "),
+        (["rank", "inference", "--price-types", "spot,bogus"], "--price-types: Input should be 'on_demand', "),
+    ],
+)
+def test_a_bad_flag_is_named_as_typed_not_as_its_field(database, capsys, argv, error):
+    assert main([*argv, "--model", "llama-3.1-8b"]) == 2
+    assert capsys.readouterr().err.startswith(error)
+
+
+@pytest.mark.parametrize(
     ("text", "problem"),
     [
         ("a,b\n1,2,3\n", "missing required columns: case_id, source, gpu"),
