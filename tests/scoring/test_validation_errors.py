@@ -121,3 +121,12 @@ def test_a_case_with_a_stated_layout_it_cannot_run_is_uncovered_with_the_reason(
     setup = case_setup.case_setup({**INFERENCE_ROW, "tensor_parallel": "1", **cells}, GPUS, MODELS)
     assert isinstance(setup, str) and setup.startswith(reason)
     assert not isinstance(case_setup.case_setup({**INFERENCE_ROW, "tensor_parallel": "1"}, GPUS, MODELS), str)
+
+
+def test_validate_on_a_training_file_of_one_source_holds_it_out_without_raising(tmp_path):
+    from app.calibration.validation.validate import validate_file
+
+    path = tmp_path / "one_source.csv"
+    path.write_text(",".join(TRAINING_ROW) + "\n" + ",".join(TRAINING_ROW.values()) + "\n", encoding="utf-8")
+    result = validate_file(path, GPUS, MODELS, loso=True)
+    assert result["summary"]["covered"] == 1 and result["cases"][0]["loso_predicted"] > 0
