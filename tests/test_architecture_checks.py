@@ -68,3 +68,15 @@ def test_the_estimate_api_refuses_more_pipeline_stages_than_layers(client):
     assert client.post("/api/v1/estimate/inference", json={**body, "gpu_count": 16, "pipeline_parallel": 16}).json()[
         "feasible"
     ]
+
+
+@pytest.mark.parametrize("kind", ["inference", "training"])
+def test_an_estimate_beyond_one_machine_without_an_offer_says_to_give_one(client, kind):
+    body = {"model": "llama-3.2-1b", "gpu": "H100-SXM", "gpu_count": 16}
+    body |= {"pipeline_parallel": 16} if kind == "inference" else {}
+    answer = client.post(f"/api/v1/estimate/{kind}", json=body).json()
+    assert not answer["feasible"]
+    assert answer["reason"] == (
+        "16 GPUs span nodes of 8: without an offer_id the estimate assumes one 8-GPU node (nvlink) with no "
+        "inter-node fabric; give the offer_id of an offer with one"
+    )
