@@ -25,6 +25,13 @@ def test_precision_command_names_a_bad_flag(database, capsys):
     assert "--input-len" in capsys.readouterr().err
 
 
+def test_own_command_prints_a_six_figure_input_in_full(database, capsys):
+    argv = ["own", "--gpu", "H100-SXM", "--purchase-usd-per-server", "250000", "--usd-per-kwh", "0.1282"]
+    assert main(argv) == 0
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert rows["purchase_usd_per_server"] == "250,000" and rows["usd_per_kwh"] == "0.1282"
+
+
 def test_own_command_prints_inputs_terms_and_the_break_even(database, capsys):
     assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--utilisation-pct", "60"]) == 0
     out = capsys.readouterr().out
