@@ -39,6 +39,17 @@ def test_a_limit_that_is_not_a_number_exits_2(capsys) -> None:
     assert exited.value.code == 2 and "a whole number of rows, at least 1, not 'ten'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [(["mix", "--limit", "1"], "--limit 1"), (["rank", "inference", "--lim", "1"], "--lim 1")],
+)
+def test_a_flag_is_read_only_as_spelled_out(capsys, argv: list[str], named: str) -> None:
+    # mix has no --limit: it was read as --limits-at 1, and the error named --limits-at
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--model", "llama-3.1-8b"])
+    assert exited.value.code == 2 and f"unrecognized arguments: {named}" in capsys.readouterr().err
+
+
 def test_the_table_prints_the_limit_and_fifteen_rows_without_one(database, capsys):
     assert main([*RANK, "--limit", "1"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines() if line[:1].isdigit()] == ["1"]
