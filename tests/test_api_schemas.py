@@ -218,3 +218,11 @@ def test_the_mix_is_documented_as_its_text_form_or_buckets(client: TestClient) -
     assert kinds == {"string", "array"}
     response = client.post("/api/v1/mix", json={"model": "llama-3.1-8b", "mix": "chat:0.7,rag:0.3"})
     assert response.status_code == 200, response.text
+
+
+def test_the_documented_hf_config_depth_is_the_one_enforced(client: TestClient) -> None:
+    described = client.get("/openapi.json").json()["components"]["schemas"]["InferenceWorkload"]["properties"]
+    assert "(at most 200 keys, depth 6, 64 KB)" in described["hf_config"]["description"]
+    too_deep: dict[str, Any] = {"quantization_config": {"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}}
+    answer = client.post("/api/v1/rank/inference?limit=1", json={"model": None, "hf_config": too_deep})
+    assert answer.json()["detail"] == [{"field": "hf_config", "message": "nested deeper than 6 levels"}]

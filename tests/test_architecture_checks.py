@@ -58,3 +58,25 @@ def test_heads_split_by_tensor_parallel_must_divide_but_data_parallel_attention_
     answer = client.post("/api/v1/estimate/inference", json=body).json()
     assert not answer["feasible"] and answer["reason"] == reason
     assert client.post("/api/v1/estimate/inference", json={**body, "attention_parallel": "dp"}).json()["feasible"]
+
+
+def test_the_estimate_api_refuses_more_pipeline_stages_than_layers(client):
+    body = {"model": "llama-3.2-1b", "gpu": "GB200", "gpu_count": 32, "pipeline_parallel": 32, "tpot_ms": 1000}
+    answer = client.post("/api/v1/estimate/inference", json=body).json()
+    assert not answer["feasible"]
+    assert answer["reason"] == "pipeline parallel 32 is more than the model's 16 layers"
+    assert client.post("/api/v1/estimate/inference", json={**body, "gpu_count": 16, "pipeline_parallel": 16}).json()[
+        "feasible"
+    ]
+
+
+@pytest.mark.parametrize("kind", ["inference", "training"])
+def test_an_estimate_beyond_one_machine_without_an_offer_says_to_give_one(client, kind):
+    body = {"model": "llama-3.2-1b", "gpu": "H100-SXM", "gpu_count": 16}
+    body |= {"pipeline_parallel": 16} if kind == "inference" else {}
+    answer = client.post(f"/api/v1/estimate/{kind}", json=body).json()
+    assert not answer["feasible"]
+    assert answer["reason"] == (
+        "16 GPUs span nodes of 8: without an offer_id the estimate assumes one 8-GPU node (nvlink) with no "
+        "inter-node fabric; give the offer_id of an offer with one"
+    )

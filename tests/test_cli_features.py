@@ -25,6 +25,13 @@ def test_precision_command_names_a_bad_flag(database, capsys):
     assert "--input-len" in capsys.readouterr().err
 
 
+def test_own_command_prints_a_six_figure_input_in_full(database, capsys):
+    argv = ["own", "--gpu", "H100-SXM", "--purchase-usd-per-server", "250000", "--usd-per-kwh", "0.1282"]
+    assert main(argv) == 0
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert rows["purchase_usd_per_server"] == "250,000" and rows["usd_per_kwh"] == "0.1282"
+
+
 def test_own_command_prints_inputs_terms_and_the_break_even(database, capsys):
     assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--utilisation-pct", "60"]) == 0
     out = capsys.readouterr().out
@@ -143,6 +150,19 @@ def test_rank_help_gives_each_field_its_description_and_its_default(capsys):
 def test_plan_lifecycle_refuses_months_outside_the_apis_bounds(database, capsys, months):
     assert main(["plan", "lifecycle", "--model", "llama-3.1-70b", "--months", months]) == 2
     assert capsys.readouterr().err == f"--months: a whole number of months from 1 to 60, not {months}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["plan", "lifecycle", "--train-total-tokens", "-5"], "--train-total-tokens: Input should be greater than 0\n"),
+        (["plan", "lifecycle", "--train-method", "nope"], "--train-method: Input should be 'pretrain', "),
+        (["rank", "inference", "--price-types", "spot,bogus"], "--price-types: Input should be 'on_demand', "),
+    ],
+)
+def test_a_bad_flag_is_named_as_typed_not_as_its_field(database, capsys, argv, error):
+    assert main([*argv, "--model", "llama-3.1-8b"]) == 2
+    assert capsys.readouterr().err.startswith(error)
 
 
 @pytest.mark.parametrize(

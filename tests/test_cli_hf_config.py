@@ -11,14 +11,14 @@ from app.cli.main import main
 from tests.test_fuzz_edges import LLAMA_8B
 
 FP8_RELEASE = {**LLAMA_8B, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}}
-# Each command's words, the API it answers as, that API's body for a config and its query (the CLI's plan serving
-# leaves each option's terms out; --limit 3 is the API's limit=3).
+# Each command's words, the API it answers as, that API's body for a config and its query (--limit 3 is the API's
+# limit=3; each option's terms included on both, the API's default).
 AS_THE_API = {
     "plan serving": (
         ["plan", "serving", "--limit", "3"],
         "/api/v1/plan/serving",
         lambda config: {"workload": {"hf_config": config}},
-        {"limit": 3, "terms": False},
+        {"limit": 3},
     ),
     "plan lifecycle": (  # both halves: it trains the model it serves
         ["plan", "lifecycle"],

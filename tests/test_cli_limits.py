@@ -39,6 +39,17 @@ def test_a_limit_that_is_not_a_number_exits_2(capsys) -> None:
     assert exited.value.code == 2 and "a whole number of rows, at least 1, not 'ten'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [(["mix", "--limit", "1"], "--limit 1"), (["rank", "inference", "--lim", "1"], "--lim 1")],
+)
+def test_a_flag_is_read_only_as_spelled_out(capsys, argv: list[str], named: str) -> None:
+    # mix has no --limit: it was read as --limits-at 1, and the error named --limits-at
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--model", "llama-3.1-8b"])
+    assert exited.value.code == 2 and f"unrecognized arguments: {named}" in capsys.readouterr().err
+
+
 def test_the_table_prints_the_limit_and_fifteen_rows_without_one(database, capsys):
     assert main([*RANK, "--limit", "1"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines() if line[:1].isdigit()] == ["1"]
@@ -50,6 +61,16 @@ def test_plan_json_takes_the_limit_too(database, capsys):
     argv = ["plan", "serving", "--model", "llama-3.1-8b", "--requests-per-day", "100000", "--json"]
     assert main([*argv, "--limit", "2"]) == 0
     assert len(json.loads(capsys.readouterr().out)["options"]) == 2
+
+
+def test_plan_json_gives_the_apis_options_terms_included(database, capsys, client):
+    argv = ["plan", "serving", "--model", "llama-3.1-8b", "--requests-per-day", "100000", "--limit", "2", "--json"]
+    assert main(argv) == 0
+    options = json.loads(capsys.readouterr().out)["options"]
+    body = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 100000}}
+    api = client.post("/api/v1/plan/serving?limit=2", json=body).json()["options"]
+    assert all(option["terms"] for option in options)
+    assert options == api
 
 
 def test_sorted_json_is_in_the_sort_order_as_the_help_says(database, capsys):

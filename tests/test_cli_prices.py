@@ -147,3 +147,10 @@ def test_a_price_that_is_not_a_number_says_so(
         assert main(["prices", "import", str(path)]) == 1
         err = capsys.readouterr().err
         assert "line 2, field usd_per_gpu_hour: must be a finite number" in err, err
+
+
+def test_an_option_a_gpumatch_file_gives_per_row_exits_2(database: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = write_csv(tmp_path / "p.csv", [ROW])
+    assert main(["prices", "import", str(path), "--provider", "lambda"]) == 2
+    assert capsys.readouterr().err.startswith("--provider: a gpumatch file gives each row's provider_id itself")
+    assert history_of(database, "cli-box") == []

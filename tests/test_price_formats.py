@@ -178,3 +178,12 @@ def test_admin_csv_upload_needs_a_date_and_names_a_bad_line(admin) -> None:  # t
 def test_admin_csv_upload_without_token_is_refused(admin) -> None:  # type: ignore[no-untyped-def]
     response = admin.post("/api/v1/admin/offers/csv", content=b"a,b\n", headers={"Content-Type": "text/csv"})
     assert response.status_code == 401
+
+
+@pytest.mark.parametrize(("option", "value"), [("provider", "lambda"), ("as_of", "2026-11-30")])
+def test_admin_csv_upload_refuses_an_option_a_gpumatch_file_gives_per_row(admin, option, value) -> None:  # type: ignore[no-untyped-def]
+    offers = "\n".join((Path(__file__).parents[1] / "seed_data" / "offers.csv").read_text().splitlines()[:2]) + "\n"
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/csv"}
+    response = admin.post("/api/v1/admin/offers/csv", params={option: value}, content=offers, headers=headers)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == option
+    assert admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers).status_code == 200

@@ -102,6 +102,7 @@ class CaseErrors(Generic[Case]):
         self._groups = list(groups.values())
         self._errors: list[float] = [0.0] * len(cases)
         self._reads: list[frozenset[str]] = [frozenset()] * len(cases)
+        self._readers: dict[str, list[int]] = {}  # no case yet (a fit of none: LOSO of a file with one source)
         self.accept(self._evaluate(point, range(len(cases))))
 
     def _evaluate(self, point: Any, indices: Iterable[int]) -> dict[int, tuple[float, frozenset[str]]]:
@@ -130,7 +131,7 @@ class CaseErrors(Generic[Case]):
         for index, (error, names) in changed.items():
             self._errors[index], self._reads[index] = error, names
         if changed:
-            self._readers: dict[str, list[int]] = {}
+            self._readers = {}
             for index, names in enumerate(self._reads):
                 for name in names:
                     self._readers.setdefault(name, []).append(index)

@@ -172,11 +172,12 @@ def print_field_error(field: str, message: object) -> int:
     return 2
 
 
-def print_flag_errors(exc: Any) -> int:
+def print_flag_errors(exc: Any, flag_of: Callable[[str], str] = lambda field: field) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
-    no field); exit status 2."""
+    no field); exit status 2. `flag_of` maps a field to its flag's name (plan lifecycle's `train_` flags)."""
     for error in exc.errors():
-        loc = error_location(error)
+        loc = [part for part in error_location(error) if not part.isdigit()]  # a list item's index is no flag
+        loc[:1] = [flag_of(part) for part in loc[:1]]
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
         print(f"{flag}{error_message(error)}", file=sys.stderr)
     return 2

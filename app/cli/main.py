@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from app.cli.accuracy.commands import add_accuracy_parsers
 from app.cli.common import setup_database
@@ -51,8 +52,17 @@ def cmd_db(args: argparse.Namespace) -> int:
     return 0 if setup_database(settings.database_url, settings.seed_dir) else 1
 
 
+class _WholeFlagsParser(argparse.ArgumentParser):
+    """Flags only as spelled out, in every subcommand (their parsers are of this class too): an abbreviation would
+    read `mix --limit 1` as `--limits-at 1` and name a flag the user never typed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpumatch", description=__doc__)
+    parser = _WholeFlagsParser(prog="gpumatch", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="migrate, seed and serve the dashboard")

@@ -10,13 +10,18 @@ from pydantic import ValidationError
 from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
+def _figure(value: float) -> str:
+    """An input as a person writes it, to 4 decimals: 317000.0 -> '317,000' (not 3.17e+05), 0.1282 -> '0.1282'."""
+    return f"{round(value, 4):,.12g}"
+
+
 def _print(body: dict[str, Any]) -> None:
     from app.cli.tables.writer import table
 
     q = body["question"]
     print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")
     inputs = [
-        [i["name"], f"{i['value']:,.4g}", i["unit"], "your value" if i["overridden"] else i["source"], i["as_of"]]
+        [i["name"], _figure(i["value"]), i["unit"], "your value" if i["overridden"] else i["source"], i["as_of"]]
         for i in body["inputs"]
     ]
     print(table(["input", "value", "unit", "from", "as of"], inputs))

@@ -140,13 +140,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
         training = None
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
-            training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, "train_")})
+            try:
+                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, "train_")})
+            except ValidationError as exc:  # its flags are --train-*
+                return print_flag_errors(exc, lambda field: "train_" + field if field in TRAINING_FLAGS else field)
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
         if training is None:  # the table reads every option; --json gives the best --limit, or all, as the API
-            limit = args.limit if args.json else None
-            body = plan.serving_payload(workload, traffic, snapshot, share, limit, include_terms=False)
+            limit = args.limit if args.json else None  # --json carries each option's terms as the API does
+            body = plan.serving_payload(workload, traffic, snapshot, share, limit, include_terms=args.json)
         elif args.json and args.limit is None:  # the API's default number of combinations
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
         else:

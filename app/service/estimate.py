@@ -12,7 +12,7 @@ from typing import Any
 
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
-from app.scoring.hardware.machines import Machine, estimate_machine, machine_of
+from app.scoring.hardware.machines import Machine, estimate_machine, machine_of, span_reason
 from app.scoring.inference.estimates.configurations import estimate_on as estimate_inference_on
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
@@ -86,7 +86,9 @@ def inference_estimate(
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
-    body = _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES)
+    body = _without_offer(
+        _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES), machine, gpu_count, offer_id
+    )
     # explicit names of the means (ttft_ms and tpot_ms are their deprecated names), and what the band is of
     return {
         **body,
@@ -103,12 +105,26 @@ def training_estimate(
     model = _model(workload, snapshot)
     filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
     est = estimate_training_on(filled, machine, gpu_count, model, workload)
-    body = _measured({**plain(est), "machine": machine.describe()}, TRAINING_MEASURES)
+    body = _without_offer(
+        _measured({**plain(est), "machine": machine.describe()}, TRAINING_MEASURES), machine, gpu_count, offer_id
+    )
     if not est.memory_breakdown_gb:  # no layout was sized (the machine refuses the count, or no compute peak)
         body["memory_per_gpu_gb"] = None
     if not est.flops_per_token:  # refused before the model was read
         body["flops_per_token"] = None
     return {**body, "band_metric": "tokens_per_s_per_gpu" if est.feasible else None}
+
+
+def _without_offer(body: dict[str, Any], machine: Machine, gpu_count: int, offer_id: int | None) -> dict[str, Any]:
+    """Without an offer, a count beyond one machine fails for want of a fabric the question never chose: say so,
+    and how to span nodes, rather than blame an offer that was not given."""
+    if offer_id is not None or body["reason"] != span_reason(machine, gpu_count):
+        return body
+    reason = (
+        f"{gpu_count} GPUs span nodes of {machine.gpus_per_node}: without an offer_id the estimate assumes one "
+        f"{machine.describe()} with no inter-node fabric; give the offer_id of an offer with one"
+    )
+    return {**body, "reason": reason}
 
 
 def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:

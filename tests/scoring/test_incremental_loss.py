@@ -50,6 +50,12 @@ def _full(cases, error, source, point) -> float:
     return sum(sum(v) / len(v) for v in per_source.values()) / len(per_source)
 
 
+def test_a_fit_of_no_cases_tries_a_move_without_raising():
+    # LOSO of a case file with one source fits the others: none (gpumatch validate raised AttributeError)
+    errors = CaseErrors([], _branching, lambda case: case[0], Knobs())
+    assert errors.trial(Knobs(x=2.0), "x") == (0.0, {})
+
+
 def test_only_the_cases_that_read_the_moved_constant_are_recomputed():
     calls: list[str] = []
 

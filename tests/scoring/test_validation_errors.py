@@ -105,3 +105,28 @@ def test_any_cell_of_a_row_replaced_by_junk_gives_a_reason_never_an_exception(na
         for junk in JUNK:
             prediction = predict({**row, column: junk}, GPUS, MODELS)
             assert prediction.covered or prediction.reason, (column, junk)
+
+
+@pytest.mark.parametrize(
+    ("cells", "reason"),
+    [
+        ({"gpu_count": "abc"}, "unreadable row: gpu_count 'abc'"),
+        ({"gpu_count": "0"}, "unreadable row: gpu_count '0'"),
+        ({"gpu_count": "1", "tensor_parallel": "2"}, "tensor_parallel 2 x pipeline_parallel 1 does not divide"),
+        ({"gpu_count": "3", "tensor_parallel": "3"}, "tensor parallel 3 does not divide the model's 32"),
+        ({"gpu_count": "64", "tensor_parallel": "1", "pipeline_parallel": "64"}, "pipeline parallel 64 is more than"),
+    ],
+)
+def test_a_case_with_a_stated_layout_it_cannot_run_is_uncovered_with_the_reason(cells, reason):
+    setup = case_setup.case_setup({**INFERENCE_ROW, "tensor_parallel": "1", **cells}, GPUS, MODELS)
+    assert isinstance(setup, str) and setup.startswith(reason)
+    assert not isinstance(case_setup.case_setup({**INFERENCE_ROW, "tensor_parallel": "1"}, GPUS, MODELS), str)
+
+
+def test_validate_on_a_training_file_of_one_source_holds_it_out_without_raising(tmp_path):
+    from app.calibration.validation.validate import validate_file
+
+    path = tmp_path / "one_source.csv"
+    path.write_text(",".join(TRAINING_ROW) + "\n" + ",".join(TRAINING_ROW.values()) + "\n", encoding="utf-8")
+    result = validate_file(path, GPUS, MODELS, loso=True)
+    assert result["summary"]["covered"] == 1 and result["cases"][0]["loso_predicted"] > 0

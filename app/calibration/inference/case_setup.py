@@ -30,7 +30,15 @@ from app.scoring.efficiency.inference import (
 from app.scoring.hardware.dtypes import KV_BYTES
 from app.scoring.inference.batching.finite_run import MAX_RUN_REQUESTS, replayable
 from app.scoring.inference.step.context import InferenceContext, build_context
-from app.scoring.inference.step.memory import GB, max_sequences, request_kv_tokens, usable_gb, weight_bytes
+from app.scoring.inference.step.memory import (
+    GB,
+    head_split_reason,
+    max_sequences,
+    request_kv_tokens,
+    stage_split_reason,
+    usable_gb,
+    weight_bytes,
+)
 from app.scoring.workload import default_kv_dtype
 
 ENGINES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
@@ -69,9 +77,9 @@ def _fits(gpu, model, wdt: str, tp: int, pp: int, engine: str) -> bool:
 def _parallelism(row: dict, gpu, model, wdt: str, engine: str) -> tuple[list[tuple[int, int]], str | None]:
     """Given (TP, PP), or every power-of-two TP that fits the system when the row does not say."""
     tp, pp = _num(row, "tensor_parallel"), _num(row, "pipeline_parallel")
+    count = int(_num(row, "gpu_count") or 1)  # read even where TP is given: an unreadable cell is never skipped
     if tp:
         return [(int(tp), int(pp or 1))], None
-    count = int(_num(row, "gpu_count") or 1)
     limit = max(gpu.scaleup_domain_gpus, 1)
     if row.get("metric") in INSTANCE_METRICS and count <= limit and _fits(gpu, model, wdt, count, 1, engine):
         # the README's exception (gpu_count the whole system of several replicas) gives only per-GPU throughput
@@ -79,6 +87,15 @@ def _parallelism(row: dict, gpu, model, wdt: str, engine: str) -> tuple[list[tup
     tps = (t for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0)
     options = [(t, 1) for t in tps if _fits(gpu, model, wdt, t, 1, engine)]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
+
+
+def _layout_reason(row: dict, model, tp: int, pp: int) -> str | None:
+    """Why a stated TP x PP cannot run this model on the row's GPUs (None = it can): the product's own checks, and
+    gpu_count a whole number of TP x PP instances (the case files' README: one instance, or a system of several)."""
+    count = int(_num(row, "gpu_count") or tp * pp)
+    if count % (tp * pp):
+        return f"tensor_parallel {tp} x pipeline_parallel {pp} does not divide gpu_count {count}"
+    return stage_split_reason(model, pp) or head_split_reason(model, tp)
 
 
 def _over_capacity_note(scenario: str, batch: float | None, cap: int) -> list[str]:
@@ -130,6 +147,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         # refit into a worse valley (loss 0.2245 against 0.2232 for the committed constants on the same 2,266 rows,
         # 2026-12-03): not covered until the inference fit restarts from several points as the training fit does
         return "TP unknown and the weights need a tensor-parallel group beyond the GPU's scale-up domain: not assumed"
+    if len(layouts) == 1 and (unsplittable := _layout_reason(row, model, *layouts[0])) is not None:
+        return unsplittable
     if not layouts or not _fits(gpu, model, wdt, *layouts[0], engine):
         return "weights do not fit in the estimator's memory model"
     input_len, output_len, length_notes = _lengths(row, scenario)

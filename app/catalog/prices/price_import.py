@@ -45,6 +45,22 @@ def file_date(path: Path) -> date:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
 
 
+class UnusedOption(ValueError):
+    """An option the file's format takes from each row instead (`field`: the option's name)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+def _refuse_unused_options(provider: str | None, as_of: date | None, source_url: str | None) -> None:
+    """A gpumatch file names each row's provider_id, as_of and source_url: an option for them would be ignored."""
+    for name, value in (("provider", provider), ("as_of", as_of), ("source_url", source_url)):
+        if value is not None:
+            column = "provider_id" if name == "provider" else name
+            raise UnusedOption(name, f"a gpumatch file gives each row's {column} itself; leave {name} out")
+
+
 def import_file(
     engine: Engine,
     path: Path,
@@ -58,6 +74,7 @@ def import_file(
     load. SkyPilot/gpuhunt prices are dated `as_of`, else the file's modification date."""
     fmt = fmt or price_formats.detect_format(price_formats.read_header(path))
     if fmt == "gpumatch":
+        _refuse_unused_options(provider, as_of, source_url)
         return import_csv(engine, path, changed_by), ImportSource("gpumatch")
     dated = as_of or file_date(path)
     source = ImportSource(

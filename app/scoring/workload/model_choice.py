@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from app.scoring.input_checks.json_bounds import check_bounded_object
+from app.scoring.input_checks.json_bounds import MAX_DEPTH, MAX_KEYS, MAX_SERIALIZED_BYTES, check_bounded_object
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.workload.architecture import ModelArchitecture
 from app.scoring.workload.field_types import PriceType, ShortId
@@ -37,7 +37,11 @@ class ModelChoice(Filters):
     model: ShortId | None = Field("llama-3.1-8b", description="catalog model id")
     custom_model: ModelArchitecture | None = Field(None, description="architecture when not in the catalog")
     hf_config: dict[str, object] | None = Field(
-        None, description="a pasted Hugging Face config.json (at most 200 keys, depth 4, 64 KB)"
+        None,
+        description=(
+            f"a pasted Hugging Face config.json (at most {MAX_KEYS} keys, depth {MAX_DEPTH}, "
+            f"{MAX_SERIALIZED_BYTES // 1024} KB)"
+        ),
     )
 
     @field_validator("hf_config")

@@ -99,6 +99,8 @@ def import_offers_csv(
             )
         except RowError as error:
             raise _reject(f"{error.line}.{error.field}", error.message) from None
+        except price_import.UnusedOption as error:
+            raise _reject(error.field, error.message) from None
         except csv.Error as error:  # e.g. a NUL byte: not a CSV at all
             raise _reject("body", f"not a CSV file: {error}") from None
     request.app.state.snapshots.invalidate()

@@ -25,6 +25,7 @@ from app.scoring.inference.step.memory import (
     max_sequences,
     memory_breakdown_gb,
     request_kv_tokens,
+    stage_split_reason,
     usable_gb,
     weight_bytes,
     weight_bytes_per_gpu,
@@ -104,6 +105,8 @@ def solve_inference(
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return memory_breakdown_gb(gpu, model, wdt, kvdt, held_tokens, 0, tp, pp, dp, engine)
 
+    if (too_many_stages := stage_split_reason(model, pp)) is not None:
+        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory())
     if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
         return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory())
     need_gb = weight_bytes(model, wdt) / GB

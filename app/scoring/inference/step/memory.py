@@ -53,6 +53,14 @@ def head_split_reason(model: ModelSpec, tensor_parallel: int) -> str | None:
     return None
 
 
+def stage_split_reason(model: ModelSpec, pipeline_parallel: int) -> str | None:
+    """Why the layers cannot be split over this many pipeline stages (None = they can): a stage holds whole layers,
+    so more stages than layers would leave some with none (vLLM refuses it at start-up)."""
+    if pipeline_parallel > model.layers:
+        return f"pipeline parallel {pipeline_parallel} is more than the model's {model.layers} layers"
+    return None
+
+
 def routed_share(model: ModelSpec) -> float:
     """k / E: the share of routed experts one token passes through (0 for dense models)."""
     if model.is_moe and model.num_experts > model.experts_per_token > 0:
