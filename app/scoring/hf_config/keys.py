@@ -47,6 +47,9 @@ _CAPPED_LIKE: dict[str, str] = {
     "qk_rope_head_dim": "qk_rope_head_dim",
     "qk_nope_head_dim": "head_dim",
     "v_head_dim": "head_dim",
+    "sliding_window": "sliding_window",
+    "sliding_window_pattern": "layers",
+    "max_window_layers": "layers",
 }
 
 

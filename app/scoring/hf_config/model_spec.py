@@ -1,5 +1,6 @@
 """A ModelSpec from a pasted Hugging Face config.json (a dict): its architecture and parameter counts
-(hf_config.param_count), release precision (hf_config.quantization) and fused experts, a short display name, held
+(hf_config.param_count), release precision (hf_config.quantization), fused experts and sliding window
+(hf_config.sliding), a short display name, held
 to the same ModelArchitecture bounds as a typed custom model.
 
 Pure: no I/O, no network.
@@ -22,6 +23,7 @@ from app.scoring.hf_config.param_count import (
     read_experts,
     unwrap,
 )
+from app.scoring.hf_config.sliding import read_sliding
 from app.scoring.input_checks.messages import error_message
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import PARAMS_COUNTED, ModelArchitecture
@@ -70,6 +72,7 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
     total, active = count_params(config, dims, experts, attention, schedule)
     quantization = hf_quantization.read_quantization(config) or hf_quantization.NONE
     fused = fused_experts(dims.model_type) if experts.count else NOT_FUSED
+    window, sliding_layers = read_sliding(config, dims.layers, dims.model_type)
     return _within_architecture_bounds(
         ModelSpec(
             id=model_id,
@@ -96,6 +99,8 @@ def model_spec_from_hf_config(config: dict, model_id: str = "custom") -> ModelSp
             experts_fused=fused.experts_fused,
             router_fused=fused.router_fused,
             max_context=keys.pick(config, keys.MAX_CONTEXT, required=False),
+            sliding_window=window,
+            sliding_layers=sliding_layers,
             moe_layers=sum(schedule),
             release_precision=quantization.release_precision,
             release_precision_source=hf_quantization.source(quantization.words, quantization.release_precision),

@@ -50,6 +50,14 @@ class ModelArchitecture(NumbersNotBooleans):
     )
     router_fused: bool = Field(False, description="the router too is a bare parameter, not an nn.Linear (gpt-oss)")
     max_context: int | None = Field(None, ge=1, le=10_000_000)
+    # Sliding-window attention (config.json sliding_window, layer_types: app.scoring.hf_config.sliding): those layers
+    # attend to, and cache, only the last sliding_window tokens.
+    sliding_window: int = Field(
+        0, ge=0, le=10_000_000, description="tokens a sliding-window layer attends to; 0 = none"
+    )
+    sliding_layers: int | None = Field(
+        None, ge=0, le=1_000, description="layers with the sliding window; blank = every layer when there is one"
+    )
     # The checkpoint as released, where a pasted config.json's quantization_config says
     # (app.scoring.hf_config.quantization):
     # the weight dtype ranked when the question names none, as a catalog model's release_precision.
@@ -109,6 +117,16 @@ class ModelArchitecture(NumbersNotBooleans):
             raise ValueError("a mixture of experts (num_experts > 0) has at least 1 MoE layer; blank = every layer")
         if value and experts == 0:
             raise ValueError("MoE layers need routed experts (num_experts > 0)")
+        return value
+
+    @field_validator("sliding_layers")
+    @classmethod
+    def _sliding_layers_within_layers(cls, value: int | None, info: ValidationInfo) -> int | None:
+        layers, window = info.data.get("layers"), info.data.get("sliding_window")
+        if value and not window:
+            raise ValueError("sliding layers need a sliding window (sliding_window > 0)")
+        if value is not None and layers is not None and value > layers:
+            raise ValueError(f"{value} sliding layers is more than the model's {layers} layers")
         return value
 
     @field_validator("attention")

@@ -56,6 +56,8 @@ def arch_of_config(config: dict[str, Any]) -> dict[str, Any]:
     arch = {k: getattr(spec, k) for k in names if hasattr(spec, k) and getattr(spec, k) not in (None, "")}
     if arch.get("moe_layers") in (0, spec.layers):  # none or every layer: what a blank MoE layers field reads
         del arch["moe_layers"]
+    if not spec.sliding_window or spec.sliding_layers == spec.layers:  # none, or every layer: a blank field's reading
+        arch.pop("sliding_layers", None)
     return arch
 
 

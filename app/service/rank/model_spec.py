@@ -103,6 +103,13 @@ def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
     return spec
 
 
+def _sliding_layers(arch: ModelArchitecture) -> int:
+    """Layers with the sliding window: none without one, every layer where the field is blank."""
+    if not arch.sliding_window:
+        return 0
+    return arch.layers if arch.sliding_layers is None else arch.sliding_layers
+
+
 def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
     heads = arch.num_attention_heads
     return ModelSpec(
@@ -131,6 +138,8 @@ def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
         experts_fused=arch.experts_fused,
         router_fused=arch.router_fused,
         max_context=arch.max_context,
+        sliding_window=arch.sliding_window,
+        sliding_layers=_sliding_layers(arch),
         release_precision=arch.release_precision,
         release_precision_source=hf_quantization.source(arch.quantization, arch.release_precision),
         quantization=arch.quantization,
