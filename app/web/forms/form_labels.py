@@ -22,6 +22,8 @@ FIELD_LABELS = {
     "arch_kv_lora_rank": "KV latent rank",
     "arch_layers": "Layers",
     "arch_max_context": "Max context",
+    "arch_sliding_window": "Sliding window",
+    "arch_sliding_layers": "Sliding layers",
     "arch_moe_intermediate_size": "Expert FFN size",
     "arch_moe_layers": "MoE layers",
     "arch_name": "Name",
