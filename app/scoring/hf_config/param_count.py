@@ -31,8 +31,12 @@ from app.scoring.hf_config import keys
 _NON_GATED = {"gptj", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom", "mpt"}
 # Families whose attention and MLP share one input norm (parallel residual).
 _PARALLEL = {"gptj"}
-# Families whose transformers config defaults tie_word_embeddings to True.
-_TIED_BY_DEFAULT = {"gpt2", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom"}
+# Families whose transformers config defaults tie_word_embeddings to True (their configuration_*.py; Gemma's and
+# Cohere's config.json files on the Hub leave the key out and rely on it).
+_TIED_BY_DEFAULT = {
+    "gpt2", "falcon", "RefinedWeb", "RefinedWebModel", "opt", "bloom",
+    "gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2",
+}  # fmt: skip
 # Families with a bias on the q/k/v projections even though config.json does not say so.
 _QKV_BIAS = {"qwen2", "qwen2_moe"}
 # Families with per-head RMSNorm on q and k.
