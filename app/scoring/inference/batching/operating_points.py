@@ -149,7 +149,7 @@ def operating_point(
         return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
-    decode_only = decode_parts(ctx, eff, batch * beam_width, input_len + output_len / 2)
+    decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
     share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
     ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life

@@ -246,6 +246,8 @@ def mixed_step_parts(
     With beam search every request decodes `beam_width` sequences (own KV each) but is prefilled once.
     `others_only`: the steps a request decodes in carry the other batch - 1 requests' prefills (its own
     prefill is in its TTFT), as a closed or open loop sees it; a lone request decodes undisturbed.
+    A load below one request in flight (an open loop's trickle, a light latency-bound load) still decodes a whole
+    request in the steps its requests see: the step reads at least one sequence's KV cache.
     """
     context = input_len + output_len / 2
     # requests whose prompt is prefilled per step, on average
@@ -254,7 +256,7 @@ def mixed_step_parts(
     return decode_parts(
         ctx,
         eff,
-        batch * beam_width,
+        max(batch, 1.0) * beam_width,
         context,
         share * input_len * ctx.techniques.uncached_share,
         prefill_attention_flops(ctx, share, input_len),
