@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cli.main import main as cli
-from app.web.rank.csv_export import APPENDED
+from app.web.rank.csv_export import APPENDED, APPENDED_LAST
 
 ALL_TERMS = "include_stale=true&price_types=on_demand,spot,reserved,marketplace,capacity_block"
 LLAMA_70B = f"phase=inference&model=llama-3.1-70b&weight_dtype=fp8&{ALL_TERMS}"
@@ -197,11 +197,12 @@ def test_an_estimates_band_names_the_throughput_it_is_of(client: TestClient) -> 
 def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> None:
     inference, _ = _csv(client, LLAMA_70B)
     latency_bands = ["ttft_p99_low_ms", "ttft_p99_high_ms", "tpot_p99_low_ms", "tpot_p99_high_ms"]
-    appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", *latency_bands]
+    appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", *latency_bands, "requests_in_flight"]
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended]
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric", "deadline_at_risk"]
     assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk"}
+    assert APPENDED_LAST == ("requests_in_flight",)
 
 
 def test_the_readme_documents_every_csv_column(client: TestClient) -> None:

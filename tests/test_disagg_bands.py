@@ -97,7 +97,12 @@ def test_bands_apart_are_a_clear_win(client: TestClient) -> None:
     assert verdict["close_call_reason"].startswith("Not a close call: the two monthly costs' bands do not overlap")
 
 
-def test_no_close_call_is_claimed_where_a_layout_is_missing(client: TestClient) -> None:
+def test_no_close_call_is_claimed_where_a_layout_is_missing(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Since a lone request's load is ranked (loops.light_load_point), aggregated serving meets whatever limits a
+    # disaggregated plan meets at some load; a missing aggregated option is forced here to reach that verdict.
+    monkeypatch.setattr("app.scoring.serving.disaggregated.plan.aggregated_option", lambda *args: None)
     only = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 64000, "output_len": 200}
     body = _post(client, {**only, "tpot_ms": 12, "ttft_ms": 10000})
     assert body["aggregated"] is None and body["verdict"]["winner"] == "disaggregated_only"

@@ -39,6 +39,7 @@ INFERENCE_MEASURES = (
     "ttft_p99_band",
     "tpot_p99_band",
     "job_replicas",
+    "requests_in_flight",
 )
 TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 

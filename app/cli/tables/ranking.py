@@ -114,7 +114,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
                     f"{o['ttft_mean_ms']:.0f} ({o['ttft_p99_ms']:.0f})",
                     f"{o['tpot_mean_ms']:.1f} ({o['tpot_p99_ms']:.1f})",
-                    o["batch"],
+                    "<1" if o.get("requests_in_flight") is not None else o["batch"],
                     o["output_tokens_per_s"],
                     *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
                     _flags(o, i),

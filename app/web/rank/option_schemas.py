@@ -58,6 +58,11 @@ class LatencyFieldsOut(BaseModel):
         description="the p99 limits it meets on its estimate that a p99 at its band's slow end would pass, in words; "
         "empty where none would, where it is over a limit, or where limits are not applied"
     )
+    requests_in_flight: float | None = Field(
+        description="where the latency limits hold only below one request in flight (one always in flight misses "
+        "them): the mean requests in flight, under 1, at the load that meets them (batch is then 1 and "
+        "output_tokens_per_s that load's); null otherwise",
+    )
 
 
 class OfferFieldsOut(BaseModel):

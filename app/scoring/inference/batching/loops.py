@@ -186,3 +186,55 @@ def latency_bound_point(
         lambda s: s <= 0,
     )
     return int(last), seen[int(last)]
+
+
+def light_load_point(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    workload_like: tuple[float, float, float, float],
+    beam_width: int = 1,
+    prompt_p99_over_mean: float | None = None,
+) -> OperatingPoint | None:
+    """Below one request in flight: where latency_bound's batch 1 misses the limits, the largest mean running batch
+    B < 1 that meets them, as latency_bound_point checks them (None when even a trickle of requests misses).
+
+    latency_bound's operating point at a real batch B is a Poisson load that keeps B requests in flight on average:
+    an arrival finds the running step busy with probability min(B, 1) and queues behind the prompts ahead of it, so
+    at B = 1 a long prompt's TTFT about doubles, and as B falls to zero a request meets only its own prefill and
+    decode. The slack never falls as B grows: regula falsi in log B (as _log_root) brackets the last B with slack
+    <= 0 in [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The point serves B / step sequences' tokens a second, the
+    throughput of a replica kept at that load."""
+    input_len, output_len, ttft_limit, tpot_limit = workload_like
+    tpot_target = eff.slo_tpot_utilisation * tpot_limit
+    prefill_one = prefill_parts(ctx, eff, 1, input_len)
+    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
+    seen: dict[float, OperatingPoint] = {}
+
+    def slack(batch: float) -> float:
+        p = seen[batch] = operating_point(
+            ctx, eff, "latency_bound", batch, input_len, output_len, beam_width, prefill_one, first_ms
+        )
+        return (
+            max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean) / ttft_limit) - 1.0
+        )
+
+    s_low, s_high = slack(MIN_RUNNING_BATCH), slack(1.0)
+    if s_low > 0:
+        return None
+    if s_high <= 0:  # batch 1 meets the limits: latency_bound_point has its answer
+        return seen[1.0]
+    width = math.log1p(BATCH_RTOL)
+
+    def probe_at(u_low: float, step: float, u_high: float) -> float:
+        return min(max(u_low + step, u_low + width / 2), u_high - width / 2)
+
+    u_low, _ = illinois(
+        lambda u: slack(math.exp(u)),
+        (math.log(MIN_RUNNING_BATCH), s_low),
+        (0.0, s_high),
+        width,
+        probe_at,
+        lambda s: s <= 0,
+    )
+    best = math.exp(u_low)
+    return seen[best] if best in seen else seen[MIN_RUNNING_BATCH]

@@ -12,7 +12,12 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_EN
 from app.scoring.explain import duration_text
 from app.scoring.inference.bands.limits import ON_ESTIMATE, ONE_TOKEN_NOTE, SLOW_END, limit_multiples, slow_end_words
 from app.scoring.inference.batching.batch_job import plan_job
-from app.scoring.inference.batching.loops import closed_loop_point, latency_bound_point, open_loop_point
+from app.scoring.inference.batching.loops import (
+    closed_loop_point,
+    latency_bound_point,
+    light_load_point,
+    open_loop_point,
+)
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
@@ -160,26 +165,25 @@ def solve_inference(
         # At the band's slow end the limits hold for the estimate times the band's high ratio: the search meets
         # them divided by it (the ratios are the regime's, the same at every batch).
         multiples = limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp))
-        batch, found = latency_bound_point(
-            ctx,
-            eff,
-            min(max_batch, cap),
-            (
-                workload.input_len,
-                workload.output_len,
-                workload.ttft_ms / multiples[0],
-                workload.tpot_limit_ms / multiples[1],
-            ),
-            beams,
-            workload.prompt_p99_over_mean,
+        limits = (
+            workload.input_len,
+            workload.output_len,
+            workload.ttft_ms / multiples[0],
+            workload.tpot_limit_ms / multiples[1],
         )
+        batch, found = latency_bound_point(ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean)
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
-            reason = _one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
             alone = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len, beams)
-            reason += _alone_words(workload, eff, alone, multiples)
-            return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
+            light = None
+            if _meets(workload, eff, alone, multiples):  # below one request in flight the limits may hold
+                light = light_load_point(ctx, eff, limits, beams, workload.prompt_p99_over_mean)
+            if light is None:
+                ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
+                reason = _one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
+                reason += _alone_words(workload, eff, alone, multiples)
+                return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
+            return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, light, 1, max_batch, eff, light_load=True)
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
         if batch > max_batch:
@@ -221,20 +225,28 @@ def solve_inference(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
 
 
+def _meets(
+    w: InferenceWorkload, eff: InferenceEfficiency, point: OperatingPoint, multiples: tuple[float, float]
+) -> bool:
+    """Whether `point` meets the limits as latency_bound checks them: p99 TTFT within its limit, mean TPOT within
+    slo_tpot_utilisation of its limit (each at the band's slow end where the workload asks for it)."""
+    ttft = point.ttft_p99_ms(eff.p99_ttft_over_mean, w.prompt_p99_over_mean) * multiples[0]
+    return ttft <= w.ttft_ms and point.tpot_ms * multiples[1] <= eff.slo_tpot_utilisation * w.tpot_limit_ms
+
+
 def _alone_words(
     w: InferenceWorkload, eff: InferenceEfficiency, alone: OperatingPoint, multiples: tuple[float, float]
 ) -> str:
-    """What a request meets with no other traffic (scenario single_stream): latency_bound's smallest load keeps one
-    request in flight all the time, so each waits behind the last one's prefill; below that load the limits may hold."""
+    """What a request meets with no other traffic (scenario single_stream), checked as latency_bound checks a batch:
+    a configuration whose lone request meets the limits is kept at a lighter load (light_load_point), so a refusal
+    nearly always finds it over them too."""
     ttft = alone.ttft_p99_ms(eff.p99_ttft_over_mean, w.prompt_p99_over_mean) * multiples[0]
-    tpot = alone.tpot_ms * eff.p99_over_mean * multiples[1]
-    meets = ttft <= w.ttft_ms and tpot <= w.tpot_limit_ms
     verdict = (
-        "within the limits: they hold below one request in flight (rank scenario single_stream, or a request rate)"
-        if meets
+        "within the limits with no other traffic at all (rank scenario single_stream)"
+        if _meets(w, eff, alone, multiples)
         else "over the limits too"
     )
-    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", p99 TPOT {tpot:.1f} ms"
+    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", mean TPOT {alone.tpot_ms * multiples[1]:.1f} ms"
     return f"; a request alone, with no other traffic: p99 TTFT {ttft:,.0f} ms{tpot_words}, {verdict}"
 
 

@@ -52,6 +52,9 @@ class InferenceEstimate:
     # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
     # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
     lowest_p99: LowestP99 | None = None
+    # Meets the latency limits only below one request in flight (Solution.light_load): the mean requests in flight
+    # at the load that meets them, under 1 (`batch` is then 1, the most that runs at once); None otherwise
+    requests_in_flight: float | None = None
 
 
 class P99Reach(NamedTuple):
@@ -88,6 +91,9 @@ class Solution:
     max_batch: int
     efficiency: InferenceEfficiency
     job: JobPlan | None = None  # a batch job (workload.job_requests): its replicas and each one's share
+    # latency_bound met only below one request in flight (loops.light_load_point): point.batch, the mean running
+    # batch, is under 1 and `batch` is 1, the most that runs at once for the memory it holds
+    light_load: bool = False
 
     @property
     def output_tokens_per_s_per_gpu(self) -> float:

@@ -98,6 +98,7 @@ class InferenceOption:
     ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
     tpot_p99_band: Band | None = None  # ms
     limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
+    requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -185,6 +186,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         ttft_p99_band=est.ttft_p99_band,
         tpot_p99_band=est.tpot_p99_band,
         limits_at_risk=est.limits_at_risk,
+        requests_in_flight=est.requests_in_flight,
     )
 
 

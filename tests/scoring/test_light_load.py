@@ -1,0 +1,75 @@
+"""Below one request in flight: latency_bound's lightest load keeps a request always in flight, so each arrival waits
+for the running step and the prompt ahead of it; where a request alone meets the limits, the configuration is
+ranked at the load that meets them (loops.light_load_point) instead of refused."""
+
+import math
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.inference.batching.loops import latency_bound_point, light_load_point
+from app.scoring.inference.estimates.estimate import estimate_inference, solve_inference
+from app.scoring.inference.estimates.results import Solution
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+MODEL = MODELS["llama-3.1-70b"]
+
+
+def _workload(ttft_ms: float, **extra: object) -> InferenceWorkload:
+    values = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 8000, "output_len": 200, "ttft_ms": ttft_ms}
+    return InferenceWorkload.model_validate(values | extra)
+
+
+def _solved(ttft_ms: float) -> Solution:
+    solved = solve_inference(GPUS["B200"], 1, MODEL, _workload(ttft_ms))
+    assert isinstance(solved, Solution)
+    return solved
+
+
+def test_one_always_in_flight_misses_where_a_lighter_load_meets_the_limits():
+    solved = _solved(1_000)
+    limits = (8000.0, 200.0, 1_000.0, 50.0)
+    batch, _ = latency_bound_point(solved.ctx, DEFAULT_EFFICIENCY, 40, limits)
+    assert batch == 0  # latency_bound alone refuses it
+    assert solved.light_load and 0 < solved.point.batch < 1 and solved.batch == 1
+    p99_ttft = solved.point.ttft_p99_ms(DEFAULT_EFFICIENCY.p99_ttft_over_mean)
+    assert p99_ttft <= 1_000 * (1 + 1e-3)  # at the limit: the search brackets the largest load within it
+
+
+def test_the_estimate_says_why_and_its_terms_add_up():
+    est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
+    assert est.feasible and est.reason.startswith("fits below one request in flight")
+    assert any(a.startswith("light load:") for a in est.assumptions)
+    rate = next(t for t in est.terms if t.name == "requests within the limits")
+    assert rate.value * 200 == pytest.approx(est.output_tokens_per_s)
+    # far below a request a step: a replica kept this lightly loaded serves few tokens
+    assert est.output_tokens_per_s < 1_000 / est.tpot_ms / 2
+
+
+def test_the_light_load_grows_smoothly_into_batch_one_as_the_limit_loosens():
+    rates = [_solved(ttft).point.tokens_per_s for ttft in (1_000, 1_020, 1_040, 1_060)]
+    assert rates == sorted(rates) and len(set(rates)) == len(rates)
+    whole = _solved(1_100)  # past the boundary: batch 1, one always in flight, and no step down in tokens/s
+    assert whole.batch == 1 and not whole.light_load and rates[-1] < whole.point.tokens_per_s < 1.5 * rates[-1]
+
+
+def test_no_lighter_load_helps_where_a_request_alone_misses():
+    assert not isinstance(solve_inference(GPUS["B200"], 1, MODEL, _workload(800)), Solution)
+    est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(800))
+    assert not est.feasible and "over the limits too" in est.reason
+
+
+def test_light_load_point_is_none_when_even_a_trickle_misses():
+    solved = _solved(1_000)
+    assert light_load_point(solved.ctx, DEFAULT_EFFICIENCY, (8000.0, 200.0, 500.0, 50.0)) is None
+
+
+def test_peak_traffic_takes_replicas_of_the_light_load():
+    from app.scoring.inference.ranking.pricing import peak_replicas
+
+    est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
+    rate = est.output_tokens_per_s / 200
+    peak = _workload(1_000, peak_requests_per_s=1.0)
+    assert peak_replicas(peak, est) == math.ceil(1.0 / rate)
