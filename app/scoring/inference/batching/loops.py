@@ -107,14 +107,24 @@ def _log_root(gap: Callable[[float], float], low: float, high: float, rtol: floa
     if g_low >= 0:
         return low
     width = math.log1p(rtol)
+    _, u_high = illinois(
+        lambda u: gap(math.exp(u)),
+        (math.log(low), g_low),
+        (math.log(high), g_high),
+        width,
+        _log_probe(width),
+        lambda g: g < 0,
+    )
+    return math.exp(u_high)
+
+
+def _log_probe(width: float) -> Callable[[float, float, float], float]:
+    """An Illinois probe in log x, kept at least half the bracket's target width inside it, so it always shrinks."""
 
     def probe_at(u_low: float, step: float, u_high: float) -> float:
         return min(max(u_low + step, u_low + width / 2), u_high - width / 2)
 
-    _, u_high = illinois(
-        lambda u: gap(math.exp(u)), (math.log(low), g_low), (math.log(high), g_high), width, probe_at, lambda g: g < 0
-    )
-    return math.exp(u_high)
+    return probe_at
 
 
 def closed_loop_point(
@@ -140,6 +150,42 @@ def closed_loop_point(
     return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
 
 
+class LatencySlack:
+    """max(mean TPOT / target, p99 TTFT / limit) - 1 of the latency-bound operating point at a batch: <= 0 where it
+    meets the limits (the TPOT target is slo_tpot_utilisation of its limit), never falling as the batch grows. The
+    points probed are kept in `seen`, by batch."""
+
+    def __init__(
+        self,
+        ctx: InferenceContext,
+        eff: InferenceEfficiency,
+        workload_like: tuple[float, float, float, float],
+        beam_width: int = 1,
+        prompt_p99_over_mean: float | None = None,
+    ) -> None:
+        self.ctx, self.eff, self.beam_width, self.prompt_p99_over_mean = ctx, eff, beam_width, prompt_p99_over_mean
+        self.input_len, self.output_len, self.ttft_limit, tpot_limit = workload_like
+        self.tpot_target = eff.slo_tpot_utilisation * tpot_limit
+        self.prefill_one = prefill_parts(ctx, eff, 1, self.input_len)
+        self.first_ms = first_prefill_ms(ctx, eff, self.input_len, self.prefill_one)
+        self.seen: dict[float, OperatingPoint] = {}
+
+    def __call__(self, batch: float) -> float:
+        p = self.seen[batch] = operating_point(
+            self.ctx,
+            self.eff,
+            "latency_bound",
+            batch,
+            self.input_len,
+            self.output_len,
+            self.beam_width,
+            self.prefill_one,
+            self.first_ms,
+        )
+        ttft_p99_ms = p.ttft_p99_ms(self.eff.p99_ttft_over_mean, self.prompt_p99_over_mean)
+        return max(p.tpot_ms / self.tpot_target, ttft_p99_ms / self.ttft_limit) - 1.0
+
+
 def latency_bound_point(
     ctx: InferenceContext,
     eff: InferenceEfficiency,
@@ -155,20 +201,8 @@ def latency_bound_point(
     last batch with slack <= 0. Regula falsi (Illinois variant) on that slack brackets it in a handful
     of evaluations; each probe keeps the bracket exact, so the result equals a plain bisection's.
     """
-    input_len, output_len, ttft_limit, tpot_limit = workload_like
-    tpot_target = eff.slo_tpot_utilisation * tpot_limit
-    prefill_one = prefill_parts(ctx, eff, 1, input_len)
-    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
-    seen: dict[int, OperatingPoint] = {}
-
-    def slack(b: int) -> float:
-        p = seen[b] = operating_point(
-            ctx, eff, "latency_bound", b, input_len, output_len, beam_width, prefill_one, first_ms
-        )
-        return (
-            max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean) / ttft_limit) - 1.0
-        )
-
+    slack = LatencySlack(ctx, eff, workload_like, beam_width, prompt_p99_over_mean)
+    seen = slack.seen
     if cap < 1:
         return 0, None
     low, s_low = 1, slack(1)
@@ -199,41 +233,24 @@ def light_load_point(
     B < 1 that meets them, as latency_bound_point checks them (None when even a trickle of requests misses).
 
     latency_bound's operating point at a real batch B is a Poisson load that keeps B requests in flight on average:
-    an arrival finds the running step busy with probability min(B, 1) and queues behind the prompts ahead of it, so
-    at B = 1 a long prompt's TTFT about doubles, and as B falls to zero a request meets only its own prefill and
-    decode. The slack never falls as B grows: regula falsi in log B (as _log_root) brackets the last B with slack
-    <= 0 in [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The point serves B / step sequences' tokens a second, the
-    throughput of a replica kept at that load."""
-    input_len, output_len, ttft_limit, tpot_limit = workload_like
-    tpot_target = eff.slo_tpot_utilisation * tpot_limit
-    prefill_one = prefill_parts(ctx, eff, 1, input_len)
-    first_ms = first_prefill_ms(ctx, eff, input_len, prefill_one)
-    seen: dict[float, OperatingPoint] = {}
-
-    def slack(batch: float) -> float:
-        p = seen[batch] = operating_point(
-            ctx, eff, "latency_bound", batch, input_len, output_len, beam_width, prefill_one, first_ms
-        )
-        return (
-            max(p.tpot_ms / tpot_target, p.ttft_p99_ms(eff.p99_ttft_over_mean, prompt_p99_over_mean) / ttft_limit) - 1.0
-        )
-
+    an arrival finds the running step busy with probability min(B, 1) and queues behind the prompts ahead of it,
+    and as B falls to zero a request meets only its own prefill and decode. The slack never falls as B grows: regula
+    falsi in log B (as _log_root) brackets the last B with slack <= 0 in [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The
+    point serves B / step sequences' tokens a second, the throughput of a replica kept at that load."""
+    slack = LatencySlack(ctx, eff, workload_like, beam_width, prompt_p99_over_mean)
+    seen = slack.seen
     s_low, s_high = slack(MIN_RUNNING_BATCH), slack(1.0)
     if s_low > 0:
         return None
     if s_high <= 0:  # batch 1 meets the limits: latency_bound_point has its answer
         return seen[1.0]
     width = math.log1p(BATCH_RTOL)
-
-    def probe_at(u_low: float, step: float, u_high: float) -> float:
-        return min(max(u_low + step, u_low + width / 2), u_high - width / 2)
-
     u_low, _ = illinois(
         lambda u: slack(math.exp(u)),
         (math.log(MIN_RUNNING_BATCH), s_low),
         (0.0, s_high),
         width,
-        probe_at,
+        _log_probe(width),
         lambda s: s <= 0,
     )
     best = math.exp(u_low)
