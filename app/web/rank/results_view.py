@@ -141,7 +141,7 @@ def compare_query(question: str, leaders: Sequence[dict[str, Any]]) -> str | Non
 
 
 def overloaded(infeasible: Sequence[dict[str, Any]]) -> bool:
-    """Some configuration holds the model but falls behind the load one replica takes (estimate.overload_reason):
+    """Some configuration holds the model but falls behind the load one replica takes (refusals.overload_reason):
     replicas, which replicas_url sizes, would carry it."""
     return any(str(group["reason"]).startswith("overloaded") for group in infeasible)
 

@@ -5,12 +5,10 @@ estimate_inference explains it (explain_estimate.explain)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
-from app.scoring.explain import duration_text
-from app.scoring.inference.bands.limits import ON_ESTIMATE, ONE_TOKEN_NOTE, SLOW_END, limit_multiples, slow_end_words
+from app.scoring.inference.bands.limits import limit_multiples
 from app.scoring.inference.batching.batch_job import plan_job
 from app.scoring.inference.batching.loops import (
     closed_loop_point,
@@ -20,6 +18,7 @@ from app.scoring.inference.batching.loops import (
 )
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
+from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.step.context import build_context
@@ -176,12 +175,12 @@ def solve_inference(
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
             alone = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len, beams)
             light = None
-            if _meets(workload, eff, alone, multiples):  # below one request in flight the limits may hold
+            if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = light_load_point(ctx, eff, limits, beams, workload.prompt_p99_over_mean)
             if light is None:
                 ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
-                reason = _one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
-                reason += _alone_words(workload, eff, alone, multiples)
+                reason = one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
+                reason += alone_words(workload, eff, alone, multiples)
                 return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
             return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, light, 1, max_batch, eff, light_load=True)
     else:
@@ -225,61 +224,6 @@ def solve_inference(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
 
 
-def _meets(
-    w: InferenceWorkload, eff: InferenceEfficiency, point: OperatingPoint, multiples: tuple[float, float]
-) -> bool:
-    """Whether `point` meets the limits as latency_bound checks them: p99 TTFT within its limit, mean TPOT within
-    slo_tpot_utilisation of its limit (each at the band's slow end where the workload asks for it)."""
-    ttft = point.ttft_p99_ms(eff.p99_ttft_over_mean, w.prompt_p99_over_mean) * multiples[0]
-    return ttft <= w.ttft_ms and point.tpot_ms * multiples[1] <= eff.slo_tpot_utilisation * w.tpot_limit_ms
-
-
-def _alone_words(
-    w: InferenceWorkload, eff: InferenceEfficiency, alone: OperatingPoint, multiples: tuple[float, float]
-) -> str:
-    """What a request meets with no other traffic (scenario single_stream), checked as latency_bound checks a batch:
-    a configuration whose lone request meets the limits is kept at a lighter load (light_load_point), so a refusal
-    nearly always finds it over them too."""
-    ttft = alone.ttft_p99_ms(eff.p99_ttft_over_mean, w.prompt_p99_over_mean) * multiples[0]
-    verdict = (
-        "within the limits with no other traffic at all (rank scenario single_stream)"
-        if _meets(w, eff, alone, multiples)
-        else "over the limits too"
-    )
-    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", mean TPOT {alone.tpot_ms * multiples[1]:.1f} ms"
-    return f"; a request alone, with no other traffic: p99 TTFT {ttft:,.0f} ms{tpot_words}, {verdict}"
-
-
-def _one_request_misses(
-    w: InferenceWorkload,
-    eff: InferenceEfficiency,
-    ttft_p99_ms: float,
-    tpot_mean_ms: float,
-    multiples: tuple[float, float],
-) -> str:
-    """Why latency_bound finds no batch: batch 1's p99 TTFT or mean TPOT, where the limits are checked."""
-    target = eff.slo_tpot_utilisation * w.tpot_ms
-    share = f"{eff.slo_tpot_utilisation:.0%} of the {w.tpot_ms:g} ms p99 limit, headroom for load"
-    if math.isinf(w.tpot_limit_ms):  # a one-token output: only its first token is limited
-        ttft_multiple = multiples[0]
-        there = f" {SLOW_END} (TTFT {ttft_multiple:.2f}× the estimate)" if multiples != ON_ESTIMATE else ""
-        return (
-            f"even one request misses the TTFT limit{there}: p99 TTFT {ttft_p99_ms * ttft_multiple:.0f} ms "
-            f"(limit {w.ttft_ms:g}); {ONE_TOKEN_NOTE}"
-        )
-    if multiples == ON_ESTIMATE:
-        return (
-            f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms (limit {w.ttft_ms:g}), "
-            f"mean TPOT {tpot_mean_ms:.1f} ms (target {target:.1f}: {share})"
-        )
-    ttft_multiple, tpot_multiple = multiples
-    return (
-        f"even one request misses the limits {SLOW_END} {slow_end_words(multiples)}: p99 TTFT "
-        f"{ttft_p99_ms * ttft_multiple:.0f} ms there, {ttft_p99_ms:.0f} estimated (limit {w.ttft_ms:g}), mean TPOT "
-        f"{tpot_mean_ms * tpot_multiple:.1f} ms there, {tpot_mean_ms:.1f} estimated (target {target:.1f}: {share})"
-    )
-
-
 def tries_dp_attention(workload: InferenceWorkload) -> bool:
     """The workload's engine can run attention data-parallel (auto tries it; HF and llama.cpp split by heads only)."""
     return workload.engine in DP_ATTENTION_ENGINES
@@ -292,21 +236,3 @@ def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor
     if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
         return tp
     return 1
-
-
-# The horizon over which overload_reason pictures the growing queue: a minute, as its words say.
-OVERLOAD_HORIZON_S = 60.0
-
-
-def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
-    """Why an open loop above capacity cannot serve its rate. Its queue grows by rate - capacity requests a second
-    with no steady state, so after a minute a new arrival waits (rate - capacity) x 60 / capacity seconds for a
-    slot (the fluid limit of the queue; finite_run.py replays such runs step by step for the validator and agrees
-    to a few per cent once the backlog dominates)."""
-    capacity = requests_per_s - point.backlog_per_s
-    growth = point.backlog_per_s * OVERLOAD_HORIZON_S
-    return (
-        f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), "
-        f"not {requests_per_s:,.7g}; the queue grows by {growth:,.0f} requests a minute, so after a minute a new "
-        f"request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add replicas or GPUs"
-    )

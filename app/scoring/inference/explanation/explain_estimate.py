@@ -21,6 +21,7 @@ from app.scoring.inference.bands.moe_host_reach import moe_host_reach
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
+from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
 from app.scoring.inference.step.memory import (
     GB,
@@ -92,7 +93,7 @@ def explain(solved: Solution) -> InferenceEstimate:
     reach_tokens_per_s, reach_notes = moe_host_reach(s.ctx, s.efficiency, point, tokens_per_s)
     return InferenceEstimate(
         feasible=True,
-        reason=_light_load_reason(s)
+        reason=light_load_reason(s)
         or f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
         + _held_by(s),
         gpu_id=s.gpu.id,
@@ -132,7 +133,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_rocm_note(s),
             *_cap_note(s),
             *_queue_note(point),
-            *_light_load_note(s),
+            *light_load_note(s),
             *_job_note(s),
             *_kv_default_note(w),
             *unapplied_limits_note(w, ttft_p99, tpot_p99, multiples),
@@ -158,55 +159,9 @@ def _terms(s: Solution) -> list[Term]:
         step_terms(s.ctx, s.efficiency, s.point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
         + _technique_terms(s)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
-        + _light_load_terms(s)
+        + light_load_terms(s)
         + ([job.term()] if job else [])
     )
-
-
-def _in_flight(s: Solution) -> str:
-    """The mean requests in flight at a light-load point, in words: never rounded up to one."""
-    return f"{s.point.batch:.2f}" if s.point.batch < 0.995 else "just under 1"
-
-
-def _light_load_rate(s: Solution) -> float:
-    """Requests a second a replica serves at a light-load point: its output tokens/s over each request's tokens."""
-    return s.point.tokens_per_s / max(s.workload.output_len, 1.0)
-
-
-def _light_load_reason(s: Solution) -> str:
-    if not s.light_load:
-        return ""
-    return (
-        f"fits below one request in flight: {_light_load_rate(s):.3g} requests/s ({_in_flight(s)} in flight on "
-        f"average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}; one always in flight "
-        "misses them"
-    )
-
-
-def _light_load_note(s: Solution) -> list[str]:
-    """Why a light-load point serves so few tokens: the limits hold only while requests seldom overlap."""
-    if not s.light_load:
-        return []
-    return [
-        f"light load: with one request always in flight each arrival waits for the running step and the prompts "
-        f"ahead of it, and misses the limits; at most {_light_load_rate(s):.3g} requests/s a replica "
-        f"({_in_flight(s)} in flight on average) meet them, so more traffic takes more replicas"
-    ]
-
-
-def _light_load_terms(s: Solution) -> list[Term]:
-    if not s.light_load:
-        return []
-    return [
-        Term(
-            "requests within the limits",
-            _light_load_rate(s),
-            "requests/s",
-            f"{s.point.batch:.4g} requests in flight on average / {s.point.step.total_ms:.1f} ms a step = "
-            f"{s.point.tokens_per_s:.3g} output tokens/s, over {s.workload.output_len:g} tokens a request (below one "
-            "in flight: one always in flight misses the limits)",
-        )
-    ]
 
 
 def _kv_default_note(w: InferenceWorkload) -> list[str]:

@@ -1,0 +1,54 @@
+"""A configuration that meets the latency limits only below one request in flight (Solution.light_load,
+loops.light_load_point), in words: the option's reason, its assumption line and the term of the requests a second
+it serves."""
+
+from __future__ import annotations
+
+from app.scoring.explain import Term
+from app.scoring.inference.estimates.results import Solution
+
+
+def _in_flight(s: Solution) -> str:
+    """The mean requests in flight at a light-load point, in words: never rounded up to one."""
+    return f"{s.point.batch:.2f}" if s.point.batch < 0.995 else "just under 1"
+
+
+def _light_load_rate(s: Solution) -> float:
+    """Requests a second a replica serves at a light-load point: its output tokens/s over each request's tokens."""
+    return s.point.tokens_per_s / max(s.workload.output_len, 1.0)
+
+
+def light_load_reason(s: Solution) -> str:
+    if not s.light_load:
+        return ""
+    return (
+        f"fits below one request in flight: {_light_load_rate(s):.3g} requests/s ({_in_flight(s)} in flight on "
+        f"average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}; one always in flight "
+        "misses them"
+    )
+
+
+def light_load_note(s: Solution) -> list[str]:
+    """Why a light-load point serves so few tokens: the limits hold only while requests seldom overlap."""
+    if not s.light_load:
+        return []
+    return [
+        f"light load: with one request always in flight each arrival waits for the running step and the prompts "
+        f"ahead of it, and misses the limits; at most {_light_load_rate(s):.3g} requests/s a replica "
+        f"({_in_flight(s)} in flight on average) meet them, so more traffic takes more replicas"
+    ]
+
+
+def light_load_terms(s: Solution) -> list[Term]:
+    if not s.light_load:
+        return []
+    return [
+        Term(
+            "requests within the limits",
+            _light_load_rate(s),
+            "requests/s",
+            f"{s.point.batch:.4g} requests in flight on average / {s.point.step.total_ms:.1f} ms a step = "
+            f"{s.point.tokens_per_s:.3g} output tokens/s, over {s.workload.output_len:g} tokens a request (below one "
+            "in flight: one always in flight misses the limits)",
+        )
+    ]
