@@ -160,3 +160,20 @@ def test_a_token_budget_too_small_for_a_float_step_count_ranks_without_dividing_
     snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("aws", 2.0),))
     ranking = rank_training(workload, snapshot, MODELS["llama-3.1-8b"])
     assert ranking.options and all(o.total_usd is None or o.total_usd >= 0 for o in ranking.options)
+
+
+def test_a_model_too_big_for_max_gpus_on_a_cluster_names_the_count_it_fits_on() -> None:
+    # before: "...8×H100-SXM with TP8 ... needs 815 GB per GPU but gives 72 GB" and nothing on Max GPUs, the limit
+    workload = TrainingWorkload(model="llama-3.1-405b", method="full_ft", total_tokens=1e9, max_gpus=8)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),))
+    (option,) = rank_training(workload, snapshot, MODELS["llama-3.1-405b"]).options
+    assert not option.feasible and "Max GPUs (8) stops it at 8 GPUs: it fits on " in option.reason
+    fitting = int(option.reason.rsplit("raise Max GPUs to ", 1)[1].replace(",", ""))
+    at = rank_training(workload.model_copy(update={"max_gpus": fitting}), snapshot, MODELS["llama-3.1-405b"])
+    assert at.options[0].step_time_s is not None and at.options[0].gpu_count == fitting
+    below = rank_training(workload.model_copy(update={"max_gpus": fitting - 8}), snapshot, MODELS["llama-3.1-405b"])
+    assert below.options[0].step_time_s is None, "the count named is the fewest that fits"
+    # a single node cannot grow: its own limit is the reason, with no Max GPUs advice
+    lone = CatalogSnapshot(gpus=GPUS, offers=(_offer_single(),))
+    (single,) = rank_training(workload, lone, MODELS["llama-3.1-405b"]).options
+    assert not single.feasible and "raise Max GPUs" not in single.reason
