@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+from pydantic import ValidationError
+
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.pricing.price_terms import billed_hours, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
@@ -155,8 +158,12 @@ def test_a_spot_runs_slow_end_is_the_spot_run_of_the_slower_work() -> None:
 
 def test_a_token_budget_too_small_for_a_float_step_count_ranks_without_dividing_by_zero() -> None:
     """The fuzz's 5e-324 tokens (the smallest float over 0, which the field allows): its step count rounds to 0.0,
-    which the scale-out frontier divided by to find the deadline's multiple (ZeroDivisionError, a 500)."""
-    workload = TrainingWorkload(model="llama-3.1-8b", method="lora", total_tokens=5e-324, max_days=1.0, budget_usd=1.0)
+    which the scale-out frontier divided by to find the deadline's multiple (ZeroDivisionError, a 500). The workload
+    now refuses a budget under one step; the ranking still guards a workload built without validation."""
+    with pytest.raises(ValidationError, match="less than one optimizer step"):
+        TrainingWorkload(model="llama-3.1-8b", total_tokens=5e-324)
+    valid = TrainingWorkload(model="llama-3.1-8b", method="lora", max_days=1.0, budget_usd=1.0)
+    workload = valid.model_copy(update={"total_tokens": 5e-324})  # model_copy does not validate
     snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("aws", 2.0),))
     ranking = rank_training(workload, snapshot, MODELS["llama-3.1-8b"])
     assert ranking.options and all(o.total_usd is None or o.total_usd >= 0 for o in ranking.options)
