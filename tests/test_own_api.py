@@ -313,7 +313,7 @@ def test_owning_fewer_gpus_than_a_server_says_the_idle_ones_are_bought_and_rents
     body = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 1}).json()
     assert body["servers"] == 1
     (note,) = [n for n in body["notes"] if "whole servers" in n]
-    assert "1 server of 8 (8 GPUs, 7 more than renting pays for)" in note
+    assert "1 GPU takes 1 server of 8 (8 GPUs, 7 more than renting pays for)" in note
     assert "Set GPUs per server to 1" in note
     (renting,) = [t for t in body["terms"] if t["name"] == "renting"]
     assert renting["detail"].startswith("1 GPU × ")

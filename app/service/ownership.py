@@ -130,7 +130,7 @@ def _idle_gpus_note(question: OwnershipQuestion, servers: int) -> list[str]:
         else ""
     )
     return [
-        f"Owning buys whole servers: {question.gpu_count} GPU{'s' if question.gpu_count != 1 else ''} take "
+        f"Owning buys whole servers: {question.gpu_count} GPU{'s take' if question.gpu_count != 1 else ' takes'} "
         f"{servers} server{'s' if servers != 1 else ''} of {question.gpus_per_server} ({owned} GPUs, {idle} more than "
         f"renting pays for), and owning is priced for all {owned}.{smaller}"
     ]
