@@ -184,3 +184,18 @@ def test_a_model_too_big_for_max_gpus_on_a_cluster_names_the_count_it_fits_on() 
     lone = CatalogSnapshot(gpus=GPUS, offers=(_offer_single(),))
     (single,) = rank_training(workload, lone, MODELS["llama-3.1-405b"]).options
     assert not single.feasible and "raise Max GPUs" not in single.reason
+
+
+def test_every_run_on_time_but_over_the_budget_names_the_cheapest_and_what_it_bills() -> None:
+    # before: a deadline nothing meets had its note; a budget nothing meets had none, only each row's reason
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5), _cluster("d", 2.0)))
+    cheap = PRETRAIN_7B.model_copy(update={"budget_usd": 1_000.0})
+    ranking = rank_training(cheap, snapshot, MODELS["llama-2-7b"])
+    assert not ranking.feasible_count
+    first = ranking.options[0]
+    assert first.provider_name == "D" and first.total_usd is not None and first.total_usd > 1_000
+    (note,) = [n for n in ranking.notes if n.startswith("No option finishes within the budget")]
+    assert f"the cheapest on time, {first.gpu_count:,}×H100-SXM at D, {first.reason}." in note
+    assert "over the $1,000 budget" in note
+    roomy = rank_training(PRETRAIN_7B.model_copy(update={"budget_usd": 1e9}), snapshot, MODELS["llama-2-7b"])
+    assert roomy.feasible_count and not [n for n in roomy.notes if "within the budget" in n]

@@ -128,8 +128,8 @@ def combine(
 
 
 def nothing_trained_note(ranking: TrainingRanking) -> str:
-    """Why no training run is feasible, as the training ranking says it: its deadline note, else the nearest run's
-    reason (over budget, does not fit), else that no offer matches the filters."""
+    """Why no training run is feasible, as the training ranking says it: its deadline or budget note, else the
+    nearest run's reason (does not fit), else that no offer matches the filters."""
     deadline = [n for n in ranking.notes if n.startswith("No option finishes")]
     if deadline:
         return f"No training option is feasible for this run. {deadline[0]}"

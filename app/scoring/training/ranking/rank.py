@@ -46,7 +46,7 @@ from app.scoring.training.ranking.results import (
 from app.scoring.training.ranking.scale_out import frontier_points, wider_run
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
 from app.scoring.training.run.batch_size import global_batch
-from app.scoring.training.run.deadline import nothing_on_time_note
+from app.scoring.training.run.deadline import nothing_on_time_note, nothing_within_budget_note
 from app.scoring.training.run.limit_words import SLOW_END
 from app.scoring.training.run.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.step.mfu import fp4_modelled_note, peak_tflops
@@ -156,6 +156,13 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
                 else ""
             )
         )
+
+    if not n_on and n_late and late[0].hours_past_deadline <= 0:  # on time, but every such run over the budget
+        index = late[0].offer_index
+        s, priced = shared[slots[index]], terms[runs.group_of[index]]
+        assert s is not None and priced is not None
+        total = run_total_usd(priced, s.est.gpu_count, offers[index].usd_per_gpu_hour)
+        notes.append(nothing_within_budget_note(offers[index], s.est.gpu_count, run_reason(priced, total, w)))
 
     def index_at(position: int) -> int:
         if position < n_on:

@@ -79,3 +79,12 @@ def nothing_on_time_note(
     if needed > cap:
         return text + f", but that offer supplies at most {cap:,}: a later deadline, or offers with more nodes."
     return text + "."
+
+
+def nothing_within_budget_note(offer: Offer, gpu_count: int, reason: str) -> str:
+    """Where every run on time is over the budget: the cheapest one, what it bills, and what would let one fit.
+    `reason`: that run's own (`costs $10,146, over the $5,000 budget`)."""
+    return (
+        f"No option finishes within the budget: the cheapest on time, {gpu_count:,}×{offer.gpu_id} at "
+        f"{offer.provider_name}, {reason}. Raise the budget to what it bills, or train on fewer tokens."
+    )
