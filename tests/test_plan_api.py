@@ -422,11 +422,17 @@ def test_a_tiny_training_run_in_a_plan_shows_its_cents_and_minutes(client):
     assert ">$0<" not in client.get(url).text
 
 
+BATCH_512 = {"global_batch_seqs": 512}
+
+
 @pytest.mark.parametrize(
     ("training", "says"),
     [
         # before: both said only "no training option is feasible for this run"
-        ({"model": "llama-3.1-70b", "method": "pretrain", "total_tokens": 1e12, "max_days": 1}, "raise Max GPUs"),
+        (
+            {"model": "llama-3.1-70b", "method": "pretrain", "total_tokens": 1e12, "seq_len": 8192, **BATCH_512},
+            "raise Max GPUs",
+        ),
         ({"model": "llama-3.1-8b", "method": "lora", "total_tokens": 1e9, "budget_usd": 1}, "over the $1.00 budget"),
     ],
 )

@@ -199,3 +199,22 @@ def test_every_run_on_time_but_over_the_budget_names_the_cheapest_and_what_it_bi
     assert "over the $1,000 budget" in note
     roomy = rank_training(PRETRAIN_7B.model_copy(update={"budget_usd": 1e9}), snapshot, MODELS["llama-2-7b"])
     assert roomy.feasible_count and not [n for n in roomy.notes if "within the budget" in n]
+
+
+def test_a_deadline_no_count_meets_gives_no_advice_to_raise_max_gpus() -> None:
+    # before: "About 3,459 ... would finish in time if the run scaled linearly: Max GPUs is the limit; raise Max GPUs
+    # (now 64)", though no count up to 65,536 finishes (1e15 tokens on a 1B model at 1,024 sequences a step)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),))
+    huge = TrainingWorkload(model="llama-3.2-1b", method="pretrain", total_tokens=1e15, global_batch_seqs=1024)
+    capped = rank_training(huge, snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in capped.notes if n.startswith("No option finishes within")]
+    assert "no larger Max GPUs lets the nearest machines finish in time" in note and "raise Max" not in note
+    assert capped.deadline_max_gpus is None
+    wide = rank_training(huge.model_copy(update={"max_gpus": 65_536}), snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in wide.notes if n.startswith("No option finishes within")]
+    fastest = wide.options[0].gpu_count
+    assert f"but it does not scale so far: {fastest:,} is the nearest machine's fastest count" in note
+    # where a count above Max GPUs does finish, the advice stands
+    finishing = rank_training(huge.model_copy(update={"total_tokens": 2e13}), snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in finishing.notes if n.startswith("No option finishes within")]
+    assert "raise Max GPUs (now 64)" in note and finishing.deadline_max_gpus

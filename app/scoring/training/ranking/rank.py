@@ -24,7 +24,7 @@ from app.scoring.pricing.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.pricing.price_terms import billed_band_ratios
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -147,7 +147,17 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         slow, where = (s.band_high, f" {SLOW_END}") if w.limits_at == "band_high" else (1.0, "")
         notes.append(
             nothing_on_time_note(
-                offers[index], s.est.gpu_count, s.work_hours * slow, nearest.cap, nearest.limit_reason, w, where
+                offers[index],
+                s.est.gpu_count,
+                s.work_hours * slow,
+                nearest.cap,
+                nearest.limit_reason,
+                w,
+                where,
+                # the nearest machine was searched above Max GPUs (not spot, not bound by its own supply) in vain
+                more_gpus_help=meeting is not None
+                or offers[index].price_type in INTERRUPTIBLE
+                or nearest.limit_reason is not None,
             )
             + (
                 f" With Max GPUs {meeting[0]:,}, {meeting[0]:,}×{meeting[1].gpu_id} at {meeting[1].provider_name} "
