@@ -78,3 +78,14 @@ def test_a_tiny_training_run_shows_its_cents_and_minutes(client: TestClient) -> 
     assert f"${best['total_usd']:.2f} for the run" in text
     assert f"the run bills ${best['total_usd']:.2f} (band $" in text
     assert "$0 for the run" not in text and "0.0 days" not in text and "$0–$0" not in text
+
+
+def test_a_run_under_a_day_is_said_in_hours_as_the_compare_card_says_it(client: TestClient) -> None:
+    """A 4.5-hour QLoRA run read "taking 0.2 days" in the summary (anything from 3.6 to 6 h)."""
+    url = "/?phase=training&model=llama-3.1-70b&method=qlora&seq_len=2048&global_batch_seqs=16&total_tokens=50000000"
+    best = client.get("/rank.json?" + url[2:]).json()["options"][0]
+    assert 0.1 < best["days"] < 1
+    text = re.sub(r"<[^>]+>", "", client.get(url).text)
+    assert f"the token budget taking {best['total_hours']:.1f} h (" in text
+    assert f"{best['total_hours']:.1f} h, ${best['usd_per_step']:.4f} per step" in text
+    assert f"taking {best['days']:.1f} days" not in text

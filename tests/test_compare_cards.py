@@ -43,3 +43,16 @@ def test_one_gpu_is_one_gpu_in_the_summary(client: TestClient) -> None:
     assert best["gpu_count"] == 1
     summary = _text(client.get(f"/compare?{query}").text.split('<p class="summary">', 1)[1].split("</p>", 1)[0])
     assert "(1 GPU)" in summary and "1 GPUs" not in summary
+
+
+def test_a_card_without_offers_says_what_the_filters_left_out_of_that_gpu(client: TestClient) -> None:
+    # before: "No offer in the catalog matches the filters." for TPU v5e, whose only prices are a stale on-demand
+    # and a spot one, with no word of either (the ranking's own left-out note is said only where nothing runs)
+    url = "/compare?phase=training&model=llama-3.1-8b&gpus=TPU-V5E,H100-SXM,RTX-5090"
+    cards = _cards(client.get(url).text)
+    assert "No offer in the catalog matches the filters. 2 would match" in cards["TPU-V5E"]
+    assert "include_stale ranks them" in cards["TPU-V5E"] and "add spot to price_types" in cards["TPU-V5E"]
+    assert cards["RTX-5090"] == "No offer in the catalog matches the filters."  # none at all in the catalog
+    assert "would match" not in cards["H100-SXM"]
+    wider = _cards(client.get(url + "&include_stale=true&price_types=on_demand,spot").text)
+    assert "No offer in the catalog matches" not in wider["TPU-V5E"]

@@ -306,3 +306,19 @@ def test_gb200_purchase_defaults_to_its_nvl72_rack_price_per_gpu_with_its_confid
     eight = client.post("/api/v1/own", json={**given_power, "gpus_per_server": 8}).json()
     share = next(i for i in eight["inputs"] if i["name"] == "purchase_usd_per_server")
     assert share["value"] == pytest.approx(3_100_000 / 72 * 8)
+
+
+def test_owning_fewer_gpus_than_a_server_says_the_idle_ones_are_bought_and_rents_only_those_asked(client):
+    # before: 1 GPU bought a whole 8-GPU server against renting 1, and the page said "Renting the same GPUs"
+    body = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 1}).json()
+    assert body["servers"] == 1
+    (note,) = [n for n in body["notes"] if "whole servers" in n]
+    assert "1 GPU takes 1 server of 8 (8 GPUs, 7 more than renting pays for)" in note
+    assert "Set GPUs per server to 1" in note
+    (renting,) = [t for t in body["terms"] if t["name"] == "renting"]
+    assert renting["detail"].startswith("1 GPU × ")
+    page = client.get("/own?gpu=H100-SXM&gpu_count=1").text
+    assert "Renting the 1 GPU on demand" in page and "Renting the same GPUs" not in page
+    full = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 16}).json()
+    assert not [n for n in full["notes"] if "whole servers" in n]
+    assert "Renting the same GPUs on demand" in client.get("/own?gpu=H100-SXM&gpu_count=16").text

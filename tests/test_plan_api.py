@@ -420,3 +420,25 @@ def test_a_tiny_training_run_in_a_plan_shows_its_cents_and_minutes(client):
     text = re.sub(r"<[^>]+>", "", client.get(url).text)
     assert f"(${top['training_usd']:.2f}, " in text and ", 0.0 h)" not in text
     assert ">$0<" not in client.get(url).text
+
+
+BATCH_512 = {"global_batch_seqs": 512}
+
+
+@pytest.mark.parametrize(
+    ("training", "says"),
+    [
+        # before: both said only "no training option is feasible for this run"
+        (
+            {"model": "llama-3.1-70b", "method": "pretrain", "total_tokens": 1e12, "seq_len": 8192, **BATCH_512},
+            "raise Max GPUs",
+        ),
+        ({"model": "llama-3.1-8b", "method": "lora", "total_tokens": 1e9, "budget_usd": 1}, "over the $1.00 budget"),
+    ],
+)
+def test_a_lifecycle_whose_run_is_never_feasible_says_why_as_the_ranking_does(client, training, says):
+    body = {"training": training, "inference": {"model": training["model"]}, "months": 6}
+    plan = client.post("/api/v1/plan/lifecycle", json=body).json()
+    assert plan["training_feasible"] == 0 and plan["combinations"] == []
+    (note,) = [n for n in plan["notes"] if n.startswith("No training option is feasible")]
+    assert says in note and ("the nearest" in note or "the cheapest on time" in note)

@@ -141,3 +141,18 @@ def test_a_rows_limits_read_meaningfully_at_their_extremes(client, limits, said,
     reasons = [o["reason"] for o in body["options"]]
     assert reasons and all(said in r for r in reasons), reasons
     assert not any(word in r for r in reasons + body["notes"] for word in not_said)
+
+
+def test_a_token_budget_under_one_step_is_a_422_naming_total_tokens_on_the_api_and_the_page(client):
+    # before: 100,000 tokens at 64 × 4,096 a step ranked a run of 0.38 steps billing $0.00 in 4 s beside
+    # "$0.0111 per step, 10.01 s per step"
+    api = client.post("/api/v1/rank/training", json={"model": "llama-3.1-8b", "total_tokens": 1e5})
+    assert api.status_code == 422
+    [error] = api.json()["detail"]
+    assert error["field"] == "total_tokens" and "64 × seq_len 4,096 = 262,144 tokens a step" in error["message"]
+    twin = client.get("/rank.json?phase=training&model=llama-3.1-8b&total_tokens=100000")
+    assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "total_tokens"
+    page = client.get("/?phase=training&model=llama-3.1-8b&total_tokens=100000")
+    assert page.status_code == 422 and "less than one optimizer step" in page.text
+    one_step = client.post("/api/v1/rank/training", json={"model": "llama-3.1-8b", "total_tokens": 64 * 4096})
+    assert one_step.status_code == 200

@@ -117,6 +117,25 @@ def _curve(ownership: Any, months: int) -> list[dict[str, float]]:
     return points
 
 
+def _idle_gpus_note(question: OwnershipQuestion, servers: int) -> list[str]:
+    """Whole servers are bought: say so where they hold more GPUs than the question rents."""
+    owned = servers * question.gpus_per_server
+    idle = owned - question.gpu_count
+    if idle <= 0:
+        return []
+    smaller = (
+        f" Set GPUs per server to {question.gpu_count} to price a {question.gpu_count}-GPU server (the default price "
+        "and power scale with it)."
+        if question.gpu_count < question.gpus_per_server
+        else ""
+    )
+    return [
+        f"Owning buys whole servers: {question.gpu_count} GPU{'s take' if question.gpu_count != 1 else ' takes'} "
+        f"{servers} server{'s' if servers != 1 else ''} of {question.gpus_per_server} ({owned} GPUs, {idle} more than "
+        f"renting pays for), and owning is priced for all {owned}.{smaller}"
+    ]
+
+
 def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
     """POST /api/v1/own's body (raises MissingInput naming the field without a sourced default)."""
     _check_gpu(question, snapshot)
@@ -135,6 +154,7 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
             f"draw for {question.gpu} servers: the energy cost is an upper bound (a GPU whose server has a published "
             "typical draw is priced at it). Enter your measured draw to replace it."
         )
+    notes.extend(_idle_gpus_note(question, ownership.inputs.servers))
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
             f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "

@@ -103,3 +103,17 @@ def test_no_candidate_is_no_mix_even_without_demand() -> None:
     """With nothing inside the limits and a demand that rounds to zero, the program had no variables (a 500)."""
     assert solve_mix([], [0.0, 0.0]) is None
     assert solve_mix([], [1.0]) is None
+
+
+def test_a_load_under_the_solvers_integrality_tolerance_still_rents_a_replica() -> None:
+    # before: 1 request a day (3.5e-5 req/s) against ~30 req/s a replica solved to n = 0.000001, rounded to no
+    # replica: "Cheapest mix: $0/month" with no offer at all
+    candidates = [
+        MixCandidate("a", 2920.0, (30.0, 10.0)),
+        MixCandidate("b", 5000.0, (60.0, 40.0)),
+    ]
+    solution = solve_mix(candidates, [3.5e-5, 1e-6])
+    assert solution is not None
+    assert [(a.candidate, a.replicas) for a in solution.assignments] == [("a", 1)]
+    assert solution.usd_per_month == 2920.0
+    assert brute_force(candidates, [3.5e-5, 1e-6]) == 2920.0

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+from pydantic import ValidationError
+
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.pricing.price_terms import billed_hours, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
@@ -155,8 +158,63 @@ def test_a_spot_runs_slow_end_is_the_spot_run_of_the_slower_work() -> None:
 
 def test_a_token_budget_too_small_for_a_float_step_count_ranks_without_dividing_by_zero() -> None:
     """The fuzz's 5e-324 tokens (the smallest float over 0, which the field allows): its step count rounds to 0.0,
-    which the scale-out frontier divided by to find the deadline's multiple (ZeroDivisionError, a 500)."""
-    workload = TrainingWorkload(model="llama-3.1-8b", method="lora", total_tokens=5e-324, max_days=1.0, budget_usd=1.0)
+    which the scale-out frontier divided by to find the deadline's multiple (ZeroDivisionError, a 500). The workload
+    now refuses a budget under one step; the ranking still guards a workload built without validation."""
+    with pytest.raises(ValidationError, match="less than one optimizer step"):
+        TrainingWorkload(model="llama-3.1-8b", total_tokens=5e-324)
+    valid = TrainingWorkload(model="llama-3.1-8b", method="lora", max_days=1.0, budget_usd=1.0)
+    workload = valid.model_copy(update={"total_tokens": 5e-324})  # model_copy does not validate
     snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("aws", 2.0),))
     ranking = rank_training(workload, snapshot, MODELS["llama-3.1-8b"])
     assert ranking.options and all(o.total_usd is None or o.total_usd >= 0 for o in ranking.options)
+
+
+def test_a_model_too_big_for_max_gpus_on_a_cluster_names_the_count_it_fits_on() -> None:
+    # before: "...8×H100-SXM with TP8 ... needs 815 GB per GPU but gives 72 GB" and nothing on Max GPUs, the limit
+    workload = TrainingWorkload(model="llama-3.1-405b", method="full_ft", total_tokens=1e9, max_gpus=8)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),))
+    (option,) = rank_training(workload, snapshot, MODELS["llama-3.1-405b"]).options
+    assert not option.feasible and "Max GPUs (8) stops it at 8 GPUs: it fits on " in option.reason
+    fitting = int(option.reason.rsplit("raise Max GPUs to ", 1)[1].replace(",", ""))
+    at = rank_training(workload.model_copy(update={"max_gpus": fitting}), snapshot, MODELS["llama-3.1-405b"])
+    assert at.options[0].step_time_s is not None and at.options[0].gpu_count == fitting
+    below = rank_training(workload.model_copy(update={"max_gpus": fitting - 8}), snapshot, MODELS["llama-3.1-405b"])
+    assert below.options[0].step_time_s is None, "the count named is the fewest that fits"
+    # a single node cannot grow: its own limit is the reason, with no Max GPUs advice
+    lone = CatalogSnapshot(gpus=GPUS, offers=(_offer_single(),))
+    (single,) = rank_training(workload, lone, MODELS["llama-3.1-405b"]).options
+    assert not single.feasible and "raise Max GPUs" not in single.reason
+
+
+def test_every_run_on_time_but_over_the_budget_names_the_cheapest_and_what_it_bills() -> None:
+    # before: a deadline nothing meets had its note; a budget nothing meets had none, only each row's reason
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5), _cluster("d", 2.0)))
+    cheap = PRETRAIN_7B.model_copy(update={"budget_usd": 1_000.0})
+    ranking = rank_training(cheap, snapshot, MODELS["llama-2-7b"])
+    assert not ranking.feasible_count
+    first = ranking.options[0]
+    assert first.provider_name == "D" and first.total_usd is not None and first.total_usd > 1_000
+    (note,) = [n for n in ranking.notes if n.startswith("No option finishes within the budget")]
+    assert f"the cheapest on time, {first.gpu_count:,}×H100-SXM at D, {first.reason}." in note
+    assert "over the $1,000 budget" in note
+    roomy = rank_training(PRETRAIN_7B.model_copy(update={"budget_usd": 1e9}), snapshot, MODELS["llama-2-7b"])
+    assert roomy.feasible_count and not [n for n in roomy.notes if "within the budget" in n]
+
+
+def test_a_deadline_no_count_meets_gives_no_advice_to_raise_max_gpus() -> None:
+    # before: "About 3,459 ... would finish in time if the run scaled linearly: Max GPUs is the limit; raise Max GPUs
+    # (now 64)", though no count up to 65,536 finishes (1e15 tokens on a 1B model at 1,024 sequences a step)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_cluster("c", 2.5),))
+    huge = TrainingWorkload(model="llama-3.2-1b", method="pretrain", total_tokens=1e15, global_batch_seqs=1024)
+    capped = rank_training(huge, snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in capped.notes if n.startswith("No option finishes within")]
+    assert "no larger Max GPUs lets the nearest machines finish in time" in note and "raise Max" not in note
+    assert capped.deadline_max_gpus is None
+    wide = rank_training(huge.model_copy(update={"max_gpus": 65_536}), snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in wide.notes if n.startswith("No option finishes within")]
+    fastest = wide.options[0].gpu_count
+    assert f"but it does not scale so far: {fastest:,} is the nearest machine's fastest count" in note
+    # where a count above Max GPUs does finish, the advice stands
+    finishing = rank_training(huge.model_copy(update={"total_tokens": 2e13}), snapshot, MODELS["llama-3.2-1b"])
+    (note,) = [n for n in finishing.notes if n.startswith("No option finishes within")]
+    assert "raise Max GPUs (now 64)" in note and finishing.deadline_max_gpus

@@ -63,6 +63,20 @@ class TrainingWorkload(ModelChoice):
             )
         return value
 
+    @field_validator("total_tokens")
+    @classmethod
+    def _at_least_one_step(cls, value: float, info: ValidationInfo) -> float:
+        """A budget under one global batch is a fraction of an optimizer step: its run would bill less than the $ per
+        step shown beside it."""
+        seq_len, batch = info.data.get("seq_len"), info.data.get("global_batch_seqs")
+        if seq_len is not None and batch is not None and value < seq_len * batch:
+            raise ValueError(
+                f"total_tokens {value:,.0f} is less than one optimizer step: global_batch_seqs {batch:,} × seq_len "
+                f"{seq_len:,} = {seq_len * batch:,} tokens a step; raise total_tokens to at least {seq_len * batch:,}, "
+                "or lower global_batch_seqs"
+            )
+        return value
+
     @field_validator("checkpoint_interval_hours", "interruptions_per_node_month")
     @classmethod
     def _spot_terms_need_spot(cls, value: float | None, info: ValidationInfo) -> float | None:

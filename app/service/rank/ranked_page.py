@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.scoring.explain import shown_as_close_call
+from app.scoring.pricing.offers import left_out_note
 from app.scoring.specs import CatalogSnapshot
 from app.service.rank.answer_body import answer_body
 from app.service.rank.model_spec import Workload
@@ -32,6 +33,8 @@ class RankedPage:
     leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
     infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
     per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
+    # for each GPU asked for without an option: the offers of it its price terms or stale prices left out, in words
+    left_out: dict[str, str]
 
 
 def ranked_page(
@@ -78,4 +81,10 @@ def ranked_page(
         leaders=leaders,
         infeasible=list(groups.values()),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
+        left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None},
     )
+
+
+def gpu_left_out(snapshot: CatalogSnapshot, workload: Workload, gpu_id: str) -> str:
+    """What the price-term and staleness filters leave out of one GPU's offers ('' when nothing)."""
+    return left_out_note(snapshot.offers, snapshot.gpus, workload.model_copy(update={"gpus": [gpu_id]}))

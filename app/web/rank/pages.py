@@ -69,6 +69,7 @@ def results_context(
         "metric": results_view.ranked_metric(payload.get("rank_by")),
         "close_calls": ranked.close_calls,
         "per_gpu": ranked.per_gpu,
+        "left_out": ranked.left_out,
         "infeasible": ranked.infeasible,
         "chart_list": charts_for(payload, ranked.leaders, parsed.workload, snapshot, model),  # type: ignore[arg-type]
         "pager": results_view.pager(view, payload["feasible_options"], base),

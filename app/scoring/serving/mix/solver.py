@@ -85,11 +85,20 @@ def solve_mix(candidates: Sequence[MixCandidate], demand_rps: Sequence[float]) -
         load[i, column] = demand_rps[b] / candidates[i].capacity_rps[b]
     for i in range(count):
         load[i, i] = -1.0
+    # x_ib <= n_i: a share needs a replica. Valid for every integer mix (a share's load is positive, so n_i >= 1),
+    # and it stops a load under HiGHS' integrality tolerance (1 request a day) from riding on n_i = 0.000001
+    link = np.zeros((len(served), width))
+    for row, (i, _) in enumerate(served):
+        link[row, count + row], link[row, i] = 1.0, -1.0
     needed = np.array([1.0 if d > 0 else 0.0 for d in demand_rps])  # a bucket without demand needs no home
     upper = [replica_bound(c, demand_rps) for c in candidates] + [1.0] * len(served)
     result = milp(
         cost,
-        constraints=[LinearConstraint(cover, needed, 1.0), LinearConstraint(load, -np.inf, LOAD_TOLERANCE)],
+        constraints=[
+            LinearConstraint(cover, needed, 1.0),
+            LinearConstraint(load, -np.inf, LOAD_TOLERANCE),
+            LinearConstraint(link, -np.inf, 0.0),
+        ],
         integrality=np.array([1] * count + [0] * len(served)),
         bounds=Bounds(np.zeros(width), np.array(upper, dtype=float)),
         options={"mip_rel_gap": MIP_REL_GAP, "time_limit": TIME_LIMIT_S},

@@ -181,7 +181,8 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "renting",
             o.renting_usd_per_month,
             "$/month",
-            f"{i.gpu_count} GPUs × ${i.rental_usd_per_gpu_hour:g}/GPU-h × {i.hours_per_month:g} h × "
+            f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × ${i.rental_usd_per_gpu_hour:g}/GPU-h × "
+            f"{i.hours_per_month:g} h × "
             f"{i.utilisation:.0%} utilisation (on-demand: only the hours used are paid)",
         ),
     ]

@@ -17,7 +17,7 @@ from app.scoring.serving.serverless.notes import label_tags
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.ranking.rank import rank_training
-from app.scoring.training.ranking.results import TrainingOption
+from app.scoring.training.ranking.results import TrainingOption, TrainingRanking
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 
 LIFECYCLE_TOP_K = 5  # training options x serving options combined; the best totals come first
@@ -127,6 +127,21 @@ def combine(
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))
 
 
+def nothing_trained_note(ranking: TrainingRanking) -> str:
+    """Why no training run is feasible, as the training ranking says it: its deadline or budget note, else the
+    nearest run's reason (does not fit), else that no offer matches the filters."""
+    deadline = [n for n in ranking.notes if n.startswith("No option finishes")]
+    if deadline:
+        return f"No training option is feasible for this run. {deadline[0]}"
+    if not ranking.options:
+        return "No training option is feasible for this run: no offer matches the training filters."
+    nearest = ranking.options[0]
+    return (
+        f"No training option is feasible for this run: the nearest, {nearest.gpu_count:,}×{nearest.gpu_id} at "
+        f"{nearest.provider_name}, {nearest.reason}."
+    )
+
+
 def plan_lifecycle(
     training_workload: TrainingWorkload,
     inference_workload: InferenceWorkload,
@@ -138,8 +153,9 @@ def plan_lifecycle(
     top_k: int = LIFECYCLE_TOP_K,
 ) -> LifecyclePlan:
     """Top k training options (by their own metric, $ per step) x top k serving options (autoscaled)."""
-    trained = [o for o in rank_training(training_workload, snapshot, train_model).options if o.feasible]
+    ranking = rank_training(training_workload, snapshot, train_model)
+    trained = [o for o in ranking.options if o.feasible]
     serving = plan_serving(inference_workload, traffic, snapshot, serve_model, trained_with=training_workload.method)
     rows = combine(trained[:top_k], _serving_candidates(serving, traffic, top_k), months)
-    notes = [] if trained else ["no training option is feasible for this run"]
+    notes = [] if trained else [nothing_trained_note(ranking)]
     return LifecyclePlan(months, rows, serving, len(trained), notes + serving.notes)

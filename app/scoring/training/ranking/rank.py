@@ -24,7 +24,7 @@ from app.scoring.pricing.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.pricing.price_terms import billed_band_ratios
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -46,7 +46,7 @@ from app.scoring.training.ranking.results import (
 from app.scoring.training.ranking.scale_out import frontier_points, wider_run
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
 from app.scoring.training.run.batch_size import global_batch
-from app.scoring.training.run.deadline import nothing_on_time_note
+from app.scoring.training.run.deadline import nothing_on_time_note, nothing_within_budget_note
 from app.scoring.training.run.limit_words import SLOW_END
 from app.scoring.training.run.offer_terms import RunCost, RunTerms, priced_run, run_reason, run_terms, run_total_usd
 from app.scoring.training.step.mfu import fp4_modelled_note, peak_tflops
@@ -147,7 +147,17 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         slow, where = (s.band_high, f" {SLOW_END}") if w.limits_at == "band_high" else (1.0, "")
         notes.append(
             nothing_on_time_note(
-                offers[index], s.est.gpu_count, s.work_hours * slow, nearest.cap, nearest.limit_reason, w, where
+                offers[index],
+                s.est.gpu_count,
+                s.work_hours * slow,
+                nearest.cap,
+                nearest.limit_reason,
+                w,
+                where,
+                # the nearest machine was searched above Max GPUs (not spot, not bound by its own supply) in vain
+                more_gpus_help=meeting is not None
+                or offers[index].price_type in INTERRUPTIBLE
+                or nearest.limit_reason is not None,
             )
             + (
                 f" With Max GPUs {meeting[0]:,}, {meeting[0]:,}×{meeting[1].gpu_id} at {meeting[1].provider_name} "
@@ -156,6 +166,13 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
                 else ""
             )
         )
+
+    if not n_on and n_late and late[0].hours_past_deadline <= 0:  # on time, but every such run over the budget
+        index = late[0].offer_index
+        s, priced = shared[slots[index]], terms[runs.group_of[index]]
+        assert s is not None and priced is not None
+        total = run_total_usd(priced, s.est.gpu_count, offers[index].usd_per_gpu_hour)
+        notes.append(nothing_within_budget_note(offers[index], s.est.gpu_count, run_reason(priced, total, w)))
 
     def index_at(position: int) -> int:
         if position < n_on:

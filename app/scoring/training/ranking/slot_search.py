@@ -11,9 +11,16 @@ from app.scoring.hardware.machines import Machine, job_gpu_limit, machine_gpu, n
 from app.scoring.specs import GpuSpec
 from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
-from app.scoring.training.ranking.count_search import LayoutMemo, best_estimate, count_grid, slow_end_steps, whole_nodes
+from app.scoring.training.ranking.count_search import (
+    LayoutMemo,
+    best_estimate,
+    count_grid,
+    min_fitting_count,
+    slow_end_steps,
+    whole_nodes,
+)
 from app.scoring.training.ranking.layout_search import LayoutSearch
-from app.scoring.training.run.deadline import count_meeting_deadline, max_gpus_stop
+from app.scoring.training.run.deadline import LARGEST_MAX_GPUS, count_meeting_deadline, max_gpus_stop
 from app.scoring.workload import TrainingWorkload
 
 
@@ -84,10 +91,25 @@ class SlotSearch:
     def stopped_by_max_gpus(self, est: TrainingEstimate, w: TrainingWorkload) -> str:
         """Max GPUs' part where it, not the machine, stops a run that fits ("" otherwise): the count chosen is the
         largest Max GPUs lets this machine run (a run too slow for the deadline at it needs more)."""
-        if self.limit_reason is not None or not est.feasible:
+        if self.limit_reason is not None:
             return ""
+        if not est.feasible:
+            return self._fits_above_max_gpus(est, w)
         top = max((n for n in self.grid(self.cap) if self.allowed(n)), default=0)
         return max_gpus_stop(w, est.gpu_count) if est.gpu_count == top else ""
+
+    def _fits_above_max_gpus(self, est: TrainingEstimate, w: TrainingWorkload) -> str:
+        """Where the model does not fit within Max GPUs but the machine supplies a count it fits on: that count."""
+        if not est.memory_breakdown_gb:  # nothing sized: no count would say more
+            return ""
+        limit = min(LARGEST_MAX_GPUS, job_gpu_limit(self.machine) or LARGEST_MAX_GPUS)
+        if limit <= w.max_gpus:
+            return ""
+        wider = self.search.for_machine(self.search.workload.model_copy(update={"max_gpus": limit}), self.search.e)
+        fitting = min_fitting_count(self.gpu, wider, self.allowed)
+        if fitting is None:
+            return ""
+        return f"{max_gpus_stop(w, est.gpu_count)}: it fits on {fitting:,}; raise Max GPUs to {fitting:,}"
 
     def grid(self, limit: int) -> tuple[int, ...]:
         """The candidate counts up to `limit` for this machine's GPU (candidate_counts from 1)."""

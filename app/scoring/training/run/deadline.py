@@ -58,9 +58,11 @@ def nothing_on_time_note(
     limit_reason: str | None,
     w: TrainingWorkload,
     where: str = "",
+    more_gpus_help: bool = True,
 ) -> str:
     """What the nearest run misses by, and what would let one finish in time; `work_hours` are where the deadline is
-    checked (`where`: ' at its band's slow end' with limits_at band_high)."""
+    checked (`where`: ' at its band's slow end' with limits_at band_high). `more_gpus_help` False: a search above Max
+    GPUs on the nearest machines found no count that finishes in time, so raising Max GPUs is no advice."""
     n, deadline_h = gpu_count, w.max_days * 24
     text = (
         f"No option finishes within the {deadline_text(w.max_days)}: the nearest, {n}×{offer.gpu_id} at "
@@ -74,8 +76,27 @@ def nothing_on_time_note(
     if needed > cap and limit_reason:
         limit = limit_reason.replace("this offer", "that offer")
         return text + f", but {limit}. Try a later deadline, or offers with more nodes."
+    if needed > w.max_gpus and not more_gpus_help:
+        return text + (
+            ", but no larger Max GPUs lets the nearest machines finish in time: try a later deadline, offers with more "
+            "nodes, or a larger global batch (more work per step to spread over more GPUs)."
+        )
     if needed > w.max_gpus:
         return text + f": Max GPUs is the limit; raise Max GPUs (now {w.max_gpus:,}) or the deadline."
+    if not more_gpus_help:
+        return text + (
+            f", but it does not scale so far: {n:,} is the nearest machine's fastest count. Try a later deadline, or a "
+            "larger global batch (more work per step to spread over more GPUs)."
+        )
     if needed > cap:
         return text + f", but that offer supplies at most {cap:,}: a later deadline, or offers with more nodes."
     return text + "."
+
+
+def nothing_within_budget_note(offer: Offer, gpu_count: int, reason: str) -> str:
+    """Where every run on time is over the budget: the cheapest one, what it bills, and what would let one fit.
+    `reason`: that run's own (`costs $10,146, over the $5,000 budget`)."""
+    return (
+        f"No option finishes within the budget: the cheapest on time, {gpu_count:,}×{offer.gpu_id} at "
+        f"{offer.provider_name}, {reason}. Raise the budget to what it bills, or train on fewer tokens."
+    )
