@@ -18,7 +18,8 @@ Normalisation (see also the summary printed at the end):
 - `as_of` is an ISO date or empty (date unknown); anything that was not a plain date keeps its
   original text in `notes`, and approximate dates say so.
 - Rows are dropped only for a stated reason (printed): a price superseded by a newer one for the same
-  offer (its value goes into the newer row's notes), or an estimate the source says not to use.
+  offer (its value goes into the newer row's notes), an estimate the source says not to use, or an on-demand
+  price of a shape the provider does not sell on demand (its notes say so: unsold_on_these_terms).
 
 Per-token prices (token_prices.csv) also carry what the reference says about trusting them:
 - `as_of_basis`: how the date reads. `exact` (a day the price was read), `on_or_before` ("<=2026-12-01": a
@@ -357,6 +358,19 @@ def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: se
     return price_note
 
 
+# A reference row's notes saying its shape is not sold on demand: its on-demand price is a list price nobody can rent
+# at (GCP's a3-highgpu-1g/2g/4g: "Spot/Flex-start only; on-demand-equivalent list price"), so it is no on-demand offer.
+NOT_SOLD_ON_DEMAND = re.compile(r"spot/flex-start only|on-demand-equivalent", re.IGNORECASE)
+
+
+def unsold_on_these_terms(ref: dict[str, str]) -> str:
+    """Why a reference row is no offer at its own price type ('' where it is one): an on-demand price of a shape
+    the provider sells only on other terms."""
+    if ref["price_type"] == "on_demand" and NOT_SOLD_ON_DEMAND.search(ref["notes"]):
+        return f"is not sold on demand ({ref['notes'].strip()}): no offer at that price"
+    return ""
+
+
 def build_offers(report: Report) -> list[dict[str, str]]:
     gpu_ids = ids("gpus.csv")
     consumer = consumer_gpus(seed_rows("gpus.csv"))
@@ -378,6 +392,9 @@ def build_offers(report: Report) -> list[dict[str, str]]:
                 f"{where}: ${ref['price_per_hour_total']}/h is an estimate the source "
                 f"says not to use ({ref['verification']})"
             )
+            continue
+        if unsold := unsold_on_these_terms(ref):
+            report["dropped"].append(f"{where}: ${ref['price_per_hour_total']}/h {unsold}")
             continue
         ref = dict(ref)  # restate() may date it by a newer reading
         price_type, price_note = PRICE_TYPE_MAP[ref["price_type"]]

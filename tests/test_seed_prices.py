@@ -63,6 +63,16 @@ def test_prices_not_read_from_a_price_list_say_so_to_the_buyer() -> None:
     assert "price list" not in notes[("coreweave", "B200")]
 
 
+def test_a_shape_not_sold_on_demand_has_no_on_demand_offer() -> None:
+    """GCP sells a3-highgpu-1g only as Spot or Flex-start (prices.csv: "1g/2g/4g shapes are Spot/Flex-start only;
+    on-demand-equivalent list price"): its list price is no machine a buyer can rent on demand, so it is left out of
+    the seed and never ranked as the #1 on-demand option of a GCP batch job; its spot price stays."""
+    shapes = {(o["instance_type"], o["price_type"]) for o in rows("offers.csv") if o["provider_id"] == "gcp"}
+    assert ("a3-highgpu-1g", "spot") in shapes
+    assert ("a3-highgpu-1g", "on_demand") not in shapes
+    assert not [o for o in rows("offers.csv") if o["price_type"] == "on_demand" and "Flex-start only" in o["notes"]]
+
+
 def test_an_nvlink_domain_wider_than_the_node_is_read_from_the_topology_source() -> None:
     """Only an offer whose topology source says its NVLink domain spans more GPUs than a node gets one (CoreWeave's
     GB200 NVL72 node); Oracle's GB200.4, whose link is inferred from the form factor, stays one 4-GPU node."""
