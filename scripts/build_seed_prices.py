@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from app.scoring.pricing.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
 from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
 from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
+    CLUSTER_SALE,
     COMMUNITY_HOSTED,
     CONSUMER_CARD,
     GMI_ARTICLE,
@@ -355,6 +356,8 @@ def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: se
         price_note = join(price_note, "instance price includes host CPU/RAM")
     if ref["gpu_id"] in consumer:
         price_note = join(price_note, CONSUMER_CARD)
+    if "cluster" in ref["instance_type"].lower() and not ref["gpus_per_node"]:
+        price_note = join(price_note, CLUSTER_SALE)
     return price_note
 
 

@@ -48,13 +48,14 @@ BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 # Caveats a buyer must see beside a price, in the words its price_note carries them (scripts/build_seed_prices.py
 # writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'";
-# scripts/offer_notes.py the host, card and supersession ones): each phrase, and the short label a ranked row shows
-# (the whole note stays in the JSON and the label's title). Who hosts and what card come first: they decide whether a
-# buyer can use the machine at all.
+# scripts/offer_notes.py the host, card, cluster-sale and supersession ones): each phrase, and the short label a
+# ranked row shows (the whole note stays in the JSON and the label's title). Who hosts and what card come first: they
+# decide whether a buyer can use the machine at all.
 PRICE_CAVEATS = (
     ("community-hosted", "community-hosted: third-party hosts"),
     ("consumer GeForce card", "consumer card: GeForce licence, marketplace hosts"),
     ("managed deployment", "managed deployment, not a bare VM"),
+    ("sold as a GPU cluster", "sold as a cluster of unstated size"),
     ("superseded by a newer price", "superseded by a newer price"),
     ("historical snapshot", "historical snapshot"),
     ("where available", "capacity not guaranteed"),
