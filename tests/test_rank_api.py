@@ -188,6 +188,22 @@ def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:
     assert any(o["stale"] for o in options), "the seed has spot prices older than the stale-after days"
 
 
+def test_a_spot_row_says_what_its_price_assumes_of_interruptions(client) -> None:  # type: ignore[no-untyped-def]
+    """A service ranked on spot is priced as if never interrupted, with no spare replica: each spot row says so in its
+    assumptions (a batch job's says its billed hours count them); an on-demand row says nothing of the kind."""
+    body = {**CHAT_8B, "price_types": ["spot", "on_demand"], "peak_requests_per_s": 20}
+    options = [o for o in client.post("/api/v1/rank/inference", json=body).json()["options"] if o["feasible"]]
+    spot = [o for o in options if o["price_type"] == "spot"]
+    assert spot and len(spot) < len(options)
+    for option in options:
+        said = [a for a in option["assumptions"] if a.startswith("spot: the provider may reclaim")]
+        assert len(said) == (option["price_type"] == "spot")
+    assert all("no spare replica" in a for o in spot for a in o["assumptions"] if a.startswith("spot:"))
+    job = {**CHAT_8B, "price_types": ["spot"], "scenario": "max_throughput", "job_requests": 10_000}
+    best = client.post("/api/v1/rank/inference", json=job).json()["options"][0]
+    assert any("billed hours include the requests" in a for a in best["assumptions"])
+
+
 def test_training_rows_carry_price_terms(client) -> None:  # type: ignore[no-untyped-def]
     options = client.post("/api/v1/rank/training", json={**TRAINING, "include_stale": True}).json()["options"]
     assert options and any(o["stale"] for o in options) and all(o["price_type"] == "on_demand" for o in options)

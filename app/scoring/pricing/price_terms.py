@@ -107,6 +107,23 @@ def interruptions_per_node_month(provider_id: str, override: float | None = None
     return OTHER_INTERRUPTIONS_PER_NODE_MONTH
 
 
+def spot_serving_assumption(price_type: str, provider_id: str, batch_job: bool) -> str:
+    """What a ranked inference row on spot assumes of its interruptions, in a sentence ('' on other terms): a batch
+    job's billed hours count them (job_wall_hours); a service's price and replicas assume none."""
+    if price_type not in INTERRUPTIBLE:
+        return ""
+    rate = interruptions_per_node_month(provider_id)
+    basis = (
+        "the upper end of AWS's Spot Instance Advisor bands"
+        if provider_id.lower() in HYPERSCALERS
+        else "assumed: the provider publishes no rate"
+    )
+    head = f"spot: the provider may reclaim these GPUs at short notice, about {rate:g} times per node-month ({basis})"
+    if batch_job:
+        return f"{head}; the job's billed hours include the requests each interruption loses and a restart"
+    return f"{head}; the price and the replicas assume none, with no spare replica to take an interrupted one's load"
+
+
 @dataclass(frozen=True, slots=True)
 class SpotRun:
     """A run on interruptible capacity: expected wall time and the share of it lost to interruptions."""

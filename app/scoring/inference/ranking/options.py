@@ -16,7 +16,7 @@ from app.scoring.explain import Band, Term
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
-from app.scoring.pricing.price_terms import min_term_hours
+from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
 from app.scoring.specs import Offer
 
 RANK_UNITS = {
@@ -157,7 +157,10 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         reason=est.reason,
         close_call=close,
         terms=est.terms,
-        assumptions=with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+        assumptions=with_assumption(
+            with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+            spot_serving_assumption(offer.price_type, offer.provider_id, batch_job=bool(p.job_hours)),
+        ),
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
         ttft_median_ms=est.ttft_median_ms,
