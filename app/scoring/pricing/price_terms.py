@@ -118,7 +118,8 @@ def spot_serving_assumption(price_type: str, provider_id: str, batch_job: bool) 
         if provider_id.lower() in HYPERSCALERS
         else "assumed: the provider publishes no rate"
     )
-    head = f"spot: the provider may reclaim these GPUs at short notice, about {rate:g} times per node-month ({basis})"
+    expected = f"{rate:g} interruptions per node-month expected, {basis}"
+    head = f"spot: the provider may reclaim these GPUs at short notice ({expected})"
     if batch_job:
         return f"{head}; the job's billed hours include the requests each interruption loses and a restart"
     return f"{head}; the price and the replicas assume none, with no spare replica to take an interrupted one's load"
