@@ -188,6 +188,22 @@ def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:
     assert any(o["stale"] for o in options), "the seed has spot prices older than the stale-after days"
 
 
+def test_each_row_names_the_instance_and_region_its_offer_rents(client) -> None:  # type: ignore[no-untyped-def]
+    """A ranked row names the machine to rent as the catalog does (AWS's p5.48xlarge, not only 'AWS, 8xH100'), in
+    the JSON, the CSV and on the page, so the #1 is an offer a buyer can find as ranked."""
+    offers = {o["id"]: o for o in client.get("/api/v1/offers?provider=aws").json()}
+    for phase, body in (("inference", {**CHAT_8B, "model": "llama-3.1-70b"}), ("training", TRAINING)):
+        options = client.post(f"/api/v1/rank/{phase}", json={**body, "providers": ["aws"]}).json()["options"]
+        assert options
+        for option in options:
+            offer = offers[option["offer_id"]]
+            assert (option["instance_type"], option["region"]) == (offer["instance_type"], offer["region"])
+        assert options[0]["instance_type"].startswith(("p4", "p5", "p6", "g5", "g6"))
+    page = client.get("/?phase=inference&model=llama-3.1-70b&providers=aws").text
+    best = client.get("/rank.json?phase=inference&model=llama-3.1-70b&providers=aws").json()["options"][0]
+    assert f">{best['instance_type']}</span>" in page
+
+
 def test_a_spot_row_says_what_its_price_assumes_of_interruptions(client) -> None:  # type: ignore[no-untyped-def]
     """A service ranked on spot is priced as if never interrupted, with no spare replica: each spot row says so in its
     assumptions (a batch job's says its billed hours count them); an on-demand row says nothing of the kind."""

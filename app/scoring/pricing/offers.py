@@ -90,6 +90,8 @@ class OfferFields(TypedDict):
     usd_per_gpu_hour: float
     as_of: date | None
     offer_id: int | None
+    instance_type: str
+    region: str
 
 
 # Ranked-row fields that are the offer's own, unchanged (a sorted view reads them without building the row).
@@ -97,9 +99,10 @@ ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 
 def offer_fields(offer: Offer, layout_caveat: str = "") -> OfferFields:
-    """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
-    price and terms (with the caveats a buyer must see: its price note's, then what the row's layout assumes of the
-    offer, machines.shared_rack_caveat), read when and where."""
+    """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, which instance
+    where (as the catalog names them, so a buyer rents the machine ranked), at what price and terms (with the caveats
+    a buyer must see: its price note's, then what the row's layout assumes of the offer, machines.shared_rack_caveat),
+    read when and where."""
     return OfferFields(
         provider=offer.provider_id,
         provider_name=offer.provider_name,
@@ -112,6 +115,8 @@ def offer_fields(offer: Offer, layout_caveat: str = "") -> OfferFields:
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
         as_of=offer.as_of,
         offer_id=offer.offer_id,
+        instance_type=offer.instance_type,
+        region=offer.region,
     )
 
 

@@ -98,6 +98,8 @@ class InferenceOption:
     ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
     tpot_p99_band: Band | None = None  # ms
     limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
+    instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
+    region: str = ""  # where the offer's price applies ("" where not stated)
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
