@@ -215,13 +215,16 @@ def fmt(value: Decimal) -> str:
 
 
 def source_caveat(verification: str) -> str:
-    """A buyer-facing caveat for a price not read from a price list: a provider's own article or blog, or a
-    third-party blog or research note ('' for price pages and catalogs, whose rows say their source)."""
+    """A buyer-facing caveat for a price not read from a price list: a provider's own article or blog, a third-party
+    blog or research note, or a statistic of several marketplace offers (Vast.ai's medians and averages); '' for price
+    pages and catalogs, whose rows say their source."""
     text = verification.lower()
     if text.startswith("secondary") and ("blog" in text or "research note" in text):
         return "price read from a third-party write-up, not the provider's price list"
     if ("article" in text or "blog" in text) and ("first-party" in text or "vendor" in text):
         return "price from the provider's own article, not its price list"
+    if re.search(r"\b(median|average) of\b", text) or "host median" in text:
+        return "a median or average of observed marketplace offers, not one offer's price (they move daily)"
     return ""
 
 

@@ -45,6 +45,17 @@ def test_a_per_gpu_price_of_a_cluster_product_says_a_single_gpu_may_not_be_renta
     assert label in _text(client.get(query).text)
 
 
+def test_a_median_of_marketplace_offers_is_labelled_not_one_offers_price(client) -> None:  # type: ignore[no-untyped-def]
+    """Vast.ai's rows are a median or an average of several hosts' offers (prices.csv verification: "median of 4
+    verified rentable 1x offers", "average of 8 observed offers"), which move daily: no host rents at that figure, so a
+    ranking that asks for marketplace prices labels every such row."""
+    label = "a median or average of marketplace offers"
+    query = "/rank.json?phase=inference&model=llama-3.1-8b&providers=vast-ai&price_types=marketplace"
+    options = client.get(query).json()["options"]
+    assert options and all(label in o["price_caveats"] for o in options)
+    assert price_caveats("price read from a vendor price list") == ()
+
+
 def test_a_labels_terms_say_the_caveats_interruptions_and_staleness() -> None:
     assert terms_text("on_demand") == "on demand"
     assert (

@@ -47,10 +47,10 @@ BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 
 # Caveats a buyer must see beside a price, in the words its price_note carries them (scripts/build_seed_prices.py
-# writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'";
-# scripts/offer_notes.py the host, card, cluster-sale and supersession ones): each phrase, and the short label a
-# ranked row shows (the whole note stays in the JSON and the label's title). Who hosts and what card come first: they
-# decide whether a buyer can use the machine at all.
+# writes them from the reference's notes and verification columns: source_caveat (an article, a write-up, a median
+# of marketplace offers), "where available", "'from'"; scripts/offer_notes.py the host, card, cluster-sale and
+# supersession ones): each phrase, and the short label a ranked row shows (the whole note stays in the JSON and the
+# label's title). Who hosts and what card come first: they decide whether a buyer can use the machine at all.
 PRICE_CAVEATS = (
     ("community-hosted", "community-hosted: third-party hosts"),
     ("consumer GeForce card", "consumer card: GeForce licence, marketplace hosts"),
@@ -61,6 +61,7 @@ PRICE_CAVEATS = (
     ("where available", "capacity not guaranteed"),
     ("the provider's own article", "provider's article, not its price list"),
     ("third-party write-up", "third-party write-up, not a price list"),
+    ("observed marketplace offers", "a median or average of marketplace offers"),
     ("'from'/'starting at' price", "'from' price"),
     ("'as low as' price", "'as low as' price"),
 )
