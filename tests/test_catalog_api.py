@@ -68,6 +68,16 @@ def test_offers_by_provider(client) -> None:  # type: ignore[no-untyped-def]
     assert offers and {o["provider_id"] for o in offers} == {"lambda"}
 
 
+def test_an_offers_caveats_are_the_labels_its_ranked_row_shows(client) -> None:  # type: ignore[no-untyped-def]
+    """/api/v1/offers says what a ranked row says of the same offer: the caveat labels of its price note (GMI Cloud's
+    prices come from its own article, one "where available"), so the catalog and the ranking give the same facts."""
+    offers = {o["id"]: o for o in client.get("/api/v1/offers?provider=gmi-cloud").json()}
+    assert all("provider's article, not its price list" in o["price_caveats"] for o in offers.values())
+    ranked = client.get("/rank.json?phase=inference&model=llama-3.1-8b&providers=gmi-cloud").json()["options"]
+    assert ranked and all(o["price_caveats"] == offers[o["offer_id"]]["price_caveats"] for o in ranked)
+    assert any("capacity not guaranteed" in o["price_caveats"] for o in offers.values())
+
+
 def test_offers_reject_bad_filter_with_field_name(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/v1/offers", params={"price_type": "free"})
     assert response.status_code == 422
