@@ -18,8 +18,7 @@ Normalisation (see also the summary printed at the end):
 - `as_of` is an ISO date or empty (date unknown); anything that was not a plain date keeps its
   original text in `notes`, and approximate dates say so.
 - Rows are dropped only for a stated reason (printed): a price superseded by a newer one for the same
-  offer (its value goes into the newer row's notes), an estimate the source says not to use, or an on-demand
-  price of a shape the provider does not sell on demand (its notes say so: unsold_on_these_terms).
+  offer (its value goes into the newer row's notes), or an estimate the source says not to use.
 
 Per-token prices (token_prices.csv) also carry what the reference says about trusting them:
 - `as_of_basis`: how the date reads. `exact` (a day the price was read), `on_or_before` ("<=2026-12-01": a
@@ -51,7 +50,7 @@ SEED = ROOT / "seed_data"
 
 sys.path.insert(0, str(ROOT))
 from app.scoring.pricing.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
-from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
+from app.scoring.specs import PRICE_TYPES, UNSOLD_ON_THESE_TERMS  # noqa: E402  (the app's vocabulary and words)
 from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
     CLUSTER_SALE,
     COMMUNITY_HOSTED,
@@ -345,6 +344,12 @@ def restate(ref: dict[str, str], as_of: str, per_gpu: Decimal, statement: Statem
     return f"{restated}: dated by that reading; {first}"
 
 
+# A reference row's notes saying its shape is not sold on demand: its on-demand price is a list price nobody can rent
+# at (GCP's a3-highgpu-1g/2g/4g: "Spot/Flex-start only; on-demand-equivalent list price"). The row stays (a database
+# seeded before keeps its id and history) and its note says so: the app never ranks it (specs.Offer.unsold).
+NOT_SOLD_ON_DEMAND = re.compile(r"spot/flex-start only|on-demand-equivalent", re.IGNORECASE)
+
+
 def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: set[str]) -> str:
     """The type's note, then every caveat the reference's words give (app PRICE_CAVEATS reads them back)."""
     context = f"{ref['notes']} {ref['verification']}".lower()
@@ -361,20 +366,9 @@ def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: se
         price_note = join(price_note, CONSUMER_CARD)
     if "cluster" in ref["instance_type"].lower() and not ref["gpus_per_node"]:
         price_note = join(price_note, CLUSTER_SALE)
-    return price_note
-
-
-# A reference row's notes saying its shape is not sold on demand: its on-demand price is a list price nobody can rent
-# at (GCP's a3-highgpu-1g/2g/4g: "Spot/Flex-start only; on-demand-equivalent list price"), so it is no on-demand offer.
-NOT_SOLD_ON_DEMAND = re.compile(r"spot/flex-start only|on-demand-equivalent", re.IGNORECASE)
-
-
-def unsold_on_these_terms(ref: dict[str, str]) -> str:
-    """Why a reference row is no offer at its own price type ('' where it is one): an on-demand price of a shape
-    the provider sells only on other terms."""
     if ref["price_type"] == "on_demand" and NOT_SOLD_ON_DEMAND.search(ref["notes"]):
-        return f"is not sold on demand ({ref['notes'].strip()}): no offer at that price"
-    return ""
+        price_note = join(price_note, f"{UNSOLD_ON_THESE_TERMS}: {ref['notes'].strip()}")
+    return price_note
 
 
 def build_offers(report: Report) -> list[dict[str, str]]:
@@ -398,9 +392,6 @@ def build_offers(report: Report) -> list[dict[str, str]]:
                 f"{where}: ${ref['price_per_hour_total']}/h is an estimate the source "
                 f"says not to use ({ref['verification']})"
             )
-            continue
-        if unsold := unsold_on_these_terms(ref):
-            report["dropped"].append(f"{where}: ${ref['price_per_hour_total']}/h {unsold}")
             continue
         ref = dict(ref)  # restate() may date it by a newer reading
         price_type, price_note = PRICE_TYPE_MAP[ref["price_type"]]

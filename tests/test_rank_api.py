@@ -188,6 +188,22 @@ def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:
     assert any(o["stale"] for o in options), "the seed has spot prices older than the stale-after days"
 
 
+def test_a_list_price_of_a_shape_not_sold_on_demand_is_never_ranked(client) -> None:  # type: ignore[no-untyped-def]
+    """GCP's a3-highgpu-1g is Spot/Flex-start only; its on-demand list price ($10.98/GPU-h) was ranked #1 for a small
+    GCP batch job, a machine nobody can rent on demand. The catalog lists it, labelled; no ranking offers it."""
+    listed = client.get("/api/v1/offers?provider=gcp&price_type=on_demand").json()
+    unsold = {o["id"] for o in listed if o["instance_type"] == "a3-highgpu-1g"}
+    assert len(unsold) == 1
+    assert all("not sold on these terms: a list price only" in o["price_caveats"] for o in listed if o["id"] in unsold)
+    job = {**CHAT_8B, "providers": ["gcp"], "scenario": "max_throughput", "job_requests": 1000}
+    for phase, body in (("inference", job), ("inference", {**CHAT_8B, "providers": ["gcp"]}), ("training", TRAINING)):
+        body = {**body, "providers": ["gcp"], "include_stale": True}
+        options = client.post(f"/api/v1/rank/{phase}", json=body).json()["options"]
+        assert options and not {o["offer_id"] for o in options} & unsold
+    best = client.post("/api/v1/rank/inference", json=job).json()["options"][0]
+    assert (best["provider"], best["price_type"], best["instance_type"]) == ("gcp", "on_demand", "a3-ultragpu-8g")
+
+
 def test_each_row_names_the_instance_and_region_its_offer_rents(client) -> None:  # type: ignore[no-untyped-def]
     """A ranked row names the machine to rent as the catalog does (AWS's p5.48xlarge, not only 'AWS, 8xH100'), in
     the JSON, the CSV and on the page, so the #1 is an offer a buyer can find as ranked."""

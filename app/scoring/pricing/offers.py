@@ -26,7 +26,8 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
     """Offers allowed by the workload's provider, price-type, GPU and vendor filters.
 
     By default only on-demand offers that are not stale: spot (interruptible), reserved (a commitment),
-    marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them.
+    marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them. A list price
+    of a shape not sold on its terms (Offer.unsold) is never ranked: nobody can rent it at that price.
     A training workload never matches a managed inference endpoint (Offer.inference_endpoint).
     """
     providers = {p.lower() for p in filters.providers}
@@ -38,7 +39,7 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
         gpu = gpus.get(offer.gpu_id)
         if gpu is None:
             continue
-        if offer.price_type not in price_types or (offer.stale and not filters.include_stale):
+        if offer.unsold or offer.price_type not in price_types or (offer.stale and not filters.include_stale):
             continue
         if filters.trains and offer.inference_endpoint:
             continue

@@ -52,6 +52,7 @@ BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 # supersession ones): each phrase, and the short label a ranked row shows (the whole note stays in the JSON and the
 # label's title). Who hosts and what card come first: they decide whether a buyer can use the machine at all.
 PRICE_CAVEATS = (
+    ("not sold on these terms", "not sold on these terms: a list price only"),
     ("community-hosted", "community-hosted: third-party hosts"),
     ("consumer GeForce card", "consumer card: GeForce licence, marketplace hosts"),
     ("managed deployment", "managed deployment, not a bare VM"),
