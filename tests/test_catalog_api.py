@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime, timedelta
+
 import pytest
+
+from app.catalog import queries, snapshot
 
 
 def test_healthz_reports_catalog_counts(client) -> None:  # type: ignore[no-untyped-def]
@@ -76,6 +81,22 @@ def test_an_offers_caveats_are_the_labels_its_ranked_row_shows(client) -> None: 
     ranked = client.get("/rank.json?phase=inference&model=llama-3.1-8b&providers=gmi-cloud").json()["options"]
     assert ranked and all(o["price_caveats"] == offers[o["offer_id"]]["price_caveats"] for o in ranked)
     assert any("capacity not guaranteed" in o["price_caveats"] for o in offers.values())
+
+
+@pytest.mark.parametrize("zone", ["Etc/GMT-14", "Etc/GMT+12"])  # at any hour one of them is on another day than UTC
+def test_the_catalog_counts_staleness_from_the_day_the_ranking_does(zone: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """/api/v1/offers' `stale` and the ranking's (snapshot: stale from as_of + days + 1, UTC) agree on a server in any
+    time zone: a price the catalog calls fresh is never one the ranking leaves out as stale, nor the reverse."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        today = datetime.now(UTC).date()
+        for age in (179, 180, 181, 182):
+            as_of = today - timedelta(days=age)
+            assert queries.is_stale(as_of, 180) == (snapshot.stale_since(as_of, 180) <= today), age
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_offers_reject_bad_filter_with_field_name(client) -> None:  # type: ignore[no-untyped-def]
