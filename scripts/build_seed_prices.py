@@ -50,8 +50,9 @@ SEED = ROOT / "seed_data"
 
 sys.path.insert(0, str(ROOT))
 from app.scoring.pricing.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
-from app.scoring.specs import PRICE_TYPES  # noqa: E402  (the vocabulary the app validates against)
+from app.scoring.specs import PRICE_TYPES, UNSOLD_ON_THESE_TERMS  # noqa: E402  (the app's vocabulary and words)
 from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
+    CLUSTER_SALE,
     COMMUNITY_HOSTED,
     CONSUMER_CARD,
     GMI_ARTICLE,
@@ -213,13 +214,16 @@ def fmt(value: Decimal) -> str:
 
 
 def source_caveat(verification: str) -> str:
-    """A buyer-facing caveat for a price not read from a price list: a provider's own article or blog, or a
-    third-party blog or research note ('' for price pages and catalogs, whose rows say their source)."""
+    """A buyer-facing caveat for a price not read from a price list: a provider's own article or blog, a third-party
+    blog or research note, or a statistic of several marketplace offers (Vast.ai's medians and averages); '' for price
+    pages and catalogs, whose rows say their source."""
     text = verification.lower()
     if text.startswith("secondary") and ("blog" in text or "research note" in text):
         return "price read from a third-party write-up, not the provider's price list"
     if ("article" in text or "blog" in text) and ("first-party" in text or "vendor" in text):
         return "price from the provider's own article, not its price list"
+    if re.search(r"\b(median|average) of\b", text) or "host median" in text:
+        return "a median or average of observed marketplace offers, not one offer's price (they move daily)"
     return ""
 
 
@@ -340,6 +344,12 @@ def restate(ref: dict[str, str], as_of: str, per_gpu: Decimal, statement: Statem
     return f"{restated}: dated by that reading; {first}"
 
 
+# A reference row's notes saying its shape is not sold on demand: its on-demand price is a list price nobody can rent
+# at (GCP's a3-highgpu-1g/2g/4g: "Spot/Flex-start only; on-demand-equivalent list price"). The row stays (a database
+# seeded before keeps its id and history) and its note says so: the app never ranks it (specs.Offer.unsold).
+NOT_SOLD_ON_DEMAND = re.compile(r"spot/flex-start only|on-demand-equivalent", re.IGNORECASE)
+
+
 def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: set[str]) -> str:
     """The type's note, then every caveat the reference's words give (app PRICE_CAVEATS reads them back)."""
     context = f"{ref['notes']} {ref['verification']}".lower()
@@ -354,6 +364,10 @@ def price_note_of(ref: dict[str, str], price_note: str, as_of: str, consumer: se
         price_note = join(price_note, "instance price includes host CPU/RAM")
     if ref["gpu_id"] in consumer:
         price_note = join(price_note, CONSUMER_CARD)
+    if "cluster" in ref["instance_type"].lower() and not ref["gpus_per_node"]:
+        price_note = join(price_note, CLUSTER_SALE)
+    if ref["price_type"] == "on_demand" and NOT_SOLD_ON_DEMAND.search(ref["notes"]):
+        price_note = join(price_note, f"{UNSOLD_ON_THESE_TERMS}: {ref['notes'].strip()}")
     return price_note
 
 

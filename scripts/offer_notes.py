@@ -6,6 +6,8 @@ Used by scripts/build_seed_prices.py. The app labels a price by the phrases its 
 - community-hosted: RunPod Community Cloud runs on third-party hosts (gpus.csv row RTX-4090 names it a marketplace).
   Its rows are `marketplace`, the vocabulary's "community or peer hosts", ranked where a question asks for them.
 - consumer GeForce card: by the card's form factor in gpus.csv, with the licence and host caveat of row RTX-4090.
+- cluster sale: a per-GPU price of a product sold as clusters of unstated size (an instance named "GPU cluster" with no
+  gpus_per_node), which a ranking offers as one GPU.
 - superseded: a historical snapshot of a provider's GPU that the provider now prices with a date (mark_superseded).
 - GMI Cloud's older reading of a rate its 2026 article re-states is dated by the article's reading (gmi_statement).
 - One offer read twice at one price from two price-list copies is one row (merge_repeated_readings, with the app's rule
@@ -24,6 +26,9 @@ COMMUNITY_HOSTED = {
     "RunPod (Community)": "community-hosted: RunPod Community Cloud runs on third-party hosts' machines, not RunPod's "
     "datacenters (a marketplace, gpus.csv row RTX-4090); RunPod's fixed on-demand rate",
 }
+# A per-GPU price of a product sold as clusters whose size the reference does not give (Together AI's "GPU cluster"
+# rows, "on-demand clusters $3.49-7.49/GPU-h"): ranked per GPU, as one GPU, which the buyer may not be able to rent.
+CLUSTER_SALE = "sold as a GPU cluster of unstated size, priced per GPU-hour: a single GPU may not be rentable"
 CONSUMER_CARD = (
     "consumer GeForce card: NVIDIA's GeForce driver licence restricts datacenter use, and such cards are rented "
     "mainly on marketplaces (gpus.csv row RTX-4090)"

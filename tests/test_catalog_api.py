@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime, timedelta
+
 import pytest
+
+from app.catalog import queries, snapshot
 
 
 def test_healthz_reports_catalog_counts(client) -> None:  # type: ignore[no-untyped-def]
@@ -66,6 +71,32 @@ def test_offers_filters_combine(client) -> None:  # type: ignore[no-untyped-def]
 def test_offers_by_provider(client) -> None:  # type: ignore[no-untyped-def]
     offers = client.get("/api/v1/offers", params={"provider": "lambda"}).json()
     assert offers and {o["provider_id"] for o in offers} == {"lambda"}
+
+
+def test_an_offers_caveats_are_the_labels_its_ranked_row_shows(client) -> None:  # type: ignore[no-untyped-def]
+    """/api/v1/offers says what a ranked row says of the same offer: the caveat labels of its price note (GMI Cloud's
+    prices come from its own article, one "where available"), so the catalog and the ranking give the same facts."""
+    offers = {o["id"]: o for o in client.get("/api/v1/offers?provider=gmi-cloud").json()}
+    assert all("provider's article, not its price list" in o["price_caveats"] for o in offers.values())
+    ranked = client.get("/rank.json?phase=inference&model=llama-3.1-8b&providers=gmi-cloud").json()["options"]
+    assert ranked and all(o["price_caveats"] == offers[o["offer_id"]]["price_caveats"] for o in ranked)
+    assert any("capacity not guaranteed" in o["price_caveats"] for o in offers.values())
+
+
+@pytest.mark.parametrize("zone", ["Etc/GMT-14", "Etc/GMT+12"])  # at any hour one of them is on another day than UTC
+def test_the_catalog_counts_staleness_from_the_day_the_ranking_does(zone: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """/api/v1/offers' `stale` and the ranking's (snapshot: stale from as_of + days + 1, UTC) agree on a server in any
+    time zone: a price the catalog calls fresh is never one the ranking leaves out as stale, nor the reverse."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        today = datetime.now(UTC).date()
+        for age in (179, 180, 181, 182):
+            as_of = today - timedelta(days=age)
+            assert queries.is_stale(as_of, 180) == (snapshot.stale_since(as_of, 180) <= today), age
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_offers_reject_bad_filter_with_field_name(client) -> None:  # type: ignore[no-untyped-def]

@@ -125,6 +125,16 @@ def test_a_from_price_prefers_a_price_without_caveats_at_the_same_figure():
     assert floors.on_demand_caveats == (ARTICLE,) and floors.plain_on_demand_usd_per_gpu_hour == 3.0
 
 
+def test_a_list_price_of_a_shape_not_sold_on_demand_is_no_from_price():
+    offers = [
+        PricedOffer("X", "on_demand", 1.0, None, False, "List Cloud", "not sold on these terms: Spot/Flex-start only"),
+        PricedOffer("X", "on_demand", 2.0, None, False, "Plain Cloud", ""),
+    ]
+    floors = price_floors(offers)["X"]
+    assert (floors.on_demand_usd_per_gpu_hour, floors.on_demand_provider) == (2.0, "Plain Cloud")
+    assert floors.other_terms == []
+
+
 def test_a_layout_over_several_instances_of_a_rack_says_it_assumes_one_rack():
     rack = Machine(gpus_per_node=72, link="nvlink", instance_gpus=4, node_gpus=4)
     assert shared_rack_caveat(rack, 4) == "" and shared_rack_caveat(rack, 2) == ""

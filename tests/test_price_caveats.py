@@ -32,6 +32,30 @@ def test_a_price_note_names_its_caveats_in_order() -> None:
     assert price_caveats("") == ()
 
 
+def test_a_per_gpu_price_of_a_cluster_product_says_a_single_gpu_may_not_be_rentable(client) -> None:  # type: ignore[no-untyped-def]
+    """Together AI's "GPU cluster" rows are per-GPU prices of clusters of unstated size (prices.csv: "on-demand
+    clusters $3.49-7.49/GPU-h"), ranked as one GPU: the #1 of a ranking limited to Together says so, in the JSON and on
+    the page, rather than offering a single H100 as if it could be rented alone."""
+    label = "sold as a cluster of unstated size"
+    assert price_caveats("sold as a GPU cluster of unstated size, priced per GPU-hour") == (label,)
+    query = "/?phase=inference&model=llama-3.1-8b&providers=together-ai"
+    best = client.get(query.replace("/?", "/rank.json?")).json()["options"][0]
+    assert (best["provider"], best["gpu_count"], best["machine"]) == ("together-ai", 1, "1-GPU node")
+    assert label in best["price_caveats"]
+    assert label in _text(client.get(query).text)
+
+
+def test_a_median_of_marketplace_offers_is_labelled_not_one_offers_price(client) -> None:  # type: ignore[no-untyped-def]
+    """Vast.ai's rows are a median or an average of several hosts' offers (prices.csv verification: "median of 4
+    verified rentable 1x offers", "average of 8 observed offers"), which move daily: no host rents at that figure, so a
+    ranking that asks for marketplace prices labels every such row."""
+    label = "a median or average of marketplace offers"
+    query = "/rank.json?phase=inference&model=llama-3.1-8b&providers=vast-ai&price_types=marketplace"
+    options = client.get(query).json()["options"]
+    assert options and all(label in o["price_caveats"] for o in options)
+    assert price_caveats("price read from a vendor price list") == ()
+
+
 def test_a_labels_terms_say_the_caveats_interruptions_and_staleness() -> None:
     assert terms_text("on_demand") == "on demand"
     assert (

@@ -188,6 +188,54 @@ def test_asking_for_spot_shows_spot_rows_labelled_interruptible(client) -> None:
     assert any(o["stale"] for o in options), "the seed has spot prices older than the stale-after days"
 
 
+def test_a_list_price_of_a_shape_not_sold_on_demand_is_never_ranked(client) -> None:  # type: ignore[no-untyped-def]
+    """GCP's a3-highgpu-1g is Spot/Flex-start only; its on-demand list price ($10.98/GPU-h) was ranked #1 for a small
+    GCP batch job, a machine nobody can rent on demand. The catalog lists it, labelled; no ranking offers it."""
+    listed = client.get("/api/v1/offers?provider=gcp&price_type=on_demand").json()
+    unsold = {o["id"] for o in listed if o["instance_type"] == "a3-highgpu-1g"}
+    assert len(unsold) == 1
+    assert all("not sold on these terms: a list price only" in o["price_caveats"] for o in listed if o["id"] in unsold)
+    job = {**CHAT_8B, "providers": ["gcp"], "scenario": "max_throughput", "job_requests": 1000}
+    for phase, body in (("inference", job), ("inference", {**CHAT_8B, "providers": ["gcp"]}), ("training", TRAINING)):
+        body = {**body, "providers": ["gcp"], "include_stale": True}
+        options = client.post(f"/api/v1/rank/{phase}", json=body).json()["options"]
+        assert options and not {o["offer_id"] for o in options} & unsold
+    best = client.post("/api/v1/rank/inference", json=job).json()["options"][0]
+    assert (best["provider"], best["price_type"], best["instance_type"]) == ("gcp", "on_demand", "a3-ultragpu-8g")
+
+
+def test_each_row_names_the_instance_and_region_its_offer_rents(client) -> None:  # type: ignore[no-untyped-def]
+    """A ranked row names the machine to rent as the catalog does (AWS's p5.48xlarge, not only 'AWS, 8xH100'), in
+    the JSON, the CSV and on the page, so the #1 is an offer a buyer can find as ranked."""
+    offers = {o["id"]: o for o in client.get("/api/v1/offers?provider=aws").json()}
+    for phase, body in (("inference", {**CHAT_8B, "model": "llama-3.1-70b"}), ("training", TRAINING)):
+        options = client.post(f"/api/v1/rank/{phase}", json={**body, "providers": ["aws"]}).json()["options"]
+        assert options
+        for option in options:
+            offer = offers[option["offer_id"]]
+            assert (option["instance_type"], option["region"]) == (offer["instance_type"], offer["region"])
+        assert options[0]["instance_type"].startswith(("p4", "p5", "p6", "g5", "g6"))
+    page = client.get("/?phase=inference&model=llama-3.1-70b&providers=aws").text
+    best = client.get("/rank.json?phase=inference&model=llama-3.1-70b&providers=aws").json()["options"][0]
+    assert f">{best['instance_type']}</span>" in page
+
+
+def test_a_spot_row_says_what_its_price_assumes_of_interruptions(client) -> None:  # type: ignore[no-untyped-def]
+    """A service ranked on spot is priced as if never interrupted, with no spare replica: each spot row says so in its
+    assumptions (a batch job's says its billed hours count them); an on-demand row says nothing of the kind."""
+    body = {**CHAT_8B, "price_types": ["spot", "on_demand"], "peak_requests_per_s": 20}
+    options = [o for o in client.post("/api/v1/rank/inference", json=body).json()["options"] if o["feasible"]]
+    spot = [o for o in options if o["price_type"] == "spot"]
+    assert spot and len(spot) < len(options)
+    for option in options:
+        said = [a for a in option["assumptions"] if a.startswith("spot: the provider may reclaim")]
+        assert len(said) == (option["price_type"] == "spot")
+    assert all("no spare replica" in a for o in spot for a in o["assumptions"] if a.startswith("spot:"))
+    job = {**CHAT_8B, "price_types": ["spot"], "scenario": "max_throughput", "job_requests": 10_000}
+    best = client.post("/api/v1/rank/inference", json=job).json()["options"][0]
+    assert any("billed hours include the requests" in a for a in best["assumptions"])
+
+
 def test_training_rows_carry_price_terms(client) -> None:  # type: ignore[no-untyped-def]
     options = client.post("/api/v1/rank/training", json={**TRAINING, "include_stale": True}).json()["options"]
     assert options and any(o["stale"] for o in options) and all(o["price_type"] == "on_demand" for o in options)

@@ -63,6 +63,21 @@ def test_prices_not_read_from_a_price_list_say_so_to_the_buyer() -> None:
     assert "price list" not in notes[("coreweave", "B200")]
 
 
+def test_a_shape_not_sold_on_demand_says_so_in_its_price_note() -> None:
+    """GCP sells a3-highgpu-1g only as Spot or Flex-start (prices.csv: "1g/2g/4g shapes are Spot/Flex-start only;
+    on-demand-equivalent list price"): its on-demand row stays (a stored database keeps its id and history) and its
+    price note carries the words the app leaves such a price out by (specs.UNSOLD_ON_THESE_TERMS)."""
+    gcp = {
+        (o["instance_type"], o["price_type"]): o["price_note"] for o in rows("offers.csv") if o["provider_id"] == "gcp"
+    }
+    assert "not sold on these terms" in gcp[("a3-highgpu-1g", "on_demand")]
+    assert "not sold on these terms" not in gcp[("a3-highgpu-1g", "spot")]
+    unsold = [o for o in rows("offers.csv") if "not sold on these terms" in o["price_note"]]
+    assert [(o["provider_id"], o["instance_type"], o["price_type"]) for o in unsold] == [
+        ("gcp", "a3-highgpu-1g", "on_demand")
+    ]
+
+
 def test_an_nvlink_domain_wider_than_the_node_is_read_from_the_topology_source() -> None:
     """Only an offer whose topology source says its NVLink domain spans more GPUs than a node gets one (CoreWeave's
     GB200 NVL72 node); Oracle's GB200.4, whose link is inferred from the form factor, stays one 4-GPU node."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from sqlalchemy import func
@@ -37,7 +37,7 @@ def gpu_price_floors(session: Session, stale_after_days: int, gpu_id: str | None
     query = select(Offer, Provider.name).join(Provider, col(Offer.provider_id) == col(Provider.id))
     if gpu_id:
         query = query.where(Offer.gpu_id == gpu_id)
-    today = date.today()
+    today = today_utc()
     return price_floors(
         PricedOffer(
             o.gpu_id,
@@ -156,9 +156,15 @@ def get_model(session: Session, model_id: str) -> LlmModel | None:
     return found or session.exec(select(LlmModel).where(func.lower(LlmModel.id) == model_id.lower())).first()
 
 
+def today_utc() -> date:
+    """The day staleness is counted from: UTC's, as the ranking's snapshot counts it (snapshot.today_utc), so a price
+    the catalog pages call fresh is one the ranking does not leave out as stale, whatever the server's time zone."""
+    return datetime.now(UTC).date()
+
+
 def is_stale(as_of: date | None, stale_after_days: int, today: date | None = None) -> bool:
     """Older than the limit, or undated (a historical snapshot whose day nobody recorded)."""
-    return as_of is None or (today or date.today()) - as_of > timedelta(days=stale_after_days)
+    return as_of is None or (today or today_utc()) - as_of > timedelta(days=stale_after_days)
 
 
 def price_history(session: Session, offer_id: int) -> list[PriceHistory] | None:

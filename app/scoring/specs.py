@@ -186,9 +186,18 @@ class Offer:
         training job can run on."""
         return INFERENCE_ENDPOINT in self.price_note
 
+    @property
+    def unsold(self) -> bool:
+        """A list price of a shape the provider does not sell on these terms (its price note says so,
+        scripts/build_seed_prices.py): no machine a buyer can rent at it, so never ranked."""
+        return UNSOLD_ON_THESE_TERMS in self.price_note
+
 
 # The words a managed inference deployment's price terms carry (seed and imported prices alike).
 INFERENCE_ENDPOINT = "inference endpoint"
+# The words a price note carries where the shape is not sold on the price's terms: GCP's a3-highgpu-1g is Spot or
+# Flex-start only, and its on-demand row an "on-demand-equivalent list price" (shared/reference/prices.csv notes).
+UNSOLD_ON_THESE_TERMS = "not sold on these terms"
 
 
 @dataclass(frozen=True, slots=True)

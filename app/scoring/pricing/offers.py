@@ -26,7 +26,8 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
     """Offers allowed by the workload's provider, price-type, GPU and vendor filters.
 
     By default only on-demand offers that are not stale: spot (interruptible), reserved (a commitment),
-    marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them.
+    marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them. A list price
+    of a shape not sold on its terms (Offer.unsold) is never ranked: nobody can rent it at that price.
     A training workload never matches a managed inference endpoint (Offer.inference_endpoint).
     """
     providers = {p.lower() for p in filters.providers}
@@ -38,7 +39,7 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
         gpu = gpus.get(offer.gpu_id)
         if gpu is None:
             continue
-        if offer.price_type not in price_types or (offer.stale and not filters.include_stale):
+        if offer.unsold or offer.price_type not in price_types or (offer.stale and not filters.include_stale):
             continue
         if filters.trains and offer.inference_endpoint:
             continue
@@ -90,6 +91,8 @@ class OfferFields(TypedDict):
     usd_per_gpu_hour: float
     as_of: date | None
     offer_id: int | None
+    instance_type: str
+    region: str
 
 
 # Ranked-row fields that are the offer's own, unchanged (a sorted view reads them without building the row).
@@ -97,9 +100,10 @@ ROW_OFFER_FIELDS = frozenset({"gpu_id", "provider_name", "usd_per_gpu_hour"})
 
 
 def offer_fields(offer: Offer, layout_caveat: str = "") -> OfferFields:
-    """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, at what
-    price and terms (with the caveats a buyer must see: its price note's, then what the row's layout assumes of the
-    offer, machines.shared_rack_caveat), read when and where."""
+    """What an offer puts on every ranked row (feasible or not, inference or training): who sells it, which instance
+    where (as the catalog names them, so a buyer rents the machine ranked), at what price and terms (with the caveats
+    a buyer must see: its price note's, then what the row's layout assumes of the offer, machines.shared_rack_caveat),
+    read when and where."""
     return OfferFields(
         provider=offer.provider_id,
         provider_name=offer.provider_name,
@@ -112,6 +116,8 @@ def offer_fields(offer: Offer, layout_caveat: str = "") -> OfferFields:
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
         as_of=offer.as_of,
         offer_id=offer.offer_id,
+        instance_type=offer.instance_type,
+        region=offer.region,
     )
 
 

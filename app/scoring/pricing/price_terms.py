@@ -47,19 +47,22 @@ BILLING_UNIT_HOURS = {"vultr": 1.0, "scaleway": 1 / 60}
 
 
 # Caveats a buyer must see beside a price, in the words its price_note carries them (scripts/build_seed_prices.py
-# writes them from the reference's notes and verification columns: source_caveat, "where available", "'from'";
-# scripts/offer_notes.py the host, card and supersession ones): each phrase, and the short label a ranked row shows
-# (the whole note stays in the JSON and the label's title). Who hosts and what card come first: they decide whether a
-# buyer can use the machine at all.
+# writes them from the reference's notes and verification columns: source_caveat (an article, a write-up, a median
+# of marketplace offers), "where available", "'from'"; scripts/offer_notes.py the host, card, cluster-sale and
+# supersession ones): each phrase, and the short label a ranked row shows (the whole note stays in the JSON and the
+# label's title). Who hosts and what card come first: they decide whether a buyer can use the machine at all.
 PRICE_CAVEATS = (
+    ("not sold on these terms", "not sold on these terms: a list price only"),
     ("community-hosted", "community-hosted: third-party hosts"),
     ("consumer GeForce card", "consumer card: GeForce licence, marketplace hosts"),
     ("managed deployment", "managed deployment, not a bare VM"),
+    ("sold as a GPU cluster", "sold as a cluster of unstated size"),
     ("superseded by a newer price", "superseded by a newer price"),
     ("historical snapshot", "historical snapshot"),
     ("where available", "capacity not guaranteed"),
     ("the provider's own article", "provider's article, not its price list"),
     ("third-party write-up", "third-party write-up, not a price list"),
+    ("observed marketplace offers", "a median or average of marketplace offers"),
     ("'from'/'starting at' price", "'from' price"),
     ("'as low as' price", "'as low as' price"),
 )
@@ -104,6 +107,24 @@ def interruptions_per_node_month(provider_id: str, override: float | None = None
     if provider_id.lower() in HYPERSCALERS:
         return HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH
     return OTHER_INTERRUPTIONS_PER_NODE_MONTH
+
+
+def spot_serving_assumption(price_type: str, provider_id: str, batch_job: bool) -> str:
+    """What a ranked inference row on spot assumes of its interruptions, in a sentence ('' on other terms): a batch
+    job's billed hours count them (job_wall_hours); a service's price and replicas assume none."""
+    if price_type not in INTERRUPTIBLE:
+        return ""
+    rate = interruptions_per_node_month(provider_id)
+    basis = (
+        "the upper end of AWS's Spot Instance Advisor bands"
+        if provider_id.lower() in HYPERSCALERS
+        else "assumed: the provider publishes no rate"
+    )
+    expected = f"{rate:g} interruptions per node-month expected, {basis}"
+    head = f"spot: the provider may reclaim these GPUs at short notice ({expected})"
+    if batch_job:
+        return f"{head}; the job's billed hours include the requests each interruption loses and a restart"
+    return f"{head}; the price and the replicas assume none, with no spare replica to take an interrupted one's load"
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,9 @@ class OfferPublic(OfferBase):
     id: int
     provider_name: str
     stale: bool
+    price_caveats: list[str] = Field(
+        default_factory=list, description="labels of the price note's caveats a buyer must see, as a ranked row shows"
+    )
 
 
 class GpuDetail(GpuPublic):

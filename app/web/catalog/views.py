@@ -10,7 +10,7 @@ from app.catalog import queries
 from app.catalog.prices.price_floors import PriceFloors
 from app.models.hardware import Gpu, Offer, Provider
 from app.models.llm import LlmModel, TokenPrice
-from app.scoring.pricing import token_prices
+from app.scoring.pricing import price_terms, token_prices
 from app.web.catalog.schemas import (
     GpuDetail,
     GpuPublic,
@@ -40,7 +40,10 @@ def gpu_public(row: queries.GpuRow) -> GpuPublic:
 
 def offer_public(offer: Offer, provider: Provider, stale_after_days: int) -> OfferPublic:
     stale = queries.is_stale(offer.as_of, stale_after_days)
-    return OfferPublic.model_validate(offer, update={"provider_name": provider.name, "stale": stale})
+    caveats = list(price_terms.price_caveats(offer.price_note))
+    return OfferPublic.model_validate(
+        offer, update={"provider_name": provider.name, "stale": stale, "price_caveats": caveats}
+    )
 
 
 def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: int) -> TokenPricePublic:

@@ -82,6 +82,10 @@ class OfferFieldsOut(BaseModel):
     stale: bool = Field(description="older than the stale-after days, or undated")
     interruptible: bool = Field(description="spot: may be taken back at short notice")
     offer_id: int | None = Field(description="the catalog offer (an estimate's offer_id judges its machine)")
+    instance_type: str = Field(
+        "", description="the offer's instance as its provider names it; empty: none in the catalog"
+    )
+    region: str = Field("", description="where the offer's price applies; empty: not stated")
     feasible: bool
     reason: str = Field(description="why it fits (inference) or why not; empty for a training run within limits")
     close_call: bool = Field(

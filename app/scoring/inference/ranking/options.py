@@ -16,7 +16,7 @@ from app.scoring.explain import Band, Term
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
-from app.scoring.pricing.price_terms import min_term_hours
+from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
 from app.scoring.specs import Offer
 
 RANK_UNITS = {
@@ -98,6 +98,8 @@ class InferenceOption:
     ttft_p99_band: Band | None = None  # ms: the p99 TTFT's band (latency_bands), None on an infeasible option
     tpot_p99_band: Band | None = None  # ms
     limits_at_risk: str = ""  # the limits a p99 at its band's slow end would pass (limits.limits_at_risk)
+    instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
+    region: str = ""  # where the offer's price applies ("" where not stated)
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
 
     def to_dict(self) -> dict:
@@ -158,7 +160,10 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         reason=est.reason,
         close_call=close,
         terms=est.terms,
-        assumptions=with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+        assumptions=with_assumption(
+            with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+            spot_serving_assumption(offer.price_type, offer.provider_id, batch_job=bool(p.job_hours)),
+        ),
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
         ttft_median_ms=est.ttft_median_ms,

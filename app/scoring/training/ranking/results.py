@@ -63,6 +63,8 @@ class TrainingOption:
     memory_breakdown_gb: dict[str, float] | None = None
     # what an on-time run misses at its tokens/s band's slow end (deadline, budget), in words; "" where nothing
     deadline_at_risk: str = ""
+    instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
+    region: str = ""  # where the offer's price applies ("" where not stated)
 
 
 @dataclass(frozen=True, slots=True)
