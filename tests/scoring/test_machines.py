@@ -14,6 +14,7 @@ from app.scoring.hardware.machines import (
     Machine,
     default_machine,
     job_gpu_limit,
+    machine_gpu,
     machine_of,
     nodes_for,
     span_reason,
@@ -238,6 +239,20 @@ RACK_LIMIT = (
     "this offer supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes), and no "
     "fabric between racks is stated"
 )
+
+
+def test_another_vendors_chip_to_chip_link_is_not_called_nvlink() -> None:
+    """TPU ICI, Gaudi's on-chip RoCE and Trainium's NeuronLink are scale-up links priced as NVLink is, not NVLink."""
+    checked = 0
+    for gpu in GPUS.values():
+        if gpu.vendor.upper() in ("NVIDIA", "AMD") or not (gpu.interconnect_gbs and gpu.scaleup_domain_gpus > 1):
+            continue
+        checked += 1
+        machine = default_machine(gpu)
+        assert machine.scaleup and "nvlink" not in machine.describe().lower() and "scale-up" in machine.describe()
+        assert machine_gpu(gpu, machine) == gpu  # wired as before: the GPU's own domain and bandwidth
+    assert checked >= 3  # TPUs, Gaudi, Trainium
+    assert default_machine(GPUS["MI300X"]).describe() == "8-GPU node (xgmi)"
 
 
 def test_where_a_machine_stops_a_job_is_said_in_words() -> None:

@@ -12,8 +12,10 @@ from dataclasses import dataclass, replace
 
 from app.scoring.specs import GpuSpec, Offer
 
-SCALEUP_LINKS = frozenset({"nvlink", "xgmi"})
-LINK_NAMES = {"nvlink": "NVLink", "xgmi": "xGMI"}
+# "scale-up": another vendor's own chip-to-chip link (TPU ICI, Gaudi's on-chip RoCE, Trainium's NeuronLink), which
+# the catalog's offers do not name; priced at the GPU's interconnect bandwidth as NVLink is
+SCALEUP_LINKS = frozenset({"nvlink", "xgmi", "scale-up"})
+LINK_NAMES = {"nvlink": "NVLink", "xgmi": "xGMI", "scale-up": "scale-up link"}
 RDMA_FABRICS = frozenset({"infiniband", "roce", "efa"})
 # Per-GPU fabric when the catalog names the fabric but not its speed: one 400 Gb/s NIC per GPU on
 # HGX/MI300X cluster nodes (NVIDIA DGX H100 reference architecture; AWS p5 EFA 3,200 Gb/s per 8 GPUs).
@@ -126,11 +128,13 @@ class Machine:
 
 
 def _gpu_link(gpu: GpuSpec) -> str:
-    """The GPU's own scale-up link as the catalog names intra-node links: AMD's Infinity Fabric is xgmi, any
-    other scale-up board is priced as nvlink is (its bandwidth is the GPU's), PCIe otherwise."""
+    """The GPU's own scale-up link as the catalog names intra-node links: NVIDIA's NVLink is nvlink, AMD's Infinity
+    Fabric xgmi, another vendor's chip-to-chip link (TPU ICI, Gaudi, Trainium) scale-up, priced alike at the GPU's
+    bandwidth; PCIe otherwise."""
     if not (gpu.interconnect_gbs and gpu.scaleup_domain_gpus > 1):
         return "pcie"
-    return "xgmi" if gpu.vendor.upper() == "AMD" else "nvlink"
+    vendor = gpu.vendor.upper()
+    return "nvlink" if vendor == "NVIDIA" else "xgmi" if vendor == "AMD" else "scale-up"
 
 
 def machine_of(offer: Offer, gpu: GpuSpec) -> Machine:
