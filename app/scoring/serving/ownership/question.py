@@ -23,7 +23,7 @@ class OwnershipQuestion(NumbersNotBooleans):
 
     gpu: ShortId = Field("H100-SXM", description="catalog GPU id")
     gpu_count: int = Field(8, ge=1, le=4_096, description="GPUs owned (or rented)")
-    utilisation_pct: float = Field(60, gt=0, le=100, description="share of hours the GPUs do useful work")
+    utilisation_pct: float = Field(60.0, gt=0, le=100, description="share of hours the GPUs do useful work")
     gpus_per_server: int = Field(
         8,
         ge=1,
@@ -45,14 +45,14 @@ class OwnershipQuestion(NumbersNotBooleans):
         "GPUs (the server owned), else in one of any size",
     )
     cost_of_capital_pct: float = Field(
-        0,
+        0.0,
         ge=0,
         le=50,
         description="% a year: interest on the purchase, or the return its cash forgoes; 0 = not counted "
         "(no sourced default)",
     )
     resale_pct: float = Field(
-        0,
+        0.0,
         ge=0,
         lt=100,
         description="% of the purchase the servers sell for at the end of the depreciation life; 0 = not counted "

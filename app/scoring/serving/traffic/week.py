@@ -56,7 +56,7 @@ class Traffic(NumbersNotBooleans):
         3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean (business_hours is fixed at 3.36)"
     )
     min_replicas: int = Field(1, ge=0, le=10_000, description="autoscaled floor (at least 1 stays warm)")
-    cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
+    cold_start_s: float = Field(60.0, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
     idle_timeout_s: float | None = Field(
         None,
         ge=0,
