@@ -1,0 +1,55 @@
+"""A nonzero number shown to a person never reads 0: 0.1 requests/day is not "0 requests/day", a 0.001 ms TPOT limit's
+target is not "target 0.0", on the pages, in the API's words and on the command line (scoring.explain.fixed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.cli.main import main as cli
+from app.scoring.explain import duration_text, fixed
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "text"),
+    [
+        (0.1, 0, "0.1"),
+        (0.0008, 1, "0.0008"),
+        (0.00123, 2, "0.0012"),
+        (-0.3, 0, "-0.3"),
+        (0.0, 1, "0.0"),
+        (1234.5, 0, "1,234"),  # banker's rounding, as format() rounds
+        (0.06, 1, "0.1"),  # rounds to something nonzero: the places asked for
+        (3e-9, 2, "0.000000003"),  # no exponent
+    ],
+)
+def test_a_nonzero_value_that_would_round_to_zero_keeps_two_significant_figures(
+    value: float, decimals: int, text: str
+) -> None:
+    assert fixed(value, decimals) == text
+
+
+def test_a_fraction_of_a_second_is_not_zero_seconds() -> None:
+    assert duration_text(0.2) == "0.2 s"
+    assert duration_text(5) == "5 s"
+
+
+def test_the_plan_page_names_a_traffic_below_one_request_a_day(client: TestClient) -> None:
+    page = client.get("/plan?model=llama-3.1-8b&requests_per_day=0.1").text
+    assert "at 0.1 requests/day" in page and "at 0 requests/day" not in page
+    assert "peak 0.00 requests/s" not in page
+
+
+def test_a_tiny_tpot_limit_names_its_target(client: TestClient) -> None:
+    body = {"model": "llama-3.1-8b", "tpot_ms": 0.001}
+    text = client.post("/api/v1/rank/inference", json=body).text
+    assert "(target 0.0008:" in text and "target 0.0:" not in text
+
+
+def test_the_cli_plan_names_a_traffic_below_one_request_a_day(database: str, capsys: Any) -> None:
+    assert cli(["plan", "serving", "--model", "llama-3.1-8b", "--requests-per-day", "0.1", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Llama 3.1 8B: 0.1 requests/day") and "peak 0.00/s" not in out
+    assert "$0/month" not in out and "$0.00/month" not in out
