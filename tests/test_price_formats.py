@@ -187,3 +187,29 @@ def test_admin_csv_upload_refuses_an_option_a_gpumatch_file_gives_per_row(admin,
     response = admin.post("/api/v1/admin/offers/csv", params={option: value}, content=offers, headers=headers)
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == option
     assert admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
+def test_admin_csv_upload_says_how_to_send_a_csv_when_the_content_type_is_wrong(admin, content_type) -> None:  # type: ignore[no-untyped-def]
+    offers = (Path(__file__).parents[1] / "seed_data" / "offers.csv").read_bytes()
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": content_type}
+    response = admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers)
+    assert response.status_code == 415
+    [error] = response.json()["detail"]
+    assert error["field"] == "content-type" and f"expects text/csv, not {content_type}" in error["message"]
+    assert "--data-binary @offers.csv -H 'Content-Type: text/csv'" in error["message"]
+    anonymous = admin.post("/api/v1/admin/offers/csv", content=offers, headers={"Content-Type": content_type})
+    assert anonymous.status_code == 401  # the token is checked before anything about the body
+
+
+def test_admin_csv_upload_takes_a_curl_file_upload_only_as_the_body(admin) -> None:  # type: ignore[no-untyped-def]
+    offers = (Path(__file__).parents[1] / "seed_data" / "offers.csv").read_bytes()
+    multipart = admin.post(
+        "/api/v1/admin/offers/csv", files={"file": ("offers.csv", offers)}, headers={"Authorization": f"Bearer {TOKEN}"}
+    )
+    assert multipart.status_code == 415 and "curl -F is not read" in multipart.json()["detail"][0]["message"]
+    for content_type in ("text/csv; charset=utf-8", "text/plain"):
+        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": content_type}
+        assert admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers).status_code == 200
