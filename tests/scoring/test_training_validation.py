@@ -263,3 +263,10 @@ def test_a_framework_the_estimator_does_not_tell_apart_runs_as_auto_and_says_so(
     assert not [a for a in read_row(xtuner)[2] if a.startswith("framework")]
     prediction = predict_training_case(case_row(framework="maxtext"), load_gpu_specs(), load_model_specs())
     assert "framework maxtext: auto assumed" in prediction.reason
+
+
+def test_a_framework_column_is_read_as_its_project_writes_it():
+    from app.calibration.training.validate_training import read_row
+
+    workload, _, assumed = read_row(case_row(framework="Megatron-LM"))
+    assert workload.framework == "megatron" and not [a for a in assumed if a.startswith("framework")]

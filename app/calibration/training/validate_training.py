@@ -60,8 +60,8 @@ def _framework(row: dict[str, str], assumed: list[str]) -> str:
     stack = stack_in_notes(row)
     if stack is not None:
         return STACKS_IN_NOTES[stack]
-    if cell in FRAMEWORKS:
-        return FRAMEWORKS[cell]
+    if cell.lower() in FRAMEWORKS:  # Megatron-LM as its project writes it
+        return FRAMEWORKS[cell.lower()]
     known = ", ".join(sorted(FRAMEWORKS))
     assumed.append(f"framework {cell or 'empty'}: auto assumed (the stacks told apart: {known})")
     return "auto"
