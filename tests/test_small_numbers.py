@@ -53,3 +53,9 @@ def test_the_cli_plan_names_a_traffic_below_one_request_a_day(database: str, cap
     out = capsys.readouterr().out
     assert out.startswith("Llama 3.1 8B: 0.1 requests/day") and "peak 0.00/s" not in out
     assert "$0/month" not in out and "$0.00/month" not in out
+
+
+def test_a_light_load_does_not_read_as_an_idle_queue(client: TestClient) -> None:
+    disagg = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 0.1}}
+    text = client.post("/api/v1/disagg", json=disagg).text
+    assert "queue at ρ 0.0000" in text and "queue at ρ 0.00 " not in text

@@ -68,7 +68,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "TTFT at peak",
             plan.ttft_ms,
             "ms",
-            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
+            f"pass + queue at ρ {fixed(p.utilisation_at_peak * load.utilisation, 2)} + KV transfer "
             f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
         ),
         Term(
