@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cli.main import main as cli
-from app.scoring.explain import duration_text, fixed
+from app.scoring.explain import duration_text, fixed, percent
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,10 @@ def test_a_light_load_does_not_read_as_an_idle_queue(client: TestClient) -> None
     disagg = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 0.1}}
     text = client.post("/api/v1/disagg", json=disagg).text
     assert "queue at ρ 0.0000" in text and "queue at ρ 0.00 " not in text
+
+
+def test_a_small_share_reads_as_its_percentage(client: TestClient) -> None:
+    assert percent(0.6) == "60%" and percent(0.0001) == "0.01%"
+    body = {"gpu": "H100-SXM", "gpu_count": 8, "utilisation_pct": 0.01}
+    renting = next(t for t in client.post("/api/v1/own", json=body).json()["terms"] if t["name"] == "renting")
+    assert "× 0.01% utilisation" in renting["detail"]

@@ -86,6 +86,11 @@ def fixed(value: float, decimals: int = 1, thousands: bool = True) -> str:
     return f"{value:.{places}f}".rstrip("0")
 
 
+def percent(fraction: float, decimals: int = 0) -> str:
+    """A fraction as a percentage through fixed: 0.6 → '60%', 0.0001 → '0.01%' (it read '0%')."""
+    return f"{fixed(fraction * 100, decimals, thousands=False)}%"
+
+
 def duration_text(seconds: float) -> str:
     """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
     for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
