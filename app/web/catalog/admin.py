@@ -140,7 +140,7 @@ def import_offers_csv(
             )
         except RowError as error:
             raise _reject(f"{error.line}.{error.field}", error.message) from None
-        except price_import.UnusedOption as error:
+        except price_import.BadOption as error:
             raise _reject(error.field, error.message) from None
         except csv.Error as error:  # e.g. a NUL byte: not a CSV at all
             raise _reject("body", f"not a CSV file: {error}") from None
