@@ -241,3 +241,14 @@ def test_a_file_whose_rows_name_their_provider_needs_no_provider_option(database
     named = tmp_path / "export.csv"
     named.write_text("\n".join([lines[0] + ",provider", *(line + ",runpod" for line in lines[1:])]) + "\n")
     assert main(["prices", "import", str(named), "--as-of", "2026-11-30"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [("--as-of", "2099-11-01", "as_of is in the future"), ("--source-url", "ftp://x", "must be an http(s) URL")],
+)
+def test_a_bad_option_is_named_at_the_option_not_at_line_2(database, capsys, flag, value, says) -> None:  # type: ignore[no-untyped-def]
+    argv = ["prices", "import", str(FIXTURES / "gpuhunt_runpod.csv"), "--provider", "runpod", "--as-of", "2026-11-01"]
+    argv += [flag, value]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"{flag}: {says}\n"

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from app.catalog import rules
 from app.catalog.prices import price_formats
 from app.catalog.setup.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
 from app.models.hardware import Offer, Provider
@@ -78,6 +79,7 @@ def import_file(
     if fmt == "gpumatch":
         _refuse_unused_options(provider, as_of, source_url)
         return import_csv(engine, path, changed_by), ImportSource("gpumatch")
+    _check_options(as_of, source_url)
     dated = as_of or file_date(path)
     source = ImportSource(
         fmt,
@@ -123,6 +125,19 @@ def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict
         return raw
     kept = {name: "" if getattr(current, name) is None else str(getattr(current, name)) for name in KEPT_FIELDS}
     return {**raw, **kept}
+
+
+def _check_options(as_of: date | None, source_url: str | None) -> None:
+    """The options every converted row carries, checked once at the option (BadOption) rather than reported as
+    line 2's cell ('line 2, field as_of: as_of is in the future' for --as-of 2099-11-01)."""
+    try:
+        rules.not_future(as_of)
+    except ValueError as error:
+        raise BadOption("as_of", str(error)) from None
+    try:
+        rules.http_url(source_url or "", allow_empty=True)
+    except ValueError as error:
+        raise BadOption("source_url", str(error)) from None
 
 
 def _known_provider(engine: Engine, given: str | None, from_path: str, rows_say_it: bool) -> str:
