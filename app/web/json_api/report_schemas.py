@@ -14,16 +14,19 @@ class TermOut(BaseModel):  # one term of a cost or latency sum (no docstring: it
     detail: str = Field(description="how it was computed: the formula with its figures, and its source")
 
 
+CATALOG_VERSION = "the catalog this was answered from (changes with any price, offer or staleness change)"
+
+
 class ModelRef(BaseModel):
-    id: str
-    name: str
-    params_b: float
+    id: str = Field(description="catalog model id; custom for a custom model or a pasted config.json")
+    name: str = Field(description="display name")
+    params_b: float = Field(description="parameters, billions")
 
 
 class PriceProvenanceOut(BaseModel):  # beside a row's price: its note, its caveats' labels, the page it was read from
-    price_note: str = ""
+    price_note: str = Field("", description="the price's terms in words, as the source gives them")
     price_caveats: list[str] = Field(default_factory=list, description="labels of the note's caveats")
-    price_source_url: str = ""
+    price_source_url: str = Field("", description="where the price was read")
     stale: bool = Field(False, description="older than the stale-after days, or undated")
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, WeightsOut
+from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, WeightsOut
 from app.web.rank.option_schemas import InferenceOptionFields
-from app.web.rank.schemas import CATALOG_VERSION, WORKLOAD
+from app.web.rank.schemas import WORKLOAD
 
 
 class ServingOptionOut(InferenceOptionFields):

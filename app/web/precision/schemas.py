@@ -25,8 +25,8 @@ class QualityRow(BaseModel):
 
 
 class Band(BaseModel):
-    low: float
-    high: float
+    low: float = Field(description="the band's low end (p10), in the unit of the figure it is a band of")
+    high: float = Field(description="the band's high end (p90), in the unit of the figure it is a band of")
 
 
 class BestOption(MeanLatencyOut):

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
+from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 from app.web.rank.option_schemas import (
     BAND,
     INFEASIBLE_NULL,
@@ -19,7 +19,6 @@ from app.web.rank.option_schemas import (
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
 TERMS = "the explanation: each term of the estimate, with its value, unit and formula"
 ASSUMPTIONS = "what the estimate assumes, the band's evidence last"
-CATALOG_VERSION = "the catalog this was answered from (changes with any price, offer or staleness change)"
 
 
 class Strict(BaseModel):

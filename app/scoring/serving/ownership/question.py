@@ -30,12 +30,14 @@ class OwnershipQuestion(NumbersNotBooleans):
         le=72,
         description="GPUs in one server; the default price and power are an 8-GPU server's per-GPU share times this",
     )
-    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8)
+    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8, description="$ to buy one server; empty: tco.csv")
     power_kw_per_server: float | None = Field(None, gt=0, le=200, description="average draw while on")
     provisioned_kw_per_server: float | None = Field(None, gt=0, le=200, description="colocation kW contracted")
-    usd_per_kwh: float | None = Field(None, gt=0, le=5)
+    usd_per_kwh: float | None = Field(None, gt=0, le=5, description="$ per kWh of electricity; empty: tco.csv")
     pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
-    colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
+    colocation_usd_per_kw_month: float | None = Field(
+        None, ge=0, le=5_000, description="$ a month per provisioned kW of colocation; empty: tco.csv"
+    )
     depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
     rental_usd_per_gpu_hour: float | None = Field(
         None,
