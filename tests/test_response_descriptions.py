@@ -1,5 +1,6 @@
-"""Every field of the rank, estimate, plan, own and precision answers is described in /openapi.json (units where it has one), so a
-tool author reads what a field means from /docs; a new field without a description fails here."""
+"""Every field of every feature API's answer (rank, estimate, plan, own, precision, mix, disagg) is described in
+/openapi.json (units where it has one), so a tool author reads what a field means from /docs; a new field without
+a description fails here."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ ANSWERS = (
     "/api/v1/plan/lifecycle",
     "/api/v1/own",
     "/api/v1/precision",
+    "/api/v1/mix",
+    "/api/v1/disagg",
 )
 
 
@@ -50,7 +53,7 @@ def _undescribed(document: dict[str, Any], names: set[str]) -> list[str]:
     )
 
 
-def test_every_field_of_the_rank_estimate_plan_own_and_precision_answers_has_a_description(client: TestClient) -> None:
+def test_every_field_of_every_feature_answer_has_a_description(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     names = _response_schemas(document)
     assert {"InferenceRankResponse", "TermOut", "ServingOptionOut", "LayoutOut", "ServerlessQuoteOut"} <= names
