@@ -66,3 +66,11 @@ def test_a_small_share_reads_as_its_percentage(client: TestClient) -> None:
     body = {"gpu": "H100-SXM", "gpu_count": 8, "utilisation_pct": 0.01}
     renting = next(t for t in client.post("/api/v1/own", json=body).json()["terms"] if t["name"] == "renting")
     assert "× 0.01% utilisation" in renting["detail"]
+
+
+def test_the_cli_ranking_does_not_bill_a_short_run_as_0_dollars(database: str, capsys: Any) -> None:
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--total-tokens", "100000", "--gpus", "B200", "--limit", "1"]
+    assert cli(argv) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[1:4]
+    total = row[header.index("total $") :].split()[0]
+    assert float(total) > 0, row
