@@ -56,13 +56,17 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
         return value.isoformat()
     if is_dataclass(value) and not isinstance(value, type):
         names: tuple[str, ...] = _field_names(value.__class__)
-        floats = _float_field_names(value.__class__)
-        return {name: _as_declared(name in floats, plain(getattr(value, name), shared)) for name in names}
+        return _as_declared({name: plain(getattr(value, name), shared) for name in names}, value.__class__)
     return value
 
 
-def _as_declared(is_float: bool, value: Any) -> Any:
-    return float(value) if is_float and type(value) is int else value
+def _as_declared(row: dict[str, Any], cls: type) -> dict[str, Any]:
+    """The row with an int in a field its class declares float made a float (a second pass over those fields
+    only: the conversion is the hot path of a large ranking)."""
+    for name in _float_field_names(cls):
+        if type(row.get(name)) is int:
+            row[name] = float(row[name])
+    return row
 
 
 EXPLANATION_FIELDS = ("terms", "assumptions")  # what a lean answer (terms=false) leaves out
@@ -77,9 +81,7 @@ def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, fl
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
     """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
     names: tuple[str, ...] = _field_names(option.__class__)
-    floats = _float_field_names(option.__class__)
-    return {
-        name: _as_declared(name in floats, plain(getattr(option, name), shared))
-        for name in names
-        if include_terms or name not in EXPLANATION_FIELDS
+    row = {
+        name: plain(getattr(option, name), shared) for name in names if include_terms or name not in EXPLANATION_FIELDS
     }
+    return _as_declared(row, option.__class__)
