@@ -18,7 +18,9 @@ from app.service.rank.plain import plain
 from app.web.disagg.schemas import DisaggResponse
 from app.web.mix.schemas import MixResponse
 from app.web.own.schemas import OwnResponse
-from app.web.rank.schemas import TrainingRankResponse
+from app.web.plan.schemas import ServingResponse
+from app.web.precision.schemas import PrecisionResponse
+from app.web.rank.schemas import InferenceRankResponse, TrainingRankResponse
 
 # (CLI arguments, API path, API body) asking one question each, and the API's response model
 TWINS: dict[str, tuple[list[str], str, dict[str, Any], type[BaseModel]]] = {
@@ -39,6 +41,24 @@ TWINS: dict[str, tuple[list[str], str, dict[str, Any], type[BaseModel]]] = {
         "/api/v1/disagg",
         {"workload": {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 32000, "ttft_ms": 2000}},
         DisaggResponse,
+    ),
+    "plan": (
+        ["plan", "serving", "--model", "llama-3.1-70b", "--requests-per-day", "500000"],
+        "/api/v1/plan/serving",
+        {"workload": {"model": "llama-3.1-70b"}, "traffic": {"requests_per_day": 500000}},
+        ServingResponse,
+    ),
+    "precision": (
+        ["precision", "--model", "llama-3.1-70b", "--tpot-ms", "40"],
+        "/api/v1/precision",
+        {"model": "llama-3.1-70b", "tpot_ms": 40},
+        PrecisionResponse,
+    ),
+    "inference": (
+        ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "concurrency", "--concurrency", "8"],
+        "/api/v1/rank/inference",
+        {"model": "llama-3.1-8b", "scenario": "concurrency", "concurrency": 8},
+        InferenceRankResponse,
     ),
     "training": (
         ["rank", "training", "--model", "llama-3.1-8b"],
