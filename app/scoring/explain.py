@@ -86,6 +86,18 @@ def fixed(value: float, decimals: int = 1, thousands: bool = True) -> str:
     return f"{value:.{places}f}".rstrip("0")
 
 
+def range_places(low: float, high: float, decimals: int) -> int:
+    """The places both ends of a range are written with: `decimals`, or more where fixed would give one end more
+    (a band of $0.0033–0.0052 at two places read 0.0033–0.01)."""
+    return max(_places(low, decimals), _places(high, decimals))
+
+
+def _places(value: float, decimals: int) -> int:
+    if value == 0 or not math.isfinite(value) or round(value, decimals) != 0:
+        return decimals
+    return 1 - math.floor(math.log10(abs(value)))
+
+
 def percent(fraction: float, decimals: int = 0) -> str:
     """A fraction as a percentage through fixed: 0.6 → '60%', 0.0001 → '0.01%' (it read '0%')."""
     return f"{fixed(fraction * 100, decimals, thousands=False)}%"
