@@ -220,3 +220,14 @@ def test_rank_tables_show_each_rows_layout_and_nodes(database, capsys):
     assert main(["rank", "training", "--model", "llama-3.1-70b", "--method", "full_ft", "--max-gpus", "128"]) == 0
     rows = capsys.readouterr().out.splitlines()[3:]
     assert any("FSDP" in line and "nodes" in line for line in rows)
+
+
+def test_validate_table_shows_what_was_assumed_for_a_covered_row(database, tmp_path, capsys):
+    """A covered row's assumptions (an unknown framework run as auto, an empty cell's default) were in --json only."""
+    header = "case_id,source,framework,gpu,gpu_count,model,method,precision,seq_len,global_batch_seqs,metric,value"
+    row = "c1,s,maxtext,H100-SXM,8,llama-3.1-8b,pretrain,bf16,4096,64,tokens_s_per_gpu,9000"
+    path = tmp_path / "cases.csv"
+    path.write_text(f"{header}\n{row}\n")
+    assert main(["validate", str(path), "--in-sample-only"]) == 0
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("c1 ")]
+    assert "framework maxtext: auto assumed" in line

@@ -82,8 +82,8 @@ def test_malformed_gpuhunt_file_changes_nothing_and_names_the_line(
 
 def test_unknown_provider_rejects_whole_file(database: str, capsys: pytest.CaptureFixture[str]) -> None:
     path = FIXTURES / "gpuhunt_runpod.csv"
-    assert main(["prices", "import", str(path), "--as-of", "2026-11-01"]) == 1  # provider from the file name
-    assert "unknown id 'gpuhunt_runpod'" in capsys.readouterr().err
+    assert main(["prices", "import", str(path), "--as-of", "2026-11-01"]) == 2  # provider from the file name
+    assert "--provider: unknown provider id 'gpuhunt_runpod'" in capsys.readouterr().err
     assert offers_from(database, "https://github.com/dstackai/gpuhunt") == []
 
 
@@ -187,3 +187,68 @@ def test_admin_csv_upload_refuses_an_option_a_gpumatch_file_gives_per_row(admin,
     response = admin.post("/api/v1/admin/offers/csv", params={option: value}, content=offers, headers=headers)
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == option
     assert admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
+def test_admin_csv_upload_says_how_to_send_a_csv_when_the_content_type_is_wrong(admin, content_type) -> None:  # type: ignore[no-untyped-def]
+    offers = (Path(__file__).parents[1] / "seed_data" / "offers.csv").read_bytes()
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": content_type}
+    response = admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers)
+    assert response.status_code == 415
+    [error] = response.json()["detail"]
+    assert error["field"] == "content-type" and f"expects text/csv, not {content_type}" in error["message"]
+    assert "--data-binary @offers.csv -H 'Content-Type: text/csv'" in error["message"]
+    anonymous = admin.post("/api/v1/admin/offers/csv", content=offers, headers={"Content-Type": content_type})
+    assert anonymous.status_code == 401  # the token is checked before anything about the body
+
+
+def test_admin_csv_upload_takes_a_curl_file_upload_only_as_the_body(admin) -> None:  # type: ignore[no-untyped-def]
+    offers = (Path(__file__).parents[1] / "seed_data" / "offers.csv").read_bytes()
+    multipart = admin.post(
+        "/api/v1/admin/offers/csv", files={"file": ("offers.csv", offers)}, headers={"Authorization": f"Bearer {TOKEN}"}
+    )
+    assert multipart.status_code == 415 and "curl -F is not read" in multipart.json()["detail"][0]["message"]
+    for content_type in ("text/csv; charset=utf-8", "text/plain"):
+        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": content_type}
+        assert admin.post("/api/v1/admin/offers/csv", content=offers, headers=headers).status_code == 200
+
+
+def test_an_unknown_provider_is_refused_at_the_option_naming_the_known_ones(database, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A gpuhunt file named export.csv was reported as 'line 2, field provider_id: unknown id export', every row's
+    cell, though the provider came from the file name (the CLI's default) or the --provider option."""
+    renamed = tmp_path / "export.csv"
+    renamed.write_bytes((FIXTURES / "gpuhunt_runpod.csv").read_bytes())
+    assert main(["prices", "import", str(renamed), "--as-of", "2026-11-30"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--provider: unknown provider id 'export', taken from the file's name or folder")
+    assert "runpod" in err
+    assert main(["prices", "import", str(renamed), "--as-of", "2026-11-30", "--provider", "runpd"]) == 2
+    assert capsys.readouterr().err.startswith("--provider: unknown provider id 'runpd' (known: ")
+    assert main(["prices", "import", str(renamed), "--as-of", "2026-11-30", "--provider", "runpod"]) == 0
+
+
+def test_the_admin_upload_names_an_unknown_provider_at_its_parameter(admin) -> None:  # type: ignore[no-untyped-def]
+    response = upload(admin, "gpuhunt_runpod.csv", provider="runpd", as_of="2026-11-30")
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["field"] == "provider" and error["message"].startswith("unknown provider id 'runpd' (known: ")
+
+
+def test_a_file_whose_rows_name_their_provider_needs_no_provider_option(database, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    lines = (FIXTURES / "gpuhunt_runpod.csv").read_text().splitlines()
+    named = tmp_path / "export.csv"
+    named.write_text("\n".join([lines[0] + ",provider", *(line + ",runpod" for line in lines[1:])]) + "\n")
+    assert main(["prices", "import", str(named), "--as-of", "2026-11-30"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [("--as-of", "2099-11-01", "as_of is in the future"), ("--source-url", "ftp://x", "must be an http(s) URL")],
+)
+def test_a_bad_option_is_named_at_the_option_not_at_line_2(database, capsys, flag, value, says) -> None:  # type: ignore[no-untyped-def]
+    argv = ["prices", "import", str(FIXTURES / "gpuhunt_runpod.csv"), "--provider", "runpod", "--as-of", "2026-11-01"]
+    argv += [flag, value]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"{flag}: {says}\n"

@@ -9,11 +9,13 @@ import json
 import re
 from html import unescape
 from types import SimpleNamespace
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.cli.main import main as cli
 from app.main import create_app
 from app.service.query.question import parse
 from app.service.rank import rank_sort
@@ -135,8 +137,9 @@ def test_other_spellings_of_a_sort_redirect_to_the_canonical_url(
     [
         (f"{INFERENCE}&sort=mfu", "mfu is not a column of the inference ranking"),
         (f"{TRAINING}&sort=ttft", "ttft is not a column of the training ranking"),
-        (f"{INFERENCE}&sort=price", "must be a column of the ranked table"),
-        (f"{INFERENCE}&sort=--ttft", "must be a column of the ranked table"),
+        (f"{INFERENCE}&sort=price", "must be a column of the inference ranking (rank, gpu, provider, gpu_hour, cost,"),
+        (f"{INFERENCE}&sort=--ttft", "must be a column of the inference ranking"),
+        (f"{TRAINING}&sort=price", "must be a column of the training ranking (rank, gpu, provider, gpu_hour, cost,"),
     ],
 )
 def test_a_sort_by_no_such_column_is_a_422_naming_it_on_the_page_and_its_twin(
@@ -217,3 +220,22 @@ def test_unsorted_twins_and_the_api_give_each_option_its_rank_too(client: TestCl
     body = {"model": "llama-3.1-8b", "input_len": 1000, "output_len": 300}
     api = client.post("/api/v1/rank/inference?limit=5&terms=false", json=body).json()["options"]
     assert [o["rank"] for o in api] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(("phase", "other_phase_column"), [("inference", "mfu"), ("training", "ttft")])
+def test_a_bad_sort_lists_only_the_columns_of_the_phase_asked(
+    client: TestClient, database: str, capsys: Any, phase: str, other_phase_column: str
+) -> None:
+    """The message listed both tables' columns (mfu for an inference ranking, ttft for training): page, JSON twin,
+    rank API and CLI list the phase's own."""
+    query = {"inference": INFERENCE, "training": TRAINING}[phase]
+    own = ", ".join(rank_sort.COLUMNS[phase])
+    messages = [
+        client.get(f"/rank.json?{query}&sort=bogus").json()["detail"][0]["message"],
+        client.post(f"/api/v1/rank/{phase}?sort=bogus", json={"model": "llama-3.1-8b"}).json()["detail"][0]["message"],
+    ]
+    assert cli(["rank", phase, "--model", "llama-3.1-8b", "--sort", "bogus"]) == 2
+    messages.append(capsys.readouterr().err)
+    for message in messages:
+        assert f"must be a column of the {phase} ranking ({own})" in message
+        assert other_phase_column not in message

@@ -51,3 +51,19 @@ def test_the_methodology_page_refuses_parameters_as_the_catalog_pages_do(client,
     response = client.get(f"{path}?colour=blue")
     assert response.status_code == 422 and "colour" in response.text
     assert client.get(path).status_code == 200
+
+
+def test_the_rank_page_and_its_twins_say_it_as_the_other_pages_do(client) -> None:  # type: ignore[no-untyped-def]
+    """The ranking said pydantic's "Extra inputs are not permitted" and linked the summary to a field that does not
+    exist (#f-colour), where every other page says "not a field of this form"; a near miss names the field."""
+    query = "phase=inference&model=llama-3.1-8b&colour=blue"
+    for twin in ("/rank.json", "/rank.csv"):
+        response = client.get(f"{twin}?{query}")
+        assert response.status_code == 422
+        assert response.json()["detail"] == [{"field": "colour", "message": "not a field of this form"}]
+    page = client.get(f"/?{query}")
+    assert page.status_code == 422 and '<li id="err-colour">colour: not a field of this form</li>' in page.text
+    typo = client.get("/rank.json?phase=inference&model=llama-3.1-8b&tpot=40").json()
+    assert typo["detail"] == [{"field": "tpot", "message": "not a field of this form (did you mean tpot_ms?)"}]
+    plan = client.get("/plan.json?model=llama-3.1-8b&request_per_day=5").json()
+    assert plan["detail"][0]["message"] == "not a field of this form (did you mean requests_per_day?)"

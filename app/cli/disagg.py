@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.writer import rounded
+from app.scoring.explain import fixed
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import Filters, InferenceWorkload
 
@@ -47,7 +49,7 @@ def _print(body: dict[str, Any]) -> None:
     w, t = body["workload"], body["traffic"]
     print(
         f"{body['model']['name']}: {w['input_len']} in / {w['output_len']} out, TTFT ≤ {w['ttft_ms']:g} ms, "
-        f"TPOT ≤ {w['tpot_ms']:g} ms, {t['requests_per_day']:,.0f} requests a day"
+        f"TPOT ≤ {w['tpot_ms']:g} ms, {fixed(t['requests_per_day'], 0)} requests a day"
     )
     if body.get("limits_at_bands"):  # limits_at band_high: whose bands the pools were sized at
         print(body["limits_at_bands"])
@@ -63,7 +65,7 @@ def _print(body: dict[str, Any]) -> None:
         latency = [_with_band(a["ttft_mean_ms"], a["ttft_mean_band_ms"], 0)]
         latency.append(_with_band(a["tpot_mean_ms"], a["tpot_mean_band_ms"], 1))
         rows.append(["aggregated", a["provider_name"], layout, a["batch"], *latency])
-        rows[-1] += [round(a["monthly_usd"]), round(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
+        rows[-1] += [rounded(a["monthly_usd"]), rounded(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
     for d in body["disaggregated"]:
         p, q = d["prefill"], d["decode"]
         rows.append(
@@ -74,8 +76,8 @@ def _print(body: dict[str, Any]) -> None:
                 f"{p['batch']} / {q['batch']}",
                 _with_band(d["ttft_mean_ms"], p.get("latency_band_ms"), 0),
                 _with_band(d["tpot_mean_ms"], q.get("latency_band_ms"), 1),
-                round(d["monthly_usd"]),
-                round(d["usd_per_million_output_tokens_at_traffic"], 2),
+                rounded(d["monthly_usd"]),
+                rounded(d["usd_per_million_output_tokens_at_traffic"], 2),
             ]
         )
     print()

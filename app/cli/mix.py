@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.writer import rounded
+from app.scoring.explain import fixed
 from app.scoring.serving.mix.question import MixQuestion
 from app.service.query.custom_model import RAW_MODEL_FIELDS
 from app.service.query.values import LIST_FIELDS
@@ -39,8 +41,8 @@ def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
             f"{r['replicas']} × {r['label']}",
             r["price_type"],
             ", ".join(r["serves"]),
-            round(r["load_replicas"], 2),
-            f"${r['usd_per_month']:,.0f}",
+            rounded(r["load_replicas"], 2),
+            f"${fixed(r['usd_per_month'], 0)}",
         ]
         for r in fleet["rows"]
     ]
@@ -50,11 +52,11 @@ def _print(body: dict[str, Any]) -> None:
     from app.cli.tables.writer import table
 
     print(
-        f"{body['model']['name']} at {body['requests_per_day']:,.0f} requests/day "
-        f"({body['peak_requests_per_s']:.2f}/s in the busiest hour)"
+        f"{body['model']['name']} at {fixed(body['requests_per_day'], 0)} requests/day "
+        f"({fixed(body['peak_requests_per_s'], 2)}/s in the busiest hour)"
     )
     buckets = [
-        [b["name"], b["input_len"], b["output_len"], f"{b['share']:.1%}", round(b["requests_per_s"], 3), b["source"]]
+        [b["name"], b["input_len"], b["output_len"], f"{b['share']:.1%}", rounded(b["requests_per_s"], 3), b["source"]]
         for b in body["buckets"]
     ]
     print(table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))
@@ -63,10 +65,10 @@ def _print(body: dict[str, Any]) -> None:
         if fleet is None:
             print(f"\n{title}: none serves every bucket")
             continue
-        print(f"\n{title}: ${fleet['usd_per_month']:,.0f}/month")
+        print(f"\n{title}: ${fixed(fleet['usd_per_month'], 0)}/month")
         print(table(headers, _fleet_lines(fleet)))
     if body["saving_usd_per_month"] is not None:
-        print(f"\nsaving: ${body['saving_usd_per_month']:,.0f}/month ({body['saving_pct']:.1f} %)")
+        print(f"\nsaving: ${fixed(body['saving_usd_per_month'], 0)}/month ({fixed(body['saving_pct'], 1)} %)")
     for note in body["notes"]:
         print(note)
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.writer import rounded
+from app.scoring.explain import fixed
 from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
@@ -29,13 +31,13 @@ def _print(body: dict[str, Any]) -> None:
     print(
         table(
             ["term", "value", "unit", "how"],
-            [[t["name"], round(t["value"], 2), t["unit"], t["detail"]] for t in body["terms"]],
+            [[t["name"], rounded(t["value"], 2), t["unit"], t["detail"]] for t in body["terms"]],
         )
     )
     months = body["break_even_months"]
     share = body["break_even_utilisation_pct"]
-    print(f"\nbreak-even utilisation: {'none' if share is None else f'{share:.1f} %'}")
-    print(f"break-even months at this utilisation: {'never' if months is None else f'{months:.1f}'}")
+    print(f"\nbreak-even utilisation: {'none' if share is None else f'{fixed(share, 1)} %'}")
+    print(f"break-even months at this utilisation: {'never' if months is None else f'{fixed(months, 1)}'}")
     for note in body["notes"]:
         print(note)
 

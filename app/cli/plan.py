@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.writer import rounded
+from app.scoring.explain import fixed
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
@@ -38,8 +40,8 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 
     t = body["traffic"]
     print(
-        f"{body['model']['name']}: {t['requests_per_day']:,.0f} requests/day, {t['profile']}, "
-        f"peak {t['peak_requests_per_s']:.2f}/s"
+        f"{body['model']['name']}: {fixed(t['requests_per_day'], 0)} requests/day, {t['profile']}, "
+        f"peak {fixed(t['peak_requests_per_s'], 2)}/s"
     )
     rows = [
         [
@@ -48,9 +50,9 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
             o["replicas_at_peak"],
             o["instances_at_peak"],
-            round(o["monthly_usd_always_on"]),
-            round(o["monthly_usd_autoscaled"]),
-            round(o["monthly_usd_scale_to_zero"]),
+            rounded(o["monthly_usd_always_on"]),
+            rounded(o["monthly_usd_autoscaled"]),
+            rounded(o["monthly_usd_scale_to_zero"]),
         ]
         for o in body["options"][:limit]
     ]
@@ -75,7 +77,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             q["model_name"] + (" (substitute)" if q["substitute"] else ""),
             q["input_usd_per_mtok"],
             q["output_usd_per_mtok"],
-            round(q["monthly_usd"]),
+            rounded(q["monthly_usd"]),
             q["as_of_label"],
             token_flags_text(q).upper() + (" (not compared)" if not q["comparable"] else ""),
         ]
@@ -91,7 +93,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     cheapest = body["cheapest_serverless"]
     if cheapest:
         print(
-            f"cheapest serverless compared with: {cheapest['provider_name']} ${round(cheapest['monthly_usd']):,}/month"
+            f"cheapest serverless compared with: {cheapest['provider_name']} ${fixed(cheapest['monthly_usd'], 0)}/month"
             + (" (STALE, included on request)" if cheapest["stale"] else "")
             + "".join(f" [{f.replace('_', ' ').upper()}: see the note]" for f in cheapest["flags"] if f in DOUBTS)
         )
@@ -103,7 +105,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     for even in (body["break_even"], body["break_even_scale_to_zero"]):
         mode = even["mode"].replace("_", " ")
         print(
-            f"break-even, {mode}: {even['requests_per_day']:,.0f} requests/day ({even['reason']})"
+            f"break-even, {mode}: {fixed(even['requests_per_day'], 0)} requests/day ({even['reason']})"
             if even["requests_per_day"]
             else f"break-even, {mode}: none ({even['reason']})"
         )
@@ -176,9 +178,9 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
         [
             c["training"],
             c["serving"],
-            round(c["training_usd"]),
-            round(c["serving_usd_per_month"]),
-            round(c["total_usd"]),
+            rounded(c["training_usd"]),
+            rounded(c["serving_usd_per_month"]),
+            rounded(c["total_usd"]),
             f"{c['training_share']:.1%}",
             f"{c['serving_share']:.1%}",
         ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.writer import rounded
 from app.scoring.workload import InferenceWorkload
 
 FLAGS = ("model", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus", "rank_by")
@@ -31,12 +32,12 @@ def _print(body: dict[str, Any]) -> None:
         rows.append(
             [
                 r["label"],
-                round(r["weights_gb"], 1),
+                rounded(r["weights_gb"], 1),
                 option,
-                round(b["ranked_cost"], 3) if b else "",
-                round(b["ttft_mean_ms"]) if b else "",
-                round(b["tpot_mean_ms"], 1) if b else "",
-                round(b["replica_memory_gb"], 1) if b else "",
+                rounded(b["ranked_cost"], 3) if b else "",
+                rounded(b["ttft_mean_ms"]) if b else "",
+                rounded(b["tpot_mean_ms"], 1) if b else "",
+                rounded(b["replica_memory_gb"], 1) if b else "",
                 _quality(r),
             ]
         )

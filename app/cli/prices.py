@@ -67,7 +67,7 @@ def cmd_prices_import(args: argparse.Namespace) -> int:
     except RowError as error:
         print(f"prices import rejected: {error} (nothing was changed)", file=sys.stderr)
         return 1
-    except price_import.UnusedOption as error:  # bad input, as a bad flag: exit 2 naming it
+    except price_import.BadOption as error:  # bad input, as a bad flag: exit 2 naming it
         print(f"--{error.field.replace('_', '-')}: {error.message}", file=sys.stderr)
         return 2
     except (UnicodeDecodeError, OSError, csv.Error) as error:

@@ -33,11 +33,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if not read_hf_config(values, args.hf_config):
         return 2
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort
-    try:
-        sort_error = rank_sort.phase_error(args.phase, rank_sort.check(sort)) if sort else None
-    except ValueError as exc:
-        sort_error = str(exc)
-    if sort_error:
+    if sort_error := rank_sort.sort_error(args.phase, sort):
         print(f"--sort: {sort_error}", file=sys.stderr)
         return 2
     try:

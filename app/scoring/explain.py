@@ -75,13 +75,41 @@ def figure(value: float, digits: int = 4) -> str:
     return f"{value:,.{decimals}f}"
 
 
+def fixed(value: float, decimals: int = 1, thousands: bool = True) -> str:
+    """`value` to `decimals` places (1,000.0), except that a value those places would show as 0 while it is not
+    zero gets two significant figures instead: 0.1 requests/day at 0 places is '0.1', a 0.0008 ms target at one
+    place '0.0008' (they read '0' and '0.0'). Every number shown to a person rounds through here."""
+    text = f"{value:{',' if thousands else ''}.{decimals}f}"
+    if value == 0 or not math.isfinite(value) or float(text.replace(",", "")) != 0:
+        return text
+    places = 1 - math.floor(math.log10(abs(value)))  # two significant figures, no exponent
+    return f"{value:.{places}f}".rstrip("0")
+
+
+def range_places(low: float, high: float, decimals: int) -> int:
+    """The places both ends of a range are written with: `decimals`, or more where fixed would give one end more
+    (a band of $0.0033–0.0052 at two places read 0.0033–0.01)."""
+    return max(_places(low, decimals), _places(high, decimals))
+
+
+def _places(value: float, decimals: int) -> int:
+    if value == 0 or not math.isfinite(value) or round(value, decimals) != 0:
+        return decimals
+    return 1 - math.floor(math.log10(abs(value)))
+
+
+def percent(fraction: float, decimals: int = 0) -> str:
+    """A fraction as a percentage through fixed: 0.6 → '60%', 0.0001 → '0.01%' (it read '0%')."""
+    return f"{fixed(fraction * 100, decimals, thousands=False)}%"
+
+
 def duration_text(seconds: float) -> str:
     """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
     for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
         if seconds >= 2 * size:
             value = seconds / size
             return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
-    return f"{seconds:.0f} s"
+    return f"{fixed(seconds, 0)} s"
 
 
 @dataclass(frozen=True, slots=True)

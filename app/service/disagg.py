@@ -242,7 +242,7 @@ def disagg_payload(
             "disaggregated": [_plan(p, model, workload) for p in comparison.plans],
             "pairings_considered": comparison.pairings_considered,
             **_borrowed_bands(workload),
-            "notes": [*NOTES, weights.note],
+            "notes": [*NOTES, weights.note, *traffic.reading_notes()],
             "catalog_version": snapshot.version,
             "share_url": share_url,
         }

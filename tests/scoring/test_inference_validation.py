@@ -425,3 +425,23 @@ def test_a_latency_row_without_tp_is_one_instance_of_its_gpu_count():
     assert unstated.predicted == pytest.approx(stated.predicted) and "TP8 assumed" in unstated.reason
     throughput = predict_inference_case({**row, "metric": "output_tok_s_per_gpu"}, GPUS, MODELS)
     assert "best per-GPU throughput" in throughput.reason  # a system of replicas may have run it
+
+
+def test_an_empty_engine_or_weight_dtype_cell_says_what_was_assumed():
+    """The training validator says 'precision empty: bf16 assumed'; the inference one ran vllm at bf16 silently."""
+    row = {
+        "case_id": "x",
+        "gpu": "H100-SXM",
+        "model": "llama-3.1-8b",
+        "scenario": "concurrency",
+        "concurrency": "8",
+        "metric": "ttft_ms",
+        "input_len": "1000",
+        "output_len": "100",
+        "value": "100",
+    }
+    prediction = predict_inference_case(row, GPUS, MODELS)
+    assert prediction.covered
+    assert "weight_dtype empty: bf16 assumed" in prediction.reason and "engine empty: vllm assumed" in prediction.reason
+    stated = predict_inference_case({**row, "engine": "vllm", "weight_dtype": "bf16"}, GPUS, MODELS)
+    assert "empty" not in stated.reason and stated.predicted == prediction.predicted

@@ -250,3 +250,23 @@ def test_fp4_rows_are_predicted_in_the_formats_sources_name():
     fp8 = predict_training_case(dict(row, precision="mxfp8"), gpus, models)
     assert nvfp4.covered and nvfp4.predicted == fp4.predicted > fp8.predicted
     assert not predict_training_case(dict(row, precision="int2"), gpus, models).covered
+
+
+def test_a_framework_the_estimator_does_not_tell_apart_runs_as_auto_and_says_so():
+    from app.calibration.training.validate_training import predict_training_case, read_row
+
+    workload, _, assumed = read_row(case_row(framework="maxtext"))
+    assert workload.framework == "auto"
+    assert [a for a in assumed if a.startswith("framework maxtext: auto assumed (the stacks told apart: ")]
+    assert not [a for a in read_row(case_row(framework="nemo"))[2] if a.startswith("framework")]
+    xtuner = case_row(notes="framework: XTuner; SFT")  # a stack the notes name is no assumption
+    assert not [a for a in read_row(xtuner)[2] if a.startswith("framework")]
+    prediction = predict_training_case(case_row(framework="maxtext"), load_gpu_specs(), load_model_specs())
+    assert "framework maxtext: auto assumed" in prediction.reason
+
+
+def test_a_framework_column_is_read_as_its_project_writes_it():
+    from app.calibration.training.validate_training import read_row
+
+    workload, _, assumed = read_row(case_row(framework="Megatron-LM"))
+    assert workload.framework == "megatron" and not [a for a in assumed if a.startswith("framework")]

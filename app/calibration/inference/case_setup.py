@@ -134,6 +134,12 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     engine = row.get("engine") or "vllm"
     kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, engine)
     notes = [f"KV cache {kv_stated} (stated in the notes)"] if kv_stated else []
+    # an empty cell's default is said, as the training validator says its own ("precision empty: bf16 assumed")
+    notes += [
+        f"{column} empty: {value} assumed"
+        for column, value in (("weight_dtype", wdt), ("engine", engine))
+        if not row.get(column)
+    ]
     if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"

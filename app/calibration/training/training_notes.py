@@ -62,7 +62,7 @@ def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.Traini
 
 def stack_in_notes(row: dict[str, str]) -> str | None:
     """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
-    if FRAMEWORKS.get(row.get("framework", ""), "auto") != "auto":
+    if (row.get("framework") or "").strip().lower() in FRAMEWORKS:
         return None
     match = re.search(r"framework: ([^;(]+)", row.get("notes") or "")
     named = match.group(1).lower() if match else ""

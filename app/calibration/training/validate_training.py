@@ -53,6 +53,20 @@ def _cell_int(row: dict[str, str], key: str) -> int | None:
     return None if value is None else int(value)
 
 
+def _framework(row: dict[str, str], assumed: list[str]) -> str:
+    """The stack the case runs as: its framework column, else a stack its notes name, else auto, said in `assumed`
+    (a column the estimator does not tell apart, maxtext or other, ran as auto without a word)."""
+    cell = (row.get("framework") or "").strip()
+    stack = stack_in_notes(row)
+    if stack is not None:
+        return STACKS_IN_NOTES[stack]
+    if cell.lower() in FRAMEWORKS:  # Megatron-LM as its project writes it
+        return FRAMEWORKS[cell.lower()]
+    known = ", ".join(sorted(FRAMEWORKS))
+    assumed.append(f"framework {cell or 'empty'}: auto assumed (the stacks told apart: {known})")
+    return "auto"
+
+
 def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     """The workload and GPU count of a case, with defaults (and notes saying so) for empty cells."""
     assumed: list[str] = []
@@ -76,6 +90,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     if not row.get("precision"):
         assumed.append(f"precision empty: {precision} assumed")
     recipe = recipe_from_notes(row)
+    framework = _framework(row, assumed)
     try:
         workload = TrainingWorkload(
             model=row["model"],
@@ -83,7 +98,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
             precision=precision,
             seq_len=seq_len,
             global_batch_seqs=batch,
-            framework=STACKS_IN_NOTES.get(stack_in_notes(row) or "", FRAMEWORKS.get(row.get("framework", ""), "auto")),
+            framework=framework,
             max_gpus=max(1, min(65_536, gpu_count)),
             optimizer=recipe.optimizer,
             offload=recipe.offload,

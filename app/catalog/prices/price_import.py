@@ -15,9 +15,10 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from app.catalog import rules
 from app.catalog.prices import price_formats
 from app.catalog.setup.seed import OFFER_KEY, FileReport, RowError, load_rows, parse_row, read_file, validate_row
-from app.models.hardware import Offer
+from app.models.hardware import Offer, Provider
 
 MAX_BATCH_OFFERS = 5_000  # a whole provider's price list fits; more is a mistake or an attack
 
@@ -45,8 +46,9 @@ def file_date(path: Path) -> date:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
 
 
-class UnusedOption(ValueError):
-    """An option the file's format takes from each row instead (`field`: the option's name)."""
+class BadOption(ValueError):
+    """An option the import cannot use (`field`: the option's name): one the file's format takes from each row
+    instead, or a provider id the catalog does not know."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -58,7 +60,7 @@ def _refuse_unused_options(provider: str | None, as_of: date | None, source_url:
     for name, value in (("provider", provider), ("as_of", as_of), ("source_url", source_url)):
         if value is not None:
             column = "provider_id" if name == "provider" else name
-            raise UnusedOption(name, f"a gpumatch file gives each row's {column} itself; leave {name} out")
+            raise BadOption(name, f"a gpumatch file gives each row's {column} itself; leave {name} out")
 
 
 def import_file(
@@ -72,16 +74,18 @@ def import_file(
 ) -> tuple[FileReport, ImportSource]:
     """Any supported format (detected from the header unless given) through the one validated, all-or-nothing
     load. SkyPilot/gpuhunt prices are dated `as_of`, else the file's modification date."""
-    fmt = fmt or price_formats.detect_format(price_formats.read_header(path))
+    header = price_formats.read_header(path)
+    fmt = fmt or price_formats.detect_format(header)
     if fmt == "gpumatch":
         _refuse_unused_options(provider, as_of, source_url)
         return import_csv(engine, path, changed_by), ImportSource("gpumatch")
+    _check_options(as_of, source_url)
     dated = as_of or file_date(path)
     source = ImportSource(
         fmt,
         dated,
         "--as-of" if as_of else "file modification date",
-        price_formats.provider_id(provider or default_provider(path, fmt)),
+        _known_provider(engine, provider, default_provider(path, fmt), rows_say_it="provider" in header),
     )
     converted = price_formats.convert(path, fmt, source.provider, dated, source_url)
     source.skipped = converted.skipped
@@ -121,6 +125,32 @@ def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict
         return raw
     kept = {name: "" if getattr(current, name) is None else str(getattr(current, name)) for name in KEPT_FIELDS}
     return {**raw, **kept}
+
+
+def _check_options(as_of: date | None, source_url: str | None) -> None:
+    """The options every converted row carries, checked once at the option (BadOption) rather than reported as
+    line 2's cell ('line 2, field as_of: as_of is in the future' for --as-of 2099-11-01)."""
+    try:
+        rules.not_future(as_of)
+    except ValueError as error:
+        raise BadOption("as_of", str(error)) from None
+    try:
+        rules.http_url(source_url or "", allow_empty=True)
+    except ValueError as error:
+        raise BadOption("source_url", str(error)) from None
+
+
+def _known_provider(engine: Engine, given: str | None, from_path: str, rows_say_it: bool) -> str:
+    """The provider id the rows are for, or BadOption at `provider`: one guessed from the file name was reported
+    as every row's unknown provider_id ('export.csv line 2, field provider_id: unknown id export'). A file whose
+    rows name their provider uses the option or the name only for a row that does not: that row says so."""
+    chosen = price_formats.provider_id(given or from_path)
+    with Session(engine) as session:
+        known = sorted(session.exec(select(Provider.id)).all())
+    if chosen in known or (rows_say_it and given is None):
+        return chosen
+    where = "" if given else ", taken from the file's name or folder: give --provider"
+    raise BadOption("provider", f"unknown provider id {chosen!r}{where} (known: {', '.join(known)})")
 
 
 def default_provider(path: Path, fmt: str) -> str:

@@ -249,9 +249,18 @@ def case_table(cases: Sequence[dict[str, Any]]) -> str:
             c["predicted"],
             c["pct_error"],
             c.get("loso_pct_error"),
-            "" if c["covered"] else c["reason"],
+            c["reason"],  # a covered row's reason is what was assumed for its empty or unknown cells
         ]
         for c in cases
     ]
-    headers = ("case", "metric", "gpu", "measured", "predicted", "error %", "LOSO error %", "not covered because")
+    headers = (
+        "case",
+        "metric",
+        "gpu",
+        "measured",
+        "predicted",
+        "error %",
+        "LOSO error %",
+        "not covered because, or assumed",
+    )
     return table(headers, rows)

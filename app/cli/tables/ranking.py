@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.cli.tables.writer import table
-from app.scoring.explain import duration_text, shown_as_close_call
+from app.scoring.explain import duration_text, fixed, shown_as_close_call
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
 
 
 def _money(value: float | None, digits: int) -> str:
     """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
-    return "–" if value is None else f"{value:,.{digits}f}"
+    return "–" if value is None else fixed(value, digits)
 
 
 def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:

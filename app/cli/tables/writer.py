@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.scoring.explain import fixed
+
 
 def _cell(value: Any, digits: int = 1) -> str:
     if value is None:
@@ -13,6 +15,12 @@ def _cell(value: Any, digits: int = 1) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) < 10 else f"{value:.{digits}f}"
     return str(value)
+
+
+def rounded(value: float, digits: int = 0) -> str:
+    """A cell rounded as round(value, digits) would show it, except that a nonzero value never shows as 0 ($0.03 a
+    month scaled to zero read 0)."""
+    return fixed(value, digits, thousands=False)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], markdown: bool = False) -> str:

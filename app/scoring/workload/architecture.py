@@ -19,26 +19,34 @@ class ModelArchitecture(NumbersNotBooleans):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field("custom", min_length=1, max_length=80)
+    name: str = Field("custom", min_length=1, max_length=80, description="display name")
     params_b: float = Field(ge=0.001, le=10_000, description="total parameters, billions (at least 1 M)")
     active_params_b: float | None = Field(None, ge=0.001, le=10_000, description="active per token (MoE)")
-    layers: int = Field(ge=1, le=1_000)
-    hidden_size: int = Field(ge=64, le=131_072)
-    num_attention_heads: int = Field(ge=1, le=1_024)
-    num_kv_heads: int | None = Field(None, ge=1, le=1_024)
-    head_dim: int | None = Field(None, ge=8, le=1_024, validate_default=True)
-    intermediate_size: int = Field(ge=1, le=1_048_576)
-    vocab_size: int = Field(32_000, ge=1, le=2_000_000)
-    num_experts: int = Field(0, ge=0, le=1_024)
-    experts_per_token: int = Field(0, ge=0, le=64, validate_default=True)
-    moe_intermediate_size: int = Field(0, ge=0, le=1_048_576)
-    num_shared_experts: int = Field(0, ge=0, le=64)
+    layers: int = Field(ge=1, le=1_000, description="transformer layers")
+    hidden_size: int = Field(ge=64, le=131_072, description="model width (d_model)")
+    num_attention_heads: int = Field(ge=1, le=1_024, description="query heads per layer")
+    num_kv_heads: int | None = Field(
+        None, ge=1, le=1_024, description="key/value heads per layer; blank = num_attention_heads"
+    )
+    head_dim: int | None = Field(
+        None, ge=8, le=1_024, validate_default=True, description="width of one head; blank = hidden_size ÷ heads"
+    )
+    intermediate_size: int = Field(ge=1, le=1_048_576, description="the dense FFN's hidden width")
+    vocab_size: int = Field(32_000, ge=1, le=2_000_000, description="tokens in the vocabulary")
+    num_experts: int = Field(0, ge=0, le=1_024, description="routed experts per MoE layer; 0 = dense")
+    experts_per_token: int = Field(
+        0, ge=0, le=64, validate_default=True, description="routed experts each token runs through (MoE)"
+    )
+    moe_intermediate_size: int = Field(0, ge=0, le=1_048_576, description="one routed expert's FFN hidden width")
+    num_shared_experts: int = Field(0, ge=0, le=64, description="experts every token runs through besides the routed")
     moe_layers: int | None = Field(
         None, ge=0, le=1_000, description="layers with routed experts (the rest: a dense FFN); blank = every layer"
     )
-    attention: Literal["mha", "gqa", "mla"] = "gqa"
-    kv_lora_rank: int = Field(0, ge=0, le=65_536, validate_default=True)
-    qk_rope_head_dim: int = Field(0, ge=0, le=1_024)
+    attention: Literal["mha", "gqa", "mla"] = Field("gqa", description="mha | gqa | mla (DeepSeek's latent KV)")
+    kv_lora_rank: int = Field(
+        0, ge=0, le=65_536, validate_default=True, description="MLA's compressed KV width; 0 otherwise"
+    )
+    qk_rope_head_dim: int = Field(0, ge=0, le=1_024, description="MLA's per-head RoPE key width; 0 otherwise")
     # MLA's other projection sizes and fused experts: what a LoRA run adapts (training.layouts.lora_adapters).
     q_lora_rank: int = Field(0, ge=0, le=65_536, description="MLA: the query's latent rank (q_a_proj); 0 = one q_proj")
     qk_nope_head_dim: int = Field(
@@ -49,7 +57,7 @@ class ModelArchitecture(NumbersNotBooleans):
         False, description="routed experts held as fused parameters that PEFT's all-linear leaves frozen (gpt-oss)"
     )
     router_fused: bool = Field(False, description="the router too is a bare parameter, not an nn.Linear (gpt-oss)")
-    max_context: int | None = Field(None, ge=1, le=10_000_000)
+    max_context: int | None = Field(None, ge=1, le=10_000_000, description="tokens; blank = not stated")
     # Sliding-window attention (config.json sliding_window, layer_types: app.scoring.hf_config.sliding): those layers
     # attend to, and cache, only the last sliding_window tokens.
     sliding_window: int = Field(

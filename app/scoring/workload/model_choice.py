@@ -16,14 +16,20 @@ class Filters(NumbersNotBooleans):
     """Which offers may be ranked; empty lists mean 'any', except price types (empty = on-demand only)
     and stale prices (left out unless asked for)."""
 
-    providers: list[ShortId] = Field(default_factory=list, max_length=100)
+    providers: list[ShortId] = Field(
+        default_factory=list, max_length=100, description="provider ids to rank; empty = any"
+    )
     price_types: list[PriceType] = Field(
         default_factory=list,
         max_length=10,
         description="price terms to rank; empty = on-demand only (add spot, reserved, marketplace, capacity_block)",
     )
-    gpus: list[ShortId] = Field(default_factory=list, max_length=100)
-    vendors: list[ShortId] = Field(default_factory=list, max_length=20)
+    gpus: list[ShortId] = Field(
+        default_factory=list, max_length=100, description="catalog GPU ids to rank; empty = any"
+    )
+    vendors: list[ShortId] = Field(
+        default_factory=list, max_length=20, description="GPU vendors to rank (nvidia, amd, …); empty = any"
+    )
     include_stale: bool = Field(False, description="also rank prices older than the stale-after days (marked stale)")
     trains: ClassVar[bool] = False  # a training workload: managed inference endpoints are left out
 

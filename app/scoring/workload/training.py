@@ -40,7 +40,7 @@ class TrainingWorkload(ModelChoice):
         "FSDP CPU offload, torchtune); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's Adam",
     )
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
-    max_days: float = Field(30, gt=0, le=3_650, description="deadline: the run must finish within this many days")
+    max_days: float = Field(30.0, gt=0, le=3_650, description="deadline: the run must finish within this many days")
     budget_usd: float | None = Field(None, gt=0, le=1e10, description="optional cap on the run's total cost")
     limits_at: LimitsAt | None = Field(None, description=TRAINING_LIMITS_AT_DESCRIPTION)
     checkpoint_interval_hours: float = Field(

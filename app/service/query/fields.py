@@ -30,7 +30,13 @@ class QueryFields:
 
     def reason(self, name: str) -> str:
         why = self.reasons.get(name)
-        return f"{NOT_A_FIELD}: {why}" if why else NOT_A_FIELD
+        return f"{NOT_A_FIELD}: {why}" if why else not_a_field(name, self.names)
+
+
+def not_a_field(name: str, accepted: Collection[str]) -> str:
+    """Every page's words for a parameter its question does not take, with the nearest one it does."""
+    close = difflib.get_close_matches(name, sorted(accepted), n=1, cutoff=0.7)  # tpot: tpot_ms; bogus: not gpus
+    return f"{NOT_A_FIELD} (did you mean {close[0]}?)" if close else NOT_A_FIELD
 
 
 def query_fields(

@@ -191,7 +191,7 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
         training = None
     if errors:
         return PlanQuery(None, None, None, None, values, errors)
-    if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # say the default in the link
+    if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # the answer's traffic says it too
         traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})
     query = PlanQuery(workload, traffic, training, months, values)
     query.canonical = canonical_plan_query(workload, traffic, training, months)
@@ -201,6 +201,8 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
 def canonical_plan_query(
     workload: InferenceWorkload, traffic: Traffic, training: TrainingWorkload | None, months: int | None
 ) -> str:
+    if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # the default, said in the link
+        traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})  # as the pages say it
     pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k != "phase"]
     pairs += [(k, format_value(v)) for k, v in non_default_fields(traffic)]
     if training is not None and months is not None:

@@ -3,6 +3,7 @@ link and, on a results page, its view."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_query
 from app.service.query.conveniences import apply_conveniences, at_typed_field
 from app.service.query.custom_model import form_field
+from app.service.query.fields import not_a_field
 from app.service.query.phase import WORKLOADS, Phase, parse_phase
 from app.service.query.values import collect_values, query_shape_errors
 from app.service.query.view import ResultsView, parse_view, with_view
@@ -43,7 +45,7 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", page
         try:
             workload = WORKLOADS[phase].model_validate(data)
         except ValidationError as exc:
-            for name, message in _field_errors(exc).items():
+            for name, message in _field_errors(exc, WORKLOADS[phase].model_fields).items():
                 errors.setdefault(*at_typed_field(name, message, computed, data.get(name)))
     if errors:
         return ParsedQuery(phase, None, values, errors, view=view)
@@ -52,8 +54,11 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", page
     return ParsedQuery(phase, workload, values, canonical=with_view(question, view), view=view, question=question)
 
 
-def _field_errors(exc: ValidationError) -> dict[str, str]:
+def _field_errors(exc: ValidationError, fields: Collection[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for error in exc.errors():
-        found.setdefault(form_field(error_location(error)), error_message(error))
+        name = form_field(error_location(error))
+        # pydantic's "Extra inputs are not permitted": in the words every other page uses for a parameter it lacks
+        message = not_a_field(name, fields) if error["type"] == "extra_forbidden" else error_message(error)
+        found.setdefault(name, message)
     return found

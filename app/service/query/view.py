@@ -70,17 +70,17 @@ def parse_view(values: dict[str, Any], errors: dict[str, str], phase: Phase) -> 
     """`sort`, `show` and `page` taken out of `values`; a bad one (or a column the phase's table lacks) is an
     error naming it, and the default view."""
     given = {key: values.pop(key) for key in VIEW_FIELDS if key in values}
+    sort = given.get("sort")
+    if isinstance(sort, str) and sort != rank_sort.RANK and (wrong_column := rank_sort.sort_error(phase, sort)):
+        errors["sort"] = wrong_column  # checked against this phase's columns before the phase-blind validator
+        return ResultsView()
     try:
-        view = ResultsView.model_validate(given)
+        return ResultsView.model_validate(given)
     except ValidationError as exc:
         for error in exc.errors():
             name = next(iter(error_location(error)), "page")
             errors.setdefault(name, error_message(error))
         return ResultsView()
-    if (wrong_column := rank_sort.phase_error(phase, view.sort)) is not None:
-        errors["sort"] = wrong_column
-        return ResultsView()
-    return view
 
 
 def view_pairs(view: ResultsView) -> list[tuple[str, str]]:

@@ -18,6 +18,16 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
+_FLOAT_TYPES = {float, "float", "float | None", "Optional[float]"}
+
+
+@cache
+def _float_field_names(cls: type) -> frozenset[str]:
+    """The fields declared float: an int the engine stored there (a batch of 7 as a term's value) is written 7.0, as
+    the API's response models write it, so the CLI's --json and every API give one field one JSON type."""
+    return frozenset(f.name for f in fields(cls) if f.type in _FLOAT_TYPES)
+
+
 _SCALARS = (str, int, bool, type(None))
 
 
@@ -46,8 +56,17 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
         return value.isoformat()
     if is_dataclass(value) and not isinstance(value, type):
         names: tuple[str, ...] = _field_names(value.__class__)
-        return {name: plain(getattr(value, name), shared) for name in names}
+        return _as_declared({name: plain(getattr(value, name), shared) for name in names}, value.__class__)
     return value
+
+
+def _as_declared(row: dict[str, Any], cls: type) -> dict[str, Any]:
+    """The row with an int in a field its class declares float made a float (a second pass over those fields
+    only: the conversion is the hot path of a large ranking)."""
+    for name in _float_field_names(cls):
+        if type(row.get(name)) is int:
+            row[name] = float(row[name])
+    return row
 
 
 EXPLANATION_FIELDS = ("terms", "assumptions")  # what a lean answer (terms=false) leaves out
@@ -62,6 +81,7 @@ def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, fl
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
     """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
     names: tuple[str, ...] = _field_names(option.__class__)
-    return {
+    row = {
         name: plain(getattr(option, name), shared) for name in names if include_terms or name not in EXPLANATION_FIELDS
     }
+    return _as_declared(row, option.__class__)

@@ -77,11 +77,18 @@ def check(sort: str) -> str:
     return sort
 
 
-def phase_error(phase: str, sort: str | None) -> str | None:
-    """Why `sort` does not apply to the phase's table, or None when it does."""
-    if sort is None or split(sort)[0] in COLUMNS[phase]:
+def sort_error(phase: str, sort: str | None) -> str | None:
+    """Why `sort` names no column of the phase's table, listing that table's columns only (the message listed both
+    phases' together, mfu and ttft alike), or None when it names one."""
+    if sort is None:
         return None
-    return f"{split(sort)[0]} is not a column of the {phase} ranking; it sorts by {', '.join(COLUMNS[phase])}"
+    key, _ = split(sort)
+    columns = ", ".join(COLUMNS[phase])
+    if sort.count("-") > 1 or key not in ALL_KEYS:
+        return f"must be a column of the {phase} ranking ({columns}), with a leading - for largest first"
+    if key not in COLUMNS[phase]:
+        return f"{key} is not a column of the {phase} ranking; it sorts by {columns}"
+    return None
 
 
 def is_ranked_order(sort: str | None) -> bool:

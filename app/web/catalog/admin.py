@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import tempfile
+from collections.abc import Callable, Coroutine
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.catalog.prices import price_import
@@ -58,14 +59,54 @@ def import_offers(offers: OfferBatch, request: Request, actor: Annotated[str, De
 
 
 MAX_CSV_BYTES = 5_000_000  # MAX_BATCH_OFFERS rows of a wide catalog CSV fit with room to spare
-CsvBody = Annotated[bytes, Body(media_type="text/csv", description="the CSV file's bytes (UTF-8)")]
+CsvBody = Annotated[
+    bytes, Body(media_type="text/csv", description="the CSV file's bytes (UTF-8), sent with Content-Type: text/csv")
+]
+
+
+# A CSV is text; no Content-Type at all is read as the bytes it is. Anything else (JSON, a form, a multipart upload
+# from `curl -F`) was parsed as that and failed with a message about JSON or the CSV's header.
+CSV_MEDIA_TYPES = ("text/csv", "application/csv", "text/plain")
+HOW_TO_SEND_CSV = (
+    "send the CSV file's bytes as the request body with Content-Type: text/csv, e.g. curl --data-binary @offers.csv "
+    "-H 'Content-Type: text/csv' -H 'Authorization: Bearer …' (not a form or multipart upload: curl -F is not read)"
+)
 
 
 def _reject(field: str, message: str, status: int = 422) -> HTTPException:
     return HTTPException(status_code=status, detail=field_entries({field: message}))
 
 
-@router.post("/offers/csv", response_model=ImportResult, responses={**ERROR_RESPONSES, 413: {"description": "too big"}})
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+class CsvBodyRoute(StrictJsonRoute):
+    """The token first (404/401), then the Content-Type (415 saying how to send a CSV), before FastAPI reads a body
+    its Content-Type would have it parse as JSON or a form."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def check_first(request: Request) -> Response:
+            require_admin(request)
+            media = _media_type(request)
+            if media and media not in CSV_MEDIA_TYPES:
+                raise _reject("content-type", f"expects text/csv, not {media}: {HOW_TO_SEND_CSV}", 415)
+            return await handle(request)
+
+        return check_first
+
+
+csv_router = APIRouter(tags=["admin"], route_class=CsvBodyRoute)
+CSV_RESPONSES: dict[int | str, dict[str, str]] = {
+    **ERROR_RESPONSES,
+    413: {"description": "too big"},
+    415: {"description": "not sent as text/csv: the message says how to send it"},
+}
+
+
+@csv_router.post("/offers/csv", response_model=ImportResult, responses=CSV_RESPONSES)
 def import_offers_csv(
     body: CsvBody,
     request: Request,
@@ -99,9 +140,12 @@ def import_offers_csv(
             )
         except RowError as error:
             raise _reject(f"{error.line}.{error.field}", error.message) from None
-        except price_import.UnusedOption as error:
+        except price_import.BadOption as error:
             raise _reject(error.field, error.message) from None
         except csv.Error as error:  # e.g. a NUL byte: not a CSV at all
             raise _reject("body", f"not a CSV file: {error}") from None
     request.app.state.snapshots.invalidate()
     return ImportResult(**price_import.summary(report))
+
+
+router.include_router(csv_router)  # after its route is defined: include_router copies the routes it has

@@ -9,8 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.scoring.serving.disaggregated.close_call import CLOSE_CALL_RULE
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload
-from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
+from app.web.json_api.report_schemas import (
+    CATALOG_VERSION,
+    MeanLatencyOut,
+    ModelRef,
+    PriceProvenanceOut,
+    TermOut,
+    WeightsOut,
+)
 from app.web.rank.option_schemas import BandOut
+from app.web.rank.schemas import WORKLOAD
 
 # /disagg prices a layout at the traffic, so its $ per million is what the month's tokens cost, not the rank API's
 # usd_per_million_output_tokens (one replica at full load): the same name there meant the other figure, hence new names.
@@ -41,17 +49,17 @@ class DisaggRequest(BaseModel):
 
 class Pool(PriceProvenanceOut):
     role: str = Field(description="prefill | decode")
-    gpu_id: str
+    gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs per instance")
-    tensor_parallel: int
-    pipeline_parallel: int
+    tensor_parallel: int = Field(description="tensor-parallel degree of the instance's layout")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree of the instance's layout")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
-    provider: str
-    provider_name: str
-    price_type: str
-    usd_per_gpu_hour: float
-    as_of: date | None
-    machine: str
+    provider: str = Field(description="provider id")
+    provider_name: str = Field(description="provider display name")
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
+    usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    as_of: date | None = Field(description="the price's date; null: undated")
+    machine: str = Field(description="the offer's machine as the plan read it (node size, links, fabric)")
     batch: int = Field(description="prefill: prompts per pass; decode: sequences per step")
     step_ms: float = Field(description="prefill: one pass; decode: one step (the mean TPOT)")
     capacity_requests_per_s: float = Field(description="per instance, at the TTFT (prefill) or TPOT (decode) limit")
@@ -106,9 +114,9 @@ class DisaggregatedOut(MeanLatencyOut):
         "else a group of whole instances inside one (e.g. '48-GPU group in one NVLink domain')",
     )
     idle_gpus_at_peak: int = Field(0, description="node path: GPUs of rented whole instances neither role uses")
-    kv_transfer_ms: float
-    kv_transfer_gbs: float
-    monthly_usd: float
+    kv_transfer_ms: float = Field(description="ms to move one request's KV cache from prefill to decode")
+    kv_transfer_gbs: float = Field(description="GB/s of the path the KV cache moves over (fabric, node or domain)")
+    monthly_usd: float = Field(description="$ a month of both pools, autoscaled hour by hour")
     usd_per_million_output_tokens_at_traffic: float = Field(description=AT_TRAFFIC_OUTPUT)
     usd_per_million_tokens_at_traffic: float = Field(
         description="the same for prompt and output tokens together: monthly ÷ all tokens served in the month"
@@ -123,25 +131,25 @@ class DisaggregatedOut(MeanLatencyOut):
             "re-rounded to whole replicas"
         )
     )
-    prefill: Pool
-    decode: Pool
-    terms: list[TermOut]
+    prefill: Pool = Field(description="the prefill pool")
+    decode: Pool = Field(description="the decode pool")
+    terms: list[TermOut] = Field(description="the explanation: each term of the plan, with its formula and figures")
 
 
 class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
-    gpu_id: str
+    gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs of one copy of the layout")
     rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")
     copies_per_instance: int = Field(description="copies of the layout one rented instance holds")
-    tensor_parallel: int
-    pipeline_parallel: int
+    tensor_parallel: int = Field(description="tensor-parallel degree of the layout")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree of the layout")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
-    provider: str
-    provider_name: str
-    price_type: str
-    usd_per_gpu_hour: float
-    as_of: date | None
-    batch: int
+    provider: str = Field(description="provider id")
+    provider_name: str = Field(description="provider display name")
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
+    usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    as_of: date | None = Field(description="the price's date; null: undated")
+    batch: int = Field(description="sequences one replica runs at once, prompts prefilled inside its steps")
     decode_only_batch: int | None = Field(description="what the same hardware batches with no prefill in its steps")
     ttft_mean_band_ms: BandOut | None = Field(
         description="low/high of ttft_mean_ms, ms: the mean times the ratios of the option's p99 TTFT band (the "
@@ -152,11 +160,11 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
         description="low/high of tpot_mean_ms, ms: the mean times the ratios of the option's p99 TPOT band "
         "(tpot_p99_band ÷ tpot_p99_ms), as ttft_mean_band_ms"
     )
-    output_tokens_per_s: float
+    output_tokens_per_s: float = Field(description="output tokens/s one replica serves at the operating point")
     replicas_at_peak: int = Field(description="copies of the layout at the peak hour")
     instances_at_peak: int = Field(description="rented instances holding them at the peak hour")
     gpus_at_peak: int = Field(description="GPUs those instances bill")
-    monthly_usd: float
+    monthly_usd: float = Field(description="$ a month, autoscaled hour by hour")
     monthly_usd_band: BandOut | None = Field(
         description=COST_BAND.format(
             "its layout's own regime (the lookup the rank API's band makes): monthly_usd × 1 / the band's ratios, not "
@@ -169,14 +177,14 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
         "it serves an hour at full load"
     )
     usd_per_million_output_tokens: float | None = Field(description=DEPRECATED_OUTPUT, deprecated=True)
-    terms: list[TermOut]
+    terms: list[TermOut] = Field(description="the explanation: each term of the option, with its formula and figures")
 
 
 class VerdictOut(BaseModel):
     winner: str = Field(description="disaggregated | aggregated | close | disaggregated_only | neither")
-    headline: str
+    headline: str = Field(description="which layout pays and by how much, in one sentence")
     saving_usd_per_month: float | None = Field(description="aggregated − disaggregated (negative: aggregated cheaper)")
-    saving_share: float | None
+    saving_share: float | None = Field(description="saving_usd_per_month ÷ the aggregated monthly cost, a fraction")
     why: list[str] = Field(description="the numbers per pool behind the headline")
     close_call: bool = Field(
         description="the aggregated option's and the cheapest plan's monthly_usd_band overlap: the estimates cannot "
@@ -189,16 +197,21 @@ class VerdictOut(BaseModel):
 
 
 class DisaggResponse(BaseModel):
-    workload: dict[str, object]
-    traffic: dict[str, object]
-    model: ModelRef
+    workload: dict[str, object] = Field(description=WORKLOAD)
+    traffic: dict[str, object] = Field(
+        description="the traffic as validated, with its mean requests_per_day and its busiest hour's "
+        "peak_requests_per_s"
+    )
+    model: ModelRef = Field(description="the model served")
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
     )
-    verdict: VerdictOut
-    aggregated: AggregatedOut | None
+    verdict: VerdictOut = Field(description="which layout costs less at this traffic, and why")
+    aggregated: AggregatedOut | None = Field(
+        description="the cheapest aggregated option (prompts prefilled inside the decode steps); null: none serves"
+    )
     disaggregated: list[DisaggregatedOut] = Field(description="the cheapest disaggregated plans, cheapest first")
-    pairings_considered: int
+    pairings_considered: int = Field(description="(prefill, decode) instance pairings priced")
     limits_at_bands: str | None = Field(
         None,
         description="limits_at band_high only (absent on the estimate): that each pool meets its limit at the slow end "
@@ -207,6 +220,6 @@ class DisaggResponse(BaseModel):
         "estimate",
         exclude_if=_absent,
     )
-    notes: list[str]
-    catalog_version: str
-    share_url: str
+    notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
+    catalog_version: str = Field(description=CATALOG_VERSION)
+    share_url: str = Field(description="the disagg page of this question")

@@ -9,10 +9,12 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
 from app.web.errors.error_shape import ERROR_SCHEMA, error_entries, field_entries
+from app.web.errors.near_miss import body_model, nearest_field
 from app.web.middleware.head_requests import methods_with_head
 from app.web.rendering.render import templates
 
@@ -34,9 +36,10 @@ LOCATION_KINDS = ("body", "query", "path", "header", "cookie")
 NOT_SENT_AS_JSON = "not read as JSON: send it with Content-Type: application/json"
 
 
-def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
+def field_errors(errors: list[dict[str, Any]], body: type[BaseModel] | None = None) -> list[dict[str, str]]:
     """Pydantic errors as {field, message}, each once; the location drops its kind ('body', 'query', …) for
-    readability. A body that is not JSON, or not sent as JSON, is field `body`, with the parser's complaint."""
+    readability. A body that is not JSON, or not sent as JSON, is field `body`, with the parser's complaint; a key
+    the `body` model lacks names the field it nearly spells."""
     readable: list[dict[str, str]] = []
     for error in errors:
         loc = list(error.get("loc", ()))
@@ -50,7 +53,11 @@ def field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
         else:
             located = {**error, "loc": tuple(loc)}
             name = ".".join(error_location(located)) or ("body" if kind == "body" else "request")
-            item = {"field": name, "message": error_message(located) if "msg" in error else "invalid"}
+            message = error_message(located) if "msg" in error else "invalid"
+            if body and kind == "body" and loc and error.get("type") == "extra_forbidden":
+                near = nearest_field(body, loc)
+                message += f" (did you mean {near}?)" if near else ""
+            item = {"field": name, "message": message}
         if item not in readable:
             readable.append(item)
     return readable
@@ -89,7 +96,7 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
-    errors = field_errors(list(exc.errors()))
+    errors = field_errors(list(exc.errors()), body_model(request))
     if wants_json(request):
         return JSONResponse(jsonable_encoder({"detail": errors}), status_code=422)
     return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])

@@ -4,6 +4,7 @@ screen and the line says what was asked. Built from the validated question, so i
 
 from __future__ import annotations
 
+from app.scoring.explain import percent
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.mix.question import MixQuestion
@@ -132,7 +133,7 @@ def mix_summary(question: MixQuestion, model_name: str, ranked_dtype: str | None
         dtype_words(ranked_dtype or question.weight_dtype),
         *_limits(question.ttft_ms, question.tpot_ms, question.limits_at),
     ]
-    shares = ", ".join(f"{b.name} {b.share / question.share_total:.0%}" for b in question.mix)
+    shares = ", ".join(f"{b.name} {percent(b.share / question.share_total)}" for b in question.mix)
     parts += [f"{number(question.requests_per_day)} requests/day", f"lengths {shares}"]
     return SEPARATOR.join(parts)
 

@@ -8,22 +8,25 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class TermOut(BaseModel):  # one term of a cost or latency sum (no docstring: it would show in /docs)
-    name: str
-    value: float
-    unit: str
-    detail: str
+    name: str = Field(description="what the term is (decode weight read, prefill, $ per GPU-hour)")
+    value: float = Field(description="the term's value, in `unit`")
+    unit: str = Field(description="the value's unit (ms, GB, $/h, tokens/s, ×); empty for a pure number")
+    detail: str = Field(description="how it was computed: the formula with its figures, and its source")
+
+
+CATALOG_VERSION = "the catalog this was answered from (changes with any price, offer or staleness change)"
 
 
 class ModelRef(BaseModel):
-    id: str
-    name: str
-    params_b: float
+    id: str = Field(description="catalog model id; custom for a custom model or a pasted config.json")
+    name: str = Field(description="display name")
+    params_b: float = Field(description="parameters, billions")
 
 
 class PriceProvenanceOut(BaseModel):  # beside a row's price: its note, its caveats' labels, the page it was read from
-    price_note: str = ""
+    price_note: str = Field("", description="the price's terms in words, as the source gives them")
     price_caveats: list[str] = Field(default_factory=list, description="labels of the note's caveats")
-    price_source_url: str = ""
+    price_source_url: str = Field("", description="where the price was read")
     stale: bool = Field(False, description="older than the stale-after days, or undated")
 
 
@@ -42,25 +45,25 @@ class ModelOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(description="catalog id; custom for a custom_model or hf_config")
-    name: str
+    name: str = Field(description="display name")
     params_b: float = Field(description="parameters, billions")
     active_params_b: float = Field(description="parameters active per token, billions (a mixture of experts: fewer)")
-    layers: int
-    hidden_size: int
-    num_attention_heads: int
-    num_kv_heads: int
-    head_dim: int
-    intermediate_size: int
-    vocab_size: int
+    layers: int = Field(description="transformer layers")
+    hidden_size: int = Field(description="model width (d_model)")
+    num_attention_heads: int = Field(description="query heads per layer")
+    num_kv_heads: int = Field(description="key/value heads per layer (fewer than the query heads: GQA)")
+    head_dim: int = Field(description="width of one attention head")
+    intermediate_size: int = Field(description="the dense FFN's hidden width")
+    vocab_size: int = Field(description="tokens in the vocabulary")
     num_experts: int = Field(description="0 for a dense model")
-    experts_per_token: int
-    moe_intermediate_size: int
-    num_shared_experts: int
+    experts_per_token: int = Field(description="routed experts each token runs through; 0 for a dense model")
+    moe_intermediate_size: int = Field(description="one routed expert's FFN hidden width; 0 for a dense model")
+    num_shared_experts: int = Field(description="experts every token runs through besides the routed ones")
     attention: str = Field(description="mha | gqa | mla")
     kv_lora_rank: int = Field(description="MLA's compressed KV width; 0 otherwise")
-    qk_rope_head_dim: int
+    qk_rope_head_dim: int = Field(description="MLA's per-head RoPE key width; 0: not MLA")
     max_context: int | None = Field(description="tokens; null: not stated")
-    source_url: str
+    source_url: str = Field(description="where the architecture was read (the config.json); empty for a custom model")
     sliding_window: int = Field(
         description="tokens the sliding-window layers attend to (chunked attention: one chunk, its upper bound); "
         "0 = none"
@@ -93,15 +96,15 @@ class ServerlessQuoteFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    provider: str
-    provider_name: str
-    model_id: str
-    model_name: str
+    provider: str = Field(description="provider id")
+    provider_name: str = Field(description="provider display name")
+    model_id: str = Field(description="catalog id of the model priced (a substitute's own id)")
+    model_name: str = Field(description="display name of the model priced")
     input_usd_per_mtok: float = Field(description="$ per million prompt tokens (a disputed price: the higher figure)")
     output_usd_per_mtok: float = Field(description="$ per million output tokens (a disputed price: the higher figure)")
     usd_per_request: float = Field(description="$ per request at the workload's lengths")
-    as_of: date | None
-    source_url: str
+    as_of: date | None = Field(description="the price's date; null: undated")
+    source_url: str = Field(description="the page the price was read from")
     substitute: bool = Field(
         description="priced for a comparable model (same dense/MoE kind, near in active and total parameters), "
         "not the one asked about"
@@ -112,24 +115,36 @@ class ServerlessQuoteFields(BaseModel):
         description="$ per million cached prompt tokens; null: not published"
     )
     prefix_cache_hit: float = Field(description="share of prompt tokens billed at the cached-input price")
-    cache_note: str
-    provider_model_id: str
+    cache_note: str = Field(description="how the prompt was billed where prefix_cache_hit was given")
+    provider_model_id: str = Field(description="the provider's name for the model (two entries of one model differ)")
     as_of_basis: str = Field(description="exact | on_or_before | approximate; empty: not stated")
     as_of_label: str = Field(description="the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated")
-    unverified: bool
-    deprecated: bool
-    stale: bool
-    flags: list[str]
-    status_note: str
+    unverified: bool = Field(description="the reference flags the price UNVERIFIED: listed, never compared with")
+    deprecated: bool = Field(description="the provider has deprecated or retired the model: listed, never compared")
+    stale: bool = Field(description="older than the stale-after days, or undated: compared only with include_stale")
+    flags: list[str] = Field(description="the price's labels: why it is not compared, a doubt on it, stale")
+    status_note: str = Field(description="the reference's words for each of the flags")
     comparable: bool = Field(description="may be the cheapest compared price (current and verified, or stale if asked)")
-    disputed: bool
-    listed_input_usd_per_mtok: float | None
-    listed_output_usd_per_mtok: float | None
-    disputed_input_usd_per_mtok: float | None
-    disputed_output_usd_per_mtok: float | None
+    disputed: bool = Field(
+        description="another source gives other figures: input/output_usd_per_mtok are the higher of each"
+    )
+    listed_input_usd_per_mtok: float | None = Field(
+        description="a disputed price: the catalog entry's own $ per million prompt tokens; null: not disputed"
+    )
+    listed_output_usd_per_mtok: float | None = Field(
+        description="a disputed price: the catalog entry's own $ per million output tokens; null: not disputed"
+    )
+    disputed_input_usd_per_mtok: float | None = Field(
+        description="a disputed price: the other source's $ per million prompt tokens; null: not disputed"
+    )
+    disputed_output_usd_per_mtok: float | None = Field(
+        description="a disputed price: the other source's $ per million output tokens; null: not disputed"
+    )
     usd_per_request_lower: float | None = Field(description="a disputed price's request at the lower figures")
-    availability_unconfirmed: bool
-    weak_source: bool
+    availability_unconfirmed: bool = Field(
+        description="the provider may no longer serve the model (the reference says verify): compared, labelled"
+    )
+    weak_source: bool = Field(description="the page the figure was read from does not back it: compared, labelled")
 
 
 class WeightsOut(BaseModel):

@@ -5,81 +5,88 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix.question import MixQuestion
-from app.web.json_api.report_schemas import MeanLatencyOut, ModelRef, PriceProvenanceOut, TermOut, WeightsOut
+from app.web.json_api.report_schemas import (
+    CATALOG_VERSION,
+    MeanLatencyOut,
+    ModelRef,
+    PriceProvenanceOut,
+    TermOut,
+    WeightsOut,
+)
 
 
 class BucketOut(BaseModel):
     name: str = Field(description="the shape's key, or INPUTxOUTPUT")
-    label: str
-    input_len: int
-    output_len: int
+    label: str = Field(description="the bucket as the page names it (chat, 1000 in / 200 out)")
+    input_len: int = Field(description="prompt tokens of a request in the bucket")
+    output_len: int = Field(description="output tokens of a request in the bucket")
     share: float = Field(description="of all requests: weight ÷ the weights' total")
     weight: float = Field(description="the share as given in `mix`")
     requests_per_s: float = Field(description="this bucket's rate at the busiest hour")
     source: str = Field(description="where a named shape's lengths come from")
-    source_url: str
+    source_url: str = Field(description="the page those lengths were read from; empty for INPUTxOUTPUT")
 
 
 class BucketFitOut(MeanLatencyOut):
-    bucket: str
+    bucket: str = Field(description="the bucket's name")
     requests_per_s: float = Field(description="what one replica sustains on this bucket at the limits; 0 = cannot")
-    output_tokens_per_s: float
-    batch: int
+    output_tokens_per_s: float = Field(description="output tokens/s one replica serves on this bucket")
+    batch: int = Field(description="sequences one replica runs at once on this bucket")
     reason: str = Field(description="why it cannot serve the bucket (empty when it can)")
 
 
 class ReplicaTypeOut(PriceProvenanceOut):
-    key: str
-    label: str
-    gpu_id: str
+    key: str = Field(description="the replica type's id, as the fleet rows' `replica` name it")
+    label: str = Field(description="the replica type in words (GPUs × GPU at provider)")
+    gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs of one copy of the layout")
     rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")
     copies: int = Field(description="copies of the layout one rented instance holds (its fits are all of them)")
-    tensor_parallel: int
-    pipeline_parallel: int
-    provider: str
-    provider_name: str
-    price_type: str
-    usd_per_gpu_hour: float
-    as_of: str | None
-    machine: str
-    usd_per_replica_month: float
+    tensor_parallel: int = Field(description="tensor-parallel degree of the layout")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree of the layout")
+    provider: str = Field(description="provider id")
+    provider_name: str = Field(description="provider display name")
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
+    usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    as_of: str | None = Field(description="the price's date; null: undated")
+    machine: str = Field(description="the offer's machine (node size, links, fabric)")
+    usd_per_replica_month: float = Field(description="$ a month of one replica on every hour")
     cheapest_for: list[str] = Field(description="buckets where this is its GPU type's cheapest configuration")
-    fits: list[BucketFitOut]
+    fits: list[BucketFitOut] = Field(description="what one replica sustains on each bucket")
 
 
 class FleetRow(PriceProvenanceOut):
     replica: str = Field(description="key of the replica type")
-    label: str
-    gpu_id: str
-    gpu_count: int
-    rented_gpus: int
-    copies: int
-    provider_name: str
-    price_type: str
-    usd_per_gpu_hour: float
-    replicas: int
+    label: str = Field(description="the replica type in words")
+    gpu_id: str = Field(description="catalog GPU id")
+    gpu_count: int = Field(description="GPUs of one copy of the layout")
+    rented_gpus: int = Field(description="GPUs one replica bills")
+    copies: int = Field(description="copies of the layout one rented instance holds")
+    provider_name: str = Field(description="provider display name")
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
+    usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    replicas: int = Field(description="whole replicas of this type in the fleet, sized for the busiest hour")
     load_replicas: float = Field(description="Σ share × demand ÷ capacity: the fractional replicas its load needs")
     shares: dict[str, float] = Field(description="share of each bucket's requests it serves")
-    serves: list[str]
-    usd_per_month: float
-    terms: list[TermOut]
+    serves: list[str] = Field(description="the buckets it serves any share of")
+    usd_per_month: float = Field(description="$ a month of these replicas on every hour")
+    terms: list[TermOut] = Field(description="the explanation: each term of the row, with its formula and figures")
 
 
 class FleetOut(BaseModel):
-    label: str
-    usd_per_month: float
-    gpu_types: list[str]
-    rows: list[FleetRow]
+    label: str = Field(description="cheapest mix, or the GPU type of a single-type fleet")
+    usd_per_month: float = Field(description="$ a month of the whole fleet, always on, sized for the busiest hour")
+    gpu_types: list[str] = Field(description="the GPU ids the fleet uses")
+    rows: list[FleetRow] = Field(description="one row per replica type in the fleet")
 
 
 class ShapeOut(BaseModel):
-    key: str
-    label: str
-    input_len: int
-    output_len: int
-    source: str
-    source_url: str
+    key: str = Field(description="the name `mix` takes (chat, rag, code, reasoning)")
+    label: str = Field(description="the shape in words")
+    input_len: int = Field(description="prompt tokens of a request")
+    output_len: int = Field(description="output tokens of a request")
+    source: str = Field(description="where the lengths come from")
+    source_url: str = Field(description="the page they were read from")
 
 
 class MixQuestionOut(MixQuestion):
@@ -89,25 +96,25 @@ class MixQuestionOut(MixQuestion):
 
 
 class MixResponse(BaseModel):
-    question: MixQuestionOut
-    model: ModelRef
+    question: MixQuestionOut = Field(description="the question as validated, defaults filled in")
+    model: ModelRef = Field(description="the model served")
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
     )
-    requests_per_day: float
-    peak_requests_per_s: float
-    buckets: list[BucketOut]
+    requests_per_day: float = Field(description="requests a day, mean over the week")
+    peak_requests_per_s: float = Field(description="requests/s of the busiest hour, what the fleet is sized for")
+    buckets: list[BucketOut] = Field(description="the length buckets with their shares and rates")
     mix: FleetOut | None = Field(description="the cheapest mix; null when some bucket has no offer that serves it")
     best_single: FleetOut | None = Field(description="the cheapest fleet of one GPU type serving every bucket")
     singles: list[FleetOut] = Field(description="single-type fleets, cheapest first (the first few)")
-    single_types_feasible: int
+    single_types_feasible: int = Field(description="GPU types that can serve every bucket alone")
     saving_usd_per_month: float | None = Field(description="best single type − mix")
-    saving_pct: float | None
+    saving_pct: float | None = Field(description="saving_usd_per_month ÷ the best single type's monthly cost × 100")
     replica_types: list[ReplicaTypeOut] = Field(description="every candidate the integer program considered")
-    gpu_types_considered: int
-    offers_considered: int
-    terms: list[TermOut]
-    notes: list[str]
+    gpu_types_considered: int = Field(description="GPU types with a configuration that serves some bucket")
+    offers_considered: int = Field(description="offers the candidates were chosen from")
+    terms: list[TermOut] = Field(description="the explanation of the mix's cost")
+    notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
     shapes: list[ShapeOut] = Field(description="the named shapes and their sources")
-    catalog_version: str
-    share_url: str
+    catalog_version: str = Field(description=CATALOG_VERSION)
+    share_url: str = Field(description="the mix page of this question")

@@ -6,8 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, WeightsOut
+from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, WeightsOut
 from app.web.rank.option_schemas import InferenceOptionFields
+from app.web.rank.schemas import WORKLOAD
 
 
 class ServingOptionOut(InferenceOptionFields):
@@ -55,18 +56,30 @@ class ServingBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    traffic: dict[str, Any]
+    traffic: dict[str, Any] = Field(
+        description="the traffic as validated (unset fields left out), with its mean requests_per_day and its busiest "
+        "hour's peak_requests_per_s"
+    )
     options: list[ServingOptionOut] = Field(description="feasible options, cheapest autoscaled first")
-    total_options: int
-    serverless: list[ServerlessQuoteOut]
-    cheapest_serverless: ServerlessQuoteOut | None
-    serverless_basis: str
-    substitute_model: str | None
+    total_options: int = Field(description="every feasible option (options may be fewer: limit)")
+    serverless: list[ServerlessQuoteOut] = Field(
+        description="every per-token API price for the model (or a comparable one), cheapest first, labelled"
+    )
+    cheapest_serverless: ServerlessQuoteOut | None = Field(
+        description="the price compared with: the cheapest comparable one (see serverless_basis); null: none"
+    )
+    serverless_basis: str = Field(description="which serverless prices are compared with, in words")
+    substitute_model: str | None = Field(
+        description="the comparable model whose per-token prices stand in for the asked one; null: no substitute"
+    )
     substitute_reason: str | None = Field(
         description="which model's per-token prices stand in for the asked model and why it is comparable "
         "(same dense/MoE kind, near in active and total parameters); null: no substitute"
     )
-    break_even_requests_per_day: float | None
+    break_even_requests_per_day: float | None = Field(
+        description="requests a day (mean over the week) at which the cheapest dedicated option autoscaled and the "
+        "serverless price compared with cost the same (break_even's); null: no crossing in range"
+    )
     break_even: dict[str, Any] = Field(description="against the cheapest dedicated option autoscaled")
     break_even_scale_to_zero: dict[str, Any] | None = Field(
         description="against the cheapest dedicated option scaled to zero (a request finding no replica up waits the "
@@ -80,18 +93,21 @@ class ServingBody(BaseModel):
         description="where no dedicated option serves the workload: each configuration (gpu_id, gpu_count), its "
         "reason and how many offers share it; empty otherwise"
     )
-    assumptions: dict[str, Any]
-    notes: list[str]
+    assumptions: dict[str, Any] = Field(
+        description="the month, the week's hourly buckets, the traffic profile, the autoscaled floor and how scaling "
+        "to zero and serverless latency are read"
+    )
+    notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
 
 
 class ServingResponse(ServingBody):
-    workload: dict[str, Any]
-    model: ModelOut
+    workload: dict[str, Any] = Field(description=WORKLOAD)
+    model: ModelOut = Field(description="the model as the estimate read it")
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
     )
-    catalog_version: str
-    share_url: str
+    catalog_version: str = Field(description=CATALOG_VERSION)
+    share_url: str = Field(description="the plan page of this question")
 
 
 class LifecycleCombinationOut(BaseModel):
@@ -101,12 +117,12 @@ class LifecycleCombinationOut(BaseModel):
     serving: str = Field(description="the serving option (dedicated or serverless), in words")
     serving_kind: str = Field(description="dedicated | serverless")
     training_usd: float = Field(description="$ the run is billed")
-    training_hours: float
+    training_hours: float = Field(description="hours the run takes")
     serving_usd_per_month: float = Field(description="dedicated autoscaled, or serverless, $ a month")
-    months: int
+    months: int = Field(description="months of serving counted")
     total_usd: float = Field(description="training_usd + months × serving_usd_per_month")
     training_share: float = Field(description="training's share of total_usd, a fraction")
-    serving_share: float
+    serving_share: float = Field(description="serving's share of total_usd, a fraction")
     training_price_caveats: list[str] = Field(description="what a buyer must know about the training price")
     serving_price_caveats: list[str] = Field(description="what a buyer must know about the serving price")
 
@@ -119,12 +135,12 @@ class LifecycleResponse(BaseModel):
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
     )
-    months: int
+    months: int = Field(description="months of serving after the run")
     combinations: list[LifecycleCombinationOut] = Field(description="cheapest total first, the best 10")
-    total_combinations: int
+    total_combinations: int = Field(description="every (training, serving) combination priced")
     training_feasible: int = Field(description="training options that fit and finish within their limits")
-    basis: str
-    notes: list[str]
+    basis: str = Field(description="how total_usd is computed, in words")
+    notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
     serving: ServingBody = Field(description="the serving plan at the traffic, its best 15 options without terms")
-    catalog_version: str
-    share_url: str
+    catalog_version: str = Field(description=CATALOG_VERSION)
+    share_url: str = Field(description="the plan page of this question")

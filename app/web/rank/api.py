@@ -82,11 +82,7 @@ def _rank(
     terms: bool,
     sort: str | None = None,
 ) -> dict[str, Any]:
-    try:
-        problem = rank_sort.phase_error(phase, rank_sort.check(sort)) if sort is not None else None
-    except ValueError as exc:
-        problem = str(exc)
-    if problem:
+    if problem := rank_sort.sort_error(phase, sort):
         raise HTTPException(status_code=422, detail=field_entries({"sort": problem}))
     question = canonical_query(phase, workload)  # type: ignore[arg-type]
     share_url = "/?" + with_view(question, ResultsView(sort=sort))

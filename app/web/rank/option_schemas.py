@@ -31,8 +31,8 @@ BAND = (
 class BandOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    low: float
-    high: float
+    low: float = Field(description="the band's low end (p10), in the unit of the figure it is a band of")
+    high: float = Field(description="the band's high end (p90), in the unit of the figure it is a band of")
 
 
 LATENCY_BAND = (
@@ -72,7 +72,7 @@ class OfferFieldsOut(BaseModel):
 
     gpu_id: str = Field(description="catalog GPU id")
     provider: str = Field(description="provider id")
-    provider_name: str
+    provider_name: str = Field(description="provider display name")
     price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
     as_of: date | None = Field(description="the price's date; null: undated")
@@ -86,7 +86,7 @@ class OfferFieldsOut(BaseModel):
         "", description="the offer's instance as its provider names it; empty: none in the catalog"
     )
     region: str = Field("", description="where the offer's price applies; empty: not stated")
-    feasible: bool
+    feasible: bool = Field(description="the configuration can run the workload at this offer")
     reason: str = Field(description="why it fits (inference) or why not; empty for a training run within limits")
     close_call: bool = Field(
         description="the order is within the uncertainty: on a runner-up, its band overlaps the best option's and it "
@@ -107,8 +107,8 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     """A ranked inference option: one (GPU, count, layout) at one offer."""
 
     gpu_count: int = Field(description="GPUs of one replica (one copy of the layout)")
-    tensor_parallel: int
-    pipeline_parallel: int
+    tensor_parallel: int = Field(description="tensor-parallel degree of the layout")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree of the layout")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
     expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
     batch: int | None = Field(description="sequences one replica runs at once at the operating point" + INFEASIBLE_NULL)
@@ -166,7 +166,7 @@ class TrainingOptionOut(OfferFieldsOut):
     """A ranked training run: one GPU count and layout at one offer, under the offer's terms."""
 
     rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")
-    gpu_count: int
+    gpu_count: int = Field(description="GPUs the run uses")
     layout: str = Field(description="the parallel layout in words (empty where nothing fits)")
     feasible: bool = Field(description="fits, and finishes within the deadline and budget under the offer's terms")
     total_usd: float | None = Field(

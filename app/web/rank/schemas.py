@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
+from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 from app.web.rank.option_schemas import (
     BAND,
     INFEASIBLE_NULL,
@@ -17,6 +17,8 @@ from app.web.rank.option_schemas import (
 )
 
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
+TERMS = "the explanation: each term of the estimate, with its value, unit and formula"
+ASSUMPTIONS = "what the estimate assumes, the band's evidence last"
 
 
 class Strict(BaseModel):
@@ -25,15 +27,15 @@ class Strict(BaseModel):
 
 class LowestReach(Strict):
     value: float = Field(description="ms")
-    gpu_id: str
-    gpu_count: int
-    tensor_parallel: int
-    pipeline_parallel: int
+    gpu_id: str = Field(description="catalog GPU id of the configuration that reaches it")
+    gpu_count: int = Field(description="GPUs of that configuration")
+    tensor_parallel: int = Field(description="its tensor-parallel degree")
+    pipeline_parallel: int = Field(description="its pipeline-parallel degree")
 
 
 class LowestP99Out(Strict):
-    ttft_p99_ms: LowestReach | None = None
-    tpot_p99_ms: LowestReach | None = None
+    ttft_p99_ms: LowestReach | None = Field(None, description="the lowest p99 time to first token reached, ms")
+    tpot_p99_ms: LowestReach | None = Field(None, description="the lowest p99 time per output token reached, ms")
 
 
 class ServerlessJobQuoteOut(ServerlessQuoteFields):
@@ -43,11 +45,11 @@ class ServerlessJobQuoteOut(ServerlessQuoteFields):
 class RankResponseBase(Strict):
     phase: str = Field(description="inference | training")
     workload: dict[str, Any] = Field(description=WORKLOAD)
-    model: ModelOut
+    model: ModelOut = Field(description="the model as the estimate read it")
     total_options: int = Field(description="every option of the ranking, feasible or not (options may be fewer: limit)")
-    feasible_options: int
-    notes: list[str]
-    catalog_version: str
+    feasible_options: int = Field(description="options that can run the workload (the first ones of options)")
+    notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
+    catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the results page of this question (and sort)")
     sort: str | None = Field(
         None, description="present only when the request sorts: the column the feasible options are sorted by"
@@ -110,10 +112,10 @@ class GlobalBatchTypical(Strict):
 
 
 class GlobalBatchOut(Strict):
-    sequences: int
-    tokens: int
+    sequences: int = Field(description="sequences per optimizer step")
+    tokens: int = Field(description="tokens per optimizer step: sequences × seq_len")
     default: bool = Field(description="the default batch, not one the request gave")
-    why: str
+    why: str = Field(description="where the batch comes from, in words")
     typical: GlobalBatchTypical | None = Field(
         description="pretraining far below a published batch: that batch; else null"
     )
@@ -121,11 +123,11 @@ class GlobalBatchOut(Strict):
 
 
 class FrontierPointOut(Strict):
-    gpu_id: str
-    gpu_count: int
-    provider: str
-    provider_name: str
-    price_type: str
+    gpu_id: str = Field(description="catalog GPU id")
+    gpu_count: int = Field(description="GPUs the run uses at this point")
+    provider: str = Field(description="provider id of the offer priced")
+    provider_name: str = Field(description="provider display name")
+    price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
     days: float = Field(description="days the run takes at this count")
     total_usd: float = Field(description="$ it is billed at the machine's cheapest leading offer (no spot losses)")
     on_time: bool = Field(description="finishes within the deadline")
@@ -159,12 +161,12 @@ class TrainingRankResponse(RankResponseBase):
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):
     weights: WeightsOut = Field(description="the weight dtype estimated: the model's release precision unless set")
-    feasible: bool
-    reason: str
-    gpu_id: str
-    gpu_count: int
-    tensor_parallel: int
-    pipeline_parallel: int
+    feasible: bool = Field(description="the configuration runs the workload within its limits")
+    reason: str = Field(description="why it fits (batch of max batch) or why not, in words")
+    gpu_id: str = Field(description="catalog GPU id")
+    gpu_count: int = Field(description="GPUs of the configuration")
+    tensor_parallel: int = Field(description="tensor-parallel degree")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree")
     machine: str = Field(description="the machine the configuration is judged on")
     memory_gb: dict[str, float] = Field(description="GB per GPU: weights, kv_cache, reserve, capacity")
     max_batch: int | None = Field(description="the most sequences the memory holds" + INFEASIBLE_NULL)
@@ -176,8 +178,8 @@ class InferenceEstimateOut(Strict, LatencyFieldsOut):
     band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
     band_metric: str | None = Field(description="output_tokens_per_s" + INFEASIBLE_NULL)
     bound: str = Field(description="what bounds a decode step: memory or compute; empty if infeasible")
-    attention_parallel: str
-    expert_parallel: str
+    attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
+    expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
     job_hours: float | None = Field(description="a batch job: hours on each of its job_replicas; else null")
     job_replicas: int | None = Field(
         description="replicas a batch job is split over to meet its deadline (1 otherwise)" + INFEASIBLE_NULL
@@ -188,29 +190,31 @@ class InferenceEstimateOut(Strict, LatencyFieldsOut):
         description="over the limits: the lowest p99 TTFT and TPOT any layout of the machine reaches at this load, "
         "each [ms, GPUs, tensor parallel, pipeline parallel]; else null"
     )
-    terms: list[TermOut]
-    assumptions: list[str]
+    terms: list[TermOut] = Field(description=TERMS)
+    assumptions: list[str] = Field(description=ASSUMPTIONS)
 
 
 class LayoutOut(Strict):
     zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
-    tensor_parallel: int
-    pipeline_parallel: int
+    tensor_parallel: int = Field(description="tensor-parallel degree")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree (stages)")
     recompute: str = Field(description="none | selective | full")
-    micro_batch_seqs: int
+    micro_batch_seqs: int = Field(description="sequences per micro-batch on each data-parallel rank")
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(description="GPUs that split each sequence (context parallel)")
 
 
 class TrainingEstimateOut(Strict):
-    gpu_id: str
-    gpu_count: int
+    gpu_id: str = Field(description="catalog GPU id")
+    gpu_count: int = Field(description="GPUs of the configuration")
     machine: str = Field(description="the machine the configuration is judged on")
     layout: LayoutOut | None = Field(description="the fastest layout that fits; null where none does")
-    layout_text: str
-    fits: bool
-    feasible: bool
-    reason: str
+    layout_text: str = Field(description="the layout in words (PP2 ZeRO-1 ×4, no recompute)")
+    fits: bool = Field(description="a layout fits the GPUs' memory")
+    feasible: bool = Field(
+        description="the same as fits: an estimate holds no deadline or budget (the ranking's feasible does)"
+    )
+    reason: str = Field(description="why nothing fits, in words; empty where a layout fits")
     memory_per_gpu_gb: float | None = Field(
         description="GB per GPU the layout needs (where none fits: the fewest any could); null where nothing was sized"
     )
@@ -221,5 +225,5 @@ class TrainingEstimateOut(Strict):
     flops_per_token: float | None = Field(description="model FLOPs per trained token; null where the count is refused")
     band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
     band_metric: str | None = Field(description="tokens_per_s_per_gpu" + INFEASIBLE_NULL)
-    terms: list[TermOut]
-    assumptions: list[str]
+    terms: list[TermOut] = Field(description=TERMS)
+    assumptions: list[str] = Field(description=ASSUMPTIONS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.explain import duration_text
+from app.scoring.explain import duration_text, fixed
 from app.scoring.inference.bands.limits import ON_ESTIMATE, ONE_TOKEN_NOTE, SLOW_END, slow_end_words
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.workload import InferenceWorkload
@@ -58,13 +58,13 @@ def one_request_misses(
     if multiples == ON_ESTIMATE:
         return (
             f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms (limit {w.ttft_ms:g}), "
-            f"mean TPOT {tpot_mean_ms:.1f} ms (target {target:.1f}: {share})"
+            f"mean TPOT {tpot_mean_ms:.1f} ms (target {fixed(target)}: {share})"
         )
     ttft_multiple, tpot_multiple = multiples
     return (
         f"even one request misses the limits {SLOW_END} {slow_end_words(multiples)}: p99 TTFT "
         f"{ttft_p99_ms * ttft_multiple:.0f} ms there, {ttft_p99_ms:.0f} estimated (limit {w.ttft_ms:g}), mean TPOT "
-        f"{tpot_mean_ms * tpot_multiple:.1f} ms there, {tpot_mean_ms:.1f} estimated (target {target:.1f}: {share})"
+        f"{tpot_mean_ms * tpot_multiple:.1f} ms there, {tpot_mean_ms:.1f} estimated (target {fixed(target)}: {share})"
     )
 
 

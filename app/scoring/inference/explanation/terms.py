@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
-from app.scoring.explain import Term, figure
+from app.scoring.explain import Term, figure, fixed
 from app.scoring.inference.batching.queueing import md1_median_wait_ms, wait_steps
 from app.scoring.inference.explanation.decode_terms import (
     ROCM_EVIDENCE,
@@ -183,7 +183,7 @@ def _median_ttft_detail(point: OperatingPoint) -> str:
     return (
         f"{figure(point.ttft_ms)} ms mean - {figure(point.prefill_queue_ms)} ms mean prefill queue + "
         f"{figure(median_wait)} ms its median; Poisson arrivals: the M/D/1 prefill wait (utilisation "
-        f"{point.prefill_utilisation:.2f}) at its median, none while the queue is busy under half the time"
+        f"{fixed(point.prefill_utilisation, 2)}) at its median, none while the queue is busy under half the time"
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.scoring.explain import Term
+from app.scoring.explain import Term, percent
 
 if TYPE_CHECKING:
     from app.scoring.inference.batching.operating_points import OperatingPoint
@@ -89,7 +89,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "prefix cache: prompt tokens prefilled",
                 t.uncached_share * 100,
                 "%",
-                f"{t.prefix_cache_hit:.0%} of prompt tokens reuse cached KV and skip the forward pass; the rest "
+                f"{percent(t.prefix_cache_hit)} of prompt tokens reuse cached KV and skip the forward pass; the rest "
                 f"still attend to the whole prompt ({t.uncached_attention_share:.0%} of attention FLOPs); {SOURCE}",
             ),
             _change("prefix cache: prefill time", point.prefill.total_ms, base.prefill.total_ms, "ms", "one prompt"),

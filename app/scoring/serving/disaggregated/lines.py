@@ -9,6 +9,7 @@ aggregated option's prefill tokens per step. Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.explain import fixed, percent
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
@@ -104,8 +105,8 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         lost = 1 - (o.batch or 0) / alone.batch if alone.batch > (o.batch or 0) else 0.0
         lines.append(
             f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
-            f"{alone.step_ms:.1f} ms a step (target {alone.tpot_target_ms:.1f} ms) against {o.batch} with prompts in "
-            f"its steps ({lost:.0%} of the batch lost)."
+            f"{alone.step_ms:.1f} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {o.batch} with prompts "
+            f"in its steps ({lost:.0%} of the batch lost)."
         )
     return lines
 
@@ -127,8 +128,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"{load.prompts} prompt"
         f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; mean TTFT at the "
         f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
-        f"{rho_at_peak:.0%} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
-        f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {load.utilisation:.0%} busy "
+        f"{percent(rho_at_peak)} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
+        f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {percent(load.utilisation)} busy "
         "before its queue breaks the "
         f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms"
         f"{SLOW_END_WORDS if at_band_high(workload) else ''}); "
@@ -136,7 +137,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
-        f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {decoder.tpot_target_ms:.1f} ms), "
+        f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {fixed(decoder.tpot_target_ms)} ms), "
         f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
         f"${d.usd_per_million_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}.",
     ]

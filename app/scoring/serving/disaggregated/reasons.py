@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.scoring.explain import percent
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.close_call import CloseCall, close_call
 from app.scoring.serving.disaggregated.lines import (
@@ -129,6 +130,7 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         more = f"decode alone would batch more ({alone.batch} against {o.batch}), but " if alone else ""
         text += (
             f": {more}aggregated steps overlap the prompts' compute with the memory-bound decode reads, while a "
-            f"prefill pool runs prompts alone and may be only {best.pairing.load.utilisation:.0%} busy to keep TTFT"
+            f"prefill pool runs prompts alone and may be only {percent(best.pairing.load.utilisation)} busy to keep "
+            "TTFT"
         )
     return text

@@ -8,7 +8,7 @@ wins, lines.py says each plan in words). Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import Term
+from app.scoring.explain import Term, fixed
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.lines import kv_path, prefill_tokens_per_step
 from app.scoring.serving.disaggregated.plan import Comparison
@@ -68,7 +68,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "TTFT at peak",
             plan.ttft_ms,
             "ms",
-            f"pass + queue at ρ {p.utilisation_at_peak * load.utilisation:.2f} + KV transfer "
+            f"pass + queue at ρ {fixed(p.utilisation_at_peak * load.utilisation, 2)} + KV transfer "
             f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
         ),
         Term(
@@ -78,7 +78,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "decode step",
             decoder.step_ms,
             "ms",
-            f"decode_parts: batch {decoder.batch}, no prefill tokens (target {decoder.tpot_target_ms:.1f} ms)",
+            f"decode_parts: batch {decoder.batch}, no prefill tokens (target {fixed(decoder.tpot_target_ms)} ms)",
         ),
         Term(
             "decode capacity",

@@ -128,15 +128,15 @@ class MixQuestion(ModelChoice):
 
     model_config = ConfigDict(extra="forbid")
 
-    weight_dtype: WeightDtype = "bf16"
+    weight_dtype: WeightDtype = Field("bf16", description="the weights' dtype; unset: the model's release precision")
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
-    ttft_ms: float = Field(1_000, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
-    tpot_ms: float = Field(50, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
+    ttft_ms: float = Field(1_000.0, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
+    tpot_ms: float = Field(50.0, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
     limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
-    engine: Engine = "vllm"
+    engine: Engine = Field("vllm", description="the serving engine: vllm | sglang | trtllm | llamacpp | hf")
     max_gpus: int = Field(REPLICA_MAX_GPUS, ge=1, le=72, description="largest GPU count per replica")
     requests_per_day: float = Field(
-        100_000, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week"
+        100_000.0, ge=MIN_REQUESTS_PER_DAY, le=MAX_REQUESTS_PER_DAY, description="mean over the week"
     )
     profile: Profile = Field("diurnal", description="flat | business_hours | diurnal: the fleet is sized for the peak")
     peak_factor: float = Field(3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.explain import Term
+from app.scoring.explain import Term, percent
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH, SECONDS_PER_DAY
@@ -19,7 +19,7 @@ def row_terms(
     r: ReplicaType, replicas: int, load: float, shares: Sequence[float], demands: list[BucketDemand]
 ) -> list[Term]:
     parts = [
-        f"{s:.0%} of {d.name} {d.requests_per_s:.3g} req/s ÷ {f.requests_per_s:.3g} req/s"
+        f"{percent(s)} of {d.name} {d.requests_per_s:.3g} req/s ÷ {f.requests_per_s:.3g} req/s"
         for s, d, f in zip(shares, demands, r.fits, strict=True)
         if s > 1e-9
     ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.scoring.explain import Term
+from app.scoring.explain import Term, percent
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 
@@ -183,7 +183,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "$/month",
             f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × ${i.rental_usd_per_gpu_hour:g}/GPU-h × "
             f"{i.hours_per_month:g} h × "
-            f"{i.utilisation:.0%} utilisation (on-demand: only the hours used are paid)",
+            f"{percent(i.utilisation)} utilisation (on-demand: only the hours used are paid)",
         ),
     ]
     if o.break_even_utilisation is not None:

@@ -23,19 +23,21 @@ class OwnershipQuestion(NumbersNotBooleans):
 
     gpu: ShortId = Field("H100-SXM", description="catalog GPU id")
     gpu_count: int = Field(8, ge=1, le=4_096, description="GPUs owned (or rented)")
-    utilisation_pct: float = Field(60, gt=0, le=100, description="share of hours the GPUs do useful work")
+    utilisation_pct: float = Field(60.0, gt=0, le=100, description="share of hours the GPUs do useful work")
     gpus_per_server: int = Field(
         8,
         ge=1,
         le=72,
         description="GPUs in one server; the default price and power are an 8-GPU server's per-GPU share times this",
     )
-    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8)
+    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8, description="$ to buy one server; empty: tco.csv")
     power_kw_per_server: float | None = Field(None, gt=0, le=200, description="average draw while on")
     provisioned_kw_per_server: float | None = Field(None, gt=0, le=200, description="colocation kW contracted")
-    usd_per_kwh: float | None = Field(None, gt=0, le=5)
+    usd_per_kwh: float | None = Field(None, gt=0, le=5, description="$ per kWh of electricity; empty: tco.csv")
     pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
-    colocation_usd_per_kw_month: float | None = Field(None, ge=0, le=5_000)
+    colocation_usd_per_kw_month: float | None = Field(
+        None, ge=0, le=5_000, description="$ a month per provisioned kW of colocation; empty: tco.csv"
+    )
     depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
     rental_usd_per_gpu_hour: float | None = Field(
         None,
@@ -45,14 +47,14 @@ class OwnershipQuestion(NumbersNotBooleans):
         "GPUs (the server owned), else in one of any size",
     )
     cost_of_capital_pct: float = Field(
-        0,
+        0.0,
         ge=0,
         le=50,
         description="% a year: interest on the purchase, or the return its cash forgoes; 0 = not counted "
         "(no sourced default)",
     )
     resale_pct: float = Field(
-        0,
+        0.0,
         ge=0,
         lt=100,
         description="% of the purchase the servers sell for at the end of the depreciation life; 0 = not counted "

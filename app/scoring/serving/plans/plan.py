@@ -118,7 +118,7 @@ def serving_plan_from(
     verdict = _verdict(standing, best, label, traffic, ttft_limit_ms)
     substitute = quotes[0].model_name if quotes and quotes[0].substitute else None
     substitute_reason = quotes[0].substitute_reason if substitute else None
-    notes = list(notes)
+    notes = [*notes, *traffic.reading_notes()]
     if (left_out := left_out_note(quotes, include_stale)) is not None:
         notes.append(left_out)
     dedicated_monthly = priced[0].cost.monthly_usd_autoscaled if priced else None  # the option the page leads with

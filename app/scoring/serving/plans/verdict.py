@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.scoring.explain import fixed
+
 
 @dataclass(frozen=True, slots=True)
 class Priced:
@@ -28,7 +30,7 @@ class Verdict:
 
 def usd(value: float) -> str:
     """$2,609 a month, but $0.03 where whole dollars would read as nothing."""
-    return f"${value:,.0f}" if value >= 10 else f"${value:,.2f}"
+    return f"${fixed(value, 0 if value >= 10 else 2)}"
 
 
 def cold_start_caveat(scaled: Priced, requests_per_month: float, cold_start_s: float, ttft_ms: float | None) -> str:

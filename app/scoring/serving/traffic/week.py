@@ -37,6 +37,12 @@ MAX_IDLE_TIMEOUT_S = 86_400.0  # a day: longer stays up through any night, as au
 Profile = Literal["flat", "business_hours", "diurnal"]
 
 
+MIN_REPLICAS_ZERO_NOTE = (
+    "Minimum replicas 0 is read as 1: the autoscaled cost keeps one replica warm in every hour; the cost with none "
+    "warm is the scale-to-zero one."
+)
+
+
 class Traffic(NumbersNotBooleans):
     """How much traffic, when, and how the fleet may scale. Give requests_per_day or peak_requests_per_s."""
 
@@ -55,8 +61,14 @@ class Traffic(NumbersNotBooleans):
     peak_factor: float = Field(
         3.0, ge=1, le=MAX_PEAK_FACTOR, description="diurnal: busiest hour / mean (business_hours is fixed at 3.36)"
     )
-    min_replicas: int = Field(1, ge=0, le=10_000, description="autoscaled floor (at least 1 stays warm)")
-    cold_start_s: float = Field(60, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
+    min_replicas: int = Field(
+        1,
+        ge=0,
+        le=10_000,
+        description="autoscaled floor: replicas kept warm in every hour; 0 is read as 1 (autoscaled keeps one warm, "
+        "and the answer notes it): the cost with none warm is the scale-to-zero one",
+    )
+    cold_start_s: float = Field(60.0, ge=0, le=3_600, description="scale-to-zero: seconds to start a replica")
     idle_timeout_s: float | None = Field(
         None,
         ge=0,
@@ -74,6 +86,10 @@ class Traffic(NumbersNotBooleans):
         if value is not None and info.data.get("requests_per_day") is not None:
             raise ValueError("give requests_per_day or peak_requests_per_s, not both")
         return value
+
+    def reading_notes(self) -> list[str]:
+        """What the answer reads differently from what was given, said in its notes."""
+        return [MIN_REPLICAS_ZERO_NOTE] if self.min_replicas == 0 else []
 
     def idle_timeout(self) -> float:
         """The idle timeout used: the one given, else the cold start (a restart bills that long anyway)."""

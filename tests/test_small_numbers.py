@@ -1,0 +1,86 @@
+"""A nonzero number shown to a person never reads 0: 0.1 requests/day is not "0 requests/day", a 0.001 ms TPOT limit's
+target is not "target 0.0", on the pages, in the API's words and on the command line (scoring.explain.fixed)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.cli.main import main as cli
+from app.scoring.explain import duration_text, fixed, percent, range_places
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "text"),
+    [
+        (0.1, 0, "0.1"),
+        (0.0008, 1, "0.0008"),
+        (0.00123, 2, "0.0012"),
+        (-0.3, 0, "-0.3"),
+        (0.0, 1, "0.0"),
+        (1234.5, 0, "1,234"),  # banker's rounding, as format() rounds
+        (0.06, 1, "0.1"),  # rounds to something nonzero: the places asked for
+        (3e-9, 2, "0.000000003"),  # no exponent
+    ],
+)
+def test_a_nonzero_value_that_would_round_to_zero_keeps_two_significant_figures(
+    value: float, decimals: int, text: str
+) -> None:
+    assert fixed(value, decimals) == text
+
+
+def test_a_fraction_of_a_second_is_not_zero_seconds() -> None:
+    assert duration_text(0.2) == "0.2 s"
+    assert duration_text(5) == "5 s"
+
+
+def test_the_plan_page_names_a_traffic_below_one_request_a_day(client: TestClient) -> None:
+    page = client.get("/plan?model=llama-3.1-8b&requests_per_day=0.1").text
+    assert "at 0.1 requests/day" in page and "at 0 requests/day" not in page
+    assert "peak 0.00 requests/s" not in page
+
+
+def test_a_tiny_tpot_limit_names_its_target(client: TestClient) -> None:
+    body = {"model": "llama-3.1-8b", "tpot_ms": 0.001}
+    text = client.post("/api/v1/rank/inference", json=body).text
+    assert "(target 0.0008:" in text and "target 0.0:" not in text
+
+
+def test_the_cli_plan_names_a_traffic_below_one_request_a_day(database: str, capsys: Any) -> None:
+    assert cli(["plan", "serving", "--model", "llama-3.1-8b", "--requests-per-day", "0.1", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Llama 3.1 8B: 0.1 requests/day") and "peak 0.00/s" not in out
+    assert "$0/month" not in out and "$0.00/month" not in out
+
+
+def test_a_light_load_does_not_read_as_an_idle_queue(client: TestClient) -> None:
+    disagg = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 0.1}}
+    text = client.post("/api/v1/disagg", json=disagg).text
+    assert "queue at ρ 0.0000" in text and "queue at ρ 0.00 " not in text
+
+
+def test_a_small_share_reads_as_its_percentage(client: TestClient) -> None:
+    assert percent(0.6) == "60%" and percent(0.0001) == "0.01%"
+    body = {"gpu": "H100-SXM", "gpu_count": 8, "utilisation_pct": 0.01}
+    renting = next(t for t in client.post("/api/v1/own", json=body).json()["terms"] if t["name"] == "renting")
+    assert "× 0.01% utilisation" in renting["detail"]
+
+
+def test_the_cli_ranking_does_not_bill_a_short_run_as_0_dollars(database: str, capsys: Any) -> None:
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--total-tokens", "100000", "--gpus", "B200", "--limit", "1"]
+    assert cli(argv) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[1:4]
+    total = row[header.index("total $") :].split()[0]
+    assert float(total) > 0, row
+
+
+def test_a_bands_two_ends_share_their_places(client: TestClient) -> None:
+    """A band read '0.0033–0.01': its low end needed four places, its high end was rounded to two."""
+    assert range_places(0.0033, 0.0052, 2) == 4 and range_places(1.5, 2.5, 2) == 2
+    page = client.get("/?phase=training&model=llama-3.1-8b&total_tokens=100000&gpus=B200").text
+    bands = re.findall(r'class="muted band">\(([0-9.]+)–([0-9.]+)\)', page)
+    assert bands and all(len(low.split(".")[-1]) == len(high.split(".")[-1]) for low, high in bands)
+    assert all(float(low) > 0 for low, _ in bands)  # it read 0.00–0.01 before either fix
