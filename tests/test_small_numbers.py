@@ -70,7 +70,7 @@ def test_a_small_share_reads_as_its_percentage(client: TestClient) -> None:
 
 
 def test_the_cli_ranking_does_not_bill_a_short_run_as_0_dollars(database: str, capsys: Any) -> None:
-    argv = ["rank", "training", "--model", "llama-3.1-8b", "--total-tokens", "100000", "--gpus", "B200", "--limit", "1"]
+    argv = ["rank", "training", "--model", "llama-3.2-1b", "--total-tokens", "262144", "--gpus", "B200", "--limit", "1"]
     assert cli(argv) == 0
     header, _, row = capsys.readouterr().out.splitlines()[1:4]
     total = row[header.index("total $") :].split()[0]
@@ -80,7 +80,7 @@ def test_the_cli_ranking_does_not_bill_a_short_run_as_0_dollars(database: str, c
 def test_a_bands_two_ends_share_their_places(client: TestClient) -> None:
     """A band read '0.0033–0.01': its low end needed four places, its high end was rounded to two."""
     assert range_places(0.0033, 0.0052, 2) == 4 and range_places(1.5, 2.5, 2) == 2
-    page = client.get("/?phase=training&model=llama-3.1-8b&total_tokens=100000&gpus=B200").text
+    page = client.get("/?phase=training&model=llama-3.2-1b&total_tokens=262144&gpus=B200").text
     bands = re.findall(r'class="muted band">\(([0-9.]+)–([0-9.]+)\)', page)
     assert bands and all(len(low.split(".")[-1]) == len(high.split(".")[-1]) for low, high in bands)
     assert all(float(low) > 0 for low, _ in bands)  # it read 0.00–0.01 before either fix
