@@ -9,6 +9,7 @@ spans nodes only across a real fabric and within the offer's node limit. Unknown
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from app.scoring.specs import GpuSpec, Offer
 
@@ -280,6 +281,13 @@ def nodes_for(machine: Machine, gpu_count: int) -> int:
     return max(1, -(-gpu_count // (machine.node_gpus or machine.gpus_per_node)))
 
 
+# machine_gpu's answers by (GPU, machine) value, shared across rankings: both are frozen and the wiring depends on
+# them alone; the same GPU object back lets build_context's cache compare keys by identity. A seeded catalog has
+# ~100 (GPU, machine) pairs.
+_WIRED_GPU_CACHE_SIZE = 1024
+
+
+@lru_cache(maxsize=_WIRED_GPU_CACHE_SIZE)
 def machine_gpu(gpu: GpuSpec, machine: Machine) -> GpuSpec:
     """The GPU as wired in this machine: its scale-up domain is the node's NVLink/xGMI island, or none
     (PCIe) — so the estimators' link terms follow the offer, not the GPU's datasheet."""

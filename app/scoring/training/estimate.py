@@ -6,11 +6,12 @@ calibrated MFU with regime factors). Pure: no I/O; constants in app.scoring.effi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, LazyTerms, Term
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
 from app.scoring.training.layouts.choice import (
@@ -51,7 +52,9 @@ class TrainingEstimate:
     step_time_s: float
     flops_per_token: float
     band: Band
-    terms: list[Term] = field(default_factory=list)
+    # LazyTerms where a layout was timed (written on the first read: a ranking explains the estimate of every
+    # (GPU, machine) slot, and an answer shows few), else a list
+    terms: Sequence[Term] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
 
 
@@ -150,21 +153,23 @@ def estimate_training(
         step_s,
         flops,
         band,
-        training_terms(
-            gpu,
-            gpu_count,
-            model,
-            w,
-            chosen,
-            st,
-            peak,
-            pclass,
-            breakdown,
-            flops,
-            mfu,
-            e,
-            attention_span,
-            capacity_factor,
+        LazyTerms(
+            lambda: training_terms(
+                gpu,
+                gpu_count,
+                model,
+                w,
+                chosen,
+                st,
+                peak,
+                pclass,
+                breakdown,
+                flops,
+                mfu,
+                e,
+                attention_span,
+                capacity_factor,
+            )
         ),
         [*estimate_assumptions(gpu, model, w, note), evidence],
     )

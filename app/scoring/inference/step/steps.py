@@ -3,8 +3,9 @@
 `forward_parts` times one pass of one pipeline stage as the soft rooflines of its kernel classes (dense GEMMs,
 routed experts, attention) plus communication and host time; prefill, continuous-batching and decode steps (with
 speculative decoding) are built on it. Its pieces sit beside it: the configuration in context.py, MBU and MFU in
-efficiency_factors.py, all-reduces in communication.py, host time in host_overheads.py, routed-expert coverage in
-routed_experts.py and data-parallel attention in dp_attention.py.
+efficiency_factors.py (the rates they give, worked out once per configuration, in pass_rates.py), all-reduces in
+communication.py, host time in host_overheads.py, routed-expert coverage in routed_experts.py and data-parallel
+attention in dp_attention.py.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from app.scoring.efficiency.inference import CAUSAL_ATTENTION_FACTOR, InferenceE
 from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
-from app.scoring.inference.step.efficiency_factors import attention_flop_rate, mbu, mfu
-from app.scoring.inference.step.host_overheads import moe_prefill_ms, overhead_ms, per_sequence_overhead_ms
+from app.scoring.inference.step.host_overheads import per_sequence_overhead_ms
 from app.scoring.inference.step.memory import attended_tokens, prefill_attended_tokens
+from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
 
 
@@ -138,21 +139,22 @@ def forward_parts(
         gemm_flops, attention_flops = dp_attention_flops(
             ctx, seqs, tokens_per_seq, attended, new_prefill, prefill_requests, prefill_attention_flops
         )
-    bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3  # bytes per ms
-    peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3  # FLOP per ms
+    rates = pass_rates(ctx, eff)  # bytes and FLOP per ms at this configuration's MBU and MFU
+    bandwidth, peak = rates.bandwidth, rates.peak
     # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
     expert_gemm = (0.0, 0.0)  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
-        expert_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3
-        expert_gemm = (expert_bytes / expert_bandwidth, expert_flops / peak)
-    attention = (kv / (bandwidth * eff.kv_mbu_factor), attention_flops / attention_flop_rate(ctx, eff, peak))
+        expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)
+    attention = (kv / rates.kv_bandwidth, attention_flops / rates.attention_rate)
     expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)
-    host_ms, moe_host_ms = overhead_ms(ctx, eff, host_sequences), prefill_passes * moe_prefill_ms(ctx, eff)
+    # host_overheads.overhead_ms and moe_prefill_ms, their per-configuration parts read from the rates
+    host_ms = rates.step_host_ms + host_sequences * rates.sequence_host_ms
+    moe_host_ms = prefill_passes * rates.moe_prefill_ms
     detail = (
         tokens,
         attending,

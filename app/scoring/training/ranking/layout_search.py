@@ -53,6 +53,7 @@ class LayoutSearch:
         self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
         self._layouts: dict[tuple[int, int, int, str, int, int], Layout] = {}
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
+        self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
         """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
@@ -63,6 +64,20 @@ class LayoutSearch:
         other = copy.copy(self)  # shares the memo dicts
         other.workload, other.e = workload, e
         return other
+
+    def capped(self, max_gpus: int, e: eff.TrainingEfficiency) -> LayoutSearch:
+        """for_machine at a machine's Max GPUs (its own limit where that is lower) and efficiency, one search per pair:
+        the machines of a ranking come in a few sizes and most share the default efficiency, so a ranking copies
+        its workload once per size, not once per machine. Keyed by the efficiency's identity, the search holding
+        it (so an id is never reused while its entry lives)."""
+        key = (max_gpus, id(e))
+        found = self._capped.get(key)
+        if found is not None and found.e is e:
+            return found
+        w = self.workload
+        capped = w if max_gpus == w.max_gpus else w.model_copy(update={"max_gpus": max_gpus})
+        found = self._capped[key] = self.for_machine(capped, e)
+        return found
 
     @property
     def layouts_sized(self) -> int:

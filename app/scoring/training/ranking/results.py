@@ -154,7 +154,7 @@ def unfit_training_option(offer: Offer, est: TrainingEstimate, machine: Machine)
         **offer_fields(offer),
         feasible=False,
         reason=est.reason,
-        terms=est.terms,
+        terms=list(est.terms),  # written out (LazyTerms), as asdict copies lists
         assumptions=est.assumptions,
         memory_per_gpu_gb=est.memory_per_gpu_gb if est.memory_breakdown_gb else None,
         memory_breakdown_gb=est.memory_breakdown_gb or None,

@@ -68,8 +68,7 @@ class SlotSearch:
         self.gpu = machine_gpu(gpu, machine)
         cap = self.cap = min(w.max_gpus, machine.gpus_per_node * machine.node_limit(w.max_gpus))
         self.limit_reason = supply_limit_reason(machine, w.max_gpus)  # None: Max GPUs stops a job first
-        capped = w if cap == w.max_gpus else w.model_copy(update={"max_gpus": cap})
-        self.search = fits.for_machine(capped, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
+        self.search = fits.capped(cap, machine_efficiency(machine, eff.DEFAULT_TRAINING_EFFICIENCY))
         self.allowed = whole_nodes(machine)
         self.memo: LayoutMemo = {}
 
