@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -442,3 +443,17 @@ def test_a_lifecycle_whose_run_is_never_feasible_says_why_as_the_ranking_does(cl
     assert plan["training_feasible"] == 0 and plan["combinations"] == []
     (note,) = [n for n in plan["notes"] if n.startswith("No training option is feasible")]
     assert says in note and ("the nearest" in note or "the cheapest on time" in note)
+
+
+def test_a_plan_with_a_training_run_says_how_to_serve_the_model_it_trains(client):
+    """The headline weighs serving the base model; the model a LoRA run trains is served only where a per-token API
+    serves adapters of that base (none listed for Llama 3.1 70B), so its own verdict is dedicated, and the page says
+    so beside the base model's rather than leaving 'serverless is cheaper' as the whole answer (found by QA)."""
+    url = "/plan?model=llama-3.1-70b&requests_per_day=100000&months=12&train_total_tokens=100000000"
+    twin = client.get(url.replace("/plan?", "/plan.json?")).json()
+    assert twin["verdict"]["cheapest"] == "serverless"
+    trained = twin["lifecycle"]["verdict"]
+    assert trained["cheapest"] != "serverless" and "no serverless price" in trained["text"]
+    page = html.unescape(client.get(url).text)
+    assert f"For the model you train (lora), with only the per-token APIs that serve it: {trained['text']}." in page
+    assert f"Serving the model you train: {trained['text']}." in page

@@ -38,6 +38,9 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
             k: life[k]
             for k in ("training", "months", "combinations", "total_combinations", "training_feasible", "basis", "notes")
         }
+        # serving the model the run trains: only the serverless prices that serve it (a LoRA adapter's base at a seller
+        # that serves adapters; none for new weights), so its verdict may differ from the base model's above
+        body["lifecycle"]["verdict"] = life["serving"]["verdict"]
     return body
 
 
