@@ -37,3 +37,17 @@ def test_the_csv_and_the_cli_carry_it(client: TestClient, capsys) -> None:  # ty
     args = ["rank", "inference", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--input-len", "8000"]
     assert main([*args, "--output-len", "200", "--gpus", "B200", "--max-gpus", "1"]) == 0
     assert " <1 " in capsys.readouterr().out
+
+
+def test_disagg_aggregated_side_gives_the_mean_in_flight_not_batch_1(client: TestClient) -> None:
+    body = client.get(f"/disagg.json?{QUERY}&requests_per_day=100000").json()
+    agg = body["aggregated"]
+    in_flight = agg["requests_in_flight"]
+    assert in_flight is not None and 0 < in_flight < 1 and agg["batch"] == 1
+    line = next(line for line in body["verdict"]["why"] if line.startswith("Aggregated:"))
+    assert "batch 1;" not in line and "requests in flight on average (below one" in line
+    assert f"= {in_flight * 8000 / 200:,.0f} prompt tokens" in line  # the mean in flight's prompts, not batch 1's 40
+    terms = {t["name"]: t["value"] for t in agg["terms"]}
+    assert "batch" not in terms and abs(terms["requests in flight"] - in_flight) < 1e-3
+    interference = [line for line in body["verdict"]["why"] if line.startswith("Prefill interference")]
+    assert all(" in flight on average with prompts" in line for line in interference)
