@@ -51,3 +51,19 @@ def test_disagg_aggregated_side_gives_the_mean_in_flight_not_batch_1(client: Tes
     assert "batch" not in terms and abs(terms["requests in flight"] - in_flight) < 1e-3
     interference = [line for line in body["verdict"]["why"] if line.startswith("Prefill interference")]
     assert all(" in flight on average with prompts" in line for line in interference)
+
+
+def test_terms_and_notes_say_the_mean_in_flight_not_a_fractional_or_whole_batch(client: TestClient) -> None:
+    """'memory-bound at batch 0.17087', a speculative term 'at batch 0.113598' and the fine-grained MoE weak spot
+    'at batch 1' read as the mean in flight at a light-load point."""
+    moe = "model=qwen3-235b-a22b&weight_dtype=fp8&input_len=16000&output_len=200&gpus=B200&max_gpus=4"
+    for query in (QUERY, f"{QUERY}&spec_draft_tokens=3&spec_acceptance=0.7", moe):
+        options = client.get(f"/rank.json?{query}").json()["options"]
+        light = [o for o in options if o["requests_in_flight"] is not None]
+        assert light, query
+        texts = [t["detail"] for o in light for t in o["terms"]] + [a for o in light for a in o["assumptions"]]
+        assert not [t for t in texts if re.search(r"at batch (0\.|1\b)", t)], query
+        in_flight = f"{light[0]['requests_in_flight']:.2f} requests in flight on average"
+        assert any(f"-bound at {in_flight}" in t for t in texts), query
+    notes = [a for o in client.get(f"/rank.json?{moe}").json()["options"] for a in o["assumptions"]]
+    assert any(re.search(r"fine-grained experts at 0\.\d\d requests in flight on average", a) for a in notes)
