@@ -67,3 +67,14 @@ def test_terms_and_notes_say_the_mean_in_flight_not_a_fractional_or_whole_batch(
         assert any(f"-bound at {in_flight}" in t for t in texts), query
     notes = [a for o in client.get(f"/rank.json?{moe}").json()["options"] for a in o["assumptions"]]
     assert any(re.search(r"fine-grained experts at 0\.\d\d requests in flight on average", a) for a in notes)
+
+
+def test_mix_capacity_on_a_light_load_bucket_says_the_mean_in_flight(client: TestClient) -> None:
+    query = "model=llama-3.1-70b&weight_dtype=fp8&max_gpus=1&gpus=B200&requests_per_day=100000"
+    body = client.get(f"/mix.json?{query}&mix=8000x200:0.5,500x200:0.5").json()
+    fits = {f["bucket"]: f for r in body["replica_types"] for f in r["fits"]}
+    assert 0 < fits["8000x200"]["requests_in_flight"] < 1 and fits["500x200"]["requests_in_flight"] is None
+    terms = {t["name"]: t["detail"] for r in body["mix"]["rows"] for t in r["terms"]}
+    light = terms["capacity on 8000x200"]
+    assert "batch 1" not in light and "requests in flight on average, below one" in light
+    assert "(batch " in terms["capacity on 500x200"]
