@@ -51,6 +51,8 @@ def test_disagg_aggregated_side_gives_the_mean_in_flight_not_batch_1(client: Tes
     assert "batch" not in terms and abs(terms["requests in flight"] - in_flight) < 1e-3
     interference = [line for line in body["verdict"]["why"] if line.startswith("Prefill interference")]
     assert all(" in flight on average with prompts" in line for line in interference)
+    headline = body["verdict"]["headline"]
+    assert "against 1)" not in headline and f"against {in_flight:.2f} in flight on average)" in headline
 
 
 def test_terms_and_notes_say_the_mean_in_flight_not_a_fractional_or_whole_batch(client: TestClient) -> None:
