@@ -80,3 +80,14 @@ def test_mix_capacity_on_a_light_load_bucket_says_the_mean_in_flight(client: Tes
     light = terms["capacity on 8000x200"]
     assert "batch 1" not in light and "requests in flight on average, below one" in light
     assert "(batch " in terms["capacity on 500x200"]
+
+
+def test_a_mean_just_under_one_is_never_shown_as_one(client: TestClient) -> None:
+    """At ttft_ms 1073.2 the light load is 0.998 in flight: two places round it to '1.00 ... (below one ...)'."""
+    query = QUERY + "&ttft_ms=1073.2"
+    option = client.get(f"/rank.json?{query}").json()["options"][0]
+    assert 0.995 <= option["requests_in_flight"] < 1
+    page = client.get(f"/?phase=inference&{query}").text
+    texts = [page, *(t["detail"] for t in option["terms"])]
+    assert not [t for t in texts if "1.00 requests in flight" in t or "1.00 on average" in t]
+    assert "just under 1 requests in flight on average (below one" in page

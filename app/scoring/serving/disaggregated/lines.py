@@ -9,7 +9,7 @@ aggregated option's prefill tokens per step. Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import fixed, percent
+from app.scoring.explain import fixed, in_flight_text, percent
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
@@ -95,7 +95,7 @@ def aggregated_load_words(s: ServingOption) -> str:
     o = s.option
     if o.requests_in_flight is None:
         return f"batch {o.batch}"
-    in_flight = fixed(o.requests_in_flight, 2)
+    in_flight = in_flight_text(o.requests_in_flight)
     return f"{in_flight} requests in flight on average (below one: one always in flight misses the limits)"
 
 
@@ -121,7 +121,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
     if alone is not None:
         load = aggregated_load(s)
         lost = 1 - load / alone.batch if alone.batch > load else 0.0
-        against = f"{o.batch}" if o.requests_in_flight is None else f"{fixed(load, 2)} in flight on average"
+        against = f"{o.batch}" if o.requests_in_flight is None else f"{in_flight_text(load)} in flight on average"
         lines.append(
             f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
             f"{alone.step_ms:.1f} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {against} with prompts "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.explain import fixed, percent
+from app.scoring.explain import in_flight_text, percent
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.close_call import CloseCall, close_call
 from app.scoring.serving.disaggregated.lines import (
@@ -129,7 +129,7 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         text += f": one aggregated {unit} already carries the peak, while each pool needs at least one instance"
     else:
         # alone is None where the aggregated layout spans nodes over a fabric: its decode-only batch is not estimated
-        against = f"{o.batch}" if o.requests_in_flight is None else f"{fixed(load, 2)} in flight on average"
+        against = f"{o.batch}" if o.requests_in_flight is None else f"{in_flight_text(load)} in flight on average"
         more = f"decode alone would batch more ({alone.batch} against {against}), but " if alone else ""
         text += (
             f": {more}aggregated steps overlap the prompts' compute with the memory-bound decode reads, while a "
