@@ -91,3 +91,12 @@ def test_a_mean_just_under_one_is_never_shown_as_one(client: TestClient) -> None
     texts = [page, *(t["detail"] for t in option["terms"])]
     assert not [t for t in texts if "1.00 requests in flight" in t or "1.00 on average" in t]
     assert "just under 1 requests in flight on average (below one" in page
+
+
+def test_the_precision_answer_gives_the_mean_in_flight_of_its_best_option(client: TestClient) -> None:
+    query = "model=llama-3.1-70b&input_len=8000&output_len=200&max_gpus=1&gpus=B200"
+    rows = {r["key"]: r for r in client.get(f"/precision.json?{query}").json()["rows"]}
+    ranked = client.get(f"/rank.json?{QUERY}").json()["options"][0]
+    best = rows["fp8"]["best"]
+    assert best["requests_in_flight"] == ranked["requests_in_flight"] and 0 < best["requests_in_flight"] < 1
+    assert best["usd_per_million_output_tokens"] == ranked["usd_per_million_output_tokens"]
