@@ -100,3 +100,11 @@ def test_the_precision_answer_gives_the_mean_in_flight_of_its_best_option(client
     best = rows["fp8"]["best"]
     assert best["requests_in_flight"] == ranked["requests_in_flight"] and 0 < best["requests_in_flight"] < 1
     assert best["usd_per_million_output_tokens"] == ranked["usd_per_million_output_tokens"]
+
+
+def test_the_plan_table_says_why_a_replica_serves_so_little(client: TestClient) -> None:
+    """/plan sized 17 replicas for 1 request/s at 12 tokens/s each with no word of the light load behind it."""
+    page = client.get(f"/plan?{QUERY}&peak_requests_per_s=1").text
+    cells = re.findall(r'data-label="Tok/s per replica" role="cell">(.*?)</td>', page, re.S)
+    assert cells and all(">0.17 in flight</span>" in c for c in cells)
+    assert all("light load: with one request always in flight" in c for c in cells)  # the assumption, on hover
