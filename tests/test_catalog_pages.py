@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -105,9 +106,20 @@ def test_model_page_and_json_show_the_release_precision_and_its_source(client) -
     listed = {m["id"]: m for m in client.get("/api/v1/models").json()}
     assert listed["gpt-oss-20b"]["release_precision"] == "mxfp4"
     assert listed["llama-3.1-8b"]["release_precision"] == "unknown"
-    assert "unknown: BF16 assumed" in client.get("/models/llama-3.1-8b").text
+    assert (
+        "unknown: the reference does not state the release precision (BF16 assumed)"
+        in client.get("/models/llama-3.1-8b").text
+    )
     assert "65.7 GB at int4" in client.get("/models/gpt-oss-120b").text  # 116.83 B x 0.5625 B
     assert "Weights (as released)" not in client.get("/models/llama-3.1-8b").text
+
+
+def test_an_unknown_release_precision_says_bf16_assumed_once(client) -> None:  # type: ignore[no-untyped-def]
+    """It read 'unknown: BF16 assumed (unknown: the reference does not state the release precision (BF16 assumed))'."""
+    page = client.get("/models/llama-3.1-70b").text
+    row = re.search(r"Release precision</th><td>(.*?)</td>", page).group(1)  # type: ignore[union-attr]
+    assert row.count("BF16 assumed") == 1 and row.count("unknown") == 1
+    assert "does not state the release precision" in row
 
 
 def test_chart_json_block_parses_and_cannot_break_out(client) -> None:  # type: ignore[no-untyped-def]

@@ -64,7 +64,8 @@ def _print(body: dict[str, Any]) -> None:
         layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
         latency = [_with_band(a["ttft_mean_ms"], a["ttft_mean_band_ms"], 0)]
         latency.append(_with_band(a["tpot_mean_ms"], a["tpot_mean_band_ms"], 1))
-        rows.append(["aggregated", a["provider_name"], layout, a["batch"], *latency])
+        batch = "<1" if a.get("requests_in_flight") is not None else a["batch"]  # below one request in flight
+        rows.append(["aggregated", a["provider_name"], layout, batch, *latency])
         rows[-1] += [rounded(a["monthly_usd"]), rounded(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
     for d in body["disaggregated"]:
         p, q = d["prefill"], d["decode"]

@@ -98,6 +98,19 @@ def _places(value: float, decimals: int) -> int:
     return 1 - math.floor(math.log10(abs(value)))
 
 
+def in_flight_text(mean: float) -> str:
+    """A mean below one request in flight: two places, never rounded up to a whole one ("1.00 ... below one")."""
+    return fixed(mean, 2) if mean < 0.995 else "just under 1"
+
+
+def batch_words(batch: float) -> str:
+    """A running batch in words: "batch 8", or below one (a light or trickling load's mean running batch) the mean
+    requests in flight, never "batch 0.17087"."""
+    if batch >= 1:
+        return f"batch {batch:g}"
+    return f"{in_flight_text(batch)} requests in flight on average"
+
+
 def percent(fraction: float, decimals: int = 0) -> str:
     """A fraction as a percentage through fixed: 0.6 → '60%', 0.0001 → '0.01%' (it read '0%')."""
     return f"{fixed(fraction * 100, decimals, thousands=False)}%"

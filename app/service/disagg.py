@@ -184,6 +184,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "price_source_url": o.price_source_url,
         "stale": o.stale,
         "batch": o.batch,
+        "requests_in_flight": o.requests_in_flight,  # below one in flight: the mean that meets the limits
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         **mean_latencies(o.ttft_ms, o.tpot_ms),
         "ttft_mean_band_ms": latency[0] if latency else None,

@@ -76,6 +76,7 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "as_of": best.as_of,
             **mean_latencies(best.ttft_ms, best.tpot_ms),
             "batch": best.batch,
+            "requests_in_flight": best.requests_in_flight,  # below one in flight: the mean that meets the limits
             "output_tokens_per_s": best.output_tokens_per_s,
             "usd_per_million_output_tokens": best.usd_per_million_output_tokens,
             "usd_per_million_tokens": best.usd_per_million_tokens,

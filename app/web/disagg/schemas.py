@@ -150,6 +150,11 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
     as_of: date | None = Field(description="the price's date; null: undated")
     batch: int = Field(description="sequences one replica runs at once, prompts prefilled inside its steps")
+    requests_in_flight: float | None = Field(
+        default=None,
+        description="where the latency limits hold only below one request in flight: the mean requests in flight, "
+        "under 1, at the load that meets them (batch is then 1; the rank API's requests_in_flight); null otherwise",
+    )
     decode_only_batch: int | None = Field(description="what the same hardware batches with no prefill in its steps")
     ttft_mean_band_ms: BandOut | None = Field(
         description="low/high of ttft_mean_ms, ms: the mean times the ratios of the option's p99 TTFT band (the "

@@ -32,6 +32,12 @@ class BucketFitOut(MeanLatencyOut):
     requests_per_s: float = Field(description="what one replica sustains on this bucket at the limits; 0 = cannot")
     output_tokens_per_s: float = Field(description="output tokens/s one replica serves on this bucket")
     batch: int = Field(description="sequences one replica runs at once on this bucket")
+    requests_in_flight: float | None = Field(
+        default=None,
+        description="where the latency limits hold on this bucket only below one request in flight: the mean "
+        "requests in flight, under 1, at the load that meets them (batch is then 1; the rank API's "
+        "requests_in_flight); null otherwise",
+    )
     reason: str = Field(description="why it cannot serve the bucket (empty when it can)")
 
 

@@ -45,6 +45,11 @@ class BestOption(MeanLatencyOut):
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
     as_of: date | None = Field(description="the price's date; null: undated")
     batch: int = Field(description="sequences one replica runs at once at the operating point")
+    requests_in_flight: float | None = Field(
+        default=None,
+        description="where the latency limits hold only below one request in flight: the mean requests in flight, "
+        "under 1, at the load that meets them (batch is then 1; the rank API's requests_in_flight); null otherwise",
+    )
     output_tokens_per_s: float = Field(description="output tokens/s one replica serves at the operating point")
     usd_per_million_output_tokens: float | None = Field(description="$ per million output tokens at full load")
     usd_per_million_tokens: float | None = Field(description="$ per million tokens in and out at full load")

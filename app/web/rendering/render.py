@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
-from app.scoring.explain import duration_text, fixed, range_places
+from app.scoring.explain import duration_text, fixed, in_flight_text, range_places
 from app.scoring.input_checks.messages import FieldError
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
@@ -188,6 +188,7 @@ def count_words(value: float) -> str:
 
 templates.env.filters["count_words"] = count_words
 templates.env.filters["fixed"] = fixed
+templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"
 templates.env.filters["range_places"] = range_places
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"
 

@@ -4,7 +4,7 @@ the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) re
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.explain import Term
+from app.scoring.explain import Term, batch_words
 from app.scoring.explain import figure as f
 from app.scoring.hardware.dtypes import peak_unit
 from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
@@ -288,7 +288,7 @@ def decode_step_terms(
             "decode memory / compute",
             step.memory_ms / max(step.compute_ms, 1e-9),
             "x",
-            f"{f(step.memory_ms)} ms / {f(step.compute_ms)} ms; {step.bound}-bound at batch {batch:g}: the step's "
+            f"{f(step.memory_ms)} ms / {f(step.compute_ms)} ms; {step.bound}-bound at {batch_words(batch)}: the step's "
             "reads take this multiple of its matmuls' time (above 1: memory-bound)",
         ),
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band, LazyTerms, Term
+from app.scoring.explain import Band, LazyTerms, Term, batch_words
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
@@ -197,12 +197,17 @@ FINE_GRAINED_EXPERTS = 32
 SMALL_MOE_BATCH = 4
 
 
+def _load_words(s: Solution) -> str:
+    """The solution's batch, or at a light-load point (below one request in flight) its mean in flight."""
+    return batch_words(s.point.batch) if s.light_load else f"batch {s.batch}"
+
+
 def _small_batch_moe_note(s: Solution) -> list[str]:
     """Says where the estimate sits in a listed weak spot: fine-grained MoE at one to four sequences."""
     if s.model.num_experts < FINE_GRAINED_EXPERTS or s.batch > SMALL_MOE_BATCH:
         return []
     return [
-        f"weak spot: {s.model.num_experts} fine-grained experts at batch {s.batch}: the routed experts are timed at "
+        f"weak spot: {s.model.num_experts} fine-grained experts at {_load_words(s)}: the routed experts are timed at "
         "the dense streaming rate, which public rows confirm from batch 8; GPU kernel timings of this regime "
         "suggest decode may be up to ~1.4x slower than estimated (docs/measurements)"
     ]

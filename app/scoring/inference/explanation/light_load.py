@@ -4,13 +4,13 @@ it serves."""
 
 from __future__ import annotations
 
-from app.scoring.explain import Term, fixed
+from app.scoring.explain import Term, in_flight_text
 from app.scoring.inference.estimates.results import Solution
 
 
 def _in_flight(s: Solution) -> str:
     """The mean requests in flight at a light-load point, in words: never rounded up to one."""
-    return fixed(s.point.batch, 2) if s.point.batch < 0.995 else "just under 1"
+    return in_flight_text(s.point.batch)
 
 
 def _light_load_rate(s: Solution) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.scoring.explain import Term, percent
+from app.scoring.explain import Term, batch_words, percent
 
 if TYPE_CHECKING:
     from app.scoring.inference.batching.operating_points import OperatingPoint
@@ -121,7 +121,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 f"DeepSeek-V3 MTP module 14 B / 671 B ({SOURCE})",
             ),
         ]
-    same = f"at batch {point.batch:g}, same configuration"
+    same = f"at {batch_words(point.batch)}, same configuration"
     terms += [
         _change("techniques: TTFT change", point.ttft_ms, base.ttft_ms, "ms", same),
         _change("techniques: TPOT change", point.tpot_ms, base.tpot_ms, "ms", same),

@@ -9,7 +9,7 @@ aggregated option's prefill tokens per step. Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import fixed, percent
+from app.scoring.explain import fixed, in_flight_text, percent
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
@@ -83,9 +83,26 @@ def describe_aggregated(s: ServingOption) -> str:
     return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
 
 
+def aggregated_load(s: ServingOption) -> float:
+    """Requests an aggregated replica runs on average: its batch, or where the limits hold only below one request in
+    flight (the ranking's requests_in_flight), that mean under 1."""
+    o = s.option
+    return o.requests_in_flight if o.requests_in_flight is not None else float(o.batch or 0)
+
+
+def aggregated_load_words(s: ServingOption) -> str:
+    """The aggregated replica's load in words: "batch 36", or the mean in flight where it is below one."""
+    o = s.option
+    if o.requests_in_flight is None:
+        return f"batch {o.batch}"
+    in_flight = in_flight_text(o.requests_in_flight)
+    return f"{in_flight} requests in flight on average (below one: one always in flight misses the limits)"
+
+
 def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> float:
-    """Prompt tokens an aggregated step carries on average: batch × input / output (mixed_step_parts' share)."""
-    return (s.option.batch or 0) * workload.input_len / workload.output_len
+    """Prompt tokens an aggregated step carries on average: batch × input / output (mixed_step_parts' share), the
+    batch the mean in flight where that is below one."""
+    return aggregated_load(s) * workload.input_len / workload.output_len
 
 
 def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
@@ -94,7 +111,7 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
     o = s.option
     lines = [
-        f"Aggregated: {describe_aggregated(s)} at the peak hour, batch {o.batch}; "
+        f"Aggregated: {describe_aggregated(s)} at the peak hour, {aggregated_load_words(s)}; "
         "every step "
         f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
         f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
@@ -102,10 +119,12 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
     ]
     alone = c.aggregated_decode_only
     if alone is not None:
-        lost = 1 - (o.batch or 0) / alone.batch if alone.batch > (o.batch or 0) else 0.0
+        load = aggregated_load(s)
+        lost = 1 - load / alone.batch if alone.batch > load else 0.0
+        against = f"{o.batch}" if o.requests_in_flight is None else f"{in_flight_text(load)} in flight on average"
         lines.append(
             f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
-            f"{alone.step_ms:.1f} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {o.batch} with prompts "
+            f"{alone.step_ms:.1f} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {against} with prompts "
             f"in its steps ({lost:.0%} of the batch lost)."
         )
     return lines

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.explain import percent
+from app.scoring.explain import in_flight_text, percent
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.close_call import CloseCall, close_call
 from app.scoring.serving.disaggregated.lines import (
     IN_ONE_UNIT,
     aggregated_line,
+    aggregated_load,
     describe_pool,
     no_plan_line,
     plan_lines,
@@ -115,7 +116,8 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         f"{_pool_gpu(best.decode)} disaggregated"
         + (f" (+ {best.idle_gpus_at_peak} idle in whole instances)" if best.idle_gpus_at_peak else "")
     )
-    if alone is not None and alone.batch <= (o.batch or 0) * (1 + MIN_SAVING_SHARE):
+    load = aggregated_load(c.aggregated)  # the batch, or the mean in flight where that is below one
+    if alone is not None and alone.batch <= load * (1 + MIN_SAVING_SHARE):
         held = (
             f"decode alone holds the same batch, {o.batch}"
             if alone.batch == o.batch
@@ -127,7 +129,8 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
         text += f": one aggregated {unit} already carries the peak, while each pool needs at least one instance"
     else:
         # alone is None where the aggregated layout spans nodes over a fabric: its decode-only batch is not estimated
-        more = f"decode alone would batch more ({alone.batch} against {o.batch}), but " if alone else ""
+        against = f"{o.batch}" if o.requests_in_flight is None else f"{in_flight_text(load)} in flight on average"
+        more = f"decode alone would batch more ({alone.batch} against {against}), but " if alone else ""
         text += (
             f": {more}aggregated steps overlap the prompts' compute with the memory-bound decode reads, while a "
             f"prefill pool runs prompts alone and may be only {percent(best.pairing.load.utilisation)} busy to keep "

@@ -10,10 +10,11 @@ from __future__ import annotations
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import Term, fixed
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
-from app.scoring.serving.disaggregated.lines import kv_path, prefill_tokens_per_step
+from app.scoring.serving.disaggregated.lines import aggregated_load, kv_path, prefill_tokens_per_step
 from app.scoring.serving.disaggregated.plan import Comparison
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan
+from app.scoring.serving.plans.options import ServingOption
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -114,13 +115,30 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     ]
 
 
+def _batch_term(s: ServingOption) -> Term:
+    """The aggregated replica's batch, or its mean requests in flight where the limits hold only below one."""
+    if s.option.requests_in_flight is None:
+        return Term(
+            "batch",
+            s.option.batch or 0,
+            "sequences",
+            "latency-bound: largest batch whose mixed step meets TPOT and TTFT",
+        )
+    return Term(
+        "requests in flight",
+        aggregated_load(s),
+        "requests",
+        "mean, below one: one request always in flight misses TPOT or TTFT; the largest load under one that meets them",
+    )
+
+
 def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
     s = c.aggregated
     if s is None:
         return []
     o = s.option
     return [
-        Term("batch", o.batch or 0, "sequences", "latency-bound: largest batch whose mixed step meets TPOT and TTFT"),
+        _batch_term(s),
         Term("prefill tokens per step", prefill_tokens_per_step(s, workload), "tokens", "batch × input / output"),
         Term("TPOT", o.tpot_ms or 0.0, "ms", "mixed step: decode of the batch plus its share of prompts"),
         Term("TTFT", o.ttft_ms or 0.0, "ms", "own prefill + M/D/1 queue + waiting steps (loaded_ttft_ms)"),

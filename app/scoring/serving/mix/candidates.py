@@ -49,6 +49,7 @@ class BucketFit:
     ttft_ms: float = 0.0
     tpot_ms: float = 0.0
     reason: str = ""
+    requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (batch is then 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,7 @@ def _fit(
         batch=solved.batch,
         ttft_ms=point.ttft_ms,
         tpot_ms=point.tpot_ms,
+        requests_in_flight=point.batch if solved.light_load else None,
     )
 
 

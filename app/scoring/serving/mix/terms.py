@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.explain import Term, percent
-from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType
+from app.scoring.explain import Term, batch_words, percent
+from app.scoring.serving.mix.candidates import BucketDemand, BucketFit, ReplicaType
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH, SECONDS_PER_DAY
 
@@ -13,6 +13,13 @@ SIZING_NOTE = (
     "The fleet is sized for the busiest hour's request rate and billed for every hour of the month "
     f"({HOURS_PER_MONTH:g} h, always on); autoscaling a mix hour by hour is not modelled."
 )
+
+
+def _load_words(f: BucketFit) -> str:
+    """The fit's batch, or where the limits hold only below one request in flight, the mean in flight."""
+    if f.requests_in_flight is None:
+        return f"batch {f.batch}"
+    return f"{batch_words(f.requests_in_flight)}, below one: one always in flight misses the limits"
 
 
 def row_terms(
@@ -41,7 +48,7 @@ def row_terms(
                     f"capacity on {d.name}",
                     f.requests_per_s,
                     "requests/s per replica",
-                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits (batch {f.batch}, TTFT "
+                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits ({_load_words(f)}, TTFT "
                     f"{f.ttft_ms:,.0f} ms, TPOT {f.tpot_ms:.1f} ms) ÷ {d.output_len} output tokens",
                 )
             )
