@@ -10,6 +10,9 @@ import re
 from fastapi.testclient import TestClient
 
 from app.cli.main import main
+from app.scoring.inference.ranking.rank import rank_inference
+from app.scoring.workload import InferenceWorkload
+from benchmarks.bench_data import bench_snapshot
 
 QUERY = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000&output_len=200&gpus=B200&max_gpus=1"
 
@@ -108,3 +111,20 @@ def test_the_plan_table_says_why_a_replica_serves_so_little(client: TestClient) 
     cells = re.findall(r'data-label="Tok/s per replica" role="cell">(.*?)</td>', page, re.S)
     assert cells and all(">0.17 in flight</span>" in c for c in cells)
     assert all("light load: with one request always in flight" in c for c in cells)  # the assumption, on hover
+
+
+def test_sorting_by_batch_reads_a_load_below_one_in_flight_as_its_mean(client: TestClient) -> None:
+    """Sorted by batch, a light-load row sorts by its mean in flight (0.17), not by the batch 1 it holds memory for
+    (found by QA: it sorted as batch 1, among whole batches of one)."""
+    snapshot = bench_snapshot(1)
+    workload = InferenceWorkload.model_validate(
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 8000, "output_len": 200, "gpus": ["B200"]}
+    )
+    ranking = rank_inference(workload, snapshot, snapshot.models["llama-3.1-70b"])
+    assert ranking.sort_value is not None
+    light = [p for p in range(ranking.feasible_count) if ranking.options[p].requests_in_flight is not None]
+    assert light and all(ranking.sort_value(p, "batch") == ranking.options[p].requests_in_flight < 1 for p in light)
+    query = QUERY.replace("max_gpus=1", "max_gpus=2")
+    options = client.get(f"/rank.json?{query}&sort=batch").json()["options"]
+    loads = [o["requests_in_flight"] if o["requests_in_flight"] is not None else o["batch"] for o in options]
+    assert loads == sorted(loads) and loads[-1] >= 1 > loads[0]

@@ -194,3 +194,14 @@ def test_at_the_bands_slow_end_the_lowest_reachable_p99_is_there_too(client) -> 
         band = estimate.json()[name.replace("_ms", "_band")]
         assert reach["value"] == pytest.approx(band["high"]) and reach["value"] > estimate.json()[name]
     assert "lowest p99 TTFT any layout reaches at its band's slow end is" in client.get(slow).text
+
+
+def test_the_load_a_replicas_link_spreads_is_said_in_words() -> None:
+    """'The same 1 requests/s' read wrong (found by QA)."""
+    from app.scoring.workload import InferenceWorkload
+    from app.web.rank.results_view import replicas_load
+
+    one = InferenceWorkload(scenario="request_rate", requests_per_s=1)
+    assert replicas_load(one) == "1 request/s"
+    assert replicas_load(one.model_copy(update={"requests_per_s": 22.0})) == "22 requests/s"
+    assert replicas_load(InferenceWorkload(scenario="concurrency", concurrency=1)) == "1 client"

@@ -152,7 +152,8 @@ def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
         return ""
     if workload.scenario == "concurrency" and workload.concurrency:
         return f"{workload.concurrency:,} client" + ("s" if workload.concurrency != 1 else "")
-    return f"{workload.requests_per_s:,g} requests/s" if workload.requests_per_s else ""
+    rate = workload.requests_per_s
+    return f"{rate:,g} request{'' if rate == 1 else 's'}/s" if rate else ""
 
 
 def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:

@@ -150,6 +150,8 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         row = order[position]
         index = row.offer_index
         p = by_slot[slot_of[index]]
+        if name == "batch" and p.est.requests_in_flight is not None:  # below one in flight: its mean, not batch 1
+            return p.est.requests_in_flight
         if name in _ESTIMATE_FIELDS:
             return getattr(p.est, name)
         if name in ROW_OFFER_FIELDS:
