@@ -73,3 +73,13 @@ def test_peak_traffic_takes_replicas_of_the_light_load():
     rate = est.output_tokens_per_s / 200
     peak = _workload(1_000, peak_requests_per_s=1.0)
     assert peak_replicas(peak, est) == math.ceil(1.0 / rate)
+
+
+def test_a_light_load_says_how_prompts_of_one_length_change_it():
+    """Its p99 TTFT doubles the prompt's own prefill unless the prompt spread is given; prompts of one length meet the
+    1 s limit at a far heavier load (batch 1 and more), and the note says so only where the spread is not given."""
+    est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
+    note = next(a for a in est.assumptions if a.startswith("light load:"))
+    assert "set prompt_p99_over_mean (1 = one length)" in note
+    same = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000, prompt_p99_over_mean=1.0))
+    assert same.feasible and same.requests_in_flight is None and same.output_tokens_per_s > 5 * est.output_tokens_per_s

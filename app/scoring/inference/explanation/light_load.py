@@ -36,7 +36,19 @@ def light_load_note(s: Solution) -> list[str]:
         f"light load: with one request always in flight each arrival waits for the running step and the prompts "
         f"ahead of it, and misses the limits; at most {_light_load_rate(s):.3g} requests/s a replica "
         f"({_in_flight(s)} in flight on average) meet them, so more traffic takes more replicas"
+        + _prompt_spread_hint(s)
     ]
+
+
+def _prompt_spread_hint(s: Solution) -> str:
+    """Where the p99 TTFT is the whole mean x the fitted ratio (no prompt spread given), a light load's rate turns on
+    the request's own prefill doubling: say how to state prompts of one length, which the limit may allow more of."""
+    if s.workload.prompt_p99_over_mean is not None:
+        return ""
+    return (
+        f"; its p99 TTFT is the mean x {s.efficiency.p99_ttft_over_mean:g}, the prompt's own prefill included (prompts "
+        "of varied length): where prompts are all about one length, set prompt_p99_over_mean (1 = one length)"
+    )
 
 
 def light_load_terms(s: Solution) -> list[Term]:
