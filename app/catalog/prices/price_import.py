@@ -75,7 +75,7 @@ def import_file(
     """Any supported format (detected from the header unless given) through the one validated, all-or-nothing
     load. SkyPilot/gpuhunt prices are dated `as_of`, else the file's modification date."""
     header = price_formats.read_header(path)
-    fmt = fmt or price_formats.detect_format(header)
+    fmt = fmt or price_formats.detect_format(header, path.name)
     if fmt == "gpumatch":
         _refuse_unused_options(provider, as_of, source_url)
         return import_csv(engine, path, changed_by), ImportSource("gpumatch")
