@@ -46,10 +46,28 @@ def cmd_db(args: argparse.Namespace) -> int:
         print("database at head")
         return 0
     if args.action == "check":
-        migrate.check(settings.database_url)
-        print("models and migrations agree")
-        return 0
+        return _db_check(settings.database_url)
     return 0 if setup_database(settings.database_url, settings.seed_dir) else 1
+
+
+def _db_check(database_url: str) -> int:
+    """0 when the database is at head and the models agree with the migrations; else 1 with alembic's reason."""
+    from alembic.util import CommandError
+    from sqlalchemy.exc import OperationalError
+
+    from app.catalog.setup import migrate
+
+    try:
+        migrate.check(database_url)
+    except CommandError as error:  # not at head, or models the migrations lack
+        hint = " (run `gpumatch db upgrade`)" if "not up to date" in str(error) else ""
+        print(f"db check: {error}{hint}", file=sys.stderr)
+        return 1
+    except OperationalError as error:  # no such server, refused, bad credentials
+        print(f"db check: cannot open the database: {str(error.orig).strip().splitlines()[0]}", file=sys.stderr)
+        return 1
+    print("models and migrations agree")
+    return 0
 
 
 class _WholeFlagsParser(argparse.ArgumentParser):
