@@ -31,15 +31,17 @@ def test_db_check_on_a_seeded_database_passes(database: str, capsys: pytest.Capt
     assert "models and migrations agree" in capsys.readouterr().out
 
 
-def test_db_check_on_a_server_that_refuses_names_the_reason(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("command", [["db", "check"], ["db", "upgrade"], ["prices", "import", __file__]])
+def test_a_database_server_that_refuses_is_one_line_naming_the_reason(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Every command opening an unreachable database printed a psycopg traceback."""
     pytest.importorskip("psycopg")
     monkeypatch.setenv("GPUMATCH_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")  # port 1: refused
     get_settings.cache_clear()
     try:
-        assert main(["db", "check"]) == 1
+        assert main(command) == 1
     finally:
         get_settings.cache_clear()
     err = capsys.readouterr().err
-    assert err.startswith("db check: cannot open the database:") and "Traceback" not in err
+    assert err.startswith("gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: connection failed")

@@ -53,7 +53,6 @@ def cmd_db(args: argparse.Namespace) -> int:
 def _db_check(database_url: str) -> int:
     """0 when the database is at head and the models agree with the migrations; else 1 with alembic's reason."""
     from alembic.util import CommandError
-    from sqlalchemy.exc import OperationalError
 
     from app.catalog.setup import migrate
 
@@ -62,9 +61,6 @@ def _db_check(database_url: str) -> int:
     except CommandError as error:  # not at head, or models the migrations lack
         hint = " (run `gpumatch db upgrade`)" if "not up to date" in str(error) else ""
         print(f"db check: {error}{hint}", file=sys.stderr)
-        return 1
-    except OperationalError as error:  # no such server, refused, bad credentials
-        print(f"db check: cannot open the database: {str(error.orig).strip().splitlines()[0]}", file=sys.stderr)
         return 1
     print("models and migrations agree")
     return 0
@@ -121,8 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sqlalchemy.exc import OperationalError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except OperationalError as error:  # no such server, refused, bad credentials: one line, not a traceback
+        reason = str(error.orig or error).strip().splitlines()[0]
+        print(f"gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: {reason}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
