@@ -150,9 +150,9 @@ def test_the_configuration_table_names_every_setting_and_only_settings() -> None
 
 
 def test_operations_names_every_machine_field_an_admin_row_keeps() -> None:
-    from app.catalog.prices.price_import import MACHINE_FIELDS
+    from app.catalog.prices.price_import import KEPT_FIELDS
 
     operations = " ".join((ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8").split())
-    kept = re.search(r"leaves out a machine or terms field \(([^)]+)\) keeps the stored value", operations)
+    kept = re.search(r"leaves out a machine, terms or notes field \(([^)]+)\) keeps the stored value", operations)
     assert kept is not None
-    assert sorted(re.findall(r"`(\w+)`", kept.group(1))) == sorted(MACHINE_FIELDS)
+    assert sorted(re.findall(r"`(\w+)`", kept.group(1))) == sorted(KEPT_FIELDS)

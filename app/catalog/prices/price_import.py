@@ -98,8 +98,11 @@ def import_file(
     return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by), source
 
 
-# The offer's machine and terms: a repricing row that leaves them out (an admin API row) keeps the stored ones.
-MACHINE_FIELDS = (
+# What a SkyPilot/gpuhunt row does not say, or an admin API row leaves out: repricing an offer keeps these from the
+# catalog, not blanks (its machine, terms and notes).
+KEPT_FIELDS = (
+    "price_note",
+    "notes",
     "min_term_hours",
     "gpus_per_node",
     "intra_node_link",
@@ -109,8 +112,6 @@ MACHINE_FIELDS = (
     "scaleup_domain_gpus",
     "topology_source",
 )
-# What a SkyPilot/gpuhunt row does not say: repricing an offer keeps these from the catalog, not blanks.
-KEPT_FIELDS = ("price_note", "notes", *MACHINE_FIELDS)
 
 
 def known_offers(engine: Engine) -> dict[tuple[str, ...], Offer]:
@@ -127,11 +128,11 @@ def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict
     return {**raw, **kept}
 
 
-def keep_machine(item: dict[str, Any], known: dict[tuple[str, ...], Offer]) -> dict[str, Any]:
+def keep_omitted(item: dict[str, Any], known: dict[tuple[str, ...], Offer]) -> dict[str, Any]:
     current = known.get(tuple(str(item.get(k, "")) for k in OFFER_KEY))
     if current is None:
         return item
-    return {**{name: getattr(current, name) for name in MACHINE_FIELDS if name not in item}, **item}
+    return {**{name: getattr(current, name) for name in KEPT_FIELDS if name not in item}, **item}
 
 
 def _check_options(as_of: date | None, source_url: str | None) -> None:
@@ -167,10 +168,10 @@ def default_provider(path: Path, fmt: str) -> str:
 
 def import_items(engine: Engine, items: Sequence[dict[str, Any]], changed_by: str) -> FileReport:
     """Raise RowError whose `line` is the 0-based list index, or return what changed. An item without one of
-    MACHINE_FIELDS (absent, not null) keeps the stored offer's value: a price update is not a machine update."""
+    KEPT_FIELDS (absent, not null) keeps the stored offer's value: a price update is not a machine update."""
     known = known_offers(engine)
     rows = [
-        (index, validate_row(Offer, keep_machine(dict(item), known), "request", index))
+        (index, validate_row(Offer, keep_omitted(dict(item), known), "request", index))
         for index, item in enumerate(items)
     ]
     return load_rows(engine, "request", Offer, OFFER_KEY, rows, changed_by)
