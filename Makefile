@@ -8,8 +8,12 @@ SHARED ?= ../shared
 
 .PHONY: install run run-multi test test-fast test-postgres lint fuzz bench calibrate validate accuracy load screenshots clean
 
+# README: Python >= 3.11 and make are all a fresh machine needs (Debian's python3 keeps venv in python3-venv).
 $(PY):
-	python3 -m venv $(VENV)
+	@python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "gpumatch needs Python >= 3.11 as python3 (found $$(python3 --version 2>&1))" >&2; exit 1; }
+	python3 -m venv $(VENV) || \
+	  { echo "python3 -m venv failed: on Debian/Ubuntu, apt-get install python3-venv" >&2; exit 1; }
 	$(PIP) install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,7 +31,6 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(None, min_length=16)
     rate_limit: str | None = Field(None, description='e.g. "120/minute" per client on /api/*')
     rate_limit_storage_uri: str = "memory://"
-    environment: Literal["development", "test", "production"] = "development"
     # Hardening (docs/SECURITY.md lists every limit and why it has its default).
     max_body_bytes: int = Field(1_000_000, ge=1_024, le=1_000_000_000, description="413 above this many bytes")
     share_rate_limit: str = Field("30/minute", description="per client on POST /share (a DB write each)")

@@ -46,7 +46,7 @@ def page_client(snapshot: Any) -> Iterator[Any]:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.db'}"
         setup_database(url, PROJECT_ROOT / "seed_data", quiet=True)
-        app = create_app(Settings(database_url=url, environment="test"))  # type: ignore[call-arg]
+        app = create_app(Settings(database_url=url))  # type: ignore[call-arg]
         app.dependency_overrides[get_snapshot] = lambda: snapshot
         with TestClient(app) as client:
             yield client

@@ -102,7 +102,7 @@ def make_database(tmp_dir: Path, seeded: bool = True) -> str:
 
 
 def settings_for(database_url: str, **overrides: object) -> Settings:
-    values: dict[str, object] = {"database_url": database_url, "environment": "test"}
+    values: dict[str, object] = {"database_url": database_url}
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 

@@ -105,3 +105,21 @@ def test_rank_reflects_imported_price_at_once(admin: TestClient) -> None:
 def test_history_of_unknown_offer_is_404(admin: TestClient) -> None:
     assert admin.get("/api/v1/offers/999999/history").status_code == 404
     assert admin.get("/api/v1/offers/99999999999999999999/history").status_code == 422
+
+
+def test_a_repricing_row_keeps_the_machine_columns_it_leaves_out(admin: TestClient) -> None:
+    """The docs' minimal row (price, date, source) wiped Jarvislabs' 8x H100 box to gpus_per_node None and max_nodes
+    None (no node limit), and its notes, until the next seed load; a column the row leaves out now keeps the stored
+    value, one it sends (null included) replaces it."""
+    box = {**OFFER, "provider_id": "jarvislabs", "gpu_count": 8, "instance_type": "8x_H100_192V_1600G"}
+    box |= {"region": "IN2", "usd_per_hour": 26.0, "usd_per_gpu_hour": 3.25, "as_of": "2026-12-06"}
+
+    def stored() -> dict:
+        return next(o for o in offers_now(admin) if o["instance_type"] == box["instance_type"])
+
+    assert (stored()["gpus_per_node"], stored()["max_nodes"]) == (8, 1)  # the seed's
+    assert admin.post("/api/v1/admin/offers", json=[box], headers=AUTH).json()["prices_changed"] == 1
+    assert (stored()["usd_per_gpu_hour"], stored()["gpus_per_node"], stored()["max_nodes"]) == (3.25, 8, 1)
+    assert stored()["price_note"] == "historical snapshot" and stored()["topology_source"]  # the seed's, kept
+    assert admin.post("/api/v1/admin/offers", json=[{**box, "max_nodes": None}], headers=AUTH).status_code == 200
+    assert (stored()["gpus_per_node"], stored()["max_nodes"]) == (8, None)

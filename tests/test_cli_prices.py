@@ -114,6 +114,17 @@ def test_the_seed_never_undoes_an_imported_price(
     assert gmi_b200(database).usd_per_gpu_hour == 4.6
 
 
+def test_the_seed_keeps_an_imported_prices_own_note(database: str, tmp_path: Path) -> None:
+    """A price's note and notes describe that reading: the seed's older one ("price from the provider's own article, not
+    its price list", "the same $4/GPU-h re-stated...") relabelled a newer price-list import it did not replace."""
+    main(["db", "seed"])
+    imported = {**GMI_B200, "as_of": "2026-12-05", "price_note": "price list", "notes": "read from the price page"}
+    assert main(["prices", "import", str(write_csv(tmp_path / "g.csv", [imported]))]) == 0
+    main(["db", "seed"])  # what every command and server start runs first
+    kept = gmi_b200(database)
+    assert (kept.usd_per_gpu_hour, kept.price_note, kept.notes) == (4.6, "price list", "read from the price page")
+
+
 def test_the_same_offer_twice_rejects_the_file_naming_both_lines(
     database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

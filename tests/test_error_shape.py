@@ -133,3 +133,14 @@ def test_no_module_builds_the_error_entries_by_hand() -> None:
         and re.search(r"\{\"field\": [^{}]*, \"message\": [^{}]*\} for ", path.read_text(encoding="utf-8"))
     ]
     assert by_hand == []
+
+
+def test_a_browser_share_of_a_question_that_cannot_replay_is_a_page_naming_the_field(client: TestClient) -> None:
+    """The Save button on a page whose model the catalog has since lost (or any form post of a bad question) showed
+    the browser raw JSON; a browser gets the error page, naming the field, as every other page's bad input does."""
+    bad = {"path": "/", "query": "phase=inference&model=no-such-model"}
+    page = client.post("/share", data=bad, headers={"accept": "text/html"})
+    assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
+    assert "model: unknown model" in page.text
+    api = client.post("/share", json=bad)
+    assert api.status_code == 422 and api.json()["detail"][0]["field"] == "model"

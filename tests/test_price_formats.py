@@ -100,6 +100,18 @@ def test_unknown_header_is_rejected(database: str, tmp_path: Path, capsys: pytes
     assert "line 1" in capsys.readouterr().err
 
 
+def test_a_header_missing_a_column_names_the_file_and_the_column(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gpumatch file without usd_per_hour said "header line 1, field header: ... (columns not recognised)": neither
+    the file nor the column it lacked."""
+    path = tmp_path / "prices.csv"
+    path.write_text("provider_id,gpu_id,gpu_count,price_type,usd_per_gpu_hour\nrunpod,H100-SXM,1,on_demand,2\n")
+    assert main(["prices", "import", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "prices.csv line 1, field header" in err and "gpumatch file lacks usd_per_hour" in err
+
+
 def test_format_detected_from_header() -> None:
     assert (
         detect_format(["InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice", "Region"])

@@ -135,3 +135,24 @@ def test_the_readme_band_widenings_are_the_committed_margins() -> None:
         ("training tokens/s ×", "tokens_s_per_gpu"),
     ):
         assert f"{words}{math.exp(BAND_MARGINS[metric]):.2f}" in text, metric
+
+
+def test_the_configuration_table_names_every_setting_and_only_settings() -> None:
+    """GPUMATCH_ENVIRONMENT=production (docker-compose.yml) set a setting nothing read, and GPUMATCH_SEED_DIR was read
+    but named nowhere: every variable the README's table, docker-compose.yml or the Dockerfile sets is a setting, and
+    every setting is in the table."""
+    table = set(re.findall(r"`GPUMATCH_([A-Z_]+)`", _section("Configuration")))
+    settings = {name.upper() for name in Settings.model_fields}
+    assert table == settings, table ^ settings
+    for deploy_file in ("docker-compose.yml", "Dockerfile"):
+        named = set(re.findall(r"GPUMATCH_([A-Z_]+)", (ROOT / deploy_file).read_text(encoding="utf-8")))
+        assert named <= settings, (deploy_file, named - settings)
+
+
+def test_operations_names_every_machine_field_an_admin_row_keeps() -> None:
+    from app.catalog.prices.price_import import KEPT_FIELDS
+
+    operations = " ".join((ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8").split())
+    kept = re.search(r"leaves out a machine, terms or notes field \(([^)]+)\) keeps the stored value", operations)
+    assert kept is not None
+    assert sorted(re.findall(r"`(\w+)`", kept.group(1))) == sorted(KEPT_FIELDS)

@@ -46,10 +46,24 @@ def cmd_db(args: argparse.Namespace) -> int:
         print("database at head")
         return 0
     if args.action == "check":
-        migrate.check(settings.database_url)
-        print("models and migrations agree")
-        return 0
+        return _db_check(settings.database_url)
     return 0 if setup_database(settings.database_url, settings.seed_dir) else 1
+
+
+def _db_check(database_url: str) -> int:
+    """0 when the database is at head and the models agree with the migrations; else 1 with alembic's reason."""
+    from alembic.util import CommandError
+
+    from app.catalog.setup import migrate
+
+    try:
+        migrate.check(database_url)
+    except CommandError as error:  # not at head, or models the migrations lack
+        hint = " (run `gpumatch db upgrade`)" if "not up to date" in str(error) else ""
+        print(f"db check: {error}{hint}", file=sys.stderr)
+        return 1
+    print("models and migrations agree")
+    return 0
 
 
 class _WholeFlagsParser(argparse.ArgumentParser):
@@ -103,8 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sqlalchemy.exc import OperationalError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except OperationalError as error:  # no such server, refused, bad credentials: one line, not a traceback
+        reason = str(error.orig or error).strip().splitlines()[0]
+        print(f"gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: {reason}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -93,11 +93,15 @@ class Converted:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def detect_format(header: list[str]) -> Format:
-    for name, columns in SIGNATURES.items():
-        if all(column in header for column in columns):
+def detect_format(header: list[str], file_name: str = "header") -> Format:
+    """The format whose columns the header has; else a RowError naming the file and what the nearest format lacks."""
+    missing = {name: [c for c in columns if c not in header] for name, columns in SIGNATURES.items()}
+    for name, lacking in missing.items():
+        if not lacking:
             return name
-    raise RowError("header", 1, "header", "not a gpumatch, SkyPilot or gpuhunt price file (columns not recognised)")
+    nearest = min(missing, key=lambda name: len(missing[name]))
+    lacks = f"a {nearest} file lacks {', '.join(missing[nearest])}"
+    raise RowError(file_name, 1, "header", f"not a gpumatch, SkyPilot or gpuhunt price file ({lacks})")
 
 
 def read_header(path: Path) -> list[str]:

@@ -75,7 +75,7 @@ def import_file(
     """Any supported format (detected from the header unless given) through the one validated, all-or-nothing
     load. SkyPilot/gpuhunt prices are dated `as_of`, else the file's modification date."""
     header = price_formats.read_header(path)
-    fmt = fmt or price_formats.detect_format(header)
+    fmt = fmt or price_formats.detect_format(header, path.name)
     if fmt == "gpumatch":
         _refuse_unused_options(provider, as_of, source_url)
         return import_csv(engine, path, changed_by), ImportSource("gpumatch")
@@ -98,7 +98,8 @@ def import_file(
     return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by), source
 
 
-# What a SkyPilot/gpuhunt row does not say: repricing an offer keeps these from the catalog, not blanks.
+# What a SkyPilot/gpuhunt row does not say, or an admin API row leaves out: repricing an offer keeps these from the
+# catalog, not blanks (its machine, terms and notes).
 KEPT_FIELDS = (
     "price_note",
     "notes",
@@ -125,6 +126,13 @@ def keep_known(raw: dict[str, str], known: dict[tuple[str, ...], Offer]) -> dict
         return raw
     kept = {name: "" if getattr(current, name) is None else str(getattr(current, name)) for name in KEPT_FIELDS}
     return {**raw, **kept}
+
+
+def keep_omitted(item: dict[str, Any], known: dict[tuple[str, ...], Offer]) -> dict[str, Any]:
+    current = known.get(tuple(str(item.get(k, "")) for k in OFFER_KEY))
+    if current is None:
+        return item
+    return {**{name: getattr(current, name) for name in KEPT_FIELDS if name not in item}, **item}
 
 
 def _check_options(as_of: date | None, source_url: str | None) -> None:
@@ -159,8 +167,13 @@ def default_provider(path: Path, fmt: str) -> str:
 
 
 def import_items(engine: Engine, items: Sequence[dict[str, Any]], changed_by: str) -> FileReport:
-    """Raise RowError whose `line` is the 0-based list index, or return what changed."""
-    rows = [(index, validate_row(Offer, dict(item), "request", index)) for index, item in enumerate(items)]
+    """Raise RowError whose `line` is the 0-based list index, or return what changed. An item without one of
+    KEPT_FIELDS (absent, not null) keeps the stored offer's value: a price update is not a machine update."""
+    known = known_offers(engine)
+    rows = [
+        (index, validate_row(Offer, keep_omitted(dict(item), known), "request", index))
+        for index, item in enumerate(items)
+    ]
     return load_rows(engine, "request", Offer, OFFER_KEY, rows, changed_by)
 
 

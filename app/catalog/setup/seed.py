@@ -25,9 +25,10 @@ from app.scoring.input_checks.messages import error_message
 
 OFFER_KEY = ("provider_id", "gpu_id", "gpu_count", "price_type", "instance_type", "region")
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour")
-# One reading of an offer's price: what it was, when, and where it was read. A load never replaces a newer reading
-# with an older one (newer_price_kept); the machine and terms columns still update.
-PRICE_READING = (*PRICE_FIELDS, "as_of", "source_url", "retrieved_via", "verification")
+# One reading of an offer's price: what it was, when, where it was read, and the words about it (price_note, notes:
+# "price from the provider's own article, not its price list"). A load never replaces a newer reading with an older
+# one (newer_price_kept); the machine and terms columns still update.
+PRICE_READING = (*PRICE_FIELDS, "as_of", "source_url", "retrieved_via", "verification", "price_note", "notes")
 SEED_ACTOR = "seed"
 
 # (file, table, natural key), in foreign-key order.

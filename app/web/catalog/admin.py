@@ -48,7 +48,8 @@ OfferBatch = Annotated[list[OfferImport], Body(min_length=1, max_length=price_im
 def import_offers(offers: OfferBatch, request: Request, actor: Annotated[str, Depends(require_admin)]) -> ImportResult:
     """Insert new offers and reprice existing ones (natural key: provider, GPU, count, price type, instance,
     region) in one transaction; every price change is appended to the offer's history."""
-    items = [offer.model_dump() for offer in offers]
+    left_out = [set(price_import.KEPT_FIELDS) - offer.model_fields_set for offer in offers]  # kept as stored
+    items = [offer.model_dump(exclude=omitted) for offer, omitted in zip(offers, left_out, strict=True)]
     try:
         report = price_import.import_items(request.app.state.engine, items, actor)
     except RowError as error:

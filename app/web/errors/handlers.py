@@ -68,6 +68,13 @@ def unprocessable(exc: FieldError) -> HTTPException:
     return HTTPException(status_code=422, detail=field_entries(exc.errors))
 
 
+def field_error_response(request: Request, errors: Mapping[str, str]) -> Response:
+    """A 422 naming each field: JSON to the API and JSON clients, the error page ("field: message") to a browser."""
+    if wants_json(request):
+        return JSONResponse({"detail": field_entries(errors)}, status_code=422)
+    return _error_page(request, 422, "Invalid input", [f"{field}: {message}" for field, message in errors.items()])
+
+
 def _error_page(
     request: Request, status_code: int, title: str, messages: list[str], headers: Mapping[str, str] | None = None
 ) -> Response:

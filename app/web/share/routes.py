@@ -22,7 +22,7 @@ from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors.error_shape import error_body, field_errors_body
-from app.web.errors.handlers import wants_json
+from app.web.errors.handlers import field_error_response, wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
 from app.web.rendering.render import json_response, split_twin_suffix
@@ -67,7 +67,7 @@ def create_share(
     parsed = parse(query_items(fields.query))
     problems = _problems(fields.path, parsed, snapshot)
     if problems:
-        return json_response(field_errors_body(problems), 422)
+        return field_error_response(request, problems)
     slug = stored_links.save(session, fields.path, stored_query(parsed, snapshot), snapshot)
     if wants_json(request):
         return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)

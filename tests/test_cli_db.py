@@ -1,0 +1,47 @@
+"""`gpumatch db check`: an operator's question ("is this database at head, do models and migrations agree?") answered
+in one line and an exit status, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from app.config import get_settings
+
+
+def test_db_check_on_a_database_not_at_head_says_so_and_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh file (or one behind the migrations) raised alembic's CommandError as a 40-line traceback."""
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", f"sqlite:///{tmp_path / 'empty.db'}")
+    get_settings.cache_clear()
+    try:
+        assert main(["db", "check"]) == 1
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert "db check: Target database is not up to date" in err and "gpumatch db upgrade" in err
+    assert "Traceback" not in err
+
+
+def test_db_check_on_a_seeded_database_passes(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["db", "check"]) == 0
+    assert "models and migrations agree" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["db", "check"], ["db", "upgrade"], ["prices", "import", __file__]])
+def test_a_database_server_that_refuses_is_one_line_naming_the_reason(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every command opening an unreachable database printed a psycopg traceback."""
+    pytest.importorskip("psycopg")
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")  # port 1: refused
+    get_settings.cache_clear()
+    try:
+        assert main(command) == 1
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith("gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: connection failed")
