@@ -247,8 +247,13 @@ def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: st
 
 
 def test_share_rejects_a_bad_query_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.post("/share", data={"path": "/", "query": "phase=inference&input_len=0"})
+    form = {"path": "/", "query": "phase=inference&input_len=0"}
+    response = client.post("/share", data=form, headers={"accept": "application/json"})
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "input_len"
+    page = client.post("/share", data=form)  # a browser's form post: the error page names the field (qa6)
+    assert (
+        page.status_code == 422 and "input_len:" in page.text and page.headers["content-type"].startswith("text/html")
+    )
 
 
 def test_methodology_lists_constants_with_sources_and_residuals(client) -> None:  # type: ignore[no-untyped-def]
