@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 INFERENCE = {
     "model": "llama-3.1-70b",
     "weight_dtype": "fp8",
@@ -544,3 +546,31 @@ def test_nothing_feasible_names_the_stale_offers_left_out_even_when_others_match
     assert current["total_options"] > 0 and current["feasible_options"] == 0 < stale["feasible_options"]
     notes = " ".join(current["notes"])
     assert "more would match without the price-term and staleness filters" in notes and "include_stale" in notes
+
+
+R1_AT_TWO_PER_S = {
+    "model": "deepseek-r1",
+    "weight_dtype": "fp8",
+    "engine": "sglang",
+    "input_len": 1000,
+    "output_len": 1000,
+    "ttft_ms": 3000,
+    "tpot_ms": 150,
+    "scenario": "request_rate",
+    "requests_per_s": 2,
+}
+
+
+def test_replicas_are_compared_at_the_traffic_not_at_full_load(client) -> None:  # type: ignore[no-untyped-def]
+    """DeepSeek-R1 at 2 requests/s: one 16xA100 replica takes it at $6/M, and the linked peak question's cheapest
+    fleet is that same single replica. The note had said '2x the $2.96 of replicas sized to meet the limits (8xB200
+    each, 1 replicas)': one 8xB200's $ per token at full load, though at 2 requests/s it runs half idle ($7.43/M)."""
+    body = client.post("/api/v1/rank/inference?limit=1&terms=false", json=R1_AT_TWO_PER_S).json()
+    assert body["feasible_options"] and "replicas" not in body
+    assert not [n for n in body["notes"] if "replicas sized to meet the limits" in n]
+    rate = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "scenario": "request_rate", "requests_per_s": 16}
+    busy = client.post("/api/v1/rank/inference?limit=1&terms=false", json=rate).json()  # 400 output tokens each
+    fleet = client.get(busy["replicas"]["url"].replace("/?", "/index.json?")).json()["options"][0]
+    at_traffic = fleet["usd_per_month_at_peak"] / 730 / (16 * 400 * 3600 / 1e6)
+    assert busy["replicas"]["usd_per_million_output_tokens"] == pytest.approx(at_traffic, rel=1e-4)
+    assert f"{fleet['replicas']} replicas" in busy["replicas"]["note"]

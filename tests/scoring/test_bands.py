@@ -392,3 +392,14 @@ def test_a_margin_held_out_is_fitted_without_the_publication_it_scores():
     assert not any(c["margin_held_out_inside_band"] for c in far)
     near = [c for r, c in zip(rows, cases, strict=True) if r["source"] != "far-lab"]
     assert all(c["margin_held_out_inside_band"] is not None for c in near)
+
+
+def test_a_band_for_an_engine_never_measured_on_its_vendor_says_so():
+    """SGLang on AMD has no validation row: its band is every row's (1,964), which read as its own evidence count
+    and came out narrower than vLLM on AMD's (633 rows of its own); the evidence now names the empty regime."""
+    assert "output_tok_s_per_gpu|sglang|amd" not in BAND_TABLE
+    _, _, sglang_amd = bands.band_ratio("output_tok_s_per_gpu", "sglang", "AMD", "fp8", "moe")
+    assert "no validation row measures sglang on amd (output_tok_s_per_gpu|sglang|amd)" in sglang_amd
+    _, _, vllm_amd = bands.band_ratio("output_tok_s_per_gpu", "vllm", "AMD", "fp8", "moe")
+    _, _, sglang_nvidia = bands.band_ratio("output_tok_s_per_gpu", "sglang", "NVIDIA", "fp8", "moe")
+    assert "no validation row measures" not in vllm_amd + sglang_nvidia

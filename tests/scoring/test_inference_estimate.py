@@ -213,6 +213,22 @@ def test_engine_batch_cap_defaults_to_the_engine_and_max_num_seqs_overrides_it()
     assert raised.batch > 256
 
 
+def test_a_fixed_batch_above_max_num_seqs_is_refused_naming_batch():
+    # before: batch 100 with max_num_seqs 64 answered batch 100, "held at the engine batch cap 64"
+    with pytest.raises(ValueError, match="batch 100 is above max_num_seqs 64"):
+        _workload(scenario="fixed_batch", batch=100, max_num_seqs=64)
+    assert _workload(scenario="fixed_batch", batch=64, max_num_seqs=64).batch == 64
+
+
+def test_a_fixed_batch_over_the_engine_default_cap_is_not_said_to_be_held_by_it():
+    # llama.cpp's default --parallel is 4: a fixed batch of 8 runs 8, and no cap is claimed to hold it
+    est = estimate_inference(
+        GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(engine="llamacpp", scenario="fixed_batch", batch=8)
+    )
+    assert est.batch == 8
+    assert "held at" not in est.reason and not any("engine batch cap" in a for a in est.assumptions)
+
+
 def test_vllm_defaults_follow_the_gpu_as_its_engine_args_do():
     from app.scoring.efficiency.inference import engine_defaults
 

@@ -335,3 +335,25 @@ def test_a_given_prompt_spread_scales_the_own_prefill_and_the_fitted_ratio_the_w
         GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], busy.model_copy(update={"prompt_p99_over_mean": None})
     )
     assert plain.ttft_p99_ms == pytest.approx(plain.ttft_ms * ratio) and est.ttft_p99_ms < plain.ttft_p99_ms
+
+
+def test_an_overloaded_rate_names_the_capacity_of_the_layout_that_serves_the_most():
+    """DeepSeek-R1 on 8xH200 (SGLang, attention auto) serves 7.5 requests/s with data-parallel attention; above
+    that, the refusal's "at most" is that layout's, not the split-by-heads one's (before: 'keeps up with 3.64
+    requests/s at most (batch 441), not 8' while 6 and 7.5 requests/s were served)."""
+    import re
+
+    def at(rate: float):
+        w = InferenceWorkload(
+            model="deepseek-r1", weight_dtype="fp8", engine="sglang", input_len=1000, output_len=1000,
+            ttft_ms=3000, tpot_ms=150, scenario="request_rate", requests_per_s=rate,
+        )  # fmt: skip
+        return estimate_inference(GPUS["H200"], 8, MODELS["deepseek-r1"], w)
+
+    served = at(7.5)
+    assert served.feasible and served.attention_parallel == "dp"
+    refused = at(8)
+    found = re.search(r"keeps up with ([\d.]+) requests/s at most", refused.reason)
+    assert not refused.feasible and found, refused.reason
+    assert 7.5 <= float(found.group(1)) < 8
+    assert refused.attention_parallel == "dp"

@@ -162,19 +162,29 @@ def _regime_band(
 ) -> tuple[float, float, str]:
     measured_pairs = MEASURED_PRECISIONS if table is BAND_TABLE else measured_precisions(table)
     measured = (metric, precision_class(precision)) in measured_pairs
-    for key in regime_keys(metric, engine, vendor, precision, architecture, scenario):
-        if key in table:
-            low, high, _ = table[key]
-            evidence = f"band: {_source(key, table)}"
-            if measured:
-                return low, high, evidence
-            return (
-                min(low, UNKNOWN_BAND[0]),
-                max(high, UNKNOWN_BAND[1]),
-                f"{evidence}, widened to ±50 % at least: no validation row measures {precision} here",
-            )
+    keys = regime_keys(metric, engine, vendor, precision, architecture, scenario)
+    for key in keys:
+        if key not in table:
+            continue
+        low, high, _ = table[key]
+        evidence = f"band: {_source(key, table)}{_unseen_engine_text(metric, engine, vendor, keys[1], table)}"
+        if measured:
+            return low, high, evidence
+        return (
+            min(low, UNKNOWN_BAND[0]),
+            max(high, UNKNOWN_BAND[1]),
+            f"{evidence}, widened to ±50 % at least: no validation row measures {precision} here",
+        )
     low, high = UNKNOWN_BAND
     return low, high, "band: no validation rows for this metric, ±50 % assumed (research note)"
+
+
+def _unseen_engine_text(metric: str, engine: str, vendor: str, engine_key: str, table: BandTable) -> str:
+    """Where no validation row has the estimate's engine on its vendor (SGLang on AMD), the band is the metric's
+    over every engine and vendor, its row count not this regime's: said so, not left to read as this regime's."""
+    if metric in TRAINING_METRICS or engine_key in table:
+        return ""
+    return f"; no validation row measures {engine} on {vendor.lower()} ({engine_key})"
 
 
 def _source(key: str, table: BandTable) -> str:

@@ -227,6 +227,18 @@ class InferenceWorkload(ModelChoice):
             )
         return value
 
+    @field_validator("batch")
+    @classmethod
+    def _batch_within_the_engine_cap(cls, value: int | None, info: ValidationInfo) -> int | None:
+        """A fixed batch above the max_num_seqs given cannot run at once: answering it ignored one of the two."""
+        cap = info.data.get("max_num_seqs")
+        if info.data.get("scenario") == "fixed_batch" and value is not None and cap is not None and value > cap:
+            raise ValueError(
+                f"batch {value} is above max_num_seqs {cap}, the engine's cap on requests run together: raise "
+                f"max_num_seqs to {value} at least, or lower batch"
+            )
+        return value
+
     _fleet_needs_a_peak = field_validator("rank_by")(fleet_needs_a_peak)
     _load_of_the_scenario = field_validator("batch", "concurrency", "requests_per_s")(load_of_the_scenario)
     _one_peak = field_validator("peak_concurrency")(one_peak)

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.scoring.inference.ranking.release_precision import Weights
 from app.scoring.pricing.offers import left_out_note
+from app.scoring.pricing.price_terms import HOURS_PER_MONTH
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.batch_size import global_batch
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -102,35 +103,54 @@ def cheaper_on_replicas(
     workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, ranking: Any
 ) -> dict[str, Any] | None:
     """Where the best row takes a load on one replica at REPLICAS_NOTE_RATIO or more times the $ per million output
-    tokens of replicas sized to meet the limits (an 8B model at 512 clients: 32 H100s in one TP8 x PP4 replica at
-    $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that question
-    (replicas_workload)."""
+    tokens that replicas sized to meet the limits cost at the same traffic (an 8B model at 512 clients: 32 H100s in
+    one TP8 x PP4 replica at $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that
+    question (replicas_workload). The replicas are the linked question's cheapest fleet, billed whole at the traffic
+    (fleet_usd_per_million_at_traffic): a replica's $ per token at full load would count a fleet of one half-idle
+    replica at the price of a full one."""
     sized = replicas_workload(workload)
     best = ranking.options[0] if ranking.feasible_count else None
     if sized is None or best is None or not best.usd_per_million_output_tokens:
         return None
     from app.scoring.inference.ranking.rank import rank_inference
 
-    per_token = rank_inference(sized.model_copy(update={"rank_by": "output_tokens"}), snapshot, model)
-    spread = per_token.options[0] if per_token.feasible_count else None
-    if spread is None or not spread.usd_per_million_output_tokens:
+    fleets = rank_inference(sized.model_copy(update={"rank_by": "fleet"}), snapshot, model)
+    fleet = fleets.options[0] if fleets.feasible_count else None
+    fleet_usd = fleet_usd_per_million_at_traffic(workload, fleet) if fleet is not None else None
+    if fleet is None or not fleet_usd:
         return None
-    ratio = best.usd_per_million_output_tokens / spread.usd_per_million_output_tokens
+    ratio = best.usd_per_million_output_tokens / fleet_usd
     if ratio < REPLICAS_NOTE_RATIO:
         return None
     load = f"{workload.concurrency} clients" if workload.scenario == "concurrency" else "this request rate"
+    replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
     note = (
         f"One replica taking all {load} costs ${best.usd_per_million_output_tokens:.3g} per million output tokens at "
         f"best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x PP{best.pipeline_parallel}), {ratio:.0f}x "
-        f"the ${spread.usd_per_million_output_tokens:.3g} of replicas sized to meet the limits "
-        f"({spread.gpu_count}x{spread.gpu_id} each, {spread.replicas} replicas): rank the same load as a peak"
+        f"the ${fleet_usd:.3g} of replicas sized to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, "
+        f"{replicas}, ${fleet.usd_per_month_at_peak:,.0f} a month): rank the same load as a peak"
     )
     return {
         "note": note,
         "url": "/?" + canonical_query("inference", sized),
-        "usd_per_million_output_tokens": round(spread.usd_per_million_output_tokens, 6),
+        "usd_per_million_output_tokens": round(fleet_usd, 6),
         "ratio": round(ratio, 3),
     }
+
+
+def fleet_usd_per_million_at_traffic(workload: InferenceWorkload, fleet: Any) -> float | None:
+    """$ per million output tokens of a fleet ranked at a peak (its monthly bill, whole replicas always on) at the
+    traffic of a live-traffic question: a request rate's requests x output tokens a second, or each of its clients
+    served as a replica at the limits serves one of its batch."""
+    if not fleet.usd_per_month_at_peak or not fleet.batch:
+        return None
+    if workload.scenario == "request_rate":
+        tokens_per_s = (workload.requests_per_s or 0.0) * workload.output_len
+    else:
+        tokens_per_s = (workload.concurrency or 0) * fleet.output_tokens_per_s / fleet.batch
+    if tokens_per_s <= 0:
+        return None
+    return fleet.usd_per_month_at_peak / HOURS_PER_MONTH / (tokens_per_s * 3600 / 1e6)
 
 
 def _global_batch(workload: TrainingWorkload, model: ModelSpec) -> dict[str, Any]:

@@ -59,7 +59,10 @@ class RankResponseBase(Strict):
 class CheaperReplicasOut(Strict):
     note: str = Field(description="what one replica taking the load costs against replicas (also among notes)")
     url: str = Field(description="the same load as latency_bound with it as the peak (peak_concurrency or rate)")
-    usd_per_million_output_tokens: float = Field(description="the cheapest per token of those replicas")
+    usd_per_million_output_tokens: float = Field(
+        description="the cheapest fleet of those replicas (whole replicas always on), per million output tokens at "
+        "this traffic"
+    )
     ratio: float = Field(description="the best row's $ per million output tokens over that")
 
 

@@ -6,6 +6,7 @@ estimate_inference explains it (explain_estimate.explain)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.inference.bands.limits import limit_multiples
@@ -74,6 +75,13 @@ def estimate_inference(
     return explain(solved) if isinstance(solved, Solution) else solved
 
 
+class _Overload(NamedTuple):
+    """An open loop above a layout's capacity: the refusal, and the requests/s the layout keeps up with."""
+
+    refusal: InferenceEstimate
+    capacity_per_s: float
+
+
 def solve_inference(
     gpu: GpuSpec,
     gpu_count: int,
@@ -89,16 +97,34 @@ def solve_inference(
 
     `attention_dp` None follows the workload's attention_parallel; "auto" solves both ways where TP would copy
     the KV cache onto every rank (MLA, few KV heads) and keeps the one with more output tokens/s (TP on ties)."""
+    solved = _solve(
+        gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency, fabric_gbs, attention_dp
+    )
+    return solved.refusal if isinstance(solved, _Overload) else solved
+
+
+def _solve(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None,
+    pipeline_parallel: int,
+    efficiency: InferenceEfficiency,
+    fabric_gbs: float,
+    attention_dp: bool | None,
+) -> Solution | InferenceEstimate | _Overload:
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:
         if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
-            both = [
-                solve_inference(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp)
-                for dp in (False, True)
-            ]
+            both = [_solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp) for dp in (False, True)]
             solved = [b for b in both if isinstance(b, Solution)]
-            return max(solved, key=lambda b: b.point.tokens_per_s) if solved else both[0]
+            if solved:
+                return max(solved, key=lambda b: b.point.tokens_per_s)
+            # overloaded either way: the refusal of the layout that keeps up with more, so its "at most" is the most
+            overloads = [b for b in both if isinstance(b, _Overload)]
+            return max(overloads, key=lambda b: b.capacity_per_s) if len(overloads) == len(both) else both[0]
         attention_dp = workload.attention_parallel == "dp"
     dp = tp if attention_dp and tp > 1 else 1
     wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
@@ -206,8 +232,10 @@ def solve_inference(
         )
         batch = max(round(found.batch), 1)
         if found.backlog_per_s > 0:
-            reason = overload_reason(workload.requests_per_s or 1.0, found)
-            return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
+            rate = workload.requests_per_s or 1.0
+            refusal = _infeasible(gpu, gpu_count, tp, pp, overload_reason(rate, found), memory(), misses_limits=True)
+            refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp")
+            return _Overload(refusal, rate - found.backlog_per_s)
     if found is None and scenario == "concurrency":
         found = closed_loop_point(
             ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams

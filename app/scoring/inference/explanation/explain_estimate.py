@@ -48,6 +48,8 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
     """The engine cap that holds the batch, as (a few words for the option's reason, the term's detail); None where
     memory or the latency limits hold it."""
     w = s.workload
+    if w.scenario == "fixed_batch":  # the question's own batch: no cap holds it
+        return None
     cap = engine_batch_cap(w, s.ctx)
     if s.batch >= cap:
         origin = "max_num_seqs" if w.max_num_seqs else f"the {w.engine} default"
