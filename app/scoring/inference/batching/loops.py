@@ -36,8 +36,10 @@ def open_loop_point(
     """Open loop (Poisson arrivals at `requests_per_s`): the running batch settles where the engine
     completes requests as fast as they arrive, B / life(B) = rate (Little's law); B rises with the rate.
 
-    Above the capacity at the running cap the engine is overloaded: it runs the cap, and the queue grows
-    by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
+    Above the capacity at the running cap the engine is overloaded: it runs the cap, fed from the queue as each
+    request completes (a closed loop at the cap), and the queue grows by rate - capacity requests every second
+    (`backlog_per_s`), so TTFT grows with the time under load. Below it a Poisson arrival sees the time-average
+    batch (operating_point's request_rate), a trickle's included.
     """
     rate_per_ms = requests_per_s / 1e3
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
@@ -48,15 +50,19 @@ def open_loop_point(
     def at(batch: float) -> tuple[OperatingPoint, float]:
         if batch not in seen:
             point = operating_point(
-                ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one, first_ms
+                ctx, eff, "request_rate", batch, input_len, output_len, beam_width, prefill_one, first_ms
             )
             seen[batch] = point, batch / request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
         return seen[batch]
 
     cap = float(max(running_cap, 1))
-    full, capacity = at(cap)
+    # Saturated, a backlog admits a queued request as each running one completes: the cap runs as a closed loop.
+    full = operating_point(ctx, eff, "concurrency", cap, input_len, output_len, beam_width, prefill_one, first_ms)
+    capacity = cap / request_life_ms(full.ttft_ms, full.tpot_ms, output_len)
     if rate_per_ms >= capacity:
         return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
+    if rate_per_ms >= at(cap)[1]:  # keeps up only as the cap's queue-fed loop: the engine runs full
+        return replace(full, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
     # The running batch B solves B = rate x life(B), and life only grows with the batch, so B is at least
     # rate x life(MIN_RUNNING_BATCH) (a trickle of requests): from there up to the cap, find it to BATCH_RTOL.
     trickle_ms = MIN_RUNNING_BATCH / at(MIN_RUNNING_BATCH)[1]

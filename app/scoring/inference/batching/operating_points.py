@@ -80,6 +80,8 @@ def mean_context(workload: InferenceWorkload) -> float:
 
 
 CONTINUOUS_SCENARIOS = ("latency_bound", "max_throughput", "concurrency", "request_rate")
+LOOPS = ("concurrency", "request_rate")  # closed and open loops of requests: tokens/s by Little's law
+POISSON_SCENARIOS = ("latency_bound", "request_rate")  # Poisson arrivals: an open loop, MLPerf's server scenario
 
 
 def token_budget_cap(
@@ -147,12 +149,15 @@ def operating_point(
         total_ms = request_life_ms(first_ms, step.total_ms, output_len)
         tokens_per_s = output_len / total_ms * 1e3
         return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
-    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
-    others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
+    # A closed loop's request sees the other batch - 1 clients (it does not wait for itself); a Poisson arrival (an
+    # open loop, latency_bound's MLPerf server) sees the time-average batch, a trickle's included (PASTA).
+    poisson = scenario in POISSON_SCENARIOS
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=not poisson)
+    others = batch if poisson else max(batch - 1.0, 0.0)
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
     share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
-    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
-    if scenario == "concurrency":  # closed loop: Little's law over one request's life
+    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine, poisson)
+    if scenario in LOOPS:  # Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
     else:
         tokens_per_s = batch / step.total_ms * 1e3
@@ -165,7 +170,7 @@ def operating_point(
         prefill_one,
         prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
         prefill_utilisation=min(share, MAX_UTILISATION),
-        poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
+        poisson_arrivals=poisson,
         first_prefill_ms=first_ms,
-        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine),
+        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine, poisson),
     )
