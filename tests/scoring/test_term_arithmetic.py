@@ -172,3 +172,26 @@ def test_an_uneven_batch_is_timed_at_its_busiest_replica() -> None:
 
     assert step_s(512) == pytest.approx(step_s(516), rel=1e-9)
     assert step_s(504) < step_s(512)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"scenario": "max_throughput"},
+        {"scenario": "concurrency", "concurrency": 16},
+        {"scenario": "concurrency", "concurrency": 5000},  # clients beyond the running batch queue for a slot
+        {"scenario": "request_rate", "requests_per_s": 2},
+        {"scenario": "fixed_batch", "batch": 8},
+        {"scenario": "single_stream"},
+        {"scenario": "max_throughput", "engine": "hf"},  # static batching: full batches one after another
+        {"input_len": 8000, "output_len": 200, "ttft_ms": 1000},  # below one request in flight
+    ],
+)
+def test_the_explanation_ends_at_the_output_tokens_per_s_it_shows(fields: dict) -> None:
+    """The terms stopped at TTFT and TPOT: the tokens/s shown (and priced) were never derived (found by QA)."""
+    values = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2000, "output_len": 400} | fields
+    est = estimate_inference(GPUS["B200"], 1, MODELS["llama-3.1-70b"], InferenceWorkload(**values))
+    term = next(t for t in est.terms if t.name == "output tokens/s")
+    assert term.value == est.output_tokens_per_s
+    assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3), term.detail

@@ -23,6 +23,7 @@ from app.scoring.inference.batching.running_batch import engine_batch_cap, runni
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
+from app.scoring.inference.explanation.throughput import throughput_term
 from app.scoring.inference.step.memory import (
     GB,
     attention_params,
@@ -155,13 +156,15 @@ def explain(solved: Solution) -> InferenceEstimate:
 
 
 def _terms(s: Solution) -> list[Term]:
-    """The estimate's terms: the step's parts, the serving techniques, the cap holding the batch, the batch job."""
+    """The estimate's terms: the step's parts, the serving techniques, the cap holding the batch, the output tokens/s
+    (or the batch job)."""
     w, job = s.workload, s.job
     return (
         step_terms(s.ctx, s.efficiency, s.point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
         + _technique_terms(s)
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + light_load_terms(s)
+        + throughput_term(s)
         + ([job.term()] if job else [])
     )
 
