@@ -144,3 +144,14 @@ def test_a_browser_share_of_a_question_that_cannot_replay_is_a_page_naming_the_f
     assert "model: unknown model" in page.text
     api = client.post("/share", json=bad)
     assert api.status_code == 422 and api.json()["detail"][0]["field"] == "model"
+
+
+def test_a_browser_share_refused_as_cross_site_is_a_page_and_a_client_still_gets_json(client: TestClient) -> None:
+    """A form post from another site's page (Accept: text/html) got the 403 as raw JSON in the browser; it gets the
+    error page saying why, while a JSON client gets the one {field, message} entry."""
+    cross_site = {"origin": "https://evil.example"}
+    page = client.post("/share", data=LINK, headers={**cross_site, "accept": "text/html"})
+    assert page.status_code == 403 and page.headers["content-type"].startswith("text/html")
+    assert "cross-site request refused" in page.text
+    api = client.post("/share", json=LINK, headers=cross_site)
+    assert api.status_code == 403 and api.json()["detail"][0]["field"] == "request"

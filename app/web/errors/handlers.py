@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
-from app.web.errors.error_shape import ERROR_SCHEMA, error_entries, field_entries
+from app.web.errors.error_shape import ERROR_SCHEMA, error_body, error_entries, field_entries
 from app.web.errors.near_miss import body_model, nearest_field
 from app.web.middleware.head_requests import methods_with_head
 from app.web.rendering.render import templates
@@ -73,6 +73,13 @@ def field_error_response(request: Request, errors: Mapping[str, str]) -> Respons
     if wants_json(request):
         return JSONResponse({"detail": field_entries(errors)}, status_code=422)
     return _error_page(request, 422, "Invalid input", [f"{field}: {message}" for field, message in errors.items()])
+
+
+def refused_response(request: Request, status_code: int, message: str) -> Response:
+    """A refusal naming no field (403): one {field: request} entry to JSON clients, the error page to a browser."""
+    if wants_json(request):
+        return JSONResponse(error_body(status_code, message), status_code=status_code)
+    return _error_page(request, status_code, "Error", [message])
 
 
 def _error_page(
