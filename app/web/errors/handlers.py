@@ -34,6 +34,21 @@ LOCATION_KINDS = ("body", "query", "path", "header", "cookie")
 # FastAPI hands a JSON route the raw bytes when the Content-Type is not JSON (`curl -d` sends a form's type), and
 # pydantic's complaint about them ("should be a valid dictionary") hides that the JSON was never read.
 NOT_SENT_AS_JSON = "not read as JSON: send it with Content-Type: application/json"
+# Compressed bodies are not decoded: gzip's bytes read as "byte 1 is not utf-8 text".
+NOT_DECODED = "not decoded: send the JSON uncompressed, without Content-Encoding"
+
+
+def unsupported_media(request: Request, errors: list[dict[str, Any]]) -> dict[str, str] | None:
+    """A 415's {field, message} where a JSON route's body was not read for its Content-Type or Content-Encoding (as
+    the admin CSV upload answers a JSON body); None where the body was read as JSON."""
+    body_errors = [e for e in errors if tuple(e.get("loc", ()))[:1] == ("body",)]
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if body_errors and encoding != "identity":
+        return {"field": "content-encoding", "message": f"{encoding} is {NOT_DECODED}"}
+    if any(len(e.get("loc", ())) == 1 and isinstance(e.get("input"), bytes) for e in body_errors):
+        media = request.headers.get("content-type", "").partition(";")[0].strip()
+        return {"field": "content-type", "message": f"expects application/json, not {media}: {NOT_SENT_AS_JSON}"}
+    return None
 
 
 def field_errors(errors: list[dict[str, Any]], body: type[BaseModel] | None = None) -> list[dict[str, str]]:
@@ -110,6 +125,9 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+    unread = unsupported_media(request, list(exc.errors()))
+    if unread is not None:
+        return JSONResponse({"detail": [unread]}, status_code=415)
     errors = field_errors(list(exc.errors()), body_model(request))
     if wants_json(request):
         return JSONResponse(jsonable_encoder({"detail": errors}), status_code=422)
@@ -134,7 +152,8 @@ FIELD_ERROR_SCHEMA = {
 # Every operation may answer another client error (404, 405, 413, 429, …), in the same shape as its 422.
 OTHER_ERRORS = {
     "description": "any other client error, as one {field, message} entry: 404 (path or path parameter), 405 "
-    "(method), 401 (authorization), 413 (body), 403 and 429 (request); a heavy route's 503 (busy) alike",
+    "(method), 401 (authorization), 413 (body), 415 (content-type or content-encoding: a body not sent as "
+    "uncompressed JSON), 403 and 429 (request); a heavy route's 503 (busy) alike",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
 
