@@ -155,3 +155,11 @@ def test_a_browser_share_refused_as_cross_site_is_a_page_and_a_client_still_gets
     assert "cross-site request refused" in page.text
     api = client.post("/share", json=LINK, headers=cross_site)
     assert api.status_code == 403 and api.json()["detail"][0]["field"] == "request"
+
+
+def test_a_saved_link_answers_201_with_its_location(client: TestClient) -> None:
+    """A 201 with no Location is read by HTTP clients as having created the request's own URI, /share."""
+    created = client.post("/share", json=LINK)
+    assert created.status_code == 201 and created.headers["location"] == created.json()["url"]
+    documented = client.get("/openapi.json").json()["paths"]["/share"]["post"]["responses"]["201"]
+    assert "Location" in documented["headers"] and "ShareCreated" in str(documented["content"])

@@ -67,6 +67,10 @@ SHARE_BODY = {
 
 
 SHARE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    201: {
+        "description": "saved: {slug, url}; Location is the link",
+        "headers": {"Location": {"description": "the saved link, /s/{slug}", "schema": {"type": "string"}}},
+    },
     303: {"description": "a form posted by a browser (no JSON asked for): redirected to /s/{slug}"},
     422: {
         "description": "a missing or bad field, or a question that does not read (each field named)",

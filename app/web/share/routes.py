@@ -70,7 +70,9 @@ def create_share(
         return field_error_response(request, problems)
     slug = stored_links.save(session, fields.path, stored_query(parsed, snapshot), snapshot)
     if wants_json(request):
-        return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
+        created = json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
+        created.headers["Location"] = f"/s/{slug}"  # a 201 names what it created (RFC 9110 §15.3.2), not /share
+        return created
     return RedirectResponse(f"/s/{slug}", status_code=303)
 
 
