@@ -163,3 +163,12 @@ def test_a_saved_link_answers_201_with_its_location(client: TestClient) -> None:
     assert created.status_code == 201 and created.headers["location"] == created.json()["url"]
     documented = client.get("/openapi.json").json()["paths"]["/share"]["post"]["responses"]["201"]
     assert "Location" in documented["headers"] and "ShareCreated" in str(documented["content"])
+
+
+def test_an_error_chosen_by_accept_says_it_varies_by_accept(client: TestClient) -> None:
+    """/gpus/H900 answers a page or JSON by Accept; a 404 is cacheable by default, so without Vary: Accept a shared
+    cache could hand a script the browser's page. The API's paths and the twins answer JSON whatever the Accept."""
+    for accept in ("text/html", "application/json"):
+        response = client.get("/gpus/H900", headers={"accept": accept})
+        assert response.status_code == 404 and "accept" in response.headers["vary"].lower().split(", ")
+    assert "accept" not in client.get("/api/v1/gpus/H900").headers.get("vary", "").lower().split(", ")

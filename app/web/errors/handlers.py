@@ -86,22 +86,32 @@ def unprocessable(exc: FieldError) -> HTTPException:
 def field_error_response(request: Request, errors: Mapping[str, str]) -> Response:
     """A 422 naming each field: JSON to the API and JSON clients, the error page ("field: message") to a browser."""
     if wants_json(request):
-        return JSONResponse({"detail": field_entries(errors)}, status_code=422)
+        return _by_accept(request, JSONResponse({"detail": field_entries(errors)}, status_code=422))
     return _error_page(request, 422, "Invalid input", [f"{field}: {message}" for field, message in errors.items()])
 
 
 def refused_response(request: Request, status_code: int, message: str) -> Response:
     """A refusal naming no field (403): one {field: request} entry to JSON clients, the error page to a browser."""
     if wants_json(request):
-        return JSONResponse(error_body(status_code, message), status_code=status_code)
+        return _by_accept(request, JSONResponse(error_body(status_code, message), status_code=status_code))
     return _error_page(request, status_code, "Error", [message])
+
+
+def _by_accept(request: Request, response: Response) -> Response:
+    """`Vary: Accept` where the Accept header chose JSON or the page (not the API's paths, nor a .json/.csv twin):
+    a 404 is cacheable by default (RFC 9111 4.2.2), and a shared cache must not hand a browser's page to a script."""
+    path = request.url.path
+    if not (path.startswith("/api/") or path.endswith((".json", ".csv"))):
+        response.headers.add_vary_header("Accept")
+    return response
 
 
 def _error_page(
     request: Request, status_code: int, title: str, messages: list[str], headers: Mapping[str, str] | None = None
 ) -> Response:
     context = {"title": title, "status_code": status_code, "messages": messages}
-    return templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
+    page = templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
+    return _by_accept(request, page)
 
 
 def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str, str]]:
@@ -118,7 +128,7 @@ def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     entries = _http_detail(request, exc)
     if wants_json(request):
-        return JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers)
+        return _by_accept(request, JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers))
     title = "Not found" if exc.status_code == 404 else "Error"
     messages = [e["message"] for e in entries]
     return _error_page(request, exc.status_code, title, messages, exc.headers)  # a 405's Allow too
@@ -130,7 +140,7 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
         return JSONResponse({"detail": [unread]}, status_code=415)
     errors = field_errors(list(exc.errors()), body_model(request))
     if wants_json(request):
-        return JSONResponse(jsonable_encoder({"detail": errors}), status_code=422)
+        return _by_accept(request, JSONResponse(jsonable_encoder({"detail": errors}), status_code=422))
     return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])
 
 
