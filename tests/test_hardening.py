@@ -204,7 +204,10 @@ def test_healthz_is_async_and_answers_without_the_database(seeded_url: str) -> N
         app.state.engine = None  # any database use would now fail
         body = client.get("/healthz").json()
         assert body["status"] == "ok" and body["gpus"] >= 30 and body["offers"] >= 100
-        assert client.get("/readyz").status_code == 500
+        not_ready = client.get("/readyz")  # was a bare text 500: a probe and a script read the API's error shape
+        assert not_ready.status_code == 503
+        [error] = not_ready.json()["detail"]
+        assert error["field"] == "request" and error["message"].startswith("not ready: the database did not answer")
 
 
 def test_readyz_counts_rows_in_the_database(client: TestClient) -> None:
