@@ -10,6 +10,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
@@ -144,9 +145,23 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
     return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])
 
 
+# A database that does not answer (down, or SQLite's "database is locked" past its timeout) is the server's
+# trouble and passes: a 503 to retry, in the one error shape, not a bare text 500. Other database errors stay 500s.
+DATABASE_RETRY_AFTER_S = 5
+
+
+async def database_unavailable(request: Request, exc: OperationalError) -> Response:
+    message = f"the database did not answer ({type(exc).__name__}); retry in a moment"  # never its URL
+    headers = {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
+    if wants_json(request):
+        return _by_accept(request, JSONResponse(error_body(503, message), status_code=503, headers=headers))
+    return _error_page(request, 503, "Error", [message], headers)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(OperationalError, database_unavailable)  # type: ignore[arg-type]
     document_field_errors(app)
 
 
@@ -163,7 +178,7 @@ FIELD_ERROR_SCHEMA = {
 OTHER_ERRORS = {
     "description": "any other client error, as one {field, message} entry: 404 (path or path parameter), 405 "
     "(method), 401 (authorization), 413 (body), 415 (content-type or content-encoding: a body not sent as "
-    "uncompressed JSON), 403 and 429 (request); a heavy route's 503 (busy) alike",
+    "uncompressed JSON), 403 and 429 (request); a 503 (a heavy route busy, or the database not answering) alike",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
 
