@@ -172,3 +172,14 @@ def test_an_error_chosen_by_accept_says_it_varies_by_accept(client: TestClient) 
         response = client.get("/gpus/H900", headers={"accept": accept})
         assert response.status_code == 404 and "accept" in response.headers["vary"].lower().split(", ")
     assert "accept" not in client.get("/api/v1/gpus/H900").headers.get("vary", "").lower().split(", ")
+
+
+def test_a_share_body_neither_json_nor_a_form_is_a_415_naming_the_content_type(client: TestClient) -> None:
+    """JSON sent as text/plain was read as an empty form: '422 path: Field required' for a body that has a path."""
+    response = client.post("/share", content=b'{"path": "/", "query": "model=llama-3.1-8b"}', headers={
+        "content-type": "text/plain", "accept": "application/json"})  # fmt: skip
+    assert response.status_code == 415
+    [error] = response.json()["detail"]
+    assert error["field"] == "content-type" and error["message"].startswith("expects application/json or a form")
+    multipart = {"path": (None, "/"), "query": (None, "model=llama-3.1-8b")}  # a form all the same
+    assert client.post("/share", files=multipart, headers={"accept": "application/json"}).status_code == 201
