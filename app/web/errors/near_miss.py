@@ -24,10 +24,13 @@ def body_model(request: Request) -> type[BaseModel] | None:
 
 
 def _returned_model(call: Any) -> type[BaseModel] | None:
+    """A dependency's returned model that refuses unknown keys (only such a model raises the error hinted at): not
+    the settings or a snapshot another dependency hands the route."""
     try:
-        return _model_in(get_type_hints(call).get("return"))
+        model = _model_in(get_type_hints(call).get("return"))
     except (NameError, TypeError):  # a dependency whose annotations do not resolve returns no body model
         return None
+    return model if model is not None and model.model_config.get("extra") == "forbid" else None
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
