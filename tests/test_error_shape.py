@@ -183,3 +183,10 @@ def test_a_share_body_neither_json_nor_a_form_is_a_415_naming_the_content_type(c
     assert error["field"] == "content-type" and error["message"].startswith("expects application/json or a form")
     multipart = {"path": (None, "/"), "query": (None, "model=llama-3.1-8b")}  # a form all the same
     assert client.post("/share", files=multipart, headers={"accept": "application/json"}).status_code == 201
+
+
+def test_a_share_sent_as_json_in_capitals_answers_json(client: TestClient) -> None:
+    """Content-Type: Application/JSON was read as JSON but answered as a form (303 to the link): media types are
+    case-insensitive, so it is a JSON client's 201."""
+    response = client.post("/share", json=LINK, headers={"content-type": "Application/JSON"}, follow_redirects=False)
+    assert response.status_code == 201 and response.json()["url"].startswith("/s/")

@@ -22,8 +22,9 @@ from app.web.rendering.render import templates
 
 def wants_json(request: Request) -> bool:
     path = request.url.path
-    accept = request.headers.get("accept", "")
-    sent_json = request.headers.get("content-type", "").startswith("application/json")  # POST /share's JSON body
+    accept = request.headers.get("accept", "").lower()
+    # POST /share's JSON body; media types are case-insensitive (RFC 9110 8.3.1), as share's own reading is
+    sent_json = request.headers.get("content-type", "").lower().startswith("application/json")
     return (
         path.startswith("/api/")
         or path.endswith((".json", ".csv"))  # a twin's errors are data too, never the HTML error page
