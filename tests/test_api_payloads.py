@@ -72,11 +72,11 @@ def test_an_infeasible_inference_option_has_null_measures_and_empty_csv_cells(cl
         o for o in feasible if o["ttft_p99_ms"] <= 1000
     ]
     _, rows = _csv(client, LLAMA_70B)
-    unfit = [r for r in rows if r["feasible"] == "False"]
+    unfit = [r for r in rows if r["feasible"] == "false"]
     assert len(unfit) == len(infeasible)
     assert all(r[k] == "" for r in unfit for k in ("ttft_ms", "ttft_p99_ms", "batch", "band_low", "ttft_mean_ms"))
     assert all(r["ttft_p99_low_ms"] == r["tpot_p99_high_ms"] == "" for r in unfit)
-    fit = [r for r in rows if r["feasible"] == "True"]
+    fit = [r for r in rows if r["feasible"] == "true"]
     assert float(fit[0]["ttft_p99_high_ms"]) == pytest.approx(feasible[0]["ttft_p99_band"]["high"])
 
 
@@ -164,7 +164,7 @@ def test_each_inference_band_names_the_ranked_metric_it_is_of(client: TestClient
         assert {o["band_metric"] for o in feasible} == {metric}, query
         assert all(o["band"]["low"] <= o[metric] <= o["band"]["high"] for o in feasible), query
     _, rows = _csv(client, "phase=inference&model=llama-3.1-8b&peak_requests_per_s=20")
-    assert {r["band_metric"] for r in rows if r["feasible"] == "True"} == {"usd_per_month_at_peak"}
+    assert {r["band_metric"] for r in rows if r["feasible"] == "true"} == {"usd_per_month_at_peak"}
 
 
 def test_a_training_band_is_of_the_total_it_ranks_by_and_decides_its_close_calls(client: TestClient) -> None:
@@ -219,3 +219,18 @@ def test_the_readme_documents_every_csv_column(client: TestClient) -> None:
         columns, _ = _csv(client, query)
         shared = tables["inference"] if phase == "training" else set()  # "as for inference"
         assert set(columns) - tables[phase] - shared == set(), phase
+
+
+def test_a_csv_yes_no_cell_is_true_or_false_as_in_the_json(client: TestClient) -> None:
+    """rank.csv wrote Python's True/False, which no CSV reader (pandas, a spreadsheet, Postgres COPY) reads as a
+    boolean; each boolean field is `true` or `false`, as in the JSON twin, and README's CSV table says which."""
+    from tests.test_readme_truth import README
+
+    for query in (LLAMA_70B, TRAINING_MIXED):
+        options = _json(client, query)["options"]
+        _, rows = _csv(client, query)
+        booleans = {k for o in options for k, v in o.items() if isinstance(v, bool)}
+        assert {"feasible", "close_call", "stale", "interruptible"} <= booleans
+        for option, row in zip(options, rows, strict=True):
+            assert all(row[k] == str(option[k]).lower() for k in booleans)
+    assert "(`feasible`, `close_call`, `stale`, `interruptible`) holds `true` or `false`" in " ".join(README.split())

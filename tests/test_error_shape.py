@@ -144,3 +144,49 @@ def test_a_browser_share_of_a_question_that_cannot_replay_is_a_page_naming_the_f
     assert "model: unknown model" in page.text
     api = client.post("/share", json=bad)
     assert api.status_code == 422 and api.json()["detail"][0]["field"] == "model"
+
+
+def test_a_browser_share_refused_as_cross_site_is_a_page_and_a_client_still_gets_json(client: TestClient) -> None:
+    """A form post from another site's page (Accept: text/html) got the 403 as raw JSON in the browser; it gets the
+    error page saying why, while a JSON client gets the one {field, message} entry."""
+    cross_site = {"origin": "https://evil.example"}
+    page = client.post("/share", data=LINK, headers={**cross_site, "accept": "text/html"})
+    assert page.status_code == 403 and page.headers["content-type"].startswith("text/html")
+    assert "cross-site request refused" in page.text
+    api = client.post("/share", json=LINK, headers=cross_site)
+    assert api.status_code == 403 and api.json()["detail"][0]["field"] == "request"
+
+
+def test_a_saved_link_answers_201_with_its_location(client: TestClient) -> None:
+    """A 201 with no Location is read by HTTP clients as having created the request's own URI, /share."""
+    created = client.post("/share", json=LINK)
+    assert created.status_code == 201 and created.headers["location"] == created.json()["url"]
+    documented = client.get("/openapi.json").json()["paths"]["/share"]["post"]["responses"]["201"]
+    assert "Location" in documented["headers"] and "ShareCreated" in str(documented["content"])
+
+
+def test_an_error_chosen_by_accept_says_it_varies_by_accept(client: TestClient) -> None:
+    """/gpus/H900 answers a page or JSON by Accept; a 404 is cacheable by default, so without Vary: Accept a shared
+    cache could hand a script the browser's page. The API's paths and the twins answer JSON whatever the Accept."""
+    for accept in ("text/html", "application/json"):
+        response = client.get("/gpus/H900", headers={"accept": accept})
+        assert response.status_code == 404 and "accept" in response.headers["vary"].lower().split(", ")
+    assert "accept" not in client.get("/api/v1/gpus/H900").headers.get("vary", "").lower().split(", ")
+
+
+def test_a_share_body_neither_json_nor_a_form_is_a_415_naming_the_content_type(client: TestClient) -> None:
+    """JSON sent as text/plain was read as an empty form: '422 path: Field required' for a body that has a path."""
+    response = client.post("/share", content=b'{"path": "/", "query": "model=llama-3.1-8b"}', headers={
+        "content-type": "text/plain", "accept": "application/json"})  # fmt: skip
+    assert response.status_code == 415
+    [error] = response.json()["detail"]
+    assert error["field"] == "content-type" and error["message"].startswith("expects application/json or a form")
+    multipart = {"path": (None, "/"), "query": (None, "model=llama-3.1-8b")}  # a form all the same
+    assert client.post("/share", files=multipart, headers={"accept": "application/json"}).status_code == 201
+
+
+def test_a_share_sent_as_json_in_capitals_answers_json(client: TestClient) -> None:
+    """Content-Type: Application/JSON was read as JSON but answered as a form (303 to the link): media types are
+    case-insensitive, so it is a JSON client's 201."""
+    response = client.post("/share", json=LINK, headers={"content-type": "Application/JSON"}, follow_redirects=False)
+    assert response.status_code == 201 and response.json()["url"].startswith("/s/")

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlmodel import Session, select
 
+from app.db import make_engine
 from app.main import create_app
 from app.models.versions import PriceSnapshot, ShareLink
 from app.web.middleware.ranking_slots import RankingSlots, is_heavy
@@ -204,7 +205,10 @@ def test_healthz_is_async_and_answers_without_the_database(seeded_url: str) -> N
         app.state.engine = None  # any database use would now fail
         body = client.get("/healthz").json()
         assert body["status"] == "ok" and body["gpus"] >= 30 and body["offers"] >= 100
-        assert client.get("/readyz").status_code == 500
+        not_ready = client.get("/readyz")  # was a bare text 500: a probe and a script read the API's error shape
+        assert not_ready.status_code == 503
+        [error] = not_ready.json()["detail"]
+        assert error["field"] == "request" and error["message"].startswith("not ready: the database did not answer")
 
 
 def test_readyz_counts_rows_in_the_database(client: TestClient) -> None:
@@ -346,3 +350,18 @@ def test_worst_allowed_workload_answers_within_the_bound(client: TestClient, pat
 def test_repeated_phase_alone_is_422_not_a_blank_form(client: TestClient) -> None:
     response = client.get("/?" + "&".join(["phase=training"] * 250))
     assert response.status_code == 422 and "more than once" in response.text
+
+
+def test_a_database_that_does_not_answer_is_a_503_to_retry_not_a_bare_500(seeded_url: str) -> None:
+    """A catalog route whose database is gone (or SQLite locked past its timeout) answered Starlette's text/plain
+    'Internal Server Error'; it is a 503 with Retry-After in the one error shape, JSON or the page by Accept."""
+    app = create_app(settings_for(seeded_url))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        app.state.engine.dispose()
+        app.state.engine = make_engine("sqlite:////nonexistent-dir/gpumatch.db")  # cannot be opened
+        api = client.get("/api/v1/providers")
+        assert api.status_code == 503 and api.headers["retry-after"] == "5"
+        [error] = api.json()["detail"]
+        assert error["field"] == "request" and "the database did not answer (OperationalError)" in error["message"]
+        page = client.get("/providers", headers={"accept": "text/html"})
+        assert page.status_code == 503 and "the database did not answer" in page.text

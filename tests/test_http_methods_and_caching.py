@@ -36,6 +36,12 @@ CATALOG_ROUTES = [
     "/api/v1/models/llama-3.1-8b",
     "/api/v1/token-prices",
     "/api/v1/offers/1/history",
+    # the catalog pages' JSON twins: the API's bytes, which carried no tag
+    "/gpus.json",
+    "/gpus/H100-SXM.json",
+    "/providers.json",
+    "/models.json",
+    "/models/llama-3.1-8b.json",
 ]
 
 
@@ -82,7 +88,10 @@ def test_catalog_routes_carry_an_etag_and_answer_304_for_it(client: TestClient, 
 
 
 def test_errors_and_rankings_carry_no_catalog_etag(client: TestClient) -> None:
-    """A 404 or 422 is not the catalog's representation; a ranking depends on its question as well."""
+    """A 404 or 422 is not the catalog's representation; a ranking depends on its question as well; a catalog page's
+    HTML varies with HX-Request and its templates."""
+    assert "etag" not in client.get("/gpus/H100-SXM", headers={"accept": "text/html"}).headers
+    assert "etag" not in client.get("/gpus/H900.json").headers
     assert "etag" not in client.get("/api/v1/gpus/H900").headers
     assert "etag" not in client.get("/api/v1/offers?gpu=H100").headers
     assert "etag" not in client.post("/api/v1/rank/inference?limit=1", json={"model": "llama-3.1-8b"}).headers

@@ -99,6 +99,24 @@ def test_a_link_naming_unknown_ids_is_not_saved(client: TestClient) -> None:
     assert "gpus" in detail(response)
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field", "nearest"),
+    [
+        ("/api/v1/rank/inference", {"model": "llama-3.1-8x"}, "model", "llama-3.1-8b"),
+        ("/api/v1/precision", {"model": "llama-3.1-8x"}, "model", "llama-3.1-8b"),
+        ("/api/v1/estimate/inference", {"gpu": "h100-sxm"}, "gpu", "H100-SXM"),
+        ("/api/v1/own", {"gpu": "H100"}, "gpu", "H100-NVL, H100-PCIE, H100-SXM"),
+    ],
+)
+def test_an_unknown_model_or_gpu_gets_the_nearest_ids_as_a_filter_does(
+    client: TestClient, path: str, body: dict[str, str], field: str, nearest: str
+) -> None:
+    """The filters and /token-prices named the nearest ids ('did you mean H100-SXM?'); the rank, precision, estimate
+    and own APIs said only "unknown GPU 'h100-sxm'; GET /api/v1/gpus lists the catalog's GPUs"."""
+    message = detail(client.post(path, json=body))[field]
+    assert f"'; did you mean {nearest}" in message and "? GET /api/v1/" in message
+
+
 def test_the_cli_names_unknown_ids_and_exits_2(database, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["rank", "inference", "--model", "llama-3.1-8b", "--gpus", "NOPE"]) == 2
     assert capsys.readouterr().err.startswith("--gpus: unknown GPU id 'NOPE'")

@@ -1,10 +1,12 @@
 """A JSON body is read strictly: a key given twice, at any depth, or a NaN / Infinity / 1e400 number is a 422 naming
 its path (json.loads would keep the last value, or a non-finite float), in every route that takes a JSON body.
 Bodies that cannot be read (too deep, a 5000-digit number, not UTF-8) are 422s at `body`, and a JSON body sent
-without a JSON Content-Type says so. Valid bodies answer as before (tests/golden pins those answers)."""
+without a JSON Content-Type, or compressed, is a 415 naming the header. Valid bodies answer as before (tests/golden
+pins those answers)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -15,7 +17,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.scoring.input_checks.messages import NOT_FINITE
 from app.scoring.input_checks.strict_json import REPEATED_KEY
-from app.web.errors.handlers import NOT_SENT_AS_JSON
+from app.web.errors.handlers import NOT_DECODED, NOT_SENT_AS_JSON
 from app.web.json_api.json_body import StrictJsonRoute
 from tests.conftest import settings_for
 
@@ -104,9 +106,23 @@ def test_a_body_that_is_not_utf8_is_a_422(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
-def test_json_sent_under_another_content_type_says_to_send_it_as_json(client: TestClient, content_type: str) -> None:
+def test_json_sent_under_another_content_type_is_a_415_saying_to_send_it_as_json(
+    client: TestClient, content_type: str
+) -> None:
+    """A 422 said the body was bad where its Content-Type was: a 415 names the header, as the admin CSV upload's
+    does for a JSON body."""
     response = post(client, RANK, '{"model": "llama-3.1-8b"}', {"content-type": content_type})
-    assert detail(response) == {"body": NOT_SENT_AS_JSON}
+    assert response.status_code == 415
+    message = f"expects application/json, not {content_type}: {NOT_SENT_AS_JSON}"
+    assert response.json() == {"detail": [{"field": "content-type", "message": message}]}
+
+
+def test_a_compressed_body_is_a_415_naming_its_encoding(client: TestClient) -> None:
+    """gzip'd JSON was read as text: a 422 'byte 1 is not utf-8 text' about a body the client never wrote."""
+    headers = {**JSON, "content-encoding": "gzip"}
+    response = client.post(RANK, content=gzip.compress(b'{"model": "llama-3.1-8b"}'), headers=headers)
+    assert response.status_code == 415
+    assert response.json()["detail"] == [{"field": "content-encoding", "message": f"gzip is {NOT_DECODED}"}]
 
 
 @pytest.mark.parametrize(

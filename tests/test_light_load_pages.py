@@ -35,7 +35,7 @@ def test_the_table_and_the_summary_say_below_one(client: TestClient) -> None:
 
 def test_the_csv_and_the_cli_carry_it(client: TestClient, capsys) -> None:  # type: ignore[no-untyped-def]
     rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{QUERY}").text)))
-    feasible = [r for r in rows if r["feasible"] == "True"]
+    feasible = [r for r in rows if r["feasible"] == "true"]
     assert feasible and all(0 < float(r["requests_in_flight"]) < 1 for r in feasible)
     args = ["rank", "inference", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--input-len", "8000"]
     assert main([*args, "--output-len", "200", "--gpus", "B200", "--max-gpus", "1"]) == 0

@@ -35,7 +35,7 @@ def test_rows_over_the_limits_come_last_with_a_badge_and_the_reason(client) -> N
     assert f"the last {tiers.count(True)} are over the latency limits" in html
     assert "are over the latency limits" not in client.get(CLIENTS + "&sort=ttft").text  # not last when sorted
     rows = list(csv.DictReader(io.StringIO(client.get(CLIENTS.replace("/?", "/rank.csv?")).text)))
-    assert [bool(r["over_limits"]) for r in rows if r["feasible"] == "True"] == tiers
+    assert [bool(r["over_limits"]) for r in rows if r["feasible"] == "true"] == tiers
 
 
 def test_when_no_offer_meets_the_limits_the_answer_says_so_first(client) -> None:  # type: ignore[no-untyped-def]

@@ -46,3 +46,13 @@ def test_an_unknown_key_names_the_field_it_nearly_spells(
 def test_a_key_near_no_field_gets_no_guess(client: TestClient) -> None:
     response = client.post("/api/v1/rank/inference", json={"model": "llama-3.1-8b", "bogus": 1})
     assert response.json()["detail"] == [{"field": "bogus", "message": EXTRA}]
+
+
+@pytest.mark.parametrize("sent_as", ["json", "data"])
+def test_a_share_near_miss_names_the_field_it_nearly_spells(client: TestClient, sent_as: str) -> None:
+    """POST /share reads its body through a dependency (JSON or the Save button's form), so it said only "Extra
+    inputs are not permitted" for {"querry": ...}."""
+    body = {"path": "/", "querry": "model=llama-3.1-8b"}
+    response = client.post("/share", **{sent_as: body}, headers={"accept": "application/json"})  # type: ignore[arg-type]
+    assert response.status_code == 422
+    assert {"field": "querry", "message": f"{EXTRA} (did you mean query?)"} in response.json()["detail"]

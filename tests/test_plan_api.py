@@ -155,6 +155,16 @@ def test_plan_page_errors_and_substitute(client):
     assert client.get("/plan").status_code == 200
 
 
+def test_the_plan_twin_is_the_serving_apis_answer_terms_included(client):
+    """/plan.json left out every option's terms, which POST /api/v1/plan/serving and `gpumatch plan serving --json`
+    send: a script reading the twin got options without the explanation the API documents."""
+    twin = client.get("/plan.json?model=llama-3.1-70b&requests_per_day=500000").json()
+    body = {"workload": {"model": "llama-3.1-70b"}, "traffic": {"requests_per_day": 500000}}
+    api = client.post("/api/v1/plan/serving?limit=60", json=body).json()
+    assert twin["options"] and all(option["terms"] for option in twin["options"])
+    assert twin["options"] == api["options"]
+
+
 def test_ranking_links_to_the_plan(client):
     html = client.get("/?phase=inference&model=llama-3.1-70b").text
     assert (

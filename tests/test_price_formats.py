@@ -183,7 +183,8 @@ def test_admin_csv_upload_needs_a_date_and_names_a_bad_line(admin) -> None:  # t
     missing = upload(admin, "gpuhunt_runpod.csv", provider="runpod")
     assert missing.status_code == 422 and missing.json()["detail"][0]["field"] == "as_of"
     bad = upload(admin, "gpuhunt_malformed.csv", provider="runpod", as_of="2026-11-30")
-    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "4.price"
+    # the file's line in words, as the CLI's 'upload.csv line 4, field price' says it: "4.price" read as a JSON path
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "line 4, price"
     assert not [o for o in admin.get("/api/v1/offers").json() if o["region"] == "CA-MTL-1"]
 
 

@@ -69,3 +69,18 @@ def test_share_posts_are_limited_per_client(fresh_url: str) -> None:
         codes = [client.post("/share", data=form, headers={"Accept": "application/json"}).status_code for _ in range(3)]
         assert codes == [201, 201, 429]
         assert client.get("/").status_code == 200
+
+
+def test_a_browsers_save_over_the_limit_gets_a_page_and_a_client_json(fresh_url: str) -> None:
+    """The Save button's 3rd post in a minute (limit 2) showed the browser raw JSON; it gets a page saying why, with
+    the 429 and Retry-After, while a JSON client still gets the {field, message} entry."""
+    app = create_app(settings_for(fresh_url, share_rate_limit="2/minute"))
+    form = {"path": "/", "query": "phase=inference&model=llama-3.1-8b"}
+    with TestClient(app) as client:
+        for _ in range(2):
+            client.post("/share", data=form, headers={"Accept": "application/json"})
+        page = client.post("/share", data=form, headers={"Accept": "text/html"}, follow_redirects=False)
+        assert page.status_code == 429 and page.headers["content-type"] == "text/html; charset=utf-8"
+        assert "rate limit exceeded: 2 per 1 minute" in page.text and int(page.headers["retry-after"]) > 0
+        api = client.post("/share", json=form)
+        assert api.status_code == 429 and api.json()["detail"][0]["field"] == "request"

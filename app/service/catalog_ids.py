@@ -56,6 +56,11 @@ def unknown_message(name: str, unknown: list[str], known: tuple[str, ...]) -> st
     message = f"unknown {noun} id{plural} {_quoted(unknown)}"
     if len(known) <= LISTED_IN_FULL:
         return f"{message}; known: {', '.join(known)}"
+    return f"{message}; {_did_you_mean(known, unknown)}{where.format(n=len(known))}"
+
+
+def _did_you_mean(known: tuple[str, ...], unknown: list[str]) -> str:
+    """'did you mean A, B, C? ' for the known ids nearest the unknown ones ('' where none is near)."""
     by_lower = {k.lower(): k for k in known}
     nearest: list[str] = []
     for wanted in unknown:
@@ -64,8 +69,13 @@ def unknown_message(name: str, unknown: list[str], known: tuple[str, ...]) -> st
         for close in family + difflib.get_close_matches(wanted.lower(), list(by_lower), n=NEAREST, cutoff=0.6):
             if by_lower[close] not in nearest:
                 nearest.append(by_lower[close])
-    hint = f"did you mean {', '.join(nearest[:NEAREST])}? " if nearest else ""
-    return f"{message}; {hint}{where.format(n=len(known))}"
+    return f"did you mean {', '.join(nearest[:NEAREST])}? " if nearest else ""
+
+
+def did_you_mean(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
+    """The nearest catalog ids of a kind (a KINDS key) to one unknown id, as the filters' messages give them: the
+    rank, estimate, precision and own APIs name a model or GPU the same way."""
+    return _did_you_mean(known_ids(snapshot, kind), [wanted])
 
 
 def unknown_ids_message(snapshot: CatalogSnapshot, kind: str, given: list[str]) -> str | None:

@@ -19,6 +19,7 @@ from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.catalog_ids import did_you_mean
 from app.service.rank.answer_body import weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.plain import mean_latencies, plain
@@ -58,7 +59,8 @@ def _machine(
 ) -> tuple[GpuSpec, Machine, Offer | None]:
     gpu = snapshot.gpus.get(gpu_id)
     if gpu is None:
-        raise BadEstimateRequest("gpu", f"unknown GPU {gpu_id!r}; GET /api/v1/gpus lists the catalog's GPUs")
+        hint = did_you_mean(snapshot, "gpus", gpu_id)
+        raise BadEstimateRequest("gpu", f"unknown GPU {gpu_id!r}; {hint}GET /api/v1/gpus lists the catalog's GPUs")
     if offer_id is None:
         return gpu, estimate_machine(gpu, gpu_count), None
     offer = next((o for o in snapshot.offers if o.offer_id == offer_id), None)

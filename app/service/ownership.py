@@ -25,6 +25,7 @@ from app.scoring.serving.ownership.tco_defaults import (
 )
 from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
+from app.service.catalog_ids import did_you_mean
 from app.service.query.fields import query_fields
 from app.service.query.form_numbers import as_typed_number
 from app.service.query.values import format_value, non_default_fields, query_shape_errors
@@ -74,7 +75,8 @@ def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
 
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:
     if question.gpu not in snapshot.gpus:
-        raise MissingInput("gpu", f"unknown GPU {question.gpu!r}; GET /api/v1/gpus lists the catalog's GPUs")
+        hint = did_you_mean(snapshot, "gpus", question.gpu)
+        raise MissingInput("gpu", f"unknown GPU {question.gpu!r}; {hint}GET /api/v1/gpus lists the catalog's GPUs")
 
 
 def _words(items: list[str]) -> str:

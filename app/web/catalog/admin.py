@@ -139,8 +139,8 @@ def import_offers_csv(
             report, _source = price_import.import_file(
                 request.app.state.engine, path, actor, fmt, provider, as_of, source_url
             )
-        except RowError as error:
-            raise _reject(f"{error.line}.{error.field}", error.message) from None
+        except RowError as error:  # the file's line as the CLI prints it (`file line N, field F`), not a JSON path
+            raise _reject(f"line {error.line}, {error.field}", error.message) from None
         except price_import.BadOption as error:
             raise _reject(error.field, error.message) from None
         except csv.Error as error:  # e.g. a NUL byte: not a CSV at all

@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from app import __version__
 
 CATALOG_CACHE_CONTROL = "public, no-cache"
+JSON = "application/json"
 
 
 def catalog_etag(request: Request) -> str:
@@ -40,7 +41,9 @@ def etag_matches(if_none_match: str | None, etag: str) -> bool:
 
 
 class CatalogJsonRoute(APIRoute):
-    """A catalog route whose 200s carry the ETag and Cache-Control, and become a 304 when the client has the tag."""
+    """A catalog route whose JSON 200s carry the ETag and Cache-Control, and become a 304 when the client has the
+    tag. The catalog pages' `.json` twins (the API's bytes) are tagged too; their HTML is not (it varies with
+    HX-Request and the page's templates)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
@@ -48,7 +51,7 @@ class CatalogJsonRoute(APIRoute):
         async def handle_conditionally(request: Request) -> Response:
             etag = await run_in_threadpool(catalog_etag, request)
             response = await handle(request)
-            if response.status_code != 200:
+            if response.status_code != 200 or not response.headers.get("content-type", "").startswith(JSON):
                 return response
             headers = {"ETag": etag, "Cache-Control": CATALOG_CACHE_CONTROL}
             if etag_matches(request.headers.get("if-none-match"), etag):

@@ -16,12 +16,13 @@ from app.config import Settings
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
 from app.web.catalog.api import known_filter_ids
+from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.rendering.charts import offer_price_bars, to_json_block
 from app.web.rendering.render import json_response, page, split_json_suffix, wants_fragment
 
-router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY])
+router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
 SORTS = [
     ("name", "Name"),

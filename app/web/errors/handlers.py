@@ -10,10 +10,11 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
-from app.web.errors.error_shape import ERROR_SCHEMA, error_entries, field_entries
+from app.web.errors.error_shape import ERROR_SCHEMA, error_body, error_entries, field_entries
 from app.web.errors.near_miss import body_model, nearest_field
 from app.web.middleware.head_requests import methods_with_head
 from app.web.rendering.render import templates
@@ -21,8 +22,9 @@ from app.web.rendering.render import templates
 
 def wants_json(request: Request) -> bool:
     path = request.url.path
-    accept = request.headers.get("accept", "")
-    sent_json = request.headers.get("content-type", "").startswith("application/json")  # POST /share's JSON body
+    accept = request.headers.get("accept", "").lower()
+    # POST /share's JSON body; media types are case-insensitive (RFC 9110 8.3.1), as share's own reading is
+    sent_json = request.headers.get("content-type", "").lower().startswith("application/json")
     return (
         path.startswith("/api/")
         or path.endswith((".json", ".csv"))  # a twin's errors are data too, never the HTML error page
@@ -34,6 +36,21 @@ LOCATION_KINDS = ("body", "query", "path", "header", "cookie")
 # FastAPI hands a JSON route the raw bytes when the Content-Type is not JSON (`curl -d` sends a form's type), and
 # pydantic's complaint about them ("should be a valid dictionary") hides that the JSON was never read.
 NOT_SENT_AS_JSON = "not read as JSON: send it with Content-Type: application/json"
+# Compressed bodies are not decoded: gzip's bytes read as "byte 1 is not utf-8 text".
+NOT_DECODED = "not decoded: send the JSON uncompressed, without Content-Encoding"
+
+
+def unsupported_media(request: Request, errors: list[dict[str, Any]]) -> dict[str, str] | None:
+    """A 415's {field, message} where a JSON route's body was not read for its Content-Type or Content-Encoding (as
+    the admin CSV upload answers a JSON body); None where the body was read as JSON."""
+    body_errors = [e for e in errors if tuple(e.get("loc", ()))[:1] == ("body",)]
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if body_errors and encoding != "identity":
+        return {"field": "content-encoding", "message": f"{encoding} is {NOT_DECODED}"}
+    if any(len(e.get("loc", ())) == 1 and isinstance(e.get("input"), bytes) for e in body_errors):
+        media = request.headers.get("content-type", "").partition(";")[0].strip()
+        return {"field": "content-type", "message": f"expects application/json, not {media}: {NOT_SENT_AS_JSON}"}
+    return None
 
 
 def field_errors(errors: list[dict[str, Any]], body: type[BaseModel] | None = None) -> list[dict[str, str]]:
@@ -71,15 +88,32 @@ def unprocessable(exc: FieldError) -> HTTPException:
 def field_error_response(request: Request, errors: Mapping[str, str]) -> Response:
     """A 422 naming each field: JSON to the API and JSON clients, the error page ("field: message") to a browser."""
     if wants_json(request):
-        return JSONResponse({"detail": field_entries(errors)}, status_code=422)
+        return _by_accept(request, JSONResponse({"detail": field_entries(errors)}, status_code=422))
     return _error_page(request, 422, "Invalid input", [f"{field}: {message}" for field, message in errors.items()])
+
+
+def refused_response(request: Request, status_code: int, message: str) -> Response:
+    """A refusal naming no field (403): one {field: request} entry to JSON clients, the error page to a browser."""
+    if wants_json(request):
+        return _by_accept(request, JSONResponse(error_body(status_code, message), status_code=status_code))
+    return _error_page(request, status_code, "Error", [message])
+
+
+def _by_accept(request: Request, response: Response) -> Response:
+    """`Vary: Accept` where the Accept header chose JSON or the page (not the API's paths, nor a .json/.csv twin):
+    a 404 is cacheable by default (RFC 9111 4.2.2), and a shared cache must not hand a browser's page to a script."""
+    path = request.url.path
+    if not (path.startswith("/api/") or path.endswith((".json", ".csv"))):
+        response.headers.add_vary_header("Accept")
+    return response
 
 
 def _error_page(
     request: Request, status_code: int, title: str, messages: list[str], headers: Mapping[str, str] | None = None
 ) -> Response:
     context = {"title": title, "status_code": status_code, "messages": messages}
-    return templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
+    page = templates.TemplateResponse(request, "error.html", context, status_code=status_code, headers=headers)
+    return _by_accept(request, page)
 
 
 def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str, str]]:
@@ -96,22 +130,39 @@ def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     entries = _http_detail(request, exc)
     if wants_json(request):
-        return JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers)
+        return _by_accept(request, JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers))
     title = "Not found" if exc.status_code == 404 else "Error"
     messages = [e["message"] for e in entries]
     return _error_page(request, exc.status_code, title, messages, exc.headers)  # a 405's Allow too
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+    unread = unsupported_media(request, list(exc.errors()))
+    if unread is not None:
+        return JSONResponse({"detail": [unread]}, status_code=415)
     errors = field_errors(list(exc.errors()), body_model(request))
     if wants_json(request):
-        return JSONResponse(jsonable_encoder({"detail": errors}), status_code=422)
+        return _by_accept(request, JSONResponse(jsonable_encoder({"detail": errors}), status_code=422))
     return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])
+
+
+# A database that does not answer (down, or SQLite's "database is locked" past its timeout) is the server's
+# trouble and passes: a 503 to retry, in the one error shape, not a bare text 500. Other database errors stay 500s.
+DATABASE_RETRY_AFTER_S = 5
+
+
+async def database_unavailable(request: Request, exc: OperationalError) -> Response:
+    message = f"the database did not answer ({type(exc).__name__}); retry in a moment"  # never its URL
+    headers = {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
+    if wants_json(request):
+        return _by_accept(request, JSONResponse(error_body(503, message), status_code=503, headers=headers))
+    return _error_page(request, 503, "Error", [message], headers)
 
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(OperationalError, database_unavailable)  # type: ignore[arg-type]
     document_field_errors(app)
 
 
@@ -127,7 +178,8 @@ FIELD_ERROR_SCHEMA = {
 # Every operation may answer another client error (404, 405, 413, 429, …), in the same shape as its 422.
 OTHER_ERRORS = {
     "description": "any other client error, as one {field, message} entry: 404 (path or path parameter), 405 "
-    "(method), 401 (authorization), 413 (body), 403 and 429 (request); a heavy route's 503 (busy) alike",
+    "(method), 401 (authorization), 413 (body), 415 (content-type or content-encoding: a body not sent as "
+    "uncompressed JSON), 403 and 429 (request); a 503 (a heavy route busy, or the database not answering) alike",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
 

@@ -5,17 +5,32 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any, get_args
+from typing import Any, get_args, get_type_hints
 
 from fastapi import Request
 from pydantic import BaseModel
 
 
 def body_model(request: Request) -> type[BaseModel] | None:
-    """The model the matched route reads its JSON body into, if it reads one."""
-    field = getattr(request.scope.get("route"), "body_field", None)
+    """The model the matched route reads its JSON body into, if it reads one: as its body parameter, or through a
+    dependency returning it (POST /share reads a JSON body or a form in app/web/share/request.py)."""
+    route = request.scope.get("route")
+    field = getattr(route, "body_field", None)
     annotation = getattr(getattr(field, "field_info", None), "annotation", None)
+    if annotation is None:
+        dependencies = getattr(getattr(route, "dependant", None), "dependencies", ())
+        annotation = next((found for d in dependencies if (found := _returned_model(d.call)) is not None), None)
     return _model_in(annotation)
+
+
+def _returned_model(call: Any) -> type[BaseModel] | None:
+    """A dependency's returned model that refuses unknown keys (only such a model raises the error hinted at): not
+    the settings or a snapshot another dependency hands the route."""
+    try:
+        model = _model_in(get_type_hints(call).get("return"))
+    except (NameError, TypeError):  # a dependency whose annotations do not resolve returns no body model
+        return None
+    return model if model is not None and model.model_config.get("extra") == "forbid" else None
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:

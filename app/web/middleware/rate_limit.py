@@ -18,8 +18,9 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from html import escape
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from limits import RateLimitItem, parse
 from limits.aio.strategies import FixedWindowRateLimiter
 from limits.storage import storage_from_string
@@ -27,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
 from app.web.errors.error_shape import error_bytes
+from app.web.errors.handlers import wants_json
 
 LIMITED_PREFIX = "/api/"
 # The pages' machine-readable twins (/rank.json, /s/{slug}.csv, /gpus/H100-SXM.json…): the API's work, so the
@@ -76,19 +78,30 @@ class ApiRateLimit:
         if await self.limiter.hit(item, bucket, client):
             await self.app(scope, receive, send)
             return
-        await self._reject(item, bucket, client, send)
+        await self._reject(item, bucket, client, scope, send)
 
-    async def _reject(self, item: RateLimitItem, bucket: str, client: str, send: Send) -> None:
+    async def _reject(self, item: RateLimitItem, bucket: str, client: str, scope: Scope, send: Send) -> None:
         stats = await self.limiter.get_window_stats(item, bucket, client)
         retry_after_s = max(1, math.ceil(stats.reset_time - time.time()))
-        body = error_bytes(429, f"rate limit exceeded: {item}; retry after {retry_after_s} s")
+        message = f"rate limit exceeded: {item}; retry after {retry_after_s} s"
+        page = bucket == "share" and not wants_json(Request(scope))  # the results page's Save button
+        body = refused_page(message) if page else error_bytes(429, message)
         headers = [
-            (b"content-type", b"application/json"),
+            (b"content-type", b"text/html; charset=utf-8" if page else b"application/json"),
             (b"retry-after", str(retry_after_s).encode()),
             (b"content-length", str(len(body)).encode()),
         ]
         await send({"type": "http.response.start", "status": 429, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def refused_page(message: str) -> bytes:
+    """A browser's refused form post: the reason as a page, not raw JSON (a pure ASGI middleware has no templates)."""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many requests</title></head>'
+        f'<body><h1>Too many requests</h1><p>{escape(message)}</p><p><a href="/">Back to gpumatch</a></p>'
+        "</body></html>"
+    ).encode()
 
 
 def client_key(scope: Scope) -> str:

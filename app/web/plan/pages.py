@@ -24,12 +24,13 @@ router = APIRouter(include_in_schema=False)
 TABLE_ROWS = 15
 
 
-def plan_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
-    """The serving API's body, with the lifecycle plan under `lifecycle` (null without months)."""
+def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool = False) -> dict[str, Any]:
+    """The serving API's body, with the lifecycle plan under `lifecycle` (null without months); the page, which
+    shows no option's terms, leaves them out, the `.json` twin keeps them as the API and the CLI's --json do."""
     assert query.workload is not None and query.traffic is not None
     share = f"/plan?{query.canonical}"
     body = plan.serving_payload(
-        query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=False
+        query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=include_terms
     )
     body["lifecycle"] = None
     if query.training is not None and query.months is not None:
@@ -104,4 +105,6 @@ def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: plan_json(query, snapshot), plan.PlanFieldError, page_field=page_field)
+    return canonical_json(
+        query, lambda: plan_json(query, snapshot, include_terms=True), plan.PlanFieldError, page_field=page_field
+    )

@@ -20,8 +20,11 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell that a spreadsheet would evaluate gets a leading apostrophe; numbers stay numbers; a list of
-    words (a row's price_caveats) is one cell, joined by '; '."""
+    """A text cell that a spreadsheet would evaluate gets a leading apostrophe; numbers stay numbers; a boolean is
+    `true` or `false`, as in the JSON (Python's True/False is no CSV reader's boolean); a list of words (a row's
+    price_caveats) is one cell, joined by '; '."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list | tuple):
         value = "; ".join(str(v) for v in value)
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):

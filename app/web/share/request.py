@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.web.errors.error_shape import field_entries
 from app.web.json_api.json_body import strict_json_body
 
 
@@ -26,8 +27,15 @@ class ShareCreated(BaseModel):
     url: str = Field(description="the saved link, /s/{slug}; /s/{slug}.json and .csv are its data")
 
 
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 def _sent_json(request: Request) -> bool:
-    return request.headers.get("content-type", "").split(";")[0].strip() == "application/json"
+    return _media_type(request) == "application/json"
 
 
 async def _form_fields(request: Request) -> dict[str, Any]:
@@ -50,6 +58,10 @@ async def _form_fields(request: Request) -> dict[str, Any]:
 async def share_request(request: Request) -> ShareRequest:
     """POST /share's fields from a JSON body or a form (the results page's Save button posts a form); a missing or
     bad one, or a field given twice, is a 422 naming it."""
+    media = _media_type(request)
+    if media and not _sent_json(request) and media not in FORM_TYPES:  # text/plain read as a form: "path required"
+        message = f"expects application/json or a form, not {media}: send {{path, query}} as JSON or form fields"
+        raise HTTPException(status_code=415, detail=field_entries({"content-type": message}))
     data = await strict_json_body(request) if _sent_json(request) else await _form_fields(request)
     try:
         return ShareRequest.model_validate(data)
@@ -67,6 +79,10 @@ SHARE_BODY = {
 
 
 SHARE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    201: {
+        "description": "saved: {slug, url}; Location is the link",
+        "headers": {"Location": {"description": "the saved link, /s/{slug}", "schema": {"type": "string"}}},
+    },
     303: {"description": "a form posted by a browser (no JSON asked for): redirected to /s/{slug}"},
     422: {
         "description": "a missing or bad field, or a question that does not read (each field named)",

@@ -21,8 +21,8 @@ from app.service.rank import ranking
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
-from app.web.errors.error_shape import error_body, field_errors_body
-from app.web.errors.handlers import field_error_response, wants_json
+from app.web.errors.error_shape import field_errors_body
+from app.web.errors.handlers import field_error_response, refused_response, wants_json
 from app.web.rank.csv_export import csv_response
 from app.web.rank.pages import render_workbench
 from app.web.rendering.render import json_response, split_twin_suffix
@@ -63,14 +63,16 @@ def create_share(
     question at the same prices is the same slug. A cross-site request is a 403."""
     refused = cross_site_reason(request)
     if refused:
-        return json_response(error_body(403, refused), 403)
+        return refused_response(request, 403, refused)
     parsed = parse(query_items(fields.query))
     problems = _problems(fields.path, parsed, snapshot)
     if problems:
         return field_error_response(request, problems)
     slug = stored_links.save(session, fields.path, stored_query(parsed, snapshot), snapshot)
     if wants_json(request):
-        return json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
+        created = json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
+        created.headers["Location"] = f"/s/{slug}"  # a 201 names what it created (RFC 9110 §15.3.2), not /share
+        return created
     return RedirectResponse(f"/s/{slug}", status_code=303)
 
 

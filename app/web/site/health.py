@@ -15,10 +15,13 @@ import asyncio
 import contextlib
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.scoring.specs import CatalogSnapshot
 from app.web.catalog.schemas import Health
 from app.web.deps import SessionDep
+from app.web.errors.error_shape import error_body
 
 router = APIRouter(tags=["health"])
 
@@ -53,6 +56,18 @@ async def healthz(request: Request) -> Health:
     return catalog_health(snapshot, NOT_CHECKED)
 
 
-@router.get("/readyz", response_model=Health)
-def readyz(session: SessionDep, request: Request) -> Health:
-    return catalog_health(request.app.state.snapshots.recheck(session), "ok")
+NOT_READY = {
+    503: {
+        "description": "the database did not answer: not ready (one {field: request, message} entry)",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+}
+
+
+@router.get("/readyz", response_model=Health, responses=NOT_READY)  # type: ignore[arg-type]
+def readyz(session: SessionDep, request: Request) -> Health | Response:
+    try:
+        return catalog_health(request.app.state.snapshots.recheck(session), "ok")
+    except SQLAlchemyError as exc:  # JSON whatever the Accept, as the 200 is; the class only: no URL, no password
+        message = f"not ready: the database did not answer ({type(exc).__name__})"
+        return JSONResponse(error_body(503, message), status_code=503)
