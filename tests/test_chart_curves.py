@@ -117,3 +117,19 @@ def test_two_machines_of_one_seller_are_two_lines_not_a_zig_zag():
     assert lines[0]["name"] != lines[1]["name"] and "$4.00/GPU-h" in lines[0]["name"]
     assert all(t["x"] == sorted(t["x"], reverse=True) for t in lines)
     assert lines[0]["line"]["color"] != lines[1]["line"]["color"]
+
+
+LIGHT_LOAD = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&input_len=8000&output_len=200&gpus=B200&max_gpus=1"
+
+
+def test_a_light_load_curve_reads_in_flight_and_draws_batch_one_over_the_ttft_limit(client):
+    """QA: the hover said "batch 0.1709", and batch 1 (which misses the TTFT limit: the answer is a lighter load) was
+    drawn solid as within the limits, since only TPOT decided the line's style."""
+    figure = _charts(client, LIGHT_LOAD)["throughput-batch"]
+    star = next(t for t in figure["data"] if t.get("legendgroup") == "chosen")
+    assert star["x"][0] < 1 and "requests in flight on average" in star["customdata"][0][0]
+    solid = [t for t in figure["data"] if t.get("line", {}).get("dash") == "solid"]
+    dotted = [t for t in figure["data"] if t.get("line", {}).get("dash") == "dot"]
+    assert all(x < 1 for t in solid for x in t["x"])  # only the light load itself is within the limits
+    assert dotted and 1 in dotted[0]["x"] and "(over a latency limit)" in dotted[0]["name"]
+    assert not [t for t in figure["data"] if "batch 0." in json.dumps(t.get("customdata", []))]

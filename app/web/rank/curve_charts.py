@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.scoring.explain import batch_words
 from app.scoring.inference.batching.curves import CurvePoint, TpotLine
 from app.web.rank.charts import PALETTE, limit_line, pareto_front
 from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
@@ -42,18 +43,19 @@ def curve_names(curves: Sequence[ConfigCurve]) -> list[str]:
 
 def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
     """Tokens/s vs batch per configuration, its chosen batch starred; where a TPOT line applies, solid while the
-    mean TPOT meets it and dotted beyond."""
+    mean TPOT meets it and the p99 TTFT its limit (CurvePoint.meets_ttft), dotted beyond."""
     traces: list[dict[str, Any]] = []
     stars: list[dict[str, Any]] = []  # after the curves, so the legend lists the curves first
     limit = tpot.tpot_ms if tpot else math.inf
     for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
         points = [(p.batch, p.output_tokens_per_s, p.tpot_ms) for p in curve.points]
-        ok = [p for p in points if p[2] <= limit * (1 + 1e-9)]
-        over = [p for p in points if p[2] > limit * (1 + 1e-9)]
+        within = [p.tpot_ms <= limit * (1 + 1e-9) and (tpot is None or p.meets_ttft) for p in curve.points]
+        ok = [p for p, fine in zip(points, within, strict=True) if fine]
+        over = [p for p, fine in zip(points, within, strict=True) if not fine]
         if ok and over:
             over = [ok[-1], *over]
-        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over the TPOT target)")):
+        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over a latency limit)")):
             if subset:
                 traces.append(
                     {
@@ -64,8 +66,8 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
                         "x": [p[0] for p in subset],
                         "y": [p[1] for p in subset],
                         "line": {"color": colour, "dash": dash},
-                        "customdata": [p[2] for p in subset],
-                        "hovertemplate": "batch %{x:.4~g}: %{y:.0f} tok/s, mean TPOT %{customdata:.1f} ms"
+                        "customdata": [[batch_words(p[0]), p[2]] for p in subset],
+                        "hovertemplate": "%{customdata[0]}: %{y:.0f} tok/s, mean TPOT %{customdata[1]:.1f} ms"
                         f"<extra>{label}</extra>",
                     }
                 )
@@ -92,8 +94,8 @@ def _star(curve: ConfigCurve, colour: str, x: float, y: float, first: bool) -> d
         "x": [x],
         "y": [y],
         "marker": {"symbol": "star", "size": 15, "color": colour, "line": {"color": "#1b1f24", "width": 1}},
-        "customdata": [[curve.chosen.batch, curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
-        "hovertemplate": "chosen: batch %{customdata[0]:.4~g}, mean TPOT %{customdata[1]:.1f} ms, "
+        "customdata": [[batch_words(curve.chosen.batch), curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
+        "hovertemplate": "chosen: %{customdata[0]}, mean TPOT %{customdata[1]:.1f} ms, "
         "$%{customdata[2]:.3f}/M<extra>" + curve.label + "</extra>",
     }
 
@@ -119,9 +121,8 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
                 "x": xs,
                 "y": ys,
                 "line": {"color": colour},
-                "customdata": [p.batch for p in curve.points],
-                "hovertemplate": "batch %{customdata:.4~g}: mean TPOT %{x:.1f} ms, $%{y:.3f}/M"
-                f"<extra>{label}</extra>",
+                "customdata": [batch_words(p.batch) for p in curve.points],
+                "hovertemplate": f"%{{customdata}}: mean TPOT %{{x:.1f}} ms, $%{{y:.3f}}/M<extra>{label}</extra>",
             }
         )
         stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))

@@ -13,7 +13,7 @@ from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import fixed
 from app.scoring.inference.bands.limits import LIMITS_APPLIED, LIMITS_RANKED
 from app.scoring.inference.batching.batch_job import job_share
-from app.scoring.inference.batching.operating_points import operating_point
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.workload import InferenceWorkload
@@ -24,6 +24,7 @@ class CurvePoint:
     batch: float  # running sequences (an open loop settles at a fractional mean)
     output_tokens_per_s: float  # whole replica; a batch job's over the job, as its answer counts them
     tpot_ms: float  # mean
+    meets_ttft: bool = True  # its p99 TTFT within the TTFT limit, where the scenario holds or ranks by the limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,17 @@ def _curve_point(solved: Solution, batch: float) -> CurvePoint:
         lengths = (w.input_len, w.output_len, w.beam_width)
         plan = job_share(solved.ctx, solved.efficiency, solved.job.requests, solved.job.replicas, point, lengths)
         tokens_per_s, point = plan.output_tokens_per_s, plan.point
-    return CurvePoint(batch, tokens_per_s, point.tpot_ms)
+    return CurvePoint(batch, tokens_per_s, point.tpot_ms, _meets_ttft(solved, point))
+
+
+def _meets_ttft(solved: Solution, point: OperatingPoint) -> bool:
+    """Whether the point's p99 TTFT is within the TTFT limit, as the answer is checked (on the estimate); always,
+    where the scenario neither holds nor ranks by the limits (a batch job, a fixed batch, max throughput)."""
+    w = solved.workload
+    if w.scenario not in LIMITS_APPLIED + LIMITS_RANKED:
+        return True
+    p99_ms = point.ttft_p99_ms(solved.efficiency.p99_ttft_over_mean, w.prompt_p99_over_mean)
+    return p99_ms <= w.ttft_ms * (1 + 1e-9)
 
 
 def tpot_line(workload: InferenceWorkload, eff: InferenceEfficiency) -> TpotLine | None:

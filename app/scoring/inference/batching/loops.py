@@ -239,9 +239,10 @@ def light_load_point(
     B < 1 that meets them, as latency_bound_point checks them (None when even a trickle of requests misses).
 
     latency_bound's operating point at a real batch B is a Poisson load that keeps B requests in flight on average:
-    an arrival finds the running step busy with probability min(B, 1) and queues behind the prompts ahead of it,
-    and as B falls to zero a request meets only its own prefill and decode. The slack never falls as B grows: regula
-    falsi in log B (as _log_root) brackets the last B with slack <= 0 in [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The
+    an arrival finds the running step busy with probability 1 - e^-B (queueing.busy_share) and queues behind the
+    prompts ahead of it, and as B falls to zero a request meets only its own prefill and decode. The slack never
+    falls as B grows: regula falsi in log B (as _log_root) brackets the last B with slack <= 0 in
+    [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The
     point serves B / step sequences' tokens a second, the throughput of a replica kept at that load."""
     slack = LatencySlack(ctx, eff, workload_like, beam_width, prompt_p99_over_mean)
     seen = slack.seen
