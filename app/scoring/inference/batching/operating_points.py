@@ -7,8 +7,6 @@ the validator calls these directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.queueing import (
     MAX_UTILISATION,
@@ -27,10 +25,11 @@ from app.scoring.inference.step.steps import (
     prefill_latency_ms,
     prefill_parts,
 )
+from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class OperatingPoint:
     """Timing of a chosen batch: what the estimate and the validator both need."""
 

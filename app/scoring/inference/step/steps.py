@@ -21,6 +21,7 @@ from app.scoring.inference.step.host_overheads import per_sequence_overhead_ms
 from app.scoring.inference.step.memory import attended_tokens, prefill_attended_tokens
 from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
+from app.scoring.records import hot_record
 
 
 def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
@@ -58,7 +59,7 @@ class StepDetail:
     moe_host_ms: float  # eager MoE prefill host time of the prefill passes this step stands for
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class StepParts:
     """One forward pass of one pipeline stage (ms) and the work behind it.
 
