@@ -147,24 +147,27 @@ def operating_point(
         tokens_per_s = output_len / total_ms * 1e3
         return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=scenario == "concurrency")
+    step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
-    share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
-    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine)
+    share = prefill_utilisation(step, decode_only, batch, service_ms, first_ms, output_len)
+    queue_ms = md1_wait_ms(service_ms, share)
+    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
+    ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
     if scenario == "concurrency":  # closed loop: Little's law over one request's life
-        tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
+        tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3
     else:
-        tokens_per_s = batch / step.total_ms * 1e3
+        tokens_per_s = batch / step_ms * 1e3
     return OperatingPoint(
         batch,
         ttft,
-        step.total_ms,
+        step_ms,
         tokens_per_s,
         step,
         prefill_one,
-        prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
+        prefill_queue_ms=queue_ms,
         prefill_utilisation=min(share, MAX_UTILISATION),
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
-        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine),
+        step_wait_ms=wait_ms,
     )

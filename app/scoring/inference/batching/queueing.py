@@ -22,30 +22,24 @@ def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) ->
 MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 
 
-def loaded_ttft_ms(
-    prefill_ms: float,
-    service_ms: float,
-    step_ms: float,
-    batch: float,
-    prefill_share: float,
-    eff: InferenceEfficiency,
-    engine: str = "",
-) -> float:
-    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
+    """TTFT under continuous batching: own prefill + M/D/1 prefill queue (`queue_ms`, md1_wait_ms) + waiting for
+    running steps (`wait_ms`, running_steps_wait_ms); operating_point works the waits out once and keeps them.
 
     `prefill_ms` is the request's own prompt as its first token waits for it (through every pipeline stage in
-    turn), `service_ms` the time a prompt holds the prefill server (the same without PP; one stage's share with it).
+    turn); the queue's service time is the time a prompt holds the prefill server (the same without PP; one stage's
+    share with it).
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
     runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all); an engine that
     prefills waiting prompts in a batch of their own (SGLang: PREFILL_FIRST_ENGINES) leaves only the residual.
     The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
-    prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
+    prefills (prefill_utilisation, from the step with and without them): in iteration-level batching a queued
     prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
     prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
-    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + running_steps_wait_ms(step_ms, batch, eff, engine)
+    return prefill_ms + queue_ms + wait_ms
 
 
 def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:

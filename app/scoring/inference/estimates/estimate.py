@@ -142,6 +142,7 @@ def solve_inference(
             memory(),
         )
     beams = workload.beam_width
+    lengths = (workload.input_len, workload.output_len, beams)
     max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
     if max_batch < 1:
         return _infeasible(
@@ -176,7 +177,7 @@ def solve_inference(
         )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            alone = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len, beams)
+            alone = operating_point(ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms)
             light = None
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
@@ -224,7 +225,6 @@ def solve_inference(
             beams,
         )
     batching = batching_scenario(workload)
-    lengths = (workload.input_len, workload.output_len, beams)
     job = None
     if workload.job_requests and scenario == "max_throughput":
         planned = shared_search(

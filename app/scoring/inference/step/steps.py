@@ -146,11 +146,11 @@ def forward_parts(
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
-    expert_gemm = (0.0, 0.0)  # a dense model (its MoE constants stay unread)
+    expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
         expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)
+        expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     attention = (kv / rates.kv_bandwidth, attention_flops / rates.attention_rate)
-    expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)
     # host_overheads.overhead_ms and moe_prefill_ms, their per-configuration parts read from the rates
