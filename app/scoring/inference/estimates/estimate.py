@@ -25,10 +25,10 @@ from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.memory import (
     GB,
+    footprint_gb,
     head_split_reason,
     kv_replicated_under_tp,
     max_sequences,
-    memory_breakdown_gb,
     request_kv_tokens,
     stage_split_reason,
     usable_gb,
@@ -108,7 +108,7 @@ def solve_inference(
     engine = workload.engine
 
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return memory_breakdown_gb(gpu, model, wdt, kvdt, held_tokens, 0, tp, pp, dp, engine)
+        return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
     if (too_many_stages := stage_split_reason(model, pp)) is not None:
         return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory())
