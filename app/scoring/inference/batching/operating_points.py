@@ -150,7 +150,7 @@ def operating_point(
     step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = max(batch - 1.0, 0.0) if scenario == "concurrency" else batch  # a request does not wait for itself
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
-    share = prefill_utilisation(step, decode_only, batch, service_ms, first_ms, output_len)
+    share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
     wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
     ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_ENGINES, PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
-from app.scoring.inference.step.steps import StepParts
 
 
 def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
@@ -90,18 +89,19 @@ def md1_median_wait_ms(service_ms: float, rho: float) -> float:
     return high * service_ms
 
 
-def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
-    """Share of a mixed step's time spent on the prefills it carries."""
-    return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
+def prefill_share_of_step(mixed_ms: float, decode_only_ms: float) -> float:
+    """Share of a mixed step's time (`mixed_ms`) spent on the prefills it carries (the step without them:
+    `decode_only_ms`)."""
+    return max(mixed_ms - decode_only_ms, 0.0) / max(mixed_ms, 1e-9)
 
 
 def prefill_utilisation(
-    mixed: StepParts, decode_only: StepParts, batch: float, service_ms: float, first_ms: float, output_len: float
+    mixed_ms: float, decode_only_ms: float, batch: float, service_ms: float, first_ms: float, output_len: float
 ) -> float:
     """The M/D/1 prefill queue's utilisation: the share of each mixed step its prompts take, at most the share of
     time the arrivals' stand-alone prefills would take (batch x service / a request's life, Little's law). A prompt
     riding in decode steps shares their weight read, so it holds the GPUs no longer than alone; the step average
     can claim more where spreading a prompt over every step reads more weights than one pass (a MoE model's
     experts: 5 prompt tokens a step touch experts the 2,000 of one pass read once), which is not queueing."""
-    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only.total_ms, output_len), 1e-9)
-    return min(prefill_share_of_step(mixed, decode_only), alone)
+    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only_ms, output_len), 1e-9)
+    return min(prefill_share_of_step(mixed_ms, decode_only_ms), alone)

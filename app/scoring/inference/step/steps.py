@@ -30,11 +30,10 @@ def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
     Never below max(m, c), so no prediction beats the roofline; near the ridge point the streams
     overlap only partly (BLIS trained physics: additive memory and compute terms).
     """
-    high = max(memory_ms, compute_ms)
+    high, low = (memory_ms, compute_ms) if memory_ms >= compute_ms else (compute_ms, memory_ms)
     if high <= 0:
         return 0.0
-    low = min(memory_ms, compute_ms) / high
-    return high * (1.0 + low**power) ** (1.0 / power)
+    return high * (1.0 + (low / high) ** power) ** (1.0 / power)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +280,7 @@ def decode_parts(
     """A decode step. With speculative decoding: one pass verifies k drafted tokens per sequence, k draft
     passes precede it, and the step yields `tokens_per_step` tokens per sequence (techniques.py)."""
     t = ctx.techniques
+    speculative = t.speculative
     verify = forward_parts(
         ctx,
         eff,
@@ -288,11 +288,11 @@ def decode_parts(
         context_tokens,
         prefill_tokens,
         prefill_attention,
-        t.spec_draft_tokens + 1 if t.speculative else 1.0,
+        t.spec_draft_tokens + 1 if speculative else 1.0,
         prefill_passes,
         prefill_requests,
     )
-    if not t.speculative:
+    if not speculative:
         return verify
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
     # each draft pass runs the draft model (MTP module or EAGLE head: one decoder layer), so its fixed cost is that
