@@ -35,6 +35,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
     "inference/step/context.py:_CONTEXT_CACHE_SIZE": "cache size",
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
+    "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
     "inference/step/memory.py:_FOOTPRINT_CACHE_SIZE": "cache size",
     "inference/estimates/shared_searches.py:_SEARCHES_LIMIT": "cache size",
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
