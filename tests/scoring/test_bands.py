@@ -403,3 +403,10 @@ def test_a_band_for_an_engine_never_measured_on_its_vendor_says_so():
     _, _, vllm_amd = bands.band_ratio("output_tok_s_per_gpu", "vllm", "AMD", "fp8", "moe")
     _, _, sglang_nvidia = bands.band_ratio("output_tok_s_per_gpu", "sglang", "NVIDIA", "fp8", "moe")
     assert "no validation row measures" not in vllm_amd + sglang_nvidia
+
+
+def test_committed_bands_are_answered_once_per_regime() -> None:
+    regime = ("ttft_ms", "vllm", "NVIDIA", "fp8", "dense", True, 2, "latency_bound")
+    first = bands.band_ratio(*regime)
+    assert bands.band_ratio(*regime) is first  # the regime's answer kept, not written again
+    assert first == bands.band_ratio(*regime, table=BAND_TABLE)  # and it is the committed table's answer

@@ -214,7 +214,7 @@ def test_the_prefill_queue_is_as_busy_as_the_prefills_share_of_each_mixed_step()
     ctx = replace(ctx, compiled_prefill=True)  # TensorRT-LLM's TensorRT engine flow: no MoE prefill host time
     point = operating_point(ctx, DEFAULT_EFFICIENCY, "concurrency", 256, 512, 146)
     decode_only = decode_parts(ctx, DEFAULT_EFFICIENCY, 256, 512 + 146 / 2)
-    share = prefill_share_of_step(point.step, decode_only)
+    share = prefill_share_of_step(point.step.total_ms, decode_only.total_ms)
     arrivals_per_ms = 255 / (146 * point.step.total_ms)
     assert arrivals_per_ms * point.prefill.total_ms > 1.0 > 0.5 > share > 0.1
     prefill = point.prefill.total_ms

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import lru_cache
 
 from app.scoring.efficiency.band_table import BAND_MARGINS, BAND_TABLE
 
@@ -131,7 +132,46 @@ def band_ratio(
     `scenario`: the workload's (load_metric: it sets a latency band's load); `table`: the committed bands, or one
     built without a publication (app.calibration.held_out.bands scores held-out bands with it; evidence text is then
     bare)."""
-    table = BAND_TABLE if table is None else table
+    if table is None:
+        return _committed_band_ratio(
+            metric, engine, vendor, precision, architecture, spans_nodes, pipeline_stages, scenario
+        )
+    return _band_ratio(metric, engine, vendor, precision, architecture, spans_nodes, pipeline_stages, scenario, table)
+
+
+# The committed bands' answers by regime, a pure function of its arguments while the committed table stays as loaded:
+# a ranking asks the same few regimes over and over (three bands per explained configuration, each with its evidence
+# text written anew). 4,096 regimes is many times what one catalog's engines, vendors and precisions combine into.
+_BAND_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_BAND_CACHE_SIZE)
+def _committed_band_ratio(
+    metric: str,
+    engine: str,
+    vendor: str,
+    precision: str,
+    architecture: str,
+    spans_nodes: bool,
+    pipeline_stages: int,
+    scenario: str,
+) -> tuple[float, float, str]:
+    return _band_ratio(
+        metric, engine, vendor, precision, architecture, spans_nodes, pipeline_stages, scenario, BAND_TABLE
+    )
+
+
+def _band_ratio(
+    metric: str,
+    engine: str,
+    vendor: str,
+    precision: str,
+    architecture: str,
+    spans_nodes: bool,
+    pipeline_stages: int,
+    scenario: str,
+    table: BandTable,
+) -> tuple[float, float, str]:
     regime = _regime_band(metric, engine, vendor, precision, architecture, scenario, table)
     low, high, evidence = _pipeline_band(*regime, pipeline_stages)
     if not spans_nodes:

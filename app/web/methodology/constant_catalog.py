@@ -36,6 +36,9 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/explanation/terms.py:BUSY_SHOWN_BELOW": "display threshold: when a term says its busy share",
     "inference/step/context.py:_CONTEXT_CACHE_SIZE": "cache size",
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
+    "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
+    "inference/step/memory.py:_FOOTPRINT_CACHE_SIZE": "cache size",
+    "inference/estimates/shared_searches.py:_SEARCHES_LIMIT": "cache size",
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
     "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
     "inference/batching/batch_job.py:DRAIN_POINTS": (

@@ -17,8 +17,9 @@ then decoded to its end, and the last wave holds what is left (the fixed-batch o
 
 With a deadline the job is split evenly over the fewest replicas that finish it in time: each runs the busiest
 share, ceil(N / replicas) requests, as a job of its own (a share smaller than the batch runs as one batch of its
-size). A share's time never grows with the replicas, so the fewest is found by bisection, from below at the job's
-time / the deadline (splitting never speeds a job up more than in proportion) and from above at MAX_JOB_REPLICAS.
+size). A share's time never grows with the replicas, so the fewest is found by a search from below at the job's
+time / the deadline (splitting never speeds a job up more than in proportion), in doubling strides and then by
+bisection, with MAX_JOB_REPLICAS above.
 
 Lengths are the workload's means, as everywhere in the estimate; a long tail of output lengths drains for longer
 (the longest request sets the end), which this does not see.
@@ -155,7 +156,12 @@ def job_share(
         return _waves(ctx, eff, requests, replicas, batch, lengths)
     n = math.ceil(requests / replicas)
     if n <= batch:  # one batch of its own size
-        p = point if n == batch else operating_point(ctx, eff, "max_throughput", n, input_len, output_len, beams)
+        # the same prompt at every batch: the point's own prefill and its latency serve each share's
+        p = point
+        if n != batch:
+            p = operating_point(
+                ctx, eff, "max_throughput", n, input_len, output_len, beams, point.prefill, point.first_prefill_ms
+            )
         return JobPlan(requests, replicas, n, p, job_time(n, n, p.tokens_per_s, output_len, 0.0))
     drain = drain_s() if drain_s else full_drain_s(ctx, eff, batch, input_len, output_len, beams)
     return JobPlan(requests, replicas, batch, point, job_time(n, batch, point.tokens_per_s, output_len, drain))
@@ -213,8 +219,16 @@ def plan_job(
             f"{alone} would take {duration_text(fastest.time.seconds)}, longer than the job's "
             f"{duration_text(deadline_hours * 3600)} deadline"
         )
-    # bisect: a share's time never grows with the replicas; low misses the deadline, high meets it
+    # a share's time never grows with the replicas; low misses the deadline, high meets it. The answer sits just
+    # above the job's time / the deadline: step up from there by doubling strides, then bisect the last stride
     low, high = max(1, math.ceil(plan.replicas * plan.hours / deadline_hours) - 1), fastest
+    stride = 1
+    while low + stride < high.replicas:
+        probe = share(low + stride)
+        if probe.hours <= deadline_hours:
+            high = probe
+            break
+        low, stride = probe.replicas, stride * 2
     while high.replicas - low > 1:
         middle = share((low + high.replicas) // 2)
         if middle.hours <= deadline_hours:

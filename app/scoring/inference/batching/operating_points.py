@@ -7,8 +7,6 @@ the validator calls these directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.queueing import (
     MAX_UTILISATION,
@@ -27,10 +25,11 @@ from app.scoring.inference.step.steps import (
     prefill_latency_ms,
     prefill_parts,
 )
+from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class OperatingPoint:
     """Timing of a chosen batch: what the estimate and the validator both need."""
 
@@ -153,24 +152,27 @@ def operating_point(
     # open loop, latency_bound's MLPerf server) sees the time-average batch, a trickle's included (PASTA).
     poisson = scenario in POISSON_SCENARIOS
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=not poisson)
+    step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = batch if poisson else max(batch - 1.0, 0.0)
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
-    share = prefill_utilisation(step, decode_only, batch, prefill_one.total_ms, first_ms, output_len)
-    ttft = loaded_ttft_ms(first_ms, prefill_one.total_ms, step.total_ms, others, share, eff, ctx.engine, poisson)
+    share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
+    queue_ms = md1_wait_ms(service_ms, share)
+    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine, poisson)
+    ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
     if scenario in LOOPS:  # Little's law over one request's life
-        tokens_per_s = batch * output_len / request_life_ms(ttft, step.total_ms, output_len) * 1e3
+        tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3
     else:
-        tokens_per_s = batch / step.total_ms * 1e3
+        tokens_per_s = batch / step_ms * 1e3
     return OperatingPoint(
         batch,
         ttft,
-        step.total_ms,
+        step_ms,
         tokens_per_s,
         step,
         prefill_one,
-        prefill_queue_ms=md1_wait_ms(prefill_one.total_ms, share),
+        prefill_queue_ms=queue_ms,
         prefill_utilisation=min(share, MAX_UTILISATION),
         poisson_arrivals=poisson,
         first_prefill_ms=first_ms,
-        step_wait_ms=running_steps_wait_ms(step.total_ms, others, eff, ctx.engine, poisson),
+        step_wait_ms=wait_ms,
     )

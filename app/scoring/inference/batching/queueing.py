@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_ENGINES, PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
-from app.scoring.inference.step.steps import StepParts
 
 
 def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
@@ -22,32 +21,24 @@ def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) ->
 MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 
 
-def loaded_ttft_ms(
-    prefill_ms: float,
-    service_ms: float,
-    step_ms: float,
-    batch: float,
-    prefill_share: float,
-    eff: InferenceEfficiency,
-    engine: str = "",
-    poisson: bool = False,
-) -> float:
-    """TTFT under continuous batching: own prefill + waiting for running steps + M/D/1 prefill queue.
+def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
+    """TTFT under continuous batching: own prefill + M/D/1 prefill queue (`queue_ms`, md1_wait_ms) + waiting for
+    running steps (`wait_ms`, running_steps_wait_ms); operating_point works the waits out once and keeps them.
 
     `prefill_ms` is the request's own prompt as its first token waits for it (through every pipeline stage in
-    turn), `service_ms` the time a prompt holds the prefill server (the same without PP; one stage's share with it).
+    turn); the queue's service time is the time a prompt holds the prefill server (the same without PP; one stage's
+    share with it).
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
     runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all); an engine that
     prefills waiting prompts in a batch of their own (SGLang: PREFILL_FIRST_ENGINES) leaves only the residual.
     The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
-    prefills (`prefill_share`, from the step with and without them): in iteration-level batching a queued
+    prefills (prefill_utilisation, from the step with and without them): in iteration-level batching a queued
     prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
     prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
     """
-    steps_wait_ms = running_steps_wait_ms(step_ms, batch, eff, engine, poisson)
-    return prefill_ms + md1_wait_ms(service_ms, prefill_share) + steps_wait_ms
+    return prefill_ms + queue_ms + wait_ms
 
 
 def running_steps_wait_ms(
@@ -108,18 +99,19 @@ def md1_median_wait_ms(service_ms: float, rho: float) -> float:
     return high * service_ms
 
 
-def prefill_share_of_step(mixed: StepParts, decode_only: StepParts) -> float:
-    """Share of a mixed step's time spent on the prefills it carries."""
-    return max(mixed.total_ms - decode_only.total_ms, 0.0) / max(mixed.total_ms, 1e-9)
+def prefill_share_of_step(mixed_ms: float, decode_only_ms: float) -> float:
+    """Share of a mixed step's time (`mixed_ms`) spent on the prefills it carries (the step without them:
+    `decode_only_ms`)."""
+    return max(mixed_ms - decode_only_ms, 0.0) / max(mixed_ms, 1e-9)
 
 
 def prefill_utilisation(
-    mixed: StepParts, decode_only: StepParts, batch: float, service_ms: float, first_ms: float, output_len: float
+    mixed_ms: float, decode_only_ms: float, batch: float, service_ms: float, first_ms: float, output_len: float
 ) -> float:
     """The M/D/1 prefill queue's utilisation: the share of each mixed step its prompts take, at most the share of
     time the arrivals' stand-alone prefills would take (batch x service / a request's life, Little's law). A prompt
     riding in decode steps shares their weight read, so it holds the GPUs no longer than alone; the step average
     can claim more where spreading a prompt over every step reads more weights than one pass (a MoE model's
     experts: 5 prompt tokens a step touch experts the 2,000 of one pass read once), which is not queueing."""
-    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only.total_ms, output_len), 1e-9)
-    return min(prefill_share_of_step(mixed, decode_only), alone)
+    alone = batch * service_ms / max(request_life_ms(first_ms, decode_only_ms, output_len), 1e-9)
+    return min(prefill_share_of_step(mixed_ms, decode_only_ms), alone)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.inference.bands.limits import limit_multiples
-from app.scoring.inference.batching.batch_job import plan_job
+from app.scoring.inference.batching.batch_job import JobPlan, plan_job
 from app.scoring.inference.batching.loops import (
     closed_loop_point,
     latency_bound_point,
@@ -21,14 +21,15 @@ from app.scoring.inference.batching.operating_points import OperatingPoint, oper
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
+from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.explanation.explain_estimate import explain
-from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.memory import (
     GB,
+    footprint_gb,
     head_split_reason,
     kv_replicated_under_tp,
     max_sequences,
-    memory_breakdown_gb,
     request_kv_tokens,
     stage_split_reason,
     usable_gb,
@@ -133,7 +134,7 @@ def _solve(
     engine = workload.engine
 
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return memory_breakdown_gb(gpu, model, wdt, kvdt, held_tokens, 0, tp, pp, dp, engine)
+        return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
     if (too_many_stages := stage_split_reason(model, pp)) is not None:
         return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory())
@@ -167,6 +168,7 @@ def _solve(
             memory(),
         )
     beams = workload.beam_width
+    lengths = (workload.input_len, workload.output_len, beams)
     max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
     if max_batch < 1:
         return _infeasible(
@@ -196,13 +198,15 @@ def _solve(
             workload.ttft_ms / multiples[0],
             workload.tpot_limit_ms / multiples[1],
         )
-        batch, found = latency_bound_point(ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean)
+        batch, found = shared_search(
+            latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
+        )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            alone = operating_point(ctx, eff, "single_stream", 1, workload.input_len, workload.output_len, beams)
+            alone = operating_point(ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms)
             light = None
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
-                light = light_load_point(ctx, eff, limits, beams, workload.prompt_p99_over_mean)
+                light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
             if light is None:
                 ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
                 reason = one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
@@ -221,7 +225,8 @@ def _solve(
                 memory(),
             )
     if found is None and scenario == "request_rate":
-        found = open_loop_point(
+        found = shared_search(
+            open_loop_point,
             ctx,
             eff,
             workload.requests_per_s or 1.0,
@@ -237,19 +242,43 @@ def _solve(
             refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp")
             return _Overload(refusal, rate - found.backlog_per_s)
     if found is None and scenario == "concurrency":
-        found = closed_loop_point(
-            ctx, eff, workload.concurrency or 1, min(max_batch, cap), workload.input_len, workload.output_len, beams
+        found = shared_search(
+            closed_loop_point,
+            ctx,
+            eff,
+            workload.concurrency or 1,
+            min(max_batch, cap),
+            workload.input_len,
+            workload.output_len,
+            beams,
         )
     batching = batching_scenario(workload)
-    point = found or operating_point(ctx, eff, batching, batch, workload.input_len, workload.output_len, beams)
     job = None
     if workload.job_requests and scenario == "max_throughput":
-        lengths = (workload.input_len, workload.output_len, beams)
-        planned = plan_job(ctx, eff, workload.job_requests, point, lengths, workload.job_deadline_hours)
+        planned = shared_search(
+            job_at, ctx, eff, batching, batch, lengths, workload.job_requests, workload.job_deadline_hours
+        )
         if isinstance(planned, str):
             return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
         job, point, batch = planned, planned.point, planned.batch
+    else:
+        point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def job_at(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    batching: str,
+    batch: int,
+    lengths: tuple[float, float, int],
+    requests: int,
+    deadline_hours: float | None,
+) -> JobPlan | str:
+    """A batch job planned from the operating point at `batch` (plan_job): one function of its arguments, so
+    shared_search answers it once per equal context."""
+    point = operating_point(ctx, eff, batching, batch, *lengths)
+    return plan_job(ctx, eff, requests, point, lengths, deadline_hours)
 
 
 def tries_dp_attention(workload: InferenceWorkload) -> bool:

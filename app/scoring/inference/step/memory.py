@@ -8,6 +8,7 @@ layers x min(c, window) tokens of KV; `kv_context_tokens` is that count per laye
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from app.scoring.efficiency.inference import (
     KV_SHARE_OF_FREE,
@@ -245,3 +246,42 @@ def memory_breakdown_gb(
         "reserve": round(card_gb(gpu) - usable_gb(gpu, tensor_parallel, engine) + left, 3),
         "capacity": round(card_gb(gpu), 3),
     }
+
+
+# Footprints before any KV cache, by configuration, shared across rankings as build_context's contexts are: a refused
+# layout shows one, and a ranking refuses ~100 (Llama 70B) to ~230 (DeepSeek-R1, solved with and without
+# data-parallel attention) layouts that the next ranking, whatever its lengths, refuses with the same footprints.
+_FOOTPRINT_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_FOOTPRINT_CACHE_SIZE)
+def _footprint_gb(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    attention_dp: int,
+    engine: str,
+) -> dict[str, float]:
+    return memory_breakdown_gb(
+        gpu, model, weight_dtype, kv_dtype, 0.0, 0, tensor_parallel, pipeline_parallel, attention_dp, engine
+    )
+
+
+def footprint_gb(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+    attention_dp: int = 1,
+    engine: str = "vllm",
+) -> dict[str, float]:
+    """memory_breakdown_gb with no request running (batch 0: no KV cache, whatever the lengths), what a refused
+    configuration shows; a copy of the cached one, so a caller may keep or change its own."""
+    return dict(
+        _footprint_gb(gpu, model, weight_dtype, kv_dtype, tensor_parallel, pipeline_parallel, attention_dp, engine)
+    )

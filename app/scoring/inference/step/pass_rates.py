@@ -47,7 +47,22 @@ _RATES_MEMO: dict[tuple[int, int], tuple[object, object, PassRates]] = {}
 _RATES_MEMO_LIMIT = 4096
 
 
+# The last pair answered, one tuple read and replaced whole (threads may share it): a search times every pass of one
+# pair in a row, and this skips the memo's key and lookup. Holding the pair keeps their ids from being reused.
+_last: tuple[object, object, PassRates | None] = (None, None, None)
+
+
 def pass_rates(ctx: InferenceContext, eff: InferenceEfficiency) -> PassRates:
+    global _last
+    last_ctx, last_eff, last_rates = _last
+    if last_ctx is ctx and last_eff is eff and last_rates is not None:
+        return last_rates
+    rates = _memoised_rates(ctx, eff)
+    _last = (ctx, eff, rates)
+    return rates
+
+
+def _memoised_rates(ctx: InferenceContext, eff: InferenceEfficiency) -> PassRates:
     key = (id(ctx), id(eff))
     hit = _RATES_MEMO.get(key)
     if hit is not None and hit[0] is ctx and hit[1] is eff:

@@ -21,6 +21,7 @@ from app.scoring.inference.step.host_overheads import per_sequence_overhead_ms
 from app.scoring.inference.step.memory import attended_tokens, prefill_attended_tokens
 from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
+from app.scoring.records import hot_record
 
 
 def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
@@ -29,11 +30,10 @@ def roofline_ms(memory_ms: float, compute_ms: float, power: float) -> float:
     Never below max(m, c), so no prediction beats the roofline; near the ridge point the streams
     overlap only partly (BLIS trained physics: additive memory and compute terms).
     """
-    high = max(memory_ms, compute_ms)
+    high, low = (memory_ms, compute_ms) if memory_ms >= compute_ms else (compute_ms, memory_ms)
     if high <= 0:
         return 0.0
-    low = min(memory_ms, compute_ms) / high
-    return high * (1.0 + low**power) ** (1.0 / power)
+    return high * (1.0 + (low / high) ** power) ** (1.0 / power)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class StepDetail:
     moe_host_ms: float  # eager MoE prefill host time of the prefill passes this step stands for
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class StepParts:
     """One forward pass of one pipeline stage (ms) and the work behind it.
 
@@ -145,11 +145,11 @@ def forward_parts(
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
-    expert_gemm = (0.0, 0.0)  # a dense model (its MoE constants stay unread)
+    expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
         expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)
+        expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     attention = (kv / rates.kv_bandwidth, attention_flops / rates.attention_rate)
-    expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
     busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)
     # host_overheads.overhead_ms and moe_prefill_ms, their per-configuration parts read from the rates
@@ -280,6 +280,7 @@ def decode_parts(
     """A decode step. With speculative decoding: one pass verifies k drafted tokens per sequence, k draft
     passes precede it, and the step yields `tokens_per_step` tokens per sequence (techniques.py)."""
     t = ctx.techniques
+    speculative = t.speculative
     verify = forward_parts(
         ctx,
         eff,
@@ -287,11 +288,11 @@ def decode_parts(
         context_tokens,
         prefill_tokens,
         prefill_attention,
-        t.spec_draft_tokens + 1 if t.speculative else 1.0,
+        t.spec_draft_tokens + 1 if speculative else 1.0,
         prefill_passes,
         prefill_requests,
     )
-    if not t.speculative:
+    if not speculative:
         return verify
     plain = forward_parts(ctx, eff, decode_seqs, context_tokens)
     # each draft pass runs the draft model (MTP module or EAGLE head: one decoder layer), so its fixed cost is that
