@@ -64,3 +64,15 @@ def test_an_open_loop_at_the_light_load_latency_bound_finds_meets_the_same_limit
         GPUS["B200"], 1, MODELS["llama-3.1-70b"], loop.model_copy(update={"requests_per_s": 5 * rate})
     )
     assert faster.over_limits  # five times the rate is over the limit, as latency_bound's light load says
+
+
+def test_a_trickle_says_its_mean_in_flight_not_batch_one():
+    w = InferenceWorkload(
+        model="llama-3.3-70b", engine="trtllm", weight_dtype="fp8", scenario="request_rate", requests_per_s=1
+    )
+    est = estimate_inference(
+        GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w.model_copy(update={"requests_per_s": 0.01})
+    )
+    assert est.reason.startswith("fits: 0.") and "requests in flight on average" in est.reason, est.reason
+    busy = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.3-70b"], w.model_copy(update={"requests_per_s": 2}))
+    assert busy.reason.startswith(f"fits: batch {busy.batch} of max")

@@ -97,7 +97,7 @@ def explain(solved: Solution) -> InferenceEstimate:
     return InferenceEstimate(
         feasible=True,
         reason=light_load_reason(s)
-        or f"fits: batch {s.batch} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
+        or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
         + _held_by(s),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
@@ -203,8 +203,10 @@ SMALL_MOE_BATCH = 4
 
 
 def _load_words(s: Solution) -> str:
-    """The solution's batch, or at a light-load point (below one request in flight) its mean in flight."""
-    return batch_words(s.point.batch) if s.light_load else f"batch {s.batch}"
+    """The solution's batch, or below one request in flight (a light-load point, an open loop's trickle) its mean in
+    flight: an open loop at 0.03 requests/s keeps 0.06 in flight, not "batch 1"."""
+    trickle = s.workload.scenario == "request_rate" and s.point.batch < 1
+    return batch_words(s.point.batch) if s.light_load or trickle else f"batch {s.batch}"
 
 
 def _small_batch_moe_note(s: Solution) -> list[str]:
