@@ -14,7 +14,7 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
@@ -35,8 +35,8 @@ def layout_families(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto", method: str = "lora"
 ) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count; only (1, 1) for a
-    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY) and for QLoRA (data_parallel_only_method)."""
-    if framework in DATA_PARALLEL_ONLY or data_parallel_only_method(method):
+    stack with no tensor or pipeline parallelism (NO_MODEL_PARALLEL) and for QLoRA (data_parallel_only_method)."""
+    if framework in NO_MODEL_PARALLEL or data_parallel_only_method(method):
         return [(1, 1)]
     domain = scaleup_domain(gpu)
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
