@@ -22,6 +22,15 @@ from app.scoring.workload import TrainingWorkload
 RECOMPUTE_ORDER = ("none", "selective", "full")
 
 
+def recompute_levels(w: TrainingWorkload) -> tuple[str, ...]:
+    """The recompute levels a layout search tries for the workload, cheapest first: all of them, except QLoRA on HF
+    Trainer + PEFT, which checkpoints every layer whether or not memory needs it (peft's
+    prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True, as the QLoRA paper's qlora.py
+    defaults to --gradient_checkpointing True): its backward recomputes the forward and dequantises the NF4 weights
+    a third time."""
+    return ("full",) if w.method == "qlora" and w.framework in DATA_PARALLEL_ONLY else RECOMPUTE_ORDER
+
+
 def layout_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
 ) -> tuple[bool, dict[str, float]]:
@@ -97,7 +106,7 @@ def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) 
     """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
     if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
         return None
-    for recompute in RECOMPUTE_ORDER:
+    for recompute in recompute_levels(w):
         for stage in zero_stages(tp, pp, gpu_count):
             layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
             if layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
