@@ -66,10 +66,12 @@ def test_rank_inference_infeasible_options_say_why(client) -> None:  # type: ign
     assert all("GB" in o["reason"] for o in body["options"])
 
 
-def test_rank_training_orders_by_cost_per_step_with_totals(client) -> None:  # type: ignore[no-untyped-def]
+def test_rank_training_orders_by_the_runs_billed_total_with_totals(client) -> None:  # type: ignore[no-untyped-def]
+    """Cheapest run first: its billed total, start-up included (no longer the cost per step alone: a start-up bills
+    every GPU of the run)."""
     body = client.post("/api/v1/rank/training", json=TRAINING).json()
     feasible = [o for o in body["options"] if o["feasible"]]
-    costs = [o["usd_per_step"] for o in feasible]
+    costs = [o["total_usd"] for o in feasible]
     assert costs == sorted(costs)
     top = feasible[0]
     assert {"step_time_s", "tokens_per_s_per_gpu", "mfu", "total_hours", "total_usd", "memory_per_gpu_gb"} <= set(top)
