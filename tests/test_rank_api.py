@@ -373,8 +373,13 @@ def test_at_the_bands_slow_end_the_nothing_on_time_note_gives_the_nearest_runs_d
 
 def test_coreweave_gb200_says_one_nvl72_rack_stops_a_pretrain_on_the_page_and_in_json(client):
     """70B on 2T tokens with gpus=GB200 stopped at 72 GPUs ('finishes in 158.5 days') without saying why: CoreWeave
-    states no fabric between its NVL72 racks, so one rack is all a job gets."""
-    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+    states no fabric between its NVL72 racks, so one rack is all a job gets. A global batch of 144 sequences splits
+    evenly over 72 GPUs' 18 replicas (the default 64 gave 64 and 72 GPUs the same 4-sequence busiest replica, a tie
+    that floating-point noise decided)."""
+    query = (
+        "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+        "&global_batch_seqs=144"
+    )
     body = client.get(f"/rank.json?{query}&gpus=GB200").json()
     row = next(o for o in body["options"] if o["provider"] == "coreweave")
     rack = "supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes)"
