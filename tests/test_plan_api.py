@@ -427,7 +427,7 @@ def test_a_tiny_training_run_in_a_plan_shows_its_cents_and_minutes(client):
     """A 10-step run before serving said "train on 1×B200 … ($0, 0.0 h)" and "$0" in the table's Training $."""
     url = "/plan?model=llama-3.1-8b&requests_per_day=1000&months=1&train_total_tokens=2621440"
     top = client.get(url.replace("/plan?", "/plan.json?")).json()["lifecycle"]["combinations"][0]
-    assert top["training_usd"] < 1 and top["training_hours"] < 0.1
+    assert top["training_usd"] < 1 and top["training_hours"] < 0.5  # the run's minutes after a 0.25 h start-up
     text = re.sub(r"<[^>]+>", "", client.get(url).text)
     assert f"(${top['training_usd']:.2f}, " in text and ", 0.0 h)" not in text
     assert ">$0<" not in client.get(url).text

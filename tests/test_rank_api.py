@@ -68,10 +68,12 @@ def test_rank_inference_infeasible_options_say_why(client) -> None:  # type: ign
     assert all("GB" in o["reason"] for o in body["options"])
 
 
-def test_rank_training_orders_by_cost_per_step_with_totals(client) -> None:  # type: ignore[no-untyped-def]
+def test_rank_training_orders_by_the_runs_billed_total_with_totals(client) -> None:  # type: ignore[no-untyped-def]
+    """Cheapest run first: its billed total, start-up included (no longer the cost per step alone: a start-up bills
+    every GPU of the run)."""
     body = client.post("/api/v1/rank/training", json=TRAINING).json()
     feasible = [o for o in body["options"] if o["feasible"]]
-    costs = [o["usd_per_step"] for o in feasible]
+    costs = [o["total_usd"] for o in feasible]
     assert costs == sorted(costs)
     top = feasible[0]
     assert {"step_time_s", "tokens_per_s_per_gpu", "mfu", "total_hours", "total_usd", "memory_per_gpu_gb"} <= set(top)
@@ -373,8 +375,13 @@ def test_at_the_bands_slow_end_the_nothing_on_time_note_gives_the_nearest_runs_d
 
 def test_coreweave_gb200_says_one_nvl72_rack_stops_a_pretrain_on_the_page_and_in_json(client):
     """70B on 2T tokens with gpus=GB200 stopped at 72 GPUs ('finishes in 158.5 days') without saying why: CoreWeave
-    states no fabric between its NVL72 racks, so one rack is all a job gets."""
-    query = "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+    states no fabric between its NVL72 racks, so one rack is all a job gets. A global batch of 144 sequences splits
+    evenly over 72 GPUs' 18 replicas (the default 64 gave 64 and 72 GPUs the same 4-sequence busiest replica, a tie
+    that floating-point noise decided)."""
+    query = (
+        "phase=training&model=llama-3.1-70b&method=pretrain&total_tokens=2000000000000&max_gpus=1024&max_days=60"
+        "&global_batch_seqs=144"
+    )
     body = client.get(f"/rank.json?{query}&gpus=GB200").json()
     row = next(o for o in body["options"] if o["provider"] == "coreweave")
     rack = "supplies at most 72 GPUs to one job: one NVL72 rack (a 72-GPU NVLink domain of 4-GPU nodes)"

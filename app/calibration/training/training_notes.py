@@ -29,6 +29,13 @@ FRAMEWORKS = {
 # LLaMA-Factory is HF Trainer + DeepSpeed; XTuner trains with DeepSpeed ZeRO and DeepSpeed-Ulysses sequence
 # parallelism (its configs' "spN"); neither has Megatron tensor or pipeline parallelism.
 STACKS_IN_NOTES = {"llama-factory": "hf", "xtuner": "hf", "axolotl": "hf", "deepspeed": "hf"}
+# MLPerf Training submitters other than NVIDIA run NVIDIA's reference code in its NGC PyTorch container ("PyTorch
+# NVIDIA Release 24.04", "NGC Pytorch 24.04" in the notes): its GPT-3 175B and Llama-2-70B LoRA benchmarks are NeMo /
+# Megatron-Core, which split by TP and PP (NVIDIA's own submissions of them carry the column nemo), whatever the
+# framework column of the submitter's row says.
+NGC_REFERENCE_STACK = "nemo"
+NGC_CONTAINER = re.compile(r"pytorch nvidia release|ngc pytorch", re.IGNORECASE)
+
 # Stacks whose sequence packing attends across the packed documents by default (no per-document mask):
 # LLaMA-Factory `packing` without `neat_packing` ("sequence packing without cross-attention" is the opt-in).
 CROSS_DOCUMENT_PACKING = ("llama-factory",)
@@ -54,7 +61,7 @@ def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.Traini
     FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's default kernels;
     LLM Foundry's are FA2 at any date)."""
     when = _year_month(row.get("date", ""))
-    framework = FRAMEWORKS.get(row.get("framework", ""), "auto")
+    framework = ngc_reference_stack(row) or FRAMEWORKS.get(row.get("framework", ""), "auto")
     if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:
         return e
     return e.before_flash_attention_3()
@@ -67,6 +74,13 @@ def stack_in_notes(row: dict[str, str]) -> str | None:
     match = re.search(r"framework: ([^;(]+)", row.get("notes") or "")
     named = match.group(1).lower() if match else ""
     return next((name for name in STACKS_IN_NOTES if name in named), None)
+
+
+def ngc_reference_stack(row: dict[str, str]) -> str | None:
+    """NGC_REFERENCE_STACK for an MLPerf Training row that ran NVIDIA's reference code in an NGC PyTorch container."""
+    if (row.get("source") or "").startswith("mlperf-train") and NGC_CONTAINER.search(row.get("notes") or ""):
+        return NGC_REFERENCE_STACK
+    return None
 
 
 class _LayoutChanges(TypedDict, total=False):

@@ -19,6 +19,7 @@ from app.calibration.training.training_notes import (
     era_efficiency,
     execution_from_notes,
     layout_from_notes,
+    ngc_reference_stack,
     stack_in_notes,
 )
 from app.calibration.training.training_recipes import recipe_from_notes
@@ -54,9 +55,13 @@ def _cell_int(row: dict[str, str], key: str) -> int | None:
 
 
 def _framework(row: dict[str, str], assumed: list[str]) -> str:
-    """The stack the case runs as: its framework column, else a stack its notes name, else auto, said in `assumed`
+    """The stack the case runs as: NVIDIA's reference stack for an MLPerf row run in its NGC container, its framework
+    column, else a stack its notes name, else auto, said in `assumed`
     (a column the estimator does not tell apart, maxtext or other, ran as auto without a word)."""
     cell = (row.get("framework") or "").strip()
+    reference = ngc_reference_stack(row)
+    if reference is not None:
+        return reference
     stack = stack_in_notes(row)
     if stack is not None:
         return STACKS_IN_NOTES[stack]

@@ -168,6 +168,16 @@ def billing_unit_hours(price_type: str, provider_id: str) -> float | None:
     return TERM_UNIT_HOURS.get((provider, price_type)) or BILLING_UNIT_HOURS.get(provider)
 
 
+def billing_unit_source(price_type: str, provider_id: str) -> str:
+    """Where billing_unit_hours' unit is stated, in a few words; for none, that the hours are assumed billed as used."""
+    provider = provider_id.lower()
+    if (provider, price_type) in TERM_UNIT_HOURS:
+        return "the term's booking block (AWS EC2 Capacity Blocks docs)"
+    if provider in BILLING_UNIT_HOURS:
+        return "the provider's billing unit (shared/reference/terms.csv)"
+    return "no billing unit stated in shared/reference/terms.csv: assumed billed per second as used"
+
+
 def bill_hours(use_hours: float, unit_hours: float | None, min_term: float) -> float:
     """`use_hours` rounded up to the billing unit (None: billed as used), at least the minimum term (0: none)."""
     rounded = math.ceil(use_hours / unit_hours - 1e-9) * unit_hours if unit_hours else use_hours

@@ -27,7 +27,12 @@ class TrainingWorkload(ModelChoice):
     global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
     total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
     lora_rank: int = Field(16, ge=1, le=4_096, description="adapter rank of method lora or qlora")
-    framework: Framework = "auto"
+    framework: Framework = Field(
+        "auto",
+        description="training stack: llm-foundry, pytorch (plain PyTorch, torchtune) and hf (HF Trainer, DeepSpeed) "
+        "split a job by DDP, ZeRO and FSDP only; megatron, nemo, torchtitan and auto (a tuned stack) may also use "
+        "tensor and pipeline parallelism",
+    )
     optimizer: Optimizer = Field(
         "adamw",
         description="optimizer states of the trained weights: adamw = mixed precision, fp32 master + m + v "

@@ -73,6 +73,7 @@ UNIT_ENDINGS: tuple[tuple[str, str], ...] = (
     (r"alpha_\w+_ms$", "ms per all-reduce"),
     (r"_ms$", "ms"),
     (r"_s$", "s"),
+    (r"_hours$", "h"),
     (r"_gb$", "GB per GPU"),
     (r"_gbs$", "GB/s"),
     (r"_bytes$", "bytes"),

@@ -14,12 +14,21 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
 
 RECOMPUTE_ORDER = ("none", "selective", "full")
+
+
+def recompute_levels(w: TrainingWorkload) -> tuple[str, ...]:
+    """The recompute levels a layout search tries for the workload, cheapest first: all of them, except QLoRA on HF
+    Trainer + PEFT, which checkpoints every layer whether or not memory needs it (peft's
+    prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True, as the QLoRA paper's qlora.py
+    defaults to --gradient_checkpointing True): its backward recomputes the forward and dequantises the NF4 weights
+    a third time."""
+    return ("full",) if w.method == "qlora" and w.framework in DATA_PARALLEL_ONLY else RECOMPUTE_ORDER
 
 
 def layout_fits(
@@ -35,8 +44,8 @@ def layout_families(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, framework: str = "auto", method: str = "lora"
 ) -> list[tuple[int, int]]:
     """(TP, PP) pairs: TP inside the scale-up domain, PP across nodes, both dividing the count; only (1, 1) for a
-    stack that splits by data parallelism alone (DATA_PARALLEL_ONLY) and for QLoRA (data_parallel_only_method)."""
-    if framework in DATA_PARALLEL_ONLY or data_parallel_only_method(method):
+    stack with no tensor or pipeline parallelism (NO_MODEL_PARALLEL) and for QLoRA (data_parallel_only_method)."""
+    if framework in NO_MODEL_PARALLEL or data_parallel_only_method(method):
         return [(1, 1)]
     domain = scaleup_domain(gpu)
     tps = [t for t in (1, 2, 4, 8) if t <= domain and gpu_count % t == 0 and model.num_attention_heads % t == 0]
@@ -97,7 +106,7 @@ def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) 
     """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
     if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
         return None
-    for recompute in RECOMPUTE_ORDER:
+    for recompute in recompute_levels(w):
         for stage in zero_stages(tp, pp, gpu_count):
             layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
             if layout_fits(gpu, gpu_count, model, w, layout, e)[0]:

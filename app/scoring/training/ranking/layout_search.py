@@ -15,8 +15,8 @@ import copy
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import (
-    RECOMPUTE_ORDER,
     layout_families,
+    recompute_levels,
     scaleup_domain,
     sequence_degrees,
     zero_stages,
@@ -184,7 +184,7 @@ class LayoutSearch:
                     self.need_gb(stage, tp, pp, recompute, gpu_count, sp, micro),
                     self.layout(stage, tp, pp, recompute, sp, micro),
                 )
-                for recompute in RECOMPUTE_ORDER
+                for recompute in recompute_levels(self.workload)
                 for stage in zero_stages(tp, pp, gpu_count)
             ]
         return ladder

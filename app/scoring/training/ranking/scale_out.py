@@ -12,6 +12,7 @@ from app.scoring.training.ranking.count_search import count_grid, deadline_hours
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.results import FrontierPoint
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
+from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
@@ -50,7 +51,7 @@ def frontier_points(
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
     each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
-    the ranking bills the offer's hours (billing unit, minimum term; without spot's interruptions)."""
+    the ranking bills the offer's hours (start-up, billing unit, minimum term; without spot's interruptions)."""
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
@@ -75,7 +76,7 @@ def frontier_points(
             cost, layout = search.memo[key]
             if layout is None:
                 continue
-            hours = steps * cost / n / 3600
+            hours = STARTUP_HOURS + steps * cost / n / 3600
             points.append(
                 FrontierPoint(
                     gpu_id=offer.gpu_id,
@@ -87,7 +88,7 @@ def frontier_points(
                     total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
                     * n
                     * offer.usd_per_gpu_hour,
-                    on_time=hours * slow <= deadline,
+                    on_time=STARTUP_HOURS + (hours - STARTUP_HOURS) * slow <= deadline,
                 )
             )
     return points

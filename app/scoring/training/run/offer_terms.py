@@ -1,10 +1,10 @@
 """A training run priced under one offer's terms, and held to the workload's deadline and budget.
 
-Pay-as-you-go: GPUs × hours × price. Spot: the expected wall time includes the work lost at each
-interruption (half a checkpoint interval) and the restart (app.scoring.pricing.price_terms). Hours are billed as
-an inference batch job's are (price_terms.billed_use_hours): rounded up to the provider's billing unit or
-the term's block (Vultr's hour, a capacity block's day), and reserved and capacity blocks for at least
-their minimum term, so a year's reservation never wins a three-day job.
+Pay-as-you-go: GPUs × hours × price, the hours counted from the machine's start-up (STARTUP_HOURS). Spot: the expected
+wall time includes the work lost at each interruption (half a checkpoint interval) and the restart
+(app.scoring.pricing.price_terms). Hours are billed as an inference batch job's are (price_terms.billed_use_hours):
+rounded up to the provider's billing unit or the term's block (Vultr's hour, a capacity block's day), and reserved and
+capacity blocks for at least their minimum term, so a year's reservation never wins a three-day job.
 """
 
 from __future__ import annotations
@@ -17,12 +17,20 @@ from app.scoring.pricing.price_terms import (
     RESTART_HOURS,
     billed_use_hours,
     billing_unit_hours,
+    billing_unit_source,
     interruptions_per_node_month,
     min_term_hours,
     spot_run,
 )
 from app.scoring.training.run.limit_words import SLOW_END, days_text, deadline_text, over_budget_text, spot_waste_text
 from app.scoring.workload import TrainingWorkload
+
+# The hours a rented run is billed before its first step: provisioning the machine, pulling the container image,
+# downloading the model's weights and the first compile. shared/reference states none (terms.csv has billing units,
+# not start-up times): assumed 15 minutes, the same as a spot restart's reload (price_terms.RESTART_HOURS). The run's
+# wall time and its bill include it, so a 20-minute run billed by the hour at Vultr pays one hour, and 35 minutes of use
+# where the provider bills by the minute.
+STARTUP_HOURS = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +53,26 @@ class RunTerms:
     """The part of a RunCost that does not depend on the price: the same for every offer with the same
     terms on the same machine, so a ranking works it out once per (machine, terms), not once per offer."""
 
-    wall_hours: float
+    wall_hours: float  # start-up and the run (with spot's lost hours)
     billed_hours: float
     interruptions: float
     reason: str  # spot waste or the deadline; the budget needs the price
     wasteful: bool = False  # spot interruptions would waste too much of the run: not planned at all
-    work_hours: float = 0.0  # the run without interruptions (wall_hours on terms that are not interruptible)
+    work_hours: float = 0.0  # the run without interruptions (run_hours on terms that are not interruptible)
     min_term_hours: float = 0.0  # paid whether used or not (committed terms)
     min_term_assumed: bool = False  # the source states no term: price_terms.DEFAULT_MIN_TERM_HOURS
     unit_hours: float | None = None  # the billing unit or term block the hours are rounded up to
+    unit_source: str = ""  # where the unit is stated, or that none is (price_terms.billing_unit_source)
     # Where the deadline and budget are checked (limits_at): 1 on the estimate; at its band's slow end, the wall hours'
     # and the billed total's multiples there (SharedTerms.band_high, billed_band_ratios' high)
     slow_end_hours: float = 1.0
     slow_end_usd: float = 1.0
+    startup_hours: float = 0.0  # STARTUP_HOURS, in wall_hours and billed
+
+    @property
+    def run_hours(self) -> float:
+        """The run after its start-up (spot's lost hours included)."""
+        return self.wall_hours - self.startup_hours
 
 
 def run_terms(
@@ -69,10 +84,11 @@ def run_terms(
     w: TrainingWorkload,
     slow_end_hours: float = 1.0,
 ) -> RunTerms:
-    """The run's wall time, billed hours and deadline verdict under one offer's terms; `provider_id` sets its spot
-    interruption rate and billing unit ("" where neither depends on the provider). `slow_end_hours` (> 1 where the
-    deadline must hold at the band's slow end): the wall hours' multiple the deadline is checked at; on spot that is
-    the spot run of the slower work, since spot_run's expected wall time is proportional to the work."""
+    """The run's wall time (STARTUP_HOURS, then the work), billed hours and deadline verdict under one offer's terms;
+    `provider_id` sets its spot interruption rate and billing unit ("" where neither depends on the provider).
+    `slow_end_hours` (> 1 where the deadline must hold at the band's slow end): the run's multiple the deadline is
+    checked at (the start-up does not scale with it); on spot that is the spot run of the slower work, since
+    spot_run's expected wall time is proportional to the work."""
     wall, interruptions, reason = work_hours, 0.0, ""
     if price_type in INTERRUPTIBLE:
         rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
@@ -81,13 +97,14 @@ def run_terms(
         if not run.feasible:
             loss_hours = w.checkpoint_interval_hours / 2 + RESTART_HOURS  # price_terms.spot_run's loss per interruption
             reason = spot_waste_text(run.lost_share, nodes, run.interruptions_per_hour, loss_hours)
-    billed = billed_use_hours(wall, price_type, min_term, provider_id)
+    billed = billed_use_hours(STARTUP_HOURS + wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
-    if not reason and wall * slow_end_hours > w.max_days * 24:
+    finish_hours = STARTUP_HOURS + wall * slow_end_hours
+    if not reason and finish_hours > w.max_days * 24:
         where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
-        reason = f"finishes in {days_text(wall * slow_end_hours / 24)}{where}, after the {deadline_text(w.max_days)}"
+        reason = f"finishes in {days_text(finish_hours / 24)}{where}, after the {deadline_text(w.max_days)}"
     return RunTerms(
-        wall_hours=wall,
+        wall_hours=STARTUP_HOURS + wall,
         billed_hours=billed,
         interruptions=interruptions,
         reason=reason,
@@ -96,7 +113,9 @@ def run_terms(
         min_term_hours=min_term_hours(price_type, min_term),
         min_term_assumed=price_type in COMMITTED and not min_term,
         unit_hours=billing_unit_hours(price_type, provider_id),
+        unit_source=billing_unit_source(price_type, provider_id),
         slow_end_hours=slow_end_hours,
+        startup_hours=STARTUP_HOURS,
     )
 
 

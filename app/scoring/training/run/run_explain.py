@@ -14,6 +14,12 @@ UNIT_WORDS = {24.0: "whole days", 1.0: "whole hours", 1 / 60: "whole minutes"}
 NOTED_INTERRUPTIONS = 0.1
 
 
+STARTUP_DETAIL = (
+    "provisioning, the container image, the model's weights and the first compile, billed with the run; assumed: "
+    "shared/reference states no start-up time (offer_terms.STARTUP_HOURS, as a spot restart's reload)"
+)
+
+
 def hours_text(hours: float) -> str:
     """`730`, `29.8`, `0.25`: whole hours bare, one decimal from 10 h, else two significant figures."""
     if hours == round(hours):
@@ -49,11 +55,21 @@ def minimum_text(hours: float) -> str:
     return f"{hours_text(hours)} h minimum"
 
 
+def use_text(t: RunTerms) -> str:
+    """The hours used: `0.25 h start-up + 29.8 h of run`, or `29.8 h of use` where the terms count no start-up."""
+    if not t.startup_hours:
+        return f"{_use_text(t.wall_hours, t.billed_hours)} h of use"
+    run = _use_text(t.run_hours, t.billed_hours - t.startup_hours)
+    return f"{hours_text(t.startup_hours)} h start-up + {run} h of run"
+
+
 def billed_formula(t: RunTerms) -> str:
-    """How the billed hours follow from the use: `max(29.8 h of use, 1-month minimum, assumed: the source states no
-    term)`, `348.99 h of use in whole hours`, `29.8 h of use` (nothing to add)."""
-    use = f"{_use_text(t.wall_hours, t.billed_hours)} h of use"
+    """How the billed hours follow from the use: `max(0.25 h start-up + 29.8 h of run, 1-month minimum, assumed: the
+    source states no term)`, `(0.25 h start-up + 348.99 h of run) in whole hours`, `0.25 h start-up + 29.8 h of run`
+    (nothing to add)."""
+    use = use_text(t)
     if t.unit_hours:
+        use = f"({use})" if t.startup_hours else use
         use += f" in {UNIT_WORDS.get(t.unit_hours, f'blocks of {hours_text(t.unit_hours)} h')}"
     if not t.min_term_hours:
         return use
@@ -66,7 +82,7 @@ def lost_text(t: RunTerms) -> str:
     if not t.interruptions:
         return ""
     plural = "" if count_text(t.interruptions) in ("1", "1.0") else "s"
-    return f"+{hours_text(t.wall_hours - t.work_hours)} h lost to {count_text(t.interruptions)} interruption{plural}"
+    return f"+{hours_text(t.run_hours - t.work_hours)} h lost to {count_text(t.interruptions)} interruption{plural}"
 
 
 def billing_note(t: RunTerms) -> str:
@@ -91,8 +107,11 @@ def run_terms_explained(
             f"{hours_text(t.work_hours)} h of work {lost_text(t)}, each losing half the {checkpoint} h checkpoint "
             f"interval and a {restart} h restart"
         )
-        terms.append(Term("wall time with interruptions", t.wall_hours, "h", detail))
-    terms.append(Term("billed hours", t.billed_hours, "h", billed_formula(t)))
+        terms.append(Term("wall time with interruptions", t.run_hours, "h", detail))
+    if t.startup_hours:
+        terms.append(Term("start-up", t.startup_hours, "h", STARTUP_DETAIL))
+    billed = billed_formula(t) + (f"; {t.unit_source}" if t.unit_source and not t.min_term_hours else "")
+    terms.append(Term("billed hours", t.billed_hours, "h", billed))
     gpus = f"{gpu_count:,} GPU{'s' if gpu_count != 1 else ''}"
     detail = f"{gpus} × {price_text(usd_per_gpu_hour)} USD/GPU-h × {hours_text(t.billed_hours)} h billed"
     terms.append(Term("run total", total_usd, "USD", detail))

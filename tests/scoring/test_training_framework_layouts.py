@@ -1,0 +1,40 @@
+"""A layout search ranks only the layouts a stack can run: LLM Foundry, plain PyTorch/torchtune and HF Trainer split a
+job by DDP, ZeRO and FSDP alone; torchtitan, Megatron-LM and NeMo may add tensor and pipeline parallelism."""
+
+import pytest
+
+from app.calibration.training.validate_training import read_row
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import layout_families
+from app.scoring.workload import TrainingWorkload
+
+GPUS = load_gpu_specs()
+MODELS = load_model_specs()
+
+
+@pytest.mark.parametrize("framework", ["llm-foundry", "pytorch", "hf"])
+def test_stacks_without_tensor_or_pipeline_parallelism_get_no_such_layout(framework):
+    """LLM Foundry's 13B on 64 H100s was timed as TP2 PP2, a split Composer's FSDP cannot run."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    assert layout_families(gpu, 64, model, framework, "full_ft") == [(1, 1)]
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", framework=framework, global_batch_seqs=256)
+    est = estimate_training(gpu, 64, model, w)
+    assert est.layout is not None and est.layout.tensor_parallel == est.layout.pipeline_parallel == 1
+    assert "TP" not in est.layout_text and "PP" not in est.layout_text
+
+
+@pytest.mark.parametrize("framework", ["torchtitan", "megatron", "nemo", "auto"])
+def test_stacks_with_tensor_and_pipeline_parallelism_keep_them(framework):
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    assert (4, 2) in layout_families(gpu, 64, model, framework, "full_ft")
+
+
+def test_an_mlperf_row_run_in_nvidias_container_reads_as_its_reference_stack():
+    """Oracle's and Fujitsu's MLPerf rows carry the column pytorch but ran NVIDIA's NeMo reference code (TP/PP)."""
+    notes = "dedup: no NVIDIA submission; framework: MXNet NVIDIA Release 24.04 or PyTorch NVIDIA Release 24.04"
+    row = {"source": "mlperf-train-v4.1", "framework": "pytorch", "model": "llama-2-70b", "method": "lora"}
+    row |= {"precision": "fp8", "seq_len": "8192", "global_batch_seqs": "16", "gpu_count": "128", "notes": notes}
+    assert read_row(row)[0].framework == "nemo"
+    assert read_row(row | {"notes": "framework: torchtune"})[0].framework == "pytorch"
+    assert read_row(row | {"source": "torchtune-readme"})[0].framework == "pytorch"
