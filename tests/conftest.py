@@ -130,7 +130,9 @@ def database(fresh_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def app(seeded_url: str):  # type: ignore[no-untyped-def]
-    return create_app(settings_for(seeded_url))
+    """The app most tests share, for the whole session: POST /share's per-client limit (30 a minute by default) is off,
+    since a quick suite posts more than that from one client (tests/test_rate_limit.py builds apps with it on)."""
+    return create_app(settings_for(seeded_url, share_rate_limit=""))
 
 
 @pytest.fixture(scope="session")

@@ -281,10 +281,19 @@ def test_a_machine_says_a_node_count_it_does_not_know_in_words() -> None:
 
 
 def test_a_pretrain_too_slow_on_one_nvl72_rack_says_the_rack_stops_it() -> None:
-    """70B on 2T tokens stopped at 72 GB200s ('finishes in 158.5 days') with no word of why it stopped there."""
+    """70B on 2T tokens stopped at 72 GB200s ('finishes in 158.5 days') with no word of why it stopped there. A global
+    batch of 144 sequences splits evenly over 72 GPUs' replicas (the default 64 gives 64 and 72 GPUs the same busiest
+    replica, a tie that floating-point noise decides)."""
     rack = _offer("GB200", 4, "nvlink", scaleup_domain_gpus=72, price=10.5)
     snapshot = CatalogSnapshot(gpus=GPUS, offers=(rack,))
-    w = TrainingWorkload(model="llama-3.1-70b", method="pretrain", total_tokens=2e12, max_gpus=1024, max_days=60)
+    w = TrainingWorkload(
+        model="llama-3.1-70b",
+        method="pretrain",
+        total_tokens=2e12,
+        max_gpus=1024,
+        max_days=60,
+        global_batch_seqs=144,
+    )
     ranking = rank_training(w, snapshot, MODELS["llama-3.1-70b"])
     late = ranking.options[0]
     assert late.gpu_count == 72 and not late.feasible
