@@ -87,6 +87,9 @@ def test_fp4_on_gpus_without_an_fp4_peak_ranks_as_the_ranking_does_dequantised(c
     assert ranked["feasible_options"] == fp4["feasible_options"]
     hopper = next(r for r in body["rows"] if r["key"] == "fp8")
     assert hopper["best"]["gpu_id"] == "H100-SXM"
+    small = client.post("/api/v1/precision", json={**WORKLOAD, "model": "llama-3.1-8b", "gpus": ["H100-SXM"]}).json()
+    fp4 = next(r for r in small["rows"] if r["key"] == "fp4")  # quality.csv's NVFP4 rows measure W4A4: said so
+    assert fp4["quality"] and "W4A4" in fp4["quality_note"] and "16-bit" in fp4["quality_note"]
 
 
 def test_unknown_model_and_bad_fields_are_422_naming_the_field(client):

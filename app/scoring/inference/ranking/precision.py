@@ -172,6 +172,7 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release:
 # dequantised to 16-bit matmuls, weight-only (Marlin / gpt-oss MXFP4 kernels in vLLM on Hopper), so both pages agree.
 DEQUANTISED_FP4 = "BF16 peak (no GPU allowed has an FP4 peak: FP4 weights dequantised, W4A16, as the ranking runs them)"
 DEQUANTISED_FP4_LABEL = "FP4 weights, run W4A16 (no FP4 peak among the GPUs asked for)"
+DEQUANTISED_FP4_QUALITY = "the published rows measure NVFP4 W4A4; run W4A16 its activations stay 16-bit (not measured)"
 
 
 def _fp4_gpus(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> list[str]:
@@ -225,7 +226,9 @@ def compare_precisions(
                 best=best,
                 reason=reason,
                 quality=quality,
-                quality_note=_quality_note(variant, quality, release),
+                quality_note=DEQUANTISED_FP4_QUALITY
+                if dequantised and quality
+                else _quality_note(variant, quality, release),
                 role=role(variant, release),
                 workload=None if isinstance(sized, str) else sized,
             )
