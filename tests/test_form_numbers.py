@@ -4,6 +4,8 @@ whole-number field given `1e30` says it is too large, where it said "unable to p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -59,3 +61,39 @@ def test_the_json_api_keeps_json_numbers(client: TestClient) -> None:
         json={"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": "500,000"}},
     )
     assert response.status_code == 422 and "requests_per_day" in response.text
+
+
+@pytest.mark.parametrize("typed", ["1e3", "1.0e3", "1,000"])
+def test_a_whole_number_typed_in_exponent_form_is_taken_by_every_face(
+    client: TestClient, database: str, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    """QA: `input_len=1e3` in a query string was refused where a JSON body's 1e3 is 1000: every face that reads
+    typed text (pages, their twins, the API's ?limit=, the command line) now reads it as the pages do."""
+    from app.cli.main import main as cli
+
+    body = client.post("/api/v1/rank/inference?limit=1", json={"model": "llama-3.1-8b", "input_len": 1e3}).json()
+    assert body["workload"]["input_len"] == 1000
+    twin = client.get(f"/rank.json?phase=inference&model=llama-3.1-8b&input_len={typed}", follow_redirects=True)
+    assert twin.status_code == 200 and twin.json()["workload"]["input_len"] == 1000
+    limited = client.post("/api/v1/rank/inference?limit=1e0", json={"model": "llama-3.1-8b"})
+    assert limited.status_code == 200 and len(limited.json()["options"]) == 1
+    plan = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 1000}}
+    assert client.post("/api/v1/plan/serving?limit=1.0e0", json=plan).status_code == 200
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--input-len", typed, "--limit", "1e0", "--json"]
+    assert cli(argv) == 0
+    assert json.loads(capsys.readouterr().out)["workload"]["input_len"] == 1000
+
+
+@pytest.mark.parametrize("typed", ["1.2345e3", "1e-3", "1,5"])
+def test_a_fractional_whole_number_is_refused_by_every_face_naming_the_field(
+    client: TestClient, database: str, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    from app.cli.main import main as cli
+
+    twin = client.get(f"/rank.json?phase=inference&model=llama-3.1-8b&input_len={typed}")
+    assert twin.status_code == 422 and twin.json()["detail"][0]["field"] == "input_len"
+    json_body = client.post("/api/v1/rank/inference", json={"model": "llama-3.1-8b", "input_len": 1.2345e3})
+    assert json_body.status_code == 422 and json_body.json()["detail"][0]["field"] == "input_len"
+    assert client.post("/api/v1/rank/inference?limit=2.5e0", json={}).json()["detail"][0]["field"] == "limit"
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--input-len", typed]) == 2
+    assert "--input-len" in capsys.readouterr().err

@@ -142,3 +142,31 @@ def test_the_least_traffic_accepted_prices_finitely(client: TestClient) -> None:
     assert mix.status_code == 200 and disagg.status_code == 200
     for plan in disagg.json()["disaggregated"]:
         assert plan["usd_per_million_output_tokens"] is not None and plan["monthly_usd"] > 0
+
+
+@pytest.mark.parametrize("field", ["ttft_ms", "tpot_ms"])
+@pytest.mark.parametrize(
+    "path, wrap",
+    [
+        ("/api/v1/rank/inference", lambda body: body),
+        ("/api/v1/mix", lambda body: body),
+        ("/api/v1/plan/serving", lambda body: {"workload": body, "traffic": {"requests_per_day": 1000}}),
+        ("/api/v1/precision", lambda body: {"model": "llama-3.1-8b", **body}),
+    ],
+)
+def test_a_vanishing_latency_limit_is_422_naming_the_field(client: TestClient, path: str, wrap, field: str) -> None:
+    """QA: tpot_ms=1e-300 was taken and its refusal printed the target as ~300 zeros: a latency limit is at least
+    a microsecond (workload.MIN_LATENCY_LIMIT_MS), in every request that takes one."""
+    response = client.post(path, json=wrap({field: 1e-300}))
+    assert response.status_code == 422, response.text
+    errors = {e["field"].rsplit(".", 1)[-1]: e["message"] for e in response.json()["detail"]}
+    assert "greater than or equal to 0.001" in errors[field] and "0.0000000" not in response.text
+
+
+@pytest.mark.parametrize("page", ["/", "/precision", "/mix", "/plan"])
+def test_a_vanishing_latency_limit_is_refused_on_the_pages_naming_the_field(client: TestClient, page: str) -> None:
+    response = client.get(f"{page}?model=llama-3.1-8b&tpot_ms=1e-300")
+    assert response.status_code == 422 and "greater than or equal to 0.001" in response.text
+    assert 'id="f-tpot_ms"' in response.text and "0.0000000" not in response.text
+    least = client.post("/api/v1/rank/inference?limit=1", json={"model": "llama-3.1-8b", "tpot_ms": 0.001})
+    assert least.status_code == 200  # the least limit taken still ranks (every offer over it, said so)

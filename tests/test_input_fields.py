@@ -104,7 +104,7 @@ def test_a_link_naming_unknown_ids_is_not_saved(client: TestClient) -> None:
     [
         ("/api/v1/rank/inference", {"model": "llama-3.1-8x"}, "model", "llama-3.1-8b"),
         ("/api/v1/precision", {"model": "llama-3.1-8x"}, "model", "llama-3.1-8b"),
-        ("/api/v1/estimate/inference", {"gpu": "h100-sxm"}, "gpu", "H100-SXM"),
+        ("/api/v1/estimate/inference", {"gpu": "h100-sx"}, "gpu", "H100-SXM"),  # h100-sxm is H100-SXM
         ("/api/v1/own", {"gpu": "H100"}, "gpu", "H100-NVL, H100-PCIE, H100-SXM"),
     ],
 )

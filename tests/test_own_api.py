@@ -322,3 +322,21 @@ def test_owning_fewer_gpus_than_a_server_says_the_idle_ones_are_bought_and_rents
     full = client.post("/api/v1/own", json={"gpu": "H100-SXM", "gpu_count": 16}).json()
     assert not [n for n in full["notes"] if "whole servers" in n]
     assert "Renting the same GPUs on demand" in client.get("/own?gpu=H100-SXM&gpu_count=16").text
+
+
+def test_a_gpu_id_in_another_case_is_the_catalogs_gpu_on_the_api_the_page_and_the_link(client):
+    """QA: /own refused `h100-sxm` while the filters and /api/v1/gpus/h100-sxm take it: matched without regard to
+    case, and answered, echoed and linked under the catalog's id."""
+    given = {"gpu": "h100-sxm", "gpu_count": 8, "utilisation_pct": 60}
+    body = client.post("/api/v1/own", json=given).json()
+    assert body["question"]["gpu"] == "H100-SXM"
+    assert body["share_url"] == "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60"
+    same = client.post("/api/v1/own", json={**given, "gpu": "H100-SXM"}).json()
+    assert body["owning_usd_per_month"] == same["owning_usd_per_month"]
+    page = client.get("/own?gpu=h100-sxm&gpu_count=8&utilisation_pct=60", follow_redirects=False)
+    assert page.status_code == 303  # to the canonical link, under the catalog's id
+    assert page.headers["location"].endswith("/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60")
+    twin = client.get("/own.json?gpu=h100-sxm&gpu_count=8&utilisation_pct=60", follow_redirects=True)
+    assert twin.status_code == 200 and twin.json()["question"]["gpu"] == "H100-SXM"
+    unknown = client.post("/api/v1/own", json={**given, "gpu": "h100-sxmx"})
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["field"] == "gpu"

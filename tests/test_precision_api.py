@@ -70,12 +70,26 @@ def test_precisions_without_a_published_row_leave_quality_empty_and_say_so(clien
     assert rows["kv_fp8"]["quality"] == [] and "KV" in rows["kv_fp8"]["quality_note"]
 
 
-def test_fp4_is_ranked_only_on_gpus_with_an_fp4_peak(client):
+def test_fp4_on_gpus_without_an_fp4_peak_ranks_as_the_ranking_does_dequantised(client):
+    """QA: with an H100 filter /precision ranked nothing at FP4 ("no FP4 tensor peak") while / and the estimate API
+    ranked FP4 weights there dequantised to 16-bit (W4A16, as vLLM runs FP4/MXFP4 weights on Hopper): the same
+    question now gets the same answer on both pages, and the row says how it runs."""
     body = client.post("/api/v1/precision", json={**WORKLOAD, "gpus": ["H100-SXM"]}).json()
     fp4 = next(r for r in body["rows"] if r["key"] == "fp4")
-    assert fp4["best"] is None and "FP4" in fp4["reason"]
+    assert fp4["best"] is not None and fp4["best"]["gpu_id"] == "H100-SXM" and not fp4["reason"]
+    assert "W4A16" in fp4["label"] and "dequantised" in fp4["runs_on"]
+    ranked = client.post(
+        "/api/v1/rank/inference?limit=1", json={**WORKLOAD, "gpus": ["H100-SXM"], "weight_dtype": "fp4"}
+    ).json()
+    top = ranked["options"][0]
+    for name in ("gpu_id", "gpu_count", "provider", "output_tokens_per_s", "usd_per_million_output_tokens"):
+        assert top[name] == fp4["best"][name], name
+    assert ranked["feasible_options"] == fp4["feasible_options"]
     hopper = next(r for r in body["rows"] if r["key"] == "fp8")
     assert hopper["best"]["gpu_id"] == "H100-SXM"
+    small = client.post("/api/v1/precision", json={**WORKLOAD, "model": "llama-3.1-8b", "gpus": ["H100-SXM"]}).json()
+    fp4 = next(r for r in small["rows"] if r["key"] == "fp4")  # quality.csv's NVFP4 rows measure W4A4: said so
+    assert fp4["quality"] and "W4A4" in fp4["quality_note"] and "16-bit" in fp4["quality_note"]
 
 
 def test_unknown_model_and_bad_fields_are_422_naming_the_field(client):

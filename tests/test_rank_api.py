@@ -140,6 +140,22 @@ def test_engine_batch_cap_is_a_workload_field_checked_and_applied(client) -> Non
     assert body["feasible"] and body["batch"] == 4
 
 
+def test_estimate_takes_a_gpu_id_in_any_case_and_answers_under_the_catalogs(client) -> None:  # type: ignore[no-untyped-def]
+    """QA: the estimate refused `h100-sxm` while the filters and /api/v1/gpus/h100-sxm take it."""
+    exact = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "H100-SXM", "gpu_count": 2}).json()
+    lower = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "h100-sxm", "gpu_count": 2})
+    assert lower.status_code == 200 and lower.json() == exact and exact["gpu_id"] == "H100-SXM"
+    training = {"model": "llama-3.1-8b", "method": "lora", "gpu": "h100-SXM", "gpu_count": 1}
+    trained = client.post("/api/v1/estimate/training", json=training)
+    assert trained.status_code == 200 and trained.json()["gpu_id"] == "H100-SXM"
+    ranked = client.post("/api/v1/rank/inference?limit=1", json={**INFERENCE, "gpus": ["H100-SXM"]}).json()
+    top = ranked["options"][0]
+    on_offer = {**INFERENCE, "gpu": "h100-sxm", "gpu_count": top["gpu_count"], "offer_id": top["offer_id"]}
+    assert client.post("/api/v1/estimate/inference", json=on_offer).status_code == 200
+    unknown = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "h100-sxmx", "gpu_count": 2})
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["field"] == "gpu"
+
+
 def test_estimate_inference_single_configuration(client) -> None:  # type: ignore[no-untyped-def]
     body = client.post("/api/v1/estimate/inference", json={**INFERENCE, "gpu": "H100-SXM", "gpu_count": 2}).json()
     assert body["feasible"] and body["tensor_parallel"] == 2 and body["terms"]

@@ -13,6 +13,7 @@ from pydantic_core import PydanticUndefined
 
 from app.config import get_settings
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
+from app.service.query.form_numbers import FREE_TEXT, as_typed_number
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -88,8 +89,14 @@ def read_hf_config(values: dict[str, Any], path: str | None) -> bool:
 
 
 def flag_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
-    """The flags the user gave, by field name (those left out keep the model's defaults)."""
-    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    """The flags the user gave, by field name (those left out keep the model's defaults); a number typed as the pages
+    take it (`1e3`, `500,000`) reads as its digits there too (form_numbers), so --input-len 1e3 is 1000."""
+    return {n: typed_flag(n, getattr(args, n)) for n in names if getattr(args, n, None) is not None}
+
+
+def typed_flag(name: str, value: Any) -> Any:
+    """A flag's text with a number read as the pages read one (`1e3` and `1,000` are 1000); anything else as given."""
+    return as_typed_number(value.strip()) if isinstance(value, str) and name not in FREE_TEXT else value
 
 
 LIST_FIELDS = frozenset({"providers", "price_types", "gpus", "vendors"})  # comma-separated on the command line
@@ -148,7 +155,7 @@ def row_limit(text: str) -> int:
     """`--limit`'s type: a whole number of rows, at least 1, as the API's `limit` (0 printed a bare header and -5
     every row but the last five); argparse names the flag and exits 2."""
     try:
-        value = int(text)
+        value = int(as_typed_number(text.strip()))  # 1e2 as the pages and the API's ?limit= read it
     except ValueError:
         raise argparse.ArgumentTypeError(f"a whole number of rows, at least 1, not {text!r}") from None
     if value < 1:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.common import typed_flag
 from app.cli.tables.writer import rounded
 from app.scoring.explain import fixed
 from app.scoring.serving.mix.question import MixQuestion
@@ -78,7 +79,8 @@ def _values(args: argparse.Namespace) -> dict[str, Any]:
     for name in FLAGS:
         raw = getattr(args, name, None)
         if raw is not None:
-            values[name] = [v.strip() for v in raw.split(",") if v.strip()] if name in LIST_FIELDS else raw
+            listed = name in LIST_FIELDS
+            values[name] = [v.strip() for v in raw.split(",") if v.strip()] if listed else typed_flag(name, raw)
     return values
 
 

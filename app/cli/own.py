@@ -47,9 +47,11 @@ def cmd_own(args: argparse.Namespace) -> int:
     from app.service import ownership
 
     try:
+        snapshot = load_snapshot()
         question = OwnershipQuestion.model_validate(flag_values(args, OwnershipQuestion.model_fields))
+        question = ownership.with_catalog_gpu(question, snapshot)
         share = "/own?" + ownership.canonical_own_query(question)
-        body = ownership.own_payload(question, load_snapshot(), share)
+        body = ownership.own_payload(question, snapshot, share)
     except ValidationError as exc:
         return print_flag_errors(exc)
     except ownership.MissingInput as exc:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.common import typed_flag
 from app.cli.tables.writer import rounded
 from app.scoring.explain import fixed
 from app.scoring.pricing.token_prices import DOUBTS
@@ -31,7 +32,7 @@ TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "pre
 
 
 def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
-    return {n: getattr(args, prefix + n) for n in names if getattr(args, prefix + n, None) is not None}
+    return {n: typed_flag(n, getattr(args, prefix + n)) for n in names if getattr(args, prefix + n, None) is not None}
 
 
 def _print_serving(body: dict[str, Any], limit: int) -> None:

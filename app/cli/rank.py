@@ -12,6 +12,7 @@ from app.cli.common import (
     add_field_flags,
     add_hf_config_flag,
     add_limit_flag,
+    flag_values,
     load_snapshot,
     print_field_errors,
     print_flag_errors,
@@ -29,7 +30,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from app.service.rank import rank_sort, ranking
     from app.service.rank.model_spec import UnknownId
 
-    values = {k: v for k, v in vars(args).items() if k in WORKLOADS[args.phase].model_fields and v is not None}
+    values = flag_values(args, WORKLOADS[args.phase].model_fields)
     if not read_hf_config(values, args.hf_config):
         return 2
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort

@@ -72,6 +72,12 @@ def _did_you_mean(known: tuple[str, ...], unknown: list[str]) -> str:
     return f"did you mean {', '.join(nearest[:NEAREST])}? " if nearest else ""
 
 
+def catalog_id(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
+    """The catalog's spelling of an id of a kind (a KINDS key), matched without regard to case as the filters match
+    (`h100-sxm` -> H100-SXM); `wanted` itself where no id matches, for the caller's unknown-id error."""
+    return next((k for k in known_ids(snapshot, kind) if k.lower() == wanted.lower()), wanted)
+
+
 def did_you_mean(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
     """The nearest catalog ids of a kind (a KINDS key) to one unknown id, as the filters' messages give them: the
     rank, estimate, precision and own APIs name a model or GPU the same way."""

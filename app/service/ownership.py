@@ -25,7 +25,7 @@ from app.scoring.serving.ownership.tco_defaults import (
 )
 from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
-from app.service.catalog_ids import did_you_mean
+from app.service.catalog_ids import catalog_id, did_you_mean
 from app.service.query.fields import query_fields
 from app.service.query.form_numbers import as_typed_number
 from app.service.query.values import format_value, non_default_fields, query_shape_errors
@@ -57,7 +57,13 @@ def canonical_own_query(question: OwnershipQuestion) -> str:
     return urlencode(pairs)
 
 
-def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
+def with_catalog_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> OwnershipQuestion:
+    """The question under the catalog's GPU id (`h100-sxm` -> H100-SXM, as the filters match), so its echo and
+    share link name the catalog's GPU; an unknown id stays as given, for own_payload's error."""
+    return question.model_copy(update={"gpu": catalog_id(snapshot, "gpus", question.gpu)})
+
+
+def parse_own(items: list[tuple[str, str]], snapshot: CatalogSnapshot | None = None) -> OwnQuery:
     values = {k: as_typed_number(v.strip()) for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
     errors = query_shape_errors(items)  # a key given twice answers 422, as on every page, not its last value
     errors.update(OWN_FIELDS.errors(k for k, _ in items))
@@ -70,6 +76,7 @@ def parse_own(items: list[tuple[str, str]]) -> OwnQuery:
         return OwnQuery(None, values, errors)
     if errors:
         return OwnQuery(None, values, errors)
+    question = question if snapshot is None else with_catalog_gpu(question, snapshot)
     return OwnQuery(question, values, canonical=canonical_own_query(question))
 
 
@@ -202,4 +209,5 @@ __all__ = [
     "own_payload",
     "parse_own",
     "sourced_gpus",
+    "with_catalog_gpu",
 ]

@@ -103,13 +103,25 @@ def test_a_precision_no_row_measured_widens_the_band_to_the_research_notes_fifty
     parent = BAND_TABLE["tokens_s_per_gpu|megatron-lm|nvidia"][:2]
     low, high, evidence = bands.band_ratio("tokens_s_per_gpu", "megatron-lm", "NVIDIA", "fp4", "pretrain")
     assert low == min(parent[0], bands.UNKNOWN_BAND[0]) and high == max(parent[1], bands.UNKNOWN_BAND[1])
-    assert "no validation row measures fp4" in evidence
+    assert "no validation row of tokens_s_per_gpu is recorded fp4" in evidence
     regime = BAND_TABLE["output_tok_s_per_gpu|trtllm|nvidia"][:2]
     assert bands.band_ratio("output_tok_s_per_gpu", "trtllm", "NVIDIA", "int8", "dense")[:2] == (
         min(regime[0], bands.UNKNOWN_BAND[0]),
         max(regime[1], bands.UNKNOWN_BAND[1]),
     )
     assert bands.band_ratio("tokens_s_per_gpu", "megatron-lm", "NVIDIA", "fp8", "pretrain")[1] < 1.6
+
+
+def test_an_int4_band_says_the_4bit_rows_it_does_not_count_are_recorded_fp4():
+    """QA: gpt-oss (ranked int4, W4A16, as its MXFP4 release runs on Hopper) said "no row measures int4" while three
+    vLLM gpt-oss-20b H100 rows measure its throughput, recorded fp4: the check classes by the recorded precision."""
+    assert ("output_tok_s_per_gpu", "fp4") in bands.MEASURED_PRECISIONS
+    assert ("output_tok_s_per_gpu", "int4") not in bands.MEASURED_PRECISIONS
+    low, high, evidence = bands.band_ratio("output_tok_s_per_gpu", "vllm", "NVIDIA", "int4", "moe")
+    assert "no validation row measures int4" not in evidence
+    assert "no validation row of output_tok_s_per_gpu is recorded int4 (4-bit rows recorded fp4" in evidence
+    assert high >= bands.UNKNOWN_BAND[1] and low <= bands.UNKNOWN_BAND[0]  # the band itself is as it was
+    assert "recorded fp4" not in bands.band_ratio("decode_tok_s", "llamacpp", "NVIDIA", "int8", "dense")[2]
 
 
 def test_committed_bands_always_contain_their_estimate():

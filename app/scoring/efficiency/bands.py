@@ -213,10 +213,22 @@ def _regime_band(
         return (
             min(low, UNKNOWN_BAND[0]),
             max(high, UNKNOWN_BAND[1]),
-            f"{evidence}, widened to ±50 % at least: no validation row measures {precision} here",
+            f"{evidence}, widened to ±50 % at least: {_unmeasured_text(metric, precision, measured_pairs)}",
         )
     low, high = UNKNOWN_BAND
     return low, high, "band: no validation rows for this metric, ±50 % assumed (research note)"
+
+
+def _unmeasured_text(metric: str, precision: str, measured_pairs: frozenset[tuple[str, str]]) -> str:
+    """Why the band widened, true of the file: the check is by the precision each row is recorded at, so 4-bit
+    weight-only rows recorded fp4 (vLLM gpt-oss-20b's MXFP4 on H100, run W4A16) never count as int4."""
+    text = f"no validation row of {metric} is recorded {precision}"
+    if precision_class(precision) == "int4" and (metric, "fp4") in measured_pairs:
+        text += (
+            " (4-bit rows recorded fp4, MXFP4 checkpoints such as gpt-oss's run weight-only where the GPU has no "
+            "FP4 peak, band as fp4, not int4)"
+        )
+    return text
 
 
 def _unseen_engine_text(metric: str, engine: str, vendor: str, engine_key: str, table: BandTable) -> str:

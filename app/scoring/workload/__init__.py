@@ -18,6 +18,7 @@ from app.scoring.workload.engine_rules import (
     w8a8_refusal,
 )
 from app.scoring.workload.field_types import (
+    MIN_LATENCY_LIMIT_MS,
     MIN_REQUESTS_PER_S,
     REPLICA_MAX_GPUS,
     AttentionParallel,
@@ -44,6 +45,7 @@ __all__ = [
     "ACTIVATION_DTYPE_KV_ENGINES",
     "KV_DTYPE_DEFAULT",
     "LIMITS_AT_DESCRIPTION",
+    "MIN_LATENCY_LIMIT_MS",
     "MIN_REQUESTS_PER_S",
     "NO_W8A8_ENGINES",
     "PARAMS_COUNTED",

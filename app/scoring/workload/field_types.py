@@ -10,6 +10,10 @@ from pydantic import Field
 # One request in ~12 days: the least traffic any rate field takes. Below it $ per token overflows (a replica
 # that is all idle time), and a denormal rate (5e-324) made infinite costs, serialised as null.
 MIN_REQUESTS_PER_S = 1e-6
+# The least latency limit (TTFT and TPOT, ms) taken: a microsecond, far below any decode step a GPU in the catalog
+# takes (a TPOT of a few ms at best), so no real target is refused; below it 1e-300 ms was taken and its refusal
+# printed the target as ~300 zeros. A 0.001 ms TPOT still ranks (every offer over the limit, said so).
+MIN_LATENCY_LIMIT_MS = 0.001
 # A replica's GPU limit when none is given: eight nodes of eight. Layouts across nodes are tried only when no single
 # node holds the model (a 1T-parameter MoE on Hopper, 405B in bf16), so for every model that fits one node this
 # changes nothing; below it, a 2 x 8 H200 replica of Kimi-K2 was never considered.

@@ -18,6 +18,7 @@ from app.scoring.workload.engine_rules import (
     w8a8_refusal,
 )
 from app.scoring.workload.field_types import (
+    MIN_LATENCY_LIMIT_MS,
     MIN_REQUESTS_PER_S,
     REPLICA_MAX_GPUS,
     AttentionParallel,
@@ -51,8 +52,10 @@ class InferenceWorkload(ModelChoice):
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
     input_len: int = Field(2_000, ge=1, le=1_000_000, description="mean prompt tokens")
     output_len: int = Field(400, ge=1, le=200_000, description="mean generated tokens")
-    ttft_ms: float = Field(1_000.0, gt=0, le=600_000, description="p99 time to first token limit")
-    tpot_ms: float = Field(50.0, gt=0, le=60_000, description="p99 time per output token limit")
+    ttft_ms: float = Field(
+        1_000.0, ge=MIN_LATENCY_LIMIT_MS, le=600_000, description="p99 time to first token limit, ms"
+    )
+    tpot_ms: float = Field(50.0, ge=MIN_LATENCY_LIMIT_MS, le=60_000, description="p99 time per output token limit, ms")
     prompt_p99_over_mean: float | None = Field(
         None,
         ge=1.0,

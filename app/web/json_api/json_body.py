@@ -18,6 +18,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from app.scoring.input_checks import strict_json
+from app.web.json_api.json_booleans import boolean_problems
 
 
 class _RefusedBody(HTTPException):
@@ -50,22 +51,30 @@ async def strict_json_body(request: Request) -> Any:
 
 
 class StrictJsonRequest(Request):
+    body_model: Any = None  # the route's body model, whose boolean fields take only JSON's true and false
+
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             try:
                 self._json = strict_json.loads(await self.body())
             except strict_json.UnreadableJson as exc:
                 raise _RefusedBody([_field_error(*problem) for problem in exc.problems]) from None
+            if problems := boolean_problems(self.body_model, self._json):
+                raise _RefusedBody([_field_error(*problem) for problem in problems])
         return self._json
 
 
 class StrictJsonRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
+        params = self.dependant.body_params
+        body_model = params[0].field_info.annotation if len(params) == 1 else None  # one body, not embedded
 
         async def handle_strictly(request: Request) -> Response:
+            strict = StrictJsonRequest(request.scope, request.receive)
+            strict.body_model = body_model
             try:
-                return await handle(StrictJsonRequest(request.scope, request.receive))
+                return await handle(strict)
             except _RefusedBody as refused:
                 raise RequestValidationError(refused.errors) from None
 

@@ -22,6 +22,7 @@ router = APIRouter(
 def own_vs_rent(question: OwnershipQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
     """Monthly cost of owning N GPUs (depreciation, energy, colocation) against renting the same N on demand
     at the utilisation; the break-even utilisation and months. Empty inputs take sourced defaults, each named."""
+    question = ownership.with_catalog_gpu(question, snapshot)
     share = "/own?" + ownership.canonical_own_query(question)
     try:
         return ownership.own_payload(question, snapshot, share)

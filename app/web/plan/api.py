@@ -16,6 +16,7 @@ from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors.handlers import unprocessable
 from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_api.json_body import StrictJsonRoute
+from app.web.json_api.query_numbers import AS_TYPED
 from app.web.plan.schemas import LifecycleResponse, ServingResponse
 
 router = APIRouter(
@@ -25,7 +26,9 @@ router = APIRouter(
     route_class=StrictJsonRoute,
 )
 
-LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N dedicated options")]
+LimitQuery = Annotated[
+    int | None, AS_TYPED, Query(ge=1, le=1000, description="return only the best N dedicated options")
+]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
 
 

@@ -18,13 +18,14 @@ from app.web.errors.error_shape import field_entries
 from app.web.errors.handlers import unprocessable
 from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_api.json_body import StrictJsonRoute
+from app.web.json_api.query_numbers import AS_TYPED
 from app.web.rank.schemas import InferenceEstimateOut, InferenceRankResponse, TrainingEstimateOut, TrainingRankResponse
 
 router = APIRouter(
     prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
 )
 
-LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options")]
+LimitQuery = Annotated[int | None, AS_TYPED, Query(ge=1, le=1000, description="return only the best N options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
 SortQuery = Annotated[
     str | None,

@@ -168,7 +168,17 @@ def _quality_note(variant: PrecisionVariant, rows: list[QualityResult], release:
     return NO_ROW
 
 
-NO_FP4_GPU = "no GPU in the catalog (or in the GPU filter) has an FP4 tensor peak"
+# Where no GPU the question allows has an FP4 peak (an H100 filter), FP4 weights run as the ranking runs them there:
+# dequantised to 16-bit matmuls, weight-only (Marlin / gpt-oss MXFP4 kernels in vLLM on Hopper), so both pages agree.
+DEQUANTISED_FP4 = "BF16 peak (no GPU allowed has an FP4 peak: FP4 weights dequantised, W4A16, as the ranking runs them)"
+DEQUANTISED_FP4_LABEL = "FP4 weights, run W4A16 (no FP4 peak among the GPUs asked for)"
+DEQUANTISED_FP4_QUALITY = "the published rows measure NVFP4 W4A4; run W4A16 its activations stay 16-bit (not measured)"
+
+
+def _fp4_gpus(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> list[str]:
+    """The GPUs with an FP4 tensor peak that the question's GPU filter allows."""
+    fp4 = sorted(g.id for g in snapshot.gpus.values() if g.fp4_tflops)
+    return [g for g in fp4 if not workload.gpus or g in workload.gpus]
 
 
 def _variant_workload(
@@ -178,12 +188,8 @@ def _variant_workload(
     if variant.weight_dtype == INT8_W8A8 and workload.engine in NO_W8A8_ENGINES:
         return w8a8_refusal(workload.engine).removeprefix("weight_dtype: ")
     update: dict[str, object] = {"weight_dtype": variant.weight_dtype, "kv_dtype": variant.kv_dtype}
-    if variant.needs_fp4_peak:
-        fp4 = sorted(g.id for g in snapshot.gpus.values() if g.fp4_tflops)
-        allowed = [g for g in fp4 if not workload.gpus or g in workload.gpus]
-        if not allowed:
-            return NO_FP4_GPU
-        update["gpus"] = allowed
+    if variant.needs_fp4_peak and (native := _fp4_gpus(workload, snapshot)):
+        update["gpus"] = native
     return workload.model_copy(update=update)
 
 
@@ -206,20 +212,23 @@ def compare_precisions(
             feasible = ranking.feasible_count
             best = ranking.options[0] if feasible else None
             reason = "" if best else _first_reason(ranking.options)
+        dequantised = variant.needs_fp4_peak and not _fp4_gpus(workload, snapshot)  # the ranking's W4A16
         rows.append(
             PrecisionRow(
                 key=variant.key,
-                label=label(variant, release),
+                label=DEQUANTISED_FP4_LABEL if dequantised else label(variant, release),
                 weight_dtype=variant.weight_dtype,
                 kv_dtype=variant.kv_dtype,
-                runs_on=variant.runs_on,
+                runs_on=DEQUANTISED_FP4 if dequantised else variant.runs_on,
                 weights_gb=round(weight_bytes(model, variant.weight_dtype) / GB, 3),
                 kv_mb_per_1k_tokens=round(kv_bytes_per_token(model, variant.kv_dtype) * 1000 / 1e6, 3),
                 feasible_options=feasible,
                 best=best,
                 reason=reason,
                 quality=quality,
-                quality_note=_quality_note(variant, quality, release),
+                quality_note=DEQUANTISED_FP4_QUALITY
+                if dequantised and quality
+                else _quality_note(variant, quality, release),
                 role=role(variant, release),
                 workload=None if isinstance(sized, str) else sized,
             )
@@ -230,7 +239,8 @@ def compare_precisions(
         "its own ranking.",
         "FP4 means W4A4 on an FP4 tensor peak (Blackwell): the FP4 row ranks only GPUs with one. Elsewhere FP4 "
         "weights run dequantised to 16-bit matmuls, weight-only, as INT4 W4A16 does (its row); the ranking at FP4 "
-        "without a GPU filter lists those too.",
+        "without a GPU filter lists those too, and where no GPU asked for has an FP4 peak the FP4 row ranks them "
+        "so, as the ranking does.",
         "INT8 W8A8 multiplies INT8 weights and activations on the INT8 tensor peak (A100: 624 TOPS against 312 "
         "TFLOPS BF16) at FP8's matmul efficiency, borrowed: no public validation row runs W8A8. INT8 weight-only "
         "(W8A16) holds about the same weights (sized as GGUF Q8_0, 1.0625 bytes a weight against per-channel "

@@ -27,6 +27,7 @@ from app.scoring.serving.traffic.week import (
 from app.scoring.workload import (
     KV_DTYPE_DEFAULT,
     LIMITS_AT_DESCRIPTION,
+    MIN_LATENCY_LIMIT_MS,
     NO_W8A8_ENGINES,
     REPLICA_MAX_GPUS,
     Dtype,
@@ -130,8 +131,12 @@ class MixQuestion(ModelChoice):
 
     weight_dtype: WeightDtype = Field("bf16", description="the weights' dtype; unset: the model's release precision")
     kv_dtype: Dtype | None = Field(None, description=KV_DTYPE_DEFAULT)
-    ttft_ms: float = Field(1_000.0, gt=0, le=600_000, description="p99 time to first token limit, every bucket")
-    tpot_ms: float = Field(50.0, gt=0, le=60_000, description="p99 time per output token limit, every bucket")
+    ttft_ms: float = Field(
+        1_000.0, ge=MIN_LATENCY_LIMIT_MS, le=600_000, description="p99 time to first token limit, every bucket, ms"
+    )
+    tpot_ms: float = Field(
+        50.0, ge=MIN_LATENCY_LIMIT_MS, le=60_000, description="p99 time per output token limit, every bucket, ms"
+    )
     limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
     engine: Engine = Field("vllm", description="the serving engine: vllm | sglang | trtllm | llamacpp | hf")
     max_gpus: int = Field(REPLICA_MAX_GPUS, ge=1, le=72, description="largest GPU count per replica")
