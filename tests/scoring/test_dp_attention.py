@@ -15,7 +15,8 @@ from app.scoring.inference.step.memory import (
     max_sequences,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.step.steps import decode_parts, prefill_parts
+from app.scoring.inference.step.prefill import prefill_parts
+from app.scoring.inference.step.steps import decode_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -10,7 +10,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.context import build_context
-from app.scoring.inference.step.steps import prefill_parts
+from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()

@@ -26,7 +26,8 @@ from typing import Any
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.efficiency_factors import mbu, mfu
-from app.scoring.inference.step.steps import forward_parts, prefill_attention_flops, prefill_parts, roofline_ms
+from app.scoring.inference.step.prefill import prefill_parts
+from app.scoring.inference.step.steps import forward_parts, prefill_attention_flops, roofline_ms
 from app.scoring.specs import GpuSpec, ModelSpec
 
 DENSE_MODEL = "llama-3.1-8b"

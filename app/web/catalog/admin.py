@@ -17,7 +17,7 @@ from app.catalog.setup.seed import RowError
 from app.models.hardware import OfferBase
 from app.web.catalog.admin_auth import require_admin
 from app.web.errors.error_shape import field_entries
-from app.web.json_api.json_body import StrictJsonRoute
+from app.web.json_api.json_body import StrictJsonRoute, media_type
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"], route_class=StrictJsonRoute)
 
@@ -78,10 +78,6 @@ def _reject(field: str, message: str, status: int = 422) -> HTTPException:
     return HTTPException(status_code=status, detail=field_entries({field: message}))
 
 
-def _media_type(request: Request) -> str:
-    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
-
-
 class CsvBodyRoute(StrictJsonRoute):
     """The token first (404/401), then the Content-Type (415 saying how to send a CSV), before FastAPI reads a body
     its Content-Type would have it parse as JSON or a form."""
@@ -91,7 +87,7 @@ class CsvBodyRoute(StrictJsonRoute):
 
         async def check_first(request: Request) -> Response:
             require_admin(request)
-            media = _media_type(request)
+            media = media_type(request)
             if media and media not in CSV_MEDIA_TYPES:
                 raise _reject("content-type", f"expects text/csv, not {media}: {HOW_TO_SEND_CSV}", 415)
             return await handle(request)

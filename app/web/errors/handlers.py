@@ -87,16 +87,28 @@ def unprocessable(exc: FieldError) -> HTTPException:
 
 def field_error_response(request: Request, errors: Mapping[str, str]) -> Response:
     """A 422 naming each field: JSON to the API and JSON clients, the error page ("field: message") to a browser."""
-    if wants_json(request):
-        return _by_accept(request, JSONResponse({"detail": field_entries(errors)}, status_code=422))
-    return _error_page(request, 422, "Invalid input", [f"{field}: {message}" for field, message in errors.items()])
+    messages = [f"{field}: {message}" for field, message in errors.items()]
+    return _json_or_page(request, 422, {"detail": field_entries(errors)}, "Invalid input", messages)
 
 
 def refused_response(request: Request, status_code: int, message: str) -> Response:
     """A refusal naming no field (403): one {field: request} entry to JSON clients, the error page to a browser."""
+    return _json_or_page(request, status_code, error_body(status_code, message), "Error", [message])
+
+
+def _json_or_page(
+    request: Request,
+    status_code: int,
+    body: Any,
+    title: str,
+    messages: list[str],
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """`body` as JSON to the API and JSON clients (wants_json), the error page of `messages` to a browser; either
+    way `Vary: Accept` where the Accept header chose between them (_by_accept)."""
     if wants_json(request):
-        return _by_accept(request, JSONResponse(error_body(status_code, message), status_code=status_code))
-    return _error_page(request, status_code, "Error", [message])
+        return _by_accept(request, JSONResponse(body, status_code=status_code, headers=headers))
+    return _error_page(request, status_code, title, messages, headers)
 
 
 def _by_accept(request: Request, response: Response) -> Response:
@@ -129,11 +141,9 @@ def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str
 
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     entries = _http_detail(request, exc)
-    if wants_json(request):
-        return _by_accept(request, JSONResponse({"detail": entries}, status_code=exc.status_code, headers=exc.headers))
     title = "Not found" if exc.status_code == 404 else "Error"
     messages = [e["message"] for e in entries]
-    return _error_page(request, exc.status_code, title, messages, exc.headers)  # a 405's Allow too
+    return _json_or_page(request, exc.status_code, {"detail": entries}, title, messages, exc.headers)  # a 405's Allow
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -141,9 +151,8 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
     if unread is not None:
         return JSONResponse({"detail": [unread]}, status_code=415)
     errors = field_errors(list(exc.errors()), body_model(request))
-    if wants_json(request):
-        return _by_accept(request, JSONResponse(jsonable_encoder({"detail": errors}), status_code=422))
-    return _error_page(request, 422, "Invalid input", [f"{e['field']}: {e['message']}" for e in errors])
+    messages = [f"{e['field']}: {e['message']}" for e in errors]
+    return _json_or_page(request, 422, jsonable_encoder({"detail": errors}), "Invalid input", messages)
 
 
 # A database that does not answer (down, or SQLite's "database is locked" past its timeout) is the server's
@@ -154,9 +163,7 @@ DATABASE_RETRY_AFTER_S = 5
 async def database_unavailable(request: Request, exc: OperationalError) -> Response:
     message = f"the database did not answer ({type(exc).__name__}); retry in a moment"  # never its URL
     headers = {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
-    if wants_json(request):
-        return _by_accept(request, JSONResponse(error_body(503, message), status_code=503, headers=headers))
-    return _error_page(request, 503, "Error", [message], headers)
+    return _json_or_page(request, 503, error_body(503, message), "Error", [message], headers)
 
 
 def install(app: FastAPI) -> None:

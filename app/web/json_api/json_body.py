@@ -41,6 +41,12 @@ def _field_error(path: strict_json.Path, message: str) -> dict[str, Any]:
     return {"type": "value_error", "loc": ("body", *path), "msg": message, "input": None}
 
 
+def media_type(request: Request) -> str:
+    """The body's media type without its parameters, in lower case as media types compare (RFC 9110 8.3.1):
+    `Application/JSON; charset=utf-8` -> `application/json`; '' where no Content-Type is sent."""
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
 async def strict_json_body(request: Request) -> Any:
     """The body read strictly, for a route that reads its body itself (POST /share takes a form too); a refusal is
     a RequestValidationError at its path, as on the routes below."""

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.web.errors.error_shape import field_entries
-from app.web.json_api.json_body import strict_json_body
+from app.web.json_api.json_body import media_type, strict_json_body
 
 
 class ShareRequest(BaseModel):
@@ -30,12 +30,8 @@ class ShareCreated(BaseModel):
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-def _media_type(request: Request) -> str:
-    return request.headers.get("content-type", "").split(";")[0].strip().lower()
-
-
 def _sent_json(request: Request) -> bool:
-    return _media_type(request) == "application/json"
+    return media_type(request) == "application/json"
 
 
 async def _form_fields(request: Request) -> dict[str, Any]:
@@ -58,7 +54,7 @@ async def _form_fields(request: Request) -> dict[str, Any]:
 async def share_request(request: Request) -> ShareRequest:
     """POST /share's fields from a JSON body or a form (the results page's Save button posts a form); a missing or
     bad one, or a field given twice, is a 422 naming it."""
-    media = _media_type(request)
+    media = media_type(request)
     if media and not _sent_json(request) and media not in FORM_TYPES:  # text/plain read as a form: "path required"
         message = f"expects application/json or a form, not {media}: send {{path, query}} as JSON or form fields"
         raise HTTPException(status_code=415, detail=field_entries({"content-type": message}))

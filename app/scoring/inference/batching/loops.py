@@ -16,7 +16,7 @@ from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms, operating_point
 from app.scoring.inference.batching.queueing import request_life_ms
 from app.scoring.inference.step.context import InferenceContext
-from app.scoring.inference.step.steps import prefill_parts
+from app.scoring.inference.step.prefill import prefill_parts
 
 # The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
 # in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).

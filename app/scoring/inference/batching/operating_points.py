@@ -18,13 +18,8 @@ from app.scoring.inference.batching.queueing import (
     running_steps_wait_ms,
 )
 from app.scoring.inference.step.context import InferenceContext
-from app.scoring.inference.step.steps import (
-    StepParts,
-    decode_parts,
-    mixed_step_parts,
-    prefill_latency_ms,
-    prefill_parts,
-)
+from app.scoring.inference.step.prefill import prefill_latency_ms, prefill_parts
+from app.scoring.inference.step.steps import StepParts, decode_parts, mixed_step_parts
 from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 

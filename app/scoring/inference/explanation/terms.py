@@ -20,7 +20,7 @@ from app.scoring.inference.explanation.decode_terms import (
 )
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.host_overheads import moe_prefill_ms
-from app.scoring.inference.step.steps import prefill_latency_ms, prompt_stage_pass
+from app.scoring.inference.step.prefill import prefill_latency_ms, prompt_stage_pass
 
 if TYPE_CHECKING:
     from app.scoring.inference.batching.operating_points import OperatingPoint
@@ -31,7 +31,7 @@ __all__ = ["ROCM_EVIDENCE", "SOURCE", "p99_latencies_ms", "step_terms"]
 def _prefill_terms(
     ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float
 ) -> list[Term]:
-    """The pass a first token waits for (steps.prompt_stage_pass), its parts, and with PP the stages in turn."""
+    """The pass a first token waits for (prefill.prompt_stage_pass), its parts, and with PP the stages in turn."""
     stage, batches = prompt_stage_pass(ctx, eff, point.ttft_prompts, input_len)
     pp, d = ctx.pipeline_parallel, stage.breakdown
     per_batch = point.ttft_prompts / batches

@@ -1,11 +1,11 @@
 """Per-forward-pass timing of one inference configuration: pure float arithmetic, no strings.
 
 `forward_parts` times one pass of one pipeline stage as the soft rooflines of its kernel classes (dense GEMMs,
-routed experts, attention) plus communication and host time; prefill, continuous-batching and decode steps (with
-speculative decoding) are built on it. Its pieces sit beside it: the configuration in context.py, MBU and MFU in
-efficiency_factors.py (the rates they give, worked out once per configuration, in pass_rates.py), all-reduces in
-communication.py, host time in host_overheads.py, routed-expert coverage in routed_experts.py and data-parallel
-attention in dp_attention.py.
+routed experts, attention) plus communication and host time; continuous-batching and decode steps (with
+speculative decoding) are built on it here, a prompt's prefill in prefill.py. Its pieces sit beside it: the
+configuration in context.py, MBU and MFU in efficiency_factors.py (the rates they give, worked out once per
+configuration, in pass_rates.py), all-reduces in communication.py, host time in host_overheads.py, routed-expert
+coverage in routed_experts.py and data-parallel attention in dp_attention.py.
 """
 
 from __future__ import annotations
@@ -191,47 +191,6 @@ def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: f
     attended = prefill_attended_tokens(input_len, ctx.sliding_window, ctx.sliding_share)
     flops = requests * CAUSAL_ATTENTION_FACTOR * ctx.attention_flops_per_token_ctx * input_len * attended
     return flops * ctx.techniques.uncached_attention_share
-
-
-def prefill_parts(ctx: InferenceContext, eff: InferenceEfficiency, requests: float, input_len: float) -> StepParts:
-    """Prefill of `requests` prompts together (no decoding sequences in the pass)."""
-    tokens = requests * input_len * ctx.techniques.uncached_share
-    attention = prefill_attention_flops(ctx, requests, input_len)
-    return forward_parts(ctx, eff, 0.0, 0.0, tokens, attention, prefill_passes=1.0, prefill_requests=requests)
-
-
-def prompt_stage_pass(
-    ctx: InferenceContext, eff: InferenceEfficiency, prompts: float, input_len: float
-) -> tuple[StepParts, float]:
-    """The pass a first token waits for, as one pipeline stage runs it, and the micro-batches m it comes in. Without
-    PP, prefill_parts (the one stage holds every layer) and m = 1. With PP a request sits in one micro-batch at a time
-    (vLLM, TensorRT-LLM): the prompts split into m = min(prompts, stages) micro-batches of whole prompts, and the pass
-    is one stage's layers over one micro-batch (its total_ms is `stages` of them, as every StepParts of PP)."""
-    pp = ctx.pipeline_parallel
-    if pp == 1:
-        return prefill_parts(ctx, eff, prompts, input_len), 1.0
-    batches = min(max(prompts, 1.0), float(pp))
-    per_batch = prompts / batches
-    tokens = per_batch * input_len * ctx.techniques.uncached_share
-    attention = prefill_attention_flops(ctx, per_batch, input_len)
-    # forward_parts splits what it is given into one micro-batch per stage: given `pp` micro-batches' worth, each
-    # stage carries one micro-batch of `per_batch` whole prompts, and total_ms is `pp` stage times
-    stage = forward_parts(
-        ctx, eff, 0.0, 0.0, tokens * pp, attention * pp, prefill_passes=1.0, prefill_requests=per_batch
-    )
-    return stage, batches
-
-
-def prefill_latency_ms(ctx: InferenceContext, eff: InferenceEfficiency, prompts: float, input_len: float) -> float:
-    """Time from a prefill pass's start to its last prompt's first token. Without PP, prefill_parts' total. With
-    PP the m micro-batches of prompt_stage_pass run the stages in turn: (m + stages - 1) stage times, where
-    prefill_parts (the throughput view, every stage kept busy) is `stages` of them. A lone prompt takes every
-    stage's time in turn: PP divides its layers, not its latency."""
-    pp = ctx.pipeline_parallel
-    stage, batches = prompt_stage_pass(ctx, eff, prompts, input_len)
-    if pp == 1:
-        return stage.total_ms
-    return stage.total_ms / pp * (batches + pp - 1)
 
 
 def mixed_step_parts(

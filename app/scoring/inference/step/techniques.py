@@ -1,9 +1,9 @@
 """Prefix caching and speculative decoding: what each does to a forward pass, and its explanation terms.
 
 Both are off unless the workload asks (`prefix_cache_hit`, `spec_acceptance`). The estimator reaches
-them through two small hooks in steps.py: prefill work is scaled by `uncached_share`, and decode steps
-go through `decode_parts`, which verifies k drafted tokens per sequence in one pass, adds the draft
-passes, and divides the step by the tokens it yields on average.
+them through two small hooks in steps.py and prefill.py: prefill work is scaled by `uncached_share`, and
+decode steps go through `decode_parts`, which verifies k drafted tokens per sequence in one pass, adds the
+draft passes, and divides the step by the tokens it yields on average.
 """
 
 from __future__ import annotations

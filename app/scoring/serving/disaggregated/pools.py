@@ -32,7 +32,8 @@ from app.scoring.inference.step.memory import (
     usable_gb,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.step.steps import decode_parts, prefill_latency_ms, prefill_parts
+from app.scoring.inference.step.prefill import prefill_latency_ms, prefill_parts
+from app.scoring.inference.step.steps import decode_parts
 from app.scoring.inference.step.techniques import techniques_for
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
