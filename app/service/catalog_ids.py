@@ -78,10 +78,15 @@ def catalog_id(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
     return next((k for k in known_ids(snapshot, kind) if k.lower() == wanted.lower()), wanted)
 
 
-def did_you_mean(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
-    """The nearest catalog ids of a kind (a KINDS key) to one unknown id, as the filters' messages give them: the
-    rank, estimate, precision and own APIs name a model or GPU the same way."""
-    return _did_you_mean(known_ids(snapshot, kind), [wanted])
+UNKNOWN_ONE = {"gpus": ("GPU", "/api/v1/gpus", "GPUs"), "models": ("model", "/api/v1/models", "models")}
+
+
+def unknown_one_message(snapshot: CatalogSnapshot, kind: str, wanted: str) -> str:
+    """Why one id of a kind ("gpus" or "models") is not the catalog's, with the nearest ids as the filters' messages
+    give them: the rank, estimate, precision and own APIs name a model or GPU the same way."""
+    noun, path, plural = UNKNOWN_ONE[kind]
+    hint = _did_you_mean(known_ids(snapshot, kind), [wanted])
+    return f"unknown {noun} {wanted!r}; {hint}GET {path} lists the catalog's {plural}"
 
 
 def unknown_ids_message(snapshot: CatalogSnapshot, kind: str, given: list[str]) -> str | None:

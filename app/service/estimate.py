@@ -19,7 +19,7 @@ from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.catalog_ids import catalog_id, did_you_mean
+from app.service.catalog_ids import catalog_id, unknown_one_message
 from app.service.rank.answer_body import weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.plain import mean_latencies, plain
@@ -59,8 +59,7 @@ def _machine(
 ) -> tuple[GpuSpec, Machine, Offer | None]:
     gpu = snapshot.gpus.get(catalog_id(snapshot, "gpus", gpu_id))  # answered under the catalog's id
     if gpu is None:
-        hint = did_you_mean(snapshot, "gpus", gpu_id)
-        raise BadEstimateRequest("gpu", f"unknown GPU {gpu_id!r}; {hint}GET /api/v1/gpus lists the catalog's GPUs")
+        raise BadEstimateRequest("gpu", unknown_one_message(snapshot, "gpus", gpu_id))
     if offer_id is None:
         return gpu, estimate_machine(gpu, gpu_count), None
     offer = next((o for o in snapshot.offers if o.offer_id == offer_id), None)

@@ -25,7 +25,7 @@ from app.scoring.serving.ownership.tco_defaults import (
 )
 from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
-from app.service.catalog_ids import catalog_id, did_you_mean
+from app.service.catalog_ids import catalog_id, unknown_one_message
 from app.service.query.fields import query_fields
 from app.service.query.form_numbers import as_typed_number
 from app.service.query.values import format_value, non_default_fields, query_shape_errors
@@ -82,8 +82,7 @@ def parse_own(items: list[tuple[str, str]], snapshot: CatalogSnapshot | None = N
 
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:
     if question.gpu not in snapshot.gpus:
-        hint = did_you_mean(snapshot, "gpus", question.gpu)
-        raise MissingInput("gpu", f"unknown GPU {question.gpu!r}; {hint}GET /api/v1/gpus lists the catalog's GPUs")
+        raise MissingInput("gpu", unknown_one_message(snapshot, "gpus", question.gpu))
 
 
 def _words(items: list[str]) -> str:

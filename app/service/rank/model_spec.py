@@ -10,7 +10,7 @@ from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
-from app.service.catalog_ids import did_you_mean, unknown_id_errors
+from app.service.catalog_ids import unknown_id_errors, unknown_one_message
 
 Workload = InferenceWorkload | TrainingWorkload
 
@@ -99,8 +99,7 @@ def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
         (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None
     )
     if spec is None:
-        hint = did_you_mean(snapshot, "models", workload.model)
-        message = f"unknown model {workload.model!r}; {hint}GET /api/v1/models lists the catalog's models"
+        message = unknown_one_message(snapshot, "models", workload.model)
         raise UnknownId("model", message)
     return spec
 
