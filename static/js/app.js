@@ -1,5 +1,5 @@
 // Small enhancements that the pages work without: copy-link buttons, re-applied table roles for screen readers, and
-// focus on the answer after an htmx submit.
+// focus on the answer after an htmx submit, and on the pressed sort or pager link's counterpart after its swap.
 // (A ranked table's column headers are links the server sorts the whole ranking by; htmx swaps them in place.)
 (function () {
   // Tells the stylesheet that scripts run: charts and copy buttons show only then (static/css/app.css).
@@ -59,10 +59,33 @@
   }
 
   document.addEventListener("htmx:afterSettle", function (event) {
-    if (!fromSubmit(event.detail)) return;
-    var answer = answerOf(document);
-    if (answer && document.activeElement !== answer) answer.focus();
+    if (fromSubmit(event.detail)) {
+      var answer = answerOf(document);
+      if (answer && document.activeElement !== answer) answer.focus();
+      return;
+    }
+    var link = event.detail.requestConfig && event.detail.requestConfig.elt;
+    var again = link && counterpart(link);
+    if (again && document.activeElement !== again) again.focus();
   });
+
+  // A column header's sort link or a pager link is swapped away with the ranking it sorts: focus fell to <body> and
+  // the next Tab went on below the table, past every row. Focus the same control in the new ranking instead (the
+  // same column's header; Next or Previous, else the pager's first link; else the results' heading), where the eye is.
+  function counterpart(link) {
+    if (link.tagName !== "A" || link.isConnected) return null;
+    var oldRoot = link;
+    while (oldRoot.parentElement) oldRoot = oldRoot.parentElement;
+    var root = (oldRoot.id && document.getElementById(oldRoot.id)) || document;
+    if (link.closest("th[data-sortable]")) {
+      var index = Array.prototype.indexOf.call(oldRoot.querySelectorAll("th[data-sortable] a"), link);
+      return root.querySelectorAll("th[data-sortable] a")[index] || null;
+    }
+    if (!link.closest("nav.pager")) return null;
+    var rel = link.getAttribute("rel");
+    return (rel && root.querySelector('nav.pager a[rel="' + rel + '"]')) || root.querySelector("nav.pager a") ||
+      answerOf(document);
+  }
 
   document.addEventListener("click", function (event) {
     var copy = event.target.closest("[data-copy]");

@@ -26,7 +26,12 @@
         var target = document.getElementById(node.getAttribute("data-chart"));
         if (!target || !target.isConnected) return;
         var figure = JSON.parse(node.textContent);
-        var config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+        // showSendToCloud: plotly.js 3 defaults to a "Share chart..." button that uploads the figure to Plotly Cloud,
+        // a third party: a workload's numbers must not leave the site, and it was one more tab stop per chart.
+        var config = {
+          responsive: true, displaylogo: false, showSendToCloud: false,
+          modeBarButtonsToRemove: ["lasso2d", "select2d"],
+        };
         window.Plotly.react(target, figure.data, figure.layout, config);
         target.setAttribute("data-drawn", "true");
       });

@@ -92,3 +92,27 @@ def test_a_sort_link_keeps_focus_off_the_heading(page, server_url: str) -> None:
     page.wait_for_timeout(300)  # past htmx's settle (20 ms), when a submit's focus would have moved
     assert page.evaluate("window.stillHere") is True
     assert page.evaluate(FOCUSED) != "results-title"
+
+
+FOCUSED_TEXT = "() => document.activeElement.closest('th, nav') && document.activeElement.textContent.trim()"
+
+
+def test_a_sort_or_pager_link_keeps_keyboard_focus_in_the_new_ranking(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """The swap took the pressed link away: focus fell to <body> and the next Tab went to the infeasible options
+    below the table, past every ranked row. Focus now stays on the same control in the swapped-in ranking."""
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-70b")
+    headers = "table.ranked th[data-sortable] a"
+    label = page.locator(headers).nth(4).inner_text().strip()
+    page.locator(headers).nth(4).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"[?&]sort="))
+    page.wait_for_function(f"() => document.activeElement.matches('{headers}')")
+    assert page.evaluate(FOCUSED_TEXT) == label
+    page.keyboard.press("Tab")  # on to the next column, not past the table
+    assert page.evaluate(FOCUSED_TEXT) == page.locator(headers).nth(5).inner_text().strip()
+
+    page.locator("nav.pager a[rel=next]").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"[?&]page=2"))
+    page.wait_for_function("() => document.activeElement.matches('nav.pager a')")
+    assert page.evaluate(FOCUSED_TEXT) == "‹ Previous"

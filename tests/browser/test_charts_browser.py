@@ -77,3 +77,13 @@ def test_on_a_phone_legends_clear_axis_titles_and_labels_fit(phone_page, server_
         frame = chart.bounding_box()
         for box in _boxes(page, f"#{chart_id} .xtick text, #{chart_id} .ytick text, #{chart_id} .g-xtitle"):
             assert box["x"] >= frame["x"] - 1 and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1, chart_id
+
+
+def test_a_chart_offers_no_upload_to_plotly_cloud(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """plotly.js 3 adds a "Share chart..." button to every modebar by default: its dialog uploads the figure (the
+    workload's costs) to Plotly Cloud, a third party, and each chart had one more keyboard stop for it."""
+    page.goto(f"{server_url}{INFERENCE}")
+    page.wait_for_selector(".chart-area[data-drawn] .modebar-btn", state="attached")
+    titles = page.locator(".modebar-btn").evaluate_all("buttons => buttons.map(b => b.dataset.title)")
+    assert "Download plot as a PNG" in titles
+    assert not [title for title in titles if "Share" in title or "Cloud" in title], titles
