@@ -166,7 +166,10 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     # margin; training held issue 10's target (<= 12 %, at 11.6 % since the logits' memory depends on the stack's
     # loss) until QLoRA ran as its stacks run it (FSDP, never TP/PP: torchtune's 405B row moved +19 % -> -19 %) and
     # MLA's AV matmul took its own head width: 12.3 % (2026-12-05), the target missed and said so in ACCURACY.md;
-    # the guard holds that level (the cold training refit with its seeded restarts is deterministic).
+    # then LLM Foundry and plain PyTorch/torchtune ran as FSDP only (no TP/PP, which neither stack has) and MLPerf's
+    # OEM "pytorch" rows as the NeMo runs they were: 14.4 % (2026-12-06; per row 10.0 -> 8.9 %), torchtune's fold left
+    # with no row of its class; the guard holds that level (the cold training refit with its seeded restarts is
+    # deterministic).
     inference = precomputed("inference_validation")
     assert inference["loso_method"].startswith("cold fold"), "inference_folds.py is stale: run make calibrate"
     loso_inf = inference["headline"]["loso"]
@@ -175,7 +178,7 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
     assert loso_inf["tpot_ms"]["median_abs_pct_error"] <= 9.2 + 4
     assert loso_inf["ttft_ms"]["median_abs_pct_error"] <= 14.3 + 5
     training = precomputed("training_validation")
-    assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 12.3 + 0.2
+    assert training["headline"]["loso"]["tokens_s_per_gpu"]["median_abs_pct_error"] <= 14.4 + 0.2
     assert training["headline"]["loso"]["tokens_s_per_gpu"]["within_25pct_share"] >= 0.776 - 0.05
     # No training group is flagged; one sits near the line: MaxText x AMD step time, +9.6 %. Held out, it rests
     # on the CDNA 4 research prior (0.33 vs 0.36 fitted): no other publication measures MI355X. Any other

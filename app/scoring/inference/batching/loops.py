@@ -36,10 +36,8 @@ def open_loop_point(
     """Open loop (Poisson arrivals at `requests_per_s`): the running batch settles where the engine
     completes requests as fast as they arrive, B / life(B) = rate (Little's law); B rises with the rate.
 
-    Above the capacity at the running cap the engine is overloaded: it runs the cap, fed from the queue as each
-    request completes (a closed loop at the cap), and the queue grows by rate - capacity requests every second
-    (`backlog_per_s`), so TTFT grows with the time under load. Below it a Poisson arrival sees the time-average
-    batch (operating_point's request_rate), a trickle's included.
+    Above the capacity at the running cap the engine is overloaded: it runs the cap, and the queue grows
+    by rate - capacity requests every second (`backlog_per_s`), so TTFT grows with the time under load.
     """
     rate_per_ms = requests_per_s / 1e3
     prefill_one = prefill_parts(ctx, eff, 1, input_len)
@@ -50,19 +48,15 @@ def open_loop_point(
     def at(batch: float) -> tuple[OperatingPoint, float]:
         if batch not in seen:
             point = operating_point(
-                ctx, eff, "request_rate", batch, input_len, output_len, beam_width, prefill_one, first_ms
+                ctx, eff, "concurrency", batch, input_len, output_len, beam_width, prefill_one, first_ms
             )
             seen[batch] = point, batch / request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
         return seen[batch]
 
     cap = float(max(running_cap, 1))
-    # Saturated, a backlog admits a queued request as each running one completes: the cap runs as a closed loop.
-    full = operating_point(ctx, eff, "concurrency", cap, input_len, output_len, beam_width, prefill_one, first_ms)
-    capacity = cap / request_life_ms(full.ttft_ms, full.tpot_ms, output_len)
+    full, capacity = at(cap)
     if rate_per_ms >= capacity:
         return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
-    if rate_per_ms >= at(cap)[1]:  # keeps up only as the cap's queue-fed loop: the engine runs full
-        return replace(full, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
     # The running batch B solves B = rate x life(B), and life only grows with the batch, so B is at least
     # rate x life(MIN_RUNNING_BATCH) (a trickle of requests): from there up to the cap, find it to BATCH_RTOL.
     trickle_ms = MIN_RUNNING_BATCH / at(MIN_RUNNING_BATCH)[1]
@@ -239,10 +233,9 @@ def light_load_point(
     B < 1 that meets them, as latency_bound_point checks them (None when even a trickle of requests misses).
 
     latency_bound's operating point at a real batch B is a Poisson load that keeps B requests in flight on average:
-    an arrival finds the running step busy with probability 1 - e^-B (queueing.busy_share) and queues behind the
-    prompts ahead of it, and as B falls to zero a request meets only its own prefill and decode. The slack never
-    falls as B grows: regula falsi in log B (as _log_root) brackets the last B with slack <= 0 in
-    [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The
+    an arrival finds the running step busy with probability min(B, 1) and queues behind the prompts ahead of it,
+    and as B falls to zero a request meets only its own prefill and decode. The slack never falls as B grows: regula
+    falsi in log B (as _log_root) brackets the last B with slack <= 0 in [MIN_RUNNING_BATCH, 1] to BATCH_RTOL. The
     point serves B / step sequences' tokens a second, the throughput of a replica kept at that load."""
     slack = LatencySlack(ctx, eff, workload_like, beam_width, prompt_p99_over_mean)
     seen = slack.seen

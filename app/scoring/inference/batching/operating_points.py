@@ -74,8 +74,6 @@ def mean_context(workload: InferenceWorkload) -> float:
 
 
 CONTINUOUS_SCENARIOS = ("latency_bound", "max_throughput", "concurrency", "request_rate")
-LOOPS = ("concurrency", "request_rate")  # closed and open loops of requests: tokens/s by Little's law
-POISSON_SCENARIOS = ("latency_bound", "request_rate")  # Poisson arrivals: an open loop, MLPerf's server scenario
 
 
 def token_budget_cap(
@@ -143,18 +141,16 @@ def operating_point(
         total_ms = request_life_ms(first_ms, step.total_ms, output_len)
         tokens_per_s = output_len / total_ms * 1e3
         return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
-    # A closed loop's request sees the other batch - 1 clients (it does not wait for itself); a Poisson arrival (an
-    # open loop, latency_bound's MLPerf server) sees the time-average batch, a trickle's included (PASTA).
-    poisson = scenario in POISSON_SCENARIOS
-    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=not poisson)
+    closed = scenario == "concurrency"  # a closed loop's request does not wait for itself: batch - 1 others
+    step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=closed)
     step_ms, service_ms = step.total_ms, prefill_one.total_ms
-    others = batch if poisson else max(batch - 1.0, 0.0)
+    others = max(batch - 1.0, 0.0) if closed else batch
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
     share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
-    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine, poisson)
+    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
     ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
-    if scenario in LOOPS:  # Little's law over one request's life
+    if closed:  # closed loop (an open loop too, timed as one): Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3
     else:
         tokens_per_s = batch / step_ms * 1e3
@@ -167,7 +163,7 @@ def operating_point(
         prefill_one,
         prefill_queue_ms=queue_ms,
         prefill_utilisation=min(share, MAX_UTILISATION),
-        poisson_arrivals=poisson,
+        poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
     )

@@ -41,21 +41,11 @@ def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
     return prefill_ms + queue_ms + wait_ms
 
 
-def running_steps_wait_ms(
-    step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "", poisson: bool = False
-) -> float:
-    """The running steps a new request waits for (wait_steps of them) where `batch` other requests run on average,
-    times the chance it finds any running (`busy_share`); a request alone (closed loop of one) finds none."""
-    return wait_steps(engine, eff) * step_ms * busy_share(batch, poisson)
-
-
-def busy_share(others: float, poisson: bool) -> float:
-    """The chance a new request finds another running. A closed loop's `others` clients are there, a fraction of
-    one a share of the time: min(others, 1). A Poisson arrival sees the time-average state (PASTA, Wolff 1982), and
-    an engine running every admitted request at once is an M/G/infinity system, whose count in service is Poisson
-    with mean `others` (Little's law): 1 - e^-others. Below one in flight that is less than `others` (two requests
-    overlap), as the TensorRT-LLM v0.14 serving table's TTFT rising 18 -> 20 ms from 0.2 to 0.9 in flight shows."""
-    return -math.expm1(-others) if poisson else min(others, 1.0)
+def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
+    """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
+    alone (closed loop of one) finds none, a trickle of them a share."""
+    busy = min(batch, 1.0)
+    return wait_steps(engine, eff) * step_ms * busy
 
 
 def wait_steps(engine: str, eff: InferenceEfficiency) -> float:

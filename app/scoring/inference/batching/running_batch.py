@@ -11,9 +11,11 @@ from app.scoring.workload import InferenceWorkload
 
 def batching_scenario(workload: InferenceWorkload) -> str:
     """The scenario operating_point times the running batch under: a statically batching engine at max throughput
-    runs full batches one after another (the fixed-batch point)."""
+    runs full batches one after another (the fixed-batch point); open and closed loops run loops of requests."""
     if workload.scenario == "max_throughput" and workload.engine in STATIC_BATCH_ENGINES:
         return "fixed_batch"
+    if workload.scenario == "request_rate":
+        return "concurrency"
     return workload.scenario
 
 

@@ -18,7 +18,7 @@ from app.scoring.inference.bands.limits import (
     unapplied_limits_note,
 )
 from app.scoring.inference.bands.moe_host_reach import moe_host_reach
-from app.scoring.inference.batching.operating_points import LOOPS, OperatingPoint, operating_point
+from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
@@ -267,6 +267,7 @@ def _technique_terms(s: Solution) -> list[Term]:
         return []
     w = s.workload
     plain_ctx = replace(s.ctx, techniques=NO_TECHNIQUES)
-    batch = s.point.batch if w.scenario in LOOPS else s.batch
-    base = operating_point(plain_ctx, s.efficiency, w.scenario, batch, w.input_len, w.output_len, w.beam_width)
+    scenario = "concurrency" if w.scenario == "request_rate" else w.scenario  # both run loops of requests
+    batch = s.point.batch if scenario == "concurrency" else s.batch
+    base = operating_point(plain_ctx, s.efficiency, scenario, batch, w.input_len, w.output_len, w.beam_width)
     return technique_terms(s.ctx.techniques, s.point, base)

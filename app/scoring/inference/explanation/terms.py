@@ -105,26 +105,17 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
     if point.step_wait_ms:
         steps = wait_steps(ctx.engine, eff)
         busy = point.step_wait_ms / (steps * point.step.total_ms)
-        share = f" x {figure(busy)} busy" if busy < BUSY_SHOWN_BELOW else ""
+        share = f" x {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
         terms.append(
             Term(
                 "TTFT: running steps' wait",
                 point.step_wait_ms,
                 "ms",
                 f"{steps:g} steps x {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
-                + (f"; busy: {_busy_how(point)}" if share else ""),
+                + ("; busy: the share of time a running request is there to wait for" if share else ""),
             )
         )
     return terms
-
-
-BUSY_SHOWN_BELOW = 0.9995  # a busy share that rounds to 1 at the shown precision is left unsaid
-
-
-def _busy_how(point: OperatingPoint) -> str:
-    if point.poisson_arrivals:
-        return "the chance a Poisson arrival finds a request running, 1 - e^-(requests in flight)"
-    return "the share of time a running request is there to wait for"
 
 
 def _wait_how(steps: float) -> str:
