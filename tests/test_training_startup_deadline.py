@@ -1,0 +1,26 @@
+"""A training deadline counts the run's start-up (offer_terms.STARTUP_HOURS) in the note that says why nothing finishes
+in time, as the rows do: a 14-minute deadline is shorter than the 15-minute start-up, whatever the GPU count."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+LORA_20_MIN = {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 2e7, "gpus": ["H100-SXM"]}
+
+
+def test_a_deadline_shorter_than_the_start_up_names_it_and_no_gpu_count(client: TestClient) -> None:
+    """It read: 'the nearest, 64xH100-SXM at CoreWeave, takes 28 s. About 3 H100-SXM would finish in time ...
+    With Max GPUs 80, 80xH100-SXM at CoreWeave finishes in time', while that row says it finishes in 15 min."""
+    body = client.post("/api/v1/rank/training?terms=false", json={**LORA_20_MIN, "max_days": 0.01}).json()
+    assert not any(o["feasible"] for o in body["options"])
+    note = body["notes"][0]
+    assert "takes 15 min (15 min start-up + 28 s of run)" in note, note
+    assert "start-up alone fills the deadline" in note
+    assert "would finish in time" not in note and "With Max GPUs" not in note
+
+
+def test_the_gpus_a_late_run_would_need_leave_room_for_its_start_up(client: TestClient) -> None:
+    """18 minutes leave 3 for the run: 8 H100s take 3.3, so about 9 (it said 2, as if the run had all 18)."""
+    workload = {**LORA_20_MIN, "max_days": 0.0125, "max_gpus": 8}
+    note = client.post("/api/v1/rank/training?terms=false", json=workload).json()["notes"][0]
+    assert "takes 18 min (15 min start-up + 3.3 min of run)" in note and "About 9 H100-SXM" in note, note
