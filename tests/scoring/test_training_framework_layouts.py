@@ -58,3 +58,14 @@ def test_a_stack_with_tensor_parallelism_gets_no_stack_advice():
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-405b"]
     est = estimate_training(gpu, 8, model, TrainingWorkload(model="llama-3.1-405b", method="full_ft"))
     assert not est.fits and "tensor or pipeline parallelism" not in est.reason
+
+
+@pytest.mark.parametrize("framework", ["llm-foundry", "pytorch", "hf"])
+def test_a_stack_without_tp_or_pp_reads_neither_in_its_terms(framework):
+    """Its terms read 'pipeline bubble ... (80 over PP1: ...)' and 'exposed TP all-reduce: 0; TP1: no all-reduce'."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="lora", seq_len=4096, global_batch_seqs=8, framework=framework)
+    est = estimate_training(gpu, 8, model, w)
+    text = " ".join(f"{t.name} {t.detail}" for t in est.terms)
+    assert est.fits and "PP1" not in text and "TP1" not in text and "pipeline bubble" not in text
+    assert "exposed TP" not in text and "per-step latency" in text
