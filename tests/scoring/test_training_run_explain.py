@@ -32,6 +32,9 @@ W = TrainingWorkload(model="llama-3.1-8b", method="full_ft")
             "billed 349 h = (0.25 h start-up + 348.7 h of run) in whole hours",
         ),
         (("on_demand", "lambda", None, 1, 29.8), ""),  # billed what is used: nothing to add
+        # a one-step smoke test read '(0.25 h start-up + 0.0014 h of run)'
+        (("on_demand", "vultr", None, 1, 0.0014), "billed 1 h = (0.25 h start-up + 5.0 s of run) in whole hours"),
+        (("on_demand", "vultr", None, 1, 0.075), "billed 1 h = (0.25 h start-up + 4.5 min of run) in whole hours"),
     ],
 )
 def test_a_rows_note_says_how_its_billed_hours_follow_from_its_terms(args, note):
