@@ -24,3 +24,16 @@ def test_the_gpus_a_late_run_would_need_leave_room_for_its_start_up(client: Test
     workload = {**LORA_20_MIN, "max_days": 0.0125, "max_gpus": 8}
     note = client.post("/api/v1/rank/training?terms=false", json=workload).json()["notes"][0]
     assert "takes 18 min (15 min start-up + 3.3 min of run)" in note and "About 9 H100-SXM" in note, note
+
+
+def test_the_deadline_at_risk_badge_does_not_stretch_the_start_up_by_the_band(client: TestClient) -> None:
+    """A 36-minute deadline: 2xH100 finish in 28 min, 35 at the band's slow end (the start-up does not run slower).
+    The badge read 'finishes in 44 min at its band's slow end', the 15-minute start-up stretched with the run, while
+    limits_at=band_high, which checks the same slow end, ranked that row on time."""
+    workload = {**LORA_20_MIN, "max_days": 0.025}
+    rows = client.post("/api/v1/rank/training?terms=false", json=workload).json()["options"]
+    two = next(o for o in rows if o["gpu_count"] == 2 and o["feasible"])
+    assert two["deadline_at_risk"] == ""
+    strict = client.post("/api/v1/rank/training?terms=false", json={**workload, "limits_at": "band_high"}).json()
+    same = [o for o in strict["options"] if o["offer_id"] == two["offer_id"] and o["gpu_count"] == 2]
+    assert same and same[0]["feasible"]
