@@ -3,6 +3,7 @@ in time, as the rows do: a 14-minute deadline is shorter than the 15-minute star
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 LORA_20_MIN = {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 2e7, "gpus": ["H100-SXM"]}
@@ -37,3 +38,18 @@ def test_the_deadline_at_risk_badge_does_not_stretch_the_start_up_by_the_band(cl
     strict = client.post("/api/v1/rank/training?terms=false", json={**workload, "limits_at": "band_high"}).json()
     same = [o for o in strict["options"] if o["offer_id"] == two["offer_id"] and o["gpu_count"] == 2]
     assert same and same[0]["feasible"]
+
+
+def test_a_short_runs_cost_band_does_not_stretch_its_start_up(client: TestClient) -> None:
+    """1xH100 at GMI Cloud: $0.50 of start-up and $0.86 of run; the band scaled both, $1.08-$2.14, where the run's
+    tokens/s band moves only the $0.86 ($1.18-$1.86)."""
+    body = {**LORA_20_MIN, "providers": ["gmi-cloud"]}
+    top = client.post("/api/v1/rank/training?terms=false&limit=1", json=body).json()["options"][0]
+    startup_usd = 0.25 * top["gpu_count"] * top["usd_per_gpu_hour"]
+    estimate = {k: v for k, v in body.items() if k not in ("gpus", "providers")}
+    tok = client.post("/api/v1/estimate/training", json={**estimate, "gpu": "H100-SXM", "gpu_count": 1}).json()
+    assert tok["tokens_per_s_per_gpu"] == top["tokens_per_s_per_gpu"]
+    run_usd = top["total_usd"] - startup_usd
+    low = startup_usd + run_usd * tok["tokens_per_s_per_gpu"] / tok["band"]["high"]
+    high = startup_usd + run_usd * tok["tokens_per_s_per_gpu"] / tok["band"]["low"]
+    assert top["band"]["low"] == pytest.approx(low, rel=1e-4) and top["band"]["high"] == pytest.approx(high, rel=1e-4)
