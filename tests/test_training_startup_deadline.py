@@ -53,3 +53,8 @@ def test_a_short_runs_cost_band_does_not_stretch_its_start_up(client: TestClient
     low = startup_usd + run_usd * tok["tokens_per_s_per_gpu"] / tok["band"]["high"]
     high = startup_usd + run_usd * tok["tokens_per_s_per_gpu"] / tok["band"]["low"]
     assert top["band"]["low"] == pytest.approx(low, rel=1e-4) and top["band"]["high"] == pytest.approx(high, rel=1e-4)
+
+
+def test_the_methodology_says_a_training_run_starts_with_its_start_up(client: TestClient) -> None:
+    text = " ".join(client.get("/methodology").text.split())
+    assert 'a training run is billed the same way, its time starting with a <span id="start-up">start-up</span>' in text
