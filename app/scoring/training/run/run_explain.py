@@ -112,7 +112,8 @@ def run_terms_explained(
             f"{hours_text(t.work_hours)} h of work {lost_text(t)}, each losing half the {checkpoint} h checkpoint "
             f"interval and a {restart} h restart"
         )
-        terms.append(Term("wall time with interruptions", t.run_hours, "h", detail))
+        # the run after its start-up: 'wall time' read as the row's total hours, which add the start-up
+        terms.append(Term("run time with interruptions", t.run_hours, "h", detail + "; the start-up comes before it"))
     if t.startup_hours:
         terms.append(Term("start-up", t.startup_hours, "h", STARTUP_DETAIL))
     billed = billed_formula(t) + (f"; {t.unit_source}" if t.unit_source and not t.min_term_hours else "")
