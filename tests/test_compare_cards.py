@@ -56,3 +56,16 @@ def test_a_card_without_offers_says_what_the_filters_left_out_of_that_gpu(client
     assert "would match" not in cards["H100-SXM"]
     wider = _cards(client.get(url + "&include_stale=true&price_types=on_demand,spot").text)
     assert "No offer in the catalog matches" not in wider["TPU-V5E"]
+
+
+SHORT_VULTR_RUN = (
+    "phase=training&model=llama-3.1-8b&total_tokens=20000000&gpus=MI300X&providers=vultr&include_stale=true"
+)
+
+
+def test_a_short_runs_card_keeps_its_cents_and_says_the_whole_hour_billed(client: TestClient) -> None:
+    """A 20-minute LoRA run's card read "0.8 h · $2 billed" for $1.85 billed for one whole Vultr hour."""
+    top = client.get(f"/compare.json?{SHORT_VULTR_RUN}").json()["options"][0]
+    assert top["billed_hours"] == 1.0 and top["total_hours"] < 1.0
+    card = _cards(client.get(f"/compare?{SHORT_VULTR_RUN}").text)["MI300X"]
+    assert f"(billed 1.0 h) · ${top['total_usd']:.2f} billed" in card, card

@@ -116,3 +116,15 @@ def test_training_memory_chart_draws_each_leading_row_s_own_layout(client):
         row = next(r for r in rows if r["gpu_id"] == gpu and r["gpu_count"] == int(count) and r["feasible"])
         drawn = sum(t["x"][i] for t in bars)
         assert abs(drawn - row["memory_per_gpu_gb"]) < 0.05, (label, row["layout"], drawn, row["memory_per_gpu_gb"])
+
+
+def test_the_frontier_hover_keeps_the_cents_of_a_run_under_10_dollars() -> None:
+    """A 20-minute LoRA run's point, billed $1.36, hovered as "$1"."""
+    from app.web.rank.charts import frontier_chart
+
+    short = {"gpu_id": "H100-SXM", "provider_name": "GMI Cloud", "price_type": "on_demand", "on_time": True}
+    points = [{**short, "gpu_count": n, "days": 0.03 / n, "total_usd": 1.36 * n} for n in (1, 2)]
+    hover = frontier_chart(points, 30)["data"][0]["hovertemplate"]
+    assert "$%{y:,.2f}" in hover, hover
+    large = [{**p, "total_usd": p["total_usd"] * 100} for p in points]
+    assert "$%{y:,.0f}" in frontier_chart(large, 30)["data"][0]["hovertemplate"]

@@ -3,6 +3,7 @@ target is not "target 0.0", on the pages, in the API's words and on the command 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -84,3 +85,14 @@ def test_a_bands_two_ends_share_their_places(client: TestClient) -> None:
     bands = re.findall(r'class="muted band">\(([0-9.]+)–([0-9.]+)\)', page)
     assert bands and all(len(low.split(".")[-1]) == len(high.split(".")[-1]) for low, high in bands)
     assert all(float(low) > 0 for low, _ in bands)  # it read 0.00–0.01 before either fix
+
+
+def test_the_cli_ranking_keeps_the_cents_of_a_run_under_10_dollars(database: str, capsys: Any) -> None:
+    """A 20-minute LoRA run billed $1.36 read "1" in the total $ column, beside a $1.55 run that read "2"."""
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--total-tokens", "2e7", "--gpus", "H100-SXM"]
+    argv += ["--limit", "1"]
+    assert cli([*argv, "--json"]) == 0
+    billed = json.loads(capsys.readouterr().out)["options"][0]["total_usd"]
+    assert cli(argv) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[1:4]
+    assert billed < 10 and row[header.index("total $") :].split()[0] == f"{billed:.2f}", row

@@ -136,7 +136,14 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
     workload = TrainingWorkload(**{"seq_len": 4096, "global_batch_seqs": 256, **fields})
     est = estimate_training(GPUS[gpu], count, MODELS[workload.model], workload)
     assert est.feasible, est.reason
-    return {t.name.removesuffix(" + SP all-to-all"): t for t in est.terms}, est.step_time_s, est.layout_text
+    # a layout without PP or TP names those parts for what they are: the per-layer latency, the SP all-to-all
+    names = {
+        "per-step latency": "pipeline bubble",
+        "exposed layer-split traffic": "exposed TP all-reduce",
+        "exposed SP all-to-all": "exposed TP all-reduce",
+    }
+    named = {names.get(t.name, t.name.removesuffix(" + SP all-to-all")): t for t in est.terms}
+    return named, est.step_time_s, est.layout_text
 
 
 @pytest.mark.parametrize("case", list(TRAINING))

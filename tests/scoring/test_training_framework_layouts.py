@@ -38,3 +38,34 @@ def test_an_mlperf_row_run_in_nvidias_container_reads_as_its_reference_stack():
     assert read_row(row)[0].framework == "nemo"
     assert read_row(row | {"notes": "framework: torchtune"})[0].framework == "pytorch"
     assert read_row(row | {"source": "torchtune-readme"})[0].framework == "pytorch"
+
+
+@pytest.mark.parametrize("framework", ["llm-foundry", "pytorch"])
+def test_a_run_too_big_for_fsdp_alone_names_the_stack_it_would_fit_on(framework):
+    """70B LoRA at 32k tokens on 8 H100s: FSDP x8 needs 100 GB a GPU, and the reason blamed only 144 GB of model
+    states, which FSDP shards to 18; TP (Megatron, NeMo) or Ulysses SP (HF) fit it on the same machine."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="lora", seq_len=32768, global_batch_seqs=8, framework=framework)
+    est = estimate_training(gpu, 8, model, w)
+    assert not est.fits
+    assert f"{framework} runs no tensor or pipeline parallelism" in est.reason
+    assert est.reason.endswith("it fits with framework megatron or nemo (tensor and pipeline parallelism)")
+    for other in ("megatron", "hf"):
+        assert estimate_training(gpu, 8, model, w.model_copy(update={"framework": other})).fits
+
+
+def test_a_stack_with_tensor_parallelism_gets_no_stack_advice():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-405b"]
+    est = estimate_training(gpu, 8, model, TrainingWorkload(model="llama-3.1-405b", method="full_ft"))
+    assert not est.fits and "tensor or pipeline parallelism" not in est.reason
+
+
+@pytest.mark.parametrize("framework", ["llm-foundry", "pytorch", "hf"])
+def test_a_stack_without_tp_or_pp_reads_neither_in_its_terms(framework):
+    """Its terms read 'pipeline bubble ... (80 over PP1: ...)' and 'exposed TP all-reduce: 0; TP1: no all-reduce'."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="lora", seq_len=4096, global_batch_seqs=8, framework=framework)
+    est = estimate_training(gpu, 8, model, w)
+    text = " ".join(f"{t.name} {t.detail}" for t in est.terms)
+    assert est.fits and "PP1" not in text and "TP1" not in text and "pipeline bubble" not in text
+    assert "exposed TP" not in text and "per-step latency" in text

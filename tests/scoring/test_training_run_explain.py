@@ -32,6 +32,9 @@ W = TrainingWorkload(model="llama-3.1-8b", method="full_ft")
             "billed 349 h = (0.25 h start-up + 348.7 h of run) in whole hours",
         ),
         (("on_demand", "lambda", None, 1, 29.8), ""),  # billed what is used: nothing to add
+        # a one-step smoke test read '(0.25 h start-up + 0.0014 h of run)'
+        (("on_demand", "vultr", None, 1, 0.0014), "billed 1 h = (0.25 h start-up + 5.0 s of run) in whole hours"),
+        (("on_demand", "vultr", None, 1, 0.075), "billed 1 h = (0.25 h start-up + 4.5 min of run) in whole hours"),
     ],
 )
 def test_a_rows_note_says_how_its_billed_hours_follow_from_its_terms(args, note):
@@ -43,8 +46,10 @@ def test_a_spot_rows_note_says_the_hours_lost_to_interruptions():
     assert 0.1 < t.interruptions < 1
     lost = t.run_hours - t.work_hours
     assert billing_note(t) == f"100 h of work +{lost:.2f} h lost to {t.interruptions:.1f} interruptions"
-    wall = next(term for term in run_terms_explained(t, 32, 2.0, 1.0, W) if term.name == "wall time with interruptions")
-    assert wall.value == t.run_hours and "checkpoint interval" in wall.detail
+    terms = {term.name: term for term in run_terms_explained(t, 32, 2.0, 1.0, W)}
+    run = terms["run time with interruptions"]  # it read 'wall time', less than the row's wall time by the start-up
+    assert run.value == t.run_hours and "checkpoint interval" in run.detail
+    assert run.value + terms["start-up"].value == pytest.approx(t.wall_hours)
 
 
 def test_expected_interruptions_below_one_are_never_said_as_zero():

@@ -129,7 +129,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["tokens_per_s_per_gpu"],
                     o["total_hours"],
                     o.get("billed_hours"),
-                    _money(o["total_usd"], 0),
+                    _money(o["total_usd"], 0 if o["total_usd"] >= 10 else 2),
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )

@@ -192,20 +192,27 @@ def billed_use_hours(use_hours: float, price_type: str, stated_min_term: float |
 
 
 def billed_band_ratios(
-    use_hours: float, low_ratio: float, high_ratio: float, unit_hours: float | None, min_term: float
+    use_hours: float,
+    low_ratio: float,
+    high_ratio: float,
+    unit_hours: float | None,
+    min_term: float,
+    fixed_hours: float = 0.0,
 ) -> tuple[float, float]:
     """The uncertainty band of a billed cost, as ratios to that cost. The estimate's band scales the hours a job uses
-    (`low_ratio`, `high_ratio`: the job at its band's fastest and slowest); each end is billed as the job is, rounded
-    up to the unit and at least the minimum term, so a job whose whole band stays inside a 730 h reservation costs
-    the reservation, a certain (1.0, 1.0). Billed as used, the ratios themselves."""
-    if not unit_hours and not min_term:
+    (`low_ratio`, `high_ratio`: the job at its band's fastest and slowest) past its `fixed_hours` (a training run's
+    start-up, which no tokens/s makes longer); each end is billed as the job is, rounded up to the unit and at least
+    the minimum term, so a job whose whole band stays inside a 730 h reservation costs the reservation, a certain
+    (1.0, 1.0). Billed as used, the ratios of those hours."""
+    if use_hours <= 0:
         return low_ratio, high_ratio
+    low_use, high_use = (fixed_hours + (use_hours - fixed_hours) * r for r in (low_ratio, high_ratio))
+    if not unit_hours and not min_term:
+        return low_use / use_hours, high_use / use_hours
     billed = bill_hours(use_hours, unit_hours, min_term)
     if billed <= 0:
         return low_ratio, high_ratio
-    low = bill_hours(use_hours * low_ratio, unit_hours, min_term)
-    high = bill_hours(use_hours * high_ratio, unit_hours, min_term)
-    return low / billed, high / billed
+    return bill_hours(low_use, unit_hours, min_term) / billed, bill_hours(high_use, unit_hours, min_term) / billed
 
 
 # A billed band's low end over its cost is at least the estimate's own low ratio l where hours are billed as used or

@@ -21,7 +21,7 @@ from app.scoring.training.layouts.choice import (
     layout_timing,
     sequence_degrees,
 )
-from app.scoring.training.layouts.frugal_settings import settings_that_fit
+from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_that_fits
 from app.scoring.training.layouts.memory import (
     Layout,
     memory_breakdown_gb,
@@ -31,6 +31,7 @@ from app.scoring.training.layouts.memory import (
 )
 from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.step.flops import model_flops_per_token
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.terms import training_terms
 from app.scoring.workload import TrainingWorkload
@@ -95,6 +96,14 @@ def _reason_no_fit(
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
         text += f"; it fits with {frugal_settings}"
+    stack = stack_that_fits(gpu, gpu_count, model, w, e)
+    if stack:
+        why = (
+            ""
+            if w.framework in DATA_PARALLEL_ONLY
+            else " (its FSDP shards weights and optimizer states, not activations)"
+        )
+        text += f"; {w.framework} runs no tensor or pipeline parallelism{why}: it fits with {stack}"
     return text, breakdown
 
 

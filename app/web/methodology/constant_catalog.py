@@ -60,6 +60,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "training/ranking/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
     "training/ranking/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
     "training/run/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",
+    "training/run/run_explain.py:SHORT_RUN_HOURS": "display threshold: a run said in minutes beside its start-up",
 }
 
 # Units by the name's ending (first match wins); UNITS names the rest.

@@ -117,7 +117,11 @@ class LifecycleCombinationOut(BaseModel):
     serving: str = Field(description="the serving option (dedicated or serverless), in words")
     serving_kind: str = Field(description="dedicated | serverless")
     training_usd: float = Field(description="$ the run is billed")
-    training_hours: float = Field(description="hours the run takes")
+    training_hours: float = Field(description="hours the run takes, its start-up included")
+    training_billed_hours: float = Field(
+        description="hours training_usd bills: training_hours rounded up to the provider's billing unit (Vultr's "
+        "hour), at least a committed term"
+    )
     serving_usd_per_month: float = Field(description="dedicated autoscaled, or serverless, $ a month")
     months: int = Field(description="months of serving counted")
     total_usd: float = Field(description="training_usd + months × serving_usd_per_month")

@@ -184,6 +184,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
     lines = frontier_lines(points)
     traces: list[dict[str, Any]] = []
     seen_per_gpu: dict[str, int] = {}
+    cents = ",.2f" if min((p["total_usd"] for p in points), default=10) < 10 else ",.0f"  # a $1.36 run read "$1"
     for i, (name, rows) in enumerate(lines.items()):
         rows = sorted(rows, key=lambda p: p["gpu_count"])
         nth = seen_per_gpu[rows[0]["gpu_id"]] = seen_per_gpu.get(rows[0]["gpu_id"], -1) + 1  # same GPU, other offer
@@ -198,7 +199,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "text": [f"{p['gpu_count']} GPU" + ("s" if p["gpu_count"] != 1 else "") for p in rows],
                 "marker": {"color": colour, "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
                 "line": {"color": colour, "dash": DASHES[nth % len(DASHES)]},
-                "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:,.0f}<extra>" + name + "</extra>",
+                "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:" + cents + "}<extra>" + name + "</extra>",
             }
         )
     totals = [p["total_usd"] for p in points]

@@ -39,6 +39,7 @@ class LifecycleCombination:
     # price's doubts (token_prices.DOUBTS)
     training_price_caveats: tuple[str, ...] = ()
     serving_price_caveats: tuple[str, ...] = ()
+    training_billed_hours: float = 0.0  # training_hours rounded up to the billing unit, at least a committed term
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,7 @@ def combine(
                     months * monthly / total if total else 0.0,
                     t.price_caveats,
                     candidate.price_caveats,
+                    t.billed_hours or t.total_hours or 0.0,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import fits_at
+from app.scoring.training.step.frameworks import NO_MODEL_PARALLEL
 from app.scoring.workload import TrainingWorkload
 
 # Settings that need less memory for the same run, least invasive first: 8-bit Adam moments (6 B a trained param
@@ -38,3 +39,26 @@ def settings_that_fit(
 
 
 _DEFAULTS = {"optimizer": "adamw", "framework": "auto", "offload": "none"}
+
+
+# Stacks that split what FSDP alone cannot hold, for a run on a stack without tensor or pipeline parallelism
+# (frameworks.NO_MODEL_PARALLEL): Megatron's TP/PP splits the activations too, HF's DeepSpeed-Ulysses the sequence.
+MODEL_PARALLEL_STACKS: tuple[tuple[str, str], ...] = (
+    ("megatron", "framework megatron or nemo (tensor and pipeline parallelism)"),
+    ("hf", "framework hf (DeepSpeed-Ulysses sequence parallelism)"),
+)
+
+
+def stack_that_fits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+) -> str:
+    """For a run on a stack with no TP/PP that fits nowhere on these GPUs, the first stack of MODEL_PARALLEL_STACKS
+    it fits on ('' when none does, or the stack splits by TP/PP already)."""
+    if w.framework not in NO_MODEL_PARALLEL:
+        return ""
+    for framework, words in MODEL_PARALLEL_STACKS:
+        if framework != w.framework and fits_at(
+            gpu, gpu_count, model, w.model_copy(update={"framework": framework}), e
+        ):
+            return words
+    return ""

@@ -125,7 +125,9 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
-        ratios.append(billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours))
+        ratios.append(
+            billed_band_ratios(t.wall_hours, s.band_low, s.band_high, t.unit_hours, t.min_term_hours, t.startup_hours)
+        )
         if slow != 1.0:
             t = terms[-1] = replace(t, slow_end_usd=ratios[-1][1])
         on = on_time_count(offers, members, t, s.est.gpu_count, w)

@@ -141,7 +141,7 @@ def priced_training_option(
         memory_breakdown_gb=est.memory_breakdown_gb,
         deadline_at_risk=""
         if not cost.on_time
-        else deadline_at_risk_text(cost.wall_hours, s.band_high, band.high, w.max_days, w.budget_usd),
+        else deadline_at_risk_text(cost.wall_hours, s.band_high, band.high, w.max_days, w.budget_usd, t.startup_hours),
     )
 
 

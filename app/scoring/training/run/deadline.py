@@ -10,6 +10,7 @@ from app.scoring.specs import GpuSpec, Offer
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.run.limit_words import days_text, deadline_text
+from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
@@ -37,8 +38,10 @@ def count_meeting_deadline(
     limit = min(LARGEST_MAX_GPUS, supply_limit or LARGEST_MAX_GPUS)
     if limit <= w.max_gpus:
         return None
+    deadline_hours = w.max_days * 24 - STARTUP_HOURS  # the run must finish after its start-up
+    if deadline_hours <= 0:
+        return None
     timer = GpuTimer(search.for_machine(w.model_copy(update={"max_gpus": limit}), search.e), gpu)
-    deadline_hours = w.max_days * 24
     for n in grid(limit):
         if n <= w.max_gpus or not allowed(n):
             continue
@@ -63,12 +66,15 @@ def nothing_on_time_note(
     """What the nearest run misses by, and what would let one finish in time; `work_hours` are where the deadline is
     checked (`where`: ' at its band's slow end' with limits_at band_high). `more_gpus_help` False: a search above Max
     GPUs on the nearest machines found no count that finishes in time, so raising Max GPUs is no advice."""
-    n, deadline_h = gpu_count, w.max_days * 24
+    n, deadline_h = gpu_count, w.max_days * 24 - STARTUP_HOURS  # the hours the run has after its start-up
     text = (
         f"No option finishes within the {deadline_text(w.max_days)}: the nearest, {n}×{offer.gpu_id} at "
-        f"{offer.provider_name}, takes {days_text(work_hours / 24)}{where}."
+        f"{offer.provider_name}, takes {days_text((STARTUP_HOURS + work_hours) / 24)} "
+        f"({days_text(STARTUP_HOURS / 24)} start-up + {days_text(work_hours / 24)} of run){where}."
     )
-    scaled = n * work_hours / deadline_h if deadline_h > 0 else math.inf
+    if deadline_h <= 0:
+        return text + f" The {days_text(STARTUP_HOURS / 24)} start-up alone fills the deadline: a later deadline."
+    scaled = n * work_hours / deadline_h
     if not scaled < MOST_GPUS_NAMED:  # a deadline of seconds: no cluster comes near it
         return text + " No offer in the catalog supplies the GPUs that would finish in time: a later deadline."
     needed = math.ceil(scaled)

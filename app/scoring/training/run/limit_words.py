@@ -61,15 +61,20 @@ def spot_waste_text(lost_share: float, nodes: int, interruptions_per_hour: float
 
 
 def deadline_at_risk_text(
-    wall_hours: float, slow_end_hours: float, total_usd_high: float, max_days: float, budget_usd: float | None
+    wall_hours: float,
+    slow_end_hours: float,
+    total_usd_high: float,
+    max_days: float,
+    budget_usd: float | None,
+    startup_hours: float = 0.0,
 ) -> str:
-    """What an on-time run would miss at its band's slow end (`slow_end_hours`: wall hours × tok/s ÷ band low;
-    `total_usd_high`: its billed band's high), in words; '' where it misses nothing there."""
+    """What an on-time run would miss at its band's slow end (`slow_end_hours`: the run's hours after its
+    `startup_hours`, which do not scale, × tok/s ÷ band low; `total_usd_high`: its billed band's high), in words; ''
+    where it misses nothing there."""
     missed = []
-    if wall_hours * slow_end_hours > max_days * 24:
-        missed.append(
-            f"finishes in {days_text(wall_hours * slow_end_hours / 24)} {SLOW_END}, over the {deadline_text(max_days)}"
-        )
+    finish_hours = startup_hours + (wall_hours - startup_hours) * slow_end_hours
+    if finish_hours > max_days * 24:
+        missed.append(f"finishes in {days_text(finish_hours / 24)} {SLOW_END}, over the {deadline_text(max_days)}")
     if budget_usd is not None and total_usd_high > budget_usd:
         missed.append(over_budget_text(total_usd_high, budget_usd, f" {SLOW_END}"))
     return "; ".join(missed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.scoring.explain import Term, figure
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH, RESTART_HOURS
+from app.scoring.training.run.limit_words import days_text
 from app.scoring.training.run.offer_terms import RunTerms
 from app.scoring.workload import TrainingWorkload
 
@@ -12,6 +13,8 @@ UNIT_WORDS = {24.0: "whole days", 1.0: "whole hours", 1 / 60: "whole minutes"}
 # Expected interruptions from which a row's note says what they cost (below it the hours lost are minutes; the
 # explanation's wall-time line still says them): one chance in ten, a presentation choice.
 NOTED_INTERRUPTIONS = 0.1
+# A run shorter than this is said in minutes or seconds beside its start-up (the pages' run_hours macro's 0.1 h).
+SHORT_RUN_HOURS = 0.1
 
 
 STARTUP_DETAIL = (
@@ -59,6 +62,8 @@ def use_text(t: RunTerms) -> str:
     """The hours used: `0.25 h start-up + 29.8 h of run`, or `29.8 h of use` where the terms count no start-up."""
     if not t.startup_hours:
         return f"{_use_text(t.wall_hours, t.billed_hours)} h of use"
+    if t.run_hours < SHORT_RUN_HOURS:  # '0.00050 h of run' read as nothing: `1.8 s of run`, `4.5 min of run`
+        return f"{hours_text(t.startup_hours)} h start-up + {days_text(t.run_hours / 24)} of run"
     run = _use_text(t.run_hours, t.billed_hours - t.startup_hours)
     return f"{hours_text(t.startup_hours)} h start-up + {run} h of run"
 
@@ -107,7 +112,8 @@ def run_terms_explained(
             f"{hours_text(t.work_hours)} h of work {lost_text(t)}, each losing half the {checkpoint} h checkpoint "
             f"interval and a {restart} h restart"
         )
-        terms.append(Term("wall time with interruptions", t.run_hours, "h", detail))
+        # the run after its start-up: 'wall time' read as the row's total hours, which add the start-up
+        terms.append(Term("run time with interruptions", t.run_hours, "h", detail + "; the start-up comes before it"))
     if t.startup_hours:
         terms.append(Term("start-up", t.startup_hours, "h", STARTUP_DETAIL))
     billed = billed_formula(t) + (f"; {t.unit_source}" if t.unit_source and not t.min_term_hours else "")

@@ -26,9 +26,10 @@ def bubble_term(
     """The fixed per-step latency of the layers one GPU runs, and with PP the 1F1B bubble."""
     pp = layout.pipeline_parallel
     text = f"{f(model.layers / pp)} layers x {f(e.step_latency_s_per_layer)} s"
+    layers = f"{model.layers} over PP{pp}" if pp > 1 else f"all {model.layers}"
     why = (
-        f"; the fixed per-step latency of the layers one GPU runs ({model.layers} over PP{pp}: kernel launches, "
-        "optimizer, norm and clip syncs), which shows when each GPU has little work per step"
+        f"; the fixed per-step latency of the layers one GPU runs ({layers}: "
+        "kernel launches, optimizer, norm and clip syncs), which shows when each GPU has little work per step"
     )
     if pp > 1:
         micro_batches = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
@@ -38,7 +39,13 @@ def bubble_term(
             "; then the 1F1B pipeline's fill and drain: (PP - 1) / (virtual chunks x micro-batches per replica) of "
             "the compute" + ("" if layout.pipeline_interleave else " (chunks: the stack's default interleave)")
         )
-    return Term("pipeline bubble", st.bubble_s, "s/step", text + why)
+    return Term(bubble_name(pp), st.bubble_s, "s/step", text + why)
+
+
+def bubble_name(pipeline_parallel: int) -> str:
+    """A layout without pipeline stages has no bubble, only the layers' fixed latency: a stack that cannot run PP
+    (frameworks.NO_MODEL_PARALLEL) read 'pipeline bubble ... over PP1'."""
+    return "pipeline bubble" if pipeline_parallel > 1 else "per-step latency"
 
 
 def tp_comm_term(
@@ -79,9 +86,12 @@ def tp_comm_term(
             f"{f(bandwidth)} GB/s per GPU, none hidden"
         )
     if not parts:
-        parts, notes = ["0"], [f"TP{tp}: no all-reduce"]
-    name = "exposed TP all-reduce" + (" + SP all-to-all" if sp > 1 else "")
-    return Term(name, st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes))
+        parts, notes = ["0"], ["one GPU holds each layer whole (no tensor or sequence split): nothing to all-reduce"]
+    name = " + ".join(n for n, on in (("exposed TP all-reduce", tp > 1), ("SP all-to-all", sp > 1)) if on)
+    name = name if tp > 1 else name.replace("SP all-to-all", "exposed SP all-to-all")
+    return Term(
+        name or "exposed layer-split traffic", st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes)
+    )
 
 
 def dp_comm_term(
@@ -129,12 +139,12 @@ def dp_comm_term(
     )
 
 
-def step_time_term(st: StepTime) -> Term:
+def step_time_term(st: StepTime, layout: Layout) -> Term:
     """The step as its parts in sequence (StepTime.total_s)."""
     parts = [
         (st.compute_s, "compute"),
-        (st.bubble_s, "pipeline bubble"),
-        (st.tp_comm_s, "exposed TP"),
+        (st.bubble_s, bubble_name(layout.pipeline_parallel)),
+        (st.tp_comm_s, "exposed TP" if layout.tensor_parallel > 1 else "exposed SP"),
         (st.dp_comm_s, "exposed DP/FSDP"),
         (st.offload_s, "optimizer offload"),
     ]
