@@ -133,3 +133,21 @@ def test_a_light_load_curve_reads_in_flight_and_draws_batch_one_over_the_ttft_li
     assert all(x < 1 for t in solid for x in t["x"])  # only the light load itself is within the limits
     assert dotted and 1 in dotted[0]["x"] and "(over a latency limit)" in dotted[0]["name"]
     assert not [t for t in figure["data"] if "batch 0." in json.dumps(t.get("customdata", []))]
+
+
+def test_the_cost_latency_chart_draws_batch_one_over_the_ttft_limit_dotted_too(client):
+    """QA: the cost-latency chart drew the light load's whole curve solid, so batch 1 (14.9 ms TPOT, left of the
+    40 ms target line, but over the 1 s TTFT limit: why the answer is a lighter load) read as within the limits."""
+    figure = _charts(client, LIGHT_LOAD)["cost-latency"]
+    curves = [t for t in figure["data"] if t.get("legendgroup") not in (None, "chosen")]
+    solid = [t for t in curves if t["line"].get("dash") == "solid"]
+    dotted = [t for t in curves if t["line"].get("dash") == "dot"]
+    assert solid and all("requests in flight on average" in words for t in solid for words in t["customdata"])
+    assert dotted and "batch 1" in dotted[0]["customdata"] and "(over a latency limit)" in dotted[0]["name"]
+
+
+def test_an_open_loops_star_reads_its_mean_in_flight(client):
+    """QA: at 0.3 requests/s (1.055 in flight, Little's law) the star's hover said "chosen: batch 1.05545"."""
+    figure = _charts(client, LIGHT_LOAD + "&scenario=request_rate&requests_per_s=0.3")["throughput-batch"]
+    star = next(t for t in figure["data"] if t.get("legendgroup") == "chosen")
+    assert 1 < star["x"][0] < 2 and star["customdata"][0][0] == "1.06 requests in flight on average"

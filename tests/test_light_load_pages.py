@@ -128,3 +128,10 @@ def test_sorting_by_batch_reads_a_load_below_one_in_flight_as_its_mean(client: T
     options = client.get(f"/rank.json?{query}&sort=batch").json()["options"]
     loads = [o["requests_in_flight"] if o["requests_in_flight"] is not None else o["batch"] for o in options]
     assert loads == sorted(loads) and loads[-1] >= 1 > loads[0]
+
+
+def test_disagg_counts_one_gpu_in_the_singular(client: TestClient) -> None:
+    """QA: the aggregated side's 'replicas at peak' term read '1 instance, 1 GPUs'."""
+    terms = client.get(f"/disagg.json?{QUERY}&requests_per_day=1000").json()["aggregated"]["terms"]
+    replicas = next(t for t in terms if t["name"] == "replicas at peak")
+    assert replicas["detail"] == "1 instance, 1 GPU"

@@ -104,11 +104,12 @@ def in_flight_text(mean: float) -> str:
 
 
 def batch_words(batch: float) -> str:
-    """A running batch in words: "batch 8", or below one (a light or trickling load's mean running batch) the mean
-    requests in flight, never "batch 0.17087"."""
-    if batch >= 1:
-        return f"batch {batch:g}"
-    return f"{in_flight_text(batch)} requests in flight on average"
+    """A running batch in words: "batch 8", or a mean one (a light load's, an open loop's by Little's law) the mean
+    requests in flight, never "batch 0.17087" or "batch 1.05545"."""
+    if batch == round(batch) and batch >= 1:
+        return f"batch {round(batch)}"
+    mean = in_flight_text(batch) if batch < 1 else fixed(batch, 2)
+    return f"{mean} requests in flight on average"
 
 
 def percent(fraction: float, decimals: int = 0) -> str:

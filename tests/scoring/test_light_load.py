@@ -12,6 +12,7 @@ from app.scoring.inference.batching.loops import latency_bound_point, light_load
 from app.scoring.inference.estimates.estimate import estimate_inference, solve_inference
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.workload import InferenceWorkload
+from tests.scoring.term_arithmetic import stated_value
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 MODEL = MODELS["llama-3.1-70b"]
@@ -46,6 +47,16 @@ def test_the_estimate_says_why_and_its_terms_add_up():
     assert rate.value * 200 == pytest.approx(est.output_tokens_per_s)
     # far below a request a step: a replica kept this lightly loaded serves few tokens
     assert est.output_tokens_per_s < 1_000 / est.tpot_ms / 2
+
+
+def test_the_light_load_rate_term_shows_its_arithmetic_and_its_tokens_per_s_in_ms():
+    """Its first clause is tokens/s / tokens a request; the tokens/s clause converts ms a step to seconds (it read
+    '0.179 requests in flight on average / 13.9 ms a step = 12.9 output tokens/s', off by 1,000)."""
+    est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
+    rate = next(t for t in est.terms if t.name == "requests within the limits")
+    assert stated_value(rate.detail) == pytest.approx(rate.value, rel=5e-3)
+    tokens_clause = rate.detail.split("the tokens/s:", 1)[1].split("(", 1)[0]
+    assert stated_value(tokens_clause) == pytest.approx(est.output_tokens_per_s, rel=5e-3)
 
 
 def test_the_light_load_grows_smoothly_into_batch_one_as_the_limit_loosens():

@@ -47,8 +47,9 @@ class BestOption(MeanLatencyOut):
     batch: int = Field(description="sequences one replica runs at once at the operating point")
     requests_in_flight: float | None = Field(
         default=None,
-        description="where the latency limits hold only below one request in flight: the mean requests in flight, "
-        "under 1, at the load that meets them (batch is then 1; the rank API's requests_in_flight); null otherwise",
+        description="where the answer runs below one request in flight (the latency limits hold only there, or an "
+        "open loop's arrivals keep fewer): the mean requests in flight, under 1 (batch is then 1; the rank API's "
+        "requests_in_flight); null otherwise",
     )
     output_tokens_per_s: float = Field(description="output tokens/s one replica serves at the operating point")
     usd_per_million_output_tokens: float | None = Field(description="$ per million output tokens at full load")

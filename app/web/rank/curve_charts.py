@@ -46,31 +46,23 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
     mean TPOT meets it and the p99 TTFT its limit (CurvePoint.meets_ttft), dotted beyond."""
     traces: list[dict[str, Any]] = []
     stars: list[dict[str, Any]] = []  # after the curves, so the legend lists the curves first
-    limit = tpot.tpot_ms if tpot else math.inf
     for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
-        points = [(p.batch, p.output_tokens_per_s, p.tpot_ms) for p in curve.points]
-        within = [p.tpot_ms <= limit * (1 + 1e-9) and (tpot is None or p.meets_ttft) for p in curve.points]
-        ok = [p for p, fine in zip(points, within, strict=True) if fine]
-        over = [p for p, fine in zip(points, within, strict=True) if not fine]
-        if ok and over:
-            over = [ok[-1], *over]
-        for subset, dash, name in ((ok, "solid", label), (over, "dot", f"{label} (over a latency limit)")):
-            if subset:
-                traces.append(
-                    {
-                        "type": "scatter",
-                        "mode": "lines+markers",
-                        "name": name,
-                        "legendgroup": curve.label,
-                        "x": [p[0] for p in subset],
-                        "y": [p[1] for p in subset],
-                        "line": {"color": colour, "dash": dash},
-                        "customdata": [[batch_words(p[0]), p[2]] for p in subset],
-                        "hovertemplate": "%{customdata[0]}: %{y:.0f} tok/s, mean TPOT %{customdata[1]:.1f} ms"
-                        f"<extra>{label}</extra>",
-                    }
-                )
+        for subset, dash, name in _within_and_over(curve.points, tpot, label):
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": name,
+                    "legendgroup": curve.label,
+                    "x": [p.batch for p in subset],
+                    "y": [p.output_tokens_per_s for p in subset],
+                    "line": {"color": colour, "dash": dash},
+                    "customdata": [[batch_words(p.batch), p.tpot_ms] for p in subset],
+                    "hovertemplate": "%{customdata[0]}: %{y:.0f} tok/s, mean TPOT %{customdata[1]:.1f} ms"
+                    f"<extra>{label}</extra>",
+                }
+            )
         stars.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
     return {
         "data": traces + stars,
@@ -81,6 +73,21 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
             legend=LEGEND_BELOW,
         ),
     }
+
+
+def _within_and_over(
+    points: Sequence[CurvePoint], tpot: TpotLine | None, label: str
+) -> list[tuple[list[CurvePoint], str, str]]:
+    """A curve's points within the latency limits (solid) and over one (dotted, joined to the last within): the mean
+    TPOT over its line, or the p99 TTFT over its limit (CurvePoint.meets_ttft) where a TPOT line applies."""
+    limit = tpot.tpot_ms if tpot else math.inf
+    within = [p.tpot_ms <= limit * (1 + 1e-9) and (tpot is None or p.meets_ttft) for p in points]
+    ok = [p for p, fine in zip(points, within, strict=True) if fine]
+    over = [p for p, fine in zip(points, within, strict=True) if not fine]
+    if ok and over:
+        over = [ok[-1], *over]
+    parts = ((ok, "solid", label), (over, "dot", f"{label} (over a latency limit)"))
+    return [part for part in parts if part[0]]
 
 
 def _star(curve: ConfigCurve, colour: str, x: float, y: float, first: bool) -> dict[str, Any]:
@@ -101,30 +108,29 @@ def _star(curve: ConfigCurve, colour: str, x: float, y: float, first: bool) -> d
 
 
 def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> Figure:
-    """$/M output tokens vs mean TPOT as the batch grows, per configuration at its answer's price, each with its
-    chosen point starred on it, the Pareto front over every point, and the TPOT line the answer is held to (none
-    where the scenario applies no limit)."""
+    """$/M output tokens vs mean TPOT as the batch grows, per configuration at its answer's price (solid within the
+    latency limits, dotted over one, as throughput_curves), each with its chosen point starred on it, the Pareto
+    front over every point, and the TPOT line the answer is held to (none where the scenario applies no limit)."""
     traces: list[dict[str, Any]] = []
     stars: list[dict[str, Any]] = []
     every: list[tuple[float, float]] = []
     for i, (curve, label) in enumerate(zip(curves, curve_names(curves), strict=True)):
         colour = PALETTE[i % len(PALETTE)]
-        xs = [p.tpot_ms for p in curve.points]
-        ys = [curve.usd_per_million(p) for p in curve.points]
-        every += list(zip(xs, ys, strict=True))
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers",
-                "name": label,
-                "legendgroup": curve.label,
-                "x": xs,
-                "y": ys,
-                "line": {"color": colour},
-                "customdata": [batch_words(p.batch) for p in curve.points],
-                "hovertemplate": f"%{{customdata}}: mean TPOT %{{x:.1f}} ms, $%{{y:.3f}}/M<extra>{label}</extra>",
-            }
-        )
+        every += [(p.tpot_ms, curve.usd_per_million(p)) for p in curve.points]
+        for subset, dash, name in _within_and_over(curve.points, tpot, label):
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": name,
+                    "legendgroup": curve.label,
+                    "x": [p.tpot_ms for p in subset],
+                    "y": [curve.usd_per_million(p) for p in subset],
+                    "line": {"color": colour, "dash": dash},
+                    "customdata": [batch_words(p.batch) for p in subset],
+                    "hovertemplate": f"%{{customdata}}: mean TPOT %{{x:.1f}} ms, $%{{y:.3f}}/M<extra>{label}</extra>",
+                }
+            )
         stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
     traces += stars
     front = pareto_front(every)

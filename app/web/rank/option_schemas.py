@@ -59,9 +59,10 @@ class LatencyFieldsOut(BaseModel):
         "empty where none would, where it is over a limit, or where limits are not applied"
     )
     requests_in_flight: float | None = Field(
-        description="where the latency limits hold only below one request in flight (one always in flight misses "
-        "them): the mean requests in flight, under 1, at the load that meets them (batch is then 1 and "
-        "output_tokens_per_s that load's); null otherwise",
+        description="where the answer runs below one request in flight: the mean requests in flight, under 1 (batch "
+        "is then 1 and output_tokens_per_s that load's). Either the latency limits hold only there (one always in "
+        "flight misses them) and this is the load that meets them, or an open loop's arrivals (scenario "
+        "request_rate) keep fewer than one in flight (Little's law); null otherwise",
     )
 
 

@@ -79,8 +79,10 @@ def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
     to a few per cent once the backlog dominates)."""
     capacity = requests_per_s - point.backlog_per_s
     growth = point.backlog_per_s * OVERLOAD_HORIZON_S
+    grown = fixed(growth, 0)  # just over capacity: "0.31 requests", not "0 requests"
     return (
         f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), "
-        f"not {requests_per_s:,.7g}; the queue grows by {growth:,.0f} requests a minute, so after a minute a new "
-        f"request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add replicas or GPUs"
+        f"not {requests_per_s:,.7g}; the queue grows by {grown} request{'' if grown == '1' else 's'} a minute, so "
+        f"after a minute a new request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add replicas "
+        "or GPUs"
     )

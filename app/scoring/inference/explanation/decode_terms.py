@@ -225,7 +225,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
 def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
     d = _detail(step)
     running = d.host_sequences - (1.0 if step.prefill_tokens else 0.0)
-    who = f"{running:g} running" + (" + the prompts prefilled, as one" if step.prefill_tokens else "")
+    who = f"{f(running)} running" + (" + the prompts prefilled, as one" if step.prefill_tokens else "")
     detail = (
         f"{f(eff.step_overhead_ms)} ms per step + {f(ctx.layers_per_stage)} layers x {f(eff.layer_overhead_ms)} ms + "
         f"{f(d.host_sequences)} sequences x {f(per_sequence_overhead_ms(ctx, eff))} ms; sequences: {who}"

@@ -151,7 +151,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
         limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
-        requests_in_flight=point.batch if s.light_load else None,
+        requests_in_flight=point.batch if _below_one(s) else None,
     )
 
 
@@ -202,11 +202,15 @@ FINE_GRAINED_EXPERTS = 32
 SMALL_MOE_BATCH = 4
 
 
+def _below_one(s: Solution) -> bool:
+    """Whether the answer runs below one request in flight: a light-load point, or an open loop's trickle (0.03
+    requests/s keep 0.06 in flight, not "batch 1")."""
+    return s.light_load or (s.workload.scenario == "request_rate" and s.point.batch < 1)
+
+
 def _load_words(s: Solution) -> str:
-    """The solution's batch, or below one request in flight (a light-load point, an open loop's trickle) its mean in
-    flight: an open loop at 0.03 requests/s keeps 0.06 in flight, not "batch 1"."""
-    trickle = s.workload.scenario == "request_rate" and s.point.batch < 1
-    return batch_words(s.point.batch) if s.light_load or trickle else f"batch {s.batch}"
+    """The solution's batch, or below one request in flight its mean in flight."""
+    return batch_words(s.point.batch) if _below_one(s) else f"batch {s.batch}"
 
 
 def _small_batch_moe_note(s: Solution) -> list[str]:

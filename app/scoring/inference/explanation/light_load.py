@@ -4,7 +4,7 @@ it serves."""
 
 from __future__ import annotations
 
-from app.scoring.explain import Term, in_flight_text
+from app.scoring.explain import Term, figure, in_flight_text
 from app.scoring.inference.estimates.results import Solution
 
 
@@ -59,8 +59,9 @@ def light_load_terms(s: Solution) -> list[Term]:
             "requests within the limits",
             _light_load_rate(s),
             "requests/s",
-            f"{s.point.batch:.4g} requests in flight on average / {s.point.step.total_ms:.1f} ms a step = "
-            f"{s.point.tokens_per_s:.3g} output tokens/s, over {s.workload.output_len:g} tokens a request (below one "
-            "in flight: one always in flight misses the limits)",
+            f"{figure(s.point.tokens_per_s)} output tokens/s / {figure(s.workload.output_len)} output tokens a "
+            f"request; the tokens/s: {figure(s.point.batch)} requests in flight on average / "
+            f"{figure(s.point.step.total_ms)} ms a step x 1,000 ms/s (below one in flight: one always in flight misses "
+            "the limits)",
         )
     ]

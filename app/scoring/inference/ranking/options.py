@@ -202,6 +202,8 @@ def infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption:
         gpu_count=est.gpu_count,
         tensor_parallel=est.tensor_parallel,
         pipeline_parallel=est.pipeline_parallel,
+        attention_parallel=est.attention_parallel,  # an overloaded refusal's is the layout its capacity is
+        expert_parallel=est.expert_parallel,
         machine=p.machine.describe(),
         **offer_fields(offer),
         min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),

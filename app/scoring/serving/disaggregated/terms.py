@@ -87,8 +87,8 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "requests/s",
             f"batch / (output_len {workload.output_len} × step), per instance",
         ),
-        Term("prefill instances at peak", p.replicas_at_peak, "", f"{p.gpus_at_peak} GPUs"),
-        Term("decode instances at peak", d.replicas_at_peak, "", f"{d.gpus_at_peak} GPUs"),
+        Term("prefill instances at peak", p.replicas_at_peak, "", _gpus(p.gpus_at_peak)),
+        Term("decode instances at peak", d.replicas_at_peak, "", _gpus(d.gpus_at_peak)),
         *(
             [Term("idle GPUs at peak", plan.idle_gpus_at_peak, "", "rented with whole instances, used by neither role")]
             if plan.idle_gpus_at_peak
@@ -154,7 +154,7 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
             s.replicas_at_peak,
             "",
             f"{s.instances_at_peak} instance{'s' if s.instances_at_peak != 1 else ''}, "
-            f"{s.units_at_peak * o.rented_gpus} GPUs",
+            + _gpus(s.units_at_peak * o.rented_gpus),
         ),
         Term(
             "monthly",
@@ -163,3 +163,8 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
             f"autoscaled hourly at ${o.usd_per_gpu_hour:,.2f}/GPU-h",
         ),
     ]
+
+
+def _gpus(count: int) -> str:
+    """A count of GPUs in words: "1 GPU", "8 GPUs"."""
+    return f"{count} GPU{'' if count == 1 else 's'}"
