@@ -58,3 +58,10 @@ def test_a_short_runs_cost_band_does_not_stretch_its_start_up(client: TestClient
 def test_the_methodology_says_a_training_run_starts_with_its_start_up(client: TestClient) -> None:
     text = " ".join(client.get("/methodology").text.split())
     assert 'a training run is billed the same way, its time starting with a <span id="start-up">start-up</span>' in text
+    from app.scoring.training.run.limit_words import days_text, past_deadline_text
+
+    assert days_text(18.3 / 1440) == "18 min" == days_text(18 / 1440)
+    assert past_deadline_text(18.3 / 1440, 18 / 1440) == "18.3 min"
+    assert past_deadline_text(30.04, 30) == "30.04 days"
+    assert past_deadline_text(45 / 1440, 18 / 1440) == "45 min"  # already apart: days_text's own words
+    assert past_deadline_text(3.5 / 24, 3 / 24) == days_text(3.5 / 24)

@@ -24,6 +24,27 @@ def days_text(days: float) -> str:
     return f"{figure(seconds, 2)} s" if seconds < 10 else duration_text(seconds)
 
 
+# Days in each unit days_text writes a length in, and the most decimals past_deadline_text adds to tell two apart.
+UNIT_DAYS = {"days": 1.0, "h": 1 / 24, "min": 1 / 1440, "s": 1 / SECONDS_PER_DAY}
+MOST_DECIMALS = 4
+
+
+def past_deadline_text(finish_days: float, max_days: float) -> str:
+    """A finish past the deadline, with the digits that tell the two apart: days_text's "18 min" after an 18-minute
+    deadline reads "18.3 min" (it read "finishes in 18 min, after the 18 min deadline"), "30.0 days" after a 30-day one
+    "30.04 days"; days_text's own words where they already differ."""
+    text = days_text(finish_days)
+    number, _, unit = text.partition(" ")
+    size = UNIT_DAYS.get(unit)
+    if size is None:
+        return text
+    decimals = len(number.partition(".")[2])
+    value, deadline = finish_days / size, max_days / size
+    while round(value, decimals) <= round(deadline, decimals) and decimals < MOST_DECIMALS:
+        decimals += 1
+    return text if decimals == len(number.partition(".")[2]) else f"{value:,.{decimals}f} {unit}"
+
+
 def deadline_text(max_days: float) -> str:
     """`30-day deadline` from a day up; below it the deadline in hours, minutes or seconds: `8.6 s deadline`."""
     return f"{max_days:g}-day deadline" if max_days >= 1 else f"{days_text(max_days)} deadline"
@@ -74,7 +95,8 @@ def deadline_at_risk_text(
     missed = []
     finish_hours = startup_hours + (wall_hours - startup_hours) * slow_end_hours
     if finish_hours > max_days * 24:
-        missed.append(f"finishes in {days_text(finish_hours / 24)} {SLOW_END}, over the {deadline_text(max_days)}")
+        finish = past_deadline_text(finish_hours / 24, max_days)
+        missed.append(f"finishes in {finish} {SLOW_END}, over the {deadline_text(max_days)}")
     if budget_usd is not None and total_usd_high > budget_usd:
         missed.append(over_budget_text(total_usd_high, budget_usd, f" {SLOW_END}"))
     return "; ".join(missed)

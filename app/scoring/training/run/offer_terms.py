@@ -22,7 +22,13 @@ from app.scoring.pricing.price_terms import (
     min_term_hours,
     spot_run,
 )
-from app.scoring.training.run.limit_words import SLOW_END, days_text, deadline_text, over_budget_text, spot_waste_text
+from app.scoring.training.run.limit_words import (
+    SLOW_END,
+    deadline_text,
+    over_budget_text,
+    past_deadline_text,
+    spot_waste_text,
+)
 from app.scoring.workload import TrainingWorkload
 
 # The hours a rented run is billed before its first step: provisioning the machine, pulling the container image,
@@ -102,7 +108,8 @@ def run_terms(
     finish_hours = STARTUP_HOURS + wall * slow_end_hours
     if not reason and finish_hours > w.max_days * 24:
         where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
-        reason = f"finishes in {days_text(finish_hours / 24)}{where}, after the {deadline_text(w.max_days)}"
+        finish = past_deadline_text(finish_hours / 24, w.max_days)
+        reason = f"finishes in {finish}{where}, after the {deadline_text(w.max_days)}"
     return RunTerms(
         wall_hours=STARTUP_HOURS + wall,
         billed_hours=billed,
