@@ -118,3 +118,8 @@ def test_a_refused_exponent_form_number_is_refilled_as_the_number_typed(client: 
     assert f'name="{field}" type="text" inputmode="decimal" value="1{"0" * 30}"' in page.text
     assert "19884624838656" not in page.text
 
+
+def test_the_mix_is_text_and_is_refilled_as_typed(client: TestClient) -> None:
+    """The mix's buckets are text, never one number to read: `1,000` came back as `1000`."""
+    page = client.get("/mix?model=llama-3.1-8b&mix=1,000").text
+    assert 'value="1,000"' in page and 'id="err-mix"' in page

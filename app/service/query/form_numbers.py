@@ -8,7 +8,7 @@ import math
 import re
 from decimal import Decimal
 
-FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json"})  # typed text, never a number to read
+FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json", "mix"})  # typed text, never a number to read
 # Thousands grouped by one separator throughout: 1,000 · 12_345_678 · 1,000.5 (not 1,5 or 1,00: a decimal comma).
 GROUPED = re.compile(r"[+-]?\d{1,3}([,_])\d{3}(?:\1\d{3})*(?:\.\d+)?")
 EXPONENT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+")
