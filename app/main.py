@@ -18,6 +18,7 @@ from app.db import make_engine
 from app.web import edge
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
+from app.web.catalog import gpu_list
 from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
 from app.web.disagg import pages as disagg_page
@@ -79,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api_rank.router,
         dashboard.router,
         share.router,
+        gpu_list.router,
         catalog_pages.router,
         methodology.router,
         static_files.router,

@@ -6,10 +6,14 @@ submit; the script finds the heading through its section's aria-labelledby."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
 from fastapi.testclient import TestClient
+
+from app.scoring.training.run.limit_words import days_text
 
 # (results URL, markers in the order the page must show them: the main table's first, then what follows it)
 ORDER = [
@@ -78,6 +82,25 @@ def test_a_tiny_training_run_shows_its_cents_and_minutes(client: TestClient) -> 
     assert f"${best['total_usd']:.2f} for the run" in text
     assert f"the run bills ${best['total_usd']:.2f} (band $" in text
     assert "$0 for the run" not in text and "0.0 days" not in text and "$0–$0" not in text
+
+
+def test_the_ranked_tables_run_time_is_said_as_a_person_reads_it(client: TestClient) -> None:
+    """A 41-minute LoRA run read "0.028" under "Days" in the training table (and "0.7 h" in the summary above it): the
+    column is "Run time" and says each row's length as the rows' reasons do ("41 min", "9.1 days"), still sorted by
+    the number; the JSON and CSV keep the numeric days."""
+    url = "/?phase=training&model=llama-3.1-8b&method=lora&total_tokens=20000000"
+    options = [o for o in client.get("/rank.json?" + url[2:]).json()["options"] if o["feasible"]]
+    assert 0.02 < options[0]["days"] < 0.04  # 30 to 58 minutes
+    page = client.get(url).text
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'data-label="Run time" role="cell">(.*?)</td>', page)]
+    assert cells[:5] == [days_text(o["days"]) for o in options[:5]] and cells[0].endswith(" min")
+    assert ">Run time<" in page and ">Days<" not in page
+    table = list(csv.DictReader(io.StringIO(client.get("/rank.csv?" + url[2:]).text)))
+    assert float(table[0]["days"]) == options[0]["days"]
+    by_time = client.get(url + "&sort=days").text
+    assert "sorted by run time" in by_time
+    shown = [o for o in client.get("/rank.json?" + url[2:] + "&sort=days").json()["options"] if o["feasible"]]
+    assert [o["days"] for o in shown] == sorted(o["days"] for o in shown)
 
 
 def test_a_run_under_a_day_is_said_in_hours_as_the_compare_card_says_it(client: TestClient) -> None:

@@ -69,3 +69,4 @@ def test_a_short_runs_card_keeps_its_cents_and_says_the_whole_hour_billed(client
     assert top["billed_hours"] == 1.0 and top["total_hours"] < 1.0
     card = _cards(client.get(f"/compare?{SHORT_VULTR_RUN}").text)["MI300X"]
     assert f"(billed 1.0 h) · ${top['total_usd']:.2f} billed" in card, card
+    assert re.search(r"Run \d+ min \(billed", card), card  # a 51-minute run, as the ranked table's run time says it

@@ -21,7 +21,10 @@ from app.service.query.form_numbers import as_typed_number
         ("-1,000", "-1000"),
         ("1e3", "1000"),
         ("2.5E3", "2500"),
-        ("1e30", str(int(1e30))),
+        ("1e30", "1" + "0" * 30),  # exact: float's int(1e30) read 1000000000000000019884624838656 in the form
+        ("1e23", "1" + "0" * 23),
+        ("1.5e308", "15" + "0" * 307),
+        ("1.0000000000000000001e0", "1.0000000000000000001e0"),  # not whole, though float rounds it to 1
         ("1,5", "1,5"),  # a decimal comma, not a thousands group: still an error naming the field
         ("1,00", "1,00"),
         ("1,000_000", "1,000_000"),  # one separator throughout
@@ -97,3 +100,26 @@ def test_a_fractional_whole_number_is_refused_by_every_face_naming_the_field(
     assert client.post("/api/v1/rank/inference?limit=2.5e0", json={}).json()["detail"][0]["field"] == "limit"
     assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--input-len", typed]) == 2
     assert "--input-len" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("/own?gpu=H100-SXM&gpu_count=1e30&utilisation_pct=60", "gpu_count"),
+        ("/mix?model=llama-3.1-8b&max_gpus=1e30", "max_gpus"),
+        ("/disagg?model=llama-3.1-8b&input_len=1e30", "input_len"),
+        ("/?phase=inference&model=llama-3.1-8b&input_len=1e30", "input_len"),
+    ],
+)
+def test_a_refused_exponent_form_number_is_refilled_as_the_number_typed(client: TestClient, url: str, field: str):
+    """`1e30` refilled the form as 1000000000000000019884624838656 (float's int), a number nobody typed."""
+    page = client.get(url)
+    assert page.status_code == 422
+    assert f'name="{field}" type="text" inputmode="decimal" value="1{"0" * 30}"' in page.text
+    assert "19884624838656" not in page.text
+
+
+def test_the_mix_is_text_and_is_refilled_as_typed(client: TestClient) -> None:
+    """The mix's buckets are text, never one number to read: `1,000` came back as `1000`."""
+    page = client.get("/mix?model=llama-3.1-8b&mix=1,000").text
+    assert 'value="1,000"' in page and 'id="err-mix"' in page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.web.json_api.json_booleans import NOT_A_BOOLEAN
+from app.web.json_api.json_types import NOT_A_BOOLEAN
 
 ARCH = {"layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "intermediate_size": 14336}
 

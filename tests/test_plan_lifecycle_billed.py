@@ -8,6 +8,8 @@ from html import unescape
 
 from fastapi.testclient import TestClient
 
+from app.scoring.training.run.limit_words import days_text
+
 SHORT_AT_VULTR = {"model": "llama-3.1-8b", "method": "lora", "total_tokens": 2e7, "providers": ["vultr"]}
 BODY = {"training": {**SHORT_AT_VULTR, "include_stale": True}, "inference": {"model": "llama-3.1-8b"}, "months": 6}
 
@@ -20,4 +22,6 @@ def test_the_lifecycle_bills_the_hours_the_training_ranking_bills(client: TestCl
     assert top["training_hours"] == ranked["total_hours"] < 1.0
     assert abs(top["training_usd"] - ranked["billed_hours"] * ranked["gpu_count"] * ranked["usd_per_gpu_hour"]) < 1e-6
     page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(plan["share_url"]).text)).split())
-    assert f"(${top['training_usd']:.2f}, 0.8 h, billed 1.0 h)" in page
+    # the run's length as the ranking's run time says it ("51 min"; it read "0.8 h"), the billed hour in hours
+    assert f"(${top['training_usd']:.2f}, {days_text(top['training_hours'] / 24)}, billed 1.0 h)" in page
+    assert days_text(top["training_hours"] / 24).endswith(" min")

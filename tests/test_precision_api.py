@@ -245,3 +245,43 @@ def test_a_model_without_a_release_precision_in_the_reference_assumes_bf16_and_s
     assert {q["baseline"] for q in rows["fp8"]["quality"]} == {
         "the unquantised model (quality.csv names no other baseline)"
     }
+
+
+def _refusals(client, workload: dict, weight_dtype: str) -> dict[tuple[str, int], dict]:
+    """{(GPU, count): the option} of every configuration the ranking at `weight_dtype` refuses."""
+    body = {**workload, "weight_dtype": weight_dtype, "kv_dtype": "bf16"}
+    ranked = client.post("/api/v1/rank/inference", json=body).json()
+    return {(o["gpu_id"], o["gpu_count"]): o for o in ranked["options"] if not o["feasible"]}
+
+
+def test_a_refused_rows_reason_is_its_own_precisions_and_names_the_configuration_it_applies_to(client):
+    """A row with no option took the first refusal in catalog order, naming no GPU: 405B at BF16 within 4 GPUs read
+    "4xA100 40GB SXM leave 141 GB" though 4xGB200 leave 691 GB. It now names the configuration nearest to holding
+    the weights, with that configuration's refusal at the row's own precision."""
+    workload = {**WORKLOAD, "model": "llama-3.1-405b", "max_gpus": 4}
+    rows = {r["key"]: r for r in client.post("/api/v1/precision", json=workload).json()["rows"]}
+    refused = _refusals(client, workload, "bf16")
+
+    def shortfall(o: dict) -> float:
+        m = o["memory_gb"]
+        return (m["weights"] + m["reserve"] - m["capacity"]) * o["gpu_count"]
+
+    nearest = min((o for o in refused.values() if "capacity" in o["memory_gb"]), key=shortfall)
+    for key in ("bf16", "kv_fp8"):  # both hold BF16 weights
+        assert rows[key]["best"] is None
+        named = f"{nearest['gpu_count']}×{nearest['gpu_id']}, the nearest to holding the weights: "
+        assert rows[key]["reason"] == named + nearest["reason"], rows[key]["reason"]
+        assert "needs 812 GB for bf16 weights" in rows[key]["reason"] and "A100 40GB" not in rows[key]["reason"]
+
+
+def test_a_row_that_holds_the_weights_somewhere_names_that_refusal_not_one_that_does_not_fit(client):
+    """DeepSeek-R1 INT4 at a 100k prompt within 8 GPUs read an A100 40GB's "needs 377 GB for int4 weights" though
+    8-GPU RTX PRO 6000 and H200 nodes hold them and miss the latency limits: the row names the cheapest of those."""
+    workload = {**WORKLOAD, "model": "deepseek-r1", "input_len": 100_000, "max_gpus": 8}
+    rows = {r["key"]: r for r in client.post("/api/v1/precision", json=workload).json()["rows"]}
+    for key, dtype in (("int4", "int4"), ("int8", "int8")):
+        reason = rows[key]["reason"]
+        where, _, refusal = reason.partition(", the cheapest configuration that holds the weights: ")
+        count, _, gpu = where.partition("×")
+        own = _refusals(client, workload, dtype)[(gpu, int(count))]
+        assert refusal == own["reason"] and "needs" not in refusal, (key, reason)

@@ -195,7 +195,7 @@ def test_a_saved_link_sorts_within_its_own_prices(fresh_url: str) -> None:
     with TestClient(create_app(settings_for(fresh_url))) as client:
         slug = client.post("/share", data={"path": "/", "query": TRAINING}, headers={"accept": "application/json"})
         url = f"/s/{slug.json()['slug']}"
-        assert header(client.get(url).text, "Days")[0] == f"{url}?sort=days"
+        assert header(client.get(url).text, "Run time")[0] == f"{url}?sort=days"
         page = client.get(f"{url}?sort=days")
         assert page.status_code == 200 and "Saved comparison" in page.text
         assert link(page.text, "Next") == f"{url}?sort=days&page=2"

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
-FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json"})  # typed text, never a number to read
+FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json", "mix"})  # typed text, never a number to read
 # Thousands grouped by one separator throughout: 1,000 · 12_345_678 · 1,000.5 (not 1,5 or 1,00: a decimal comma).
 GROUPED = re.compile(r"[+-]?\d{1,3}([,_])\d{3}(?:\1\d{3})*(?:\.\d+)?")
 EXPONENT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+")
@@ -18,8 +19,8 @@ def as_typed_number(value: str) -> str:
     field can say it is out of range); anything else as given."""
     if GROUPED.fullmatch(value):
         return value.replace(",", "").replace("_", "")
-    if EXPONENT.fullmatch(value):
-        number = float(value)
-        if math.isfinite(number) and number.is_integer():
-            return str(int(number))
+    if EXPONENT.fullmatch(value) and math.isfinite(float(value)):  # finite: at most 309 digits to write out
+        exact = Decimal(value)  # 1e30 is 1 and 30 zeros, not float's 1000000000000000019884624838656
+        if exact == exact.to_integral_value():
+            return str(int(exact))
     return value

@@ -54,7 +54,7 @@ COLUMNS: dict[str, dict[str, SortColumn]] = {
             SortColumn("step_s", "step_time_s", "step time"),
             SortColumn("tok_s_gpu", "tokens_per_s_per_gpu", "tokens/s per GPU", descending_first=True),
             SortColumn("mfu", "mfu", "MFU", descending_first=True),
-            SortColumn("days", "total_hours", "days"),
+            SortColumn("days", "total_hours", "run time"),
             SortColumn("total", "total_usd", "total cost"),
         )
     },

@@ -1,106 +1,21 @@
-"""Catalog pages; each has a JSON twin at the same path + `.json`."""
+"""Catalog pages; each has a JSON twin at the same path + `.json` (the GPU list's filters: gpu_list)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-from urllib.parse import quote
-
-from fastapi import APIRouter, Query, Request
-from fastapi.responses import RedirectResponse, Response
-from pydantic import BaseModel, Field, field_validator
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
 from app.catalog import queries
-from app.catalog.left_out import left_out_rows
 from app.catalog.snapshot import model_spec
-from app.config import Settings
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
-from app.web.catalog.api import known_filter_ids
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.schemas import ModelDetail
-from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.rendering.charts import offer_price_bars, to_json_block
-from app.web.rendering.render import json_response, page, split_json_suffix, wants_fragment
+from app.web.rendering.render import json_response, page, split_json_suffix
 
 router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
-
-SORTS = [
-    ("name", "Name"),
-    ("memory", "Memory"),
-    ("bandwidth", "Bandwidth"),
-    ("bf16", "BF16 TFLOPS"),
-    ("fp8", "FP8 TFLOPS"),
-    ("price", "On-demand $/GPU-h"),
-]
-
-
-class GpuListQuery(BaseModel):
-    vendor: str | None = Field(None, max_length=40)
-    min_memory_gb: float | None = Field(None, ge=0, le=10_000)
-    sort: queries.GpuSort = "name"
-
-    @field_validator("vendor", "min_memory_gb", mode="before")
-    @classmethod
-    def _blank_is_none(cls, value: object) -> object:
-        return None if value == "" else value  # an untouched form field submits ""
-
-    def base_query(self) -> str:
-        parts = [f"vendor={quote(self.vendor)}"] if self.vendor else []
-        if self.min_memory_gb is not None:
-            parts.append(f"min_memory_gb={self.min_memory_gb:g}")
-        return "&".join(parts)
-
-    def canonical(self) -> str:
-        sort = [] if self.sort == "name" else [f"sort={self.sort}"]
-        return "&".join([p for p in [self.base_query()] if p] + sort)
-
-
-def _gpu_list(
-    request: Request, session: SessionDep, settings: Settings, query: GpuListQuery, as_json: bool
-) -> Response:
-    rows = views.gpu_list(session, query.vendor or None, query.min_memory_gb, query.sort, settings.stale_after_days)
-    if as_json:
-        return json_response(rows)
-    context = {
-        "left_out": left_out_rows(settings.seed_dir, "gpus.csv"),
-        "title": "GPUs",
-        "nav": "gpus",
-        "rows": rows,
-        "vendors": queries.vendors(session),
-        "query": query,
-        "sorts": SORTS,
-        "base_query": query.base_query(),
-    }
-    return page(request, "gpus.html", context, block="gpu_table")
-
-
-@router.get("/gpus")
-def gpus_page(
-    request: Request,
-    session: SessionDep,
-    settings: SettingsDep,
-    snapshot: SnapshotDep,
-    query: Annotated[GpuListQuery, Query()],
-) -> Response:
-    known_filter_ids(snapshot, vendor=("vendors", query.vendor))  # a misspelt vendor is a 422, not an empty list
-    canonical = query.canonical()
-    if canonical != request.url.query and not wants_fragment(request):
-        return RedirectResponse(f"/gpus?{canonical}" if canonical else "/gpus", status_code=303)
-    response = _gpu_list(request, session, settings, query, as_json=False)
-    response.headers["HX-Push-Url"] = f"/gpus?{canonical}" if canonical else "/gpus"
-    return response
-
-
-@router.get("/gpus.json")
-def gpus_json(
-    request: Request,
-    session: SessionDep,
-    settings: SettingsDep,
-    snapshot: SnapshotDep,
-    query: Annotated[GpuListQuery, Query()],
-) -> Response:
-    known_filter_ids(snapshot, vendor=("vendors", query.vendor))
-    return _gpu_list(request, session, settings, query, as_json=True)
 
 
 @router.get("/gpus/{gpu_id}")

@@ -72,6 +72,7 @@ FIELD_LABELS = {
     "prompt_p99_over_mean": "Prompt spread",
     "limits_at": "Meet the limits",  # a training run's: TRAINING_LABELS
     "method": "Method",
+    "min_memory_gb": "Minimum memory",  # the GPU catalog's filter (/gpus)
     "min_replicas": "Minimum replicas",
     "mix": "Length distribution",
     "model": "Model",
@@ -107,6 +108,7 @@ FIELD_LABELS = {
     "ttft_ms": "Time to first token",
     "usd_per_kwh": "Electricity",
     "utilisation_pct": "Utilisation",
+    "vendor": "Vendor",  # the GPU catalog's filter (/gpus)
     "vendors": "Vendors",
     "weight_dtype": "Weight precision",
 }

@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from app.scoring.input_checks import strict_json
-from app.web.json_api.json_booleans import boolean_problems
+from app.web.json_api.json_types import type_problems
 
 
 class _RefusedBody(HTTPException):
@@ -57,7 +57,7 @@ async def strict_json_body(request: Request) -> Any:
 
 
 class StrictJsonRequest(Request):
-    body_model: Any = None  # the route's body model, whose boolean fields take only JSON's true and false
+    body_model: Any = None  # the route's body model: its booleans take only true and false, its numbers only numbers
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
@@ -65,7 +65,7 @@ class StrictJsonRequest(Request):
                 self._json = strict_json.loads(await self.body())
             except strict_json.UnreadableJson as exc:
                 raise _RefusedBody([_field_error(*problem) for problem in exc.problems]) from None
-            if problems := boolean_problems(self.body_model, self._json):
+            if problems := type_problems(self.body_model, self._json):
                 raise _RefusedBody([_field_error(*problem) for problem in problems])
         return self._json
 

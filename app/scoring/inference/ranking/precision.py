@@ -211,7 +211,7 @@ def compare_precisions(
             ranking = rank_inference(sized, snapshot, model)
             feasible = ranking.feasible_count
             best = ranking.options[0] if feasible else None
-            reason = "" if best else _first_reason(ranking.options)
+            reason = "" if best else _row_reason(ranking.options)
         dequantised = variant.needs_fp4_peak and not _fp4_gpus(workload, snapshot)  # the ranking's W4A16
         rows.append(
             PrecisionRow(
@@ -269,7 +269,32 @@ def release_note(model: ModelSpec, release: Release) -> str:
     return note
 
 
-def _first_reason(options: Sequence[InferenceOption]) -> str:
-    for option in options:
-        return option.reason or "no offer meets the latency targets"
-    return "no offer passes the filters"
+def _row_reason(options: Sequence[InferenceOption]) -> str:
+    """Why a precision has no option, in the words of one refused configuration, named: the cheapest that holds the
+    weights (a latency or KV-cache refusal: the nearest to running), else the one nearest to holding them. The row
+    took the first refusal in catalog order, whichever GPU that was: 405B at BF16 within 4 GPUs read "4xA100 40GB
+    leave 141 GB" while 4xGB200 leave 691 GB, and DeepSeek-R1 INT4 at a 100k prompt read an A100 40GB's "needs 377
+    GB" while 8xRTX PRO 6000 hold it and miss the TTFT limit."""
+    if not options:
+        return "no offer passes the filters"
+    holding = [o for o in options if _shortfall_gb(o) == 0.0]
+    if holding:
+        chosen = min(holding, key=lambda o: o.usd_per_gpu_hour * o.gpu_count)
+        why = "the cheapest configuration that holds the weights"
+    elif short := [o for o in options if _shortfall_gb(o) is not None]:
+        chosen = min(short, key=lambda o: _shortfall_gb(o) or 0.0)
+        why = "the nearest to holding the weights"
+    else:
+        chosen, why = options[0], ""
+    where = f"{chosen.gpu_count}×{chosen.gpu_id}" + (f", {why}" if why else "")
+    return f"{where}: {chosen.reason or 'no offer meets the latency targets'}"
+
+
+def _shortfall_gb(option: InferenceOption) -> float | None:
+    """GB the configuration lacks to hold the weights and the runtime reserve (0 where it holds them); None where the
+    refusal came before any sizing (an engine that does not run the GPU's vendor, a layout the offer cannot supply)."""
+    memory = option.memory_gb
+    if "capacity" not in memory:
+        return None
+    per_gpu = memory.get("weights", 0.0) + memory.get("reserve", 0.0) - memory["capacity"]
+    return max(per_gpu, 0.0) * option.gpu_count
