@@ -128,6 +128,16 @@ TRAINING = {
     "Ulysses SP": ("H100-SXM", 8, {"model": "llama-3.1-8b", "method": "full_ft", "seq_len": 131072, "framework": "hf"}),
     "QLoRA": ("A100-SXM-80GB", 2, {"model": "llama-3.1-70b", "method": "qlora", "global_batch_seqs": 16}),
     "MoE": ("H200", 32, {"model": "mixtral-8x7b", "method": "full_ft", "seq_len": 32768}),
+    "ring CP": (
+        "H100-SXM",
+        8,
+        {"model": "llama-3.1-8b", "method": "full_ft", "seq_len": 131072, "framework": "megatron"},
+    ),
+    "TP and CP": (
+        "H100-SXM",
+        32,
+        {"model": "llama-3.1-70b", "method": "full_ft", "seq_len": 32768, "framework": "nemo"},
+    ),
 }
 
 
@@ -141,8 +151,11 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
         "per-step latency": "pipeline bubble",
         "exposed layer-split traffic": "exposed TP all-reduce",
         "exposed SP all-to-all": "exposed TP all-reduce",
+        "exposed CP ring": "exposed TP all-reduce",
     }
-    named = {names.get(t.name, t.name.removesuffix(" + SP all-to-all")): t for t in est.terms}
+    named = {
+        names.get(t.name, t.name.removesuffix(" + SP all-to-all").removesuffix(" + CP ring")): t for t in est.terms
+    }
     return named, est.step_time_s, est.layout_text
 
 

@@ -49,7 +49,7 @@ def test_a_run_too_big_for_fsdp_alone_names_the_stack_it_would_fit_on(framework)
     est = estimate_training(gpu, 8, model, w)
     assert not est.fits
     assert f"{framework} runs no tensor or pipeline parallelism" in est.reason
-    assert est.reason.endswith("it fits with framework megatron or nemo (tensor and pipeline parallelism)")
+    assert est.reason.endswith("it fits with framework megatron or nemo (tensor, pipeline and context parallelism)")
     for other in ("megatron", "hf"):
         assert estimate_training(gpu, 8, model, w.model_copy(update={"framework": other})).fits
 

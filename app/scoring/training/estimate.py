@@ -20,6 +20,8 @@ from app.scoring.training.layouts.choice import (
     layout_fits,
     layout_timing,
     sequence_degrees,
+    widest_context_splits,
+    zero_stages,
 )
 from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_that_fits
 from app.scoring.training.layouts.memory import (
@@ -74,23 +76,40 @@ def slow_end_hours_ratio(gpu: GpuSpec, w: TrainingWorkload) -> float:
     return 1 / _band(gpu, peak_tflops(gpu, w.precision)[1], w, 1.0)[0].low
 
 
-def _reason_no_fit(
+def _most_frugal(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
-) -> tuple[str, dict[str, float]]:
+) -> tuple[Layout, dict[str, float]]:
+    """The split a no-fit reason names, with its memory: the widest TP and PP (at the widest Ulysses degree of a
+    data-parallel-only stack), or a ring-CP stack's (TP, widest CP) split where that needs less."""
     families = layout_families(gpu, gpu_count, model, w.framework, w.method)
     tp = max(t for t, _ in families)
     pp = max(p for t, p in families if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
-    frugal = Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))
-    breakdown = memory_breakdown_gb(
-        model, w.method, w.seq_len, frugal, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
-    )
+    layouts = [Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))]
+    for tp, cp in widest_context_splits(gpu, gpu_count, model, w):
+        layouts.append(Layout(max(zero_stages(tp, 1, gpu_count)), tp, 1, "full", 1, sequence_parallel=cp))
+    recipe = state_recipe(w)
+    sized = [
+        (
+            layout,
+            memory_breakdown_gb(model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, recipe),
+        )
+        for layout in layouts
+    ]
+    return min(sized, key=lambda pair: memory_needed_gb(pair[1]))  # the first of equals: the split without CP
+
+
+def _reason_no_fit(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+) -> tuple[str, dict[str, float]]:
+    frugal, breakdown = _most_frugal(gpu, gpu_count, model, w, e)
+    stage, tp, pp = frugal.zero_stage, frugal.tensor_parallel, frugal.pipeline_parallel
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
     text = (
         f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
-        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count)} needs {need:,.0f} GB per GPU "
+        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework)} needs {need:,.0f} GB per GPU "
         f"but gives {usable_gb(gpu, gpu_count):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
     )
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
@@ -142,7 +161,7 @@ def estimate_training(
         ""
         if fits
         else (
-            f"{chosen.describe(gpu_count)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+            f"{chosen.describe(gpu_count, w.framework)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
             f"{gpu.id} gives {usable_gb(gpu, gpu_count):,.0f} GB usable"
         )
     )
@@ -151,7 +170,7 @@ def estimate_training(
         gpu.id,
         gpu_count,
         chosen,
-        chosen.describe(gpu_count),
+        chosen.describe(gpu_count, w.framework),
         fits,
         fits,
         reason,

@@ -137,6 +137,8 @@ UNITS: dict[str, str] = {
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",
     "qlora_dequant_bytes_per_param": "bytes per base parameter per pass",
+    "ring_backward_flops_per_forward": "× a ring step's forward attention FLOPs",
+    "ring_backward_sends_per_forward": "× a ring step's forward K/V blocks sent",
     "pp_interleave_default": "virtual chunks per stage",
     "selective_recompute_flops_per_param": "FLOPs per active parameter per token",
     "full_recompute_flops_per_param": "FLOPs per active parameter per token",

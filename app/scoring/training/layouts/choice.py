@@ -1,6 +1,7 @@
 """Which parallel layouts a training job may take on a GPU count, and the fastest that fits (choose_layout): (TP, PP)
-families inside the scale-up domain, ZeRO stages, DeepSpeed-Ulysses degrees for a data-parallel-only stack and larger
-micro-batches, each split's recompute levels tried cheapest first (first_fit).
+families inside the scale-up domain, ZeRO stages, DeepSpeed-Ulysses degrees for a data-parallel-only stack, ring
+context-parallel degrees for the stacks that run it (context_splits) and larger micro-batches, each split's recompute
+levels tried cheapest first (first_fit).
 
 Method: shared/research/training_estimators.md §6.3. Pure functions.
 """
@@ -14,7 +15,8 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
+from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL, RING_CONTEXT_PARALLEL
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
@@ -76,7 +78,8 @@ def sequence_degrees(
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """DeepSpeed-Ulysses degrees above 1 a data-parallel-only stack may use, as (inside the scale-up domain,
     beyond it): powers of two dividing the GPU count and the attention heads (Ulysses splits the heads over the
-    SP ranks). None for other stacks: Megatron-class ones split long sequences by TP/PP/CP, not modelled here."""
+    SP ranks). None for other stacks: the Megatron-class ones and torchtitan split long sequences by ring context
+    parallelism (context_degrees)."""
     if framework not in DATA_PARALLEL_ONLY:
         return (), ()
     domain, degrees = scaleup_domain(gpu), []
@@ -86,6 +89,35 @@ def sequence_degrees(
             degrees.append(sp)
         sp *= 2
     return tuple(d for d in degrees if d <= domain), tuple(d for d in degrees if d > domain)
+
+
+def context_degrees(gpu_count: int, tp: int, seq_len: int, framework: str) -> tuple[int, ...]:
+    """Ring context-parallel degrees above 1 of a stack that runs it (RING_CONTEXT_PARALLEL), beside TP at PP 1:
+    powers of two with TP x CP dividing the GPU count and the sequence cut into 2 x CP equal chunks (Megatron's
+    load balancing for the causal mask requires it). Unlike Ulysses, CP does not split the heads."""
+    if framework not in RING_CONTEXT_PARALLEL:
+        return ()
+    degrees, cp = [], 2
+    while tp * cp <= gpu_count:
+        if gpu_count % (tp * cp) == 0 and seq_len % (2 * cp) == 0:
+            degrees.append(cp)
+        cp *= 2
+    return tuple(degrees)
+
+
+def context_splits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, fits_without: bool
+) -> list[tuple[int, int]]:
+    """(TP, CP) splits a layout search tries after the others, TP then CP ascending: each TP of layout_families at
+    PP 1 with each of its context_degrees. Offered from CONTEXT_PARALLEL_MIN_SEQ_LEN tokens, or where no layout
+    without CP fits (`fits_without` false): shorter sequences gain little by it, and the ranking stays as fast as it
+    was for them. Not for QLoRA, which runs data parallel only (data_parallel_only_method)."""
+    if w.framework not in RING_CONTEXT_PARALLEL or data_parallel_only_method(w.method):
+        return []
+    if fits_without and w.seq_len < CONTEXT_PARALLEL_MIN_SEQ_LEN:
+        return []
+    tps = sorted({tp for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method) if pp == 1})
+    return [(tp, cp) for tp in tps for cp in context_degrees(gpu_count, tp, w.seq_len, w.framework)]
 
 
 def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
@@ -156,7 +188,8 @@ def choose_layout(
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
     data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
-    (ascending), or beyond it if nothing else fits. Ties keep the earlier layout."""
+    (ascending), or beyond it if nothing else fits. A ring-CP stack tries each (TP, CP) of context_splits after its
+    other splits. Ties keep the earlier layout."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
@@ -179,6 +212,10 @@ def choose_layout(
             layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)
             if layout is not None:
                 candidates.extend(with_micro_batches(gpu, gpu_count, model, w, 1, 1, e, layout, sp))
+    for tp, cp in context_splits(gpu, gpu_count, model, w, bool(candidates)):
+        layout = first_fit(gpu, gpu_count, model, w, tp, 1, e, cp)
+        if layout is not None:
+            candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, 1, e, layout, cp))
     for layout in candidates:
         seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
         if seconds < best_s:
@@ -194,7 +231,7 @@ def fits_at(
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
 ) -> bool:
     """Some layout of the workload's stack fits with its most frugal settings (for a data-parallel-only stack,
-    at the largest SP degree)."""
+    at the largest SP degree; for a ring-CP stack, at some TP's largest CP degree)."""
     if any(
         _frugal_fits(gpu, gpu_count, model, w, tp, pp, e)
         for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method)
@@ -202,7 +239,21 @@ def fits_at(
         return True
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
     degrees = inside + beyond  # memory falls as SP grows: the largest is the most frugal
-    return bool(degrees) and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees))
+    if degrees and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees)):
+        return True
+    return any(
+        _frugal_fits(gpu, gpu_count, model, w, tp, 1, e, cp)
+        for tp, cp in widest_context_splits(gpu, gpu_count, model, w)
+    )
+
+
+def widest_context_splits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> list[tuple[int, int]]:
+    """Per TP, its largest CP degree of context_splits (as where nothing fits without CP): memory falls as CP grows
+    (activations and logits divide by it, the states do not grow), so it is that TP's most frugal CP split."""
+    widest: dict[int, int] = {}
+    for tp, cp in context_splits(gpu, gpu_count, model, w, False):
+        widest[tp] = max(cp, widest.get(tp, 1))
+    return list(widest.items())
 
 
 def min_gpus_to_fit(gpu: GpuSpec, model: ModelSpec, workload: TrainingWorkload, limit: int = 65_536) -> int | None:

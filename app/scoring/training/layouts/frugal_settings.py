@@ -42,9 +42,9 @@ _DEFAULTS = {"optimizer": "adamw", "framework": "auto", "offload": "none"}
 
 
 # Stacks that split what FSDP alone cannot hold, for a run on a stack without tensor or pipeline parallelism
-# (frameworks.NO_MODEL_PARALLEL): Megatron's TP/PP splits the activations too, HF's DeepSpeed-Ulysses the sequence.
+# (frameworks.NO_MODEL_PARALLEL): Megatron's TP/PP/CP splits the activations too, HF's DeepSpeed-Ulysses the sequence.
 MODEL_PARALLEL_STACKS: tuple[tuple[str, str], ...] = (
-    ("megatron", "framework megatron or nemo (tensor and pipeline parallelism)"),
+    ("megatron", "framework megatron or nemo (tensor, pipeline and context parallelism)"),
     ("hf", "framework hf (DeepSpeed-Ulysses sequence parallelism)"),
 )
 

@@ -12,6 +12,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 
 GB = 1e9
 Recompute = str  # "none" | "selective" | "full"
@@ -27,8 +28,10 @@ class Layout:
     recompute: Recompute = "none"
     micro_batch_seqs: int = 1
     pipeline_interleave: int | None = None  # virtual stages per GPU; None = stack default
-    # GPUs that split each sequence (DeepSpeed-Ulysses / context parallel): activations and logits are divided by
-    # it; ZeRO still shards over every data-parallel rank (the SP ranks included), as DeepSpeed-Ulysses does.
+    # GPUs that split each sequence (DeepSpeed-Ulysses / ring context parallel): activations and logits are divided
+    # by it; ZeRO still shards over every data-parallel rank (the SP/CP ranks included), as DeepSpeed-Ulysses does and
+    # as Megatron's distributed optimizer does over its data-parallel-with-CP group (the weights themselves are whole
+    # on every CP rank: CP splits tokens, not layers).
     sequence_parallel: int = 1
 
     def data_parallel(self, gpu_count: int) -> int:
@@ -38,7 +41,9 @@ class Layout:
         """Data-parallel replicas that split the global batch (sequence-parallel ranks share their sequences)."""
         return max(1, self.data_parallel(gpu_count) // self.sequence_parallel)
 
-    def describe(self, gpu_count: int) -> str:
+    def describe(self, gpu_count: int, framework: str = "auto") -> str:
+        """The split in words: "TP8 CP4 ZeRO-1 ×32, full recompute". A sequence split reads CP (ring context
+        parallelism) on the stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
         dp = self.data_parallel(gpu_count)
         parts = []
         if self.tensor_parallel > 1:
@@ -46,7 +51,8 @@ class Layout:
         if self.pipeline_parallel > 1:
             parts.append(f"PP{self.pipeline_parallel}")
         if self.sequence_parallel > 1:
-            parts.append(f"SP{self.sequence_parallel}")
+            split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
+            parts.append(f"{split}{self.sequence_parallel}")
         if dp > 1 or not parts:
             shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
             parts.append(f"{shard} ×{dp}")

@@ -16,6 +16,9 @@ evaluations, over the memory fits of a LayoutSearch.
   compute and latency; the all-to-all grows with SP at one bandwidth and the micro-batches per replica with it.
   Memory falls as SP grows, so the first fit's recompute level never rises: only the first degree to reach a
   level (or an evener split) can be strictly faster at its first fit; the others are not timed.
+- A ring-CP stack then tries each (TP, CP) split (TP, then CP ascending) from CONTEXT_PARALLEL_MIN_SEQ_LEN tokens, or
+  when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
+  micro-batches as above (a larger micro-batch exposes no less of the ring: its exposure is per sequence).
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
@@ -25,6 +28,7 @@ from app.scoring.specs import GpuSpec
 from app.scoring.training.layouts.choice import larger_micro_batches
 from app.scoring.training.layouts.memory import Layout, usable_gb
 from app.scoring.training.ranking.layout_search import LayoutSearch
+from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
 from app.scoring.training.step.step_time import busiest_replica_factor, compute_seconds, step_parts
 
@@ -102,8 +106,8 @@ class GpuTimer:
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
-        that fits, then (data-parallel-only stacks, if none fits) each SP degree, timed in the same order (TP
-        ascending, PP 1 first, SP ascending) so ties resolve the same way."""
+        that fits, then each SP degree (data-parallel-only stacks) or (TP, CP) split (ring-CP stacks), timed in the
+        same order (TP ascending, PP 1 first, SP or CP ascending) so ties resolve the same way."""
         s, usable = self.search, self.usable(gpu_count)
         best, best_s = None, float("inf")
         compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
@@ -119,9 +123,9 @@ class GpuTimer:
                 best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, tp, row[0], 1, compute_floor, best, best_s)
-        if not s.splits_sequence:
-            return best, best_s
-        return self._sequence_split(gpu_count, compute_floor, best, best_s)
+        if s.splits_sequence:
+            return self._sequence_split(gpu_count, compute_floor, best, best_s)
+        return self._context_split(gpu_count, compute_floor, best, best_s)
 
     def _timed(
         self, gpu_count: int, layout: Layout, compute_floor: dict[str, float], best: Layout | None, best_s: float
@@ -199,4 +203,24 @@ class GpuTimer:
                     best, best_s = self._micro_batches(gpu_count, 1, 1, row[3], compute_floor, best, best_s)
             if best is not None:
                 break  # something fits by now: no split beyond the scale-up domain is offered
+        return best, best_s
+
+    def _context_split(
+        self, gpu_count: int, compute_floor: dict[str, float], best: Layout | None, best_s: float
+    ) -> tuple[Layout | None, float]:
+        """best_layout's ring context-parallel part, after the other splits (`best`): training.context_splits, each
+        first fit timed where its compute could beat the best, then its larger micro-batches."""
+        s, usable = self.search, self.usable(gpu_count)
+        if best is not None and s.workload.seq_len < CONTEXT_PARALLEL_MIN_SEQ_LEN:
+            return best, best_s  # a short sequence that fits without CP is not offered it
+        least = compute_floor["none"]
+        for tp, row in s.context_rows(self.gpu, gpu_count):
+            if best_s <= least:
+                break  # nothing left can be strictly faster
+            if not s.frugal_fits(row, tp, gpu_count, usable):
+                continue
+            layout = next(layout for need, layout in s.ladder(row, tp, gpu_count) if need <= usable)
+            best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
+            if saves:
+                best, best_s = self._micro_batches(gpu_count, tp, 1, row[3], compute_floor, best, best_s)
         return best, best_s

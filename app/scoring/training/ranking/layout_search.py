@@ -3,7 +3,8 @@ listed once per ranking, and the GB each needs.
 
 - Memory per GPU does not depend on the GPU type: the GB a layout needs at a GPU count is computed
   once per ranking and compared with each GPU type's usable HBM.
-- Per (TP, PP) family (and per DeepSpeed-Ulysses degree of a data-parallel-only stack), its layouts in cost order
+- Per (TP, PP) family (and per DeepSpeed-Ulysses degree of a data-parallel-only stack, per (TP, CP) of a ring-CP
+  stack), its layouts in cost order
   (recompute none → selective → full, less sharding first) and its most frugal one, each sized once per GPU count
   and micro-batch, for every machine of the ranking (for_machine).
 """
@@ -15,6 +16,7 @@ import copy
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import (
+    context_splits,
     layout_families,
     recompute_levels,
     scaleup_domain,
@@ -51,6 +53,7 @@ class LayoutSearch:
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
         self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
+        self._cp_rows: dict[tuple[int, int], list[tuple[int, list]]] = {}
         self._layouts: dict[tuple[int, int, int, str, int, int], Layout] = {}
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
@@ -143,6 +146,16 @@ class LayoutSearch:
             )
         return found
 
+    def context_rows(self, gpu: GpuSpec, gpu_count: int) -> list[tuple[int, list]]:
+        """training.context_splits, all of them (as where nothing fits without CP), as (TP, row [1, frugal GB,
+        ladder, cp]) pairs, TP then CP ascending; empty for stacks without ring context parallelism."""
+        key = (scaleup_domain(gpu), gpu_count)
+        found = self._cp_rows.get(key)
+        if found is None:
+            splits = context_splits(gpu, gpu_count, self.model, self.workload, False)
+            found = self._cp_rows[key] = [(tp, [1, None, None, cp]) for tp, cp in splits]
+        return found
+
     def frugal_fits(self, row: list, tp: int, gpu_count: int, usable: float) -> bool:
         """Whether a table row's (TP, PP, SP) fits at all: its most frugal layout fits."""
         if row[1] is None:
@@ -152,7 +165,7 @@ class LayoutSearch:
 
     def fits(self, gpu: GpuSpec, gpu_count: int) -> bool:
         """training.fits_at: some (TP, PP) fits with its most frugal layout (most split, likeliest, first), or
-        the largest SP degree does."""
+        the largest SP degree does, or some TP's largest CP degree does."""
         usable = usable_gb(gpu, gpu_count)
         if any(
             self.frugal_fits(row, tp, gpu_count, usable)
@@ -160,11 +173,12 @@ class LayoutSearch:
             for row in reversed(rows)
         ):
             return True
-        if not self.splits_sequence:
-            return False
-        inside, beyond = self.sequence_rows(gpu, gpu_count)
-        widest = (beyond or inside)[-1:]
-        return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
+        if self.splits_sequence:
+            inside, beyond = self.sequence_rows(gpu, gpu_count)
+            widest = (beyond or inside)[-1:]
+            return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
+        widest_cp = {tp: row for tp, row in self.context_rows(gpu, gpu_count)}  # CP ascending: each TP's largest
+        return any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items())
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
         """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →

@@ -1,7 +1,8 @@
 """The training stacks the estimator tells apart: each framework's class (FRAMEWORK_CLASS, which picks its efficiency
 factor, its attention kernel and its FP8 speedup), the stacks that split a job by data parallelism alone
 (DATA_PARALLEL_ONLY: no tensor or pipeline parallelism, DeepSpeed-Ulysses for long sequences) and every stack with no
-tensor or pipeline parallelism (NO_MODEL_PARALLEL)."""
+tensor or pipeline parallelism (NO_MODEL_PARALLEL), and the stacks that split long sequences by ring context parallelism
+(RING_CONTEXT_PARALLEL)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ DATA_PARALLEL_ONLY = frozenset({"hf"})
 # PyTorch DDP/FSDP and torchtune's recipes (single-device, or FSDP over one node's GPUs). torchtitan, Megatron-LM and
 # NeMo are the stacks here that split by TP/PP.
 NO_MODEL_PARALLEL = DATA_PARALLEL_ONLY | frozenset({"llm-foundry", "pytorch"})
+
+# Stacks that split each sequence over CP ranks passing K/V blocks around a ring (ring attention, load-balanced causal
+# chunks): Megatron-Core's context_parallel_size (Megatron-Core docs, "context parallelism"; Megatron-LM and NeMo run
+# it: NeMo's performance summary lists Llama-3 70B at TP4 PP4 CP2) and torchtitan's Context Parallel (PyTorch 2.6
+# `torch.distributed.tensor.experimental.context_parallel`; PyTorch blog 2025, "Breaking barriers: training long
+# context LLMs with 1M sequence length in PyTorch using Context Parallel").
+RING_CONTEXT_PARALLEL = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan"})
 
 FRAMEWORK_CLASS = {
     "megatron": "megatron",

@@ -9,10 +9,14 @@ from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.step.context_parallel import ring_passes, ring_step
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 from app.scoring.training.step.step_time import (
     StepTime,
+    attention_seconds_per_flop,
     busiest_replica_factor,
     collective_bandwidth_gbs,
+    context_parallel_seconds,
     dp_comm_bytes,
     local_micro_batches,
     sequence_parallel_seconds,
@@ -56,12 +60,16 @@ def tp_comm_term(
     layout: Layout,
     st: StepTime,
     e: eff.TrainingEfficiency,
+    peak: float = 0.0,
+    precision_class: str = "16",
 ) -> Term:
-    """Tensor parallelism's exposed all-reduces (and DeepSpeed-Ulysses all-to-alls, sequence_parallel_seconds)."""
+    """Tensor parallelism's exposed all-reduces, and the sequence split's traffic: DeepSpeed-Ulysses all-to-alls
+    (sequence_parallel_seconds) or the ring context parallelism leaves exposed (context_parallel_seconds)."""
     tp, sp = layout.tensor_parallel, layout.sequence_parallel
     busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
     tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest  # per GPU, the busiest replica's (step_parts)
     ulysses = sequence_parallel_seconds(e, gpu, model, layout, tokens, w.framework)
+    ring = sp > 1 and w.framework in RING_CONTEXT_PARALLEL
     parts, notes = [], []
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp
@@ -85,13 +93,55 @@ def tp_comm_term(
             f"backward) x 2 B x (2 x {q_dim:,} + 2 x {kv_dim:,}) x (SP{sp} - 1) / SP{sp} x {model.layers} layers at "
             f"{f(bandwidth)} GB/s per GPU, none hidden"
         )
+    if ring:
+        part, note = _ring_part(gpu, gpu_count, model, w, layout, st, e, peak, precision_class)
+        parts.append(part)
+        notes.append(note)
     if not parts:
         parts, notes = ["0"], ["one GPU holds each layer whole (no tensor or sequence split): nothing to all-reduce"]
-    name = " + ".join(n for n, on in (("exposed TP all-reduce", tp > 1), ("SP all-to-all", sp > 1)) if on)
-    name = name if tp > 1 else name.replace("SP all-to-all", "exposed SP all-to-all")
+    split = "CP ring" if ring else "SP all-to-all"
+    name = " + ".join(n for n, on in (("exposed TP all-reduce", tp > 1), (split, sp > 1)) if on)
+    name = name if tp > 1 else name.replace(split, f"exposed {split}")
     return Term(
         name or "exposed layer-split traffic", st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes)
     )
+
+
+def _ring_part(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+    peak: float,
+    precision_class: str,
+) -> tuple[str, str]:
+    """The ring context parallelism's exposed seconds as micro-batches x layers x ring steps x exposed per step, and
+    why: each pass's send against its block's attention (context_parallel.py)."""
+    tp, pp, cp = layout.tensor_parallel, layout.pipeline_parallel, layout.sequence_parallel
+    micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
+    per_flop = attention_seconds_per_flop(e, gpu, w.framework, precision_class, peak, st.mfu_eff)
+    exposed = context_parallel_seconds(e, gpu, model, layout, w.seq_len, micro, per_flop, w.framework)
+    bandwidth = collective_bandwidth_gbs(e, gpu, tp * cp)
+    step = ring_step(model, w.seq_len, tp, cp, layout.micro_batch_seqs)
+    send_ms, attention_ms = step.send_bytes / (bandwidth * 1e9) * 1e3, step.attention_flops * per_flop * 1e3
+    passes = " + ".join(
+        f"max(0, {f(sends)} x {f(send_ms)} ms send - {f(flops)} x {f(attention_ms)} ms attention)"
+        for sends, flops in ring_passes(layout.recompute)
+    )
+    layers, steps = model.layers / pp, micro * model.layers / pp * (cp - 1)
+    part = f"{micro} micro-batches x {f(layers)} layers x ({cp} - 1) ring steps x {f(exposed / steps * 1e3)} ms / 10^3"
+    note = (
+        f"CP{cp} ring: per layer and pass each of {cp - 1} steps sends a K/V block ({f(w.seq_len / cp)} tokens, "
+        f"{f(step.send_bytes / 1e6)} MB over the TP{tp} x CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
+        f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP); exposed per step: {passes} "
+        "(forward; backward sends dK/dV too and computes twice the forward"
+        + ("; the recomputed forward" if layout.recompute == "full" else "")
+        + ")"
+    )
+    return part, note
 
 
 def dp_comm_term(
@@ -144,7 +194,7 @@ def step_time_term(st: StepTime, layout: Layout) -> Term:
     parts = [
         (st.compute_s, "compute"),
         (st.bubble_s, bubble_name(layout.pipeline_parallel)),
-        (st.tp_comm_s, "exposed TP" if layout.tensor_parallel > 1 else "exposed SP"),
+        (st.tp_comm_s, "exposed TP" if layout.tensor_parallel > 1 else "exposed SP/CP"),
         (st.dp_comm_s, "exposed DP/FSDP"),
         (st.offload_s, "optimizer offload"),
     ]

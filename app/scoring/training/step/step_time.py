@@ -14,8 +14,9 @@ from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
+from app.scoring.training.step.context_parallel import ring_exposed_seconds
 from app.scoring.training.step.flops import executed_flops_per_token
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
 
 if TYPE_CHECKING:
@@ -46,13 +47,53 @@ def sequence_parallel_seconds(
     change hands forward and again backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share;
     they sit on the critical path between the projections and attention, so none of it is hidden. Megatron's
     context parallelism passes K/V blocks around a ring while the attention of the previous block runs (Megatron-Core
-    context-parallel docs): counted as hidden."""
+    context-parallel docs): priced apart, context_parallel_seconds."""
     sp = layout.sequence_parallel
     if sp <= 1 or framework not in DATA_PARALLEL_ONLY:
         return 0.0
     q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
     per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp  # fwd + bwd × bf16 bytes
     return tokens_per_gpu * per_token / (_bandwidth_gbs(e, gpu, sp) * 1e9)
+
+
+def context_parallel_seconds(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    layout: Layout,
+    seq_len: int,
+    micro_batches: int,
+    attention_s_per_flop: float,
+    framework: str,
+) -> float:
+    """Ring context parallelism's exposed K/V traffic (the stacks of RING_CONTEXT_PARALLEL; context_parallel.py), over
+    the TP x CP group's bandwidth: CP ranks beyond the scale-up domain cross the fabric."""
+    cp = layout.sequence_parallel
+    if cp <= 1 or framework not in RING_CONTEXT_PARALLEL:
+        return 0.0
+    tp, pp = layout.tensor_parallel, layout.pipeline_parallel
+    bandwidth = _bandwidth_gbs(e, gpu, tp * cp)
+    return ring_exposed_seconds(
+        model,
+        seq_len,
+        tp,
+        pp,
+        cp,
+        layout.recompute,
+        layout.micro_batch_seqs,
+        micro_batches,
+        bandwidth,
+        attention_s_per_flop,
+    )
+
+
+def attention_seconds_per_flop(
+    e: TrainingEfficiency, gpu: GpuSpec, framework: str, precision_class: str, peak: float, mfu: float
+) -> float:
+    """Seconds one attention FLOP takes in the compute phase (compute_seconds): at the effective MFU, slowed by the
+    attention kernels' efficiency and by running in BF16 where the step's peak is a lower precision's."""
+    slowdown = low_precision_speedup(e, framework, precision_class, gpu)
+    return slowdown / attention_efficiency(e, gpu, framework) / (max(peak, 1e-9) * 1e12 * mfu)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +297,9 @@ def step_parts(
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
         tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (_bandwidth_gbs(e, gpu, tp) * 1e9)
     tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, framework)
+    if layout.sequence_parallel > 1 and framework in RING_CONTEXT_PARALLEL:
+        per_flop = attention_seconds_per_flop(e, gpu, framework, precision_class, peak, mfu)
+        tp_comm += context_parallel_seconds(e, gpu, model, layout, seq_len, local_micro, per_flop, framework)
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters, local_micro)
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)

@@ -160,7 +160,7 @@ def training_terms(
         _matmul_efficiency_term(gpu, gpu_count, model, w, pclass, st, e),
         _compute_term(gpu, gpu_count, model, w, layout, st, peak, pclass, executed, e, attention_span, capacity_factor),
         bubble_term(gpu_count, model, w, layout, st, e),
-        tp_comm_term(gpu, gpu_count, model, w, layout, st, e),
+        tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
         step_time_term(st, layout),

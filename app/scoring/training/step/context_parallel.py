@@ -1,0 +1,87 @@
+"""Ring context parallelism (CP) of the Megatron-class stacks and torchtitan (frameworks.RING_CONTEXT_PARALLEL): each
+sequence is cut into 2 x CP chunks, every rank holding two (Megatron-Core's load balancing for the causal mask), and
+per layer and pass the K/V blocks go around the ring in CP - 1 steps, each sent while the attention of the block in
+hand runs. What the attention does not hide is exposed (ring_exposed_seconds).
+
+Sources: Megatron-Core context-parallel docs and its AttnFuncWithCPAndKVP2P; Liu et al. 2023, "Ring Attention with
+Blockwise Transformers". Pure functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.scoring.efficiency.training import BYTES_BF16
+from app.scoring.specs import ModelSpec
+from app.scoring.training.step.flops import CAUSAL_SHARE, value_head_dim
+
+# Sequences at least this long are searched with CP beside the layouts without it; a shorter one only where no layout
+# without CP fits. From here on CP hides its ring and may beat recompute: at 16K tokens an 8B model's CP2 blocks (8K
+# tokens) on NVLink H100s compute ~10x longer than they send. Below it CP saves memory a shorter sequence rarely needs
+# (of the NeMo performance-summary runs in shared/validation, at 2K-8K tokens, one uses CP: Llama-3 70B at 8K, CP2), and
+# the rule keeps the ranking's search, and its answers, as they were for every shorter question.
+CONTEXT_PARALLEL_MIN_SEQ_LEN = 16_384
+
+# Attention FLOPs of the backward over the forward: 4 of the step's 6 (flops.attention_flops_per_token counts 2
+# forward + 4 backward, dQ, dK, dV and dP beside the recomputed scores).
+RING_BACKWARD_FLOPS_PER_FORWARD = 2.0
+
+# Blocks sent per ring step backward over forward: K/V forward; K/V and the dK/dV accumulators backward
+# (Megatron-Core AttnFuncWithCPAndKVP2P.backward sends both around the ring).
+RING_BACKWARD_SENDS_PER_FORWARD = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class RingStep:
+    """One ring step of one layer's forward for one micro-batch on one GPU: bytes sent and attention FLOPs run."""
+
+    send_bytes: float
+    attention_flops: float
+
+
+def ring_step(model: ModelSpec, seq_len: int, tp: int, cp: int, micro_batch_seqs: int) -> RingStep:
+    """A block is seq / CP tokens. It sends its K and V heads (the TP rank's share, a whole head at least: Megatron
+    replicates K/V heads when TP exceeds them) in bf16, and its attention runs the score and AV matmuls of its query
+    heads over the block's key-query pairs, half of them live under the causal mask with load-balanced chunks."""
+    block = seq_len / cp
+    width = model.head_dim + value_head_dim(model)  # K and V, as the score and AV matmuls are wide
+    kv_heads = max(1.0, model.num_kv_heads / tp)
+    send = block * kv_heads * width * BYTES_BF16 * micro_batch_seqs
+    flops = 2.0 * width * CAUSAL_SHARE * block * block * (model.num_attention_heads / tp) * micro_batch_seqs
+    return RingStep(send, flops)
+
+
+def ring_passes(recompute: str) -> tuple[tuple[float, float], ...]:
+    """(blocks sent, FLOPs) per ring step of each pass, relative to the forward's: the forward, the backward and,
+    under full recompute, the forward run again."""
+    forward = (1.0, 1.0)
+    backward = (RING_BACKWARD_SENDS_PER_FORWARD, RING_BACKWARD_FLOPS_PER_FORWARD)
+    return (forward, backward, forward) if recompute == "full" else (forward, backward)
+
+
+def exposed_per_layer_s(step: RingStep, recompute: str, bandwidth_gbs: float, attention_s_per_flop: float) -> float:
+    """Seconds one layer's ring leaves exposed per ring step, over its passes: max(0, send - attention) each."""
+    return sum(
+        max(0.0, sends * step.send_bytes / (bandwidth_gbs * 1e9) - flops * step.attention_flops * attention_s_per_flop)
+        for sends, flops in ring_passes(recompute)
+    )
+
+
+def ring_exposed_seconds(
+    model: ModelSpec,
+    seq_len: int,
+    tp: int,
+    pp: int,
+    cp: int,
+    recompute: str,
+    micro_batch_seqs: int,
+    micro_batches: int,
+    bandwidth_gbs: float,
+    attention_s_per_flop: float,
+) -> float:
+    """Exposed ring seconds per step on one GPU: per micro-batch and layer it runs, CP - 1 ring steps per pass."""
+    if cp <= 1:
+        return 0.0
+    step = ring_step(model, seq_len, tp, cp, micro_batch_seqs)
+    per_layer = exposed_per_layer_s(step, recompute, bandwidth_gbs, attention_s_per_flop)
+    return micro_batches * model.layers / pp * (cp - 1) * per_layer
