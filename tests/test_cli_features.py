@@ -231,3 +231,31 @@ def test_validate_table_shows_what_was_assumed_for_a_covered_row(database, tmp_p
     assert main(["validate", str(path), "--in-sample-only"]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("c1 ")]
     assert "framework maxtext: auto assumed" in line
+
+
+def test_precision_command_asks_every_question_the_precision_page_takes(database, capsys):
+    """The page and the API take the ranking's whole inference question (filters, scenario, load, ...); the command
+    took eight flags, so `/precision?model=...&gpus=H100-SXM` could not be asked from it (found by qa14)."""
+    from app.service.precision import IGNORED, PRECISION_FIELDS
+    from app.service.query.custom_model import RAW_MODEL_FIELDS
+
+    parser_flags = _flags_of("precision")
+    asked = {name for name in PRECISION_FIELDS.names if name not in (*IGNORED, *RAW_MODEL_FIELDS, "hf_config_json")}
+    asked -= {"tokens_per_s_per_user"}  # a form convenience: the page turns it into tpot_ms
+    assert {f"--{name.replace('_', '-')}" for name in asked} <= parser_flags
+    argv = ["precision", "--model", "llama-3.1-8b", "--gpus", "H100-SXM,L40S", "--scenario", "concurrency"]
+    assert main([*argv, "--concurrency", "16", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["workload"]["gpus"] == ["H100-SXM", "L40S"] and body["workload"]["concurrency"] == 16
+    assert {r["best"]["gpu_id"] for r in body["rows"] if r["best"]} <= {"H100-SXM", "L40S"}
+    assert body["share_url"].startswith("/precision?model=llama-3.1-8b&scenario=concurrency&concurrency=16")
+
+
+def _flags_of(command: str) -> set[str]:
+    import argparse
+
+    from app.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {flag for action in sub.choices[command]._actions for flag in action.option_strings}
