@@ -13,22 +13,15 @@ from app.cli.tables.writer import rounded
 from app.scoring.explain import fixed
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
-from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.query.plan import SERVING_WORKLOAD_FIELDS
 
-INFERENCE_FLAGS = (
-    "model",
-    "weight_dtype",
-    "input_len",
-    "output_len",
-    "ttft_ms",
-    "tpot_ms",
-    "engine",
-    "max_gpus",
+# The page's serving question: model, dtypes, lengths, limits, engine settings, serving techniques and the offer filters
+INFERENCE_FLAGS = SERVING_WORKLOAD_FIELDS
+# The training run's fields as the page's train_* fields, but its model: it trains the model it serves.
+TRAINING_FLAGS = tuple(
+    name for name in TrainingWorkload.model_fields if name not in ("model", "custom_model", "hf_config")
 )
-FILTER_FLAGS = tuple(
-    Filters.model_fields
-)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
-TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "precision")
 
 
 def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
@@ -134,7 +127,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
-    values = _values(args, INFERENCE_FLAGS + FILTER_FLAGS)
+    values = _values(args, INFERENCE_FLAGS)
     if not read_hf_config(values, args.hf_config):
         return 2
     try:
@@ -198,13 +191,12 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
-        for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
+        add_field_flags(parser, InferenceWorkload, INFERENCE_FLAGS)
+        for name in Traffic.model_fields:
             parser.add_argument("--" + name.replace("_", "-"), dest=name)
-        add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
         add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
-            for name in TRAINING_FLAGS:
-                parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)
+            add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix="train_")
             parser.add_argument("--months", type=int, default=12, help="months of serving")
         if kind == "serving":
             add_limit_flag(parser, "dedicated options")
