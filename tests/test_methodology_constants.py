@@ -301,3 +301,12 @@ def test_the_roofline_example_names_its_kv_cache_and_links_the_ranking_it_is_the
     first = client.get("/rank.json?" + link.split("?", 1)[1]).json()["options"][0]
     assert (first["gpu_id"], first["gpu_count"], first["batch"]) == ("B200", 1, x["batch"])
     assert first["tpot_ms"] == pytest.approx(x["step_ms"], rel=1e-6)
+
+
+def test_the_prose_gives_the_fitted_wait_for_running_steps(client) -> None:  # type: ignore[no-untyped-def]
+    """The page said 'ttft_wait_steps ≈ 1.5 steps' where every answer's TTFT term multiplies by the fitted 1.41
+    (found by qa14)."""
+    fitted = inference_efficiency.DEFAULT_EFFICIENCY.ttft_wait_steps
+    page = " ".join(client.get("/methodology").text.split())
+    assert f"ttft_wait_steps = {fitted:g}, fitted" in page and "ttft_wait_steps ≈" not in page
+    assert client.get("/methodology.json").json()["ttft_wait_steps"] == fitted

@@ -60,6 +60,7 @@ def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
         ),
         "fixed_constants": fixed_constants(),
         "overlap_power": inference_efficiency.DEFAULT_EFFICIENCY.overlap_power,
+        "ttft_wait_steps": inference_efficiency.DEFAULT_EFFICIENCY.ttft_wait_steps,  # the prose's fitted value
         "roofline_example": roofline_example(snapshot.gpus, snapshot.models),
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
