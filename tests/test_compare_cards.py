@@ -69,3 +69,15 @@ def test_a_short_runs_card_keeps_its_cents_and_says_the_whole_hour_billed(client
     assert top["billed_hours"] == 1.0 and top["total_hours"] < 1.0
     card = _cards(client.get(f"/compare?{SHORT_VULTR_RUN}").text)["MI300X"]
     assert f"(billed 1.0 h) · ${top['total_usd']:.2f} billed" in card, card
+
+
+def test_gpu_ids_in_another_case_or_twice_give_one_card_each_with_its_best_option(client: TestClient) -> None:
+    """The filters take GPU ids in any case, and the ranking below the cards had H100-SXM rows, but `gpus=h100-sxm`
+    gave a card saying 'No offer in the catalog matches the filters. 20 more would match ...'; a GPU named twice got
+    two cards (found by qa14)."""
+    asked = "phase=inference&model=llama-3.1-8b&gpus="
+    expected = _cards(client.get(f"/compare?{asked}H100-SXM,H200").text)
+    assert set(expected) == {"H100-SXM", "H200"} and "$" in expected["H100-SXM"]
+    assert _cards(client.get(f"/compare?{asked}h100-sxm,h200").text) == expected
+    twice = client.get(f"/compare?{asked}H100-SXM,h100-sxm,H200").text
+    assert _cards(twice) == expected and twice.count('<article class="card">') == 2
