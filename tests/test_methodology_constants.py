@@ -310,3 +310,13 @@ def test_the_prose_gives_the_fitted_wait_for_running_steps(client) -> None:  # t
     page = " ".join(client.get("/methodology").text.split())
     assert f"ttft_wait_steps = {fitted:g}, fitted" in page and "ttft_wait_steps ≈" not in page
     assert client.get("/methodology.json").json()["ttft_wait_steps"] == fitted
+
+
+def test_the_page_says_the_unmeasured_band_floor_as_the_constant_gives_it(client) -> None:  # type: ignore[no-untyped-def]
+    """'±50 % at least' beside UNKNOWN_BAND = (0.55, 1.6): the page now says the band's own −45 % / +60 % (found by
+    qa14)."""
+    from app.scoring.efficiency.bands import UNKNOWN_BAND_WORDS
+
+    page = " ".join(client.get("/methodology").text.split())
+    assert page.count(f"{UNKNOWN_BAND_WORDS} at least") + page.count(f"at least {UNKNOWN_BAND_WORDS}") == 2
+    assert "±50 % at least" not in page and "at least ±50" not in page
