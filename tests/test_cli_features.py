@@ -300,3 +300,9 @@ def test_plan_lifecycle_command_asks_every_training_field_the_plan_page_takes():
     trained -= {"model", "custom_model", "hf_config"}  # it trains the model it serves: --model, --hf-config
     assert {"framework", "gpus", "budget_usd", "max_days", "lora_rank"} <= trained
     assert {f"--train-{name.replace('_', '-')}" for name in trained} <= _flags_of("plan", "lifecycle")
+
+
+def test_plan_lifecycle_names_the_training_flag_of_an_unknown_training_gpu(database, capsys):
+    """An unknown --train-gpus id was reported as '--gpus: ...', the serving filter's flag (found by qa14)."""
+    assert main(["plan", "lifecycle", "--model", "llama-3.1-8b", "--train-gpus", "NOPE"]) == 2
+    assert capsys.readouterr().err.startswith("--train-gpus: unknown GPU id 'NOPE'")

@@ -24,6 +24,9 @@ TRAINING_FLAGS = tuple(
 )
 
 
+TRAINING_PREFIX = "train_"  # the training run's flags: --train-method, args.train_method
+
+
 def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
     return {n: typed_flag(n, getattr(args, prefix + n)) for n in names if getattr(args, prefix + n, None) is not None}
 
@@ -137,9 +140,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
             try:
-                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, "train_")})
+                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, TRAINING_PREFIX)})
             except ValidationError as exc:  # its flags are --train-*
-                return print_flag_errors(exc, lambda field: "train_" + field if field in TRAINING_FLAGS else field)
+                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"))
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
@@ -152,8 +155,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share, rows)
     except ValidationError as exc:
         return print_flag_errors(exc)
-    except plan.PlanFieldError as exc:  # `workload.model`: the training run trains the model it serves
-        return print_field_errors(exc, lambda field: field.rpartition(".")[2])
+    except plan.PlanFieldError as exc:  # `workload.model`: --model; the training run's `training.gpus`: --train-gpus
+        return print_field_errors(exc, _flag_of_field)
     if args.json:
         print(json.dumps(body, indent=2, default=str))
         return 0
@@ -163,6 +166,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         _print_lifecycle(body, rows)
     print(f"\nshare: {body['share_url']}")
     return 0
+
+
+def _flag_of_field(field: str) -> str:
+    """The flag's name of a field the plan service rejected: the training run's own fields are --train-*; its model
+    and --hf-config, which it shares with the served model, and the rest keep their names."""
+    part, _, name = field.rpartition(".")
+    return TRAINING_PREFIX + name if part == "training" and name in TRAINING_FLAGS else name
 
 
 def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
@@ -196,7 +206,7 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
             parser.add_argument("--" + name.replace("_", "-"), dest=name)
         add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
-            add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix="train_")
+            add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix=TRAINING_PREFIX)
             parser.add_argument("--months", type=int, default=12, help="months of serving")
         if kind == "serving":
             add_limit_flag(parser, "dedicated options")
