@@ -44,3 +44,4 @@ def test_a_face_with_no_current_offer_says_what_the_filters_left_out(
     left_out = next(n for n in ranked["notes"] if "would match without the price-term and staleness filters" in n)
     body = client.get(FACES[face].format(gpu=stale_only_gpu)).json()
     assert left_out in body["notes"], body["notes"]
+    assert not any("at these limits" in note for note in body["notes"])  # no offer, not the limits, is why
