@@ -231,3 +231,78 @@ def test_validate_table_shows_what_was_assumed_for_a_covered_row(database, tmp_p
     assert main(["validate", str(path), "--in-sample-only"]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("c1 ")]
     assert "framework maxtext: auto assumed" in line
+
+
+def test_precision_command_asks_every_question_the_precision_page_takes(database, capsys):
+    """The page and the API take the ranking's whole inference question (filters, scenario, load, ...); the command
+    took eight flags, so `/precision?model=...&gpus=H100-SXM` could not be asked from it (found by qa14)."""
+    from app.service.precision import IGNORED, PRECISION_FIELDS
+    from app.service.query.custom_model import RAW_MODEL_FIELDS
+
+    parser_flags = _flags_of("precision")
+    asked = {name for name in PRECISION_FIELDS.names if name not in (*IGNORED, *RAW_MODEL_FIELDS, "hf_config_json")}
+    asked -= {"tokens_per_s_per_user"}  # a form convenience: the page turns it into tpot_ms
+    assert {f"--{name.replace('_', '-')}" for name in asked} <= parser_flags
+    argv = ["precision", "--model", "llama-3.1-8b", "--gpus", "H100-SXM,L40S", "--scenario", "concurrency"]
+    assert main([*argv, "--concurrency", "16", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["workload"]["gpus"] == ["H100-SXM", "L40S"] and body["workload"]["concurrency"] == 16
+    assert {r["best"]["gpu_id"] for r in body["rows"] if r["best"]} <= {"H100-SXM", "L40S"}
+    assert body["share_url"].startswith("/precision?model=llama-3.1-8b&scenario=concurrency&concurrency=16")
+
+
+def _flags_of(*command: str) -> set[str]:
+    """The flags of `gpumatch COMMAND [SUBCOMMAND]`."""
+    import argparse
+
+    from app.cli.main import build_parser
+
+    parser = build_parser()
+    for word in command:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+SERVING_COMMANDS = [(("disagg",), "DISAGG_FIELDS"), (("plan", "serving"), "PLAN_FIELDS")]
+
+
+@pytest.mark.parametrize(("command", "fields_name"), SERVING_COMMANDS)
+def test_serving_commands_ask_every_serving_field_their_page_takes(command, fields_name):
+    """/disagg and /plan take the serving workload's engine settings, KV precision, limits_at and serving
+    techniques; `gpumatch disagg` and `gpumatch plan serving` lacked them (plan: even --kv-dtype and --limits-at)
+    (found by qa14)."""
+    from app.scoring.workload import InferenceWorkload
+    from app.service import disagg
+    from app.service.query import plan
+
+    page = (disagg if fields_name == "DISAGG_FIELDS" else plan).__dict__[fields_name]
+    served = {name for name in InferenceWorkload.model_fields if page.takes(name)} - {"custom_model", "hf_config"}
+    assert {"kv_dtype", "limits_at", "prefix_cache_hit", "spec_acceptance", "max_num_seqs"} <= served
+    assert {f"--{name.replace('_', '-')}" for name in served} <= _flags_of(*command)
+
+
+def test_plan_serving_command_ranks_at_the_kv_precision_and_limits_it_is_given(database, capsys):
+    argv = ["plan", "serving", "--model", "llama-3.1-8b", "--kv-dtype", "fp8", "--limits-at", "band_high", "--json"]
+    assert main(argv) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["workload"]["kv_dtype"] == "fp8" and body["workload"]["limits_at"] == "band_high"
+    assert "kv_dtype=fp8" in body["share_url"] and "limits_at=band_high" in body["share_url"]
+
+
+def test_plan_lifecycle_command_asks_every_training_field_the_plan_page_takes():
+    """/plan's train_* fields (framework, GPUs, budget, deadline, optimizer, ...) each have a --train-* flag; the
+    command had five (found by qa14)."""
+    from app.scoring.workload import TrainingWorkload
+    from app.service.query.plan import PLAN_FIELDS, TRAIN_PREFIX
+
+    trained = {name for name in TrainingWorkload.model_fields if PLAN_FIELDS.takes(TRAIN_PREFIX + name)}
+    trained -= {"model", "custom_model", "hf_config"}  # it trains the model it serves: --model, --hf-config
+    assert {"framework", "gpus", "budget_usd", "max_days", "lora_rank"} <= trained
+    assert {f"--train-{name.replace('_', '-')}" for name in trained} <= _flags_of("plan", "lifecycle")
+
+
+def test_plan_lifecycle_names_the_training_flag_of_an_unknown_training_gpu(database, capsys):
+    """An unknown --train-gpus id was reported as '--gpus: ...', the serving filter's flag (found by qa14)."""
+    assert main(["plan", "lifecycle", "--model", "llama-3.1-8b", "--train-gpus", "NOPE"]) == 2
+    assert capsys.readouterr().err.startswith("--train-gpus: unknown GPU id 'NOPE'")

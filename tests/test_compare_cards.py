@@ -70,3 +70,29 @@ def test_a_short_runs_card_keeps_its_cents_and_says_the_whole_hour_billed(client
     card = _cards(client.get(f"/compare?{SHORT_VULTR_RUN}").text)["MI300X"]
     assert f"(billed 1.0 h) · ${top['total_usd']:.2f} billed" in card, card
     assert re.search(r"Run \d+ min \(billed", card), card  # a 51-minute run, as the ranked table's run time says it
+
+
+def test_gpu_ids_in_another_case_or_twice_give_one_card_each_with_its_best_option(client: TestClient) -> None:
+    """The filters take GPU ids in any case, and the ranking below the cards had H100-SXM rows, but `gpus=h100-sxm`
+    gave a card saying 'No offer in the catalog matches the filters. 20 more would match ...'; a GPU named twice got
+    two cards (found by qa14)."""
+    asked = "phase=inference&model=llama-3.1-8b&gpus="
+    expected = _cards(client.get(f"/compare?{asked}H100-SXM,H200").text)
+    assert set(expected) == {"H100-SXM", "H200"} and "$" in expected["H100-SXM"]
+    assert _cards(client.get(f"/compare?{asked}h100-sxm,h200").text) == expected
+    twice = client.get(f"/compare?{asked}H100-SXM,h100-sxm,H200").text
+    assert _cards(twice) == expected and twice.count('<article class="card">') == 2
+
+
+def test_gpu_ids_in_another_case_draw_the_same_charts(client: TestClient) -> None:
+    """A comparison's charts draw every GPU it compares, also when the ids are typed in another case (found by qa14:
+    the charts matched them case by case, so a compared GPU outside the leading configurations was left out)."""
+    asked = "phase=inference&model=llama-3.1-8b&gpus="
+
+    def charts(gpus: str) -> list[str]:
+        page = client.get("/compare?" + asked + gpus).text
+        return re.findall(r'<script type="application/json" data-chart[^>]*>(.*?)</script>', page, re.S)
+
+    upper = charts("H100-SXM,H200,B200,A100-SXM-80GB,L40S,MI300X")
+    assert "MI300X" in upper[0] and "L40S" in upper[0]  # six GPUs: more than the leading configurations a chart draws
+    assert charts("h100-sxm,h200,b200,a100-sxm-80gb,l40s,mi300x") == upper

@@ -285,3 +285,38 @@ def test_the_multinode_weak_spot_quotes_the_measured_held_out_figure() -> None:
     )
     header = " ".join((root / "app" / "cli" / "accuracy" / "accuracy_header.md").read_text(encoding="utf-8").split())
     assert f"one publication, its steps {figure}x the TPOT predicted with it held out" in header
+
+
+def test_the_roofline_example_names_its_kv_cache_and_links_the_ranking_it_is_the_first_row_of(client) -> None:  # type: ignore[no-untyped-def]
+    """The example said 'Llama 3.1 70B FP8 on vLLM' but ran an FP8 KV cache: that question on vLLM keeps a BF16 KV
+    cache, whose first row is batch 62 at 39.65 ms, not the example's 70 at 39.90 (found by qa14)."""
+    import html as html_lib
+    import re
+
+    x = client.get("/methodology.json").json()["roofline_example"]
+    page = " ".join(client.get("/methodology").text.split())
+    assert "FP8 weights and an FP8 KV cache" in page
+    link = html_lib.unescape(re.search(r'<a href="(/\?phase=inference[^"]*)">first row</a>', page).group(1))
+    assert link == x["rank_url"] and "kv_dtype=fp8" in link and "gpus=B200" not in link
+    first = client.get("/rank.json?" + link.split("?", 1)[1]).json()["options"][0]
+    assert (first["gpu_id"], first["gpu_count"], first["batch"]) == ("B200", 1, x["batch"])
+    assert first["tpot_ms"] == pytest.approx(x["step_ms"], rel=1e-6)
+
+
+def test_the_prose_gives_the_fitted_wait_for_running_steps(client) -> None:  # type: ignore[no-untyped-def]
+    """The page said 'ttft_wait_steps ≈ 1.5 steps' where every answer's TTFT term multiplies by the fitted 1.41
+    (found by qa14)."""
+    fitted = inference_efficiency.DEFAULT_EFFICIENCY.ttft_wait_steps
+    page = " ".join(client.get("/methodology").text.split())
+    assert f"ttft_wait_steps = {fitted:g}, fitted" in page and "ttft_wait_steps ≈" not in page
+    assert client.get("/methodology.json").json()["ttft_wait_steps"] == fitted
+
+
+def test_the_page_says_the_unmeasured_band_floor_as_the_constant_gives_it(client) -> None:  # type: ignore[no-untyped-def]
+    """'±50 % at least' beside UNKNOWN_BAND = (0.55, 1.6): the page now says the band's own −45 % / +60 % (found by
+    qa14)."""
+    from app.scoring.efficiency.bands import UNKNOWN_BAND_WORDS
+
+    page = " ".join(client.get("/methodology").text.split())
+    assert page.count(f"{UNKNOWN_BAND_WORDS} at least") + page.count(f"at least {UNKNOWN_BAND_WORDS}") == 2
+    assert "±50 % at least" not in page and "at least ±50" not in page

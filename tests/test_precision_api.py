@@ -285,3 +285,15 @@ def test_a_row_that_holds_the_weights_somewhere_names_that_refusal_not_one_that_
         count, _, gpu = where.partition("×")
         own = _refusals(client, workload, dtype)[(gpu, int(count))]
         assert refusal == own["reason"] and "needs" not in refusal, (key, reason)
+
+
+def test_an_fp4_gpu_named_in_another_case_keeps_the_fp4_row_native(client):
+    """The filters take GPU ids in any case: gpus=b200 ranked B200 at W4A4 like gpus=B200, but labelled the row 'FP4
+    weights, run W4A16 (no FP4 peak among the GPUs asked for)' (found by qa14)."""
+    rows = {}
+    for asked in ("B200", "b200"):
+        body = client.get(f"/precision.json?model=llama-3.1-8b&gpus={asked}").json()
+        rows[asked] = next(r for r in body["rows"] if r["key"] == "fp4")
+    assert rows["b200"]["label"] == rows["B200"]["label"] == "FP4 (NVFP4 W4A4)"
+    assert rows["b200"]["runs_on"] == rows["B200"]["runs_on"]
+    assert rows["b200"]["best"]["ranked_cost"] == rows["B200"]["best"]["ranked_cost"]

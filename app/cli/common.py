@@ -121,18 +121,22 @@ def _comma_list(text: str) -> list[str]:
     return [x for x in text.split(",") if x]
 
 
-def add_field_flags(parser: argparse.ArgumentParser, model: type[BaseModel], names: Iterable[str]) -> None:
+def add_field_flags(
+    parser: argparse.ArgumentParser, model: type[BaseModel], names: Iterable[str], prefix: str = ""
+) -> None:
     """`--flag-name` per field of `model`, as `gpumatch rank` reads a workload: the offer filters comma-separated
-    (`--gpus GB200,B200`), a bool as a switch (`--include-stale`), anything else one value; each with its help."""
+    (`--gpus GB200,B200`), a bool as a switch (`--include-stale`), anything else one value; each with its help.
+    With a `prefix` (plan lifecycle's `train_`) the flag and its dest carry it: --train-method, args.train_method."""
     for name in names:
-        info, flag = model.model_fields[name], "--" + name.replace("_", "-")
+        info, dest = model.model_fields[name], prefix + name
+        flag = "--" + dest.replace("_", "-")
         if name in LIST_FIELDS:
             text = f"{info.description}; comma-separated" if info.description else "comma-separated"
-            parser.add_argument(flag, dest=name, type=_comma_list, help=help_text(text))
+            parser.add_argument(flag, dest=dest, type=_comma_list, help=help_text(text))
         elif info.annotation is bool:
-            parser.add_argument(flag, dest=name, action="store_const", const=True, help=help_text(info.description))
+            parser.add_argument(flag, dest=dest, action="store_const", const=True, help=help_text(info.description))
         else:
-            parser.add_argument(flag, dest=name, help=help_text(field_help(info.description, info.default)))
+            parser.add_argument(flag, dest=dest, help=help_text(field_help(info.description, info.default)))
 
 
 def add_flags(

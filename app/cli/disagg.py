@@ -10,15 +10,11 @@ from pydantic import ValidationError
 from app.cli.tables.writer import rounded
 from app.scoring.explain import fixed
 from app.scoring.serving.traffic.week import Traffic
-from app.scoring.workload import Filters, InferenceWorkload
+from app.scoring.workload import InferenceWorkload
+from app.service.query.plan import SERVING_WORKLOAD_FIELDS
 
-WORKLOAD_FLAGS = (
-    "model", "weight_dtype", "kv_dtype", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus",
-    "limits_at",
-)  # fmt: skip
-FILTER_FLAGS = tuple(
-    Filters.model_fields
-)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
+# The page's serving question: model, dtypes, lengths, limits, engine settings, serving techniques and the offer filters
+WORKLOAD_FLAGS = SERVING_WORKLOAD_FIELDS
 AT_TRAFFIC_COLUMN = "$/M out at traffic"  # monthly ÷ output tokens served: not the ranking's full-load $/M
 LIMITS_AT_HELP = (
     "estimate (or unset): the pools meet the limits as estimated; band_high: each pool's latency meets its limit even "
@@ -101,7 +97,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
     from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors, read_hf_config
     from app.service import disagg
 
-    values = flag_values(args, WORKLOAD_FLAGS + FILTER_FLAGS)
+    values = flag_values(args, WORKLOAD_FLAGS)
     if not read_hf_config(values, args.hf_config):
         return 2
     try:
@@ -120,7 +116,7 @@ def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     from app.cli.common import add_field_flags, add_flags, add_hf_config_flag
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
-    add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
-    helps: dict[str, str | None] = {**dict.fromkeys(WORKLOAD_FLAGS + TRAFFIC_FLAGS), "limits_at": LIMITS_AT_HELP}
+    add_field_flags(parser, InferenceWorkload, [name for name in WORKLOAD_FLAGS if name != "limits_at"])
+    helps: dict[str, str | None] = {**dict.fromkeys(TRAFFIC_FLAGS), "limits_at": LIMITS_AT_HELP}
     add_flags(parser, helps, "disagg", cmd_disagg)
     add_hf_config_flag(parser)

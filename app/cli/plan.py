@@ -13,22 +13,18 @@ from app.cli.tables.writer import rounded
 from app.scoring.explain import fixed
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
-from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
+from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.query.plan import SERVING_WORKLOAD_FIELDS
 
-INFERENCE_FLAGS = (
-    "model",
-    "weight_dtype",
-    "input_len",
-    "output_len",
-    "ttft_ms",
-    "tpot_ms",
-    "engine",
-    "max_gpus",
+# The page's serving question: model, dtypes, lengths, limits, engine settings, serving techniques and the offer filters
+INFERENCE_FLAGS = SERVING_WORKLOAD_FIELDS
+# The training run's fields as the page's train_* fields, but its model: it trains the model it serves.
+TRAINING_FLAGS = tuple(
+    name for name in TrainingWorkload.model_fields if name not in ("model", "custom_model", "hf_config")
 )
-FILTER_FLAGS = tuple(
-    Filters.model_fields
-)  # which offers: --gpus, --providers, --price-types, --vendors, --include-stale
-TRAINING_FLAGS = ("method", "total_tokens", "seq_len", "global_batch_seqs", "precision")
+
+
+TRAINING_PREFIX = "train_"  # the training run's flags: --train-method, args.train_method
 
 
 def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
@@ -134,7 +130,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
-    values = _values(args, INFERENCE_FLAGS + FILTER_FLAGS)
+    values = _values(args, INFERENCE_FLAGS)
     if not read_hf_config(values, args.hf_config):
         return 2
     try:
@@ -144,9 +140,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
             try:
-                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, "train_")})
+                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, TRAINING_PREFIX)})
             except ValidationError as exc:  # its flags are --train-*
-                return print_flag_errors(exc, lambda field: "train_" + field if field in TRAINING_FLAGS else field)
+                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"))
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
@@ -159,8 +155,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share, rows)
     except ValidationError as exc:
         return print_flag_errors(exc)
-    except plan.PlanFieldError as exc:  # `workload.model`: the training run trains the model it serves
-        return print_field_errors(exc, lambda field: field.rpartition(".")[2])
+    except plan.PlanFieldError as exc:  # `workload.model`: --model; the training run's `training.gpus`: --train-gpus
+        return print_field_errors(exc, _flag_of_field)
     if args.json:
         print(json.dumps(body, indent=2, default=str))
         return 0
@@ -170,6 +166,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         _print_lifecycle(body, rows)
     print(f"\nshare: {body['share_url']}")
     return 0
+
+
+def _flag_of_field(field: str) -> str:
+    """The flag's name of a field the plan service rejected: the training run's own fields are --train-*; its model
+    and --hf-config, which it shares with the served model, and the rest keep their names."""
+    part, _, name = field.rpartition(".")
+    return TRAINING_PREFIX + name if part == "training" and name in TRAINING_FLAGS else name
 
 
 def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
@@ -198,13 +201,12 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
-        for name in INFERENCE_FLAGS + tuple(Traffic.model_fields):
+        add_field_flags(parser, InferenceWorkload, INFERENCE_FLAGS)
+        for name in Traffic.model_fields:
             parser.add_argument("--" + name.replace("_", "-"), dest=name)
-        add_field_flags(parser, InferenceWorkload, FILTER_FLAGS)
         add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
-            for name in TRAINING_FLAGS:
-                parser.add_argument("--train-" + name.replace("_", "-"), dest="train_" + name)
+            add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix=TRAINING_PREFIX)
             parser.add_argument("--months", type=int, default=12, help="months of serving")
         if kind == "serving":
             add_limit_flag(parser, "dedicated options")

@@ -11,7 +11,13 @@ from pydantic import ValidationError
 from app.cli.tables.writer import rounded
 from app.scoring.workload import InferenceWorkload
 
-FLAGS = ("model", "input_len", "output_len", "ttft_ms", "tpot_ms", "engine", "max_gpus", "rank_by")
+# The ranking's inference question, as the page and the API take it, but the dtypes every row sets itself (and the
+# custom model's raw fields: --hf-config gives one).
+FLAGS = tuple(
+    name
+    for name in InferenceWorkload.model_fields
+    if name not in ("weight_dtype", "kv_dtype", "custom_model", "hf_config")
+)
 
 
 def _quality(row: dict[str, Any]) -> str:
@@ -79,8 +85,10 @@ def cmd_precision(args: argparse.Namespace) -> int:
 
 
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_flags, add_hf_config_flag
+    from app.cli.common import add_field_flags, add_hf_config_flag
 
     parser = sub.add_parser("precision", help="one inference workload at six precisions side by side")
-    add_flags(parser, dict.fromkeys(FLAGS), "precision", cmd_precision)
+    add_field_flags(parser, InferenceWorkload, FLAGS)
     add_hf_config_flag(parser)
+    parser.add_argument("--json", action="store_true", help="print the precision API's JSON")
+    parser.set_defaults(func=cmd_precision)

@@ -38,7 +38,7 @@ from app.service.plan import (
     traffic_sets_the_peak,
 )
 from app.service.query.plan import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
-from app.service.rank.answer_body import weights_body
+from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.plain import mean_latencies, plain
 
 NOTES = (
@@ -243,7 +243,12 @@ def disagg_payload(
             "disaggregated": [_plan(p, model, workload) for p in comparison.plans],
             "pairings_considered": comparison.pairings_considered,
             **_borrowed_bands(workload),
-            "notes": [*NOTES, weights.note, *traffic.reading_notes()],
+            "notes": [
+                *left_out_notes(comparison.aggregated is not None or bool(comparison.plans), snapshot, workload),
+                *NOTES,
+                weights.note,
+                *traffic.reading_notes(),
+            ],
             "catalog_version": snapshot.version,
             "share_url": share_url,
         }

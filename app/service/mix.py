@@ -36,7 +36,7 @@ from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
-from app.service.rank.answer_body import weights_body
+from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.plain import mean_latencies, plain
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
@@ -214,7 +214,7 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
         "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
         "weights": weights_body(weights),
         **body,
-        "notes": [*body["notes"], weights.note],
+        "notes": [*body["notes"], *left_out_notes(plan.mix is not None, snapshot, question), weights.note],
         "shapes": [plain(s) for s in SHAPES.values()],
         "catalog_version": snapshot.version,
         "share_url": share_url,

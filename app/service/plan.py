@@ -17,7 +17,7 @@ from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
-from app.service.rank.answer_body import weights_body
+from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.plain import plain
 
@@ -139,7 +139,7 @@ def serving_payload(
         "model": plain(model),
         "weights": weights_body(weights),
         **body,
-        "notes": [*body["notes"], weights.note],
+        "notes": [*body["notes"], *left_out_notes(bool(plan.options), snapshot, workload), weights.note],
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }

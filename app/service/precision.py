@@ -21,6 +21,7 @@ from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.question import ParsedQuery, parse
+from app.service.rank.answer_body import left_out_notes
 from app.service.rank.plain import mean_latencies, plain
 
 IGNORED = ("phase", "weight_dtype", "kv_dtype")  # every row sets its own dtypes: read (a bad one errs), unused
@@ -121,7 +122,10 @@ def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, sh
         "ranked_unit": RANK_UNITS[comparison.rank_by],
         "rows": [_row(r, comparison.rank_by) for r in comparison.rows],
         "release": {**plain(comparison.release), "row": comparison.release.precision},
-        "notes": comparison.notes,
+        "notes": [
+            *comparison.notes,
+            *left_out_notes(any(r.best is not None for r in comparison.rows), snapshot, workload),
+        ],
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }

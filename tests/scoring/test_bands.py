@@ -422,3 +422,20 @@ def test_committed_bands_are_answered_once_per_regime() -> None:
     first = bands.band_ratio(*regime)
     assert bands.band_ratio(*regime) is first  # the regime's answer kept, not written again
     assert first == bands.band_ratio(*regime, table=BAND_TABLE)  # and it is the committed table's answer
+
+
+def test_a_widened_band_says_the_floor_it_is_widened_to_in_the_numbers_it_shows():
+    """UNKNOWN_BAND is 0.55-1.6 times the estimate, -45 % / +60 %, but every answer widened to it said '±50 % at
+    least' beside a band whose low end is 45 % under the estimate (found by qa14)."""
+    low, high = bands.UNKNOWN_BAND
+    words = f"−{round((1 - low) * 100)} % / +{round((high - 1) * 100)} %"
+    assert bands.UNKNOWN_BAND_WORDS == words == "−45 % / +60 %"
+    args = ("output_tok_s_per_gpu", "vllm", "NVIDIA", "fp8", "moe")
+    evidences = [
+        bands.band_ratio("no_such_metric", "x", "y", "z", "w")[2],
+        bands.band_ratio(*args, pipeline_stages=2)[2],
+        bands.band_ratio(*args, spans_nodes=True, table={})[2],
+        bands.band_ratio("output_tok_s_per_gpu", "vllm", "NVIDIA", "int4", "dense")[2],
+    ]
+    for evidence in evidences:
+        assert words in evidence and "±50" not in evidence, evidence

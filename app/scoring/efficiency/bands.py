@@ -22,7 +22,7 @@ excluding the estimate itself.
 Tensor parallel across nodes is a regime of its own (metric | multinode): its rows (one publication so far,
 SGLang TP16 over two 8xH100 nodes, whose published steps take 2.8x the TPOT predicted with it held out) stay out of
 every other regime, and an estimate whose TP group spans nodes takes the envelope of its regime's band and that one
-(at least ±50 % where none exists).
+(at least UNKNOWN_BAND where none exists).
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ MIN_OWN_PUBLICATIONS = 2
 ENGINE_CLASSES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
 # Last resort when even the metric is absent from the table: the research note's ±50 % (training §6.5).
 UNKNOWN_BAND = (0.55, 1.6)
+# ... as an answer says it: measured / predicted from 0.55 to 1.6 is 45 % under the estimate to 60 % over it
+UNKNOWN_BAND_WORDS = f"−{round((1 - UNKNOWN_BAND[0]) * 100)} % / +{round((UNKNOWN_BAND[1] - 1) * 100)} %"
 
 
 def precision_class(dtype: str) -> str:
@@ -128,7 +130,8 @@ def band_ratio(
 ) -> tuple[float, float, str]:
     """(low, high, evidence) for an estimate of `metric` in this regime; evidence names the rows behind it.
     `spans_nodes`: the estimate's tensor-parallel group spans nodes (widened by the multinode regime);
-    `pipeline_stages` > 1: a pipeline-parallel inference layout, which no validation row measures (±50 % at least);
+    `pipeline_stages` > 1: a pipeline-parallel inference layout, which no validation row measures (UNKNOWN_BAND at
+    least);
     `scenario`: the workload's (load_metric: it sets a latency band's load); `table`: the committed bands, or one
     built without a publication (app.calibration.held_out.bands scores held-out bands with it; evidence text is then
     bare)."""
@@ -178,7 +181,8 @@ def _band_ratio(
         return low, high, evidence
     key = multinode_key(metric)
     if key not in table:
-        return min(low, UNKNOWN_BAND[0]), max(high, UNKNOWN_BAND[1]), f"{evidence}; TP across nodes: ±50 % at least"
+        widened = f"{evidence}; TP across nodes: {UNKNOWN_BAND_WORDS} at least"
+        return min(low, UNKNOWN_BAND[0]), max(high, UNKNOWN_BAND[1]), widened
     m_low, m_high, _ = table[key]
     return (
         min(low, m_low),
@@ -193,7 +197,8 @@ def _pipeline_band(low: float, high: float, evidence: str, stages: int) -> tuple
     return (
         min(low, UNKNOWN_BAND[0]),
         max(high, UNKNOWN_BAND[1]),
-        f"{evidence}; widened to ±50 % at least: no validation row measures pipeline-parallel serving (PP{stages})",
+        f"{evidence}; widened to {UNKNOWN_BAND_WORDS} at least: no validation row measures pipeline-parallel serving "
+        f"(PP{stages})",
     )
 
 
@@ -213,10 +218,11 @@ def _regime_band(
         return (
             min(low, UNKNOWN_BAND[0]),
             max(high, UNKNOWN_BAND[1]),
-            f"{evidence}, widened to ±50 % at least: {_unmeasured_text(metric, precision, measured_pairs)}",
+            f"{evidence}, widened to {UNKNOWN_BAND_WORDS} at least: "
+            + _unmeasured_text(metric, precision, measured_pairs),
         )
     low, high = UNKNOWN_BAND
-    return low, high, "band: no validation rows for this metric, ±50 % assumed (research note)"
+    return low, high, f"band: no validation rows for this metric, {UNKNOWN_BAND_WORDS} assumed (research note)"
 
 
 def _unmeasured_text(metric: str, precision: str, measured_pairs: frozenset[tuple[str, str]]) -> str:

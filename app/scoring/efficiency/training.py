@@ -57,7 +57,8 @@ class TrainingEfficiency:
     # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
     # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
     # NVIDIA's NVFP4 pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4",
-    # arXiv 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to ±50 %).
+    # arXiv 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to at least
+    # UNKNOWN_BAND, −45 % / +60 %).
     fp4_bf16_linear_share: float = 0.15
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)

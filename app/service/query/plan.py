@@ -52,8 +52,13 @@ NOT_SERVING_FIELDS = {
 }
 # What a plan serves and how: the inference workload's other fields (model, filters, dtypes, lengths, limits, engine
 # settings, serving techniques), the form's conveniences (a custom architecture, tokens/s per user), the traffic.
+# The inference workload's fields a serving question takes (`gpumatch plan serving` and `disagg` have a flag for each);
+# one the traffic also has (peak_requests_per_s) is the traffic's: split() reads it so.
+SERVING_WORKLOAD_FIELDS = tuple(
+    name for name in InferenceWorkload.model_fields if name not in NOT_SERVING_FIELDS and name not in TRAFFIC_FIELDS
+)
 SERVING_FIELDS = (
-    *(name for name in InferenceWorkload.model_fields if name not in NOT_SERVING_FIELDS),
+    *SERVING_WORKLOAD_FIELDS,
     "hf_config_json",
     *(name for name in CONVENIENCES if name != "steps"),
     *Traffic.model_fields,

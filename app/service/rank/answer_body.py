@@ -12,7 +12,7 @@ from app.scoring.pricing.offers import left_out_note
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.batch_size import global_batch
-from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_query
 from app.service.rank.model_spec import Workload
 from app.service.rank.plain import plain
@@ -58,7 +58,7 @@ def answer_body(
         "total_options": len(ranking.options),
         "feasible_options": ranking.feasible_count,
         "notes": list(getattr(ranking, "notes", []))
-        + _left_out(ranking, snapshot, workload)
+        + left_out_notes(bool(ranking.feasible_count), snapshot, workload)
         + ([weights.note] if weights else [])
         + ([extra["replicas"]["note"]] if "replicas" in extra else []),
         "catalog_version": snapshot.version,
@@ -164,11 +164,12 @@ def _global_batch(workload: TrainingWorkload, model: ModelSpec) -> dict[str, Any
     return body
 
 
-def _left_out(ranking: Any, snapshot: CatalogSnapshot, workload: Workload) -> list[str]:
-    """Where nothing is feasible: the offers the filters' price terms or staleness left out, if that is why."""
-    if ranking.feasible_count:
+def left_out_notes(answered: bool, snapshot: CatalogSnapshot, filters: Filters) -> list[str]:
+    """Where an answer has nothing feasible (a ranking, /precision, /mix, /disagg, /plan): the offers the filters'
+    price terms or staleness left out, if that is why, in the ranking's words on every face."""
+    if answered:
         return []
-    note = left_out_note(snapshot.offers, snapshot.gpus, workload)
+    note = left_out_note(snapshot.offers, snapshot.gpus, filters)
     return [note] if note else []
 
 

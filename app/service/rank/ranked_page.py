@@ -11,6 +11,7 @@ from typing import Any
 from app.scoring.explain import shown_as_close_call
 from app.scoring.pricing.offers import left_out_note
 from app.scoring.specs import CatalogSnapshot
+from app.service.catalog_ids import catalog_id
 from app.service.rank.answer_body import answer_body
 from app.service.rank.model_spec import Workload
 from app.service.rank.plain import plain_row
@@ -32,6 +33,7 @@ class RankedPage:
     close_calls: int  # runners-up among the best CLOSE_CALL_ROWS rows whose band overlaps the best's
     leaders: list[dict[str, Any]]  # the best option of each leading distinct (GPU, count), best first
     infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
+    cards: list[str]  # the GPUs asked for, each once, under the catalog's id (`h100-sxm` -> H100-SXM), in order
     per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
     # for each GPU asked for without an option: the offers of it its price terms or stale prices left out, in words
     left_out: dict[str, str]
@@ -58,7 +60,8 @@ def ranked_page(
     page_rows = [plain_row(options[p], True, shared) for p in positions]
     # One best row per feasible (GPU, count), best first: as many as the machines, whatever the sellers.
     best_rows = ranking.leaders()
-    wanted: dict[str, Any] = {gpu: None for gpu in gpus}  # GPU -> its best row, None until found
+    # GPU -> its best row, None until found; keyed as the rows name it, since the filters match ids in any case
+    wanted: dict[str, Any] = {catalog_id(snapshot, "gpus", gpu): None for gpu in gpus}
     for option in best_rows:
         if option.gpu_id in wanted and wanted[option.gpu_id] is None:
             wanted[option.gpu_id] = option
@@ -80,6 +83,7 @@ def ranked_page(
         close_calls=sum(shown_as_close_call(flag, number) for number, flag in enumerate(flags, start=1)),
         leaders=leaders,
         infeasible=list(groups.values()),
+        cards=list(wanted),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
         left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None},
     )

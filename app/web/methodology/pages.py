@@ -13,6 +13,7 @@ from app.config import PROJECT_ROOT
 from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
 from app.scoring.efficiency.band_table import BAND_MARGINS
+from app.scoring.efficiency.bands import UNKNOWN_BAND_WORDS
 from app.scoring.pricing import price_terms
 from app.scoring.specs import CatalogSnapshot
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
@@ -60,6 +61,8 @@ def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
         ),
         "fixed_constants": fixed_constants(),
         "overlap_power": inference_efficiency.DEFAULT_EFFICIENCY.overlap_power,
+        "ttft_wait_steps": inference_efficiency.DEFAULT_EFFICIENCY.ttft_wait_steps,  # the prose's fitted value
+        "unknown_band_words": UNKNOWN_BAND_WORDS,  # the floor of a band no validation row measures
         "roofline_example": roofline_example(snapshot.gpus, snapshot.models),
         "price_terms": terms_constants(),
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,

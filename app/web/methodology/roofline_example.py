@@ -10,6 +10,7 @@ from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.step.steps import roofline_ms
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
+from app.service.query.canonical import canonical_query
 
 # The first row of a golden question (tests/golden: rank_inference_70b_fp8): Llama 3.1 70B FP8 on vLLM, one B200.
 EXAMPLE_GPU, EXAMPLE_MODEL = "B200", "llama-3.1-70b"
@@ -42,6 +43,7 @@ def roofline_example(
         "gpu": gpu.name,
         "model": model.name,
         "engine": "vLLM",
+        "rank_url": "/?" + canonical_query("inference", EXAMPLE_WORKLOAD),  # the ranking whose first row this is
         "input_len": EXAMPLE_WORKLOAD.input_len,
         "output_len": EXAMPLE_WORKLOAD.output_len,
         "tpot_limit_ms": EXAMPLE_WORKLOAD.tpot_ms,

@@ -68,6 +68,7 @@ def results_context(
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),
         "close_calls": ranked.close_calls,
+        "cards": ranked.cards,
         "per_gpu": ranked.per_gpu,
         "left_out": ranked.left_out,
         "infeasible": ranked.infeasible,

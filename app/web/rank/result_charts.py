@@ -107,8 +107,9 @@ def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str]
     """The leading configurations a chart draws: the best of each GPU asked for (a comparison draws every GPU it
     compares), then the next distinct configurations up to n."""
     firsts: dict[str, dict[str, Any]] = {}
+    asked = {g.lower() for g in gpus or ()}  # the filters match GPU ids in any case
     for option in options:
-        if option["feasible"] and option["gpu_id"] in (gpus or ()):
+        if option["feasible"] and option["gpu_id"].lower() in asked:
             firsts.setdefault(option["gpu_id"], option)
     chosen = {(o["gpu_id"], o["gpu_count"]) for o in firsts.values()}
     rest = [o for o in distinct_configs(options, n + len(chosen)) if (o["gpu_id"], o["gpu_count"]) not in chosen]

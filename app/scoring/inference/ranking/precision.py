@@ -176,9 +176,10 @@ DEQUANTISED_FP4_QUALITY = "the published rows measure NVFP4 W4A4; run W4A16 its 
 
 
 def _fp4_gpus(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> list[str]:
-    """The GPUs with an FP4 tensor peak that the question's GPU filter allows."""
+    """The GPUs with an FP4 tensor peak that the question's GPU filter allows (in any case, as the filter matches)."""
     fp4 = sorted(g.id for g in snapshot.gpus.values() if g.fp4_tflops)
-    return [g for g in fp4 if not workload.gpus or g in workload.gpus]
+    asked = {g.lower() for g in workload.gpus}
+    return [g for g in fp4 if not asked or g.lower() in asked]
 
 
 def _variant_workload(

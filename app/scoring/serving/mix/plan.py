@@ -133,8 +133,9 @@ def plan_mix(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec)
         terms += more
     share_note = question.share_note()
     notes = [share_note] if share_note else []
-    notes += [SIZING_NOTE, considered_note(types, demands, len(snapshot_offers(snapshot, question)))]
-    notes += unserved_notes(types, demands)
+    offers = len(snapshot_offers(snapshot, question))
+    notes += [SIZING_NOTE, considered_note(types, demands, offers)]
+    notes += unserved_notes(types, demands, offers)
     if mix is not None and len(mix.gpu_types) == 1 and singles:
         notes.append(
             f"The cheapest mix is one GPU type ({mix.gpu_types[0]}): no second type lowers the cost at this traffic "
@@ -155,5 +156,5 @@ def plan_mix(question: MixQuestion, snapshot: CatalogSnapshot, model: ModelSpec)
         terms=terms,
         notes=notes,
         gpu_types_considered=len({t.gpu_id for t in types}),
-        offers_considered=len(snapshot_offers(snapshot, question)),
+        offers_considered=offers,
     )

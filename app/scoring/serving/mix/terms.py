@@ -91,7 +91,10 @@ def considered_note(types: list[ReplicaType], demands: list[BucketDemand], offer
     )
 
 
-def unserved_notes(types: list[ReplicaType], demands: list[BucketDemand]) -> list[str]:
+def unserved_notes(types: list[ReplicaType], demands: list[BucketDemand], offers: int) -> list[str]:
+    """The buckets nothing serves; where no offer passes the filters, that, not the limits, is why."""
+    if offers == 0:
+        return ["No offer passes the filters (providers, GPUs, vendors, price terms, stale prices): nothing is served."]
     notes = []
     for b, d in enumerate(demands):
         if not any(t.fits[b].requests_per_s > 0 for t in types):
