@@ -65,8 +65,13 @@ def _close(option: dict[str, Any], rank: int) -> bool:
 
 
 def _flags(option: dict[str, Any], rank: int) -> str:
-    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call."""
-    flags = (("OVER LIMITS", option.get("over_limits")), ("close", _close(option, rank)))
+    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call, a
+    replica over more nodes than the offer says it supplies."""
+    flags = (
+        ("OVER LIMITS", option.get("over_limits")),
+        ("close", _close(option, rank)),
+        ("NODES?", option.get("cluster_caveat")),
+    )
     return " ".join(flag for flag, on in flags if on)
 
 
@@ -150,9 +155,10 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     return table(head, rows)
 
 
-def training_row_notes(payload: dict[str, Any], limit: int) -> str:
-    """What the training table's rows rest on beyond their figures, each said once with the ranks it applies to:
-    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)`, `#1: NODES? 16 nodes of 8 GPUs: ...`."""
+def row_notes(payload: dict[str, Any], limit: int) -> str:
+    """What the table's rows rest on beyond their figures, each said once with the ranks it applies to:
+    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)` (training), `#1: NODES? 16 nodes of 8 GPUs: ...`
+    (a training run's or an inference replica's)."""
     ranks: dict[str, list[str]] = {}
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
