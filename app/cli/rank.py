@@ -54,7 +54,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
-    from app.cli.tables.ranking import infeasible_reasons, ranking_table, row_notes, serverless_job_line
+    from app.cli.tables.ranking import (
+        infeasible_reasons,
+        price_sources,
+        ranking_table,
+        row_notes,
+        serverless_job_line,
+    )
     from app.service.rank import rank_sort
 
     rows = args.limit or TEXT_ROWS
@@ -65,6 +71,9 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     notes = row_notes(payload, rows)
     if notes:
         print("\n" + notes)
+    sources = price_sources([o for o in payload["options"] if o["feasible"]][:rows])
+    if sources:
+        print("\n" + sources)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:

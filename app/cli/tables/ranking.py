@@ -60,6 +60,29 @@ def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, A
     return line
 
 
+def price_terms_cell(option: dict[str, Any]) -> str:
+    """A row's price terms as the page's cell says them: the terms, their caveats, STALE, and the price's date
+    (`undated` where its source gives none), so no price is shown without when it was read."""
+    o = option
+    return (
+        o["price_type"]
+        + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
+        + (" interruptible" if o.get("interruptible") else "")
+        + (" STALE" if o.get("stale") else "")
+        + f" {o.get('as_of') or 'undated'}"
+    )
+
+
+def price_sources(options: list[dict[str, Any]]) -> str:
+    """Where each shown row's price was read (the page links each row's date there), one line per source with the
+    ranks it prices: `#1, #4: https://lambda.ai/instances`."""
+    ranks: dict[str, list[str]] = {}
+    for position, o in enumerate(options, start=1):
+        ranks.setdefault(o.get("price_source_url") or "(no source stated)", []).append(f"#{o.get('rank', position)}")
+    lines = [f"{', '.join(where)}: {url}" for url, where in ranks.items()]
+    return "price sources:\n" + "\n".join(lines) if lines else ""
+
+
 def _close(option: dict[str, Any], rank: int) -> bool:
     return shown_as_close_call(bool(option["close_call"]), rank)
 
@@ -103,13 +126,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
         i = o.get("rank", position)
-        terms = (
-            o["price_type"]
-            + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
-            + (" interruptible" if o.get("interruptible") else "")
-            + (" STALE" if o.get("stale") else "")
-        )
         config = f"{o['gpu_count']}×{o['gpu_id']}"
+        terms = price_terms_cell(o)
         common = [i, config, layout_cell(o, inference), o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
         if inference:
             rows.append(
@@ -138,7 +156,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
-    head = ["#", "config", "layout", "provider", "price terms", "$/GPU-h"]
+    head = ["#", "config", "layout", "provider", "price terms, as of", "$/GPU-h"]
     head += (
         [
             RANK_HEADERS[rank_by],
