@@ -47,3 +47,36 @@ def test_the_serving_plan_dates_its_dedicated_prices(database: str, capsys: Any)
     out = capsys.readouterr().out
     assert best["as_of"] in out.splitlines()[3]
     assert best["price_source_url"] in out
+
+
+BATCH_JOB = "phase=inference&model=llama-3.1-70b&scenario=max_throughput&job_requests=200000&job_deadline_hours=4"
+
+
+def test_every_per_token_price_beside_a_batch_job_is_dated_and_sourced_on_the_page(client: Any) -> None:
+    """The page dated and linked only the cheapest API; DeepInfra's and Bedrock's prices beside it, and the cheaper
+    ones left out, had neither."""
+    body = client.get(f"/rank.json?{BATCH_JOB}").json()
+    quotes = [*body["serverless_job"], *body["serverless_job_left_out"]]
+    assert len(quotes) >= 3
+    html = client.get(f"/?{BATCH_JOB}").text
+    paragraph = html.split('<p class="plan-link serverless-job">', 1)[1].split("</p>", 1)[0]
+    for quote in quotes:
+        link = paragraph.split(quote["provider_name"], 1)[1].split("<a ", 1)[1].split("</a>", 1)[0]
+        assert link.startswith(f'href="{quote["source_url"]}"') and quote["as_of_label"] in link, quote["provider"]
+
+
+def test_every_per_token_price_beside_a_batch_job_is_dated_and_sourced_on_the_cli(database: str, capsys: Any) -> None:
+    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--scenario", "max_throughput"]
+    body, out = _ranked_body(capsys, *argv, "--job-requests", "200000", "--job-deadline-hours", "4")
+    line = next(s for s in out.splitlines() if s.startswith("the same job through a per-token API"))
+    sources = next(s for s in out.splitlines() if s.startswith("per-token price sources: "))
+    for quote in [*body["serverless_job"], *body["serverless_job_left_out"]]:
+        assert f"{quote['provider_name']} ${quote['job_usd']:,.2f} ({quote['as_of_label']})" in line
+        assert f"{quote['provider_name']} {quote['source_url']}" in sources
+
+
+def _ranked_body(capsys: Any, *args: str) -> tuple[dict[str, Any], str]:
+    assert cli([*args, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert cli(list(args)) == 0
+    return body, capsys.readouterr().out

@@ -43,12 +43,12 @@ def token_flags_text(quote: dict[str, Any]) -> str:
 
 def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
     """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
-    prices, then the cheaper listed ones left out with their labels."""
+    prices, then the cheaper listed ones left out with their labels, each with its date; then where each was read."""
 
     def each(q: dict[str, Any]) -> str:
         flags = f" [{token_flags_text(q)}]" if q.get("flags") else ""
         substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
-        return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
+        return f"{q['provider_name']} ${q['job_usd']:,.2f} ({q['as_of_label']}){flags}{substitute}"
 
     line = (
         f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
@@ -57,7 +57,8 @@ def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, A
     )
     if left_out:
         line += f"; left out, though cheaper: {', '.join(each(q) for q in left_out)}"
-    return line
+    sources = [f"{q['provider_name']} {q['source_url'] or '(no source stated)'}" for q in [*quotes, *(left_out or [])]]
+    return line + (f"\nper-token price sources: {'; '.join(sources)}" if sources else "")
 
 
 def price_terms_cell(option: dict[str, Any]) -> str:
