@@ -38,3 +38,15 @@ def test_a_replica_inside_one_node_has_no_caveat(client: TestClient) -> None:
     options = client.get("/rank.json?phase=inference&model=deepseek-r1").json()["options"]
     inside = [o for o in options if o["feasible"] and o["nodes"] == 1]
     assert inside and all(o["cluster_caveat"] == "" for o in inside)
+
+
+def test_the_serving_plan_says_it_of_its_replicas_too(client: TestClient, database: str, capsys: Any) -> None:
+    query = "model=deepseek-r1&requests_per_day=500000&gpus=H100-SXM"
+    best = client.get(f"/plan.json?{query}").json()["options"][0]
+    assert best["nodes"] == 2 and best["cluster_caveat"].startswith(CAVEAT)
+    html = client.get(f"/plan?{query}").text
+    assert f"node count unstated</span> Each replica: {CAVEAT}" in html
+    argv = ["plan", "serving", "--model", "deepseek-r1", "--requests-per-day", "500000", "--gpus", "H100-SXM"]
+    assert cli(argv) == 0
+    note = next(line for line in capsys.readouterr().out.splitlines() if f"NODES? {CAVEAT}" in line)
+    assert note.startswith("#1")

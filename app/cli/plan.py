@@ -36,7 +36,7 @@ def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") 
 
 
 def _print_serving(body: dict[str, Any], limit: int) -> None:
-    from app.cli.tables.ranking import price_sources, token_flags_text
+    from app.cli.tables.ranking import price_sources, row_notes, token_flags_text
     from app.cli.tables.writer import table
 
     t = body["traffic"]
@@ -77,7 +77,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         )
     )
     if rows:
-        print(price_sources(body["options"][:limit]))
+        print("\n".join(filter(None, (row_notes(body, limit), price_sources(body["options"][:limit])))))
     quotes = [
         [
             q["provider_name"],
