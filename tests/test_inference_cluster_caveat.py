@@ -50,3 +50,16 @@ def test_the_serving_plan_says_it_of_its_replicas_too(client: TestClient, databa
     assert cli(argv) == 0
     note = next(line for line in capsys.readouterr().out.splitlines() if f"NODES? {CAVEAT}" in line)
     assert note.startswith("#1")
+
+
+def test_compare_cards_say_it_in_both_phases(client: TestClient) -> None:
+    for query in (
+        "phase=inference&model=deepseek-r1&gpus=H100-SXM,B200",
+        "phase=training&model=llama-3.1-70b&method=full_ft&max_days=3&total_tokens=5000000000&gpus=H100-SXM,B200",
+    ):
+        options = client.get(f"/compare.json?{query}").json()["options"]
+        h100_best = next(o for o in options if o["feasible"] and o["gpu_id"] == "H100-SXM")
+        html = client.get(f"/compare?{query}").text.split('<div class="cards">', 1)[1].split("</div>", 1)[0]
+        h100 = html.split('href="/gpus/H100-SXM"', 1)[1].split("</article>", 1)[0]
+        assert h100_best["cluster_caveat"] and f'title="{h100_best["cluster_caveat"]}"' in h100
+        assert f"{h100_best['nodes']} nodes" in h100
