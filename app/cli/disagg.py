@@ -40,6 +40,7 @@ def _path(plan: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
+    from app.cli.tables.price_lines import offer_prices
     from app.cli.tables.writer import table
 
     w, t = body["workload"], body["traffic"]
@@ -89,6 +90,9 @@ def _print(body: dict[str, Any]) -> None:
         AT_TRAFFIC_COLUMN,
     ]
     print(table(headers, rows))
+    pools = [pool for d in body["disaggregated"] for pool in (d["prefill"], d["decode"])]
+    if a or pools:
+        print("\n" + offer_prices([*([a] if a else []), *pools]) + "\n")
     for note in body["notes"]:
         print(note)
 

@@ -40,7 +40,7 @@ def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
     return [
         [
             f"{r['replicas']} × {r['label']}",
-            r["price_type"],
+            f"{r['price_type']} {r.get('as_of') or 'undated'}",
             ", ".join(r["serves"]),
             rounded(r["load_replicas"], 2),
             f"${fixed(r['usd_per_month'], 0)}",
@@ -50,6 +50,7 @@ def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
 
 
 def _print(body: dict[str, Any]) -> None:
+    from app.cli.tables.price_lines import offer_prices
     from app.cli.tables.writer import table
 
     print(
@@ -61,7 +62,7 @@ def _print(body: dict[str, Any]) -> None:
         for b in body["buckets"]
     ]
     print(table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))
-    headers = ["replicas × offer", "terms", "serves", "load", "$/month"]
+    headers = ["replicas × offer", "terms, as of", "serves", "load", "$/month"]
     for title, fleet in (("cheapest mix", body["mix"]), ("best single GPU type", body["best_single"])):
         if fleet is None:
             print(f"\n{title}: none serves every bucket")
@@ -70,6 +71,9 @@ def _print(body: dict[str, Any]) -> None:
         print(table(headers, _fleet_lines(fleet)))
     if body["saving_usd_per_month"] is not None:
         print(f"\nsaving: ${fixed(body['saving_usd_per_month'], 0)}/month ({fixed(body['saving_pct'], 1)} %)")
+    fleets = [f for f in (body["mix"], body["best_single"]) if f]
+    if fleets:
+        print("\n" + offer_prices([r for f in fleets for r in f["rows"]]) + "\n")
     for note in body["notes"]:
         print(note)
 

@@ -32,7 +32,7 @@ def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") 
 
 
 def _print_serving(body: dict[str, Any], limit: int) -> None:
-    from app.cli.tables.ranking import token_flags_text
+    from app.cli.tables.ranking import price_sources, row_notes, token_flags_text
     from app.cli.tables.writer import table
 
     t = body["traffic"]
@@ -42,23 +42,27 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
     )
     rows = [
         [
+            position,
             f"{o['gpu_count']}×{o['gpu_id']}",
             o["provider_name"],
             o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
+            o.get("as_of") or "undated",
             o["replicas_at_peak"],
             o["instances_at_peak"],
             rounded(o["monthly_usd_always_on"]),
             rounded(o["monthly_usd_autoscaled"]),
             rounded(o["monthly_usd_scale_to_zero"]),
         ]
-        for o in body["options"][:limit]
+        for position, o in enumerate(body["options"][:limit], start=1)
     ]
     print(
         table(
             [
+                "#",
                 "config",
                 "provider",
                 "price",
+                "as of",
                 "replicas",
                 "instances",
                 "always-on $/mo",
@@ -68,6 +72,8 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             rows,
         )
     )
+    if rows:
+        print("\n".join(filter(None, (row_notes(body, limit), price_sources(body["options"][:limit])))))
     quotes = [
         [
             q["provider_name"],

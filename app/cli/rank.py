@@ -54,7 +54,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
-    from app.cli.tables.ranking import infeasible_reasons, ranking_table, serverless_job_line, training_row_notes
+    from app.cli.tables.ranking import (
+        infeasible_reasons,
+        price_sources,
+        ranking_table,
+        row_notes,
+        serverless_job_line,
+    )
     from app.service.rank import rank_sort
 
     rows = args.limit or TEXT_ROWS
@@ -62,9 +68,12 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(ranking_table(payload, rows))
-    row_notes = training_row_notes(payload, rows) if args.phase == "training" else ""
-    if row_notes:
-        print("\n" + row_notes)
+    notes = row_notes(payload, rows)
+    if notes:
+        print("\n" + notes)
+    sources = price_sources([o for o in payload["options"] if o["feasible"]][:rows])
+    if sources:
+        print("\n" + sources)
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:

@@ -155,6 +155,7 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
                 "provider_name": r.provider_name,
                 "price_type": r.price_type,
                 "usd_per_gpu_hour": r.usd_per_gpu_hour,
+                "as_of": r.as_of.isoformat() if r.as_of else None,
                 **price_provenance(r.price_note, r.price_source_url, r.stale, r.layout_caveat),
                 "replicas": row.replicas,
                 "load_replicas": round(row.load_replicas, 6),

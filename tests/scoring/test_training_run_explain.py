@@ -2,8 +2,8 @@
 
 import pytest
 
+from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import Machine
-from app.scoring.training.configurations import unstated_cluster_caveat
 from app.scoring.training.run.offer_terms import run_terms
 from app.scoring.training.run.run_explain import billing_note, count_text, run_terms_explained
 from app.scoring.workload import TrainingWorkload

@@ -43,12 +43,12 @@ def token_flags_text(quote: dict[str, Any]) -> str:
 
 def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, Any]] | None = None) -> str:
     """The batch job through the cheapest per-token APIs, as the page words it: the compared (current, verified)
-    prices, then the cheaper listed ones left out with their labels."""
+    prices, then the cheaper listed ones left out with their labels, each with its date; then where each was read."""
 
     def each(q: dict[str, Any]) -> str:
         flags = f" [{token_flags_text(q)}]" if q.get("flags") else ""
         substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
-        return f"{q['provider_name']} ${q['job_usd']:,.2f}{flags}{substitute}"
+        return f"{q['provider_name']} ${q['job_usd']:,.2f} ({q['as_of_label']}){flags}{substitute}"
 
     line = (
         f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
@@ -57,7 +57,31 @@ def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, A
     )
     if left_out:
         line += f"; left out, though cheaper: {', '.join(each(q) for q in left_out)}"
-    return line
+    sources = [f"{q['provider_name']} {q['source_url'] or '(no source stated)'}" for q in [*quotes, *(left_out or [])]]
+    return line + (f"\nper-token price sources: {'; '.join(sources)}" if sources else "")
+
+
+def price_terms_cell(option: dict[str, Any]) -> str:
+    """A row's price terms as the page's cell says them: the terms, their caveats, STALE, and the price's date
+    (`undated` where its source gives none), so no price is shown without when it was read."""
+    o = option
+    return (
+        o["price_type"]
+        + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
+        + (" interruptible" if o.get("interruptible") else "")
+        + (" STALE" if o.get("stale") else "")
+        + f" {o.get('as_of') or 'undated'}"
+    )
+
+
+def price_sources(options: list[dict[str, Any]]) -> str:
+    """Where each shown row's price was read (the page links each row's date there), one line per source with the
+    ranks it prices: `#1, #4: https://lambda.ai/instances`."""
+    ranks: dict[str, list[str]] = {}
+    for position, o in enumerate(options, start=1):
+        ranks.setdefault(o.get("price_source_url") or "(no source stated)", []).append(f"#{o.get('rank', position)}")
+    lines = [f"{', '.join(where)}: {url}" for url, where in ranks.items()]
+    return "price sources:\n" + "\n".join(lines) if lines else ""
 
 
 def _close(option: dict[str, Any], rank: int) -> bool:
@@ -65,8 +89,13 @@ def _close(option: dict[str, Any], rank: int) -> bool:
 
 
 def _flags(option: dict[str, Any], rank: int) -> str:
-    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call."""
-    flags = (("OVER LIMITS", option.get("over_limits")), ("close", _close(option, rank)))
+    """An inference row's flags: over the latency limits (ranked after the rows that meet them), a close call, a
+    replica over more nodes than the offer says it supplies."""
+    flags = (
+        ("OVER LIMITS", option.get("over_limits")),
+        ("close", _close(option, rank)),
+        ("NODES?", option.get("cluster_caveat")),
+    )
     return " ".join(flag for flag, on in flags if on)
 
 
@@ -98,13 +127,8 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
         i = o.get("rank", position)
-        terms = (
-            o["price_type"]
-            + (f" ({'; '.join(o['price_caveats'])})" if o.get("price_caveats") else "")
-            + (" interruptible" if o.get("interruptible") else "")
-            + (" STALE" if o.get("stale") else "")
-        )
         config = f"{o['gpu_count']}×{o['gpu_id']}"
+        terms = price_terms_cell(o)
         common = [i, config, layout_cell(o, inference), o["provider_name"], terms, _money(o["usd_per_gpu_hour"], 2)]
         if inference:
             rows.append(
@@ -133,7 +157,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
-    head = ["#", "config", "layout", "provider", "price terms", "$/GPU-h"]
+    head = ["#", "config", "layout", "provider", "price terms, as of", "$/GPU-h"]
     head += (
         [
             RANK_HEADERS[rank_by],
@@ -150,9 +174,10 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     return table(head, rows)
 
 
-def training_row_notes(payload: dict[str, Any], limit: int) -> str:
-    """What the training table's rows rest on beyond their figures, each said once with the ranks it applies to:
-    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)`, `#1: NODES? 16 nodes of 8 GPUs: ...`."""
+def row_notes(payload: dict[str, Any], limit: int) -> str:
+    """What the table's rows rest on beyond their figures, each said once with the ranks it applies to:
+    `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)` (training), `#1: NODES? 16 nodes of 8 GPUs: ...`
+    (a training run's or an inference replica's)."""
     ranks: dict[str, list[str]] = {}
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):

@@ -29,21 +29,6 @@ def machine_efficiency(machine: Machine, e: eff.TrainingEfficiency) -> eff.Train
     return replace(e, scaleout_gbs_per_gpu=fabric, scaleout_gbs_per_gpu_ampere=ampere)
 
 
-def unstated_cluster_caveat(machine: Machine, gpu_count: int) -> str:
-    """A job across several nodes (or NVLink racks) of an offer that does not say how many it sells: the ranking
-    assumes the workload's Max GPUs can be had, which a buyer must confirm ("" for a job within one, or a stated
-    count)."""
-    per_unit = machine.gpus_per_node
-    if gpu_count <= per_unit or not machine.clusters or machine.max_nodes is not None:
-        return ""
-    units = -(-gpu_count // per_unit)
-    unit = "racks" if machine.node_gpus else "nodes"
-    return (
-        f"{units:,} {unit} of {per_unit} GPUs: the offer does not state how many {unit} it supplies to one job, "
-        "so this size is assumed available; confirm it with the provider"
-    )
-
-
 def estimate_on(
     gpu: GpuSpec, machine: Machine, gpu_count: int, model: ModelSpec, workload: TrainingWorkload
 ) -> TrainingEstimate:

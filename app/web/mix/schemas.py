@@ -71,6 +71,7 @@ class FleetRow(PriceProvenanceOut):
     provider_name: str = Field(description="provider display name")
     price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
+    as_of: str | None = Field(description="the price's date; null: undated")
     replicas: int = Field(description="whole replicas of this type in the fleet, sized for the busiest hour")
     load_replicas: float = Field(description="Σ share × demand ÷ capacity: the fractional replicas its load needs")
     shares: dict[str, float] = Field(description="share of each bucket's requests it serves")

@@ -13,7 +13,9 @@ LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
 SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
 APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk")
-# Columns added after the latency bands: last of all, so every column before them keeps its position.
+# Columns added after the latency bands: last of all, so every column before them keeps its position. An option's
+# fields from the first of these on are all last, in their order: inference's cluster_caveat, added after them,
+# comes after them, while training's (one of its first columns) keeps its place.
 APPENDED_LAST = ("instance_type", "region", "requests_in_flight")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -36,9 +38,10 @@ def columns_of(options: list[dict[str, Any]]) -> list[str]:
     """The option fields as columns (the band as band_low and band_high), the APPENDED ones last; README.md's
     "What the answers say" says what each holds."""
     keys = list(options[0]) if options else []
-    first = [k for k in keys if k not in SKIP and k not in APPENDED and k not in APPENDED_LAST]
+    tail = min((keys.index(k) for k in APPENDED_LAST if k in keys), default=len(keys))
+    first = [k for k in keys[:tail] if k not in SKIP and k not in APPENDED]
     latency = [f"{name}_{end}_ms" for key, name in LATENCY_BANDS.items() if key in keys for end in ("low", "high")]
-    last = [k for k in APPENDED_LAST if k in keys]
+    last = [k for k in keys[tail:] if k not in SKIP]
     return [*first, "band_low", "band_high", *(k for k in APPENDED if k in keys), *latency, *last]
 
 

@@ -157,6 +157,11 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         description="at a fixed load (clients, a request rate, one stream): the p99 latency limits it misses, in "
         "words (ranked after every option meeting them); empty otherwise"
     )
+    cluster_caveat: str = Field(
+        "",
+        description="a replica over more nodes than one on an offer that does not state how many it supplies: that "
+        "size is assumed available, for the buyer to confirm; else empty",
+    )
 
 
 class InferenceOptionOut(InferenceOptionFields):

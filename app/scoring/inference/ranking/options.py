@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 
 from app.scoring.explain import Band, Term
+from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
@@ -101,6 +102,7 @@ class InferenceOption:
     instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
     region: str = ""  # where the offer's price applies ("" where not stated)
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
+    cluster_caveat: str = ""  # a replica over more nodes than one of an offer that states no node count
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -192,6 +194,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         tpot_p99_band=est.tpot_p99_band,
         limits_at_risk=est.limits_at_risk,
         requests_in_flight=est.requests_in_flight,
+        cluster_caveat=unstated_cluster_caveat(p.machine, est.gpu_count, "replica"),
     )
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
+from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
 from app.scoring.specs import GpuSpec
-from app.scoring.training.configurations import machine_efficiency, unstated_cluster_caveat
+from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
 from app.scoring.training.ranking.count_search import (
     LayoutMemo,
@@ -38,7 +39,7 @@ class SharedTerms:
     band_low: float  # ratios applied to the hours used: tok/s ÷ band high, tok/s ÷ band low (billed_band_ratios)
     band_high: float
     nodes: int
-    cluster_caveat: str  # configurations.unstated_cluster_caveat
+    cluster_caveat: str  # cluster_caveat.unstated_cluster_caveat
 
     @classmethod
     def of(cls, est: TrainingEstimate, machine: Machine, w: TrainingWorkload) -> SharedTerms | None:
