@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from app.scoring.hashed_once import HashedOnce, hashed_once
 from app.scoring.pricing.snapshot_memo import SnapshotMemo
 
 
+@hashed_once
 @dataclass(frozen=True, slots=True)
-class GpuSpec:
+class GpuSpec(HashedOnce):
     """One accelerator model. Peaks are dense (no structured sparsity); None = not supported/unknown."""
 
     id: str
@@ -83,8 +85,9 @@ def peak_estimated(peak_verification: str, bf16_tflops: float | None, fp16_tflop
 RELEASE_PRECISIONS = ("bf16", "fp8", "mxfp4", "unknown")
 
 
+@hashed_once
 @dataclass(frozen=True, slots=True)
-class ModelSpec:
+class ModelSpec(HashedOnce):
     """A transformer architecture, as read from a Hugging Face config.json or paper."""
 
     id: str

@@ -59,3 +59,24 @@ def test_machines_wiring_a_gpu_alike_share_each_layout_and_answer_as_alone(monke
     assert {(o.gpu_count, o.tensor_parallel, o.batch, o.output_tokens_per_s) for o in ranking.options} == {
         (e.gpu_count, e.tensor_parallel, e.batch, e.output_tokens_per_s) for e in alone
     }
+
+
+def test_a_layout_machines_share_is_explained_once_and_answers_as_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", input_len=1_033)  # this test's own
+    alone = [
+        configurations.best_on_machine(GPUS["H100-SXM"], machine_of(o, GPUS["H100-SXM"]), MODEL, workload)
+        for o in OFFERS
+    ]
+    explained: list[int] = []
+    explain = configurations.explain
+
+    def counting(solution):  # type: ignore[no-untyped-def]
+        explained.append(id(solution))
+        return explain(solution)
+
+    monkeypatch.setattr(configurations, "explain", counting)
+    ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=OFFERS), MODEL)
+    assert len(explained) == len(set(explained)) < len(OFFERS)  # two machines' best layout, explained once
+    assert [(o.gpu_count, o.tensor_parallel, o.batch, o.ttft_ms, o.assumptions) for o in ranking.options] == [
+        (e.gpu_count, e.tensor_parallel, e.batch, e.ttft_ms, e.assumptions) for e in alone
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from app.scoring.hashed_once import HashedOnce, hashed_once
 from app.scoring.specs import GpuSpec, Offer
 
 # "scale-up": another vendor's own chip-to-chip link (TPU ICI, Gaudi's on-chip RoCE, Trainium's NeuronLink), which
@@ -43,8 +44,9 @@ def rented_gpus(instance_gpus: int, gpu_count: int) -> int:
     return -(-gpu_count // instance_gpus) * instance_gpus
 
 
+@hashed_once
 @dataclass(frozen=True, slots=True)
-class Machine:
+class Machine(HashedOnce):
     """The hardware behind an offer, as far as parallel layouts care."""
 
     gpus_per_node: int

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from app.scoring.explain import Band, close_calls
 from app.scoring.hardware.machines import Machine
-from app.scoring.inference.estimates.configurations import Solved, best_on_machine
+from app.scoring.inference.estimates.configurations import Explained, Solved, best_on_machine
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.inference.ranking.offer_order import (
     PricedRow,
@@ -60,16 +60,23 @@ _FILTER_FIELDS = {
 
 
 def cached_configuration(
-    gpu: GpuSpec, machine: Machine, model: ModelSpec, workload: InferenceWorkload, key: str, solved: Solved
+    gpu: GpuSpec,
+    machine: Machine,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    key: str,
+    solved: Solved,
+    explained: Explained,
 ) -> InferenceEstimate:
-    """Memoised best_on_machine: estimates depend on hardware x model x workload, never on prices. `solved`: the
-    ranking's layouts solved so far, which machines wiring the GPU alike share (configurations.solve_on)."""
+    """Memoised best_on_machine: estimates depend on hardware x model x workload, never on prices. `solved` and
+    `explained`: the ranking's layouts solved and explained so far, which machines wiring the GPU alike share
+    (configurations.solve_on, explained_once)."""
     cache_key = (gpu, machine, model, key)
     est = _CACHE.get(cache_key)
     if est is None:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
-        est = _CACHE[cache_key] = best_on_machine(gpu, machine, model, workload, solved)
+        est = _CACHE[cache_key] = best_on_machine(gpu, machine, model, workload, solved, explained)
     return est
 
 
@@ -107,9 +114,12 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     key = workload.model_dump_json(exclude=_FILTER_FIELDS)
     rank_by = workload.ranked_by
     solved: Solved = {}
+    explained: Explained = {}
     by_slot = [
         ConfigurationPricing.of(
-            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key, solved), machine, workload
+            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key, solved, explained),
+            machine,
+            workload,
         )
         for gpu_id, machine in slots
     ]

@@ -24,6 +24,7 @@ from app.scoring.efficiency.mamf import rocm_matmul_scale
 from app.scoring.hardware.dtypes import WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.hardware.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_EFFICIENCY
 from app.scoring.hardware.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
+from app.scoring.hashed_once import HashedOnce, hashed_once
 from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
@@ -36,8 +37,9 @@ from app.scoring.inference.step.techniques import NO_TECHNIQUES, ServingTechniqu
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 
 
+@hashed_once
 @dataclass(frozen=True, slots=True)
-class InferenceContext:
+class InferenceContext(HashedOnce):
     tensor_parallel: int
     pipeline_parallel: int
     layers_per_stage: float

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.scoring.explain import Term, batch_words, percent
+from app.scoring.hashed_once import HashedOnce, hashed_once
 
 if TYPE_CHECKING:
     from app.scoring.inference.batching.operating_points import OperatingPoint
@@ -33,8 +34,9 @@ def expected_tokens_per_step(acceptance: float, draft_tokens: int) -> float:
     return (1.0 - acceptance ** (draft_tokens + 1)) / (1.0 - acceptance)
 
 
+@hashed_once
 @dataclass(frozen=True, slots=True)
-class ServingTechniques:
+class ServingTechniques(HashedOnce):
     """What the serving engine does beyond plain continuous batching (all zero = nothing)."""
 
     prefix_cache_hit: float = 0.0  # share of prompt tokens whose KV is reused from the prefix cache
