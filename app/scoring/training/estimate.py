@@ -32,6 +32,7 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.split_limits import sequence_split_limit
 from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.terms import training_terms
@@ -114,6 +115,9 @@ def _reason_no_fit(
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
         text += f"; it fits with {frugal_settings}"
+    limit = sequence_split_limit(gpu, gpu_count, model, w, e)
+    if limit:
+        text += f"; {limit}"
     stack = stack_that_fits(gpu, gpu_count, model, w, e)
     if stack:
         text += f"; {stack_limit(w)}: it fits with {stack}"
