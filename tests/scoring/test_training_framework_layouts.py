@@ -105,3 +105,14 @@ def test_a_ring_context_parallel_stack_that_fits_nowhere_gets_no_stack_advice():
     w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", seq_len=262_144, framework="megatron")
     est = estimate_training(gpu, 8, model, w)
     assert not est.fits and "it fits with framework" not in est.reason
+
+
+@pytest.mark.parametrize("framework", ["auto", "hf"])
+def test_a_run_that_a_fused_loss_alone_would_fit_gets_no_split_advice(framework):
+    """8B LoRA at 32K tokens on one H100 fits on Megatron by its fused loss, not by any split (one GPU splits
+    nothing): the reason said 'runs no context parallelism' / 'no tensor or pipeline parallelism' (found by qa15)."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    w = TrainingWorkload(model="llama-3.1-8b", method="lora", seq_len=32_768, global_batch_seqs=8, framework=framework)
+    est = estimate_training(gpu, 1, model, w)
+    assert not est.fits
+    assert "parallelism:" not in est.reason and "it fits with framework megatron" not in est.reason

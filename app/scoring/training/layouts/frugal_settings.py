@@ -49,6 +49,10 @@ MODEL_PARALLEL_STACKS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The stack with a fused loss and no TP, PP or sequence split (torchtune): where it fits, no split is missing.
+FUSED_LOSS_NO_SPLIT = "pytorch"
+
+
 def stack_limit(w: TrainingWorkload) -> str:
     """What the run's stack cannot split that another may ('' when it splits layers and sequences already): QLoRA runs
     data parallel only off HF, a stack without TP/PP shards no activations, and auto splits no sequence."""
@@ -68,8 +72,13 @@ def stack_that_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> str:
     """For a run that fits nowhere on these GPUs and that its stack cannot split as another can (stack_limit), the
-    first other stack of MODEL_PARALLEL_STACKS it fits on ('' when none does)."""
-    if not stack_limit(w):
+    first other stack of MODEL_PARALLEL_STACKS it fits on ('' when none does, or when a fused loss alone would fit it:
+    then the other stack fits by its loss, not by a split, and one GPU splits nothing)."""
+    if not stack_limit(w) or gpu_count == 1:
+        return ""
+    if w.framework != FUSED_LOSS_NO_SPLIT and fits_at(
+        gpu, gpu_count, model, w.model_copy(update={"framework": FUSED_LOSS_NO_SPLIT}), e
+    ):
         return ""
     for framework, words in MODEL_PARALLEL_STACKS:
         if framework != w.framework and fits_at(
