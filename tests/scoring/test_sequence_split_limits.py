@@ -16,17 +16,15 @@ def seventy_b(seq_len: int) -> TrainingWorkload:
 
 
 def test_a_sequence_that_splits_into_no_ring_chunks_names_seq_len_and_the_padding_that_fits():
-    """70B full fine-tuning on Megatron, 64 H100s: 262,144 tokens fit as TP4 CP4, 262,145 found no CP degree and the
-    reason only said TP8 PP8 needs 96 GB a GPU."""
+    """70B full fine-tuning on Megatron, 64 H100s: 262,144 tokens fit with CP, 262,145 found no CP degree and the
+    reason only said TP8 PP8 needs 96 GB a GPU; the shortest padding that fits is named."""
     model = MODELS["llama-3.1-70b"]
     assert estimate_training(H100, 64, model, seventy_b(262_144)).fits
     est = estimate_training(H100, 64, model, seventy_b(262_145))
     assert not est.fits
     assert "ring context parallelism cuts each sequence into 2 × CP equal chunks" in est.reason
-    assert "seq_len 262,145 takes no CP degree (CP64 needs a multiple of 128); padded to 262,272 tokens it fits" in (
-        est.reason
-    )
-    assert estimate_training(H100, 64, model, seventy_b(262_272)).fits
+    assert "seq_len 262,145 takes no CP degree; padded to 262,148 tokens (a multiple of 2 × CP2) it fits" in est.reason
+    assert estimate_training(H100, 64, model, seventy_b(262_148)).fits
 
 
 def test_a_ring_split_too_small_even_when_padded_adds_no_padding_advice():

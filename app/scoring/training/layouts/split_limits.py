@@ -47,20 +47,17 @@ def _ulysses_limit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
 
 
 def _ring_limit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency) -> str:
-    """Where seq_len leaves out a CP degree the GPU count allows, and padding to 2 x that degree's multiple fits."""
+    """Where seq_len leaves out CP degrees the GPU count allows: the shortest padding to 2 x such a degree's multiple
+    that fits."""
     tps = sorted({tp for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method) if pp == 1})
-    by_count = {tp: context_degrees(gpu_count, tp, 2 * gpu_count, w.framework) for tp in tps}  # any length splits
-    widest = max((max(degrees) for degrees in by_count.values() if degrees), default=1)
-    allowed = {tp: context_degrees(gpu_count, tp, w.seq_len, w.framework) for tp in tps}
-    if widest <= 1 or allowed == by_count:
-        return ""
-    chunk = 2 * widest
-    padded = math.ceil(w.seq_len / chunk) * chunk
-    if not fits_at(gpu, gpu_count, model, w.model_copy(update={"seq_len": padded}), e):
-        return ""
-    most = max((max(degrees) for degrees in allowed.values() if degrees), default=0)
-    reach = f"takes CP{most} at most" if most else "takes no CP degree"
-    return (
-        f"ring context parallelism cuts each sequence into 2 × CP equal chunks: seq_len {w.seq_len:,} {reach} "
-        f"(CP{widest} needs a multiple of {chunk:,}); padded to {padded:,} tokens it fits"
-    )
+    by_count = {cp for tp in tps for cp in context_degrees(gpu_count, tp, 2 * gpu_count, w.framework)}
+    allowed = {cp for tp in tps for cp in context_degrees(gpu_count, tp, w.seq_len, w.framework)}
+    reach = f"takes CP{max(allowed)} at most" if allowed else "takes no CP degree"
+    for cp in sorted(by_count - allowed):
+        padded = math.ceil(w.seq_len / (2 * cp)) * 2 * cp
+        if fits_at(gpu, gpu_count, model, w.model_copy(update={"seq_len": padded}), e):
+            return (
+                f"ring context parallelism cuts each sequence into 2 × CP equal chunks: seq_len {w.seq_len:,} "
+                f"{reach}; padded to {padded:,} tokens (a multiple of 2 × CP{cp}) it fits"
+            )
+    return ""
