@@ -69,3 +69,50 @@ def test_a_stack_without_tp_or_pp_reads_neither_in_its_terms(framework):
     text = " ".join(f"{t.name} {t.detail}" for t in est.terms)
     assert est.fits and "PP1" not in text and "TP1" not in text and "pipeline bubble" not in text
     assert "exposed TP" not in text and "per-step latency" in text
+
+
+def test_a_long_sequence_too_big_for_auto_names_the_ring_context_parallel_stacks():
+    """Llama 3.1 70B full fine-tuning at 256K tokens on 64 H100s: the default stack (auto: TP and PP, no CP) needs
+    121 GB a GPU at TP8 PP8, and the reason ended there, though Megatron's CP16 fits it on the same GPUs (found by
+    qa15)."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", seq_len=262_144, global_batch_seqs=16)
+    est = estimate_training(gpu, 64, model, w)
+    assert not est.fits
+    assert "auto runs no context parallelism (it splits no sequence)" in est.reason
+    assert est.reason.endswith("it fits with framework megatron or nemo (tensor, pipeline and context parallelism)")
+    assert estimate_training(gpu, 64, model, w.model_copy(update={"framework": "megatron"})).fits
+
+
+@pytest.mark.parametrize("framework", ["megatron", "torchtitan", "auto"])
+def test_a_long_qlora_run_on_a_model_parallel_stack_names_ulysses(framework):
+    """QLoRA runs data parallel only (no TP, PP or CP over NF4 weights): 70B at 128K tokens on 16 H100s needs 319 GB
+    a GPU as FSDP x16 on Megatron, while HF's DeepSpeed-Ulysses SP8 fits it; the reason said nothing (found by
+    qa15)."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(
+        model="llama-3.1-70b", method="qlora", seq_len=131_072, global_batch_seqs=16, framework=framework
+    )
+    est = estimate_training(gpu, 16, model, w)
+    assert not est.fits
+    assert "qlora runs data parallel only (no tensor, pipeline or context parallelism over NF4 weights)" in est.reason
+    assert est.reason.endswith("it fits with framework hf (DeepSpeed-Ulysses sequence parallelism)")
+    assert estimate_training(gpu, 16, model, w.model_copy(update={"framework": "hf"})).fits
+
+
+def test_a_ring_context_parallel_stack_that_fits_nowhere_gets_no_stack_advice():
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", seq_len=262_144, framework="megatron")
+    est = estimate_training(gpu, 8, model, w)
+    assert not est.fits and "it fits with framework" not in est.reason
+
+
+@pytest.mark.parametrize("framework", ["auto", "hf"])
+def test_a_run_that_a_fused_loss_alone_would_fit_gets_no_split_advice(framework):
+    """8B LoRA at 32K tokens on one H100 fits on Megatron by its fused loss, not by any split (one GPU splits
+    nothing): the reason said 'runs no context parallelism' / 'no tensor or pipeline parallelism' (found by qa15)."""
+    gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
+    w = TrainingWorkload(model="llama-3.1-8b", method="lora", seq_len=32_768, global_batch_seqs=8, framework=framework)
+    est = estimate_training(gpu, 1, model, w)
+    assert not est.fits
+    assert "parallelism:" not in est.reason and "it fits with framework megatron" not in est.reason

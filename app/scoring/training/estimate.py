@@ -23,7 +23,7 @@ from app.scoring.training.layouts.choice import (
     widest_context_splits,
     zero_stages,
 )
-from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_that_fits
+from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_limit, stack_that_fits
 from app.scoring.training.layouts.memory import (
     Layout,
     memory_breakdown_gb,
@@ -32,8 +32,8 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.split_limits import sequence_split_limit
 from app.scoring.training.step.flops import model_flops_per_token
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.terms import training_terms
 from app.scoring.workload import TrainingWorkload
@@ -115,14 +115,12 @@ def _reason_no_fit(
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
         text += f"; it fits with {frugal_settings}"
+    limit = sequence_split_limit(gpu, gpu_count, model, w, e)
+    if limit:
+        text += f"; {limit}"
     stack = stack_that_fits(gpu, gpu_count, model, w, e)
     if stack:
-        why = (
-            ""
-            if w.framework in DATA_PARALLEL_ONLY
-            else " (its FSDP shards weights and optimizer states, not activations)"
-        )
-        text += f"; {w.framework} runs no tensor or pipeline parallelism{why}: it fits with {stack}"
+        text += f"; {stack_limit(w)}: it fits with {stack}"
     return text, breakdown
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import fits_at
-from app.scoring.training.step.frameworks import NO_MODEL_PARALLEL
+from app.scoring.training.layouts.choice import data_parallel_only_method, fits_at
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL, RING_CONTEXT_PARALLEL
 from app.scoring.workload import TrainingWorkload
 
 # Settings that need less memory for the same run, least invasive first: 8-bit Adam moments (6 B a trained param
@@ -41,20 +41,44 @@ def settings_that_fit(
 _DEFAULTS = {"optimizer": "adamw", "framework": "auto", "offload": "none"}
 
 
-# Stacks that split what FSDP alone cannot hold, for a run on a stack without tensor or pipeline parallelism
-# (frameworks.NO_MODEL_PARALLEL): Megatron's TP/PP/CP splits the activations too, HF's DeepSpeed-Ulysses the sequence.
+# Stacks that split what FSDP alone cannot hold, for a run its own stack cannot split the same way (stack_limit):
+# Megatron's TP/PP/CP splits the activations too, HF's DeepSpeed-Ulysses the sequence (QLoRA included).
 MODEL_PARALLEL_STACKS: tuple[tuple[str, str], ...] = (
     ("megatron", "framework megatron or nemo (tensor, pipeline and context parallelism)"),
     ("hf", "framework hf (DeepSpeed-Ulysses sequence parallelism)"),
 )
 
 
+# The stack with a fused loss and no TP, PP or sequence split (torchtune): where it fits, no split is missing.
+FUSED_LOSS_NO_SPLIT = "pytorch"
+
+
+def stack_limit(w: TrainingWorkload) -> str:
+    """What the run's stack cannot split that another may ('' when it splits layers and sequences already): QLoRA runs
+    data parallel only off HF, a stack without TP/PP shards no activations, and auto splits no sequence."""
+    if data_parallel_only_method(w.method) and w.framework not in DATA_PARALLEL_ONLY:
+        return "qlora runs data parallel only (no tensor, pipeline or context parallelism over NF4 weights)"
+    if w.framework in DATA_PARALLEL_ONLY:
+        return f"{w.framework} runs no tensor or pipeline parallelism"
+    if w.framework in NO_MODEL_PARALLEL:
+        why = "its FSDP shards weights and optimizer states, not activations"
+        return f"{w.framework} runs no tensor or pipeline parallelism ({why})"
+    if w.framework not in RING_CONTEXT_PARALLEL:
+        return f"{w.framework} runs no context parallelism (it splits no sequence)"
+    return ""
+
+
 def stack_that_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> str:
-    """For a run on a stack with no TP/PP that fits nowhere on these GPUs, the first stack of MODEL_PARALLEL_STACKS
-    it fits on ('' when none does, or the stack splits by TP/PP already)."""
-    if w.framework not in NO_MODEL_PARALLEL:
+    """For a run that fits nowhere on these GPUs and that its stack cannot split as another can (stack_limit), the
+    first other stack of MODEL_PARALLEL_STACKS it fits on ('' when none does, or when a fused loss alone would fit it:
+    then the other stack fits by its loss, not by a split, and one GPU splits nothing)."""
+    if not stack_limit(w) or gpu_count == 1:
+        return ""
+    if w.framework != FUSED_LOSS_NO_SPLIT and fits_at(
+        gpu, gpu_count, model, w.model_copy(update={"framework": FUSED_LOSS_NO_SPLIT}), e
+    ):
         return ""
     for framework, words in MODEL_PARALLEL_STACKS:
         if framework != w.framework and fits_at(

@@ -189,12 +189,20 @@ def dp_comm_term(
     )
 
 
-def step_time_term(st: StepTime, layout: Layout) -> Term:
+def layer_split_label(layout: Layout, framework: str) -> str:
+    """The splits whose traffic tp_comm_term prices, as the step-time sum names them: TP, and the sequence split as CP
+    (ring context parallelism) or SP (DeepSpeed-Ulysses) by the stack."""
+    split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
+    names = [name for name, on in (("TP", layout.tensor_parallel > 1), (split, layout.sequence_parallel > 1)) if on]
+    return "exposed " + (" and ".join(names) or "TP")
+
+
+def step_time_term(st: StepTime, layout: Layout, framework: str) -> Term:
     """The step as its parts in sequence (StepTime.total_s)."""
     parts = [
         (st.compute_s, "compute"),
         (st.bubble_s, bubble_name(layout.pipeline_parallel)),
-        (st.tp_comm_s, "exposed TP" if layout.tensor_parallel > 1 else "exposed SP/CP"),
+        (st.tp_comm_s, layer_split_label(layout, framework)),
         (st.dp_comm_s, "exposed DP/FSDP"),
         (st.offload_s, "optimizer offload"),
     ]

@@ -163,7 +163,7 @@ def training_terms(
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
-        step_time_term(st, layout),
+        step_time_term(st, layout, w.framework),
     ] + [
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
     ]
