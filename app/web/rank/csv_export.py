@@ -14,7 +14,7 @@ SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LAT
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
 APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk")
 # Columns added after the latency bands: last of all, so every column before them keeps its position.
-APPENDED_LAST = ("instance_type", "region", "requests_in_flight")
+APPENDED_LAST = ("instance_type", "region", "requests_in_flight", "requests_per_s")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

@@ -64,6 +64,12 @@ class LatencyFieldsOut(BaseModel):
         "flight misses them) and this is the load that meets them, or an open loop's arrivals (scenario "
         "request_rate) keep fewer than one in flight (Little's law); null otherwise",
     )
+    requests_per_s: float | None = Field(
+        description="requests/s one replica sustains at the operating point: its requests in flight over one "
+        "request's life (TTFT + a TPOT per further output token; Little's law), at most output_tokens_per_s / "
+        "output_len; what replicas for a peak and /plan's fleets are sized by. A batch job's: over the job"
+        + INFEASIBLE_NULL,
+    )
 
 
 class OfferFieldsOut(BaseModel):

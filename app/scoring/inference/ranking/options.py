@@ -101,6 +101,7 @@ class InferenceOption:
     instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
     region: str = ""  # where the offer's price applies ("" where not stated)
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
+    requests_per_s: float | None = None  # one replica sustains: in flight / a request's life (estimate's)
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -114,6 +115,11 @@ class InferenceOption:
     def rented_tokens_per_s(self) -> float:
         """Output tokens/s one rented unit serves: every copy it holds."""
         return (self.output_tokens_per_s or 0.0) * self.copies_per_instance  # an infeasible option serves none
+
+    @property
+    def rented_requests_per_s(self) -> float:
+        """Requests/s one rented unit sustains for traffic: every copy it holds (requests_per_s, Little's law)."""
+        return (self.requests_per_s or 0.0) * self.copies_per_instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +198,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         tpot_p99_band=est.tpot_p99_band,
         limits_at_risk=est.limits_at_risk,
         requests_in_flight=est.requests_in_flight,
+        requests_per_s=est.requests_per_s,
     )
 
 

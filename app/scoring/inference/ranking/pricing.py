@@ -135,11 +135,11 @@ class ConfigurationPricing:
 
 def peak_replicas(workload: InferenceWorkload, est: InferenceEstimate, capacity_ratio: float = 1.0) -> int:
     """Replicas the workload's peak needs, each serving `capacity_ratio` x what the estimate says it serves (the band's
-    ends): requests/s x output tokens over a replica's tokens/s, or clients over its batch (closed loop: a client
-    holds one running sequence)."""
+    ends): requests/s over the requests/s a replica sustains (est.requests_per_s: Little's law, not batch / step), or
+    clients over its batch (closed loop: a client holds one running sequence)."""
     if workload.peak_requests_per_s:
-        tokens_per_s = est.output_tokens_per_s * capacity_ratio
-        return max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+        requests_per_s = est.requests_per_s * capacity_ratio
+        return max(1, math.ceil(workload.peak_requests_per_s / requests_per_s - 1e-9))
     return max(1, math.ceil((workload.peak_concurrency or 1) / (est.batch * capacity_ratio)))
 
 
