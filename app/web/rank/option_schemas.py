@@ -153,7 +153,10 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
-    job_hours: float | None = Field(description="a batch job (job_requests): its hours on `replicas`; else null")
+    job_hours: float | None = Field(
+        description="a batch job (job_requests): its hours on `replicas`, from the machine's start-up (0.25 h, "
+        "assumed) to its last request, what job_deadline_hours holds; else null"
+    )
     job_billed_hours: float | None = Field(
         description="a batch job's hours as billed: spot's interruptions, the provider's billing unit, a committed "
         "term paid whole; else null"

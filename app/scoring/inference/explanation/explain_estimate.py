@@ -33,6 +33,7 @@ from app.scoring.inference.step.memory import (
     request_kv_tokens,
 )
 from app.scoring.inference.step.techniques import NO_TECHNIQUES, technique_terms
+from app.scoring.pricing.price_terms import STARTUP_DETAIL, STARTUP_HOURS
 from app.scoring.workload import ACTIVATION_DTYPE_KV_ENGINES, InferenceWorkload
 
 
@@ -167,7 +168,7 @@ def _terms(s: Solution) -> list[Term]:
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + light_load_terms(s)
         + throughput_term(s)
-        + ([job.term()] if job else [])
+        + ([job.term(), Term("start-up", STARTUP_HOURS, "h", STARTUP_DETAIL)] if job else [])
     )
 
 

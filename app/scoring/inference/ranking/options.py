@@ -81,7 +81,7 @@ class InferenceOption:
     offer_id: int | None = None
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
-    job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
+    job_hours: float | None = None  # a batch job (workload.job_requests): start-up and its time, on `replicas` replicas
     job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
     job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
     over_limits: str = ""  # at a live-traffic load, the latency limits it misses (ranked after those meeting them)
@@ -183,7 +183,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         memory_gb=est.memory_gb,
         band=cost_band(cost, p, offer),
         replicas=p.replicas,
-        job_hours=p.job_hours,
+        job_hours=p.job_total_hours,
         job_billed_hours=p.job_billed_hours(offer),
         job_usd=price * p.machine.billed_gpus(est.gpu_count) * p.job_hours * p.replicas if p.job_hours else None,
         over_limits=est.over_limits,

@@ -24,7 +24,7 @@ from app.scoring.pricing.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, STARTUP_HOURS, billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -49,7 +49,6 @@ from app.scoring.training.run.batch_size import global_batch
 from app.scoring.training.run.deadline import nothing_on_time_note, nothing_within_budget_note
 from app.scoring.training.run.limit_words import SLOW_END
 from app.scoring.training.run.offer_terms import (
-    STARTUP_HOURS,
     RunCost,
     RunTerms,
     priced_run,

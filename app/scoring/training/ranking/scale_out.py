@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_use_hours
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, STARTUP_HOURS, billed_use_hours
 from app.scoring.specs import Offer
 from app.scoring.training.ranking.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.results import FrontierPoint
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
-from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+from app.scoring.pricing.price_terms import STARTUP_HOURS
 from app.scoring.specs import GpuSpec, Offer
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.run.limit_words import days_text, deadline_text
-from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
