@@ -212,6 +212,14 @@ def hours_after_startup(deadline_hours: float) -> float:
     return deadline_hours - STARTUP_HOURS
 
 
+def finish_hours(run_hours: float, slow_end_hours: float = 1.0) -> float:
+    """When a rented job finishes, hours from its rental: the start-up, then its run at `slow_end_hours` times the
+    estimate's hours (its tokens/s band's slow end where limits_at asks; the start-up does not scale). Every deadline
+    check of a training run (the count search, a row's verdict, the chart, the notes) compares this with the
+    deadline, so a count the search calls on time is one its row calls on time."""
+    return STARTUP_HOURS + run_hours * slow_end_hours
+
+
 def billed_band_ratios(
     use_hours: float,
     low_ratio: float,

@@ -24,7 +24,7 @@ from app.scoring.pricing.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, STARTUP_HOURS, billed_band_ratios
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -101,7 +101,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
         searches[number] = SlotSearch(gpu, machine, fits, w)
-        est = searches[number].best(w.max_days * 24 - STARTUP_HOURS)  # the run must finish after its start-up
+        est = searches[number].best(w.max_days * 24)  # each count's run after its start-up (finish_hours)
         stops[number] = stop = searches[number].stopped_by_machine(est) or searches[number].stopped_by_max_gpus(est, w)
         estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
         shared[number] = SharedTerms.of(estimates[number], machine, w)

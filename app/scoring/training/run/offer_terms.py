@@ -20,6 +20,7 @@ from app.scoring.pricing.price_terms import (
     billed_with_startup,
     billing_unit_hours,
     billing_unit_source,
+    finish_hours,
     interruptions_per_node_month,
     min_term_hours,
     spot_run,
@@ -100,11 +101,12 @@ def run_terms(
             reason = spot_waste_text(run.lost_share, nodes, run.interruptions_per_hour, loss_hours)
     billed = billed_with_startup(wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
-    finish_hours = STARTUP_HOURS + wall * slow_end_hours
-    if not reason and finish_hours > w.max_days * 24:
+    finish = finish_hours(wall, slow_end_hours)
+    if not reason and finish > w.max_days * 24:
         where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
-        finish = past_deadline_text(finish_hours / 24, w.max_days)
-        reason = f"finishes in {finish}{where}, after the {deadline_text(w.max_days)}"
+        reason = (
+            f"finishes in {past_deadline_text(finish / 24, w.max_days)}{where}, after the {deadline_text(w.max_days)}"
+        )
     return RunTerms(
         wall_hours=STARTUP_HOURS + wall,
         billed_hours=billed,
