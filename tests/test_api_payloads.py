@@ -199,12 +199,12 @@ def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> Non
     latency_bands = ["ttft_p99_low_ms", "ttft_p99_high_ms", "tpot_p99_low_ms", "tpot_p99_high_ms"]
     appended = ["ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", *latency_bands]
     offer_names = ["instance_type", "region"]  # the offer's instance and region, added after the latency bands
-    later = ["requests_in_flight", "cluster_caveat"]  # inference's cluster_caveat came after requests_in_flight
+    later = ["requests_in_flight", "cluster_caveat", "requests_per_s"]  # in the order they were added
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended, *offer_names, *later]
     training, _ = _csv(client, TRAINING_MIXED)
     assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric", "deadline_at_risk", *offer_names]
     assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk"}
-    assert APPENDED_LAST == ("instance_type", "region", "requests_in_flight")
+    assert APPENDED_LAST == ("instance_type", "region", "requests_in_flight", "requests_per_s")
 
 
 def test_the_readme_documents_every_csv_column(client: TestClient) -> None:

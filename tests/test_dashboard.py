@@ -112,11 +112,16 @@ def test_inference_form_prices_a_batch_job_and_places_its_error(client) -> None:
     query = "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000"
     html = client.get(query).text
     assert 'name="job_requests"' in html and 'value="20000"' in html
-    assert "the job of 20,000 requests takes" in html and ">Job\u00a0time</a>" in html and ">Job\u00a0$</a>" in html
+    assert (
+        "the job of 20,000 requests takes" in html
+        and "with the machine's start-up" in html
+        and ">Job\u00a0time</a>" in html
+        and ">Job\u00a0$</a>" in html
+    )
     assert 'data-chart="job"' in html and "hours to finish and what it is billed" in html
     assert "The same job through a per-token API: <strong>$" in html
-    split = client.get(query + "&job_deadline_hours=0.05").text
-    assert 'value="0.05"' in split and ">Replicas</a>" in split and re.search(r"on \d+ replicas \(\d+ GPUs\)", split)
+    split = client.get(query + "&job_deadline_hours=0.3").text  # 3 minutes after the 15-minute start-up
+    assert 'value="0.3"' in split and ">Replicas</a>" in split and re.search(r"on \d+ replicas \(\d+ GPUs\)", split)
     committed = client.get(query + "&price_types=on_demand,reserved&show=all").text
     assert "(billed 30 days)" in committed  # a month's reservation is paid whole for a job of minutes
     bad = client.get("/?phase=inference&model=llama-3.1-8b&job_requests=20000")

@@ -37,7 +37,8 @@ from app.scoring.specs import TokenPrice
 MODELS = load_model_specs()
 
 
-def _option(gpu="H100-SXM", count=1, price=2.0, tok_s=1000.0, provider="p") -> InferenceOption:
+def _option(gpu="H100-SXM", count=1, price=2.0, tok_s=1000.0, provider="p", out=1000) -> InferenceOption:
+    """A replica sustaining tok_s output tokens/s of `out`-token requests (requests_per_s: tok_s / out)."""
     return InferenceOption(
         gpu,
         count,
@@ -50,6 +51,7 @@ def _option(gpu="H100-SXM", count=1, price=2.0, tok_s=1000.0, provider="p") -> I
         True,
         "",
         output_tokens_per_s=tok_s,
+        requests_per_s=tok_s / out,
     )
 
 
@@ -253,7 +255,7 @@ def test_unlisted_model_gets_a_comparable_listed_model_labelled_substitute():
     assert found is not None and found.model.id == "llama-3.3-70b"
     quotes = serverless_quotes(model, prices, MODELS, 1000, 100, 100)
     assert len(quotes) == 1 and quotes[0].substitute and quotes[0].model_id == "llama-3.3-70b"
-    plan = serving_plan_from(model.id, [_option()], quotes, Traffic(requests_per_day=1000), 100)
+    plan = serving_plan_from(model.id, [_option(out=100)], quotes, Traffic(requests_per_day=1000), 100)
     assert plan.substitute_model == MODELS["llama-3.3-70b"].name and "No provider lists" in plan.notes[0]
     assert serverless_quotes(model, (), MODELS, 1000, 100, 100) == []
 
@@ -360,7 +362,7 @@ def test_prefix_cache_hits_are_billed_at_the_cached_input_price_on_the_serverles
 
 def test_the_break_even_prices_scale_to_zero_as_the_table_does():
     traffic = Traffic(requests_per_day=40_000, profile="business_hours")
-    option = dataclasses.replace(_option(tok_s=800.0), ttft_ms=300.0, tpot_ms=40.0)
+    option = dataclasses.replace(_option(tok_s=800.0, out=400), ttft_ms=300.0, tpot_ms=40.0)
     plan = serving_plan_from("llama-3.1-70b", [option], [], traffic, 400)
     cost = plan.options[0].cost
     replica = Replica("x", 1, 2.0, 800.0, request_s=(300 + 399 * 40) / 1000)

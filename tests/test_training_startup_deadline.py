@@ -56,8 +56,10 @@ def test_a_short_runs_cost_band_does_not_stretch_its_start_up(client: TestClient
 
 
 def test_the_methodology_says_a_training_run_starts_with_its_start_up(client: TestClient) -> None:
+    """A batch job's and a training run's time start with one start-up, quoted from the engine (15 minutes)."""
     text = " ".join(client.get("/methodology").text.split())
-    assert 'a training run is billed the same way, its time starting with a <span id="start-up">start-up</span>' in text
+    assert 'The job\'s time starts with a <span id="start-up">start-up</span> (15 minutes' in text
+    assert "a training run is billed the same way, its time starting with the same start-up" in text
     from app.scoring.training.run.limit_words import days_text, past_deadline_text
 
     assert days_text(18.3 / 1440) == "18 min" == days_text(18 / 1440)

@@ -41,6 +41,7 @@ INFERENCE_MEASURES = (
     "tpot_p99_band",
     "job_replicas",
     "requests_in_flight",
+    "requests_per_s",
 )
 TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 

@@ -77,7 +77,8 @@ def test_a_batch_job_with_a_deadline_is_priced_per_replica_with_its_chart(page, 
         {"job_requests": "200000", "job_deadline_hours": "1"},
     )
     text = submit_and_read(page, r"scenario=max_throughput&job_requests=200000&job_deadline_hours=1$")
-    assert re.search(r"the job of 200,000 requests takes [\d.]+ (min|h) on \d+ replicas \(\d+ GPUs\)", text)
+    job = r"the job of 200,000 requests takes [\d.]+ (min|h) with the machine's start-up on \d+ replicas \(\d+ GPUs\)"
+    assert re.search(job, text)
     page.wait_for_selector("#job[data-drawn=true] svg", state="attached")
     header = page.locator("table.ranked thead").inner_text().replace("\xa0", " ")  # one-line unit headers
     assert "Job time" in header and "Job $" in header and "Replicas" in header and "TTFT" not in header

@@ -11,7 +11,7 @@ from app.scoring.inference.batching import batch_job
 from app.scoring.inference.batching.finite_run import replay_run
 from app.scoring.inference.estimates.estimate import estimate_inference, solve_inference
 from app.scoring.inference.ranking.rank import rank_inference
-from app.scoring.pricing.price_terms import billed_job_hours, interruptions_per_node_month, spot_run
+from app.scoring.pricing.price_terms import STARTUP_HOURS, billed_job_hours, interruptions_per_node_month, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.workload import InferenceWorkload
 
@@ -148,13 +148,15 @@ def test_a_job_is_billed_whole_units_where_the_provider_bills_by_the_hour():
     assert first.provider == "o" and first.job_billed_hours == pytest.approx(first.job_hours)
     assert second.provider == "vultr" and second.job_billed_hours == 1.0
     assert second.job_usd == pytest.approx(2.0 * second.gpu_count * 1.0)
-    assert billed_job_hours(1.0, "on_demand", None, "vultr") == 1.0  # a whole unit is not rounded up again
-    assert billed_job_hours(0.51, "on_demand", None, "scaleway") == pytest.approx(31 / 60)
+    # billed from the start-up: with it a job of 45 minutes fills a whole hour, not rounded up again
+    assert billed_job_hours(1.0 - STARTUP_HOURS, "on_demand", None, "vultr") == 1.0
+    assert billed_job_hours(1.0, "on_demand", None, "vultr") == 2.0
+    assert billed_job_hours(0.51 - STARTUP_HOURS, "on_demand", None, "scaleway") == pytest.approx(31 / 60)
 
 
 def test_a_job_on_a_capacity_block_is_billed_whole_days():
     """AWS Capacity Blocks are booked by the day (price_terms.TERM_UNIT_HOURS): past the 24 h minimum, another day."""
-    assert billed_job_hours(31.1, "capacity_block", 24.0, "aws") == 48.0
+    assert billed_job_hours(31.1 - STARTUP_HOURS, "capacity_block", 24.0, "aws") == 48.0
     assert billed_job_hours(3.0, "capacity_block", 24.0, "aws") == 24.0
 
 
@@ -169,17 +171,40 @@ def test_a_deadline_splits_the_job_over_the_fewest_replicas_that_finish_it():
     assert "on each of 4 replicas" in _term(split).detail
 
 
+def test_a_deadline_counts_the_start_up_and_the_bill_starts_with_it():
+    """1,000,000 requests by a 2 h deadline on 1xH100: 18 replicas took 1.97 h each, on time only if the machines
+    started in no time; with the 15-minute start-up (as a training run's) the job gets 1.75 h, and 21 replicas."""
+    est = _job(1_000_000, H100, job_deadline_hours=2.0)
+    assert est.job_hours <= 2.0 - STARTUP_HOURS
+    one_fewer = _job(-(-1_000_000 // (est.job_replicas - 1)), H100)  # the busiest share on one replica fewer
+    assert STARTUP_HOURS + one_fewer.job_hours > 2.0
+    assert next(t for t in est.terms if t.name == "start-up").value == STARTUP_HOURS
+    workload = InferenceWorkload(
+        model="llama-3.1-8b", scenario="max_throughput", job_requests=1_000_000, job_deadline_hours=2.0, max_gpus=1
+    )
+    row = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 2.0),)), LLAMA_8B).options[0]
+    assert row.replicas == est.job_replicas and row.job_hours == pytest.approx(STARTUP_HOURS + est.job_hours)
+    assert row.job_billed_hours == pytest.approx(row.job_hours)  # billed as used, the start-up among them
+    assert row.job_usd == pytest.approx(2.0 * row.replicas * row.job_hours)
+
+
 def test_a_share_smaller_than_the_batch_runs_at_its_own_batch():
     batch = _steady(H100).batch
     whole = _job(4 * batch, H100)
-    split = _job(4 * batch, H100, job_deadline_hours=whole.job_hours / 8)
+    split = _job(4 * batch, H100, job_deadline_hours=STARTUP_HOURS + whole.job_hours / 8)
     assert split.job_replicas > 4 and split.batch < batch
     assert split.batch == -(-4 * batch // split.job_replicas)
 
 
 def test_a_deadline_no_replicas_can_meet_is_infeasible_with_the_reason():
-    est = _job(1_000, H100, job_deadline_hours=1e-4)
-    assert not est.feasible and "one request alone would take" in est.reason and "deadline" in est.reason
+    est = _job(1_000, H100, job_deadline_hours=STARTUP_HOURS + 1e-4)
+    assert not est.feasible and "one request alone would finish in 15.1 min (15 min start-up + " in est.reason
+    assert est.reason.endswith("of job), after the job's 15 min deadline")
+    early = _job(1_000, H100, job_deadline_hours=0.2)
+    assert (
+        not early.feasible
+        and early.reason == "the 15 min start-up alone fills the job's 12 min deadline: a later deadline"
+    )
     with pytest.raises(ValidationError) as raised:
         InferenceWorkload(model="llama-3.1-8b", scenario="max_throughput", job_deadline_hours=2)
     assert raised.value.errors()[0]["loc"] == ("job_deadline_hours",)
@@ -194,8 +219,9 @@ def test_a_job_on_a_whole_instance_runs_a_copy_on_every_gpu_it_rents():
     ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=offers), LLAMA_8B)
     vm, reserved = ranking.options[0], ranking.options[1]
     assert vm.provider == "o" and vm.replicas == 8 and vm.instances == 1 and vm.copies_per_instance == 8
-    assert vm.job_hours == pytest.approx(one.job_hours / 8)
-    assert vm.job_usd == pytest.approx(3.0 * 8 * vm.job_hours) == pytest.approx(one.job_usd)
+    assert vm.job_hours - STARTUP_HOURS == pytest.approx((one.job_hours - STARTUP_HOURS) / 8)
+    # the same GPU-hours of work, and each of the eight GPUs billed the start-up
+    assert vm.job_usd == pytest.approx(3.0 * 8 * vm.job_hours) == pytest.approx(one.job_usd + 3.0 * 7 * STARTUP_HOURS)
     assert reserved.job_usd == pytest.approx(1.0 * 8 * 730.0)  # the term of all eight GPUs
 
 
@@ -217,7 +243,8 @@ def test_a_job_on_spot_is_billed_its_expected_wall_time_with_interruptions():
     row = ranking.options[0]
     life_hours = (row.ttft_ms + 400 * row.tpot_ms) / 3.6e6
     # each interruption (1 per node-month off the hyperscalers) loses the requests in flight and a restart
-    expected = spot_run(row.job_hours, 1, interruptions_per_node_month("neo"), life_hours).wall_hours
+    work = row.job_hours - STARTUP_HOURS  # after the start-up, which no interruption repeats here
+    expected = STARTUP_HOURS + spot_run(work, 1, interruptions_per_node_month("neo"), life_hours).wall_hours
     assert row.interruptible and row.job_billed_hours == pytest.approx(expected) and expected > row.job_hours
     assert row.job_usd == pytest.approx(1.0 * row.gpu_count * expected)
 
@@ -270,6 +297,6 @@ def test_a_short_job_on_a_whole_instance_takes_at_least_one_requests_life():
         workload, CatalogSnapshot(gpus=GPUS, offers=(_offer("o", 3.0, instance_gpus=8),)), LLAMA_8B
     ).options[0]
     life_hours = (vm.ttft_ms + 400 * vm.tpot_ms) / 3.6e6
-    assert vm.replicas == 8 and vm.job_hours == pytest.approx(life_hours)
+    assert vm.replicas == 8 and vm.job_hours == pytest.approx(STARTUP_HOURS + life_hours)
     assert vm.job_usd == pytest.approx(3.0 * 8 * vm.job_hours)
     assert vm.usd_per_million_output_tokens == pytest.approx(vm.job_usd / (13 * 400) * 1e6)

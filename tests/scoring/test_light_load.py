@@ -44,14 +44,15 @@ def test_the_estimate_says_why_and_its_terms_add_up():
     assert est.feasible and est.reason.startswith("fits below one request in flight")
     assert any(a.startswith("light load:") for a in est.assumptions)
     rate = next(t for t in est.terms if t.name == "requests within the limits")
-    assert rate.value * 200 == pytest.approx(est.output_tokens_per_s)
+    assert rate.value == pytest.approx(est.requests_per_s) and rate.value * 200 < est.output_tokens_per_s
     # far below a request a step: a replica kept this lightly loaded serves few tokens
     assert est.output_tokens_per_s < 1_000 / est.tpot_ms / 2
 
 
 def test_the_light_load_rate_term_shows_its_arithmetic_and_its_tokens_per_s_in_ms():
-    """Its first clause is tokens/s / tokens a request; the tokens/s clause converts ms a step to seconds (it read
-    '0.179 requests in flight on average / 13.9 ms a step = 12.9 output tokens/s', off by 1,000)."""
+    """Its first clause is the mean in flight / a request's life (Little's law); the tokens/s clause converts ms a
+    step to seconds (it read '0.179 requests in flight on average / 13.9 ms a step = 12.9 output tokens/s', off by
+    1,000)."""
     est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
     rate = next(t for t in est.terms if t.name == "requests within the limits")
     assert stated_value(rate.detail) == pytest.approx(rate.value, rel=5e-3)
@@ -81,7 +82,9 @@ def test_peak_traffic_takes_replicas_of_the_light_load():
     from app.scoring.inference.ranking.pricing import peak_replicas
 
     est = estimate_inference(GPUS["B200"], 1, MODEL, _workload(1_000))
-    rate = est.output_tokens_per_s / 200
+    assert est.requests_in_flight is not None
+    rate = est.requests_in_flight / (est.ttft_ms + 199 * est.tpot_ms) * 1e3  # Little's law, not tokens/s / 200
+    assert est.requests_per_s == pytest.approx(rate) and rate < est.output_tokens_per_s / 200
     peak = _workload(1_000, peak_requests_per_s=1.0)
     assert peak_replicas(peak, est) == math.ceil(1.0 / rate)
 

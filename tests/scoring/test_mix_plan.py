@@ -49,7 +49,9 @@ def test_candidates_are_the_cheapest_offer_of_each_gpu_type_per_bucket(plan) -> 
     assert set(h100.cheapest_for) == {"chat", "rag"}
     chat, rag = h100.fits
     assert chat.requests_per_s > rag.requests_per_s > 0  # long prompts cost a replica more per request
-    assert chat.requests_per_s == pytest.approx(chat.output_tokens_per_s / 215)
+    life_ms = chat.ttft_ms + 214 * chat.tpot_ms  # Little's law: in flight over a request's life, not tok/s / 215
+    assert chat.requests_per_s == pytest.approx(chat.batch / life_ms * 1e3)
+    assert chat.requests_per_s < chat.output_tokens_per_s / 215
     assert chat.ttft_ms <= QUESTION.ttft_ms and chat.tpot_ms <= QUESTION.tpot_ms
 
 

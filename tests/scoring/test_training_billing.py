@@ -4,10 +4,10 @@ provider's billing unit or the term's block, at least a committed minimum term."
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.pricing.price_terms import billed_job_hours
+from app.scoring.pricing.price_terms import STARTUP_HOURS, billed_job_hours
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.rank import rank_training
-from app.scoring.training.run.offer_terms import STARTUP_HOURS, run_terms
+from app.scoring.training.run.offer_terms import run_terms
 from app.scoring.training.run.run_explain import billing_note, run_terms_explained
 from app.scoring.workload import TrainingWorkload
 
@@ -67,7 +67,7 @@ def test_the_deadline_counts_the_start_up():
 def test_a_run_and_a_batch_job_of_the_same_hours_are_billed_the_same(price_type, provider, term, hours):
     """The same hours of use, the run's start-up among them."""
     assert run_terms(price_type, provider, term, 1, hours - STARTUP_HOURS, W).billed_hours == pytest.approx(
-        billed_job_hours(hours, price_type, term, provider)
+        billed_job_hours(hours - STARTUP_HOURS, price_type, term, provider)
     )
 
 

@@ -3,10 +3,10 @@
 import dataclasses
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.pricing.price_terms import STARTUP_HOURS
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.count_search import candidate_counts
 from app.scoring.training.ranking.rank import rank_training
-from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

@@ -27,6 +27,16 @@ OTHER_INTERRUPTIONS_PER_NODE_MONTH = 1.0
 # Wall time lost per interruption besides the work since the last checkpoint: notice (AWS 2 min,
 # GCP/Azure 30 s, terms.csv), rescheduling and reloading the checkpoint (assumption: 15 minutes).
 RESTART_HOURS = 0.25
+# The hours a rented job (a training run, an inference batch job) is billed before its first step: provisioning the
+# machine, pulling the container image, downloading the model's weights and the first compile. shared/reference
+# states none (terms.csv has billing units, not start-up times): assumed 15 minutes, the same as a spot restart's
+# reload (RESTART_HOURS). The job's wall time, its deadline and its bill include it, so a 20-minute run billed by the
+# hour at Vultr pays one hour, and 35 minutes of use where the provider bills by the minute.
+STARTUP_HOURS = 0.25
+STARTUP_DETAIL = (
+    "provisioning, the container image, the model's weights and the first compile, billed with the run; assumed: "
+    "shared/reference states no start-up time (price_terms.STARTUP_HOURS, as a spot restart's reload)"
+)
 # Above this share of time lost to interruptions a run on spot is not worth planning.
 MAX_LOST_SHARE = 0.5
 
@@ -191,6 +201,25 @@ def billed_use_hours(use_hours: float, price_type: str, stated_min_term: float |
     return bill_hours(use_hours, unit, min_term_hours(price_type, stated_min_term))
 
 
+def billed_with_startup(wall_hours: float, price_type: str, stated_min_term: float | None, provider_id: str) -> float:
+    """What a rented job (a training run, an inference batch job) is billed: its start-up (STARTUP_HOURS) and its
+    `wall_hours` together, rounded up to the billing unit, at least a commitment's term."""
+    return billed_use_hours(STARTUP_HOURS + wall_hours, price_type, stated_min_term, provider_id)
+
+
+def hours_after_startup(deadline_hours: float) -> float:
+    """The hours a deadline leaves a job's work after its start-up (STARTUP_HOURS): what a search sizes it to."""
+    return deadline_hours - STARTUP_HOURS
+
+
+def finish_hours(run_hours: float, slow_end_hours: float = 1.0) -> float:
+    """When a rented job finishes, hours from its rental: the start-up, then its run at `slow_end_hours` times the
+    estimate's hours (its tokens/s band's slow end where limits_at asks; the start-up does not scale). Every deadline
+    check of a training run (the count search, a row's verdict, the chart, the notes) compares this with the
+    deadline, so a count the search calls on time is one its row calls on time."""
+    return STARTUP_HOURS + run_hours * slow_end_hours
+
+
 def billed_band_ratios(
     use_hours: float,
     low_ratio: float,
@@ -237,6 +266,7 @@ def billed_job_hours(
     provider_id: str,
     spot: tuple[int, float] = (1, 0.0),
 ) -> float:
-    """What a job of `use_hours` is billed: its wall time under the terms (job_wall_hours), then billed_use_hours."""
+    """What a batch job of `use_hours` is billed: its wall time under the terms (job_wall_hours) after its start-up,
+    as a training run's (billed_with_startup)."""
     wall = job_wall_hours(use_hours, price_type, provider_id, spot)
-    return billed_use_hours(wall, price_type, stated_min_term, provider_id)
+    return billed_with_startup(wall, price_type, stated_min_term, provider_id)

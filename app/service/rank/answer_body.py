@@ -141,13 +141,13 @@ def cheaper_on_replicas(
 def fleet_usd_per_million_at_traffic(workload: InferenceWorkload, fleet: Any) -> float | None:
     """$ per million output tokens of a fleet ranked at a peak (its monthly bill, whole replicas always on) at the
     traffic of a live-traffic question: a request rate's requests x output tokens a second, or each of its clients
-    served as a replica at the limits serves one of its batch."""
+    served as a replica at the limits serves one of its batch (the requests/s it sustains, Little's law, per slot)."""
     if not fleet.usd_per_month_at_peak or not fleet.batch:
         return None
     if workload.scenario == "request_rate":
         tokens_per_s = (workload.requests_per_s or 0.0) * workload.output_len
     else:
-        tokens_per_s = (workload.concurrency or 0) * fleet.output_tokens_per_s / fleet.batch
+        tokens_per_s = (workload.concurrency or 0) * (fleet.requests_per_s or 0.0) * workload.output_len / fleet.batch
     if tokens_per_s <= 0:
         return None
     return fleet.usd_per_month_at_peak / HOURS_PER_MONTH / (tokens_per_s * 3600 / 1e6)

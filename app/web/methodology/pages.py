@@ -37,6 +37,7 @@ def terms_constants() -> dict[str, Any]:
         "hyperscaler_interruptions_per_node_month": price_terms.HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH,
         "other_interruptions_per_node_month": price_terms.OTHER_INTERRUPTIONS_PER_NODE_MONTH,
         "restart_hours": price_terms.RESTART_HOURS,
+        "startup_hours": price_terms.STARTUP_HOURS,
         "max_lost_share": price_terms.MAX_LOST_SHARE,
         "default_min_term_hours": dict(price_terms.DEFAULT_MIN_TERM_HOURS),
     }

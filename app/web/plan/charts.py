@@ -16,7 +16,7 @@ from app.scoring.serving.plans.break_even import (
     autoscaled_monthly_usd,
     scale_to_zero_monthly_usd,
 )
-from app.scoring.serving.plans.options import request_seconds
+from app.scoring.serving.plans.options import request_seconds, sustained_tokens_per_s
 from app.scoring.serving.serverless.quotes import serverless_monthly_usd
 from app.scoring.serving.traffic.week import Traffic
 from app.web.rank.charts import PALETTE
@@ -49,14 +49,15 @@ def _distinct(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]
     return list(seen.values())
 
 
-def rented_unit(option: dict[str, Any], output_len: int = 1) -> Replica:
+def rented_unit(option: dict[str, Any], output_len: int) -> Replica:
     """What the autoscaler adds for a plan row, as the plan prices it: a whole rented instance with every copy of the
     layout it holds (a 2-GPU layout on a 4-GPU instance bills 4 GPUs and serves two copies' tokens)."""
     gpus = rented_gpus(option["instance_gpus"] or option["gpu_count"], option["gpu_count"])
     copies = option["copies_per_instance"] or 1
     committed = option["price_type"] in COMMITTED  # billed always on at the peak fleet
     request_s = request_seconds(option["ttft_ms"], option["tpot_ms"], output_len)
-    return Replica("", gpus, option["usd_per_gpu_hour"], option["output_tokens_per_s"] * copies, committed, request_s)
+    tokens_per_s = sustained_tokens_per_s(option["requests_per_s"] * copies, output_len)
+    return Replica("", gpus, option["usd_per_gpu_hour"], tokens_per_s, committed, request_s)
 
 
 def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) -> Figure:
@@ -69,7 +70,7 @@ def cost_vs_traffic(payload: dict[str, Any], traffic: Traffic, output_len: int) 
     mult, floor = Counter(traffic.multipliers()), max(1, traffic.min_replicas)
     traces: list[dict[str, Any]] = []
     for i, o in enumerate(_distinct(payload["options"], DEDICATED_LINES)):
-        replica = rented_unit(o)
+        replica = rented_unit(o, output_len)
         label = f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type'].replace('_', ' ')})"
         traces.append(
             {

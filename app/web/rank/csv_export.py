@@ -16,7 +16,7 @@ APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "de
 # Columns added after the latency bands: last of all, so every column before them keeps its position. An option's
 # fields from the first of these on are all last, in their order: inference's cluster_caveat, added after them,
 # comes after them, while training's (one of its first columns) keeps its place.
-APPENDED_LAST = ("instance_type", "region", "requests_in_flight")
+APPENDED_LAST = ("instance_type", "region", "requests_in_flight", "requests_per_s")
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

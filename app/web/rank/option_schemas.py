@@ -64,6 +64,12 @@ class LatencyFieldsOut(BaseModel):
         "flight misses them) and this is the load that meets them, or an open loop's arrivals (scenario "
         "request_rate) keep fewer than one in flight (Little's law); null otherwise",
     )
+    requests_per_s: float | None = Field(
+        description="requests/s one replica sustains at the operating point: its requests in flight over one "
+        "request's life (TTFT + a TPOT per further output token; Little's law), at most output_tokens_per_s / "
+        "output_len; what replicas for a peak and /plan's fleets are sized by. A batch job's: over the job"
+        + INFEASIBLE_NULL,
+    )
 
 
 class OfferFieldsOut(BaseModel):
@@ -147,7 +153,10 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
-    job_hours: float | None = Field(description="a batch job (job_requests): its hours on `replicas`; else null")
+    job_hours: float | None = Field(
+        description="a batch job (job_requests): its hours on `replicas`, from the machine's start-up (0.25 h, "
+        "assumed) to its last request, what job_deadline_hours holds; else null"
+    )
     job_billed_hours: float | None = Field(
         description="a batch job's hours as billed: spot's interruptions, the provider's billing unit, a committed "
         "term paid whole; else null"

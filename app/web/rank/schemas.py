@@ -183,7 +183,10 @@ class InferenceEstimateOut(Strict, LatencyFieldsOut):
     bound: str = Field(description="what bounds a decode step: memory or compute; empty if infeasible")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
     expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
-    job_hours: float | None = Field(description="a batch job: hours on each of its job_replicas; else null")
+    job_hours: float | None = Field(
+        description="a batch job: hours of work on each of its job_replicas, after the machine's start-up (the "
+        "ranking's job_hours add it); else null"
+    )
     job_replicas: int | None = Field(
         description="replicas a batch job is split over to meet its deadline (1 otherwise)" + INFEASIBLE_NULL
     )

@@ -36,6 +36,8 @@ from app.scoring.explain import Term, duration_text
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.steps import decode_parts
+from app.scoring.pricing.price_terms import STARTUP_HOURS, hours_after_startup
+from app.scoring.training.run.limit_words import days_text, deadline_text, past_deadline_text
 
 # Midpoints at which the drain's decode step is timed as the batch empties (its mean over the drain; the step is
 # smooth in the batch: 8 midpoints are within 1 % of 64 on Llama 3.1 8B and DeepSeek-R1, a 1-6 s term).
@@ -195,8 +197,9 @@ def plan_job(
     lengths: tuple[float, float, int],
     deadline_hours: float | None = None,
 ) -> JobPlan | str:
-    """The job on the fewest replicas that finish it within `deadline_hours` (one without a deadline), each at
-    `point`'s batch or its share if smaller; a reason where no number of replicas does."""
+    """The job on the fewest replicas that finish it within `deadline_hours` (one without a deadline) after their
+    start-up (price_terms.STARTUP_HOURS, as a training run's), each at `point`'s batch or its share if smaller; a
+    reason where no number of replicas does."""
     input_len, output_len, beams = lengths
     drain: list[float] = []  # the full drain at the batch, timed once (a share under the batch has none)
 
@@ -209,15 +212,24 @@ def plan_job(
         return job_share(ctx, eff, requests, replicas, point, lengths, drain_s)
 
     plan = share(1)
-    if deadline_hours is None or plan.hours <= deadline_hours:
+    if deadline_hours is None:
         return plan
+    # in a training run's words (limit_words), which tell a finish from a deadline at any scale
+    deadline_days, startup = deadline_hours / 24, days_text(STARTUP_HOURS / 24)
+    work_hours = hours_after_startup(deadline_hours)  # the job's requests start after the machine's start-up
+    if work_hours <= 0:
+        return f"the {startup} start-up alone fills the job's {deadline_text(deadline_days)}: a later deadline"
+    if plan.hours <= work_hours:
+        return plan
+    deadline_hours = work_hours
     most = min(requests, MAX_JOB_REPLICAS)
     fastest = share(most)
     if fastest.hours > deadline_hours:
         alone = "one request alone" if most == requests else f"{MAX_JOB_REPLICAS:,} replicas"
+        finish = past_deadline_text((STARTUP_HOURS + fastest.hours) / 24, deadline_days)
         return (
-            f"{alone} would take {duration_text(fastest.time.seconds)}, longer than the job's "
-            f"{duration_text(deadline_hours * 3600)} deadline"
+            f"{alone} would finish in {finish} ({startup} start-up + {days_text(fastest.hours / 24)} of job), after "
+            f"the job's {deadline_text(deadline_days)}"
         )
     # a share's time never grows with the replicas; low misses the deadline, high meets it. The answer sits just
     # above the job's time / the deadline: step up from there by doubling strides, then bisect the last stride

@@ -18,6 +18,18 @@ def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) ->
     return first_token_ms + max(output_len - 1, 0) * step_ms
 
 
+def sustained_requests_per_s(
+    in_flight: float, ttft_ms: float, tpot_ms: float, output_len: float, output_tokens_per_s: float
+) -> float:
+    """Requests a second one replica completes: Little's law, its requests in flight over one request's life
+    (request_life_ms), and never more than its output tokens/s carry. A running batch over one step
+    (latency_bound, max_throughput) counts tokens only: a request holds its slot through its first token too, so
+    batch / step overstates the requests served (found by qa11: /plan sized too few replicas)."""
+    life_ms = request_life_ms(ttft_ms, tpot_ms, output_len)
+    carried = output_tokens_per_s / max(output_len, 1.0)
+    return min(in_flight * 1e3 / life_ms, carried) if life_ms > 0 else carried
+
+
 MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 
 

@@ -36,6 +36,7 @@ class InferenceEstimate:
     tpot_p99_ms: float = 0.0  # mean x p99_over_mean (MLPerf LoadGen)
     output_tokens_per_s: float = 0.0
     output_tokens_per_s_per_gpu: float = 0.0
+    requests_per_s: float = 0.0  # one replica sustains (queueing.sustained_requests_per_s); a batch job's over the job
     terms: Sequence[Term] = field(default_factory=list)  # LazyTerms when explained: written on the first read
     band: Band = field(default_factory=lambda: Band(0.0, 0.0))
     ttft_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms (latency_bands)

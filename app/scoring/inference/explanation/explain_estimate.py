@@ -19,6 +19,7 @@ from app.scoring.inference.bands.limits import (
 )
 from app.scoring.inference.bands.moe_host_reach import moe_host_reach
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
+from app.scoring.inference.batching.queueing import sustained_requests_per_s
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
@@ -32,6 +33,7 @@ from app.scoring.inference.step.memory import (
     request_kv_tokens,
 )
 from app.scoring.inference.step.techniques import NO_TECHNIQUES, technique_terms
+from app.scoring.pricing.price_terms import STARTUP_DETAIL, STARTUP_HOURS
 from app.scoring.workload import ACTIVATION_DTYPE_KV_ENGINES, InferenceWorkload
 
 
@@ -152,6 +154,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
         limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
         requests_in_flight=point.batch if _below_one(s) else None,
+        requests_per_s=_requests_per_s(s, tokens_per_s),
     )
 
 
@@ -165,7 +168,7 @@ def _terms(s: Solution) -> list[Term]:
         + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
         + light_load_terms(s)
         + throughput_term(s)
-        + ([job.term()] if job else [])
+        + ([job.term(), Term("start-up", STARTUP_HOURS, "h", STARTUP_DETAIL)] if job else [])
     )
 
 
@@ -178,6 +181,14 @@ def _kv_default_note(w: InferenceWorkload) -> list[str]:
         f"KV cache BF16: {ENGINE_NAMES[w.engine]}'s default keeps the activation dtype for FP8 weights; set kv_dtype "
         "fp8 for an FP8 cache (half the bytes a token)"
     ]
+
+
+def _requests_per_s(s: Solution, tokens_per_s: float) -> float:
+    """Requests/s one replica serves: a batch job's over the job, else sustained at its operating point."""
+    p, out = s.point, s.workload.output_len
+    if s.job is not None:
+        return tokens_per_s / max(out, 1)
+    return sustained_requests_per_s(p.batch, p.ttft_ms, p.tpot_ms, out, p.tokens_per_s)
 
 
 def _job_note(s: Solution) -> list[str]:

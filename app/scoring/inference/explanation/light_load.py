@@ -5,6 +5,7 @@ it serves."""
 from __future__ import annotations
 
 from app.scoring.explain import Term, figure, in_flight_text
+from app.scoring.inference.batching.queueing import request_life_ms, sustained_requests_per_s
 from app.scoring.inference.estimates.results import Solution
 
 
@@ -14,8 +15,26 @@ def _in_flight(s: Solution) -> str:
 
 
 def _light_load_rate(s: Solution) -> float:
-    """Requests a second a replica serves at a light-load point: its output tokens/s over each request's tokens."""
-    return s.point.tokens_per_s / max(s.workload.output_len, 1.0)
+    """Requests a second a replica serves at a light-load point: its mean in flight over one request's life
+    (sustained_requests_per_s, as its replicas for traffic count it)."""
+    p = s.point
+    return sustained_requests_per_s(p.batch, p.ttft_ms, p.tpot_ms, s.workload.output_len, p.tokens_per_s)
+
+
+def _rate_arithmetic(s: Solution) -> str:
+    """The light-load rate's arithmetic, as evaluated: Little's law, or the tokens/s where they carry fewer."""
+    p, out = s.point, s.workload.output_len
+    tokens = (
+        f"the tokens/s: {figure(p.batch)} requests in flight on average / {figure(p.step.total_ms)} ms a step x "
+        "1,000 ms/s"
+    )
+    if p.batch * 1e3 / request_life_ms(p.ttft_ms, p.tpot_ms, out) <= p.tokens_per_s / max(out, 1.0):
+        return (
+            f"{figure(p.batch)} requests in flight on average / ({figure(p.ttft_ms)} ms TTFT + "
+            f"{figure(max(out - 1, 0))} x {figure(p.tpot_ms)} ms TPOT) x 1,000 ms/s; Little's law: a request holds "
+            f"its slot from its prompt to its last token; {tokens}"
+        )
+    return f"{figure(p.tokens_per_s)} output tokens/s / {figure(out)} output tokens a request; {tokens}"
 
 
 def light_load_reason(s: Solution) -> str:
@@ -59,9 +78,6 @@ def light_load_terms(s: Solution) -> list[Term]:
             "requests within the limits",
             _light_load_rate(s),
             "requests/s",
-            f"{figure(s.point.tokens_per_s)} output tokens/s / {figure(s.workload.output_len)} output tokens a "
-            f"request; the tokens/s: {figure(s.point.batch)} requests in flight on average / "
-            f"{figure(s.point.step.total_ms)} ms a step x 1,000 ms/s (below one in flight: one always in flight misses "
-            "the limits)",
+            _rate_arithmetic(s) + " (below one in flight: one always in flight misses the limits)",
         )
     ]

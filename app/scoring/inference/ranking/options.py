@@ -82,7 +82,7 @@ class InferenceOption:
     offer_id: int | None = None
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (estimate.solve_inference)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group
-    job_hours: float | None = None  # a batch job (workload.job_requests): its time, on `replicas` replicas
+    job_hours: float | None = None  # a batch job (workload.job_requests): start-up and its time, on `replicas` replicas
     job_billed_hours: float | None = None  # rounded up to the provider's billing unit, a committed term paid whole
     job_usd: float | None = None  # what the job is billed: replicas x GPUs x price x billed hours
     over_limits: str = ""  # at a live-traffic load, the latency limits it misses (ranked after those meeting them)
@@ -103,6 +103,7 @@ class InferenceOption:
     region: str = ""  # where the offer's price applies ("" where not stated)
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
     cluster_caveat: str = ""  # a replica over more nodes than one of an offer that states no node count
+    requests_per_s: float | None = None  # one replica sustains: in flight / a request's life (estimate's)
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -116,6 +117,11 @@ class InferenceOption:
     def rented_tokens_per_s(self) -> float:
         """Output tokens/s one rented unit serves: every copy it holds."""
         return (self.output_tokens_per_s or 0.0) * self.copies_per_instance  # an infeasible option serves none
+
+    @property
+    def rented_requests_per_s(self) -> float:
+        """Requests/s one rented unit sustains for traffic: every copy it holds (requests_per_s, Little's law)."""
+        return (self.requests_per_s or 0.0) * self.copies_per_instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +185,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         memory_gb=est.memory_gb,
         band=cost_band(cost, p, offer),
         replicas=p.replicas,
-        job_hours=p.job_hours,
+        job_hours=p.job_total_hours,
         job_billed_hours=p.job_billed_hours(offer),
         job_usd=price * p.machine.billed_gpus(est.gpu_count) * p.job_hours * p.replicas if p.job_hours else None,
         over_limits=est.over_limits,
@@ -195,6 +201,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         limits_at_risk=est.limits_at_risk,
         requests_in_flight=est.requests_in_flight,
         cluster_caveat=unstated_cluster_caveat(p.machine, est.gpu_count, "replica"),
+        requests_per_s=est.requests_per_s,
     )
 
 

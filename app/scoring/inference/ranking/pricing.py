@@ -16,6 +16,7 @@ from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.pricing.price_terms import (
     HOURS_PER_MONTH,
     ROUNDED_BAND_FLOOR,
+    STARTUP_HOURS,
     billed_band_ratios,
     billed_job_hours,
     billing_unit_hours,
@@ -88,9 +89,16 @@ class ConfigurationPricing:
             job_hours=job_hours,
         )
 
+    @property
+    def job_total_hours(self) -> float | None:
+        """A batch job's hours from the machine's start-up (STARTUP_HOURS, as a training run's) to its last request:
+        what its deadline holds and its bill starts from."""
+        return STARTUP_HOURS + self.job_hours if self.job_hours else None
+
     def job_billed_hours(self, offer: Offer) -> float | None:
         """A batch job's hours as `offer` bills them: on spot its expected wall time with interruptions (each loses the
-        requests in flight and a restart), rounded up to the provider's billing unit, a committed term paid whole."""
+        requests in flight and a restart) after its start-up, rounded up to the provider's billing unit, a committed
+        term paid whole."""
         hours = self.job_hours
         if not hours:
             return None
@@ -99,15 +107,16 @@ class ConfigurationPricing:
 
     def band_ratios(self, offer: Offer) -> tuple[float, float]:
         """The band of `offer`'s cost as ratios to it. A batch job is billed hours: its band is the job at the
-        estimate's fastest and slowest, each end billed as the job is (price_terms.billed_band_ratios), so a job
-        that stays inside a committed minimum term costs that term whatever its speed. Else the band's own ratios."""
+        estimate's fastest and slowest after its start-up, which no speed changes, each end billed as the job is
+        (price_terms.billed_band_ratios), so a job that stays inside a committed minimum term costs that term whatever
+        its speed. Else the band's own ratios."""
         if not self.job_hours:
             return self.band_low, self.band_high
         spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
         wall = job_wall_hours(self.job_hours, offer.price_type, offer.provider_id, spot)
         unit = billing_unit_hours(offer.price_type, offer.provider_id)
         term = min_term_hours(offer.price_type, offer.min_term_hours)
-        return billed_band_ratios(wall, self.band_low, self.band_high, unit, term)
+        return billed_band_ratios(STARTUP_HOURS + wall, self.band_low, self.band_high, unit, term, STARTUP_HOURS)
 
     @property
     def lowest_band_ratio(self) -> float:
@@ -135,11 +144,11 @@ class ConfigurationPricing:
 
 def peak_replicas(workload: InferenceWorkload, est: InferenceEstimate, capacity_ratio: float = 1.0) -> int:
     """Replicas the workload's peak needs, each serving `capacity_ratio` x what the estimate says it serves (the band's
-    ends): requests/s x output tokens over a replica's tokens/s, or clients over its batch (closed loop: a client
-    holds one running sequence)."""
+    ends): requests/s over the requests/s a replica sustains (est.requests_per_s: Little's law, not batch / step), or
+    clients over its batch (closed loop: a client holds one running sequence)."""
     if workload.peak_requests_per_s:
-        tokens_per_s = est.output_tokens_per_s * capacity_ratio
-        return max(1, math.ceil(workload.peak_requests_per_s * workload.output_len / tokens_per_s))
+        requests_per_s = est.requests_per_s * capacity_ratio
+        return max(1, math.ceil(workload.peak_requests_per_s / requests_per_s - 1e-9))
     return max(1, math.ceil((workload.peak_concurrency or 1) / (est.batch * capacity_ratio)))
 
 

@@ -171,7 +171,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         if name == "replicas":
             return p.replicas
         if name == "job_hours":
-            return p.job_hours
+            return p.job_total_hours
         return getattr(build(position), name)
 
     def leaders() -> list[InferenceOption]:

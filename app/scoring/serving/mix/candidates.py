@@ -14,6 +14,7 @@ from datetime import date
 from itertools import islice
 
 from app.scoring.hardware.machines import Machine, machine_of, shared_rack_caveat
+from app.scoring.inference.batching.queueing import sustained_requests_per_s
 from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.ranking.options import InferenceOption
@@ -133,7 +134,9 @@ def _fit(
     assert bucket.output_len is not None
     point = solved.point
     return BucketFit(
-        requests_per_s=point.tokens_per_s / bucket.output_len,
+        requests_per_s=sustained_requests_per_s(
+            point.batch, point.ttft_ms, point.tpot_ms, bucket.output_len, point.tokens_per_s
+        ),
         output_tokens_per_s=point.tokens_per_s,
         batch=solved.batch,
         ttft_ms=point.ttft_ms,

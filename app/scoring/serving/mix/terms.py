@@ -48,8 +48,9 @@ def row_terms(
                     f"capacity on {d.name}",
                     f.requests_per_s,
                     "requests/s per replica",
-                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits ({_load_words(f)}, TTFT "
-                    f"{f.ttft_ms:,.0f} ms, TPOT {f.tpot_ms:.1f} ms) ÷ {d.output_len} output tokens",
+                    f"requests in flight ÷ a request's life ({_load_words(f)}; TTFT {f.ttft_ms:,.0f} ms + "
+                    f"{max(d.output_len - 1, 0)} × TPOT {f.tpot_ms:.1f} ms; Little's law), at most "
+                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits ÷ {d.output_len} output tokens",
                 )
             )
         else:

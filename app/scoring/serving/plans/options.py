@@ -44,13 +44,19 @@ def request_seconds(ttft_ms: float | None, tpot_ms: float | None, output_len: in
     return ((ttft_ms or 0.0) + max(0, output_len - 1) * (tpot_ms or 0.0)) / 1000
 
 
+def sustained_tokens_per_s(requests_per_s: float, output_len: int) -> float:
+    """Output tokens/s a replica serves to traffic: the requests/s it sustains (Little's law, the option's
+    requests_per_s) x tokens a request; its batch / step tokens/s would size the fleet too small."""
+    return requests_per_s * output_len
+
+
 def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, output_len: int) -> ServingOption:
     """One option priced for the traffic's hourly `rates`: its rented units (serving every copy they hold) scale
     hour by hour."""
     cost = serving_cost(
         rates,
         output_len,
-        o.rented_tokens_per_s,
+        sustained_tokens_per_s(o.rented_requests_per_s, output_len),
         o.rented_gpus,
         o.usd_per_gpu_hour,
         traffic.min_replicas,
@@ -59,7 +65,9 @@ def priced_option(o: InferenceOption, rates: Sequence[float], traffic: Traffic, 
         request_s=request_seconds(o.ttft_ms, o.tpot_ms, output_len),
         idle_timeout_s=traffic.idle_timeout(),
     )
-    replicas = replicas_needed(max(rates, default=0.0), output_len, o.output_tokens_per_s or 0.0)
+    replicas = replicas_needed(
+        max(rates, default=0.0), output_len, sustained_tokens_per_s(o.requests_per_s or 0.0, output_len)
+    )
     return ServingOption(o, cost, replicas if o.copies_per_instance > 1 else cost.units_at_peak)
 
 

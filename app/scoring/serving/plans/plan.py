@@ -19,6 +19,7 @@ from app.scoring.serving.plans.options import (
     option_label,
     price_options,
     request_seconds,
+    sustained_tokens_per_s,
 )
 from app.scoring.serving.plans.verdict import Priced, Verdict, plan_verdict
 from app.scoring.serving.serverless.notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
@@ -98,7 +99,7 @@ def serving_plan_from(
             option_label(o),
             o.rented_gpus,
             o.usd_per_gpu_hour,
-            o.rented_tokens_per_s,
+            sustained_tokens_per_s(o.rented_requests_per_s, output_len),
             committed(o),
             request_seconds(o.ttft_ms, o.tpot_ms, output_len),
         )

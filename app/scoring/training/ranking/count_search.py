@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import TypeAlias
 
 from app.scoring.hardware.machines import Machine
+from app.scoring.pricing.price_terms import finish_hours
 from app.scoring.specs import GpuSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, slow_end_hours_ratio
 from app.scoring.training.layouts.memory import Layout
@@ -99,7 +100,8 @@ def best_estimate(
     deadline_hours: float | None = None,
 ) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
-    within the deadline; if none does, the fastest count tried. Infeasible estimate if none fits.
+    within the deadline (`deadline_hours`, the workload's: a count's run after its start-up, price_terms.finish_hours,
+    as a row's verdict checks it); if none does, the fastest count tried. Infeasible estimate if none fits.
 
     Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
     count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
@@ -128,7 +130,7 @@ def best_estimate(
             memo[key] = (seconds * n if layout else float("inf"), layout)
         cost, layout = memo[key]
         hours = steps * cost / n / 3600
-        if deadline_hours is not None and layout is not None and hours > deadline_hours:
+        if deadline_hours is not None and layout is not None and finish_hours(hours) > deadline_hours:
             if fastest is None or hours < fastest[0]:
                 fastest = (hours, n, layout)
             continue  # too slow: a larger count may finish in time

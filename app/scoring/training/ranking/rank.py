@@ -49,7 +49,6 @@ from app.scoring.training.run.batch_size import global_batch
 from app.scoring.training.run.deadline import nothing_on_time_note, nothing_within_budget_note
 from app.scoring.training.run.limit_words import SLOW_END
 from app.scoring.training.run.offer_terms import (
-    STARTUP_HOURS,
     RunCost,
     RunTerms,
     priced_run,
@@ -102,7 +101,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
         searches[number] = SlotSearch(gpu, machine, fits, w)
-        est = searches[number].best(w.max_days * 24 - STARTUP_HOURS)  # the run must finish after its start-up
+        est = searches[number].best(w.max_days * 24)  # each count's run after its start-up (finish_hours)
         stops[number] = stop = searches[number].stopped_by_machine(est) or searches[number].stopped_by_max_gpus(est, w)
         estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
         shared[number] = SharedTerms.of(estimates[number], machine, w)

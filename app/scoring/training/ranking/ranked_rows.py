@@ -8,6 +8,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from app.scoring.pricing.price_terms import finish_hours
 from app.scoring.specs import Offer
 from app.scoring.training.run.offer_terms import RunTerms, run_total_usd
 from app.scoring.workload import TrainingWorkload
@@ -66,7 +67,7 @@ def late_rows(
     """A price group's offers that miss the deadline or the budget as LateRows. A run 8 days into a 7-day deadline
     comes before a cheaper one of 69 days; runs on time but over the budget (0 hours past) come first, cheapest
     first."""
-    past = math.inf if t.wasteful else max(t.startup_hours + t.run_hours * t.slow_end_hours - w.max_days * 24, 0.0)
+    past = math.inf if t.wasteful else max(finish_hours(t.run_hours, t.slow_end_hours) - w.max_days * 24, 0.0)
     return (
         LateRow(
             past, run_total_usd(t, gpu_count, offers[i].usd_per_gpu_hour), offers[i].gpu_id, offers[i].provider_id, i

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_use_hours
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_use_hours, finish_hours
 from app.scoring.specs import Offer
 from app.scoring.training.ranking.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.results import FrontierPoint
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
-from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
@@ -76,7 +75,8 @@ def frontier_points(
             cost, layout = search.memo[key]
             if layout is None:
                 continue
-            hours = STARTUP_HOURS + steps * cost / n / 3600
+            run_hours = steps * cost / n / 3600
+            hours = finish_hours(run_hours)
             points.append(
                 FrontierPoint(
                     gpu_id=offer.gpu_id,
@@ -88,7 +88,7 @@ def frontier_points(
                     total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
                     * n
                     * offer.usd_per_gpu_hour,
-                    on_time=STARTUP_HOURS + (hours - STARTUP_HOURS) * slow <= deadline,
+                    on_time=finish_hours(run_hours, slow) <= deadline,
                 )
             )
     return points

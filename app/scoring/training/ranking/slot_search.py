@@ -74,6 +74,7 @@ class SlotSearch:
         self.memo: LayoutMemo = {}
 
     def best(self, deadline_hours: float) -> TrainingEstimate:
+        """The slot's count (count_search.best_estimate) for the workload's deadline, checked as its rows check it."""
         instance = self.machine.instance_gpus
         if instance > self.cap:  # no whole instance within Max GPUs: part of one bills all its GPUs
             return unrented_estimate(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours, hours_after_startup
 from app.scoring.specs import GpuSpec, Offer
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.run.limit_words import days_text, deadline_text
-from app.scoring.training.run.offer_terms import STARTUP_HOURS
 from app.scoring.workload import TrainingWorkload
 
 MOST_GPUS_NAMED = 1_000_000  # a linear-scaling count above this says nothing a buyer can use
@@ -38,17 +38,17 @@ def count_meeting_deadline(
     limit = min(LARGEST_MAX_GPUS, supply_limit or LARGEST_MAX_GPUS)
     if limit <= w.max_gpus:
         return None
-    deadline_hours = w.max_days * 24 - STARTUP_HOURS  # the run must finish after its start-up
-    if deadline_hours <= 0:
+    deadline_hours = w.max_days * 24
+    if hours_after_startup(deadline_hours) <= 0:  # the start-up alone fills it
         return None
     timer = GpuTimer(search.for_machine(w.model_copy(update={"max_gpus": limit}), search.e), gpu)
     for n in grid(limit):
         if n <= w.max_gpus or not allowed(n):
             continue
-        if steps * timer.compute_s(n, "none") / 3600 > deadline_hours:  # compute alone is too slow
+        if finish_hours(steps * timer.compute_s(n, "none") / 3600) > deadline_hours:  # compute alone is too slow
             continue
         layout, seconds = timer.best_layout(n)
-        if layout is not None and steps * seconds / 3600 <= deadline_hours:
+        if layout is not None and finish_hours(steps * seconds / 3600) <= deadline_hours:
             return n
     return None
 
@@ -66,7 +66,7 @@ def nothing_on_time_note(
     """What the nearest run misses by, and what would let one finish in time; `work_hours` are where the deadline is
     checked (`where`: ' at its band's slow end' with limits_at band_high). `more_gpus_help` False: a search above Max
     GPUs on the nearest machines found no count that finishes in time, so raising Max GPUs is no advice."""
-    n, deadline_h = gpu_count, w.max_days * 24 - STARTUP_HOURS  # the hours the run has after its start-up
+    n, deadline_h = gpu_count, hours_after_startup(w.max_days * 24)  # the hours the run has after its start-up
     text = (
         f"No option finishes within the {deadline_text(w.max_days)}: the nearest, {n}×{offer.gpu_id} at "
         f"{offer.provider_name}, takes {days_text((STARTUP_HOURS + work_hours) / 24)} "

@@ -1,6 +1,7 @@
 """A training run priced under one offer's terms, and held to the workload's deadline and budget.
 
-Pay-as-you-go: GPUs × hours × price, the hours counted from the machine's start-up (STARTUP_HOURS). Spot: the expected
+Pay-as-you-go: GPUs × hours × price, the hours counted from the machine's start-up (price_terms.STARTUP_HOURS, as an
+inference batch job's). Spot: the expected
 wall time includes the work lost at each interruption (half a checkpoint interval) and the restart
 (app.scoring.pricing.price_terms). Hours are billed as an inference batch job's are (price_terms.billed_use_hours):
 rounded up to the provider's billing unit or the term's block (Vultr's hour, a capacity block's day), and reserved and
@@ -15,9 +16,11 @@ from app.scoring.pricing.price_terms import (
     COMMITTED,
     INTERRUPTIBLE,
     RESTART_HOURS,
-    billed_use_hours,
+    STARTUP_HOURS,
+    billed_with_startup,
     billing_unit_hours,
     billing_unit_source,
+    finish_hours,
     interruptions_per_node_month,
     min_term_hours,
     spot_run,
@@ -30,13 +33,6 @@ from app.scoring.training.run.limit_words import (
     spot_waste_text,
 )
 from app.scoring.workload import TrainingWorkload
-
-# The hours a rented run is billed before its first step: provisioning the machine, pulling the container image,
-# downloading the model's weights and the first compile. shared/reference states none (terms.csv has billing units,
-# not start-up times): assumed 15 minutes, the same as a spot restart's reload (price_terms.RESTART_HOURS). The run's
-# wall time and its bill include it, so a 20-minute run billed by the hour at Vultr pays one hour, and 35 minutes of use
-# where the provider bills by the minute.
-STARTUP_HOURS = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +99,14 @@ def run_terms(
         if not run.feasible:
             loss_hours = w.checkpoint_interval_hours / 2 + RESTART_HOURS  # price_terms.spot_run's loss per interruption
             reason = spot_waste_text(run.lost_share, nodes, run.interruptions_per_hour, loss_hours)
-    billed = billed_use_hours(STARTUP_HOURS + wall, price_type, min_term, provider_id)
+    billed = billed_with_startup(wall, price_type, min_term, provider_id)
     wasteful = bool(reason)
-    finish_hours = STARTUP_HOURS + wall * slow_end_hours
-    if not reason and finish_hours > w.max_days * 24:
+    finish = finish_hours(wall, slow_end_hours)
+    if not reason and finish > w.max_days * 24:
         where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
-        finish = past_deadline_text(finish_hours / 24, w.max_days)
-        reason = f"finishes in {finish}{where}, after the {deadline_text(w.max_days)}"
+        reason = (
+            f"finishes in {past_deadline_text(finish / 24, w.max_days)}{where}, after the {deadline_text(w.max_days)}"
+        )
     return RunTerms(
         wall_hours=STARTUP_HOURS + wall,
         billed_hours=billed,

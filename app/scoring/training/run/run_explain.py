@@ -4,7 +4,7 @@ hours used (a billing unit, a minimum term, stated or assumed) and, on spot, the
 from __future__ import annotations
 
 from app.scoring.explain import Term, figure
-from app.scoring.pricing.price_terms import HOURS_PER_MONTH, RESTART_HOURS
+from app.scoring.pricing.price_terms import HOURS_PER_MONTH, RESTART_HOURS, STARTUP_DETAIL
 from app.scoring.training.run.limit_words import days_text
 from app.scoring.training.run.offer_terms import RunTerms
 from app.scoring.workload import TrainingWorkload
@@ -15,12 +15,6 @@ UNIT_WORDS = {24.0: "whole days", 1.0: "whole hours", 1 / 60: "whole minutes"}
 NOTED_INTERRUPTIONS = 0.1
 # A run shorter than this is said in minutes or seconds beside its start-up (the pages' run_hours macro's 0.1 h).
 SHORT_RUN_HOURS = 0.1
-
-
-STARTUP_DETAIL = (
-    "provisioning, the container image, the model's weights and the first compile, billed with the run; assumed: "
-    "shared/reference states no start-up time (offer_terms.STARTUP_HOURS, as a spot restart's reload)"
-)
 
 
 def hours_text(hours: float) -> str:

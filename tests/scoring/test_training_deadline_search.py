@@ -1,0 +1,72 @@
+"""The training count search and a row's deadline verdict are one check (price_terms.finish_hours: the start-up, then
+the run): on a tight deadline the search never keeps a count whose row is late while a larger count is on time, nor
+passes over a count its row would call on time.
+
+A 20-minute LoRA of Llama 3.1 8B on H100 nodes finishes in 15.5-40.9 minutes at 1-64 GPUs, 15 of them start-up:
+deadlines between and at those finishes are where the two checks could part."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours
+from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.training.ranking.rank import rank_training
+from app.scoring.workload import TrainingWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+LLAMA_8B = MODELS["llama-3.1-8b"]
+NODES = Offer(
+    "neo",
+    "Neo",
+    "H100-SXM",
+    1,
+    "on_demand",
+    2.0,
+    date(2026, 11, 1),
+    gpus_per_node=8,
+    intra_node_link="nvlink",
+    inter_node_fabric="infiniband",
+    inter_node_gbps_per_gpu=400,
+    max_nodes=16,
+)
+SNAPSHOT = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=(NODES,))
+
+
+def _workload(max_days: float, limits_at: str = "estimate") -> TrainingWorkload:
+    return TrainingWorkload(
+        model="llama-3.1-8b", method="lora", total_tokens=2e7, max_days=max_days, max_gpus=64, limits_at=limits_at
+    )
+
+
+def _finish_hours_by_count(limits_at: str) -> dict[int, float]:
+    """Each count's finish where the deadline is checked, from the cost-time chart's points (start-up and run)."""
+    frontier = rank_training(_workload(30.0, limits_at), SNAPSHOT, LLAMA_8B).frontier
+    return {p.gpu_count: p.days * 24 for p in frontier}
+
+
+def test_a_run_finishes_with_its_start_up_first() -> None:
+    assert finish_hours(1.0) == 1.0 + STARTUP_HOURS
+    assert finish_hours(1.0, 1.5) == 1.5 + STARTUP_HOURS  # the band's slow end stretches the run, not the start-up
+
+
+@pytest.mark.parametrize("limits_at", ["estimate", "band_high"])
+def test_the_count_search_and_the_rows_agree_on_a_tight_deadline(limits_at: str) -> None:
+    finishes = _finish_hours_by_count("estimate")
+    assert min(finishes.values()) > STARTUP_HOURS and len(finishes) >= 6
+    for hours in sorted(finishes.values())[:6]:
+        for deadline in (hours - 1e-9, hours, hours + 1e-9):
+            ranking = rank_training(_workload(deadline / 24, limits_at), SNAPSHOT, LLAMA_8B)
+            top = ranking.options[0]
+            point = {p.gpu_count: p for p in ranking.frontier}[top.gpu_count]
+            assert point.on_time == top.feasible  # the chart and the row say the same of the count chosen
+            if limits_at == "estimate":
+                on_time = [n for n, h in finishes.items() if h <= deadline]
+                assert top.feasible == bool(on_time), (deadline, top.gpu_count, top.reason)
+            if top.feasible:
+                assert top.total_hours <= deadline  # a count called on time finishes, start-up and all, by then
+            else:  # late everywhere: no count the machine supplies within Max GPUs finishes in time
+                assert not any(p.on_time for p in ranking.frontier), (deadline, top.gpu_count, top.reason)
