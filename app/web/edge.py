@@ -27,10 +27,14 @@ from app.web.middleware.ranking_slots import RankingSlots
 from app.web.middleware.security import SecurityHeaders
 from app.web.middleware.tracking_params import DropTrackingParams
 
+GZIP_LEVEL = 6
+
 
 def install(app: FastAPI, settings: Settings) -> None:
     # add_middleware wraps: the last one added runs first.
-    app.add_middleware(GZipMiddleware, minimum_size=1024)
+    # zlib's own default level, 6, not Starlette's 9: a 275 KB results page compresses in 1.6 ms against 2.2 ms for 2 %
+    # more bytes (22.4 KB against 21.9 KB; measured 2026-12-06, found by speed4).
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
     app.add_middleware(RankingSlots, slots=settings.ranking_slots())
     rate_limit.install(app, settings)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
