@@ -16,6 +16,7 @@ from pydantic_core import CoreSchema
 
 from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.typed_numbers import as_typed_number
 from app.scoring.serving.mix.request_shapes import SHAPES, ShapeName
 from app.scoring.serving.traffic.week import (
     MAX_PEAK_FACTOR,
@@ -85,7 +86,8 @@ class LengthBucket(NumbersNotBooleans):
 
 
 def parse_buckets(text: str) -> list[dict[str, Any]]:
-    """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's)."""
+    """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's). Numbers read as the
+    forms read them: `2e3x400:1` is 2000x400, and `1e30x100` is too large rather than "not a valid integer"."""
     items = [part.strip() for part in text.split(",") if part.strip()]
     if not items:
         raise ValueError("give at least one bucket, e.g. chat:0.7,rag:0.3 or 1000x200:1")
@@ -93,7 +95,7 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
     for item in items:
         name, _, share = item.partition(":")
         name = name.strip().lower()
-        bucket: dict[str, Any] = {"share": share.strip() or 1}
+        bucket: dict[str, Any] = {"share": as_typed_number(share.strip()) or 1}
         if name in SHAPES:
             bucket["shape"] = name
         else:
@@ -102,7 +104,7 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
                 raise ValueError(
                     f"{item!r} is neither a named shape ({', '.join(SHAPES)}) nor INPUTxOUTPUT:SHARE (e.g. 1000x200:1)"
                 )
-            bucket["input_len"], bucket["output_len"] = (v.strip() for v in lengths)
+            bucket["input_len"], bucket["output_len"] = (as_typed_number(v.strip()) for v in lengths)
         out.append(bucket)
     return out
 
