@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, m
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from app.scoring.explain import fixed
 from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.input_checks.typed_numbers import as_typed_number
@@ -45,6 +46,9 @@ MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimat
 DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
 # Shares rounded to three places (0.333,0.333,0.333) are fractions of 1: divided out without a note.
 SHARE_TOTAL_TOLERANCE = 0.005
+# The smallest positive share: below it floats lose digits (1e-320 was read as 9.99989e-321, so 1e-323 and 1.4e-323
+# weighed the same), and shares are weights, so a smaller set is the same mix scaled up.
+MIN_SHARE = 1e-6
 
 
 class LengthBucket(NumbersNotBooleans):
@@ -59,8 +63,19 @@ class LengthBucket(NumbersNotBooleans):
         1.0,
         ge=0,
         le=1e6,
-        description="relative weight: shares are divided by their total (a note says so when it is not 1)",
+        description="relative weight: shares are divided by their total (a note says so when it is not 1); "
+        f"0 (no traffic) or at least {MIN_SHARE:g}",
     )
+
+    @field_validator("share")
+    @classmethod
+    def _weighable(cls, share: float) -> float:
+        if 0 < share < MIN_SHARE:
+            raise ValueError(
+                f"must be 0 (no traffic) or at least {fixed(MIN_SHARE, 0)}: shares are weights, so scale them all "
+                "up together (chat:1e-7,rag:3e-7 is chat:1,rag:3)"
+            )
+        return share
 
     @model_validator(mode="after")
     def _lengths(self) -> LengthBucket:
@@ -212,7 +227,8 @@ class MixQuestion(ModelChoice):
         if abs(total - 1) <= SHARE_TOTAL_TOLERANCE:
             return None
         fractions = ", ".join(f"{b.name} {b.share / total:.1%}" for b in self.mix)
-        note = f"The shares add up to {total:g}, not 1: they are read as weights, so the requests are {fractions}"
+        total_text = fixed(total, 3).rstrip("0").rstrip(".")  # 0.000002, not 2e-06
+        note = f"The shares add up to {total_text}, not 1: they are read as weights, so the requests are {fractions}"
         note += f" (mix={self.normalised_text})."
         if total < 1:
             note += (
