@@ -65,6 +65,18 @@ CASES: dict[str, tuple[str, str, dict[str, Any] | None, str]] = {
         None,
         "TrainingRankResponse",
     ),
+    "compare's cards": (
+        "GET",
+        "/compare.json?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200,RTX-5090",
+        None,
+        "InferenceRankResponse",
+    ),
+    "compare's training cards": (
+        "GET",
+        "/compare.json?phase=training&model=llama-3.1-8b&method=lora&gpus=TPU-V5E,H100-SXM,RTX-5090",
+        None,
+        "TrainingRankResponse",
+    ),
     "inference estimate": (
         "POST",
         "/api/v1/estimate/inference",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -40,6 +41,17 @@ def test_own_command_prints_inputs_terms_and_the_break_even(database, capsys):
     assert main(["own", "--pue", "1.2", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert next(i for i in body["inputs"] if i["name"] == "pue")["overridden"]
+
+
+def test_own_command_puts_each_source_in_a_footnote_not_a_350_character_row(database, capsys):
+    assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--pue", "1.3"]) == 0
+    out = capsys.readouterr().out
+    inputs_table = out.split("\n\n")[0].splitlines()
+    assert max(len(line) for line in inputs_table) <= 100, max(inputs_table, key=len)
+    rows = {line.split()[0]: line for line in inputs_table if line.strip()}
+    mark = re.search(r" (\[\d+\]) ", rows["rental_usd_per_gpu_hour"])
+    assert mark and "your value" in rows["pue"]
+    assert any(line.startswith(f"{mark[1]} cheapest on-demand 8-GPU instance") for line in inputs_table)
 
 
 def test_own_command_names_the_input_without_a_sourced_default(database, capsys):

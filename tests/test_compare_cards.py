@@ -96,3 +96,38 @@ def test_gpu_ids_in_another_case_draw_the_same_charts(client: TestClient) -> Non
     upper = charts("H100-SXM,H200,B200,A100-SXM-80GB,L40S,MI300X")
     assert "MI300X" in upper[0] and "L40S" in upper[0]  # six GPUs: more than the leading configurations a chart draws
     assert charts("h100-sxm,h200,b200,a100-sxm-80gb,l40s,mi300x") == upper
+
+
+def test_the_json_twin_carries_each_cards_option_with_the_pages_numbers(client: TestClient) -> None:
+    """/compare.json had the ranking but not the cards: a GPU's best option had to be found again from the rows."""
+    query = f"{FP8_70B},RTX-5090"
+    cards = client.get(f"/compare.json?{query}").json()["cards"]
+    assert [c["gpu_id"] for c in cards] == ["H100-SXM", "H200", "B200", "RTX-5090"]
+    shown = _cards(client.get(f"/compare?{query}").text)
+    for card in cards[:3]:
+        top = card["option"]
+        assert top["feasible"] and top["gpu_id"] == card["gpu_id"] and card["left_out"] == ""
+        text = shown[card["gpu_id"]]
+        assert text.startswith(f"${top['usd_per_million_output_tokens']:.3f} / M output tokens"), text
+        assert f"{top['provider_name']}, ${top['usd_per_gpu_hour']:.2f}/GPU-h" in text
+        assert f"{top['gpu_count']}×{card['gpu_id']}, TP{top['tensor_parallel']}" in text
+    assert cards[3]["option"] is None and shown["RTX-5090"] == "No offer in the catalog matches the filters."
+    assert "cards" not in client.get(f"/rank.json?{query}").json()  # the ranking's own twin is unchanged
+
+
+def test_a_training_card_without_offers_says_what_was_left_out_in_the_json_too(client: TestClient) -> None:
+    query = "phase=training&model=llama-3.1-8b&gpus=TPU-V5E,H100-SXM"
+    cards = {c["gpu_id"]: c for c in client.get(f"/compare.json?{query}").json()["cards"]}
+    assert cards["TPU-V5E"]["option"] is None and "include_stale ranks them" in cards["TPU-V5E"]["left_out"]
+    top = cards["H100-SXM"]["option"]
+    billed = f"${top['total_usd']:,.0f}" if top["total_usd"] >= 10 else f"${top['total_usd']:.2f}"
+    card = _cards(client.get(f"/compare?{query}").text)["H100-SXM"]
+    assert card.startswith(f"{billed} for the run") and f"{top['gpu_count']}×H100-SXM, {top['layout']}" in card
+
+
+def test_a_saved_compare_links_twin_has_the_cards_at_the_saved_prices(client: TestClient) -> None:
+    created = client.post("/share", json={"path": "/compare", "query": FP8_70B})
+    assert created.status_code == 201
+    saved = client.get(f"{created.json()['url']}.json").json()
+    live = client.get(f"/compare.json?{FP8_70B}").json()
+    assert saved["cards"] == live["cards"]  # the catalog has not moved since it was saved

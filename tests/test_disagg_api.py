@@ -266,3 +266,20 @@ def test_disagg_chart_numbers_plans_that_read_alike():
         "3P:4D a · plan 3",
         "3P:4D a · plan 4",
     ]
+
+
+def test_with_no_offer_through_the_filters_the_verdict_blames_the_filters_not_the_limits(client):
+    """Zero offers passed and the verdict still said 'Neither layout meets both limits' and 'no offer meets both
+    limits with prefill in its decode steps'."""
+    body = client.get("/disagg.json?model=llama-3.1-8b&gpus=B200&providers=lambda&price_types=spot").json()
+    verdict = body["verdict"]
+    assert verdict["winner"] == "neither"
+    assert verdict["headline"].startswith("Neither layout can be priced: no offer passes the filters")
+    assert verdict["why"] == [
+        "Aggregated: no offer passes the filters (providers, GPUs, vendors, price terms, stale prices).",
+        "Disaggregated: no offer passes the filters (providers, GPUs, vendors, price terms, stale prices).",
+    ]
+    assert not any("limits" in line for line in [verdict["headline"], *verdict["why"]])
+    spot = client.get("/disagg.json?model=llama-3.1-8b&price_types=spot").json()["verdict"]
+    assert "through the filters are all spot (interruptible)" in spot["headline"] and "limits" not in spot["headline"]
+    assert all("spot_only is set" in line for line in spot["why"])

@@ -123,3 +123,22 @@ def test_the_mix_is_text_and_is_refilled_as_typed(client: TestClient) -> None:
     """The mix's buckets are text, never one number to read: `1,000` came back as `1000`."""
     page = client.get("/mix?model=llama-3.1-8b&mix=1,000").text
     assert 'value="1,000"' in page and 'id="err-mix"' in page
+
+
+def test_mix_buckets_read_exponent_whole_numbers_as_the_forms_do(client: TestClient) -> None:
+    # `2e3x400:1` was refused as "not a valid integer", though input_len=2e3 is 2000 on every other face.
+    typed = client.get("/mix.json?model=llama-3.1-8b&mix=2e3x400:1,1e3x100:1")
+    plain = client.get("/mix.json?model=llama-3.1-8b&mix=2000x400:1,1000x100:1")
+    assert typed.status_code == plain.status_code == 200
+    assert [b["name"] for b in typed.json()["buckets"]] == ["2000x400", "1000x100"]
+    api = client.post("/api/v1/mix", json={"model": "llama-3.1-8b", "mix": "2.5E3x4e2:1e0"})
+    assert api.status_code == 200 and api.json()["buckets"][0]["name"] == "2500x400"
+
+
+def test_a_huge_mix_length_is_too_large_not_invalid(client: TestClient) -> None:
+    twin = client.get("/mix.json?model=llama-3.1-8b&mix=1e30x100:1")
+    assert twin.status_code == 422
+    [error] = twin.json()["detail"]
+    assert "less than or equal to" in error["message"] and "valid integer" not in error["message"]
+    page = client.get("/mix?model=llama-3.1-8b&mix=1e30x100:1")
+    assert page.status_code == 422 and "less than or equal to" in page.text and "valid integer" not in page.text

@@ -36,6 +36,21 @@ def test_the_output_that_overflows_the_context_is_the_field_named(client):
     assert error["field"] == "output_len" and "150,000 tokens" in error["message"]
 
 
+def test_default_lengths_over_a_short_context_name_both_fields_and_say_they_are_defaults(client):
+    """GPT-J's 2,048 tokens at the form's defaults (2,000 + 400) blamed output_len, which the user never set."""
+    response = client.get("/rank.json?phase=inference&model=gpt-j-6b")
+    assert response.status_code == 422
+    errors = {e["field"]: e["message"] for e in response.json()["detail"]}
+    assert set(errors) == {"input_len", "output_len"}
+    message = errors["input_len"]
+    assert message.startswith("the prompt and output (input_len 2,000 + output_len 400 = 2,400 tokens) exceed GPT-J 6B")
+    assert "context of 2,048 tokens" in message and "(neither was given: both are the defaults)" in message
+    given = _only_error(client.get("/rank.json?phase=inference&model=gpt-j-6b&input_len=1900"))
+    assert given["field"] == "input_len" and "defaults" not in given["message"]
+    page = client.get("/?phase=inference&model=gpt-j-6b")
+    assert page.status_code == 422 and 'id="err-input_len"' in page.text and 'id="err-output_len"' in page.text
+
+
 def test_a_request_that_fits_the_context_is_ranked(client):
     assert client.get("/rank.json?model=llama-3.1-8b&input_len=100000&output_len=31072").status_code == 200
 
@@ -56,7 +71,7 @@ def test_a_custom_models_context_is_checked_in_the_api(client):
 def test_the_page_shows_the_context_error_beside_the_field_and_keeps_the_value(client):
     page = client.get(f"/?phase=inference&{LONG}")
     assert page.status_code == 422
-    assert "exceeds Llama 3.1 8B&#39;s context of 131,072 tokens" in page.text and 'value="1000000"' in page.text
+    assert "exceed Llama 3.1 8B&#39;s context of 131,072 tokens" in page.text and 'value="1000000"' in page.text
 
 
 def test_training_beyond_the_context_is_ranked_with_a_note(client):
@@ -68,6 +83,7 @@ def test_training_beyond_the_context_is_ranked_with_a_note(client):
 
 def test_the_cli_names_the_flag_of_a_request_beyond_the_context(database, capsys):
     assert main(["rank", "inference", "--model", "llama-3.1-8b", "--input-len", "1000000"]) == 2
-    assert capsys.readouterr().err.startswith("--input-len: input_len + output_len (1,000,400 tokens) exceeds")
+    err = capsys.readouterr().err
+    assert err.startswith("--input-len: the prompt and output (input_len 1,000,000 + output_len 400 = 1,000,400")
     assert main(["precision", "--model", "llama-3.1-8b", "--input-len", "1000000"]) == 2
     assert capsys.readouterr().err.startswith("--input-len: ")

@@ -50,3 +50,31 @@ def test_a_link_saved_before_the_runpod_split_replays_community_rows_as_the_mark
     assert _ranked(old) == _ranked(today) and old["options"]
     assert old["saved"]["offers_changed_since"] == today["saved"]["offers_changed_since"] == 0
     assert page.status_code == 200
+
+
+def test_a_link_whose_provider_left_the_catalog_answers_from_its_saved_prices(fresh_url: str) -> None:
+    """The link stores its offers: a provider removed since is no reason for a 422 (found by leftovers16)."""
+    app = create_app(settings_for(fresh_url))
+    with TestClient(app) as client:
+        query = "phase=inference&model=llama-3.1-8b&providers=lambda"
+        slug = client.post("/share", json={"path": "/", "query": query}).json()["slug"]
+        with Session(app.state.engine) as session:  # Lambda's prices saved under an id the catalog no longer has
+            link = session.get(ShareLink, slug)
+            assert link is not None
+            stored = session.get(PriceSnapshot, link.snapshot_id)
+            assert stored is not None
+            rows = orjson.loads(stored.offers_json)
+            for row in rows:
+                if row["provider_id"] == "lambda":
+                    row.update(provider_id="gone-cloud", provider_name="Gone Cloud")
+            stored.offers_json = orjson.dumps(rows).decode()
+            link.query = link.query.replace("providers=lambda", "providers=gone-cloud")
+            session.add_all([stored, link])
+            session.commit()
+        twin = client.get(f"/s/{slug}.json")
+        page = client.get(f"/s/{slug}")
+    assert twin.status_code == 200, twin.text[:300]
+    body = twin.json()
+    assert body["options"] and {o["provider"] for o in body["options"]} == {"gone-cloud"}
+    assert body["saved"]["providers_removed_since"] == ["gone-cloud"]
+    assert page.status_code == 200 and "Gone Cloud (gone-cloud) has left the catalog since" in page.text

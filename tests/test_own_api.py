@@ -340,3 +340,20 @@ def test_a_gpu_id_in_another_case_is_the_catalogs_gpu_on_the_api_the_page_and_th
     assert twin.status_code == 200 and twin.json()["question"]["gpu"] == "H100-SXM"
     unknown = client.post("/api/v1/own", json={**given, "gpu": "h100-sxmx"})
     assert unknown.status_code == 422 and unknown.json()["detail"][0]["field"] == "gpu"
+
+
+def test_money_under_a_dollar_reads_in_cents_in_the_terms_and_on_the_page(client) -> None:  # type: ignore[no-untyped-def]
+    """A $1.50 server read "$2 a server", its depreciation "$2 ÷ (5 years × 12)" and the break-even "$0 owning"."""
+    query = (
+        "gpu=H100-SXM&gpu_count=1&gpus_per_server=1&utilisation_pct=0.01&purchase_usd_per_server=1.5"
+        "&power_kw_per_server=0.001&provisioned_kw_per_server=0.001&usd_per_kwh=0.01&colocation_usd_per_kw_month=1"
+        "&rental_usd_per_gpu_hour=0.5"
+    )
+    terms = {t["name"]: t["detail"] for t in client.get(f"/own.json?{query}").json()["terms"]}
+    assert terms["purchase"] == "1 server of 1 GPU × $1.50 a server"
+    assert terms["depreciation"].startswith("$1.50 ÷ (5 years × 12)")
+    assert terms["break-even utilisation"] == "$0.04 owning ÷ $365 renting at 100 %"
+    assert terms["break-even months"].startswith("$1.50 purchase ÷ ($0.04 renting − $0.01 energy")
+    assert not any("$0 " in detail or "$2 " in detail for detail in terms.values()), terms
+    page = client.get(f"/own?{query}").text
+    assert "$1.50 up front" in page and "$2 up front" not in page

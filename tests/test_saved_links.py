@@ -12,6 +12,7 @@ import orjson
 
 from app.catalog.saved_links import SavedLink, offers_from_json, offers_to_json, slug_for
 from app.scoring.specs import CatalogSnapshot, Offer
+from app.service.catalog_ids import unknown_id_errors
 from app.service.saved_links import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,3 +55,18 @@ def test_the_saved_links_routes_hold_no_storage_or_replay() -> None:
     }
     assert not imported & {"hashlib", "orjson", "sqlalchemy.exc", "sqlmodel", "app.models", "app.service.moved_offers"}
     assert not [name for name in imported if name.startswith("app.models.")]  # the tables live in a package
+
+
+def test_a_link_naming_a_provider_removed_since_replays_its_saved_prices_with_a_note() -> None:
+    """A saved link's `providers=lambda` was refused as an unknown id once Lambda left the catalog, though the link
+    stored Lambda's prices."""
+    query = "phase=inference&model=llama-3.1-8b&weight_dtype=bf16&providers=lambda"
+    link = SavedLink("s2", "/", query, date(2026, 11, 1), None, (OFFER,))  # type: ignore[arg-type]
+    current = CatalogSnapshot(gpus={}, offers=(), providers={"vultr": "Vultr"})
+    replayed = replay(link, current)
+    assert replayed.parsed.workload is not None
+    assert unknown_id_errors(replayed.parsed.workload, replayed.snapshot) == {}
+    assert replayed.saved["providers_removed_since"] == ["lambda"]
+    assert replayed.saved["removed_note"].startswith("Lambda (lambda) has left the catalog since: its saved prices")
+    kept = replay(link, CatalogSnapshot(gpus={}, offers=(), providers={"lambda": "Lambda"}))
+    assert kept.saved["providers_removed_since"] == [] and kept.saved["removed_note"] == ""

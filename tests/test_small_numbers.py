@@ -96,3 +96,30 @@ def test_the_cli_ranking_keeps_the_cents_of_a_run_under_10_dollars(database: str
     assert cli(argv) == 0
     header, _, row = capsys.readouterr().out.splitlines()[1:4]
     assert billed < 10 and row[header.index("total $") :].split()[0] == f"{billed:.2f}", row
+
+
+def test_own_refuses_a_utilisation_below_a_hundredth_of_a_percent(client: TestClient) -> None:
+    """utilisation_pct=1e-300 rendered "1e-300 % utilisation" and renting "$0/month": now a 422 naming the field."""
+    twin = client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=1e-300")
+    assert twin.status_code == 422
+    [error] = twin.json()["detail"]
+    assert error["field"] == "utilisation_pct" and "0.01" in error["message"]
+    page = client.get("/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=1e-300")
+    assert page.status_code == 422 and 'id="err-utilisation_pct"' in page.text and "1e-300 %" not in page.text
+    assert client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=0.01").status_code == 200
+
+
+def test_mix_refuses_a_share_too_small_to_weigh(client: TestClient) -> None:
+    """chat:1e-320 said "The shares add up to 9.99989e-321": a float that small has lost its digits."""
+    twin = client.get("/mix.json?model=llama-3.1-8b&mix=chat:1,rag:1e-320")
+    assert twin.status_code == 422
+    [error] = twin.json()["detail"]
+    assert error["field"] == "mix"
+    assert "bucket 2, share: must be 0 (no traffic) or at least 0.000001" in error["message"]
+    page = client.get("/mix?model=llama-3.1-8b&mix=chat:1e-320")
+    assert page.status_code == 422 and "at least 0.000001" in page.text and "e-321" not in page.text
+
+
+def test_a_small_share_total_reads_as_digits(client: TestClient) -> None:
+    notes = client.get("/mix.json?model=llama-3.1-8b&mix=chat:2e-6").json()["notes"]
+    assert any(n.startswith("The shares add up to 0.000002, not 1") for n in notes), notes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,16 +18,31 @@ def _figure(value: float) -> str:
     return f"{round(value, 4):,.12g}"
 
 
+NOTE_WIDTH = 100  # a source's footnote wraps here, as a terminal shows it
+
+
+def _sourced_rows(inputs: list[dict[str, Any]]) -> tuple[list[list[str]], list[str]]:
+    """The inputs table's rows, each default's source a footnote mark (`[1]`), and the footnotes: the rental's
+    source (which offer, and a cheaper one in another size) ran the table to ~350 characters wide."""
+    marks: dict[str, int] = {}
+    rows = []
+    for i in inputs:
+        origin = "your value" if i["overridden"] else "–"
+        if not i["overridden"] and i["source"]:
+            origin = f"[{marks.setdefault(i['source'], len(marks) + 1)}]"
+        rows.append([i["name"], _figure(i["value"]), i["unit"], origin, i["as_of"]])
+    notes = [textwrap.fill(f"[{n}] {text}", NOTE_WIDTH, subsequent_indent="    ") for text, n in marks.items()]
+    return rows, notes
+
+
 def _print(body: dict[str, Any]) -> None:
     from app.cli.tables.writer import table
 
     q = body["question"]
     print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")
-    inputs = [
-        [i["name"], _figure(i["value"]), i["unit"], "your value" if i["overridden"] else i["source"], i["as_of"]]
-        for i in body["inputs"]
-    ]
+    inputs, sources = _sourced_rows(body["inputs"])
     print(table(["input", "value", "unit", "from", "as of"], inputs))
+    print("\n".join(sources))
     print()
     print(
         table(

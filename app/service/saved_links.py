@@ -58,23 +58,47 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
     """Today's GPUs, models and token prices with the link's offers (relabelled where the catalog has since moved
     them: moved_offers), and how many offers changed since."""
     offers = relabel_moved_offers(link.offers, current)
+    removed = removed_providers(offers, current)
     snapshot = CatalogSnapshot(
         gpus=current.gpus,
         models=current.models,
         offers=offers,
         token_prices=current.token_prices,
         version=f"saved-{link.slug}",
-        providers=current.providers,
+        providers={**removed, **current.providers} if current.providers else {},
     )
     saved = {
         "slug": link.slug,
         "prices_as_of": link.prices_as_of,
         "saved_at": link.saved_at,
         "offers_changed_since": price_changes(offers, current.offers),
+        "providers_removed_since": sorted(removed),
+        "removed_note": removed_note(removed),
     }
     parsed = parse(saved_items(link.query))
     saved["current_url"] = f"{link.path}?{parsed.canonical or link.query}"  # the same question, at today's prices
     return Replay(parsed, snapshot, saved)
+
+
+def removed_providers(saved: tuple[Offer, ...], current: CatalogSnapshot) -> dict[str, str]:
+    """The saved offers' providers the catalog has since removed (id -> name): the link still ranks their saved
+    prices, and its question may still name them (a `providers` filter then refused them as unknown ids)."""
+    if not current.providers:  # a catalog without a provider list knows its providers by its offers: none removed
+        return {}
+    return {o.provider_id: o.provider_name for o in saved if o.provider_id not in current.providers}
+
+
+def removed_note(removed: dict[str, str]) -> str:
+    """The saved page's word on providers gone since ('' when none)."""
+    if not removed:
+        return ""
+    names = ", ".join(f"{name} ({pid})" for pid, name in sorted(removed.items()))
+    one = len(removed) == 1
+    return (
+        f"{names} {'has' if one else 'have'} left the catalog since: {'its' if one else 'their'} saved prices are "
+        "ranked as saved, and today's prices have none of "
+        f"{'it' if one else 'them'} (a providers filter naming {'it' if one else 'them'} is refused there)."
+    )
 
 
 def price_changes(saved: tuple[Offer, ...], current: tuple[Offer, ...]) -> int:

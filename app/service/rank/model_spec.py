@@ -4,6 +4,8 @@ architecture or a pasted config.json becomes a ModelSpec here."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from app.scoring.hardware.engine_support import filter_reason
 from app.scoring.hf_config import quantization as hf_quantization
 from app.scoring.hf_config.model_spec import model_spec_from_hf_config
@@ -13,6 +15,7 @@ from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingW
 from app.service.catalog_ids import unknown_id_errors, unknown_one_message
 
 Workload = InferenceWorkload | TrainingWorkload
+LENGTHS = ("input_len", "output_len")  # the request lengths a context must hold, in the order a form shows them
 
 
 class UnknownId(FieldError):
@@ -44,7 +47,7 @@ def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
         field, message = next(iter(unknown.items()))
         raise UnknownId(field, message, unknown)
     if isinstance(workload, InferenceWorkload):
-        check_context(workload.input_len, workload.output_len, spec)
+        check_context(workload.input_len, workload.output_len, spec, workload.model_fields_set)
         check_experts(workload.expert_parallel, spec)
         check_engine_hardware(workload, snapshot)
     return spec
@@ -76,14 +79,28 @@ def check_experts(expert_parallel: str, spec: ModelSpec) -> None:
         )
 
 
-def check_context(input_len: int, output_len: int, spec: ModelSpec) -> None:
-    """A request's prompt and output must fit the model's context (training may extend it: its ranking notes that)."""
+def check_context(input_len: int, output_len: int, spec: ModelSpec, given: Collection[str] = LENGTHS) -> None:
+    """A request's prompt and output must fit the model's context (training may extend it: its ranking notes that).
+    The error names the lengths to change: the prompt where it alone fills the context, else the length the user gave
+    (`given`), and both where the user gave neither (2,000 + 400 overflow a 2,048-token model at the form defaults)."""
     context = spec.max_context
     if context is None or input_len + output_len <= context:
         return
     total = input_len + output_len
-    message = f"input_len + output_len ({total:,} tokens) exceeds {spec.name}'s context of {context:,} tokens"
-    raise BeyondContext("input_len" if input_len >= context else "output_len", message)
+    message = (
+        f"the prompt and output (input_len {input_len:,} + output_len {output_len:,} = {total:,} tokens) exceed "
+        f"{spec.name}'s context of {context:,} tokens: "
+    )
+    given_lengths = [name for name in LENGTHS if name in given]
+    if input_len >= context:
+        fields = ["input_len"]
+        message += f"the prompt alone fills it; shorten input_len below {context:,}"
+    else:
+        fields = given_lengths[-1:] or list(LENGTHS)  # both given: the output is what passes the context
+        message += f"shorten input_len, output_len or both, to {context:,} tokens together"
+        if not given_lengths:
+            message += " (neither was given: both are the defaults)"
+    raise BeyondContext(fields[0], message, dict.fromkeys(fields[1:], message))
 
 
 def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:

@@ -89,6 +89,13 @@ def ranked_page(
     )
 
 
+def compare_cards(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str) -> list[dict[str, Any]]:
+    """/compare's cards as data (its JSON twin's `cards`): each GPU asked for, the option its card shows (its best,
+    or its first infeasible one, or None) and what the filters left out of its offers."""
+    page = ranked_page(phase, workload, snapshot, share_url, 0, 0, workload.gpus)
+    return [{"gpu_id": g, "option": page.per_gpu.get(g), "left_out": page.left_out.get(g, "")} for g in page.cards]
+
+
 def gpu_left_out(snapshot: CatalogSnapshot, workload: Workload, gpu_id: str) -> str:
     """What the price-term and staleness filters leave out of one GPU's offers ('' when nothing)."""
     return left_out_note(snapshot.offers, snapshot.gpus, workload.model_copy(update={"gpus": [gpu_id]}))

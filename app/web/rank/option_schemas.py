@@ -177,10 +177,9 @@ class InferenceOptionOut(InferenceOptionFields):
     rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")
 
 
-class TrainingOptionOut(OfferFieldsOut):
+class TrainingOptionFields(OfferFieldsOut):
     """A ranked training run: one GPU count and layout at one offer, under the offer's terms."""
 
-    rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")
     gpu_count: int = Field(description="GPUs the run uses")
     layout: str = Field(description="the parallel layout in words (empty where nothing fits)")
     feasible: bool = Field(description="fits, and finishes within the deadline and budget under the offer's terms")
@@ -227,3 +226,7 @@ class TrainingOptionOut(OfferFieldsOut):
         "the budget), in words; empty where it misses nothing there, where it is already late or over budget, and "
         "with limits_at band_high (checked there)"
     )
+
+
+class TrainingOptionOut(TrainingOptionFields):
+    rank: int = Field(description="1 = best; a sorted answer keeps each option's rank")

@@ -14,7 +14,7 @@ from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import ResultsView, with_view
 from app.service.rank import rank_sort, ranking
 from app.service.rank.model_spec import UnknownId, model_spec_for
-from app.service.rank.ranked_page import ranked_page
+from app.service.rank.ranked_page import compare_cards, ranked_page
 from app.web.deps import SnapshotDep
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_summary import question_summary
@@ -180,7 +180,10 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             assert parsed.workload is not None
             sort = parsed.view.sort
             share_url = f"{path}?{with_view(parsed.question, ResultsView(sort=sort))}"  # the rank API's, sort kept
-            return ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort), 200
+            payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort)
+            if path == "/compare":  # the cards the page shows above the ranking, as data
+                payload["cards"] = compare_cards(parsed.phase, parsed.workload, snapshot, share_url)
+            return payload, 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)
     return field_errors_body(parsed.errors), 422

@@ -11,8 +11,10 @@ from app.web.rank.option_schemas import (
     BAND,
     INFEASIBLE_NULL,
     BandOut,
+    InferenceOptionFields,
     InferenceOptionOut,
     LatencyFieldsOut,
+    TrainingOptionFields,
     TrainingOptionOut,
 )
 
@@ -36,6 +38,28 @@ class LowestReach(Strict):
 class LowestP99Out(Strict):
     ttft_p99_ms: LowestReach | None = Field(None, description="the lowest p99 time to first token reached, ms")
     tpot_p99_ms: LowestReach | None = Field(None, description="the lowest p99 time per output token reached, ms")
+
+
+CARD_GPU = "a GPU the question names (gpus), once, under the catalog's id, in the order asked"
+CARD_OPTION = (
+    "its card's option, the numbers /compare shows: the GPU's best feasible option (the ranking's best row of it, "
+    "without rank and terms), else its first infeasible one (feasible false, with the reason); null: no offer of it "
+    "passes the filters"
+)
+CARD_LEFT_OUT = "where option is null: the offers of it the price terms or stale prices left out, in words; else ''"
+CARDS = "present only on /compare.json: one card per GPU the question names, as /compare shows them side by side"
+
+
+class InferenceCardOut(Strict):
+    gpu_id: str = Field(description=CARD_GPU)
+    option: InferenceOptionFields | None = Field(description=CARD_OPTION)
+    left_out: str = Field(description=CARD_LEFT_OUT)
+
+
+class TrainingCardOut(Strict):
+    gpu_id: str = Field(description=CARD_GPU)
+    option: TrainingOptionFields | None = Field(description=CARD_OPTION)
+    left_out: str = Field(description=CARD_LEFT_OUT)
 
 
 class ServerlessJobQuoteOut(ServerlessQuoteFields):
@@ -105,6 +129,7 @@ class InferenceRankResponse(RankResponseBase):
         description="present only for a batch job: labelled prices left out (unverified, deprecated, stale) that "
         "would have cost less than the first compared one",
     )
+    cards: list[InferenceCardOut] | None = Field(None, description=CARDS)
 
 
 class GlobalBatchTypical(Strict):
@@ -160,6 +185,7 @@ class TrainingRankResponse(RankResponseBase):
         description="present only when nothing finishes in time and Max GPUs stops the nearest run: the Max GPUs "
         "that would meet the deadline",
     )
+    cards: list[TrainingCardOut] | None = Field(None, description=CARDS)
 
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):

@@ -19,6 +19,7 @@ from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import parse_view
 from app.service.rank import ranking
 from app.service.rank.model_spec import UnknownId, model_spec_for
+from app.service.rank.ranked_page import compare_cards
 from app.service.saved_links import query_items, replay, stored_query
 from app.web.deps import SessionDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_errors_body
@@ -109,7 +110,7 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
         parsed.errors.update(view_errors)
         parsed.workload = None  # a 422 naming the field, beside the form, as on the live page
     if twin is not None:
-        return _saved_twin(parsed, replayed.snapshot, slug, saved, twin)
+        return _saved_twin(parsed, replayed.snapshot, slug, saved, twin, link.path)
     template = "compare.html" if link.path == "/compare" else "index.html"
     return render_workbench(
         request,
@@ -122,14 +123,19 @@ def open_share(slug: str, request: Request, session: SessionDep, snapshot: Snaps
     )
 
 
-def _saved_twin(parsed: ParsedQuery, prices: CatalogSnapshot, slug: str, saved: dict[str, Any], twin: str) -> Response:
-    """`/s/{slug}.json` (the rank API's body and `saved`) or `.csv`: every option, ranked with the saved prices,
-    in the view's sort; a question that no longer reads, or a bad view, is a 422 naming the field."""
+def _saved_twin(
+    parsed: ParsedQuery, prices: CatalogSnapshot, slug: str, saved: dict[str, Any], twin: str, path: str
+) -> Response:
+    """`/s/{slug}.json` (the rank API's body and `saved`; a saved /compare's `cards` too) or `.csv`: every option,
+    ranked with the saved prices, in the view's sort; a question that no longer reads, or a bad view, is a 422 naming
+    the field."""
     errors = dict(parsed.errors) or ({} if parsed.workload else {"model": "the saved question has no workload"})
     payload: dict[str, Any] = {}
     if not errors and parsed.workload is not None:
         try:
             payload = ranking.rank_payload(parsed.phase, parsed.workload, prices, f"/s/{slug}", sort=parsed.view.sort)
+            if path == "/compare":
+                payload["cards"] = compare_cards(parsed.phase, parsed.workload, prices, f"/s/{slug}")
         except UnknownId as exc:  # saved before the check at creation, model since removed
             errors.update(exc.errors)
     if errors:

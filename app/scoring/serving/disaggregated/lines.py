@@ -105,9 +105,26 @@ def prefill_tokens_per_step(s: ServingOption, workload: InferenceWorkload) -> fl
     return aggregated_load(s) * workload.input_len / workload.output_len
 
 
+def no_offer_words(c: Comparison) -> str | None:
+    """Why no layout had an offer to try, where the filters (or spot's rule) left none: then the limits are not to
+    blame (None where offers were tried)."""
+    if c.offers_through_filters == 0:
+        return "no offer passes the filters (providers, GPUs, vendors, price terms, stale prices)"
+    if c.offers_standing_alone == 0:
+        offers = f"{c.offers_through_filters} offer{'s' if c.offers_through_filters != 1 else ''}"
+        return (
+            f"the {offers} through the filters are all spot (interruptible), never the whole deployment unless "
+            "spot_only is set (on the page: Spot may be the only capacity)"
+        )
+    return None
+
+
 def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
     s = c.aggregated
     if s is None:
+        words = no_offer_words(c)
+        if words is not None:
+            return [f"Aggregated: {words}."]
         return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
     o = s.option
     lines = [
@@ -164,6 +181,8 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
 
 def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
     """Why no disaggregated plan meets the limits: the first of its conditions that nothing passes."""
+    if (words := no_offer_words(c)) is not None:
+        return f"Disaggregated: {words}."
     found, budget = c.pools, mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
     if found is None or not found.prefill_instances or found.fastest_prefill_ms is None:
         return "Disaggregated: no offer allowed holds a prompt's KV cache in a prefill instance."

@@ -32,7 +32,7 @@ from app.scoring.serving.disaggregated.pools import (
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, price_pairing, served_usd_per_million
 from app.scoring.serving.plans.options import ServingOption, may_stand_alone, price_options
 from app.scoring.serving.traffic.week import WEEKS_PER_MONTH, Traffic
-from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec
+from app.scoring.specs import CatalogSnapshot, GpuSpec, ModelSpec, Offer
 from app.scoring.workload import InferenceWorkload
 
 PRICED_PAIRINGS = 40  # pairings priced hour by hour, cheapest first by their fractional cost at the mean rate
@@ -60,6 +60,8 @@ class Comparison:
     aggregated_decode_only: DecodeInstance | None  # the aggregated hardware decoding with no prefill in its steps
     plans: list[DisaggregatedPlan]  # cheapest first, at most SHOWN_PLANS
     pairings_considered: int
+    offers_through_filters: int  # the offers the question's filters allow
+    offers_standing_alone: int  # of those, the ones a whole deployment may run on (spot only where spot_only)
     notes: list[str] = field(default_factory=list)
     pools: PoolsFound | None = None
     aggregated_regime: BandRegime | None = None  # what the aggregated layout's bands are looked up by, as a pool's
@@ -69,6 +71,11 @@ class Comparison:
         return self.plans[0] if self.plans else None
 
 
+def standing_offers(offers: Sequence[Offer], traffic: Traffic) -> list[Offer]:
+    """The offers a whole deployment may run on: spot (interruptible) ones only where the traffic says spot_only."""
+    return [o for o in offers if traffic.spot_only or o.price_type not in INTERRUPTIBLE]
+
+
 def pool_offers(
     workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, traffic: Traffic, eff: InferenceEfficiency
 ) -> tuple[list[PoolOffer], list[PoolOffer]]:
@@ -76,9 +83,7 @@ def pool_offers(
     one node (TP, or TP x PP); GPUs the engine does not run on are left out."""
     prefills, decodes = [], []
     made: dict[tuple, tuple] = {}
-    for offer in snapshot_offers(snapshot, workload):
-        if offer.price_type in INTERRUPTIBLE and not traffic.spot_only:
-            continue
+    for offer in standing_offers(snapshot_offers(snapshot, workload), traffic):
         gpu = snapshot.gpus[offer.gpu_id]
         if not runs_on(workload.engine, gpu.vendor):  # engine_support: e.g. TensorRT-LLM on an MI300X
             continue
@@ -120,6 +125,7 @@ def compare(
     Both are latency-bound: the traffic, not a fixed batch or concurrency, decides how busy they are."""
     workload = workload.model_copy(update={"scenario": "latency_bound", "peak_requests_per_s": None})
     prefills, decodes = pool_offers(workload, snapshot, model, traffic, eff)
+    allowed = snapshot_offers(snapshot, workload)
     found = pairings(prefills, decodes, model, workload, eff)
     mean_rate = traffic.daily_requests() / 86_400
     ordered = sorted(found, key=lambda x: x.mean_usd_per_s(mean_rate))[:PRICED_PAIRINGS]
@@ -138,6 +144,8 @@ def compare(
         aggregated_decode_only=_decode_only(aggregated, workload, snapshot, model, eff),
         plans=_distinct(plans)[:SHOWN_PLANS],
         pairings_considered=len(found),
+        offers_through_filters=len(allowed),
+        offers_standing_alone=len(standing_offers(allowed, traffic)),
         pools=_pools_found(prefills, decodes, workload),
         aggregated_regime=_regime(aggregated, workload, snapshot, model),
     )

@@ -13,6 +13,7 @@ from app.scoring.serving.disaggregated.lines import (
     aggregated_line,
     aggregated_load,
     describe_pool,
+    no_offer_words,
     no_plan_line,
     plan_lines,
 )
@@ -44,6 +45,9 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     why = aggregated_line(c, workload) + (plan_lines(best, model, workload) if best else [no_plan_line(c, workload)])
     if best is not None and (slow_end := slow_end_line(best, workload)) is not None:
         why.append(slow_end)
+    if best is None and agg is None and (words := no_offer_words(c)) is not None:
+        text = f"Neither layout can be priced: {words}; the notes say what the filters left out."
+        return Verdict("neither", text, None, None, why)
     if best is None and agg is None:
         text = (
             "Neither layout meets both limits on the offers allowed: a longer TTFT or TPOT limit, or more offers, may."

@@ -14,8 +14,10 @@ from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, m
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from app.scoring.explain import fixed
 from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
+from app.scoring.input_checks.typed_numbers import as_typed_number
 from app.scoring.serving.mix.request_shapes import SHAPES, ShapeName
 from app.scoring.serving.traffic.week import (
     MAX_PEAK_FACTOR,
@@ -44,6 +46,9 @@ MAX_BUCKETS = 8  # keeps the candidate set (GPU types x buckets) and its estimat
 DEFAULT_MIX = "chat:0.5,rag:0.5"  # fractions of all requests, as the form's hint reads shares
 # Shares rounded to three places (0.333,0.333,0.333) are fractions of 1: divided out without a note.
 SHARE_TOTAL_TOLERANCE = 0.005
+# The smallest positive share: below it floats lose digits (1e-320 was read as 9.99989e-321, so 1e-323 and 1.4e-323
+# weighed the same), and shares are weights, so a smaller set is the same mix scaled up.
+MIN_SHARE = 1e-6
 
 
 class LengthBucket(NumbersNotBooleans):
@@ -58,8 +63,19 @@ class LengthBucket(NumbersNotBooleans):
         1.0,
         ge=0,
         le=1e6,
-        description="relative weight: shares are divided by their total (a note says so when it is not 1)",
+        description="relative weight: shares are divided by their total (a note says so when it is not 1); "
+        f"0 (no traffic) or at least {MIN_SHARE:g}",
     )
+
+    @field_validator("share")
+    @classmethod
+    def _weighable(cls, share: float) -> float:
+        if 0 < share < MIN_SHARE:
+            raise ValueError(
+                f"must be 0 (no traffic) or at least {fixed(MIN_SHARE, 0)}: shares are weights, so scale them all "
+                "up together (chat:1e-7,rag:3e-7 is chat:1,rag:3)"
+            )
+        return share
 
     @model_validator(mode="after")
     def _lengths(self) -> LengthBucket:
@@ -85,7 +101,8 @@ class LengthBucket(NumbersNotBooleans):
 
 
 def parse_buckets(text: str) -> list[dict[str, Any]]:
-    """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's)."""
+    """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's). Numbers read as the
+    forms read them: `2e3x400:1` is 2000x400, and `1e30x100` is too large rather than "not a valid integer"."""
     items = [part.strip() for part in text.split(",") if part.strip()]
     if not items:
         raise ValueError("give at least one bucket, e.g. chat:0.7,rag:0.3 or 1000x200:1")
@@ -93,7 +110,7 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
     for item in items:
         name, _, share = item.partition(":")
         name = name.strip().lower()
-        bucket: dict[str, Any] = {"share": share.strip() or 1}
+        bucket: dict[str, Any] = {"share": as_typed_number(share.strip()) or 1}
         if name in SHAPES:
             bucket["shape"] = name
         else:
@@ -102,7 +119,7 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
                 raise ValueError(
                     f"{item!r} is neither a named shape ({', '.join(SHAPES)}) nor INPUTxOUTPUT:SHARE (e.g. 1000x200:1)"
                 )
-            bucket["input_len"], bucket["output_len"] = (v.strip() for v in lengths)
+            bucket["input_len"], bucket["output_len"] = (as_typed_number(v.strip()) for v in lengths)
         out.append(bucket)
     return out
 
@@ -210,7 +227,8 @@ class MixQuestion(ModelChoice):
         if abs(total - 1) <= SHARE_TOTAL_TOLERANCE:
             return None
         fractions = ", ".join(f"{b.name} {b.share / total:.1%}" for b in self.mix)
-        note = f"The shares add up to {total:g}, not 1: they are read as weights, so the requests are {fractions}"
+        total_text = fixed(total, 3).rstrip("0").rstrip(".")  # 0.000002, not 2e-06
+        note = f"The shares add up to {total_text}, not 1: they are read as weights, so the requests are {fractions}"
         note += f" (mix={self.normalised_text})."
         if total < 1:
             note += (

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 from app.scoring.explain import Term, percent
+from app.scoring.serving.plans.verdict import usd
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 
@@ -144,14 +145,14 @@ def ownership_terms(o: Ownership) -> list[Term]:
     gpus = f"{i.gpus_per_server} GPU{'s' if i.gpus_per_server != 1 else ''}"
     servers = f"{i.servers} server{'s' if i.servers != 1 else ''} of {gpus}"
     terms = [
-        Term("purchase", o.purchase_usd, "$", f"{servers} × ${i.purchase_usd_per_server:,.0f} a server"),
+        Term("purchase", o.purchase_usd, "$", f"{servers} × {usd(i.purchase_usd_per_server)} a server"),
         Term(
             "depreciation",
             o.depreciation_usd_per_month,
             "$/month",
-            f"${o.purchase_usd:,.0f} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value"
+            f"{usd(o.purchase_usd)} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value"
             if i.resale_pct <= 0
-            else f"${o.purchase_usd:,.0f} × (1 − {i.resale_pct:g} % resale at the end) ÷ "
+            else f"{usd(o.purchase_usd)} × (1 − {i.resale_pct:g} % resale at the end) ÷ "
             f"({i.depreciation_years:g} years × 12), straight line",
         ),
         Term(
@@ -192,7 +193,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 "break-even utilisation",
                 o.break_even_utilisation * 100,
                 "%",
-                f"${o.owning_usd_per_month:,.0f} owning ÷ ${o.renting_usd_per_month_full:,.0f} renting at 100 %",
+                f"{usd(o.owning_usd_per_month)} owning ÷ {usd(o.renting_usd_per_month_full)} renting at 100 %",
             )
         )
     if o.break_even_months is not None:
@@ -202,14 +203,14 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 o.break_even_months,
                 "months",
                 (
-                    f"${o.purchase_usd:,.0f} purchase ÷ (${o.renting_usd_per_month:,.0f} renting − "
-                    f"${o.running_usd_per_month:,.0f} energy and colocation) per month"
+                    f"{usd(o.purchase_usd)} purchase ÷ ({usd(o.renting_usd_per_month)} renting − "
+                    f"{usd(o.running_usd_per_month)} energy and colocation) per month"
                 )
                 if i.monthly_rate <= 0
                 else (
-                    f"months until (${o.renting_usd_per_month:,.0f} renting − ${o.running_usd_per_month:,.0f} energy "
+                    f"months until ({usd(o.renting_usd_per_month)} renting − {usd(o.running_usd_per_month)} energy "
                     f"and colocation) a month, discounted at {i.cost_of_capital_pct:g} % a year, repays the "
-                    f"${o.purchase_usd:,.0f} purchase"
+                    f"{usd(o.purchase_usd)} purchase"
                 )
                 + ("; the resale, at the end of the life, is not counted" if i.resale_pct > 0 else ""),
             )
@@ -224,8 +225,8 @@ def _capital_term(o: Ownership) -> Term:
         "cost of capital",
         o.capital_usd_per_month,
         "$/month",
-        f"${o.purchase_usd:,.0f} repaid at {i.cost_of_capital_pct:g} % a year over {i.life_months:g} months "
-        f"(${payment:,.0f}/month) less the straight-line depreciation",
+        f"{usd(o.purchase_usd)} repaid at {i.cost_of_capital_pct:g} % a year over {i.life_months:g} months "
+        f"({usd(payment)}/month) less the straight-line depreciation",
     )
 
 

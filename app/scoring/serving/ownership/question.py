@@ -15,6 +15,9 @@ from app.scoring.input_checks.messages import FieldError
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.workload import ShortId
 
+# Under an hour of work a year: below it every rented cost reads $0 and the page wrote 1e-300 % (0.01 % renders).
+MIN_UTILISATION_PCT = 0.01
+
 
 class OwnershipQuestion(NumbersNotBooleans):
     """Own N GPUs or rent them; empty fields take the sourced default named in the answer."""
@@ -23,7 +26,12 @@ class OwnershipQuestion(NumbersNotBooleans):
 
     gpu: ShortId = Field("H100-SXM", description="catalog GPU id")
     gpu_count: int = Field(8, ge=1, le=4_096, description="GPUs owned (or rented)")
-    utilisation_pct: float = Field(60.0, gt=0, le=100, description="share of hours the GPUs do useful work")
+    utilisation_pct: float = Field(
+        60.0,
+        ge=MIN_UTILISATION_PCT,
+        le=100,
+        description=f"share of hours the GPUs do useful work, % ({MIN_UTILISATION_PCT:g} to 100)",
+    )
     gpus_per_server: int = Field(
         8,
         ge=1,
