@@ -1,6 +1,6 @@
-"""Ring context parallelism (CP) of the Megatron-class stacks and torchtitan (frameworks.RING_CONTEXT_PARALLEL): each
-sequence is cut into 2 x CP chunks, every rank holding two (Megatron-Core's load balancing for the causal mask), and
-per layer and pass the K/V blocks go around the ring in CP - 1 steps, each sent while the attention of the block in
+"""Ring context parallelism (CP) of the Megatron-class stacks, torchtitan and auto (frameworks.RING_CONTEXT_PARALLEL):
+each sequence is cut into 2 x CP chunks, every rank holding two (Megatron-Core's load balancing for the causal mask),
+and per layer and pass the K/V blocks go around the ring in CP - 1 steps, each sent while the attention of the block in
 hand runs. What the attention does not hide is exposed (ring_exposed_seconds).
 
 Sources: Megatron-Core context-parallel docs and its AttnFuncWithCPAndKVP2P; Liu et al. 2023, "Ring Attention with
