@@ -6,6 +6,7 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import (
@@ -14,12 +15,19 @@ from app.scoring.training.layouts.choice import (
     context_splits,
     first_fit,
     layout_families,
+    layout_timing,
+    with_micro_batches,
 )
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.ranking.rank import rank_training
-from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN, ring_exposed_seconds
+from app.scoring.training.step.context_parallel import (
+    CONTEXT_PARALLEL_MIN_SEQ_LEN,
+    RING_STEP_LATENCY_INTRA_NODE_S,
+    ring_exposed_seconds,
+    ring_step_latency_s,
+)
 from app.scoring.training.step.step_time import attention_seconds_per_flop, context_parallel_seconds
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
@@ -135,13 +143,32 @@ def test_ring_is_hidden_at_long_sequences_on_nvlink_and_exposed_at_short_ones_ac
 def test_exposure_counts_each_pass_and_the_recomputed_forward():
     args = (MODEL_8B, 16_384, 1, 1, 64)
     bandwidth, per_flop = 45.0, 1e-15
-    no_recompute = ring_exposed_seconds(*args, "none", 1, 1, bandwidth, per_flop)
-    full = ring_exposed_seconds(*args, "full", 1, 1, bandwidth, per_flop)
+    no_recompute = ring_exposed_seconds(*args, "none", 1, 1, bandwidth, per_flop, 0.0)
+    full = ring_exposed_seconds(*args, "full", 1, 1, bandwidth, per_flop, 0.0)
     assert full == pytest.approx(no_recompute * 4 / 3)  # forward 1 + backward 2 sends, + 1 recomputed forward
-    assert ring_exposed_seconds(*args, "none", 1, 3, bandwidth, per_flop) == pytest.approx(3 * no_recompute)
-    assert ring_exposed_seconds(MODEL_8B, 16_384, 1, 2, 64, "none", 1, 1, bandwidth, per_flop) == pytest.approx(
+    assert ring_exposed_seconds(*args, "none", 1, 3, bandwidth, per_flop, 0.0) == pytest.approx(3 * no_recompute)
+    assert ring_exposed_seconds(MODEL_8B, 16_384, 1, 2, 64, "none", 1, 1, bandwidth, per_flop, 0.0) == pytest.approx(
         no_recompute / 2  # a pipeline stage runs half the layers
     )
+
+
+def test_each_ring_step_pays_its_send_latency_over_the_links_it_crosses():
+    """The ring had no per-step latency: 63 steps of 256-token blocks over the fabric cost only their bytes. Each send
+    now first pays its P2P launch and handshake, 10 us inside a node and 15 us over the fabric (the send between
+    pipeline stages on another node, FABRIC_ALPHA_MS) (found by train4's brief)."""
+    h100, pcie = GPUS["H100-SXM"], GPUS["L40S"]  # L40S: PCIe only
+    assert ring_step_latency_s(h100, 8) == RING_STEP_LATENCY_INTRA_NODE_S == 10e-6
+    assert ring_step_latency_s(h100, 16) == FABRIC_ALPHA_MS / 1e3 == pytest.approx(15e-6)
+    assert ring_step_latency_s(pcie, 4) == RING_STEP_LATENCY_INTRA_NODE_S
+    args = (MODEL_8B, 16_384, 1, 1, 64, "none", 1, 1, 45.0, 1e-15)
+    added = ring_exposed_seconds(*args, 15e-6) - ring_exposed_seconds(*args, 0.0)
+    assert added == pytest.approx(32 * 63 * 2 * 15e-6)  # layers x ring steps x passes (forward, backward) x latency
+    w = job(16_384, global_batch_seqs=64)
+    layout = Layout(zero_stage=1, tensor_parallel=1, recompute="none", sequence_parallel=64)
+    term = cp_term(estimate_training(h100, 64, MODEL_8B, w, layout=layout))
+    assert "max(0, 0.01500 ms latency + 1 x " in term.detail and "15 us over fabric links" in term.detail
+    # and what a block's attention hides, it hides with the latency: 16K-token blocks over the fabric expose nothing
+    assert _exposure("H100-SXM", 64, 1_048_576, 1, 64) == 0
 
 
 def test_the_step_time_shows_the_ring_and_adds_it():
@@ -202,3 +229,19 @@ def test_sweep_exercises_cp_inside_and_beyond_the_domain():
                 group = layout.tensor_parallel * layout.sequence_parallel
                 inside, beyond = inside or group <= 8, beyond or group > 8
     assert inside and beyond
+
+
+def test_the_sweep_tries_larger_micro_batches_where_the_ring_is_exposed():
+    """A ring step's latency is paid once per micro-batch: 8B at 16K tokens as TP2 CP32 FSDP on 64 H100s (512-token
+    blocks over the fabric) runs faster at larger micro-batches though its DP traffic hides, so the ranking's sweep
+    must try them there (it tried them only for exposed DP traffic or QLoRA)."""
+    gpu, w = GPUS["H100-SXM"], job(16_384, global_batch_seqs=64)
+    first = first_fit(gpu, 64, MODEL_8B, w, 2, 1, E, 32)
+    assert first is not None
+    steps = [
+        layout_timing(gpu, 64, MODEL_8B, w, layout, E)[0]
+        for layout in with_micro_batches(gpu, 64, MODEL_8B, w, 2, 1, E, first, 32)
+    ]
+    assert steps[0].dp_comm_s == 0 and min(st.total_s for st in steps[1:]) < steps[0].total_s
+    timer = GpuTimer(LayoutSearch(MODEL_8B, w), gpu)
+    assert timer._timed(64, first, {}, None, float("inf"))[2]  # larger micro-batches may save time
