@@ -1,10 +1,12 @@
-"""Ring context parallelism (CP) for the stacks that run it (Megatron-LM, NeMo, torchtitan): long sequences split over
-CP ranks beside TP, the ring's exposed K/V traffic priced, and the ranking's sweep agreeing with the single estimate."""
+"""Ring context parallelism (CP) for the stacks that run it (Megatron-LM, NeMo, torchtitan, auto): long sequences split
+over CP ranks beside TP, the ring's exposed K/V traffic priced, and the ranking's sweep agreeing with the single
+estimate."""
 
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import (
@@ -13,12 +15,19 @@ from app.scoring.training.layouts.choice import (
     context_splits,
     first_fit,
     layout_families,
+    layout_timing,
+    with_micro_batches,
 )
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.ranking.rank import rank_training
-from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN, ring_exposed_seconds
+from app.scoring.training.step.context_parallel import (
+    CONTEXT_PARALLEL_MIN_SEQ_LEN,
+    RING_STEP_LATENCY_INTRA_NODE_S,
+    ring_exposed_seconds,
+    ring_step_latency_s,
+)
 from app.scoring.training.step.step_time import attention_seconds_per_flop, context_parallel_seconds
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
@@ -71,6 +80,17 @@ def test_ranking_offers_h100_and_h200_for_the_million_token_question():
         assert (est.layout_text, est.step_time_s) == (option.layout, option.step_time_s)
 
 
+def test_auto_takes_cp_where_it_beats_tensor_parallelism():
+    """8B full fine-tuning at 128K tokens on 8 H100s: auto ran TP8 with full recompute at 2,108 tok/s/GPU while
+    Megatron's CP4 gave 2,392; auto (a tuned open stack that already gets TP/PP) now searches CP too (train4)."""
+    gpu, w = GPUS["H100-SXM"], job(131_072, "auto", global_batch_seqs=64)
+    tp8 = estimate_training(gpu, 8, MODEL_8B, w, layout=first_fit(gpu, 8, MODEL_8B, w, 8, 1, E))
+    est = estimate_training(gpu, 8, MODEL_8B, w)
+    assert est.layout is not None and est.layout.sequence_parallel > 1 and est.layout_text.startswith("CP")
+    assert est.tokens_per_s_per_gpu > tp8.tokens_per_s_per_gpu * 1.01
+    assert "CP ring" in " ".join(t.name for t in est.terms)
+
+
 def test_short_sequences_that_fit_without_cp_are_not_offered_it():
     gpu = GPUS["H100-SXM"]
     for seq_len in (4096, 8192):
@@ -96,6 +116,7 @@ def test_degrees_need_tp_x_cp_to_divide_the_count_and_the_sequence_two_chunks_a_
     assert context_degrees(24, 2, 65_536, "torchtitan") == (2, 4)  # 2 x 8 does not divide 24
     assert context_degrees(16, 1, 20_000, "megatron") == (2, 4, 8, 16)  # 20,000 = 32 x 625
     assert context_degrees(16, 1, 20_002, "megatron") == ()  # odd halves: no two equal chunks per rank
+    assert context_degrees(8, 1, 131_072, "auto") == (2, 4, 8)  # a tuned open stack, TP/PP and CP alike
     assert context_degrees(64, 1, 131_072, "hf") == ()  # Ulysses there, not a ring
     assert context_degrees(64, 1, 131_072, "llm-foundry") == ()
 
@@ -122,13 +143,32 @@ def test_ring_is_hidden_at_long_sequences_on_nvlink_and_exposed_at_short_ones_ac
 def test_exposure_counts_each_pass_and_the_recomputed_forward():
     args = (MODEL_8B, 16_384, 1, 1, 64)
     bandwidth, per_flop = 45.0, 1e-15
-    no_recompute = ring_exposed_seconds(*args, "none", 1, 1, bandwidth, per_flop)
-    full = ring_exposed_seconds(*args, "full", 1, 1, bandwidth, per_flop)
+    no_recompute = ring_exposed_seconds(*args, "none", 1, 1, bandwidth, per_flop, 0.0)
+    full = ring_exposed_seconds(*args, "full", 1, 1, bandwidth, per_flop, 0.0)
     assert full == pytest.approx(no_recompute * 4 / 3)  # forward 1 + backward 2 sends, + 1 recomputed forward
-    assert ring_exposed_seconds(*args, "none", 1, 3, bandwidth, per_flop) == pytest.approx(3 * no_recompute)
-    assert ring_exposed_seconds(MODEL_8B, 16_384, 1, 2, 64, "none", 1, 1, bandwidth, per_flop) == pytest.approx(
+    assert ring_exposed_seconds(*args, "none", 1, 3, bandwidth, per_flop, 0.0) == pytest.approx(3 * no_recompute)
+    assert ring_exposed_seconds(MODEL_8B, 16_384, 1, 2, 64, "none", 1, 1, bandwidth, per_flop, 0.0) == pytest.approx(
         no_recompute / 2  # a pipeline stage runs half the layers
     )
+
+
+def test_each_ring_step_pays_its_send_latency_over_the_links_it_crosses():
+    """The ring had no per-step latency: 63 steps of 256-token blocks over the fabric cost only their bytes. Each send
+    now first pays its P2P launch and handshake, 10 us inside a node and 15 us over the fabric (the send between
+    pipeline stages on another node, FABRIC_ALPHA_MS) (found by train4's brief)."""
+    h100, pcie = GPUS["H100-SXM"], GPUS["L40S"]  # L40S: PCIe only
+    assert ring_step_latency_s(h100, 8) == RING_STEP_LATENCY_INTRA_NODE_S == 10e-6
+    assert ring_step_latency_s(h100, 16) == FABRIC_ALPHA_MS / 1e3 == pytest.approx(15e-6)
+    assert ring_step_latency_s(pcie, 4) == RING_STEP_LATENCY_INTRA_NODE_S
+    args = (MODEL_8B, 16_384, 1, 1, 64, "none", 1, 1, 45.0, 1e-15)
+    added = ring_exposed_seconds(*args, 15e-6) - ring_exposed_seconds(*args, 0.0)
+    assert added == pytest.approx(32 * 63 * 2 * 15e-6)  # layers x ring steps x passes (forward, backward) x latency
+    w = job(16_384, global_batch_seqs=64)
+    layout = Layout(zero_stage=1, tensor_parallel=1, recompute="none", sequence_parallel=64)
+    term = cp_term(estimate_training(h100, 64, MODEL_8B, w, layout=layout))
+    assert "max(0, 0.01500 ms latency + 1 x " in term.detail and "15 us over fabric links" in term.detail
+    # and what a block's attention hides, it hides with the latency: 16K-token blocks over the fabric expose nothing
+    assert _exposure("H100-SXM", 64, 1_048_576, 1, 64) == 0
 
 
 def test_the_step_time_shows_the_ring_and_adds_it():
@@ -160,6 +200,9 @@ CP_JOBS = [
     MILLION,
     job(262_144),
     job(131_072, "torchtitan"),
+    job(131_072, "auto", global_batch_seqs=64),
+    job(262_144, "auto", model="llama-3.1-70b", global_batch_seqs=16),
+    job(16_384, "auto", method="lora", model="llama-3.1-70b", global_batch_seqs=32),
     job(16_384, "nemo", global_batch_seqs=64),
     job(32_768, model="llama-3.1-70b", global_batch_seqs=32),
     job(65_536, "megatron", method="lora", model="qwen2.5-7b", global_batch_seqs=8),
@@ -186,3 +229,19 @@ def test_sweep_exercises_cp_inside_and_beyond_the_domain():
                 group = layout.tensor_parallel * layout.sequence_parallel
                 inside, beyond = inside or group <= 8, beyond or group > 8
     assert inside and beyond
+
+
+def test_the_sweep_tries_larger_micro_batches_where_the_ring_is_exposed():
+    """A ring step's latency is paid once per micro-batch: 8B at 16K tokens as TP2 CP32 FSDP on 64 H100s (512-token
+    blocks over the fabric) runs faster at larger micro-batches though its DP traffic hides, so the ranking's sweep
+    must try them there (it tried them only for exposed DP traffic or QLoRA)."""
+    gpu, w = GPUS["H100-SXM"], job(16_384, global_batch_seqs=64)
+    first = first_fit(gpu, 64, MODEL_8B, w, 2, 1, E, 32)
+    assert first is not None
+    steps = [
+        layout_timing(gpu, 64, MODEL_8B, w, layout, E)[0]
+        for layout in with_micro_batches(gpu, 64, MODEL_8B, w, 2, 1, E, first, 32)
+    ]
+    assert steps[0].dp_comm_s == 0 and min(st.total_s for st in steps[1:]) < steps[0].total_s
+    timer = GpuTimer(LayoutSearch(MODEL_8B, w), gpu)
+    assert timer._timed(64, first, {}, None, float("inf"))[2]  # larger micro-batches may save time

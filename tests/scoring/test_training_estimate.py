@@ -170,7 +170,7 @@ def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     expected = 8192 * 32 * 2 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192, "hf") == pytest.approx(expected)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192, "megatron") == 0  # ring attention overlaps its K/V
-    assert "SP4" in four.describe(8)
+    assert "SP4" in four.describe(8, "hf") and "CP4" in four.describe(8)  # auto splits by a ring, as megatron
 
 
 def test_small_matmuls_saturate_later_on_gpus_with_more_flops_per_byte():

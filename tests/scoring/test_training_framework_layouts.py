@@ -71,17 +71,14 @@ def test_a_stack_without_tp_or_pp_reads_neither_in_its_terms(framework):
     assert "exposed TP" not in text and "per-step latency" in text
 
 
-def test_a_long_sequence_too_big_for_auto_names_the_ring_context_parallel_stacks():
-    """Llama 3.1 70B full fine-tuning at 256K tokens on 64 H100s: the default stack (auto: TP and PP, no CP) needs
-    121 GB a GPU at TP8 PP8, and the reason ended there, though Megatron's CP16 fits it on the same GPUs (found by
-    qa15)."""
+def test_a_long_sequence_on_auto_splits_by_context_parallelism():
+    """Llama 3.1 70B full fine-tuning at 256K tokens on 64 H100s: the default stack (auto, TP and PP) needed 121 GB a
+    GPU at TP8 PP8 and named Megatron's CP as the fix (qa15); auto now runs CP itself (found by train4's brief)."""
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
     w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", seq_len=262_144, global_batch_seqs=16)
     est = estimate_training(gpu, 64, model, w)
-    assert not est.fits
-    assert "auto runs no context parallelism (it splits no sequence)" in est.reason
-    assert est.reason.endswith("it fits with framework megatron or nemo (tensor, pipeline and context parallelism)")
-    assert estimate_training(gpu, 64, model, w.model_copy(update={"framework": "megatron"})).fits
+    assert est.fits and est.layout is not None and est.layout.sequence_parallel > 1
+    assert "CP" in est.layout_text and "context parallelism" not in est.reason
 
 
 @pytest.mark.parametrize("framework", ["megatron", "torchtitan", "auto"])

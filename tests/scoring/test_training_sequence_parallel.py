@@ -100,9 +100,9 @@ def test_a_job_that_fits_without_splitting_the_sequence_keeps_sp_1(w, n):
         assert not any("SP all-to-all" in t.name for t in est.terms)
 
 
-@pytest.mark.parametrize("framework", ["auto", "llm-foundry", "pytorch"])
+@pytest.mark.parametrize("framework", ["llm-foundry", "pytorch"])
 def test_stacks_without_a_sequence_split_never_split_the_sequence(framework):
-    """Neither Ulysses nor ring CP (the Megatron-class stacks' and torchtitan's: test_training_context_parallel)."""
+    """Neither Ulysses nor ring CP (Megatron-class, torchtitan, auto: test_training_context_parallel)."""
     model = MODELS["llama-3.1-8b"]
     w = TrainingWorkload(model="llama-3.1-8b", method="full_ft", seq_len=131_072, framework=framework)
     search = LayoutSearch(model, w)

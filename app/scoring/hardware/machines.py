@@ -31,7 +31,8 @@ PCIE_NODE_GPUS = 8
 # rents them as 4-GPU nodes, prices.csv).
 BOARD_GPUS = 8
 RACK_NODE_GPUS = 4
-# Latency of one point-to-point send between pipeline stages on another node (NCCL over IB/EFA, 10-20 us).
+# Latency of one point-to-point send between pipeline stages on another node (NCCL over IB/EFA, 10-20 us); training's
+# ring context parallelism pays it per ring step across nodes (training/step/context_parallel.py).
 FABRIC_ALPHA_MS = 0.015
 
 

@@ -31,8 +31,8 @@ class TrainingWorkload(ModelChoice):
         "auto",
         description="training stack: llm-foundry, pytorch (plain PyTorch, torchtune) and hf (HF Trainer, DeepSpeed) "
         "split a job by DDP, ZeRO and FSDP only; megatron, nemo, torchtitan and auto (a tuned stack) may also use "
-        "tensor and pipeline parallelism, and megatron, nemo and torchtitan ring context parallelism (CP) for "
-        "sequences of 16,384 tokens or more or that fit no other way",
+        "tensor and pipeline parallelism, and ring context parallelism (CP) for sequences of 16,384 tokens or more "
+        "or that fit no other way",
     )
     optimizer: Optimizer = Field(
         "adamw",

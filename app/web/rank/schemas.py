@@ -234,8 +234,8 @@ class LayoutOut(Strict):
     micro_batch_seqs: int = Field(description="sequences per micro-batch on each data-parallel rank")
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(
-        description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo and torchtitan, "
-        "DeepSpeed-Ulysses (SP) on hf; 1 = no split"
+        description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
+        "auto, DeepSpeed-Ulysses (SP) on hf; 1 = no split"
     )
 
 

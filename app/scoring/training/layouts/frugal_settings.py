@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import data_parallel_only_method, fits_at
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL, RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.workload import TrainingWorkload
 
 # Settings that need less memory for the same run, least invasive first: 8-bit Adam moments (6 B a trained param
@@ -55,7 +55,8 @@ FUSED_LOSS_NO_SPLIT = "pytorch"
 
 def stack_limit(w: TrainingWorkload) -> str:
     """What the run's stack cannot split that another may ('' when it splits layers and sequences already): QLoRA runs
-    data parallel only off HF, a stack without TP/PP shards no activations, and auto splits no sequence."""
+    data parallel only off HF and a stack without TP/PP shards no activations (every stack with TP/PP, auto included,
+    also splits sequences by ring context parallelism)."""
     if data_parallel_only_method(w.method) and w.framework not in DATA_PARALLEL_ONLY:
         return "qlora runs data parallel only (no tensor, pipeline or context parallelism over NF4 weights)"
     if w.framework in DATA_PARALLEL_ONLY:
@@ -63,8 +64,6 @@ def stack_limit(w: TrainingWorkload) -> str:
     if w.framework in NO_MODEL_PARALLEL:
         why = "its FSDP shards weights and optimizer states, not activations"
         return f"{w.framework} runs no tensor or pipeline parallelism ({why})"
-    if w.framework not in RING_CONTEXT_PARALLEL:
-        return f"{w.framework} runs no context parallelism (it splits no sequence)"
     return ""
 
 

@@ -18,7 +18,8 @@ evaluations, over the memory fits of a LayoutSearch.
   level (or an evener split) can be strictly faster at its first fit; the others are not timed.
 - A ring-CP stack then tries each (TP, CP) split (TP, then CP ascending) from CONTEXT_PARALLEL_MIN_SEQ_LEN tokens, or
   when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
-  micro-batches as above (a larger micro-batch exposes no less of the ring: its exposure is per sequence).
+  micro-batches as above, and also where its ring is exposed: a larger micro-batch pays each ring step's latency
+  once for more sequences (a ring its attention hides at one sequence stays hidden at more).
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
@@ -30,7 +31,14 @@ from app.scoring.training.layouts.memory import Layout, usable_gb
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
-from app.scoring.training.step.step_time import busiest_replica_factor, compute_seconds, step_parts
+from app.scoring.training.step.step_time import (
+    attention_seconds_per_flop,
+    busiest_replica_factor,
+    compute_seconds,
+    context_parallel_seconds,
+    local_micro_batches,
+    step_parts,
+)
 
 
 class GpuTimer:
@@ -138,8 +146,19 @@ class GpuTimer:
         parts = self._parts(gpu_count, layout, floor)
         compute, bubble, tp_comm, dp_comm, offload = parts
         seconds = compute + bubble + tp_comm + dp_comm + offload
-        saves = self._fewer_micro_batches_help(dp_comm)
+        saves = self._fewer_micro_batches_help(dp_comm) or self._ring_exposed(gpu_count, layout)
         return (layout, seconds, saves) if seconds < best_s else (best, best_s, saves)
+
+    def _ring_exposed(self, gpu_count: int, layout: Layout) -> bool:
+        """Whether a ring-CP layout leaves ring seconds exposed (step_time.context_parallel_seconds)."""
+        if layout.sequence_parallel <= 1 or self.search.splits_sequence:
+            return False
+        s, w = self.search, self.search.workload
+        per_flop = attention_seconds_per_flop(
+            s.e, self.gpu, w.framework, self.precision_class, self.peak, self.mfu(gpu_count)
+        )
+        micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
+        return context_parallel_seconds(s.e, self.gpu, s.model, layout, w.seq_len, micro, per_flop, w.framework) > 0
 
     def _floor(self, gpu_count: int, recompute: str, compute_floor: dict[str, float]) -> float:
         floor = compute_floor.get(recompute)

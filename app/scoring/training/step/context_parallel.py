@@ -1,7 +1,8 @@
-"""Ring context parallelism (CP) of the Megatron-class stacks and torchtitan (frameworks.RING_CONTEXT_PARALLEL): each
-sequence is cut into 2 x CP chunks, every rank holding two (Megatron-Core's load balancing for the causal mask), and
-per layer and pass the K/V blocks go around the ring in CP - 1 steps, each sent while the attention of the block in
-hand runs. What the attention does not hide is exposed (ring_exposed_seconds).
+"""Ring context parallelism (CP) of the Megatron-class stacks, torchtitan and auto (frameworks.RING_CONTEXT_PARALLEL):
+each sequence is cut into 2 x CP chunks, every rank holding two (Megatron-Core's load balancing for the causal mask),
+and per layer and pass the K/V blocks go around the ring in CP - 1 steps, each sent while the attention of the block in
+hand runs, after the step's P2P launch and handshake (ring_step_latency_s). What the attention does not hide is exposed
+(ring_exposed_seconds).
 
 Sources: Megatron-Core context-parallel docs and its AttnFuncWithCPAndKVP2P; Liu et al. 2023, "Ring Attention with
 Blockwise Transformers". Pure functions.
@@ -12,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency.training import BYTES_BF16
-from app.scoring.specs import ModelSpec
+from app.scoring.hardware.machines import FABRIC_ALPHA_MS
+from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.step.flops import CAUSAL_SHARE, value_head_dim
 
 # Sequences at least this long are searched with CP beside the layouts without it; a shorter one only where no layout
@@ -29,6 +31,12 @@ RING_BACKWARD_FLOPS_PER_FORWARD = 2.0
 # Blocks sent per ring step backward over forward: K/V forward; K/V and the dK/dV accumulators backward
 # (Megatron-Core AttnFuncWithCPAndKVP2P.backward sends both around the ring).
 RING_BACKWARD_SENDS_PER_FORWARD = 2.0
+
+# Launch and handshake of one ring step's P2P send/recv (NCCL batch_isend_irecv) inside a node, over NVLink/xGMI or
+# PCIe, paid before its bytes flow and hidden only by the block's attention: AIConfigurator's p2p_latency, 10 us
+# (shared/research/inference_estimators.md §1.7), as pochenai's calibrated alpha_intra 0.01 ms (§1.9). Across nodes the
+# ring pays hardware/machines.FABRIC_ALPHA_MS, the send between pipeline stages on another node (NCCL over IB/EFA).
+RING_STEP_LATENCY_INTRA_NODE_S = 10e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +67,34 @@ def ring_passes(recompute: str) -> tuple[tuple[float, float], ...]:
     return (forward, backward, forward) if recompute == "full" else (forward, backward)
 
 
-def exposed_per_layer_s(step: RingStep, recompute: str, bandwidth_gbs: float, attention_s_per_flop: float) -> float:
-    """Seconds one layer's ring leaves exposed per ring step, over its passes: max(0, send - attention) each."""
+def ring_step_link(gpu: GpuSpec, group_gpus: int) -> str:
+    """The links a TP x CP group's ring steps over, as its bandwidth is chosen (step_time.collective_bandwidth_gbs):
+    "scale-up" inside the domain, "fabric" beyond it (the ring steps together: its slowest hop sets the pace), "PCIe"
+    on cards without a scale-up link."""
+    if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
+        return "scale-up" if group_gpus <= gpu.scaleup_domain_gpus else "fabric"
+    return "PCIe"
+
+
+def ring_step_latency_s(gpu: GpuSpec, group_gpus: int) -> float:
+    """One ring step's send latency over its links (ring_step_link): the fabric's across nodes, a node's inside one."""
+    if ring_step_link(gpu, group_gpus) == "fabric":
+        return FABRIC_ALPHA_MS / 1e3
+    return RING_STEP_LATENCY_INTRA_NODE_S
+
+
+def exposed_per_layer_s(
+    step: RingStep, recompute: str, bandwidth_gbs: float, attention_s_per_flop: float, latency_s: float
+) -> float:
+    """Seconds one layer's ring leaves exposed per ring step, over its passes: max(0, latency + send - attention)
+    each (the backward's K/V and dK/dV blocks priced as one send's latency)."""
     return sum(
-        max(0.0, sends * step.send_bytes / (bandwidth_gbs * 1e9) - flops * step.attention_flops * attention_s_per_flop)
+        max(
+            0.0,
+            latency_s
+            + sends * step.send_bytes / (bandwidth_gbs * 1e9)
+            - flops * step.attention_flops * attention_s_per_flop,
+        )
         for sends, flops in ring_passes(recompute)
     )
 
@@ -78,10 +110,11 @@ def ring_exposed_seconds(
     micro_batches: int,
     bandwidth_gbs: float,
     attention_s_per_flop: float,
+    latency_s: float,
 ) -> float:
     """Exposed ring seconds per step on one GPU: per micro-batch and layer it runs, CP - 1 ring steps per pass."""
     if cp <= 1:
         return 0.0
     step = ring_step(model, seq_len, tp, cp, micro_batch_seqs)
-    per_layer = exposed_per_layer_s(step, recompute, bandwidth_gbs, attention_s_per_flop)
+    per_layer = exposed_per_layer_s(step, recompute, bandwidth_gbs, attention_s_per_flop, latency_s)
     return micro_batches * model.layers / pp * (cp - 1) * per_layer

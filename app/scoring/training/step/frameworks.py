@@ -21,8 +21,9 @@ NO_MODEL_PARALLEL = DATA_PARALLEL_ONLY | frozenset({"llm-foundry", "pytorch"})
 # chunks): Megatron-Core's context_parallel_size (Megatron-Core docs, "context parallelism"; Megatron-LM and NeMo run
 # it: NeMo's performance summary lists Llama-3 70B at TP4 PP4 CP2) and torchtitan's Context Parallel (PyTorch 2.6
 # `torch.distributed.tensor.experimental.context_parallel`; PyTorch blog 2025, "Breaking barriers: training long
-# context LLMs with 1M sequence length in PyTorch using Context Parallel").
-RING_CONTEXT_PARALLEL = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan"})
+# context LLMs with 1M sequence length in PyTorch using Context Parallel"). "auto", a tuned open stack that already
+# splits by TP and PP, splits long sequences the same way: it is priced as one of these stacks would run the job.
+RING_CONTEXT_PARALLEL = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan", "auto"})
 
 FRAMEWORK_CLASS = {
     "megatron": "megatron",

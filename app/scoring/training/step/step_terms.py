@@ -9,7 +9,7 @@ from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
-from app.scoring.training.step.context_parallel import ring_passes, ring_step
+from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 from app.scoring.training.step.step_time import (
     StepTime,
@@ -127,8 +127,10 @@ def _ring_part(
     bandwidth = collective_bandwidth_gbs(e, gpu, tp * cp)
     step = ring_step(model, w.seq_len, tp, cp, layout.micro_batch_seqs)
     send_ms, attention_ms = step.send_bytes / (bandwidth * 1e9) * 1e3, step.attention_flops * per_flop * 1e3
+    latency_ms = ring_step_latency_s(gpu, tp * cp) * 1e3
     passes = " + ".join(
-        f"max(0, {f(sends)} x {f(send_ms)} ms send - {f(flops)} x {f(attention_ms)} ms attention)"
+        f"max(0, {f(latency_ms)} ms latency + {f(sends)} x {f(send_ms)} ms send - {f(flops)} x {f(attention_ms)} ms "
+        "attention)"
         for sends, flops in ring_passes(layout.recompute)
     )
     layers, steps = model.layers / pp, micro * model.layers / pp * (cp - 1)
@@ -136,7 +138,9 @@ def _ring_part(
     note = (
         f"CP{cp} ring: per layer and pass each of {cp - 1} steps sends a K/V block ({f(w.seq_len / cp)} tokens, "
         f"{f(step.send_bytes / 1e6)} MB over the TP{tp} x CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
-        f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP); exposed per step: {passes} "
+        f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP), each send first paying its P2P "
+        f"launch and handshake ({latency_ms * 1e3:g} us over {ring_step_link(gpu, tp * cp)} links); "
+        f"exposed per step: {passes} "
         "(forward; backward sends dK/dV too and computes twice the forward"
         + ("; the recomputed forward" if layout.recompute == "full" else "")
         + ")"

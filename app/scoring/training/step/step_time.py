@@ -14,7 +14,7 @@ from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
-from app.scoring.training.step.context_parallel import ring_exposed_seconds
+from app.scoring.training.step.context_parallel import ring_exposed_seconds, ring_step_latency_s
 from app.scoring.training.step.flops import executed_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
@@ -67,7 +67,7 @@ def context_parallel_seconds(
     framework: str,
 ) -> float:
     """Ring context parallelism's exposed K/V traffic (the stacks of RING_CONTEXT_PARALLEL; context_parallel.py), over
-    the TP x CP group's bandwidth: CP ranks beyond the scale-up domain cross the fabric."""
+    the TP x CP group's bandwidth and per-step latency: CP ranks beyond the scale-up domain cross the fabric."""
     cp = layout.sequence_parallel
     if cp <= 1 or framework not in RING_CONTEXT_PARALLEL:
         return 0.0
@@ -84,6 +84,7 @@ def context_parallel_seconds(
         micro_batches,
         bandwidth,
         attention_s_per_flop,
+        ring_step_latency_s(gpu, tp * cp),
     )
 
 
