@@ -318,3 +318,15 @@ def test_plan_lifecycle_names_the_training_flag_of_an_unknown_training_gpu(datab
     """An unknown --train-gpus id was reported as '--gpus: ...', the serving filter's flag (found by qa14)."""
     assert main(["plan", "lifecycle", "--model", "llama-3.1-8b", "--train-gpus", "NOPE"]) == 2
     assert capsys.readouterr().err.startswith("--train-gpus: unknown GPU id 'NOPE'")
+
+
+def test_own_command_fits_its_terms_in_100_columns_with_the_working_as_footnotes(database, capsys):
+    """The terms table's 'how' column ran it to ~135 characters (found by leftovers17)."""
+    assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--pue", "1.3"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100, max(out.splitlines(), key=len)
+    terms = out.split("\n\n")[1].splitlines()
+    rows = {line.split("  ")[0].strip(): line for line in terms if re.search(r" \[\d+\]$", line)}
+    mark = re.search(r"(\[\d+\])$", rows["renting"])
+    assert mark and any(line.startswith(f"{mark[1]} 8 GPUs × $") for line in terms), terms
+    assert int(re.search(r"\[(\d+)\]$", rows["purchase"])[1]) > 1  # numbered on from the inputs' footnotes

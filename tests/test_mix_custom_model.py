@@ -164,3 +164,24 @@ def test_plan_page_of_a_custom_model_links_to_its_mix(client: TestClient) -> Non
     assert link, "the plan of a custom model has no /mix link"
     mix = client.get(link.group(1).replace("&amp;", "&"))
     assert mix.status_code == 200 and "tiny-gqa at 100,000 requests/day" in mix.text
+
+
+@pytest.mark.parametrize(
+    ("mix", "needle", "advice"),
+    [
+        ("rag:1", "bucket rag: the rag shape's request, 7,772 tokens", "replace rag:1 with lengths that fit"),
+        ("chat:1,3000x100:2", "bucket 3000x100: its requests (3,000 prompt + 100 output", "e.g. 1948x100:2"),
+    ],
+)
+def test_a_bucket_beyond_the_context_says_what_to_change_in_the_mix(
+    client: TestClient, mix: str, needle: str, advice: str
+) -> None:
+    """A named shape too long for a 2k model was told to "shorten input_len", a field /mix does not have (found by
+    leftovers17)."""
+    response = client.get("/mix.json", params={"model": "gpt-j-6b", "mix": mix})
+    assert response.status_code == 422
+    detail = response.json()["detail"][0]
+    assert detail["field"] == "mix" and needle in detail["message"] and advice in detail["message"]
+    assert "input_len" not in detail["message"] and "2,048 tokens" in detail["message"]
+    page = client.get("/mix", params={"model": "gpt-j-6b", "mix": mix})
+    assert page.status_code == 422 and advice in page.text

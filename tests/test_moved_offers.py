@@ -78,3 +78,29 @@ def test_a_link_whose_provider_left_the_catalog_answers_from_its_saved_prices(fr
     assert body["options"] and {o["provider"] for o in body["options"]} == {"gone-cloud"}
     assert body["saved"]["providers_removed_since"] == ["gone-cloud"]
     assert page.status_code == 200 and "Gone Cloud (gone-cloud) has left the catalog since" in page.text
+
+
+def test_a_link_asking_for_a_gpu_that_left_the_catalog_is_a_422_naming_it(fresh_url: str) -> None:
+    """The link stores prices, not GPU specs: a GPU removed since cannot be ranked, and was refused as a typo."""
+    app = create_app(settings_for(fresh_url))
+    with TestClient(app) as client:
+        query = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM"
+        slug = client.post("/share", json={"path": "/", "query": query}).json()["slug"]
+        with Session(app.state.engine) as session:  # H100's prices saved under an id the catalog no longer has
+            link = session.get(ShareLink, slug)
+            assert link is not None
+            stored = session.get(PriceSnapshot, link.snapshot_id)
+            assert stored is not None
+            rows = orjson.loads(stored.offers_json)
+            for row in rows:
+                if row["gpu_id"] == "H100-SXM":
+                    row.update(gpu_id="GONE-GPU")
+            stored.offers_json = orjson.dumps(rows).decode()
+            link.query = link.query.replace("gpus=H100-SXM", "gpus=GONE-GPU")
+            session.add_all([stored, link])
+            session.commit()
+        twin = client.get(f"/s/{slug}.json")
+        page = client.get(f"/s/{slug}")
+    assert twin.status_code == 422
+    assert "GPU 'GONE-GPU' left the catalog since this link was saved" in twin.text
+    assert page.status_code == 422 and "left the catalog since this link was saved" in page.text

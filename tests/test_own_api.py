@@ -357,3 +357,21 @@ def test_money_under_a_dollar_reads_in_cents_in_the_terms_and_on_the_page(client
     assert not any("$0 " in detail or "$2 " in detail for detail in terms.values()), terms
     page = client.get(f"/own?{query}").text
     assert "$1.50 up front" in page and "$2 up front" not in page
+
+
+def test_the_verdict_never_contradicts_figures_that_read_the_same(client) -> None:  # type: ignore[no-untyped-def]
+    """Owning $0.04 beside renting $0.04 read "Renting is cheaper": within the cents shown it is about the same
+    (found by leftovers17)."""
+    query = (
+        "gpu=H100-SXM&gpu_count=1&gpus_per_server=1&utilisation_pct=0.01&purchase_usd_per_server=1.5"
+        "&power_kw_per_server=0.001&provisioned_kw_per_server=0.001&usd_per_kwh=0.01&colocation_usd_per_kw_month=1"
+        "&rental_usd_per_gpu_hour=0.5"
+    )
+    body = client.get(f"/own.json?{query}").json()
+    assert round(body["owning_usd_per_month"], 2) == round(body["renting_usd_per_month"], 2) == 0.04
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", client.get(f"/own?{query}").text))
+    assert "is cheaper" not in page
+    assert "Owning and renting cost about the same at 0.01% utilisation: owning $0.04/month" in page
+    assert "Owning and renting cost about the same per month at this utilisation." in page
+    apart = client.get(f"/own?{query.replace('rental_usd_per_gpu_hour=0.5', 'rental_usd_per_gpu_hour=5')}").text
+    assert "<strong>Renting</strong> is cheaper" in apart or "<strong>Owning</strong> is cheaper" in apart

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import orjson
 
 from app.catalog.saved_links import SavedLink, offers_from_json, offers_to_json, slug_for
-from app.scoring.specs import CatalogSnapshot, Offer
+from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.service.catalog_ids import unknown_id_errors
-from app.service.saved_links import replay
+from app.service.saved_links import Replay, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFER = Offer(
@@ -70,3 +70,50 @@ def test_a_link_naming_a_provider_removed_since_replays_its_saved_prices_with_a_
     assert replayed.saved["removed_note"].startswith("Lambda (lambda) has left the catalog since: its saved prices")
     kept = replay(link, CatalogSnapshot(gpus={}, offers=(), providers={"lambda": "Lambda"}))
     assert kept.saved["providers_removed_since"] == [] and kept.saved["removed_note"] == ""
+
+
+H100 = GpuSpec(
+    id="H100-SXM",
+    vendor="nvidia",
+    name="H100 SXM",
+    architecture="hopper",
+    memory_gb=80,
+    memory_bandwidth_tbs=3.35,
+    bf16_tflops=989,
+)
+A100 = replace(H100, id="A100-SXM-80GB", name="A100 SXM 80GB")
+SAVED_AT = datetime(2026, 11, 2, 9, 30)
+
+
+def _replay_without_h100(query: str) -> Replay:
+    link = SavedLink("s3", "/", query, date(2026, 11, 1), SAVED_AT, (OFFER, replace(OFFER, gpu_id=A100.id)))
+    current = CatalogSnapshot(gpus={A100.id: A100}, models={"llama-3.1-8b": object()})  # type: ignore[dict-item]
+    return replay(link, current)
+
+
+def test_a_link_asking_only_for_a_gpu_removed_since_is_a_422_naming_it_and_the_save_date() -> None:
+    """Its GPU filter was refused as an unknown id, as if the user had mistyped it (found by leftovers17)."""
+    replayed = _replay_without_h100("phase=inference&model=llama-3.1-8b&weight_dtype=bf16&gpus=H100-SXM")
+    assert replayed.parsed.workload is None
+    assert replayed.parsed.errors["gpus"].startswith(
+        "GPU 'H100-SXM' left the catalog since this link was saved 2026-11-02, prices of 2026-11-01"
+    )
+
+
+def test_a_link_whose_gpu_filter_keeps_a_gpu_ranks_it_and_notes_the_removed_one() -> None:
+    replayed = _replay_without_h100("phase=inference&model=llama-3.1-8b&weight_dtype=bf16&gpus=H100-SXM,A100-SXM-80GB")
+    assert replayed.parsed.workload is not None and replayed.parsed.workload.gpus == ["A100-SXM-80GB"]
+    assert unknown_id_errors(replayed.parsed.workload, replayed.snapshot) == {}
+    assert replayed.saved["gpus_removed_since"] == ["H100-SXM"]
+    assert "H100-SXM has left the catalog since: the link stored 1 saved offer of it" in replayed.saved["removed_note"]
+    assert "gpus=H100-SXM" in replayed.saved["current_url"]  # today's page is the question as saved
+
+
+def test_a_link_whose_model_left_the_catalog_is_a_422_naming_the_model() -> None:
+    link = SavedLink("s4", "/", "phase=inference&model=old-model&weight_dtype=bf16", date(2026, 11, 1), SAVED_AT, ())
+    current = CatalogSnapshot(gpus={H100.id: H100}, models={"llama-3.1-8b": object()})  # type: ignore[dict-item]
+    replayed = replay(link, current)
+    assert replayed.parsed.workload is None
+    assert replayed.parsed.errors["model"].startswith(
+        "model 'old-model' has left the catalog since this link was saved 2026-11-02"
+    )

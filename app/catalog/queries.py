@@ -47,6 +47,7 @@ def gpu_price_floors(session: Session, stale_after_days: int, gpu_id: str | None
             is_stale(o.as_of, stale_after_days, today),
             provider_name=name,
             price_note=o.price_note,
+            source_url=o.source_url,
         )
         for o, name in session.exec(query).all()
     )

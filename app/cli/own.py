@@ -44,18 +44,26 @@ def _print(body: dict[str, Any]) -> None:
     print(table(["input", "value", "unit", "from", "as of"], inputs))
     print("\n".join(sources))
     print()
-    print(
-        table(
-            ["term", "value", "unit", "how"],
-            [[t["name"], rounded(t["value"], 2), t["unit"], t["detail"]] for t in body["terms"]],
-        )
-    )
+    terms, hows = _term_rows(body["terms"], first_mark=len(sources) + 1)
+    print(table(["term", "value", "unit", "how"], terms))
+    print("\n".join(hows))
     months = body["break_even_months"]
     share = body["break_even_utilisation_pct"]
     print(f"\nbreak-even utilisation: {'none' if share is None else f'{fixed(share, 1)} %'}")
     print(f"break-even months at this utilisation: {'never' if months is None else f'{fixed(months, 1)}'}")
     for note in body["notes"]:
-        print(note)
+        print(textwrap.fill(note, NOTE_WIDTH, subsequent_indent="  "))
+
+
+def _term_rows(terms: list[dict[str, Any]], first_mark: int) -> tuple[list[list[str]], list[str]]:
+    """The terms table's rows, each term's working a footnote mark numbered on from the inputs' (`[10]`), and the
+    footnotes: the working in the table ran it to ~135 characters wide."""
+    rows, notes = [], []
+    for n, t in enumerate(terms, start=first_mark):
+        rows.append([t["name"], rounded(t["value"], 2), t["unit"], f"[{n}]" if t["detail"] else "–"])
+        if t["detail"]:
+            notes.append(textwrap.fill(f"[{n}] {t['detail']}", NOTE_WIDTH, subsequent_indent="    "))
+    return rows, notes
 
 
 def cmd_own(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from app.scoring.serving.mix.request_shapes import SHAPES
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
+from app.service.mix_context import beyond_context_message
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query.canonical import EXPLICIT_FIELDS
 from app.service.query.custom_model import (
@@ -201,7 +202,8 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
         except PlanFieldError as exc:  # a bucket too long for the context is the mix's error; the rest are theirs
             if exc.field not in ("input_len", "output_len"):
                 raise
-            raise PlanFieldError("mix", f"bucket {bucket.name}: {exc}") from None
+            fits = question.workload(bucket).model_copy(update={"input_len": 1, "output_len": 1})
+            raise PlanFieldError("mix", beyond_context_message(bucket, resolve_model(fits, snapshot))) from None
     question, weights = _release_weights(question, model, snapshot)
     plan = plan_mix(question, snapshot, model)
     body = mix_body(plan)

@@ -15,6 +15,7 @@ from app.service.query.canonical import canonical_query
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import with_view
 from app.service.rank.model_spec import model_spec_for
+from app.service.removed_since import RemovedSince, kept_gpus, refusals, removed_gpus_note, removed_since, saved_when
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).
@@ -73,11 +74,28 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
         "saved_at": link.saved_at,
         "offers_changed_since": price_changes(offers, current.offers),
         "providers_removed_since": sorted(removed),
-        "removed_note": removed_note(removed),
     }
     parsed = parse(saved_items(link.query))
     saved["current_url"] = f"{link.path}?{parsed.canonical or link.query}"  # the same question, at today's prices
+    gone = removed_since(offers, parsed.workload, current)
+    saved["gpus_removed_since"] = gone.gpus
+    saved["removed_note"] = " ".join(n for n in (removed_note(removed), removed_gpus_note(gone, offers)) if n)
+    _drop_removed(parsed, gone, saved_when(link.saved_at, link.prices_as_of))
     return Replay(parsed, snapshot, saved)
+
+
+def _drop_removed(parsed: ParsedQuery, gone: RemovedSince, when: str) -> None:
+    """A question that needs a GPU or model removed since: a 422 where nothing it asks for is left (its model, or
+    every GPU it filters on), else its GPU filter less the removed GPUs (named in the note)."""
+    workload = parsed.workload
+    if workload is None:
+        return
+    errors = refusals(gone, list(workload.gpus), when)
+    if errors:
+        parsed.errors.update(errors)
+        parsed.workload = None  # the 422 names the field, beside the form, as an unknown id does
+    elif gone.gpus and workload.gpus:
+        parsed.workload = workload.model_copy(update={"gpus": kept_gpus(list(workload.gpus), gone)})
 
 
 def removed_providers(saved: tuple[Offer, ...], current: CatalogSnapshot) -> dict[str, str]:

@@ -10,6 +10,7 @@ from app.scoring.training.run.limit_words import (
     days_text,
     deadline_text,
     over_budget_text,
+    past_deadline_text,
     plural,
     spot_waste_text,
     usd_text,
@@ -57,3 +58,12 @@ def test_spot_waste_past_the_whole_run_says_it_never_finishes() -> None:
     text = spot_waste_text(115.41, 1, 1000 / 730, 84.5)
     assert "%" not in text and "at 1 node " in text and "one every 44 min" in text and "3.5 days" in text
     assert text.endswith("it would never finish")
+
+
+def test_a_deadline_beside_a_finish_never_reads_later_than_it() -> None:
+    """ "finishes in 15.878 min, after the 16 min deadline" read as on time (found by leftovers17, on a spot row)."""
+    finish = past_deadline_text(15.878 / 1440, 15.877 / 1440)
+    assert (finish, deadline_text(15.877 / 1440, finish)) == ("15.878 min", "15.877 min deadline")
+    late = past_deadline_text(18.3 / 1440, 18 / 1440)
+    assert (late, deadline_text(18 / 1440, late)) == ("18.3 min", "18 min deadline")  # already apart: as it was
+    assert deadline_text(30, "30.04 days") == "30-day deadline"

@@ -7,12 +7,13 @@ deadlines between and at those finishes are where the two checks could part."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours
+from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours, interruptions_per_node_month, spot_run
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
@@ -70,3 +71,28 @@ def test_the_count_search_and_the_rows_agree_on_a_tight_deadline(limits_at: str)
                 assert top.total_hours <= deadline  # a count called on time finishes, start-up and all, by then
             else:  # late everywhere: no count the machine supplies within Max GPUs finishes in time
                 assert not any(p.on_time for p in ranking.frontier), (deadline, top.gpu_count, top.reason)
+
+
+def _spot_finish_hours_by_count(w: TrainingWorkload) -> dict[int, float]:
+    """Each count's finish on Neo's spot capacity: its run stretched by the interruptions its nodes expect."""
+    rate = interruptions_per_node_month("neo", w.interruptions_per_node_month)
+    return {
+        n: finish_hours(spot_run(hours - STARTUP_HOURS, -(-n // 8), rate, w.checkpoint_interval_hours).wall_hours)
+        for n, hours in _finish_hours_by_count("estimate").items()
+    }
+
+
+def test_the_count_search_times_a_spot_row_with_its_interruptions() -> None:
+    """At 15.877 min a 32xH100 spot row finished at 15.878 (late: the search timed 32 without interruptions, its row
+    added them) while 40 would have been on time (found by plan13, fixed by leftovers17)."""
+    spot = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=(replace(NODES, price_type="spot"),))
+    finishes = _spot_finish_hours_by_count(_workload(1.0))
+    assert finishes[32] * 60 == pytest.approx(15.878, abs=1e-3) and finishes[40] < finishes[32]
+    for hours in sorted(finishes.values())[:6]:
+        for deadline in (hours - 1e-9, hours, hours + 1e-9):
+            w = _workload(deadline / 24).model_copy(update={"price_types": ["spot"]})
+            top = rank_training(w, spot, LLAMA_8B).options[0]
+            on_time = [n for n, h in finishes.items() if h <= deadline]
+            assert top.feasible == bool(on_time), (deadline * 60, top.gpu_count, top.reason)
+            if top.feasible:
+                assert top.total_hours <= deadline

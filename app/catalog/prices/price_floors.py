@@ -29,6 +29,7 @@ class TermFloor:
     as_of: date | None
     provider_name: str = ""
     price_caveats: tuple[str, ...] = ()
+    source_url: str = ""  # where the price was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,8 @@ class PriceFloors:
     on_demand_caveats: tuple[str, ...] = ()  # what a buyer must know about that price
     # Where that price has caveats: the lowest current on-demand price without any (None: no such offer, or no caveat)
     plain_on_demand_usd_per_gpu_hour: float | None = None
+    on_demand_as_of: date | None = None  # that price's date and where it was read: dated as every price is
+    on_demand_source_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,7 @@ class PricedOffer:
     stale: bool
     provider_name: str = ""
     price_note: str = ""
+    source_url: str = ""
 
     @property
     def caveats(self) -> tuple[str, ...]:
@@ -64,7 +68,15 @@ def _cheapest(offers: list[PricedOffer]) -> PricedOffer:
 def _floor(offers: list[PricedOffer]) -> TermFloor:
     current = [o for o in offers if not o.stale]
     best = _cheapest(current or offers)
-    return TermFloor(best.price_type, best.usd_per_gpu_hour, best.stale, best.as_of, best.provider_name, best.caveats)
+    return TermFloor(
+        best.price_type,
+        best.usd_per_gpu_hour,
+        best.stale,
+        best.as_of,
+        best.provider_name,
+        best.caveats,
+        best.source_url,
+    )
 
 
 def _on_demand(offers: list[PricedOffer]) -> tuple[PricedOffer | None, float | None]:
@@ -97,5 +109,7 @@ def price_floors(offers: Iterable[PricedOffer]) -> dict[str, PriceFloors]:
             best.provider_name if best else "",
             best.caveats if best else (),
             plain,
+            best.as_of if best else None,
+            best.source_url if best else "",
         )
     return floors

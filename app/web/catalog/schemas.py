@@ -17,6 +17,7 @@ class TermFloorPublic(SQLModel):
     as_of: date | None
     provider_name: str = Field("", description="who sells this price")
     price_caveats: list[str] = Field(default_factory=list, description="what a buyer must know about this price")
+    price_source_url: str = Field("", description="where this price was read")
 
 
 class GpuPublic(GpuBase):
@@ -34,6 +35,8 @@ class GpuPublic(GpuBase):
     plain_on_demand_usd_per_gpu_hour: float | None = Field(
         None, description="where that price has caveats: the lowest current on-demand price without any"
     )
+    on_demand_as_of: date | None = Field(None, description="the date of the lowest current on-demand price")
+    on_demand_price_source_url: str = Field("", description="where the lowest current on-demand price was read")
     other_terms: list[TermFloorPublic] = Field(
         default_factory=list,
         description="per other price term, its cheapest offer (current, else stale) where it undercuts on demand",

@@ -30,7 +30,13 @@ def _prices(cheapest: float | None, floors: PriceFloors | None) -> dict[str, Any
         "on_demand_provider": floors.on_demand_provider if floors else "",
         "on_demand_price_caveats": list(floors.on_demand_caveats) if floors else [],
         "plain_on_demand_usd_per_gpu_hour": floors.plain_on_demand_usd_per_gpu_hour if floors else None,
-        "other_terms": [TermFloorPublic.model_validate(t) for t in floors.other_terms] if floors else [],
+        "on_demand_as_of": floors.on_demand_as_of if floors else None,
+        "on_demand_price_source_url": floors.on_demand_source_url if floors else "",
+        "other_terms": [
+            TermFloorPublic.model_validate(t, update={"price_source_url": t.source_url}) for t in floors.other_terms
+        ]
+        if floors
+        else [],
     }
 
 

@@ -229,7 +229,7 @@ def plan_job(
         finish = past_deadline_text((STARTUP_HOURS + fastest.hours) / 24, deadline_days)
         return (
             f"{alone} would finish in {finish} ({startup} start-up + {days_text(fastest.hours / 24)} of job), after "
-            f"the job's {deadline_text(deadline_days)}"
+            f"the job's {deadline_text(deadline_days, finish)}"
         )
     # a share's time never grows with the replicas; low misses the deadline, high meets it. The answer sits just
     # above the job's time / the deadline: step up from there by doubling strides, then bisect the last stride

@@ -86,6 +86,8 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch, allowed: Callable[[int
 
 # (GPU id, count) -> (step time × count, fastest fitting layout or None): each count is timed at most once.
 LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
+# (GPU count, run hours) -> the run's wall hours on its terms (spot: interruptions and restarts included)
+RunWall: TypeAlias = Callable[[int, float], float]
 
 
 def steps_of(w: TrainingWorkload) -> float:
@@ -98,10 +100,12 @@ def best_estimate(
     memo: LayoutMemo,
     allowed: Callable[[int], bool] = _any_count,
     deadline_hours: float | None = None,
+    run_wall: RunWall | None = None,
 ) -> TrainingEstimate:
     """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
     within the deadline (`deadline_hours`, the workload's: a count's run after its start-up, price_terms.finish_hours,
     as a row's verdict checks it); if none does, the fastest count tried. Infeasible estimate if none fits.
+    `run_wall` (spot): a count's wall hours for its run's hours, interruptions included, as its row adds them.
 
     Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
     count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
@@ -130,7 +134,8 @@ def best_estimate(
             memo[key] = (seconds * n if layout else float("inf"), layout)
         cost, layout = memo[key]
         hours = steps * cost / n / 3600
-        if deadline_hours is not None and layout is not None and finish_hours(hours) > deadline_hours:
+        wall = run_wall(n, hours) if run_wall is not None and layout is not None else hours
+        if deadline_hours is not None and layout is not None and finish_hours(wall) > deadline_hours:
             if fastest is None or hours < fastest[0]:
                 fastest = (hours, n, layout)
             continue  # too slow: a larger count may finish in time

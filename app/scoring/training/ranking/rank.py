@@ -24,7 +24,7 @@ from app.scoring.pricing.offers import (
     offer_slots,
     snapshot_offers,
 )
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios
+from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_band_ratios, finish_hours
 from app.scoring.specs import CatalogSnapshot, ModelSpec, Offer
 from app.scoring.training.estimate import TrainingEstimate
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -94,6 +94,29 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     batch_note = global_batch(model, w).note  # a pretraining batch far below published ones
     if batch_note:
         notes.append(batch_note)
+
+    def add_estimate(number: int, est: TrainingEstimate) -> None:
+        search = searches[number]
+        stops[number] = stop = search.stopped_by_machine(est) or search.stopped_by_max_gpus(est, w)
+        estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
+        shared[number] = SharedTerms.of(estimates[number], search.machine, w)
+
+    def spot_slot(slot: int, seller: str) -> int:
+        """The slot a spot price group late at its slot's count ranks with: the count the search finds when each
+        count is timed with the seller's interruptions, as the group's rows add them (a slot of its own where that
+        count differs; the search reuses the slot's timed layouts)."""
+        if (slot, seller) not in spot_slots:
+            search, s = searches[slot], shared[slot]
+            est = search.best(w.max_days * 24, search.spot_wall(seller, w))
+            number = slot
+            if s is not None and est.feasible and est.gpu_count != s.est.gpu_count:
+                number = len(machines)
+                machines.append(machines[slot])
+                searches[number] = search
+                add_estimate(number, est)
+            spot_slots[slot, seller] = number
+        return spot_slots[slot, seller]
+
     for number, (gpu_id, machine) in enumerate(machines):  # in order of first appearance among the offers
         gpu, note = fill_missing_peaks(snapshot.gpus[gpu_id], snapshot.gpus)  # peaks only: the machine is the same
         fallback = peak_tflops(gpu, w.precision)[2].strip("; ")  # e.g. "no FP4 tensor cores: runs in FP8"
@@ -101,11 +124,10 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             if text and f"{gpu_id}: {text}" not in notes:
                 notes.append(f"{gpu_id}: {text}")
         searches[number] = SlotSearch(gpu, machine, fits, w)
-        est = searches[number].best(w.max_days * 24)  # each count's run after its start-up (finish_hours)
-        stops[number] = stop = searches[number].stopped_by_machine(est) or searches[number].stopped_by_max_gpus(est, w)
-        estimates[number] = replace(est, reason=f"{est.reason}; {stop}") if stop and not est.feasible else est
-        shared[number] = SharedTerms.of(estimates[number], machine, w)
+        add_estimate(number, searches[number].best(w.max_days * 24))  # each count's run after its start-up
     runs = price_runs(snapshot, w)
+    slots, machines = list(slots), list(machines)  # a late spot price group may get a slot of its own (spot_slot)
+    spot_slots: dict[tuple[int, str], int] = {}  # (slot, spot seller) -> the slot its rows use
     terms: list[RunTerms | None] = []  # per price group; None when its machine cannot fit the model
     ratios: list[tuple[float, float]] = []  # per price group: its billed total's band as ratios to the total
     leading: dict[tuple[str, int], OnTimeRow] = {}  # (GPU, count) -> its best on-time row
@@ -121,6 +143,16 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
             continue
         slow = s.band_high if w.limits_at == "band_high" else 1.0  # where the deadline and budget must hold
         t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w, slow)
+        # late only by the interruptions the slot's search left out (a count late without them is late on spot too)
+        late_by_spot = t.reason and not t.wasteful and finish_hours(s.work_hours, slow) <= w.max_days * 24
+        if group.price_type in INTERRUPTIBLE and late_by_spot and spot_slot(slot, group.seller) != slot:
+            slot = spot_slot(slot, group.seller)
+            s = shared[slot]
+            assert s is not None
+            for index in members:
+                slots[index] = slot
+            slow = s.band_high if w.limits_at == "band_high" else 1.0
+            t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w, slow)
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
@@ -256,7 +288,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     return TrainingRanking(
         model.id,
         LazyOptions(len(offers), build),
-        sum(len(search.memo) for search in searches.values()),
+        sum(len(search.memo) for search in {id(search): search for search in searches.values()}.values()),
         notes,
         feasible_count=n_on,
         frontier=frontier,

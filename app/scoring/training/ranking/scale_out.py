@@ -54,7 +54,8 @@ def frontier_points(
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
-        if slot not in chosen and shared[slot] is not None:
+        drawn = {id(searches[c]) for c in chosen}  # a spot slot (rank.spot_slot) shares its machine's search
+        if slot not in chosen and shared[slot] is not None and id(searches[slot]) not in drawn:
             chosen[slot] = offers[index]
         if len(chosen) >= FRONTIER_MACHINES:
             break

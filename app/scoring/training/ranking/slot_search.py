@@ -4,16 +4,19 @@ is priced (SharedTerms)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from app.scoring.efficiency import training as eff
 from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import Machine, job_gpu_limit, machine_gpu, nodes_for, supply_limit_reason
+from app.scoring.pricing.price_terms import interruptions_per_node_month, spot_run
 from app.scoring.specs import GpuSpec
 from app.scoring.training.configurations import machine_efficiency
 from app.scoring.training.estimate import TrainingEstimate, unrented_estimate
 from app.scoring.training.ranking.count_search import (
     LayoutMemo,
+    RunWall,
     best_estimate,
     count_grid,
     min_fitting_count,
@@ -73,14 +76,26 @@ class SlotSearch:
         self.allowed = whole_nodes(machine)
         self.memo: LayoutMemo = {}
 
-    def best(self, deadline_hours: float) -> TrainingEstimate:
-        """The slot's count (count_search.best_estimate) for the workload's deadline, checked as its rows check it."""
+    def best(self, deadline_hours: float, run_wall: RunWall | None = None) -> TrainingEstimate:
+        """The slot's count (count_search.best_estimate) for the workload's deadline, checked as its rows check it
+        (`run_wall`: on spot, as a spot row adds its interruptions: spot_wall)."""
         instance = self.machine.instance_gpus
         if instance > self.cap:  # no whole instance within Max GPUs: part of one bills all its GPUs
             return unrented_estimate(
                 self.gpu, instance, self.search.model, self.search.workload, instance_reason(instance, self.cap)
             )
-        return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours)
+        return best_estimate(self.gpu, self.search, self.memo, self.allowed, deadline_hours, run_wall)
+
+    def spot_wall(self, provider_id: str, w: TrainingWorkload) -> RunWall:
+        """A count's wall hours on the provider's spot capacity, as run_terms adds its interruptions (a run that would
+        lose too much to them is never on time)."""
+        rate = interruptions_per_node_month(provider_id, w.interruptions_per_node_month)
+
+        def wall(gpu_count: int, run_hours: float) -> float:
+            run = spot_run(run_hours, nodes_for(self.machine, gpu_count), rate, w.checkpoint_interval_hours)
+            return run.wall_hours if run.feasible else math.inf
+
+        return wall
 
     def stopped_by_machine(self, est: TrainingEstimate) -> str:
         """Why the machine stops this estimate short ("" where Max GPUs or nothing does): no count within its limit

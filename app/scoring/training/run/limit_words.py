@@ -45,9 +45,22 @@ def past_deadline_text(finish_days: float, max_days: float) -> str:
     return text if decimals == len(number.partition(".")[2]) else f"{value:,.{decimals}f} {unit}"
 
 
-def deadline_text(max_days: float) -> str:
-    """`30-day deadline` from a day up; below it the deadline in hours, minutes or seconds: `8.6 s deadline`."""
-    return f"{max_days:g}-day deadline" if max_days >= 1 else f"{days_text(max_days)} deadline"
+def deadline_text(max_days: float, finish: str = "") -> str:
+    """`30-day deadline` from a day up; below it the deadline in hours, minutes or seconds: `8.6 s deadline`. Beside a
+    `finish` (past_deadline_text) that its own figure does not precede, the deadline has the finish's digits: "finishes
+    in 15.878 min, after the 15.877 min deadline" (it read "after the 16 min deadline", the later figure)."""
+    if max_days >= 1:
+        return f"{max_days:g}-day deadline"
+    text = days_text(max_days)
+    number, _, unit = finish.partition(" ")
+    shown, _, own_unit = text.partition(" ")
+    if unit in UNIT_DAYS and unit == own_unit and _figure_of(shown) >= _figure_of(number):  # reads no earlier
+        text = f"{max_days / UNIT_DAYS[unit]:,.{len(number.partition('.')[2])}f} {unit}"
+    return f"{text} deadline"
+
+
+def _figure_of(text: str) -> float:
+    return float(text.replace(",", ""))
 
 
 def usd_text(usd: float) -> str:
@@ -96,7 +109,7 @@ def deadline_at_risk_text(
     finish_hours = startup_hours + (wall_hours - startup_hours) * slow_end_hours
     if finish_hours > max_days * 24:
         finish = past_deadline_text(finish_hours / 24, max_days)
-        missed.append(f"finishes in {finish} {SLOW_END}, over the {deadline_text(max_days)}")
+        missed.append(f"finishes in {finish} {SLOW_END}, over the {deadline_text(max_days, finish)}")
     if budget_usd is not None and total_usd_high > budget_usd:
         missed.append(over_budget_text(total_usd_high, budget_usd, f" {SLOW_END}"))
     return "; ".join(missed)

@@ -104,9 +104,8 @@ def run_terms(
     finish = finish_hours(wall, slow_end_hours)
     if not reason and finish > w.max_days * 24:
         where = f" {SLOW_END}" if slow_end_hours != 1.0 else ""
-        reason = (
-            f"finishes in {past_deadline_text(finish / 24, w.max_days)}{where}, after the {deadline_text(w.max_days)}"
-        )
+        late = past_deadline_text(finish / 24, w.max_days)
+        reason = f"finishes in {late}{where}, after the {deadline_text(w.max_days, late)}"
     return RunTerms(
         wall_hours=STARTUP_HOURS + wall,
         billed_hours=billed,
