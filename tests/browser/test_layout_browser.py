@@ -227,3 +227,42 @@ def test_the_ranked_table_shows_in_the_first_screen_of_the_results(page, server_
 def test_the_charts_follow_the_table_without_javascript_too(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
     html = page_without_js.goto(f"{server_url}{RESULTS[0]}").text()
     assert html.index('class="summary"') < html.index('table class="data ranked') < html.index('class="chart-grid"')
+
+
+# every word of a card's values, its rendered line boxes: a word on two lines ("H100-" / "SXM") has two tops
+SPLIT_WORDS = """() => {
+  const split = [];
+  for (const dd of document.querySelectorAll('.cards .card dd')) {
+    const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}"""
+COMPARE_4 = {
+    "inference": "/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200,MI300X",
+    "training": "/compare?phase=training&model=llama-3.1-8b&method=lora&gpus=H100-SXM,H200,B200,MI300X",
+}
+
+
+@pytest.mark.parametrize("phase", ["inference", "training"])
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_compare_cards_keep_their_values_whole_on_a_laptop(page, server_url: str, width: int, phase: str) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: four cards in a row put each label beside its value, and the widest label ("TTFT · TPOT, mean
+    (p99)") left the values ~80 px: "$2.60/GPU-h", "H100-SXM" and the price dates broke at their hyphens and a price
+    caveat stood on four lines. Labels now sit above values."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}{COMPARE_4[phase]}")
+    assert page.locator(".cards .card dd").count() >= 16
+    assert page.evaluate(SPLIT_WORDS) == []
+    prices = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.cards .card .big')).map(p => p.getBoundingClientRect().bottom)"
+    )
+    assert len(prices) == 4 and max(prices) <= 768  # each GPU's answer on the first screen
