@@ -357,3 +357,19 @@ def test_money_under_a_dollar_reads_in_cents_in_the_terms_and_on_the_page(client
     assert not any("$0 " in detail or "$2 " in detail for detail in terms.values()), terms
     page = client.get(f"/own?{query}").text
     assert "$1.50 up front" in page and "$2 up front" not in page
+
+
+def test_the_terms_table_reads_dollars_whole_and_cents_under_ten(client):
+    """Found by qa18: the terms read '317,000.0 $' and '5,283.3 $/month' (one decimal, as for the months and %)."""
+    page = client.get("/own?gpu=H100-SXM&utilisation_pct=60").text
+    values = dict(
+        re.findall(
+            r'<th scope="row" class="full" role="rowheader">([^<]+)</th><td class="n" data-label="Value" '
+            r'role="cell">([^<]+)</td>',
+            page,
+        )
+    )
+    assert values["purchase"] == "317,000" and values["owning"] == "8,270"  # $ and $/month: whole dollars
+    assert values["break-even months"] == "28.8" and values["break-even utilisation"] == "35.5"  # not money
+    cheap = client.get("/own?gpu=H100-SXM&utilisation_pct=60&purchase_usd_per_server=1.5").text
+    assert '<td class="n" data-label="Value" role="cell">1.50</td>' in cheap  # a $1.50 server keeps its cents

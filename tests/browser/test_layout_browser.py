@@ -230,9 +230,9 @@ def test_the_charts_follow_the_table_without_javascript_too(page_without_js, ser
 
 
 # every word of a card's values, its rendered line boxes: a word on two lines ("H100-" / "SXM") has two tops
-SPLIT_WORDS = """() => {
+SPLIT_WORDS = """(sel) => {
   const split = [];
-  for (const dd of document.querySelectorAll('.cards .card dd')) {
+  for (const dd of document.querySelectorAll(sel)) {
     const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.textContent.matchAll(/\\S+/g)) {
@@ -261,8 +261,17 @@ def test_compare_cards_keep_their_values_whole_on_a_laptop(page, server_url: str
     page.set_viewport_size({"width": width, "height": 768})
     page.goto(f"{server_url}{COMPARE_4[phase]}")
     assert page.locator(".cards .card dd").count() >= 16
-    assert page.evaluate(SPLIT_WORDS) == []
+    assert page.evaluate(SPLIT_WORDS, ".cards .card dd") == []
     prices = page.evaluate(
         "() => Array.from(document.querySelectorAll('.cards .card .big')).map(p => p.getBoundingClientRect().bottom)"
     )
     assert len(prices) == 4 and max(prices) <= 768  # each GPU's answer on the first screen
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_own_inputs_dates_stay_whole(page, server_url: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: /own's inputs table broke its As of dates at the hyphen ("2024-" over "08")."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}/own?gpu=H100-SXM")
+    assert page.locator('td[data-label="As of"]').count() >= 5
+    assert page.evaluate(SPLIT_WORDS, 'td[data-label="As of"]') == []
