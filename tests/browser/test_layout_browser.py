@@ -275,3 +275,27 @@ def test_own_inputs_dates_stay_whole(page, server_url: str, width: int) -> None:
     page.goto(f"{server_url}/own?gpu=H100-SXM")
     assert page.locator('td[data-label="As of"]').count() >= 5
     assert page.evaluate(SPLIT_WORDS, 'td[data-label="As of"]') == []
+
+
+# each shown select's chosen text against the room inside it (its padding and the ~14 px arrow taken off)
+CUT_SELECTS = """() => { const ctx = document.createElement('canvas').getContext('2d');
+  return Array.from(document.querySelectorAll('select')).filter(s => s.offsetParent).map(s => {
+    const cs = getComputedStyle(s); ctx.font = cs.font;
+    const text = s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : '';
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 14;
+    return {name: s.name, text: text, cut: ctx.measureText(text).width > room};
+  }).filter(s => s.cut).map(s => `${s.name}: ${s.text}`); }"""
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+@pytest.mark.parametrize(
+    "path", ["/?phase=inference", "/?phase=inference&model=gpt-oss-120b", "/plan", "/disagg", "/mix", "/compare"]
+)
+def test_a_select_shows_its_whole_choice_on_a_laptop(page, server_url: str, path: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: a select cannot wrap, and in a ~110 px grid cell the blank choices read "default: the engin"
+    (KV-cache precision) and "the release's (BF1" (weight precision) on every inference form."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}{path}")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert page.locator("#f-kv_dtype").is_visible() and page.locator("#f-weight_dtype").is_visible()
+    assert page.evaluate(CUT_SELECTS) == []
