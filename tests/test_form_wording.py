@@ -26,9 +26,15 @@ def test_the_kv_precision_default_says_what_it_is_for_every_weight_precision(cli
     (InferenceWorkload.kv_dtype_effective): the label says both, as the API's description does."""
     from app.scoring.workload import InferenceWorkload
 
-    select = re.search(r'<select id="f-kv_dtype"[^>]*>\s*<option value="">(.*?)</option>', client.get("/").text)
-    assert select and "same as weights" not in select.group(1)
-    label = select.group(1).replace("&#39;", "'")
+    # the blank choice reads "default" (a select cannot wrap: a long one was cut to "default: the engin"); its hint
+    # says what the default is
+    field = re.search(
+        r'<label for="f-kv_dtype">KV-cache precision <span class="hint">(.*?)</span>\s*<select id="f-kv_dtype"[^>]*>'
+        r'\s*<option value="">(.*?)</option>',
+        client.get("/").text,
+    )
+    assert field and field.group(2) == "default" and "same as weights" not in field.group(1)
+    label = field.group(1).replace("&#39;", "'")
     for weights in ("int8", "int4", "fp4", "fp8"):
         assert InferenceWorkload(weight_dtype=weights).kv_dtype_effective == "bf16"
     assert InferenceWorkload(weight_dtype="fp8", engine="trtllm").kv_dtype_effective == "fp8"

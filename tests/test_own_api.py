@@ -375,3 +375,19 @@ def test_the_verdict_never_contradicts_figures_that_read_the_same(client) -> Non
     assert "Owning and renting cost about the same per month at this utilisation." in page
     apart = client.get(f"/own?{query.replace('rental_usd_per_gpu_hour=0.5', 'rental_usd_per_gpu_hour=5')}").text
     assert "<strong>Renting</strong> is cheaper" in apart or "<strong>Owning</strong> is cheaper" in apart
+
+
+def test_the_terms_table_reads_dollars_whole_and_cents_under_ten(client):
+    """Found by qa18: the terms read '317,000.0 $' and '5,283.3 $/month' (one decimal, as for the months and %)."""
+    page = client.get("/own?gpu=H100-SXM&utilisation_pct=60").text
+    values = dict(
+        re.findall(
+            r'<th scope="row" class="full" role="rowheader">([^<]+)</th><td class="n" data-label="Value" '
+            r'role="cell">([^<]+)</td>',
+            page,
+        )
+    )
+    assert values["purchase"] == "317,000" and values["owning"] == "8,270"  # $ and $/month: whole dollars
+    assert values["break-even months"] == "28.8" and values["break-even utilisation"] == "35.5"  # not money
+    cheap = client.get("/own?gpu=H100-SXM&utilisation_pct=60&purchase_usd_per_server=1.5").text
+    assert '<td class="n" data-label="Value" role="cell">1.50</td>' in cheap  # a $1.50 server keeps its cents

@@ -150,3 +150,14 @@ def test_train_then_serve_labels_and_json_carry_each_prices_caveats(client) -> N
     assert f"(on demand; {ARTICLE})" in rows[0]["training"]
     best = _text(client.get(f"/plan?{query}").text).split("Best: train on", 1)[1].split("in all", 1)[0]
     assert best.count(ARTICLE) == 2  # the training offer's and the serving offer's
+
+
+def test_precision_rows_badge_a_caveat_after_the_price_not_inside_its_parentheses(client) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: '(on demand [provider's article, not its price list], $4.00/GPU-h 2026-11-29)' in the narrow
+    Best option column wrapped the badge onto lines of its own and began the next line with the comma."""
+    page = client.get("/precision?model=llama-3.1-8b&providers=gmi-cloud").text
+    cells = re.findall(r'data-label="Best option" role="cell">(.*?)</td>', page, re.S)
+    assert cells and all(ARTICLE in _text(cell) for cell in cells)
+    for cell in cells:
+        price = re.search(r"\((on demand|spot|reserved[^,]*), \$[\d.,]+/GPU-h[^()]*\)", _text(cell))
+        assert price and ARTICLE not in price.group(0) and _text(cell).index(ARTICLE) > price.end() - 1

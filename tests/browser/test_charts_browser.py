@@ -87,3 +87,47 @@ def test_a_chart_offers_no_upload_to_plotly_cloud(page, server_url: str) -> None
     titles = page.locator(".modebar-btn").evaluate_all("buttons => buttons.map(b => b.dataset.title)")
     assert "Download plot as a PNG" in titles
     assert not [title for title in titles if "Share" in title or "Cloud" in title], titles
+
+
+LAPTOP_WIDTHS = (1280, 1366)  # a laptop's page holds three charts side by side, ~430 px each
+
+TICKS_APART = """(sel) => {
+  const boxes = Array.from(document.querySelectorAll(sel)).map(t => t.getBoundingClientRect()).filter(b => b.height);
+  const clash = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+      clash.push([i, j]);
+  }
+  return clash;
+}"""
+
+
+@pytest.mark.parametrize("width", LAPTOP_WIDTHS)
+@pytest.mark.parametrize("path", [INFERENCE, JOB])
+def test_on_a_laptop_legends_do_not_scroll_and_axis_labels_do_not_collide(  # type: ignore[no-untyped-def]
+    page, server_url: str, path: str, width: int
+) -> None:
+    """Found by qa18 at 1366x768: five configurations' thirteen legend entries squeezed the curve charts' plots to
+    ~150 px in a fixed 380 px chart; plotly gave each legend its own scrollbar (the last curves' names hidden), cut the
+    throughput chart's y-axis title ("output tokens/s per replic") and piled the log axes' labels on each other
+    ("70 8090 100", "10 9 8 7 6 5 4 3 2 1 0.9 0.8", the job chart's "100 90 80 70 60 50")."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}{path}")
+    page.wait_for_selector(".chart-area[data-drawn]")
+    page.wait_for_timeout(300)
+    charts = page.locator(".chart-area[data-drawn]").all()
+    assert len(charts) >= 3
+    for chart in charts:
+        chart_id = chart.get_attribute("id")
+        assert (
+            page.locator(f"#{chart_id} .legend .scrollbar").evaluate_all(
+                "bars => bars.filter(b => b.getBBox().height > 0).length"
+            )
+            == 0
+        ), chart_id
+        frame = chart.bounding_box()
+        for box in _boxes(page, f"#{chart_id} .g-ytitle, #{chart_id} .g-xtitle, #{chart_id} .legend .traces"):
+            assert box["y"] >= frame["y"] - 1 and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1, chart_id
+        for axis in ("xtick", "ytick"):
+            assert page.evaluate(TICKS_APART, f"#{chart_id} .{axis} text") == [], (chart_id, axis)

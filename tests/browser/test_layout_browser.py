@@ -227,3 +227,75 @@ def test_the_ranked_table_shows_in_the_first_screen_of_the_results(page, server_
 def test_the_charts_follow_the_table_without_javascript_too(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
     html = page_without_js.goto(f"{server_url}{RESULTS[0]}").text()
     assert html.index('class="summary"') < html.index('table class="data ranked') < html.index('class="chart-grid"')
+
+
+# every word of a card's values, its rendered line boxes: a word on two lines ("H100-" / "SXM") has two tops
+SPLIT_WORDS = """(sel) => {
+  const split = [];
+  for (const dd of document.querySelectorAll(sel)) {
+    const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}"""
+COMPARE_4 = {
+    "inference": "/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200,MI300X",
+    "training": "/compare?phase=training&model=llama-3.1-8b&method=lora&gpus=H100-SXM,H200,B200,MI300X",
+}
+
+
+@pytest.mark.parametrize("phase", ["inference", "training"])
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_compare_cards_keep_their_values_whole_on_a_laptop(page, server_url: str, width: int, phase: str) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: four cards in a row put each label beside its value, and the widest label ("TTFT · TPOT, mean
+    (p99)") left the values ~80 px: "$2.60/GPU-h", "H100-SXM" and the price dates broke at their hyphens and a price
+    caveat stood on four lines. Labels now sit above values."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}{COMPARE_4[phase]}")
+    assert page.locator(".cards .card dd").count() >= 16
+    assert page.evaluate(SPLIT_WORDS, ".cards .card dd") == []
+    prices = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.cards .card .big')).map(p => p.getBoundingClientRect().bottom)"
+    )
+    assert len(prices) == 4 and max(prices) <= 768  # each GPU's answer on the first screen
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_own_inputs_dates_stay_whole(page, server_url: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: /own's inputs table broke its As of dates at the hyphen ("2024-" over "08")."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}/own?gpu=H100-SXM")
+    assert page.locator('td[data-label="As of"]').count() >= 5
+    assert page.evaluate(SPLIT_WORDS, 'td[data-label="As of"]') == []
+
+
+# each shown select's chosen text against the room inside it (its padding and the ~14 px arrow taken off)
+CUT_SELECTS = """() => { const ctx = document.createElement('canvas').getContext('2d');
+  return Array.from(document.querySelectorAll('select')).filter(s => s.offsetParent).map(s => {
+    const cs = getComputedStyle(s); ctx.font = cs.font;
+    const text = s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : '';
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 14;
+    return {name: s.name, text: text, cut: ctx.measureText(text).width > room};
+  }).filter(s => s.cut).map(s => `${s.name}: ${s.text}`); }"""
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+@pytest.mark.parametrize(
+    "path", ["/?phase=inference", "/?phase=inference&model=gpt-oss-120b", "/plan", "/disagg", "/mix", "/compare"]
+)
+def test_a_select_shows_its_whole_choice_on_a_laptop(page, server_url: str, path: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa18: a select cannot wrap, and in a ~110 px grid cell the blank choices read "default: the engin"
+    (KV-cache precision) and "the release's (BF1" (weight precision) on every inference form."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}{path}")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert page.locator("#f-kv_dtype").is_visible() and page.locator("#f-weight_dtype").is_visible()
+    assert page.evaluate(CUT_SELECTS) == []

@@ -85,10 +85,20 @@ def cost_scatter(
         "layout": layout(
             height=380,
             xaxis={"title": {"text": x_title}, "rangemode": "tozero" if x_from_zero else "normal"},
-            yaxis=log_axis(y_title),
+            yaxis=log_axis(y_title, _with_band_ends(chosen, y_key, band_of), prefix="$" if "$" in y_title else ""),
             legend=LEGEND_BELOW,
         ),
     }
+
+
+def _with_band_ends(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> list[float]:
+    """The plotted values and their error bars' ends: the axis's ticks span what is drawn (1-2-5 ticks where the bars
+    reach a decade; on the points alone, every digit's label piled up on a ~150 px axis)."""
+    values = [o[key] for o in rows]
+    for o in rows:
+        if o.get("band") and o.get(band_of):
+            values += [o[key] * o["band"]["low"] / o[band_of], o[key] * o["band"]["high"] / o[band_of]]
+    return values
 
 
 def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict[str, Any]:

@@ -31,6 +31,36 @@ class ConfigCurve:
         return tuple((p.batch, float(f"{p.output_tokens_per_s:.4g}"), float(f"{p.tpot_ms:.4g}")) for p in self.points)
 
 
+PLOT_PX = 280  # the plot, its tick labels and its x-axis title
+LEGEND_ENTRY_PX = 24  # one legend row below it, with the gap between legend groups
+
+
+def height_for_legend(traces: Sequence[dict[str, Any]]) -> int:
+    """A chart's height in px: its plot and one row per legend entry under it. At 380 px a fixed height left five
+    configurations' thirteen entries to squeeze the plot to ~150 px on a laptop's third of the page: plotly cut the
+    y-axis title and gave the legend its own scrollbar, hiding the last curves' names."""
+    entries = sum(1 for t in traces if t.get("showlegend", True) and t.get("name"))
+    return PLOT_PX + LEGEND_ENTRY_PX * entries
+
+
+def over_limit_key(traces: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One legend entry for every curve's dotted part, where there is one (each curve's own was a second entry per
+    curve, "… (over a latency limit)"); a legend-only trace: no points, so the chart's numbers skip it."""
+    if not any(t.get("line", {}).get("dash") == "dot" and t.get("legendgroup") for t in traces):
+        return []
+    return [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "dotted: over a latency limit",
+            "x": [None],
+            "y": [None],
+            "line": {"color": "#57606a", "dash": "dot"},
+            "hoverinfo": "skip",
+        }
+    ]
+
+
 def curve_names(curves: Sequence[ConfigCurve]) -> list[str]:
     """Each curve's legend name; one that coincides with an earlier one says so, since it is drawn hidden under it."""
     names: list[str] = []
@@ -55,6 +85,7 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
                     "mode": "lines+markers",
                     "name": name,
                     "legendgroup": curve.label,
+                    "showlegend": dash == "solid",
                     "x": [p.batch for p in subset],
                     "y": [p.output_tokens_per_s for p in subset],
                     "line": {"color": colour, "dash": dash},
@@ -65,9 +96,9 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
             )
         stars.append(_star(curve, colour, curve.chosen.batch, curve.chosen.output_tokens_per_s, i == 0))
     return {
-        "data": traces + stars,
+        "data": traces + stars + over_limit_key(traces),
         "layout": layout(
-            height=380,
+            height=height_for_legend(traces + stars + over_limit_key(traces)),
             xaxis=log_axis("concurrent sequences (batch)"),
             yaxis={"title": {"text": "output tokens/s per replica"}, "rangemode": "tozero", "automargin": True},
             legend=LEGEND_BELOW,
@@ -124,6 +155,7 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
                     "mode": "lines+markers",
                     "name": name,
                     "legendgroup": curve.label,
+                    "showlegend": dash == "solid",
                     "x": [p.tpot_ms for p in subset],
                     "y": [curve.usd_per_million(p) for p in subset],
                     "line": {"color": colour, "dash": dash},
@@ -132,7 +164,7 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
                 }
             )
         stars.append(_star(curve, colour, curve.chosen.tpot_ms, curve.usd_per_million_chosen, i == 0))
-    traces += stars
+    traces += stars + over_limit_key(traces)
     front = pareto_front(every)
     if front:
         traces.append(
@@ -150,9 +182,9 @@ def cost_latency_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) ->
     return {
         "data": traces,
         "layout": layout(
-            height=400,
-            xaxis=log_axis("mean time per output token (ms)"),
-            yaxis={**log_axis("$ / M output tokens"), "automargin": True},
+            height=height_for_legend(traces),
+            xaxis=log_axis("mean time per output token (ms)", [tpot for tpot, _ in every]),
+            yaxis={**log_axis("$ / M output tokens", [usd for _, usd in every], prefix="$"), "automargin": True},
             legend=LEGEND_BELOW,
         ),
     }

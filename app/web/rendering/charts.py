@@ -59,13 +59,14 @@ def log_axis(title: str, values: Iterable[float | None] | None = None, *, prefix
 def log_ticks(values: Iterable[float | None]) -> list[float]:
     """Tick values over the positive `values` and a decade either side (plotly pads its range and shows only
     the ticks inside it): powers of ten where the data spans four decades or more, 1-2-5 where it spans one or
-    more, every digit under one, so a narrow range still gets several labels."""
+    more, 1-2-3-5 from half a decade (every digit there piled "70 80 90 100" on a laptop's third-of-a-page chart),
+    every digit under that, so a narrow range still gets several labels."""
     positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
     if not positive:
         return []
     low, high = math.floor(math.log10(min(positive))) - 1, math.ceil(math.log10(max(positive))) + 1
     span = math.log10(max(positive) / min(positive))
-    digits = (1,) if span >= 4 else (1, 2, 5) if span >= 1 else tuple(range(1, 10))
+    digits = (1,) if span >= 4 else (1, 2, 5) if span >= 1 else (1, 2, 3, 5) if span >= 0.5 else tuple(range(1, 10))
     return [d * 10.0**e if e >= 0 else d / 10.0**-e for e in range(low, high + 1) for d in digits]
 
 
