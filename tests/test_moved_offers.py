@@ -52,27 +52,33 @@ def test_a_link_saved_before_the_runpod_split_replays_community_rows_as_the_mark
     assert page.status_code == 200
 
 
-def test_a_link_whose_provider_left_the_catalog_answers_from_its_saved_prices(fresh_url: str) -> None:
-    """The link stores its offers: a provider removed since is no reason for a 422 (found by leftovers16)."""
+def _saved_then_gone(fresh_url: str, query: str, key: str, old: str, new: dict[str, str]) -> tuple:
+    """Save `query` as a link, then rename what it saved under `key` == `old` (in its stored offers and its query) as
+    if that id had left the catalog since: (the .json twin's response, the page's response)."""
     app = create_app(settings_for(fresh_url))
     with TestClient(app) as client:
-        query = "phase=inference&model=llama-3.1-8b&providers=lambda"
         slug = client.post("/share", json={"path": "/", "query": query}).json()["slug"]
-        with Session(app.state.engine) as session:  # Lambda's prices saved under an id the catalog no longer has
+        with Session(app.state.engine) as session:
             link = session.get(ShareLink, slug)
             assert link is not None
             stored = session.get(PriceSnapshot, link.snapshot_id)
             assert stored is not None
             rows = orjson.loads(stored.offers_json)
             for row in rows:
-                if row["provider_id"] == "lambda":
-                    row.update(provider_id="gone-cloud", provider_name="Gone Cloud")
+                if row[key] == old:
+                    row.update(new)
             stored.offers_json = orjson.dumps(rows).decode()
-            link.query = link.query.replace("providers=lambda", "providers=gone-cloud")
+            link.query = link.query.replace(f"={old}", f"={new[key]}")
             session.add_all([stored, link])
             session.commit()
-        twin = client.get(f"/s/{slug}.json")
-        page = client.get(f"/s/{slug}")
+        return client.get(f"/s/{slug}.json"), client.get(f"/s/{slug}")
+
+
+def test_a_link_whose_provider_left_the_catalog_answers_from_its_saved_prices(fresh_url: str) -> None:
+    """The link stores its offers: a provider removed since is no reason for a 422 (found by leftovers16)."""
+    query = "phase=inference&model=llama-3.1-8b&providers=lambda"
+    gone = {"provider_id": "gone-cloud", "provider_name": "Gone Cloud"}
+    twin, page = _saved_then_gone(fresh_url, query, "provider_id", "lambda", gone)
     assert twin.status_code == 200, twin.text[:300]
     body = twin.json()
     assert body["options"] and {o["provider"] for o in body["options"]} == {"gone-cloud"}
@@ -82,25 +88,8 @@ def test_a_link_whose_provider_left_the_catalog_answers_from_its_saved_prices(fr
 
 def test_a_link_asking_for_a_gpu_that_left_the_catalog_is_a_422_naming_it(fresh_url: str) -> None:
     """The link stores prices, not GPU specs: a GPU removed since cannot be ranked, and was refused as a typo."""
-    app = create_app(settings_for(fresh_url))
-    with TestClient(app) as client:
-        query = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM"
-        slug = client.post("/share", json={"path": "/", "query": query}).json()["slug"]
-        with Session(app.state.engine) as session:  # H100's prices saved under an id the catalog no longer has
-            link = session.get(ShareLink, slug)
-            assert link is not None
-            stored = session.get(PriceSnapshot, link.snapshot_id)
-            assert stored is not None
-            rows = orjson.loads(stored.offers_json)
-            for row in rows:
-                if row["gpu_id"] == "H100-SXM":
-                    row.update(gpu_id="GONE-GPU")
-            stored.offers_json = orjson.dumps(rows).decode()
-            link.query = link.query.replace("gpus=H100-SXM", "gpus=GONE-GPU")
-            session.add_all([stored, link])
-            session.commit()
-        twin = client.get(f"/s/{slug}.json")
-        page = client.get(f"/s/{slug}")
+    query = "phase=inference&model=llama-3.1-8b&gpus=H100-SXM"
+    twin, page = _saved_then_gone(fresh_url, query, "gpu_id", "H100-SXM", {"gpu_id": "GONE-GPU"})
     assert twin.status_code == 422
     assert "GPU 'GONE-GPU' left the catalog since this link was saved" in twin.text
     assert page.status_code == 422 and "left the catalog since this link was saved" in page.text
