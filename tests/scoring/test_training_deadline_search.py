@@ -96,3 +96,22 @@ def test_the_count_search_times_a_spot_row_with_its_interruptions() -> None:
             assert top.feasible == bool(on_time), (deadline * 60, top.gpu_count, top.reason)
             if top.feasible:
                 assert top.total_hours <= deadline
+
+
+def test_the_cost_time_chart_marks_a_spot_count_on_time_as_its_row_does() -> None:
+    """The chart's on-time mark timed a spot count without its interruptions, so at a deadline between a count's
+    finish with and without them the chart drew it on time while its row was late (found by fold19)."""
+    spot = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=(replace(NODES, price_type="spot"),))
+    finishes = _spot_finish_hours_by_count(_workload(1.0))
+    plain = _finish_hours_by_count("estimate")
+    parted = [n for n in finishes if finishes[n] > plain[n]]
+    assert parted  # interruptions stretch every count's finish
+    for hours in sorted(finishes.values())[:6]:
+        for deadline in (hours - 1e-9, hours, hours + 1e-9):
+            w = _workload(deadline / 24).model_copy(update={"price_types": ["spot"]})
+            ranking = rank_training(w, spot, LLAMA_8B)
+            points = {p.gpu_count: p for p in ranking.frontier}
+            top = ranking.options[0]
+            assert points[top.gpu_count].on_time == top.feasible, (deadline * 60, top.gpu_count, top.reason)
+            for n, point in points.items():
+                assert point.on_time == (finishes[n] <= deadline), (deadline * 60, n)

@@ -158,7 +158,7 @@ class FrontierPointOut(Strict):
     price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
     days: float = Field(description="days the run takes at this count")
     total_usd: float = Field(description="$ it is billed at the machine's cheapest leading offer (no spot losses)")
-    on_time: bool = Field(description="finishes within the deadline")
+    on_time: bool = Field(description="finishes within the deadline, as the rows check it (spot: with interruptions)")
 
 
 class DeadlineMaxGpusOut(Strict):

@@ -50,7 +50,8 @@ def frontier_points(
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
     each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
-    the ranking bills the offer's hours (start-up, billing unit, minimum term; without spot's interruptions)."""
+    the ranking bills the offer's hours (start-up, billing unit, minimum term; without spot's interruptions). On time
+    is the rows' verdict: on spot, the count's run with the interruptions its row adds (SlotSearch.spot_wall)."""
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
@@ -64,6 +65,7 @@ def frontier_points(
     for slot, offer in chosen.items():
         search = searches[slot]
         slow = deadline_hours_ratio(search.gpu, w)  # where on_time is checked (limits_at)
+        spot_wall = search.spot_wall(offer.provider_id, w) if offer.price_type in INTERRUPTIBLE else None
         timer = GpuTimer(search.search, search.gpu)
         fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
         for n in count_grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
@@ -78,6 +80,8 @@ def frontier_points(
                 continue
             run_hours = steps * cost / n / 3600
             hours = finish_hours(run_hours)
+            slow_hours = run_hours * slow  # as best_estimate checks a count: the slow end's run, then spot's wall
+            wall_hours = spot_wall(n, slow_hours) if spot_wall is not None else slow_hours
             points.append(
                 FrontierPoint(
                     gpu_id=offer.gpu_id,
@@ -89,7 +93,7 @@ def frontier_points(
                     total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
                     * n
                     * offer.usd_per_gpu_hour,
-                    on_time=finish_hours(run_hours, slow) <= deadline,
+                    on_time=finish_hours(wall_hours) <= deadline,
                 )
             )
     return points
