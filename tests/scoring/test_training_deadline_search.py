@@ -115,3 +115,18 @@ def test_the_cost_time_chart_marks_a_spot_count_on_time_as_its_row_does() -> Non
             assert points[top.gpu_count].on_time == top.feasible, (deadline * 60, top.gpu_count, top.reason)
             for n, point in points.items():
                 assert point.on_time == (finishes[n] <= deadline), (deadline * 60, n)
+
+
+def test_a_spot_point_sits_where_its_rows_run_ends_and_costs_what_it_bills() -> None:
+    """A spot point was drawn at its run without interruptions, so it could sit left of the deadline line and still be
+    marked late; it now is its row's run (offer_terms.run_terms): the same days and the same billed total."""
+    spot = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=(replace(NODES, price_type="spot"),))
+    finishes = _spot_finish_hours_by_count(_workload(1.0))
+    w = _workload(30.0).model_copy(update={"price_types": ["spot"]})
+    ranking = rank_training(w, spot, LLAMA_8B)
+    points = {p.gpu_count: p for p in ranking.frontier}
+    assert points and all(points[n].days * 24 == pytest.approx(finishes[n], rel=1e-12) for n in points)
+    top = ranking.options[0]
+    assert points[top.gpu_count].days == pytest.approx(top.days, rel=1e-12)
+    assert points[top.gpu_count].total_usd == pytest.approx(top.total_usd, rel=1e-12)
+    assert points[top.gpu_count].days * 24 > _finish_hours_by_count("estimate")[top.gpu_count]  # interruptions count

@@ -156,8 +156,12 @@ class FrontierPointOut(Strict):
     provider: str = Field(description="provider id of the offer priced")
     provider_name: str = Field(description="provider display name")
     price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
-    days: float = Field(description="days the run takes at this count")
-    total_usd: float = Field(description="$ it is billed at the machine's cheapest leading offer (no spot losses)")
+    days: float = Field(
+        description="days from rental to finish at this count, as a row has them (start-up; spot: interruptions)"
+    )
+    total_usd: float = Field(
+        description="$ billed at the machine's cheapest leading offer, as a row bills it (spot: interruptions)"
+    )
     on_time: bool = Field(description="finishes within the deadline, as the rows check it (spot: with interruptions)")
 
 

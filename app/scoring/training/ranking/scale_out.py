@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.scoring.pricing.price_terms import INTERRUPTIBLE, billed_use_hours, finish_hours
+from app.scoring.hardware.machines import nodes_for
+from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.specs import Offer
 from app.scoring.training.ranking.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.results import FrontierPoint
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
+from app.scoring.training.run.offer_terms import run_terms, run_total_usd
 from app.scoring.workload import TrainingWorkload
 
 WIDER_RUN_MACHINES = 5  # late machines, nearest the deadline first, tried at counts above Max GPUs
@@ -49,9 +51,10 @@ def frontier_points(
     leading: Iterable[int],
 ) -> list[FrontierPoint]:
     """Days and total cost at every GPU count the leading machines supply (from the fewest that fit),
-    each at the cheapest offer of that machine among the leaders: what scaling out buys. The cost is billed as
-    the ranking bills the offer's hours (start-up, billing unit, minimum term; without spot's interruptions). On time
-    is the rows' verdict: on spot, the count's run with the interruptions its row adds (SlotSearch.spot_wall)."""
+    each at the cheapest offer of that machine among the leaders: what scaling out buys. Each point is its count's run
+    under the offer's terms as a row has it (offer_terms.run_terms): its wall time (start-up, and on spot the
+    interruptions and restarts), its billed hours (billing unit, minimum term) and its deadline verdict, so a spot
+    point sits where its row's run ends and is on time exactly when its row is."""
     chosen: dict[int, Offer] = {}
     for index in leading:
         slot = slots[index]
@@ -60,12 +63,11 @@ def frontier_points(
             chosen[slot] = offers[index]
         if len(chosen) >= FRONTIER_MACHINES:
             break
-    steps, deadline = steps_of(w), w.max_days * 24
+    steps = steps_of(w)
     points = []
     for slot, offer in chosen.items():
         search = searches[slot]
         slow = deadline_hours_ratio(search.gpu, w)  # where on_time is checked (limits_at)
-        spot_wall = search.spot_wall(offer.provider_id, w) if offer.price_type in INTERRUPTIBLE else None
         timer = GpuTimer(search.search, search.gpu)
         fewest = min_fitting_count(search.gpu, search.search, search.allowed) or 1
         for n in count_grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
@@ -79,9 +81,8 @@ def frontier_points(
             if layout is None:
                 continue
             run_hours = steps * cost / n / 3600
-            hours = finish_hours(run_hours)
-            slow_hours = run_hours * slow  # as best_estimate checks a count: the slow end's run, then spot's wall
-            wall_hours = spot_wall(n, slow_hours) if spot_wall is not None else slow_hours
+            nodes = nodes_for(search.machine, n)
+            terms = run_terms(offer.price_type, offer.provider_id, offer.min_term_hours, nodes, run_hours, w, slow)
             points.append(
                 FrontierPoint(
                     gpu_id=offer.gpu_id,
@@ -89,11 +90,9 @@ def frontier_points(
                     provider=offer.provider_id,
                     provider_name=offer.provider_name,
                     price_type=offer.price_type,
-                    days=hours / 24,
-                    total_usd=billed_use_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id)
-                    * n
-                    * offer.usd_per_gpu_hour,
-                    on_time=finish_hours(wall_hours) <= deadline,
+                    days=terms.wall_hours / 24,
+                    total_usd=run_total_usd(terms, n, offer.usd_per_gpu_hour),
+                    on_time=not terms.reason,
                 )
             )
     return points
