@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
 from app.scoring.efficiency import training as eff
@@ -106,6 +107,7 @@ def recomputed_share(layout: Layout, layers: int) -> float:
     return recomputed_layers(layout, layers) / max(1, layers)
 
 
+@cache
 def partial_recompute_counts(framework: str, layers: int, pipeline_parallel: int) -> tuple[int, ...]:
     """Layers per stage a partial recompute may take, ascending, each below the stage's layers (all of them is full
     recompute): any count on Megatron-LM and NeMo, floor(stage layers / k) for k ≥ 2 on torchtitan; none on the other

@@ -61,6 +61,7 @@ class LayoutSearch:
         self._cp_rows: dict[tuple[int, int], list[tuple[int, list]]] = {}
         self._layouts: dict[tuple[int, int, int, str, int, int, int | None], Layout] = {}
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
+        self._partial: dict[tuple[Layout, int, float], Layout] = {}  # partial_layout's answers
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
@@ -238,7 +239,12 @@ class LayoutSearch:
         """A ladder's partial-recompute entry at the fewest recomputed layers per stage that fit (fewest_fitting,
         with the test training.partial_fit uses); its largest count fits (the entry's need). Memory falls linearly
         with the count, so the first guess, read off the line through the smallest and largest counts' needs, is
-        most often the answer: two sizings per GPU type instead of a bisection's seven."""
+        most often the answer: two sizings per GPU type instead of a bisection's seven. Remembered per usable GB
+        (GPU types of one memory size share it)."""
+        key = (base, gpu_count, usable)
+        found = self._partial.get(key)
+        if found is not None:
+            return found
         z, tp, pp = base.zero_stage, base.tensor_parallel, base.pipeline_parallel
         sp, micro = base.sequence_parallel, base.micro_batch_seqs
         counts = partial_recompute_counts(self.workload.framework, self.model.layers, pp)
@@ -253,4 +259,5 @@ class LayoutSearch:
             guess = min(bisect_left(counts, wanted), len(counts) - 1)
         n = fewest_fitting(counts, lambda k: need(k) <= usable, guess)
         assert n is not None
-        return self.layout(z, tp, pp, "partial", sp, micro, n)
+        found = self._partial[key] = self.layout(z, tp, pp, "partial", sp, micro, n)
+        return found
