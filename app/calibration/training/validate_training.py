@@ -160,10 +160,16 @@ def predict_estimate(
     gpu, _ = fill_missing_peaks(gpu, gpus)
     e = era_efficiency(row, e)
     span, capacity = execution_from_notes(row)
-    base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
+    # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
+    # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.
+    base = estimate_training(
+        gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity, partial_recompute=False
+    )
     if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
         w = w.model_copy(update={"offload": "cpu"})
-        base = estimate_training(gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity)
+        base = estimate_training(
+            gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity, partial_recompute=False
+        )
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
     sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))
     if sp and n % sp == 0 and w.framework in DATA_PARALLEL_ONLY:  # DeepSpeed-Ulysses as stated, sp1 included

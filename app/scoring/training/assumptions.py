@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import RECOMPUTE_ORDER, data_parallel_only_method, recompute_levels
+from app.scoring.training.layouts.choice import data_parallel_only_method, recompute_levels
 from app.scoring.training.layouts.lora_adapters import lora_note
 from app.scoring.training.layouts.memory import logits_bytes_per_element
 from app.scoring.training.layouts.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
@@ -67,7 +67,7 @@ def estimate_assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, no
         out.append(lora_note(model, w.lora_rank))
     if data_parallel_only_method(w.method):
         out.append(QLORA_NOTE)
-    if recompute_levels(w) != RECOMPUTE_ORDER:
+    if recompute_levels(w) == ("full",):
         out.append(PEFT_CHECKPOINTING_NOTE)
     if model.is_moe:
         out.append(moe_note(model, eff.DEFAULT_TRAINING_EFFICIENCY))

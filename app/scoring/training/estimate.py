@@ -109,8 +109,8 @@ def _reason_no_fit(
     need = memory_needed_gb(breakdown)
     text = (
         f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
-        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework)} needs {need:,.0f} GB per GPU "
-        f"but gives {usable_gb(gpu, gpu_count):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
+        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework, model.layers)} needs {need:,.0f} GB "
+        f"per GPU but gives {usable_gb(gpu, gpu_count):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
     )
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
@@ -133,15 +133,17 @@ def estimate_training(
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
+    partial_recompute: bool = True,
 ) -> TrainingEstimate:
-    """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen.
+    """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen (without partial
+    recompute where `partial_recompute` is false: choice.choose_layout).
 
     `attention_span` and `capacity_factor` describe how the run executes (see step_time.compute_seconds).
     """
     w = workload
     flops = model_flops_per_token(model, w.method, w.seq_len)
     peak, pclass, note = peak_tflops(gpu, w.precision)
-    chosen = layout or choose_layout(gpu, gpu_count, model, w, e, attention_span, capacity_factor)
+    chosen = layout or choose_layout(gpu, gpu_count, model, w, e, attention_span, capacity_factor, partial_recompute)
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
         breakdown: dict[str, float] = {}
@@ -159,7 +161,8 @@ def estimate_training(
         ""
         if fits
         else (
-            f"{chosen.describe(gpu_count, w.framework)} needs {memory_needed_gb(breakdown):,.0f} GB per GPU; "
+            f"{chosen.describe(gpu_count, w.framework, model.layers)} needs {memory_needed_gb(breakdown):,.0f} GB "
+            "per GPU; "
             f"{gpu.id} gives {usable_gb(gpu, gpu_count):,.0f} GB usable"
         )
     )
@@ -168,7 +171,7 @@ def estimate_training(
         gpu.id,
         gpu_count,
         chosen,
-        chosen.describe(gpu_count, w.framework),
+        chosen.describe(gpu_count, w.framework, model.layers),
         fits,
         fits,
         reason,

@@ -18,6 +18,13 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
+@cache
+def _omitted_when_none(cls: type) -> frozenset[str]:
+    """Fields a class leaves out of its JSON while None (its OMITTED_WHEN_NONE): a field added later, so rows
+    without it read exactly as they did before it existed (Layout.recompute_layers)."""
+    return frozenset(getattr(cls, "OMITTED_WHEN_NONE", ()))
+
+
 _FLOAT_TYPES = {float, "float", "float | None", "Optional[float]"}
 
 
@@ -56,7 +63,11 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
         return value.isoformat()
     if is_dataclass(value) and not isinstance(value, type):
         names: tuple[str, ...] = _field_names(value.__class__)
-        return _as_declared({name: plain(getattr(value, name), shared) for name in names}, value.__class__)
+        row = {name: plain(getattr(value, name), shared) for name in names}
+        for name in _omitted_when_none(value.__class__):
+            if row[name] is None:
+                del row[name]
+        return _as_declared(row, value.__class__)
     return value
 
 

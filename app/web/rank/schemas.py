@@ -234,12 +234,20 @@ class LayoutOut(Strict):
     zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
     tensor_parallel: int = Field(description="tensor-parallel degree")
     pipeline_parallel: int = Field(description="pipeline-parallel degree (stages)")
-    recompute: str = Field(description="none | selective | full")
+    recompute: str = Field(
+        description="none | selective | partial | full; partial (megatron, nemo, torchtitan) recomputes "
+        "recompute_layers of each pipeline stage's layers, the others keep every activation"
+    )
     micro_batch_seqs: int = Field(description="sequences per micro-batch on each data-parallel rank")
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(
         description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
         "auto, DeepSpeed-Ulysses (SP) on hf; 1 = no split"
+    )
+    recompute_layers: int | None = Field(
+        default=None,
+        description="under partial recompute, the layers each pipeline stage recomputes (Megatron-LM "
+        "--recompute-num-layers, NeMo activations_checkpoint_num_layers); absent otherwise",
     )
 
 

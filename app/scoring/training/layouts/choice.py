@@ -1,7 +1,7 @@
 """Which parallel layouts a training job may take on a GPU count, and the fastest that fits (choose_layout): (TP, PP)
 families inside the scale-up domain, ZeRO stages, DeepSpeed-Ulysses degrees for a data-parallel-only stack, ring
 context-parallel degrees for the stacks that run it (context_splits) and larger micro-batches, each split's recompute
-levels tried cheapest first (first_fit).
+levels tried cheapest first (first_fit), partial recompute at the fewest recomputed layers that fit (partial_fit).
 
 Method: shared/research/training_estimators.md §6.3. Pure functions.
 """
@@ -9,11 +9,20 @@ Method: shared/research/training_estimators.md §6.3. Pure functions.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
-from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, usable_gb
+from app.scoring.training.layouts.memory import (
+    PARTIAL_RECOMPUTE_STACKS,
+    Layout,
+    fewest_fitting,
+    memory_breakdown_gb,
+    memory_needed_gb,
+    partial_recompute_counts,
+    usable_gb,
+)
 from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL, RING_CONTEXT_PARALLEL
@@ -22,14 +31,23 @@ from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
 
 RECOMPUTE_ORDER = ("none", "selective", "full")
+PARTIAL_RECOMPUTE_ORDER = ("none", "selective", "partial", "full")
 
 
 def recompute_levels(w: TrainingWorkload) -> tuple[str, ...]:
-    """The recompute levels a layout search tries for the workload, cheapest first: all of them, except QLoRA on HF
+    """The recompute levels a layout search tries for the workload, cheapest first: all of them, partial recompute
+    only on the stacks that run it (memory.PARTIAL_RECOMPUTE_STACKS), except QLoRA on HF
     Trainer + PEFT, which checkpoints every layer whether or not memory needs it (peft's
     prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True, as the QLoRA paper's qlora.py
     defaults to --gradient_checkpointing True): its backward recomputes the forward and dequantises the NF4 weights
     a third time."""
+    if w.framework in PARTIAL_RECOMPUTE_STACKS:
+        return PARTIAL_RECOMPUTE_ORDER
+    return whole_model_levels(w)
+
+
+def whole_model_levels(w: TrainingWorkload) -> tuple[str, ...]:
+    """recompute_levels without partial recompute: each recomputes every layer alike."""
     return ("full",) if w.method == "qlora" and w.framework in DATA_PARALLEL_ONLY else RECOMPUTE_ORDER
 
 
@@ -134,16 +152,35 @@ def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 
     return layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
-def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> Layout | None:
-    """The cheapest layout of this split that fits: recompute none → selective → full, less sharding first."""
+def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, partial: bool = True) -> Layout | None:
+    """The cheapest layout of this split that fits: recompute none → selective → partial → full, less sharding
+    first; partial (the stacks of memory.PARTIAL_RECOMPUTE_STACKS, unless `partial` is false) at the fewest
+    recomputed layers that fit."""
     if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
         return None
-    for recompute in recompute_levels(w):
+    for recompute in recompute_levels(w) if partial else whole_model_levels(w):
         for stage in zero_stages(tp, pp, gpu_count):
+            if recompute == "partial":
+                found = partial_fit(gpu, gpu_count, model, w, e, Layout(stage, tp, pp, "partial", micro, None, sp))
+                if found is not None:
+                    return found
+                continue
             layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
             if layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
                 return layout
     return None
+
+
+def partial_fit(gpu, gpu_count, model, w, e, base: Layout) -> Layout | None:
+    """`base` at partial recompute of the fewest layers per stage that fit (memory.fewest_fitting over
+    partial_recompute_counts); None where even the most of them does not (full recompute may still)."""
+    counts = partial_recompute_counts(w.framework, model.layers, base.pipeline_parallel)
+
+    def fits(n: int) -> bool:
+        return layout_fits(gpu, gpu_count, model, w, replace(base, recompute_layers=n), e)[0]
+
+    n = fewest_fitting(counts, fits)
+    return None if n is None else replace(base, recompute_layers=n)
 
 
 def larger_micro_batches(w: TrainingWorkload, gpu_count: int, tp: int, pp: int, sp: int = 1) -> tuple[int, ...]:
@@ -158,12 +195,14 @@ def larger_micro_batches(w: TrainingWorkload, gpu_count: int, tp: int, pp: int, 
     return tuple(2**k for k in range(1, local.bit_length()) if 2**k <= local)
 
 
-def with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, first: Layout, sp: int = 1) -> list[Layout]:
+def with_micro_batches(
+    gpu, gpu_count, model, w, tp, pp, e, first: Layout, sp: int = 1, partial: bool = True
+) -> list[Layout]:
     """A split's first fit, then its first fit at each larger micro-batch (larger_micro_batches), ascending, until one
     does not fit: what a user raising the micro-batch would try."""
     layouts = [first]
     for micro in larger_micro_batches(w, gpu_count, tp, pp, sp):
-        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro)
+        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro, partial)
         if bigger is None:
             break
         layouts.append(bigger)
@@ -185,11 +224,13 @@ def choose_layout(
     e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY,
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
+    partial: bool = True,
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
     data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
     (ascending), or beyond it if nothing else fits. A ring-CP stack tries each (TP, CP) of context_splits after its
-    other splits. Ties keep the earlier layout."""
+    other splits. Ties keep the earlier layout. `partial` false leaves partial recompute out (the validation cases
+    state how their runs recomputed, and none recomputed some layers only)."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
@@ -197,11 +238,11 @@ def choose_layout(
         key = (tp, pp > 1)
         if key in done:
             continue
-        layout = first_fit(gpu, gpu_count, model, w, tp, pp, e)
+        layout = first_fit(gpu, gpu_count, model, w, tp, pp, e, partial=partial)
         if layout is None:
             continue
         done.add(key)
-        candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout))
+        candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout, partial=partial))
     # Ulysses inside the scale-up domain beside the other splits (a long sequence may run faster split than
     # recomputed); beyond it only for a sequence that fits no other way (its all-to-all then crosses the fabric).
     inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
@@ -209,13 +250,13 @@ def choose_layout(
         if degrees is beyond and candidates:
             break
         for sp in degrees:
-            layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp)
+            layout = first_fit(gpu, gpu_count, model, w, 1, 1, e, sp, partial=partial)
             if layout is not None:
-                candidates.extend(with_micro_batches(gpu, gpu_count, model, w, 1, 1, e, layout, sp))
+                candidates.extend(with_micro_batches(gpu, gpu_count, model, w, 1, 1, e, layout, sp, partial))
     for tp, cp in context_splits(gpu, gpu_count, model, w, bool(candidates)):
-        layout = first_fit(gpu, gpu_count, model, w, tp, 1, e, cp)
+        layout = first_fit(gpu, gpu_count, model, w, tp, 1, e, cp, partial=partial)
         if layout is not None:
-            candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, 1, e, layout, cp))
+            candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, 1, e, layout, cp, partial))
     for layout in candidates:
         seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
         if seconds < best_s:

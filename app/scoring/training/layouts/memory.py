@@ -6,7 +6,10 @@ Korthikanti et al. 2022). Pure functions over spec dataclasses; sizes in bytes u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -15,7 +18,17 @@ from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, 
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 
 GB = 1e9
-Recompute = str  # "none" | "selective" | "full"
+Recompute = str  # "none" | "selective" | "partial" | "full"
+
+# Stacks that recompute whole layers for only some of a stage's layers, the others keeping every activation (what
+# "none" keeps): Megatron-LM `--recompute-granularity full --recompute-method block --recompute-num-layers N` (the
+# first N layers of each pipeline stage; Megatron-LM arguments.py, "recompute-num-layers"), NeMo
+# `activations_checkpoint_granularity: full`, `activations_checkpoint_method: block`,
+# `activations_checkpoint_num_layers: N` (NeMo Framework docs, "Activation Recomputation"), and torchtitan
+# `activation_checkpoint.mode = "selective"` with an integer `selective_ac_option` k, which checkpoints every k-th
+# block (torchtitan docs/config, `_apply_ac_to_transformer_block`): floor(stage layers / k) of them.
+PARTIAL_RECOMPUTE_STACKS = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan"})
+EVERY_KTH_LAYER_STACKS = frozenset({"torchtitan"})  # recomputed-layer counts of the form floor(layers / k), k ≥ 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +46,10 @@ class Layout:
     # as Megatron's distributed optimizer does over its data-parallel-with-CP group (the weights themselves are whole
     # on every CP rank: CP splits tokens, not layers).
     sequence_parallel: int = 1
+    # Layers each pipeline stage recomputes under "partial" recompute (PARTIAL_RECOMPUTE_STACKS); None otherwise, and
+    # then left out of the layout's JSON (plain.OMITTED_WHEN_NONE), so layouts without it read as they always did.
+    recompute_layers: int | None = None
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers",)
 
     def data_parallel(self, gpu_count: int) -> int:
         return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
@@ -41,9 +58,10 @@ class Layout:
         """Data-parallel replicas that split the global batch (sequence-parallel ranks share their sequences)."""
         return max(1, self.data_parallel(gpu_count) // self.sequence_parallel)
 
-    def describe(self, gpu_count: int, framework: str = "auto") -> str:
-        """The split in words: "TP8 CP4 ZeRO-1 ×32, full recompute". A sequence split reads CP (ring context
-        parallelism) on the stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
+    def describe(self, gpu_count: int, framework: str = "auto", layers: int | None = None) -> str:
+        """The split in words: "TP8 CP4 ZeRO-1 ×32, full recompute"; partial recompute as "recompute 18 of 80 layers"
+        (per stage under PP, of the model's `layers`). A sequence split reads CP (ring context parallelism) on the
+        stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
         dp = self.data_parallel(gpu_count)
         parts = []
         if self.tensor_parallel > 1:
@@ -58,7 +76,67 @@ class Layout:
             parts.append(f"{shard} ×{dp}")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
         micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
-        return " ".join(parts) + f", {recompute[self.recompute]}{micro}"
+        said = recompute.get(self.recompute) or self.partial_words(layers)
+        return " ".join(parts) + f", {said}{micro}"
+
+    def partial_words(self, layers: int | None) -> str:
+        """Partial recompute in words: "recompute 18 of 80 layers", "recompute 5 of 20 layers per stage" under PP."""
+        stage = "" if self.pipeline_parallel <= 1 else " per stage"
+        if layers is None:
+            return f"recompute {self.recompute_layers} layers{stage}"
+        return f"recompute {self.recompute_layers} of {stage_layers(layers, self.pipeline_parallel)} layers{stage}"
+
+
+def stage_layers(layers: int, pipeline_parallel: int) -> int:
+    """Layers one pipeline stage runs (the first stages take the remainder where PP does not divide them)."""
+    return -(-layers // max(1, pipeline_parallel))
+
+
+def recomputed_layers(layout: Layout, layers: int) -> int:
+    """Layers a GPU's pipeline holds recomputed: every layer under full recompute, the stage's count × PP under
+    partial (the first stage holds PP micro-batches in flight, about the model's layers in all), none otherwise."""
+    if layout.recompute == "full":
+        return layers
+    if layout.recompute != "partial" or not layout.recompute_layers:
+        return 0
+    return min(layers, layout.recompute_layers * layout.pipeline_parallel)
+
+
+def recomputed_share(layout: Layout, layers: int) -> float:
+    """Share of the layers whose forward runs again in the backward (partial recompute's cost scales with it)."""
+    return recomputed_layers(layout, layers) / max(1, layers)
+
+
+@cache
+def partial_recompute_counts(framework: str, layers: int, pipeline_parallel: int) -> tuple[int, ...]:
+    """Layers per stage a partial recompute may take, ascending, each below the stage's layers (all of them is full
+    recompute): any count on Megatron-LM and NeMo, floor(stage layers / k) for k ≥ 2 on torchtitan; none on the other
+    stacks (PARTIAL_RECOMPUTE_STACKS)."""
+    if framework not in PARTIAL_RECOMPUTE_STACKS:
+        return ()
+    stage = stage_layers(layers, pipeline_parallel)
+    if framework in EVERY_KTH_LAYER_STACKS:
+        return tuple(sorted({stage // k for k in range(2, stage + 1)} - {0}))
+    return tuple(range(1, stage))
+
+
+def fewest_fitting(counts: tuple[int, ...], fits: Callable[[int], bool], guess: int = -1) -> int | None:
+    """The smallest of ascending `counts` that fits, or None where the largest does not. Memory never rises as more
+    layers are recomputed (each layer kept whole holds more than its input, and rounding a sum is monotone), so the
+    answer is the one count that fits where the one below does not: a `guess` (an index into counts) checked that way
+    is taken, else it is bisected. Both layout searches call it with the same test, so they agree."""
+    if not counts or not fits(counts[-1]):
+        return None
+    if 0 <= guess < len(counts) and fits(counts[guess]) and (guess == 0 or not fits(counts[guess - 1])):
+        return counts[guess]
+    lo, hi = 0, len(counts) - 1  # counts[hi] fits
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(counts[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return counts[hi]
 
 
 def model_state_bytes(
@@ -154,6 +232,9 @@ def activation_bytes(
     full_layer = s * b * (h * 18 + 4 * ffn + 2 * ffn) / t  # + gated-MLP extra tensor
     if layout.recompute == "full":
         return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
+    if layout.recompute == "partial":  # recomputed layers keep their input, the others all (as "none"), plus one
+        recomputed = recomputed_layers(layout, model.layers)  # layer's worth while it is recomputed
+        return s * b * h * eff.BYTES_BF16 / t * recomputed + full_layer * (model.layers - recomputed) + full_layer
     share = selective_share(e, layout.recompute, framework)
     # 1F1B: the first stage holds PP micro-batches of L/PP layers, about L layers in total.
     return full_layer * model.layers * share

@@ -3,8 +3,9 @@ evaluations, over the memory fits of a LayoutSearch.
 
 - Per GPU type, the peak and precision class are computed once, the effective MFU once per count.
 - Per (TP, PP) family only the first fitting layout in cost order (recompute none → selective →
-  full) is considered, and it is timed only if its compute time — a lower bound on its step time,
-  shared by every layout with the same recompute level — is below the best step time so far
+  partial at the fewest recomputed layers that fit (LayoutSearch.first_fitting) → full) is considered,
+  and it is timed only if its compute time — a lower bound on its step time, shared by every layout
+  with the same recompute level (and recomputed layers) — is below the best step time so far
   (choose_layout keeps the earlier layout on ties, so a family that cannot be strictly faster is
   never the answer). Once the best step time is at most the compute time without recompute, the
   search stops: no layout can beat it.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
 from app.scoring.training.layouts.choice import larger_micro_batches
-from app.scoring.training.layouts.memory import Layout, usable_gb
+from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
@@ -66,8 +67,9 @@ class GpuTimer:
             )
         return mfu
 
-    def compute_s(self, gpu_count: int, recompute: str) -> float:
-        """Compute seconds per step; grows with the recompute level, the same for every parallel split."""
+    def compute_s(self, gpu_count: int, recompute: str, recomputed_share: float = 1.0) -> float:
+        """Compute seconds per step; grows with the recompute level (under partial recompute, with the share of the
+        layers recomputed), the same for every parallel split."""
         s, w = self.search, self.search.workload
         return compute_seconds(
             s.e,
@@ -82,6 +84,7 @@ class GpuTimer:
             attention_slowdown=low_precision_speedup(s.e, w.framework, self.precision_class, self.gpu),
             attention_eff=attention_efficiency(s.e, self.gpu, w.framework),
             framework=w.framework,
+            recomputed_share=recomputed_share,
         )
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
@@ -118,7 +121,9 @@ class GpuTimer:
         same order (TP ascending, PP 1 first, SP or CP ascending) so ties resolve the same way."""
         s, usable = self.search, self.usable(gpu_count)
         best, best_s = None, float("inf")
-        compute_floor = {"none": self.compute_s(gpu_count, "none")}  # by recompute level, for every split
+        compute_floor: dict[object, float] = {
+            "none": self.compute_s(gpu_count, "none")
+        }  # by recompute level, for every split
         least = compute_floor["none"]  # no layout computes faster than without recompute
         for tp, rows in s.table(self.gpu, gpu_count):
             if best_s <= least:
@@ -127,7 +132,7 @@ class GpuTimer:
             deeper = next((row for row in rows[1:] if s.frugal_fits(row, tp, gpu_count, usable)), None)
             pp1 = s.frugal_fits(rows[0], tp, gpu_count, usable)
             for row in ((rows[0],) if pp1 else ()) + ((deeper,) if deeper else ()):
-                layout = next(layout for need, layout in s.ladder(row, tp, gpu_count) if need <= usable)
+                layout = s.first_fitting(s.ladder(row, tp, gpu_count), gpu_count, usable)
                 best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, tp, row[0], 1, compute_floor, best, best_s)
@@ -136,11 +141,11 @@ class GpuTimer:
         return self._context_split(gpu_count, compute_floor, best, best_s)
 
     def _timed(
-        self, gpu_count: int, layout: Layout, compute_floor: dict[str, float], best: Layout | None, best_s: float
+        self, gpu_count: int, layout: Layout, compute_floor: dict[object, float], best: Layout | None, best_s: float
     ) -> tuple[Layout | None, float, bool]:
         """The faster of the best so far and this layout (timed only if its compute time could beat the best), and
         whether a larger micro-batch of its split could be strictly faster than it (_fewer_micro_batches_help)."""
-        floor = self._floor(gpu_count, layout.recompute, compute_floor)
+        floor = self._floor(gpu_count, layout, compute_floor)
         if floor >= best_s:  # step time ≥ compute time ≥ best: cannot be strictly faster, nor can a larger
             return best, best_s, False  # micro-batch, whose first fit recomputes no less
         parts = self._parts(gpu_count, layout, floor)
@@ -160,10 +165,13 @@ class GpuTimer:
         micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
         return context_parallel_seconds(s.e, self.gpu, s.model, layout, w.seq_len, micro, per_flop, w.framework) > 0
 
-    def _floor(self, gpu_count: int, recompute: str, compute_floor: dict[str, float]) -> float:
-        floor = compute_floor.get(recompute)
+    def _floor(self, gpu_count: int, layout: Layout, compute_floor: dict[object, float]) -> float:
+        """The layout's compute seconds, by recompute level (partial: by its recomputed layers), for every split."""
+        recompute, layers = layout.recompute, self.search.model.layers
+        key: object = ("partial", recomputed_layers(layout, layers)) if recompute == "partial" else recompute
+        floor = compute_floor.get(key)
         if floor is None:
-            floor = compute_floor[recompute] = self.compute_s(gpu_count, recompute)
+            floor = compute_floor[key] = self.compute_s(gpu_count, recompute, recomputed_share(layout, layers))
         return floor
 
     def _fewer_micro_batches_help(self, dp_comm_s: float) -> bool:
@@ -178,7 +186,7 @@ class GpuTimer:
         tp: int,
         pp: int,
         sp: int,
-        compute_floor: dict[str, float],
+        compute_floor: dict[object, float],
         best: Layout | None,
         best_s: float,
     ) -> tuple[Layout | None, float]:
@@ -189,14 +197,14 @@ class GpuTimer:
             ladder = s.micro_ladder(tp, pp, gpu_count, sp, micro)
             if ladder[-1][0] > usable:
                 break
-            layout = next(layout for need, layout in ladder if need <= usable)
+            layout = s.first_fitting(ladder, gpu_count, usable)
             best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
             if not saves:
                 break  # nothing exposed left to save: larger micro-batches only recompute more
         return best, best_s
 
     def _sequence_split(
-        self, gpu_count: int, compute_floor: dict[str, float], best: Layout | None, best_s: float
+        self, gpu_count: int, compute_floor: dict[object, float], best: Layout | None, best_s: float
     ) -> tuple[Layout | None, float]:
         """best_layout's DeepSpeed-Ulysses part, for a data-parallel-only stack, after its other splits (`best`):
         SP degrees inside the scale-up domain (ascending), then beyond it if nothing fits yet."""
@@ -209,14 +217,14 @@ class GpuTimer:
                     break  # nothing left can be strictly faster
                 if not s.frugal_fits(row, 1, gpu_count, usable):
                     continue
-                layout = next(layout for need, layout in s.ladder(row, 1, gpu_count) if need <= usable)
+                layout = s.first_fitting(s.ladder(row, 1, gpu_count), gpu_count, usable)
                 uneven = busiest_replica_factor(s.workload.global_batch_seqs, layout.replicas(gpu_count))
                 # the same level as a smaller SP, no evener split: same compute, no fewer micro-batches, more all-to-all
                 if layout.recompute != level or uneven < busiest:
                     level, busiest = layout.recompute, uneven
                     best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
                 else:  # not timed against the best, but its larger micro-batches may be faster
-                    floor = self._floor(gpu_count, layout.recompute, compute_floor)
+                    floor = self._floor(gpu_count, layout, compute_floor)
                     saves = floor < best_s and self._fewer_micro_batches_help(self._parts(gpu_count, layout, floor)[3])
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, 1, 1, row[3], compute_floor, best, best_s)
@@ -225,7 +233,7 @@ class GpuTimer:
         return best, best_s
 
     def _context_split(
-        self, gpu_count: int, compute_floor: dict[str, float], best: Layout | None, best_s: float
+        self, gpu_count: int, compute_floor: dict[object, float], best: Layout | None, best_s: float
     ) -> tuple[Layout | None, float]:
         """best_layout's ring context-parallel part, after the other splits (`best`): training.context_splits, each
         first fit timed where its compute could beat the best, then its larger micro-batches."""
@@ -238,7 +246,7 @@ class GpuTimer:
                 break  # nothing left can be strictly faster
             if not s.frugal_fits(row, tp, gpu_count, usable):
                 continue
-            layout = next(layout for need, layout in s.ladder(row, tp, gpu_count) if need <= usable)
+            layout = s.first_fitting(s.ladder(row, tp, gpu_count), gpu_count, usable)
             best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
             if saves:
                 best, best_s = self._micro_batches(gpu_count, tp, 1, row[3], compute_floor, best, best_s)

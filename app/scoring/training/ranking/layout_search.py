@@ -5,13 +5,16 @@ listed once per ranking, and the GB each needs.
   once per ranking and compared with each GPU type's usable HBM.
 - Per (TP, PP) family (and per DeepSpeed-Ulysses degree of a data-parallel-only stack, per (TP, CP) of a ring-CP
   stack), its layouts in cost order
-  (recompute none → selective → full, less sharding first) and its most frugal one, each sized once per GPU count
-  and micro-batch, for every machine of the ranking (for_machine).
+  (recompute none → selective → partial → full, less sharding first) and its most frugal one, each sized once per
+  GPU count and micro-batch, for every machine of the ranking (for_machine). A partial-recompute entry stands for
+  every recomputed-layer count: first_fitting bisects it against each GPU type's usable memory (fewest_fitting, as
+  training.partial_fit does).
 """
 
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -28,10 +31,12 @@ from app.scoring.training.layouts.memory import (
     GB,
     Layout,
     activation_bytes,
+    fewest_fitting,
     live_param_bytes,
     logits_bytes,
     memory_needed_gb,
     model_state_bytes,
+    partial_recompute_counts,
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
@@ -54,8 +59,9 @@ class LayoutSearch:
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
         self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
         self._cp_rows: dict[tuple[int, int], list[tuple[int, list]]] = {}
-        self._layouts: dict[tuple[int, int, int, str, int, int], Layout] = {}
+        self._layouts: dict[tuple[int, int, int, str, int, int, int | None], Layout] = {}
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
+        self._partial: dict[tuple[Layout, int, float], Layout] = {}  # partial_layout's answers
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
@@ -88,21 +94,31 @@ class LayoutSearch:
         return len(self._need)
 
     def need_gb(
-        self, stage: int, tp: int, pp: int, recompute: str, gpu_count: int, sp: int = 1, micro: int = 1
+        self,
+        stage: int,
+        tp: int,
+        pp: int,
+        recompute: str,
+        gpu_count: int,
+        sp: int = 1,
+        micro: int = 1,
+        layers: int | None = None,
     ) -> float:
         """GB per GPU the layout needs (the reserve is counted in usable_gb): memory_needed_gb of
-        memory_breakdown_gb, summed in the same order, each component computed once per its own key."""
-        key = (stage, tp, pp, recompute, gpu_count, sp, micro)
+        memory_breakdown_gb, summed in the same order, each component computed once per its own key. `layers`: the
+        layers per stage a partial recompute recomputes."""
+        key = (stage, tp, pp, recompute, gpu_count, sp, micro, layers)
         need = self._need.get(key)
         if need is not None:
             return need
         parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
         states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
-        acts_key, logits_key = (tp, recompute, sp, micro), (tp, sp, micro)
+        acts_key: tuple = (tp, recompute, sp, micro) if layers is None else (tp, recompute, sp, micro, pp, layers)
+        logits_key = (tp, sp, micro)
         states, live = parts.get(states_key), parts.get(live_key)
         acts, logits = parts.get(acts_key), parts.get(logits_key)
         if states is None or live is None or acts is None or logits is None:
-            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute, sp, micro)
+            m, w, layout = self.model, self.workload, self.layout(stage, tp, pp, recompute, sp, micro, layers)
             states = parts[states_key] = (
                 model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
             )
@@ -113,12 +129,16 @@ class LayoutSearch:
         need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
         return need
 
-    def layout(self, stage: int, tp: int, pp: int, recompute: str, sp: int = 1, micro: int = 1) -> Layout:
+    def layout(
+        self, stage: int, tp: int, pp: int, recompute: str, sp: int = 1, micro: int = 1, layers: int | None = None
+    ) -> Layout:
         """One shared Layout object per split (a Layout does not hold the GPU count)."""
-        key = (stage, tp, pp, recompute, sp, micro)
+        key = (stage, tp, pp, recompute, sp, micro, layers)
         layout = self._layouts.get(key)
         if layout is None:
-            layout = self._layouts[key] = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
+            layout = self._layouts[key] = Layout(
+                stage, tp, pp, recompute, micro, sequence_parallel=sp, recompute_layers=layers
+            )
         return layout
 
     def table(self, gpu: GpuSpec, gpu_count: int) -> list[tuple[int, list[list]]]:
@@ -189,16 +209,55 @@ class LayoutSearch:
 
     def micro_ladder(self, tp: int, pp: int, gpu_count: int, sp: int, micro: int) -> list[tuple[float, Layout]]:
         """ladder of a (TP, PP, SP) split at a micro-batch; its last layout is the most frugal (full recompute,
-        most sharding)."""
+        most sharding). A partial-recompute entry holds its need at the most recomputed layers it may take (below
+        all of them) and a layout without a count: first_fitting finds the count."""
         key = (tp, pp, gpu_count, sp, micro)
         ladder = self._ladders.get(key)
         if ladder is None:
+            counts = partial_recompute_counts(self.workload.framework, self.model.layers, pp)
             ladder = self._ladders[key] = [
                 (
-                    self.need_gb(stage, tp, pp, recompute, gpu_count, sp, micro),
+                    self.need_gb(stage, tp, pp, recompute, gpu_count, sp, micro, counts[-1] if partial else None),
                     self.layout(stage, tp, pp, recompute, sp, micro),
                 )
                 for recompute in recompute_levels(self.workload)
+                for partial in (recompute == "partial",)
+                if counts or not partial
                 for stage in zero_stages(tp, pp, gpu_count)
             ]
         return ladder
+
+    def first_fitting(self, ladder: list[tuple[float, Layout]], gpu_count: int, usable: float) -> Layout:
+        """training.first_fit over a ladder whose last entry fits: the first entry that fits, a partial-recompute one
+        at the fewest recomputed layers that fit (partial_layout)."""
+        for need, layout in ladder:
+            if need <= usable:
+                return self.partial_layout(layout, gpu_count, usable) if layout.recompute == "partial" else layout
+        raise ValueError("no layout of the ladder fits")
+
+    def partial_layout(self, base: Layout, gpu_count: int, usable: float) -> Layout:
+        """A ladder's partial-recompute entry at the fewest recomputed layers per stage that fit (fewest_fitting,
+        with the test training.partial_fit uses); its largest count fits (the entry's need). Memory falls linearly
+        with the count, so the first guess, read off the line through the smallest and largest counts' needs, is
+        most often the answer: two sizings per GPU type instead of a bisection's seven. Remembered per usable GB
+        (GPU types of one memory size share it)."""
+        key = (base, gpu_count, usable)
+        found = self._partial.get(key)
+        if found is not None:
+            return found
+        z, tp, pp = base.zero_stage, base.tensor_parallel, base.pipeline_parallel
+        sp, micro = base.sequence_parallel, base.micro_batch_seqs
+        counts = partial_recompute_counts(self.workload.framework, self.model.layers, pp)
+
+        def need(k: int) -> float:
+            return self.need_gb(z, tp, pp, "partial", gpu_count, sp, micro, k)
+
+        low, high = need(counts[0]), need(counts[-1])
+        guess = 0
+        if low > usable and low > high:
+            wanted = counts[0] + (low - usable) / (low - high) * (counts[-1] - counts[0])
+            guess = min(bisect_left(counts, wanted), len(counts) - 1)
+        n = fewest_fitting(counts, lambda k: need(k) <= usable, guess)
+        assert n is not None
+        found = self._partial[key] = self.layout(z, tp, pp, "partial", sp, micro, n)
+        return found

@@ -61,10 +61,18 @@ def ring_step(model: ModelSpec, seq_len: int, tp: int, cp: int, micro_batch_seqs
 
 def ring_passes(recompute: str) -> tuple[tuple[float, float], ...]:
     """(blocks sent, FLOPs) per ring step of each pass, relative to the forward's: the forward, the backward and,
-    under full recompute, the forward run again."""
+    under full (and partial: on its recomputed layers, pass_weights) recompute, the forward run again."""
     forward = (1.0, 1.0)
     backward = (RING_BACKWARD_SENDS_PER_FORWARD, RING_BACKWARD_FLOPS_PER_FORWARD)
-    return (forward, backward, forward) if recompute == "full" else (forward, backward)
+    return (forward, backward, forward) if recompute in ("full", "partial") else (forward, backward)
+
+
+def pass_weights(recompute: str, recomputed_share: float) -> tuple[float, ...]:
+    """Share of the layers each of ring_passes runs on: all, except partial recompute's second forward, which runs on
+    its recomputed layers only."""
+    if recompute == "partial":
+        return (1.0, 1.0, recomputed_share)
+    return (1.0, 1.0, 1.0) if recompute == "full" else (1.0, 1.0)
 
 
 def ring_step_link(gpu: GpuSpec, group_gpus: int) -> str:
@@ -84,10 +92,28 @@ def ring_step_latency_s(gpu: GpuSpec, group_gpus: int) -> float:
 
 
 def exposed_per_layer_s(
-    step: RingStep, recompute: str, bandwidth_gbs: float, attention_s_per_flop: float, latency_s: float
+    step: RingStep,
+    recompute: str,
+    bandwidth_gbs: float,
+    attention_s_per_flop: float,
+    latency_s: float,
+    recomputed_share: float = 1.0,
 ) -> float:
     """Seconds one layer's ring leaves exposed per ring step, over its passes: max(0, latency + send - attention)
-    each (the backward's K/V and dK/dV blocks priced as one send's latency)."""
+    each (the backward's K/V and dK/dV blocks priced as one send's latency); under partial recompute the second
+    forward's weighted by the share of layers it runs on."""
+    if recompute == "partial":
+        weights = pass_weights(recompute, recomputed_share)
+        return sum(
+            weight
+            * max(
+                0.0,
+                latency_s
+                + sends * step.send_bytes / (bandwidth_gbs * 1e9)
+                - flops * step.attention_flops * attention_s_per_flop,
+            )
+            for weight, (sends, flops) in zip(weights, ring_passes(recompute), strict=True)
+        )
     return sum(
         max(
             0.0,
@@ -111,10 +137,11 @@ def ring_exposed_seconds(
     bandwidth_gbs: float,
     attention_s_per_flop: float,
     latency_s: float,
+    recomputed_share: float = 1.0,
 ) -> float:
     """Exposed ring seconds per step on one GPU: per micro-batch and layer it runs, CP - 1 ring steps per pass."""
     if cp <= 1:
         return 0.0
     step = ring_step(model, seq_len, tp, cp, micro_batch_seqs)
-    per_layer = exposed_per_layer_s(step, recompute, bandwidth_gbs, attention_s_per_flop, latency_s)
+    per_layer = exposed_per_layer_s(step, recompute, bandwidth_gbs, attention_s_per_flop, latency_s, recomputed_share)
     return micro_batches * model.layers / pp * (cp - 1) * per_layer

@@ -65,12 +65,17 @@ def op_sac_recomputed_share(model: ModelSpec) -> float:
     return (kv + o + ffn) / (q + 2 * kv + o + 3 * ffn)
 
 
-def recompute_flops_per_param(e: TrainingEfficiency, model: ModelSpec, recompute: str, framework: str) -> float:
-    """FLOPs per active parameter per token that recomputation adds: full runs the forward again (2 × N);
-    Megatron-style selective recomputes the attention core only (~0.2 N, research §6.2); torchtitan's selective
-    is op-level SAC, every second matmul of a block run again (2 × its share of N)."""
+def recompute_flops_per_param(
+    e: TrainingEfficiency, model: ModelSpec, recompute: str, framework: str, recomputed_share: float = 1.0
+) -> float:
+    """FLOPs per active parameter per token that recomputation adds: full runs the forward again (2 × N), partial
+    on its recomputed layers only (2 × N × their share of the layers); Megatron-style selective recomputes the
+    attention core only (~0.2 N, research §6.2); torchtitan's selective is op-level SAC, every second matmul of a
+    block run again (2 × its share of N)."""
     if recompute == "full":
         return e.full_recompute_flops_per_param
+    if recompute == "partial":
+        return e.full_recompute_flops_per_param * recomputed_share
     if recompute != "selective":
         return 0.0
     if FRAMEWORK_CLASS.get(framework) == "torchtitan":
@@ -91,16 +96,25 @@ def executed_flops_per_token(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
     framework: str = "auto",
+    recomputed_share: float = 1.0,
 ) -> tuple[float, float]:
     """(matmul, attention) FLOPs a token costs as executed, which the compute phase is timed on: k × active params
     plus expert padding and recompute; the score/AV matmuls at their causal share (flash attention skips the masked
-    half), a third more under full recompute. Model FLOPs (model_flops_per_token, the MFU convention) differ: no
-    recompute, attention in full."""
+    half), a third more under full recompute (that third times the recomputed layers' share under partial). Model
+    FLOPs (model_flops_per_token, the MFU convention) differ: no recompute, attention in full."""
     n_active = model.active_params_b * 1e9
-    extra = recompute_flops_per_param(e, model, recompute, framework)
+    extra = recompute_flops_per_param(e, model, recompute, framework, recomputed_share)
     padded = max(0.0, capacity_factor - 1.0) * routed_expert_params(model)
     k = 4.0 if method in ("lora", "qlora") else 6.0
     dense = dense_flops_per_token(model, method) + k * padded + extra * (n_active + padded)
     span = min(seq_len, attention_span) if attention_span else seq_len
-    attn = attention_flops_per_token(model, span) * (4 / 3 if recompute == "full" else 1.0) * CAUSAL_SHARE
+    attn = attention_flops_per_token(model, span) * _attention_passes(recompute, recomputed_share) * CAUSAL_SHARE
     return dense, attn
+
+
+def _attention_passes(recompute: str, recomputed_share: float) -> float:
+    """Attention FLOPs relative to forward + backward: a third more for the recomputed forward (full recompute), on
+    the recomputed layers' share of them (partial)."""
+    if recompute == "partial":
+        return 1.0 + recomputed_share / 3
+    return 4 / 3 if recompute == "full" else 1.0

@@ -143,6 +143,11 @@ def _ring_part(
         f"exposed per step: {passes} "
         "(forward; backward sends dK/dV too and computes twice the forward"
         + ("; the recomputed forward" if layout.recompute == "full" else "")
+        + (
+            f"; the forward run again on {layout.partial_words(model.layers).removeprefix('recompute ')}"
+            if layout.recompute == "partial"
+            else ""
+        )
         + ")"
     )
     return part, note

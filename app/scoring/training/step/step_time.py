@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.memory import Layout, recomputed_share
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 from app.scoring.training.step.context_parallel import ring_exposed_seconds, ring_step_latency_s
 from app.scoring.training.step.flops import executed_flops_per_token
@@ -29,7 +29,7 @@ def qlora_dequant_seconds(
     """NF4 base weights are dequantised to BF16 before each GEMM: every pass (forward, backward, plus the
     recomputed forward under full recompute) reads 0.5 B and writes and re-reads 2 B per weight, per micro-batch,
     at HBM speed (QLoRA paper §2; bitsandbytes/torchao NF4 dequantise-then-matmul)."""
-    passes = 3.0 if layout.recompute == "full" else 2.0
+    passes = 3.0 if layout.recompute == "full" else 2.0 + recomputed_share(layout, model.layers)
     weights = model.params_b * 1e9 / (layout.tensor_parallel * layout.pipeline_parallel)
     bandwidth = max(gpu.memory_bandwidth_tbs, 0.1) * 1e12
     return passes * micro_batches * weights * e.qlora_dequant_bytes_per_param / bandwidth
@@ -85,6 +85,7 @@ def context_parallel_seconds(
         bandwidth,
         attention_s_per_flop,
         ring_step_latency_s(gpu, tp * cp),
+        recomputed_share(layout, model.layers),
     )
 
 
@@ -176,8 +177,10 @@ def compute_seconds(
     attention_slowdown: float = 1.0,
     attention_eff: float | None = None,
     framework: str = "auto",
+    recomputed_share: float = 1.0,
 ) -> float:
     """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU.
+    `recomputed_share` is partial recompute's share of the layers run again (memory.recomputed_share).
 
     `attention_span` is the tokens a query attends over when it is shorter than the sequence (packed short
     documents with a per-document mask); `capacity_factor` > 1 pads routed-expert matmuls to the expert
@@ -185,7 +188,7 @@ def compute_seconds(
     """
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
     dense, attn = executed_flops_per_token(
-        e, model, method, seq_len, recompute, attention_span, capacity_factor, framework
+        e, model, method, seq_len, recompute, attention_span, capacity_factor, framework, recomputed_share
     )
     attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
     return tokens_per_gpu * (dense + attn * attention_slowdown / attn_eff) / (peak * 1e12 * mfu)
@@ -278,6 +281,7 @@ def step_parts(
             low_precision_speedup(e, framework, precision_class, gpu),
             attention_efficiency(e, gpu, framework),
             framework,
+            recomputed_share(layout, model.layers),
         )
     tp, pp, dp = layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel(gpu_count)
     replicas = layout.replicas(gpu_count)

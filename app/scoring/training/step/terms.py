@@ -16,7 +16,7 @@ from app.scoring.explain import Term
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
-from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.memory import Layout, recomputed_share
 from app.scoring.training.layouts.optimizer import (
     GPUS_PER_HOST,
     HOST_ADAM_GBS,
@@ -45,7 +45,21 @@ PEAK_LABELS = {"fp8": "FP8", "fp4": "FP4"}
 MFU_CONVENTION = "model FLOPs (Megatron-LM / PaLM MFU convention: attention counted in full, no recompute)"
 
 
-def _flops_terms(model: ModelSpec, w: TrainingWorkload, flops: float, executed: tuple[float, float]) -> list[Term]:
+def _partial_text(layout: Layout, model: ModelSpec) -> str:
+    """Partial recompute in the executed FLOPs' words: which layers run their forward again, at what share of full
+    recompute's extra FLOPs (empty for the other levels)."""
+    if layout.recompute != "partial":
+        return ""
+    share = recomputed_share(layout, model.layers)
+    return (
+        f"; {layout.partial_words(model.layers)}: their forward runs again in the backward, {f(share)} of full "
+        "recompute's extra FLOPs, and they keep only their input activation (the others keep all of theirs)"
+    )
+
+
+def _flops_terms(
+    model: ModelSpec, w: TrainingWorkload, flops: float, executed: tuple[float, float], layout: Layout
+) -> list[Term]:
     k = 4 if w.method in ("lora", "qlora") else 6
     width = model.num_attention_heads * model.head_dim
     value = value_head_dim(model)
@@ -69,7 +83,7 @@ def _flops_terms(model: ModelSpec, w: TrainingWorkload, flops: float, executed: 
             "FLOP",
             f"{f(matmul / 1e9)} GFLOP matmuls + {f(attention / 1e9)} GFLOP attention; the matmuls with recompute "
             f"and expert padding, the attention at its causal share ({CAUSAL_SHARE:g}: flash attention skips the "
-            "masked half), what the compute phase is timed on",
+            "masked half), what the compute phase is timed on" + _partial_text(layout, model),
         ),
     ]
 
@@ -112,6 +126,7 @@ def _compute_term(
         slowdown,
         attn_eff,
         w.framework,
+        recomputed_share(layout, model.layers),
     )
     busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
     dequant = st.compute_s - pure * busiest
@@ -144,11 +159,19 @@ def training_terms(
     capacity_factor: float = 1.0,
 ) -> list[Term]:
     executed = executed_flops_per_token(
-        e, model, w.method, w.seq_len, layout.recompute, attention_span, capacity_factor, w.framework
+        e,
+        model,
+        w.method,
+        w.seq_len,
+        layout.recompute,
+        attention_span,
+        capacity_factor,
+        w.framework,
+        recomputed_share(layout, model.layers),
     )
     tokens_s = w.global_batch_seqs * w.seq_len / st.total_s / gpu_count
     return [
-        *_flops_terms(model, w, flops, executed),
+        *_flops_terms(model, w, flops, executed, layout),
         Term("dense peak", peak, "TFLOPS", f"{PEAK_LABELS.get(pclass, 'BF16/FP16')} tensor peak"),
         Term(
             "MFU",
