@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from app.cli.main import main as cli
+from app.scoring.explain import usd_amount
 
 
 def _ranked(capsys: Any, *args: str) -> tuple[list[dict[str, Any]], str]:
@@ -71,7 +72,7 @@ def test_every_per_token_price_beside_a_batch_job_is_dated_and_sourced_on_the_cl
     line = next(s for s in out.splitlines() if s.startswith("the same job through a per-token API"))
     sources = next(s for s in out.splitlines() if s.startswith("per-token price sources: "))
     for quote in [*body["serverless_job"], *body["serverless_job_left_out"]]:
-        assert f"{quote['provider_name']} ${quote['job_usd']:,.2f} ({quote['as_of_label']})" in line
+        assert f"{quote['provider_name']} {usd_amount(quote['job_usd'])} ({quote['as_of_label']})" in line
         assert f"{quote['provider_name']} {quote['source_url']}" in sources
 
 

@@ -197,7 +197,7 @@ def test_the_cli_names_the_flag_of_a_check_across_fields(database, capsys) -> No
         ("tokens_per_s_per_user=-5", "tokens_per_s_per_user", "greater than 0"),
         ("tokens_per_s_per_user=nan", "tokens_per_s_per_user", "finite"),
         ("tokens_per_s_per_user=abc", "tokens_per_s_per_user", "a number"),
-        ("tokens_per_s_per_user=0.001", "tokens_per_s_per_user", "tpot_ms = 1000 ÷ tokens_per_s_per_user = 1e+06"),
+        ("tokens_per_s_per_user=0.001", "tokens_per_s_per_user", "tpot_ms = 1000 ÷ tokens_per_s_per_user = 1,000,000"),
         ("phase=training&steps=-10", "steps", "whole number of optimizer steps (at least 1)"),
         ("phase=training&steps=1.5", "steps", "whole number"),
         ("phase=training&steps=1e30", "steps", "total_tokens = steps × global_batch_seqs × seq_len"),

@@ -411,7 +411,7 @@ def test_with_no_dedicated_option_the_plan_says_why_and_that_serverless_latency_
     body = client.get(f"/plan.json?{NO_DEDICATED}").json()
     assert body["options"] == [] and body["infeasible"]
     reasons = " ".join(g["reason"] for g in body["infeasible"])
-    assert "p99 TTFT" in reasons and "(limit 1000)" in reasons
+    assert "p99 TTFT" in reasons and "(limit 1,000)" in reasons
     assert sum(g["offers"] for g in body["infeasible"]) > len(body["infeasible"])  # grouped per configuration
     assert body["verdict"]["cheapest"] == "serverless" and "no dedicated option serves it" in body["verdict"]["text"]
     assert any("latency is not checked against the TTFT and TPOT limits" in n for n in body["notes"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
+from app.scoring.explain import significant
 from app.scoring.pricing.token_prices import AS_OF_BASES
 from app.scoring.specs import PRICE_TYPES
 
@@ -67,7 +68,7 @@ def consistent_total(usd_per_gpu_hour: float, usd_per_hour: float | None, gpu_co
     if usd_per_hour is not None and gpu_count:
         expected = usd_per_gpu_hour * gpu_count
         if abs(expected - usd_per_hour) > 0.01 * expected + 1e-6:
-            raise ValueError(f"is not usd_per_hour / gpu_count ({usd_per_hour:g} / {gpu_count})")
+            raise ValueError(f"is not usd_per_hour / gpu_count ({significant(usd_per_hour)} / {gpu_count})")
     return usd_per_gpu_hour
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.cli.tables.writer import rounded
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, significant
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload
 from app.service.query.plan import SERVING_WORKLOAD_FIELDS
@@ -45,8 +45,9 @@ def _print(body: dict[str, Any]) -> None:
 
     w, t = body["workload"], body["traffic"]
     print(
-        f"{body['model']['name']}: {w['input_len']} in / {w['output_len']} out, TTFT ≤ {w['ttft_ms']:g} ms, "
-        f"TPOT ≤ {w['tpot_ms']:g} ms, {fixed(t['requests_per_day'], 0)} requests a day"
+        f"{body['model']['name']}: {fixed(w['input_len'], 0)} in / {fixed(w['output_len'], 0)} out, "
+        f"TTFT ≤ {significant(w['ttft_ms'])} ms, "
+        f"TPOT ≤ {significant(w['tpot_ms'])} ms, {fixed(t['requests_per_day'], 0)} requests a day"
     )
     if body.get("limits_at_bands"):  # limits_at band_high: whose bands the pools were sized at
         print(body["limits_at_bands"])

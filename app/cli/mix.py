@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from app.cli.common import typed_flag
 from app.cli.tables.writer import rounded
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, percent
 from app.scoring.serving.mix.question import MixQuestion
 from app.service.query.custom_model import RAW_MODEL_FIELDS
 from app.service.query.values import LIST_FIELDS
@@ -58,7 +58,14 @@ def _print(body: dict[str, Any]) -> None:
         f"({fixed(body['peak_requests_per_s'], 2)}/s in the busiest hour)"
     )
     buckets = [
-        [b["name"], b["input_len"], b["output_len"], f"{b['share']:.1%}", rounded(b["requests_per_s"], 3), b["source"]]
+        [
+            b["name"],
+            b["input_len"],
+            b["output_len"],
+            f"{percent(b['share'], 1)}",
+            rounded(b["requests_per_s"], 3),
+            b["source"],
+        ]
         for b in body["buckets"]
     ]
     print(table(["bucket", "in", "out", "share", "req/s at peak", "lengths from"], buckets))

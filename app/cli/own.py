@@ -9,13 +9,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.cli.tables.writer import rounded
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, significant
 from app.scoring.serving.ownership.question import OwnershipQuestion
 
 
 def _figure(value: float) -> str:
     """An input as a person writes it, to 4 decimals: 317000.0 -> '317,000' (not 3.17e+05), 0.1282 -> '0.1282'."""
-    return f"{round(value, 4):,.12g}"
+    return f"{significant(round(value, 4), 12)}"
 
 
 NOTE_WIDTH = 100  # a source's footnote wraps here, as a terminal shows it
@@ -39,7 +39,7 @@ def _print(body: dict[str, Any]) -> None:
     from app.cli.tables.writer import table
 
     q = body["question"]
-    print(f"{q['gpu_count']}× {body['gpu_name']} at {q['utilisation_pct']:g} % utilisation")
+    print(f"{q['gpu_count']}× {body['gpu_name']} at {significant(q['utilisation_pct'])} % utilisation")
     inputs, sources = _sourced_rows(body["inputs"])
     print(table(["input", "value", "unit", "from", "as of"], inputs))
     print("\n".join(sources))

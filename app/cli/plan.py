@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from app.cli.common import typed_flag
 from app.cli.tables.writer import rounded
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, percent
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -191,8 +191,8 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
             rounded(c["training_usd"]),
             rounded(c["serving_usd_per_month"]),
             rounded(c["total_usd"]),
-            f"{c['training_share']:.1%}",
-            f"{c['serving_share']:.1%}",
+            f"{percent(c['training_share'], 1)}",
+            f"{percent(c['serving_share'], 1)}",
         ]
         for c in body["combinations"][:limit]
     ]

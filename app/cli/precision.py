@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.cli.tables.writer import rounded
+from app.scoring.explain import significant
 from app.scoring.workload import InferenceWorkload
 
 # The ranking's inference question, as the page and the API take it, but the dtypes every row sets itself (and the
@@ -24,7 +25,9 @@ def _quality(row: dict[str, Any]) -> str:
     if not row["quality"]:
         return row["quality_note"]
     return "; ".join(
-        f"{q['benchmark']} {q['recovery_pct']:g}% of {q['baseline']}" for q in row["quality"] if q["recovery_pct"]
+        f"{q['benchmark']} {significant(q['recovery_pct'])}% of {q['baseline']}"
+        for q in row["quality"]
+        if q["recovery_pct"]
     )
 
 

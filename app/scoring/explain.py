@@ -79,11 +79,56 @@ def fixed(value: float, decimals: int = 1, thousands: bool = True) -> str:
     """`value` to `decimals` places (1,000.0), except that a value those places would show as 0 while it is not
     zero gets two significant figures instead: 0.1 requests/day at 0 places is '0.1', a 0.0008 ms target at one
     place '0.0008' (they read '0' and '0.0'). Every number shown to a person rounds through here."""
+    value += 0.0  # -0.0 (a sign flipped on a zero) reads 0.0, not -0.0
     text = f"{value:{',' if thousands else ''}.{decimals}f}"
     if value == 0 or not math.isfinite(value) or float(text.replace(",", "")) != 0:
         return text
     places = 1 - math.floor(math.log10(abs(value)))  # two significant figures, no exponent
     return f"{value:.{places}f}".rstrip("0")
+
+
+def significant(value: float, figures: int = 6) -> str:
+    """`value` to at most `figures` significant figures as `:g` writes it (trailing zeros dropped), never in exponent
+    form and with thousands separators: 1e6 → '1,000,000' (not '1e+06'), 12345 at 3 → '12,300' (not '1.23e+04'),
+    0.00001 → '0.00001', 2.50 → '2.5'. For numbers a person gave or a source states, written as given."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value + 0.0:g}"
+    places = figures - 1 - math.floor(math.log10(abs(value)))
+    text = f"{round(value, places):,.{max(places, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def signed(value: float, decimals: int = 1) -> str:
+    """`value` through fixed with its sign always written: '+12.5', '−3.0' reads '-3.0', and a zero '0.0', never
+    '-0.0' or '+0.0' (a signed error of -0.04 % at one place read '-0.0')."""
+    text = fixed(value, decimals)
+    return text if text.startswith("-") or float(text.replace(",", "")) == 0 else f"+{text}"
+
+
+def usd_places(amount_usd: float) -> int:
+    """The places an amount of dollars (a job's, a run's, a month's) is written with: whole dollars from $10
+    ('$71,772', not '$71,772.01'), cents below ('$0.11': a 10-step smoke test billed $0.11 read '$0')."""
+    return 0 if abs(amount_usd) >= 10 else 2
+
+
+def money_places(value: float, most: int) -> int:
+    """The places a price is shown with: `most` (a ranking's $/M tokens at 3, $/step at 4), fewer as it grows, so
+    it shows four significant figures at most but never less than cents: $0.179 and $0.0117 keep theirs, $19.952/M
+    reads $19.95 and $21.6161 a step $21.62. `most` under 2 (whole dollars) is kept."""
+    if value == 0 or not math.isfinite(value):
+        return most
+    return min(most, max(2, 3 - math.floor(math.log10(abs(value)))))
+
+
+def usd_amount(amount_usd: float) -> str:
+    """An amount of dollars as a buyer reads it, to usd_places: '$71,772', '$9.99', '$0.0004'."""
+    return f"${fixed(amount_usd, usd_places(amount_usd))}"
+
+
+def usd_per_mtok(value: float) -> str:
+    """A per-million-token price as price lists write it: cents at least, more digits where the price has them
+    ($0.90, $2.30, $0.037), never '$0.9' or an exponent."""
+    return f"${fixed(value, 2)}" if round(value, 2) == value else f"${significant(value)}"
 
 
 def range_places(low: float, high: float, decimals: int) -> int:
@@ -122,7 +167,7 @@ def duration_text(seconds: float) -> str:
     for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
         if seconds >= 2 * size:
             value = seconds / size
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+            return f"{fixed(value, 1 if value < 10 else 0)} {unit}"
     return f"{fixed(seconds, 0)} s"
 
 

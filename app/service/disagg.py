@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
+from app.scoring.explain import percent, significant
 from app.scoring.hardware.machines import shared_rack_caveat
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.ranking.release_precision import release_weights
@@ -43,8 +44,9 @@ from app.service.rank.plain import mean_latencies, plain
 
 NOTES = (
     "Both layouts are held to the limits the ranking uses: the mean TTFT under load within the p99 TTFT limit "
-    f"÷ {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g}, and the mean step within "
-    f"{DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the p99 TPOT limit (the share the ranking's TPOT check allows).",
+    f"÷ {significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)}, and the mean step within "
+    f"{percent(DEFAULT_EFFICIENCY.slo_tpot_utilisation)} of the p99 TPOT limit (the share the ranking's TPOT check "
+    "allows).",
     "KV cache moves only between offers of one provider joined by an inter-node fabric, or inside one node or one "
     "NVLink domain (a rack of nodes, as GB200 NVL72) that holds both roles; each instance runs inside one node or "
     "NVLink domain (tensor, or tensor × pipeline, parallel), as the ranking tries.",

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
+from app.scoring.explain import fixed, significant
 from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.serving.ownership.cost import compare_ownership, cumulative_usd
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion
@@ -158,15 +159,15 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
     power = next(r for r in resolved if r.name == "power_kw_per_server")
     if WORST_CASE_POWER in power.source:
         notes.append(
-            f"Power draw: {power.value:g} kW a server is the maximum input, a worst case, as tco.csv gives no typical "
-            f"draw for {question.gpu} servers: the energy cost is an upper bound (a GPU whose server has a published "
-            "typical draw is priced at it). Enter your measured draw to replace it."
+            f"Power draw: {significant(power.value)} kW a server is the maximum input, a worst case, as tco.csv gives "
+            f"no typical draw for {question.gpu} servers: the energy cost is an upper bound (a GPU whose server has a "
+            "published typical draw is priced at it). Enter your measured draw to replace it."
         )
     notes.extend(_idle_gpus_note(question, ownership.inputs.servers))
     if ownership.break_even_months is not None and ownership.break_even_months > life_months:
         notes.append(
-            f"The purchase pays back after {ownership.break_even_months:.1f} months, beyond the "
-            f"{life_months:g}-month depreciation life."
+            f"The purchase pays back after {fixed(ownership.break_even_months, 1)} months, beyond the "
+            f"{significant(life_months)}-month depreciation life."
         )
     return {
         "question": question.model_dump(mode="json"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.explain import significant
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
@@ -71,9 +72,10 @@ def assumptions(traffic: Traffic) -> dict[str, Any]:
         "peak_to_mean": round(max(traffic.multipliers()), 4),
         "autoscaled_floor_replicas": max(1, traffic.min_replicas),
         "scale_to_zero": f"a replica bills the time it is up: from the request that wakes it until "
-        f"{traffic.idle_timeout():g} s (the idle timeout{DEFAULT_TIMEOUT if traffic.idle_timeout_s is None else ''}) "
+        f"{significant(traffic.idle_timeout())} s (the idle "
+        f"timeout{DEFAULT_TIMEOUT if traffic.idle_timeout_s is None else ''}) "
         f"pass without one, requests arriving at random at each hour's rate; each start from zero bills the "
-        f"{traffic.cold_start_s:g} s cold start, and the request that woke it waits that long",
+        f"{significant(traffic.cold_start_s)} s cold start, and the request that woke it waits that long",
         "replica_throughput": "output tokens/s of one replica at the latency targets (the rank API's estimate)",
         "serverless_latency": SERVERLESS_LATENCY,
     }

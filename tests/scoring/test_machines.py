@@ -322,6 +322,6 @@ def test_a_model_no_nvl72_rack_holds_says_the_rack_stops_it() -> None:
     )
     serve = InferenceWorkload(model=huge.id, max_gpus=72, input_len=1000, output_len=200)
     refused = rank_inference(serve, snapshot, huge).options[0]
-    assert refused.reason.startswith("needs 16000 GB") and refused.reason.endswith(RACK_LIMIT)
+    assert refused.reason.startswith("needs 16,000 GB") and refused.reason.endswith(RACK_LIMIT)
     below = rank_inference(serve.model_copy(update={"max_gpus": 64}), snapshot, huge).options[0]
     assert "supplies at most" not in below.reason  # Max GPUs per replica stops it first

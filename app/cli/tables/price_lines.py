@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.explain import fixed
+
 
 def offer_prices(rows: list[dict[str, Any]]) -> str:
     """Each offer the rows price, once: its price, date and source, as the page's rows link their dates."""
@@ -13,7 +15,7 @@ def offer_prices(rows: list[dict[str, Any]]) -> str:
         key = (r["provider_name"], r["gpu_id"], r["usd_per_gpu_hour"], r.get("as_of"), r.get("price_source_url"))
         seen.setdefault(
             key,
-            f"{r['provider_name']} {r['gpu_id']} ${r['usd_per_gpu_hour']:,.2f}/GPU-h {r['price_type']}, "
+            f"{r['provider_name']} {r['gpu_id']} ${fixed(r['usd_per_gpu_hour'], 2)}/GPU-h {r['price_type']}, "
             f"{r.get('as_of') or 'undated'}, {r.get('price_source_url') or '(no source stated)'}",
         )
     return "prices:\n" + "\n".join(seen.values()) if seen else ""

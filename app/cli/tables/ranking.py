@@ -6,13 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from app.cli.tables.writer import table
-from app.scoring.explain import duration_text, fixed, shown_as_close_call
+from app.scoring.explain import (
+    duration_text,
+    fixed,
+    money_places,
+    shown_as_close_call,
+    usd_amount,
+    usd_per_mtok,
+    usd_places,
+)
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
 
 
 def _money(value: float | None, digits: int) -> str:
     """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
-    return "–" if value is None else fixed(value, digits)
+    return "–" if value is None else fixed(value, money_places(value, digits))
 
 
 def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
@@ -27,14 +35,19 @@ def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
     return "\n".join(lines + ([f"… and {more} more (--limit)"] if more > 0 else []))
 
 
+def _in_out(quote: dict[str, Any], which: str) -> str:
+    """`which` ('listed', 'disputed') input/output per-million-token prices: $0.74/$0.90."""
+    return f"{usd_per_mtok(quote[f'{which}_input_usd_per_mtok'])}/{usd_per_mtok(quote[f'{which}_output_usd_per_mtok'])}"
+
+
 def token_flags_text(quote: dict[str, Any]) -> str:
     """A per-token price's labels as the CLI prints them: `unverified`, `availability unconfirmed`, `disputed (the
     other figure $0.74/$0.90; priced at the higher)`."""
     said = []
     for flag in quote.get("flags") or ():
         if flag == "disputed" and quote.get("disputed_input_usd_per_mtok") is not None:
-            other = f"${quote['disputed_input_usd_per_mtok']:g}/${quote['disputed_output_usd_per_mtok']:g}"
-            listed = f"${quote['listed_input_usd_per_mtok']:g}/${quote['listed_output_usd_per_mtok']:g}"
+            other = _in_out(quote, "disputed")
+            listed = _in_out(quote, "listed")
             said.append(f"disputed: listed {listed}, other source {other}; priced at the higher")
         else:
             said.append(flag.replace("_", " "))
@@ -48,7 +61,7 @@ def serverless_job_line(quotes: list[dict[str, Any]], left_out: list[dict[str, A
     def each(q: dict[str, Any]) -> str:
         flags = f" [{token_flags_text(q)}]" if q.get("flags") else ""
         substitute = f" (for {q['model_name']}, a substitute)" if q["substitute"] else ""
-        return f"{q['provider_name']} ${q['job_usd']:,.2f} ({q['as_of_label']}){flags}{substitute}"
+        return f"{q['provider_name']} {usd_amount(q['job_usd'])} ({q['as_of_label']}){flags}{substitute}"
 
     line = (
         f"the same job through a per-token API (list prices): {', '.join(each(q) for q in quotes)}"
@@ -136,11 +149,19 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     *common,
                     _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
-                    f"{o['ttft_mean_ms']:.0f} ({o['ttft_p99_ms']:.0f})",
-                    f"{o['tpot_mean_ms']:.1f} ({o['tpot_p99_ms']:.1f})",
+                    f"{fixed(o['ttft_mean_ms'], 0)} ({fixed(o['ttft_p99_ms'], 0)})",
+                    f"{fixed(o['tpot_mean_ms'], 1)} ({fixed(o['tpot_p99_ms'], 1)})",
                     "<1" if o.get("requests_in_flight") is not None else o["batch"],
                     o["output_tokens_per_s"],
-                    *([o["replicas"], duration_text(o["job_hours"] * 3600), _money(o["job_usd"], 2)] if job else []),
+                    *(
+                        [
+                            o["replicas"],
+                            duration_text(o["job_hours"] * 3600),
+                            _money(o["job_usd"], usd_places(o["job_usd"])),
+                        ]
+                        if job
+                        else []
+                    ),
                     _flags(o, i),
                 ]
             )
@@ -153,7 +174,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     o["tokens_per_s_per_gpu"],
                     o["total_hours"],
                     o.get("billed_hours"),
-                    _money(o["total_usd"], 0 if o["total_usd"] >= 10 else 2),
+                    _money(o["total_usd"], usd_places(o["total_usd"])),
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )

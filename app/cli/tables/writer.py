@@ -6,21 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, significant
 
 
 def _cell(value: Any, digits: int = 1) -> str:
     if value is None:
         return "–"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"  # 1,496 replicas
     if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 10 else f"{value:.{digits}f}"
+        return significant(value, 4) if abs(value) < 10 else fixed(value, digits)  # 12,450.7 tok/s, not 12450.7
     return str(value)
 
 
 def rounded(value: float, digits: int = 0) -> str:
-    """A cell rounded as round(value, digits) would show it, except that a nonzero value never shows as 0 ($0.03 a
-    month scaled to zero read 0)."""
-    return fixed(value, digits, thousands=False)
+    """A cell rounded as round(value, digits) would show it, grouped by thousands (317,000.00, not 317000.00), except
+    that a nonzero value never shows as 0 ($0.03 a month scaled to zero read 0)."""
+    return fixed(value, digits)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], markdown: bool = False) -> str:

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from app.scoring.efficiency.band_table import BAND_MARGINS, BAND_TABLE
+from app.scoring.explain import fixed, percent
 
 BandTable = Mapping[str, tuple[float, float, int]]
 
@@ -274,8 +275,8 @@ def _margin_text(key: str) -> str:
     if margin <= 0:
         return ""
     return (
-        f", widened {math.exp(margin):.2f}x each way so that a publication held out of the band falls "
-        f"{HELD_OUT_COVERAGE:.0%} inside it (all such rows pooled: {HELD_OUT_ROW_FLOOR:.0%} at least)"
+        f", widened {fixed(math.exp(margin), 2)}x each way so that a publication held out of the band falls "
+        f"{percent(HELD_OUT_COVERAGE)} inside it (all such rows pooled: {percent(HELD_OUT_ROW_FLOOR)} at least)"
     )
 
 

@@ -12,6 +12,7 @@ a sourced prior, with no validation row to confirm it (every AMD inference row i
 
 from __future__ import annotations
 
+from app.scoring.explain import percent
 from app.scoring.specs import GpuSpec
 
 # stas00/ml-engineering's MAMF finder (shared/research/catalogs.md, "Peak versus achievable"): best BF16 GEMM / peak
@@ -41,4 +42,4 @@ def rocm_matmul_scale(gpu: GpuSpec) -> tuple[float, str | None]:
     if gpu.vendor.upper() != "AMD" or share is None or measured == ROCM_FITTED_ON:
         return 1.0, None
     base = MAMF_SHARE_OF_PEAK[ROCM_FITTED_ON]
-    return share / base, f"{measured} matmuls vs {ROCM_FITTED_ON} (MAMF {share:.0%} / {base:.0%} of peak)"
+    return share / base, f"{measured} matmuls vs {ROCM_FITTED_ON} (MAMF {percent(share)} / {percent(base)} of peak)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.scoring.explain import significant
 from app.scoring.hardware.gpu_gaps import borrowed_peaks
 from app.scoring.specs import GpuSpec
 
@@ -74,7 +75,7 @@ def dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
     """Dense peak for the compute dtype and an assumption sentence when a fallback was used."""
     peak, note = _dense_peak_tflops(gpu, dtype)
     if borrowed := borrowed_peaks(gpu):  # from its architecture's GPUs (app/scoring/hardware/gpu_gaps.py)
-        said = f"{gpu.name}: {borrowed} ({peak:g} {peak_unit(dtype)} {dtype.upper()})"
+        said = f"{gpu.name}: {borrowed} ({significant(peak)} {peak_unit(dtype)} {dtype.upper()})"
         return peak, "; ".join(n for n in (note, said) if n)
     return peak, note
 
@@ -86,21 +87,21 @@ def _dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
         if gpu.fp4_tflops:
             return gpu.fp4_tflops, None
         peak, note = _dense_peak_tflops(gpu, "fp8")
-        return peak, note or f"{gpu.name} has no FP4 peak; FP8 peak {peak:g} TFLOPS used"
+        return peak, note or f"{gpu.name} has no FP4 peak; FP8 peak {significant(peak)} TFLOPS used"
     if dtype == "fp8":
         if gpu.fp8_tflops:
             return gpu.fp8_tflops, None
         peak, note = _dense_peak_tflops(gpu, "bf16")
-        return peak, note or f"{gpu.name} has no FP8 peak; 16-bit peak {peak:g} TFLOPS used"
+        return peak, note or f"{gpu.name} has no FP8 peak; 16-bit peak {significant(peak)} TFLOPS used"
     if dtype == "fp32":
         return (gpu.tf32_tflops or gpu.fp32_tflops or 1.0), None
     if gpu.bf16_tflops:
         return gpu.bf16_tflops, _estimated_note(gpu, gpu.bf16_tflops)
     if gpu.fp16_tflops:
-        return gpu.fp16_tflops, f"{gpu.name}: BF16 peak unknown, FP16 peak {gpu.fp16_tflops:g} TFLOPS used"
+        return gpu.fp16_tflops, f"{gpu.name}: BF16 peak unknown, FP16 peak {significant(gpu.fp16_tflops)} TFLOPS used"
     if gpu.fp32_tflops:
         peak = 2.0 * gpu.fp32_tflops
-        return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 x FP32 = {peak:g} TFLOPS"
+        return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 x FP32 = {significant(peak)} TFLOPS"
     return 1.0, f"{gpu.name}: no compute peak known, 1 TFLOPS assumed"
 
 
@@ -108,4 +109,7 @@ def _estimated_note(gpu: GpuSpec, peak: float) -> str | None:
     """Peak estimated: the catalog's 16-bit tensor peak is derived from a ratio or unverified, not a datasheet."""
     if not gpu.peak_estimated or borrowed_peaks(gpu):  # a borrowed peak says so itself
         return None
-    return f"peak estimated: {gpu.name}'s 16-bit tensor peak {peak:g} TFLOPS is derived or unverified, not a datasheet"
+    return (
+        f"peak estimated: {gpu.name}'s 16-bit tensor peak {significant(peak)} TFLOPS is derived or unverified, not "
+        "a datasheet"
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from app.scoring.explain import significant
 from app.scoring.hashed_once import HashedOnce, hashed_once
 from app.scoring.specs import GpuSpec, Offer
 
@@ -126,7 +127,11 @@ class Machine(HashedOnce):
         if self.clusters:
             limit = "node count not stated" if self.max_nodes is None else f"up to {self.max_nodes} nodes"
             stated = self.fabric_gbps_per_gpu
-            speed = f"{stated:g}" if stated else f"~{self.fabric_gbs() * 8 / FABRIC_EFFICIENCY:g} (assumed)"
+            speed = (
+                f"{significant(stated)}"
+                if stated
+                else f"~{significant(self.fabric_gbs() * 8 / FABRIC_EFFICIENCY)} (assumed)"
+            )
             text += f", {self.fabric} {speed} Gb/s per GPU, {limit}"
         return text
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from app.scoring.explain import percent, significant
 from app.scoring.specs import GpuSpec
 
 
@@ -82,8 +83,8 @@ def mesh_note(gpu: GpuSpec, group_gpus: int) -> str | None:
         return None
     return (
         f"{gpu.name} boards are a switchless mesh (each GPU wired to its {board.peers} peers): a group of "
-        f"{group_gpus} reduces over {min(group_gpus - 1, board.peers)} of those links, {share:.0%} of the listed "
-        f"{gpu.interconnect_gbs or 0:g} GB/s"
+        f"{group_gpus} reduces over {min(group_gpus - 1, board.peers)} of those links, {percent(share)} of the listed "
+        f"{significant(gpu.interconnect_gbs or 0)} GB/s"
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.scoring.explain import figure
+from app.scoring.explain import figure, significant
 from app.scoring.hf_config.param_count import shape_param_count
 
 PARAMS_FACTOR = 3.0  # see the module docstring: the catalog spans 0.66-1.01× of the count (0.51× without moe_layers)
@@ -32,7 +32,7 @@ def params_b_problem(params_b: float, shape: Any) -> str | None:
     moe_layers = getattr(shape, "moe_layers", None) or shape.layers
     experts = f", experts on {moe_layers} of {shape.layers} layers" if shape.num_experts else ""
     return (
-        f"{params_b:g} B is not this architecture's total: its layers, widths and vocabulary hold about "
+        f"{significant(params_b)} B is not this architecture's total: its layers, widths and vocabulary hold about "
         f"{figure(counted_b, 3)} B parameters (gated MLP, untied embeddings{experts}); give the total in billions, "
-        f"within a factor of {PARAMS_FACTOR:g} of that count"
+        f"within a factor of {significant(PARAMS_FACTOR)} of that count"
     )

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.scoring.explain import significant
+
 HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
 INTERRUPTIBLE = frozenset({"spot"})
@@ -130,7 +132,7 @@ def spot_serving_assumption(price_type: str, provider_id: str, batch_job: bool) 
         if provider_id.lower() in HYPERSCALERS
         else "assumed: the provider publishes no rate"
     )
-    expected = f"{rate:g} interruptions per node-month expected, {basis}"
+    expected = f"{significant(rate)} interruptions per node-month expected, {basis}"
     head = f"spot: the provider may reclaim these GPUs at short notice ({expected})"
     if batch_job:
         return f"{head}; the job's billed hours include the requests each interruption loses and a restart"

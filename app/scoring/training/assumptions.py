@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
+from app.scoring.explain import significant
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import data_parallel_only_method, recompute_levels
 from app.scoring.training.layouts.lora_adapters import lora_note
@@ -34,13 +35,13 @@ def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         overall = moe_layer_factor(e.moe_factor, moe_layer_share(model))
         layers = (
             f"on its {model.moe_layers} MoE layers of {model.layers} and at 1 on the {model.dense_ffn_layers} dense "
-            f"ones: {overall:.3g} over the model, as inference counts it"
+            f"ones: {significant(overall, 3)} over the model, as inference counts it"
         )
     return (
-        f"MoE: FLOPs of the active parameters at {e.moe_factor:.3g} of a dense model's matmul efficiency (research "
-        f"default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token routing, grouped "
-        "expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every expert, split with "
-        "the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
+        f"MoE: FLOPs of the active parameters at {significant(e.moe_factor, 3)} of a dense model's matmul efficiency "
+        f"(research default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token "
+        "routing, grouped expert GEMMs and the expert-parallel all-to-all, none timed on its own; memory holds every "
+        "expert, split with the other weights by ZeRO/FSDP, TP and PP (no expert parallelism)"
     )
 
 
@@ -48,10 +49,10 @@ def loss_memory_note(framework: str) -> str:
     """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
     per_element = logits_bytes_per_element(framework)
     if framework in eff.FUSED_LOSS_FRAMEWORKS:
-        return f"fused or chunked loss: logits peak at {per_element:g} B per token and vocabulary entry"
+        return f"fused or chunked loss: logits peak at {significant(per_element)} B per token and vocabulary entry"
     return (
-        f"unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at {per_element:g} B per token and "
-        f"vocabulary entry in its backward pass; a fused or chunked loss (Liger, torchtune) needs about half"
+        f"unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at {significant(per_element)} B per token "
+        "and vocabulary entry in its backward pass; a fused or chunked loss (Liger, torchtune) needs about half"
     )
 
 

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from app.scoring.explain import significant
 from app.scoring.hf_config.adapter_layout_checks import fused_needs_experts, nope_completes_head_dim
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 
@@ -82,7 +83,10 @@ class ModelArchitecture(NumbersNotBooleans):
     def _active_within_total(cls, value: float | None, info: ValidationInfo) -> float | None:
         total = info.data.get("params_b")
         if value is not None and total is not None and value > total:
-            raise ValueError(f"the active parameters ({value:g} B) cannot exceed the total, params_b ({total:g} B)")
+            raise ValueError(
+                f"the active parameters ({significant(value)} B) cannot exceed the total, params_b "
+                f"({significant(total)} B)"
+            )
         return value
 
     @field_validator("num_kv_heads")

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.workload.field_types import FULL_WEIGHT_METHODS, Framework, Method, Offload, Optimizer, Precision
 from app.scoring.workload.limits_at import TRAINING_LIMITS_AT_DESCRIPTION, LimitsAt, estimate_is_unset
@@ -77,9 +78,9 @@ class TrainingWorkload(ModelChoice):
         seq_len, batch = info.data.get("seq_len"), info.data.get("global_batch_seqs")
         if seq_len is not None and batch is not None and value < seq_len * batch:
             raise ValueError(
-                f"total_tokens {value:,.0f} is less than one optimizer step: global_batch_seqs {batch:,} × seq_len "
-                f"{seq_len:,} = {seq_len * batch:,} tokens a step; raise total_tokens to at least {seq_len * batch:,}, "
-                "or lower global_batch_seqs"
+                f"total_tokens {fixed(value, 0)} is less than one optimizer step: global_batch_seqs {batch:,} × "
+                f"seq_len {seq_len:,} = {seq_len * batch:,} tokens a step; raise total_tokens to at least "
+                f"{seq_len * batch:,}, or lower global_batch_seqs"
             )
         return value
 

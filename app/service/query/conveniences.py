@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.scoring.explain import fixed, significant
 from app.scoring.input_checks.messages import NOT_FINITE
 from app.scoring.workload import TrainingWorkload
 from app.service.query.custom_model import custom_model_fields
@@ -92,7 +93,7 @@ def _set_from_convenience(
 
 def _shown(value: float) -> str:
     """A number in an error message: 26,214,400 or 0.125."""
-    return f"{value:,.0f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
+    return f"{fixed(value, 0)}" if value.is_integer() and abs(value) < 1e15 else f"{significant(value, 4)}"
 
 
 def at_typed_field(name: str, message: str, computed: dict[str, str], value: Any = None) -> tuple[str, str]:
@@ -101,5 +102,5 @@ def at_typed_field(name: str, message: str, computed: dict[str, str], value: Any
     typed = computed.get(name)
     if typed is None:
         return name, message
-    result = f" = {value:.4g}" if isinstance(value, float) else ""
+    result = f" = {significant(value, 4)}" if isinstance(value, float) else ""
     return typed, f"{CONVENIENCES[typed]}{result}: {message}"

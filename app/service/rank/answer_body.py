@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.explain import fixed, significant
 from app.scoring.inference.ranking.release_precision import Weights
 from app.scoring.pricing.offers import left_out_note
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH
@@ -120,15 +121,17 @@ def cheaper_on_replicas(
     if fleet is None or not fleet_usd:
         return None
     ratio = best.usd_per_million_output_tokens / fleet_usd
+    assert fleet.usd_per_month_at_peak is not None  # ranked by fleet: each option's month at the peak
     if ratio < REPLICAS_NOTE_RATIO:
         return None
     load = f"{workload.concurrency} clients" if workload.scenario == "concurrency" else "this request rate"
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
     note = (
-        f"One replica taking all {load} costs ${best.usd_per_million_output_tokens:.3g} per million output tokens at "
-        f"best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x PP{best.pipeline_parallel}), {ratio:.0f}x "
-        f"the ${fleet_usd:.3g} of replicas sized to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, "
-        f"{replicas}, ${fleet.usd_per_month_at_peak:,.0f} a month): rank the same load as a peak"
+        f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
+        f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x "
+        f"PP{best.pipeline_parallel}), {fixed(ratio, 0)}x the ${significant(fleet_usd, 3)} of replicas sized to meet "
+        f"the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, ${fixed(fleet.usd_per_month_at_peak, 0)} "
+        "a month): rank the same load as a peak"
     )
     return {
         "note": note,

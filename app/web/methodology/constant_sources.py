@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.scoring.explain import significant
+
 
 @dataclass(frozen=True, slots=True)
 class Sourced:
@@ -121,4 +123,4 @@ def _plain(value: Any) -> str:
         return "(" + ", ".join(_plain(v) for v in value) + ")"
     if isinstance(value, int):
         return f"{value:,}"
-    return f"{value:.4g}"
+    return f"{significant(value, 4)}"

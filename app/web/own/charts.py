@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.explain import significant
 from app.web.rank.charts import PALETTE
 from app.web.rendering.charts import Figure, layout
 
@@ -24,7 +25,7 @@ def cumulative_cost(payload: dict[str, Any]) -> Figure:
         {
             "type": "scatter",
             "mode": "lines",
-            "name": f"rent on demand at {payload['question']['utilisation_pct']:g} % utilisation",
+            "name": f"rent on demand at {significant(payload['question']['utilisation_pct'])} % utilisation",
             "x": months,
             "y": [p["renting_usd"] for p in points],
             "line": {"color": PALETTE[1], "dash": "dash"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.scoring.explain import fixed
 from app.web.rank.charts import PALETTE
 from app.web.rendering.charts import Figure, layout
 
@@ -14,8 +15,8 @@ def cost_by_precision(payload: dict[str, Any]) -> Figure:
     labels = [r["label"] for r in rows]
     hover = [
         f"{r['best']['gpu_count']}×{r['best']['gpu_id']} · {r['best']['provider_name']}<br>"
-        f"mean TTFT {r['best']['ttft_mean_ms']:,.0f} ms · TPOT {r['best']['tpot_mean_ms']:,.1f} ms<br>"
-        f"weights {r['weights_gb']:,.1f} GB"
+        f"mean TTFT {fixed(r['best']['ttft_mean_ms'], 0)} ms · TPOT {fixed(r['best']['tpot_mean_ms'], 1)} ms<br>"
+        f"weights {fixed(r['weights_gb'], 1)} GB"
         for r in rows
     ]
     trace = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.scoring.explain import fixed, significant
 from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
 
 DASHES = ["solid", "dash", "dot", "dashdot"]
@@ -65,7 +66,7 @@ def cost_scatter(
                 "marker": {"color": colour, "size": 10, "opacity": 0.9},
                 "error_y": _band_errors(rows, y_key, band_of),
                 "text": [f"{o['gpu_count']}×{o['gpu_id']} · {o['provider_name']} ({o['price_type']})" for o in rows],
-                "hovertemplate": "%{text}<br>" + x_title + ": %{x:.3g}<br>" + y_title + ": %{y:.3g}<extra></extra>",
+                "hovertemplate": "%{text}<br>" + x_title + ": %{x:,.3~r}<br>" + y_title + ": %{y:,.3~r}<extra></extra>",
             }
         )
     front = pareto_front([(o[x_key], o[y_key]) for o in chosen])
@@ -179,7 +180,7 @@ def frontier_lines(points: Sequence[dict[str, Any]]) -> dict[str, list[dict[str,
         if names.count(name) > 1:
             first = run[0]
             price = first["total_usd"] / (first["days"] * 24 * first["gpu_count"])
-            name = f"{name}, ${price:.2f}/GPU-h"
+            name = f"{name}, ${fixed(price, 2)}/GPU-h"
         lines.setdefault(name, []).extend(run)
     return lines
 
@@ -209,12 +210,12 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "text": [f"{p['gpu_count']} GPU" + ("s" if p["gpu_count"] != 1 else "") for p in rows],
                 "marker": {"color": colour, "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
                 "line": {"color": colour, "dash": DASHES[nth % len(DASHES)]},
-                "hovertemplate": "%{text}<br>%{x:.3g} days<br>$%{y:" + cents + "}<extra>" + name + "</extra>",
+                "hovertemplate": "%{text}<br>%{x:,.3~r} days<br>$%{y:" + cents + "}<extra>" + name + "</extra>",
             }
         )
     totals = [p["total_usd"] for p in points]
     if totals:
-        traces.append(limit_line(deadline_days, totals, f"deadline {deadline_days:g} days"))
+        traces.append(limit_line(deadline_days, totals, f"deadline {significant(deadline_days)} days"))
     return {
         "data": traces,
         "layout": layout(

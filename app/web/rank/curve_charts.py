@@ -90,7 +90,7 @@ def throughput_curves(curves: Sequence[ConfigCurve], tpot: TpotLine | None) -> F
                     "y": [p.output_tokens_per_s for p in subset],
                     "line": {"color": colour, "dash": dash},
                     "customdata": [[batch_words(p.batch), p.tpot_ms] for p in subset],
-                    "hovertemplate": "%{customdata[0]}: %{y:.0f} tok/s, mean TPOT %{customdata[1]:.1f} ms"
+                    "hovertemplate": "%{customdata[0]}: %{y:,.0f} tok/s, mean TPOT %{customdata[1]:.1f} ms"
                     f"<extra>{label}</extra>",
                 }
             )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from app.scoring.explain import significant
 from app.scoring.inference.bands.limits import LIMITS_APPLIED, at_band_high
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -153,7 +154,7 @@ def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
     if workload.scenario == "concurrency" and workload.concurrency:
         return f"{workload.concurrency:,} client" + ("s" if workload.concurrency != 1 else "")
     rate = workload.requests_per_s
-    return f"{rate:,g} request{'' if rate == 1 else 's'}/s" if rate else ""
+    return f"{significant(rate)} request{'' if rate == 1 else 's'}/s" if rate else ""
 
 
 def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:

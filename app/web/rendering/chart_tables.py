@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from app.scoring.explain import fixed, significant
+
 MAX_POINTS_PER_SERIES = 12  # a 161-point cost curve as 12 evenly spaced points, its ends kept
 
 
@@ -76,5 +78,5 @@ def number_text(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
+        return f"{fixed(value, 0)}"
+    return f"{significant(value, 3)}"

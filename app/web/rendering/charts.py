@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 from markupsafe import Markup
 
+from app.scoring.explain import significant
+
 Figure = dict[str, Any]
 
 BASE_LAYOUT: dict[str, Any] = {
@@ -75,9 +77,9 @@ def short_number(value: float, prefix: str = "") -> str:
     counts are written with (SI's m, G and µ are not)."""
     for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if value >= size:
-            return f"{prefix}{value / size:.3g}{suffix}"
+            return f"{prefix}{significant(value / size, 3)}{suffix}"
     if value >= 1:
-        return f"{prefix}{value:.3g}"
+        return f"{prefix}{significant(value, 3)}"
     return prefix + f"{value:.12f}".rstrip("0").rstrip(".")
 
 

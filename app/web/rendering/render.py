@@ -14,7 +14,17 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from app.config import PROJECT_ROOT
-from app.scoring.explain import duration_text, fixed, in_flight_text, range_places
+from app.scoring.explain import (
+    duration_text,
+    fixed,
+    in_flight_text,
+    money_places,
+    range_places,
+    signed,
+    significant,
+    usd_per_mtok,
+    usd_places,
+)
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.training.run.limit_words import days_text
 from app.web.errors.error_shape import field_errors_body
@@ -170,10 +180,10 @@ def _parameters(billions: float) -> str:
     """A parameter count as model cards write it: 0.125 → '125M', 8.03 → '8.03B', 405 → '405B', 1000 → '1T'
     ('%.3g' wrote 1e+03B)."""
     if billions >= 1000:
-        return f"{billions / 1000:.3g}T"
+        return f"{significant(billions / 1000, 3)}T"
     if billions < 1:
-        return f"{billions * 1000:.3g}M"
-    return f"{billions:.3g}B"
+        return f"{significant(billions * 1000, 3)}M"
+    return f"{significant(billions, 3)}B"
 
 
 templates.env.filters["parameters"] = _parameters
@@ -183,12 +193,17 @@ def count_words(value: float) -> str:
     """A large count in words: 2e9 → '2 billion', 1.5e12 → '1.5 trillion', 40000 → '40,000'."""
     for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if value >= size:
-            return f"{value / size:.3g} {word}"
-    return f"{value:,.0f}"
+            return f"{significant(value / size, 3)} {word}"
+    return f"{fixed(value, 0)}"
 
 
 templates.env.filters["count_words"] = count_words
 templates.env.filters["fixed"] = fixed
+templates.env.filters["significant"] = significant  # 1e6 → "1,000,000", never "1e+06"
+templates.env.filters["signed"] = signed  # -0.04 at one place → "-0.04", never "-0.0"
+templates.env.filters["money_places"] = money_places  # $19.952/M at 3 places → $19.95
+templates.env.filters["usd_places"] = usd_places  # an amount: whole dollars from $10, cents below
+templates.env.filters["usd_per_mtok"] = usd_per_mtok  # $0.90, $0.037
 templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"
 templates.env.filters["range_places"] = range_places
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"

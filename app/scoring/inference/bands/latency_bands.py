@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band
+from app.scoring.explain import Band, fixed
 
 
 class LatencyBands(NamedTuple):
@@ -44,5 +44,5 @@ def latency_bands(regime: BandRegime, ttft_p99_ms: float, tpot_p99_ms: float) ->
     for metric, value, name in (("ttft_ms", ttft_p99_ms, "TTFT"), ("tpot_ms", tpot_p99_ms, "TPOT")):
         low, high, words = band_ratio(metric, *regime)
         bands.append(Band.around(value, low, high))
-        evidence.append(f"{name} {low:.2f}-{high:.2f}x the estimate ({words})")
+        evidence.append(f"{name} {fixed(low, 2)}-{fixed(high, 2)}x the estimate ({words})")
     return LatencyBands(bands[0], bands[1], "latency bands: " + "; ".join(evidence))

@@ -13,6 +13,7 @@ band (band_high: the estimate times the band's high ratio, latency_bands.p99_hig
 
 from __future__ import annotations
 
+from app.scoring.explain import fixed, significant
 from app.scoring.inference.bands.latency_bands import BandRegime, p99_high_ratios
 from app.scoring.workload import InferenceWorkload
 
@@ -34,7 +35,11 @@ ONE_TOKEN_NOTE = "no TPOT limit applies to a one-token output (it has no time pe
 def one_token_note(w: InferenceWorkload) -> list[str]:
     """Says the TPOT limit was not held where the question's outputs are one token and its limits count."""
     limits_count = w.scenario in LIMITS_APPLIED + LIMITS_RANKED
-    return [f"{w.tpot_ms:g} ms TPOT limit not applied: {ONE_TOKEN_NOTE}"] if limits_count and w.output_len <= 1 else []
+    return (
+        [f"{significant(w.tpot_ms)} ms TPOT limit not applied: {ONE_TOKEN_NOTE}"]
+        if limits_count and w.output_len <= 1
+        else []
+    )
 
 
 def at_band_high(w: InferenceWorkload) -> bool:
@@ -51,7 +56,7 @@ def limit_multiples(w: InferenceWorkload, regime: BandRegime) -> tuple[float, fl
 
 def slow_end_words(multiples: tuple[float, float]) -> str:
     """The multiples a band's slow end puts on the estimates, for a reason: `(TTFT 1.25x, TPOT 1.36x the estimate)`."""
-    return f"(TTFT {multiples[0]:.2f}×, TPOT {multiples[1]:.2f}× the estimate)"
+    return f"(TTFT {fixed(multiples[0], 2)}×, TPOT {fixed(multiples[1], 2)}× the estimate)"
 
 
 def missed_limits(
@@ -74,7 +79,7 @@ def missed_limits(
 
 def _ms(value: float) -> str:
     """Milliseconds as a person reads them: whole above 100, else to a tenth (25.1 is over a 25 ms limit)."""
-    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}".removesuffix(".0")
+    return f"{fixed(value, 0)}" if value >= 100 else f"{fixed(value, 1)}".removesuffix(".0")
 
 
 def over_limits(

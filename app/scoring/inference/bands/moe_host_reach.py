@@ -13,6 +13,7 @@ under the step, no public row says. So the estimate keeps the term, and its band
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.explain import fixed
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.host_overheads import moe_prefill_ms
@@ -42,10 +43,10 @@ def moe_host_reach(
     without = tokens_per_s * step_ms / (step_ms - host_ms)
     steps_per_prompt = 1 / min(passes, 1.0)
     note = (
-        f"thin evidence: the MoE prefill host time takes {host_ms:.1f} ms of each {step_ms:.1f} ms step here, charged "
-        f"for a prompt every {steps_per_prompt:.1f} steps; it is fitted on runs with a prompt at most every "
-        f"{1 / EVIDENCED_PROMPTS_PER_STEP:.0f} steps (SGLang DeepSeek-R1, vLLM gpt-oss), and whether an engine pays it "
-        f"per prompt at this load is not measured, so the band reaches the throughput without it "
-        f"({without:,.0f} tok/s)"
+        f"thin evidence: the MoE prefill host time takes {fixed(host_ms, 1)} ms of each {fixed(step_ms, 1)} ms step "
+        f"here, charged for a prompt every {fixed(steps_per_prompt, 1)} steps; it is fitted on runs with a prompt at "
+        f"most every {fixed(1 / EVIDENCED_PROMPTS_PER_STEP, 0)} steps (SGLang DeepSeek-R1, vLLM gpt-oss), and whether "
+        "an engine pays it per prompt at this load is not measured, so the band reaches the throughput without it "
+        f"({fixed(without, 0)} tok/s)"
     )
     return without, [note]

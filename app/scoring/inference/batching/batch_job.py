@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES, InferenceEfficiency
-from app.scoring.explain import Term, duration_text
+from app.scoring.explain import Term, duration_text, fixed, significant
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.steps import decode_parts
@@ -109,7 +109,8 @@ class JobPlan:
             "batch job",
             value,
             unit,
-            f"{t.requests:,} requests x {t.output_len:g} output tokens at {self.point.tokens_per_s:,.0f} tok/s = "
+            f"{t.requests:,} requests x {significant(t.output_len)} output tokens at "
+            f"{fixed(self.point.tokens_per_s, 0)} tok/s = "
             f"{duration_text(t.steady_s)}{drain}; {duration_text(t.seconds)} {where}",
         )
 

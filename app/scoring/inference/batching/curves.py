@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, percent, significant
 from app.scoring.inference.bands.limits import LIMITS_APPLIED, LIMITS_RANKED
 from app.scoring.inference.batching.batch_job import job_share
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
@@ -85,9 +85,9 @@ def tpot_line(workload: InferenceWorkload, eff: InferenceEfficiency) -> TpotLine
     limit = workload.tpot_ms
     if workload.scenario in LIMITS_APPLIED:
         target = eff.slo_tpot_utilisation * limit
-        share = f"{eff.slo_tpot_utilisation:.0%} of the {limit:g} ms p99 limit"
+        share = f"{percent(eff.slo_tpot_utilisation)} of the {significant(limit)} ms p99 limit"
         return TpotLine(target, f"mean TPOT target {fixed(target)} ms ({share})")
     if workload.scenario in LIMITS_RANKED:
         mean = limit / eff.p99_over_mean
-        return TpotLine(mean, f"TPOT limit {limit:g} ms p99 (mean {fixed(mean)} ms)")
+        return TpotLine(mean, f"TPOT limit {significant(limit)} ms p99 (mean {fixed(mean)} ms)")
     return None

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
+from app.scoring.explain import fixed, significant
 from app.scoring.inference.bands.limits import limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan, plan_job
 from app.scoring.inference.batching.loops import (
@@ -151,7 +152,7 @@ def _solve(
             pp,
             (
                 f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                f"{per_gpu_gb:.0f} GB of {wdt} weights per GPU, {usable_gb(gpu, tp, engine):.0f} GB usable"
+                f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, {fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
             ),
             memory(),
         )
@@ -162,8 +163,9 @@ def _solve(
             tp,
             pp,
             (
-                f"needs {need_gb:.0f} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {have_gb:.0f} GB "
-                f"after the runtime reserve ({gpu.memory_gb:g} GB each, {card_gb(gpu):.1f} x 10^9 bytes)"
+                f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {fixed(have_gb, 0)} GB "
+                f"after the runtime reserve ({significant(gpu.memory_gb)} GB each, {fixed(card_gb(gpu), 1)} x 10^9 "
+                "bytes)"
             ),
             memory(),
         )
@@ -176,7 +178,7 @@ def _solve(
             gpu_count,
             tp,
             pp,
-            (f"weights fit but no room for one request's KV cache at {held_tokens:.0f} tokens"),
+            (f"weights fit but no room for one request's KV cache at {fixed(held_tokens, 0)} tokens"),
             memory(),
         )
     ep = expert_parallel_degree(model, workload, tp)
@@ -221,7 +223,10 @@ def _solve(
                 gpu_count,
                 tp,
                 pp,
-                (f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {held_tokens:.0f} tokens"),
+                (
+                    f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {fixed(held_tokens, 0)} "
+                    "tokens"
+                ),
                 memory(),
             )
     if found is None and scenario == "request_rate":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.explain import duration_text, fixed
+from app.scoring.explain import duration_text, fixed, percent, significant
 from app.scoring.inference.bands.limits import ON_ESTIMATE, ONE_TOKEN_NOTE, SLOW_END, slow_end_words
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.workload import InferenceWorkload
@@ -34,8 +34,8 @@ def alone_words(
         if meets_limits(w, eff, alone, multiples)
         else "over the limits too"
     )
-    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", mean TPOT {alone.tpot_ms * multiples[1]:.1f} ms"
-    return f"; a request alone, with no other traffic: p99 TTFT {ttft:,.0f} ms{tpot_words}, {verdict}"
+    tpot_words = "" if math.isinf(w.tpot_limit_ms) else f", mean TPOT {fixed(alone.tpot_ms * multiples[1], 1)} ms"
+    return f"; a request alone, with no other traffic: p99 TTFT {fixed(ttft, 0)} ms{tpot_words}, {verdict}"
 
 
 def one_request_misses(
@@ -47,24 +47,25 @@ def one_request_misses(
 ) -> str:
     """Why latency_bound finds no batch: batch 1's p99 TTFT or mean TPOT, where the limits are checked."""
     target = eff.slo_tpot_utilisation * w.tpot_ms
-    share = f"{eff.slo_tpot_utilisation:.0%} of the {w.tpot_ms:g} ms p99 limit, headroom for load"
+    share = f"{percent(eff.slo_tpot_utilisation)} of the {significant(w.tpot_ms)} ms p99 limit, headroom for load"
     if math.isinf(w.tpot_limit_ms):  # a one-token output: only its first token is limited
         ttft_multiple = multiples[0]
-        there = f" {SLOW_END} (TTFT {ttft_multiple:.2f}× the estimate)" if multiples != ON_ESTIMATE else ""
+        there = f" {SLOW_END} (TTFT {fixed(ttft_multiple, 2)}× the estimate)" if multiples != ON_ESTIMATE else ""
         return (
-            f"even one request misses the TTFT limit{there}: p99 TTFT {ttft_p99_ms * ttft_multiple:.0f} ms "
-            f"(limit {w.ttft_ms:g}); {ONE_TOKEN_NOTE}"
+            f"even one request misses the TTFT limit{there}: p99 TTFT {fixed(ttft_p99_ms * ttft_multiple, 0)} ms "
+            f"(limit {significant(w.ttft_ms)}); {ONE_TOKEN_NOTE}"
         )
     if multiples == ON_ESTIMATE:
         return (
-            f"even one request misses the limits: p99 TTFT {ttft_p99_ms:.0f} ms (limit {w.ttft_ms:g}), "
-            f"mean TPOT {tpot_mean_ms:.1f} ms (target {fixed(target)}: {share})"
+            f"even one request misses the limits: p99 TTFT {fixed(ttft_p99_ms, 0)} ms (limit "
+            f"{significant(w.ttft_ms)}), mean TPOT {fixed(tpot_mean_ms, 1)} ms (target {fixed(target)}: {share})"
         )
     ttft_multiple, tpot_multiple = multiples
     return (
         f"even one request misses the limits {SLOW_END} {slow_end_words(multiples)}: p99 TTFT "
-        f"{ttft_p99_ms * ttft_multiple:.0f} ms there, {ttft_p99_ms:.0f} estimated (limit {w.ttft_ms:g}), mean TPOT "
-        f"{tpot_mean_ms * tpot_multiple:.1f} ms there, {tpot_mean_ms:.1f} estimated (target {fixed(target)}: {share})"
+        f"{fixed(ttft_p99_ms * ttft_multiple, 0)} ms there, {fixed(ttft_p99_ms, 0)} estimated (limit "
+        f"{significant(w.ttft_ms)}), mean TPOT {fixed(tpot_mean_ms * tpot_multiple, 1)} ms there, "
+        f"{fixed(tpot_mean_ms, 1)} estimated (target {fixed(target)}: {share})"
     )
 
 
@@ -81,8 +82,8 @@ def overload_reason(requests_per_s: float, point: OperatingPoint) -> str:
     growth = point.backlog_per_s * OVERLOAD_HORIZON_S
     grown = fixed(growth, 0)  # just over capacity: "0.31 requests", not "0 requests"
     return (
-        f"overloaded: keeps up with {capacity:.3g} requests/s at most (batch {point.batch:g}), "
-        f"not {requests_per_s:,.7g}; the queue grows by {grown} request{'' if grown == '1' else 's'} a minute, so "
-        f"after a minute a new request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add replicas "
-        "or GPUs"
+        f"overloaded: keeps up with {significant(capacity, 3)} requests/s at most (batch {significant(point.batch)}), "
+        f"not {significant(requests_per_s, 7)}; the queue grows by {grown} request{'' if grown == '1' else 's'} a "
+        f"minute, so after a minute a new request waits {duration_text(growth / max(capacity, 1e-9))} for a slot: add "
+        "replicas or GPUs"
     )

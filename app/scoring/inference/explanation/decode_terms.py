@@ -4,7 +4,7 @@ the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) re
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
-from app.scoring.explain import Term, batch_words
+from app.scoring.explain import Term, batch_words, fixed, significant
 from app.scoring.explain import figure as f
 from app.scoring.hardware.dtypes import peak_unit
 from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
@@ -55,8 +55,8 @@ def _weight_term(ctx: InferenceContext, step: StepParts) -> Term:
     busiest = f", the busiest of EP{ctx.expert_parallel}'s GPUs" if ctx.expert_parallel > 1 else ""
     detail = (
         f"{dense} dense + {f(ctx.expert_weight_bytes_per_gpu / 1e9)} GB routed experts x {f(d.expert_coverage)} "
-        f"touched; {d.tokens:,.0f} tokens per step touch that share of this GPU's experts: 1 - (1 - k/E)^tokens, "
-        f"k/E = {ctx.experts_active_share:.3g}{busiest}"
+        f"touched; {fixed(d.tokens, 0)} tokens per step touch that share of this GPU's experts: 1 - (1 - k/E)^tokens, "
+        f"k/E = {significant(ctx.experts_active_share, 3)}{busiest}"
     )
     return Term("decode weight read", step.weight_bytes / 1e9, "GB/GPU/step", detail)
 
@@ -67,7 +67,7 @@ def _kv_term(ctx: InferenceContext, step: StepParts, beam_width: int) -> Term:
     beams = f"; {beam_width} beams a request, each with its own KV" if beam_width > 1 else ""
     detail = (
         f"{f(d.attending_seqs)} sequences x {f(per_token * d.attended_tokens / 1e9)} GB each{beams}; "
-        f"{d.attended_tokens:,.0f} tokens at mean context x {f(per_token / 1e3)} kB per token per GPU"
+        f"{fixed(d.attended_tokens, 0)} tokens at mean context x {f(per_token / 1e3)} kB per token per GPU"
     )
     return Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", detail)
 
@@ -103,7 +103,7 @@ def compute_term(
     d = _detail(step)
     if work is None:
         work = (
-            f"the batch's decode plus {step.prefill_tokens:,.0f} prompt tokens prefilled per step"
+            f"the batch's decode plus {fixed(step.prefill_tokens, 0)} prompt tokens prefilled per step"
             if step.prefill_tokens >= 0.5
             else ""
         )
@@ -157,9 +157,8 @@ def prefill_pass_term(ctx: InferenceContext, eff: InferenceEfficiency, step: Ste
     )
     detail = (
         " + ".join(f"{f(value)} ms {label}" for value, label in pass_parts(step, eff))
-        + f"; each kernel class the soft roofline of its memory and compute times (ms), overlap power {p:g}: "
-        + ", ".join(rooflines)
-        + stage
+        + "; each kernel class the soft roofline of its memory and compute times (ms), overlap power "
+        f"{significant(p)}: " + ", ".join(rooflines) + stage
     )
     return Term(name, step.total_ms / step.pipeline_stages, "ms", detail)
 
@@ -167,7 +166,7 @@ def prefill_pass_term(ctx: InferenceContext, eff: InferenceEfficiency, step: Ste
 def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
     """Each kernel class's time: the soft roofline of its memory and compute times (steps.roofline_ms)."""
     d, p = _detail(step), eff.overlap_power
-    how = f"; soft roofline of its memory and compute times, overlap power {p:g} ({SOURCE})"
+    how = f"; soft roofline of its memory and compute times, overlap power {significant(p)} ({SOURCE})"
     terms = [
         Term(
             "decode dense GEMMs",
@@ -183,7 +182,8 @@ def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepPar
                 "decode routed-expert GEMMs",
                 step.expert_busy_ms,
                 "ms",
-                _roofline_text(d.experts, p) + f"; each expert multiplies only k/E = {ctx.experts_active_share:.3g} "
+                _roofline_text(d.experts, p)
+                + f"; each expert multiplies only k/E = {significant(ctx.experts_active_share, 3)} "
                 "of the step's tokens, so its grouped GEMM stays memory-bound at batches where the dense GEMMs are "
                 "compute-bound: timed at its own roofline, in sequence with them",
             )
@@ -205,11 +205,11 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
     if tp > 1:
         latency, transfer = allreduce_call_ms(ctx, eff, d.tokens)
         parts.append(f"2 per layer x {f(ctx.layers_per_stage)} layers x ({f(latency)} ms + {f(transfer)} ms)")
-        where = f"{ctx.link_name} {ctx.link_gbs:g} GB/s one way x {LINK_EFFICIENCY:g}"
+        where = f"{ctx.link_name} {significant(ctx.link_gbs)} GB/s one way x {significant(LINK_EFFICIENCY)}"
         if ctx.tp_nodes > 1:
-            where += f", then across {ctx.tp_nodes} nodes at {ctx.tp_fabric_gbs:g} GB/s per GPU"
+            where += f", then across {ctx.tp_nodes} nodes at {significant(ctx.tp_fabric_gbs)} GB/s per GPU"
         notes.append(
-            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {d.tokens:,.0f} tokens x {ctx.hidden_size} "
+            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens x {ctx.hidden_size} "
             f"hidden x 2 B over {where}"
         )
     else:
@@ -218,7 +218,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
     send = stage_send_ms(ctx, d.tokens)
     if send:
         parts.append(f"{f(send)} ms pipeline send")
-        notes.append(f"activations to the next stage's node at {ctx.fabric_gbs:g} GB/s per GPU")
+        notes.append(f"activations to the next stage's node at {significant(ctx.fabric_gbs)} GB/s per GPU")
     return Term("TP all-reduce", step.comm_ms, "ms", " + ".join(parts) + "; " + "; ".join(notes))
 
 

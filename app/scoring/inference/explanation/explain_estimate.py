@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band, LazyTerms, Term, batch_words
+from app.scoring.explain import Band, LazyTerms, Term, batch_words, fixed, significant
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
@@ -42,8 +42,8 @@ def _queue_note(point: OperatingPoint) -> list[str]:
     if point.waiting <= 0:
         return []
     return [
-        f"overloaded: {point.waiting:g} of the clients wait for a free slot ({point.batch:g} run at once); "
-        f"TTFT includes {point.queue_ms / 1e3:.1f} s of queueing"
+        f"overloaded: {significant(point.waiting)} of the clients wait for a free slot ({significant(point.batch)} run "
+        f"at once); TTFT includes {fixed(point.queue_ms / 1e3, 1)} s of queueing"
     ]
 
 
@@ -66,8 +66,8 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
         return (
             f"held by the engine's {budget:,}-token step budget",
             f"batch held at {s.batch} by the engine's {budget:,}-token step budget ({origin}): each step carries the "
-            f"batch's decode tokens and the prompts arriving meanwhile ({w.input_len:g} prompt tokens per "
-            f"{w.output_len:g} output tokens); raise max_num_batched_tokens to run more",
+            f"batch's decode tokens and the prompts arriving meanwhile ({significant(w.input_len)} prompt tokens per "
+            f"{significant(w.output_len)} output tokens); raise max_num_batched_tokens to run more",
         )
     return None
 
@@ -252,8 +252,8 @@ def _layout_notes(s: Solution) -> list[str]:
     ep = s.ctx.expert_parallel
     experts = (
         [
-            f"expert parallel over {ep} GPUs: {s.ctx.experts_per_group:g} whole experts each; the GPU whose experts a "
-            "step touches most sets its pace (uniform routing, expected busiest of the GPUs)"
+            f"expert parallel over {ep} GPUs: {significant(s.ctx.experts_per_group)} whole experts each; the GPU whose "
+            "experts a step touches most sets its pace (uniform routing, expected busiest of the GPUs)"
         ]
         if ep > 1
         else []
@@ -272,7 +272,7 @@ def _attention_dp_note(s: Solution) -> list[str]:
     attention_gb = attention_params(s.model) * WEIGHT_BYTES[s.workload.weight_dtype] / s.pipeline_parallel / GB
     return [
         f"data-parallel attention over the {dp} GPUs (SGLang --enable-dp-attention): each keeps its own requests' "
-        f"KV cache (1/{dp} of the TP copy) and a full copy of the attention weights ({attention_gb:.1f} GB)"
+        f"KV cache (1/{dp} of the TP copy) and a full copy of the attention weights ({fixed(attention_gb, 1)} GB)"
     ]
 
 

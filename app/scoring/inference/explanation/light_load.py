@@ -4,7 +4,7 @@ it serves."""
 
 from __future__ import annotations
 
-from app.scoring.explain import Term, figure, in_flight_text
+from app.scoring.explain import Term, figure, in_flight_text, significant
 from app.scoring.inference.batching.queueing import request_life_ms, sustained_requests_per_s
 from app.scoring.inference.estimates.results import Solution
 
@@ -41,9 +41,9 @@ def light_load_reason(s: Solution) -> str:
     if not s.light_load:
         return ""
     return (
-        f"fits below one request in flight: {_light_load_rate(s):.3g} requests/s ({_in_flight(s)} in flight on "
-        f"average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}; one always in flight "
-        "misses them"
+        f"fits below one request in flight: {significant(_light_load_rate(s), 3)} requests/s ({_in_flight(s)} in "
+        f"flight on average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}; one always in "
+        "flight misses them"
     )
 
 
@@ -53,7 +53,7 @@ def light_load_note(s: Solution) -> list[str]:
         return []
     return [
         f"light load: with one request always in flight each arrival waits for the running step and the prompts "
-        f"ahead of it, and misses the limits; at most {_light_load_rate(s):.3g} requests/s a replica "
+        f"ahead of it, and misses the limits; at most {significant(_light_load_rate(s), 3)} requests/s a replica "
         f"({_in_flight(s)} in flight on average) meet them, so more traffic takes more replicas"
         + _prompt_spread_hint(s)
     ]
@@ -65,7 +65,8 @@ def _prompt_spread_hint(s: Solution) -> str:
     if s.workload.prompt_p99_over_mean is not None:
         return ""
     return (
-        f"; its p99 TTFT is the mean x {s.efficiency.p99_ttft_over_mean:g}, the prompt's own prefill included (prompts "
+        f"; its p99 TTFT is the mean x {significant(s.efficiency.p99_ttft_over_mean)}, the prompt's own prefill "
+        "included (prompts "
         "of varied length): where prompts are all about one length, set prompt_p99_over_mean (1 = one length)"
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
-from app.scoring.explain import Term, figure, fixed
+from app.scoring.explain import Term, figure, fixed, percent, significant
 from app.scoring.inference.batching.queueing import md1_median_wait_ms, wait_steps
 from app.scoring.inference.explanation.decode_terms import (
     ROCM_EVIDENCE,
@@ -35,10 +35,10 @@ def _prefill_terms(
     stage, batches = prompt_stage_pass(ctx, eff, point.ttft_prompts, input_len)
     pp, d = ctx.pipeline_parallel, stage.breakdown
     per_batch = point.ttft_prompts / batches
-    prompts = f"{per_batch:g} prompts" if per_batch != 1 else "one prompt"
+    prompts = f"{significant(per_batch)} prompts" if per_batch != 1 else "one prompt"
     if batches > 1:
-        prompts += f", one of {batches:g} micro-batches"
-    carried = f"{d.tokens:,.0f} prompt tokens" if d else "prompt tokens"
+        prompts += f", one of {significant(batches)} micro-batches"
+    carried = f"{fixed(d.tokens, 0)} prompt tokens" if d else "prompt tokens"
     work = f"{carried} ({prompts}) in one pass, decoding nothing"
     if pp > 1:
         work += f", through one stage's {figure(ctx.layers_per_stage)} layers"
@@ -49,14 +49,15 @@ def _prefill_terms(
     ]
     if pp > 1:
         passes = batches + pp - 1
-        fill = f"; its {batches:g} micro-batches fill the pipeline: m + stages - 1" if batches > 1 else ""
+        fill = f"; its {significant(batches)} micro-batches fill the pipeline: m + stages - 1" if batches > 1 else ""
         terms.append(
             Term(
                 "prefill through the pipeline",
                 prefill_ms(ctx, eff, point, input_len),
                 "ms",
-                f"{passes:g} stage passes x {figure(stage.total_ms / pp)} ms{fill}; {pp} stages of "
-                f"{ctx.layers_per_stage:g} layers in turn, each with the whole prompt (a request sits in one "
+                f"{significant(passes)} stage passes x {figure(stage.total_ms / pp)} ms{fill}; {pp} stages of "
+                f"{significant(ctx.layers_per_stage)} layers in turn, each with the whole prompt (a request sits in "
+                "one "
                 "micro-batch at a time: vLLM, TensorRT-LLM)",
             )
         )
@@ -111,7 +112,7 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
                 "TTFT: running steps' wait",
                 point.step_wait_ms,
                 "ms",
-                f"{steps:g} steps x {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
+                f"{significant(steps)} steps x {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
                 + ("; busy: the share of time a running request is there to wait for" if share else ""),
             )
         )
@@ -132,8 +133,8 @@ def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency, point: Operati
         return f"{total}; mean: the prompt's own prefill, with no other request to wait for"
     steps = wait_steps(ctx.engine, eff)
     return (
-        f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue and {steps:g} running "
-        f"steps' wait ({_wait_how(steps)})"
+        f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue and {significant(steps)} "
+        f"running steps' wait ({_wait_how(steps)})"
     )
 
 
@@ -165,8 +166,9 @@ def step_terms(
             "TPOT p99",
             tpot_p99,
             "ms",
-            f"{figure(point.tpot_ms)} ms mean x {eff.p99_over_mean:g};{P99_SOURCE}; the limit keeps the mean under "
-            f"{eff.slo_tpot_utilisation:.0%} of it (slo_tpot_utilisation)",
+            f"{figure(point.tpot_ms)} ms mean x {significant(eff.p99_over_mean)};{P99_SOURCE}; the limit keeps the "
+            "mean under "
+            f"{percent(eff.slo_tpot_utilisation)} of it (slo_tpot_utilisation)",
         ),
     ]
 
@@ -203,12 +205,12 @@ def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99
     ratio = eff.p99_ttft_over_mean
     checked = "the TTFT limit is checked against it"
     if prompt_p99_over_mean is None:
-        return f"{figure(point.ttft_ms)} ms mean x {ratio:g};{P99_SOURCE}; {checked}"
+        return f"{figure(point.ttft_ms)} ms mean x {significant(ratio)};{P99_SOURCE}; {checked}"
     waits = point.ttft_ms - point.own_prefill_ms
     return (
-        f"{figure(point.own_prefill_ms)} ms prefill x {prompt_p99_over_mean:g} + {figure(waits)} ms waits x {ratio:g}; "
-        f"the question's prompt spread (p99 prompt / mean) on the request's own prefill, the fitted ratio{P99_SOURCE} "
-        f"on its waits; {checked}"
+        f"{figure(point.own_prefill_ms)} ms prefill x {significant(prompt_p99_over_mean)} + {figure(waits)} ms waits x "
+        f"{significant(ratio)}; the question's prompt spread (p99 prompt / mean) on the request's own prefill, the "
+        f"fitted ratio{P99_SOURCE} on its waits; {checked}"
     )
 
 
@@ -233,6 +235,7 @@ def _queue_terms(point: OperatingPoint) -> list[Term]:
             "queue wait for a slot",
             point.queue_ms,
             "ms",
-            f"{point.waiting:g} requests wait beyond the {point.batch:g} running: waiting x request life / running",
+            f"{significant(point.waiting)} requests wait beyond the {significant(point.batch)} running: waiting x "
+            "request life / running",
         )
     ]

@@ -21,6 +21,7 @@ from app.scoring.efficiency.inference import (
     sglang_prefill_chunk,
 )
 from app.scoring.efficiency.mamf import rocm_matmul_scale
+from app.scoring.explain import significant
 from app.scoring.hardware.dtypes import WEIGHT_BYTES, dense_peak_tflops, matmul_dtype
 from app.scoring.hardware.machines import DEFAULT_RDMA_GBPS_PER_GPU, FABRIC_EFFICIENCY
 from app.scoring.hardware.mesh import group_link_share, mesh_note, peer_link_share, scaleup_link_name
@@ -155,7 +156,7 @@ def build_context(
         peak *= 2.0
         accumulate_note = (
             f"{engine} multiplies in FP16 with FP16 accumulation, which {gpu.name} runs at twice its "
-            f"FP32-accumulate peak: {peak:g} TFLOPS"
+            f"FP32-accumulate peak: {significant(peak)} TFLOPS"
         )
     attention_peak = dense_peak_tflops(gpu, "bf16")[0] if cdtype == "int8" else 0.0
     int8_note = w8a8_note(gpu, peak, attention_peak) if cdtype == "int8" else None
@@ -229,9 +230,9 @@ def build_context(
 def w8a8_note(gpu: GpuSpec, int8_tops: float, attention_tflops: float) -> str:
     """What an INT8 W8A8 estimate assumes: its matmul efficiency is FP8's, borrowed (mfu_factors)."""
     note = (
-        f"INT8 W8A8: matmuls on {gpu.name}'s dense INT8 peak, {int8_tops:g} TOPS, at FP8's matmul efficiency "
-        "(fp8_mfu_factor, borrowed and unvalidated: no public validation row runs W8A8); attention (QK^T, AV) on "
-        f"the 16-bit peak, {attention_tflops:g} TFLOPS (no engine runs INT8 attention)"
+        f"INT8 W8A8: matmuls on {gpu.name}'s dense INT8 peak, {significant(int8_tops)} TOPS, at FP8's matmul "
+        "efficiency (fp8_mfu_factor, borrowed and unvalidated: no public validation row runs W8A8); attention (QK^T, "
+        f"AV) on the 16-bit peak, {significant(attention_tflops)} TFLOPS (no engine runs INT8 attention)"
     )
     if int8_tops < attention_tflops:  # Blackwell Ultra cut INT8 (GB300: 165 TOPS against 2,500 TFLOPS BF16)
         note += f"; {gpu.name}'s INT8 peak is below its 16-bit peak, so W8A8 matmuls run slower than W8A16 there"

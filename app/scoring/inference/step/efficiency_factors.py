@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from app.scoring.efficiency.inference import ENGINE_MBU, ENGINE_MFU, MAX_MBU, InferenceEfficiency
 from app.scoring.efficiency.moe_share import moe_layer_factor
+from app.scoring.explain import significant
 from app.scoring.inference.step.context import InferenceContext
 
 
@@ -43,7 +44,10 @@ def mbu_factors(ctx: InferenceContext, eff: InferenceEfficiency, tp_penalty: boo
     factors = [("decode streaming at TP1", eff.decode_mbu)]
     if tp_penalty and ctx.tensor_parallel > 1:
         factors.append(
-            (f"TP{ctx.tensor_parallel}^-{eff.mbu_tp_exponent:g}", ctx.tensor_parallel ** (-eff.mbu_tp_exponent))
+            (
+                f"TP{ctx.tensor_parallel}^-{significant(eff.mbu_tp_exponent)}",
+                ctx.tensor_parallel ** (-eff.mbu_tp_exponent),
+            )
         )
     if ctx.gddr:
         factors.append(("GDDR", eff.gddr_mbu_factor))
@@ -90,7 +94,7 @@ def mbu_cap_text(ctx: InferenceContext, eff: InferenceEfficiency) -> str:
     """', capped at 0.9 (...)' when the factors' product passes the streaming ceiling, else ''."""
     if _product(mbu_factors(ctx, eff)) <= MAX_MBU:
         return ""
-    return f", capped at {MAX_MBU:g} (no streaming kernel reaches more of the peak: research §7.3)"
+    return f", capped at {significant(MAX_MBU)} (no streaming kernel reaches more of the peak: research §7.3)"
 
 
 def mfu_factors(ctx: InferenceContext, eff: InferenceEfficiency, attention: bool = False) -> list[tuple[str, float]]:
@@ -132,4 +136,4 @@ def attention_flop_rate(ctx: InferenceContext, eff: InferenceEfficiency, matmul_
 
 def factor_text(factors: list[tuple[str, float]]) -> str:
     """'0.777 (decode streaming at TP1) x 0.565 (TP8^-0.275) x ...' for an explanation line."""
-    return " x ".join(f"{value:.3g} ({name})" for name, value in factors)
+    return " x ".join(f"{significant(value, 3)} ({name})" for name, value in factors)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.scoring.explain import Term, batch_words, percent
+from app.scoring.explain import Term, batch_words, fixed, percent, significant
 from app.scoring.hashed_once import HashedOnce, hashed_once
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def techniques_for(workload: InferenceWorkload) -> ServingTechniques:
 
 
 def _change(name: str, new: float, old: float, unit: str, detail: str) -> Term:
-    return Term(name, new - old, unit, f"{old:,.1f} → {new:,.1f} {unit}; {detail}")
+    return Term(name, new - old, unit, f"{fixed(old, 1)} → {fixed(new, 1)} {unit}; {detail}")
 
 
 def technique_terms(t: ServingTechniques, point: OperatingPoint, base: OperatingPoint) -> list[Term]:
@@ -92,7 +92,8 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 t.uncached_share * 100,
                 "%",
                 f"{percent(t.prefix_cache_hit)} of prompt tokens reuse cached KV and skip the forward pass; the rest "
-                f"still attend to the whole prompt ({t.uncached_attention_share:.0%} of attention FLOPs); {SOURCE}",
+                f"still attend to the whole prompt ({percent(t.uncached_attention_share)} of attention FLOPs); "
+                f"{SOURCE}",
             ),
             _change("prefix cache: prefill time", point.prefill.total_ms, base.prefill.total_ms, "ms", "one prompt"),
         ]
@@ -104,7 +105,8 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "speculative: tokens per step",
                 t.tokens_per_step,
                 "tokens/step",
-                f"(1 - a^(k+1)) / (1 - a) with acceptance a = {t.spec_acceptance:g}, k = {t.spec_draft_tokens} "
+                f"(1 - a^(k+1)) / (1 - a) with acceptance a = {significant(t.spec_acceptance)}, k = "
+                f"{t.spec_draft_tokens} "
                 f"drafted (Leviathan et al. 2023); published: MTP 85-90 % acceptance, EAGLE-3 2.8-5.1 tokens/step "
                 f"on Llama 3.3 70B ({SOURCE})",
             ),
@@ -119,7 +121,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "speculative: draft passes",
                 step.pipeline_stages * step.draft_ms,
                 "ms",
-                f"k x ({t.draft_cost_share:.3f} x a plain decode pass + one layer's launch); draft share = "
+                f"k x ({fixed(t.draft_cost_share, 3)} x a plain decode pass + one layer's launch); draft share = "
                 f"DeepSeek-V3 MTP module 14 B / 671 B ({SOURCE})",
             ),
         ]
@@ -131,7 +133,8 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
             "techniques: cost per token change",
             (base.tokens_per_s / point.tokens_per_s - 1.0) * 100 if point.tokens_per_s else 0.0,
             "%",
-            f"{base.tokens_per_s:,.0f} → {point.tokens_per_s:,.0f} output tokens/s {same}; cost ∝ 1 / tokens/s",
+            f"{fixed(base.tokens_per_s, 0)} → {fixed(point.tokens_per_s, 0)} output tokens/s {same}; cost ∝ 1 / "
+            "tokens/s",
         ),
     ]
     return terms

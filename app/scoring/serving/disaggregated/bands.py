@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from app.scoring.efficiency.bands import band_ratio
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, fixed
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.serving.disaggregated.pairing import mean_ttft_budget_ms
@@ -79,12 +79,12 @@ def slow_end_line(plan: DisaggregatedPlan, workload: InferenceWorkload) -> str |
     transfer = plan.pairing.transfer_ms
     budget = mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY)
     return (
-        f"At the slow end of the bands: prefill first token + queue {plan.ttft_ms - transfer:,.0f} ms × "
-        f"{bands.ttft_high_ratio:.2f} (its TTFT band's high) + KV transfer {transfer:,.1f} ms (on the estimate: no "
-        f"band) = {bands.ttft_mean_ms.high:,.0f} ms, within the {budget:,.0f} ms mean TTFT budget; decode step "
-        f"{plan.tpot_ms:.1f} ms × {bands.tpot_high_ratio:.2f} (its TPOT band's high) = {bands.tpot_mean_ms.high:.1f} "
-        f"ms, within the {DEFAULT_EFFICIENCY.slo_tpot_utilisation * workload.tpot_ms:.1f} ms TPOT target. "
-        f"{BORROWED_WORDS}"
+        f"At the slow end of the bands: prefill first token + queue {fixed(plan.ttft_ms - transfer, 0)} ms × "
+        f"{fixed(bands.ttft_high_ratio, 2)} (its TTFT band's high) + KV transfer {fixed(transfer, 1)} ms (on the "
+        f"estimate: no band) = {fixed(bands.ttft_mean_ms.high, 0)} ms, within the {fixed(budget, 0)} ms mean TTFT "
+        f"budget; decode step {fixed(plan.tpot_ms, 1)} ms × {fixed(bands.tpot_high_ratio, 2)} (its TPOT band's high) = "
+        f"{fixed(bands.tpot_mean_ms.high, 1)} ms, within the "
+        f"{fixed(DEFAULT_EFFICIENCY.slo_tpot_utilisation * workload.tpot_ms, 1)} ms TPOT target. {BORROWED_WORDS}"
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.scoring.efficiency.bands import band_ratio
-from app.scoring.explain import Band, is_close_call
+from app.scoring.explain import Band, fixed, is_close_call
 from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan
 from app.scoring.serving.plans.options import ServingOption
@@ -76,7 +76,10 @@ def close_call(
         return None
     cheaper, other = (a, d) if aggregated.cost.monthly_usd_autoscaled <= best.monthly_usd else (d, a)
     close = is_close_call(other, cheaper)  # two estimates: never the same one
-    bands = f"aggregated ${a.low:,.0f}–${a.high:,.0f} a month, disaggregated ${d.low:,.0f}–${d.high:,.0f}"
+    bands = (
+        f"aggregated ${fixed(a.low, 0)}–${fixed(a.high, 0)} a month, disaggregated "
+        f"${fixed(d.low, 0)}–${fixed(d.high, 0)}"
+    )
     if close:
         words = f"A close call: the two monthly costs' bands overlap ({bands}), so the estimates cannot order them."
     else:

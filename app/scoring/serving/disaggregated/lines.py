@@ -9,7 +9,7 @@ aggregated option's prefill tokens per step. Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import fixed, in_flight_text, percent
+from app.scoring.explain import fixed, in_flight_text, percent, significant
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
@@ -127,12 +127,13 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
             return [f"Aggregated: {words}."]
         return ["Aggregated: no offer meets both limits with prefill in its decode steps."]
     o = s.option
+    assert o.tpot_ms is not None and o.ttft_ms is not None  # a ranked option's measures
     lines = [
-        f"Aggregated: {describe_aggregated(s)} at the peak hour, {aggregated_load_words(s)}; "
-        "every step "
-        f"also prefills batch × input / output = {prefill_tokens_per_step(s, workload):,.0f} prompt tokens; TPOT "
-        f"{o.tpot_ms:.1f} ms, TTFT {o.ttft_ms:,.0f} ms; ${s.cost.monthly_usd_autoscaled:,.0f} a month, "
-        f"${c.aggregated_usd_per_million_output_tokens_at_traffic or 0:,.2f} per million output tokens {AT_TRAFFIC}."
+        f"Aggregated: {describe_aggregated(s)} at the peak hour, {aggregated_load_words(s)}; every step also prefills "
+        f"batch × input / output = {fixed(prefill_tokens_per_step(s, workload), 0)} prompt tokens; TPOT "
+        f"{fixed(o.tpot_ms, 1)} ms, TTFT {fixed(o.ttft_ms, 0)} ms; ${fixed(s.cost.monthly_usd_autoscaled, 0)} a month, "
+        f"${fixed(c.aggregated_usd_per_million_output_tokens_at_traffic or 0, 2)} per million output tokens "
+        f"{AT_TRAFFIC}."
     ]
     alone = c.aggregated_decode_only
     if alone is not None:
@@ -141,8 +142,8 @@ def aggregated_line(c: Comparison, workload: InferenceWorkload) -> list[str]:
         against = f"{o.batch}" if o.requests_in_flight is None else f"{in_flight_text(load)} in flight on average"
         lines.append(
             f"Prefill interference: the same {o.gpu_count}×{o.gpu_id} decoding alone would hold batch {alone.batch} at "
-            f"{alone.step_ms:.1f} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {against} with prompts "
-            f"in its steps ({lost:.0%} of the batch lost)."
+            f"{fixed(alone.step_ms, 1)} ms a step (target {fixed(alone.tpot_target_ms)} ms) against {against} with "
+            f"prompts in its steps ({percent(lost)} of the batch lost)."
         )
     return lines
 
@@ -161,21 +162,21 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     )
     return [
         f"Prefill pool: {p.replicas_at_peak} × {describe_pool(p)}{rentals_text(p)} at the peak hour{unit}, "
-        f"{load.prompts} prompt"
-        f"{'s' if load.prompts != 1 else ''} per {load.pass_ms:,.0f} ms pass{_through_text(load)}; mean TTFT at the "
-        f"peak = first token {load.first_token_ms:,.0f} ms + queue {queue_ms:,.0f} ms (M/D/1, "
-        f"{percent(rho_at_peak)} busy) + KV transfer {x.transfer_ms:,.1f} ms ({kv_gb:.2f} GB over {kv_path(x)} at "
-        f"{x.transfer_gbs:,.0f} GB/s) = {plan.ttft_ms:,.0f} ms (an instance may run {percent(load.utilisation)} busy "
-        "before its queue breaks the "
-        f"{workload.ttft_ms:g} ms p99 limit, a mean of {mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY):,.0f} ms"
-        f"{SLOW_END_WORDS if at_band_high(workload) else ''}); "
-        f"${p.monthly_usd:,.0f} a month, ${p.usd_per_million_tokens_at_traffic:,.3f} per "
+        f"{load.prompts} prompt{'s' if load.prompts != 1 else ''} per {fixed(load.pass_ms, 0)} ms "
+        f"pass{_through_text(load)}; mean TTFT at the peak = first token {fixed(load.first_token_ms, 0)} ms + queue "
+        f"{fixed(queue_ms, 0)} ms (M/D/1, {percent(rho_at_peak)} busy) + KV transfer {fixed(x.transfer_ms, 1)} ms "
+        f"({fixed(kv_gb, 2)} GB over {kv_path(x)} at {fixed(x.transfer_gbs, 0)} GB/s) = {fixed(plan.ttft_ms, 0)} ms "
+        f"(an instance may run {percent(load.utilisation)} busy before its queue breaks the "
+        f"{significant(workload.ttft_ms)} ms p99 limit, a mean of "
+        f"{fixed(mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY), 0)} "
+        f"ms{SLOW_END_WORDS if at_band_high(workload) else ''}); ${fixed(p.monthly_usd, 0)} a month, "
+        f"${fixed(p.usd_per_million_tokens_at_traffic, 3)} per "
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
-        f"{decoder.step_ms:.1f} ms a step with no prefill in it (target {fixed(decoder.tpot_target_ms)} ms), "
-        f"{decoder.capacity_rps:,.2f} requests/s each; ${d.monthly_usd:,.0f} a month, "
-        f"${d.usd_per_million_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}.",
+        f"{fixed(decoder.step_ms, 1)} ms a step with no prefill in it (target {fixed(decoder.tpot_target_ms)} ms), "
+        f"{fixed(decoder.capacity_rps, 2)} requests/s each; ${fixed(d.monthly_usd, 0)} a month, "
+        f"${fixed(d.usd_per_million_tokens_at_traffic, 2)} per million output tokens {AT_TRAFFIC}.",
     ]
 
 
@@ -190,25 +191,26 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
         divided = " ÷ its TPOT band's high ratio" if at_band_high(workload) else ""
         return (
             "Disaggregated: no offer allowed decodes even one sequence within the TPOT target "
-            f"({DEFAULT_EFFICIENCY.slo_tpot_utilisation:.0%} of the {workload.tpot_ms:g} ms p99 limit{divided})."
+            f"({percent(DEFAULT_EFFICIENCY.slo_tpot_utilisation)} of the {significant(workload.tpot_ms)} ms p99 "
+            f"limit{divided})."
         )
     fastest = (
         f"Disaggregated: the fastest prefill instance ({found.fastest_prefill}) takes "
-        f"{found.fastest_prefill_ms:,.0f} ms to prefill one {workload.input_len:,}-token prompt"
+        f"{fixed(found.fastest_prefill_ms, 0)} ms to prefill one {workload.input_len:,}-token prompt"
     )
-    limit = f"the mean TTFT budget of {budget:,.0f} ms (the {workload.ttft_ms:g} ms p99 limit ÷ "
-    limit += f"{DEFAULT_EFFICIENCY.p99_ttft_over_mean:g})"
+    limit = f"the mean TTFT budget of {fixed(budget, 0)} ms (the {significant(workload.ttft_ms)} ms p99 limit ÷ "
+    limit += f"{significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)})"
     scale, slow_end = own_prefill_scale(workload, DEFAULT_EFFICIENCY), found.fastest_prefill_ttft_multiple
     own_ms = found.fastest_prefill_ms * scale * slow_end
     if scale != 1.0 or slow_end != 1.0:
-        why = [f"{scale:.3g}: the prompt spread given ÷ the fitted ratio"] if scale != 1.0 else []
-        why += [f"{slow_end:.2f}: its TTFT band's high ratio"] if slow_end != 1.0 else []
-        fastest += f", {own_ms:,.0f} ms against the budget (× {'; × '.join(why)})"
+        why = [f"{significant(scale, 3)}: the prompt spread given ÷ the fitted ratio"] if scale != 1.0 else []
+        why += [f"{fixed(slow_end, 2)}: its TTFT band's high ratio"] if slow_end != 1.0 else []
+        fastest += f", {fixed(own_ms, 0)} ms against the budget (× {'; × '.join(why)})"
     if own_ms > budget:
         return f"{fastest}, over {limit} before any queue or KV transfer."
     left = budget - own_ms
     return (
-        f"{fastest}, leaving {left:,.0f} ms of {limit} for its queue and for moving its KV cache to a decode "
+        f"{fastest}, leaving {fixed(left, 0)} ms of {limit} for its queue and for moving its KV cache to a decode "
         f"instance (over one provider's fabric, or inside {IN_ONE_UNIT}): no prefill and decode pair fits in that."
     )
 
@@ -216,4 +218,4 @@ def no_plan_line(c: Comparison, workload: InferenceWorkload) -> str:
 def _through_text(load: PrefillLoad) -> str:
     if load.first_token_ms <= load.pass_ms:
         return ""
-    return f" ({load.first_token_ms:,.0f} ms to its last first token through the pipeline stages)"
+    return f" ({fixed(load.first_token_ms, 0)} ms to its last first token through the pipeline stages)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.explain import in_flight_text, percent
+from app.scoring.explain import fixed, in_flight_text, percent
 from app.scoring.serving.disaggregated.bands import slow_end_line
 from app.scoring.serving.disaggregated.close_call import CloseCall, close_call
 from app.scoring.serving.disaggregated.lines import (
@@ -61,8 +61,8 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
         return Verdict("aggregated", text, None, None, why)
     if agg is None:
         text = (
-            f"Only disaggregated meets the limits: {best.ratio} for ${best.monthly_usd:,.0f} a month; with prompts in "
-            "its steps no aggregated option keeps both TTFT and TPOT."
+            f"Only disaggregated meets the limits: {best.ratio} for ${fixed(best.monthly_usd, 0)} a month; with "
+            "prompts in its steps no aggregated option keeps both TTFT and TPOT."
         )
         return Verdict("disaggregated_only", text, None, None, why)
     a, d = agg.cost.monthly_usd_autoscaled, best.monthly_usd
@@ -72,20 +72,20 @@ def verdict(c: Comparison, model: ModelSpec, workload: InferenceWorkload) -> Ver
     if share >= MIN_SAVING_SHARE:
         text = (
             f"Disaggregated is cheaper: {best.ratio} (prefill {describe_pool(best.prefill)}, decode "
-            f"{describe_pool(best.decode)}) for ${d:,.0f} a month against ${a:,.0f} aggregated, {share:.0%} less, "
-            f"because {_because(c, best)}."
+            f"{describe_pool(best.decode)}) for ${fixed(d, 0)} a month against ${fixed(a, 0)} aggregated, "
+            f"{percent(share)} less, because {_because(c, best)}."
         )
         return Verdict("disaggregated", text, saving, share, why, bands)
     if share > 0:
         text = (
-            f"Aggregated is as good or better: disaggregated saves only {share:.0%} (${saving:,.0f} a month), under "
-            f"the {MIN_SAVING_SHARE:.1%} a second pool and a KV path must save to pay (a margin kept above the "
-            "estimator's typical throughput error)."
+            f"Aggregated is as good or better: disaggregated saves only {percent(share)} (${fixed(saving, 0)} a "
+            f"month), under the {percent(MIN_SAVING_SHARE, 1)} a second pool and a KV path must save to pay (a margin "
+            "kept above the estimator's typical throughput error)."
         )
         return Verdict("close", text, saving, share, why, bands)
     text = (
-        f"Aggregated is as good or better: ${a:,.0f} a month against ${d:,.0f} for the cheapest disaggregated plan "
-        f"({-share:.0%} more), because {_because_not(c, best)}."
+        f"Aggregated is as good or better: ${fixed(a, 0)} a month against ${fixed(d, 0)} for the cheapest "
+        f"disaggregated plan ({percent(-share)} more), because {_because_not(c, best)}."
     )
     return Verdict("aggregated", text, saving, share, why, bands)
 
@@ -95,14 +95,14 @@ def _because(c: Comparison, best: DisaggregatedPlan) -> str:
     o = c.aggregated.option
     decoder = best.pairing.decode_instance
     return (
-        f"a decode GPU with no prompts in its steps carries {decoder.batch / decoder.gpu_count:.1f} sequences against "
-        f"{(o.batch or 0) / o.gpu_count:.1f} per GPU in aggregated steps that also prefill, and prompts run on GPUs "
-        f"sized for them"
+        f"a decode GPU with no prompts in its steps carries {fixed(decoder.batch / decoder.gpu_count, 1)} sequences "
+        f"against {fixed((o.batch or 0) / o.gpu_count, 1)} per GPU in aggregated steps that also prefill, and prompts "
+        "run on GPUs sized for them"
     )
 
 
 def _usd(value: float) -> str:
-    return f"${value:,.2f}"
+    return f"${fixed(value, 2)}"
 
 
 def _pool_gpu(pool: PoolCost) -> str:

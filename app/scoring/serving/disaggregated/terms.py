@@ -8,7 +8,7 @@ wins, lines.py says each plan in words). Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import Term, fixed
+from app.scoring.explain import Term, fixed, significant
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.lines import aggregated_load, kv_path, prefill_tokens_per_step
 from app.scoring.serving.disaggregated.plan import Comparison
@@ -38,7 +38,12 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
     x, load, decoder, p, d = plan.pairing, plan.pairing.load, plan.pairing.decode_instance, plan.prefill, plan.decode
     kv_bytes = kv_bytes_per_sequence(model, workload.kv_dtype_effective, workload.input_len)
     return [
-        Term("prefill pass", load.pass_ms, "ms", f"prefill_parts: {load.prompts} × {workload.input_len} prompt tokens"),
+        Term(
+            "prefill pass",
+            load.pass_ms,
+            "ms",
+            f"prefill_parts: {load.prompts} × {fixed(workload.input_len, 0)} prompt tokens",
+        ),
         *_pipeline_pass_terms(load),
         Term(
             "prefill utilisation limit",
@@ -57,20 +62,21 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "KV per request",
             kv_bytes / GB,
             "GB",
-            f"{workload.input_len} tokens × {kv_bytes / workload.input_len / 1e3:,.1f} kB",
+            f"{workload.input_len} tokens × {fixed(kv_bytes / workload.input_len / 1e3, 1)} kB",
         ),
         Term(
             "KV transfer",
             x.transfer_ms,
             "ms",
-            f"{model.layers} layers × α + bytes / {x.transfer_gbs:,.0f} GB/s over {kv_path(x)}",
+            f"{model.layers} layers × α + bytes / {fixed(x.transfer_gbs, 0)} GB/s over {kv_path(x)}",
         ),
         Term(
             "TTFT at peak",
             plan.ttft_ms,
             "ms",
             f"pass + queue at ρ {fixed(p.utilisation_at_peak * load.utilisation, 2)} + KV transfer "
-            f"(mean; p99 limit {workload.ttft_ms:g} ms = {DEFAULT_EFFICIENCY.p99_ttft_over_mean:g} x mean at most)",
+            f"(mean; p99 limit {significant(workload.ttft_ms)} ms = "
+            f"{significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)} x mean at most)",
         ),
         Term(
             "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
@@ -98,19 +104,19 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "prefill pool",
             p.monthly_usd,
             "$/month",
-            f"autoscaled hourly at ${p.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+            f"autoscaled hourly at ${fixed(p.offer.offer.usd_per_gpu_hour, 2)}/GPU-h",
         ),
         Term(
             "decode pool",
             d.monthly_usd,
             "$/month",
-            f"autoscaled hourly at ${d.offer.offer.usd_per_gpu_hour:,.2f}/GPU-h",
+            f"autoscaled hourly at ${fixed(d.offer.offer.usd_per_gpu_hour, 2)}/GPU-h",
         ),
         Term(
             "total",
             plan.monthly_usd,
             "$/month",
-            f"${plan.usd_per_million_output_tokens_at_traffic:,.2f} per million output tokens {AT_TRAFFIC}",
+            f"${fixed(plan.usd_per_million_output_tokens_at_traffic, 2)} per million output tokens {AT_TRAFFIC}",
         ),
     ]
 
@@ -160,7 +166,7 @@ def aggregated_terms(c: Comparison, workload: InferenceWorkload) -> list[Term]:
             "monthly",
             s.cost.monthly_usd_autoscaled,
             "$/month",
-            f"autoscaled hourly at ${o.usd_per_gpu_hour:,.2f}/GPU-h",
+            f"autoscaled hourly at ${fixed(o.usd_per_gpu_hour, 2)}/GPU-h",
         ),
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from app.scoring.explain import Term
+from app.scoring.explain import Term, fixed
 from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
 from app.scoring.serving.mix.question import MixQuestion
@@ -111,7 +111,7 @@ def _saving_terms(mix: Fleet, best: Fleet) -> tuple[float, float, list[Term]]:
                 "$/month",
                 best.label + ": " + " + ".join(f"{r.replicas} × {r.replica.label}" for r in best.rows),
             ),
-            Term("saving", saving, "$/month", f"best single type − mix = {pct:.1f} % of the single-type cost"),
+            Term("saving", saving, "$/month", f"best single type − mix = {fixed(pct, 1)} % of the single-type cost"),
         ],
     )
 

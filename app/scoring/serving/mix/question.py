@@ -14,7 +14,7 @@ from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, m
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, percent, significant
 from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.input_checks.typed_numbers import as_typed_number
@@ -64,7 +64,7 @@ class LengthBucket(NumbersNotBooleans):
         ge=0,
         le=1e6,
         description="relative weight: shares are divided by their total (a note says so when it is not 1); "
-        f"0 (no traffic) or at least {MIN_SHARE:g}",
+        f"0 (no traffic) or at least {significant(MIN_SHARE)}",
     )
 
     @field_validator("share")
@@ -226,14 +226,14 @@ class MixQuestion(ModelChoice):
         total = self.share_total
         if abs(total - 1) <= SHARE_TOTAL_TOLERANCE:
             return None
-        fractions = ", ".join(f"{b.name} {b.share / total:.1%}" for b in self.mix)
+        fractions = ", ".join(f"{b.name} {percent(b.share / total, 1)}" for b in self.mix)
         total_text = fixed(total, 3).rstrip("0").rstrip(".")  # 0.000002, not 2e-06
         note = f"The shares add up to {total_text}, not 1: they are read as weights, so the requests are {fractions}"
         note += f" (mix={self.normalised_text})."
         if total < 1:
             note += (
-                f" If they are fractions of all requests, the other {1 - total:.3g} is spread over these buckets in"
-                " proportion: give it a bucket of its own if its lengths differ."
+                f" If they are fractions of all requests, the other {significant(1 - total, 3)} is spread over these "
+                "buckets in proportion: give it a bucket of its own if its lengths differ."
             )
         return note
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.explain import Term, batch_words, percent
+from app.scoring.explain import Term, batch_words, fixed, percent, significant
 from app.scoring.serving.mix.candidates import BucketDemand, BucketFit, ReplicaType
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH, SECONDS_PER_DAY
 
 SIZING_NOTE = (
     "The fleet is sized for the busiest hour's request rate and billed for every hour of the month "
-    f"({HOURS_PER_MONTH:g} h, always on); autoscaling a mix hour by hour is not modelled."
+    f"({significant(HOURS_PER_MONTH)} h, always on); autoscaling a mix hour by hour is not modelled."
 )
 
 
@@ -26,19 +26,19 @@ def row_terms(
     r: ReplicaType, replicas: int, load: float, shares: Sequence[float], demands: list[BucketDemand]
 ) -> list[Term]:
     parts = [
-        f"{percent(s)} of {d.name} {d.requests_per_s:.3g} req/s ÷ {f.requests_per_s:.3g} req/s"
+        f"{percent(s)} of {d.name} {significant(d.requests_per_s, 3)} req/s ÷ {significant(f.requests_per_s, 3)} req/s"
         for s, d, f in zip(shares, demands, r.fits, strict=True)
         if s > 1e-9
     ]
     terms = [
         Term("load", load, "replicas", " + ".join(parts) + " (share × demand ÷ one replica's capacity)"),
-        Term("replicas", replicas, "replicas", f"the program's whole number ≥ load {load:.3f}"),
+        Term("replicas", replicas, "replicas", f"the program's whole number ≥ load {fixed(load, 3)}"),
         Term(
             "monthly cost",
             replicas * r.usd_per_replica_month,
             "$/month",
-            f"{replicas} × {r.rented_gpus or r.gpu_count} GPU × ${r.usd_per_gpu_hour:.2f}/GPU-h"
-            f" × {HOURS_PER_MONTH:g} h",
+            f"{replicas} × {r.rented_gpus or r.gpu_count} GPU × ${fixed(r.usd_per_gpu_hour, 2)}/GPU-h"
+            f" × {significant(HOURS_PER_MONTH)} h",
         ),
     ]
     for d, f in zip(demands, r.fits, strict=True):
@@ -48,9 +48,9 @@ def row_terms(
                     f"capacity on {d.name}",
                     f.requests_per_s,
                     "requests/s per replica",
-                    f"requests in flight ÷ a request's life ({_load_words(f)}; TTFT {f.ttft_ms:,.0f} ms + "
-                    f"{max(d.output_len - 1, 0)} × TPOT {f.tpot_ms:.1f} ms; Little's law), at most "
-                    f"{f.output_tokens_per_s:,.0f} output tok/s at the limits ÷ {d.output_len} output tokens",
+                    f"requests in flight ÷ a request's life ({_load_words(f)}; TTFT {fixed(f.ttft_ms, 0)} ms + "
+                    f"{max(d.output_len - 1, 0)} × TPOT {fixed(f.tpot_ms, 1)} ms; Little's law), at most "
+                    f"{fixed(f.output_tokens_per_s, 0)} output tok/s at the limits ÷ {d.output_len} output tokens",
                 )
             )
         else:
@@ -65,8 +65,8 @@ def plan_terms(question: MixQuestion, peak_rps: float, demands: list[BucketDeman
             "busiest-hour request rate",
             peak_rps,
             "requests/s",
-            f"{question.requests_per_day:,.0f} requests/day ÷ {SECONDS_PER_DAY:,} s × peak/mean "
-            f"{max(traffic.multipliers()):.2f} ({question.profile})",
+            f"{fixed(question.requests_per_day, 0)} requests/day ÷ {SECONDS_PER_DAY:,} s × peak/mean "
+            f"{fixed(max(traffic.multipliers()), 2)} ({question.profile})",
         )
     ]
     for d in demands:
@@ -75,7 +75,8 @@ def plan_terms(question: MixQuestion, peak_rps: float, demands: list[BucketDeman
                 f"demand, {d.name}",
                 d.requests_per_s,
                 "requests/s",
-                f"{d.share:.1%} of {peak_rps:.3g} req/s; {d.input_len} in / {d.output_len} out ({d.source})",
+                f"{percent(d.share, 1)} of {significant(peak_rps, 3)} req/s; {d.input_len} in / {d.output_len} out "
+                f"({d.source})",
             )
         )
     return terms

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.scoring.explain import Term, percent
+from app.scoring.explain import Term, percent, significant
 from app.scoring.serving.plans.verdict import usd
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
@@ -150,24 +150,25 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "depreciation",
             o.depreciation_usd_per_month,
             "$/month",
-            f"{usd(o.purchase_usd)} ÷ ({i.depreciation_years:g} years × 12), straight line, no resale value"
+            f"{usd(o.purchase_usd)} ÷ ({significant(i.depreciation_years)} years × 12), straight line, no resale value"
             if i.resale_pct <= 0
-            else f"{usd(o.purchase_usd)} × (1 − {i.resale_pct:g} % resale at the end) ÷ "
-            f"({i.depreciation_years:g} years × 12), straight line",
+            else f"{usd(o.purchase_usd)} × (1 − {significant(i.resale_pct)} % resale at the end) ÷ "
+            f"({significant(i.depreciation_years)} years × 12), straight line",
         ),
         Term(
             "energy",
             o.energy_usd_per_month,
             "$/month",
-            f"{i.servers} × {i.power_kw_per_server:g} kW × PUE {i.pue:g} × {i.hours_per_month:g} h × "
-            f"${i.usd_per_kwh:g}/kWh (on every hour)",
+            f"{i.servers} × {significant(i.power_kw_per_server)} kW × PUE {significant(i.pue)} × "
+            f"{significant(i.hours_per_month)} h × "
+            f"${significant(i.usd_per_kwh)}/kWh (on every hour)",
         ),
         Term(
             "colocation",
             o.colocation_usd_per_month,
             "$/month",
-            f"{i.servers} × {i.provisioned_kw_per_server:g} kW provisioned × "
-            f"${i.colocation_usd_per_kw_month:g}/kW-month",
+            f"{i.servers} × {significant(i.provisioned_kw_per_server)} kW provisioned × "
+            f"${significant(i.colocation_usd_per_kw_month)}/kW-month",
         ),
         *([_capital_term(o)] if i.monthly_rate > 0 else []),
         Term(
@@ -182,8 +183,8 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "renting",
             o.renting_usd_per_month,
             "$/month",
-            f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × ${i.rental_usd_per_gpu_hour:g}/GPU-h × "
-            f"{i.hours_per_month:g} h × "
+            f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × ${significant(i.rental_usd_per_gpu_hour)}/GPU-h × "
+            f"{significant(i.hours_per_month)} h × "
             f"{percent(i.utilisation)} utilisation (on-demand: only the hours used are paid)",
         ),
     ]
@@ -209,7 +210,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 if i.monthly_rate <= 0
                 else (
                     f"months until ({usd(o.renting_usd_per_month)} renting − {usd(o.running_usd_per_month)} energy "
-                    f"and colocation) a month, discounted at {i.cost_of_capital_pct:g} % a year, repays the "
+                    f"and colocation) a month, discounted at {significant(i.cost_of_capital_pct)} % a year, repays the "
                     f"{usd(o.purchase_usd)} purchase"
                 )
                 + ("; the resale, at the end of the life, is not counted" if i.resale_pct > 0 else ""),
@@ -225,7 +226,8 @@ def _capital_term(o: Ownership) -> Term:
         "cost of capital",
         o.capital_usd_per_month,
         "$/month",
-        f"{usd(o.purchase_usd)} repaid at {i.cost_of_capital_pct:g} % a year over {i.life_months:g} months "
+        f"{usd(o.purchase_usd)} repaid at {significant(i.cost_of_capital_pct)} % a year over "
+        f"{significant(i.life_months)} months "
         f"({usd(payment)}/month) less the straight-line depreciation",
     )
 

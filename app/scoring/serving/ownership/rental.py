@@ -7,6 +7,7 @@ is one. Pure: reads the catalog snapshot passed in.
 
 from __future__ import annotations
 
+from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion, ResolvedInput
 from app.scoring.specs import CatalogSnapshot, Offer
@@ -47,7 +48,7 @@ def rental_default(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedI
         other = _cheapest(_fresh_on_demand(snapshot, q.gpu))
         if other is not None and other.usd_per_gpu_hour < offer.usd_per_gpu_hour:
             text += (
-                f"; cheaper in another size: {offer_words(other)} at ${other.usd_per_gpu_hour:.2f} per GPU-hour "
+                f"; cheaper in another size: {offer_words(other)} at ${fixed(other.usd_per_gpu_hour, 2)} per GPU-hour "
                 f"({other.gpu_count}-GPU instance, a different machine): enter it as the rental price to compare"
             )
     else:

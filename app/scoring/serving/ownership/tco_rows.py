@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
+from app.scoring.explain import significant
 from app.scoring.serving.ownership.question import MissingInput, ResolvedInput
 from app.scoring.specs import TcoInput
 
@@ -84,9 +85,10 @@ def _typical_draw(tco: tuple[TcoInput, ...], gpu: str) -> tuple[TcoInput, str] |
     own_max, twin_max = _rows(tco, "system_power_max", gpu), _rows(tco, "system_power_max", twin or "")
     typical = _rows(tco, "system_power_typical", twin or "")
     if twin and typical and own_max and twin_max and own_max[0].value == twin_max[0].value:
+        assert own_max[0].value is not None  # _rows keeps valued rows only
         return typical[0], (
             f"midpoint of the {twin} server's typical draw: tco.csv gives the {gpu} server as the same chassis, at "
-            f"the same {own_max[0].value:g} kW maximum input, and no typical draw of its own"
+            f"the same {significant(own_max[0].value)} kW maximum input, and no typical draw of its own"
         )
     return None
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.scoring.explain import fixed, significant
 from app.scoring.serving.serverless.quotes import serverless_monthly_usd
 from app.scoring.serving.traffic.scale_to_zero import IDLE_RATE_PER_S, week_replica_hours, week_shape
 from app.scoring.serving.traffic.week import WEEKS_PER_MONTH, Traffic, replicas_needed, serving_cost
@@ -210,21 +211,21 @@ def break_even(
     found = _crossing(_wins(mode, front, cheapest_usd_per_request, traffic, output_len), mode == "scale_to_zero")
     if found == "below":
         lo = BREAK_EVEN_MIN_REQUESTS_PER_DAY
-        why = f"dedicated {words} is cheaper at every traffic down to {lo:,.0f} request/day"
+        why = f"dedicated {words} is cheaper at every traffic down to {fixed(lo, 0)} request/day"
         return BreakEven(None, None, None, serverless_label, basis, why, mode)
     if isinstance(found, str):
         hi = BREAK_EVEN_MAX_REQUESTS_PER_DAY
-        why = f"serverless is cheaper than dedicated {words} at every traffic up to {hi:,.0f} requests/day"
+        why = f"serverless is cheaper than dedicated {words} at every traffic up to {fixed(hi, 0)} requests/day"
         return BreakEven(None, None, None, serverless_label, basis, why, mode)
     cost, winner = cheapest_dedicated(front, found, mode_cost(mode, traffic, output_len))
-    waits = f"; a request that finds no replica up waits the {traffic.cold_start_s:g} s cold start"
+    waits = f"; a request that finds no replica up waits the {significant(traffic.cold_start_s)} s cold start"
     return BreakEven(
         found,
         _utilisation(winner, found, traffic, output_len, mode),
         winner.label,
         serverless_label,
         basis,
-        f"above about {found:,.0f} requests/day {winner.label} {words} (${cost:,.0f}/month) "
+        f"above about {fixed(found, 0)} requests/day {winner.label} {words} (${fixed(cost, 0)}/month) "
         f"costs no more than {serverless_label}" + (waits if mode == "scale_to_zero" else ""),
         mode,
     )

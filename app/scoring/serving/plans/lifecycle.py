@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import terms_text
 from app.scoring.serving.plans.options import dependable, option_label
 from app.scoring.serving.plans.plan import ServingPlan, plan_serving
@@ -82,7 +83,7 @@ class _Priced(Protocol):
 def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
     """Labels like "4×B200 at Lambda (on demand)"; two offers that would read alike also name their price (and,
     at one price, their machine), so a table never shows two different rows under one name."""
-    for detail in (lambda o: f"${o.usd_per_gpu_hour:,.2f}/GPU-h", lambda o: o.machine):
+    for detail in (lambda o: f"${fixed(o.usd_per_gpu_hour, 2)}/GPU-h", lambda o: o.machine):
         seen = Counter(labels)
         labels = [
             label if seen[label] == 1 or not detail(o) else f"{label[:-1]}, {detail(o)})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring.explain import fixed
+from app.scoring.explain import fixed, percent, significant
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +35,17 @@ def usd(value: float) -> str:
 
 def cold_start_caveat(scaled: Priced, requests_per_month: float, cold_start_s: float, ttft_ms: float | None) -> str:
     share = scaled.starts_per_month / requests_per_month if requests_per_month > 0 else 0.0
-    over = f", over the {ttft_ms:,.0f} ms TTFT limit" if ttft_ms is not None and cold_start_s * 1000 > ttft_ms else ""
+    over = (
+        f", over the {fixed(ttft_ms, 0)} ms TTFT limit" if ttft_ms is not None and cold_start_s * 1000 > ttft_ms else ""
+    )
     return (
-        f"Scaled to zero, about {scaled.starts_per_month:,.0f} requests a month ({_share(share)} of them) find no "
-        f"replica up and wait the {cold_start_s:g} s cold start{over}; autoscaled keeps a replica warm"
+        f"Scaled to zero, about {fixed(scaled.starts_per_month, 0)} requests a month ({_share(share)} of them) find no "
+        f"replica up and wait the {significant(cold_start_s)} s cold start{over}; autoscaled keeps a replica warm"
     )
 
 
 def _share(share: float) -> str:
-    return f"{share:.1%}" if share >= 0.001 or share == 0 else "under 0.1%"
+    return f"{percent(share, 1)}" if share >= 0.001 or share == 0 else "under 0.1%"
 
 
 def plan_verdict(

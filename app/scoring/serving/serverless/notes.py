@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.scoring.explain import fixed, usd_per_mtok
 from app.scoring.serving.serverless.quotes import ServerlessQuote, cheapest_comparable
 
 
@@ -17,17 +18,12 @@ def flag_text(quote: ServerlessQuote) -> str:
     return ", ".join(f.replace("_", " ") for f in quote.flags)
 
 
-def _usd(value: float) -> str:
-    """$0.12, $0.30, $0.037: cents at least, more digits where the price has them."""
-    return f"${value:.2f}" if round(value, 2) == value else f"${value:g}"
-
-
 def _month(usd: float) -> str:
-    return f"${usd:,.0f}"
+    return f"${fixed(usd, 0)}"
 
 
 def _pair(input_usd_per_mtok: float | None, output_usd_per_mtok: float | None) -> str:
-    return f"{_usd(input_usd_per_mtok or 0.0)}/{_usd(output_usd_per_mtok or 0.0)}"
+    return f"{usd_per_mtok(input_usd_per_mtok or 0.0)}/{usd_per_mtok(output_usd_per_mtok or 0.0)}"
 
 
 def label_tags(quote: ServerlessQuote) -> str:
@@ -95,9 +91,8 @@ def chosen_doubt_note(quotes: Sequence[ServerlessQuote], dedicated_monthly_usd: 
     if best is None or not best.doubts:
         return None
     text = (
-        f"The cheapest serverless price compared with, {best.provider_name}'s "
-        f"({_month(best.monthly_usd)}/month at this traffic), is {_doubts_said(best)} "
-        f"(the reference: {best.status_note})."
+        f"The cheapest serverless price compared with, {best.provider_name}'s ({_month(best.monthly_usd)}/month at "
+        f"this traffic), is {_doubts_said(best)} (the reference: {best.status_note})."
     )
     if not (best.availability_unconfirmed or best.weak_source):
         return text

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.scoring.explain import significant
 from app.scoring.specs import ModelSpec
 
 # Judgement, not a measurement: within 1.5x the per-token compute and weight reads are in one price class
@@ -26,8 +27,8 @@ TOTAL_PARAMS_TOLERANCE = 2.5
 REASONING_TUNED = frozenset({"deepseek-r1"})
 
 TOLERANCE_TEXT = (
-    f"same dense/MoE kind, active parameters within {ACTIVE_PARAMS_TOLERANCE:g}× "
-    f"and total parameters within {TOTAL_PARAMS_TOLERANCE:g}×"
+    f"same dense/MoE kind, active parameters within {significant(ACTIVE_PARAMS_TOLERANCE)}× "
+    f"and total parameters within {significant(TOTAL_PARAMS_TOLERANCE)}×"
 )
 
 
@@ -40,8 +41,8 @@ class StandIn:
 def size_text(model: ModelSpec) -> str:
     """`dense 30.0B` or `MoE 3.3B active of 30.5B`."""
     if model.is_moe:
-        return f"MoE {model.active_params_b:.3g}B active of {model.params_b:.4g}B"
-    return f"dense {model.params_b:.4g}B"
+        return f"MoE {significant(model.active_params_b, 3)}B active of {significant(model.params_b, 4)}B"
+    return f"dense {significant(model.params_b, 4)}B"
 
 
 def active_b(model: ModelSpec) -> float:

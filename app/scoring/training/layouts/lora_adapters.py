@@ -16,6 +16,7 @@ hold their routed experts as parameter tensors that all-linear does not map, so 
 from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
+from app.scoring.explain import fixed
 from app.scoring.specs import ModelSpec
 
 
@@ -70,7 +71,7 @@ def moe_layer_adapter_width(model: ModelSpec) -> int:
 
 def lora_note(model: ModelSpec, rank: int) -> str:
     """Which weights a LoRA run adapts on this model, and how many parameters that trains."""
-    trained = f"{lora_adapter_params(model, rank) / 1e6:,.1f} M trainable parameters"
+    trained = f"{fixed(lora_adapter_params(model, rank) / 1e6, 1)} M trainable parameters"
     if not model.is_moe and not model.mla_projections_known:
         return f"LoRA rank {rank} on all linear layers ({trained}); FLOPs 4 × params per token"
     flops = "FLOPs 4 × active params per token" if model.is_moe else "FLOPs 4 × params per token"

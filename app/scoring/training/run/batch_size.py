@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.scoring.explain import fixed, significant
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import TrainingWorkload
 
@@ -61,7 +62,7 @@ def typical_pretrain_batch(params_b: float, seq_len: int) -> TypicalBatch:
 
 
 def _size(params_b: float) -> str:
-    return f"{params_b * 1000:g}M" if params_b < 1 else f"{params_b:g}B"
+    return f"{significant(params_b * 1000)}M" if params_b < 1 else f"{significant(params_b)}B"
 
 
 def global_batch(model: ModelSpec, w: TrainingWorkload) -> GlobalBatch:
@@ -76,10 +77,10 @@ def global_batch(model: ModelSpec, w: TrainingWorkload) -> GlobalBatch:
         return batch
     note = (
         f"Global batch {w.global_batch_seqs:,} sequences × {w.seq_len:,} tokens = {tokens:,} tokens per step, {why}. "
-        f"Pretraining batches are millions of tokens: {typical.tokens / 1e6:g}M at GPT-3 "
+        f"Pretraining batches are millions of tokens: {significant(typical.tokens / 1e6)}M at GPT-3 "
         f"{_size(typical.read_at_params_b)} ({GPT3_SOURCE}), {LLAMA_WORDS}. A batch this small leaves each "
         "GPU little work per step, so communication and pipeline bubbles weigh more; a larger one also changes the "
         f"optimisation, which is yours to judge. The same ranking at {typical.sequences:,} sequences "
-        f"({typical.sequences * w.seq_len / 1e6:.1f}M tokens) shows what it buys."
+        f"({fixed(typical.sequences * w.seq_len / 1e6, 1)}M tokens) shows what it buys."
     )
     return GlobalBatch(w.global_batch_seqs, tokens, default, why, typical, note)

@@ -4,7 +4,7 @@ node-month "would waste 11541% of the run at 1 nodes"."""
 
 from __future__ import annotations
 
-from app.scoring.explain import duration_text, figure
+from app.scoring.explain import duration_text, figure, fixed, percent, significant
 
 SECONDS_PER_DAY = 86_400.0
 SLOW_END = "at its band's slow end"  # where a run is checked at its tokens/s band's low end (limits_at band_high)
@@ -12,14 +12,14 @@ SLOW_END = "at its band's slow end"  # where a run is checked at its tokens/s ba
 
 def plural(count: float, word: str) -> str:
     """`1 node`, `8 nodes`, `1,024 nodes`."""
-    return f"{count:,g} {word}" + ("" if count == 1 else "s")
+    return f"{significant(count)} {word}" + ("" if count == 1 else "s")
 
 
 def days_text(days: float) -> str:
     """A run's length: `67.6 days` from a day up (as rows always said), else in the unit a person reads it in
     (`2.3 h`, `14 min`, `86 s`, `8.6 s`, `0.086 s`), never `0.0 days`."""
     if days >= 1:
-        return f"{days:,.1f} days"
+        return f"{fixed(days, 1)} days"
     seconds = days * SECONDS_PER_DAY
     return f"{figure(seconds, 2)} s" if seconds < 10 else duration_text(seconds)
 
@@ -50,7 +50,7 @@ def deadline_text(max_days: float, finish: str = "") -> str:
     `finish` (past_deadline_text) that its own figure does not precede, the deadline has the finish's digits: "finishes
     in 15.878 min, after the 15.877 min deadline" (it read "after the 16 min deadline", the later figure)."""
     if max_days >= 1:
-        return f"{max_days:g}-day deadline"
+        return f"{significant(max_days)}-day deadline"
     text = days_text(max_days)
     number, _, unit = finish.partition(" ")
     shown, _, own_unit = text.partition(" ")
@@ -66,8 +66,8 @@ def _figure_of(text: str) -> float:
 def usd_text(usd: float) -> str:
     """Dollars as a bill reads them: whole dollars from $100, cents below, two figures under a cent ($0.0040)."""
     if usd >= 100:
-        return f"${usd:,.0f}"
-    return f"${usd:,.2f}" if usd >= 0.01 else f"${figure(usd, 2)}"
+        return f"${fixed(usd, 0)}"
+    return f"${fixed(usd, 2)}" if usd >= 0.01 else f"${figure(usd, 2)}"
 
 
 def over_budget_text(total_usd: float, budget_usd: float, where: str = "") -> str:
@@ -86,7 +86,7 @@ def spot_waste_text(lost_share: float, nodes: int, interruptions_per_hour: float
     work faster than it is done, with how often they come and what each costs."""
     at = f"at {plural(nodes, 'node')}"
     if lost_share < 1:
-        return f"spot interruptions would waste {lost_share:.0%} of the run {at}"
+        return f"spot interruptions would waste {percent(lost_share)} of the run {at}"
     every = duration_text(3600 / interruptions_per_hour)
     return (
         f"spot interruptions would lose work faster than the run makes it {at} (one every {every}, each costing "

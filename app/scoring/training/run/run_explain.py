@@ -3,7 +3,7 @@ hours used (a billing unit, a minimum term, stated or assumed) and, on spot, the
 
 from __future__ import annotations
 
-from app.scoring.explain import Term, figure
+from app.scoring.explain import Term, figure, fixed
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH, RESTART_HOURS, STARTUP_DETAIL
 from app.scoring.training.run.limit_words import days_text
 from app.scoring.training.run.offer_terms import RunTerms
@@ -21,14 +21,14 @@ def hours_text(hours: float) -> str:
     """`730`, `29.8`, `0.25`: whole hours bare, one decimal from 10 h, else two significant figures."""
     if hours == round(hours):
         return f"{round(hours):,}"
-    return f"{hours:,.1f}" if hours >= 10 else figure(hours, 2)
+    return f"{fixed(hours, 1)}" if hours >= 10 else figure(hours, 2)
 
 
 def count_text(count: float) -> str:
     """Expected interruptions: `0.48` reads 0.5 and 0.04 reads 0.04 (never 0), one decimal to 10, whole above."""
     if count < 1:
         return figure(count, 1)
-    return f"{count:.1f}" if count < 10 else f"{count:,.0f}"
+    return f"{fixed(count, 1)}" if count < 10 else f"{fixed(count, 0)}"
 
 
 def price_text(usd: float) -> str:
@@ -41,7 +41,7 @@ def price_text(usd: float) -> str:
 
 def _use_text(use: float, billed: float) -> str:
     """The hours used, with a second decimal where one would make them look equal to the hours billed."""
-    return f"{use:,.2f}" if use != billed and f"{use:,.1f}" == f"{billed:,.1f}" else hours_text(use)
+    return f"{fixed(use, 2)}" if use != billed and f"{fixed(use, 1)}" == f"{fixed(billed, 1)}" else hours_text(use)
 
 
 def minimum_text(hours: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from app.scoring.efficiency.bands import UNKNOWN_BAND_WORDS
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.efficiency.training import TrainingEfficiency
+from app.scoring.explain import percent
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
 from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 
@@ -124,7 +125,7 @@ def fp4_modelled_note(e: TrainingEfficiency) -> str:
     """What an FP4 training estimate rests on: said once per ranking and in each estimate's assumptions."""
     return (
         "FP4 training is modelled, not measured: the GEMM share of the FP8 speedup runs at the FP4 peak, "
-        f"{e.fp4_bf16_linear_share:.0%} of the linear layers kept in BF16 (NVIDIA's NVFP4 recipe); "
+        f"{percent(e.fp4_bf16_linear_share)} of the linear layers kept in BF16 (NVIDIA's NVFP4 recipe); "
         f"no published FP4 training run validates it (band at least {UNKNOWN_BAND_WORDS})"
     )
 

@@ -4,7 +4,7 @@ figures, and the step time as their sum (tests/scoring/test_terms_add_up.py eval
 from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
-from app.scoring.explain import Term
+from app.scoring.explain import Term, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
@@ -138,10 +138,9 @@ def _ring_part(
     note = (
         f"CP{cp} ring: per layer and pass each of {cp - 1} steps sends a K/V block ({f(w.seq_len / cp)} tokens, "
         f"{f(step.send_bytes / 1e6)} MB over the TP{tp} x CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
-        f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP), each send first paying its P2P "
-        f"launch and handshake ({latency_ms * 1e3:g} us over {ring_step_link(gpu, tp * cp)} links); "
-        f"exposed per step: {passes} "
-        "(forward; backward sends dK/dV too and computes twice the forward"
+        f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP), each send first paying its P2P launch "
+        f"and handshake ({significant(latency_ms * 1e3)} us over {ring_step_link(gpu, tp * cp)} links); exposed per "
+        f"step: {passes} (forward; backward sends dK/dV too and computes twice the forward"
         + ("; the recomputed forward" if layout.recompute == "full" else "")
         + (
             f"; the forward run again on {layout.partial_words(model.layers).removeprefix('recompute ')}"

@@ -12,7 +12,7 @@ import math
 
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
-from app.scoring.explain import Term
+from app.scoring.explain import Term, fixed, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
@@ -75,15 +75,15 @@ def _flops_terms(
             "FLOPs per token",
             flops,
             "FLOP",
-            f"{k} × {model.active_params_b:g}B active + {attention_text}; " + MFU_CONVENTION,
+            f"{k} × {significant(model.active_params_b)}B active + {attention_text}; " + MFU_CONVENTION,
         ),
         Term(
             "executed FLOPs per token",
             matmul + attention,
             "FLOP",
             f"{f(matmul / 1e9)} GFLOP matmuls + {f(attention / 1e9)} GFLOP attention; the matmuls with recompute "
-            f"and expert padding, the attention at its causal share ({CAUSAL_SHARE:g}: flash attention skips the "
-            "masked half), what the compute phase is timed on" + _partial_text(layout, model),
+            f"and expert padding, the attention at its causal share ({significant(CAUSAL_SHARE)}: flash attention "
+            "skips the masked half), what the compute phase is timed on" + _partial_text(layout, model),
         ),
     ]
 
@@ -293,6 +293,6 @@ def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> st
     even = f"{low} or {high}" if low else f"{high}"
     return (
         f"; the global batch of {w.global_batch_seqs} sequences is not a whole number per replica "
-        f"({w.global_batch_seqs} / {replicas} = {share:.2f}): timed at the busiest replica's {math.ceil(share)}, "
+        f"({w.global_batch_seqs} / {replicas} = {fixed(share, 2)}): timed at the busiest replica's {math.ceil(share)}, "
         f"as if {high} (Megatron-LM and torchtitan refuse the layout; a global batch of {even} splits evenly)"
     )

@@ -1,0 +1,40 @@
+"""Numbers as a person reads them on the pages and the CLI: grouped by thousands, no exponent, no more places than
+the magnitude needs, money as the shared formatters write it (app.scoring.explain)."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+from app.cli.main import main
+
+BATCH_JOB = "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=1000000000&job_deadline_hours=24"
+
+
+def test_the_own_command_groups_its_terms_by_thousands(database, capsys):
+    assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--purchase-usd-per-server", "317000"]) == 0
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert rows["purchase"] == "317,000.00"  # read 317000.00
+
+
+def test_a_batch_job_of_a_billion_requests_reads_in_whole_dollars_and_grouped_counts(client: TestClient):
+    text = client.get(BATCH_JOB).text
+    job = re.search(r"the job of ([\d,]+) requests takes .*? and costs <strong>(\$[\d,.]+)</strong>", text, re.S)
+    assert job and job.group(1) == "1,000,000,000"
+    assert "." not in job.group(2)  # $71,772, not $71,772.01: cents on a five-figure job are noise
+
+
+def test_the_cli_batch_job_table_groups_its_tokens_per_second(database, capsys):
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "max_throughput"]
+    assert main([*argv, "--job-requests", "1e9", "--job-deadline-hours", "24", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if line.startswith("1 "))
+    assert re.search(r" \d,\d{3}\.\d ", first)  # tok/s 3,128.8, not 3128.8
+    assert not re.search(r"\d,\d{3}\.\d\d ", first)  # job $ 71,772, not 71,772.01
+    assert "e+" not in out
+
+
+def test_a_long_prompt_is_grouped_in_the_disagg_heading(client: TestClient):
+    text = client.get("/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000").text
+    assert "32,000 in / 1,000 out" in text  # read 32000 in / 1000 out
