@@ -166,10 +166,20 @@ async def database_unavailable(request: Request, exc: OperationalError) -> Respo
     return _json_or_page(request, 503, error_body(503, message), "Error", [message], headers)
 
 
+SERVER_ERROR_MESSAGE = "something went wrong on our side answering this; retry it, or report the link you opened"
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: a page that links home, or the one JSON error shape; no trace in either (it goes to the
+    server's log: Starlette re-raises after this answers). It was Starlette's bare text "Internal Server Error"."""
+    return _json_or_page(request, 500, error_body(500, SERVER_ERROR_MESSAGE), "Server error", [SERVER_ERROR_MESSAGE])
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(OperationalError, database_unavailable)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, server_error)
     document_field_errors(app)
 
 
