@@ -188,7 +188,30 @@ FIELD_ERROR_SCHEMA = {
     "title": "ValidationError",
     "type": "object",
     "required": ["field", "message"],
-    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+    "properties": {
+        "field": {
+            "type": "string",
+            "description": "what to change: the field's dotted path in the body or the query (workload.input_len), "
+            "or path, method, authorization, body, content-type, request where no field is at fault",
+            "examples": ["input_len"],
+        },
+        "message": {
+            "type": "string",
+            "description": "why, in words, with the nearest known id or key where one was mistyped",
+            "examples": ["Input should be greater than or equal to 1"],
+        },
+    },
+}
+
+# FastAPI documents its own 422 body (HTTPValidationError: loc, msg, type); this app answers Error's shape.
+INVALID_INPUT = {
+    "description": "invalid input: one {field, message} entry per bad field",
+    "content": {
+        "application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"},
+            "example": {"detail": [{"field": "input_len", "message": "Input should be greater than or equal to 1"}]},
+        }
+    },
 }
 
 
@@ -201,6 +224,11 @@ OTHER_ERRORS = {
 }
 
 
+def _fastapi_default(response: dict[str, Any] | None) -> bool:
+    schema = ((response or {}).get("content") or {}).get("application/json", {}).get("schema", {})
+    return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
+
+
 def document_field_errors(app: FastAPI) -> None:
     generate = app.openapi
 
@@ -209,9 +237,13 @@ def document_field_errors(app: FastAPI) -> None:
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components["ValidationError"] = FIELD_ERROR_SCHEMA
         components["Error"] = ERROR_SCHEMA
+        components.pop("HTTPValidationError", None)
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                operation.setdefault("responses", {}).setdefault("4XX", OTHER_ERRORS)
+                responses = operation.setdefault("responses", {})
+                responses.setdefault("4XX", OTHER_ERRORS)
+                if _fastapi_default(responses.get("422")):
+                    responses["422"] = INVALID_INPUT
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

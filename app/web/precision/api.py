@@ -19,7 +19,11 @@ router = APIRouter(
 )
 
 
-@router.post("/precision", response_model=PrecisionResponse)
+@router.post(
+    "/precision",
+    summary="One inference workload at each precision: cheapest option, latency, quality",
+    response_model=PrecisionResponse,
+)
 def compare_precision(workload: InferenceWorkload, snapshot: SnapshotDep) -> dict[str, Any]:
     """The cheapest feasible option at each precision (weight_dtype and kv_dtype in the body are ignored:
     every row sets its own), with memory, latency and the published quality delta for the model."""
