@@ -3,12 +3,13 @@ name, "List Gpus"), and every field of every request and response says what it i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.json_api.openapi_docs import REQUEST_EXAMPLES
+from app.web.json_api.openapi_docs import NAME_PAIRS, REQUEST_EXAMPLES, name_table
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +65,9 @@ def test_a_422_is_documented_as_the_shape_it_answers_with_an_example(schema: dic
     rank = schema["paths"]["/api/v1/rank/inference"]["post"]["responses"]["422"]["content"]["application/json"]
     assert rank["schema"] == {"$ref": "#/components/schemas/Error"}
     assert rank["example"]["detail"][0].keys() == {"field", "message"}
+
+
+def test_the_readme_lists_the_same_names_as_docs() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = name_table().splitlines()[2:]
+    assert len(rows) == len(NAME_PAIRS) and [row for row in rows if row not in readme] == []

@@ -39,6 +39,16 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
+EXAMPLES_HEAD = "examples:\n"
+
+
+class ExamplesAsWritten(argparse.HelpFormatter):
+    """Wraps the description as argparse does, but prints the examples line by line, as they are copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return text if text.startswith(EXAMPLES_HEAD) else super()._fill_text(text, width, indent)
+
+
 Commands = dict[tuple[str, ...], argparse.ArgumentParser]
 
 
@@ -70,5 +80,5 @@ def add_examples(parser: argparse.ArgumentParser) -> None:
     _describe_subcommands(parser)
     for path, command in leaf_commands(parser).items():
         lines = EXAMPLES.get(path, ())
-        command.epilog = "examples:\n" + "\n".join(f"  {line}" for line in lines) if lines else None
-        command.formatter_class = argparse.RawDescriptionHelpFormatter
+        command.epilog = EXAMPLES_HEAD + "\n".join(f"  {line}" for line in lines) if lines else None
+        command.formatter_class = ExamplesAsWritten

@@ -1,5 +1,5 @@
-"""JSON API of the precision comparison: one workload at six precisions (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
-INT4 weight-only, KV FP8)."""
+"""JSON API of the precision comparison: one workload at each precision (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
+INT4 and INT8 weight-only, INT8 W8A8, BF16 with an FP8 KV cache)."""
 
 from __future__ import annotations
 
