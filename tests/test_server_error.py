@@ -38,3 +38,9 @@ def test_an_api_call_that_fails_answers_the_one_error_shape(failing_app: FastAPI
     [entry] = response.json()["detail"]
     assert entry["field"] == "request" and "retry" in entry["message"]
     assert "secret internals" not in response.text
+
+
+def test_a_wrong_method_page_says_so_and_links_home(client: TestClient) -> None:
+    page = client.post("/gpus", headers={"accept": "text/html"})
+    assert page.status_code == 405 and "Method not allowed" in page.text and 'href="/"' in page.text
+    assert "it takes GET, HEAD" in page.text

@@ -139,9 +139,12 @@ def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str
     return error_entries(exc.status_code, detail)
 
 
+PAGE_TITLES = {404: "Not found", 405: "Method not allowed", 413: "Request too large", 429: "Too many requests"}
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     entries = _http_detail(request, exc)
-    title = "Not found" if exc.status_code == 404 else "Error"
+    title = PAGE_TITLES.get(exc.status_code, "Error")
     messages = [e["message"] for e in entries]
     return _json_or_page(request, exc.status_code, {"detail": entries}, title, messages, exc.headers)  # a 405's Allow
 
