@@ -77,7 +77,11 @@ class _WholeFlagsParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _WholeFlagsParser(prog="gpumatch", description=__doc__)
+    parser = _WholeFlagsParser(
+        prog="gpumatch",
+        description=__doc__,
+        epilog="`gpumatch COMMAND --help` says what each flag means and ends with examples to copy.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="migrate, seed and serve the dashboard")
@@ -101,8 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument(
         "action",
         choices=["upgrade", "seed", "check"],
-        help="upgrade: migrate GPUMATCH_DATABASE_URL to head; seed: migrate, then load seed_data (idempotent); "
-        "check: exit 1 unless at head and the models agree with the migrations",
+        help="upgrade: migrate GPUMATCH_DATABASE_URL to head; seed: migrate, then load GPUMATCH_SEED_DIR "
+        "(seed_data/; idempotent); check: exit 1 unless at head and the models agree with the migrations",
     )
     db.set_defaults(func=cmd_db)
 
