@@ -23,6 +23,7 @@ from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
 from app.web.disagg import pages as disagg_page
 from app.web.errors import handlers as errors
+from app.web.json_api import openapi_docs
 from app.web.methodology import pages as methodology
 from app.web.mix import api as api_mix
 from app.web.mix import pages as mix_page
@@ -99,4 +100,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
     # Disabled without a token: hidden from the schema too, and every admin route answers 404.
     app.include_router(api_admin.router, include_in_schema=settings.admin_token is not None)
+    openapi_docs.install(app)
     return app

@@ -154,7 +154,9 @@ def test_rank_help_gives_each_field_its_description_and_its_default(capsys):
         main(["rank", "inference", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--input-len INPUT_LEN mean prompt tokens (default 2000)" in text
-    assert "--engine ENGINE default vllm" in text
+    assert (
+        "--engine ENGINE the serving engine: trtllm (TensorRT-LLM), vllm," in text and "batches) (default vllm)" in text
+    )
     assert "rows over the limits ranked after those that meet them" in text and "(default latency_bound)" in text
 
 

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
 import pytest
 
+from app.cli.examples import EXAMPLES, leaf_commands
 from app.cli.main import build_parser
 
 
@@ -32,3 +34,37 @@ def test_help_prints(command: tuple[str, ...], capsys: pytest.CaptureFixture[str
         build_parser().parse_args([*command, "--help"])
     assert done.value.code == 0
     assert "usage: gpumatch" in capsys.readouterr().out
+
+
+LEAVES = leaf_commands(build_parser())
+
+
+def test_every_runnable_command_has_examples():
+    """A newcomer copies an example from --help; a new command without one fails here."""
+    assert set(LEAVES) == set(EXAMPLES), "add the command's examples to app/cli/examples.py"
+
+
+@pytest.mark.parametrize("command", sorted(EXAMPLES), ids=" ".join)
+def test_help_shows_what_the_command_does_and_an_example_that_parses(
+    command: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*command, "--help"])
+    out = capsys.readouterr().out
+    assert out.split("\n\n")[1].strip(), "the line under usage says what the command does"
+    for example in EXAMPLES[command]:
+        assert f"  {example}\n" in out
+        argv = shlex.split(example)[1:]
+        assert tuple(argv[: len(command)]) == command
+        build_parser().parse_args(argv)  # exits 2 (SystemExit) on a flag the command no longer takes
+
+
+@pytest.mark.parametrize("command", sorted(EXAMPLES), ids=" ".join)
+def test_every_flag_says_what_it_is(command: tuple[str, ...]) -> None:
+    unexplained = [a.option_strings or [a.dest] for a in LEAVES[command]._actions if not a.help]
+    assert unexplained == []
+
+
+def test_mix_takes_include_stale_as_a_bare_switch_as_every_command_does():
+    args = build_parser().parse_args(["mix", "--include-stale"])
+    assert args.include_stale == "true"

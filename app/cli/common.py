@@ -144,10 +144,17 @@ def add_flags(
     helps: dict[str, str | None],
     api: str,
     func: Callable[[argparse.Namespace], int],
+    switches: Iterable[str] = (),
 ) -> None:
-    """`--flag-name` per field (with its help text), `--json` for the `api` API's JSON, and the command."""
+    """`--flag-name` per field (with its help text), `--json` for the `api` API's JSON, and the command. A field
+    in `switches` (a bool) is a bare switch, `--include-stale`, read as "true" (mix took `--include-stale true`
+    and refused the bare switch the README and the other commands use)."""
     for name, text in helps.items():
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=help_text(text))
+        flag = "--" + name.replace("_", "-")
+        if name in switches:
+            parser.add_argument(flag, dest=name, action="store_const", const="true", help=help_text(text))
+        else:
+            parser.add_argument(flag, dest=name, help=help_text(text))
     parser.add_argument("--json", action="store_true", help=f"print the {api} API's JSON")
     parser.set_defaults(func=func)
 

@@ -118,10 +118,14 @@ def cmd_disagg(args: argparse.Namespace) -> int:
 
 
 def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from app.cli.common import add_field_flags, add_flags, add_hf_config_flag
+    from app.cli.common import add_field_flags, add_flags, add_hf_config_flag, field_help
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
     add_field_flags(parser, InferenceWorkload, [name for name in WORKLOAD_FLAGS if name != "limits_at"])
-    helps: dict[str, str | None] = {**dict.fromkeys(TRAFFIC_FLAGS), "limits_at": LIMITS_AT_HELP}
+    traffic = {
+        name: field_help(Traffic.model_fields[name].description, Traffic.model_fields[name].default)
+        for name in TRAFFIC_FLAGS
+    }
+    helps: dict[str, str | None] = {**traffic, "limits_at": LIMITS_AT_HELP}
     add_flags(parser, helps, "disagg", cmd_disagg)
     add_hf_config_flag(parser)

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.cli.accuracy.commands import add_accuracy_parsers
 from app.cli.common import setup_database
+from app.cli.examples import add_examples
 from app.cli.prices import add_prices_parsers
 from app.cli.rank import add_rank_parsers
 from app.config import get_settings
@@ -76,13 +77,22 @@ class _WholeFlagsParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _WholeFlagsParser(prog="gpumatch", description=__doc__)
+    parser = _WholeFlagsParser(
+        prog="gpumatch",
+        description=__doc__,
+        epilog="`gpumatch COMMAND --help` says what each flag means and ends with examples to copy.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="migrate, seed and serve the dashboard")
-    serve.add_argument("--host")
-    serve.add_argument("--port", type=int)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--host", help="address to listen on (default GPUMATCH_HOST, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default GPUMATCH_PORT, 8000)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes (default 1); several share one database: Postgres, docs/OPERATIONS.md",
+    )
     serve.add_argument("--no-setup", action="store_true", help="skip migrations and seeding")
     serve.add_argument(
         "--behind-proxy",
@@ -92,7 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     db = sub.add_parser("db", help="database maintenance")
-    db.add_argument("action", choices=["upgrade", "seed", "check"])
+    db.add_argument(
+        "action",
+        choices=["upgrade", "seed", "check"],
+        help="upgrade: migrate GPUMATCH_DATABASE_URL to head; seed: migrate, then load GPUMATCH_SEED_DIR "
+        "(seed_data/; idempotent); check: exit 1 unless at head and the models agree with the migrations",
+    )
     db.set_defaults(func=cmd_db)
 
     add_accuracy_parsers(sub)
@@ -113,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mix_parser(sub)
     add_prices_parsers(sub)
+    add_examples(parser)
     return parser
 
 

@@ -128,5 +128,6 @@ def add_mix_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
     parser = sub.add_parser("mix", help="the cheapest mix of GPU offers for a request-length distribution")
     helps = {name: MixQuestion.model_fields[name].description for name in FLAGS}
-    add_flags(parser, helps, "mix", cmd_mix)
+    switches = [name for name in FLAGS if MixQuestion.model_fields[name].annotation is bool]
+    add_flags(parser, helps, "mix", cmd_mix, switches)
     add_hf_config_flag(parser)

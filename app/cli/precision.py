@@ -1,5 +1,5 @@
-"""`gpumatch precision`: one inference workload at six precisions (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
-INT4 weight-only, KV FP8)."""
+"""`gpumatch precision`: one inference workload at each precision (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
+INT4 and INT8 weight-only, INT8 W8A8, BF16 with an FP8 KV cache)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,11 @@ def cmd_precision(args: argparse.Namespace) -> int:
 def add_precision_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from app.cli.common import add_field_flags, add_hf_config_flag
 
-    parser = sub.add_parser("precision", help="one inference workload at six precisions side by side")
+    parser = sub.add_parser(
+        "precision",
+        help="one inference workload at each precision side by side: BF16, FP8 (BF16 or FP8 KV cache), FP4, "
+        "INT4 and INT8 weight-only, INT8 W8A8, and BF16 with an FP8 KV cache",
+    )
     add_field_flags(parser, InferenceWorkload, FLAGS)
     add_hf_config_flag(parser)
     parser.add_argument("--json", action="store_true", help="print the precision API's JSON")

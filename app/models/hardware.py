@@ -21,32 +21,59 @@ def utcnow() -> datetime:
 class GpuBase(SQLModel):
     """An accelerator model with its dense tensor peaks (null = not supported or not published)."""
 
-    vendor: str = Field(index=True, max_length=40)
-    name: str = Field(max_length=120)
-    architecture: str = Field(default="", max_length=120)
-    memory_type: str = Field(default="", max_length=40)
-    memory_gb: float = Field(gt=0, le=10_000)
-    memory_bandwidth_tbs: float = Field(gt=0, le=1_000)
-    fp32_tflops: float | None = None
-    tf32_tflops: float | None = None
-    bf16_tflops: float | None = None
-    fp16_tflops: float | None = None
-    fp8_tflops: float | None = None
-    int8_tops: float | None = None
-    fp4_tflops: float | None = None
-    interconnect: str = Field(default="", max_length=200)
+    vendor: str = Field(index=True, max_length=40, description="the maker: NVIDIA, AMD, Intel, Google, ...")
+    name: str = Field(max_length=120, description="the GPU's marketing name")
+    architecture: str = Field(
+        default="", max_length=120, description="the chip generation (Hopper, Blackwell, CDNA 3, ...)"
+    )
+    memory_type: str = Field(default="", max_length=40, description="HBM3, HBM3e, GDDR6, ...")
+    memory_gb: float = Field(gt=0, le=10_000, description="memory per GPU, GB")
+    memory_bandwidth_tbs: float = Field(gt=0, le=1_000, description="memory bandwidth per GPU, TB/s")
+    fp32_tflops: float | None = Field(default=None, description="dense FP32 peak, TFLOPS (null: not published)")
+    tf32_tflops: float | None = Field(
+        default=None, description="dense TF32 tensor peak, TFLOPS (null: not supported or not published)"
+    )
+    bf16_tflops: float | None = Field(
+        default=None,
+        description="dense BF16 tensor peak, TFLOPS, without sparsity (null: not supported or not published)",
+    )
+    fp16_tflops: float | None = Field(default=None, description="dense FP16 tensor peak, TFLOPS, without sparsity")
+    fp8_tflops: float | None = Field(
+        default=None, description="dense FP8 tensor peak, TFLOPS, without sparsity (null: no FP8 tensor cores)"
+    )
+    int8_tops: float | None = Field(default=None, description="dense INT8 tensor peak, TOPS, without sparsity")
+    fp4_tflops: float | None = Field(
+        default=None, description="dense FP4 tensor peak, TFLOPS, without sparsity (null: no FP4 tensor cores)"
+    )
+    interconnect: str = Field(
+        default="",
+        max_length=200,
+        description="the GPU-to-GPU link in words (NVLink 4, Infinity Fabric, none: PCIe only)",
+    )
     interconnect_gbs: float | None = Field(default=None, description="per GPU, bidirectional")
-    scaleup_domain_gpus: int = 1
-    pcie_gen: int | None = None
-    tdp_w: float | None = None
-    form_factor: str = Field(default="", max_length=200)
-    release_year: int | None = None
-    unverified_fields: str = Field(default="", max_length=500)
+    scaleup_domain_gpus: int = Field(default=1, description="GPUs one NVLink/xGMI domain joins (1: PCIe only)")
+    pcie_gen: int | None = Field(default=None, description="PCIe generation of the host link")
+    tdp_w: float | None = Field(default=None, description="board power, W")
+    form_factor: str = Field(default="", max_length=200, description="SXM, OAM, PCIe, ... as the vendor states it")
+    release_year: int | None = Field(default=None, description="year the GPU shipped")
+    unverified_fields: str = Field(
+        default="",
+        max_length=500,
+        description="the spec fields the reference could not verify, comma-separated (empty: none)",
+    )
     # Status of the 16-bit tensor peak estimates run on: verified | derived | unverified | missing.
-    peak_verification: str = Field(default="", max_length=20)
-    verification: str = Field(default="", max_length=1000)
-    source_url: str = Field(max_length=500)
-    notes: str = Field(default="", max_length=4000)
+    peak_verification: str = Field(
+        default="",
+        max_length=20,
+        description="status of the 16-bit tensor peak estimates run on: verified | derived | unverified | missing",
+    )
+    verification: str = Field(default="", max_length=1000, description="how the specs were checked, in words")
+    source_url: str = Field(
+        max_length=500, description="where the specs were read (the vendor's datasheet where there is one)"
+    )
+    notes: str = Field(
+        default="", max_length=4000, description="caveats on the specs (sparsity, precision of a peak, ...)"
+    )
 
     @field_validator("peak_verification")
     @classmethod
@@ -64,9 +91,9 @@ class Gpu(GpuBase, table=True):
 
 
 class ProviderBase(SQLModel):
-    name: str = Field(max_length=120)
+    name: str = Field(max_length=120, description="the provider's name")
     kind: str = Field(max_length=20, description="hyperscaler | neocloud | marketplace | serverless")
-    url: str = Field(default="", max_length=500)
+    url: str = Field(default="", max_length=500, description="the provider's site")
 
     @field_validator("url")
     @classmethod
@@ -81,33 +108,92 @@ class Provider(ProviderBase, table=True):
 class OfferBase(SQLModel):
     """A rentable instance at a price; natural key is provider, GPU, count, type, instance, region."""
 
-    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
-    gpu_id: str = Field(foreign_key="gpu.id", index=True, max_length=64)
-    gpu_count: int = Field(ge=1, le=rules.MAX_GPU_COUNT)
-    instance_type: str = Field(default="", max_length=200)
-    region: str = Field(default="", max_length=120)
+    provider_id: str = Field(
+        foreign_key="provider.id",
+        index=True,
+        max_length=64,
+        description="the seller's catalog id (a ranked option calls it `provider`)",
+    )
+    gpu_id: str = Field(foreign_key="gpu.id", index=True, max_length=64, description="the GPU's catalog id")
+    gpu_count: int = Field(
+        ge=1, le=rules.MAX_GPU_COUNT, description="GPUs the price rents together (an 8-GPU instance: 8)"
+    )
+    instance_type: str = Field(
+        default="", max_length=200, description="the instance as the provider names it (p5.48xlarge; empty: not stated)"
+    )
+    region: str = Field(default="", max_length=120, description="where the price applies (empty: not stated)")
     price_type: str = Field(index=True, max_length=20, description="on_demand | spot | reserved | ...")
-    price_note: str = Field(default="", max_length=500)
-    usd_per_hour: float = Field(ge=rules.MIN_USD_PER_GPU_HOUR, le=rules.MAX_USD_PER_GPU_HOUR * rules.MAX_GPU_COUNT)
-    usd_per_gpu_hour: float = Field(ge=rules.MIN_USD_PER_GPU_HOUR, le=rules.MAX_USD_PER_GPU_HOUR)
+    price_note: str = Field(
+        default="",
+        max_length=500,
+        description="the price's terms in words ('from' price, where available, ...): read for price_caveats",
+    )
+    usd_per_hour: float = Field(
+        ge=rules.MIN_USD_PER_GPU_HOUR,
+        le=rules.MAX_USD_PER_GPU_HOUR * rules.MAX_GPU_COUNT,
+        description="$ an hour for all gpu_count GPUs",
+    )
+    usd_per_gpu_hour: float = Field(
+        ge=rules.MIN_USD_PER_GPU_HOUR,
+        le=rules.MAX_USD_PER_GPU_HOUR,
+        description="$ per GPU-hour: usd_per_hour / gpu_count",
+    )
     # Null only for undated historical snapshots: shown as "undated", never ranked.
-    as_of: date | None = None
-    source_url: str = Field(max_length=500)
-    retrieved_via: str = Field(default="", max_length=500)
-    verification: str = Field(default="", max_length=500)
-    notes: str = Field(default="", max_length=2000)
+    as_of: date | None = Field(
+        default=None,
+        description="the day the price was read (null: an undated historical snapshot, stale, ranked only "
+        "with include_stale)",
+    )
+    source_url: str = Field(
+        max_length=500, description="where the price was read (a ranked option calls it `price_source_url`)"
+    )
+    retrieved_via: str = Field(
+        default="",
+        max_length=500,
+        description="how it was read, where not straight from source_url (a maintained table, an API)",
+    )
+    verification: str = Field(
+        default="",
+        max_length=500,
+        description="primary (the provider's own price list) or secondary, and how it was checked",
+    )
+    notes: str = Field(default="", max_length=2000, description="anything else the reference says about the offer")
     # The machine behind the price (null/"" = unknown; an unknown fabric is one machine, not a cluster).
-    gpus_per_node: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
+    gpus_per_node: int | None = Field(
+        default=None, ge=1, le=rules.MAX_GPU_COUNT, description="GPUs in one node of this offer (null: not stated)"
+    )
     intra_node_link: str = Field(default="", max_length=20, description="nvlink | xgmi | pcie | none")
     inter_node_fabric: str = Field(default="", max_length=20, description="infiniband | roce | efa | ethernet | none")
-    inter_node_gbps_per_gpu: float | None = Field(default=None, gt=0, le=10_000)
-    max_nodes: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
+    inter_node_gbps_per_gpu: float | None = Field(
+        default=None, gt=0, le=10_000, description="fabric bandwidth per GPU between nodes, Gb/s (null: not stated)"
+    )
+    max_nodes: int | None = Field(
+        default=None,
+        ge=1,
+        le=rules.MAX_GPU_COUNT,
+        description="the most nodes the offer supplies for one job (null: not stated; a layout over several "
+        "nodes is then assumed available, named in its cluster_caveat)",
+    )
     # GPUs one NVLink/xGMI domain spans when it is larger than a node (a GB200 NVL72 rack of 4-GPU nodes: 72);
     # null = the node is the domain.
-    scaleup_domain_gpus: int | None = Field(default=None, ge=1, le=rules.MAX_GPU_COUNT)
-    topology_source: str = Field(default="", max_length=500)
+    scaleup_domain_gpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=rules.MAX_GPU_COUNT,
+        description="GPUs one NVLink domain spans where it is larger than a node (a GB200 NVL72 rack: 72); null: "
+        "the node",
+    )
+    topology_source: str = Field(
+        default="", max_length=500, description="where the machine's topology (links, fabric, nodes) was read"
+    )
     # Reserved / capacity block: hours paid whether used or not (null = term not stated).
-    min_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)
+    min_term_hours: float | None = Field(
+        default=None,
+        gt=0,
+        le=5 * 8784,
+        description="reserved or capacity block: hours paid whether used or not (null: not stated; the shortest "
+        "term in the reference's terms.csv is assumed)",
+    )
 
     @field_validator("price_type")
     @classmethod

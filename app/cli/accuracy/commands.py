@@ -119,7 +119,7 @@ def add_accuracy_parsers(sub: argparse._SubParsersAction) -> None:  # type: igno
 
     report = sub.add_parser("accuracy-report", help="write docs/ACCURACY.md from the validation cases")
     report.add_argument("validation_dir", help="folder with inference_cases.csv and training_cases.csv")
-    report.add_argument("--out", default="docs/ACCURACY.md")
+    report.add_argument("--out", default="docs/ACCURACY.md", help="where to write it (default docs/ACCURACY.md)")
     report.set_defaults(func=cmd_accuracy_report)
 
     device = sub.add_parser(

@@ -65,7 +65,11 @@ class InferenceWorkload(ModelChoice):
         "the whole TTFT x the fitted p99_ttft_over_mean (/methodology)",
     )
     limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
-    engine: Engine = "vllm"
+    engine: Engine = Field(
+        "vllm",
+        description="the serving engine: trtllm (TensorRT-LLM), vllm, sglang, llamacpp (llama.cpp) or hf "
+        "(Transformers generate, static batches)",
+    )
     max_num_seqs: int | None = Field(
         None,
         ge=1,

@@ -18,13 +18,17 @@ class TrainingWorkload(ModelChoice):
 
     trains: ClassVar[bool] = True  # offers that only serve (managed inference endpoints) cannot run it
 
-    method: Method = "lora"
+    method: Method = Field(
+        "lora",
+        description="pretrain (from scratch), full_ft (every weight trained), lora (adapters on a frozen 16-bit "
+        "base) or qlora (adapters on a 4-bit base)",
+    )
     precision: Precision = Field(
         "bf16",
         description="matmul precision: bf16/fp16 mixed precision; fp8 (TransformerEngine, torchao float8/MXFP8); fp4 "
         "(NVFP4 on Blackwell, MXFP4 on CDNA 4; a GPU without FP4 tensor cores runs it in FP8, one without FP8 in BF16)",
     )
-    seq_len: int = Field(4_096, ge=16, le=1_048_576)
+    seq_len: int = Field(4_096, ge=16, le=1_048_576, description="tokens per training sequence")
     global_batch_seqs: int = Field(64, ge=1, le=1_000_000, description="sequences per optimizer step")
     total_tokens: float = Field(2e9, gt=0, le=1e15, description="training token budget")
     lora_rank: int = Field(16, ge=1, le=4_096, description="adapter rank of method lora or qlora")

@@ -44,7 +44,9 @@ def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None])
         raise HTTPException(status_code=422, detail=field_entries(errors))
 
 
-@router.get("/gpus", response_model=list[GpuPublic])
+@router.get(
+    "/gpus", summary="List GPUs: specs, dense peaks and the lowest on-demand price", response_model=list[GpuPublic]
+)
 def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
@@ -57,7 +59,7 @@ def list_gpus(
     return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
 
 
-@router.get("/gpus/{gpu_id}", response_model=GpuDetail)
+@router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)
 def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
@@ -65,7 +67,11 @@ def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDe
     return views.gpu_detail(session, gpu, settings.stale_after_days)
 
 
-@router.get("/offers", response_model=list[OfferPublic])
+@router.get(
+    "/offers",
+    summary="List rentable offers: provider, GPU, count, price terms and dated price",
+    response_model=list[OfferPublic],
+)
 def list_offers(
     session: SessionDep,
     settings: SettingsDep,
@@ -80,17 +86,23 @@ def list_offers(
     return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows]
 
 
-@router.get("/providers", response_model=list[ProviderPublic])
+@router.get("/providers", summary="List providers and how many offers each has", response_model=list[ProviderPublic])
 def list_providers(session: SessionDep) -> list[ProviderPublic]:
     return views.provider_list(session)
 
 
-@router.get("/models", response_model=list[ModelPublic])
+@router.get(
+    "/models", summary="List catalog models: architecture and release precision", response_model=list[ModelPublic]
+)
 def list_models(session: SessionDep) -> list[ModelPublic]:
     return views.model_list(session)
 
 
-@router.get("/models/{model_id}", response_model=ModelDetail)
+@router.get(
+    "/models/{model_id}",
+    summary="One model: architecture, sources and per-token API prices",
+    response_model=ModelDetail,
+)
 def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
@@ -98,7 +110,11 @@ def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> M
     return views.model_detail(session, model, settings.stale_after_days)
 
 
-@router.get("/token-prices", response_model=list[TokenPricePublic])
+@router.get(
+    "/token-prices",
+    summary="List per-token API prices (serverless), dated and sourced",
+    response_model=list[TokenPricePublic],
+)
 def list_token_prices(
     session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, model: IdQuery = None
 ) -> list[TokenPricePublic]:
@@ -106,7 +122,11 @@ def list_token_prices(
     return views.token_price_list(session, model, settings.stale_after_days)
 
 
-@router.get("/offers/{offer_id}/history", response_model=list[PriceHistoryPublic])
+@router.get(
+    "/offers/{offer_id}/history",
+    summary="One offer's price history: every change, when and by whom",
+    response_model=list[PriceHistoryPublic],
+)
 def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHistoryPublic]:
     """Every price the offer has had, oldest first, with who changed it, when, and the source."""
     rows = queries.price_history(session, offer_id)

@@ -11,17 +11,17 @@ from app.models.llm import LlmModelBase, TokenPriceBase
 
 
 class TermFloorPublic(SQLModel):
-    price_type: str
-    usd_per_gpu_hour: float
-    stale: bool
-    as_of: date | None
+    price_type: str = Field(description="the price term: spot, reserved, marketplace or capacity_block")
+    usd_per_gpu_hour: float = Field(description="its cheapest offer's $ per GPU-hour")
+    stale: bool = Field(description="true where the price is older than GPUMATCH_STALE_AFTER_DAYS or undated")
+    as_of: date | None = Field(description="the price's date (null: undated)")
     provider_name: str = Field("", description="who sells this price")
     price_caveats: list[str] = Field(default_factory=list, description="what a buyer must know about this price")
     price_source_url: str = Field("", description="where this price was read")
 
 
 class GpuPublic(GpuBase):
-    id: str
+    id: str = Field(description="the GPU's catalog id (the rank API's gpu_id and gpus filter)")
     cheapest_usd_per_gpu_hour: float | None = Field(None, description="lowest price of any offer: any terms, any date")
     on_demand_usd_per_gpu_hour: float | None = Field(
         None, description="lowest current on-demand price (stale ones left out): what a ranking uses by default"
@@ -44,31 +44,37 @@ class GpuPublic(GpuBase):
 
 
 class OfferPublic(OfferBase):
-    id: int
-    provider_name: str
-    stale: bool
+    id: int = Field(description="the offer's catalog id (a ranked option's offer_id; /api/v1/offers/{id}/history)")
+    provider_name: str = Field(description="the seller's name")
+    stale: bool = Field(
+        description="true where as_of is older than GPUMATCH_STALE_AFTER_DAYS or missing: ranked only with "
+        "include_stale"
+    )
     price_caveats: list[str] = Field(
         default_factory=list, description="labels of the price note's caveats a buyer must see, as a ranked row shows"
     )
 
 
 class GpuDetail(GpuPublic):
-    offers: list[OfferPublic]
+    offers: list[OfferPublic] = Field(description="every offer of this GPU, any terms, any date")
 
 
 class ProviderPublic(ProviderBase):
-    id: str
-    offer_count: int = 0
+    id: str = Field(description="the provider's catalog id (the providers filter)")
+    offer_count: int = Field(default=0, description="GPU offers it has in the catalog")
 
 
 class ModelPublic(LlmModelBase):
-    id: str
+    id: str = Field(description="the model's catalog id (a workload's model)")
 
 
 class TokenPricePublic(TokenPriceBase):
-    id: int
-    provider_name: str
-    stale: bool
+    id: int = Field(description="the price's catalog id")
+    provider_name: str = Field(description="the seller's name")
+    stale: bool = Field(
+        description="true where as_of is older than GPUMATCH_STALE_AFTER_DAYS or missing: compared only with "
+        "include_stale"
+    )
     as_of_label: str = Field(description="the date as the reference gives it: 2026-11-05, ≤2026-12-01, ~2025, undated")
     flags: list[str] = Field(
         default_factory=list,
@@ -78,27 +84,29 @@ class TokenPricePublic(TokenPriceBase):
 
 
 class ModelDetail(ModelPublic):
-    token_prices: list[TokenPricePublic]
+    token_prices: list[TokenPricePublic] = Field(description="every per-token API price listed for this model")
 
 
 class Health(SQLModel):
-    status: str
-    database: str
-    gpus: int
+    status: str = Field(description="ok when the process answers")
+    database: str = Field(description="ok where /readyz read the database; not checked on /healthz")
+    gpus: int = Field(description="GPUs in the catalog it serves")
     offers: int = Field(description="every offer the catalog holds, dated or not")
     offers_dated: int = Field(
         description="offers with a price date (an undated price, a historical snapshot, counts as stale: ranked only "
         "with include_stale)"
     )
-    newest_price_as_of: date | None = None
+    newest_price_as_of: date | None = Field(
+        default=None, description="the newest offer price's date (null: no dated price)"
+    )
 
 
 class PriceHistoryPublic(SQLModel):
-    id: int
-    offer_id: int
-    usd_per_hour: float
-    usd_per_gpu_hour: float
-    as_of: date | None = None
-    source_url: str
-    changed_at: datetime
-    changed_by: str
+    id: int = Field(description="the history row's id")
+    offer_id: int = Field(description="the offer whose price this was")
+    usd_per_hour: float = Field(description="$ an hour for the offer's GPUs")
+    usd_per_gpu_hour: float = Field(description="$ per GPU-hour")
+    as_of: date | None = Field(default=None, description="the day that price was read (null: undated)")
+    source_url: str = Field(description="where that price was read")
+    changed_at: datetime = Field(description="when the catalog took this price (UTC)")
+    changed_by: str = Field(description="who: seed, cli:<login>, or the admin API's actor")

@@ -20,7 +20,11 @@ router = APIRouter(
 )
 
 
-@router.post("/disagg", response_model=DisaggResponse)
+@router.post(
+    "/disagg",
+    summary="Aggregated serving against disaggregated prefill and decode pools",
+    response_model=DisaggResponse,
+)
 def disaggregated_serving(request: DisaggRequest, snapshot: SnapshotDep) -> dict[str, Any]:
     """Aggregated serving (prefill inside decode steps) against prefill and decode pools with the KV cache moved
     between them: the P:D ratio that meets TTFT and TPOT at the traffic, monthly cost per pool, and which pays."""

@@ -7,7 +7,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.serving.disaggregated.close_call import CLOSE_CALL_RULE
-from app.scoring.serving.traffic.week import Traffic
+from app.scoring.serving.traffic.week import TRAFFIC_DESCRIPTION, Traffic
 from app.scoring.workload import InferenceWorkload
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
@@ -44,7 +44,7 @@ class DisaggRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     workload: InferenceWorkload = Field(description="the rank API's inference workload")
-    traffic: Traffic = Field(default_factory=Traffic)
+    traffic: Traffic = Field(default_factory=Traffic, description=TRAFFIC_DESCRIPTION)
 
 
 class Pool(PriceProvenanceOut):

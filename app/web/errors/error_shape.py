@@ -48,7 +48,14 @@ ERROR_SCHEMA = {
     "title": "Error",
     "type": "object",
     "required": ["detail"],
-    "properties": {"detail": {"type": "array", "items": {"$ref": "#/components/schemas/ValidationError"}}},
+    "properties": {
+        "detail": {
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/ValidationError"},
+            "description": "one entry per bad field (a 422), else one entry naming what to change",
+        }
+    },
     "description": "Every error's body: one {field, message} per bad field (422), or one entry naming what to "
-    "change (404: path or the path parameter, 405: method, 401: authorization, 413: body, 403/429/503: request)",
+    "change (404: path or the path parameter, 405: method, 401: authorization, 413: body, 415: content-type or "
+    "content-encoding, 403/429/503: request; 500, an unexpected failure: request, with no trace)",
 }

@@ -139,9 +139,12 @@ def _http_detail(request: Request, exc: StarletteHTTPException) -> list[dict[str
     return error_entries(exc.status_code, detail)
 
 
+PAGE_TITLES = {404: "Not found", 405: "Method not allowed", 413: "Request too large", 429: "Too many requests"}
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     entries = _http_detail(request, exc)
-    title = "Not found" if exc.status_code == 404 else "Error"
+    title = PAGE_TITLES.get(exc.status_code, "Error")
     messages = [e["message"] for e in entries]
     return _json_or_page(request, exc.status_code, {"detail": entries}, title, messages, exc.headers)  # a 405's Allow
 
@@ -166,10 +169,20 @@ async def database_unavailable(request: Request, exc: OperationalError) -> Respo
     return _json_or_page(request, 503, error_body(503, message), "Error", [message], headers)
 
 
+SERVER_ERROR_MESSAGE = "something went wrong on our side answering this; retry it, or report the link you opened"
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: a page that links home, or the one JSON error shape; no trace in either (it goes to the
+    server's log: Starlette re-raises after this answers). It was Starlette's bare text "Internal Server Error"."""
+    return _json_or_page(request, 500, error_body(500, SERVER_ERROR_MESSAGE), "Server error", [SERVER_ERROR_MESSAGE])
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(OperationalError, database_unavailable)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, server_error)
     document_field_errors(app)
 
 
@@ -178,7 +191,30 @@ FIELD_ERROR_SCHEMA = {
     "title": "ValidationError",
     "type": "object",
     "required": ["field", "message"],
-    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+    "properties": {
+        "field": {
+            "type": "string",
+            "description": "what to change: the field's dotted path in the body or the query (workload.input_len), "
+            "or path, method, authorization, body, content-type, request where no field is at fault",
+            "examples": ["input_len"],
+        },
+        "message": {
+            "type": "string",
+            "description": "why, in words, with the nearest known id or key where one was mistyped",
+            "examples": ["Input should be greater than or equal to 1"],
+        },
+    },
+}
+
+# FastAPI documents its own 422 body (HTTPValidationError: loc, msg, type); this app answers Error's shape.
+INVALID_INPUT = {
+    "description": "invalid input: one {field, message} entry per bad field",
+    "content": {
+        "application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"},
+            "example": {"detail": [{"field": "input_len", "message": "Input should be greater than or equal to 1"}]},
+        }
+    },
 }
 
 
@@ -191,6 +227,11 @@ OTHER_ERRORS = {
 }
 
 
+def _fastapi_default(response: dict[str, Any] | None) -> bool:
+    schema = ((response or {}).get("content") or {}).get("application/json", {}).get("schema", {})
+    return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
+
+
 def document_field_errors(app: FastAPI) -> None:
     generate = app.openapi
 
@@ -199,9 +240,13 @@ def document_field_errors(app: FastAPI) -> None:
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components["ValidationError"] = FIELD_ERROR_SCHEMA
         components["Error"] = ERROR_SCHEMA
+        components.pop("HTTPValidationError", None)
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                operation.setdefault("responses", {}).setdefault("4XX", OTHER_ERRORS)
+                responses = operation.setdefault("responses", {})
+                responses.setdefault("4XX", OTHER_ERRORS)
+                if _fastapi_default(responses.get("422")):
+                    responses["422"] = INVALID_INPUT
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

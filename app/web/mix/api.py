@@ -16,7 +16,9 @@ from app.web.mix.schemas import MixResponse
 router = APIRouter(prefix="/api/v1", tags=["GPU mix"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute)
 
 
-@router.post("/mix", response_model=MixResponse)
+@router.post(
+    "/mix", summary="The cheapest mix of GPU offers for a request-length distribution", response_model=MixResponse
+)
 def cheapest_mix(question: MixQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
     """Integer replicas of several offers, each bucket's load split among them (Mélange's program, solved by
     HiGHS), against the cheapest fleet of one GPU type. `mix` is a list of buckets or its text form

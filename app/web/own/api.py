@@ -18,7 +18,9 @@ router = APIRouter(
 )
 
 
-@router.post("/own", response_model=OwnResponse)
+@router.post(
+    "/own", summary="Own GPU servers or rent them: monthly costs and break-even utilisation", response_model=OwnResponse
+)
 def own_vs_rent(question: OwnershipQuestion, snapshot: SnapshotDep) -> dict[str, Any]:
     """Monthly cost of owning N GPUs (depreciation, energy, colocation) against renting the same N on demand
     at the utilisation; the break-even utilisation and months. Empty inputs take sourced defaults, each named."""

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
-from app.scoring.serving.traffic.week import Traffic
+from app.scoring.serving.traffic.week import TRAFFIC_DESCRIPTION, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import plan
 from app.service.query.plan import MAX_MONTHS, canonical_plan_query
@@ -36,7 +36,7 @@ class ServingRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     workload: InferenceWorkload = Field(description="the rank API's inference workload")
-    traffic: Traffic = Field(default_factory=Traffic)
+    traffic: Traffic = Field(default_factory=Traffic, description=TRAFFIC_DESCRIPTION)
 
 
 class LifecycleRequest(NumbersNotBooleans):
@@ -44,7 +44,7 @@ class LifecycleRequest(NumbersNotBooleans):
 
     training: TrainingWorkload = Field(description="the rank API's training workload")
     inference: InferenceWorkload = Field(description="the rank API's inference workload")
-    traffic: Traffic = Field(default_factory=Traffic)
+    traffic: Traffic = Field(default_factory=Traffic, description=TRAFFIC_DESCRIPTION)
     months: int = Field(12, ge=1, le=MAX_MONTHS, description="months of serving after the training run")
 
 
@@ -55,7 +55,12 @@ def _share_url(
 
 
 # The handler returns an OrjsonResponse of plain values: response_model documents the schema only (as the rank API).
-@router.post("/serving", response_model=ServingResponse, response_class=OrjsonResponse)
+@router.post(
+    "/serving",
+    summary="Dedicated GPUs against per-token APIs at a traffic: monthly cost and break-even",
+    response_model=ServingResponse,
+    response_class=OrjsonResponse,
+)
 def plan_serving(
     request: ServingRequest, snapshot: SnapshotDep, limit: LimitQuery = None, terms: TermsQuery = True
 ) -> OrjsonResponse:
@@ -77,7 +82,12 @@ def plan_serving(
         raise unprocessable(exc) from None
 
 
-@router.post("/lifecycle", response_model=LifecycleResponse, response_class=PydanticJsonResponse)
+@router.post(
+    "/lifecycle",
+    summary="Train, then serve: every training option paired with every serving option",
+    response_model=LifecycleResponse,
+    response_class=PydanticJsonResponse,
+)
 def plan_lifecycle(request: LifecycleRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
     """A training run followed by N months of serving: the cheapest combinations, each phase's share. Each label
     says its price's terms with the caveats a buyer must see (`on demand; provider's article, not its price list`),

@@ -33,7 +33,10 @@ class ServingOptionOut(InferenceOptionFields):
     gpu_hours_scale_to_zero: float = Field(
         description="GPU-hours a month when replicas stop after the idle timeout: the time they are up, and cold starts"
     )
-    monthly_usd_always_on: float = Field(description="the peak hour's instances every hour")
+    monthly_usd_always_on: float = Field(
+        description="$ a month for the peak hour's instances every hour: what the rank API's usd_per_month_at_peak "
+        "prices for a peak"
+    )
     monthly_usd_autoscaled: float = Field(
         description="instances added and removed hour by hour (whole instances: copies sharing one scale together)"
     )
@@ -48,7 +51,10 @@ class ServingOptionOut(InferenceOptionFields):
 
 
 class ServerlessQuoteOut(ServerlessQuoteFields):
-    monthly_usd: float = Field(description="the traffic's month through this API, $")
+    monthly_usd: float = Field(
+        description="the traffic's month through this API, $ (a dedicated option's month is monthly_usd_always_on, "
+        "_autoscaled or _scale_to_zero)"
+    )
 
 
 class ServingBody(BaseModel):

@@ -1,5 +1,5 @@
-"""JSON API of the precision comparison: one workload at six precisions (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
-INT4 weight-only, KV FP8)."""
+"""JSON API of the precision comparison: one workload at each precision (BF16, FP8 with a BF16 or FP8 KV cache, FP4,
+INT4 and INT8 weight-only, INT8 W8A8, BF16 with an FP8 KV cache)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ router = APIRouter(
 )
 
 
-@router.post("/precision", response_model=PrecisionResponse)
+@router.post(
+    "/precision",
+    summary="One inference workload at each precision: cheapest option, latency, quality",
+    response_model=PrecisionResponse,
+)
 def compare_precision(workload: InferenceWorkload, snapshot: SnapshotDep) -> dict[str, Any]:
     """The cheapest feasible option at each precision (weight_dtype and kv_dtype in the body are ignored:
     every row sets its own), with memory, latency and the published quality delta for the model."""

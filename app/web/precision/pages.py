@@ -1,4 +1,4 @@
-"""`/precision`: one inference workload at six precisions side by side; `/precision.json` twin."""
+"""`/precision`: one inference workload at each precision side by side; `/precision.json` twin."""
 
 from __future__ import annotations
 

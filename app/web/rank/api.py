@@ -45,7 +45,7 @@ OFFER_ID_HELP = (
 
 class InferenceEstimateRequest(InferenceWorkload):
     gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
-    gpu_count: int = Field(1, ge=1, le=72)
+    gpu_count: int = Field(1, ge=1, le=72, description="GPUs of the configuration: one replica")
     # pipeline_parallel before tensor_parallel: the tensor_parallel check reads both counts it must fit.
     pipeline_parallel: int = Field(1, ge=1, le=72, description="stages; across nodes only over a fabric")
     tensor_parallel: int | None = Field(None, ge=1, le=72, description="default: gpu_count / pipeline_parallel")
@@ -71,7 +71,7 @@ class InferenceEstimateRequest(InferenceWorkload):
 
 class TrainingEstimateRequest(TrainingWorkload):
     gpu: ShortId = Field(description="catalog GPU id, e.g. H100-SXM")
-    gpu_count: int = Field(8, ge=1, le=65_536)
+    gpu_count: int = Field(8, ge=1, le=65_536, description="GPUs the run uses")
     offer_id: int | None = Field(None, ge=1, description=OFFER_ID_HELP)
 
 
@@ -94,7 +94,12 @@ def _rank(
 
 
 # The handlers return a response of plain values: response_model documents the schema only.
-@router.post("/rank/inference", response_model=InferenceRankResponse, response_class=OrjsonResponse)
+@router.post(
+    "/rank/inference",
+    summary="Rank GPU offers for an inference workload, cheapest per million output tokens first",
+    response_model=InferenceRankResponse,
+    response_class=OrjsonResponse,
+)
 def rank_inference(
     workload: InferenceWorkload,
     snapshot: SnapshotDep,
@@ -106,7 +111,12 @@ def rank_inference(
     return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms, sort))
 
 
-@router.post("/rank/training", response_model=TrainingRankResponse, response_class=OrjsonResponse)
+@router.post(
+    "/rank/training",
+    summary="Rank GPU offers for a training run, by what the run bills",
+    response_model=TrainingRankResponse,
+    response_class=OrjsonResponse,
+)
 def rank_training(
     workload: TrainingWorkload,
     snapshot: SnapshotDep,
@@ -119,7 +129,12 @@ def rank_training(
     return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
 
 
-@router.post("/estimate/inference", response_model=InferenceEstimateOut, response_class=PydanticJsonResponse)
+@router.post(
+    "/estimate/inference",
+    summary="Estimate one inference configuration (GPU, count, layout) without prices",
+    response_model=InferenceEstimateOut,
+    response_class=PydanticJsonResponse,
+)
 def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
     """One configuration (GPU × count × tensor × pipeline parallel) on a machine, with every term; an infeasible
     one has null measures."""
@@ -134,7 +149,12 @@ def estimate_inference(request: InferenceEstimateRequest, snapshot: SnapshotDep)
         raise unprocessable(exc) from None
 
 
-@router.post("/estimate/training", response_model=TrainingEstimateOut, response_class=PydanticJsonResponse)
+@router.post(
+    "/estimate/training",
+    summary="Estimate one training configuration (GPU, count, layout) without prices",
+    response_model=TrainingEstimateOut,
+    response_class=PydanticJsonResponse,
+)
 def estimate_training(request: TrainingEstimateRequest, snapshot: SnapshotDep) -> PydanticJsonResponse:
     """One configuration (GPU × count) on a machine, with the chosen layout, memory per GPU and every term; an
     infeasible one has null measures."""

@@ -77,18 +77,23 @@ class OfferFieldsOut(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    gpu_id: str = Field(description="catalog GPU id")
-    provider: str = Field(description="provider id")
+    gpu_id: str = Field(description="catalog GPU id (`id` in /api/v1/gpus; a workload's `gpus` filter lists them)")
+    provider: str = Field(
+        description="the seller's catalog id: `provider_id` in /api/v1/offers and /api/v1/token-prices, `id` in "
+        "/api/v1/providers; a workload's `providers` filter lists them"
+    )
     provider_name: str = Field(description="provider display name")
     price_type: str = Field(description="on_demand | spot | reserved | marketplace | capacity_block")
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
     as_of: date | None = Field(description="the price's date; null: undated")
     price_note: str = Field(description="the price's terms in words, as the source gives them")
     price_caveats: list[str] = Field(description="labels of the note's caveats a buyer must see")
-    price_source_url: str = Field(description="where the price was read")
+    price_source_url: str = Field(description="where the price was read (`source_url` in /api/v1/offers)")
     stale: bool = Field(description="older than the stale-after days, or undated")
     interruptible: bool = Field(description="spot: may be taken back at short notice")
-    offer_id: int | None = Field(description="the catalog offer (an estimate's offer_id judges its machine)")
+    offer_id: int | None = Field(
+        description="the catalog offer (`id` in /api/v1/offers; an estimate's offer_id judges its machine)"
+    )
     instance_type: str = Field(
         "", description="the offer's instance as its provider names it; empty: none in the catalog"
     )
@@ -133,7 +138,8 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     )
     usd_per_month_at_peak: float | None = Field(
         description="with a peak (peak_requests_per_s or peak_concurrency): $ a month for the rented instances its "
-        "replicas need, 730 h; else null"
+        "replicas need, 730 h; else null. /plan and /disagg call a month's cost `monthly_usd` (and /plan's options "
+        "`monthly_usd_always_on`, the same peak instances every hour)"
     )
     band: BandOut | None = Field(description=BAND + INFEASIBLE_NULL)
     band_metric: str | None = Field(

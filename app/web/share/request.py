@@ -23,7 +23,7 @@ class ShareRequest(BaseModel):
 
 
 class ShareCreated(BaseModel):
-    slug: str
+    slug: str = Field(description="the saved link's id: /s/{slug}")
     url: str = Field(description="the saved link, /s/{slug}; /s/{slug}.json and .csv are its data")
 
 

@@ -48,6 +48,7 @@ def cross_site_reason(request: Request) -> str | None:
 
 @router.post(
     "/share",
+    summary="Save a question with today's prices under a short link (/s/{slug})",
     status_code=201,
     response_model=ShareCreated,
     responses=SHARE_RESPONSES,

@@ -43,7 +43,7 @@ def catalog_health(snapshot: CatalogSnapshot, database: str) -> Health:
     )
 
 
-@router.get("/healthz", response_model=Health)
+@router.get("/healthz", summary="Liveness: the process answers (and what catalog it serves)", response_model=Health)
 async def healthz(request: Request) -> Health:
     snapshots = request.app.state.snapshots
     pending = snapshots.recheck_in_background()
@@ -64,7 +64,12 @@ NOT_READY = {
 }
 
 
-@router.get("/readyz", response_model=Health, responses=NOT_READY)  # type: ignore[arg-type]
+@router.get(
+    "/readyz",
+    summary="Readiness: the database answers, with the catalog's counts (503 when it does not)",
+    response_model=Health,
+    responses=NOT_READY,  # type: ignore[arg-type]
+)
 def readyz(session: SessionDep, request: Request) -> Health | Response:
     try:
         return catalog_health(request.app.state.snapshots.recheck(session), "ok")

@@ -43,6 +43,9 @@ MIN_REPLICAS_ZERO_NOTE = (
 )
 
 
+TRAFFIC_DESCRIPTION = "the traffic to serve: requests a day (or the peak rate), its weekly profile, and autoscaling"
+
+
 class Traffic(NumbersNotBooleans):
     """How much traffic, when, and how the fleet may scale. Give requests_per_day or peak_requests_per_s."""
 
