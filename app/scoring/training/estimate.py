@@ -108,15 +108,9 @@ def _reason_no_fit(
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
     text = (
-<<<<<<< HEAD
-        f"needs {total_states:,.0f} GB of model states for {w.method.replace('_', ' ')}; "
-        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework, model.layers)} needs {need:,.0f} GB "
-        f"per GPU but gives {usable_gb(gpu, gpu_count):,.0f} GB usable of {gpu.memory_gb:,.0f} GB each"
-=======
         f"needs {fixed(total_states, 0)} GB of model states for {w.method.replace('_', ' ')}; "
-        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework)} needs {fixed(need, 0)} GB per GPU "
-        f"but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of {fixed(gpu.memory_gb, 0)} GB each"
->>>>>>> numbers5
+        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework, model.layers)} needs {fixed(need, 0)} GB "
+        f"per GPU but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of {fixed(gpu.memory_gb, 0)} GB each"
     )
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
@@ -167,14 +161,9 @@ def estimate_training(
         ""
         if fits
         else (
-<<<<<<< HEAD
-            f"{chosen.describe(gpu_count, w.framework, model.layers)} needs {memory_needed_gb(breakdown):,.0f} GB "
-            "per GPU; "
-            f"{gpu.id} gives {usable_gb(gpu, gpu_count):,.0f} GB usable"
-=======
-            f"{chosen.describe(gpu_count, w.framework)} needs {fixed(memory_needed_gb(breakdown), 0)} GB per GPU; "
+            f"{chosen.describe(gpu_count, w.framework, model.layers)} needs "
+            f"{fixed(memory_needed_gb(breakdown), 0)} GB per GPU; "
             f"{gpu.id} gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable"
->>>>>>> numbers5
         )
     )
     band, evidence = _band(gpu, pclass, w, tokens_s)
