@@ -53,7 +53,8 @@ def test_serialises_to_plain_dicts():
     w = TrainingWorkload(model="llama-3.1-8b", method="lora", max_gpus=8)
     ranking = rank_training(w, snapshot(), MODELS["llama-3.1-8b"])
     data = ranking.to_dict()
-    assert data["options"] == [dataclasses.asdict(o) for o in ranking.options]
+    assert data["options"] == [dataclasses.asdict(dataclasses.replace(o, terms=list(o.terms))) for o in ranking.options]
+    assert all(type(term) is dict for option in data["options"] for term in option["terms"])  # written out, as dicts
     assert data["options"][0]["gpu_id"] and "band" in data["options"][0]
 
 

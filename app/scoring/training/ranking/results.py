@@ -5,10 +5,10 @@ and run cost (priced_training_option) or from an estimate that does not fit (unf
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, LazyTerms, Term
 from app.scoring.hardware.machines import Machine, shared_rack_assumption, shared_rack_caveat
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.specs import Offer
@@ -33,7 +33,7 @@ class TrainingOption:
     feasible: bool  # fits, and finishes within the deadline and budget under the offer's terms
     reason: str
     close_call: bool = False  # another configuration whose band overlaps the winner's (the winner: one exists)
-    terms: list[Term] = field(default_factory=list)
+    terms: Sequence[Term] = field(default_factory=list)  # a priced option's are LazyTerms: written on the first read
     usd_per_step: float | None = None
     step_time_s: float | None = None
     tokens_per_s_per_gpu: float | None = None
@@ -65,6 +65,9 @@ class TrainingOption:
     deadline_at_risk: str = ""
     instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
     region: str = ""  # where the offer's price applies ("" where not stated)
+
+    def to_dict(self) -> dict:
+        return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +102,7 @@ class TrainingRanking:
     def to_dict(self) -> dict:
         return {
             "model_id": self.model_id,
-            "options": [asdict(o) for o in self.options],
+            "options": [o.to_dict() for o in self.options],
             "configurations_evaluated": self.configurations_evaluated,
             "notes": list(self.notes),
             "frontier": [asdict(p) for p in self.frontier],
@@ -111,7 +114,10 @@ def priced_training_option(
 ) -> TrainingOption:
     est = s.est
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
-    bill = run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)
+
+    def written() -> list[Term]:  # a page's leading rows and the rank API's terms=false never read them
+        return [*est.terms, *run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)]
+
     return TrainingOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
@@ -122,7 +128,7 @@ def priced_training_option(
         feasible=cost.on_time,
         reason=cost.reason,
         close_call=close,
-        terms=[*est.terms, *bill],
+        terms=LazyTerms(written),
         assumptions=with_assumption(est.assumptions, shared_rack_assumption(s.machine, est.gpu_count)),
         usd_per_step=usd_step,
         step_time_s=est.step_time_s,
