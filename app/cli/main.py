@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from app.cli.accuracy.commands import add_accuracy_parsers
 from app.cli.common import setup_database
@@ -73,6 +73,11 @@ class _WholeFlagsParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        # One line, as a refused field's `--flag: why`: argparse's usage block (27 lines for `rank inference`)
+        # buried the reason under every flag the command takes.
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists what it takes)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
