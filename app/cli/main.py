@@ -124,12 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import OperationalError
 
+    from app.db import DatabaseUrlError
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except OperationalError as error:  # no such server, refused, bad credentials: one line, not a traceback
         reason = str(error.orig or error).strip().splitlines()[0]
         print(f"gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: {reason}", file=sys.stderr)
+        return 1
+    except DatabaseUrlError as error:  # a typo in the URL was a SQLAlchemy traceback
+        print(f"gpumatch: GPUMATCH_DATABASE_URL: {error}", file=sys.stderr)
         return 1
 
 
