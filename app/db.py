@@ -9,10 +9,28 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, create_engine
+
+NOT_A_URL = "not a database URL (e.g. sqlite:///var/gpumatch.db or postgresql+psycopg://user:pw@host/db)"
+
+
+class DatabaseUrlError(ValueError):
+    """A database URL SQLAlchemy cannot open: not a URL, or a dialect or driver that is not installed."""
 
 
 def make_engine(database_url: str) -> Engine:
+    try:
+        return _engine(database_url)
+    except NoSuchModuleError as exc:  # an ArgumentError too: caught first
+        raise DatabaseUrlError(f"no such database dialect: {exc}") from None
+    except ArgumentError:  # the URL itself is never echoed: it may hold a password
+        raise DatabaseUrlError(NOT_A_URL) from None
+    except ImportError as exc:  # create_engine imports the dialect's driver
+        raise DatabaseUrlError(f"its driver is not installed: no module named {exc.name!r}") from None
+
+
+def _engine(database_url: str) -> Engine:
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         engine = create_engine(database_url, connect_args={"check_same_thread": False, "timeout": 30})

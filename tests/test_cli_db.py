@@ -45,3 +45,28 @@ def test_a_database_server_that_refuses_is_one_line_naming_the_reason(
         get_settings.cache_clear()
     err = capsys.readouterr().err
     assert err.startswith("gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: connection failed")
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("not a url", "not a database URL (e.g. sqlite:///var/gpumatch.db"),
+        ("", "not a database URL"),
+        ("nosuchdb://user:secret@host/db", "no such database dialect: Can't load plugin: sqlalchemy.dialects:nosuchdb"),
+        ("oracle+cx_oracle://user:secret@host/db", "its driver is not installed: no module named 'cx_Oracle'"),
+    ],
+)
+@pytest.mark.parametrize("command", [["db", "check"], ["own", "--gpu", "H100-SXM"], ["rank", "inference"]])
+def test_a_database_url_sqlalchemy_cannot_read_is_one_line_not_naming_the_password(
+    url: str, reason: str, command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in GPUMATCH_DATABASE_URL, or a driver not installed, was a SQLAlchemy traceback (found by qa20)."""
+    monkeypatch.setenv("GPUMATCH_DATABASE_URL", url)
+    get_settings.cache_clear()
+    try:
+        assert main(command) == 1
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith(f"gpumatch: GPUMATCH_DATABASE_URL: {reason}") and len(err.splitlines()) == 1
+    assert "secret" not in err

@@ -96,3 +96,22 @@ def test_the_description_names_every_command() -> None:
     description = " ".join((parser.description or "").split())
     missing = [name for name in commands if name not in description]
     assert not missing, missing
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        ([*RANK, "--limit", "1e400"], "gpumatch rank inference: argument --limit: a whole number of rows, at least 1"),
+        ([*RANK, "--limit"], "gpumatch rank inference: argument --limit: expected one argument"),
+        (["db", "nope"], "gpumatch db: argument action: invalid choice: 'nope'"),
+        ([*RANK, "--bogus", "1"], "gpumatch: unrecognized arguments: --bogus 1"),
+    ],
+)
+def test_a_flag_argparse_refuses_is_one_line_naming_it(capsys, argv: list[str], line: str) -> None:
+    """argparse printed its usage block first (27 lines for `rank inference`), burying the reason; a field the
+    command refuses was already one line (`--input-len: ...`). Found by qa20."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(line) and "--help` lists what it takes" in err

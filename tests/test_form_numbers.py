@@ -5,6 +5,7 @@ whole-number field given `1e30` says it is too large, where it said "unable to p
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -103,20 +104,38 @@ def test_a_fractional_whole_number_is_refused_by_every_face_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    ("url", "field"),
+    ("url", "field", "typed"),
     [
-        ("/own?gpu=H100-SXM&gpu_count=1e30&utilisation_pct=60", "gpu_count"),
-        ("/mix?model=llama-3.1-8b&max_gpus=1e30", "max_gpus"),
-        ("/disagg?model=llama-3.1-8b&input_len=1e30", "input_len"),
-        ("/?phase=inference&model=llama-3.1-8b&input_len=1e30", "input_len"),
+        ("/own?gpu=H100-SXM&gpu_count=1e30&utilisation_pct=60", "gpu_count", "1e30"),
+        ("/own?gpu=H100-SXM&pue=1e308", "pue", "1e308"),
+        ("/own?gpu=H100-SXM&usd_per_kwh=1,000", "usd_per_kwh", "1,000"),
+        ("/mix?model=llama-3.1-8b&max_gpus=1e30", "max_gpus", "1e30"),
+        ("/disagg?model=llama-3.1-8b&input_len=1e30", "input_len", "1e30"),
+        ("/?phase=inference&model=llama-3.1-8b&input_len=1e30", "input_len", "1e30"),
+        ("/?phase=inference&model=llama-3.1-8b&input_len=2,000,000", "input_len", "2,000,000"),
+        ("/?phase=training&model=llama-3.1-8b&total_tokens=1e400", "total_tokens", "1e400"),
+        ("/plan?model=llama-3.1-8b&months=1e3", "months", "1e3"),
     ],
 )
-def test_a_refused_exponent_form_number_is_refilled_as_the_number_typed(client: TestClient, url: str, field: str):
-    """`1e30` refilled the form as 1000000000000000019884624838656 (float's int), a number nobody typed."""
+def test_a_refused_number_is_refilled_as_typed(client: TestClient, url: str, field: str, typed: str) -> None:
+    """`1e30` refilled the form as 1000000000000000019884624838656 (float's int), then as 1 and 30 zeros, `1e308` as
+    309 digits and `1,000` as 1000: none of them what was typed (qa20). The error beside it still reads the number."""
     page = client.get(url)
     assert page.status_code == 422
-    assert f'name="{field}" type="text" inputmode="decimal" value="1{"0" * 30}"' in page.text
-    assert "19884624838656" not in page.text
+    refilled = re.search(f'<input id="f-{field}" name="{field}"[^>]*>', page.text)
+    assert refilled and f'value="{typed}"' in refilled[0] and 'aria-invalid="true"' in refilled[0]
+    assert f'id="err-{field}"' in page.text and "0" * 30 not in page.text
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "said"),
+    [("/?model=1e3", "model", "unknown model &#39;1e3&#39;"), ("/own?gpu=1e308", "gpu", "unknown GPU &#39;1e308&#39;")],
+)
+def test_an_id_is_never_read_as_a_number(client: TestClient, url: str, field: str, said: str) -> None:
+    """`model=1e3` was "unknown model '1000'"; `gpu=1e308` a 309-digit id "at most 64 characters" long (qa20)."""
+    page = client.get(url)
+    assert page.status_code == 422 and said in page.text
+    assert f'<option value="{url.rsplit("=", 1)[1]}" selected>' in page.text
 
 
 def test_the_mix_is_text_and_is_refilled_as_typed(client: TestClient) -> None:

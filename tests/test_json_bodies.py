@@ -158,3 +158,17 @@ def test_a_pasted_config_with_a_repeated_key_is_refused_on_the_page_and_its_twin
     assert detail(twin) == {"hf_config_json": message}
     page = client.get("/", params={"hf_config_json": pasted})
     assert page.status_code == 422 and "hidden_size: given more than once" in page.text
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"path": "/", "query": "model=llama-3.1-8b"', "Expecting ',' delimiter at character 43"),
+        ("", "Expecting value at character 0"),
+        ('{"path": "/", "query": ', "Expecting value at character 23"),
+    ],
+)
+def test_a_share_body_that_is_not_json_is_a_422_at_body_not_a_500(client: TestClient, text: str, reason: str) -> None:
+    """POST /share reads its JSON body itself (it takes a form too): truncated or empty JSON escaped as a 500
+    (found by qa20)."""
+    assert detail(post(client, "/share", text)) == {"body": f"not valid JSON: {reason}"}

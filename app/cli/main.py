@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from app.cli.accuracy.commands import add_accuracy_parsers
 from app.cli.common import setup_database
@@ -75,6 +75,11 @@ class _WholeFlagsParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def error(self, message: str) -> NoReturn:
+        # One line, as a refused field's `--flag: why`: argparse's usage block (27 lines for `rank inference`)
+        # buried the reason under every flag the command takes.
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists what it takes)\n")
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _WholeFlagsParser(
@@ -135,12 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import OperationalError
 
+    from app.db import DatabaseUrlError
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except OperationalError as error:  # no such server, refused, bad credentials: one line, not a traceback
         reason = str(error.orig or error).strip().splitlines()[0]
         print(f"gpumatch: cannot open the database at GPUMATCH_DATABASE_URL: {reason}", file=sys.stderr)
+        return 1
+    except DatabaseUrlError as error:  # a typo in the URL was a SQLAlchemy traceback
+        print(f"gpumatch: GPUMATCH_DATABASE_URL: {error}", file=sys.stderr)
         return 1
 
 

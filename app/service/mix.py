@@ -36,7 +36,14 @@ from app.service.query.custom_model import (
 from app.service.query.fields import query_fields
 from app.service.query.phase import serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
-from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
+from app.service.query.values import (
+    LIST_FIELDS,
+    collect_values,
+    format_value,
+    non_default_fields,
+    query_shape_errors,
+    read_numbers,
+)
 from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.plain import mean_latencies, plain
 
@@ -100,17 +107,18 @@ def question_errors(exc: ValidationError) -> dict[str, str]:
 def parse_mix(items: list[tuple[str, str]]) -> MixQuery:
     phase_errors: dict[str, str] = {}
     items = serving_phase_only(items, phase_errors)
-    values = collect_values(items)
+    typed = collect_values(items)
+    values = read_numbers(typed)
     errors = {**phase_errors, **query_shape_errors(items)}
     errors.update(MIX_FIELDS.errors(k for k, _ in items))
     data = custom_model_fields({k: v for k, v in values.items() if MIX_FIELDS.takes(k)}, errors)
     try:
         question = MixQuestion.model_validate(data)
     except ValidationError as exc:
-        return MixQuery(None, values, {**errors, **question_errors(exc)})
+        return MixQuery(None, typed, {**errors, **question_errors(exc)})
     if errors:
-        return MixQuery(None, values, errors)
-    return MixQuery(question, values, canonical=canonical_mix_query(question))
+        return MixQuery(None, typed, errors)
+    return MixQuery(question, typed, canonical=canonical_mix_query(question))
 
 
 def _replica(r: ReplicaType, bucket_names: list[str]) -> dict[str, Any]:

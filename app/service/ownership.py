@@ -28,8 +28,7 @@ from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog_ids import catalog_id, unknown_one_message
 from app.service.query.fields import query_fields
-from app.service.query.form_numbers import as_typed_number
-from app.service.query.values import format_value, non_default_fields, query_shape_errors
+from app.service.query.values import format_value, non_default_fields, query_shape_errors, read_numbers
 from app.service.rank.plain import plain
 
 MAX_CHART_MONTHS = 240  # 20 years, the longest depreciation life the question accepts
@@ -65,7 +64,8 @@ def with_catalog_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> 
 
 
 def parse_own(items: list[tuple[str, str]], snapshot: CatalogSnapshot | None = None) -> OwnQuery:
-    values = {k: as_typed_number(v.strip()) for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
+    typed = {k: v.strip() for k, v in items if OWN_FIELDS.takes(k) and v.strip() != ""}
+    values = read_numbers(typed)
     errors = query_shape_errors(items)  # a key given twice answers 422, as on every page, not its last value
     errors.update(OWN_FIELDS.errors(k for k, _ in items))
     try:
@@ -74,11 +74,11 @@ def parse_own(items: list[tuple[str, str]], snapshot: CatalogSnapshot | None = N
         for error in exc.errors():
             name = next(iter(error_location(error)), "gpu")
             errors.setdefault(name, error_message(error))
-        return OwnQuery(None, values, errors)
+        return OwnQuery(None, typed, errors)
     if errors:
-        return OwnQuery(None, values, errors)
+        return OwnQuery(None, typed, errors)
     question = question if snapshot is None else with_catalog_gpu(question, snapshot)
-    return OwnQuery(question, values, canonical=canonical_own_query(question))
+    return OwnQuery(question, typed, canonical=canonical_own_query(question))
 
 
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app.scoring.input_checks.typed_numbers import as_typed_number
 
-FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json", "mix"})  # typed text, never a number to read
+# Typed text, never a number to read: ids among them, so `model=1e3` is "unknown model '1e3'", not '1000'.
+FREE_TEXT = frozenset({"arch_name", "arch_quantization", "hf_config_json", "mix", "model", "train_model", "gpu"})
 
 __all__ = ["FREE_TEXT", "as_typed_number"]

@@ -21,7 +21,14 @@ from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_
 from app.service.query.custom_model import ARCH_PREFIX, form_field
 from app.service.query.fields import QueryFields, query_fields
 from app.service.query.phase import serving_phase_only
-from app.service.query.values import LIST_FIELDS, collect_values, format_value, non_default_fields, query_shape_errors
+from app.service.query.values import (
+    LIST_FIELDS,
+    collect_values,
+    format_value,
+    non_default_fields,
+    query_shape_errors,
+    read_numbers,
+)
 
 TRAIN_PREFIX = "train_"
 PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIELDS)
@@ -172,7 +179,8 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
     phase among them, is an error naming it, never read."""
     phase_errors: dict[str, str] = {}
     items = serving_phase_only(items, phase_errors)
-    values = collect_values(items, PLAN_LIST_FIELDS)
+    typed = collect_values(items, PLAN_LIST_FIELDS)
+    values = read_numbers(typed)
     errors: dict[str, str] = {**phase_errors, **fields.errors(key for key, _ in items)}
     errors.update(query_shape_errors(items, PLAN_LIST_FIELDS))
     inference, traffic_data, training_data = split({k: v for k, v in values.items() if fields.takes(k)})
@@ -195,10 +203,10 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
     if months is None:  # no train-then-serve plan: valid train_* fields leave the link
         training = None
     if errors:
-        return PlanQuery(None, None, None, None, values, errors)
+        return PlanQuery(None, None, None, None, typed, errors)
     if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # the answer's traffic says it too
         traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})
-    query = PlanQuery(workload, traffic, training, months, values)
+    query = PlanQuery(workload, traffic, training, months, typed)
     query.canonical = canonical_plan_query(workload, traffic, training, months)
     return query
 

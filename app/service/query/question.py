@@ -16,7 +16,7 @@ from app.service.query.conveniences import apply_conveniences, at_typed_field
 from app.service.query.custom_model import form_field
 from app.service.query.fields import not_a_field
 from app.service.query.phase import WORKLOADS, Phase, parse_phase
-from app.service.query.values import collect_values, query_shape_errors
+from app.service.query.values import collect_values, query_shape_errors, read_numbers
 from app.service.query.view import ResultsView, parse_view, with_view
 
 
@@ -33,7 +33,8 @@ class ParsedQuery:
 
 def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:
     """A query into a workload (or errors naming fields); `paged`: results pages also read the view."""
-    values = collect_values(items)
+    typed = collect_values(items)
+    values = read_numbers(typed)
     errors: dict[str, str] = query_shape_errors(items)
     given_phase = parse_phase(values, errors, default_phase)
     phase: Phase = given_phase or default_phase
@@ -48,10 +49,10 @@ def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", page
             for name, message in _field_errors(exc, WORKLOADS[phase].model_fields).items():
                 errors.setdefault(*at_typed_field(name, message, computed, data.get(name)))
     if errors:
-        return ParsedQuery(phase, None, values, errors, view=view)
+        return ParsedQuery(phase, None, typed, errors, view=view)
     assert workload is not None
     question = canonical_query(phase, workload)
-    return ParsedQuery(phase, workload, values, canonical=with_view(question, view), view=view, question=question)
+    return ParsedQuery(phase, workload, typed, canonical=with_view(question, view), view=view, question=question)
 
 
 def _field_errors(exc: ValidationError, fields: Collection[str]) -> dict[str, str]:

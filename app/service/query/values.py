@@ -16,16 +16,21 @@ MAX_QUERY_VALUES = 200
 
 
 def collect_values(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, Any]:
-    """Multi-dict → dict: list fields gather every value (comma-separated or repeated); numbers read as typed
-    (`500,000`, `1e3`: app.service.query.form_numbers)."""
+    """Multi-dict → dict of the text as typed (trimmed): list fields gather every value (comma-separated or
+    repeated). What refills a refused form; read_numbers makes the values a model validates."""
     values: dict[str, Any] = {}
     for key, raw in items[:MAX_QUERY_VALUES]:
         value = raw.strip()
         if key in list_fields:
             values.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
         elif value != "":
-            values[key] = value if key in FREE_TEXT else as_typed_number(value)
+            values[key] = value
     return values
+
+
+def read_numbers(typed: dict[str, Any]) -> dict[str, Any]:
+    """Typed values with numbers read as people type them (`500,000`, `1e3`: app.service.query.form_numbers)."""
+    return {k: as_typed_number(v) if isinstance(v, str) and k not in FREE_TEXT else v for k, v in typed.items()}
 
 
 def query_shape_errors(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, str]:

@@ -9,6 +9,7 @@ and the route raises it as a RequestValidationError once out of FastAPI's hands.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -49,9 +50,13 @@ def media_type(request: Request) -> str:
 
 async def strict_json_body(request: Request) -> Any:
     """The body read strictly, for a route that reads its body itself (POST /share takes a form too); a refusal is
-    a RequestValidationError at its path, as on the routes below."""
+    a RequestValidationError at its path, as on the routes below; text that is not JSON at all (empty, truncated) is
+    `json_invalid` at its character, as FastAPI reports it on those routes."""
     try:
         return strict_json.loads(await request.body())
+    except json.JSONDecodeError as exc:
+        invalid = {"type": "json_invalid", "loc": ("body", exc.pos), "msg": "JSON decode error", "input": {}}
+        raise RequestValidationError([{**invalid, "ctx": {"error": exc.msg}}]) from None
     except strict_json.UnreadableJson as exc:
         raise RequestValidationError([_field_error(*problem) for problem in exc.problems]) from None
 
