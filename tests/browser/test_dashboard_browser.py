@@ -108,10 +108,21 @@ def test_catalog_page_chart_and_sort(page, server_url: str) -> None:  # type: ig
 
 def test_api_docs_render_from_vendored_swagger_ui(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}/docs")
+    page.click("details#try > summary")  # folded above the static reference
     page.wait_for_selector("#swagger-ui .opblock")
     text = page.inner_text("#swagger-ui").replace("\u200b", "")  # Swagger breaks long paths with zero-width spaces
     assert "/api/v1/rank/inference" in text and "/api/v1/plan/serving" in text
     assert page.console.errors == []
+
+
+def test_api_reference_reads_without_javascript(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Swagger UI alone showed one paragraph without JavaScript; the server-rendered reference shows every route."""
+    page_without_js.goto(f"{server_url}/docs")
+    page_without_js.click("nav.api-contents a[href='#post-api-v1-rank-inference']")
+    article = page_without_js.locator("#post-api-v1-rank-inference")
+    assert article.is_visible() and article.locator("pre.example").first.is_visible()
+    assert "cheapest per million output tokens first" in article.inner_text()
+    assert '"tpot_ms": 50' in article.locator("pre.example").first.inner_text()
 
 
 def _ttfts(page) -> list[float]:  # type: ignore[no-untyped-def]

@@ -86,6 +86,26 @@ def test_page_fits_a_small_laptop_screen(page, server_url: str, path: str, width
     )
 
 
+# a cell or example whose text runs past its own box (a fixed-layout table keeps its width and lets text spill)
+SPILLING = """() => Array.from(document.querySelectorAll('.api-ref td, .api-ref th, .api-ref pre'))
+  .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.tagName}: ${e.textContent.trim().slice(0, 40)}: ${e.scrollWidth} px in ${e.clientWidth} px`)"""
+
+
+# The API reference: long field names, types, patterns and curl bodies wrap; checked with every field list opened
+@pytest.mark.parametrize("width", [1366, 1280, 1280 - SCROLLBAR_PX, 1024])
+def test_api_reference_fits_with_every_field_list_open(page, server_url: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{server_url}/docs")
+    page.evaluate("document.querySelectorAll('.api-ref details').forEach(d => { d.open = true; })")
+    assert page.locator(".api-ref details.nested table.fields").first.is_visible()
+    assert page.evaluate(OVERFLOWING) == [], width
+    assert page.evaluate(SPILLING) == [], width
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate(
+        "document.documentElement.clientWidth"
+    )
+
+
 PHONE_PAGES = [
     "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&tpot_ms=50",
     "/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000",

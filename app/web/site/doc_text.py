@@ -1,0 +1,40 @@
+"""The schema's descriptions as HTML: the little Markdown they use (`code`, **bold**, paragraphs, one pipe table).
+Escaped first, so a description can never inject markup; a code span may wrap after its underscores."""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup, escape
+
+CODE = re.compile(r"`([^`]+)`")
+BOLD = re.compile(r"\*\*([^*]+)\*\*")
+
+
+def inline_html(text: str) -> Markup:
+    html = str(escape(text.strip()))
+    html = CODE.sub(lambda match: "<code>" + match.group(1).replace("_", "_<wbr>") + "</code>", html)
+    return Markup(BOLD.sub(r"<strong>\1</strong>", html))
+
+
+def _cells(line: str) -> list[Markup]:
+    return [inline_html(cell) for cell in line.strip().strip("|").split("|")]
+
+
+def _table(lines: list[str]) -> Markup:
+    head, rows = _cells(lines[0]), [_cells(line) for line in lines[2:]]  # lines[1] is the |---| rule
+    header = "".join(f'<th scope="col">{cell}</th>' for cell in head)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return Markup(f'<table class="data doc-table"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>')
+
+
+def blocks_html(text: str) -> Markup:
+    """Paragraphs split on blank lines; a block of lines that all start with `|` is a table."""
+    parts: list[Markup] = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.strip().splitlines()
+        if len(lines) > 2 and all(line.lstrip().startswith("|") for line in lines):
+            parts.append(_table(lines))
+        elif block.strip():
+            parts.append(Markup("<p>") + inline_html(" ".join(lines)) + Markup("</p>"))
+    return Markup("\n").join(parts)
