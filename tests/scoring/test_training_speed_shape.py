@@ -35,15 +35,18 @@ def test_candidate_grid_is_geometric_and_small(node):
     assert all(b / a <= 1.26 for a, b in zip(big, big[1:], strict=False))  # then at most 25 % apart
 
 
-def test_huge_max_gpus_stays_bounded():
-    w = TrainingWorkload(max_gpus=65_536, **FULL_70B)
+@pytest.mark.parametrize("framework", ["auto", "megatron"])
+def test_huge_max_gpus_stays_bounded(framework):
+    w = TrainingWorkload(max_gpus=65_536, framework=framework, **FULL_70B)
     ranking = rank_training(w, SNAPSHOT, SNAPSHOT.models[w.model])
     gpu_types = len({o.gpu_id for o in SNAPSHOT.offers})
     assert ranking.configurations_evaluated <= 12 * gpu_types
     search = LayoutSearch(SNAPSHOT.models[w.model], w)
     for gpu_id in sorted({o.gpu_id for o in SNAPSHOT.offers}):
         best_estimate(SNAPSHOT.gpus[gpu_id], search, {})
-    assert search.layouts_sized <= 5_000  # memory evaluations, shared by all GPU types
+    # memory evaluations, shared by all GPU types: partial recompute's bisection takes ~7,300 on Megatron and auto
+    # (3,400 on auto before it recomputed some layers)
+    assert search.layouts_sized <= 8_000
 
 
 def test_more_offers_same_search():

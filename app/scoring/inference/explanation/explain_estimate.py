@@ -11,6 +11,8 @@ from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
 from app.scoring.inference.bands.limits import (
+    LIMITS_APPLIED,
+    holding_limit_words,
     limit_multiples,
     limits_at_risk,
     one_token_note,
@@ -72,10 +74,18 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
     return None
 
 
-def _held_by(s: Solution) -> str:
-    """The holding cap in the option's reason, where it keeps the batch below what memory fits."""
+def _held_by(s: Solution, ttft_p99_ms: float, multiples: tuple[float, float]) -> str:
+    """What keeps the batch below what memory fits, in the option's reason: an engine cap, else (latency_bound) the
+    latency limit the batch is held to."""
+    if s.batch >= s.max_batch:
+        return ""
     held = _holding_cap(s)
-    return f"; {held[0]}" if held and s.batch < s.max_batch else ""
+    if held:
+        return f"; {held[0]}"
+    if s.workload.scenario not in LIMITS_APPLIED:
+        return ""
+    eff = s.efficiency.slo_tpot_utilisation
+    return "; " + holding_limit_words(s.workload, eff, ttft_p99_ms, s.point.tpot_ms, multiples)
 
 
 def _cap_note(s: Solution) -> list[str]:
@@ -100,7 +110,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         feasible=True,
         reason=light_load_reason(s)
         or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
-        + _held_by(s),
+        + _held_by(s, ttft_p99, multiples),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,

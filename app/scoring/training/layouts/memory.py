@@ -26,8 +26,10 @@ Recompute = str  # "none" | "selective" | "partial" | "full"
 # `activations_checkpoint_granularity: full`, `activations_checkpoint_method: block`,
 # `activations_checkpoint_num_layers: N` (NeMo Framework docs, "Activation Recomputation"), and torchtitan
 # `activation_checkpoint.mode = "selective"` with an integer `selective_ac_option` k, which checkpoints every k-th
-# block (torchtitan docs/config, `_apply_ac_to_transformer_block`): floor(stage layers / k) of them.
-PARTIAL_RECOMPUTE_STACKS = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan"})
+# block (torchtitan docs/config, `_apply_ac_to_transformer_block`): floor(stage layers / k) of them. "auto", the tuned
+# open stack priced as one of these stacks would run the job (it gets their TP/PP and ring CP too), recomputes by
+# Megatron's block method: without it, auto jumped to full recompute where the stacks it stands for did not.
+PARTIAL_RECOMPUTE_STACKS = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan", "auto"})
 EVERY_KTH_LAYER_STACKS = frozenset({"torchtitan"})  # recomputed-layer counts of the form floor(layers / k), k ≥ 2
 
 

@@ -1,0 +1,36 @@
+"""A latency-bound batch below what memory fits says which limit holds it: turning the TTFT limit from 500 to 350 ms
+halves llama-3.1-70b FP8's batch on one B200 (62 -> 26) and raises its cost per token ~40 %, and the reason says the
+TTFT limit did it, where it read only "fits: batch 26 of max 134" (found by smooth6)."""
+
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.workload import InferenceWorkload
+
+GPUS, MODELS = load_gpu_specs(), load_model_specs()
+B200, MODEL = GPUS["B200"], MODELS["llama-3.1-70b"]
+
+
+def _estimate(**fields: object):  # type: ignore[no-untyped-def]
+    workload = InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", **fields)  # type: ignore[arg-type]
+    est = estimate_inference(B200, 1, MODEL, workload)
+    assert est.feasible and est.batch < est.max_batch
+    return est
+
+
+def test_a_tight_ttft_limit_is_named_as_what_holds_the_batch():
+    est = _estimate(ttft_ms=350)
+    assert est.reason.endswith("; held by the 350 ms p99 TTFT limit")
+    assert est.ttft_p99_ms <= 350 and est.ttft_p99_ms > 0.95 * 350
+
+
+def test_the_tpot_target_is_named_where_it_holds_the_batch():
+    est = _estimate(ttft_ms=1000, tpot_ms=50)
+    assert est.reason.endswith("; held by the TPOT limit (mean 40 ms: 80% of the 50 ms p99 limit)")
+    assert 0.95 * 40 < est.tpot_ms <= 40
+
+
+def test_a_fixed_load_names_no_limit():
+    est = estimate_inference(
+        B200, 1, MODEL, InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", scenario="fixed_batch", batch=8)
+    )
+    assert "held by" not in est.reason
