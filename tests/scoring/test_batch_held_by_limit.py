@@ -34,3 +34,15 @@ def test_a_fixed_load_names_no_limit():
         B200, 1, MODEL, InferenceWorkload(model="llama-3.1-70b", weight_dtype="fp8", scenario="fixed_batch", batch=8)
     )
     assert "held by" not in est.reason
+
+
+def test_the_limit_words_group_thousands_and_never_write_an_exponent():
+    from app.scoring.inference.bands.limits import holding_limit_words
+
+    w = InferenceWorkload(model="llama-3.1-70b", ttft_ms=600_000, tpot_ms=50)
+    assert holding_limit_words(w, 0.8, 590_000, 1.0) == "held by the 600,000 ms p99 TTFT limit"
+    w = InferenceWorkload(model="llama-3.1-70b", ttft_ms=1000, tpot_ms=12_500)
+    assert (
+        holding_limit_words(w, 0.8, 1.0, 9_000)
+        == "held by the TPOT limit (mean 10,000 ms: 80% of the 12,500 ms p99 limit)"
+    )

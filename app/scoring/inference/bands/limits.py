@@ -13,7 +13,7 @@ band (band_high: the estimate times the band's high ratio, latency_bands.p99_hig
 
 from __future__ import annotations
 
-from app.scoring.explain import fixed, significant
+from app.scoring.explain import fixed, percent, significant
 from app.scoring.inference.bands.latency_bands import BandRegime, p99_high_ratios
 from app.scoring.workload import InferenceWorkload
 
@@ -143,6 +143,6 @@ def holding_limit_words(
     target_ms = tpot_target_share * w.tpot_limit_ms
     tpot_share = tpot_mean_ms * multiples[1] / target_ms
     if ttft_share >= tpot_share:
-        return f"held by the {w.ttft_ms:,g} ms p99 TTFT limit"
-    share = f"{tpot_target_share:.0%} of the {w.tpot_ms:g} ms p99 limit"
-    return f"held by the TPOT limit (mean {target_ms:,.3g} ms: {share})"
+        return f"held by the {significant(w.ttft_ms)} ms p99 TTFT limit"
+    share = f"{percent(tpot_target_share)} of the {significant(w.tpot_ms)} ms p99 limit"
+    return f"held by the TPOT limit (mean {significant(target_ms, 3)} ms: {share})"
