@@ -49,6 +49,8 @@ PAGES = [
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000&input_len=128000&output_len=1",
     # released in MXFP4: its own row, with the reference and upcast badges
     "/precision?model=gpt-oss-120b",
+    # found by qa22: a GPU's cheaper terms (spot, reserved, marketplace, each dated) were one unbroken line, 1,683 px
+    "/gpus",
     *FILTERED,
 ]
 SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and Linux
@@ -56,6 +58,10 @@ SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and 
 OVERFLOWING = """() => Array.from(document.querySelectorAll('table'))
   .filter(t => t.offsetParent && t.scrollWidth > t.parentElement.clientWidth + 1)
   .map(t => `${t.className || 'table'}: ${t.scrollWidth} px in ${t.parentElement.clientWidth} px`)"""
+# a cell whose text is wider than the cell spills over its neighbour: /mix's offer (its date over the replicas)
+SPILLING = """() => Array.from(document.querySelectorAll('table td, table th'))
+  .filter(c => c.offsetParent && c.clientWidth && c.scrollWidth > c.clientWidth + 1)
+  .map(c => `${c.dataset.label || c.tagName}: ${c.scrollWidth} px in ${c.clientWidth} px`)"""
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -67,6 +73,7 @@ def test_page_fits_a_laptop_screen(page, server_url: str, path: str) -> None:  #
     for width in (1280, 1280 - SCROLLBAR_PX):
         page.set_viewport_size({"width": width, "height": 800})
         assert page.evaluate(OVERFLOWING) == [], width
+        assert page.evaluate(SPILLING) == [], width
         assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate(
             "document.documentElement.clientWidth"
         )
