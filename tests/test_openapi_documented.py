@@ -71,3 +71,10 @@ def test_the_readme_lists_the_same_names_as_docs() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     rows = name_table().splitlines()[2:]
     assert len(rows) == len(NAME_PAIRS) and [row for row in rows if row not in readme] == []
+
+
+def test_docs_without_javascript_say_where_the_reference_is(client: TestClient) -> None:
+    """Found by qa22: with JavaScript off /docs showed its heading and lede and nothing else (Swagger UI draws the
+    reference); it says the reference needs JavaScript and links the schema that holds the same descriptions."""
+    noscript = client.get("/docs").text.split("<noscript>", 1)[1].split("</noscript>", 1)[0]
+    assert "needs JavaScript" in noscript and 'href="/openapi.json"' in noscript
