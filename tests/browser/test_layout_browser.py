@@ -334,3 +334,14 @@ def test_a_select_shows_its_whole_choice_on_a_laptop(page, server_url: str, path
     page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.locator("#f-kv_dtype").is_visible() and page.locator("#f-weight_dtype").is_visible()
     assert page.evaluate(CUT_SELECTS) == []
+
+
+def test_mix_terms_open_under_their_offer_inside_the_table(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa22: /mix's terms opened inside a last "How" column, their lines unbroken, and the table grew to
+    1,364 px in its 1,243 px box, scrolled sideways to show them; they open in a row of their own, wrapped."""
+    page.goto(f"{server_url}/mix?model=llama-3.1-8b")
+    page.locator("table.ranked details > summary").first.click()
+    assert page.locator("table.ranked ul.terms").first.is_visible()
+    for width in (1280, 1280 - SCROLLBAR_PX):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate(OVERFLOWING) == [], width
