@@ -74,8 +74,8 @@ def test_model_page_shows_kv_cache_per_token(client) -> None:  # type: ignore[no
 
 
 def test_model_page_says_which_layers_have_experts(client) -> None:  # type: ignore[no-untyped-def]
-    assert "on 24 of 48 layers (the other 24 dense, FFN 16384)" in client.get("/models/llama-4-maverick").text
-    assert "on 58 of 61 layers (the other 3 dense, FFN 18432)" in client.get("/models/deepseek-r1").text
+    assert "on 24 of 48 layers (the other 24 dense, FFN 16,384)" in client.get("/models/llama-4-maverick").text
+    assert "on 58 of 61 layers (the other 3 dense, FFN 18,432)" in client.get("/models/deepseek-r1").text
     assert "on 48 of 48 layers</td>" in client.get("/models/llama-4-scout").text
 
 
@@ -152,3 +152,13 @@ def test_price_chart_prefers_fresh_prices_and_marks_stale_bars() -> None:
     assert trace["y"] == ["B (on demand, stale)", "A (on demand)"]  # A's fresh $2 beats its stale $1
     assert trace["x"] == [0.5, 2.0]
     assert trace["marker"]["color"][0] == STALE_COLOUR and trace["marker"]["color"][1] != STALE_COLOUR
+
+
+def test_model_sizes_are_grouped_by_thousands_as_the_context_beside_them(client) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa22: /models read "Hidden 14336" beside "Context 163,840", and a model page "80 × 8192", "FFN
+    28672"; every size from 1,000 is grouped, as the vocabulary and context were."""
+    listing = client.get("/models").text
+    assert '<td class="n" data-label="Hidden" role="cell">8,192</td>' in listing
+    assert not re.search(r'data-label="Hidden" role="cell">\d{4,}<', listing)
+    page = client.get("/models/llama-3.1-70b").text
+    assert "80 × 8,192</td>" in page and "<td>28,672</td>" in page

@@ -38,3 +38,12 @@ def test_the_cli_batch_job_table_groups_its_tokens_per_second(database, capsys):
 def test_a_long_prompt_is_grouped_in_the_disagg_heading(client: TestClient):
     text = client.get("/disagg?model=llama-3.1-70b&weight_dtype=fp8&input_len=32000&output_len=1000").text
     assert "32,000 in / 1,000 out" in text  # read 32000 in / 1000 out
+
+
+def test_a_training_rows_terms_show_no_places_on_numbers_in_the_thousands(client: TestClient):
+    """Found by qa22: a 70B row's terms read "FLOPs per token 439,486,400,000.0 FLOP", a tenth of a FLOP on a
+    twelve-digit count; from 1,000 a term's value is whole, as the thousands-grouped counts elsewhere on the page."""
+    text = client.get("/?phase=training&model=llama-3.1-70b").text
+    values = re.findall(r'<td class="n" role="cell">([\d,.]+) ([^<]*)</td>', text)
+    assert any(unit.strip() == "FLOP" for _, unit in values)
+    assert [v for v, _ in values if "," in v and "." in v] == []

@@ -128,3 +128,19 @@ def test_the_frontier_hover_keeps_the_cents_of_a_run_under_10_dollars() -> None:
     assert "$%{y:,.2f}" in hover, hover
     large = [{**p, "total_usd": p["total_usd"] * 100} for p in points]
     assert "$%{y:,.0f}" in frontier_chart(large, 30)["data"][0]["hovertemplate"]
+
+
+def test_the_scale_out_charts_days_are_labelled_one_two_five():
+    """Found by qa22: runs of 0.8 to 11 days under a 30-day deadline got plotly's every-digit log labels, and at
+    a third of a 1366 px page "0.8", "0.9" and "1" printed over each other. The axis takes the 1-2-5 ticks of its
+    days and the deadline, as the money axes do."""
+    from app.web.rank.charts import frontier_chart
+
+    points = [
+        {"gpu_id": "B200", "provider": "lambda", "provider_name": "Lambda", "price_type": "on_demand",
+         "gpu_count": count, "days": days, "total_usd": 1000.0 + count}
+        for count, days in ((8, 0.8), (4, 1.8), (1, 11.0))
+    ]  # fmt: skip
+    axis = frontier_chart(points, 30)["layout"]["xaxis"]
+    assert axis["type"] == "log" and {"0.5", "1", "2", "5", "10", "20"} <= set(axis["ticktext"])
+    assert "0.9" not in axis["ticktext"] and "3" not in axis["ticktext"]

@@ -49,6 +49,8 @@ PAGES = [
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=100000&input_len=128000&output_len=1",
     # released in MXFP4: its own row, with the reference and upcast badges
     "/precision?model=gpt-oss-120b",
+    # found by qa22: a GPU's cheaper terms (spot, reserved, marketplace, each dated) were one unbroken line, 1,683 px
+    "/gpus",
     *FILTERED,
 ]
 SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and Linux
@@ -56,6 +58,10 @@ SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and 
 OVERFLOWING = """() => Array.from(document.querySelectorAll('table'))
   .filter(t => t.offsetParent && t.scrollWidth > t.parentElement.clientWidth + 1)
   .map(t => `${t.className || 'table'}: ${t.scrollWidth} px in ${t.parentElement.clientWidth} px`)"""
+# a cell whose text is wider than the cell spills over its neighbour: /mix's offer (its date over the replicas)
+SPILLING = """() => Array.from(document.querySelectorAll('table td, table th'))
+  .filter(c => c.offsetParent && c.clientWidth && c.scrollWidth > c.clientWidth + 1)
+  .map(c => `${c.dataset.label || c.tagName}: ${c.scrollWidth} px in ${c.clientWidth} px`)"""
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -67,6 +73,7 @@ def test_page_fits_a_laptop_screen(page, server_url: str, path: str) -> None:  #
     for width in (1280, 1280 - SCROLLBAR_PX):
         page.set_viewport_size({"width": width, "height": 800})
         assert page.evaluate(OVERFLOWING) == [], width
+        assert page.evaluate(SPILLING) == [], width
         assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate(
             "document.documentElement.clientWidth"
         )
@@ -250,10 +257,12 @@ BATCH_JOB = (
     "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=max_throughput&job_requests=200000"
     "&job_deadline_hours=4"
 )
+# found by qa22: a pretraining run's notes (its batch note alone five lines) stood above the table, the row at 830 px
+PRETRAIN = "/?phase=training&model=llama-3.1-405b&method=pretrain&max_gpus=4096"
 
 
 @pytest.mark.parametrize("saved", [False, True], ids=["live", "saved"])
-@pytest.mark.parametrize("path", [*RESULTS, BATCH_JOB])
+@pytest.mark.parametrize("path", [*RESULTS, BATCH_JOB, PRETRAIN])
 def test_the_first_row_ends_on_the_first_screen_as_the_page_opens(  # type: ignore[no-untyped-def]
     page, server_url: str, path: str, saved: bool
 ) -> None:
@@ -345,3 +354,14 @@ def test_a_select_shows_its_whole_choice_on_a_laptop(page, server_url: str, path
     page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.locator("#f-kv_dtype").is_visible() and page.locator("#f-weight_dtype").is_visible()
     assert page.evaluate(CUT_SELECTS) == []
+
+
+def test_mix_terms_open_under_their_offer_inside_the_table(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa22: /mix's terms opened inside a last "How" column, their lines unbroken, and the table grew to
+    1,364 px in its 1,243 px box, scrolled sideways to show them; they open in a row of their own, wrapped."""
+    page.goto(f"{server_url}/mix?model=llama-3.1-8b")
+    page.locator("table.ranked details > summary").first.click()
+    assert page.locator("table.ranked ul.terms").first.is_visible()
+    for width in (1280, 1280 - SCROLLBAR_PX):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate(OVERFLOWING) == [], width

@@ -220,7 +220,7 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
         "data": traces,
         "layout": layout(
             height=380,
-            xaxis=log_axis("days to finish"),
+            xaxis=log_axis("days to finish", [*(p["days"] for p in points), deadline_days]),
             yaxis=log_axis("total $", totals, prefix="$"),
             legend=LEGEND_BELOW,
         ),

@@ -60,6 +60,14 @@ class Layout:
         """Data-parallel replicas that split the global batch (sequence-parallel ranks share their sequences)."""
         return max(1, self.data_parallel(gpu_count) // self.sequence_parallel)
 
+    def shard_name(self) -> str:
+        """The sharding as the layout column names it: DDP, ZeRO-1, ZeRO-2, or FSDP for ZeRO-3."""
+        return {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
+
+    def shard_words(self) -> str:
+        """The sharding in a term's words, under the layout column's name: "FSDP (ZeRO-3)" where they differ."""
+        return "FSDP (ZeRO-3)" if self.zero_stage == 3 else self.shard_name()
+
     def describe(self, gpu_count: int, framework: str = "auto", layers: int | None = None) -> str:
         """The split in words: "TP8 CP4 ZeRO-1 ×32, full recompute"; partial recompute as "recompute 18 of 80 layers"
         (per stage under PP, of the model's `layers`). A sequence split reads CP (ring context parallelism) on the
@@ -74,8 +82,7 @@ class Layout:
             split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
             parts.append(f"{split}{self.sequence_parallel}")
         if dp > 1 or not parts:
-            shard = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
-            parts.append(f"{shard} ×{dp}")
+            parts.append(f"{self.shard_name()} ×{dp}")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
         micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
         said = recompute.get(self.recompute) or self.partial_words(layers)

@@ -172,7 +172,7 @@ def dp_comm_term(
     hidden_s = e.dp_overlap * st.compute_s
     traffic = f"{f(moved / 1e9)} GB per GPU / {f(bandwidth)} GB/s per GPU"
     why = (
-        f"ZeRO-{layout.zero_stage} over {dp}: bf16 gradients reduce-scattered and all-gathered "
+        f"{layout.shard_words()} over {dp}: bf16 gradients reduce-scattered and all-gathered "
         f"(ring 2 x (DP{dp} - 1) / DP{dp})"
         + (
             f", and the parameters gathered forward and backward in each of {micro} micro-batches"

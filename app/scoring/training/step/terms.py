@@ -199,7 +199,7 @@ def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
         return ""
     recipe = state_recipe(w)
     b = recipe.state_bytes
-    held = f"ZeRO-{layout.zero_stage}" if layout.zero_stage else "unsharded"
+    held = layout.shard_words() if layout.zero_stage else "unsharded"
     text = (
         f"{w.optimizer}: {f(b.total)} B per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
         f"optimizer {f(b.optimizer)}), {held}"
