@@ -68,3 +68,17 @@ def test_every_flag_says_what_it_is(command: tuple[str, ...]) -> None:
 def test_mix_takes_include_stale_as_a_bare_switch_as_every_command_does():
     args = build_parser().parse_args(["mix", "--include-stale"])
     assert args.include_stale == "true"
+
+
+@pytest.mark.parametrize("command", [("plan", "serving"), ("plan", "lifecycle"), ("disagg",)], ids=" ".join)
+def test_spot_only_is_a_bare_switch_that_still_takes_its_old_value(command, capsys):
+    """`--spot-only` took a value (`--spot-only true`) while every other switch is bare; `disagg` lacked it. The
+    bare switch reads true, and the old form still parses, so no script breaks (found by leftovers7)."""
+    parser = build_parser()
+    assert parser.parse_args([*command, "--spot-only"]).spot_only == "true"
+    assert parser.parse_args([*command, "--spot-only", "true", "--json"]).spot_only == "true"
+    assert parser.parse_args([*command, "--spot-only", "false"]).spot_only == "false"
+    assert parser.parse_args(list(command)).spot_only is None
+    with pytest.raises(SystemExit):
+        parser.parse_args([*command, "--help"])
+    assert "--spot-only [true|false]" in capsys.readouterr().out.replace("\n", " ")

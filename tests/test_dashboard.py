@@ -294,7 +294,7 @@ def test_methodology_names_the_flagged_engine_vendor_biases(client, monkeypatch)
     }
     monkeypatch.setattr(methodology, "accuracy", lambda: {"inference": summary})
     text = client.get("/methodology").text
-    assert "vllm on AMD: +110 % over 633 rows" in text and "trtllm on NVIDIA" not in text
+    assert "vllm on AMD: +110% over 633 rows" in text and "trtllm on NVIDIA" not in text
 
 
 def test_methodology_says_what_each_fitted_constant_rests_on(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -122,3 +122,15 @@ def test_a_serving_page_refuses_a_training_question_naming_phase(client, path: s
     assert page.status_code == 422 and "inference (serving) questions only" in page.text
     ranking_link = client.get(f"{path}?phase=inference&model=llama-3.1-70b", follow_redirects=False)
     assert ranking_link.status_code == 303 and "phase" not in ranking_link.headers["location"]
+
+
+@pytest.mark.parametrize("other", ["custom_model", "hf_config"])
+def test_two_models_are_named_before_a_wrong_sized_custom_one(client, other) -> None:
+    """`model` beside a custom_model whose params_b is far from its shape answered the params_b error, as though
+    fixing params_b would be enough; the structural error comes first, naming both fields (found by leftovers7)."""
+    arch = {"params_b": 70, "layers": 2, "hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 256}
+    value = arch if other == "custom_model" else {"hidden_size": "wide"}  # an unreadable config.json
+    error = _only_error(client.post("/api/v1/rank/inference", json={"model": "llama-3.1-70b", other: value}))
+    assert error["field"] == "model" and "not both" in error["message"] and other in error["message"]
+    alone = _only_error(client.post("/api/v1/rank/inference", json={"custom_model": arch}))
+    assert alone["field"] == "custom_model.params_b"

@@ -71,4 +71,3 @@ def test_the_readme_lists_the_same_names_as_docs() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     rows = name_table().splitlines()[2:]
     assert len(rows) == len(NAME_PAIRS) and [row for row in rows if row not in readme] == []
-

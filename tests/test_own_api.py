@@ -68,7 +68,7 @@ def test_a_resale_value_lowers_depreciation_and_the_annuity_but_not_the_cash_pay
     both = compare_ownership(replace(INPUTS, resale_pct=25, cost_of_capital_pct=6))
     payment = (240_000 - 60_000 * 1.005**-60) * 0.005 / (1 - 1.005**-60)
     assert both.depreciation_usd_per_month + both.capital_usd_per_month == pytest.approx(payment)
-    assert "25 % resale" in next(t.detail for t in o.terms if t.name == "depreciation")
+    assert "25% resale" in next(t.detail for t in o.terms if t.name == "depreciation")
 
 
 def test_the_cost_of_capital_is_a_field_of_the_page_the_api_and_the_link(client):
@@ -352,7 +352,7 @@ def test_money_under_a_dollar_reads_in_cents_in_the_terms_and_on_the_page(client
     terms = {t["name"]: t["detail"] for t in client.get(f"/own.json?{query}").json()["terms"]}
     assert terms["purchase"] == "1 server of 1 GPU × $1.50 a server"
     assert terms["depreciation"].startswith("$1.50 ÷ (5 years × 12)")
-    assert terms["break-even utilisation"] == "$0.04 owning ÷ $365 renting at 100 %"
+    assert terms["break-even utilisation"] == "$0.04 owning ÷ $365 renting at 100%"
     assert terms["break-even months"].startswith("$1.50 purchase ÷ ($0.04 renting − $0.01 energy")
     assert not any("$0 " in detail or "$2 " in detail for detail in terms.values()), terms
     page = client.get(f"/own?{query}").text
@@ -391,3 +391,18 @@ def test_the_terms_table_reads_dollars_whole_and_cents_under_ten(client):
     assert values["break-even months"] == "28.8" and values["break-even utilisation"] == "35.5"  # not money
     cheap = client.get("/own?gpu=H100-SXM&utilisation_pct=60&purchase_usd_per_server=1.5").text
     assert '<td class="n" data-label="Value" role="cell">1.50</td>' in cheap  # a $1.50 server keeps its cents
+
+
+def test_the_own_page_and_its_json_write_a_percentage_one_way(client):
+    """/own read '0.01 % utilisation' in its chart and '8 % a year' in its terms beside '0.01% utilisation' in its
+    heading; every page writes the percent sign against its number, as explain.percent does (found by leftovers7)."""
+    import html
+    import json
+    import re
+
+    query = "gpu=H100-SXM&gpu_count=8&utilisation_pct=0.01&cost_of_capital_pct=8&resale_pct=30"
+    page = html.unescape(client.get(f"/own?{query}").text)
+    answer = json.dumps(client.get(f"/own.json?{query}").json(), ensure_ascii=False)
+    for text in (page, answer):
+        assert re.findall(r".{30}\d\s%(?!\}).{10}", text) == []
+    assert "0.01% utilisation" in page and "8% a year" in answer and "30% resale" in answer

@@ -139,6 +139,13 @@ def add_field_flags(
             parser.add_argument(flag, dest=dest, help=help_text(field_help(info.description, info.default)))
 
 
+def add_switch(parser: argparse.ArgumentParser, flag: str, dest: str, text: str | None) -> None:
+    """A bool field as a bare switch (`--spot-only` reads "true") that still takes the value it once required
+    (`--spot-only true`, `--spot-only false`), so a script written for the old form keeps working."""
+    said = f"{text}; a bare switch (true or false after it is read too)" if text else "a bare switch"
+    parser.add_argument(flag, dest=dest, nargs="?", const="true", metavar="true|false", help=help_text(said))
+
+
 def add_flags(
     parser: argparse.ArgumentParser,
     helps: dict[str, str | None],
@@ -152,7 +159,7 @@ def add_flags(
     for name, text in helps.items():
         flag = "--" + name.replace("_", "-")
         if name in switches:
-            parser.add_argument(flag, dest=name, action="store_const", const="true", help=help_text(text))
+            add_switch(parser, flag, name, text)
         else:
             parser.add_argument(flag, dest=name, help=help_text(text))
     parser.add_argument("--json", action="store_true", help=f"print the {api} API's JSON")

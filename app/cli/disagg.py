@@ -20,7 +20,7 @@ LIMITS_AT_HELP = (
     "estimate (or unset): the pools meet the limits as estimated; band_high: each pool's latency meets its limit even "
     "at the slow end of its band (aggregated serving's band in the same regime, borrowed; the KV transfer as estimated)"
 )
-TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas")
+TRAFFIC_FLAGS = ("requests_per_day", "peak_requests_per_s", "profile", "peak_factor", "min_replicas", "spot_only")
 
 
 def _pool(p: dict[str, Any]) -> str:
@@ -122,10 +122,13 @@ def add_disagg_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
     parser = sub.add_parser("disagg", help="aggregated serving or prefill/decode pools: cost at a traffic, and why")
     add_field_flags(parser, InferenceWorkload, [name for name in WORKLOAD_FLAGS if name != "limits_at"])
+    switches = [name for name in TRAFFIC_FLAGS if Traffic.model_fields[name].annotation is bool]  # --spot-only
     traffic = {
-        name: field_help(Traffic.model_fields[name].description, Traffic.model_fields[name].default)
+        name: Traffic.model_fields[name].description
+        if name in switches
+        else field_help(Traffic.model_fields[name].description, Traffic.model_fields[name].default)
         for name in TRAFFIC_FLAGS
     }
     helps: dict[str, str | None] = {**traffic, "limits_at": LIMITS_AT_HELP}
-    add_flags(parser, helps, "disagg", cmd_disagg)
+    add_flags(parser, helps, "disagg", cmd_disagg, switches)
     add_hf_config_flag(parser)

@@ -77,7 +77,7 @@ def _print(body: dict[str, Any]) -> None:
         print(f"\n{title}: ${fixed(fleet['usd_per_month'], 0)}/month")
         print(table(headers, _fleet_lines(fleet)))
     if body["saving_usd_per_month"] is not None:
-        print(f"\nsaving: ${fixed(body['saving_usd_per_month'], 0)}/month ({fixed(body['saving_pct'], 1)} %)")
+        print(f"\nsaving: ${fixed(body['saving_usd_per_month'], 0)}/month ({fixed(body['saving_pct'], 1)}%)")
     fleets = [f for f in (body["mix"], body["best_single"]) if f]
     if fleets:
         print("\n" + offer_prices([r for f in fleets for r in f["rows"]]) + "\n")

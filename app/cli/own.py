@@ -39,7 +39,7 @@ def _print(body: dict[str, Any]) -> None:
     from app.cli.tables.writer import table
 
     q = body["question"]
-    print(f"{q['gpu_count']}× {body['gpu_name']} at {significant(q['utilisation_pct'])} % utilisation")
+    print(f"{q['gpu_count']}× {body['gpu_name']} at {significant(q['utilisation_pct'])}% utilisation")
     inputs, sources = _sourced_rows(body["inputs"])
     print(table(["input", "value", "unit", "from", "as of"], inputs))
     print("\n".join(sources))
@@ -49,7 +49,7 @@ def _print(body: dict[str, Any]) -> None:
     print("\n".join(hows))
     months = body["break_even_months"]
     share = body["break_even_utilisation_pct"]
-    print(f"\nbreak-even utilisation: {'none' if share is None else f'{fixed(share, 1)} %'}")
+    print(f"\nbreak-even utilisation: {'none' if share is None else f'{fixed(share, 1)}%'}")
     print(f"break-even months at this utilisation: {'never' if months is None else f'{fixed(months, 1)}'}")
     for note in body["notes"]:
         print(textwrap.fill(note, NOTE_WIDTH, subsequent_indent="  "))

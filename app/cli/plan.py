@@ -203,14 +203,17 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
     kinds = plan.add_subparsers(dest="kind", required=True)
-    from app.cli.common import add_field_flags, add_hf_config_flag, add_limit_flag, field_help, help_text
+    from app.cli.common import add_field_flags, add_hf_config_flag, add_limit_flag, add_switch, field_help, help_text
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
         add_field_flags(parser, InferenceWorkload, INFERENCE_FLAGS)
         for name, info in Traffic.model_fields.items():
-            text = help_text(field_help(info.description, info.default))
-            parser.add_argument("--" + name.replace("_", "-"), dest=name, help=text)
+            flag = "--" + name.replace("_", "-")
+            if info.annotation is bool:  # --spot-only, as bare as --include-stale
+                add_switch(parser, flag, name, info.description)
+            else:
+                parser.add_argument(flag, dest=name, help=help_text(field_help(info.description, info.default)))
         add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
             add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix=TRAINING_PREFIX)

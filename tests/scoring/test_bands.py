@@ -428,8 +428,8 @@ def test_a_widened_band_says_the_floor_it_is_widened_to_in_the_numbers_it_shows(
     """UNKNOWN_BAND is 0.55-1.6 times the estimate, -45 % / +60 %, but every answer widened to it said '±50 % at
     least' beside a band whose low end is 45 % under the estimate (found by qa14)."""
     low, high = bands.UNKNOWN_BAND
-    words = f"−{round((1 - low) * 100)} % / +{round((high - 1) * 100)} %"
-    assert bands.UNKNOWN_BAND_WORDS == words == "−45 % / +60 %"
+    words = f"−{round((1 - low) * 100)}% / +{round((high - 1) * 100)}%"
+    assert bands.UNKNOWN_BAND_WORDS == words == "−45% / +60%"
     args = ("output_tok_s_per_gpu", "vllm", "NVIDIA", "fp8", "moe")
     evidences = [
         bands.band_ratio("no_such_metric", "x", "y", "z", "w")[2],

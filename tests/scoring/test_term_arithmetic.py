@@ -195,3 +195,16 @@ def test_the_explanation_ends_at_the_output_tokens_per_s_it_shows(fields: dict) 
     term = next(t for t in est.terms if t.name == "output tokens/s")
     assert term.value == est.output_tokens_per_s
     assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3), term.detail
+
+
+def test_training_terms_group_the_thousands_of_their_counts() -> None:
+    """The FLOPs term read '12 × 32 layers × 4096 × 16384 tokens' and an uneven batch '10001 sequences' where every
+    other number a person reads is grouped (found by leftovers7)."""
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.workload import TrainingWorkload
+
+    w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", seq_len=16384, global_batch_seqs=10_001)
+    est = estimate_training(GPUS["B200"], 16, MODELS["llama-3.1-8b"], w)
+    details = " ".join(t.detail for t in est.terms)
+    assert "12 × 32 layers × 4,096 × 16,384 tokens" in details
+    assert "the global batch of 10,001 sequences" in details and "(10,001 / " in details

@@ -51,5 +51,5 @@ def test_mla_attention_multiplies_values_at_their_own_width():
     assert attention_flops_per_token(llama, 4096) == 12 * 32 * 32 * 128 * 4096  # equal widths: the PaLM form
     w = TrainingWorkload(model="deepseek-v3", method="pretrain", seq_len=4096, global_batch_seqs=512, max_gpus=256)
     flops = estimate_training(GPUS["H100-SXM"], 256, MODELS["deepseek-v3"], w).terms[0]
-    assert "6 × 61 layers × 128 heads × (192 + 128) × 4096 tokens" in flops.detail
+    assert "6 × 61 layers × 128 heads × (192 + 128) × 4,096 tokens" in flops.detail
     assert flops.value == pytest.approx(6 * 37e9 + 6 * 61 * 128 * (192 + 128) * 4096)

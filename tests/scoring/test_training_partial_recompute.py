@@ -153,3 +153,36 @@ def test_auto_stack_recomputes_some_layers_like_the_stacks_it_stands_for():
     layout = estimate_training(b200, 1, model, w).layout
     assert layout is not None and layout.recompute == "partial" and 0 < (layout.recompute_layers or 0) < 32
     assert partial_recompute_counts("auto", 32, 1) == partial_recompute_counts("megatron", 32, 1)
+
+
+def test_torchtitan_times_partial_recompute_beside_op_level_selective():
+    """torchtitan's selective recompute is op-level SAC (about 37% of a block's matmuls run again), so a partial
+    recompute of fewer layers costs less; the search stopped at selective, the first level that fit, and never timed
+    it. 70B full FT at 8k on 8 B200s: TP8 recomputing 20 of 80 layers is faster than TP8 with SAC (found by
+    leftovers7); where the rival is slower the SAC layout stays."""
+    from dataclasses import replace
+
+    from app.scoring.training.estimate import step_seconds
+    from app.scoring.training.layouts.choice import sac_rival
+
+    b200 = GPUS["B200"]
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", framework="torchtitan", seq_len=8192)
+    chosen = choose_layout(b200, 8, MODEL_70B, w)
+    assert chosen is not None and chosen.recompute == "partial" and chosen.recompute_layers == 20
+    sac = replace(chosen, recompute="selective", recompute_layers=None)
+    assert layout_fits(b200, 8, MODEL_70B, w, sac, E)[0]
+    assert step_seconds(b200, 8, MODEL_70B, w, chosen) < step_seconds(b200, 8, MODEL_70B, w, sac)
+    qwen = TrainingWorkload(model="qwen2.5-72b", method="full_ft", framework="torchtitan", seq_len=8192)
+    kept = choose_layout(b200, 8, MODELS["qwen2.5-72b"], qwen)  # its rival recomputes 40 layers: 4.7% slower
+    assert kept is not None and kept.recompute == "selective"
+    megatron = w.model_copy(update={"framework": "megatron"})  # its selective (~0.2 N) has no partial rival
+    assert sac_rival(b200, 8, MODEL_70B, megatron, E, sac) is None
+    assert sac_rival(b200, 8, MODEL_70B, w, E, sac, partial=False) is None  # nor a validation case's search
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-70b", "qwen2.5-72b", "llama-3.1-405b"])
+def test_sweep_matches_single_estimate_with_torchtitan_sac_rivals(model):
+    """Both layout searches time the SAC layout's partial rival alike: the same layouts, bit-identical."""
+    w = TrainingWorkload(model=model, method="full_ft", framework="torchtitan", seq_len=8192)
+    gpus = [GPUS[g] for g in ("H100-SXM", "H200", "B200")]
+    assert_sweep_matches_single_estimates(MODELS[model], w, gpus, (8, 16, 24, 64, 256))

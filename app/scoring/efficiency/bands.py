@@ -37,14 +37,14 @@ from app.scoring.explain import fixed, percent
 BandTable = Mapping[str, tuple[float, float, int]]
 
 # Share of a held-out publication's rows a band built without it must hold (each publication weighted equally):
-# the middle of issue 10's 70-90 %. The p10-p90 of pooled residuals hold ~80 % of the rows they came from but less
+# the middle of issue 10's 70-90%. The p10-p90 of pooled residuals hold ~80% of the rows they came from but less
 # of the next publication's (a publication errs together: its rows share a setup), so each metric's bands widen by
 # the margin (BAND_MARGINS, fitted by app.calibration.held_out.bands) that restores it.
 HELD_OUT_COVERAGE = 0.8
-# ... and the share of all held-out rows, pooled, it must hold at least: the middle of 70 % (issue 10's floor) and
-# the 80 % claimed. A big publication that fits worse than most (argonne's 1,152 throughput rows) had left the pooled
-# view at 71.7 % with the per-publication one at 80.7 %: one more such publication unseen and the rows a user reads
-# would fall below 70 %. The metric's margin is the smallest that meets both.
+# ... and the share of all held-out rows, pooled, it must hold at least: the middle of 70% (issue 10's floor) and
+# the 80% claimed. A big publication that fits worse than most (argonne's 1,152 throughput rows) had left the pooled
+# view at 71.7% with the per-publication one at 80.7%: one more such publication unseen and the rows a user reads
+# would fall below 70%. The metric's margin is the smallest that meets both.
 HELD_OUT_ROW_FLOOR = 0.75
 
 MIN_BAND_ROWS = 20  # p10/p90 of fewer rows moves a lot with one case (two rows in each tail at n = 20)
@@ -59,10 +59,10 @@ MIN_OWN_ROWS = 5
 # at 109x the estimate; from the parent, 11.9x. Held-out coverage and the fitted margins did not move.)
 MIN_OWN_PUBLICATIONS = 2
 ENGINE_CLASSES = ("trtllm", "vllm", "sglang", "llamacpp", "hf")
-# Last resort when even the metric is absent from the table: the research note's ±50 % (training §6.5).
+# Last resort when even the metric is absent from the table: the research note's ±50% (training §6.5).
 UNKNOWN_BAND = (0.55, 1.6)
-# ... as an answer says it: measured / predicted from 0.55 to 1.6 is 45 % under the estimate to 60 % over it
-UNKNOWN_BAND_WORDS = f"−{round((1 - UNKNOWN_BAND[0]) * 100)} % / +{round((UNKNOWN_BAND[1] - 1) * 100)} %"
+# ... as an answer says it: measured / predicted from 0.55 to 1.6 is 45% under the estimate to 60% over it
+UNKNOWN_BAND_WORDS = f"−{round((1 - UNKNOWN_BAND[0]) * 100)}% / +{round((UNKNOWN_BAND[1] - 1) * 100)}%"
 
 
 def precision_class(dtype: str) -> str:

@@ -21,7 +21,7 @@ class InferenceEfficiency:
     # step costs included; with those costs as terms of their own the fit reaches MAX_MBU, the kernel ceiling).
     # Timed on an H200 (docs/measurements): one cuBLAS GEMV streams 0.69-0.86 of peak, a copy 0.89.
     decode_mbu: float = 0.9
-    # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40 %, TP8 25 %).
+    # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40%, TP8 25%).
     mbu_tp_exponent: float = 0.35
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
@@ -87,7 +87,7 @@ class InferenceEfficiency:
     # pairs because it multiplies the predicted mean, not the published one. MLPerf's predicted means are set by
     # slo_tpot_utilisation x its 200 ms p99 limit (158 ms on 9 of its 13 rows), above most published means
     # (103-165 ms): its published p99s are 1.12-1.15x the predicted mean (median per publication). InferenceX's
-    # predicted means are 3-14 % above the published ones: its p99s are 1.01x the predicted mean. 1.06 lies between.
+    # predicted means are 3-14% above the published ones: its p99s are 1.01x the predicted mean. 1.06 lies between.
     p99_over_mean: float = 1.04
     # p99 / mean of TTFT, fitted at its upper bound (2.0) on the p99 TTFT rows of the same three publications:
     # queueing tails are longer than decode-step tails. The pairs they publish: MLPerf v4.0 1.49-1.82, v4.1 1.59-3.49,
@@ -110,7 +110,7 @@ class InferenceEfficiency:
     # fitted on the AMD rows of every publication (argonne vLLM 0.6.1 ROCm, MLPerf v4.1 AMD), each publication
     # weighted equally. On matmuls the two disagree several-fold (argonne saturates from batch ~32 at ~33 TFLOPS,
     # AMD's own MLPerf run does not), so that factor is a compromise and its bands are wide. The matmul prior is
-    # measured: MAMF MI300X 51 % vs H100 80 % of peak = 0.64 (stas00/ml-engineering); the research notes hold no
+    # measured: MAMF MI300X 51% vs H100 80% of peak = 0.64 (stas00/ml-engineering); the research notes hold no
     # streaming measurement of its own, so streaming shrinks toward the same 0.64.
     amd_mbu_factor: float = 0.517  # weight and KV-cache streaming (MBU)
     amd_mfu_factor: float = 0.602  # matmuls (MFU)
@@ -218,7 +218,7 @@ def sglang_prefill_chunk(gpu: GpuSpec) -> int:
 # moe_prefill_layer_ms. llama.cpp always; TensorRT-LLM only in its TensorRT (C++) engine flow (Mixtral TP2 on A100:
 # 24 ms to the first token of a 128-token prompt), its default before 1.0. Since 1.0 its default is the PyTorch
 # backend, the only one for the MoE models added from 2025 (Llama 4, DeepSeek-R1, Qwen3-MoE, gpt-oss): eager prefill,
-# as vLLM's and SGLang's (validation: trtllm-perf-v0.20's Llama 4 Maverick, "PyTorch backend", ran 25-190 % below
+# as vLLM's and SGLang's (validation: trtllm-perf-v0.20's Llama 4 Maverick, "PyTorch backend", ran 25-190% below
 # the estimate without the term). A product answer is today's engine; the validator marks the older rows compiled.
 COMPILED_ENGINES: tuple[str, ...] = ("llamacpp",)
 # Engines whose scheduler runs waiting prompts as a prefill batch of their own before the next decode step
@@ -254,7 +254,7 @@ KV_SHARE_OF_FREE: dict[str, float] = {"trtllm": 0.90}
 # fit's upper bound on decode_mbu. A 4 GiB device copy on an H200 moved 0.89 of its 4.8 TB/s (docs/measurements).
 MAX_MBU = 0.9
 
-# All-reduce bandwidth: the bidirectional per-GPU figure halves to one direction; links reach ~85 %.
+# All-reduce bandwidth: the bidirectional per-GPU figure halves to one direction; links reach ~85%.
 LINK_EFFICIENCY = 0.85  # pochenai 0.9, research §7.3 band 0.7-0.9
 PCIE_GBS_UNIDIR: dict[int, float] = {3: 12.0, 4: 25.0, 5: 50.0}  # effective x16 throughput by generation
 

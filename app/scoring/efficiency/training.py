@@ -56,9 +56,9 @@ class TrainingEfficiency:
     fp8_speedup_torchao: float = 1.1899  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
     # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
-    # NVIDIA's NVFP4 pretraining recipe keeps ~15 % of them (the first and last blocks; "Pretraining LLMs with NVFP4",
+    # NVIDIA's NVFP4 pretraining recipe keeps ~15% of them (the first and last blocks; "Pretraining LLMs with NVFP4",
     # arXiv 2509.25149). Modelled, not measured: no FP4 training row in the validation file (the band widens to at least
-    # UNKNOWN_BAND, −45 % / +60 %).
+    # UNKNOWN_BAND, −45% / +60%).
     fp4_bf16_linear_share: float = 0.15
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
@@ -74,14 +74,14 @@ class TrainingEfficiency:
     attn_efficiency: float = 0.5617  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
     # The same on Hopper/Blackwell with the Hopper-native kernels most stacks run by default today (cuDNN /
     # TransformerEngine fused attention; step_time.FLASH_ATTENTION_2_STACKS names the exception); fitted (at its
-    # bound until the 2026-12-05 FSDP micro-batch refit), prior 0.7: FlashAttention-3 paper (forward ~75 %, backward
-    # ~55 % of peak).
+    # bound until the 2026-12-05 FSDP micro-batch refit), prior 0.7: FlashAttention-3 paper (forward ~75%, backward
+    # ~55% of peak).
     attn_efficiency_hopper: float = 0.9  # fitted (bounds 0.2-1.0)
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
     # before cuDNN came first, training_notes.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
-    # reaches ~35 % of the H100's peak (FA3 paper §4) against ~72 % of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
-    # where the GEMMs reach the same share on both. Relative to the GEMMs (~70 % of the H100's peak, as the earlier
-    # attn_efficiency_hopper prior read the FA3 paper: 0.35 / 0.70 = 0.5; ~80 % of the A100's) it is
+    # reaches ~35% of the H100's peak (FA3 paper §4) against ~72% of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
+    # where the GEMMs reach the same share on both. Relative to the GEMMs (~70% of the H100's peak, as the earlier
+    # attn_efficiency_hopper prior read the FA3 paper: 0.35 / 0.70 = 0.5; ~80% of the A100's) it is
     # 0.5 / (0.72 / 0.80) = 0.56. 0.52 lies between the two readings: held there, not fitted.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
@@ -95,15 +95,15 @@ class TrainingEfficiency:
     # MoE factor on the matmul efficiency of the layers with routed experts, the dense layers at 1
     # (moe_share.moe_layer_factor, as inference applies its own). Research default 0.6 on active params, read over
     # whole models (GPT-OSS-120B, DeepSeek-V3 BF16 rows); DeepSeek-V3's reading on its 58 MoE layers of 61 alone is
-    # 1 - 0.4 x 61/58 = 0.579, which keeps its whole-model 0.6 (GPT-OSS, experts on every layer: 0.6, within 4 %).
+    # 1 - 0.4 x 61/58 = 0.579, which keeps its whole-model 0.6 (GPT-OSS, experts on every layer: 0.6, within 4%).
     moe_factor: float = 0.57931
     # Virtual pipeline chunks assumed when the stack interleaves and the layout does not say.
     pp_interleave_default: float = 8.0  # fitted (1-8); NeMo uses VP 5-20, torchtitan interleaved 1F1B
     # Fixed seconds per optimizer step per layer a GPU runs (kernel launches, optimizer, syncs): strong scaling.
     step_latency_s_per_layer: float = 0.0021  # fitted (0-5 ms); ~10 µs × ~100 launches/syncs per layer fwd+bwd
     # Large-job factor (stragglers, collectives at scale).
-    scale_factor_2k: float = 0.95  # research: Megatron strong scaling 47->42 % (<= 2k GPUs)
-    scale_factor_big: float = 0.90  # research: Llama 3 43 % at 8k -> 41 % at 16k GPUs
+    scale_factor_2k: float = 0.95  # research: Megatron strong scaling 47->42% (<= 2k GPUs)
+    scale_factor_big: float = 0.90  # research: Llama 3 43% at 8k -> 41% at 16k GPUs
     # Links: the bandwidth collectives reach, each link's nominal figure times the share they achieve on it.
     nvlink_efficiency: float = 0.65  # Calculon H100 system file (NVLink 450 GB/s at 0.65)
     scaleout_gbs_per_gpu: float = 45.0  # 400 Gb/s IB/RoCE per GPU at 0.9 (Calculon, scaling book)
@@ -114,7 +114,7 @@ class TrainingEfficiency:
     full_recompute_flops_per_param: float = 2.0  # one extra forward pass (TM101)
     # Activations kept under torchtitan's op-level selective AC, as a share of the flash-attention count (Megatron-class
     # selective drops only what flash attention never stores: memory.selective_share).
-    selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60 % (assumption)
+    selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60% (assumption)
 
     def flash_attention_2_changes(self) -> dict[str, float]:
         """What differs for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""

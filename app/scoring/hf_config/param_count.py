@@ -115,7 +115,7 @@ def read_dims(config: dict[str, Any]) -> _Dims:
     if head_dim is None:
         if hidden % heads:
             raise ValueError(
-                f"hf_config: 'hidden_size' ({hidden}) is not divisible by 'num_attention_heads' "
+                f"hf_config: 'hidden_size' ({hidden:,}) is not divisible by 'num_attention_heads' "
                 f"({heads}); give 'head_dim'"
             )
         head_dim = hidden // heads

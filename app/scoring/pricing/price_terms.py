@@ -19,8 +19,8 @@ INTERRUPTIBLE = frozenset({"spot"})
 COMMITTED = frozenset({"reserved", "capacity_block"})
 
 # Spot interruptions per node per month, by provider class. Hyperscalers: the upper end of the GPU
-# instances' observed band in AWS's Spot Instance Advisor, 15-20 % of instances per month
-# (shared/reference/terms.csv, cloudprice.app 2026; newest generations often > 20 %).
+# instances' observed band in AWS's Spot Instance Advisor, 15-20% of instances per month
+# (shared/reference/terms.csv, cloudprice.app 2026; newest generations often > 20%).
 HYPERSCALERS = frozenset({"aws", "gcp", "azure", "oracle", "oci", "oracle-oci"})  # oracle-oci: the catalog id
 HYPERSCALER_INTERRUPTIONS_PER_NODE_MONTH = 0.2
 # Neoclouds and marketplaces publish no interruption rate (terms.csv has none): an assumption, five

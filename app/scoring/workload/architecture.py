@@ -104,7 +104,9 @@ class ModelArchitecture(NumbersNotBooleans):
     def _heads_divide_hidden(cls, value: int | None, info: ValidationInfo) -> int | None:
         hidden, heads = info.data.get("hidden_size"), info.data.get("num_attention_heads")
         if value is None and hidden and heads and hidden % heads:  # as hf_config's check
-            raise ValueError(f"hidden_size ({hidden}) is not divisible by num_attention_heads ({heads}); give head_dim")
+            raise ValueError(
+                f"hidden_size ({hidden:,}) is not divisible by num_attention_heads ({heads}); give head_dim"
+            )
         return value
 
     @field_validator("experts_per_token")

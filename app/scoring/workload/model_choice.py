@@ -55,14 +55,24 @@ class ModelChoice(Filters):
     def _bounded_config(cls, value: dict[str, object] | None) -> dict[str, object] | None:
         return None if value is None else check_bounded_object(value)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _not_two_models(cls, data: object) -> object:
+        """Two models given is said before either is read: a catalog id beside a custom_model whose params_b is off
+        was answered with the params_b error, as though fixing it would be enough."""
+        if not isinstance(data, dict):
+            return data
+        custom, pasted = data.get("custom_model") is not None, data.get("hf_config") is not None
+        if custom and pasted:
+            raise ValueError("hf_config: give either custom_model or hf_config, not both")
+        if (custom or pasted) and data.get("model") is not None:  # not silently one of them
+            other = "custom_model" if custom else "hf_config"
+            raise ValueError(f"model: give a catalog model id or a {other}, not both")
+        return data
+
     @model_validator(mode="after")
     def _one_model(self) -> ModelChoice:
         given = [x is not None for x in (self.custom_model, self.hf_config)]
-        if sum(given) > 1:
-            raise ValueError("hf_config: give either custom_model or hf_config, not both")
-        if any(given) and "model" in self.model_fields_set and self.model is not None:  # not silently one of them
-            other = "custom_model" if self.custom_model is not None else "hf_config"
-            raise ValueError(f"model: give a catalog model id or a {other}, not both")
         if any(given):
             self.model = None
         elif not self.model:

@@ -124,7 +124,7 @@ def cheaper_on_replicas(
     assert fleet.usd_per_month_at_peak is not None  # ranked by fleet: each option's month at the peak
     if ratio < REPLICAS_NOTE_RATIO:
         return None
-    load = f"{workload.concurrency} clients" if workload.scenario == "concurrency" else "this request rate"
+    load = f"{workload.concurrency:,} clients" if workload.scenario == "concurrency" else "this request rate"
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
     note = (
         f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "

@@ -43,7 +43,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
     "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
     "inference/batching/batch_job.py:DRAIN_POINTS": (
-        "numerical resolution of the drain's mean step (within 1 % of 64 points)"
+        "numerical resolution of the drain's mean step (within 1% of 64 points)"
     ),
     "inference/batching/finite_run.py:MAX_RUN_REQUESTS": "request limit: a longer replay is refused, not estimated",
     "inference/batching/finite_run.py:MAX_RUN_STEPS": "loop bound of the replay",

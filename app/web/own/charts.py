@@ -25,7 +25,7 @@ def cumulative_cost(payload: dict[str, Any]) -> Figure:
         {
             "type": "scatter",
             "mode": "lines",
-            "name": f"rent on demand at {significant(payload['question']['utilisation_pct'])} % utilisation",
+            "name": f"rent on demand at {significant(payload['question']['utilisation_pct'])}% utilisation",
             "x": months,
             "y": [p["renting_usd"] for p in points],
             "line": {"color": PALETTE[1], "dash": "dash"},

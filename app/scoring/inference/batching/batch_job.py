@@ -40,7 +40,7 @@ from app.scoring.pricing.price_terms import STARTUP_HOURS, hours_after_startup
 from app.scoring.training.run.limit_words import days_text, deadline_text, past_deadline_text
 
 # Midpoints at which the drain's decode step is timed as the batch empties (its mean over the drain; the step is
-# smooth in the batch: 8 midpoints are within 1 % of 64 on Llama 3.1 8B and DeepSeek-R1, a 1-6 s term).
+# smooth in the batch: 8 midpoints are within 1% of 64 on Llama 3.1 8B and DeepSeek-R1, a 1-6 s term).
 DRAIN_POINTS = 8
 # The most replicas of one configuration a deadline may ask for: the search's bound. No catalog states how many
 # machines a provider has free, so a plan of thousands of replicas is not one a buyer can act on from a price list.

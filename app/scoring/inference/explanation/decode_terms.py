@@ -209,7 +209,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
         if ctx.tp_nodes > 1:
             where += f", then across {ctx.tp_nodes} nodes at {significant(ctx.tp_fabric_gbs)} GB/s per GPU"
         notes.append(
-            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens x {ctx.hidden_size} "
+            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens x {ctx.hidden_size:,} "
             f"hidden x 2 B over {where}"
         )
     else:

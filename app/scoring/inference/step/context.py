@@ -127,7 +127,7 @@ def tensor_parallel_nodes(gpu: GpuSpec, tensor_parallel: int) -> int:
 
 # Contexts by their arguments, shared across rankings: a context depends on the configuration only, never on the
 # workload's lengths or load, and mbu/mfu (efficiency_factors) memoise per context object, so a context built once
-# keeps its factors too. A ranking of the seeded catalog builds ~150; make bench's inference rankings ran 15-30 %
+# keeps its factors too. A ranking of the seeded catalog builds ~150; make bench's inference rankings ran 15-30%
 # faster with the cache (A/B in one process, 2026-12-06).
 _CONTEXT_CACHE_SIZE = 4096
 

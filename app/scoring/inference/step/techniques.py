@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # One drafted token costs this share of a target forward pass: DeepSeek-V3's MTP module is 14 B params
 # beside the 671 B main model (serving_techniques.csv, mtp_module_params; arXiv 2412.19437). EAGLE heads
-# are one decoder layer, the same order (1/L of an 80-layer 70B is 1.25 %).
+# are one decoder layer, the same order (1/L of an 80-layer 70B is 1.25%).
 DRAFT_COST_SHARE = 14 / 671
 # Drafted tokens per step when only an acceptance rate is given: MTP depth 1, as DeepSeek-V3 serves it.
 DEFAULT_DRAFT_TOKENS = 1
@@ -107,7 +107,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "tokens/step",
                 f"(1 - a^(k+1)) / (1 - a) with acceptance a = {significant(t.spec_acceptance)}, k = "
                 f"{t.spec_draft_tokens} "
-                f"drafted (Leviathan et al. 2023); published: MTP 85-90 % acceptance, EAGLE-3 2.8-5.1 tokens/step "
+                f"drafted (Leviathan et al. 2023); published: MTP 85-90% acceptance, EAGLE-3 2.8-5.1 tokens/step "
                 f"on Llama 3.3 70B ({SOURCE})",
             ),
             Term(

@@ -24,7 +24,7 @@ from app.scoring.workload import InferenceWorkload
 
 # The saving a disaggregated plan must clear to pay for a second pool and a KV path: a fixed margin, not the
 # estimator's current error. It was set at the LOSO median absolute error of inference output tokens/s per GPU
-# before the 2026-12 refits (15.5 %); the refits lowered that error (docs/ACCURACY.md: 10.7 % after the second
+# before the 2026-12 refits (15.5%); the refits lowered that error (docs/ACCURACY.md: 10.7% after the second
 # 2026-12-05 refit) and the margin was kept above it, since no source prices running two pools. Scoring reads no LOSO
 # summary, so a refit never moves it; change it here, with the README's sentence.
 MIN_SAVING_SHARE = 0.155

@@ -62,7 +62,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "KV per request",
             kv_bytes / GB,
             "GB",
-            f"{workload.input_len} tokens × {fixed(kv_bytes / workload.input_len / 1e3, 1)} kB",
+            f"{workload.input_len:,} tokens × {fixed(kv_bytes / workload.input_len / 1e3, 1)} kB",
         ),
         Term(
             "KV transfer",
@@ -91,7 +91,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "decode capacity",
             decoder.capacity_rps,
             "requests/s",
-            f"batch / (output_len {workload.output_len} × step), per instance",
+            f"batch / (output_len {workload.output_len:,} × step), per instance",
         ),
         Term("prefill instances at peak", p.replicas_at_peak, "", _gpus(p.gpus_at_peak)),
         Term("decode instances at peak", d.replicas_at_peak, "", _gpus(d.gpus_at_peak)),

@@ -94,7 +94,7 @@ def bucket_demands(question: MixQuestion, peak_rps: float) -> list[BucketDemand]
         out.append(
             BucketDemand(
                 name=b.name,
-                label=named.label if named else f"{b.input_len} in / {b.output_len} out",
+                label=named.label if named else f"{b.input_len:,} in / {b.output_len:,} out",
                 input_len=b.input_len,
                 output_len=b.output_len,
                 share=b.share / total,

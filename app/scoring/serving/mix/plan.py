@@ -111,7 +111,7 @@ def _saving_terms(mix: Fleet, best: Fleet) -> tuple[float, float, list[Term]]:
                 "$/month",
                 best.label + ": " + " + ".join(f"{r.replicas} × {r.replica.label}" for r in best.rows),
             ),
-            Term("saving", saving, "$/month", f"best single type − mix = {fixed(pct, 1)} % of the single-type cost"),
+            Term("saving", saving, "$/month", f"best single type − mix = {fixed(pct, 1)}% of the single-type cost"),
         ],
     )
 

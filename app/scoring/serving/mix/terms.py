@@ -49,8 +49,8 @@ def row_terms(
                     f.requests_per_s,
                     "requests/s per replica",
                     f"requests in flight ÷ a request's life ({_load_words(f)}; TTFT {fixed(f.ttft_ms, 0)} ms + "
-                    f"{max(d.output_len - 1, 0)} × TPOT {fixed(f.tpot_ms, 1)} ms; Little's law), at most "
-                    f"{fixed(f.output_tokens_per_s, 0)} output tok/s at the limits ÷ {d.output_len} output tokens",
+                    f"{max(d.output_len - 1, 0):,} × TPOT {fixed(f.tpot_ms, 1)} ms; Little's law), at most "
+                    f"{fixed(f.output_tokens_per_s, 0)} output tok/s at the limits ÷ {d.output_len:,} output tokens",
                 )
             )
         else:
@@ -75,7 +75,7 @@ def plan_terms(question: MixQuestion, peak_rps: float, demands: list[BucketDeman
                 f"demand, {d.name}",
                 d.requests_per_s,
                 "requests/s",
-                f"{percent(d.share, 1)} of {significant(peak_rps, 3)} req/s; {d.input_len} in / {d.output_len} out "
+                f"{percent(d.share, 1)} of {significant(peak_rps, 3)} req/s; {d.input_len:,} in / {d.output_len:,} out "
                 f"({d.source})",
             )
         )
@@ -100,5 +100,5 @@ def unserved_notes(types: list[ReplicaType], demands: list[BucketDemand], offers
     notes = []
     for b, d in enumerate(demands):
         if not any(t.fits[b].requests_per_s > 0 for t in types):
-            notes.append(f"No offer serves {d.name} ({d.input_len} in / {d.output_len} out) at these limits.")
+            notes.append(f"No offer serves {d.name} ({d.input_len:,} in / {d.output_len:,} out) at these limits.")
     return notes

@@ -69,7 +69,7 @@ class Ownership:
     owning_usd_per_month: float
     running_usd_per_month: float  # energy + colocation: what owning costs each month once bought
     renting_usd_per_month: float  # at the utilisation
-    renting_usd_per_month_full: float  # at 100 %
+    renting_usd_per_month_full: float  # at 100%
     break_even_utilisation: float | None  # None: owning costs more than renting every hour of the month
     break_even_months: float | None  # None: renting at this utilisation never repays the purchase
     cheaper: str  # own | rent
@@ -152,7 +152,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "$/month",
             f"{usd(o.purchase_usd)} ÷ ({significant(i.depreciation_years)} years × 12), straight line, no resale value"
             if i.resale_pct <= 0
-            else f"{usd(o.purchase_usd)} × (1 − {significant(i.resale_pct)} % resale at the end) ÷ "
+            else f"{usd(o.purchase_usd)} × (1 − {significant(i.resale_pct)}% resale at the end) ÷ "
             f"({significant(i.depreciation_years)} years × 12), straight line",
         ),
         Term(
@@ -194,7 +194,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 "break-even utilisation",
                 o.break_even_utilisation * 100,
                 "%",
-                f"{usd(o.owning_usd_per_month)} owning ÷ {usd(o.renting_usd_per_month_full)} renting at 100 %",
+                f"{usd(o.owning_usd_per_month)} owning ÷ {usd(o.renting_usd_per_month_full)} renting at 100%",
             )
         )
     if o.break_even_months is not None:
@@ -210,7 +210,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
                 if i.monthly_rate <= 0
                 else (
                     f"months until ({usd(o.renting_usd_per_month)} renting − {usd(o.running_usd_per_month)} energy "
-                    f"and colocation) a month, discounted at {significant(i.cost_of_capital_pct)} % a year, repays the "
+                    f"and colocation) a month, discounted at {significant(i.cost_of_capital_pct)}% a year, repays the "
                     f"{usd(o.purchase_usd)} purchase"
                 )
                 + ("; the resale, at the end of the life, is not counted" if i.resale_pct > 0 else ""),
@@ -226,7 +226,7 @@ def _capital_term(o: Ownership) -> Term:
         "cost of capital",
         o.capital_usd_per_month,
         "$/month",
-        f"{usd(o.purchase_usd)} repaid at {significant(i.cost_of_capital_pct)} % a year over "
+        f"{usd(o.purchase_usd)} repaid at {significant(i.cost_of_capital_pct)}% a year over "
         f"{significant(i.life_months)} months "
         f"({usd(payment)}/month) less the straight-line depreciation",
     )

@@ -15,7 +15,7 @@ from app.scoring.input_checks.messages import FieldError
 from app.scoring.input_checks.numbers_only import NumbersNotBooleans
 from app.scoring.workload import ShortId
 
-# Under an hour of work a year: below it every rented cost reads $0 and the page wrote 1e-300 % (0.01 % renders).
+# Under an hour of work a year: below it every rented cost reads $0 and the page wrote 1e-300% (0.01% renders).
 MIN_UTILISATION_PCT = 0.01
 
 

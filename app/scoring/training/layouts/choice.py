@@ -15,6 +15,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
+    OP_LEVEL_SAC_STACKS,
     PARTIAL_RECOMPUTE_STACKS,
     Layout,
     fewest_fitting,
@@ -171,6 +172,31 @@ def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, 
     return None
 
 
+def sac_rival(gpu, gpu_count, model, w, e, layout: Layout, partial: bool = True) -> Layout | None:
+    """Where `layout` is a first fit at op-level selective recompute (torchtitan's SAC runs about 37% of a block's
+    matmuls again), the partial recompute first_fit would find were partial tried before it: recomputing fewer
+    layers whole costs less than SAC, more costs more, and partial also gathers ZeRO-3 weights again, so which is
+    faster depends on the split and both are timed. None elsewhere (Megatron-class selective recomputes ~0.2 N, below
+    any partial recompute that fits where it does not)."""
+    if (
+        not partial
+        or layout.recompute != "selective"
+        or w.framework not in OP_LEVEL_SAC_STACKS & PARTIAL_RECOMPUTE_STACKS
+    ):
+        return None
+    tp, pp, sp, micro = (
+        layout.tensor_parallel,
+        layout.pipeline_parallel,
+        layout.sequence_parallel,
+        layout.micro_batch_seqs,
+    )
+    for stage in zero_stages(tp, pp, gpu_count):
+        found = partial_fit(gpu, gpu_count, model, w, e, Layout(stage, tp, pp, "partial", micro, None, sp))
+        if found is not None:
+            return found
+    return None
+
+
 def partial_fit(gpu, gpu_count, model, w, e, base: Layout) -> Layout | None:
     """`base` at partial recompute of the fewest layers per stage that fit (memory.fewest_fitting over
     partial_recompute_counts); None where even the most of them does not (full recompute may still)."""
@@ -229,7 +255,8 @@ def choose_layout(
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
     data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
     (ascending), or beyond it if nothing else fits. A ring-CP stack tries each (TP, CP) of context_splits after its
-    other splits. Ties keep the earlier layout. `partial` false leaves partial recompute out (the validation cases
+    other splits. A first fit at torchtitan's op-level selective recompute is timed beside its partial rival
+    (sac_rival). Ties keep the earlier layout. `partial` false leaves partial recompute out (the validation cases
     state how their runs recomputed, and none recomputed some layers only)."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
@@ -257,10 +284,13 @@ def choose_layout(
         layout = first_fit(gpu, gpu_count, model, w, tp, 1, e, cp, partial=partial)
         if layout is not None:
             candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, 1, e, layout, cp, partial))
-    for layout in candidates:
-        seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
-        if seconds < best_s:
-            best, best_s = layout, seconds
+    for first in candidates:
+        for layout in (first, sac_rival(gpu, gpu_count, model, w, e, first, partial)):
+            if layout is None:
+                continue
+            seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
+            if seconds < best_s:
+                best, best_s = layout, seconds
     return best
 
 

@@ -1,7 +1,8 @@
 """How many GPUs of one type a training run uses: the candidate counts (the fewest that fit, then powers of two
 and multiples of the scale-up domain on a geometric grid up to Max GPUs, a few dozen counts even at 65,536), the
-fewest that fit, and the cheapest count per step among those that meet the deadline (best_estimate), each count
-timed at most once and only if its compute time alone could still beat the best cost so far."""
+fewest that fit, and the cheapest count for the run, its start-up included, among those that meet the deadline
+(best_estimate), each count timed at most once and only if its compute time alone could still beat the best cost so
+far."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from functools import lru_cache
 from typing import TypeAlias
 
 from app.scoring.hardware.machines import Machine
-from app.scoring.pricing.price_terms import finish_hours
+from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours
 from app.scoring.specs import GpuSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training, slow_end_hours_ratio
 from app.scoring.training.layouts.memory import Layout
@@ -102,15 +103,23 @@ def best_estimate(
     deadline_hours: float | None = None,
     run_wall: RunWall | None = None,
 ) -> TrainingEstimate:
-    """Cheapest GPU count per step (step time × count) for one GPU type among the counts that finish
-    within the deadline (`deadline_hours`, the workload's: a count's run after its start-up, price_terms.finish_hours,
-    as a row's verdict checks it); if none does, the fastest count tried. Infeasible estimate if none fits.
-    `run_wall` (spot): a count's wall hours for its run's hours, interruptions included, as its row adds them.
+    """Cheapest GPU count for the run (run_gpu_seconds: its steps and its start-up, billed on every GPU) for one GPU
+    type among the counts that finish within the deadline (`deadline_hours`, the workload's: a count's run after its
+    start-up, price_terms.finish_hours, as a row's verdict checks it); if none does, the fastest count tried.
+    Infeasible estimate if none fits. `run_wall` (spot): a count's wall hours for its run's hours, interruptions
+    included, as its row adds them.
 
-    Every count of the grid up to Max GPUs is a candidate: cost per step is not unimodal in the count (a larger
-    count makes room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts
-    ends the sweep. A count is skipped unless its compute time alone, a lower bound on its cost, could beat the best.
-    With limits_at band_high a count meets the deadline only if its hours at its band's slow end do."""
+    Every count of the grid up to Max GPUs is a candidate: cost is not unimodal in the count (a larger count makes
+    room for a pipeline or ZeRO-1 layout that a smaller one cannot hold), so no run of worse counts ends the sweep. A
+    count is skipped unless its compute time alone, a lower bound on its cost, could beat the best. With limits_at
+    band_high a count meets the deadline only if its hours at its band's slow end do.
+
+    What a row is ranked by, its offer's price × billed GPU-hours, is this cost at one price wherever hours are
+    billed as used. Left out, as each offer of the slot bills differently (measured 2026-12-06 on every on-time offer of
+    the seeded catalog for 70B full FT at 0.2B, 2B and 20B tokens, 8B full FT, pretraining and 70B LoRA, spot at the
+    stated and at 4 interruptions a node-month): rounding up to an hourly billing unit and a spot run's
+    interruptions (which grow with the nodes) moved no row's cheapest count; the start-up did (70B full FT on
+    B200s: 16 GPUs are the cheapest per step, 8 cost 4.6% less in all at 0.2B tokens, 21% less at 50M)."""
     model, w = search.model, search.workload
     first = min_fitting_count(gpu, search, allowed)
     if first is None:  # why the largest count the machine supplies under Max GPUs does not fit
@@ -118,7 +127,7 @@ def best_estimate(
         top = w.max_gpus if allowed(w.max_gpus) else next(supplied, w.max_gpus)
         return estimate_training(gpu, top, model, w, e=search.e)
     timer = GpuTimer(search, gpu)
-    steps = slow_end_steps(gpu, w)
+    steps, run_steps = slow_end_steps(gpu, w), steps_of(w)
     best_n, best_layout, best_cost = first, None, float("inf")
     fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
     sweep = (first, *(c for c in count_grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
@@ -126,24 +135,31 @@ def best_estimate(
         if not allowed(n):
             continue
         threshold = best_cost * 0.999  # a larger count must be cheaper by more than rounding to replace a smaller
-        if timer.compute_s(n, "none") * n >= threshold:  # cost ≥ compute without recompute: cannot improve
+        if run_gpu_seconds(timer.compute_s(n, "none") * n, n, run_steps) >= threshold:  # compute alone: no better
             continue
         key = (gpu.id, n)
         if key not in memo:
             layout, seconds = timer.best_layout(n)
             memo[key] = (seconds * n if layout else float("inf"), layout)
-        cost, layout = memo[key]
-        hours = steps * cost / n / 3600
+        per_step, layout = memo[key]
+        hours = steps * per_step / n / 3600
         wall = run_wall(n, hours) if run_wall is not None and layout is not None else hours
         if deadline_hours is not None and layout is not None and finish_hours(wall) > deadline_hours:
             if fastest is None or hours < fastest[0]:
                 fastest = (hours, n, layout)
             continue  # too slow: a larger count may finish in time
+        cost = run_gpu_seconds(per_step, n, run_steps)
         if cost < threshold:
             best_n, best_layout, best_cost = n, layout, cost
     if best_layout is None and fastest is not None:
         _, best_n, best_layout = fastest
     return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
+
+
+def run_gpu_seconds(step_x_count: float, gpu_count: int, steps: float) -> float:
+    """GPU-seconds a run is billed where hours are billed as used: its steps (step time × count each) and its
+    start-up (price_terms.STARTUP_HOURS) on every GPU."""
+    return step_x_count * steps + gpu_count * STARTUP_HOURS * 3600
 
 
 def slow_end_steps(gpu: GpuSpec, w: TrainingWorkload) -> float:

@@ -8,7 +8,8 @@ evaluations, over the memory fits of a LayoutSearch.
   with the same recompute level (and recomputed layers) — is below the best step time so far
   (choose_layout keeps the earlier layout on ties, so a family that cannot be strictly faster is
   never the answer). Once the best step time is at most the compute time without recompute, the
-  search stops: no layout can beat it.
+  search stops: no layout can beat it. On torchtitan a first fit at op-level selective recompute is timed beside
+  its partial rival (LayoutSearch.sac_rival, as training.sac_rival), each against the same compute floor.
 - Per ZeRO-3 or QLoRA split, larger micro-batches (powers of two up to the replica's share of the batch, until
   one does not fit) follow its first fit; they are tried only while the DP traffic is exposed (or the base is
   NF4): a larger micro-batch saves nothing else and recomputes no less.
@@ -141,6 +142,19 @@ class GpuTimer:
         return self._context_split(gpu_count, compute_floor, best, best_s)
 
     def _timed(
+        self, gpu_count: int, layout: Layout, compute_floor: dict[object, float], best: Layout | None, best_s: float
+    ) -> tuple[Layout | None, float, bool]:
+        """_timed_one of a first fit, then of its partial rival where it has one (training.sac_rival: torchtitan's
+        op-level selective recompute), as choose_layout times them; a larger micro-batch may help if either says so
+        (the rival's ZeRO-3 gathers may be exposed where the first fit's are not)."""
+        best, best_s, saves = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
+        rival = self.search.sac_rival(layout, gpu_count, self.usable(gpu_count))
+        if rival is not None:
+            best, best_s, also = self._timed_one(gpu_count, rival, compute_floor, best, best_s)
+            saves = saves or also
+        return best, best_s, saves
+
+    def _timed_one(
         self, gpu_count: int, layout: Layout, compute_floor: dict[object, float], best: Layout | None, best_s: float
     ) -> tuple[Layout | None, float, bool]:
         """The faster of the best so far and this layout (timed only if its compute time could beat the best), and

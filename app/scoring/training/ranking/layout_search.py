@@ -29,6 +29,8 @@ from app.scoring.training.layouts.choice import (
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     GB,
+    OP_LEVEL_SAC_STACKS,
+    PARTIAL_RECOMPUTE_STACKS,
     Layout,
     activation_bytes,
     fewest_fitting,
@@ -54,6 +56,7 @@ class LayoutSearch:
         self.adapters = lora_adapter_params(model, workload.lora_rank)
         self.recipe = state_recipe(workload)
         self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
+        self.sac_rivals = workload.framework in OP_LEVEL_SAC_STACKS & PARTIAL_RECOMPUTE_STACKS  # training.sac_rival
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
@@ -234,6 +237,22 @@ class LayoutSearch:
             if need <= usable:
                 return self.partial_layout(layout, gpu_count, usable) if layout.recompute == "partial" else layout
         raise ValueError("no layout of the ladder fits")
+
+    def sac_rival(self, layout: Layout, gpu_count: int, usable: float) -> Layout | None:
+        """training.sac_rival: a first fit at op-level selective recompute's partial rival, the first partial entry
+        of its ladder that fits, at the fewest recomputed layers that fit (partial_layout); None elsewhere."""
+        if layout.recompute != "selective" or not self.sac_rivals:
+            return None
+        tp, pp, sp, micro = (
+            layout.tensor_parallel,
+            layout.pipeline_parallel,
+            layout.sequence_parallel,
+            layout.micro_batch_seqs,
+        )
+        for need, entry in self.micro_ladder(tp, pp, gpu_count, sp, micro):
+            if entry.recompute == "partial" and need <= usable:
+                return self.partial_layout(entry, gpu_count, usable)
+        return None
 
     def partial_layout(self, base: Layout, gpu_count: int, usable: float) -> Layout:
         """A ladder's partial-recompute entry at the fewest recomputed layers per stage that fit (fewest_fitting,

@@ -63,11 +63,11 @@ def _flops_terms(
     k = 4 if w.method in ("lora", "qlora") else 6
     width = model.num_attention_heads * model.head_dim
     value = value_head_dim(model)
-    attention_text = f"12 × {model.layers} layers × {width} × {w.seq_len} tokens"
+    attention_text = f"12 × {model.layers} layers × {width:,} × {w.seq_len:,} tokens"
     if value != model.head_dim:  # MLA: scores over the query/key width, values over their own
         attention_text = (
             f"6 × {model.layers} layers × {model.num_attention_heads} heads × ({model.head_dim} + {value}) × "
-            f"{w.seq_len} tokens"
+            f"{w.seq_len:,} tokens"
         )
     matmul, attention = executed
     return [
@@ -290,9 +290,10 @@ def uneven_batch_note(w: TrainingWorkload, layout: Layout, gpu_count: int) -> st
         return ""
     share = w.global_batch_seqs / replicas
     low, high = int(share) * replicas, math.ceil(share) * replicas
-    even = f"{low} or {high}" if low else f"{high}"
+    even = f"{low:,} or {high:,}" if low else f"{high:,}"
     return (
-        f"; the global batch of {w.global_batch_seqs} sequences is not a whole number per replica "
-        f"({w.global_batch_seqs} / {replicas} = {fixed(share, 2)}): timed at the busiest replica's {math.ceil(share)}, "
-        f"as if {high} (Megatron-LM and torchtitan refuse the layout; a global batch of {even} splits evenly)"
+        f"; the global batch of {w.global_batch_seqs:,} sequences is not a whole number per replica "
+        f"({w.global_batch_seqs:,} / {replicas:,} = {fixed(share, 2)}): timed at the busiest replica's "
+        f"{math.ceil(share):,}, as if {high:,} (Megatron-LM and torchtitan refuse the layout; a global batch of "
+        f"{even} splits evenly)"
     )
