@@ -43,8 +43,8 @@ class OperatingPoint:
     first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
-    # continuous batching: the running batch's decodes alone (prefill_utilisation's reference); at batch 1, one
-    # request's decode step, which a lone request's point (single_stream) reuses
+    # continuous batching at batch 1: the decodes alone (prefill_utilisation's reference), one request's decode step,
+    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held)
     decode_only: StepParts | None = None
 
     @property
@@ -171,5 +171,5 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
-        decode_only=decode_only,
+        decode_only=decode_only if batch == 1 else None,  # kept where a lone request reuses it: at batch 1 alone
     )

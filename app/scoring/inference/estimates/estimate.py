@@ -161,9 +161,12 @@ def _solve(
             gpu_count,
             tp,
             pp,
-            (
-                f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, {fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+            WrittenOnce(
+                lambda: (
+                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
+                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
+                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+                )
             ),
             memory,
         )
@@ -173,10 +176,12 @@ def _solve(
             gpu_count,
             tp,
             pp,
-            (
-                f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {fixed(have_gb, 0)} GB "
-                f"after the runtime reserve ({significant(gpu.memory_gb)} GB each, {fixed(card_gb(gpu), 1)} x 10^9 "
-                "bytes)"
+            WrittenOnce(  # shown for few of the layouts a ranking refuses
+                lambda: (
+                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
+                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
+                    f"{fixed(card_gb(gpu), 1)} x 10^9 bytes)"
+                )
             ),
             memory,
         )
