@@ -6,9 +6,10 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 Row = TypeVar("Row")
+Value = TypeVar("Value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,43 @@ class Term:
     value: float
     unit: str
     detail: str = ""
+
+
+class WrittenOnce(Generic[Value]):
+    """A value written when first read, then kept: an estimate's refusal words and memory footprint, which a ranking
+    writes for every layout it refuses and shows for about one in five (the refusal that explains its machine). Like
+    LazyTerms, two threads reading at once may both write it (the same value); equal to an equal value or another
+    WrittenOnce of one."""
+
+    __slots__ = ("_value", "_write")
+
+    def __init__(self, write: Callable[[], Value]) -> None:
+        self._write: Callable[[], Value] | None = write
+        self._value: Value | None = None
+
+    def read(self) -> Value:
+        if self._value is None:
+            write = self._write
+            if write is not None:
+                self._value = write()
+                self._write = None  # what the writer held (operating points, the context) may go
+        assert self._value is not None
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WrittenOnce):
+            other = other.read()
+        return bool(self.read() == other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"WrittenOnce({self.read()!r})"
+
+
+def read_once(value: Value | WrittenOnce[Value]) -> Value:
+    """`value`, or what it writes where it is written on the first read."""
+    return value.read() if isinstance(value, WrittenOnce) else value
 
 
 class LazyTerms(Sequence[Term]):

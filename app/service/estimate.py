@@ -14,6 +14,7 @@ from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.hardware.machines import Machine, estimate_machine, machine_of, span_reason
 from app.scoring.inference.estimates.configurations import estimate_on as estimate_inference_on
+from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
@@ -44,6 +45,18 @@ INFERENCE_MEASURES = (
     "requests_per_s",
 )
 TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
+
+
+# InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
+_READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
+
+
+def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
+    """plain(est) under the API's names, `reason` and `memory_gb` as read, in the fields' order."""
+    return {
+        _READ_AS.get(name, name): plain(getattr(est, _READ_AS[name])) if name in _READ_AS else value
+        for name, value in plain(est).items()
+    }
 
 
 def _measured(body: dict[str, Any], measures: tuple[str, ...]) -> dict[str, Any]:
@@ -90,7 +103,10 @@ def inference_estimate(
     tp = tensor_parallel or max(gpu_count // pp, 1)
     est = estimate_inference_on(gpu, machine, gpu_count, tp, pp, model, workload)
     body = _without_offer(
-        _measured({**plain(est), "machine": machine.describe()}, INFERENCE_MEASURES), machine, gpu_count, offer_id
+        _measured({**_inference_plain(est), "machine": machine.describe()}, INFERENCE_MEASURES),
+        machine,
+        gpu_count,
+        offer_id,
     )
     # explicit names of the means (ttft_ms and tpot_ms are their deprecated names), and what the band is of
     return {

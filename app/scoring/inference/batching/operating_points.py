@@ -43,6 +43,9 @@ class OperatingPoint:
     first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
+    # continuous batching at batch 1: the decodes alone (prefill_utilisation's reference), one request's decode step,
+    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held)
+    decode_only: StepParts | None = None
 
     @property
     def own_prefill_ms(self) -> float:
@@ -111,11 +114,13 @@ def operating_point(
     beam_width: int = 1,
     prefill_one: StepParts | None = None,
     first_ms: float | None = None,
+    decode_one: StepParts | None = None,
 ) -> OperatingPoint:
     """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
 
     `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
-    pipeline stages) do not depend on the batch: searches pass them in once."""
+    pipeline stages) do not depend on the batch: searches pass them in once. `decode_one`, one request's decode
+    step (a batch-1 point's decode_only), spares single_stream timing it again."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
@@ -137,7 +142,7 @@ def operating_point(
             ttft_prompts=batch,
         )
     if scenario == "single_stream":
-        step = decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
+        step = decode_one or decode_parts(ctx, eff, beam_width, input_len + output_len / 2)
         total_ms = request_life_ms(first_ms, step.total_ms, output_len)
         tokens_per_s = output_len / total_ms * 1e3
         return OperatingPoint(1, first_ms, step.total_ms, tokens_per_s, step, prefill_one, first_prefill_ms=first_ms)
@@ -166,4 +171,5 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
+        decode_only=decode_only if batch == 1 else None,  # kept where a lone request reuses it: at batch 1 alone
     )

@@ -169,7 +169,7 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     """A machine on which no layout holds the model says where its own supply stops, when that (not Max GPUs per
     replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes."""
     limit = None if refusal.misses_limits else supply_limit_reason(machine, max_gpus)
-    return replace(refusal, reason=f"{refusal.reason}; {limit}") if limit else refusal
+    return replace(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
 
 
 def _lowest_p99(served: list[Solution]) -> LowestP99:

@@ -5,11 +5,12 @@ estimate_inference explains it (explain_estimate.explain)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
-from app.scoring.explain import fixed, significant
+from app.scoring.explain import WrittenOnce, fixed, significant
 from app.scoring.inference.bands.limits import limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan, plan_job
 from app.scoring.inference.batching.loops import (
@@ -43,9 +44,19 @@ from app.scoring.workload import InferenceWorkload
 
 
 def _infeasible(
-    gpu: GpuSpec, gpu_count: int, tp: int, pp: int, reason: str, memory: dict, misses_limits: bool = False
+    gpu: GpuSpec,
+    gpu_count: int,
+    tp: int,
+    pp: int,
+    reason: str | WrittenOnce[str],
+    memory: Callable[[], dict[str, float]],
+    misses_limits: bool = False,
 ) -> InferenceEstimate:
-    return InferenceEstimate(False, reason, gpu.id, gpu_count, tp, pp, memory_gb=memory, misses_limits=misses_limits)
+    """A refusal; its memory footprint is written when first read (a ranking shows few of the layouts it refuses)."""
+    footprint = WrittenOnce(memory)
+    return InferenceEstimate(
+        False, reason, gpu.id, gpu_count, tp, pp, memory_footprint_gb=footprint, misses_limits=misses_limits
+    )
 
 
 def _batch_for(scenario: str, workload: InferenceWorkload, max_batch: int, cap: int) -> int:
@@ -138,9 +149,9 @@ def _solve(
         return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
     if (too_many_stages := stage_split_reason(model, pp)) is not None:
-        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory())
+        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory)
     if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
-        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory())
+        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
     need_gb = weight_bytes(model, wdt) / GB
     have_gb = usable_gb(gpu, tp, engine) * tp * pp
     per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
@@ -150,11 +161,14 @@ def _solve(
             gpu_count,
             tp,
             pp,
-            (
-                f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, {fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+            WrittenOnce(
+                lambda: (
+                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
+                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
+                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+                )
             ),
-            memory(),
+            memory,
         )
     if need_gb > have_gb:
         return _infeasible(
@@ -162,12 +176,14 @@ def _solve(
             gpu_count,
             tp,
             pp,
-            (
-                f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave {fixed(have_gb, 0)} GB "
-                f"after the runtime reserve ({significant(gpu.memory_gb)} GB each, {fixed(card_gb(gpu), 1)} x 10^9 "
-                "bytes)"
+            WrittenOnce(  # shown for few of the layouts a ranking refuses
+                lambda: (
+                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
+                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
+                    f"{fixed(card_gb(gpu), 1)} x 10^9 bytes)"
+                )
             ),
-            memory(),
+            memory,
         )
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
@@ -179,7 +195,7 @@ def _solve(
             tp,
             pp,
             (f"weights fit but no room for one request's KV cache at {fixed(held_tokens, 0)} tokens"),
-            memory(),
+            memory,
         )
     ep = expert_parallel_degree(model, workload, tp)
     ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp, ep)
@@ -205,15 +221,16 @@ def _solve(
         )
         if batch < 1:
             point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            alone = operating_point(ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms)
+            decode_one = point.decode_only if point.batch == 1 else None  # batch 1's decodes: one request's
+            alone = operating_point(
+                ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms, decode_one
+            )
             light = None
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
             if light is None:
-                ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
-                reason = one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
-                reason += alone_words(workload, eff, alone, multiples)
-                return _infeasible(gpu, gpu_count, tp, pp, reason, memory(), misses_limits=True)
+                reason = WrittenOnce(lambda: _misses_limits_words(workload, eff, point, alone, multiples))
+                return _infeasible(gpu, gpu_count, tp, pp, reason, memory, misses_limits=True)
             return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, light, 1, max_batch, eff, light_load=True)
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
@@ -227,7 +244,7 @@ def _solve(
                     f"batch {batch} needs KV for {batch} requests; only {max_batch} fit at {fixed(held_tokens, 0)} "
                     "tokens"
                 ),
-                memory(),
+                memory,
             )
     if found is None and scenario == "request_rate":
         found = shared_search(
@@ -243,7 +260,9 @@ def _solve(
         batch = max(round(found.batch), 1)
         if found.backlog_per_s > 0:
             rate = workload.requests_per_s or 1.0
-            refusal = _infeasible(gpu, gpu_count, tp, pp, overload_reason(rate, found), memory(), misses_limits=True)
+            overloaded = found
+            reason = WrittenOnce(lambda: overload_reason(rate, overloaded))
+            refusal = _infeasible(gpu, gpu_count, tp, pp, reason, memory, misses_limits=True)
             refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp")
             return _Overload(refusal, rate - found.backlog_per_s)
     if found is None and scenario == "concurrency":
@@ -264,11 +283,24 @@ def _solve(
             job_at, ctx, eff, batching, batch, lengths, workload.job_requests, workload.job_deadline_hours
         )
         if isinstance(planned, str):
-            return _infeasible(gpu, gpu_count, tp, pp, planned, memory())
+            return _infeasible(gpu, gpu_count, tp, pp, planned, memory)
         job, point, batch = planned, planned.point, planned.batch
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _misses_limits_words(
+    workload: InferenceWorkload,
+    eff: InferenceEfficiency,
+    point: OperatingPoint,
+    alone: OperatingPoint,
+    multiples: tuple[float, float],
+) -> str:
+    """Why latency_bound finds no batch (batch 1's `point` misses the limits), and what a request `alone` meets."""
+    ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
+    reason = one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
+    return reason + alone_words(workload, eff, alone, multiples)
 
 
 def job_at(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.explain import Band, Term
+from app.scoring.explain import Band, Term, WrittenOnce, read_once
 from app.scoring.inference.bands.latency_bands import BandRegime
 from app.scoring.inference.bands.limits import limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan
@@ -21,12 +21,14 @@ from app.scoring.workload import InferenceWorkload
 @dataclass(frozen=True, slots=True)
 class InferenceEstimate:
     feasible: bool
-    reason: str
+    # `reason` in words; a refusal at the latency limits writes them on the first read (estimate._solve)
+    reason_words: str | WrittenOnce[str]
     gpu_id: str
     gpu_count: int
     tensor_parallel: int
     pipeline_parallel: int
-    memory_gb: dict[str, float] = field(default_factory=dict)
+    # `memory_gb`; a refusal at the latency limits writes its footprint on the first read
+    memory_footprint_gb: dict[str, float] | WrittenOnce[dict[str, float]] = field(default_factory=dict)
     max_batch: int = 0
     batch: int = 0
     ttft_ms: float = 0.0  # mean
@@ -56,6 +58,15 @@ class InferenceEstimate:
     # Meets the latency limits only below one request in flight (Solution.light_load): the mean requests in flight
     # at the load that meets them, under 1 (`batch` is then 1, the most that runs at once); None otherwise
     requests_in_flight: float | None = None
+
+    @property
+    def reason(self) -> str:
+        return read_once(self.reason_words)
+
+    @property
+    def memory_gb(self) -> dict[str, float]:
+        """GB per GPU by part; a refusal's footprint is the one before any KV cache."""
+        return read_once(self.memory_footprint_gb)
 
 
 class P99Reach(NamedTuple):

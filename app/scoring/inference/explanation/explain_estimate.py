@@ -108,14 +108,14 @@ def explain(solved: Solution) -> InferenceEstimate:
     reach_tokens_per_s, reach_notes = moe_host_reach(s.ctx, s.efficiency, point, tokens_per_s)
     return InferenceEstimate(
         feasible=True,
-        reason=light_load_reason(s)
+        reason_words=light_load_reason(s)
         or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
         + _held_by(s, ttft_p99, multiples),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,
         pipeline_parallel=s.pipeline_parallel,
-        memory_gb=memory_breakdown_gb(
+        memory_footprint_gb=memory_breakdown_gb(
             s.gpu,
             s.model,
             w.weight_dtype,
