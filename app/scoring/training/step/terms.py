@@ -276,7 +276,7 @@ def moe_layers_text(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         return text + f", all {model.layers}"
     return (
         f"{text}, {model.moe_layers} of {model.layers}, the {model.dense_ffn_layers} dense at 1: "
-        f"1 - (1 - {f(e.moe_factor)}) x {model.moe_layers}/{model.layers}"
+        f"1 - (1 - {f(e.moe_factor)}) × {model.moe_layers}/{model.layers}"
     )
 
 
