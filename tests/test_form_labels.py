@@ -88,3 +88,22 @@ def test_a_custom_architectures_name_is_text(client: TestClient) -> None:
     page = client.get("/?phase=inference&model=custom&arch_name=1,000").text
     field = re.search(r'<input id="f-arch_name"[^>]*>', page)
     assert field and 'inputmode="decimal"' not in field.group(0) and 'value="1,000"' in field.group(0)
+
+
+@pytest.mark.parametrize(
+    ("path", "label"),
+    [
+        ("/?phase=inference&model=llama-3.1-8b&max_gpus=abc", "Max GPUs per replica"),
+        ("/?phase=training&model=llama-3.1-8b&max_gpus=abc", "Max GPUs"),
+        ("/plan?model=llama-3.1-8b&months=12&max_gpus=abc", "Max GPUs per replica"),
+        ("/plan?model=llama-3.1-8b&months=12&train_max_gpus=abc", "Training run: Max GPUs"),
+        ("/disagg?model=llama-3.1-8b&max_gpus=abc", "Max GPUs per instance"),
+    ],
+)
+def test_the_error_summary_names_max_gpus_as_the_form_on_the_page_does(client: TestClient, path: str, label: str):
+    """The summary read "Max GPUs" where the inference form's field reads "Max GPUs per replica" (found by
+    leftovers8)."""
+    page = client.get(path).text
+    key = "train_max_gpus" if "train_max_gpus" in path else "max_gpus"
+    assert f'<a href="#f-{key}">{label}</a>:' in page
+    assert label.removeprefix("Training run: ") in _labels(page)[key]

@@ -120,12 +120,12 @@ def test_other_bad_fields_are_422_naming_the_field(client) -> None:  # type: ign
 
 def test_mix_page_redirects_to_the_canonical_link_and_shows_mix_and_single_type(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get(
-        "/mix?mix=chat:0.7,+RAG:0.3&requests_per_day=200000.0&model=llama-3.1-70b&weight_dtype=fp8",
+        "/mix?mix=chat:0.7,+RAG:0.3&requests_per_day=2000000.0&model=llama-3.1-70b&weight_dtype=fp8",  # B200 + H100
         follow_redirects=False,
     )
     assert response.status_code == 303
     target = response.headers["location"]
-    assert target == "/mix?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=200000&weight_dtype=fp8"
+    assert target == "/mix?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=2000000&weight_dtype=fp8"
     page = client.get(target)
     assert page.status_code == 200
     summary = re.search(r'<p class="summary" id="mix-summary">(.*?)</p>', page.text, re.S)
@@ -202,3 +202,15 @@ def test_shares_adding_up_to_1_within_rounding_need_no_note(client) -> None:  # 
     assert default["question"]["mix_text"] == "chat:0.5,rag:0.5" and not any(
         "shares add up" in n for n in default["notes"]
     )
+
+
+def test_a_mix_of_one_gpu_type_says_so_with_no_saving_line(client) -> None:  # type: ignore[no-untyped-def]
+    """It read "Cheapest mix: $1,460/month (1 × 1×H100-SXM at GMI Cloud). Best single GPU type: H100-SXM only,
+    $1,460/month. Saving: $0/month (0.0%)" (found by leftovers8)."""
+    page = client.get("/mix?model=llama-3.1-8b&requests_per_day=1000&gpus=H100-SXM").text
+    summary = re.search(r'<p class="summary" id="mix-summary">(.*?)</p>', page, re.S)
+    assert summary
+    words = re.sub(r"<[^>]+>|\s+", " ", summary.group(1))
+    assert "all on one GPU type: 1 replica of 1×H100-SXM at " in words
+    assert "No mix of GPU types costs less than this one type here." in words
+    assert "Saving" not in words and "Best single GPU type" not in words

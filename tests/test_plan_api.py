@@ -195,7 +195,7 @@ def test_a_rankings_plan_link_leaves_out_what_a_plan_does_not_take_and_says_so(c
     link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Dedicated vs[^<]*</a> <span[^>]*>([^<]*)', page)
     assert link is not None
     assert link.group(1).replace("&amp;", "&") == "/plan?phase=inference&model=llama-3.1-8b"
-    assert link.group(2) == "(leaves out scenario, job_requests, job_deadline_hours, which a plan does not take)"
+    assert link.group(2) == "(leaves out Operating point, Batch job, Job deadline, which a plan does not take)"
     assert client.get(link.group(1).replace("&amp;", "&")).status_code == 200
 
 

@@ -480,7 +480,8 @@ def test_a_pretrain_at_the_fine_tuning_default_batch_says_so_and_links_the_typic
     link = batch["typical"]["url"]
     assert link.startswith("/?phase=training&model=llama-3.1-70b&method=pretrain&global_batch_seqs=781&")
     page = client.get(f"/?{query}&gpus=B200").text
-    assert "at a global batch of 64 sequences (262,144 tokens), the default (64 sequences), a fine-tuning batch" in page
+    said = "at a global batch of 64 sequences (262,144 tokens), the default (64 sequences), small for pretraining"
+    assert said in page
     assert f'<a href="{link.replace("&", "&amp;")}">Rank at 781 sequences per step →</a>' in page
     typical = client.get(link.replace("/?", "/rank.json?")).json()
     assert typical["global_batch"]["sequences"] == 781 and typical["global_batch"]["note"] == ""

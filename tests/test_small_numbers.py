@@ -38,6 +38,14 @@ def test_a_fraction_of_a_second_is_not_zero_seconds() -> None:
     assert duration_text(5) == "5 s"
 
 
+def test_a_duration_over_a_year_reads_in_years():
+    """A 1e9-request batch job's run time read "5,511 days" (found by leftovers8)."""
+    day = 86_400.0
+    assert duration_text(5_511 * day) == "15 years"
+    assert duration_text(400 * day) == "1.1 years"
+    assert duration_text(364 * day) == "364 days"
+
+
 def test_the_plan_page_names_a_traffic_below_one_request_a_day(client: TestClient) -> None:
     page = client.get("/plan?model=llama-3.1-8b&requests_per_day=0.1").text
     assert "at 0.1 requests/day" in page and "at 0 requests/day" not in page

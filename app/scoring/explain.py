@@ -200,8 +200,15 @@ def percent(fraction: float, decimals: int = 0) -> str:
     return f"{fixed(fraction * 100, decimals, thousands=False)}%"
 
 
+SECONDS_PER_YEAR = 365.25 * 86_400.0  # a Julian year: the mean calendar year, leap days included
+
+
 def duration_text(seconds: float) -> str:
-    """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days."""
+    """Seconds in the unit a person reads them in: s up to two minutes, then minutes, hours, days, and years from one
+    year (a 1e9-request job read "5,511 days")."""
+    if seconds >= SECONDS_PER_YEAR:
+        years = seconds / SECONDS_PER_YEAR
+        return f"{fixed(years, 1 if years < 10 else 0)} years"
     for unit, size in (("days", 86_400.0), ("h", 3_600.0), ("min", 60.0)):
         if seconds >= 2 * size:
             value = seconds / size

@@ -46,3 +46,14 @@ def test_the_limit_words_group_thousands_and_never_write_an_exponent():
         holding_limit_words(w, 0.8, 1.0, 9_000)
         == "held by the TPOT limit (mean 10,000 ms: 80% of the 12,500 ms p99 limit)"
     )
+
+
+def test_a_batch_at_what_memory_fits_says_memory_holds_it():
+    workload = InferenceWorkload(
+        model="llama-3.1-70b", weight_dtype="fp8", input_len=32_000, output_len=500, ttft_ms=60_000, tpot_ms=200
+    )
+    est = estimate_inference(B200, 1, MODEL, workload)
+    assert est.feasible and est.batch == est.max_batch
+    assert est.reason.endswith(
+        f"batch {est.batch} of max {est.max_batch} on 1xB200 (HGX, per GPU); held by memory (KV cache)"
+    )

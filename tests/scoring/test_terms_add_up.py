@@ -173,6 +173,14 @@ def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str
     assert sum(terms[name].value for name in parts) == pytest.approx(step_s, rel=1e-9)
 
 
+@pytest.mark.parametrize("case", list(TRAINING))
+def test_training_terms_multiply_with_the_times_sign(case: str) -> None:
+    """The step parts' details read "80 layers x 0.01 s" beside "6 × params" (found by leftovers8)."""
+    terms, _, _ = _training(case)
+    for term in terms.values():
+        assert not re.search(r"[\w)] x [\w({]", term.detail), (term.name, term.detail)
+
+
 def test_the_bubble_counts_the_layers_one_gpu_runs():
     """The reviewer's row said 'the fixed per-step latency of 80 layers' where each GPU of PP2 runs 40."""
     terms, _, layout = _training("TP and PP")  # 32 L40S: TP8 PP4 with partial recompute (TP2 PP16 before it)
@@ -180,8 +188,8 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
     assert found, layout
     tp, pp = int(found[1]), int(found[2])
     per_layer = DEFAULT_TRAINING_EFFICIENCY.step_latency_s_per_layer
-    assert pp > 1 and terms["pipeline bubble"].detail.startswith(f"{80 // pp} layers x {per_layer:.6f} s + ")
-    assert f" x {tp} TP ranks x " in terms["exposed TP all-reduce"].detail
+    assert pp > 1 and terms["pipeline bubble"].detail.startswith(f"{80 // pp} layers × {per_layer:.6f} s + ")
+    assert f" × {tp} TP ranks × " in terms["exposed TP all-reduce"].detail
 
 
 def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_compute_hides():
@@ -193,5 +201,5 @@ def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_co
     layout = Layout(zero_stage=3, tensor_parallel=1, pipeline_parallel=1, recompute="none", micro_batch_seqs=1)
     est = estimate_training(GPUS["H100-SXM"], 64, MODELS["llama-3.1-8b"], workload, layout=layout)
     term = {t.name: t for t in est.terms}["exposed DP/FSDP traffic"]
-    assert term.value > 0 and " GB per GPU / " in term.detail and " - 1 x " in term.detail
+    assert term.value > 0 and " GB per GPU / " in term.detail and " - 1 × " in term.detail
     assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4)

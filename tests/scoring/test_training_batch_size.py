@@ -25,7 +25,7 @@ def test_a_70b_pretrain_at_the_default_batch_gets_a_note_with_the_typical_batch(
     w = TrainingWorkload(model="llama-3.1-70b", method="pretrain", total_tokens=1e12)
     batch = global_batch(MODELS["llama-3.1-70b"], w)
     assert (batch.sequences, batch.tokens, batch.default) == (64, 262_144, True)
-    assert batch.why == "the default (64 sequences), a fine-tuning batch"
+    assert batch.why == "the default (64 sequences), small for pretraining"  # it read "a fine-tuning batch"
     assert batch.typical is not None and batch.typical.sequences == 781
     assert batch.note.startswith("Global batch 64 sequences × 4,096 tokens = 262,144 tokens per step, the default")
     assert "3.2M at GPT-3 175B (Brown et al. 2020, Table 2.1)" in batch.note and "781 sequences" in batch.note
@@ -35,6 +35,7 @@ def test_no_note_for_fine_tuning_nor_for_a_pretraining_batch_near_the_typical_on
     model = MODELS["llama-3.1-70b"]
     fine_tune = global_batch(model, TrainingWorkload(model="llama-3.1-70b", method="full_ft"))
     assert fine_tune.note == "" and fine_tune.typical is None and fine_tune.default
+    assert fine_tune.why == "the default (64 sequences), a fine-tuning batch"
     near = global_batch(model, TrainingWorkload(model="llama-3.1-70b", method="pretrain", global_batch_seqs=400))
     assert near.note == "" and near.why == "as given"  # 1.6M tokens: within 2x of 3.2M
     small = global_batch(model, TrainingWorkload(model="llama-3.1-70b", method="pretrain", global_batch_seqs=128))

@@ -166,7 +166,7 @@ def test_each_ring_step_pays_its_send_latency_over_the_links_it_crosses():
     w = job(16_384, global_batch_seqs=64)
     layout = Layout(zero_stage=1, tensor_parallel=1, recompute="none", sequence_parallel=64)
     term = cp_term(estimate_training(h100, 64, MODEL_8B, w, layout=layout))
-    assert "max(0, 0.01500 ms latency + 1 x " in term.detail and "15 us over fabric links" in term.detail
+    assert "max(0, 0.01500 ms latency + 1 × " in term.detail and "15 us over fabric links" in term.detail
     # and what a block's attention hides, it hides with the latency: 16K-token blocks over the fabric expose nothing
     assert _exposure("H100-SXM", 64, 1_048_576, 1, 64) == 0
 
@@ -193,7 +193,7 @@ def test_nemos_cp2_validation_row_is_priced_with_a_hidden_ring():
     layout = Layout(zero_stage=1, tensor_parallel=4, pipeline_parallel=4, recompute="none", sequence_parallel=2)
     est = estimate_training(GPUS["H100-SXM"], 64, MODELS["llama-3-70b"], w, layout=layout)
     assert est.feasible and "CP2" in est.layout_text
-    assert " ring steps x 0 ms / 10^3;" in cp_term(est).detail  # the term's CP part; its TP part is what it was
+    assert " ring steps × 0 ms / 10^3;" in cp_term(est).detail  # the term's CP part; its TP part is what it was
 
 
 CP_JOBS = [

@@ -34,7 +34,7 @@ def test_a_moe_names_its_factor_and_its_assumption():
     est = estimate_training(GPUS["H100-SXM"], 256, MODELS["deepseek-v3"], w)
     detail = matmul_term(est).detail
     assert "MoE 0.6000;" in detail and "all-to-all" in detail  # 1 - (1 - 0.5793) x 58/61: the 3 dense layers at 1
-    assert "0.5793 on the MoE layers, 58 of 61, the 3 dense at 1: 1 - (1 - 0.5793) x 58/61" in detail
+    assert "0.5793 on the MoE layers, 58 of 61, the 3 dense at 1: 1 - (1 - 0.5793) × 58/61" in detail
     [note] = [a for a in est.assumptions if a.startswith("MoE: ")]
     assert "at 0.579 of a dense" in note and "on its 58 MoE layers of 61 and at 1 on the 3 dense ones: 0.6 over" in note
     dense = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], TrainingWorkload(method="pretrain"))

@@ -186,3 +186,12 @@ def test_sweep_matches_single_estimate_with_torchtitan_sac_rivals(model):
     w = TrainingWorkload(model=model, method="full_ft", framework="torchtitan", seq_len=8192)
     gpus = [GPUS[g] for g in ("H100-SXM", "H200", "B200")]
     assert_sweep_matches_single_estimates(MODELS[model], w, gpus, (8, 16, 24, 64, 256))
+
+
+def test_the_flops_term_gives_the_recomputed_share_as_a_percent():
+    """It read "0.2375 of full recompute's extra FLOPs" for 19 of 80 layers (found by leftovers8)."""
+    est = estimate_training(H100, 8, MODEL_70B, lora_70b(20_480))
+    assert est.layout is not None and est.layout.recompute == "partial"
+    share = recomputed_share(est.layout, MODEL_70B.layers)
+    detail = next(t.detail for t in est.terms if "of full recompute's extra FLOPs" in t.detail)
+    assert f", {100 * share:.1f}% of full recompute's extra FLOPs" in detail

@@ -66,7 +66,7 @@ FIELD_LABELS = {
     "kv_dtype": "KV-cache precision",
     "lora_rank": "LoRA rank",
     "max_days": "Deadline",
-    "max_gpus": "Max GPUs",
+    "max_gpus": "Max GPUs per replica",
     "max_num_batched_tokens": "Engine step budget",
     "max_num_seqs": "Engine batch cap",
     "prompt_p99_over_mean": "Prompt spread",
@@ -113,24 +113,29 @@ FIELD_LABELS = {
     "weight_dtype": "Weight precision",
 }
 
-# Where a training form labels a field otherwise (_form.html's training_run: limits_at checks the deadline and budget).
-TRAINING_LABELS = {"limits_at": "Meet the deadline"}
+# Where a form labels a field otherwise than the inference forms: a training run (_form.html's training_run: limits_at
+# checks the deadline and budget, max_gpus sizes one job) and /disagg (max_gpus sizes each prefill or decode instance).
+FORM_LABELS = {
+    "training": {"limits_at": "Meet the deadline", "max_gpus": "Max GPUs"},
+    "disagg": {"max_gpus": "Max GPUs per instance"},
+}
 
 
 def field_label(key: str, phase: str = "") -> str:
     """`input_len` → 'Input tokens'; `train_method` → 'Training run: Method'; `arch_layers` → 'Custom architecture:
     Layers'; 'or peak clients' → 'Peak clients' (an alternative field reads as itself in a list of errors). On a
-    training form (`phase` 'training', or a `train_` field) a field reads as that form labels it (TRAINING_LABELS)."""
+    training form (`phase` 'training', or a `train_` field) or /disagg (`phase` 'disagg') a field reads as that form
+    labels it (FORM_LABELS): max_gpus is "Max GPUs" there, not the inference forms' "Max GPUs per replica"."""
     for prefix, group in GROUPS.items():
         inner = key.removeprefix(prefix)
-        training = phase == "training" or prefix == "train_"
-        if inner != key and (label := _label(key, training) or _label(inner, training)):
+        form = "training" if prefix == "train_" else phase
+        if inner != key and (label := _label(key, form) or _label(inner, form)):
             return f"{group}: {_alone(label)}"
-    return _alone(_label(key, phase == "training") or key)
+    return _alone(_label(key, phase) or key)
 
 
-def _label(key: str, training: bool) -> str | None:
-    return (TRAINING_LABELS.get(key) if training else None) or FIELD_LABELS.get(key)
+def _label(key: str, form: str) -> str | None:
+    return FORM_LABELS.get(form, {}).get(key) or FIELD_LABELS.get(key)
 
 
 def _alone(label: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.scoring.efficiency.bands import band_ratio
+from app.scoring.efficiency.bands import FIXED_LOAD_SCENARIOS, band_ratio
 from app.scoring.explain import Band, LazyTerms, Term, batch_words, fixed, significant
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
@@ -75,10 +75,10 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
 
 
 def _held_by(s: Solution, ttft_p99_ms: float, multiples: tuple[float, float]) -> str:
-    """What keeps the batch below what memory fits, in the option's reason: an engine cap, else (latency_bound) the
-    latency limit the batch is held to."""
+    """What holds the batch, in the option's reason: memory where the batch is the most whose KV cache fits (max_batch
+    counts only that), else an engine cap, else (latency_bound) the latency limit the batch is held to."""
     if s.batch >= s.max_batch:
-        return ""
+        return "" if s.workload.scenario in FIXED_LOAD_SCENARIOS else "; held by memory (KV cache)"
     held = _holding_cap(s)
     if held:
         return f"; {held[0]}"

@@ -65,10 +65,15 @@ def _size(params_b: float) -> str:
     return f"{significant(params_b * 1000)}M" if params_b < 1 else f"{significant(params_b)}B"
 
 
+def _default_words(method: str) -> str:
+    """The default batch named by the run's method: sized for fine-tuning, so small for a pretraining run."""
+    return "small for pretraining" if method == "pretrain" else "a fine-tuning batch"
+
+
 def global_batch(model: ModelSpec, w: TrainingWorkload) -> GlobalBatch:
     tokens = w.global_batch_seqs * w.seq_len
     default = w.global_batch_seqs == DEFAULT_GLOBAL_BATCH_SEQS
-    why = f"the default ({DEFAULT_GLOBAL_BATCH_SEQS} sequences), a fine-tuning batch" if default else "as given"
+    why = f"the default ({DEFAULT_GLOBAL_BATCH_SEQS} sequences), {_default_words(w.method)}" if default else "as given"
     batch = GlobalBatch(sequences=w.global_batch_seqs, tokens=tokens, default=default, why=why)
     if w.method != "pretrain":
         return batch

@@ -29,7 +29,7 @@ def bubble_term(
 ) -> Term:
     """The fixed per-step latency of the layers one GPU runs, and with PP the 1F1B bubble."""
     pp = layout.pipeline_parallel
-    text = f"{f(model.layers / pp)} layers x {f(e.step_latency_s_per_layer)} s"
+    text = f"{f(model.layers / pp)} layers × {f(e.step_latency_s_per_layer)} s"
     layers = f"{model.layers} over PP{pp}" if pp > 1 else f"all {model.layers}"
     why = (
         f"; the fixed per-step latency of the layers one GPU runs ({layers}: "
@@ -38,9 +38,9 @@ def bubble_term(
     if pp > 1:
         micro_batches = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
         chunks = layout.pipeline_interleave or e.pp_interleave_default
-        text += f" + {f(st.compute_s)} s compute x ({pp} - 1) / ({f(chunks)} chunks x {f(micro_batches)} micro-batches)"
+        text += f" + {f(st.compute_s)} s compute × ({pp} - 1) / ({f(chunks)} chunks × {f(micro_batches)} micro-batches)"
         why += (
-            "; then the 1F1B pipeline's fill and drain: (PP - 1) / (virtual chunks x micro-batches per replica) of "
+            "; then the 1F1B pipeline's fill and drain: (PP - 1) / (virtual chunks × micro-batches per replica) of "
             "the compute" + ("" if layout.pipeline_interleave else " (chunks: the stack's default interleave)")
         )
     return Term(bubble_name(pp), st.bubble_s, "s/step", text + why)
@@ -75,22 +75,22 @@ def tp_comm_term(
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp
         bandwidth = collective_bandwidth_gbs(e, gpu, tp)
         parts.append(
-            f"{f(e.tp_comm_exposed)} exposed x {f(tokens)} tokens per GPU x {tp} TP ranks x {f(per_token / 1e6)} MB "
-            f"per token / ({f(bandwidth)} GB/s x 10^3)"
+            f"{f(e.tp_comm_exposed)} exposed × {f(tokens)} tokens per GPU × {tp} TP ranks × {f(per_token / 1e6)} MB "
+            f"per token / ({f(bandwidth)} GB/s × 10^3)"
         )
         notes.append(
-            f"per token 4 all-reduces (2 forward, 2 backward) x 2 B x hidden {model.hidden_size:,} x ring 2 x "
-            f"(TP{tp} - 1) / TP{tp} x {model.layers} layers, over the TP group at {f(bandwidth)} GB/s per GPU; the "
+            f"per token 4 all-reduces (2 forward, 2 backward) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
+            f"(TP{tp} - 1) / TP{tp} × {model.layers} layers, over the TP group at {f(bandwidth)} GB/s per GPU; the "
             f"exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, efficiency/training.py)"
         )
     if ulysses:
         q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
         per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp
         bandwidth = collective_bandwidth_gbs(e, gpu, sp)
-        parts.append(f"{f(tokens)} tokens per GPU x {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s x 10^3)")
+        parts.append(f"{f(tokens)} tokens per GPU × {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s × 10^3)")
         notes.append(
             f"SP{sp}: DeepSpeed-Ulysses all-to-alls of q, k, v and the attention output, per token 2 passes (forward, "
-            f"backward) x 2 B x (2 x {q_dim:,} + 2 x {kv_dim:,}) x (SP{sp} - 1) / SP{sp} x {model.layers} layers at "
+            f"backward) × 2 B × (2 × {q_dim:,} + 2 × {kv_dim:,}) × (SP{sp} - 1) / SP{sp} × {model.layers} layers at "
             f"{f(bandwidth)} GB/s per GPU, none hidden"
         )
     if ring:
@@ -129,15 +129,15 @@ def _ring_part(
     send_ms, attention_ms = step.send_bytes / (bandwidth * 1e9) * 1e3, step.attention_flops * per_flop * 1e3
     latency_ms = ring_step_latency_s(gpu, tp * cp) * 1e3
     passes = " + ".join(
-        f"max(0, {f(latency_ms)} ms latency + {f(sends)} x {f(send_ms)} ms send - {f(flops)} x {f(attention_ms)} ms "
+        f"max(0, {f(latency_ms)} ms latency + {f(sends)} × {f(send_ms)} ms send - {f(flops)} × {f(attention_ms)} ms "
         "attention)"
         for sends, flops in ring_passes(layout.recompute)
     )
     layers, steps = model.layers / pp, micro * model.layers / pp * (cp - 1)
-    part = f"{micro} micro-batches x {f(layers)} layers x ({cp} - 1) ring steps x {f(exposed / steps * 1e3)} ms / 10^3"
+    part = f"{micro} micro-batches × {f(layers)} layers × ({cp} - 1) ring steps × {f(exposed / steps * 1e3)} ms / 10^3"
     note = (
         f"CP{cp} ring: per layer and pass each of {cp - 1} steps sends a K/V block ({f(w.seq_len / cp)} tokens, "
-        f"{f(step.send_bytes / 1e6)} MB over the TP{tp} x CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
+        f"{f(step.send_bytes / 1e6)} MB over the TP{tp} × CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
         f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP), each send first paying its P2P launch "
         f"and handshake ({significant(latency_ms * 1e3)} us over {ring_step_link(gpu, tp * cp)} links); exposed per "
         f"step: {passes} (forward; backward sends dK/dV too and computes twice the forward"
@@ -173,13 +173,13 @@ def dp_comm_term(
     traffic = f"{f(moved / 1e9)} GB per GPU / {f(bandwidth)} GB/s per GPU"
     why = (
         f"{layout.shard_words()} over {dp}: bf16 gradients reduce-scattered and all-gathered "
-        f"(ring 2 x (DP{dp} - 1) / DP{dp})"
+        f"(ring 2 × (DP{dp} - 1) / DP{dp})"
         + (
             f", and the parameters gathered forward and backward in each of {micro} micro-batches"
             if layout.zero_stage >= 3
             else ""
         )
-        + f"; compute hides up to {f(e.dp_overlap)} x its own time (dp_overlap, fitted){note}"
+        + f"; compute hides up to {f(e.dp_overlap)} × its own time (dp_overlap, fitted){note}"
     )
     if dp <= 1:
         return Term(
@@ -193,7 +193,7 @@ def dp_comm_term(
             f"0; {traffic} = {f(raw_s)} s, under the {f(hidden_s)} s the compute hides; {why}",
         )
     return Term(
-        "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"{traffic} - {f(e.dp_overlap)} x {f(st.compute_s)} s; {why}"
+        "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"{traffic} - {f(e.dp_overlap)} × {f(st.compute_s)} s; {why}"
     )
 
 

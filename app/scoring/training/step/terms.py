@@ -12,7 +12,7 @@ import math
 
 from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
-from app.scoring.explain import Term, fixed, significant
+from app.scoring.explain import Term, fixed, percent, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
@@ -52,8 +52,8 @@ def _partial_text(layout: Layout, model: ModelSpec) -> str:
         return ""
     share = recomputed_share(layout, model.layers)
     return (
-        f"; {layout.partial_words(model.layers)}: their forward runs again in the backward, {f(share)} of full "
-        "recompute's extra FLOPs, and they keep only their input activation (the others keep all of theirs)"
+        f"; {layout.partial_words(model.layers)}: their forward runs again in the backward, {percent(share, 1)} of "
+        "full recompute's extra FLOPs, and they keep only their input activation (the others keep all of theirs)"
     )
 
 
@@ -276,7 +276,7 @@ def moe_layers_text(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         return text + f", all {model.layers}"
     return (
         f"{text}, {model.moe_layers} of {model.layers}, the {model.dense_ffn_layers} dense at 1: "
-        f"1 - (1 - {f(e.moe_factor)}) x {model.moe_layers}/{model.layers}"
+        f"1 - (1 - {f(e.moe_factor)}) × {model.moe_layers}/{model.layers}"
     )
 
 
