@@ -1,13 +1,17 @@
 """QLoRA as its stacks run it: BF16 matmuls on dequantised NF4 weights, split by data parallelism / FSDP alone."""
 
+from datetime import date
+
 import pytest
 from pydantic import ValidationError
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.assumptions import QLORA_NOTE
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import choose_layout, layout_families
 from app.scoring.training.layouts.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
+from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 
@@ -100,3 +104,33 @@ def test_hf_qlora_checkpoints_every_layer_as_peft_does_by_default():
                 assert any("use_gradient_checkpointing=True" in a for a in est.assumptions)
     assert 0.5 < speed["hf", "qlora"] / speed["hf", "lora"] < 0.75
     assert speed["pytorch", "qlora"] / speed["pytorch", "lora"] > 0.9  # torchtune checkpoints only where memory needs
+
+
+def _node(gpu_id: str, gpus: int, link: str) -> Offer:
+    return Offer(
+        provider_id="p",
+        provider_name="P",
+        gpu_id=gpu_id,
+        gpu_count=gpus,
+        price_type="on_demand",
+        usd_per_gpu_hour=1.0,
+        as_of=date(2026, 11, 1),
+        gpus_per_node=gpus,
+        intra_node_link=link,
+    )
+
+
+@pytest.mark.parametrize("seq_len", [98_304, 131_072])
+def test_auto_splits_a_long_qlora_sequence_by_ulysses_as_hf_does(seq_len):
+    """auto is the stack a user would pick, HF Trainer + PEFT for QLoRA: 70B at 96K and 128K tokens on 8 B200s fit
+    only with DeepSpeed-Ulysses, which auto never tried, so the ranking led with an A10 refusal and every row said
+    "it fits with framework hf" (found by smooth6). It now ranks the B200 node first, split as hf splits it."""
+    w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=seq_len)
+    snapshot = CatalogSnapshot(gpus=GPUS, offers=(_node("A10", 1, "pcie"), _node("B200", 8, "nvlink")))
+    ranking = rank_training(w, snapshot, MODELS["llama-3.1-70b"])
+    top = ranking.options[0]
+    assert ranking.feasible_count == 1 and top.feasible and (top.gpu_id, top.gpu_count) == ("B200", 8)
+    hf = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w.model_copy(update={"framework": "hf"}))
+    assert top.layout.startswith("SP") and "CP" not in top.layout and top.layout == hf.layout_text  # no partial
+    est = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w)
+    assert any(t.name == "exposed SP all-to-all" and t.value > 0 for t in est.terms)  # Ulysses, not a CP ring

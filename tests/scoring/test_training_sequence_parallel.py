@@ -122,6 +122,7 @@ HF_JOBS = [
     hf(seq_len=4096),
     TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=65_536, framework="hf"),
     TrainingWorkload(model="qwen2.5-7b", method="lora", seq_len=262_144, framework="hf"),
+    TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=131_072),  # auto runs QLoRA's Ulysses as hf
 ]
 
 

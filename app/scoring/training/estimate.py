@@ -34,6 +34,7 @@ from app.scoring.training.layouts.memory import (
 from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.layouts.split_limits import sequence_split_limit
 from app.scoring.training.step.flops import model_flops_per_token
+from app.scoring.training.step.frameworks import split_stack
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.terms import training_terms
 from app.scoring.workload import TrainingWorkload
@@ -85,7 +86,7 @@ def _most_frugal(
     tp = max(t for t, _ in families)
     pp = max(p for t, p in families if t == tp)
     stage = 3 if gpu_count > 1 and pp == 1 else (1 if gpu_count > 1 else 0)
-    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, split_stack(w.framework, w.method))
     layouts = [Layout(stage, tp, pp, "full", 1, sequence_parallel=max(inside + beyond, default=1))]
     for tp, cp in widest_context_splits(gpu, gpu_count, model, w):
         layouts.append(Layout(max(zero_stages(tp, 1, gpu_count)), tp, 1, "full", 1, sequence_parallel=cp))
@@ -107,9 +108,10 @@ def _reason_no_fit(
     stage, tp, pp = frugal.zero_stage, frugal.tensor_parallel, frugal.pipeline_parallel
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
     need = memory_needed_gb(breakdown)
+    words = frugal.describe(gpu_count, split_stack(w.framework, w.method), model.layers)
     text = (
         f"needs {fixed(total_states, 0)} GB of model states for {w.method.replace('_', ' ')}; "
-        f"{gpu_count}×{gpu.id} with {frugal.describe(gpu_count, w.framework, model.layers)} needs {fixed(need, 0)} GB "
+        f"{gpu_count}×{gpu.id} with {words} needs {fixed(need, 0)} GB "
         f"per GPU but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of {fixed(gpu.memory_gb, 0)} GB each"
     )
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
@@ -157,11 +159,12 @@ def estimate_training(
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
     mfu = min(1.0, tokens_s * flops / (peak * 1e12))
+    words = chosen.describe(gpu_count, split_stack(w.framework, w.method), model.layers)
     reason = (
         ""
         if fits
         else (
-            f"{chosen.describe(gpu_count, w.framework, model.layers)} needs "
+            f"{words} needs "
             f"{fixed(memory_needed_gb(breakdown), 0)} GB per GPU; "
             f"{gpu.id} gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable"
         )
@@ -171,7 +174,7 @@ def estimate_training(
         gpu.id,
         gpu_count,
         chosen,
-        chosen.describe(gpu_count, w.framework, model.layers),
+        words,
         fits,
         fits,
         reason,

@@ -242,7 +242,7 @@ class LayoutOut(Strict):
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(
         description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
-        "auto, DeepSpeed-Ulysses (SP) on hf; 1 = no split"
+        "auto, DeepSpeed-Ulysses (SP) on hf and for QLoRA on auto; 1 = no split"
     )
     recompute_layers: int | None = Field(
         default=None,

@@ -26,7 +26,12 @@ from app.scoring.training.layouts.memory import (
 )
 from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL, RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import (
+    DATA_PARALLEL_ONLY,
+    NO_MODEL_PARALLEL,
+    RING_CONTEXT_PARALLEL,
+    split_stack,
+)
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
@@ -35,14 +40,16 @@ RECOMPUTE_ORDER = ("none", "selective", "full")
 PARTIAL_RECOMPUTE_ORDER = ("none", "selective", "partial", "full")
 
 
-def recompute_levels(w: TrainingWorkload) -> tuple[str, ...]:
-    """The recompute levels a layout search tries for the workload, cheapest first: all of them, partial recompute
-    only on the stacks that run it (memory.PARTIAL_RECOMPUTE_STACKS), except QLoRA on HF
+def recompute_levels(w: TrainingWorkload, sp: int = 1) -> tuple[str, ...]:
+    """The recompute levels a layout search tries for the workload at sequence split `sp`, cheapest first: all of
+    them, partial recompute only on the stacks that run it (memory.PARTIAL_RECOMPUTE_STACKS), except QLoRA on HF
     Trainer + PEFT, which checkpoints every layer whether or not memory needs it (peft's
     prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True, as the QLoRA paper's qlora.py
     defaults to --gradient_checkpointing True): its backward recomputes the forward and dequantises the NF4 weights
-    a third time."""
-    if w.framework in PARTIAL_RECOMPUTE_STACKS:
+    a third time. A sequence split auto takes as another stack runs it (frameworks.split_stack: QLoRA's
+    DeepSpeed-Ulysses, HF's) recomputes as that stack does: HF's gradient checkpointing has no partial level."""
+    stack = split_stack(w.framework, w.method) if sp > 1 else w.framework
+    if w.framework in PARTIAL_RECOMPUTE_STACKS and stack in PARTIAL_RECOMPUTE_STACKS:
         return PARTIAL_RECOMPUTE_ORDER
     return whole_model_levels(w)
 
@@ -98,7 +105,7 @@ def sequence_degrees(
     """DeepSpeed-Ulysses degrees above 1 a data-parallel-only stack may use, as (inside the scale-up domain,
     beyond it): powers of two dividing the GPU count and the attention heads (Ulysses splits the heads over the
     SP ranks). None for other stacks: the Megatron-class ones and torchtitan split long sequences by ring context
-    parallelism (context_degrees)."""
+    parallelism (context_degrees). Callers pass frameworks.split_stack (QLoRA under auto splits as hf)."""
     if framework not in DATA_PARALLEL_ONLY:
         return (), ()
     domain, degrees = scaleup_domain(gpu), []
@@ -159,7 +166,7 @@ def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, 
     recomputed layers that fit."""
     if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
         return None
-    for recompute in recompute_levels(w) if partial else whole_model_levels(w):
+    for recompute in recompute_levels(w, sp) if partial else whole_model_levels(w):
         for stage in zero_stages(tp, pp, gpu_count):
             if recompute == "partial":
                 found = partial_fit(gpu, gpu_count, model, w, e, Layout(stage, tp, pp, "partial", micro, None, sp))
@@ -272,7 +279,7 @@ def choose_layout(
         candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout, partial=partial))
     # Ulysses inside the scale-up domain beside the other splits (a long sequence may run faster split than
     # recomputed); beyond it only for a sequence that fits no other way (its all-to-all then crosses the fabric).
-    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, split_stack(w.framework, w.method))
     for degrees in (inside, beyond):
         if degrees is beyond and candidates:
             break
@@ -308,7 +315,7 @@ def fits_at(
         for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method)
     ):
         return True
-    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, split_stack(w.framework, w.method))
     degrees = inside + beyond  # memory falls as SP grows: the largest is the most frugal
     if degrees and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees)):
         return True

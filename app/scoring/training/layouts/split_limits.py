@@ -15,7 +15,7 @@ from app.scoring.training.layouts.choice import (
     layout_families,
     sequence_degrees,
 )
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.workload import TrainingWorkload
 
 
@@ -28,7 +28,7 @@ def sequence_split_limit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> str:
     """What stops the sequence split short of the GPU count's widest ('' when nothing does)."""
-    if w.framework in DATA_PARALLEL_ONLY:
+    if split_stack(w.framework, w.method) in DATA_PARALLEL_ONLY:
         return _ulysses_limit(gpu, gpu_count, model, w)
     if w.framework in RING_CONTEXT_PARALLEL and not data_parallel_only_method(w.method):
         return _ring_limit(gpu, gpu_count, model, w, e)
@@ -36,7 +36,7 @@ def sequence_split_limit(
 
 
 def _ulysses_limit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> str:
-    inside, beyond = sequence_degrees(gpu, gpu_count, model, w.framework)
+    inside, beyond = sequence_degrees(gpu, gpu_count, model, split_stack(w.framework, w.method))
     widest = max(inside + beyond, default=1)
     if widest >= widest_power_of_two_split(gpu_count):
         return ""

@@ -42,7 +42,7 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, split_stack
 from app.scoring.workload import TrainingWorkload
 
 
@@ -55,7 +55,8 @@ class LayoutSearch:
         self.model, self.workload, self.e = model, workload, e
         self.adapters = lora_adapter_params(model, workload.lora_rank)
         self.recipe = state_recipe(workload)
-        self.splits_sequence = workload.framework in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
+        self.split_stack = split_stack(workload.framework, workload.method)  # whose sequence split it takes
+        self.splits_sequence = self.split_stack in DATA_PARALLEL_ONLY  # may use DeepSpeed-Ulysses SP
         self.sac_rivals = workload.framework in OP_LEVEL_SAC_STACKS & PARTIAL_RECOMPUTE_STACKS  # training.sac_rival
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
@@ -162,7 +163,7 @@ class LayoutSearch:
         key = (scaleup_domain(gpu), gpu_count)
         found = self._sp_rows.get(key)
         if found is None:
-            inside, beyond = sequence_degrees(gpu, gpu_count, self.model, self.workload.framework)
+            inside, beyond = sequence_degrees(gpu, gpu_count, self.model, self.split_stack)
             found = self._sp_rows[key] = (
                 [[1, None, None, sp] for sp in inside],
                 [[1, None, None, sp] for sp in beyond],
@@ -223,7 +224,7 @@ class LayoutSearch:
                     self.need_gb(stage, tp, pp, recompute, gpu_count, sp, micro, counts[-1] if partial else None),
                     self.layout(stage, tp, pp, recompute, sp, micro),
                 )
-                for recompute in recompute_levels(self.workload)
+                for recompute in recompute_levels(self.workload, sp)
                 for partial in (recompute == "partial",)
                 if counts or not partial
                 for stage in zero_stages(tp, pp, gpu_count)

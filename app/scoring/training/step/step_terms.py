@@ -10,7 +10,7 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
-from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.training.step.step_time import (
     StepTime,
     attention_seconds_per_flop,
@@ -68,8 +68,9 @@ def tp_comm_term(
     tp, sp = layout.tensor_parallel, layout.sequence_parallel
     busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
     tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest  # per GPU, the busiest replica's (step_parts)
-    ulysses = sequence_parallel_seconds(e, gpu, model, layout, tokens, w.framework)
-    ring = sp > 1 and w.framework in RING_CONTEXT_PARALLEL
+    stack = split_stack(w.framework, w.method)
+    ulysses = sequence_parallel_seconds(e, gpu, model, layout, tokens, stack)
+    ring = sp > 1 and stack in RING_CONTEXT_PARALLEL
     parts, notes = [], []
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp

@@ -16,7 +16,7 @@ from app.scoring.training.layouts.memory import Layout, recomputed_share
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 from app.scoring.training.step.context_parallel import ring_exposed_seconds, ring_step_latency_s
 from app.scoring.training.step.flops import executed_flops_per_token
-from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
 
 if TYPE_CHECKING:
@@ -301,8 +301,9 @@ def step_parts(
     if tp > 1:
         per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
         tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (_bandwidth_gbs(e, gpu, tp) * 1e9)
-    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, framework)
-    if layout.sequence_parallel > 1 and framework in RING_CONTEXT_PARALLEL:
+    stack = split_stack(framework, method)  # whose sequence split the layout is
+    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
+    if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
         per_flop = attention_seconds_per_flop(e, gpu, framework, precision_class, peak, mfu)
         tp_comm += context_parallel_seconds(e, gpu, model, layout, seq_len, local_micro, per_flop, framework)
     dp_bytes = _dp_comm_bytes(model, method, layout, dp, adapters, local_micro)

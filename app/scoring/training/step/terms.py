@@ -26,6 +26,7 @@ from app.scoring.training.layouts.optimizer import (
     state_recipe,
 )
 from app.scoring.training.step.flops import CAUSAL_SHARE, executed_flops_per_token, value_head_dim
+from app.scoring.training.step.frameworks import split_stack
 from app.scoring.training.step.mfu import (
     attention_efficiency,
     base_mfu,
@@ -186,7 +187,7 @@ def training_terms(
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
-        step_time_term(st, layout, w.framework),
+        step_time_term(st, layout, split_stack(w.framework, w.method)),
     ] + [
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
     ]
