@@ -23,7 +23,8 @@ ORDER = [
     ("/disagg?model=llama-3.1-70b",
      ['class="verdict', '<tr data-layout="aggregated"', '<tr data-layout="disaggregated"', 'class="share"',
       '<h3 id="disagg-aggregated">', '<h3 id="disagg-plans">', 'class="why"', 'data-chart="cost-disagg"']),
-    ("/mix?model=llama-3.1-8b",
+    # a mix of two GPU types (B200 + H100): a one-type mix shows its fleet in one table
+    ("/mix?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=2000000&weight_dtype=fp8",
      ['id="mix-summary"', '<caption role="caption">The cheapest mix', '<caption role="caption">Best single GPU type',
       'class="saved-note"', 'data-chart="mix-cost"', "Request-length buckets"]),
     ("/own?gpu=H100-SXM&gpu_count=16&utilisation_pct=60",
@@ -34,6 +35,7 @@ RESULTS = [url for url, _ in ORDER] + [
     "/?phase=inference&model=llama-3.1-8b",
     "/compare?phase=inference&model=llama-3.1-8b&gpus=H100-SXM,H200",
     "/precision?model=llama-3.1-8b",
+    "/mix?model=llama-3.1-8b",
 ]
 INVALID = [
     "/?phase=inference&model=llama-3.1-70b&input_len=-5",

@@ -214,3 +214,21 @@ def test_a_mix_of_one_gpu_type_says_so_with_no_saving_line(client) -> None:  # t
     assert "all on one GPU type: 1 replica of 1×H100-SXM at " in words
     assert "No mix of GPU types costs less than this one type here." in words
     assert "Saving" not in words and "Best single GPU type" not in words
+
+
+def test_a_mix_of_one_gpu_type_shows_one_table(client) -> None:  # type: ignore[no-untyped-def]
+    """The page showed the same rows twice, as "The cheapest mix" and as "Best single GPU type", under a sentence
+    saying no mix costs less (found by leftovers9); the JSON keeps both fleets."""
+    query = "model=llama-3.1-8b&requests_per_day=1000&gpus=H100-SXM"
+    page = client.get(f"/mix?{query}").text
+    captions = re.findall(r'<caption role="caption">([^:<]*):', page)
+    assert captions == ["The cheapest mix"], captions
+    assert "No mix of GPU types costs less than this one type here." in page
+    json_url = re.search(r'<a href="([^"]+)">JSON</a>', page)
+    assert json_url
+    payload = client.get(json_url.group(1).replace("&amp;", "&")).json()
+    assert payload["mix"]["rows"] and payload["best_single"]["rows"]
+    mixed = client.get(  # a mix of two types (B200 + H100) still sets the two side by side
+        "/mix?model=llama-3.1-70b&mix=chat:0.7,rag:0.3&requests_per_day=2000000&weight_dtype=fp8"
+    ).text
+    assert re.findall(r'<caption role="caption">([^:<]*):', mixed)[:2] == ["The cheapest mix", "Best single GPU type"]

@@ -117,5 +117,5 @@ def test_beams_share_the_prompts_kv_cache():
     per_token = kv_bytes_per_token_per_gpu(model, "bf16", 1)
     assert abs(shown - per_token * 2_400 * beams.batch / 1e9) < 1e-2
     read = next(t for t in beams.terms if t.name == "decode KV read")
-    assert read.detail.startswith(f"{beams.batch * 4:,} sequences x ")  # every beam reads its own KV
+    assert read.detail.startswith(f"{beams.batch * 4:,} sequences × ")  # every beam reads its own KV
     assert "4 beams a request" in read.detail

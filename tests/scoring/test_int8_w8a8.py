@@ -56,7 +56,7 @@ def test_w8a8_gemms_run_at_twice_the_peak_times_the_borrowed_fp8_factor() -> Non
 def test_the_terms_show_the_int8_peak_and_the_borrowed_factor() -> None:
     estimate = _one_stream("A100-SXM-80GB", "int8_w8a8", 8_000)
     prefill = _term(estimate, "prefill compute time").detail
-    assert "/ (624 TOPS int8 x MFU" in prefill and "GFLOP attention / (312 TFLOPS bf16 x MFU" in prefill
+    assert "/ (624 TOPS int8 × MFU" in prefill and "GFLOP attention / (312 TFLOPS bf16 × MFU" in prefill
     assert f"{DEFAULT_EFFICIENCY.fp8_mfu_factor:.3g} (INT8 W8A8, FP8's factor borrowed)" in prefill
     assert any("borrowed and unvalidated: no public validation row runs W8A8" in a for a in estimate.assumptions)
     plain = _one_stream("A100-SXM-80GB", "int8", 8_000)

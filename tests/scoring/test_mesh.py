@@ -73,5 +73,5 @@ def test_the_all_reduce_term_names_the_boards_own_link() -> None:
     w = InferenceWorkload(engine="vllm", scenario="fixed_batch", batch=4, ttft_ms=60000, tpot_ms=1000)
     for gpu_id, link in (("MI300X", "Infinity Fabric 64 GB/s"), ("H200", "NVLink 450 GB/s")):
         terms = {t.name: t.detail for t in estimate_inference(GPUS[gpu_id], 2, MODELS["llama-3.1-70b"], w).terms}
-        assert terms["TP all-reduce"].startswith("2 per layer x 80 layers x ("), terms["TP all-reduce"]
+        assert terms["TP all-reduce"].startswith("2 per layer × 80 layers × ("), terms["TP all-reduce"]
         assert f"over {link} one way" in terms["TP all-reduce"]

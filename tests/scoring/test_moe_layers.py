@@ -49,7 +49,7 @@ def test_maverick_pays_the_moe_prefill_host_time_on_its_24_moe_layers_half_the_a
     w = InferenceWorkload(model="llama-4-maverick", weight_dtype="fp8", engine="vllm", tpot_ms=50)
     estimate = estimate_inference(GPUS["H100-SXM"], 8, MAVERICK, w)
     [term] = [t for t in estimate.terms if t.name == "prefill MoE host time"]
-    assert term.detail.startswith("24 MoE layers x ") and "the other 24 of the 48 layers are dense" in term.detail
+    assert term.detail.startswith("24 MoE layers × ") and "the other 24 of the 48 layers are dense" in term.detail
     assert term.value == pytest.approx(24 * EFF.moe_prefill_layer_ms)
 
 

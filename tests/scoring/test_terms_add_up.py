@@ -123,6 +123,15 @@ def test_a_pipelines_prefill_terms_time_one_stage_over_the_whole_prompt(case: st
     assert compute.value < stage.value  # the compute is a part of the stage's pass
 
 
+@pytest.mark.parametrize("case", list(INFERENCE))
+def test_inference_terms_multiply_with_the_times_sign(case: str) -> None:
+    """The inference details read "2 stage passes x 61 ms" and "40 ms mean x 1.41" beside training's "6 × params"
+    (found by leftovers9); ids such as "8xH200" and "x16" are no multiplication and stay."""
+    terms, _, _ = _inference(case)
+    for term in terms.values():
+        assert not re.search(r"[\w)] x [\w({]", term.detail), (term.name, term.detail)
+
+
 # id: (GPU, count, workload fields)
 TRAINING = {
     "TP and PP": ("L40S", 32, {"model": "llama-3.1-70b", "method": "full_ft"}),

@@ -1,5 +1,6 @@
 """The validator reads the optimizer recipe a case's notes state (general patterns), else its stack's default."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -75,8 +76,17 @@ def test_a_per_device_batch_without_accumulation_sets_an_empty_global_batch():
         "notes": "framework: torchtune; batch size 2 without grad accumulation",
     }
     workload, _, assumed = read_row(cells)
-    assert workload.global_batch_seqs == 16 and "2 per GPU without accumulation x 8 GPUs" in assumed[0]
+    assert workload.global_batch_seqs == 16 and "2 per GPU without accumulation × 8 GPUs" in assumed[0]
     assert read_row({**cells, "global_batch_seqs": "64"})[0].global_batch_seqs == 64  # a stated cell wins
+
+
+@pytest.mark.skipif(not CASES.exists(), reason="../shared/validation is not present")
+def test_the_assumptions_multiply_with_the_times_sign():
+    """The notes read "2 per GPU without accumulation x 8 GPUs" beside the terms' "6 × params" (found by leftovers9)."""
+    notes = [note for case in read_cases(CASES) if case.get("seq_len") for note in read_row(case)[2]]
+    assert any("without accumulation" in note for note in notes)
+    for note in notes:
+        assert not re.search(r"[\w)] x [\w({]", note), note
 
 
 @pytest.mark.skipif(not CASES.exists(), reason="../shared/validation is not present")

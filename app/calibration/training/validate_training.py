@@ -86,7 +86,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
     per_device = _int(PER_DEVICE_BATCH, row.get("notes") or "")
     if batch is None and per_device:
         batch = per_device * gpu_count
-        assumed.append(f"global_batch_seqs empty: {per_device} per GPU without accumulation x {gpu_count} GPUs")
+        assumed.append(f"global_batch_seqs empty: {per_device} per GPU without accumulation × {gpu_count} GPUs")
     if batch is None:
         per_job = DEFAULT_PRETRAIN_BATCH_TOKENS // seq_len if row.get("method") == "pretrain" else 0
         batch = max(gpu_count, per_job)

@@ -109,7 +109,7 @@ class JobPlan:
             "batch job",
             value,
             unit,
-            f"{t.requests:,} requests x {significant(t.output_len)} output tokens at "
+            f"{t.requests:,} requests × {significant(t.output_len)} output tokens at "
             f"{fixed(self.point.tokens_per_s, 0)} tok/s = "
             f"{duration_text(t.steady_s)}{drain}; {duration_text(t.seconds)} {where}",
         )

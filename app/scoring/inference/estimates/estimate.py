@@ -180,7 +180,7 @@ def _solve(
                 lambda: (
                     f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
                     f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
-                    f"{fixed(card_gb(gpu), 1)} x 10^9 bytes)"
+                    f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
                 )
             ),
             memory,

@@ -54,7 +54,7 @@ def _weight_term(ctx: InferenceContext, step: StepParts) -> Term:
         )
     busiest = f", the busiest of EP{ctx.expert_parallel}'s GPUs" if ctx.expert_parallel > 1 else ""
     detail = (
-        f"{dense} dense + {f(ctx.expert_weight_bytes_per_gpu / 1e9)} GB routed experts x {f(d.expert_coverage)} "
+        f"{dense} dense + {f(ctx.expert_weight_bytes_per_gpu / 1e9)} GB routed experts × {f(d.expert_coverage)} "
         f"touched; {fixed(d.tokens, 0)} tokens per step touch that share of this GPU's experts: 1 - (1 - k/E)^tokens, "
         f"k/E = {significant(ctx.experts_active_share, 3)}{busiest}"
     )
@@ -66,8 +66,8 @@ def _kv_term(ctx: InferenceContext, step: StepParts, beam_width: int) -> Term:
     per_token = ctx.kv_bytes_per_token_per_gpu
     beams = f"; {beam_width} beams a request, each with its own KV" if beam_width > 1 else ""
     detail = (
-        f"{f(d.attending_seqs)} sequences x {f(per_token * d.attended_tokens / 1e9)} GB each{beams}; "
-        f"{fixed(d.attended_tokens, 0)} tokens at mean context x {f(per_token / 1e3)} kB per token per GPU"
+        f"{f(d.attending_seqs)} sequences × {f(per_token * d.attended_tokens / 1e9)} GB each{beams}; "
+        f"{fixed(d.attended_tokens, 0)} tokens at mean context × {f(per_token / 1e3)} kB per token per GPU"
     )
     return Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", detail)
 
@@ -76,15 +76,15 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
     """A pass's memory time: its weights (dense, touched experts) and KV cache at their streaming efficiencies."""
     d, bw = _detail(step), f(ctx.bandwidth_tbs)
     dense_mbu, kv_bytes = f(mbu(ctx, eff)), step.kv_bytes
-    parts = [f"{f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB weights / ({bw} TB/s x MBU {dense_mbu})"]
+    parts = [f"{f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB weights / ({bw} TB/s × MBU {dense_mbu})"]
     if d.experts[0]:
         expert_bytes = step.weight_bytes - ctx.dense_weight_bytes_per_gpu
         expert_mbu = f(mbu(ctx, eff, tp_penalty=False))
         parts.append(
-            f"{f(expert_bytes / 1e9)} GB experts / ({bw} TB/s x MBU {expert_mbu} x {f(eff.moe_mbu_factor)} MoE)"
+            f"{f(expert_bytes / 1e9)} GB experts / ({bw} TB/s × MBU {expert_mbu} × {f(eff.moe_mbu_factor)} MoE)"
         )
     if kv_bytes:
-        parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s x MBU {dense_mbu} x {f(eff.kv_mbu_factor)} KV)")
+        parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s × MBU {dense_mbu} × {f(eff.kv_mbu_factor)} KV)")
     detail = (
         " + ".join(parts)
         + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
@@ -120,10 +120,10 @@ def compute_term(
 def _compute_arithmetic(ctx: InferenceContext, eff: InferenceEfficiency, d: StepDetail) -> str:
     """The compute time's figures: matmuls and attention on one peak, or (INT8 W8A8) each on its own."""
     gemm, attention = f"{f(d.gemm_flops / 1e9)} GFLOP matmuls", f"{f(d.attention_flops / 1e9)} GFLOP attention"
-    matmul_peak = f"{f(ctx.peak_tflops)} {peak_unit(ctx.compute_dtype)} {ctx.compute_dtype} x MFU {f(mfu(ctx, eff))}"
+    matmul_peak = f"{f(ctx.peak_tflops)} {peak_unit(ctx.compute_dtype)} {ctx.compute_dtype} × MFU {f(mfu(ctx, eff))}"
     if not ctx.attention_peak_tflops:
         return f"({gemm} + {attention}) / ({matmul_peak})"
-    attention_peak = f"{f(ctx.attention_peak_tflops)} TFLOPS bf16 x MFU {f(attention_mfu(ctx, eff))}"
+    attention_peak = f"{f(ctx.attention_peak_tflops)} TFLOPS bf16 × MFU {f(attention_mfu(ctx, eff))}"
     return f"{gemm} / ({matmul_peak}) + {attention} / ({attention_peak})"
 
 
@@ -204,13 +204,13 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
     parts, notes = [], []
     if tp > 1:
         latency, transfer = allreduce_call_ms(ctx, eff, d.tokens)
-        parts.append(f"2 per layer x {f(ctx.layers_per_stage)} layers x ({f(latency)} ms + {f(transfer)} ms)")
-        where = f"{ctx.link_name} {significant(ctx.link_gbs)} GB/s one way x {significant(LINK_EFFICIENCY)}"
+        parts.append(f"2 per layer × {f(ctx.layers_per_stage)} layers × ({f(latency)} ms + {f(transfer)} ms)")
+        where = f"{ctx.link_name} {significant(ctx.link_gbs)} GB/s one way × {significant(LINK_EFFICIENCY)}"
         if ctx.tp_nodes > 1:
             where += f", then across {ctx.tp_nodes} nodes at {significant(ctx.tp_fabric_gbs)} GB/s per GPU"
         notes.append(
-            f"each call: latency, then 2 x (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens x {ctx.hidden_size:,} "
-            f"hidden x 2 B over {where}"
+            f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × {ctx.hidden_size:,} "
+            f"hidden × 2 B over {where}"
         )
     else:
         parts.append("0")
@@ -227,8 +227,8 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
     running = d.host_sequences - (1.0 if step.prefill_tokens else 0.0)
     who = f"{f(running)} running" + (" + the prompts prefilled, as one" if step.prefill_tokens else "")
     detail = (
-        f"{f(eff.step_overhead_ms)} ms per step + {f(ctx.layers_per_stage)} layers x {f(eff.layer_overhead_ms)} ms + "
-        f"{f(d.host_sequences)} sequences x {f(per_sequence_overhead_ms(ctx, eff))} ms; sequences: {who}"
+        f"{f(eff.step_overhead_ms)} ms per step + {f(ctx.layers_per_stage)} layers × {f(eff.layer_overhead_ms)} ms + "
+        f"{f(d.host_sequences)} sequences × {f(per_sequence_overhead_ms(ctx, eff))} ms; sequences: {who}"
         + ("; vLLM's Python scheduler, sampler and detokeniser included" if ctx.engine == "vllm" else "")
     )
     terms = [Term("launch and host overheads", d.host_ms, "ms", detail)]
@@ -239,9 +239,9 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
                 "MoE prefill host time per step",
                 d.moe_host_ms,
                 "ms",
-                f"{f(d.moe_host_ms / pass_ms)} prefill passes per step x {f(pass_ms)} ms; the steps carry the "
+                f"{f(d.moe_host_ms / pass_ms)} prefill passes per step × {f(pass_ms)} ms; the steps carry the "
                 "arriving prompts (batch / output length of them per step, at most one pass), and each eager "
-                f"prefill pass pays {moe_layers_text(ctx)} x {f(eff.moe_prefill_layer_ms)} ms "
+                f"prefill pass pays {moe_layers_text(ctx)} × {f(eff.moe_prefill_layer_ms)} ms "
                 f"of host time (no CUDA graph){dense_layers_note(ctx)}; {SOURCE}",
             )
         )
@@ -266,7 +266,7 @@ def tpot_text(step: StepParts, eff: InferenceEfficiency) -> str:
     """TPOT as the sum of the step's terms, times the pipeline stages, over the tokens a step yields."""
     text = "(" + " + ".join(f"{f(v)} ms {label}" for v, label in pass_parts(step, eff)) + ")"
     if step.pipeline_stages > 1:
-        text += f" x {step.pipeline_stages} stages"
+        text += f" × {step.pipeline_stages} stages"
     if step.tokens_per_step != 1:
         text += f" / {f(step.tokens_per_step)} tokens per step"
     return text + "; mean: one decode step incl. piggybacked prefill work"

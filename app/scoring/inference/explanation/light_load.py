@@ -25,13 +25,13 @@ def _rate_arithmetic(s: Solution) -> str:
     """The light-load rate's arithmetic, as evaluated: Little's law, or the tokens/s where they carry fewer."""
     p, out = s.point, s.workload.output_len
     tokens = (
-        f"the tokens/s: {figure(p.batch)} requests in flight on average / {figure(p.step.total_ms)} ms a step x "
+        f"the tokens/s: {figure(p.batch)} requests in flight on average / {figure(p.step.total_ms)} ms a step × "
         "1,000 ms/s"
     )
     if p.batch * 1e3 / request_life_ms(p.ttft_ms, p.tpot_ms, out) <= p.tokens_per_s / max(out, 1.0):
         return (
             f"{figure(p.batch)} requests in flight on average / ({figure(p.ttft_ms)} ms TTFT + "
-            f"{figure(max(out - 1, 0))} x {figure(p.tpot_ms)} ms TPOT) x 1,000 ms/s; Little's law: a request holds "
+            f"{figure(max(out - 1, 0))} × {figure(p.tpot_ms)} ms TPOT) × 1,000 ms/s; Little's law: a request holds "
             f"its slot from its prompt to its last token; {tokens}"
         )
     return f"{figure(p.tokens_per_s)} output tokens/s / {figure(out)} output tokens a request; {tokens}"
@@ -65,7 +65,7 @@ def _prompt_spread_hint(s: Solution) -> str:
     if s.workload.prompt_p99_over_mean is not None:
         return ""
     return (
-        f"; its p99 TTFT is the mean x {significant(s.efficiency.p99_ttft_over_mean)}, the prompt's own prefill "
+        f"; its p99 TTFT is the mean × {significant(s.efficiency.p99_ttft_over_mean)}, the prompt's own prefill "
         "included (prompts "
         "of varied length): where prompts are all about one length, set prompt_p99_over_mean (1 = one length)"
     )

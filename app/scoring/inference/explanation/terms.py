@@ -55,7 +55,7 @@ def _prefill_terms(
                 "prefill through the pipeline",
                 prefill_ms(ctx, eff, point, input_len),
                 "ms",
-                f"{significant(passes)} stage passes x {figure(stage.total_ms / pp)} ms{fill}; {pp} stages of "
+                f"{significant(passes)} stage passes × {figure(stage.total_ms / pp)} ms{fill}; {pp} stages of "
                 f"{significant(ctx.layers_per_stage)} layers in turn, each with the whole prompt (a request sits in "
                 "one "
                 "micro-batch at a time: vLLM, TensorRT-LLM)",
@@ -98,21 +98,21 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
                 "TTFT: prefill queue",
                 point.prefill_queue_ms,
                 "ms",
-                f"{figure(service)} ms x {figure(rho)} / (2 x (1 - {figure(rho)})); the mean M/D/1 wait of a prompt "
-                f"for the prefills ahead of it: service x rho / (2(1 - rho)), the service the time a prompt's prefill "
+                f"{figure(service)} ms × {figure(rho)} / (2 × (1 - {figure(rho)})); the mean M/D/1 wait of a prompt "
+                f"for the prefills ahead of it: service × rho / (2(1 - rho)), the service the time a prompt's prefill "
                 f"holds the GPUs{piped}, rho the share of each step the arriving prompts take",
             )
         )
     if point.step_wait_ms:
         steps = wait_steps(ctx.engine, eff)
         busy = point.step_wait_ms / (steps * point.step.total_ms)
-        share = f" x {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
+        share = f" × {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
         terms.append(
             Term(
                 "TTFT: running steps' wait",
                 point.step_wait_ms,
                 "ms",
-                f"{significant(steps)} steps x {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
+                f"{significant(steps)} steps × {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
                 + ("; busy: the share of time a running request is there to wait for" if share else ""),
             )
         )
@@ -166,7 +166,7 @@ def step_terms(
             "TPOT p99",
             tpot_p99,
             "ms",
-            f"{figure(point.tpot_ms)} ms mean x {significant(eff.p99_over_mean)};{P99_SOURCE}; the limit keeps the "
+            f"{figure(point.tpot_ms)} ms mean × {significant(eff.p99_over_mean)};{P99_SOURCE}; the limit keeps the "
             "mean under "
             f"{percent(eff.slo_tpot_utilisation)} of it (slo_tpot_utilisation)",
         ),
@@ -205,10 +205,10 @@ def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99
     ratio = eff.p99_ttft_over_mean
     checked = "the TTFT limit is checked against it"
     if prompt_p99_over_mean is None:
-        return f"{figure(point.ttft_ms)} ms mean x {significant(ratio)};{P99_SOURCE}; {checked}"
+        return f"{figure(point.ttft_ms)} ms mean × {significant(ratio)};{P99_SOURCE}; {checked}"
     waits = point.ttft_ms - point.own_prefill_ms
     return (
-        f"{figure(point.own_prefill_ms)} ms prefill x {significant(prompt_p99_over_mean)} + {figure(waits)} ms waits x "
+        f"{figure(point.own_prefill_ms)} ms prefill × {significant(prompt_p99_over_mean)} + {figure(waits)} ms waits × "
         f"{significant(ratio)}; the question's prompt spread (p99 prompt / mean) on the request's own prefill, the "
         f"fitted ratio{P99_SOURCE} on its waits; {checked}"
     )
@@ -220,7 +220,7 @@ def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[
     if host_ms <= 0:
         return []
     detail = (
-        f"{moe_layers_text(ctx)} x {figure(eff.moe_prefill_layer_ms)} ms; eager (no CUDA graph)"
+        f"{moe_layers_text(ctx)} × {figure(eff.moe_prefill_layer_ms)} ms; eager (no CUDA graph)"
         f"{dense_layers_note(ctx)}; {SOURCE}"
     )
     return [Term("prefill MoE host time", host_ms, "ms", detail)]
@@ -235,7 +235,7 @@ def _queue_terms(point: OperatingPoint) -> list[Term]:
             "queue wait for a slot",
             point.queue_ms,
             "ms",
-            f"{significant(point.waiting)} requests wait beyond the {significant(point.batch)} running: waiting x "
+            f"{significant(point.waiting)} requests wait beyond the {significant(point.batch)} running: waiting × "
             "request life / running",
         )
     ]

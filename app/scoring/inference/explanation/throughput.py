@@ -19,21 +19,21 @@ def throughput_term(s: Solution) -> list[Term]:
     scenario = batching_scenario(w)
     if w.scenario == "request_rate":
         detail = (
-            f"{figure(w.requests_per_s or 0.0)} requests/s x {figure(out)} output tokens; an open loop that keeps up "
+            f"{figure(w.requests_per_s or 0.0)} requests/s × {figure(out)} output tokens; an open loop that keeps up "
             f"serves what arrives ({figure(p.batch)} requests in flight on average, by Little's law)"
         )
     elif scenario in ("concurrency", "fixed_batch", "single_stream"):
         first_ms = p.ttft_ms - p.queue_ms  # a queued client's wait for a slot is not the running batch's time
         who = {"concurrency": "running requests", "fixed_batch": "requests in the batch"}.get(scenario, "request")
         detail = (
-            f"{figure(p.batch)} {who} x {figure(out)} output tokens / ({figure(first_ms)} ms to the first token + "
-            f"{figure(max(out - 1, 0))} x {figure(p.tpot_ms)} ms a step) x 1,000 ms/s; each request's life, by "
+            f"{figure(p.batch)} {who} × {figure(out)} output tokens / ({figure(first_ms)} ms to the first token + "
+            f"{figure(max(out - 1, 0))} × {figure(p.tpot_ms)} ms a step) × 1,000 ms/s; each request's life, by "
             "Little's law"
         )
     else:
         running = "requests in flight on average" if s.light_load else "running requests"
         detail = (
-            f"{figure(p.batch)} {running} / {figure(p.step.total_ms)} ms a step x 1,000 ms/s; each step gives every "
+            f"{figure(p.batch)} {running} / {figure(p.step.total_ms)} ms a step × 1,000 ms/s; each step gives every "
             "running request one output token"
         )
     return [Term(NAME, p.tokens_per_s, "tokens/s", detail)]

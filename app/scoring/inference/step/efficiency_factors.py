@@ -136,4 +136,4 @@ def attention_flop_rate(ctx: InferenceContext, eff: InferenceEfficiency, matmul_
 
 def factor_text(factors: list[tuple[str, float]]) -> str:
     """'0.777 (decode streaming at TP1) x 0.565 (TP8^-0.275) x ...' for an explanation line."""
-    return " x ".join(f"{significant(value, 3)} ({name})" for name, value in factors)
+    return " × ".join(f"{significant(value, 3)} ({name})" for name, value in factors)

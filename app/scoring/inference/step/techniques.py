@@ -121,7 +121,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 "speculative: draft passes",
                 step.pipeline_stages * step.draft_ms,
                 "ms",
-                f"k x ({fixed(t.draft_cost_share, 3)} x a plain decode pass + one layer's launch); draft share = "
+                f"k × ({fixed(t.draft_cost_share, 3)} × a plain decode pass + one layer's launch); draft share = "
                 f"DeepSeek-V3 MTP module 14 B / 671 B ({SOURCE})",
             ),
         ]

@@ -76,7 +76,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             "ms",
             f"pass + queue at ρ {fixed(p.utilisation_at_peak * load.utilisation, 2)} + KV transfer "
             f"(mean; p99 limit {significant(workload.ttft_ms)} ms = "
-            f"{significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)} x mean at most)",
+            f"{significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)} × mean at most)",
         ),
         Term(
             "prefill capacity", load.capacity_rps, "requests/s", "ρ limit × prompts per pass / pass time, per instance"
