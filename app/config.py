@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     trusted_proxies: str = Field("", description="comma-separated proxy IPs/CIDRs whose X-Forwarded-* is believed")
     allowed_hosts: str = Field("", description="comma-separated Host names; empty = loopback")
     max_concurrent_rankings: int | None = Field(None, ge=1, le=10_000, description="default: 2 x CPU cores")
+    warm_api_docs: bool = Field(
+        True, description="build /docs' API reference on a thread at start-up (~1 s), not on the first visit"
+    )
 
     def proxy_list(self) -> list[str]:
         return _split(self.trusted_proxies)

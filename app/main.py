@@ -53,6 +53,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(app.state.snapshots.get)
     except SQLAlchemyError as exc:  # a database not ready yet: /readyz says so, liveness still answers
         logger.warning("catalog not loaded at startup: %s", exc)
+    if app.state.settings.warm_api_docs:  # the first /docs took ~1 s building the schema; now a thread builds it
+        app.state.api_docs_warm_up = api_docs.warm_reference(app)
     yield
 
 

@@ -102,7 +102,9 @@ def make_database(tmp_dir: Path, seeded: bool = True) -> str:
 
 
 def settings_for(database_url: str, **overrides: object) -> Settings:
-    values: dict[str, object] = {"database_url": database_url}
+    # No start-up build of /docs' reference: ~1 s of CPU on a thread for each of the suite's dozens of apps (the
+    # tests of the warm-up, tests/test_api_reference.py, turn it on).
+    values: dict[str, object] = {"database_url": database_url, "warm_api_docs": False}
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 

@@ -144,3 +144,15 @@ def test_the_scale_out_charts_days_are_labelled_one_two_five():
     axis = frontier_chart(points, 30)["layout"]["xaxis"]
     assert axis["type"] == "log" and {"0.5", "1", "2", "5", "10", "20"} <= set(axis["ticktext"])
     assert "0.9" not in axis["ticktext"] and "3" not in axis["ticktext"]
+
+
+def test_the_frontier_hover_says_a_run_s_length_as_its_row_does() -> None:
+    """A 15T-token pretraining on 8 GPUs hovered "2,446 days" where its row said it in days too (now years), and a
+    20-minute run "0.0139 days" (found by leftovers10)."""
+    from app.web.rank.charts import frontier_chart
+
+    machine = {"gpu_id": "B200", "provider_name": "Lambda", "price_type": "on_demand"}
+    points = [{**machine, "gpu_count": n, "days": days, "total_usd": 1e6} for n, days in ((4, 2_446.0), (8, 0.0139))]
+    trace = frontier_chart(points, 3_650)["data"][0]
+    assert trace["text"] == ["4 GPUs<br>6.7 years", "8 GPUs<br>20 min"]
+    assert "days" not in trace["hovertemplate"]

@@ -1,6 +1,7 @@
 """The estimator's kernel terms beside kernels timed on a GPU (docs/measurements, app/calibration/device/)."""
 
 import json
+import re
 
 import pytest
 
@@ -233,3 +234,19 @@ def test_the_command_reports_and_refuses_unreadable_files(tmp_path, capsys) -> N
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"env": {"gpu": "NVIDIA H200"}, "rows": [{"kind": "gemm", "ms": 1.0}]}))
     assert main(["device-check", str(wrong)]) == 2
+
+
+def test_the_device_report_multiplies_with_the_times_sign(recorded: list[tuple[dict, dict]]) -> None:
+    """Its labels read "batch 64 x context 1024", "2 x 4096 tokens" and "decode_mbu x kv_mbu_factor" beside the
+    answers' "6 × params" (found by leftovers10); names such as "Mixtral 8x7B" and shapes such as "4096x14336" keep
+    their x."""
+    for _, result in recorded:
+        report = device_check.markdown(result, "run.json")
+        assert not re.search(r"\w x \w", report), re.findall(r".{30}\w x \w.{10}", report)[:3]
+        assert "batch 64 × context 1024" in report or not any(c.kind == "decode" for c in result["checks"])
+
+
+def test_a_mixed_step_label_multiplies_with_the_times_sign() -> None:
+    assert kernel_terms.mixed_label({"batch": 64, "context": 1024, "prompt_tokens": 512}) == (
+        "batch 64 × context 1024 + a 512-token prompt"
+    )

@@ -25,6 +25,20 @@ def test_days_read_in_the_unit_of_their_size(days: float, text: str) -> None:
     assert days_text(days) == text
 
 
+def test_a_run_over_a_year_reads_in_years() -> None:
+    """A 15T-token pretraining of an 8B on 8 GPUs read "2,445.6 days" in its row, the answer and the nearest-option
+    note, and one past a 10-year deadline "finishes in 9,584.7 days" (found by leftovers10)."""
+    assert (days_text(364), days_text(400), days_text(2_445.6), days_text(9_584.7)) == (
+        "364.0 days",
+        "1.1 years",
+        "6.7 years",
+        "26 years",
+    )
+    late = past_deadline_text(3_749.7, 3_650)  # 10.27 years after a 9.99-year deadline: "10 years" read as on time
+    assert (late, deadline_text(3_650, late)) == ("10.3 years", "3,650-day deadline")
+    assert past_deadline_text(401, 400) == "1.098 years"
+
+
 def test_a_tiny_length_is_never_zero() -> None:
     assert days_text(1e-9) == "0.000086 s"
 

@@ -112,7 +112,7 @@ def test_any_cell_of_a_row_replaced_by_junk_gives_a_reason_never_an_exception(na
     [
         ({"gpu_count": "abc"}, "unreadable row: gpu_count 'abc'"),
         ({"gpu_count": "0"}, "unreadable row: gpu_count '0'"),
-        ({"gpu_count": "1", "tensor_parallel": "2"}, "tensor_parallel 2 x pipeline_parallel 1 does not divide"),
+        ({"gpu_count": "1", "tensor_parallel": "2"}, "tensor_parallel 2 × pipeline_parallel 1 does not divide"),
         ({"gpu_count": "3", "tensor_parallel": "3"}, "tensor parallel 3 does not divide the model's 32"),
         ({"gpu_count": "64", "tensor_parallel": "1", "pipeline_parallel": "64"}, "pipeline parallel 64 is more than"),
     ],

@@ -84,7 +84,7 @@ KIND_TITLES = {
     "train_step": "Training steps, one GPU (eager PyTorch, AMP bf16, fused AdamW; estimate: framework pytorch)",
     "train_memory": "Peak memory allocated by those steps (GB; estimate: the layout's memory need)",
     "train_card_memory": "Card memory those steps took (reserved peak + context) against what the fit rule asks, "
-    "in bytes (the catalog's 141 GB H200 holds 149 x 10^9)",
+    "in bytes (the catalog's 141 GB H200 holds 149 × 10^9)",
     "train_attention_cudnn": "One layer's causal attention, forward + backward, through cuDNN 9 (Hopper-native)",
     "train_attention": "The same through PyTorch's default (FlashAttention-2)",
 }

@@ -21,12 +21,12 @@ from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, p
 
 FRAMEWORK = "pytorch"
 UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' memory of an unfused loss
-STEP_CONSTANTS = "mfu_hopper_16 x fw_pytorch x width_factor, attn_efficiency_hopper, step_latency_s_per_layer"
+STEP_CONSTANTS = "mfu_hopper_16 × fw_pytorch × width_factor, attn_efficiency_hopper, step_latency_s_per_layer"
 MEMORY_CONSTANTS = "BYTES_MIXED_ADAMW, activation_bytes (Korthikanti), logits bytes per element"
 CARD_CONSTANTS = (
     "USABLE_HBM_SHARE (allocator reserve, fragmentation), SINGLE_GPU_RESERVE_GB (context); catalog GB as bytes"
 )
-ATTENTION_CONSTANTS = "12 x heads x dim x seq FLOPs per token x causal 0.5, at the step's MFU x attn_efficiency_hopper"
+ATTENTION_CONSTANTS = "12 × heads × dim × seq FLOPs per token × causal 0.5, at the step's MFU × attn_efficiency_hopper"
 
 
 def case_row(row: dict, gpu: GpuSpec, framework: str = FRAMEWORK) -> dict[str, str]:
@@ -58,7 +58,7 @@ def training_checks(row: dict, gpu: GpuSpec, gpus: dict[str, GpuSpec], models: d
     estimate, _, model, _ = result
     chunks = row.get("loss_chunks", 1)
     label = (
-        f"{model.name} {row['method'].replace('_', ' ')}, {row['batch_seqs']} x {row['seq_len']} tokens, "
+        f"{model.name} {row['method'].replace('_', ' ')}, {row['batch_seqs']} × {row['seq_len']} tokens, "
         f"{'every block recomputed' if row.get('recompute') == 'full' else 'no recompute'}"
         + (f", loss in {chunks} chunks" if chunks > 1 else "")
     )

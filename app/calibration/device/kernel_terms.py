@@ -120,8 +120,8 @@ def mixed_step_ms(ctx: InferenceContext, eff: InferenceEfficiency, batch: int, c
 
 
 def mixed_label(row: dict) -> str:
-    """'batch 64 x context 1024 + a 512-token prompt'; either part alone said so."""
-    batch = f"batch {row['batch']} x context {row['context']}"
+    """'batch 64 × context 1024 + a 512-token prompt'; either part alone said so."""
+    batch = f"batch {row['batch']} × context {row['context']}"
     prompt = f"a {row['prompt_tokens']}-token prompt"
     if not row["prompt_tokens"]:
         return f"{batch} decoding alone"
@@ -144,7 +144,7 @@ def marginal_checks(rows: list[dict], gpu: GpuSpec, models: dict[str, ModelSpec]
         estimated_alone = mixed_step_ms(ctx, eff, r["batch"], r["context"], 0)
         measured = r["ms"] - decode_ms
         label = (
-            f"{r['prompt_tokens']}-token prompt beside batch {r['batch']} x context {r['context']}: "
+            f"{r['prompt_tokens']}-token prompt beside batch {r['batch']} × context {r['context']}: "
             f"{measured / r['ms']:.0%} of the step measured, {1 - estimated_alone / estimated:.0%} estimated"
         )
         checks.append(KernelCheck("mixed_marginal", label, measured, estimated - estimated_alone, "prefill share"))
@@ -182,14 +182,14 @@ def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: Inference
     if row["kind"] == "attention_decode":
         ctx = _context(gpu, dense, "bf16")
         estimate = attention_ms(ctx, eff, dense, row["batch"], row["context"])
-        label = f"batch {row['batch']} x context {row['context']}"
-        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x kv_mbu_factor")
+        label = f"batch {row['batch']} × context {row['context']}"
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu × kv_mbu_factor")
     if row["kind"] == "moe" and row.get("model") in MOE_MODELS:
         model = models[MOE_MODELS[row["model"]]]
         ctx = _context(gpu, model, "bf16")
         estimate = moe_ms(ctx, eff, model, row["tokens"], row["experts_touched"])
         label = f"{model.name}, {row['tokens']} tokens ({row['experts_touched']} experts touched)"
-        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x moe_mbu_factor, moe_mfu_factor")
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu × moe_mbu_factor, moe_mfu_factor")
     if row["kind"] == "moe_served" and served_split(row["model"])[0] in MOE_MODELS:
         name, split = served_split(row["model"])
         model = models[MOE_MODELS[name]]
@@ -197,7 +197,7 @@ def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: Inference
         ctx = _context(gpu, model, dtype)
         estimate = moe_ms(ctx, eff, model, row["tokens"], row["experts_touched"], split, BYTES[dtype])
         label = f"{model.name} {row['model'].partition('/')[2].upper()}, {row['tokens']} tokens"
-        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu x moe_mbu_factor, moe_mfu_factor")
+        return KernelCheck(kind, label, row["ms"], estimate, "decode_mbu × moe_mbu_factor, moe_mfu_factor")
     if row["kind"] == "moe_layer" and row["host_ms"] >= MIN_HOST_MS:
         label = (
             f"{row['model']}, {row['tokens']} tokens: eager {row['eager_ms']:.3g} ms, graph {row['graph_ms']:.3g} ms"
@@ -206,7 +206,7 @@ def _check(row: dict, gpu: GpuSpec, models: dict[str, ModelSpec], eff: Inference
     if row["kind"] == "decode":
         ctx = _context(gpu, dense, row["weights"])
         parts = forward_parts(ctx, eff, row["batch"], row["context"])
-        label = f"{row['weights']} weights, batch {row['batch']} x context {row['context']}"
+        label = f"{row['weights']} weights, batch {row['batch']} × context {row['context']}"
         return KernelCheck(kind, label, row["ms"], _kernel_terms_ms(ctx, eff, parts), "all kernel terms")
     if row["kind"] == "mixed":
         ctx = _context(gpu, dense, row["weights"])

@@ -83,7 +83,7 @@ def _parallelism(row: dict, gpu, model, wdt: str, engine: str) -> tuple[list[tup
     limit = max(gpu.scaleup_domain_gpus, 1)
     if row.get("metric") in INSTANCE_METRICS and count <= limit and _fits(gpu, model, wdt, count, 1, engine):
         # the README's exception (gpu_count the whole system of several replicas) gives only per-GPU throughput
-        return [(count, 1)], f"TP unknown: a latency row is one instance (gpu_count = TP x PP), TP{count} assumed"
+        return [(count, 1)], f"TP unknown: a latency row is one instance (gpu_count = TP × PP), TP{count} assumed"
     tps = (t for t in (1, 2, 4, 8) if t <= min(count, limit) and count % t == 0)
     options = [(t, 1) for t in tps if _fits(gpu, model, wdt, t, 1, engine)]
     return options, "TP unknown: the power-of-two TP with the best per-GPU throughput is assumed"
@@ -94,7 +94,7 @@ def _layout_reason(row: dict, model, tp: int, pp: int) -> str | None:
     gpu_count a whole number of TP x PP instances (the case files' README: one instance, or a system of several)."""
     count = int(_num(row, "gpu_count") or tp * pp)
     if count % (tp * pp):
-        return f"tensor_parallel {tp} x pipeline_parallel {pp} does not divide gpu_count {count}"
+        return f"tensor_parallel {tp} × pipeline_parallel {pp} does not divide gpu_count {count}"
     return stage_split_reason(model, pp) or head_split_reason(model, tp)
 
 

@@ -32,6 +32,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "training/run/limit_words.py:SECONDS_PER_DAY": "unit",
     "training/run/limit_words.py:MOST_DECIMALS": "display precision: digits added to tell a finish from its deadline",
     "training/run/limit_words.py:UNIT_DAYS": "unit",
+    "training/run/limit_words.py:DAYS_PER_YEAR": "unit: days in a Julian year (explain.SECONDS_PER_YEAR)",
     "inference/bands/limits.py:ON_ESTIMATE": "identity: limits checked on the estimate itself (multiples of 1)",
     "inference/ranking/rank.py:_CACHE_LIMIT": "cache size",
     "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scoring.explain import fixed, significant
+from app.scoring.training.run.limit_words import days_text
 from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
 
 DASHES = ["solid", "dash", "dot", "dashdot"]
@@ -207,10 +208,14 @@ def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Fi
                 "name": name,
                 "x": [p["days"] for p in rows],
                 "y": [p["total_usd"] for p in rows],
-                "text": [f"{p['gpu_count']} GPU" + ("s" if p["gpu_count"] != 1 else "") for p in rows],
+                # the run's length as its row says it: a 15T-token run hovered "2,446 days", a 20-min one "0.0139 days"
+                "text": [
+                    f"{p['gpu_count']} GPU" + ("s" if p["gpu_count"] != 1 else "") + f"<br>{days_text(p['days'])}"
+                    for p in rows
+                ],
                 "marker": {"color": colour, "size": 8, "symbol": SYMBOLS[nth % len(SYMBOLS)]},
                 "line": {"color": colour, "dash": DASHES[nth % len(DASHES)]},
-                "hovertemplate": "%{text}<br>%{x:,.3~r} days<br>$%{y:" + cents + "}<extra>" + name + "</extra>",
+                "hovertemplate": "%{text}<br>$%{y:" + cents + "}<extra>" + name + "</extra>",
             }
         )
     totals = [p["total_usd"] for p in points]

@@ -4,7 +4,7 @@ node-month "would waste 11541% of the run at 1 nodes"."""
 
 from __future__ import annotations
 
-from app.scoring.explain import duration_text, figure, fixed, percent, significant
+from app.scoring.explain import SECONDS_PER_YEAR, duration_text, figure, fixed, percent, significant
 
 SECONDS_PER_DAY = 86_400.0
 SLOW_END = "at its band's slow end"  # where a run is checked at its tokens/s band's low end (limits_at band_high)
@@ -16,16 +16,20 @@ def plural(count: float, word: str) -> str:
 
 
 def days_text(days: float) -> str:
-    """A run's length: `67.6 days` from a day up (as rows always said), else in the unit a person reads it in
-    (`2.3 h`, `14 min`, `86 s`, `8.6 s`, `0.086 s`), never `0.0 days`."""
+    """A run's length: `67.6 days` from a day up (as rows always said), in years from a year (duration_text's `6.7
+    years`: a 15T-token pretraining on 8 GPUs read "2,445.6 days"), else in the unit a person reads it in (`2.3 h`,
+    `14 min`, `86 s`, `8.6 s`, `0.086 s`), never `0.0 days`."""
+    seconds = days * SECONDS_PER_DAY
+    if seconds >= SECONDS_PER_YEAR:
+        return duration_text(seconds)
     if days >= 1:
         return f"{fixed(days, 1)} days"
-    seconds = days * SECONDS_PER_DAY
     return f"{figure(seconds, 2)} s" if seconds < 10 else duration_text(seconds)
 
 
 # Days in each unit days_text writes a length in, and the most decimals past_deadline_text adds to tell two apart.
-UNIT_DAYS = {"days": 1.0, "h": 1 / 24, "min": 1 / 1440, "s": 1 / SECONDS_PER_DAY}
+DAYS_PER_YEAR = SECONDS_PER_YEAR / SECONDS_PER_DAY
+UNIT_DAYS = {"years": DAYS_PER_YEAR, "days": 1.0, "h": 1 / 24, "min": 1 / 1440, "s": 1 / SECONDS_PER_DAY}
 MOST_DECIMALS = 4
 
 
