@@ -1,7 +1,7 @@
 """Audit the top of default-form rankings: is the #1 (and the top 3) an offer a buyer can act on today?
 
-Run: `python scripts/top_offer_audit.py [--today YYYY-MM-DD] [--top N]` from the repository root. It seeds a throwaway
-SQLite database from seed_data/ (as the app does), ranks each question of QUESTIONS through
+Run: `python scripts/top_offer_audit.py [--today YYYY-MM-DD] [--top N] [--verbose]` from the repository root. It
+seeds a throwaway SQLite database from seed_data/ (as the app does), ranks each question of QUESTIONS through
 app.service.rank.ranking.rank, and checks each top row against the offer's own record and ../shared/reference's
 prices.csv and terms.csv:
 
@@ -11,6 +11,7 @@ prices.csv and terms.csv:
   community hosts labelled;
 - dated within the app's stale rule (app.catalog.snapshot.stale_since), a source URL, USD in the reference;
 - its price is the reference's (per GPU and per instance), billed by whole instances, and the row's total agrees;
+  a run's or batch job's billed hours are whole units where terms.csv gives the provider's billing unit (Vultr: 1 h);
 - every risk the offer's words carry is in the row's labels (price_caveats, interruptible, stale, cluster_caveat).
 
 Prints one line per question (its #1) and one per violation; exits 1 if any. Deliberately independent of the app's
@@ -91,6 +92,9 @@ QUESTIONS: list[str] = [
     f"{TRN}{I405}&method=full_ft&price_types=on_demand,spot,reserved,capacity_block,marketplace",
     f"{TRN}{I8}&method=lora&price_types=on_demand,marketplace",
     f"{INF}{I70}&include_stale=true",
+    # Vultr bills by the hour (terms.csv); its one offer is stale, so asked for
+    f"{TRN}{I8}&method=lora&providers=vultr&include_stale=true",
+    f"{INF}{I8}&scenario=max_throughput&job_requests=10000&providers=vultr&include_stale=true",
     f"{TRN}{I70}&method=full_ft&include_stale=true",
 ]
 
@@ -121,27 +125,38 @@ def seeded_snapshot(today: date) -> CatalogSnapshot:
         return load_snapshot(session, DEFAULT_STALE_AFTER_DAYS, today)
 
 
-def reference_rows() -> dict[tuple[str, str, int, str, str], list[dict[str, str]]]:
-    """prices.csv by (provider id, GPU id, GPU count, price type as seeded, instance type)."""
-    found: dict[tuple[str, str, int, str, str], list[dict[str, str]]] = {}
+def reference_rows() -> dict[tuple[str, str, int], list[dict[str, str]]]:
+    """prices.csv by (provider id, GPU id, GPU count); reference_for picks an offer's among them."""
+    found: dict[tuple[str, str, int], list[dict[str, str]]] = {}
     with (REFERENCE / "prices.csv").open() as handle:
         for ref in csv.DictReader(handle):
-            if ref["provider"] not in PROVIDERS or ref["price_type"] not in PRICE_TYPE_MAP:
-                continue
-            key = (
-                PROVIDERS[ref["provider"]][0],
-                ref["gpu_id"],
-                int(ref["gpu_count"]),
-                PRICE_TYPE_MAP[ref["price_type"]][0],
-                ref["instance_type"],
-            )
-            found.setdefault(key, []).append(ref)
+            if ref["provider"] in PROVIDERS and ref["price_type"] in PRICE_TYPE_MAP:
+                found.setdefault((PROVIDERS[ref["provider"]][0], ref["gpu_id"], int(ref["gpu_count"])), []).append(ref)
     return found
 
 
-def term_rows() -> list[dict[str, str]]:
+def reference_for(offer: Offer, found: dict[tuple[str, str, int], list[dict[str, str]]]) -> list[dict[str, str]]:
+    """The reference rows of the offer: same provider, GPU, count, price type as seeded and instance, the instance as
+    the seed names it (the reference's, else its GPU name where two products of one GPU share a provider). RunPod's
+    Community Cloud is the reference's on-demand rows the seed makes marketplace (scripts/offer_notes.py)."""
+    rows = found.get((offer.provider_id, offer.gpu_id, offer.gpu_count), [])
+    same_instance = [r for r in rows if offer.instance_type in ("", r["instance_type"], r["gpu"])]
+    typed = [r for r in same_instance if PRICE_TYPE_MAP[r["price_type"]][0] == offer.price_type]
+    if not typed and offer.provider_id == "runpod-community":
+        return same_instance
+    return typed
+
+
+def billing_unit_hours(provider_id: str) -> float | None:
+    """terms.csv's on-demand billing unit for the provider (Vultr: 1 hour), in hours; None where it states none."""
+    names = [name for name, row in PROVIDERS.items() if row[0] == provider_id]
+    units = {"hour": 1.0, "minute": 1 / 60}
     with (REFERENCE / "terms.csv").open() as handle:
-        return list(csv.DictReader(handle))
+        for term in csv.DictReader(handle):
+            unit = "billing" in term["term"] and term["price_type"] == "on_demand" and units.get(term["unit"])
+            if term["provider"] in names and unit:
+                return float(term["value"]) * unit
+    return None
 
 
 def asked_types(query: str) -> set[str]:
@@ -210,7 +225,8 @@ def term_problems(row: dict[str, Any], offer: Offer, asked: set[str], refs: list
     caveats = " ".join(row["price_caveats"]).lower()
     if any(w in words for w in COMMITTED_WORDS) and not (offer.min_term_hours or caveats):
         problems.append(f"committed terms in its words, unlabelled: {offer.price_note!r}")
-    if any(w in words for w in INTERRUPTIBLE_WORDS) and not row["interruptible"]:
+    typed = " ".join([offer.price_note, *(r["price_type"] for r in refs)]).lower()
+    if any(w in typed for w in INTERRUPTIBLE_WORDS) and not row["interruptible"]:
         problems.append(f"interruptible in its words, not labelled interruptible: {offer.price_note!r}")
     if row["interruptible"] and "spot" not in asked:
         problems.append("interruptible, and spot was not asked for")
@@ -265,6 +281,10 @@ def price_problems(row: dict[str, Any], offer: Offer, refs: list[dict[str, str]]
             problems.append(f"{row['gpu_count']} GPUs on {instance}-GPU instances, whole-instance billing unsaid")
     else:
         problems += serving_billing_problems(row, instance)
+    billed = row.get("billed_hours") or row.get("job_billed_hours")
+    unit = billing_unit_hours(offer.provider_id)
+    if billed and unit and offer.price_type == "on_demand" and abs(billed / unit - round(billed / unit)) > 1e-6:
+        problems.append(f"billed {billed:.3f} h, not whole {unit:g} h units as terms.csv says the provider bills")
     return problems
 
 
@@ -311,8 +331,7 @@ def audit(today: date, top: int, verbose: bool = False) -> tuple[list[str], list
             if verbose:
                 lines.append(f"    #{position} {describe(row)} | {labels(row)}")
             offer = offers[row["offer_id"]]
-            key = (offer.provider_id, offer.gpu_id, offer.gpu_count, offer.price_type, offer.instance_type)
-            matched = refs.get(key, [])
+            matched = reference_for(offer, refs)
             problems = [
                 *topology_problems(row, offer),
                 *term_problems(row, offer, asked_types(query), matched),

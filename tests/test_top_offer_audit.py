@@ -1,4 +1,4 @@
-"""The #1 (and top 3) rows of 66 questions pass scripts/top_offer_audit.py: an offer a buyer can act on today, at terms
+"""The #1 (and top 3) rows of 68 questions pass scripts/top_offer_audit.py: an offer a buyer can act on today, at terms
 accepted by default or labelled, priced as the reference prices it and billed by whole instances. Each check is also
 shown to catch the row it is for, so the sweep passing means something."""
 
@@ -90,3 +90,13 @@ def test_stale_undated_and_mispriced_rows_are_caught() -> None:
     assert any("the reference says [8.6]" in p for p in cheaper)
     part_billed = {**ROW, "gpu_count": 12, "total_usd": 10.0 * 12 * 8.6}  # 12 GPUs on 8-GPU instances bill 16
     assert any("16 billed GPUs" in p for p in audit.price_problems(part_billed, CW_B200, [ref], "training"))
+
+
+def test_hours_billed_off_the_providers_unit_are_caught() -> None:
+    """terms.csv: Vultr bills Cloud GPU by the hour, so a run's billed hours are whole hours."""
+    vultr = replace(CW_B200, provider_id="vultr", gpu_id="MI300X", gpu_count=1, usd_per_gpu_hour=1.85)
+    ref = {"price_per_gpu_hour": "1.85", "price_per_hour_total": "1.85"}
+    run = {**ROW, "gpu_count": 1, "nodes": 1, "usd_per_gpu_hour": 1.85, "billed_hours": 60.0, "total_usd": 111.0}
+    assert audit.price_problems(run, vultr, [ref], "training") == []
+    unrounded = {**run, "billed_hours": 59.8, "total_usd": 59.8 * 1.85}
+    assert any("whole 1 h units" in p for p in audit.price_problems(unrounded, vultr, [ref], "training"))
