@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
+from pathlib import Path
 
 from app.scoring.specs import Offer
 from scripts import top_offer_audit as audit
@@ -100,3 +101,8 @@ def test_hours_billed_off_the_providers_unit_are_caught() -> None:
     assert audit.price_problems(run, vultr, [ref], "training") == []
     unrounded = {**run, "billed_hours": 59.8, "total_usd": 59.8 * 1.85}
     assert any("whole 1 h units" in p for p in audit.price_problems(unrounded, vultr, [ref], "training"))
+
+
+def test_the_readme_counts_the_questions_the_sweep_asks() -> None:
+    readme = (Path(audit.ROOT) / "README.md").read_text(encoding="utf-8")
+    assert f"checks the top rows of {len(audit.QUESTIONS)} questions" in " ".join(readme.split())
