@@ -89,7 +89,7 @@ def offer_spec(row: Offer, provider_name: str, stale: bool) -> specs.Offer:
 def load_snapshot(
     session: Session, stale_after_days: int = DEFAULT_STALE_AFTER_DAYS, today: date | None = None
 ) -> specs.CatalogSnapshot:
-    """Read the catalog; offers and per-token prices dated `stale_after_days` or more before `today`, and undated
+    """Read the catalog; offers and per-token prices dated more than `stale_after_days` before `today`, and undated
     ones (a price list copied without its day), carry `stale=True`: ranked only where the user includes stale
     prices, labelled. An older copy of an offer stored beside a newer one at the same price is left out
     (queries.offer_reading)."""

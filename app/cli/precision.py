@@ -32,12 +32,13 @@ def _quality(row: dict[str, Any]) -> str:
 
 
 def _print(body: dict[str, Any]) -> None:
+    from app.cli.tables.ranking import price_terms_cell
     from app.cli.tables.writer import table
 
     rows = []
     for r in body["rows"]:
         b = r["best"]
-        option = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']}" if b else r["reason"]
+        option = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']} {price_terms_cell(b)}" if b else r["reason"]
         rows.append(
             [
                 r["label"],

@@ -75,6 +75,12 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "price_source_url": best.price_source_url,
             "usd_per_gpu_hour": best.usd_per_gpu_hour,
             "as_of": best.as_of,
+            "stale": best.stale,
+            "interruptible": best.interruptible,
+            "nodes": best.nodes,
+            "instance_gpus": best.instance_gpus,
+            "copies_per_instance": best.copies_per_instance,
+            "cluster_caveat": best.cluster_caveat,
             **mean_latencies(best.ttft_ms, best.tpot_ms),
             "batch": best.batch,
             "requests_in_flight": best.requests_in_flight,  # below one in flight: the mean that meets the limits

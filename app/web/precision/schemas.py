@@ -44,6 +44,16 @@ class BestOption(MeanLatencyOut):
     price_source_url: str = Field("", description="where the price was read")
     usd_per_gpu_hour: float = Field(description="the offer's price, $ per GPU-hour")
     as_of: date | None = Field(description="the price's date; null: undated")
+    stale: bool = Field(False, description="older than the stale-after days, or undated (ranked with include_stale)")
+    interruptible: bool = Field(False, description="spot: may be taken back at short notice")
+    nodes: int = Field(1, description="physical nodes one replica spans")
+    instance_gpus: int = Field(1, description="GPUs one rented instance bills (1 where GPUs are rented one by one)")
+    copies_per_instance: int = Field(1, description="copies of the layout one rented instance holds (1: none shared)")
+    cluster_caveat: str = Field(
+        "",
+        description="a replica over more nodes than one on an offer that does not state how many it supplies: that "
+        "size is assumed available, for the buyer to confirm; else empty",
+    )
     batch: int = Field(description="sequences one replica runs at once at the operating point")
     requests_in_flight: float | None = Field(
         default=None,
