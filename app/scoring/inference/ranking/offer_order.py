@@ -123,11 +123,12 @@ def infeasible_order(
     """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason).
     Only the offers of the slots that cannot serve it are read (a merge of their runs in offer order)."""
     unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
+    reasons = {s: by_slot[s].est.reason for s in unfit}  # read once a slot, not once an offer (a property each time)
     seen: set[tuple[str, str, str, str]] = set()
     kept = []
     for index in heapq.merge(*(runs.in_order[s] for s in unfit)):
         offer = offers[index]
-        same = (offer.gpu_id, offer.provider_id, offer.price_type, by_slot[slot_of[index]].est.reason)
+        same = (offer.gpu_id, offer.provider_id, offer.price_type, reasons[slot_of[index]])
         if same not in seen:
             seen.add(same)
             kept.append(index)
