@@ -150,7 +150,7 @@ def operating_point(
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=closed)
     step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = max(batch - 1.0, 0.0) if closed else batch
-    decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
+    decode_only = step if closed and batch <= 1 else _decode_only(ctx, eff, batch, input_len, output_len, beam_width)
     share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
     wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
@@ -173,3 +173,13 @@ def operating_point(
         step_wait_ms=wait_ms,
         decode_only=decode_only if batch == 1 else None,  # kept where a lone request reuses it: at batch 1 alone
     )
+
+
+def _decode_only(
+    ctx: InferenceContext, eff: InferenceEfficiency, batch: float, input_len: float, output_len: float, beam_width: int
+) -> StepParts:
+    """The step's decodes without its prefills, timed as the step (mixed_step_parts). A closed loop at batch <= 1
+    needs no second pass: its step prefills the prompts of max(batch - 1, 0) = 0 others, so mixed_step_parts passes
+    decode_parts exactly these arguments with 0.0 for every prefill one (0.0 x anything finite), the defaults here;
+    operating_point then keeps the step itself (an open loop's trickle probes, ~17 % of its points, each save one)."""
+    return decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)
