@@ -44,7 +44,8 @@ class OperatingPoint:
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
     # continuous batching at batch 1: the decodes alone (prefill_utilisation's reference), one request's decode step,
-    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held)
+    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held),
+    # except on a batch job's point, whose drain starts from it (operating_point's keep_decode_only)
     decode_only: StepParts | None = None
 
     @property
@@ -115,12 +116,14 @@ def operating_point(
     prefill_one: StepParts | None = None,
     first_ms: float | None = None,
     decode_one: StepParts | None = None,
+    keep_decode_only: bool = False,
 ) -> OperatingPoint:
     """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
 
     `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
     pipeline stages) do not depend on the batch: searches pass them in once. `decode_one`, one request's decode
-    step (a batch-1 point's decode_only), spares single_stream timing it again."""
+    step (a batch-1 point's decode_only), spares single_stream timing it again. `keep_decode_only`: the point keeps
+    its decode-only step at any batch (a batch job's drain starts from it: batch_job.full_drain_s)."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
@@ -171,7 +174,8 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
-        decode_only=decode_only if batch == 1 else None,  # kept where a lone request reuses it: at batch 1 alone
+        # kept where a lone request reuses it (batch 1) or a batch job's drain does (keep_decode_only)
+        decode_only=decode_only if batch == 1 or keep_decode_only else None,
     )
 
 
