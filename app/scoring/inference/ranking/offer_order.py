@@ -7,7 +7,7 @@ type, layout); `infeasible_order` keeps the offers that cannot serve the model, 
 
 from __future__ import annotations
 
-import heapq
+import itertools
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -121,12 +121,14 @@ def infeasible_order(
     runs: SlotRuns,
 ) -> list[int]:
     """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason).
-    Only the offers of the slots that cannot serve it are read (a merge of their runs in offer order)."""
+    Only the offers of the slots that cannot serve it are read, in offer order: their runs (each in offer order, no
+    offer in two) sorted together, the very sequence heapq.merge gives, by C's sort rather than a Python generator
+    (~4,000 offers a ranking of 100x offers)."""
     unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
     reasons = {s: by_slot[s].est.reason for s in unfit}  # read once a slot, not once an offer (a property each time)
     seen: set[tuple[str, str, str, str]] = set()
     kept = []
-    for index in heapq.merge(*(runs.in_order[s] for s in unfit)):
+    for index in sorted(itertools.chain.from_iterable(runs.in_order[s] for s in unfit)):
         offer = offers[index]
         same = (offer.gpu_id, offer.provider_id, offer.price_type, reasons[slot_of[index]])
         if same not in seen:
