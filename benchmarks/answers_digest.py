@@ -2,7 +2,8 @@
 
 Ranks QUESTIONS (dense and MoE/MLA models, open and closed loops, a batch job, tight and loose limits, FP8/FP4,
 AMD, multi-node, spot-only, price types) in process (rank_payload with terms: every row, reason and band) and
-through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), and prints the SHA-256 of the
+through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), five of them again on the seed
+offers three times over (bench_data.bench_snapshot(3): many offers a slot), and prints the SHA-256 of the
 JSON of all of them. Run it on two trees (`PYTHONPATH=<tree> python -m benchmarks.answers_digest`): the same
 digest means the same answers.
 """
@@ -46,14 +47,14 @@ QUESTIONS: list[dict[str, Any]] = [
 ]
 
 
-def in_process() -> list[Any]:
+def in_process(offer_multiplier: int = 1, questions: list[dict[str, Any]] = QUESTIONS) -> list[Any]:
     from app.scoring.workload import InferenceWorkload
     from app.service.rank.ranking import rank_payload
     from benchmarks.bench_data import bench_snapshot
 
-    snapshot = bench_snapshot(1)
+    snapshot = bench_snapshot(offer_multiplier)
     answers = []
-    for question in QUESTIONS:
+    for question in questions:
         workload = InferenceWorkload.model_validate(question)
         answers.append(rank_payload("inference", workload, snapshot, "/share"))
     return answers
@@ -82,7 +83,9 @@ def through_api() -> list[Any]:
 
 
 def main() -> None:
-    body = json.dumps({"in_process": in_process(), "api": through_api()}, sort_keys=True).encode()
+    # every offer three times over (other provider ids, prices within 5 %): many offers a slot, many refused
+    copies = in_process(3, QUESTIONS[:4] + QUESTIONS[10:11])
+    body = json.dumps({"in_process": in_process(), "api": through_api(), "x3": copies}, sort_keys=True).encode()
     print(f"{len(QUESTIONS)} questions, {len(body)} bytes, sha256 {hashlib.sha256(body).hexdigest()}")
     if "-o" in sys.argv:
         Path(sys.argv[sys.argv.index("-o") + 1]).write_bytes(body)
