@@ -86,7 +86,12 @@ def billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing
     offer's whole minimum term and a provider's whole billing unit, which can put them behind dearer offers."""
     if not p.job_hours:
         return by_price
-    return sorted(by_price, key=lambda i: (p.billed_price(offers[i]), offers[i].provider_id, i))
+    # the (billed price, provider id, offer) keys sorted themselves: the order sorted(key=...) gives, with no
+    # Python call a key (a batch job ranks every offer of every slot this way)
+    billed = p.billed_price
+    keys = [(billed(offers[i]), offers[i].provider_id, i) for i in by_price]
+    keys.sort()
+    return [i for _, _, i in keys]
 
 
 def priced_order(
