@@ -125,12 +125,21 @@ def drain_step_ms(ctx: InferenceContext, eff: InferenceEfficiency, running: int,
 
 
 def full_drain_s(
-    ctx: InferenceContext, eff: InferenceEfficiency, running: int, input_len: float, output_len: float, beams: int = 1
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    running: int,
+    input_len: float,
+    output_len: float,
+    beams: int = 1,
+    point: OperatingPoint | None = None,
 ) -> float:
-    """The drain of a job of at least two batches: output_len decode steps x (mean drain step - batch step / 2)."""
+    """The drain of a job of at least two batches: output_len decode steps x (mean drain step - batch step / 2).
+    The batch step is `point`'s decode-only step where it keeps one at batch `running` (operating_point times it as
+    decode_parts(running x beams, the mean context), the very call made here otherwise), else timed here."""
     steps = output_len / ctx.techniques.tokens_per_step
     context = input_len + output_len / 2
-    full_ms = decode_parts(ctx, eff, running * beams, context).total_ms
+    kept = point.decode_only if point is not None and point.batch == running else None
+    full_ms = (kept or decode_parts(ctx, eff, running * beams, context)).total_ms
     return steps * max(drain_step_ms(ctx, eff, running, context, beams) - full_ms / 2, 0.0) / 1e3
 
 
@@ -166,7 +175,7 @@ def job_share(
                 ctx, eff, "max_throughput", n, input_len, output_len, beams, point.prefill, point.first_prefill_ms
             )
         return JobPlan(requests, replicas, n, p, job_time(n, n, p.tokens_per_s, output_len, 0.0))
-    drain = drain_s() if drain_s else full_drain_s(ctx, eff, batch, input_len, output_len, beams)
+    drain = drain_s() if drain_s else full_drain_s(ctx, eff, batch, input_len, output_len, beams, point)
     return JobPlan(requests, replicas, batch, point, job_time(n, batch, point.tokens_per_s, output_len, drain))
 
 
@@ -206,7 +215,7 @@ def plan_job(
 
     def drain_s() -> float:
         if not drain:
-            drain.append(full_drain_s(ctx, eff, round(point.batch), input_len, output_len, beams))
+            drain.append(full_drain_s(ctx, eff, round(point.batch), input_len, output_len, beams, point))
         return drain[0]
 
     def share(replicas: int) -> JobPlan:

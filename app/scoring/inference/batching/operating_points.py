@@ -44,7 +44,8 @@ class OperatingPoint:
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
     # continuous batching at batch 1: the decodes alone (prefill_utilisation's reference), one request's decode step,
-    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held)
+    # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held),
+    # except on a batch job's point, whose drain starts from it (operating_point's keep_decode_only)
     decode_only: StepParts | None = None
 
     @property
@@ -115,12 +116,14 @@ def operating_point(
     prefill_one: StepParts | None = None,
     first_ms: float | None = None,
     decode_one: StepParts | None = None,
+    keep_decode_only: bool = False,
 ) -> OperatingPoint:
     """TTFT, TPOT and instance output tok/s at `batch` requests under the scenario's batching mode.
 
     `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
     pipeline stages) do not depend on the batch: searches pass them in once. `decode_one`, one request's decode
-    step (a batch-1 point's decode_only), spares single_stream timing it again."""
+    step (a batch-1 point's decode_only), spares single_stream timing it again. `keep_decode_only`: the point keeps
+    its decode-only step at any batch (a batch job's drain starts from it: batch_job.full_drain_s)."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
@@ -150,7 +153,7 @@ def operating_point(
     step = mixed_step_parts(ctx, eff, batch, input_len, output_len, beam_width, others_only=closed)
     step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = max(batch - 1.0, 0.0) if closed else batch
-    decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
+    decode_only = step if closed and batch <= 1 else _decode_only(ctx, eff, batch, input_len, output_len, beam_width)
     share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
     wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
@@ -171,5 +174,16 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
-        decode_only=decode_only if batch == 1 else None,  # kept where a lone request reuses it: at batch 1 alone
+        # kept where a lone request reuses it (batch 1) or a batch job's drain does (keep_decode_only)
+        decode_only=decode_only if batch == 1 or keep_decode_only else None,
     )
+
+
+def _decode_only(
+    ctx: InferenceContext, eff: InferenceEfficiency, batch: float, input_len: float, output_len: float, beam_width: int
+) -> StepParts:
+    """The step's decodes without its prefills, timed as the step (mixed_step_parts). A closed loop at batch <= 1
+    needs no second pass: its step prefills the prompts of max(batch - 1, 0) = 0 others, so mixed_step_parts passes
+    decode_parts exactly these arguments with 0.0 for every prefill one (0.0 x anything finite), the defaults here;
+    operating_point then keeps the step itself (an open loop's trickle probes, ~17 % of its points, each save one)."""
+    return decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)

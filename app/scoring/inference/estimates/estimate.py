@@ -314,7 +314,7 @@ def job_at(
 ) -> JobPlan | str:
     """A batch job planned from the operating point at `batch` (plan_job): one function of its arguments, so
     shared_search answers it once per equal context."""
-    point = operating_point(ctx, eff, batching, batch, *lengths)
+    point = operating_point(ctx, eff, batching, batch, *lengths, keep_decode_only=True)  # the drain starts from it
     return plan_job(ctx, eff, requests, point, lengths, deadline_hours)
 
 

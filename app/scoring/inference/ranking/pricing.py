@@ -8,11 +8,12 @@ job's hours as each offer bills them. An offer's cost is then its price times on
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.scoring.explain import Band
 from app.scoring.hardware.machines import Machine, nodes_for
 from app.scoring.inference.estimates.results import InferenceEstimate
+from app.scoring.pricing.billed_terms import BillingTerms, billing_terms_key
 from app.scoring.pricing.price_terms import (
     HOURS_PER_MONTH,
     ROUNDED_BAND_FLOOR,
@@ -44,6 +45,11 @@ class ConfigurationPricing:
     request_life_hours: float = 0.0  # a batch job on spot loses the requests in flight: half of one life each time
     fleet_factor: float = 0.0  # with a peak: $ a month per $/GPU-hour, the GPUs its replicas rent x 730 h
     job_hours: float | None = None  # a batch job's wall time on `replicas` (every copy a rented instance holds)
+    # A batch job's billed hours by what they read of an offer (price type, stated minimum term, billing_terms_key):
+    # a ranking sorts every offer of a slot by its billed price, and offers with equal keys bill the same float
+    billed_by_terms: dict[tuple[str, float | None, BillingTerms], float] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, est: InferenceEstimate, machine: Machine, workload: InferenceWorkload) -> ConfigurationPricing:
@@ -102,8 +108,14 @@ class ConfigurationPricing:
         hours = self.job_hours
         if not hours:
             return None
-        spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
-        return billed_job_hours(hours, offer.price_type, offer.min_term_hours, offer.provider_id, spot)
+        price_type, stated_term = offer.price_type, offer.min_term_hours
+        terms = (price_type, stated_term, billing_terms_key(price_type, offer.provider_id))
+        billed = self.billed_by_terms.get(terms)
+        if billed is None:
+            spot = (nodes_for(self.machine, self.est.gpu_count), self.request_life_hours)
+            billed = billed_job_hours(hours, price_type, stated_term, offer.provider_id, spot)
+            self.billed_by_terms[terms] = billed
+        return billed
 
     def band_ratios(self, offer: Offer) -> tuple[float, float]:
         """The band of `offer`'s cost as ratios to it. A batch job is billed hours: its band is the job at the
