@@ -41,3 +41,36 @@ def test_a_chart_toolbar_shows_when_tabbed_into_and_is_not_inside_an_image(page,
     assert chart.get_attribute("aria-label")
     hidden = "c => Array.from(c.querySelectorAll('svg.main-svg')).every(s => s.getAttribute('aria-hidden') === 'true')"
     assert chart.evaluate(hidden)
+
+
+# Each sorted column's numbers, read off the page: a header's aria-sort must match the order the rows are in.
+SORTED_COLUMN = """() => {
+  const th = document.querySelector('table th[aria-sort]');
+  if (!th) return null;
+  const table = th.closest('table'), index = Array.from(th.parentElement.children).indexOf(th);
+  const rows = Array.from(table.querySelectorAll(':scope > tbody > tr'))
+    .filter(r => !r.querySelector(':scope > [colspan]'));  // not a ranked row's folded terms
+  // a cell's leading number ("$2.99", "1 close"); "—" (none) and a second line's prices are not the sorted value
+  const values = rows.map(r => r.children[index].innerText.replace(/,/g, '').trim().match(/^\\$?(\\d+(\\.\\d+)?)/))
+    .filter(match => match).map(match => Number(match[1]));
+  return {sort: th.getAttribute('aria-sort'), values};
+}"""
+SORTED_PAGES = [
+    "/gpus?sort=price",
+    "/gpus?sort=memory",
+    "/gpus?sort=bf16",
+    "/?phase=inference&model=llama-3.1-8b",
+    "/?phase=inference&model=llama-3.1-8b&sort=-tok_s",
+    "/?phase=inference&model=llama-3.1-8b&sort=ttft",
+]
+
+
+@pytest.mark.parametrize("path", SORTED_PAGES)
+def test_a_sorted_column_says_the_order_its_rows_are_in(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """/gpus sorted by price lists the cheapest first, but its header said aria-sort="descending"."""
+    page_without_js.goto(f"{server_url}{path}")
+    column = page_without_js.evaluate(SORTED_COLUMN)
+    assert column is not None and len(column["values"]) > 2, column
+    values = column["values"]
+    assert column["sort"] == ("ascending" if values == sorted(values) else "descending"), column
+    assert values in (sorted(values), sorted(values, reverse=True)), column
