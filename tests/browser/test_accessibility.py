@@ -74,3 +74,39 @@ def test_a_sorted_column_says_the_order_its_rows_are_in(page_without_js, server_
     values = column["values"]
     assert column["sort"] == ("ascending" if values == sorted(values) else "descending"), column
     assert values in (sorted(values), sorted(values, reverse=True)), column
+
+
+# Every field's error is read with its field (aria-describedby) and marks it invalid; every link of the error summary
+# leads to a field on screen (a folded box with an error opens).
+ERRORS_TIED = """() => {
+  const out = [];
+  document.querySelectorAll('.field-error').forEach(error => {
+    const field = document.querySelector(`[aria-describedby~="${error.id}"]`);
+    if (!field || field.getAttribute('aria-invalid') !== 'true') out.push(`${error.id} is tied to no invalid field`);
+  });
+  document.querySelectorAll('#error-summary a[href^="#"]').forEach(link => {
+    const field = document.getElementById(link.getAttribute('href').slice(1));
+    if (!field || !field.getClientRects().length) out.push(`${link.getAttribute('href')} leads nowhere on screen`);
+  });
+  return [document.querySelectorAll('.field-error').length, out];
+}"""
+REFUSED = [
+    "/?phase=inference&include_stale=maybe&max_num_seqs=-1&ttft_ms=abc",
+    "/?phase=inference&model=custom&arch_layers=-1&arch_experts_fused=maybe",
+    "/?phase=training&method=nope&max_days=-1",
+    "/plan?model=llama-3.1-8b&train_method=nope&spot_only=maybe&train_include_stale=maybe",
+    "/mix?model=nope&requests_per_day=-1",
+    "/disagg?model=llama-3.1-8b&peak_requests_per_s=-1&beam_width=0",
+    "/own?gpu=nope&utilisation_pct=200",
+    "/gpus?vendor=nope&min_memory_gb=x",
+]
+
+
+@pytest.mark.parametrize("path", REFUSED)
+def test_each_error_is_tied_to_its_field(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A switch's error (Include stale prices, Spot only: 'not a yes or no') was shown beside it but neither marked
+    it invalid nor was read with it."""
+    response = page_without_js.goto(f"{server_url}{path}")
+    assert response.status == 422
+    shown, untied = page_without_js.evaluate(ERRORS_TIED)
+    assert shown and untied == []
