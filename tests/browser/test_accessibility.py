@@ -6,6 +6,7 @@ offline here, so the checks are written out below, each a query a reader can fol
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -110,3 +111,83 @@ def test_each_error_is_tied_to_its_field(page_without_js, server_url: str, path:
     assert response.status == 422
     shown, untied = page_without_js.evaluate(ERRORS_TIED)
     assert shown and untied == []
+
+
+# The page's structure as a screen reader presents it, every folded box opened. Returns what is wrong, one line each.
+STRUCTURE = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const out = [], text = e => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  document.querySelectorAll('input:not([type=hidden]), select, textarea').forEach(control => {
+    const label = Array.from(control.labels || []).map(text).join(' ');
+    if (!label && !control.getAttribute('aria-labelledby')) out.push(`control ${control.name} has no label`);
+  });
+  document.querySelectorAll('button, a[href]').forEach(control => {
+    if (!text(control) && !control.getAttribute('aria-label')) out.push(`${control.tagName} without a name`);
+  });
+  const h1s = document.querySelectorAll('h1').length;
+  if (h1s !== 1) out.push(`${h1s} h1`);
+  let level = 0;
+  document.querySelectorAll('h1, h2, h3, h4, h5, h6').forEach(h => {
+    const next = Number(h.tagName[1]);
+    if (level && next > level + 1) out.push(`h${level} then h${next} "${text(h)}"`);
+    level = next;
+  });
+  if (document.querySelectorAll('main').length !== 1) out.push('not one <main>');
+  if (!document.querySelector('nav[aria-label]')) out.push('no named <nav>');
+  document.querySelectorAll('table').forEach(table => {
+    const name = table.querySelector(':scope > caption') || table.getAttribute('aria-label') ||
+      table.getAttribute('aria-labelledby');
+    if (!name) out.push(`table without a caption or aria-label: ${table.className} "${text(table)}"`);
+    table.querySelectorAll('th:not([scope])').forEach(th => out.push(`th without scope "${text(th)}"`));
+    if (!table.querySelector('th')) out.push(`table without headers "${text(table)}"`);
+  });
+  const ids = {};
+  document.querySelectorAll('[id]').forEach(e => { ids[e.id] = (ids[e.id] || 0) + 1; });
+  Object.keys(ids).filter(id => ids[id] > 1).forEach(id => out.push(`id ${id} used ${ids[id]} times`));
+  document.querySelectorAll('[aria-labelledby], [aria-describedby]').forEach(e => {
+    const refs = `${e.getAttribute('aria-labelledby') || ''} ${e.getAttribute('aria-describedby') || ''}`;
+    refs.trim().split(/\\s+/).filter(id => !document.getElementById(id)).forEach(id => out.push(`refers to no #${id}`));
+  });
+  return out;
+}"""
+PAGES = [
+    "/",
+    "/?phase=training",
+    "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
+    "/?phase=training&model=llama-3.1-8b",
+    "/?phase=inference&input_len=-5&ttft_ms=abc",
+    "/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200",
+    "SHARED",
+    "/mix?model=llama-3.1-8b",
+    "/mix?model=llama-3.1-8b&gpus=H100-SXM,L40S",
+    "/plan",
+    "/plan?model=llama-3.1-8b&requests_per_day=1000000",
+    "/disagg?model=llama-3.1-70b",
+    "/precision?model=llama-3.1-8b",
+    "/own?gpu=H100-SXM",
+    "/gpus",
+    "/gpus/H100-SXM",
+    "/models",
+    "/models/deepseek-r1",
+    "/providers",
+    "/methodology",
+    "/docs",
+    "/no-such-page",
+    "/gpus/NO-SUCH-GPU",
+]
+
+
+@pytest.fixture(scope="module")
+def shared_path(server_url: str) -> str:
+    """A saved comparison's /s/<id>, saved as the page's button saves one."""
+    saved = httpx.post(f"{server_url}/share", data={"path": "/", "query": "phase=training&model=llama-3.1-8b"})
+    assert saved.status_code == 303, saved.text
+    return saved.headers["location"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_reads_in_order_with_every_part_named(page_without_js, server_url, shared_path, path) -> None:  # type: ignore[no-untyped-def]
+    """One h1, headings in order, one <main>, a named <nav>, every control labelled, every table named by a caption
+    or aria-label and its headers scoped, no id twice."""
+    page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
+    assert page_without_js.evaluate(STRUCTURE) == []
