@@ -191,3 +191,28 @@ def test_a_page_reads_in_order_with_every_part_named(page_without_js, server_url
     or aria-label and its headers scoped, no id twice."""
     page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
     assert page_without_js.evaluate(STRUCTURE) == []
+
+
+def _announced(page) -> str:  # type: ignore[no-untyped-def]
+    page.wait_for_function("() => document.getElementById('announce')?.textContent")
+    region = page.locator("#announce")
+    assert region.get_attribute("aria-live") == "polite" and region.get_attribute("role") == "status"
+    return region.text_content()
+
+
+def test_a_sorted_ranking_is_announced(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A sort link swaps the ranking in place (htmx): focus stays on the column's link, and a screen reader heard
+    nothing of the new order. The page's live region now says the table's caption."""
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    page.click("table.ranked th[data-sortable] a:text-is('TTFT ms')")
+    page.wait_for_url("**sort=ttft**")
+    assert "sorted by TTFT" in _announced(page)
+
+
+def test_a_filtered_gpu_list_is_announced(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """/gpus refreshes its table as a filter changes, focus staying on the filter: the count it shows is said."""
+    page.goto(f"{server_url}/gpus")
+    page.select_option("#f-vendor", "AMD")
+    page.wait_for_url("**vendor=AMD**")
+    shown = page.locator("#gpu-table caption").text_content()
+    assert _announced(page) == shown and shown.endswith("GPUs")
