@@ -216,3 +216,52 @@ def test_a_filtered_gpu_list_is_announced(page, server_url: str) -> None:  # typ
     page.wait_for_url("**vendor=AMD**")
     shown = page.locator("#gpu-table caption").text_content()
     assert _announced(page) == shown and shown.endswith("GPUs")
+
+
+# The focused element as Tab left it: what it is, whether a ring shows (an outline CSS did not remove), on screen.
+FOCUSED = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const style = getComputedStyle(e), box = e.getBoundingClientRect();
+  const name = (e.innerText || e.getAttribute('aria-label') || '').slice(0, 30);
+  return {key: `${e.tagName}#${e.id}.${e.className} ${name}`,
+          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+          shown: box.width > 0 && box.height > 0};
+}"""
+CONTROLS = "a[href], button, input:not([type=hidden]), select, textarea, summary"
+TABBABLE = f"""() => Array.from(document.querySelectorAll('{CONTROLS}'))
+  .filter(e => !e.disabled && e.getClientRects().length && !e.closest('details:not([open]) > :not(summary)')).length"""
+KEYBOARD_PAGES = [
+    "/?phase=inference&model=llama-3.1-8b",
+    "/gpus/H100-SXM",
+    "/methodology",
+]
+
+
+@pytest.mark.parametrize("path", KEYBOARD_PAGES)
+def test_tab_reaches_every_control_once_with_a_ring_and_comes_back(page, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """Tab from the top passes every link, button, field and fold once, each with the site's ring, and leaves the
+    page (no trap in a folded section or a chart's toolbar). Plotly's stylesheet thinned its toolbar buttons' ring
+    to 1 px black."""
+    page.goto(f"{server_url}{path}")
+    page.wait_for_load_state("networkidle")
+    expected = page.evaluate(TABBABLE)
+    stops: list[dict[str, object]] = []
+    for _ in range(expected + 5):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused is None:
+            break
+        stops.append(focused)
+    assert len(stops) == expected, f"{len(stops)} tab stops before focus left the page, of {expected} controls"
+    assert [s for s in stops if not (s["ring"] and s["shown"])] == []
+    assert stops[0]["key"].startswith("A#.skip")
+
+
+def test_a_folded_form_opens_from_the_keyboard(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A results page folds its form under the question's summary: Enter on it opens the form, and Tab goes in."""
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    page.focus("details.form-fold > summary")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('form.workload') !== null")
