@@ -265,3 +265,41 @@ def test_a_folded_form_opens_from_the_keyboard(page, server_url: str) -> None:  
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.closest('form.workload') !== null")
+
+
+# WCAG 2.x contrast of every visible piece of text against the colours behind it (every folded box opened), from the
+# stylesheet's computed colours: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). Lists what falls short.
+CONTRAST = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const rgba = s => { const p = s.match(/[\\d.]+/g).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const luminance = c => {
+    const l = c.slice(0, 3).map(v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  };
+  const behind = e => {
+    const layers = [];
+    for (; e; e = e.parentElement) {
+      const b = rgba(getComputedStyle(e).backgroundColor);
+      if (b[3] > 0) { layers.push(b); if (b[3] >= 1) break; }
+    }
+    return layers.reverse().reduce((c, b) => c.map((v, i) => v * (1 - b[3]) + b[i] * b[3]), [255, 255, 255]);
+  };
+  const out = new Set(), walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, e = node.parentElement;
+    if (!node.textContent.trim() || !e.getClientRects().length || e.closest('.sr-only, .skip, svg')) continue;
+    const style = getComputedStyle(e), back = behind(e), fore = rgba(style.color);
+    const shown = fore.slice(0, 3).map((v, i) => v * fore[3] + back[i] * (1 - fore[3]));
+    const [a, b] = [luminance(shown), luminance(back)].sort((x, y) => y - x), ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const words = node.textContent.trim().slice(0, 30);
+    if (ratio < (large ? 3 : 4.5)) out.add(`${e.tagName}.${e.className} ${ratio.toFixed(2)}:1 "${words}"`);
+  }
+  return Array.from(out);
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_text_has_enough_contrast(page_without_js, server_url: str, shared_path: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
+    assert page_without_js.evaluate(CONTRAST) == []
