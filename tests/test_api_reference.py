@@ -226,3 +226,10 @@ def test_descriptions_are_escaped_before_their_markdown_is_read() -> None:
     )
     table = blocks_html("intro\n\n| a | b |\n|---|---|\n| `x_y` | <z> |")
     assert "<p>intro</p>" in table and "<td><code>x_<wbr>y</code></td><td>&lt;z&gt;</td>" in table
+
+
+def test_a_description_table_is_named_by_the_paragraph_before_it() -> None:
+    """A screen reader announces /docs' name table by what introduces it, not as an unnamed table (found by qa24)."""
+    named = blocks_html("**Two names.** Where faces differ:\n\n| a | b |\n|---|---|\n| x | y |")
+    assert '<table class="data doc-table" aria-label="Two names. Where faces differ:">' in named
+    assert 'aria-label="a, b"' in blocks_html("| a | b |\n|---|---|\n| x | y |")

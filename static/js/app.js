@@ -59,15 +59,28 @@
   }
 
   document.addEventListener("htmx:afterSettle", function (event) {
-    if (fromSubmit(event.detail)) {
-      var answer = answerOf(document);
-      if (answer && document.activeElement !== answer) answer.focus();
+    var answer = fromSubmit(event.detail) && answerOf(document);
+    if (answer) {
+      if (document.activeElement !== answer) answer.focus();
       return;
     }
+    announce(event.detail.target);
     var link = event.detail.requestConfig && event.detail.requestConfig.elt;
     var again = link && counterpart(link);
     if (again && document.activeElement !== again) again.focus();
   });
+
+  // Without a focus move, a screen reader heard nothing of an update: a sorted or paged ranking, /gpus refreshed as a
+  // filter changed. Say what the swapped part now shows (its errors, else its first table's caption: "12 GPUs",
+  // "Showing 26–50 of 120 feasible offers, sorted by TTFT…") in base.html's live region, which no swap replaces.
+  function announce(swapped) {
+    var region = document.getElementById("announce");
+    var root = swapped && swapped.id && document.getElementById(swapped.id);
+    if (!region || !root) return;
+    var said = root.querySelector("#error-summary") || root.querySelector("table.ranked > caption") ||
+      root.querySelector("table > caption");
+    region.textContent = said ? said.textContent.replace(/\s+/g, " ").trim() : "";
+  }
 
   // A column header's sort link or a pager link is swapped away with the ranking it sorts: focus fell to <body> and
   // the next Tab went on below the table, past every row. Focus the same control in the new ranking instead (the

@@ -33,6 +33,8 @@
           modeBarButtonsToRemove: ["lasso2d", "select2d"],
         };
         window.Plotly.react(target, figure.data, figure.layout, config);
+        // The chart's group is named by its label and its numbers are a table below: its ticks read aloud are noise.
+        target.querySelectorAll("svg.main-svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
         target.setAttribute("data-drawn", "true");
       });
     });

@@ -1,0 +1,305 @@
+"""Every page as a keyboard or screen-reader user meets it (found by qa24): controls named by their labels, errors
+tied to their fields, one <h1> and headings in order, landmarks, named tables with scoped headers, sort state said,
+charts named and their toolbars visible when focused, text contrast of 4.5:1, and htmx updates announced. The DOM
+checks run on one server and one browser, page by page, with and without JavaScript. axe-core is not available
+offline here, so the checks are written out below, each a query a reader can follow."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# the least opacity of an element and its ancestors, `b`: what a sighted user sees of it
+LEAST_OPACITY = (
+    "Math.min(...(function* () { for (let e = b; e; e = e.parentElement) yield +getComputedStyle(e).opacity; })())"
+)
+CHART_PAGES = [
+    "/?phase=inference&model=llama-3.1-70b",
+    "/gpus/H100-SXM",
+]
+
+
+def _wait_for_charts(page) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_selector(".chart-area[data-drawn] .modebar-btn", state="attached")
+
+
+@pytest.mark.parametrize("path", CHART_PAGES)
+def test_a_chart_toolbar_shows_when_tabbed_into_and_is_not_inside_an_image(page, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """Plotly's toolbar buttons are tab stops (seven per chart) and fade in when focused; they sat inside a
+    role="img", whose content screen readers skip: Tab landed on buttons a screen reader could not name. The chart is
+    a named group now, its drawn SVG (loose tick labels) hidden from screen readers; its numbers are a table below."""
+    page.goto(f"{server_url}{path}")
+    _wait_for_charts(page)
+    button = page.locator(".chart-area[data-drawn] .modebar-btn").first
+    button.focus()
+    # plotly fades its toolbar in over 0.3 s
+    shown = button.evaluate(f"b => new Promise(done => setTimeout(() => done({LEAST_OPACITY}), 600))")
+    assert shown == 1
+    assert button.evaluate("b => !b.closest('[role=img]')")
+    chart = page.locator(".chart-area[data-drawn]").first
+    assert chart.get_attribute("aria-label")
+    hidden = "c => Array.from(c.querySelectorAll('svg.main-svg')).every(s => s.getAttribute('aria-hidden') === 'true')"
+    assert chart.evaluate(hidden)
+
+
+# Each sorted column's numbers, read off the page: a header's aria-sort must match the order the rows are in.
+SORTED_COLUMN = """() => {
+  const th = document.querySelector('table th[aria-sort]');
+  if (!th) return null;
+  const table = th.closest('table'), index = Array.from(th.parentElement.children).indexOf(th);
+  const rows = Array.from(table.querySelectorAll(':scope > tbody > tr'))
+    .filter(r => !r.querySelector(':scope > [colspan]'));  // not a ranked row's folded terms
+  // a cell's leading number ("$2.99", "1 close"); "—" (none) and a second line's prices are not the sorted value
+  const values = rows.map(r => r.children[index].innerText.replace(/,/g, '').trim().match(/^\\$?(\\d+(\\.\\d+)?)/))
+    .filter(match => match).map(match => Number(match[1]));
+  return {sort: th.getAttribute('aria-sort'), values};
+}"""
+SORTED_PAGES = [
+    "/gpus?sort=price",
+    "/gpus?sort=memory",
+    "/gpus?sort=bf16",
+    "/?phase=inference&model=llama-3.1-8b",
+    "/?phase=inference&model=llama-3.1-8b&sort=-tok_s",
+    "/?phase=inference&model=llama-3.1-8b&sort=ttft",
+]
+
+
+@pytest.mark.parametrize("path", SORTED_PAGES)
+def test_a_sorted_column_says_the_order_its_rows_are_in(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """/gpus sorted by price lists the cheapest first, but its header said aria-sort="descending"."""
+    page_without_js.goto(f"{server_url}{path}")
+    column = page_without_js.evaluate(SORTED_COLUMN)
+    assert column is not None and len(column["values"]) > 2, column
+    values = column["values"]
+    assert column["sort"] == ("ascending" if values == sorted(values) else "descending"), column
+    assert values in (sorted(values), sorted(values, reverse=True)), column
+
+
+# Every field's error is read with its field (aria-describedby) and marks it invalid; every link of the error summary
+# leads to a field on screen (a folded box with an error opens).
+ERRORS_TIED = """() => {
+  const out = [];
+  document.querySelectorAll('.field-error').forEach(error => {
+    const field = document.querySelector(`[aria-describedby~="${error.id}"]`);
+    if (!field || field.getAttribute('aria-invalid') !== 'true') out.push(`${error.id} is tied to no invalid field`);
+  });
+  document.querySelectorAll('#error-summary a[href^="#"]').forEach(link => {
+    const field = document.getElementById(link.getAttribute('href').slice(1));
+    if (!field || !field.getClientRects().length) out.push(`${link.getAttribute('href')} leads nowhere on screen`);
+  });
+  return [document.querySelectorAll('.field-error').length, out];
+}"""
+REFUSED = [
+    "/?phase=inference&include_stale=maybe&max_num_seqs=-1&ttft_ms=abc",
+    "/?phase=inference&model=custom&arch_layers=-1&arch_experts_fused=maybe",
+    "/?phase=training&method=nope&max_days=-1",
+    "/plan?model=llama-3.1-8b&train_method=nope&spot_only=maybe&train_include_stale=maybe",
+    "/mix?model=nope&requests_per_day=-1",
+    "/disagg?model=llama-3.1-8b&peak_requests_per_s=-1&beam_width=0",
+    "/own?gpu=nope&utilisation_pct=200",
+    "/gpus?vendor=nope&min_memory_gb=x",
+]
+
+
+@pytest.mark.parametrize("path", REFUSED)
+def test_each_error_is_tied_to_its_field(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A switch's error (Include stale prices, Spot only: 'not a yes or no') was shown beside it but neither marked
+    it invalid nor was read with it."""
+    response = page_without_js.goto(f"{server_url}{path}")
+    assert response.status == 422
+    shown, untied = page_without_js.evaluate(ERRORS_TIED)
+    assert shown and untied == []
+
+
+# The page's structure as a screen reader presents it, every folded box opened. Returns what is wrong, one line each.
+STRUCTURE = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const out = [], text = e => (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  document.querySelectorAll('input:not([type=hidden]), select, textarea').forEach(control => {
+    const label = Array.from(control.labels || []).map(text).join(' ');
+    if (!label && !control.getAttribute('aria-labelledby')) out.push(`control ${control.name} has no label`);
+  });
+  document.querySelectorAll('button, a[href]').forEach(control => {
+    if (!text(control) && !control.getAttribute('aria-label')) out.push(`${control.tagName} without a name`);
+  });
+  const h1s = document.querySelectorAll('h1').length;
+  if (h1s !== 1) out.push(`${h1s} h1`);
+  let level = 0;
+  document.querySelectorAll('h1, h2, h3, h4, h5, h6').forEach(h => {
+    const next = Number(h.tagName[1]);
+    if (level && next > level + 1) out.push(`h${level} then h${next} "${text(h)}"`);
+    level = next;
+  });
+  if (document.querySelectorAll('main').length !== 1) out.push('not one <main>');
+  if (!document.querySelector('nav[aria-label]')) out.push('no named <nav>');
+  document.querySelectorAll('table').forEach(table => {
+    const name = table.querySelector(':scope > caption') || table.getAttribute('aria-label') ||
+      table.getAttribute('aria-labelledby');
+    if (!name) out.push(`table without a caption or aria-label: ${table.className} "${text(table)}"`);
+    table.querySelectorAll('th:not([scope])').forEach(th => out.push(`th without scope "${text(th)}"`));
+    if (!table.querySelector('th')) out.push(`table without headers "${text(table)}"`);
+  });
+  const ids = {};
+  document.querySelectorAll('[id]').forEach(e => { ids[e.id] = (ids[e.id] || 0) + 1; });
+  Object.keys(ids).filter(id => ids[id] > 1).forEach(id => out.push(`id ${id} used ${ids[id]} times`));
+  document.querySelectorAll('[aria-labelledby], [aria-describedby]').forEach(e => {
+    const refs = `${e.getAttribute('aria-labelledby') || ''} ${e.getAttribute('aria-describedby') || ''}`;
+    refs.trim().split(/\\s+/).filter(id => !document.getElementById(id)).forEach(id => out.push(`refers to no #${id}`));
+  });
+  return out;
+}"""
+PAGES = [
+    "/",
+    "/?phase=training",
+    "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
+    "/?phase=training&model=llama-3.1-8b",
+    "/?phase=inference&input_len=-5&ttft_ms=abc",
+    "/compare?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&gpus=H100-SXM,H200,B200",
+    "SHARED",
+    "/mix?model=llama-3.1-8b",
+    "/mix?model=llama-3.1-8b&gpus=H100-SXM,L40S",
+    "/plan",
+    "/plan?model=llama-3.1-8b&requests_per_day=1000000",
+    "/disagg?model=llama-3.1-70b",
+    "/precision?model=llama-3.1-8b",
+    "/own?gpu=H100-SXM",
+    "/gpus",
+    "/gpus/H100-SXM",
+    "/models",
+    "/models/deepseek-r1",
+    "/providers",
+    "/methodology",
+    "/docs",
+    "/no-such-page",
+    "/gpus/NO-SUCH-GPU",
+]
+
+
+@pytest.fixture(scope="module")
+def shared_path(server_url: str) -> str:
+    """A saved comparison's /s/<id>, saved as the page's button saves one."""
+    saved = httpx.post(f"{server_url}/share", data={"path": "/", "query": "phase=training&model=llama-3.1-8b"})
+    assert saved.status_code == 303, saved.text
+    return saved.headers["location"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_reads_in_order_with_every_part_named(page_without_js, server_url, shared_path, path) -> None:  # type: ignore[no-untyped-def]
+    """One h1, headings in order, one <main>, a named <nav>, every control labelled, every table named by a caption
+    or aria-label and its headers scoped, no id twice."""
+    page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
+    assert page_without_js.evaluate(STRUCTURE) == []
+
+
+def _announced(page) -> str:  # type: ignore[no-untyped-def]
+    page.wait_for_function("() => document.getElementById('announce')?.textContent")
+    region = page.locator("#announce")
+    assert region.get_attribute("aria-live") == "polite" and region.get_attribute("role") == "status"
+    return region.text_content()
+
+
+def test_a_sorted_ranking_is_announced(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A sort link swaps the ranking in place (htmx): focus stays on the column's link, and a screen reader heard
+    nothing of the new order. The page's live region now says the table's caption."""
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    page.click("table.ranked th[data-sortable] a:text-is('TTFT ms')")
+    page.wait_for_url("**sort=ttft**")
+    assert "sorted by TTFT" in _announced(page)
+
+
+def test_a_filtered_gpu_list_is_announced(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """/gpus refreshes its table as a filter changes, focus staying on the filter: the count it shows is said."""
+    page.goto(f"{server_url}/gpus")
+    page.select_option("#f-vendor", "AMD")
+    page.wait_for_url("**vendor=AMD**")
+    shown = page.locator("#gpu-table caption").text_content()
+    assert _announced(page) == shown and shown.endswith("GPUs")
+
+
+# The focused element as Tab left it: what it is, whether a ring shows (an outline CSS did not remove), on screen.
+FOCUSED = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const style = getComputedStyle(e), box = e.getBoundingClientRect();
+  const name = (e.innerText || e.getAttribute('aria-label') || '').slice(0, 30);
+  return {key: `${e.tagName}#${e.id}.${e.className} ${name}`,
+          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+          shown: box.width > 0 && box.height > 0};
+}"""
+CONTROLS = "a[href], button, input:not([type=hidden]), select, textarea, summary"
+TABBABLE = f"""() => Array.from(document.querySelectorAll('{CONTROLS}'))
+  .filter(e => !e.disabled && e.getClientRects().length && !e.closest('details:not([open]) > :not(summary)')).length"""
+KEYBOARD_PAGES = [
+    "/?phase=inference&model=llama-3.1-8b",
+    "/gpus/H100-SXM",
+    "/methodology",
+]
+
+
+@pytest.mark.parametrize("path", KEYBOARD_PAGES)
+def test_tab_reaches_every_control_once_with_a_ring_and_comes_back(page, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """Tab from the top passes every link, button, field and fold once, each with the site's ring, and leaves the
+    page (no trap in a folded section or a chart's toolbar). Plotly's stylesheet thinned its toolbar buttons' ring
+    to 1 px black."""
+    page.goto(f"{server_url}{path}")
+    page.wait_for_load_state("networkidle")
+    expected = page.evaluate(TABBABLE)
+    stops: list[dict[str, object]] = []
+    for _ in range(expected + 5):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused is None:
+            break
+        stops.append(focused)
+    assert len(stops) == expected, f"{len(stops)} tab stops before focus left the page, of {expected} controls"
+    assert [s for s in stops if not (s["ring"] and s["shown"])] == []
+    assert stops[0]["key"].startswith("A#.skip")
+
+
+def test_a_folded_form_opens_from_the_keyboard(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A results page folds its form under the question's summary: Enter on it opens the form, and Tab goes in."""
+    page.goto(f"{server_url}/?phase=inference&model=llama-3.1-8b")
+    page.focus("details.form-fold > summary")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('form.workload') !== null")
+
+
+# WCAG 2.x contrast of every visible piece of text against the colours behind it (every folded box opened), from the
+# stylesheet's computed colours: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). Lists what falls short.
+CONTRAST = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const rgba = s => { const p = s.match(/[\\d.]+/g).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const luminance = c => {
+    const l = c.slice(0, 3).map(v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  };
+  const behind = e => {
+    const layers = [];
+    for (; e; e = e.parentElement) {
+      const b = rgba(getComputedStyle(e).backgroundColor);
+      if (b[3] > 0) { layers.push(b); if (b[3] >= 1) break; }
+    }
+    return layers.reverse().reduce((c, b) => c.map((v, i) => v * (1 - b[3]) + b[i] * b[3]), [255, 255, 255]);
+  };
+  const out = new Set(), walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, e = node.parentElement;
+    if (!node.textContent.trim() || !e.getClientRects().length || e.closest('.sr-only, .skip, svg')) continue;
+    const style = getComputedStyle(e), back = behind(e), fore = rgba(style.color);
+    const shown = fore.slice(0, 3).map((v, i) => v * fore[3] + back[i] * (1 - fore[3]));
+    const [a, b] = [luminance(shown), luminance(back)].sort((x, y) => y - x), ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const words = node.textContent.trim().slice(0, 30);
+    if (ratio < (large ? 3 : 4.5)) out.add(`${e.tagName}.${e.className} ${ratio.toFixed(2)}:1 "${words}"`);
+  }
+  return Array.from(out);
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_text_has_enough_contrast(page_without_js, server_url: str, shared_path: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
+    assert page_without_js.evaluate(CONTRAST) == []
