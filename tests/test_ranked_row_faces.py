@@ -1,0 +1,87 @@
+"""One question, the same answer on every face: the results page's #1 row and `gpumatch rank`'s show the same figures,
+rounded the same way; a label the page gives the best (limits or deadline at risk) the CLI gives too; and an
+overloaded load's link to replicas is in the page, the JSON and the CLI alike (found by qa23)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.cli.main import main as cli
+
+
+class _FirstRankedRow(HTMLParser):
+    """The cells of the ranked table's first row, by their data-label, as text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[str, str] = {}
+        self.label: str | None = None
+        self.in_row = self.done = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "tr" and (found.get("class") or "").startswith("row") and not self.done:
+            self.in_row = True
+        elif self.in_row and tag in ("td", "th") and found.get("data-label"):
+            self.label = found["data-label"]
+            self.cells[self.label or ""] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th"):
+            self.label = None
+        elif tag == "tr" and self.in_row:
+            self.in_row, self.done = False, True
+
+    def handle_data(self, data: str) -> None:
+        if self.label:
+            self.cells[self.label] += data
+
+
+def _page_row(client: TestClient, query: str) -> dict[str, str]:
+    parser = _FirstRankedRow()
+    parser.feed(client.get(f"/?{query}").text)
+    return {label: " ".join(text.split()) for label, text in parser.cells.items()}
+
+
+def _cli_text(capsys: Any, argv: list[str]) -> str:
+    assert cli(argv) == 0
+    return str(capsys.readouterr().out)
+
+
+def _cli_row(text: str) -> dict[str, str]:
+    """The CLI table's row #1 by its column headers (columns are two spaces apart or more)."""
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("#"))
+    names = re.split(r"\s{2,}", lines[header].strip())
+    first = next(line for line in lines[header + 2 :] if line.startswith("1 "))
+    return dict(zip(names, re.split(r"\s{2,}", first.strip()), strict=False))
+
+
+INFERENCE = "phase=inference&model=llama-3.1-70b"
+TRAINING = "phase=training&model=llama-3.1-8b&method=full_ft&total_tokens=1000000000"
+
+
+def test_the_page_and_the_cli_show_the_best_inference_row_alike(client: TestClient, database: str, capsys) -> None:
+    page = _page_row(client, INFERENCE)
+    row = _cli_row(_cli_text(capsys, ["rank", "inference", "--model", "llama-3.1-70b", "--limit", "1"]))
+    assert page["Tok/s"] == row["tok/s"]  # 780 both (the CLI wrote 780.4)
+    assert page["Batch"] == row["batch"]
+    assert page["TTFT ms mean (p99)"] == row["TTFT ms mean (p99)"]
+    assert page["TPOT ms mean (p99)"] == row["TPOT ms mean (p99)"]
+    assert page["$/GPU-h"] == "$" + row["$/GPU-h"]
+    assert page["$/M out tok (band)"].split()[0] == "$" + row["$/M out tok"]
+
+
+def test_the_page_and_the_cli_show_the_best_training_row_alike(client: TestClient, database: str, capsys) -> None:
+    page = _page_row(client, TRAINING)
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--method", "full_ft", "--total-tokens", "1e9"]
+    row = _cli_row(_cli_text(capsys, [*argv, "--limit", "1"]))
+    assert page["Step s"] == row["step s"]  # 14.47 both (the CLI wrote 14.5)
+    assert page["Tok/s/GPU"] == row["tok/s/GPU"]  # 18,113 both (the CLI wrote 18,113.4)
+    assert page["MFU"] == row["MFU"]  # the CLI had no MFU column
+    assert page["$/step"] == "$" + row["$/step"]
+    assert page["Total $ (ranks; band)"].split()[0] == "$" + row["total $"]
