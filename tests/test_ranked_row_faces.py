@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.cli.main import main as cli
@@ -85,3 +86,26 @@ def test_the_page_and_the_cli_show_the_best_training_row_alike(client: TestClien
     assert page["MFU"] == row["MFU"]  # the CLI had no MFU column
     assert page["$/step"] == "$" + row["$/step"]
     assert page["Total $ (ranks; band)"].split()[0] == "$" + row["total $"]
+
+
+@pytest.mark.parametrize(
+    ("query", "argv", "label", "field"),
+    [
+        (INFERENCE, ["rank", "inference", "--model", "llama-3.1-70b"], "limits at risk", "limits_at_risk"),
+        (
+            "phase=training&model=llama-3.1-8b&method=pretrain&total_tokens=100000000000&max_days=10",
+            ["rank", "training", "--model", "llama-3.1-8b", "--method", "pretrain", "--total-tokens", "1e11"]
+            + ["--max-days", "10"],
+            "deadline at risk",
+            "deadline_at_risk",
+        ),
+    ],
+)
+def test_a_best_row_at_risk_is_labelled_on_the_page_and_in_the_cli(
+    client: TestClient, database: str, capsys, query: str, argv: list[str], label: str, field: str
+) -> None:
+    words = client.get(f"/rank.json?{query}").json()["options"][0][field]
+    assert words, "the question's best row must be at risk for this test to mean anything"
+    page = client.get(f"/?{query}").text.replace("&#39;", "'")
+    assert f'<span class="badge warn">{label}</span>' in page and words in page
+    assert f"#1 {label}: " in (text := _cli_text(capsys, [*argv, "--limit", "1"])) and words in text

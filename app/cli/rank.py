@@ -55,6 +55,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
     from app.cli.tables.ranking import (
+        best_at_risk,
         infeasible_reasons,
         price_sources,
         ranking_table,
@@ -68,6 +69,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(ranking_table(payload, rows))
+    if at_risk := best_at_risk(payload):
+        print("\n" + at_risk)
     notes = row_notes(payload, rows)
     if notes:
         print("\n" + notes)

@@ -206,6 +206,26 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     return table(head, rows)
 
 
+def best_at_risk(payload: dict[str, Any]) -> str:
+    """The label the results page gives the best row whose limits (inference) or deadline (training) hold on its
+    estimate but not at its band's slow end, with the JSON's words and the flag that plans for the slow end; '' where
+    the best is not at risk or nothing runs."""
+    best = next((o for o in payload["options"] if o["feasible"] and o.get("rank", 1) == 1), None)
+    if best is None:
+        return ""
+    if best.get("limits_at_risk"):
+        return (
+            f"#1 limits at risk: it meets the limits on its estimate, but {best['limits_at_risk']}; "
+            "--limits-at band_high meets them even at the slow end of the bands"
+        )
+    if best.get("deadline_at_risk"):
+        return (
+            f"#1 deadline at risk: it finishes in time on its estimate, but {best['deadline_at_risk']}; "
+            "--limits-at band_high meets the deadline even at the slow end of the band"
+        )
+    return ""
+
+
 def row_notes(payload: dict[str, Any], limit: int) -> str:
     """What the table's rows rest on beyond their figures, each said once with the ranks it applies to:
     `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)` (training), `#1: NODES? 16 nodes of 8 GPUs: ...`
