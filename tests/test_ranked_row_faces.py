@@ -109,3 +109,22 @@ def test_a_best_row_at_risk_is_labelled_on_the_page_and_in_the_cli(
     page = client.get(f"/?{query}").text.replace("&#39;", "'")
     assert f'<span class="badge warn">{label}</span>' in page and words in page
     assert f"#1 {label}: " in (text := _cli_text(capsys, [*argv, "--limit", "1"])) and words in text
+
+
+OVERLOADED = "phase=inference&model=llama-3.1-70b&weight_dtype=fp8&scenario=request_rate&requests_per_s=200"
+
+
+def test_an_overloaded_load_links_the_same_replicas_on_every_face(client: TestClient, database: str, capsys) -> None:
+    answer = client.get(f"/rank.json?{OVERLOADED}").json()
+    assert answer["feasible_options"] == 0
+    url = answer["overloaded"]["url"]  # the JSON had no pointer to the replicas that carry the load
+    assert url == "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&peak_requests_per_s=200"
+    assert client.get(url).status_code == 200 and client.get(f"/rank.json?{url[2:]}").json()["feasible_options"]
+    assert f'href="{url.replace("&", "&amp;")}"' in client.get(f"/?{OVERLOADED}").text
+    argv = ["rank", "inference", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--scenario", "request_rate"]
+    assert url in _cli_text(capsys, [*argv, "--requests-per-s", "200", "--limit", "1"])  # the CLI had none either
+    post = client.post(
+        "/api/v1/rank/inference",
+        json={"model": "llama-3.1-70b", "weight_dtype": "fp8"} | {"scenario": "request_rate", "requests_per_s": 200},
+    )
+    assert post.json()["overloaded"] == answer["overloaded"]

@@ -81,6 +81,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
         print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
+    if behind := payload.get("overloaded"):
+        print(f"\n{behind['note']}: {behind['url']}")
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
     wider = payload.get("deadline_max_gpus")
