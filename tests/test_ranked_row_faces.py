@@ -74,7 +74,18 @@ def test_the_page_and_the_cli_show_the_best_inference_row_alike(client: TestClie
     assert page["TTFT ms mean (p99)"] == row["TTFT ms mean (p99)"]
     assert page["TPOT ms mean (p99)"] == row["TPOT ms mean (p99)"]
     assert page["$/GPU-h"] == "$" + row["$/GPU-h"]
-    assert page["$/M out tok (band)"].split()[0] == "$" + row["$/M out tok"]
+    assert page["$/M out tok (band)"] == "$" + row["$/M out tok (band)"]  # $1.424 (0.676–2.180): the CLI had no band
+
+
+def test_a_costly_rows_band_is_rounded_as_its_cost_on_the_page_and_in_the_cli(
+    client: TestClient, database: str, capsys
+) -> None:
+    """$12.01 per million output tokens read "(5.912–18.360)" beside it on the page, "$5.91–$18.36" in its summary."""
+    page = _page_row(client, "phase=inference&model=deepseek-r1")["$/M out tok (band)"]
+    row = _cli_row(_cli_text(capsys, ["rank", "inference", "--model", "deepseek-r1", "--limit", "1"]))
+    cost, band = re.fullmatch(r"\$([\d.,]+) \(([\d.,]+)–([\d.,]+)\)", page).group(1, 2)  # type: ignore[union-attr]
+    assert float(cost) >= 10 and len(cost.split(".")[1]) == len(band.split(".")[1]) == 2
+    assert page == "$" + row["$/M out tok (band)"]
 
 
 def test_the_page_and_the_cli_show_the_best_training_row_alike(client: TestClient, database: str, capsys) -> None:

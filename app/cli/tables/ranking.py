@@ -10,6 +10,7 @@ from app.scoring.explain import (
     duration_text,
     fixed,
     money_places,
+    range_places,
     shown_as_close_call,
     usd_amount,
     usd_per_mtok,
@@ -31,6 +32,18 @@ def _measure(value: float | None, places: int, suffix: str = "") -> str:
 def _money(value: float | None, digits: int) -> str:
     """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
     return "–" if value is None else fixed(value, money_places(value, digits))
+
+
+def _band(band: dict[str, float] | None, most: int) -> str:
+    """A ranked cost's band after it, as the page's cell writes it: both ends at the places the cost itself is
+    shown with ($12.01 (5.91–18.36), not 5.912–18.360), 'fixed' where both ends bill the same."""
+    if not band:
+        return ""
+    low, high = band["low"], band["high"]
+    if low == high:
+        return " (fixed)"
+    places = range_places(low, high, money_places(high, most))
+    return f" ({fixed(low, places)}–{fixed(high, places)})"
 
 
 def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
@@ -146,6 +159,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))
     rank_by: str = payload["rank_by"] if payload.get("rank_by") in RANK_METRIC_FIELDS else "output_tokens"
+    places = 0 if rank_by == "fleet" else 3  # the ranked cost's most places, as the page's (results_view.ranked_metric)
     rows = []
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
@@ -157,7 +171,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             rows.append(
                 [
                     *common,
-                    _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
+                    _money(o[RANK_METRIC_FIELDS[rank_by]], places) + _band(o.get("band"), places),
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
                     f"{fixed(o['ttft_mean_ms'], 0)} ({fixed(o['ttft_p99_ms'], 0)})",
                     f"{fixed(o['tpot_mean_ms'], 1)} ({fixed(o['tpot_p99_ms'], 1)})",
@@ -192,7 +206,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     head = ["#", "config", "layout", "provider", "price terms, as of", "$/GPU-h"]
     head += (
         [
-            RANK_HEADERS[rank_by],
+            f"{RANK_HEADERS[rank_by]} (band)",
             *(["replicas", "$/M out tok"] if rank_by == "fleet" else []),
             "TTFT ms mean (p99)",
             "TPOT ms mean (p99)",
