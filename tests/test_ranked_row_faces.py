@@ -96,7 +96,35 @@ def test_the_page_and_the_cli_show_the_best_training_row_alike(client: TestClien
     assert page["Tok/s/GPU"] == row["tok/s/GPU"]  # 18,113 both (the CLI wrote 18,113.4)
     assert page["MFU"] == row["MFU"]  # the CLI had no MFU column
     assert page["$/step"] == "$" + row["$/step"]
-    assert page["Total $ (ranks; band)"].split()[0] == "$" + row["total $"]
+    assert page["Run time"] == row["run time"]  # 16 h both (the CLI gave total h, 15.6)
+    assert page["Total $ (ranks; band)"] == "$" + row["total $ (band)"]  # $62 (49–97): the CLI had no band
+
+
+# (page query, CLI arguments, the page's column, the CLI's): a price's terms said beside the figure they change
+TERMS_CELLS = [
+    (  # a month's reservation paid whole for a 3-hour job: the page said "(billed 30 days)", the CLI only $949
+        "phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=50000&price_types=reserved",
+        ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "max_throughput", "--job-requests", "50000"]
+        + ["--price-types", "reserved"],
+        "Job $",
+        "job $",
+    ),
+    (  # spot's expected interruptions beside the run: "3.0 h (<0.1 int.)" on the page, 3.012 total h in the CLI
+        "phase=training&model=llama-3.1-8b&price_types=spot",
+        ["rank", "training", "--model", "llama-3.1-8b", "--price-types", "spot"],
+        "Run time",
+        "run time",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "argv", "page_column", "cli_column"), TERMS_CELLS)
+def test_a_rows_billed_terms_read_alike_on_the_page_and_in_the_cli(
+    client: TestClient, database: str, capsys, query: str, argv: list[str], page_column: str, cli_column: str
+) -> None:
+    page = _page_row(client, query)[page_column]
+    assert "(billed" in page or "int.)" in page, "the row must show its terms for this test to mean anything"
+    assert page.removeprefix("$") == _cli_row(_cli_text(capsys, [*argv, "--limit", "1"]))[cli_column]
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,14 @@ from app.scoring.explain import (
     usd_places,
 )
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
+from app.scoring.training.run.limit_words import days_text, interruptions_text
 
 # Places the ranked table's measures are shown with, as the results page's cells show them (templates/_results.html),
 # so a row reads the same on both faces (tests/test_ranked_row_faces.py): 780 tok/s, 14.47 s a step, 44% MFU.
 TOKENS_PER_S_PLACES = 0
 STEP_TIME_S_PLACES = 2
 MFU_PERCENT_PLACES = 0
+JOB_BILLED_SHOWN_ABOVE = 1.001  # billed hours over the job's by more than rounding: said beside its cost, as the page
 
 
 def _measure(value: float | None, places: int, suffix: str = "") -> str:
@@ -44,6 +46,30 @@ def _band(band: dict[str, float] | None, most: int) -> str:
         return " (fixed)"
     places = range_places(low, high, money_places(high, most))
     return f" ({fixed(low, places)}–{fixed(high, places)})"
+
+
+def _run_time(option: dict[str, Any]) -> str:
+    """A training run's length as the page's Run time cell says it, with spot's expected interruptions:
+    `1.3 days`, `3.0 h (<0.1 int.)`."""
+    if option.get("days") is None:
+        return "–"
+    interruptions = option.get("expected_interruptions")
+    return days_text(option["days"]) + (f" ({interruptions_text(interruptions)} int.)" if interruptions else "")
+
+
+def _total_usd(option: dict[str, Any]) -> str:
+    """What a training run bills and its band, as the page's Total $ cell: whole dollars from $10, cents below."""
+    places = usd_places(option["total_usd"]) if option["total_usd"] is not None else 2
+    return _money(option["total_usd"], places) + _band(option.get("band"), places)
+
+
+def _job_billed(option: dict[str, Any]) -> str:
+    """A batch job's billed time beside its cost where the terms bill more than the job runs, as the page's Job $
+    cell says it: a committed term paid whole (`949 (billed 30 days)`), spot's interruptions, the billing unit."""
+    billed, hours = option.get("job_billed_hours"), option.get("job_hours")
+    if billed is None or hours is None or billed <= hours * JOB_BILLED_SHOWN_ABOVE:
+        return ""
+    return f" (billed {duration_text(billed * 3600)})"
 
 
 def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
@@ -181,7 +207,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                         [
                             o["replicas"],
                             duration_text(o["job_hours"] * 3600),
-                            _money(o["job_usd"], usd_places(o["job_usd"])),
+                            _money(o["job_usd"], usd_places(o["job_usd"])) + _job_billed(o),
                         ]
                         if job
                         else []
@@ -197,9 +223,10 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     _measure(o["step_time_s"], STEP_TIME_S_PLACES),
                     _measure(o["tokens_per_s_per_gpu"], TOKENS_PER_S_PLACES),
                     _measure(o["mfu"] * 100 if o.get("mfu") is not None else None, MFU_PERCENT_PLACES, "%"),
-                    o["total_hours"],
-                    o.get("billed_hours"),
-                    _money(o["total_usd"], usd_places(o["total_usd"])),
+                    _run_time(o),
+                    _measure(o.get("billed_hours"), 0 if (o.get("billed_hours") or 0) >= 10 else 1),
+                    _money(o["total_usd"], usd_places(o["total_usd"]))
+                    + _band(o.get("band"), usd_places(o["total_usd"])),
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
@@ -215,7 +242,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         ]
         + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
-        else ["$/step", "step s", "tok/s/GPU", "MFU", "total h", "billed h", "total $", ""]
+        else ["$/step", "step s", "tok/s/GPU", "MFU", "run time", "billed h", "total $ (band)", ""]
     )
     return table(head, rows)
 
