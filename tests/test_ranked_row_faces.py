@@ -167,3 +167,15 @@ def test_an_overloaded_load_links_the_same_replicas_on_every_face(client: TestCl
         json={"model": "llama-3.1-70b", "weight_dtype": "fp8"} | {"scenario": "request_rate", "requests_per_s": 200},
     )
     assert post.json()["overloaded"] == answer["overloaded"]
+
+
+def test_a_load_cheaper_on_replicas_links_them_on_the_page_and_in_the_cli(
+    client: TestClient, database: str, capsys
+) -> None:
+    """512 clients of an 8B model on one replica cost 3x what replicas sized to the limits would: the page linked
+    them beside the note, the CLI gave the note without the link."""
+    query = "phase=inference&model=llama-3.1-8b&scenario=concurrency&concurrency=512"
+    url = client.get(f"/rank.json?{query}").json()["replicas"]["url"]
+    assert f'href="{url.replace("&", "&amp;")}"' in client.get(f"/?{query}").text
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "concurrency", "--concurrency", "512"]
+    assert f"the same load on replicas that meet the limits: {url}" in _cli_text(capsys, [*argv, "--limit", "1"])
