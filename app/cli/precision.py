@@ -48,7 +48,7 @@ def _best_option(row: dict[str, Any]) -> str:
     return text
 
 
-def _cost(best: dict[str, Any], most: int) -> str:
+def _ranked_cost_text(best: dict[str, Any], most: int) -> str:
     """The best option's ranked cost at the page's places, and OVER LIMITS where the page badges it."""
     cost = best["ranked_cost"]
     return fixed(cost, money_places(cost, most)) + (" OVER LIMITS" if best["over_limits"] else "")
@@ -66,10 +66,7 @@ def _print(body: dict[str, Any]) -> None:
                 r["label"],
                 rounded(r["weights_gb"], 1),
                 _best_option(r),
-                fixed(b["ranked_cost"], money_places(b["ranked_cost"], most))
-                + (" OVER LIMITS" if b["over_limits"] else "")
-                if b
-                else "",
+                _ranked_cost_text(b, most) if b else "",
                 rounded(b["ttft_mean_ms"]) if b else "",
                 rounded(b["tpot_mean_ms"], 1) if b else "",
                 rounded(b["replica_memory_gb"], 1) if b else "",

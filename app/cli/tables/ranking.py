@@ -57,7 +57,7 @@ def _run_time(option: dict[str, Any]) -> str:
     return days_text(option["days"]) + (f" ({interruptions_text(interruptions)} int.)" if interruptions else "")
 
 
-def _total_usd(option: dict[str, Any]) -> str:
+def _run_total_text(option: dict[str, Any]) -> str:
     """What a training run bills and its band, as the page's Total $ cell: whole dollars from $10, cents below."""
     places = usd_places(option["total_usd"]) if option["total_usd"] is not None else 2
     return _money(option["total_usd"], places) + _band(option.get("band"), places)
@@ -225,8 +225,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     _measure(o["mfu"] * 100 if o.get("mfu") is not None else None, MFU_PERCENT_PLACES, "%"),
                     _run_time(o),
                     _measure(o.get("billed_hours"), 0 if (o.get("billed_hours") or 0) >= 10 else 1),
-                    _money(o["total_usd"], usd_places(o["total_usd"]))
-                    + _band(o.get("band"), usd_places(o["total_usd"])),
+                    _run_total_text(o),
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
