@@ -51,9 +51,12 @@ def _cli_prices(capsys: Any, argv: list[str]) -> tuple[dict[str, Any], list[str]
 
 
 def _priced(rows: list[dict[str, Any]], lines: list[str]) -> None:
+    """Each row's price line: its price and terms, every caveat the page badges, STALE, the date and the source."""
     for r in rows:
-        said = f"{r['provider_name']} {r['gpu_id']} ${r['usd_per_gpu_hour']:,.2f}/GPU-h {r['price_type']}, "
-        assert f"{said}{r['as_of']}, {r['price_source_url']}" in lines, r
+        said = f"{r['provider_name']} {r['gpu_id']} ${r['usd_per_gpu_hour']:,.2f}/GPU-h {r['price_type']}"
+        line = next(line for line in lines if line.startswith(said)), r
+        assert line[0].endswith(f" {r['as_of']}, {r['price_source_url']}"), r
+        assert all(caveat in line[0] for caveat in r["price_caveats"]) and ("STALE" in line[0]) == r["stale"], r
 
 
 def test_the_mix_and_disagg_commands_date_and_source_their_prices(database: str, capsys: Any) -> None:

@@ -37,10 +37,12 @@ def native_stdout_silenced() -> Iterator[None]:
 
 
 def _fleet_lines(fleet: dict[str, Any]) -> list[list[Any]]:
+    from app.cli.tables.ranking import price_terms_cell
+
     return [
         [
             f"{r['replicas']} × {r['label']}",
-            f"{r['price_type']} {r.get('as_of') or 'undated'}",
+            price_terms_cell(r),  # caveats and STALE as the page's badges, and the date
             ", ".join(r["serves"]),
             rounded(r["load_replicas"], 2),
             f"${fixed(r['usd_per_month'], 0)}",

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from app.cli.common import typed_flag
 from app.cli.tables.writer import rounded
-from app.scoring.explain import fixed, percent
+from app.scoring.explain import fixed, money_places, percent, usd_per_mtok
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -31,8 +31,19 @@ def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") 
     return {n: typed_flag(n, getattr(args, prefix + n)) for n in names if getattr(args, prefix + n, None) is not None}
 
 
+def _plan_flags(option: dict[str, Any]) -> str:
+    """A dedicated row's flags as the plan page badges them: over the latency limits, a committed price (always on,
+    never autoscaled), a replica over more nodes than the offer says it supplies."""
+    flags = (
+        ("OVER LIMITS", option.get("over_limits")),
+        ("committed, always on", option.get("committed")),
+        ("NODES?", option.get("cluster_caveat")),
+    )
+    return " ".join(flag for flag, on in flags if on)
+
+
 def _print_serving(body: dict[str, Any], limit: int) -> None:
-    from app.cli.tables.ranking import price_sources, row_notes, token_flags_text
+    from app.cli.tables.ranking import price_sources, price_terms_cell, row_notes, token_flags_text
     from app.cli.tables.writer import table
 
     t = body["traffic"]
@@ -45,13 +56,16 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
             position,
             f"{o['gpu_count']}×{o['gpu_id']}",
             o["provider_name"],
-            o["price_type"] + (" UNDATED" if o["stale"] and not o.get("as_of") else " STALE" if o["stale"] else ""),
-            o.get("as_of") or "undated",
+            price_terms_cell(o),
+            fixed(o["usd_per_gpu_hour"], money_places(o["usd_per_gpu_hour"], 2)),
+            fixed(o["output_tokens_per_s"], 0),
             o["replicas_at_peak"],
             o["instances_at_peak"],
             rounded(o["monthly_usd_always_on"]),
             rounded(o["monthly_usd_autoscaled"]),
             rounded(o["monthly_usd_scale_to_zero"]),
+            percent(o["utilisation_autoscaled"]),
+            _plan_flags(o),
         ]
         for position, o in enumerate(body["options"][:limit], start=1)
     ]
@@ -61,13 +75,16 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
                 "#",
                 "config",
                 "provider",
-                "price",
-                "as of",
+                "price terms, as of",
+                "$/GPU-h",
+                "tok/s",
                 "replicas",
                 "instances",
                 "always-on $/mo",
                 "autoscaled $/mo",
                 "to-zero $/mo",
+                "util.",
+                "",
             ],
             rows,
         )
@@ -78,8 +95,8 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
         [
             q["provider_name"],
             q["model_name"] + (" (substitute)" if q["substitute"] else ""),
-            q["input_usd_per_mtok"],
-            q["output_usd_per_mtok"],
+            usd_per_mtok(q["input_usd_per_mtok"]).removeprefix("$"),
+            usd_per_mtok(q["output_usd_per_mtok"]).removeprefix("$"),
             rounded(q["monthly_usd"]),
             q["as_of_label"],
             token_flags_text(q).upper() + (" (not compared)" if not q["comparable"] else ""),

@@ -8,8 +8,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.ranking import price_terms_cell
 from app.cli.tables.writer import rounded
-from app.scoring.explain import significant
+from app.scoring.explain import duration_text, fixed, money_places, usd_amount
 from app.scoring.workload import InferenceWorkload
 
 # The ranking's inference question, as the page and the API take it, but the dtypes every row sets itself (and the
@@ -22,29 +23,50 @@ FLAGS = tuple(
 
 
 def _quality(row: dict[str, Any]) -> str:
-    if not row["quality"]:
-        return row["quality_note"]
-    return "; ".join(
-        f"{q['benchmark']} {significant(q['recovery_pct'])}% of {q['baseline']}"
+    """The row's published quality as the page says it: each benchmark's recovery at one place (99.9%), or that none
+    is published, then the note where there is one."""
+    said = [
+        f"{q['benchmark']}: {fixed(q['recovery_pct'], 1)}% recovered against {q['baseline']}"
+        if q["recovery_pct"] is not None
+        else f"{q['benchmark']}: no recovery published; baseline {q['baseline']}"
         for q in row["quality"]
-        if q["recovery_pct"]
-    )
+    ]
+    return "; ".join(said + ([row["quality_note"]] if row["quality_note"] else []))
+
+
+def _best_option(row: dict[str, Any]) -> str:
+    """The row's best option as the page's cell: configuration, seller, price terms with their caveats and date, $ per
+    GPU-hour, and a batch job's time and cost; why nothing runs where nothing does."""
+    b = row["best"]
+    if not b:
+        return str(row["reason"])
+    price = f"{price_terms_cell(b)}, ${fixed(b['usd_per_gpu_hour'], 2)}/GPU-h"
+    text = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']} ({price})"
+    if b.get("job_hours"):
+        on = f" on {b['replicas']:,} replicas" if b["replicas"] > 1 else ""
+        text += f"; the job: {duration_text(b['job_hours'] * 3600)}{on}, {usd_amount(b['job_usd'])}"
+    return text
+
+
+def _ranked_cost_text(best: dict[str, Any], most: int) -> str:
+    """The best option's ranked cost at the page's places, and OVER LIMITS where the page badges it."""
+    cost = best["ranked_cost"]
+    return fixed(cost, money_places(cost, most)) + (" OVER LIMITS" if best["over_limits"] else "")
 
 
 def _print(body: dict[str, Any]) -> None:
-    from app.cli.tables.ranking import price_terms_cell
     from app.cli.tables.writer import table
 
     rows = []
     for r in body["rows"]:
         b = r["best"]
-        option = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']} {price_terms_cell(b)}" if b else r["reason"]
+        most = 0 if body.get("rank_by") == "fleet" else 3  # the page's places for the ranked cost
         rows.append(
             [
                 r["label"],
                 rounded(r["weights_gb"], 1),
-                option,
-                rounded(b["ranked_cost"], 3) if b else "",
+                _best_option(r),
+                _ranked_cost_text(b, most) if b else "",
                 rounded(b["ttft_mean_ms"]) if b else "",
                 rounded(b["tpot_mean_ms"], 1) if b else "",
                 rounded(b["replica_memory_gb"], 1) if b else "",

@@ -55,6 +55,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
     from app.cli.tables.ranking import (
+        best_at_risk,
         infeasible_reasons,
         price_sources,
         ranking_table,
@@ -68,6 +69,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(ranking_table(payload, rows))
+    if at_risk := best_at_risk(payload):
+        print("\n" + at_risk)
     notes = row_notes(payload, rows)
     if notes:
         print("\n" + notes)
@@ -78,8 +81,12 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
         print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
+    if behind := payload.get("overloaded"):
+        print(f"\n{behind['note']}: {behind['url']}")
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
+    if cheaper := payload.get("replicas"):  # its note is among the notes; the page links it, so the CLI gives the link
+        print(f"the same load on replicas that meet the limits: {cheaper['url']}")
     wider = payload.get("deadline_max_gpus")
     if wider:
         now = payload["workload"]["max_gpus"]

@@ -9,13 +9,16 @@ from app.scoring.explain import fixed
 
 
 def offer_prices(rows: list[dict[str, Any]]) -> str:
-    """Each offer the rows price, once: its price, date and source, as the page's rows link their dates."""
+    """Each offer the rows price, once: its price, its terms with their caveats and STALE (as the pages badge them),
+    date and source, as the page's rows link their dates."""
+    from app.cli.tables.ranking import price_terms_cell
+
     seen: dict[tuple[Any, ...], str] = {}
     for r in rows:
         key = (r["provider_name"], r["gpu_id"], r["usd_per_gpu_hour"], r.get("as_of"), r.get("price_source_url"))
         seen.setdefault(
             key,
-            f"{r['provider_name']} {r['gpu_id']} ${fixed(r['usd_per_gpu_hour'], 2)}/GPU-h {r['price_type']}, "
-            f"{r.get('as_of') or 'undated'}, {r.get('price_source_url') or '(no source stated)'}",
+            f"{r['provider_name']} {r['gpu_id']} ${fixed(r['usd_per_gpu_hour'], 2)}/GPU-h {price_terms_cell(r)}, "
+            f"{r.get('price_source_url') or '(no source stated)'}",
         )
     return "prices:\n" + "\n".join(seen.values()) if seen else ""

@@ -10,17 +10,66 @@ from app.scoring.explain import (
     duration_text,
     fixed,
     money_places,
+    range_places,
     shown_as_close_call,
     usd_amount,
     usd_per_mtok,
     usd_places,
 )
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
+from app.scoring.training.run.limit_words import days_text, interruptions_text
+
+# Places the ranked table's measures are shown with, as the results page's cells show them (templates/_results.html),
+# so a row reads the same on both faces (tests/test_ranked_row_faces.py): 780 tok/s, 14.47 s a step, 44% MFU.
+TOKENS_PER_S_PLACES = 0
+STEP_TIME_S_PLACES = 2
+MFU_PERCENT_PLACES = 0
+JOB_BILLED_SHOWN_ABOVE = 1.001  # billed hours over the job's by more than rounding: said beside its cost, as the page
+
+
+def _measure(value: float | None, places: int, suffix: str = "") -> str:
+    return "–" if value is None else fixed(value, places) + suffix
 
 
 def _money(value: float | None, digits: int) -> str:
     """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
     return "–" if value is None else fixed(value, money_places(value, digits))
+
+
+def _band(band: dict[str, float] | None, most: int) -> str:
+    """A ranked cost's band after it, as the page's cell writes it: both ends at the places the cost itself is
+    shown with ($12.01 (5.91–18.36), not 5.912–18.360), 'fixed' where both ends bill the same."""
+    if not band:
+        return ""
+    low, high = band["low"], band["high"]
+    if low == high:
+        return " (fixed)"
+    places = range_places(low, high, money_places(high, most))
+    return f" ({fixed(low, places)}–{fixed(high, places)})"
+
+
+def _run_time(option: dict[str, Any]) -> str:
+    """A training run's length as the page's Run time cell says it, with spot's expected interruptions:
+    `1.3 days`, `3.0 h (<0.1 int.)`."""
+    if option.get("days") is None:
+        return "–"
+    interruptions = option.get("expected_interruptions")
+    return days_text(option["days"]) + (f" ({interruptions_text(interruptions)} int.)" if interruptions else "")
+
+
+def _run_total_text(option: dict[str, Any]) -> str:
+    """What a training run bills and its band, as the page's Total $ cell: whole dollars from $10, cents below."""
+    places = usd_places(option["total_usd"]) if option["total_usd"] is not None else 2
+    return _money(option["total_usd"], places) + _band(option.get("band"), places)
+
+
+def _job_billed(option: dict[str, Any]) -> str:
+    """A batch job's billed time beside its cost where the terms bill more than the job runs, as the page's Job $
+    cell says it: a committed term paid whole (`949 (billed 30 days)`), spot's interruptions, the billing unit."""
+    billed, hours = option.get("job_billed_hours"), option.get("job_hours")
+    if billed is None or hours is None or billed <= hours * JOB_BILLED_SHOWN_ABOVE:
+        return ""
+    return f" (billed {duration_text(billed * 3600)})"
 
 
 def infeasible_reasons(payload: dict[str, Any], limit: int) -> str:
@@ -136,6 +185,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
     inference = payload["phase"] == "inference"
     job = inference and bool(payload["workload"].get("job_requests"))
     rank_by: str = payload["rank_by"] if payload.get("rank_by") in RANK_METRIC_FIELDS else "output_tokens"
+    places = 0 if rank_by == "fleet" else 3  # the ranked cost's most places, as the page's (results_view.ranked_metric)
     rows = []
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
@@ -147,17 +197,17 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
             rows.append(
                 [
                     *common,
-                    _money(o[RANK_METRIC_FIELDS[rank_by]], 0 if rank_by == "fleet" else 3),
+                    _money(o[RANK_METRIC_FIELDS[rank_by]], places) + _band(o.get("band"), places),
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
                     f"{fixed(o['ttft_mean_ms'], 0)} ({fixed(o['ttft_p99_ms'], 0)})",
                     f"{fixed(o['tpot_mean_ms'], 1)} ({fixed(o['tpot_p99_ms'], 1)})",
                     "<1" if o.get("requests_in_flight") is not None else o["batch"],
-                    o["output_tokens_per_s"],
+                    _measure(o["output_tokens_per_s"], TOKENS_PER_S_PLACES),
                     *(
                         [
                             o["replicas"],
                             duration_text(o["job_hours"] * 3600),
-                            _money(o["job_usd"], usd_places(o["job_usd"])),
+                            _money(o["job_usd"], usd_places(o["job_usd"])) + _job_billed(o),
                         ]
                         if job
                         else []
@@ -170,18 +220,19 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                 [
                     *common,
                     _money(o["usd_per_step"], 4),
-                    o["step_time_s"],
-                    o["tokens_per_s_per_gpu"],
-                    o["total_hours"],
-                    o.get("billed_hours"),
-                    _money(o["total_usd"], usd_places(o["total_usd"])),
+                    _measure(o["step_time_s"], STEP_TIME_S_PLACES),
+                    _measure(o["tokens_per_s_per_gpu"], TOKENS_PER_S_PLACES),
+                    _measure(o["mfu"] * 100 if o.get("mfu") is not None else None, MFU_PERCENT_PLACES, "%"),
+                    _run_time(o),
+                    _measure(o.get("billed_hours"), 0 if (o.get("billed_hours") or 0) >= 10 else 1),
+                    _run_total_text(o),
                     " ".join(f for f, on in (("close", _close(o, i)), ("NODES?", o.get("cluster_caveat"))) if on),
                 ]
             )
     head = ["#", "config", "layout", "provider", "price terms, as of", "$/GPU-h"]
     head += (
         [
-            RANK_HEADERS[rank_by],
+            f"{RANK_HEADERS[rank_by]} (band)",
             *(["replicas", "$/M out tok"] if rank_by == "fleet" else []),
             "TTFT ms mean (p99)",
             "TPOT ms mean (p99)",
@@ -190,9 +241,29 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
         ]
         + [*(["replicas", "job time", "job $"] if job else []), ""]
         if inference
-        else ["$/step", "step s", "tok/s/GPU", "total h", "billed h", "total $", ""]
+        else ["$/step", "step s", "tok/s/GPU", "MFU", "run time", "billed h", "total $ (band)", ""]
     )
     return table(head, rows)
+
+
+def best_at_risk(payload: dict[str, Any]) -> str:
+    """The label the results page gives the best row whose limits (inference) or deadline (training) hold on its
+    estimate but not at its band's slow end, with the JSON's words and the flag that plans for the slow end; '' where
+    the best is not at risk or nothing runs."""
+    best = next((o for o in payload["options"] if o["feasible"] and o.get("rank", 1) == 1), None)
+    if best is None:
+        return ""
+    if best.get("limits_at_risk"):
+        return (
+            f"#1 limits at risk: it meets the limits on its estimate, but {best['limits_at_risk']}; "
+            "--limits-at band_high meets them even at the slow end of the bands"
+        )
+    if best.get("deadline_at_risk"):
+        return (
+            f"#1 deadline at risk: it finishes in time on its estimate, but {best['deadline_at_risk']}; "
+            "--limits-at band_high meets the deadline even at the slow end of the band"
+        )
+    return ""
 
 
 def row_notes(payload: dict[str, Any], limit: int) -> str:

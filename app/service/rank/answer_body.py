@@ -51,6 +51,9 @@ def answer_body(
         )
         if cheaper is not None:
             extra["replicas"] = cheaper
+        behind = overloaded_replicas(workload, ranking) if isinstance(workload, InferenceWorkload) else None
+        if behind is not None:
+            extra["overloaded"] = behind
     return {
         "phase": phase,
         "workload": workload.model_dump(mode="json", exclude_none=True),
@@ -138,6 +141,28 @@ def cheaper_on_replicas(
         "url": "/?" + canonical_query("inference", sized),
         "usd_per_million_output_tokens": round(fleet_usd, 6),
         "ratio": round(ratio, 3),
+    }
+
+
+def overloaded_replicas(workload: InferenceWorkload, ranking: Any) -> dict[str, Any] | None:
+    """Where nothing runs because one replica falls behind the load on every offer that holds the model (an open loop
+    above capacity: refusals.overload_reason), the same load on replicas sized to meet the limits, as the results page
+    links it: its words and its link (replicas_workload), so the JSON, the CSV's reader and the CLI get it too."""
+    sized = replicas_workload(workload)
+    if sized is None or ranking.feasible_count:
+        return None
+    keys = ranking.row_keys[0 : len(ranking.options)]
+    if not any(key.reason.startswith("overloaded") for key in keys):
+        return None
+    load = (
+        f"{workload.concurrency:,} clients"
+        if workload.scenario == "concurrency"
+        else f"{significant(workload.requests_per_s or 0.0)} requests/s"
+    )
+    return {
+        "note": f"One replica falls behind {load} on every offer that holds the model (overloaded): rank the same "
+        "load as a peak, spread over replicas sized to meet the limits",
+        "url": "/?" + canonical_query("inference", sized),
     }
 
 

@@ -63,7 +63,7 @@ def results_context(
         "replicas_load": results_view.replicas_load(parsed.workload),
         "limits_at_urls": results_view.limits_at_urls(parsed.workload, path),
         "limits_plan": results_view.limits_plan_note(parsed.workload),
-        "overloaded": results_view.overloaded(ranked.infeasible),
+        "overloaded": "overloaded" in payload,  # the answer's own (answer_body.overloaded_replicas), as JSON and CLI
         "ranks": ranked.ranks,
         "best": ranked.best,
         "metric": results_view.ranked_metric(payload.get("rank_by")),

@@ -141,12 +141,6 @@ def compare_query(question: str, leaders: Sequence[dict[str, Any]]) -> str | Non
     return urlencode([*pairs, ("gpus", ",".join(gpus[:COMPARE_GPUS]))], safe=",")
 
 
-def overloaded(infeasible: Sequence[dict[str, Any]]) -> bool:
-    """Some configuration holds the model but falls behind the load one replica takes (refusals.overload_reason):
-    replicas, which replicas_url sizes, would carry it."""
-    return any(str(group["reason"]).startswith("overloaded") for group in infeasible)
-
-
 def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
     """The load replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
     if not isinstance(workload, InferenceWorkload):

@@ -90,6 +90,11 @@ class CheaperReplicasOut(Strict):
     ratio: float = Field(description="the best row's $ per million output tokens over that")
 
 
+class OverloadedOut(Strict):
+    note: str = Field(description="that one replica falls behind the load on every offer that holds the model")
+    url: str = Field(description="the same load as latency_bound with it as the peak (peak_concurrency or rate)")
+
+
 class InferenceRankResponse(RankResponseBase):
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
@@ -117,6 +122,12 @@ class InferenceRankResponse(RankResponseBase):
         None,
         description="present only at a fixed client count or request rate whose best row, one replica taking it all, "
         "costs at least twice per token what replicas sized to meet the limits would: the link to that question",
+    )
+    overloaded: OverloadedOut | None = Field(
+        None,
+        description="present only where no option is feasible because one replica falls behind a fixed client count "
+        "or request rate on every offer that holds the model (overloaded): the link to the same load spread over "
+        "replicas sized to meet the limits, as the results page gives it",
     )
     serverless_job: list[ServerlessJobQuoteOut] | None = Field(
         None,

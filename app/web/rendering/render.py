@@ -26,7 +26,7 @@ from app.scoring.explain import (
     usd_places,
 )
 from app.scoring.input_checks.messages import FieldError
-from app.scoring.training.run.limit_words import days_text
+from app.scoring.training.run.limit_words import days_text, interruptions_text
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording
@@ -208,6 +208,7 @@ templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1",
 templates.env.filters["range_places"] = range_places
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"
 templates.env.filters["days_text"] = days_text  # a run's length: 0.028 → "41 min", 67.6 → "67.6 days"
+templates.env.filters["interruptions_text"] = interruptions_text  # spot interruptions: 0.004 → "<0.1", 0.42 → "0.4"
 
 
 def _breakable(value: Any) -> Markup:

@@ -27,6 +27,12 @@ def days_text(days: float) -> str:
     return f"{figure(seconds, 2)} s" if seconds < 10 else duration_text(seconds)
 
 
+def interruptions_text(expected: float) -> str:
+    """Spot interruptions expected over a run, as a row gives them beside its length: `<0.1` below 0.05 (never `0`
+    or `0.0`: a spot run may be interrupted), `0.4` below one, whole numbers from one."""
+    return "<0.1" if expected < 0.05 else fixed(expected, 1 if expected < 1 else 0)
+
+
 # Days in each unit days_text writes a length in, and the most decimals past_deadline_text adds to tell two apart.
 DAYS_PER_YEAR = SECONDS_PER_YEAR / SECONDS_PER_DAY
 UNIT_DAYS = {"years": DAYS_PER_YEAR, "days": 1.0, "h": 1 / 24, "min": 1 / 1440, "s": 1 / SECONDS_PER_DAY}

@@ -1,0 +1,39 @@
+"""/precision and `gpumatch precision` give each row's best option with the same price terms (the caveat of a price
+not read from a price list, its date, $/GPU-h) and its published quality at the same places (found by qa23: the CLI
+gave '1×B200 GMI Cloud' with no terms, and 99.87% where the page said 99.9%)."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.cli.main import main as cli
+
+QUESTION = "model=llama-3.1-70b&tpot_ms=40"
+ARGV = ["precision", "--model", "llama-3.1-70b", "--tpot-ms", "40"]
+
+
+def _page_cells(client: TestClient, label: str) -> dict[str, str]:
+    page = client.get(f"/precision?{QUESTION}").text
+    row = next(r for r in re.findall(r"<tr role=\"row\">.*?</tr>", page, re.S) if f">{label}" in r)
+    cells = re.findall(r'data-label="([^"]+)"[^>]*>(.*?)</t[dh]>', row, re.S)
+    return {name: " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split()) for name, text in cells}
+
+
+def test_the_precision_page_and_the_cli_give_the_best_options_terms_and_quality_alike(
+    client: TestClient, database: str, capsys: Any
+) -> None:
+    row = next(r for r in client.get(f"/precision.json?{QUESTION}").json()["rows"] if r["label"] == "FP8 W8A8")
+    best, recovered = row["best"], [q["recovery_pct"] for q in row["quality"] if q["recovery_pct"] is not None]
+    assert best["price_caveats"] and recovered, "the row must carry a caveat and a quality figure to mean anything"
+    page = _page_cells(client, "FP8 W8A8")
+    assert cli(ARGV) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("FP8 W8A8  "))
+    for said in (*best["price_caveats"], best["as_of"], f"${best['usd_per_gpu_hour']:.2f}/GPU-h"):
+        assert said in page["Best option"] and said in line, said
+    first = f"{recovered[0]:.1f}% recovered"
+    assert first in page["Published quality"] and first in line
+    assert page["$ per million output tokens"].removeprefix("$") in line.split()
