@@ -445,3 +445,28 @@ def test_an_empty_engine_or_weight_dtype_cell_says_what_was_assumed():
     assert "weight_dtype empty: bf16 assumed" in prediction.reason and "engine empty: vllm assumed" in prediction.reason
     stated = predict_inference_case({**row, "engine": "vllm", "weight_dtype": "bf16"}, GPUS, MODELS)
     assert "empty" not in stated.reason and stated.predicted == prediction.predicted
+
+
+@pytest.mark.parametrize(
+    ("notes", "engine"),
+    [
+        ("NIM container 1.8.0 (TensorRT-LLM-based NIM profile assumed, engine recorded as other)", "trtllm"),
+        ("a vLLM backend behind the company's gateway", "vllm"),
+        ("built on SGLang 0.4", "sglang"),
+        ("TensorRT-LLM-based and vLLM-based profiles both shipped", None),  # two named: neither is this row's
+        ("an in-house stack", None),
+    ],
+)
+def test_a_packaged_server_runs_as_the_engine_its_notes_name(notes: str, engine: str | None):
+    """NVIDIA NIM rows are recorded as engine `other` and their notes say "TensorRT-LLM-based NIM profile": they ran
+    TensorRT-LLM (its memory sizing, step budget and batch cap), where they were priced as the vLLM class."""
+    from app.calibration.inference.case_notes import _stated_engine
+    from app.calibration.inference.case_setup import case_setup
+
+    assert _stated_engine({"notes": notes}) == engine
+    row = _serving_row(engine="other", notes=notes, scenario="concurrency", input_len="1000", output_len="100")
+    setup = case_setup(row, GPUS, MODELS)
+    assert not isinstance(setup, str)
+    assert setup.options[0][0].engine == (engine or "vllm")
+    said = f"engine 'other': {engine} (named in the notes)" if engine else "engine 'other' treated as the vllm class"
+    assert said in setup.notes

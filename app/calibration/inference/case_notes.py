@@ -34,6 +34,26 @@ def _compiled_prefill(row: dict, engine: str, ctx: InferenceContext) -> bool:
     return ctx.compiled_prefill
 
 
+# The engine a row recorded as `other` (a packaged server) states it runs on: "TensorRT-LLM-based NIM profile", "built
+# on vLLM", "vLLM backend". NVIDIA NIM for LLMs ships TensorRT-LLM and vLLM profiles; the row's notes say which.
+_ENGINE_NAMES = {
+    "tensorrt-llm": "trtllm",
+    "trt-llm": "trtllm",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "llama.cpp": "llamacpp",
+}
+_NAMED = r"(tensorrt-llm|trt-llm|vllm|sglang|llama\.cpp)"
+_STATED_ENGINE = re.compile(rf"\b{_NAMED}[- ](?:based|backend)\b|\bbuilt on {_NAMED}\b", re.IGNORECASE)
+
+
+def _stated_engine(row: dict) -> str | None:
+    """The serving engine the notes name for a packaged server (see _STATED_ENGINE); None where they name none, or
+    name two (a comparison of engines is not a statement of this row's)."""
+    named = {_ENGINE_NAMES[(m.group(1) or m.group(2)).lower()] for m in _STATED_ENGINE.finditer(row.get("notes") or "")}
+    return named.pop() if len(named) == 1 else None
+
+
 # vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
 # 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
 VLLM_V1_FROM = (2025, 3)

@@ -18,6 +18,7 @@ from app.calibration.inference.case_notes import (
     _request_rate,
     _run_requests,
     _scheduler_steps,
+    _stated_engine,
     _statistic,
     _year_month,
 )
@@ -132,7 +133,6 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     engine = row.get("engine") or "vllm"
-    kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, engine)
     notes = [f"KV cache {kv_stated} (stated in the notes)"] if kv_stated else []
     # an empty cell's default is said, as the training validator says its own ("precision empty: bf16 assumed")
     notes += [
@@ -140,7 +140,14 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         for column, value in (("weight_dtype", wdt), ("engine", engine))
         if not row.get(column)
     ]
-    if engine not in ENGINES:
+    # an unknown engine's KV cache defaults as an engine of unknown kind's does (the weights' dtype), a named one's as
+    # that engine's
+    named = _stated_engine(row) if engine not in ENGINES else None
+    kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, named or engine)
+    if named:
+        notes.append(f"engine {engine!r}: {named} (named in the notes)")
+        engine = named
+    elif engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"
     if scenario == "max_throughput" and metric == "ttft_ms" and not replayable(engine):
