@@ -470,3 +470,18 @@ def test_a_packaged_server_runs_as_the_engine_its_notes_name(notes: str, engine:
     assert setup.options[0][0].engine == (engine or "vllm")
     said = f"engine 'other': {engine} (named in the notes)" if engine else "engine 'other' treated as the vllm class"
     assert said in setup.notes
+
+
+def test_values_the_source_flags_are_not_scored():
+    """InferenceX flags its B200 concurrency-64 TTFT values with a warning sign (queueing: p99 73 s): those two rows
+    are not a closed loop's steady state and are not scored; the same run's throughput row, not flagged, is."""
+    notes = "concurrency 64; the source flags the conc=64 TTFT values with a warning sign (queueing: P99 73,198 ms)"
+    row = _serving_row(scenario="concurrency", concurrency="64", input_len="1024", output_len="1024", notes=notes)
+    flagged = predict_inference_case({**row, "metric": "ttft_ms", "statistic": "mean"}, GPUS, MODELS)
+    assert not flagged.covered
+    assert (
+        flagged.reason
+        == "not scored: the source flags the conc=64 TTFT values with a warning sign (queueing: P99 73,198 ms)"
+    )
+    assert predict_inference_case({**row, "metric": "output_tok_s_per_gpu"}, GPUS, MODELS).covered
+    assert predict_inference_case({**row, "metric": "tpot_ms"}, GPUS, MODELS).covered

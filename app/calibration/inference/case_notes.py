@@ -54,6 +54,25 @@ def _stated_engine(row: dict) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+# What a publication itself flags as suspect ("the source flags the conc=64 TTFT values with a warning sign"): the
+# metric's values the clause names are not a measurement of the run it describes, and are not scored.
+_SOURCE_FLAG = re.compile(r"source flags the ([^;]*?) values\b([^;]*)", re.IGNORECASE)
+_METRIC_WORDS = {
+    "ttft_ms": re.compile(r"\bTTFT\b|time to first token", re.IGNORECASE),
+    "tpot_ms": re.compile(r"\bTPOT\b|\bITL\b|inter-token", re.IGNORECASE),
+    "output_tok_s_per_gpu": re.compile(r"throughput|tok/s|tokens/s", re.IGNORECASE),
+}
+
+
+def _source_flag(row: dict) -> str | None:
+    """The clause in which the notes say the source flags this row's metric's values; None where they do not."""
+    words = _METRIC_WORDS.get(row.get("metric", ""))
+    for match in _SOURCE_FLAG.finditer(row.get("notes") or ""):
+        if words is not None and words.search(match.group(1)):
+            return match.group(0).strip()
+    return None
+
+
 # vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
 # 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
 VLLM_V1_FROM = (2025, 3)

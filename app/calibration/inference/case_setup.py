@@ -18,6 +18,7 @@ from app.calibration.inference.case_notes import (
     _request_rate,
     _run_requests,
     _scheduler_steps,
+    _source_flag,
     _stated_engine,
     _statistic,
     _year_month,
@@ -127,6 +128,8 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if (statistic := (row.get("statistic") or "").strip()) not in STATISTICS:
         listed = ", ".join(sorted(STATISTICS - {""}))
         return f"statistic {statistic!r} not modelled (the case files' README lists {listed})"
+    if (flag := _source_flag(row)) is not None:
+        return f"not scored: the {flag}"
     for column in ("weight_dtype", "kv_dtype"):
         if (dtype := row.get(column) or "") and dtype not in KV_BYTES:
             return f"{column} {dtype!r} not modelled (the case files' README lists {', '.join(KV_BYTES)})"
