@@ -485,3 +485,30 @@ def test_values_the_source_flags_are_not_scored():
     )
     assert predict_inference_case({**row, "metric": "output_tok_s_per_gpu"}, GPUS, MODELS).covered
     assert predict_inference_case({**row, "metric": "tpot_ms"}, GPUS, MODELS).covered
+
+
+def test_vllm_v0_at_a_stated_short_max_model_len_prefills_apart():
+    """vLLM V0 (before 0.8) turns chunked prefill on by default only above a 32K max_model_len; the SGLang README's
+    vLLM 0.6.0 rows state max_model_len 4096, so their prompts prefill in steps of their own, up to
+    max(max_model_len, 2048) tokens, and a new request waits only for the step in flight, as on SGLang."""
+    from app.calibration.inference.case_notes import _v0_prefill_apart_budget
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
+
+    assert _v0_prefill_apart_budget({"notes": "vLLM v0.6.0 (--num-scheduler-steps 10, max_model_len 4096)"}) == 4096
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 1024"}) == 2048
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 131072"}) is None  # chunked by default above 32K
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 4096, --enable-chunked-prefill"}) is None
+    assert _v0_prefill_apart_budget({"notes": "vLLM v0.6.0"}) is None  # unstated: the model's own, maybe above 32K
+
+    notes = "request rate 4 req/s (Poisson); vLLM v0.6.0 (max_model_len 4096)"
+    apart = case_setup(_serving_row(notes=notes, date="2024-09"), GPUS, MODELS)
+    mixed = case_setup(_serving_row(notes="request rate 4 req/s (Poisson); vLLM v0.6.0", date="2024-09"), GPUS, MODELS)
+    assert not isinstance(apart, str) and not isinstance(mixed, str)
+    ctx = apart.options[0][0]
+    assert ctx.prefill_first and ctx.default_token_budget == 4096 and ctx.prefill_pass_tokens() == 4096
+    assert not mixed.options[0][0].prefill_first and mixed.options[0][0].default_token_budget == 8192
+    assert any("prompts prefill in steps of their own" in n for n in apart.notes)
+    assert predict_setup(apart) < predict_setup(mixed)  # its TTFT waits for half a step, not ~1.5
+    v1 = case_setup(_serving_row(notes=notes, date="2025-06"), GPUS, MODELS)  # V1 always chunks
+    assert not isinstance(v1, str) and not v1.options[0][0].prefill_first

@@ -78,6 +78,30 @@ def _source_flag(row: dict) -> str | None:
 VLLM_V1_FROM = (2025, 3)
 
 
+# vLLM V0's scheduler without chunked prefill (vllm/config.py SchedulerConfig, engine/arg_utils.py, 0.5-0.6): chunked
+# prefill is on by default only for a max_model_len above 32K ("Chunked prefill is enabled by default for models with
+# max_model_len > 32K"); without it, waiting prompts prefill in steps of their own, before decoding resumes, and
+# max_num_batched_tokens defaults to max(max_model_len, 2048).
+V0_CHUNKED_PREFILL_ABOVE = 32 * 1024
+V0_MIN_BATCHED_TOKENS = 2048
+_MAX_MODEL_LEN = re.compile(r"max[-_ ]model[-_ ]len\W{0,3}(\d[\d,]*)", re.IGNORECASE)
+_CHUNKED_PREFILL = re.compile(r"chunked[-_ ]prefill", re.IGNORECASE)
+
+
+def _v0_prefill_apart_budget(row: dict) -> int | None:
+    """A vLLM V0 row's step budget where its notes state a max_model_len of 32K or less and no chunked prefill: that
+    engine prefills apart, max(max_model_len, 2048) prompt tokens a step. None where chunked prefill may be on (a
+    longer or unstated max_model_len, or the notes name chunked prefill at all)."""
+    notes = row.get("notes") or ""
+    match = _MAX_MODEL_LEN.search(notes)
+    if match is None or _CHUNKED_PREFILL.search(notes):
+        return None
+    max_model_len = int(match.group(1).replace(",", ""))
+    if not 0 < max_model_len <= V0_CHUNKED_PREFILL_ABOVE:
+        return None
+    return max(max_model_len, V0_MIN_BATCHED_TOKENS)
+
+
 def _year_month(row: dict) -> tuple[int, int]:
     """The row's date as (year, month); an unreadable or empty date reads as recent (today's engine)."""
     match = re.match(r"(\d{4})-(\d{2})", row.get("date") or "")

@@ -21,6 +21,7 @@ from app.calibration.inference.case_notes import (
     _source_flag,
     _stated_engine,
     _statistic,
+    _v0_prefill_apart_budget,
     _year_month,
 )
 from app.calibration.inference.run_conditions import run_conditions, stated_kv_dtype
@@ -199,6 +200,12 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         notes.append(f"a burst of {burst} requests, replayed step by step")
     stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
     v0 = engine == "vllm" and _year_month(row) < VLLM_V1_FROM
+    apart_budget = _v0_prefill_apart_budget(row) if v0 else None
+    if apart_budget:
+        notes.append(
+            f"vLLM V0 at the stated max_model_len without chunked prefill: prompts prefill in steps of their own, "
+            f"{apart_budget:,} tokens a step"
+        )
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
@@ -209,9 +216,12 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
         ctx = replace(ctx, compiled_prefill=_compiled_prefill(row, engine, ctx))
-        if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192
+        if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192 unless stated apart
             ctx = replace(
-                ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=ENGINE_TOKEN_BUDGET["vllm"]
+                ctx,
+                default_batch_cap=ENGINE_MAX_BATCH["vllm"],
+                default_token_budget=apart_budget or ENGINE_TOKEN_BUDGET["vllm"],
+                prefill_apart=apart_budget is not None,
             )
         engine_cap = stated[0].batch_cap or ctx.default_batch_cap
         if fit >= 1:

@@ -153,7 +153,7 @@ def operating_point(
     decode_only = decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)  # as the step
     share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
-    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
+    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.prefill_first)
     ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
     if closed:  # closed loop (an open loop too, timed as one): Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3
