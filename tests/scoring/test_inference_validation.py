@@ -445,3 +445,70 @@ def test_an_empty_engine_or_weight_dtype_cell_says_what_was_assumed():
     assert "weight_dtype empty: bf16 assumed" in prediction.reason and "engine empty: vllm assumed" in prediction.reason
     stated = predict_inference_case({**row, "engine": "vllm", "weight_dtype": "bf16"}, GPUS, MODELS)
     assert "empty" not in stated.reason and stated.predicted == prediction.predicted
+
+
+@pytest.mark.parametrize(
+    ("notes", "engine"),
+    [
+        ("NIM container 1.8.0 (TensorRT-LLM-based NIM profile assumed, engine recorded as other)", "trtllm"),
+        ("a vLLM backend behind the company's gateway", "vllm"),
+        ("built on SGLang 0.4", "sglang"),
+        ("TensorRT-LLM-based and vLLM-based profiles both shipped", None),  # two named: neither is this row's
+        ("an in-house stack", None),
+    ],
+)
+def test_a_packaged_server_runs_as_the_engine_its_notes_name(notes: str, engine: str | None):
+    """NVIDIA NIM rows are recorded as engine `other` and their notes say "TensorRT-LLM-based NIM profile": they ran
+    TensorRT-LLM (its memory sizing, step budget and batch cap), where they were priced as the vLLM class."""
+    from app.calibration.inference.case_notes import _stated_engine
+    from app.calibration.inference.case_setup import case_setup
+
+    assert _stated_engine({"notes": notes}) == engine
+    row = _serving_row(engine="other", notes=notes, scenario="concurrency", input_len="1000", output_len="100")
+    setup = case_setup(row, GPUS, MODELS)
+    assert not isinstance(setup, str)
+    assert setup.options[0][0].engine == (engine or "vllm")
+    said = f"engine 'other': {engine} (named in the notes)" if engine else "engine 'other' treated as the vllm class"
+    assert said in setup.notes
+
+
+def test_values_the_source_flags_are_not_scored():
+    """InferenceX flags its B200 concurrency-64 TTFT values with a warning sign (queueing: p99 73 s): those two rows
+    are not a closed loop's steady state and are not scored; the same run's throughput row, not flagged, is."""
+    notes = "concurrency 64; the source flags the conc=64 TTFT values with a warning sign (queueing: P99 73,198 ms)"
+    row = _serving_row(scenario="concurrency", concurrency="64", input_len="1024", output_len="1024", notes=notes)
+    flagged = predict_inference_case({**row, "metric": "ttft_ms", "statistic": "mean"}, GPUS, MODELS)
+    assert not flagged.covered
+    assert (
+        flagged.reason
+        == "not scored: the source flags the conc=64 TTFT values with a warning sign (queueing: P99 73,198 ms)"
+    )
+    assert predict_inference_case({**row, "metric": "output_tok_s_per_gpu"}, GPUS, MODELS).covered
+    assert predict_inference_case({**row, "metric": "tpot_ms"}, GPUS, MODELS).covered
+
+
+def test_vllm_v0_at_a_stated_short_max_model_len_prefills_apart():
+    """vLLM V0 (before 0.8) turns chunked prefill on by default only above a 32K max_model_len; the SGLang README's
+    vLLM 0.6.0 rows state max_model_len 4096, so their prompts prefill in steps of their own, up to
+    max(max_model_len, 2048) tokens, and a new request waits only for the step in flight, as on SGLang."""
+    from app.calibration.inference.case_notes import _v0_prefill_apart_budget
+    from app.calibration.inference.case_setup import case_setup
+    from app.calibration.inference.validate_inference import predict_setup
+
+    assert _v0_prefill_apart_budget({"notes": "vLLM v0.6.0 (--num-scheduler-steps 10, max_model_len 4096)"}) == 4096
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 1024"}) == 2048
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 131072"}) is None  # chunked by default above 32K
+    assert _v0_prefill_apart_budget({"notes": "max_model_len 4096, --enable-chunked-prefill"}) is None
+    assert _v0_prefill_apart_budget({"notes": "vLLM v0.6.0"}) is None  # unstated: the model's own, maybe above 32K
+
+    notes = "request rate 4 req/s (Poisson); vLLM v0.6.0 (max_model_len 4096)"
+    apart = case_setup(_serving_row(notes=notes, date="2024-09"), GPUS, MODELS)
+    mixed = case_setup(_serving_row(notes="request rate 4 req/s (Poisson); vLLM v0.6.0", date="2024-09"), GPUS, MODELS)
+    assert not isinstance(apart, str) and not isinstance(mixed, str)
+    ctx = apart.options[0][0]
+    assert ctx.prefill_first and ctx.default_token_budget == 4096 and ctx.prefill_pass_tokens() == 4096
+    assert not mixed.options[0][0].prefill_first and mixed.options[0][0].default_token_budget == 8192
+    assert any("prompts prefill in steps of their own" in n for n in apart.notes)
+    assert predict_setup(apart) < predict_setup(mixed)  # its TTFT waits for half a step, not ~1.5
+    v1 = case_setup(_serving_row(notes=notes, date="2025-06"), GPUS, MODELS)  # V1 always chunks
+    assert not isinstance(v1, str) and not v1.options[0][0].prefill_first
