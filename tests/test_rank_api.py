@@ -505,6 +505,7 @@ def test_one_replica_far_dearer_than_replicas_notes_and_links_the_peak_question(
     body = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 512}).json()
     replicas = body["replicas"]
     assert replicas["ratio"] >= 2 and replicas["note"] in body["notes"] and "512 clients" in replicas["note"]
+    assert " x " not in replicas["note"] and "× the $" in replicas["note"]  # multiplication reads "×" (leftovers10)
     assert "peak_concurrency=512" in replicas["url"] and "scenario=concurrency" not in replicas["url"]
     assert replicas["usd_per_million_output_tokens"] * 2 <= body["options"][0]["usd_per_million_output_tokens"]
     page = client.get(replicas["url"])

@@ -101,7 +101,7 @@ def _dense_peak_tflops(gpu: GpuSpec, dtype: str) -> tuple[float, str | None]:
         return gpu.fp16_tflops, f"{gpu.name}: BF16 peak unknown, FP16 peak {significant(gpu.fp16_tflops)} TFLOPS used"
     if gpu.fp32_tflops:
         peak = 2.0 * gpu.fp32_tflops
-        return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 x FP32 = {significant(peak)} TFLOPS"
+        return peak, f"{gpu.name}: tensor peaks unverified, assumed 2 × FP32 = {significant(peak)} TFLOPS"
     return 1.0, f"{gpu.name}: no compute peak known, 1 TFLOPS assumed"
 
 

@@ -36,7 +36,7 @@ MESH_BOARDS = (
         peer_share=1 / 7,
         source=(
             "AMD Instinct MI300-series platform: 8 OAMs, each wired to the other 7 by one Infinity Fabric link "
-            "(7 x 128 GB/s = the 896 GB/s listed; MI355X 7 x 153.6 GB/s), no switch"
+            "(7 × 128 GB/s = the 896 GB/s listed; MI355X 7 × 153.6 GB/s), no switch"
         ),
     ),
     MeshBoard(

@@ -62,7 +62,7 @@ class InferenceWorkload(ModelChoice):
         le=20.0,
         description="the p99 prompt's length over the mean prompt's (1 = every prompt the same length): a p99 first "
         "token's own prefill runs that much longer than the mean's, its waits the fitted p99 / mean ratio; unset: "
-        "the whole TTFT x the fitted p99_ttft_over_mean (/methodology)",
+        "the whole TTFT × the fitted p99_ttft_over_mean (/methodology)",
     )
     limits_at: LimitsAt | None = Field(None, description=LIMITS_AT_DESCRIPTION)
     engine: Engine = Field(

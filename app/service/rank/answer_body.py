@@ -131,8 +131,8 @@ def cheaper_on_replicas(
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
     note = (
         f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
-        f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel} x "
-        f"PP{best.pipeline_parallel}), {fixed(ratio, 0)}x the ${significant(fleet_usd, 3)} of replicas sized to meet "
+        f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
+        f"PP{best.pipeline_parallel}), {fixed(ratio, 0)}× the ${significant(fleet_usd, 3)} of replicas sized to meet "
         f"the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, ${fixed(fleet.usd_per_month_at_peak, 0)} "
         "a month): rank the same load as a peak"
     )
