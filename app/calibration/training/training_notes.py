@@ -96,15 +96,23 @@ class _LayoutChanges(TypedDict, total=False):
 
 
 def _int(pattern: str, notes: str) -> int | None:
+    """The first number a match of `pattern` captures (its first group that matched)."""
     match = re.search(pattern, notes)
-    return int(match.group(1)) if match else None
+    return int(next(g for g in match.groups() if g is not None)) if match else None
+
+
+# A batch stated per device with no gradient accumulation is the micro-batch: "micro-batch 4" (LLM Foundry),
+# torchtitan's "local bs 2" (its training.local_batch_size, one forward per step) and torchtune's "batch size 2
+# without grad accumulation".
+PER_DEVICE_MICRO_BATCH = r"micro-batch (\d+)|\blocal bs (\d+)|\bbatch size (\d+) without grad(?:ient)? accumulation"
 
 
 def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout | None:
     """Override the chosen layout with parallelism stated in the notes (general patterns only)."""
     layout = base or Layout()
-    tp = _int(r"\bTP(\d+)\b|xTP(\d+)", notes.replace("xTP", " TP"))
-    pp = _int(r"\bPP(\d+)\b", notes.replace("xPP", " PP"))
+    split = notes.replace("xTP", " TP").replace("xPP", " PP")  # "FSDP8xTP8xPP8"
+    tp = _int(r"\bTP(\d+)\b", split)
+    pp = _int(r"\bPP(\d+)\b", split)
     changes: _LayoutChanges = {}
     if tp:
         changes["tensor_parallel"] = tp
@@ -133,10 +141,10 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         changes["recompute"] = "selective"
     elif "activation checkpointing false" in lowered:
         changes["recompute"] = "none"
-    micro = _int(r"micro-batch (\d+)", notes)
+    micro = _int(PER_DEVICE_MICRO_BATCH, notes)
     if micro:
         changes["micro_batch_seqs"] = micro
-    if not changes:
+    if not changes or (base is None and set(changes) == {"micro_batch_seqs"}):  # a batch alone states no split
         return base
     layout = replace(layout, **changes)
     if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel * layout.sequence_parallel):

@@ -1,9 +1,9 @@
 """Predict one row of training_cases.csv (shared/validation) with the training estimator.
 
-Parallelism, recompute and micro-batch are read from the notes only through general patterns
-("TP8", "PP4", "VP6", "FSDP", "sp8", "activation checkpointing True", "full AC", "micro-batch 4"), the optimizer
-recipe through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is
-read through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
+Parallelism, recompute and micro-batch are read from the notes only through general patterns ("TP8", "PP4", "VP6",
+"FSDP2", "sp8", "activation checkpointing True", "full AC", "micro-batch 4", "local bs 2"), the optimizer recipe
+through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is read
+through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
 """
 
 from __future__ import annotations

@@ -1,0 +1,24 @@
+"""The split and the micro-batch a training case's notes state, read as they state them."""
+
+from app.calibration.training.training_notes import layout_from_notes
+from app.scoring.training.layouts.memory import Layout
+
+SEARCHED = Layout(zero_stage=1, tensor_parallel=8, pipeline_parallel=2)  # what a layout search might pick
+
+
+def test_torchtitans_3d_names_read_every_axis():
+    layout = layout_from_notes("framework: torchtitan 3D FSDP8xTP8xPP8 interleaved 1F1B; full AC", 512, None)
+    assert layout is not None
+    assert (layout.tensor_parallel, layout.pipeline_parallel, layout.pipeline_interleave) == (8, 8, 2)
+
+
+def test_a_batch_stated_per_device_is_the_micro_batch():
+    for notes, micro in (
+        ("framework: torchtitan 2D FSDP16xTP8; full AC, local bs 2", 2),
+        ("framework: torchtune; batch size 2 without grad accumulation, dataset packed to 2048", 2),
+        ("FSDP, micro-batch 4, activation checkpointing false", 4),
+    ):
+        layout = layout_from_notes(notes, 128, SEARCHED)
+        assert layout is not None and layout.micro_batch_seqs == micro, notes
+    # a batch alone states no split: a run that fits nowhere stays unfitted
+    assert layout_from_notes("batch size 2 without grad accumulation", 1, None) is None
