@@ -34,72 +34,9 @@ def _compiled_prefill(row: dict, engine: str, ctx: InferenceContext) -> bool:
     return ctx.compiled_prefill
 
 
-# The engine a row recorded as `other` (a packaged server) states it runs on: "TensorRT-LLM-based NIM profile", "built
-# on vLLM", "vLLM backend". NVIDIA NIM for LLMs ships TensorRT-LLM and vLLM profiles; the row's notes say which.
-_ENGINE_NAMES = {
-    "tensorrt-llm": "trtllm",
-    "trt-llm": "trtllm",
-    "vllm": "vllm",
-    "sglang": "sglang",
-    "llama.cpp": "llamacpp",
-}
-_NAMED = r"(tensorrt-llm|trt-llm|vllm|sglang|llama\.cpp)"
-_STATED_ENGINE = re.compile(rf"\b{_NAMED}[- ](?:based|backend)\b|\bbuilt on {_NAMED}\b", re.IGNORECASE)
-
-
-def _stated_engine(row: dict) -> str | None:
-    """The serving engine the notes name for a packaged server (see _STATED_ENGINE); None where they name none, or
-    name two (a comparison of engines is not a statement of this row's)."""
-    named = {_ENGINE_NAMES[(m.group(1) or m.group(2)).lower()] for m in _STATED_ENGINE.finditer(row.get("notes") or "")}
-    return named.pop() if len(named) == 1 else None
-
-
-# What a publication itself flags as suspect ("the source flags the conc=64 TTFT values with a warning sign"): the
-# metric's values the clause names are not a measurement of the run it describes, and are not scored.
-_SOURCE_FLAG = re.compile(r"source flags the ([^;]*?) values\b([^;]*)", re.IGNORECASE)
-_METRIC_WORDS = {
-    "ttft_ms": re.compile(r"\bTTFT\b|time to first token", re.IGNORECASE),
-    "tpot_ms": re.compile(r"\bTPOT\b|\bITL\b|inter-token", re.IGNORECASE),
-    "output_tok_s_per_gpu": re.compile(r"throughput|tok/s|tokens/s", re.IGNORECASE),
-}
-
-
-def _source_flag(row: dict) -> str | None:
-    """The clause in which the notes say the source flags this row's metric's values; None where they do not."""
-    words = _METRIC_WORDS.get(row.get("metric", ""))
-    for match in _SOURCE_FLAG.finditer(row.get("notes") or ""):
-        if words is not None and words.search(match.group(1)):
-            return match.group(0).strip()
-    return None
-
-
 # vLLM's V1 engine, whose defaults depend on the GPU (efficiency.inference.engine_defaults), is its default from
 # 0.8.0 (March 2025); rows dated before ran V0: 256 sequences whatever the GPU.
 VLLM_V1_FROM = (2025, 3)
-
-
-# vLLM V0's scheduler without chunked prefill (vllm/config.py SchedulerConfig, engine/arg_utils.py, 0.5-0.6): chunked
-# prefill is on by default only for a max_model_len above 32K ("Chunked prefill is enabled by default for models with
-# max_model_len > 32K"); without it, waiting prompts prefill in steps of their own, before decoding resumes, and
-# max_num_batched_tokens defaults to max(max_model_len, 2048).
-V0_CHUNKED_PREFILL_ABOVE = 32 * 1024
-V0_MIN_BATCHED_TOKENS = 2048
-_MAX_MODEL_LEN = re.compile(r"max[-_ ]model[-_ ]len\W{0,3}(\d[\d,]*)", re.IGNORECASE)
-_CHUNKED_PREFILL = re.compile(r"chunked[-_ ]prefill", re.IGNORECASE)
-
-
-def _v0_prefill_apart_budget(row: dict) -> int | None:
-    """A vLLM V0 row's step budget where its notes state a max_model_len of 32K or less and no chunked prefill: that
-    engine prefills apart, max(max_model_len, 2048) prompt tokens a step. None where chunked prefill may be on (a
-    longer or unstated max_model_len, or the notes name chunked prefill at all)."""
-    notes = row.get("notes") or ""
-    match = _MAX_MODEL_LEN.search(notes)
-    if match is None or _CHUNKED_PREFILL.search(notes):
-        return None
-    max_model_len = int(match.group(1).replace(",", ""))
-    if not 0 < max_model_len <= V0_CHUNKED_PREFILL_ABOVE:
-        return None
-    return max(max_model_len, V0_MIN_BATCHED_TOKENS)
 
 
 def _year_month(row: dict) -> tuple[int, int]:

@@ -18,10 +18,7 @@ from app.calibration.inference.case_notes import (
     _request_rate,
     _run_requests,
     _scheduler_steps,
-    _source_flag,
-    _stated_engine,
     _statistic,
-    _v0_prefill_apart_budget,
     _year_month,
 )
 from app.calibration.inference.run_conditions import run_conditions, stated_kv_dtype
@@ -129,14 +126,13 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
     if (statistic := (row.get("statistic") or "").strip()) not in STATISTICS:
         listed = ", ".join(sorted(STATISTICS - {""}))
         return f"statistic {statistic!r} not modelled (the case files' README lists {listed})"
-    if (flag := _source_flag(row)) is not None:
-        return f"not scored: the {flag}"
     for column in ("weight_dtype", "kv_dtype"):
         if (dtype := row.get(column) or "") and dtype not in KV_BYTES:
             return f"{column} {dtype!r} not modelled (the case files' README lists {', '.join(KV_BYTES)})"
     wdt = row.get("weight_dtype") or "bf16"
     kv_stated = None if row.get("kv_dtype") else stated_kv_dtype(row.get("notes", ""))
     engine = row.get("engine") or "vllm"
+    kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, engine)
     notes = [f"KV cache {kv_stated} (stated in the notes)"] if kv_stated else []
     # an empty cell's default is said, as the training validator says its own ("precision empty: bf16 assumed")
     notes += [
@@ -144,14 +140,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         for column, value in (("weight_dtype", wdt), ("engine", engine))
         if not row.get(column)
     ]
-    # an unknown engine's KV cache defaults as an engine of unknown kind's does (the weights' dtype), a named one's as
-    # that engine's
-    named = _stated_engine(row) if engine not in ENGINES else None
-    kvdt = row.get("kv_dtype") or kv_stated or default_kv_dtype(wdt, named or engine)
-    if named:
-        notes.append(f"engine {engine!r}: {named} (named in the notes)")
-        engine = named
-    elif engine not in ENGINES:
+    if engine not in ENGINES:
         notes.append(f"engine {engine!r} treated as the vllm class")
         engine = "vllm"
     if scenario == "max_throughput" and metric == "ttft_ms" and not replayable(engine):
@@ -200,12 +189,6 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         notes.append(f"a burst of {burst} requests, replayed step by step")
     stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
     v0 = engine == "vllm" and _year_month(row) < VLLM_V1_FROM
-    apart_budget = _v0_prefill_apart_budget(row) if v0 else None
-    if apart_budget:
-        notes.append(
-            f"vLLM V0 at the stated max_model_len without chunked prefill: prompts prefill in steps of their own, "
-            f"{apart_budget:,} tokens a step"
-        )
     options = []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
@@ -216,12 +199,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         if conditions.techniques.active:
             ctx = replace(ctx, techniques=conditions.techniques)
         ctx = replace(ctx, compiled_prefill=_compiled_prefill(row, engine, ctx))
-        if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192 unless stated apart
+        if v0:  # vLLM V0 scheduled 256 sequences on any GPU; its step budget is read as V1's 8,192
             ctx = replace(
-                ctx,
-                default_batch_cap=ENGINE_MAX_BATCH["vllm"],
-                default_token_budget=apart_budget or ENGINE_TOKEN_BUDGET["vllm"],
-                prefill_apart=apart_budget is not None,
+                ctx, default_batch_cap=ENGINE_MAX_BATCH["vllm"], default_token_budget=ENGINE_TOKEN_BUDGET["vllm"]
             )
         engine_cap = stated[0].batch_cap or ctx.default_batch_cap
         if fit >= 1:

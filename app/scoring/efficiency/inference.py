@@ -22,30 +22,30 @@ class InferenceEfficiency:
     # Timed on an H200 (docs/measurements): one cuBLAS GEMV streams 0.69-0.86 of peak, a copy 0.89.
     decode_mbu: float = 0.9
     # MBU falls with TP as per-GPU shards shrink: MBU x TP^-e (Databricks TP4 40%, TP8 25%).
-    mbu_tp_exponent: float = 0.306
+    mbu_tp_exponent: float = 0.35
     # Overlap of memory and compute streams within a kernel class: soft roofline exponent
     # (p -> inf: perfect overlap, max(m, c); p = 1: additive, as in BLIS trained physics).
-    overlap_power: float = 1.12
+    overlap_power: float = 1.32
     # Compute-bound matmul share of the dense 16-bit peak (LLM-Viewer #4 derived 0.76; kipply 0.72). Timed on an
     # H200 (docs/measurements): cuBLAS bf16 0.67-0.70 sustained at M >= 2,048 tokens, 0.77-0.80 in bursts.
-    mfu_max: float = 0.7
+    mfu_max: float = 0.679
     # The FP8 peak is harder to reach than the 16-bit one: MFU multiplier vs 16-bit (NIM 70B FP8 derived 0.46/0.65).
     # Timed on an H200 (docs/measurements): torch._scaled_mm FP8 reaches 0.85-0.95 of bf16's share at the same M.
-    fp8_mfu_factor: float = 0.812
+    fp8_mfu_factor: float = 0.825
     # The same for the FP4 peak (NVFP4 / MXFP4 on Blackwell; FP4 weights on older GPUs multiply on the 16-bit peak),
     # fitted on the B200 FP4 rows of TensorRT-LLM v0.20 (Llama 3.3-70B, 3.1-405B), MLPerf v4.1 (Llama-2-70B) and
     # InferenceX (SGLang DeepSeek-R1). No kernel timing backs it: the H200 of docs/measurements has no FP4.
-    fp4_mfu_factor: float = 0.688
+    fp4_mfu_factor: float = 0.687
     # Fixed cost per forward pass, whatever it reads or computes. Research §7.3 puts it at 0.1-0.5 ms (BLIS trained
-    # 126 us/step; BLIS roofline 500 us); the fit reads 3.6x the band's top and 14x BLIS's trained value. It absorbs
+    # 126 us/step; BLIS roofline 500 us); the fit reads 4.9x the band's top and 19.3x BLIS's trained value. It absorbs
     # what the streaming term leaves out: with decode_mbu at the MAX_MBU ceiling (0.9, where end-to-end measurements
     # give 0.55-0.75) a small batch's missing step time lands here (Llama 3.1 8B at batch 1 on an H100 streams its
     # 16 GB in 5.3 ms at 0.9 of peak, 8.0 ms at 0.6), with any per-step work no other term names. It trades against
     # decode_mbu along a flat valley: refits since 2026-12 put it at 0.69-2.68 ms (docs/ACCURACY.md).
-    step_overhead_ms: float = 1.79
+    step_overhead_ms: float = 2.43
     # Host work per running sequence per step: scheduling, sampling, detokenisation (BLIS trained
     # physics has a per-request term; TRT-LLM/vLLM batch-size-dependent CPU overhead).
-    seq_overhead_ms: float = 0.00361
+    seq_overhead_ms: float = 0.00318
     # vLLM's own host work per running sequence per step, on top of that (Python scheduler, sampler and
     # detokeniser, which TensorRT-LLM's C++ runtime and SGLang's overlapped scheduler hide). BLIS's trained physics
     # on vLLM v0.15.1 adds 46 us per output token as API overhead (research §1.10); here it is charged on the step,
@@ -54,33 +54,33 @@ class InferenceEfficiency:
     # 47 us (2026-12 case file). No row measures it on vLLM V1 at large batches: today's vLLM may pay less.
     vllm_seq_overhead_ms: float = 0.046
     # Per-layer kernel-launch/sync overhead (BLIS 20-32 us per layer).
-    layer_overhead_ms: float = 0.0144
+    layer_overhead_ms: float = 0.0109
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
-    allreduce_alpha_nvlink_ms: float = 0.00827
+    allreduce_alpha_nvlink_ms: float = 0.005
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
     # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
-    allreduce_alpha_fabric_ms: float = 0.149
+    allreduce_alpha_fabric_ms: float = 0.147
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
-    allreduce_alpha_pcie_ms: float = 0.135
+    allreduce_alpha_pcie_ms: float = 0.133
     # KV-read efficiency relative to weight streaming (BLIS trained physics 1.9 vs 1.4 => ~0.75x); with
     # attention timed as its own kernel (not hidden under the GEMMs) the fit reaches the 1.0 bound. Timed on an
     # H200 (docs/measurements): cuDNN's decode attention reads the cache at 3.5-4.4 TB/s from batch 32, this
     # value; PyTorch's FlashAttention-2 at 2.3-2.5 TB/s (0.55 of it).
     kv_mbu_factor: float = 1.0
     # MoE grouped GEMMs and routing reach a lower share of peak than dense GEMMs (BLIS: +482 us/MoE layer).
-    moe_mfu_factor: float = 0.886
+    moe_mfu_factor: float = 0.86
     # GDDR cards (workstation/consumer) reach a different share of their bandwidth than HBM parts (fitted above 1:
     # they stream at the MAX_MBU ceiling, which caps the product). At its 1.5 bound since the 2026-12-05 refit, with
     # llamacpp_mbu_factor, which the same llama.cpp rows fit, falling as it rose: 1.22 x 0.824 = 1.5 x 0.67.
     gddr_mbu_factor: float = 1.5
     # llama.cpp kernels (dequantising GEMV/GEMM) vs TensorRT-LLM (pochenai llama.cpp anchor 0.17).
     llamacpp_mbu_factor: float = 0.669
-    llamacpp_mfu_factor: float = 0.364
+    llamacpp_mfu_factor: float = 0.371
     # Under Poisson load (MLPerf server) the engine runs at a mean TPOT of this share of the p99 limit.
-    slo_tpot_utilisation: float = 0.788
+    slo_tpot_utilisation: float = 0.8
     # Decode steps a new request waits for under load: residual of the running step (~0.5) plus the
     # iteration that carries its prefill with the batch (~1.0) (TRT-LLM/vLLM iteration-level scheduling).
-    ttft_wait_steps: float = 1.42
+    ttft_wait_steps: float = 1.41
     # p99 / mean of TPOT: a p99 is predicted as the predicted mean times this, fitted (each publication weighted
     # equally) on the 17 p99 TPOT rows of MLPerf v4.0, v4.1 (server) and InferenceX. The p99 / mean pairs they publish
     # (shared/validation): MLPerf v4.0 1.14-1.26, v4.1 1.13-1.38, InferenceX 1.06-1.12. The fit sits below MLPerf's
@@ -88,15 +88,15 @@ class InferenceEfficiency:
     # slo_tpot_utilisation x its 200 ms p99 limit (158 ms on 9 of its 13 rows), above most published means
     # (103-165 ms): its published p99s are 1.12-1.15x the predicted mean (median per publication). InferenceX's
     # predicted means are 3-14% above the published ones: its p99s are 1.01x the predicted mean. 1.06 lies between.
-    p99_over_mean: float = 1.06
+    p99_over_mean: float = 1.04
     # p99 / mean of TTFT, fitted at its upper bound (2.0) on the p99 TTFT rows of the same three publications:
     # queueing tails are longer than decode-step tails. The pairs they publish: MLPerf v4.0 1.49-1.82, v4.1 1.59-3.49,
     # InferenceX 1.71-12.80 (start-up bursts: 6.0-6.5x on H200 at 8-64 clients, 12.8x on B200 at 64).
     p99_ttft_over_mean: float = 2.0
     # vLLM and SGLang against TensorRT-LLM, on MBU and MFU alike (research §7.3 engine multipliers ~0.9;
     # fitted per engine on every publication that ran it: argonne, SGLang README, vLLM blog, InferenceX).
-    vllm_factor: float = 0.914
-    sglang_factor: float = 1.05
+    vllm_factor: float = 0.986
+    sglang_factor: float = 1.04
     # Routed-expert weights stream at this share of the dense GEMMs' MBU (grouped GEMMs over few tokens
     # per expert: vLLM fused_moe / SGLang; BLIS trained physics +482 us per MoE layer). Timed on an H200
     # (docs/measurements): a cuBLAS GEMM pair per Mixtral expert streams at the dense rate (0.85-1.0 of this
@@ -112,13 +112,13 @@ class InferenceEfficiency:
     # AMD's own MLPerf run does not), so that factor is a compromise and its bands are wide. The matmul prior is
     # measured: MAMF MI300X 51% vs H100 80% of peak = 0.64 (stas00/ml-engineering); the research notes hold no
     # streaming measurement of its own, so streaming shrinks toward the same 0.64.
-    amd_mbu_factor: float = 0.525  # weight and KV-cache streaming (MBU)
-    amd_mfu_factor: float = 0.611  # matmuls (MFU)
+    amd_mbu_factor: float = 0.517  # weight and KV-cache streaming (MBU)
+    amd_mfu_factor: float = 0.602  # matmuls (MFU)
     # Time per MoE layer of each prefill pass on engines that run prefill eagerly (vLLM, SGLang; BLIS trained physics
     # +482 us per MoE layer is the prior). Not the dispatch of routing and grouped GEMMs alone: timed on an H200
     # (docs/measurements), a sync-free eager MoE layer exposes 0.10-0.32 ms of host time over its CUDA graph; the
     # fit's larger value also carries what else slows those engines' MoE prefill (untimed: their own kernels).
-    moe_prefill_layer_ms: float = 2.13
+    moe_prefill_layer_ms: float = 2.43
 
 
 FITTED: tuple[str, ...] = (

@@ -11,8 +11,7 @@ The replay follows the engines' schedulers:
 - TensorRT-LLM and vLLM V1 (budget: engine_defaults) put every running sequence's decode token in each step and fill
   the rest of the step's token budget with queued prompt tokens, in arrival order, a chunk at a time;
 - SGLang (PREFILL_FIRST_ENGINES) runs queued prompts as prefill batches of their own, a chunk of
-  its chunked_prefill_size (ctx.prefill_chunk_tokens) at a time, before it decodes again; so does vLLM V0 without
-  chunked prefill (ctx.prefill_apart), its max_num_batched_tokens at a time;
+  its chunked_prefill_size (ctx.prefill_chunk_tokens) at a time, before it decodes again;
 - a request takes a slot when it arrives and one is free (KV cache, the engine's batch cap), else when the earliest
   running request completes; its first token comes with the step that finishes its prompt.
 Each step is timed by decode_parts with the decodes and the prompt tokens it carries: the estimator's own step.
@@ -115,7 +114,7 @@ def replay_run(
     replayed or the run is beyond MAX_RUN_REQUESTS / MAX_RUN_STEPS."""
     if not replayable(ctx.engine) or not 1 <= requests <= MAX_RUN_REQUESTS or slots < 1:
         return None
-    prefill_first = ctx.prefill_first
+    prefill_first = ctx.engine in PREFILL_FIRST_ENGINES
     step_tokens = float(ctx.prefill_pass_tokens(budget) or 0)
     step = _Step(ctx, eff, input_len + output_len / 2, input_len, beam_width)
     per_step = ctx.techniques.tokens_per_step  # tokens each decoding sequence advances per step

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from app.scoring.efficiency.inference import PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
+from app.scoring.efficiency.inference import PREFILL_FIRST_ENGINES, PREFILL_FIRST_WAIT_STEPS, InferenceEfficiency
 
 
 def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
@@ -43,8 +43,7 @@ def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
 
     A new request waits for the iteration in flight (mean residual half a step) and its prefill then
     runs inside an iteration that also decodes the batch (`ttft_wait_steps` ~ 1.5 steps in all); an engine that
-    prefills waiting prompts in a batch of their own (SGLang, vLLM V0 without chunked prefill: ctx.prefill_first)
-    leaves only the residual.
+    prefills waiting prompts in a batch of their own (SGLang: PREFILL_FIRST_ENGINES) leaves only the residual.
     The prefill queue's utilisation rho is the share of each mixed step spent on the other requests'
     prefills (prefill_utilisation, from the step with and without them): in iteration-level batching a queued
     prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
@@ -54,17 +53,17 @@ def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
     return prefill_ms + queue_ms + wait_ms
 
 
-def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, prefill_first: bool = False) -> float:
+def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
     """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
     alone (closed loop of one) finds none, a trickle of them a share."""
     busy = min(batch, 1.0)
-    return wait_steps(prefill_first, eff) * step_ms * busy
+    return wait_steps(engine, eff) * step_ms * busy
 
 
-def wait_steps(prefill_first: bool, eff: InferenceEfficiency) -> float:
+def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
     """Decode steps a new request waits for under load: the residual of the step in flight, plus the step that
     carries its prompt where the engine mixes prompts into decode steps (ttft_wait_steps)."""
-    return PREFILL_FIRST_WAIT_STEPS if prefill_first else eff.ttft_wait_steps
+    return PREFILL_FIRST_WAIT_STEPS if engine in PREFILL_FIRST_ENGINES else eff.ttft_wait_steps
 
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:

@@ -104,7 +104,7 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
             )
         )
     if point.step_wait_ms:
-        steps = wait_steps(ctx.prefill_first, eff)
+        steps = wait_steps(ctx.engine, eff)
         busy = point.step_wait_ms / (steps * point.step.total_ms)
         share = f" × {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
         terms.append(
@@ -112,17 +112,16 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
                 "TTFT: running steps' wait",
                 point.step_wait_ms,
                 "ms",
-                f"{significant(steps)} steps × {figure(point.step.total_ms)} ms{share}; {_wait_how(steps, ctx)}"
+                f"{significant(steps)} steps × {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
                 + ("; busy: the share of time a running request is there to wait for" if share else ""),
             )
         )
     return terms
 
 
-def _wait_how(steps: float, ctx: InferenceContext) -> str:
+def _wait_how(steps: float) -> str:
     if steps == PREFILL_FIRST_WAIT_STEPS:
-        engine = "SGLang" if ctx.engine == "sglang" else "vLLM V0 without chunked prefill"
-        return f"the step in flight: {engine} prefills waiting prompts in a batch of their own"
+        return "the step in flight: SGLang prefills waiting prompts in a batch of their own"
     return "the step in flight and the one that carries the prompt with the batch"
 
 
@@ -132,10 +131,10 @@ def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency, point: Operati
         return f"{total}; static batching: the whole batch prefills before its first token"
     if not (point.prefill_queue_ms or point.step_wait_ms or point.queue_ms):
         return f"{total}; mean: the prompt's own prefill, with no other request to wait for"
-    steps = wait_steps(ctx.prefill_first, eff)
+    steps = wait_steps(ctx.engine, eff)
     return (
         f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue and {significant(steps)} "
-        f"running steps' wait ({_wait_how(steps, ctx)})"
+        f"running steps' wait ({_wait_how(steps)})"
     )
 
 

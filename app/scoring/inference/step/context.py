@@ -73,9 +73,6 @@ class InferenceContext(HashedOnce):
     default_batch_cap: int = 256  # running sequences the engine schedules when not told (engine_defaults)
     default_token_budget: int | None = None  # tokens per step when not told; None: the engine has no such budget
     prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS  # SGLang's chunked_prefill_size on this GPU
-    # Waiting prompts prefill in steps of their own, not mixed into decode steps, on an engine that otherwise mixes
-    # them: vLLM V0 without chunked prefill (the validator sets it where a row states so; never in the product)
-    prefill_apart: bool = False
     link_name: str = "NVLink"  # what the terms call the node's link: NVLink, Infinity Fabric, scale-up link, PCIe
     sliding_window: float = 0.0  # sliding-window attention: tokens a sliding layer keeps (0 = none)
     sliding_share: float = 0.0  # sliding layers / layers (memory.attended_tokens)
@@ -102,12 +99,6 @@ class InferenceContext(HashedOnce):
     def moe_layer_share(self) -> float:
         """MoE layers / layers (1 for a model with experts on every layer, 0 for a dense one)."""
         return self.moe_layers_per_stage / self.layers_per_stage if self.moe and self.layers_per_stage else 0.0
-
-    @property
-    def prefill_first(self) -> bool:
-        """Whether waiting prompts prefill in steps of their own before the next decode step: SGLang's default
-        (PREFILL_FIRST_ENGINES) and vLLM V0 without chunked prefill (prefill_apart)."""
-        return self.engine in PREFILL_FIRST_ENGINES or self.prefill_apart
 
     def prefill_pass_tokens(self, budget: int | None = None) -> int | None:
         """Prompt tokens one engine step may prefill: SGLang's chunk on this GPU (its prefill batches are its own and
