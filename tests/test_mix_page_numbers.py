@@ -1,4 +1,4 @@
-"""The /mix page's numbers read alike wherever they appear: a row's money terms as its $/month cell."""
+"""The /mix page's numbers read alike wherever they appear: a row's money terms as its $/month cell, counts grouped."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ def test_each_rows_monthly_cost_term_reads_as_its_dollars_per_month_cell(page: s
     terms = re.findall(r"<li>monthly cost = ([\d,.]+) \$/month", page)
     assert cells and len(cells) == len(terms)
     assert terms == cells  # "monthly cost = 10,060 $/month" read beside the row's $10,059
+
+
+def test_bucket_token_counts_are_grouped_in_thousands(page: str) -> None:
+    cells = re.findall(r'data-label="Input tokens" role="cell">([^<]+)</td>', page)
+    assert "7,590" in cells  # rag's input length read 7590
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", c) for c in cells)
