@@ -42,3 +42,17 @@ def test_a_layout_sharing_a_whole_instance_says_its_copies_in_the_strip(client: 
 def test_a_one_machine_answer_adds_nothing_to_the_strip(client: TestClient) -> None:
     strip = _strip(client, "phase=inference&model=llama-3.1-8b")
     assert re.search(r"Best: 1×\S+ at ", strip) and "nodes" not in strip and "copies" not in strip
+
+
+def test_compares_inference_summary_says_the_nodes_of_a_multi_node_first(client: TestClient) -> None:
+    """/compare's summary below the strip read "Best: 16×GB200 at CoreWeave" for a #1 over 4 nodes (a #1 over
+    nodes of unstated count read the same): it says them with the strip's macro (machine_note)."""
+    query = "phase=inference&model=llama-3.1-405b"
+    best = client.get(f"/rank.json?{query}").json()["options"][0]
+    assert best["nodes"] > 1  # the #1: GB200 over several nodes
+    page = client.get(f"/compare?{query}")
+    assert page.status_code == 200
+    summary = re.search(r'<p class="summary">(.*?)</p>', page.text, re.S)
+    assert summary is not None
+    text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", summary.group(1))))
+    assert f"Best: {best['gpu_count']}×{best['gpu_id']} · {best['nodes']} nodes at " in text

@@ -26,6 +26,7 @@ from app.scoring.explain import (
     usd_places,
 )
 from app.scoring.input_checks.messages import FieldError
+from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.training.run.limit_words import days_text, interruptions_text
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
@@ -202,6 +203,7 @@ templates.env.filters["fixed"] = fixed
 templates.env.filters["significant"] = significant  # 1e6 → "1,000,000", never "1e+06"
 templates.env.filters["signed"] = signed  # -0.04 at one place → "-0.04", never "-0.0"
 templates.env.filters["money_places"] = money_places  # $19.952/M at 3 places → $19.95
+templates.env.filters["beyond_name"] = label_beyond_name  # ("RunPod Secure Cloud", "Secure Cloud") → ""
 templates.env.filters["usd_places"] = usd_places  # an amount: whole dollars from $10, cents below
 templates.env.filters["usd_per_mtok"] = usd_per_mtok  # $0.90, $0.037
 templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"

@@ -8,6 +8,7 @@ is one. Pure: reads the catalog snapshot passed in.
 from __future__ import annotations
 
 from app.scoring.explain import fixed
+from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion, ResolvedInput
 from app.scoring.specs import CatalogSnapshot, Offer
@@ -35,7 +36,8 @@ def offer_words(offer: Offer) -> str:
     caveats where it has some ('(provider's article, not its price list)'): the rental is a price a buyer is shown."""
     caveats = price_caveats(offer.price_note)
     said = f" ({'; '.join(caveats)})" if caveats else ""
-    return f"{offer.provider_name} {offer.instance_type or f'{offer.gpu_count}× {offer.gpu_id}'}{said}"
+    instance = label_beyond_name(offer.provider_name, offer.instance_type)
+    return f"{offer.provider_name} {instance or f'{offer.gpu_count}× {offer.gpu_id}'}{said}"
 
 
 def rental_default(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:
