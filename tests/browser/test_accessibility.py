@@ -303,3 +303,55 @@ CONTRAST = """() => {
 def test_text_has_enough_contrast(page_without_js, server_url: str, shared_path: str, path: str) -> None:  # type: ignore[no-untyped-def]
     page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
     assert page_without_js.evaluate(CONTRAST) == []
+
+
+# Every control with a hint: its id, its label's (or checkbox group's legend's) text, and its hint's text.
+HINTED = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  return Array.from(document.querySelectorAll('[id^="f-"][aria-describedby*="hint-"]')).map(control => {
+    const hint = document.getElementById('hint-' + control.id.slice(2));
+    let label;
+    if (control.tagName === 'FIELDSET') {
+      const legend = control.querySelector('legend').cloneNode(true);
+      legend.querySelectorAll('.hint').forEach(h => h.remove());
+      label = legend.textContent;
+    } else {
+      label = document.querySelector(`label[for="${control.id}"]`).textContent;
+    }
+    return [control.id, squash(label), squash(hint.textContent)];
+  });
+}"""
+FORM_PAGES = [
+    "/?phase=inference",
+    "/?phase=training",
+    "/mix",
+    "/plan?model=llama-3.1-8b&months=12",
+    "/disagg",
+    "/precision",
+    "/own",
+    "/?phase=inference&model=llama-3.1-8b&max_gpus=abc",
+]
+
+
+@pytest.mark.parametrize("path", FORM_PAGES)
+def test_a_controls_name_is_its_label_and_its_hint_its_description(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """The grey hints sat inside each <label>, so a screen reader read "Max GPUs per replica 1–72; across nodes over
+    a fabric…" as the field's name; the name is now the label alone and the hint is read after it as its
+    description (found by qa24). The browser's own accessible name and description are checked, not the markup."""
+    import re
+
+    from playwright.sync_api import expect
+
+    page_without_js.goto(f"{server_url}{path}")
+    hinted = page_without_js.evaluate(HINTED)
+    assert len(hinted) >= 5
+    for control_id, label, hint in hinted:
+        assert label and hint and hint not in label, (control_id, label)
+        control = page_without_js.locator(f"#{control_id}")
+        expect(control).to_have_accessible_name(label, timeout=1000)
+        expect(control).to_have_accessible_description(re.compile(re.escape(hint)), timeout=1000)
+    if "max_gpus=abc" in path:  # the error is read too, after the hint
+        error = " ".join(page_without_js.locator("#err-max_gpus").inner_text().split())
+        description = re.compile(rf"^1–72; .*{re.escape(error)}$")
+        expect(page_without_js.locator("#f-max_gpus")).to_have_accessible_description(description, timeout=1000)
