@@ -355,3 +355,50 @@ def test_a_controls_name_is_its_label_and_its_hint_its_description(page_without_
         error = " ".join(page_without_js.locator("#err-max_gpus").inner_text().split())
         description = re.compile(rf"^1–72; .*{re.escape(error)}$")
         expect(page_without_js.locator("#f-max_gpus")).to_have_accessible_description(description, timeout=1000)
+
+
+# Each ranked row's tooltip (title=) on a "close" or "over limits" badge, a price type's note and a p99's band: its
+# text, and whether the same words are in its cell's text (visible or visually hidden), so a keyboard, touch or
+# screen-reader user gets them without hovering (a caveat badge's note is said once, with its price type's badge).
+TOOLTIPS = """() => {
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  const picked = 'table.ranked tbody .badge[title], table.ranked tbody .p99[title]';
+  return Array.from(document.querySelectorAll(picked)).map(e => {
+    const title = squash(e.getAttribute('title')).replace(/^p99 band /, '');
+    return [squash(e.textContent).split(':')[0], title, squash(e.closest('td, th').textContent).includes(title)];
+  });
+}"""
+# The rows' heights, and again with the visually hidden text taken out: the hidden text adds no height.
+ROW_HEIGHTS = """() => {
+  const heights = () => Array.from(document.querySelectorAll('table.ranked tbody tr')).map(r => r.offsetHeight);
+  const before = heights();
+  document.querySelectorAll('table.ranked .sr-only').forEach(e => e.remove());
+  return [before, heights()];
+}"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/?phase=inference&model=llama-3.1-70b",
+        "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64&show=all",
+        "/?phase=inference&model=qwen2.5-7b",
+    ],
+)
+def test_a_rows_tooltips_are_said_without_hovering_and_add_no_height(browser, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """The "close" and "over limits" badges, a price's note and a p99's band were only in title= tooltips, which a
+    keyboard or touch user cannot open and many screen readers skip; each is now also visually hidden text inside
+    the badge, so a 1366x768 screen's rows are as tall as before (found by qa24)."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1366, "height": 768})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}{path}")
+        tips = page.evaluate(TOOLTIPS)
+        kinds = {face for face, _, _ in tips}
+        assert "close" in kinds and any(face.startswith("(") for face in kinds), kinds  # a p99 shows "(123)"
+        assert ("over limits" in kinds) == ("concurrency=64" in path), kinds
+        assert [t for t in tips if not t[2]] == []
+        before, after = page.evaluate(ROW_HEIGHTS)
+        assert before and before == after
+    finally:
+        context.close()
