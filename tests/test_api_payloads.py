@@ -129,7 +129,8 @@ def test_the_results_table_labels_the_means_and_shows_each_p99(client: TestClien
     assert "TTFT ms mean (p99)" in head and "TPOT ms mean (p99)" in head
     cell = re.search(
         r'data-label="TTFT ms mean \(p99\)"[^>]*>([^<]*)'
-        r'<span class="muted p99" title="p99 band ([^"]*) ms">\(([^)]*)\)',
+        r'<span class="muted p99" title="p99 band ([^"]*) ms">\(([^<)]*)'
+        r'<span class="sr-only">; p99 band ([^<]*) ms</span>\)',
         html,
     )
     assert cell and (float(cell.group(1)), float(cell.group(3))) == (
@@ -138,6 +139,7 @@ def test_the_results_table_labels_the_means_and_shows_each_p99(client: TestClien
     )
     band = options[0]["ttft_p99_band"]  # the p99's band, as the JSON has it
     assert unescape(cell.group(2)) == f"{band['low']:,.0f}–{band['high']:,.0f}"
+    assert cell.group(4) == cell.group(2)  # said without hovering too: keyboard and screen-reader users (qa24)
 
 
 def test_the_cli_table_labels_the_means_and_shows_each_p99(database: str, capsys: Any) -> None:

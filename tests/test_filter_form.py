@@ -248,7 +248,7 @@ def test_a_links_peak_rate_shows_as_the_daily_count_it_planned(client) -> None: 
     assert page.status_code == 200
     items = dict(form_items(page.text))
     assert (items["engine"], items["peak_requests_per_s"], items["requests_per_day"]) == ("sglang", "2", "")
-    daily = re.search(r'<label for="f-requests_per_day">(.*?)</label>', page.text, re.S)
+    daily = re.search(r'<label for="f-requests_per_day">(.*?)</div>', page.text, re.S)
     assert daily is not None and 'placeholder="57,600"' in daily.group(1)
     assert "from the peak: 57,600 a day planned" in daily.group(1)
     assert "served with sglang" in page.text

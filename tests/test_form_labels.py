@@ -25,10 +25,35 @@ FORMS = [
 
 
 def _labels(html: str) -> dict[str, str]:
-    """{field: its label as the form shows it}, from <label for="f-…"> and the checkbox groups' legends."""
-    found = re.findall(r'<label for="f-([^"]+)"[^>]*>(.*?)(?:<span class="hint">|<input|<select|<textarea)', html, re.S)
+    """{field: its label as the form shows it}, from <label for="f-…"> and the checkbox groups' legends. A label
+    holds its name only: its hint (read as its description) and its control sit beside it, not inside it."""
+    found = re.findall(r'<label for="f-([^"]+)"[^>]*>(.*?)</label>', html, re.S)
+    assert not [name for name, text in found if re.search(r"<(?:span|input|select|textarea)\b", text)], found
     found += re.findall(r'<fieldset class="checks" id="f-([^"]+)"[^>]*>\s*<legend>(.*?)(?:<span|</legend>)', html, re.S)
     return {name: unescape(re.sub(r"<[^>]+>", "", text)).strip() for name, text in found}
+
+
+@pytest.mark.parametrize("path", FORMS)
+def test_each_hint_describes_its_field_and_is_not_in_its_name(client: TestClient, path: str) -> None:
+    """A hint inside the <label> was read as the field's name ("Max GPUs per replica 1–72; across nodes…"); now it
+    sits beside the label and the control names it in aria-describedby, with the error's id where there is one
+    (found by qa24)."""
+    html = client.get(path).text
+    hints = dict(re.findall(r'<span class="hint" id="hint-([^"]+)"[^>]*>(.*?)</span>', html, re.S))
+    assert len(hints) >= 5, path
+    for name in hints:
+        control = re.search(rf'<(?:input|select|textarea|fieldset)\b[^>]*\bid="f-{re.escape(name)}"[^>]*>', html)
+        assert control, name
+        described = re.search(r'aria-describedby="([^"]*)"', control.group(0))
+        assert described and f"hint-{name}" in described.group(1).split(), (name, control.group(0))
+
+
+def test_a_field_with_an_error_is_described_by_its_hint_and_its_error(client: TestClient) -> None:
+    page = client.get("/?phase=inference&model=llama-3.1-8b&max_gpus=abc").text
+    control = re.search(r'<input id="f-max_gpus"[^>]*>', page)
+    assert control and 'aria-invalid="true"' in control.group(0)
+    assert 'aria-describedby="hint-max_gpus err-max_gpus"' in control.group(0)
+    assert '<span class="field-error" id="err-max_gpus">' in page
 
 
 def test_every_form_field_has_a_summary_label_its_form_shows(client: TestClient) -> None:

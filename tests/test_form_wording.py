@@ -11,14 +11,14 @@ INTERNAL = ("max_num_seqs", "request_rate", "max_throughput", "closed loop", "op
 
 
 def test_the_rank_form_hints_use_no_internal_names(client: TestClient):
-    hints = " ".join(re.findall(r'<span class="hint">(.*?)</span>', client.get("/").text))
+    hints = " ".join(re.findall(r'<span class="hint"[^>]*>(.*?)</span>', client.get("/").text))
     assert "clients in flight" in hints  # the hints are there, reworded
     assert not [name for name in INTERNAL if name in hints]
 
 
 @pytest.mark.parametrize("path", ["/", "/plan", "/precision", "/disagg", "/mix"])
 def test_the_model_select_spans_two_columns_so_its_name_is_not_cut(client: TestClient, path: str):
-    assert '<label for="f-model" class="wide">' in client.get(path).text
+    assert '<div class="field wide"><label for="f-model">' in client.get(path).text
 
 
 def test_the_kv_precision_default_says_what_it_is_for_every_weight_precision(client: TestClient):
@@ -29,7 +29,8 @@ def test_the_kv_precision_default_says_what_it_is_for_every_weight_precision(cli
     # the blank choice reads "default" (a select cannot wrap: a long one was cut to "default: the engin"); its hint
     # says what the default is
     field = re.search(
-        r'<label for="f-kv_dtype">KV-cache precision <span class="hint">(.*?)</span>\s*<select id="f-kv_dtype"[^>]*>'
+        r'<label for="f-kv_dtype">KV-cache precision</label><span class="hint" id="hint-kv_dtype">(.*?)</span>\s*'
+        r'<select id="f-kv_dtype"[^>]*>'
         r'\s*<option value="">(.*?)</option>',
         client.get("/").text,
     )

@@ -22,7 +22,7 @@ def detail(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 def invalid_fields(html: str) -> set[str]:
     """The form controls a page marks invalid."""
-    return set(re.findall(r'aria-invalid="true" aria-describedby="err-([a-z_]+)"', html))
+    return set(re.findall(r'aria-invalid="true" aria-describedby="(?:hint-[a-z_]+ )?err-([a-z_]+)"', html))
 
 
 # 1. Unknown catalog ids --------------------------------------------------------------------------------------

@@ -29,8 +29,11 @@ def test_rows_over_the_limits_come_last_with_a_badge_and_the_reason(client) -> N
     cheapest_within = min(o["usd_per_million_output_tokens"] for o in options if not o["over_limits"])
     assert any(o["usd_per_million_output_tokens"] < cheapest_within for o in options if o["over_limits"])
     html = client.get(CLIENTS + "&show=all").text
-    assert html.count(">over limits</span>") == tiers.count(True)
+    assert html.count('>over limits<span class="sr-only">') == tiers.count(True)
     assert f'title="{over["over_limits"]}: ranked after the options that meet the limits"' in html
+    # and said without hovering (keyboard, touch, screen readers: qa24)
+    said = f'<span class="sr-only">: {over["over_limits"]}: ranked after the options that meet the limits</span>'
+    assert said in html
     assert "No offer meets the latency limits" not in html
     assert f"the last {tiers.count(True)} are over the latency limits" in html
     assert "are over the latency limits" not in client.get(CLIENTS + "&sort=ttft").text  # not last when sorted
@@ -77,7 +80,7 @@ def test_the_precision_page_prefers_a_precision_that_meets_the_limits(client) ->
     assert min(r["best"]["ranked_cost"] for r in over) < top["best"]["ranked_cost"]
     html = client.get(f"/precision?{query}").text
     assert f"Cheapest: <strong>{top['label']}</strong>" in html
-    assert html.count(">over limits</span>") == len(over)
+    assert html.count('>over limits<span class="sr-only">') == len(over)
 
 
 def test_the_cli_table_flags_rows_over_the_limits(client) -> None:  # type: ignore[no-untyped-def]

@@ -187,7 +187,7 @@ def test_the_gpu_list_puts_sourced_gpus_first_and_says_what_the_others_need(clie
     assert '<option value="H100-SXM" selected>H100-SXM</option>' in sourced and "B200" not in sourced
     assert "B200 (enter a server price)</option>" in to_fill
     assert "MI300X (enter a server price and power)</option>" in to_fill
-    assert '<label for="f-gpu" class="wide">' in page  # "B200 (enter a server price)" is not cut at 1280 px
+    assert '<div class="field wide"><label for="f-gpu">' in page  # "B200 (enter a server price)" is not cut at 1280 px
 
 
 def test_a_gpu_without_sourced_prices_keeps_every_hint_and_names_every_missing_field(client):

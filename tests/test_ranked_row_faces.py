@@ -15,16 +15,19 @@ from app.cli.main import main as cli
 
 
 class _FirstRankedRow(HTMLParser):
-    """The cells of the ranked table's first row, by their data-label, as text."""
+    """The cells of the ranked table's first row, by their data-label, as the eye reads them (no .sr-only text)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.cells: dict[str, str] = {}
         self.label: str | None = None
         self.in_row = self.done = False
+        self.hidden = False  # inside a visually hidden span (.sr-only: a tooltip's words for screen readers)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        if tag == "span" and "sr-only" in (found.get("class") or "").split():
+            self.hidden = True
         if tag == "tr" and (found.get("class") or "").startswith("row") and not self.done:
             self.in_row = True
         elif self.in_row and tag in ("td", "th") and found.get("data-label"):
@@ -32,13 +35,15 @@ class _FirstRankedRow(HTMLParser):
             self.cells[self.label or ""] = ""
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "span":
+            self.hidden = False  # an .sr-only span holds no other span
         if tag in ("td", "th"):
             self.label = None
         elif tag == "tr" and self.in_row:
             self.in_row, self.done = False, True
 
     def handle_data(self, data: str) -> None:
-        if self.label:
+        if self.label and not self.hidden:
             self.cells[self.label] += data
 
 

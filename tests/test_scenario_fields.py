@@ -35,7 +35,8 @@ def test_loads_of_other_scenarios_are_field_errors(client):
 
 def test_the_form_has_a_batch_field_that_carries_a_fixed_batch(client):
     page = client.get("/?phase=inference&model=llama-3.1-8b&scenario=fixed_batch")
-    assert page.status_code == 422 and 'id="f-batch"' in page.text and 'aria-describedby="err-batch"' in page.text
+    assert page.status_code == 422 and 'id="f-batch"' in page.text
+    assert 'aria-describedby="hint-batch err-batch"' in page.text
     filled = client.get("/?phase=inference&model=llama-3.1-8b&scenario=fixed_batch&batch=8")
     assert filled.status_code == 200 and re.search(r'id="f-batch"[^>]*value="8"', filled.text)
 

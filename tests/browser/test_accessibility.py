@@ -303,3 +303,102 @@ CONTRAST = """() => {
 def test_text_has_enough_contrast(page_without_js, server_url: str, shared_path: str, path: str) -> None:  # type: ignore[no-untyped-def]
     page_without_js.goto(f"{server_url}{shared_path if path == 'SHARED' else path}")
     assert page_without_js.evaluate(CONTRAST) == []
+
+
+# Every control with a hint: its id, its label's (or checkbox group's legend's) text, and its hint's text.
+HINTED = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  return Array.from(document.querySelectorAll('[id^="f-"][aria-describedby*="hint-"]')).map(control => {
+    const hint = document.getElementById('hint-' + control.id.slice(2));
+    let label;
+    if (control.tagName === 'FIELDSET') {
+      const legend = control.querySelector('legend').cloneNode(true);
+      legend.querySelectorAll('.hint').forEach(h => h.remove());
+      label = legend.textContent;
+    } else {
+      label = document.querySelector(`label[for="${control.id}"]`).textContent;
+    }
+    return [control.id, squash(label), squash(hint.textContent)];
+  });
+}"""
+FORM_PAGES = [
+    "/?phase=inference",
+    "/?phase=training",
+    "/mix",
+    "/plan?model=llama-3.1-8b&months=12",
+    "/disagg",
+    "/precision",
+    "/own",
+    "/?phase=inference&model=llama-3.1-8b&max_gpus=abc",
+]
+
+
+@pytest.mark.parametrize("path", FORM_PAGES)
+def test_a_controls_name_is_its_label_and_its_hint_its_description(page_without_js, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """The grey hints sat inside each <label>, so a screen reader read "Max GPUs per replica 1–72; across nodes over
+    a fabric…" as the field's name; the name is now the label alone and the hint is read after it as its
+    description (found by qa24). The browser's own accessible name and description are checked, not the markup."""
+    import re
+
+    from playwright.sync_api import expect
+
+    page_without_js.goto(f"{server_url}{path}")
+    hinted = page_without_js.evaluate(HINTED)
+    assert len(hinted) >= 5
+    for control_id, label, hint in hinted:
+        assert label and hint and hint not in label, (control_id, label)
+        control = page_without_js.locator(f"#{control_id}")
+        expect(control).to_have_accessible_name(label, timeout=1000)
+        expect(control).to_have_accessible_description(re.compile(re.escape(hint)), timeout=1000)
+    if "max_gpus=abc" in path:  # the error is read too, after the hint
+        error = " ".join(page_without_js.locator("#err-max_gpus").inner_text().split())
+        description = re.compile(rf"^1–72; .*{re.escape(error)}$")
+        expect(page_without_js.locator("#f-max_gpus")).to_have_accessible_description(description, timeout=1000)
+
+
+# Each ranked row's tooltip (title=) on a "close" or "over limits" badge, a price type's note and a p99's band: its
+# text, and whether the same words are in its cell's text (visible or visually hidden), so a keyboard, touch or
+# screen-reader user gets them without hovering (a caveat badge's note is said once, with its price type's badge).
+TOOLTIPS = """() => {
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  const picked = 'table.ranked tbody .badge[title], table.ranked tbody .p99[title]';
+  return Array.from(document.querySelectorAll(picked)).map(e => {
+    const title = squash(e.getAttribute('title')).replace(/^p99 band /, '');
+    return [squash(e.textContent).split(':')[0], title, squash(e.closest('td, th').textContent).includes(title)];
+  });
+}"""
+# The rows' heights, and again with the visually hidden text taken out: the hidden text adds no height.
+ROW_HEIGHTS = """() => {
+  const heights = () => Array.from(document.querySelectorAll('table.ranked tbody tr')).map(r => r.offsetHeight);
+  const before = heights();
+  document.querySelectorAll('table.ranked .sr-only').forEach(e => e.remove());
+  return [before, heights()];
+}"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/?phase=inference&model=llama-3.1-70b",
+        "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64&show=all",
+        "/?phase=inference&model=qwen2.5-7b",
+    ],
+)
+def test_a_rows_tooltips_are_said_without_hovering_and_add_no_height(browser, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
+    """The "close" and "over limits" badges, a price's note and a p99's band were only in title= tooltips, which a
+    keyboard or touch user cannot open and many screen readers skip; each is now also visually hidden text inside
+    the badge, so a 1366x768 screen's rows are as tall as before (found by qa24)."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1366, "height": 768})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}{path}")
+        tips = page.evaluate(TOOLTIPS)
+        kinds = {face for face, _, _ in tips}
+        assert "close" in kinds and any(face.startswith("(") for face in kinds), kinds  # a p99 shows "(123)"
+        assert ("over limits" in kinds) == ("concurrency=64" in path), kinds
+        assert [t for t in tips if not t[2]] == []
+        before, after = page.evaluate(ROW_HEIGHTS)
+        assert before and before == after
+    finally:
+        context.close()
