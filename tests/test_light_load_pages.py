@@ -109,8 +109,11 @@ def test_the_plan_table_says_why_a_replica_serves_so_little(client: TestClient) 
     """/plan sized 17 replicas for 1 request/s at 12 tokens/s each with no word of the light load behind it."""
     page = client.get(f"/plan?{QUERY}&peak_requests_per_s=1").text
     cells = re.findall(r'data-label="Tok/s per replica" role="cell">(.*?)</td>', page, re.S)
-    assert cells and all(">0.17 in flight</span>" in c for c in cells)
+    assert cells and all('>0.17 in flight<span class="sr-only">: light load' in c for c in cells)
     assert all("light load: with one request always in flight" in c for c in cells)  # the assumption, on hover
+    # and said without hovering (keyboard, touch, screen readers: a11y3)
+    titles = [re.search(r'title="([^"]*)"', c) for c in cells]
+    assert all(t and f'<span class="sr-only">: {t.group(1)}</span>' in c for t, c in zip(titles, cells, strict=True))
 
 
 def test_sorting_by_batch_reads_a_load_below_one_in_flight_as_its_mean(client: TestClient) -> None:

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from markupsafe import escape
 
 from app.scoring.hardware.machines import Machine
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
@@ -149,7 +150,8 @@ def test_peak_clients_belong_to_latency_bound_rankings_and_not_to_plans(client):
 def test_undated_and_stale_prices_are_labelled_on_plans_mixes_and_disaggregation(client):
     """With include_stale a plan may stand on an undated price (Lambda's GH200, Oracle's MI300X): every view says so."""
     plan = client.get("/plan?model=llama-3.1-8b&requests_per_day=100000&include_stale=true").text
-    assert ">undated</span>" in plan and ">stale</span>" in plan
+    assert '>undated<span class="sr-only">: price copied without its date;' in plan  # said without hovering too
+    assert '>stale<span class="sr-only">: price older than the stale-after days;' in plan  # (a11y3)
     body = client.get("/mix.json?model=llama-3.1-8b&mix=chat:1&requests_per_day=100000&include_stale=true").json()
     assert any(r["stale"] for r in body["replica_types"])
     disagg = "/disagg?model=llama-3.1-8b&input_len=16000&output_len=500&include_stale=true&gpus=MI300X"
@@ -236,3 +238,14 @@ def test_training_below_an_instance_is_not_billed_per_gpu(client):
         assert not o["feasible"] and o["total_usd"] is None
         assert "8-GPU instances" in o["reason"] and "Max GPUs (4)" in o["reason"]
     assert all(o["gpu_count"] <= 4 for o in options if o["feasible"])
+
+
+def test_a_plans_cheapest_dedicated_line_says_its_price_note(client):
+    """/plan's "Cheapest dedicated" line named the #1's price type with its note only in a caveat badge's tooltip (or
+    not at all): a keyboard or screen-reader user never heard it; it is said as visually hidden text (a11y3)."""
+    query = "model=llama-3.1-8b&requests_per_day=100000&include_stale=true"
+    best = client.get(f"/plan.json?{query}").json()["options"][0]
+    assert best["price_note"]
+    line = re.search(r"Cheapest dedicated:(.*?)/month</strong> autoscaled", client.get(f"/plan?{query}").text, re.S)
+    said = f'{best["price_type"].replace("_", " ")}<span class="sr-only">: {escape(best["price_note"])}</span>'
+    assert line and said in line.group(1)

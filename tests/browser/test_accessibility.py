@@ -357,13 +357,15 @@ def test_a_controls_name_is_its_label_and_its_hint_its_description(page_without_
         expect(page_without_js.locator("#f-max_gpus")).to_have_accessible_description(description, timeout=1000)
 
 
-# Each ranked row's tooltip (title=) on a "close" or "over limits" badge, a price type's note and a p99's band: its
-# text, and whether the same words are in its cell's text (visible or visually hidden), so a keyboard, touch or
-# screen-reader user gets them without hovering (a caveat badge's note is said once, with its price type's badge).
+# Each ranked row's tooltip (title=) on a badge ("close", "over limits", "interruptible", "stale", "node count
+# unstated", a price's caveat), a price type's note, a p99's band and a light load's "below one in flight" note, on
+# /rank's and /plan's rows: its face, its text, and whether the same words are in its cell's text (visible or visually
+# hidden), so a keyboard, touch or screen-reader user gets them without hovering (a caveat badge's note is said once,
+# with its price type).
 TOOLTIPS = """() => {
   const squash = s => s.replace(/\\s+/g, ' ').trim();
-  const picked = 'table.ranked tbody .badge[title], table.ranked tbody .p99[title]';
-  return Array.from(document.querySelectorAll(picked)).map(e => {
+  const rows = document.querySelector('table.ranked tbody');  // the offers', first (/plan's serverless table follows)
+  return Array.from(rows.querySelectorAll('.badge[title], .p99[title], .in-flight[title]')).map(e => {
     const title = squash(e.getAttribute('title')).replace(/^p99 band /, '');
     return [squash(e.textContent).split(':')[0], title, squash(e.closest('td, th').textContent).includes(title)];
   });
@@ -375,28 +377,41 @@ ROW_HEIGHTS = """() => {
   document.querySelectorAll('table.ranked .sr-only').forEach(e => e.remove());
   return [before, heights()];
 }"""
+ALL_TERMS = "include_stale=true&price_types=on_demand,spot,reserved,marketplace,capacity_block"
+LIGHT_LOAD = "model=llama-3.1-70b&weight_dtype=fp8&input_len=8000&output_len=200&gpus=B200&max_gpus=1"
 
 
 @pytest.mark.parametrize(
-    "path",
+    ("path", "faces"),
     [
-        "/?phase=inference&model=llama-3.1-70b",
-        "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64&show=all",
-        "/?phase=inference&model=qwen2.5-7b",
+        ("/?phase=inference&model=llama-3.1-70b", ("close", "(")),  # "(" a p99's face: "(123)"
+        (
+            "/?phase=inference&model=llama-3.1-8b&tpot_ms=25&scenario=concurrency&concurrency=64&show=all",
+            ("close", "(", "over limits"),
+        ),
+        ("/?phase=inference&model=qwen2.5-7b", ("close", "(")),
+        (f"/?phase=inference&model=llama-3.1-8b&{ALL_TERMS}", ("interruptible", "stale", "undated")),
+        ("/?phase=training&model=llama-3.1-405b&method=full_ft", ("node count unstated",)),  # CoreWeave's #1
+        (f"/?phase=inference&{LIGHT_LOAD}&scenario=request_rate&requests_per_s=0.05", ("<1",)),  # open loop
+        (f"/plan?model=llama-3.1-405b&max_gpus=64&{ALL_TERMS}", ("interruptible", "stale", "undated")),
+        (f"/plan?{LIGHT_LOAD}&peak_requests_per_s=1", ("in flight",)),
     ],
 )
-def test_a_rows_tooltips_are_said_without_hovering_and_add_no_height(browser, server_url: str, path: str) -> None:  # type: ignore[no-untyped-def]
-    """The "close" and "over limits" badges, a price's note and a p99's band were only in title= tooltips, which a
+def test_a_rows_tooltips_are_said_without_hovering_and_add_no_height(  # type: ignore[no-untyped-def]
+    browser, server_url: str, path: str, faces: tuple[str, ...]
+) -> None:
+    """The badges, a price's note, a p99's band and a light load's note were only in title= tooltips, which a
     keyboard or touch user cannot open and many screen readers skip; each is now also visually hidden text inside
-    the badge, so a 1366x768 screen's rows are as tall as before (found by qa24)."""
+    the titled element, so a 1366x768 screen's rows are as tall as before (found by qa24; /plan and the interruptible,
+    stale, node-count and in-flight notes by a11y2's report)."""
     context = browser.new_context(java_script_enabled=False, viewport={"width": 1366, "height": 768})
     try:
         page = context.new_page()
         page.goto(f"{server_url}{path}")
         tips = page.evaluate(TOOLTIPS)
         kinds = {face for face, _, _ in tips}
-        assert "close" in kinds and any(face.startswith("(") for face in kinds), kinds  # a p99 shows "(123)"
-        assert ("over limits" in kinds) == ("concurrency=64" in path), kinds
+        assert all(any(face in kind for kind in kinds) for face in faces), kinds
+        assert ("over limits" in kinds) == ("over limits" in faces), kinds
         assert [t for t in tips if not t[2]] == []
         before, after = page.evaluate(ROW_HEIGHTS)
         assert before and before == after
