@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from app.scoring.pricing.offer_readings import newest_readings, reading_key  # the app's rule, shared
+from app.scoring.specs import SUPERSEDED_BY_NEWER_PRICE  # the words the app never ranks a price by
 
 COMMUNITY_HOSTED = {
     "RunPod (Community)": "community-hosted: RunPod Community Cloud runs on third-party hosts' machines, not RunPod's "
@@ -99,7 +100,7 @@ def mark_superseded(rows: list[dict[str, str]], provider_names: dict[str, str], 
         )
         name = provider_names[row["provider_id"]]
         now = f"{name} lists ${latest['usd_per_gpu_hour']}/GPU-h ({latest['as_of']})"
-        row["price_note"] = _join(row["price_note"], f"superseded by a newer price: {now}")
+        row["price_note"] = _join(row["price_note"], f"{SUPERSEDED_BY_NEWER_PRICE}: {now}")
         report["superseded"].append(f"{row['_where']}: ${row['usd_per_gpu_hour']}/GPU-h, {now}")
 
 

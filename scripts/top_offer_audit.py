@@ -9,6 +9,8 @@ prices.csv and terms.csv:
   and names an unstated node count (cluster_caveat); never single-GPU rentals stitched into one job;
 - default terms: on demand, no minimum term, nothing interruptible or committed in its words; marketplace and
   community hosts labelled;
+- the offer's latest price: not an undated snapshot the same provider now prices with a date for the GPU on the same
+  terms, nor one its price note calls superseded (stale prices asked for or not);
 - dated within the app's stale rule (app.catalog.snapshot.stale_since), a source URL, USD in the reference;
 - its price is the reference's (per GPU and per instance), billed by whole instances, and the row's total agrees;
   a run's or batch job's billed hours are whole units where terms.csv gives the provider's billing unit (Vultr: 1 h);
@@ -237,6 +239,25 @@ def term_problems(row: dict[str, Any], offer: Offer, asked: set[str], refs: list
     return problems
 
 
+def superseded_problems(offer: Offer, offers: list[Offer]) -> list[str]:
+    """A price that a newer one of the same offer replaced: an undated snapshot of a provider's GPU that the provider
+    now prices with a date on the same terms (read from the offers' dates, not the app's label), or a price note
+    saying so."""
+    newer = [
+        o
+        for o in offers
+        if o.as_of is not None
+        and (o.provider_id, o.gpu_id, o.price_type) == (offer.provider_id, offer.gpu_id, offer.price_type)
+    ]
+    if offer.as_of is None and newer:
+        latest = max(newer, key=lambda o: o.as_of or date.min)
+        now = f"{offer.provider_id}'s ${latest.usd_per_gpu_hour}/GPU-h of {latest.as_of}"
+        return [f"an undated price superseded by {now}"]
+    if "superseded" in offer.price_note.lower():
+        return [f"a superseded price: {offer.price_note!r}"]
+    return []
+
+
 def date_problems(
     row: dict[str, Any], offer: Offer, today: date, refs: list[dict[str, str]], stale_asked: bool
 ) -> list[str]:
@@ -318,6 +339,7 @@ def serving_billing_problems(row: dict[str, Any], instance: int) -> list[str]:
 def audit(today: date, top: int, verbose: bool = False) -> tuple[list[str], list[Finding]]:
     snapshot = seeded_snapshot(today)
     offers = {o.offer_id: o for o in snapshot.offers}
+    every_offer = list(snapshot.offers)
     refs = reference_rows()
     lines: list[str] = []
     findings: list[Finding] = []
@@ -335,6 +357,7 @@ def audit(today: date, top: int, verbose: bool = False) -> tuple[list[str], list
             problems = [
                 *topology_problems(row, offer),
                 *term_problems(row, offer, asked_types(query), matched),
+                *superseded_problems(offer, every_offer),
                 *date_problems(row, offer, today, matched, parsed.workload.include_stale),
                 *price_problems(row, offer, matched, parsed.phase),
             ]

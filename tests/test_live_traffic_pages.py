@@ -111,7 +111,9 @@ def test_a_request_rate_no_replica_serves_within_the_limits_links_to_replicas_th
     link = re.search(r'<a href="([^"]+)">The same 22 requests/s on replicas that meet the limits', html)
     assert link, "no link to replicas"
     url = unescape(link.group(1))
-    assert url == "/?phase=inference&model=llama-3.3-70b&peak_requests_per_s=22" + NODES
+    # the answer's own link (replicas_url), naming the weights it ranked as the JSON's links do (trust7)
+    assert url == "/?phase=inference&model=llama-3.3-70b&weight_dtype=bf16&peak_requests_per_s=22" + NODES
+    assert url == _json(client, rate)["replicas_url"]
     sized = _json(client, url)
     feasible = [o for o in sized["options"] if o["feasible"]]
     assert feasible and not any(o["over_limits"] for o in feasible) and "lowest_p99" not in sized

@@ -2,8 +2,8 @@
 
 A reviewer found, against shared/reference: RunPod's Community Cloud ranked as plain "RunPod on demand" and hiding
 Secure Cloud; a GeForce card the default #1 without a word; caveats dropped from /gpus' "from" prices and from a managed
-deployment; superseded snapshots shown as only "undated"; GB200 layouts over several instances assuming one rack; AWS's
-p5.48xlarge listed twice, once from an older copy of the same price list.
+deployment; superseded snapshots shown as only "undated" (now history, never ranked); GB200 layouts over several
+instances assuming one rack; AWS's p5.48xlarge listed twice, once from an older copy of the same price list.
 """
 
 from __future__ import annotations
@@ -76,13 +76,16 @@ def test_a_consumer_card_as_the_default_number_one_says_so_in_every_view(client:
     assert f"1×RTX-4090 at OpenRelay (on demand; {CONSUMER})" in strip
 
 
-def test_a_managed_deployment_and_a_superseded_snapshot_are_labelled_in_rankings(client: TestClient):
+def test_a_managed_deployment_is_labelled_in_rankings_and_a_superseded_snapshot_is_history(client: TestClient):
+    """A superseded snapshot was ranked, labelled, with stale prices asked for; it is no offer, so it is listed,
+    labelled, only as its GPU's earlier prices (trust7)."""
     assert price_caveats("managed deployment (inference endpoint), not a bare VM") == (
         "managed deployment, not a bare VM",
     )
     stale = client.get("/rank.json?phase=inference&model=llama-3.1-8b&gpus=B200&include_stale=true").json()["options"]
-    nebius = next(o for o in stale if o["provider"] == "nebius" and o["usd_per_gpu_hour"] == 5.5)
-    assert nebius["stale"] and nebius["as_of"] is None
+    assert not [o for o in stale if o["provider"] == "nebius" and o["usd_per_gpu_hour"] == 5.5]
+    nebius = next(o for o in client.get("/gpus/B200.json").json()["earlier_prices"] if o["provider_id"] == "nebius")
+    assert nebius["usd_per_gpu_hour"] == 5.5 and nebius["as_of"] is None
     assert nebius["price_caveats"] == ["superseded by a newer price", "historical snapshot"]
     assert "Nebius lists $8.5/GPU-h (2026-10-07)" in nebius["price_note"]
     gb300 = client.get("/rank.json?phase=inference&model=llama-3.1-8b&gpus=GB300").json()["options"]

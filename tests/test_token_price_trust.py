@@ -75,7 +75,7 @@ def test_the_70b_verdict_flips_to_dedicated_against_the_next_verified_price(pinn
     assert "Dedicated is cheaper at this traffic" in html
     assert re.search(r"Cheapest serverless: <strong>Nebius AI Studio</strong>", html)
     row = re.search(r'<tr class="[^"]*stale[^"]*" role="row"><th[^>]*>Hyperbolic.*?</tr>', html, re.S)
-    assert row and '<span class="badge bad"' in row.group(0) and ">unverified</span>" in row.group(0)
+    assert row and '<span class="badge bad"' in row.group(0) and '>unverified<span class="sr-only">: ' in row.group(0)
 
     body = _plan(pinned, PLACEHOLDER_CASES["70b-fp8-500k"])
     cheapest, dedicated = body["cheapest_serverless"], body["options"][0]
@@ -92,7 +92,8 @@ def test_an_on_or_before_date_never_reads_as_an_exact_one(pinned):
     assert hyperbolic["as_of_basis"] == "on_or_before" and hyperbolic["as_of_label"] == "≤2026-12-01"
     html = pinned.get(f"/plan?{PLACEHOLDER_CASES['70b-fp8-500k']}").text
     table = html.split("Serverless per-token prices", 1)[1]
-    assert ">≤2026-12-01</span>" in table and 'title="on or before 2026-12-01' in table
+    said = '>≤2026-12-01<span class="sr-only">: on or before 2026-12-01: read that day'  # without hovering (trust7)
+    assert said in table and 'title="on or before 2026-12-01' in table
     assert not re.search(r">\s*2026-12-01\s*<", table)  # never the bare date
     exact = _plan(pinned, PLACEHOLDER_CASES["405b-100k"])["cheapest_serverless"]  # DeepInfra, read on its day
     assert (exact["provider"], exact["as_of_basis"], exact["as_of_label"]) == ("deepinfra", "exact", "2026-11-05")
@@ -110,7 +111,7 @@ def test_the_batch_job_goes_through_a_verified_api_and_names_the_cheaper_one_it_
     line = re.search(r'<p class="plan-link serverless-job">(.*?)</p>', html, re.S).group(1)
     assert re.search(r"<strong>\$[\d,.]+</strong> at Nebius AI Studio", line)
     before, after = line.split("Left out, though cheaper:")
-    assert "Hyperbolic" not in before and "Hyperbolic" in after and ">unverified</span>" in after
+    assert "Hyperbolic" not in before and "Hyperbolic" in after and '>unverified<span class="sr-only">: ' in after
 
 
 # --- 2. A deprecated, stale price never wins -----------------------------------------------------------------------
@@ -129,7 +130,7 @@ def test_a_deprecated_stale_price_is_labelled_and_bedrock_is_the_cheapest_for_mi
     assert "deprecated on Groq" in groq["status_note"] and groq["as_of_label"] == "~2025"
     html = pinned.get("/plan?model=mixtral-8x7b&requests_per_day=200000").text
     row = re.search(r"<tr[^>]*><th[^>]*>Groq.*?</tr>", html, re.S).group(0)
-    assert ">deprecated</span>" in row and ">stale</span>" in row
+    assert '>deprecated<span class="sr-only">: ' in row and '>stale<span class="sr-only">: ' in row
     # Opting in to stale prices never brings back a model the provider retired.
     opted = _plan(pinned, "model=mixtral-8x7b&requests_per_day=200000&include_stale=true")
     assert opted["cheapest_serverless"]["provider"] == "amazon-bedrock"
@@ -150,7 +151,8 @@ def test_stale_prices_are_compared_only_when_asked_and_then_labelled(pinned):
     assert "stale" in opted["break_even"]["serverless"]
     assert any("is stale" in note for note in opted["notes"])
     html = pinned.get(f"/plan?{query}&include_stale=true").text
-    assert 'name="include_stale"' in html and ">stale</span>" in html.split("Cheapest serverless:", 1)[1][:400]
+    assert 'name="include_stale"' in html
+    assert '>stale<span class="sr-only">: ' in html.split("Cheapest serverless:", 1)[1][:600]
 
 
 # --- 3. One entry per provider and model ---------------------------------------------------------------------------
@@ -186,7 +188,8 @@ def test_the_catalog_api_and_model_page_carry_the_labels(pinned):
     groq = [t for t in pinned.get("/api/v1/token-prices?model=mixtral-8x7b").json() if t["provider_id"] == "groq"]
     assert groq[0]["deprecated"] and {"deprecated", "stale"} <= set(groq[0]["flags"])
     page = pinned.get("/models/llama-3.1-70b").text
-    assert ">unverified</span>" in page and ">≤2026-12-01</span>" in page
+    assert '>unverified<span class="sr-only">: ' in page
+    assert '>≤2026-12-01<span class="sr-only">: on or before 2026-12-01: read that day' in page
 
 
 # --- The CLI says the same ------------------------------------------------------------------------------------------
@@ -245,11 +248,12 @@ def test_a_disputed_price_is_compared_at_the_higher_figure_so_it_no_longer_wins(
     html = re.sub(r'<table class="data" aria-label="Numbers of the chart.*?</table>', "", html, flags=re.S)
     assert "Cheapest serverless: <strong>DeepInfra</strong>" in html
     row = re.search(r"<tr[^>]*><th[^>]*>GMI Cloud.*?</tr>", html, re.S).group(0)
-    badge = re.search(r'<span class="badge warn" title="([^"]*)">disputed</span>', row)
+    badge = re.search(r'class="badge warn" title="([^"]*)">disputed<span class="sr-only">: ([^<]*)</span></span>', row)
     assert badge and "listed at $0.28/$0.88, another source gives $0.74/$0.90" in badge.group(1)
     assert "Lava gateway docs list 0.74/0.90 - CONFLICT" in badge.group(1)
+    assert badge.group(2) == badge.group(1)  # said without hovering, in the tooltip's words (trust7)
     # the lower figures, below; each as the notes and badge write it ($0.74, not $0.740)
-    assert "$0.74<" in row and "or $0.28</span>" in row and "or $0.88</span>" in row and "$0.740" not in row
+    assert "$0.74<" in row and "or $0.28<span" in row and "or $0.88<span" in row and "$0.740" not in row
 
 
 def test_the_catalog_api_and_model_pages_carry_the_doubts_in_the_references_words(pinned):
@@ -268,13 +272,14 @@ def test_the_catalog_api_and_model_pages_carry_the_doubts_in_the_references_word
 
     page = pinned.get("/models/llama-3.1-8b").text
     row = re.search(r"<tr[^>]*><td>Cerebras.*?</tr>", page, re.S).group(0)
-    assert ">availability unconfirmed</span>" in row and "Cerebras has retired some Llama endpoints: verify" in row
+    assert '>availability unconfirmed<span class="sr-only">: ' in row
+    assert "Cerebras has retired some Llama endpoints: verify" in row
     assert 'class="stale"' not in row  # compared, so not greyed out like a price never compared with
     page = pinned.get("/models/llama-3.1-405b").text
     row = re.search(r"<tr[^>]*><td>Google Vertex AI.*?</tr>", page, re.S).group(0)
-    assert ">weak source</span>" in row and "weak provenance" in row
+    assert '>weak source<span class="sr-only">: ' in row and "weak provenance" in row
     page = pinned.get("/models/deepseek-r1").text
-    row = re.search(r"<tr[^>]*><td>GMI Cloud[^<]*<span[^>]*>disputed</span>.*?</tr>", page, re.S).group(0)
+    row = re.search(r"<tr[^>]*><td>GMI Cloud[^<]*<span[^>]*>disputed<span.*?</tr>", page, re.S).group(0)
     assert "Lava gateway docs list 0.80/2.30 - CONFLICT" in row and "or $2.30" in row
 
 
@@ -316,7 +321,8 @@ def test_a_doubtful_price_that_decides_the_plan_is_named_as_doubtful_wherever_th
     assert "The cheapest compared price without a doubt is DeepInfra's" in note
     assert "against a serverless price the reference doubts" in html  # the answer strip
     summary = html.split("Cheapest serverless:", 1)[1][:600]
-    assert summary.lstrip().startswith("<strong>Cerebras</strong>") and ">availability unconfirmed</span>" in summary
+    assert summary.lstrip().startswith("<strong>Cerebras</strong>")
+    assert '>availability unconfirmed<span class="sr-only">: ' in summary
     even = re.search(r'<p class="break-even".*?</p>', html, re.S).group(0)
     assert "(against Cerebras serverless (Llama 3.1 8B, availability unconfirmed))" in even
     assert "Cerebras has retired some Llama endpoints: verify" in html.split('class="break-even"', 1)[1]  # the note

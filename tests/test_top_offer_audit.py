@@ -106,3 +106,17 @@ def test_hours_billed_off_the_providers_unit_are_caught() -> None:
 def test_the_readme_counts_the_questions_the_sweep_asks() -> None:
     readme = (Path(audit.ROOT) / "README.md").read_text(encoding="utf-8")
     assert f"checks the top rows of {len(audit.QUESTIONS)} questions" in " ".join(readme.split())
+
+
+def test_a_price_a_newer_one_of_the_same_offer_replaced_is_caught() -> None:
+    """Nebius's undated $5.50 B200 snapshot was #1 of a full fine-tune with stale prices asked for, though Nebius
+    prices the B200 at $8.50 since 2026-10-07: no offer exists at $5.50."""
+    current = replace(CW_B200, usd_per_gpu_hour=9.5, as_of=date(2026, 10, 7), instance_type="HGX B200 (list)")
+    snapshot = replace(CW_B200, as_of=None, instance_type="old-8gpu")
+    assert audit.superseded_problems(CW_B200, [CW_B200, current]) == []
+    assert audit.superseded_problems(snapshot, [snapshot, current]) == [
+        "an undated price superseded by coreweave's $9.5/GPU-h of 2026-10-07"
+    ]
+    assert audit.superseded_problems(snapshot, [snapshot, replace(current, price_type="spot")]) == []
+    noted = replace(CW_B200, price_note="historical snapshot; superseded by a newer price: CoreWeave lists $9.5/GPU-h")
+    assert any("a superseded price" in p for p in audit.superseded_problems(noted, [noted]))

@@ -29,7 +29,7 @@ SORT_ATTRIBUTES = {
 @dataclass(frozen=True, slots=True)
 class GpuRow:
     gpu: Gpu
-    cheapest_usd_per_gpu_hour: float | None  # any offer, any terms or date
+    cheapest_usd_per_gpu_hour: float | None  # any offer, any terms or date (not a price a newer one replaced)
     floors: PriceFloors | None  # the on-demand "from" price and the cheaper other terms; None: no offer
 
 
@@ -54,8 +54,11 @@ def gpu_price_floors(session: Session, stale_after_days: int, gpu_id: str | None
 
 
 def cheapest_prices(session: Session) -> dict[str, float]:
-    """Lowest $/GPU-hour per GPU over all offers."""
-    rows = session.exec(select(Offer.gpu_id, func.min(Offer.usd_per_gpu_hour)).group_by(Offer.gpu_id)).all()
+    """Lowest $/GPU-hour per GPU over all offers (a price a newer one of its offer replaced is history, not one)."""
+    query = select(Offer.gpu_id, func.min(Offer.usd_per_gpu_hour)).where(
+        col(Offer.price_note).not_like(f"%{specs.SUPERSEDED_BY_NEWER_PRICE}%")
+    )
+    rows = session.exec(query.group_by(Offer.gpu_id)).all()
     return {gpu_id: float(price) for gpu_id, price in rows}
 
 
@@ -110,6 +113,12 @@ def list_offers(
     query = query.order_by(col(Offer.usd_per_gpu_hour), col(Offer.provider_id), col(Offer.id))
     rows, _ = newest_readings(session.exec(query).all(), lambda row: offer_reading(row[0]), lambda row: _dated(row[0]))
     return [(offer, prov) for offer, prov in rows]
+
+
+def superseded(offer: Offer) -> bool:
+    """A price a newer, dated price of the same offer replaced (specs.Offer.superseded): the catalog shows it as
+    history only."""
+    return specs.SUPERSEDED_BY_NEWER_PRICE in offer.price_note
 
 
 def offer_reading(offer: Offer | specs.Offer) -> tuple[Hashable, ...] | None:

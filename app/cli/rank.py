@@ -85,8 +85,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
         print(f"\n{behind['note']}: {behind['url']}")
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
-    if cheaper := payload.get("replicas"):  # its note is among the notes; the page links it, so the CLI gives the link
-        print(f"the same load on replicas that meet the limits: {cheaper['url']}")
+    if (sized := payload.get("replicas_url")) and not behind:  # the page links it beside every fixed load, as the JSON
+        print(f"the same load on replicas that meet the limits: {sized}")
     wider = payload.get("deadline_max_gpus")
     if wider:
         now = payload["workload"]["max_gpus"]

@@ -195,12 +195,22 @@ class Offer:
         scripts/build_seed_prices.py): no machine a buyer can rent at it, so never ranked."""
         return UNSOLD_ON_THESE_TERMS in self.price_note
 
+    @property
+    def superseded(self) -> bool:
+        """An earlier price of an offer that a newer, dated price of the same offer has replaced (its price note says
+        so, scripts/offer_notes.py mark_superseded): history, no price anyone can rent at, so never ranked, even
+        with stale prices asked for."""
+        return SUPERSEDED_BY_NEWER_PRICE in self.price_note
+
 
 # The words a managed inference deployment's price terms carry (seed and imported prices alike).
 INFERENCE_ENDPOINT = "inference endpoint"
 # The words a price note carries where the shape is not sold on the price's terms: GCP's a3-highgpu-1g is Spot or
 # Flex-start only, and its on-demand row an "on-demand-equivalent list price" (shared/reference/prices.csv notes).
 UNSOLD_ON_THESE_TERMS = "not sold on these terms"
+# The words a price note carries where a newer, dated price of the same offer replaced it (Lambda's undated $2.99 H100
+# snapshot beside its $3.99 price list of 2026-09-20): the catalog keeps it as history.
+SUPERSEDED_BY_NEWER_PRICE = "superseded by a newer price"
 
 
 @dataclass(frozen=True, slots=True)

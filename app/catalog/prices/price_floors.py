@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from app.scoring.pricing.price_terms import price_caveats
-from app.scoring.specs import UNSOLD_ON_THESE_TERMS
+from app.scoring.specs import SUPERSEDED_BY_NEWER_PRICE, UNSOLD_ON_THESE_TERMS
 
 ON_DEMAND = "on_demand"
 
@@ -91,10 +91,11 @@ def _on_demand(offers: list[PricedOffer]) -> tuple[PricedOffer | None, float | N
 
 def price_floors(offers: Iterable[PricedOffer]) -> dict[str, PriceFloors]:
     """Per GPU: its on-demand "from" price and the cheaper other terms; a list price of a shape not sold on its terms
-    (specs.UNSOLD_ON_THESE_TERMS) is no price a buyer can pay, so never a floor."""
+    (specs.UNSOLD_ON_THESE_TERMS), or one a newer price of the same offer replaced (specs.SUPERSEDED_BY_NEWER_PRICE), is
+    no price a buyer can pay, so never a floor."""
     by_term: dict[str, dict[str, list[PricedOffer]]] = {}
     for offer in offers:
-        if UNSOLD_ON_THESE_TERMS in offer.price_note:
+        if UNSOLD_ON_THESE_TERMS in offer.price_note or SUPERSEDED_BY_NEWER_PRICE in offer.price_note:
             continue
         by_term.setdefault(offer.gpu_id, {}).setdefault(offer.price_type, []).append(offer)
     floors = {}

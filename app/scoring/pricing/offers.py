@@ -27,7 +27,9 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
 
     By default only on-demand offers that are not stale: spot (interruptible), reserved (a commitment),
     marketplace and capacity blocks, and stale prices, are ranked only when the workload asks for them. A list price
-    of a shape not sold on its terms (Offer.unsold) is never ranked: nobody can rent it at that price.
+    of a shape not sold on its terms (Offer.unsold) is never ranked: nobody can rent it at that price. Nor is a price a
+    newer one of the same offer replaced (Offer.superseded), stale prices asked for or not: only an offer's latest
+    price is one it can be rented at.
     A training workload never matches a managed inference endpoint (Offer.inference_endpoint).
     """
     providers = {p.lower() for p in filters.providers}
@@ -39,7 +41,9 @@ def matching_offers(offers: Iterable[Offer], gpus: dict[str, GpuSpec], filters: 
         gpu = gpus.get(offer.gpu_id)
         if gpu is None:
             continue
-        if offer.unsold or offer.price_type not in price_types or (offer.stale and not filters.include_stale):
+        if offer.unsold or offer.superseded or offer.price_type not in price_types:
+            continue
+        if offer.stale and not filters.include_stale:
             continue
         if filters.trains and offer.inference_endpoint:
             continue

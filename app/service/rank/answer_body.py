@@ -46,6 +46,9 @@ def answer_body(
             extra["lowest_p99"] = plain(ranking.lowest_p99)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
             extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
+        sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
+        if sized is not None:  # the link the results page always gives beside a load one replica takes whole
+            extra["replicas_url"] = "/?" + canonical_query("inference", sized)
         cheaper = (
             cheaper_on_replicas(workload, snapshot, model, ranking) if isinstance(workload, InferenceWorkload) else None
         )

@@ -83,7 +83,8 @@ def list_offers(
 ) -> list[OfferPublic]:
     known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
     rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
-    return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows]
+    # A price a newer one of its offer replaced is no rentable offer: /gpus/{id}.json lists it as earlier_prices.
+    return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
 
 
 @router.get("/providers", summary="List providers and how many offers each has", response_model=list[ProviderPublic])

@@ -22,7 +22,10 @@ class TermFloorPublic(SQLModel):
 
 class GpuPublic(GpuBase):
     id: str = Field(description="the GPU's catalog id (the rank API's gpu_id and gpus filter)")
-    cheapest_usd_per_gpu_hour: float | None = Field(None, description="lowest price of any offer: any terms, any date")
+    cheapest_usd_per_gpu_hour: float | None = Field(
+        None,
+        description="lowest price of any offer: any terms, any date (not a price a newer one of the offer replaced)",
+    )
     on_demand_usd_per_gpu_hour: float | None = Field(
         None, description="lowest current on-demand price (stale ones left out): what a ranking uses by default"
     )
@@ -56,7 +59,14 @@ class OfferPublic(OfferBase):
 
 
 class GpuDetail(GpuPublic):
-    offers: list[OfferPublic] = Field(description="every offer of this GPU, any terms, any date")
+    offers: list[OfferPublic] = Field(
+        description="every offer of this GPU, any terms, any date, at its latest price (the one a ranking may use)"
+    )
+    earlier_prices: list[OfferPublic] = Field(
+        default_factory=list,
+        description="history: prices a newer, dated price of the same offer replaced (their price note names it); "
+        "never ranked, even with include_stale",
+    )
 
 
 class ProviderPublic(ProviderBase):

@@ -78,10 +78,14 @@ def gpu_list(
 
 
 def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
-    offers = [offer_public(o, p, stale_after_days) for o, p in queries.list_offers(session, gpu=gpu.id)]
+    """A GPU with its offers; a price a newer one of the same offer replaced is listed apart, as history."""
+    rows = queries.list_offers(session, gpu=gpu.id)
+    offers = [offer_public(o, p, stale_after_days) for o, p in rows if not queries.superseded(o)]
+    earlier = [offer_public(o, p, stale_after_days) for o, p in rows if queries.superseded(o)]
     cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
     floors = queries.gpu_price_floors(session, stale_after_days, gpu.id).get(gpu.id)
-    return GpuDetail.model_validate(gpu, update={**_prices(cheapest, floors), "offers": offers})
+    update = {**_prices(cheapest, floors), "offers": offers, "earlier_prices": earlier}
+    return GpuDetail.model_validate(gpu, update=update)
 
 
 def provider_list(session: Session) -> list[ProviderPublic]:

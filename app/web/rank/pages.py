@@ -59,7 +59,7 @@ def results_context(
         "shared_assumptions": results_view.shared_assumptions(payload["options"]),
         "feasible_total": payload["feasible_options"],
         "over_limits_total": payload.get("over_limits_options", 0),
-        "replicas_url": results_view.replicas_url(parsed.workload, path),
+        "replicas_url": payload.get("replicas_url"),  # the answer's own, as the JSON and the CLI give it
         "replicas_load": results_view.replicas_load(parsed.workload),
         "limits_at_urls": results_view.limits_at_urls(parsed.workload, path),
         "limits_plan": results_view.limits_plan_note(parsed.workload),

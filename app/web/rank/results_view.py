@@ -17,7 +17,6 @@ from app.service.query.canonical import canonical_query
 from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import rank_sort
-from app.service.rank.answer_body import replicas_workload
 
 
 def ranked_metric(rank_by: str | None) -> tuple[str, str, str, int]:
@@ -80,14 +79,6 @@ def sort_headers(view: ResultsView, base: str, phase: str) -> dict[str, dict[str
     }
 
 
-def replicas_url(workload: InferenceWorkload | TrainingWorkload, path: str) -> str | None:
-    """For a load one replica takes whole (a request rate, or clients in flight): the same question as
-    latency_bound with that load as its peak (service.rank.answer_body.replicas_workload; None for any other
-    question)."""
-    sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
-    return f"{path}?{canonical_query('inference', sized)}" if sized is not None else None
-
-
 def limits_at_urls(workload: InferenceWorkload | TrainingWorkload, path: str) -> dict[str, str]:
     """The same question with its limits (a training run's deadline and budget) met at the bands' slow end
     (band_high) and on the estimate, for the results page to point from one to the other."""
@@ -142,7 +133,7 @@ def compare_query(question: str, leaders: Sequence[dict[str, Any]]) -> str | Non
 
 
 def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
-    """The load replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
+    """The load the answer's replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
     if not isinstance(workload, InferenceWorkload):
         return ""
     if workload.scenario == "concurrency" and workload.concurrency:

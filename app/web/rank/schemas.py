@@ -118,6 +118,13 @@ class InferenceRankResponse(RankResponseBase):
         description="present only when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
         "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
     )
+    replicas_url: str | None = Field(
+        None,
+        description="present at a fixed client count or request rate, where each option is one replica taking the "
+        "load whole: the same load ranked as latency_bound with it as the peak, spread over replicas sized to meet "
+        "the limits (the link the results page always gives; `replicas` adds the comparison where they are at least "
+        "twice cheaper per token)",
+    )
     replicas: CheaperReplicasOut | None = Field(
         None,
         description="present only at a fixed client count or request rate whose best row, one replica taking it all, "

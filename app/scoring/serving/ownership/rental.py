@@ -15,10 +15,10 @@ from app.scoring.specs import CatalogSnapshot, Offer
 
 
 def _fresh_on_demand(snapshot: CatalogSnapshot, gpu: str) -> list[Offer]:
-    """Current on-demand offers of the GPU a buyer can rent (not a list price of a shape not sold so: Offer.unsold)."""
-    return [
-        o for o in snapshot.offers if o.gpu_id == gpu and o.price_type == "on_demand" and not o.stale and not o.unsold
-    ]
+    """Current on-demand offers of the GPU a buyer can rent (not a list price of a shape not sold so: Offer.unsold; not
+    a price a newer one replaced: Offer.superseded)."""
+    rentable = [o for o in snapshot.offers if not (o.stale or o.unsold or o.superseded)]
+    return [o for o in rentable if o.gpu_id == gpu and o.price_type == "on_demand"]
 
 
 def _cheapest(offers: list[Offer]) -> Offer | None:
