@@ -47,13 +47,15 @@ def test_machines_wiring_a_gpu_alike_share_each_layout_and_answer_as_alone(monke
         for o in OFFERS
     ]
     calls: list[tuple[int, int | None, int]] = []
-    solve = configurations.solve_inference
+    solve = configurations.solve_unless_outclassed
 
     def counting(gpu, gpu_count, model, w, tensor_parallel=None, pipeline_parallel=1, *rest, **named):  # type: ignore[no-untyped-def]
-        calls.append((gpu_count, tensor_parallel, pipeline_parallel))
-        return solve(gpu, gpu_count, model, w, tensor_parallel, pipeline_parallel, *rest, **named)
+        solved = solve(gpu, gpu_count, model, w, tensor_parallel, pipeline_parallel, *rest, **named)
+        if solved is not None:  # None: outclassed by a layout solved before it, its search skipped
+            calls.append((gpu_count, tensor_parallel, pipeline_parallel))
+        return solved
 
-    monkeypatch.setattr(configurations, "solve_inference", counting)
+    monkeypatch.setattr(configurations, "solve_unless_outclassed", counting)
     ranking = rank_inference(workload, CatalogSnapshot(gpus=GPUS, offers=OFFERS), MODEL)
     assert len(calls) == len(set(calls))  # each single-node layout solved once for the three machines
     assert {(o.gpu_count, o.tensor_parallel, o.batch, o.output_tokens_per_s) for o in ranking.options} == {

@@ -51,6 +51,10 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/batching/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
     "inference/batching/loops.py:MIN_RUNNING_BATCH": "solver bound",
     "inference/batching/loops.py:BATCH_RTOL": "solver tolerance",
+    "inference/estimates/throughput_ceiling.py:CEILING_ROUNDING_SLACK": (
+        "float rounding allowance on a bound that only decides which layouts are searched; answers do not move"
+    ),
+    "inference/estimates/throughput_ceiling.py:BATCH_STEPS": "solver iterations of a bound; answers do not move",
     "inference/explanation/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
     "inference/explanation/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
     "training/run/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",

@@ -14,8 +14,9 @@ from typing import NamedTuple
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import over_limits
-from app.scoring.inference.estimates.estimate import solve_inference
+from app.scoring.inference.estimates.estimate import solve_unless_outclassed
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
+from app.scoring.inference.estimates.throughput_ceiling import per_gpu_digits, request_rate_ceiling_per_s
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -81,6 +82,26 @@ def solve_on(
     """A configuration on a machine: refused where the engine does not run on the GPU's vendor or the machine cannot
     supply it (with that reason), else solved with its links (read from `solved`, one model and workload's layouts
     solved so far, where it holds them; added to it)."""
+    found = solve_on_unless_outclassed(
+        gpu, machine, gpu_count, tensor_parallel, pipeline_parallel, model, workload, solved, None
+    )
+    assert found is not None  # no floor: never outclassed
+    return found
+
+
+def solve_on_unless_outclassed(
+    gpu: GpuSpec,
+    machine: Machine,
+    gpu_count: int,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    solved: Solved | None,
+    floor_per_gpu: float | None,
+) -> Solution | InferenceEstimate | None:
+    """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`
+    (estimate.solve_unless_outclassed): its search is skipped and nothing is added to `solved`."""
     reason = unsupported_reason(workload.engine, gpu) or supply_reason(
         machine, gpu_count, tensor_parallel, pipeline_parallel
     )
@@ -91,9 +112,18 @@ def solve_on(
     key = (wired, gpu_count, tensor_parallel, pipeline_parallel, fabric)
     found = solved.get(key) if solved is not None else None
     if found is None:
-        found = solve_inference(
-            wired, gpu_count, model, workload, tensor_parallel, pipeline_parallel, fabric_gbs=fabric
+        found = solve_unless_outclassed(
+            wired,
+            gpu_count,
+            model,
+            workload,
+            tensor_parallel,
+            pipeline_parallel,
+            fabric_gbs=fabric,
+            floor_per_gpu=floor_per_gpu,
         )
+        if found is None:
+            return None
         if solved is not None:
             solved[key] = found
     return found
@@ -144,25 +174,69 @@ def best_on_machine(
     over: Solution | None = None  # the first tier's best, when it misses the limits
     served: list[Solution] = []  # every layout that serves the load, in both tiers tried
     for layouts in (single_node_layouts, multi_node_layouts):
-        best: Solution | None = None
-        best_preference: LayoutPreference | None = None
-        refused: list[InferenceEstimate] = []
-        for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
-            layout = solve_on(gpu, machine, count, tp, pp, model, workload, solved)
-            if isinstance(layout, InferenceEstimate):
-                refused.append(layout)
-                continue
-            served.append(layout)
-            preference = _preference(layout)
-            if best_preference is None or preference > best_preference:
-                best, best_preference = layout, preference
-        if best is not None and best_preference is not None and best_preference.within_limits:
-            return explained_once(best, explained)
-        over = over or best
-        tried.append(refused)
+        tier = _solve_tier(gpu, machine, model, workload, layouts(machine, workload.max_gpus, model.layers), solved)
+        if tier.best is not None and tier.best_within_limits:
+            return explained_once(tier.best, explained)
+        over = over or tier.best
+        served += tier.served
+        tried.append(tier.refused)
     if over is None:
         return with_supply_limit(why_not(gpu.id, *tried), machine, workload.max_gpus)
     return replace(explained_once(over, explained), lowest_p99=_lowest_p99(served))
+
+
+class Tier(NamedTuple):
+    """One tier's layouts solved (single-node, or multi-node): the best, and the others in enumeration order."""
+
+    best: Solution | None
+    best_within_limits: bool
+    served: list[Solution]  # complete unless the best meets the limits (then layouts it outclasses are left out)
+    refused: list[InferenceEstimate]  # likewise
+
+
+def _solve_tier(
+    gpu: GpuSpec,
+    machine: Machine,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    layouts: list[tuple[int, int, int]],
+    solved: Solved | None,
+) -> Tier:
+    """The layout with the greatest preference, the first enumerated on a tie. Solved in search order (per GPU
+    count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that once a layout meets
+    the limits, layouts that provably serve fewer tok/s per GPU are skipped (throughput_ceiling.py)."""
+    best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
+    served: list[tuple[int, Solution]] = []
+    refused: list[tuple[int, InferenceEstimate]] = []
+    for index in sorted(range(len(layouts)), key=lambda i: (layouts[i][0], layouts[i][2])):
+        count, tp, pp = layouts[index]
+        floor = best[0].output_tokens_per_s_per_gpu if best is not None and best[0].within_limits else None
+        if floor is not None and _outclassed_by_count(workload, count, floor):
+            continue
+        layout = solve_on_unless_outclassed(gpu, machine, count, tp, pp, model, workload, solved, floor)
+        if layout is None:
+            continue
+        if isinstance(layout, InferenceEstimate):
+            refused.append((index, layout))
+            continue
+        served.append((index, layout))
+        candidate = (_preference(layout), -index, layout)
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
+    return Tier(
+        best[2] if best is not None else None,
+        best is not None and best[0].within_limits,
+        [layout for _, layout in sorted(served, key=lambda pair: pair[0])],
+        [layout for _, layout in sorted(refused, key=lambda pair: pair[0])],
+    )
+
+
+def _outclassed_by_count(workload: InferenceWorkload, gpu_count: int, floor_per_gpu: float) -> bool:
+    """At a request rate every layout that keeps up serves the rate's tokens, so per GPU a layout of more GPUs than
+    the best one serves fewer (throughput_ceiling.request_rate_ceiling_per_s)."""
+    if workload.scenario != "request_rate":
+        return False
+    return per_gpu_digits(request_rate_ceiling_per_s(workload) / gpu_count) < floor_per_gpu
 
 
 def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: int) -> InferenceEstimate:

@@ -24,6 +24,7 @@ from app.scoring.inference.batching.running_batch import batching_scenario, runn
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
+from app.scoring.inference.estimates.throughput_ceiling import latency_bound_ceiling_per_s, per_gpu_digits
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.memory import (
@@ -95,6 +96,13 @@ class _Overload(NamedTuple):
     capacity_per_s: float
 
 
+class _Outclassed:
+    """A layout whose throughput ceiling (throughput_ceiling.py) is below the tokens/s per GPU it had to reach."""
+
+
+_OUTCLASSED = _Outclassed()
+
+
 def solve_inference(
     gpu: GpuSpec,
     gpu_count: int,
@@ -110,9 +118,41 @@ def solve_inference(
 
     `attention_dp` None follows the workload's attention_parallel; "auto" solves both ways where TP would copy
     the KV cache onto every rank (MLA, few KV heads) and keeps the one with more output tokens/s (TP on ties)."""
-    solved = _solve(
+    solved = solve_unless_outclassed(
         gpu, gpu_count, model, workload, tensor_parallel, pipeline_parallel, efficiency, fabric_gbs, attention_dp
     )
+    assert solved is not None  # nothing to outclass it: no floor
+    return solved
+
+
+def solve_unless_outclassed(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int = 1,
+    efficiency: InferenceEfficiency = DEFAULT_EFFICIENCY,
+    fabric_gbs: float = 0.0,
+    attention_dp: bool | None = None,
+    floor_per_gpu: float | None = None,
+) -> Solution | InferenceEstimate | None:
+    """solve_inference, or None where the layout provably serves fewer output tokens/s per GPU (to 6 significant
+    digits, as configurations.LayoutPreference compares them) than `floor_per_gpu`: its search is skipped."""
+    solved = _solve(
+        gpu,
+        gpu_count,
+        model,
+        workload,
+        tensor_parallel,
+        pipeline_parallel,
+        efficiency,
+        fabric_gbs,
+        attention_dp,
+        floor_per_gpu,
+    )
+    if isinstance(solved, _Outclassed):
+        return None
     return solved.refusal if isinstance(solved, _Overload) else solved
 
 
@@ -126,13 +166,22 @@ def _solve(
     efficiency: InferenceEfficiency,
     fabric_gbs: float,
     attention_dp: bool | None,
-) -> Solution | InferenceEstimate | _Overload:
+    floor_per_gpu: float | None = None,
+) -> Solution | InferenceEstimate | _Overload | _Outclassed:
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:
         if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
-            both = [_solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp) for dp in (False, True)]
+            both = [
+                _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp, floor_per_gpu)
+                for dp in (False, True)
+            ]
             solved = [b for b in both if isinstance(b, Solution)]
+            if any(isinstance(b, _Outclassed) for b in both):
+                # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
+                # the floor (so that one is kept, as below), and the layout is outclassed if none does
+                reaching = [b for b in solved if floor_per_gpu is None or _per_gpu(b) >= floor_per_gpu]
+                return reaching[0] if reaching else _OUTCLASSED
             if solved:
                 return max(solved, key=lambda b: b.point.tokens_per_s)
             # overloaded either way: the refusal of the layout that keeps up with more, so its "at most" is the most
@@ -216,6 +265,11 @@ def _solve(
             workload.ttft_ms / multiples[0],
             workload.tpot_limit_ms / multiples[1],
         )
+        if floor_per_gpu is not None:
+            target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
+            ceiling = shared_search(latency_bound_ceiling_per_s, ctx, eff, min(max_batch, cap), lengths, target_ms)
+            if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
+                return _OUTCLASSED
         batch, found = shared_search(
             latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
@@ -288,6 +342,10 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _per_gpu(solved: Solution) -> float:
+    return per_gpu_digits(solved.output_tokens_per_s_per_gpu)
 
 
 def _misses_limits_words(

@@ -1,0 +1,175 @@
+"""The most output tokens/s a layout can serve, from its context alone: best_on_machine skips a layout whose ceiling
+cannot reach the best one found so far on its machine, instead of searching its operating point.
+
+Latency-bound: the search returns a whole batch b in [1, cap] whose step meets the TPOT target (step(b) <= target)
+and serves b / step(b) tokens per ms, or a light load B < 1 of one decoding sequence serving B / step(B). Every step is
+at least L(b) (_StepFloor: the terms forward_parts adds for certain), and L(b) / b never rises, so b / step(b) is at
+most B / L(B) for any B at least the largest batch whose L meets the target. A request-rate load that keeps up serves
+exactly its rate x output tokens (loops.open_loop_point); one that does not is refused. Other scenarios, speculative
+decoding and beam search have no ceiling here (None).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
+from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.memory import attended_tokens
+from app.scoring.inference.step.pass_rates import pass_rates
+from app.scoring.inference.step.routed_experts import expert_coverage
+from app.scoring.inference.step.steps import prefill_attention_flops, roofline_ms
+from app.scoring.workload import InferenceWorkload
+
+# Relative slack on every ceiling: float rounding in the timing's own arithmetic (about 1e-16 a step) can put a point
+# a hair above the exact ceiling, which a dense model's step meets at its batch; a ceiling is only ever compared with
+# another layout's tokens/s to 6 digits.
+CEILING_ROUNDING_SLACK = 1e-9
+# Steps from the cap toward the largest batch whose floor meets the TPOT target (_largest_batch): each stays at or
+# above that batch, so each is a bound; the floor is nearly linear in the batch, and a few reach it.
+BATCH_STEPS = 12
+
+
+def latency_bound_ceiling_per_s(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    lengths: tuple[float, float, int],
+    tpot_target_ms: float,
+) -> float | None:
+    """Output tokens/s of the whole replica, at most, at the latency-bound batch of at most `cap` requests whose step
+    meets `tpot_target_ms` (module docstring). `lengths`: input and output tokens, beams. Positional arguments of
+    plain values, so that shared_search answers it once per equal context."""
+    input_len, output_len, beam_width = lengths
+    if ctx.techniques.speculative or beam_width != 1:
+        return None
+    floor = _StepFloor.of(ctx, eff, input_len, output_len)
+    batch = _largest_batch(floor, float(max(cap, 1)), tpot_target_ms)
+    per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
+    return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+def request_rate_ceiling_per_s(workload: InferenceWorkload) -> float:
+    """Output tokens/s of a replica that keeps up with the arrival rate: the rate's own tokens."""
+    return (workload.requests_per_s or 1.0) * workload.output_len * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+def per_gpu_digits(tokens_per_s_per_gpu: float) -> float:
+    """Output tokens/s per GPU to 6 significant digits: how layouts are compared (configurations.LayoutPreference)."""
+    return float(f"{tokens_per_s_per_gpu:.6g}")
+
+
+@dataclass(frozen=True, slots=True)
+class _StepFloor:
+    """L(b), ms: a continuous-batching step of b running requests (steps.mixed_step_parts) over every pipeline stage,
+    with only terms forward_parts adds for certain: the dense GEMMs' soft roofline (weights vs their matmul FLOPs,
+    under data-parallel attention at the balanced split dp_attention_flops never goes below), the attention's (KV
+    reads vs score/AV FLOPs), the all-reduces and stage sends, the host time (convex_ms: a norm plus affine terms with
+    non-negative intercepts), and the routed experts' bytes the step's tokens touch and the MoE prefill host time
+    (concave_ms: concave, zero or constant at no batch). So L is at least its convex part at its least concave part,
+    and L(b) / b never rises."""
+
+    weights_ms: float  # the dense weights' read, every stage
+    dense_ms: float  # the dense matmuls' time per running request (its decode token and its prompt's share)
+    attention_ms: float  # the attention's roofline per running request
+    per_request_ms: float  # host time and comm's transfer per running request
+    fixed_ms: float  # host time per step (and a prefill's sequence), comm's intercept
+    power: float  # the soft roofline's p (roofline_ms); max(m, c) below 1, where the norm is not convex
+    tokens_per_request: float  # tokens a running request puts in a step: its decode token and its prompt's share
+    stages: int  # pipeline stages, each taking 1 / stages of the step's tokens
+    prompt_share: float  # prompts a running request has prefilled per step
+    experts_bytes_ms: float  # one stage's routed-expert weights read whole (0: a dense model, or expert parallel)
+    active_share: float  # share of routed experts one token touches
+    moe_prefill_ms: float  # an eager prefill pass's MoE host time, every stage
+    light_load_ms: float  # one decoding sequence's step without prompt tokens: the floor below one in flight
+
+    @classmethod
+    def of(cls, ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, output_len: float) -> _StepFloor:
+        rates = pass_rates(ctx, eff)
+        pp, tp = ctx.pipeline_parallel, ctx.tensor_parallel
+        attended = attended_tokens(input_len + output_len / 2, ctx.sliding_window, ctx.sliding_share)
+        share = ctx.techniques.tokens_per_step / max(output_len, 1.0)
+        tokens = 1.0 + share * input_len * ctx.techniques.uncached_share
+        # ranks a request's attention work is split over: TP's, or data-parallel attention's one of dp ranks
+        attention_ranks = ctx.attention_dp if ctx.attention_dp > 1 else tp
+        a = ctx.attention_gemm_share if ctx.attention_dp > 1 else 0.0
+        gemm_flops = tokens * ctx.flops_per_token / pp * ((1.0 - a) / tp + a / attention_ranks)
+        dense_ms = max(gemm_flops - tokens * ctx.routed_flops_per_token / (tp * pp), 0.0) / rates.peak
+        prefilling = 1.0 if tokens > 1.0 else 0.0  # the step carries prompt tokens (their attention, a sequence's host)
+        score_flops = ctx.attention_flops_per_token_ctx * attended
+        score_flops += prefilling * prefill_attention_flops(ctx, share, input_len)
+        score_ms = score_flops / (attention_ranks * pp) / rates.attention_rate
+        kv_ms = ctx.kv_bytes_per_token_per_gpu * attended / rates.kv_bandwidth
+        comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0) + stage_send_ms(ctx, 0.0))
+        comm_per_token = pp * (allreduce_ms(ctx, eff, 1.0 / pp) + stage_send_ms(ctx, 1.0 / pp)) - comm_fixed
+        power = eff.overlap_power if eff.overlap_power >= 1.0 else math.inf
+        weights_ms = pp * ctx.dense_weight_bytes_per_gpu / rates.bandwidth
+        experts_bytes_ms = 0.0
+        if ctx.expert_parallel <= 1:  # expert parallel reads its busiest group's experts: left out
+            experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth
+        experts_least_ms = experts_bytes_ms * expert_coverage(ctx.experts_active_share, 0.0)
+        return cls(
+            weights_ms=weights_ms,
+            dense_ms=dense_ms,
+            attention_ms=_norm(kv_ms, score_ms, power),
+            per_request_ms=rates.sequence_host_ms + max(comm_per_token * tokens, 0.0),
+            fixed_ms=pp * (rates.step_host_ms + prefilling * rates.sequence_host_ms) + comm_fixed,
+            power=power,
+            tokens_per_request=tokens,
+            stages=pp,
+            prompt_share=share,
+            experts_bytes_ms=experts_bytes_ms,
+            active_share=ctx.experts_active_share,
+            moe_prefill_ms=pp * rates.moe_prefill_ms,
+            light_load_ms=weights_ms + pp * rates.step_host_ms + kv_ms + rates.sequence_host_ms + experts_least_ms,
+        )
+
+    def convex_ms(self, batch: float) -> float:
+        variable = (self.attention_ms + self.per_request_ms) * batch
+        return _norm(self.weights_ms, self.dense_ms * batch, self.power) + variable + self.fixed_ms
+
+    def convex_slope(self, batch: float) -> float:
+        """d convex_ms / d batch."""
+        dense = self.dense_ms * batch
+        rise = self.dense_ms
+        if dense > 0 and math.isfinite(self.power):
+            rise *= (dense / _norm(self.weights_ms, dense, self.power)) ** (self.power - 1.0)
+        elif dense < self.weights_ms:
+            rise = 0.0
+        return rise + self.attention_ms + self.per_request_ms
+
+    def concave_ms(self, batch: float) -> float:
+        experts = 0.0
+        if self.experts_bytes_ms:
+            stage_tokens = self.tokens_per_request * batch / self.stages
+            experts = self.experts_bytes_ms * expert_coverage(self.active_share, stage_tokens)
+        return experts + min(self.prompt_share * batch, 1.0) * self.moe_prefill_ms
+
+
+def _norm(memory_ms: float, compute_ms: float, power: float) -> float:
+    """roofline_ms's soft roofline, (m^p + c^p)^(1/p); max(m, c) at p = inf."""
+    if not math.isfinite(power):
+        return max(memory_ms, compute_ms)
+    return roofline_ms(memory_ms, compute_ms, power)
+
+
+def _largest_batch(floor: _StepFloor, cap: float, tpot_target_ms: float) -> float:
+    """A whole batch at least the largest b <= cap whose floor meets the target (at least 1). Steps from the right:
+    below a batch x the convex part is above its tangent at x and the concave part above its chord to the origin
+    (concave_ms(b) / b never falls as b does), so the line through both meets the target at or above the answer."""
+    batch = cap
+    for _ in range(BATCH_STEPS):
+        concave_ms = floor.concave_ms(batch)
+        excess = floor.convex_ms(batch) + concave_ms - tpot_target_ms
+        slope = floor.convex_slope(batch) + concave_ms / batch
+        if excess <= 0 or slope <= 0:
+            break
+        step = excess / slope
+        batch -= step
+        if batch <= 1.0:
+            return 1.0
+        if step < 0.25:  # the next step moves it less than a quarter of a request: floored alike
+            break
+    return max(math.floor(batch * (1.0 + CEILING_ROUNDING_SLACK)), 1.0)

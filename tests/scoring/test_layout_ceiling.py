@@ -1,0 +1,95 @@
+"""A layout whose throughput ceiling cannot reach the best layout found so far on its machine is not searched
+(throughput_ceiling.py): every ceiling is at least what its layout serves, and a ranking with the skipping is byte for
+byte the ranking without it."""
+
+import json
+from typing import Any
+
+import pytest
+
+from app.scoring.hardware.machines import machine_of
+from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.batching.running_batch import running_cap
+from app.scoring.inference.estimates import configurations, estimate, shared_searches
+from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.estimates.throughput_ceiling import (
+    latency_bound_ceiling_per_s,
+    request_rate_ceiling_per_s,
+)
+from app.scoring.inference.ranking import rank
+from app.scoring.workload import InferenceWorkload
+from app.service.rank.ranking import rank_payload
+from benchmarks.bench_data import bench_snapshot
+
+SNAPSHOT = bench_snapshot(1)
+# latency-bound dense and MoE/MLA models (attention auto solves both ways), long and short prompts, tight limits, a
+# sliding-window model, a quantised one, a request rate; input lengths make each workload this file's own
+QUESTIONS: list[dict[str, Any]] = [
+    {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2_011},
+    {"model": "llama-3.1-8b", "input_len": 1_999},
+    {"model": "llama-3.1-8b", "ttft_ms": 30_000, "tpot_ms": 400, "input_len": 1_013},
+    {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 2_003},
+    {"model": "qwen2.5-72b", "weight_dtype": "int4", "input_len": 1_021},
+    {"model": "gpt-oss-120b", "weight_dtype": "fp4", "input_len": 8_009, "output_len": 1_000},
+    {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "input_len": 1_019},
+    {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 3.0, "input_len": 1_017},
+    {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2_017},
+]
+
+
+def _ceiling_per_s(solved: Solution) -> float | None:
+    """The ceiling estimate._solve compares, from what the solution holds."""
+    w, ctx, eff = solved.workload, solved.ctx, solved.efficiency
+    if w.scenario == "request_rate":
+        return request_rate_ceiling_per_s(w)
+    target_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / limit_multiples(w, solved.band_regime)[1]
+    lengths = (w.input_len, w.output_len, w.beam_width)
+    return latency_bound_ceiling_per_s(ctx, eff, min(solved.max_batch, running_cap(ctx, w)), lengths, target_ms)
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: f"{q['model']}-{q.get('scenario', 'latency')}")
+def test_no_layout_serves_more_than_its_ceiling(question: dict[str, Any]) -> None:
+    workload = InferenceWorkload.model_validate(question)
+    model = SNAPSHOT.models[workload.model]
+    checked = 0
+    for offer in SNAPSHOT.offers:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for layouts in (configurations.single_node_layouts, configurations.multi_node_layouts):
+            for count, tp, pp in layouts(machine, workload.max_gpus, model.layers):
+                solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
+                if not isinstance(solved, Solution):
+                    continue
+                ceiling = _ceiling_per_s(solved)
+                assert ceiling is not None and ceiling >= solved.point.tokens_per_s, (offer.provider_id, count, tp, pp)
+                checked += 1
+    assert checked > 20
+
+
+def _payloads(questions: list[dict[str, Any]]) -> str:
+    rank._CACHE.clear()  # every ranking estimated afresh, not read from the last run's memo
+    shared_searches._SEARCHES.clear()
+    answers = [rank_payload("inference", InferenceWorkload.model_validate(q), SNAPSHOT, "/share") for q in questions]
+    return json.dumps(answers, sort_keys=True)
+
+
+def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped: list[int] = []
+    solve = configurations.solve_on_unless_outclassed
+
+    def counting(*args: Any) -> object:
+        found = solve(*args)
+        skipped.append(found is None)
+        return found
+
+    monkeypatch.setattr(configurations, "solve_on_unless_outclassed", counting)
+    pruned = _payloads(QUESTIONS)
+    assert sum(skipped) > 50  # the skipping is tried, and saves searches
+    monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
+    monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
+    skipped.clear()
+    every_layout = _payloads(QUESTIONS)
+    assert not any(skipped)
+    assert pruned == every_layout
