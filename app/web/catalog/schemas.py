@@ -101,10 +101,17 @@ class Health(SQLModel):
     status: str = Field(description="ok when the process answers")
     database: str = Field(description="ok where /readyz read the database; not checked on /healthz")
     gpus: int = Field(description="GPUs in the catalog it serves")
-    offers: int = Field(description="every offer the catalog holds, dated or not")
+    offers: int = Field(
+        description="the catalog's offers, dated or not, as /api/v1/offers lists them: a price a newer one of the "
+        "same offer replaced is history, counted in earlier_prices"
+    )
     offers_dated: int = Field(
-        description="offers with a price date (an undated price, a historical snapshot, counts as stale: ranked only "
-        "with include_stale)"
+        description="those offers with a price date (an undated price, a historical snapshot, counts as stale: ranked "
+        "only with include_stale)"
+    )
+    earlier_prices: int = Field(
+        description="superseded prices: history a newer price of the same offer replaced, never ranked (each GPU's "
+        "earlier_prices in /api/v1/gpus/{id})"
     )
     newest_price_as_of: date | None = Field(
         default=None, description="the newest offer price's date (null: no dated price)"
