@@ -58,11 +58,19 @@ class OfferPublic(OfferBase):
     )
 
 
+class EarlierPricePublic(OfferPublic):
+    replaced_by_offer_id: int | None = Field(
+        default=None,
+        description="the offer whose current price replaced this one (the provider's newest dated price of the GPU on "
+        "the same terms, same instance size first; listed in `offers`); null where the catalog no longer holds one",
+    )
+
+
 class GpuDetail(GpuPublic):
     offers: list[OfferPublic] = Field(
         description="every offer of this GPU, any terms, any date, at its latest price (the one a ranking may use)"
     )
-    earlier_prices: list[OfferPublic] = Field(
+    earlier_prices: list[EarlierPricePublic] = Field(
         default_factory=list,
         description="history: prices a newer, dated price of the same offer replaced (their price note names it); "
         "never ranked, even with include_stale",
