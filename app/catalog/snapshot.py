@@ -135,14 +135,15 @@ def load_snapshot(
         for t in session.exec(select(TokenPrice).order_by(col(TokenPrice.id))).all()
     )
     stale_count = sum(1 for o in offers if o.stale) + sum(1 for t in token_prices if t.stale)
-    in_catalog = session.exec(select(func.count()).select_from(Offer)).one()
-    dated = session.exec(select(func.count()).select_from(Offer).where(col(Offer.as_of).is_not(None))).one()
+    # Counted as /api/v1/offers lists them: a superseded price is history (its GPU's earlier prices), counted apart.
+    offered = [o for o in offers if not o.superseded]
     return specs.CatalogSnapshot(
         gpus=gpus,
         models=models,
         offers=offers,
-        offers_in_catalog=in_catalog,
-        offers_dated=dated,
+        offers_in_catalog=len(offered),
+        offers_dated=sum(1 for o in offered if o.as_of),
+        earlier_prices_in_catalog=len(offers) - len(offered),
         token_prices=token_prices,
         quality=quality_results(session),
         tco=tco_inputs(session),

@@ -285,10 +285,12 @@ class CatalogSnapshot:
     gpus: dict[str, GpuSpec] = field(default_factory=dict)
     models: dict[str, ModelSpec] = field(default_factory=dict)
     offers: tuple[Offer, ...] = ()
-    # The catalog's own offer counts when loaded (/healthz reports them without the database): every offer row,
-    # and those with a price date; counted apart from `offers`, whichever of them it holds
+    # The catalog's own offer counts when loaded (/healthz reports them without the database): its offers as
+    # /api/v1/offers lists them (superseded prices left out), those with a price date, and the superseded prices
+    # (history); counted apart from `offers`, whichever of them it holds
     offers_in_catalog: int = 0
     offers_dated: int = 0
+    earlier_prices_in_catalog: int = 0
     token_prices: tuple[TokenPrice, ...] = ()
     quality: tuple[QualityResult, ...] = ()
     tco: tuple[TcoInput, ...] = ()

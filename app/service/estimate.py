@@ -24,6 +24,7 @@ from app.service.catalog_ids import catalog_id, unknown_one_message
 from app.service.rank.answer_body import weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.plain import mean_latencies, plain
+from app.service.superseded_offer import superseded_body
 
 # What an estimate measures: null where the configuration cannot run (no latency, no tokens: never 0, which a
 # filter such as ttft_p99_ms <= limit would take for a fast answer).
@@ -93,7 +94,7 @@ def inference_estimate(
     pipeline_parallel: int,
     offer_id: int | None,
 ) -> dict[str, Any]:
-    gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
+    gpu, machine, offer = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
     unsupported = unsupported_reason(workload.engine, gpu)
     if unsupported is not None:
@@ -114,13 +115,14 @@ def inference_estimate(
         **mean_latencies(body["ttft_ms"], body["tpot_ms"]),
         "band_metric": "output_tokens_per_s" if est.feasible else None,
         "weights": weights_body(weights),
+        "offer_superseded": superseded_body(offer, snapshot),
     }
 
 
 def training_estimate(
     workload: TrainingWorkload, snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
 ) -> dict[str, Any]:
-    gpu, machine, _ = _machine(snapshot, gpu_id, gpu_count, offer_id)
+    gpu, machine, offer = _machine(snapshot, gpu_id, gpu_count, offer_id)
     model = _model(workload, snapshot)
     filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
     est = estimate_training_on(filled, machine, gpu_count, model, workload)
@@ -131,7 +133,11 @@ def training_estimate(
         body["memory_per_gpu_gb"] = None
     if not est.flops_per_token:  # refused before the model was read
         body["flops_per_token"] = None
-    return {**body, "band_metric": "tokens_per_s_per_gpu" if est.feasible else None}
+    return {
+        **body,
+        "band_metric": "tokens_per_s_per_gpu" if est.feasible else None,
+        "offer_superseded": superseded_body(offer, snapshot),
+    }
 
 
 def _without_offer(body: dict[str, Any], machine: Machine, gpu_count: int, offer_id: int | None) -> dict[str, Any]:

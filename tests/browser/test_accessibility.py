@@ -6,6 +6,8 @@ offline here, so the checks are written out below, each a query a reader can fol
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -461,3 +463,40 @@ def test_a_badges_tooltip_is_said_without_hovering_on_every_page(  # type: ignor
     kinds = {face for face, _, _ in tips}
     assert all(any(kind.startswith(face) for kind in kinds) for face in faces), kinds
     assert [t for t in tips if not t[2]] == []
+
+
+# /disagg's band and light-load tooltips: each pool's borrowed band, the aggregated option's own band and its "below
+# one request in flight" note, in the comparison table and the full tables: face, text, said in its cell or not.
+DISAGG_TOOLTIPS = """() => {
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  return Array.from(document.querySelectorAll('main .band[title], main .in-flight[title]')).map(e => {
+    const title = squash(e.getAttribute('title'));
+    return [squash(e.textContent).split(':')[0], title, squash(e.closest('td, th').textContent).includes(title)];
+  });
+}"""
+DISAGG_ROW_HEIGHTS = """() => {
+  const heights = () => Array.from(document.querySelectorAll('main table tbody tr')).map(r => r.offsetHeight);
+  const before = heights();
+  document.querySelectorAll('main table .sr-only').forEach(e => e.remove());
+  return [before, heights()];
+}"""
+
+
+def test_disaggs_band_and_in_flight_tooltips_are_said_and_add_no_height(browser, server_url: str) -> None:  # type: ignore[no-untyped-def]
+    """/disagg's band titles (a pool's band borrowed from aggregated serving, the aggregated option's own) and its
+    "below one request in flight" note were in title= only, which a keyboard or touch user cannot open and many
+    screen readers skip; each now says its words as visually hidden text (m.said), and the rows are as tall as
+    before at 1366x768 (found by trust7's report, fixed by leftovers18)."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1366, "height": 768})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/disagg?{LIGHT_LOAD}&requests_per_day=100000")
+        tips = page.evaluate(DISAGG_TOOLTIPS)
+        faces = {face for face, _, _ in tips}
+        assert {"borrowed band", "band", "<1"} <= {re.sub(r" [0-9,.–]+$", "", f) for f in faces}, faces
+        assert any("the KV transfer on the estimate" in title for _, title, _ in tips)  # a prefill pool's
+        assert [t for t in tips if not t[2]] == []
+        before, after = page.evaluate(DISAGG_ROW_HEIGHTS)
+        assert before and before == after
+    finally:
+        context.close()

@@ -58,11 +58,19 @@ class OfferPublic(OfferBase):
     )
 
 
+class EarlierPricePublic(OfferPublic):
+    replaced_by_offer_id: int | None = Field(
+        default=None,
+        description="the offer whose current price replaced this one (the provider's newest dated price of the GPU on "
+        "the same terms, same instance size first; listed in `offers`); null where the catalog no longer holds one",
+    )
+
+
 class GpuDetail(GpuPublic):
     offers: list[OfferPublic] = Field(
         description="every offer of this GPU, any terms, any date, at its latest price (the one a ranking may use)"
     )
-    earlier_prices: list[OfferPublic] = Field(
+    earlier_prices: list[EarlierPricePublic] = Field(
         default_factory=list,
         description="history: prices a newer, dated price of the same offer replaced (their price note names it); "
         "never ranked, even with include_stale",
@@ -101,10 +109,17 @@ class Health(SQLModel):
     status: str = Field(description="ok when the process answers")
     database: str = Field(description="ok where /readyz read the database; not checked on /healthz")
     gpus: int = Field(description="GPUs in the catalog it serves")
-    offers: int = Field(description="every offer the catalog holds, dated or not")
+    offers: int = Field(
+        description="the catalog's offers, dated or not, as /api/v1/offers lists them: a price a newer one of the "
+        "same offer replaced is history, counted in earlier_prices"
+    )
     offers_dated: int = Field(
-        description="offers with a price date (an undated price, a historical snapshot, counts as stale: ranked only "
-        "with include_stale)"
+        description="those offers with a price date (an undated price, a historical snapshot, counts as stale: ranked "
+        "only with include_stale)"
+    )
+    earlier_prices: int = Field(
+        description="superseded prices: history a newer price of the same offer replaced, never ranked (each GPU's "
+        "earlier_prices in /api/v1/gpus/{id})"
     )
     newest_price_as_of: date | None = Field(
         default=None, description="the newest offer price's date (null: no dated price)"

@@ -11,7 +11,9 @@ from app.catalog.prices.price_floors import PriceFloors
 from app.models.hardware import Gpu, Offer, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring.pricing import price_terms, token_prices
+from app.scoring.pricing.replaced_prices import replacement
 from app.web.catalog.schemas import (
+    EarlierPricePublic,
     GpuDetail,
     GpuPublic,
     ModelDetail,
@@ -81,11 +83,16 @@ def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
     """A GPU with its offers; a price a newer one of the same offer replaced is listed apart, as history."""
     rows = queries.list_offers(session, gpu=gpu.id)
     offers = [offer_public(o, p, stale_after_days) for o, p in rows if not queries.superseded(o)]
-    earlier = [offer_public(o, p, stale_after_days) for o, p in rows if queries.superseded(o)]
+    earlier = [_earlier_price(offer_public(o, p, stale_after_days), offers) for o, p in rows if queries.superseded(o)]
     cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
     floors = queries.gpu_price_floors(session, stale_after_days, gpu.id).get(gpu.id)
     update = {**_prices(cheapest, floors), "offers": offers, "earlier_prices": earlier}
     return GpuDetail.model_validate(gpu, update=update)
+
+
+def _earlier_price(earlier: OfferPublic, offers: list[OfferPublic]) -> EarlierPricePublic:
+    now = replacement(earlier, offers)
+    return EarlierPricePublic(**earlier.model_dump(), replaced_by_offer_id=now.id if now else None)
 
 
 def provider_list(session: Session) -> list[ProviderPublic]:

@@ -17,6 +17,7 @@ from app.web.rank.option_schemas import (
     TrainingOptionFields,
     TrainingOptionOut,
 )
+from app.web.rank.superseded_schema import OFFER_SUPERSEDED, OfferSupersededOut
 
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
 TERMS = "the explanation: each term of the estimate, with its value, unit and formula"
@@ -211,6 +212,7 @@ class TrainingRankResponse(RankResponseBase):
 
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):
+    offer_superseded: OfferSupersededOut | None = Field(description=OFFER_SUPERSEDED)
     weights: WeightsOut = Field(description="the weight dtype estimated: the model's release precision unless set")
     feasible: bool = Field(description="the configuration runs the workload within its limits")
     reason: str = Field(description="why it fits (batch of max batch) or why not, in words")
@@ -270,6 +272,7 @@ class LayoutOut(Strict):
 
 
 class TrainingEstimateOut(Strict):
+    offer_superseded: OfferSupersededOut | None = Field(description=OFFER_SUPERSEDED)
     gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs of the configuration")
     machine: str = Field(description="the machine the configuration is judged on")

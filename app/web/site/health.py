@@ -32,13 +32,14 @@ NOT_CHECKED = "not checked (see /readyz)"
 
 
 def catalog_health(snapshot: CatalogSnapshot, database: str) -> Health:
-    newest = max((o.as_of for o in snapshot.offers if o.as_of), default=None)
+    newest = max((o.as_of for o in snapshot.offers if o.as_of and not o.superseded), default=None)
     return Health(
         status="ok",
         database=database,
         gpus=len(snapshot.gpus),
         offers=snapshot.offers_in_catalog,
         offers_dated=snapshot.offers_dated,
+        earlier_prices=snapshot.earlier_prices_in_catalog,
         newest_price_as_of=newest,
     )
 
@@ -52,7 +53,7 @@ async def healthz(request: Request) -> Health:
             await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(pending)), HEALTH_RECHECK_WAIT_S)
     snapshot = snapshots.peek()
     if snapshot is None:  # alive, catalog not read yet (the first ranking or /readyz loads it)
-        return Health(status="ok", database=NOT_CHECKED, gpus=0, offers=0, offers_dated=0)
+        return Health(status="ok", database=NOT_CHECKED, gpus=0, offers=0, offers_dated=0, earlier_prices=0)
     return catalog_health(snapshot, NOT_CHECKED)
 
 
