@@ -116,11 +116,14 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     changes: _LayoutChanges = {}
     if tp:
         changes["tensor_parallel"] = tp
+    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
+    fsdp = _int(r"\bFSDP(\d+)\b", split)  # a degree where the named axes multiply to the GPUs ("FSDP2" is the API)
     if pp:
         changes["pipeline_parallel"] = pp
+    elif tp and fsdp and fsdp * tp * (cp or 1) == gpu_count:  # "FSDP32xTP8" on 256 GPUs names every axis: no PP
+        changes["pipeline_parallel"] = 1
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
-    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
     if cp and cp > 1:
         changes["sequence_parallel"] = cp
     vp = _int(r"\bVP(\d+)\b", notes)
