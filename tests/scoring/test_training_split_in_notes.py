@@ -32,3 +32,10 @@ def test_a_2d_name_whose_axes_cover_the_gpus_states_no_pipeline():
     # FSDP2 is the API's name, not a degree: 2 x 8 is not 64, so the searched PP stays
     layout = layout_from_notes("framework: torchtitan FSDP2 TP8; full AC", 64, SEARCHED)
     assert layout is not None and layout.pipeline_parallel == 2
+
+
+def test_async_tp_stated_hides_the_tp_all_reduces():
+    from app.calibration.training.training_notes import async_tp_changes
+
+    assert async_tp_changes({"notes": "torchtitan FSDP32xTP8 + compile + asyncTP; full AC"}) == {"tp_comm_exposed": 0.0}
+    assert async_tp_changes({"notes": "torchtitan 2D FSDP16xTP8; full AC"}) == {}
