@@ -73,6 +73,13 @@ def test_the_count_search_and_the_rows_agree_on_a_tight_deadline(limits_at: str)
                 assert not any(p.on_time for p in ranking.frontier), (deadline, top.gpu_count, top.reason)
 
 
+def _either_side(hours: float) -> tuple[float, float]:
+    """Deadlines just either side of a spot count's finish. Not the finish itself: the test recomputes a spot finish
+    from the chart's days (days x 24 - start-up, then the interruptions), which can differ from the row's own sum in
+    the last bit, so a tie says nothing (with the 2026-12-07 training constants 64 GPUs' finish did, by 1 ulp)."""
+    return (hours - 1e-9, hours + 1e-9)
+
+
 def _spot_finish_hours_by_count(w: TrainingWorkload) -> dict[int, float]:
     """Each count's finish on Neo's spot capacity: its run stretched by the interruptions its nodes expect."""
     rate = interruptions_per_node_month("neo", w.interruptions_per_node_month)
@@ -84,12 +91,13 @@ def _spot_finish_hours_by_count(w: TrainingWorkload) -> dict[int, float]:
 
 def test_the_count_search_times_a_spot_row_with_its_interruptions() -> None:
     """At 15.877 min a 32xH100 spot row finished at 15.878 (late: the search timed 32 without interruptions, its row
-    added them) while 40 would have been on time (found by plan13, fixed by leftovers17)."""
+    added them) while 40 would have been on time (found by plan13, fixed by leftovers17). With the training constants
+    refitted on 2026-12-07 (train8) the 32xH100 spot row finishes at 15.881 min."""
     spot = CatalogSnapshot(gpus=GPUS, models=MODELS, offers=(replace(NODES, price_type="spot"),))
     finishes = _spot_finish_hours_by_count(_workload(1.0))
-    assert finishes[32] * 60 == pytest.approx(15.878, abs=1e-3) and finishes[40] < finishes[32]
+    assert finishes[32] * 60 == pytest.approx(15.881, abs=1e-3) and finishes[40] < finishes[32]
     for hours in sorted(finishes.values())[:6]:
-        for deadline in (hours - 1e-9, hours, hours + 1e-9):
+        for deadline in _either_side(hours):
             w = _workload(deadline / 24).model_copy(update={"price_types": ["spot"]})
             top = rank_training(w, spot, LLAMA_8B).options[0]
             on_time = [n for n, h in finishes.items() if h <= deadline]
@@ -107,7 +115,7 @@ def test_the_cost_time_chart_marks_a_spot_count_on_time_as_its_row_does() -> Non
     parted = [n for n in finishes if finishes[n] > plain[n]]
     assert parted  # interruptions stretch every count's finish
     for hours in sorted(finishes.values())[:6]:
-        for deadline in (hours - 1e-9, hours, hours + 1e-9):
+        for deadline in _either_side(hours):
             w = _workload(deadline / 24).model_copy(update={"price_types": ["spot"]})
             ranking = rank_training(w, spot, LLAMA_8B)
             points = {p.gpu_count: p for p in ranking.frontier}

@@ -166,9 +166,13 @@ def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     assert activation_bytes(model, 65536, four, E) == pytest.approx(activation_bytes(model, 65536, one, E) / 4)
     assert logits_bytes(model, 65536, four) == pytest.approx(logits_bytes(model, 65536, one) / 4)
     assert sequence_parallel_seconds(E, gpu, model, one, 8192, "hf") == 0
-    # 32 layers × 2 passes × 2 B × (2·4096 + 2·1024) × 3/4 per token, 8,192 tokens, NVLink at 450 × 0.65 GB/s
-    expected = 8192 * 32 * 2 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
+    # 32 layers × 3 passes (forward, backward, the recomputed forward) × 2 B × (2·4096 + 2·1024) × 3/4 per token,
+    # 8,192 tokens, NVLink at 450 × 0.65 GB/s
+    expected = 8192 * 32 * 3 * 2 * (2 * 4096 + 2 * 1024) * 0.75 / (900 / 2 * 0.65 * 1e9)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192, "hf") == pytest.approx(expected)
+    # without recompute the forward's all-to-alls run once: 2 passes
+    kept = Layout(3, 1, 1, "none", 1, sequence_parallel=4)
+    assert sequence_parallel_seconds(E, gpu, model, kept, 8192, "hf") == pytest.approx(expected * 2 / 3)
     assert sequence_parallel_seconds(E, gpu, model, four, 8192, "megatron") == 0  # ring attention overlaps its K/V
     assert "SP4" in four.describe(8, "hf") and "CP4" in four.describe(8)  # auto splits by a ring, as megatron
 

@@ -67,6 +67,24 @@ def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.Traini
     return e.before_flash_attention_3()
 
 
+# torchtitan's async tensor parallelism ("asyncTP" in its benchmark names): each TP all-gather and reduce-scatter is cut
+# into P2P chunk transfers run on the copy engines while the GEMM on the chunk already in hand computes (PyTorch 2024,
+# "Introducing Async Tensor Parallelism in PyTorch"; Wang et al., ASPLOS 2023, "Overlap communication with dependent
+# computation via decomposition"). A chunk's transfer is hidden while it is shorter than its GEMM: on TP8 inside an
+# NVLink node the TP traffic of the runs stating it is ~1/6 of their compute, so none of it is exposed.
+ASYNC_TENSOR_PARALLEL = re.compile(r"\basync[ -]?tp\b", re.IGNORECASE)
+
+
+def async_tensor_parallel(row: dict[str, str]) -> bool:
+    """The notes state torchtitan's async TP (ASYNC_TENSOR_PARALLEL)."""
+    return ASYNC_TENSOR_PARALLEL.search(row.get("notes") or "") is not None
+
+
+def async_tp_changes(row: dict[str, str]) -> dict[str, float]:
+    """What differs for a run with async TP: its TP all-reduces hide behind the GEMMs they feed (exposed share 0)."""
+    return {"tp_comm_exposed": 0.0} if async_tensor_parallel(row) else {}
+
+
 def stack_in_notes(row: dict[str, str]) -> str | None:
     """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
     if (row.get("framework") or "").strip().lower() in FRAMEWORKS:
@@ -116,11 +134,14 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
     changes: _LayoutChanges = {}
     if tp:
         changes["tensor_parallel"] = tp
+    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
+    fsdp = _int(r"\bFSDP(\d+)\b", split)  # a degree where the named axes multiply to the GPUs ("FSDP2" is the API)
     if pp:
         changes["pipeline_parallel"] = pp
+    elif tp and fsdp and fsdp * tp * (cp or 1) == gpu_count:  # "FSDP32xTP8" on 256 GPUs names every axis: no PP
+        changes["pipeline_parallel"] = 1
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
-    cp = _int(r"\bCP(\d+)\b", notes)  # Megatron context parallelism: each sequence split over CP ranks
     if cp and cp > 1:
         changes["sequence_parallel"] = cp
     vp = _int(r"\bVP(\d+)\b", notes)

@@ -8,6 +8,7 @@ through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import get_args
 
 from pydantic import ValidationError
@@ -16,6 +17,7 @@ from app.calibration.training.training_notes import (
     FRAMEWORKS,
     STACKS_IN_NOTES,
     _int,
+    async_tp_changes,
     era_efficiency,
     execution_from_notes,
     layout_from_notes,
@@ -159,6 +161,8 @@ def predict_estimate(
         return f"unreadable row: {error}"
     gpu, _ = fill_missing_peaks(gpu, gpus)
     e = era_efficiency(row, e)
+    if async_tp_changes(row):
+        e = replace(e, **async_tp_changes(row))
     span, capacity = execution_from_notes(row)
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
     # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.

@@ -20,6 +20,8 @@ from app.scoring.training.step.step_time import (
     dp_comm_bytes,
     local_micro_batches,
     sequence_parallel_seconds,
+    ulysses_bytes_per_token,
+    ulysses_passes,
 )
 from app.scoring.workload import TrainingWorkload
 
@@ -86,13 +88,16 @@ def tp_comm_term(
         )
     if ulysses:
         q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
-        per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp
+        per_token = ulysses_bytes_per_token(model, layout)
         bandwidth = collective_bandwidth_gbs(e, gpu, sp)
+        passes = ulysses_passes(layout, model.layers)
+        rerun = {"full": ", the recomputed forward", "partial": ", the recomputed forward on the layers recomputed"}
         parts.append(f"{f(tokens)} tokens per GPU × {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s × 10^3)")
         notes.append(
-            f"SP{sp}: DeepSpeed-Ulysses all-to-alls of q, k, v and the attention output, per token 2 passes (forward, "
-            f"backward) × 2 B × (2 × {q_dim:,} + 2 × {kv_dim:,}) × (SP{sp} - 1) / SP{sp} × {model.layers} layers at "
-            f"{f(bandwidth)} GB/s per GPU, none hidden"
+            f"SP{sp}: DeepSpeed-Ulysses all-to-alls of q, k, v and the attention output, per token {f(passes)} passes "
+            f"(forward, backward{rerun.get(layout.recompute, '')}) × 2 B × (2 × {q_dim:,} + 2 × {kv_dim:,}) × "
+            f"(SP{sp} - 1) / SP{sp} × {model.layers} layers at {f(bandwidth)} GB/s per GPU, none hidden"
+            + ("; a recomputed layer runs its all-to-alls again with its forward" if layout.recompute in rerun else "")
         )
     if ring:
         part, note = _ring_part(gpu, gpu_count, model, w, layout, st, e, peak, precision_class)

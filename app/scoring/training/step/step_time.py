@@ -45,15 +45,30 @@ def sequence_parallel_seconds(
 ) -> float:
     """DeepSpeed-Ulysses all-to-alls (the data-parallel-only stacks): per layer, q, k, v and the attention output
     change hands forward and again backward (Jacobs et al. 2023, §3), each GPU sending (sp-1)/sp of its bf16 share;
-    they sit on the critical path between the projections and attention, so none of it is hidden. Megatron's
-    context parallelism passes K/V blocks around a ring while the attention of the previous block runs (Megatron-Core
-    context-parallel docs): priced apart, context_parallel_seconds."""
+    they sit on the critical path between the projections and attention, so none of it is hidden. A recomputed layer
+    runs its forward again in the backward, all-to-alls included (activation checkpointing reruns the layer's forward
+    function, and Ulysses' all-to-alls are inside it): ulysses_passes. Megatron's context parallelism passes K/V
+    blocks around a ring while the attention of the previous block runs (Megatron-Core context-parallel docs): priced
+    apart, context_parallel_seconds."""
     sp = layout.sequence_parallel
     if sp <= 1 or framework not in DATA_PARALLEL_ONLY:
         return 0.0
+    return tokens_per_gpu * ulysses_bytes_per_token(model, layout) / (_bandwidth_gbs(e, gpu, sp) * 1e9)
+
+
+def ulysses_passes(layout: Layout, layers: int) -> float:
+    """Times per step each layer's Ulysses all-to-alls run: forward and backward, plus the recomputed forward on the
+    share of layers recomputed (full recompute: 3)."""
+    return 2.0 + recomputed_share(layout, layers)
+
+
+def ulysses_bytes_per_token(model: ModelSpec, layout: Layout) -> float:
+    """Bytes one GPU sends per token of its share in a step's Ulysses all-to-alls: passes × bf16 × (q + k + v +
+    attention output widths) × (SP - 1) / SP × layers."""
+    sp = layout.sequence_parallel
     q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
-    per_token = model.layers * 2 * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp  # fwd + bwd × bf16 bytes
-    return tokens_per_gpu * per_token / (_bandwidth_gbs(e, gpu, sp) * 1e9)
+    passes = ulysses_passes(layout, model.layers)
+    return model.layers * passes * 2.0 * (2 * q_dim + 2 * kv_dim) * (sp - 1) / sp
 
 
 def context_parallel_seconds(
