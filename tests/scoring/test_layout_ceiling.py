@@ -9,11 +9,12 @@ import pytest
 
 from app.scoring.hardware.machines import machine_of
 from app.scoring.inference.bands.limits import limit_multiples
-from app.scoring.inference.batching.running_batch import running_cap
+from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates import configurations, estimate, shared_searches
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
+    max_throughput_ceiling_per_s,
     request_rate_ceiling_per_s,
 )
 from app.scoring.inference.ranking import rank
@@ -34,17 +35,33 @@ QUESTIONS: list[dict[str, Any]] = [
     {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "input_len": 1_019},
     {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 3.0, "input_len": 1_017},
     {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2_017},
+    # max throughput: batch jobs whose share per replica is under the batch (one batch of its own size) or over it
+    # (a drain), a deadline that needs many replicas, an MoE, a plain max-throughput load
+    {"model": "llama-3.1-8b", "scenario": "max_throughput", "job_requests": 1_000_003, "job_deadline_hours": 1},
+    {"model": "llama-3.1-70b", "scenario": "max_throughput", "job_requests": 37, "weight_dtype": "fp8"},
+    {"model": "qwen3-30b-a3b", "scenario": "max_throughput", "job_requests": 20_011, "job_deadline_hours": 2},
+    {"model": "deepseek-r1", "scenario": "max_throughput", "weight_dtype": "fp8", "input_len": 1_009},
+    {"model": "llama-3.1-8b", "scenario": "max_throughput", "input_len": 8_017, "output_len": 300},
 ]
+# the share by which a guard test scales every ceiling down, to show the test fails when a bound is broken
+CEILING_SCALE = 1.0
 
 
 def _ceiling_per_s(solved: Solution) -> float | None:
     """The ceiling estimate._solve compares, from what the solution holds."""
     w, ctx, eff = solved.workload, solved.ctx, solved.efficiency
     if w.scenario == "request_rate":
-        return request_rate_ceiling_per_s(w)
-    target_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / limit_multiples(w, solved.band_regime)[1]
+        return request_rate_ceiling_per_s(w) * CEILING_SCALE
     lengths = (w.input_len, w.output_len, w.beam_width)
-    return latency_bound_ceiling_per_s(ctx, eff, min(solved.max_batch, running_cap(ctx, w)), lengths, target_ms)
+    if w.scenario == "max_throughput":
+        assert batching_scenario(w) == "max_throughput"  # continuous batching: the engines these questions run
+        # the batch the scenario runs (estimate._batch_for): a job's plan keeps it, or runs a smaller share
+        batch = min(solved.max_batch, running_cap(ctx, w), w.job_requests or solved.max_batch)
+        ceiling = max_throughput_ceiling_per_s(ctx, eff, batch, lengths)
+        return None if ceiling is None else ceiling * CEILING_SCALE
+    target_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / limit_multiples(w, solved.band_regime)[1]
+    ceiling = latency_bound_ceiling_per_s(ctx, eff, min(solved.max_batch, running_cap(ctx, w)), lengths, target_ms)
+    return None if ceiling is None else ceiling * CEILING_SCALE
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: f"{q['model']}-{q.get('scenario', 'latency')}")
@@ -88,6 +105,7 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     pruned = _payloads(QUESTIONS)
     assert sum(skipped) > 50  # the skipping is tried, and saves searches
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
+    monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)

@@ -5,8 +5,11 @@ Latency-bound: the search returns a whole batch b in [1, cap] whose step meets t
 and serves b / step(b) tokens per ms, or a light load B < 1 of one decoding sequence serving B / step(B). Every step is
 at least L(b) (_StepFloor: the terms forward_parts adds for certain), and L(b) / b never rises, so b / step(b) is at
 most B / L(B) for any B at least the largest batch whose L meets the target. A request-rate load that keeps up serves
-exactly its rate x output tokens (loops.open_loop_point); one that does not is refused. Other scenarios, speculative
-decoding and beam search have no ceiling here (None).
+exactly its rate x output tokens (loops.open_loop_point); one that does not is refused. At max throughput (a batch
+job or not) under continuous batching the point is operating_point's at the batch B the scenario runs (estimate.
+_batch_for), or, for a job whose share n per replica is under B, at n (batch_job.job_share): tokens/s b / step(b) with
+step(b) the same mixed step, so at most B / L(B) for every b <= B (max_throughput_ceiling_per_s). Statically batching
+engines (fixed-batch waves), other scenarios, speculative decoding and beam search have no ceiling here (None).
 """
 
 from __future__ import annotations
@@ -48,6 +51,24 @@ def latency_bound_ceiling_per_s(
     floor = _StepFloor.of(ctx, eff, input_len, output_len)
     batch = _largest_batch(floor, float(max(cap, 1)), tpot_target_ms)
     per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
+    return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+def max_throughput_ceiling_per_s(
+    ctx: InferenceContext, eff: InferenceEfficiency, batch: int, lengths: tuple[float, float, int]
+) -> float | None:
+    """Output tokens/s of the whole replica, at most, at max throughput under continuous batching with `batch`
+    running requests or fewer (module docstring): operating_point times batch b at b / step(b), step(b) =
+    mixed_step_parts(b) >= L(b), and L(b) / b never rises, so b / step(b) <= batch / L(batch) for every b <= batch (a
+    batch job's share under the batch runs at its own smaller size: batch_job.job_share). Speculative decoding and
+    beam search: None. Positional arguments of plain values, so that shared_search answers it once per equal
+    context."""
+    input_len, output_len, beam_width = lengths
+    if ctx.techniques.speculative or beam_width != 1:
+        return None
+    floor = _StepFloor.of(ctx, eff, input_len, output_len)
+    top = float(max(batch, 1))
+    per_ms = max(top / (floor.convex_ms(top) + floor.concave_ms(top)), 1.0 / floor.light_load_ms)
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
 
 
