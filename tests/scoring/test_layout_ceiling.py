@@ -35,6 +35,11 @@ QUESTIONS: list[dict[str, Any]] = [
     {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "input_len": 1_019},
     {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 3.0, "input_len": 1_017},
     {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2_017},
+    # long prompts, where the p99 TTFT limit binds the batch or refuses the layout; a prompt spread; SGLang
+    {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 12_007},
+    {"model": "llama-3.1-8b", "input_len": 16_001, "prompt_p99_over_mean": 2.0},
+    {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 9_001, "ttft_ms": 3_000},
+    {"model": "qwen3-30b-a3b", "input_len": 8_011, "ttft_ms": 1_500, "prompt_p99_over_mean": 1.0},
     # max throughput: batch jobs whose share per replica is under the batch (one batch of its own size) or over it
     # (a drain), a deadline that needs many replicas, an MoE, a plain max-throughput load
     {"model": "llama-3.1-8b", "scenario": "max_throughput", "job_requests": 1_000_003, "job_deadline_hours": 1},
@@ -59,8 +64,10 @@ def _ceiling_per_s(solved: Solution) -> float | None:
         batch = min(solved.max_batch, running_cap(ctx, w), w.job_requests or solved.max_batch)
         ceiling = max_throughput_ceiling_per_s(ctx, eff, batch, lengths)
         return None if ceiling is None else ceiling * CEILING_SCALE
-    target_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / limit_multiples(w, solved.band_regime)[1]
-    ceiling = latency_bound_ceiling_per_s(ctx, eff, min(solved.max_batch, running_cap(ctx, w)), lengths, target_ms)
+    multiples = limit_multiples(w, solved.band_regime)
+    target_ms, ttft_limit_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / multiples[1], w.ttft_ms / multiples[0]
+    cap = min(solved.max_batch, running_cap(ctx, w))
+    ceiling = latency_bound_ceiling_per_s(ctx, eff, cap, lengths, target_ms, ttft_limit_ms, w.prompt_p99_over_mean)
     return None if ceiling is None else ceiling * CEILING_SCALE
 
 

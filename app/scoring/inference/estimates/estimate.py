@@ -271,9 +271,13 @@ def _solve(
         )
         if floor_per_gpu is not None:
             target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
-            ceiling = shared_search(latency_bound_ceiling_per_s, ctx, eff, min(max_batch, cap), lengths, target_ms)
-            if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
-                return _OUTCLASSED
+            # the TPOT target's ceiling first; the TTFT limit's (which times a prefill) only where that one falls short
+            for ttft_limits in ((), (limits[2], workload.prompt_p99_over_mean)):
+                ceiling = shared_search(
+                    latency_bound_ceiling_per_s, ctx, eff, min(max_batch, cap), lengths, target_ms, *ttft_limits
+                )
+                if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
+                    return _OUTCLASSED
         batch, found = shared_search(
             latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
