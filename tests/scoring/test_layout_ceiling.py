@@ -9,11 +9,12 @@ import pytest
 
 from app.scoring.hardware.machines import machine_of
 from app.scoring.inference.bands.limits import limit_multiples
-from app.scoring.inference.batching.running_batch import running_cap
+from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates import configurations, estimate, shared_searches
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
+    max_throughput_ceiling_per_s,
     request_rate_ceiling_per_s,
 )
 from app.scoring.inference.ranking import rank
@@ -34,17 +35,40 @@ QUESTIONS: list[dict[str, Any]] = [
     {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "input_len": 1_019},
     {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 3.0, "input_len": 1_017},
     {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2_017},
+    # long prompts, where the p99 TTFT limit binds the batch or refuses the layout; a prompt spread; SGLang
+    {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 12_007},
+    {"model": "llama-3.1-8b", "input_len": 16_001, "prompt_p99_over_mean": 2.0},
+    {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "input_len": 9_001, "ttft_ms": 3_000},
+    {"model": "qwen3-30b-a3b", "input_len": 8_011, "ttft_ms": 1_500, "prompt_p99_over_mean": 1.0},
+    # max throughput: batch jobs whose share per replica is under the batch (one batch of its own size) or over it
+    # (a drain), a deadline that needs many replicas, an MoE, a plain max-throughput load
+    {"model": "llama-3.1-8b", "scenario": "max_throughput", "job_requests": 1_000_003, "job_deadline_hours": 1},
+    {"model": "llama-3.1-70b", "scenario": "max_throughput", "job_requests": 37, "weight_dtype": "fp8"},
+    {"model": "qwen3-30b-a3b", "scenario": "max_throughput", "job_requests": 20_011, "job_deadline_hours": 2},
+    {"model": "deepseek-r1", "scenario": "max_throughput", "weight_dtype": "fp8", "input_len": 1_009},
+    {"model": "llama-3.1-8b", "scenario": "max_throughput", "input_len": 8_017, "output_len": 300},
 ]
+# the share by which a guard test scales every ceiling down, to show the test fails when a bound is broken
+CEILING_SCALE = 1.0
 
 
 def _ceiling_per_s(solved: Solution) -> float | None:
     """The ceiling estimate._solve compares, from what the solution holds."""
     w, ctx, eff = solved.workload, solved.ctx, solved.efficiency
     if w.scenario == "request_rate":
-        return request_rate_ceiling_per_s(w)
-    target_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / limit_multiples(w, solved.band_regime)[1]
+        return request_rate_ceiling_per_s(w) * CEILING_SCALE
     lengths = (w.input_len, w.output_len, w.beam_width)
-    return latency_bound_ceiling_per_s(ctx, eff, min(solved.max_batch, running_cap(ctx, w)), lengths, target_ms)
+    if w.scenario == "max_throughput":
+        assert batching_scenario(w) == "max_throughput"  # continuous batching: the engines these questions run
+        # the batch the scenario runs (estimate._batch_for): a job's plan keeps it, or runs a smaller share
+        batch = min(solved.max_batch, running_cap(ctx, w), w.job_requests or solved.max_batch)
+        ceiling = max_throughput_ceiling_per_s(ctx, eff, batch, lengths)
+        return None if ceiling is None else ceiling * CEILING_SCALE
+    multiples = limit_multiples(w, solved.band_regime)
+    target_ms, ttft_limit_ms = eff.slo_tpot_utilisation * w.tpot_limit_ms / multiples[1], w.ttft_ms / multiples[0]
+    cap = min(solved.max_batch, running_cap(ctx, w))
+    ceiling = latency_bound_ceiling_per_s(ctx, eff, cap, lengths, target_ms, ttft_limit_ms, w.prompt_p99_over_mean)
+    return None if ceiling is None else ceiling * CEILING_SCALE
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: f"{q['model']}-{q.get('scenario', 'latency')}")
@@ -88,6 +112,7 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     pruned = _payloads(QUESTIONS)
     assert sum(skipped) > 50  # the skipping is tried, and saves searches
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
+    monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)

@@ -24,7 +24,11 @@ from app.scoring.inference.batching.running_batch import batching_scenario, runn
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
-from app.scoring.inference.estimates.throughput_ceiling import latency_bound_ceiling_per_s, per_gpu_digits
+from app.scoring.inference.estimates.throughput_ceiling import (
+    latency_bound_ceiling_per_s,
+    max_throughput_ceiling_per_s,
+    per_gpu_digits,
+)
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.memory import (
@@ -267,9 +271,13 @@ def _solve(
         )
         if floor_per_gpu is not None:
             target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
-            ceiling = shared_search(latency_bound_ceiling_per_s, ctx, eff, min(max_batch, cap), lengths, target_ms)
-            if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
-                return _OUTCLASSED
+            # the TPOT target's ceiling first; the TTFT limit's (which times a prefill) only where that one falls short
+            for ttft_limits in ((), (limits[2], workload.prompt_p99_over_mean)):
+                ceiling = shared_search(
+                    latency_bound_ceiling_per_s, ctx, eff, min(max_batch, cap), lengths, target_ms, *ttft_limits
+                )
+                if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
+                    return _OUTCLASSED
         batch, found = shared_search(
             latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
@@ -331,6 +339,10 @@ def _solve(
             beams,
         )
     batching = batching_scenario(workload)
+    if floor_per_gpu is not None and batching == "max_throughput":  # continuous batching; fixed-batch waves: none
+        ceiling = shared_search(max_throughput_ceiling_per_s, ctx, eff, batch, lengths)
+        if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
+            return _OUTCLASSED
     job = None
     if workload.job_requests and scenario == "max_throughput":
         planned = shared_search(

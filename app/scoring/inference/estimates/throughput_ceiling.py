@@ -4,9 +4,15 @@ cannot reach the best one found so far on its machine, instead of searching its 
 Latency-bound: the search returns a whole batch b in [1, cap] whose step meets the TPOT target (step(b) <= target)
 and serves b / step(b) tokens per ms, or a light load B < 1 of one decoding sequence serving B / step(B). Every step is
 at least L(b) (_StepFloor: the terms forward_parts adds for certain), and L(b) / b never rises, so b / step(b) is at
-most B / L(B) for any B at least the largest batch whose L meets the target. A request-rate load that keeps up serves
-exactly its rate x output tokens (loops.open_loop_point); one that does not is refused. Other scenarios, speculative
-decoding and beam search have no ceiling here (None).
+most B / L(B) for any B at least the largest batch whose L meets the target. The p99 TTFT limit the search meets
+bounds it too (_TtftRoom): a new request waits for running steps, so a whole batch's step is bounded by what the limit
+leaves after the request's own prefill, and where that prefill alone misses the limit no load meets it (ceiling 0).
+A request-rate load that keeps up serves exactly its rate x output tokens (loops.open_loop_point); one that does not
+is refused. At max throughput (a batch
+job or not) under continuous batching the point is operating_point's at the batch B the scenario runs (estimate.
+_batch_for), or, for a job whose share n per replica is under B, at n (batch_job.job_share): tokens/s b / step(b) with
+step(b) the same mixed step, so at most B / L(B) for every b <= B (max_throughput_ceiling_per_s). Statically batching
+engines (fixed-batch waves), other scenarios, speculative decoding and beam search have no ceiling here (None).
 """
 
 from __future__ import annotations
@@ -15,10 +21,13 @@ import math
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import InferenceEfficiency
+from app.scoring.inference.batching.operating_points import first_prefill_ms
+from app.scoring.inference.batching.queueing import wait_steps
 from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import attended_tokens
 from app.scoring.inference.step.pass_rates import pass_rates
+from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.inference.step.steps import prefill_attention_flops, roofline_ms
 from app.scoring.workload import InferenceWorkload
@@ -38,16 +47,79 @@ def latency_bound_ceiling_per_s(
     cap: int,
     lengths: tuple[float, float, int],
     tpot_target_ms: float,
+    ttft_limit_ms: float = math.inf,
+    prompt_p99_over_mean: float | None = None,
 ) -> float | None:
     """Output tokens/s of the whole replica, at most, at the latency-bound batch of at most `cap` requests whose step
-    meets `tpot_target_ms` (module docstring). `lengths`: input and output tokens, beams. Positional arguments of
-    plain values, so that shared_search answers it once per equal context."""
+    meets `tpot_target_ms` and whose p99 TTFT meets `ttft_limit_ms`, the limits the search meets (module docstring;
+    _TtftRoom: 0 where no load meets the TTFT limit, the layout then being refused). `lengths`: input and output
+    tokens, beams. Positional arguments of plain values, so that shared_search answers it once per equal context."""
+    input_len, output_len, beam_width = lengths
+    if ctx.techniques.speculative or beam_width != 1:
+        return None
+    target_ms = tpot_target_ms
+    if math.isfinite(ttft_limit_ms):
+        room = _TtftRoom.of(ctx, eff, input_len, ttft_limit_ms, prompt_p99_over_mean)
+        if room.own_prefill_misses:
+            return 0.0
+        target_ms = min(target_ms, room.step_bound_ms)
+    floor = _StepFloor.of(ctx, eff, input_len, output_len)
+    batch = _largest_batch(floor, float(max(cap, 1)), target_ms)
+    per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
+    return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+@dataclass(frozen=True, slots=True)
+class _TtftRoom:
+    """What the p99 TTFT limit the latency-bound search meets (loops.LatencySlack) leaves a layout.
+
+    Proof: operating_point's mean TTFT at a load of B requests in flight (latency_bound, any B > 0: a whole batch or
+    light_load_point's B < 1) is first + queue + wait (queueing.loaded_ttft_ms): first the request's own prefill
+    (first_prefill_ms of prefill_parts(1), the very calls LatencySlack makes), queue the M/D/1 wait (>= 0: a
+    non-negative service time x rho / (2(1 - rho)), rho held in [0, 0.95]) and wait = w x step(B) x min(B, 1)
+    (running_steps_wait_ms, w = wait_steps >= 0). Its p99 is the mean x r (r = p99_ttft_over_mean) or, with a prompt
+    spread q, first x q + (queue + wait) x r (OperatingPoint.ttft_p99_ms; own_prefill_ms is first). Both are at least
+    first x q' (q' = r, or q): where that is over the limit no load meets it, and the layout is refused
+    (own_prefill_misses). At a whole batch b >= 1 they are at least first x q' + w x r x step(b), so a batch that
+    meets the limit has step(b) <= (limit - first x q') / (w x r) (step_bound_ms; inf where w = 0), and step(b) >=
+    L(b), so _largest_batch's argument holds for the smaller of this and the TPOT target. CEILING_ROUNDING_SLACK
+    widens both against float rounding in own_prefill_ms (ttft - waits) and the sums."""
+
+    own_prefill_misses: bool
+    step_bound_ms: float
+
+    @classmethod
+    def of(
+        cls,
+        ctx: InferenceContext,
+        eff: InferenceEfficiency,
+        input_len: float,
+        ttft_limit_ms: float,
+        prompt_p99_over_mean: float | None,
+    ) -> _TtftRoom:
+        first_ms = first_prefill_ms(ctx, eff, input_len, prefill_parts(ctx, eff, 1, input_len))
+        own_ratio = eff.p99_ttft_over_mean if prompt_p99_over_mean is None else prompt_p99_over_mean
+        room_ms = ttft_limit_ms * (1.0 + CEILING_ROUNDING_SLACK) - first_ms * own_ratio * (1.0 - CEILING_ROUNDING_SLACK)
+        waits = wait_steps(ctx.engine, eff) * eff.p99_ttft_over_mean
+        step_bound_ms = room_ms / waits * (1.0 + CEILING_ROUNDING_SLACK) if waits > 0 else math.inf
+        return cls(own_prefill_misses=room_ms < 0, step_bound_ms=step_bound_ms)
+
+
+def max_throughput_ceiling_per_s(
+    ctx: InferenceContext, eff: InferenceEfficiency, batch: int, lengths: tuple[float, float, int]
+) -> float | None:
+    """Output tokens/s of the whole replica, at most, at max throughput under continuous batching with `batch`
+    running requests or fewer (module docstring): operating_point times batch b at b / step(b), step(b) =
+    mixed_step_parts(b) >= L(b), and L(b) / b never rises, so b / step(b) <= batch / L(batch) for every b <= batch (a
+    batch job's share under the batch runs at its own smaller size: batch_job.job_share). Speculative decoding and
+    beam search: None. Positional arguments of plain values, so that shared_search answers it once per equal
+    context."""
     input_len, output_len, beam_width = lengths
     if ctx.techniques.speculative or beam_width != 1:
         return None
     floor = _StepFloor.of(ctx, eff, input_len, output_len)
-    batch = _largest_batch(floor, float(max(cap, 1)), tpot_target_ms)
-    per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
+    top = float(max(batch, 1))
+    per_ms = max(top / (floor.convex_ms(top) + floor.concave_ms(top)), 1.0 / floor.light_load_ms)
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
 
 
