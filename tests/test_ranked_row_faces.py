@@ -183,4 +183,7 @@ def test_a_load_cheaper_on_replicas_links_them_on_the_page_and_in_the_cli(
     url = client.get(f"/rank.json?{query}").json()["replicas"]["url"]
     assert f'href="{url.replace("&", "&amp;")}"' in client.get(f"/?{query}").text
     argv = ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "concurrency", "--concurrency", "512"]
-    assert f"the same load on replicas that meet the limits: {url}" in _cli_text(capsys, [*argv, "--limit", "1"])
+    said = (
+        "Each row is one replica taking all 512 clients. The same clients spread over replicas sized to meet the limits"
+    )
+    assert f"{said}: {url}" in _cli_text(capsys, [*argv, "--limit", "1"])

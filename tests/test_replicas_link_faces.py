@@ -6,6 +6,8 @@ comparison (found by trust7)."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -14,6 +16,15 @@ from fastapi.testclient import TestClient
 from app.cli.main import main as cli
 
 MODEL_70B = ["--model", "llama-3.1-70b"]
+LOAD_WORDS = {"concurrency": "32 clients", "request_rate": "2 requests/s"}
+SPREAD = {"concurrency": "clients", "request_rate": "traffic"}
+
+
+def _page_text(page: str) -> str:
+    """The page's words as read: tags dropped, entities decoded, whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+
+
 LOADS = [  # (the question's query, its API body, its CLI flags): neither is twice cheaper on replicas
     ("scenario=concurrency&concurrency=32", {"scenario": "concurrency", "concurrency": 32}, ["--concurrency", "32"]),
     (
@@ -36,7 +47,11 @@ def test_a_fixed_load_links_the_same_replicas_on_the_page_in_the_json_and_in_the
     assert f'href="{url.replace("&", "&amp;")}"' in client.get(f"/?{query}").text
     assert client.post("/api/v1/rank/inference", json={"model": "llama-3.1-70b", **body}).json()["replicas_url"] == url
     assert cli(["rank", "inference", *MODEL_70B, "--scenario", body["scenario"], *flags, "--limit", "1"]) == 0
-    assert f"the same load on replicas that meet the limits: {url}" in capsys.readouterr().out
+    # the CLI says what the page says beside the link: each row takes the whole load (it gave only the link)
+    said = f"Each row is one replica taking all {LOAD_WORDS[body['scenario']]}. The same {SPREAD[body['scenario']]}"
+    sentence = f"{said} spread over replicas sized to meet the limits"
+    assert f"{sentence}: {url}" in capsys.readouterr().out
+    assert sentence in _page_text(client.get(f"/?{query}").text)
     assert client.get(f"/rank.json?{url[2:]}").json()["feasible_options"]  # the link ranks
 
 

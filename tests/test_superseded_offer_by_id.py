@@ -81,3 +81,19 @@ def test_the_gpu_pages_earlier_price_links_the_offer_that_replaced_it(client: Te
     row = re.search(r"<tr class=\"stale\".*?</tr>", earlier, re.S)
     assert row and "$5.500" in row[0]
     assert f'<a href="#offer-{now["id"]}">$8.500 since 2026-10-07</a>' in row[0]
+
+
+def test_a_superseded_offers_price_history_says_its_latest_price_was_replaced(client: TestClient) -> None:
+    """/api/v1/offers/{id}/history listed Nebius's $5.50 B200 snapshot as the offer's latest price with no word that a
+    newer price replaced it, while an estimate on the same id said so (found by qa25)."""
+    old, now = _nebius_b200(client)
+    body = {**ESTIMATES["training"], "offer_id": old["id"]}
+    estimate = client.post("/api/v1/estimate/training", json=body).json()["offer_superseded"]
+    history = client.get(f"/api/v1/offers/{old['id']}/history").json()
+    assert [row["usd_per_gpu_hour"] for row in history][-1:] == [5.5]
+    assert all(row["superseded_note"] is None for row in history[:-1])
+    note = history[-1]["superseded_note"]
+    assert note == f"{estimate['note'].split('. This estimate')[0]} ({estimate['url']})"
+    assert f"$8.50/GPU-h since 2026-10-07 (offer {now['id']})" in note
+    current = client.get(f"/api/v1/offers/{now['id']}/history").json()
+    assert [row["superseded_note"] for row in current] == [None] * len(current)

@@ -41,3 +41,13 @@ def test_the_catalog_lists_a_superseded_price_only_as_its_gpus_history(client) -
     assert "$5.500" not in offers.split("<h2>Offers</h2>")[1] and "$5.500" in earlier
     h100 = client.get("/api/v1/gpus/H100-SXM").json()  # Lambda's undated $2.99 is no longer the cheapest of any offer
     assert h100["cheapest_usd_per_gpu_hour"] == min(o["usd_per_gpu_hour"] for o in h100["offers"])
+
+
+def test_the_methodology_says_a_superseded_price_is_history_not_a_caveat_on_ranked_rows(client) -> None:  # type: ignore[no-untyped-def]
+    """It listed 'superseded' among the caveats that go with a price wherever it shows (ranked rows, their JSON and
+    CSV), though no ranking shows one since trust7, and said nowhere where such a price is shown (found by qa25)."""
+    page = " ".join(client.get("/methodology").text.split())
+    said = page.split('id="superseded"')[1].split("</li>")[0]
+    assert "no ranking" in said and "stale prices asked for or not" in said
+    assert all(name in said for name in ("earlier_prices", "offer_superseded", "saved.superseded_note"))
+    assert "(and, where the provider now prices it with a date, superseded)" not in page

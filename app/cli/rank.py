@@ -63,6 +63,7 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
         serverless_job_line,
     )
     from app.service.rank import rank_sort
+    from app.service.rank.fixed_load_words import load_words, one_replica_sentence
 
     rows = args.limit or TEXT_ROWS
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
@@ -86,7 +87,9 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if payload["notes"]:
         print("\n" + "\n".join(f"note: {note}" for note in payload["notes"]))
     if (sized := payload.get("replicas_url")) and not behind:  # the page links it beside every fixed load, as the JSON
-        print(f"the same load on replicas that meet the limits: {sized}")
+        asked = payload["workload"]
+        load = load_words(asked.get("scenario"), asked.get("concurrency"), asked.get("requests_per_s"))
+        print(f"\n{one_replica_sentence(load, asked.get('scenario'))}: {sized}")
     wider = payload.get("deadline_max_gpus")
     if wider:
         now = payload["workload"]["max_gpus"]

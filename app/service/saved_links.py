@@ -16,6 +16,7 @@ from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import with_view
 from app.service.rank.model_spec import model_spec_for
 from app.service.removed_since import RemovedSince, kept_gpus, refusals, removed_gpus_note, removed_since, saved_when
+from app.service.saved_history import history_note, history_offers
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).
@@ -68,7 +69,7 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
         version=f"saved-{link.slug}",
         providers={**removed, **current.providers} if current.providers else {},
     )
-    saved = {
+    saved: dict[str, Any] = {
         "slug": link.slug,
         "prices_as_of": link.prices_as_of,
         "saved_at": link.saved_at,
@@ -80,6 +81,9 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
     gone = removed_since(offers, parsed.workload, current)
     saved["gpus_removed_since"] = gone.gpus
     saved["removed_note"] = " ".join(n for n in (removed_note(removed), removed_gpus_note(gone, offers)) if n)
+    history = history_offers(offers, parsed.workload, current)
+    saved["superseded_offer_ids"] = [o.offer_id for o in history]
+    saved["superseded_note"] = history_note(history, current)
     _drop_removed(parsed, gone, saved_when(link.saved_at, link.prices_as_of))
     return Replay(parsed, snapshot, saved)
 

@@ -10,6 +10,7 @@ from app.catalog import queries
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
 from app.service.catalog_ids import unknown_ids_message
+from app.service.superseded_offer import superseded_history_note
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.schemas import (
@@ -128,9 +129,10 @@ def list_token_prices(
     summary="One offer's price history: every change, when and by whom",
     response_model=list[PriceHistoryPublic],
 )
-def offer_history(offer_id: OfferIdPath, session: SessionDep) -> list[PriceHistoryPublic]:
-    """Every price the offer has had, oldest first, with who changed it, when, and the source."""
+def offer_history(offer_id: OfferIdPath, session: SessionDep, snapshot: SnapshotDep) -> list[PriceHistoryPublic]:
+    """Every price the offer has had, oldest first, with who changed it, when, and the source; where a newer price
+    of the same offer replaced its latest, that row's superseded_note says by which, as an estimate on it does."""
     rows = queries.price_history(session, offer_id)
     if rows is None:
         raise not_found("offer", str(offer_id), "offer_id")
-    return [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]
+    return views.price_history_public(rows, superseded_history_note(offer_id, snapshot))

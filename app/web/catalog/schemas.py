@@ -135,3 +135,9 @@ class PriceHistoryPublic(SQLModel):
     source_url: str = Field(description="where that price was read")
     changed_at: datetime = Field(description="when the catalog took this price (UTC)")
     changed_by: str = Field(description="who: seed, cli:<login>, or the admin API's actor")
+    superseded_note: str | None = Field(
+        default=None,
+        description="on the offer's latest price only, where a newer price of the same offer replaced it (history, "
+        "never ranked; the estimate's offer_superseded note): by which price since when, and the url of that offer's "
+        "row; null otherwise",
+    )

@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from app.catalog import queries
 from app.catalog.prices.price_floors import PriceFloors
-from app.models.hardware import Gpu, Offer, Provider
+from app.models.hardware import Gpu, Offer, PriceHistory, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring.pricing import price_terms, token_prices
 from app.scoring.pricing.replaced_prices import replacement
@@ -19,6 +19,7 @@ from app.web.catalog.schemas import (
     ModelDetail,
     ModelPublic,
     OfferPublic,
+    PriceHistoryPublic,
     ProviderPublic,
     TermFloorPublic,
     TokenPricePublic,
@@ -106,3 +107,11 @@ def model_list(session: Session) -> list[ModelPublic]:
 def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
     prices = token_price_list(session, model.id, stale_after_days)
     return ModelDetail.model_validate(model, update={"token_prices": prices})
+
+
+def price_history_public(rows: list[PriceHistory], superseded_note: str | None) -> list[PriceHistoryPublic]:
+    """An offer's price rows, oldest first; the latest carries the note where a newer offer's price replaced it."""
+    public = [PriceHistoryPublic.model_validate(row, from_attributes=True) for row in rows]
+    if public and superseded_note:
+        public[-1].superseded_note = superseded_note
+    return public

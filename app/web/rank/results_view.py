@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from app.scoring.explain import significant
 from app.scoring.inference.bands.limits import LIMITS_APPLIED, at_band_high
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, RANK_UNITS
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -17,6 +16,7 @@ from app.service.query.canonical import canonical_query
 from app.service.query.phase import Phase
 from app.service.query.view import ResultsView, view_pairs
 from app.service.rank import rank_sort
+from app.service.rank.fixed_load_words import load_words
 
 
 def ranked_metric(rank_by: str | None) -> tuple[str, str, str, int]:
@@ -136,10 +136,7 @@ def replicas_load(workload: InferenceWorkload | TrainingWorkload) -> str:
     """The load the answer's replicas_url spreads, in words: '12 requests/s' or '200 clients'."""
     if not isinstance(workload, InferenceWorkload):
         return ""
-    if workload.scenario == "concurrency" and workload.concurrency:
-        return f"{workload.concurrency:,} client" + ("s" if workload.concurrency != 1 else "")
-    rate = workload.requests_per_s
-    return f"{significant(rate)} request{'' if rate == 1 else 's'}/s" if rate else ""
+    return load_words(workload.scenario, workload.concurrency, workload.requests_per_s)
 
 
 def shared_assumptions(rows: Sequence[dict[str, Any]]) -> list[str]:
