@@ -28,10 +28,26 @@ def test_a_saved_link_whose_question_a_superseded_price_matches_says_it_is_histo
     assert saved["superseded_offer_ids"] == [o["id"] for o in earlier if o["provider_id"] == "nebius"]
     note = saved["superseded_note"]
     assert "Nebius's $5.50/GPU-h B200 (undated), replaced by $8.50/GPU-h since 2026-10-07" in note
-    assert "even as its #1" in note
+    assert "even as its #1" not in note  # saved today: no ranking since has listed a superseded price
     assert note in " ".join(html.unescape(page).split())  # the page says it in the saved note
 
 
 def test_a_saved_link_no_superseded_price_could_rank_has_no_history_note(client: TestClient) -> None:
     body, _ = _open(client, QUESTION.replace("&include_stale=true", ""))  # undated snapshots need stale prices
     assert body["saved"]["superseded_offer_ids"] == [] and body["saved"]["superseded_note"] == ""
+
+
+def test_only_a_link_saved_before_superseded_prices_left_the_rankings_may_have_ranked_one() -> None:
+    from datetime import date, datetime, timedelta
+
+    from app.scoring.specs import SUPERSEDED_BY_NEWER_PRICE, CatalogSnapshot, Offer
+    from app.service.saved_history import SUPERSEDED_UNRANKED_SINCE, history_note
+
+    old = Offer("nebius", "Nebius", "B200", 8, "on_demand", 5.5, price_note=SUPERSEDED_BY_NEWER_PRICE, offer_id=1)
+    now = Offer("nebius", "Nebius", "B200", 8, "on_demand", 8.5, as_of=date(2026, 10, 7), offer_id=2)
+    current = CatalogSnapshot(offers=(now,))
+    changed = datetime.combine(SUPERSEDED_UNRANKED_SINCE, datetime.min.time())
+    for saved_at, may_have_ranked in ((changed - timedelta(days=1), True), (None, True), (changed, False)):
+        note = history_note([old], current, saved_at)
+        assert "replaced by $8.50/GPU-h since 2026-10-07" in note
+        assert ("even as its #1" in note) is may_have_ranked, saved_at

@@ -10,12 +10,17 @@ names those prices and what replaced them, so the reader is told instead of sile
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date, datetime
 
 from app.scoring.pricing.offers import matching_offers
 from app.scoring.pricing.replaced_prices import replacement
 from app.scoring.specs import SUPERSEDED_BY_NEWER_PRICE, CatalogSnapshot, Offer
 from app.scoring.workload import Filters
 from app.service.superseded_offer import usd
+
+# The day rankings stopped listing superseded prices (stale prices asked for or not): a link saved before it may have
+# ranked one, a link saved since cannot have.
+SUPERSEDED_UNRANKED_SINCE = date(2026, 12, 7)
 
 
 def history_offers(saved: tuple[Offer, ...], filters: Filters | None, current: CatalogSnapshot) -> list[Offer]:
@@ -31,8 +36,9 @@ def history_offers(saved: tuple[Offer, ...], filters: Filters | None, current: C
     return sorted((by_id[k] for k in ids), key=lambda o: (o.usd_per_gpu_hour, o.provider_id, o.gpu_id))
 
 
-def history_note(offers: list[Offer], current: CatalogSnapshot) -> str:
-    """The saved page's words on them ('' when none): each price, what replaced it, and what that means here."""
+def history_note(offers: list[Offer], current: CatalogSnapshot, saved_at: datetime | None = None) -> str:
+    """The saved page's words on them ('' when none): each price, what replaced it, and, for a link saved before
+    SUPERSEDED_UNRANKED_SINCE (or whose save time is unknown), that it may have ranked one."""
     if not offers:
         return ""
     parts = []
@@ -46,9 +52,13 @@ def history_note(offers: list[Offer], current: CatalogSnapshot) -> str:
             else f"{then}, replaced by a newer price"
         )
     one = len(offers) == 1
-    return (
+    note = (
         f"{'A price' if one else f'{len(offers)} prices'} this link was saved with {'is' if one else 'are'} history "
-        f"now, superseded, and no ranking lists {'it' if one else 'them'}, this one included: {'; '.join(parts)}. "
-        f"A link saved while superseded prices still ranked (before 2026-12-07) may have had {'it' if one else 'one'} "
-        "among its rows, even as its #1: those rows are not shown here."
+        f"now, superseded, and no ranking lists {'it' if one else 'them'}, this one included: {'; '.join(parts)}."
+    )
+    if saved_at is not None and saved_at.date() >= SUPERSEDED_UNRANKED_SINCE:
+        return note
+    return (
+        f"{note} A link saved while superseded prices still ranked (before {SUPERSEDED_UNRANKED_SINCE}) may have had "
+        f"{'it' if one else 'one'} among its rows, even as its #1: those rows are not shown here."
     )

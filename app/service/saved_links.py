@@ -83,7 +83,7 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
     saved["removed_note"] = " ".join(n for n in (removed_note(removed), removed_gpus_note(gone, offers)) if n)
     history = history_offers(offers, parsed.workload, current)
     saved["superseded_offer_ids"] = [o.offer_id for o in history]
-    saved["superseded_note"] = history_note(history, current)
+    saved["superseded_note"] = history_note(history, current, link.saved_at)
     _drop_removed(parsed, gone, saved_when(link.saved_at, link.prices_as_of))
     return Replay(parsed, snapshot, saved)
 
