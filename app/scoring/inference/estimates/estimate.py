@@ -206,9 +206,10 @@ def _solve(
     if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
         return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
     need_gb = weight_bytes(model, wdt) / GB
-    have_gb = usable_gb(gpu, tp, engine) * tp * pp
+    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
+    have_gb = usable_per_gpu_gb * tp * pp
     per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
-    if per_gpu_gb > usable_gb(gpu, tp, engine):
+    if per_gpu_gb > usable_per_gpu_gb:
         return _infeasible(
             gpu,
             gpu_count,
