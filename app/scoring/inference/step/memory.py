@@ -259,7 +259,9 @@ def memory_breakdown_gb(
         model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel, attention_dp
     )
     weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
-    room = max(kv_room_gb(gpu, tensor_parallel, weights / GB, engine), 0.0)
+    room = max(
+        kv_room_for_weights_gb(gpu, model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp, engine), 0.0
+    )
     left = max(usable_gb(gpu, tensor_parallel, engine) - weights / GB - room, 0.0)  # TensorRT-LLM's unused share
     return {
         "weights": round(weights / GB, 3),
