@@ -9,6 +9,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import KV_SHARE_OF_FREE
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.memory import (
+    kv_bytes_per_sequence_per_gpu,
     kv_bytes_per_token,
     kv_bytes_per_token_per_gpu,
     kv_room_for_weights_gb,
@@ -148,3 +149,14 @@ def test_a_layouts_memory_sizing_is_keyed_by_all_it_reads():
         rooms.append(kv_room_for_weights_gb(card, m, dtype, tp, pp, dp, engine))
         assert rooms[-1] == expected
     assert len(set(rooms[: len(asks)])) == len(asks)  # every field moved the answer
+
+
+def test_a_requests_kv_per_gpu_is_keyed_by_all_it_reads():
+    """kv_bytes_per_sequence_per_gpu is cached too: layouts differing in the KV dtype, the context, TP, PP or
+    data-parallel attention each get the formula's own answer, on the first ask and from the cache."""
+    model = MODELS["deepseek-r1"]
+    asks = [("fp8", 2000.0, 8, 1, 1), ("bf16", 2000.0, 8, 1, 1), ("fp8", 2001.0, 8, 1, 1), ("fp8", 2000.0, 8, 2, 1)]
+    asks += [("fp8", 2000.0, 8, 1, 8), ("fp8", 2000.0, 4, 1, 4)]
+    answers = [kv_bytes_per_sequence_per_gpu(model, *ask) for ask in asks * 2]
+    assert answers == [kv_bytes_per_sequence_per_gpu.__wrapped__(model, *ask) for ask in asks * 2]
+    assert len(set(answers)) == len(asks)

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.explain import WrittenOnce, fixed, significant
-from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.bands.limits import ON_ESTIMATE, at_band_high, limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan, plan_job
 from app.scoring.inference.batching.loops import (
     closed_loop_point,
@@ -266,7 +266,7 @@ def _solve(
     if scenario == "latency_bound":
         # At the band's slow end the limits hold for the estimate times the band's high ratio: the search meets
         # them divided by it (the ratios are the regime's, the same at every batch).
-        multiples = limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp))
+        multiples = _limit_multiples(gpu, model, workload, ctx, pp)
         limits = (
             workload.input_len,
             workload.output_len,
@@ -366,6 +366,15 @@ def _holds_no_model(gpu: GpuSpec, model: ModelSpec, weight_dtype: str, tp: int, 
     if stage_split_reason(model, pp) is not None:
         return True
     return weight_bytes(model, weight_dtype) / GB > usable_gb(gpu, tp, engine) * tp * pp
+
+
+def _limit_multiples(
+    gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, ctx: InferenceContext, pp: int
+) -> tuple[float, float]:
+    """limits.limit_multiples, with the band regime looked up only where the limits are checked at its slow end."""
+    return (
+        limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp)) if at_band_high(workload) else ON_ESTIMATE
+    )
 
 
 def _per_gpu(solved: Solution) -> float:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Band, Term, WrittenOnce, read_once
 from app.scoring.inference.bands.latency_bands import BandRegime
-from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.bands.limits import ON_ESTIMATE, at_band_high, limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.inference.step.context import InferenceContext
@@ -122,6 +122,8 @@ class Solution:
     @property
     def limit_multiples(self) -> tuple[float, float]:
         """The p99 TTFT and TPOT multiples at which the workload's limits are checked (limits.limit_multiples)."""
+        if not at_band_high(self.workload):  # on the estimate: no band looked up
+            return ON_ESTIMATE
         return limit_multiples(self.workload, self.band_regime)
 
 

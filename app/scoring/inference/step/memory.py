@@ -167,6 +167,14 @@ def kv_bytes_per_sequence(model: ModelSpec, kv_dtype: str, context_tokens: float
     return kv_bytes_per_token(model, kv_dtype) * kv_context_tokens(model, context_tokens)
 
 
+# Memory sizes by configuration (usable_gb, kv_room_for_weights_gb, kv_bytes_per_sequence_per_gpu), shared across
+# rankings as build_context's contexts are: a ranking sizes ~180 layouts, ~20 µs each with the card's bytes worked out
+# three times over; the next ranking, whatever its lengths, sizes the same ones, and within one ranking a request's KV
+# per GPU is the same for every card of a layout (profiled, speed11, 2026-12-07).
+_ROOM_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_ROOM_CACHE_SIZE)
 def kv_bytes_per_sequence_per_gpu(
     model: ModelSpec,
     kv_dtype: str,
@@ -182,12 +190,6 @@ def kv_bytes_per_sequence_per_gpu(
 
 def reserve_gb(tensor_parallel: int) -> float:
     return RUNTIME_RESERVE_GB + (TP_RESERVE_GB if tensor_parallel > 1 else 0.0)
-
-
-# Memory sizes by configuration before any workload length (usable_gb, kv_room_for_weights_gb), shared across rankings
-# as build_context's contexts are: a ranking sizes ~180 layouts, ~20 µs each with the card's bytes worked out three
-# times over, and the next ranking, whatever its lengths, sizes the same ones (profiled, speed11, 2026-12-07).
-_ROOM_CACHE_SIZE = 4096
 
 
 @lru_cache(maxsize=_ROOM_CACHE_SIZE)
