@@ -104,3 +104,25 @@ def test_auto_never_picks_dp_attention_on_an_engine_without_it(engine):
     assert estimate_inference(H200, 8, R1, w.model_copy(update={"engine": "sglang"})).attention_parallel == "dp"
     with pytest.raises(ValueError, match=f"engine {engine} has no data-parallel attention"):
         r1(engine=engine, attention_parallel="dp")
+
+
+def test_auto_answers_a_layout_that_holds_no_model_without_solving_both_ways():
+    """Where the weights overflow a layout's GPUs (or its stages outnumber the layers), auto answers by heads alone
+    (speed11): the refusal both ways would end in. Just above the weights it still solves both ways and keeps dp."""
+    w = r1(input_len=1000, output_len=8000, tpot_ms=100)
+    need_gb = weight_bytes_per_gpu(R1, "fp8", 8) * 8 / 1e9
+    for per_gpu_gb, fits in ((need_gb / 8 * 0.95, False), (need_gb / 8 * 1.25, True)):
+        card = replace(H200, memory_gb=(per_gpu_gb + 2.4) / 0.9 / (78 * 2**30 / 80 / 1e9))
+        ways = {a: estimate_inference(card, 8, R1, w.model_copy(update={"attention_parallel": a})) for a in WAYS}
+        assert ways["tp"].feasible is fits
+        if fits:  # dp serves more at this decode-heavy load, as on a whole H200
+            assert ways["auto"].attention_parallel == "dp"
+            assert ways["auto"].output_tokens_per_s == ways["dp"].output_tokens_per_s > ways["tp"].output_tokens_per_s
+        else:
+            assert not ways["dp"].feasible and not ways["auto"].feasible
+            assert ways["auto"].reason == ways["tp"].reason and "needs" in ways["auto"].reason
+    too_many_stages = estimate_inference(H200, 64, R1, w, 1, 64)  # 64 stages of 61 layers
+    assert not too_many_stages.feasible and "more than the model's 61 layers" in too_many_stages.reason
+
+
+WAYS = ("tp", "dp", "auto")

@@ -6,16 +6,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.scoring.efficiency.inference import KV_SHARE_OF_FREE
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.step.memory import (
+    kv_bytes_per_sequence_per_gpu,
     kv_bytes_per_token,
     kv_bytes_per_token_per_gpu,
+    kv_room_for_weights_gb,
     kv_room_gb,
     max_sequences,
     memory_breakdown_gb,
     request_kv_tokens,
     usable_gb,
     weight_bytes,
+    weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.specs import card_gb
@@ -119,3 +123,40 @@ def test_beams_share_the_prompts_kv_cache():
     read = next(t for t in beams.terms if t.name == "decode KV read")
     assert read.detail.startswith(f"{beams.batch * 4:,} sequences × ")  # every beam reads its own KV
     assert "4 beams a request" in read.detail
+
+
+def test_a_layouts_memory_sizing_is_keyed_by_all_it_reads():
+    """usable_gb and kv_room_for_weights_gb are cached per configuration (speed11): asked in turn for layouts that
+    differ in one field each (engine, weight dtype, TP, PP, data-parallel attention, the card), each answer is the
+    uncached formula's, so a key that left a field out would hand one layout another's room and fail here."""
+    gpu, model = GPUS["H100-SXM"], MODELS["deepseek-r1"]
+    asks = [
+        (gpu, model, "fp8", 8, 1, 1, "sglang"),
+        (gpu, model, "fp8", 8, 1, 1, "trtllm"),  # sizes its KV from what the weights leave
+        (gpu, model, "fp4", 8, 1, 1, "sglang"),
+        (gpu, model, "fp8", 8, 2, 1, "sglang"),
+        (gpu, model, "fp8", 8, 1, 8, "sglang"),  # a full copy of the attention weights on each rank
+        (gpu, model, "fp8", 1, 1, 1, "sglang"),  # no TP reserve
+        (replace(gpu, memory_gb=141.0), model, "fp8", 8, 1, 1, "sglang"),
+        (gpu, MODELS["llama-3.1-70b"], "fp8", 8, 1, 1, "sglang"),
+    ]
+    rooms = []
+    for card, m, dtype, tp, pp, dp, engine in asks * 2:  # the second pass reads every answer back from the cache
+        usable = usable_gb.__wrapped__(card, tp, engine)  # the formula, uncached
+        assert usable_gb(card, tp, engine) == usable
+        left = usable - weight_bytes_per_gpu(m, dtype, tp, pp, dp) / 1e9
+        expected = left * KV_SHARE_OF_FREE.get(engine, 1.0) if left > 0 else left
+        rooms.append(kv_room_for_weights_gb(card, m, dtype, tp, pp, dp, engine))
+        assert rooms[-1] == expected
+    assert len(set(rooms[: len(asks)])) == len(asks)  # every field moved the answer
+
+
+def test_a_requests_kv_per_gpu_is_keyed_by_all_it_reads():
+    """kv_bytes_per_sequence_per_gpu is cached too: layouts differing in the KV dtype, the context, TP, PP or
+    data-parallel attention each get the formula's own answer, on the first ask and from the cache."""
+    model = MODELS["deepseek-r1"]
+    asks = [("fp8", 2000.0, 8, 1, 1), ("bf16", 2000.0, 8, 1, 1), ("fp8", 2001.0, 8, 1, 1), ("fp8", 2000.0, 8, 2, 1)]
+    asks += [("fp8", 2000.0, 8, 1, 8), ("fp8", 2000.0, 4, 1, 4)]
+    answers = [kv_bytes_per_sequence_per_gpu(model, *ask) for ask in asks * 2]
+    assert answers == [kv_bytes_per_sequence_per_gpu.__wrapped__(model, *ask) for ask in asks * 2]
+    assert len(set(answers)) == len(asks)

@@ -6,7 +6,12 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.inference.estimates.estimate import estimate_inference
-from app.scoring.inference.step.techniques import expected_tokens_per_step
+from app.scoring.inference.step.techniques import (
+    NO_TECHNIQUES,
+    ServingTechniques,
+    expected_tokens_per_step,
+    techniques_for,
+)
 from app.scoring.workload import InferenceWorkload
 
 GPUS = load_gpu_specs()
@@ -27,6 +32,19 @@ def test_techniques_are_off_unless_asked() -> None:
     zero = _estimate(prefix_cache_hit=0.0, spec_acceptance=0.0)
     assert (zero.ttft_ms, zero.tpot_ms, zero.batch) == (plain.ttft_ms, plain.tpot_ms, plain.batch)
     assert not [t for t in plain.terms if t.name.startswith(("prefix cache", "speculative", "techniques"))]
+
+
+def test_a_question_asking_for_no_technique_shares_the_value_it_would_build() -> None:
+    """techniques_for answers NO_TECHNIQUES where neither technique is asked (speed11): equal to the value built
+    from the workload, and never where one is asked, however slightly."""
+    for fields in ({}, {"prefix_cache_hit": 0.0}, {"spec_acceptance": 0.0}):
+        workload = InferenceWorkload(model="llama-3.1-70b", **fields)  # type: ignore[arg-type]
+        assert techniques_for(workload) is NO_TECHNIQUES == ServingTechniques(0.0, 0.0, 0)
+    asked = {"prefix_cache_hit": 1e-9}, {"spec_acceptance": 1e-9}, {"spec_acceptance": 0.5, "spec_draft_tokens": 3}
+    for fields in asked:
+        techniques = techniques_for(InferenceWorkload(model="llama-3.1-70b", **fields))  # type: ignore[arg-type]
+        assert techniques.active and techniques != NO_TECHNIQUES
+    assert techniques_for(InferenceWorkload(model="llama-3.1-70b", spec_acceptance=0.5)).spec_draft_tokens == 1
 
 
 def test_half_the_prompt_from_the_prefix_cache_lowers_ttft_and_cost_in_the_terms() -> None:

@@ -40,6 +40,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
     "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
     "inference/step/memory.py:_FOOTPRINT_CACHE_SIZE": "cache size",
+    "inference/step/memory.py:_ROOM_CACHE_SIZE": "cache size",
     "inference/estimates/shared_searches.py:_SEARCHES_LIMIT": "cache size",
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
     "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",

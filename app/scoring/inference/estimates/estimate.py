@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
 from app.scoring.explain import WrittenOnce, fixed, significant
-from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.bands.limits import ON_ESTIMATE, at_band_high, limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan, plan_job
 from app.scoring.inference.batching.loops import (
     closed_loop_point,
@@ -176,6 +176,9 @@ def _solve(
     tp = tensor_parallel or max(gpu_count // pp, 1)
     if attention_dp is None:
         if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
+            if _holds_no_model(gpu, model, workload.weight_dtype, tp, pp, workload.engine):
+                # refused either way before any search: the refusal by heads, as `both[0]` below would be
+                return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
             both = [
                 _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp, floor_per_gpu)
                 for dp in (False, True)
@@ -206,9 +209,10 @@ def _solve(
     if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
         return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
     need_gb = weight_bytes(model, wdt) / GB
-    have_gb = usable_gb(gpu, tp, engine) * tp * pp
+    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
+    have_gb = usable_per_gpu_gb * tp * pp  # as _holds_no_model reckons it
     per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
-    if per_gpu_gb > usable_gb(gpu, tp, engine):
+    if per_gpu_gb > usable_per_gpu_gb:
         return _infeasible(
             gpu,
             gpu_count,
@@ -262,7 +266,7 @@ def _solve(
     if scenario == "latency_bound":
         # At the band's slow end the limits hold for the estimate times the band's high ratio: the search meets
         # them divided by it (the ratios are the regime's, the same at every batch).
-        multiples = limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp))
+        multiples = _limit_multiples(gpu, model, workload, ctx, pp)
         limits = (
             workload.input_len,
             workload.output_len,
@@ -354,6 +358,23 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _holds_no_model(gpu: GpuSpec, model: ModelSpec, weight_dtype: str, tp: int, pp: int, engine: str) -> bool:
+    """The layout is refused whichever way its attention is split, before any search: more stages than layers, or
+    weights over what its GPUs leave (_solve's first checks; data-parallel attention only adds a check)."""
+    if stage_split_reason(model, pp) is not None:
+        return True
+    return weight_bytes(model, weight_dtype) / GB > usable_gb(gpu, tp, engine) * tp * pp
+
+
+def _limit_multiples(
+    gpu: GpuSpec, model: ModelSpec, workload: InferenceWorkload, ctx: InferenceContext, pp: int
+) -> tuple[float, float]:
+    """limits.limit_multiples, with the band regime looked up only where the limits are checked at its slow end."""
+    return (
+        limit_multiples(workload, band_regime(gpu, model, workload, ctx, pp)) if at_band_high(workload) else ON_ESTIMATE
+    )
 
 
 def _per_gpu(solved: Solution) -> float:

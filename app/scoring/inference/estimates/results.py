@@ -10,12 +10,16 @@ from typing import NamedTuple
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.explain import Band, Term, WrittenOnce, read_once
 from app.scoring.inference.bands.latency_bands import BandRegime
-from app.scoring.inference.bands.limits import limit_multiples
+from app.scoring.inference.bands.limits import ON_ESTIMATE, at_band_high, limit_multiples
 from app.scoring.inference.batching.batch_job import JobPlan
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
+
+# A refusal's bands: none. One value serves every estimate (Band is frozen); a ranking refuses ~80 (Llama 70B) to
+# ~200 (DeepSeek-R1) layouts, and three bands built per refusal were a fifth of building it (speed11).
+NO_BAND = Band(0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +44,9 @@ class InferenceEstimate:
     output_tokens_per_s_per_gpu: float = 0.0
     requests_per_s: float = 0.0  # one replica sustains (queueing.sustained_requests_per_s); a batch job's over the job
     terms: Sequence[Term] = field(default_factory=list)  # LazyTerms when explained: written on the first read
-    band: Band = field(default_factory=lambda: Band(0.0, 0.0))
-    ttft_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms (latency_bands)
-    tpot_p99_band: Band = field(default_factory=lambda: Band(0.0, 0.0))  # ms
+    band: Band = NO_BAND
+    ttft_p99_band: Band = NO_BAND  # ms (latency_bands)
+    tpot_p99_band: Band = NO_BAND  # ms
     bound: str = ""
     assumptions: list[str] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (context.InferenceContext)
@@ -118,6 +122,8 @@ class Solution:
     @property
     def limit_multiples(self) -> tuple[float, float]:
         """The p99 TTFT and TPOT multiples at which the workload's limits are checked (limits.limit_multiples)."""
+        if not at_band_high(self.workload):  # on the estimate: no band looked up
+            return ON_ESTIMATE
         return limit_multiples(self.workload, self.band_regime)
 
 

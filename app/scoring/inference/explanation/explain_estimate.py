@@ -74,12 +74,12 @@ def _holding_cap(s: Solution) -> tuple[str, str] | None:
     return None
 
 
-def _held_by(s: Solution, ttft_p99_ms: float, multiples: tuple[float, float]) -> str:
+def _held_by(s: Solution, held: tuple[str, str] | None, ttft_p99_ms: float, multiples: tuple[float, float]) -> str:
     """What holds the batch, in the option's reason: memory where the batch is the most whose KV cache fits (max_batch
-    counts only that), else an engine cap, else (latency_bound) the latency limit the batch is held to."""
+    counts only that), else an engine cap (`held`: _holding_cap), else (latency_bound) the latency limit the batch is
+    held to."""
     if s.batch >= s.max_batch:
         return "" if s.workload.scenario in FIXED_LOAD_SCENARIOS else "; held by memory (KV cache)"
-    held = _holding_cap(s)
     if held:
         return f"; {held[0]}"
     if s.workload.scenario not in LIMITS_APPLIED:
@@ -88,8 +88,8 @@ def _held_by(s: Solution, ttft_p99_ms: float, multiples: tuple[float, float]) ->
     return "; " + holding_limit_words(s.workload, eff, ttft_p99_ms, s.point.tpot_ms, multiples)
 
 
-def _cap_note(s: Solution) -> list[str]:
-    held = _holding_cap(s)
+def _cap_note(held: tuple[str, str] | None) -> list[str]:
+    """The detail of the engine cap holding the batch (`held`: _holding_cap), if one does."""
     return [held[1]] if held else []
 
 
@@ -106,11 +106,12 @@ def explain(solved: Solution) -> InferenceEstimate:
     if job is not None:
         tokens_per_s = job.output_tokens_per_s
     reach_tokens_per_s, reach_notes = moe_host_reach(s.ctx, s.efficiency, point, tokens_per_s)
+    held = _holding_cap(s)  # the reason's words and the assumption's detail: the engine caps read once
     return InferenceEstimate(
         feasible=True,
         reason_words=light_load_reason(s)
         or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
-        + _held_by(s, ttft_p99, multiples),
+        + _held_by(s, held, ttft_p99, multiples),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,
@@ -146,7 +147,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_layout_notes(s),
             *_small_batch_moe_note(s),
             *_rocm_note(s),
-            *_cap_note(s),
+            *_cap_note(held),
             *_queue_note(point),
             *light_load_note(s),
             *_job_note(s),
@@ -175,7 +176,7 @@ def _terms(s: Solution) -> list[Term]:
     return (
         step_terms(s.ctx, s.efficiency, s.point, w.input_len, w.beam_width, w.prompt_p99_over_mean)
         + _technique_terms(s)
-        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(s)]
+        + [Term("running batch", s.batch, "sequences", note) for note in _cap_note(_holding_cap(s))]
         + light_load_terms(s)
         + throughput_term(s)
         + ([job.term(), Term("start-up", STARTUP_HOURS, "h", STARTUP_DETAIL)] if job else [])

@@ -167,6 +167,14 @@ def kv_bytes_per_sequence(model: ModelSpec, kv_dtype: str, context_tokens: float
     return kv_bytes_per_token(model, kv_dtype) * kv_context_tokens(model, context_tokens)
 
 
+# Memory sizes by configuration (usable_gb, kv_room_for_weights_gb, kv_bytes_per_sequence_per_gpu), shared across
+# rankings as build_context's contexts are: a ranking sizes ~180 layouts, ~20 µs each with the card's bytes worked out
+# three times over; the next ranking, whatever its lengths, sizes the same ones, and within one ranking a request's KV
+# per GPU is the same for every card of a layout (profiled, speed11, 2026-12-07).
+_ROOM_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_ROOM_CACHE_SIZE)
 def kv_bytes_per_sequence_per_gpu(
     model: ModelSpec,
     kv_dtype: str,
@@ -184,6 +192,7 @@ def reserve_gb(tensor_parallel: int) -> float:
     return RUNTIME_RESERVE_GB + (TP_RESERVE_GB if tensor_parallel > 1 else 0.0)
 
 
+@lru_cache(maxsize=_ROOM_CACHE_SIZE)
 def usable_gb(gpu: GpuSpec, tensor_parallel: int, engine: str = "vllm") -> float:
     """Memory per GPU the weights may fill: the engine's share of the card less the runtime reserve (vLLM,
     SGLang), or the whole card less the reserve where the KV cache is sized from what the weights leave
@@ -198,6 +207,21 @@ def kv_room_gb(gpu: GpuSpec, tensor_parallel: int, weights_gb: float, engine: st
     return room * KV_SHARE_OF_FREE.get(engine, 1.0) if room > 0 else room
 
 
+@lru_cache(maxsize=_ROOM_CACHE_SIZE)
+def kv_room_for_weights_gb(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    attention_dp: int,
+    engine: str,
+) -> float:
+    """kv_room_gb beside the weights one GPU holds in this layout (weight_bytes_per_gpu)."""
+    weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
+    return kv_room_gb(gpu, tensor_parallel, weights / GB, engine)
+
+
 def max_sequences(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -210,8 +234,7 @@ def max_sequences(
     engine: str = "vllm",
 ) -> int:
     """Concurrent sequences whose KV at `context_tokens` fits after the weights (0 = weights do not fit)."""
-    weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
-    free_gb = kv_room_gb(gpu, tensor_parallel, weights / GB, engine)
+    free_gb = kv_room_for_weights_gb(gpu, model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp, engine)
     if free_gb <= 0:
         return 0
     per_seq = kv_bytes_per_sequence_per_gpu(
@@ -238,7 +261,9 @@ def memory_breakdown_gb(
         model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel, attention_dp
     )
     weights = weight_bytes_per_gpu(model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp)
-    room = max(kv_room_gb(gpu, tensor_parallel, weights / GB, engine), 0.0)
+    room = max(
+        kv_room_for_weights_gb(gpu, model, weight_dtype, tensor_parallel, pipeline_parallel, attention_dp, engine), 0.0
+    )
     left = max(usable_gb(gpu, tensor_parallel, engine) - weights / GB - room, 0.0)  # TensorRT-LLM's unused share
     return {
         "weights": round(weights / GB, 3),

@@ -71,6 +71,11 @@ NO_TECHNIQUES = ServingTechniques()
 
 
 def techniques_for(workload: InferenceWorkload) -> ServingTechniques:
+    """What the workload asks the engine to do beyond plain continuous batching; NO_TECHNIQUES (one frozen value,
+    equal to what would be built) where it asks for neither, as nearly every question does: a ranking reads this
+    for every layout it sizes."""
+    if not workload.prefix_cache_hit and not workload.spec_acceptance:
+        return NO_TECHNIQUES
     acceptance = workload.spec_acceptance or 0.0
     draft = (workload.spec_draft_tokens or DEFAULT_DRAFT_TOKENS) if acceptance > 0 else 0
     return ServingTechniques(
