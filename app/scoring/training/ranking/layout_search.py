@@ -20,6 +20,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import (
     context_splits,
+    expert_split_fits,
     layout_families,
     recompute_levels,
     scaleup_domain,
@@ -202,7 +203,9 @@ class LayoutSearch:
             widest = (beyond or inside)[-1:]
             return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
         widest_cp = {tp: row for tp, row in self.context_rows(gpu, gpu_count)}  # CP ascending: each TP's largest
-        return any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items())
+        if any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items()):
+            return True
+        return expert_split_fits(gpu, gpu_count, self.model, self.workload, self.e)  # a MoE only, not memoised
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
         """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →
