@@ -100,12 +100,13 @@ def test_the_search_picks_ep_where_it_is_faster_and_the_ranking_sweep_agrees():
     assert default is not None and default.expert_parallel is None
     for e in (hidden, E):
         search = LayoutSearch(model, w, e)
-        timer = GpuTimer(search, H100)
-        for n in (8, 16):
-            layout, seconds = timer.best_layout(n)
-            assert layout == choose_layout(H100, n, model, w, e), n
-            assert layout is not None and seconds == layout_timing(H100, n, model, w, layout, e)[0].total_s
-            assert search.fits(H100, n) == fits_at(H100, n, model, w, e)
+        for gpu in (H100, GPUS["H800"], GPUS["B200"]):  # H800 shares H100's memoised EP layouts (80 GB, NVLink 8)
+            timer = GpuTimer(search, gpu)
+            for n in (8, 16):
+                layout, seconds = timer.best_layout(n)
+                assert layout == choose_layout(gpu, n, model, w, e), (gpu.id, n)
+                assert layout is not None and seconds == layout_timing(gpu, n, model, w, layout, e)[0].total_s
+                assert search.fits(gpu, n) == fits_at(gpu, n, model, w, e)
 
 
 def test_a_dense_model_never_gets_ep():
@@ -139,3 +140,10 @@ def test_layout_json_names_expert_parallel_only_when_set_and_the_api_schema_take
     assert LayoutOut.model_validate(row).expert_parallel == 64
     assert "expert_parallel" in LayoutOut.model_fields and LayoutOut.model_fields["expert_parallel"].description
     assert Layout(1, 1, 16, "none", expert_parallel=64).describe(2048) == "PP16 EP64 ZeRO-1 ×128, no recompute"
+
+
+def test_the_memory_term_says_how_ep_holds_the_experts():
+    w = TrainingWorkload(model="deepseek-v3", method="pretrain", seq_len=4096, global_batch_seqs=256)
+    est = estimate_training(MI355X, 64, DSV3, w, layout=EP8)
+    states = next(t for t in est.terms if t.name == "memory: model states")
+    assert "EP8: the routed experts over PP × EP" in states.detail

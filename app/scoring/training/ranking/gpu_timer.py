@@ -28,7 +28,7 @@ Pure: same formulas and floating-point order as training.py, so the results are 
 from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
-from app.scoring.training.layouts.choice import expert_candidates, larger_micro_batches
+from app.scoring.training.layouts.choice import larger_micro_batches
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
@@ -148,11 +148,11 @@ class GpuTimer:
     ) -> tuple[Layout | None, float]:
         """best_layout's expert-parallel part, after every other split (`best`): training.expert_candidates in its
         order, each timed where its compute could beat the best; skipped where nothing can be strictly faster. A MoE
-        only, its layouts sized without the memo (a few EP degrees per GPU count)."""
+        only, its layouts listed once per memory size (LayoutSearch.expert_layouts)."""
         s = self.search
         if not s.model.is_moe or best_s <= compute_floor["none"]:
             return best, best_s
-        for layout in expert_candidates(self.gpu, gpu_count, s.model, s.workload, s.e):
+        for layout in s.expert_layouts(self.gpu, gpu_count):
             best, best_s, _ = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
         return best, best_s
 

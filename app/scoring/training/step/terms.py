@@ -216,6 +216,11 @@ def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
         text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
+    if layout.expert_parallel and layout.expert_parallel > 1:
+        text += (
+            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the DP / EP ranks "
+            "holding the same ones; the other weights over TP × PP"
+        )
     return text
 
 
