@@ -166,13 +166,31 @@ def predict_estimate(
     span, capacity = execution_from_notes(row)
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
     # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.
+    # Nor with expert parallelism: the fitted constants (moe_factor among them) were read off layouts without it, and
+    # the product's EP search would move the MoE rows' predictions without a refit.
     base = estimate_training(
-        gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity, partial_recompute=False
+        gpu,
+        n,
+        model,
+        w,
+        e=e,
+        attention_span=span,
+        capacity_factor=capacity,
+        partial_recompute=False,
+        expert_split=False,
     )
     if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
         w = w.model_copy(update={"offload": "cpu"})
         base = estimate_training(
-            gpu, n, model, w, e=e, attention_span=span, capacity_factor=capacity, partial_recompute=False
+            gpu,
+            n,
+            model,
+            w,
+            e=e,
+            attention_span=span,
+            capacity_factor=capacity,
+            partial_recompute=False,
+            expert_split=False,
         )
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
     sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))

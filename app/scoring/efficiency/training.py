@@ -97,6 +97,12 @@ class TrainingEfficiency:
     # whole models (GPT-OSS-120B, DeepSeek-V3 BF16 rows); DeepSeek-V3's reading on its 58 MoE layers of 61 alone is
     # 1 - 0.4 x 61/58 = 0.579, which keeps its whole-model 0.6 (GPT-OSS, experts on every layer: 0.6, within 4%).
     moe_factor: float = 0.57931
+    # Share of expert parallelism's all-to-all time (dispatch and combine, forward and backward) left on the critical
+    # path. Megatron-Core's alltoall token dispatcher runs dispatch, the grouped expert GEMM and combine one after
+    # another (Megatron-Core MoE docs: overlapping EP communication with another micro-batch is an opt-in flag,
+    # --overlap-moe-expert-parallel-comm, off by default), so none is hidden. DeepSeek-V3's DualPipe hides it all
+    # behind another micro-batch's compute (DeepSeek-V3 report §3.2.1), a schedule no layout here runs.
+    ep_a2a_exposed: float = 1.0
     # Virtual pipeline chunks assumed when the stack interleaves and the layout does not say.
     pp_interleave_default: float = 8.0  # fitted (1-8); NeMo uses VP 5-20, torchtitan interleaved 1F1B
     # Fixed seconds per optimizer step per layer a GPU runs (kernel launches, optimizer, syncs): strong scaling.

@@ -136,16 +136,20 @@ def estimate_training(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
     partial_recompute: bool = True,
+    expert_split: bool = True,
 ) -> TrainingEstimate:
     """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen (without partial
-    recompute where `partial_recompute` is false: choice.choose_layout).
+    recompute where `partial_recompute` is false, without expert parallelism where `expert_split` is false:
+    choice.choose_layout).
 
     `attention_span` and `capacity_factor` describe how the run executes (see step_time.compute_seconds).
     """
     w = workload
     flops = model_flops_per_token(model, w.method, w.seq_len)
     peak, pclass, note = peak_tflops(gpu, w.precision)
-    chosen = layout or choose_layout(gpu, gpu_count, model, w, e, attention_span, capacity_factor, partial_recompute)
+    chosen = layout or choose_layout(
+        gpu, gpu_count, model, w, e, attention_span, capacity_factor, partial_recompute, expert_split
+    )
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
         breakdown: dict[str, float] = {}

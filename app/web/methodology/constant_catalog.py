@@ -142,6 +142,7 @@ UNITS: dict[str, str] = {
     "dp_overlap": "share of compute time",
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",
+    "ep_a2a_exposed": "share of all-to-all time",
     "qlora_dequant_bytes_per_param": "bytes per base parameter per pass",
     "ring_backward_flops_per_forward": "× a ring step's forward attention FLOPs",
     "ring_backward_sends_per_forward": "× a ring step's forward K/V blocks sent",

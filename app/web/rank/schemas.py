@@ -269,6 +269,12 @@ class LayoutOut(Strict):
         description="under partial recompute, the layers each pipeline stage recomputes (Megatron-LM "
         "--recompute-num-layers, NeMo activations_checkpoint_num_layers); absent otherwise",
     )
+    expert_parallel: int | None = Field(
+        default=None,
+        description="a mixture of experts' expert-parallel degree: GPUs its routed experts are split over, whole "
+        "(Megatron-Core expert_model_parallel_size, torchtitan expert_parallel_degree), trading tokens by all-to-all; "
+        "absent where the experts are not split",
+    )
 
 
 class TrainingEstimateOut(Strict):

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.experts import expert_degrees
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     OP_LEVEL_SAC_STACKS,
@@ -37,6 +38,11 @@ from app.scoring.training.step.step_time import StepTime, workload_step_time
 from app.scoring.workload import TrainingWorkload
 
 RECOMPUTE_ORDER = ("none", "selective", "full")
+
+# Stacks that split a MoE's routed experts over EP ranks: Megatron-LM and NeMo (Megatron-Core
+# expert_model_parallel_size), torchtitan (its expert_parallel_degree) and "auto", the tuned stack priced as one of
+# them. HF Trainer, LLM Foundry's FSDP and plain PyTorch/torchtune train every expert on every rank.
+EXPERT_PARALLEL_STACKS = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan", "auto"})
 PARTIAL_RECOMPUTE_ORDER = ("none", "selective", "partial", "full")
 
 
@@ -154,26 +160,31 @@ def zero_stages(tp: int, pp: int, gpu_count: int) -> tuple[int, ...]:
     return (1, 3) if tp > 1 else (3,)
 
 
-def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1) -> bool:
-    """The least memory this (TP, PP, SP, micro-batch) can use: most sharding and full recompute."""
-    frugal = Layout(max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", micro, sequence_parallel=sp)
+def _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, ep: int | None = None) -> bool:
+    """The least memory this (TP, PP, SP, micro-batch, EP) can use: most sharding and full recompute."""
+    frugal = Layout(
+        max(zero_stages(tp, pp, gpu_count)), tp, pp, "full", micro, sequence_parallel=sp, expert_parallel=ep
+    )
     return layout_fits(gpu, gpu_count, model, w, frugal, e)[0]
 
 
-def first_fit(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, partial: bool = True) -> Layout | None:
+def first_fit(
+    gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, partial: bool = True, ep: int | None = None
+) -> Layout | None:
     """The cheapest layout of this split that fits: recompute none → selective → partial → full, less sharding
     first; partial (the stacks of memory.PARTIAL_RECOMPUTE_STACKS, unless `partial` is false) at the fewest
-    recomputed layers that fit."""
-    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro):
+    recomputed layers that fit. `ep`: the routed experts split over EP ranks (None: not split)."""
+    if not _frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp, micro, ep):
         return None
     for recompute in recompute_levels(w, sp) if partial else whole_model_levels(w):
         for stage in zero_stages(tp, pp, gpu_count):
             if recompute == "partial":
-                found = partial_fit(gpu, gpu_count, model, w, e, Layout(stage, tp, pp, "partial", micro, None, sp))
+                base = Layout(stage, tp, pp, "partial", micro, None, sp, expert_parallel=ep)
+                found = partial_fit(gpu, gpu_count, model, w, e, base)
                 if found is not None:
                     return found
                 continue
-            layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp)
+            layout = Layout(stage, tp, pp, recompute, micro, sequence_parallel=sp, expert_parallel=ep)
             if layout_fits(gpu, gpu_count, model, w, layout, e)[0]:
                 return layout
     return None
@@ -232,10 +243,10 @@ def with_micro_batches(
     gpu, gpu_count, model, w, tp, pp, e, first: Layout, sp: int = 1, partial: bool = True
 ) -> list[Layout]:
     """A split's first fit, then its first fit at each larger micro-batch (larger_micro_batches), ascending, until one
-    does not fit: what a user raising the micro-batch would try."""
+    does not fit: what a user raising the micro-batch would try (at the first fit's EP degree)."""
     layouts = [first]
     for micro in larger_micro_batches(w, gpu_count, tp, pp, sp):
-        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro, partial)
+        bigger = first_fit(gpu, gpu_count, model, w, tp, pp, e, sp, micro, partial, first.expert_parallel)
         if bigger is None:
             break
         layouts.append(bigger)
@@ -258,13 +269,16 @@ def choose_layout(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
     partial: bool = True,
+    expert_split: bool = True,
 ) -> Layout | None:
     """Fastest fitting layout: per TP degree, the first fit without PP and the smallest PP that fits. A
     data-parallel-only stack may also split the sequence: the first fit of each SP degree inside the scale-up domain
     (ascending), or beyond it if nothing else fits. A ring-CP stack tries each (TP, CP) of context_splits after its
     other splits. A first fit at torchtitan's op-level selective recompute is timed beside its partial rival
     (sac_rival). Ties keep the earlier layout. `partial` false leaves partial recompute out (the validation cases
-    state how their runs recomputed, and none recomputed some layers only)."""
+    state how their runs recomputed, and none recomputed some layers only). A MoE then tries expert parallelism
+    (expert_candidates) after every other split, unless `expert_split` is false (the validator reads its runs as the
+    fitted constants were read, without EP)."""
     best, best_s = None, float("inf")
     done: set[tuple[int, bool]] = set()
     candidates: list[Layout] = []
@@ -298,7 +312,38 @@ def choose_layout(
             seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
             if seconds < best_s:
                 best, best_s = layout, seconds
+    for layout in expert_candidates(gpu, gpu_count, model, w, e, partial) if expert_split else ():
+        seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
+        if seconds < best_s:
+            best, best_s = layout, seconds
     return best
+
+
+def expert_splits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> list[tuple[int, int]]:
+    """(PP, EP) splits of a MoE a layout search tries, EP then PP ascending: at TP 1 (experts stay whole, and the
+    attention beside them runs data parallel, as DeepSeek-V3 trained: TP1 PP16 EP64, its report §3.2), each PP of
+    layout_families with each EP degree of experts.expert_degrees over its data-parallel ranks. Only on the stacks
+    that run EP (EXPERT_PARALLEL_STACKS), and not for QLoRA (data parallel only)."""
+    if not model.is_moe or w.framework not in EXPERT_PARALLEL_STACKS or data_parallel_only_method(w.method):
+        return []
+    pps = [pp for tp, pp in layout_families(gpu, gpu_count, model, w.framework, w.method) if tp == 1]
+    splits = [(pp, ep) for pp in pps for ep in expert_degrees(model, gpu_count // pp)]
+    return sorted(splits, key=lambda split: (split[1], split[0]))
+
+
+def expert_candidates(gpu, gpu_count, model, w, e, partial: bool = True) -> list[Layout]:
+    """Per EP degree of expert_splits (ascending), the first fit without PP and at the smallest PP that fits, each
+    with its larger micro-batches (with_micro_batches): the EP layouts choose_layout times after the others."""
+    found: list[Layout] = []
+    done: set[tuple[int, bool]] = set()
+    for pp, ep in expert_splits(gpu, gpu_count, model, w):
+        if (ep, pp > 1) in done:
+            continue
+        layout = first_fit(gpu, gpu_count, model, w, 1, pp, e, partial=partial, ep=ep)
+        if layout is not None:
+            done.add((ep, pp > 1))
+            found.extend(with_micro_batches(gpu, gpu_count, model, w, 1, pp, e, layout, partial=partial))
+    return found
 
 
 def fits_at(
@@ -319,10 +364,23 @@ def fits_at(
     degrees = inside + beyond  # memory falls as SP grows: the largest is the most frugal
     if degrees and _frugal_fits(gpu, gpu_count, model, w, 1, 1, e, max(degrees)):
         return True
-    return any(
+    if any(
         _frugal_fits(gpu, gpu_count, model, w, tp, 1, e, cp)
         for tp, cp in widest_context_splits(gpu, gpu_count, model, w)
-    )
+    ):
+        return True
+    return expert_split_fits(gpu, gpu_count, model, w, e)
+
+
+def expert_split_fits(
+    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+) -> bool:
+    """Some PP's largest EP degree of expert_splits fits at its most frugal: memory falls as EP grows (each GPU holds
+    fewer experts' states, nothing grows), so it is that PP's most frugal EP split."""
+    widest: dict[int, int] = {}
+    for pp, ep in expert_splits(gpu, gpu_count, model, w):
+        widest[pp] = max(ep, widest.get(pp, 1))
+    return any(_frugal_fits(gpu, gpu_count, model, w, 1, pp, e, ep=ep) for pp, ep in widest.items())
 
 
 def widest_context_splits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> list[tuple[int, int]]:

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel, expert_parallel, held_params
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
@@ -51,7 +52,12 @@ class Layout:
     # Layers each pipeline stage recomputes under "partial" recompute (PARTIAL_RECOMPUTE_STACKS); None otherwise, and
     # then left out of the layout's JSON (plain.OMITTED_WHEN_NONE), so layouts without it read as they always did.
     recompute_layers: int | None = None
-    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers",)
+    # GPUs that split a MoE's routed experts (expert parallelism, layouts/experts.py): each holds num_experts / EP of
+    # them whole and trades tokens with the others by all-to-all (step_time.expert_all_to_all_seconds); EP ranks are
+    # data-parallel ranks too (they run different tokens). None where a layout does not split experts, left out of
+    # the JSON.
+    expert_parallel: int | None = None
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers", "expert_parallel")
 
     def data_parallel(self, gpu_count: int) -> int:
         return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
@@ -81,6 +87,8 @@ class Layout:
         if self.sequence_parallel > 1:
             split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
             parts.append(f"{split}{self.sequence_parallel}")
+        if self.expert_parallel and self.expert_parallel > 1:
+            parts.append(f"EP{self.expert_parallel}")
         if dp > 1 or not parts:
             parts.append(f"{self.shard_name()} ×{dp}")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
@@ -157,6 +165,8 @@ def model_state_bytes(
     recipe: StateRecipe = DEFAULT_RECIPE,
 ) -> float:
     """Weights, gradients and optimizer states held by one GPU (the trained weights' by the optimizer recipe)."""
+    if expert_parallel(layout, model) > 1:
+        return expert_split_state_bytes(model, method, layout, gpu_count, lora_rank, recipe)
     n_total = model.params_b * 1e9
     split = layout.tensor_parallel * layout.pipeline_parallel
     dp = layout.data_parallel(gpu_count)
@@ -169,13 +179,41 @@ def model_state_bytes(
     return base + adapters / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
 
 
+def expert_split_state_bytes(
+    model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int, recipe: StateRecipe
+) -> float:
+    """model_state_bytes under expert parallelism: the routed experts' weights, gradients and optimizer states over
+    PP × EP (whole experts: no TP inside one), sharded by ZeRO over the DP / EP ranks holding the same experts; the
+    rest as without EP (Megatron-Core MoE docs: expert-data-parallel group; DeepSpeed-MoE §4; torchtitan's FSDP of
+    experts over dp_shard / EP). LoRA's adapters stay over TP × PP × DP, as without EP."""
+    experts = all_expert_params(model)
+    dense, split, pp = (
+        model.params_b * 1e9 - experts,
+        layout.tensor_parallel * layout.pipeline_parallel,
+        layout.pipeline_parallel,
+    )
+    dp = layout.data_parallel(gpu_count)
+    ep = expert_parallel(layout, model)
+    edp = expert_data_parallel(dp, ep)
+    stage = layout.zero_stage
+    if method in ("pretrain", "full_ft"):
+        return dense / split * gpu_state_bytes_per_param(recipe, stage, dp) + experts / (
+            pp * ep
+        ) * gpu_state_bytes_per_param(recipe, stage, edp)
+    per_param = frozen_base_bytes_per_param(method)
+    base = dense * per_param / split / (dp if stage >= 3 else 1)
+    base += experts * per_param / (pp * ep) / (edp if stage >= 3 else 1)
+    return base + lora_adapter_params(model, lora_rank) / split * gpu_state_bytes_per_param(recipe, stage, dp)
+
+
 def frozen_base_bytes_per_param(method: str) -> float:
     """Bytes a frozen LoRA base weight takes: NF4 with double-quant constants for QLoRA, else bf16."""
     return eff.BYTES_QLORA_BASE if method == "qlora" else eff.BYTES_BF16
 
 
-def _layer_params(model: ModelSpec) -> float:
-    return model.params_b * 1e9 / max(1, model.layers)
+def _layer_params(model: ModelSpec, layout: Layout) -> float:
+    """One layer's weights a data-parallel rank holds (under EP, its own experts only: experts.held_params)."""
+    return held_params(model, layout) / max(1, model.layers)
 
 
 def _largest_linear_params(model: ModelSpec) -> float:
@@ -193,7 +231,7 @@ def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: i
     Linear's, not a whole layer's (Llama-3.1-70B: 0.47 GB, where a layer is 1.76 GB)."""
     gathered = 0.0
     if layout.zero_stage >= 3 and layout.data_parallel(gpu_count) > 1:
-        stored = _layer_params(model) * frozen_base_bytes_per_param(method) / layout.tensor_parallel
+        stored = _layer_params(model, layout) * frozen_base_bytes_per_param(method) / layout.tensor_parallel
         gathered = eff.LIVE_PARAM_LAYERS * stored
     if method != "qlora":
         return gathered

@@ -90,14 +90,14 @@ class GpuTimer:
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
         """training.step_seconds: StepTime.total_s, summed in the same order."""
-        compute, bubble, tp_comm, dp_comm, offload = self._parts(gpu_count, layout, compute_s)
-        return compute + bubble + tp_comm + dp_comm + offload
+        compute, bubble, tp_comm, dp_comm, offload, ep_comm = self._parts(gpu_count, layout, compute_s)
+        return compute + bubble + tp_comm + dp_comm + offload + ep_comm
 
     def _parts(
         self, gpu_count: int, layout: Layout, compute_s: float | None = None
-    ) -> tuple[float, float, float, float, float]:
+    ) -> tuple[float, float, float, float, float, float]:
         s, w = self.search, self.search.workload
-        compute, bubble, tp_comm, dp_comm, offload, _ = step_parts(
+        compute, bubble, tp_comm, dp_comm, offload, _, ep_comm = step_parts(
             s.e,
             self.gpu,
             gpu_count,
@@ -114,7 +114,7 @@ class GpuTimer:
             compute_s,
             recipe=s.recipe,
         )
-        return compute, bubble, tp_comm, dp_comm, offload
+        return compute, bubble, tp_comm, dp_comm, offload, ep_comm
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
@@ -138,8 +138,23 @@ class GpuTimer:
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, tp, row[0], 1, compute_floor, best, best_s)
         if s.splits_sequence:
-            return self._sequence_split(gpu_count, compute_floor, best, best_s)
-        return self._context_split(gpu_count, compute_floor, best, best_s)
+            best, best_s = self._sequence_split(gpu_count, compute_floor, best, best_s)
+        else:
+            best, best_s = self._context_split(gpu_count, compute_floor, best, best_s)
+        return self._expert_split(gpu_count, compute_floor, best, best_s)
+
+    def _expert_split(
+        self, gpu_count: int, compute_floor: dict[object, float], best: Layout | None, best_s: float
+    ) -> tuple[Layout | None, float]:
+        """best_layout's expert-parallel part, after every other split (`best`): training.expert_candidates in its
+        order, each timed where its compute could beat the best; skipped where nothing can be strictly faster. A MoE
+        only, its layouts listed once per memory size (LayoutSearch.expert_layouts)."""
+        s = self.search
+        if not s.model.is_moe or best_s <= compute_floor["none"]:
+            return best, best_s
+        for layout in s.expert_layouts(self.gpu, gpu_count):
+            best, best_s, _ = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
+        return best, best_s
 
     def _timed(
         self, gpu_count: int, layout: Layout, compute_floor: dict[object, float], best: Layout | None, best_s: float
@@ -163,8 +178,8 @@ class GpuTimer:
         if floor >= best_s:  # step time ≥ compute time ≥ best: cannot be strictly faster, nor can a larger
             return best, best_s, False  # micro-batch, whose first fit recomputes no less
         parts = self._parts(gpu_count, layout, floor)
-        compute, bubble, tp_comm, dp_comm, offload = parts
-        seconds = compute + bubble + tp_comm + dp_comm + offload
+        compute, bubble, tp_comm, dp_comm, offload, ep_comm = parts
+        seconds = compute + bubble + tp_comm + dp_comm + offload + ep_comm
         saves = self._fewer_micro_batches_help(dp_comm) or self._ring_exposed(gpu_count, layout)
         return (layout, seconds, saves) if seconds < best_s else (best, best_s, saves)
 

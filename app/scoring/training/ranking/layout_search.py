@@ -20,6 +20,8 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import (
     context_splits,
+    expert_candidates,
+    expert_split_fits,
     layout_families,
     recompute_levels,
     scaleup_domain,
@@ -67,6 +69,7 @@ class LayoutSearch:
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
         self._partial: dict[tuple[Layout, int, float], Layout] = {}  # partial_layout's answers
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
+        self._experts: dict[tuple[int, float, int], list[Layout]] = {}  # expert_layouts' answers
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
         """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
@@ -202,7 +205,18 @@ class LayoutSearch:
             widest = (beyond or inside)[-1:]
             return any(self.frugal_fits(row, 1, gpu_count, usable) for row in widest)
         widest_cp = {tp: row for tp, row in self.context_rows(gpu, gpu_count)}  # CP ascending: each TP's largest
-        return any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items())
+        if any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items()):
+            return True
+        return expert_split_fits(gpu, gpu_count, self.model, self.workload, self.e)  # a MoE only, not memoised
+
+    def expert_layouts(self, gpu: GpuSpec, gpu_count: int) -> list[Layout]:
+        """training.expert_candidates, once per scale-up domain, memory size and count: the layouts and their fits
+        read nothing else of the GPU."""
+        key = (scaleup_domain(gpu), gpu.memory_gb, gpu_count)
+        found = self._experts.get(key)
+        if found is None:
+            found = self._experts[key] = expert_candidates(gpu, gpu_count, self.model, self.workload, self.e)
+        return found
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:
         """(need GB, layout) of a table row in training._first_fit order: recompute none → selective →

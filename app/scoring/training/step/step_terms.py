@@ -7,12 +7,14 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.experts import expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.training.step.step_time import (
     StepTime,
+    all_to_all_passes,
     attention_seconds_per_flop,
     busiest_replica_factor,
     collective_bandwidth_gbs,
@@ -185,6 +187,7 @@ def dp_comm_term(
             if layout.zero_stage >= 3
             else ""
         )
+        + _expert_data_parallel_words(model, layout, dp)
         + f"; compute hides up to {f(e.dp_overlap)} × its own time (dp_overlap, fitted){note}"
     )
     if dp <= 1:
@@ -203,6 +206,61 @@ def dp_comm_term(
     )
 
 
+def _expert_data_parallel_words(model: ModelSpec, layout: Layout, dp: int) -> str:
+    """Under expert parallelism, where the experts' share of the traffic goes; empty without EP."""
+    ep = expert_parallel(layout, model)
+    if ep <= 1:
+        return ""
+    edp = expert_data_parallel(dp, ep)
+    return (
+        f"; under EP{ep} a GPU's own {model.num_experts // ep} routed experts go over the {edp} ranks holding the "
+        "same ones (DP / EP), the other weights over all"
+    )
+
+
+def ep_comm_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+    capacity_factor: float = 1.0,
+) -> Term | None:
+    """Expert parallelism's all-to-all (step_time.expert_all_to_all_seconds) in its figures; None without EP."""
+    ep = expert_parallel(layout, model)
+    if ep <= 1:
+        return None
+    busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
+    tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest
+    passes = all_to_all_passes(layout, model.layers)
+    bandwidth = collective_bandwidth_gbs(e, gpu, ep)
+    padded = f" × {f(capacity_factor)} capacity" if capacity_factor > 1 else ""
+    text = (
+        f"{f(e.ep_a2a_exposed)} exposed × {f(tokens)} tokens per GPU × {model.moe_layers} MoE layers × {f(passes)} "
+        f"all-to-alls × {model.experts_per_token} experts × {model.hidden_size:,} hidden × 2 B × ({ep} - 1) / {ep}"
+        f"{padded} / ({f(bandwidth)} GB/s × 10^9)"
+    )
+    why = (
+        f"; EP{ep}: each GPU holds {model.num_experts // ep if model.num_experts >= ep else 1} of the "
+        f"{model.num_experts} routed experts and sends each token's hidden state to its top-{model.experts_per_token} "
+        "experts' GPUs (dispatch) and takes the results back (combine), forward and again for the gradients backward"
+        + (", and once more for the recomputed forward" if passes > 4 else "")
+        + f", over the EP group's {_ep_link(gpu, ep)} at {f(bandwidth)} GB/s per GPU"
+        + ("; a token-dropping path sends its expert buffers padded to capacity" if capacity_factor > 1 else "")
+        + "; the expert GEMM waits for its tokens, so none of it hides behind compute"
+    )
+    return Term("exposed expert all-to-all", st.ep_comm_s, "s/step", text + why)
+
+
+def _ep_link(gpu: GpuSpec, ep: int) -> str:
+    """The link an EP group's all-to-all crosses (step_time's collective bandwidth picks the same)."""
+    if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:
+        return "scale-up link" if ep <= gpu.scaleup_domain_gpus else "scale-out fabric (EP beyond the scale-up domain)"
+    return "PCIe"
+
+
 def layer_split_label(layout: Layout, framework: str) -> str:
     """The splits whose traffic tp_comm_term prices, as the step-time sum names them: TP, and the sequence split as CP
     (ring context parallelism) or SP (DeepSpeed-Ulysses) by the stack."""
@@ -219,6 +277,7 @@ def step_time_term(st: StepTime, layout: Layout, framework: str) -> Term:
         (st.tp_comm_s, layer_split_label(layout, framework)),
         (st.dp_comm_s, "exposed DP/FSDP"),
         (st.offload_s, "optimizer offload"),
+        (st.ep_comm_s, "exposed expert all-to-all"),
     ]
     text = " + ".join(f"{f(value)} s {label}" for value, label in parts if value or label == "compute")
     return Term("step time", st.total_s, "s/step", text + "; the parts above, one after another")

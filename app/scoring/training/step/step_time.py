@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import BYTES_QLORA_BASE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.memory import Layout, recomputed_share
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 from app.scoring.training.step.context_parallel import ring_exposed_seconds, ring_step_latency_s
@@ -123,10 +124,11 @@ class StepTime:
     dp_comm_s: float
     offload_s: float  # the optimizer's PCIe copies and CPU step, with its states offloaded (optimizer.offload_time)
     mfu_eff: float
+    ep_comm_s: float = 0.0  # expert parallelism's exposed all-to-all (expert_all_to_all_seconds)
 
     @property
     def total_s(self) -> float:
-        return self.compute_s + self.bubble_s + self.tp_comm_s + self.dp_comm_s + self.offload_s
+        return self.compute_s + self.bubble_s + self.tp_comm_s + self.dp_comm_s + self.offload_s + self.ep_comm_s
 
 
 def _bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: int) -> float:
@@ -150,6 +152,40 @@ def local_micro_batches(global_batch_seqs: int, replicas: int, micro_batch_seqs:
     return max(1, math.ceil(math.ceil(global_batch_seqs / replicas) / micro_batch_seqs))
 
 
+def all_to_all_passes(layout: Layout, layers: int) -> float:
+    """All-to-all rounds per MoE layer and micro-batch: dispatch and combine forward, their gradients backward (4),
+    plus the forward's two again for each recomputed layer."""
+    return 4.0 + 2.0 * recomputed_share(layout, layers)
+
+
+def all_to_all_bytes_per_token(model: ModelSpec, layout: Layout, capacity_factor: float = 1.0) -> float:
+    """Bytes one GPU sends per token it routes over a step: MoE layers × passes × top-k copies × hidden × 2 B (bf16)
+    × (EP - 1) / EP (the share bound for experts on other GPUs, routing spread evenly) × the capacity factor (a
+    token-dropping path sends its expert buffers padded to capacity; a dropless one the routed tokens alone)."""
+    ep = expert_parallel(layout, model)
+    if ep <= 1:
+        return 0.0
+    copies = model.experts_per_token * model.hidden_size * 2.0 * (ep - 1) / ep * max(1.0, capacity_factor)
+    return model.moe_layers * all_to_all_passes(layout, model.layers) * copies
+
+
+def expert_all_to_all_seconds(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    layout: Layout,
+    tokens_per_gpu: float,
+    capacity_factor: float = 1.0,
+) -> float:
+    """Expert parallelism's exposed all-to-all: tokens per GPU × all_to_all_bytes_per_token over the EP group's
+    per-GPU bandwidth (the scale-up link within a node, the fabric beyond), times the share left exposed."""
+    per_token = all_to_all_bytes_per_token(model, layout, capacity_factor)
+    if not per_token:
+        return 0.0
+    bandwidth = _bandwidth_gbs(e, gpu, expert_parallel(layout, model))
+    return e.ep_a2a_exposed * tokens_per_gpu * per_token / (bandwidth * 1e9)
+
+
 def _dp_comm_bytes(
     model: ModelSpec, method: str, layout: Layout, dp: int, adapters: float, micro_batches: int = 1
 ) -> float:
@@ -158,16 +194,34 @@ def _dp_comm_bytes(
     ZeRO-3/FSDP FULL_SHARD frees each layer's gathered weights after use, so every micro-batch gathers them again
     forward and backward (ZeRO paper §7.2.2: 2Ψ of parameter all-gathers per forward-backward pass; FSDP
     FULL_SHARD reshards after forward and backward): the gathers scale with the micro-batches, the gradient
-    reduction happens once per step."""
+    reduction happens once per step. Under expert parallelism a GPU's own experts (num_experts / EP of them) are
+    reduced and gathered over the DP / EP ranks holding the same experts (Megatron-Core's expert-data-parallel
+    group), the other weights over every data-parallel rank."""
     if dp <= 1:
         return 0.0
     split = layout.tensor_parallel * layout.pipeline_parallel
+    ep = expert_parallel(layout, model)
+    if ep <= 1:
+        return _dp_volume(model.params_b * 1e9, adapters, split, method, layout, dp, micro_batches)
+    experts = all_expert_params(model)
+    dense = _dp_volume(model.params_b * 1e9 - experts, adapters, split, method, layout, dp, micro_batches)
+    # a GPU's own experts, whole (no TP inside one), over the DP / EP ranks that hold the same ones
+    edp = expert_data_parallel(dp, ep)
+    return dense + _dp_volume(experts / ep, 0.0, layout.pipeline_parallel, method, layout, edp, micro_batches)
+
+
+def _dp_volume(
+    weights: float, adapters: float, split: int, method: str, layout: Layout, dp: int, micro_batches: int
+) -> float:
+    """Ring traffic of one GPU's TP × PP `split` share of `weights` (and of LoRA's `adapters`) over `dp` ranks."""
+    if dp <= 1:
+        return 0.0
     ring = (dp - 1) / dp
     full = method in ("pretrain", "full_ft")
-    grads = 2.0 * (model.params_b * 1e9 if full else adapters) / split
+    grads = 2.0 * (weights if full else adapters) / split
     volume = 2 * ring * grads  # reduce-scatter + all-gather of bf16 grads
     if layout.zero_stage >= 3:  # QLoRA's FSDP gathers the NF4 storage (bitsandbytes quant_storage), not bf16
-        base = (2.0 if full or method == "lora" else BYTES_QLORA_BASE) * model.params_b * 1e9 / split
+        base = (2.0 if full or method == "lora" else BYTES_QLORA_BASE) * weights / split
         # param all-gathers fwd + bwd per micro-batch; for trained weights the gradients' all-gather above stands in
         # for one of them (ZeRO-3: 1.5x DP's volume at one micro-batch)
         volume += ring * base * (2 * micro_batches - (1 if full else 0))
@@ -270,9 +324,10 @@ def step_parts(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
     recipe: StateRecipe = DEFAULT_RECIPE,
-) -> tuple[float, float, float, float, float, float]:
-    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication and an offloaded optimizer's
-    time: StepTime's fields as a plain tuple (compute, bubble, TP, DP, offload seconds, MFU), for sweeps.
+) -> tuple[float, float, float, float, float, float, float]:
+    """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication, an offloaded optimizer's
+    time and expert parallelism's all-to-all: StepTime's fields as a plain tuple (compute, bubble, TP, DP, offload
+    seconds, MFU, EP all-to-all seconds), for sweeps.
 
     `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a search over
     layouts may pass them in rather than have them recomputed."""
@@ -325,7 +380,8 @@ def step_parts(
     dp_raw = dp_bytes / (_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
-    return compute, bubble, tp_comm, dp_comm, offload, mfu
+    ep_comm = expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
+    return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm
 
 
 def offload_seconds(

@@ -38,7 +38,13 @@ from app.scoring.training.step.mfu import (
     scale_factor,
     width_factor,
 )
-from app.scoring.training.step.step_terms import bubble_term, dp_comm_term, step_time_term, tp_comm_term
+from app.scoring.training.step.step_terms import (
+    bubble_term,
+    dp_comm_term,
+    ep_comm_term,
+    step_time_term,
+    tp_comm_term,
+)
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, compute_seconds, trained_per_gpu
 from app.scoring.workload import TrainingWorkload
 
@@ -187,6 +193,7 @@ def training_terms(
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
+        *filter(None, [ep_comm_term(gpu, gpu_count, model, w, layout, st, e, capacity_factor)]),
         step_time_term(st, layout, split_stack(w.framework, w.method)),
     ] + [
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
@@ -209,6 +216,11 @@ def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
         text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
+    if layout.expert_parallel and layout.expert_parallel > 1:
+        text += (
+            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the DP / EP ranks "
+            "holding the same ones; the other weights over TP × PP"
+        )
     return text
 
 
