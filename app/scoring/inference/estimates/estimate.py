@@ -6,7 +6,7 @@ estimate_inference explains it (explain_estimate.explain)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
@@ -27,6 +27,7 @@ from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
+    no_load_meets_ttft,
     per_gpu_digits,
 )
 from app.scoring.inference.explanation.explain_estimate import explain
@@ -273,6 +274,12 @@ def _solve(
             workload.ttft_ms / multiples[0],
             workload.tpot_limit_ms / multiples[1],
         )
+        q = workload.prompt_p99_over_mean
+        if floor_per_gpu is None and shared_search(no_load_meets_ttft, ctx, eff, workload.input_len, limits[2], q):
+            # refused as the search below refuses it (no batch, nor a request alone, meets the limits); the words,
+            # which time that search, are written when read: a ranking shows one refusal a machine
+            late = _LateRefusal(ctx, eff, workload, min(max_batch, cap), limits, multiples)
+            return _infeasible(gpu, gpu_count, tp, pp, WrittenOnce(late.words), memory, misses_limits=True)
         if floor_per_gpu is not None:
             target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
             # the TPOT target's ceiling first; the TTFT limit's (which times a prefill) only where that one falls short
@@ -286,11 +293,7 @@ def _solve(
             latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
         if batch < 1:
-            point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            decode_one = point.decode_only if point.batch == 1 else None  # batch 1's decodes: one request's
-            alone = operating_point(
-                ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms, decode_one
-            )
+            point, alone = _one_request(ctx, eff, workload, found)
             light = None
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
@@ -358,6 +361,39 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _one_request(
+    ctx: InferenceContext, eff: InferenceEfficiency, workload: InferenceWorkload, found: OperatingPoint | None
+) -> tuple[OperatingPoint, OperatingPoint]:
+    """Where latency_bound finds no batch: its batch 1's point (`found`, or timed here where no request fits at all)
+    and a request alone (scenario single_stream), from the same prefill."""
+    point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
+    decode_one = point.decode_only if point.batch == 1 else None  # batch 1's decodes: one request's
+    lengths = (workload.input_len, workload.output_len, workload.beam_width)
+    alone = operating_point(ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms, decode_one)
+    return point, alone
+
+
+@dataclass(frozen=True, slots=True)
+class _LateRefusal:
+    """A layout refused at the latency limits before its search (throughput_ceiling.no_load_meets_ttft): the words
+    the search's refusal says, from the points it would have timed."""
+
+    ctx: InferenceContext
+    eff: InferenceEfficiency
+    workload: InferenceWorkload
+    cap: int
+    limits: tuple[float, float, float, float]
+    multiples: tuple[float, float]
+
+    def words(self) -> str:
+        w = self.workload
+        _, found = shared_search(
+            latency_bound_point, self.ctx, self.eff, self.cap, self.limits, w.beam_width, w.prompt_p99_over_mean
+        )
+        point, alone = _one_request(self.ctx, self.eff, w, found)
+        return _misses_limits_words(w, self.eff, point, alone, self.multiples)
 
 
 def _holds_no_model(gpu: GpuSpec, model: ModelSpec, weight_dtype: str, tp: int, pp: int, engine: str) -> bool:

@@ -69,6 +69,22 @@ def latency_bound_ceiling_per_s(
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
 
 
+def no_load_meets_ttft(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    input_len: float,
+    ttft_limit_ms: float,
+    prompt_p99_over_mean: float | None,
+) -> bool:
+    """Whether a request's own prefill alone misses the p99 TTFT limit (_TtftRoom.own_prefill_misses): then no load
+    meets it, neither latency_bound's batch of one (its slack is positive, so the search finds no batch) nor a request
+    alone (whose p99 TTFT is first x q' itself), and the latency-bound search refuses the layout as over the limits.
+    Positional arguments of plain values, so that shared_search answers it once per equal context."""
+    if not math.isfinite(ttft_limit_ms):
+        return False
+    return _TtftRoom.of(ctx, eff, input_len, ttft_limit_ms, prompt_p99_over_mean).own_prefill_misses
+
+
 @dataclass(frozen=True, slots=True)
 class _TtftRoom:
     """What the p99 TTFT limit the latency-bound search meets (loops.LatencySlack) leaves a layout.
