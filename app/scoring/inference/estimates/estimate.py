@@ -180,10 +180,13 @@ def _solve(
             if _holds_no_model(gpu, model, workload.weight_dtype, tp, pp, workload.engine):
                 # refused either way before any search: the refusal by heads, as `both[0]` below would be
                 return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
-            both = [
-                _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp, floor_per_gpu)
-                for dp in (False, True)
-            ]
+            heads = _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
+            # data-parallel attention is kept only with more tokens/s than a solved way by heads (which wins ties):
+            # where its ceiling cannot reach that way's tokens/s per GPU, it is outclassed unsearched (kept below)
+            dp_floor = floor_per_gpu
+            if isinstance(heads, Solution):
+                dp_floor = max(_per_gpu(heads), floor_per_gpu or 0.0)
+            both = [heads, _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor)]
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
