@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
@@ -208,44 +209,9 @@ def _solve(
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
-    if (too_many_stages := stage_split_reason(model, pp)) is not None:
-        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory)
-    if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
-        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
-    need_gb = weight_bytes(model, wdt) / GB
-    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
-    have_gb = usable_per_gpu_gb * tp * pp  # as _holds_no_model reckons it
-    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
-    if per_gpu_gb > usable_per_gpu_gb:
-        return _infeasible(
-            gpu,
-            gpu_count,
-            tp,
-            pp,
-            WrittenOnce(
-                lambda: (
-                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
-                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
-                )
-            ),
-            memory,
-        )
-    if need_gb > have_gb:
-        return _infeasible(
-            gpu,
-            gpu_count,
-            tp,
-            pp,
-            WrittenOnce(  # shown for few of the layouts a ranking refuses
-                lambda: (
-                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
-                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
-                    f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
-                )
-            ),
-            memory,
-        )
+    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
+    if refused is not None:
+        return refused
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
     max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
@@ -397,6 +363,70 @@ class _LateRefusal:
         )
         point, alone = _one_request(self.ctx, self.eff, w, found)
         return _misses_limits_words(w, self.eff, point, alone, self.multiples)
+
+
+# Refusals before any search (more stages than layers, heads a TP group cannot split, weights over what the GPUs
+# leave) by all they read: none reads the workload's lengths, limits or load, so the next ranking, whatever its
+# lengths, refuses the same layouts in the same words. The seeded DeepSeek-R1 ranking refuses ~116 layouts this way.
+_REFUSALS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
+def _refused_unsearched(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    wdt: str,
+    kvdt: str,
+    engine: str,
+    tp: int,
+    pp: int,
+    dp: int,
+) -> InferenceEstimate | None:
+    """The layout's refusal where it holds no model whatever the load (_solve's first checks), else None."""
+
+    def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
+        return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
+
+    if (too_many_stages := stage_split_reason(model, pp)) is not None:
+        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory)
+    if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
+        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
+    need_gb = weight_bytes(model, wdt) / GB
+    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
+    have_gb = usable_per_gpu_gb * tp * pp  # as _holds_no_model reckons it
+    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
+    if per_gpu_gb > usable_per_gpu_gb:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            WrittenOnce(
+                lambda: (
+                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
+                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
+                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+                )
+            ),
+            memory,
+        )
+    if need_gb > have_gb:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            WrittenOnce(  # shown for few of the layouts a ranking refuses
+                lambda: (
+                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
+                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
+                    f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
+                )
+            ),
+            memory,
+        )
+    return None
 
 
 def _holds_no_model(gpu: GpuSpec, model: ModelSpec, weight_dtype: str, tp: int, pp: int, engine: str) -> bool:
