@@ -6,7 +6,7 @@ estimate_inference explains it (explain_estimate.explain)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -46,6 +46,7 @@ from app.scoring.inference.step.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.techniques import techniques_for
+from app.scoring.records import hot_record
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
 
@@ -344,7 +345,7 @@ def _one_request(
     return point, alone
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class _LateRefusal:
     """A layout refused at the latency limits before its search (throughput_ceiling.no_load_meets_ttft): the words
     the search's refusal says, from the points it would have timed."""
