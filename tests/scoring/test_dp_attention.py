@@ -6,7 +6,9 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
+from app.scoring.inference.estimates import estimate
 from app.scoring.inference.estimates.estimate import estimate_inference
+from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.memory import (
     attention_params,
@@ -126,3 +128,75 @@ def test_auto_answers_a_layout_that_holds_no_model_without_solving_both_ways():
 
 
 WAYS = ("tp", "dp", "auto")
+
+
+AUTO_QUESTIONS = [
+    ({"input_len": 2_043}, True),  # latency-bound: the way by heads serves more, data-parallel is left unsearched
+    ({"input_len": 2_043, "scenario": "max_throughput"}, False),  # data-parallel serves more: both searched
+    # heads serve more, but within what data-parallel's ceiling allows: both searched
+    ({"input_len": 2_043, "tpot_ms": 200, "ttft_ms": 20_000}, False),
+    ({"input_len": 2_043, "model": "kimi-k2", "scenario": "max_throughput"}, True),  # heads win on H200 only
+]
+
+
+@pytest.mark.parametrize("question, skips", AUTO_QUESTIONS)
+def test_auto_keeps_the_faster_way_whether_or_not_data_parallel_is_searched(
+    monkeypatch: pytest.MonkeyPatch, question: dict[str, object], skips: bool
+) -> None:
+    # auto searches data-parallel attention only where its ceiling can beat the way by heads, solved first: what it
+    # keeps is what solving both ways in full keeps (the more tokens/s, heads on a tie)
+    w = r1(**question)
+    model = MODELS[w.model]
+    outclassed: list[bool] = []
+    solve = estimate._solve
+
+    def recording(*args):  # type: ignore[no-untyped-def]
+        found = solve(*args)
+        if args[8] is True:
+            outclassed.append(isinstance(found, estimate._Outclassed))
+        return found
+
+    for gpu_id, count in (("B200", 8), ("H200", 8), ("B300", 4), ("MI300X", 8), ("GB200", 4), ("H100-SXM", 8)):
+        gpu = GPUS[gpu_id]
+        ways = [estimate.solve_inference(gpu, count, model, w, count, 1, attention_dp=dp) for dp in (False, True)]
+        solved = [way for way in ways if isinstance(way, Solution)]
+        with monkeypatch.context() as patch:
+            patch.setattr(estimate, "_solve", recording)
+            auto = estimate.solve_inference(gpu, count, model, w, count, 1)
+        if solved:
+            kept = max(solved, key=lambda way: way.point.tokens_per_s)
+            assert isinstance(auto, Solution) and (auto.ctx, auto.point, auto.batch) == (
+                kept.ctx,
+                kept.point,
+                kept.batch,
+            )
+        else:
+            assert not isinstance(auto, Solution) and auto.reason == ways[0].reason
+    assert any(outclassed) == skips
+
+
+def test_auto_keeps_the_way_by_heads_on_an_exact_tie(monkeypatch: pytest.MonkeyPatch) -> None:
+    # both ways handed the same operating point, with no ceiling to skip either: equal tokens/s, and the way by heads
+    # is kept, as solving both in full always kept it
+    answers: list[object] = []
+    search = estimate.latency_bound_point
+
+    def one_answer(*args):  # type: ignore[no-untyped-def]
+        answers.append(answers[0] if answers else search(*args))
+        return answers[-1]
+
+    returned: dict[bool | None, object] = {}
+    solve = estimate._solve
+
+    def recording(*args):  # type: ignore[no-untyped-def]
+        found = returned[args[8]] = solve(*args)
+        return found
+
+    monkeypatch.setattr(estimate, "latency_bound_point", one_answer)
+    monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
+    monkeypatch.setattr(estimate, "_solve", recording)
+    auto = estimate.solve_inference(GPUS["B200"], 8, R1, r1(input_len=2_053), 8, 1)
+    heads, dp = returned[False], returned[True]
+    assert isinstance(heads, Solution) and isinstance(dp, Solution)
+    assert heads.point.tokens_per_s == dp.point.tokens_per_s and dp.ctx.attention_dp > 1
+    assert auto is heads

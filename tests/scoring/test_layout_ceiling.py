@@ -114,7 +114,53 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
+    monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)
     assert not any(skipped)
     assert pruned == every_layout
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2_027},
+        {"model": "llama-3.1-8b", "input_len": 16_003, "prompt_p99_over_mean": 2.0, "limits_at": "band_high"},
+        {"model": "qwen3-30b-a3b", "input_len": 8_021, "ttft_ms": 1_500, "beam_width": 2},
+    ],
+    ids=("70b", "8b-spread-band-high", "moe-beams"),
+)
+def test_a_layout_refused_before_its_search_is_refused_by_it_in_the_same_words(
+    monkeypatch: pytest.MonkeyPatch, question: dict[str, Any]
+) -> None:
+    # no_load_meets_ttft refuses a layout whose own prefill misses the p99 TTFT limit without searching it: the
+    # search (the check turned off) refuses every such layout too, with the same words and footprint
+    workload = InferenceWorkload.model_validate(question)
+    model = SNAPSHOT.models[workload.model]
+    layouts = []
+    for offer in SNAPSHOT.offers:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
+            layouts.append((gpu, machine, count, tp, pp))
+    refused_early: list[bool] = []
+    check = estimate.no_load_meets_ttft
+
+    def counting(*args: Any) -> bool:
+        refused_early.append(check(*args))
+        return refused_early[-1]
+
+    monkeypatch.setattr(estimate, "no_load_meets_ttft", counting)
+    early = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
+    assert sum(refused_early) > 10
+    monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
+    searched = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
+    for a, b in zip(early, searched, strict=True):
+        assert type(a) is type(b)
+        if not isinstance(a, Solution):
+            assert (a.reason, a.memory_gb, a.misses_limits, a.feasible) == (
+                b.reason,
+                b.memory_gb,
+                b.misses_limits,
+                b.feasible,
+            )

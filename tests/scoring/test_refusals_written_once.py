@@ -2,6 +2,8 @@
 shows the one that explains each machine. What is read is what was written eagerly before; a lone request's check
 reuses batch 1's decode step."""
 
+import itertools
+
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.explain import WrittenOnce
@@ -59,3 +61,36 @@ def test_a_lone_request_reuses_batch_ones_decode_step() -> None:
     assert one.decode_only is not None
     reused = operating_point(ctx, DEFAULT_EFFICIENCY, "single_stream", 1, *lengths, decode_one=one.decode_only)
     assert reused == operating_point(ctx, DEFAULT_EFFICIENCY, "single_stream", 1, *lengths)
+
+
+def test_a_refusal_before_any_search_serves_the_next_ranking_and_reads_as_one_worked_out_afresh() -> None:
+    # _refused_unsearched reads no length, limit or load: questions on other lengths share one refusal, and over
+    # GPUs, models, dtypes, engines, layouts and attention splits the kept answer reads as the uncached function's
+    r1 = MODELS["deepseek-r1"]
+    asked = [
+        InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", input_len=1_031),
+        InferenceWorkload(model="deepseek-r1", weight_dtype="fp8", input_len=9_001, output_len=77, tpot_ms=20),
+    ]
+    first, second = (estimate.solve_inference(GPUS["H100-SXM"], 4, r1, w, 4, 1, attention_dp=False) for w in asked)
+    assert not first.feasible and first is second
+    fresh = estimate._refused_unsearched.__wrapped__
+    checked = 0
+    for gpu_id, model_id, dtypes, engine in itertools.product(
+        ("H100-SXM", "L4", "MI300X"),
+        ("llama-3.1-70b", "deepseek-r1", "qwen3-30b-a3b"),
+        (("fp8", "bf16"), ("bf16", "bf16"), ("int4", "fp8")),
+        ("vllm", "sglang"),
+    ):
+        for tp, pp in ((1, 1), (2, 1), (4, 2), (8, 1), (1, 8), (3, 1), (1, 128)):
+            for dp in {1, tp}:
+                args = (GPUS[gpu_id], tp * pp, MODELS[model_id], *dtypes, engine, tp, pp, dp)
+                kept, afresh = estimate._refused_unsearched(*args), fresh(*args)
+                assert (kept is None) == (afresh is None), args
+                if kept is not None and afresh is not None:
+                    checked += 1
+                    assert (kept.reason, kept.memory_gb, kept.gpu_id) == (
+                        afresh.reason,
+                        afresh.memory_gb,
+                        afresh.gpu_id,
+                    )
+    assert checked > 100

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
@@ -27,6 +28,7 @@ from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
+    no_load_meets_ttft,
     per_gpu_digits,
 )
 from app.scoring.inference.explanation.explain_estimate import explain
@@ -44,6 +46,7 @@ from app.scoring.inference.step.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.techniques import techniques_for
+from app.scoring.records import hot_record
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
 
@@ -179,10 +182,13 @@ def _solve(
             if _holds_no_model(gpu, model, workload.weight_dtype, tp, pp, workload.engine):
                 # refused either way before any search: the refusal by heads, as `both[0]` below would be
                 return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
-            both = [
-                _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, dp, floor_per_gpu)
-                for dp in (False, True)
-            ]
+            heads = _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
+            # data-parallel attention is kept only with more tokens/s than a solved way by heads (which wins ties):
+            # where its ceiling cannot reach that way's tokens/s per GPU, it is outclassed unsearched (kept below)
+            dp_floor = floor_per_gpu
+            if isinstance(heads, Solution):
+                dp_floor = max(_per_gpu(heads), floor_per_gpu or 0.0)
+            both = [heads, _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor)]
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
@@ -204,44 +210,9 @@ def _solve(
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
-    if (too_many_stages := stage_split_reason(model, pp)) is not None:
-        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory)
-    if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
-        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
-    need_gb = weight_bytes(model, wdt) / GB
-    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
-    have_gb = usable_per_gpu_gb * tp * pp  # as _holds_no_model reckons it
-    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
-    if per_gpu_gb > usable_per_gpu_gb:
-        return _infeasible(
-            gpu,
-            gpu_count,
-            tp,
-            pp,
-            WrittenOnce(
-                lambda: (
-                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
-                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
-                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
-                )
-            ),
-            memory,
-        )
-    if need_gb > have_gb:
-        return _infeasible(
-            gpu,
-            gpu_count,
-            tp,
-            pp,
-            WrittenOnce(  # shown for few of the layouts a ranking refuses
-                lambda: (
-                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
-                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
-                    f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
-                )
-            ),
-            memory,
-        )
+    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
+    if refused is not None:
+        return refused
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
     max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
@@ -273,6 +244,12 @@ def _solve(
             workload.ttft_ms / multiples[0],
             workload.tpot_limit_ms / multiples[1],
         )
+        q = workload.prompt_p99_over_mean
+        if floor_per_gpu is None and shared_search(no_load_meets_ttft, ctx, eff, workload.input_len, limits[2], q):
+            # refused as the search below refuses it (no batch, nor a request alone, meets the limits); the words,
+            # which time that search, are written when read: a ranking shows one refusal a machine
+            late = _LateRefusal(ctx, eff, workload, min(max_batch, cap), limits, multiples)
+            return _infeasible(gpu, gpu_count, tp, pp, WrittenOnce(late.words), memory, misses_limits=True)
         if floor_per_gpu is not None:
             target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
             # the TPOT target's ceiling first; the TTFT limit's (which times a prefill) only where that one falls short
@@ -286,11 +263,7 @@ def _solve(
             latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
         if batch < 1:
-            point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
-            decode_one = point.decode_only if point.batch == 1 else None  # batch 1's decodes: one request's
-            alone = operating_point(
-                ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms, decode_one
-            )
+            point, alone = _one_request(ctx, eff, workload, found)
             light = None
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
@@ -358,6 +331,103 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _one_request(
+    ctx: InferenceContext, eff: InferenceEfficiency, workload: InferenceWorkload, found: OperatingPoint | None
+) -> tuple[OperatingPoint, OperatingPoint]:
+    """Where latency_bound finds no batch: its batch 1's point (`found`, or timed here where no request fits at all)
+    and a request alone (scenario single_stream), from the same prefill."""
+    point = found or operating_point(ctx, eff, "latency_bound", 1, workload.input_len, workload.output_len)
+    decode_one = point.decode_only if point.batch == 1 else None  # batch 1's decodes: one request's
+    lengths = (workload.input_len, workload.output_len, workload.beam_width)
+    alone = operating_point(ctx, eff, "single_stream", 1, *lengths, point.prefill, point.first_prefill_ms, decode_one)
+    return point, alone
+
+
+@hot_record
+class _LateRefusal:
+    """A layout refused at the latency limits before its search (throughput_ceiling.no_load_meets_ttft): the words
+    the search's refusal says, from the points it would have timed."""
+
+    ctx: InferenceContext
+    eff: InferenceEfficiency
+    workload: InferenceWorkload
+    cap: int
+    limits: tuple[float, float, float, float]
+    multiples: tuple[float, float]
+
+    def words(self) -> str:
+        w = self.workload
+        _, found = shared_search(
+            latency_bound_point, self.ctx, self.eff, self.cap, self.limits, w.beam_width, w.prompt_p99_over_mean
+        )
+        point, alone = _one_request(self.ctx, self.eff, w, found)
+        return _misses_limits_words(w, self.eff, point, alone, self.multiples)
+
+
+# Refusals before any search (more stages than layers, heads a TP group cannot split, weights over what the GPUs
+# leave) by all they read: none reads the workload's lengths, limits or load, so the next ranking, whatever its
+# lengths, refuses the same layouts in the same words. The seeded DeepSeek-R1 ranking refuses ~116 layouts this way.
+_REFUSALS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
+def _refused_unsearched(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    wdt: str,
+    kvdt: str,
+    engine: str,
+    tp: int,
+    pp: int,
+    dp: int,
+) -> InferenceEstimate | None:
+    """The layout's refusal where it holds no model whatever the load (_solve's first checks), else None."""
+
+    def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
+        return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
+
+    if (too_many_stages := stage_split_reason(model, pp)) is not None:
+        return _infeasible(gpu, gpu_count, tp, pp, too_many_stages, memory)
+    if dp == 1 and (unsplittable := head_split_reason(model, tp)) is not None:  # data-parallel attention splits none
+        return _infeasible(gpu, gpu_count, tp, pp, unsplittable, memory)
+    need_gb = weight_bytes(model, wdt) / GB
+    usable_per_gpu_gb = usable_gb(gpu, tp, engine)
+    have_gb = usable_per_gpu_gb * tp * pp  # as _holds_no_model reckons it
+    per_gpu_gb = weight_bytes_per_gpu(model, wdt, tp, pp, dp) / GB if dp > 1 else 0.0
+    if per_gpu_gb > usable_per_gpu_gb:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            WrittenOnce(
+                lambda: (
+                    f"data-parallel attention keeps a full copy of the attention weights on each GPU: "
+                    f"{fixed(per_gpu_gb, 0)} GB of {wdt} weights per GPU, "
+                    f"{fixed(usable_gb(gpu, tp, engine), 0)} GB usable"
+                )
+            ),
+            memory,
+        )
+    if need_gb > have_gb:
+        return _infeasible(
+            gpu,
+            gpu_count,
+            tp,
+            pp,
+            WrittenOnce(  # shown for few of the layouts a ranking refuses
+                lambda: (
+                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
+                    f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
+                    f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
+                )
+            ),
+            memory,
+        )
+    return None
 
 
 def _holds_no_model(gpu: GpuSpec, model: ModelSpec, weight_dtype: str, tp: int, pp: int, engine: str) -> bool:

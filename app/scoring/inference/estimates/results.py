@@ -4,7 +4,7 @@ estimate (InferenceEstimate) and, over the latency limits, the lowest p99 a mach
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import InferenceEfficiency
@@ -14,6 +14,7 @@ from app.scoring.inference.bands.limits import ON_ESTIMATE, at_band_high, limit_
 from app.scoring.inference.batching.batch_job import JobPlan
 from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.inference.step.context import InferenceContext
+from app.scoring.records import hot_record
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -22,7 +23,7 @@ from app.scoring.workload import InferenceWorkload
 NO_BAND = Band(0.0, 0.0)
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class InferenceEstimate:
     feasible: bool
     # `reason` in words; a refusal at the latency limits writes them on the first read (estimate._solve)
@@ -90,7 +91,7 @@ class LowestP99(NamedTuple):
     tpot_p99_ms: P99Reach
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class Solution:
     """A feasible configuration's operating point, before its explanation is written (rankings compare
     several tensor-parallel degrees per GPU type and explain only the one they keep)."""

@@ -18,7 +18,6 @@ engines (fixed-batch waves), other scenarios, speculative decoding and beam sear
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.operating_points import first_prefill_ms
@@ -30,6 +29,7 @@ from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.inference.step.steps import prefill_attention_flops, roofline_ms
+from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 
 # Relative slack on every ceiling: float rounding in the timing's own arithmetic (about 1e-16 a step) can put a point
@@ -69,7 +69,23 @@ def latency_bound_ceiling_per_s(
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
 
 
-@dataclass(frozen=True, slots=True)
+def no_load_meets_ttft(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    input_len: float,
+    ttft_limit_ms: float,
+    prompt_p99_over_mean: float | None,
+) -> bool:
+    """Whether a request's own prefill alone misses the p99 TTFT limit (_TtftRoom.own_prefill_misses): then no load
+    meets it, neither latency_bound's batch of one (its slack is positive, so the search finds no batch) nor a request
+    alone (whose p99 TTFT is first x q' itself), and the latency-bound search refuses the layout as over the limits.
+    Positional arguments of plain values, so that shared_search answers it once per equal context."""
+    if not math.isfinite(ttft_limit_ms):
+        return False
+    return _TtftRoom.of(ctx, eff, input_len, ttft_limit_ms, prompt_p99_over_mean).own_prefill_misses
+
+
+@hot_record
 class _TtftRoom:
     """What the p99 TTFT limit the latency-bound search meets (loops.LatencySlack) leaves a layout.
 
@@ -133,7 +149,7 @@ def per_gpu_digits(tokens_per_s_per_gpu: float) -> float:
     return float(f"{tokens_per_s_per_gpu:.6g}")
 
 
-@dataclass(frozen=True, slots=True)
+@hot_record
 class _StepFloor:
     """L(b), ms: a continuous-batching step of b running requests (steps.mixed_step_parts) over every pipeline stage,
     with only terms forward_parts adds for certain: the dense GEMMs' soft roofline (weights vs their matmul FLOPs,

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from app.scoring.hardware.machines import Machine
 from app.scoring.inference.ranking.pricing import ConfigurationPricing
+from app.scoring.pricing.billed_terms import BillingTerms, billing_terms_key
 from app.scoring.pricing.offers import MergedOrder, filter_key, offer_slots, snapshot_offers
 from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot, Offer
@@ -38,6 +39,10 @@ class SlotRuns(NamedTuple):
     in_order: list[list[int]]
     sellers: list[frozenset[tuple[str, str]]]
     terms: list[tuple[str, str, str]]  # by offer index: (GPU id, provider id, price type)
+    # by offer index, the number of its billing terms (price type, stated minimum term, billing_terms_key): offers
+    # with equal terms bill a batch job's hours alike; by number, the first offer with those terms
+    billing: list[int]
+    billing_offer: list[int]
 
 
 SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
@@ -57,9 +62,24 @@ def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns
         ]
         sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
         terms = [(o.gpu_id, o.provider_id, o.price_type) for o in offers]
-        return SlotRuns(by_price, in_order, sellers, terms)
+        return SlotRuns(by_price, in_order, sellers, terms, *_billing_numbers(offers))
 
     return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
+
+
+def _billing_numbers(offers: list[Offer]) -> tuple[list[int], list[int]]:
+    """SlotRuns.billing and billing_offer: each offer's billing terms numbered in offer order."""
+    numbers: dict[tuple[str, float | None, BillingTerms], int] = {}
+    billing: list[int] = []
+    first: list[int] = []
+    for index, o in enumerate(offers):
+        terms = (o.price_type, o.min_term_hours, billing_terms_key(o.price_type, o.provider_id))
+        number = numbers.get(terms)
+        if number is None:
+            number = numbers[terms] = len(first)
+            first.append(index)
+        billing.append(number)
+    return billing, first
 
 
 def _distinct_sellers(groups: dict[tuple, list[int]], sellers: list[frozenset[tuple[str, str]]]) -> int:
@@ -81,15 +101,22 @@ def cost_run(
     return (PricedRow(offers[i].usd_per_gpu_hour * factor, gpu_id, offers[i].provider_id, i) for i in members)
 
 
-def billed_run(offers: list[Offer], by_price: list[int], p: ConfigurationPricing) -> list[int]:
+def billed_run(offers: list[Offer], runs: SlotRuns, slot: int, p: ConfigurationPricing) -> list[int]:
     """A slot's offers cheapest first as they bill the work: by price, except that a batch job pays a committed
     offer's whole minimum term and a provider's whole billing unit, which can put them behind dearer offers."""
-    if not p.job_hours:
+    by_price = runs.by_price[slot]
+    job_hours = p.job_hours
+    if not job_hours:
         return by_price
-    # the (billed price, provider id, offer) keys sorted themselves: the order sorted(key=...) gives, with no
-    # Python call a key (a batch job ranks every offer of every slot this way)
-    billed = p.billed_price
-    keys = [(billed(offers[i]), offers[i].provider_id, i) for i in by_price]
+    # each offer's billed price as ConfigurationPricing.billed_price works it out (price x billed hours / the job's
+    # hours), its billed hours read once per billing terms of the slot, not per offer (a batch job ranks every offer
+    # of every slot this way); the (billed price, provider id, offer) keys sorted themselves: the order
+    # sorted(key=...) gives, with no Python call a key
+    billing = runs.billing
+    billed_hours = p.billed_hours_by_terms(offers, {billing[i] for i in by_price}, runs.billing_offer)
+    keys = [
+        (offers[i].usd_per_gpu_hour * billed_hours[billing[i]] / job_hours, offers[i].provider_id, i) for i in by_price
+    ]
     keys.sort()
     return [i for _, _, i in keys]
 
@@ -111,8 +138,7 @@ def priced_order(
     for s in feasible:
         groups.setdefault((slots[s][0], layout[s]), []).append(s)
     cost_runs = [
-        cost_run(offers, billed_run(offers, runs.by_price[s], by_slot[s]), by_slot[s], rank_by, slots[s][0])
-        for s in feasible
+        cost_run(offers, billed_run(offers, runs, s, by_slot[s]), by_slot[s], rank_by, slots[s][0]) for s in feasible
     ]
 
     def same(row: PricedRow) -> tuple:

@@ -117,6 +117,18 @@ class ConfigurationPricing:
             self.billed_by_terms[terms] = billed
         return billed
 
+    def billed_hours_by_terms(
+        self, offers: list[Offer], numbers: set[int], billing_offer: list[int]
+    ) -> dict[int, float]:
+        """job_billed_hours by billing terms' number (offer_order.SlotRuns.billing), read of the first offer with
+        them: offers with equal terms bill the same float (billed_terms.py)."""
+        billed: dict[int, float] = {}
+        for number in numbers:
+            hours = self.job_billed_hours(offers[billing_offer[number]])
+            assert hours is not None  # a batch job's
+            billed[number] = hours
+        return billed
+
     def band_ratios(self, offer: Offer) -> tuple[float, float]:
         """The band of `offer`'s cost as ratios to it. A batch job is billed hours: its band is the job at the
         estimate's fastest and slowest after its start-up, which no speed changes, each end billed as the job is

@@ -179,7 +179,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         best: dict[tuple[str, int], LeaderRow] = {}
         for slot, p in enumerate(by_slot):
             if p.est.feasible:
-                row = next(cost_run(offers, billed_run(offers, runs.by_price[slot], p)[:1], p, rank_by, slots[slot][0]))
+                row = next(cost_run(offers, billed_run(offers, runs, slot, p)[:1], p, rank_by, slots[slot][0]))
                 configuration = (slots[slot][0], p.est.gpu_count)
                 leader = LeaderRow(bool(p.est.over_limits), row)
                 if configuration not in best or leader < best[configuration]:

@@ -8,7 +8,7 @@ peak (with its FP16-accumulate and W8A8 notes), the tensor-parallel link and fab
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from app.scoring.efficiency.inference import (
@@ -242,3 +242,18 @@ def w8a8_note(gpu: GpuSpec, int8_tops: float, attention_tflops: float) -> str:
 def _rocm_matmul(gpu: GpuSpec) -> tuple[str, float] | None:
     scale, label = rocm_matmul_scale(gpu)
     return (label, scale) if label else None
+
+
+@lru_cache(maxsize=_CONTEXT_CACHE_SIZE)
+def wiring_seen_by(gpu: GpuSpec, tensor_parallel: int) -> GpuSpec:
+    """The GPU as a tensor-parallel group of this size sees its wiring: the scale-up domain is read only to say
+    whether the group stays inside it (tensor_parallel_nodes, build_context's NVLink test), and not at all on a
+    PCIe-only card, so every domain the group fits in reads alike (stated here as the group's own size, 1 on PCIe).
+    Layouts keyed by it are shared by machines that wire a GPU into nodes of other sizes (configurations.solve_on)."""
+    if not gpu.interconnect_gbs:
+        domain = 1
+    elif tensor_parallel <= max(gpu.scaleup_domain_gpus, 1):
+        domain = tensor_parallel
+    else:  # the group spans domains: how many it spans depends on their size
+        return gpu
+    return gpu if gpu.scaleup_domain_gpus == domain else replace(gpu, scaleup_domain_gpus=domain)
