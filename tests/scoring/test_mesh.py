@@ -13,7 +13,7 @@ from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.hardware.mesh import group_link_share, mesh_board, peer_link_share
 from app.scoring.inference.step.communication import allreduce_ms
 from app.scoring.inference.step.context import build_context
-from app.scoring.training.step.step_time import _bandwidth_gbs
+from app.scoring.training.step.communication import collective_bandwidth_gbs
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
@@ -63,7 +63,7 @@ def test_training_collectives_are_not_narrowed_yet() -> None:
     """Held (docs/ACCURACY.md, 2026-12-05 mesh note): training prices a group of two MI300X at the full listed
     bandwidth. This test fails when that changes, so the note and the training fit are revisited with it."""
     e, gpu = DEFAULT_TRAINING_EFFICIENCY, GPUS["MI300X"]
-    assert _bandwidth_gbs(e, gpu, 2) == _bandwidth_gbs(e, gpu, 8)
+    assert collective_bandwidth_gbs(e, gpu, 2) == collective_bandwidth_gbs(e, gpu, 8)
 
 
 def test_the_all_reduce_term_names_the_boards_own_link() -> None:

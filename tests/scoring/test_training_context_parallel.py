@@ -9,26 +9,20 @@ from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.hardware.machines import FABRIC_ALPHA_MS
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import (
-    choose_layout,
-    context_degrees,
-    context_splits,
-    first_fit,
-    layout_families,
-    layout_timing,
-    with_micro_batches,
-)
+from app.scoring.training.layouts.choice import choose_layout, layout_timing
+from app.scoring.training.layouts.fit_search import first_fit, with_micro_batches
 from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.search_space import context_degrees, context_splits, layout_families
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
 from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.step.communication import attention_seconds_per_flop, context_parallel_seconds
 from app.scoring.training.step.context_parallel import (
     CONTEXT_PARALLEL_MIN_SEQ_LEN,
     RING_STEP_LATENCY_INTRA_NODE_S,
     ring_exposed_seconds,
     ring_step_latency_s,
 )
-from app.scoring.training.step.step_time import attention_seconds_per_flop, context_parallel_seconds
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 from tests.scoring.term_arithmetic import stated_value

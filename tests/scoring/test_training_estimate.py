@@ -159,7 +159,7 @@ def test_hf_stacks_split_by_data_parallelism_only():
 def test_sequence_parallel_divides_activations_and_pays_all_to_alls():
     from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
     from app.scoring.training.layouts.memory import activation_bytes, logits_bytes
-    from app.scoring.training.step.step_time import sequence_parallel_seconds
+    from app.scoring.training.step.communication import sequence_parallel_seconds
 
     model, gpu = MODELS["llama-3.1-8b"], GPUS["H100-SXM"]
     one, four = Layout(3, 1, 1, "full", 1), Layout(3, 1, 1, "full", 1, sequence_parallel=4)

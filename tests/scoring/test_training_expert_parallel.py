@@ -10,12 +10,13 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import choose_layout, expert_candidates, expert_splits, fits_at, layout_timing
+from app.scoring.training.layouts.choice import choose_layout, fits_at, layout_timing
+from app.scoring.training.layouts.expert_layouts import expert_candidates, expert_splits
 from app.scoring.training.layouts.experts import all_expert_params, expert_degrees, held_params
 from app.scoring.training.layouts.memory import Layout, model_state_bytes
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
-from app.scoring.training.step.step_time import dp_comm_bytes, expert_all_to_all_seconds
+from app.scoring.training.step.communication import dp_comm_bytes, expert_all_to_all_seconds
 from app.scoring.workload import TrainingWorkload
 from app.service.rank.plain import plain
 from app.web.rank.schemas import LayoutOut

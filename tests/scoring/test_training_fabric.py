@@ -6,7 +6,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.hardware.machines import Machine
 from app.scoring.training.configurations import estimate_on, machine_efficiency
-from app.scoring.training.step.step_time import collective_bandwidth_gbs
+from app.scoring.training.step.communication import collective_bandwidth_gbs
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

@@ -6,7 +6,7 @@ import pytest
 from app.calibration.training.validate_training import read_row
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import layout_families
+from app.scoring.training.layouts.search_space import layout_families
 from app.scoring.workload import TrainingWorkload
 
 GPUS = load_gpu_specs()

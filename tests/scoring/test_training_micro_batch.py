@@ -5,9 +5,10 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import larger_micro_batches
 from app.scoring.training.layouts.memory import Layout
-from app.scoring.training.step.step_time import dp_comm_bytes, local_micro_batches
+from app.scoring.training.layouts.search_space import larger_micro_batches
+from app.scoring.training.step.communication import dp_comm_bytes
+from app.scoring.training.step.step_time import local_micro_batches
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 

@@ -9,7 +9,8 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import choose_layout, first_fit, layout_fits, recompute_levels
+from app.scoring.training.layouts.choice import choose_layout
+from app.scoring.training.layouts.fit_search import first_fit, layout_fits
 from app.scoring.training.layouts.memory import (
     Layout,
     activation_bytes,
@@ -17,6 +18,7 @@ from app.scoring.training.layouts.memory import (
     partial_recompute_counts,
     recomputed_share,
 )
+from app.scoring.training.layouts.search_space import recompute_levels
 from app.scoring.training.step.flops import executed_flops_per_token
 from app.scoring.workload import TrainingWorkload
 from app.service.rank.plain import plain
@@ -163,7 +165,7 @@ def test_torchtitan_times_partial_recompute_beside_op_level_selective():
     from dataclasses import replace
 
     from app.scoring.training.estimate import step_seconds
-    from app.scoring.training.layouts.choice import sac_rival
+    from app.scoring.training.layouts.fit_search import sac_rival
 
     b200 = GPUS["B200"]
     w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", framework="torchtitan", seq_len=8192)

@@ -9,8 +9,9 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.assumptions import QLORA_NOTE
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import choose_layout, layout_families
+from app.scoring.training.layouts.choice import choose_layout
 from app.scoring.training.layouts.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
+from app.scoring.training.layouts.search_space import layout_families
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates

@@ -7,7 +7,9 @@ import pytest
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.training.estimate import estimate_training
-from app.scoring.training.layouts.choice import choose_layout, first_fit, min_gpus_to_fit, sequence_degrees
+from app.scoring.training.layouts.choice import choose_layout, min_gpus_to_fit
+from app.scoring.training.layouts.fit_search import first_fit
+from app.scoring.training.layouts.search_space import sequence_degrees
 from app.scoring.training.ranking.count_search import min_fitting_count
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch

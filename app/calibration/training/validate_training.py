@@ -30,7 +30,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
-from app.scoring.training.layouts.choice import first_fit
+from app.scoring.training.layouts.fit_search import first_fit
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops

@@ -6,7 +6,7 @@ On a full mesh each GPU is wired straight to each of its peers and the listed fi
 so an all-reduce among g GPUs of the board runs over g - 1 of them: tensor parallel 2 on an MI300X board moves
 its activations over one Infinity Fabric link, a seventh of the 896 GB/s the data sheet lists. The inference
 estimator's all-reduce and the disaggregated KV hand-off scale their link by this share. Training's collectives do
-not yet (training/step/step_time.py `_bandwidth_gbs`; docs/ACCURACY.md says why it is held).
+not yet (training/step/communication.py `collective_bandwidth_gbs`; docs/ACCURACY.md says why it is held).
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ from app.scoring.efficiency import training as eff
 from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
 from app.scoring.explain import significant
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import data_parallel_only_method, recompute_levels
 from app.scoring.training.layouts.lora_adapters import lora_note
 from app.scoring.training.layouts.memory import logits_bytes_per_element
 from app.scoring.training.layouts.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
+from app.scoring.training.layouts.search_space import data_parallel_only_method, recompute_levels
 from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 from app.scoring.training.step.mfu import fp4_modelled_note
 from app.scoring.workload import TrainingWorkload

@@ -14,15 +14,8 @@ from app.scoring.efficiency.bands import band_ratio
 from app.scoring.explain import Band, LazyTerms, Term, fixed
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
-from app.scoring.training.layouts.choice import (
-    choose_layout,
-    layout_families,
-    layout_fits,
-    layout_timing,
-    sequence_degrees,
-    widest_context_splits,
-    zero_stages,
-)
+from app.scoring.training.layouts.choice import choose_layout, layout_timing
+from app.scoring.training.layouts.fit_search import layout_fits
 from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_limit, stack_that_fits
 from app.scoring.training.layouts.memory import (
     Layout,
@@ -32,6 +25,12 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.search_space import (
+    layout_families,
+    sequence_degrees,
+    widest_context_splits,
+    zero_stages,
+)
 from app.scoring.training.layouts.split_limits import sequence_split_limit
 from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.training.step.frameworks import split_stack

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import data_parallel_only_method, fits_at
+from app.scoring.training.layouts.choice import fits_at
+from app.scoring.training.layouts.search_space import data_parallel_only_method
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.workload import TrainingWorkload
 

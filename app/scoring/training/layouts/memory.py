@@ -53,7 +53,7 @@ class Layout:
     # then left out of the layout's JSON (plain.OMITTED_WHEN_NONE), so layouts without it read as they always did.
     recompute_layers: int | None = None
     # GPUs that split a MoE's routed experts (expert parallelism, layouts/experts.py): each holds num_experts / EP of
-    # them whole and trades tokens with the others by all-to-all (step_time.expert_all_to_all_seconds); EP ranks are
+    # them whole and trades tokens with the others by all-to-all (communication.expert_all_to_all_seconds); EP ranks are
     # data-parallel ranks too (they run different tokens). None where a layout does not split experts, left out of
     # the JSON.
     expert_parallel: int | None = None

@@ -8,10 +8,10 @@ import math
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import (
+from app.scoring.training.layouts.choice import fits_at
+from app.scoring.training.layouts.search_space import (
     context_degrees,
     data_parallel_only_method,
-    fits_at,
     layout_families,
     sequence_degrees,
 )

@@ -28,19 +28,13 @@ Pure: same formulas and floating-point order as training.py, so the results are 
 from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
-from app.scoring.training.layouts.choice import larger_micro_batches
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
+from app.scoring.training.layouts.search_space import larger_micro_batches
 from app.scoring.training.ranking.layout_search import LayoutSearch
+from app.scoring.training.step.communication import attention_seconds_per_flop, context_parallel_seconds
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
-from app.scoring.training.step.step_time import (
-    attention_seconds_per_flop,
-    busiest_replica_factor,
-    compute_seconds,
-    context_parallel_seconds,
-    local_micro_batches,
-    step_parts,
-)
+from app.scoring.training.step.step_time import busiest_replica_factor, compute_seconds, local_micro_batches, step_parts
 
 
 class GpuTimer:
@@ -184,7 +178,7 @@ class GpuTimer:
         return (layout, seconds, saves) if seconds < best_s else (best, best_s, saves)
 
     def _ring_exposed(self, gpu_count: int, layout: Layout) -> bool:
-        """Whether a ring-CP layout leaves ring seconds exposed (step_time.context_parallel_seconds)."""
+        """Whether a ring-CP layout leaves ring seconds exposed (communication.context_parallel_seconds)."""
         if layout.sequence_parallel <= 1 or self.search.splits_sequence:
             return False
         s, w = self.search, self.search.workload

@@ -18,16 +18,7 @@ from bisect import bisect_left
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.choice import (
-    context_splits,
-    expert_candidates,
-    expert_split_fits,
-    layout_families,
-    recompute_levels,
-    scaleup_domain,
-    sequence_degrees,
-    zero_stages,
-)
+from app.scoring.training.layouts.expert_layouts import expert_candidates, expert_split_fits
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     GB,
@@ -44,6 +35,14 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.search_space import (
+    context_splits,
+    layout_families,
+    recompute_levels,
+    scaleup_domain,
+    sequence_degrees,
+    zero_stages,
+)
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, split_stack
 from app.scoring.workload import TrainingWorkload
 

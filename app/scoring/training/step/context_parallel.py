@@ -76,7 +76,7 @@ def pass_weights(recompute: str, recomputed_share: float) -> tuple[float, ...]:
 
 
 def ring_step_link(gpu: GpuSpec, group_gpus: int) -> str:
-    """The links a TP x CP group's ring steps over, as its bandwidth is chosen (step_time.collective_bandwidth_gbs):
+    """The links a TP x CP group's ring steps over, as its bandwidth is chosen (communication.collective_bandwidth_gbs):
     "scale-up" inside the domain, "fabric" beyond it (the ring steps together: its slowest hop sets the pace), "PCIe"
     on cards without a scale-up link."""
     if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs:

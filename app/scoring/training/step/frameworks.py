@@ -40,7 +40,7 @@ def split_stack(framework: str, method: str) -> str:
     """The stack whose sequence split (DeepSpeed-Ulysses or ring CP) a job takes, and which names it in a layout's
     words: "hf" for QLoRA under "auto", the stack a user would pick for it being HF Trainer + PEFT over bitsandbytes
     NF4, with DeepSpeed-Ulysses for a long sequence (the Megatron-class stacks and torchtitan shard no NF4 weights by
-    TP, PP or CP: choice.data_parallel_only_method); the framework itself otherwise. The split follows hf, and an SP
-    layout recomputes as hf does (no partial level: choice.recompute_levels); the efficiency class and attention
-    kernel stay auto's."""
+    TP, PP or CP: search_space.data_parallel_only_method); the framework itself otherwise. The split follows hf, and
+    an SP layout recomputes as hf does (no partial level: search_space.recompute_levels); the efficiency class and
+    attention kernel stay auto's."""
     return "hf" if framework == "auto" and method == "qlora" else framework

@@ -10,21 +10,19 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.experts import expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
-from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
-from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
-from app.scoring.training.step.step_time import (
-    StepTime,
+from app.scoring.training.step.communication import (
     all_to_all_passes,
     attention_seconds_per_flop,
-    busiest_replica_factor,
     collective_bandwidth_gbs,
     context_parallel_seconds,
     dp_comm_bytes,
-    local_micro_batches,
     sequence_parallel_seconds,
     ulysses_bytes_per_token,
     ulysses_passes,
 )
+from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
+from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches
 from app.scoring.workload import TrainingWorkload
 
 
@@ -228,7 +226,7 @@ def ep_comm_term(
     e: eff.TrainingEfficiency,
     capacity_factor: float = 1.0,
 ) -> Term | None:
-    """Expert parallelism's all-to-all (step_time.expert_all_to_all_seconds) in its figures; None without EP."""
+    """Expert parallelism's all-to-all (communication.expert_all_to_all_seconds) in its figures; None without EP."""
     ep = expert_parallel(layout, model)
     if ep <= 1:
         return None
