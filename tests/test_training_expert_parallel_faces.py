@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -55,3 +56,17 @@ def test_the_csv_and_a_saved_link_give_the_ep_layout(client, best):  # type: ign
     replayed = client.get(f"{link}.json").json()["options"][0]
     assert (replayed["layout"], replayed["total_usd"]) == (best["layout"], best["total_usd"])
     assert "PP16 EP4" in client.get(link).text
+
+
+def test_methodology_lists_expert_parallelism_among_the_splits_and_its_all_to_all_in_the_step(client) -> None:  # type: ignore[no-untyped-def]
+    """/methodology's training text listed ZeRO/FSDP, TP, PP and recompute as the splits and left the expert
+    all-to-all out of the step time: an EP layout's term was nowhere in the method."""
+    page = client.get("/methodology").text
+    training = re.sub(r"<[^>]+>", "", page[page.index("<h2>Training</h2>") : page.index('id="low-precision"')])
+    splits = training[training.index("Memory per GPU") : training.index("Step time")]
+    assert "expert parallelism" in splits and "num_experts ÷ EP whole experts" in splits
+    assert "context parallelism" in splits
+    step = training[training.index("Step time") :]
+    assert "exposed expert all-to-all" in step and "ep_a2a_exposed" in step
+    constants = {c["name"]: c for c in client.get("/methodology.json").json()["training_constants"]}
+    assert constants["ep_a2a_exposed"]["value"] == "1.0" and "Megatron-Core" in constants["ep_a2a_exposed"]["source"]
