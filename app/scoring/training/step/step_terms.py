@@ -9,7 +9,7 @@ from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.experts import expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
-from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.memory import Layout, recomputed_layers
 from app.scoring.training.step.communication import (
     all_to_all_passes,
     attention_seconds_per_flop,
@@ -235,8 +235,12 @@ def ep_comm_term(
     passes = all_to_all_passes(layout, model.layers)
     bandwidth = collective_bandwidth_gbs(e, gpu, ep)
     padded = f" × {f(capacity_factor)} capacity" if capacity_factor > 1 else ""
+    recomputed = recomputed_layers(layout, model.layers)
+    partial = 0 < recomputed < model.layers
+    rounds = f"(4 + 2 × {recomputed} / {model.layers} layers recomputed)" if partial else f(passes)
+    whose = "layers' " if partial else ""
     text = (
-        f"{f(e.ep_a2a_exposed)} exposed × {f(tokens)} tokens per GPU × {model.moe_layers} MoE layers × {f(passes)} "
+        f"{f(e.ep_a2a_exposed)} exposed × {f(tokens)} tokens per GPU × {model.moe_layers} MoE layers × {rounds} "
         f"all-to-alls × {model.experts_per_token} experts × {model.hidden_size:,} hidden × 2 B × ({ep} - 1) / {ep}"
         f"{padded} / ({f(bandwidth)} GB/s × 10^9)"
     )
@@ -244,7 +248,7 @@ def ep_comm_term(
         f"; EP{ep}: each GPU holds {model.num_experts // ep if model.num_experts >= ep else 1} of the "
         f"{model.num_experts} routed experts and sends each token's hidden state to its top-{model.experts_per_token} "
         "experts' GPUs (dispatch) and takes the results back (combine), forward and again for the gradients backward"
-        + (", and once more for the recomputed forward" if passes > 4 else "")
+        + (f", and once more for the recomputed {whose}forward" if passes > 4 else "")
         + f", over the EP group's {_ep_link(gpu, ep)} at {f(bandwidth)} GB/s per GPU"
         + ("; a token-dropping path sends its expert buffers padded to capacity" if capacity_factor > 1 else "")
         + "; the expert GEMM waits for its tokens, so none of it hides behind compute"

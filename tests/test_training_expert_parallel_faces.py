@@ -1,0 +1,72 @@
+"""Expert parallelism (trainep) as a user meets it outside the scoring package: the ranking's term, the estimate's
+JSON and schema, the CSV, a saved link and /methodology (qa26). DeepSeek-V3 pretraining at 64-sequence batches on 128
+B200 is the case where EP wins (tests/test_training_run_api.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from tests.scoring.term_arithmetic import stated_value
+
+QUERY = (
+    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
+    "&max_gpus=512&gpus=B200&providers=coreweave"
+)
+STEP_PARTS = ("compute", "pipeline bubble", "exposed layer-split traffic", "exposed DP/FSDP traffic")
+
+
+@pytest.fixture(scope="module")
+def best(client):  # type: ignore[no-untyped-def]
+    option = client.get(f"/rank.json?{QUERY}").json()["options"][0]
+    assert "PP16 EP4" in option["layout"]
+    return option
+
+
+def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up(best) -> None:
+    """'× 4.525 all-to-alls' under 1 of 4 layers recomputed per stage: nothing said where the .525 came from (the
+    recomputed layers' forward dispatch and combine, 2 × 16 of 61 layers); now the rounds show their sum."""
+    terms = {t["name"]: t for t in best["terms"]}
+    a2a = terms["exposed expert all-to-all"]
+    assert "× (4 + 2 × 16 / 61 layers recomputed) all-to-alls ×" in a2a["detail"]
+    assert stated_value(a2a["detail"]) == pytest.approx(a2a["value"], rel=5e-3)
+    assert "once more for the recomputed layers' forward" in a2a["detail"]
+    parts = sum(terms[name]["value"] for name in (*STEP_PARTS, "exposed expert all-to-all"))
+    assert parts == pytest.approx(best["step_time_s"], rel=1e-5)
+    assert "exposed expert all-to-all" in terms["step time"]["detail"]
+
+
+def test_the_estimate_json_names_expert_parallel_where_it_is_used_and_the_schema_says_what_it_is(client, best):  # type: ignore[no-untyped-def]
+    body = {"model": "deepseek-v3", "method": "pretrain", "gpu": "B200", "gpu_count": 128}
+    ep = client.post("/api/v1/estimate/training", json={**body, "offer_id": best["offer_id"]}).json()
+    assert ep["layout"]["expert_parallel"] == 4 and ep["layout_text"] == best["layout"]
+    dense = client.post("/api/v1/estimate/training", json={**body, "model": "llama-3.1-70b", "gpu_count": 8}).json()
+    assert dense["fits"] and "expert_parallel" not in dense["layout"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
+    assert "expert_model_parallel_size" in schema["expert_parallel"]["description"]
+
+
+def test_the_csv_and_a_saved_link_give_the_ep_layout(client, best):  # type: ignore[no-untyped-def]
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{QUERY}").text)))
+    assert rows[0]["layout"] == best["layout"] and float(rows[0]["step_time_s"]) == best["step_time_s"]
+    link = client.post("/share", json={"path": "/", "query": QUERY}).json()["url"]
+    replayed = client.get(f"{link}.json").json()["options"][0]
+    assert (replayed["layout"], replayed["total_usd"]) == (best["layout"], best["total_usd"])
+    assert "PP16 EP4" in client.get(link).text
+
+
+def test_methodology_lists_expert_parallelism_among_the_splits_and_its_all_to_all_in_the_step(client) -> None:  # type: ignore[no-untyped-def]
+    """/methodology's training text listed ZeRO/FSDP, TP, PP and recompute as the splits and left the expert
+    all-to-all out of the step time: an EP layout's term was nowhere in the method."""
+    page = client.get("/methodology").text
+    training = re.sub(r"<[^>]+>", "", page[page.index("<h2>Training</h2>") : page.index('id="low-precision"')])
+    splits = training[training.index("Memory per GPU") : training.index("Step time")]
+    assert "expert parallelism" in splits and "num_experts ÷ EP whole experts" in splits
+    assert "context parallelism" in splits
+    step = training[training.index("Step time") :]
+    assert "exposed expert all-to-all" in step and "ep_a2a_exposed" in step
+    constants = {c["name"]: c for c in client.get("/methodology.json").json()["training_constants"]}
+    assert constants["ep_a2a_exposed"]["value"] == "1.0" and "Megatron-Core" in constants["ep_a2a_exposed"]["source"]
