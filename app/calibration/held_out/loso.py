@@ -13,7 +13,7 @@ file, output tok/s 9.3 % LOSO median error warm against 11.0 % cold, TTFT 14.7 a
 A constant that no other publication's rows respond to (the llama.cpp factors, the inter-node all-reduce
 latency) would keep the value the held-out publication gave it, all of that memory: such constants restart from
 the research defaults, where a cold refit without the publication leaves them (`held_out_priors`).
-Training: the full `calibrate_training.fit` (cold: the research defaults and seeded restarts around them) per source,
+Training: the full `calibrate_training.fit` (cold: one descent from the research defaults) per source,
 on the same pool.
 """
 
