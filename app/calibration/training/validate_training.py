@@ -164,24 +164,13 @@ def predict_estimate(
     if async_tp_changes(row):
         e = replace(e, **async_tp_changes(row))
     span, capacity = execution_from_notes(row)
+
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
     # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.
     # Nor with expert parallelism: the fitted constants (moe_factor among them) were read off layouts without it, and
     # the product's EP search would move the MoE rows' predictions without a refit.
-    base = estimate_training(
-        gpu,
-        n,
-        model,
-        w,
-        e=e,
-        attention_span=span,
-        capacity_factor=capacity,
-        partial_recompute=False,
-        expert_split=False,
-    )
-    if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
-        w = w.model_copy(update={"offload": "cpu"})
-        base = estimate_training(
+    def searched(w: TrainingWorkload) -> TrainingEstimate:
+        return estimate_training(
             gpu,
             n,
             model,
@@ -192,6 +181,11 @@ def predict_estimate(
             partial_recompute=False,
             expert_split=False,
         )
+
+    base = searched(w)
+    if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
+        w = w.model_copy(update={"offload": "cpu"})
+        base = searched(w)
     layout = layout_from_notes(row.get("notes", ""), n, base.layout)
     sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))
     if sp and n % sp == 0 and w.framework in DATA_PARALLEL_ONLY:  # DeepSpeed-Ulysses as stated, sp1 included
