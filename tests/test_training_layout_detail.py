@@ -1,6 +1,6 @@
 """A training option's layout as fields (qa27): the ranking gave the split only as words ("PP16 EP4 ZeRO-1 ×8, ...")
 while the estimate API gave it as `layout`, so a tool that ranked had to parse the words to learn TP, PP or EP. Now
-every JSON face carries `layout_detail`, and the CSV one column per field."""
+every JSON face carries `layout_detail`, the CSV one column per field, and /plan's train-then-serve names the layout."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import io
 import json
 
 import pytest
+from markupsafe import escape
 
 from app.cli.main import main as cli
 from app.web.rank.csv_export import LAYOUT_COLUMNS
@@ -92,3 +93,29 @@ def test_the_cli_json_gives_each_option_its_layout_detail(database, client, caps
     assert {"zero_stage", "tensor_parallel", "pipeline_parallel", "recompute"} <= set(best)
     from_api = client.post("/api/v1/rank/training", json={"model": "llama-3.1-70b", "method": "lora"}).json()
     assert [o["layout_detail"] for o in from_api["options"]] == [o["layout_detail"] for o in from_cli]
+
+
+PLAN = "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12"
+
+
+def test_plan_train_then_serve_names_each_training_runs_layout_in_the_page_and_the_json(client) -> None:  # type: ignore[no-untyped-def]
+    """/plan labelled the run '8×H100-SXM at … (on demand)' with no layout, for every model."""
+    combinations = client.get(PLAN.replace("/plan?", "/plan.json?")).json()["lifecycle"]["combinations"]
+    assert combinations
+    trained = client.get("/rank.json?phase=training&model=llama-3.1-70b").json()["options"]
+    layouts = {(o["layout"], json.dumps(o["layout_detail"], sort_keys=True)) for o in trained if o["feasible"]}
+    for c in combinations:
+        assert c["training_layout"] and c["training_layout_detail"]["tensor_parallel"] >= 1
+        assert (c["training_layout"], json.dumps(c["training_layout_detail"], sort_keys=True)) in layouts
+    page = client.get(PLAN).text
+    label, layout = escape(combinations[0]["training"]), escape(combinations[0]["training_layout"])
+    assert f"Best: train on <strong>{label}</strong>, laid out {layout} (" in page
+    assert f">{label} · {layout}</td>" in page
+
+
+def test_the_cli_plan_table_names_the_training_layout(database, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["plan", "lifecycle", "--model", "llama-3.1-70b", "--weight-dtype", "fp8", "--requests-per-day", "500000"]
+    assert cli([*argv, "--json"]) == 0
+    top = json.loads(capsys.readouterr().out)["combinations"][0]
+    assert cli(argv) == 0
+    assert f"{top['training']} · {top['training_layout']}" in capsys.readouterr().out
