@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cli.main import main as cli
-from app.web.rank.csv_export import APPENDED, APPENDED_LAST
+from app.web.rank.csv_export import APPENDED, APPENDED_LAST, LAYOUT_COLUMNS
 
 ALL_TERMS = "include_stale=true&price_types=on_demand,spot,reserved,marketplace,capacity_block"
 LLAMA_70B = f"phase=inference&model=llama-3.1-70b&weight_dtype=fp8&{ALL_TERMS}"
@@ -204,9 +204,10 @@ def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> Non
     later = ["requests_in_flight", "cluster_caveat", "requests_per_s"]  # in the order they were added
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended, *offer_names, *later]
     training, _ = _csv(client, TRAINING_MIXED)
-    assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric", "deadline_at_risk", *offer_names]
+    layout = list(LAYOUT_COLUMNS)  # the layout as fields (qa27), after the offer's names
+    assert training == [*TRAINING_CSV_BEFORE.split(","), "band_metric", "deadline_at_risk", *offer_names, *layout]
     assert set(APPENDED) == {"ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk"}
-    assert APPENDED_LAST == ("instance_type", "region", "requests_in_flight", "requests_per_s")
+    assert APPENDED_LAST == ("instance_type", "region", "requests_in_flight", "requests_per_s", "layout_detail")
 
 
 def test_the_readme_documents_every_csv_column(client: TestClient) -> None:

@@ -203,7 +203,7 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 
     rows = [
         [
-            c["training"],
+            f"{c['training']} · {c['training_layout']}" if c["training_layout"] else c["training"],
             c["serving"],
             rounded(c["training_usd"]),
             rounded(c["serving_usd_per_month"]),

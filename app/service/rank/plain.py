@@ -11,6 +11,11 @@ from typing import Any
 
 from app.scoring.explain import LazyTerms
 from app.scoring.pricing.offers import LazyOptions
+from app.scoring.training.layouts.memory import Layout
+
+# Dataclasses every offer of one configuration shares, converted once per answer by identity as its lists are: a
+# training option's layout_detail (its estimate's Layout)
+_SHARED_BY_IDENTITY = frozenset({Layout})
 
 
 @cache
@@ -41,8 +46,9 @@ _SCALARS = (str, int, bool, type(None))
 def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
     """Dataclasses, lists and dates → JSON-ready values (faster than dataclasses.asdict).
 
-    `shared` memoises converted lists by identity: every offer of one configuration carries the same
-    `terms` list, so a ranking converts each configuration's explanation once, not once per offer."""
+    `shared` memoises converted lists (and _SHARED_BY_IDENTITY dataclasses) by identity: every offer of one
+    configuration carries the same `terms` list, so a ranking converts each configuration's explanation once, not
+    once per offer."""
     kind = type(value)
     if kind is LazyTerms:  # shared by every offer of one configuration, as the list it writes
         value, kind = value.written(), list
@@ -61,13 +67,22 @@ def plain(value: Any, shared: dict[int, Any] | None = None) -> Any:
         return {k: plain(v, shared) for k, v in value.items()}
     if isinstance(value, date):
         return value.isoformat()
+    if kind in _SHARED_BY_IDENTITY and shared is not None:
+        found = shared.get(id(value))
+        if found is None:
+            found = shared[id(value)] = _dataclass_plain(value, shared)
+        return found
     if is_dataclass(value) and not isinstance(value, type):
-        row = _fields_plain(value, _field_specs(value.__class__), shared)
-        for name in _omitted_when_none(value.__class__):
-            if row[name] is None:
-                del row[name]
-        return row
+        return _dataclass_plain(value, shared)
     return value
+
+
+def _dataclass_plain(value: Any, shared: dict[int, Any] | None) -> dict[str, Any]:
+    row = _fields_plain(value, _field_specs(value.__class__), shared)
+    for name in _omitted_when_none(value.__class__):
+        if row[name] is None:
+            del row[name]
+    return row
 
 
 @cache

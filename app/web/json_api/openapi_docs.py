@@ -70,6 +70,12 @@ NAME_PAIRS: tuple[tuple[str, str, str], ...] = (
         "disagg's `usd_per_million_output_tokens_at_traffic` (idle capacity included), also under its deprecated "
         "name `usd_per_million_output_tokens`",
     ),
+    (
+        "a training layout",
+        "`layout` (words), `layout_detail` (fields)",
+        "the training estimate's `layout_text` (words) and `layout` (fields); /plan's `training_layout`, "
+        "`training_layout_detail`",
+    ),
 )
 
 

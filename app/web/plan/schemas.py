@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, WeightsOut
+from app.web.rank.layout_schema import LayoutOut
 from app.web.rank.option_schemas import InferenceOptionFields
 from app.web.rank.schemas import WORKLOAD
 
@@ -135,6 +136,13 @@ class LifecycleCombinationOut(BaseModel):
     serving_share: float = Field(description="serving's share of total_usd, a fraction")
     training_price_caveats: list[str] = Field(description="what a buyer must know about the training price")
     serving_price_caveats: list[str] = Field(description="what a buyer must know about the serving price")
+    training_layout: str = Field(
+        description="the training run's parallel layout in words, as the training ranking's `layout` gives it"
+    )
+    training_layout_detail: LayoutOut | None = Field(
+        description="the same layout as fields, the training ranking's `layout_detail` (the training estimate's "
+        "`layout`); null where no layout was sized"
+    )
 
 
 class LifecycleResponse(BaseModel):

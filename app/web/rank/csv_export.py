@@ -8,6 +8,8 @@ from typing import Any
 
 from fastapi.responses import Response
 
+from app.web.rank.layout_schema import LayoutOut
+
 # Latency bands (options.InferenceOption) as a low and a high column each, appended last
 LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
 SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
@@ -16,7 +18,11 @@ APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "de
 # Columns added after the latency bands: last of all, so every column before them keeps its position. An option's
 # fields from the first of these on are all last, in their order: inference's cluster_caveat, added after them,
 # comes after them, while training's (one of its first columns) keeps its place.
-APPENDED_LAST = ("instance_type", "region", "requests_in_flight", "requests_per_s")
+APPENDED_LAST = ("instance_type", "region", "requests_in_flight", "requests_per_s", "layout_detail")
+# A training option's layout_detail as one column per field (tensor_parallel, ..., expert_parallel), in its place
+# among the last columns; an absent field (no layout sized, experts not split) is an empty cell.
+LAYOUT_DETAIL = "layout_detail"
+LAYOUT_COLUMNS = tuple(LayoutOut.model_fields)
 # Spreadsheets run a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -41,7 +47,7 @@ def columns_of(options: list[dict[str, Any]]) -> list[str]:
     tail = min((keys.index(k) for k in APPENDED_LAST if k in keys), default=len(keys))
     first = [k for k in keys[:tail] if k not in SKIP and k not in APPENDED]
     latency = [f"{name}_{end}_ms" for key, name in LATENCY_BANDS.items() if key in keys for end in ("low", "high")]
-    last = [k for k in keys[tail:] if k not in SKIP]
+    last = [c for k in keys[tail:] if k not in SKIP for c in (LAYOUT_COLUMNS if k == LAYOUT_DETAIL else (k,))]
     return [*first, "band_low", "band_high", *(k for k in APPENDED if k in keys), *latency, *last]
 
 
@@ -55,6 +61,9 @@ def csv_response(payload: dict[str, Any], filename: str) -> Response:
     for option in options:
         band = option.get("band") or {}
         row = {k: neutralise(v) for k, v in option.items() if k not in SKIP}
+        if LAYOUT_DETAIL in option:
+            layout = option[LAYOUT_DETAIL] or {}
+            row |= {column: layout.get(column) for column in LAYOUT_COLUMNS}
         for key, name in LATENCY_BANDS.items():
             latency = option.get(key) or {}
             row |= {f"{name}_low_ms": latency.get("low"), f"{name}_high_ms": latency.get("high")}

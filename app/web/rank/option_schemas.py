@@ -11,6 +11,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.web.json_api.report_schemas import TermOut
+from app.web.rank.layout_schema import LayoutOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"
@@ -231,6 +232,10 @@ class TrainingOptionFields(OfferFieldsOut):
         description="what a run on time on its estimate would miss at its tokens/s band's slow end (the deadline, "
         "the budget), in words; empty where it misses nothing there, where it is already late or over budget, and "
         "with limits_at band_high (checked there)"
+    )
+    layout_detail: LayoutOut | None = Field(
+        description="the layout `layout` words, as fields: the estimate API's `layout` for this GPU, count and offer "
+        "(/api/v1/estimate/training with offer_id); null where `layout` is empty (no layout was sized)"
     )
 
 

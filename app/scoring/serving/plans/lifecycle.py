@@ -17,6 +17,7 @@ from app.scoring.serving.plans.plan import ServingPlan, plan_serving
 from app.scoring.serving.serverless.notes import label_tags
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.training.ranking.results import TrainingOption, TrainingRanking
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -41,6 +42,9 @@ class LifecycleCombination:
     training_price_caveats: tuple[str, ...] = ()
     serving_price_caveats: tuple[str, ...] = ()
     training_billed_hours: float = 0.0  # training_hours rounded up to the billing unit, at least a committed term
+    # the training run's layout as its ranking row gives it: in words (TrainingOption.layout) and as fields
+    training_layout: str = ""
+    training_layout_detail: Layout | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +129,8 @@ def combine(
                     t.price_caveats,
                     candidate.price_caveats,
                     t.billed_hours or t.total_hours or 0.0,
+                    t.layout,
+                    t.layout_detail,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))

@@ -13,6 +13,7 @@ from app.scoring.hardware.machines import Machine, shared_rack_assumption, share
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.specs import Offer
 from app.scoring.training.estimate import TrainingEstimate
+from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.ranking.slot_search import SharedTerms
 from app.scoring.training.run.limit_words import deadline_at_risk_text
 from app.scoring.training.run.offer_terms import RunCost, RunTerms
@@ -65,6 +66,9 @@ class TrainingOption:
     deadline_at_risk: str = ""
     instance_type: str = ""  # the offer's instance as its provider names it ("" where the catalog has none)
     region: str = ""  # where the offer's price applies ("" where not stated)
+    # the layout `layout` words, as fields (the estimate's Layout, shared by every offer of its configuration); None
+    # where nothing was sized
+    layout_detail: Layout | None = None
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -122,6 +126,7 @@ def priced_training_option(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
         layout=est.layout_text,
+        layout_detail=est.layout,
         nodes=s.nodes,
         machine=s.machine.describe(),
         **offer_fields(offer, shared_rack_caveat(s.machine, est.gpu_count)),
@@ -156,6 +161,7 @@ def unfit_training_option(offer: Offer, est: TrainingEstimate, machine: Machine)
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
         layout=est.layout_text,
+        layout_detail=est.layout,
         machine=machine.describe(),
         **offer_fields(offer),
         feasible=False,

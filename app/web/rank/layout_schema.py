@@ -1,0 +1,36 @@
+"""A training layout as fields, for /docs: the estimate API's `layout`, a training option's `layout_detail` and a
+train-then-serve combination's `training_layout_detail` (app.scoring.training.layouts.memory.Layout, written by
+app.service.rank.plain, which leaves out its OMITTED_WHEN_NONE fields while None)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LayoutOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
+    tensor_parallel: int = Field(description="tensor-parallel degree")
+    pipeline_parallel: int = Field(description="pipeline-parallel degree (stages)")
+    recompute: str = Field(
+        description="none | selective | partial | full; partial (megatron, nemo, torchtitan) recomputes "
+        "recompute_layers of each pipeline stage's layers, the others keep every activation"
+    )
+    micro_batch_seqs: int = Field(description="sequences per micro-batch on each data-parallel rank")
+    pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
+    sequence_parallel: int = Field(
+        description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
+        "auto, DeepSpeed-Ulysses (SP) on hf and for QLoRA on auto; 1 = no split"
+    )
+    recompute_layers: int | None = Field(
+        default=None,
+        description="under partial recompute, the layers each pipeline stage recomputes (Megatron-LM "
+        "--recompute-num-layers, NeMo activations_checkpoint_num_layers); absent otherwise",
+    )
+    expert_parallel: int | None = Field(
+        default=None,
+        description="a mixture of experts' expert-parallel degree: GPUs its routed experts are split over, whole "
+        "(Megatron-Core expert_model_parallel_size, torchtitan expert_parallel_degree), trading tokens by all-to-all; "
+        "absent where the experts are not split",
+    )
