@@ -22,6 +22,7 @@ from app.scoring.inference.batching.loops import (
 )
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
+from app.scoring.inference.estimates.layout_setup import layout_setup
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
@@ -32,13 +33,12 @@ from app.scoring.inference.estimates.throughput_ceiling import (
     per_gpu_digits,
 )
 from app.scoring.inference.explanation.explain_estimate import explain
-from app.scoring.inference.step.context import InferenceContext, build_context
+from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import (
     GB,
     footprint_gb,
     head_split_reason,
     kv_replicated_under_tp,
-    max_sequences,
     request_kv_tokens,
     stage_split_reason,
     usable_gb,
@@ -215,7 +215,9 @@ def _solve(
         return refused
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
-    max_batch = max_sequences(gpu, model, wdt, kvdt, held_tokens, tp, pp, dp, engine)
+    ep = expert_parallel_degree(model, workload, tp)
+    setup = layout_setup(gpu, model, wdt, kvdt, engine, tp, pp, fabric_gbs, dp, ep)
+    max_batch = setup.max_sequences(model, held_tokens)
     if max_batch < 1:
         return _infeasible(
             gpu,
@@ -225,8 +227,7 @@ def _solve(
             (f"weights fit but no room for one request's KV cache at {fixed(held_tokens, 0)} tokens"),
             memory,
         )
-    ep = expert_parallel_degree(model, workload, tp)
-    ctx = build_context(gpu, model, wdt, kvdt, workload.engine, tp, pp, fabric_gbs, dp, ep)
+    ctx = setup.ctx
     techniques = techniques_for(workload)
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)

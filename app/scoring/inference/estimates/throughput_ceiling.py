@@ -82,7 +82,26 @@ def no_load_meets_ttft(
     Positional arguments of plain values, so that shared_search answers it once per equal context."""
     if not math.isfinite(ttft_limit_ms):
         return False
+    own_ratio = eff.p99_ttft_over_mean if prompt_p99_over_mean is None else prompt_p99_over_mean
+    least_ms = _prefill_gemm_ms(ctx, eff, input_len) * (1.0 - CEILING_ROUNDING_SLACK)
+    if least_ms * own_ratio * (1.0 - CEILING_ROUNDING_SLACK) > ttft_limit_ms * (1.0 + CEILING_ROUNDING_SLACK):
+        return True  # _TtftRoom's room is negative for any first prefill at least this long: no prefill timed
     return _TtftRoom.of(ctx, eff, input_len, ttft_limit_ms, prompt_p99_over_mean).own_prefill_misses
+
+
+def _prefill_gemm_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float) -> float:
+    """A lone prompt's first prefill (first_prefill_ms) is at least its dense GEMMs' compute: without PP one pass,
+    busy >= the dense roofline >= its FLOPs / peak (forward_parts; the routed experts' FLOPs, at most the tokens x
+    routed FLOPs, left out); with PP every stage in turn, `stages` stage passes of 1 / stages of those FLOPs each
+    (prefill_latency_ms of one prompt). Its comm, host time, attention and weight reads only add. 0 under
+    data-parallel attention (whose GEMMs split otherwise: no bound here). The caller's CEILING_ROUNDING_SLACK covers
+    the few roundings by which this sum's order differs from forward_parts'."""
+    if ctx.attention_dp > 1:
+        return 0.0
+    shards = ctx.tensor_parallel * ctx.pipeline_parallel
+    tokens = input_len * ctx.techniques.uncached_share
+    dense_flops = max(tokens * ctx.flops_per_token / shards - tokens * ctx.routed_flops_per_token / shards, 0.0)
+    return ctx.pipeline_parallel * dense_flops / pass_rates(ctx, eff).peak
 
 
 @hot_record
