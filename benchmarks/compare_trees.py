@@ -1,5 +1,6 @@
-"""In-process ranking CPU of two source trees, side by side: the four inference phases of bench_rank, base and 100x
-offers, as CPU ms (time.process_time: a shared machine's other load moves wall time far more than CPU time).
+"""In-process ranking CPU of two source trees, side by side: the four inference phases of bench_rank and its training
+phase, base and 100x offers, as CPU ms (time.process_time: a shared machine's other load moves wall time far more
+than CPU time).
 
     python -m benchmarks.compare_trees OLD_TREE NEW_TREE [BLOCKS]
 
@@ -18,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-PHASES = ("inference", "mla", "open_loop", "batch_job")
+PHASES = ("inference", "mla", "open_loop", "batch_job", "training")
 BLOCK = 5
 BIG_START = 10_000  # the 100x runs' workloads are numbered apart from the base runs'
 
@@ -35,6 +36,7 @@ def worker() -> None:
         "mla": bench_rank.mla_workload,
         "open_loop": bench_rank.open_loop_workload,
         "batch_job": bench_rank.batch_job_workload,
+        "training": bench_rank.training_workload,
     }
     print("ready", flush=True)
     for line in sys.stdin:
@@ -43,7 +45,7 @@ def worker() -> None:
         for run in range(int(start), int(start) + int(count)):
             workload = makes[phase](run)
             began = time.process_time()
-            ranking.rank("inference", workload, snapshots[int(multiplier)])
+            ranking.rank("training" if phase == "training" else "inference", workload, snapshots[int(multiplier)])
             timings_ms.append((time.process_time() - began) * 1e3)
         print(json.dumps(timings_ms), flush=True)
 

@@ -165,7 +165,7 @@ def model_state_bytes(
     recipe: StateRecipe = DEFAULT_RECIPE,
 ) -> float:
     """Weights, gradients and optimizer states held by one GPU (the trained weights' by the optimizer recipe)."""
-    if expert_parallel(layout, model) > 1:
+    if layout.expert_parallel and expert_parallel(layout, model) > 1:  # no call for a layout without EP
         return expert_split_state_bytes(model, method, layout, gpu_count, lora_rank, recipe)
     n_total = model.params_b * 1e9
     split = layout.tensor_parallel * layout.pipeline_parallel

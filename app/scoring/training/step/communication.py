@@ -153,7 +153,7 @@ def dp_comm_bytes(
     if dp <= 1:
         return 0.0
     split = layout.tensor_parallel * layout.pipeline_parallel
-    ep = expert_parallel(layout, model)
+    ep = expert_parallel(layout, model) if layout.expert_parallel else 1  # no call for a layout without EP
     if ep <= 1:
         return _dp_volume(model.params_b * 1e9, adapters, split, method, layout, dp, micro_batches)
     experts = all_expert_params(model)

@@ -214,7 +214,12 @@ def step_parts(
     dp_raw = dp_bytes / (collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
-    ep_comm = expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
+    # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
+    ep_comm = (
+        expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
+        if layout.expert_parallel
+        else 0.0
+    )
     return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm
 
 
