@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
+from functools import lru_cache
 from pathlib import Path
 
 # The columns a case cannot be predicted or scored without (shared/validation/README.md has the whole schema);
@@ -35,7 +36,56 @@ def read_cases(path: str | Path) -> list[dict]:
     for number, row in enumerate(rows, start=2):  # line 1 is the header
         if None in row or None in row.values():
             raise CaseFileError(f"line {number} has {_cells(row)} cells, the header {len(header)}")
-    return with_cumulative_techniques(rows)
+    return with_cumulative_techniques(with_readme_spellings(rows))
+
+
+# The README's enums are lower case ("`vllm`", "`fp8`", "`p99`"); a publication's table typed as " vLLM ", "FP8" or
+# "TensorRT-LLM" means the same, and reads as the README's spelling. Ids keep theirs ("H100-SXM", "llama-3-8b"):
+# a cell that differs from exactly one of them only in case or surrounding spaces reads as that id. Anything else
+# stays as typed, and the row is uncovered with its reason (an unknown id) or noted ("engine ... treated as ...").
+ENUM_COLUMNS = (
+    "engine",
+    "framework",
+    "scenario",
+    "metric",
+    "statistic",
+    "weight_dtype",
+    "kv_dtype",
+    "method",
+    "precision",
+)
+ENGINE_ALIASES = {
+    "tensorrt-llm": "trtllm",
+    "tensorrt_llm": "trtllm",
+    "trt-llm": "trtllm",
+    "llama.cpp": "llamacpp",
+    "llama-cpp": "llamacpp",
+}
+
+
+def with_readme_spellings(rows: list[dict]) -> list[dict]:
+    """Each row's enum cells in the README's spelling and its gpu / model cells as the reference ids they name."""
+    ids = {"gpu": _ids_by_casefold("gpus.csv"), "model": _ids_by_casefold("models.csv")}
+    for row in rows:
+        for column in ENUM_COLUMNS:
+            if (cell := row.get(column)) is not None:
+                spelled = cell.strip().lower()
+                row[column] = ENGINE_ALIASES.get(spelled, spelled) if column == "engine" else spelled
+        for column, by_casefold in ids.items():
+            if (cell := row.get(column)) is not None:
+                row[column] = by_casefold.get(cell.strip().casefold(), cell)
+    return rows
+
+
+@lru_cache(maxsize=2)
+def _ids_by_casefold(file_name: str) -> dict[str, str]:
+    """The seed table's ids by their casefolded spelling (one dropped where two ids share it: neither is guessed)."""
+    from app.catalog.spec_files import SEED_DIR
+
+    with open(SEED_DIR / file_name, encoding="utf-8", newline="") as handle:
+        ids = [row["id"] for row in csv.DictReader(handle)]
+    folded = [name.casefold() for name in ids]
+    return {key: name for key, name in zip(folded, ids, strict=True) if folded.count(key) == 1}
 
 
 def _cells(row: dict) -> int:
