@@ -68,7 +68,7 @@ def _write(path: Path, rows: list[dict]) -> Path:
         ),
         (
             TRAINING,
-            {"gpu": " h100-sxm ", "framework": "Megatron-LM", "precision": "BF16", "method": "Pretrain"},
+            {"gpu": " h100-sxm ", "framework": "Megatron-Core", "precision": "BF16", "method": "Pretrain"},
             predict_training_case,
         ),
     ],

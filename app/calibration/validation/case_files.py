@@ -39,10 +39,11 @@ def read_cases(path: str | Path) -> list[dict]:
     return with_cumulative_techniques(with_readme_spellings(rows))
 
 
-# The README's enums are lower case ("`vllm`", "`fp8`", "`p99`"); a publication's table typed as " vLLM ", "FP8" or
-# "TensorRT-LLM" means the same, and reads as the README's spelling. Ids keep theirs ("H100-SXM", "llama-3-8b"):
-# a cell that differs from exactly one of them only in case or surrounding spaces reads as that id. Anything else
-# stays as typed, and the row is uncovered with its reason (an unknown id) or noted ("engine ... treated as ...").
+# The README's enums are lower case ("`vllm`", "`fp8`", "`p99`"); a publication's table typed as " vLLM ", "FP8",
+# "TensorRT-LLM" or "Megatron-Core" means the same, and reads as the README's spelling. Ids keep theirs ("H100-SXM",
+# "llama-3-8b"): a cell that differs from exactly one of them only in case or surrounding spaces reads as that id.
+# Anything else stays as typed, and the row is uncovered with its reason (an unknown id) or noted ("engine ...
+# treated as ...").
 ENUM_COLUMNS = (
     "engine",
     "framework",
@@ -54,12 +55,20 @@ ENUM_COLUMNS = (
     "method",
     "precision",
 )
-ENGINE_ALIASES = {
-    "tensorrt-llm": "trtllm",
-    "tensorrt_llm": "trtllm",
-    "trt-llm": "trtllm",
-    "llama.cpp": "llamacpp",
-    "llama-cpp": "llamacpp",
+ALIASES = {
+    "engine": {
+        "tensorrt-llm": "trtllm",
+        "tensorrt_llm": "trtllm",
+        "trt-llm": "trtllm",
+        "llama.cpp": "llamacpp",
+        "llama-cpp": "llamacpp",
+    },
+    "framework": {
+        "megatron-core": "megatron-lm",
+        "megatron": "megatron-lm",
+        "llm foundry": "llm-foundry",
+        "llmfoundry": "llm-foundry",
+    },
 }
 
 
@@ -70,7 +79,7 @@ def with_readme_spellings(rows: list[dict]) -> list[dict]:
         for column in ENUM_COLUMNS:
             if (cell := row.get(column)) is not None:
                 spelled = cell.strip().lower()
-                row[column] = ENGINE_ALIASES.get(spelled, spelled) if column == "engine" else spelled
+                row[column] = ALIASES.get(column, {}).get(spelled, spelled)
         for column, by_casefold in ids.items():
             if (cell := row.get(column)) is not None:
                 row[column] = by_casefold.get(cell.strip().casefold(), cell)
