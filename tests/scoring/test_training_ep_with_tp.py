@@ -13,8 +13,14 @@ from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
 from app.scoring.efficiency.training import LIVE_PARAM_LAYERS
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import choose_layout, fits_at, layout_timing
-from app.scoring.training.layouts.expert_layouts import expert_candidates, expert_split_fits, expert_splits
+from app.scoring.training.layouts.expert_layouts import (
+    expert_candidates,
+    expert_split_fits,
+    expert_splits,
+    states_overflow,
+)
 from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel
+from app.scoring.training.layouts.fit_search import frugal_fits
 from app.scoring.training.layouts.memory import Layout, live_param_bytes, model_state_bytes
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -152,3 +158,21 @@ def test_a_tp_ep_layout_reads_both_in_words_terms_and_json():
     )
     assert "sharded over the TP × DP / EP ranks" in terms["memory: model states"]
     assert "beside TP4 attention the experts run whole (expert-TP 1)" in terms["exposed expert all-to-all"]
+
+
+@pytest.mark.parametrize("method", ["pretrain", "lora"])
+def test_states_overflow_only_skips_splits_that_cannot_fit(method):
+    """The search skips EP memory checks where the model's states spread evenly over every GPU pass its memory: at
+    each such count no EP split fits even at its most frugal, and the test does stop some counts (DeepSeek-V3
+    pretraining on up to 128 H100s: 10.7 TB of states)."""
+    model = MODELS["deepseek-v3"]
+    w = TrainingWorkload(model="deepseek-v3", method=method, seq_len=4096, global_batch_seqs=64)
+    stopped = 0
+    for gpu in (H100, B200):
+        for n in (8, 16, 32, 64, 128, 256, 512):
+            if states_overflow(gpu, n, model, w):
+                stopped += 1
+                assert not any(
+                    frugal_fits(gpu, n, model, w, tp, pp, E, ep=ep) for tp, pp, ep in expert_splits(gpu, n, model, w)
+                )
+    assert stopped >= 2 and not states_overflow(B200, 512, model, w)

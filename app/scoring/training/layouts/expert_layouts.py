@@ -16,7 +16,8 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.experts import expert_degrees
 from app.scoring.training.layouts.fit_search import first_fit, frugal_fits, with_micro_batches
-from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.layouts.memory import GB, Layout, frozen_base_bytes_per_param, usable_gb
+from app.scoring.training.layouts.optimizer import gpu_state_bytes_per_param, state_recipe
 from app.scoring.training.layouts.search_space import data_parallel_only_method, layout_families
 from app.scoring.workload import TrainingWorkload
 
@@ -24,6 +25,12 @@ from app.scoring.workload import TrainingWorkload
 # expert_model_parallel_size), torchtitan (its expert_parallel_degree) and "auto", the tuned stack priced as one of
 # them. HF Trainer, LLM Foundry's FSDP and plain PyTorch/torchtune train every expert on every rank.
 EXPERT_PARALLEL_STACKS = frozenset({"megatron", "megatron-lm", "nemo", "torchtitan", "auto"})
+
+ExpertGroup = tuple[int, int, tuple[int, ...]]  # (TP, EP, the PPs tried, ascending)
+
+# Relative slack of states_overflow's test: a numerical guard (float sums differ from the even spread's by ~1e-15),
+# not a physical quantity; far above rounding, far below any real difference in memory.
+STATES_MARGIN = 1e-6
 
 
 def expert_splits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> list[tuple[int, int, int]]:
@@ -39,19 +46,49 @@ def expert_splits(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWor
     return sorted(splits, key=lambda split: (split[0], split[2], split[1]))
 
 
-def expert_candidates(gpu, gpu_count, model, w, e, partial: bool = True) -> list[Layout]:
-    """Per (TP, EP) of expert_splits (ascending), the first fit without PP and at the smallest PP that fits, each
-    with its larger micro-batches (with_micro_batches): the EP layouts choose_layout times after the others."""
-    found: list[Layout] = []
-    done: set[tuple[int, int, bool]] = set()
+def expert_groups(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> list[ExpertGroup]:
+    """expert_splits gathered by (TP, EP), in their order, each with its PPs ascending."""
+    groups: dict[tuple[int, int], list[int]] = {}
     for tp, pp, ep in expert_splits(gpu, gpu_count, model, w):
-        if (tp, ep, pp > 1) in done:
-            continue
+        groups.setdefault((tp, ep), []).append(pp)
+    return [(tp, ep, tuple(pps)) for (tp, ep), pps in groups.items()]
+
+
+def states_overflow(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload) -> bool:
+    """Whether the model's states, spread evenly over every GPU (ZeRO-3's share, the least any split holds: each
+    other stage or split keeps more on some GPU), already pass a GPU's usable memory, so no EP layout can fit: the
+    search then skips their memory checks (the margin keeps rounding from turning a fit away)."""
+    n = model.params_b * 1e9
+    if w.method in ("pretrain", "full_ft"):
+        least = n * gpu_state_bytes_per_param(state_recipe(w), 3, 1) / gpu_count
+    else:
+        least = n * frozen_base_bytes_per_param(w.method) / gpu_count
+    return least / GB * (1.0 - STATES_MARGIN) > usable_gb(gpu, gpu_count)
+
+
+def expert_group_candidates(gpu, gpu_count, model, w, e, group: ExpertGroup, partial: bool = True) -> list[Layout]:
+    """One (TP, EP) group's layouts: the first fit without PP and at the smallest PP that fits, each with its larger
+    micro-batches (with_micro_batches); none where the states overflow every split (states_overflow)."""
+    tp, ep, pps = group
+    found: list[Layout] = []
+    if states_overflow(gpu, gpu_count, model, w):
+        return found
+    for pp in pps:
+        if pp > 1 and any(layout.pipeline_parallel > 1 for layout in found):
+            break
         layout = first_fit(gpu, gpu_count, model, w, tp, pp, e, partial=partial, ep=ep)
         if layout is not None:
-            done.add((tp, ep, pp > 1))
             found.extend(with_micro_batches(gpu, gpu_count, model, w, tp, pp, e, layout, partial=partial))
     return found
+
+
+def expert_candidates(gpu, gpu_count, model, w, e, partial: bool = True) -> list[Layout]:
+    """Per (TP, EP) of expert_groups (ascending), expert_group_candidates: the EP layouts choose_layout times after
+    the others."""
+    groups = expert_groups(gpu, gpu_count, model, w)
+    if not groups or states_overflow(gpu, gpu_count, model, w):
+        return []
+    return [layout for g in groups for layout in expert_group_candidates(gpu, gpu_count, model, w, e, g, partial)]
 
 
 def expert_split_fits(
@@ -62,4 +99,6 @@ def expert_split_fits(
     widest: dict[tuple[int, int], int] = {}
     for tp, pp, ep in expert_splits(gpu, gpu_count, model, w):
         widest[tp, pp] = max(ep, widest.get((tp, pp), 1))
+    if not widest or states_overflow(gpu, gpu_count, model, w):  # a dense model's search stops at the first test
+        return False
     return any(frugal_fits(gpu, gpu_count, model, w, tp, pp, e, ep=ep) for (tp, pp), ep in widest.items())
