@@ -22,6 +22,9 @@ evaluations, over the memory fits of a LayoutSearch.
   when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
   micro-batches as above, and also where its ring is exposed: a larger micro-batch pays each ring step's latency
   once for more sequences (a ring its attention hides at one sequence stays hidden at more).
+- A MoE on an EP stack then tries expert parallelism, (TP, EP) group by group in training.expert_candidates' order:
+  a group is skipped unread where its step floor (compute without recompute, per-layer latency, TP all-reduces and
+  the all-to-all at the even split's tokens) cannot beat the best; its layouts are listed once per memory size.
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
