@@ -65,8 +65,33 @@ def test_methodology_lists_expert_parallelism_among_the_splits_and_its_all_to_al
     training = re.sub(r"<[^>]+>", "", page[page.index("<h2>Training</h2>") : page.index('id="low-precision"')])
     splits = training[training.index("Memory per GPU") : training.index("Step time")]
     assert "expert parallelism" in splits and "num_experts ÷ EP whole experts" in splits
+    assert "combined with attention TP 2-8" in re.sub(r"\s+", " ", splits) and "EP dividing TP × DP" in splits
     assert "context parallelism" in splits
     step = training[training.index("Step time") :]
     assert "exposed expert all-to-all" in step and "ep_a2a_exposed" in step
     constants = {c["name"]: c for c in client.get("/methodology.json").json()["training_constants"]}
     assert constants["ep_a2a_exposed"]["value"] == "1.0" and "Megatron-Core" in constants["ep_a2a_exposed"]["source"]
+
+
+TP_EP_QUERY = (
+    "phase=training&model=llama-4-maverick&method=full_ft&seq_len=4096&global_batch_seqs=64"
+    "&total_tokens=100000000000&max_days=2&max_gpus=512&gpus=B200&providers=coreweave"
+)
+
+
+def test_a_tp_with_ep_row_names_both_in_its_json_and_csv(client) -> None:  # type: ignore[no-untyped-def]
+    """Llama 4 Maverick, 100B tokens of full fine-tuning in 2 days on CoreWeave's B200: no layout without EP, nor EP
+    at TP 1, finished in time; attention TP4 beside EP64 (the experts whole, EP folded over TP x DP) does (trainep3).
+    The row's words, its layout fields and the CSV's columns give the TP and the EP both."""
+    best = client.get(f"/rank.json?{TP_EP_QUERY}").json()["options"][0]
+    assert best["feasible"] and best["gpu_count"] == 128
+    assert best["layout"].startswith("TP4 PP2 EP64 ")
+    detail = best["layout_detail"]
+    assert (detail["tensor_parallel"], detail["pipeline_parallel"], detail["expert_parallel"]) == (4, 2, 64)
+    row = next(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{TP_EP_QUERY}").text)))
+    assert row["layout"] == best["layout"] and (row["tensor_parallel"], row["expert_parallel"]) == ("4", "64")
+    terms = {t["name"]: t for t in best["terms"]}
+    assert "(TP4 × DP / EP)" in terms["exposed DP/FSDP traffic"]["detail"]
+    assert stated_value(terms["exposed expert all-to-all"]["detail"]) == pytest.approx(
+        terms["exposed expert all-to-all"]["value"], rel=5e-3
+    )

@@ -79,14 +79,14 @@ def test_the_all_to_all_is_zero_at_ep1_grows_with_ep_and_jumps_off_the_scale_up_
 def test_the_search_tries_ep_for_a_moe_only_on_stacks_that_run_it():
     w = TrainingWorkload(model="mixtral-8x7b", method="full_ft")
     splits = expert_splits(H100, 16, MIXTRAL, w)
-    assert {ep for _, ep in splits} == {2, 4, 8}  # powers of two dividing 8 experts and the data-parallel ranks
-    assert all((16 // pp) % ep == 0 for pp, ep in splits)
+    assert {ep for _, _, ep in splits} == {2, 4, 8}  # powers of two dividing 8 experts and the TP x DP ranks
+    assert all((16 // pp) % ep == 0 for _, pp, ep in splits)
     assert expert_degrees(DSV3, 48) == (2, 4, 8, 16)  # 32 does not divide 48 data-parallel ranks
     assert expert_splits(H100, 16, LLAMA, TrainingWorkload(model="llama-3.1-8b", method="full_ft")) == []
     assert expert_splits(H100, 16, MIXTRAL, w.model_copy(update={"framework": "hf"})) == []
     assert expert_splits(H100, 16, MIXTRAL, w.model_copy(update={"method": "qlora"})) == []
     candidates = expert_candidates(H100, 16, MIXTRAL, w, E)
-    assert candidates and all(c.expert_parallel and c.tensor_parallel == 1 for c in candidates)
+    assert candidates and all(c.expert_parallel for c in candidates)
 
 
 def test_the_search_picks_ep_where_it_is_faster_and_the_ranking_sweep_agrees():

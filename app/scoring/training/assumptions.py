@@ -42,8 +42,9 @@ def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         f"(research default from GPT-OSS-120B and DeepSeek-V3 BF16 rows) {layers}; the factor stands for token "
         "routing, grouped expert GEMMs and the all-to-all of the runs it was read on, none timed on its own; memory "
         "holds every expert, split with the other weights by ZeRO/FSDP, TP and PP. On Megatron-LM, NeMo, torchtitan "
-        "and auto the search also tries expert parallelism (EP, at TP 1): each GPU holds num_experts / EP whole "
-        "experts, their states sharded over DP / EP ranks, and pays a timed all-to-all, "
+        "and auto the search also tries expert parallelism (EP, at TP 1 or beside attention TP, EP folded over "
+        "TP x DP): each GPU holds num_experts / EP whole experts, their states sharded over TP x DP / EP ranks, and "
+        "pays a timed all-to-all, "
         f"{significant(e.ep_a2a_exposed, 3)} of it exposed (Megatron-Core runs dispatch, expert GEMM and combine one "
         "after another) on top of the factor, so an EP layout is priced on the cautious side"
     )

@@ -54,6 +54,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/batching/finite_run.py:BATCH_DRIFT": "replay tolerance: moves the result less than itself",
     "inference/batching/loops.py:MIN_RUNNING_BATCH": "solver bound",
     "inference/batching/loops.py:BATCH_RTOL": "solver tolerance",
+    "training/layouts/expert_layouts.py:STATES_MARGIN": "search guard against rounding; answers do not move",
     "inference/estimates/throughput_ceiling.py:CEILING_ROUNDING_SLACK": (
         "float rounding allowance on a bound that only decides which layouts are searched; answers do not move"
     ),

@@ -183,9 +183,10 @@ def expert_split_state_bytes(
     model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int, recipe: StateRecipe
 ) -> float:
     """model_state_bytes under expert parallelism: the routed experts' weights, gradients and optimizer states over
-    PP × EP (whole experts: no TP inside one), sharded by ZeRO over the DP / EP ranks holding the same experts; the
-    rest as without EP (Megatron-Core MoE docs: expert-data-parallel group; DeepSpeed-MoE §4; torchtitan's FSDP of
-    experts over dp_shard / EP). LoRA's adapters stay over TP × PP × DP, as without EP."""
+    PP × EP (whole experts: no TP inside one, expert-TP 1), sharded by ZeRO over the TP × DP / EP ranks holding the
+    same experts (DP / EP at TP 1); the rest as without EP, over TP × PP and ZeRO over DP (Megatron-Core MoE docs:
+    expert-data-parallel group, "MoE Parallel Folding"; DeepSpeed-MoE §4; torchtitan's FSDP of experts over
+    dp_shard / EP). LoRA's adapters stay over TP × PP × DP, as without EP."""
     experts = all_expert_params(model)
     dense, split, pp = (
         model.params_b * 1e9 - experts,
@@ -194,7 +195,7 @@ def expert_split_state_bytes(
     )
     dp = layout.data_parallel(gpu_count)
     ep = expert_parallel(layout, model)
-    edp = expert_data_parallel(dp, ep)
+    edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
     stage = layout.zero_stage
     if method in ("pretrain", "full_ft"):
         return dense / split * gpu_state_bytes_per_param(recipe, stage, dp) + experts / (
@@ -212,7 +213,8 @@ def frozen_base_bytes_per_param(method: str) -> float:
 
 
 def _layer_params(model: ModelSpec, layout: Layout) -> float:
-    """One layer's weights a data-parallel rank holds (under EP, its own experts only: experts.held_params)."""
+    """One layer's weights a data-parallel rank holds, TP-split by the caller (under EP, its own experts only, whole
+    beside attention TP: experts.held_params)."""
     return held_params(model, layout) / max(1, model.layers)
 
 

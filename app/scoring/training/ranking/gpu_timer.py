@@ -22,19 +22,33 @@ evaluations, over the memory fits of a LayoutSearch.
   when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
   micro-batches as above, and also where its ring is exposed: a larger micro-batch pays each ring step's latency
   once for more sequences (a ring its attention hides at one sequence stays hidden at more).
+- A MoE on an EP stack then tries expert parallelism, (TP, EP) group by group in training.expert_candidates' order:
+  a group is skipped unread where its step floor (compute without recompute, per-layer latency, TP all-reduces and
+  the all-to-all at the even split's tokens) cannot beat the best; its layouts are listed once per memory size.
 Pure: same formulas and floating-point order as training.py, so the results are bit-identical.
 """
 
 from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
+from app.scoring.training.layouts.expert_layouts import ExpertGroup
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.layouts.search_space import larger_micro_batches
 from app.scoring.training.ranking.layout_search import LayoutSearch
-from app.scoring.training.step.communication import attention_seconds_per_flop, context_parallel_seconds
+from app.scoring.training.step.communication import (
+    attention_seconds_per_flop,
+    context_parallel_seconds,
+    expert_all_to_all_seconds,
+)
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
-from app.scoring.training.step.step_time import busiest_replica_factor, compute_seconds, local_micro_batches, step_parts
+from app.scoring.training.step.step_time import (
+    busiest_replica_factor,
+    compute_seconds,
+    local_micro_batches,
+    step_parts,
+    tensor_parallel_seconds,
+)
 
 
 class GpuTimer:
@@ -141,14 +155,32 @@ class GpuTimer:
         self, gpu_count: int, compute_floor: dict[object, float], best: Layout | None, best_s: float
     ) -> tuple[Layout | None, float]:
         """best_layout's expert-parallel part, after every other split (`best`): training.expert_candidates in its
-        order, each timed where its compute could beat the best; skipped where nothing can be strictly faster. A MoE
-        only, its layouts listed once per memory size (LayoutSearch.expert_layouts)."""
+        order, (TP, EP) group by group, each layout timed where its compute could beat the best; a group whose step
+        floor (_expert_floor) cannot beat it is skipped before its memory is searched, and all of them where nothing
+        can be strictly faster. A MoE only, its layouts listed once per memory size (LayoutSearch.expert_layouts)."""
         s = self.search
         if not s.model.is_moe or best_s <= compute_floor["none"]:
             return best, best_s
-        for layout in s.expert_layouts(self.gpu, gpu_count):
-            best, best_s, _ = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
+        for group in s.expert_groups(self.gpu, gpu_count):
+            if self._expert_floor(gpu_count, group, compute_floor["none"]) >= best_s:
+                continue  # every layout of the group takes at least this long: none is strictly faster
+            for layout in s.expert_layouts(self.gpu, gpu_count, group):
+                best, best_s, _ = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
         return best, best_s
+
+    def _expert_floor(self, gpu_count: int, group: ExpertGroup, least_compute_s: float) -> float:
+        """A lower bound on the step seconds of any layout of a (TP, EP) group, summed as step_parts sums them: the
+        compute without recompute, the per-layer latency at the group's deepest PP, and the TP all-reduces and the
+        all-to-all at the even split's tokens per GPU and without recompute (the busiest replica and recomputed
+        layers only add, and the bubble, DP traffic and offload are at least 0)."""
+        s, w = self.search, self.search.workload
+        tp, ep, pps = group
+        tokens_per_gpu = w.global_batch_seqs * w.seq_len / gpu_count
+        latency = s.e.step_latency_s_per_layer * s.model.layers / pps[-1]
+        tp_comm = tensor_parallel_seconds(s.e, self.gpu, s.model, tp, tokens_per_gpu)
+        fewest_rounds = Layout(tensor_parallel=tp, recompute="none", expert_parallel=ep)
+        ep_comm = expert_all_to_all_seconds(s.e, self.gpu, s.model, fewest_rounds, tokens_per_gpu)
+        return least_compute_s + latency + tp_comm + ep_comm
 
     def _timed(
         self, gpu_count: int, layout: Layout, compute_floor: dict[object, float], best: Layout | None, best_s: float

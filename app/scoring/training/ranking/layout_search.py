@@ -18,7 +18,12 @@ from bisect import bisect_left
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.expert_layouts import expert_candidates, expert_split_fits
+from app.scoring.training.layouts.expert_layouts import (
+    ExpertGroup,
+    expert_group_candidates,
+    expert_groups,
+    expert_split_fits,
+)
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     GB,
@@ -68,7 +73,8 @@ class LayoutSearch:
         self._ladders: dict[tuple[int, int, int, int, int], list[tuple[float, Layout]]] = {}
         self._partial: dict[tuple[Layout, int, float], Layout] = {}  # partial_layout's answers
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
-        self._experts: dict[tuple[int, float, int], list[Layout]] = {}  # expert_layouts' answers
+        self._expert_groups: dict[tuple[int, int], list[ExpertGroup]] = {}  # expert_groups' answers
+        self._experts: dict[tuple[int, float, int, ExpertGroup], list[Layout]] = {}  # expert_layouts' answers
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
         """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
@@ -208,13 +214,23 @@ class LayoutSearch:
             return True
         return expert_split_fits(gpu, gpu_count, self.model, self.workload, self.e)  # a MoE only, not memoised
 
-    def expert_layouts(self, gpu: GpuSpec, gpu_count: int) -> list[Layout]:
-        """training.expert_candidates, once per scale-up domain, memory size and count: the layouts and their fits
-        read nothing else of the GPU."""
-        key = (scaleup_domain(gpu), gpu.memory_gb, gpu_count)
+    def expert_groups(self, gpu: GpuSpec, gpu_count: int) -> list[ExpertGroup]:
+        """training.expert_groups, once per scale-up domain and count (layout_families reads nothing else of the
+        GPU)."""
+        key = (scaleup_domain(gpu), gpu_count)
+        found = self._expert_groups.get(key)
+        if found is None:
+            found = self._expert_groups[key] = expert_groups(gpu, gpu_count, self.model, self.workload)
+        return found
+
+    def expert_layouts(self, gpu: GpuSpec, gpu_count: int, group: ExpertGroup) -> list[Layout]:
+        """training.expert_group_candidates, once per scale-up domain, memory size, count and (TP, EP) group: the
+        layouts and their fits read nothing else of the GPU."""
+        key = (scaleup_domain(gpu), gpu.memory_gb, gpu_count, group)
         found = self._experts.get(key)
         if found is None:
-            found = self._experts[key] = expert_candidates(gpu, gpu_count, self.model, self.workload, self.e)
+            model, w = self.model, self.workload
+            found = self._experts[key] = expert_group_candidates(gpu, gpu_count, model, w, self.e, group)
         return found
 
     def ladder(self, row: list, tp: int, gpu_count: int) -> list[tuple[float, Layout]]:

@@ -131,7 +131,9 @@ def expert_all_to_all_seconds(
     capacity_factor: float = 1.0,
 ) -> float:
     """Expert parallelism's exposed all-to-all: tokens per GPU × all_to_all_bytes_per_token over the EP group's
-    per-GPU bandwidth (the scale-up link within a node, the fabric beyond), times the share left exposed."""
+    per-GPU bandwidth (the scale-up link within a node, the fabric beyond), times the share left exposed. Beside
+    attention TP each GPU routes its sequence-parallel share of the tokens (Megatron-Core requires sequence
+    parallelism for MoE with TP > 1), so tokens per GPU are the same global tokens / GPUs as at TP 1."""
     per_token = all_to_all_bytes_per_token(model, layout, capacity_factor)
     if not per_token:
         return 0.0
@@ -148,8 +150,8 @@ def dp_comm_bytes(
     forward and backward (ZeRO paper §7.2.2: 2Ψ of parameter all-gathers per forward-backward pass; FSDP
     FULL_SHARD reshards after forward and backward): the gathers scale with the micro-batches, the gradient
     reduction happens once per step. Under expert parallelism a GPU's own experts (num_experts / EP of them) are
-    reduced and gathered over the DP / EP ranks holding the same experts (Megatron-Core's expert-data-parallel
-    group), the other weights over every data-parallel rank."""
+    reduced and gathered over the TP × DP / EP ranks holding the same experts (Megatron-Core's expert-data-parallel
+    group; DP / EP at TP 1), the other weights over every data-parallel rank."""
     if dp <= 1:
         return 0.0
     split = layout.tensor_parallel * layout.pipeline_parallel
@@ -158,8 +160,8 @@ def dp_comm_bytes(
         return _dp_volume(model.params_b * 1e9, adapters, split, method, layout, dp, micro_batches)
     experts = all_expert_params(model)
     dense = _dp_volume(model.params_b * 1e9 - experts, adapters, split, method, layout, dp, micro_batches)
-    # a GPU's own experts, whole (no TP inside one), over the DP / EP ranks that hold the same ones
-    edp = expert_data_parallel(dp, ep)
+    # a GPU's own experts, whole (no TP inside one), over the TP × DP / EP ranks that hold the same ones
+    edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
     return dense + _dp_volume(experts / ep, 0.0, layout.pipeline_parallel, method, layout, edp, micro_batches)
 
 

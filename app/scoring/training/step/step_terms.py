@@ -209,10 +209,12 @@ def _expert_data_parallel_words(model: ModelSpec, layout: Layout, dp: int) -> st
     ep = expert_parallel(layout, model)
     if ep <= 1:
         return ""
-    edp = expert_data_parallel(dp, ep)
+    tp = layout.tensor_parallel
+    edp = expert_data_parallel(dp, ep, tp)
+    ranks = "DP / EP" if tp <= 1 else f"TP{tp} × DP / EP"
     return (
         f"; under EP{ep} a GPU's own {model.num_experts // ep} routed experts go over the {edp} ranks holding the "
-        "same ones (DP / EP), the other weights over all"
+        f"same ones ({ranks}), the other weights over all"
     )
 
 
@@ -249,6 +251,12 @@ def ep_comm_term(
         f"{model.num_experts} routed experts and sends each token's hidden state to its top-{model.experts_per_token} "
         "experts' GPUs (dispatch) and takes the results back (combine), forward and again for the gradients backward"
         + (f", and once more for the recomputed {whose}forward" if passes > 4 else "")
+        + (
+            f"; beside TP{layout.tensor_parallel} attention the experts run whole (expert-TP 1), the EP ranks folded "
+            "over the TP × DP ranks, each GPU routing its sequence-parallel share of the tokens"
+            if layout.tensor_parallel > 1
+            else ""
+        )
         + f", over the EP group's {_ep_link(gpu, ep)} at {f(bandwidth)} GB/s per GPU"
         + ("; a token-dropping path sends its expert buffers padded to capacity" if capacity_factor > 1 else "")
         + "; the expert GEMM waits for its tokens, so none of it hides behind compute"

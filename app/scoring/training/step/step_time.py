@@ -201,10 +201,7 @@ def step_parts(
     if pp > 1:
         chunks = layout.pipeline_interleave or e.pp_interleave_default
         bubble += compute * (pp - 1) / (chunks * local_micro)
-    tp_comm = 0.0
-    if tp > 1:
-        per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
-        tp_comm = e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (collective_bandwidth_gbs(e, gpu, tp) * 1e9)
+    tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu)
     stack = split_stack(framework, method)  # whose sequence split the layout is
     tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
     if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
@@ -221,6 +218,17 @@ def step_parts(
         else 0.0
     )
     return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm
+
+
+def tensor_parallel_seconds(
+    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, tp: int, tokens_per_gpu: float
+) -> float:
+    """Exposed TP all-reduces: tp_comm_exposed × tokens per GPU × TP × per-token bytes / the TP group's bandwidth, 0
+    at TP 1; grows with tokens per GPU (a lower bound at the even split's tokens: GpuTimer's expert floor)."""
+    if tp <= 1:
+        return 0.0
+    per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
+    return e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (collective_bandwidth_gbs(e, gpu, tp) * 1e9)
 
 
 def offload_seconds(

@@ -217,8 +217,9 @@ def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
     if layout.expert_parallel and layout.expert_parallel > 1:
+        ranks = "DP / EP" if layout.tensor_parallel <= 1 else "TP × DP / EP"
         text += (
-            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the DP / EP ranks "
+            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the {ranks} ranks "
             "holding the same ones; the other weights over TP × PP"
         )
     return text
