@@ -23,5 +23,6 @@ def test_the_lifecycle_bills_the_hours_the_training_ranking_bills(client: TestCl
     assert abs(top["training_usd"] - ranked["billed_hours"] * ranked["gpu_count"] * ranked["usd_per_gpu_hour"]) < 1e-6
     page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(plan["share_url"]).text)).split())
     # the run's length as the ranking's run time says it ("51 min"; it read "0.8 h"), the billed hour in hours
-    assert f"(${top['training_usd']:.2f}, {days_text(top['training_hours'] / 24)}, billed 1.0 h)" in page
+    said = f"(${top['training_usd']:.2f}, {days_text(top['training_hours'] / 24)}, billed 1.0 h; price of "
+    assert said + top["training_as_of"] in page  # the price's date, linked to its source
     assert days_text(top["training_hours"] / 24).endswith(" min")

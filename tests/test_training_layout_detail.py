@@ -110,7 +110,7 @@ def test_plan_train_then_serve_names_each_training_runs_layout_in_the_page_and_t
     page = client.get(PLAN).text
     label, layout = escape(combinations[0]["training"]), escape(combinations[0]["training_layout"])
     assert f"Best: train on <strong>{label}</strong>, laid out {layout} (" in page
-    assert f">{label} · {layout}</td>" in page
+    assert f">{label} " in page and f"</a> · {layout}</td>" in page  # the price's date between them (qa28)
 
 
 def test_the_cli_plan_table_names_the_training_layout(database, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -118,4 +118,4 @@ def test_the_cli_plan_table_names_the_training_layout(database, capsys) -> None:
     assert cli([*argv, "--json"]) == 0
     top = json.loads(capsys.readouterr().out)["combinations"][0]
     assert cli(argv) == 0
-    assert f"{top['training']} · {top['training_layout']}" in capsys.readouterr().out
+    assert f"{top['training']} {top['training_as_of']} · {top['training_layout']}" in capsys.readouterr().out

@@ -152,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     except DatabaseUrlError as error:  # a typo in the URL was a SQLAlchemy traceback
         print(f"gpumatch: GPUMATCH_DATABASE_URL: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `gpumatch rank … | head` closed the pipe: stop quietly, as other Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush would raise again
+        return 1
 
 
 if __name__ == "__main__":

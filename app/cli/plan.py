@@ -203,8 +203,9 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
 
     rows = [
         [
-            f"{c['training']} · {c['training_layout']}" if c["training_layout"] else c["training"],
-            c["serving"],
+            f"{c['training']} {c['training_as_of'] or 'undated'}"
+            + (f" · {c['training_layout']}" if c["training_layout"] else ""),
+            f"{c['serving']} {c['serving_as_of_label']}",
             rounded(c["training_usd"]),
             rounded(c["serving_usd_per_month"]),
             rounded(c["total_usd"]),
@@ -215,6 +216,19 @@ def _print_lifecycle(body: dict[str, Any], limit: int) -> None:
     ]
     print(f"train, then serve for {body['months']} months ({body['basis']})")
     print(table(["train on", "serve on", "train $", "serve $/mo", "total $", "train %", "serve %"], rows))
+    if rows:
+        print(_lifecycle_sources(body["combinations"][:limit]))
+
+
+def _lifecycle_sources(combinations: list[dict[str, Any]]) -> str:
+    """Where each shown price was read, as the rank tables' `price sources:` say it: one line per offer, its date
+    beside it in the table."""
+    seen: dict[str, str] = {}
+    for c in combinations:
+        for role in ("training", "serving"):
+            url = c[f"{role}_price_source_url"] or "(no source stated)"
+            seen.setdefault(c[role], url)
+    return "price sources:\n" + "\n".join(f"{offer}: {url}" for offer, url in seen.items())
 
 
 def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -143,6 +144,14 @@ class LifecycleCombinationOut(BaseModel):
         description="the same layout as fields, the training ranking's `layout_detail` (the training estimate's "
         "`layout`); null where no layout was sized"
     )
+    training_as_of: date | None = Field(description="the training price's date; null: undated")
+    training_price_source_url: str = Field(description="where the training price was read; empty: no source stated")
+    serving_as_of: date | None = Field(description="the serving price's date; null: undated")
+    serving_as_of_label: str = Field(
+        description="the serving price's date as its source gives it: 2026-09-20, ≤2026-12-01 (a per-token price "
+        "read on or before that day), ~2025, undated"
+    )
+    serving_price_source_url: str = Field(description="where the serving price was read; empty: no source stated")
 
 
 class LifecycleResponse(BaseModel):

@@ -156,7 +156,7 @@ def operating_point(
     decode_only = step if closed and batch <= 1 else _decode_only(ctx, eff, batch, input_len, output_len, beam_width)
     share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
-    wait_ms = running_steps_wait_ms(step_ms, others, eff, ctx.engine)
+    wait_ms = running_steps_wait_ms(step_ms * step.tokens_per_step, others, eff, ctx.engine)  # a step's wall time
     ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
     if closed:  # closed loop (an open loop too, timed as one): Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3

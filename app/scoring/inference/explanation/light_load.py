@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.scoring.explain import Term, figure, in_flight_text, significant
 from app.scoring.inference.batching.queueing import request_life_ms, sustained_requests_per_s
 from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.explanation.throughput import per_token_words
 
 
 def _in_flight(s: Solution) -> str:
@@ -25,8 +26,8 @@ def _rate_arithmetic(s: Solution) -> str:
     """The light-load rate's arithmetic, as evaluated: Little's law, or the tokens/s where they carry fewer."""
     p, out = s.point, s.workload.output_len
     tokens = (
-        f"the tokens/s: {figure(p.batch)} requests in flight on average / {figure(p.step.total_ms)} ms a step × "
-        "1,000 ms/s"
+        f"the tokens/s: {figure(p.batch)} requests in flight on average / {figure(p.step.total_ms)} "
+        f"{per_token_words(p.step.tokens_per_step)} × 1,000 ms/s"
     )
     if p.batch * 1e3 / request_life_ms(p.ttft_ms, p.tpot_ms, out) <= p.tokens_per_s / max(out, 1.0):
         return (

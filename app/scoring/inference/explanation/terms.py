@@ -104,15 +104,17 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
             )
         )
     if point.step_wait_ms:
-        steps = wait_steps(ctx.engine, eff)
-        busy = point.step_wait_ms / (steps * point.step.total_ms)
+        steps, tokens = wait_steps(ctx.engine, eff), point.step.tokens_per_step
+        step_ms = point.step.total_ms * tokens  # a step's wall time: speculative decoding gives `tokens` per step
+        busy = point.step_wait_ms / (steps * step_ms)
         share = f" × {figure(busy)} busy" if abs(busy - 1.0) > 1e-9 else ""
+        speculative = f"; a step gives {figure(tokens)} tokens (speculative decoding)" if tokens != 1.0 else ""
         terms.append(
             Term(
                 "TTFT: running steps' wait",
                 point.step_wait_ms,
                 "ms",
-                f"{significant(steps)} steps × {figure(point.step.total_ms)} ms{share}; {_wait_how(steps)}"
+                f"{significant(steps)} steps × {figure(step_ms)} ms{share}; {_wait_how(steps)}{speculative}"
                 + ("; busy: the share of time a running request is there to wait for" if share else ""),
             )
         )

@@ -4,10 +4,24 @@ estimate shows (and prices), so the explanation ends at the number it explains."
 from __future__ import annotations
 
 from app.scoring.explain import Term, figure
+from app.scoring.inference.batching.operating_points import OperatingPoint
 from app.scoring.inference.batching.running_batch import batching_scenario
 from app.scoring.inference.estimates.results import Solution
 
 NAME = "output tokens/s"
+
+
+def per_token_words(tokens_per_step: float) -> str:
+    """What a per-token time is: a step's, or under speculative decoding a step's shared by the tokens it gives."""
+    return "ms a step" if tokens_per_step == 1.0 else "ms per output token"
+
+
+def _speculative_step(p: OperatingPoint) -> str:
+    tokens = p.step.tokens_per_step
+    return (
+        f"a step of {figure(p.step.total_ms * tokens)} ms gives each running request {figure(tokens)} output tokens "
+        "on average (speculative decoding)"
+    )
 
 
 def throughput_term(s: Solution) -> list[Term]:
@@ -27,13 +41,19 @@ def throughput_term(s: Solution) -> list[Term]:
         who = {"concurrency": "running requests", "fixed_batch": "requests in the batch"}.get(scenario, "request")
         detail = (
             f"{figure(p.batch)} {who} × {figure(out)} output tokens / ({figure(first_ms)} ms to the first token + "
-            f"{figure(max(out - 1, 0))} × {figure(p.tpot_ms)} ms a step) × 1,000 ms/s; each request's life, by "
-            "Little's law"
+            f"{figure(max(out - 1, 0))} × {figure(p.tpot_ms)} {per_token_words(p.step.tokens_per_step)}) × 1,000 ms/s; "
+            "each request's life, by Little's law"
+            + ("" if p.step.tokens_per_step == 1.0 else "; " + _speculative_step(p))
         )
     else:
         running = "requests in flight on average" if s.light_load else "running requests"
         detail = (
-            f"{figure(p.batch)} {running} / {figure(p.step.total_ms)} ms a step × 1,000 ms/s; each step gives every "
-            "running request one output token"
+            f"{figure(p.batch)} {running} / {figure(p.step.total_ms)} {per_token_words(p.step.tokens_per_step)} × "
+            "1,000 ms/s; "
+            + (
+                "each step gives every running request one output token"
+                if p.step.tokens_per_step == 1.0
+                else _speculative_step(p)
+            )
         )
     return [Term(NAME, p.tokens_per_s, "tokens/s", detail)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Protocol
 
 from app.scoring.explain import fixed
@@ -45,6 +46,12 @@ class LifecycleCombination:
     # the training run's layout as its ranking row gives it: in words (TrainingOption.layout) and as fields
     training_layout: str = ""
     training_layout_detail: Layout | None = None
+    # When and where each price was read, as the rankings give it: a price without its date is not one to act on
+    training_as_of: date | None = None
+    training_price_source_url: str = ""
+    serving_as_of: date | None = None
+    serving_as_of_label: str = "undated"  # the date as its source gives it: 2026-09-20, ≤2026-12-01, ~2025, undated
+    serving_price_source_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,13 @@ class ServingCandidate:
     kind: str  # dedicated | serverless
     usd_per_month: float
     price_caveats: tuple[str, ...] = ()
+    as_of: date | None = None
+    as_of_label: str = "undated"
+    source_url: str = ""
+
+
+def _dated(as_of: date | None) -> str:
+    return as_of.isoformat() if as_of else "undated"
 
 
 def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[ServingCandidate]:
@@ -70,12 +84,22 @@ def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[Ser
     picked = [s for s in plan.options if id(s.option) in chosen][:k]
     labels = distinct_labels([option_label(s.option) for s in picked], [s.option for s in picked])
     found = [
-        ServingCandidate(label, "dedicated", s.cost.monthly_usd_autoscaled, s.option.price_caveats)
+        ServingCandidate(
+            label,
+            "dedicated",
+            s.cost.monthly_usd_autoscaled,
+            s.option.price_caveats,
+            s.option.as_of,
+            _dated(s.option.as_of),
+            s.option.price_source_url,
+        )
         for label, s in zip(labels, picked, strict=True)
     ]
     if (q := plan.cheapest_serverless) is not None:
         tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
-        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, tuple(d.replace("_", " ") for d in q.doubts)))
+        doubts = tuple(d.replace("_", " ") for d in q.doubts)
+        label = q.as_of_label or _dated(q.as_of)
+        found.append(ServingCandidate(tag, "serverless", q.monthly_usd, doubts, q.as_of, label, q.source_url))
     return found
 
 
@@ -131,6 +155,11 @@ def combine(
                     t.billed_hours or t.total_hours or 0.0,
                     t.layout,
                     t.layout_detail,
+                    t.as_of,
+                    t.price_source_url,
+                    candidate.as_of,
+                    candidate.as_of_label,
+                    candidate.source_url,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))
