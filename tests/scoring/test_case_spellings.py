@@ -10,39 +10,11 @@ from app.calibration.inference.validate_inference import predict_inference_case
 from app.calibration.training.validate_training import predict_training_case
 from app.calibration.validation.case_files import read_cases, with_cumulative_techniques, with_readme_spellings
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from tests.scoring.test_validation_errors import INFERENCE_ROW, TRAINING_ROW, VALIDATION
 
-VALIDATION = Path(__file__).resolve().parents[2].parent / "shared" / "validation"
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
-INFERENCE = {
-    "case_id": "i",
-    "source": "s",
-    "engine": "vllm",
-    "gpu": "H100-SXM",
-    "gpu_count": "1",
-    "model": "llama-3.1-8b",
-    "weight_dtype": "fp8",
-    "scenario": "fixed_batch",
-    "metric": "output_tok_s_per_gpu",
-    "statistic": "value",
-    "batch": "8",
-    "input_len": "1000",
-    "output_len": "100",
-    "value": "100",
-}
-TRAINING = {
-    "case_id": "t",
-    "source": "s",
-    "framework": "megatron-lm",
-    "gpu": "H100-SXM",
-    "gpu_count": "8",
-    "model": "llama-3.1-8b",
-    "method": "pretrain",
-    "precision": "bf16",
-    "seq_len": "4096",
-    "global_batch_seqs": "64",
-    "metric": "tokens_s_per_gpu",
-    "value": "3000",
-}
+INFERENCE = dict(INFERENCE_ROW, source="s", engine="vllm", gpu_count="1", weight_dtype="fp8", statistic="value")
+TRAINING = dict(TRAINING_ROW, framework="megatron-lm", gpu="H100-SXM", model="llama-3.1-8b")
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
