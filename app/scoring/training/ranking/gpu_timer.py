@@ -171,13 +171,14 @@ class GpuTimer:
     def _expert_floor(self, gpu_count: int, group: ExpertGroup, least_compute_s: float) -> float:
         """A lower bound on the step seconds of any layout of a (TP, EP) group, summed as step_parts sums them: the
         compute without recompute, the per-layer latency at the group's deepest PP, and the TP all-reduces and the
-        all-to-all at the even split's tokens per GPU and without recompute (the busiest replica and recomputed
-        layers only add, and the bubble, DP traffic and offload are at least 0)."""
+        all-to-all at the even split's tokens per GPU and without recompute, the TP traffic at the group's EP as
+        step_parts prices it (the busiest replica and recomputed layers only add, and the bubble, DP traffic and
+        offload are at least 0)."""
         s, w = self.search, self.search.workload
         tp, ep, pps = group
         tokens_per_gpu = w.global_batch_seqs * w.seq_len / gpu_count
         latency = s.e.step_latency_s_per_layer * s.model.layers / pps[-1]
-        tp_comm = tensor_parallel_seconds(s.e, self.gpu, s.model, tp, tokens_per_gpu)
+        tp_comm = tensor_parallel_seconds(s.e, self.gpu, s.model, tp, tokens_per_gpu, ep)
         fewest_rounds = Layout(tensor_parallel=tp, recompute="none", expert_parallel=ep)
         ep_comm = expert_all_to_all_seconds(s.e, self.gpu, s.model, fewest_rounds, tokens_per_gpu)
         return least_compute_s + latency + tp_comm + ep_comm

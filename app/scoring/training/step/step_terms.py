@@ -17,6 +17,8 @@ from app.scoring.training.step.communication import (
     context_parallel_seconds,
     dp_comm_bytes,
     sequence_parallel_seconds,
+    tensor_parallel_bytes_per_token,
+    tp_traffic_layers,
     ulysses_bytes_per_token,
     ulysses_passes,
 )
@@ -65,8 +67,10 @@ def tp_comm_term(
     peak: float = 0.0,
     precision_class: str = "16",
 ) -> Term:
-    """Tensor parallelism's exposed all-reduces, and the sequence split's traffic: DeepSpeed-Ulysses all-to-alls
-    (sequence_parallel_seconds) or the ring context parallelism leaves exposed (context_parallel_seconds)."""
+    """Tensor parallelism's exposed all-reduces (a MoE layer under EP pays its attention's alone unless the model has
+    a shared expert: communication.tp_traffic_layers), and the sequence split's traffic: DeepSpeed-Ulysses
+    all-to-alls (sequence_parallel_seconds) or what ring context parallelism leaves exposed
+    (context_parallel_seconds)."""
     tp, sp = layout.tensor_parallel, layout.sequence_parallel
     busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
     tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest  # per GPU, the busiest replica's (step_parts)
@@ -75,7 +79,8 @@ def tp_comm_term(
     ring = sp > 1 and stack in RING_CONTEXT_PARALLEL
     parts, notes = [], []
     if tp > 1:
-        per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp
+        ep = expert_parallel(layout, model)
+        per_token = tensor_parallel_bytes_per_token(model, tp, ep)
         bandwidth = collective_bandwidth_gbs(e, gpu, tp)
         parts.append(
             f"{f(e.tp_comm_exposed)} exposed × {f(tokens)} tokens per GPU × {tp} TP ranks × {f(per_token / 1e6)} MB "
@@ -83,8 +88,9 @@ def tp_comm_term(
         )
         notes.append(
             f"per token 4 all-reduces (2 forward, 2 backward) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
-            f"(TP{tp} - 1) / TP{tp} × {model.layers} layers, over the TP group at {f(bandwidth)} GB/s per GPU; the "
-            f"exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, efficiency/training.py)"
+            f"(TP{tp} - 1) / TP{tp} × {_tp_layers_words(model, tp, ep)}, over the TP group at {f(bandwidth)} GB/s per "
+            f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, "
+            "efficiency/training.py)" + _tp_expert_words(model, tp, ep)
         )
     if ulysses:
         q_dim, kv_dim = model.num_attention_heads * model.head_dim, model.num_kv_heads * model.head_dim
@@ -110,6 +116,32 @@ def tp_comm_term(
     name = name if tp > 1 else name.replace(split, f"exposed {split}")
     return Term(
         name or "exposed layer-split traffic", st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes)
+    )
+
+
+def _tp_layers_words(model: ModelSpec, tp: int, ep: int) -> str:
+    """The layers tp_comm_term's per-token bytes count (communication.tp_traffic_layers), in its figures."""
+    if tp_traffic_layers(model, tp, ep) == model.layers:
+        return f"{model.layers} layers"
+    return f"({model.layers} layers - {model.moe_layers} MoE layers / 2)"
+
+
+def _tp_expert_words(model: ModelSpec, tp: int, ep: int) -> str:
+    """Why a MoE layer under EP beside TP pays half its TP traffic, or all of it with a shared expert; empty
+    otherwise."""
+    if not model.is_moe or tp <= 1 or ep <= 1:
+        return ""
+    if model.num_shared_experts:
+        return (
+            f"; under EP{ep} the routed experts run whole (expert-TP 1) and get their tokens by the all-to-all, but "
+            "the shared expert is split by TP as a dense MLP is and gathers and reduce-scatters the hidden states "
+            "as one does, so every MoE layer still pays its MLP's pair too"
+        )
+    return (
+        f"; under EP{ep} the routed experts run whole (expert-TP 1) and get their tokens by the all-to-all (its own "
+        "term), so a MoE layer's MLP all-gather and reduce-scatter are not run and it pays its attention's half "
+        "(Megatron-Core MoE Parallel Folding)"
+        + (f"; its {model.dense_ffn_layers} dense layers pay all of theirs" if model.dense_ffn_layers else "")
     )
 
 

@@ -21,6 +21,7 @@ from app.scoring.training.step.communication import (
     dp_comm_bytes,
     expert_all_to_all_seconds,
     sequence_parallel_seconds,
+    tensor_parallel_bytes_per_token,
 )
 from app.scoring.training.step.flops import executed_flops_per_token
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
@@ -201,7 +202,7 @@ def step_parts(
     if pp > 1:
         chunks = layout.pipeline_interleave or e.pp_interleave_default
         bubble += compute * (pp - 1) / (chunks * local_micro)
-    tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu)
+    tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu, layout.expert_parallel or 1)
     stack = split_stack(framework, method)  # whose sequence split the layout is
     tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
     if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
@@ -221,13 +222,15 @@ def step_parts(
 
 
 def tensor_parallel_seconds(
-    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, tp: int, tokens_per_gpu: float
+    e: TrainingEfficiency, gpu: GpuSpec, model: ModelSpec, tp: int, tokens_per_gpu: float, ep: int = 1
 ) -> float:
-    """Exposed TP all-reduces: tp_comm_exposed × tokens per GPU × TP × per-token bytes / the TP group's bandwidth, 0
-    at TP 1; grows with tokens per GPU (a lower bound at the even split's tokens: GpuTimer's expert floor)."""
+    """Exposed TP all-reduces: tp_comm_exposed × tokens per GPU × TP × per-token bytes
+    (communication.tensor_parallel_bytes_per_token: a MoE layer's routed experts under EP `ep` beside TP pay none) /
+    the TP group's bandwidth, 0 at TP 1; grows with tokens per GPU (a lower bound at the even split's tokens:
+    GpuTimer's expert floor)."""
     if tp <= 1:
         return 0.0
-    per_token = model.layers * 16.0 * model.hidden_size * (tp - 1) / tp  # 4 all-reduces × 2·h bytes × ring 2(t-1)/t
+    per_token = tensor_parallel_bytes_per_token(model, tp, ep)
     return e.tp_comm_exposed * tokens_per_gpu * tp * per_token / (collective_bandwidth_gbs(e, gpu, tp) * 1e9)
 
 
