@@ -65,6 +65,15 @@ INFERENCE = {
     ),
     "SGLang prefills first": ("H200", 2, 2, 1, 0.0, {"model": "llama-3.1-70b", "engine": "sglang", "tpot_ms": 60}),
     "single stream": ("H100-SXM", 1, 1, 1, 0.0, {"model": "llama-3.1-8b", "scenario": "single_stream"}),
+    "MoE open loop, prompts sharing a prefill pass": (
+        "H200",
+        8,
+        8,
+        1,
+        0.0,
+        {"model": "deepseek-r1", "weight_dtype": "fp8", "engine": "sglang", "scenario": "request_rate"}
+        | {"requests_per_s": 6.0, "input_len": 1000, "output_len": 1000},
+    ),
 }
 # The terms of the prompt's path, each with its arithmetic first (the queue's slot wait gives its count in words).
 ARITHMETIC = (
@@ -76,6 +85,7 @@ ARITHMETIC = (
     "prefill MoE host time",
     "TTFT: prefill queue",
     "TTFT: running steps' wait",
+    "TTFT: shared prefill pass",
     "TTFT",
     "TTFT median",
     "TTFT p99",
@@ -103,7 +113,7 @@ def test_each_prefill_and_ttft_term_shows_the_arithmetic_of_its_value(case: str)
 def test_ttft_is_the_sum_of_its_shown_parts(case: str) -> None:
     terms, _, pp = _inference(case)
     prefill = terms["prefill through the pipeline" if pp > 1 else "prefill pass"].value
-    waits = ("TTFT: prefill queue", "TTFT: running steps' wait", "queue wait for a slot")
+    waits = ("TTFT: prefill queue", "TTFT: running steps' wait", "TTFT: shared prefill pass", "queue wait for a slot")
     assert prefill + sum(terms[name].value for name in waits if name in terms) == pytest.approx(
         terms["TTFT"].value, rel=1e-9
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.queueing import (
     MAX_UTILISATION,
+    batched_pass_ms,
     loaded_ttft_ms,
     md1_median_wait_ms,
     md1_wait_ms,
@@ -18,8 +19,15 @@ from app.scoring.inference.batching.queueing import (
     running_steps_wait_ms,
 )
 from app.scoring.inference.step.context import InferenceContext
+from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.inference.step.prefill import prefill_latency_ms, prefill_parts
-from app.scoring.inference.step.steps import StepParts, decode_parts, mixed_step_parts
+from app.scoring.inference.step.steps import (
+    StepParts,
+    decode_parts,
+    mixed_step_parts,
+    one_prompt_batch,
+    prompts_per_step,
+)
 from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 
@@ -43,6 +51,10 @@ class OperatingPoint:
     first_prefill_ms: float = 0.0  # a request's own prompt through every pipeline stage in turn (in ttft_ms)
     step_wait_ms: float = 0.0  # under continuous batching: the running steps a new request waits for (in ttft_ms)
     ttft_prompts: float = 1.0  # prompts whose prefill the first token waits for: static batching's whole batch
+    # above one prompt a step on an MoE model: the other prompts' work in the prefill pass a prompt shares with them
+    # (queueing.batched_pass_ms; in ttft_ms)
+    batched_prefill_ms: float = 0.0
+    pass_prompts: float = 1.0  # prompts each step's prefill pass carries there (batched_prefill_ms: n - 1 others')
     # continuous batching at batch 1: the decodes alone (prefill_utilisation's reference), one request's decode step,
     # which a lone request's point (single_stream) reuses; None at any other batch (the step would only be held),
     # except on a batch job's point, whose drain starts from it (operating_point's keep_decode_only)
@@ -51,7 +63,7 @@ class OperatingPoint:
     @property
     def own_prefill_ms(self) -> float:
         """The prefill the first token waits for (its own prompt; static batching's whole batch): TTFT's waits apart."""
-        return self.ttft_ms - self.prefill_queue_ms - self.step_wait_ms - self.queue_ms
+        return self.ttft_ms - self.prefill_queue_ms - self.step_wait_ms - self.queue_ms - self.batched_prefill_ms
 
     def ttft_p99_ms(self, p99_over_mean: float, prompt_p99_over_mean: float | None = None) -> float:
         """p99 TTFT: the mean x the fitted p99 / mean ratio (p99_ttft_over_mean). A question that gives its prompt
@@ -123,7 +135,12 @@ def operating_point(
     `prefill_one` (one request's prefill, the M/D/1 queue's service) and `first_ms` (its latency through the
     pipeline stages) do not depend on the batch: searches pass them in once. `decode_one`, one request's decode
     step (a batch-1 point's decode_only), spares single_stream timing it again. `keep_decode_only`: the point keeps
-    its decode-only step at any batch (a batch job's drain starts from it: batch_job.full_drain_s)."""
+    its decode-only step at any batch (a batch job's drain starts from it: batch_job.full_drain_s).
+
+    Above one prompt a step, where an MoE step pays its prefill host time once, the prompts share a pass (bulk
+    service, queueing.batched_pass_ms): the M/D/1 queue keeps the utilisation of the batch whose step carries one
+    prompt (one_prompt_batch), and the TTFT adds the other prompts' work in the shared pass; the step (TPOT) stays
+    as it is."""
     prefill_one = prefill_one or prefill_parts(ctx, eff, 1, input_len)
     first_ms = first_ms if first_ms is not None else first_prefill_ms(ctx, eff, input_len, prefill_one)
     if scenario == "fixed_batch":  # static batching: the whole batch prefills, then decodes together
@@ -154,10 +171,19 @@ def operating_point(
     step_ms, service_ms = step.total_ms, prefill_one.total_ms
     others = max(batch - 1.0, 0.0) if closed else batch
     decode_only = step if closed and batch <= 1 else _decode_only(ctx, eff, batch, input_len, output_len, beam_width)
-    share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
+    prompts = prompts_per_step(ctx, batch, output_len, closed)
+    batched_ms = 0.0
+    if prompts > 1.0 and pass_rates(ctx, eff).moe_prefill_ms > 0:  # MoE prompts share a pass: bulk service
+        at = one_prompt_batch(ctx, output_len, closed)
+        at_step = mixed_step_parts(ctx, eff, at, input_len, output_len, beam_width, others_only=closed)
+        at_decode = _decode_only(ctx, eff, at, input_len, output_len, beam_width)
+        share = prefill_utilisation(at_step.total_ms, at_decode.total_ms, at, service_ms, first_ms, output_len)
+        batched_ms = batched_pass_ms(step_ms - decode_only.total_ms, _moe_host_ms(step), prompts)
+    else:
+        share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
     queue_ms = md1_wait_ms(service_ms, share)
     wait_ms = running_steps_wait_ms(step_ms * step.tokens_per_step, others, eff, ctx.engine)  # a step's wall time
-    ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms)
+    ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms, batched_ms)
     if closed:  # closed loop (an open loop too, timed as one): Little's law over one request's life
         tokens_per_s = batch * output_len / request_life_ms(ttft, step_ms, output_len) * 1e3
     else:
@@ -174,6 +200,8 @@ def operating_point(
         poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
         first_prefill_ms=first_ms,
         step_wait_ms=wait_ms,
+        batched_prefill_ms=batched_ms,
+        pass_prompts=max(prompts, 1.0) if batched_ms else 1.0,
         # kept where a lone request reuses it (batch 1) or a batch job's drain does (keep_decode_only)
         decode_only=decode_only if batch == 1 or keep_decode_only else None,
     )
@@ -187,3 +215,10 @@ def _decode_only(
     decode_parts exactly these arguments with 0.0 for every prefill one (0.0 x anything finite), the defaults here;
     operating_point then keeps the step itself (an open loop's trickle probes, ~17 % of its points, each save one)."""
     return decode_parts(ctx, eff, max(batch, 1.0) * beam_width, input_len + output_len / 2)
+
+
+def _moe_host_ms(step: StepParts) -> float:
+    """The eager MoE prefill host time in a step's total_ms (which counts each pipeline stage's pass and divides by
+    the tokens a step yields)."""
+    detail = step.breakdown
+    return detail.moe_host_ms * step.pipeline_stages / step.tokens_per_step if detail is not None else 0.0

@@ -2,7 +2,8 @@
 
 A new request waits for the running steps (`running_steps_wait_ms`: the residual of the step in flight, and the step
 that carries its prompt) and for the prompts ahead of it in the M/D/1 prefill queue (`md1_wait_ms`, its median
-`md1_median_wait_ms`), whose utilisation is the share of each mixed step the prompts take (`prefill_utilisation`).
+`md1_median_wait_ms`), whose utilisation is the share of each mixed step the prompts take (`prefill_utilisation`);
+above one prompt a step on an MoE model, for the other prompts sharing its prefill pass (`batched_pass_ms`).
 `loaded_ttft_ms` adds them to the request's own prefill; `request_life_ms` is its first token plus its decode steps.
 """
 
@@ -33,9 +34,11 @@ def sustained_requests_per_s(
 MAX_UTILISATION = 0.95  # project assumption: keeps the M/D/1 wait finite when the offered prefill load reaches capacity
 
 
-def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
+def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float, batched_ms: float = 0.0) -> float:
     """TTFT under continuous batching: own prefill + M/D/1 prefill queue (`queue_ms`, md1_wait_ms) + waiting for
-    running steps (`wait_ms`, running_steps_wait_ms); operating_point works the waits out once and keeps them.
+    running steps (`wait_ms`, running_steps_wait_ms) + above one prompt a step on an MoE model the other prompts'
+    work in its batched prefill pass (`batched_ms`, batched_pass_ms); operating_point works the waits out once and
+    keeps them.
 
     `prefill_ms` is the request's own prompt as its first token waits for it (through every pipeline stage in
     turn); the queue's service time is the time a prompt holds the prefill server (the same without PP; one stage's
@@ -49,8 +52,12 @@ def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float) -> float:
     prompt shares the weight read with the decode batch, so a memory-bound stand-alone prefill (MoE, short
     prompts) does not occupy the GPU for its whole stand-alone time. The M/D/1 queue then adds
     rho / (2(1 - rho)) x the stand-alone prefill (research §7.2 item 2).
+
+    Above one prompt a step, where an MoE step pays its prefill host time once, the prompts share a pass (bulk
+    service, batched_pass_ms): an added prompt lengthens the pass rather than queueing behind it, so the M/D/1 wait
+    stays at its utilisation where the step carries one prompt, and the pass grows by the others' work.
     """
-    return prefill_ms + queue_ms + wait_ms
+    return prefill_ms + queue_ms + wait_ms + batched_ms
 
 
 def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
@@ -99,6 +106,23 @@ def md1_median_wait_ms(service_ms: float, rho: float) -> float:
         mid = (low + high) / 2.0
         low, high = (mid, high) if md1_wait_cdf(mid, rho) < 0.5 else (low, mid)
     return high * service_ms
+
+
+def batched_pass_ms(prefill_part_ms: float, host_ms: float, prompts: float) -> float:
+    """Above one prompt a step, where an MoE step pays its eager prefill host time once (steps.mixed_step_parts'
+    cap): the other prompts' work in the prefill pass a prompt rides in. `prefill_part_ms` is the step's time on its
+    prompts (the step less its decodes alone), `host_ms` that host time in it, `prompts` the prompts it carries.
+
+    The engines batch the prompts waiting into one prefill pass (SGLang's scheduler takes the waiting queue into
+    the next prefill batch up to its token budget, PrefillAdder; vLLM schedules every waiting prompt into the step
+    up to max_num_batched_tokens), so beyond one a step the prompts arriving during a pass are served together by
+    the next one: a bulk-service queue (Bailey 1954, "On queueing processes with bulk service", JRSS B 16(1)),
+    whose pass lengthens with the prompts it carries, the host time paid once. A prompt's pass then carries
+    prompts - 1 others' per-token work beside its own: (prompts - 1) / prompts x (prefill part - host time), 0 at
+    one prompt a step, so continuous where the cap starts to bind."""
+    if prompts <= 1.0:
+        return 0.0
+    return (prompts - 1.0) / prompts * max(prefill_part_ms - host_ms, 0.0)
 
 
 def prefill_share_of_step(mixed_ms: float, decode_only_ms: float) -> float:

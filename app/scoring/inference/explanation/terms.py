@@ -77,6 +77,7 @@ def _ttft_parts(
         (prefill_ms(ctx, eff, point, input_len), "prefill"),
         (point.prefill_queue_ms, "prefill queue"),
         (point.step_wait_ms, "running steps' wait"),
+        (point.batched_prefill_ms, "shared prefill pass"),
         (point.queue_ms, "slot wait"),
     ]
     return [(value, label) for value, label in parts if value or label == "prefill"]
@@ -93,6 +94,12 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
             if ctx.pipeline_parallel > 1
             else ""
         )
+        held = (
+            " at the batch that carries one prompt a step: beyond it the prompts share a pass, which they lengthen "
+            "rather than queue behind (TTFT: shared prefill pass)"
+            if point.batched_prefill_ms
+            else ""
+        )
         terms.append(
             Term(
                 "TTFT: prefill queue",
@@ -100,9 +107,11 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
                 "ms",
                 f"{figure(service)} ms × {figure(rho)} / (2 × (1 - {figure(rho)})); the mean M/D/1 wait of a prompt "
                 f"for the prefills ahead of it: service × rho / (2(1 - rho)), the service the time a prompt's prefill "
-                f"holds the GPUs{piped}, rho the share of each step the arriving prompts take",
+                f"holds the GPUs{piped}, rho the share of each step the arriving prompts take{held}",
             )
         )
+    if point.batched_prefill_ms:
+        terms.append(_shared_pass_term(point))
     if point.step_wait_ms:
         steps, tokens = wait_steps(ctx.engine, eff), point.step.tokens_per_step
         step_ms = point.step.total_ms * tokens  # a step's wall time: speculative decoding gives `tokens` per step
@@ -121,6 +130,21 @@ def _ttft_wait_terms(ctx: InferenceContext, eff: InferenceEfficiency, point: Ope
     return terms
 
 
+def _shared_pass_term(point: OperatingPoint) -> Term:
+    """Above one prompt a step on an MoE model: the other prompts' work in the prefill pass a prompt shares."""
+    n = point.pass_prompts
+    work_ms = point.batched_prefill_ms * n / (n - 1.0)
+    return Term(
+        "TTFT: shared prefill pass",
+        point.batched_prefill_ms,
+        "ms",
+        f"({figure(n)} - 1) / {figure(n)} × {figure(work_ms)} ms; the step prefills {figure(n)} prompts, more than "
+        f"one, in one pass (the engine batches the prompts waiting: SGLang's PrefillAdder, vLLM's token budget), "
+        f"paying the MoE prefill host time once; a prompt's pass carries the others' work beside its own, "
+        f"{figure(work_ms)} ms of prompt work a step less that host time (a bulk-service queue: Bailey 1954)",
+    )
+
+
 def _wait_how(steps: float) -> str:
     if steps == PREFILL_FIRST_WAIT_STEPS:
         return "the step in flight: SGLang prefills waiting prompts in a batch of their own"
@@ -134,9 +158,10 @@ def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency, point: Operati
     if not (point.prefill_queue_ms or point.step_wait_ms or point.queue_ms):
         return f"{total}; mean: the prompt's own prefill, with no other request to wait for"
     steps = wait_steps(ctx.engine, eff)
+    shared = ", the other prompts in its shared prefill pass" if point.batched_prefill_ms else ""
     return (
-        f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue and {significant(steps)} "
-        f"running steps' wait ({_wait_how(steps)})"
+        f"{total}; mean: the prompt's own prefill, then under load the M/D/1 prefill queue{shared} and "
+        f"{significant(steps)} running steps' wait ({_wait_how(steps)})"
     )
 
 

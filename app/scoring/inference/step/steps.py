@@ -193,6 +193,20 @@ def prefill_attention_flops(ctx: InferenceContext, requests: float, input_len: f
     return flops * ctx.techniques.uncached_attention_share
 
 
+def prompts_per_step(ctx: InferenceContext, batch: float, output_len: float, others_only: bool = False) -> float:
+    """Prompts a continuous-batching step prefills, on average: the requests whose prompts it carries (the other
+    batch - 1 with `others_only`) x the tokens a step advances each / the output length. Above 1 the step's eager MoE
+    prefill host time is charged once (mixed_step_parts' prefill_passes, min(share, 1)): its prompts share a pass."""
+    prefilling = max(batch - 1.0, 0.0) if others_only else batch
+    return prefilling * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+
+
+def one_prompt_batch(ctx: InferenceContext, output_len: float, others_only: bool = False) -> float:
+    """The running batch at which a step prefills exactly one prompt (prompts_per_step = 1): from there up the MoE
+    prefill host time is charged once a step."""
+    return max(output_len, 1.0) / ctx.techniques.tokens_per_step + (1.0 if others_only else 0.0)
+
+
 def mixed_step_parts(
     ctx: InferenceContext,
     eff: InferenceEfficiency,
@@ -211,9 +225,7 @@ def mixed_step_parts(
     request in the steps its requests see: the step reads at least one sequence's KV cache.
     """
     context = input_len + output_len / 2
-    # requests whose prompt is prefilled per step, on average
-    prefilling = max(batch - 1.0, 0.0) if others_only else batch
-    share = prefilling * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+    share = prompts_per_step(ctx, batch, output_len, others_only)
     return decode_parts(
         ctx,
         eff,
