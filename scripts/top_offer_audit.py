@@ -42,7 +42,9 @@ from sqlmodel import Session  # noqa: E402
 from app.catalog.setup import migrate, seed  # noqa: E402
 from app.catalog.snapshot import DEFAULT_STALE_AFTER_DAYS, load_snapshot, stale_since  # noqa: E402
 from app.db import make_engine  # noqa: E402
+from app.scoring.inference.ranking.pricing import one_replica_load  # noqa: E402
 from app.scoring.specs import CatalogSnapshot, Offer  # noqa: E402
+from app.scoring.workload import InferenceWorkload  # noqa: E402
 from app.service.query.question import parse  # noqa: E402
 from app.service.rank.plain import plain_row  # noqa: E402
 from app.service.rank.ranking import rank  # noqa: E402
@@ -279,7 +281,9 @@ def date_problems(
     return problems
 
 
-def price_problems(row: dict[str, Any], offer: Offer, refs: list[dict[str, str]], phase: str) -> list[str]:
+def price_problems(
+    row: dict[str, Any], offer: Offer, refs: list[dict[str, str]], phase: str, fixed_load: bool = False
+) -> list[str]:
     problems = []
     if not refs:
         return [f"no prices.csv row for {offer.provider_id} {offer.gpu_id} x{offer.gpu_count} {offer.price_type}"]
@@ -301,7 +305,7 @@ def price_problems(row: dict[str, Any], offer: Offer, refs: list[dict[str, str]]
         if row["gpu_count"] % instance and "instances" not in row["machine"]:
             problems.append(f"{row['gpu_count']} GPUs on {instance}-GPU instances, whole-instance billing unsaid")
     else:
-        problems += serving_billing_problems(row, instance)
+        problems += serving_billing_problems(row, instance, fixed_load)
     billed = row.get("billed_hours") or row.get("job_billed_hours")
     unit = billing_unit_hours(offer.provider_id)
     if billed and unit and offer.price_type == "on_demand" and abs(billed / unit - round(billed / unit)) > 1e-6:
@@ -309,8 +313,9 @@ def price_problems(row: dict[str, Any], offer: Offer, refs: list[dict[str, str]]
     return problems
 
 
-def serving_billing_problems(row: dict[str, Any], instance: int) -> list[str]:
-    """A serving row bills whole instances: its copies share one, and its $ per token is the instance's over them."""
+def serving_billing_problems(row: dict[str, Any], instance: int, fixed_load: bool = False) -> list[str]:
+    """A serving row bills whole instances: its copies share one, and its $ per token is the instance's over them;
+    at a fixed load one copy takes it all, so its $ per token is the whole instance's, its idle GPUs said."""
     problems = []
     if row["instance_gpus"] != instance:
         problems.append(f"instance_gpus {row['instance_gpus']}, the offer rents {instance}")
@@ -319,10 +324,12 @@ def serving_billing_problems(row: dict[str, Any], instance: int) -> list[str]:
     idle = row["gpu_count"] < instance and row["copies_per_instance"] * row["gpu_count"] < instance
     if idle and f"{instance}-GPU instance" not in row["machine"] + str(row.get("assumptions")):
         problems.append(f"{row['gpu_count']} GPUs billed as a {instance}-GPU instance, unsaid")
+    if fixed_load and row["gpu_count"] % instance and "idle at this load" not in row["machine"]:
+        problems.append(f"{row['gpu_count']} GPUs billed as whole {instance}-GPU instances at a fixed load, unsaid")
     tokens_per_s = row["output_tokens_per_s"]
     if tokens_per_s and row["usd_per_million_output_tokens"] and row.get("job_usd") is None:
         usd_per_hour = row["usd_per_gpu_hour"] * instance / row["copies_per_instance"]
-        if row["gpu_count"] > instance:
+        if row["gpu_count"] > instance or fixed_load:
             usd_per_hour = row["usd_per_gpu_hour"] * -(-row["gpu_count"] // instance) * instance
         expected = usd_per_hour / (tokens_per_s * 3600) * 1e6
         if not math.isclose(row["usd_per_million_output_tokens"], expected, rel_tol=0.02):
@@ -348,6 +355,7 @@ def audit(today: date, top: int, verbose: bool = False) -> tuple[list[str], list
         assert parsed.workload is not None, f"{query}: {parsed.errors}"
         ranking = rank(parsed.phase, parsed.workload, snapshot).ranking
         rows = [plain_row(o, True, {}) for o in ranking.options[:top] if o.feasible]
+        fixed = isinstance(parsed.workload, InferenceWorkload) and one_replica_load(parsed.workload)
         lines.append(f"{query}\n    #1 {describe(rows[0]) if rows else 'nothing feasible'}")
         for position, row in enumerate(rows, 1):
             if verbose:
@@ -359,7 +367,7 @@ def audit(today: date, top: int, verbose: bool = False) -> tuple[list[str], list
                 *term_problems(row, offer, asked_types(query), matched),
                 *superseded_problems(offer, every_offer),
                 *date_problems(row, offer, today, matched, parsed.workload.include_stale),
-                *price_problems(row, offer, matched, parsed.phase),
+                *price_problems(row, offer, matched, parsed.phase, fixed),
             ]
             findings.extend(Finding(query, position, describe(row), p) for p in problems)
     return lines, findings

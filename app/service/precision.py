@@ -80,6 +80,8 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "nodes": best.nodes,
             "instance_gpus": best.instance_gpus,
             "copies_per_instance": best.copies_per_instance,
+            "instances": best.instances,
+            "idle_gpus": best.idle_gpus,  # a fixed load bills its one replica's whole instance
             "cluster_caveat": best.cluster_caveat,
             **mean_latencies(best.ttft_ms, best.tpot_ms),
             "batch": best.batch,

@@ -16,7 +16,7 @@ from app.scoring.explain import (
     usd_per_mtok,
     usd_places,
 )
-from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS
+from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, idle_gpus_words
 from app.scoring.training.run.limit_words import days_text, interruptions_text
 
 # Places the ranked table's measures are shown with, as the results page's cells show them (templates/_results.html),
@@ -174,7 +174,9 @@ def layout_cell(option: dict[str, Any], inference: bool) -> str:
         text = o["layout"]
     if o.get("nodes", 1) > 1:
         text += f", {o['nodes']} nodes"
-    if o.get("copies_per_instance", 1) > 1:
+    if o.get("idle_gpus"):  # a fixed load: one copy, its instance billed whole
+        text += ", " + idle_gpus_words(o["idle_gpus"], o.get("instances"), o["instance_gpus"])
+    elif o.get("copies_per_instance", 1) > 1:
         text += f", {o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
     return text
 

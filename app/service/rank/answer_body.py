@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.explain import fixed, significant
+from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.inference.ranking.release_precision import Weights
 from app.scoring.pricing.offers import left_out_note
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH
@@ -114,7 +115,8 @@ def cheaper_on_replicas(
     one TP8 x PP4 replica at $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that
     question (replicas_workload). The replicas are the linked question's cheapest fleet, billed whole at the traffic
     (fleet_usd_per_million_at_traffic): a replica's $ per token at full load would count a fleet of one half-idle
-    replica at the price of a full one."""
+    replica at the price of a full one. The best row is billed alike: every GPU of the instances its one replica rents
+    (pricing.one_replica_load)."""
     sized = replicas_workload(workload)
     best = ranking.options[0] if ranking.feasible_count else None
     if sized is None or best is None or not best.usd_per_million_output_tokens:
@@ -132,12 +134,13 @@ def cheaper_on_replicas(
         return None
     load = f"{workload.concurrency:,} clients" if workload.scenario == "concurrency" else "this request rate"
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
+    idle = ", " + idle_gpus_words(best.idle_gpus, best.instances, best.instance_gpus) if best.idle_gpus else ""
     note = (
         f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
         f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
-        f"PP{best.pipeline_parallel}), {fixed(ratio, 0)}× the ${significant(fleet_usd, 3)} of replicas sized to meet "
-        f"the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, ${fixed(fleet.usd_per_month_at_peak, 0)} "
-        "a month): rank the same load as a peak"
+        f"PP{best.pipeline_parallel}{idle}), {fixed(ratio, 0)}× the ${significant(fleet_usd, 3)} of replicas sized "
+        f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
+        f"${fixed(fleet.usd_per_month_at_peak, 0)} a month): rank the same load as a peak"
     )
     return {
         "note": note,

@@ -49,6 +49,12 @@ class BestOption(MeanLatencyOut):
     nodes: int = Field(1, description="physical nodes one replica spans")
     instance_gpus: int = Field(1, description="GPUs one rented instance bills (1 where GPUs are rented one by one)")
     copies_per_instance: int = Field(1, description="copies of the layout one rented instance holds (1: none shared)")
+    instances: int | None = Field(None, description="rented instances its replicas need")
+    idle_gpus: int = Field(
+        0,
+        description="at a fixed load (no peak): GPUs of its one replica's rented instances left idle, and billed; "
+        "0 otherwise",
+    )
     cluster_caveat: str = Field(
         "",
         description="a replica over more nodes than one on an offer that does not state how many it supplies: that "

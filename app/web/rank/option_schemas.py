@@ -159,6 +159,12 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     instance_gpus: int = Field(description="GPUs one rental of the offer bills (an 8-GPU VM is rented whole)")
     copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
+    idle_gpus: int = Field(
+        0,
+        description="at a fixed load (clients, a request rate, one stream; no peak): the GPUs of the instances its "
+        "one replica rents that it leaves idle (one copy on an 8-GPU instance of copies_per_instance 4: 6). The "
+        "costs bill them: no other copy shares the load. 0 otherwise, where copies at full use share an instance",
+    )
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
     job_hours: float | None = Field(
         description="a batch job (job_requests): its hours on `replicas`, from the machine's start-up (0.25 h, "

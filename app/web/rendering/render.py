@@ -25,6 +25,7 @@ from app.scoring.explain import (
     usd_per_mtok,
     usd_places,
 )
+from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.training.run.limit_words import days_text, interruptions_text
@@ -206,6 +207,7 @@ templates.env.filters["money_places"] = money_places  # $19.952/M at 3 places �
 templates.env.filters["beyond_name"] = label_beyond_name  # ("RunPod Secure Cloud", "Secure Cloud") → ""
 templates.env.filters["usd_places"] = usd_places  # an amount: whole dollars from $10, cents below
 templates.env.filters["usd_per_mtok"] = usd_per_mtok  # $0.90, $0.037
+templates.env.filters["idle_gpus_words"] = idle_gpus_words  # "one copy on a rented 8-GPU instance, 6 GPUs idle ..."
 templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"
 templates.env.filters["range_places"] = range_places
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"

@@ -104,6 +104,7 @@ class InferenceOption:
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (estimate's)
     cluster_caveat: str = ""  # a replica over more nodes than one of an offer that states no node count
     requests_per_s: float | None = None  # one replica sustains: in flight / a request's life (estimate's)
+    idle_gpus: int = 0  # at a fixed load: GPUs of its rented instances its one replica leaves idle, billed with it
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -161,7 +162,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         attention_parallel=est.attention_parallel,
         expert_parallel=est.expert_parallel,
         nodes=nodes_for(p.machine, est.gpu_count),
-        machine=p.machine.describe(),
+        machine=_machine_text(p),
         **offer_fields(offer, shared_rack_caveat(p.machine, est.gpu_count)),
         min_term_hours=min_term_hours(offer.price_type, offer.min_term_hours),
         feasible=True,
@@ -202,7 +203,27 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         requests_in_flight=est.requests_in_flight,
         cluster_caveat=unstated_cluster_caveat(p.machine, est.gpu_count, "replica"),
         requests_per_s=est.requests_per_s,
+        idle_gpus=p.idle_gpus,
     )
+
+
+def idle_gpus_words(idle_gpus: int, instances: int | None, instance_gpus: int) -> str:
+    """Why a fixed load's row bills more GPUs than its layout runs on, in the words the page, the CLI and the row's
+    machine text all say: 'one copy on a rented 8-GPU instance, 6 GPUs idle at this load' ('' with none idle)."""
+    if not idle_gpus:
+        return ""
+    rented = "a rented" if (instances or 1) == 1 else f"{instances} rented"
+    plural = "" if (instances or 1) == 1 else "s"
+    return (
+        f"one copy on {rented} {instance_gpus}-GPU instance{plural}, {idle_gpus} GPU{'s' if idle_gpus != 1 else ''} "
+        "idle at this load"
+    )
+
+
+def _machine_text(p: ConfigurationPricing) -> str:
+    """The offer's machine as the ranking read it, and at a fixed load the GPUs its one replica leaves idle."""
+    idle = idle_gpus_words(p.idle_gpus, p.machine.instances(p.est.gpu_count, 1), p.machine.instance_gpus)
+    return p.machine.describe() + (f"; {idle}" if idle else "")
 
 
 def infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption:

@@ -3,6 +3,10 @@
 `ConfigurationPricing` holds the configuration's estimate and the factors that turn $/GPU-hour into each ranked
 metric (cost ∝ price × GPUs / throughput), the band ratios, the replicas a peak needs (`peak_replicas`) and a batch
 job's hours as each offer bills them. An offer's cost is then its price times one factor, and `cost_band` its band.
+
+A copy's GPUs are billed as its share of an instance where the other copies it holds earn theirs: at full use (a
+capacity question), a peak's replicas or a batch job. At a fixed load (`one_replica_load`) one replica serves all of
+it and the instance's other copies would sit idle, so the row bills every GPU of the instances that replica rents.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass, field
 
 from app.scoring.explain import Band
 from app.scoring.hardware.machines import Machine, nodes_for
+from app.scoring.inference.bands.limits import LIMITS_RANKED
 from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.pricing.billed_terms import BillingTerms, billing_terms_key
 from app.scoring.pricing.price_terms import (
@@ -45,6 +50,7 @@ class ConfigurationPricing:
     request_life_hours: float = 0.0  # a batch job on spot loses the requests in flight: half of one life each time
     fleet_factor: float = 0.0  # with a peak: $ a month per $/GPU-hour, the GPUs its replicas rent x 730 h
     job_hours: float | None = None  # a batch job's wall time on `replicas` (every copy a rented instance holds)
+    idle_gpus: int = 0  # at a fixed load: GPUs of the instances its one replica rents that it leaves idle, billed
     # A batch job's billed hours by what they read of an offer (price type, stated minimum term, billing_terms_key):
     # a ranking sorts every offer of a slot by its billed price, and offers with equal keys bill the same float
     billed_by_terms: dict[tuple[str, float | None, BillingTerms], float] = field(
@@ -80,7 +86,8 @@ class ConfigurationPricing:
             band_high = fleet_gpus_of(peak_replicas(workload, est, est.band.low / tokens_per_s)) / fleet_gpus
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
-        billed = machine.billed_gpus(est.gpu_count)  # per copy: the layout's GPUs, or its share of an instance
+        fixed = one_replica_load(workload)  # its one replica bills whole instances: no other copy earns a share
+        billed = fleet_gpus_of(1) if fixed else machine.billed_gpus(est.gpu_count)
         return cls(
             est=est,
             machine=machine,
@@ -93,6 +100,7 @@ class ConfigurationPricing:
             request_life_hours=life_hours,
             fleet_factor=fleet_gpus * HOURS_PER_MONTH if peak else 0.0,
             job_hours=job_hours,
+            idle_gpus=fleet_gpus_of(1) - est.gpu_count if fixed else 0,
         )
 
     @property
@@ -164,6 +172,15 @@ class ConfigurationPricing:
         if rank_by == "fleet":
             return self.fleet_factor
         return self.output_factor
+
+
+def one_replica_load(workload: InferenceWorkload) -> bool:
+    """A fixed load one replica takes whole (a request rate, clients, one stream; no peak): nothing fills the other
+    copies a rented instance holds, so a row rents the whole instances of that replica. A peak sizes replicas (and
+    rents whole instances by fleet_factor), a batch job spreads over every copy, and a capacity question (latency_bound,
+    max_throughput, fixed_batch) prices a copy at full use, where the instance's other copies do earn their share."""
+    peak = workload.peak_requests_per_s or workload.peak_concurrency
+    return workload.scenario in LIMITS_RANKED and not peak and not workload.job_requests
 
 
 def peak_replicas(workload: InferenceWorkload, est: InferenceEstimate, capacity_ratio: float = 1.0) -> int:

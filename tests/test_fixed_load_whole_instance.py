@@ -1,0 +1,123 @@
+"""A fixed load (a request rate, clients, one stream; no peak) is served by one replica, so a row bills every GPU of
+the instances that replica rents: on an 8-GPU instance of four 2-GPU copies the other three would sit idle. The #1 of
+`requests_per_s=20` for an 8B model was Lambda's 8×B200 instance billed for a quarter (2 GPUs × $6.69 at 8,000 tok/s =
+$0.465/M), an offer nobody can rent at that price: the whole instance costs $1.86/M (found by qa28). A capacity
+question (latency_bound, max_throughput), where copies fill an instance, keeps billing a copy its share."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.cli.main import main as cli
+from app.scoring.inference.ranking.options import idle_gpus_words
+from app.scoring.inference.ranking.pricing import one_replica_load
+from app.scoring.workload import InferenceWorkload
+
+QA28 = "phase=inference&model=llama-3.1-8b&ttft_ms=500&scenario=request_rate&requests_per_s=20"
+CAPACITY = "phase=inference&model=llama-3.1-8b&ttft_ms=500"
+IDLE_B200 = "one copy on a rented 8-GPU instance, 6 GPUs idle at this load"
+
+
+def _usd_per_million(gpus: float, usd_per_gpu_hour: float, tokens_per_s: float) -> float:
+    return gpus * usd_per_gpu_hour / 3600 / tokens_per_s * 1e6
+
+
+def _near(value: float) -> Any:  # answers round money to 6 places
+    return pytest.approx(value, rel=1e-5, abs=1e-6)
+
+
+def _feasible(client: TestClient, query: str) -> list[dict[str, Any]]:
+    return [o for o in client.get(f"/rank.json?{query}&show=all").json()["options"] if o["feasible"]]
+
+
+@pytest.mark.parametrize(
+    ("fields", "fixed"),
+    [
+        ({"scenario": "request_rate", "requests_per_s": 20}, True),
+        ({"scenario": "concurrency", "concurrency": 8}, True),
+        ({"scenario": "single_stream"}, True),
+        ({"scenario": "request_rate", "requests_per_s": 2, "peak_requests_per_s": 20}, False),  # a peak's replicas
+        ({"scenario": "latency_bound"}, False),
+        ({"scenario": "max_throughput"}, False),
+        ({"scenario": "max_throughput", "job_requests": 1000}, False),  # a batch job spreads over every copy
+        ({"scenario": "fixed_batch", "batch": 8}, False),
+    ],
+)
+def test_only_a_fixed_load_without_a_peak_bills_its_one_replica_whole(fields: dict[str, Any], fixed: bool) -> None:
+    assert one_replica_load(InferenceWorkload(model="llama-3.1-8b", **fields)) is fixed
+
+
+def test_the_qa28_number_one_is_billed_for_the_whole_instance_it_rents(client: TestClient) -> None:
+    rows = _feasible(client, QA28)
+    top = rows[0]
+    # Lambda's own 2×B200 instance, $6.89 a GPU-hour for 20 requests/s x 400 tokens: 2 x 6.89 / 3600 / 8,000 x 1e6
+    assert (top["gpu_count"], top["gpu_id"], top["provider"], top["instance_gpus"]) == (2, "B200", "lambda", 2)
+    assert top["output_tokens_per_s"] == pytest.approx(8000)
+    assert top["usd_per_million_output_tokens"] == pytest.approx(0.478472, abs=1e-6)
+    assert top["idle_gpus"] == 0
+    # CoreWeave's 8×B200 node runs the same 2-GPU copy: 8 x $8.60 / 3600 / 8,000 x 1e6 = $2.389/M, not a quarter
+    b200 = next(o for o in rows if o["provider"] == "coreweave" and o["gpu_id"] == "B200" and o["gpu_count"] == 2)
+    assert (b200["instance_gpus"], b200["copies_per_instance"], b200["instances"]) == (8, 4, 1)
+    assert b200["usd_per_million_output_tokens"] == pytest.approx(2.388889, abs=1e-6)
+    assert b200["idle_gpus"] == 6 and b200["machine"].endswith("; " + IDLE_B200)
+    assert b200["band"]["low"] < b200["usd_per_million_output_tokens"] < b200["band"]["high"]
+    for o in rows:  # every row: the GPUs of its rented instances, all of its costs
+        gpus = o["instances"] * o["instance_gpus"]
+        assert gpus == o["gpu_count"] + o["idle_gpus"]
+        tokens_per_s, requests_per_s = o["output_tokens_per_s"], o["output_tokens_per_s"] / 400
+        assert o["usd_per_million_output_tokens"] == _near(_usd_per_million(gpus, o["usd_per_gpu_hour"], tokens_per_s))
+        assert o["usd_per_million_tokens"] == _near(o["usd_per_million_output_tokens"] * 400 / (2000 + 400))
+        assert o["usd_per_thousand_requests"] == _near(gpus * o["usd_per_gpu_hour"] / 3600 / requests_per_s * 1e3)
+    costs = [o["usd_per_million_output_tokens"] for o in rows if not o["over_limits"]]
+    assert costs == sorted(costs)
+
+
+def test_a_capacity_question_still_bills_a_copy_its_share_of_the_instance(client: TestClient) -> None:
+    rows = _feasible(client, CAPACITY)
+    shared = [o for o in rows if o["copies_per_instance"] > 1]
+    assert shared
+    for o in shared:  # copies at full use fill the instance: each bills its own GPUs
+        assert o["idle_gpus"] == 0 and "idle" not in o["machine"]
+        assert o["usd_per_million_output_tokens"] == _near(
+            _usd_per_million(o["gpu_count"], o["usd_per_gpu_hour"], o["output_tokens_per_s"])
+        )
+
+
+def test_the_page_the_csv_and_the_cli_say_the_idle_gpus_the_json_bills(
+    client: TestClient, database: str, capsys: Any
+) -> None:
+    page = client.get(f"/?{QA28}&show=all").text
+    assert IDLE_B200 in page
+    assert "4 copies per 8-GPU instance" not in page  # a fixed load runs one copy, whatever the instance holds
+    table = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{QA28}&show=all").text)))
+    row = next(r for r in table if r["provider"] == "coreweave" and r["gpu_id"] == "B200" and r["gpu_count"] == "2")
+    assert (row["idle_gpus"], float(row["usd_per_million_output_tokens"])) == ("6", pytest.approx(2.388889, abs=1e-6))
+    assert list(table[0])[-1] == "idle_gpus"  # a new column comes last
+    flags = ["--ttft-ms", "500", "--scenario", "request_rate", "--requests-per-s", "20", "--providers", "coreweave"]
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", *flags, "--limit", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "TP1 PP2, " + IDLE_B200 in out and "4 per 8-GPU instance" not in out
+
+
+def test_idle_gpus_words_count_the_instances() -> None:
+    assert idle_gpus_words(0, 1, 8) == ""
+    assert idle_gpus_words(6, 1, 8) == IDLE_B200
+    assert idle_gpus_words(1, 1, 3) == "one copy on a rented 3-GPU instance, 1 GPU idle at this load"
+    assert idle_gpus_words(4, 2, 8) == "one copy on 2 rented 8-GPU instances, 4 GPUs idle at this load"
+
+
+def test_the_replicas_note_compares_the_whole_instance_with_the_fleet(client: TestClient) -> None:
+    """The note's 'one replica taking all this request rate costs $X' is the #1's whole-instance bill, as the fleet
+    it is compared with is billed whole."""
+    answer = client.get(f"/rank.json?{QA28}").json()
+    top = answer["options"][0]
+    note = answer["replicas"]
+    assert note["ratio"] == pytest.approx(
+        top["usd_per_million_output_tokens"] / note["usd_per_million_output_tokens"], rel=1e-3
+    )
+    assert "costs $0.478 per million output tokens" in note["note"]
