@@ -119,7 +119,8 @@ def fixed(value: float, decimals: int = 1, thousands: bool = True) -> str:
     place '0.0008' (they read '0' and '0.0'). Every number shown to a person rounds through here."""
     value += 0.0  # -0.0 (a sign flipped on a zero) reads 0.0, not -0.0
     text = f"{value:{',' if thousands else ''}.{decimals}f}"
-    if value == 0 or not math.isfinite(value) or float(text.replace(",", "")) != 0:
+    # at 1 or more (inf too) no rounding shows 0: the text is read back only for the values that might
+    if value >= 1.0 or value <= -1.0 or value == 0 or not math.isfinite(value) or float(text.replace(",", "")) != 0:
         return text
     places = 1 - math.floor(math.log10(abs(value)))  # two significant figures, no exponent
     return f"{value:.{places}f}".rstrip("0")

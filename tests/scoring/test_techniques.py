@@ -84,3 +84,40 @@ def test_speculative_terms_show_tokens_per_step_and_draft_cost() -> None:
     assert _term(est, "speculative: draft passes") > 0
     assert _term(est, "techniques: TPOT change") < 0
     assert _term(est, "techniques: TTFT change") == pytest.approx(0.0)
+
+
+def _as_properties(t: ServingTechniques) -> tuple[object, ...]:
+    """The derived values as the properties worked them out on every read before speed15 (kept as the reference)."""
+    speculative = t.spec_draft_tokens > 0 and t.spec_acceptance > 0
+    tokens = expected_tokens_per_step(t.spec_acceptance, t.spec_draft_tokens) if speculative else 1.0
+    active = t.prefix_cache_hit > 0 or speculative
+    return speculative, active, 1.0 - t.prefix_cache_hit, 1.0 - t.prefix_cache_hit**2, tokens
+
+
+def _kept(t: ServingTechniques) -> tuple[object, ...]:
+    return t.speculative, t.active, t.uncached_share, t.uncached_attention_share, t.tokens_per_step
+
+
+def test_techniques_values_worked_out_once_read_as_the_properties_did_and_stay_outside_eq_hash_and_repr() -> None:
+    """speculative, active, the uncached shares and tokens_per_step are worked out when built (speed15): each reads
+    as the property that worked it out per read, a replace() works them out afresh, and two techniques equal in their
+    fields are equal, hash alike and print alike, as before."""
+    from dataclasses import replace
+
+    checked = 0
+    for hit in (0.0, 1e-9, 0.25, 0.5, 0.999):
+        for acceptance in (0.0, 1e-9, 0.3, 0.7, 0.95):
+            for draft in (0, 1, 2, 5):
+                t = ServingTechniques(prefix_cache_hit=hit, spec_acceptance=acceptance, spec_draft_tokens=draft)
+                assert repr(_kept(t)) == repr(_as_properties(t)), (hit, acceptance, draft)
+                other = replace(
+                    NO_TECHNIQUES, prefix_cache_hit=hit, spec_acceptance=acceptance, spec_draft_tokens=draft
+                )
+                assert other == t and hash(other) == hash(t) and repr(other) == repr(t)
+                assert repr(_kept(other)) == repr(_as_properties(other))
+                checked += 1
+    assert checked == 100
+    assert repr(NO_TECHNIQUES) == (
+        f"ServingTechniques(prefix_cache_hit=0.0, spec_acceptance=0.0, spec_draft_tokens=0, draft_cost_share="
+        f"{NO_TECHNIQUES.draft_cost_share!r})"
+    )

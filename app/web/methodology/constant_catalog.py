@@ -39,6 +39,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/step/context.py:_CONTEXT_CACHE_SIZE": "cache size",
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
     "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
+    "inference/bands/latency_bands.py:_LATENCY_BANDS_CACHE_SIZE": "cache size",
     "inference/step/memory.py:_FOOTPRINT_CACHE_SIZE": "cache size",
     "inference/step/memory.py:_ROOM_CACHE_SIZE": "cache size",
     "inference/estimates/estimate.py:_REFUSALS_CACHE_SIZE": "cache size",

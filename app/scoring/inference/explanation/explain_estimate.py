@@ -31,7 +31,7 @@ from app.scoring.inference.step.memory import (
     GB,
     attention_params,
     kv_replicated_under_tp,
-    memory_breakdown_gb,
+    memory_at_batch_gb,
     request_kv_tokens,
 )
 from app.scoring.inference.step.techniques import NO_TECHNIQUES, technique_terms
@@ -116,7 +116,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,
         pipeline_parallel=s.pipeline_parallel,
-        memory_footprint_gb=memory_breakdown_gb(
+        memory_footprint_gb=memory_at_batch_gb(
             s.gpu,
             s.model,
             w.weight_dtype,

@@ -295,6 +295,31 @@ def _footprint_gb(
     )
 
 
+def memory_at_batch_gb(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    weight_dtype: str,
+    kv_dtype: str,
+    context_tokens: float,
+    batch: int,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+    attention_dp: int = 1,
+    engine: str = "vllm",
+) -> dict[str, float]:
+    """memory_breakdown_gb, its layout's parts (weights, reserve, capacity: no length or batch reads them) read from
+    the layout's kept footprint and only the KV cache worked out: what an explained configuration shows (~20-35 a
+    ranking, each a fresh batch and length)."""
+    per_seq = kv_bytes_per_sequence_per_gpu(
+        model, kv_dtype, context_tokens, tensor_parallel, pipeline_parallel, attention_dp
+    )
+    memory = dict(
+        _footprint_gb(gpu, model, weight_dtype, kv_dtype, tensor_parallel, pipeline_parallel, attention_dp, engine)
+    )
+    memory["kv_cache"] = round(per_seq * batch / GB, 3)  # in memory_breakdown_gb's place: second
+    return memory
+
+
 def footprint_gb(
     gpu: GpuSpec,
     model: ModelSpec,

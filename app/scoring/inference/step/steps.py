@@ -122,25 +122,34 @@ def forward_parts(
     pp = ctx.pipeline_parallel
     seqs, new_prefill = decode_seqs / pp, prefill_tokens / pp  # one micro-batch per stage
     tokens = seqs * tokens_per_seq + new_prefill
-    coverage = expert_coverage(ctx.experts_active_share, tokens)
-    if ctx.expert_parallel > 1:
-        coverage = busiest_group_coverage(coverage, ctx.experts_per_group, ctx.expert_parallel)
+    # A ranking times a few hundred passes, most of them on layouts where several helpers below answer their own
+    # identity (a dense model touches no routed experts, a full-attention model attends to its whole context, TP
+    # attention waits for every sequence, TP1 has no all-reduce, one stage sends nothing): those calls are skipped
+    # on the very conditions the helpers test first, so every float is theirs (guard: test_forward_parts_shortcuts).
+    coverage = 0.0
+    if ctx.experts_active_share > 0:
+        coverage = expert_coverage(ctx.experts_active_share, tokens)
+        if ctx.expert_parallel > 1:
+            coverage = busiest_group_coverage(coverage, ctx.experts_per_group, ctx.expert_parallel)
     expert_bytes = ctx.expert_weight_bytes_per_gpu * coverage
     weights = ctx.dense_weight_bytes_per_gpu + expert_bytes
-    attended = attended_tokens(context_tokens, ctx.sliding_window, ctx.sliding_share)  # sliding layers: window
-    attending = attending_seqs(ctx, seqs)
+    attended = context_tokens  # sliding layers: their window
+    if ctx.sliding_window > 0:
+        attended = attended_tokens(context_tokens, ctx.sliding_window, ctx.sliding_share)
+    dp = ctx.attention_dp
+    attending = seqs if dp <= 1 else attending_seqs(ctx, seqs)
     kv = attending * ctx.kv_bytes_per_token_per_gpu * attended
     shards = ctx.tensor_parallel * pp
     gemm_flops = tokens * ctx.flops_per_token / shards
     attention_flops = (
         attending * tokens_per_seq * ctx.attention_flops_per_token_ctx * attended + prefill_attention_flops / pp
     ) / shards
-    if ctx.attention_dp > 1:  # the busiest rank's attention work; the MLP/experts split over TP as before
+    if dp > 1:  # the busiest rank's attention work; the MLP/experts split over TP as before
         gemm_flops, attention_flops = dp_attention_flops(
             ctx, seqs, tokens_per_seq, attended, new_prefill, prefill_requests, prefill_attention_flops
         )
     rates = pass_rates(ctx, eff)  # bytes and FLOP per ms at this configuration's MBU and MFU
-    bandwidth, peak = rates.bandwidth, rates.peak
+    bandwidth, peak, power = rates.bandwidth, rates.peak, eff.overlap_power
     # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
@@ -148,13 +157,16 @@ def forward_parts(
     expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
         expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)
-        expert_ms = roofline_ms(*expert_gemm, eff.overlap_power)
+        expert_ms = roofline_ms(*expert_gemm, power)
     attention = (kv / rates.kv_bandwidth, attention_flops / rates.attention_rate)
-    busy = roofline_ms(*dense_gemm, eff.overlap_power) + expert_ms + roofline_ms(*attention, eff.overlap_power)
+    busy = roofline_ms(*dense_gemm, power) + expert_ms + roofline_ms(*attention, power)
     host_sequences = seqs + (1.0 if new_prefill else 0.0)
     # host_overheads.overhead_ms and moe_prefill_ms, their per-configuration parts read from the rates
     host_ms = rates.step_host_ms + host_sequences * rates.sequence_host_ms
     moe_host_ms = prefill_passes * rates.moe_prefill_ms
+    comm_ms = (allreduce_ms(ctx, eff, tokens) if ctx.tensor_parallel > 1 else 0.0) + (
+        stage_send_ms(ctx, tokens) if pp > 1 else 0.0
+    )
     detail = (
         tokens,
         attending,
@@ -170,19 +182,22 @@ def forward_parts(
         host_ms,
         moe_host_ms,
     )
+    # by position, the defaults spelt out (draft_ms 0, one token a step): StepParts' field order
     return StepParts(
         weights,
         kv,
         gemm_flops + attention_flops,
         dense_gemm[0] + expert_gemm[0] + attention[0],
         dense_gemm[1] + expert_gemm[1] + attention[1],
-        allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
+        comm_ms,
         host_ms + moe_host_ms,
         pp,
         busy,
-        expert_busy_ms=expert_ms,
-        prefill_tokens=new_prefill,
-        detail=detail,
+        0.0,
+        1.0,
+        expert_ms,
+        new_prefill,
+        detail,
     )
 
 
