@@ -121,3 +121,12 @@ def test_the_replicas_note_compares_the_whole_instance_with_the_fleet(client: Te
         top["usd_per_million_output_tokens"] / note["usd_per_million_output_tokens"], rel=1e-3
     )
     assert "costs $0.478 per million output tokens" in note["note"]
+
+
+def test_methodology_states_the_whole_instance_rule_of_a_fixed_load(client: TestClient) -> None:
+    """qa29: /methodology's 'Whole instances' said only that copies share an instance, which a fixed load's row
+    contradicts: it bills its one replica's whole instance and says so."""
+    page = " ".join(client.get("/methodology").text.split())
+    whole = page[page.index("Whole instances.") : page.index("NVLink domains wider than a node")]
+    assert "A fixed load" in whole and "bills every GPU of the instances that replica rents" in whole
+    assert IDLE_B200 in whole and "<code>idle_gpus</code>" in whole
