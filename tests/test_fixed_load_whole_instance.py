@@ -130,3 +130,15 @@ def test_methodology_states_the_whole_instance_rule_of_a_fixed_load(client: Test
     whole = page[page.index("Whole instances.") : page.index("NVLink domains wider than a node")]
     assert "A fixed load" in whole and "bills every GPU of the instances that replica rents" in whole
     assert IDLE_B200 in whole and "<code>idle_gpus</code>" in whole
+
+
+def test_the_openapi_cost_fields_say_a_fixed_load_bills_its_whole_instances(client: TestClient) -> None:
+    """qa29: the rank and precision schemas said every $ figure was 'one replica at full load' where a fixed load's
+    bills its one replica's whole instances at that load (README's field table said so, the schema did not)."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("InferenceOptionOut", "BestOption"):
+        fields = schemas[name]["properties"]
+        for field in ("usd_per_million_output_tokens", "usd_per_million_tokens", "usd_per_thousand_requests"):
+            said = fields[field]["description"]
+            assert "at a fixed load" in said and "whole instances it rents (idle_gpus)" in said, (name, field)
+        assert "idle" in fields["idle_gpus"]["description"]
