@@ -142,3 +142,5 @@ def test_the_openapi_cost_fields_say_a_fixed_load_bills_its_whole_instances(clie
             said = fields[field]["description"]
             assert "at a fixed load" in said and "whole instances it rents (idle_gpus)" in said, (name, field)
         assert "idle" in fields["idle_gpus"]["description"]
+    holds = schemas["InferenceOptionOut"]["properties"]["copies_per_instance"]["description"]
+    assert "holds" in holds and "runs one" in holds  # it said 'one rented instance runs' 4 beside 'one copy'

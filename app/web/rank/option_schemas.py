@@ -162,7 +162,10 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         + INFEASIBLE_NULL
     )
     instance_gpus: int = Field(description="GPUs one rental of the offer bills (an 8-GPU VM is rented whole)")
-    copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
+    copies_per_instance: int = Field(
+        description="copies of the layout one rented instance holds; at a fixed load it runs one, the others' GPUs "
+        "idle (idle_gpus)"
+    )
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
     idle_gpus: int = Field(
         0,
