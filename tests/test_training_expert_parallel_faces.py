@@ -104,3 +104,11 @@ def test_methodology_says_a_moe_layer_under_tp_and_ep_pays_only_its_attentions_t
     step = page[page.index("exposed TP = ") : page.index("exposed DP/FSDP = ")]
     assert "a MoE layer pays only its attention's all-gather and reduce-scatter" in step
     assert "MoE Parallel Folding" in step and "shared expert" in step
+
+
+def test_the_layout_schema_says_tp_pairs_with_ep(client) -> None:  # type: ignore[no-untyped-def]
+    """qa29: LayoutOut's tensor_parallel read 'tensor-parallel degree' and expert_parallel said nothing of TP, where
+    layouts now pair attention TP 2-8 with EP ('TP4 PP2 EP64 ZeRO-1 ×16') and the experts run whole."""
+    fields = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
+    assert "expert-TP 1" in fields["tensor_parallel"]["description"]
+    assert "Parallel Folding" in fields["expert_parallel"]["description"]
