@@ -12,8 +12,8 @@ class LayoutOut(BaseModel):
 
     zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
     tensor_parallel: int = Field(
-        description="tensor-parallel degree; with expert_parallel, attention's and the dense layers' (2-8 beside EP): "
-        "the routed experts run whole (expert-TP 1)"
+        description="tensor-parallel degree; with expert_parallel, attention's and the dense layers' (1, or 2-8 beside "
+        "EP): the routed experts run whole (expert-TP 1)"
     )
     pipeline_parallel: int = Field(description="pipeline-parallel degree (stages)")
     recompute: str = Field(
