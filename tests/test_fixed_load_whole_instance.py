@@ -121,3 +121,26 @@ def test_the_replicas_note_compares_the_whole_instance_with_the_fleet(client: Te
         top["usd_per_million_output_tokens"] / note["usd_per_million_output_tokens"], rel=1e-3
     )
     assert "costs $0.478 per million output tokens" in note["note"]
+
+
+def test_methodology_states_the_whole_instance_rule_of_a_fixed_load(client: TestClient) -> None:
+    """qa29: /methodology's 'Whole instances' said only that copies share an instance, which a fixed load's row
+    contradicts: it bills its one replica's whole instance and says so."""
+    page = " ".join(client.get("/methodology").text.split())
+    whole = page[page.index("Whole instances.") : page.index("NVLink domains wider than a node")]
+    assert "A fixed load" in whole and "bills every GPU of the instances that replica rents" in whole
+    assert IDLE_B200 in whole and "<code>idle_gpus</code>" in whole
+
+
+def test_the_openapi_cost_fields_say_a_fixed_load_bills_its_whole_instances(client: TestClient) -> None:
+    """qa29: the rank and precision schemas said every $ figure was 'one replica at full load' where a fixed load's
+    bills its one replica's whole instances at that load (README's field table said so, the schema did not)."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("InferenceOptionOut", "BestOption"):
+        fields = schemas[name]["properties"]
+        for field in ("usd_per_million_output_tokens", "usd_per_million_tokens", "usd_per_thousand_requests"):
+            said = fields[field]["description"]
+            assert "at a fixed load" in said and "whole instances it rents (idle_gpus)" in said, (name, field)
+        assert "idle" in fields["idle_gpus"]["description"]
+    holds = schemas["InferenceOptionOut"]["properties"]["copies_per_instance"]["description"]
+    assert "holds" in holds and "runs one" in holds  # it said 'one rented instance runs' 4 beside 'one copy'

@@ -210,3 +210,19 @@ def test_the_load_a_replicas_link_spreads_is_said_in_words() -> None:
     assert replicas_load(one) == "1 request/s"
     assert replicas_load(one.model_copy(update={"requests_per_s": 22.0})) == "22 requests/s"
     assert replicas_load(InferenceWorkload(scenario="concurrency", concurrency=1)) == "1 client"
+
+
+def test_the_cli_says_what_the_page_says_when_no_offer_meets_the_limits(client, database, capsys) -> None:  # type: ignore[no-untyped-def]
+    """qa29: `gpumatch rank` marked every row OVER LIMITS but left out the page's sentence: what #1 misses and the
+    lowest p99 TTFT and TPOT any layout reaches at this load (DeepSeek-R1 at 7 requests/s on 8×H200: 1,969 ms)."""
+    from app.cli.main import main
+
+    page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(NONE_MEET).text)).split())
+    said = page[page.index("No offer meets the latency limits at this load") :]
+    said = said[: said.index("Fewer requests per replica")].strip()
+    assert "lowest p99 TTFT any layout reaches is" in said
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--tpot-ms", "5", "--scenario", "concurrency"]
+    assert main([*argv, "--concurrency", "64"]) == 0
+    assert said in capsys.readouterr().out
+    assert main([*argv, "--concurrency", "64", "--tpot-ms", "50"]) == 0  # some offer meets them: no such sentence
+    assert "No offer meets the latency limits" not in capsys.readouterr().out

@@ -312,6 +312,15 @@ def test_the_prose_gives_the_fitted_wait_for_running_steps(client) -> None:  # t
     assert client.get("/methodology.json").json()["ttft_wait_steps"] == fitted
 
 
+def test_the_prose_names_the_moe_shared_prefill_pass_every_open_loop_ttft_adds(client) -> None:  # type: ignore[no-untyped-def]
+    """qa29: a MoE model's open-loop TTFT above one prompt a step adds 'TTFT: shared prefill pass' (moeq), a term the
+    latency prose never named: a reader could not tell where the TTFT's fourth part came from."""
+    page = " ".join(client.get("/methodology").text.split())
+    under_load = page[page.index("Latency under load") : page.index("Limits at a fixed load")]
+    assert "<em>TTFT: shared prefill pass</em>" in under_load and "Bailey 1954" in under_load
+    assert "(n − 1) ÷ n × the step's prompt work less that host time" in under_load
+
+
 def test_the_page_says_the_unmeasured_band_floor_as_the_constant_gives_it(client) -> None:  # type: ignore[no-untyped-def]
     """'±50 % at least' beside UNKNOWN_BAND = (0.55, 1.6): the page now says the band's own −45 % / +60 % (found by
     qa14)."""

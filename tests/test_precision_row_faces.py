@@ -37,3 +37,23 @@ def test_the_precision_page_and_the_cli_give_the_best_options_terms_and_quality_
     first = f"{recovered[0]:.1f}% recovered"
     assert first in page["Published quality"] and first in line
     assert page["$ per million output tokens"].removeprefix("$") in line.split()
+
+
+FIXED_LOAD = "model=llama-3.1-8b&scenario=request_rate&requests_per_s=20&providers=coreweave&gpus=B200"
+FIXED_ARGV = ["precision", "--model", "llama-3.1-8b", "--scenario", "request_rate", "--requests-per-s", "20"]
+
+
+def test_the_precision_cli_says_the_idle_gpus_a_fixed_loads_row_bills_as_the_page_does(
+    client: TestClient, database: str, capsys: Any
+) -> None:
+    """qa29: at a fixed load the page's best option read '2×B200 · one copy on a rented 8-GPU instance, 6 GPUs idle
+    at this load' while the CLI said '2×B200 CoreWeave' beside the same $2.389/M, the whole instance's price."""
+    from app.scoring.inference.ranking.options import idle_gpus_words
+
+    best = client.get(f"/precision.json?{FIXED_LOAD}").json()["rows"][0]["best"]
+    words = idle_gpus_words(best["idle_gpus"], best["instances"], best["instance_gpus"])
+    assert best["idle_gpus"] > 0 and words, "the row must bill idle GPUs to mean anything"
+    page = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", client.get(f"/precision?{FIXED_LOAD}").text)).split())
+    assert cli([*FIXED_ARGV, "--providers", "coreweave", "--gpus", "B200"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("BF16 (baseline)  "))
+    assert words in page and f"{best['gpu_count']}×B200 ({words}) CoreWeave" in line

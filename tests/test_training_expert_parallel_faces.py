@@ -95,3 +95,20 @@ def test_a_tp_with_ep_row_names_both_in_its_json_and_csv(client) -> None:  # typ
     assert stated_value(terms["exposed expert all-to-all"]["detail"]) == pytest.approx(
         terms["exposed expert all-to-all"]["value"], rel=5e-3
     )
+
+
+def test_methodology_says_a_moe_layer_under_tp_and_ep_pays_only_its_attentions_tp_pair(client) -> None:  # type: ignore[no-untyped-def]
+    """qa29: the step formula said 'exposed TP = tp_comm_exposed × the all-reduce time' with no word that under TP+EP
+    a MoE layer without a TP-split shared expert skips its MLP's pair (trainep4), as every TP+EP row's term says."""
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", client.get("/methodology").text))
+    step = page[page.index("exposed TP = ") : page.index("exposed DP/FSDP = ")]
+    assert "a MoE layer pays only its attention's all-gather and reduce-scatter" in step
+    assert "MoE Parallel Folding" in step and "shared expert" in step
+
+
+def test_the_layout_schema_says_tp_pairs_with_ep(client) -> None:  # type: ignore[no-untyped-def]
+    """qa29: LayoutOut's tensor_parallel read 'tensor-parallel degree' and expert_parallel said nothing of TP, where
+    layouts now pair attention TP 2-8 with EP ('TP4 PP2 EP64 ZeRO-1 ×16') and the experts run whole."""
+    fields = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
+    assert "expert-TP 1" in fields["tensor_parallel"]["description"]
+    assert "Parallel Folding" in fields["expert_parallel"]["description"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.cli.tables.ranking import price_terms_cell
+from app.cli.tables.ranking import instance_words, price_terms_cell
 from app.cli.tables.writer import rounded
 from app.scoring.explain import duration_text, fixed, money_places, usd_amount
 from app.scoring.workload import InferenceWorkload
@@ -35,13 +35,15 @@ def _quality(row: dict[str, Any]) -> str:
 
 
 def _best_option(row: dict[str, Any]) -> str:
-    """The row's best option as the page's cell: configuration, seller, price terms with their caveats and date, $ per
+    """The row's best option as the page's cell: configuration (the idle GPUs of a fixed load's whole instance, or the
+    copies one holds, and its nodes), seller, price terms with their caveats and date, $ per
     GPU-hour, and a batch job's time and cost; why nothing runs where nothing does."""
     b = row["best"]
     if not b:
         return str(row["reason"])
     price = f"{price_terms_cell(b)}, ${fixed(b['usd_per_gpu_hour'], 2)}/GPU-h"
-    text = f"{b['gpu_count']}×{b['gpu_id']} {b['provider_name']} ({price})"
+    rents = ", ".join(w for w in (instance_words(b), f"{b['nodes']} nodes" if b["nodes"] > 1 else "") if w)
+    text = f"{b['gpu_count']}×{b['gpu_id']}{f' ({rents})' if rents else ''} {b['provider_name']} ({price})"
     if b.get("job_hours"):
         on = f" on {b['replicas']:,} replicas" if b["replicas"] > 1 else ""
         text += f"; the job: {duration_text(b['job_hours'] * 3600)}{on}, {usd_amount(b['job_usd'])}"

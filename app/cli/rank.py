@@ -63,7 +63,7 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
         serverless_job_line,
     )
     from app.service.rank import rank_sort
-    from app.service.rank.fixed_load_words import load_words, one_replica_sentence
+    from app.service.rank.fixed_load_words import load_words, one_replica_sentence, over_limits_sentence
 
     rows = args.limit or TEXT_ROWS
     print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
@@ -72,6 +72,10 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     print(ranking_table(payload, rows))
     if at_risk := best_at_risk(payload):
         print("\n" + at_risk)
+    best = next((o for o in payload["options"] if o["feasible"] and o.get("rank", 1) == 1), None)
+    if best is not None and best.get("over_limits"):  # the page's summary: even #1 misses, and what any layout reaches
+        band_high = payload["workload"].get("limits_at") == "band_high"
+        print("\n" + over_limits_sentence(best["over_limits"], payload.get("lowest_p99"), band_high))
     notes = row_notes(payload, rows)
     if notes:
         print("\n" + notes)

@@ -174,11 +174,19 @@ def layout_cell(option: dict[str, Any], inference: bool) -> str:
         text = o["layout"]
     if o.get("nodes", 1) > 1:
         text += f", {o['nodes']} nodes"
+    instance = instance_words(o)
+    return text + (f", {instance}" if instance else "")
+
+
+def instance_words(option: dict[str, Any]) -> str:
+    """What a serving row rents beyond its layout, as the page's instance note: at a fixed load its one copy and the
+    idle GPUs billed with it, else the copies one whole instance holds ('4 per 8-GPU instance'); '' for neither."""
+    o = option
     if o.get("idle_gpus"):  # a fixed load: one copy, its instance billed whole
-        text += ", " + idle_gpus_words(o["idle_gpus"], o.get("instances"), o["instance_gpus"])
-    elif o.get("copies_per_instance", 1) > 1:
-        text += f", {o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
-    return text
+        return idle_gpus_words(o["idle_gpus"], o.get("instances"), o["instance_gpus"])
+    if o.get("copies_per_instance", 1) > 1:
+        return f"{o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
+    return ""
 
 
 def ranking_table(payload: dict[str, Any], limit: int) -> str:

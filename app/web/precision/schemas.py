@@ -7,6 +7,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from app.web.json_api.report_schemas import CATALOG_VERSION, MeanLatencyOut, ModelRef
+from app.web.rank.option_schemas import COST_BASIS
 from app.web.rank.schemas import WORKLOAD
 
 
@@ -68,9 +69,9 @@ class BestOption(MeanLatencyOut):
         "requests_in_flight); null otherwise",
     )
     output_tokens_per_s: float = Field(description="output tokens/s one replica serves at the operating point")
-    usd_per_million_output_tokens: float | None = Field(description="$ per million output tokens at full load")
-    usd_per_million_tokens: float | None = Field(description="$ per million tokens in and out at full load")
-    usd_per_thousand_requests: float | None = Field(description="$ per thousand requests at full load")
+    usd_per_million_output_tokens: float | None = Field(description="$ per million output tokens, " + COST_BASIS)
+    usd_per_million_tokens: float | None = Field(description="$ per million tokens in and out, " + COST_BASIS)
+    usd_per_thousand_requests: float | None = Field(description="$ per thousand requests, " + COST_BASIS)
     ranked_cost: float | None = Field(description="the workload's rank_by metric")
     memory_gb_per_gpu: dict[str, float] = Field(description="GB per GPU: weights, kv_cache, reserve, capacity")
     replica_memory_gb: float | None = Field(description="weights + KV cache over the replica's GPUs")

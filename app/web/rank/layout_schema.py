@@ -11,7 +11,10 @@ class LayoutOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     zero_stage: int = Field(description="0 = DDP, 1 = optimizer sharded, 2 = + gradients, 3 = FSDP full shard")
-    tensor_parallel: int = Field(description="tensor-parallel degree")
+    tensor_parallel: int = Field(
+        description="tensor-parallel degree; with expert_parallel, attention's and the dense layers' (1, or 2-8 beside "
+        "EP): the routed experts run whole (expert-TP 1)"
+    )
     pipeline_parallel: int = Field(description="pipeline-parallel degree (stages)")
     recompute: str = Field(
         description="none | selective | partial | full; partial (megatron, nemo, torchtitan) recomputes "
@@ -32,5 +35,6 @@ class LayoutOut(BaseModel):
         default=None,
         description="a mixture of experts' expert-parallel degree: GPUs its routed experts are split over, whole "
         "(Megatron-Core expert_model_parallel_size, torchtitan expert_parallel_degree), trading tokens by all-to-all; "
-        "absent where the experts are not split",
+        "folded over tensor_parallel × the data-parallel ranks, so a layout may pair TP 2-8 with it (Megatron-Core MoE "
+        "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split",
     )

@@ -14,6 +14,11 @@ from app.web.json_api.report_schemas import TermOut
 from app.web.rank.layout_schema import LayoutOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
+# What a serving row's $ figures bill: a copy's share of an instance, or at a fixed load its whole instances.
+COST_BASIS = (
+    "one replica at full load, a copy billed its share of an instance; at a fixed load (clients, a request rate, one "
+    "stream; no peak) one replica at that load, billed every GPU of the whole instances it rents (idle_gpus)"
+)
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"
 TPOT_MEAN = "mean time per output token after the first, ms (not the p99 the request's tpot_ms limits)"
 TTFT_P99 = "p99 time to first token, ms: what the request's ttft_ms limit is checked against"
@@ -129,13 +134,13 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         description="output tokens/s one replica serves at the operating point" + INFEASIBLE_NULL
     )
     usd_per_million_output_tokens: float | None = Field(
-        description="$ per million output tokens, one replica at full load" + INFEASIBLE_NULL
+        description="$ per million output tokens, " + COST_BASIS + INFEASIBLE_NULL
     )
     usd_per_million_tokens: float | None = Field(
-        description="$ per million tokens in and out, one replica at full load" + INFEASIBLE_NULL
+        description="$ per million tokens in and out, " + COST_BASIS + INFEASIBLE_NULL
     )
     usd_per_thousand_requests: float | None = Field(
-        description="$ per thousand requests, one replica at full load" + INFEASIBLE_NULL
+        description="$ per thousand requests, " + COST_BASIS + INFEASIBLE_NULL
     )
     usd_per_month_at_peak: float | None = Field(
         description="with a peak (peak_requests_per_s or peak_concurrency): $ a month for the rented instances its "
@@ -157,7 +162,10 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         + INFEASIBLE_NULL
     )
     instance_gpus: int = Field(description="GPUs one rental of the offer bills (an 8-GPU VM is rented whole)")
-    copies_per_instance: int = Field(description="copies of the layout one rented instance runs")
+    copies_per_instance: int = Field(
+        description="copies of the layout one rented instance holds; at a fixed load it runs one, the others' GPUs "
+        "idle (idle_gpus)"
+    )
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
     idle_gpus: int = Field(
         0,
