@@ -109,16 +109,21 @@ class _TtftRoom:
     """What the p99 TTFT limit the latency-bound search meets (loops.LatencySlack) leaves a layout.
 
     Proof: operating_point's mean TTFT at a load of B requests in flight (latency_bound, any B > 0: a whole batch or
-    light_load_point's B < 1) is first + queue + wait (queueing.loaded_ttft_ms): first the request's own prefill
-    (first_prefill_ms of prefill_parts(1), the very calls LatencySlack makes), queue the M/D/1 wait (>= 0: a
-    non-negative service time x rho / (2(1 - rho)), rho held in [0, 0.95]) and wait = w x step(B) x min(B, 1)
-    (running_steps_wait_ms, w = wait_steps >= 0). Its p99 is the mean x r (r = p99_ttft_over_mean) or, with a prompt
-    spread q, first x q + (queue + wait) x r (OperatingPoint.ttft_p99_ms; own_prefill_ms is first). Both are at least
-    first x q' (q' = r, or q): where that is over the limit no load meets it, and the layout is refused
-    (own_prefill_misses). At a whole batch b >= 1 they are at least first x q' + w x r x step(b), so a batch that
-    meets the limit has step(b) <= (limit - first x q') / (w x r) (step_bound_ms; inf where w = 0), and step(b) >=
-    L(b), so _largest_batch's argument holds for the smaller of this and the TPOT target. CEILING_ROUNDING_SLACK
-    widens both against float rounding in own_prefill_ms (ttft - waits) and the sums."""
+    light_load_point's B < 1) is first + queue + wait + batched (queueing.loaded_ttft_ms): first the request's own
+    prefill (first_prefill_ms of prefill_parts(1), the very calls LatencySlack makes), queue the M/D/1 wait (>= 0: a
+    non-negative service time x rho / (2(1 - rho)), rho held in [0, 0.95]; above one MoE prompt a step rho is the
+    one-prompt batch's, still in that range), wait = w x step(B) x min(B, 1) (running_steps_wait_ms, w = wait_steps
+    >= 0, step(B) the batch's own step, which the shared pass leaves as it is) and batched the other prompts' work in
+    a shared MoE prefill pass (queueing.batched_pass_ms: (n - 1) / n x max(pass work - host time, 0) >= 0; 0 at one
+    prompt a step or on a dense model). Its p99 is the mean x r (r = p99_ttft_over_mean) or, with a prompt spread q,
+    first x q + (queue + wait + batched) x r (OperatingPoint.ttft_p99_ms; own_prefill_ms is first, the waits and
+    batched subtracted). Both are at least first x q' (q' = r, or q), the non-negative queue and batched terms only
+    adding: where that is over the limit no load meets it, and the layout is refused (own_prefill_misses). At a whole
+    batch b >= 1 they are at least first x q' + w x r x step(b), so a batch that meets the limit has step(b) <=
+    (limit - first x q') / (w x r) (step_bound_ms; inf where w = 0), and step(b) >= L(b), so _largest_batch's
+    argument holds for the smaller of this and the TPOT target. Dropping batched (like queue) only loosens the bound,
+    so it holds without timing the pass. CEILING_ROUNDING_SLACK widens both against float rounding in
+    own_prefill_ms (ttft - waits) and the sums."""
 
     own_prefill_misses: bool
     step_bound_ms: float
