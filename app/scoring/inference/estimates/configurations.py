@@ -102,9 +102,11 @@ def solve_on_unless_outclassed(
     workload: InferenceWorkload,
     solved: Solved | None,
     floor_per_gpu: float | None,
+    tpot_p99_bar_ms: float | None = None,
 ) -> Solution | InferenceEstimate | None:
-    """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`
-    (estimate.solve_unless_outclassed): its search is skipped and nothing is added to `solved`."""
+    """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`, or at a
+    request rate a p99 TPOT over `tpot_p99_bar_ms` (estimate.solve_unless_outclassed): its search is skipped and
+    nothing is added to `solved`."""
     reason = unsupported_reason(workload.engine, gpu) or supply_reason(
         machine, gpu_count, tensor_parallel, pipeline_parallel
     )
@@ -124,6 +126,7 @@ def solve_on_unless_outclassed(
             pipeline_parallel,
             fabric_gbs=fabric,
             floor_per_gpu=floor_per_gpu,
+            tpot_p99_bar_ms=tpot_p99_bar_ms,
         )
         if found is None:
             return None
@@ -206,22 +209,31 @@ def _solve_tier(
     solved: Solved | None,
 ) -> Tier:
     """The layout with the greatest preference, the first enumerated (the fewest GPUs) on a tie. Solved in search
-    order (per GPU count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that once a
-    layout meets the limits, layouts that provably serve fewer tok/s per billed GPU are skipped
+    order (per billed GPU count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that
+    once a layout meets the limits, layouts that provably serve fewer tok/s per billed GPU are skipped
     (throughput_ceiling.py). At a fixed load the estimate's own ceilings (which time capacity scenarios only) are not
-    asked: _outclassed_by_count skips by the bill."""
+    asked: _outclassed_by_count skips by the bill; on one bill the largest layout, usually the fastest, is solved
+    first, and at a request rate (every layout that keeps up serves the same tokens) a layout whose p99 TPOT
+    provably stays above the best's on that bill is skipped (throughput_ceiling.tpot_floor_ms)."""
     fixed = one_replica_load(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
+    best_billed = 0
     served: list[tuple[int, Solution]] = []
     refused: list[tuple[int, InferenceEstimate]] = []
-    for index in sorted(range(len(layouts)), key=lambda i: (layouts[i][0], layouts[i][2])):
+    billed_of = [billed_gpus(machine, workload, count) for count, _, _ in layouts]
+    # a capacity question (billed = count): per count, the fewest pipeline stages first, as before billed_gpus
+    order = sorted(range(len(layouts)), key=lambda i: (billed_of[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
+    for index in order:
         count, tp, pp = layouts[index]
-        billed = billed_gpus(machine, workload, count)
+        billed = billed_of[index]
         floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
         if floor is not None and _outclassed_by_count(workload, billed, floor):
             continue
+        bar = None  # the best's p99 TPOT, where tokens tie on the same bill
+        if floor is not None and best is not None and fixed and billed == best_billed:
+            bar = -best[0].negated_tpot_p99_ms
         layout = solve_on_unless_outclassed(
-            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor
+            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar
         )
         if layout is None:
             continue
@@ -231,7 +243,7 @@ def _solve_tier(
         served.append((index, layout))
         candidate = (_preference(layout, billed), -index, layout)
         if best is None or candidate[:2] > best[:2]:
-            best = candidate
+            best, best_billed = candidate, billed
     return Tier(
         best[2] if best is not None else None,
         best is not None and best[0].within_limits,

@@ -168,6 +168,20 @@ def request_rate_ceiling_per_s(workload: InferenceWorkload) -> float:
     return (workload.requests_per_s or 1.0) * workload.output_len * (1.0 + CEILING_ROUNDING_SLACK)
 
 
+def tpot_floor_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, output_len: float) -> float | None:
+    """The least mean TPOT any continuous-batching step of this context can have, ms (None: no floor here).
+
+    Proof: a step's TPOT is mixed_step_parts' total_ms (operating_point, open or closed loop, any running batch B > 0),
+    which decodes at least one sequence (max(B, 1)): every stage reads its dense weights (the dense GEMMs' roofline,
+    never below its memory time), one sequence's KV cache at its context (the attention's roofline) and the routed
+    experts its token touches, and pays its step's and that sequence's host time; comm and prompt work only add. That
+    is _StepFloor.light_load_ms, over every stage. None under speculative decoding (total_ms divides by the tokens a
+    step yields) and data-parallel attention (one sequence's KV is read on one rank of dp), as the ceilings."""
+    if ctx.techniques.speculative or ctx.attention_dp > 1:
+        return None
+    return _StepFloor.of(ctx, eff, input_len, output_len).light_load_ms * (1.0 - CEILING_ROUNDING_SLACK)
+
+
 def per_gpu_digits(tokens_per_s_per_gpu: float) -> float:
     """Output tokens/s per GPU to 6 significant digits: how layouts are compared (configurations.LayoutPreference)."""
     return float(f"{tokens_per_s_per_gpu:.6g}")
