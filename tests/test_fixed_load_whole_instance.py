@@ -2,7 +2,11 @@
 the instances that replica rents: on an 8-GPU instance of four 2-GPU copies the other three would sit idle. The #1 of
 `requests_per_s=20` for an 8B model was Lambda's 8×B200 instance billed for a quarter (2 GPUs × $6.69 at 8,000 tok/s =
 $0.465/M), an offer nobody can rent at that price: the whole instance costs $1.86/M (found by qa28). A capacity
-question (latency_bound, max_throughput), where copies fill an instance, keeps billing a copy its share."""
+question (latency_bound, max_throughput), where copies fill an instance, keeps billing a copy its share.
+
+The layout a row shows is compared by the same bill (configurations.billed_gpus): on one rented 8-GPU instance every
+layout that keeps up serves the rate's tokens for the same money, so the lowest p99 wins (TP8 at 43/9 ms), not the
+smallest layout with 6 GPUs idle (TP1xPP2 at 159/36 ms, found by fixedload2)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from app.scoring.workload import InferenceWorkload
 
 QA28 = "phase=inference&model=llama-3.1-8b&ttft_ms=500&scenario=request_rate&requests_per_s=20"
 CAPACITY = "phase=inference&model=llama-3.1-8b&ttft_ms=500"
+IDLE = QA28 + "&max_gpus=2"  # no layout of more than 2 GPUs: 6 of a rented 8-GPU instance's GPUs stay idle
 IDLE_B200 = "one copy on a rented 8-GPU instance, 6 GPUs idle at this load"
 
 
@@ -60,11 +65,10 @@ def test_the_qa28_number_one_is_billed_for_the_whole_instance_it_rents(client: T
     assert top["output_tokens_per_s"] == pytest.approx(8000)
     assert top["usd_per_million_output_tokens"] == pytest.approx(0.478472, abs=1e-6)
     assert top["idle_gpus"] == 0
-    # CoreWeave's 8×B200 node runs the same 2-GPU copy: 8 x $8.60 / 3600 / 8,000 x 1e6 = $2.389/M, not a quarter
-    b200 = next(o for o in rows if o["provider"] == "coreweave" and o["gpu_id"] == "B200" and o["gpu_count"] == 2)
-    assert (b200["instance_gpus"], b200["copies_per_instance"], b200["instances"]) == (8, 4, 1)
+    # CoreWeave's 8×B200 node, billed whole: 8 x $8.60 / 3600 / 8,000 x 1e6 = $2.389/M, not a quarter
+    b200 = next(o for o in rows if o["provider"] == "coreweave" and o["gpu_id"] == "B200")
+    assert (b200["instance_gpus"], b200["instances"]) == (8, 1)
     assert b200["usd_per_million_output_tokens"] == pytest.approx(2.388889, abs=1e-6)
-    assert b200["idle_gpus"] == 6 and b200["machine"].endswith("; " + IDLE_B200)
     assert b200["band"]["low"] < b200["usd_per_million_output_tokens"] < b200["band"]["high"]
     for o in rows:  # every row: the GPUs of its rented instances, all of its costs
         gpus = o["instances"] * o["instance_gpus"]
@@ -75,6 +79,36 @@ def test_the_qa28_number_one_is_billed_for_the_whole_instance_it_rents(client: T
         assert o["usd_per_thousand_requests"] == _near(gpus * o["usd_per_gpu_hour"] / 3600 / requests_per_s * 1e3)
     costs = [o["usd_per_million_output_tokens"] for o in rows if not o["over_limits"]]
     assert costs == sorted(costs)
+
+
+def _coreweave_b200(client: TestClient, query: str) -> dict[str, Any]:
+    return next(o for o in _feasible(client, query) if o["provider"] == "coreweave" and o["gpu_id"] == "B200")
+
+
+def test_on_one_bill_the_row_shows_the_layout_of_lowest_latency(client: TestClient) -> None:
+    """The B200 8-GPU instance's row at 20 requests/s was TP1xPP2 (p99 159 ms TTFT, 36 ms TPOT, 6 GPUs idle) at the
+    bill of all 8 GPUs: now the layout that uses them, TP8, at the same $ per million tokens and a fraction of the
+    latency. Each smaller layout the same machine serves (max_gpus 2, 4) bills the same and is slower."""
+    row = _coreweave_b200(client, QA28)
+    assert (row["gpu_count"], row["tensor_parallel"], row["pipeline_parallel"], row["idle_gpus"]) == (8, 8, 1, 0)
+    assert (row["copies_per_instance"], row["over_limits"]) == (1, "")  # within the limits
+    assert "idle" not in row["machine"]
+    assert row["ttft_p99_ms"] == pytest.approx(43.1, abs=0.1) and row["tpot_p99_ms"] == pytest.approx(9.25, abs=0.01)
+    for max_gpus, idle in ((2, 6), (4, 4)):
+        smaller = _coreweave_b200(client, f"{QA28}&max_gpus={max_gpus}")
+        assert (smaller["gpu_count"], smaller["idle_gpus"]) == (max_gpus, idle)
+        assert smaller["usd_per_million_output_tokens"] == row["usd_per_million_output_tokens"]  # one bill
+        assert smaller["ttft_p99_ms"] > row["ttft_p99_ms"] and smaller["tpot_p99_ms"] > row["tpot_p99_ms"]
+
+
+def test_a_capacity_question_keeps_its_layout_by_tokens_per_layout_gpu(client: TestClient) -> None:
+    """Copies at full use fill the instance, so a capacity question still picks the most tok/s per layout GPU: the
+    same B200 8-GPU instance serves one-GPU copies, eight of them, each billed its own GPU."""
+    row = _coreweave_b200(client, CAPACITY)
+    assert (row["gpu_count"], row["tensor_parallel"], row["pipeline_parallel"]) == (1, 1, 1)
+    assert (row["copies_per_instance"], row["idle_gpus"]) == (8, 0)
+    assert row["usd_per_million_output_tokens"] == pytest.approx(0.407522, abs=1e-6)
+    assert row["ttft_p99_ms"] == pytest.approx(175.0, abs=0.1) and row["tpot_p99_ms"] == pytest.approx(41.51, abs=0.01)
 
 
 def test_a_capacity_question_still_bills_a_copy_its_share_of_the_instance(client: TestClient) -> None:
@@ -91,14 +125,15 @@ def test_a_capacity_question_still_bills_a_copy_its_share_of_the_instance(client
 def test_the_page_the_csv_and_the_cli_say_the_idle_gpus_the_json_bills(
     client: TestClient, database: str, capsys: Any
 ) -> None:
-    page = client.get(f"/?{QA28}&show=all").text
+    page = client.get(f"/?{IDLE}&show=all").text
     assert IDLE_B200 in page
     assert "4 copies per 8-GPU instance" not in page  # a fixed load runs one copy, whatever the instance holds
-    table = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{QA28}&show=all").text)))
+    table = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{IDLE}&show=all").text)))
     row = next(r for r in table if r["provider"] == "coreweave" and r["gpu_id"] == "B200" and r["gpu_count"] == "2")
     assert (row["idle_gpus"], float(row["usd_per_million_output_tokens"])) == ("6", pytest.approx(2.388889, abs=1e-6))
     assert list(table[0])[-1] == "idle_gpus"  # a new column comes last
     flags = ["--ttft-ms", "500", "--scenario", "request_rate", "--requests-per-s", "20", "--providers", "coreweave"]
+    flags += ["--max-gpus", "2"]
     assert cli(["rank", "inference", "--model", "llama-3.1-8b", *flags, "--limit", "50"]) == 0
     out = capsys.readouterr().out
     assert "TP1 PP2, " + IDLE_B200 in out and "4 per 8-GPU instance" not in out

@@ -16,6 +16,7 @@ from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
     request_rate_ceiling_per_s,
+    tpot_floor_ms,
 )
 from app.scoring.inference.ranking import rank
 from app.scoring.workload import InferenceWorkload
@@ -35,6 +36,9 @@ QUESTIONS: list[dict[str, Any]] = [
     {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "input_len": 1_019},
     {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 3.0, "input_len": 1_017},
     {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 0.5, "input_len": 2_017},
+    # a fixed load on whole rented instances: a larger layout on the same bill wins on latency, so the skipping by
+    # GPU count must count billed GPUs (configurations.billed_gpus), or it drops that winner
+    {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20.0, "ttft_ms": 500, "input_len": 2_021},
     # long prompts, where the p99 TTFT limit binds the batch or refuses the layout; a prompt spread; SGLang
     {"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 12_007},
     {"model": "llama-3.1-8b", "input_len": 16_001, "prompt_p99_over_mean": 2.0},
@@ -90,6 +94,30 @@ def test_no_layout_serves_more_than_its_ceiling(question: dict[str, Any]) -> Non
     assert checked > 20
 
 
+OPEN_LOOPS = [q for q in QUESTIONS if q.get("scenario") == "request_rate"]
+
+
+@pytest.mark.parametrize("question", OPEN_LOOPS, ids=lambda q: f"{q['model']}-{q['requests_per_s']}")
+def test_no_open_loop_layout_steps_faster_than_its_tpot_floor(question: dict[str, Any]) -> None:
+    """The floor a request rate's layouts on one bill are skipped by (configurations._solve_tier) is under the TPOT
+    of every layout solved, on every offer's machine."""
+    workload = InferenceWorkload.model_validate(question)
+    model = SNAPSHOT.models[workload.model]
+    checked = 0
+    for offer in SNAPSHOT.offers:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
+            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
+            if not isinstance(solved, Solution):
+                continue
+            floor = tpot_floor_ms(solved.ctx, solved.efficiency, workload.input_len, workload.output_len)
+            if floor is not None:
+                assert floor <= solved.point.tpot_ms, (offer.provider_id, count, tp, pp)
+                checked += 1
+    assert checked > 20
+
+
 def _payloads(questions: list[dict[str, Any]]) -> str:
     rank._CACHE.clear()  # every ranking estimated afresh, not read from the last run's memo
     shared_searches._SEARCHES.clear()
@@ -111,10 +139,14 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch.setattr(configurations, "solve_on_unless_outclassed", counting)
     pruned = _payloads(QUESTIONS)
     assert sum(skipped) > 50  # the skipping is tried, and saves searches
+    skipped.clear()
+    _payloads(OPEN_LOOPS)
+    assert sum(skipped) > 5  # a request rate's layouts on one bill are skipped by their TPOT floor too
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
+    monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)
     assert not any(skipped)
@@ -154,6 +186,7 @@ def test_a_layout_refused_before_its_search_is_refused_by_it_in_the_same_words(
     early = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
     assert sum(refused_early) > 10
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
+    monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
     searched = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
     for a, b in zip(early, searched, strict=True):
         assert type(a) is type(b)

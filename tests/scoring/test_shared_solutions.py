@@ -128,8 +128,10 @@ def test_pcie_nodes_of_other_sizes_share_each_layout_and_answer_as_alone(
     solve = configurations.solve_unless_outclassed
 
     def counting(gpu, gpu_count, model, w, tensor_parallel=None, pipeline_parallel=1, *rest, **named):  # type: ignore[no-untyped-def]
-        calls.append((gpu_count, tensor_parallel, pipeline_parallel))
-        return solve(gpu, gpu_count, model, w, tensor_parallel, pipeline_parallel, *rest, **named)
+        found = solve(gpu, gpu_count, model, w, tensor_parallel, pipeline_parallel, *rest, **named)
+        if found is not None:  # searched (a layout skipped as outclassed on one node is not, and is not kept)
+            calls.append((gpu_count, tensor_parallel, pipeline_parallel))
+        return found
 
     monkeypatch.setattr(configurations, "solve_unless_outclassed", counting)
     solved: configurations.Solved = {}

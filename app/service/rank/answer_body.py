@@ -111,8 +111,9 @@ def cheaper_on_replicas(
     workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec, ranking: Any
 ) -> dict[str, Any] | None:
     """Where the best row takes a load on one replica at REPLICAS_NOTE_RATIO or more times the $ per million output
-    tokens that replicas sized to meet the limits cost at the same traffic (an 8B model at 512 clients: 32 H100s in
-    one TP8 x PP4 replica at $4.82/M, against $0.19/M on 1-GPU replicas), the note saying so and the link to that
+    tokens that replicas sized to meet the limits cost at the same traffic (an 8B model at 512 clients, seeded
+    catalog: 4 B200s in one TP2 x PP2 replica, Lambda's 4-GPU instance, at $0.699/M, 3.2x the $0.218/M of five 1-GPU
+    H100 replicas), the note saying so and the link to that
     question (replicas_workload). The replicas are the linked question's cheapest fleet, billed whole at the traffic
     (fleet_usd_per_million_at_traffic): a replica's $ per token at full load would count a fleet of one half-idle
     replica at the price of a full one. The best row is billed alike: every GPU of the instances its one replica rents

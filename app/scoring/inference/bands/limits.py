@@ -146,3 +146,13 @@ def holding_limit_words(
         return f"held by the {significant(w.ttft_ms)} ms p99 TTFT limit"
     share = f"{percent(tpot_target_share)} of the {significant(w.tpot_ms)} ms p99 limit"
     return f"held by the TPOT limit (mean {significant(target_ms, 3)} ms: {share})"
+
+
+def one_replica_load(workload: InferenceWorkload) -> bool:
+    """A fixed load one replica takes whole (a request rate, clients, one stream; no peak): nothing fills the other
+    copies a rented instance holds, so a row rents the whole instances of that replica. A peak sizes replicas (and
+    rents whole instances by fleet_factor), a batch job spreads over every copy, and a capacity question (latency_bound,
+    max_throughput, fixed_batch) prices a copy at full use, where the instance's other copies do earn their share.
+    A machine's layouts are compared by the same bill (configurations.billed_gpus)."""
+    peak = workload.peak_requests_per_s or workload.peak_concurrency
+    return workload.scenario in LIMITS_RANKED and not peak and not workload.job_requests

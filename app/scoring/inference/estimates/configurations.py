@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
-from app.scoring.inference.bands.limits import over_limits
+from app.scoring.inference.bands.limits import one_replica_load, over_limits
 from app.scoring.inference.estimates.estimate import solve_unless_outclassed
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.throughput_ceiling import per_gpu_digits, request_rate_ceiling_per_s
@@ -102,9 +102,11 @@ def solve_on_unless_outclassed(
     workload: InferenceWorkload,
     solved: Solved | None,
     floor_per_gpu: float | None,
+    tpot_p99_bar_ms: float | None = None,
 ) -> Solution | InferenceEstimate | None:
-    """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`
-    (estimate.solve_unless_outclassed): its search is skipped and nothing is added to `solved`."""
+    """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`, or at a
+    request rate a p99 TPOT over `tpot_p99_bar_ms` (estimate.solve_unless_outclassed): its search is skipped and
+    nothing is added to `solved`."""
     reason = unsupported_reason(workload.engine, gpu) or supply_reason(
         machine, gpu_count, tensor_parallel, pipeline_parallel
     )
@@ -124,6 +126,7 @@ def solve_on_unless_outclassed(
             pipeline_parallel,
             fabric_gbs=fabric,
             floor_per_gpu=floor_per_gpu,
+            tpot_p99_bar_ms=tpot_p99_bar_ms,
         )
         if found is None:
             return None
@@ -165,8 +168,8 @@ def best_on_machine(
     solved: Solved | None = None,
     explained: Explained | None = None,
 ) -> InferenceEstimate:
-    """The feasible layout with the most output tok/s per GPU, the lowest latency on a tie (_preference); multi-node
-    only if no node alone can serve.
+    """The feasible layout with the most output tok/s per billed GPU (billed_gpus), the lowest latency on a tie
+    (_preference); multi-node only if no node alone can serve.
     At a live-traffic load (limits.LIMITS_RANKED) a layout that meets the latency limits comes first, and several
     nodes are tried when no single-node layout meets them; if none does, the best single-node one, over the limits.
     Infeasible: the engine's refusal of the GPU's vendor, else the refusal that says most (why_not)."""
@@ -205,27 +208,42 @@ def _solve_tier(
     layouts: list[tuple[int, int, int]],
     solved: Solved | None,
 ) -> Tier:
-    """The layout with the greatest preference, the first enumerated on a tie. Solved in search order (per GPU
-    count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that once a layout meets
-    the limits, layouts that provably serve fewer tok/s per GPU are skipped (throughput_ceiling.py)."""
+    """The layout with the greatest preference, the first enumerated (the fewest GPUs) on a tie. Solved in search
+    order (per billed GPU count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that
+    once a layout meets the limits, layouts that provably serve fewer tok/s per billed GPU are skipped
+    (throughput_ceiling.py). At a fixed load the estimate's own ceilings (which time capacity scenarios only) are not
+    asked: _outclassed_by_count skips by the bill; on one bill the largest layout, usually the fastest, is solved
+    first, and at a request rate (every layout that keeps up serves the same tokens) a layout whose p99 TPOT
+    provably stays above the best's on that bill is skipped (throughput_ceiling.tpot_floor_ms)."""
+    fixed = one_replica_load(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
+    best_billed = 0
     served: list[tuple[int, Solution]] = []
     refused: list[tuple[int, InferenceEstimate]] = []
-    for index in sorted(range(len(layouts)), key=lambda i: (layouts[i][0], layouts[i][2])):
+    billed_of = [billed_gpus(machine, workload, count) for count, _, _ in layouts]
+    # a capacity question (billed = count): per count, the fewest pipeline stages first, as before billed_gpus
+    order = sorted(range(len(layouts)), key=lambda i: (billed_of[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
+    for index in order:
         count, tp, pp = layouts[index]
-        floor = best[0].output_tokens_per_s_per_gpu if best is not None and best[0].within_limits else None
-        if floor is not None and _outclassed_by_count(workload, count, floor):
+        billed = billed_of[index]
+        floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
+        if floor is not None and _outclassed_by_count(workload, billed, floor):
             continue
-        layout = solve_on_unless_outclassed(gpu, machine, count, tp, pp, model, workload, solved, floor)
+        bar = None  # the best's p99 TPOT, where tokens tie on the same bill
+        if floor is not None and best is not None and fixed and billed == best_billed:
+            bar = -best[0].negated_tpot_p99_ms
+        layout = solve_on_unless_outclassed(
+            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar
+        )
         if layout is None:
             continue
         if isinstance(layout, InferenceEstimate):
             refused.append((index, layout))
             continue
         served.append((index, layout))
-        candidate = (_preference(layout), -index, layout)
+        candidate = (_preference(layout, billed), -index, layout)
         if best is None or candidate[:2] > best[:2]:
-            best = candidate
+            best, best_billed = candidate, billed
     return Tier(
         best[2] if best is not None else None,
         best is not None and best[0].within_limits,
@@ -234,12 +252,23 @@ def _solve_tier(
     )
 
 
-def _outclassed_by_count(workload: InferenceWorkload, gpu_count: int, floor_per_gpu: float) -> bool:
-    """At a request rate every layout that keeps up serves the rate's tokens, so per GPU a layout of more GPUs than
-    the best one serves fewer (throughput_ceiling.request_rate_ceiling_per_s)."""
+def billed_gpus(machine: Machine, workload: InferenceWorkload, gpu_count: int) -> int:
+    """GPUs a `gpu_count`-GPU layout's tok/s are compared per: its own, or at a fixed load (one_replica_load) every
+    GPU of the instances its one replica rents, as the row bills them (pricing.ConfigurationPricing.of). There every
+    layout that keeps up serves the same tokens, so on one bill (TP1, TP2, TP8 on an 8-GPU instance) the lowest p99
+    wins, not the smallest layout with 6 GPUs idle."""
+    if one_replica_load(workload):
+        return machine.instances(gpu_count, 1) * machine.instance_gpus
+    return gpu_count
+
+
+def _outclassed_by_count(workload: InferenceWorkload, billed: int, floor_per_billed_gpu: float) -> bool:
+    """At a request rate every layout that keeps up serves the rate's tokens, so per billed GPU (billed_gpus) a layout
+    billed more GPUs than the best one serves fewer (throughput_ceiling.request_rate_ceiling_per_s); one billed as
+    many (a larger layout on the same rented instance) may still win on latency, and is solved."""
     if workload.scenario != "request_rate":
         return False
-    return per_gpu_digits(request_rate_ceiling_per_s(workload) / gpu_count) < floor_per_gpu
+    return per_gpu_digits(request_rate_ceiling_per_s(workload) / billed) < floor_per_billed_gpu
 
 
 def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: int) -> InferenceEstimate:
@@ -269,21 +298,21 @@ def _p99_ms(solved: Solution) -> tuple[float, float]:
 
 class LayoutPreference(NamedTuple):
     """How a tier's layouts compare, the greater serving: one within the limits before one over them, then the most
-    tok/s per GPU (to 6 significant digits), then the lowest p99 TPOT and TTFT (negated, so lower is greater): at a
-    request rate every layout that keeps up serves the same tokens, and the first enumerated (the most pipeline
-    stages) would win on a tie."""
+    tok/s per billed GPU (billed_gpus; to 6 significant digits), then the lowest p99 TPOT and TTFT (negated, so lower
+    is greater): at a request rate every layout that keeps up serves the same tokens, and the first enumerated (the
+    most pipeline stages) would win on a tie. At a fixed load layouts on one bill differ by latency alone."""
 
     within_limits: bool
-    output_tokens_per_s_per_gpu: float
+    output_tokens_per_s_per_billed_gpu: float
     negated_tpot_p99_ms: float
     negated_ttft_p99_ms: float
 
 
-def _preference(solved: Solution) -> LayoutPreference:
+def _preference(solved: Solution, billed: int) -> LayoutPreference:
     ttft_p99, tpot_p99 = _p99_ms(solved)
     return LayoutPreference(
         within_limits=not over_limits(solved.workload, ttft_p99, tpot_p99, solved.limit_multiples),
-        output_tokens_per_s_per_gpu=float(f"{solved.output_tokens_per_s_per_gpu:.6g}"),
+        output_tokens_per_s_per_billed_gpu=per_gpu_digits(solved.point.tokens_per_s / billed),
         negated_tpot_p99_ms=-tpot_p99,
         negated_ttft_p99_ms=-ttft_p99,
     )

@@ -27,10 +27,12 @@ from app.scoring.inference.estimates.refusals import alone_words, meets_limits, 
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.estimates.throughput_ceiling import (
+    CEILING_ROUNDING_SLACK,
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
     no_load_meets_ttft,
     per_gpu_digits,
+    tpot_floor_ms,
 )
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.step.context import InferenceContext
@@ -143,9 +145,11 @@ def solve_unless_outclassed(
     fabric_gbs: float = 0.0,
     attention_dp: bool | None = None,
     floor_per_gpu: float | None = None,
+    tpot_p99_bar_ms: float | None = None,
 ) -> Solution | InferenceEstimate | None:
     """solve_inference, or None where the layout provably serves fewer output tokens/s per GPU (to 6 significant
-    digits, as configurations.LayoutPreference compares them) than `floor_per_gpu`: its search is skipped."""
+    digits, as configurations.LayoutPreference compares them) than `floor_per_gpu`, or at a request rate a p99 TPOT
+    over `tpot_p99_bar_ms` (throughput_ceiling.tpot_floor_ms): its search is skipped."""
     solved = _solve(
         gpu,
         gpu_count,
@@ -157,6 +161,7 @@ def solve_unless_outclassed(
         fabric_gbs,
         attention_dp,
         floor_per_gpu,
+        tpot_p99_bar_ms,
     )
     if isinstance(solved, _Outclassed):
         return None
@@ -174,6 +179,7 @@ def _solve(
     fabric_gbs: float,
     attention_dp: bool | None,
     floor_per_gpu: float | None = None,
+    tpot_p99_bar_ms: float | None = None,
 ) -> Solution | InferenceEstimate | _Overload | _Outclassed:
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
@@ -287,6 +293,12 @@ def _solve(
                 memory,
             )
     if found is None and scenario == "request_rate":
+        if tpot_p99_bar_ms is not None and beams == 1:
+            # every layout that keeps up serves the rate's tokens: one whose p99 TPOT cannot come under the best's
+            # on the same bill cannot win (configurations._solve_tier); skipped before its open-loop search
+            least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
+            if least_ms is not None and least_ms * eff.p99_over_mean > tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK):
+                return _OUTCLASSED
         found = shared_search(
             open_loop_point,
             ctx,

@@ -109,16 +109,21 @@ class _TtftRoom:
     """What the p99 TTFT limit the latency-bound search meets (loops.LatencySlack) leaves a layout.
 
     Proof: operating_point's mean TTFT at a load of B requests in flight (latency_bound, any B > 0: a whole batch or
-    light_load_point's B < 1) is first + queue + wait (queueing.loaded_ttft_ms): first the request's own prefill
-    (first_prefill_ms of prefill_parts(1), the very calls LatencySlack makes), queue the M/D/1 wait (>= 0: a
-    non-negative service time x rho / (2(1 - rho)), rho held in [0, 0.95]) and wait = w x step(B) x min(B, 1)
-    (running_steps_wait_ms, w = wait_steps >= 0). Its p99 is the mean x r (r = p99_ttft_over_mean) or, with a prompt
-    spread q, first x q + (queue + wait) x r (OperatingPoint.ttft_p99_ms; own_prefill_ms is first). Both are at least
-    first x q' (q' = r, or q): where that is over the limit no load meets it, and the layout is refused
-    (own_prefill_misses). At a whole batch b >= 1 they are at least first x q' + w x r x step(b), so a batch that
-    meets the limit has step(b) <= (limit - first x q') / (w x r) (step_bound_ms; inf where w = 0), and step(b) >=
-    L(b), so _largest_batch's argument holds for the smaller of this and the TPOT target. CEILING_ROUNDING_SLACK
-    widens both against float rounding in own_prefill_ms (ttft - waits) and the sums."""
+    light_load_point's B < 1) is first + queue + wait + batched (queueing.loaded_ttft_ms): first the request's own
+    prefill (first_prefill_ms of prefill_parts(1), the very calls LatencySlack makes), queue the M/D/1 wait (>= 0: a
+    non-negative service time x rho / (2(1 - rho)), rho held in [0, 0.95]; above one MoE prompt a step rho is the
+    one-prompt batch's, still in that range), wait = w x step(B) x min(B, 1) (running_steps_wait_ms, w = wait_steps
+    >= 0, step(B) the batch's own step, which the shared pass leaves as it is) and batched the other prompts' work in
+    a shared MoE prefill pass (queueing.batched_pass_ms: (n - 1) / n x max(pass work - host time, 0) >= 0; 0 at one
+    prompt a step or on a dense model). Its p99 is the mean x r (r = p99_ttft_over_mean) or, with a prompt spread q,
+    first x q + (queue + wait + batched) x r (OperatingPoint.ttft_p99_ms; own_prefill_ms is first, the waits and
+    batched subtracted). Both are at least first x q' (q' = r, or q), the non-negative queue and batched terms only
+    adding: where that is over the limit no load meets it, and the layout is refused (own_prefill_misses). At a whole
+    batch b >= 1 they are at least first x q' + w x r x step(b), so a batch that meets the limit has step(b) <=
+    (limit - first x q') / (w x r) (step_bound_ms; inf where w = 0), and step(b) >= L(b), so _largest_batch's
+    argument holds for the smaller of this and the TPOT target. Dropping batched (like queue) only loosens the bound,
+    so it holds without timing the pass. CEILING_ROUNDING_SLACK widens both against float rounding in
+    own_prefill_ms (ttft - waits) and the sums."""
 
     own_prefill_misses: bool
     step_bound_ms: float
@@ -161,6 +166,20 @@ def max_throughput_ceiling_per_s(
 def request_rate_ceiling_per_s(workload: InferenceWorkload) -> float:
     """Output tokens/s of a replica that keeps up with the arrival rate: the rate's own tokens."""
     return (workload.requests_per_s or 1.0) * workload.output_len * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+def tpot_floor_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, output_len: float) -> float | None:
+    """The least mean TPOT any continuous-batching step of this context can have, ms (None: no floor here).
+
+    Proof: a step's TPOT is mixed_step_parts' total_ms (operating_point, open or closed loop, any running batch B > 0),
+    which decodes at least one sequence (max(B, 1)): every stage reads its dense weights (the dense GEMMs' roofline,
+    never below its memory time), one sequence's KV cache at its context (the attention's roofline) and the routed
+    experts its token touches, and pays its step's and that sequence's host time; comm and prompt work only add. That
+    is _StepFloor.light_load_ms, over every stage. None under speculative decoding (total_ms divides by the tokens a
+    step yields) and data-parallel attention (one sequence's KV is read on one rank of dp), as the ceilings."""
+    if ctx.techniques.speculative or ctx.attention_dp > 1:
+        return None
+    return _StepFloor.of(ctx, eff, input_len, output_len).light_load_ms * (1.0 - CEILING_ROUNDING_SLACK)
 
 
 def per_gpu_digits(tokens_per_s_per_gpu: float) -> float:

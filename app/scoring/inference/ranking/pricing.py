@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from app.scoring.explain import Band
 from app.scoring.hardware.machines import Machine, nodes_for
-from app.scoring.inference.bands.limits import LIMITS_RANKED
+from app.scoring.inference.bands.limits import one_replica_load
 from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.pricing.billed_terms import BillingTerms, billing_terms_key
 from app.scoring.pricing.price_terms import (
@@ -172,15 +172,6 @@ class ConfigurationPricing:
         if rank_by == "fleet":
             return self.fleet_factor
         return self.output_factor
-
-
-def one_replica_load(workload: InferenceWorkload) -> bool:
-    """A fixed load one replica takes whole (a request rate, clients, one stream; no peak): nothing fills the other
-    copies a rented instance holds, so a row rents the whole instances of that replica. A peak sizes replicas (and
-    rents whole instances by fleet_factor), a batch job spreads over every copy, and a capacity question (latency_bound,
-    max_throughput, fixed_batch) prices a copy at full use, where the instance's other copies do earn their share."""
-    peak = workload.peak_requests_per_s or workload.peak_concurrency
-    return workload.scenario in LIMITS_RANKED and not peak and not workload.job_requests
 
 
 def peak_replicas(workload: InferenceWorkload, est: InferenceEstimate, capacity_ratio: float = 1.0) -> int:
