@@ -179,7 +179,7 @@ def test_auto_keeps_the_way_by_heads_on_an_exact_tie(monkeypatch: pytest.MonkeyP
     # both ways handed the same operating point, with no ceiling to skip either: equal tokens/s, and the way by heads
     # is kept, as solving both in full always kept it
     answers: list[object] = []
-    search = estimate.latency_bound_point
+    search = estimate.floored_latency_search
 
     def one_answer(*args):  # type: ignore[no-untyped-def]
         answers.append(answers[0] if answers else search(*args))
@@ -192,7 +192,7 @@ def test_auto_keeps_the_way_by_heads_on_an_exact_tie(monkeypatch: pytest.MonkeyP
         found = returned[args[8]] = solve(*args)
         return found
 
-    monkeypatch.setattr(estimate, "latency_bound_point", one_answer)
+    monkeypatch.setattr(estimate, "floored_latency_search", one_answer)
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(estimate, "_solve", recording)
     auto = estimate.solve_inference(GPUS["B200"], 8, R1, r1(input_len=2_053), 8, 1)

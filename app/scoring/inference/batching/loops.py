@@ -193,6 +193,7 @@ def latency_bound_point(
     workload_like: tuple[float, float, float, float],
     beam_width: int = 1,
     prompt_p99_over_mean: float | None = None,
+    misses_from: int | None = None,
 ) -> tuple[int, OperatingPoint | None]:
     """The latency-bound batch and its operating point. When even one request misses a limit the batch is 0
     and the point is batch 1's, the one that missed (None when no request fits at all).
@@ -205,6 +206,10 @@ def latency_bound_point(
     adjacent batches in a handful of evaluations; a dip moves where its probes land, never which b it
     returns, so the result equals a plain bisection's. A curve whose slack crossed zero more than once
     would get one of its crossings, not necessarily the last.
+
+    `misses_from`: a batch below the cap proven to miss the limits (throughput_ceiling.floored_latency_search: its
+    step floor is above the TPOT target), where the bracket's high end starts instead of at the cap, so the search
+    closes it in fewer probes; a batch there that meets them after all (no bound) is passed over for the cap.
     """
     slack = LatencySlack(ctx, eff, workload_like, beam_width, prompt_p99_over_mean)
     seen = slack.seen
@@ -213,9 +218,15 @@ def latency_bound_point(
     low, s_low = 1, slack(1)
     if s_low > 0:
         return 0, seen[1]
-    high, s_high = cap, slack(cap)
-    if s_high <= 0:
-        return cap, seen[cap]
+    high, s_high = cap, 0.0
+    if misses_from is not None and low < misses_from < cap:
+        high, s_high = misses_from, slack(misses_from)
+        if s_high <= 0:  # not a bound after all: the cap's bracket, as without one
+            high = cap
+    if high == cap:
+        s_high = slack(cap)
+        if s_high <= 0:
+            return cap, seen[cap]
     last, _ = illinois(
         lambda b: slack(int(b)),
         (low, s_low),

@@ -28,6 +28,7 @@ from app.scoring.inference.estimates.results import InferenceEstimate, Solution,
 from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.estimates.throughput_ceiling import (
     CEILING_ROUNDING_SLACK,
+    floored_latency_search,
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
     no_load_meets_ttft,
@@ -267,7 +268,7 @@ def _solve(
                 if ceiling is not None and per_gpu_digits(ceiling / gpu_count) < floor_per_gpu:
                     return _OUTCLASSED
         batch, found = shared_search(
-            latency_bound_point, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
+            floored_latency_search, ctx, eff, min(max_batch, cap), limits, beams, workload.prompt_p99_over_mean
         )
         if batch < 1:
             point, alone = _one_request(ctx, eff, workload, found)

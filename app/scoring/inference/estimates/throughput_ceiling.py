@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 from app.scoring.efficiency.inference import InferenceEfficiency
-from app.scoring.inference.batching.operating_points import first_prefill_ms
+from app.scoring.inference.batching.loops import latency_bound_point
+from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms
 from app.scoring.inference.batching.queueing import wait_steps
 from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
@@ -67,6 +68,27 @@ def latency_bound_ceiling_per_s(
     batch = _largest_batch(floor, float(max(cap, 1)), target_ms)
     per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
+
+
+def floored_latency_search(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    cap: int,
+    limits: tuple[float, float, float, float],
+    beam_width: int,
+    prompt_p99_over_mean: float | None,
+) -> tuple[int, OperatingPoint | None]:
+    """loops.latency_bound_point (the same batch and point), its range ending below the cap where the step floor
+    proves a batch misses the TPOT target: the search meets step(b) <= target, every step is at least its floor
+    L(b), and L rises with the batch, so every batch above the largest whose floor meets the target misses it
+    (_largest_batch returns a whole batch at least that one). Speculative decoding and beams: no floor, the cap's
+    range. Positional arguments of plain values, so that shared_search answers it once per equal context."""
+    input_len, output_len, _, tpot_limit_ms = limits
+    misses_from = None
+    if not ctx.techniques.speculative and beam_width == 1 and cap > 1:
+        floor = _StepFloor.of(ctx, eff, input_len, output_len)
+        misses_from = int(_largest_batch(floor, float(cap), eff.slo_tpot_utilisation * tpot_limit_ms)) + 1
+    return latency_bound_point(ctx, eff, cap, limits, beam_width, prompt_p99_over_mean, misses_from)
 
 
 def no_load_meets_ttft(
