@@ -99,3 +99,13 @@ def test_check_prediction_flags_each_bound_side():
     assert grid.check_prediction(row, replace(ok, covered=False, predicted=None, reason=""), bounds) is not None
     mfu = dict(row, metric="mfu_pct")
     assert grid.check_prediction(mfu, replace(ok, metric="mfu_pct", predicted=101.0), bounds).kind == "MFU > 100 %"
+
+
+@pytest.mark.parametrize(("engine", "scenario"), [("vllm", "request_rate"), ("sglang", "max_throughput")])
+def test_a_tpot_of_one_token_requests_is_not_covered_and_says_why(engine, scenario):
+    # there is no step after the first token to time: the replay said 0.0, the steady state a 10 s "TPOT" (sglang)
+    row = _row(gpu="H100-SXM", model="llama-3.1-8b", weight_dtype="bf16", engine=engine, scenario=scenario)
+    row |= {"batch": "", "metric": "tpot_ms", "notes": "request rate 2 req/s"}
+    p = predict_inference_case(row, GPUS, MODELS)
+    assert not p.covered and "no token after the first" in p.reason
+    assert predict_inference_case(dict(row, output_len="2"), GPUS, MODELS).covered
