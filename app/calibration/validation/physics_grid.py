@@ -237,7 +237,8 @@ def _training_bounds(row: dict, gpu: GpuSpec, model: ModelSpec) -> dict[str, tup
     widths = {"fp8": ("fp8",), "fp4": ("fp8", "fp4")}.get(precision, ())
     peak = (_peak_tflops(gpu, widths) or math.inf) * 1e12
     flops = dense_flops_per_token(model, row["method"])
-    tokens_per_step = float(row["global_batch_seqs"]) * float(row["seq_len"])
+    # an empty batch is the validator's to assume: no floor then (it says which it assumed)
+    tokens_per_step = float(row.get("global_batch_seqs") or 0) * float(row["seq_len"])
     gpus = int(row["gpu_count"])
     return {
         "tokens_s_per_gpu": ("MFU > 1 (training tokens/s)", peak / flops, "max"),
