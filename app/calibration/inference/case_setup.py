@@ -159,6 +159,9 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         return "weights do not fit in the estimator's memory model"
     input_len, output_len, length_notes = _lengths(row, scenario)
     notes += length_notes
+    if metric in ("tpot_ms", "decode_tok_s") and output_len <= 1:
+        # the first token is the prefill's: a request that ends there has no decode step to time (the replay said 0)
+        return f"{metric} of requests with output_len {output_len:g}: no token after the first, nothing to time"
     ttft_limit, tpot_limit = _num(row, "ttft_limit_ms"), _num(row, "tpot_limit_ms")
     if scenario == "latency_bound" and not (ttft_limit and tpot_limit):
         scenario = "max_throughput"

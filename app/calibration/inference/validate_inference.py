@@ -23,6 +23,7 @@ from app.scoring.inference.batching.operating_points import (
     operating_point,
     token_budget_cap,
 )
+from app.scoring.inference.batching.queueing import request_life_ms
 from app.scoring.inference.step.context import InferenceContext
 
 
@@ -58,6 +59,19 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
     return operating_point(
         ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width
     )
+
+
+def wave_wait_ms(point: OperatingPoint, requests: float, output_len: float) -> float:
+    """A fixed batch over the KV capacity runs in waves of `point.batch` (_over_capacity_note): the k-th wave's
+    requests wait for k whole waves (first token, then their decode) before their prefill. The mean wait over the
+    `requests` (0 at or below the capacity): without it a 64-request batch's TTFT was its first wave's, below what
+    64 prompts' FLOPs take on the GPU (found by bounds28's physics grid)."""
+    wave = max(int(point.batch), 1)
+    if requests <= wave:
+        return 0.0
+    whole = int(requests)
+    waves_waited = sum(i // wave for i in range(whole)) / whole
+    return waves_waited * request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
 
 
 def _per_gpu(point: OperatingPoint | None, ctx: InferenceContext) -> float:
@@ -119,6 +133,8 @@ def predict_setup(setup: CaseSetup, eff: InferenceEfficiency = DEFAULT_EFFICIENC
         # multi-step scheduling: a request waits for the scheduler call, (N - 1) / 2 more steps on average
         # (uniform over the call's steps: its median is that mean too)
         admission_ms = (setup.scheduler_steps - 1) / 2 * point.tpot_ms if point.batch > 1 else 0.0
+        if setup.scenario == "fixed_batch":
+            admission_ms += wave_wait_ms(point, setup.batch, setup.output_len)
         if setup.statistic == "median":
             return point.ttft_median_ms + admission_ms
         return (point.ttft_ms + admission_ms) * (eff.p99_ttft_over_mean if p99 else 1.0)
