@@ -78,6 +78,9 @@ def _print(body: dict[str, Any]) -> None:
             continue
         print(f"\n{title}: ${fixed(fleet['usd_per_month'], 0)}/month")
         print(table(headers, _fleet_lines(fleet)))
+        for r in fleet["rows"]:  # a whole instance its peak load leaves partly idle, as the ranking says a fixed load's
+            if r.get("fleet_note"):
+                print(f"{r['replicas']} × {r['label']}: {r['fleet_note']}")
     if body["saving_usd_per_month"] is not None:
         print(f"\nsaving: ${fixed(body['saving_usd_per_month'], 0)}/month ({fixed(body['saving_pct'], 1)}%)")
     fleets = [f for f in (body["mix"], body["best_single"]) if f]

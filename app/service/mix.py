@@ -172,6 +172,9 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
                 "serves": [n for n, s in zip(bucket_names, row.shares, strict=True) if s > 1e-9],
                 "usd_per_month": round(row.usd_per_month, 2),
                 "terms": plain(row.terms),
+                "copies_at_peak": row.copies_at_peak,
+                "idle_gpus_at_peak": row.idle_gpus_at_peak,
+                "fleet_note": row.fleet_note,
             }
         )
     return {

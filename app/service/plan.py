@@ -11,7 +11,7 @@ from app.scoring.explain import significant
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans.options import ServingOption
+from app.scoring.serving.plans.options import ServingOption, fleet_idle_words
 from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving
 from app.scoring.serving.traffic import week as units
 from app.scoring.serving.traffic.week import Traffic
@@ -89,7 +89,15 @@ def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
         row.pop("terms", None)
     cost = plain(s.cost)
     del cost["units_at_peak"]
-    row.update({"replicas_at_peak": s.replicas_at_peak, "instances_at_peak": s.instances_at_peak, **cost})
+    row.update(
+        {
+            "replicas_at_peak": s.replicas_at_peak,
+            "instances_at_peak": s.instances_at_peak,
+            **cost,
+            "idle_gpus_at_peak": s.idle_gpus_at_peak,
+            "fleet_note": fleet_idle_words(s),
+        }
+    )
     return row
 
 

@@ -279,11 +279,13 @@ def best_at_risk(payload: dict[str, Any]) -> str:
 def row_notes(payload: dict[str, Any], limit: int) -> str:
     """What the table's rows rest on beyond their figures, each said once with the ranks it applies to:
     `#1, #3: billed 730 h = max(29.8 h of use, 1-month minimum, ...)` (training), `#1: NODES? 16 nodes of 8 GPUs: ...`
-    (a training run's or an inference replica's)."""
+    (a training run's or an inference replica's), `#2: one copy on a rented 8-GPU instance, 7 GPUs idle at peak` (a
+    plan's fleet)."""
     ranks: dict[str, list[str]] = {}
     feasible = [o for o in payload["options"] if o["feasible"]][:limit]
     for position, o in enumerate(feasible, start=1):
-        for text in (o.get("billing_note"), o.get("cluster_caveat") and f"NODES? {o['cluster_caveat']}"):
+        nodes = o.get("cluster_caveat") and f"NODES? {o['cluster_caveat']}"
+        for text in (o.get("billing_note"), nodes, o.get("fleet_note")):
             if text:
                 ranks.setdefault(text, []).append(f"#{o.get('rank', position)}")
     return "\n".join(f"{', '.join(where)}: {text}" for text, where in ranks.items())

@@ -183,6 +183,16 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
     )
     usd_per_million_output_tokens: float | None = Field(description=DEPRECATED_OUTPUT, deprecated=True)
     terms: list[TermOut] = Field(description="the explanation: each term of the option, with its formula and figures")
+    idle_gpus_at_peak: int = Field(
+        0,
+        description="GPUs the peak hour's instances bill that no replica runs on: gpus_at_peak − replicas_at_peak × "
+        "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in monthly_usd",
+    )
+    fleet_note: str = Field(
+        "",
+        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
+        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+    )
 
 
 class VerdictOut(BaseModel):

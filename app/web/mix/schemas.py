@@ -78,6 +78,21 @@ class FleetRow(PriceProvenanceOut):
     serves: list[str] = Field(description="the buckets it serves any share of")
     usd_per_month: float = Field(description="$ a month of these replicas on every hour")
     terms: list[TermOut] = Field(description="the explanation: each term of the row, with its formula and figures")
+    copies_at_peak: int = Field(
+        0,
+        description="copies of the layout its peak load needs: load_replicas × copies, rounded up (at most "
+        "replicas × copies)",
+    )
+    idle_gpus_at_peak: int = Field(
+        0,
+        description="GPUs its replicas bill that no needed copy runs on: replicas × rented_gpus − copies_at_peak × "
+        "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in usd_per_month",
+    )
+    fleet_note: str = Field(
+        "",
+        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
+        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+    )
 
 
 class FleetOut(BaseModel):

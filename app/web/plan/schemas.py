@@ -50,6 +50,17 @@ class ServingOptionOut(InferenceOptionFields):
     utilisation_autoscaled: float = Field(description="output tokens served ÷ what the autoscaled instances could")
     committed: bool = Field(description="reserved / capacity block: every policy is billed always on")
     billing_note: str = Field(description="how the terms bill the hours; empty where they bill the hours used")
+    idle_gpus_at_peak: int = Field(
+        0,
+        description="GPUs the peak hour's instances bill that no replica runs on (a low traffic's one copy on a whole "
+        "8-GPU instance leaves 7): instances_at_peak × instance_gpus − replicas_at_peak × gpu_count, already in the "
+        "costs; 0 where every billed GPU runs a copy",
+    )
+    fleet_note: str = Field(
+        "",
+        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
+        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+    )
 
 
 class ServerlessQuoteOut(ServerlessQuoteFields):

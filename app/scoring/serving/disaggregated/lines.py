@@ -16,7 +16,7 @@ from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_
 from app.scoring.serving.disaggregated.plan import Comparison
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan, PoolCost
-from app.scoring.serving.plans.options import ServingOption
+from app.scoring.serving.plans.options import ServingOption, fleet_idle_words
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -75,12 +75,14 @@ def describe_aggregated(s: ServingOption) -> str:
     """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
     o = s.option
     layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
+    idle = fleet_idle_words(s)  # a whole instance the peak leaves partly idle, in the ranking's words
+    idle = f"; {idle}" if idle else ""
     if o.copies_per_instance > 1:
         return (
             f"{s.instances_at_peak} × {o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout} each, "
-            f"{s.replicas_at_peak} in all, {o.provider_name})"
+            f"{s.replicas_at_peak} in all, {o.provider_name}{idle})"
         )
-    return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name})"
+    return f"{s.replicas_at_peak} × {o.gpu_count}×{o.gpu_id} ({layout}, {o.provider_name}{idle})"
 
 
 def aggregated_load(s: ServingOption) -> float:

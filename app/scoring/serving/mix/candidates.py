@@ -71,6 +71,7 @@ class ReplicaType:
     cheapest_for: tuple[str, ...]  # buckets where this is its GPU type's cheapest configuration
     copies: int = 1  # copies of the layout one rented instance holds (fits are the instance's: all copies)
     rented_gpus: int = 0  # GPUs one replica (a rented instance) bills; 0 = gpu_count
+    instance_gpus: int = 0  # GPUs one rented instance of the offer holds; 0 = rented_gpus
     price_note: str = ""  # the offer's price terms in words (price_terms.price_caveats reads its caveats)
     price_source_url: str = ""
     stale: bool = False  # older than the stale-after days, or undated (ranked only with include_stale)
@@ -209,6 +210,7 @@ def replica_types(
                 cheapest_for=tuple(cheapest_for),
                 copies=copies,
                 rented_gpus=rented,
+                instance_gpus=machine.instance_gpus,
                 price_note=offer.price_note,
                 price_source_url=offer.source_url,
                 stale=offer.stale,

@@ -8,13 +8,15 @@ more than the best single type.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from app.scoring.explain import Term, fixed
+from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
 from app.scoring.serving.mix.question import MixQuestion
-from app.scoring.serving.mix.solver import MixCandidate, MixSolution, solve_mix
+from app.scoring.serving.mix.solver import LOAD_TOLERANCE, MixCandidate, MixSolution, solve_mix
 from app.scoring.serving.mix.terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 
@@ -29,6 +31,30 @@ class MixRow:
     shares: tuple[float, ...]  # of each bucket's requests
     usd_per_month: float
     terms: list[Term] = field(default_factory=list)
+
+    @property
+    def copies_at_peak(self) -> int:
+        """Copies of the layout its peak load needs: its fractional replicas (rented instances) × the copies one
+        holds, rounded up; never more than its replicas hold."""
+        r = self.replica
+        needed = max(math.ceil(self.load_replicas * r.copies - LOAD_TOLERANCE), 0)
+        return min(self.replicas * r.copies, needed)
+
+    @property
+    def idle_gpus_at_peak(self) -> int:
+        """GPUs its replicas bill that no copy its peak load needs runs on (one copy on a whole 8-GPU instance
+        leaves 7); the monthly cost already counts them (replicas × rented GPUs)."""
+        r = self.replica
+        return max(0, self.replicas * (r.rented_gpus or r.gpu_count) - self.copies_at_peak * r.gpu_count)
+
+    @property
+    def fleet_note(self) -> str:
+        """idle_gpus_at_peak in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak'."""
+        r = self.replica
+        rented = r.rented_gpus or r.gpu_count
+        size = r.instance_gpus or rented
+        instances = self.replicas * max(rented // size, 1)
+        return idle_gpus_words(self.idle_gpus_at_peak, instances, size, self.copies_at_peak, "at peak")
 
 
 @dataclass(frozen=True, slots=True)

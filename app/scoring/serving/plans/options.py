@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.scoring.inference.ranking.options import InferenceOption
+from app.scoring.inference.ranking.options import InferenceOption, idle_gpus_words
 from app.scoring.pricing.price_terms import COMMITTED, terms_text
 from app.scoring.serving.traffic.week import ServingCost, Traffic, replicas_needed, serving_cost
 
@@ -37,6 +37,20 @@ class ServingOption:
     def units_at_peak(self) -> int:
         """What the autoscaler adds or removes at the peak: instances where copies share one, else replicas."""
         return self.cost.units_at_peak
+
+    @property
+    def idle_gpus_at_peak(self) -> int:
+        """GPUs the peak hour's rented units bill that no copy runs on: a low traffic's one copy on a whole 8-GPU
+        instance leaves 7 (the bill counts them: units × rented_gpus GPUs)."""
+        o = self.option
+        return max(0, self.units_at_peak * o.rented_gpus - self.replicas_at_peak * o.gpu_count)
+
+
+def fleet_idle_words(s: ServingOption) -> str:
+    """The peak fleet's copies and idle GPUs in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs
+    idle at peak' ('' where every billed GPU runs a copy)."""
+    o = s.option
+    return idle_gpus_words(s.idle_gpus_at_peak, s.instances_at_peak, o.instance_gpus, s.replicas_at_peak, "at peak")
 
 
 def request_seconds(ttft_ms: float | None, tpot_ms: float | None, output_len: int) -> float:
@@ -76,6 +90,17 @@ def option_label(o: InferenceOption) -> str:
     return (
         f"{rented_text(o)} at {o.provider_name} ({terms_text(o.price_type, o.price_caveats, o.interruptible, o.stale)})"
     )
+
+
+def fleet_label(s: ServingOption) -> str:
+    """The option's label with its peak fleet's idle GPUs where a rented instance runs fewer copies than it holds:
+    `8×B200 (8 copies of 1 GPU; one copy on a rented 8-GPU instance, 7 GPUs idle at peak) at CoreWeave (on demand)`."""
+    o, idle = s.option, fleet_idle_words(s)
+    if not idle:
+        return option_label(o)
+    rented = rented_text(o)
+    rented = f"{rented[:-1]}; {idle})" if rented.endswith(")") else f"{rented} ({idle})"
+    return f"{rented} at {o.provider_name} ({terms_text(o.price_type, o.price_caveats, o.interruptible, o.stale)})"
 
 
 def rented_text(o: InferenceOption) -> str:

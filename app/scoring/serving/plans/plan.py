@@ -15,6 +15,7 @@ from app.scoring.serving.plans.options import (
     ServingOption,
     committed,
     dependable,
+    fleet_label,
     may_stand_alone,
     option_label,
     price_options,
@@ -173,11 +174,9 @@ def _verdict(
     autoscaled = scaled = None
     if standing:
         lead = standing[0]  # cheapest autoscaled first
-        autoscaled = Priced(option_label(lead.option), lead.cost.monthly_usd_autoscaled)
+        autoscaled = Priced(fleet_label(lead), lead.cost.monthly_usd_autoscaled)
         low = min(standing, key=lambda s: s.cost.monthly_usd_scale_to_zero)
-        scaled = Priced(
-            option_label(low.option), low.cost.monthly_usd_scale_to_zero, low.cost.scale_ups_from_zero_per_month
-        )
+        scaled = Priced(fleet_label(low), low.cost.monthly_usd_scale_to_zero, low.cost.scale_ups_from_zero_per_month)
     serverless = Priced(label, quote.monthly_usd) if quote is not None and label else None
     requests = traffic.daily_requests() * DAYS_PER_MONTH
     return plan_verdict(autoscaled, scaled, serverless, requests, traffic.cold_start_s, ttft_limit_ms)
