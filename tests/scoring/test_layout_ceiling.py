@@ -10,7 +10,7 @@ import pytest
 from app.scoring.hardware.machines import machine_of
 from app.scoring.inference.bands.limits import limit_multiples
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
-from app.scoring.inference.estimates import configurations, estimate, shared_searches
+from app.scoring.inference.estimates import configurations, estimate, shared_searches, throughput_ceiling
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
@@ -19,6 +19,7 @@ from app.scoring.inference.estimates.throughput_ceiling import (
     tpot_floor_ms,
 )
 from app.scoring.inference.ranking import rank
+from app.scoring.inference.step.pass_rates import pass_rates
 from app.scoring.workload import InferenceWorkload
 from app.service.rank.ranking import rank_payload
 from benchmarks.bench_data import bench_snapshot
@@ -116,6 +117,33 @@ def test_no_open_loop_layout_steps_faster_than_its_tpot_floor(question: dict[str
                 assert floor <= solved.point.tpot_ms, (offer.provider_id, count, tp, pp)
                 checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize(
+    "question",
+    [QUESTIONS[0], QUESTIONS[3], QUESTIONS[5], QUESTIONS[7], QUESTIONS[8]],
+    ids=("70b", "deepseek-r1", "gpt-oss-sliding", "qwen3-moe-rate", "8b-rate"),
+)
+def test_the_tpot_floor_is_the_step_floors_light_load_to_the_last_bit(question: dict[str, Any]) -> None:
+    """tpot_floor_ms computes _StepFloor.light_load_ms alone (its other terms unread): the same float on every
+    layout of every third offer, over pipeline stages, MoE routed experts, MLA and a sliding
+    window, so the request rate's skipping is unchanged."""
+    workload = InferenceWorkload.model_validate(question)
+    model = SNAPSHOT.models[workload.model]
+    checked = 0
+    for offer in SNAPSHOT.offers[::3]:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
+            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
+            if not isinstance(solved, Solution):
+                continue
+            ctx, eff, lengths = solved.ctx, solved.efficiency, (workload.input_len, workload.output_len)
+            light = throughput_ceiling._light_load_ms(ctx, pass_rates(ctx, eff), *lengths)
+            floor = throughput_ceiling._StepFloor.of(ctx, eff, *lengths)
+            assert light == floor.light_load_ms, (offer.provider_id, count, tp, pp)
+            checked += 1
+    assert checked > 10
 
 
 def _payloads(questions: list[dict[str, Any]]) -> str:

@@ -26,7 +26,7 @@ from app.scoring.inference.batching.queueing import wait_steps
 from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import attended_tokens
-from app.scoring.inference.step.pass_rates import pass_rates
+from app.scoring.inference.step.pass_rates import PassRates, pass_rates
 from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.inference.step.steps import prefill_attention_flops, roofline_ms
@@ -201,7 +201,23 @@ def tpot_floor_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: fl
     step yields) and data-parallel attention (one sequence's KV is read on one rank of dp), as the ceilings."""
     if ctx.techniques.speculative or ctx.attention_dp > 1:
         return None
-    return _StepFloor.of(ctx, eff, input_len, output_len).light_load_ms * (1.0 - CEILING_ROUNDING_SLACK)
+    # _StepFloor.of's light_load_ms alone, the same floats (test_layout_ceiling): its other terms are not read here
+    return _light_load_ms(ctx, pass_rates(ctx, eff), input_len, output_len) * (1.0 - CEILING_ROUNDING_SLACK)
+
+
+def _light_load_ms(ctx: InferenceContext, rates: PassRates, input_len: float, output_len: float) -> float:
+    """_StepFloor.light_load_ms: one decoding sequence's step without prompt tokens, every stage: the dense weights'
+    read, each stage's step host time, one sequence's KV read at its mean context, its host time and the routed experts
+    one token touches (none read under expert parallel)."""
+    pp = ctx.pipeline_parallel
+    attended = attended_tokens(input_len + output_len / 2, ctx.sliding_window, ctx.sliding_share)
+    kv_ms = ctx.kv_bytes_per_token_per_gpu * attended / rates.kv_bandwidth
+    weights_ms = pp * ctx.dense_weight_bytes_per_gpu / rates.bandwidth
+    experts_bytes_ms = 0.0
+    if ctx.expert_parallel <= 1:
+        experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth
+    experts_least_ms = experts_bytes_ms * expert_coverage(ctx.experts_active_share, 0.0)
+    return weights_ms + pp * rates.step_host_ms + kv_ms + rates.sequence_host_ms + experts_least_ms
 
 
 def per_gpu_digits(tokens_per_s_per_gpu: float) -> float:
