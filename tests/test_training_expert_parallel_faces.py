@@ -112,3 +112,11 @@ def test_the_layout_schema_says_tp_pairs_with_ep(client) -> None:  # type: ignor
     fields = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
     assert "expert-TP 1" in fields["tensor_parallel"]["description"]
     assert "Parallel Folding" in fields["expert_parallel"]["description"]
+
+
+def test_methodology_titles_the_tp_traffic_by_what_runs(client) -> None:  # type: ignore[no-untyped-def]
+    """words31: the step terms title it "exposed TP communication (all-reduce, or all-gather/reduce-scatter under
+    sequence parallelism)"; the step formula says the same of the time it prices."""
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", client.get("/methodology").text))
+    step = page[page.index("exposed TP = ") : page.index("exposed DP/FSDP = ")]
+    assert "an all-gather and a reduce-scatter of the same bytes under sequence parallelism" in step

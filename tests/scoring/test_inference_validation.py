@@ -357,6 +357,39 @@ def test_a_fixed_batch_over_the_kv_capacity_runs_at_the_capacity_rate():
     assert predict_setup(over) == predict_setup(at_cap)
     assert any(f"{cap} sequences run at a time" in note for note in over.notes)
     assert not any("over the KV capacity" in note for note in at_cap.notes)
+    assert any("over the KV capacity: " in note for note in over.notes)  # the cache sets this cap
+
+
+def test_a_fixed_batch_over_an_engine_cap_names_the_cap_not_the_kv_capacity():
+    """words31: a llama.cpp batch of 16 runs 4 at a time because llama-server has 4 slots (its default --parallel),
+    not because the KV cache is full; the note read "over the KV capacity". A stated cap reads as stated."""
+    from app.calibration.inference.case_setup import case_setup
+
+    row = {
+        "case_id": "l",
+        "source": "s",
+        "engine": "llamacpp",
+        "gpu": "H100-SXM",
+        "gpu_count": "1",
+        "tensor_parallel": "1",
+        "model": "llama-3.1-8b",
+        "weight_dtype": "fp16",
+        "input_len": "512",
+        "output_len": "128",
+        "scenario": "fixed_batch",
+        "batch": "16",
+        "metric": "output_tok_s_per_gpu",
+        "value": "100",
+    }
+    slots = case_setup(row, GPUS, MODELS)
+    assert not isinstance(slots, str)
+    assert slots.options[0][1] == 4
+    note = next(note for note in slots.notes if "sequences run at a time" in note)
+    assert note.startswith("batch 16 over llama-server's 4 slots (its default --parallel 4; the KV cache holds ")
+    assert "KV capacity" not in note
+    stated = case_setup(dict(row, engine="vllm", notes="max_num_seqs=8"), GPUS, MODELS)
+    assert not isinstance(stated, str)
+    assert any(n.startswith("batch 16 over the engine's stated batch cap (8): 8 sequences") for n in stated.notes)
 
 
 def test_an_unstated_tp_beyond_the_scale_up_domain_is_not_assumed_and_says_so():

@@ -91,6 +91,9 @@ ARITHMETIC = (
     "TTFT p99",
 )
 
+# the TP term's title names what runs (found by qa29)
+TP_TERM = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+
 
 def _inference(case: str) -> tuple[dict[str, Term], InferenceWorkload, int]:
     gpu, count, tp, pp, fabric, fields = INFERENCE[case]
@@ -172,9 +175,9 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
     # a layout without PP or TP names those parts for what they are: the per-layer latency, the SP all-to-all
     names = {
         "per-step latency": "pipeline bubble",
-        "exposed layer-split traffic": "exposed TP all-reduce",
-        "exposed SP all-to-all": "exposed TP all-reduce",
-        "exposed CP ring": "exposed TP all-reduce",
+        "exposed layer-split traffic": TP_TERM,
+        "exposed SP all-to-all": TP_TERM,
+        "exposed CP ring": TP_TERM,
     }
     named = {
         names.get(t.name, t.name.removesuffix(" + SP all-to-all").removesuffix(" + CP ring")): t for t in est.terms
@@ -185,9 +188,9 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
 @pytest.mark.parametrize("case", list(TRAINING))
 def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str) -> None:
     terms, step_s, _ = _training(case)
-    parts = ["compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic"]
+    parts = ["compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic"]
     parts += [name for name in ("optimizer offloaded to CPU", "exposed expert all-to-all") if name in terms]
-    for name in ("compute", "pipeline bubble", "exposed TP all-reduce", "exposed DP/FSDP traffic", "step time"):
+    for name in ("compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic", "step time"):
         term = terms[name]
         assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (name, term.detail)
     assert terms["step time"].value == step_s
@@ -210,7 +213,7 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
     tp, pp = int(found[1]), int(found[2])
     per_layer = DEFAULT_TRAINING_EFFICIENCY.step_latency_s_per_layer
     assert pp > 1 and terms["pipeline bubble"].detail.startswith(f"{80 // pp} layers × {per_layer:.6f} s + ")
-    assert f" × {tp} TP ranks × " in terms["exposed TP all-reduce"].detail
+    assert f" × {tp} TP ranks × " in terms[TP_TERM].detail
 
 
 def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_compute_hides():

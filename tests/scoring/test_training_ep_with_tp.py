@@ -153,7 +153,7 @@ def test_a_tp_ep_layout_reads_both_in_words_terms_and_json():
     assert est.layout_text.startswith("TP4 PP2 EP64")
     terms = {t.name: t.detail for t in est.terms}
     assert (
-        "under EP64 a GPU's own 2 routed experts go over the 1 ranks holding the same ones (TP4 × DP / EP)"
+        "under EP64 a GPU's own 2 routed experts go over the 1 rank holding the same ones (TP4 × DP / EP)"
         in (terms["exposed DP/FSDP traffic"])
     )
     assert "sharded over the TP × DP / EP ranks" in terms["memory: model states"]

@@ -62,7 +62,7 @@ def test_a_stack_with_tensor_parallelism_gets_no_stack_advice():
 
 @pytest.mark.parametrize("framework", ["llm-foundry", "pytorch", "hf"])
 def test_a_stack_without_tp_or_pp_reads_neither_in_its_terms(framework):
-    """Its terms read 'pipeline bubble ... (80 over PP1: ...)' and 'exposed TP all-reduce: 0; TP1: no all-reduce'."""
+    """Its terms read 'pipeline bubble ... (80 over PP1: ...)' and 'exposed TP communication ...: 0'."""
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
     w = TrainingWorkload(model="llama-3.1-70b", method="lora", seq_len=4096, global_batch_seqs=8, framework=framework)
     est = estimate_training(gpu, 8, model, w)

@@ -98,14 +98,28 @@ def _layout_reason(row: dict, model, tp: int, pp: int) -> str | None:
     return stage_split_reason(model, pp) or head_split_reason(model, tp)
 
 
-def _over_capacity_note(scenario: str, batch: float | None, cap: int) -> list[str]:
-    """A fixed batch larger than the KV cache holds (at the mean context) runs in waves of what fits: vLLM and
-    TensorRT-LLM admit requests while cache blocks last and queue (or preempt and recompute) the rest, so the
-    output rate is the full cache's rate. Argonne's 18 A100 rows over the capacity read +28 % without this, +5 % with
-    it (in-sample, before the 2026-12-03 refit)."""
+def _over_capacity_note(scenario: str, batch: float | None, cap: int, limit: str) -> list[str]:
+    """A fixed batch larger than the engine runs at once runs in waves of what it takes: vLLM and TensorRT-LLM admit
+    requests while cache blocks last and queue (or preempt and recompute) the rest, so the output rate is the full
+    cache's rate; an engine's cap on running sequences (llama-server's slots, a stated max_num_seqs) queues the rest
+    the same way. Argonne's 18 A100 rows over the KV capacity read +28 % without this, +5 % with it (in-sample, before
+    the 2026-12-03 refit). `limit` names which bound `cap` is (_cap_words)."""
     if scenario != "fixed_batch" or not batch or batch <= cap:
         return []
-    return [f"batch {batch:g} over the KV capacity: {cap} sequences run at a time, the rest wait for their turn"]
+    return [f"batch {batch:g} over {limit}: {cap} sequences run at a time, the rest wait for their turn"]
+
+
+def _cap_words(engine: str, fit: int, engine_cap: int, stated: bool) -> str:
+    """Which bound sets the sequences a case runs at once (min(fit, engine_cap)): the KV cache at the mean context,
+    or the engine's cap on running sequences, stated in the row or the engine's default (llama-server's --parallel
+    slots, vLLM's max_num_seqs, ...: efficiency/inference.engine_defaults)."""
+    if fit <= engine_cap:
+        return "the KV capacity"
+    if stated:
+        return f"the engine's stated batch cap ({engine_cap})"
+    if engine == "llamacpp":
+        return f"llama-server's {engine_cap} slots (its default --parallel {engine_cap}; the KV cache holds {fit})"
+    return f"{engine}'s default cap of {engine_cap} running sequences (the KV cache holds {fit})"
 
 
 def case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
@@ -192,7 +206,7 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         notes.append(f"a burst of {burst} requests, replayed step by step")
     stated = [run_conditions(row.get("notes", ""), model, tp * pp) for tp, pp in layouts]
     v0 = engine == "vllm" and _year_month(row) < VLLM_V1_FROM
-    options = []
+    options, limits = [], []
     for (tp, pp), conditions in zip(layouts, stated, strict=True):
         dp = tp if conditions.attention_dp and tp > 1 else 1
         fit = max_sequences(gpu, model, wdt, kvdt, request_kv_tokens(input_len, output_len, beams), tp, pp, dp, engine)
@@ -209,11 +223,12 @@ def _case_setup(row: dict, gpus: dict, models: dict) -> CaseSetup | str:
         engine_cap = stated[0].batch_cap or ctx.default_batch_cap
         if fit >= 1:
             options.append((ctx, min(fit, engine_cap, burst or engine_cap)))
+            limits.append(_cap_words(engine, fit, engine_cap, stated=bool(stated[0].batch_cap)))
     if not options:
         held = request_kv_tokens(input_len, output_len, beams)
         return f"one request's KV cache at its mean size ({held:g} tokens) does not fit beside the weights"
     notes += list(stated[0].notes) + list(options[0][0].assumptions)
-    notes += _over_capacity_note(scenario, batch, options[0][1])
+    notes += _over_capacity_note(scenario, batch, options[0][1], limits[0])
     return CaseSetup(
         tuple(options),
         scenario,

@@ -54,7 +54,7 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
         return closed_loop_point(ctx, eff, batch, cap, setup.input_len, setup.output_len, setup.beam_width)
     elif setup.scenario == "concurrency":
         return closed_loop_point(ctx, eff, max(batch, 1.0), cap, setup.input_len, setup.output_len, setup.beam_width)
-    if setup.scenario == "fixed_batch":  # a batch over the KV capacity runs `cap` at a time (_over_capacity_note)
+    if setup.scenario == "fixed_batch":  # a batch over the KV capacity or engine cap runs `cap` at a time
         batch = min(batch, cap)
     return operating_point(
         ctx, eff, setup.scenario, max(batch, 1.0), setup.input_len, setup.output_len, setup.beam_width
@@ -62,10 +62,11 @@ def _point(setup: CaseSetup, ctx: InferenceContext, cap: int, eff: InferenceEffi
 
 
 def wave_wait_ms(point: OperatingPoint, requests: float, output_len: float) -> float:
-    """A fixed batch over the KV capacity runs in waves of `point.batch` (_over_capacity_note): the k-th wave's
-    requests wait for k whole waves (first token, then their decode) before their prefill. The mean wait over the
-    `requests` (0 at or below the capacity): without it a 64-request batch's TTFT was its first wave's, below what
-    64 prompts' FLOPs take on the GPU (found by bounds28's physics grid)."""
+    """A fixed batch over what the engine runs at once (the KV capacity or its batch cap: _over_capacity_note) runs
+    in waves of `point.batch`: the k-th wave's requests wait for k whole waves (first token, then their decode)
+    before their prefill. The mean wait over the `requests` (0 at or below the capacity): without it a 64-request
+    batch's TTFT was its first wave's, below what 64 prompts' FLOPs take on the GPU (found by bounds28's physics
+    grid)."""
     wave = max(int(point.batch), 1)
     if requests <= wave:
         return 0.0

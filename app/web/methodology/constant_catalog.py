@@ -142,7 +142,7 @@ UNITS: dict[str, str] = {
     "attn_efficiency": "× the GEMMs' efficiency",
     "attn_efficiency_hopper": "× the GEMMs' efficiency",
     "attn_fa2_hopper_ratio": "× attn_efficiency",
-    "tp_comm_exposed": "share of TP all-reduce time",
+    "tp_comm_exposed": "share of TP communication time (all-reduce, or all-gather/reduce-scatter)",
     "dp_overlap": "share of compute time",
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",

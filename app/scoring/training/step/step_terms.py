@@ -27,6 +27,15 @@ from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_st
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches
 from app.scoring.workload import TrainingWorkload
 
+# The TP term's title names what runs: all-reduces, or under sequence parallelism an all-gather and a reduce-scatter
+# (the same bytes: communication.tensor_parallel_bytes_per_token).
+TP_TERM_NAME = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+
+
+def count_noun(count: int, noun: str, nouns: str = "") -> str:
+    """`1 expert`, `8 experts`, `1 micro-batch`, `4 micro-batches`: the plural only where the count is not 1."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
 
 def bubble_term(
     gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, st: StepTime, e: eff.TrainingEfficiency
@@ -87,7 +96,8 @@ def tp_comm_term(
             f"per token / ({f(bandwidth)} GB/s × 10^3)"
         )
         notes.append(
-            f"per token 4 all-reduces (2 forward, 2 backward) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
+            f"per token 4 all-reduces (2 forward, 2 backward; under sequence parallelism an all-gather and a "
+            f"reduce-scatter each, the same bytes) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
             f"(TP{tp} - 1) / TP{tp} × {_tp_layers_words(model, tp, ep)}, over the TP group at {f(bandwidth)} GB/s per "
             f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, "
             "efficiency/training.py)" + _tp_expert_words(model, tp, ep)
@@ -112,7 +122,7 @@ def tp_comm_term(
     if not parts:
         parts, notes = ["0"], ["one GPU holds each layer whole (no tensor or sequence split): nothing to all-reduce"]
     split = "CP ring" if ring else "SP all-to-all"
-    name = " + ".join(n for n, on in (("exposed TP all-reduce", tp > 1), (split, sp > 1)) if on)
+    name = " + ".join(n for n, on in ((TP_TERM_NAME, tp > 1), (split, sp > 1)) if on)
     name = name if tp > 1 else name.replace(split, f"exposed {split}")
     return Term(
         name or "exposed layer-split traffic", st.tp_comm_s, "s/step", " + ".join(parts) + "; " + "; ".join(notes)
@@ -141,8 +151,14 @@ def _tp_expert_words(model: ModelSpec, tp: int, ep: int) -> str:
         f"; under EP{ep} the routed experts run whole (expert-TP 1) and get their tokens by the all-to-all (its own "
         "term), so a MoE layer's MLP all-gather and reduce-scatter are not run and it pays its attention's half "
         "(Megatron-Core MoE Parallel Folding)"
-        + (f"; its {model.dense_ffn_layers} dense layers pay all of theirs" if model.dense_ffn_layers else "")
+        + (_dense_layers_words(model.dense_ffn_layers) if model.dense_ffn_layers else "")
     )
+
+
+def _dense_layers_words(dense: int) -> str:
+    """A MoE model's dense layers under EP beside TP pay their whole TP traffic: `its 3 dense layers pay all of
+    theirs`, `its dense layer pays all of its` (Kimi K2's one)."""
+    return "; its dense layer pays all of its" if dense == 1 else f"; its {dense} dense layers pay all of theirs"
 
 
 def _ring_part(
@@ -172,9 +188,13 @@ def _ring_part(
         for sends, flops in ring_passes(layout.recompute)
     )
     layers, steps = model.layers / pp, micro * model.layers / pp * (cp - 1)
-    part = f"{micro} micro-batches × {f(layers)} layers × ({cp} - 1) ring steps × {f(exposed / steps * 1e3)} ms / 10^3"
+    part = (
+        f"{count_noun(micro, 'micro-batch', 'micro-batches')} × {f(layers)} layers × ({cp} - 1) ring steps × "
+        f"{f(exposed / steps * 1e3)} ms / 10^3"
+    )
     note = (
-        f"CP{cp} ring: per layer and pass each of {cp - 1} steps sends a K/V block ({f(w.seq_len / cp)} tokens, "
+        f"CP{cp} ring: per layer and pass {'the one step' if cp == 2 else f'each of {cp - 1} steps'} sends a K/V "
+        f"block ({f(w.seq_len / cp)} tokens, "
         f"{f(step.send_bytes / 1e6)} MB over the TP{tp} × CP{cp} group at {f(bandwidth)} GB/s per GPU) while its "
         f"block's causal attention runs ({f(step.attention_flops / 1e9)} GFLOP), each send first paying its P2P launch "
         f"and handshake ({significant(latency_ms * 1e3)} us over {ring_step_link(gpu, tp * cp)} links); exposed per "
@@ -244,9 +264,11 @@ def _expert_data_parallel_words(model: ModelSpec, layout: Layout, dp: int) -> st
     tp = layout.tensor_parallel
     edp = expert_data_parallel(dp, ep, tp)
     ranks = "DP / EP" if tp <= 1 else f"TP{tp} × DP / EP"
+    own = model.num_experts // ep
+    experts = "routed expert goes" if own == 1 else f"{own} routed experts go"
     return (
-        f"; under EP{ep} a GPU's own {model.num_experts // ep} routed experts go over the {edp} ranks holding the "
-        f"same ones ({ranks}), the other weights over all"
+        f"; under EP{ep} a GPU's own {experts} over the {count_noun(edp, 'rank')} holding the "
+        f"same {'one' if own == 1 else 'ones'} ({ranks}), the other weights over all"
     )
 
 
@@ -275,13 +297,15 @@ def ep_comm_term(
     whose = "layers' " if partial else ""
     text = (
         f"{f(e.ep_a2a_exposed)} exposed × {f(tokens)} tokens per GPU × {model.moe_layers} MoE layers × {rounds} "
-        f"all-to-alls × {model.experts_per_token} experts × {model.hidden_size:,} hidden × 2 B × ({ep} - 1) / {ep}"
+        f"all-to-alls × {count_noun(model.experts_per_token, 'expert')} × {model.hidden_size:,} hidden × 2 B × "
+        f"({ep} - 1) / {ep}"
         f"{padded} / ({f(bandwidth)} GB/s × 10^9)"
     )
     why = (
         f"; EP{ep}: each GPU holds {model.num_experts // ep if model.num_experts >= ep else 1} of the "
         f"{model.num_experts} routed experts and sends each token's hidden state to its top-{model.experts_per_token} "
-        "experts' GPUs (dispatch) and takes the results back (combine), forward and again for the gradients backward"
+        + ("expert's GPU" if model.experts_per_token == 1 else "experts' GPUs")
+        + " (dispatch) and takes the results back (combine), forward and again for the gradients backward"
         + (f", and once more for the recomputed {whose}forward" if passes > 4 else "")
         + (
             f"; beside TP{layout.tensor_parallel} attention the experts run whole (expert-TP 1), the EP ranks folded "
