@@ -206,6 +206,7 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
+    monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
     monkeypatch.setattr(estimate, "open_loop_tpot_floor_ms", lambda *args: None)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)
@@ -246,6 +247,7 @@ def test_a_layout_refused_before_its_search_is_refused_by_it_in_the_same_words(
     early = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
     assert sum(refused_early) > 10
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
+    monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
     monkeypatch.setattr(estimate, "open_loop_tpot_floor_ms", lambda *args: None)
     searched = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
     for a, b in zip(early, searched, strict=True):
