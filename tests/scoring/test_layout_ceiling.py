@@ -15,6 +15,7 @@ from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
+    open_loop_tpot_floor_ms,
     request_rate_ceiling_per_s,
     tpot_floor_ms,
 )
@@ -119,6 +120,37 @@ def test_no_open_loop_layout_steps_faster_than_its_tpot_floor(question: dict[str
     assert checked > 20
 
 
+@pytest.mark.parametrize("question", OPEN_LOOPS, ids=lambda q: f"{q['model']}-{q['requests_per_s']}")
+def test_no_open_loop_layout_steps_faster_than_the_floor_its_rate_forces(question: dict[str, Any]) -> None:
+    """open_loop_tpot_floor_ms (the running batch Little's law forces at the rate, and the step there) is under the
+    TPOT of every open-loop layout solved, at or above tpot_floor_ms, and above it where requests queue up: a floor
+    scaled up by 2% fails here (the step floor meets the point's own step where the fixed point reaches its batch)."""
+    workload = InferenceWorkload.model_validate(question)
+    model = SNAPSHOT.models[workload.model]
+    checked, raised, tightest = 0, 0, 0.0
+    for offer in SNAPSHOT.offers:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
+            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
+            if not isinstance(solved, Solution):
+                continue
+            lengths = (workload.input_len, workload.output_len)
+            rate, cap = workload.requests_per_s or 1.0, solved.max_batch
+            floor = open_loop_tpot_floor_ms(solved.ctx, solved.efficiency, *lengths, rate, cap)
+            light = tpot_floor_ms(solved.ctx, solved.efficiency, *lengths)
+            if floor is None:
+                assert light is None
+                continue
+            assert light is not None and light <= floor <= solved.point.tpot_ms, (offer.provider_id, count, tp, pp)
+            checked += 1
+            raised += floor > light
+            tightest = max(tightest, floor / solved.point.tpot_ms)
+    assert checked > 20
+    assert raised > 0
+    assert tightest > 0.98
+
+
 @pytest.mark.parametrize(
     "question",
     [QUESTIONS[0], QUESTIONS[3], QUESTIONS[5], QUESTIONS[7], QUESTIONS[8]],
@@ -175,6 +207,7 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
     monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
+    monkeypatch.setattr(estimate, "open_loop_tpot_floor_ms", lambda *args: None)
     skipped.clear()
     every_layout = _payloads(QUESTIONS)
     assert not any(skipped)
@@ -215,6 +248,7 @@ def test_a_layout_refused_before_its_search_is_refused_by_it_in_the_same_words(
     assert sum(refused_early) > 10
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
     monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
+    monkeypatch.setattr(estimate, "open_loop_tpot_floor_ms", lambda *args: None)
     searched = [configurations.solve_on(*layout[:5], model, workload) for layout in layouts]
     for a, b in zip(early, searched, strict=True):
         assert type(a) is type(b)

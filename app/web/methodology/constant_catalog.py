@@ -60,6 +60,8 @@ NOT_ESTIMATOR: dict[str, str] = {
         "float rounding allowance on a bound that only decides which layouts are searched; answers do not move"
     ),
     "inference/estimates/throughput_ceiling.py:BATCH_STEPS": "solver iterations of a bound; answers do not move",
+    "inference/estimates/throughput_ceiling.py:OPEN_LOOP_STEPS": "solver iterations of a bound; answers do not move",
+    "inference/estimates/throughput_ceiling.py:OPEN_LOOP_RTOL": "a bound's stopping tolerance; answers do not move",
     "inference/explanation/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
     "inference/explanation/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
     "training/run/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",

@@ -214,7 +214,7 @@ def _solve_tier(
     (throughput_ceiling.py). At a fixed load the estimate's own ceilings (which time capacity scenarios only) are not
     asked: _outclassed_by_count skips by the bill; on one bill the largest layout, usually the fastest, is solved
     first, and at a request rate (every layout that keeps up serves the same tokens) a layout whose p99 TPOT
-    provably stays above the best's on that bill is skipped (throughput_ceiling.tpot_floor_ms)."""
+    provably stays above the best's on that bill is skipped (throughput_ceiling.open_loop_tpot_floor_ms)."""
     fixed = one_replica_load(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0

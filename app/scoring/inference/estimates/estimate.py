@@ -32,6 +32,7 @@ from app.scoring.inference.estimates.throughput_ceiling import (
     latency_bound_ceiling_per_s,
     max_throughput_ceiling_per_s,
     no_load_meets_ttft,
+    open_loop_tpot_floor_ms,
     per_gpu_digits,
     tpot_floor_ms,
 )
@@ -297,8 +298,15 @@ def _solve(
         if tpot_p99_bar_ms is not None and beams == 1:
             # every layout that keeps up serves the rate's tokens: one whose p99 TPOT cannot come under the best's
             # on the same bill cannot win (configurations._solve_tier); skipped before its open-loop search
+            bar_ms = tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK)
+            # one sequence's step first (a few products); the rate's forced batch only where that does not decide
             least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
-            if least_ms is not None and least_ms * eff.p99_over_mean > tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK):
+            if least_ms is not None and least_ms * eff.p99_over_mean <= bar_ms:
+                rate = workload.requests_per_s or 1.0
+                lengths_in_out = (workload.input_len, workload.output_len)
+                running = min(max_batch, cap)
+                least_ms = shared_search(open_loop_tpot_floor_ms, ctx, eff, *lengths_in_out, rate, running)
+            if least_ms is not None and least_ms * eff.p99_over_mean > bar_ms:
                 return _OUTCLASSED
         found = shared_search(
             open_loop_point,

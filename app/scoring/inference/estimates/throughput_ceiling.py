@@ -29,7 +29,7 @@ from app.scoring.inference.step.memory import attended_tokens
 from app.scoring.inference.step.pass_rates import PassRates, pass_rates
 from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.inference.step.routed_experts import expert_coverage
-from app.scoring.inference.step.steps import prefill_attention_flops, roofline_ms
+from app.scoring.inference.step.steps import mixed_step_parts, prefill_attention_flops, roofline_ms
 from app.scoring.records import hot_record
 from app.scoring.workload import InferenceWorkload
 
@@ -40,6 +40,11 @@ CEILING_ROUNDING_SLACK = 1e-9
 # Steps from the cap toward the largest batch whose floor meets the TPOT target (_largest_batch): each stays at or
 # above that batch, so each is a bound; the floor is nearly linear in the batch, and a few reach it.
 BATCH_STEPS = 12
+# Fixed-point steps toward the least running batch an open loop can settle at (open_loop_tpot_floor_ms): each is a
+# lower bound; the batch's step floor is linear in it with a slope well under one, so a few come close.
+OPEN_LOOP_STEPS = 8
+# Relative rise of the forced batch under which open_loop_tpot_floor_ms stops stepping (any step is a bound).
+OPEN_LOOP_RTOL = 0.01
 
 
 def latency_bound_ceiling_per_s(
@@ -203,6 +208,59 @@ def tpot_floor_ms(ctx: InferenceContext, eff: InferenceEfficiency, input_len: fl
         return None
     # _StepFloor.of's light_load_ms alone, the same floats (test_layout_ceiling): its other terms are not read here
     return _light_load_ms(ctx, pass_rates(ctx, eff), input_len, output_len) * (1.0 - CEILING_ROUNDING_SLACK)
+
+
+def open_loop_tpot_floor_ms(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    input_len: float,
+    output_len: float,
+    requests_per_s: float,
+    running_cap: int,
+) -> float | None:
+    """The least mean TPOT loops.open_loop_point can return at `requests_per_s` with at most `running_cap` running,
+    ms (None: no floor here, as tpot_floor_ms): tpot_floor_ms, raised by the running batch the rate forces.
+
+    Proof. (1) The point's TPOT is step(x) = mixed_step_parts(x, others_only).total_ms at its running batch x
+    (operating_point's concurrency scenario). step never falls as x rises: forward_parts runs max(x, 1) decoding
+    sequences and the other max(x - 1, 0) x tokens_per_step / output prompts, both nondecreasing in x, and each term
+    it adds is nondecreasing in them: the tokens (so the dense GEMM FLOPs, (F - R) x tokens with F >= R, and the
+    experts' coverage 1 - (1 - k/E)^tokens), the KV read and the attention FLOPs (decoding sequences and prompts),
+    the soft rooflines (m^p + c^p)^(1/p) (nondecreasing in m and c), the host time (a sequence each, one more once a
+    prompt is carried, the MoE prefill passes min(prompts, 1)) and the all-reduces and stage sends (affine in the
+    tokens, non-negative slopes). Excluded: expert parallel (busiest_group_coverage can fall near full coverage) and,
+    as tpot_floor_ms, data-parallel attention and speculative decoding; expert parallel keeps tpot_floor_ms's floor.
+    (2) The batch: overloaded (rate >= capacity at the cap), the point is the cap's, x = cap. Otherwise _log_root
+    returns an x whose gap >= 0: x / life(x) >= rate (Little's law, life = request_life_ms = TTFT + (output - 1) x
+    step(x)), and TTFT >= the first prefill (queueing.loaded_ttft_ms: first + queue + wait + batched, each >= 0;
+    _TtftRoom) >= its dense GEMMs' compute (_prefill_gemm_ms, 0 under data-parallel attention). So with n_0 = 1
+    and n_(k+1) = max(1, min(rate x (first_least + (output - 1) x step(n_k)), cap)): if n_k <= max(x, 1) then
+    step(n_k) <= step(max(x, 1)) = step(x) (below one in flight the step is one sequence's with no prompts, as at
+    1), so n_(k+1) <= max(x, 1) too; by induction step(n_k) <= step(x) for every k (at most OPEN_LOOP_STEPS).
+    CEILING_ROUNDING_SLACK covers float rounding in the sums and in the root's exp(log x)."""
+    if ctx.techniques.speculative or ctx.attention_dp > 1:
+        return None
+    light_ms = _light_load_ms(ctx, pass_rates(ctx, eff), input_len, output_len) * (1.0 - CEILING_ROUNDING_SLACK)
+    if ctx.expert_parallel > 1:
+        return light_ms
+    rate_per_ms = requests_per_s / 1e3 * (1.0 - CEILING_ROUNDING_SLACK)
+    first_least_ms = _prefill_gemm_ms(ctx, eff, input_len) * (1.0 - CEILING_ROUNDING_SLACK)
+    decode_steps = max(output_len - 1.0, 0.0)
+    cap = float(max(running_cap, 1))
+    running, step_ms = 1.0, _open_loop_step_ms(ctx, eff, 1.0, input_len, output_len)
+    for _ in range(OPEN_LOOP_STEPS):
+        forced = max(1.0, min(rate_per_ms * (first_least_ms + decode_steps * step_ms), cap))
+        if forced <= running * (1.0 + OPEN_LOOP_RTOL):
+            break  # the next step would raise the floor by less than the tolerance: every n_k is a bound
+        running, step_ms = forced, _open_loop_step_ms(ctx, eff, forced, input_len, output_len)
+    return max(light_ms, step_ms * (1.0 - CEILING_ROUNDING_SLACK))
+
+
+def _open_loop_step_ms(
+    ctx: InferenceContext, eff: InferenceEfficiency, running: float, input_len: float, output_len: float
+) -> float:
+    """The step an open loop's requests decode in at `running` in flight (operating_point's concurrency step)."""
+    return mixed_step_parts(ctx, eff, running, input_len, output_len, 1, others_only=True).total_ms
 
 
 def _light_load_ms(ctx: InferenceContext, rates: PassRates, input_len: float, output_len: float) -> float:
