@@ -3,6 +3,7 @@
 byte the ranking without it."""
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -99,24 +100,29 @@ def test_no_layout_serves_more_than_its_ceiling(question: dict[str, Any]) -> Non
 OPEN_LOOPS = [q for q in QUESTIONS if q.get("scenario") == "request_rate"]
 
 
+def _solved_layouts(workload: InferenceWorkload, offers: Any) -> Iterator[tuple[tuple, Solution]]:
+    """Every single-node layout of each offer's machine that solves, with where it is (provider, count, TP, PP)."""
+    model = SNAPSHOT.models[workload.model]
+    for offer in offers:
+        gpu = SNAPSHOT.gpus[offer.gpu_id]
+        machine = machine_of(offer, gpu)
+        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
+            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
+            if isinstance(solved, Solution):
+                yield (offer.provider_id, count, tp, pp), solved
+
+
 @pytest.mark.parametrize("question", OPEN_LOOPS, ids=lambda q: f"{q['model']}-{q['requests_per_s']}")
 def test_no_open_loop_layout_steps_faster_than_its_tpot_floor(question: dict[str, Any]) -> None:
     """The floor a request rate's layouts on one bill are skipped by (configurations._solve_tier) is under the TPOT
     of every layout solved, on every offer's machine."""
     workload = InferenceWorkload.model_validate(question)
-    model = SNAPSHOT.models[workload.model]
     checked = 0
-    for offer in SNAPSHOT.offers:
-        gpu = SNAPSHOT.gpus[offer.gpu_id]
-        machine = machine_of(offer, gpu)
-        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
-            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
-            if not isinstance(solved, Solution):
-                continue
-            floor = tpot_floor_ms(solved.ctx, solved.efficiency, workload.input_len, workload.output_len)
-            if floor is not None:
-                assert floor <= solved.point.tpot_ms, (offer.provider_id, count, tp, pp)
-                checked += 1
+    for where, solved in _solved_layouts(workload, SNAPSHOT.offers):
+        floor = tpot_floor_ms(solved.ctx, solved.efficiency, workload.input_len, workload.output_len)
+        if floor is not None:
+            assert floor <= solved.point.tpot_ms, where
+            checked += 1
     assert checked > 20
 
 
@@ -126,26 +132,18 @@ def test_no_open_loop_layout_steps_faster_than_the_floor_its_rate_forces(questio
     TPOT of every open-loop layout solved, at or above tpot_floor_ms, and above it where requests queue up: a floor
     scaled up by 2% fails here (the step floor meets the point's own step where the fixed point reaches its batch)."""
     workload = InferenceWorkload.model_validate(question)
-    model = SNAPSHOT.models[workload.model]
     checked, raised, tightest = 0, 0, 0.0
-    for offer in SNAPSHOT.offers:
-        gpu = SNAPSHOT.gpus[offer.gpu_id]
-        machine = machine_of(offer, gpu)
-        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
-            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
-            if not isinstance(solved, Solution):
-                continue
-            lengths = (workload.input_len, workload.output_len)
-            rate, cap = workload.requests_per_s or 1.0, solved.max_batch
-            floor = open_loop_tpot_floor_ms(solved.ctx, solved.efficiency, *lengths, rate, cap)
-            light = tpot_floor_ms(solved.ctx, solved.efficiency, *lengths)
-            if floor is None:
-                assert light is None
-                continue
-            assert light is not None and light <= floor <= solved.point.tpot_ms, (offer.provider_id, count, tp, pp)
-            checked += 1
-            raised += floor > light
-            tightest = max(tightest, floor / solved.point.tpot_ms)
+    lengths, rate = (workload.input_len, workload.output_len), workload.requests_per_s or 1.0
+    for where, solved in _solved_layouts(workload, SNAPSHOT.offers):
+        floor = open_loop_tpot_floor_ms(solved.ctx, solved.efficiency, *lengths, rate, solved.max_batch)
+        light = tpot_floor_ms(solved.ctx, solved.efficiency, *lengths)
+        if floor is None:
+            assert light is None
+            continue
+        assert light is not None and light <= floor <= solved.point.tpot_ms, where
+        checked += 1
+        raised += floor > light
+        tightest = max(tightest, floor / solved.point.tpot_ms)
     assert checked > 20
     assert raised > 0
     assert tightest > 0.98
@@ -161,20 +159,13 @@ def test_the_tpot_floor_is_the_step_floors_light_load_to_the_last_bit(question: 
     layout of every third offer, over pipeline stages, MoE routed experts, MLA and a sliding
     window, so the request rate's skipping is unchanged."""
     workload = InferenceWorkload.model_validate(question)
-    model = SNAPSHOT.models[workload.model]
     checked = 0
-    for offer in SNAPSHOT.offers[::3]:
-        gpu = SNAPSHOT.gpus[offer.gpu_id]
-        machine = machine_of(offer, gpu)
-        for count, tp, pp in configurations.single_node_layouts(machine, workload.max_gpus, model.layers):
-            solved = configurations.solve_on(gpu, machine, count, tp, pp, model, workload)
-            if not isinstance(solved, Solution):
-                continue
-            ctx, eff, lengths = solved.ctx, solved.efficiency, (workload.input_len, workload.output_len)
-            light = throughput_ceiling._light_load_ms(ctx, pass_rates(ctx, eff), *lengths)
-            floor = throughput_ceiling._StepFloor.of(ctx, eff, *lengths)
-            assert light == floor.light_load_ms, (offer.provider_id, count, tp, pp)
-            checked += 1
+    for where, solved in _solved_layouts(workload, SNAPSHOT.offers[::3]):
+        ctx, eff, lengths = solved.ctx, solved.efficiency, (workload.input_len, workload.output_len)
+        light = throughput_ceiling._light_load_ms(ctx, pass_rates(ctx, eff), *lengths)
+        floor = throughput_ceiling._StepFloor.of(ctx, eff, *lengths)
+        assert light == floor.light_load_ms, where
+        checked += 1
     assert checked > 10
 
 
