@@ -28,6 +28,10 @@ def _pool(p: dict[str, Any]) -> str:
     return f"{p['replicas_at_peak']} × {p['gpu_count']}×{p['gpu_id']} {layout}"
 
 
+def _pools(plan: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    return plan["prefill"], plan["decode"]
+
+
 def _with_band(value: float, band: dict[str, float] | None, digits: int) -> str:
     """A mean latency with its band, as the page shows it: '130 (94–465)'."""
     shown = f"{value:,.{digits}f}"
@@ -91,6 +95,10 @@ def _print(body: dict[str, Any]) -> None:
         AT_TRAFFIC_COLUMN,
     ]
     print(table(headers, rows))
+    idle = [f"{d['ratio']} {p['role']} {_pool(p)}: {p['fleet_note']}" for d in body["disaggregated"] for p in _pools(d)]
+    idle = list(dict.fromkeys(line for line in idle if not line.endswith(": ")))  # each idle pool once
+    if idle:  # a fabric pool's rentals the peak leaves partly idle, in the ranking's words
+        print("\n" + "\n".join(idle))
     pools = [pool for d in body["disaggregated"] for pool in (d["prefill"], d["decode"])]
     if a or pools:
         print("\n" + offer_prices([*([a] if a else []), *pools]) + "\n")

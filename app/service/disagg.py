@@ -117,6 +117,8 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None, high
         "copies_per_rental": pool.copies_per_rental,
         "rentals_at_peak": pool.rentals_at_peak,
         "gpus_at_peak": pool.gpus_at_peak,
+        "idle_gpus_at_peak": pool.idle_gpus_at_peak,
+        "fleet_note": pool.fleet_note,
         "utilisation_at_peak": pool.utilisation_at_peak,
         "monthly_usd": pool.monthly_usd,
         "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,

@@ -69,6 +69,17 @@ class Pool(PriceProvenanceOut):
         None, description="fabric path: the offer's rented instances holding them (null on the node path)"
     )
     gpus_at_peak: int = Field(description="GPUs billed for them")
+    idle_gpus_at_peak: int = Field(
+        0,
+        description="fabric path: GPUs the peak hour's rentals bill that no copy the peak needs runs on: gpus_at_peak "
+        "− the copies the peak hour's requests need × gpu_count (a low traffic's one copy on a whole 8-GPU instance "
+        "leaves 7), already in monthly_usd; 0 on the node path (the plan's idle_gpus_at_peak)",
+    )
+    fleet_note: str = Field(
+        "",
+        description="idle_gpus_at_peak in words, as the aggregated option's fleet_note: 'one copy on a rented 8-GPU "
+        "instance, 7 GPUs idle at peak'; empty where none is idle",
+    )
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
     monthly_usd: float = Field(description="autoscaled hour by hour")
     usd_per_million_tokens_at_traffic: float = Field(

@@ -64,11 +64,14 @@ def describe_pool(pool: PoolCost) -> str:
 
 
 def rentals_text(pool: PoolCost) -> str:
-    """Where several instances of a role share one rented instance of the offer: on how many rentals they run."""
+    """Where several instances of a role share one rented instance of the offer: on how many rentals they run; and
+    on the fabric path, where the peak leaves GPUs of its rentals idle, the copies it needs and those GPUs."""
+    idle = pool.fleet_note  # 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak', in the ranking's words
     if pool.copies_per_rental <= 1 or pool.rentals_at_peak is None:
-        return ""
+        return f" ({idle})" if idle else ""
     n, size = pool.rentals_at_peak, pool.offer.machine.instance_gpus
-    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each)"
+    idle = f"; {idle}" if idle else ""
+    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each{idle})"
 
 
 def describe_aggregated(s: ServingOption) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.pricing.price_terms import COMMITTED
 from app.scoring.serving.disaggregated.pairing import Pairing, PoolOffer
 from app.scoring.serving.disaggregated.pools import (
@@ -42,6 +43,22 @@ class PoolCost:
     utilisation_at_peak: float
     copies_per_rental: int = 1  # fabric path: instances of the role one rented instance of the offer holds
     rentals_at_peak: int | None = None  # fabric path: the offer's rented instances holding them
+    copies_needed_at_peak: int | None = None  # fabric path: copies the peak hour's requests keep busy (≤ replicas)
+
+    @property
+    def idle_gpus_at_peak(self) -> int:
+        """Fabric path: GPUs the peak hour's rentals bill that no needed copy runs on (a low traffic's one prefill
+        copy on a whole 8-GPU instance leaves 7), already in monthly_usd; 0 on the node path (the plan's own)."""
+        if self.copies_needed_at_peak is None:
+            return 0
+        return max(0, self.gpus_at_peak - self.copies_needed_at_peak * self.offer.instance.gpu_count)
+
+    @property
+    def fleet_note(self) -> str:
+        """idle_gpus_at_peak in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak'."""
+        copies = self.copies_needed_at_peak or 0
+        size = self.offer.machine.instance_gpus
+        return idle_gpus_words(self.idle_gpus_at_peak, self.rentals_at_peak, size, copies, "at peak")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +102,14 @@ def _rented_pool(
     gpus, copies = _rented(pool)
     cost = _pool(role, pool, monthly_usd, rentals * copies, capacity_rps, peak, tokens)
     instances = rentals * gpus // max(pool.machine.instance_gpus, 1)
-    return replace(cost, gpus_at_peak=rentals * gpus, copies_per_rental=copies, rentals_at_peak=instances)
+    needed = min(replicas_needed(peak, 1, capacity_rps), rentals * copies)  # the rest of the rentals' copies idle
+    return replace(
+        cost,
+        gpus_at_peak=rentals * gpus,
+        copies_per_rental=copies,
+        rentals_at_peak=instances,
+        copies_needed_at_peak=needed,
+    )
 
 
 def _rented(pool: PoolOffer) -> tuple[int, int]:
