@@ -28,6 +28,14 @@ def test_a_lone_request_of_one_prompt_length_has_its_mean_as_its_p99(client: Tes
     assert wide["ttft_p99_ms"] == pytest.approx(wide["ttft_mean_ms"] * 3)
 
 
+def test_the_p99_term_without_a_spread_says_how_one_prompt_length_would_read(client: TestClient) -> None:
+    """A lone request's p99 at twice its mean puzzles a buyer whose prompts are one length: the term says why."""
+    terms = {t["name"]: t["detail"] for t in _first(client, LONE)["terms"]}
+    assert "with no prompt spread given" in terms["TTFT p99"] and "a prompt spread of 1" in terms["TTFT p99"]
+    spread = {t["name"]: t["detail"] for t in _first(client, f"{LONE}&prompt_p99_over_mean=1")["terms"]}
+    assert "no prompt spread given" not in spread["TTFT p99"]
+
+
 def test_the_spread_moves_which_batch_meets_a_tight_ttft_limit(client: TestClient) -> None:
     """Latency bound at a TTFT limit that binds: one prompt length admits more load than the benchmarks' spread."""
     query = "model=llama-3.1-8b&input_len=8000&output_len=200&ttft_ms=800&tpot_ms=100&scenario=latency_bound"

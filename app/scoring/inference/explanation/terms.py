@@ -232,7 +232,11 @@ def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99
     ratio = eff.p99_ttft_over_mean
     checked = "the TTFT limit is checked against it"
     if prompt_p99_over_mean is None:
-        return f"{figure(point.ttft_ms)} ms mean × {significant(ratio)};{P99_SOURCE}; {checked}"
+        return (
+            f"{figure(point.ttft_ms)} ms mean × {significant(ratio)};{P99_SOURCE}; with no prompt spread given, "
+            f"the whole mean takes it, the request's own prefill too (a prompt spread of 1, every prompt one length, "
+            f"puts that prefill's p99 at its mean); {checked}"
+        )
     waits = point.ttft_ms - point.own_prefill_ms
     return (
         f"{figure(point.own_prefill_ms)} ms prefill × {significant(prompt_p99_over_mean)} + {figure(waits)} ms waits × "
