@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.serving.traffic.week import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload.field_types import TRAINING_TAKES_NO_EXPERT_PARALLEL
 from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
 from app.service.query.custom_model import ARCH_PREFIX, form_field
@@ -77,13 +78,18 @@ TRAINING_FIELDS = (
 )
 
 
-def serving_query_fields(*more: str) -> QueryFields:
+def serving_query_fields(*more: str, reasons: dict[str, str] | None = None) -> QueryFields:
     """The parameters of a question about serving a workload at a traffic (/disagg's), and `more`."""
-    return query_fields((*IGNORED, *SERVING_FIELDS, *more), prefixes=(ARCH_PREFIX,), reasons=NOT_SERVING_FIELDS)
+    why = {**NOT_SERVING_FIELDS, **(reasons or {})}
+    return query_fields((*IGNORED, *SERVING_FIELDS, *more), prefixes=(ARCH_PREFIX,), reasons=why)
 
 
 # /plan's: serving, and a train-then-serve run (months and its train_* fields, the run trains the served model).
-PLAN_FIELDS = serving_query_fields("months", *(TRAIN_PREFIX + name for name in TRAINING_FIELDS))
+PLAN_FIELDS = serving_query_fields(
+    "months",
+    *(TRAIN_PREFIX + name for name in TRAINING_FIELDS),
+    reasons={TRAIN_PREFIX + "expert_parallel": TRAINING_TAKES_NO_EXPERT_PARALLEL},  # not 'did you mean' inference's
+)
 
 
 def page_field(service_field: str) -> str:

@@ -36,5 +36,6 @@ class LayoutOut(BaseModel):
         description="a mixture of experts' expert-parallel degree: GPUs its routed experts are split over, whole "
         "(Megatron-Core expert_model_parallel_size, torchtitan expert_parallel_degree), trading tokens by all-to-all; "
         "folded over tensor_parallel × the data-parallel ranks, so a layout may pair TP 2-8 with it (Megatron-Core MoE "
-        "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split",
+        "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split. An answer, never an input: a "
+        "training question takes no expert_parallel (inference's is a placement, tp or ep)",
     )
