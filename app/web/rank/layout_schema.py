@@ -24,7 +24,9 @@ class LayoutOut(BaseModel):
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(
         description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
-        "auto, DeepSpeed-Ulysses (SP) on hf and for QLoRA on auto; 1 = no split"
+        "auto, Ulysses sequence parallelism (SP, DeepSpeed-Ulysses) on hf and for QLoRA on auto; 1 = no split. Not "
+        "Megatron sequence parallelism (within TP), which has no field: it turns tensor_parallel's all-reduces into "
+        "an all-gather and a reduce-scatter of the same bytes"
     )
     recompute_layers: int | None = Field(
         default=None,
