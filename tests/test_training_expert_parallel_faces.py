@@ -119,4 +119,4 @@ def test_methodology_titles_the_tp_traffic_by_what_runs(client) -> None:  # type
     sequence parallelism)"; the step formula says the same of the time it prices."""
     page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", client.get("/methodology").text))
     step = page[page.index("exposed TP = ") : page.index("exposed DP/FSDP = ")]
-    assert "an all-gather and a reduce-scatter of the same bytes under sequence parallelism" in step
+    assert "a reduce-scatter of the same bytes under Megatron sequence parallelism (within TP)" in step

@@ -1,5 +1,6 @@
 """A value a page does not use is still read: a bad one is an error there as everywhere, a good one leaves
-the link. A saved link's question is fixed, so only its view may follow it."""
+the link (but /plan's train_* fields without months, which stay in it, said unused). A saved link's question is
+fixed, so only its view may follow it."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ def test_precision_refuses_bad_dtypes_and_drops_good_ones(client):
     assert good.status_code == 303 and good.headers["location"] == "/precision?model=llama-3.1-70b"
 
 
-def test_plan_refuses_bad_training_fields_without_months_and_drops_good_ones(client):
+def test_plan_refuses_bad_training_fields_without_months_and_keeps_good_ones(client):
+    """A good train_* field without months stays in the link, said unused: dropping it lost what the form showed
+    (tests/test_plan_train_fields_without_months.py)."""
     bad = client.get("/plan.json?model=llama-3.1-70b&train_method=bogus&train_foo=1")
     assert bad.status_code == 422
     assert {e["field"] for e in bad.json()["detail"]} == {"train_method", "train_foo"}
     good = client.get("/plan?model=llama-3.1-70b&train_method=full_ft", follow_redirects=False)
-    assert good.headers["location"] == "/plan?model=llama-3.1-70b&requests_per_day=100000"
+    assert good.headers["location"] == "/plan?model=llama-3.1-70b&requests_per_day=100000&train_method=full_ft"
 
 
 def test_a_saved_link_refuses_question_fields_after_it(fresh_url):

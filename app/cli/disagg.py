@@ -96,8 +96,8 @@ def _print(body: dict[str, Any]) -> None:
     ]
     print(table(headers, rows))
     idle = [f"{d['ratio']} {p['role']} {_pool(p)}: {p['fleet_note']}" for d in body["disaggregated"] for p in _pools(d)]
-    idle = list(dict.fromkeys(line for line in idle if not line.endswith(": ")))  # each idle pool once
-    if idle:  # a fabric pool's rentals the peak leaves partly idle, in the ranking's words
+    idle = list(dict.fromkeys(line for line in idle if not line.endswith(": ")))  # each noted pool once
+    if idle:  # a fabric pool whose rentals hold more copies than the peak needs (fleet_note)
         print("\n" + "\n".join(idle))
     pools = [pool for d in body["disaggregated"] for pool in (d["prefill"], d["decode"])]
     if a or pools:

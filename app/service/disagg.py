@@ -117,6 +117,7 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None, high
         "copies_per_rental": pool.copies_per_rental,
         "rentals_at_peak": pool.rentals_at_peak,
         "gpus_at_peak": pool.gpus_at_peak,
+        "copies_needed_at_peak": pool.copies_needed_at_peak,
         "idle_gpus_at_peak": pool.idle_gpus_at_peak,
         "fleet_note": pool.fleet_note,
         "utilisation_at_peak": pool.utilisation_at_peak,

@@ -38,7 +38,8 @@ def test_ulysses_capped_by_the_attention_heads_says_so():
     w = TrainingWorkload(model="qwen2.5-7b", method="full_ft", seq_len=131_072, global_batch_seqs=16, framework="hf")
     est = estimate_training(H100, 64, MODELS["qwen2.5-7b"], w)
     assert not est.fits
-    assert "DeepSpeed-Ulysses splits each sequence at most 4 ways: SP must divide the 28 attention heads" in est.reason
+    said = "(SP, DeepSpeed-Ulysses) splits each sequence at most 4 ways: SP must divide the 28 attention heads"
+    assert said in est.reason
 
 
 def test_ulysses_capped_by_the_gpu_count_alone_adds_nothing():

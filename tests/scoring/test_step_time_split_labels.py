@@ -25,7 +25,11 @@ def step_time_detail(framework: str, seq_len: int, gpu_count: int, layout: Layou
 
 @pytest.mark.parametrize(
     ("framework", "tp", "split", "label"),
-    [("hf", 1, 8, "s exposed SP"), ("megatron", 1, 64, "s exposed CP"), ("megatron", 2, 32, "s exposed TP and CP")],
+    [
+        ("hf", 1, 8, "s exposed Ulysses SP"),
+        ("megatron", 1, 64, "s exposed CP"),
+        ("megatron", 2, 32, "s exposed TP and CP"),
+    ],
 )
 def test_the_step_time_names_the_split_it_adds(framework, tp, split, label):
     seq_len = 131_072 if framework == "hf" else 16_384  # short ring blocks across nodes leave the ring exposed

@@ -92,7 +92,10 @@ ARITHMETIC = (
 )
 
 # the TP term's title names what runs (found by qa29)
-TP_TERM = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+ULYSSES = "Ulysses sequence parallelism (SP) all-to-all"  # the term of DeepSpeed-Ulysses' all-to-alls
+TP_TERM = (
+    "exposed TP communication: all-reduce, or all-gather/reduce-scatter under Megatron sequence parallelism (within TP)"
+)
 
 
 def _inference(case: str) -> tuple[dict[str, Term], InferenceWorkload, int]:
@@ -176,12 +179,10 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
     names = {
         "per-step latency": "pipeline bubble",
         "exposed layer-split traffic": TP_TERM,
-        "exposed SP all-to-all": TP_TERM,
+        f"exposed {ULYSSES}": TP_TERM,
         "exposed CP ring": TP_TERM,
     }
-    named = {
-        names.get(t.name, t.name.removesuffix(" + SP all-to-all").removesuffix(" + CP ring")): t for t in est.terms
-    }
+    named = {names.get(t.name, t.name.removesuffix(f" + {ULYSSES}").removesuffix(" + CP ring")): t for t in est.terms}
     return named, est.step_time_s, est.layout_text
 
 

@@ -23,7 +23,9 @@ from app.scoring.workload import TrainingWorkload
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 H100, B200 = GPUS["H100-SXM"], GPUS["B200"]
 # the TP term's title names what runs (found by qa29)
-TP_TERM = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+TP_TERM = (
+    "exposed TP communication: all-reduce, or all-gather/reduce-scatter under Megatron sequence parallelism (within TP)"
+)
 QWEN, DSV3, MAVERICK, LLAMA70 = (
     MODELS[m] for m in ("qwen3-235b-a22b", "deepseek-v3", "llama-4-maverick", "llama-3.1-70b")
 )

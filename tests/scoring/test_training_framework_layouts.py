@@ -93,7 +93,7 @@ def test_a_long_qlora_run_on_a_model_parallel_stack_names_ulysses(framework):
     est = estimate_training(gpu, 16, model, w)
     assert not est.fits
     assert "qlora runs data parallel only (no tensor, pipeline or context parallelism over NF4 weights)" in est.reason
-    assert est.reason.endswith("it fits with framework hf (DeepSpeed-Ulysses sequence parallelism)")
+    assert est.reason.endswith("it fits with framework hf (DeepSpeed-Ulysses: Ulysses sequence parallelism, SP)")
     assert estimate_training(gpu, 16, model, w.model_copy(update={"framework": "hf"})).fits
 
 

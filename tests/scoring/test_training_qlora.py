@@ -13,6 +13,7 @@ from app.scoring.training.layouts.choice import choose_layout
 from app.scoring.training.layouts.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
 from app.scoring.training.layouts.search_space import layout_families
 from app.scoring.training.ranking.rank import rank_training
+from app.scoring.training.step.frameworks import ULYSSES_SP
 from app.scoring.workload import TrainingWorkload
 from tests.scoring.layout_checks import assert_sweep_matches_single_estimates
 
@@ -134,4 +135,4 @@ def test_auto_splits_a_long_qlora_sequence_by_ulysses_as_hf_does(seq_len):
     hf = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w.model_copy(update={"framework": "hf"}))
     assert top.layout.startswith("SP") and "CP" not in top.layout and top.layout == hf.layout_text  # no partial
     est = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w)
-    assert any(t.name == "exposed SP all-to-all" and t.value > 0 for t in est.terms)  # Ulysses, not a CP ring
+    assert any(t.name == f"exposed {ULYSSES_SP} all-to-all" and t.value > 0 for t in est.terms)  # not a CP ring

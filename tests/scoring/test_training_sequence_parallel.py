@@ -40,7 +40,7 @@ def test_long_context_hf_job_fits_only_by_splitting_the_sequence():
     assert layout.sequence_parallel == 8
     assert first_fit(gpu, 8, model, LONG_8B, 1, 1, E, 4) is None
     assert est.layout_text == "SP8 FSDP ×8, full recompute"
-    all_to_all = next(t for t in est.terms if "SP all-to-all" in t.name)
+    all_to_all = next(t for t in est.terms if "Ulysses sequence parallelism (SP) all-to-all" in t.name)
     assert all_to_all.value > 0 and "SP8" in all_to_all.detail
     assert 1_000 < est.tokens_per_s_per_gpu < 4_000
 
@@ -99,7 +99,7 @@ def test_a_job_that_fits_without_splitting_the_sequence_keeps_sp_1(w, n):
     for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S"):
         est = estimate_training(GPUS[gpu_id], 2 * n if gpu_id == "L40S" else n, model, w)
         assert est.feasible and est.layout is not None and est.layout.sequence_parallel == 1, gpu_id
-        assert not any("SP all-to-all" in t.name for t in est.terms)
+        assert not any("Ulysses sequence parallelism (SP) all-to-all" in t.name for t in est.terms)
 
 
 @pytest.mark.parametrize("framework", ["llm-foundry", "pytorch"])

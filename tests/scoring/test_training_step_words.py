@@ -44,9 +44,13 @@ def test_top_1_routing_reads_in_the_singular():
 
 def test_the_tp_term_is_titled_by_what_runs():
     terms = _terms("llama-3.1-70b", 64, replace(TP2_EP8, expert_parallel=None))
-    name = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+    name = (
+        "exposed TP communication: all-reduce, or all-gather/reduce-scatter "
+        "under Megatron sequence parallelism (within TP)"
+    )
     assert name in terms and "exposed TP all-reduce" not in terms
-    assert "under sequence parallelism an all-gather and a reduce-scatter each, the same bytes" in terms[name]
+    said = "under Megatron sequence parallelism (within TP) an all-gather and a reduce-scatter each, the same bytes"
+    assert said in terms[name]
 
 
 def test_counts_of_one_take_the_singular():

@@ -148,7 +148,7 @@ def test_a_stack_named_in_the_notes_sets_its_class_packing_and_sequence_parallel
     long = {**row, "seq_len": "262144", "notes": row["notes"].replace("sp1", "sp16")}
     est = predict_estimate(long, gpus, models)[0]
     assert est.layout.sequence_parallel == 16 and est.fits
-    assert any("SP all-to-all" in t.name and t.value > 0 for t in est.terms)
+    assert any("Ulysses sequence parallelism (SP) all-to-all" in t.name and t.value > 0 for t in est.terms)
 
 
 def test_pytorch_stacks_on_hopper_before_flash_attention_3_run_fa2_kernels():

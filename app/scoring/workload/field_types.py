@@ -32,6 +32,17 @@ FULL_WEIGHT_METHODS = ("pretrain", "full_ft")  # no adapters: lora_rank means no
 Precision = Literal["bf16", "fp16", "fp8", "fp4"]
 AttentionParallel = Literal["auto", "tp", "dp"]
 ExpertParallel = Literal["tp", "ep"]
+# expert_parallel names two things: inference's places a served MoE's experts (tp | ep, an input); a training layout's
+# is its expert-parallel degree (an int its layout search picks, no input). Each side's error for the other's kind.
+EXPERT_PLACEMENT_NOT_DEGREE = (
+    "tp or ep only (where a served MoE's experts go), not a degree such as {value}: ep places whole experts over the "
+    "layout's tensor-parallel GPUs (E / TP per GPU); a training layout's expert-parallel degree is picked by its search"
+)
+TRAINING_TAKES_NO_EXPERT_PARALLEL = (
+    "not a training input, so neither tp, ep nor a degree: the ranking picks each layout's expert-parallel degree "
+    "itself (an int, layout_detail.expert_parallel); tp or ep place a served model's experts (inference's "
+    "expert_parallel)"
+)
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
 Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.layouts.optimizer.STATE_BYTES
 Offload = Literal["none", "cpu"]

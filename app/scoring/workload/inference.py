@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -18,6 +19,7 @@ from app.scoring.workload.engine_rules import (
     w8a8_refusal,
 )
 from app.scoring.workload.field_types import (
+    EXPERT_PLACEMENT_NOT_DEGREE,
     MIN_LATENCY_LIMIT_MS,
     MIN_REQUESTS_PER_S,
     REPLICA_MAX_GPUS,
@@ -98,7 +100,8 @@ class InferenceWorkload(ModelChoice):
         "tp",
         description="MoE experts: tp = each expert sharded over the tensor-parallel GPUs (engine default), "
         "ep = experts placed whole, E / TP per GPU (SGLang --ep-size, vLLM --enable-expert-parallel): at small "
-        "batches the GPU whose experts the batch touches most sets the pace",
+        "batches the GPU whose experts the batch touches most sets the pace. A placement, not a degree: a number "
+        "is refused (a training layout's expert_parallel is its EP degree, an int its search picks)",
     )
     scenario: Scenario = Field(
         "latency_bound",
@@ -192,6 +195,15 @@ class InferenceWorkload(ModelChoice):
                 f"engine {engine} has no data-parallel attention (only {', '.join(DP_ATTENTION_ENGINES)} run it): "
                 "choose tp or auto, or another engine"
             )
+        return value
+
+    @field_validator("expert_parallel", mode="before")
+    @classmethod
+    def _placement_not_degree(cls, value: Any) -> Any:
+        """A training layout's EP degree (8) given here: say what this field takes, not only pydantic's literals."""
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number or (isinstance(value, str) and value.strip().isdigit()):
+            raise ValueError(EXPERT_PLACEMENT_NOT_DEGREE.format(value=value))
         return value
 
     @field_validator("expert_parallel")

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import INTERRUPTIBLE
-from app.scoring.workload.field_types import FULL_WEIGHT_METHODS, Framework, Method, Offload, Optimizer, Precision
+from app.scoring.workload.field_types import (
+    FULL_WEIGHT_METHODS,
+    TRAINING_TAKES_NO_EXPERT_PARALLEL,
+    Framework,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+)
 from app.scoring.workload.limits_at import TRAINING_LIMITS_AT_DESCRIPTION, LimitsAt, estimate_is_unset
 from app.scoring.workload.model_choice import ModelChoice
 
@@ -17,6 +25,15 @@ class TrainingWorkload(ModelChoice):
     """Train or fine-tune a model on a token budget."""
 
     trains: ClassVar[bool] = True  # offers that only serve (managed inference endpoints) cannot run it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_expert_parallel(cls, data: Any) -> Any:
+        """Inference's expert_parallel (tp | ep) or a layout's EP degree given to a run: say why neither is taken,
+        not pydantic's 'Extra inputs are not permitted'."""
+        if isinstance(data, dict) and "expert_parallel" in data:
+            raise ValueError(f"expert_parallel: {TRAINING_TAKES_NO_EXPERT_PARALLEL}")
+        return data
 
     method: Method = Field(
         "lora",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.serving.traffic.week import DEFAULT_REQUESTS_PER_DAY, Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.scoring.workload.field_types import TRAINING_TAKES_NO_EXPERT_PARALLEL
 from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
 from app.service.query.custom_model import ARCH_PREFIX, form_field
@@ -35,6 +36,7 @@ PLAN_LIST_FIELDS = LIST_FIELDS + tuple(TRAIN_PREFIX + name for name in LIST_FIEL
 TRAFFIC_FIELDS = tuple(Traffic.model_fields)
 MAX_MONTHS = 60
 DEFAULT_MONTHS = 12  # a year of serving after one fine-tune: the usual budgeting horizon
+SERVED_MODEL_FIELDS = ("model", "custom_model", "hf_config")  # the run trains the served model: not train_* fields
 IGNORED = {"phase"}  # a ranking link carries phase=inference (another phase: serving_phase_only)
 
 
@@ -76,13 +78,18 @@ TRAINING_FIELDS = (
 )
 
 
-def serving_query_fields(*more: str) -> QueryFields:
+def serving_query_fields(*more: str, reasons: dict[str, str] | None = None) -> QueryFields:
     """The parameters of a question about serving a workload at a traffic (/disagg's), and `more`."""
-    return query_fields((*IGNORED, *SERVING_FIELDS, *more), prefixes=(ARCH_PREFIX,), reasons=NOT_SERVING_FIELDS)
+    why = {**NOT_SERVING_FIELDS, **(reasons or {})}
+    return query_fields((*IGNORED, *SERVING_FIELDS, *more), prefixes=(ARCH_PREFIX,), reasons=why)
 
 
 # /plan's: serving, and a train-then-serve run (months and its train_* fields, the run trains the served model).
-PLAN_FIELDS = serving_query_fields("months", *(TRAIN_PREFIX + name for name in TRAINING_FIELDS))
+PLAN_FIELDS = serving_query_fields(
+    "months",
+    *(TRAIN_PREFIX + name for name in TRAINING_FIELDS),
+    reasons={TRAIN_PREFIX + "expert_parallel": TRAINING_TAKES_NO_EXPERT_PARALLEL},  # not 'did you mean' inference's
+)
 
 
 def page_field(service_field: str) -> str:
@@ -200,8 +207,7 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
         training = _validate_training(training_data, errors)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):
             errors[TRAIN_PREFIX + "model"] = other
-    if months is None:  # no train-then-serve plan: valid train_* fields leave the link
-        training = None
+    # without months no run is priced, but valid train_* fields stay in the link and the form (lifecycle_skipped)
     if errors:
         return PlanQuery(None, None, None, None, typed, errors)
     if traffic.requests_per_day is None and traffic.peak_requests_per_s is None:  # the answer's traffic says it too
@@ -218,13 +224,29 @@ def canonical_plan_query(
         traffic = traffic.model_copy(update={"requests_per_day": DEFAULT_REQUESTS_PER_DAY})  # as the pages say it
     pairs = [(k, v) for k, v in canonical_pairs("inference", workload) if k != "phase"]
     pairs += [(k, format_value(v)) for k, v in non_default_fields(traffic)]
-    if training is not None and months is not None:
-        pairs.append(("months", str(months)))
-        for name, value in non_default_fields(training, skip=("model", "custom_model", "hf_config")):
+    if training is not None:  # without months too: a run the user typed is never dropped from the link
+        if months is not None:
+            pairs.append(("months", str(months)))
+        for name, value in non_default_fields(training, skip=SERVED_MODEL_FIELDS):
             text = ",".join(value) if name in LIST_FIELDS else format_value(value)
             pairs.append((TRAIN_PREFIX + name, text))
         # no train_model: the run trains the served model (a link naming another is refused: trains_another_model)
     return urlencode(pairs, safe=",")
+
+
+def lifecycle_skipped(training: TrainingWorkload | None, months: int | None) -> str | None:
+    """Why the train_* fields a question carries price nothing: months is empty (None where none is given, or
+    months prices the run)."""
+    if training is None or months is not None:
+        return None
+    names = [TRAIN_PREFIX + name for name, _ in non_default_fields(training, skip=SERVED_MODEL_FIELDS)]
+    if not names:
+        return None
+    return (
+        f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} kept in the link but price nothing: only the "
+        "train-then-serve plan uses the train_* fields, and it needs months of serving (1 to "
+        f"{MAX_MONTHS}); give months to price the run"
+    )
 
 
 def ranking_query(workload: InferenceWorkload, peak_requests_per_s: float) -> str:

@@ -63,22 +63,31 @@ class Pool(PriceProvenanceOut):
     batch: int = Field(description="prefill: prompts per pass; decode: sequences per step")
     step_ms: float = Field(description="prefill: one pass; decode: one step (the mean TPOT)")
     capacity_requests_per_s: float = Field(description="per instance, at the TTFT (prefill) or TPOT (decode) limit")
-    replicas_at_peak: int = Field(description="instances of the role at the peak hour, every copy the rentals hold")
+    replicas_at_peak: int = Field(
+        description="instances of the role running at the peak hour: every copy the rentals (fabric path) or nodes "
+        "hold, all serving a share of the peak (utilisation_at_peak and the TTFT's queue wait count them all)"
+    )
     copies_per_rental: int = Field(1, description="fabric path: instances of the role one rented instance holds")
     rentals_at_peak: int | None = Field(
         None, description="fabric path: the offer's rented instances holding them (null on the node path)"
     )
     gpus_at_peak: int = Field(description="GPUs billed for them")
+    copies_needed_at_peak: int | None = Field(
+        None,
+        description="fabric path: copies the peak hour's requests alone would keep busy (≤ replicas_at_peak; the "
+        "rentals' other copies serve a share too, billed whole with them); null on the node path",
+    )
     idle_gpus_at_peak: int = Field(
         0,
-        description="fabric path: GPUs the peak hour's rentals bill that no copy the peak needs runs on: gpus_at_peak "
-        "− the copies the peak hour's requests need × gpu_count (a low traffic's one copy on a whole 8-GPU instance "
-        "leaves 7), already in monthly_usd; 0 on the node path (the plan's idle_gpus_at_peak)",
+        description="fabric path: GPUs the peak hour's rentals bill that no copy runs on: gpus_at_peak − "
+        "replicas_at_peak × gpu_count (0 where the copies fill their rentals), already in monthly_usd; 0 on the node "
+        "path (the plan's idle_gpus_at_peak)",
     )
     fleet_note: str = Field(
         "",
-        description="idle_gpus_at_peak in words, as the aggregated option's fleet_note: 'one copy on a rented 8-GPU "
-        "instance, 7 GPUs idle at peak'; empty where none is idle",
+        description="fabric path: replicas_at_peak, copies_needed_at_peak and idle_gpus_at_peak in words: '4 copies "
+        "on a rented 8-GPU instance share the peak hour's requests (1 would serve them)'; empty where the peak needs "
+        "every copy and no GPU is idle",
     )
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
     monthly_usd: float = Field(description="autoscaled hour by hour")

@@ -144,7 +144,10 @@ UNITS: dict[str, str] = {
     "attn_efficiency": "× the GEMMs' efficiency",
     "attn_efficiency_hopper": "× the GEMMs' efficiency",
     "attn_fa2_hopper_ratio": "× attn_efficiency",
-    "tp_comm_exposed": "share of TP communication time (all-reduce, or all-gather/reduce-scatter)",
+    "tp_comm_exposed": (
+        "share of TP communication time (all-reduce, or all-gather/reduce-scatter under Megatron sequence parallelism "
+        "(within TP))"
+    ),
     "dp_overlap": "share of compute time",
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",

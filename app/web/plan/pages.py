@@ -12,7 +12,15 @@ from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
 from app.service.query.phase import asks_a_question
-from app.service.query.plan import DEFAULT_MONTHS, TRAIN_PREFIX, PlanQuery, page_field, parse_plan, ranking_query
+from app.service.query.plan import (
+    DEFAULT_MONTHS,
+    TRAIN_PREFIX,
+    PlanQuery,
+    lifecycle_skipped,
+    page_field,
+    parse_plan,
+    ranking_query,
+)
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.plan.charts import cost_vs_traffic
@@ -25,7 +33,8 @@ TABLE_ROWS = 15
 
 
 def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool = False) -> dict[str, Any]:
-    """The serving API's body, with the lifecycle plan under `lifecycle` (null without months); the page, which
+    """The serving API's body, with the lifecycle plan under `lifecycle` (null without months, and then
+    `lifecycle_skipped` says why any train_* fields price nothing); the page, which
     shows no option's terms, leaves them out, the `.json` twin keeps them as the API and the CLI's --json do."""
     assert query.workload is not None and query.traffic is not None
     share = f"/plan?{query.canonical}"
@@ -33,6 +42,7 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool =
         query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=include_terms
     )
     body["lifecycle"] = None
+    body["lifecycle_skipped"] = lifecycle_skipped(query.training, query.months)  # train_* fields without months
     if query.training is not None and query.months is not None:
         life = plan.lifecycle_payload(query.training, query.workload, query.traffic, query.months, snapshot, share)
         body["lifecycle"] = {

@@ -24,7 +24,9 @@ class LayoutOut(BaseModel):
     pipeline_interleave: int | None = Field(description="virtual stages per GPU; null = the stack's default")
     sequence_parallel: int = Field(
         description="GPUs that split each sequence: ring context parallelism (CP) on megatron, nemo, torchtitan and "
-        "auto, DeepSpeed-Ulysses (SP) on hf and for QLoRA on auto; 1 = no split"
+        "auto, Ulysses sequence parallelism (SP, DeepSpeed-Ulysses) on hf and for QLoRA on auto; 1 = no split. Not "
+        "Megatron sequence parallelism (within TP), which has no field: it turns tensor_parallel's all-reduces into "
+        "an all-gather and a reduce-scatter of the same bytes"
     )
     recompute_layers: int | None = Field(
         default=None,
@@ -36,5 +38,6 @@ class LayoutOut(BaseModel):
         description="a mixture of experts' expert-parallel degree: GPUs its routed experts are split over, whole "
         "(Megatron-Core expert_model_parallel_size, torchtitan expert_parallel_degree), trading tokens by all-to-all; "
         "folded over tensor_parallel × the data-parallel ranks, so a layout may pair TP 2-8 with it (Megatron-Core MoE "
-        "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split",
+        "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split. An answer, never an input: a "
+        "training question takes no expert_parallel (inference's is a placement, tp or ep)",
     )

@@ -128,7 +128,10 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
     tensor_parallel: int = Field(description="tensor-parallel degree of the layout")
     pipeline_parallel: int = Field(description="pipeline-parallel degree of the layout")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
-    expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
+    expert_parallel: str = Field(
+        description="tp: experts split over the tensor-parallel group; ep: whole experts (a placement, as the question "
+        "gave it; a training layout's expert_parallel is its EP degree, an int)"
+    )
     batch: int | None = Field(description="sequences one replica runs at once at the operating point" + INFEASIBLE_NULL)
     output_tokens_per_s: float | None = Field(
         description="output tokens/s one replica serves at the operating point" + INFEASIBLE_NULL

@@ -233,7 +233,10 @@ class InferenceEstimateOut(Strict, LatencyFieldsOut):
     band_metric: str | None = Field(description="output_tokens_per_s" + INFEASIBLE_NULL)
     bound: str = Field(description="what bounds a decode step: memory or compute; empty if infeasible")
     attention_parallel: str = Field(description="tp: attention split by heads; dp: data-parallel attention")
-    expert_parallel: str = Field(description="tp: experts split over the tensor-parallel group; ep: whole experts")
+    expert_parallel: str = Field(
+        description="tp: experts split over the tensor-parallel group; ep: whole experts (a placement, as the question "
+        "gave it; a training layout's expert_parallel is its EP degree, an int)"
+    )
     job_hours: float | None = Field(
         description="a batch job: hours of work on each of its job_replicas, after the machine's start-up (the "
         "ranking's job_hours add it); else null"

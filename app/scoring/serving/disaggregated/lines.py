@@ -65,13 +65,13 @@ def describe_pool(pool: PoolCost) -> str:
 
 def rentals_text(pool: PoolCost) -> str:
     """Where several instances of a role share one rented instance of the offer: on how many rentals they run; and
-    on the fabric path, where the peak leaves GPUs of its rentals idle, the copies it needs and those GPUs."""
-    idle = pool.fleet_note  # 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak', in the ranking's words
+    on the fabric path, where the peak needs fewer copies than run or GPUs hold none, the pool's fleet_note."""
+    note = pool.fleet_note  # '4 copies on a rented 8-GPU instance share the peak hour's requests (1 would serve them)'
     if pool.copies_per_rental <= 1 or pool.rentals_at_peak is None:
-        return f" ({idle})" if idle else ""
+        return f" ({note})" if note else ""
     n, size = pool.rentals_at_peak, pool.offer.machine.instance_gpus
-    idle = f"; {idle}" if idle else ""
-    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each{idle})"
+    note = f"; {note}" if note else ""
+    return f" on {n} rented {size}-GPU instance{'s' if n != 1 else ''} ({pool.copies_per_rental} each{note})"
 
 
 def describe_aggregated(s: ServingOption) -> str:

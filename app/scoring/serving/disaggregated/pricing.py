@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.pricing.price_terms import COMMITTED
 from app.scoring.serving.disaggregated.pairing import Pairing, PoolOffer
 from app.scoring.serving.disaggregated.pools import (
@@ -43,22 +42,40 @@ class PoolCost:
     utilisation_at_peak: float
     copies_per_rental: int = 1  # fabric path: instances of the role one rented instance of the offer holds
     rentals_at_peak: int | None = None  # fabric path: the offer's rented instances holding them
-    copies_needed_at_peak: int | None = None  # fabric path: copies the peak hour's requests keep busy (≤ replicas)
+    copies_needed_at_peak: int | None = None  # fabric path: copies the peak alone would need (≤ replicas_at_peak)
 
     @property
     def idle_gpus_at_peak(self) -> int:
-        """Fabric path: GPUs the peak hour's rentals bill that no needed copy runs on (a low traffic's one prefill
-        copy on a whole 8-GPU instance leaves 7), already in monthly_usd; 0 on the node path (the plan's own)."""
+        """Fabric path: GPUs the peak hour's rentals bill that no copy runs on (gpus_at_peak − replicas_at_peak ×
+        gpu_count, 0 where the copies fill their rentals), already in monthly_usd; 0 on the node path (the plan's
+        own). Every copy a rental holds serves a share of the peak: utilisation_at_peak and the TTFT's queue wait
+        spread the peak over replicas_at_peak, so those GPUs are busy, not idle."""
         if self.copies_needed_at_peak is None:
             return 0
-        return max(0, self.gpus_at_peak - self.copies_needed_at_peak * self.offer.instance.gpu_count)
+        return max(0, self.gpus_at_peak - self.replicas_at_peak * self.offer.instance.gpu_count)
 
     @property
     def fleet_note(self) -> str:
-        """idle_gpus_at_peak in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak'."""
-        copies = self.copies_needed_at_peak or 0
+        """Fabric path, where the rentals hold more copies than the peak needs or bill GPUs no copy runs on: '4
+        copies on a rented 8-GPU instance share the peak hour's requests (1 would serve them)'; '' otherwise."""
+        needed = self.copies_needed_at_peak
+        if needed is None or (needed >= self.replicas_at_peak and not self.idle_gpus_at_peak):
+            return ""
         size = self.offer.machine.instance_gpus
-        return idle_gpus_words(self.idle_gpus_at_peak, self.rentals_at_peak, size, copies, "at peak")
+        return pool_copies_words(self.replicas_at_peak, needed, self.rentals_at_peak, size, self.idle_gpus_at_peak)
+
+
+def pool_copies_words(copies: int, needed: int, rentals: int | None, instance_gpus: int, idle_gpus: int) -> str:
+    """A fabric pool's copies at the peak in words: the copies its rentals hold all serve (the count the pool's
+    instances, utilisation and TTFT use), how many the peak alone would need, and GPUs no copy runs on."""
+    running = "one copy" if copies == 1 else f"{copies} copies"
+    rented = "a rented" if (rentals or 1) == 1 else f"{rentals} rented"
+    words = f"{running} on {rented} {instance_gpus}-GPU instance{'' if (rentals or 1) == 1 else 's'}"
+    if needed < copies:  # several copies: one alone always serves what needs any
+        words += f" share the peak hour's requests ({needed} would serve them)"
+    if idle_gpus:
+        words += f", {idle_gpus} GPU{'s' if idle_gpus != 1 else ''} idle at peak"
+    return words
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +119,7 @@ def _rented_pool(
     gpus, copies = _rented(pool)
     cost = _pool(role, pool, monthly_usd, rentals * copies, capacity_rps, peak, tokens)
     instances = rentals * gpus // max(pool.machine.instance_gpus, 1)
-    needed = min(replicas_needed(peak, 1, capacity_rps), rentals * copies)  # the rest of the rentals' copies idle
+    needed = min(replicas_needed(peak, 1, capacity_rps), rentals * copies)  # the rentals' other copies share it too
     return replace(
         cost,
         gpus_at_peak=rentals * gpus,

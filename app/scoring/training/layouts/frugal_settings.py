@@ -46,7 +46,7 @@ _DEFAULTS = {"optimizer": "adamw", "framework": "auto", "offload": "none"}
 # Megatron's TP/PP/CP splits the activations too, HF's DeepSpeed-Ulysses the sequence (QLoRA included).
 MODEL_PARALLEL_STACKS: tuple[tuple[str, str], ...] = (
     ("megatron", "framework megatron or nemo (tensor, pipeline and context parallelism)"),
-    ("hf", "framework hf (DeepSpeed-Ulysses sequence parallelism)"),
+    ("hf", "framework hf (DeepSpeed-Ulysses: Ulysses sequence parallelism, SP)"),
 )
 
 

@@ -41,7 +41,8 @@ def _ulysses_limit(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
     if widest >= widest_power_of_two_split(gpu_count):
         return ""
     return (
-        f"DeepSpeed-Ulysses splits each sequence at most {widest} ways: SP must divide the "
+        f"Ulysses sequence parallelism (SP, DeepSpeed-Ulysses) splits each sequence at most {widest} ways: SP must "
+        "divide the "
         f"{model.num_attention_heads} attention heads"
     )
 

@@ -109,17 +109,17 @@ def tp_traffic_layers(model: ModelSpec, tp: int, ep: int) -> float:
     """Layers' worth of TP traffic one step pays: every layer's, but half of each MoE layer's where its routed experts
     run under expert parallelism beside attention TP and the model has no shared expert.
 
-    Under TP with sequence parallelism (Megatron-Core requires it for MoE at TP > 1) a layer runs an all-gather and a
-    reduce-scatter of bf16 hidden states around its attention and another pair around its MLP, each pair once forward
-    and once backward: the 4 all-reduces' worth tensor_parallel_bytes_per_token counts. At expert-TP 1 with EP folded
-    over the TP x DP ranks (Megatron-Core MoE docs, "MoE Parallel Folding": --expert-tensor-parallel-size 1) the
-    routed experts are whole on each GPU and get their tokens from the sequence-parallel shard by the EP all-to-all
-    (expert_all_to_all_seconds), and the alltoall token dispatcher all-gathers over the expert-TP group only, of size
-    1: the MoE layer's MLP pair is not run, its attention's is. A shared expert (Megatron-Core SharedExpertMLP, a
-    TP-split column/row-parallel MLP beside the routed ones) gathers and reduce-scatters hidden states as a dense MLP
-    does, the same bytes whatever its width, so a model with one (DeepSeek-V3, Llama 4 Maverick) still pays the
-    whole pair in every layer; --moe-shared-expert-overlap can hide it behind the dispatch, but is off by default.
-    Dense layers of a MoE model (DeepSeek-V3's first 3, Maverick's every second) pay all of theirs."""
+    Under TP with Megatron sequence parallelism (within TP; Megatron-Core requires it for MoE at TP > 1) a layer runs an
+    all-gather and a reduce-scatter of bf16 hidden states around its attention and another pair around its MLP, each
+    pair once forward and once backward: the 4 all-reduces' worth tensor_parallel_bytes_per_token counts. At expert-TP 1
+    with EP folded over the TP x DP ranks (Megatron-Core MoE docs, "MoE Parallel Folding": --expert-tensor-parallel-size
+    1) the routed experts are whole on each GPU and get their tokens from the Megatron-SP shard by the EP all-to-all
+    (expert_all_to_all_seconds), and the alltoall token dispatcher all-gathers over the expert-TP group only, of size 1:
+    the MoE layer's MLP pair is not run, its attention's is. A shared expert (Megatron-Core SharedExpertMLP, a TP-split
+    column/row-parallel MLP beside the routed ones) gathers and reduce-scatters hidden states as a dense MLP does, the
+    same bytes whatever its width, so a model with one (DeepSeek-V3, Llama 4 Maverick) still pays the whole pair in
+    every layer; --moe-shared-expert-overlap can hide it behind the dispatch, but is off by default. Dense layers of a
+    MoE model (DeepSeek-V3's first 3, Maverick's every second) pay all of theirs."""
     if tp > 1 and ep > 1 and model.is_moe and not model.num_shared_experts:
         return model.layers - model.moe_layers / 2
     return model.layers
@@ -127,8 +127,8 @@ def tp_traffic_layers(model: ModelSpec, tp: int, ep: int) -> float:
 
 def tensor_parallel_bytes_per_token(model: ModelSpec, tp: int, ep: int = 1) -> float:
     """Bytes one GPU sends per token of its share in a step's TP collectives: 4 all-reduces (2 forward, 2 backward;
-    under sequence parallelism an all-gather and a reduce-scatter each, the same volume) × 2 B × hidden × ring
-    2 (TP - 1) / TP × tp_traffic_layers; 0 at TP 1."""
+    under Megatron sequence parallelism (within TP) an all-gather and a reduce-scatter each, the same volume) × 2 B ×
+    hidden × ring 2 (TP - 1) / TP × tp_traffic_layers; 0 at TP 1."""
     if tp <= 1:
         return 0.0
     return tp_traffic_layers(model, tp, ep) * 16.0 * model.hidden_size * (tp - 1) / tp

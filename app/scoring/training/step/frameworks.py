@@ -44,3 +44,11 @@ def split_stack(framework: str, method: str) -> str:
     an SP layout recomputes as hf does (no partial level: search_space.recompute_levels); the efficiency class and
     attention kernel stay auto's."""
     return "hf" if framework == "auto" and method == "qlora" else framework
+
+
+# Two techniques share the name "sequence parallelism", and every face says which it means: Megatron's splits the
+# LayerNorm/dropout activations inside the TP group (its all-reduces become an all-gather and a reduce-scatter of the
+# same bytes; no layout field, no degree of its own), DeepSpeed-Ulysses' splits each sequence over SP ranks by
+# all-to-alls of q, k, v and the attention output (a layout's sequence_parallel, `SP4`, on data-parallel-only stacks).
+MEGATRON_SP = "Megatron sequence parallelism (within TP)"
+ULYSSES_SP = "Ulysses sequence parallelism (SP)"

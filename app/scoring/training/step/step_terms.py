@@ -23,13 +23,14 @@ from app.scoring.training.step.communication import (
     ulysses_passes,
 )
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
-from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
+from app.scoring.training.step.frameworks import MEGATRON_SP, RING_CONTEXT_PARALLEL, ULYSSES_SP, split_stack
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches
 from app.scoring.workload import TrainingWorkload
 
-# The TP term's title names what runs: all-reduces, or under sequence parallelism an all-gather and a reduce-scatter
-# (the same bytes: communication.tensor_parallel_bytes_per_token).
-TP_TERM_NAME = "exposed TP communication (all-reduce, or all-gather/reduce-scatter under sequence parallelism)"
+# The TP term's title names what runs: all-reduces, or under Megatron sequence parallelism (within TP) an all-gather
+# and a reduce-scatter (the same bytes: communication.tensor_parallel_bytes_per_token), never Ulysses' SP.
+TP_TERM_NAME = f"exposed TP communication: all-reduce, or all-gather/reduce-scatter under {MEGATRON_SP}"
+ULYSSES_TERM_NAME = f"{ULYSSES_SP} all-to-all"
 
 
 def count_noun(count: int, noun: str, nouns: str = "") -> str:
@@ -96,7 +97,7 @@ def tp_comm_term(
             f"per token / ({f(bandwidth)} GB/s × 10^3)"
         )
         notes.append(
-            f"per token 4 all-reduces (2 forward, 2 backward; under sequence parallelism an all-gather and a "
+            f"per token 4 all-reduces (2 forward, 2 backward; under {MEGATRON_SP} an all-gather and a "
             f"reduce-scatter each, the same bytes) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
             f"(TP{tp} - 1) / TP{tp} × {_tp_layers_words(model, tp, ep)}, over the TP group at {f(bandwidth)} GB/s per "
             f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, "
@@ -110,8 +111,9 @@ def tp_comm_term(
         rerun = {"full": ", the recomputed forward", "partial": ", the recomputed forward on the layers recomputed"}
         parts.append(f"{f(tokens)} tokens per GPU × {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s × 10^3)")
         notes.append(
-            f"SP{sp}: DeepSpeed-Ulysses all-to-alls of q, k, v and the attention output, per token {f(passes)} passes "
-            f"(forward, backward{rerun.get(layout.recompute, '')}) × 2 B × (2 × {q_dim:,} + 2 × {kv_dim:,}) × "
+            f"SP{sp}, {ULYSSES_SP} by DeepSpeed-Ulysses: all-to-alls of q, k, v and the attention output, per token "
+            f"{f(passes)} passes (forward, backward{rerun.get(layout.recompute, '')}) × 2 B × "
+            f"(2 × {q_dim:,} + 2 × {kv_dim:,}) × "
             f"(SP{sp} - 1) / SP{sp} × {model.layers} layers at {f(bandwidth)} GB/s per GPU, none hidden"
             + ("; a recomputed layer runs its all-to-alls again with its forward" if layout.recompute in rerun else "")
         )
@@ -121,7 +123,7 @@ def tp_comm_term(
         notes.append(note)
     if not parts:
         parts, notes = ["0"], ["one GPU holds each layer whole (no tensor or sequence split): nothing to all-reduce"]
-    split = "CP ring" if ring else "SP all-to-all"
+    split = "CP ring" if ring else ULYSSES_TERM_NAME
     name = " + ".join(n for n, on in ((TP_TERM_NAME, tp > 1), (split, sp > 1)) if on)
     name = name if tp > 1 else name.replace(split, f"exposed {split}")
     return Term(
@@ -309,7 +311,7 @@ def ep_comm_term(
         + (f", and once more for the recomputed {whose}forward" if passes > 4 else "")
         + (
             f"; beside TP{layout.tensor_parallel} attention the experts run whole (expert-TP 1), the EP ranks folded "
-            "over the TP × DP ranks, each GPU routing its sequence-parallel share of the tokens"
+            f"over the TP × DP ranks, each GPU routing its share of the tokens under {MEGATRON_SP}"
             if layout.tensor_parallel > 1
             else ""
         )
@@ -329,8 +331,8 @@ def _ep_link(gpu: GpuSpec, ep: int) -> str:
 
 def layer_split_label(layout: Layout, framework: str) -> str:
     """The splits whose traffic tp_comm_term prices, as the step-time sum names them: TP, and the sequence split as CP
-    (ring context parallelism) or SP (DeepSpeed-Ulysses) by the stack."""
-    split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
+    (ring context parallelism) or Ulysses SP (DeepSpeed-Ulysses) by the stack."""
+    split = "CP" if framework in RING_CONTEXT_PARALLEL else "Ulysses SP"
     names = [name for name, on in (("TP", layout.tensor_parallel > 1), (split, layout.sequence_parallel > 1)) if on]
     return "exposed " + (" and ".join(names) or "TP")
 
