@@ -406,3 +406,22 @@ def test_the_own_page_and_its_json_write_a_percentage_one_way(client):
     for text in (page, answer):
         assert re.findall(r".{30}\d\s%(?!\}).{10}", text) == []
     assert "0.01% utilisation" in page and "8% a year" in answer and "30% resale" in answer
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "purchase_usd_per_server",
+        "power_kw_per_server",
+        "provisioned_kw_per_server",
+        "usd_per_kwh",
+        "rental_usd_per_gpu_hour",
+    ],
+)
+def test_a_vanishing_input_is_refused_at_its_field_not_written_with_300_zeros(client, field):
+    """`rental_usd_per_gpu_hour=1e-300` was taken: renting read $0.00/month, and its term '8 GPUs × $0.000…0001/GPU-h'
+    ran to 386 characters (found by qa30)."""
+    response = client.get(f"/own.json?gpu=H100-SXM&{field}=1e-300")
+    assert response.status_code == 422 and [e["field"] for e in response.json()["detail"]] == [field]
+    response = client.post("/api/v1/own", json={"gpu": "H100-SXM", field: 1e-300})
+    assert response.status_code == 422 and [e["field"] for e in response.json()["detail"]] == [field]
