@@ -425,3 +425,13 @@ def test_a_vanishing_input_is_refused_at_its_field_not_written_with_300_zeros(cl
     assert response.status_code == 422 and [e["field"] for e in response.json()["detail"]] == [field]
     response = client.post("/api/v1/own", json={"gpu": "H100-SXM", field: 1e-300})
     assert response.status_code == 422 and [e["field"] for e in response.json()["detail"]] == [field]
+
+
+def test_an_undated_source_says_undated_on_the_page(client):
+    """The power draw's source (a blog, no date) read '—' under As of, as a sourceless input does (found by qa30)."""
+    page = client.get("/own?gpu=H100-SXM&gpu_count=8").text
+    rows = [row.split("</tr>")[0] for row in page.split("<tr")]
+    as_of = re.compile(r'role="rowheader">([^<]+)</th>.*data-label="As of" role="cell">([^<]*)</td>', re.S)
+    cells = dict(m.groups() for m in map(as_of.search, rows) if m)
+    assert cells["Power draw"] == "undated" and cells["Purchase price"] == "2024-08", cells
+    assert cells["Cost of capital"] == "—"
