@@ -21,6 +21,20 @@ def test_precision_command_prints_every_precision_and_its_quality_sources(databa
     assert len(json.loads(capsys.readouterr().out)["rows"]) == 8
 
 
+def test_precision_command_says_where_each_price_and_quality_row_was_read(database, capsys):
+    """The page links each best option's price to its source and dates each quality row; the CLI gave neither price
+    sources nor which row a bare quality URL was for, nor its date (found by qa30)."""
+    assert main(["precision", "--model", "llama-3.3-70b", "--gpus", "H100-SXM", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert main(["precision", "--model", "llama-3.3-70b", "--gpus", "H100-SXM"]) == 0
+    out = capsys.readouterr().out
+    for best in (r["best"] for r in body["rows"] if r["best"]):
+        assert f"{best['provider_name']} H100-SXM ${best['usd_per_gpu_hour']:.2f}/GPU-h" in out
+        assert f"{best['as_of']}, {best['price_source_url']}" in out
+    w8a8 = next(r for r in body["rows"] if r["label"] == "INT8 W8A8")["quality"][0]
+    assert f"quality source: {w8a8['source_url']} (INT8 W8A8; {w8a8['as_of']})" in out
+
+
 def test_precision_command_names_a_bad_flag(database, capsys):
     assert main(["precision", "--model", "llama-3.1-70b", "--input-len", "0"]) == 2
     assert "--input-len" in capsys.readouterr().err
