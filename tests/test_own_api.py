@@ -71,6 +71,19 @@ def test_a_resale_value_lowers_depreciation_and_the_annuity_but_not_the_cash_pay
     assert "25% resale" in next(t.detail for t in o.terms if t.name == "depreciation")
 
 
+def test_the_cost_of_capital_term_says_the_resale_lowers_what_is_repaid():
+    """With a resale the term read '$240,000 repaid at 6% a year over 60 months ($4,5xx/month)', a payment $240,000
+    alone does not give; it now names the resale's value today, which the annuity leaves out (found by qa30)."""
+    from dataclasses import replace
+
+    o = compare_ownership(replace(INPUTS, resale_pct=25, cost_of_capital_pct=6))
+    detail = next(t.detail for t in o.terms if t.name == "cost of capital")
+    resale_now = 60_000 * 1.005**-60
+    assert f"$240,000 less the 25% resale's value today (${resale_now:,.0f})" in detail, detail
+    payment = (240_000 - resale_now) * 0.005 / (1 - 1.005**-60)
+    assert f"(${payment:,.0f}/month)" in detail
+
+
 def test_the_cost_of_capital_is_a_field_of_the_page_the_api_and_the_link(client):
     body = client.post("/api/v1/own", json={"cost_of_capital_pct": 8}).json()
     rate = next(i for i in body["inputs"] if i["name"] == "cost_of_capital_pct")
