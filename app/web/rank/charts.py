@@ -133,17 +133,6 @@ def memory_bars(
         }
         for i, (key, title) in enumerate(parts)
     ]
-    traces.append(
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "capacity",
-            "y": labels,
-            "x": [capacity for _, _, capacity in rows],
-            "marker": {"symbol": "line-ns-open", "size": 24, "color": "#a3262a", "line": {"width": 3}},
-            "hovertemplate": "capacity: %{x:.0f} GB<extra>%{y}</extra>",
-        }
-    )
     if usable is not None:
         name, limits = usable
         traces.append(
@@ -157,11 +146,22 @@ def memory_bars(
                     "symbol": "line-ns-open",
                     "size": 24,
                     "color": "#6b4c00",
-                    "line": {"width": 3, "dash": "dot"},
+                    "line": {"width": 3},
                 },
                 "hovertemplate": name + ": %{x:.1f} GB<extra>%{y}</extra>",
             }
         )
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "capacity",
+            "y": labels,
+            "x": [capacity for _, _, capacity in rows],
+            "marker": {"symbol": "line-ns-open", "size": 24, "color": "#a3262a", "line": {"width": 3}},
+            "hovertemplate": "capacity: %{x:.0f} GB<extra>%{y}</extra>",
+        }
+    )
     return {
         "data": traces,
         "layout": layout(
