@@ -68,3 +68,18 @@ def test_bars_pivot_into_a_row_per_category() -> None:
     assert table.columns == ["", "prefill", "decode"]
     assert table.rows == [["a", "—", "12.3"], ["b", "1,500", "0.0123"]]
     assert table.note == "Values: $ per month."
+
+
+def test_the_training_memory_chart_marks_the_share_of_the_card_the_fit_check_allows(client: TestClient) -> None:
+    """A QLoRA 70B on 4×RTX-A6000 stacks 41.2 GB against the 48 GB card mark, a 6.8 GB margin to the eye; the fit
+    check allows 92% of the card (44.2 GB: the allocator's share), so the margin is 3 GB (found by qa30)."""
+    from app.scoring.efficiency.training import USABLE_HBM_SHARE
+
+    query = "/?phase=training&model=llama-3.1-70b&method=qlora&total_tokens=50000000&gpus=RTX-A6000"
+    memory, table = _charts(client.get(query).text)["memory"]
+    markers = {t["name"]: t["x"] for t in memory["data"] if t["type"] == "scatter"}
+    usable = next(name for name in markers if name.startswith("usable"))
+    assert markers["capacity"][0] == 48.0 and markers[usable][0] == round(48.0 * USABLE_HBM_SHARE, 2)
+    stacked = sum(t["x"][0] for t in memory["data"] if t["type"] == "bar")
+    assert stacked <= markers[usable][0] < markers["capacity"][0]
+    assert f'<th scope="col">{usable}</th>' in table

@@ -21,6 +21,20 @@ def test_precision_command_prints_every_precision_and_its_quality_sources(databa
     assert len(json.loads(capsys.readouterr().out)["rows"]) == 8
 
 
+def test_precision_command_says_where_each_price_and_quality_row_was_read(database, capsys):
+    """The page links each best option's price to its source and dates each quality row; the CLI gave neither price
+    sources nor which row a bare quality URL was for, nor its date (found by qa30)."""
+    assert main(["precision", "--model", "llama-3.3-70b", "--gpus", "H100-SXM", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert main(["precision", "--model", "llama-3.3-70b", "--gpus", "H100-SXM"]) == 0
+    out = capsys.readouterr().out
+    for best in (r["best"] for r in body["rows"] if r["best"]):
+        assert f"{best['provider_name']} H100-SXM ${best['usd_per_gpu_hour']:.2f}/GPU-h" in out
+        assert f"{best['as_of']}, {best['price_source_url']}" in out
+    w8a8 = next(r for r in body["rows"] if r["label"] == "INT8 W8A8")["quality"][0]
+    assert f"quality source: {w8a8['source_url']} (INT8 W8A8; {w8a8['as_of']})" in out
+
+
 def test_precision_command_names_a_bad_flag(database, capsys):
     assert main(["precision", "--model", "llama-3.1-70b", "--input-len", "0"]) == 2
     assert "--input-len" in capsys.readouterr().err
@@ -29,7 +43,7 @@ def test_precision_command_names_a_bad_flag(database, capsys):
 def test_own_command_prints_a_six_figure_input_in_full(database, capsys):
     argv = ["own", "--gpu", "H100-SXM", "--purchase-usd-per-server", "250000", "--usd-per-kwh", "0.1282"]
     assert main(argv) == 0
-    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if len(line.split()) > 1}
     assert rows["purchase_usd_per_server"] == "250,000" and rows["usd_per_kwh"] == "0.1282"
 
 
@@ -47,11 +61,24 @@ def test_own_command_puts_each_source_in_a_footnote_not_a_350_character_row(data
     assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--pue", "1.3"]) == 0
     out = capsys.readouterr().out
     inputs_table = out.split("\n\n")[0].splitlines()
-    assert max(len(line) for line in inputs_table) <= 100, max(inputs_table, key=len)
+    words = [line for line in inputs_table if not line.strip().startswith("https://")]  # a URL is printed whole
+    assert max(len(line) for line in words) <= 100, max(words, key=len)
     rows = {line.split()[0]: line for line in inputs_table if line.strip()}
     mark = re.search(r" (\[\d+\]) ", rows["rental_usd_per_gpu_hour"])
     assert mark and "your value" in rows["pue"]
     assert any(line.startswith(f"{mark[1]} cheapest on-demand 8-GPU instance") for line in inputs_table)
+
+
+def test_own_command_links_each_default_and_says_undated(database, capsys):
+    """The inputs' footnotes gave a source's words but not where it was read, which the page links, and an undated
+    source's 'as of' was blank (found by qa30)."""
+    assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8"]) == 0
+    lines = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    rows = {line.split()[0]: line for line in lines if line.strip()}
+    assert rows["power_kw_per_server"].endswith(" undated") and rows["resale_pct"].endswith(" –")
+    mark = re.search(r" (\[\d+\]) ", rows["power_kw_per_server"])[1]
+    note = next(n for n, line in enumerate(lines) if line.startswith(f"{mark} "))
+    assert lines[note + 1] == "    https://www.supercluster.blog/p/6-ai-supercluster-nvidia-dgx-h100"
 
 
 def test_own_command_names_the_input_without_a_sourced_default(database, capsys):
@@ -326,7 +353,8 @@ def test_own_command_fits_its_terms_in_100_columns_with_the_working_as_footnotes
     """The terms table's 'how' column ran it to ~135 characters (found by leftovers17)."""
     assert main(["own", "--gpu", "H100-SXM", "--gpu-count", "8", "--pue", "1.3"]) == 0
     out = capsys.readouterr().out
-    assert max(len(line) for line in out.splitlines()) <= 100, max(out.splitlines(), key=len)
+    words = [line for line in out.splitlines() if not line.strip().startswith("https://")]  # a URL is printed whole
+    assert max(len(line) for line in words) <= 100, max(words, key=len)
     terms = out.split("\n\n")[1].splitlines()
     rows = {line.split("  ")[0].strip(): line for line in terms if re.search(r" \[\d+\]$", line)}
     mark = re.search(r"(\[\d+\])$", rows["renting"])

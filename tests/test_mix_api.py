@@ -94,6 +94,9 @@ def test_histogram_buckets_and_named_shapes_mix_in_json_and_text(client) -> None
         ("100x-3:1", "output_len"),
         ("chat:-1", "share"),
         ("summaries:1", "named shape"),
+        ("context:1", "named shape"),  # an x in a name was read as INPUTxOUTPUT: "input_len: not an integer" (qa30)
+        ("x", "named shape"),
+        ("1000xabc:1", "output_len"),
     ],
 )
 def test_bad_distributions_are_422_naming_mix_in_api_page_and_json(client, mix: str, needle: str) -> None:  # type: ignore[no-untyped-def]

@@ -53,5 +53,6 @@ def test_an_undated_price_is_labelled_when_stale_prices_are_asked_for(client: Te
 
 def test_the_command_line_prints_the_terms_too(database: str, capsys: Any) -> None:
     assert cli(["precision", "--model", "llama-3.1-70b", "--price-types", "spot"]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if "CoreWeave" in line]
+    table = capsys.readouterr().out.split("\nprices:")[0]  # the rows, not the list of where each price was read
+    rows = [line for line in table.splitlines() if "CoreWeave" in line]
     assert rows and all(re.search(r"CoreWeave \(spot interruptible \d{4}-\d{2}-\d{2}", line) for line in rows)

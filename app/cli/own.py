@@ -24,15 +24,21 @@ NOTE_WIDTH = 100  # a source's footnote wraps here, as a terminal shows it
 def _sourced_rows(inputs: list[dict[str, Any]]) -> tuple[list[list[str]], list[str]]:
     """The inputs table's rows, each default's source a footnote mark (`[1]`), and the footnotes: the rental's
     source (which offer, and a cheaper one in another size) ran the table to ~350 characters wide."""
-    marks: dict[str, int] = {}
+    marks: dict[tuple[str, str], int] = {}
     rows = []
     for i in inputs:
-        origin = "your value" if i["overridden"] else "–"
+        origin, as_of = ("your value" if i["overridden"] else "–"), i["as_of"]
         if not i["overridden"] and i["source"]:
-            origin = f"[{marks.setdefault(i['source'], len(marks) + 1)}]"
-        rows.append([i["name"], _figure(i["value"]), i["unit"], origin, i["as_of"]])
-    notes = [textwrap.fill(f"[{n}] {text}", NOTE_WIDTH, subsequent_indent="    ") for text, n in marks.items()]
-    return rows, notes
+            origin = f"[{marks.setdefault((i['source'], i['source_url']), len(marks) + 1)}]"
+            as_of = as_of or ("undated" if i["source_url"] else "–")
+        rows.append([i["name"], _figure(i["value"]), i["unit"], origin, as_of])
+    return rows, [_source_note(n, text, url) for (text, url), n in marks.items()]
+
+
+def _source_note(mark: int, text: str, url: str) -> str:
+    """A default's footnote: what it is, then where it was read (the page links it), the URL whole on its own line."""
+    note = textwrap.fill(f"[{mark}] {text}", NOTE_WIDTH, subsequent_indent="    ")
+    return f"{note}\n    {url}" if url else note
 
 
 def _print(body: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.tables.price_lines import offer_prices
 from app.cli.tables.ranking import instance_words, price_terms_cell
 from app.cli.tables.writer import rounded
 from app.scoring.explain import duration_text, fixed, money_places, usd_amount
@@ -89,9 +90,25 @@ def _print(body: dict[str, Any]) -> None:
         "quality",
     ]
     print(table(headers, rows))
-    sources = sorted({q["source_url"] for r in body["rows"] for q in r["quality"]})
-    for url in sources:
-        print(f"quality source: {url}")
+    prices = offer_prices([r["best"] for r in body["rows"] if r["best"]])
+    if prices:
+        print(prices)
+    for line in _quality_sources(body["rows"]):
+        print(line)
+
+
+def _quality_sources(rows: list[dict[str, Any]]) -> list[str]:
+    """Each quality source once, with the rows it is quoted for and the date it states, as the page's rows cite them
+    (the CLI listed bare URLs: which row, and of when, was not said)."""
+    cited: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+    for r in rows:
+        for q in r["quality"]:
+            labels, dates = cited.setdefault(q["source_url"], ({}, {}))
+            labels[r["label"]] = None
+            dates[q["as_of"] or "undated"] = None
+    return [
+        f"quality source: {url} ({' / '.join(labels)}; {', '.join(dates)})" for url, (labels, dates) in cited.items()
+    ]
 
 
 def cmd_precision(args: argparse.Namespace) -> int:

@@ -36,11 +36,15 @@ def _not_finite(value: Any) -> bool:
 
 
 def _named_field(error: Any) -> tuple[str, str] | None:
-    """(field, rest of the message) for a model-level error whose message starts `field: `."""
-    if tuple(error.get("loc", ())):
+    """(field, rest of the message) for a model-level error whose message starts `field: `: the body's own model
+    (no location) or one nested in it (/disagg's `workload`, whose input is that model's object), not a field's own
+    check that names itself (`hf_config: ...` at hf_config)."""
+    loc = tuple(error.get("loc", ()))
+    if loc and not isinstance(error.get("input"), dict):
         return None
     name, sep, rest = str(error.get("msg", "")).removeprefix("Value error, ").partition(": ")
-    return (name, rest) if sep and name.isidentifier() and rest else None
+    named = sep and name.isidentifier() and rest and (not loc or name != str(loc[-1]))
+    return (name, rest) if named else None
 
 
 def error_message(error: Any) -> str:
@@ -56,7 +60,6 @@ def error_message(error: Any) -> str:
 def error_location(error: Any) -> tuple[str, ...]:
     """Where one pydantic error belongs: its location, or the field a model-level check names (empty when it
     names none)."""
+    loc = tuple(str(part) for part in error.get("loc", ()))
     named = _named_field(error)
-    if named is not None:
-        return (named[0],)
-    return tuple(str(part) for part in error.get("loc", ()))
+    return loc if named is None else (*loc, named[0])

@@ -112,9 +112,14 @@ def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict
     return {"type": "data", "symmetric": False, "thickness": 1, "width": 3, "array": high, "arrayminus": low}
 
 
-def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequence[tuple[str, str]]) -> Figure:
-    """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked. Bars lie across:
-    a configuration's name ("4×H100-SXM") then reads whole on a phone, where upright bars' labels were cut."""
+def memory_bars(
+    rows: Sequence[tuple[str, dict[str, float], float]],
+    parts: Sequence[tuple[str, str]],
+    usable: tuple[str, Sequence[float]] | None = None,
+) -> Figure:
+    """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked, and where the fit
+    check allows less than the card (`usable`: its name and GB per row), that limit too. Bars lie across: a
+    configuration's name ("4×H100-SXM") then reads whole on a phone, where upright bars' labels were cut."""
     labels = [label for label, _, _ in rows]
     traces: list[dict[str, Any]] = [
         {
@@ -128,6 +133,24 @@ def memory_bars(rows: Sequence[tuple[str, dict[str, float], float]], parts: Sequ
         }
         for i, (key, title) in enumerate(parts)
     ]
+    if usable is not None:
+        name, limits = usable
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": name,
+                "y": labels,
+                "x": [round(limit, 2) for limit in limits],
+                "marker": {
+                    "symbol": "line-ns-open",
+                    "size": 24,
+                    "color": "#6b4c00",
+                    "line": {"width": 3},
+                },
+                "hovertemplate": name + ": %{x:.1f} GB<extra>%{y}</extra>",
+            }
+        )
     traces.append(
         {
             "type": "scatter",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.scoring.efficiency.training import USABLE_HBM_SHARE
 from app.scoring.inference.batching.curves import TpotLine
 from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
@@ -172,11 +173,13 @@ def training_charts(
             for option in memory
         ]
         keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
+        # the fit check's limit: the stack (runtime reserve included) against the card's share a job may allocate
+        usable = (f"usable ({USABLE_HBM_SHARE:.0%} of the card)", [card * USABLE_HBM_SHARE for _, _, card in rows])
         charts.append(
             {
                 "id": "memory",
-                "label": "Memory per GPU for the chosen layout vs capacity",
-                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys])),
+                "label": "Memory per GPU for the chosen layout vs the card and the share of it a job may use",
+                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], usable)),
             }
         )
     return charts

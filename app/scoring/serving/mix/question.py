@@ -8,6 +8,7 @@ out, and the plan says so in a note with the shares it used.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, GetJsonSchemaHandler, field_validator, model_validator
@@ -100,6 +101,9 @@ class LengthBucket(NumbersNotBooleans):
         return f"{self.name}:{share}"
 
 
+_LENGTH_START = re.compile(r"[+-]?[0-9.]")  # a length as typed: 2000, 2e3, .5e4, -5 (its bound says why not)
+
+
 def parse_buckets(text: str) -> list[dict[str, Any]]:
     """`chat:0.7, 1000x200:0.3` → bucket dicts (validation of the numbers is LengthBucket's). Numbers read as the
     forms read them: `2e3x400:1` is 2000x400, and `1e30x100` is too large rather than "not a valid integer"."""
@@ -115,7 +119,8 @@ def parse_buckets(text: str) -> list[dict[str, Any]]:
             bucket["shape"] = name
         else:
             lengths = name.split("x")
-            if len(lengths) != 2:
+            # a name with an x in it ('context', 'x') is no INPUTxOUTPUT: say so, not "input_len: not an integer"
+            if len(lengths) != 2 or not _LENGTH_START.match(lengths[0].strip()):
                 raise ValueError(
                     f"{item!r} is neither a named shape ({', '.join(SHAPES)}) nor INPUTxOUTPUT:SHARE (e.g. 1000x200:1)"
                 )

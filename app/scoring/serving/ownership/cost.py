@@ -222,11 +222,15 @@ def ownership_terms(o: Ownership) -> list[Term]:
 def _capital_term(o: Ownership) -> Term:
     i = o.inputs
     payment = o.depreciation_usd_per_month + o.capital_usd_per_month
+    repaid = usd(o.purchase_usd)
+    if i.resale_pct > 0:  # the annuity repays the purchase less the resale's value today (annuity_payment)
+        resale_now = o.purchase_usd * i.resale_pct / 100 * (1 + i.monthly_rate) ** -i.life_months
+        repaid += f" less the {significant(i.resale_pct)}% resale's value today ({usd(resale_now)})"
     return Term(
         "cost of capital",
         o.capital_usd_per_month,
         "$/month",
-        f"{usd(o.purchase_usd)} repaid at {significant(i.cost_of_capital_pct)}% a year over "
+        f"{repaid} repaid at {significant(i.cost_of_capital_pct)}% a year over "
         f"{significant(i.life_months)} months "
         f"({usd(payment)}/month) less the straight-line depreciation",
     )

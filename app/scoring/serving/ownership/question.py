@@ -38,10 +38,11 @@ class OwnershipQuestion(NumbersNotBooleans):
         le=72,
         description="GPUs in one server; the default price and power are an 8-GPU server's per-GPU share times this",
     )
-    purchase_usd_per_server: float | None = Field(None, gt=0, le=1e8, description="$ to buy one server; empty: tco.csv")
-    power_kw_per_server: float | None = Field(None, gt=0, le=200, description="average draw while on")
-    provisioned_kw_per_server: float | None = Field(None, gt=0, le=200, description="colocation kW contracted")
-    usd_per_kwh: float | None = Field(None, gt=0, le=5, description="$ per kWh of electricity; empty: tco.csv")
+    # floors of a dollar, a watt and a tenth of a cent: 1e-300 was taken, and its term wrote 300 zeros
+    purchase_usd_per_server: float | None = Field(None, ge=1, le=1e8, description="$ to buy one server; empty: tco.csv")
+    power_kw_per_server: float | None = Field(None, ge=0.001, le=200, description="average draw while on")
+    provisioned_kw_per_server: float | None = Field(None, ge=0.001, le=200, description="colocation kW contracted")
+    usd_per_kwh: float | None = Field(None, ge=0.001, le=5, description="$ per kWh of electricity; empty: tco.csv")
     pue: float | None = Field(None, ge=1, le=3, description="facility power ÷ IT power")
     colocation_usd_per_kw_month: float | None = Field(
         None, ge=0, le=5_000, description="$ a month per provisioned kW of colocation; empty: tco.csv"
@@ -49,7 +50,7 @@ class OwnershipQuestion(NumbersNotBooleans):
     depreciation_years: float | None = Field(None, ge=1, le=20, description="straight-line life, years")
     rental_usd_per_gpu_hour: float | None = Field(
         None,
-        gt=0,
+        ge=0.001,
         le=1_000,
         description="default: the cheapest fresh on-demand $/GPU-hour of this GPU in an instance of gpus_per_server "
         "GPUs (the server owned), else in one of any size",
