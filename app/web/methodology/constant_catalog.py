@@ -44,6 +44,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/step/memory.py:_ROOM_CACHE_SIZE": "cache size",
     "inference/estimates/estimate.py:_REFUSALS_CACHE_SIZE": "cache size",
     "inference/estimates/layout_setup.py:_LAYOUT_SETUP_CACHE_SIZE": "cache size",
+    "inference/estimates/configurations.py:_TIER_PLANS_CACHE_SIZE": "cache size",
     "inference/estimates/shared_searches.py:_SEARCHES_LIMIT": "cache size",
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
     "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",

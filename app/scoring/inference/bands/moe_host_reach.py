@@ -31,8 +31,10 @@ def moe_host_reach(
     """(throughput without the MoE prefill host time, the note saying why) where the step charges it at more prompts
     a step than any public row ran, and it is a notable share of the step; (0.0, []) elsewhere."""
     per_pass_ms = moe_prefill_ms(ctx, eff)
-    detail = point.step.breakdown
-    if per_pass_ms <= 0 or detail is None or detail.moe_host_ms <= 0:
+    if per_pass_ms <= 0:  # no MoE prefill host time (a dense model, a compiled engine): nothing to reach
+        return 0.0, []
+    detail = point.step.breakdown  # built only here (a dataclass of the pass's 13 parts), not for every dense row
+    if detail is None or detail.moe_host_ms <= 0:
         return 0.0, []
     passes = detail.moe_host_ms / per_pass_ms
     step_ms = point.step.total_ms

@@ -180,7 +180,12 @@ def operating_point(
         share = prefill_utilisation(at_step.total_ms, at_decode.total_ms, at, service_ms, first_ms, output_len)
         batched_ms = batched_pass_ms(step_ms - decode_only.total_ms, _moe_host_ms(step), prompts)
     else:
-        share = prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len)
+        # prefill_utilisation(step_ms, decode_only.total_ms, batch, service_ms, first_ms, output_len) written out, the
+        # same operations on the same floats (a search times a few hundred points a ranking; guard:
+        # test_operating_point_written_out, whose reference calls it)
+        decode_only_ms = decode_only.total_ms
+        alone = batch * service_ms / max(first_ms + max(output_len - 1, 0) * decode_only_ms, 1e-9)
+        share = min(max(step_ms - decode_only_ms, 0.0) / max(step_ms, 1e-9), alone)
     queue_ms = md1_wait_ms(service_ms, share)
     wait_ms = running_steps_wait_ms(step_ms * step.tokens_per_step, others, eff, ctx.engine)  # a step's wall time
     ttft = loaded_ttft_ms(first_ms, queue_ms, wait_ms, batched_ms)
@@ -192,6 +197,10 @@ def operating_point(
         tokens_per_s = min(tokens_per_s, batch / step_ms * 1e3)
     else:
         tokens_per_s = batch / step_ms * 1e3
+    # by position, OperatingPoint's field order (its keywords took ~0.2 us of a point's ~7): the slot queue, waiting and
+    # backlog 0; the M/D/1 queue and its rho; MLPerf's Poisson queries under latency limits; the first prefill, the
+    # running steps' wait, the prompts the first token waits for (its own), the batched pass and its prompts; the
+    # decodes alone kept where a lone request reuses them (batch 1) or a batch job's drain does (keep_decode_only)
     return OperatingPoint(
         batch,
         ttft,
@@ -199,15 +208,18 @@ def operating_point(
         tokens_per_s,
         step,
         prefill_one,
-        prefill_queue_ms=queue_ms,
-        prefill_utilisation=min(share, MAX_UTILISATION),
-        poisson_arrivals=scenario == "latency_bound",  # MLPerf server: Poisson queries under latency limits
-        first_prefill_ms=first_ms,
-        step_wait_ms=wait_ms,
-        batched_prefill_ms=batched_ms,
-        pass_prompts=max(prompts, 1.0) if batched_ms else 1.0,
-        # kept where a lone request reuses it (batch 1) or a batch job's drain does (keep_decode_only)
-        decode_only=decode_only if batch == 1 or keep_decode_only else None,
+        0.0,
+        0.0,
+        0.0,
+        queue_ms,
+        min(share, MAX_UTILISATION),
+        scenario == "latency_bound",
+        first_ms,
+        wait_ms,
+        1.0,
+        batched_ms,
+        max(prompts, 1.0) if batched_ms else 1.0,
+        decode_only if batch == 1 or keep_decode_only else None,
     )
 
 

@@ -9,6 +9,7 @@ one pipeline stage per node, over the fabric.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from app.scoring.hardware.engine_support import unsupported_reason
@@ -179,8 +180,10 @@ def best_on_machine(
     tried: list[list[InferenceEstimate]] = []
     over: Solution | None = None  # the first tier's best, when it misses the limits
     served: list[Solution] = []  # every layout that serves the load, in both tiers tried
-    for layouts in (single_node_layouts, multi_node_layouts):
-        tier = _solve_tier(gpu, machine, model, workload, layouts(machine, workload.max_gpus, model.layers), solved)
+    fixed = one_replica_load(workload)
+    for multi_node in (False, True):
+        plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
+        tier = _solve_tier(gpu, machine, model, workload, plan, solved)
         if tier.best is not None and tier.best_within_limits:
             return explained_once(tier.best, explained)
         over = over or tier.best
@@ -200,12 +203,37 @@ class Tier(NamedTuple):
     refused: list[InferenceEstimate]  # likewise
 
 
+class TierPlan(NamedTuple):
+    """One tier's layouts on a machine, the GPUs each is compared per (billed_gpus) and the order they are solved in."""
+
+    layouts: tuple[tuple[int, int, int], ...]
+    billed: tuple[int, ...]
+    order: tuple[int, ...]
+
+
+# Tier plans by all they read (the machine, whether the load is one replica's, the GPU limit, the model's layers and
+# the tier): every ranking walks the same machines' layouts in the same order (~50 tiers a ranking), whatever its
+# lengths, so the plan is worked out once per machine and kind of load rather than per slot and ranking.
+_TIER_PLANS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_TIER_PLANS_CACHE_SIZE)
+def _tier_plan(machine: Machine, fixed: bool, max_gpus: int, layers: int, multi_node: bool) -> TierPlan:
+    """The layouts of one tier (single_node_layouts, or multi_node_layouts) with their billed GPUs and search order:
+    per billed GPU count, at a fixed load (`fixed`: one_replica_load) the largest layout first, then the fewest
+    pipeline stages (a capacity question: billed = count, the fewest stages first, as before billed_gpus)."""
+    layouts = (multi_node_layouts if multi_node else single_node_layouts)(machine, max_gpus, layers)
+    billed = [billed_gpus(machine, fixed, count) for count, _, _ in layouts]
+    order = sorted(range(len(layouts)), key=lambda i: (billed[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
+    return TierPlan(tuple(layouts), tuple(billed), tuple(order))
+
+
 def _solve_tier(
     gpu: GpuSpec,
     machine: Machine,
     model: ModelSpec,
     workload: InferenceWorkload,
-    layouts: list[tuple[int, int, int]],
+    plan: TierPlan,
     solved: Solved | None,
 ) -> Tier:
     """The layout with the greatest preference, the first enumerated (the fewest GPUs) on a tie. Solved in search
@@ -220,10 +248,8 @@ def _solve_tier(
     best_billed = 0
     served: list[tuple[int, Solution]] = []
     refused: list[tuple[int, InferenceEstimate]] = []
-    billed_of = [billed_gpus(machine, workload, count) for count, _, _ in layouts]
-    # a capacity question (billed = count): per count, the fewest pipeline stages first, as before billed_gpus
-    order = sorted(range(len(layouts)), key=lambda i: (billed_of[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
-    for index in order:
+    layouts, billed_of = plan.layouts, plan.billed
+    for index in plan.order:
         count, tp, pp = layouts[index]
         billed = billed_of[index]
         floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
@@ -252,12 +278,12 @@ def _solve_tier(
     )
 
 
-def billed_gpus(machine: Machine, workload: InferenceWorkload, gpu_count: int) -> int:
-    """GPUs a `gpu_count`-GPU layout's tok/s are compared per: its own, or at a fixed load (one_replica_load) every
-    GPU of the instances its one replica rents, as the row bills them (pricing.ConfigurationPricing.of). There every
-    layout that keeps up serves the same tokens, so on one bill (TP1, TP2, TP8 on an 8-GPU instance) the lowest p99
-    wins, not the smallest layout with 6 GPUs idle."""
-    if one_replica_load(workload):
+def billed_gpus(machine: Machine, fixed: bool, gpu_count: int) -> int:
+    """GPUs a `gpu_count`-GPU layout's tok/s are compared per: its own, or at a fixed load (`fixed`: one_replica_load)
+    every GPU of the instances its one replica rents, as the row bills them (pricing.ConfigurationPricing.of). There
+    every layout that keeps up serves the same tokens, so on one bill (TP1, TP2, TP8 on an 8-GPU instance) the lowest
+    p99 wins, not the smallest layout with 6 GPUs idle."""
+    if fixed:
         return machine.instances(gpu_count, 1) * machine.instance_gpus
     return gpu_count
 

@@ -241,6 +241,12 @@ def _solve(
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
     scenario = workload.scenario
+    # at a request rate every layout that keeps up serves the rate's tokens: one whose p99 TPOT cannot come under the
+    # best's on the same bill cannot win (configurations._solve_tier); skipped before its open-loop search, and before
+    # the running cap is worked out, which only the rate's forced-batch floor and the search read
+    rate_bar = tpot_p99_bar_ms if scenario == "request_rate" and workload.beam_width == 1 else None
+    if rate_bar is not None and _rate_outclassed(ctx, eff, workload, max_batch, rate_bar):
+        return _OUTCLASSED
     cap = running_cap(ctx, workload)
     found: OperatingPoint | None = None
     if scenario == "latency_bound":
@@ -295,19 +301,6 @@ def _solve(
                 memory,
             )
     if found is None and scenario == "request_rate":
-        if tpot_p99_bar_ms is not None and beams == 1:
-            # every layout that keeps up serves the rate's tokens: one whose p99 TPOT cannot come under the best's
-            # on the same bill cannot win (configurations._solve_tier); skipped before its open-loop search
-            bar_ms = tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK)
-            # one sequence's step first (a few products); the rate's forced batch only where that does not decide
-            least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
-            if least_ms is not None and least_ms * eff.p99_over_mean <= bar_ms:
-                rate = workload.requests_per_s or 1.0
-                lengths_in_out = (workload.input_len, workload.output_len)
-                running = min(max_batch, cap)
-                least_ms = shared_search(open_loop_tpot_floor_ms, ctx, eff, *lengths_in_out, rate, running)
-            if least_ms is not None and least_ms * eff.p99_over_mean > bar_ms:
-                return _OUTCLASSED
         found = shared_search(
             open_loop_point,
             ctx,
@@ -353,6 +346,22 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _rate_outclassed(
+    ctx: InferenceContext, eff: InferenceEfficiency, workload: InferenceWorkload, max_batch: int, bar_ms: float
+) -> bool:
+    """Whether a request rate's layout provably serves a p99 TPOT over `bar_ms` (the best's on the same bill): one
+    sequence's step floor first (a few products); the rate's forced batch (throughput_ceiling.open_loop_tpot_floor_ms,
+    at the running cap) only where that does not decide."""
+    bar_ms = bar_ms * (1.0 + CEILING_ROUNDING_SLACK)
+    least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
+    if least_ms is not None and least_ms * eff.p99_over_mean <= bar_ms:
+        rate = workload.requests_per_s or 1.0
+        lengths_in_out = (workload.input_len, workload.output_len)
+        running = min(max_batch, running_cap(ctx, workload))
+        least_ms = shared_search(open_loop_tpot_floor_ms, ctx, eff, *lengths_in_out, rate, running)
+    return least_ms is not None and least_ms * eff.p99_over_mean > bar_ms
 
 
 def _one_request(

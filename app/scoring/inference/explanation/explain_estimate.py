@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.scoring.efficiency.bands import FIXED_LOAD_SCENARIOS, band_ratio
-from app.scoring.explain import Band, LazyTerms, Term, batch_words, fixed, significant
+from app.scoring.explain import Band, LazyTerms, Term, WrittenOnce, batch_words, fixed, significant
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.inference.bands.latency_bands import latency_bands
@@ -116,18 +116,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,
         pipeline_parallel=s.pipeline_parallel,
-        memory_footprint_gb=memory_at_batch_gb(
-            s.gpu,
-            s.model,
-            w.weight_dtype,
-            w.kv_dtype_effective,
-            request_kv_tokens(w.input_len, w.output_len, w.beam_width),
-            s.batch,
-            s.tensor_parallel,
-            s.pipeline_parallel,
-            s.ctx.attention_dp,
-            w.engine,
-        ),
+        memory_footprint_gb=WrittenOnce(lambda: _memory_gb(solved)),
         max_batch=s.max_batch,
         batch=s.batch,
         ttft_ms=point.ttft_ms,
@@ -166,6 +155,24 @@ def explain(solved: Solution) -> InferenceEstimate:
         limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
         requests_in_flight=point.batch if _below_one(s) else None,
         requests_per_s=_requests_per_s(s, tokens_per_s),
+    )
+
+
+def _memory_gb(s: Solution) -> dict[str, float]:
+    """GB per GPU by part at the solution's batch: written when first read (estimate.memory_gb), as a refusal's
+    footprint is, since a ranking explains every slot's layout and a results page shows the memory of few."""
+    w = s.workload
+    return memory_at_batch_gb(
+        s.gpu,
+        s.model,
+        w.weight_dtype,
+        w.kv_dtype_effective,
+        request_kv_tokens(w.input_len, w.output_len, w.beam_width),
+        s.batch,
+        s.tensor_parallel,
+        s.pipeline_parallel,
+        s.ctx.attention_dp,
+        w.engine,
     )
 
 
