@@ -56,3 +56,21 @@ def test_precision_rows_give_the_p99s_of_their_own_ranking_in_json_page_chart_an
         line = next(line for line in out.splitlines() if line.startswith(r["label"] + "  "))
         assert ttft in line and tpot in line, line
         assert f"(p99 {best['ttft_p99_ms']:,.0f})" in page  # the chart's hover, in its JSON block
+
+
+def test_mix_fits_give_the_p99s_of_the_buckets_own_ranking(client: TestClient) -> None:
+    body = client.get(f"/mix.json?{SERVED}&mix=chat:0.5,rag:0.5").json()
+    buckets = {b["name"]: b for b in body["buckets"]}
+    checked = 0
+    for r in body["replica_types"][:3]:
+        for fit in r["fits"]:
+            if not fit["requests_per_s"]:
+                continue
+            b = buckets[fit["bucket"]]
+            question = f"phase=inference&model=llama-3.1-8b&input_len={b['input_len']}&output_len={b['output_len']}"
+            url = f"/rank.json?{question}&rank_by=requests&gpus={r['gpu_id']}&providers={r['provider']}"
+            ranked = _ranked_row(client, url, r)
+            assert (fit["ttft_p99_ms"], fit["tpot_p99_ms"]) == (ranked["ttft_p99_ms"], ranked["tpot_p99_ms"])
+            assert fit["ttft_p99_ms"] > fit["ttft_mean_ms"]
+            checked += 1
+    assert checked
