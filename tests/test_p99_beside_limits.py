@@ -58,6 +58,30 @@ def test_precision_rows_give_the_p99s_of_their_own_ranking_in_json_page_chart_an
         assert f"(p99 {best['ttft_p99_ms']:,.0f})" in page  # the chart's hover, in its JSON block
 
 
+def test_disagg_gives_the_aggregated_options_p99s_and_says_a_plan_has_means_only(
+    client: TestClient, database: str, capsys: Any
+) -> None:
+    body = client.get(f"/disagg.json?{SERVED}").json()
+    agg = body["aggregated"]
+    ranked = _ranked_row(client, f"/plan.json?{SERVED}", agg)  # /plan's rows: the ranking at the traffic's peak
+    assert (agg["ttft_p99_ms"], agg["tpot_p99_ms"]) == (ranked["ttft_p99_ms"], ranked["tpot_p99_ms"])
+    assert agg["ttft_p99_ms"] > agg["ttft_mean_ms"]
+    page = client.get(f"/disagg?{SERVED}").text
+    aggregated_table = page.split('id="disagg-aggregated"', 1)[1].split("</table>", 1)[0]
+    cells = _row_cells(aggregated_table.split("<tbody", 1)[1], "")
+    assert cells["TTFT ms mean (p99)"].startswith(f"{agg['ttft_mean_ms']:,.0f} ({agg['ttft_p99_ms']:,.0f})")
+    assert cells["TPOT ms mean (p99)"].startswith(f"{agg['tpot_mean_ms']:,.1f} ({agg['tpot_p99_ms']:,.1f})")
+    assert body["disaggregated"] and "ttft_p99_ms" not in body["disaggregated"][0]
+    plans = page.split('id="disagg-plans"', 1)[1].split("</table>", 1)[0]
+    assert "means only" in plans and "no p99 is estimated" in plans
+    assert cli(["disagg", "--model", "llama-3.1-8b", "--requests-per-day", "2000000"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("aggregated "))
+    assert f"{agg['ttft_p99_ms']:,.0f} / {agg['tpot_p99_ms']:,.1f}" in line
+    plan_line = next(line for line in out.splitlines() if line.startswith(body["disaggregated"][0]["ratio"]))
+    assert "none: sized on means" in plan_line
+
+
 def test_mix_fits_give_the_p99s_of_the_buckets_own_ranking(client: TestClient) -> None:
     body = client.get(f"/mix.json?{SERVED}&mix=chat:0.5,rag:0.5").json()
     buckets = {b["name"]: b for b in body["buckets"]}
