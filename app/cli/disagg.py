@@ -32,6 +32,10 @@ def _pools(plan: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return plan["prefill"], plan["decode"]
 
 
+# A plan's pools are sized on means held under targets the p99 limits give: no p99 is estimated for a plan.
+MEANS_ONLY = "none: sized on means"
+
+
 def _with_band(value: float, band: dict[str, float] | None, digits: int) -> str:
     """A mean latency with its band, as the page shows it: '130 (94–465)'."""
     shown = f"{value:,.{digits}f}"
@@ -66,6 +70,7 @@ def _print(body: dict[str, Any]) -> None:
         layout = f"{a['replicas_at_peak']} × {a['gpu_count']}×{a['gpu_id']}"
         latency = [_with_band(a["ttft_mean_ms"], a["ttft_mean_band_ms"], 0)]
         latency.append(_with_band(a["tpot_mean_ms"], a["tpot_mean_band_ms"], 1))
+        latency.append(f"{a['ttft_p99_ms']:,.0f} / {a['tpot_p99_ms']:,.1f}")
         batch = "<1" if a.get("requests_in_flight") is not None else a["batch"]  # below one request in flight
         rows.append(["aggregated", a["provider_name"], layout, batch, *latency])
         rows[-1] += [rounded(a["monthly_usd"]), rounded(a["usd_per_million_output_tokens_at_traffic"] or 0, 2)]
@@ -79,6 +84,7 @@ def _print(body: dict[str, Any]) -> None:
                 f"{p['batch']} / {q['batch']}",
                 _with_band(d["ttft_mean_ms"], p.get("latency_band_ms"), 0),
                 _with_band(d["tpot_mean_ms"], q.get("latency_band_ms"), 1),
+                MEANS_ONLY,
                 rounded(d["monthly_usd"]),
                 rounded(d["usd_per_million_output_tokens_at_traffic"], 2),
             ]
@@ -91,6 +97,7 @@ def _print(body: dict[str, Any]) -> None:
         "batch",
         "mean TTFT ms (band)",
         "mean TPOT ms (band)",
+        "p99 TTFT / TPOT ms",
         "$ a month",
         AT_TRAFFIC_COLUMN,
     ]

@@ -70,8 +70,8 @@ def _print(body: dict[str, Any]) -> None:
                 rounded(r["weights_gb"], 1),
                 _best_option(r),
                 _ranked_cost_text(b, most) if b else "",
-                rounded(b["ttft_mean_ms"]) if b else "",
-                rounded(b["tpot_mean_ms"], 1) if b else "",
+                f"{fixed(b['ttft_mean_ms'], 0)} ({fixed(b['ttft_p99_ms'], 0)})" if b else "",
+                f"{fixed(b['tpot_mean_ms'], 1)} ({fixed(b['tpot_p99_ms'], 1)})" if b else "",
                 rounded(b["replica_memory_gb"], 1) if b else "",
                 _quality(r),
             ]
@@ -84,8 +84,8 @@ def _print(body: dict[str, Any]) -> None:
         "weights GB",
         "best option",
         "cost",
-        "mean TTFT ms",
-        "mean TPOT ms",
+        "TTFT ms mean (p99)",
+        "TPOT ms mean (p99)",
         "replica GB",
         "quality",
     ]

@@ -193,6 +193,8 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "requests_in_flight": o.requests_in_flight,  # below one in flight: the mean that meets the limits
         "decode_only_batch": c.aggregated_decode_only.batch if c.aggregated_decode_only else None,
         **mean_latencies(o.ttft_ms, o.tpot_ms),
+        "ttft_p99_ms": o.ttft_p99_ms,  # what the ranking checks the limits against; a plan's pools have means only
+        "tpot_p99_ms": o.tpot_p99_ms,
         "ttft_mean_band_ms": latency[0] if latency else None,
         "tpot_mean_band_ms": latency[1] if latency else None,
         "output_tokens_per_s": o.output_tokens_per_s,

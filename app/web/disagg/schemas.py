@@ -13,6 +13,7 @@ from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     MeanLatencyOut,
     ModelRef,
+    P99LatencyOut,
     PriceProvenanceOut,
     TermOut,
     WeightsOut,
@@ -115,6 +116,7 @@ class Pool(PriceProvenanceOut):
     )
 
 
+# No p99s: a plan's pools are sized on means held under targets the p99 limits give (pools.py, pairing.py).
 class DisaggregatedOut(MeanLatencyOut):
     ratio: str = Field(description="prefill : decode instances at the peak hour, e.g. 6P:8D")
     path: str = Field(
@@ -156,7 +158,7 @@ class DisaggregatedOut(MeanLatencyOut):
     terms: list[TermOut] = Field(description="the explanation: each term of the plan, with its formula and figures")
 
 
-class AggregatedOut(PriceProvenanceOut, MeanLatencyOut):
+class AggregatedOut(PriceProvenanceOut, MeanLatencyOut, P99LatencyOut):
     gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs of one copy of the layout")
     rented_gpus: int = Field(description="GPUs one replica bills: a whole instance where it holds several copies")

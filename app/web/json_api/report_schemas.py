@@ -39,6 +39,18 @@ class MeanLatencyOut(BaseModel):
     tpot_ms: float = Field(description="deprecated name of tpot_mean_ms (the same value: the mean)", deprecated=True)
 
 
+# The rank rows' words for the p99s (option_schemas takes them from here, so every face says them alike).
+TTFT_P99 = "p99 time to first token, ms: what the request's ttft_ms limit is checked against"
+TPOT_P99 = "p99 time per output token, ms: what the request's tpot_ms limit is checked against"
+
+
+class P99LatencyOut(BaseModel):
+    """Beside a feature page's means, the p99s its limits are checked against, named as the rank rows name them."""
+
+    ttft_p99_ms: float = Field(description=TTFT_P99)
+    tpot_p99_ms: float = Field(description=TPOT_P99)
+
+
 class ModelOut(BaseModel):
     """The model as the estimate read it (a catalog entry, a custom_model or a pasted config.json)."""
 

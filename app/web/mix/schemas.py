@@ -9,6 +9,7 @@ from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     MeanLatencyOut,
     ModelRef,
+    P99LatencyOut,
     PriceProvenanceOut,
     TermOut,
     WeightsOut,
@@ -27,7 +28,7 @@ class BucketOut(BaseModel):
     source_url: str = Field(description="the page those lengths were read from; empty for INPUTxOUTPUT")
 
 
-class BucketFitOut(MeanLatencyOut):
+class BucketFitOut(MeanLatencyOut, P99LatencyOut):
     bucket: str = Field(description="the bucket's name")
     requests_per_s: float = Field(description="what one replica sustains on this bucket at the limits; 0 = cannot")
     output_tokens_per_s: float = Field(description="output tokens/s one replica serves on this bucket")

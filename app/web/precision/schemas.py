@@ -6,7 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from app.web.json_api.report_schemas import CATALOG_VERSION, MeanLatencyOut, ModelRef
+from app.web.json_api.report_schemas import CATALOG_VERSION, MeanLatencyOut, ModelRef, P99LatencyOut
 from app.web.rank.option_schemas import COST_BASIS
 from app.web.rank.schemas import WORKLOAD
 
@@ -31,7 +31,7 @@ class Band(BaseModel):
     high: float = Field(description="the band's high end (p90), in the unit of the figure it is a band of")
 
 
-class BestOption(MeanLatencyOut):
+class BestOption(MeanLatencyOut, P99LatencyOut):
     gpu_id: str = Field(description="catalog GPU id")
     gpu_count: int = Field(description="GPUs of one replica")
     tensor_parallel: int = Field(description="tensor-parallel degree of the layout")

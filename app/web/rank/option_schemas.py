@@ -10,7 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import TermOut
+from app.web.json_api.report_schemas import TPOT_P99, TTFT_P99, TermOut
 from app.web.rank.layout_schema import LayoutOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
@@ -21,8 +21,6 @@ COST_BASIS = (
 )
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"
 TPOT_MEAN = "mean time per output token after the first, ms (not the p99 the request's tpot_ms limits)"
-TTFT_P99 = "p99 time to first token, ms: what the request's ttft_ms limit is checked against"
-TPOT_P99 = "p99 time per output token, ms: what the request's tpot_ms limit is checked against"
 TTFT_MEDIAN = (
     "median time to first token, ms (Poisson arrivals: the M/D/1 prefill wait at its median; closed loops: the mean)"
 )

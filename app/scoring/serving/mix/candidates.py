@@ -17,6 +17,7 @@ from app.scoring.hardware.machines import Machine, machine_of, shared_rack_cavea
 from app.scoring.inference.batching.queueing import sustained_requests_per_s
 from app.scoring.inference.estimates.configurations import solve_on
 from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.inference.ranking.rank import rank_inference
 from app.scoring.pricing.offers import snapshot_offers
@@ -47,10 +48,12 @@ class BucketFit:
     requests_per_s: float
     output_tokens_per_s: float = 0.0
     batch: int = 0
-    ttft_ms: float = 0.0
+    ttft_ms: float = 0.0  # means, as the ranking's ttft_mean_ms / tpot_mean_ms
     tpot_ms: float = 0.0
     reason: str = ""
     requests_in_flight: float | None = None  # below one in flight: the mean that meets the limits (batch is then 1)
+    ttft_p99_ms: float = 0.0  # the p99s the limits are checked against (p99_latencies_ms, as the ranking's rows)
+    tpot_p99_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +137,7 @@ def _fit(
         return BucketFit(0.0, reason=solved.reason)
     assert bucket.output_len is not None
     point = solved.point
+    ttft_p99_ms, tpot_p99_ms = p99_latencies_ms(point, solved.efficiency, solved.workload.prompt_p99_over_mean)
     return BucketFit(
         requests_per_s=sustained_requests_per_s(
             point.batch, point.ttft_ms, point.tpot_ms, bucket.output_len, point.tokens_per_s
@@ -143,6 +147,8 @@ def _fit(
         ttft_ms=point.ttft_ms,
         tpot_ms=point.tpot_ms,
         requests_in_flight=point.batch if solved.light_load else None,
+        ttft_p99_ms=ttft_p99_ms,
+        tpot_p99_ms=tpot_p99_ms,
     )
 
 
