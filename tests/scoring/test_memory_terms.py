@@ -1,6 +1,6 @@
 """Every training memory line shows its working (found by memterms): "memory: live params", "activations", "logits" and
-"runtime reserve" carried an empty detail beside the model states' bytes per parameter. Each now opens with the
-arithmetic of its GB per GPU, which these tests read back, over a spread of layouts, and names why a zero is zero."""
+"runtime reserve" carried an empty detail, and "model states" only its bytes per parameter. Each now opens with the
+arithmetic of its GB per GPU, which these tests read back over a spread of layouts, and says why a zero is zero."""
 
 from __future__ import annotations
 
@@ -18,7 +18,13 @@ from app.scoring.workload import TrainingWorkload
 from tests.scoring.term_arithmetic import stated_value
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
-LINES = ("memory: live params", "memory: activations", "memory: logits", "memory: runtime reserve")
+LINES = (
+    "memory: model states",
+    "memory: live params",
+    "memory: activations",
+    "memory: logits",
+    "memory: runtime reserve",
+)
 
 # id: (GPU, count, workload fields, pinned layout)
 CASES = {
@@ -91,6 +97,24 @@ CASES = {
         2,
         {"model": "llama-3.1-70b", "method": "qlora", "global_batch_seqs": 16},
         Layout(3, recompute="partial", recompute_layers=51),
+    ),
+    "ZeRO-2, bf16 AdamW": (
+        "H100-SXM",
+        8,
+        {"model": "llama-3.1-8b", "method": "full_ft", "optimizer": "adamw_bf16"},
+        Layout(2, recompute="selective"),
+    ),
+    "LoRA on a MoE under EP": (
+        "H100-SXM",
+        8,
+        {"model": "qwen3-30b-a3b", "method": "lora", "framework": "torchtitan"},
+        Layout(3, recompute="full", expert_parallel=8),
+    ),
+    "offloaded beside ZeRO-1": (
+        "H100-SXM",
+        8,
+        {"model": "llama-3.1-8b", "method": "full_ft", "offload": "cpu"},
+        Layout(1, recompute="full"),
     ),
     "optimizer offloaded to the CPU": (
         "H100-SXM",
@@ -218,3 +242,26 @@ def test_the_reserve_names_its_source_and_what_it_leaves_usable(case: str) -> No
     assert usable is not None
     gpu = GPUS[CASES[case][0]]
     assert float(usable[1].replace(",", "")) == pytest.approx(usable_gb(gpu, count), rel=5e-4)
+
+
+@pytest.mark.parametrize(
+    ("case", "clause"),
+    [
+        ("TP with Megatron SP", "70.55 B params / 8 TP ranks × (2 + 2 + 12 / 2 DP ranks) B"),
+        ("ZeRO-2, bf16 AdamW", "8.030 B params × (2 + (2 + 4) / 8 DP ranks) B"),
+        ("QLoRA under FSDP", "70.55 B params / 2 DP ranks × 0.55 B NF4 + 0.2071 B params × 16 B / 2 DP ranks"),
+        ("optimizer offloaded to the CPU", "8.030 B params × 2 B bf16 weights / 8 DP ranks"),
+        ("FSDP on one GPU", "1.240 B params × 16 B"),
+    ],
+)
+def test_model_states_split_their_bytes_by_zero_stage(case: str, clause: str) -> None:
+    """What ZeRO shards (optimizer.gpu_state_bytes_per_param) reads in the figures: ZeRO-1 the optimizer's bytes,
+    ZeRO-2 the gradients too, FSDP all; offloaded, only the bf16 weights stay; one rank shards nothing."""
+    assert _case(case)[0]["memory: model states"].detail.split("; ")[0] == clause
+
+
+def test_model_states_under_ep_hold_their_experts_apart() -> None:
+    clause = _case("EP beside TP and PP")[0]["memory: model states"].detail.split("; ")[0]
+    dense, experts = clause.split(" + 227.1 B params")
+    assert dense.endswith("/ 8 TP ranks / 2 PP stages × (2 + 2 + 12 / 32 DP ranks) B")
+    assert experts == " / 2 PP stages / 128 EP ranks × (2 + 2 + 12 / 2 DP ranks) B"

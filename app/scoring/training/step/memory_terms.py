@@ -7,7 +7,13 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.experts import expert_parallel, held_params
+from app.scoring.training.layouts.experts import (
+    all_expert_params,
+    expert_data_parallel,
+    expert_parallel,
+    held_params,
+)
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     SINGLE_GPU_RESERVE_GB,
     Layout,
@@ -22,7 +28,7 @@ from app.scoring.training.layouts.memory import (
     stage_layers,
     usable_gb,
 )
-from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 from app.scoring.workload import TrainingWorkload
 
@@ -44,7 +50,9 @@ def memory_terms(
 ) -> list[Term]:
     """One line per part of the breakdown, in its order, in GB per GPU."""
     details = {
-        "model_states": lambda: model_states_detail(w, layout),
+        "model_states": lambda: (
+            model_states_arithmetic(model, w, layout, gpu_count) + "; " + model_states_detail(w, layout)
+        ),
         "live_params": lambda: live_params_detail(model, w.method, layout, gpu_count),
         "activations": lambda: activations_detail(model, w, layout, e),
         "logits": lambda: logits_detail(model, w, layout),
@@ -54,6 +62,49 @@ def memory_terms(
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", details[k]() if k in details else "")
         for k, v in breakdown.items()
     ]
+
+
+def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
+    """optimizer.gpu_state_bytes_per_param in figures: the bytes ZeRO shards over `dp` ranks divided by them."""
+    b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
+    weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
+    if recipe.on_cpu:
+        return f"{weights} B bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
+    if dp <= 1:  # nothing to shard over
+        return f"{f(b.total)} B"
+    return {
+        3: f"{f(b.total)} B{ranks}",
+        2: f"({weights} + ({grads} + {optimizer}){ranks}) B",
+        1: f"({weights} + {grads} + {optimizer}{ranks}) B",
+    }.get(zero_stage, f"{f(b.total)} B")
+
+
+def _split(params: float, *divisors: tuple[int, str]) -> str:
+    """Parameters in billions over the ranks that split them, each divisor written only where it is above 1."""
+    return f"{f(params / 1e9)} B params" + "".join(f" / {n} {name}" for n, name in divisors if n > 1)
+
+
+def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
+    """memory.model_state_bytes in figures: trained weights' (and a frozen base's) bytes over TP, PP, EP and ZeRO."""
+    recipe, dp, stage = state_recipe(w), layout.data_parallel(gpu_count), layout.zero_stage
+    tp, pp = (layout.tensor_parallel, "TP ranks"), (layout.pipeline_parallel, "PP stages")
+    ep = expert_parallel(layout, model) if layout.expert_parallel else 1
+    experts = all_expert_params(model) if ep > 1 else 0.0
+    edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
+    expert_split = (pp, (ep, "EP ranks"))
+    fsdp = (dp if stage >= 3 else 1, "DP ranks")
+    if w.method in ("pretrain", "full_ft"):
+        parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp)} × {_per_param(recipe, stage, dp)}"]
+        if experts:
+            parts.append(f"{_split(experts, *expert_split)} × {_per_param(recipe, stage, edp)}")
+        return " + ".join(parts)
+    per_param = f"{significant(frozen_base_bytes_per_param(w.method))} B {'NF4' if w.method == 'qlora' else 'bf16'}"
+    parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp, fsdp)} × {per_param}"]
+    if experts:
+        parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
+    adapters = lora_adapter_params(model, w.lora_rank)
+    parts.append(f"{_split(adapters, tp, pp)} × {_per_param(recipe, stage, dp)}")
+    return " + ".join(parts)
 
 
 def model_states_detail(w: TrainingWorkload, layout: Layout) -> str:
