@@ -218,7 +218,7 @@ def _layer_params(model: ModelSpec, layout: Layout) -> float:
     return held_params(model, layout) / max(1, model.layers)
 
 
-def _largest_linear_params(model: ModelSpec) -> float:
+def largest_linear_params(model: ModelSpec) -> float:
     """The largest weight matrix of a decoder layer: a (gated) MLP projection, one routed expert's, or an attention
     projection (the embedding and LM head are not quantised in QLoRA, so never dequantised)."""
     h = model.hidden_size
@@ -237,7 +237,7 @@ def live_param_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: i
         gathered = eff.LIVE_PARAM_LAYERS * stored
     if method != "qlora":
         return gathered
-    return gathered + _largest_linear_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
+    return gathered + largest_linear_params(model) * eff.BYTES_BF16 / layout.tensor_parallel
 
 
 # Stacks whose "selective" recompute is op-level selective activation checkpointing (torchtitan's SAC: every second

@@ -27,6 +27,7 @@ from app.scoring.training.layouts.optimizer import (
 )
 from app.scoring.training.step.flops import CAUSAL_SHARE, executed_flops_per_token, value_head_dim
 from app.scoring.training.step.frameworks import split_stack
+from app.scoring.training.step.memory_terms import memory_terms
 from app.scoring.training.step.mfu import (
     attention_efficiency,
     base_mfu,
@@ -195,34 +196,8 @@ def training_terms(
         *_offload_terms(gpu, gpu_count, model, w, layout),
         *filter(None, [ep_comm_term(gpu, gpu_count, model, w, layout, st, e, capacity_factor)]),
         step_time_term(st, layout, split_stack(w.framework, w.method)),
-    ] + [
-        Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", _memory_detail(k, w, layout)) for k, v in breakdown.items()
+        *memory_terms(gpu, gpu_count, model, w, layout, breakdown, e),
     ]
-
-
-def _memory_detail(component: str, w: TrainingWorkload, layout: Layout) -> str:
-    """What the model states' bytes per trained parameter are (optimizer.STATE_BYTES); the other components say
-    their name."""
-    if component != "model_states":
-        return ""
-    recipe = state_recipe(w)
-    b = recipe.state_bytes
-    held = layout.shard_words() if layout.zero_stage else "unsharded"
-    text = (
-        f"{w.optimizer}: {f(b.total)} B per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
-        f"optimizer {f(b.optimizer)}), {held}"
-    )
-    if recipe.on_cpu:
-        text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
-    if w.method in ("lora", "qlora"):
-        text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
-    if layout.expert_parallel and layout.expert_parallel > 1:
-        ranks = "DP / EP" if layout.tensor_parallel <= 1 else "TP × DP / EP"
-        text += (
-            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the {ranks} ranks "
-            "holding the same ones; the other weights over TP × PP"
-        )
-    return text
 
 
 def _offload_terms(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout) -> list[Term]:

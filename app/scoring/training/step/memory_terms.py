@@ -1,0 +1,298 @@
+"""The memory lines of a training estimate, each with the arithmetic of its GB per GPU (memory.memory_breakdown_gb)
+first and the source of every constant after it: model states, live gathered params, activations, logits, reserve."""
+
+from __future__ import annotations
+
+from app.scoring.efficiency import training as eff
+from app.scoring.explain import Term, significant
+from app.scoring.explain import figure as f
+from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.experts import (
+    all_expert_params,
+    expert_data_parallel,
+    expert_parallel,
+    held_params,
+)
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import (
+    SINGLE_GPU_RESERVE_GB,
+    Layout,
+    frozen_base_bytes_per_param,
+    largest_linear_params,
+    layer_mean_ffn_width,
+    logits_bytes_per_element,
+    moe_ffn_width,
+    recomputed_layers,
+    runtime_reserve_gb,
+    selective_share,
+    stage_layers,
+    usable_gb,
+)
+from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
+from app.scoring.workload import TrainingWorkload
+
+ACTIVATION_SOURCE = (
+    "bf16 activations per token per layer, 18 × hidden + 4 × FFN width as Megatron-LM's theoretical_memory_usage.py "
+    "counts them (Korthikanti et al. 2022 with flash attention: no 5as/h attention scores), + 2 × FFN width for the "
+    "gated MLP's extra tensor (shared/research/training_estimators.md §1.3)"
+)
+
+
+def memory_terms(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    breakdown: dict[str, float],
+    e: eff.TrainingEfficiency,
+) -> list[Term]:
+    """One line per part of the breakdown, in its order, in GB per GPU."""
+    details = {
+        "model_states": lambda: (
+            model_states_arithmetic(model, w, layout, gpu_count) + "; " + model_states_detail(w, layout)
+        ),
+        "live_params": lambda: live_params_detail(model, w.method, layout, gpu_count),
+        "activations": lambda: activations_detail(model, w, layout, e),
+        "logits": lambda: logits_detail(model, w, layout),
+        "runtime_reserve": lambda: reserve_detail(gpu, gpu_count),
+    }
+    return [
+        Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", details[k]() if k in details else "")
+        for k, v in breakdown.items()
+    ]
+
+
+def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
+    """optimizer.gpu_state_bytes_per_param in figures: the bytes ZeRO shards over `dp` ranks divided by them."""
+    b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
+    weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
+    if recipe.on_cpu:
+        return f"{weights} B bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
+    if dp <= 1:  # nothing to shard over
+        return f"{f(b.total)} B"
+    return {
+        3: f"{f(b.total)} B{ranks}",
+        2: f"({weights} + ({grads} + {optimizer}){ranks}) B",
+        1: f"({weights} + {grads} + {optimizer}{ranks}) B",
+    }.get(zero_stage, f"{f(b.total)} B")
+
+
+def _split(params: float, *divisors: tuple[int, str]) -> str:
+    """Parameters in billions over the ranks that split them, each divisor written only where it is above 1."""
+    return f"{f(params / 1e9)} B params" + "".join(f" / {n} {name}" for n, name in divisors if n > 1)
+
+
+def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
+    """memory.model_state_bytes in figures: trained weights' (and a frozen base's) bytes over TP, PP, EP and ZeRO."""
+    recipe, dp, stage = state_recipe(w), layout.data_parallel(gpu_count), layout.zero_stage
+    tp, pp = (layout.tensor_parallel, "TP ranks"), (layout.pipeline_parallel, "PP stages")
+    ep = expert_parallel(layout, model) if layout.expert_parallel else 1
+    experts = all_expert_params(model) if ep > 1 else 0.0
+    edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
+    expert_split = (pp, (ep, "EP ranks"))
+    fsdp = (dp if stage >= 3 else 1, "DP ranks")
+    if w.method in ("pretrain", "full_ft"):
+        parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp)} × {_per_param(recipe, stage, dp)}"]
+        if experts:
+            parts.append(f"{_split(experts, *expert_split)} × {_per_param(recipe, stage, edp)}")
+        return " + ".join(parts)
+    per_param = f"{significant(frozen_base_bytes_per_param(w.method))} B {'NF4' if w.method == 'qlora' else 'bf16'}"
+    parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp, fsdp)} × {per_param}"]
+    if experts:
+        parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
+    adapters = lora_adapter_params(model, w.lora_rank)
+    parts.append(f"{_split(adapters, tp, pp)} × {_per_param(recipe, stage, dp)}")
+    return " + ".join(parts)
+
+
+def model_states_detail(w: TrainingWorkload, layout: Layout) -> str:
+    """What the model states' bytes per trained parameter are (optimizer.STATE_BYTES)."""
+    recipe = state_recipe(w)
+    b = recipe.state_bytes
+    held = layout.shard_words() if layout.zero_stage else "unsharded"
+    text = (
+        f"{w.optimizer}: {f(b.total)} B per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
+        f"optimizer {f(b.optimizer)}), {held}"
+    )
+    if recipe.on_cpu:
+        text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
+    if w.method in ("lora", "qlora"):
+        text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
+    if layout.expert_parallel and layout.expert_parallel > 1:
+        ranks = "DP / EP" if layout.tensor_parallel <= 1 else "TP × DP / EP"
+        text += (
+            f"; EP{layout.expert_parallel}: the routed experts over PP × EP, whole, sharded over the {ranks} ranks "
+            "holding the same ones; the other weights over TP × PP"
+        )
+    return text
+
+
+def _tp(layout: Layout) -> str:
+    """The TP divisor of a per-GPU figure, written only where TP splits it."""
+    return f" / {layout.tensor_parallel} TP ranks" if layout.tensor_parallel > 1 else ""
+
+
+def live_params_detail(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> str:
+    """memory.live_param_bytes in figures: FSDP/ZeRO-3's gathered layers, QLoRA's dequantised Linear."""
+    dp = layout.data_parallel(gpu_count)
+    parts, why = [], []
+    if layout.zero_stage >= 3 and dp > 1:
+        per_layer = held_params(model, layout) / max(1, model.layers)
+        dtype = "NF4" if method == "qlora" else "bf16"
+        parts.append(
+            f"{eff.LIVE_PARAM_LAYERS} layers × {f(per_layer / 1e9)} B params × "
+            f"{significant(frozen_base_bytes_per_param(method))} B {dtype}{_tp(layout)}"
+        )
+        experts = (
+            f", its own {model.num_experts // expert_parallel(layout, model)} routed experts only"
+            if (expert_parallel(layout, model) > 1)
+            else ""
+        )
+        why.append(
+            f"FSDP (ZeRO-3) over {dp} data-parallel ranks gathers each layer's weights whole before it runs: "
+            f"{eff.LIVE_PARAM_LAYERS} layers live at once, the one running and the one prefetched (DeepSpeed "
+            f"stage3_max_live_parameters, FSDP forward prefetch); a layer is {f(model.params_b)} B params / "
+            f"{model.layers} layers{experts}"
+        )
+    else:
+        why.append(
+            "no FSDP (ZeRO-3) gathers: the weights are whole in model states"
+            if layout.zero_stage < 3
+            else "FSDP over one data-parallel rank gathers nothing: the weights are whole in model states"
+        )
+    if method == "qlora":
+        parts.append(
+            f"{f(largest_linear_params(model) / 1e9)} B params × {significant(eff.BYTES_BF16)} B bf16{_tp(layout)}"
+        )
+        why.append(
+            "QLoRA's largest Linear dequantised from NF4 to bf16 for its matmul and freed after, one at a time "
+            "(bitsandbytes matmul_4bit / dequantize_4bit)"
+        )
+    return (" + ".join(parts) or "0 GB") + "; " + "; ".join(why)
+
+
+def _tokens(w: TrainingWorkload, layout: Layout) -> tuple[str, str]:
+    """A micro-batch's tokens on one GPU in figures and, where the sequence is split, the split in words."""
+    text = f"{w.seq_len:,} tokens"
+    if layout.sequence_parallel <= 1:
+        return text, ""
+    split = "CP" if w.framework in RING_CONTEXT_PARALLEL else "SP"
+    how = "ring context parallelism" if split == "CP" else "DeepSpeed-Ulysses sequence parallelism"
+    return f"{text} / {layout.sequence_parallel} {split} ranks", f"; {how} splits each sequence's tokens"
+
+
+def _per_stage(layout: Layout, recomputed: int) -> str:
+    """Under PP, how a stage's recomputed layers count on the first stage, which holds PP micro-batches in flight."""
+    if layout.pipeline_parallel <= 1:
+        return ""
+    return f" × PP{layout.pipeline_parallel} micro-batches in flight = {recomputed}"
+
+
+def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency) -> str:
+    """memory.activation_bytes in figures, by recompute level, with its sharding by TP, SP/CP and PP."""
+    tokens, split_words = _tokens(w, layout)
+    h, layers = model.hidden_size, model.layers
+    per_token = f"(18 × {h:,} + 6 × {f(layer_mean_ffn_width(model, moe_ffn_width(model)))}) B"
+    head = f"{tokens} × {layout.micro_batch_seqs} sequences"
+    tail, bf16 = f"{_tp(layout)} / 10^9", significant(eff.BYTES_BF16)
+    if layout.recompute == "full":
+        text = f"{head} × ({layers} layers × {h:,} × {bf16} B + {per_token}){tail}"
+        how = (
+            "full recompute: each layer keeps only its bf16 input (hidden × 2 B per token), and one layer's whole "
+            "set lives while its forward runs again in the backward"
+        )
+    elif layout.recompute == "partial":
+        recomputed = recomputed_layers(layout, layers)
+        whole = layers - recomputed + 1
+        text = f"{head} × ({recomputed} layers × {h:,} × {bf16} B + {whole} layers × {per_token}){tail}"
+        how = (
+            f"{layout.partial_words(layers)}{_per_stage(layout, recomputed)}: {recomputed} layers keep only their "
+            f"bf16 input, the other "
+            f"{layers - recomputed} all of theirs, plus one layer's whole set while it is recomputed"
+        )
+    else:
+        share = selective_share(e, layout.recompute, w.framework)
+        kept = f" × {significant(share)}" if share != 1 else ""
+        text = f"{head} × {layers} layers × {per_token}{kept}{tail}"
+        how = {
+            "none": "no recompute: every layer keeps all its activations",
+            "selective": "selective recompute drops only the attention scores, which flash attention never stores",
+        }[layout.recompute]
+        if share != 1:
+            how = (
+                f"selective recompute on {w.framework} is op-level SAC, keeping {significant(share)} of them "
+                "(selective_activation_share, an assumption)"
+            )
+    if model.is_moe and model.moe_intermediate_size:
+        how += "; " + moe_width_words(model)
+    if layout.tensor_parallel > 1:
+        how += "; TP divides every activation (Megatron sequence parallelism splits the norms' and dropouts' too)"
+    if layout.pipeline_parallel > 1:
+        how += (
+            f"; under PP{layout.pipeline_parallel} the first stage holds {layout.pipeline_parallel} micro-batches of "
+            f"its {stage_layers(layers, layout.pipeline_parallel)} layers in flight (1F1B): about all {layers} layers"
+        )
+    return f"{text}; {how}{split_words}; {ACTIVATION_SOURCE}"
+
+
+def moe_width_words(model: ModelSpec) -> str:
+    """Where a MoE's FFN width comes from: a token's routed and shared experts, averaged with any dense layers."""
+    experts = model.experts_per_token + model.num_shared_experts
+    text = f"FFN width: a token's {experts} experts × {model.moe_intermediate_size:,} on the MoE layers"
+    if model.dense_ffn_layers:
+        text += (
+            f", {model.intermediate_size:,} on the {model.dense_ffn_layers} dense ones, averaged over the "
+            f"{model.layers} layers"
+        )
+    return text
+
+
+def logits_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout) -> str:
+    """memory.logits_bytes in figures, with the measured bytes per logit of the stack's loss."""
+    tokens, split_words = _tokens(w, layout)
+    per_logit = logits_bytes_per_element(w.framework)
+    text = (
+        f"{tokens} × {layout.micro_batch_seqs} sequences × {model.vocab_size:,} vocabulary × "
+        f"{significant(per_logit)} B{_tp(layout)} / 10^9"
+    )
+    if w.framework in eff.FUSED_LOSS_FRAMEWORKS:
+        why = (
+            f"{significant(per_logit)} B per logit: {w.framework}'s fused or chunked loss holds the bf16 logits and "
+            "one fp32 copy at a time (ipex-llm #11247; an 8-chunk loss measured 6.6 B, "
+            "docs/measurements/h200-2026-12-04-train-step.json)"
+        )
+    else:
+        why = (
+            f"{significant(per_logit)} B per logit on {w.framework}: an unfused loss (HF Trainer, torchtitan, plain "
+            "PyTorch; auto takes it, on the safe side) holds the fp32 log-probabilities, their gradient and the "
+            "logits' gradient at once at the start of its backward; measured 12.0 B on Llama 3.2 1B/3B and 3.1 8B "
+            "(docs/measurements/h200-2026-12-04-train-step.json)"
+        )
+    if layout.tensor_parallel > 1:
+        why += "; TP splits the vocabulary (vocab-parallel output layer)"
+    if layout.pipeline_parallel > 1:
+        why += "; the last pipeline stage holds them, counted beside the first stage's activations: on the safe side"
+    return f"{text}; {why}{split_words}"
+
+
+def reserve_detail(gpu: GpuSpec, gpu_count: int) -> str:
+    """memory.runtime_reserve_gb with its source, and how it is counted against the card (usable_gb)."""
+    reserve = runtime_reserve_gb(gpu_count)
+    if gpu_count > 1:
+        why = (
+            "CUDA context, cuBLAS workspaces and NCCL's communicator buffers, outside the job's tensors (CUDA context "
+            "0.3-2 GiB: vram.asmirnov.xyz)"
+        )
+    else:
+        why = (
+            f"one GPU: no NCCL communicator; the CUDA context and cuBLAS/cuDNN workspaces held outside PyTorch's "
+            f"allocator, {significant(SINGLE_GPU_RESERVE_GB)} GB in every training step measured on an H200 "
+            "(docs/measurements/h200-2026-12-04-train-step.json, outside_allocator_gb)"
+        )
+    return (
+        f"{significant(reserve)} GB; {why}; not in the need: it comes off the card, "
+        f"{significant(gpu.memory_gb)} GB × {significant(eff.USABLE_HBM_SHARE)} allocator share - "
+        f"{significant(reserve)} GB = {f(usable_gb(gpu, gpu_count))} GB usable"
+    )
