@@ -45,7 +45,39 @@ def test_page_shows_each_wrong_field_beside_its_input(client, path, query, field
     assert "unknown" in response.text and "NOPE" in response.text
 
 
+BODIES = [
+    ("/api/v1/rank/inference", {"model": "NOPE", "input_len": -1}, ("input_len", "model")),
+    ("/api/v1/rank/inference", {"gpus": ["NOPE"], "tpot_ms": -1}, ("tpot_ms", "gpus")),
+    ("/api/v1/rank/training", {"vendors": ["NOPE"], "seq_len": -1}, ("seq_len", "vendors")),
+    ("/api/v1/estimate/inference", {"gpu": "NOPE", "model": "NOPE", "input_len": -1}, ("input_len", "model", "gpu")),
+    (
+        "/api/v1/plan/serving",
+        {"workload": {"model": "NOPE", "input_len": -1}},
+        ("workload.input_len", "workload.model"),
+    ),
+    (
+        "/api/v1/disagg",
+        {"workload": {"providers": ["NOPE"]}, "traffic": {"requests_per_day": -1}},
+        ("traffic.requests_per_day", "workload.providers"),
+    ),
+    ("/api/v1/precision", {"model": "NOPE", "tpot_ms": -1}, ("tpot_ms", "model")),
+    ("/api/v1/mix", {"model": "NOPE", "requests_per_day": -1}, ("requests_per_day", "model")),
+    ("/api/v1/own", {"gpu": "NOPE", "gpu_count": 0}, ("gpu_count", "gpu")),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "fields"), BODIES)
+def test_api_body_names_the_bad_value_and_the_unknown_id(client, path, body, fields):
+    response = client.post(path, json=body)
+    assert response.status_code == 422
+    named = {e["field"]: e["message"] for e in response.json()["detail"]}
+    assert set(fields) <= set(named)
+    assert all("NOPE" in named[f] for f in fields[1:])
+
+
 def test_an_id_refused_on_its_shape_is_not_also_called_unknown(client):
+    detail = client.post("/api/v1/rank/inference", json={"gpus": ["bad id!"], "tpot_ms": -1}).json()["detail"]
+    assert [e["field"] for e in detail if e["field"].startswith("gpus")] == ["gpus.0"]
     twin = client.get("/rank.json?model=llama-3.1-8b,custom&input_len=-1").json()["detail"]
     assert [e["field"] for e in twin].count("model") <= 1
 
