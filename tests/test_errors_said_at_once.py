@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from app.cli.main import main
+
 # (page, query with a bad value and an unknown id, the two fields named)
 PAGES = [
     ("/", "model=NOPE&input_len=-1", ("input_len", "model")),
@@ -85,6 +87,25 @@ def test_an_id_refused_on_its_shape_is_not_also_called_unknown(client):
 def test_a_known_id_in_another_case_is_not_called_unknown(client):
     detail = client.get("/rank.json?model=LLAMA-3.1-8B&gpus=h100-sxm&input_len=-1").json()["detail"]
     assert [e["field"] for e in detail] == ["input_len"]
+
+
+CLI = [
+    (["rank", "inference", "--model", "NOPE", "--input-len", "-1"], ("--input-len", "--model")),
+    (["plan", "serving", "--gpus", "NOPE", "--requests-per-day", "-1"], ("--requests-per-day", "--gpus")),
+    (["disagg", "--model", "NOPE", "--input-len", "-1"], ("--input-len", "--model")),
+    (["precision", "--providers", "NOPE", "--tpot-ms", "-1"], ("--tpot-ms", "--providers")),
+    (["mix", "--model", "NOPE", "--requests-per-day", "-1"], ("--requests-per-day", "--model")),
+    (["own", "--gpu", "NOPE", "--gpu-count", "0"], ("--gpu-count", "--gpu")),
+]
+
+
+@pytest.mark.parametrize(("argv", "flags"), CLI)
+def test_cli_names_the_bad_flag_and_the_unknown_id(database, capsys, argv, flags):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for flag in flags:
+        assert re.search(rf"^{flag}: ", err, re.M), (flag, err)
+    assert "NOPE" in err
 
 
 SHAPE_ERRORS = ["input_len=-1", "tpot_ms=abc", "gpus=bad%20id!", "model=", "batch=0.5", "arch_layers=-2"]

@@ -162,10 +162,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
         training = None
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
+            run = _values(args, TRAINING_FLAGS, TRAINING_PREFIX)
             try:
-                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, TRAINING_PREFIX)})
+                training = TrainingWorkload.model_validate({**model, **run})
             except ValidationError as exc:  # its flags are --train-*
-                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"))
+                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"), run)
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
@@ -177,7 +178,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         else:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share, rows)
     except ValidationError as exc:
-        return print_flag_errors(exc)
+        return print_flag_errors(exc, typed=values)
     except plan.PlanFieldError as exc:  # `workload.model`: --model; the training run's `training.gpus`: --train-gpus
         return print_field_errors(exc, _flag_of_field)
     if args.json:
