@@ -92,6 +92,10 @@ def test_a_known_id_in_another_case_is_not_called_unknown(client):
 CLI = [
     (["rank", "inference", "--model", "NOPE", "--input-len", "-1"], ("--input-len", "--model")),
     (["plan", "serving", "--gpus", "NOPE", "--requests-per-day", "-1"], ("--requests-per-day", "--gpus")),
+    (
+        ["plan", "lifecycle", "--model", "NOPE", "--months", "3", "--train-seq-len", "-1"],
+        ("--train-seq-len", "--model"),
+    ),
     (["disagg", "--model", "NOPE", "--input-len", "-1"], ("--input-len", "--model")),
     (["precision", "--providers", "NOPE", "--tpot-ms", "-1"], ("--tpot-ms", "--providers")),
     (["mix", "--model", "NOPE", "--requests-per-day", "-1"], ("--requests-per-day", "--model")),

@@ -146,6 +146,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print_field_error,
         print_field_errors,
         print_flag_errors,
+        print_unknown_ids,
         read_hf_config,
     )
     from app.service import plan
@@ -165,8 +166,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
             run = _values(args, TRAINING_FLAGS, TRAINING_PREFIX)
             try:
                 training = TrainingWorkload.model_validate({**model, **run})
-            except ValidationError as exc:  # its flags are --train-*
-                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"), run)
+            except ValidationError as exc:  # its flags are --train-*; the served workload's ids are said with them
+                print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"), run)
+                print_unknown_ids(values, (), lambda field: field)
+                return 2
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
