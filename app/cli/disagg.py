@@ -126,7 +126,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
         body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
     except ValidationError as exc:
-        return print_flag_errors(exc)
+        return print_flag_errors(exc, typed=values)
     except disagg.PlanFieldError as exc:
         return print_field_errors(exc, lambda field: field.rpartition(".")[2])  # workload.model: --model
     return emit(body, args.json, _print)

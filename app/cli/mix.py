@@ -106,6 +106,7 @@ def cmd_mix(args: argparse.Namespace) -> int:
         load_snapshot,
         print_field_error,
         print_field_errors,
+        print_unknown_ids,
         read_hf_config,
     )
     from app.service import mix
@@ -120,8 +121,10 @@ def cmd_mix(args: argparse.Namespace) -> int:
         with native_stdout_silenced():
             body = mix.mix_payload(question, snapshot, share)
     except ValidationError as exc:
-        for name, message in mix.question_errors(exc).items():  # `--mix: bucket 2, input_len: ...`
+        wrong = mix.question_errors(exc)
+        for name, message in wrong.items():  # `--mix: bucket 2, input_len: ...`
             print_field_error(name, message)
+        print_unknown_ids(values, wrong, lambda field: field)
         return 2
     except mix.PlanFieldError as exc:
         return print_field_errors(exc)

@@ -76,14 +76,15 @@ def cmd_own(args: argparse.Namespace) -> int:
     from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors
     from app.service import ownership
 
+    values = flag_values(args, OwnershipQuestion.model_fields)
     try:
         snapshot = load_snapshot()
-        question = OwnershipQuestion.model_validate(flag_values(args, OwnershipQuestion.model_fields))
+        question = OwnershipQuestion.model_validate(values)
         question = ownership.with_catalog_gpu(question, snapshot)
         share = "/own?" + ownership.canonical_own_query(question)
         body = ownership.own_payload(question, snapshot, share)
     except ValidationError as exc:
-        return print_flag_errors(exc)
+        return print_flag_errors(exc, typed=values)
     except ownership.MissingInput as exc:
         return print_field_errors(exc)
     return emit(body, args.json, _print)

@@ -146,6 +146,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print_field_error,
         print_field_errors,
         print_flag_errors,
+        print_unknown_ids,
         read_hf_config,
     )
     from app.service import plan
@@ -162,10 +163,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         training = None
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
+            run = _values(args, TRAINING_FLAGS, TRAINING_PREFIX)
             try:
-                training = TrainingWorkload.model_validate({**model, **_values(args, TRAINING_FLAGS, TRAINING_PREFIX)})
-            except ValidationError as exc:  # its flags are --train-*
-                return print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"))
+                training = TrainingWorkload.model_validate({**model, **run})
+            except ValidationError as exc:  # its flags are --train-*; the served workload's ids are said with them
+                print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"), run)
+                print_unknown_ids(values, (), lambda field: field)
+                return 2
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
         snapshot = load_snapshot()
         rows = args.limit or TEXT_ROWS
@@ -177,7 +181,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         else:
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share, rows)
     except ValidationError as exc:
-        return print_flag_errors(exc)
+        return print_flag_errors(exc, typed=values)
     except plan.PlanFieldError as exc:  # `workload.model`: --model; the training run's `training.gpus`: --train-gpus
         return print_field_errors(exc, _flag_of_field)
     if args.json:

@@ -123,7 +123,7 @@ def cmd_precision(args: argparse.Namespace) -> int:
         share = "/precision?" + precision.canonical_precision_query(workload)
         body = precision.precision_payload(workload, load_snapshot(), share)
     except ValidationError as exc:
-        return print_flag_errors(exc)
+        return print_flag_errors(exc, typed=values)
     except precision.PlanFieldError as exc:
         return print_field_errors(exc)
     return emit(body, args.json, _print)

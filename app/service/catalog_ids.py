@@ -9,7 +9,7 @@ id that has no offer today (a GPU nobody rents) is no error: its ranking is empt
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from app.scoring.pricing.snapshot_memo import MemoKind
 from app.scoring.specs import CatalogSnapshot
@@ -105,4 +105,51 @@ def unknown_id_errors(filters: Filters, snapshot: CatalogSnapshot) -> dict[str, 
         message = unknown_ids_message(snapshot, name, given) if given else None
         if message:
             errors[name] = message
+    return errors
+
+
+# A question's fields that name catalog ids, by their last name (`model`, `workload.model`, `train_gpus`): one id
+# (its message names the nearest, as the service's own check would) or a list of them.
+ONE_ID_FIELDS = {"model": "models", "gpu": "gpus"}
+PREFIXES = ("train_",)  # /plan's training run: `train_gpus` is the run's `gpus`
+
+
+def _id_field(field: str) -> tuple[str, bool] | None:
+    """(the KINDS key, whether it holds one id) for a field naming catalog ids; None for any other field."""
+    name = field.rpartition(".")[2]
+    for prefix in PREFIXES:
+        name = name.removeprefix(prefix)
+    if name in ONE_ID_FIELDS:
+        return ONE_ID_FIELDS[name], True
+    return (name, False) if name in FILTER_FIELDS else None
+
+
+def _typed_ids(value: object) -> list[str]:
+    """The ids a value names as typed (a string, comma-separated on a form, or a list of strings); none where it is
+    no id in shape (a number, an object): its shape error, if any, says so."""
+    parts = value if isinstance(value, list) else [value]
+    if not all(isinstance(p, str) for p in parts):
+        return []
+    return [i.strip() for p in parts for i in str(p).split(",") if i.strip()]
+
+
+def _unknown(snapshot: CatalogSnapshot, kind: str, one: bool, ids: list[str]) -> str | None:
+    if not one:
+        return unknown_ids_message(snapshot, kind, ids)
+    known = {k.lower() for k in known_ids(snapshot, kind)}
+    return None if ids[0].lower() in known else unknown_one_message(snapshot, kind, ids[0])
+
+
+def typed_id_errors(typed: Mapping[str, object], snapshot: CatalogSnapshot, skip: Collection[str]) -> dict[str, str]:
+    """{field: message} for each catalog id field of a question as typed whose ids the catalog lacks, for a question
+    refused on its shape: the unknown ids are named in the same answer, not after the shape is fixed. A field in
+    `skip` (its own shape is wrong, so its ids are not read) is not checked."""
+    errors: dict[str, str] = {}
+    for field, value in typed.items():
+        wrong_shape = field in skip or any(s.startswith(f"{field}.") for s in skip)  # gpus.0: an id's own shape
+        id_field = None if wrong_shape else _id_field(field)
+        ids = _typed_ids(value) if id_field else []
+        message = _unknown(snapshot, *id_field, ids) if id_field and ids else None
+        if message:
+            errors[field] = message
     return errors

@@ -35,6 +35,14 @@ def custom_model_fields(data: dict[str, Any], errors: dict[str, str]) -> dict[st
     return data
 
 
+def catalog_choices(typed: dict[str, Any]) -> dict[str, Any]:
+    """A form's typed values less a `model` that names no catalog id: `model=custom`, or any model beside a pasted
+    config.json (custom_model_fields reads either as the custom model)."""
+    if typed.get("model") == "custom" or typed.get("hf_config_json"):
+        return {k: v for k, v in typed.items() if k != "model"}
+    return typed
+
+
 def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | None:
     try:
         if len(text) > MAX_SERIALIZED_BYTES:  # before parsing: json.loads of megabytes is the cost to avoid

@@ -85,10 +85,14 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
 def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = disagg.parse_disagg(items) if asks_a_question(items) else None
-    return canonical_page(request, "/disagg", query, lambda: _context(query, snapshot), "disagg.html", "disaggbench")
+    return canonical_page(
+        request, "/disagg", query, lambda: _context(query, snapshot), "disagg.html", "disaggbench", snapshot
+    )
 
 
 @router.get("/disagg.json")
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = disagg.parse_disagg(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _payload(query, snapshot), disagg.PlanFieldError, page_field=page_field)
+    return canonical_json(
+        query, lambda: _payload(query, snapshot), disagg.PlanFieldError, snapshot, page_field=page_field
+    )

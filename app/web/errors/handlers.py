@@ -10,10 +10,13 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
+from app.scoring.specs import CatalogSnapshot
+from app.web.deps import get_snapshot
+from app.web.errors.body_ids import body_id_errors
 from app.web.errors.error_shape import ERROR_SCHEMA, error_body, error_entries, field_entries
 from app.web.errors.near_miss import body_model, nearest_field
 from app.web.middleware.head_requests import methods_with_head
@@ -153,9 +156,20 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
     unread = unsupported_media(request, list(exc.errors()))
     if unread is not None:
         return JSONResponse({"detail": [unread]}, status_code=415)
-    errors = field_errors(list(exc.errors()), body_model(request))
+    model = body_model(request)
+    errors = field_errors(list(exc.errors()), model)
+    errors += body_id_errors(model, exc.body, await _snapshot_or_none(request), errors)
     messages = [f"{e['field']}: {e['message']}" for e in errors]
     return _json_or_page(request, 422, jsonable_encoder({"detail": errors}), "Invalid input", messages)
+
+
+async def _snapshot_or_none(request: Request) -> CatalogSnapshot | None:
+    """The catalog, to name a refused body's unknown ids too; None where the database does not answer (the shape's
+    errors are still the answer)."""
+    try:
+        return await get_snapshot(request)
+    except SQLAlchemyError:
+        return None
 
 
 # A database that does not answer (down, or SQLite's "database is locked" past its timeout) is the server's

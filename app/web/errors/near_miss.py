@@ -20,23 +20,23 @@ def body_model(request: Request) -> type[BaseModel] | None:
     if annotation is None:
         dependencies = getattr(getattr(route, "dependant", None), "dependencies", ())
         annotation = next((found for d in dependencies if (found := _returned_model(d.call)) is not None), None)
-    return _model_in(annotation)
+    return model_in(annotation)
 
 
 def _returned_model(call: Any) -> type[BaseModel] | None:
     """A dependency's returned model that refuses unknown keys (only such a model raises the error hinted at): not
     the settings or a snapshot another dependency hands the route."""
     try:
-        model = _model_in(get_type_hints(call).get("return"))
+        model = model_in(get_type_hints(call).get("return"))
     except (NameError, TypeError):  # a dependency whose annotations do not resolve returns no body model
         return None
     return model if model is not None and model.model_config.get("extra") == "forbid" else None
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+def model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return next((found for arg in get_args(annotation) if (found := _model_in(arg)) is not None), None)
+    return next((found for arg in get_args(annotation) if (found := model_in(arg)) is not None), None)
 
 
 def nearest_field(model: type[BaseModel], loc: Sequence[Any]) -> str | None:
@@ -46,7 +46,7 @@ def nearest_field(model: type[BaseModel], loc: Sequence[Any]) -> str | None:
         if isinstance(part, int):
             continue  # a list's item: the model the list holds, found from the list's field already
         field = model.model_fields.get(str(part))
-        inner = _model_in(field.annotation) if field is not None else None
+        inner = model_in(field.annotation) if field is not None else None
         if inner is None:
             return None
         model = inner

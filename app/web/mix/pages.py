@@ -70,10 +70,10 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
 def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = mix.parse_mix(items) if asks_a_question(items) else None
-    return canonical_page(request, "/mix", query, lambda: _context(query, snapshot), "mix.html", "mixbench")
+    return canonical_page(request, "/mix", query, lambda: _context(query, snapshot), "mix.html", "mixbench", snapshot)
 
 
 @router.get("/mix.json")
 def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = mix.parse_mix(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _payload(query, snapshot), mix.PlanFieldError)
+    return canonical_json(query, lambda: _payload(query, snapshot), mix.PlanFieldError, snapshot)

@@ -60,11 +60,17 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
     asked = asks_a_question(items)
     query = ownership.parse_own(items if asked else [], snapshot)  # the blank form shows the default question's answer
     return canonical_page(
-        request, "/own", query if asked else None, lambda: _context(query, snapshot, asked), "own.html", "ownbench"
+        request,
+        "/own",
+        query if asked else None,
+        lambda: _context(query, snapshot, asked),
+        "own.html",
+        "ownbench",
+        snapshot,
     )
 
 
 @router.get("/own.json")
 def own_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = ownership.parse_own(list(request.query_params.multi_items()), snapshot)
-    return canonical_json(query, lambda: _payload(query, snapshot), ownership.MissingInput)
+    return canonical_json(query, lambda: _payload(query, snapshot), ownership.MissingInput, snapshot)

@@ -109,12 +109,18 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
 def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = parse_plan(items) if asks_a_question(items) else None
-    return canonical_page(request, "/plan", query, lambda: _context(query, snapshot), "plan.html", "planbench")
+    return canonical_page(
+        request, "/plan", query, lambda: _context(query, snapshot), "plan.html", "planbench", snapshot
+    )
 
 
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan(list(request.query_params.multi_items()))
     return canonical_json(
-        query, lambda: plan_json(query, snapshot, include_terms=True), plan.PlanFieldError, page_field=page_field
+        query,
+        lambda: plan_json(query, snapshot, include_terms=True),
+        plan.PlanFieldError,
+        snapshot,
+        page_field=page_field,
     )

@@ -59,11 +59,11 @@ def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     query = precision.parse_precision(items) if asks_a_question(items) else None
     return canonical_page(
-        request, "/precision", query, lambda: _context(query, snapshot), "precision.html", "precisionbench"
+        request, "/precision", query, lambda: _context(query, snapshot), "precision.html", "precisionbench", snapshot
     )
 
 
 @router.get("/precision.json")
 def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = precision.parse_precision(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _payload(query, snapshot), precision.PlanFieldError)
+    return canonical_json(query, lambda: _payload(query, snapshot), precision.PlanFieldError, snapshot)

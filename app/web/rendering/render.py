@@ -28,7 +28,10 @@ from app.scoring.explain import (
 from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.pricing.offer_labels import label_beyond_name
+from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
+from app.service.catalog_ids import typed_id_errors
+from app.service.query.custom_model import catalog_choices
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording
@@ -102,6 +105,13 @@ def page(
 class CanonicalQuery(Protocol):
     canonical: str
     errors: dict[str, str]
+    values: dict[str, Any]  # as typed
+
+
+def name_unknown_ids(query: CanonicalQuery | None, snapshot: CatalogSnapshot) -> None:
+    """A question refused on its shape also names the catalog ids it gets wrong (as typed), in the same answer."""
+    if query is not None and query.errors:
+        query.errors.update(typed_id_errors(catalog_choices(query.values), snapshot, query.errors))
 
 
 def canonical_page(
@@ -111,9 +121,11 @@ def canonical_page(
     build_context: Callable[[], dict[str, Any]],
     template: str,
     block: str,
+    snapshot: CatalogSnapshot,
 ) -> Response:
     """One URL per question: another spelling redirects to the canonical one (before any work is done),
     errors answer 422 beside the form, and an htmx swap pushes the canonical URL into the history."""
+    name_unknown_ids(query, snapshot)
     if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
         return RedirectResponse(f"{path}?{query.canonical}", status_code=303)
     context = build_context()
@@ -144,10 +156,12 @@ def canonical_json(
     query: CanonicalQuery,
     build_payload: Callable[[], dict[str, Any]],
     field_error: type[FieldError],
+    snapshot: CatalogSnapshot,
     *,
     page_field: Callable[[str], str] | None = None,
 ) -> Response:
     """A page's JSON twin: the payload, or 422 listing each field's problem."""
+    name_unknown_ids(query, snapshot)
     if not query.errors:
         payload = answer_or_error(query, build_payload, field_error, page_field=page_field)
         if payload is not None:
