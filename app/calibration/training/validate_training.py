@@ -13,6 +13,7 @@ from typing import get_args
 
 from pydantic import ValidationError
 
+from app.calibration.training.published_memory import published_peak
 from app.calibration.training.training_notes import (
     FRAMEWORKS,
     STACKS_IN_NOTES,
@@ -25,12 +26,13 @@ from app.calibration.training.training_notes import (
     stack_in_notes,
 )
 from app.calibration.training.training_recipes import recipe_from_notes
-from app.calibration.validation.cases import CasePrediction, UnreadableRow, cell_number, measured_value
+from app.calibration.validation.cases import CasePrediction, MemoryCheck, UnreadableRow, cell_number, measured_value
 from app.scoring.efficiency import training as eff
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.fit_search import first_fit
+from app.scoring.training.layouts.memory import memory_needed_gb
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops
@@ -200,6 +202,17 @@ def predict_estimate(
     return est, gpu, model, w
 
 
+def memory_check(row: dict[str, str], est: TrainingEstimate) -> MemoryCheck | None:
+    """The row's published peak memory per GPU beside the memory the estimate's layout needs (its tensors, the
+    runtime reserve outside the allocator left out, as the allocator's peaks leave it out); None where the notes
+    publish no peak or no layout was sized."""
+    peak = published_peak(row)
+    if peak is None or not est.memory_breakdown_gb:
+        return None
+    predicted = memory_needed_gb(est.memory_breakdown_gb)
+    return MemoryCheck(peak.gb, predicted, peak.as_written, peak.quantity, est.layout_text)
+
+
 def predict_training_case(
     row: dict[str, str], gpus: dict, models: dict, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
 ) -> CasePrediction:
@@ -228,4 +241,5 @@ def predict_training_case(
         (predicted - measured) / measured * 100,
         True,
         "; ".join(read_row(row)[2]),
+        memory_check(row, est),
     )

@@ -6,6 +6,17 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryCheck:
+    """A published peak memory per GPU beside the estimator's memory need for the same setup, in 10^9 bytes."""
+
+    measured_gb: float  # the published peak, GiB read as 2^30 bytes
+    predicted_gb: float  # memory_needed_gb of the layout the row is predicted at (the runtime reserve left out)
+    published: str  # as the notes write it: "47.65 GB"
+    quantity: str  # which peak: published_memory.QUANTITIES
+    layout: str  # the layout it was sized at, in words
+
+
+@dataclass(frozen=True, slots=True)
 class CasePrediction:
     """A predicted value for one case row; uncovered rows have predicted None and a reason."""
 
@@ -18,6 +29,8 @@ class CasePrediction:
     pct_error: float | None  # (predicted - measured) / measured × 100
     covered: bool
     reason: str = ""
+    # A training row whose notes publish its peak memory per GPU (training/published_memory.py), else None.
+    memory: MemoryCheck | None = None
 
 
 class UnreadableRow(ValueError):

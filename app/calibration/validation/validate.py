@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.calibration.validation.case_files import is_training, read_cases
 from app.calibration.validation.cases import CasePrediction
+from app.calibration.validation.memory_summary import memory_fields, memory_summary
 from app.calibration.validation.summary import group_bias, make_prediction, summarise
 from app.scoring.specs import GpuSpec, ModelSpec
 
@@ -51,6 +52,7 @@ def _held_out(rows: list[dict], gpus: dict, models: dict) -> tuple[list[CasePred
 def _case(p: CasePrediction, held: CasePrediction | None, ratios: tuple[float, float] | None) -> dict:
     """The case as a dict; low/high: the band the product would show around the prediction."""
     case = asdict(p)
+    case.update(memory_fields(case.pop("memory")))
     case["low"] = case["high"] = None
     if ratios is not None and p.predicted is not None:
         case["low"], case["high"] = p.predicted * ratios[0], p.predicted * ratios[1]
@@ -123,6 +125,8 @@ def validate_file(path: str | Path, gpus: dict[str, GpuSpec], models: dict[str, 
 
         predictions = [predict_inference_case(row, gpus, models) for row in rows]
     summary = summarise(predictions)
+    if is_training(rows):
+        summary["memory"] = memory_summary(predictions)
     summary["headline"] = {"in_sample": publication_weighted(predictions)}
     held: list[CasePrediction | None] = [None] * len(predictions)
     if loso:

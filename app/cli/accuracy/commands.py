@@ -41,6 +41,7 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
 
     from app.calibration.validation import product_questions
     from app.calibration.validation.validate import validate_file
+    from app.cli.accuracy.memory_section import memory_section
     from app.cli.accuracy.tables import accuracy_header, headline_tables, summary_tables
 
     snapshot = load_snapshot()
@@ -54,6 +55,8 @@ def cmd_accuracy_report(args: argparse.Namespace) -> int:
             f"## {name}\n\n{headline_tables(summary, markdown=True)}\n\n"
             f"### In-sample, every row weighted equally\n\n{summary_tables(summary, markdown=True)}"
         )
+        if "memory" in summary:
+            sections.append(memory_section(summary["memory"], result["cases"]))
     sections.append(product_questions.markdown(snapshot.gpus, snapshot.models))
     sections.append(device_sections(snapshot))
     out = Path(args.out)

@@ -1,0 +1,123 @@
+"""Training memory against published peaks: the notes reader, the prediction for a row, and the validator's report."""
+
+import csv
+
+import pytest
+
+from app.calibration.training.published_memory import published_peak
+from app.calibration.training.training_notes import era_efficiency
+from app.calibration.training.validate_training import predict_estimate, predict_training_case
+from app.calibration.validation.validate import validate_file
+from app.catalog.spec_files import load_gpu_specs, load_model_specs
+from app.cli.accuracy.memory_section import memory_section
+from app.scoring.efficiency import training as eff
+from app.scoring.training.layouts.memory import memory_breakdown_gb, runtime_reserve_gb
+from app.scoring.training.layouts.optimizer import state_recipe
+
+GIB_IN_GB = 2**30 / 1e9
+
+TORCHTITAN_ROW = {
+    "case_id": "nt-90001-1",
+    "source": "torchao-float8-readme",
+    "framework": "torchtitan",
+    "gpu": "H100-SXM",
+    "gpu_count": "8",
+    "model": "llama-3-8b",
+    "method": "pretrain",
+    "precision": "bf16",
+    "seq_len": "8192",
+    "global_batch_seqs": "8",
+    "metric": "tokens_s_per_gpu",
+    "value": "6150",
+    "notes": "median tokens/second; framework: torchtitan, FSDP2, torch.compile, per-op SAC, local bs 1; "
+    "recipe: none (bfloat16); peak mem 47.65 GB; model 'Llama3-8b'",
+}
+TORCHTUNE_ROW = {
+    **TORCHTITAN_ROW,
+    "case_id": "nt-90002-1",
+    "source": "torchtune-readme",
+    "framework": "pytorch",
+    "gpu": "A100-SXM-80GB",
+    "gpu_count": "1",
+    "model": "llama-3.2-3b",
+    "method": "full_ft",
+    "seq_len": "4096",
+    "global_batch_seqs": "2",
+    "value": "7210",
+    "notes": "Tokens Per Second as published; framework: torchtune single device; batch 2, max seq 4096, bf16, "
+    "activation checkpointing True; peak active mem 24.9 GiB",
+}
+
+
+def test_torchtitan_peaks_are_its_logged_reserved_gib_whatever_the_heading():
+    peak = published_peak(TORCHTITAN_ROW)
+    assert peak is not None and peak.quantity == "reserved" and peak.as_written == "47.65 GB"
+    assert peak.gb == pytest.approx(47.65 * GIB_IN_GB)
+
+
+def test_torchtune_peaks_keep_their_unit_and_say_which_peak():
+    active = published_peak(TORCHTUNE_ROW)
+    assert active is not None and active.quantity == "active" and active.gb == pytest.approx(24.9 * GIB_IN_GB)
+    per_gpu = published_peak({"framework": "pytorch", "notes": "torch.compile; peak mem/GPU 18.9 GiB; bf16"})
+    assert per_gpu is not None and per_gpu.quantity == "unstated" and per_gpu.gb == pytest.approx(18.9 * GIB_IN_GB)
+    decimal = published_peak({"framework": "pytorch", "notes": "peak mem/GPU 44.8 GB; precision bf16"})
+    assert decimal is not None and decimal.gb == pytest.approx(44.8) and decimal.as_written == "44.8 GB"
+
+
+def test_notes_about_memory_without_a_peak_publish_none():
+    for notes in ("per-device batch 7 (fits only with reduced memory fraction)", "2048 A100 GPU with 80GB of RAM", ""):
+        assert published_peak({"framework": "maxtext", "notes": notes}) is None
+
+
+@pytest.mark.parametrize("row", [TORCHTITAN_ROW, TORCHTUNE_ROW], ids=["torchtitan", "torchtune"])
+def test_the_prediction_is_the_memory_breakdown_of_the_rows_layout_without_the_reserve(row):
+    gpus, models = load_gpu_specs(), load_model_specs()
+    case = predict_training_case(row, gpus, models)
+    est, gpu, model, w = predict_estimate(row, gpus, models)
+    assert case.covered and case.memory is not None and est.layout is not None
+    n = int(row["gpu_count"])
+    e = era_efficiency(row, eff.DEFAULT_TRAINING_EFFICIENCY)
+    parts = memory_breakdown_gb(model, w.method, w.seq_len, est.layout, n, w.lora_rank, e, w.framework, state_recipe(w))
+    assert case.memory.predicted_gb == pytest.approx(sum(parts.values()) - runtime_reserve_gb(n), rel=1e-12)
+    assert case.memory.predicted_gb == pytest.approx(est.memory_per_gpu_gb - runtime_reserve_gb(n), rel=1e-12)
+    assert case.memory.layout == est.layout_text
+    assert case.memory.measured_gb == published_peak(row).gb
+
+
+def test_a_row_without_a_peak_carries_no_memory():
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = dict(TORCHTITAN_ROW, notes="framework: torchtitan, FSDP2, per-op SAC, local bs 1")
+    case = predict_training_case(row, gpus, models)
+    assert case.covered and case.memory is None
+
+
+def test_validate_reports_memory_per_covered_row_and_summarises_each_run_once(tmp_path):
+    rows = [
+        TORCHTITAN_ROW,
+        dict(TORCHTITAN_ROW, case_id="nt-90001-2", metric="step_time_s", value="1.332"),
+        TORCHTUNE_ROW,
+        dict(TORCHTUNE_ROW, case_id="nt-90003-1", notes="framework: torchtune single device; batch 2"),
+    ]
+    path = tmp_path / "training_cases.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(TORCHTITAN_ROW))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = validate_file(path, load_gpu_specs(), load_model_specs(), loso=False)
+    cases = {c["case_id"]: c for c in result["cases"]}
+    with_peak = [c for c in result["cases"] if "memory_measured_gb" in c]
+    assert [c["case_id"] for c in with_peak] == ["nt-90001-1", "nt-90001-2", "nt-90002-1"]
+    assert "memory_predicted_gb" not in cases["nt-90003-1"]
+    memory = result["summary"]["memory"]
+    assert memory["rows"] == 2  # the torchtitan run's two rows share one peak
+    errors = sorted(
+        (c["memory_predicted_gb"] - c["memory_measured_gb"]) / c["memory_measured_gb"] * 100
+        for c in (cases["nt-90001-1"], cases["nt-90002-1"])
+    )
+    assert memory["median_abs_pct_error"] == pytest.approx(sum(abs(e) for e in errors) / 2)
+    assert memory["signed_median_pct_error"] == pytest.approx(sum(errors) / 2)
+    assert set(memory["fields"]) >= {"memory_measured_gb", "memory_predicted_gb"}
+    section = memory_section(memory, result["cases"])
+    assert "## Training memory against published peaks" in section
+    assert section.count("| nt-90001 |") == 1 and section.count("| nt-90002 |") == 1
+    assert "47.65 GB" in section and "24.9 GiB" in section
