@@ -17,6 +17,7 @@ from app.scoring.serving.traffic import week as units
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.catalog_ids import unknown_id_errors
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
@@ -52,6 +53,14 @@ def resolve_model(
         return model_spec_for(workload, snapshot)
     except UnknownId as exc:
         raise PlanFieldError(prefix + exc.field, str(exc), {prefix + k: v for k, v in exc.errors.items()}) from None
+
+
+def kept_run_errors(training: TrainingWorkload | None, months: int | None, snapshot: CatalogSnapshot) -> dict[str, str]:
+    """{training.field: message} for each catalog id a run kept without months names that the catalog lacks: no run
+    is priced to read them (the page's lifecycle_skipped), but a typo in a kept field is said as in a priced one."""
+    if training is None or months is not None:
+        return {}
+    return {f"training.{field}": message for field, message in unknown_id_errors(training, snapshot).items()}
 
 
 SERVERLESS_BASIS = (
