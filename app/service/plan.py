@@ -11,7 +11,7 @@ from app.scoring.explain import significant
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans.options import ServingOption, fleet_idle_words
+from app.scoring.serving.plans.options import ServingOption, fleet_spare_words
 from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving
 from app.scoring.serving.traffic import week as units
 from app.scoring.serving.traffic.week import Traffic
@@ -104,7 +104,7 @@ def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
             "instances_at_peak": s.instances_at_peak,
             **cost,
             "idle_gpus_at_peak": s.idle_gpus_at_peak,
-            "fleet_note": fleet_idle_words(s),
+            "fleet_note": fleet_spare_words(s),
         }
     )
     return row
