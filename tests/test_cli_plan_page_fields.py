@@ -13,7 +13,7 @@ import pytest
 from app.cli.main import build_parser, main
 from app.service.query.plan import PLAN_FIELDS, TRAIN_PREFIX
 
-FILE_INSTEAD = {"hf_config_json": "--hf-config", "hf_config": "--hf-config"}  # a pasted config is a file here
+FILE_INSTEAD = {"hf_config": "--hf-config"}  # the API's config object is a file here
 NOT_FIELDS = {"phase"}  # a ranking link's phase=inference, no question of the plan's
 
 

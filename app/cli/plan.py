@@ -26,6 +26,7 @@ TRAINING_PREFIX = TRAIN_PREFIX  # the training run's flags: --train-method, args
 # The page's fields these commands refuse, with the page's reasons (--hf-config reads a custom architecture's file)
 PAGE_REASONS = {name: why for name, why in PLAN_FIELDS.reasons.items() if name != "hf_config"} | {
     "custom_model": "give a custom architecture as its config.json file (--hf-config FILE)",
+    "hf_config_json": "the page's pasted config.json: give it as a file here (--hf-config FILE)",
     "tokens_per_s_per_user": f"the page's other spelling of --tpot-ms ({CONVENIENCES['tokens_per_s_per_user']})",
 }
 REFUSED = {
