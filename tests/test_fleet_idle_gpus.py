@@ -1,6 +1,7 @@
 """A low traffic on an offer rented as whole 8-GPU instances: /plan, /mix and /disagg rent one instance for one copy
-of a 1-GPU layout, and every face (page, htmx fragment, JSON, CLI) says the copies that run and the GPUs left idle,
-in the ranking's words (idle_gpus_words), while the bill stays the whole instance's (found by qa29)."""
+of a 1-GPU layout, and every face (page, htmx fragment, JSON, CLI) says the copies the peak needs and the GPUs billed
+spare beyond them (spare_gpus_words), while the bill stays the whole instance's (found by qa29). They said '7 GPUs
+idle at peak', the word a /disagg pool uses for GPUs no copy runs on, where its every copy serves (found by small2)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,22 @@ from markupsafe import escape
 
 from app.cli.main import main
 from app.scoring.inference.ranking.options import idle_gpus_words
+from app.scoring.serving.spare_gpus import spare_gpus_words
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
 LOW = "model=llama-3.1-8b&requests_per_day=5000&providers=coreweave&gpus=b200"
 MIX = LOW + "&mix=chat:0.5,rag:0.5"
-NOTE = "one copy on a rented 8-GPU instance, 7 GPUs idle at peak"
+NOTE = "one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are billed, spare at peak"
 INSTANCE_MONTH = 8 * 8.6 * HOURS_PER_MONTH  # CoreWeave's 8xB200 node at $8.60/GPU-h, billed whole: $50,224
 FACES = ({}, {"HX-Request": "true"})  # the page and the fragment an htmx submit swaps in
 
 
-def test_the_ranking_words_say_copies_and_when():
+def test_a_fleet_says_spare_where_a_fixed_load_says_idle():
     assert idle_gpus_words(6, 1, 8) == "one copy on a rented 8-GPU instance, 6 GPUs idle at this load"
-    assert idle_gpus_words(7, 1, 8, 1, "at peak") == NOTE
-    assert idle_gpus_words(10, 2, 8, 3, "at peak") == "3 copies on 2 rented 8-GPU instances, 10 GPUs idle at peak"
-    assert idle_gpus_words(0, 1, 8, 8, "at peak") == ""
+    assert spare_gpus_words(7, 1, 8, 1) == NOTE
+    three = "3 copies serve the peak; 10 more GPUs of their 2 rented 8-GPU instances are billed, spare at peak"
+    assert spare_gpus_words(10, 2, 8, 3) == three
+    assert spare_gpus_words(0, 1, 8, 8) == ""
 
 
 def test_plan_says_the_idle_gpus_of_its_one_instance(client):
@@ -44,7 +47,7 @@ def test_plan_fleet_with_every_gpu_busy_says_nothing_idle(client):
     assert body["options"]
     for o in body["options"]:
         assert (o["idle_gpus_at_peak"], o["fleet_note"]) == (0, "")
-    assert "idle at peak" not in body["verdict"]["text"]
+    assert "spare at peak" not in body["verdict"]["text"]
 
 
 def test_mix_says_the_idle_gpus_of_its_one_instance(client):
@@ -79,3 +82,20 @@ def test_cli_says_the_idle_gpus(database, capsys):
     assert f"CoreWeave; {NOTE})" in capsys.readouterr().out
     assert main(["plan", "serving", *flags, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["options"][0]["fleet_note"] == NOTE
+
+
+def test_disagg_says_a_pool_s_shared_copies_and_the_aggregated_spare_gpus_apart(client):
+    """One page, two models: a fabric pool's copies all serve the peak (its idle GPUs hold no copy), the aggregated
+    option's peak is counted onto the copies it needs (its other GPUs are spare); the words and the schema say which."""
+    fabric = "model=llama-3.1-8b&requests_per_day=5000&providers=coreweave&gpus=h100-sxm,a100-sxm-80gb"
+    body = client.get(f"/disagg.json?{fabric}").json()
+    aggregated = body["aggregated"]["fleet_note"]
+    pools = [p["fleet_note"] for d in body["disaggregated"] for p in (d["prefill"], d["decode"]) if p["fleet_note"]]
+    assert aggregated == NOTE
+    assert pools and all("share the peak hour's requests" in note and "spare" not in note for note in pools)
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("ServingOptionOut", "FleetRow", "AggregatedOut"):
+        assert "spare" in schemas[name]["properties"]["idle_gpus_at_peak"]["description"], name
+    assert "no copy runs on" in schemas["Pool"]["properties"]["idle_gpus_at_peak"]["description"]
+    page = client.get(f"/disagg?{fabric}").text
+    assert str(escape(NOTE)) in page and str(escape(pools[0])) in page

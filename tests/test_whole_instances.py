@@ -184,8 +184,8 @@ def test_plan_table_counts_replicas_and_their_own_throughput(client):
         row = cells[(o["gpu_id"], o["provider_name"])]
         assert row["Tok/s per replica"] == f"{o['output_tokens_per_s']:,.0f}", (o["provider_name"], row)
         instances = f"{o['instances_at_peak']} instance{'s' if o['instances_at_peak'] != 1 else ''}"
-        idle = f" {o['fleet_note']}" if o["fleet_note"] else ""  # 2 copies on an 8-GPU instance: 4 GPUs idle
-        assert row["Replicas at peak"] == f"{o['replicas_at_peak']} in {instances}{idle}", row
+        spare = f" {o['fleet_note']}" if o["fleet_note"] else ""  # 2 copies serve the peak; 4 more GPUs spare
+        assert row["Replicas at peak"] == f"{o['replicas_at_peak']} in {instances}{spare}", row
 
 
 def test_plan_chart_prices_a_shared_instance_as_the_table_does(client):

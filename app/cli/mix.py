@@ -78,7 +78,7 @@ def _print(body: dict[str, Any]) -> None:
             continue
         print(f"\n{title}: ${fixed(fleet['usd_per_month'], 0)}/month")
         print(table(headers, _fleet_lines(fleet)))
-        for r in fleet["rows"]:  # a whole instance its peak load leaves partly idle, as the ranking says a fixed load's
+        for r in fleet["rows"]:  # a whole instance its peak load leaves partly spare, as /plan says its fleet's
             if r.get("fleet_note"):
                 print(f"{r['replicas']} × {r['label']}: {r['fleet_note']}")
     if body["saving_usd_per_month"] is not None:

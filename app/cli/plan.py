@@ -14,17 +14,27 @@ from app.scoring.explain import fixed, money_places, percent, usd_per_mtok
 from app.scoring.pricing.token_prices import DOUBTS
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.query.plan import SERVING_WORKLOAD_FIELDS
+from app.service.query.conveniences import CONVENIENCES
+from app.service.query.plan import PLAN_FIELDS, SERVED_MODEL_FIELDS, SERVING_WORKLOAD_FIELDS, TRAIN_PREFIX
 
 # The page's serving question: model, dtypes, lengths, limits, engine settings, serving techniques and the offer filters
 INFERENCE_FLAGS = SERVING_WORKLOAD_FIELDS
 # The training run's fields as the page's train_* fields, but its model: it trains the model it serves.
-TRAINING_FLAGS = tuple(
-    name for name in TrainingWorkload.model_fields if name not in ("model", "custom_model", "hf_config")
-)
+TRAINING_FLAGS = tuple(name for name in TrainingWorkload.model_fields if name not in SERVED_MODEL_FIELDS)
+TRAINING_PREFIX = TRAIN_PREFIX  # the training run's flags: --train-method, args.train_method
 
-
-TRAINING_PREFIX = "train_"  # the training run's flags: --train-method, args.train_method
+# The page's fields these commands refuse, with the page's reasons (--hf-config reads a custom architecture's file)
+PAGE_REASONS = {name: why for name, why in PLAN_FIELDS.reasons.items() if name != "hf_config"} | {
+    "custom_model": "give a custom architecture as its config.json file (--hf-config FILE)",
+    "hf_config_json": "the page's pasted config.json: give it as a file here (--hf-config FILE)",
+    "tokens_per_s_per_user": f"the page's other spelling of --tpot-ms ({CONVENIENCES['tokens_per_s_per_user']})",
+}
+REFUSED = {
+    "serving": {name: why for name, why in PAGE_REASONS.items() if not name.startswith(TRAIN_PREFIX)}
+    | {"months": "only `gpumatch plan lifecycle` prices a training run and months of serving after it"},
+    "lifecycle": PAGE_REASONS
+    | {"train_model": "a train-then-serve plan serves the model it trains: --model (or --hf-config) names both"},
+}
 
 
 def _values(args: argparse.Namespace, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
@@ -149,9 +159,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print_unknown_ids,
         read_hf_config,
     )
+    from app.cli.refused_flags import print_refused
     from app.service import plan
-    from app.service.query.plan import MAX_MONTHS, canonical_plan_query
+    from app.service.query.plan import MAX_MONTHS, canonical_plan_query, validate_training
 
+    if print_refused(args):
+        return 2
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
         return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
     values = _values(args, INFERENCE_FLAGS)
@@ -163,11 +176,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
         training = None
         if args.kind == "lifecycle":  # it trains the model it serves: the catalog one or the --hf-config file's
             model = {"model": workload.model, "hf_config": workload.hf_config}
-            run = _values(args, TRAINING_FLAGS, TRAINING_PREFIX)
-            try:
-                training = TrainingWorkload.model_validate({**model, **run})
-            except ValidationError as exc:  # its flags are --train-*; the served workload's ids are said with them
-                print_flag_errors(exc, lambda field: _flag_of_field(f"training.{field}"), run)
+            run = _values(args, (*TRAINING_FLAGS, "steps"), TRAINING_PREFIX)
+            errors: dict[str, str] = {}  # at train_* fields, as the page says them: --train-*
+            training = validate_training({**model, **run}, errors)
+            if training is None:  # the served workload's ids are said with them
+                for field, message in errors.items():
+                    print_field_error(field, message)
+                print_unknown_ids({TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field)
                 print_unknown_ids(values, (), lambda field: field)
                 return 2
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)
@@ -239,6 +254,7 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     plan = sub.add_parser("plan", help="dedicated vs serverless at a traffic; train-then-serve totals")
     kinds = plan.add_subparsers(dest="kind", required=True)
     from app.cli.common import add_field_flags, add_hf_config_flag, add_limit_flag, add_switch, field_help, help_text
+    from app.cli.refused_flags import add_refused_flags
 
     for kind in ("serving", "lifecycle"):
         parser = kinds.add_parser(kind)
@@ -252,10 +268,13 @@ def add_plan_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         add_hf_config_flag(parser, "train and serve" if kind == "lifecycle" else "rank")
         if kind == "lifecycle":
             add_field_flags(parser, TrainingWorkload, TRAINING_FLAGS, prefix=TRAINING_PREFIX)
+            steps = f"optimizer steps, instead of --train-total-tokens: {CONVENIENCES['steps']}"
+            parser.add_argument("--train-steps", dest="train_steps", help=help_text(steps))
             parser.add_argument("--months", type=int, default=12, help="months of serving")
         if kind == "serving":
             add_limit_flag(parser, "dedicated options")
         else:
             add_limit_flag(parser, "combinations", json_default="10, as the API")
         parser.add_argument("--json", action="store_true", help="print the plan API's JSON")
+        add_refused_flags(parser, REFUSED[kind], f"gpumatch plan {kind}")
         parser.set_defaults(func=cmd_plan)

@@ -29,7 +29,7 @@ from app.scoring.serving.disaggregated.plan import Comparison, compare
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.reasons import verdict
 from app.scoring.serving.disaggregated.terms import aggregated_terms, plan_terms
-from app.scoring.serving.plans.options import fleet_idle_words
+from app.scoring.serving.plans.options import fleet_spare_words
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -208,7 +208,7 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "usd_per_million_output_tokens": c.aggregated_usd_per_million_output_tokens_at_traffic,  # deprecated name
         "terms": aggregated_terms(c, workload),
         "idle_gpus_at_peak": s.idle_gpus_at_peak,
-        "fleet_note": fleet_idle_words(s),
+        "fleet_note": fleet_spare_words(s),
     }
 
 

@@ -11,12 +11,13 @@ from app.scoring.explain import significant
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans.options import ServingOption, fleet_idle_words
+from app.scoring.serving.plans.options import ServingOption, fleet_spare_words
 from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving
 from app.scoring.serving.traffic import week as units
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
+from app.service.catalog_ids import unknown_id_errors
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
@@ -52,6 +53,14 @@ def resolve_model(
         return model_spec_for(workload, snapshot)
     except UnknownId as exc:
         raise PlanFieldError(prefix + exc.field, str(exc), {prefix + k: v for k, v in exc.errors.items()}) from None
+
+
+def kept_run_errors(training: TrainingWorkload | None, months: int | None, snapshot: CatalogSnapshot) -> dict[str, str]:
+    """{training.field: message} for each catalog id a run kept without months names that the catalog lacks: no run
+    is priced to read them (the page's lifecycle_skipped), but a typo in a kept field is said as in a priced one."""
+    if training is None or months is not None:
+        return {}
+    return {f"training.{field}": message for field, message in unknown_id_errors(training, snapshot).items()}
 
 
 SERVERLESS_BASIS = (
@@ -95,7 +104,7 @@ def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
             "instances_at_peak": s.instances_at_peak,
             **cost,
             "idle_gpus_at_peak": s.idle_gpus_at_peak,
-            "fleet_note": fleet_idle_words(s),
+            "fleet_note": fleet_spare_words(s),
         }
     )
     return row

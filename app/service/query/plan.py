@@ -156,8 +156,9 @@ def trains_another_model(training: TrainingWorkload, inference: InferenceWorkloa
     )
 
 
-def _validate_training(data: dict[str, Any], errors: dict[str, str]) -> TrainingWorkload | None:
-    """The run's train_* fields as the rank form reads its own: `train_steps` sets the token budget there too."""
+def validate_training(data: dict[str, Any], errors: dict[str, str]) -> TrainingWorkload | None:
+    """The run's fields (unprefixed) as the rank form reads its own, each error at its train_* field: `steps` sets the
+    token budget there too (the page's train_steps, `gpumatch plan lifecycle --train-steps`)."""
     steps_errors: dict[str, str] = {}
     computed: dict[str, str] = {}
     data = apply_conveniences("training", data, steps_errors, computed)
@@ -204,7 +205,7 @@ def parse_plan(items: list[tuple[str, str]], fields: QueryFields = PLAN_FIELDS) 
             else:
                 training_data["model"] = workload.model
         # else: the served model's errors are said once, at its fields; the train_* fields are still checked
-        training = _validate_training(training_data, errors)
+        training = validate_training(training_data, errors)
         if training is not None and workload is not None and (other := trains_another_model(training, workload)):
             errors[TRAIN_PREFIX + "model"] = other
     # without months no run is priced, but valid train_* fields stay in the link and the form (lifecycle_skipped)

@@ -11,6 +11,8 @@ from app.scoring.serving.traffic.week import TRAFFIC_DESCRIPTION, Traffic
 from app.scoring.workload import InferenceWorkload
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
+    SPARE_AT_PEAK,
+    SPARE_WORDS,
     MeanLatencyOut,
     ModelRef,
     P99LatencyOut,
@@ -82,7 +84,8 @@ class Pool(PriceProvenanceOut):
         0,
         description="fabric path: GPUs the peak hour's rentals bill that no copy runs on: gpus_at_peak − "
         "replicas_at_peak × gpu_count (0 where the copies fill their rentals), already in monthly_usd; 0 on the node "
-        "path (the plan's idle_gpus_at_peak)",
+        "path (the plan's idle_gpus_at_peak). Idle as it says: every copy serves a share of the peak, so, unlike the "
+        "aggregated option's and /plan's spare GPUs, these are only GPUs a copy does not fit on",
     )
     fleet_note: str = Field(
         "",
@@ -207,13 +210,13 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut, P99LatencyOut):
     terms: list[TermOut] = Field(description="the explanation: each term of the option, with its formula and figures")
     idle_gpus_at_peak: int = Field(
         0,
-        description="GPUs the peak hour's instances bill that no replica runs on: gpus_at_peak − replicas_at_peak × "
-        "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in monthly_usd",
+        description="GPUs the peak hour's instances bill beyond its replicas: gpus_at_peak − replicas_at_peak × "
+        "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in monthly_usd. As /plan's, "
+        f"they are {SPARE_AT_PEAK}",
     )
     fleet_note: str = Field(
         "",
-        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
-        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+        description=SPARE_WORDS,
     )
 
 

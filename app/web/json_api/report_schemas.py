@@ -173,3 +173,16 @@ class WeightsOut(BaseModel):
     release_assumed: bool = Field(description="the catalog does not know the release precision: BF16 assumed")
     release_source: str = Field(description="where the release precision was read")
     note: str = Field(description="the same in words (also the last of the notes)")
+
+
+# /plan's, /mix's and /disagg's aggregated idle_gpus_at_peak and fleet_note: GPUs spare at the peak, not idle as a
+# /disagg pool's are (no copy runs on them); one word said both before (found by small2)
+SPARE_AT_PEAK = (
+    "spare, billed beyond the copies the peak needs: the peak's requests are counted onto those copies, each timed at "
+    "the load the ranking sized it for, whether or not the rented instances hold more copies (not a /disagg pool's "
+    "idle_gpus_at_peak, GPUs no copy runs on, whose every copy serves a share of the peak); the name is kept"
+)
+SPARE_WORDS = (
+    "idle_gpus_at_peak in words: 'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are billed, "
+    "spare at peak'; empty where none is spare"
+)

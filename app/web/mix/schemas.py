@@ -7,6 +7,8 @@ from pydantic import BaseModel, Field
 from app.scoring.serving.mix.question import MixQuestion
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
+    SPARE_AT_PEAK,
+    SPARE_WORDS,
     MeanLatencyOut,
     ModelRef,
     P99LatencyOut,
@@ -86,13 +88,13 @@ class FleetRow(PriceProvenanceOut):
     )
     idle_gpus_at_peak: int = Field(
         0,
-        description="GPUs its replicas bill that no needed copy runs on: replicas × rented_gpus − copies_at_peak × "
-        "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in usd_per_month",
+        description="GPUs its replicas bill beyond the copies its peak load needs: replicas × rented_gpus − "
+        "copies_at_peak × gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in "
+        f"usd_per_month. They are {SPARE_AT_PEAK}",
     )
     fleet_note: str = Field(
         "",
-        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
-        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+        description=SPARE_WORDS,
     )
 
 

@@ -38,9 +38,15 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool =
     shows no option's terms, leaves them out, the `.json` twin keeps them as the API and the CLI's --json do."""
     assert query.workload is not None and query.traffic is not None
     share = f"/plan?{query.canonical}"
-    body = plan.serving_payload(
-        query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=include_terms
-    )
+    kept_run = plan.kept_run_errors(query.training, query.months, snapshot)  # said with the served model's errors
+    try:
+        body = plan.serving_payload(
+            query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=include_terms
+        )
+    except plan.PlanFieldError as exc:
+        raise plan.PlanFieldError(exc.field, str(exc), {**exc.errors, **kept_run}) from None
+    if kept_run:
+        raise plan.PlanFieldError(*next(iter(kept_run.items())), kept_run)
     body["lifecycle"] = None
     body["lifecycle_skipped"] = lifecycle_skipped(query.training, query.months)  # train_* fields without months
     if query.training is not None and query.months is not None:

@@ -7,7 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, WeightsOut
+from app.web.json_api.report_schemas import (
+    CATALOG_VERSION,
+    SPARE_AT_PEAK,
+    SPARE_WORDS,
+    ModelOut,
+    ServerlessQuoteFields,
+    WeightsOut,
+)
 from app.web.rank.layout_schema import LayoutOut
 from app.web.rank.option_schemas import InferenceOptionFields
 from app.web.rank.schemas import WORKLOAD
@@ -52,14 +59,13 @@ class ServingOptionOut(InferenceOptionFields):
     billing_note: str = Field(description="how the terms bill the hours; empty where they bill the hours used")
     idle_gpus_at_peak: int = Field(
         0,
-        description="GPUs the peak hour's instances bill that no replica runs on (a low traffic's one copy on a whole "
+        description="GPUs the peak hour's instances bill beyond its replicas (a low traffic's one copy on a whole "
         "8-GPU instance leaves 7): instances_at_peak × instance_gpus − replicas_at_peak × gpu_count, already in the "
-        "costs; 0 where every billed GPU runs a copy",
+        f"costs; 0 where every billed GPU runs a copy the peak needs. They are {SPARE_AT_PEAK}",
     )
     fleet_note: str = Field(
         "",
-        description="idle_gpus_at_peak in words, as the rank API's machine text says a fixed load's: 'one copy on a "
-        "rented 8-GPU instance, 7 GPUs idle at peak'; empty where none is idle",
+        description=SPARE_WORDS,
     )
 
 

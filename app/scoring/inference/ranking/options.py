@@ -207,21 +207,17 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
     )
 
 
-def idle_gpus_words(
-    idle_gpus: int, instances: int | None, instance_gpus: int, copies: int = 1, when: str = "at this load"
-) -> str:
-    """Why a fleet bills more GPUs than its copies run on, in the words the page, the CLI and the row's machine text
-    all say: 'one copy on a rented 8-GPU instance, 6 GPUs idle at this load' (a fixed load's one replica), or a
-    traffic's fleet at its peak hour: '3 copies on 2 rented 8-GPU instances, 10 GPUs idle at peak' ('' with none
-    idle)."""
+def idle_gpus_words(idle_gpus: int, instances: int | None, instance_gpus: int) -> str:
+    """Why a fixed load's one replica bills more GPUs than it runs on, in the words the page, the CLI and the row's
+    machine text all say: 'one copy on a rented 8-GPU instance, 6 GPUs idle at this load' ('' with none idle). A
+    traffic's fleet says its spare GPUs in other words (app.scoring.serving.spare_gpus)."""
     if not idle_gpus:
         return ""
     rented = "a rented" if (instances or 1) == 1 else f"{instances} rented"
     plural = "" if (instances or 1) == 1 else "s"
-    running = "one copy" if copies == 1 else f"{copies} copies"
     return (
-        f"{running} on {rented} {instance_gpus}-GPU instance{plural}, {idle_gpus} GPU{'s' if idle_gpus != 1 else ''} "
-        f"idle {when}"
+        f"one copy on {rented} {instance_gpus}-GPU instance{plural}, {idle_gpus} GPU{'s' if idle_gpus != 1 else ''} "
+        "idle at this load"
     )
 
 

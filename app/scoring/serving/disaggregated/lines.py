@@ -16,7 +16,7 @@ from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_
 from app.scoring.serving.disaggregated.plan import Comparison
 from app.scoring.serving.disaggregated.pools import PrefillLoad
 from app.scoring.serving.disaggregated.pricing import AT_TRAFFIC, DisaggregatedPlan, PoolCost
-from app.scoring.serving.plans.options import ServingOption, fleet_idle_words
+from app.scoring.serving.plans.options import ServingOption, fleet_spare_words
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -78,8 +78,8 @@ def describe_aggregated(s: ServingOption) -> str:
     """The aggregated fleet at the peak: replicas of the layout, or the instances holding several copies each."""
     o = s.option
     layout = _layout(o.tensor_parallel, o.pipeline_parallel, o.attention_parallel == "dp")
-    idle = fleet_idle_words(s)  # a whole instance the peak leaves partly idle, in the ranking's words
-    idle = f"; {idle}" if idle else ""
+    spare = fleet_spare_words(s)  # a whole instance the peak leaves partly spare, in /plan's words
+    idle = f"; {spare}" if spare else ""
     if o.copies_per_instance > 1:
         return (
             f"{s.instances_at_peak} × {o.rented_gpus}×{o.gpu_id} ({o.copies_per_instance} copies of {layout} each, "

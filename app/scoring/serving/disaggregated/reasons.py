@@ -19,7 +19,7 @@ from app.scoring.serving.disaggregated.lines import (
 )
 from app.scoring.serving.disaggregated.plan import Comparison
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
-from app.scoring.serving.plans.options import fleet_idle_words
+from app.scoring.serving.plans.options import fleet_spare_words
 from app.scoring.specs import ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -115,8 +115,8 @@ def _because_not(c: Comparison, best: DisaggregatedPlan) -> str:
     assert c.aggregated is not None
     o, alone = c.aggregated.option, c.aggregated_decode_only
     gpus = c.aggregated.units_at_peak * o.rented_gpus
-    idle = fleet_idle_words(c.aggregated)  # the whole instances it rents, partly idle at a low traffic
-    idle = f" ({idle})" if idle else ""
+    spare = fleet_spare_words(c.aggregated)  # the whole instances it rents, partly spare at a low traffic
+    idle = f" ({spare})" if spare else ""
     text = (
         f"aggregated needs {gpus} × {o.gpu_id} at {_usd(o.usd_per_gpu_hour)}/GPU-h at the peak hour{idle} against "
         f"{best.prefill.gpus_at_peak} prefill {_pool_gpu(best.prefill)} + {best.decode.gpus_at_peak} decode "

@@ -12,12 +12,12 @@ import math
 from dataclasses import dataclass, field, replace
 
 from app.scoring.explain import Term, fixed
-from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.mix.solver import LOAD_TOLERANCE, MixCandidate, MixSolution, solve_mix
 from app.scoring.serving.mix.terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
+from app.scoring.serving.spare_gpus import spare_gpus_words
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 
 TIE_USD = 0.01  # a cent a month: mixes within it of one GPU type alone are shown as that type
@@ -42,19 +42,21 @@ class MixRow:
 
     @property
     def idle_gpus_at_peak(self) -> int:
-        """GPUs its replicas bill that no copy its peak load needs runs on (one copy on a whole 8-GPU instance
-        leaves 7); the monthly cost already counts them (replicas × rented GPUs)."""
+        """GPUs its replicas bill beyond the copies its peak load needs (copies_at_peak, each timed at the limits'
+        load): one copy on a whole 8-GPU instance leaves 7 spare; the monthly cost counts them (replicas × rented
+        GPUs)."""
         r = self.replica
         return max(0, self.replicas * (r.rented_gpus or r.gpu_count) - self.copies_at_peak * r.gpu_count)
 
     @property
     def fleet_note(self) -> str:
-        """idle_gpus_at_peak in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs idle at peak'."""
+        """idle_gpus_at_peak in /plan's words: 'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are
+        billed, spare at peak'."""
         r = self.replica
         rented = r.rented_gpus or r.gpu_count
         size = r.instance_gpus or rented
         instances = self.replicas * max(rented // size, 1)
-        return idle_gpus_words(self.idle_gpus_at_peak, instances, size, self.copies_at_peak, "at peak")
+        return spare_gpus_words(self.idle_gpus_at_peak, instances, size, self.copies_at_peak)
 
 
 @dataclass(frozen=True, slots=True)

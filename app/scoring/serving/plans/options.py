@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.scoring.inference.ranking.options import InferenceOption, idle_gpus_words
+from app.scoring.inference.ranking.options import InferenceOption
 from app.scoring.pricing.price_terms import COMMITTED, terms_text
+from app.scoring.serving.spare_gpus import spare_gpus_words
 from app.scoring.serving.traffic.week import ServingCost, Traffic, replicas_needed, serving_cost
 
 
@@ -40,17 +41,17 @@ class ServingOption:
 
     @property
     def idle_gpus_at_peak(self) -> int:
-        """GPUs the peak hour's rented units bill that no copy runs on: a low traffic's one copy on a whole 8-GPU
-        instance leaves 7 (the bill counts them: units × rented_gpus GPUs)."""
+        """GPUs the peak hour's rented units bill beyond the copies the peak needs (replicas_at_peak, each timed at
+        the ranking's load): a low traffic's one copy on a whole 8-GPU instance leaves 7 spare, billed (units ×
+        rented_gpus GPUs) whether or not a copy is loaded on them."""
         o = self.option
         return max(0, self.units_at_peak * o.rented_gpus - self.replicas_at_peak * o.gpu_count)
 
 
-def fleet_idle_words(s: ServingOption) -> str:
-    """The peak fleet's copies and idle GPUs in the ranking's words: 'one copy on a rented 8-GPU instance, 7 GPUs
-    idle at peak' ('' where every billed GPU runs a copy)."""
-    o = s.option
-    return idle_gpus_words(s.idle_gpus_at_peak, s.instances_at_peak, o.instance_gpus, s.replicas_at_peak, "at peak")
+def fleet_spare_words(s: ServingOption) -> str:
+    """The peak fleet's copies and spare GPUs: 'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance
+    are billed, spare at peak' ('' where every billed GPU runs a copy the peak needs)."""
+    return spare_gpus_words(s.idle_gpus_at_peak, s.instances_at_peak, s.option.instance_gpus, s.replicas_at_peak)
 
 
 def request_seconds(ttft_ms: float | None, tpot_ms: float | None, output_len: int) -> float:
@@ -93,9 +94,10 @@ def option_label(o: InferenceOption) -> str:
 
 
 def fleet_label(s: ServingOption) -> str:
-    """The option's label with its peak fleet's idle GPUs where a rented instance runs fewer copies than it holds:
-    `8×B200 (8 copies of 1 GPU; one copy on a rented 8-GPU instance, 7 GPUs idle at peak) at CoreWeave (on demand)`."""
-    o, idle = s.option, fleet_idle_words(s)
+    """The option's label with its peak fleet's spare GPUs where the peak needs fewer copies than its instances hold:
+    `8×B200 (8 copies of 1 GPU; one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are billed, spare
+    at peak) at CoreWeave (on demand)`."""
+    o, idle = s.option, fleet_spare_words(s)
     if not idle:
         return option_label(o)
     rented = rented_text(o)

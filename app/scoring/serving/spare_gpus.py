@@ -1,0 +1,24 @@
+"""Words for a traffic's fleet that bills more GPUs than its peak needs, as /plan, /mix and /disagg's aggregated option
+price and time it: the copies the peak hour needs, each timed at the load the ranking sized it for, on whole rented
+instances whose other GPUs are billed and spare. "Idle" stays what it says elsewhere, GPUs no copy runs on (a fixed
+load's one replica on the ranking, a /disagg pool's rentals, whose every copy serves a share of the peak): the two
+read alike before ('one copy on a rented 8-GPU instance, 7 GPUs idle at peak' beside a pool's '8 copies … share the
+peak hour's requests'), found by small2."""
+
+from __future__ import annotations
+
+
+def spare_gpus_words(spare_gpus: int, instances: int | None, instance_gpus: int, copies_needed: int) -> str:
+    """'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are billed, spare at peak' ('' with none
+    spare): `copies_needed` copies serve the peak hour, `spare_gpus` more of the `instances` rented are billed."""
+    if not spare_gpus:
+        return ""
+    one = copies_needed == 1
+    copies = "one copy serves" if one else f"{copies_needed if copies_needed else 'no'} copies serve"
+    whose = "its" if one else "their"
+    rented = "rented" if (instances or 1) == 1 else f"{instances} rented"
+    plural = "" if (instances or 1) == 1 else "s"
+    gpus = f"{spare_gpus} more GPU{'s' if spare_gpus != 1 else ''}"
+    billed = "is" if spare_gpus == 1 else "are"
+    instance = f"{whose} {rented} {instance_gpus}-GPU instance{plural}"
+    return f"{copies} the peak; {gpus} of {instance} {billed} billed, spare at peak"
