@@ -1,10 +1,10 @@
 """One digest of many inference answers, to show a speed change moves no byte of any answer.
 
-Ranks QUESTIONS (dense and MoE/MLA models, open and closed loops, a batch job, tight and loose limits, FP8/FP4,
-AMD, multi-node, spot-only, price types) in process (rank_payload with terms: every row, reason and band) and
-through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), five of them again on the seed
-offers three times over (bench_data.bench_snapshot(3): many offers a slot), and prints the SHA-256 of the
-JSON of all of them. Run it on two trees (`PYTHONPATH=<tree> python -m benchmarks.answers_digest`): the same
+Ranks QUESTIONS (dense and MoE/MLA models, open and closed loops, some given the replicas note, a batch job, tight
+and loose limits, FP8/FP4, AMD, multi-node, spot-only, price types) in process (rank_payload with terms: every row,
+reason and band) and through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), five of them
+again on the seed offers three times over (bench_data.bench_snapshot(3): many offers a slot), and prints the SHA-256
+of the JSON of all of them. Run it on two trees (`PYTHONPATH=<tree> python -m benchmarks.answers_digest`): the same
 digest means the same answers.
 """
 
@@ -44,6 +44,14 @@ QUESTIONS: list[dict[str, Any]] = [
     {"model": "llama-3.2-1b", "ttft_ms": 50, "tpot_ms": 5, "price_types": ["marketplace", "on_demand"]},
     {"model": "kimi-k2", "weight_dtype": "fp8", "max_gpus": 32, "rank_by": "requests"},
     {"model": "llama-3.1-8b", "scenario": "fixed_batch", "batch": 32, "beam_width": 4},
+    # fixed loads whose replicas note is given (cheaper_on_replicas), and low ones where it is not
+    {"model": "llama-3.1-8b", "scenario": "concurrency", "concurrency": 512},
+    {"model": "mixtral-8x7b", "scenario": "concurrency", "concurrency": 128},
+    {"model": "qwen3-30b-a3b", "scenario": "request_rate", "requests_per_s": 5.0, "ttft_ms": 500, "tpot_ms": 20},
+    {"model": "llama-3.1-70b", "scenario": "request_rate", "requests_per_s": 10.0, "weight_dtype": "fp8"},
+    {"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20.0},
+    {"model": "deepseek-r1", "scenario": "request_rate", "requests_per_s": 0.05, "weight_dtype": "fp8"},
+    {"model": "llama-3.1-70b", "scenario": "concurrency", "concurrency": 16, "weight_dtype": "fp8"},
 ]
 
 

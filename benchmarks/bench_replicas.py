@@ -1,7 +1,8 @@
 """What the replicas note costs a fixed-load question: a question whose load one replica takes whole (clients in
-flight, or a request rate) runs a second ranking, the same load as a latency-bound peak, to decide whether to say
-that replicas sized to the limits are cheaper (app.service.rank.answer_body.cheaper_on_replicas). Measured as that
-ranking plus the decision against the plain ranking of the same question, in one run; each run a distinct workload."""
+flight, or a request rate) ranks the same load again as a latency-bound peak, to decide whether to say that replicas
+sized to the limits are cheaper (app.service.rank.answer_body.cheaper_on_replicas; only the fleets that could come
+first or be noted are estimated: ranking.fleet_leader). Measured as that ranking plus the decision against the plain
+ranking of the same question, in one run; each run a distinct workload."""
 
 from __future__ import annotations
 

@@ -122,14 +122,15 @@ def cheaper_on_replicas(
     best = ranking.options[0] if ranking.feasible_count else None
     if sized is None or best is None or not best.usd_per_million_output_tokens:
         return None
-    from app.scoring.inference.ranking.rank import rank_inference
+    from app.scoring.inference.ranking.fleet_leader import fleet_leader
 
-    fleets = rank_inference(sized.model_copy(update={"rank_by": "fleet"}), snapshot, model)
-    fleet = fleets.options[0] if fleets.feasible_count else None
+    best_usd = best.usd_per_million_output_tokens
+    sized_by_fleet = sized.model_copy(update={"rank_by": "fleet"})
+    fleet = fleet_leader(sized_by_fleet, snapshot, model, lambda month: _could_be_noted(workload, best_usd, month))
     fleet_usd = fleet_usd_per_million_at_traffic(workload, fleet) if fleet is not None else None
     if fleet is None or not fleet_usd:
         return None
-    ratio = best.usd_per_million_output_tokens / fleet_usd
+    ratio = best_usd / fleet_usd
     assert fleet.usd_per_month_at_peak is not None  # ranked by fleet: each option's month at the peak
     if ratio < REPLICAS_NOTE_RATIO:
         return None
@@ -173,6 +174,23 @@ def overloaded_replicas(workload: InferenceWorkload, ranking: Any) -> dict[str, 
     }
 
 
+def _could_be_noted(workload: InferenceWorkload, best_usd: float, fleet_usd_per_month: float) -> bool:
+    """Whether a fleet at this month could be noted: at a request rate the traffic is the workload's, so its $ per
+    million tokens (fleet_usd_per_million_at_traffic's sum) must leave the ratio at REPLICAS_NOTE_RATIO or more; a
+    closed loop's traffic is the fleet's own (any fleet could be)."""
+    if workload.scenario != "request_rate":
+        return True
+    fleet_usd = usd_per_million_at(fleet_usd_per_month, (workload.requests_per_s or 0.0) * workload.output_len)
+    return not fleet_usd or best_usd / fleet_usd >= REPLICAS_NOTE_RATIO
+
+
+def usd_per_million_at(usd_per_month: float, tokens_per_s: float) -> float | None:
+    """$ per million output tokens of a monthly bill at `tokens_per_s` around the clock (None: no traffic)."""
+    if tokens_per_s <= 0:
+        return None
+    return usd_per_month / HOURS_PER_MONTH / (tokens_per_s * 3600 / 1e6)
+
+
 def fleet_usd_per_million_at_traffic(workload: InferenceWorkload, fleet: Any) -> float | None:
     """$ per million output tokens of a fleet ranked at a peak (its monthly bill, whole replicas always on) at the
     traffic of a live-traffic question: a request rate's requests x output tokens a second, or each of its clients
@@ -183,9 +201,7 @@ def fleet_usd_per_million_at_traffic(workload: InferenceWorkload, fleet: Any) ->
         tokens_per_s = (workload.requests_per_s or 0.0) * workload.output_len
     else:
         tokens_per_s = (workload.concurrency or 0) * (fleet.requests_per_s or 0.0) * workload.output_len / fleet.batch
-    if tokens_per_s <= 0:
-        return None
-    return fleet.usd_per_month_at_peak / HOURS_PER_MONTH / (tokens_per_s * 3600 / 1e6)
+    return usd_per_million_at(fleet.usd_per_month_at_peak, tokens_per_s)
 
 
 def _global_batch(workload: TrainingWorkload, model: ModelSpec) -> dict[str, Any]:

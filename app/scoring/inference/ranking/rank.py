@@ -59,6 +59,11 @@ _FILTER_FIELDS = {
 }
 
 
+def estimate_workload_key(workload: InferenceWorkload) -> str:
+    """The workload as cached_configuration keys it: every field but those that only choose or price offers."""
+    return workload.model_dump_json(exclude=_FILTER_FIELDS)
+
+
 def cached_configuration(
     gpu: GpuSpec,
     machine: Machine,
@@ -111,7 +116,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     per-offer work is a multiplication, a sort and a set lookup (slots are memoised per snapshot)."""
     offers = snapshot_offers(snapshot, workload)
     slot_of, slots = offer_slots(snapshot, workload)
-    key = workload.model_dump_json(exclude=_FILTER_FIELDS)
+    key = estimate_workload_key(workload)
     rank_by = workload.ranked_by
     solved: Solved = {}
     explained: Explained = {}
