@@ -121,3 +121,19 @@ def test_validate_reports_memory_per_covered_row_and_summarises_each_run_once(tm
     assert "## Training memory against published peaks" in section
     assert section.count("| nt-90001 |") == 1 and section.count("| nt-90002 |") == 1
     assert "47.65 GB" in section and "24.9 GiB" in section
+
+
+def test_the_torchtune_ladder_is_sized_at_the_batch_it_states_per_device():
+    """ "batch 2" on one GPU with a global batch of 2: sized at micro-batch 2 (no accumulation), not the micro-batch 1
+    x 2 accumulation a layout search picks, and without checkpointing above the table's "+ Activation Checkpointing"
+    row. At micro-batch 1 the "+ Packed Dataset" row read 40.8 GB against its 60.0 GiB active peak."""
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = dict(
+        TORCHTUNE_ROW,
+        notes="framework: torchtune single device; Optimization-flags table, cumulative technique '+ Packed Dataset'; "
+        "batch 2, max seq 4096, bf16; peak active mem 60.0 GiB; techniques above it in the cumulative table: Baseline",
+    )
+    est = predict_estimate(row, gpus, models)[0]
+    assert est.layout is not None and (est.layout.micro_batch_seqs, est.layout.recompute) == (2, "none")
+    memory = predict_training_case(row, gpus, models).memory
+    assert memory is not None and 0.8 * memory.measured_gb < memory.predicted_gb < memory.measured_gb

@@ -39,3 +39,70 @@ def test_async_tp_stated_hides_the_tp_all_reduces():
 
     assert async_tp_changes({"notes": "torchtitan FSDP32xTP8 + compile + asyncTP; full AC"}) == {"tp_comm_exposed": 0.0}
     assert async_tp_changes({"notes": "torchtitan 2D FSDP16xTP8; full AC"}) == {}
+
+
+DATA_PARALLEL = Layout(zero_stage=0, tensor_parallel=1, pipeline_parallel=1, recompute="full")  # a single-GPU search
+
+
+def test_a_bare_per_device_batch_is_the_micro_batch_where_it_makes_up_the_global_batch():
+    """torchtune's "batch 2" on one GPU and a global batch of 2, MaxText's "per-device batch 7" on 64 data-parallel
+    GPUs and 448 sequences: no accumulation, so the micro-batch is the stated batch."""
+    ladder = "framework: torchtune single device; Optimization-flags table; batch 2, max seq 4096, bf16"
+    layout = layout_from_notes(ladder, 1, DATA_PARALLEL, global_batch_seqs=2)
+    assert layout is not None and layout.micro_batch_seqs == 2
+    maxtext = "MaxText (JAX), remat full; per-device batch 7; synthetic data"
+    layout = layout_from_notes(maxtext, 64, Layout(zero_stage=3, tensor_parallel=1), global_batch_seqs=448)
+    assert layout is not None and layout.micro_batch_seqs == 7
+
+
+def test_a_bare_batch_is_not_read_where_steps_accumulate_or_gpus_share_a_replica():
+    ladder = "framework: torchtune single device; batch 2, max seq 4096"
+    # 2 x 1 GPU is not the global batch of 8: the step accumulates (or the batch is something else)
+    layout = layout_from_notes(ladder, 1, DATA_PARALLEL, global_batch_seqs=8)
+    assert layout is not None and layout.micro_batch_seqs == 1
+    # TP2 PP16: 32 GPUs share each replica, so a per-device batch is not a replica's micro-batch
+    searched = Layout(zero_stage=1, tensor_parallel=2, pipeline_parallel=16, recompute="full")
+    maxtext = "MaxText (JAX), FSDP=8, remat full; per-device batch 4"
+    assert layout_from_notes(maxtext, 64, searched, global_batch_seqs=256) == searched
+    # nor a global batch, nor a micro-batch already stated with its accumulation
+    assert layout_from_notes("global batch 8", 8, DATA_PARALLEL, global_batch_seqs=64) == DATA_PARALLEL
+    layout = layout_from_notes("micro-batch 1 x grad-accum 2", 2, DATA_PARALLEL, global_batch_seqs=2)
+    assert layout is not None and layout.micro_batch_seqs == 1
+
+
+def test_fsdp_stated_alone_is_data_parallel_fsdp_over_every_gpu():
+    """ "FSDP2" (PyTorch's API), "FSDP", "FSDP=64" on 64 GPUs: every weight sharded over all GPUs, no TP or PP,
+    whatever split a layout search picked."""
+    for notes, gpus in (
+        ("framework: torchtitan + torchao, 8x B200, FSDP2, torch.compile, per-op SAC, local bs 1", 8),
+        ("framework: torchtitan FSDP+compile+Float8; Trainy on WhiteFiber", 32),
+        ("LLM Foundry/Composer FSDP FULL_SHARD; micro-batch 4", 16),
+        ("MaxText (JAX), FSDP=64, remat full", 64),
+    ):
+        layout = layout_from_notes(notes, gpus, SEARCHED)
+        assert layout is not None, notes
+        assert (layout.tensor_parallel, layout.pipeline_parallel, layout.zero_stage) == (1, 1, 3), notes
+
+
+def test_fsdp_beside_another_axis_or_over_fewer_gpus_keeps_the_searched_split():
+    for notes, gpus in (
+        ("FSDP + Megatron-LM tensor parallelism (metaseq), FP16 weights", 992),  # TP named without a degree
+        ("MaxText (JAX), 8 nodes x 8 MI355X, FSDP=8 (as published), remat full", 64),  # the other 8 unstated
+        ("Megatron, FSDP, CP2", 128),
+    ):
+        layout = layout_from_notes(notes, gpus, SEARCHED)
+        assert layout is not None, notes
+        assert (layout.tensor_parallel, layout.pipeline_parallel) == (8, 2), notes
+
+
+def test_a_cumulative_tables_rows_above_activation_checkpointing_ran_without_it():
+    above = "Optimization-flags table, cumulative technique '+ Compile'; techniques above it in the cumulative table: "
+    layout = layout_from_notes(above + "Baseline, + Packed Dataset", 1, DATA_PARALLEL)
+    assert layout is not None and layout.recompute == "none"
+    below = above.replace("+ Compile", "+ 8-bit AdamW") + "Baseline, + Compile, + Activation Checkpointing"
+    layout = layout_from_notes(below, 1, Layout(zero_stage=0))
+    assert layout is not None and layout.recompute == "full"
+    # a row outside a cumulative table that names no checkpointing states nothing about it
+    assert layout_from_notes("framework: torchtune; dataset packed", 1, DATA_PARALLEL) == DATA_PARALLEL
+    # and a run that fits nowhere is not given a layout by it
+    assert layout_from_notes(above + "Baseline", 1, None) is None

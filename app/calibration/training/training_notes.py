@@ -123,10 +123,63 @@ def _int(pattern: str, notes: str) -> int | None:
 # torchtitan's "local bs 2" (its training.local_batch_size, one forward per step) and torchtune's "batch size 2
 # without grad accumulation".
 PER_DEVICE_MICRO_BATCH = r"micro-batch (\d+)|\blocal bs (\d+)|\bbatch size (\d+) without grad(?:ient)? accumulation"
+# A batch stated bare ("batch 2", torchtune's optimization-flags table, whose `batch_size` is per device) or as
+# "per-device batch 7" (MaxText's per_device_batch_size): the micro-batch only where it alone makes up the global batch,
+# each GPU its own data-parallel replica (no TP, PP or sequence split) and the stated batch times the GPUs equal to the
+# row's global batch, so that no step accumulates gradients.
+DEVICE_BATCH = r"(?<![\w-])(?<!global )(?:per-device )?batch (\d+)\b"
+
+# A stated FSDP ("FSDP", "FSDP2": PyTorch's fully_shard API, "FSDP=64") with no tensor, pipeline or context parallel
+# axis stated shards every weight over all the GPUs, each GPU its own replica: ZeRO-3 data parallelism alone. A degree
+# smaller than the GPUs ("FSDP=8" on 64 GPUs) leaves the other axes unstated, and the searched layout stands.
+FSDP_STATED = re.compile(r"\bFSDP(?: ?= ?(\d+)|(\d+))?\b")
+# Another axis named without a degree ("FSDP + Megatron-LM tensor parallelism", OPT-175B's metaseq): not FSDP alone.
+OTHER_AXIS_IN_WORDS = re.compile(r"\b(?:tensor|pipeline|context|sequence)[- ]parallel|\b(?:TP|PP|CP)\b", re.IGNORECASE)
 
 
-def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout | None:
-    """Override the chosen layout with parallelism stated in the notes (general patterns only)."""
+def _data_parallel_fsdp(notes: str, gpu_count: int) -> bool:
+    """The notes state FSDP over all the GPUs (FSDP_STATED); the caller has checked that no TP/PP/CP is stated."""
+    match = FSDP_STATED.search(notes)
+    if match is None or OTHER_AXIS_IN_WORDS.search(notes):
+        return False
+    degree = match.group(1) or (match.group(2) if match.group(2) != "2" else None)  # "FSDP2" names the API
+    return degree is None or int(degree) == gpu_count
+
+
+# Activation checkpointing as a technique of a cumulative table (torchtune's optimization-flags table: each row adds its
+# technique to all those above it, from a baseline without any): the rows whose own technique and the techniques above
+# them (case_files.TECHNIQUES_ABOVE) do not name it ran without checkpointing, those from its row on with it.
+ACTIVATION_CHECKPOINTING = "activation checkpointing"
+CUMULATIVE_ROW = re.compile(r"cumulative technique '")
+
+
+def _recompute(lowered: str) -> Recompute | None:
+    """The recompute the notes state (lower-cased), None where they state none."""
+    if (
+        "activation checkpointing true" in lowered
+        or "full ac" in lowered
+        or "remat full" in lowered
+        or "full recompute" in lowered.split(";")[0]
+        or f"+ {ACTIVATION_CHECKPOINTING}" in lowered  # torchtune's flag: every transformer layer checkpointed
+    ):
+        return "full"
+    if "selective" in lowered or re.search(r"\bsac\b", lowered):  # "per-op SAC": torchtitan's op-level selective AC
+        return "selective"
+    if "activation checkpointing false" in lowered:
+        return "none"
+    return None
+
+
+def _ran_without_checkpointing(lowered: str) -> bool:
+    """A row of a cumulative table that names activation checkpointing neither as its technique nor above it."""
+    return CUMULATIVE_ROW.search(lowered) is not None and ACTIVATION_CHECKPOINTING not in lowered
+
+
+def layout_from_notes(
+    notes: str, gpu_count: int, base: Layout | None, global_batch_seqs: int | None = None
+) -> Layout | None:
+    """Override the chosen layout with parallelism stated in the notes (general patterns only); a bare per-device
+    batch (DEVICE_BATCH) is read as the micro-batch against the row's `global_batch_seqs`."""
     layout = base or Layout()
     split = notes.replace("xTP", " TP").replace("xPP", " PP")  # "FSDP8xTP8xPP8"
     tp = _int(r"\bTP(\d+)\b", split)
@@ -142,6 +195,8 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         changes["pipeline_parallel"] = 1
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
+    elif not cp and _data_parallel_fsdp(notes, gpu_count):
+        changes["tensor_parallel"], changes["pipeline_parallel"], changes["zero_stage"] = 1, 1, 3
     if cp and cp > 1:
         changes["sequence_parallel"] = cp
     vp = _int(r"\bVP(\d+)\b", notes)
@@ -149,22 +204,20 @@ def layout_from_notes(notes: str, gpu_count: int, base: Layout | None) -> Layout
         changes["pipeline_interleave"] = vp
     elif "interleaved" in notes.lower():
         changes["pipeline_interleave"] = 2
-    lowered = notes.lower()
-    if (
-        "activation checkpointing true" in lowered
-        or "full ac" in lowered
-        or "remat full" in lowered
-        or "full recompute" in lowered.split(";")[0]
-        or "+ activation checkpointing" in lowered  # torchtune's flag: every transformer layer checkpointed
-    ):
-        changes["recompute"] = "full"
-    elif "selective" in lowered or re.search(r"\bsac\b", lowered):  # "per-op SAC": torchtitan's op-level selective AC
-        changes["recompute"] = "selective"
-    elif "activation checkpointing false" in lowered:
+    recompute = _recompute(notes.lower())
+    if recompute:
+        changes["recompute"] = recompute
+    elif base is not None and _ran_without_checkpointing(notes.lower()):  # states how a fitted run recomputed
         changes["recompute"] = "none"
     micro = _int(PER_DEVICE_MICRO_BATCH, notes)
     if micro:
         changes["micro_batch_seqs"] = micro
+    elif (per_device := _int(DEVICE_BATCH, notes)) and global_batch_seqs == per_device * gpu_count:
+        split_axes = changes.get("tensor_parallel", layout.tensor_parallel) * changes.get(
+            "pipeline_parallel", layout.pipeline_parallel
+        )
+        if split_axes * changes.get("sequence_parallel", layout.sequence_parallel) == 1:
+            changes["micro_batch_seqs"] = per_device
     if not changes or (base is None and set(changes) == {"micro_batch_seqs"}):  # a batch alone states no split
         return base
     layout = replace(layout, **changes)

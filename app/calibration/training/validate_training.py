@@ -1,9 +1,11 @@
 """Predict one row of training_cases.csv (shared/validation) with the training estimator.
 
 Parallelism, recompute and micro-batch are read from the notes only through general patterns ("TP8", "PP4", "VP6",
-"FSDP2", "sp8", "activation checkpointing True", "full AC", "micro-batch 4", "local bs 2"), the optimizer recipe
-through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is read
-through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
+"FSDP2" alone as FSDP over every GPU, "sp8", "activation checkpointing True", "full AC", a cumulative table's rows above
+"+ Activation Checkpointing" as none, "micro-batch 4", "local bs 2", "batch 2" that makes up the global batch), the
+optimizer recipe through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes
+name is read through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds
+those readers.
 """
 
 from __future__ import annotations
@@ -188,7 +190,7 @@ def predict_estimate(
     if not base.fits and recipe_from_notes(row).paged and w.offload == "none":  # paged states spill to host memory
         w = w.model_copy(update={"offload": "cpu"})
         base = searched(w)
-    layout = layout_from_notes(row.get("notes", ""), n, base.layout)
+    layout = layout_from_notes(row.get("notes", ""), n, base.layout, w.global_batch_seqs)
     sp = _int(r"\b(?:sp|SP)(\d+)\b", row.get("notes", ""))
     if sp and n % sp == 0 and w.framework in DATA_PARALLEL_ONLY:  # DeepSpeed-Ulysses as stated, sp1 included
         layout = first_fit(gpu, n, model, w, 1, 1, e, sp) or layout
