@@ -226,3 +226,12 @@ def test_the_cli_says_what_the_page_says_when_no_offer_meets_the_limits(client, 
     assert said in capsys.readouterr().out
     assert main([*argv, "--concurrency", "64", "--tpot-ms", "50"]) == 0  # some offer meets them: no such sentence
     assert "No offer meets the latency limits" not in capsys.readouterr().out
+
+
+def test_one_row_over_the_limits_is_said_in_the_singular(client) -> None:  # type: ignore[no-untyped-def]
+    # qa31: 8B at 20 req/s ranked 13 rows, one over the limits, and the caption read "the last 1 are over"
+    url = "/?phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=20"
+    assert _json(client, url)["over_limits_options"] == 1
+    html = client.get(url).text
+    assert "; the last one is over the latency limits." in html
+    assert "the last 1 are" not in html

@@ -602,3 +602,16 @@ def test_replicas_are_compared_at_the_traffic_not_at_full_load(client) -> None: 
     at_traffic = fleet["usd_per_month_at_peak"] / 730 / (16 * 400 * 3600 / 1e6)
     assert busy["replicas"]["usd_per_million_output_tokens"] == pytest.approx(at_traffic, rel=1e-4)
     assert f"{fleet['replicas']} replicas" in busy["replicas"]["note"]
+
+
+def test_replicas_note_ratio_reads_as_the_two_prices_divide(client) -> None:  # type: ignore[no-untyped-def]
+    """8B at 20 req/s: '$0.478 ... 2× the $0.208' (2.3 by hand) now reads '2.3×' (found by qa31)."""
+    body = client.post(
+        "/api/v1/rank/inference?limit=1&terms=false",
+        json={"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20},
+    ).json()
+    replicas, best = body["replicas"], body["options"][0]
+    said = re.search(r"\), ([\d.]+)× the \$([\d.]+) of replicas", replicas["note"])
+    assert said is not None, replicas["note"]
+    by_hand = best["usd_per_million_output_tokens"] / replicas["usd_per_million_output_tokens"]
+    assert 2 < by_hand < 10 and abs(float(said.group(1)) - by_hand) <= 0.05

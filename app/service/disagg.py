@@ -121,6 +121,7 @@ def _pool(pool: PoolCost, plan: DisaggregatedPlan, bands: PoolBands | None, high
         "idle_gpus_at_peak": pool.idle_gpus_at_peak,
         "fleet_note": pool.fleet_note,
         "utilisation_at_peak": pool.utilisation_at_peak,
+        "busy_share_at_peak": pool.utilisation_at_peak * (load.utilisation if prefill else 1.0),
         "monthly_usd": pool.monthly_usd,
         "usd_per_million_tokens_at_traffic": pool.usd_per_million_tokens_at_traffic,
         "usd_per_million_tokens": pool.usd_per_million_tokens_at_traffic,  # deprecated name (schemas.py)

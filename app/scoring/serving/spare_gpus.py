@@ -22,3 +22,12 @@ def spare_gpus_words(spare_gpus: int, instances: int | None, instance_gpus: int,
     billed = "is" if spare_gpus == 1 else "are"
     instance = f"{whose} {rented} {instance_gpus}-GPU instance{plural}"
     return f"{copies} the peak; {gpus} of {instance} {billed} billed, spare at peak"
+
+
+def peak_row_spare_words(replicas: int | None, gpu_count: int, instances: int | None, instance_gpus: int) -> str:
+    """A ranked row at a peak (peak_requests_per_s or peak_concurrency): its `replicas` copies on `instances` whole
+    rented instances, the GPUs no needed copy runs on said as /plan says them ('' with none): the 8B at 3 req/s on
+    CoreWeave's 8-GPU L40S instance, 2 copies, billed for 8 GPUs (found by qa31)."""
+    if not replicas or not instances:
+        return ""
+    return spare_gpus_words(instances * instance_gpus - replicas * gpu_count, instances, instance_gpus, replicas)

@@ -136,11 +136,12 @@ def cheaper_on_replicas(
         return None
     load = f"{workload.concurrency:,} clients" if workload.scenario == "concurrency" else "this request rate"
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
+    times = fixed(ratio, 1 if ratio < 10 else 0)  # "2.3×": a buyer divides the two prices (qa31)
     idle = ", " + idle_gpus_words(best.idle_gpus, best.instances, best.instance_gpus) if best.idle_gpus else ""
     note = (
         f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
         f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
-        f"PP{best.pipeline_parallel}{idle}), {fixed(ratio, 0)}× the ${significant(fleet_usd, 3)} of replicas sized "
+        f"PP{best.pipeline_parallel}{idle}), {times}× the ${significant(fleet_usd, 3)} of replicas sized "
         f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
         f"${fixed(fleet.usd_per_month_at_peak, 0)} a month): rank the same load as a peak"
     )

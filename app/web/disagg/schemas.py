@@ -94,6 +94,11 @@ class Pool(PriceProvenanceOut):
         "every copy and no GPU is idle",
     )
     utilisation_at_peak: float = Field(description="peak-hour requests ÷ the instances' capacity")
+    busy_share_at_peak: float = Field(
+        description="the share of the peak hour an instance is busy: prefill, the share it spends prefilling (ρ, the "
+        "queue wait's), utilisation_at_peak × the utilisation its TTFT limit allows (capacity_requests_per_s already "
+        "leaves the idle time the queue needs); decode, utilisation_at_peak (its batch slots in use)"
+    )
     monthly_usd: float = Field(description="autoscaled hour by hour")
     usd_per_million_tokens_at_traffic: float = Field(
         description="$ per million of the pool's own tokens (see `tokens`) served at this traffic: its monthly cost ÷ "
