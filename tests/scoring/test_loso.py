@@ -195,9 +195,11 @@ def test_loso_error_does_not_regress_on_the_public_files(precomputed):
                 coverage = summary["band_coverage"][metric]
                 assert 0.70 <= coverage["held_out_share"] <= 0.90, metric
                 assert 0.70 <= coverage["held_out_publication_share"] <= 0.90, metric
-                # its own publication flatters it, within a point: training's committed band (refitted 2026-12-06 on
-                # the layouts the stacks run) holds 87.5 % of the rows, its held-out twin 88.1 %
-                assert coverage["share"] >= coverage["held_out_share"] - 0.01, metric
+                # its own publication flatters it, each publication weighted equally (the house rule): training's
+                # committed band holds 86.3 % of a publication's rows on average, its held-out twin 81.4 % (2026-12-07,
+                # after ladder's readings). Per row it need not: LLM Foundry's 201 tight rows are 61 % of them, and a
+                # band built without LLM Foundry is wider (87.2 % of rows held out against 84.5 % committed).
+                assert coverage["publication_share"] >= coverage["held_out_publication_share"] - 0.01, metric
     assert len(read_cases(SHARED / "inference_cases.csv")) > 2000
     # what each fitted constant rests on: every row moves the streaming efficiency; only argonne's and MLPerf's AMD
     # rows the ROCm factors; only Tenstorrent's TP16 rows the inter-node latency; only XiongjieDai's llama.cpp
