@@ -235,3 +235,20 @@ def test_one_row_over_the_limits_is_said_in_the_singular(client) -> None:  # typ
     html = client.get(url).text
     assert "; the last one is over the latency limits." in html
     assert "the last 1 are" not in html
+
+
+def test_when_no_offer_meets_the_limits_the_caption_counts_what_fits(client, database, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Every feasible row over the limits: the caption and the CLI header said '75 feasible offers', "feasible" read as
+    "meets them" where it meant "fits in memory" (found by tidy); they now count what fits and say none meets them."""
+    from app.cli.main import main
+
+    fits = _json(client, NONE_MEET)["feasible_options"]
+    said = f"{fits} offers that fit, none meeting the latency limits; best first"
+    for headers in ({}, {"HX-Request": "true"}):  # the page and its htmx fragment
+        text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", client.get(NONE_MEET, headers=headers).text)))
+        assert said in text and f"{fits} feasible offers" not in text
+    assert "offers that fit" not in client.get(CLIENTS).text  # some meet them: feasible, as before
+    flags = ["--model", "llama-3.1-8b", "--tpot-ms", "5", "--scenario", "concurrency", "--concurrency", "64"]
+    assert main(["rank", "inference", *flags, "--limit", "2"]) == 0
+    assert f"Llama 3.1 8B: {fits} of " in (out := capsys.readouterr().out)
+    assert "offers fit, none meeting the latency limits" in out.splitlines()[0]

@@ -615,3 +615,20 @@ def test_replicas_note_ratio_reads_as_the_two_prices_divide(client) -> None:  # 
     assert said is not None, replicas["note"]
     by_hand = best["usd_per_million_output_tokens"] / replicas["usd_per_million_output_tokens"]
     assert 2 < by_hand < 10 and abs(float(said.group(1)) - by_hand) <= 0.05
+
+
+def test_replicas_note_says_its_price_is_at_this_traffic_not_the_peak_ranking_s(client) -> None:  # type: ignore[no-untyped-def]
+    """8B at 20 req/s: the note's '$0.208' of replicas is the fleet's month over the tokens this load makes, while the
+    peak ranking it links lists its #1 at full load ($0.190): the note now says which is which, so a buyer following
+    the link is not surprised (found by tidy)."""
+    body = client.post(
+        "/api/v1/rank/inference?limit=1&terms=false",
+        json={"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20},
+    ).json()
+    replicas = body["replicas"]
+    peak = client.get(replicas["url"].replace("/?", "/rank.json?")).json()
+    assert peak["rank_by"] == "fleet"
+    full_load = peak["options"][0]["usd_per_million_output_tokens"]
+    assert full_load < replicas["usd_per_million_output_tokens"]  # the two numbers differ: the note must say why
+    assert "the bill over the tokens this load makes" in replicas["note"]
+    assert "the peak ranking's $/M is each replica's at full load" in replicas["note"]

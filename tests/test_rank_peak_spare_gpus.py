@@ -5,6 +5,8 @@ time' (found by qa31)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from html import unescape
 
@@ -34,3 +36,15 @@ def test_peak_row_says_its_spare_gpus_on_the_cli(database, capsys):  # type: ign
     flags = ["--model", "llama-3.1-8b", "--peak-requests-per-s", "3", "--providers", "coreweave", "--limit", "3"]
     assert main(["rank", "inference", *flags]) == 0
     assert f"TP1, 8 per 8-GPU instance; {L40S}" in capsys.readouterr().out
+
+
+def test_peak_row_says_its_spare_gpus_in_json_and_csv(client):  # type: ignore[no-untyped-def]
+    """The page's words and their count are in the JSON and, last, in the CSV, as /plan's rows carry them (found by
+    tidy: the JSON and CSV had no field for them)."""
+    o = _l40s(client)
+    assert (o["idle_gpus_at_peak"], o["fleet_note"]) == (6, L40S)
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{PEAK}").text)))
+    assert list(rows[0])[-2:] == ["idle_gpus_at_peak", "fleet_note"]
+    assert next(r for r in rows if r["gpu_id"] == "L40S")["fleet_note"] == L40S
+    fixed = client.get("/rank.json?phase=inference&model=llama-3.1-8b&requests_per_s=3&scenario=request_rate").json()
+    assert {(o["idle_gpus_at_peak"], o["fleet_note"]) for o in fixed["options"]} == {(0, "")}  # no peak, none spare

@@ -56,6 +56,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
     from app.cli.tables.ranking import (
         best_at_risk,
+        fit_count_words,
         infeasible_reasons,
         price_sources,
         ranking_table,
@@ -66,7 +67,7 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     from app.service.rank.fixed_load_words import load_words, one_replica_sentence, over_limits_sentence
 
     rows = args.limit or TEXT_ROWS
-    print(f"{payload['model']['name']}: {payload['feasible_options']} feasible of {payload['total_options']} offers")
+    print(f"{payload['model']['name']}: {fit_count_words(payload)}")
     if sort:
         print(f"sorted by {rank_sort.describe(sort, args.phase)}; # is the rank")
     print(ranking_table(payload, rows))

@@ -14,13 +14,15 @@ from app.service.moved_offers import relabel_moved_offers
 from app.service.query.canonical import canonical_query
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import with_view
-from app.service.rank.model_spec import model_spec_for
+from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.removed_since import RemovedSince, kept_gpus, refusals, removed_gpus_note, removed_since, saved_when
 from app.service.saved_history import history_note, history_offers
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).
 LEGACY_WEIGHT_DTYPE = "bf16"
+# Stored after the release's dtype a question did not name: the replay says where it came from, as the live page does
+FROM_RELEASE = ("weight_dtype_from", "release")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +45,13 @@ def stored_query(parsed: ParsedQuery, snapshot: CatalogSnapshot) -> str:
     if not isinstance(workload, InferenceWorkload) or "weight_dtype" in workload.model_fields_set:
         return parsed.canonical
     answered, _ = release_weights(workload, model_spec_for(workload, snapshot), snapshot.quality)
-    return with_view(canonical_query("inference", answered), parsed.view)
+    return with_view(canonical_query("inference", answered), parsed.view) + "&" + "=".join(FROM_RELEASE)
 
 
 def saved_items(query: str) -> list[tuple[str, str]]:
     """A stored query's items. An inference link without a weight_dtype was saved when an unset one meant BF16 (links
     saved since name theirs: stored_query): it replays as BF16, not as the model's release precision."""
-    items = query_items(query)
+    items = [item for item in query_items(query) if item != FROM_RELEASE]
     phase = next((v for k, v in items if k == "phase"), "inference")
     if phase == "inference" and not any(k == "weight_dtype" for k, _ in items):
         items.append(("weight_dtype", LEGACY_WEIGHT_DTYPE))
@@ -76,7 +78,7 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
         "offers_changed_since": price_changes(offers, current.offers),
         "providers_removed_since": sorted(removed),
     }
-    parsed = parse(saved_items(link.query))
+    parsed = as_released(parse(saved_items(link.query)), link.query, current)
     saved["current_url"] = f"{link.path}?{parsed.canonical or link.query}"  # the same question, at today's prices
     gone = removed_since(offers, parsed.workload, current)
     saved["gpus_removed_since"] = gone.gpus
@@ -86,6 +88,22 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
     saved["superseded_note"] = history_note(history, current, link.saved_at)
     _drop_removed(parsed, gone, saved_when(link.saved_at, link.prices_as_of))
     return Replay(parsed, snapshot, saved)
+
+
+def as_released(parsed: ParsedQuery, query: str, current: CatalogSnapshot) -> ParsedQuery:
+    """A link that stored the release's dtype of a question without one (FROM_RELEASE) replays that question unset
+    where today's release answers the same dtype: the same ranking, and its note says "BF16 is assumed" or "as
+    released" as the live page does, not "as asked" (found by tidy). Pinned where the release has changed since."""
+    if FROM_RELEASE not in query_items(query) or parsed.workload is None:
+        return parsed
+    unset = parse([item for item in saved_items(query) if item[0] != "weight_dtype"])
+    if not isinstance(unset.workload, InferenceWorkload):
+        return parsed
+    try:
+        answered, _ = release_weights(unset.workload, model_spec_for(unset.workload, current), current.quality)
+    except UnknownId:  # the model removed since: _drop_removed refuses it
+        return parsed
+    return unset if canonical_query("inference", answered) == parsed.question else parsed
 
 
 def _drop_removed(parsed: ParsedQuery, gone: RemovedSince, when: str) -> None:

@@ -194,6 +194,16 @@ def instance_words(option: dict[str, Any]) -> str:
     return ""
 
 
+def fit_count_words(payload: dict[str, Any]) -> str:
+    """The header's count, as the page's caption says it: '48 feasible of 60 offers', or where every feasible one is
+    over the latency limits '48 of 60 offers fit, none meeting the latency limits' ("feasible" there read as "meets
+    them", found by tidy)."""
+    feasible, total = payload["feasible_options"], payload["total_options"]
+    if feasible and payload.get("over_limits_options") == feasible:
+        return f"{feasible} of {total} offers fit, none meeting the latency limits"
+    return f"{feasible} feasible of {total} offers"
+
+
 def ranking_table(payload: dict[str, Any], limit: int) -> str:
     """The feasible options as a text table, in the payload's order; # is each one's rank (a sorted payload's
     options carry it)."""

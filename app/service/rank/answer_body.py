@@ -143,7 +143,8 @@ def cheaper_on_replicas(
         f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
         f"PP{best.pipeline_parallel}{idle}), {times}× the ${significant(fleet_usd, 3)} of replicas sized "
         f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
-        f"${fixed(fleet.usd_per_month_at_peak, 0)} a month): rank the same load as a peak"
+        f"${fixed(fleet.usd_per_month_at_peak, 0)} a month; both $ per million are the bill over the tokens this load "
+        "makes, where the peak ranking's $/M is each replica's at full load): rank the same load as a peak"
     )
     return {
         "note": note,

@@ -10,7 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.json_api.report_schemas import TPOT_P99, TTFT_P99, TermOut
+from app.web.json_api.report_schemas import SPARE_AT_PEAK, SPARE_WORDS, TPOT_P99, TTFT_P99, TermOut
 from app.web.rank.layout_schema import LayoutOut
 
 INFEASIBLE_NULL = "; null on an infeasible option"
@@ -174,6 +174,13 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         "one replica rents that it leaves idle (one copy on an 8-GPU instance of copies_per_instance 4: 6). The "
         "costs bill them: no other copy shares the load. 0 otherwise, where copies at full use share an instance",
     )
+    idle_gpus_at_peak: int = Field(
+        0,
+        description="at a peak (peak_requests_per_s or peak_concurrency): GPUs its rented instances bill beyond the "
+        "replicas the peak needs (2 copies on an 8-GPU instance: 6), instances × instance_gpus − replicas × gpu_count, "
+        f"already in usd_per_month_at_peak, as /plan's idle_gpus_at_peak; 0 otherwise. They are {SPARE_AT_PEAK}",
+    )
+    fleet_note: str = Field("", description=SPARE_WORDS)
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
     job_hours: float | None = Field(
         description="a batch job (job_requests): its hours on `replicas`, from the machine's start-up (0.25 h, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
+from typing import Any
 
 from app.scoring.explain import Band, Term
 from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
@@ -18,6 +19,7 @@ from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_as
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
+from app.scoring.serving.spare_gpus import peak_row_spare_words
 from app.scoring.specs import Offer
 
 RANK_UNITS = {
@@ -105,6 +107,8 @@ class InferenceOption:
     cluster_caveat: str = ""  # a replica over more nodes than one of an offer that states no node count
     requests_per_s: float | None = None  # one replica sustains: in flight / a request's life (estimate's)
     idle_gpus: int = 0  # at a fixed load: GPUs of its rented instances its one replica leaves idle, billed with it
+    idle_gpus_at_peak: int = 0  # at a peak: GPUs of its rented instances beyond the replicas it needs (/plan's name)
+    fleet_note: str = ""  # idle_gpus_at_peak in /plan's words (spare_gpus.peak_row_spare_words)
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -204,7 +208,19 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         cluster_caveat=unstated_cluster_caveat(p.machine, est.gpu_count, "replica"),
         requests_per_s=est.requests_per_s,
         idle_gpus=p.idle_gpus,
+        **_peak_spare_fields(p),
     )
+
+
+def _peak_spare_fields(p: ConfigurationPricing) -> dict[str, Any]:
+    """At a peak, the GPUs its whole rented instances bill beyond the replicas the peak needs, as /plan's rows carry
+    them (idle_gpus_at_peak, fleet_note); none without a peak (found by tidy: the page said them, the JSON did not)."""
+    instances = p.machine.instances(p.est.gpu_count, p.replicas)
+    spare = instances * p.machine.instance_gpus - p.replicas * p.est.gpu_count if p.fleet_factor else 0
+    if spare <= 0:
+        return {}
+    note = peak_row_spare_words(p.replicas, p.est.gpu_count, instances, p.machine.instance_gpus)
+    return {"idle_gpus_at_peak": spare, "fleet_note": note}
 
 
 def idle_gpus_words(idle_gpus: int, instances: int | None, instance_gpus: int) -> str:
