@@ -35,3 +35,13 @@ def test_each_ranked_row_says_the_caveat_once(client) -> None:  # type: ignore[n
     assert rows and all(_aloud(cell).count(SAID) == 1 for cell in rows)
     strip = html.split("Best:", 1)[1].split("the ranking and why", 1)[0]  # the answer strip's link: its badge alone
     assert _aloud(strip).count(SAID) == 1
+
+
+def test_plans_best_line_and_rows_say_the_caveat_once(client) -> None:  # type: ignore[no-untyped-def]
+    """/plan read the note with the price type and then the caveat badge's text, as the rank page did."""
+    html = client.get("/plan?model=llama-3.1-8b&requests_per_day=500000&providers=gmi-cloud").text
+    best = html.split("Cheapest dedicated:", 1)[1].split("</p>", 1)[0]
+    assert ">provider&#39;s article, not its price list</span>" in best  # the badge, seen
+    assert _aloud(best).count(SAID) == 1
+    rows = re.findall(r'<td class="wrap" data-label="Price type" role="cell">(.*?)</td>', html, re.S)
+    assert rows and all(_aloud(cell).count(SAID) == 1 for cell in rows)
