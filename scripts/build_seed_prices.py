@@ -45,10 +45,12 @@ from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 SEED = ROOT / "seed_data"
 
 sys.path.insert(0, str(ROOT))
+from scripts.reference_arg import DEFAULT_REFERENCE, reference_dir  # noqa: E402
+
+REFERENCE = DEFAULT_REFERENCE  # or the command line's first argument (reference_arg)
 from app.scoring.pricing.token_prices import same_terms  # noqa: E402  (the app's rule for entries on the same terms)
 from app.scoring.specs import PRICE_TYPES, UNSOLD_ON_THESE_TERMS  # noqa: E402  (the app's vocabulary and words)
 from scripts.offer_notes import (  # noqa: E402  (caveats and readings of offers, worded once)
@@ -697,6 +699,7 @@ def summary(
 
 
 if __name__ == "__main__":
+    REFERENCE = reference_dir(sys.argv, "build_seed_prices.py", "seed_data/providers.csv, offers.csv, token_prices.csv")
     found: dict[str, list[str]] = defaultdict(list)
     offer_rows = build_offers(found)
     token_rows = build_token_prices(found)

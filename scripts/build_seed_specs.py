@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
 
 sys.path.insert(0, str(ROOT))
+from scripts.reference_arg import DEFAULT_REFERENCE, reference_dir  # noqa: E402
+
+REFERENCE = DEFAULT_REFERENCE  # or the command line's first argument (reference_arg)
 from scripts.adapter_layout import SAME_ARCHITECTURE, fused_cells, mla_dims  # noqa: E402  (what LoRA adapts)
 from scripts.release_precisions import read_quality, release_precision  # noqa: E402  (each model's release dtype)
 
@@ -348,6 +350,7 @@ def write(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 if __name__ == "__main__":
+    REFERENCE = reference_dir(sys.argv, "build_seed_specs.py", "seed_data/gpus.csv, models.csv, reference_left_out.csv")
     left_out: list[dict[str, str]] = []
     gpu_rows = build_gpus(left_out)
     write(ROOT / "seed_data" / "gpus.csv", gpu_rows)
