@@ -5,6 +5,7 @@ the weights, the optimizer states, the gradients that persist from step to step,
 loss's logits. The backward frees activations layer by layer as the gradients fill (a sum of one falling and one rising
 straight line, largest at an end), so at its end and through the optimizer step the activations and logits are gone and
 every gradient is held, beside the temporaries of the optimizer's update. The need is the larger of the two moments.
+Bytes per parameter are memory.py's (shared/research/training_estimators.md §1.2-1.3).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 # (`optimizer.zero_grad(set_to_none=True)`), which the "pytorch" stack stands for, run so. Megatron-LM and NeMo keep a
 # contiguous gradient buffer that is zeroed, never freed (megatron/core/distributed/param_and_grad_buffer.py,
 # `zero_grad_buffer`); DeepSpeed ZeRO-1/2, under which the hf stack runs, keeps its contiguous gradient partitions; LLM
-# Foundry and auto are kept on the side that never under-sizes.
+# Foundry and auto are kept on the side that never under-sizes. Measured: a plain PyTorch loop's step starts at 12 B per
+# parameter (fp32 weights, m and v) and ends its backward 4 B higher (its fp32 gradients), none held between steps
+# (docs/measurements/h200-2026-12-04-train-step.json, memory_by_phase_gb: start_gb, backward_end_gb).
 GRADS_FREED_STACKS = frozenset({"torchtitan", "pytorch"})
 
 # Stacks whose AdamW update is one fused kernel with no gradient-sized temporaries: Megatron-Core and NeMo (Transformer
@@ -37,7 +40,9 @@ GRADS_FREED_STACKS = frozenset({"torchtitan", "pytorch"})
 # default: torch.optim.AdamW(fused=True)), and auto, priced as those stacks run a job (their splits, partial recompute
 # and grad buffer). PyTorch's default on CUDA, foreach AdamW (torch/optim/adamw.py `_multi_tensor_adamw`:
 # `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`), allocates one copy of the second moment for the whole
-# parameter group: HF Trainer's default "adamw_torch", plain PyTorch and torchtune, and LLM Foundry are priced with it.
+# parameter group: HF Trainer's default "adamw_torch", plain PyTorch, and LLM Foundry are priced with it, and torchtune
+# with them (the "pytorch" stack is plain loops too, on the safe side, though torchtune's configs may set fused: True).
+# Measured: fused AdamW's step added nothing to the backward's end (same file: optimizer_peak_gb = backward_end_gb).
 FUSED_OPTIMIZER_STACKS = frozenset({"megatron", "nemo", "torchtitan", "auto"})
 
 # Bytes per trained parameter of that temporary: the second moment's (fp32 under mixed-precision AdamW, bf16 under
