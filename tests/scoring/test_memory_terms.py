@@ -24,6 +24,7 @@ LINES = (
     "memory: activations",
     "memory: logits",
     "memory: runtime reserve",
+    "memory: step peak",
 )
 
 # id: (GPU, count, workload fields, pinned layout)

@@ -11,8 +11,9 @@ from app.calibration.validation.validate import validate_file
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.cli.accuracy.memory_section import memory_section
 from app.scoring.efficiency import training as eff
-from app.scoring.training.layouts.memory import memory_breakdown_gb, runtime_reserve_gb
+from app.scoring.training.layouts.memory import memory_breakdown_gb, memory_needed_gb, runtime_reserve_gb
 from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.step_peak import workload_peak
 
 GIB_IN_GB = 2**30 / 1e9
 
@@ -70,7 +71,7 @@ def test_notes_about_memory_without_a_peak_publish_none():
 
 
 @pytest.mark.parametrize("row", [TORCHTITAN_ROW, TORCHTUNE_ROW], ids=["torchtitan", "torchtune"])
-def test_the_prediction_is_the_memory_breakdown_of_the_rows_layout_without_the_reserve(row):
+def test_the_prediction_is_the_step_peak_of_the_rows_layout_without_the_reserve(row):
     gpus, models = load_gpu_specs(), load_model_specs()
     case = predict_training_case(row, gpus, models)
     est, gpu, model, w = predict_estimate(row, gpus, models)
@@ -78,7 +79,9 @@ def test_the_prediction_is_the_memory_breakdown_of_the_rows_layout_without_the_r
     n = int(row["gpu_count"])
     e = era_efficiency(row, eff.DEFAULT_TRAINING_EFFICIENCY)
     parts = memory_breakdown_gb(model, w.method, w.seq_len, est.layout, n, w.lora_rank, e, w.framework, state_recipe(w))
-    assert case.memory.predicted_gb == pytest.approx(sum(parts.values()) - runtime_reserve_gb(n), rel=1e-12)
+    need = memory_needed_gb(parts, workload_peak(model, w, est.layout, n))  # the step's peak, not the sum
+    assert need < sum(parts.values()) - runtime_reserve_gb(n)  # both free their gradients between steps
+    assert case.memory.predicted_gb == pytest.approx(need, rel=1e-12)
     assert case.memory.predicted_gb == pytest.approx(est.memory_per_gpu_gb - runtime_reserve_gb(n), rel=1e-12)
     assert case.memory.layout == est.layout_text
     assert case.memory.measured_gb == published_peak(row).gb

@@ -15,7 +15,7 @@ from app.calibration.device.kernel_terms import KernelCheck
 from app.calibration.training.validate_training import predict_estimate
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, USABLE_HBM_SHARE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.memory import memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.layouts.memory import runtime_reserve_gb
 from app.scoring.training.step.flops import CAUSAL_SHARE, attention_flops_per_token
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, peak_tflops
 
@@ -69,7 +69,7 @@ def training_checks(row: dict, gpu: GpuSpec, gpus: dict[str, GpuSpec], models: d
             if isinstance(result, str):
                 return checks
             estimate = result[0]
-        needed = memory_needed_gb(estimate.memory_breakdown_gb)
+        needed = estimate.memory_per_gpu_gb - runtime_reserve_gb(estimate.gpu_count)  # the step's peak
         constants = f"{MEMORY_CONSTANTS} ({'chunked' if chunks > 1 else 'unfused'} loss)"
         checks.append(KernelCheck("train_memory", label, row["peak_memory_gb"], needed, constants, "GB"))
         checks += card_memory_check(row, label, needed)

@@ -15,6 +15,7 @@ from typing import get_args
 
 from pydantic import ValidationError
 
+from app.calibration.training.memory_features import unfused_loss_stated, unmodelled_memory_features
 from app.calibration.training.published_memory import published_peak
 from app.calibration.training.training_notes import (
     FRAMEWORKS,
@@ -34,13 +35,15 @@ from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.fit_search import first_fit
-from app.scoring.training.layouts.memory import memory_needed_gb
+from app.scoring.training.layouts.memory import GB, logits_bytes, memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
 from app.scoring.training.step.mfu import peak_tflops
 from app.scoring.workload import Precision, TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
+UNFUSED_LOSS_STACK = "auto"  # a stack priced with an unfused loss (efficiency.FUSED_LOSS_FRAMEWORKS leaves it out)
 
 
 # Precision cells as sources write them -> the workload's precision (block-scaled formats price like their width).
@@ -204,15 +207,33 @@ def predict_estimate(
     return est, gpu, model, w
 
 
-def memory_check(row: dict[str, str], est: TrainingEstimate) -> MemoryCheck | None:
-    """The row's published peak memory per GPU beside the memory the estimate's layout needs (its tensors, the
-    runtime reserve outside the allocator left out, as the allocator's peaks leave it out); None where the notes
+def memory_check(
+    row: dict[str, str], est: TrainingEstimate, model: ModelSpec, w: TrainingWorkload
+) -> MemoryCheck | None:
+    """The row's published peak memory per GPU beside the memory the estimate's layout needs at its step's peak (its
+    tensors, the runtime reserve outside the allocator left out, as the allocator's peaks leave it out), with an
+    unfused loss where the notes place the row above its table's chunked loss (memory_features); None where the notes
     publish no peak or no layout was sized."""
     peak = published_peak(row)
-    if peak is None or not est.memory_breakdown_gb:
+    if peak is None or not est.memory_breakdown_gb or est.layout is None:
         return None
-    predicted = memory_needed_gb(est.memory_breakdown_gb)
+    predicted = est.memory_per_gpu_gb - runtime_reserve_gb(est.gpu_count)  # the step's peak, as the fit judged it
+    if unfused_loss_stated(row.get("notes") or "") and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
+        logits = logits_bytes(model, w.seq_len, est.layout, UNFUSED_LOSS_STACK) / GB
+        breakdown = {**est.memory_breakdown_gb, "logits": logits}
+        predicted = memory_needed_gb(breakdown, workload_peak(model, w, est.layout, est.gpu_count))
     return MemoryCheck(peak.gb, predicted, peak.as_written, peak.quantity, est.layout_text)
+
+
+def memory_feature_words(row: dict[str, str], w: TrainingWorkload) -> list[str]:
+    """What the row's reason says about the memory features its notes state (memory_features)."""
+    notes, words = row.get("notes") or "", []
+    if unfused_loss_stated(notes) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
+        words.append("a cumulative row without its chunked loss: memory sized with an unfused loss")
+    unmodelled = unmodelled_memory_features(notes, w.method)
+    if unmodelled:
+        words.append(f"{', '.join(unmodelled)} stated but not modelled: memory sized without")
+    return words
 
 
 def predict_training_case(
@@ -242,6 +263,6 @@ def predict_training_case(
         measured,
         (predicted - measured) / measured * 100,
         True,
-        "; ".join(read_row(row)[2]),
-        memory_check(row, est),
+        "; ".join(read_row(row)[2] + memory_feature_words(row, w)),
+        memory_check(row, est, model, w),
     )

@@ -10,7 +10,7 @@ class MemoryCheck:
     """A published peak memory per GPU beside the estimator's memory need for the same setup, in 10^9 bytes."""
 
     measured_gb: float  # the published peak, GiB read as 2^30 bytes
-    predicted_gb: float  # memory_needed_gb of the layout the row is predicted at (the runtime reserve left out)
+    predicted_gb: float  # memory_needed_gb (the step's peak) of the row's layout, the runtime reserve left out
     published: str  # as the notes write it: "47.65 GB"
     quantity: str  # which peak: published_memory.QUANTITIES
     layout: str  # the layout it was sized at, in words

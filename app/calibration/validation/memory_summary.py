@@ -17,8 +17,9 @@ MEMORY_FIELDS = {
     "memory_measured_gb": "peak memory per GPU the row's notes publish, in 10^9 bytes (GiB read as 2^30 bytes; "
     "torchtitan's logged peaks are GiB whatever the publication's heading says)",
     "memory_predicted_gb": "memory per GPU the estimator sizes the same setup at (the layout, recompute, optimizer, "
-    "offload and batch the tokens/s prediction uses): memory_breakdown_gb summed without the runtime reserve, which "
-    "the allocator's peaks do not count either, in 10^9 bytes",
+    "offload and batch the tokens/s prediction uses) at its step's fullest moment (step_peak.StepPeak: the backward's "
+    "start or the optimizer step), without the runtime reserve, which the allocator's peaks do not count either; a "
+    "cumulative table's row above its chunked loss with an unfused one; in 10^9 bytes",
     "memory_published": "the peak as the notes write it",
     "memory_quantity": "which peak the source measured: reserved (torchtitan logs the allocator's reserved peak), "
     "active (torchtune's active peak, allocated memory) or unstated",

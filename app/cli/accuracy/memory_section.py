@@ -13,9 +13,10 @@ from app.cli.tables.writer import table
 INTRO = (
     "Each run below publishes its peak memory per GPU in its notes (its tokens/s and step-time rows share it). "
     "Predicted: the memory the estimator sizes that run at, with the layout, recompute, optimizer, offload and batch "
-    "its tokens/s prediction uses (memory_breakdown_gb without the runtime reserve, which the allocator's peaks do not "
-    "count either). Published GiB are read as 2^30 bytes, torchtitan's logged peaks as GiB whatever the heading says; "
-    "all sizes here are 10^9 bytes. Which peak each source measured:"
+    "its tokens/s prediction uses, at its step's fullest moment (the backward's start or the optimizer step: "
+    "step_peak.StepPeak), without the runtime reserve, which the allocator's peaks do not count either; a cumulative "
+    "table's row above its chunked loss with an unfused one. Published GiB are read as 2^30 bytes, torchtitan's "
+    "logged peaks as GiB whatever the heading says; all sizes here are 10^9 bytes. Which peak each source measured:"
 )
 HEADERS = ("run", "source", "gpu", "layout", "published", "peak", "published GB", "predicted GB", "error %")
 

@@ -32,6 +32,7 @@ from app.scoring.training.layouts.search_space import (
     zero_stages,
 )
 from app.scoring.training.layouts.split_limits import sequence_split_limit
+from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.training.step.frameworks import split_stack
 from app.scoring.training.step.mfu import peak_tflops
@@ -97,16 +98,18 @@ def _most_frugal(
         )
         for layout in layouts
     ]
-    return min(sized, key=lambda pair: memory_needed_gb(pair[1]))  # the first of equals: the split without CP
+    # the first of equals: the split without CP
+    return min(sized, key=lambda pair: memory_needed_gb(pair[1], workload_peak(model, w, pair[0], gpu_count)))
 
 
 def _reason_no_fit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
-) -> tuple[str, dict[str, float]]:
+) -> tuple[str, dict[str, float], float]:
+    """Why no layout fits, with the most frugal split's breakdown and need (GB per GPU)."""
     frugal, breakdown = _most_frugal(gpu, gpu_count, model, w, e)
     stage, tp, pp = frugal.zero_stage, frugal.tensor_parallel, frugal.pipeline_parallel
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
-    need = memory_needed_gb(breakdown)
+    need = memory_needed_gb(breakdown, workload_peak(model, w, frugal, gpu_count))
     words = frugal.describe(gpu_count, split_stack(w.framework, w.method), model.layers)
     text = (
         f"needs {fixed(total_states, 0)} GB of model states for {w.method.replace('_', ' ')}; "
@@ -122,7 +125,7 @@ def _reason_no_fit(
     stack = stack_that_fits(gpu, gpu_count, model, w, e)
     if stack:
         text += f"; {stack_limit(w)}: it fits with {stack}"
-    return text, breakdown
+    return text, breakdown, need
 
 
 def estimate_training(
@@ -152,12 +155,14 @@ def estimate_training(
     if peak is None or chosen is None:
         reason = f"{gpu.id} has no published compute peak" if peak is None else ""
         breakdown: dict[str, float] = {}
+        needed_gb = 0.0
         if chosen is None:
-            reason, breakdown = _reason_no_fit(gpu, gpu_count, model, w, e)
-        needed_gb = memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count) if breakdown else 0.0
+            reason, breakdown, need = _reason_no_fit(gpu, gpu_count, model, w, e)
+            needed_gb = need + runtime_reserve_gb(gpu_count)
         assumptions = estimate_assumptions(gpu, model, w, note)
         return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
     fits, breakdown = layout_fits(gpu, gpu_count, model, w, chosen, e)
+    need = memory_needed_gb(breakdown, workload_peak(model, w, chosen, gpu_count))
     st = layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
@@ -167,9 +172,7 @@ def estimate_training(
         ""
         if fits
         else (
-            f"{words} needs "
-            f"{fixed(memory_needed_gb(breakdown), 0)} GB per GPU; "
-            f"{gpu.id} gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable"
+            f"{words} needs {fixed(need, 0)} GB per GPU; {gpu.id} gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable"
         )
     )
     band, evidence = _band(gpu, pclass, w, tokens_s)
@@ -181,7 +184,7 @@ def estimate_training(
         fits,
         fits,
         reason,
-        memory_needed_gb(breakdown) + runtime_reserve_gb(gpu_count),
+        need + runtime_reserve_gb(gpu_count),
         breakdown,
         tokens_s,
         mfu,

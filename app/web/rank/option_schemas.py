@@ -234,8 +234,8 @@ class TrainingOptionFields(OfferFieldsOut):
         description="expected spot interruptions over the run (0 off spot); null where it does not fit"
     )
     memory_per_gpu_gb: float | None = Field(
-        description="GB per GPU the layout needs (an unfit option's: the fewest it could); null where no layout was "
-        "sized (the GPU has no published compute peak)"
+        description="GB per GPU the layout needs at its step's fullest moment, the runtime reserve included (an "
+        "unfit option's: the fewest it could); null where no layout was sized (the GPU has no published compute peak)"
     )
     band: BandOut | None = Field(description=BAND + "; null where it does not fit")
     band_metric: str | None = Field(
@@ -248,7 +248,9 @@ class TrainingOptionFields(OfferFieldsOut):
     )
     memory_breakdown_gb: dict[str, float] | None = Field(
         description="GB per GPU by part of this row's layout (model_states, live_params, activations, logits, "
-        "runtime_reserve; they sum to memory_per_gpu_gb): what its memory chart draws; null where no layout was sized"
+        "runtime_reserve): what its memory chart draws; they sum to memory_per_gpu_gb or more, as the need is the "
+        "step's fullest moment, where gradients, activations and logits are not all live; null where no layout was "
+        "sized"
     )
     deadline_at_risk: str = Field(
         description="what a run on time on its estimate would miss at its tokens/s band's slow end (the deadline, "

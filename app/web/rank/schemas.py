@@ -267,9 +267,12 @@ class TrainingEstimateOut(Strict):
     )
     reason: str = Field(description="why nothing fits, in words; empty where a layout fits")
     memory_per_gpu_gb: float | None = Field(
-        description="GB per GPU the layout needs (where none fits: the fewest any could); null where nothing was sized"
+        description="GB per GPU the layout needs at its step's fullest moment, the runtime reserve included (where "
+        "none fits: the fewest any could); null where nothing was sized"
     )
-    memory_breakdown_gb: dict[str, float] = Field(description="GB per GPU by part")
+    memory_breakdown_gb: dict[str, float] = Field(
+        description="GB per GPU by part; they sum to memory_per_gpu_gb or more (not all parts are live at once)"
+    )
     tokens_per_s_per_gpu: float | None = Field(description="training tokens/s per GPU" + INFEASIBLE_NULL)
     mfu: float | None = Field(description="model FLOPs utilisation, a fraction of the peak" + INFEASIBLE_NULL)
     step_time_s: float | None = Field(description="seconds per optimizer step" + INFEASIBLE_NULL)

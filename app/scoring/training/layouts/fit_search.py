@@ -28,6 +28,7 @@ from app.scoring.training.layouts.search_space import (
     whole_model_levels,
     zero_stages,
 )
+from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.workload import TrainingWorkload
 
 
@@ -37,7 +38,8 @@ def layout_fits(
     breakdown = memory_breakdown_gb(
         model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
     )
-    return memory_needed_gb(breakdown) <= usable_gb(gpu, gpu_count), breakdown
+    need = memory_needed_gb(breakdown, workload_peak(model, w, layout, gpu_count))
+    return need <= usable_gb(gpu, gpu_count), breakdown
 
 
 def frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, ep: int | None = None) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -17,6 +17,9 @@ from app.scoring.training.layouts.experts import all_expert_params, expert_data_
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
+
+if TYPE_CHECKING:
+    from app.scoring.training.layouts.step_peak import StepPeak
 
 GB = 1e9
 Recompute = str  # "none" | "selective" | "partial" | "full"
@@ -338,5 +341,7 @@ def memory_breakdown_gb(
     }
 
 
-def memory_needed_gb(breakdown: dict[str, float]) -> float:
-    return sum(v for k, v in breakdown.items() if k != "runtime_reserve")
+def memory_needed_gb(breakdown: dict[str, float], peak: StepPeak) -> float:
+    """GB per GPU at the step's fullest moment (step_peak.StepPeak: the backward's start or the optimizer step), not
+    the breakdown's sum: its gradients, activations and logits are not all live at once."""
+    return peak.needed_gb(breakdown)

@@ -48,6 +48,7 @@ from app.scoring.training.layouts.search_space import (
     sequence_degrees,
     zero_stages,
 )
+from app.scoring.training.layouts.step_peak import StepPeak, workload_peak
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, split_stack
 from app.scoring.workload import TrainingWorkload
 
@@ -66,6 +67,7 @@ class LayoutSearch:
         self.sac_rivals = workload.framework in OP_LEVEL_SAC_STACKS & PARTIAL_RECOMPUTE_STACKS  # training.sac_rival
         self._need: dict[tuple, float] = {}
         self._parts: dict[object, float] = {}  # memory components, keyed by what each depends on
+        self._peaks: dict[tuple[int, int, int, int, int, int], StepPeak] = {}  # step_peak's, by what it reads
         self._tables: dict[tuple[int, int], list[tuple[int, list[list]]]] = {}
         self._sp_rows: dict[tuple[int, int], tuple[list[list], list[list]]] = {}
         self._cp_rows: dict[tuple[int, int], list[tuple[int, list]]] = {}
@@ -117,8 +119,8 @@ class LayoutSearch:
         layers: int | None = None,
     ) -> float:
         """GB per GPU the layout needs (the reserve is counted in usable_gb): memory_needed_gb of
-        memory_breakdown_gb, summed in the same order, each component computed once per its own key. `layers`: the
-        layers per stage a partial recompute recomputes."""
+        memory_breakdown_gb and its step peak, the parts summed in the same order, each computed once per its own
+        key. `layers`: the layers per stage a partial recompute recomputes."""
         key = (stage, tp, pp, recompute, gpu_count, sp, micro, layers)
         need = self._need.get(key)
         if need is not None:
@@ -138,8 +140,17 @@ class LayoutSearch:
             acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e, w.framework) / GB
             logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout, w.framework) / GB
         breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
-        need = self._need[key] = memory_needed_gb(breakdown)  # the same sum, in the same order
+        need = self._need[key] = memory_needed_gb(breakdown, self._peak(stage, tp, pp, gpu_count, sp, micro))
         return need
+
+    def _peak(self, stage: int, tp: int, pp: int, gpu_count: int, sp: int, micro: int) -> StepPeak:
+        """workload_peak of the layout (recompute does not change it), once per key."""
+        key = (stage, tp, pp, gpu_count, sp, micro)
+        peak = self._peaks.get(key)
+        if peak is None:
+            layout = self.layout(stage, tp, pp, "none", sp, micro)
+            peak = self._peaks[key] = workload_peak(self.model, self.workload, layout, gpu_count)
+        return peak
 
     def layout(
         self, stage: int, tp: int, pp: int, recompute: str, sp: int = 1, micro: int = 1, layers: int | None = None

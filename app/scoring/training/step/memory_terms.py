@@ -29,6 +29,7 @@ from app.scoring.training.layouts.memory import (
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
+from app.scoring.training.layouts.step_peak import FUSED_OPTIMIZER_STACKS, GRADS_FREED_STACKS, StepPeak, workload_peak
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
 from app.scoring.workload import TrainingWorkload
 
@@ -48,7 +49,7 @@ def memory_terms(
     breakdown: dict[str, float],
     e: eff.TrainingEfficiency,
 ) -> list[Term]:
-    """One line per part of the breakdown, in its order, in GB per GPU."""
+    """One line per part of the breakdown, in its order, in GB per GPU, then the step's peak the fit is judged on."""
     details = {
         "model_states": lambda: (
             model_states_arithmetic(model, w, layout, gpu_count) + "; " + model_states_detail(w, layout)
@@ -58,9 +59,14 @@ def memory_terms(
         "logits": lambda: logits_detail(model, w, layout),
         "runtime_reserve": lambda: reserve_detail(gpu, gpu_count),
     }
-    return [
+    lines = [
         Term(f"memory: {k.replace('_', ' ')}", v, "GB/GPU", details[k]() if k in details else "")
         for k, v in breakdown.items()
+    ]
+    peak = workload_peak(model, w, layout, gpu_count)
+    return [
+        *lines,
+        Term("memory: step peak", peak.needed_gb(breakdown), "GB/GPU", step_peak_detail(w, breakdown, peak)),
     ]
 
 
@@ -295,4 +301,56 @@ def reserve_detail(gpu: GpuSpec, gpu_count: int) -> str:
         f"{significant(reserve)} GB; {why}; not in the need: it comes off the card, "
         f"{significant(gpu.memory_gb)} GB × {significant(eff.USABLE_HBM_SHARE)} allocator share - "
         f"{significant(reserve)} GB = {f(usable_gb(gpu, gpu_count))} GB usable"
+    )
+
+
+def step_peak_detail(w: TrainingWorkload, breakdown: dict[str, float], peak: StepPeak) -> str:
+    """step_peak.StepPeak in figures: the peak moment's parts, which moment it is and why, and the other moment."""
+    states, live = f"{f(breakdown['model_states'])} GB model states", f"{f(breakdown['live_params'])} GB live params"
+    freed = "" if peak.grads_persist else f" - {f(peak.gradients_gb)} GB gradients freed"
+    start = (
+        f"{states}{freed} + {live} + {f(breakdown['activations'])} GB activations + {f(breakdown['logits'])} GB logits"
+    )
+    step = f"{states} + {live} + {f(peak.optimizer_temporary_gb)} GB optimizer temporaries"
+    later = peak.at_optimizer_step(breakdown)
+    first, other = (step, start) if later else (start, step)
+    when = "the optimizer step" if later else "the start of the backward"
+    other_when = "the start of the backward" if later else "the optimizer step"
+    return (
+        f"{first}; {when} is the step's fullest moment, {f(peak.needed_gb(breakdown))} GB, where {other_when} holds "
+        f"{other} = {f(peak.optimizer_step_gb(breakdown) if not later else peak.backward_start_gb(breakdown))} GB; "
+        "the parts are not all live at once: the backward frees activations layer by layer as gradients fill, and "
+        f"the logits are gone by the optimizer step; {_grads_words(w, peak)}; {_temporary_words(w)}"
+    )
+
+
+def _grads_words(w: TrainingWorkload, peak: StepPeak) -> str:
+    """Why the gradients are or are not held at the backward's start (step_peak.grads_persist)."""
+    if not peak.grads_persist:
+        return (
+            f"{w.framework} frees every gradient between steps (zero_grad(set_to_none=True), PyTorch's default since "
+            "2.0; FSDP2 frees each unsharded gradient once reduce-scattered) and this layout adds one micro-batch into "
+            "them per step, so none is held at the backward's start"
+        )
+    if w.framework not in GRADS_FREED_STACKS:
+        return (
+            f"{w.framework} keeps its gradients between steps (Megatron-LM's contiguous grad buffer, DeepSpeed's "
+            "contiguous gradient partitions; LLM Foundry and auto on the safe side), so they count at both moments"
+        )
+    return (
+        "the gradients count at both moments: a DDP reducer's buckets hold them for the model's life, or the step "
+        "adds several micro-batches into them (accumulation, pipeline micro-batches)"
+    )
+
+
+def _temporary_words(w: TrainingWorkload) -> str:
+    """What the optimizer's update allocates beside its states (step_peak.FOREACH_TEMPORARY_BYTES)."""
+    if w.offload == "cpu":
+        return "the update runs on the host's CPUs: no optimizer temporaries on the GPU"
+    if w.framework in FUSED_OPTIMIZER_STACKS:
+        return f"{w.framework}'s fused AdamW kernel allocates no gradient-sized temporaries"
+    return (
+        f"{w.framework}'s foreach AdamW (PyTorch's default on CUDA) holds one copy of the second moment while it "
+        "updates (torch/optim/adamw.py, _foreach_sqrt of exp_avg_sq), sharded as the optimizer states; none under "
+        "bitsandbytes' 8-bit AdamW, whose blockwise update is one kernel"
     )

@@ -1,0 +1,133 @@
+"""Which moment of a training step holds the most memory: the start of the backward or the optimizer step.
+
+The parts of memory.memory_breakdown_gb are not all live at once. At the start of the backward (the loss) a GPU holds
+the weights, the optimizer states, the gradients that persist from step to step, every stored activation and the
+loss's logits. The backward frees activations layer by layer as the gradients fill (a sum of one falling and one rising
+straight line, largest at an end), so at its end and through the optimizer step the activations and logits are gone and
+every gradient is held, beside the temporaries of the optimizer's update. The need is the larger of the two moments.
+Bytes per parameter are memory.py's (shared/research/training_estimators.md §1.2-1.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from app.scoring.specs import ModelSpec
+from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel, expert_parallel
+from app.scoring.training.layouts.lora_adapters import lora_adapter_params
+from app.scoring.training.layouts.memory import GB, Layout
+from app.scoring.training.layouts.optimizer import StateRecipe
+from app.scoring.training.step.step_time import local_micro_batches
+
+if TYPE_CHECKING:
+    from app.scoring.workload import TrainingWorkload
+
+# Stacks that free every gradient between steps: PyTorch's Optimizer.zero_grad(set_to_none=True), the default since
+# PyTorch 2.0 (torch/optim/optimizer.py), drops each .grad; torchtitan (FSDP2: each unsharded gradient reduce-scattered
+# and freed in post-backward, its optimizers' zero_grad() between steps) and torchtune's recipes
+# (`optimizer.zero_grad(set_to_none=True)`), which the "pytorch" stack stands for, run so. Megatron-LM and NeMo keep a
+# contiguous gradient buffer that is zeroed, never freed (megatron/core/distributed/param_and_grad_buffer.py,
+# `zero_grad_buffer`); DeepSpeed ZeRO-1/2, under which the hf stack runs, keeps its contiguous gradient partitions; LLM
+# Foundry and auto are kept on the side that never under-sizes. Measured: a plain PyTorch loop's step starts at 12 B per
+# parameter (fp32 weights, m and v) and ends its backward 4 B higher (its fp32 gradients), none held between steps
+# (docs/measurements/h200-2026-12-04-train-step.json, memory_by_phase_gb: start_gb, backward_end_gb).
+GRADS_FREED_STACKS = frozenset({"torchtitan", "pytorch"})
+
+# Stacks whose AdamW update is one fused kernel with no gradient-sized temporaries: Megatron-Core and NeMo (Transformer
+# Engine / Apex FusedAdam, multi_tensor_apply in chunks), torchtitan (`optimizer.implementation = "fused"`, its
+# default: torch.optim.AdamW(fused=True)), and auto, priced as those stacks run a job (their splits, partial recompute
+# and grad buffer). PyTorch's default on CUDA, foreach AdamW (torch/optim/adamw.py `_multi_tensor_adamw`:
+# `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`), allocates one copy of the second moment for the whole
+# parameter group: HF Trainer's default "adamw_torch", plain PyTorch, and LLM Foundry are priced with it, and torchtune
+# with them (the "pytorch" stack is plain loops too, on the safe side, though torchtune's configs may set fused: True).
+# Measured: fused AdamW's step added nothing to the backward's end (same file: optimizer_peak_gb = backward_end_gb).
+FUSED_OPTIMIZER_STACKS = frozenset({"megatron", "nemo", "torchtitan", "auto"})
+
+# Bytes per trained parameter of that temporary: the second moment's (fp32 under mixed-precision AdamW, bf16 under
+# pure-bf16 AdamW); bitsandbytes' 8-bit AdamW updates block by block in one kernel (`optimizer_update_8bit_blockwise`).
+FOREACH_TEMPORARY_BYTES = {"adamw": 4.0, "adamw_bf16": 2.0, "adamw_8bit": 0.0}
+
+
+@dataclass(frozen=True, slots=True)
+class StepPeak:
+    """What moves between the two moments, GB per GPU: the gradients (inside model_states), whether they are held at
+    the backward's start too, and the optimizer update's temporaries."""
+
+    gradients_gb: float
+    grads_persist: bool
+    optimizer_temporary_gb: float
+
+    def backward_start_gb(self, breakdown: dict[str, float]) -> float:
+        """Weights, optimizer states, persisting gradients, live gathered params, every activation and the logits."""
+        states = breakdown["model_states"] - (0.0 if self.grads_persist else self.gradients_gb)
+        return states + breakdown["live_params"] + breakdown["activations"] + breakdown["logits"]
+
+    def optimizer_step_gb(self, breakdown: dict[str, float]) -> float:
+        """Weights, optimizer states, every gradient, live gathered params and the update's temporaries."""
+        return breakdown["model_states"] + breakdown["live_params"] + self.optimizer_temporary_gb
+
+    def at_optimizer_step(self, breakdown: dict[str, float]) -> bool:
+        """The optimizer step is the peak (ties go to the backward's start)."""
+        return self.optimizer_step_gb(breakdown) > self.backward_start_gb(breakdown)
+
+    def needed_gb(self, breakdown: dict[str, float]) -> float:
+        return max(self.backward_start_gb(breakdown), self.optimizer_step_gb(breakdown))
+
+
+def _trained_bytes(
+    model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int, per_param: Callable[[int], float]
+) -> float:
+    """Bytes one GPU holds for its trained weights at `per_param(data-parallel ranks sharding them)` bytes each, split
+    as memory.model_state_bytes splits them (TP × PP; the routed experts over PP × EP under EP; LoRA's adapters)."""
+    split, dp = layout.tensor_parallel * layout.pipeline_parallel, layout.data_parallel(gpu_count)
+    if method not in ("pretrain", "full_ft"):
+        return lora_adapter_params(model, lora_rank) / split * per_param(dp)
+    ep = expert_parallel(layout, model) if layout.expert_parallel else 1
+    if ep <= 1:
+        return model.params_b * 1e9 / split * per_param(dp)
+    experts = all_expert_params(model)
+    edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
+    return (model.params_b * 1e9 - experts) / split * per_param(dp) + experts / (
+        layout.pipeline_parallel * ep
+    ) * per_param(edp)
+
+
+def grads_persist(framework: str, layout: Layout, gpu_count: int, global_batch_seqs: int | None) -> bool:
+    """Gradients are held at the backward's start: on a stack that keeps them between steps (GRADS_FREED_STACKS), under
+    a DDP reducer (its gradient buckets live as long as the model), or within a step that adds several micro-batches
+    into them (accumulation, or a pipeline's micro-batches; an unknown batch counts as accumulating)."""
+    if framework not in GRADS_FREED_STACKS or layout.pipeline_parallel > 1 or global_batch_seqs is None:
+        return True
+    if layout.zero_stage < 3 and layout.data_parallel(gpu_count) > 1:
+        return True
+    return local_micro_batches(global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs) > 1
+
+
+def step_peak(
+    model: ModelSpec,
+    method: str,
+    layout: Layout,
+    gpu_count: int,
+    lora_rank: int,
+    recipe: StateRecipe,
+    framework: str,
+    global_batch_seqs: int | None,
+) -> StepPeak:
+    """The gradients and optimizer temporaries of one GPU, and whether the gradients persist (grads_persist)."""
+    b, stage = recipe.state_bytes, layout.zero_stage
+    fused = framework in FUSED_OPTIMIZER_STACKS or recipe.on_cpu  # offloaded: the update runs on the host's CPUs
+    temporary = 0.0 if fused else FOREACH_TEMPORARY_BYTES[recipe.optimizer]
+    grad_bytes = 0.0 if recipe.on_cpu else b.grads
+    grads = _trained_bytes(
+        model, method, layout, gpu_count, lora_rank, lambda dp: grad_bytes / (dp if stage >= 2 else 1)
+    )
+    temps = _trained_bytes(model, method, layout, gpu_count, lora_rank, lambda dp: temporary / (dp if stage else 1))
+    return StepPeak(grads / GB, grads_persist(framework, layout, gpu_count, global_batch_seqs), temps / GB)
+
+
+def workload_peak(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> StepPeak:
+    """step_peak of a workload's method, adapters, optimizer recipe, stack and global batch."""
+    recipe = StateRecipe(w.optimizer, w.offload)
+    return step_peak(model, w.method, layout, gpu_count, w.lora_rank, recipe, w.framework, w.global_batch_seqs)
