@@ -26,7 +26,13 @@ class LateRun:
     finish_hours: float  # where the deadline is checked (its band's slow end with limits_at band_high)
 
     def words(self) -> str:
-        return f"{self.gpu_count:,}×{self.offer.gpu_id} at {self.offer.provider_name} bills {usd_text(self.total_usd)}"
+        return f"{offer_words(self.offer, self.gpu_count)} bills {usd_text(self.total_usd)}"
+
+
+def offer_words(offer: Offer, gpu_count: int) -> str:
+    """`4×B200 at Lambda`, its terms named where they are not on-demand: `8×H100-SXM at CoreWeave (spot)`."""
+    terms = "" if offer.price_type == "on_demand" else f" ({offer.price_type.replace('_', ' ')})"
+    return f"{gpu_count:,}×{offer.gpu_id} at {offer.provider_name}{terms}"
 
 
 def cheaper_late(
@@ -49,7 +55,7 @@ def deadline_costs_note(
         return ""
     return (
         f"The deadline costs more than the cheapest run: {late.words()} but {late.reason}; "
-        f"{best_gpu_count:,}×{best.gpu_id} at {best.provider_name}, {usd_text(best_usd)}, is the cheapest that "
+        f"{offer_words(best, best_gpu_count)}, {usd_text(best_usd)}, is the cheapest that "
         "finishes in time."
     )
 
