@@ -15,7 +15,7 @@ GPUS, MODELS = load_gpu_specs(), load_model_specs()
 LORA_8B = TrainingWorkload(model="llama-3.1-8b", method="lora", total_tokens=2e9)
 
 
-def _offer(provider: str, price: float, fabric: bool, price_type: str = "on_demand") -> Offer:
+def _offer(provider: str, price: float, fabric: bool, price_type: str = "on_demand", stale: bool = False) -> Offer:
     """An 8-GPU H100 node; `fabric`: InfiniBand between nodes (a cluster), else one node only."""
     net = {"inter_node_fabric": "infiniband", "inter_node_gbps_per_gpu": 400.0} if fabric else {}
     return Offer(
@@ -24,6 +24,7 @@ def _offer(provider: str, price: float, fabric: bool, price_type: str = "on_dema
         gpu_id="H100-SXM",
         gpu_count=8,
         price_type=price_type,
+        stale=stale,
         usd_per_gpu_hour=price,
         as_of=date(2026, 11, 1),
         gpus_per_node=8,
@@ -80,3 +81,11 @@ def test_the_late_run_named_says_its_terms_where_they_are_not_on_demand() -> Non
     ranking = rank_training(workload, spot, MODELS["llama-3.1-8b"])
     (note,) = [n for n in ranking.notes if n.startswith("The deadline costs more than the cheapest run")]
     assert "×H100-SXM at Node (spot) bills $" in note and "×H100-SXM at Cluster, $" in note
+
+
+def test_the_late_run_named_says_a_stale_price_is_stale() -> None:
+    old = CatalogSnapshot(gpus=GPUS, offers=(_offer("node", 1.0, False, stale=True), _offer("cluster", 3.0, True)))
+    workload = LORA_8B.model_copy(update={"include_stale": True, "max_days": _single_node_hours() / 48})
+    ranking = rank_training(workload, old, MODELS["llama-3.1-8b"])
+    (note,) = [n for n in ranking.notes if n.startswith("The deadline costs more than the cheapest run")]
+    assert "×H100-SXM at Node (stale price) bills $" in note

@@ -30,9 +30,11 @@ class LateRun:
 
 
 def offer_words(offer: Offer, gpu_count: int) -> str:
-    """`4×B200 at Lambda`, its terms named where they are not on-demand: `8×H100-SXM at CoreWeave (spot)`."""
-    terms = "" if offer.price_type == "on_demand" else f" ({offer.price_type.replace('_', ' ')})"
-    return f"{gpu_count:,}×{offer.gpu_id} at {offer.provider_name}{terms}"
+    """`4×B200 at Lambda`, its terms named where they are not on-demand and a stale price said: `8×H100-SXM at
+    CoreWeave (spot, stale price)`."""
+    said = [offer.price_type.replace("_", " ")] if offer.price_type != "on_demand" else []
+    said += ["stale price"] if offer.stale else []
+    return f"{gpu_count:,}×{offer.gpu_id} at {offer.provider_name}" + (f" ({', '.join(said)})" if said else "")
 
 
 def cheaper_late(
