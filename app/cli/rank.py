@@ -86,7 +86,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
-        print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
+        why = infeasible_reasons(payload, rows)
+        print("\nNo offer can run this workload within its limits. Why, per configuration:\n" + why)
     if behind := payload.get("overloaded"):
         print(f"\n{behind['note']}: {behind['url']}")
     if payload["notes"]:
