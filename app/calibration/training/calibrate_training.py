@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import fields, replace
 
 from app.calibration.incremental import CaseErrors, derive
-from app.calibration.training.training_notes import async_tp_changes, era_efficiency, execution_from_notes
+from app.calibration.training.training_notes import era_efficiency, execution_from_notes, stated_overlap_changes
 from app.calibration.training.validate_training import predict_estimate, predict_training_case
 from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
@@ -115,7 +115,7 @@ def fit_cases(rows, gpus, models, skipped: list[str] | None = None) -> list[tupl
                 row.get("source", ""),
                 execution_from_notes(row),
                 era_efficiency(row, start) is not start,
-                async_tp_changes(row),
+                stated_overlap_changes(row),
             )
         )
     return cases

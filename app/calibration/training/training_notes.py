@@ -1,6 +1,7 @@
 """What a training case row's framework column and notes state about its run, read through general patterns:
-the stack it ran (FRAMEWORKS, STACKS_IN_NOTES), the constants as of its date (era_efficiency), the layout
-("TP8", "PP4", "VP6", "FSDP", "full AC", "micro-batch 4") and how it packed sequences.
+the stack it ran (FRAMEWORKS, STACKS_IN_NOTES), the constants as of its date (era_efficiency), the communication it
+hid (async TP, DualPipe), the layout ("TP8", "PP4", "VP6", "EP64", "FSDP", "full AC", "micro-batch 4") and how it
+packed sequences.
 
 validate_training.py reads a row with these; the optimizer recipe is training_recipes.py's.
 """
@@ -85,6 +86,20 @@ def async_tp_changes(row: dict[str, str]) -> dict[str, float]:
     return {"tp_comm_exposed": 0.0} if async_tensor_parallel(row) else {}
 
 
+# DeepSeek-V3's DualPipe schedule runs one micro-batch's expert all-to-alls (dispatch and combine) while another
+# computes, so that "both all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report §3.2.1): a run whose
+# notes state it exposes none of its expert all-to-all time (TrainingEfficiency.ep_a2a_exposed 0).
+DUAL_PIPE = re.compile(r"\bDualPipe\b", re.IGNORECASE)
+
+
+def stated_overlap_changes(row: dict[str, str]) -> dict[str, float]:
+    """The communication the notes state is hidden: async TP's all-reduces, DualPipe's expert all-to-alls."""
+    changes = async_tp_changes(row)
+    if DUAL_PIPE.search(row.get("notes") or ""):
+        changes = {**changes, "ep_a2a_exposed": 0.0}
+    return changes
+
+
 def stack_in_notes(row: dict[str, str]) -> str | None:
     """The first STACKS_IN_NOTES name the notes mention after "framework:", if the framework column is other."""
     if (row.get("framework") or "").strip().lower() in FRAMEWORKS:
@@ -111,6 +126,7 @@ class _LayoutChanges(TypedDict, total=False):
     micro_batch_seqs: int
     pipeline_interleave: int
     sequence_parallel: int
+    expert_parallel: int
 
 
 def _int(pattern: str, notes: str) -> int | None:
@@ -133,6 +149,11 @@ DEVICE_BATCH = r"(?<![\w-])(?<!global )(?:per-device )?batch (\d+)\b"
 # axis stated shards every weight over all the GPUs, each GPU its own replica: ZeRO-3 data parallelism alone. A degree
 # smaller than the GPUs ("FSDP=8" on 64 GPUs) leaves the other axes unstated, and the searched layout stands.
 FSDP_STATED = re.compile(r"\bFSDP(?: ?= ?(\d+)|(\d+))?\b")
+# Expert parallelism stated with its degree ("EP64"): each rank holds num_experts / EP routed experts whole. A run
+# whose notes name its pipeline and expert axes and its ZeRO data parallelism ("DualPipe PP16, EP64, ZeRO-1 DP",
+# DeepSeek-V3 on 2,048 GPUs = PP16 × DP128, EP inside DP) names every axis it has: no tensor parallelism.
+EXPERT_PARALLEL = r"\bEP(\d+)\b"
+ZERO_DATA_PARALLEL = re.compile(r"\bZeRO-\d DP\b")
 # Another axis named without a degree ("FSDP + Megatron-LM tensor parallelism", OPT-175B's metaseq): not FSDP alone.
 OTHER_AXIS_IN_WORDS = re.compile(r"\b(?:tensor|pipeline|context|sequence)[- ]parallel|\b(?:TP|PP|CP)\b", re.IGNORECASE)
 
@@ -193,6 +214,11 @@ def layout_from_notes(
         changes["pipeline_parallel"] = pp
     elif tp and fsdp and fsdp * tp * (cp or 1) == gpu_count:  # "FSDP32xTP8" on 256 GPUs names every axis: no PP
         changes["pipeline_parallel"] = 1
+    ep = _int(EXPERT_PARALLEL, notes)
+    if ep and ep > 1:
+        changes["expert_parallel"] = ep
+        if pp and not tp and not cp and ZERO_DATA_PARALLEL.search(notes):
+            changes["tensor_parallel"] = 1
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
     elif not cp and _data_parallel_fsdp(notes, gpu_count):
