@@ -14,6 +14,7 @@ from typing import TypedDict
 
 from app.scoring.efficiency import training as eff
 from app.scoring.training.layouts.memory import Layout, Recompute
+from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 
 FRAMEWORKS = {
     "megatron-lm": "megatron",
@@ -66,6 +67,30 @@ def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.Traini
     if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:
         return e
     return e.before_flash_attention_3()
+
+
+# torch.compile fuses the memory-bound elementwise ops between the GEMMs (norms, activations, RoPE, residual adds)
+# that eager PyTorch runs one kernel each. The PyTorch-native stacks' fitted class factors (fw_torchtitan_16,
+# fw_pytorch) rest on compiled rows; a row whose notes state it ran eager ("no compile", or a cumulative table's row
+# above "+ Compile") runs at 1 / COMPILE_SPEEDUP of them. torchtitan's Llama 3.1 8B on 8 H100s with FSDP: 5,762
+# tokens/s/GPU eager, 6,667 compiled, +15.7 % (Liang et al., "TorchTitan", arXiv 2410.06511, Table 1); torchtune's
+# optimization-flags table measures +27 % (Llama 3.2 3B on one A100, packed).
+COMPILE_SPEEDUP = 1.157
+COMPILED_CLASS_FACTORS = {"torchtitan": "fw_torchtitan_16", "pytorch": "fw_pytorch"}
+EAGER_STATED = re.compile(r"\bno (?:torch\.)?compile\b|\bwithout (?:torch\.)?compile\b|\bcompile (?:false|off)\b", re.I)
+
+
+def ran_eager(row: dict[str, str]) -> bool:
+    """The notes state the run was not compiled: in words, or as a cumulative table's row above its "+ Compile"."""
+    notes = row.get("notes") or ""
+    cumulative_before_compile = CUMULATIVE_ROW.search(notes) is not None and "compile" not in notes.lower()
+    return EAGER_STATED.search(notes) is not None or cumulative_before_compile
+
+
+def eager_changes(e: eff.TrainingEfficiency, framework: str) -> dict[str, float]:
+    """What differs for an eager run of a PyTorch-native stack: its class factor over COMPILE_SPEEDUP."""
+    name = COMPILED_CLASS_FACTORS.get(FRAMEWORK_CLASS.get(framework, "auto"))
+    return {name: getattr(e, name) / COMPILE_SPEEDUP} if name else {}
 
 
 # torchtitan's async tensor parallelism ("asyncTP" in its benchmark names): each TP all-gather and reduce-scatter is cut

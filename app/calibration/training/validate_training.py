@@ -3,9 +3,9 @@
 Parallelism, recompute and micro-batch are read from the notes only through general patterns ("TP8", "PP4", "VP6",
 "EP64", "FSDP2" alone as FSDP over every GPU, "sp8", "activation checkpointing True", "full AC", a cumulative table's
 rows above "+ Activation Checkpointing" as none, "micro-batch 4", "local bs 2", "batch 2" that makes up the global
-batch), the communication they state hidden (async TP, DualPipe), the optimizer recipe through training_recipes
-("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is read through STACKS_IN_NOTES (how it
-splits a job, how it packs sequences); training_notes.py holds those readers.
+batch), the communication they state hidden (async TP, DualPipe), a run without torch.compile, the optimizer recipe
+through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is read through
+STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from app.calibration.training.training_notes import (
     FRAMEWORKS,
     STACKS_IN_NOTES,
     _int,
+    eager_changes,
     era_efficiency,
     execution_from_notes,
     layout_from_notes,
     ngc_reference_stack,
+    ran_eager,
     stack_in_notes,
     stated_overlap_changes,
 )
@@ -167,6 +169,8 @@ def predict_estimate(
     e = era_efficiency(row, e)
     if stated_overlap_changes(row):
         e = replace(e, **stated_overlap_changes(row))
+    if ran_eager(row):
+        e = replace(e, **eager_changes(e, w.framework))
     span, capacity = execution_from_notes(row)
 
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
