@@ -1,0 +1,18 @@
+"""The plan page's assumptions keep their acronyms: Jinja's capitalize lowered every letter after the first, so the
+page read "not checked against the ttft and tpot limits (the per-token apis …)" where the JSON says TTFT, TPOT and
+APIs (found by qa33)."""
+
+from __future__ import annotations
+
+import html
+
+from fastapi.testclient import TestClient
+
+
+def test_the_plan_page_says_the_serverless_latency_caveat_as_the_json_does(client: TestClient) -> None:
+    question = "model=llama-3.1-70b&requests_per_day=500000"
+    caveat = client.get(f"/plan.json?{question}").json()["assumptions"]["serverless_latency"]
+    assert "TTFT and TPOT" in caveat and "APIs" in caveat
+    page = html.unescape(client.get(f"/plan?{question}").text)
+    assert caveat[:1].upper() + caveat[1:] in page
+    assert "ttft and tpot" not in page
