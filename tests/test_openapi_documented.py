@@ -43,6 +43,19 @@ def test_every_schema_field_has_a_description(schema: dict[str, Any]) -> None:
     assert undescribed == []
 
 
+def test_every_parameter_has_a_description(schema: dict[str, Any]) -> None:
+    """A tool author reads what `?min_memory_gb=`, `?price_type=` or `{offer_id}` mean beside each route; the catalog's
+    query and path parameters had none (found by qa33)."""
+    undescribed = [
+        f"{method.upper()} {path} {parameter['name']}"
+        for method, path, op in _operations(schema)
+        for parameter in op.get("parameters", [])
+        if not parameter.get("description")
+    ]
+    assert any(path.startswith("/api/v1/offers") for _, path, _ in _operations(schema))
+    assert undescribed == []
+
+
 def test_every_json_body_has_an_example_the_route_answers(schema: dict[str, Any], client: TestClient) -> None:
     posts = {path: ops["post"] for path, ops in schema["paths"].items() if "post" in ops}
     assert set(posts) == set(REQUEST_EXAMPLES)
