@@ -111,6 +111,20 @@ def test_providers_have_kinds_and_offer_counts(client) -> None:  # type: ignore[
     assert providers["gmi-cloud"]["kind"] == "neocloud" and providers["gmi-cloud"]["offer_count"] >= 3
 
 
+def test_a_providers_offer_count_is_the_offers_listed_for_it_and_names_sort_as_people_read(client) -> None:  # type: ignore[no-untyped-def]
+    """Lambda read '17 GPU offers' where /api/v1/offers?provider=lambda lists 14: its three superseded prices
+    (history, never ranked) were counted; and AWS came before Akash, fal.ai after Vultr (found by qa33)."""
+    providers = client.get("/api/v1/providers").json()
+    assert client.get("/api/v1/gpus/H100-SXM").json()["earlier_prices"], "needs a superseded price to mean anything"
+    for provider in providers:
+        listed = client.get("/api/v1/offers", params={"provider": provider["id"]}).json()
+        assert provider["offer_count"] == len(listed), provider["id"]
+    names = [p["name"] for p in providers]
+    assert names == sorted(names, key=str.casefold)
+    page = client.get("/providers").text
+    assert page.index("Akash Network") < page.index("AWS") < page.index("fal.ai") < page.index("Vultr")
+
+
 def test_models_and_model_detail(client) -> None:  # type: ignore[no-untyped-def]
     models = {m["id"] for m in client.get("/api/v1/models").json()}
     assert {"llama-3.1-70b", "mixtral-8x7b", "deepseek-v3"} <= models
