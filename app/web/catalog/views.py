@@ -105,7 +105,10 @@ def model_list(session: Session) -> list[ModelPublic]:
 
 
 def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
+    """The model's per-token prices as /plan lists them: those it compares with first, then those it never does, so
+    an unverified placeholder is not the first, cheapest-looking row (each group cheapest output first)."""
     prices = token_price_list(session, model.id, stale_after_days)
+    prices.sort(key=lambda price: not token_prices.comparable(price.unverified, price.deprecated, price.stale))
     return ModelDetail.model_validate(model, update={"token_prices": prices})
 
 
