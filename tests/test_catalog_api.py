@@ -45,6 +45,18 @@ def test_gpus_sort_by_the_on_demand_price_ascending(client) -> None:  # type: ig
     assert known == sorted(known) and prices[: len(known)] == known
 
 
+@pytest.mark.parametrize(("sort", "field"), [("price", "on_demand_usd_per_gpu_hour"), ("memory", "memory_gb")])
+def test_gpus_that_tie_on_the_sort_key_stay_in_name_order(client, sort: str, field: str) -> None:  # type: ignore[no-untyped-def]
+    """Every GPU without a current on-demand price (or every 80 GB card) came in the seed's order, T4 before A10G
+    before A100 (found by qa33)."""
+    gpus = client.get(f"/api/v1/gpus?sort={sort}").json()
+    ties: dict[object, list[tuple[str, str]]] = {}
+    for gpu in gpus:
+        ties.setdefault(gpu[field], []).append((gpu["vendor"], gpu["name"]))
+    assert max(len(group) for group in ties.values()) > 2
+    assert all(group == sorted(group) for group in ties.values())
+
+
 def test_gpu_detail_has_offers_with_dates_and_sources(client) -> None:  # type: ignore[no-untyped-def]
     gpu = client.get("/api/v1/gpus/H200").json()
     assert gpu["offers"] and all(o["gpu_id"] == "H200" and o["source_url"] for o in gpu["offers"])

@@ -79,8 +79,10 @@ def list_gpus(
         query = query.where(Gpu.memory_gb >= min_memory_gb)
     prices, floors = cheapest_prices(session), gpu_price_floors(session, stale_after_days)
     rows = [GpuRow(gpu, prices.get(gpu.id), floors.get(gpu.id)) for gpu in session.exec(query).all()]
+    # By name first, so ties (every 80 GB card, every GPU without a price) keep name order, not the seed's.
+    rows.sort(key=lambda r: (r.gpu.vendor, r.gpu.name))
     if sort == "name":
-        return sorted(rows, key=lambda r: (r.gpu.vendor, r.gpu.name))
+        return rows
     if sort == "price":
         return sorted(rows, key=lambda r: (_on_demand(r) is None, _on_demand(r) or 0.0))
     attribute = SORT_ATTRIBUTES[sort]
