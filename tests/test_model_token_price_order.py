@@ -4,6 +4,7 @@ headed Llama 3.1 70B's and Groq's deprecated, stale 8B price sat fourth (found b
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 NEVER_COMPARED = {"unverified", "deprecated", "stale"}
@@ -13,9 +14,13 @@ def _doubted(price: dict[str, object]) -> bool:
     return bool(NEVER_COMPARED & set(price["flags"]))  # type: ignore[arg-type]
 
 
-def test_a_models_prices_list_the_compared_ones_first_each_group_cheapest_output_first(client: TestClient) -> None:
+@pytest.mark.parametrize("url", ["/models/{}.json", "/api/v1/models/{}", "/api/v1/token-prices?model={}"])
+def test_a_models_prices_list_the_compared_ones_first_each_group_cheapest_output_first(
+    client: TestClient, url: str
+) -> None:
     for model in ("llama-3.1-70b", "llama-3.1-8b", "deepseek-r1"):
-        prices = client.get(f"/models/{model}.json").json()["token_prices"]
+        body = client.get(url.format(model)).json()
+        prices = body["token_prices"] if isinstance(body, dict) else body
         doubted = [_doubted(p) for p in prices]
         assert any(doubted) and not doubted[0], model
         assert doubted == sorted(doubted), model

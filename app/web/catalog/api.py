@@ -131,7 +131,7 @@ def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep)
 
 @router.get(
     "/token-prices",
-    summary="List per-token API prices (serverless), dated and sourced",
+    summary="List per-token API prices (serverless), dated and sourced: those /plan compares with first",
     response_model=list[TokenPricePublic],
 )
 def list_token_prices(
