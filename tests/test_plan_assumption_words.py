@@ -16,3 +16,13 @@ def test_the_plan_page_says_the_serverless_latency_caveat_as_the_json_does(clien
     page = html.unescape(client.get(f"/plan?{question}").text)
     assert caveat[:1].upper() + caveat[1:] in page
     assert "ttft and tpot" not in page
+
+
+def test_the_plans_cheapest_serverless_price_says_it_is_at_the_providers_own_precision(client: TestClient) -> None:
+    """Qwen3 8B's dedicated side is sized at BF16 while its cheapest API, Novita's, serves qwen3-8b-fp8: the rank
+    page's batch-job line said "its list price, at the provider's own precision", /plan said nothing (found by qa33)."""
+    question = "model=qwen3-8b&requests_per_day=3000000"
+    plan = client.get(f"/plan.json?{question}").json()
+    assert plan["weights"]["weight_dtype"] == "bf16" and "fp8" in plan["cheapest_serverless"]["provider_model_id"]
+    line = html.unescape(client.get(f"/plan?{question}").text).split("Cheapest serverless:", 1)[1].split("</p>", 1)[0]
+    assert "its list price, at the provider's own precision" in line
