@@ -239,6 +239,15 @@ def _breakable(value: Any) -> Markup:
 
 
 templates.env.filters["breakable"] = _breakable
+
+
+def _sentence_start(text: str) -> str:
+    """A clause opening a sentence: its first letter upper-cased, the rest as written (Jinja's capitalize lowered
+    the rest, so "the TTFT and TPOT limits (the per-token APIs …)" read "the ttft and tpot limits (… apis …)")."""
+    return text[:1].upper() + text[1:]
+
+
+templates.env.filters["sentence_start"] = _sentence_start
 templates.env.filters["chart_table"] = figure_table
 templates.env.filters["field_label"] = field_label
 templates.env.filters["page_wording"] = page_wording
