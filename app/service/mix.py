@@ -45,6 +45,7 @@ from app.service.query.values import (
     read_numbers,
 )
 from app.service.rank.answer_body import left_out_notes, weights_body
+from app.service.rank.model_spec import LENGTHS, model_of
 from app.service.rank.plain import mean_latencies, plain
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
@@ -211,10 +212,12 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
         try:
             model = resolve_model(question.workload(bucket), snapshot)
         except PlanFieldError as exc:  # a bucket too long for the context is the mix's error; the rest are theirs
-            if exc.field not in ("input_len", "output_len"):
+            if not exc.errors.keys() & LENGTHS:
                 raise
+            others = {k: v for k, v in exc.errors.items() if k not in LENGTHS}
             fits = question.workload(bucket).model_copy(update={"input_len": 1, "output_len": 1})
-            raise PlanFieldError("mix", beyond_context_message(bucket, resolve_model(fits, snapshot))) from None
+            too_long = beyond_context_message(bucket, model_of(fits, snapshot))  # read: its context was checked
+            raise PlanFieldError("mix", too_long, others) from None
     question, weights = _release_weights(question, model, snapshot)
     plan = plan_mix(question, snapshot, model)
     body = mix_body(plan)
