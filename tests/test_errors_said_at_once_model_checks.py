@@ -6,7 +6,67 @@ its ep after."""
 
 from __future__ import annotations
 
+import json
+import re
+
+import pytest
+
+from app.cli.main import main
+from tests.test_fuzz_edges import LLAMA_8B
+
+BEYOND = "input_len=120000&output_len=20000"  # 140,000 tokens: over Llama 3.1 8B's 131,072
 DENSE = "model=llama-3.1-8b"
+UNREADABLE_CONFIG = {**LLAMA_8B, "num_attention_heads": 0}
+
+# (page, query, {field: words its message holds}): a bad value, an id malformed or unknown, and a model/GPU check
+PAGES = [
+    ("/", f"{DENSE}&{BEYOND}&tpot_ms=-1&gpus=NOPE", {"tpot_ms": "greater", "gpus": "NOPE", "output_len": "context"}),
+    ("/", f"{DENSE}&expert_parallel=ep&gpus=bad%20id!&tpot_ms=-1", {"gpus": "pattern", "expert_parallel": "dense"}),
+    ("/", "engine=llamacpp&weight_dtype=int8_w8a8&ttft_ms=0", {"ttft_ms": "greater", "weight_dtype": "W8A8"}),
+    ("/compare", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "engine": "NVIDIA"}),
+    (
+        "/plan",
+        f"{DENSE}&{BEYOND}&requests_per_day=-1&gpus=NOPE",
+        {"requests_per_day": "greater", "output_len": "context"},
+    ),
+    ("/disagg", f"{DENSE}&expert_parallel=ep&requests_per_day=-1&providers=NOPE", {"expert_parallel": "dense"}),
+    ("/mix", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"tpot_ms": "greater", "engine": "NVIDIA"}),
+    ("/precision", f"{DENSE}&{BEYOND}&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "output_len": "context"}),
+]
+
+
+def _twin(path: str) -> str:
+    return "/rank.json" if path == "/" else f"{path}.json"
+
+
+@pytest.mark.parametrize(("path", "query", "said"), PAGES)
+def test_json_twin_names_every_wrong_field_at_once(client, path, query, said):
+    response = client.get(f"{_twin(path)}?{query}")
+    assert response.status_code == 422
+    named = {e["field"]: e["message"] for e in response.json()["detail"]}
+    for field, words in said.items():
+        assert words in named.get(field, ""), (field, named)
+
+
+@pytest.mark.parametrize(("path", "query", "said"), PAGES)
+def test_page_shows_every_wrong_field_beside_its_input(client, path, query, said):
+    response = client.get(f"{path}?{query}")
+    assert response.status_code == 422
+    for field in said:
+        assert f'id="err-{field}"' in response.text, field
+        assert re.search(rf'aria-describedby="[^"]*\berr-{field}\b', response.text), field
+
+
+def test_a_check_reading_a_wrong_field_says_nothing(client):
+    """ep is not judged on a model refused on its shape; the context not on a length that is itself wrong."""
+    detail = client.get("/rank.json?model=bad%20id!&expert_parallel=ep&input_len=-1&output_len=200000").json()
+    fields = [e["field"] for e in detail["detail"]]
+    assert sorted(fields) == ["input_len", "model"]
+
+
+def test_a_training_question_hears_no_inference_check(client):
+    detail = client.get("/rank.json?phase=training&model=bad%20id!&gpus=NOPE&seq_len=-1").json()["detail"]
+    assert sorted(e["field"] for e in detail) == ["gpus", "model", "seq_len"]
 
 
 def test_a_valid_question_names_its_unknown_id_and_its_model_check_together(client):
@@ -16,3 +76,102 @@ def test_a_valid_question_names_its_unknown_id_and_its_model_check_together(clie
     assert sorted(e["field"] for e in body) == ["gpu", "model"]
     mix = client.get("/mix.json?engine=trtllm&vendors=AMD&mix=120000x20000:1").json()["detail"]
     assert sorted(e["field"] for e in mix) == ["engine", "mix"]
+
+
+BODIES = [
+    (
+        "/api/v1/rank/inference",
+        {"model": "llama-3.1-8b", "expert_parallel": "ep", "tpot_ms": -1, "gpus": ["NOPE"]},
+        {"tpot_ms": "greater", "gpus": "NOPE", "expert_parallel": "dense"},
+    ),
+    (
+        "/api/v1/rank/training",
+        {"model": None, "hf_config": UNREADABLE_CONFIG, "seq_len": -1, "vendors": ["NOPE"]},
+        {"seq_len": "greater", "vendors": "NOPE", "hf_config": "could not read"},
+    ),
+    (
+        "/api/v1/estimate/inference",
+        {"model": "llama-3.1-8b", "gpu": "NOPE", "expert_parallel": "ep", "ttft_ms": -1},
+        {"ttft_ms": "greater", "gpu": "NOPE", "expert_parallel": "dense"},
+    ),
+    (
+        "/api/v1/plan/serving",
+        {"workload": {"model": "llama-3.1-8b", "input_len": 120000, "output_len": 20000, "gpus": ["bad id!"]}},
+        {"workload.gpus.0": "pattern", "workload.output_len": "context"},
+    ),
+    (
+        "/api/v1/disagg",
+        {"workload": {"model": "llama-3.1-8b", "expert_parallel": "ep"}, "traffic": {"requests_per_day": -1}},
+        {"traffic.requests_per_day": "greater", "workload.expert_parallel": "dense"},
+    ),
+    (
+        "/api/v1/precision",
+        {"hf_config": UNREADABLE_CONFIG, "tpot_ms": -1, "providers": ["NOPE"]},
+        {"tpot_ms": "greater", "providers": "NOPE", "hf_config": "could not read"},
+    ),
+    (
+        "/api/v1/mix",
+        {"model": "NOPE", "engine": "trtllm", "vendors": ["AMD"], "requests_per_day": -1},
+        {"requests_per_day": "greater", "model": "NOPE", "engine": "NVIDIA"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "said"), BODIES)
+def test_api_body_names_every_wrong_field_in_one_422(client, path, body, said):
+    response = client.post(path, json=body)
+    assert response.status_code == 422
+    named = {e["field"]: e["message"] for e in response.json()["detail"]}
+    for field, words in said.items():
+        assert words in named.get(field, ""), (field, named)
+
+
+CLI = [
+    (
+        [
+            "rank",
+            "inference",
+            "--model",
+            "llama-3.1-8b",
+            "--expert-parallel",
+            "ep",
+            "--tpot-ms",
+            "-1",
+            "--gpus",
+            "NOPE",
+        ],
+        ("--tpot-ms", "--gpus", "--expert-parallel"),
+    ),
+    (
+        ["plan", "serving", "--input-len", "120000", "--output-len", "20000", "--requests-per-day", "-1"],
+        ("--requests-per-day", "--output-len"),
+    ),
+    (
+        ["disagg", "--expert-parallel", "ep", "--requests-per-day", "-1", "--providers", "NOPE"],
+        ("--requests-per-day", "--providers", "--expert-parallel"),
+    ),
+    (
+        ["precision", "--engine", "trtllm", "--vendors", "AMD", "--tpot-ms", "-1", "--providers", "NOPE"],
+        ("--tpot-ms", "--providers", "--engine"),
+    ),
+    (
+        ["mix", "--engine", "trtllm", "--vendors", "AMD", "--requests-per-day", "-1", "--model", "NOPE"],
+        ("--requests-per-day", "--model", "--engine"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "flags"), CLI)
+def test_cli_names_every_wrong_flag_in_one_run(database, capsys, argv, flags):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for flag in flags:
+        assert re.search(rf"^{flag}: ", err, re.M), (flag, err)
+
+
+def test_cli_training_names_an_unreadable_config_beside_a_bad_flag(database, capsys, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(UNREADABLE_CONFIG), encoding="utf-8")
+    assert main(["rank", "training", "--hf-config", str(path), "--seq-len", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"^--seq-len: ", err, re.M) and re.search(r"^--hf-config: could not read", err, re.M), err

@@ -198,27 +198,33 @@ def print_field_error(field: str, message: object) -> int:
 
 
 def print_flag_errors(
-    exc: Any, flag_of: Callable[[str], str] = lambda field: field, typed: Mapping[str, object] | None = None
+    exc: Any,
+    flag_of: Callable[[str], str] = lambda field: field,
+    typed: Mapping[str, object] | None = None,
+    serves: bool = True,
 ) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
-    no field), then the unknown catalog ids among the `typed` flags (print_unknown_ids); exit status 2. `flag_of`
-    maps a field to its flag's name (plan lifecycle's `train_` flags)."""
+    no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids); exit status 2.
+    `flag_of` maps a field to its flag's name (plan lifecycle's `train_` flags)."""
     for error in exc.errors():
         loc = [part for part in error_location(error) if not part.isdigit()]  # a list item's index is no flag
         loc[:1] = [flag_of(part) for part in loc[:1]]
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
         print(f"{flag}{error_message(error)}", file=sys.stderr)
     if typed is not None:
-        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of)
+        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of, serves)
     return 2
 
 
-def print_unknown_ids(typed: Mapping[str, object], wrong: Collection[str], flag_of: Callable[[str], str]) -> None:
-    """The catalog ids the flags name that the catalog lacks, said beside the flags refused on their shape (`wrong`,
-    not read again) rather than only once those are fixed."""
-    from app.service.catalog_ids import typed_id_errors
+def print_unknown_ids(
+    typed: Mapping[str, object], wrong: Collection[str], flag_of: Callable[[str], str], serves: bool = True
+) -> None:
+    """The catalog ids the flags name that the catalog lacks, and what the model and GPUs they name refuse (a length
+    beyond the context, ep on a dense model, where `serves`: the flags ask about serving, not a training run), said
+    beside the flags refused on their shape (`wrong`, not read again) rather than only once those are fixed."""
+    from app.service.typed_model_checks import typed_question_errors
 
-    for field, message in typed_id_errors(typed, load_snapshot(), wrong).items():
+    for field, message in typed_question_errors(typed, load_snapshot(), wrong, {"": serves}).items():
         print_field_error(flag_of(field), message)
 
 

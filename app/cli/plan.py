@@ -182,7 +182,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
             if training is None:  # the served workload's ids are said with them
                 for field, message in errors.items():
                     print_field_error(field, message)
-                print_unknown_ids({TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field)
+                print_unknown_ids(
+                    {TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field, serves=False
+                )
                 print_unknown_ids(values, (), lambda field: field)
                 return 2
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)

@@ -1,5 +1,6 @@
-"""A JSON body refused on its shape still names the catalog ids it gets wrong: `{"model": "NOPE", "input_len": -1}`
-answered input_len alone, and the unknown model only once that was fixed (found by qa30's buyer walk)."""
+"""A JSON body refused on its shape still names the catalog ids it gets wrong and what its model and GPUs refuse:
+`{"model": "NOPE", "input_len": -1}` answered input_len alone, and the unknown model only once that was fixed (found by
+qa30's buyer walk); `{"expert_parallel": "ep", "tpot_ms": -1}` on a dense model, tpot_ms alone (errs2)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.scoring.specs import CatalogSnapshot
-from app.service.catalog_ids import typed_id_errors
+from app.scoring.workload import ModelChoice, TrainingWorkload
+from app.service.typed_model_checks import typed_question_errors
 from app.web.errors.error_shape import field_entries
 from app.web.errors.near_miss import model_in
 
@@ -31,8 +33,22 @@ def body_values(model: type[BaseModel], body: dict[str, Any], prefix: str = "") 
 def body_id_errors(
     model: type[BaseModel] | None, body: Any, snapshot: CatalogSnapshot | None, errors: list[dict[str, str]]
 ) -> list[dict[str, str]]:
-    """{field, message} for each catalog id field of a refused body naming ids the catalog lacks (fields already in
-    `errors` are not read again)."""
+    """{field, message} for each catalog id field of a refused body naming ids the catalog lacks, and each check its
+    model and GPUs fail (typed_question_errors); fields already in `errors` are not read again."""
     if model is None or snapshot is None or not isinstance(body, dict):
         return []
-    return field_entries(typed_id_errors(dict(body_values(model, body)), snapshot, {e["field"] for e in errors}))
+    wrong = {e["field"] for e in errors}
+    found = typed_question_errors(dict(body_values(model, body)), snapshot, wrong, dict(question_groups(model)))
+    return field_entries(found)
+
+
+def question_groups(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, bool]]:
+    """(dotted prefix, whether it is served) for each question in a body that names a model: "" for a body that is
+    one, "workload." or "training." for one nested."""
+    if issubclass(model, ModelChoice):
+        yield prefix, not issubclass(model, TrainingWorkload)  # an inference workload, or /mix's served question
+        return
+    for name, info in model.model_fields.items():
+        inner = model_in(info.annotation)
+        if inner is not None:
+            yield from question_groups(inner, f"{prefix}{info.alias or name}.")
