@@ -175,3 +175,21 @@ def test_cli_training_names_an_unreadable_config_beside_a_bad_flag(database, cap
     assert main(["rank", "training", "--hf-config", str(path), "--seq-len", "-1"]) == 2
     err = capsys.readouterr().err
     assert re.search(r"^--seq-len: ", err, re.M) and re.search(r"^--hf-config: could not read", err, re.M), err
+
+
+def test_plan_apis_name_the_plan_refusals_beside_the_models(client):
+    """A plan's own refusals (another scenario, a one-token output, training another model) were said first, alone."""
+    disagg = {"workload": {"model": "NOPE", "output_len": 1, "scenario": "max_throughput"}}
+    detail = client.post("/api/v1/disagg", json=disagg).json()["detail"]
+    assert sorted(e["field"] for e in detail) == ["workload.model", "workload.output_len", "workload.scenario"]
+    lifecycle = {
+        "training": {"model": "llama-3.1-70b"},
+        "inference": {"model": "llama-3.1-8b", "expert_parallel": "ep", "gpus": ["NOPE"]},
+        "months": 3,
+    }
+    detail = client.post("/api/v1/plan/lifecycle", json=lifecycle).json()["detail"]
+    fields = sorted(e["field"] for e in detail)
+    assert fields == ["inference.expert_parallel", "inference.gpus", "training.model"]
+    serving = {"workload": {"model": "NOPE", "scenario": "max_throughput"}}
+    detail = client.post("/api/v1/plan/serving", json=serving).json()["detail"]
+    assert sorted(e["field"] for e in detail) == ["workload.model", "workload.scenario"]
