@@ -32,6 +32,8 @@ PAGES = [
     ("/disagg", f"{DENSE}&expert_parallel=ep&requests_per_day=-1&providers=NOPE", {"expert_parallel": "dense"}),
     ("/mix", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"tpot_ms": "greater", "engine": "NVIDIA"}),
     ("/precision", f"{DENSE}&{BEYOND}&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "output_len": "context"}),
+    # an owned GPU's empty inputs without a sourced default (MI355X: no server price, power or fresh offer)
+    ("/own", "gpu=MI355X&gpu_count=0", {"gpu_count": "greater", "purchase_usd_per_server": "no sourced"}),
 ]
 
 
@@ -62,6 +64,14 @@ def test_a_check_reading_a_wrong_field_says_nothing(client):
     detail = client.get("/rank.json?model=bad%20id!&expert_parallel=ep&input_len=-1&output_len=200000").json()
     fields = [e["field"] for e in detail["detail"]]
     assert sorted(fields) == ["input_len", "model"]
+
+
+def test_an_owned_gpu_refused_on_its_shape_hears_no_default_check(client):
+    """Whether an input has a sourced default depends on the GPU and its server size: wrong, neither is judged."""
+    detail = client.get("/own.json?gpu=MI355X&gpus_per_server=0").json()["detail"]
+    assert [e["field"] for e in detail] == ["gpus_per_server"]
+    given = client.get("/own.json?gpu=MI355X&gpu_count=0&purchase_usd_per_server=-5").json()["detail"]
+    assert "no sourced" not in {e["field"]: e["message"] for e in given}["purchase_usd_per_server"]
 
 
 def test_a_training_question_hears_no_inference_check(client):
@@ -108,6 +118,11 @@ BODIES = [
         "/api/v1/precision",
         {"hf_config": UNREADABLE_CONFIG, "tpot_ms": -1, "providers": ["NOPE"]},
         {"tpot_ms": "greater", "providers": "NOPE", "hf_config": "could not read"},
+    ),
+    (
+        "/api/v1/own",
+        {"gpu": "MI355X", "gpu_count": 0, "pue": 0.5},
+        {"gpu_count": "greater", "pue": "greater", "rental_usd_per_gpu_hour": "give a rental price"},
     ),
     (
         "/api/v1/mix",
@@ -158,6 +173,7 @@ CLI = [
         ["mix", "--engine", "trtllm", "--vendors", "AMD", "--requests-per-day", "-1", "--model", "NOPE"],
         ("--requests-per-day", "--model", "--engine"),
     ),
+    (["own", "--gpu", "MI355X", "--gpu-count", "0"], ("--gpu-count", "--purchase-usd-per-server")),
 ]
 
 

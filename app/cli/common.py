@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -14,6 +14,9 @@ from pydantic_core import PydanticUndefined
 from app.config import get_settings
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
 from app.service.query.form_numbers import FREE_TEXT, as_typed_number
+
+if TYPE_CHECKING:
+    from app.service.query.phase import QuestionKind
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -201,7 +204,7 @@ def print_flag_errors(
     exc: Any,
     flag_of: Callable[[str], str] = lambda field: field,
     typed: Mapping[str, object] | None = None,
-    serves: bool = True,
+    kind: QuestionKind = "serving",
 ) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
     no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids); exit status 2.
@@ -212,19 +215,22 @@ def print_flag_errors(
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
         print(f"{flag}{error_message(error)}", file=sys.stderr)
     if typed is not None:
-        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of, serves)
+        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of, kind)
     return 2
 
 
 def print_unknown_ids(
-    typed: Mapping[str, object], wrong: Collection[str], flag_of: Callable[[str], str], serves: bool = True
+    typed: Mapping[str, object],
+    wrong: Collection[str],
+    flag_of: Callable[[str], str],
+    kind: QuestionKind = "serving",
 ) -> None:
     """The catalog ids the flags name that the catalog lacks, and what the model and GPUs they name refuse (a length
-    beyond the context, ep on a dense model, where `serves`: the flags ask about serving, not a training run), said
-    beside the flags refused on their shape (`wrong`, not read again) rather than only once those are fixed."""
+    beyond the context, ep on a dense model; an owned GPU's inputs without a sourced default), said beside the flags
+    refused on their shape (`wrong`, not read again) rather than only once those are fixed."""
     from app.service.typed_model_checks import typed_question_errors
 
-    for field, message in typed_question_errors(typed, load_snapshot(), wrong, {"": serves}).items():
+    for field, message in typed_question_errors(typed, load_snapshot(), wrong, {"": kind}).items():
         print_field_error(flag_of(field), message)
 
 

@@ -183,7 +183,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 for field, message in errors.items():
                     print_field_error(field, message)
                 print_unknown_ids(
-                    {TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field, serves=False
+                    {TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field, kind="training"
                 )
                 print_unknown_ids(values, (), lambda field: field)
                 return 2

@@ -43,7 +43,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
         payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
-        return print_flag_errors(exc, typed=values, serves=args.phase == "inference")
+        return print_flag_errors(exc, typed=values, kind="serving" if args.phase == "inference" else "training")
     except UnknownId as exc:
         return print_field_errors(exc)
     if args.json:

@@ -8,7 +8,7 @@ A custom model is the rank page's: `model=custom` and arch_* fields, or a pasted
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
@@ -34,7 +34,7 @@ from app.service.query.custom_model import (
     form_field,
 )
 from app.service.query.fields import query_fields
-from app.service.query.phase import serving_phase_only
+from app.service.query.phase import QuestionKind, serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.values import (
     LIST_FIELDS,
@@ -60,6 +60,7 @@ MIX_FIELDS = query_fields(
 
 @dataclass
 class MixQuery:
+    kind: ClassVar[QuestionKind] = "serving"
     question: MixQuestion | None
     values: dict[str, Any]  # what was typed, to refill the form
     errors: dict[str, str] = field(default_factory=dict)

@@ -15,7 +15,9 @@ from pydantic import TypeAdapter, ValidationError
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from app.service.catalog_ids import typed_id_errors, typed_ids
+from app.service.ownership import typed_missing_defaults
 from app.service.query.custom_model import ARCH_PREFIX, catalog_choices, custom_model_fields
+from app.service.query.phase import QuestionKind
 from app.service.rank.model_spec import (
     CHECKED_FIELDS,
     LENGTHS,
@@ -27,9 +29,9 @@ from app.service.rank.model_spec import (
 
 ID_LISTS = ("gpus", "vendors")  # comma-separated on a form, a list in a body
 MODEL_FIELDS = ("model", "custom_model", "hf_config", "hf_config_json")  # the question's model, in any of its forms
-# A group of a question's fields ("" for a form's or a flat body's own, "workload." for a nested body's) -> whether it
-# is an inference workload's (a training run's model is read, and no inference check runs on it).
-Groups = Mapping[str, bool]
+# A group of a question's fields ("" for a form's or a flat body's own, "workload." for a nested body's) -> what it asks
+# about: a served model's checks, a training run's (its model read: no inference check runs on it), or /own's defaults.
+Groups = Mapping[str, QuestionKind]
 
 
 def typed_question_errors(
@@ -44,16 +46,20 @@ def typed_question_errors(
 def typed_model_errors(
     typed: Mapping[str, object], snapshot: CatalogSnapshot, wrong: Collection[str], groups: Groups
 ) -> dict[str, str]:
-    """{field: message} for each model or GPU check each group's typed fields fail; fields in `wrong` (refused on
-    their shape, or unknown ids) are not read."""
+    """{field: message} for each model or GPU check each group's typed fields fail (an ownership question's: each
+    empty input its GPU has no sourced default for); fields in `wrong` (refused on their shape, or unknown ids) are not
+    read."""
     errors: dict[str, str] = {}
-    for group, inference in groups.items():
+    for group, kind in groups.items():
         values = {k.removeprefix(group): v for k, v in typed.items() if k.startswith(group)}
         values = {k: v for k, v in values.items() if "." not in k}  # a nested group's fields are its own
         group_wrong = {w.removeprefix(group) for w in wrong if w.startswith(group)}
+        if kind == "own":  # no model: the GPU's sourced defaults
+            errors.update({group + k: v for k, v in typed_missing_defaults(values, snapshot, group_wrong).items()})
+            continue
         spec, unreadable = _typed_model(values, snapshot, group_wrong)
         found = dict(unreadable)
-        if inference:
+        if kind == "serving":
             inputs, unread = _valid_inputs(values)
             if not set(LENGTHS).intersection(values):  # a question without lengths (/mix's buckets): not checked
                 unread |= set(LENGTHS)

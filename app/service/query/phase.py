@@ -10,6 +10,9 @@ from app.service.query.values import query_shape_errors
 
 Phase = Literal["inference", "training"]
 PHASES: tuple[Phase, ...] = ("inference", "training")
+# What a question is about, for the checks said beside its shape's errors (typed_model_checks): serving a model (the
+# ranking's inference, /plan, /disagg, /mix, /precision), a training run, or owning GPUs (/own)
+QuestionKind = Literal["serving", "training", "own"]
 WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
     "inference": InferenceWorkload,
     "training": TrainingWorkload,

@@ -9,8 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import ModelChoice, TrainingWorkload
+from app.service.query.phase import QuestionKind
 from app.service.typed_model_checks import typed_question_errors
 from app.web.errors.error_shape import field_entries
 from app.web.errors.near_miss import model_in
@@ -42,11 +44,14 @@ def body_id_errors(
     return field_entries(found)
 
 
-def question_groups(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, bool]]:
-    """(dotted prefix, whether it is served) for each question in a body that names a model: "" for a body that is
-    one, "workload." or "training." for one nested."""
+def question_groups(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, QuestionKind]]:
+    """(dotted prefix, what it asks about) for each question in a body: "" for a body that is one, "workload." or
+    "training." for one nested."""
+    if issubclass(model, OwnershipQuestion):
+        yield prefix, "own"
+        return
     if issubclass(model, ModelChoice):
-        yield prefix, not issubclass(model, TrainingWorkload)  # an inference workload, or /mix's served question
+        yield prefix, "training" if issubclass(model, TrainingWorkload) else "serving"  # /mix's question: served
         return
     for name, info in model.model_fields.items():
         inner = model_in(info.annotation)

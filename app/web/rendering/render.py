@@ -32,7 +32,8 @@ from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.spare_gpus import peak_row_spare_words
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
-from app.service.typed_model_checks import typed_question_errors
+from app.service.query.phase import QuestionKind
+from app.service.typed_model_checks import Groups, typed_question_errors
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording
@@ -108,13 +109,15 @@ class CanonicalQuery(Protocol):
     errors: dict[str, str]
     values: dict[str, Any]  # as typed
 
+    @property
+    def kind(self) -> QuestionKind: ...  # what the question asks about: which checks its typed fields get
+
 
 def name_every_wrong_field(query: CanonicalQuery | None, snapshot: CatalogSnapshot) -> None:
     """A question refused on its shape also names, in the same answer, the catalog ids it gets wrong and what its
     model and GPUs refuse (a length beyond the model's context, ep on a dense model), each from its fields as typed."""
     if query is not None and query.errors:
-        phase = query.values.get("phase", "inference")  # another phase's fields are no inference workload's
-        groups = {} if "phase" in query.errors else {"": phase == "inference"}  # a wrong phase: whose fields?
+        groups: Groups = {} if "phase" in query.errors else {"": query.kind}  # a wrong phase: whose fields?
         query.errors.update(typed_question_errors(query.values, snapshot, query.errors, groups))
 
 
