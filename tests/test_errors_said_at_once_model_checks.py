@@ -105,6 +105,11 @@ BODIES = [
         {"ttft_ms": "greater", "gpu": "NOPE", "expert_parallel": "dense"},
     ),
     (
+        "/api/v1/estimate/inference",
+        {"model": "NOPE", "gpu": "MI300X", "engine": "trtllm", "ttft_ms": -1},
+        {"ttft_ms": "greater", "model": "NOPE", "engine": "MI300X"},
+    ),
+    (
         "/api/v1/plan/serving",
         {"workload": {"model": "llama-3.1-8b", "input_len": 120000, "output_len": 20000, "gpus": ["bad id!"]}},
         {"workload.gpus.0": "pattern", "workload.output_len": "context"},

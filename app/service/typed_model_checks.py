@@ -12,9 +12,10 @@ from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
-from app.service.catalog_ids import typed_id_errors, typed_ids
+from app.service.catalog_ids import catalog_id, typed_id_errors, typed_ids
 from app.service.ownership import typed_missing_defaults
 from app.service.query.custom_model import ARCH_PREFIX, catalog_choices, custom_model_fields
 from app.service.query.phase import QuestionKind
@@ -65,8 +66,24 @@ def typed_model_errors(
                 unread |= set(LENGTHS)
             for refusal in model_checks(inputs, spec, snapshot, values.keys(), group_wrong | unread):
                 found.update({k: v for k, v in refusal.errors.items() if k not in found})
+            found.update(_engine_on_gpu(values, inputs, snapshot, group_wrong | unread))
         errors.update({group + k: v for k, v in found.items() if group + k not in errors})
     return errors
+
+
+def _engine_on_gpu(
+    values: Mapping[str, object], inputs: Mapping[str, Any], snapshot: CatalogSnapshot, wrong: Collection[str]
+) -> dict[str, str]:
+    """An estimate's engine on its one GPU (`gpu`), as the estimate service refuses it (TensorRT-LLM on an MI300X)."""
+    gpu_id = values.get("gpu")
+    if "gpu" in wrong or "engine" in wrong or not isinstance(gpu_id, str):
+        return {}
+    gpu = snapshot.gpus.get(catalog_id(snapshot, "gpus", gpu_id))
+    reason = None if gpu is None else unsupported_reason(inputs.get("engine", _ENGINE_DEFAULT), gpu)
+    return {"engine": reason} if reason else {}
+
+
+_ENGINE_DEFAULT = InferenceWorkload.model_fields["engine"].default
 
 
 def _valid_inputs(values: Mapping[str, object]) -> tuple[dict[str, Any], set[str]]:
