@@ -107,13 +107,9 @@ def _default(name: str) -> Any:
     return InferenceWorkload.model_fields[name].get_default(call_default_factory=True)
 
 
-def check_engine_hardware(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> None:
+def engine_hardware(engine: str, gpus: list[str], vendors: list[str], snapshot: CatalogSnapshot) -> None:
     """GPU or vendor filters that leave only GPUs the engine does not run on (TensorRT-LLM on MI300X) are refused at
     `engine`: without such filters, those GPUs are ranked infeasible with the reason instead."""
-    engine_hardware(workload.engine, workload.gpus, workload.vendors, snapshot)
-
-
-def engine_hardware(engine: str, gpus: list[str], vendors: list[str], snapshot: CatalogSnapshot) -> None:
     if not (gpus or vendors):
         return
     gpu_ids = {g.lower() for g in gpus}
