@@ -214,3 +214,30 @@ def test_plan_apis_name_the_plan_refusals_beside_the_models(client):
     serving = {"workload": {"model": "NOPE", "scenario": "max_throughput"}}
     detail = client.post("/api/v1/plan/serving", json=serving).json()["detail"]
     assert sorted(e["field"] for e in detail) == ["workload.model", "workload.scenario"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "flags"),
+    [
+        (
+            ["rank", "inference", "--sort", "bogus", "--input-len", "-1", "--gpus", "NOPE"],
+            ("--sort", "--input-len", "--gpus"),
+        ),
+        (["rank", "inference", "--hf-config", "MISSING.json", "--tpot-ms", "-1"], ("--hf-config", "--tpot-ms")),
+        (["precision", "--hf-config", "MISSING.json", "--providers", "NOPE"], ("--hf-config", "--providers")),
+        (["disagg", "--hf-config", "MISSING.json", "--expert-parallel", "ep"], ("--hf-config",)),
+        (
+            ["plan", "lifecycle", "--months", "0", "--expert-parallel", "ep", "--input-len", "-1"],
+            ("--months", "--input-len", "--expert-parallel"),
+        ),
+    ],
+)
+def test_cli_a_flag_refused_before_the_question_is_read_is_said_with_the_rest(database, capsys, argv, flags):
+    """--sort, --months and an --hf-config file that cannot be read were refused alone, the question's errors unread;
+    ep is not judged beside a config.json that was not read (its model is unknown)."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for flag in flags:
+        assert re.search(rf"^{flag}: ", err, re.M), (flag, err)
+    if "--hf-config" in argv:
+        assert "--expert-parallel" not in err

@@ -205,17 +205,38 @@ def print_flag_errors(
     flag_of: Callable[[str], str] = lambda field: field,
     typed: Mapping[str, object] | None = None,
     kind: QuestionKind = "serving",
+    refused_before: Collection[str] = (),
 ) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
-    no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids); exit status 2.
-    `flag_of` maps a field to its flag's name (plan lifecycle's `train_` flags)."""
+    no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids; `refused_before`:
+    fields already refused, not read); exit status 2. `flag_of` maps a field to its flag's name (plan lifecycle's
+    `train_` flags)."""
     for error in exc.errors():
         loc = [part for part in error_location(error) if not part.isdigit()]  # a list item's index is no flag
         loc[:1] = [flag_of(part) for part in loc[:1]]
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
         print(f"{flag}{error_message(error)}", file=sys.stderr)
     if typed is not None:
-        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of, kind)
+        wrong = {".".join(error_location(e)) for e in exc.errors()} | set(refused_before)
+        print_unknown_ids(typed, wrong, flag_of, kind)
+    return 2
+
+
+def also_refused(
+    values: dict[str, Any], model: type[BaseModel], refused: Collection[str], kind: QuestionKind = "serving"
+) -> int | None:
+    """Where flags were refused before the question was read (`refused`: their fields, already printed: an --hf-config
+    file that cannot be read, a --sort the phase lacks), the question's own errors in the same run, not the next:
+    its flags' shape, unknown ids and model checks. 2, or None where nothing was refused."""
+    from pydantic import ValidationError
+
+    if not refused:
+        return None
+    try:
+        model.model_validate(values)
+    except ValidationError as exc:
+        return print_flag_errors(exc, typed=values, kind=kind, refused_before=refused)
+    print_unknown_ids(values, refused, lambda field: field, kind)
     return 2
 
 
