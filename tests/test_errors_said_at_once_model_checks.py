@@ -115,6 +115,16 @@ BODIES = [
         {"workload.gpus.0": "pattern", "workload.output_len": "context"},
     ),
     (
+        "/api/v1/plan/serving",
+        {"workload": {"model": "NOPE", "scenario": "max_throughput"}, "traffic": {"requests_per_day": -1}},
+        {"traffic.requests_per_day": "greater", "workload.model": "NOPE", "workload.scenario": "latency limits"},
+    ),
+    (
+        "/api/v1/plan/lifecycle",
+        {"training": {"seq_len": -1}, "inference": {"peak_concurrency": 8}, "months": 3},
+        {"training.seq_len": "greater", "inference.peak_concurrency": "traffic sets the peak"},
+    ),
+    (
         "/api/v1/disagg",
         {"workload": {"model": "llama-3.1-8b", "expert_parallel": "ep"}, "traffic": {"requests_per_day": -1}},
         {"traffic.requests_per_day": "greater", "workload.expert_parallel": "dense"},

@@ -17,6 +17,7 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from app.service.catalog_ids import catalog_id, typed_id_errors, typed_ids
 from app.service.ownership import typed_missing_defaults
+from app.service.plan import PlanFieldError, latency_bound_only, traffic_sets_the_peak
 from app.service.query.custom_model import ARCH_PREFIX, catalog_choices, custom_model_fields
 from app.service.query.phase import QuestionKind
 from app.service.rank.model_spec import (
@@ -60,7 +61,9 @@ def typed_model_errors(
             continue
         spec, unreadable = _typed_model(values, snapshot, group_wrong)
         found = dict(unreadable)
-        if kind == "serving":
+        if kind == "plan":
+            found.update(_plan_refusals(values, group_wrong))
+        if kind in ("serving", "plan"):
             inputs, unread = _valid_inputs(values)
             if not set(LENGTHS).intersection(values):  # a question without lengths (/mix's buckets): not checked
                 unread |= set(LENGTHS)
@@ -68,6 +71,25 @@ def typed_model_errors(
                 found.update({k: v for k, v in refusal.errors.items() if k not in found})
             found.update(_engine_on_gpu(values, inputs, snapshot, group_wrong | unread))
         errors.update({group + k: v for k, v in found.items() if group + k not in errors})
+    return errors
+
+
+def _plan_refusals(values: Mapping[str, object], wrong: Collection[str]) -> dict[str, str]:
+    """A plan's own refusals of a served workload (another scenario, a second peak: plan.served_model's), where the
+    fields they read are typed and valid."""
+    read: dict[str, Any] = {n: values[n] for n in ("scenario", "peak_concurrency") if n in values and n not in wrong}
+    if "scenario" in read:
+        try:
+            read["scenario"] = _adapter("scenario").validate_python(read["scenario"])
+        except ValidationError:
+            del read["scenario"]
+    workload = InferenceWorkload.model_construct(**{"scenario": "latency_bound", "peak_concurrency": None, **read})
+    errors: dict[str, str] = {}
+    for check in (traffic_sets_the_peak, latency_bound_only):
+        try:
+            check(workload)
+        except PlanFieldError as exc:
+            errors.update(exc.errors)
     return errors
 
 

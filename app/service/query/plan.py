@@ -100,7 +100,7 @@ def page_field(service_field: str) -> str:
 
 @dataclass
 class PlanQuery:
-    kind: ClassVar[QuestionKind] = "serving"  # a training run's train_* fields are not read as a model's checks
+    kind: ClassVar[QuestionKind] = "plan"  # a training run's train_* fields are not read as a model's checks
     workload: InferenceWorkload | None
     traffic: Traffic | None
     training: TrainingWorkload | None

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.scoring.serving.ownership.question import OwnershipQuestion
+from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import ModelChoice, TrainingWorkload
 from app.service.query.phase import QuestionKind
@@ -44,16 +45,20 @@ def body_id_errors(
     return field_entries(found)
 
 
-def question_groups(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, QuestionKind]]:
+def question_groups(
+    model: type[BaseModel], prefix: str = "", served: QuestionKind = "serving"
+) -> Iterator[tuple[str, QuestionKind]]:
     """(dotted prefix, what it asks about) for each question in a body: "" for a body that is one, "workload." or
-    "training." for one nested."""
+    "training." for one nested; a workload served beside a traffic (/plan's, /disagg's) is a plan's."""
     if issubclass(model, OwnershipQuestion):
         yield prefix, "own"
         return
     if issubclass(model, ModelChoice):
-        yield prefix, "training" if issubclass(model, TrainingWorkload) else "serving"  # /mix's question: served
+        yield prefix, "training" if issubclass(model, TrainingWorkload) else served  # /mix's question: served
         return
-    for name, info in model.model_fields.items():
-        inner = model_in(info.annotation)
+    inner_models = {name: model_in(info.annotation) for name, info in model.model_fields.items()}
+    at_traffic: QuestionKind = "plan" if Traffic in inner_models.values() else served
+    for name, inner in inner_models.items():
         if inner is not None:
-            yield from question_groups(inner, f"{prefix}{info.alias or name}.")
+            key = model.model_fields[name].alias or name
+            yield from question_groups(inner, f"{prefix}{key}.", at_traffic)
