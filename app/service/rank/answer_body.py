@@ -174,7 +174,8 @@ def overloaded_replicas(workload: InferenceWorkload, ranking: Any) -> dict[str, 
         else f"{significant(workload.requests_per_s or 0.0)} requests/s"
     )
     return {
-        "note": f"One replica falls behind {load} on every offer that holds the model (overloaded): rank the same "
+        "note": f"The copies one rented instance holds fall behind {load} on every offer that holds the model "
+        "(overloaded): rank the same "
         "load as a peak, spread over replicas sized to meet the limits",
         "url": "/?" + canonical_query("inference", sized),
     }

@@ -193,7 +193,7 @@ def best_on_machine(
         return InferenceEstimate(False, unsupported, gpu.id, 1, 1, 1)
     tried: list[list[InferenceEstimate]] = []
     over: Solution | None = None  # the first tier's best, when it misses the limits
-    served: list[Solution] = []  # every layout that serves the load, in both tiers tried
+    served: list[tuple[Solution, int]] = []  # every layout that serves the load and its copies, in both tiers
     fixed = one_replica_load(workload)
     for multi_node in (False, True):
         plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
@@ -240,7 +240,9 @@ class Tier(NamedTuple):
 
     best: Solution | None
     best_within_limits: bool
-    served: list[Solution]  # complete unless the best meets the limits (then layouts it outclasses are left out)
+    # with the copies each is spread over; complete unless the best meets the limits (then layouts it outclasses are
+    # left out)
+    served: list[tuple[Solution, int]]
     refused: list[InferenceEstimate]  # likewise
 
 
@@ -287,7 +289,7 @@ def _solve_tier(
     fixed = one_replica_load(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0
-    served: list[tuple[int, Solution]] = []
+    served: list[tuple[int, Solution, int]] = []
     refused: list[tuple[int, InferenceEstimate]] = []
     layouts, billed_of = plan.layouts, plan.billed
     for index in plan.order:
@@ -308,7 +310,7 @@ def _solve_tier(
         if isinstance(layout, InferenceEstimate):
             refused.append((index, _refused_share(layout, machine, workload, copies)))
             continue
-        served.append((index, layout))
+        served.append((index, layout, copies))
         served_copies = copies * served_share(workload, copies)
         candidate = (_preference(layout, billed, served_copies), -index, layout)
         if best is None or candidate[:2] > best[:2]:
@@ -316,7 +318,7 @@ def _solve_tier(
     return Tier(
         best[2] if best is not None else None,
         best is not None and best[0].within_limits,
-        [layout for _, layout in sorted(served, key=lambda pair: pair[0])],
+        [(layout, copies) for _, layout, copies in sorted(served, key=lambda each: each[0])],
         [layout for _, layout in sorted(refused, key=lambda pair: pair[0])],
     )
 
@@ -361,16 +363,17 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     return replace(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
 
 
-def _lowest_p99(served: list[Solution]) -> LowestP99:
-    """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout; where the limits
-    hold at the bands' slow end (limits_at band_high), the p99s there, as the limits were checked."""
+def _lowest_p99(served: list[tuple[Solution, int]]) -> LowestP99:
+    """The lowest p99 TTFT and TPOT among the layouts that serve the load (each spread over its copies at a fixed
+    load), each with its layout; where the limits hold at the bands' slow end (limits_at band_high), the p99s there, as
+    the limits were checked."""
 
     def at_limits(solved: Solution, which: int) -> float:
         return _p99_ms(solved)[which] * solved.limit_multiples[which]
 
     def reach(which: int) -> P99Reach:  # which: 0 for TTFT, 1 for TPOT (p99_latencies_ms' order)
-        s = min(served, key=lambda solved: at_limits(solved, which))
-        return P99Reach(at_limits(s, which), s.gpu_count, s.tensor_parallel, s.pipeline_parallel)
+        s, copies = min(served, key=lambda each: at_limits(each[0], which))
+        return P99Reach(at_limits(s, which), s.gpu_count, s.tensor_parallel, s.pipeline_parallel, copies)
 
     return LowestP99(ttft_p99_ms=reach(0), tpot_p99_ms=reach(1))
 

@@ -99,6 +99,7 @@ class P99Reach(NamedTuple):
     gpu_count: int
     tensor_parallel: int
     pipeline_parallel: int
+    copies: int = 1  # a fixed load spread over this many copies of the layout, each at its share (spread_load.py)
 
 
 class LowestP99(NamedTuple):
