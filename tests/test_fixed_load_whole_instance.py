@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 import pytest
@@ -186,6 +187,8 @@ def test_the_page_the_csv_and_the_cli_say_the_copies_sharing_a_rate(
 ) -> None:
     page = " ".join(client.get(f"/?{QA28}&providers=coreweave&show=all").text.split())
     assert SPREAD_B200 in page and "load-spread" in page
+    summary = page.split('<p class="summary">', 1)[1].split("</p>", 1)[0]  # the #1's batch is each copy's
+    assert re.search(r"at batch \d+ on each of its \d+ copies, means unless marked", summary)
     table = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{QA28}&providers=coreweave&show=all").text)))
     row = next(r for r in table if r["gpu_id"] == "B200")
     assert (row["copies_sharing_load"], row["spread_note"], row["replicas"]) == ("4", SPREAD_B200, "4")
