@@ -50,6 +50,9 @@ TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 
 # InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
 _READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
+# InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
+# configuration's estimate is one copy at the load asked, and says none of them
+_RANKING_ONLY = frozenset({"copies_sharing_load", "one_copy_p99", "spread_words"})
 
 
 def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
@@ -57,6 +60,7 @@ def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
     return {
         _READ_AS.get(name, name): plain(getattr(est, _READ_AS[name])) if name in _READ_AS else value
         for name, value in plain(est).items()
+        if name not in _RANKING_ONLY
     }
 
 
