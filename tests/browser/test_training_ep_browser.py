@@ -30,4 +30,4 @@ def test_the_ep_row_and_its_terms_read_without_javascript(page_without_js, serve
     details = page.locator("tr.terms details").first
     details.locator("summary").click()  # <details> opens without script
     assert details.get_by_role("row", name="exposed expert all-to-all 0.").is_visible()
-    assert "0.9778 s compute + 0.2364 s pipeline bubble + 0.07902 s exposed expert all-to-all" in details.inner_text()
+    assert "1.002 s compute + 0.2411 s pipeline bubble + 0.07902 s exposed expert all-to-all" in details.inner_text()
