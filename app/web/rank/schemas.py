@@ -48,7 +48,10 @@ CARD_OPTION = (
     "without rank and terms), else its first infeasible one (feasible false, with the reason); null: no offer of it "
     "passes the filters"
 )
-CARD_LEFT_OUT = "where option is null: the offers of it the price terms or stale prices left out, in words; else ''"
+CARD_LEFT_OUT = (
+    "where no ranked offer of it runs the question (option null or infeasible): the offers of it the price terms or "
+    "stale prices left out, in words, which may run it; else ''"
+)
 CARDS = "present only on /compare.json: one card per GPU the question names, as /compare shows them side by side"
 
 
