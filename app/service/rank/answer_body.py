@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.scoring.explain import fixed, significant
+from app.scoring.explain import fixed, significant, usd_shown
 from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.inference.ranking.release_precision import Weights
 from app.scoring.pricing.offers import left_out_note
@@ -139,9 +139,9 @@ def cheaper_on_replicas(
     times = fixed(ratio, 1 if ratio < 10 else 0)  # "2.3×": a buyer divides the two prices (qa31)
     idle = ", " + idle_gpus_words(best.idle_gpus, best.instances, best.instance_gpus) if best.idle_gpus else ""
     note = (
-        f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
+        f"One replica taking all {load} costs {usd_shown(best.usd_per_million_output_tokens, 3)} per million "
         f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
-        f"PP{best.pipeline_parallel}{idle}), {times}× the ${significant(fleet_usd, 3)} of replicas sized "
+        f"PP{best.pipeline_parallel}{idle}), {times}× the {usd_shown(fleet_usd, 3)} of replicas sized "
         f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
         f"${fixed(fleet.usd_per_month_at_peak, 0)} a month; both $ per million are the bill over the tokens this load "
         "makes, where the peak ranking's $/M is each replica's at full load): rank the same load as a peak"
