@@ -170,3 +170,28 @@ def test_model_sizes_are_grouped_by_thousands_as_the_context_beside_them(client)
     assert not re.search(r'data-label="Hidden" role="cell">\d{4,}<', listing)
     page = client.get("/models/llama-3.1-70b").text
     assert "80 × 8,192</td>" in page and "<td>28,672</td>" in page
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        ("/gpus/h100-sxm", "/gpus/H100-SXM"),
+        ("/gpus/h100-sxm.json", "/gpus/H100-SXM.json"),
+        ("/models/Llama-3.1-8B", "/models/llama-3.1-8b"),
+        ("/models/LLAMA-3.1-8B.json", "/models/llama-3.1-8b.json"),
+    ],
+)
+def test_an_id_in_another_spelling_moves_to_the_catalogs(client, typed: str, canonical: str) -> None:  # type: ignore[no-untyped-def]
+    """/gpus/h100-sxm rendered 200 under the typed spelling, so a shared link had as many URLs as spellings (found by
+    qa33): a page, or its JSON twin, moves for good (301) to the catalog's id, which renders as before."""
+    moved = client.get(typed, follow_redirects=False)
+    assert moved.status_code == 301 and moved.headers["location"] == canonical
+    assert client.get(canonical, follow_redirects=False).status_code == 200
+
+
+def test_the_api_answers_an_id_in_another_spelling_with_the_catalogs_in_the_body(client) -> None:  # type: ignore[no-untyped-def]
+    """The API takes ids in any case, as its filters and POST bodies do, and names the catalog's id in the answer: a
+    client reads `id`, where a redirect would cost it a round trip (and some clients drop a POST's body on one)."""
+    for typed, canonical in (("gpus/h100-sxm", "H100-SXM"), ("models/Llama-3.1-8B", "llama-3.1-8b")):
+        answer = client.get(f"/api/v1/{typed}", follow_redirects=False)
+        assert answer.status_code == 200 and answer.json()["id"] == canonical

@@ -78,8 +78,23 @@ def test_the_training_memory_chart_marks_the_share_of_the_card_the_fit_check_all
     query = "/?phase=training&model=llama-3.1-70b&method=qlora&total_tokens=50000000&gpus=RTX-A6000"
     memory, table = _charts(client.get(query).text)["memory"]
     markers = {t["name"]: t["x"] for t in memory["data"] if t["type"] == "scatter"}
-    usable = next(name for name in markers if name.startswith("usable"))
-    assert markers["capacity"][0] == 48.0 and markers[usable][0] == round(48.0 * USABLE_HBM_SHARE, 2)
+    share = next(name for name in markers if name.startswith("allocator share"))
+    assert markers["capacity"][0] == 48.0 and markers[share][0] == round(48.0 * USABLE_HBM_SHARE, 2)
     stacked = sum(t["x"][0] for t in memory["data"] if t["type"] == "bar")
-    assert stacked <= markers[usable][0] < markers["capacity"][0]
-    assert f'<th scope="col">{usable}</th>' in table
+    assert stacked <= markers[share][0] < markers["capacity"][0]
+    assert f'<th scope="col">{share}</th>' in table
+
+
+def test_the_training_page_calls_one_figure_usable(client: TestClient) -> None:
+    """A B200's memory chart marked "usable (92% of the card)" at 166 GB while the reserve's term and the reasons said
+    "164.1 GB usable" (the share less the runtime reserve): the chart's mark is the allocator share, the reserve's term
+    names both, and "usable" is the one figure the need is held to (found by qa32)."""
+    query = "?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=50000000&gpus=B200"
+    body = client.get("/rank.json" + query).json()
+    option = next(o for o in body["options"] if o["feasible"] and o["gpu_count"] > 1)
+    reserve = next(t for t in option["terms"] if t["name"] == "memory: runtime reserve")["detail"]
+    assert "180 GB × 0.92 = 165.6 GB allocator share - 1.5 GB = 164.1 GB usable" in reserve
+    memory, table = _charts(client.get("/" + query).text)["memory"]
+    names = [t["name"] for t in memory["data"]]
+    assert "allocator share (92% of the card)" in names and not [n for n in names if "usable" in n]
+    assert "usable" not in table

@@ -131,3 +131,21 @@ def test_a_saved_compare_links_twin_has_the_cards_at_the_saved_prices(client: Te
     saved = client.get(f"{created.json()['url']}.json").json()
     live = client.get(f"/compare.json?{FP8_70B}").json()
     assert saved["cards"] == live["cards"]  # the catalog has not moved since it was saved
+
+
+def test_a_card_no_ranked_offer_runs_is_labelled_and_names_the_left_out_offers(client: TestClient) -> None:
+    """70B BF16 on MI300X: the card showed the one current 1-GPU Crusoe offer's reason alone, as though that were the
+    GPU's answer, with no word of the stale 8-GPU Oracle offer that runs it (found by qa33). A card that runs the
+    question says so; one that cannot is labelled, names the offer tried and what the filters left out."""
+    query = "phase=inference&model=llama-3.1-70b&gpus=H100-SXM,MI300X"
+    cards = {c["gpu_id"]: c for c in client.get(f"/compare.json?{query}").json()["cards"]}
+    tried = cards["MI300X"]["option"]
+    assert not tried["feasible"] and "include_stale ranks them" in cards["MI300X"]["left_out"]
+    shown = _cards(client.get(f"/compare?{query}").text)
+    label = f"No offer runs it Tried: {tried['gpu_count']}×MI300X at {tried['provider_name']}"
+    assert shown["MI300X"].startswith(label), shown["MI300X"]
+    assert tried["reason"] in shown["MI300X"] and cards["MI300X"]["left_out"] in shown["MI300X"]
+    assert "Cheapest offer that runs it" in shown["H100-SXM"] and "No offer runs it" not in shown["H100-SXM"]
+    wider = {c["gpu_id"]: c for c in client.get(f"/compare.json?{query}&include_stale=true").json()["cards"]}
+    assert wider["MI300X"]["option"]["feasible"] and wider["MI300X"]["option"]["gpu_count"] == 8
+    assert "Cheapest offer that runs it" in _cards(client.get(f"/compare?{query}&include_stale=true").text)["MI300X"]

@@ -394,3 +394,18 @@ def test_the_verdict_names_the_cheapest_mode_and_its_catch():
     assert plan_verdict(auto, Priced("Z", 4658.0), Priced("S", 5000.0), 1, 60).cheapest == "autoscaled"  # no saving
     assert plan_verdict(None, None, api, 1, 60).text.startswith("Only serverless prices this workload")
     assert "$0.03/month" in plan_verdict(auto, None, Priced("S", 0.03), 1, 60).text
+
+
+def test_a_verdict_at_the_break_even_says_the_two_cost_the_same():
+    """'Dedicated is cheaper at this traffic … $9,733/month, against … $9,733' named a winner its figures did not
+    show (found by qa33): where both read the same dollars, the verdict says they cost the same."""
+    from app.scoring.serving.plans.verdict import Priced, plan_verdict
+
+    tie = plan_verdict(Priced("A", 9733.2), None, Priced("S", 9732.9), 1, 60)
+    assert tie.text.startswith("Serverless and dedicated cost the same at this traffic, $9,733/month: S, and A")
+    assert "cheaper" not in tie.text and tie.cheapest == "autoscaled"
+    zero = plan_verdict(Priced("A", 12000.0), Priced("Z", 9733.4, 5.0), Priced("S", 9733.0), 1000, 60)
+    assert zero.text.startswith("Serverless and dedicated cost the same") and "Z scaled to zero" in zero.text
+    assert "$12,000 autoscaled" in zero.text and "cold start" in zero.caveat and zero.cheapest == "scale_to_zero"
+    apart = plan_verdict(Priced("A", 9735.0), None, Priced("S", 9733.0), 1, 60)
+    assert apart.text.startswith("Serverless is cheaper")

@@ -78,6 +78,15 @@ def test_the_error_summary_names_fields_by_their_labels(client: TestClient) -> N
     assert field_label("arch_layers") == "Custom architecture: Layers" and field_label("sort") == "sort"
 
 
+def test_the_gpu_lists_sort_error_reads_as_its_field_sort_by(client: TestClient) -> None:
+    """/gpus?sort=bogus: the summary said 'sort' where the form labels the field 'Sort by' (found by qa33); the
+    rankings' sort, a column header's URL parameter with no field, still reads as its own name."""
+    page = client.get("/gpus?sort=bogus")
+    assert page.status_code == 422 and '<a href="#f-sort">Sort by</a>:' in page.text
+    assert '<label for="f-sort">Sort by' in page.text  # the label the summary now uses
+    assert field_label("sort", "gpus") == "Sort by" and field_label("sort", "inference") == "sort"
+
+
 def test_a_training_forms_limits_at_error_reads_as_its_field_meet_the_deadline(client: TestClient) -> None:
     training = client.get("/?phase=training&model=llama-3.1-8b&limits_at=bogus").text
     assert '<a href="#f-limits_at">Meet the deadline</a>:' in training

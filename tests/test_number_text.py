@@ -47,3 +47,29 @@ def test_a_training_rows_terms_show_no_places_on_numbers_in_the_thousands(client
     values = re.findall(r'<td class="n" role="cell">([\d,.]+) ([^<]*)</td>', text)
     assert any(unit.strip() == "FLOP" for _, unit in values)
     assert [v for v, _ in values if "," in v and "." in v] == []
+
+
+def test_prices_in_words_keep_their_cents() -> None:
+    """The replicas note printed '$0.7' per million through significant(), where the ranking's row reads $0.700 (found
+    by qa33); /own's terms read '$2.5/GPU-h' and '$0.1/kWh' for the prices a buyer typed as 2.50 and 0.10."""
+    from app.scoring.explain import usd_price, usd_shown
+    from app.scoring.serving.ownership.cost import compare_ownership, ownership_terms
+    from tests.test_own_api import INPUTS
+
+    assert [usd_shown(v, 3) for v in (0.7, 0.699, 4.4219, 19.952)] == ["$0.700", "$0.699", "$4.422", "$19.95"]
+    assert [usd_price(v) for v in (2.5, 0.1, 0.1234, 1200.0)] == ["$2.50", "$0.10", "$0.1234", "$1,200.00"]
+    terms = {t.name: t.detail for t in ownership_terms(compare_ownership(INPUTS))}
+    assert "× $2.50/GPU-h ×" in terms["renting"]
+    assert not re.search(r"\$\d+\.\d(?!\d)", " ".join(terms.values())), terms  # no '$x.y': cents at least
+
+
+def test_the_replicas_notes_prices_read_as_the_rows_do(client: TestClient) -> None:
+    from app.scoring.explain import usd_shown
+
+    body = client.post(
+        "/api/v1/rank/inference?limit=1&terms=false",
+        json={"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20},
+    ).json()
+    note, best = body["replicas"]["note"], body["options"][0]
+    assert f"costs {usd_shown(best['usd_per_million_output_tokens'], 3)} per million" in note
+    assert f"× the {usd_shown(body['replicas']['usd_per_million_output_tokens'], 3)} of replicas" in note

@@ -467,3 +467,19 @@ def test_a_plan_with_a_training_run_says_how_to_serve_the_model_it_trains(client
     page = html.unescape(client.get(url).text)
     assert f"For the model you train (lora), with only the per-token APIs that serve it: {trained['text']}." in page
     assert f"Serving the model you train: {trained['text']}." in page
+
+
+def test_the_verdict_names_the_providers_variant_of_the_model(client) -> None:  # type: ignore[no-untyped-def]
+    """The verdict named the catalog's 'DeepSeek-R1' where the price it compared was DeepInfra's DeepSeek-R1-0528
+    (found by qa33): it names the provider's listing where that is another variant, the catalog's name otherwise."""
+    from dataclasses import replace
+
+    from app.scoring.serving.serverless.quotes import ServerlessQuote
+
+    body = client.get("/plan.json?model=deepseek-r1").json()
+    cheapest = body["cheapest_serverless"]
+    assert cheapest["model_name"] == "DeepSeek-R1" and cheapest["provider_model_name"] == "DeepSeek-R1-0528"
+    assert f"{cheapest['provider_name']} serverless (DeepSeek-R1-0528" in body["verdict"]["text"]
+    quote = ServerlessQuote("p", "P", "deepseek-r1", "DeepSeek-R1", 1, 1, 1, 1, None, "", False)
+    assert replace(quote, provider_model_name="deepseek r1").priced_name == "DeepSeek-R1"  # one model, spelt apart
+    assert replace(quote, provider_model_name="").priced_name == "DeepSeek-R1"

@@ -36,6 +36,35 @@ def test_qlora_at_fp8_is_refused_by_the_cli_at_its_flag(database, capsys) -> Non
     assert err.startswith("--precision: QLoRA dequantises") and "Traceback" not in err
 
 
+def test_qlora_on_a_stack_without_it_is_a_422_on_framework_saying_why(client: TestClient) -> None:
+    """QLoRA with framework=megatron was ranked, without a word, as a data-parallel run Megatron-LM has no recipe for
+    (found by qa32): each stack that loads no NF4 weights is refused at its field, on every face."""
+    for framework in ("megatron", "nemo", "torchtitan", "llm-foundry"):
+        for path in ("/api/v1/rank/training", "/api/v1/estimate/training"):
+            body = {**QLORA_8B, "framework": framework}
+            if path.endswith("estimate/training"):
+                body |= {"gpu": "H100-SXM", "gpu_count": 1}
+            response = client.post(path, json=body)
+            assert response.status_code == 422, (path, framework)
+            (error,) = response.json()["detail"]
+            assert error["field"] == "framework" and f"{framework} does not run QLoRA" in error["message"]
+    page = client.get("/?phase=training&model=llama-3.1-8b&method=qlora&framework=megatron")
+    assert page.status_code == 422
+    invalid = re.findall(r'aria-invalid="true" aria-describedby="(?:hint-[a-z_]+ )?err-([a-z_]+)"', page.text)
+    assert set(invalid) == {"framework"} and "megatron does not run QLoRA" in page.text
+    for framework in ("hf", "pytorch", "auto"):  # the stacks that run it still rank it
+        assert client.post("/api/v1/rank/training", json={**QLORA_8B, "framework": framework}).status_code == 200
+    lora = {**QLORA_8B, "method": "lora", "framework": "megatron"}
+    assert client.post("/api/v1/rank/training", json=lora).status_code == 200
+
+
+def test_qlora_on_megatron_is_refused_by_the_cli_at_its_flag(database, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["rank", "training", "--model", "llama-3.1-8b", "--method", "qlora", "--framework", "megatron"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--framework: megatron does not run QLoRA") and "Traceback" not in err
+
+
 def test_qlora_rows_are_fsdp_or_data_parallel_only(client: TestClient) -> None:
     body = client.post("/api/v1/rank/training", json={**QLORA_8B, "gpus": ["B200", "H100-SXM"]}).json()
     feasible = [o for o in body["options"] if o["feasible"]]

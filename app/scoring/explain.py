@@ -167,7 +167,19 @@ def usd_amount(amount_usd: float) -> str:
 def usd_per_mtok(value: float) -> str:
     """A per-million-token price as price lists write it: cents at least, more digits where the price has them
     ($0.90, $2.30, $0.037), never '$0.9' or an exponent."""
+    return usd_price(value)
+
+
+def usd_price(value: float) -> str:
+    """A price as given or listed ($ per GPU-hour, per kWh): cents at least, more digits where it has them ($2.50,
+    $0.1234), never '$2.5'."""
     return f"${fixed(value, 2)}" if round(value, 2) == value else f"${significant(value)}"
+
+
+def usd_shown(value: float, most_places: int) -> str:
+    """A computed price as the ranking's rows show it (money_places; the pages' usd macro): $0.700 and $0.699 per
+    million at 3 places, never '$0.7' (found by qa33)."""
+    return f"${fixed(value, money_places(value, most_places))}"
 
 
 def range_places(low: float, high: float, decimals: int) -> int:

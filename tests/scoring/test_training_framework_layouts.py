@@ -81,11 +81,12 @@ def test_a_long_sequence_on_auto_splits_by_context_parallelism():
     assert "CP" in est.layout_text and "context parallelism" not in est.reason
 
 
-@pytest.mark.parametrize("framework", ["megatron", "torchtitan"])
-def test_a_long_qlora_run_on_a_model_parallel_stack_names_ulysses(framework):
+@pytest.mark.parametrize("framework", ["pytorch"])
+def test_a_long_qlora_run_on_a_stack_without_a_sequence_split_names_ulysses(framework):
     """QLoRA runs data parallel only (no TP, PP or CP over NF4 weights): 70B at 128K tokens on 16 H100s needs 319 GB
-    a GPU as FSDP x16 on Megatron, while HF's DeepSpeed-Ulysses SP8 fits it; the reason said nothing (found by
-    qa15). auto runs QLoRA as hf does (test_training_qlora)."""
+    a GPU as FSDP x16, while HF's DeepSpeed-Ulysses SP8 fits it; the reason said nothing (found by qa15). auto runs
+    QLoRA as hf does (test_training_qlora); megatron and torchtitan refuse QLoRA (test_training_recipes), and are
+    never the stack named for it."""
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-70b"]
     w = TrainingWorkload(
         model="llama-3.1-70b", method="qlora", seq_len=131_072, global_batch_seqs=16, framework=framework

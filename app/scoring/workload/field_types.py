@@ -44,6 +44,11 @@ TRAINING_TAKES_NO_EXPERT_PARALLEL = (
     "expert_parallel)"
 )
 Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf", "pytorch"]
+# The stacks that run QLoRA as it is priced here (NF4 base weights dequantised per matmul, data parallel or FSDP):
+# HF Trainer + PEFT over bitsandbytes (the QLoRA paper's own code) and torchtune's QLoRA recipes ("pytorch"); "auto"
+# runs it as hf does (frameworks.split_stack). Megatron-LM, NeMo's Megatron-Core path, torchtitan and LLM Foundry
+# load no bitsandbytes NF4 weights: ranking QLoRA under them priced a run their docs do not describe (found by qa32).
+QLORA_FRAMEWORKS = ("auto", "hf", "pytorch")
 Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.layouts.optimizer.STATE_BYTES
 Offload = Literal["none", "cpu"]
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES

@@ -10,6 +10,7 @@ from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.workload.field_types import (
     FULL_WEIGHT_METHODS,
+    QLORA_FRAMEWORKS,
     TRAINING_TAKES_NO_EXPERT_PARALLEL,
     Framework,
     Method,
@@ -54,7 +55,7 @@ class TrainingWorkload(ModelChoice):
         description="training stack: llm-foundry, pytorch (plain PyTorch, torchtune) and hf (HF Trainer, DeepSpeed) "
         "split a job by DDP, ZeRO and FSDP only; megatron, nemo, torchtitan and auto (a tuned stack) may also use "
         "tensor and pipeline parallelism, and ring context parallelism (CP) for sequences of 16,384 tokens or more "
-        "or that fit no other way",
+        "or that fit no other way; qlora runs on hf, pytorch (torchtune) and auto only",
     )
     optimizer: Optimizer = Field(
         "adamw",
@@ -116,6 +117,17 @@ class TrainingWorkload(ModelChoice):
             raise ValueError(
                 f"{name} prices spot interruptions, and price_types has no spot: add spot to price_types, or leave "
                 f"{name} empty"
+            )
+        return value
+
+    @field_validator("framework")
+    @classmethod
+    def _a_stack_that_runs_qlora(cls, value: str, info: ValidationInfo) -> str:
+        if value not in QLORA_FRAMEWORKS and info.data.get("method") == "qlora":
+            raise ValueError(
+                f"{value} does not run QLoRA: QLoRA loads NF4 base weights through bitsandbytes, which HF Trainer + "
+                f"PEFT (hf) and torchtune (pytorch) do and {value} does not. Choose framework hf, pytorch or auto with "
+                f"qlora, or method lora (a bf16 base) on {value}"
             )
         return value
 

@@ -35,7 +35,8 @@ class RankedPage:
     infeasible: list[dict[str, Any]]  # {gpu_id, gpu_count, reason, offers}: one per configuration and reason
     cards: list[str]  # the GPUs asked for, each once, under the catalog's id (`h100-sxm` -> H100-SXM), in order
     per_gpu: dict[str, dict[str, Any]]  # for each GPU asked for: its best option (or first infeasible one)
-    # for each GPU asked for without an option: the offers of it its price terms or stale prices left out, in words
+    # for each GPU asked for that no ranked offer runs (no option, or only infeasible ones): the offers of it its price
+    # terms or stale prices left out, in words, since one of those may run it (70B on MI300X: a stale 8-GPU offer)
     left_out: dict[str, str]
 
 
@@ -85,13 +86,13 @@ def ranked_page(
         infeasible=list(groups.values()),
         cards=list(wanted),
         per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
-        left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None},
+        left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None or not o.feasible},
     )
 
 
 def compare_cards(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str) -> list[dict[str, Any]]:
     """/compare's cards as data (its JSON twin's `cards`): each GPU asked for, the option its card shows (its best,
-    or its first infeasible one, or None) and what the filters left out of its offers."""
+    or its first infeasible one, or None) and, where none runs the question, what the filters left out of its offers."""
     page = ranked_page(phase, workload, snapshot, share_url, 0, 0, workload.gpus)
     return [{"gpu_id": g, "option": page.per_gpu.get(g), "left_out": page.left_out.get(g, "")} for g in page.cards]
 

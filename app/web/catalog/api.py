@@ -32,8 +32,21 @@ ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
 OFFER_ID = "the offer's catalog id: `id` in /api/v1/offers, `offer_id` of a ranked option"
 # SQL INTEGER range: larger ids cannot exist
 OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description=OFFER_ID)]
-GpuIdPath = Annotated[str, Path(max_length=64, description="the GPU's catalog id, e.g. H100-SXM")]
-ModelIdPath = Annotated[str, Path(max_length=64, description="the model's catalog id, e.g. llama-3.1-70b")]
+# An id in another case is taken, as the filters take it, and the answer's `id` is the catalog's: no redirect, which
+# would cost an API client a round trip (the pages, whose URLs are shared, move to the catalog's id with a 301).
+GpuIdPath = Annotated[
+    str,
+    Path(
+        max_length=64, description="the GPU's catalog id, e.g. H100-SXM, in any case: the answer's id is the catalog's"
+    ),
+]
+ModelIdPath = Annotated[
+    str,
+    Path(
+        max_length=64,
+        description="the model's catalog id, e.g. llama-3.1-70b, in any case: the answer's id is the catalog's",
+    ),
+]
 
 
 def _id_query(description: str) -> Any:

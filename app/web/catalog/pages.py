@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
 from app.catalog.snapshot import model_spec
@@ -24,6 +24,8 @@ def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: Setti
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
         raise not_found("GPU", gpu_id, "gpu_id")
+    if gpu.id != gpu_id:
+        return canonical_redirect(request, f"/gpus/{gpu.id}", as_json)
     detail = views.gpu_detail(session, gpu, settings.stale_after_days)
     if as_json:
         return json_response(detail)
@@ -35,6 +37,13 @@ def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: Setti
         "stale_after_days": settings.stale_after_days,
     }
     return page(request, "gpu.html", context)
+
+
+def canonical_redirect(request: Request, path: str, as_json: bool) -> Response:
+    """An id typed in another spelling (/gpus/h100-sxm) moves for good to the catalog's (/gpus/H100-SXM): a shared
+    link, a bookmark and a search engine keep one URL per page (found by qa33)."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"{path}{'.json' if as_json else ''}{query}", status_code=301)
 
 
 @router.get("/providers")
@@ -65,6 +74,8 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
     model = queries.get_model(session, model_id)
     if model is None:
         raise not_found("model", model_id, "model_id")
+    if model.id != model_id:
+        return canonical_redirect(request, f"/models/{model.id}", as_json)
     detail = views.model_detail(session, model, settings.stale_after_days)
     if as_json:
         return json_response(detail)

@@ -120,14 +120,18 @@ FIELD_LABELS = {
 FORM_LABELS = {
     "training": {"limits_at": "Meet the deadline", "max_gpus": "Max GPUs"},
     "disagg": {"max_gpus": "Max GPUs per instance"},
+    # /gpus' sort is a field of its form; the rankings' sort is a column header's URL parameter, no field, so it
+    # reads as its own name there (a label would name a field the page does not show)
+    "gpus": {"sort": "Sort by"},
 }
 
 
 def field_label(key: str, phase: str = "") -> str:
     """`input_len` → 'Input tokens'; `train_method` → 'Training run: Method'; `arch_layers` → 'Custom architecture:
     Layers'; 'or peak clients' → 'Peak clients' (an alternative field reads as itself in a list of errors). On a
-    training form (`phase` 'training', or a `train_` field) or /disagg (`phase` 'disagg') a field reads as that form
-    labels it (FORM_LABELS): max_gpus is "Max GPUs" there, not the inference forms' "Max GPUs per replica"."""
+    training form (`phase` 'training', or a `train_` field), /disagg (`phase` 'disagg') or /gpus (`phase` 'gpus') a
+    field reads as that form labels it (FORM_LABELS): max_gpus is "Max GPUs" there, not the inference forms' "Max
+    GPUs per replica"."""
     for prefix, group in GROUPS.items():
         inner = key.removeprefix(prefix)
         form = "training" if prefix == "train_" else phase

@@ -157,6 +157,10 @@ class ServerlessQuoteFields(BaseModel):
         description="the provider may no longer serve the model (the reference says verify): compared, labelled"
     )
     weak_source: bool = Field(description="the page the figure was read from does not back it: compared, labelled")
+    provider_model_name: str = Field(
+        description="the model as the provider lists it, which may be its own variant (DeepSeek-R1-0528 for the "
+        "catalog's DeepSeek-R1): the verdict and break-even name it where it differs from model_name"
+    )
 
 
 class WeightsOut(BaseModel):

@@ -115,10 +115,10 @@ def _band_errors(rows: Sequence[dict[str, Any]], key: str, band_of: str) -> dict
 def memory_bars(
     rows: Sequence[tuple[str, dict[str, float], float]],
     parts: Sequence[tuple[str, str]],
-    usable: tuple[str, Sequence[float]] | None = None,
+    limit: tuple[str, Sequence[float]] | None = None,
 ) -> Figure:
     """Stacked memory per GPU (label, breakdown GB, capacity GB) with each card's capacity marked, and where the fit
-    check allows less than the card (`usable`: its name and GB per row), that limit too. Bars lie across: a
+    check allows less than the card (`limit`: its name and GB per row), that limit too. Bars lie across: a
     configuration's name ("4×H100-SXM") then reads whole on a phone, where upright bars' labels were cut."""
     labels = [label for label, _, _ in rows]
     traces: list[dict[str, Any]] = [
@@ -133,8 +133,8 @@ def memory_bars(
         }
         for i, (key, title) in enumerate(parts)
     ]
-    if usable is not None:
-        name, limits = usable
+    if limit is not None:
+        name, limits = limit
         traces.append(
             {
                 "type": "scatter",

@@ -258,8 +258,10 @@ class TrainingOptionFields(OfferFieldsOut):
         description="expected spot interruptions over the run (0 off spot); null where it does not fit"
     )
     memory_per_gpu_gb: float | None = Field(
-        description="GB per GPU the layout needs at its step's fullest moment, the runtime reserve included (an "
-        "unfit option's: the fewest it could); null where no layout was sized (the GPU has no published compute peak)"
+        description="GB per GPU the layout takes: its need (the step's fullest moment) plus the runtime reserve, set "
+        "against the card's allocator share (the need alone against the usable GB: the share less the reserve); an "
+        "unfit option's: the fewest it could take; null where no layout was sized (the GPU has no published compute "
+        "peak)"
     )
     band: BandOut | None = Field(description=BAND + "; null where it does not fit")
     band_metric: str | None = Field(

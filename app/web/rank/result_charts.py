@@ -173,13 +173,16 @@ def training_charts(
             for option in memory
         ]
         keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
-        # the fit check's limit: the stack (runtime reserve included) against the card's share a job may allocate
-        usable = (f"usable ({USABLE_HBM_SHARE:.0%} of the card)", [card * USABLE_HBM_SHARE for _, _, card in rows])
+        # the fit check's limit for the stack (runtime reserve included): the allocator's share of the card. "usable"
+        # names that share less the reserve (the most the need may reach), as the terms and reasons say it
+        share_gb = [card * USABLE_HBM_SHARE for _, _, card in rows]
+        share = (f"allocator share ({USABLE_HBM_SHARE:.0%} of the card)", share_gb)
         charts.append(
             {
                 "id": "memory",
-                "label": "Memory per GPU for the chosen layout vs the card and the share of it a job may use",
-                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], usable)),
+                "label": "Memory per GPU for the chosen layout, runtime reserve included, vs the card and the "
+                "allocator's share of it",
+                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)),
             }
         )
     return charts

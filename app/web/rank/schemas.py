@@ -53,7 +53,10 @@ CARD_OPTION = (
     "without rank and terms), else its first infeasible one (feasible false, with the reason); null: no offer of it "
     "passes the filters"
 )
-CARD_LEFT_OUT = "where option is null: the offers of it the price terms or stale prices left out, in words; else ''"
+CARD_LEFT_OUT = (
+    "where no ranked offer of it runs the question (option null or infeasible): the offers of it the price terms or "
+    "stale prices left out, in words, which may run it; else ''"
+)
 CARDS = "present only on /compare.json: one card per GPU the question names, as /compare shows them side by side"
 
 
@@ -276,8 +279,9 @@ class TrainingEstimateOut(Strict):
     )
     reason: str = Field(description="why nothing fits, in words; empty where a layout fits")
     memory_per_gpu_gb: float | None = Field(
-        description="GB per GPU the layout needs at its step's fullest moment, the runtime reserve included (where "
-        "none fits: the fewest any could); null where nothing was sized"
+        description="GB per GPU the layout takes: its need (the step's fullest moment) plus the runtime reserve, set "
+        "against the card's allocator share (the need alone against the usable GB: the share less the reserve); where "
+        "none fits: the fewest any could take; null where nothing was sized"
     )
     memory_breakdown_gb: dict[str, float] = Field(
         description="GB per GPU by part; they sum to memory_per_gpu_gb or more (not all parts are live at once)"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.scoring.explain import Term, percent, significant
+from app.scoring.explain import Term, percent, significant, usd_price
 from app.scoring.serving.plans.verdict import usd
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH
 
@@ -161,14 +161,14 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "$/month",
             f"{i.servers} × {significant(i.power_kw_per_server)} kW × PUE {significant(i.pue)} × "
             f"{significant(i.hours_per_month)} h × "
-            f"${significant(i.usd_per_kwh)}/kWh (on every hour)",
+            f"{usd_price(i.usd_per_kwh)}/kWh (on every hour)",
         ),
         Term(
             "colocation",
             o.colocation_usd_per_month,
             "$/month",
             f"{i.servers} × {significant(i.provisioned_kw_per_server)} kW provisioned × "
-            f"${significant(i.colocation_usd_per_kw_month)}/kW-month",
+            f"{usd_price(i.colocation_usd_per_kw_month)}/kW-month",
         ),
         *([_capital_term(o)] if i.monthly_rate > 0 else []),
         Term(
@@ -183,7 +183,7 @@ def ownership_terms(o: Ownership) -> list[Term]:
             "renting",
             o.renting_usd_per_month,
             "$/month",
-            f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × ${significant(i.rental_usd_per_gpu_hour)}/GPU-h × "
+            f"{i.gpu_count} GPU{'s' if i.gpu_count != 1 else ''} × {usd_price(i.rental_usd_per_gpu_hour)}/GPU-h × "
             f"{significant(i.hours_per_month)} h × "
             f"{percent(i.utilisation)} utilisation (on-demand: only the hours used are paid)",
         ),

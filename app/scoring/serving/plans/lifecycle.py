@@ -96,7 +96,7 @@ def _serving_candidates(plan: ServingPlan, traffic: Traffic, k: int) -> list[Ser
         for label, s in zip(labels, picked, strict=True)
     ]
     if (q := plan.cheapest_serverless) is not None:
-        tag = f"{q.provider_name} serverless ({q.model_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
+        tag = f"{q.provider_name} serverless ({q.priced_name}{', substitute' if q.substitute else ''}{label_tags(q)})"
         doubts = tuple(d.replace("_", " ") for d in q.doubts)
         label = q.as_of_label or _dated(q.as_of)
         found.append(ServingCandidate(tag, "serverless", q.monthly_usd, doubts, q.as_of, label, q.source_url))

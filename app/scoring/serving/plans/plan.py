@@ -107,7 +107,7 @@ def serving_plan_from(
         for o in chosen
     ]
     best = cheapest_comparable(quotes)
-    label = f"{best.provider_name} serverless ({best.model_name}{label_tags(best)})" if best else None
+    label = f"{best.provider_name} serverless ({best.priced_name}{label_tags(best)})" if best else None
     evens = {
         mode: break_even(replicas, best.usd_per_request if best else None, label, traffic, output_len, mode)
         for mode in ("autoscaled", "scale_to_zero")

@@ -69,6 +69,11 @@ def plan_verdict(
     saves = scaled is not None and scaled.usd_per_month < autoscaled.usd_per_month
     dedicated = scaled if saves and scaled is not None else autoscaled
     api = f"{serverless.label} at {usd(serverless.usd_per_month)}" if serverless is not None else "no serverless price"
+    if serverless is not None and usd(serverless.usd_per_month) == usd(dedicated.usd_per_month):
+        text = _same_cost(serverless, dedicated, autoscaled)
+        if dedicated is autoscaled:
+            return Verdict("autoscaled", text)
+        return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
     if serverless is not None and serverless.usd_per_month < dedicated.usd_per_month:
         text = f"Serverless is cheaper at this traffic: {serverless.label}, {usd(serverless.usd_per_month)}/month, "
         text += f"against {autoscaled.label} at {usd(autoscaled.usd_per_month)} autoscaled"
@@ -85,3 +90,16 @@ def plan_verdict(
         f" against {api} and {usd(autoscaled.usd_per_month)} autoscaled{on}"
     )
     return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
+
+
+def _same_cost(serverless: Priced, dedicated: Priced, autoscaled: Priced) -> str:
+    """At the break-even the two sides read the same dollars: 'Dedicated is cheaper … $9,733 against $9,733' named a
+    winner the figures do not show (found by qa33). `cheapest` stays dedicated's, which a tie does not bill more."""
+    mode = "autoscaled" if dedicated is autoscaled else "scaled to zero"
+    text = (
+        f"Serverless and dedicated cost the same at this traffic, {usd(dedicated.usd_per_month)}/month: "
+        f"{serverless.label}, and {dedicated.label} {mode}"
+    )
+    if dedicated is not autoscaled:
+        text += f" ({usd(autoscaled.usd_per_month)} autoscaled)"
+    return text

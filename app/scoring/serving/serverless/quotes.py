@@ -6,6 +6,7 @@ Pure: takes token prices and model specs; no web or database imports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -56,11 +57,24 @@ class ServerlessQuote:
     availability_unconfirmed: bool = False  # the provider may no longer serve the model (the reference: "verify")
     weak_source: bool = False  # the source the figure was read from does not back it
     substitute_reason: str = ""  # a substitute: which model stood in and why it is comparable (stand_in.py)
+    provider_model_name: str = ""  # the model as the provider lists it: its own variant (DeepSeek-R1-0528)
+
+    @property
+    def priced_name(self) -> str:
+        """The model this price is for, in words: the provider's listing where it names another variant than the
+        catalog's name (DeepInfra's DeepSeek-R1-0528 for the catalog's DeepSeek-R1), else the catalog's name."""
+        listed = self.provider_model_name
+        return listed if listed and _bare(listed) != _bare(self.model_name) else self.model_name
 
     @property
     def doubts(self) -> tuple[str, ...]:
         """The labels of a compared price's doubts (token_prices.DOUBTS) it carries."""
         return tuple(f for f in self.flags if f in trust.DOUBTS)
+
+
+def _bare(name: str) -> str:
+    """A model name without case, spaces or punctuation: 'DeepSeek R1' and 'deepseek-r1' name one model."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def usd_per_request(input_usd_per_mtok: float, output_usd_per_mtok: float, input_len: int, output_len: int) -> float:
@@ -175,6 +189,7 @@ def serverless_quotes(
                 availability_unconfirmed=p.availability_unconfirmed,
                 weak_source=p.weak_source,
                 substitute_reason=reason,
+                provider_model_name=p.model_name,
             )
         )
     return sorted(quotes, key=lambda q: (not q.comparable, q.usd_per_request, q.provider, q.provider_model_id))

@@ -9,6 +9,7 @@ from app.scoring.training.layouts.choice import fits_at
 from app.scoring.training.layouts.search_space import data_parallel_only_method
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.workload import TrainingWorkload
+from app.scoring.workload.field_types import QLORA_FRAMEWORKS
 
 # Settings that need less memory for the same run, least invasive first: 8-bit Adam moments (6 B a trained param
 # where mixed-precision AdamW holds 16), a fused or chunked loss (half the logits' peak; torchtune's, in the
@@ -81,8 +82,11 @@ def stack_that_fits(
     ):
         return ""
     for framework, words in MODEL_PARALLEL_STACKS:
-        if framework != w.framework and fits_at(
-            gpu, gpu_count, model, w.model_copy(update={"framework": framework}), e
+        runs_it = w.method != "qlora" or framework in QLORA_FRAMEWORKS  # megatron refuses QLoRA (TrainingWorkload)
+        if (
+            runs_it
+            and framework != w.framework
+            and fits_at(gpu, gpu_count, model, w.model_copy(update={"framework": framework}), e)
         ):
             return words
     return ""

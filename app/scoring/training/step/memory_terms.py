@@ -298,9 +298,10 @@ def reserve_detail(gpu: GpuSpec, gpu_count: int) -> str:
             "(docs/measurements/h200-2026-12-04-train-step.json, outside_allocator_gb)"
         )
     return (
-        f"{significant(reserve)} GB; {why}; not in the need: it comes off the card, "
-        f"{significant(gpu.memory_gb)} GB × {significant(eff.USABLE_HBM_SHARE)} allocator share - "
-        f"{significant(reserve)} GB = {f(usable_gb(gpu, gpu_count))} GB usable"
+        f"{significant(reserve)} GB; {why}; not in the need (the step peak): it comes off the card's allocator share, "
+        f"{significant(gpu.memory_gb)} GB × {significant(eff.USABLE_HBM_SHARE)} = "
+        f"{f(gpu.memory_gb * eff.USABLE_HBM_SHARE)} GB allocator share - {significant(reserve)} GB = "
+        f"{f(usable_gb(gpu, gpu_count))} GB usable, the most the need may reach"
     )
 
 
