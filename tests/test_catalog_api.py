@@ -45,6 +45,18 @@ def test_gpus_sort_by_the_on_demand_price_ascending(client) -> None:  # type: ig
     assert known == sorted(known) and prices[: len(known)] == known
 
 
+@pytest.mark.parametrize(("sort", "field"), [("price", "on_demand_usd_per_gpu_hour"), ("memory", "memory_gb")])
+def test_gpus_that_tie_on_the_sort_key_stay_in_name_order(client, sort: str, field: str) -> None:  # type: ignore[no-untyped-def]
+    """Every GPU without a current on-demand price (or every 80 GB card) came in the seed's order, T4 before A10G
+    before A100 (found by qa33)."""
+    gpus = client.get(f"/api/v1/gpus?sort={sort}").json()
+    ties: dict[object, list[tuple[str, str]]] = {}
+    for gpu in gpus:
+        ties.setdefault(gpu[field], []).append((gpu["vendor"], gpu["name"]))
+    assert max(len(group) for group in ties.values()) > 2
+    assert all(group == sorted(group) for group in ties.values())
+
+
 def test_gpu_detail_has_offers_with_dates_and_sources(client) -> None:  # type: ignore[no-untyped-def]
     gpu = client.get("/api/v1/gpus/H200").json()
     assert gpu["offers"] and all(o["gpu_id"] == "H200" and o["source_url"] for o in gpu["offers"])
@@ -109,6 +121,20 @@ def test_providers_have_kinds_and_offer_counts(client) -> None:  # type: ignore[
     providers = {p["id"]: p for p in client.get("/api/v1/providers").json()}
     assert len(providers) >= 20
     assert providers["gmi-cloud"]["kind"] == "neocloud" and providers["gmi-cloud"]["offer_count"] >= 3
+
+
+def test_a_providers_offer_count_is_the_offers_listed_for_it_and_names_sort_as_people_read(client) -> None:  # type: ignore[no-untyped-def]
+    """Lambda read '17 GPU offers' where /api/v1/offers?provider=lambda lists 14: its three superseded prices
+    (history, never ranked) were counted; and AWS came before Akash, fal.ai after Vultr (found by qa33)."""
+    providers = client.get("/api/v1/providers").json()
+    assert client.get("/api/v1/gpus/H100-SXM").json()["earlier_prices"], "needs a superseded price to mean anything"
+    for provider in providers:
+        listed = client.get("/api/v1/offers", params={"provider": provider["id"]}).json()
+        assert provider["offer_count"] == len(listed), provider["id"]
+    names = [p["name"] for p in providers]
+    assert names == sorted(names, key=str.casefold)
+    page = client.get("/providers").text
+    assert page.index("Akash Network") < page.index("AWS") < page.index("fal.ai") < page.index("Vultr")
 
 
 def test_models_and_model_detail(client) -> None:  # type: ignore[no-untyped-def]

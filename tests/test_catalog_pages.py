@@ -139,6 +139,14 @@ def test_blank_filter_fields_redirect_to_canonical_list(client) -> None:  # type
     assert response.status_code == 303 and response.headers["location"] == "/gpus?sort=memory"
 
 
+def test_a_vendor_in_another_case_redirects_to_the_catalogs_spelling(client) -> None:  # type: ignore[no-untyped-def]
+    """/gpus?vendor=amd listed the six AMD GPUs under a form reading "amd (not an option)" (found by qa33)."""
+    response = client.get("/gpus?vendor=amd&sort=memory", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/gpus?vendor=AMD&sort=memory"
+    page = client.get(response.headers["location"]).text
+    assert '<option value="AMD" selected>' in page and "not an option" not in page
+
+
 def test_price_chart_prefers_fresh_prices_and_marks_stale_bars() -> None:
     from types import SimpleNamespace
 

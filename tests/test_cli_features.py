@@ -126,6 +126,16 @@ def test_rank_command_says_why_when_no_offer_can_run_the_workload(database, caps
     assert "No offer can run" not in capsys.readouterr().out
 
 
+def test_rank_command_says_a_late_run_misses_the_limits_not_that_it_cannot_run(database, capsys):
+    """Found by qa32: 70B pretraining on 1T tokens at Max GPUs 64 printed "No offer can run this workload." over
+    rows that each run it, only after the 30-day deadline; the page says "within its limits", and so does the CLI."""
+    argv = ["rank", "training", "--model", "llama-3.1-70b", "--method", "pretrain", "--total-tokens", "1e12"]
+    assert main([*argv, "--global-batch-seqs", "1024", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "No offer can run this workload within its limits. Why, per configuration:" in out
+    assert "after the 30-day deadline" in out
+
+
 def test_rank_command_shows_a_batch_job_and_names_its_flag(database, capsys):
     argv = ["rank", "inference", "--model", "llama-3.1-8b", "--limit", "3"]
     assert main([*argv, "--scenario", "max_throughput", "--job-requests", "20000"]) == 0

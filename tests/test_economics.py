@@ -353,7 +353,8 @@ def test_prefix_cache_hits_are_billed_at_the_cached_input_price_on_the_serverles
     half = {q.provider: q for q in serverless_quotes(model, (cached, unpublished), MODELS, 1000, 2000, 100, 0.5)}
     # 1000 uncached prompt tokens at $1/M, 1000 cached at $0.1/M, 100 output at $2/M
     assert half["c"].usd_per_request == pytest.approx((1000 * 1.0 + 1000 * 0.1 + 100 * 2.0) / 1e6)
-    assert "cached-input price" in half["c"].cache_note
+    # as price lists write it, as the page's price columns do: $0.10, not $0.1 (found by qa33)
+    assert half["c"].cache_note == "50% of the prompt at the cached-input price $0.10/M"
     assert half["u"].usd_per_request == pytest.approx(usd_per_request(1.0, 2.0, 2000, 100))
     assert "no cached-input price" in half["u"].cache_note
     none = serverless_quotes(model, (cached,), MODELS, 1000, 2000, 100)

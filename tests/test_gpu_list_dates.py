@@ -43,3 +43,20 @@ def test_the_gpu_list_page_links_each_from_price_s_date_to_its_source(client: Te
         dated += 1
     assert dated >= 10
     assert "price-source" in client.get("/gpus/H200").text.split('class="price-floors"')[1].split("</p>")[0]
+
+
+def test_an_undated_other_term_price_on_the_gpu_list_says_undated(client: TestClient):
+    """Oracle's MI355X on-demand $8.60 has no date: /gpus read "stale · price source", as if it were dated and old; the
+    per-GPU page and a ranked row say "undated" (found by qa33)."""
+    undated = [
+        (g["id"], t["usd_per_gpu_hour"])
+        for g in client.get("/gpus.json").json()
+        for t in g["other_terms"]
+        if not t["as_of"] and t["stale"]
+    ]
+    assert undated, "needs an undated price among the other terms to mean anything"
+    page = client.get("/gpus").text
+    for gpu_id, usd in undated:
+        row = page.split(f'href="/gpus/{gpu_id}"', 1)[1].split("</tr>", 1)[0]
+        term = row.split(f"from ${usd:.2f}", 1)[1].split("</span></span>", 1)[0]
+        assert ">undated</span>" in term and ">stale</span>" not in term, (gpu_id, term)

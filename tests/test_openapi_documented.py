@@ -43,6 +43,31 @@ def test_every_schema_field_has_a_description(schema: dict[str, Any]) -> None:
     assert undescribed == []
 
 
+def test_every_parameter_has_a_description(schema: dict[str, Any]) -> None:
+    """A tool author reads what `?min_memory_gb=`, `?price_type=` or `{offer_id}` mean beside each route; the catalog's
+    query and path parameters had none (found by qa33)."""
+    undescribed = [
+        f"{method.upper()} {path} {parameter['name']}"
+        for method, path, op in _operations(schema)
+        for parameter in op.get("parameters", [])
+        if not parameter.get("description")
+    ]
+    assert any(path.startswith("/api/v1/offers") for _, path, _ in _operations(schema))
+    assert undescribed == []
+
+
+def test_every_api_route_documents_the_422_it_answers_to_a_query_key_it_does_not_take(
+    schema: dict[str, Any], client: TestClient
+) -> None:
+    """GET /api/v1/providers and /api/v1/models answer `?x=1` with a 422 naming x, which their schema did not list
+    (found by qa33)."""
+    api = [(method, path, op) for method, path, op in _operations(schema) if path.startswith("/api/")]
+    assert [path for _, path, op in api if "422" not in op["responses"]] == []
+    for path in ("/api/v1/providers", "/api/v1/models"):
+        response = client.get(path, params={"x": "1"})
+        assert response.status_code == 422 and response.json()["detail"][0]["field"] == "x"
+
+
 def test_every_json_body_has_an_example_the_route_answers(schema: dict[str, Any], client: TestClient) -> None:
     posts = {path: ops["post"] for path, ops in schema["paths"].items() if "post" in ops}
     assert set(posts) == set(REQUEST_EXAMPLES)

@@ -39,13 +39,12 @@ def test_the_precision_page_and_the_cli_give_the_best_options_terms_and_quality_
     assert page["$ per million output tokens"].removeprefix("$") in line.split()
 
 
-# max_gpus 2: a layout of at most 2 GPUs on CoreWeave's 8-GPU instance leaves 6 idle (without the cap the row's
-# layout is TP8, fixedload2: the same bill's lowest latency, and no GPU idles)
-FIXED_LOAD = "model=llama-3.1-8b&scenario=request_rate&requests_per_s=20&providers=coreweave&gpus=B200&max_gpus=2"
-FIXED_ARGV = [
-    *("precision", "--model", "llama-3.1-8b", "--scenario", "request_rate", "--requests-per-s", "20"),
-    *("--max-gpus", "2"),
-]
+# one stream on at most 2 GPUs of CoreWeave's 8-GPU instance leaves 6 idle (a request rate is spread over every copy
+# the instance holds, spread_load.py, and leaves none; without the cap one stream's layout is TP8)
+FIXED_LOAD = "model=llama-3.1-8b&scenario=single_stream&providers=coreweave&gpus=B200&max_gpus=2"
+FIXED_ARGV = [*("precision", "--model", "llama-3.1-8b", "--scenario", "single_stream"), *("--max-gpus", "2")]
+SPREAD_LOAD = "model=llama-3.1-8b&scenario=request_rate&requests_per_s=20&providers=coreweave&gpus=B200"
+SPREAD_ARGV = [*("precision", "--model", "llama-3.1-8b", "--scenario", "request_rate", "--requests-per-s", "20")]
 
 
 def test_the_precision_cli_says_the_idle_gpus_a_fixed_loads_row_bills_as_the_page_does(
@@ -62,3 +61,17 @@ def test_the_precision_cli_says_the_idle_gpus_a_fixed_loads_row_bills_as_the_pag
     assert cli([*FIXED_ARGV, "--providers", "coreweave", "--gpus", "B200"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("BF16 (baseline)  "))
     assert words in page and f"{best['gpu_count']}×B200 ({words}) CoreWeave" in line
+
+
+def test_the_precision_page_json_and_cli_say_the_copies_sharing_a_rate(
+    client: TestClient, database: str, capsys: Any
+) -> None:
+    """At a request rate the best option's load is spread over the copies its rented instance holds: the page, the
+    JSON and the CLI say so in the rank page's words (spread_note), not 'one copy … idle'."""
+    best = client.get(f"/precision.json?{SPREAD_LOAD}").json()["rows"][0]["best"]
+    assert best["copies_sharing_load"] > 1 and best["spread_note"].startswith(f"{best['copies_sharing_load']} copies")
+    page = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", client.get(f"/precision?{SPREAD_LOAD}").text)).split())
+    assert best["spread_note"] in page and "idle at this load" not in page
+    assert cli([*SPREAD_ARGV, "--providers", "coreweave", "--gpus", "B200"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("BF16 (baseline)  "))
+    assert f"({best['spread_note']}) CoreWeave" in line

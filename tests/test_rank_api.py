@@ -501,18 +501,23 @@ EIGHT_B_AT_512 = {
 
 def test_one_replica_far_dearer_than_replicas_notes_and_links_the_peak_question(client) -> None:  # type: ignore[no-untyped-def]
     """512 clients on one replica ranked a 32xH100 TP8 x PP4 layout first at $4.82/M, 25x what 1-GPU replicas cost,
-    with no note: the answer now says so and links the same load as peak_concurrency."""
-    body = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 512}).json()
+    with no note: the answer now says so and links the same load as the peak. Spread over the copies of one rented
+    instance (spread_load.py) 512 clients no longer cost twice the replicas; 20 requests/s of the 8B on Lambda's
+    2xB200 instance still do (2.3x)."""
+    body = client.post(
+        "/api/v1/rank/inference?limit=1&terms=false",
+        json={"model": "llama-3.1-8b", "scenario": "request_rate", "requests_per_s": 20},
+    ).json()
     replicas = body["replicas"]
-    assert replicas["ratio"] >= 2 and replicas["note"] in body["notes"] and "512 clients" in replicas["note"]
+    assert replicas["ratio"] >= 2 and replicas["note"] in body["notes"] and "this request rate" in replicas["note"]
     assert " x " not in replicas["note"] and "× the $" in replicas["note"]  # multiplication reads "×" (leftovers10)
-    assert "peak_concurrency=512" in replicas["url"] and "scenario=concurrency" not in replicas["url"]
+    assert "peak_requests_per_s=20" in replicas["url"] and "scenario=request_rate" not in replicas["url"]
     assert replicas["usd_per_million_output_tokens"] * 2 <= body["options"][0]["usd_per_million_output_tokens"]
     page = client.get(replicas["url"])
     assert page.status_code == 200
     question = "/?phase=inference&model=llama-3.1-8b&gpus=H100-SXM&input_len=2000&output_len=400&ttft_ms=2000"
-    html = client.get(f"{question}&tpot_ms=50&scenario=concurrency&concurrency=512").text
-    assert "The same load on replicas that meet the limits" in html
+    html = client.get(f"{question}&tpot_ms=50&scenario=concurrency&concurrency=2048").text  # every row over them
+    assert "The same 2,048 clients on replicas that meet the limits" in html
     modest = client.post("/api/v1/rank/inference?limit=1&terms=false", json={**EIGHT_B_AT_512, "concurrency": 64})
     modest_notes = modest.json()["notes"]  # one GPU takes 64: nothing to point at (the weights' note only)
     assert "replicas" not in modest.json() and not [n for n in modest_notes if "replica" in n]
@@ -596,7 +601,10 @@ def test_replicas_are_compared_at_the_traffic_not_at_full_load(client) -> None: 
     body = client.post("/api/v1/rank/inference?limit=1&terms=false", json=R1_AT_TWO_PER_S).json()
     assert body["feasible_options"] and "replicas" not in body
     assert not [n for n in body["notes"] if "replicas sized to meet the limits" in n]
+    # a 30 ms TPOT limit: spread over one instance's copies, 16 requests/s at the default limits is no longer twice
+    # the replicas' cost (spread_load.py)
     rate = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "scenario": "request_rate", "requests_per_s": 16}
+    rate["tpot_ms"] = 30
     busy = client.post("/api/v1/rank/inference?limit=1&terms=false", json=rate).json()  # 400 output tokens each
     fleet = client.get(busy["replicas"]["url"].replace("/?", "/index.json?")).json()["options"][0]
     at_traffic = fleet["usd_per_month_at_peak"] / 730 / (16 * 400 * 3600 / 1e6)

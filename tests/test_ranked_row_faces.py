@@ -177,13 +177,15 @@ def test_an_overloaded_load_links_the_same_replicas_on_every_face(client: TestCl
 def test_a_load_cheaper_on_replicas_links_them_on_the_page_and_in_the_cli(
     client: TestClient, database: str, capsys
 ) -> None:
-    """512 clients of an 8B model on one replica cost 3x what replicas sized to the limits would: the page linked
-    them beside the note, the CLI gave the note without the link."""
-    query = "phase=inference&model=llama-3.1-8b&scenario=concurrency&concurrency=512"
+    """20 requests/s of an 8B model on one rented instance cost 2.3x what replicas sized to the limits would (512
+    clients were, before the load was spread over an instance's copies): the page linked them beside the note, the
+    CLI gave the note without the link."""
+    query = "phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=20"
     url = client.get(f"/rank.json?{query}").json()["replicas"]["url"]
     assert f'href="{url.replace("&", "&amp;")}"' in client.get(f"/?{query}").text
-    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "concurrency", "--concurrency", "512"]
+    argv = ["rank", "inference", "--model", "llama-3.1-8b", "--scenario", "request_rate", "--requests-per-s", "20"]
     said = (
-        "Each row is one replica taking all 512 clients. The same clients spread over replicas sized to meet the limits"
+        "Each row is one rented instance taking all 20 requests/s, spread over the copies it holds. The same traffic "
+        "spread over replicas sized to meet the limits"
     )
     assert f"{said}: {url}" in _cli_text(capsys, [*argv, "--limit", "1"])

@@ -48,7 +48,9 @@ def test_a_fixed_load_links_the_same_replicas_on_the_page_in_the_json_and_in_the
     assert client.post("/api/v1/rank/inference", json={"model": "llama-3.1-70b", **body}).json()["replicas_url"] == url
     assert cli(["rank", "inference", *MODEL_70B, "--scenario", body["scenario"], *flags, "--limit", "1"]) == 0
     # the CLI says what the page says beside the link: each row takes the whole load (it gave only the link)
-    said = f"Each row is one replica taking all {LOAD_WORDS[body['scenario']]}. The same {SPREAD[body['scenario']]}"
+    load_words = LOAD_WORDS[body["scenario"]]
+    said = f"Each row is one rented instance taking all {load_words}, spread over the copies it holds. The same "
+    said += SPREAD[body["scenario"]]
     sentence = f"{said} spread over replicas sized to meet the limits"
     assert f"{sentence}: {url}" in capsys.readouterr().out
     assert sentence in _page_text(client.get(f"/?{query}").text)

@@ -15,16 +15,16 @@ def test_a_deadline_shorter_than_the_start_up_names_it_and_no_gpu_count(client: 
     body = client.post("/api/v1/rank/training?terms=false", json={**LORA_20_MIN, "max_days": 0.01}).json()
     assert not any(o["feasible"] for o in body["options"])
     note = body["notes"][0]
-    assert "takes 15 min (15 min start-up + 28 s of run)" in note, note
+    assert "takes 15 min (15 min start-up + 27 s of run)" in note, note
     assert "start-up alone fills the deadline" in note
     assert "would finish in time" not in note and "With Max GPUs" not in note
 
 
 def test_the_gpus_a_late_run_would_need_leave_room_for_its_start_up(client: TestClient) -> None:
-    """18 minutes leave 3 for the run: 8 H100s take 3.3, so about 9 (it said 2, as if the run had all 18)."""
+    """18 minutes leave 3 for the run: 8 H100s take 3.2, so about 9 (it said 2, as if the run had all 18)."""
     workload = {**LORA_20_MIN, "max_days": 0.0125, "max_gpus": 8}
     note = client.post("/api/v1/rank/training?terms=false", json=workload).json()["notes"][0]
-    assert "takes 18 min (15 min start-up + 3.3 min of run)" in note and "About 9 H100-SXM" in note, note
+    assert "takes 18 min (15 min start-up + 3.2 min of run)" in note and "About 9 H100-SXM" in note, note
 
 
 def test_the_deadline_at_risk_badge_does_not_stretch_the_start_up_by_the_band(client: TestClient) -> None:

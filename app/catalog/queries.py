@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -78,8 +79,10 @@ def list_gpus(
         query = query.where(Gpu.memory_gb >= min_memory_gb)
     prices, floors = cheapest_prices(session), gpu_price_floors(session, stale_after_days)
     rows = [GpuRow(gpu, prices.get(gpu.id), floors.get(gpu.id)) for gpu in session.exec(query).all()]
+    # By name first, so ties (every 80 GB card, every GPU without a price) keep name order, not the seed's.
+    rows.sort(key=lambda r: (r.gpu.vendor, r.gpu.name))
     if sort == "name":
-        return sorted(rows, key=lambda r: (r.gpu.vendor, r.gpu.name))
+        return rows
     if sort == "price":
         return sorted(rows, key=lambda r: (_on_demand(r) is None, _on_demand(r) or 0.0))
     attribute = SORT_ATTRIBUTES[sort]
@@ -140,9 +143,11 @@ def _dated(offer: Offer | specs.Offer) -> date:
 
 
 def list_providers(session: Session) -> list[tuple[Provider, int]]:
-    counts = dict(session.exec(select(Offer.provider_id, func.count()).group_by(Offer.provider_id)).all())
-    providers = session.exec(select(Provider).order_by(Provider.name)).all()
-    return [(p, int(counts.get(p.id, 0))) for p in providers]
+    """Providers by name as people sort it (fal.ai among the Fs, Akash before AWS), each with its offers counted as
+    /api/v1/offers lists them: a superseded price is history, not an offer."""
+    counts = Counter(offer.provider_id for offer, _ in list_offers(session) if not superseded(offer))
+    providers = session.exec(select(Provider)).all()
+    return [(p, counts[p.id]) for p in sorted(providers, key=lambda p: (p.name.casefold(), p.id))]
 
 
 def list_models(session: Session) -> list[LlmModel]:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -14,6 +14,9 @@ from pydantic_core import PydanticUndefined
 from app.config import get_settings
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
 from app.service.query.form_numbers import FREE_TEXT, as_typed_number
+
+if TYPE_CHECKING:
+    from app.service.query.phase import QuestionKind
 
 
 def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> bool:
@@ -198,27 +201,57 @@ def print_field_error(field: str, message: object) -> int:
 
 
 def print_flag_errors(
-    exc: Any, flag_of: Callable[[str], str] = lambda field: field, typed: Mapping[str, object] | None = None
+    exc: Any,
+    flag_of: Callable[[str], str] = lambda field: field,
+    typed: Mapping[str, object] | None = None,
+    kind: QuestionKind = "serving",
+    refused_before: Collection[str] = (),
 ) -> int:
     """A pydantic ValidationError as `--flag-name: message` lines on stderr (a bare line for an error that names
-    no field), then the unknown catalog ids among the `typed` flags (print_unknown_ids); exit status 2. `flag_of`
-    maps a field to its flag's name (plan lifecycle's `train_` flags)."""
+    no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids; `refused_before`:
+    fields already refused, not read); exit status 2. `flag_of` maps a field to its flag's name (plan lifecycle's
+    `train_` flags)."""
     for error in exc.errors():
         loc = [part for part in error_location(error) if not part.isdigit()]  # a list item's index is no flag
         loc[:1] = [flag_of(part) for part in loc[:1]]
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
         print(f"{flag}{error_message(error)}", file=sys.stderr)
     if typed is not None:
-        print_unknown_ids(typed, {".".join(error_location(e)) for e in exc.errors()}, flag_of)
+        wrong = {".".join(error_location(e)) for e in exc.errors()} | set(refused_before)
+        print_unknown_ids(typed, wrong, flag_of, kind)
     return 2
 
 
-def print_unknown_ids(typed: Mapping[str, object], wrong: Collection[str], flag_of: Callable[[str], str]) -> None:
-    """The catalog ids the flags name that the catalog lacks, said beside the flags refused on their shape (`wrong`,
-    not read again) rather than only once those are fixed."""
-    from app.service.catalog_ids import typed_id_errors
+def also_refused(
+    values: dict[str, Any], model: type[BaseModel], refused: Collection[str], kind: QuestionKind = "serving"
+) -> int | None:
+    """Where flags were refused before the question was read (`refused`: their fields, already printed: an --hf-config
+    file that cannot be read, a --sort the phase lacks), the question's own errors in the same run, not the next:
+    its flags' shape, unknown ids and model checks. 2, or None where nothing was refused."""
+    from pydantic import ValidationError
 
-    for field, message in typed_id_errors(typed, load_snapshot(), wrong).items():
+    if not refused:
+        return None
+    try:
+        model.model_validate(values)
+    except ValidationError as exc:
+        return print_flag_errors(exc, typed=values, kind=kind, refused_before=refused)
+    print_unknown_ids(values, refused, lambda field: field, kind)
+    return 2
+
+
+def print_unknown_ids(
+    typed: Mapping[str, object],
+    wrong: Collection[str],
+    flag_of: Callable[[str], str],
+    kind: QuestionKind = "serving",
+) -> None:
+    """The catalog ids the flags name that the catalog lacks, and what the model and GPUs they name refuse (a length
+    beyond the context, ep on a dense model; an owned GPU's inputs without a sourced default), said beside the flags
+    refused on their shape (`wrong`, not read again) rather than only once those are fixed."""
+    from app.service.typed_model_checks import typed_question_errors
+
+    for field, message in typed_question_errors(typed, load_snapshot(), wrong, {"": kind}).items():
         print_field_error(flag_of(field), message)
 
 

@@ -114,12 +114,20 @@ def _print(body: dict[str, Any]) -> None:
 
 
 def cmd_disagg(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors, read_hf_config
+    from app.cli.common import (
+        also_refused,
+        emit,
+        flag_values,
+        load_snapshot,
+        print_field_errors,
+        print_flag_errors,
+        read_hf_config,
+    )
     from app.service import disagg
 
     values = flag_values(args, WORKLOAD_FLAGS)
     if not read_hf_config(values, args.hf_config):
-        return 2
+        return also_refused(values, InferenceWorkload, {"hf_config"}) or 2
     try:
         workload = InferenceWorkload.model_validate(values)
         traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))

@@ -84,7 +84,7 @@ def cmd_own(args: argparse.Namespace) -> int:
         share = "/own?" + ownership.canonical_own_query(question)
         body = ownership.own_payload(question, snapshot, share)
     except ValidationError as exc:
-        return print_flag_errors(exc, typed=values)
+        return print_flag_errors(exc, typed=values, kind="own")
     except ownership.MissingInput as exc:
         return print_field_errors(exc)
     return emit(body, args.json, _print)

@@ -152,6 +152,7 @@ def _print_serving(body: dict[str, Any], limit: int) -> None:
 def cmd_plan(args: argparse.Namespace) -> int:
     from app.cli.common import (
         TEXT_ROWS,
+        also_refused,
         load_snapshot,
         print_field_error,
         print_field_errors,
@@ -163,13 +164,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from app.service import plan
     from app.service.query.plan import MAX_MONTHS, canonical_plan_query, validate_training
 
-    if print_refused(args):
-        return 2
+    refused = {"refused flags"} if print_refused(args) else set()  # said before the question is read
     if args.kind == "lifecycle" and not 1 <= args.months <= MAX_MONTHS:  # the API's and the page's bounds
-        return print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
+        print_field_error("months", f"a whole number of months from 1 to {MAX_MONTHS}, not {args.months}")
+        refused.add("months")
     values = _values(args, INFERENCE_FLAGS)
     if not read_hf_config(values, args.hf_config):
-        return 2
+        refused.add("hf_config")
+    if (status := also_refused(values, InferenceWorkload, refused)) is not None:  # the served workload's, too
+        return status
     try:
         workload = InferenceWorkload.model_validate(values)
         traffic = Traffic.model_validate(_values(args, tuple(Traffic.model_fields)))
@@ -182,7 +185,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
             if training is None:  # the served workload's ids are said with them
                 for field, message in errors.items():
                     print_field_error(field, message)
-                print_unknown_ids({TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field)
+                print_unknown_ids(
+                    {TRAIN_PREFIX + k: v for k, v in run.items()}, errors, lambda field: field, kind="training"
+                )
                 print_unknown_ids(values, (), lambda field: field)
                 return 2
         share = "/plan?" + canonical_plan_query(workload, traffic, training, args.months if training else None)

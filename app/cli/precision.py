@@ -112,12 +112,20 @@ def _quality_sources(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def cmd_precision(args: argparse.Namespace) -> int:
-    from app.cli.common import emit, flag_values, load_snapshot, print_field_errors, print_flag_errors, read_hf_config
+    from app.cli.common import (
+        also_refused,
+        emit,
+        flag_values,
+        load_snapshot,
+        print_field_errors,
+        print_flag_errors,
+        read_hf_config,
+    )
     from app.service import precision
 
     values = flag_values(args, FLAGS)
     if not read_hf_config(values, args.hf_config):
-        return 2
+        return also_refused(values, InferenceWorkload, {"hf_config"}) or 2
     try:
         workload = InferenceWorkload.model_validate(values)
         share = "/precision?" + precision.canonical_precision_query(workload)

@@ -12,6 +12,7 @@ from app.cli.common import (
     add_field_flags,
     add_hf_config_flag,
     add_limit_flag,
+    also_refused,
     flag_values,
     load_snapshot,
     print_field_errors,
@@ -26,24 +27,26 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from app.service.query.canonical import canonical_query
-    from app.service.query.phase import WORKLOADS
+    from app.service.query.phase import WORKLOADS, QuestionKind
     from app.service.rank import rank_sort, ranking
     from app.service.rank.model_spec import UnknownId
 
     values = flag_values(args, WORKLOADS[args.phase].model_fields)
-    if not read_hf_config(values, args.hf_config):
-        return 2
+    refused = set() if read_hf_config(values, args.hf_config) else {"hf_config"}
     sort = None if args.sort in (None, rank_sort.RANK) else args.sort
     if sort_error := rank_sort.sort_error(args.phase, sort):
         print(f"--sort: {sort_error}", file=sys.stderr)
-        return 2
+        refused.add("sort")
+    kind: QuestionKind = "serving" if args.phase == "inference" else "training"
+    if (status := also_refused(values, WORKLOADS[args.phase], refused, kind)) is not None:
+        return status
     try:
         workload = WORKLOADS[args.phase].model_validate(values)
         snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
         json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
         payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
     except ValidationError as exc:
-        return print_flag_errors(exc, typed=values)
+        return print_flag_errors(exc, typed=values, kind=kind)
     except UnknownId as exc:
         return print_field_errors(exc)
     if args.json:
@@ -86,7 +89,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     if payload.get("serverless_job") or payload.get("serverless_job_left_out"):
         print("\n" + serverless_job_line(payload["serverless_job"], payload.get("serverless_job_left_out")))
     if not payload["feasible_options"] and payload["total_options"]:
-        print("\nNo offer can run this workload. Why, per configuration:\n" + infeasible_reasons(payload, rows))
+        why = infeasible_reasons(payload, rows)
+        print("\nNo offer can run this workload within its limits. Why, per configuration:\n" + why)
     if behind := payload.get("overloaded"):
         print(f"\n{behind['note']}: {behind['url']}")
     if payload["notes"]:

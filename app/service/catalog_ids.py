@@ -124,7 +124,7 @@ def _id_field(field: str) -> tuple[str, bool] | None:
     return (name, False) if name in FILTER_FIELDS else None
 
 
-def _typed_ids(value: object) -> list[str]:
+def typed_ids(value: object) -> list[str]:
     """The ids a value names as typed (a string, comma-separated on a form, or a list of strings); none where it is
     no id in shape (a number, an object): its shape error, if any, says so."""
     parts = value if isinstance(value, list) else [value]
@@ -148,7 +148,7 @@ def typed_id_errors(typed: Mapping[str, object], snapshot: CatalogSnapshot, skip
     for field, value in typed.items():
         wrong_shape = field in skip or any(s.startswith(f"{field}.") for s in skip)  # gpus.0: an id's own shape
         id_field = None if wrong_shape else _id_field(field)
-        ids = _typed_ids(value) if id_field else []
+        ids = typed_ids(value) if id_field else []
         message = _unknown(snapshot, *id_field, ids) if id_field and ids else None
         if message:
             errors[field] = message

@@ -33,12 +33,7 @@ from app.scoring.serving.plans.options import fleet_spare_words
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.plan import (
-    PlanFieldError,
-    latency_bound_only,
-    resolve_model,
-    traffic_sets_the_peak,
-)
+from app.service.plan import PlanFieldError, served_model
 from app.service.query.plan import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.plain import mean_latencies, plain
@@ -223,11 +218,9 @@ def disagg_payload(
     workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
 ) -> dict[str, Any]:
     """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
-    traffic_sets_the_peak(workload, "workload.")
-    latency_bound_only(workload, "workload.")
-    if workload.output_len < 2:  # its only token comes from the prefill pass: there is nothing to decode apart
-        raise PlanFieldError("workload.output_len", ONE_TOKEN_OUTPUT)
-    model = resolve_model(workload, snapshot, "workload.")
+    # a one-token output's only token comes from the prefill pass: there is nothing to decode apart
+    one_token = {"workload.output_len": ONE_TOKEN_OUTPUT} if workload.output_len < 2 else {}
+    model = served_model(workload, snapshot, "workload.", one_token)
     workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)

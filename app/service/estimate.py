@@ -50,6 +50,9 @@ TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 
 # InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
 _READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
+# InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
+# configuration's estimate is one copy at the load asked, and says none of them
+_RANKING_ONLY = frozenset({"copies_sharing_load", "one_copy_p99", "spread_words"})
 
 
 def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
@@ -57,6 +60,7 @@ def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
     return {
         _READ_AS.get(name, name): plain(getattr(est, _READ_AS[name])) if name in _READ_AS else value
         for name, value in plain(est).items()
+        if name not in _RANKING_ONLY
     }
 
 
@@ -94,11 +98,7 @@ def inference_estimate(
     pipeline_parallel: int,
     offer_id: int | None,
 ) -> dict[str, Any]:
-    gpu, machine, offer = _machine(snapshot, gpu_id, gpu_count, offer_id)
-    model = _model(workload, snapshot)
-    unsupported = unsupported_reason(workload.engine, gpu)
-    if unsupported is not None:
-        raise BadEstimateRequest("engine", unsupported)
+    (gpu, machine, offer), model = _resolved(workload, snapshot, gpu_id, gpu_count, offer_id)
     workload, weights = release_weights(workload, model, snapshot.quality)  # as the ranking that lists it
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
@@ -122,8 +122,7 @@ def inference_estimate(
 def training_estimate(
     workload: TrainingWorkload, snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
 ) -> dict[str, Any]:
-    gpu, machine, offer = _machine(snapshot, gpu_id, gpu_count, offer_id)
-    model = _model(workload, snapshot)
+    (gpu, machine, offer), model = _resolved(workload, snapshot, gpu_id, gpu_count, offer_id)
     filled, _note = fill_missing_peaks(gpu, snapshot.gpus)
     est = estimate_training_on(filled, machine, gpu_count, model, workload)
     body = _without_offer(
@@ -152,8 +151,30 @@ def _without_offer(body: dict[str, Any], machine: Machine, gpu_count: int, offer
     return {**body, "reason": reason}
 
 
-def _model(workload: InferenceWorkload | TrainingWorkload, snapshot: CatalogSnapshot) -> Any:
+def _resolved(
+    workload: InferenceWorkload | TrainingWorkload,
+    snapshot: CatalogSnapshot,
+    gpu_id: str,
+    gpu_count: int,
+    offer_id: int | None,
+) -> tuple[tuple[GpuSpec, Machine, Offer | None], Any]:
+    """The machine and the model, or BadEstimateRequest naming every field found wrong at once: an unknown GPU (or
+    offer) beside an unknown model or a model check, and an inference engine that does not run on the GPU."""
+    errors: dict[str, str] = {}
+    machine = model = None
     try:
-        return model_spec_for(workload, snapshot)
+        machine = _machine(snapshot, gpu_id, gpu_count, offer_id)
+    except BadEstimateRequest as exc:
+        errors.update(exc.errors)
+    try:
+        model = model_spec_for(workload, snapshot)
     except UnknownId as exc:
-        raise BadEstimateRequest(exc.field, str(exc), exc.errors) from None
+        errors.update({k: v for k, v in exc.errors.items() if k not in errors})
+    if machine is not None and isinstance(workload, InferenceWorkload):
+        unsupported = unsupported_reason(workload.engine, machine[0])
+        if unsupported is not None:
+            errors.setdefault("engine", unsupported)
+    if machine is None or model is None or errors:
+        field, message = next(iter(errors.items()))
+        raise BadEstimateRequest(field, message, errors)
+    return machine, model

@@ -8,7 +8,7 @@ A custom model is the rank page's: `model=custom` and arch_* fields, or a pasted
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
@@ -34,7 +34,7 @@ from app.service.query.custom_model import (
     form_field,
 )
 from app.service.query.fields import query_fields
-from app.service.query.phase import serving_phase_only
+from app.service.query.phase import QuestionKind, serving_phase_only
 from app.service.query.plan import NOT_SERVING_FIELDS
 from app.service.query.values import (
     LIST_FIELDS,
@@ -45,6 +45,7 @@ from app.service.query.values import (
     read_numbers,
 )
 from app.service.rank.answer_body import left_out_notes, weights_body
+from app.service.rank.model_spec import LENGTHS, model_of
 from app.service.rank.plain import mean_latencies, plain
 
 ALWAYS = ("model", "mix", "requests_per_day")  # a link always says what is served, to whom, how much
@@ -59,6 +60,7 @@ MIX_FIELDS = query_fields(
 
 @dataclass
 class MixQuery:
+    kind: ClassVar[QuestionKind] = "serving"
     question: MixQuestion | None
     values: dict[str, Any]  # what was typed, to refill the form
     errors: dict[str, str] = field(default_factory=dict)
@@ -211,10 +213,12 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
         try:
             model = resolve_model(question.workload(bucket), snapshot)
         except PlanFieldError as exc:  # a bucket too long for the context is the mix's error; the rest are theirs
-            if exc.field not in ("input_len", "output_len"):
+            if not exc.errors.keys() & LENGTHS:
                 raise
+            others = {k: v for k, v in exc.errors.items() if k not in LENGTHS}
             fits = question.workload(bucket).model_copy(update={"input_len": 1, "output_len": 1})
-            raise PlanFieldError("mix", beyond_context_message(bucket, resolve_model(fits, snapshot))) from None
+            too_long = beyond_context_message(bucket, model_of(fits, snapshot))  # read: its context was checked
+            raise PlanFieldError("mix", too_long, others) from None
     question, weights = _release_weights(question, model, snapshot)
     plan = plan_mix(question, snapshot, model)
     body = mix_body(plan)

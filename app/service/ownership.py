@@ -7,8 +7,9 @@ The query string is the OwnershipQuestion's fields by name; defaults and empty f
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
@@ -20,6 +21,7 @@ from app.scoring.serving.ownership.question import MissingInput, OwnershipQuesti
 from app.scoring.serving.ownership.tco_defaults import (
     UNITS,
     inputs_to_give,
+    missing_defaults,
     ownership_inputs,
     resolve_each,
     resolve_inputs,
@@ -28,6 +30,7 @@ from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog_ids import catalog_id, unknown_one_message
 from app.service.query.fields import query_fields
+from app.service.query.phase import QuestionKind
 from app.service.query.values import format_value, non_default_fields, query_shape_errors, read_numbers
 from app.service.rank.plain import plain
 
@@ -41,6 +44,7 @@ UNLESS_GIVEN = {"cost_of_capital_pct": "cost of capital", "resale_pct": "resale 
 
 @dataclass
 class OwnQuery:
+    kind: ClassVar[QuestionKind] = "own"  # what typed_question_errors checks of a refused one
     question: OwnershipQuestion | None
     values: dict[str, Any]  # what was typed, to refill the form
     errors: dict[str, str] = field(default_factory=dict)
@@ -79,6 +83,27 @@ def parse_own(items: list[tuple[str, str]], snapshot: CatalogSnapshot | None = N
         return OwnQuery(None, typed, errors)
     question = question if snapshot is None else with_catalog_gpu(question, snapshot)
     return OwnQuery(question, typed, canonical=canonical_own_query(question))
+
+
+DEFAULTS_READ = ("gpu", "gpus_per_server")  # what decides whether an input has a sourced default (tco.csv, offers)
+
+
+def typed_missing_defaults(
+    typed: Mapping[str, Any], snapshot: CatalogSnapshot, wrong: Collection[str]
+) -> dict[str, str]:
+    """A question refused on its shape still names the inputs it leaves empty that have no sourced default for its
+    GPU (`gpu_count=0` beside an MI355X named gpu_count, then its server price, power and rental price once that was
+    fixed). Skipped where the GPU or its server size is wrong or unknown; a field given, even wrongly, is not empty."""
+    if any(name in wrong for name in DEFAULTS_READ):
+        return {}
+    given = read_numbers({k: v for k, v in typed.items() if k not in wrong and k in OwnershipQuestion.model_fields})
+    try:
+        question = with_catalog_gpu(OwnershipQuestion.model_validate(given), snapshot)
+    except ValidationError:
+        return {}
+    if question.gpu not in snapshot.gpus:
+        return {}
+    return {k: v for k, v in missing_defaults(question, snapshot).items() if k not in typed}
 
 
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:

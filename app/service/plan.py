@@ -55,6 +55,28 @@ def resolve_model(
         raise PlanFieldError(prefix + exc.field, str(exc), {prefix + k: v for k, v in exc.errors.items()}) from None
 
 
+def served_model(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, prefix: str, refused: dict[str, str] | None = None
+) -> ModelSpec:
+    """A plan's served workload's model, or one PlanFieldError naming every field a plan refuses at once: a second
+    peak, another scenario, `refused` (the caller's own: /disagg's one-token output) and the model's (resolve_model).
+    Before, `scenario` beside an unknown model named the scenario, and the model only once it was fixed."""
+    errors = dict(refused or {})
+    for check in (traffic_sets_the_peak, latency_bound_only):
+        try:
+            check(workload, prefix)
+        except PlanFieldError as exc:
+            errors.update(exc.errors)
+    try:
+        model = resolve_model(workload, snapshot, prefix)
+    except PlanFieldError as exc:
+        errors.update({k: v for k, v in exc.errors.items() if k not in errors})
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise PlanFieldError(field, message, errors)
+    return model
+
+
 def kept_run_errors(training: TrainingWorkload | None, months: int | None, snapshot: CatalogSnapshot) -> dict[str, str]:
     """{training.field: message} for each catalog id a run kept without months names that the catalog lacks: no run
     is priced to read them (the page's lifecycle_skipped), but a typo in a kept field is said as in a priced one."""
@@ -147,9 +169,7 @@ def serving_payload(
     include_terms: bool = True,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
-    traffic_sets_the_peak(workload, "workload.")
-    latency_bound_only(workload, "workload.")
-    model = resolve_model(workload, snapshot, "workload.")
+    model = served_model(workload, snapshot, "workload.")
     workload, weights = release_weights(workload, model, snapshot.quality)
     plan = plan_serving(workload, traffic, snapshot, model)
     body = serving_body(plan, traffic, limit, include_terms)
@@ -185,16 +205,17 @@ def lifecycle_payload(
     limit: int = 10,
 ) -> dict[str, Any]:
     """POST /api/v1/plan/lifecycle's body (raises PlanFieldError, naming both workloads' fields at once)."""
-    if (other := trains_another_model(training, inference)) is not None:
-        raise PlanFieldError("training.model", other)
-    traffic_sets_the_peak(inference, "inference.")
-    latency_bound_only(inference, "inference.")
-    models, errors = {}, {}
-    for prefix, workload in (("training.", training), ("inference.", inference)):
-        try:
-            models[prefix] = resolve_model(workload, snapshot, prefix)
-        except PlanFieldError as exc:
-            errors.update(exc.errors)
+    other = trains_another_model(training, inference)
+    errors = {"training.model": other} if other is not None else {}
+    models = {}
+    try:
+        models["inference."] = served_model(inference, snapshot, "inference.")
+    except PlanFieldError as exc:
+        errors.update(exc.errors)
+    try:
+        models["training."] = resolve_model(training, snapshot, "training.")
+    except PlanFieldError as exc:
+        errors.update({k: v for k, v in exc.errors.items() if k not in errors})
     if errors:
         field, message = next(iter(errors.items()))
         raise PlanFieldError(field, message, errors)

@@ -81,7 +81,9 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
             "instance_gpus": best.instance_gpus,
             "copies_per_instance": best.copies_per_instance,
             "instances": best.instances,
-            "idle_gpus": best.idle_gpus,  # a fixed load bills its one replica's whole instance
+            "idle_gpus": best.idle_gpus,  # a fixed load bills its copies' whole instance, idle GPUs too
+            "copies_sharing_load": best.copies_sharing_load,  # a fixed load spread over the copies it holds
+            "spread_note": best.spread_note,
             "cluster_caveat": best.cluster_caveat,
             **mean_latencies(best.ttft_ms, best.tpot_ms),
             "ttft_p99_ms": best.ttft_p99_ms,  # what the limits are checked against, beside the means

@@ -37,6 +37,8 @@ PAGES = [
     "/methodology",
     # a peak adds the replicas column and $/M under the monthly figure; deepseek-r1's is the widest ranking
     "/?phase=inference&model=llama-3.1-70b&peak_requests_per_s=5",
+    # a request rate spread over each rented instance's copies: the longest instance note (spread_load.py)
+    "/?phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=20",
     "/?phase=inference&model=deepseek-r1&weight_dtype=fp8&peak_requests_per_s=5",
     # a peak on /plan: 2-copies-per-instance notes and GMI Cloud's caveat in an 11-column fleet table
     "/plan?model=llama-3.1-70b&peak_requests_per_s=5",
@@ -122,6 +124,8 @@ PHONE_PAGES = [
     "/plan?model=llama-3.1-70b&weight_dtype=fp8&requests_per_day=500000&months=12",
     "/mix?model=llama-3.1-8b",
     "/disagg?model=llama-3.1-70b",
+    # a request rate spread over each rented instance's copies: the longest instance note (spread_load.py)
+    "/?phase=inference&model=llama-3.1-8b&scenario=request_rate&requests_per_s=20",
     "/own?gpu=H100-SXM",
     "/gpus/H100-SXM",
     "/methodology",

@@ -27,6 +27,11 @@ CASES: dict[str, tuple[str, dict]] = {
         "/api/v1/rank/inference",
         {"model": "llama-3.1-8b", "input_len": 1000, "output_len": 300, "ttft_ms": 500, "tpot_ms": 30},
     ),
+    # A fixed request rate: each row's load spread over every copy its rented instance holds (spread_load.py)
+    "rank_inference_8b_request_rate": (
+        "/api/v1/rank/inference",
+        {"model": "llama-3.1-8b", "ttft_ms": 500, "scenario": "request_rate", "requests_per_s": 20},
+    ),
     "rank_inference_70b_fp8": (
         "/api/v1/rank/inference",
         {

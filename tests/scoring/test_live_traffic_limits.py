@@ -51,9 +51,12 @@ def test_a_machine_serves_with_the_layout_that_meets_the_limits_though_another_h
     assert one.over_limits.startswith("TPOT p99") and not two.over_limits
     assert one.output_tokens_per_s_per_gpu > two.output_tokens_per_s_per_gpu
     h100 = next(o for o in _ranking(CLIENTS).options if o.gpu_id == "H100-SXM")
-    # never TP1 over the limits; on its rented 8-GPU instance, billed whole at a fixed load, the layout that uses all
-    # 8 GPUs (more tokens per billed GPU at these clients than TP2 with 6 idle: configurations.billed_gpus)
-    assert (h100.instance_gpus, h100.gpu_count, h100.tensor_parallel, h100.over_limits) == (8, 8, 8, "")
+    # never one TP1 copy over the limits; its rented 8-GPU instance, billed whole at a fixed load, spreads the clients
+    # over the copies it holds (spread_load.py): 4 TP2 copies of 16 clients each serve more tokens per billed GPU
+    # than one TP8 copy of 64 or 8 TP1 copies of 8 (configurations.billed_gpus), and leave no GPU idle
+    assert (h100.instance_gpus, h100.gpu_count, h100.tensor_parallel, h100.over_limits) == (8, 2, 2, "")
+    assert (h100.copies_sharing_load, h100.replicas, h100.idle_gpus) == (4, 4, 0)
+    assert h100.spread_note.startswith("4 copies share this load (16 clients each), one on each 2 GPUs")
 
 
 def test_when_no_row_meets_the_limits_the_cheapest_leads_labelled_and_close_calls_still_count():

@@ -55,11 +55,11 @@ def test_best_estimate_is_the_cheapest_count_on_the_grid(gpu_id, w):
 
 def test_a_short_run_takes_the_count_cheapest_with_its_start_up():
     """70B full FT of 50M tokens on B200s: 16 GPUs are the cheapest per step, but each GPU is billed the run's
-    15-minute start-up too, and 8 GPUs cost 21% less in all; the search minimised step time × count and chose 16
+    15-minute start-up too, and 8 GPUs cost 17% less in all; the search minimised step time × count and chose 16
     (found by leftovers7)."""
     w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", total_tokens=5e7, max_gpus=256)
     costs = _grid_costs("B200", w)
     assert min(costs, key=lambda n: costs[n][0]) == 16  # per step
     est = best_estimate(SNAPSHOT.gpus["B200"], LayoutSearch(SNAPSHOT.models[w.model], w), {})
     assert est.gpu_count == 8 == min(costs, key=lambda n: costs[n][1])
-    assert costs[16][1] > 1.2 * costs[8][1]
+    assert costs[16][1] > 1.15 * costs[8][1]

@@ -100,7 +100,7 @@ def test_a_short_sequence_takes_cp_where_nothing_fits_without_it():
     gpu, w = GPUS["A100-PCIE-40GB"], job(8192, global_batch_seqs=64)
     assert all(first_fit(gpu, 4, MODEL_8B, w, tp, pp, E) is None for tp, pp in layout_families(gpu, 4, MODEL_8B))
     est = estimate_training(gpu, 4, MODEL_8B, w)
-    assert est.feasible and est.layout_text == "TP2 CP2 FSDP ×2, full recompute"
+    assert est.feasible and est.layout_text == "TP2 CP2 FSDP ×2 (DP1 × CP2), full recompute"
     assert not estimate_training(gpu, 4, MODEL_8B, w.model_copy(update={"framework": "llm-foundry"})).feasible
 
 

@@ -39,7 +39,7 @@ def test_long_context_hf_job_fits_only_by_splitting_the_sequence():
     # vocabulary x 12 B) take 50 GB of the 72 GB usable
     assert layout.sequence_parallel == 8
     assert first_fit(gpu, 8, model, LONG_8B, 1, 1, E, 4) is None
-    assert est.layout_text == "SP8 FSDP ×8, full recompute"
+    assert est.layout_text == "SP8 FSDP ×8 (DP1 × SP8), full recompute"
     all_to_all = next(t for t in est.terms if "Ulysses sequence parallelism (SP) all-to-all" in t.name)
     assert all_to_all.value > 0 and "SP8" in all_to_all.detail
     assert 1_000 < est.tokens_per_s_per_gpu < 4_000
@@ -63,7 +63,7 @@ def test_fewest_gpus_for_a_long_context_hf_job_is_finite_and_consistent():
 def test_no_fit_reason_names_the_most_frugal_sequence_split_tried():
     gpu, model = GPUS["H100-SXM"], MODELS["llama-3.1-8b"]
     est = estimate_training(gpu, 4, model, LONG_8B)
-    assert not est.feasible and "4×H100-SXM with SP4 FSDP ×4, full recompute" in est.reason
+    assert not est.feasible and "4×H100-SXM with SP4 FSDP ×4 (DP1 × SP4), full recompute" in est.reason
     big = estimate_training(gpu, 8, MODELS["llama-3.1-405b"], hf("llama-3.1-405b", 4096))
     assert not big.feasible and "SP8 FSDP ×8" in big.reason
 

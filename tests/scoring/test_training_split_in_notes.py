@@ -41,6 +41,27 @@ def test_async_tp_stated_hides_the_tp_all_reduces():
     assert async_tp_changes({"notes": "torchtitan 2D FSDP16xTP8; full AC"}) == {}
 
 
+def test_a_layout_naming_its_pipeline_expert_and_data_axes_has_no_tensor_parallelism():
+    """DeepSeek-V3's "DualPipe PP16, EP64, ZeRO-1 DP" on 2,048 GPUs: PP16 x DP128, experts split 64 ways, no TP,
+    whatever TP a layout search picked; DualPipe hides the expert all-to-alls."""
+    from app.calibration.training.training_notes import stated_overlap_changes
+
+    notes = "HAI-LLM framework, FP8 mixed precision, DualPipe PP16, EP64, ZeRO-1 DP; cluster of 2048 H800"
+    layout = layout_from_notes(notes, 2048, SEARCHED)
+    assert layout is not None
+    assert (layout.tensor_parallel, layout.pipeline_parallel, layout.expert_parallel, layout.zero_stage) == (
+        1,
+        16,
+        64,
+        1,
+    )
+    assert stated_overlap_changes({"notes": notes}) == {"ep_a2a_exposed": 0.0}
+    # an EP beside a stated TP keeps the TP; without DualPipe the all-to-alls stay exposed
+    layout = layout_from_notes("Megatron-Core TP2 PP4 EP8", 64, SEARCHED)
+    assert layout is not None and (layout.tensor_parallel, layout.expert_parallel) == (2, 8)
+    assert stated_overlap_changes({"notes": "Megatron-Core TP2 PP4 EP8"}) == {}
+
+
 DATA_PARALLEL = Layout(zero_stage=0, tensor_parallel=1, pipeline_parallel=1, recompute="full")  # a single-GPU search
 
 

@@ -16,7 +16,13 @@ from collections import defaultdict
 from dataclasses import fields, replace
 
 from app.calibration.incremental import CaseErrors, derive
-from app.calibration.training.training_notes import async_tp_changes, era_efficiency, execution_from_notes
+from app.calibration.training.training_notes import (
+    eager_changes,
+    era_efficiency,
+    execution_from_notes,
+    ran_eager,
+    stated_overlap_changes,
+)
 from app.calibration.training.validate_training import predict_estimate, predict_training_case
 from app.calibration.validation.case_files import read_cases
 from app.calibration.validation.cases import measured_value
@@ -115,7 +121,8 @@ def fit_cases(rows, gpus, models, skipped: list[str] | None = None) -> list[tupl
                 row.get("source", ""),
                 execution_from_notes(row),
                 era_efficiency(row, start) is not start,
-                async_tp_changes(row),
+                stated_overlap_changes(row),
+                ran_eager(row),
             )
         )
     return cases
@@ -123,9 +130,10 @@ def fit_cases(rows, gpus, models, skipped: list[str] | None = None) -> list[tupl
 
 def case_error(case: tuple, e: eff.TrainingEfficiency) -> float:
     """|log(predicted / measured)| of one case's tokens/s."""
-    measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2, stated = case
+    measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2, stated, eager = case
     era = derive(e, e.flash_attention_2_changes()) if fa2 else e
     era = derive(era, stated) if stated else era
+    era = derive(era, eager_changes(era, w.framework)) if eager else era
     st = workload_step_time(era, gpu, n, model, w, layout, peak, pclass, adapters, span, capacity)
     tokens = w.global_batch_seqs * w.seq_len / st.total_s / n
     return abs(math.log(tokens / measured))

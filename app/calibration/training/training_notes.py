@@ -1,6 +1,7 @@
 """What a training case row's framework column and notes state about its run, read through general patterns:
-the stack it ran (FRAMEWORKS, STACKS_IN_NOTES), the constants as of its date (era_efficiency), the layout
-("TP8", "PP4", "VP6", "FSDP", "full AC", "micro-batch 4") and how it packed sequences.
+the stack it ran (FRAMEWORKS, STACKS_IN_NOTES), the constants as of its date (era_efficiency), the communication it
+hid (async TP, DualPipe), the layout ("TP8", "PP4", "VP6", "EP64", "FSDP", "full AC", "micro-batch 4") and how it
+packed sequences.
 
 validate_training.py reads a row with these; the optimizer recipe is training_recipes.py's.
 """
@@ -13,6 +14,7 @@ from typing import TypedDict
 
 from app.scoring.efficiency import training as eff
 from app.scoring.training.layouts.memory import Layout, Recompute
+from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 
 FRAMEWORKS = {
     "megatron-lm": "megatron",
@@ -67,6 +69,30 @@ def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.Traini
     return e.before_flash_attention_3()
 
 
+# torch.compile fuses the memory-bound elementwise ops between the GEMMs (norms, activations, RoPE, residual adds)
+# that eager PyTorch runs one kernel each. The PyTorch-native stacks' fitted class factors (fw_torchtitan_16,
+# fw_pytorch) rest on compiled rows; a row whose notes state it ran eager ("no compile", or a cumulative table's row
+# above "+ Compile") runs at 1 / COMPILE_SPEEDUP of them. torchtitan's Llama 3.1 8B on 8 H100s with FSDP: 5,762
+# tokens/s/GPU eager, 6,667 compiled, +15.7 % (Liang et al., "TorchTitan", arXiv 2410.06511, Table 1); torchtune's
+# optimization-flags table measures +27 % (Llama 3.2 3B on one A100, packed).
+COMPILE_SPEEDUP = 1.157
+COMPILED_CLASS_FACTORS = {"torchtitan": "fw_torchtitan_16", "pytorch": "fw_pytorch"}
+EAGER_STATED = re.compile(r"\bno (?:torch\.)?compile\b|\bwithout (?:torch\.)?compile\b|\bcompile (?:false|off)\b", re.I)
+
+
+def ran_eager(row: dict[str, str]) -> bool:
+    """The notes state the run was not compiled: in words, or as a cumulative table's row above its "+ Compile"."""
+    notes = row.get("notes") or ""
+    cumulative_before_compile = CUMULATIVE_ROW.search(notes) is not None and "compile" not in notes.lower()
+    return EAGER_STATED.search(notes) is not None or cumulative_before_compile
+
+
+def eager_changes(e: eff.TrainingEfficiency, framework: str) -> dict[str, float]:
+    """What differs for an eager run of a PyTorch-native stack: its class factor over COMPILE_SPEEDUP."""
+    name = COMPILED_CLASS_FACTORS.get(FRAMEWORK_CLASS.get(framework, "auto"))
+    return {name: getattr(e, name) / COMPILE_SPEEDUP} if name else {}
+
+
 # torchtitan's async tensor parallelism ("asyncTP" in its benchmark names): each TP all-gather and reduce-scatter is cut
 # into P2P chunk transfers run on the copy engines while the GEMM on the chunk already in hand computes (PyTorch 2024,
 # "Introducing Async Tensor Parallelism in PyTorch"; Wang et al., ASPLOS 2023, "Overlap communication with dependent
@@ -83,6 +109,20 @@ def async_tensor_parallel(row: dict[str, str]) -> bool:
 def async_tp_changes(row: dict[str, str]) -> dict[str, float]:
     """What differs for a run with async TP: its TP all-reduces hide behind the GEMMs they feed (exposed share 0)."""
     return {"tp_comm_exposed": 0.0} if async_tensor_parallel(row) else {}
+
+
+# DeepSeek-V3's DualPipe schedule runs one micro-batch's expert all-to-alls (dispatch and combine) while another
+# computes, so that "both all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report §3.2.1): a run whose
+# notes state it exposes none of its expert all-to-all time (TrainingEfficiency.ep_a2a_exposed 0).
+DUAL_PIPE = re.compile(r"\bDualPipe\b", re.IGNORECASE)
+
+
+def stated_overlap_changes(row: dict[str, str]) -> dict[str, float]:
+    """The communication the notes state is hidden: async TP's all-reduces, DualPipe's expert all-to-alls."""
+    changes = async_tp_changes(row)
+    if DUAL_PIPE.search(row.get("notes") or ""):
+        changes = {**changes, "ep_a2a_exposed": 0.0}
+    return changes
 
 
 def stack_in_notes(row: dict[str, str]) -> str | None:
@@ -111,6 +151,7 @@ class _LayoutChanges(TypedDict, total=False):
     micro_batch_seqs: int
     pipeline_interleave: int
     sequence_parallel: int
+    expert_parallel: int
 
 
 def _int(pattern: str, notes: str) -> int | None:
@@ -133,6 +174,11 @@ DEVICE_BATCH = r"(?<![\w-])(?<!global )(?:per-device )?batch (\d+)\b"
 # axis stated shards every weight over all the GPUs, each GPU its own replica: ZeRO-3 data parallelism alone. A degree
 # smaller than the GPUs ("FSDP=8" on 64 GPUs) leaves the other axes unstated, and the searched layout stands.
 FSDP_STATED = re.compile(r"\bFSDP(?: ?= ?(\d+)|(\d+))?\b")
+# Expert parallelism stated with its degree ("EP64"): each rank holds num_experts / EP routed experts whole. A run
+# whose notes name its pipeline and expert axes and its ZeRO data parallelism ("DualPipe PP16, EP64, ZeRO-1 DP",
+# DeepSeek-V3 on 2,048 GPUs = PP16 × DP128, EP inside DP) names every axis it has: no tensor parallelism.
+EXPERT_PARALLEL = r"\bEP(\d+)\b"
+ZERO_DATA_PARALLEL = re.compile(r"\bZeRO-\d DP\b")
 # Another axis named without a degree ("FSDP + Megatron-LM tensor parallelism", OPT-175B's metaseq): not FSDP alone.
 OTHER_AXIS_IN_WORDS = re.compile(r"\b(?:tensor|pipeline|context|sequence)[- ]parallel|\b(?:TP|PP|CP)\b", re.IGNORECASE)
 
@@ -193,6 +239,11 @@ def layout_from_notes(
         changes["pipeline_parallel"] = pp
     elif tp and fsdp and fsdp * tp * (cp or 1) == gpu_count:  # "FSDP32xTP8" on 256 GPUs names every axis: no PP
         changes["pipeline_parallel"] = 1
+    ep = _int(EXPERT_PARALLEL, notes)
+    if ep and ep > 1:
+        changes["expert_parallel"] = ep
+        if pp and not tp and not cp and ZERO_DATA_PARALLEL.search(notes):
+            changes["tensor_parallel"] = 1
     if tp or pp:
         changes["zero_stage"] = 3 if "FSDP" in notes and not pp else 1
     elif not cp and _data_parallel_fsdp(notes, gpu_count):

@@ -1,11 +1,11 @@
 """Predict one row of training_cases.csv (shared/validation) with the training estimator.
 
 Parallelism, recompute and micro-batch are read from the notes only through general patterns ("TP8", "PP4", "VP6",
-"FSDP2" alone as FSDP over every GPU, "sp8", "activation checkpointing True", "full AC", a cumulative table's rows above
-"+ Activation Checkpointing" as none, "micro-batch 4", "local bs 2", "batch 2" that makes up the global batch), the
-optimizer recipe through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes
-name is read through STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds
-those readers.
+"EP64", "FSDP2" alone as FSDP over every GPU, "sp8", "activation checkpointing True", "full AC", a cumulative table's
+rows above "+ Activation Checkpointing" as none, "micro-batch 4", "local bs 2", "batch 2" that makes up the global
+batch), the communication they state hidden (async TP, DualPipe), a run without torch.compile, the optimizer recipe
+through training_recipes ("8-bit AdamW", "CPU offload", a pure-bf16 stack), and a stack the notes name is read through
+STACKS_IN_NOTES (how it splits a job, how it packs sequences); training_notes.py holds those readers.
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ from app.calibration.training.training_notes import (
     FRAMEWORKS,
     STACKS_IN_NOTES,
     _int,
-    async_tp_changes,
+    eager_changes,
     era_efficiency,
     execution_from_notes,
     layout_from_notes,
     ngc_reference_stack,
+    ran_eager,
     stack_in_notes,
+    stated_overlap_changes,
 )
 from app.calibration.training.training_recipes import recipe_from_notes
 from app.calibration.validation.cases import CasePrediction, MemoryCheck, UnreadableRow, cell_number, measured_value
@@ -168,14 +170,17 @@ def predict_estimate(
         return f"unreadable row: {error}"
     gpu, _ = fill_missing_peaks(gpu, gpus)
     e = era_efficiency(row, e)
-    if async_tp_changes(row):
-        e = replace(e, **async_tp_changes(row))
+    if stated_overlap_changes(row):
+        e = replace(e, **stated_overlap_changes(row))
+    if ran_eager(row):
+        e = replace(e, **eager_changes(e, w.framework))
     span, capacity = execution_from_notes(row)
 
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
     # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.
     # Nor with expert parallelism: the fitted constants (moe_factor among them) were read off layouts without it, and
-    # the product's EP search would move the MoE rows' predictions without a refit.
+    # the product's EP search would move the MoE rows' predictions without a refit; an EP the notes state
+    # ("EP64", layout_from_notes) is read as stated.
     def searched(w: TrainingWorkload) -> TrainingEstimate:
         return estimate_training(
             gpu,

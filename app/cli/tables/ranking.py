@@ -180,10 +180,13 @@ def layout_cell(option: dict[str, Any], inference: bool) -> str:
 
 
 def instance_words(option: dict[str, Any]) -> str:
-    """What a serving row rents beyond its layout, as the page's instance note: at a fixed load its one copy and the
-    idle GPUs billed with it, else the copies one whole instance holds ('4 per 8-GPU instance'); '' for neither."""
+    """What a serving row rents beyond its layout, as the page's instance note: at a fixed load the copies that share
+    it (or its one copy and the idle GPUs billed with it), else the copies one whole instance holds ('4 per 8-GPU
+    instance'); '' for neither."""
     o = option
-    if o.get("idle_gpus"):  # a fixed load: one copy, its instance billed whole
+    if o.get("spread_note"):  # a fixed load spread over the copies its billed instance holds
+        return o["spread_note"]
+    if o.get("idle_gpus"):  # a fixed load on one copy, its instance billed whole
         return idle_gpus_words(o["idle_gpus"], o.get("instances"), o["instance_gpus"])
     if o.get("copies_per_instance", 1) > 1:
         copies = f"{o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"

@@ -40,11 +40,11 @@ class TrainingEfficiency:
     """All tunable efficiencies; MFU values are fractions of the dense peak of the precision used."""
 
     # 16-bit MFU base per GPU family (FP8 runs: × fp8_speedup × 16-bit/FP8 peak, see step_time.low_precision_factor).
-    mfu_ampere_16: float = 0.5873  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
+    mfu_ampere_16: float = 0.5792  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.572  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
-    mfu_blackwell_16: float = 0.5037  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
-    mfu_cdna_16: float = 0.3287  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
-    mfu_cdna4_16: float = 0.3465  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
+    mfu_blackwell_16: float = 0.4808  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
+    mfu_cdna_16: float = 0.3186  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
+    mfu_cdna4_16: float = 0.345  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
     # NVIDIA GDDR cards of Ampere and later (A10, RTX A6000, RTX 3090/4090/5090, L4, L40S, RTX PRO 6000:
     # step_time.GDDR_FAMILY_ARCHITECTURES), one 16-bit MFU base apart from the HBM parts of their generation.
@@ -53,7 +53,7 @@ class TrainingEfficiency:
     mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
-    fp8_speedup_torchao: float = 1.222  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
+    fp8_speedup_torchao: float = 1.1808  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
     # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
     # NVIDIA's NVFP4 pretraining recipe keeps ~15% of them (the first and last blocks; "Pretraining LLMs with NVFP4",
@@ -63,20 +63,20 @@ class TrainingEfficiency:
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
-    fw_torchtitan_16: float = 0.8897  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
+    fw_torchtitan_16: float = 0.9311  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
     fw_pytorch: float = 1.1  # fitted (at its bound); MLPerf non-NVIDIA PyTorch submissions, torchtune compiled rows
-    fw_hf: float = 0.7536  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
+    fw_hf: float = 0.7619  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
     fw_auto: float = 0.90  # assumption: a tuned open stack between HF and Megatron-class
     # Small-matmul saturation: factor = 1 / (1 + (half_hidden / hidden) ** exponent).
-    width_half_hidden: float = 197.0033  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
+    width_half_hidden: float = 158.237  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
     width_exponent: float = 1.0  # derived: memory-bound ops ∝ hidden, GEMMs ∝ hidden² per token (width_factor)
     # Attention score/AV matmuls (causal: half the 12·L·h·s model FLOPs) run at this fraction of the GEMM efficiency.
-    attn_efficiency: float = 0.571  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
+    attn_efficiency: float = 0.5541  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
     # The same on Hopper/Blackwell with the Hopper-native kernels most stacks run by default today (cuDNN /
     # TransformerEngine fused attention; step_time.FLASH_ATTENTION_2_STACKS names the exception); fitted (at its
-    # bound until the 2026-12-05 FSDP micro-batch refit), prior 0.7: FlashAttention-3 paper (forward ~75%, backward
-    # ~55% of peak).
-    attn_efficiency_hopper: float = 0.909  # fitted (bounds 0.2-1.0)
+    # bound until the 2026-12-05 FSDP micro-batch refit, and again since DeepSeek-V3's row ran its stated EP64 layout,
+    # 2026-12-07), prior 0.7: FlashAttention-3 paper (forward ~75%, backward ~55% of peak).
+    attn_efficiency_hopper: float = 1.0  # fitted (bounds 0.2-1.0, at its bound)
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
     # before cuDNN came first, training_notes.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
     # reaches ~35% of the H100's peak (FA3 paper §4) against ~72% of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
@@ -85,11 +85,11 @@ class TrainingEfficiency:
     # 0.5 / (0.72 / 0.80) = 0.56. 0.52 lies between the two readings: held there, not fitted.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
-    tp_comm_exposed: float = 0.2024  # fitted; Korthikanti/NeMo/torchtitan TP rows
+    tp_comm_exposed: float = 0.245  # fitted; Korthikanti/NeMo/torchtitan TP rows
     # Share of compute time under which DP/FSDP gradient/parameter traffic hides.
     dp_overlap: float = 1.0  # fitted (at its bound); MLPerf strong-scaling rows
     # LoRA/QLoRA MFU factor relative to full training (k = 4 already in FLOPs).
-    lora_factor: float = 0.9801  # fitted; MLPerf + NeMo Llama-2 LoRA rows
+    lora_factor: float = 0.99  # fitted; MLPerf + NeMo Llama-2 LoRA rows
     # QLoRA NF4 dequantisation traffic per base weight per pass: read 0.5 B NF4, write + re-read 2 B BF16.
     qlora_dequant_bytes_per_param: float = 4.5  # QLoRA paper (NF4 + double quant ~0.5 B), BF16 GEMM operand 2 B
     # MoE factor on the matmul efficiency of the layers with routed experts, the dense layers at 1
@@ -106,7 +106,7 @@ class TrainingEfficiency:
     # Virtual pipeline chunks assumed when the stack interleaves and the layout does not say.
     pp_interleave_default: float = 8.0  # fitted (1-8); NeMo uses VP 5-20, torchtitan interleaved 1F1B
     # Fixed seconds per optimizer step per layer a GPU runs (kernel launches, optimizer, syncs): strong scaling.
-    step_latency_s_per_layer: float = 0.0019  # fitted (0-5 ms); ~10 µs × ~100 launches/syncs per layer fwd+bwd
+    step_latency_s_per_layer: float = 0.0016  # fitted (0-5 ms); ~10 µs × ~100 launches/syncs per layer fwd+bwd
     # Large-job factor (stragglers, collectives at scale).
     scale_factor_2k: float = 0.95  # research: Megatron strong scaling 47->42% (<= 2k GPUs)
     scale_factor_big: float = 0.90  # research: Llama 3 43% at 8k -> 41% at 16k GPUs

@@ -8,7 +8,7 @@ max_gpus), and `months` turns the train-then-serve plan on. Defaults are left ou
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BaseModel, ValidationError
@@ -21,7 +21,7 @@ from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
 from app.service.query.custom_model import ARCH_PREFIX, form_field
 from app.service.query.fields import QueryFields, query_fields
-from app.service.query.phase import serving_phase_only
+from app.service.query.phase import QuestionKind, serving_phase_only
 from app.service.query.values import (
     LIST_FIELDS,
     collect_values,
@@ -100,6 +100,7 @@ def page_field(service_field: str) -> str:
 
 @dataclass
 class PlanQuery:
+    kind: ClassVar[QuestionKind] = "plan"  # a training run's train_* fields are not read as a model's checks
     workload: InferenceWorkload | None
     traffic: Traffic | None
     training: TrainingWorkload | None

@@ -15,7 +15,7 @@ from app.service.query.canonical import canonical_query
 from app.service.query.conveniences import apply_conveniences, at_typed_field
 from app.service.query.custom_model import form_field
 from app.service.query.fields import not_a_field
-from app.service.query.phase import WORKLOADS, Phase, parse_phase
+from app.service.query.phase import WORKLOADS, Phase, QuestionKind, parse_phase
 from app.service.query.values import collect_values, query_shape_errors, read_numbers
 from app.service.query.view import ResultsView, parse_view, with_view
 
@@ -29,6 +29,10 @@ class ParsedQuery:
     canonical: str = ""  # the question and, on a results page, the view
     view: ResultsView = field(default_factory=ResultsView)
     question: str = ""  # the question alone: what the twins, saved links and other pages take
+
+    @property
+    def kind(self) -> QuestionKind:
+        return "training" if self.phase == "training" else "serving"
 
 
 def parse(items: list[tuple[str, str]], default_phase: Phase = "inference", paged: bool = False) -> ParsedQuery:

@@ -116,7 +116,7 @@ def cheaper_on_replicas(
     H100 replicas), the note saying so and the link to that
     question (replicas_workload). The replicas are the linked question's cheapest fleet, billed whole at the traffic
     (fleet_usd_per_million_at_traffic): a replica's $ per token at full load would count a fleet of one half-idle
-    replica at the price of a full one. The best row is billed alike: every GPU of the instances its one replica rents
+    replica at the price of a full one. The best row is billed alike: every GPU of the instances its copies rent
     (pricing.one_replica_load)."""
     sized = replicas_workload(workload)
     best = ranking.options[0] if ranking.feasible_count else None
@@ -138,8 +138,12 @@ def cheaper_on_replicas(
     replicas = f"{fleet.replicas} replica{'s' if fleet.replicas != 1 else ''}"
     times = fixed(ratio, 1 if ratio < 10 else 0)  # "2.3×": a buyer divides the two prices (qa31)
     idle = ", " + idle_gpus_words(best.idle_gpus, best.instances, best.instance_gpus) if best.idle_gpus else ""
+    taking = "One replica taking all"
+    if best.copies_sharing_load > 1:  # a fixed load spread over the copies of its billed instance (spread_load.py)
+        taking = f"{best.copies_sharing_load} copies on one rented instance sharing"
+        idle = f", {best.idle_gpus} GPU{'s' if best.idle_gpus != 1 else ''} idle" if best.idle_gpus else ""
     note = (
-        f"One replica taking all {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
+        f"{taking} {load} costs ${significant(best.usd_per_million_output_tokens, 3)} per million "
         f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
         f"PP{best.pipeline_parallel}{idle}), {times}× the ${significant(fleet_usd, 3)} of replicas sized "
         f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
@@ -170,7 +174,8 @@ def overloaded_replicas(workload: InferenceWorkload, ranking: Any) -> dict[str, 
         else f"{significant(workload.requests_per_s or 0.0)} requests/s"
     )
     return {
-        "note": f"One replica falls behind {load} on every offer that holds the model (overloaded): rank the same "
+        "note": f"The copies one rented instance holds fall behind {load} on every offer that holds the model "
+        "(overloaded): rank the same "
         "load as a peak, spread over replicas sized to meet the limits",
         "url": "/?" + canonical_query("inference", sized),
     }

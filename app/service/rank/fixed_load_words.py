@@ -1,4 +1,4 @@
-"""A load one replica takes whole, in the words the results page and `gpumatch rank` both say beside replicas_url."""
+"""A load one rented instance takes whole, in the words the results page and `gpumatch rank` say beside replicas_url."""
 
 from __future__ import annotations
 
@@ -16,15 +16,21 @@ def load_words(scenario: str | None, concurrency: int | None, requests_per_s: fl
 
 
 def one_replica_sentence(load: str, scenario: str | None) -> str:
-    """The page's sentence before its replicas link: each row takes the whole load, and the link spreads it."""
+    """The page's sentence before its replicas link: each row's rented instance takes the whole load over the copies
+    it holds (estimates.spread_load), and the link spreads it over replicas sized for it."""
     spread = "clients" if scenario == "concurrency" else "traffic"
-    return f"Each row is one replica taking all {load}. The same {spread} spread over replicas sized to meet the limits"
+    return (
+        f"Each row is one rented instance taking all {load}, spread over the copies it holds. The same {spread} "
+        "spread over replicas sized to meet the limits"
+    )
 
 
 def _layout(point: dict[str, Any]) -> str:
-    """The page's layout macro: '8×H200, TP2 × PP4'."""
+    """The page's layout macro: '8×H200, TP2 × PP4', and the copies a fixed load is spread over: '…, 4 copies'."""
     piped = f" × PP{point['pipeline_parallel']}" if point["pipeline_parallel"] > 1 else ""
-    return f"{point['gpu_count']}×{point['gpu_id']}, TP{point['tensor_parallel']}{piped}"
+    copies = point.get("copies_sharing_load", 1)
+    spread = f", {copies} copies" if copies > 1 else ""
+    return f"{point['gpu_count']}×{point['gpu_id']}, TP{point['tensor_parallel']}{piped}{spread}"
 
 
 def over_limits_sentence(over_limits: str, lowest_p99: dict[str, Any] | None, band_high: bool) -> str:

@@ -4,14 +4,18 @@ architecture or a pasted config.json becomes a ModelSpec here."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from app.scoring.hardware.dtypes import INT8_W8A8
 from app.scoring.hardware.engine_support import filter_reason
 from app.scoring.hf_config import quantization as hf_quantization
 from app.scoring.hf_config.model_spec import model_spec_from_hf_config
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
+from app.scoring.workload.engine_rules import NO_W8A8_ENGINES, w8a8_refusal
 from app.service.catalog_ids import unknown_id_errors, unknown_one_message
 
 Workload = InferenceWorkload | TrainingWorkload
@@ -35,39 +39,95 @@ class NotForThisModel(UnknownId):
     """A setting the workload's model has nothing to apply to (expert parallelism on a dense model)."""
 
 
+class NotForThisEngine(UnknownId):
+    """A precision the workload's engine does not run (INT8 W8A8 on llama.cpp or HF Transformers)."""
+
+
 def model_spec_for(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
-    """The workload's model, once every catalog id the workload names is known (raises UnknownId); an inference
-    workload longer than the model's context raises BeyondContext."""
+    """The workload's model, once every catalog id the workload names is known and an inference workload passes the
+    model's and GPUs' checks (model_checks): raises UnknownId, or the first failed check's kind, naming every field
+    found wrong at once (an unknown GPU beside expert parallelism on a dense model: both)."""
     unknown = unknown_id_errors(workload, snapshot)
     try:
-        spec = _model_spec(workload, snapshot)
+        spec = model_of(workload, snapshot)
     except UnknownId as exc:
         raise UnknownId(exc.field, str(exc), unknown) from None
-    if unknown:
-        field, message = next(iter(unknown.items()))
-        raise UnknownId(field, message, unknown)
+    failed: list[UnknownId] = [UnknownId(field, message) for field, message in unknown.items()]
     if isinstance(workload, InferenceWorkload):
-        check_context(workload.input_len, workload.output_len, spec, workload.model_fields_set)
-        check_experts(workload.expert_parallel, spec)
-        check_engine_hardware(workload, snapshot)
+        inputs = {name: getattr(workload, name) for name in CHECKED_FIELDS}
+        failed += model_checks(inputs, spec, snapshot, workload.model_fields_set, unknown)
+    if failed:
+        errors: dict[str, str] = {}
+        for refusal in failed:
+            for field, message in refusal.errors.items():
+                errors.setdefault(field, message)
+        raise type(failed[0])(failed[0].field, str(failed[0]), errors)
     return spec
 
 
-def check_engine_hardware(workload: InferenceWorkload, snapshot: CatalogSnapshot) -> None:
+@dataclass(frozen=True)
+class ModelCheck:
+    """A refusal that needs the model (`needs_model`) or the catalog's GPUs, and the inference fields it reads:
+    where one of them is itself wrong, the check is skipped and says nothing."""
+
+    inputs: tuple[str, ...]
+    needs_model: bool
+    run: Callable[[Mapping[str, Any], ModelSpec, CatalogSnapshot, Collection[str]], None]
+
+
+def model_checks(
+    inputs: Mapping[str, Any],
+    spec: ModelSpec | None,
+    snapshot: CatalogSnapshot,
+    given: Collection[str],
+    wrong: Collection[str],
+) -> list[UnknownId]:
+    """Each check's refusal, for the checks whose inputs (valid values by field; a field absent takes the workload's
+    default) are not `wrong` and, where a check reads the model, whose model (`spec`, None: wrong or not known) is.
+    `given`: the fields the user gave (the context check names the length given)."""
+    failed: list[UnknownId] = []
+    for check in MODEL_CHECKS:
+        if any(name in wrong or _wrong_item(name, wrong) for name in check.inputs):
+            continue
+        if check.needs_model and spec is None:
+            continue
+        values = {name: inputs[name] if name in inputs else _default(name) for name in check.inputs}
+        try:
+            check.run(values, spec, snapshot, given)  # type: ignore[arg-type]  # spec: None only where unread
+        except UnknownId as exc:
+            failed.append(exc)
+    return failed
+
+
+def _wrong_item(name: str, wrong: Collection[str]) -> bool:
+    return any(w.startswith(f"{name}.") for w in wrong)  # gpus.0: a list's item refused on its shape
+
+
+def _default(name: str) -> Any:
+    return InferenceWorkload.model_fields[name].get_default(call_default_factory=True)
+
+
+def engine_hardware(engine: str, gpus: list[str], vendors: list[str], snapshot: CatalogSnapshot) -> None:
     """GPU or vendor filters that leave only GPUs the engine does not run on (TensorRT-LLM on MI300X) are refused at
     `engine`: without such filters, those GPUs are ranked infeasible with the reason instead."""
-    if not (workload.gpus or workload.vendors):
+    if not (gpus or vendors):
         return
-    gpu_ids = {g.lower() for g in workload.gpus}
-    vendors = {v.lower() for v in workload.vendors}
+    gpu_ids = {g.lower() for g in gpus}
+    vendor_ids = {v.lower() for v in vendors}
     left = [
         g
         for g in snapshot.gpus.values()
-        if (not gpu_ids or g.id.lower() in gpu_ids) and (not vendors or g.vendor.lower() in vendors)
+        if (not gpu_ids or g.id.lower() in gpu_ids) and (not vendor_ids or g.vendor.lower() in vendor_ids)
     ]
-    reason = filter_reason(workload.engine, left)
+    reason = filter_reason(engine, left)
     if reason is not None:
         raise EngineLacksHardware("engine", reason)
+
+
+def check_w8a8(engine: str, weight_dtype: str) -> None:
+    """INT8 W8A8 on an engine without it (the workload's own check, said here beside a question's other errors)."""
+    if weight_dtype == INT8_W8A8 and engine in NO_W8A8_ENGINES:
+        raise NotForThisEngine("weight_dtype", w8a8_refusal(engine).removeprefix("weight_dtype: "))
 
 
 def check_experts(expert_parallel: str, spec: ModelSpec) -> None:
@@ -103,14 +163,12 @@ def check_context(input_len: int, output_len: int, spec: ModelSpec, given: Colle
     raise BeyondContext(fields[0], message, dict.fromkeys(fields[1:], message))
 
 
-def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+def model_of(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
+    """The workload's model (its catalog id, custom architecture or config.json), its other fields unchecked."""
     if workload.custom_model is not None:
         return spec_from_architecture(workload.custom_model)
     if workload.hf_config is not None:
-        try:
-            return model_spec_from_hf_config(dict(workload.hf_config), "custom")
-        except (ValueError, TypeError) as exc:
-            raise UnknownId("hf_config", f"could not read this config.json: {exc}") from None
+        return config_spec(dict(workload.hf_config))
     assert workload.model is not None
     spec = snapshot.models.get(workload.model) or next(
         (m for k, m in snapshot.models.items() if k.lower() == workload.model.lower()), None
@@ -119,6 +177,14 @@ def _model_spec(workload: Workload, snapshot: CatalogSnapshot) -> ModelSpec:
         message = unknown_one_message(snapshot, "models", workload.model)
         raise UnknownId("model", message)
     return spec
+
+
+def config_spec(config: dict[str, object]) -> ModelSpec:
+    """A pasted config.json's model, or UnknownId at hf_config saying why it cannot be read."""
+    try:
+        return model_spec_from_hf_config(config, "custom")
+    except (ValueError, TypeError) as exc:
+        raise UnknownId("hf_config", f"could not read this config.json: {exc}") from None
 
 
 def _sliding_layers(arch: ModelArchitecture) -> int:
@@ -162,3 +228,14 @@ def spec_from_architecture(arch: ModelArchitecture) -> ModelSpec:
         release_precision_source=hf_quantization.source(arch.quantization, arch.release_precision),
         quantization=arch.quantization,
     )
+
+
+MODEL_CHECKS = (
+    ModelCheck(("input_len", "output_len"), True, lambda v, spec, _, given: check_context(**v, spec=spec, given=given)),
+    ModelCheck(("expert_parallel",), True, lambda v, spec, _s, _g: check_experts(v["expert_parallel"], spec)),
+    ModelCheck(
+        ("engine", "gpus", "vendors"), False, lambda v, _, snapshot, _g: engine_hardware(**v, snapshot=snapshot)
+    ),
+    ModelCheck(("engine", "weight_dtype"), False, lambda v, _m, _s, _g: check_w8a8(**v)),
+)
+CHECKED_FIELDS = tuple(dict.fromkeys(name for check in MODEL_CHECKS for name in check.inputs))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
@@ -28,9 +28,16 @@ from app.web.errors.error_shape import field_entries
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
-IdQuery = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9._\-]+$")]
-IdPath = Annotated[str, Path(max_length=64)]
-OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # SQL INTEGER range: larger ids cannot exist
+ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
+OFFER_ID = "the offer's catalog id: `id` in /api/v1/offers, `offer_id` of a ranked option"
+# SQL INTEGER range: larger ids cannot exist
+OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description=OFFER_ID)]
+GpuIdPath = Annotated[str, Path(max_length=64, description="the GPU's catalog id, e.g. H100-SXM")]
+ModelIdPath = Annotated[str, Path(max_length=64, description="the model's catalog id, e.g. llama-3.1-70b")]
+
+
+def _id_query(description: str) -> Any:
+    return Query(max_length=64, pattern=ID_PATTERN, description=description)
 
 
 def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None]) -> None:
@@ -52,16 +59,24 @@ def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    vendor: Annotated[str | None, Query(max_length=40)] = None,
-    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
-    sort: queries.GpuSort = "name",
+    vendor: Annotated[str | None, Query(max_length=40, description="only this vendor's GPUs (NVIDIA, AMD, …)")] = None,
+    min_memory_gb: Annotated[
+        float | None, Query(ge=0, le=10_000, description="only GPUs with at least this much memory, GB")
+    ] = None,
+    sort: Annotated[
+        queries.GpuSort,
+        Query(
+            description="order: vendor and name; the largest memory, bandwidth, dense BF16 or FP8 peak first; or the "
+            "cheapest on-demand 'from' price first (price); unknown values last"
+        ),
+    ] = "name",
 ) -> list[GpuPublic]:
     known_filter_ids(snapshot, vendor=("vendors", vendor))
     return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)
-def get_gpu(gpu_id: IdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
+def get_gpu(gpu_id: GpuIdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
         raise not_found("GPU", gpu_id, "gpu_id")
@@ -77,10 +92,12 @@ def list_offers(
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    gpu: IdQuery = None,
-    provider: IdQuery = None,
-    price_type: PriceTypeParam | None = None,
-    max_usd_per_gpu_hour: Annotated[float | None, Query(gt=0, le=1_000)] = None,
+    gpu: Annotated[str | None, _id_query("only offers of this GPU id (`id` in /api/v1/gpus)")] = None,
+    provider: Annotated[str | None, _id_query("only this provider's offers (`id` in /api/v1/providers)")] = None,
+    price_type: Annotated[PriceTypeParam | None, Query(description="only offers on this price term")] = None,
+    max_usd_per_gpu_hour: Annotated[
+        float | None, Query(gt=0, le=1_000, description="only offers at or under this price, $ per GPU-hour")
+    ] = None,
 ) -> list[OfferPublic]:
     known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
     rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
@@ -105,7 +122,7 @@ def list_models(session: SessionDep) -> list[ModelPublic]:
     summary="One model: architecture, sources and per-token API prices",
     response_model=ModelDetail,
 )
-def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
+def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
         raise not_found("model", model_id, "model_id")
@@ -114,11 +131,14 @@ def get_model(model_id: IdPath, session: SessionDep, settings: SettingsDep) -> M
 
 @router.get(
     "/token-prices",
-    summary="List per-token API prices (serverless), dated and sourced",
+    summary="List per-token API prices (serverless), dated and sourced: those /plan compares with first",
     response_model=list[TokenPricePublic],
 )
 def list_token_prices(
-    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, model: IdQuery = None
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)")] = None,
 ) -> list[TokenPricePublic]:
     known_filter_ids(snapshot, model=("models", model))
     return views.token_price_list(session, model, settings.stale_after_days)

@@ -20,7 +20,7 @@ from app.catalog.left_out import left_out_rows
 from app.config import Settings
 from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.specs import CatalogSnapshot
-from app.service.catalog_ids import unknown_ids_message
+from app.service.catalog_ids import catalog_id, unknown_ids_message
 from app.service.query.fields import unknown_key_errors
 from app.service.query.values import query_shape_errors
 from app.web.catalog import views
@@ -87,6 +87,8 @@ def parse_gpu_list(items: list[tuple[str, str]], snapshot: CatalogSnapshot, wher
     unknown_vendor = unknown_ids_message(snapshot, "vendors", [vendor]) if vendor and "vendor" not in errors else None
     if unknown_vendor:
         errors["vendor"] = unknown_vendor
+    if query is not None and query.vendor:  # ?vendor=amd filters as AMD: its canonical URL and the form say AMD
+        query = query.model_copy(update={"vendor": catalog_id(snapshot, "vendors", query.vendor)})
     return GpuListRequest(None if errors else query, typed, errors)
 
 

@@ -102,7 +102,10 @@ class TokenPricePublic(TokenPriceBase):
 
 
 class ModelDetail(ModelPublic):
-    token_prices: list[TokenPricePublic] = Field(description="every per-token API price listed for this model")
+    token_prices: list[TokenPricePublic] = Field(
+        description="every per-token API price listed for this model: those /plan compares with first, then the "
+        "unverified, deprecated and stale ones it never compares with (flags); each group cheapest output first"
+    )
 
 
 class Health(SQLModel):

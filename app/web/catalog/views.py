@@ -67,11 +67,16 @@ def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: 
 
 
 def token_price_list(session: Session, model: str | None, stale_after_days: int) -> list[TokenPricePublic]:
-    """The listed per-token prices (one entry per provider and model unless their terms differ), cheapest output
-    first, each with its date as the reference gives it and its labels."""
+    """The listed per-token prices (one entry per provider and model unless their terms differ), each with its date
+    as the reference gives it and its labels, as /plan lists them: those it compares with first, then those it never
+    does (unverified, deprecated, stale), so a placeholder is not the first, cheapest-looking row; each group cheapest
+    output first."""
     rows = queries.list_token_prices(session, model)
     kept = {id(t) for t in token_prices.one_per_provider_model(t for t, _ in rows)}
-    return [token_price_public(t, p, stale_after_days) for t, p in rows if id(t) in kept]
+    prices = [token_price_public(t, p, stale_after_days) for t, p in rows if id(t) in kept]
+    return sorted(
+        prices, key=lambda price: not token_prices.comparable(price.unverified, price.deprecated, price.stale)
+    )
 
 
 def gpu_list(

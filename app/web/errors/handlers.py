@@ -241,6 +241,25 @@ OTHER_ERRORS = {
 }
 
 
+# An /api route without parameters still refuses a query key it does not take (or one given twice), as a 422.
+UNKNOWN_QUERY_KEY = {
+    "description": "a query parameter the route does not take: one {field, message} entry naming it",
+    "content": {
+        "application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"},
+            "example": {
+                "detail": [
+                    {
+                        "field": "x",
+                        "message": "not a query parameter of GET /api/v1/models; it takes no query parameters",
+                    }
+                ]
+            },
+        }
+    },
+}
+
+
 def _fastapi_default(response: dict[str, Any] | None) -> bool:
     schema = ((response or {}).get("content") or {}).get("application/json", {}).get("schema", {})
     return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
@@ -255,12 +274,15 @@ def document_field_errors(app: FastAPI) -> None:
         components["ValidationError"] = FIELD_ERROR_SCHEMA
         components["Error"] = ERROR_SCHEMA
         components.pop("HTTPValidationError", None)
-        for operations in schema.get("paths", {}).values():
+        for path, operations in schema.get("paths", {}).items():
             for operation in operations.values():
                 responses = operation.setdefault("responses", {})
                 responses.setdefault("4XX", OTHER_ERRORS)
                 if _fastapi_default(responses.get("422")):
                     responses["422"] = INVALID_INPUT
+                elif path.startswith("/api/") and "422" not in responses:
+                    responses["422"] = UNKNOWN_QUERY_KEY
+                    responses["4XX"] = responses.pop("4XX")  # listed after it, as on the other routes
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -20,14 +20,15 @@ from starlette.exceptions import HTTPException
 
 from app.scoring.input_checks import strict_json
 from app.web.json_api.json_types import type_problems
+from app.web.json_api.other_errors import other_errors
 
 
 class _RefusedBody(HTTPException):
     """The parse's errors in pydantic's shape, carried past FastAPI's body reader."""
 
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
+    def __init__(self, errors: list[dict[str, Any]], body: Any = None) -> None:
         super().__init__(status_code=422)
-        self.errors = errors
+        self.errors, self.body = errors, body
 
 
 def _field_error(path: strict_json.Path, message: str) -> dict[str, Any]:
@@ -71,7 +72,8 @@ class StrictJsonRequest(Request):
             except strict_json.UnreadableJson as exc:
                 raise _RefusedBody([_field_error(*problem) for problem in exc.problems]) from None
             if problems := type_problems(self.body_model, self._json):
-                raise _RefusedBody([_field_error(*problem) for problem in problems])
+                others = other_errors(self.body_model, self._json, [path for path, _ in problems])
+                raise _RefusedBody([_field_error(*problem) for problem in problems] + others, self._json)
         return self._json
 
 
@@ -87,6 +89,6 @@ class StrictJsonRoute(APIRoute):
             try:
                 return await handle(strict)
             except _RefusedBody as refused:
-                raise RequestValidationError(refused.errors) from None
+                raise RequestValidationError(refused.errors, body=refused.body) from None
 
         return handle_strictly

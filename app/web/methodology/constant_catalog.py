@@ -72,6 +72,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     ),
     "training/run/deadline.py:MOST_GPUS_NAMED": "request limit",
     "training/run/deadline.py:LARGEST_MAX_GPUS": "request limit (TrainingWorkload.max_gpus)",
+    "training/run/cheaper_late.py:LATE_RUN_NAMED_WITHIN_DEADLINES": "decides only whether a note is shown",
     "training/ranking/scale_out.py:WIDER_RUN_MACHINES": "search breadth of a suggestion, not an estimate",
     "training/ranking/scale_out.py:FRONTIER_MACHINES": "how many machines a chart draws",
     "training/run/run_explain.py:NOTED_INTERRUPTIONS": "decides only whether a note is shown",

@@ -53,9 +53,15 @@ class BestOption(MeanLatencyOut, P99LatencyOut):
     instances: int | None = Field(None, description="rented instances its replicas need")
     idle_gpus: int = Field(
         0,
-        description="at a fixed load (no peak): GPUs of its one replica's rented instances left idle, and billed; "
-        "0 otherwise",
+        description="at a fixed load (no peak): GPUs of its rented instances idle, no copy sharing the load on them, "
+        "billed; 0 otherwise",
     )
+    copies_sharing_load: int = Field(
+        1,
+        description="at a fixed load (a request rate, clients; no peak): the copies its rented instance holds that the "
+        "load is spread over, each timed at its share (the rank API's copies_sharing_load); 1 otherwise",
+    )
+    spread_note: str = Field("", description="copies_sharing_load in words, as the rank API's spread_note")
     cluster_caveat: str = Field(
         "",
         description="a replica over more nodes than one on an offer that does not state how many it supplies: that "

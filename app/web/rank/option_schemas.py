@@ -17,7 +17,8 @@ INFEASIBLE_NULL = "; null on an infeasible option"
 # What a serving row's $ figures bill: a copy's share of an instance, or at a fixed load its whole instances.
 COST_BASIS = (
     "one replica at full load, a copy billed its share of an instance; at a fixed load (clients, a request rate, one "
-    "stream; no peak) one replica at that load, billed every GPU of the whole instances it rents (idle_gpus)"
+    "stream; no peak) that load spread over the copies its rented instance holds (copies_sharing_load), billed every "
+    "GPU of the whole instances they run on, idle ones included (idle_gpus)"
 )
 TTFT_MEAN = "mean time to first token, ms: queueing and prefill (not the p99 the request's ttft_ms limits)"
 TPOT_MEAN = "mean time per output token after the first, ms (not the p99 the request's tpot_ms limits)"
@@ -159,20 +160,21 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         "83.75); an infeasible option's shows what it would need"
     )
     replicas: int | None = Field(
-        description="replicas (copies of the layout): 1, or what a peak or a batch job's deadline needs"
-        + INFEASIBLE_NULL
+        description="replicas (copies of the layout): 1, what a peak or a batch job's deadline needs, or at a fixed "
+        "load the copies sharing it (copies_sharing_load)" + INFEASIBLE_NULL
     )
     instance_gpus: int = Field(description="GPUs one rental of the offer bills (an 8-GPU VM is rented whole)")
     copies_per_instance: int = Field(
-        description="copies of the layout one rented instance holds; at a fixed load it runs one, the others' GPUs "
-        "idle (idle_gpus)"
+        description="copies of the layout one rented instance holds; at a fixed load every one of them shares it "
+        "(copies_sharing_load), but one stream runs on one, and fewer clients on as many copies (idle_gpus)"
     )
     instances: int | None = Field(description="rented instances the replicas need" + INFEASIBLE_NULL)
     idle_gpus: int = Field(
         0,
-        description="at a fixed load (clients, a request rate, one stream; no peak): the GPUs of the instances its "
-        "one replica rents that it leaves idle (one copy on an 8-GPU instance of copies_per_instance 4: 6). The "
-        "costs bill them: no other copy shares the load. 0 otherwise, where copies at full use share an instance",
+        description="at a fixed load (clients, a request rate, one stream; no peak): the GPUs of its rented "
+        "instances left idle, no copy sharing the load on them (one stream on one TP2 copy of an 8-GPU instance: 6; "
+        "3 clients on 3 of its 8 TP1 copies: 5), billed in its costs. 0 otherwise, and where every copy the instance "
+        "holds shares the load",
     )
     idle_gpus_at_peak: int = Field(
         0,
@@ -181,6 +183,28 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         f"already in usd_per_month_at_peak, as /plan's idle_gpus_at_peak; 0 otherwise. They are {SPARE_AT_PEAK}",
     )
     fleet_note: str = Field("", description=SPARE_WORDS)
+    copies_sharing_load: int = Field(
+        1,
+        description="at a fixed load (a request rate, clients; no peak): the copies of the layout its rented "
+        "instance holds that the load is spread over behind a load balancer, each at its share (a request rate split "
+        "evenly; clients whole, as many copies as clients at most): ttft_*, tpot_*, batch, output_tokens_per_s and "
+        "requests_per_s are one copy's (the busiest's, with clients); 1 otherwise and for one stream",
+    )
+    one_copy_ttft_p99_ms: float | None = Field(
+        None,
+        description="with copies_sharing_load above 1: the p99 TTFT one copy alone would serve the whole load at, "
+        "ms; null where it would not keep up, and with one copy",
+    )
+    one_copy_tpot_p99_ms: float | None = Field(
+        None,
+        description="with copies_sharing_load above 1: the p99 TPOT one copy alone would serve it at, ms (as above)",
+    )
+    spread_note: str = Field(
+        "",
+        description="copies_sharing_load in words, as the page says them: '8 copies share this load (2.5 "
+        "requests/s each), one on each GPU of the rented 8-GPU instance; one copy would serve it at p99 TTFT 510 ms, "
+        "TPOT 38.6 ms'; empty with one copy",
+    )
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
     job_hours: float | None = Field(
         description="a batch job (job_requests): its hours on `replicas`, from the machine's start-up (0.25 h, "

@@ -20,7 +20,7 @@ from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_summary import question_summary
 from app.web.rank import form_options, result_charts, results_view
 from app.web.rank.csv_export import csv_response
-from app.web.rendering.render import json_response, name_unknown_ids, page, wants_fragment
+from app.web.rendering.render import json_response, name_every_wrong_field, page, wants_fragment
 
 router = APIRouter(include_in_schema=False)
 
@@ -104,7 +104,7 @@ def render_workbench(
     }
     if parsed is not None and parsed.workload is not None:
         context.update(results_context(parsed, snapshot, path, view_base))
-    name_unknown_ids(parsed, snapshot)
+    name_every_wrong_field(parsed, snapshot)
     typed = parsed.values if parsed and parsed.errors else ()
     context["form"] = form_options.convenience_targets_blank(form_options.form_state(parsed), typed=typed)
     context["errors"] = parsed.errors if parsed else {}
@@ -187,7 +187,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             return payload, 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)
-    name_unknown_ids(parsed, snapshot)
+    name_every_wrong_field(parsed, snapshot)
     return field_errors_body(parsed.errors), 422
 
 

@@ -35,6 +35,11 @@ class LowestReach(Strict):
     gpu_count: int = Field(description="GPUs of that configuration")
     tensor_parallel: int = Field(description="its tensor-parallel degree")
     pipeline_parallel: int = Field(description="its pipeline-parallel degree")
+    copies_sharing_load: int = Field(
+        1,
+        description="copies of it the load is spread over, each at its share, on the instance a row bills "
+        "(copies_sharing_load of an option); value is one copy's",
+    )
 
 
 class LowestP99Out(Strict):
@@ -93,7 +98,9 @@ class CheaperReplicasOut(Strict):
 
 
 class OverloadedOut(Strict):
-    note: str = Field(description="that one replica falls behind the load on every offer that holds the model")
+    note: str = Field(
+        description="that the copies one rented instance holds fall behind the load on every offer that holds the model"
+    )
     url: str = Field(description="the same load as latency_bound with it as the peak (peak_concurrency or rate)")
 
 
@@ -129,14 +136,15 @@ class InferenceRankResponse(RankResponseBase):
     )
     replicas: CheaperReplicasOut | None = Field(
         None,
-        description="present only at a fixed client count or request rate whose best row, one replica taking it all, "
-        "costs at least twice per token what replicas sized to meet the limits would: the link to that question",
+        description="present only at a fixed client count or request rate whose best row, one rented instance "
+        "taking it all over the copies it holds, costs at least twice per token what replicas sized to meet the "
+        "limits would: the link to that question",
     )
     overloaded: OverloadedOut | None = Field(
         None,
-        description="present only where no option is feasible because one replica falls behind a fixed client count "
-        "or request rate on every offer that holds the model (overloaded): the link to the same load spread over "
-        "replicas sized to meet the limits, as the results page gives it",
+        description="present only where no option is feasible because the copies one rented instance holds fall "
+        "behind a fixed client count or request rate on every offer that holds the model (overloaded): the link to "
+        "the same load spread over replicas sized to meet the limits, as the results page gives it",
     )
     serverless_job: list[ServerlessJobQuoteOut] | None = Field(
         None,
@@ -246,9 +254,10 @@ class InferenceEstimateOut(Strict, LatencyFieldsOut):
     )
     misses_limits: bool = Field(description="infeasible though the model fits: the latency limits or rate are missed")
     over_limits: str = Field(description="at a fixed load: the p99 latency limits it misses, in words; else empty")
-    lowest_p99: tuple[tuple[float, int, int, int], tuple[float, int, int, int]] | None = Field(
+    lowest_p99: tuple[tuple[float, int, int, int, int], tuple[float, int, int, int, int]] | None = Field(
         description="over the limits: the lowest p99 TTFT and TPOT any layout of the machine reaches at this load, "
-        "each [ms, GPUs, tensor parallel, pipeline parallel]; else null"
+        "each [ms, GPUs, tensor parallel, pipeline parallel, copies sharing the load]; else null (always, for one "
+        "configuration's estimate)"
     )
     terms: list[TermOut] = Field(description=TERMS)
     assumptions: list[str] = Field(description=ASSUMPTIONS)

@@ -32,8 +32,8 @@ from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.serving.spare_gpus import peak_row_spare_words
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
-from app.service.catalog_ids import typed_id_errors
-from app.service.query.custom_model import catalog_choices
+from app.service.query.phase import QuestionKind
+from app.service.typed_model_checks import Groups, typed_question_errors
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording
@@ -109,11 +109,16 @@ class CanonicalQuery(Protocol):
     errors: dict[str, str]
     values: dict[str, Any]  # as typed
 
+    @property
+    def kind(self) -> QuestionKind: ...  # what the question asks about: which checks its typed fields get
 
-def name_unknown_ids(query: CanonicalQuery | None, snapshot: CatalogSnapshot) -> None:
-    """A question refused on its shape also names the catalog ids it gets wrong (as typed), in the same answer."""
+
+def name_every_wrong_field(query: CanonicalQuery | None, snapshot: CatalogSnapshot) -> None:
+    """A question refused on its shape also names, in the same answer, the catalog ids it gets wrong and what its
+    model and GPUs refuse (a length beyond the model's context, ep on a dense model), each from its fields as typed."""
     if query is not None and query.errors:
-        query.errors.update(typed_id_errors(catalog_choices(query.values), snapshot, query.errors))
+        groups: Groups = {} if "phase" in query.errors else {"": query.kind}  # a wrong phase: whose fields?
+        query.errors.update(typed_question_errors(query.values, snapshot, query.errors, groups))
 
 
 def canonical_page(
@@ -127,7 +132,7 @@ def canonical_page(
 ) -> Response:
     """One URL per question: another spelling redirects to the canonical one (before any work is done),
     errors answer 422 beside the form, and an htmx swap pushes the canonical URL into the history."""
-    name_unknown_ids(query, snapshot)
+    name_every_wrong_field(query, snapshot)
     if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
         return RedirectResponse(f"{path}?{query.canonical}", status_code=303)
     context = build_context()
@@ -163,7 +168,7 @@ def canonical_json(
     page_field: Callable[[str], str] | None = None,
 ) -> Response:
     """A page's JSON twin: the payload, or 422 listing each field's problem."""
-    name_unknown_ids(query, snapshot)
+    name_every_wrong_field(query, snapshot)
     if not query.errors:
         payload = answer_or_error(query, build_payload, field_error, page_field=page_field)
         if payload is not None:
@@ -239,6 +244,15 @@ def _breakable(value: Any) -> Markup:
 
 
 templates.env.filters["breakable"] = _breakable
+
+
+def _sentence_start(text: str) -> str:
+    """A clause opening a sentence: its first letter upper-cased, the rest as written (Jinja's capitalize lowered
+    the rest, so "the TTFT and TPOT limits (the per-token APIs …)" read "the ttft and tpot limits (… apis …)")."""
+    return text[:1].upper() + text[1:]
+
+
+templates.env.filters["sentence_start"] = _sentence_start
 templates.env.filters["chart_table"] = figure_table
 templates.env.filters["field_label"] = field_label
 templates.env.filters["page_wording"] = page_wording

@@ -12,11 +12,20 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
 
+from app.scoring.explain import LazyTerms, WrittenOnce, read_once
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import one_replica_load, over_limits
 from app.scoring.inference.estimates.estimate import solve_unless_outclassed
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
+from app.scoring.inference.estimates.spread_load import (
+    load_words,
+    per_copy_workload,
+    served_share,
+    spread_copies,
+    spread_term,
+    spread_words,
+)
 from app.scoring.inference.estimates.throughput_ceiling import per_gpu_digits, request_rate_ceiling_per_s
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.explanation.terms import p99_latencies_ms
@@ -62,11 +71,12 @@ def multi_node_layouts(machine: Machine, max_gpus: int, layers: int) -> list[tup
 
 
 # One model and workload's solved layouts, by all else solve_inference reads: the GPU as the machine wires it and the
-# layout's TP group sees it (context.wiring_seen_by), the GPUs, TP, PP and the fabric. Machines that wire a GPU alike
+# layout's TP group sees it (context.wiring_seen_by), the GPUs, TP, PP, the fabric and the copies a fixed load is
+# spread over (spread_load.py: each copy is solved at its share). Machines that wire a GPU alike
 # (an 8-GPU node rented whole or by the GPU, by several providers) share them, and so do nodes of other sizes where
 # the layout cannot tell them apart (4- and 8-GPU PCIe nodes; NVLink islands its TP group fits in): the seeded
 # catalog's 70B ranking met 180 layouts, 140 distinct.
-Solved = dict[tuple[GpuSpec, int, int, int, float], Solution | InferenceEstimate]
+Solved = dict[tuple[GpuSpec, int, int, int, float, int], Solution | InferenceEstimate]
 # One ranking's explained layouts, by the id of the Solution explained (kept beside its estimate, so the id is never
 # reused while the entry lives): machines that share a solved layout often share their best one too, and explain()
 # builds the whole estimate (memory, bands, notes): the seeded catalog's 70B ranking explained 28 layouts, 20 distinct.
@@ -82,12 +92,14 @@ def solve_on(
     model: ModelSpec,
     workload: InferenceWorkload,
     solved: Solved | None = None,
+    copies: int = 1,
 ) -> Solution | InferenceEstimate:
     """A configuration on a machine: refused where the engine does not run on the GPU's vendor or the machine cannot
     supply it (with that reason), else solved with its links (read from `solved`, one model and workload's layouts
-    solved so far, where it holds them; added to it)."""
+    solved so far, where it holds them; added to it). `copies`: of a fixed load's copies, the one solved at its share
+    (spread_load.per_copy_workload)."""
     found = solve_on_unless_outclassed(
-        gpu, machine, gpu_count, tensor_parallel, pipeline_parallel, model, workload, solved, None
+        gpu, machine, gpu_count, tensor_parallel, pipeline_parallel, model, workload, solved, None, None, copies
     )
     assert found is not None  # no floor: never outclassed
     return found
@@ -104,10 +116,12 @@ def solve_on_unless_outclassed(
     solved: Solved | None,
     floor_per_gpu: float | None,
     tpot_p99_bar_ms: float | None = None,
+    copies: int = 1,
 ) -> Solution | InferenceEstimate | None:
     """solve_on, or None where the layout provably serves fewer output tokens/s per GPU than `floor_per_gpu`, or at a
     request rate a p99 TPOT over `tpot_p99_bar_ms` (estimate.solve_unless_outclassed): its search is skipped and
-    nothing is added to `solved`."""
+    nothing is added to `solved`. `copies`: the fixed load is spread over that many copies, this one solved at its share
+    (spread_load.per_copy_workload)."""
     reason = unsupported_reason(workload.engine, gpu) or supply_reason(
         machine, gpu_count, tensor_parallel, pipeline_parallel
     )
@@ -115,14 +129,14 @@ def solve_on_unless_outclassed(
         return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
     fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
     wired = machine_gpu(gpu, machine)
-    key = (wiring_seen_by(wired, tensor_parallel), gpu_count, tensor_parallel, pipeline_parallel, fabric)
+    key = (wiring_seen_by(wired, tensor_parallel), gpu_count, tensor_parallel, pipeline_parallel, fabric, copies)
     found = solved.get(key) if solved is not None else None
     if found is None:
         found = solve_unless_outclassed(
             wired,
             gpu_count,
             model,
-            workload,
+            per_copy_workload(workload, copies),
             tensor_parallel,
             pipeline_parallel,
             fabric_gbs=fabric,
@@ -179,19 +193,46 @@ def best_on_machine(
         return InferenceEstimate(False, unsupported, gpu.id, 1, 1, 1)
     tried: list[list[InferenceEstimate]] = []
     over: Solution | None = None  # the first tier's best, when it misses the limits
-    served: list[Solution] = []  # every layout that serves the load, in both tiers tried
+    served: list[tuple[Solution, int]] = []  # every layout that serves the load and its copies, in both tiers
     fixed = one_replica_load(workload)
     for multi_node in (False, True):
         plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
         tier = _solve_tier(gpu, machine, model, workload, plan, solved)
         if tier.best is not None and tier.best_within_limits:
-            return explained_once(tier.best, explained)
+            return _spread(explained_once(tier.best, explained), tier.best, gpu, machine, workload)
         over = over or tier.best
         served += tier.served
         tried.append(tier.refused)
     if over is None:
         return with_supply_limit(why_not(gpu.id, *tried), machine, workload.max_gpus)
-    return replace(explained_once(over, explained), lowest_p99=_lowest_p99(served))
+    spread = _spread(explained_once(over, explained), over, gpu, machine, workload)
+    return replace(spread, lowest_p99=_lowest_p99(served))
+
+
+def _spread(
+    est: InferenceEstimate,
+    best: Solution,
+    gpu: GpuSpec,
+    machine: Machine,
+    workload: InferenceWorkload,
+) -> InferenceEstimate:
+    """The best layout's estimate with the copies a fixed load is spread over (spread_load.py) and, where several
+    share it, the p99 TTFT and TPOT one copy would serve the whole load at (none where it would not keep up), solved
+    when first read: a ranking shows few of its slots' rows."""
+    copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
+    if copies == 1:
+        return est
+    count, tp, pp, model = best.gpu_count, best.tensor_parallel, best.pipeline_parallel, best.model
+
+    def one_copy_p99() -> tuple[float, ...]:
+        one = solve_on(gpu, machine, count, tp, pp, model, workload)
+        return _p99_ms(one) if isinstance(one, Solution) else ()
+
+    one_p99 = WrittenOnce(one_copy_p99)
+    words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
+    per_copy_terms = est.terms
+    terms = LazyTerms(lambda: [spread_term(workload, copies, words.read()), *per_copy_terms])
+    return replace(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
 
 
 class Tier(NamedTuple):
@@ -199,7 +240,9 @@ class Tier(NamedTuple):
 
     best: Solution | None
     best_within_limits: bool
-    served: list[Solution]  # complete unless the best meets the limits (then layouts it outclasses are left out)
+    # with the copies each is spread over; complete unless the best meets the limits (then layouts it outclasses are
+    # left out)
+    served: list[tuple[Solution, int]]
     refused: list[InferenceEstimate]  # likewise
 
 
@@ -246,12 +289,13 @@ def _solve_tier(
     fixed = one_replica_load(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0
-    served: list[tuple[int, Solution]] = []
+    served: list[tuple[int, Solution, int]] = []
     refused: list[tuple[int, InferenceEstimate]] = []
     layouts, billed_of = plan.layouts, plan.billed
     for index in plan.order:
         count, tp, pp = layouts[index]
         billed = billed_of[index]
+        copies = spread_copies(machine, workload, count) if fixed else 1
         floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
         if floor is not None and _outclassed_by_count(workload, billed, floor):
             continue
@@ -259,23 +303,38 @@ def _solve_tier(
         if floor is not None and best is not None and fixed and billed == best_billed:
             bar = -best[0].negated_tpot_p99_ms
         layout = solve_on_unless_outclassed(
-            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar
+            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar, copies
         )
         if layout is None:
             continue
         if isinstance(layout, InferenceEstimate):
-            refused.append((index, layout))
+            refused.append((index, _refused_share(layout, machine, workload, copies)))
             continue
-        served.append((index, layout))
-        candidate = (_preference(layout, billed), -index, layout)
+        served.append((index, layout, copies))
+        served_copies = copies * served_share(workload, copies)
+        candidate = (_preference(layout, billed, served_copies), -index, layout)
         if best is None or candidate[:2] > best[:2]:
             best, best_billed = candidate, billed
     return Tier(
         best[2] if best is not None else None,
         best is not None and best[0].within_limits,
-        [layout for _, layout in sorted(served, key=lambda pair: pair[0])],
+        [(layout, copies) for _, layout, copies in sorted(served, key=lambda each: each[0])],
         [layout for _, layout in sorted(refused, key=lambda pair: pair[0])],
     )
+
+
+def _refused_share(
+    refusal: InferenceEstimate, machine: Machine, workload: InferenceWorkload, copies: int
+) -> InferenceEstimate:
+    """A layout refused at its share of a fixed load spread over `copies` copies says the share its numbers are of."""
+    if copies == 1 or not refusal.misses_limits:
+        return refusal
+    words = refusal.reason_words
+    share = (
+        f" (each of the {copies} copies the rented {machine.instance_gpus}-GPU instance holds takes "
+        f"{load_words(workload, copies)} of the {load_words(workload)})"
+    )
+    return replace(refusal, reason_words=WrittenOnce(lambda: read_once(words) + share))
 
 
 def billed_gpus(machine: Machine, fixed: bool, gpu_count: int) -> int:
@@ -304,16 +363,17 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     return replace(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
 
 
-def _lowest_p99(served: list[Solution]) -> LowestP99:
-    """The lowest p99 TTFT and TPOT among the layouts that serve the load, each with its layout; where the limits
-    hold at the bands' slow end (limits_at band_high), the p99s there, as the limits were checked."""
+def _lowest_p99(served: list[tuple[Solution, int]]) -> LowestP99:
+    """The lowest p99 TTFT and TPOT among the layouts that serve the load (each spread over its copies at a fixed
+    load), each with its layout; where the limits hold at the bands' slow end (limits_at band_high), the p99s there, as
+    the limits were checked."""
 
     def at_limits(solved: Solution, which: int) -> float:
         return _p99_ms(solved)[which] * solved.limit_multiples[which]
 
     def reach(which: int) -> P99Reach:  # which: 0 for TTFT, 1 for TPOT (p99_latencies_ms' order)
-        s = min(served, key=lambda solved: at_limits(solved, which))
-        return P99Reach(at_limits(s, which), s.gpu_count, s.tensor_parallel, s.pipeline_parallel)
+        s, copies = min(served, key=lambda each: at_limits(each[0], which))
+        return P99Reach(at_limits(s, which), s.gpu_count, s.tensor_parallel, s.pipeline_parallel, copies)
 
     return LowestP99(ttft_p99_ms=reach(0), tpot_p99_ms=reach(1))
 
@@ -334,11 +394,14 @@ class LayoutPreference(NamedTuple):
     negated_ttft_p99_ms: float
 
 
-def _preference(solved: Solution, billed: int) -> LayoutPreference:
+def _preference(solved: Solution, billed: int, served_copies: float = 1.0) -> LayoutPreference:
+    """`served_copies`: the busiest copies' worth of load a fixed load's copies serve on the billed GPUs, each solved
+    at the busiest one's share (spread_load.served_share)."""
     ttft_p99, tpot_p99 = _p99_ms(solved)
+    tokens_per_s = solved.point.tokens_per_s * served_copies
     return LayoutPreference(
         within_limits=not over_limits(solved.workload, ttft_p99, tpot_p99, solved.limit_multiples),
-        output_tokens_per_s_per_billed_gpu=per_gpu_digits(solved.point.tokens_per_s / billed),
+        output_tokens_per_s_per_billed_gpu=per_gpu_digits(tokens_per_s / billed),
         negated_tpot_p99_ms=-tpot_p99,
         negated_ttft_p99_ms=-ttft_p99,
     )

@@ -63,10 +63,27 @@ class InferenceEstimate:
     # Meets the latency limits only below one request in flight (Solution.light_load): the mean requests in flight
     # at the load that meets them, under 1 (`batch` is then 1, the most that runs at once); None otherwise
     requests_in_flight: float | None = None
+    # A fixed load spread over the copies its rented instances hold (spread_load.py): the copies, each estimated at its
+    # share; `one_copy_p99_ms` and `spread_note`, written on the first read (configurations._spread)
+    copies_sharing_load: int = 1
+    one_copy_p99: tuple[float, ...] | WrittenOnce[tuple[float, ...]] = ()
+    spread_words: str | WrittenOnce[str] = ""
 
     @property
     def reason(self) -> str:
         return read_once(self.reason_words)
+
+    @property
+    def one_copy_p99_ms(self) -> tuple[float, float] | None:
+        """With copies sharing a fixed load, the p99 TTFT and TPOT one copy alone would serve it at; None where it
+        would not keep up, and with one copy."""
+        p99 = read_once(self.one_copy_p99)
+        return (p99[0], p99[1]) if p99 else None
+
+    @property
+    def spread_note(self) -> str:
+        """The copies sharing a fixed load in words (spread_load.spread_words), '' for one copy."""
+        return read_once(self.spread_words)
 
     @property
     def memory_gb(self) -> dict[str, float]:
@@ -82,6 +99,7 @@ class P99Reach(NamedTuple):
     gpu_count: int
     tensor_parallel: int
     pipeline_parallel: int
+    copies: int = 1  # a fixed load spread over this many copies of the layout, each at its share (spread_load.py)
 
 
 class LowestP99(NamedTuple):

@@ -16,6 +16,7 @@ from typing import Any
 from app.scoring.explain import Band, Term
 from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
+from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
@@ -109,6 +110,13 @@ class InferenceOption:
     idle_gpus: int = 0  # at a fixed load: GPUs of its rented instances its one replica leaves idle, billed with it
     idle_gpus_at_peak: int = 0  # at a peak: GPUs of its rented instances beyond the replicas it needs (/plan's name)
     fleet_note: str = ""  # idle_gpus_at_peak in /plan's words (spare_gpus.peak_row_spare_words)
+    # At a fixed load spread over the copies its rented instances hold (estimates.spread_load): the copies (= replicas),
+    # the p99s one copy alone would serve the whole load at (None where it would not keep up, or with one copy) and
+    # the spread in words
+    copies_sharing_load: int = 1
+    one_copy_ttft_p99_ms: float | None = None
+    one_copy_tpot_p99_ms: float | None = None
+    spread_note: str = ""
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -209,7 +217,18 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         requests_per_s=est.requests_per_s,
         idle_gpus=p.idle_gpus,
         **_peak_spare_fields(p),
+        copies_sharing_load=est.copies_sharing_load,
+        one_copy_ttft_p99_ms=_one_copy_p99(est, 0),
+        one_copy_tpot_p99_ms=_one_copy_p99(est, 1),
+        spread_note=est.spread_note,
     )
+
+
+def _one_copy_p99(est: InferenceEstimate, which: int) -> float | None:
+    """The p99 TTFT (`which` 0) or TPOT (1) one copy alone would serve a fixed load at, where several copies share it
+    (None where one copy would not keep up, or runs it alone)."""
+    p99 = est.one_copy_p99_ms
+    return p99[which] if p99 else None
 
 
 def _peak_spare_fields(p: ConfigurationPricing) -> dict[str, Any]:
@@ -238,9 +257,11 @@ def idle_gpus_words(idle_gpus: int, instances: int | None, instance_gpus: int) -
 
 
 def _machine_text(p: ConfigurationPricing) -> str:
-    """The offer's machine as the ranking read it, and at a fixed load the GPUs its one replica leaves idle."""
+    """The offer's machine as the ranking read it, and at a fixed load the copies that share it on the instance
+    (spread_load.spread_words) or the GPUs its one copy leaves idle."""
     idle = idle_gpus_words(p.idle_gpus, p.machine.instances(p.est.gpu_count, 1), p.machine.instance_gpus)
-    return p.machine.describe() + (f"; {idle}" if idle else "")
+    note = p.est.spread_note or idle
+    return p.machine.describe() + (f"; {note}" if note else "")
 
 
 def infeasible_option(offer: Offer, p: ConfigurationPricing) -> InferenceOption:

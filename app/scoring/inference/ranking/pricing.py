@@ -5,8 +5,10 @@ metric (cost ∝ price × GPUs / throughput), the band ratios, the replicas a pe
 job's hours as each offer bills them. An offer's cost is then its price times one factor, and `cost_band` its band.
 
 A copy's GPUs are billed as its share of an instance where the other copies it holds earn theirs: at full use (a
-capacity question), a peak's replicas or a batch job. At a fixed load (`one_replica_load`) one replica serves all of
-it and the instance's other copies would sit idle, so the row bills every GPU of the instances that replica rents.
+capacity question), a peak's replicas or a batch job. At a fixed load (`one_replica_load`) the row bills every GPU of
+the instances its layout rents, and the load is spread over every copy they hold (estimates.spread_load), each at its
+share: the copies together serve the load, at the same bill, and GPUs no copy runs on (one stream, fewer clients than
+copies) are idle.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from app.scoring.explain import Band
 from app.scoring.hardware.machines import Machine, nodes_for
 from app.scoring.inference.bands.limits import one_replica_load
 from app.scoring.inference.estimates.results import InferenceEstimate
+from app.scoring.inference.estimates.spread_load import served_share
 from app.scoring.pricing.billed_terms import BillingTerms, billing_terms_key
 from app.scoring.pricing.price_terms import (
     HOURS_PER_MONTH,
@@ -50,7 +53,7 @@ class ConfigurationPricing:
     request_life_hours: float = 0.0  # a batch job on spot loses the requests in flight: half of one life each time
     fleet_factor: float = 0.0  # with a peak: $ a month per $/GPU-hour, the GPUs its replicas rent x 730 h
     job_hours: float | None = None  # a batch job's wall time on `replicas` (every copy a rented instance holds)
-    idle_gpus: int = 0  # at a fixed load: GPUs of the instances its one replica rents that it leaves idle, billed
+    idle_gpus: int = 0  # at a fixed load: GPUs of its rented instances no copy sharing the load runs on, billed
     # A batch job's billed hours by what they read of an offer (price type, stated minimum term, billing_terms_key):
     # a ranking sorts every offer of a slot by its billed price, and offers with equal keys bill the same float
     billed_by_terms: dict[tuple[str, float | None, BillingTerms], float] = field(
@@ -61,6 +64,8 @@ class ConfigurationPricing:
     def of(cls, est: InferenceEstimate, machine: Machine, workload: InferenceWorkload) -> ConfigurationPricing:
         if not est.feasible:
             return cls(est=est, machine=machine)
+        fixed = one_replica_load(workload)  # its rented instances are billed whole, the load spread over their copies
+        sharing = est.copies_sharing_load
         tokens_per_s = est.output_tokens_per_s
         copies = machine.copies(est.gpu_count)
         replicas, job_hours = est.job_replicas, est.job_hours  # a job's replicas meet its deadline (no peak traffic)
@@ -86,8 +91,12 @@ class ConfigurationPricing:
             band_high = fleet_gpus_of(peak_replicas(workload, est, est.band.low / tokens_per_s)) / fleet_gpus
         all_tokens_per_s = tokens_per_s * (workload.input_len + workload.output_len) / workload.output_len
         requests_per_s = tokens_per_s / workload.output_len
-        fixed = one_replica_load(workload)  # its one replica bills whole instances: no other copy earns a share
-        billed = fleet_gpus_of(1) if fixed else machine.billed_gpus(est.gpu_count)
+        if fixed:
+            replicas = sharing
+        # a fixed load's copy bills its share of the instances, per the load it serves: 10 clients on 8 copies run 2
+        # on the busiest, the one estimated, so the copies serve 10/16 of 8 such copies' tokens (served_share)
+        served = sharing * served_share(workload, sharing)
+        billed = fleet_gpus_of(sharing) / served if fixed else machine.billed_gpus(est.gpu_count)
         return cls(
             est=est,
             machine=machine,
@@ -100,7 +109,7 @@ class ConfigurationPricing:
             request_life_hours=life_hours,
             fleet_factor=fleet_gpus * HOURS_PER_MONTH if peak else 0.0,
             job_hours=job_hours,
-            idle_gpus=fleet_gpus_of(1) - est.gpu_count if fixed else 0,
+            idle_gpus=fleet_gpus_of(sharing) - sharing * est.gpu_count if fixed else 0,
         )
 
     @property

@@ -238,5 +238,6 @@ def _lowest_p99(estimates: list[InferenceEstimate]) -> dict[str, dict[str, objec
             "gpu_count": reach.gpu_count,
             "tensor_parallel": reach.tensor_parallel,
             "pipeline_parallel": reach.pipeline_parallel,
+            "copies_sharing_load": reach.copies,
         }
     return lowest

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from app.scoring.explain import percent, significant
+from app.scoring.explain import percent, usd_per_mtok
 from app.scoring.pricing import token_prices as trust
 from app.scoring.serving.serverless.stand_in import comparable_priced_model
 from app.scoring.serving.traffic.week import (
@@ -82,7 +82,7 @@ def cached_usd_per_request(
     hit_tokens = input_len * prefix_cache_hit
     usd = ((input_len - hit_tokens) * price.input_usd_per_mtok + hit_tokens * cached) / 1e6
     usd += output_len * price.output_usd_per_mtok / 1e6
-    note = f"{percent(prefix_cache_hit)} of the prompt at the cached-input price ${significant(cached)}/M"
+    note = f"{percent(prefix_cache_hit)} of the prompt at the cached-input price {usd_per_mtok(cached)}/M"
     return usd, note
 
 

@@ -84,7 +84,8 @@ class Layout:
         return "FSDP (ZeRO-3)" if self.zero_stage == 3 else self.shard_name()
 
     def describe(self, gpu_count: int, framework: str = "auto", layers: int | None = None) -> str:
-        """The split in words: "TP8 CP4 ZeRO-1 ×32, full recompute"; partial recompute as "recompute 18 of 80 layers"
+        """The split in words: "TP8 CP4 ZeRO-1 ×32 (DP8 × CP4), full recompute" (the shard count is the GPUs over
+        TP × PP, the sequence-split ranks among them); partial recompute as "recompute 18 of 80 layers"
         (per stage under PP, of the model's `layers`). A sequence split reads CP (ring context parallelism) on the
         stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
         dp = self.data_parallel(gpu_count)
@@ -99,11 +100,20 @@ class Layout:
         if self.expert_parallel and self.expert_parallel > 1:
             parts.append(f"EP{self.expert_parallel}")
         if dp > 1 or not parts:
-            parts.append(f"{self.shard_name()} ×{dp}")
+            parts.append(f"{self.shard_name()} ×{dp}" + self._shard_split(dp, framework))
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
         micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
         said = recompute.get(self.recompute) or self.partial_words(layers)
         return " ".join(parts) + f", {said}{micro}"
+
+    def _shard_split(self, dp: int, framework: str) -> str:
+        """Where sequence-split ranks share the sharding, its group in degrees that multiply out: ZeRO-1 ×256 over
+        CP2 reads "(DP128 × CP2)", so TP8 CP2 ZeRO-1 ×256 is 8 × 256 = 2,048 GPUs, not 8 × 2 × 256 (found by qa32)."""
+        if self.sequence_parallel <= 1:
+            return ""
+        replicas = max(1, dp // self.sequence_parallel)
+        split = "CP" if framework in RING_CONTEXT_PARALLEL else "SP"
+        return f" (DP{replicas} × {split}{self.sequence_parallel})"
 
     def partial_words(self, layers: int | None) -> str:
         """Partial recompute in words: "recompute 18 of 80 layers", "recompute 5 of 20 layers per stage" under PP."""

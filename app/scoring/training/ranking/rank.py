@@ -46,6 +46,7 @@ from app.scoring.training.ranking.results import (
 from app.scoring.training.ranking.scale_out import frontier_points, wider_run
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
 from app.scoring.training.run.batch_size import global_batch
+from app.scoring.training.run.cheaper_late import LateRun, cheaper_late, deadline_costs_note, within_budget_words
 from app.scoring.training.run.deadline import nothing_on_time_note, nothing_within_budget_note
 from app.scoring.training.run.limit_words import SLOW_END
 from app.scoring.training.run.offer_terms import (
@@ -134,6 +135,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
     on_runs: list[Iterator[OnTimeRow]] = []
     late_runs: list[Iterator[LateRow]] = []
     n_on, n_late = 0, 0
+    cheapest_late: LateRun | None = None  # the cheapest run late for the deadline alone, within the budget
     for group, members in zip(runs.groups, runs.members, strict=True):
         slot = group.slot
         s = shared[slot]
@@ -153,6 +155,7 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
                 slots[index] = slot
             slow = s.band_high if w.limits_at == "band_high" else 1.0
             t = run_terms(group.price_type, group.seller, group.min_term_hours, s.nodes, s.work_hours, w, slow)
+        missed = "" if t.wasteful else t.reason  # the deadline, before the machine's stop is added to it
         if t.reason and not t.wasteful and stops[slot]:  # too slow for the deadline at all the machine supplies
             t = replace(t, reason=f"{t.reason}; {stops[slot]}")
         terms.append(t)
@@ -170,6 +173,11 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
                 leading[configuration] = best
         if on < len(members):
             late_runs.append(late_rows(offers, members[on:], t, s.est.gpu_count, w))
+        if missed:  # a late group's cheapest offer is its first
+            total = run_total_usd(t, s.est.gpu_count, offers[members[0]].usd_per_gpu_hour)
+            finish = finish_hours(t.run_hours, t.slow_end_hours)
+            late_run = LateRun(offers[members[0]], s.est.gpu_count, total, missed, finish)
+            cheapest_late = cheaper_late(cheapest_late, late_run, w.budget_usd, t.slow_end_usd)
         n_on, n_late = n_on + on, n_late + len(members) - on
     unfit_runs = [
         (UnfitRow(offers[i].gpu_id, offers[i].provider_id, i) for i in members)
@@ -213,7 +221,13 @@ def rank_training(workload: TrainingWorkload, snapshot: CatalogSnapshot, model: 
         s, priced = shared[slots[index]], terms[runs.group_of[index]]
         assert s is not None and priced is not None
         total = run_total_usd(priced, s.est.gpu_count, offers[index].usd_per_gpu_hour)
-        notes.append(nothing_within_budget_note(offers[index], s.est.gpu_count, run_reason(priced, total, w)))
+        budget_note = nothing_within_budget_note(offers[index], s.est.gpu_count, run_reason(priced, total, w))
+        notes.append(budget_note + within_budget_words(cheapest_late))
+    if n_on and cheapest_late:
+        first = on_time[0]
+        count = shared[slots[first.offer_index]].est.gpu_count  # type: ignore[union-attr]
+        late_note = deadline_costs_note(cheapest_late, offers[first.offer_index], count, first.total_usd, w.max_days)
+        notes += [late_note] if late_note else []
 
     def index_at(position: int) -> int:
         if position < n_on:

@@ -1,0 +1,67 @@
+"""A fixed load spread over every copy of a layout the rented instance holds (estimates.spread_load, found by spread):
+the copies, one copy's share, the load they serve together, and the words a row says them in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.scoring.hardware.machines import Machine
+from app.scoring.inference.estimates.spread_load import (
+    load_words,
+    per_copy_workload,
+    served_share,
+    spread_copies,
+    spread_words,
+)
+from app.scoring.workload import InferenceWorkload
+
+EIGHT = Machine(gpus_per_node=8, link="nvlink", instance_gpus=8)
+RATE = InferenceWorkload(model="llama-3.1-8b", scenario="request_rate", requests_per_s=20)
+
+
+def _workload(**fields: Any) -> InferenceWorkload:
+    return InferenceWorkload(model="llama-3.1-8b", **fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "gpu_count", "copies"),
+    [
+        ({"scenario": "request_rate", "requests_per_s": 20}, 1, 8),
+        ({"scenario": "request_rate", "requests_per_s": 20}, 2, 4),
+        ({"scenario": "request_rate", "requests_per_s": 20}, 8, 1),
+        ({"scenario": "concurrency", "concurrency": 3}, 1, 3),  # no more copies than clients
+        ({"scenario": "concurrency", "concurrency": 64}, 2, 4),
+        ({"scenario": "single_stream"}, 1, 1),  # one request at a time runs on one copy
+        ({"scenario": "latency_bound"}, 1, 1),  # a capacity question: copies fill the instance as it is
+        ({"scenario": "request_rate", "requests_per_s": 2, "peak_requests_per_s": 20}, 1, 1),  # a peak sizes replicas
+    ],
+)
+def test_a_fixed_load_runs_on_each_copy_the_instance_holds(fields: dict[str, Any], gpu_count: int, copies: int) -> None:
+    assert spread_copies(EIGHT, _workload(**fields), gpu_count) == copies
+
+
+def test_a_rate_splits_evenly_and_clients_by_the_busiest_copy() -> None:
+    assert per_copy_workload(RATE, 8).requests_per_s == pytest.approx(2.5)
+    assert per_copy_workload(RATE, 1) is RATE
+    clients = _workload(scenario="concurrency", concurrency=10)
+    assert per_copy_workload(clients, 8).concurrency == 2  # the busiest copy's
+    assert served_share(clients, 8) == pytest.approx(10 / 16)  # 8 copies of 2 would serve 16 clients
+    assert served_share(_workload(scenario="concurrency", concurrency=16), 8) == 1.0
+    assert served_share(RATE, 8) == 1.0
+
+
+def test_the_words_say_the_copies_their_share_the_idle_gpus_and_one_copy() -> None:
+    assert load_words(RATE) == "20 requests/s" and load_words(RATE, 8) == "2.5 requests/s each"
+    assert spread_words(RATE, EIGHT, 1, 1, None) == ""
+    assert spread_words(RATE, EIGHT, 2, 4, (136.2, 36.61)) == (
+        "4 copies share this load (5 requests/s each), one on each 2 GPUs of the rented 8-GPU instance; one copy "
+        "would serve it at p99 TTFT 136 ms, TPOT 36.6 ms"
+    )
+    clients = _workload(scenario="concurrency", concurrency=3)
+    assert spread_words(clients, EIGHT, 1, 3, None) == (
+        "3 copies share this load (1 client each), one on each GPU of the rented 8-GPU instance, 5 GPUs idle at this "
+        "load; one copy alone would not keep up with it"
+    )
+    assert load_words(_workload(scenario="concurrency", concurrency=10), 8) == "2 clients on the busiest"
