@@ -5,6 +5,7 @@ default (pytorch = torchtune, hf) now count their layers' own saved tensors (lay
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,18 @@ def test_the_residual_stream_is_fp32_only_under_amp_on_fp32_weights() -> None:
     assert not fp32_residual("full_ft", StateRecipe("adamw_bf16"), 0)
     assert not fp32_residual("lora", DEFAULT_RECIPE, 0)
     assert not fp32_residual("full_ft", StateRecipe("adamw", "cpu"), 0)
+
+
+def test_eager_layer_share_weighs_the_eager_count_against_the_fused_one() -> None:
+    """TrainingEfficiency.eager_layer_share: 1 (the product) counts the stack's eager layer, 0 (a compiled row, or
+    XTuner's fused kernels, in the validator) the fused count, between them a weighted mix (found by peak3)."""
+    model, layout = MODELS["llama-3.1-8b"], Layout(3, micro_batch_seqs=1)
+    at = {
+        share: activation_bytes(
+            model, 8192, layout, replace(E, eager_layer_share=share), "hf", HF_LAYER, "full_ft", DEFAULT_RECIPE
+        )
+        for share in (0.0, 0.5, 1.0)
+    }
+    assert at[0.0] == activation_bytes(model, 8192, layout, E, "hf")
+    assert at[1.0] == activation_bytes(model, 8192, layout, E, "hf", HF_LAYER, "full_ft", DEFAULT_RECIPE) > at[0.0]
+    assert at[0.5] == pytest.approx((at[0.0] + at[1.0]) / 2)

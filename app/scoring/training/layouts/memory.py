@@ -297,15 +297,18 @@ def layer_bytes_per_token(
     eager: EagerLayer | None = None,
     method: str = "full_ft",
     recipe: StateRecipe = DEFAULT_RECIPE,
+    eager_share: float = 1.0,
 ) -> float:
     """Bytes one layer stores per token: Korthikanti's fused count (flash attention, + the gated MLP's extra tensor),
-    or what an `eager` layer saves (eager_activations), whose residual stream's dtype the method and recipe set."""
+    or what an `eager` layer saves (eager_activations), whose residual stream's dtype the method and recipe set, on
+    `eager_share` of the layers (TrainingEfficiency.eager_layer_share), the fused count on the rest."""
     ffn = layer_mean_ffn_width(model, moe_ffn_width(model))
-    if eager is None:
-        return model.hidden_size * 18 + 4 * ffn + 2 * ffn
+    fused = model.hidden_size * 18 + 4 * ffn + 2 * ffn
+    if eager is None or eager_share == 0:
+        return fused
     fp32_stream = fp32_residual(method, recipe, layout.zero_stage)
     coefficients = eager_coefficients(eager, fp32_stream, method in ("pretrain", "full_ft"))
-    return coefficients.bytes_per_token(model, ffn)
+    return fused + eager_share * (coefficients.bytes_per_token(model, ffn) - fused)
 
 
 def activation_bytes(
@@ -321,7 +324,7 @@ def activation_bytes(
     """Stored activations of one GPU (Korthikanti per-layer formulas with flash attention; an `eager` layer's own
     tensors where the stack runs uncompiled: eager_activations)."""
     s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
-    full_layer = s * b * layer_bytes_per_token(model, layout, eager, method, recipe) / t
+    full_layer = s * b * layer_bytes_per_token(model, layout, eager, method, recipe, e.eager_layer_share) / t
     if layout.recompute == "full":
         return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
     if layout.recompute == "partial":  # recomputed layers keep their input, the others all (as "none"), plus one

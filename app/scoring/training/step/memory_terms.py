@@ -201,7 +201,7 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
     """memory.activation_bytes in figures, by recompute level, with its sharding by TP, SP/CP and PP."""
     tokens, split_words = _tokens(w, layout)
     h, layers = model.hidden_size, model.layers
-    per_token, source = layer_words(model, w, layout)
+    per_token, source = layer_words(model, w, layout, e)
     head = f"{tokens} × {layout.micro_batch_seqs} sequences"
     tail, bf16 = f"{_tp(layout)} / 10^9", significant(eff.BYTES_BF16)
     if layout.recompute == "full":
@@ -244,13 +244,16 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
     return f"{text}; {how}{split_words}; {source}"
 
 
-def layer_words(model: ModelSpec, w: TrainingWorkload, layout: Layout) -> tuple[str, str]:
+def layer_words(
+    model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+) -> tuple[str, str]:
     """One layer's bytes per token in figures (memory.layer_bytes_per_token) and where they come from: the fused
-    count, or the eager layer of a stack that runs uncompiled (eager_activations)."""
+    count, or the eager layer of a stack that runs uncompiled (eager_activations) on e.eager_layer_share of them."""
     ffn = f(layer_mean_ffn_width(model, moe_ffn_width(model)))
     eager = stack_layer(w.framework)
-    if eager is None:
-        return f"(18 × {model.hidden_size:,} + 6 × {ffn}) B", ACTIVATION_SOURCE
+    fused = f"(18 × {model.hidden_size:,} + 6 × {ffn}) B"
+    if eager is None or e.eager_layer_share == 0:
+        return fused, ACTIVATION_SOURCE
     fp32_stream = fp32_residual(w.method, state_recipe(w), layout.zero_stage)
     c = eager_coefficients(eager, fp32_stream, w.method in ("pretrain", "full_ft"))
     widths = [
@@ -272,6 +275,10 @@ def layer_words(model: ModelSpec, w: TrainingWorkload, layout: Layout) -> tuple[
         "docs/measurements/h200-2026-12-04-train-step.json), in place of the fused count "
         "Megatron-LM's theoretical_memory_usage.py makes (18 × hidden + 6 × FFN width, Korthikanti et al. 2022)"
     )
+    if e.eager_layer_share != 1:
+        share = significant(e.eager_layer_share)
+        mixed = f"({fused} + {share} × (({figures}) B − {fused}))"
+        return mixed, f"{source}; on {share} of the layers (eager_layer_share)"
     return f"({figures}) B", source
 
 
