@@ -51,6 +51,8 @@ def test_the_plain_loop_layer_is_what_the_h200_run_stored(row: dict) -> None:
 def test_eager_stacks_count_their_layers_and_fused_stacks_keep_the_count() -> None:
     assert (stack_layer("pytorch"), stack_layer("hf")) == (TORCHTUNE_LAYER, HF_LAYER)
     assert all(stack_layer(f) is None for f in ("torchtitan", "megatron", "nemo", "llm-foundry", "auto"))
+    # QLoRA under auto runs HF Trainer + PEFT (frameworks.split_stack): its split holds HF's layer (found by peak3)
+    assert (stack_layer("auto", "qlora"), stack_layer("auto", "lora")) == (HF_LAYER, None)
     model, layout = MODELS["llama-3.2-3b"], Layout(0, micro_batch_seqs=2)
     fused = activation_bytes(model, 4096, layout, E, "pytorch")
     bf16 = StateRecipe("adamw_bf16")

@@ -179,7 +179,7 @@ def predict_estimate(
         e = replace(e, **stated_overlap_changes(row))
     if ran_eager(row):
         e = replace(e, **eager_changes(e, w.framework))
-    if fused_layers_stated(row) and stack_layer(w.framework) is not None:  # memory_features
+    if fused_layers_stated(row) and stack_layer(w.framework, w.method) is not None:  # memory_features
         e = replace(e, eager_layer_share=0.0)
     span, capacity = execution_from_notes(row)
 
@@ -244,7 +244,7 @@ def memory_feature_words(row: dict[str, str], w: TrainingWorkload) -> list[str]:
     if unfused_loss_stated(notes) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         words.append("a cumulative row without its chunked loss: memory sized with an unfused loss")
     fused = fused_layers_stated(row)
-    eager = stack_layer(w.framework)
+    eager = stack_layer(w.framework, w.method)
     if fused and eager is not None:
         words.append(f"{fused}: activations sized with the fused count, not {w.framework}'s eager layer")
     unmodelled = unmodelled_memory_features(notes, w.method, eager_counted=eager is not None)

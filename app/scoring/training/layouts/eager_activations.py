@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from app.scoring.specs import ModelSpec
 from app.scoring.training.layouts.optimizer import StateRecipe
+from app.scoring.training.step.frameworks import split_stack
 
 FP32_BYTES, BF16_BYTES = 4.0, 2.0
 
@@ -63,9 +64,10 @@ PLAIN_LOOP_LAYER = EagerLayer(
 )
 
 
-def stack_layer(framework: str) -> EagerLayer | None:
-    """The eager layer a stack runs by default, None for a stack whose kernels are fused or compiled."""
-    return EAGER_STACK_LAYERS.get(framework)
+def stack_layer(framework: str, method: str = "") -> EagerLayer | None:
+    """The eager layer a stack runs by default, None for a stack whose kernels are fused or compiled. QLoRA under
+    "auto" runs HF Trainer + PEFT (frameworks.split_stack): HF's layer, which the split it takes must hold."""
+    return EAGER_STACK_LAYERS.get(split_stack(framework, method))
 
 
 def fp32_residual(method: str, recipe: StateRecipe, zero_stage: int) -> bool:

@@ -375,11 +375,11 @@ def memory_breakdown_gb(
     recipe: StateRecipe = DEFAULT_RECIPE,
 ) -> dict[str, float]:
     """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""
+    eager = stack_layer(framework, method)
     return {
         "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank, recipe) / GB,
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
-        "activations": activation_bytes(model, seq_len, layout, e, framework, stack_layer(framework), method, recipe)
-        / GB,
+        "activations": activation_bytes(model, seq_len, layout, e, framework, eager, method, recipe) / GB,
         "logits": logits_bytes(model, seq_len, layout, framework) / GB,
         "runtime_reserve": runtime_reserve_gb(gpu_count),
     }

@@ -141,7 +141,7 @@ class LayoutSearch:
                 model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
             )
             live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
-            eager = stack_layer(w.framework)
+            eager = stack_layer(w.framework, w.method)
             acts = parts[acts_key] = (
                 activation_bytes(m, w.seq_len, layout, self.e, w.framework, eager, w.method, self.recipe) / GB
             )

@@ -31,7 +31,7 @@ from app.scoring.training.layouts.memory import (
 )
 from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
 from app.scoring.training.layouts.step_peak import FUSED_OPTIMIZER_STACKS, GRADS_FREED_STACKS, StepPeak, workload_peak
-from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.workload import TrainingWorkload
 
 ACTIVATION_SOURCE = (
@@ -250,7 +250,7 @@ def layer_words(
     """One layer's bytes per token in figures (memory.layer_bytes_per_token) and where they come from: the fused
     count, or the eager layer of a stack that runs uncompiled (eager_activations) on e.eager_layer_share of them."""
     ffn = f(layer_mean_ffn_width(model, moe_ffn_width(model)))
-    eager = stack_layer(w.framework)
+    eager = stack_layer(w.framework, w.method)
     fused = f"(18 × {model.hidden_size:,} + 6 × {ffn}) B"
     if eager is None or e.eager_layer_share == 0:
         return fused, ACTIVATION_SOURCE
@@ -266,9 +266,10 @@ def layer_words(
     figures = " + ".join(f"{significant(k)} × {width}" for k, width in widths if k)
     stream = "fp32 (autocast on fp32 weights)" if fp32_stream else "bf16"
     source = (
-        f"bf16 activations per token per layer as {w.framework}'s eager (uncompiled) layer saves them, its residual "
-        f"stream {stream}: {significant(c.hidden)} × hidden for its two RMSNorms, {significant(c.query)} × query width "
-        f"for q{', k, v (expanded to every head)' if not c.kv else ''} and the attention output"
+        f"bf16 activations per token per layer as {split_stack(w.framework, w.method)}'s eager (uncompiled) layer "
+        f"saves them, its residual stream {stream}: {significant(c.hidden)} × hidden for its two RMSNorms, "
+        f"{significant(c.query)} × query width for q{', k, v (expanded to every head)' if not c.kv else ''} and the "
+        "attention output"
         f"{f', {significant(c.kv)} × k/v width' if c.kv else ''}, {significant(c.heads)} × heads of logsumexp, "
         f"{significant(c.ffn)} × FFN width for the gated MLP ({eager.source}; layouts/eager_activations.py: the same "
         "count for a plain loop's fused norm and unexpanded k/v matched an H200 run to within 1 %, "
