@@ -30,6 +30,12 @@ LINES = (
 # id: (GPU, count, workload fields, pinned layout)
 CASES = {
     "DDP on one GPU": ("H200", 1, {"model": "llama-3.2-1b", "method": "full_ft"}, Layout(0)),
+    "eager torchtune on one GPU": (
+        "H200",
+        1,
+        {"model": "llama-3.2-3b", "method": "full_ft", "framework": "pytorch", "optimizer": "adamw_bf16"},
+        Layout(0, micro_batch_seqs=2),
+    ),
     "DDP over 8": ("H100-SXM", 8, {"model": "llama-3.2-1b", "method": "full_ft"}, Layout(0, micro_batch_seqs=4)),
     "FSDP on one GPU": ("H200", 1, {"model": "llama-3.2-1b", "method": "full_ft"}, Layout(3)),
     "FSDP, selective": (

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from app.calibration.training.memory_features import unfused_loss_stated, unmodelled_memory_features
+from app.calibration.training.memory_features import (
+    fused_layers_stated,
+    unfused_loss_stated,
+    unmodelled_memory_features,
+)
 from app.calibration.training.validate_training import predict_estimate, predict_training_case
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
-from app.scoring.training.layouts.memory import runtime_reserve_gb
+from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY as E
+from app.scoring.training.layouts.memory import GB, activation_bytes, runtime_reserve_gb
 
 TABLE = "framework: torchtune single device; Optimization-flags table, cumulative technique '{own}'{without}"
 LADDER = ["Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross Entropy", "+ Activation Checkpointing"]
@@ -83,3 +88,47 @@ def test_the_reason_names_features_stated_but_not_modelled() -> None:
     case = predict_training_case({**ROW, "notes": _notes("+ 8-bit AdamW")}, gpus, models)
     assert "optimizer in backward, activation offloading stated but not modelled" in case.reason
     assert "unfused" not in case.reason
+
+
+# The 2024-09 table's own words: its "without" clause runs on to "torch.compile" (found by peak3).
+COMPILED_TABLE = (
+    "framework: torchtune; Memory-and-training-speed table: batch size 2 without grad accumulation, dataset packed "
+    "to 2048, torch.compile; peak mem/GPU 16.2 GiB"
+)
+XTUNER = "framework: XTuner (DeepSpeed ZeRO-3, sp8); peak memory not published"
+
+
+@pytest.mark.parametrize(
+    ("framework", "notes", "fused"),
+    [
+        ("pytorch", _notes("+ Packed Dataset"), None),  # above "+ Compile": eager
+        ("pytorch", _notes("+ Compile"), "torch.compile"),
+        ("pytorch", _notes("+ Activation Checkpointing"), "torch.compile"),  # compile listed above it
+        ("pytorch", COMPILED_TABLE, "torch.compile"),
+        ("torchtitan", "framework: torchtitan FSDP2; selective AC; no compile", None),
+        ("other", XTUNER, "XTuner's fused RMSNorm and flash-attention kernels"),
+        ("other", "framework: LLaMA-Factory; peak memory not published", None),
+    ],
+)
+def test_compiled_rows_and_fused_kernel_stacks_store_the_fused_count(framework, notes, fused) -> None:
+    """peak2 sized every torchtune and hf row with its stack's eager layer: XTuner rows (read as hf) and compiled
+    torchtune rows too, which moved two XTuner rows' searched layouts and their tokens/s (found by peak3)."""
+    assert fused_layers_stated({"framework": framework, "notes": notes}) == fused
+
+
+def test_a_compiled_row_is_sized_with_the_fused_count_an_eager_one_with_torchtunes_layer() -> None:
+    gpus, models = load_gpu_specs(), load_model_specs()
+    model = models["llama-3.2-3b"]
+    for own, eager in (("+ Packed Dataset", True), ("+ Compile", False)):
+        row = {**ROW, "notes": _notes(own)}
+        est, _, _, w = predict_estimate(row, gpus, models)
+        fused = activation_bytes(model, 4096, est.layout, E, "pytorch") / GB
+        assert (est.memory_breakdown_gb["activations"] > fused * 1.05) is eager, own
+        assert (est.memory_breakdown_gb["activations"] == pytest.approx(fused)) is not eager, own
+        case = predict_training_case(row, gpus, models)
+        assert ("torch.compile: activations sized with the fused count" in case.reason) is not eager
+        assert "eager mode" not in case.reason  # torchtune's eager layer is modelled
+
+
+def test_eager_mode_is_unmodelled_only_where_the_stack_has_no_eager_layer() -> None:
+    assert unmodelled_memory_features(_notes("+ Packed Dataset"), "full_ft", eager_counted=True) == []

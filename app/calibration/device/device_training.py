@@ -2,11 +2,11 @@
 
 Each timed run is read as the validation file would state it: one GPU, bf16, the run's sequence length and sequences
 per step, activation checkpointing on or off, micro-batch = the sequences per step. The estimator's step time, for
-framework "pytorch", is set beside the measured one. The memory its layout needs (weights, gradients, optimizer
-states, activations, logits; the runtime reserve left out, as PyTorch's allocator counts only tensors) is set beside
-the peak allocated memory, for the loss the script ran: unfused ("auto", 12 B per logit) or in chunks ("pytorch",
-torchtune's chunked loss, 6 B). Like the kernel rows, a check of the estimator, not a validation case: the script is
-a plain eager loop, not a tuned stack.
+framework "pytorch", is set beside the measured one. The memory its layout needs at the step's peak (weights,
+gradients, optimizer states, activations, logits; the runtime reserve left out, as PyTorch's allocator counts only
+tensors) is set beside the peak allocated memory, with the script's own eager layer (eager_activations.PLAIN_LOOP_LAYER)
+and the loss it ran: unfused (12 B per logit) or in chunks (torchtune's chunked loss, 6 B). Like the kernel rows, a
+check of the estimator, not a validation case: the script is a plain eager loop, not a tuned stack.
 """
 
 from __future__ import annotations
@@ -15,14 +15,19 @@ from app.calibration.device.kernel_terms import KernelCheck
 from app.calibration.training.validate_training import predict_estimate
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY, USABLE_HBM_SHARE, TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.memory import runtime_reserve_gb
+from app.scoring.training.estimate import TrainingEstimate
+from app.scoring.training.layouts.eager_activations import PLAIN_LOOP_LAYER
+from app.scoring.training.layouts.memory import GB, activation_bytes, logits_bytes, memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.layouts.optimizer import state_recipe
+from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import CAUSAL_SHARE, attention_flops_per_token
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, peak_tflops
+from app.scoring.workload import TrainingWorkload
 
 FRAMEWORK = "pytorch"
-UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' memory of an unfused loss
+UNFUSED_LOSS_FRAMEWORK = "auto"  # a plain loop's cross-entropy: the logits' bytes of an unfused loss
 STEP_CONSTANTS = "mfu_hopper_16 × fw_pytorch × width_factor, attn_efficiency_hopper, step_latency_s_per_layer"
-MEMORY_CONSTANTS = "BYTES_MIXED_ADAMW, activation_bytes (Korthikanti), logits bytes per element"
+MEMORY_CONSTANTS = "BYTES_MIXED_ADAMW, activation_bytes (the plain loop's eager layer), logits bytes per element"
 CARD_CONSTANTS = (
     "USABLE_HBM_SHARE (allocator reserve, fragmentation), SINGLE_GPU_RESERVE_GB (context); catalog GB as bytes"
 )
@@ -55,7 +60,7 @@ def training_checks(row: dict, gpu: GpuSpec, gpus: dict[str, GpuSpec], models: d
     result = predict_estimate(case_row(row, gpu), gpus, models)
     if isinstance(result, str):
         return []
-    estimate, _, model, _ = result
+    estimate, _, model, w = result
     chunks = row.get("loss_chunks", 1)
     label = (
         f"{model.name} {row['method'].replace('_', ' ')}, {row['batch_seqs']} × {row['seq_len']} tokens, "
@@ -63,17 +68,30 @@ def training_checks(row: dict, gpu: GpuSpec, gpus: dict[str, GpuSpec], models: d
         + (f", loss in {chunks} chunks" if chunks > 1 else "")
     )
     checks = [KernelCheck("train_step", label, row["ms"], estimate.step_time_s * 1e3, STEP_CONSTANTS)]
-    if row.get("peak_memory_gb"):
-        if chunks == 1:  # the memory of the loss the script ran: unfused
-            result = predict_estimate(case_row(row, gpu, UNFUSED_LOSS_FRAMEWORK), gpus, models)
-            if isinstance(result, str):
-                return checks
-            estimate = result[0]
-        needed = estimate.memory_per_gpu_gb - runtime_reserve_gb(estimate.gpu_count)  # the step's peak
+    if row.get("peak_memory_gb") and estimate.layout is not None:
+        needed = plain_loop_need_gb(estimate, model, w, chunks)
         constants = f"{MEMORY_CONSTANTS} ({'chunked' if chunks > 1 else 'unfused'} loss)"
         checks.append(KernelCheck("train_memory", label, row["peak_memory_gb"], needed, constants, "GB"))
         checks += card_memory_check(row, label, needed)
     return checks
+
+
+def plain_loop_need_gb(estimate: TrainingEstimate, model: ModelSpec, w: TrainingWorkload, chunks: int) -> float:
+    """The step peak of the estimate's layout (framework pytorch: gradients freed between steps), with the tensors
+    the script's own loop stores: its eager layer (PLAIN_LOOP_LAYER: F.rms_norm, SDPA with enable_gqa) and, for a
+    loss in one piece, an unfused loss's logits; the runtime reserve left out."""
+    assert estimate.layout is not None
+    layout, recipe = estimate.layout, state_recipe(w)
+    loss = FRAMEWORK if chunks > 1 else UNFUSED_LOSS_FRAMEWORK
+    activations = activation_bytes(
+        model, w.seq_len, layout, DEFAULT_TRAINING_EFFICIENCY, FRAMEWORK, PLAIN_LOOP_LAYER, w.method, recipe
+    )
+    breakdown = {
+        **estimate.memory_breakdown_gb,
+        "activations": activations / GB,
+        "logits": logits_bytes(model, w.seq_len, layout, loss) / GB,
+    }
+    return memory_needed_gb(breakdown, workload_peak(model, w, layout, estimate.gpu_count))
 
 
 # Bytes (in 10^9) one catalog GB of the H200 holds: the catalog states NVIDIA's "141 GB", the lent H200 holds about

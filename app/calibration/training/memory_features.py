@@ -9,15 +9,20 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
   count "Chunked Cross Entropy" ran an unfused loss, and its memory is sized with one.
 - Optimizer in backward (torchtune's `optimizer_in_bwd`: each parameter stepped and its gradient freed as soon as it
   is ready, so the whole gradient is never held) and activation offloading (activations copied to host memory in the
-  forward) are not modelled: the row's reason says so and the estimate keeps them on the GPU; so is a cumulative
-  row's eager mode, above its "+ Compile".
+  forward) are not modelled: the row's reason says so and the estimate keeps them on the GPU.
+- Eager mode is modelled on the stacks that run uncompiled by default (layouts/eager_activations: torchtune's and
+  HF Trainer's layers store what their eager ops save), so a cumulative row above its "+ Compile" is sized with
+  torchtune's eager layer; on another stack it is not modelled and said so. A row that ran compiled (its notes or the
+  rows above it state torch.compile) or on a stack that swaps fused kernels into every layer (FUSED_KERNEL_STACKS)
+  stores the fused count: fused_layers_stated, which the validator applies (TrainingEfficiency.eager_layer_share 0)
+  to the search and the memory check alike.
 """
 
 from __future__ import annotations
 
 import re
 
-from app.calibration.training.training_notes import CUMULATIVE_ROW
+from app.calibration.training.training_notes import CUMULATIVE_ROW, ran_eager, stack_in_notes
 from app.calibration.training.training_recipes import WITHOUT_CLAUSE
 from app.calibration.validation.case_files import TECHNIQUES_ABOVE
 
@@ -29,6 +34,14 @@ NOT_MODELLED = {
     ),
     "activation offloading": re.compile(r"activation offloading|offload(?:ed|ing)? activations", re.IGNORECASE),
 }
+
+# Stacks a row's notes name (training_notes.STACKS_IN_NOTES) that run an eager stack's layers with fused kernels.
+# XTuner (InternLM/xtuner, xtuner/model/modules/dispatch/__init__.py): dispatch_modules, called when its
+# SupervisedFinetune wraps the model, replaces LlamaRMSNorm's and InternLM(2)RMSNorm's forward with its Triton
+# rms_norm_forward (RMS_DISPATCH_MAPPING) and the Llama/InternLM attention forwards with flash-attn's
+# (ATTN_DISPATCH_MAPPING; _prepare_for_flash_attn sets attn_implementation "flash_attention_2" where flash_attn is
+# installed, as its sequence-parallel configs require): its rows, read as hf, store the fused count.
+FUSED_KERNEL_STACKS = {"xtuner": "XTuner's fused RMSNorm and flash-attention kernels"}
 
 
 # A "without ..." clause with the rows it speaks of before it: "LoRA/QLoRA rows on top of the stack but without ...".
@@ -58,11 +71,26 @@ def unfused_loss_stated(notes: str) -> bool:
     return CUMULATIVE_ROW.search(notes.lower()) is not None and not states_technique(notes, CHUNKED_LOSS)
 
 
-def unmodelled_memory_features(notes: str, method: str) -> list[str]:
+def fused_layers_stated(row: dict[str, str]) -> str | None:
+    """Why the row's layers store the fused count though its stack runs eager by default: a stack of
+    FUSED_KERNEL_STACKS, or torch.compile named in its notes (its own, or above it in a cumulative table) and no
+    eager run stated (training_notes.ran_eager: "no compile", a cumulative row above "+ Compile"); None otherwise.
+    Not states_technique: its "without" clause runs to the next ";" and would swallow the 2024-09 table's
+    "batch size 2 without grad accumulation, dataset packed to 2048, torch.compile"."""
+    stack = stack_in_notes(row)
+    if stack in FUSED_KERNEL_STACKS:
+        return FUSED_KERNEL_STACKS[stack]
+    if COMPILED.search(row.get("notes") or "") and not ran_eager(row):
+        return "torch.compile"
+    return None
+
+
+def unmodelled_memory_features(notes: str, method: str, eager_counted: bool = False) -> list[str]:
     """The memory features a row of `method` ran that the estimator does not model, in NOT_MODELLED's words, and a
-    cumulative table's row above its "+ Compile" as eager mode (PyTorch's eager norms, rotary embeddings and gated MLP
-    keep intermediates a compiled graph fuses away; the activation count is of fused kernels)."""
+    cumulative table's row above its "+ Compile" as eager mode where its stack's eager layer is not `eager_counted`
+    (PyTorch's eager norms, rotary embeddings and gated MLP keep intermediates a compiled graph fuses away)."""
     stated = [name for name, pattern in NOT_MODELLED.items() if states_technique(notes, pattern, method)]
-    if CUMULATIVE_ROW.search(notes.lower()) and not states_technique(notes, COMPILED, method):
+    eager = CUMULATIVE_ROW.search(notes.lower()) and not states_technique(notes, COMPILED, method)
+    if eager and not eager_counted:
         stated.append("eager mode (no torch.compile)")
     return stated

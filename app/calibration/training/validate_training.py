@@ -15,7 +15,11 @@ from typing import get_args
 
 from pydantic import ValidationError
 
-from app.calibration.training.memory_features import unfused_loss_stated, unmodelled_memory_features
+from app.calibration.training.memory_features import (
+    fused_layers_stated,
+    unfused_loss_stated,
+    unmodelled_memory_features,
+)
 from app.calibration.training.published_memory import published_peak
 from app.calibration.training.training_notes import (
     FRAMEWORKS,
@@ -36,6 +40,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.hardware.gpu_gaps import fill_missing_peaks
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
+from app.scoring.training.layouts.eager_activations import stack_layer
 from app.scoring.training.layouts.fit_search import first_fit
 from app.scoring.training.layouts.memory import GB, logits_bytes, memory_needed_gb, runtime_reserve_gb
 from app.scoring.training.layouts.step_peak import workload_peak
@@ -174,6 +179,8 @@ def predict_estimate(
         e = replace(e, **stated_overlap_changes(row))
     if ran_eager(row):
         e = replace(e, **eager_changes(e, w.framework))
+    if fused_layers_stated(row) and stack_layer(w.framework, w.method) is not None:  # memory_features
+        e = replace(e, eager_layer_share=0.0)
     span, capacity = execution_from_notes(row)
 
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
@@ -217,8 +224,9 @@ def memory_check(
 ) -> MemoryCheck | None:
     """The row's published peak memory per GPU beside the memory the estimate's layout needs at its step's peak (its
     tensors, the runtime reserve outside the allocator left out, as the allocator's peaks leave it out), with an
-    unfused loss where the notes place the row above its table's chunked loss (memory_features); None where the notes
-    publish no peak or no layout was sized."""
+    unfused loss where the notes place the row above its table's chunked loss, and the activations of the estimate
+    (the fused count where the row ran compiled or on fused kernels: memory_features.fused_layers_stated); None where
+    the notes publish no peak or no layout was sized."""
     peak = published_peak(row)
     if peak is None or not est.memory_breakdown_gb or est.layout is None:
         return None
@@ -235,7 +243,11 @@ def memory_feature_words(row: dict[str, str], w: TrainingWorkload) -> list[str]:
     notes, words = row.get("notes") or "", []
     if unfused_loss_stated(notes) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         words.append("a cumulative row without its chunked loss: memory sized with an unfused loss")
-    unmodelled = unmodelled_memory_features(notes, w.method)
+    fused = fused_layers_stated(row)
+    eager = stack_layer(w.framework, w.method)
+    if fused and eager is not None:
+        words.append(f"{fused}: activations sized with the fused count, not {w.framework}'s eager layer")
+    unmodelled = unmodelled_memory_features(notes, w.method, eager_counted=eager is not None)
     if unmodelled:
         words.append(f"{', '.join(unmodelled)} stated but not modelled: memory sized without")
     return words

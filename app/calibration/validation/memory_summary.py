@@ -19,7 +19,9 @@ MEMORY_FIELDS = {
     "memory_predicted_gb": "memory per GPU the estimator sizes the same setup at (the layout, recompute, optimizer, "
     "offload and batch the tokens/s prediction uses) at its step's fullest moment (step_peak.StepPeak: the backward's "
     "start or the optimizer step), without the runtime reserve, which the allocator's peaks do not count either; a "
-    "cumulative table's row above its chunked loss with an unfused one; in 10^9 bytes",
+    "cumulative table's row above its chunked loss with an unfused one; activations as the stack's eager layer "
+    "stores them (torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count; "
+    "in 10^9 bytes",
     "memory_published": "the peak as the notes write it",
     "memory_quantity": "which peak the source measured: reserved (torchtitan logs the allocator's reserved peak), "
     "active (torchtune's active peak, allocated memory) or unstated",

@@ -15,7 +15,9 @@ INTRO = (
     "Predicted: the memory the estimator sizes that run at, with the layout, recompute, optimizer, offload and batch "
     "its tokens/s prediction uses, at its step's fullest moment (the backward's start or the optimizer step: "
     "step_peak.StepPeak), without the runtime reserve, which the allocator's peaks do not count either; a cumulative "
-    "table's row above its chunked loss with an unfused one. Published GiB are read as 2^30 bytes, torchtitan's "
+    "table's row above its chunked loss with an unfused one; activations as the stack's eager layer stores them "
+    "(torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count. Published "
+    "GiB are read as 2^30 bytes, torchtitan's "
     "logged peaks as GiB whatever the heading says; all sizes here are 10^9 bytes. Which peak each source measured:"
 )
 HEADERS = ("run", "source", "gpu", "layout", "published", "peak", "published GB", "predicted GB", "error %")

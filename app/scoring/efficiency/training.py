@@ -121,6 +121,12 @@ class TrainingEfficiency:
     # Activations kept under torchtitan's op-level selective AC, as a share of the flash-attention count (Megatron-class
     # selective drops only what flash attention never stores: memory.selective_share).
     selective_activation_share: float = 0.6  # torchtitan op-level selective AC keeps ~60% (assumption)
+    # Share of an eager stack's layers (layouts/eager_activations.EAGER_STACK_LAYERS: torchtune, HF Trainer) that store
+    # what their uncompiled ops save; the rest store the fused count (memory.layer_bytes_per_token). 1.0: both stacks
+    # run uncompiled by default (torchtune `compile: False`, HF Trainer `torch_compile=False`); a run that compiles its
+    # model or swaps fused RMSNorm and flash-attention kernels into every layer (XTuner's dispatch) stores the fused
+    # count, 0 (the validator reads that from a row's notes: memory_features.fused_layers_stated).
+    eager_layer_share: float = 1.0
 
     def flash_attention_2_changes(self) -> dict[str, float]:
         """What differs for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""

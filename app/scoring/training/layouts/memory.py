@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.eager_activations import (
+    EagerLayer,
+    eager_coefficients,
+    fp32_residual,
+    stack_layer,
+)
 from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel, expert_parallel, held_params
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, gpu_state_bytes_per_param
@@ -285,13 +291,40 @@ def layer_mean_ffn_width(model: ModelSpec, moe_width: float) -> float:
     return (moe * moe_width + dense * model.intermediate_size) / max(1, model.layers)
 
 
-def activation_bytes(
-    model: ModelSpec, seq_len: int, layout: Layout, e: eff.TrainingEfficiency, framework: str = "auto"
+def layer_bytes_per_token(
+    model: ModelSpec,
+    layout: Layout,
+    eager: EagerLayer | None = None,
+    method: str = "full_ft",
+    recipe: StateRecipe = DEFAULT_RECIPE,
+    eager_share: float = 1.0,
 ) -> float:
-    """Stored activations of one GPU (flash attention assumed; Korthikanti per-layer formulas)."""
-    s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
+    """Bytes one layer stores per token: Korthikanti's fused count (flash attention, + the gated MLP's extra tensor),
+    or what an `eager` layer saves (eager_activations), whose residual stream's dtype the method and recipe set, on
+    `eager_share` of the layers (TrainingEfficiency.eager_layer_share), the fused count on the rest."""
     ffn = layer_mean_ffn_width(model, moe_ffn_width(model))
-    full_layer = s * b * (h * 18 + 4 * ffn + 2 * ffn) / t  # + gated-MLP extra tensor
+    fused = model.hidden_size * 18 + 4 * ffn + 2 * ffn
+    if eager is None or eager_share == 0:
+        return fused
+    fp32_stream = fp32_residual(method, recipe, layout.zero_stage)
+    coefficients = eager_coefficients(eager, fp32_stream, method in ("pretrain", "full_ft"))
+    return fused + eager_share * (coefficients.bytes_per_token(model, ffn) - fused)
+
+
+def activation_bytes(
+    model: ModelSpec,
+    seq_len: int,
+    layout: Layout,
+    e: eff.TrainingEfficiency,
+    framework: str = "auto",
+    eager: EagerLayer | None = None,
+    method: str = "full_ft",
+    recipe: StateRecipe = DEFAULT_RECIPE,
+) -> float:
+    """Stored activations of one GPU (Korthikanti per-layer formulas with flash attention; an `eager` layer's own
+    tensors where the stack runs uncompiled: eager_activations)."""
+    s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
+    full_layer = s * b * layer_bytes_per_token(model, layout, eager, method, recipe, e.eager_layer_share) / t
     if layout.recompute == "full":
         return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
     if layout.recompute == "partial":  # recomputed layers keep their input, the others all (as "none"), plus one
@@ -342,10 +375,11 @@ def memory_breakdown_gb(
     recipe: StateRecipe = DEFAULT_RECIPE,
 ) -> dict[str, float]:
     """GB per GPU by component (the reserve is counted against capacity in usable_gb)."""
+    eager = stack_layer(framework, method)
     return {
         "model_states": model_state_bytes(model, method, layout, gpu_count, lora_rank, recipe) / GB,
         "live_params": live_param_bytes(model, method, layout, gpu_count) / GB,
-        "activations": activation_bytes(model, seq_len, layout, e, framework) / GB,
+        "activations": activation_bytes(model, seq_len, layout, e, framework, eager, method, recipe) / GB,
         "logits": logits_bytes(model, seq_len, layout, framework) / GB,
         "runtime_reserve": runtime_reserve_gb(gpu_count),
     }

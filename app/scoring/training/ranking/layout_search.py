@@ -18,6 +18,7 @@ from bisect import bisect_left
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.eager_activations import stack_layer
 from app.scoring.training.layouts.expert_layouts import (
     ExpertGroup,
     expert_group_candidates,
@@ -127,7 +128,10 @@ class LayoutSearch:
             return need
         parts, dp = self._parts, max(1, gpu_count // (tp * pp))  # Layout.data_parallel
         states_key, live_key = ("states", stage, tp * pp, dp), ("live", stage, tp, dp > 1)
-        acts_key: tuple = (tp, recompute, sp, micro) if layers is None else (tp, recompute, sp, micro, pp, layers)
+        # an eager stack's residual stream is fp32 without ZeRO (eager_activations.fp32_residual): the stage counts
+        acts_key: tuple = (tp, recompute, sp, micro, stage == 0)
+        if layers is not None:
+            acts_key += (pp, layers)
         logits_key = (tp, sp, micro)
         states, live = parts.get(states_key), parts.get(live_key)
         acts, logits = parts.get(acts_key), parts.get(logits_key)
@@ -137,7 +141,10 @@ class LayoutSearch:
                 model_state_bytes(m, w.method, layout, gpu_count, w.lora_rank, self.recipe) / GB
             )
             live = parts[live_key] = live_param_bytes(m, w.method, layout, gpu_count) / GB
-            acts = parts[acts_key] = activation_bytes(m, w.seq_len, layout, self.e, w.framework) / GB
+            eager = stack_layer(w.framework, w.method)
+            acts = parts[acts_key] = (
+                activation_bytes(m, w.seq_len, layout, self.e, w.framework, eager, w.method, self.recipe) / GB
+            )
             logits = parts[logits_key] = logits_bytes(m, w.seq_len, layout, w.framework) / GB
         breakdown = {"model_states": states, "live_params": live, "activations": acts, "logits": logits}
         need = self._need[key] = memory_needed_gb(breakdown, self._peak(stage, tp, pp, gpu_count, sp, micro))

@@ -7,6 +7,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.explain import Term, significant
 from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.eager_activations import eager_coefficients, fp32_residual, stack_layer
 from app.scoring.training.layouts.experts import (
     all_expert_params,
     expert_data_parallel,
@@ -30,7 +31,7 @@ from app.scoring.training.layouts.memory import (
 )
 from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
 from app.scoring.training.layouts.step_peak import FUSED_OPTIMIZER_STACKS, GRADS_FREED_STACKS, StepPeak, workload_peak
-from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL
+from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.workload import TrainingWorkload
 
 ACTIVATION_SOURCE = (
@@ -200,7 +201,7 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
     """memory.activation_bytes in figures, by recompute level, with its sharding by TP, SP/CP and PP."""
     tokens, split_words = _tokens(w, layout)
     h, layers = model.hidden_size, model.layers
-    per_token = f"(18 × {h:,} + 6 × {f(layer_mean_ffn_width(model, moe_ffn_width(model)))}) B"
+    per_token, source = layer_words(model, w, layout, e)
     head = f"{tokens} × {layout.micro_batch_seqs} sequences"
     tail, bf16 = f"{_tp(layout)} / 10^9", significant(eff.BYTES_BF16)
     if layout.recompute == "full":
@@ -240,7 +241,46 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
             f"; under PP{layout.pipeline_parallel} the first stage holds {layout.pipeline_parallel} micro-batches of "
             f"its {stage_layers(layers, layout.pipeline_parallel)} layers in flight (1F1B): about all {layers} layers"
         )
-    return f"{text}; {how}{split_words}; {ACTIVATION_SOURCE}"
+    return f"{text}; {how}{split_words}; {source}"
+
+
+def layer_words(
+    model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency = eff.DEFAULT_TRAINING_EFFICIENCY
+) -> tuple[str, str]:
+    """One layer's bytes per token in figures (memory.layer_bytes_per_token) and where they come from: the fused
+    count, or the eager layer of a stack that runs uncompiled (eager_activations) on e.eager_layer_share of them."""
+    ffn = f(layer_mean_ffn_width(model, moe_ffn_width(model)))
+    eager = stack_layer(w.framework, w.method)
+    fused = f"(18 × {model.hidden_size:,} + 6 × {ffn}) B"
+    if eager is None or e.eager_layer_share == 0:
+        return fused, ACTIVATION_SOURCE
+    fp32_stream = fp32_residual(w.method, state_recipe(w), layout.zero_stage)
+    c = eager_coefficients(eager, fp32_stream, w.method in ("pretrain", "full_ft"))
+    widths = [
+        (c.hidden, f"{model.hidden_size:,}"),
+        (c.query, f"{model.num_attention_heads * model.head_dim:,}"),
+        (c.kv, f"{model.num_kv_heads * model.head_dim:,}"),
+        (c.heads, f"{model.num_attention_heads}"),
+        (c.ffn, ffn),
+    ]
+    figures = " + ".join(f"{significant(k)} × {width}" for k, width in widths if k)
+    stream = "fp32 (autocast on fp32 weights)" if fp32_stream else "bf16"
+    source = (
+        f"bf16 activations per token per layer as {split_stack(w.framework, w.method)}'s eager (uncompiled) layer "
+        f"saves them, its residual stream {stream}: {significant(c.hidden)} × hidden for its two RMSNorms, "
+        f"{significant(c.query)} × query width for q{', k, v (expanded to every head)' if not c.kv else ''} and the "
+        "attention output"
+        f"{f', {significant(c.kv)} × k/v width' if c.kv else ''}, {significant(c.heads)} × heads of logsumexp, "
+        f"{significant(c.ffn)} × FFN width for the gated MLP ({eager.source}; layouts/eager_activations.py: the same "
+        "count for a plain loop's fused norm and unexpanded k/v matched an H200 run to within 1 %, "
+        "docs/measurements/h200-2026-12-04-train-step.json), in place of the fused count "
+        "Megatron-LM's theoretical_memory_usage.py makes (18 × hidden + 6 × FFN width, Korthikanti et al. 2022)"
+    )
+    if e.eager_layer_share != 1:
+        share = significant(e.eager_layer_share)
+        mixed = f"({fused} + {share} × (({figures}) B − {fused}))"
+        return mixed, f"{source}; on {share} of the layers (eager_layer_share)"
+    return f"({figures}) B", source
 
 
 def moe_width_words(model: ModelSpec) -> str:
