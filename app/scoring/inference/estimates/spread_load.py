@@ -53,6 +53,17 @@ def per_copy_workload(workload: InferenceWorkload, copies: int) -> InferenceWork
     return share
 
 
+def copy_share(workload: InferenceWorkload, copies: int) -> float | None:
+    """One copy's share of the load, the one field per_copy_workload sets (solutions at equal shares are equal): the
+    busiest copy's clients, or the rate's share (16 clients on 4 or 5 copies: 4 on the busiest); the load itself for
+    one copy, None where the question sets neither."""
+    if workload.scenario == "concurrency":
+        return math.ceil((workload.concurrency or 1) / copies)
+    if workload.requests_per_s is None:
+        return None
+    return workload.requests_per_s / copies
+
+
 def served_share(workload: InferenceWorkload, copies: int) -> float:
     """The load the copies serve together over `copies` times the busiest copy's (what each is estimated at): 1 at a
     request rate; 10 clients on 8 copies run 2 on the busiest, so the copies serve 10 / 16 of 8 busiest copies."""
