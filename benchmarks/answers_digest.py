@@ -2,10 +2,10 @@
 
 Ranks QUESTIONS (dense and MoE/MLA models, open and closed loops, some given the replicas note, a batch job, tight
 and loose limits, FP8/FP4, AMD, multi-node, spot-only, price types) in process (rank_payload with terms: every row,
-reason and band) and through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), five of them
-again on the seed offers three times over (bench_data.bench_snapshot(3): many offers a slot), and prints the SHA-256
-of the JSON of all of them. Run it on two trees (`PYTHONPATH=<tree> python -m benchmarks.answers_digest`): the same
-digest means the same answers.
+reason and band) and through the JSON API (POST /api/v1/rank/inference on a freshly seeded database), seven of them
+(two fixed loads, spread over copies) again on the seed offers three times over (bench_data.bench_snapshot(3): many
+offers a slot), and prints the SHA-256 of the JSON of all of them. Run it on two trees
+(`PYTHONPATH=<tree> python -m benchmarks.answers_digest`): the same digest means the same answers.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def through_api() -> list[Any]:
 
 def main() -> None:
     # every offer three times over (other provider ids, prices within 5 %): many offers a slot, many refused
-    copies = in_process(3, QUESTIONS[:4] + QUESTIONS[10:11])
+    copies = in_process(3, QUESTIONS[:4] + QUESTIONS[10:11] + QUESTIONS[24:25] + QUESTIONS[26:27])
     body = json.dumps({"in_process": in_process(), "api": through_api(), "x3": copies}, sort_keys=True).encode()
     print(f"{len(QUESTIONS)} questions, {len(body)} bytes, sha256 {hashlib.sha256(body).hexdigest()}")
     if "-o" in sys.argv:

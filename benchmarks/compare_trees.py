@@ -1,6 +1,6 @@
-"""In-process ranking CPU of two source trees, side by side: the four inference phases of bench_rank and its training
-phase, base and 100x offers, as CPU ms (time.process_time: a shared machine's other load moves wall time far more
-than CPU time).
+"""In-process ranking CPU of two source trees, side by side: the four inference phases of bench_rank, a 16-client one
+and its training phase, base and 100x offers, as CPU ms (time.process_time: a shared machine's other load moves wall
+time far more than CPU time).
 
     python -m benchmarks.compare_trees OLD_TREE NEW_TREE [BLOCKS]
 
@@ -19,13 +19,14 @@ import sys
 import time
 from pathlib import Path
 
-PHASES = ("inference", "mla", "open_loop", "batch_job", "training")
+PHASES = ("inference", "mla", "open_loop", "concurrency", "batch_job", "training")
 BLOCK = 5
 BIG_START = 10_000  # the 100x runs' workloads are numbered apart from the base runs'
 
 
 def worker() -> None:
     """Read 'phase multiplier start count' lines; answer each with the CPU ms of its rankings, as JSON."""
+    from app.scoring.workload import InferenceWorkload
     from app.service.rank import ranking
     from benchmarks import bench_rank
     from benchmarks.bench_data import bench_snapshot
@@ -35,6 +36,10 @@ def worker() -> None:
         "inference": bench_rank.inference_workload,
         "mla": bench_rank.mla_workload,
         "open_loop": bench_rank.open_loop_workload,
+        # 16 clients (a closed loop spread over the copies an instance holds): defined here, bench_rank has none
+        "concurrency": lambda run: InferenceWorkload.model_validate(
+            {"model": "llama-3.1-8b", "scenario": "concurrency", "concurrency": 16, "input_len": 2000 + run}
+        ),
         "batch_job": bench_rank.batch_job_workload,
         "training": bench_rank.training_workload,
     }

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.scoring.hardware.machines import Machine
+from app.scoring.inference.estimates import spread_load
 from app.scoring.inference.estimates.spread_load import (
     load_words,
     per_copy_workload,
@@ -65,3 +66,21 @@ def test_the_words_say_the_copies_their_share_the_idle_gpus_and_one_copy() -> No
         "load; one copy alone would not keep up with it"
     )
     assert load_words(_workload(scenario="concurrency", concurrency=10), 8) == "2 clients on the busiest"
+
+
+def test_a_per_copy_workload_is_made_once_per_workload_and_copies() -> None:
+    """The memo (found by speed21) hands back one copy per (workload asked, copies), each at its own share."""
+    rate = _workload(scenario="request_rate", requests_per_s=16)
+    eight, four = per_copy_workload(rate, 8), per_copy_workload(rate, 4)
+    assert per_copy_workload(rate, 8) is eight and eight.requests_per_s == pytest.approx(2.0)
+    assert four.requests_per_s == pytest.approx(4.0)  # the copies are in the key
+    other = _workload(scenario="request_rate", requests_per_s=8)
+    assert per_copy_workload(other, 8).requests_per_s == pytest.approx(1.0)  # another workload, its own share
+
+
+def test_a_per_copy_workload_is_never_read_for_another_workload_at_a_reused_id() -> None:
+    """An entry whose id was reused by a new workload (its own workload gone) is not served to the new one."""
+    rate = _workload(scenario="request_rate", requests_per_s=16)
+    stale = _workload(scenario="request_rate", requests_per_s=1)
+    spread_load._PER_COPY[(id(rate), 8)] = (stale, stale)  # as if `stale` had held rate's id
+    assert per_copy_workload(rate, 8).requests_per_s == pytest.approx(2.0)

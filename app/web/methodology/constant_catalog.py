@@ -46,6 +46,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/estimates/layout_setup.py:_LAYOUT_SETUP_CACHE_SIZE": "cache size",
     "inference/estimates/configurations.py:_TIER_PLANS_CACHE_SIZE": "cache size",
     "inference/estimates/shared_searches.py:_SEARCHES_LIMIT": "cache size",
+    "inference/estimates/spread_load.py:_PER_COPY_LIMIT": "cache size",
     "hardware/machines.py:_WIRED_GPU_CACHE_SIZE": "cache size",
     "inference/batching/batch_job.py:MAX_JOB_REPLICAS": "search bound: a deadline needing more is refused",
     "inference/batching/batch_job.py:DRAIN_POINTS": (

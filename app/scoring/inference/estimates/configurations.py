@@ -19,6 +19,7 @@ from app.scoring.inference.bands.limits import one_replica_load, over_limits
 from app.scoring.inference.estimates.estimate import solve_unless_outclassed
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.spread_load import (
+    copy_share,
     load_words,
     per_copy_workload,
     served_share,
@@ -71,16 +72,21 @@ def multi_node_layouts(machine: Machine, max_gpus: int, layers: int) -> list[tup
 
 
 # One model and workload's solved layouts, by all else solve_inference reads: the GPU as the machine wires it and the
-# layout's TP group sees it (context.wiring_seen_by), the GPUs, TP, PP, the fabric and the copies a fixed load is
-# spread over (spread_load.py: each copy is solved at its share). Machines that wire a GPU alike
+# layout's TP group sees it (context.wiring_seen_by), the GPUs, TP, PP, the fabric and one copy's share of a fixed load
+# (spread_load.copy_share: each copy is solved at its share). Machines that wire a GPU alike
 # (an 8-GPU node rented whole or by the GPU, by several providers) share them, and so do nodes of other sizes where
 # the layout cannot tell them apart (4- and 8-GPU PCIe nodes; NVLink islands its TP group fits in): the seeded
 # catalog's 70B ranking met 180 layouts, 140 distinct.
-Solved = dict[tuple[GpuSpec, int, int, int, float, int], Solution | InferenceEstimate]
+LayoutKey = tuple[GpuSpec, int, int, int, float, float | int | None]
+Solved = dict[LayoutKey, Solution | InferenceEstimate]
 # One ranking's explained layouts, by the id of the Solution explained (kept beside its estimate, so the id is never
 # reused while the entry lives): machines that share a solved layout often share their best one too, and explain()
 # builds the whole estimate (memory, bands, notes): the seeded catalog's 70B ranking explained 28 layouts, 20 distinct.
 Explained = dict[int, tuple[Solution, InferenceEstimate]]
+# One ranking's one-copy p99s (what a row spread over copies says one copy alone would serve the whole load at), by
+# the layout's key at one copy's share, the whole load: machines that wire a GPU alike and run the same best layout
+# say the same numbers, written once (found by speed21: each row solved its own).
+OneCopies = dict[LayoutKey, WrittenOnce[tuple[float, ...]]]
 
 
 def solve_on(
@@ -129,7 +135,7 @@ def solve_on_unless_outclassed(
         return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
     fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
     wired = machine_gpu(gpu, machine)
-    key = (wiring_seen_by(wired, tensor_parallel), gpu_count, tensor_parallel, pipeline_parallel, fabric, copies)
+    key = layout_key(wired, gpu_count, tensor_parallel, pipeline_parallel, fabric, copy_share(workload, copies))
     found = solved.get(key) if solved is not None else None
     if found is None:
         found = solve_unless_outclassed(
@@ -148,6 +154,14 @@ def solve_on_unless_outclassed(
         if solved is not None:
             solved[key] = found
     return found
+
+
+def layout_key(
+    wired: GpuSpec, gpu_count: int, tensor_parallel: int, pipeline_parallel: int, fabric_gbs: float, share: float | None
+) -> LayoutKey:
+    """A layout's key in Solved and OneCopies: the GPU as wired (`wired`: machine_gpu) seen by its TP group, and one
+    copy's share of the load (spread_load.copy_share), which alone sets the workload it is solved at."""
+    return (wiring_seen_by(wired, tensor_parallel), gpu_count, tensor_parallel, pipeline_parallel, fabric_gbs, share)
 
 
 def estimate_on(
@@ -182,6 +196,7 @@ def best_on_machine(
     workload: InferenceWorkload,
     solved: Solved | None = None,
     explained: Explained | None = None,
+    one_copies: OneCopies | None = None,
 ) -> InferenceEstimate:
     """The feasible layout with the most output tok/s per billed GPU (billed_gpus), the lowest latency on a tie
     (_preference); multi-node only if no node alone can serve.
@@ -199,13 +214,13 @@ def best_on_machine(
         plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
         tier = _solve_tier(gpu, machine, model, workload, plan, solved)
         if tier.best is not None and tier.best_within_limits:
-            return _spread(explained_once(tier.best, explained), tier.best, gpu, machine, workload)
+            return _spread(explained_once(tier.best, explained), tier.best, gpu, machine, workload, solved, one_copies)
         over = over or tier.best
         served += tier.served
         tried.append(tier.refused)
     if over is None:
         return with_supply_limit(why_not(gpu.id, *tried), machine, workload.max_gpus)
-    spread = _spread(explained_once(over, explained), over, gpu, machine, workload)
+    spread = _spread(explained_once(over, explained), over, gpu, machine, workload, solved, one_copies)
     return replace(spread, lowest_p99=_lowest_p99(served))
 
 
@@ -215,24 +230,54 @@ def _spread(
     gpu: GpuSpec,
     machine: Machine,
     workload: InferenceWorkload,
+    solved: Solved | None,
+    one_copies: OneCopies | None,
 ) -> InferenceEstimate:
     """The best layout's estimate with the copies a fixed load is spread over (spread_load.py) and, where several
-    share it, the p99 TTFT and TPOT one copy would serve the whole load at (none where it would not keep up), solved
-    when first read: a ranking shows few of its slots' rows."""
+    share it, the p99 TTFT and TPOT one copy would serve the whole load at (none where it would not keep up): read
+    from `solved` where the ranking solved that layout at the whole load, else solved when first read (a ranking shows
+    few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
     if copies == 1:
         return est
-    count, tp, pp, model = best.gpu_count, best.tensor_parallel, best.pipeline_parallel, best.model
-
-    def one_copy_p99() -> tuple[float, ...]:
-        one = solve_on(gpu, machine, count, tp, pp, model, workload)
-        return _p99_ms(one) if isinstance(one, Solution) else ()
-
-    one_p99 = WrittenOnce(one_copy_p99)
+    count = best.gpu_count
+    one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
     per_copy_terms = est.terms
     terms = LazyTerms(lambda: [spread_term(workload, copies, words.read()), *per_copy_terms])
     return replace(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
+
+
+def _one_copy_p99(
+    gpu: GpuSpec,
+    machine: Machine,
+    best: Solution,
+    workload: InferenceWorkload,
+    solved: Solved | None,
+    one_copies: OneCopies | None,
+) -> WrittenOnce[tuple[float, ...]]:
+    """The p99 TTFT and TPOT one copy of `best`'s layout on `machine` serves the whole fixed load at (() where it does
+    not keep up), as solve_on answers it: the machine supplies the layout (it was solved on it), so its key decides."""
+    count, tp, pp, model = best.gpu_count, best.tensor_parallel, best.pipeline_parallel, best.model
+    fabric = machine.fabric_gbs() if count > machine.gpus_per_node else 0.0
+    key = layout_key(machine_gpu(gpu, machine), count, tp, pp, fabric, copy_share(workload, 1))
+    shared = one_copies.get(key) if one_copies is not None else None
+    if shared is not None:
+        return shared
+    whole = solved.get(key) if solved is not None else None
+    if whole is not None:  # solved at the whole load in this ranking (a machine holding one copy of the layout)
+        p99: tuple[float, ...] = _p99_ms(whole) if isinstance(whole, Solution) else ()
+        written: WrittenOnce[tuple[float, ...]] = WrittenOnce(lambda: p99)
+    else:
+
+        def one_copy_p99() -> tuple[float, ...]:
+            one = solve_on(gpu, machine, count, tp, pp, model, workload)
+            return _p99_ms(one) if isinstance(one, Solution) else ()
+
+        written = WrittenOnce(one_copy_p99)
+    if one_copies is not None:
+        one_copies[key] = written
+    return written
 
 
 class Tier(NamedTuple):

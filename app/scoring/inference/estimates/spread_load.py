@@ -28,13 +28,40 @@ def spread_copies(machine: Machine, workload: InferenceWorkload, gpu_count: int)
     return copies
 
 
+# Per-copy workloads by (id of the workload asked, copies), the workload kept beside its copy so that an id is never
+# reused while its entry lives (as shared_searches does): a ranking's machines ask the same few shares of its one
+# workload ~90 times (found by speed21: a pydantic copy each). Cleared when full; a workload holds no catalog data.
+_PER_COPY: dict[tuple[int, int], tuple[InferenceWorkload, InferenceWorkload]] = {}
+_PER_COPY_LIMIT = 256
+
+
 def per_copy_workload(workload: InferenceWorkload, copies: int) -> InferenceWorkload:
     """The workload one of `copies` copies serves: the rate's share, or the busiest copy's clients (the ceiling)."""
     if copies == 1:
         return workload
+    key = (id(workload), copies)
+    hit = _PER_COPY.get(key)
+    if hit is not None and hit[0] is workload:
+        return hit[1]
     if workload.scenario == "concurrency":
-        return workload.model_copy(update={"concurrency": math.ceil((workload.concurrency or 1) / copies)})
-    return workload.model_copy(update={"requests_per_s": (workload.requests_per_s or 0.0) / copies})
+        share = workload.model_copy(update={"concurrency": math.ceil((workload.concurrency or 1) / copies)})
+    else:
+        share = workload.model_copy(update={"requests_per_s": (workload.requests_per_s or 0.0) / copies})
+    if len(_PER_COPY) >= _PER_COPY_LIMIT:
+        _PER_COPY.clear()
+    _PER_COPY[key] = (workload, share)
+    return share
+
+
+def copy_share(workload: InferenceWorkload, copies: int) -> float | None:
+    """One copy's share of the load, the one field per_copy_workload sets (solutions at equal shares are equal): the
+    busiest copy's clients, or the rate's share (16 clients on 4 or 5 copies: 4 on the busiest); the load itself for
+    one copy, None where the question sets neither."""
+    if workload.scenario == "concurrency":
+        return math.ceil((workload.concurrency or 1) / copies)
+    if workload.requests_per_s is None:
+        return None
+    return workload.requests_per_s / copies
 
 
 def served_share(workload: InferenceWorkload, copies: int) -> float:

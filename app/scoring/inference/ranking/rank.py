@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from app.scoring.explain import Band, close_calls
 from app.scoring.hardware.machines import Machine
-from app.scoring.inference.estimates.configurations import Explained, Solved, best_on_machine
+from app.scoring.inference.estimates.configurations import Explained, OneCopies, Solved, best_on_machine
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach
 from app.scoring.inference.ranking.offer_order import (
     PricedRow,
@@ -72,16 +72,17 @@ def cached_configuration(
     key: str,
     solved: Solved,
     explained: Explained,
+    one_copies: OneCopies | None = None,
 ) -> InferenceEstimate:
-    """Memoised best_on_machine: estimates depend on hardware x model x workload, never on prices. `solved` and
-    `explained`: the ranking's layouts solved and explained so far, which machines wiring the GPU alike share
-    (configurations.solve_on, explained_once)."""
+    """Memoised best_on_machine: estimates depend on hardware x model x workload, never on prices. `solved`,
+    `explained` and `one_copies`: the ranking's layouts solved and explained so far and the one-copy p99s its spread
+    rows say, which machines wiring the GPU alike share (configurations.solve_on, explained_once, _one_copy_p99)."""
     cache_key = (gpu, machine, model, key)
     est = _CACHE.get(cache_key)
     if est is None:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
-        est = _CACHE[cache_key] = best_on_machine(gpu, machine, model, workload, solved, explained)
+        est = _CACHE[cache_key] = best_on_machine(gpu, machine, model, workload, solved, explained, one_copies)
     return est
 
 
@@ -120,9 +121,10 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     rank_by = workload.ranked_by
     solved: Solved = {}
     explained: Explained = {}
+    one_copies: OneCopies = {}
     by_slot = [
         ConfigurationPricing.of(
-            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key, solved, explained),
+            cached_configuration(snapshot.gpus[gpu_id], machine, model, workload, key, solved, explained, one_copies),
             machine,
             workload,
         )
