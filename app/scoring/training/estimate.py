@@ -60,6 +60,9 @@ class TrainingEstimate:
     # (GPU, machine) slot, and an answer shows few), else a list
     terms: Sequence[Term] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    # the parts live at the step's fullest moment (step_peak.StepPeak.parts_gb), summing to memory_per_gpu_gb; empty
+    # where no layout fits
+    memory_at_peak_gb: dict[str, float] = field(default_factory=dict)
 
 
 def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> tuple[Band, str]:
@@ -162,7 +165,8 @@ def estimate_training(
         assumptions = estimate_assumptions(gpu, model, w, note)
         return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
     fits, breakdown = layout_fits(gpu, gpu_count, model, w, chosen, e)
-    need = memory_needed_gb(breakdown, workload_peak(model, w, chosen, gpu_count))
+    step_peak = workload_peak(model, w, chosen, gpu_count)
+    need = memory_needed_gb(breakdown, step_peak)
     st = layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
@@ -210,6 +214,7 @@ def estimate_training(
             )
         ),
         [*estimate_assumptions(gpu, model, w, note), evidence],
+        step_peak.parts_gb(breakdown),
     )
 
 

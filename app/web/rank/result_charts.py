@@ -167,7 +167,7 @@ def training_charts(
         rows = [
             (
                 f"{option['gpu_count']}×{option['gpu_id']}",
-                option["memory_breakdown_gb"] or {},
+                option.get("memory_at_peak_gb") or option["memory_breakdown_gb"] or {},
                 snapshot.gpus[option["gpu_id"]].memory_gb,
             )
             for option in memory
@@ -180,8 +180,8 @@ def training_charts(
         charts.append(
             {
                 "id": "memory",
-                "label": "Memory per GPU for the chosen layout, runtime reserve included, vs the card and the "
-                "allocator's share of it",
+                "label": "Memory per GPU for the chosen layout at its step's fullest moment (the backward's start "
+                "or the optimizer step), runtime reserve included, vs the card and the allocator's share of it",
                 "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)),
             }
         )
