@@ -119,3 +119,16 @@ def test_the_parts_at_the_peak_sum_to_the_need_plus_the_reserve(peak: StepPeak, 
     else:  # activations and logits are gone by the update
         assert parts["model_states"] == 128.0 and parts["optimizer_temporaries"] == 32.0
         assert parts["activations"] == parts["logits"] == 0.0
+
+
+def test_a_no_fit_reason_names_the_optimizer_step_and_the_fused_update_that_fits_it() -> None:
+    """qa34: 70B full FT with pytorch on 8×B200 needs 180 GB at its optimizer step (141 GB model states + 35 GB of
+    foreach AdamW's temporary); the reason blamed activations FSDP does not shard and credited Megatron's TP/PP
+    alone, where Megatron's fused AdamW (no temporary) is what brings the update under 164 GB."""
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", framework="pytorch")
+    reason = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w).reason
+    assert "needs 180 GB per GPU at its optimizer step (35 GB of it foreach AdamW's temporary)" in reason
+    assert reason.endswith("context parallelism), and a fused AdamW that holds no update temporary")
+    titan = w.model_copy(update={"model": "llama-3.1-8b", "framework": "torchtitan"})
+    fused = estimate_training(GPUS["H200"], 1, MODELS["llama-3.1-8b"], titan).reason
+    assert "at its optimizer step" not in fused and "needs 137 GB per GPU but gives 129 GB usable" in fused
