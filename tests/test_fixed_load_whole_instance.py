@@ -262,3 +262,21 @@ def test_the_request_rate_is_said_as_one_rented_instances_load_on_every_face(cli
     with pytest.raises(SystemExit):
         cli(["rank", "inference", "--help"])
     assert "at one rented instance" in " ".join(capsys.readouterr().out.split())
+
+
+def test_one_copys_tokens_say_the_copies_the_bill_is_spread_over(client: TestClient, capsys: Any) -> None:
+    """qa34: at 20 requests/s Lambda's 2×B200 row read 'Tok/s 4,000' beside $0.478 per million output tokens: one
+    copy's tokens, where the $/M divides the instance's bill ($13.78 an hour) by both copies' 8,000. The page and the
+    CLI now say '× 2 copies' beside it, so the bill over the tokens checks by hand."""
+    top = client.get(f"/rank.json?{QA28}").json()["options"][0]
+    copies = top["copies_sharing_load"]
+    assert copies > 1
+    bill = top["usd_per_gpu_hour"] * top["gpu_count"] * copies
+    assert _usd_per_million(1, bill, top["output_tokens_per_s"] * copies) == pytest.approx(
+        top["usd_per_million_output_tokens"], rel=1e-4
+    )
+    page = client.get(f"/?{QA28}").text
+    assert f'{top["output_tokens_per_s"]:,.0f} <span class="muted copies">× {copies} copies</span>' in page
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--ttft-ms", "500", "--scenario", "request_rate",
+                "--requests-per-s", "20", "--limit", "1"]) == 0  # fmt: skip
+    assert f"{top['output_tokens_per_s']:,.0f} ×{copies} copies" in capsys.readouterr().out

@@ -172,7 +172,9 @@ def training_charts(
             )
             for option in memory
         ]
-        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
+        # a part no row holds at its peak (the update's temporaries on a fused stack, live params without FSDP) is
+        # left out: an empty column would widen the chart's table past a laptop's column
+        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k, gb in breakdown.items() if gb))
         # the fit check's limit for the stack (runtime reserve included): the allocator's share of the card. "usable"
         # names that share less the reserve (the most the need may reach), as the terms and reasons say it
         share_gb = [card * USABLE_HBM_SHARE for _, _, card in rows]
