@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from html import unescape
 from typing import Any
 
 import pytest
@@ -241,3 +242,41 @@ def test_the_openapi_cost_fields_say_a_fixed_load_bills_its_whole_instances(clie
         assert "its rented instance holds" in fields["copies_sharing_load"]["description"]
     holds = schemas["InferenceOptionOut"]["properties"]["copies_per_instance"]["description"]
     assert "holds" in holds and "every one of them shares it" in holds
+
+
+def test_the_request_rate_is_said_as_one_rented_instances_load_on_every_face(client: TestClient, capsys: Any) -> None:
+    """qa34: the form's hint said 'requests arriving per second per replica', its folded summary '20 req/s per
+    replica', the API schema and `--help` 'arrivals per second at one replica', while each row spreads the rate over
+    the copies its rented instance holds (2 copies at 10 requests/s each) and the note beneath says 'one rented
+    instance taking all 20 requests/s'. Every face now says the rate is the instance's, shared by its copies."""
+    page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(f"/?{QA28}").text)).split())
+    assert "req/s per replica" not in page and "per second per replica" not in page
+    assert "Llama 3.1 8B · BF16 · 2,000 → 400 tokens · TTFT ≤ 500 ms · TPOT ≤ 50 ms · 20 req/s edit" in page
+    assert "requests arriving per second at one rented instance, shared by the copies it holds" in page
+    assert "Each row is one rented instance taking all 20 requests/s" in page
+    described = client.get("/openapi.json").json()["components"]["schemas"]
+    said = [s["properties"]["requests_per_s"].get("description", "") for s in described.values()
+            if "requests_per_s" in s.get("properties", {}) and "request_rate" in s["properties"]["requests_per_s"].get(
+                "description", "")]  # fmt: skip
+    assert said and all("one rented instance" in s and "one replica" not in s for s in said)
+    with pytest.raises(SystemExit):
+        cli(["rank", "inference", "--help"])
+    assert "at one rented instance" in " ".join(capsys.readouterr().out.split())
+
+
+def test_one_copys_tokens_say_the_copies_the_bill_is_spread_over(client: TestClient, capsys: Any) -> None:
+    """qa34: at 20 requests/s Lambda's 2×B200 row read 'Tok/s 4,000' beside $0.478 per million output tokens: one
+    copy's tokens, where the $/M divides the instance's bill ($13.78 an hour) by both copies' 8,000. The page and the
+    CLI now say '× 2 copies' beside it, so the bill over the tokens checks by hand."""
+    top = client.get(f"/rank.json?{QA28}").json()["options"][0]
+    copies = top["copies_sharing_load"]
+    assert copies > 1
+    bill = top["usd_per_gpu_hour"] * top["gpu_count"] * copies
+    assert _usd_per_million(1, bill, top["output_tokens_per_s"] * copies) == pytest.approx(
+        top["usd_per_million_output_tokens"], rel=1e-4
+    )
+    page = client.get(f"/?{QA28}").text
+    assert f'{top["output_tokens_per_s"]:,.0f} <span class="muted copies">× {copies} copies</span>' in page
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--ttft-ms", "500", "--scenario", "request_rate",
+                "--requests-per-s", "20", "--limit", "1"]) == 0  # fmt: skip
+    assert f"{top['output_tokens_per_s']:,.0f} ×{copies} copies" in capsys.readouterr().out

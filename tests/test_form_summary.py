@@ -28,7 +28,7 @@ def test_inference_summary_says_each_scenarios_load() -> None:
     loads = {
         "latency bound": {},
         "16 clients": {"scenario": "concurrency", "concurrency": 16},
-        "2.5 req/s per replica": {"scenario": "request_rate", "requests_per_s": 2.5},
+        "2.5 req/s": {"scenario": "request_rate", "requests_per_s": 2.5},
         "batch 8": {"scenario": "fixed_batch", "batch": 8},
         "one stream": {"scenario": "single_stream"},
         "a job of 200,000 requests in 4 h": {"scenario": "max_throughput", "job_requests": 200_000,

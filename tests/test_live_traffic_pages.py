@@ -236,7 +236,7 @@ def test_the_cli_says_what_the_page_says_when_no_offer_meets_the_limits(client, 
 
     page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(NONE_MEET).text)).split())
     said = page[page.index("No offer meets the latency limits at this load") :]
-    said = said[: said.index("Fewer requests per replica")].strip()
+    said = said[: said.index("A lighter load")].strip()
     assert "lowest p99 TTFT any layout reaches is" in said
     argv = ["rank", "inference", "--model", "llama-3.1-8b", "--tpot-ms", "5", "--scenario", "concurrency"]
     assert main([*argv, "--concurrency", "64"]) == 0

@@ -11,7 +11,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.memory import Layout, memory_breakdown_gb, memory_needed_gb, runtime_reserve_gb
 from app.scoring.training.layouts.optimizer import state_recipe
-from app.scoring.training.layouts.step_peak import workload_peak
+from app.scoring.training.layouts.step_peak import StepPeak, workload_peak
 from app.scoring.workload import TrainingWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -100,3 +100,35 @@ def test_the_estimate_and_its_step_peak_line_report_the_need_the_fit_judged() ->
     assert line.value == pytest.approx(_need(w, layout, 8), rel=1e-12)
     assert line.detail.split(";")[1].strip().startswith("the start of the backward is the step's fullest moment")
     assert "gradients freed" in line.detail and "frees every gradient between steps" in line.detail
+
+
+@pytest.mark.parametrize(
+    ("peak", "moment"),
+    [
+        (StepPeak(gradients_gb=16.0, grads_persist=False, optimizer_temporary_gb=0.0), "backward"),
+        (StepPeak(gradients_gb=16.0, grads_persist=True, optimizer_temporary_gb=32.0), "optimizer"),
+    ],
+)
+def test_the_parts_at_the_peak_sum_to_the_need_plus_the_reserve(peak: StepPeak, moment: str) -> None:
+    """qa34: a memory chart stacked the parts at their largest, not the moment the need is."""
+    breakdown = {"model_states": 128.0, "live_params": 1.0, "activations": 20.0, "logits": 6.0, "runtime_reserve": 0.8}
+    parts = peak.parts_gb(breakdown)
+    assert sum(parts.values()) == pytest.approx(peak.needed_gb(breakdown) + 0.8)
+    if moment == "backward":  # the freed gradients are not yet back; no update runs
+        assert parts["model_states"] == 112.0 and parts["optimizer_temporaries"] == 0.0 and parts["logits"] == 6.0
+    else:  # activations and logits are gone by the update
+        assert parts["model_states"] == 128.0 and parts["optimizer_temporaries"] == 32.0
+        assert parts["activations"] == parts["logits"] == 0.0
+
+
+def test_a_no_fit_reason_names_the_optimizer_step_and_the_fused_update_that_fits_it() -> None:
+    """qa34: 70B full FT with pytorch on 8×B200 needs 180 GB at its optimizer step (141 GB model states + 35 GB of
+    foreach AdamW's temporary); the reason blamed activations FSDP does not shard and credited Megatron's TP/PP
+    alone, where Megatron's fused AdamW (no temporary) is what brings the update under 164 GB."""
+    w = TrainingWorkload(model="llama-3.1-70b", method="full_ft", framework="pytorch")
+    reason = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w).reason
+    assert "needs 180 GB per GPU at its optimizer step (35 GB of it foreach AdamW's temporary)" in reason
+    assert reason.endswith("context parallelism), and a fused AdamW that holds no update temporary")
+    titan = w.model_copy(update={"model": "llama-3.1-8b", "framework": "torchtitan"})
+    fused = estimate_training(GPUS["H200"], 1, MODELS["llama-3.1-8b"], titan).reason
+    assert "at its optimizer step" not in fused and "needs 137 GB per GPU but gives 129 GB usable" in fused

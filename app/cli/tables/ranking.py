@@ -32,6 +32,12 @@ def _measure(value: float | None, places: int, suffix: str = "") -> str:
     return "–" if value is None else fixed(value, places) + suffix
 
 
+def _times_copies(option: dict[str, Any]) -> str:
+    """' ×2 copies' where a fixed load is spread over copies: tok/s is one copy's, the bill over all of theirs."""
+    copies = option.get("copies_sharing_load") or 1
+    return f" ×{copies} copies" if copies > 1 else ""
+
+
 def _money(value: float | None, digits: int) -> str:
     """Dollars to the digits the pages show them with (a ranking's prices line up and do not lose cents)."""
     return "–" if value is None else fixed(value, money_places(value, digits))
@@ -230,7 +236,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     f"{fixed(o['ttft_mean_ms'], 0)} ({fixed(o['ttft_p99_ms'], 0)})",
                     f"{fixed(o['tpot_mean_ms'], 1)} ({fixed(o['tpot_p99_ms'], 1)})",
                     "<1" if o.get("requests_in_flight") is not None else o["batch"],
-                    _measure(o["output_tokens_per_s"], TOKENS_PER_S_PLACES),
+                    _measure(o["output_tokens_per_s"], TOKENS_PER_S_PLACES, _times_copies(o)),
                     *(
                         [
                             o["replicas"],

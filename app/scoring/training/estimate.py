@@ -32,7 +32,7 @@ from app.scoring.training.layouts.search_space import (
     zero_stages,
 )
 from app.scoring.training.layouts.split_limits import sequence_split_limit
-from app.scoring.training.layouts.step_peak import workload_peak
+from app.scoring.training.layouts.step_peak import StepPeak, workload_peak
 from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.training.step.frameworks import split_stack
 from app.scoring.training.step.mfu import peak_tflops
@@ -60,6 +60,9 @@ class TrainingEstimate:
     # (GPU, machine) slot, and an answer shows few), else a list
     terms: Sequence[Term] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    # the parts live at the step's fullest moment (step_peak.StepPeak.parts_gb), summing to memory_per_gpu_gb; empty
+    # where no layout fits
+    memory_at_peak_gb: dict[str, float] = field(default_factory=dict)
 
 
 def _band(gpu: GpuSpec, precision_class: str, w: TrainingWorkload, value: float) -> tuple[Band, str]:
@@ -102,6 +105,14 @@ def _most_frugal(
     return min(sized, key=lambda pair: memory_needed_gb(pair[1], workload_peak(model, w, pair[0], gpu_count)))
 
 
+def _at_the_update(peak: StepPeak, breakdown: dict[str, float]) -> str:
+    """' at its optimizer step (35 GB of it the update's temporaries)' where that moment, not the backward's start, is
+    the need and temporaries add to it: a split of the activations would not shrink it ('' otherwise)."""
+    if not peak.at_optimizer_step(breakdown) or not peak.optimizer_temporary_gb:
+        return ""
+    return f" at its optimizer step ({fixed(peak.optimizer_temporary_gb, 0)} GB of it foreach AdamW's temporary)"
+
+
 def _reason_no_fit(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
 ) -> tuple[str, dict[str, float], float]:
@@ -109,12 +120,14 @@ def _reason_no_fit(
     frugal, breakdown = _most_frugal(gpu, gpu_count, model, w, e)
     stage, tp, pp = frugal.zero_stage, frugal.tensor_parallel, frugal.pipeline_parallel
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
-    need = memory_needed_gb(breakdown, workload_peak(model, w, frugal, gpu_count))
+    peak = workload_peak(model, w, frugal, gpu_count)
+    need = memory_needed_gb(breakdown, peak)
     words = frugal.describe(gpu_count, split_stack(w.framework, w.method), model.layers)
     text = (
         f"needs {fixed(total_states, 0)} GB of model states for {w.method.replace('_', ' ')}; "
         f"{gpu_count}×{gpu.id} with {words} needs {fixed(need, 0)} GB "
-        f"per GPU but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of {fixed(gpu.memory_gb, 0)} GB each"
+        f"per GPU{_at_the_update(peak, breakdown)} but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of "
+        f"{fixed(gpu.memory_gb, 0)} GB each"
     )
     frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
     if frugal_settings:
@@ -122,7 +135,7 @@ def _reason_no_fit(
     limit = sequence_split_limit(gpu, gpu_count, model, w, e)
     if limit:
         text += f"; {limit}"
-    stack = stack_that_fits(gpu, gpu_count, model, w, e)
+    stack = stack_that_fits(gpu, gpu_count, model, w, e, update_bound=bool(_at_the_update(peak, breakdown)))
     if stack:
         text += f"; {stack_limit(w)}: it fits with {stack}"
     return text, breakdown, need
@@ -162,7 +175,8 @@ def estimate_training(
         assumptions = estimate_assumptions(gpu, model, w, note)
         return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
     fits, breakdown = layout_fits(gpu, gpu_count, model, w, chosen, e)
-    need = memory_needed_gb(breakdown, workload_peak(model, w, chosen, gpu_count))
+    step_peak = workload_peak(model, w, chosen, gpu_count)
+    need = memory_needed_gb(breakdown, step_peak)
     st = layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
@@ -210,6 +224,7 @@ def estimate_training(
             )
         ),
         [*estimate_assumptions(gpu, model, w, note), evidence],
+        step_peak.parts_gb(breakdown),
     )
 
 

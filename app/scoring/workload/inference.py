@@ -120,7 +120,8 @@ class InferenceWorkload(ModelChoice):
         validate_default=True,
         ge=MIN_REQUESTS_PER_S,
         le=1_000_000,
-        description=f"request_rate: Poisson arrivals per second at one replica (at least {MIN_REQUESTS_PER_S:g})",
+        description=f"request_rate: Poisson arrivals per second at one rented instance, spread evenly over the copies "
+        f"it holds (at least {MIN_REQUESTS_PER_S:g})",
     )
     peak_requests_per_s: float | None = Field(
         None, ge=MIN_REQUESTS_PER_S, le=1_000_000, description=f"for replicas (at least {MIN_REQUESTS_PER_S:g})"

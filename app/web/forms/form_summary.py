@@ -48,7 +48,7 @@ def inference_load(workload: InferenceWorkload) -> str:
     scenario = workload.scenario
     parts: list[str] = []
     if scenario == "request_rate" and workload.requests_per_s is not None:
-        parts.append(f"{number(workload.requests_per_s)} req/s per replica")
+        parts.append(f"{number(workload.requests_per_s)} req/s")
     elif scenario == "concurrency" and workload.concurrency is not None:
         parts.append(f"{workload.concurrency:,} clients")
     elif scenario == "fixed_batch" and workload.batch is not None:

@@ -12,7 +12,8 @@ from app.web.rank.layout_schema import LayoutOut
 
 # Latency bands (options.InferenceOption) as a low and a high column each, appended last
 LATENCY_BANDS = {"ttft_p99_band": "ttft_p99", "tpot_p99_band": "tpot_p99"}
-SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "band", *LATENCY_BANDS)  # nested: none fits a cell
+# nested: none fits a cell
+SKIP = ("terms", "assumptions", "memory_gb", "memory_breakdown_gb", "memory_at_peak_gb", "band", *LATENCY_BANDS)
 # Columns added after the CSV's first columns: they follow band_high, so every earlier column keeps its position.
 APPENDED = ("ttft_mean_ms", "tpot_mean_ms", "band_metric", "limits_at_risk", "deadline_at_risk")
 # Columns added after the latency bands: last of all, so every column before them keeps its position. An option's

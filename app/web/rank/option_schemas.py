@@ -274,9 +274,9 @@ class TrainingOptionFields(OfferFieldsOut):
     )
     memory_breakdown_gb: dict[str, float] | None = Field(
         description="GB per GPU by part of this row's layout (model_states, live_params, activations, logits, "
-        "runtime_reserve): what its memory chart draws; they sum to memory_per_gpu_gb or more, as the need is the "
-        "step's fullest moment, where gradients, activations and logits are not all live; null where no layout was "
-        "sized"
+        "runtime_reserve), each at its largest; they need not sum to memory_per_gpu_gb, as the need is the step's "
+        "fullest moment, where gradients, activations and logits are not all live and the optimizer update may add "
+        "temporaries (memory_at_peak_gb has the parts at that moment); null where no layout was sized"
     )
     deadline_at_risk: str = Field(
         description="what a run on time on its estimate would miss at its tokens/s band's slow end (the deadline, "
@@ -286,6 +286,13 @@ class TrainingOptionFields(OfferFieldsOut):
     layout_detail: LayoutOut | None = Field(
         description="the layout `layout` words, as fields: the estimate API's `layout` for this GPU, count and offer "
         "(/api/v1/estimate/training with offer_id); null where `layout` is empty (no layout was sized)"
+    )
+    memory_at_peak_gb: dict[str, float] | None = Field(
+        None,
+        description="GB per GPU live at the step's fullest moment (the backward's start, or the optimizer step with "
+        "its update's temporaries): model_states (less gradients freed between steps), live_params, activations, "
+        "logits, optimizer_temporaries and runtime_reserve, summing to memory_per_gpu_gb: what its memory chart "
+        "draws; null where no layout fits",
     )
 
 

@@ -167,12 +167,14 @@ def training_charts(
         rows = [
             (
                 f"{option['gpu_count']}×{option['gpu_id']}",
-                option["memory_breakdown_gb"] or {},
+                option.get("memory_at_peak_gb") or option["memory_breakdown_gb"] or {},
                 snapshot.gpus[option["gpu_id"]].memory_gb,
             )
             for option in memory
         ]
-        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k in breakdown))
+        # a part no row holds at its peak (the update's temporaries on a fused stack, live params without FSDP) is
+        # left out: an empty column would widen the chart's table past a laptop's column
+        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k, gb in breakdown.items() if gb))
         # the fit check's limit for the stack (runtime reserve included): the allocator's share of the card. "usable"
         # names that share less the reserve (the most the need may reach), as the terms and reasons say it
         share_gb = [card * USABLE_HBM_SHARE for _, _, card in rows]
@@ -180,8 +182,8 @@ def training_charts(
         charts.append(
             {
                 "id": "memory",
-                "label": "Memory per GPU for the chosen layout, runtime reserve included, vs the card and the "
-                "allocator's share of it",
+                "label": "Memory per GPU for the chosen layout at its step's fullest moment (the backward's start "
+                "or the optimizer step), runtime reserve included, vs the card and the allocator's share of it",
                 "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)),
             }
         )

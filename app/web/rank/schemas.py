@@ -284,7 +284,8 @@ class TrainingEstimateOut(Strict):
         "none fits: the fewest any could take; null where nothing was sized"
     )
     memory_breakdown_gb: dict[str, float] = Field(
-        description="GB per GPU by part; they sum to memory_per_gpu_gb or more (not all parts are live at once)"
+        description="GB per GPU by part, each at its largest; they need not sum to memory_per_gpu_gb: not all parts "
+        "are live at once, and the optimizer step may add its update's temporaries (the terms' 'memory: step peak')"
     )
     tokens_per_s_per_gpu: float | None = Field(description="training tokens/s per GPU" + INFEASIBLE_NULL)
     mfu: float | None = Field(description="model FLOPs utilisation, a fraction of the peak" + INFEASIBLE_NULL)
@@ -294,3 +295,8 @@ class TrainingEstimateOut(Strict):
     band_metric: str | None = Field(description="tokens_per_s_per_gpu" + INFEASIBLE_NULL)
     terms: list[TermOut] = Field(description=TERMS)
     assumptions: list[str] = Field(description=ASSUMPTIONS)
+    memory_at_peak_gb: dict[str, float] = Field(
+        description="GB per GPU live at the step's fullest moment (the backward's start, or the optimizer step with "
+        "its update's temporaries): model_states (less gradients freed between steps), live_params, activations, "
+        "logits, optimizer_temporaries and runtime_reserve, summing to memory_per_gpu_gb; empty where no layout fits"
+    )

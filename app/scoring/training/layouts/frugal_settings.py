@@ -7,6 +7,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import fits_at
 from app.scoring.training.layouts.search_space import data_parallel_only_method
+from app.scoring.training.layouts.step_peak import FOREACH_TEMPORARY_BYTES, FUSED_OPTIMIZER_STACKS
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY, NO_MODEL_PARALLEL
 from app.scoring.workload import TrainingWorkload
 from app.scoring.workload.field_types import QLORA_FRAMEWORKS
@@ -70,11 +71,17 @@ def stack_limit(w: TrainingWorkload) -> str:
 
 
 def stack_that_fits(
-    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency,
+    update_bound: bool = False,
 ) -> str:
     """For a run that fits nowhere on these GPUs and that its stack cannot split as another can (stack_limit), the
     first other stack of MODEL_PARALLEL_STACKS it fits on ('' when none does, or when a fused loss alone would fit it:
-    then the other stack fits by its loss, not by a split, and one GPU splits nothing)."""
+    then the other stack fits by its loss, not by a split, and one GPU splits nothing). `update_bound`: the run's need
+    is its optimizer step with foreach AdamW's temporary, so a fused update is part of why the other stack fits."""
     if not stack_limit(w) or gpu_count == 1:
         return ""
     if w.framework != FUSED_LOSS_NO_SPLIT and fits_at(
@@ -88,5 +95,14 @@ def stack_that_fits(
             and framework != w.framework
             and fits_at(gpu, gpu_count, model, w.model_copy(update={"framework": framework}), e)
         ):
-            return words
+            return words + (_fused_update(w, framework) if update_bound else "")
     return ""
+
+
+def _fused_update(w: TrainingWorkload, framework: str) -> str:
+    """Where the other stack's AdamW is one fused kernel and the run's own holds foreach AdamW's temporary, that is
+    part of why it fits (step_peak: the optimizer step may be the need, which no split of activations shrinks)."""
+    fused = framework in FUSED_OPTIMIZER_STACKS and w.framework not in FUSED_OPTIMIZER_STACKS
+    if not fused or not FOREACH_TEMPORARY_BYTES[w.optimizer] or w.offload != "none":
+        return ""
+    return ", and a fused AdamW that holds no update temporary"

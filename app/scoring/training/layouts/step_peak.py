@@ -75,6 +75,20 @@ class StepPeak:
     def needed_gb(self, breakdown: dict[str, float]) -> float:
         return max(self.backward_start_gb(breakdown), self.optimizer_step_gb(breakdown))
 
+    def parts_gb(self, breakdown: dict[str, float]) -> dict[str, float]:
+        """The breakdown's parts live at the fuller moment, with the update's temporaries beside them and the runtime
+        reserve: they sum to needed_gb plus the reserve, as a memory chart should draw the need."""
+        at_update = self.at_optimizer_step(breakdown)
+        freed = 0.0 if self.grads_persist or at_update else self.gradients_gb
+        return {
+            "model_states": breakdown["model_states"] - freed,
+            "live_params": breakdown["live_params"],
+            "activations": 0.0 if at_update else breakdown["activations"],
+            "logits": 0.0 if at_update else breakdown["logits"],
+            "optimizer_temporaries": self.optimizer_temporary_gb if at_update else 0.0,
+            "runtime_reserve": breakdown["runtime_reserve"],
+        }
+
 
 def _trained_bytes(
     model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int, per_param: Callable[[int], float]

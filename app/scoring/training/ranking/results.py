@@ -69,6 +69,9 @@ class TrainingOption:
     # the layout `layout` words, as fields (the estimate's Layout, shared by every offer of its configuration); None
     # where nothing was sized
     layout_detail: Layout | None = None
+    # the parts live at the step's fullest moment (TrainingEstimate.memory_at_peak_gb): what its memory chart draws;
+    # None where no layout fits
+    memory_at_peak_gb: dict[str, float] | None = None
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -150,6 +153,7 @@ def priced_training_option(
         band=band,
         band_metric="total_usd",
         memory_breakdown_gb=est.memory_breakdown_gb,
+        memory_at_peak_gb=est.memory_at_peak_gb or None,
         deadline_at_risk=""
         if not cost.on_time
         else deadline_at_risk_text(cost.wall_hours, s.band_high, band.high, w.max_days, w.budget_usd, t.startup_hours),
