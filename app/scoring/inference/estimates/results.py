@@ -68,10 +68,10 @@ class InferenceEstimate:
     copies_sharing_load: int = 1
     one_copy_p99: tuple[float, ...] | WrittenOnce[tuple[float, ...]] = ()
     spread_words: str | WrittenOnce[str] = ""
-    # At a peak, by the instances a row bills: every copy of the layout they hold, and the p99 TTFT and TPOT the
-    # peak's load spread over them runs at (() where a copy would not keep up), solved when first asked
-    # (configurations._peak_spread; found by spread2)
-    peak_spread_p99: Callable[[int], tuple[int, tuple[float, ...]]] | None = None
+    # At a peak, by the peak workload and the instances a row bills: every copy of the layout they hold, and the p99
+    # TTFT and TPOT the peak's load spread over them runs at (() where a copy would not keep up), solved when first
+    # asked (configurations._peak_spread; found by spread2). The peak is an argument: estimates are cached without it
+    peak_spread_p99: Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]] | None = None
 
     @property
     def reason(self) -> str:

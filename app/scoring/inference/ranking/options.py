@@ -251,10 +251,10 @@ def _peak_spread_fields(p: ConfigurationPricing, instances: int) -> dict[str, An
     """Where a peak row's spare GPUs hold whole copies, the peak's p99s spread over every copy its billed instances
     hold, said in place of 'spare at peak' (found by spread2); none where they hold no more copies, or where a copy
     would not keep up with its share. Its replicas and $ stay the sized fleet's."""
-    solve = p.est.peak_spread_p99
-    if solve is None or p.machine.copies(p.est.gpu_count) * instances <= p.replicas:  # no copy's room spare
+    solve, peak = p.est.peak_spread_p99, p.peak_load
+    if solve is None or peak is None or p.machine.copies(p.est.gpu_count) * instances <= p.replicas:  # no room
         return {}
-    copies, p99 = solve(instances)
+    copies, p99 = solve(peak, instances)
     if copies <= p.replicas or not p99:
         return {}
     count, billed = p.est.gpu_count, instances * p.machine.instance_gpus
