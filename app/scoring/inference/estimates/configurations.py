@@ -241,8 +241,8 @@ def _spread(
     from `solved` where the ranking solved that layout at the whole load, else solved when first read (a ranking shows
     few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
-    if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, every such estimate can
-        return replace(est, peak_spread_p99=_peak_spread(gpu, machine, best))
+    if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, any but a batch job's can
+        return est if workload.job_requests else replace(est, peak_spread_p99=_peak_spread(gpu, machine, best))
     count = best.gpu_count
     one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
