@@ -13,7 +13,11 @@ from html import unescape
 from app.cli.main import main
 
 PEAK = "phase=inference&model=llama-3.1-8b&peak_requests_per_s=3&providers=coreweave"
-L40S = "2 copies serve the peak; 6 more GPUs of their rented 8-GPU instance are billed, spare at peak"
+# The spare GPUs hold 6 more copies: the words say the peak spread over all 8 (spread2) where they said 'spare at peak'
+L40S = (
+    "2 copies serve the peak; run 8 copies on the 8 billed GPUs and the peak's p99 TTFT falls to 371 ms, "
+    "TPOT to 26.5 ms"
+)
 
 
 def _l40s(client):  # type: ignore[no-untyped-def]
@@ -44,7 +48,24 @@ def test_peak_row_says_its_spare_gpus_in_json_and_csv(client):  # type: ignore[n
     o = _l40s(client)
     assert (o["idle_gpus_at_peak"], o["fleet_note"]) == (6, L40S)
     rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{PEAK}").text)))
-    assert list(rows[0])[-6:-4] == ["idle_gpus_at_peak", "fleet_note"]  # then a fixed load's spread (spread)
+    assert list(rows[0])[-9:-7] == ["idle_gpus_at_peak", "fleet_note"]  # then a fixed load's spread (spread), spread2's
     assert next(r for r in rows if r["gpu_id"] == "L40S")["fleet_note"] == L40S
     fixed = client.get("/rank.json?phase=inference&model=llama-3.1-8b&requests_per_s=3&scenario=request_rate").json()
     assert {(o["idle_gpus_at_peak"], o["fleet_note"]) for o in fixed["options"]} == {(0, "")}  # no peak, none spare
+
+
+def test_peak_spread_over_the_spare_gpus_is_the_fixed_load_spread_alike(client):  # type: ignore[no-untyped-def]
+    """A peak row whose billed instance holds more copies says the p99s of the peak's load spread over all of them: one
+    RTX PRO 6000 serves 3 req/s at the sized point, its 8-GPU instance's 8 copies at 0.375 req/s each run what the
+    fixed load of 3 req/s spread over the same 8 copies runs at (found by spread2); replicas and $ stay the fleet's."""
+    peak = next(o for o in client.get(f"/rank.json?{PEAK}").json()["options"] if o["gpu_id"] == "RTX-PRO-6000")
+    fixed_query = "phase=inference&model=llama-3.1-8b&requests_per_s=3&scenario=request_rate&providers=coreweave"
+    fixed = next(o for o in client.get(f"/rank.json?{fixed_query}").json()["options"] if o["gpu_id"] == "RTX-PRO-6000")
+    assert (fixed["copies_sharing_load"], fixed["gpu_count"]) == (8, 1)
+    assert (peak["replicas"], peak["instances"], peak["copies_at_peak_if_spread"]) == (1, 1, 8)
+    assert (peak["spread_ttft_p99_ms"], peak["spread_tpot_p99_ms"]) == (fixed["ttft_p99_ms"], fixed["tpot_p99_ms"])
+    assert peak["spread_ttft_p99_ms"] < peak["ttft_p99_ms"] and peak["spread_tpot_p99_ms"] < peak["tpot_p99_ms"]
+    assert peak["usd_per_month_at_peak"] == round(8 * peak["usd_per_gpu_hour"] * 730, 1)  # the bill as sized
+    assert peak["fleet_note"].startswith("one copy serves the peak; run 8 copies on the 8 billed GPUs and the peak's")
+    alone = [o for o in client.get(f"/rank.json?{PEAK}").json()["options"] if o["feasible"] and not o["fleet_note"]]
+    assert alone and all(o["copies_at_peak_if_spread"] is None for o in alone)  # GH200: nothing spare, nothing solved

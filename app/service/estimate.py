@@ -52,7 +52,7 @@ TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 _READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
 # InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
 # configuration's estimate is one copy at the load asked, and says none of them
-_RANKING_ONLY = frozenset({"copies_sharing_load", "one_copy_p99", "spread_words"})
+_RANKING_ONLY = frozenset({"copies_sharing_load", "one_copy_p99", "spread_words", "peak_spread_p99"})
 
 
 def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:

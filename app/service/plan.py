@@ -11,7 +11,7 @@ from app.scoring.explain import significant
 from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.serving.plans.lifecycle import LifecyclePlan, plan_lifecycle
-from app.scoring.serving.plans.options import ServingOption, fleet_spare_words
+from app.scoring.serving.plans.options import ServingOption, fleet_spare_words, peak_spread_at
 from app.scoring.serving.plans.plan import SERVERLESS_LATENCY, ServingPlan, plan_serving
 from app.scoring.serving.traffic import week as units
 from app.scoring.serving.traffic.week import Traffic
@@ -129,6 +129,8 @@ def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
             "fleet_note": fleet_spare_words(s),
         }
     )
+    if peak_spread_at(s) is None:  # the ranked row's peak spread, kept where this fleet rents the instances it was on
+        row.update(copies_at_peak_if_spread=None, spread_ttft_p99_ms=None, spread_tpot_p99_ms=None)
     return row
 
 

@@ -105,6 +105,7 @@ def _written_out(estimate: InferenceEstimate) -> str:
     """Every field of an estimate, its reason, footprint and terms written out."""
     values = {f.name: getattr(estimate, f.name) for f in fields(estimate)}
     values.update(reason_words=estimate.reason, memory_footprint_gb=estimate.memory_gb, terms=list(estimate.terms))
+    values["peak_spread_p99"] = estimate.peak_spread_p99 is not None  # a solver, one per estimate (spread2)
     return repr(values)
 
 

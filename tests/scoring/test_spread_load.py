@@ -84,3 +84,18 @@ def test_a_per_copy_workload_is_never_read_for_another_workload_at_a_reused_id()
     stale = _workload(scenario="request_rate", requests_per_s=1)
     spread_load._PER_COPY[(id(rate), 8)] = (stale, stale)  # as if `stale` had held rate's id
     assert per_copy_workload(rate, 8).requests_per_s == pytest.approx(2.0)
+
+
+def test_a_peak_spread_over_the_billed_instances_is_their_every_copy_at_the_peak_as_a_fixed_load() -> None:
+    """spread2: 2 instances of 8 hold 16 TP1 or 8 TP2 copies; a TP16 copy takes both, one copy; 5 peak clients run on
+    5 copies at most; the peak becomes the load the copies share (its rate, or its clients), no peak left."""
+    rate = InferenceWorkload(model="llama-3.1-8b", peak_requests_per_s=3)
+    clients = InferenceWorkload(model="llama-3.1-8b", peak_concurrency=5)
+    counts = [spread_load.peak_copies_if_spread(EIGHT, rate, gpus, 2) for gpus in (1, 2, 16)]
+    assert counts == [16, 8, 1]
+    assert spread_load.peak_copies_if_spread(EIGHT, clients, 1, 2) == 5
+    fixed = spread_load.peak_as_fixed_load(rate)
+    assert (fixed.scenario, fixed.requests_per_s, fixed.peak_requests_per_s) == ("request_rate", 3, None)
+    assert per_copy_workload(fixed, 8).requests_per_s == 3 / 8
+    closed = spread_load.peak_as_fixed_load(clients)
+    assert (closed.scenario, closed.concurrency, closed.peak_concurrency) == ("concurrency", 5, None)

@@ -27,6 +27,7 @@ def _written_out(estimate: InferenceEstimate) -> str:
     values: dict[str, Any] = {f.name: getattr(estimate, f.name) for f in fields(estimate)}
     values.update(reason_words=estimate.reason, memory_footprint_gb=estimate.memory_gb, terms=list(estimate.terms))
     values.update(one_copy_p99=estimate.one_copy_p99_ms, spread_words=estimate.spread_note)
+    values["peak_spread_p99"] = estimate.peak_spread_p99 is not None  # a solver, one per estimate (spread2)
     return repr(values)
 
 

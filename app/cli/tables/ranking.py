@@ -17,7 +17,6 @@ from app.scoring.explain import (
     usd_places,
 )
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, idle_gpus_words
-from app.scoring.serving.spare_gpus import peak_row_spare_words
 from app.scoring.training.run.limit_words import days_text, interruptions_text
 
 # Places the ranked table's measures are shown with, as the results page's cells show them (templates/_results.html),
@@ -198,7 +197,7 @@ def instance_words(option: dict[str, Any]) -> str:
         copies = f"{o['copies_per_instance']} per {o['instance_gpus']}-GPU instance"
         if o.get("usd_per_month_at_peak") is None:
             return copies
-        spare = peak_row_spare_words(o.get("replicas"), o["gpu_count"], o.get("instances"), o["instance_gpus"])
+        spare = o.get("fleet_note")  # the spare GPUs, or the peak's p99s spread over every copy (spread2)
         return f"{copies}; {spare}" if spare else copies
     return ""
 

@@ -12,7 +12,7 @@ from app.scoring.workload import InferenceWorkload
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     SPARE_AT_PEAK,
-    SPARE_WORDS,
+    SPARE_OR_SPREAD_WORDS,
     MeanLatencyOut,
     ModelRef,
     P99LatencyOut,
@@ -219,10 +219,7 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut, P99LatencyOut):
         "gpu_count (a low traffic's one copy on a whole 8-GPU instance leaves 7), already in monthly_usd. As /plan's, "
         f"they are {SPARE_AT_PEAK}",
     )
-    fleet_note: str = Field(
-        "",
-        description=SPARE_WORDS,
-    )
+    fleet_note: str = Field("", description=SPARE_OR_SPREAD_WORDS)
 
 
 class VerdictOut(BaseModel):

@@ -190,3 +190,9 @@ SPARE_WORDS = (
     "idle_gpus_at_peak in words: 'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are billed, "
     "spare at peak'; empty where none is spare"
 )
+# /plan's and /disagg's aggregated fleet_note where its instances are the ranked row's (spread2)
+SPARE_OR_SPREAD_WORDS = SPARE_WORDS + (
+    "; where the spare GPUs would hold whole copies, what running them says instead (the ranked row's "
+    "copies_at_peak_if_spread, spread_ttft_p99_ms and spread_tpot_p99_ms): 'one copy serves the peak; run 8 copies "
+    "on the 8 billed GPUs and the peak's p99 TTFT falls to 62 ms, TPOT to 9.1 ms'"
+)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     SPARE_AT_PEAK,
-    SPARE_WORDS,
+    SPARE_OR_SPREAD_WORDS,
     ModelOut,
     ServerlessQuoteFields,
     WeightsOut,
@@ -63,10 +63,7 @@ class ServingOptionOut(InferenceOptionFields):
         "8-GPU instance leaves 7): instances_at_peak × instance_gpus − replicas_at_peak × gpu_count, already in the "
         f"costs; 0 where every billed GPU runs a copy the peak needs. They are {SPARE_AT_PEAK}",
     )
-    fleet_note: str = Field(
-        "",
-        description=SPARE_WORDS,
-    )
+    fleet_note: str = Field("", description=SPARE_OR_SPREAD_WORDS)
 
 
 class ServerlessQuoteOut(ServerlessQuoteFields):

@@ -182,7 +182,12 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         "replicas the peak needs (2 copies on an 8-GPU instance: 6), instances × instance_gpus − replicas × gpu_count, "
         f"already in usd_per_month_at_peak, as /plan's idle_gpus_at_peak; 0 otherwise. They are {SPARE_AT_PEAK}",
     )
-    fleet_note: str = Field("", description=SPARE_WORDS)
+    fleet_note: str = Field(
+        "",
+        description=SPARE_WORDS + "; where the spare GPUs would hold whole copies (copies_at_peak_if_spread), what "
+        "running them says instead: 'one copy serves the peak; run 8 copies on the 8 billed GPUs and the peak's p99 "
+        "TTFT falls to 62 ms, TPOT to 9.1 ms'",
+    )
     copies_sharing_load: int = Field(
         1,
         description="at a fixed load (a request rate, clients; no peak): the copies of the layout its rented "
@@ -204,6 +209,21 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         description="copies_sharing_load in words, as the page says them: '8 copies share this load (2.5 "
         "requests/s each), one on each GPU of the rented 8-GPU instance; one copy would serve it at p99 TTFT 510 ms, "
         "TPOT 38.6 ms'; empty with one copy",
+    )
+    copies_at_peak_if_spread: int | None = Field(
+        None,
+        description="at a peak whose billed instances hold more copies of the layout than the peak needs: every copy "
+        "they hold (as many as the peak's clients at most), run on the spare GPUs too with the peak's load spread "
+        "over them, each at its share; replicas, usd_per_month_at_peak and the ttft_*/tpot_* stay the sized fleet's "
+        "(each copy at the load the ranking sized it for). Null otherwise, and where a copy would not keep up",
+    )
+    spread_ttft_p99_ms: float | None = Field(
+        None,
+        description="with copies_at_peak_if_spread: the p99 TTFT, ms, each of those copies runs at its share of the "
+        "peak (the busiest's, with clients); the bill is the same. Null otherwise",
+    )
+    spread_tpot_p99_ms: float | None = Field(
+        None, description="with copies_at_peak_if_spread: the p99 TPOT, ms, as spread_ttft_p99_ms. Null otherwise"
     )
     min_term_hours: float = Field(description="reserved / capacity block: hours paid for at least; 0 otherwise")
     job_hours: float | None = Field(

@@ -29,7 +29,6 @@ from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.input_checks.messages import FieldError
 from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.pricing.price_terms import price_caveats
-from app.scoring.serving.spare_gpus import peak_row_spare_words
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
 from app.service.query.phase import QuestionKind
@@ -230,7 +229,6 @@ templates.env.filters["usd_places"] = usd_places  # an amount: whole dollars fro
 templates.env.filters["usd_per_mtok"] = usd_per_mtok  # $0.90, $0.037
 templates.env.filters["idle_gpus_words"] = idle_gpus_words  # "one copy on a rented 8-GPU instance, 6 GPUs idle ..."
 templates.env.filters["note_caveats"] = price_caveats  # a price note's caveat labels (price_terms.PRICE_CAVEATS)
-templates.env.filters["peak_row_spare_words"] = peak_row_spare_words  # "2 copies serve the peak; 6 more …"
 templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"
 templates.env.filters["range_places"] = range_places
 templates.env.filters["hours_text"] = lambda hours: duration_text(hours * 3600)  # 0.05 → "3.0 min"

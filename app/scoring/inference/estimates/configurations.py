@@ -8,6 +8,7 @@ one pipeline stage per node, over the fabric.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
@@ -21,6 +22,8 @@ from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99
 from app.scoring.inference.estimates.spread_load import (
     copy_share,
     load_words,
+    peak_as_fixed_load,
+    peak_copies_if_spread,
     per_copy_workload,
     served_share,
     spread_copies,
@@ -238,8 +241,8 @@ def _spread(
     from `solved` where the ranking solved that layout at the whole load, else solved when first read (a ranking shows
     few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
-    if copies == 1:
-        return est
+    if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, any but a batch job's can
+        return est if workload.job_requests else replace(est, peak_spread_p99=_peak_spread(gpu, machine, best))
     count = best.gpu_count
     one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
@@ -278,6 +281,28 @@ def _one_copy_p99(
     if one_copies is not None:
         one_copies[key] = written
     return written
+
+
+def _peak_spread(
+    gpu: GpuSpec, machine: Machine, best: Solution
+) -> Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]]:
+    """By a peak workload and the instances a peak row bills: the copies of `best`'s layout they hold
+    (spread_load.peak_copies_if_spread) and the p99 TTFT and TPOT with the peak's load spread over them, each at its
+    share (solve_on with copies, as a fixed load's rows are solved; () where a copy would not keep up), solved when
+    first asked: only rows shown with spare GPUs ask. The peak is an argument, not captured: rank.cached_configuration
+    shares one estimate among workloads whose peaks differ."""
+    solved_by_share: dict[tuple[str, float | int | None], tuple[float, ...]] = {}
+    count, tp, pp, model = best.gpu_count, best.tensor_parallel, best.pipeline_parallel, best.model
+
+    def spread_p99(workload: InferenceWorkload, instances: int) -> tuple[int, tuple[float, ...]]:
+        copies, fixed = peak_copies_if_spread(machine, workload, count, instances), peak_as_fixed_load(workload)
+        key = (fixed.scenario, copy_share(fixed, copies))
+        if key not in solved_by_share:
+            found = solve_on(gpu, machine, count, tp, pp, model, fixed, None, copies)
+            solved_by_share[key] = _p99_ms(found) if isinstance(found, Solution) else ()
+        return copies, solved_by_share[key]
+
+    return spread_p99
 
 
 class Tier(NamedTuple):

@@ -3,7 +3,7 @@ estimate (InferenceEstimate) and, over the latency limits, the lowest p99 a mach
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import NamedTuple
 
@@ -68,6 +68,10 @@ class InferenceEstimate:
     copies_sharing_load: int = 1
     one_copy_p99: tuple[float, ...] | WrittenOnce[tuple[float, ...]] = ()
     spread_words: str | WrittenOnce[str] = ""
+    # At a peak, by the peak workload and the instances a row bills: every copy of the layout they hold, and the p99
+    # TTFT and TPOT the peak's load spread over them runs at (() where a copy would not keep up), solved when first
+    # asked (configurations._peak_spread; found by spread2). The peak is an argument: estimates are cached without it
+    peak_spread_p99: Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]] | None = None
 
     @property
     def reason(self) -> str:

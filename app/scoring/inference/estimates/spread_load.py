@@ -119,3 +119,23 @@ def spread_term(workload: InferenceWorkload, copies: int, words: str) -> Term:
         f"{load_words(workload)} over {copies} copies: the TTFT and TPOT below are one copy's at its share; {words}"
     )
     return Term("copies sharing the load", copies, "copies", detail)
+
+
+def peak_as_fixed_load(workload: InferenceWorkload) -> InferenceWorkload:
+    """A peak as the fixed load it is (found by spread2): its requests/s at scenario request_rate, or its clients at
+    concurrency, no peak left to size replicas by: what every copy a peak row's billed instances hold could share."""
+    if workload.peak_requests_per_s:
+        rate = {"scenario": "request_rate", "requests_per_s": workload.peak_requests_per_s, "peak_requests_per_s": None}
+        return workload.model_copy(update=rate)
+    clients = workload.peak_concurrency or 1
+    return workload.model_copy(update={"scenario": "concurrency", "concurrency": clients, "peak_concurrency": None})
+
+
+def peak_copies_if_spread(machine: Machine, workload: InferenceWorkload, gpu_count: int, instances: int) -> int:
+    """Copies of a `gpu_count`-GPU layout a peak row's `instances` billed instances hold, as many as the peak's clients
+    at most (a client runs on one copy)."""
+    if gpu_count < machine.instance_gpus:
+        copies = instances * machine.copies(gpu_count)
+    else:  # a copy takes whole instances
+        copies = instances // -(-gpu_count // machine.instance_gpus)
+    return min(copies, workload.peak_concurrency) if workload.peak_concurrency else copies

@@ -20,7 +20,7 @@ from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
-from app.scoring.serving.spare_gpus import peak_row_spare_words
+from app.scoring.serving.spare_gpus import peak_row_spare_words, peak_spread_words
 from app.scoring.specs import Offer
 
 RANK_UNITS = {
@@ -117,6 +117,11 @@ class InferenceOption:
     one_copy_ttft_p99_ms: float | None = None
     one_copy_tpot_p99_ms: float | None = None
     spread_note: str = ""
+    # At a peak whose billed instances hold more copies than it needs (found by spread2): every copy they hold, and the
+    # p99s the peak's load spread over them runs at (replicas, $ and the sized latencies unchanged); None otherwise
+    copies_at_peak_if_spread: int | None = None
+    spread_ttft_p99_ms: float | None = None
+    spread_tpot_p99_ms: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -239,7 +244,26 @@ def _peak_spare_fields(p: ConfigurationPricing) -> dict[str, Any]:
     if spare <= 0:
         return {}
     note = peak_row_spare_words(p.replicas, p.est.gpu_count, instances, p.machine.instance_gpus)
-    return {"idle_gpus_at_peak": spare, "fleet_note": note}
+    return {"idle_gpus_at_peak": spare, "fleet_note": note, **_peak_spread_fields(p, instances)}
+
+
+def _peak_spread_fields(p: ConfigurationPricing, instances: int) -> dict[str, Any]:
+    """Where a peak row's spare GPUs hold whole copies, the peak's p99s spread over every copy its billed instances
+    hold, said in place of 'spare at peak' (found by spread2); none where they hold no more copies, or where a copy
+    would not keep up with its share. Its replicas and $ stay the sized fleet's."""
+    solve, peak = p.est.peak_spread_p99, p.peak_load
+    if solve is None or peak is None or p.machine.copies(p.est.gpu_count) * instances <= p.replicas:  # no room
+        return {}
+    copies, p99 = solve(peak, instances)
+    if copies <= p.replicas or not p99:
+        return {}
+    count, billed = p.est.gpu_count, instances * p.machine.instance_gpus
+    return {
+        "copies_at_peak_if_spread": copies,
+        "spread_ttft_p99_ms": p99[0],
+        "spread_tpot_p99_ms": p99[1],
+        "fleet_note": peak_spread_words(p.replicas, copies, count, billed, p99),
+    }
 
 
 def idle_gpus_words(idle_gpus: int, instances: int | None, instance_gpus: int) -> str:

@@ -54,6 +54,7 @@ class ConfigurationPricing:
     fleet_factor: float = 0.0  # with a peak: $ a month per $/GPU-hour, the GPUs its replicas rent x 730 h
     job_hours: float | None = None  # a batch job's wall time on `replicas` (every copy a rented instance holds)
     idle_gpus: int = 0  # at a fixed load: GPUs of its rented instances no copy sharing the load runs on, billed
+    peak_load: InferenceWorkload | None = None  # with a peak: the workload, whose peak a row with spare GPUs spreads
     # A batch job's billed hours by what they read of an offer (price type, stated minimum term, billing_terms_key):
     # a ranking sorts every offer of a slot by its billed price, and offers with equal keys bill the same float
     billed_by_terms: dict[tuple[str, float | None, BillingTerms], float] = field(
@@ -110,6 +111,7 @@ class ConfigurationPricing:
             fleet_factor=fleet_gpus * HOURS_PER_MONTH if peak else 0.0,
             job_hours=job_hours,
             idle_gpus=fleet_gpus_of(sharing) - sharing * est.gpu_count if fixed else 0,
+            peak_load=workload if peak else None,
         )
 
     @property
