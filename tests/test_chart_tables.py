@@ -96,7 +96,7 @@ def test_the_training_page_calls_one_figure_usable(client: TestClient) -> None:
     assert "180 GB × 0.92 = 165.6 GB allocator share - 1.5 GB = 164.1 GB usable" in reserve
     memory, table = _charts(client.get("/" + query).text)["memory"]
     names = [t["name"] for t in memory["data"]]
-    assert "allocator share (92% of the card)" in names and not [n for n in names if "usable" in n]
+    assert "allocator share (92% of card)" in names and not [n for n in names if "usable" in n]
     assert "usable" not in table
 
 

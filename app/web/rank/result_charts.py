@@ -178,7 +178,7 @@ def training_charts(
         # the fit check's limit for the stack (runtime reserve included): the allocator's share of the card. "usable"
         # names that share less the reserve (the most the need may reach), as the terms and reasons say it
         share_gb = [card * USABLE_HBM_SHARE for _, _, card in rows]
-        share = (f"allocator share ({USABLE_HBM_SHARE:.0%} of the card)", share_gb)
+        share = (f"allocator share ({USABLE_HBM_SHARE:.0%} of card)", share_gb)  # short: the numbers table fits 1280 px
         charts.append(
             {
                 "id": "memory",
