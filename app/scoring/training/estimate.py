@@ -15,7 +15,7 @@ from app.scoring.explain import Band, LazyTerms, Term, fixed
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
 from app.scoring.training.layouts.choice import choose_layout, layout_timing
-from app.scoring.training.layouts.fit_search import layout_fits
+from app.scoring.training.layouts.fit_search import layout_memory
 from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_limit, stack_that_fits
 from app.scoring.training.layouts.memory import (
     Layout,
@@ -174,9 +174,9 @@ def estimate_training(
             needed_gb = need + runtime_reserve_gb(gpu_count)
         assumptions = estimate_assumptions(gpu, model, w, note)
         return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
-    fits, breakdown = layout_fits(gpu, gpu_count, model, w, chosen, e)
-    step_peak = workload_peak(model, w, chosen, gpu_count)
-    need = memory_needed_gb(breakdown, step_peak)
+    memory = layout_memory(gpu_count, model, w, chosen, e)  # the layout's breakdown and step peak, each once
+    breakdown, step_peak, need = memory.breakdown, memory.peak, memory.need_gb
+    fits = need <= usable_gb(gpu, gpu_count)
     st = layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
     step_s = st.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count

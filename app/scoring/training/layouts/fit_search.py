@@ -7,7 +7,7 @@ Method: shared/research/training_estimators.md §6.3. Pure functions.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
@@ -28,18 +28,35 @@ from app.scoring.training.layouts.search_space import (
     whole_model_levels,
     zero_stages,
 )
-from app.scoring.training.layouts.step_peak import workload_peak
+from app.scoring.training.layouts.step_peak import StepPeak, workload_peak
 from app.scoring.workload import TrainingWorkload
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutMemory:
+    """One layout's memory per GPU: its parts, the step's fullest moment of them and the need (GB, no reserve)."""
+
+    breakdown: dict[str, float]
+    peak: StepPeak
+    need_gb: float
+
+
+def layout_memory(
+    gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
+) -> LayoutMemory:
+    """memory_breakdown_gb and workload_peak of the layout, each once, and the need they make (memory_needed_gb)."""
+    breakdown = memory_breakdown_gb(
+        model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
+    )
+    peak = workload_peak(model, w, layout, gpu_count)
+    return LayoutMemory(breakdown, peak, memory_needed_gb(breakdown, peak))
 
 
 def layout_fits(
     gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency
 ) -> tuple[bool, dict[str, float]]:
-    breakdown = memory_breakdown_gb(
-        model, w.method, w.seq_len, layout, gpu_count, w.lora_rank, e, w.framework, state_recipe(w)
-    )
-    need = memory_needed_gb(breakdown, workload_peak(model, w, layout, gpu_count))
-    return need <= usable_gb(gpu, gpu_count), breakdown
+    memory = layout_memory(gpu_count, model, w, layout, e)
+    return memory.need_gb <= usable_gb(gpu, gpu_count), memory.breakdown
 
 
 def frugal_fits(gpu, gpu_count, model, w, tp, pp, e, sp: int = 1, micro: int = 1, ep: int | None = None) -> bool:

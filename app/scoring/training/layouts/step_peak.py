@@ -90,22 +90,38 @@ class StepPeak:
         }
 
 
-def _trained_bytes(
-    model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int, per_param: Callable[[int], float]
-) -> float:
-    """Bytes one GPU holds for its trained weights at `per_param(data-parallel ranks sharding them)` bytes each, split
-    as memory.model_state_bytes splits them (TP × PP; the routed experts over PP × EP under EP; LoRA's adapters)."""
+@dataclass(frozen=True, slots=True)
+class TrainedShare:
+    """Trained parameters one GPU holds of one sharding group, before bytes: `params` split as
+    memory.model_state_bytes splits them, `dp` the data-parallel ranks that shard their per-parameter bytes."""
+
+    params: float
+    dp: int
+
+
+def trained_shares(
+    model: ModelSpec, method: str, layout: Layout, gpu_count: int, lora_rank: int
+) -> tuple[TrainedShare, ...]:
+    """One GPU's trained weights, split as memory.model_state_bytes splits them (TP × PP; the routed experts over
+    PP × EP under EP; LoRA's adapters): once per layout, then priced at each per-parameter size (_trained_bytes)."""
     split, dp = layout.tensor_parallel * layout.pipeline_parallel, layout.data_parallel(gpu_count)
     if method not in ("pretrain", "full_ft"):
-        return lora_adapter_params(model, lora_rank) / split * per_param(dp)
+        return (TrainedShare(lora_adapter_params(model, lora_rank) / split, dp),)
     ep = expert_parallel(layout, model) if layout.expert_parallel else 1
     if ep <= 1:
-        return model.params_b * 1e9 / split * per_param(dp)
+        return (TrainedShare(model.params_b * 1e9 / split, dp),)
     experts = all_expert_params(model)
     edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
-    return (model.params_b * 1e9 - experts) / split * per_param(dp) + experts / (
-        layout.pipeline_parallel * ep
-    ) * per_param(edp)
+    dense = TrainedShare((model.params_b * 1e9 - experts) / split, dp)
+    return dense, TrainedShare(experts / (layout.pipeline_parallel * ep), edp)
+
+
+def _trained_bytes(shares: tuple[TrainedShare, ...], per_param: Callable[[int], float]) -> float:
+    """Bytes one GPU holds for its trained weights at `per_param(data-parallel ranks sharding them)` bytes each."""
+    total = shares[0].params * per_param(shares[0].dp)
+    for share in shares[1:]:
+        total = total + share.params * per_param(share.dp)
+    return total
 
 
 def grads_persist(framework: str, layout: Layout, gpu_count: int, global_batch_seqs: int | None) -> bool:
@@ -134,10 +150,10 @@ def step_peak(
     fused = framework in FUSED_OPTIMIZER_STACKS or recipe.on_cpu  # offloaded: the update runs on the host's CPUs
     temporary = 0.0 if fused else FOREACH_TEMPORARY_BYTES[recipe.optimizer]
     grad_bytes = 0.0 if recipe.on_cpu else b.grads
-    grads = _trained_bytes(
-        model, method, layout, gpu_count, lora_rank, lambda dp: grad_bytes / (dp if stage >= 2 else 1)
-    )
-    temps = _trained_bytes(model, method, layout, gpu_count, lora_rank, lambda dp: temporary / (dp if stage else 1))
+    shares = trained_shares(model, method, layout, gpu_count, lora_rank) if grad_bytes or temporary else ()
+    # zero bytes a parameter is zero bytes a GPU: no shares to price (offloaded gradients, a fused update)
+    grads = _trained_bytes(shares, lambda dp: grad_bytes / (dp if stage >= 2 else 1)) if grad_bytes else 0.0
+    temps = _trained_bytes(shares, lambda dp: temporary / (dp if stage else 1)) if temporary else 0.0
     return StepPeak(grads / GB, grads_persist(framework, layout, gpu_count, global_batch_seqs), temps / GB)
 
 
