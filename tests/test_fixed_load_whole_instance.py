@@ -283,3 +283,19 @@ def test_one_copys_tokens_say_the_copies_the_bill_is_spread_over(client: TestCli
     assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--ttft-ms", "500", "--scenario", "request_rate",
                 "--requests-per-s", "20", "--limit", "1"]) == 0  # fmt: skip
     assert f"{top['output_tokens_per_s']:,.0f} ×{copies} copies" in capsys.readouterr().out
+
+
+def test_one_copys_batch_says_the_copies_the_load_is_spread_over(client: TestClient, capsys: Any) -> None:
+    """left34: the summary says the load runs 'on each of its N copies' and Tok/s says '× N copies', but the Batch
+    cell beside them read a bare 4, one copy's batch read as the instance's. Both faces now say '× N copies' there."""
+    top = client.get(f"/rank.json?{QA28}").json()["options"][0]
+    copies = top["copies_sharing_load"]
+    assert copies > 1
+    page = client.get(f"/?{QA28}").text
+    cell = re.search(r'data-label="Batch" role="cell">(.*?)</td>', page, re.S)
+    assert cell is not None
+    assert f'<span class="muted copies">× {copies} copies</span>' in cell.group(1)
+    assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--ttft-ms", "500", "--scenario", "request_rate",
+                "--requests-per-s", "20", "--limit", "1"]) == 0  # fmt: skip
+    batch = "<1" if top.get("requests_in_flight") is not None else str(top["batch"])
+    assert f"{batch} ×{copies} copies" in capsys.readouterr().out

@@ -104,3 +104,16 @@ def test_disagg_says_a_pool_s_shared_copies_and_the_aggregated_spare_gpus_apart(
     assert "no copy runs on" in schemas["Pool"]["properties"]["idle_gpus_at_peak"]["description"]
     page = client.get(f"/disagg?{fabric}").text
     assert str(escape(aggregated)) in page and str(escape(pools[0])) in page
+
+
+@pytest.mark.parametrize("page", ["plan", "disagg"])
+def test_the_spread_note_hover_says_run_copies_not_spare(client, page):
+    """left34: /plan's and /disagg's note read 'run 8 copies on the 8 billed GPUs …' while its hover text still said
+    'the other GPUs are spare'; the title now says the spare GPUs would run copies, and the spare words keep theirs."""
+    html = client.get(f"/{page}?{LOW}").text
+    note = f">{escape(SPREAD)}</span>"
+    title = html[: html.index(note)].rsplit('title="', 1)[1]
+    assert "the other GPUs are spare" not in title
+    assert "would run copies" in title
+    if page == "disagg":
+        assert client.get(f"/disagg.json?{LOW}").json()["aggregated"]["copies_at_peak_if_spread"] == 8

@@ -29,7 +29,7 @@ from app.scoring.serving.disaggregated.plan import Comparison, compare
 from app.scoring.serving.disaggregated.pricing import DisaggregatedPlan, PoolCost
 from app.scoring.serving.disaggregated.reasons import verdict
 from app.scoring.serving.disaggregated.terms import aggregated_terms, plan_terms
-from app.scoring.serving.plans.options import fleet_spare_words
+from app.scoring.serving.plans.options import ServingOption, fleet_spare_words, peak_spread_at
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -205,7 +205,14 @@ def _aggregated(c: Comparison, workload: InferenceWorkload) -> dict[str, Any] | 
         "terms": aggregated_terms(c, workload),
         "idle_gpus_at_peak": s.idle_gpus_at_peak,
         "fleet_note": fleet_spare_words(s),
+        "copies_at_peak_if_spread": _spread_copies(s),
     }
+
+
+def _spread_copies(s: ServingOption) -> int | None:
+    """The copies fleet_note says the spare GPUs would run (found by left34: the page's hover text says it too)."""
+    spread = peak_spread_at(s)
+    return spread[0] if spread is not None and s.idle_gpus_at_peak else None
 
 
 def _borrowed_bands(workload: InferenceWorkload) -> dict[str, str]:

@@ -51,8 +51,10 @@ TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 # InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
 _READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
 # InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
-# configuration's estimate is one copy at the load asked, and says none of them
-_RANKING_ONLY = frozenset({"copies_sharing_load", "one_copy_p99", "spread_words", "peak_spread_p99"})
+# configuration's estimate is one copy at the load asked, and says none of them; keeps_up_with_per_s is in its reason
+_RANKING_ONLY = frozenset(
+    {"copies_sharing_load", "one_copy_p99", "spread_words", "peak_spread_p99", "keeps_up_with_per_s"}
+)
 
 
 def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def _measure(value: float | None, places: int, suffix: str = "") -> str:
 
 
 def _times_copies(option: dict[str, Any]) -> str:
-    """' ×2 copies' where a fixed load is spread over copies: tok/s is one copy's, the bill over all of theirs."""
+    """' ×2 copies' where a fixed load is spread over copies: batch and tok/s are one copy's, the bill all of theirs."""
     copies = option.get("copies_sharing_load") or 1
     return f" ×{copies} copies" if copies > 1 else ""
 
@@ -234,7 +234,7 @@ def ranking_table(payload: dict[str, Any], limit: int) -> str:
                     *([o["replicas"], _money(o["usd_per_million_output_tokens"], 3)] if rank_by == "fleet" else []),
                     f"{fixed(o['ttft_mean_ms'], 0)} ({fixed(o['ttft_p99_ms'], 0)})",
                     f"{fixed(o['tpot_mean_ms'], 1)} ({fixed(o['tpot_p99_ms'], 1)})",
-                    "<1" if o.get("requests_in_flight") is not None else o["batch"],
+                    ("<1" if o.get("requests_in_flight") is not None else str(o["batch"])) + _times_copies(o),
                     _measure(o["output_tokens_per_s"], TOKENS_PER_S_PLACES, _times_copies(o)),
                     *(
                         [

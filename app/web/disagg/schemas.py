@@ -220,6 +220,11 @@ class AggregatedOut(PriceProvenanceOut, MeanLatencyOut, P99LatencyOut):
         f"they are {SPARE_AT_PEAK}",
     )
     fleet_note: str = Field("", description=SPARE_OR_SPREAD_WORDS)
+    copies_at_peak_if_spread: int | None = Field(
+        None,
+        description="where fleet_note says the spare GPUs would run copies too: every copy the peak hour's billed "
+        "instances hold (the ranked row's copies_at_peak_if_spread); null where fleet_note says them spare or nothing",
+    )
 
 
 class VerdictOut(BaseModel):

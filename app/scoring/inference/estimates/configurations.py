@@ -18,6 +18,7 @@ from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import one_replica_load, over_limits
 from app.scoring.inference.estimates.estimate import solve_unless_outclassed
+from app.scoring.inference.estimates.more_copies import with_more_copies_rate
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.spread_load import (
     copy_share,
@@ -222,7 +223,8 @@ def best_on_machine(
         served += tier.served
         tried.append(tier.refused)
     if over is None:
-        return with_supply_limit(why_not(gpu.id, *tried), machine, workload.max_gpus)
+        shown = with_more_copies_rate(why_not(gpu.id, *tried), tried[0], machine, workload)
+        return with_supply_limit(shown, machine, workload.max_gpus)
     spread = _spread(explained_once(over, explained), over, gpu, machine, workload, solved, one_copies)
     return replace(spread, lowest_p99=_lowest_p99(served))
 

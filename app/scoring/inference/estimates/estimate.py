@@ -317,8 +317,9 @@ def _solve(
             overloaded = found
             reason = WrittenOnce(lambda: overload_reason(rate, overloaded))
             refusal = _infeasible(gpu, gpu_count, tp, pp, reason, memory, misses_limits=True)
-            refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp")
-            return _Overload(refusal, rate - found.backlog_per_s)
+            capacity = rate - found.backlog_per_s
+            refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp", keeps_up_with_per_s=capacity)
+            return _Overload(refusal, capacity)
     if found is None and scenario == "concurrency":
         found = shared_search(
             closed_loop_point,

@@ -72,6 +72,9 @@ class InferenceEstimate:
     # TTFT and TPOT the peak's load spread over them runs at (() where a copy would not keep up), solved when first
     # asked (configurations._peak_spread; found by spread2). The peak is an argument: estimates are cached without it
     peak_spread_p99: Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]] | None = None
+    # An open loop above a layout's capacity: the requests/s one copy keeps up with at most (refusals.overload_reason),
+    # which a ranking compares across the instance's layouts (spread_load.more_copies_words); None otherwise
+    keeps_up_with_per_s: float | None = None
 
     @property
     def reason(self) -> str:
