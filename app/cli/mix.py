@@ -124,7 +124,7 @@ def cmd_mix(args: argparse.Namespace) -> int:
         wrong = mix.question_errors(exc)
         for name, message in wrong.items():  # `--mix: bucket 2, input_len: ...`
             print_field_error(name, message)
-        print_unknown_ids(values, wrong, lambda field: field)
+        print_unknown_ids(values, wrong, lambda field: field, "mix")
         return 2
     except mix.PlanFieldError as exc:
         return print_field_errors(exc)
