@@ -57,6 +57,8 @@ def test_a_length_that_fits_or_a_bucket_without_traffic_says_nothing(client):
     assert "context" not in {e["field"]: e["message"] for e in wrong_mix}["mix"]
 
 
+ESTIMATE = {"model": "llama-3.1-8b", "gpu": "H100-SXM"}
+
 BODIES = [
     (
         "/api/v1/mix",
@@ -69,6 +71,31 @@ BODIES = [
         {"model": "llama-7b", "gpu": "H100-SXM", "ttft_ms": -1},
         {"ttft_ms": "greater", "output_len": "2,048"},
     ),
+    (
+        "/api/v1/estimate/inference",
+        {**ESTIMATE, "offer_id": 999999, "ttft_ms": -1},
+        {"ttft_ms": "greater", "offer_id": "no offer 999999"},
+    ),
+    (
+        "/api/v1/estimate/inference",
+        {**ESTIMATE, "gpu": "MI300X", "offer_id": 1.0, "ttft_ms": -1},  # 1.0: offer 1, as the request reads it
+        {"ttft_ms": "greater", "offer_id": "not MI300X"},
+    ),
+    (
+        "/api/v1/estimate/training",
+        {**ESTIMATE, "offer_id": 999999, "seq_len": -1},
+        {"seq_len": "greater", "offer_id": "no offer 999999"},
+    ),
+    (
+        "/api/v1/estimate/inference",
+        {**ESTIMATE, "gpu": "NOPE", "offer_id": 999999, "ttft_ms": -1},
+        {"ttft_ms": "greater", "gpu": "NOPE", "offer_id": "no offer 999999"},
+    ),
+    (  # a valid body: its unknown GPU hid its unknown offer
+        "/api/v1/estimate/training",
+        {**ESTIMATE, "gpu": "NOPE", "offer_id": 999999},
+        {"gpu": "NOPE", "offer_id": "no offer 999999"},
+    ),
 ]
 
 
@@ -79,6 +106,12 @@ def test_api_body_names_each_wrong_field_in_one_422(client, path, body, said):
     named = {e["field"]: e["message"] for e in response.json()["detail"]}
     for field, words in said.items():
         assert words in named.get(field, ""), (field, named)
+
+
+def test_an_offer_of_an_unknown_gpu_is_not_said_to_rent_another(client):
+    body = {**ESTIMATE, "gpu": "NOPE", "offer_id": 1, "ttft_ms": -1}
+    detail = client.post("/api/v1/estimate/inference", json=body).json()["detail"]
+    assert sorted(e["field"] for e in detail) == ["gpu", "ttft_ms"]
 
 
 CLI = [

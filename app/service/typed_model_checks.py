@@ -16,6 +16,7 @@ from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from app.service.catalog_ids import catalog_id, typed_id_errors, typed_ids
+from app.service.estimate_offer import typed_offer_errors
 from app.service.mix_context import typed_mix_beyond_context
 from app.service.ownership import typed_missing_defaults
 from app.service.plan import PlanFieldError, latency_bound_only, traffic_sets_the_peak
@@ -50,7 +51,7 @@ def typed_model_errors(
     typed: Mapping[str, object], snapshot: CatalogSnapshot, wrong: Collection[str], groups: Groups
 ) -> dict[str, str]:
     """{field: message} for each model or GPU check each group's typed fields fail (a served question's lengths, or a
-    mix's buckets, as typed or by default; an ownership question's: each empty input its GPU
+    mix's buckets, as typed or by default; an estimate's offer_id; an ownership question's: each empty input its GPU
     has no sourced default for); fields in `wrong` (refused on their shape, or unknown ids) are not read."""
     errors: dict[str, str] = {}
     for group, kind in groups.items():
@@ -72,6 +73,7 @@ def typed_model_errors(
             for refusal in model_checks(inputs, spec, snapshot, values.keys(), group_wrong | unread):
                 found.update({k: v for k, v in refusal.errors.items() if k not in found})
             found.update(_engine_on_gpu(values, inputs, snapshot, group_wrong | unread))
+        found.update(typed_offer_errors(values, snapshot, group_wrong))
         errors.update({group + k: v for k, v in found.items() if group + k not in errors})
     return errors
 
