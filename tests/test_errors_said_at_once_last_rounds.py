@@ -115,6 +115,10 @@ def test_an_offer_of_an_unknown_gpu_is_not_said_to_rent_another(client):
 
 
 CLI = [
+    (
+        ["mix", "--hf-config", "MISSING.json", "--requests-per-day", "-1", "--providers", "NOPE"],
+        ("--hf-config", "--requests-per-day", "--providers"),
+    ),
     (["mix", "--model", "llama-3.1-8b", "--mix", "120000x20000:1", "--tpot-ms", "-1"], ("--tpot-ms", "--mix")),
     (["rank", "inference", "--model", "llama-7b", "--tpot-ms", "-1"], ("--tpot-ms", "--input-len", "--output-len")),
 ]
@@ -126,3 +130,10 @@ def test_cli_names_every_wrong_flag_in_one_run(database, capsys, argv, flags):
     err = capsys.readouterr().err
     for flag in flags:
         assert re.search(rf"^{flag}: ", err, re.M), (flag, err)
+
+
+def test_cli_mix_with_only_an_unreadable_config_says_it_alone(database, capsys):
+    assert main(["mix", "--hf-config", "MISSING.json", "--tpot-ms", "50"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "--hf-config: could not read MISSING.json: No such file or directory"
+    ]
