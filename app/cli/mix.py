@@ -112,10 +112,13 @@ def cmd_mix(args: argparse.Namespace) -> int:
     from app.service import mix
 
     values = _values(args)
-    if not read_hf_config(values, args.hf_config):
-        return 2
+    # a --hf-config file that cannot be read (said by read_hf_config) is said beside the other flags' errors
+    refused = set() if read_hf_config(values, args.hf_config) else {"hf_config"}
     try:
         question = MixQuestion.model_validate(values)
+        if refused:
+            print_unknown_ids(values, refused, lambda field: field, "mix")
+            return 2
         share = "/mix?" + mix.canonical_mix_query(question)
         snapshot = load_snapshot()
         with native_stdout_silenced():
@@ -124,7 +127,7 @@ def cmd_mix(args: argparse.Namespace) -> int:
         wrong = mix.question_errors(exc)
         for name, message in wrong.items():  # `--mix: bucket 2, input_len: ...`
             print_field_error(name, message)
-        print_unknown_ids(values, wrong, lambda field: field)
+        print_unknown_ids(values, {*wrong, *refused}, lambda field: field, "mix")
         return 2
     except mix.PlanFieldError as exc:
         return print_field_errors(exc)

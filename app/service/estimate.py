@@ -21,6 +21,7 @@ from app.scoring.specs import CatalogSnapshot, GpuSpec, Offer
 from app.scoring.training.configurations import estimate_on as estimate_training_on
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.catalog_ids import catalog_id, unknown_one_message
+from app.service.estimate_offer import catalog_offer, offer_refusal
 from app.service.rank.answer_body import weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.plain import mean_latencies, plain
@@ -78,16 +79,20 @@ class BadEstimateRequest(FieldError):
 def _machine(
     snapshot: CatalogSnapshot, gpu_id: str, gpu_count: int, offer_id: int | None
 ) -> tuple[GpuSpec, Machine, Offer | None]:
+    """The GPU and its machine (the offer's, where one is given), or BadEstimateRequest naming an unknown GPU and an
+    unknown or mismatched offer at once."""
     gpu = snapshot.gpus.get(catalog_id(snapshot, "gpus", gpu_id))  # answered under the catalog's id
-    if gpu is None:
-        raise BadEstimateRequest("gpu", unknown_one_message(snapshot, "gpus", gpu_id))
-    if offer_id is None:
-        return gpu, estimate_machine(gpu, gpu_count), None
-    offer = next((o for o in snapshot.offers if o.offer_id == offer_id), None)
+    errors = {} if gpu is not None else {"gpu": unknown_one_message(snapshot, "gpus", gpu_id)}
+    refusal = None if offer_id is None else offer_refusal(snapshot, offer_id, gpu.id if gpu else None)
+    if refusal is not None:
+        errors["offer_id"] = refusal
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise BadEstimateRequest(field, message, errors)
+    assert gpu is not None
+    offer = None if offer_id is None else catalog_offer(snapshot, offer_id)
     if offer is None:
-        raise BadEstimateRequest("offer_id", f"no offer {offer_id} in the catalog; ranked options carry offer_id")
-    if offer.gpu_id != gpu.id:
-        raise BadEstimateRequest("offer_id", f"offer {offer_id} rents {offer.gpu_id}, not {gpu.id}")
+        return gpu, estimate_machine(gpu, gpu_count), None
     return gpu, machine_of(offer, gpu), offer
 
 

@@ -60,7 +60,7 @@ MIX_FIELDS = query_fields(
 
 @dataclass
 class MixQuery:
-    kind: ClassVar[QuestionKind] = "serving"
+    kind: ClassVar[QuestionKind] = "mix"
     question: MixQuestion | None
     values: dict[str, Any]  # what was typed, to refill the form
     errors: dict[str, str] = field(default_factory=dict)

@@ -3,9 +3,15 @@ INPUTxOUTPUT lengths, never the input_len and output_len fields a ranking's cont
 
 from __future__ import annotations
 
-from app.scoring.serving.mix.question import LengthBucket
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from app.scoring.serving.mix.question import LengthBucket, MixQuestion, parse_buckets
 from app.scoring.serving.mix.request_shapes import SHAPES
 from app.scoring.specs import ModelSpec
+
+_BUCKETS = TypeAdapter(list[LengthBucket])
 
 
 def fitting_example(context: int, output_len: int, share: str) -> str:
@@ -34,3 +40,21 @@ def beyond_context_message(bucket: LengthBucket, model: ModelSpec) -> str:
         f"{head}its requests ({lengths}) exceed {model.name}'s context of {context:,} tokens: shorten the bucket to "
         f"{context:,} tokens together (INPUTxOUTPUT:SHARE, e.g. {example}), or choose a model with a longer context"
     )
+
+
+def typed_mix_beyond_context(typed: Any, model: ModelSpec) -> str | None:
+    """Why the first bucket with traffic of a mix as typed (its text or its buckets; absent: the default mix) does not
+    fit the model's context, for a question refused on another field; None where every bucket fits, or where the mix
+    does not read as buckets (its own error says so)."""
+    try:
+        raw = parse_buckets(typed) if isinstance(typed, str) else typed
+        buckets = MixQuestion.model_fields["mix"].get_default(call_default_factory=True) if raw is None else raw
+        read = _BUCKETS.validate_python(buckets)
+    except (ValueError, ValidationError):
+        return None
+    context = model.max_context
+    for bucket in read:
+        assert bucket.input_len is not None and bucket.output_len is not None  # LengthBucket fills a shape's
+        if bucket.share > 0 and context is not None and bucket.input_len + bucket.output_len > context:
+            return beyond_context_message(bucket, model)
+    return None

@@ -16,6 +16,8 @@ from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from app.service.catalog_ids import catalog_id, typed_id_errors, typed_ids
+from app.service.estimate_offer import typed_offer_errors
+from app.service.mix_context import typed_mix_beyond_context
 from app.service.ownership import typed_missing_defaults
 from app.service.plan import PlanFieldError, latency_bound_only, traffic_sets_the_peak
 from app.service.query.custom_model import ARCH_PREFIX, catalog_choices, custom_model_fields
@@ -48,9 +50,9 @@ def typed_question_errors(
 def typed_model_errors(
     typed: Mapping[str, object], snapshot: CatalogSnapshot, wrong: Collection[str], groups: Groups
 ) -> dict[str, str]:
-    """{field: message} for each model or GPU check each group's typed fields fail (an ownership question's: each
-    empty input its GPU has no sourced default for); fields in `wrong` (refused on their shape, or unknown ids) are not
-    read."""
+    """{field: message} for each model or GPU check each group's typed fields fail (a served question's lengths, or a
+    mix's buckets, as typed or by default; an estimate's offer_id; an ownership question's: each empty input its GPU
+    has no sourced default for); fields in `wrong` (refused on their shape, or unknown ids) are not read."""
     errors: dict[str, str] = {}
     for group, kind in groups.items():
         values = {k.removeprefix(group): v for k, v in typed.items() if k.startswith(group)}
@@ -63,13 +65,15 @@ def typed_model_errors(
         found = dict(unreadable)
         if kind == "plan":
             found.update(_plan_refusals(values, group_wrong))
-        if kind in ("serving", "plan"):
+        if kind in ("serving", "plan", "mix"):
             inputs, unread = _valid_inputs(values)
-            if not set(LENGTHS).intersection(values):  # a question without lengths (/mix's buckets): not checked
+            if kind == "mix":  # its lengths are its buckets': judged there, not at the fields it lacks
                 unread |= set(LENGTHS)
+                found.update(_mix_beyond_context(values, spec, group_wrong))
             for refusal in model_checks(inputs, spec, snapshot, values.keys(), group_wrong | unread):
                 found.update({k: v for k, v in refusal.errors.items() if k not in found})
             found.update(_engine_on_gpu(values, inputs, snapshot, group_wrong | unread))
+        found.update(typed_offer_errors(values, snapshot, group_wrong))
         errors.update({group + k: v for k, v in found.items() if group + k not in errors})
     return errors
 
@@ -91,6 +95,14 @@ def _plan_refusals(values: Mapping[str, object], wrong: Collection[str]) -> dict
         except PlanFieldError as exc:
             errors.update(exc.errors)
     return errors
+
+
+def _mix_beyond_context(values: Mapping[str, object], spec: ModelSpec | None, wrong: Collection[str]) -> dict[str, str]:
+    """A /mix bucket beyond the model's context (the default mix where none is typed), at `mix`."""
+    if spec is None or "mix" in wrong or any(w.startswith("mix.") for w in wrong):
+        return {}
+    message = typed_mix_beyond_context(values.get("mix"), spec)
+    return {"mix": message} if message else {}
 
 
 def _engine_on_gpu(

@@ -11,9 +11,9 @@ from app.service.query.values import query_shape_errors
 Phase = Literal["inference", "training"]
 PHASES: tuple[Phase, ...] = ("inference", "training")
 # What a question is about, for the checks said beside its shape's errors (typed_model_checks): serving a model (the
-# ranking's inference, /mix, /precision), serving it at a traffic (/plan, /disagg: their replicas follow the traffic),
-# a training run, or owning GPUs (/own)
-QuestionKind = Literal["serving", "plan", "training", "own"]
+# ranking's inference, /precision), serving it at a traffic (/plan, /disagg: their replicas follow the traffic), serving
+# it at a mix of request lengths (/mix: its buckets are its lengths), a training run, or owning GPUs (/own)
+QuestionKind = Literal["serving", "plan", "mix", "training", "own"]
 WORKLOADS: dict[str, type[InferenceWorkload] | type[TrainingWorkload]] = {
     "inference": InferenceWorkload,
     "training": TrainingWorkload,

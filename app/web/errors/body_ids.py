@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot
@@ -53,8 +54,11 @@ def question_groups(
     if issubclass(model, OwnershipQuestion):
         yield prefix, "own"
         return
+    if issubclass(model, MixQuestion):  # its lengths are its buckets'
+        yield prefix, "mix"
+        return
     if issubclass(model, ModelChoice):
-        yield prefix, "training" if issubclass(model, TrainingWorkload) else served  # /mix's question: served
+        yield prefix, "training" if issubclass(model, TrainingWorkload) else served
         return
     inner_models = {name: model_in(info.annotation) for name, info in model.model_fields.items()}
     at_traffic: QuestionKind = "plan" if Traffic in inner_models.values() else served
