@@ -20,6 +20,7 @@ from app.scoring.serving.mix.candidates import ReplicaType
 from app.scoring.serving.mix.plan import Fleet, MixPlan, plan_mix
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.mix.request_shapes import SHAPES
+from app.scoring.serving.mix.spread import RowSpread
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
@@ -154,7 +155,7 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
         return None
     rows = []
     for row in fleet.rows:
-        r = row.replica
+        r, spread = row.replica, row.spread
         rows.append(
             {
                 "replica": r.key,
@@ -176,7 +177,8 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
                 "terms": plain(row.terms),
                 "copies_at_peak": row.copies_at_peak,
                 "idle_gpus_at_peak": row.idle_gpus_at_peak,
-                "fleet_note": row.fleet_note,
+                "fleet_note": spread.note,
+                **_spread_fields(spread),
             }
         )
     return {
@@ -184,6 +186,19 @@ def _fleet(fleet: Fleet | None, bucket_names: list[str]) -> dict[str, Any] | Non
         "usd_per_month": round(fleet.usd_per_month, 2),
         "gpu_types": list(fleet.gpu_types),
         "rows": rows,
+    }
+
+
+def _spread_fields(spread: RowSpread) -> dict[str, Any]:
+    """A row's load, what one copy sustains, and its load over every copy its instances hold (mix/spread.py)."""
+    p99: list[float | None] = [round(ms, 6) for ms in spread.p99_ms] or [None, None]
+    return {
+        "requests_per_s_at_peak": round(spread.requests_per_s, 6),
+        "one_copy_requests_per_s": round(spread.one_copy_requests_per_s, 6),
+        "copies_at_peak_if_spread": spread.copies or None,
+        "spread_requests_per_s": None if spread.requests_per_s_each is None else round(spread.requests_per_s_each, 6),
+        "spread_ttft_p99_ms": p99[0],
+        "spread_tpot_p99_ms": p99[1],
     }
 
 

@@ -94,7 +94,43 @@ class FleetRow(PriceProvenanceOut):
     )
     fleet_note: str = Field(
         "",
-        description=SPARE_WORDS,
+        description=SPARE_WORDS + "; where the rented instances hold more copies than the peak needs, what running "
+        "them all would give (copies_at_peak_if_spread): for a row serving one bucket as /plan says it, 'one copy "
+        "serves the peak; run 8 copies on the 8 billed GPUs and the peak's p99 TTFT falls to 62 ms, TPOT to 9.1 ms "
+        "(0.25 requests/s each, of the 2.4 one copy sustains at the limits)'; for a row serving several buckets the "
+        "copies and each one's load, and that no p99 is given (a copy serving several request lengths at once is no "
+        "one workload an estimate times)",
+    )
+    requests_per_s_at_peak: float = Field(
+        0.0, description="the busiest hour's requests/s this row serves: Σ over buckets of share × requests_per_s"
+    )
+    one_copy_requests_per_s: float = Field(
+        0.0,
+        description="what one copy of the layout sustains at the latency limits on this row's requests, its buckets "
+        "in the proportions it serves them: requests_per_s_at_peak ÷ (load_replicas × copies), the capacities the "
+        "program adds up (a replica type's fits ÷ copies)",
+    )
+    copies_at_peak_if_spread: int | None = Field(
+        None,
+        description="where its rented instances hold more copies than copies_at_peak: every copy they hold (replicas "
+        "× copies), run on the spare GPUs too with the row's requests spread over them behind a load balancer, at "
+        "the same bill; replicas, usd_per_month and the fits stay the sized fleet's (as the rank API's field of that "
+        "name). Null otherwise, and where a copy would not keep up with its share",
+    )
+    spread_requests_per_s: float | None = Field(
+        None,
+        description="with copies_at_peak_if_spread: each copy's share of the row's requests, "
+        "requests_per_s_at_peak ÷ copies_at_peak_if_spread (set against one_copy_requests_per_s). Null otherwise",
+    )
+    spread_ttft_p99_ms: float | None = Field(
+        None,
+        description="with copies_at_peak_if_spread, for a row serving one bucket: the p99 TTFT, ms, each copy runs "
+        "at with spread_requests_per_s of that bucket, solved as the rank API's peak rows spread theirs. Null "
+        "otherwise, and for a row serving several buckets: a copy then serves several request lengths at once, which "
+        "no estimate times (fleet_note says so)",
+    )
+    spread_tpot_p99_ms: float | None = Field(
+        None, description="with spread_ttft_p99_ms: the p99 TPOT, ms, as spread_ttft_p99_ms. Null otherwise"
     )
 
 

@@ -244,7 +244,7 @@ def _spread(
     few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
     if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, any but a batch job's can
-        return est if workload.job_requests else replace(est, peak_spread_p99=_peak_spread(gpu, machine, best))
+        return est if workload.job_requests else replace(est, peak_spread_p99=peak_spread_solver(gpu, machine, best))
     count = best.gpu_count
     one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
@@ -285,7 +285,7 @@ def _one_copy_p99(
     return written
 
 
-def _peak_spread(
+def peak_spread_solver(
     gpu: GpuSpec, machine: Machine, best: Solution
 ) -> Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]]:
     """By a peak workload and the instances a peak row bills: the copies of `best`'s layout they hold

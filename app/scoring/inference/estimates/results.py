@@ -70,7 +70,8 @@ class InferenceEstimate:
     spread_words: str | WrittenOnce[str] = ""
     # At a peak, by the peak workload and the instances a row bills: every copy of the layout they hold, and the p99
     # TTFT and TPOT the peak's load spread over them runs at (() where a copy would not keep up), solved when first
-    # asked (configurations._peak_spread; found by spread2). The peak is an argument: estimates are cached without it
+    # asked (configurations.peak_spread_solver; found by spread2). The peak is an argument: estimates are cached
+    # without it
     peak_spread_p99: Callable[[InferenceWorkload, int], tuple[int, tuple[float, ...]]] | None = None
     # An open loop above a layout's capacity: the requests/s one copy keeps up with at most (refusals.overload_reason),
     # which a ranking compares across the instance's layouts (spread_load.more_copies_words); None otherwise

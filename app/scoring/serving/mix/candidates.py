@@ -8,14 +8,14 @@ is then estimated on every bucket with its own layout: a replica keeps its layou
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import islice
 
 from app.scoring.hardware.machines import Machine, machine_of, shared_rack_caveat
 from app.scoring.inference.batching.queueing import sustained_requests_per_s
-from app.scoring.inference.estimates.configurations import solve_on
+from app.scoring.inference.estimates.configurations import peak_spread_solver, solve_on
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.inference.ranking.options import InferenceOption
@@ -56,6 +56,12 @@ class BucketFit:
     tpot_p99_ms: float = 0.0
 
 
+# By one bucket's requests/s at the busiest hour and the instances a row rents: the copies of the layout they hold and
+# the p99 TTFT and TPOT each runs at with that rate spread over them (() where a copy would not keep up), as /rank's
+# peak rows solve theirs (configurations.peak_spread_solver; found by mix3)
+BucketSpread = Callable[[float, int], tuple[int, tuple[float, ...]]]
+
+
 @dataclass(frozen=True, slots=True)
 class ReplicaType:
     key: str
@@ -79,6 +85,8 @@ class ReplicaType:
     price_source_url: str = ""
     stale: bool = False  # older than the stale-after days, or undated (ranked only with include_stale)
     layout_caveat: str = ""  # what the layout assumes of the offer (machines.shared_rack_caveat)
+    # one per bucket, None where it cannot serve it; solved only when a row asks (few rows have copies to spare)
+    spreads: tuple[BucketSpread | None, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -130,15 +138,23 @@ def _fit(
     model: ModelSpec,
     question: MixQuestion,
     bucket: LengthBucket,
-) -> BucketFit:
+) -> tuple[BucketFit, BucketSpread | None]:
+    """One copy of the layout on the bucket at the limits, and how it would run that bucket spread over more copies."""
     gpu = snapshot.gpus[offer.gpu_id]
-    solved = solve_on(gpu, machine_of(offer, gpu), *layout, model, question.workload(bucket))
+    machine = machine_of(offer, gpu)
+    workload = question.workload(bucket)
+    solved = solve_on(gpu, machine, *layout, model, workload)
     if not isinstance(solved, Solution):
-        return BucketFit(0.0, reason=solved.reason)
+        return BucketFit(0.0, reason=solved.reason), None
     assert bucket.output_len is not None
+    spread = peak_spread_solver(gpu, machine, solved)
+
+    def bucket_spread(requests_per_s: float, instances: int) -> tuple[int, tuple[float, ...]]:
+        return spread(workload.model_copy(update={"peak_requests_per_s": requests_per_s}), instances)
+
     point = solved.point
     ttft_p99_ms, tpot_p99_ms = p99_latencies_ms(point, solved.efficiency, solved.workload.prompt_p99_over_mean)
-    return BucketFit(
+    fit = BucketFit(
         requests_per_s=sustained_requests_per_s(
             point.batch, point.ttft_ms, point.tpot_ms, bucket.output_len, point.tokens_per_s
         ),
@@ -150,6 +166,7 @@ def _fit(
         ttft_p99_ms=ttft_p99_ms,
         tpot_p99_ms=tpot_p99_ms,
     )
+    return fit, bucket_spread
 
 
 def _bucket_questions(
@@ -197,7 +214,7 @@ def replica_types(
         machine: Machine = machine_of(offer, gpu)
         copies = machine.copies(layout[0])
         rented = machine.rented_gpus(layout[0])
-        fits = tuple(_fit(snapshot, offer, layout, model, question, b) for b in buckets)
+        fits, spreads = zip(*(_fit(snapshot, offer, layout, model, question, b) for b in buckets), strict=True)
         out.append(
             ReplicaType(
                 key=f"r{index}",
@@ -221,6 +238,7 @@ def replica_types(
                 price_source_url=offer.source_url,
                 stale=offer.stale,
                 layout_caveat=shared_rack_caveat(machine, layout[0]),
+                spreads=spreads,
             )
         )
     return out

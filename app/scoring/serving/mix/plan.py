@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import partial
 
-from app.scoring.explain import Term, fixed
+from app.scoring.explain import Term, WrittenOnce, fixed
 from app.scoring.pricing.offers import snapshot_offers
 from app.scoring.serving.mix.candidates import BucketDemand, ReplicaType, bucket_demands, replica_types
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.mix.solver import LOAD_TOLERANCE, MixCandidate, MixSolution, solve_mix
+from app.scoring.serving.mix.spread import RowSpread, row_spread
 from app.scoring.serving.mix.terms import SIZING_NOTE, considered_note, plan_terms, row_terms, unserved_notes
-from app.scoring.serving.spare_gpus import spare_gpus_words
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 
 TIE_USD = 0.01  # a cent a month: mixes within it of one GPU type alone are shown as that type
@@ -31,6 +32,8 @@ class MixRow:
     shares: tuple[float, ...]  # of each bucket's requests
     usd_per_month: float
     terms: list[Term] = field(default_factory=list)
+    # written when first read (a spread of one bucket solves it): the fleets a page does not show never are
+    spread_once: WrittenOnce[RowSpread] | None = field(default=None, compare=False, repr=False)
 
     @property
     def copies_at_peak(self) -> int:
@@ -49,14 +52,16 @@ class MixRow:
         return max(0, self.replicas * (r.rented_gpus or r.gpu_count) - self.copies_at_peak * r.gpu_count)
 
     @property
+    def spread(self) -> RowSpread:
+        """Its load over every copy its instances hold (mix/spread.py), and its spare GPUs in words."""
+        assert self.spread_once is not None, "a fleet's rows are built with their spread (plan._fleet)"
+        return self.spread_once.read()
+
+    @property
     def fleet_note(self) -> str:
         """idle_gpus_at_peak in /plan's words: 'one copy serves the peak; 7 more GPUs of its rented 8-GPU instance are
-        billed, spare at peak'."""
-        r = self.replica
-        rented = r.rented_gpus or r.gpu_count
-        size = r.instance_gpus or rented
-        instances = self.replicas * max(rented // size, 1)
-        return spare_gpus_words(self.idle_gpus_at_peak, instances, size, self.copies_at_peak)
+        billed, spare at peak', and where they hold whole copies what running them gives (mix/spread.py)."""
+        return self.spread.note
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,18 +94,16 @@ def _fleet(label: str, types: list[ReplicaType], solution: MixSolution, demands:
     rows = []
     for a in solution.assignments:
         r = by_key[a.candidate]
-        rows.append(
-            MixRow(
-                r,
-                a.replicas,
-                a.load_replicas,
-                a.shares,
-                a.usd_per_month,
-                row_terms(r, a.replicas, a.load_replicas, a.shares, demands),
-            )
-        )
+        terms = row_terms(r, a.replicas, a.load_replicas, a.shares, demands)
+        row = MixRow(r, a.replicas, a.load_replicas, a.shares, a.usd_per_month, terms)
+        rows.append(replace(row, spread_once=WrittenOnce(partial(_row_spread, row, demands))))
     rows.sort(key=lambda row: (-row.usd_per_month, row.replica.key))
     return Fleet(label, solution.usd_per_month, rows, tuple(sorted({row.replica.gpu_id for row in rows})))
+
+
+def _row_spread(row: MixRow, demands: list[BucketDemand]) -> RowSpread:
+    copies, spare = row.copies_at_peak, row.idle_gpus_at_peak
+    return row_spread(row.replica, row.replicas, row.load_replicas, row.shares, demands, copies, spare)
 
 
 def solve_fleet(label: str, types: list[ReplicaType], demands: list[BucketDemand]) -> Fleet | None:
