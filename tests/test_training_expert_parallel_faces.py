@@ -16,25 +16,26 @@ QUERY = (
     "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
     "&max_gpus=512&gpus=B200&providers=coreweave"
 )
-STEP_PARTS = ("compute", "pipeline bubble", "exposed layer-split traffic", "exposed DP/FSDP traffic")
+STEP_PARTS = ("compute", "pipeline bubble", "exposed DP/FSDP traffic")
 
 
 @pytest.fixture(scope="module")
 def best(client):  # type: ignore[no-untyped-def]
     option = client.get(f"/rank.json?{QUERY}").json()["options"][0]
-    assert "PP16 EP4" in option["layout"]
+    assert "TP4 PP8 EP8" in option["layout"]
     return option
 
 
 def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up(best) -> None:
-    """'× 4.525 all-to-alls' under 1 of 4 layers recomputed per stage: nothing said where the .525 came from (the
-    recomputed layers' forward dispatch and combine, 2 × 16 of 61 layers); now the rounds show their sum."""
+    """The #1 (TP4 PP8 EP8, no recompute) pays 4 rounds: dispatch and combine, forward and backward, over NVLink at
+    an all-to-all's share (the recomputed layers' extra rounds: tests/scoring/test_training_ep_search_depth.py)."""
     terms = {t["name"]: t for t in best["terms"]}
     a2a = terms["exposed expert all-to-all"]
-    assert "× (4 + 2 × 16 / 61 layers recomputed) all-to-alls ×" in a2a["detail"]
+    assert "× 58 MoE layers × 4 all-to-alls ×" in a2a["detail"] and "/ (702 GB/s × 10^9)" in a2a["detail"]
     assert stated_value(a2a["detail"]) == pytest.approx(a2a["value"], rel=5e-3)
-    assert "once more for the recomputed layers' forward" in a2a["detail"]
-    parts = sum(terms[name]["value"] for name in (*STEP_PARTS, "exposed expert all-to-all"))
+    assert "recomputed" not in a2a["detail"]
+    tp = next(name for name in terms if name.startswith("exposed TP communication"))  # TP4 beside EP8
+    parts = sum(terms[name]["value"] for name in (*STEP_PARTS, tp, "exposed expert all-to-all"))
     assert parts == pytest.approx(best["step_time_s"], rel=1e-5)
     assert "exposed expert all-to-all" in terms["step time"]["detail"]
 
@@ -42,7 +43,7 @@ def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up(best) -
 def test_the_estimate_json_names_expert_parallel_where_it_is_used_and_the_schema_says_what_it_is(client, best):  # type: ignore[no-untyped-def]
     body = {"model": "deepseek-v3", "method": "pretrain", "gpu": "B200", "gpu_count": 128}
     ep = client.post("/api/v1/estimate/training", json={**body, "offer_id": best["offer_id"]}).json()
-    assert ep["layout"]["expert_parallel"] == 4 and ep["layout_text"] == best["layout"]
+    assert ep["layout"]["expert_parallel"] == 8 and ep["layout_text"] == best["layout"]
     dense = client.post("/api/v1/estimate/training", json={**body, "model": "llama-3.1-70b", "gpu_count": 8}).json()
     assert dense["fits"] and "expert_parallel" not in dense["layout"]
     schema = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
@@ -55,7 +56,7 @@ def test_the_csv_and_a_saved_link_give_the_ep_layout(client, best):  # type: ign
     link = client.post("/share", json={"path": "/", "query": QUERY}).json()["url"]
     replayed = client.get(f"{link}.json").json()["options"][0]
     assert (replayed["layout"], replayed["total_usd"]) == (best["layout"], best["total_usd"])
-    assert "PP16 EP4" in client.get(link).text
+    assert "TP4 PP8 EP8" in client.get(link).text
 
 
 def test_methodology_lists_expert_parallelism_among_the_splits_and_its_all_to_all_in_the_step(client) -> None:  # type: ignore[no-untyped-def]

@@ -38,9 +38,9 @@ def options(client):  # type: ignore[no-untyped-def]
 
 def test_a_ranked_option_gives_its_layout_as_the_estimate_api_does_for_the_same_offer(client, options):  # type: ignore[no-untyped-def]
     best = options[0]
-    assert "PP16 EP4" in best["layout"]
+    assert "TP4 PP8 EP8" in best["layout"]
     detail = best["layout_detail"]
-    assert (detail["pipeline_parallel"], detail["expert_parallel"]) == (16, 4)
+    assert (detail["tensor_parallel"], detail["pipeline_parallel"], detail["expert_parallel"]) == (4, 8, 8)
     body = {"model": "deepseek-v3", "method": "pretrain", "seq_len": 4096, "global_batch_seqs": 64}
     estimate = client.post(
         "/api/v1/estimate/training",
@@ -78,7 +78,7 @@ def test_the_csv_gives_the_layout_one_column_per_field_last(client, options):  #
     assert tuple(header[-len(LAYOUT_COLUMNS) :]) == LAYOUT_COLUMNS
     assert "layout_detail" not in header
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert (rows[0]["pipeline_parallel"], rows[0]["expert_parallel"]) == ("16", "4")
+    assert (rows[0]["pipeline_parallel"], rows[0]["expert_parallel"]) == ("8", "8")
     dense = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{DENSE}").text)))
     assert dense[0]["tensor_parallel"] != "" and dense[0]["expert_parallel"] == ""
     for row in rows + dense:

@@ -103,6 +103,13 @@ class TrainingEfficiency:
     # --overlap-moe-expert-parallel-comm, off by default), so none is hidden. DeepSeek-V3's DualPipe hides it all
     # behind another micro-batch's compute (DeepSeek-V3 report §3.2.1), a schedule no layout here runs.
     ep_a2a_exposed: float = 1.0
+    # Share of nominal one-direction NVLink bandwidth an EP all-to-all inside the scale-up domain reaches: DeepEP's
+    # normal kernels on H800 (deepseek-ai/DeepEP README, 2025-02) move 153 GB/s a GPU dispatching and 158 GB/s
+    # combining at EP8 over NVLink of 200 GB/s a direction (400 GB/s listed): 155.5 / 200. Megatron-Bridge 0.6.2's
+    # DeepSeek-V3 recipes dispatch with its successor HybridEP (moe_flex_dispatcher_backend "hybridep"). The 0.65 of
+    # nvlink_efficiency is Calculon's all-reduce share; beyond the domain the all-to-all runs at the fabric's 45 GB/s,
+    # as DeepEP's internode kernels reach ~43-58 GB/s of a 400 Gb/s NIC's ~50.
+    ep_a2a_nvlink_efficiency: float = 0.78
     # Virtual pipeline chunks assumed when the stack interleaves and the layout does not say.
     pp_interleave_default: float = 8.0  # fitted (1-8); NeMo uses VP 5-20, torchtitan interleaved 1F1B
     # Fixed seconds per optimizer step per layer a GPU runs (kernel launches, optimizer, syncs): strong scaling.

@@ -44,7 +44,8 @@ def moe_note(model: ModelSpec, e: eff.TrainingEfficiency) -> str:
         "holds every expert, split with the other weights by ZeRO/FSDP, TP and PP. On Megatron-LM, NeMo, torchtitan "
         "and auto the search also tries expert parallelism (EP, at TP 1 or beside attention TP, EP folded over "
         "TP x DP): each GPU holds num_experts / EP whole experts, their states sharded over TP x DP / EP ranks, and "
-        "pays a timed all-to-all, "
+        f"pays a timed all-to-all (inside the NVLink domain at {significant(e.ep_a2a_nvlink_efficiency, 3)} of the "
+        "link, DeepEP's measured share), "
         f"{significant(e.ep_a2a_exposed, 3)} of it exposed (Megatron-Core runs dispatch, expert GEMM and combine one "
         "after another) on top of the factor, so an EP layout is priced on the cautious side"
     )

@@ -155,6 +155,7 @@ UNITS: dict[str, str] = {
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",
     "ep_a2a_exposed": "share of all-to-all time",
+    "ep_a2a_nvlink_efficiency": "share of nominal NVLink bandwidth (one direction)",
     "qlora_dequant_bytes_per_param": "bytes per base parameter per pass",
     "ring_backward_flops_per_forward": "× a ring step's forward attention FLOPs",
     "ring_backward_sends_per_forward": "× a ring step's forward K/V blocks sent",

@@ -18,7 +18,12 @@ from app.scoring.training.layouts.experts import expert_degrees
 from app.scoring.training.layouts.fit_search import first_fit, frugal_fits, with_micro_batches
 from app.scoring.training.layouts.memory import GB, Layout, frozen_base_bytes_per_param, usable_gb
 from app.scoring.training.layouts.optimizer import gpu_state_bytes_per_param, state_recipe
-from app.scoring.training.layouts.search_space import data_parallel_only_method, layout_families
+from app.scoring.training.layouts.search_space import (
+    data_parallel_only_method,
+    layout_families,
+    recompute_levels,
+    whole_model_levels,
+)
 from app.scoring.workload import TrainingWorkload
 
 # Stacks that split a MoE's routed experts over EP ranks: Megatron-LM and NeMo (Megatron-Core
@@ -67,14 +72,21 @@ def states_overflow(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingW
 
 
 def expert_group_candidates(gpu, gpu_count, model, w, e, group: ExpertGroup, partial: bool = True) -> list[Layout]:
-    """One (TP, EP) group's layouts: the first fit without PP and at the smallest PP that fits, each with its larger
-    micro-batches (with_micro_batches); none where the states overflow every split (states_overflow)."""
+    """One (TP, EP) group's layouts: the first fit without PP, at the smallest PP that fits and, while that one
+    recomputes, at each deeper PP up to the first that fits at the cheapest recompute level, each with its larger
+    micro-batches (with_micro_batches); none where the states overflow every split (states_overflow).
+
+    Whole experts at TP 1 leave little room for activations, and practitioners deepen the pipeline rather than
+    recompute: NVIDIA's Megatron-Bridge 0.6.2 DeepSeek-V3 B200 perf recipes run TP1 PP8 EP8 (256 GPUs, GBS 4096) and
+    TP1 PP16 EP8 (its GBS 256 proxy), recomputing only the MLA up-projections; DeepSeek-V3 itself ran PP16 EP64
+    (report §3.2). The smallest PP alone would time such a group only at its recomputing fit."""
     tp, ep, pps = group
     found: list[Layout] = []
     if states_overflow(gpu, gpu_count, model, w):
         return found
+    cheapest = (recompute_levels(w) if partial else whole_model_levels(w))[0]
     for pp in pps:
-        if pp > 1 and any(layout.pipeline_parallel > 1 for layout in found):
+        if pp > 1 and any(layout.pipeline_parallel > 1 and layout.recompute == cheapest for layout in found):
             break
         layout = first_fit(gpu, gpu_count, model, w, tp, pp, e, partial=partial, ep=ep)
         if layout is not None:

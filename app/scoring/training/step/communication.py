@@ -166,8 +166,17 @@ def expert_all_to_all_seconds(
     per_token = all_to_all_bytes_per_token(model, layout, capacity_factor)
     if not per_token:
         return 0.0
-    bandwidth = collective_bandwidth_gbs(e, gpu, expert_parallel(layout, model))
+    bandwidth = all_to_all_bandwidth_gbs(e, gpu, expert_parallel(layout, model))
     return e.ep_a2a_exposed * tokens_per_gpu * per_token / (bandwidth * 1e9)
+
+
+def all_to_all_bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, ep: int) -> float:
+    """Per-GPU bandwidth (one direction) of an EP all-to-all over `ep` GPUs: inside the scale-up domain the NVLink
+    share an all-to-all kernel measures (ep_a2a_nvlink_efficiency, DeepEP), not the all-reduce's; beyond it, or
+    without NVLink, what collective_bandwidth_gbs gives any collective (the fabric, or PCIe)."""
+    if gpu.scaleup_domain_gpus > 1 and gpu.interconnect_gbs and ep <= gpu.scaleup_domain_gpus:
+        return gpu.interconnect_gbs / 2 * e.ep_a2a_nvlink_efficiency
+    return collective_bandwidth_gbs(e, gpu, ep)
 
 
 def dp_comm_bytes(

@@ -11,6 +11,7 @@ from app.scoring.training.layouts.experts import expert_data_parallel, expert_pa
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout, recomputed_layers
 from app.scoring.training.step.communication import (
+    all_to_all_bandwidth_gbs,
     all_to_all_passes,
     attention_seconds_per_flop,
     collective_bandwidth_gbs,
@@ -291,7 +292,7 @@ def ep_comm_term(
     busiest = busiest_replica_factor(w.global_batch_seqs, layout.replicas(gpu_count))
     tokens = w.global_batch_seqs * w.seq_len / gpu_count * busiest
     passes = all_to_all_passes(layout, model.layers)
-    bandwidth = collective_bandwidth_gbs(e, gpu, ep)
+    bandwidth = all_to_all_bandwidth_gbs(e, gpu, ep)
     padded = f" × {f(capacity_factor)} capacity" if capacity_factor > 1 else ""
     recomputed = recomputed_layers(layout, model.layers)
     partial = 0 < recomputed < model.layers
