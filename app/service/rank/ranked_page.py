@@ -92,10 +92,14 @@ def ranked_page(
         cards=list(wanted),
         per_gpu=per_gpu,
         left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None or not o.feasible},
-        cards_note=past_datasheet_note(per_gpu.values(), snapshot.gpus, workload.weight_dtype or "bf16")
-        if isinstance(workload, InferenceWorkload)
-        else "",
+        cards_note=_cards_note(workload, per_gpu, snapshot),
     )
+
+
+def _cards_note(workload: Workload, per_gpu: dict[str, dict[str, Any]], snapshot: CatalogSnapshot) -> str:
+    if not isinstance(workload, InferenceWorkload):
+        return ""
+    return past_datasheet_note(per_gpu.values(), snapshot.gpus, workload.weight_dtype or "bf16", workload.engine)
 
 
 def compare_cards(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
