@@ -11,8 +11,10 @@ from typing import Any
 from app.scoring.explain import shown_as_close_call
 from app.scoring.pricing.offers import left_out_note
 from app.scoring.specs import CatalogSnapshot
+from app.scoring.workload import InferenceWorkload
 from app.service.catalog_ids import catalog_id
 from app.service.rank.answer_body import answer_body
+from app.service.rank.card_ratio import past_datasheet_note
 from app.service.rank.model_spec import Workload
 from app.service.rank.plain import plain_row
 from app.service.rank.ranking import rank, view_positions
@@ -38,6 +40,8 @@ class RankedPage:
     # for each GPU asked for that no ranked offer runs (no option, or only infeasible ones): the offers of it its price
     # terms or stale prices left out, in words, since one of those may run it (70B on MI300X: a stale 8-GPU offer)
     left_out: dict[str, str]
+    # where the cards' tokens/s per GPU differ by more than their datasheets, why (card_ratio); '' otherwise
+    cards_note: str = ""
 
 
 def ranked_page(
@@ -75,6 +79,7 @@ def ranked_page(
                 wanted[key.gpu_id] = options[position]
         group["offers"] += 1
     leaders = [plain_row(o, False) for o in best_rows[:LEADING_CONFIGURATIONS]]
+    per_gpu = {g: plain_row(o, False) for g, o in wanted.items() if o is not None}
     flags = [o.close_call for o in options[: min(feasible, CLOSE_CALL_ROWS)]]  # the best's too: rank 1 is left out
     return RankedPage(
         payload=answer_body(phase, workload, snapshot, model, ranking, page_rows, share_url, weights),
@@ -85,16 +90,25 @@ def ranked_page(
         leaders=leaders,
         infeasible=list(groups.values()),
         cards=list(wanted),
-        per_gpu={g: plain_row(o, False) for g, o in wanted.items() if o is not None},
+        per_gpu=per_gpu,
         left_out={g: gpu_left_out(snapshot, workload, g) for g, o in wanted.items() if o is None or not o.feasible},
+        cards_note=_cards_note(workload, per_gpu, snapshot),
     )
 
 
-def compare_cards(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str) -> list[dict[str, Any]]:
+def _cards_note(workload: Workload, per_gpu: dict[str, dict[str, Any]], snapshot: CatalogSnapshot) -> str:
+    if not isinstance(workload, InferenceWorkload):
+        return ""
+    return past_datasheet_note(per_gpu.values(), snapshot.gpus, workload.weight_dtype or "bf16", workload.engine)
+
+
+def compare_cards(phase: str, workload: Workload, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
     """/compare's cards as data (its JSON twin's `cards`): each GPU asked for, the option its card shows (its best,
-    or its first infeasible one, or None) and, where none runs the question, what the filters left out of its offers."""
+    or its first infeasible one, or None) and, where none runs the question, what the filters left out of its offers;
+    and `cards_note`, why their tokens/s per GPU differ by more than their datasheets where they do (inference)."""
     page = ranked_page(phase, workload, snapshot, share_url, 0, 0, workload.gpus)
-    return [{"gpu_id": g, "option": page.per_gpu.get(g), "left_out": page.left_out.get(g, "")} for g in page.cards]
+    cards = [{"gpu_id": g, "option": page.per_gpu.get(g), "left_out": page.left_out.get(g, "")} for g in page.cards]
+    return {"cards": cards, "cards_note": page.cards_note} if phase == "inference" else {"cards": cards}
 
 
 def gpu_left_out(snapshot: CatalogSnapshot, workload: Workload, gpu_id: str) -> str:

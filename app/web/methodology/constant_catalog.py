@@ -66,6 +66,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/estimates/throughput_ceiling.py:OPEN_LOOP_RTOL": "a bound's stopping tolerance; answers do not move",
     "inference/explanation/explain_estimate.py:FINE_GRAINED_EXPERTS": "decides only whether a note is shown",
     "inference/explanation/explain_estimate.py:SMALL_MOE_BATCH": "decides only whether a note is shown",
+    "inference/explanation/tpot_floor.py:NEAR_TPOT_FLOOR": "decides only whether a note is shown",
     "training/run/batch_size.py:GPT3_BATCH_TOKENS": "a note's typical batch (Brown et al. 2020); no estimate reads it",
     "training/run/batch_size.py:FAR_BELOW": "decides only whether a note is shown",
     "training/run/batch_size.py:DEFAULT_GLOBAL_BATCH_SEQS": (

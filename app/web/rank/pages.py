@@ -71,6 +71,7 @@ def results_context(
         "cards": ranked.cards,
         "per_gpu": ranked.per_gpu,
         "left_out": ranked.left_out,
+        "cards_note": ranked.cards_note,
         "infeasible": ranked.infeasible,
         "chart_list": charts_for(payload, ranked.leaders, parsed.workload, snapshot, model),  # type: ignore[arg-type]
         "pager": results_view.pager(view, payload["feasible_options"], base),
@@ -183,7 +184,7 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             share_url = f"{path}?{with_view(parsed.question, ResultsView(sort=sort))}"  # the rank API's, sort kept
             payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort)
             if path == "/compare":  # the cards the page shows above the ranking, as data
-                payload["cards"] = compare_cards(parsed.phase, parsed.workload, snapshot, share_url)
+                payload.update(compare_cards(parsed.phase, parsed.workload, snapshot, share_url))
             return payload, 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)

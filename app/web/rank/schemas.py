@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.service.rank.card_ratio import PAST_DATASHEET
 from app.web.json_api.report_schemas import CATALOG_VERSION, ModelOut, ServerlessQuoteFields, TermOut, WeightsOut
 from app.web.rank.layout_schema import LayoutOut
 from app.web.rank.option_schemas import (
@@ -161,6 +162,12 @@ class InferenceRankResponse(RankResponseBase):
         "would have cost less than the first compared one",
     )
     cards: list[InferenceCardOut] | None = Field(None, description=CARDS)
+    cards_note: str | None = Field(
+        None,
+        description="present only on /compare.json: where the cards' output tokens/s per GPU differ by more than "
+        f"{PAST_DATASHEET:g}x the larger of their datasheet ratios (memory bandwidth, dense peak), why, as the page "
+        "says it under the cards ('' otherwise)",
+    )
 
 
 class GlobalBatchTypical(Strict):

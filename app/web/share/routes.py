@@ -136,7 +136,7 @@ def _saved_twin(
         try:
             payload = ranking.rank_payload(parsed.phase, parsed.workload, prices, f"/s/{slug}", sort=parsed.view.sort)
             if path == "/compare":
-                payload["cards"] = compare_cards(parsed.phase, parsed.workload, prices, f"/s/{slug}")
+                payload.update(compare_cards(parsed.phase, parsed.workload, prices, f"/s/{slug}"))
         except UnknownId as exc:  # saved before the check at creation, model since removed
             errors.update(exc.errors)
     if errors:

@@ -3,6 +3,9 @@ the figures it shows, so a reader (and tests/scoring/test_term_arithmetic.py) re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from app.scoring.efficiency.constant_evidence import INFERENCE_EVIDENCE
 from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficiency
 from app.scoring.explain import Term, batch_words, fixed, significant
 from app.scoring.explain import figure as f
@@ -14,8 +17,10 @@ from app.scoring.inference.step.efficiency_factors import (
     factor_text,
     mbu,
     mbu_cap_text,
+    mbu_constants,
     mbu_factors,
     mfu,
+    mfu_constants,
     mfu_factors,
 )
 from app.scoring.inference.step.host_overheads import moe_prefill_ms, per_sequence_overhead_ms
@@ -27,6 +32,26 @@ ROCM_EVIDENCE = (
     "ROCm factors fitted on the two AMD inference publications, argonne's 2024 vLLM 0.6.1 ROCm runs and AMD's tuned "
     "MLPerf v4.1 submission, which disagree 2-5x at large batches: a compromise with a wide band (docs/ACCURACY.md)"
 )
+
+
+def evidence_words(names: Sequence[str]) -> str:
+    """'decode_mbu on 2,240 rows of 14 publications, ...': what each named fitted constant rests on (constant_evidence,
+    written by `make accuracy`: the figures /methodology's Evidence column shows), a thin one (two publications or
+    fewer) said so; '' for names it does not hold."""
+    return ", ".join(
+        f"{name} on {rows:,} rows of {publications} publication{'s' if publications != 1 else ''}"
+        + (" (thin)" if thin else "")
+        for name in dict.fromkeys(names)
+        if name in INFERENCE_EVIDENCE
+        for rows, publications, thin in [INFERENCE_EVIDENCE[name]]
+    )
+
+
+def fitted_source(names: Sequence[str]) -> str:
+    """SOURCE with what each named constant rests on: '... on the public validation cases: decode_mbu on 2,240 rows
+    of 14 publications, ...)'."""
+    words = evidence_words(names)
+    return f"{SOURCE[:-1]}: {words})" if words else SOURCE
 
 
 def _detail(step: StepParts) -> StepDetail:
@@ -72,6 +97,11 @@ def _kv_term(ctx: InferenceContext, step: StepParts, beam_width: int) -> Term:
     return Term("decode KV read", step.kv_bytes / 1e9, "GB/GPU/step", detail)
 
 
+def memory_constants(ctx: InferenceContext, experts: bool, kv: bool) -> list[str]:
+    """The fitted constants a memory time reads: the MBU's factors, the routed experts' and the KV cache's shares."""
+    return mbu_constants(ctx) + (["moe_mbu_factor"] if experts else []) + (["kv_mbu_factor"] if kv else [])
+
+
 def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts, name: str) -> Term:
     """A pass's memory time: its weights (dense, touched experts) and KV cache at their streaming efficiencies."""
     d, bw = _detail(step), f(ctx.bandwidth_tbs)
@@ -89,7 +119,7 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
         " + ".join(parts)
         + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
         + ("; the routed experts' MBU has no TP factor (one grouped-GEMM launch streams them)" if d.experts[0] else "")
-        + f"; {SOURCE}"
+        + f"; {fitted_source(memory_constants(ctx, bool(d.experts[0]), bool(kv_bytes)))}"
         + (f"; {ROCM_EVIDENCE}" if ctx.amd else "")
     )
     return Term(name, step.memory_ms, "ms", detail)
@@ -114,7 +144,7 @@ def compute_term(
     )
     if ctx.attention_peak_tflops:
         detail += f"; attention's MFU = {factor_text(mfu_factors(ctx, eff, attention=True))}"
-    return Term(name, step.compute_ms, "ms", detail)
+    return Term(name, step.compute_ms, "ms", f"{detail}; {fitted_source(mfu_constants(ctx))}")
 
 
 def _compute_arithmetic(ctx: InferenceContext, eff: InferenceEfficiency, d: StepDetail) -> str:
@@ -166,7 +196,10 @@ def prefill_pass_term(ctx: InferenceContext, eff: InferenceEfficiency, step: Ste
 def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> list[Term]:
     """Each kernel class's time: the soft roofline of its memory and compute times (steps.roofline_ms)."""
     d, p = _detail(step), eff.overlap_power
-    how = f"; soft roofline of its memory and compute times, overlap power {significant(p)} ({SOURCE})"
+    how = (
+        f"; soft roofline of its memory and compute times, overlap power {significant(p)} "
+        f"({fitted_source(['overlap_power'])})"
+    )
     terms = [
         Term(
             "decode dense GEMMs",
@@ -208,9 +241,11 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
         where = f"{ctx.link_name} {significant(ctx.link_gbs)} GB/s one way × {significant(LINK_EFFICIENCY)}"
         if ctx.tp_nodes > 1:
             where += f", then across {ctx.tp_nodes} nodes at {significant(ctx.tp_fabric_gbs)} GB/s per GPU"
+        alphas = ["allreduce_alpha_nvlink_ms" if ctx.nvlink else "allreduce_alpha_pcie_ms"]
+        alphas += ["allreduce_alpha_fabric_ms"] if ctx.tp_nodes > 1 else []
         notes.append(
             f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × {ctx.hidden_size:,} "
-            f"hidden × 2 B over {where}"
+            f"hidden × 2 B over {where}; the latency: {fitted_source(alphas)}"
         )
     else:
         parts.append("0")
@@ -230,6 +265,7 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
         f"{f(eff.step_overhead_ms)} ms per step + {f(ctx.layers_per_stage)} layers × {f(eff.layer_overhead_ms)} ms + "
         f"{f(d.host_sequences)} sequences × {f(per_sequence_overhead_ms(ctx, eff))} ms; sequences: {who}"
         + ("; vLLM's Python scheduler, sampler and detokeniser included" if ctx.engine == "vllm" else "")
+        + f"; {fitted_source(['step_overhead_ms', 'layer_overhead_ms', 'seq_overhead_ms'])}"
     )
     terms = [Term("launch and host overheads", d.host_ms, "ms", detail)]
     if d.moe_host_ms > 0:
@@ -242,7 +278,7 @@ def _host_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
                 f"{f(d.moe_host_ms / pass_ms)} prefill passes per step × {f(pass_ms)} ms; the steps carry the "
                 "arriving prompts (batch / output length of them per step, at most one pass), and each eager "
                 f"prefill pass pays {moe_layers_text(ctx)} × {f(eff.moe_prefill_layer_ms)} ms "
-                f"of host time (no CUDA graph){dense_layers_note(ctx)}; {SOURCE}",
+                f"of host time (no CUDA graph){dense_layers_note(ctx)}; {fitted_source(['moe_prefill_layer_ms'])}",
             )
         )
     return terms

@@ -27,6 +27,7 @@ from app.scoring.inference.estimates.results import InferenceEstimate, Solution
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
 from app.scoring.inference.explanation.throughput import throughput_term
+from app.scoring.inference.explanation.tpot_floor import near_tpot_floor_note
 from app.scoring.inference.step.memory import (
     GB,
     attention_params,
@@ -137,6 +138,7 @@ def explain(solved: Solution) -> InferenceEstimate:
             *_small_batch_moe_note(s),
             *_rocm_note(s),
             *_cap_note(held),
+            *near_tpot_floor_note(s, ttft_p99, multiples),
             *_queue_note(point),
             *light_load_note(s),
             *_job_note(s),

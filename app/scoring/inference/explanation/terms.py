@@ -13,6 +13,8 @@ from app.scoring.inference.explanation.decode_terms import (
     compute_term,
     decode_step_terms,
     dense_layers_note,
+    evidence_words,
+    fitted_source,
     memory_term,
     moe_layers_text,
     prefill_pass_term,
@@ -193,9 +195,9 @@ def step_terms(
             "TPOT p99",
             tpot_p99,
             "ms",
-            f"{figure(point.tpot_ms)} ms mean × {significant(eff.p99_over_mean)};{P99_SOURCE}; the limit keeps the "
-            "mean under "
-            f"{percent(eff.slo_tpot_utilisation)} of it (slo_tpot_utilisation)",
+            f"{figure(point.tpot_ms)} ms mean × {significant(eff.p99_over_mean)};{p99_source('p99_over_mean')}; the "
+            f"limit keeps the mean under {percent(eff.slo_tpot_utilisation)} of it "
+            f"({evidence_words(['slo_tpot_utilisation']) or 'slo_tpot_utilisation'})",
         ),
     ]
 
@@ -220,6 +222,13 @@ def _median_ttft_detail(point: OperatingPoint) -> str:
 P99_SOURCE = " (p99 / mean ratio fitted on the published p99 rows: MLPerf LoadGen, InferenceX)"
 
 
+def p99_source(name: str) -> str:
+    """P99_SOURCE with the rows and publications the ratio `name` rests on: '... InferenceX: p99_over_mean on 17 rows
+    of 3 publications)'."""
+    words = evidence_words([name])
+    return f"{P99_SOURCE[:-1]}: {words})" if words else P99_SOURCE
+
+
 def p99_latencies_ms(
     point: OperatingPoint, eff: InferenceEfficiency, prompt_p99_over_mean: float | None = None
 ) -> tuple[float, float]:
@@ -233,7 +242,8 @@ def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99
     checked = "the TTFT limit is checked against it"
     if prompt_p99_over_mean is None:
         return (
-            f"{figure(point.ttft_ms)} ms mean × {significant(ratio)};{P99_SOURCE}; with no prompt spread given, "
+            f"{figure(point.ttft_ms)} ms mean × {significant(ratio)};{p99_source('p99_ttft_over_mean')}; with no "
+            "prompt spread given, "
             f"the whole mean takes it, the request's own prefill too (a prompt spread of 1, every prompt one length, "
             f"puts that prefill's p99 at its mean); {checked}"
         )
@@ -241,7 +251,7 @@ def _p99_ttft_detail(point: OperatingPoint, eff: InferenceEfficiency, prompt_p99
     return (
         f"{figure(point.own_prefill_ms)} ms prefill × {significant(prompt_p99_over_mean)} + {figure(waits)} ms waits × "
         f"{significant(ratio)}; the question's prompt spread (p99 prompt / mean) on the request's own prefill, the "
-        f"fitted ratio{P99_SOURCE} on its waits; {checked}"
+        f"fitted ratio{p99_source('p99_ttft_over_mean')} on its waits; {checked}"
     )
 
 
@@ -252,7 +262,7 @@ def _moe_prefill_terms(ctx: InferenceContext, eff: InferenceEfficiency) -> list[
         return []
     detail = (
         f"{moe_layers_text(ctx)} × {figure(eff.moe_prefill_layer_ms)} ms; eager (no CUDA graph)"
-        f"{dense_layers_note(ctx)}; {SOURCE}"
+        f"{dense_layers_note(ctx)}; {fitted_source(['moe_prefill_layer_ms'])}"
     )
     return [Term("prefill MoE host time", host_ms, "ms", detail)]
 

@@ -35,6 +35,35 @@ def engine_factors(
     return factors + ([ctx.rocm_matmul] if rocm == "amd_mfu_factor" and ctx.rocm_matmul else [])
 
 
+def _engine_constants(ctx: InferenceContext, rocm: str) -> list[str]:
+    """The fitted constants behind engine_factors: vLLM's (also any engine without a factor of its own) or SGLang's,
+    and the ROCm factor on AMD; TensorRT-LLM and HF have fixed factors."""
+    names = [] if ctx.engine in ENGINE_MBU else ["sglang_factor" if ctx.engine == "sglang" else "vllm_factor"]
+    return names + ([rocm] if ctx.amd else [])
+
+
+def mbu_constants(ctx: InferenceContext, tp_penalty: bool = True) -> list[str]:
+    """The InferenceEfficiency fields mbu_factors reads, for an explanation line that names their evidence."""
+    names = ["decode_mbu"] + (["mbu_tp_exponent"] if tp_penalty and ctx.tensor_parallel > 1 else [])
+    names += ["gddr_mbu_factor"] if ctx.gddr else []
+    if ctx.engine == "llamacpp":
+        return names + ["llamacpp_mbu_factor"]
+    return names + _engine_constants(ctx, "amd_mbu_factor")
+
+
+def mfu_constants(ctx: InferenceContext) -> list[str]:
+    """The InferenceEfficiency fields mfu_factors reads, for an explanation line that names their evidence."""
+    names = ["mfu_max"]
+    if ctx.compute_dtype in ("fp8", "int8"):
+        names.append("fp8_mfu_factor")
+    elif ctx.compute_dtype == "fp4":
+        names.append("fp4_mfu_factor")
+    names += ["moe_mfu_factor"] if ctx.moe else []
+    if ctx.engine == "llamacpp":
+        return names + ["llamacpp_mfu_factor"]
+    return names + _engine_constants(ctx, "amd_mfu_factor")
+
+
 def _product(factors: list[tuple[str, float]]) -> float:
     return math.prod(value for _, value in factors)
 
