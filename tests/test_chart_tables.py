@@ -101,16 +101,17 @@ def test_the_training_page_calls_one_figure_usable(client: TestClient) -> None:
 
 
 def test_the_training_memory_chart_stacks_the_step_peak_not_the_parts_at_their_largest(client: TestClient) -> None:
-    """An 8B full fine-tune on one B200 with hf peaks at its optimizer step (128.5 GB model states + 32.1 GB foreach
-    AdamW temporary, 161.4 GB with the reserve); the chart stacked the parts at their largest, activations and logits
-    included but not the temporary, 137.6 GB: 28 GB of room to the eye where 4 GB is left (found by qa34). It now
-    stacks the moment the need is, summing to memory_per_gpu_gb, and the JSON gives those parts."""
-    query = "?phase=training&model=llama-3.1-8b&method=full_ft&framework=hf&max_gpus=1&gpus=B200"
+    """An 8B full fine-tune on one B200 with foreach AdamW (llm-foundry; hf until qamem) peaks at its optimizer step
+    (128.5 GB model states + 32.1 GB foreach AdamW temporary, 161.4 GB with the reserve); the chart stacked the parts at
+    their largest, activations and logits included but not the temporary (hf: 137.6 GB, 28 GB of room to the eye where
+    4 GB is left; found by qa34). It now stacks the moment the need is, summing to memory_per_gpu_gb, and the JSON gives
+    those parts."""
+    query = "?phase=training&model=llama-3.1-8b&method=full_ft&framework=llm-foundry&max_gpus=1&gpus=B200"
     option = client.get("/rank.json" + query).json()["options"][0]
     at_peak = option["memory_at_peak_gb"]
     assert at_peak["optimizer_temporaries"] > 30 and at_peak["activations"] == at_peak["logits"] == 0
     assert sum(at_peak.values()) == pytest.approx(option["memory_per_gpu_gb"], abs=0.01)
-    assert sum(option["memory_breakdown_gb"].values()) < option["memory_per_gpu_gb"] - 20  # the parts at their largest
+    assert sum(option["memory_breakdown_gb"].values()) < option["memory_per_gpu_gb"] - 5  # the parts at their largest
     memory, table = _charts(client.get("/" + query).text)["memory"]
     stacked = sum(t["x"][0] for t in memory["data"] if t["type"] == "bar")
     assert stacked == pytest.approx(option["memory_per_gpu_gb"], abs=0.05)

@@ -256,7 +256,11 @@ def test_the_reserve_names_its_source_and_what_it_leaves_usable(case: str) -> No
     [
         ("TP with Megatron SP", "70.55 B params / 8 TP ranks × (2 + 2 + 12 / 2 DP ranks) B"),
         ("ZeRO-2, bf16 AdamW", "8.030 B params × (2 + (2 + 4) / 8 DP ranks) B"),
-        ("QLoRA under FSDP", "70.55 B params / 2 DP ranks × 0.55 B NF4 + 0.2071 B params × 16 B / 2 DP ranks"),
+        (
+            "QLoRA under FSDP",
+            "68.45 B params / 2 DP ranks × 0.55 B NF4 + 2.101 B params / 2 DP ranks × 2 B bf16 embedding and LM head + "
+            "0.2071 B params × 16 B / 2 DP ranks",
+        ),
         ("optimizer offloaded to the CPU", "8.030 B params × 2 B bf16 weights / 8 DP ranks"),
         ("FSDP on one GPU", "1.240 B params × 16 B"),
     ],

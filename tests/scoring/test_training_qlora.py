@@ -10,7 +10,13 @@ from app.scoring.specs import CatalogSnapshot, Offer
 from app.scoring.training.assumptions import QLORA_NOTE
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import choose_layout
-from app.scoring.training.layouts.memory import Layout, live_param_bytes, lora_adapter_params, model_state_bytes
+from app.scoring.training.layouts.memory import (
+    Layout,
+    live_param_bytes,
+    lora_adapter_params,
+    model_state_bytes,
+    unquantised_params,
+)
 from app.scoring.training.layouts.search_space import layout_families
 from app.scoring.training.ranking.rank import rank_training
 from app.scoring.training.step.frameworks import ULYSSES_SP
@@ -43,7 +49,9 @@ def test_qlora_layouts_are_data_parallel_or_fsdp_only():
 
 def test_fsdp_shards_the_nf4_base_and_gathers_it_in_nf4():
     model = MODELS["llama-3.1-70b"]
-    base, adapters = model.params_b * 1e9 * 0.55, lora_adapter_params(model, 16) * 16  # NF4; mixed-precision AdamW
+    head = 2 * 128_256 * 8192  # the embedding and the untied LM head stay bf16
+    base = (model.params_b * 1e9 - head) * 0.55 + head * 2  # NF4 elsewhere
+    adapters = lora_adapter_params(model, 16) * 16  # mixed-precision AdamW
     assert model_state_bytes(model, "qlora", Layout(zero_stage=0), 1, 16) == pytest.approx(base + adapters)
     assert model_state_bytes(model, "qlora", Layout(zero_stage=3), 8, 16) == pytest.approx((base + adapters) / 8)
     layer, largest_linear = model.params_b * 1e9 / model.layers, 8192 * 28672
@@ -75,17 +83,21 @@ def test_qlora_holds_one_dequantised_linear_not_a_layer():
 
 
 def test_a_refused_run_names_the_settings_that_make_it_fit():
-    """QLoRA 70B on one 48 GB card at short sequences fits with 8-bit Adam moments (the QLoRA paper trains 65B on
-    one 48 GB GPU); the refusal says so, and says nothing where no frugal setting helps."""
-    w = TrainingWorkload(model="llama-3.1-70b", method="qlora", seq_len=512)
-    refused = estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], w)
+    """QLoRA Llama 2 70B on one 48 GB card at short sequences fits with 8-bit Adam moments (the QLoRA paper trains 65B
+    on one 48 GB GPU); the refusal says so, and says nothing where no frugal setting helps. Llama 3.1 70B's 128K-entry
+    embedding and LM head, 4.2 GB in bf16 (qamem: QLoRA quantises neither), leave it no fit there even so."""
+    model = MODELS["llama-2-70b"]
+    w = TrainingWorkload(model="llama-2-70b", method="qlora", seq_len=512)
+    refused = estimate_training(GPUS["RTX-A6000"], 1, model, w)
     assert not refused.feasible and refused.reason.endswith("; it fits with optimizer adamw_8bit")
     frugal = w.model_copy(update={"optimizer": "adamw_8bit"})
-    assert estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], frugal).feasible
-    hopeless = estimate_training(GPUS["RTX-4090"], 1, MODELS["llama-3.1-70b"], w)
+    assert estimate_training(GPUS["RTX-A6000"], 1, model, frugal).feasible
+    llama3 = frugal.model_copy(update={"model": "llama-3.1-70b"})
+    assert not estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], llama3).feasible
+    hopeless = estimate_training(GPUS["RTX-4090"], 1, model, w)
     assert not hopeless.feasible and "it fits with" not in hopeless.reason
     chosen = w.model_copy(update={"framework": "hf"})  # a stack the user chose is not second-guessed
-    assert "framework pytorch" not in estimate_training(GPUS["RTX-A6000"], 1, MODELS["llama-3.1-70b"], chosen).reason
+    assert "framework pytorch" not in estimate_training(GPUS["RTX-A6000"], 1, model, chosen).reason
 
 
 def test_hf_qlora_checkpoints_every_layer_as_peft_does_by_default():
@@ -136,3 +148,17 @@ def test_auto_splits_a_long_qlora_sequence_by_ulysses_as_hf_does(seq_len):
     assert top.layout.startswith("SP") and "CP" not in top.layout and top.layout == hf.layout_text  # no partial
     est = estimate_training(GPUS["B200"], 8, MODELS["llama-3.1-70b"], w)
     assert any(t.name == f"exposed {ULYSSES_SP} all-to-all" and t.value > 0 for t in est.terms)  # not a CP ring
+
+
+@pytest.mark.parametrize(
+    ("model_id", "matrices"),
+    [("llama-3.1-8b", 2), ("llama-3.1-405b", 2), ("llama-3.2-3b", 1), ("gemma-3-27b", 1)],
+)
+def test_qlora_keeps_the_embedding_and_an_untied_lm_head_in_bf16(model_id: str, matrices: int) -> None:
+    """qamem: the whole base was sized at NF4, but bitsandbytes and torchtune quantise no embedding and no LM head:
+    Llama 3.1 8B's two 128K × 4096 matrices are 2.1 GB in bf16, not 0.58 GB; a tied model (Llama 3.2 3B) holds one."""
+    model = MODELS[model_id]
+    kept = matrices * model.vocab_size * model.hidden_size
+    assert unquantised_params(model) == kept
+    nf4 = model_state_bytes(model, "qlora", Layout(zero_stage=0), 1, 16) - lora_adapter_params(model, 16) * 16
+    assert nf4 == pytest.approx((model.params_b * 1e9 - kept) * 0.55 + kept * 2)

@@ -18,10 +18,10 @@ GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
 
 def test_an_expert_split_prices_dense_and_expert_weights_over_their_own_ranks() -> None:
-    """Qwen3-30B-A3B, ZeRO-2 over 16 at EP 4, foreach AdamW (hf): the dense part sharded over 16 data-parallel ranks,
-    the experts (a quarter each) over their 4 expert-data-parallel ranks, both for gradients (2 B) and the update's
-    temporary (4 B)."""
-    w = TrainingWorkload(model="qwen3-30b-a3b", method="full_ft", framework="hf", global_batch_seqs=64)
+    """Qwen3-30B-A3B, ZeRO-2 over 16 at EP 4, foreach AdamW (llm-foundry): the dense part sharded over 16 data-parallel
+    ranks, the experts (a quarter each) over their 4 expert-data-parallel ranks, both for gradients (2 B) and the
+    update's temporary (4 B)."""
+    w = TrainingWorkload(model="qwen3-30b-a3b", method="full_ft", framework="llm-foundry", global_batch_seqs=64)
     model, layout = MODELS[w.model], Layout(2, expert_parallel=4)
     peak = workload_peak(model, w, layout, 16)
     experts = all_expert_params(model)
@@ -32,7 +32,9 @@ def test_an_expert_split_prices_dense_and_expert_weights_over_their_own_ranks() 
 
 
 def test_lora_prices_only_its_adapters_split_over_tensor_and_pipeline_ranks() -> None:
-    w = TrainingWorkload(model="llama-3.1-8b", method="lora", framework="hf", global_batch_seqs=8, lora_rank=16)
+    w = TrainingWorkload(
+        model="llama-3.1-8b", method="lora", framework="llm-foundry", global_batch_seqs=8, lora_rank=16
+    )
     model, layout = MODELS[w.model], Layout(0, tensor_parallel=2, pipeline_parallel=2)
     peak = workload_peak(model, w, layout, 8)
     adapters = lora_adapter_params(model, 16) / 4
@@ -41,14 +43,18 @@ def test_lora_prices_only_its_adapters_split_over_tensor_and_pipeline_ranks() ->
 
 
 def test_offloaded_states_leave_no_gradients_and_no_temporaries_on_the_gpu() -> None:
-    w = TrainingWorkload(model="llama-3.1-8b", method="full_ft", framework="hf", offload="cpu", global_batch_seqs=8)
+    w = TrainingWorkload(
+        model="llama-3.1-8b", method="full_ft", framework="llm-foundry", offload="cpu", global_batch_seqs=8
+    )
     peak = workload_peak(MODELS[w.model], w, Layout(2), 8)
     assert peak.gradients_gb == 0.0 and peak.optimizer_temporary_gb == 0.0
 
 
 def test_an_estimate_peaked_at_the_update_reports_and_judges_that_need() -> None:
     """Foreach AdamW on one GPU, short sequences: the optimizer step is the need the estimate's fit and GB state."""
-    w = TrainingWorkload(model="llama-3.2-1b", method="full_ft", seq_len=128, global_batch_seqs=1, framework="hf")
+    w = TrainingWorkload(
+        model="llama-3.2-1b", method="full_ft", seq_len=128, global_batch_seqs=1, framework="llm-foundry"
+    )
     model, layout, gpu = MODELS[w.model], Layout(0, recompute="full"), GPUS["H100-SXM"]
     parts = memory_breakdown_gb(
         model, w.method, w.seq_len, layout, 1, w.lora_rank, framework=w.framework, recipe=state_recipe(w)

@@ -10,6 +10,8 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
 - Optimizer in backward (torchtune's `optimizer_in_bwd`: each parameter stepped and its gradient freed as soon as it
   is ready, so the whole gradient is never held) and activation offloading (activations copied to host memory in the
   forward) are not modelled: the row's reason says so and the estimate keeps them on the GPU.
+- FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS), where the product's offload
+  is ZeRO-Offload's and keeps them on the GPU: not modelled, said so, and its memory sized with the weights.
 - Eager mode is modelled on the stacks that run uncompiled by default (layouts/eager_activations: torchtune's and
   HF Trainer's layers store what their eager ops save), so a cumulative row above its "+ Compile" is sized with
   torchtune's eager layer; on another stack it is not modelled and said so. A row that ran compiled (its notes or the
@@ -34,6 +36,15 @@ NOT_MODELLED = {
     ),
     "activation offloading": re.compile(r"activation offloading|offload(?:ed|ing)? activations", re.IGNORECASE),
 }
+
+# Stacks whose CPU offload is FSDP's, which moves the sharded weights to host memory with the gradients and optimizer
+# states (FSDP2 CPUOffloadPolicy, FSDP1 CPUOffload(offload_params=True)) and copies each layer's up for its compute:
+# torchtune, which the "pytorch" stack stands for (its distributed recipes' one CPU offload is fsdp_cpu_offload, "CPU
+# offload of parameters, gradients, and optimizer states": full_finetune_distributed.py, torchtune 0.3.0;
+# training/_distributed.py passes CPUOffloadPolicy()), and torchtitan (FSDP2). The product's offload "cpu" is
+# ZeRO-Offload's (DeepSpeed offload_optimizer): the GPU keeps its shard of the bf16 weights (layouts/optimizer.py).
+FSDP_OFFLOAD_STACKS = frozenset({"pytorch", "torchtitan"})
+FSDP_WEIGHT_OFFLOAD = "FSDP's CPU offload of the weights"
 
 # Stacks a row's notes name (training_notes.STACKS_IN_NOTES) that run an eager stack's layers with fused kernels.
 # XTuner (InternLM/xtuner, xtuner/model/modules/dispatch/__init__.py): dispatch_modules, called when its
@@ -94,3 +105,9 @@ def unmodelled_memory_features(notes: str, method: str, eager_counted: bool = Fa
     if eager and not eager_counted:
         stated.append("eager mode (no torch.compile)")
     return stated
+
+
+def fsdp_weight_offload(framework: str, offload: str, zero_stage: int) -> bool:
+    """A CPU offload read from the notes that ran as FSDP's, the weights offloaded too: on a stack of
+    FSDP_OFFLOAD_STACKS, at a layout that shards the weights (ZeRO-3, FSDP)."""
+    return offload == "cpu" and framework in FSDP_OFFLOAD_STACKS and zero_stage >= 3

@@ -16,6 +16,8 @@ from typing import get_args
 from pydantic import ValidationError
 
 from app.calibration.training.memory_features import (
+    FSDP_WEIGHT_OFFLOAD,
+    fsdp_weight_offload,
     fused_layers_stated,
     unfused_loss_stated,
     unmodelled_memory_features,
@@ -42,7 +44,7 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.eager_activations import stack_layer
 from app.scoring.training.layouts.fit_search import first_fit
-from app.scoring.training.layouts.memory import GB, logits_bytes, memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.layouts.memory import GB, Layout, logits_bytes, memory_needed_gb, runtime_reserve_gb
 from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
@@ -235,19 +237,29 @@ def memory_check(
         logits = logits_bytes(model, w.seq_len, est.layout, UNFUSED_LOSS_STACK) / GB
         breakdown = {**est.memory_breakdown_gb, "logits": logits}
         predicted = memory_needed_gb(breakdown, workload_peak(model, w, est.layout, est.gpu_count))
-    return MemoryCheck(peak.gb, predicted, peak.as_written, peak.quantity, est.layout_text)
+    unmodelled = ", ".join(unmodelled_memory(row, w, est.layout))
+    return MemoryCheck(peak.gb, predicted, peak.as_written, peak.quantity, est.layout_text, unmodelled)
 
 
-def memory_feature_words(row: dict[str, str], w: TrainingWorkload) -> list[str]:
+def unmodelled_memory(row: dict[str, str], w: TrainingWorkload, layout: Layout | None) -> list[str]:
+    """The memory features the row ran that the estimator does not model (memory_features): those its notes state,
+    and FSDP's offload of the weights where the CPU offload it states ran as FSDP's."""
+    eager = stack_layer(w.framework, w.method)
+    stated = unmodelled_memory_features(row.get("notes") or "", w.method, eager_counted=eager is not None)
+    if layout is not None and fsdp_weight_offload(w.framework, w.offload, layout.zero_stage):
+        stated.append(FSDP_WEIGHT_OFFLOAD)
+    return stated
+
+
+def memory_feature_words(row: dict[str, str], w: TrainingWorkload, layout: Layout | None) -> list[str]:
     """What the row's reason says about the memory features its notes state (memory_features)."""
     notes, words = row.get("notes") or "", []
     if unfused_loss_stated(notes) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         words.append("a cumulative row without its chunked loss: memory sized with an unfused loss")
     fused = fused_layers_stated(row)
-    eager = stack_layer(w.framework, w.method)
-    if fused and eager is not None:
+    if fused and stack_layer(w.framework, w.method) is not None:
         words.append(f"{fused}: activations sized with the fused count, not {w.framework}'s eager layer")
-    unmodelled = unmodelled_memory_features(notes, w.method, eager_counted=eager is not None)
+    unmodelled = unmodelled_memory(row, w, layout)
     if unmodelled:
         words.append(f"{', '.join(unmodelled)} stated but not modelled: memory sized without")
     return words
@@ -280,6 +292,6 @@ def predict_training_case(
         measured,
         (predicted - measured) / measured * 100,
         True,
-        "; ".join(read_row(row)[2] + memory_feature_words(row, w)),
+        "; ".join(read_row(row)[2] + memory_feature_words(row, w, est.layout)),
         memory_check(row, est, model, w),
     )

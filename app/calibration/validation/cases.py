@@ -14,6 +14,7 @@ class MemoryCheck:
     published: str  # as the notes write it: "47.65 GB"
     quantity: str  # which peak: published_memory.QUANTITIES
     layout: str  # the layout it was sized at, in words
+    unmodelled: str = ""  # memory features the run stated that the estimate does not model, in words ("" for none)
 
 
 @dataclass(frozen=True, slots=True)

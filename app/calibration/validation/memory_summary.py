@@ -26,6 +26,8 @@ MEMORY_FIELDS = {
     "memory_quantity": "which peak the source measured: reserved (torchtitan logs the allocator's reserved peak), "
     "active (torchtune's active peak, allocated memory) or unstated",
     "memory_layout": "the layout the prediction was sized at, in words",
+    "memory_unmodelled": "memory features the run stated that the prediction does not model (activation offloading, "
+    "the optimizer step in the backward, FSDP's CPU offload of the weights), comma-separated; empty where none",
 }
 
 

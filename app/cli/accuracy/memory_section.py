@@ -16,11 +16,24 @@ INTRO = (
     "its tokens/s prediction uses, at its step's fullest moment (the backward's start or the optimizer step: "
     "step_peak.StepPeak), without the runtime reserve, which the allocator's peaks do not count either; a cumulative "
     "table's row above its chunked loss with an unfused one; activations as the stack's eager layer stores them "
-    "(torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count. Published "
+    "(torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count; not modelled: "
+    "what the run stated that the prediction sizes without (activation offloading, the optimizer step in the "
+    "backward, FSDP's CPU offload of the weights, where the product's offload keeps them on the GPU). Published "
     "GiB are read as 2^30 bytes, torchtitan's "
     "logged peaks as GiB whatever the heading says; all sizes here are 10^9 bytes. Which peak each source measured:"
 )
-HEADERS = ("run", "source", "gpu", "layout", "published", "peak", "published GB", "predicted GB", "error %")
+HEADERS = (
+    "run",
+    "source",
+    "gpu",
+    "layout",
+    "published",
+    "peak",
+    "published GB",
+    "predicted GB",
+    "error %",
+    "not modelled",
+)
 
 
 def _pct(value: float | None) -> str | None:
@@ -49,6 +62,7 @@ def _row(run: str, case: dict[str, Any]) -> list[Any]:
         f"{measured:.1f}",
         f"{predicted:.1f}",
         f"{error:+.1f}",
+        case.get("memory_unmodelled") or "",
     ]
 
 

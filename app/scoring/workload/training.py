@@ -65,8 +65,10 @@ class TrainingWorkload(ModelChoice):
     )
     offload: Offload = Field(
         "none",
-        description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (ZeRO-Offload, "
-        "FSDP CPU offload, torchtune); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's Adam",
+        description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (DeepSpeed "
+        "ZeRO-Offload's offload_optimizer); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's "
+        "Adam. FSDP's CPU offload (torchtune's fsdp_cpu_offload) moves the weights to host memory too, which is not "
+        "modelled: such a run needs less GPU memory than this sizes",
     )
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
     max_days: float = Field(30.0, gt=0, le=3_650, description="deadline: the run must finish within this many days")

@@ -179,6 +179,7 @@ UNITS: dict[str, str] = {
     "gpus_per_host": "GPUs",
     "vllm_large_gpu_bytes": "bytes",
     "usable_hbm_share": "share of datasheet memory",
+    "tied_surplus_tolerance": "vocab × hidden matrices",
 }
 
 

@@ -12,6 +12,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from app.scoring.efficiency import training as eff
+from app.scoring.hf_config.param_count import shape_param_count
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.eager_activations import (
     EagerLayer,
@@ -192,7 +193,7 @@ def model_state_bytes(
     if method in ("pretrain", "full_ft"):
         return n_total / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
     adapters = lora_adapter_params(model, lora_rank)
-    base = n_total * frozen_base_bytes_per_param(method) / split
+    base = frozen_base_bytes(model, n_total, method) / split
     if layout.zero_stage >= 3:  # FSDP shards the frozen base, NF4 too (bitsandbytes 0.43, Answer.AI FSDP+QLoRA)
         base /= dp
     return base + adapters / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
@@ -221,7 +222,7 @@ def expert_split_state_bytes(
             pp * ep
         ) * gpu_state_bytes_per_param(recipe, stage, edp)
     per_param = frozen_base_bytes_per_param(method)
-    base = dense * per_param / split / (dp if stage >= 3 else 1)
+    base = frozen_base_bytes(model, dense, method) / split / (dp if stage >= 3 else 1)
     base += experts * per_param / (pp * ep) / (edp if stage >= 3 else 1)
     return base + lora_adapter_params(model, lora_rank) / split * gpu_state_bytes_per_param(recipe, stage, dp)
 
@@ -229,6 +230,36 @@ def expert_split_state_bytes(
 def frozen_base_bytes_per_param(method: str) -> float:
     """Bytes a frozen LoRA base weight takes: NF4 with double-quant constants for QLoRA, else bf16."""
     return eff.BYTES_QLORA_BASE if method == "qlora" else eff.BYTES_BF16
+
+
+@cache
+def unquantised_params(model: ModelSpec) -> float:
+    """Weights QLoRA keeps in bf16: the token embedding and the LM head, which are no decoder layer's nn.Linear.
+    bitsandbytes' Linear4bit replaces nn.Linear modules only (an nn.Embedding is none), transformers leaves the output
+    embedding unconverted (integrations/bitsandbytes.py, get_keys_to_not_convert), and torchtune quantises its layers'
+    projections (FrozenNF4Linear) but not tok_embeddings or output_proj ("quantize_base is not applied to final
+    output_proj currently": models/llama3_1/_component_builders.py, torchtune 0.3.0). The head is the embedding's own
+    matrix where the model ties them: its parameter count is an untied shape's (hf_config.shape_param_count) less
+    about one vocab × hidden matrix (Llama 3.2 1B/3B, Gemma)."""
+    matrix = float(model.vocab_size * model.hidden_size)
+    untied_surplus = (shape_param_count(model) - model.params_b * 1e9) / matrix
+    return matrix if abs(untied_surplus - 1.0) <= TIED_SURPLUS_TOLERANCE else 2 * matrix
+
+
+# How far from one vocab × hidden matrix an untied shape's surplus over the model's count may fall and still read as
+# tied embeddings: the catalog's tied models sit within 0.02 of one, the untied ones within 0.35 of none (a gated
+# shape over a non-gated model, GPT-3, MPT, over-counts by many matrices and reads untied: the larger need).
+TIED_SURPLUS_TOLERANCE = 0.25
+
+
+def frozen_base_bytes(model: ModelSpec, params: float, method: str) -> float:
+    """Bytes `params` frozen LoRA base weights take (a model's, or its dense part's under EP): bf16, or NF4 for QLoRA
+    but for the embedding and LM head it keeps in bf16 (unquantised_params)."""
+    per_param = frozen_base_bytes_per_param(method)
+    if method != "qlora":
+        return params * per_param
+    kept = min(params, unquantised_params(model))
+    return (params - kept) * per_param + kept * eff.BYTES_BF16
 
 
 def _layer_params(model: ModelSpec, layout: Layout) -> float:

@@ -9,8 +9,11 @@ Bytes per trained parameter held by the job, by recipe (shared/research/training
   Quantization": 1 B each, one fp32 scale per 2,048 values) on bf16 weights and gradients (torchtune's single-device
   full fine-tune: PagedAdamW8bit on a bf16 model): 6 B.
 With `offload` "cpu" the gradients and optimizer states live in host memory and the optimizer step runs on the CPU
-(ZeRO-Offload, Ren et al. 2021; FSDP CPUOffload; torchtune's fsdp_cpu_offload): the GPU keeps the bf16 weights
-(sharded under ZeRO-3/FSDP), and each step pays the PCIe copies and the CPU's Adam (offload_seconds).
+(ZeRO-Offload, Ren et al. 2021: DeepSpeed's offload_optimizer): the GPU keeps the bf16 weights (sharded under
+ZeRO-3/FSDP), and each step pays the PCIe copies and the CPU's Adam (offload_seconds). FSDP's CPU offload (FSDP2
+CPUOffloadPolicy, FSDP1 CPUOffload(offload_params=True); torchtune's fsdp_cpu_offload, "CPU offload of parameters,
+gradients, and optimizer states", full_finetune_distributed.py in torchtune 0.3.0) keeps the sharded weights in host
+memory too and copies each layer's up for its compute: not modelled, its GPU memory is sized here with the weights.
 """
 
 from __future__ import annotations
@@ -64,9 +67,10 @@ OPTIMIZER_NOTES = {
 }
 
 OFFLOAD_NOTE = (
-    "optimizer offloaded to the CPU (ZeRO-Offload, FSDP CPU offload, torchtune): gradients and optimizer states in "
-    "host memory, which is not checked; the GPU keeps the bf16 weights; each step copies gradients down and weights "
-    "up over PCIe and runs Adam on the host's CPUs"
+    "optimizer offloaded to the CPU (ZeRO-Offload's offload_optimizer): gradients and optimizer states in host memory, "
+    "which is not checked; the GPU keeps the bf16 weights; each step copies gradients down and weights up over PCIe "
+    "and runs Adam on the host's CPUs (FSDP's CPU offload, torchtune's fsdp_cpu_offload, moves the weights too and "
+    "needs less GPU memory than sized here)"
 )
 
 # CPU Adam throughput, bound by host memory traffic: ZeRO-Offload's CPU-Adam updated 8 B parameters in 2.41 s on a

@@ -27,6 +27,7 @@ from app.scoring.training.layouts.memory import (
     runtime_reserve_gb,
     selective_share,
     stage_layers,
+    unquantised_params,
     usable_gb,
 )
 from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
@@ -106,7 +107,11 @@ def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layou
             parts.append(f"{_split(experts, *expert_split)} × {_per_param(recipe, stage, edp)}")
         return " + ".join(parts)
     per_param = f"{significant(frozen_base_bytes_per_param(w.method))} B {'NF4' if w.method == 'qlora' else 'bf16'}"
-    parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp, fsdp)} × {per_param}"]
+    dense = model.params_b * 1e9 - experts
+    kept = min(dense, unquantised_params(model)) if w.method == "qlora" else 0.0
+    parts = [f"{_split(dense - kept, tp, pp, fsdp)} × {per_param}"]
+    if kept:
+        parts.append(f"{_split(kept, tp, pp, fsdp)} × {f(eff.BYTES_BF16)} B bf16 embedding and LM head")
     if experts:
         parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
     adapters = lora_adapter_params(model, w.lora_rank)
