@@ -251,7 +251,7 @@ UNKNOWN_QUERY_KEY = {
                 "detail": [
                     {
                         "field": "x",
-                        "message": "not a query parameter of GET /api/v1/models; it takes no query parameters",
+                        "message": "not a query parameter of GET /api/v1/models/{model_id}; it takes no query parameters",
                     }
                 ]
             },
