@@ -130,7 +130,7 @@ def gpu_page(
             "title": detail.name,
             "nav": "gpus",
             "gpu": detail,
-            "chart_json": to_json_block(offer_price_bars(detail.offers)),
+            "chart_json": to_json_block(offer_price_bars(every_offer.offers)),  # htmx swaps the table only
             "stale_after_days": settings.stale_after_days,
             "providers": sorted(
                 {(o.provider_id, o.provider_name) for o in every_offer.offers}, key=lambda p: p[1].casefold()
