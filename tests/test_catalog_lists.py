@@ -173,3 +173,13 @@ def test_a_list_page_reads_the_database_a_fixed_number_of_times(client: TestClie
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert len(statements) <= 3, statements
+
+
+def test_each_providers_row_sums_up_what_its_page_lists(client: TestClient) -> None:
+    """The list counts stored rows (no payload per price); its count and first price are its page's."""
+    for row in client.get("/api/v1/providers").json():
+        detail = client.get(f"/api/v1/providers/{row['id']}").json()
+        assert row["offer_count"] == len(detail["offers"]), row["id"]
+        assert row["token_price_count"] == len(detail["token_prices"]), row["id"]
+        assert row["cheapest_token_price"] == (detail["token_prices"][0] if detail["token_prices"] else None)
+        assert row["h100_usd_per_gpu_hour"] == detail["h100_usd_per_gpu_hour"], row["id"]
