@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -142,22 +141,27 @@ def _dated(offer: Offer | specs.Offer) -> date:
     return offer.as_of or date.min
 
 
-def list_providers(session: Session) -> list[tuple[Provider, int]]:
-    """Providers by name as people sort it (fal.ai among the Fs, Akash before AWS), each with its offers counted as
-    /api/v1/offers lists them: a superseded price is history, not an offer."""
-    counts = Counter(offer.provider_id for offer, _ in list_offers(session) if not superseded(offer))
-    providers = session.exec(select(Provider)).all()
-    return [(p, counts[p.id]) for p in sorted(providers, key=lambda p: (p.name.casefold(), p.id))]
+def providers_by_name(session: Session) -> list[Provider]:
+    return sorted(session.exec(select(Provider)).all(), key=lambda p: (p.name.casefold(), p.id))
+
+
+def get_provider(session: Session, provider_id: str) -> Provider | None:
+    found = session.get(Provider, provider_id)
+    return found or session.exec(select(Provider).where(func.lower(Provider.id) == provider_id.lower())).first()
 
 
 def list_models(session: Session) -> list[LlmModel]:
     return list(session.exec(select(LlmModel).order_by(LlmModel.name)).all())
 
 
-def list_token_prices(session: Session, model: str | None = None) -> list[tuple[TokenPrice, Provider]]:
+def list_token_prices(
+    session: Session, model: str | None = None, provider: str | None = None
+) -> list[tuple[TokenPrice, Provider]]:
     query = select(TokenPrice, Provider).join(Provider, col(TokenPrice.provider_id) == col(Provider.id))
     if model:
         query = query.where(func.lower(TokenPrice.model_id) == model.lower())
+    if provider:
+        query = query.where(TokenPrice.provider_id == provider)
     query = query.order_by(col(TokenPrice.output_usd_per_mtok), col(TokenPrice.provider_id))
     return [(price, prov) for price, prov in session.exec(query).all()]
 

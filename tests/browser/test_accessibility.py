@@ -172,6 +172,12 @@ PAGES = [
     "/models",
     "/models/deepseek-r1",
     "/providers",
+    "/providers?sells=per_token_only&sort=offers",
+    "/providers/deepinfra",
+    "/models?kind=moe&sort=params",
+    "/models?sort=size",
+    "/gpus/H100-SXM?provider=lambda&sort=date",
+    "/gpus/H100-SXM?min_gpus=0",
     "/methodology",
     "/docs",
     "/no-such-page",
@@ -218,6 +224,27 @@ def test_a_filtered_gpu_list_is_announced(page, server_url: str) -> None:  # typ
     page.wait_for_url("**vendor=AMD**")
     shown = page.locator("#gpu-table caption").text_content()
     assert _announced(page) == shown and shown.endswith("GPUs")
+
+
+@pytest.mark.parametrize(
+    ("path", "select", "value", "table"),
+    [
+        ("/providers", "#f-sells", "per_token_only", "#provider-table"),
+        ("/models", "#f-kind", "moe", "#model-table"),
+        ("/gpus/H100-SXM", "#f-provider", "lambda", "#offer-table"),
+    ],
+)
+def test_a_filtered_catalog_list_swaps_its_table_and_is_announced(  # type: ignore[no-untyped-def]
+    page, server_url: str, path: str, select: str, value: str, table: str
+) -> None:
+    """The catalog lists refresh their table as a filter changes (htmx), the URL the shareable link (catalog2)."""
+    page.goto(f"{server_url}{path}")
+    before = page.locator(f"{table} tbody tr").count()
+    page.select_option(select, value)
+    page.wait_for_url(f"**={value}**")
+    shown = page.locator(f"{table} caption").first.text_content()
+    assert _announced(page) == shown and 0 < page.locator(f"{table} tbody tr").count() < before
+    assert page.console.errors == []
 
 
 # The focused element as Tab left it: what it is, whether a ring shows (an outline CSS did not remove), on screen.

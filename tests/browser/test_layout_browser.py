@@ -53,6 +53,12 @@ PAGES = [
     "/precision?model=gpt-oss-120b",
     # found by qa22: a GPU's cheaper terms (spot, reserved, marketplace, each dated) were one unbroken line, 1,683 px
     "/gpus",
+    # the catalog lists' filter forms and sortable headers; a per-token provider's prices in its row and page
+    "/models?kind=moe&sort=params",
+    "/providers",
+    "/providers/deepinfra",
+    "/providers/lambda",
+    "/gpus/H100-SXM?price_type=on_demand&sort=date",
     *FILTERED,
 ]
 SCROLLBAR_PX = 15  # a classic (non-overlay) scrollbar in Chrome on Windows and Linux

@@ -13,6 +13,9 @@ from app.service.catalog_ids import unknown_ids_message
 from app.service.superseded_offer import superseded_history_note
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.list_checks import family_errors, provider_errors
+from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.web.catalog.provider_views import provider_detail, provider_list
 from app.web.catalog.schemas import (
     GpuDetail,
     GpuPublic,
@@ -20,6 +23,7 @@ from app.web.catalog.schemas import (
     ModelPublic,
     OfferPublic,
     PriceHistoryPublic,
+    ProviderDetail,
     ProviderPublic,
     TokenPricePublic,
 )
@@ -38,6 +42,13 @@ GpuIdPath = Annotated[
     str,
     Path(
         max_length=64, description="the GPU's catalog id, e.g. H100-SXM, in any case: the answer's id is the catalog's"
+    ),
+]
+ProviderIdPath = Annotated[
+    str,
+    Path(
+        max_length=64,
+        description="the provider's catalog id, e.g. lambda, in any case: the answer's id is the catalog's",
     ),
 ]
 ModelIdPath = Annotated[
@@ -89,11 +100,25 @@ def list_gpus(
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)
-def get_gpu(gpu_id: GpuIdPath, session: SessionDep, settings: SettingsDep) -> GpuDetail:
+def get_gpu(
+    gpu_id: GpuIdPath,
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    query: Annotated[GpuOffersQuery, Query()],
+) -> GpuDetail:
+    """The GPU's offers filtered and sorted as its page's table is (provider, price_type, region, min_gpus, sort);
+    the "from" prices stay those of every offer."""
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
         raise not_found("GPU", gpu_id, "gpu_id")
-    return views.gpu_detail(session, gpu, settings.stale_after_days)
+    refuse(provider_errors(snapshot, query.provider))
+    return views.gpu_detail(session, gpu, settings.stale_after_days, query)
+
+
+def refuse(errors: dict[str, str]) -> None:
+    if errors:
+        raise HTTPException(status_code=422, detail=field_entries(errors))
 
 
 @router.get(
@@ -118,16 +143,39 @@ def list_offers(
     return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
 
 
-@router.get("/providers", summary="List providers and how many offers each has", response_model=list[ProviderPublic])
-def list_providers(session: SessionDep) -> list[ProviderPublic]:
-    return views.provider_list(session)
+@router.get(
+    "/providers",
+    summary="List providers: GPU offers, per-token prices and the cheapest current on-demand H100",
+    response_model=list[ProviderPublic],
+)
+def list_providers(
+    session: SessionDep, settings: SettingsDep, query: Annotated[ProviderListQuery, Query()]
+) -> list[ProviderPublic]:
+    return provider_list(session, settings.stale_after_days, query)
 
 
 @router.get(
-    "/models", summary="List catalog models: architecture and release precision", response_model=list[ModelPublic]
+    "/providers/{provider_id}",
+    summary="One provider: its GPU offers and per-token API prices",
+    response_model=ProviderDetail,
 )
-def list_models(session: SessionDep) -> list[ModelPublic]:
-    return views.model_list(session)
+def get_provider(provider_id: ProviderIdPath, session: SessionDep, settings: SettingsDep) -> ProviderDetail:
+    provider = queries.get_provider(session, provider_id)
+    if provider is None:
+        raise not_found("provider", provider_id, "provider_id")
+    return provider_detail(session, provider, settings.stale_after_days)
+
+
+@router.get(
+    "/models",
+    summary="List catalog models: family, architecture and release precision",
+    response_model=list[ModelPublic],
+)
+def list_models(
+    session: SessionDep, snapshot: SnapshotDep, query: Annotated[ModelListQuery, Query()]
+) -> list[ModelPublic]:
+    refuse(family_errors(snapshot, query.family))
+    return views.model_list(session, query)
 
 
 @router.get(

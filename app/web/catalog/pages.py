@@ -10,33 +10,12 @@ from app.catalog.snapshot import model_spec
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.provider_views import provider_detail
 from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
-from app.web.rendering.charts import offer_price_bars, to_json_block
 from app.web.rendering.render import json_response, page, split_json_suffix
 
 router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
-
-
-@router.get("/gpus/{gpu_id}")
-def gpu_page(gpu_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    gpu_id, as_json = split_json_suffix(gpu_id)
-    gpu = queries.get_gpu(session, gpu_id)
-    if gpu is None:
-        raise not_found("GPU", gpu_id, "gpu_id")
-    if gpu.id != gpu_id:
-        return canonical_redirect(request, f"/gpus/{gpu.id}", as_json)
-    detail = views.gpu_detail(session, gpu, settings.stale_after_days)
-    if as_json:
-        return json_response(detail)
-    context = {
-        "title": detail.name,
-        "nav": "gpus",
-        "gpu": detail,
-        "chart_json": to_json_block(offer_price_bars(detail.offers)),
-        "stale_after_days": settings.stale_after_days,
-    }
-    return page(request, "gpu.html", context)
 
 
 def canonical_redirect(request: Request, path: str, as_json: bool) -> Response:
@@ -46,26 +25,24 @@ def canonical_redirect(request: Request, path: str, as_json: bool) -> Response:
     return RedirectResponse(f"{path}{'.json' if as_json else ''}{query}", status_code=301)
 
 
-@router.get("/providers")
-def providers_page(request: Request, session: SessionDep) -> Response:
-    return page(
-        request, "providers.html", {"title": "Providers", "nav": "providers", "providers": views.provider_list(session)}
-    )
-
-
-@router.get("/providers.json")
-def providers_json(session: SessionDep) -> Response:
-    return json_response(views.provider_list(session))
-
-
-@router.get("/models")
-def models_page(request: Request, session: SessionDep) -> Response:
-    return page(request, "models.html", {"title": "Models", "nav": "models", "models": views.model_list(session)})
-
-
-@router.get("/models.json")
-def models_json(session: SessionDep) -> Response:
-    return json_response(views.model_list(session))
+@router.get("/providers/{provider_id}")
+def provider_page(provider_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    provider_id, as_json = split_json_suffix(provider_id)
+    provider = queries.get_provider(session, provider_id)
+    if provider is None:
+        raise not_found("provider", provider_id, "provider_id")
+    if provider.id != provider_id:
+        return canonical_redirect(request, f"/providers/{provider.id}", as_json)
+    detail = provider_detail(session, provider, settings.stale_after_days)
+    if as_json:
+        return json_response(detail)
+    context = {
+        "title": detail.name,
+        "nav": "providers",
+        "provider": detail,
+        "stale_after_days": settings.stale_after_days,
+    }
+    return page(request, "provider.html", context)
 
 
 @router.get("/models/{model_id}")

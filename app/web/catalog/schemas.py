@@ -77,15 +77,6 @@ class GpuDetail(GpuPublic):
     )
 
 
-class ProviderPublic(ProviderBase):
-    id: str = Field(description="the provider's catalog id (the providers filter)")
-    offer_count: int = Field(default=0, description="GPU offers it has in the catalog")
-
-
-class ModelPublic(LlmModelBase):
-    id: str = Field(description="the model's catalog id (a workload's model)")
-
-
 class TokenPricePublic(TokenPriceBase):
     id: int = Field(description="the price's catalog id")
     provider_name: str = Field(description="the seller's name")
@@ -98,6 +89,40 @@ class TokenPricePublic(TokenPriceBase):
         default_factory=list,
         description="unverified, deprecated (listed, never compared), disputed, availability_unconfirmed, weak_source "
         "(compared, labelled; a disputed price at the higher of its figures), stale (compared only with include_stale)",
+    )
+
+
+class ProviderPublic(ProviderBase):
+    id: str = Field(description="the provider's catalog id (the providers filter)")
+    offer_count: int = Field(default=0, description="GPU offers it has in the catalog")
+    token_price_count: int = Field(
+        default=0, description="per-token API prices it lists (each in /api/v1/providers/{id}'s token_prices)"
+    )
+    cheapest_token_price: TokenPricePublic | None = Field(
+        default=None,
+        description="its first-listed per-token price: one /plan compares with where it has any, cheapest output "
+        "first (null: it lists none)",
+    )
+    h100_usd_per_gpu_hour: float | None = Field(
+        default=None,
+        description="its lowest current on-demand $ per GPU-hour for an H100 (SXM, PCIe, NVL; stale prices left "
+        "out; null: none)",
+    )
+    h100_gpu_id: str = Field(default="", description="the H100 that price rents (empty: none)")
+
+
+class ProviderDetail(ProviderPublic):
+    offers: list[OfferPublic] = Field(description="its GPU offers at their latest prices, cheapest $/GPU-hour first")
+    token_prices: list[TokenPricePublic] = Field(
+        description="its per-token API prices: those /plan compares with first, then the unverified, deprecated and "
+        "stale ones it never compares with (flags); each group cheapest output first"
+    )
+
+
+class ModelPublic(LlmModelBase):
+    id: str = Field(description="the model's catalog id (a workload's model)")
+    family: str = Field(
+        default="", description="the family its catalog id starts with (Llama, Qwen, DeepSeek, …): /models' filter"
     )
 
 

@@ -7,11 +7,13 @@ from typing import Any
 from sqlmodel import Session
 
 from app.catalog import queries
+from app.catalog.model_families import family_of
 from app.catalog.prices.price_floors import PriceFloors
 from app.models.hardware import Gpu, Offer, PriceHistory, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring.pricing import price_terms, token_prices
 from app.scoring.pricing.replaced_prices import replacement
+from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery
 from app.web.catalog.schemas import (
     EarlierPricePublic,
     GpuDetail,
@@ -20,10 +22,11 @@ from app.web.catalog.schemas import (
     ModelPublic,
     OfferPublic,
     PriceHistoryPublic,
-    ProviderPublic,
     TermFloorPublic,
     TokenPricePublic,
 )
+
+EVERY_OFFER = GpuOffersQuery()  # no filter, cheapest first
 
 
 def _prices(cheapest: float | None, floors: PriceFloors | None) -> dict[str, Any]:
@@ -66,12 +69,14 @@ def token_price_public(price: TokenPrice, provider: Provider, stale_after_days: 
     return TokenPricePublic.model_validate(price, update=update)
 
 
-def token_price_list(session: Session, model: str | None, stale_after_days: int) -> list[TokenPricePublic]:
+def token_price_list(
+    session: Session, model: str | None, stale_after_days: int, provider: str | None = None
+) -> list[TokenPricePublic]:
     """The listed per-token prices (one entry per provider and model unless their terms differ), each with its date
     as the reference gives it and its labels, as /plan lists them: those it compares with first, then those it never
     does (unverified, deprecated, stale), so a placeholder is not the first, cheapest-looking row; each group cheapest
     output first."""
-    rows = queries.list_token_prices(session, model)
+    rows = queries.list_token_prices(session, model, provider)
     kept = {id(t) for t in token_prices.one_per_provider_model(t for t, _ in rows)}
     prices = [token_price_public(t, p, stale_after_days) for t, p in rows if id(t) in kept]
     return sorted(
@@ -85,15 +90,27 @@ def gpu_list(
     return [gpu_public(row) for row in queries.list_gpus(session, vendor, min_memory_gb, sort, stale_after_days)]
 
 
-def gpu_detail(session: Session, gpu: Gpu, stale_after_days: int) -> GpuDetail:
-    """A GPU with its offers; a price a newer one of the same offer replaced is listed apart, as history."""
+def gpu_detail(
+    session: Session, gpu: Gpu, stale_after_days: int, query: GpuOffersQuery | None = EVERY_OFFER
+) -> GpuDetail:
+    """A GPU with its offers (those `query` keeps, in its order); a price a newer one of the same offer replaced is
+    listed apart, as history. The "from" prices stay those of every offer: a filter narrows the table, not the card."""
     rows = queries.list_offers(session, gpu=gpu.id)
     offers = [offer_public(o, p, stale_after_days) for o, p in rows if not queries.superseded(o)]
     earlier = [_earlier_price(offer_public(o, p, stale_after_days), offers) for o, p in rows if queries.superseded(o)]
     cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
     floors = queries.gpu_price_floors(session, stale_after_days, gpu.id).get(gpu.id)
     update = {**_prices(cheapest, floors), "offers": offers, "earlier_prices": earlier}
-    return GpuDetail.model_validate(gpu, update=update)
+    return filtered_offers(GpuDetail.model_validate(gpu, update=update), query)
+
+
+def filtered_offers(detail: GpuDetail, query: GpuOffersQuery | None) -> GpuDetail:
+    """The offers and earlier prices `query` keeps, in its order; none where the query could not be read."""
+    if query is None:
+        return detail.model_copy(update={"offers": [], "earlier_prices": []})
+    return detail.model_copy(
+        update={"offers": query.apply(detail.offers), "earlier_prices": query.apply(detail.earlier_prices)}
+    )
 
 
 def _earlier_price(earlier: OfferPublic, offers: list[OfferPublic]) -> EarlierPricePublic:
@@ -101,17 +118,18 @@ def _earlier_price(earlier: OfferPublic, offers: list[OfferPublic]) -> EarlierPr
     return EarlierPricePublic(**earlier.model_dump(), replaced_by_offer_id=now.id if now else None)
 
 
-def provider_list(session: Session) -> list[ProviderPublic]:
-    return [ProviderPublic.model_validate(p, update={"offer_count": n}) for p, n in queries.list_providers(session)]
+def model_public(model: LlmModel) -> ModelPublic:
+    return ModelPublic.model_validate(model, update={"family": family_of(model.id)})
 
 
-def model_list(session: Session) -> list[ModelPublic]:
-    return [ModelPublic.model_validate(m) for m in queries.list_models(session)]
+def model_list(session: Session, query: ModelListQuery | None = None) -> list[ModelPublic]:
+    models = [model_public(m) for m in queries.list_models(session)]
+    return query.apply(models) if query else models
 
 
 def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
     prices = token_price_list(session, model.id, stale_after_days)
-    return ModelDetail.model_validate(model, update={"token_prices": prices})
+    return ModelDetail.model_validate(model, update={"token_prices": prices, "family": family_of(model.id)})
 
 
 def price_history_public(rows: list[PriceHistory], superseded_note: str | None) -> list[PriceHistoryPublic]:

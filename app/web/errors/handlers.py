@@ -251,7 +251,8 @@ UNKNOWN_QUERY_KEY = {
                 "detail": [
                     {
                         "field": "x",
-                        "message": "not a query parameter of GET /api/v1/models; it takes no query parameters",
+                        "message": "not a query parameter of GET /api/v1/offers/{offer_id}/history; it takes no query "
+                        "parameters",
                     }
                 ]
             },

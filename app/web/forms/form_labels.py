@@ -123,6 +123,23 @@ FORM_LABELS = {
     # /gpus' sort is a field of its form; the rankings' sort is a column header's URL parameter, no field, so it
     # reads as its own name there (a label would name a field the page does not show)
     "gpus": {"sort": "Sort by"},
+    # the catalog lists' filter forms (app/web/catalog/list_filters.py)
+    "models": {
+        "sort": "Sort by",
+        "family": "Family",
+        "kind": "Kind",
+        "min_params_b": "Params at least",
+        "max_params_b": "Params at most",
+        "min_context": "Context at least",
+    },
+    "providers": {"sort": "Sort by", "sells": "Sells", "kind": "Kind"},
+    "offers": {
+        "sort": "Sort offers by",
+        "provider": "Provider",
+        "price_type": "Price type",
+        "region": "Region",
+        "min_gpus": "GPUs at least",
+    },
 }
 
 
