@@ -1,6 +1,8 @@
 """Expert parallelism (trainep) as a user meets it outside the scoring package: the ranking's term, the estimate's
-JSON and schema, the CSV, a saved link and /methodology (qa26). DeepSeek-V3 pretraining at 64-sequence batches on 128
-B200 is the case where EP wins (tests/test_training_run_api.py)."""
+JSON and schema, the CSV, a saved link and /methodology (qa26). DeepSeek-V3 pretraining at 32-sequence batches on 128
+B200 is a case where EP wins (TP8 PP2 EP64). At 64 sequences PP16 EP4 won until a pipeline interleaved only a
+multiple of PP micro-batches (step_time.pipeline_chunks): its 8 micro-batches per replica on PP16 now pay the plain
+1F1B bubble, and TP4 PP8 wins there."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 from tests.scoring.term_arithmetic import stated_value
 
 QUERY = (
-    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
+    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=32&total_tokens=1000000000"
     "&max_gpus=512&gpus=B200&providers=coreweave"
 )
 STEP_PARTS = ("compute", "pipeline bubble", "exposed layer-split traffic", "exposed DP/FSDP traffic")
@@ -22,27 +24,44 @@ STEP_PARTS = ("compute", "pipeline bubble", "exposed layer-split traffic", "expo
 @pytest.fixture(scope="module")
 def best(client):  # type: ignore[no-untyped-def]
     option = client.get(f"/rank.json?{QUERY}").json()["options"][0]
-    assert "PP16 EP4" in option["layout"]
+    assert "TP8 PP2 EP64" in option["layout"]
     return option
 
 
-def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up(best) -> None:
+def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up() -> None:
     """'× 4.525 all-to-alls' under 1 of 4 layers recomputed per stage: nothing said where the .525 came from (the
     recomputed layers' forward dispatch and combine, 2 × 16 of 61 layers); now the rounds show their sum."""
+    from app.catalog.spec_files import load_gpu_specs, load_model_specs
+    from app.scoring.training.estimate import estimate_training
+    from app.scoring.training.layouts.memory import Layout
+    from app.scoring.workload import TrainingWorkload
+
+    workload = TrainingWorkload(model="deepseek-v3", method="pretrain", seq_len=4096, global_batch_seqs=64)
+    layout = Layout(zero_stage=1, pipeline_parallel=16, expert_parallel=4, recompute="partial", recompute_layers=1)
+    est = estimate_training(load_gpu_specs()["B200"], 128, load_model_specs()["deepseek-v3"], workload, layout=layout)
+    terms = {t.name: t for t in est.terms}
+    a2a = terms["exposed expert all-to-all"]
+    assert "× (4 + 2 × 16 / 61 layers recomputed) all-to-alls ×" in a2a.detail
+    assert stated_value(a2a.detail) == pytest.approx(a2a.value, rel=5e-3)
+    assert "once more for the recomputed layers' forward" in a2a.detail
+
+
+def test_the_ranked_ep_options_parts_add_up_to_its_step(best) -> None:  # type: ignore[no-untyped-def]
     terms = {t["name"]: t for t in best["terms"]}
     a2a = terms["exposed expert all-to-all"]
-    assert "× (4 + 2 × 16 / 61 layers recomputed) all-to-alls ×" in a2a["detail"]
+    assert "× 4 all-to-alls ×" in a2a["detail"] and "recomputed" not in a2a["detail"]  # no recompute: 4 rounds
     assert stated_value(a2a["detail"]) == pytest.approx(a2a["value"], rel=5e-3)
-    assert "once more for the recomputed layers' forward" in a2a["detail"]
-    parts = sum(terms[name]["value"] for name in (*STEP_PARTS, "exposed expert all-to-all"))
-    assert parts == pytest.approx(best["step_time_s"], rel=1e-5)
+    step = best["step_time_s"]
+    parts = [t for name, t in terms.items() if name in (*STEP_PARTS, "exposed expert all-to-all")]
+    parts += [t for name, t in terms.items() if name.startswith("exposed TP")]
+    assert sum(t["value"] for t in parts) == pytest.approx(step, rel=1e-5)
     assert "exposed expert all-to-all" in terms["step time"]["detail"]
 
 
 def test_the_estimate_json_names_expert_parallel_where_it_is_used_and_the_schema_says_what_it_is(client, best):  # type: ignore[no-untyped-def]
-    body = {"model": "deepseek-v3", "method": "pretrain", "gpu": "B200", "gpu_count": 128}
+    body = {"model": "deepseek-v3", "method": "pretrain", "global_batch_seqs": 32, "gpu": "B200", "gpu_count": 128}
     ep = client.post("/api/v1/estimate/training", json={**body, "offer_id": best["offer_id"]}).json()
-    assert ep["layout"]["expert_parallel"] == 4 and ep["layout_text"] == best["layout"]
+    assert ep["layout"]["expert_parallel"] == 64 and ep["layout_text"] == best["layout"]
     dense = client.post("/api/v1/estimate/training", json={**body, "model": "llama-3.1-70b", "gpu_count": 8}).json()
     assert dense["fits"] and "expert_parallel" not in dense["layout"]
     schema = client.get("/openapi.json").json()["components"]["schemas"]["LayoutOut"]["properties"]
@@ -55,7 +74,7 @@ def test_the_csv_and_a_saved_link_give_the_ep_layout(client, best):  # type: ign
     link = client.post("/share", json={"path": "/", "query": QUERY}).json()["url"]
     replayed = client.get(f"{link}.json").json()["options"][0]
     assert (replayed["layout"], replayed["total_usd"]) == (best["layout"], best["total_usd"])
-    assert "PP16 EP4" in client.get(link).text
+    assert "TP8 PP2 EP64" in client.get(link).text
 
 
 def test_methodology_lists_expert_parallelism_among_the_splits_and_its_all_to_all_in_the_step(client) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from app.cli.main import main as cli
 from app.web.rank.csv_export import LAYOUT_COLUMNS
 
 QUERY = (
-    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
+    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=32&total_tokens=1000000000"
     "&max_gpus=512&gpus=B200&providers=coreweave"
 )
 DENSE = "phase=training&model=llama-3.1-70b&method=lora&seq_len=2048&global_batch_seqs=16"
@@ -23,7 +23,7 @@ API_BODY = {
     "model": "deepseek-v3",
     "method": "pretrain",
     "seq_len": 4096,
-    "global_batch_seqs": 64,
+    "global_batch_seqs": 32,
     "total_tokens": 1e9,
     "max_gpus": 512,
     "gpus": ["B200"],
@@ -38,10 +38,10 @@ def options(client):  # type: ignore[no-untyped-def]
 
 def test_a_ranked_option_gives_its_layout_as_the_estimate_api_does_for_the_same_offer(client, options):  # type: ignore[no-untyped-def]
     best = options[0]
-    assert "PP16 EP4" in best["layout"]
+    assert "TP8 PP2 EP64" in best["layout"]
     detail = best["layout_detail"]
-    assert (detail["pipeline_parallel"], detail["expert_parallel"]) == (16, 4)
-    body = {"model": "deepseek-v3", "method": "pretrain", "seq_len": 4096, "global_batch_seqs": 64}
+    assert (detail["pipeline_parallel"], detail["expert_parallel"]) == (2, 64)
+    body = {"model": "deepseek-v3", "method": "pretrain", "seq_len": 4096, "global_batch_seqs": 32}
     estimate = client.post(
         "/api/v1/estimate/training",
         json={**body, "gpu": best["gpu_id"], "gpu_count": best["gpu_count"], "offer_id": best["offer_id"]},
@@ -78,7 +78,7 @@ def test_the_csv_gives_the_layout_one_column_per_field_last(client, options):  #
     assert tuple(header[-len(LAYOUT_COLUMNS) :]) == LAYOUT_COLUMNS
     assert "layout_detail" not in header
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert (rows[0]["pipeline_parallel"], rows[0]["expert_parallel"]) == ("16", "4")
+    assert (rows[0]["pipeline_parallel"], rows[0]["expert_parallel"]) == ("2", "64")
     dense = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{DENSE}").text)))
     assert dense[0]["tensor_parallel"] != "" and dense[0]["expert_parallel"] == ""
     for row in rows + dense:

@@ -18,13 +18,14 @@ DEEPSEEK_FT = {
 
 def test_deepseek_v3_fine_tuning_ranks_the_frontiers_cheapest_point_first(client):
     """72 B200 (TP8 FSDP ×9) at $6,652 ranked first where its frontier showed 128 (TP4 PP8 ZeRO-1 ×4) at $1,723:
-    the count sweep stopped after two worse counts. Since expert parallelism (trainep) the 128 run is PP16 EP4 ZeRO-1 ×8
-    at $1,784: the experts' gradients reduce over DP / EP ranks only, where TP4 PP8's were exposed."""
+    the count sweep stopped after two worse counts. Since expert parallelism (trainep) the 128 run was PP16 EP4 ZeRO-1
+    ×8; since a pipeline interleaves only a multiple of PP micro-batches (step_time.pipeline_chunks), that split's 8
+    micro-batches per replica on PP16 pay the plain 1F1B bubble, and the 128 run is TP4 PP8 ZeRO-1 ×4 again."""
     body = client.post("/api/v1/rank/training", json={**DEEPSEEK_FT, "gpus": ["B200"], "providers": ["coreweave"]})
     best, frontier = body.json()["options"][0], body.json()["frontier"]
     assert best["feasible"] and frontier
     assert best["total_usd"] <= min(p["total_usd"] for p in frontier if p["on_time"]) * 1.001
-    assert best["gpu_count"] == 128 and "PP16 EP4" in best["layout"]
+    assert best["gpu_count"] == 128 and "TP4 PP8" in best["layout"]
 
 
 def test_a_capacity_block_run_is_billed_whole_days(client):

@@ -1,5 +1,5 @@
 """An expert-parallel training answer in a real Chromium, with and without JavaScript (qa26): DeepSeek-V3
-pretraining at 64-sequence batches on 128 B200, where EP wins (tests/test_training_run_api.py)."""
+pretraining at 32-sequence batches on 128 B200, where EP wins (tests/test_training_expert_parallel_faces.py)."""
 
 from __future__ import annotations
 
@@ -7,27 +7,32 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-EP_QUERY = "/?phase=training&model=deepseek-v3&method=pretrain&max_gpus=512&providers=coreweave&gpus=B200"
+EP_QUERY = (
+    "/?phase=training&model=deepseek-v3&method=pretrain&max_gpus=512&providers=coreweave&gpus=B200&global_batch_seqs=32"
+)
 
 
 def test_the_ep_row_draws_its_charts_and_opens_to_its_all_to_all(page, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server_url}{EP_QUERY}")
     row = page.locator("table.ranked tbody tr.row").first
-    assert "PP16 EP4 ZeRO-1 ×8" in row.inner_text()
+    assert "TP8 PP2 EP64 ZeRO-1 ×8" in row.inner_text()
     for chart in ("cost-step", "frontier", "memory"):
         page.wait_for_selector(f"#{chart}[data-drawn=true] svg", state="attached")
     details = page.locator("tr.terms details").first
     details.locator("summary").click()
     term = details.get_by_role("row", name="exposed expert all-to-all 0.")
-    assert term.is_visible() and "(4 + 2 × 16 / 61 layers recomputed) all-to-alls" in term.inner_text()
+    assert term.is_visible() and "× 4 all-to-alls ×" in term.inner_text()
     assert page.console.errors == []
 
 
 def test_the_ep_row_and_its_terms_read_without_javascript(page_without_js, server_url: str) -> None:  # type: ignore[no-untyped-def]
     page = page_without_js
     page.goto(f"{server_url}{EP_QUERY}")
-    assert "PP16 EP4 ZeRO-1 ×8" in page.locator("table.ranked tbody tr.row").first.inner_text()
+    assert "TP8 PP2 EP64 ZeRO-1 ×8" in page.locator("table.ranked tbody tr.row").first.inner_text()
     details = page.locator("tr.terms details").first
     details.locator("summary").click()  # <details> opens without script
     assert details.get_by_role("row", name="exposed expert all-to-all 0.").is_visible()
-    assert "1.002 s compute + 0.2411 s pipeline bubble + 0.07902 s exposed expert all-to-all" in details.inner_text()
+    assert (
+        "0.4609 s compute + 0.06320 s pipeline bubble + 0.02100 s exposed TP + 0.5960 s exposed expert all-to-all"
+        in details.inner_text()
+    )
