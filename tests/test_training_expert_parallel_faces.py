@@ -1,6 +1,8 @@
 """Expert parallelism (trainep) as a user meets it outside the scoring package: the ranking's term, the estimate's
-JSON and schema, the CSV, a saved link and /methodology (qa26). DeepSeek-V3 pretraining at 64-sequence batches on 128
-B200 is the case where EP wins (tests/test_training_run_api.py)."""
+JSON and schema, the CSV, a saved link and /methodology (qa26). DeepSeek-V3 pretraining at 32-sequence batches on 128
+B200 is a case where EP wins (TP8 PP2 EP64). At 64 sequences PP16 EP4 won until a pipeline interleaved only a
+multiple of PP micro-batches (step_time.pipeline_chunks): its 8 micro-batches per replica on PP16 now pay the plain
+1F1B bubble, and TP4 PP8 wins there."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 from tests.scoring.term_arithmetic import stated_value
 
 QUERY = (
-    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
+    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=32&total_tokens=1000000000"
     "&max_gpus=512&gpus=B200&providers=coreweave"
 )
 STEP_PARTS = ("compute", "pipeline bubble", "exposed DP/FSDP traffic")
@@ -41,7 +43,7 @@ def test_the_all_to_all_term_says_where_its_rounds_come_from_and_adds_up(best) -
 
 
 def test_the_estimate_json_names_expert_parallel_where_it_is_used_and_the_schema_says_what_it_is(client, best):  # type: ignore[no-untyped-def]
-    body = {"model": "deepseek-v3", "method": "pretrain", "gpu": "B200", "gpu_count": 128}
+    body = {"model": "deepseek-v3", "method": "pretrain", "global_batch_seqs": 32, "gpu": "B200", "gpu_count": 128}
     ep = client.post("/api/v1/estimate/training", json={**body, "offer_id": best["offer_id"]}).json()
     assert ep["layout"]["expert_parallel"] == 8 and ep["layout_text"] == best["layout"]
     dense = client.post("/api/v1/estimate/training", json={**body, "model": "llama-3.1-70b", "gpu_count": 8}).json()

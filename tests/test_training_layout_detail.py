@@ -15,7 +15,7 @@ from app.cli.main import main as cli
 from app.web.rank.csv_export import LAYOUT_COLUMNS
 
 QUERY = (
-    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=64&total_tokens=1000000000"
+    "phase=training&model=deepseek-v3&method=pretrain&seq_len=4096&global_batch_seqs=32&total_tokens=1000000000"
     "&max_gpus=512&gpus=B200&providers=coreweave"
 )
 DENSE = "phase=training&model=llama-3.1-70b&method=lora&seq_len=2048&global_batch_seqs=16"
@@ -23,7 +23,7 @@ API_BODY = {
     "model": "deepseek-v3",
     "method": "pretrain",
     "seq_len": 4096,
-    "global_batch_seqs": 64,
+    "global_batch_seqs": 32,
     "total_tokens": 1e9,
     "max_gpus": 512,
     "gpus": ["B200"],

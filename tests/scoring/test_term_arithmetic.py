@@ -145,12 +145,15 @@ def test_training_compute_term_adds_up(model: str, gpu: str, count: int, fields:
 
 def test_a_global_batch_that_does_not_split_over_the_replicas_says_so() -> None:
     """512 sequences over DP 12 is 42.67 per replica, which Megatron/torchtitan refuse; the term says what the
-    estimate does instead, and stays quiet where the batch divides."""
+    estimate does instead, and stays quiet where the batch divides. The split is given: since a pipeline interleaves
+    only a multiple of PP micro-batches, the search prefers TP2 PP2 x6 (86 each) to PP2 x12 (43 each)."""
     from app.scoring.training.estimate import estimate_training
+    from app.scoring.training.layouts.memory import Layout
     from app.scoring.workload import TrainingWorkload
 
     w = TrainingWorkload(model="llama-3.1-8b", method="pretrain", seq_len=8192, global_batch_seqs=512)
-    uneven = estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w)
+    pp2_dp12 = Layout(zero_stage=1, pipeline_parallel=2, recompute="none")
+    uneven = estimate_training(GPUS["B200"], 24, MODELS["llama-3.1-8b"], w, layout=pp2_dp12)
     even = estimate_training(GPUS["B200"], 16, MODELS["llama-3.1-8b"], w)
     dp = {e.gpu_count: next(t.detail for t in e.terms if t.name == "exposed DP/FSDP traffic") for e in (uneven, even)}
     assert "512 / 12 = 42.67" in dp[24] and "busiest replica's 43" in dp[24] and "504 or 516" in dp[24]

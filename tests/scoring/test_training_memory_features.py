@@ -132,3 +132,17 @@ def test_a_compiled_row_is_sized_with_the_fused_count_an_eager_one_with_torchtun
 
 def test_eager_mode_is_unmodelled_only_where_the_stack_has_no_eager_layer() -> None:
     assert unmodelled_memory_features(_notes("+ Packed Dataset"), "full_ft", eager_counted=True) == []
+
+
+def test_a_without_clause_for_lora_rows_leaves_a_full_fine_tunes_loss_alone() -> None:
+    """A clause scoped to a table's LoRA rows ("LoRA rows on top of the stack but without chunked cross entropy")
+    was applied to every row when the loss was read (no method given: every scope matched the empty word), so a
+    full fine-tune below "+ Chunked Cross Entropy" read as running an unfused loss."""
+    notes = (
+        "framework: torchtune single device; Optimization-flags table, cumulative technique '+ Activation "
+        "Checkpointing' (LoRA rows on top of the stack but without chunked cross entropy); batch 2; techniques above "
+        "it in the cumulative table: Baseline, + Packed Dataset, + Compile, + Chunked Cross Entropy"
+    )
+    assert not unfused_loss_stated(notes, "full_ft")
+    assert unfused_loss_stated(notes, "lora")
+    assert not unfused_loss_stated(notes)  # no method: only a clause naming no rows applies

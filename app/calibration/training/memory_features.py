@@ -61,10 +61,13 @@ METHOD_WORDS = {"lora": "lora", "qlora": "qlora", "full_ft": "full", "pretrain":
 
 
 def _excluded(notes: str, method: str) -> str:
-    """The "without" clauses that apply to a row of `method`: those naming no rows, and those naming its method's."""
+    """The "without" clauses that apply to a row of `method`: those naming no rows, and those naming its method's
+    (a row whose method is not given: those naming no rows only)."""
     word = METHOD_WORDS.get(method, method)
     return " ".join(
-        what for scope, what in SCOPED_WITHOUT.findall(notes) if " rows" not in scope or word in scope.lower()
+        what
+        for scope, what in SCOPED_WITHOUT.findall(notes)
+        if " rows" not in scope or (word and word in scope.lower())
     )
 
 
@@ -77,9 +80,10 @@ def states_technique(notes: str, pattern: re.Pattern[str], method: str = "") -> 
     return bool(pattern.search(above)) and not pattern.search(_excluded(notes, method))
 
 
-def unfused_loss_stated(notes: str) -> bool:
-    """A cumulative table's row that ran without its chunked loss (the rows above "+ Chunked Cross Entropy")."""
-    return CUMULATIVE_ROW.search(notes.lower()) is not None and not states_technique(notes, CHUNKED_LOSS)
+def unfused_loss_stated(notes: str, method: str = "") -> bool:
+    """A cumulative table's row of `method` that ran without its chunked loss (the rows above "+ Chunked Cross
+    Entropy", or a "without" clause for its method's rows naming it)."""
+    return CUMULATIVE_ROW.search(notes.lower()) is not None and not states_technique(notes, CHUNKED_LOSS, method)
 
 
 def fused_layers_stated(row: dict[str, str]) -> str | None:

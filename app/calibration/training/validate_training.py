@@ -233,7 +233,7 @@ def memory_check(
     if peak is None or not est.memory_breakdown_gb or est.layout is None:
         return None
     predicted = est.memory_per_gpu_gb - runtime_reserve_gb(est.gpu_count)  # the step's peak, as the fit judged it
-    if unfused_loss_stated(row.get("notes") or "") and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
+    if unfused_loss_stated(row.get("notes") or "", w.method) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         logits = logits_bytes(model, w.seq_len, est.layout, UNFUSED_LOSS_STACK) / GB
         breakdown = {**est.memory_breakdown_gb, "logits": logits}
         predicted = memory_needed_gb(breakdown, workload_peak(model, w, est.layout, est.gpu_count))
@@ -254,7 +254,7 @@ def unmodelled_memory(row: dict[str, str], w: TrainingWorkload, layout: Layout |
 def memory_feature_words(row: dict[str, str], w: TrainingWorkload, layout: Layout | None) -> list[str]:
     """What the row's reason says about the memory features its notes state (memory_features)."""
     notes, words = row.get("notes") or "", []
-    if unfused_loss_stated(notes) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
+    if unfused_loss_stated(notes, w.method) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         words.append("a cumulative row without its chunked loss: memory sized with an unfused loss")
     fused = fused_layers_stated(row)
     if fused and stack_layer(w.framework, w.method) is not None:

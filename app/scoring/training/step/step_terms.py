@@ -25,7 +25,7 @@ from app.scoring.training.step.communication import (
 )
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
 from app.scoring.training.step.frameworks import MEGATRON_SP, RING_CONTEXT_PARALLEL, ULYSSES_SP, split_stack
-from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches
+from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches, pipeline_chunks
 from app.scoring.workload import TrainingWorkload
 
 # The TP term's title names what runs: all-reduces, or under Megatron sequence parallelism (within TP) an all-gather
@@ -52,11 +52,17 @@ def bubble_term(
     )
     if pp > 1:
         micro_batches = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
-        chunks = layout.pipeline_interleave or e.pp_interleave_default
+        chunks = pipeline_chunks(e, layout, micro_batches)
         text += f" + {f(st.compute_s)} s compute × ({pp} - 1) / ({f(chunks)} chunks × {f(micro_batches)} micro-batches)"
+        if micro_batches % pp:
+            chunk_words = (
+                f" (one chunk: {f(micro_batches)} micro-batches are no multiple of PP{pp}, which interleaving needs)"
+            )
+        else:
+            chunk_words = "" if layout.pipeline_interleave else " (chunks: the stack's default interleave)"
         why += (
             "; then the 1F1B pipeline's fill and drain: (PP - 1) / (virtual chunks × micro-batches per replica) of "
-            "the compute" + ("" if layout.pipeline_interleave else " (chunks: the stack's default interleave)")
+            "the compute" + chunk_words
         )
     return Term(bubble_name(pp), st.bubble_s, "s/step", text + why)
 

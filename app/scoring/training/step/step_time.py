@@ -66,6 +66,18 @@ def local_micro_batches(global_batch_seqs: int, replicas: int, micro_batch_seqs:
     return max(1, math.ceil(math.ceil(global_batch_seqs / replicas) / micro_batch_seqs))
 
 
+def pipeline_chunks(e: TrainingEfficiency, layout: Layout, local_micro: int) -> float:
+    """Virtual pipeline chunks per GPU the 1F1B schedule interleaves: the layout's (else the stack's default), but one
+    where a replica's micro-batches per step are not a multiple of its PP degree. The interleaved schedule "requires
+    the number of microbatches in a batch to be an integer multiple of the degree of pipeline parallelism"
+    (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC'21,
+    §2.2.2); without it the plain 1F1B bubble, (PP - 1) / micro-batches of the compute, stands. A replica with one
+    micro-batch (MLPerf's Llama 2 70B LoRA: 8 sequences on 64 GPUs) runs its stages one after the other."""
+    if local_micro % layout.pipeline_parallel:
+        return 1.0
+    return layout.pipeline_interleave or e.pp_interleave_default
+
+
 def compute_seconds(
     e: TrainingEfficiency,
     gpu_count: int,
@@ -200,8 +212,7 @@ def step_parts(
     # strong scaling leaves each GPU little work per step.
     bubble = e.step_latency_s_per_layer * model.layers / pp
     if pp > 1:
-        chunks = layout.pipeline_interleave or e.pp_interleave_default
-        bubble += compute * (pp - 1) / (chunks * local_micro)
+        bubble += compute * (pp - 1) / (pipeline_chunks(e, layout, local_micro) * local_micro)
     tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu, layout.expert_parallel or 1)
     stack = split_stack(framework, method)  # whose sequence split the layout is
     tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
