@@ -11,8 +11,9 @@ evaluations, over the memory fits of a LayoutSearch.
   search stops: no layout can beat it. On torchtitan a first fit at op-level selective recompute is timed beside
   its partial rival (LayoutSearch.sac_rival, as training.sac_rival), each against the same compute floor.
 - Per ZeRO-3 or QLoRA split, larger micro-batches (powers of two up to the replica's share of the batch, until
-  one does not fit) follow its first fit; they are tried only while the DP traffic is exposed (or the base is
-  NF4): a larger micro-batch saves nothing else and recomputes no less.
+  one does not fit) follow its first fit; they are tried only while the DP traffic is exposed, the base is
+  NF4 or a MoE's expert GEMMs are memory-bound (more tokens per expert: step.expert_gemms): a larger micro-batch
+  saves nothing else and recomputes no less.
 - A data-parallel-only stack also tries DeepSpeed-Ulysses degrees after its other splits (ascending, inside the
   scale-up domain; beyond it only when nothing fits yet). Every split of such a stack has the same ZeRO stage,
   compute and latency; the all-to-all grows with SP at one bandwidth and the micro-batches per replica with it.
@@ -98,14 +99,14 @@ class GpuTimer:
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:
         """training.step_seconds: StepTime.total_s, summed in the same order."""
-        compute, bubble, tp_comm, dp_comm, offload, ep_comm = self._parts(gpu_count, layout, compute_s)
-        return compute + bubble + tp_comm + dp_comm + offload + ep_comm
+        compute, bubble, tp_comm, dp_comm, offload, ep_comm, expert_gemm = self._parts(gpu_count, layout, compute_s)
+        return compute + bubble + tp_comm + dp_comm + offload + ep_comm + expert_gemm
 
     def _parts(
         self, gpu_count: int, layout: Layout, compute_s: float | None = None
-    ) -> tuple[float, float, float, float, float, float]:
+    ) -> tuple[float, float, float, float, float, float, float]:
         s, w = self.search, self.search.workload
-        compute, bubble, tp_comm, dp_comm, offload, _, ep_comm = step_parts(
+        compute, bubble, tp_comm, dp_comm, offload, _, ep_comm, expert_gemm = step_parts(
             s.e,
             self.gpu,
             gpu_count,
@@ -122,7 +123,7 @@ class GpuTimer:
             compute_s,
             recipe=s.recipe,
         )
-        return compute, bubble, tp_comm, dp_comm, offload, ep_comm
+        return compute, bubble, tp_comm, dp_comm, offload, ep_comm, expert_gemm
 
     def best_layout(self, gpu_count: int) -> tuple[Layout | None, float]:
         """training.choose_layout and its step time: per TP, the first fit without PP and the smallest PP
@@ -205,9 +206,10 @@ class GpuTimer:
         if floor >= best_s:  # step time ≥ compute time ≥ best: cannot be strictly faster, nor can a larger
             return best, best_s, False  # micro-batch, whose first fit recomputes no less
         parts = self._parts(gpu_count, layout, floor)
-        compute, bubble, tp_comm, dp_comm, offload, ep_comm = parts
-        seconds = compute + bubble + tp_comm + dp_comm + offload + ep_comm
-        saves = self._fewer_micro_batches_help(dp_comm) or self._ring_exposed(gpu_count, layout)
+        compute, bubble, tp_comm, dp_comm, offload, ep_comm, expert_gemm = parts
+        seconds = compute + bubble + tp_comm + dp_comm + offload + ep_comm + expert_gemm
+        # a larger micro-batch feeds each expert GEMM more tokens: it can be faster where they are memory-bound
+        saves = self._fewer_micro_batches_help(dp_comm) or expert_gemm > 0 or self._ring_exposed(gpu_count, layout)
         return (layout, seconds, saves) if seconds < best_s else (best, best_s, saves)
 
     def _ring_exposed(self, gpu_count: int, layout: Layout) -> bool:
@@ -281,7 +283,8 @@ class GpuTimer:
                     best, best_s, saves = self._timed(gpu_count, layout, compute_floor, best, best_s)
                 else:  # not timed against the best, but its larger micro-batches may be faster
                     floor = self._floor(gpu_count, layout, compute_floor)
-                    saves = floor < best_s and self._fewer_micro_batches_help(self._parts(gpu_count, layout, floor)[3])
+                    parts = self._parts(gpu_count, layout, floor)
+                    saves = floor < best_s and (self._fewer_micro_batches_help(parts[3]) or parts[6] > 0)
                 if saves:
                     best, best_s = self._micro_batches(gpu_count, 1, 1, row[3], compute_floor, best, best_s)
             if best is not None:

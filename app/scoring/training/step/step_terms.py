@@ -9,7 +9,7 @@ from app.scoring.explain import figure as f
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.experts import expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
-from app.scoring.training.layouts.memory import Layout, recomputed_layers
+from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share
 from app.scoring.training.step.communication import (
     all_to_all_bandwidth_gbs,
     all_to_all_passes,
@@ -24,6 +24,8 @@ from app.scoring.training.step.communication import (
     ulysses_passes,
 )
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
+from app.scoring.training.step.expert_gemms import expert_gemm, expert_gemm_passes, expert_tensor_parallel
+from app.scoring.training.step.flops import recompute_flops_per_param
 from app.scoring.training.step.frameworks import MEGATRON_SP, RING_CONTEXT_PARALLEL, ULYSSES_SP, split_stack
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches, pipeline_chunks
 from app.scoring.workload import TrainingWorkload
@@ -353,6 +355,73 @@ def step_time_term(st: StepTime, layout: Layout, framework: str) -> Term:
         (st.dp_comm_s, "exposed DP/FSDP"),
         (st.offload_s, "optimizer offload"),
         (st.ep_comm_s, "exposed expert all-to-all"),
+        (st.expert_gemm_s, EXPERT_GEMM_TERM_NAME),
     ]
     text = " + ".join(f"{f(value)} s {label}" for value, label in parts if value or label == "compute")
     return Term("step time", st.total_s, "s/step", text + "; the parts above, one after another")
+
+
+EXPERT_GEMM_TERM_NAME = "memory-bound expert GEMMs"
+
+
+def expert_gemm_term(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    st: StepTime,
+    peak: float,
+    precision_class: str,
+    e: eff.TrainingEfficiency,
+    capacity_factor: float = 1.0,
+) -> Term | None:
+    """What the routed experts' GEMMs add where they are memory-bound (expert_gemms.expert_gemm_floor_seconds), in
+    its figures; None for a dense model."""
+    if not model.is_moe or model.num_experts <= 0 or model.moe_layers <= 0:
+        return None
+    gemm = expert_gemm(model, layout, w.seq_len, precision_class, capacity_factor)
+    bandwidth = gpu.memory_bandwidth_tbs
+    memory_us = gemm.bytes / (bandwidth * 1e12) * 1e6 if bandwidth > 0 else 0.0
+    compute_us = gemm.flops / (peak * 1e12 * st.mfu_eff) * 1e6 if peak > 0 and st.mfu_eff > 0 else 0.0
+    ridge = peak * st.mfu_eff / bandwidth if bandwidth > 0 else 0.0
+    ep, etp = expert_parallel(layout, model), expert_tensor_parallel(model, layout)
+    split = f" / SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""
+    split += f" / TP{layout.tensor_parallel} × EP{ep}" if ep > 1 else ""
+    slice_words = f"its 1/{etp} slice, {f(gemm.width)} wide" if etp > 1 else f"the whole expert, {f(gemm.width)} wide"
+    held = max(1, model.num_experts // ep)
+    shape = (
+        f"; each expert is fed {f(gemm.tokens)} tokens a micro-batch (micro-batch {layout.micro_batch_seqs} × "
+        f"{w.seq_len:,} tokens{split} × top-{model.experts_per_token} / {model.num_experts} experts"
+        + (f" × {f(capacity_factor)} capacity" if capacity_factor > 1 else "")
+        + f") against {slice_words} × hidden {model.hidden_size:,}: {f(gemm.flops / 1e9)} GFLOP over "
+        f"{f(gemm.bytes / 1e6)} MB of weights and activations a pass, {f(gemm.flops_per_byte)} FLOP per byte against "
+        f"the ridge at the compute phase's matmul efficiency, {f(peak)} TFLOPS × {f(st.mfu_eff)} / {f(bandwidth)} "
+        f"TB/s = {f(ridge)}"
+    )
+    if st.expert_gemm_s <= 0:
+        return Term(
+            EXPERT_GEMM_TERM_NAME,
+            st.expert_gemm_s,
+            "s/step",
+            "0" + shape + ": compute-bound, the compute phase times them",
+        )
+    micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
+    extra = recompute_flops_per_param(e, model, layout.recompute, w.framework, recomputed_share(layout, model.layers))
+    passes = expert_gemm_passes(extra)
+    text = (
+        f"{count_noun(micro, 'micro-batch', 'micro-batches')} × {f(model.moe_layers / layout.pipeline_parallel)} MoE "
+        f"layers × {count_noun(held, 'expert')} × {f(passes)} passes × ({f(memory_us, 6)} us - {f(compute_us, 6)} us) "
+        "/ 10^6"
+    )
+    why = (
+        shape + ": memory-bound, so each pass streams at HBM speed, "
+        f"{f(gemm.bytes / 1e6)} MB / {f(bandwidth)} TB/s, where the compute phase timed its FLOPs at "
+        f"{f(gemm.flops / 1e9)} GFLOP / ({f(peak)} TFLOPS × {f(st.mfu_eff)}); passes: forward, input and weight "
+        "gradients" + (", and the recomputed forward" if extra > 0 else "") + f", over the {model.moe_layers} MoE "
+        f"layers / PP{layout.pipeline_parallel} and the {count_noun(held, 'routed expert')} a GPU holds"
+        + (f" (of {model.num_experts}, EP{ep})" if ep > 1 else "")
+        + "; the roofline (max of compute and memory time per GEMM) at the datasheet's bandwidth, a floor: PyTorch's "
+        "bf16 grouped GEMM took 1.5-2.5 × it on an H200 (docs/measurements/h200-2026-12-04-moe.json)"
+    )
+    return Term(EXPERT_GEMM_TERM_NAME, st.expert_gemm_s, "s/step", text + why)

@@ -23,7 +23,8 @@ from app.scoring.training.step.communication import (
     sequence_parallel_seconds,
     tensor_parallel_bytes_per_token,
 )
-from app.scoring.training.step.flops import executed_flops_per_token
+from app.scoring.training.step.expert_gemms import expert_gemm_floor_seconds
+from app.scoring.training.step.flops import executed_flops_per_token, recompute_flops_per_param
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
 
@@ -54,10 +55,19 @@ class StepTime:
     offload_s: float  # the optimizer's PCIe copies and CPU step, with its states offloaded (optimizer.offload_time)
     mfu_eff: float
     ep_comm_s: float = 0.0  # expert parallelism's exposed all-to-all (expert_all_to_all_seconds)
+    expert_gemm_s: float = 0.0  # memory-bound expert GEMMs past the compute phase (expert_gemms.py)
 
     @property
     def total_s(self) -> float:
-        return self.compute_s + self.bubble_s + self.tp_comm_s + self.dp_comm_s + self.offload_s + self.ep_comm_s
+        return (
+            self.compute_s
+            + self.bubble_s
+            + self.tp_comm_s
+            + self.dp_comm_s
+            + self.offload_s
+            + self.ep_comm_s
+            + self.expert_gemm_s
+        )
 
 
 def local_micro_batches(global_batch_seqs: int, replicas: int, micro_batch_seqs: int) -> int:
@@ -171,10 +181,11 @@ def step_parts(
     attention_span: int | None = None,
     capacity_factor: float = 1.0,
     recipe: StateRecipe = DEFAULT_RECIPE,
-) -> tuple[float, float, float, float, float, float, float]:
+) -> tuple[float, float, float, float, float, float, float, float]:
     """Compute at effective MFU, plus PP bubble, exposed TP and DP/FSDP communication, an offloaded optimizer's
-    time and expert parallelism's all-to-all: StepTime's fields as a plain tuple (compute, bubble, TP, DP, offload
-    seconds, MFU, EP all-to-all seconds), for sweeps.
+    time, expert parallelism's all-to-all and what memory-bound expert GEMMs add (expert_gemms.py): StepTime's fields
+    as a plain tuple (compute, bubble, TP, DP, offload seconds, MFU, EP all-to-all seconds, expert GEMM seconds), for
+    sweeps.
 
     `mfu` (effective_mfu) and `compute_s` (compute_seconds) do not depend on the parallel split; a search over
     layouts may pass them in rather than have them recomputed."""
@@ -229,7 +240,23 @@ def step_parts(
         if layout.expert_parallel
         else 0.0
     )
-    return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm
+    expert_gemm = (
+        expert_gemm_floor_seconds(
+            gpu,
+            model,
+            layout,
+            seq_len,
+            precision_class,
+            peak,
+            mfu,
+            local_micro,
+            recompute_flops_per_param(e, model, layout.recompute, framework, recomputed_share(layout, model.layers)),
+            capacity_factor,
+        )
+        if model.is_moe
+        else 0.0
+    )
+    return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm, expert_gemm
 
 
 def tensor_parallel_seconds(

@@ -43,6 +43,7 @@ from app.scoring.training.step.step_terms import (
     bubble_term,
     dp_comm_term,
     ep_comm_term,
+    expert_gemm_term,
     step_time_term,
     tp_comm_term,
 )
@@ -195,6 +196,7 @@ def training_terms(
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
         *filter(None, [ep_comm_term(gpu, gpu_count, model, w, layout, st, e, capacity_factor)]),
+        *filter(None, [expert_gemm_term(gpu, gpu_count, model, w, layout, st, peak, pclass, e, capacity_factor)]),
         step_time_term(st, layout, split_stack(w.framework, w.method)),
         *memory_terms(gpu, gpu_count, model, w, layout, breakdown, e),
     ]
