@@ -9,7 +9,6 @@ one pipeline stage per node, over the fabric.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -35,6 +34,7 @@ from app.scoring.inference.estimates.throughput_ceiling import per_gpu_digits, r
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.inference.step.context import wiring_seen_by
+from app.scoring.records import replaced
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -226,7 +226,7 @@ def best_on_machine(
         shown = with_more_copies_rate(why_not(gpu.id, *tried), tried[0], machine, workload)
         return with_supply_limit(shown, machine, workload.max_gpus)
     spread = _spread(explained_once(over, explained), over, gpu, machine, workload, solved, one_copies)
-    return replace(spread, lowest_p99=_lowest_p99(served))
+    return replaced(spread, lowest_p99=_lowest_p99(served))
 
 
 def _spread(
@@ -244,13 +244,13 @@ def _spread(
     few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
     if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, any but a batch job's can
-        return est if workload.job_requests else replace(est, peak_spread_p99=_peak_spread(gpu, machine, best))
+        return est if workload.job_requests else replaced(est, peak_spread_p99=_peak_spread(gpu, machine, best))
     count = best.gpu_count
     one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
     per_copy_terms = est.terms
     terms = LazyTerms(lambda: [spread_term(workload, copies, words.read()), *per_copy_terms])
-    return replace(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
+    return replaced(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
 
 
 def _one_copy_p99(
@@ -406,7 +406,7 @@ def _refused_share(
         f" (each of the {copies} copies the rented {machine.instance_gpus}-GPU instance holds takes "
         f"{load_words(workload, copies)} of the {load_words(workload)})"
     )
-    return replace(refusal, reason_words=WrittenOnce(lambda: read_once(words) + share))
+    return replaced(refusal, reason_words=WrittenOnce(lambda: read_once(words) + share))
 
 
 def billed_gpus(machine: Machine, fixed: bool, gpu_count: int) -> int:
@@ -432,7 +432,7 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     """A machine on which no layout holds the model says where its own supply stops, when that (not Max GPUs per
     replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes."""
     limit = None if refusal.misses_limits else supply_limit_reason(machine, max_gpus)
-    return replace(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
+    return replaced(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
 
 
 def _lowest_p99(served: list[tuple[Solution, int]]) -> LowestP99:

@@ -217,8 +217,10 @@ def prompts_per_step(ctx: InferenceContext, batch: float, output_len: float, oth
     """Prompts a continuous-batching step prefills, on average: the requests whose prompts it carries (the other
     batch - 1 with `others_only`) x the tokens a step advances each / the output length. Above 1 the step's eager MoE
     prefill host time is charged once (mixed_step_parts' prefill_passes, min(share, 1)): its prompts share a pass."""
-    prefilling = max(batch - 1.0, 0.0) if others_only else batch
-    return prefilling * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+    # max(batch - 1.0, 0.0) and max(output_len, 1.0) written out (operating_point's hot path: two calls a point)
+    others = batch - 1.0
+    prefilling = (0.0 if others < 0.0 else others) if others_only else batch
+    return prefilling * ctx.techniques.tokens_per_step / (1.0 if output_len < 1.0 else output_len)
 
 
 def one_prompt_batch(ctx: InferenceContext, output_len: float, others_only: bool = False) -> float:
@@ -249,11 +251,11 @@ def mixed_step_parts(
     return decode_parts(
         ctx,
         eff,
-        max(batch, 1.0) * beam_width,
+        (1.0 if batch < 1.0 else batch) * beam_width,  # max(batch, 1.0) and below min(share, 1.0), written out
         context,
         share * input_len * ctx.techniques.uncached_share,
         prefill_attention_flops(ctx, share, input_len),
-        min(share, 1.0),
+        1.0 if share > 1.0 else share,
         share,
     )
 
