@@ -24,6 +24,7 @@ from app.scoring.inference.step.prefill import prefill_latency_ms, prefill_parts
 from app.scoring.inference.step.steps import (
     StepParts,
     decode_parts,
+    forward_parts,
     mixed_step_parts,
     one_prompt_batch,
     prompts_per_step,
@@ -202,7 +203,8 @@ def operating_point(
         # ...but never more than the running sequences' one token a step: with one output token a request's life is
         # its TTFT, which can be shorter than the step carrying the others' prompts (sglang, 107 prompts of 512
         # tokens a step on an A100: 52 tok/s/GPU, above the 47 its FLOPs allow; found by bounds28's physics grid)
-        tokens_per_s = min(tokens_per_s, batch / step_ms * 1e3)
+        carried = batch / step_ms * 1e3
+        tokens_per_s = carried if carried < tokens_per_s else tokens_per_s  # min(tokens_per_s, carried)
     else:
         tokens_per_s = batch / step_ms * 1e3
     # by position, OperatingPoint's field order (its keywords took ~0.2 us of a point's ~7): the slot queue, waiting and
@@ -238,7 +240,10 @@ def _decode_only(
     needs no second pass: its step prefills the prompts of max(batch - 1, 0) = 0 others, so mixed_step_parts passes
     decode_parts exactly these arguments with 0.0 for every prefill one (0.0 x anything finite), the defaults here;
     operating_point then keeps the step itself (an open loop's trickle probes, ~17 % of its points, each save one)."""
-    return decode_parts(ctx, eff, (1.0 if batch < 1.0 else batch) * beam_width, input_len + output_len / 2)  # max
+    seqs = (1.0 if batch < 1.0 else batch) * beam_width  # max(batch, 1.0) written out
+    if ctx.techniques.speculative:
+        return decode_parts(ctx, eff, seqs, input_len + output_len / 2)
+    return forward_parts(ctx, eff, seqs, input_len + output_len / 2)  # decode_parts' pass alone, as mixed_step_parts
 
 
 def _moe_host_ms(step: StepParts) -> float:

@@ -16,11 +16,12 @@ from app.scoring.explain import LazyTerms, WrittenOnce, read_once
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import one_replica_load, over_limits
-from app.scoring.inference.estimates.estimate import solve_unless_outclassed
+from app.scoring.inference.estimates.estimate import WorkloadReads, solve_unless_outclassed, workload_reads
 from app.scoring.inference.estimates.more_copies import with_more_copies_rate
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.spread_load import (
     copy_share,
+    load_copies,
     load_words,
     peak_as_fixed_load,
     peak_copies_if_spread,
@@ -132,13 +133,35 @@ def solve_on_unless_outclassed(
     request rate a p99 TPOT over `tpot_p99_bar_ms` (estimate.solve_unless_outclassed): its search is skipped and
     nothing is added to `solved`. `copies`: the fixed load is spread over that many copies, this one solved at its share
     (spread_load.per_copy_workload)."""
-    reason = unsupported_reason(workload.engine, gpu) or supply_reason(
-        machine, gpu_count, tensor_parallel, pipeline_parallel
-    )
+    unsupported = unsupported_reason(workload.engine, gpu)
+    if unsupported is not None:
+        return InferenceEstimate(False, unsupported, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
+    wired = machine_gpu(gpu, machine)
+    layout = (gpu_count, tensor_parallel, pipeline_parallel)
+    return _solve_supplied(gpu, wired, machine, layout, model, workload, solved, floor_per_gpu, tpot_p99_bar_ms, copies)
+
+
+def _solve_supplied(
+    gpu: GpuSpec,
+    wired: GpuSpec,
+    machine: Machine,
+    layout: tuple[int, int, int],
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    solved: Solved | None,
+    floor_per_gpu: float | None,
+    tpot_p99_bar_ms: float | None,
+    copies: int,
+    reads: WorkloadReads | None = None,
+) -> Solution | InferenceEstimate | None:
+    """solve_on_unless_outclassed of a (GPUs, TP, PP) `layout` on a GPU the workload's engine runs on, `wired` as
+    the machine wires it (machine_gpu), with the workload's `reads` where the caller has them: _solve_tier works the
+    engine's check, the wiring and the reads out once a machine rather than once a layout (found by speed23)."""
+    gpu_count, tensor_parallel, pipeline_parallel = layout
+    reason = supply_reason(machine, gpu_count, tensor_parallel, pipeline_parallel)
     if reason is not None:
         return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
     fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
-    wired = machine_gpu(gpu, machine)
     key = layout_key(wired, gpu_count, tensor_parallel, pipeline_parallel, fabric, copy_share(workload, copies))
     found = solved.get(key) if solved is not None else None
     if found is None:
@@ -152,6 +175,7 @@ def solve_on_unless_outclassed(
             fabric_gbs=fabric,
             floor_per_gpu=floor_per_gpu,
             tpot_p99_bar_ms=tpot_p99_bar_ms,
+            reads=reads,
         )
         if found is None:
             return None
@@ -214,9 +238,10 @@ def best_on_machine(
     over: Solution | None = None  # the first tier's best, when it misses the limits
     served: list[tuple[Solution, int]] = []  # every layout that serves the load and its copies, in both tiers
     fixed = one_replica_load(workload)
+    reads = workload_reads(workload)  # the same for every layout and copy's share (estimate.WorkloadReads)
     for multi_node in (False, True):
         plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
-        tier = _solve_tier(gpu, machine, model, workload, plan, solved)
+        tier = _solve_tier(gpu, machine, model, workload, plan, solved, reads)
         if tier.best is not None and tier.best_within_limits:
             return _spread(explained_once(tier.best, explained), tier.best, gpu, machine, workload, solved, one_copies)
         over = over or tier.best
@@ -324,6 +349,7 @@ class TierPlan(NamedTuple):
     layouts: tuple[tuple[int, int, int], ...]
     billed: tuple[int, ...]
     order: tuple[int, ...]
+    copies: tuple[int, ...]  # Machine.copies: each layout's copies one rented instance holds (spread_load.load_copies)
 
 
 # Tier plans by all they read (the machine, whether the load is one replica's, the GPU limit, the model's layers and
@@ -340,7 +366,8 @@ def _tier_plan(machine: Machine, fixed: bool, max_gpus: int, layers: int, multi_
     layouts = (multi_node_layouts if multi_node else single_node_layouts)(machine, max_gpus, layers)
     billed = [billed_gpus(machine, fixed, count) for count, _, _ in layouts]
     order = sorted(range(len(layouts)), key=lambda i: (billed[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
-    return TierPlan(tuple(layouts), tuple(billed), tuple(order))
+    copies = tuple(machine.copies(count) for count, _, _ in layouts)
+    return TierPlan(tuple(layouts), tuple(billed), tuple(order), copies)
 
 
 def _solve_tier(
@@ -350,6 +377,7 @@ def _solve_tier(
     workload: InferenceWorkload,
     plan: TierPlan,
     solved: Solved | None,
+    reads: WorkloadReads | None = None,
 ) -> Tier:
     """The layout with the greatest preference, the first enumerated (the fewest GPUs) on a tie. Solved in search
     order (per billed GPU count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that
@@ -357,8 +385,11 @@ def _solve_tier(
     (throughput_ceiling.py). At a fixed load the estimate's own ceilings (which time capacity scenarios only) are not
     asked: _outclassed_by_count skips by the bill; on one bill the largest layout, usually the fastest, is solved
     first, and at a request rate (every layout that keeps up serves the same tokens) a layout whose p99 TPOT
-    provably stays above the best's on that bill is skipped (throughput_ceiling.open_loop_tpot_floor_ms)."""
+    provably stays above the best's on that bill is skipped (throughput_ceiling.open_loop_tpot_floor_ms).
+    The workload's engine runs on `gpu` (best_on_machine refuses it before any tier otherwise): each layout is solved
+    as solve_on_unless_outclassed solves it, from the wiring and `reads` worked out once (_solve_supplied)."""
     fixed = one_replica_load(workload)
+    wired = machine_gpu(gpu, machine)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0
     served: list[tuple[int, Solution, int]] = []
@@ -367,15 +398,15 @@ def _solve_tier(
     for index in plan.order:
         count, tp, pp = layouts[index]
         billed = billed_of[index]
-        copies = spread_copies(machine, workload, count) if fixed else 1
+        copies = load_copies(workload, plan.copies[index]) if fixed else 1  # spread_copies, as the plan holds them
         floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
         if floor is not None and _outclassed_by_count(workload, billed, floor):
             continue
         bar = None  # the best's p99 TPOT, where tokens tie on the same bill
         if floor is not None and best is not None and fixed and billed == best_billed:
             bar = -best[0].negated_tpot_p99_ms
-        layout = solve_on_unless_outclassed(
-            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar, copies
+        layout = _solve_supplied(
+            gpu, wired, machine, layouts[index], model, workload, solved, None if fixed else floor, bar, copies, reads
         )
         if layout is None:
             continue

@@ -49,7 +49,7 @@ from app.scoring.inference.step.memory import (
     weight_bytes,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.step.techniques import techniques_for
+from app.scoring.inference.step.techniques import ServingTechniques, techniques_for
 from app.scoring.records import hot_record
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
@@ -148,10 +148,12 @@ def solve_unless_outclassed(
     attention_dp: bool | None = None,
     floor_per_gpu: float | None = None,
     tpot_p99_bar_ms: float | None = None,
+    reads: WorkloadReads | None = None,
 ) -> Solution | InferenceEstimate | None:
     """solve_inference, or None where the layout provably serves fewer output tokens/s per GPU (to 6 significant
     digits, as configurations.LayoutPreference compares them) than `floor_per_gpu`, or at a request rate a p99 TPOT
-    over `tpot_p99_bar_ms` (throughput_ceiling.tpot_floor_ms): its search is skipped."""
+    over `tpot_p99_bar_ms` (throughput_ceiling.tpot_floor_ms): its search is skipped. `reads`: workload_reads(workload)
+    where the caller has them (a machine's layouts share them)."""
     solved = _solve(
         gpu,
         gpu_count,
@@ -164,6 +166,7 @@ def solve_unless_outclassed(
         attention_dp,
         floor_per_gpu,
         tpot_p99_bar_ms,
+        reads,
     )
     if isinstance(solved, _Outclassed):
         return None
@@ -182,21 +185,30 @@ def _solve(
     attention_dp: bool | None,
     floor_per_gpu: float | None = None,
     tpot_p99_bar_ms: float | None = None,
+    reads: WorkloadReads | None = None,
 ) -> Solution | InferenceEstimate | _Overload | _Outclassed:
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
+    reads = reads or workload_reads(workload)
     if attention_dp is None:
-        if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
+        if reads.tries_dp and kv_replicated_under_tp(model, tp):
             if _holds_no_model(gpu, model, workload.weight_dtype, tp, pp, workload.engine):
                 # refused either way before any search: the refusal by heads, as `both[0]` below would be
-                return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
-            heads = _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
+                return _solve(
+                    gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu, None, reads
+                )
+            heads = _solve(
+                gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu, None, reads
+            )
             # data-parallel attention is kept only with more tokens/s than a solved way by heads (which wins ties):
             # where its ceiling cannot reach that way's tokens/s per GPU, it is outclassed unsearched (kept below)
             dp_floor = floor_per_gpu
             if isinstance(heads, Solution):
                 dp_floor = max(_per_gpu(heads), floor_per_gpu or 0.0)
-            both = [heads, _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor)]
+            both = [
+                heads,
+                _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor, None, reads),
+            ]
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
@@ -210,8 +222,7 @@ def _solve(
             return max(overloads, key=lambda b: b.capacity_per_s) if len(overloads) == len(both) else both[0]
         attention_dp = workload.attention_parallel == "dp"
     dp = tp if attention_dp and tp > 1 else 1
-    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    held_tokens = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)  # KV per request
+    wdt, kvdt, held_tokens = reads.weight_dtype, reads.kv_dtype, reads.held_tokens  # held: KV per request
 
     engine = workload.engine
 
@@ -236,7 +247,7 @@ def _solve(
             memory,
         )
     ctx = setup.ctx
-    techniques = techniques_for(workload)
+    techniques = reads.techniques
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
@@ -509,6 +520,29 @@ def job_at(
     shared_search answers it once per equal context."""
     point = operating_point(ctx, eff, batching, batch, *lengths, keep_decode_only=True)  # the drain starts from it
     return plan_job(ctx, eff, requests, point, lengths, deadline_hours)
+
+
+class WorkloadReads(NamedTuple):
+    """What _solve reads of a workload that no layout and no copy's share of a fixed load changes (per_copy_workload
+    sets only the rate or the clients): worked out once a machine (configurations.best_on_machine) rather than once a
+    layout, ~180 a ranking (found by speed23)."""
+
+    weight_dtype: str
+    kv_dtype: str  # kv_dtype_effective
+    held_tokens: float  # request_kv_tokens: a request's KV over its life
+    techniques: ServingTechniques  # techniques_for
+    tries_dp: bool  # attention_parallel auto on an engine that runs attention data-parallel (tries_dp_attention)
+
+
+def workload_reads(workload: InferenceWorkload) -> WorkloadReads:
+    """The workload's WorkloadReads."""
+    return WorkloadReads(
+        workload.weight_dtype,
+        workload.kv_dtype_effective,
+        request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width),
+        techniques_for(workload),
+        workload.attention_parallel == "auto" and tries_dp_attention(workload),
+    )
 
 
 def tries_dp_attention(workload: InferenceWorkload) -> bool:

@@ -152,7 +152,8 @@ def forward_parts(
     bandwidth, peak, power = rates.bandwidth, rates.peak, eff.overlap_power
     # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
-    expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
+    expert_flops = tokens * ctx.routed_flops_per_token / shards
+    expert_flops = gemm_flops if gemm_flops < expert_flops else expert_flops  # min(expert_flops, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
     expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
@@ -248,16 +249,15 @@ def mixed_step_parts(
     """
     context = input_len + output_len / 2
     share = prompts_per_step(ctx, batch, output_len, others_only)
-    return decode_parts(
-        ctx,
-        eff,
-        (1.0 if batch < 1.0 else batch) * beam_width,  # max(batch, 1.0) and below min(share, 1.0), written out
-        context,
-        share * input_len * ctx.techniques.uncached_share,
-        prefill_attention_flops(ctx, share, input_len),
-        1.0 if share > 1.0 else share,
-        share,
-    )
+    seqs = (1.0 if batch < 1.0 else batch) * beam_width  # max(batch, 1.0) written out, and min(share, 1.0) below
+    prefill_tokens = share * input_len * ctx.techniques.uncached_share
+    attention = prefill_attention_flops(ctx, share, input_len)
+    passes = 1.0 if share > 1.0 else share
+    if ctx.techniques.speculative:
+        return decode_parts(ctx, eff, seqs, context, prefill_tokens, attention, passes, share)
+    # without speculative decoding decode_parts is its verifying pass alone, one token a sequence: called here directly
+    # (an open loop's search times ~600 passes a ranking; found by speed23)
+    return forward_parts(ctx, eff, seqs, context, prefill_tokens, attention, 1.0, passes, share)
 
 
 def decode_parts(
