@@ -16,7 +16,12 @@ from app.scoring.explain import LazyTerms, WrittenOnce, read_once
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import one_replica_load, over_limits
-from app.scoring.inference.estimates.estimate import WorkloadReads, solve_unless_outclassed, workload_reads
+from app.scoring.inference.estimates.estimate import (
+    WorkloadReads,
+    loses_on_tpot_unsearched,
+    solve_unless_outclassed,
+    workload_reads,
+)
 from app.scoring.inference.estimates.more_copies import with_more_copies_rate
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.spread_load import (
@@ -390,6 +395,7 @@ def _solve_tier(
     as solve_on_unless_outclassed solves it, from the wiring and `reads` worked out once (_solve_supplied)."""
     fixed = one_replica_load(workload)
     wired = machine_gpu(gpu, machine)
+    reads = reads or workload_reads(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0
     served: list[tuple[int, Solution, int]] = []
@@ -405,6 +411,8 @@ def _solve_tier(
         bar = None  # the best's p99 TPOT, where tokens tie on the same bill
         if floor is not None and best is not None and fixed and billed == best_billed:
             bar = -best[0].negated_tpot_p99_ms
+            if _loses_on_tpot(wired, machine, layouts[index], model, workload, bar, copies, reads):
+                continue
         layout = _solve_supplied(
             gpu, wired, machine, layouts[index], model, workload, solved, None if fixed else floor, bar, copies, reads
         )
@@ -424,6 +432,28 @@ def _solve_tier(
         [(layout, copies) for _, layout, copies in sorted(served, key=lambda each: each[0])],
         [layout for _, layout in sorted(refused, key=lambda pair: pair[0])],
     )
+
+
+def _loses_on_tpot(
+    wired: GpuSpec,
+    machine: Machine,
+    layout: tuple[int, int, int],
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    bar_ms: float,
+    copies: int,
+    reads: WorkloadReads,
+) -> bool:
+    """Whether _solve_supplied would skip a layout on the best's bill by its p99 TPOT floor against `bar_ms` (the
+    best's), or refuse it (the machine's supply, or before its search), from the lookups its solve reads first
+    (estimate.loses_on_tpot_unsearched). Either way the layout is left out: the tier's best meets the limits there, so
+    it stays the best (within the limits comes first) and best_on_machine reads no refusal and no other layout."""
+    count, tp, pp = layout
+    if supply_reason(machine, count, tp, pp) is not None:
+        return True
+    fabric = machine.fabric_gbs() if count > machine.gpus_per_node else 0.0
+    share = per_copy_workload(workload, copies)
+    return loses_on_tpot_unsearched(wired, count, model, share, tp, pp, fabric, bar_ms, reads)
 
 
 def _refused_share(

@@ -22,7 +22,7 @@ from app.scoring.inference.batching.loops import (
 )
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
-from app.scoring.inference.estimates.layout_setup import layout_setup
+from app.scoring.inference.estimates.layout_setup import LayoutSetup, layout_setup
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
@@ -229,13 +229,11 @@ def _solve(
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
-    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
-    if refused is not None:
-        return refused
+    setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
+    if isinstance(setup, InferenceEstimate):  # refused before any search
+        return setup
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
-    ep = expert_parallel_degree(model, workload, tp)
-    setup = layout_setup(gpu, model, wdt, kvdt, engine, tp, pp, fabric_gbs, dp, ep)
     max_batch = setup.max_sequences(model, held_tokens)
     if max_batch < 1:
         return _infeasible(
@@ -360,6 +358,44 @@ def _solve(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
 
 
+def loses_on_tpot_unsearched(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    fabric_gbs: float,
+    tpot_p99_bar_ms: float,
+    reads: WorkloadReads,
+) -> bool:
+    """Whether solve_unless_outclassed with this bar (`fabric_gbs`, no floor, the default efficiency) would skip the
+    layout by its p99 TPOT floor (_rate_outclassed), or refuse it before its search (_before_search's refusal, no room
+    for one request's KV cache): read in _solve's order from the same lookups, without the rest of a solve. A request
+    rate's tier asks it where its best meets the limits on this bill (configurations._solve_tier), and there neither a
+    skipped nor a refused layout can become the best, nor is either read (found by speed23: ~130 of a ranking's ~180
+    layouts went through a whole solve's set-up to be skipped). False where _solve would not skip by the bar: another
+    scenario, beams, attention both ways (auto)."""
+    if workload.scenario != "request_rate" or workload.beam_width != 1:
+        return False
+    pp = max(pipeline_parallel, 1)
+    tp = tensor_parallel or max(gpu_count // pp, 1)
+    if reads.tries_dp and kv_replicated_under_tp(model, tp):
+        return False  # both ways solved, neither against the bar
+    dp = tp if workload.attention_parallel == "dp" and tp > 1 else 1
+    wdt, kvdt, engine = reads.weight_dtype, reads.kv_dtype, workload.engine
+    setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
+    if isinstance(setup, InferenceEstimate):
+        return True
+    max_batch = setup.max_sequences(model, reads.held_tokens)
+    if max_batch < 1:
+        return True
+    ctx = setup.ctx
+    if reads.techniques.active:
+        ctx = replace(ctx, techniques=reads.techniques)
+    return _rate_outclassed(ctx, DEFAULT_EFFICIENCY, workload, max_batch, tpot_p99_bar_ms)
+
+
 def _rate_outclassed(
     ctx: InferenceContext, eff: InferenceEfficiency, workload: InferenceWorkload, max_batch: int, bar_ms: float
 ) -> bool:
@@ -412,7 +448,32 @@ class _LateRefusal:
 # Refusals before any search (more stages than layers, heads a TP group cannot split, weights over what the GPUs
 # leave) by all they read: none reads the workload's lengths, limits or load, so the next ranking, whatever its
 # lengths, refuses the same layouts in the same words. The seeded DeepSeek-R1 ranking refuses ~116 layouts this way.
+# _before_search keeps as many layouts (a refusal or a setup each).
 _REFUSALS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
+def _before_search(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    wdt: str,
+    kvdt: str,
+    engine: str,
+    tp: int,
+    pp: int,
+    dp: int,
+    fabric_gbs: float,
+    expert_parallel: str,
+) -> InferenceEstimate | LayoutSetup:
+    """What _solve reads of a layout before its search, by all it reads: its refusal where it holds no model whatever
+    the load (_refused_unsearched), else its setup (layout_setup) at its expert parallelism (`expert_parallel`: the
+    workload's, expert_parallel_degree). One lookup where each of a ranking's ~180 layouts made two (speed23)."""
+    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
+    if refused is not None:
+        return refused
+    ep = _expert_parallel_of(model, expert_parallel, tp)
+    return layout_setup(gpu, model, wdt, kvdt, engine, tp, pp, fabric_gbs, dp, ep)
 
 
 @lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
@@ -553,7 +614,12 @@ def tries_dp_attention(workload: InferenceWorkload) -> bool:
 def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:
     """GPUs the experts are placed whole on: the TP group when the workload asks for expert parallelism and the
     experts divide evenly over it, else 1 (each expert sharded over TP)."""
+    return _expert_parallel_of(model, workload.expert_parallel, tensor_parallel)
+
+
+def _expert_parallel_of(model: ModelSpec, asked: str, tensor_parallel: int) -> int:
+    """expert_parallel_degree from the workload's expert_parallel (`asked`)."""
     tp = tensor_parallel
-    if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
+    if asked == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
         return tp
     return 1
