@@ -371,7 +371,7 @@ def loses_on_tpot_unsearched(
 ) -> bool:
     """Whether solve_unless_outclassed with this bar (`fabric_gbs`, no floor, the default efficiency) would skip the
     layout by its p99 TPOT floor (_rate_outclassed), or refuse it before its search (_before_search's refusal, no room
-    for one request's KV cache): read in _solve's order from the same lookups, without the rest of a solve. A request
+    for one request's KV cache): from the lookups _solve reads, without the rest of a solve. A request
     rate's tier asks it where its best meets the limits on this bill (configurations._solve_tier), and there neither a
     skipped nor a refused layout can become the best, nor is either read (found by speed23: ~130 of a ranking's ~180
     layouts went through a whole solve's set-up to be skipped). False where _solve would not skip by the bar: another
@@ -387,13 +387,19 @@ def loses_on_tpot_unsearched(
     setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
     if isinstance(setup, InferenceEstimate):
         return True
-    max_batch = setup.max_sequences(model, reads.held_tokens)
-    if max_batch < 1:
-        return True
     ctx = setup.ctx
     if reads.techniques.active:
         ctx = replace(ctx, techniques=reads.techniques)
-    return _rate_outclassed(ctx, DEFAULT_EFFICIENCY, workload, max_batch, tpot_p99_bar_ms)
+    eff = DEFAULT_EFFICIENCY
+    # _rate_outclassed's first floor, read before the KV room: over the bar, the layout loses whatever its room (none:
+    # refused; some: skipped by that same floor), and ~5 in 6 of a ranking's layouts stop here
+    least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
+    if least_ms is not None and least_ms * eff.p99_over_mean > tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK):
+        return True
+    max_batch = setup.max_sequences(model, reads.held_tokens)
+    if max_batch < 1:
+        return True
+    return _rate_outclassed(ctx, eff, workload, max_batch, tpot_p99_bar_ms)
 
 
 def _rate_outclassed(
