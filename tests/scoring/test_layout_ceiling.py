@@ -180,14 +180,22 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     skipped: list[int] = []
-    solve = configurations.solve_on_unless_outclassed
+    solve = configurations._solve_supplied  # each layout a tier solves (solve_on_unless_outclassed's body)
 
     def counting(*args: Any) -> object:
         found = solve(*args)
         skipped.append(found is None)
         return found
 
-    monkeypatch.setattr(configurations, "solve_on_unless_outclassed", counting)
+    loses = configurations._loses_on_tpot  # a layout on the best's bill, skipped before its solve's set-up
+
+    def counting_losses(*args: Any) -> bool:
+        lost = loses(*args)
+        skipped.append(lost)
+        return lost
+
+    monkeypatch.setattr(configurations, "_solve_supplied", counting)
+    monkeypatch.setattr(configurations, "_loses_on_tpot", counting_losses)
     pruned = _payloads(QUESTIONS)
     assert sum(skipped) > 50  # the skipping is tried, and saves searches
     skipped.clear()
@@ -196,6 +204,7 @@ def test_a_ranking_that_skips_outclassed_layouts_equals_one_that_solves_them_all
     monkeypatch.setattr(estimate, "latency_bound_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(estimate, "max_throughput_ceiling_per_s", lambda *args: None)
     monkeypatch.setattr(configurations, "_outclassed_by_count", lambda *args: False)
+    monkeypatch.setattr(configurations, "_loses_on_tpot", lambda *args: False)
     monkeypatch.setattr(estimate, "no_load_meets_ttft", lambda *args: False)
     monkeypatch.setattr(estimate, "tpot_floor_ms", lambda *args: None)
     monkeypatch.setattr(estimate, "open_loop_tpot_floor_ms", lambda *args: None)

@@ -41,6 +41,7 @@ def test_every_tier_plan_is_the_plan_its_tier_built_for_itself() -> None:
         plan = configurations._tier_plan(machine, fixed, max_gpus, layers, multi_node)
         layouts, billed_of, order = _plan_as_built_per_tier(machine, fixed, max_gpus, layers, multi_node)
         assert (list(plan.layouts), list(plan.billed), list(plan.order)) == (layouts, billed_of, order), machine
+        assert list(plan.copies) == [machine.copies(count) for count, _, _ in layouts]  # spread_copies' source
         assert configurations._tier_plan(machine, fixed, max_gpus, layers, multi_node) is plan  # kept, not rebuilt
         checked += 1
         # a fixed load's bill and order differ from a capacity question's on rented multi-GPU instances

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms, operating_point
 from app.scoring.inference.batching.queueing import request_life_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.prefill import prefill_parts
+from app.scoring.records import replaced
 
 # The open-loop search: the least running batch it considers (a trickle of requests keeps far below one
 # in flight) and the relative precision to which it finds the batch (a change of that size moves no shown digit).
@@ -56,14 +56,14 @@ def open_loop_point(
     cap = float(max(running_cap, 1))
     full, capacity = at(cap)
     if rate_per_ms >= capacity:
-        return replace(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
+        return replaced(full, backlog_per_s=(rate_per_ms - capacity) * 1e3, poisson_arrivals=True)
     # The running batch B solves B = rate x life(B), and life only grows with the batch, so B is at least
     # rate x life(MIN_RUNNING_BATCH) (a trickle of requests): from there up to the cap, find it to BATCH_RTOL.
     trickle_ms = MIN_RUNNING_BATCH / at(MIN_RUNNING_BATCH)[1]
     low = min(max(rate_per_ms * trickle_ms, MIN_RUNNING_BATCH), cap)
     high = _log_root(lambda batch: math.log(at(batch)[1] / rate_per_ms), low, cap, BATCH_RTOL)
     point, _ = at(high)
-    return replace(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
+    return replaced(point, tokens_per_s=requests_per_s * output_len, poisson_arrivals=True)
 
 
 def illinois(
@@ -147,7 +147,7 @@ def closed_loop_point(
         return point
     life_ms = request_life_ms(point.ttft_ms, point.tpot_ms, output_len)
     queue_ms = waiting * life_ms / running
-    return replace(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
+    return replaced(point, ttft_ms=point.ttft_ms + queue_ms, queue_ms=queue_ms, waiting=waiting)
 
 
 class LatencySlack:

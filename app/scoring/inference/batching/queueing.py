@@ -16,7 +16,8 @@ from app.scoring.efficiency.inference import PREFILL_FIRST_ENGINES, PREFILL_FIRS
 
 def request_life_ms(first_token_ms: float, step_ms: float, output_len: float) -> float:
     """One request's life: its first token, then one decode step for each further output token."""
-    return first_token_ms + max(output_len - 1, 0) * step_ms
+    steps = output_len - 1  # max(steps, 0) written out, as operating_point does (a search's hot path)
+    return first_token_ms + (0 if steps < 0 else steps) * step_ms
 
 
 def sustained_requests_per_s(
@@ -63,7 +64,7 @@ def loaded_ttft_ms(prefill_ms: float, queue_ms: float, wait_ms: float, batched_m
 def running_steps_wait_ms(step_ms: float, batch: float, eff: InferenceEfficiency, engine: str = "") -> float:
     """The running steps a new request waits for (wait_steps of them), where `batch` other requests run; a request
     alone (closed loop of one) finds none, a trickle of them a share."""
-    busy = min(batch, 1.0)
+    busy = 1.0 if batch > 1.0 else batch  # min(batch, 1.0) written out (operating_point's hot path)
     return wait_steps(engine, eff) * step_ms * busy
 
 
@@ -75,7 +76,8 @@ def wait_steps(engine: str, eff: InferenceEfficiency) -> float:
 
 def md1_wait_ms(service_ms: float, rho: float) -> float:
     """Mean M/D/1 queueing delay: rho / (2(1 - rho)) x service, rho held in [0, MAX_UTILISATION]."""
-    rho = min(max(rho, 0.0), MAX_UTILISATION)
+    rho = 0.0 if rho < 0.0 else rho  # min(max(rho, 0.0), MAX_UTILISATION) written out (operating_point's hot path)
+    rho = MAX_UTILISATION if rho > MAX_UTILISATION else rho
     return service_ms * rho / (2.0 * (1.0 - rho))
 
 

@@ -9,7 +9,6 @@ one pipeline stage per node, over the fabric.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -17,11 +16,17 @@ from app.scoring.explain import LazyTerms, WrittenOnce, read_once
 from app.scoring.hardware.engine_support import unsupported_reason
 from app.scoring.hardware.machines import Machine, machine_gpu, supply_limit_reason, supply_reason
 from app.scoring.inference.bands.limits import one_replica_load, over_limits
-from app.scoring.inference.estimates.estimate import solve_unless_outclassed
+from app.scoring.inference.estimates.estimate import (
+    WorkloadReads,
+    loses_on_tpot_unsearched,
+    solve_unless_outclassed,
+    workload_reads,
+)
 from app.scoring.inference.estimates.more_copies import with_more_copies_rate
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach, Solution
 from app.scoring.inference.estimates.spread_load import (
     copy_share,
+    load_copies,
     load_words,
     peak_as_fixed_load,
     peak_copies_if_spread,
@@ -35,6 +40,7 @@ from app.scoring.inference.estimates.throughput_ceiling import per_gpu_digits, r
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.inference.explanation.terms import p99_latencies_ms
 from app.scoring.inference.step.context import wiring_seen_by
+from app.scoring.records import replaced
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.workload import InferenceWorkload
 
@@ -132,13 +138,35 @@ def solve_on_unless_outclassed(
     request rate a p99 TPOT over `tpot_p99_bar_ms` (estimate.solve_unless_outclassed): its search is skipped and
     nothing is added to `solved`. `copies`: the fixed load is spread over that many copies, this one solved at its share
     (spread_load.per_copy_workload)."""
-    reason = unsupported_reason(workload.engine, gpu) or supply_reason(
-        machine, gpu_count, tensor_parallel, pipeline_parallel
-    )
+    unsupported = unsupported_reason(workload.engine, gpu)
+    if unsupported is not None:
+        return InferenceEstimate(False, unsupported, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
+    wired = machine_gpu(gpu, machine)
+    layout = (gpu_count, tensor_parallel, pipeline_parallel)
+    return _solve_supplied(gpu, wired, machine, layout, model, workload, solved, floor_per_gpu, tpot_p99_bar_ms, copies)
+
+
+def _solve_supplied(
+    gpu: GpuSpec,
+    wired: GpuSpec,
+    machine: Machine,
+    layout: tuple[int, int, int],
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    solved: Solved | None,
+    floor_per_gpu: float | None,
+    tpot_p99_bar_ms: float | None,
+    copies: int,
+    reads: WorkloadReads | None = None,
+) -> Solution | InferenceEstimate | None:
+    """solve_on_unless_outclassed of a (GPUs, TP, PP) `layout` on a GPU the workload's engine runs on, `wired` as
+    the machine wires it (machine_gpu), with the workload's `reads` where the caller has them: _solve_tier works the
+    engine's check, the wiring and the reads out once a machine rather than once a layout (found by speed23)."""
+    gpu_count, tensor_parallel, pipeline_parallel = layout
+    reason = supply_reason(machine, gpu_count, tensor_parallel, pipeline_parallel)
     if reason is not None:
         return InferenceEstimate(False, reason, gpu.id, gpu_count, tensor_parallel, pipeline_parallel)
     fabric = machine.fabric_gbs() if gpu_count > machine.gpus_per_node else 0.0
-    wired = machine_gpu(gpu, machine)
     key = layout_key(wired, gpu_count, tensor_parallel, pipeline_parallel, fabric, copy_share(workload, copies))
     found = solved.get(key) if solved is not None else None
     if found is None:
@@ -152,6 +180,7 @@ def solve_on_unless_outclassed(
             fabric_gbs=fabric,
             floor_per_gpu=floor_per_gpu,
             tpot_p99_bar_ms=tpot_p99_bar_ms,
+            reads=reads,
         )
         if found is None:
             return None
@@ -214,9 +243,10 @@ def best_on_machine(
     over: Solution | None = None  # the first tier's best, when it misses the limits
     served: list[tuple[Solution, int]] = []  # every layout that serves the load and its copies, in both tiers
     fixed = one_replica_load(workload)
+    reads = workload_reads(workload)  # the same for every layout and copy's share (estimate.WorkloadReads)
     for multi_node in (False, True):
         plan = _tier_plan(machine, fixed, workload.max_gpus, model.layers, multi_node)
-        tier = _solve_tier(gpu, machine, model, workload, plan, solved)
+        tier = _solve_tier(gpu, machine, model, workload, plan, solved, reads)
         if tier.best is not None and tier.best_within_limits:
             return _spread(explained_once(tier.best, explained), tier.best, gpu, machine, workload, solved, one_copies)
         over = over or tier.best
@@ -226,7 +256,7 @@ def best_on_machine(
         shown = with_more_copies_rate(why_not(gpu.id, *tried), tried[0], machine, workload)
         return with_supply_limit(shown, machine, workload.max_gpus)
     spread = _spread(explained_once(over, explained), over, gpu, machine, workload, solved, one_copies)
-    return replace(spread, lowest_p99=_lowest_p99(served))
+    return replaced(spread, lowest_p99=_lowest_p99(served))
 
 
 def _spread(
@@ -244,13 +274,13 @@ def _spread(
     few of its slots' rows), once for the machines that share it in `one_copies`."""
     copies = spread_copies(machine, workload, best.gpu_count) if one_replica_load(workload) else 1
     if copies == 1:  # a peak's rows may spread it (spread2): cached without its peak, any but a batch job's can
-        return est if workload.job_requests else replace(est, peak_spread_p99=peak_spread_solver(gpu, machine, best))
+        return est if workload.job_requests else replaced(est, peak_spread_p99=peak_spread_solver(gpu, machine, best))
     count = best.gpu_count
     one_p99 = _one_copy_p99(gpu, machine, best, workload, solved, one_copies)
     words = WrittenOnce(lambda: spread_words(workload, machine, count, copies, one_p99.read() or None))
     per_copy_terms = est.terms
     terms = LazyTerms(lambda: [spread_term(workload, copies, words.read()), *per_copy_terms])
-    return replace(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
+    return replaced(est, copies_sharing_load=copies, one_copy_p99=one_p99, spread_words=words, terms=terms)
 
 
 def _one_copy_p99(
@@ -324,6 +354,7 @@ class TierPlan(NamedTuple):
     layouts: tuple[tuple[int, int, int], ...]
     billed: tuple[int, ...]
     order: tuple[int, ...]
+    copies: tuple[int, ...]  # Machine.copies: each layout's copies one rented instance holds (spread_load.load_copies)
 
 
 # Tier plans by all they read (the machine, whether the load is one replica's, the GPU limit, the model's layers and
@@ -340,7 +371,8 @@ def _tier_plan(machine: Machine, fixed: bool, max_gpus: int, layers: int, multi_
     layouts = (multi_node_layouts if multi_node else single_node_layouts)(machine, max_gpus, layers)
     billed = [billed_gpus(machine, fixed, count) for count, _, _ in layouts]
     order = sorted(range(len(layouts)), key=lambda i: (billed[i], -layouts[i][0] if fixed else 0, layouts[i][2]))
-    return TierPlan(tuple(layouts), tuple(billed), tuple(order))
+    copies = tuple(machine.copies(count) for count, _, _ in layouts)
+    return TierPlan(tuple(layouts), tuple(billed), tuple(order), copies)
 
 
 def _solve_tier(
@@ -350,6 +382,7 @@ def _solve_tier(
     workload: InferenceWorkload,
     plan: TierPlan,
     solved: Solved | None,
+    reads: WorkloadReads | None = None,
 ) -> Tier:
     """The layout with the greatest preference, the first enumerated (the fewest GPUs) on a tie. Solved in search
     order (per billed GPU count, the fewest pipeline stages first, where the most tok/s per GPU usually is), so that
@@ -357,8 +390,12 @@ def _solve_tier(
     (throughput_ceiling.py). At a fixed load the estimate's own ceilings (which time capacity scenarios only) are not
     asked: _outclassed_by_count skips by the bill; on one bill the largest layout, usually the fastest, is solved
     first, and at a request rate (every layout that keeps up serves the same tokens) a layout whose p99 TPOT
-    provably stays above the best's on that bill is skipped (throughput_ceiling.open_loop_tpot_floor_ms)."""
+    provably stays above the best's on that bill is skipped (throughput_ceiling.open_loop_tpot_floor_ms).
+    The workload's engine runs on `gpu` (best_on_machine refuses it before any tier otherwise): each layout is solved
+    as solve_on_unless_outclassed solves it, from the wiring and `reads` worked out once (_solve_supplied)."""
     fixed = one_replica_load(workload)
+    wired = machine_gpu(gpu, machine)
+    reads = reads or workload_reads(workload)
     best: tuple[LayoutPreference, int, Solution] | None = None  # (preference, -enumeration index, layout)
     best_billed = 0
     served: list[tuple[int, Solution, int]] = []
@@ -367,15 +404,17 @@ def _solve_tier(
     for index in plan.order:
         count, tp, pp = layouts[index]
         billed = billed_of[index]
-        copies = spread_copies(machine, workload, count) if fixed else 1
+        copies = load_copies(workload, plan.copies[index]) if fixed else 1  # spread_copies, as the plan holds them
         floor = best[0].output_tokens_per_s_per_billed_gpu if best is not None and best[0].within_limits else None
         if floor is not None and _outclassed_by_count(workload, billed, floor):
             continue
         bar = None  # the best's p99 TPOT, where tokens tie on the same bill
         if floor is not None and best is not None and fixed and billed == best_billed:
             bar = -best[0].negated_tpot_p99_ms
-        layout = solve_on_unless_outclassed(
-            gpu, machine, count, tp, pp, model, workload, solved, None if fixed else floor, bar, copies
+            if _loses_on_tpot(wired, machine, layouts[index], model, workload, bar, copies, reads):
+                continue
+        layout = _solve_supplied(
+            gpu, wired, machine, layouts[index], model, workload, solved, None if fixed else floor, bar, copies, reads
         )
         if layout is None:
             continue
@@ -395,6 +434,28 @@ def _solve_tier(
     )
 
 
+def _loses_on_tpot(
+    wired: GpuSpec,
+    machine: Machine,
+    layout: tuple[int, int, int],
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    bar_ms: float,
+    copies: int,
+    reads: WorkloadReads,
+) -> bool:
+    """Whether _solve_supplied would skip a layout on the best's bill by its p99 TPOT floor against `bar_ms` (the
+    best's), or refuse it (the machine's supply, or before its search), from the lookups its solve reads first
+    (estimate.loses_on_tpot_unsearched). Either way the layout is left out: the tier's best meets the limits there, so
+    it stays the best (within the limits comes first) and best_on_machine reads no refusal and no other layout."""
+    count, tp, pp = layout
+    if supply_reason(machine, count, tp, pp) is not None:
+        return True
+    fabric = machine.fabric_gbs() if count > machine.gpus_per_node else 0.0
+    share = per_copy_workload(workload, copies)
+    return loses_on_tpot_unsearched(wired, count, model, share, tp, pp, fabric, bar_ms, reads)
+
+
 def _refused_share(
     refusal: InferenceEstimate, machine: Machine, workload: InferenceWorkload, copies: int
 ) -> InferenceEstimate:
@@ -406,7 +467,7 @@ def _refused_share(
         f" (each of the {copies} copies the rented {machine.instance_gpus}-GPU instance holds takes "
         f"{load_words(workload, copies)} of the {load_words(workload)})"
     )
-    return replace(refusal, reason_words=WrittenOnce(lambda: read_once(words) + share))
+    return replaced(refusal, reason_words=WrittenOnce(lambda: read_once(words) + share))
 
 
 def billed_gpus(machine: Machine, fixed: bool, gpu_count: int) -> int:
@@ -432,7 +493,7 @@ def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: in
     """A machine on which no layout holds the model says where its own supply stops, when that (not Max GPUs per
     replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes."""
     limit = None if refusal.misses_limits else supply_limit_reason(machine, max_gpus)
-    return replace(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
+    return replaced(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
 
 
 def _lowest_p99(served: list[tuple[Solution, int]]) -> LowestP99:

@@ -22,7 +22,7 @@ from app.scoring.inference.batching.loops import (
 )
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
-from app.scoring.inference.estimates.layout_setup import layout_setup
+from app.scoring.inference.estimates.layout_setup import LayoutSetup, layout_setup
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
@@ -49,7 +49,7 @@ from app.scoring.inference.step.memory import (
     weight_bytes,
     weight_bytes_per_gpu,
 )
-from app.scoring.inference.step.techniques import techniques_for
+from app.scoring.inference.step.techniques import ServingTechniques, techniques_for
 from app.scoring.records import hot_record
 from app.scoring.specs import GpuSpec, ModelSpec, card_gb
 from app.scoring.workload import InferenceWorkload
@@ -148,10 +148,12 @@ def solve_unless_outclassed(
     attention_dp: bool | None = None,
     floor_per_gpu: float | None = None,
     tpot_p99_bar_ms: float | None = None,
+    reads: WorkloadReads | None = None,
 ) -> Solution | InferenceEstimate | None:
     """solve_inference, or None where the layout provably serves fewer output tokens/s per GPU (to 6 significant
     digits, as configurations.LayoutPreference compares them) than `floor_per_gpu`, or at a request rate a p99 TPOT
-    over `tpot_p99_bar_ms` (throughput_ceiling.tpot_floor_ms): its search is skipped."""
+    over `tpot_p99_bar_ms` (throughput_ceiling.tpot_floor_ms): its search is skipped. `reads`: workload_reads(workload)
+    where the caller has them (a machine's layouts share them)."""
     solved = _solve(
         gpu,
         gpu_count,
@@ -164,6 +166,7 @@ def solve_unless_outclassed(
         attention_dp,
         floor_per_gpu,
         tpot_p99_bar_ms,
+        reads,
     )
     if isinstance(solved, _Outclassed):
         return None
@@ -182,21 +185,30 @@ def _solve(
     attention_dp: bool | None,
     floor_per_gpu: float | None = None,
     tpot_p99_bar_ms: float | None = None,
+    reads: WorkloadReads | None = None,
 ) -> Solution | InferenceEstimate | _Overload | _Outclassed:
     pp = max(pipeline_parallel, 1)
     tp = tensor_parallel or max(gpu_count // pp, 1)
+    reads = reads or workload_reads(workload)
     if attention_dp is None:
-        if workload.attention_parallel == "auto" and tries_dp_attention(workload) and kv_replicated_under_tp(model, tp):
+        if reads.tries_dp and kv_replicated_under_tp(model, tp):
             if _holds_no_model(gpu, model, workload.weight_dtype, tp, pp, workload.engine):
                 # refused either way before any search: the refusal by heads, as `both[0]` below would be
-                return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
-            heads = _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu)
+                return _solve(
+                    gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu, None, reads
+                )
+            heads = _solve(
+                gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, False, floor_per_gpu, None, reads
+            )
             # data-parallel attention is kept only with more tokens/s than a solved way by heads (which wins ties):
             # where its ceiling cannot reach that way's tokens/s per GPU, it is outclassed unsearched (kept below)
             dp_floor = floor_per_gpu
             if isinstance(heads, Solution):
                 dp_floor = max(_per_gpu(heads), floor_per_gpu or 0.0)
-            both = [heads, _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor)]
+            both = [
+                heads,
+                _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor, None, reads),
+            ]
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
@@ -210,21 +222,18 @@ def _solve(
             return max(overloads, key=lambda b: b.capacity_per_s) if len(overloads) == len(both) else both[0]
         attention_dp = workload.attention_parallel == "dp"
     dp = tp if attention_dp and tp > 1 else 1
-    wdt, kvdt = workload.weight_dtype, workload.kv_dtype_effective
-    held_tokens = request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width)  # KV per request
+    wdt, kvdt, held_tokens = reads.weight_dtype, reads.kv_dtype, reads.held_tokens  # held: KV per request
 
     engine = workload.engine
 
     def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
         return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
 
-    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
-    if refused is not None:
-        return refused
+    setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
+    if isinstance(setup, InferenceEstimate):  # refused before any search
+        return setup
     beams = workload.beam_width
     lengths = (workload.input_len, workload.output_len, beams)
-    ep = expert_parallel_degree(model, workload, tp)
-    setup = layout_setup(gpu, model, wdt, kvdt, engine, tp, pp, fabric_gbs, dp, ep)
     max_batch = setup.max_sequences(model, held_tokens)
     if max_batch < 1:
         return _infeasible(
@@ -236,7 +245,7 @@ def _solve(
             memory,
         )
     ctx = setup.ctx
-    techniques = techniques_for(workload)
+    techniques = reads.techniques
     if techniques.active:
         ctx = replace(ctx, techniques=techniques)
     eff = efficiency
@@ -349,6 +358,50 @@ def _solve(
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
 
 
+def loses_on_tpot_unsearched(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    workload: InferenceWorkload,
+    tensor_parallel: int,
+    pipeline_parallel: int,
+    fabric_gbs: float,
+    tpot_p99_bar_ms: float,
+    reads: WorkloadReads,
+) -> bool:
+    """Whether solve_unless_outclassed with this bar (`fabric_gbs`, no floor, the default efficiency) would skip the
+    layout by its p99 TPOT floor (_rate_outclassed), or refuse it before its search (_before_search's refusal, no room
+    for one request's KV cache): from the lookups _solve reads, without the rest of a solve. A request
+    rate's tier asks it where its best meets the limits on this bill (configurations._solve_tier), and there neither a
+    skipped nor a refused layout can become the best, nor is either read (found by speed23: ~130 of a ranking's ~180
+    layouts went through a whole solve's set-up to be skipped). False where _solve would not skip by the bar: another
+    scenario, beams, attention both ways (auto)."""
+    if workload.scenario != "request_rate" or workload.beam_width != 1:
+        return False
+    pp = max(pipeline_parallel, 1)
+    tp = tensor_parallel or max(gpu_count // pp, 1)
+    if reads.tries_dp and kv_replicated_under_tp(model, tp):
+        return False  # both ways solved, neither against the bar
+    dp = tp if workload.attention_parallel == "dp" and tp > 1 else 1
+    wdt, kvdt, engine = reads.weight_dtype, reads.kv_dtype, workload.engine
+    setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
+    if isinstance(setup, InferenceEstimate):
+        return True
+    ctx = setup.ctx
+    if reads.techniques.active:
+        ctx = replace(ctx, techniques=reads.techniques)
+    eff = DEFAULT_EFFICIENCY
+    # _rate_outclassed's first floor, read before the KV room: over the bar, the layout loses whatever its room (none:
+    # refused; some: skipped by that same floor), and ~5 in 6 of a ranking's layouts stop here
+    least_ms = shared_search(tpot_floor_ms, ctx, eff, workload.input_len, workload.output_len)
+    if least_ms is not None and least_ms * eff.p99_over_mean > tpot_p99_bar_ms * (1.0 + CEILING_ROUNDING_SLACK):
+        return True
+    max_batch = setup.max_sequences(model, reads.held_tokens)
+    if max_batch < 1:
+        return True
+    return _rate_outclassed(ctx, eff, workload, max_batch, tpot_p99_bar_ms)
+
+
 def _rate_outclassed(
     ctx: InferenceContext, eff: InferenceEfficiency, workload: InferenceWorkload, max_batch: int, bar_ms: float
 ) -> bool:
@@ -401,7 +454,32 @@ class _LateRefusal:
 # Refusals before any search (more stages than layers, heads a TP group cannot split, weights over what the GPUs
 # leave) by all they read: none reads the workload's lengths, limits or load, so the next ranking, whatever its
 # lengths, refuses the same layouts in the same words. The seeded DeepSeek-R1 ranking refuses ~116 layouts this way.
+# _before_search keeps as many layouts (a refusal or a setup each).
 _REFUSALS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
+def _before_search(
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    wdt: str,
+    kvdt: str,
+    engine: str,
+    tp: int,
+    pp: int,
+    dp: int,
+    fabric_gbs: float,
+    expert_parallel: str,
+) -> InferenceEstimate | LayoutSetup:
+    """What _solve reads of a layout before its search, by all it reads: its refusal where it holds no model whatever
+    the load (_refused_unsearched), else its setup (layout_setup) at its expert parallelism (`expert_parallel`: the
+    workload's, expert_parallel_degree). One lookup where each of a ranking's ~180 layouts made two (speed23)."""
+    refused = _refused_unsearched(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp)
+    if refused is not None:
+        return refused
+    ep = _expert_parallel_of(model, expert_parallel, tp)
+    return layout_setup(gpu, model, wdt, kvdt, engine, tp, pp, fabric_gbs, dp, ep)
 
 
 @lru_cache(maxsize=_REFUSALS_CACHE_SIZE)
@@ -511,6 +589,29 @@ def job_at(
     return plan_job(ctx, eff, requests, point, lengths, deadline_hours)
 
 
+class WorkloadReads(NamedTuple):
+    """What _solve reads of a workload that no layout and no copy's share of a fixed load changes (per_copy_workload
+    sets only the rate or the clients): worked out once a machine (configurations.best_on_machine) rather than once a
+    layout, ~180 a ranking (found by speed23)."""
+
+    weight_dtype: str
+    kv_dtype: str  # kv_dtype_effective
+    held_tokens: float  # request_kv_tokens: a request's KV over its life
+    techniques: ServingTechniques  # techniques_for
+    tries_dp: bool  # attention_parallel auto on an engine that runs attention data-parallel (tries_dp_attention)
+
+
+def workload_reads(workload: InferenceWorkload) -> WorkloadReads:
+    """The workload's WorkloadReads."""
+    return WorkloadReads(
+        workload.weight_dtype,
+        workload.kv_dtype_effective,
+        request_kv_tokens(workload.input_len, workload.output_len, workload.beam_width),
+        techniques_for(workload),
+        workload.attention_parallel == "auto" and tries_dp_attention(workload),
+    )
+
+
 def tries_dp_attention(workload: InferenceWorkload) -> bool:
     """The workload's engine can run attention data-parallel (auto tries it; HF and llama.cpp split by heads only)."""
     return workload.engine in DP_ATTENTION_ENGINES
@@ -519,7 +620,12 @@ def tries_dp_attention(workload: InferenceWorkload) -> bool:
 def expert_parallel_degree(model: ModelSpec, workload: InferenceWorkload, tensor_parallel: int) -> int:
     """GPUs the experts are placed whole on: the TP group when the workload asks for expert parallelism and the
     experts divide evenly over it, else 1 (each expert sharded over TP)."""
+    return _expert_parallel_of(model, workload.expert_parallel, tensor_parallel)
+
+
+def _expert_parallel_of(model: ModelSpec, asked: str, tensor_parallel: int) -> int:
+    """expert_parallel_degree from the workload's expert_parallel (`asked`)."""
     tp = tensor_parallel
-    if workload.expert_parallel == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
+    if asked == "ep" and model.is_moe and tp > 1 and model.num_experts % tp == 0:
         return tp
     return 1

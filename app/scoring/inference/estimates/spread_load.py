@@ -20,12 +20,20 @@ from app.scoring.workload import InferenceWorkload
 def spread_copies(machine: Machine, workload: InferenceWorkload, gpu_count: int) -> int:
     """Copies of a `gpu_count`-GPU layout a fixed load runs on: every copy its rented instance holds (Machine.copies),
     as many as there are clients at most; 1 for one stream, and for a question that is not a fixed load."""
-    if not one_replica_load(workload) or workload.scenario == "single_stream":
+    if not one_replica_load(workload):
         return 1
-    copies = machine.copies(gpu_count)
+    return load_copies(workload, machine.copies(gpu_count))
+
+
+def load_copies(workload: InferenceWorkload, instance_copies: int) -> int:
+    """spread_copies of a fixed load (one_replica_load) from the copies the rented instance holds (Machine.copies):
+    those, as many as there are clients at most; 1 for one stream. A tier plan holds each layout's instance copies
+    (configurations._tier_plan), so a ranking's ~180 layouts ask no machine (found by speed23)."""
+    if workload.scenario == "single_stream":
+        return 1
     if workload.scenario == "concurrency":
-        return min(copies, workload.concurrency or 1)
-    return copies
+        return min(instance_copies, workload.concurrency or 1)
+    return instance_copies
 
 
 # Per-copy workloads by (id of the workload asked, copies), the workload kept beside its copy so that an id is never

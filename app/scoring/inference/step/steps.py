@@ -152,7 +152,8 @@ def forward_parts(
     bandwidth, peak, power = rates.bandwidth, rates.peak, eff.overlap_power
     # routed experts are their own kernel class: each expert multiplies only the tokens routed to it (k / E of
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
-    expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
+    expert_flops = tokens * ctx.routed_flops_per_token / shards
+    expert_flops = gemm_flops if gemm_flops < expert_flops else expert_flops  # min(expert_flops, gemm_flops)
     dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
     expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
@@ -217,8 +218,10 @@ def prompts_per_step(ctx: InferenceContext, batch: float, output_len: float, oth
     """Prompts a continuous-batching step prefills, on average: the requests whose prompts it carries (the other
     batch - 1 with `others_only`) x the tokens a step advances each / the output length. Above 1 the step's eager MoE
     prefill host time is charged once (mixed_step_parts' prefill_passes, min(share, 1)): its prompts share a pass."""
-    prefilling = max(batch - 1.0, 0.0) if others_only else batch
-    return prefilling * ctx.techniques.tokens_per_step / max(output_len, 1.0)
+    # max(batch - 1.0, 0.0) and max(output_len, 1.0) written out (operating_point's hot path: two calls a point)
+    others = batch - 1.0
+    prefilling = (0.0 if others < 0.0 else others) if others_only else batch
+    return prefilling * ctx.techniques.tokens_per_step / (1.0 if output_len < 1.0 else output_len)
 
 
 def one_prompt_batch(ctx: InferenceContext, output_len: float, others_only: bool = False) -> float:
@@ -246,16 +249,15 @@ def mixed_step_parts(
     """
     context = input_len + output_len / 2
     share = prompts_per_step(ctx, batch, output_len, others_only)
-    return decode_parts(
-        ctx,
-        eff,
-        max(batch, 1.0) * beam_width,
-        context,
-        share * input_len * ctx.techniques.uncached_share,
-        prefill_attention_flops(ctx, share, input_len),
-        min(share, 1.0),
-        share,
-    )
+    seqs = (1.0 if batch < 1.0 else batch) * beam_width  # max(batch, 1.0) written out, and min(share, 1.0) below
+    prefill_tokens = share * input_len * ctx.techniques.uncached_share
+    attention = prefill_attention_flops(ctx, share, input_len)
+    passes = 1.0 if share > 1.0 else share
+    if ctx.techniques.speculative:
+        return decode_parts(ctx, eff, seqs, context, prefill_tokens, attention, passes, share)
+    # without speculative decoding decode_parts is its verifying pass alone, one token a sequence: called here directly
+    # (an open loop's search times ~600 passes a ranking; found by speed23)
+    return forward_parts(ctx, eff, seqs, context, prefill_tokens, attention, 1.0, passes, share)
 
 
 def decode_parts(
