@@ -10,6 +10,7 @@ from app.scoring.inference.estimates import estimate
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.efficiency_factors import mbu
 from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
@@ -200,3 +201,23 @@ def test_auto_keeps_the_way_by_heads_on_an_exact_tie(monkeypatch: pytest.MonkeyP
     assert isinstance(heads, Solution) and isinstance(dp, Solution)
     assert heads.point.tokens_per_s == dp.point.tokens_per_s and dp.ctx.attention_dp > 1
     assert auto is heads
+
+
+def test_attention_weights_held_whole_stream_as_at_tp1():
+    # Data-parallel attention keeps R1's 10.95 GB of attention weights whole on every GPU: the matrices TP1 streams,
+    # so the MBU's TP factor (a shard's matrices shrink as TP grows) does not slow their read, as it does not the
+    # routed experts' (found by dpattn: they read at TP8's MBU, 0.452 instead of 0.9, 5.4 ms a step instead of 2.5)
+    dp, tp1 = (build_context(H200, R1, "fp8", "fp8", "sglang", tp, 1, 0.0, tp) for tp in (8, 1))
+    whole = attention_params(R1)  # FP8: a byte a weight
+    bytes_per_ms = H200.memory_bandwidth_tbs * 1e9
+    sharded_read = (dp.dense_weight_bytes_per_gpu - whole) / (bytes_per_ms * mbu(dp, EFF))
+    whole_read = whole / (bytes_per_ms * mbu(tp1, EFF))
+    assert mbu(tp1, EFF) > 1.9 * mbu(dp, EFF)
+    step = decode_parts(dp, EFF, 27, 2200)
+    assert step.breakdown is not None
+    assert step.breakdown.dense[0] == pytest.approx(sharded_read + whole_read)
+    # tensor-parallel attention's shards keep the TP factor: its dense read is unchanged
+    tp8 = build_context(H200, R1, "fp8", "fp8", "sglang", 8)
+    tp_step = decode_parts(tp8, EFF, 27, 2200)
+    assert tp_step.breakdown is not None
+    assert tp_step.breakdown.dense[0] == tp8.dense_weight_bytes_per_gpu / (bytes_per_ms * mbu(tp8, EFF))
