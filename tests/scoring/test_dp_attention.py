@@ -10,6 +10,7 @@ from app.scoring.inference.estimates import estimate
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.step.context import build_context
+from app.scoring.inference.step.efficiency_factors import mbu
 from app.scoring.inference.step.memory import (
     attention_params,
     kv_bytes_per_token_per_gpu,
@@ -199,4 +200,50 @@ def test_auto_keeps_the_way_by_heads_on_an_exact_tie(monkeypatch: pytest.MonkeyP
     heads, dp = returned[False], returned[True]
     assert isinstance(heads, Solution) and isinstance(dp, Solution)
     assert heads.point.tokens_per_s == dp.point.tokens_per_s and dp.ctx.attention_dp > 1
-    assert auto is heads
+    # the way by heads, with how data-parallel attention fared beside it (its note)
+    assert isinstance(auto, Solution) and replace(auto, dp_attention_tried=None) == heads
+    assert auto.dp_attention_tried is not None and auto.dp_attention_tried.read().solution is dp
+
+
+def test_attention_weights_held_whole_stream_as_at_tp1():
+    # Data-parallel attention keeps R1's 10.95 GB of attention weights whole on every GPU: the matrices TP1 streams,
+    # so the MBU's TP factor (a shard's matrices shrink as TP grows) does not slow their read, as it does not the
+    # routed experts' (found by dpattn: they read at TP8's MBU, 0.452 instead of 0.9, 5.4 ms a step instead of 2.5)
+    dp, tp1 = (build_context(H200, R1, "fp8", "fp8", "sglang", tp, 1, 0.0, tp) for tp in (8, 1))
+    whole = attention_params(R1)  # FP8: a byte a weight
+    bytes_per_ms = H200.memory_bandwidth_tbs * 1e9
+    sharded_read = (dp.dense_weight_bytes_per_gpu - whole) / (bytes_per_ms * mbu(dp, EFF))
+    whole_read = whole / (bytes_per_ms * mbu(tp1, EFF))
+    assert mbu(tp1, EFF) > 1.9 * mbu(dp, EFF)
+    step = decode_parts(dp, EFF, 27, 2200)
+    assert step.breakdown is not None
+    assert step.breakdown.dense[0] == pytest.approx(sharded_read + whole_read)
+    # tensor-parallel attention's shards keep the TP factor: its dense read is unchanged
+    tp8 = build_context(H200, R1, "fp8", "fp8", "sglang", 8)
+    tp_step = decode_parts(tp8, EFF, 27, 2200)
+    assert tp_step.breakdown is not None
+    assert tp_step.breakdown.dense[0] == tp8.dense_weight_bytes_per_gpu / (bytes_per_ms * mbu(tp8, EFF))
+
+
+def test_a_heads_split_kept_by_auto_says_why_dp_attention_lost():
+    # R1 on 8xH200, 2,000 -> 400 tokens at a 50 ms TPOT (found by qa35, dpattn): auto keeps TP8, whose KV room (301
+    # requests) data-parallel attention multiplies 6.4x, while TP8 runs only 32 requests; the answer says both
+    kw = dict(input_len=2000, output_len=400, tpot_ms=50, ttft_ms=1000)
+    auto, dp = (estimate_inference(H200, 8, R1, r1(**kw, attention_parallel=a)) for a in ("auto", "dp"))
+    assert auto.attention_parallel == "tp" and dp.output_tokens_per_s < auto.output_tokens_per_s
+    note = next(a for a in auto.assumptions if a.startswith("attention split over TP8"))
+    assert f"would hold 6.4× the requests ({dp.max_batch:,} vs {auto.max_batch})" in note
+    assert f"{dp.output_tokens_per_s:,.0f} at batch {dp.batch} vs {auto.output_tokens_per_s:,.0f}" in note
+    assert f"TP8's KV room is not what limits this batch ({auto.batch} of {auto.max_batch} requests)" in note
+    assert "11.0 GB of attention weights" in note
+    # a lone 8k prompt's attention on one GPU cannot meet a 1 s p99 TTFT: dp's ceiling skipped its search, and the
+    # note solves it for its words, which say so
+    long = estimate_inference(H200, 8, R1, r1(input_len=8000, output_len=1000, tpot_ms=100, ttft_ms=1000))
+    assert long.attention_parallel == "tp"
+    note = next(a for a in long.assumptions if a.startswith("attention split over TP8"))
+    assert "(495 vs 77) but serves none here (even one request misses the limits: p99 TTFT 1,346 ms" in note
+    # asked for tp outright, or where dp wins (512 clients), nothing was tried beside it
+    tp = estimate_inference(H200, 8, R1, r1(**kw, attention_parallel="tp"))
+    assert not any("(tried)" in a for a in tp.assumptions)
+    busy = estimate_inference(H200, 8, R1, r1(input_len=2000, output_len=400, scenario="concurrency", concurrency=512))
+    assert busy.attention_parallel == "dp" and not any("(tried)" in a for a in busy.assumptions)

@@ -1,6 +1,6 @@
 """forward_parts skips the helpers that answer their own identity on a layout (no routed experts, no sliding window,
-attention by heads, TP1, one stage): every pass it times, on every kind of layout, equals the pass that calls them
-all (the function as it was before the shortcuts, kept here as the reference)."""
+attention by heads, so no weights held whole, TP1, one stage): every pass it times, on every kind of layout, equals
+the pass that calls them all (the function as it was before the shortcuts, kept here as the reference)."""
 
 import itertools
 
@@ -10,7 +10,7 @@ from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
 from app.scoring.inference.step.memory import attended_tokens
-from app.scoring.inference.step.pass_rates import pass_rates
+from app.scoring.inference.step.pass_rates import dense_weight_ms, pass_rates
 from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
 from app.scoring.inference.step.steps import StepParts, forward_parts, roofline_ms
 
@@ -49,9 +49,9 @@ def every_helper_called(
             ctx, seqs, tokens_per_seq, attended, new_prefill, prefill_requests, prefill_attention_flops
         )
     rates = pass_rates(ctx, eff)
-    bandwidth, peak = rates.bandwidth, rates.peak
+    peak = rates.peak
     expert_flops = min(tokens * ctx.routed_flops_per_token / shards, gemm_flops)
-    dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
+    dense_gemm = (dense_weight_ms(ctx, rates), (gemm_flops - expert_flops) / peak)
     expert_gemm, expert_ms = (0.0, 0.0), 0.0
     if expert_bytes or expert_flops:
         expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)

@@ -24,7 +24,7 @@ from app.scoring.inference.batching.operating_points import OperatingPoint, oper
 from app.scoring.inference.batching.running_batch import batching_scenario, running_cap
 from app.scoring.inference.estimates.layout_setup import LayoutSetup, layout_setup
 from app.scoring.inference.estimates.refusals import alone_words, meets_limits, one_request_misses, overload_reason
-from app.scoring.inference.estimates.results import InferenceEstimate, Solution, band_regime
+from app.scoring.inference.estimates.results import DpAttentionTried, InferenceEstimate, Solution, band_regime
 from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.estimates.throughput_ceiling import (
     CEILING_ROUNDING_SLACK,
@@ -209,14 +209,18 @@ def _solve(
                 heads,
                 _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor, None, reads),
             ]
+
+            def resolve() -> object:  # data-parallel attention searched in full, for the note of a kept heads split
+                return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, None, None, reads)
+
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
                 # the floor (so that one is kept, as below), and the layout is outclassed if none does
                 reaching = [b for b in solved if floor_per_gpu is None or _per_gpu(b) >= floor_per_gpu]
-                return reaching[0] if reaching else _OUTCLASSED
+                return _with_dp_tried(reaching[0], both[1], resolve) if reaching else _OUTCLASSED
             if solved:
-                return max(solved, key=lambda b: b.point.tokens_per_s)
+                return _with_dp_tried(max(solved, key=lambda b: b.point.tokens_per_s), both[1], resolve)
             # overloaded either way: the refusal of the layout that keeps up with more, so its "at most" is the most
             overloads = [b for b in both if isinstance(b, _Overload)]
             return max(overloads, key=lambda b: b.capacity_per_s) if len(overloads) == len(both) else both[0]
@@ -610,6 +614,26 @@ def workload_reads(workload: InferenceWorkload) -> WorkloadReads:
         techniques_for(workload),
         workload.attention_parallel == "auto" and tries_dp_attention(workload),
     )
+
+
+def _with_dp_tried(
+    kept: Solution, dp: Solution | InferenceEstimate | _Overload | _Outclassed, resolve: Callable[[], object]
+) -> Solution:
+    """`kept`, and where it splits attention by heads, how data-parallel attention fared beside it (its note): `dp`,
+    or where a ceiling skipped its search, `resolve()`, the search without a floor, when first read. Solved in full,
+    a way the ceiling skipped serves fewer tokens/s than `kept` (or none), so the note reads the same either way."""
+    if kept.ctx.attention_dp > 1:
+        return kept
+
+    def tried() -> DpAttentionTried:
+        found = resolve() if isinstance(dp, _Outclassed) else dp
+        if isinstance(found, Solution):
+            return DpAttentionTried(solution=found)
+        if isinstance(found, InferenceEstimate) and not found.feasible:
+            return DpAttentionTried(refusal=found)
+        return DpAttentionTried()
+
+    return replace(kept, dp_attention_tried=WrittenOnce(tried))
 
 
 def tries_dp_attention(workload: InferenceWorkload) -> bool:

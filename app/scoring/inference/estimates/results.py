@@ -117,6 +117,14 @@ class LowestP99(NamedTuple):
     tpot_p99_ms: P99Reach
 
 
+class DpAttentionTried(NamedTuple):
+    """Data-parallel attention where auto tried it and the split by heads served more tokens/s: its operating point,
+    or its refusal (it misses the limits at any load, or holds no request); neither where it is overloaded."""
+
+    solution: Solution | None = None
+    refusal: InferenceEstimate | None = None
+
+
 @hot_record
 class Solution:
     """A feasible configuration's operating point, before its explanation is written (rankings compare
@@ -137,6 +145,10 @@ class Solution:
     # latency_bound met only below one request in flight (loops.light_load_point): point.batch, the mean running
     # batch, is under 1 and `batch` is 1, the most that runs at once for the memory it holds
     light_load: bool = False
+    # attention_parallel auto: data-parallel attention as it was tried beside this split by heads, which served more
+    # (explanation/dp_attention_note.py says why it lost); None where it was not tried or won
+    # (solved when first read: a ranking's ceiling may have skipped its search, and the note reads the same either way)
+    dp_attention_tried: WrittenOnce[DpAttentionTried] | None = None
 
     @property
     def output_tokens_per_s_per_gpu(self) -> float:

@@ -26,7 +26,7 @@ from app.scoring.inference.batching.queueing import wait_steps
 from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import attended_tokens
-from app.scoring.inference.step.pass_rates import PassRates, pass_rates
+from app.scoring.inference.step.pass_rates import PassRates, dense_weight_ms, pass_rates
 from app.scoring.inference.step.prefill import prefill_parts
 from app.scoring.inference.step.routed_experts import expert_coverage
 from app.scoring.inference.step.steps import mixed_step_parts, prefill_attention_flops, roofline_ms
@@ -270,7 +270,7 @@ def _light_load_ms(ctx: InferenceContext, rates: PassRates, input_len: float, ou
     pp = ctx.pipeline_parallel
     attended = attended_tokens(input_len + output_len / 2, ctx.sliding_window, ctx.sliding_share)
     kv_ms = ctx.kv_bytes_per_token_per_gpu * attended / rates.kv_bandwidth
-    weights_ms = pp * ctx.dense_weight_bytes_per_gpu / rates.bandwidth
+    weights_ms = pp * dense_weight_ms(ctx, rates)
     experts_bytes_ms = 0.0
     if ctx.expert_parallel <= 1:
         experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth
@@ -327,7 +327,7 @@ class _StepFloor:
         comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0) + stage_send_ms(ctx, 0.0))
         comm_per_token = pp * (allreduce_ms(ctx, eff, 1.0 / pp) + stage_send_ms(ctx, 1.0 / pp)) - comm_fixed
         power = eff.overlap_power if eff.overlap_power >= 1.0 else math.inf
-        weights_ms = pp * ctx.dense_weight_bytes_per_gpu / rates.bandwidth
+        weights_ms = pp * dense_weight_ms(ctx, rates)
         experts_bytes_ms = 0.0
         if ctx.expert_parallel <= 1:  # expert parallel reads its busiest group's experts: left out
             experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth

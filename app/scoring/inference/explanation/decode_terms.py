@@ -106,7 +106,11 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
     """A pass's memory time: its weights (dense, touched experts) and KV cache at their streaming efficiencies."""
     d, bw = _detail(step), f(ctx.bandwidth_tbs)
     dense_mbu, kv_bytes = f(mbu(ctx, eff)), step.kv_bytes
-    parts = [f"{f(ctx.dense_weight_bytes_per_gpu / 1e9)} GB weights / ({bw} TB/s × MBU {dense_mbu})"]
+    whole = ctx.whole_weight_bytes_per_gpu
+    parts = [f"{f((ctx.dense_weight_bytes_per_gpu - whole) / 1e9)} GB weights / ({bw} TB/s × MBU {dense_mbu})"]
+    if whole:
+        whole_mbu = f(mbu(ctx, eff, tp_penalty=False))
+        parts.append(f"{f(whole / 1e9)} GB attention weights whole on this GPU / ({bw} TB/s × MBU {whole_mbu})")
     if d.experts[0]:
         expert_bytes = step.weight_bytes - ctx.dense_weight_bytes_per_gpu
         expert_mbu = f(mbu(ctx, eff, tp_penalty=False))
@@ -119,6 +123,12 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
         " + ".join(parts)
         + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
         + ("; the routed experts' MBU has no TP factor (one grouped-GEMM launch streams them)" if d.experts[0] else "")
+        + (
+            "; the attention weights' MBU has no TP factor either: data-parallel attention keeps them whole, the "
+            "matrices TP1 streams, not 1/TP shards"
+            if whole
+            else ""
+        )
         + f"; {fitted_source(memory_constants(ctx, bool(d.experts[0]), bool(kv_bytes)))}"
         + (f"; {ROCM_EVIDENCE}" if ctx.amd else "")
     )

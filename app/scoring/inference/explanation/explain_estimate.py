@@ -24,6 +24,7 @@ from app.scoring.inference.batching.operating_points import OperatingPoint, oper
 from app.scoring.inference.batching.queueing import sustained_requests_per_s
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
+from app.scoring.inference.explanation.dp_attention_note import dp_attention_lost_note
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
 from app.scoring.inference.explanation.throughput import throughput_term
@@ -287,6 +288,7 @@ def _attention_dp_note(s: Solution) -> list[str]:
         if kv_replicated_under_tp(s.model, s.tensor_parallel):
             return [
                 f"attention split over TP{s.tensor_parallel}: every GPU keeps the whole KV cache (MLA / few KV heads)"
+                + dp_attention_lost_note(s)
             ]
         return []
     attention_gb = attention_params(s.model) * WEIGHT_BYTES[s.workload.weight_dtype] / s.pipeline_parallel / GB

@@ -33,6 +33,7 @@ from app.scoring.inference.step.memory import (
     routed_share,
     sliding_share,
     weight_bytes_per_gpu,
+    whole_weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.techniques import NO_TECHNIQUES, ServingTechniques
 from app.scoring.specs import GpuSpec, ModelSpec, is_gddr
@@ -80,6 +81,9 @@ class InferenceContext(HashedOnce):
     # rank holds its own requests' KV cache and a full copy of the attention weights; the MLP/experts stay split.
     attention_dp: int = 1
     attention_gemm_share: float = 0.0  # attention projections' share of the GEMM FLOPs per token (attention_dp > 1)
+    # Of dense_weight_bytes_per_gpu, the bytes held whole on every GPU (attention_dp > 1: the attention weights): whole
+    # matrices, streamed as at TP1, without the TP factor of the MBU (pass_rates.dense_weight_ms)
+    whole_weight_bytes_per_gpu: float = 0.0
     # > 1: routed experts are placed whole on this many GPUs (expert parallelism: SGLang --ep-size, vLLM
     # --enable-expert-parallel) instead of each being sharded over TP; `experts_per_group` experts per GPU.
     expert_parallel: int = 1
@@ -219,6 +223,7 @@ def build_context(
         attention_gemm_share=min(2 * attention_params(model) / (2 * model.active_params_b * 1e9), 1.0)
         if attention_dp > 1
         else 0.0,
+        whole_weight_bytes_per_gpu=whole_weight_bytes_per_gpu(model, weight_dtype, pipeline_parallel, attention_dp),
         expert_parallel=expert_parallel if share > 0 else 1,
         experts_per_group=model.num_experts / expert_parallel if share > 0 and expert_parallel > 1 else 0.0,
         compiled_prefill=engine in COMPILED_ENGINES,

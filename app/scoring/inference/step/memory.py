@@ -108,6 +108,17 @@ def weight_bytes_per_gpu(
     return (total - attention) / shards + attention / pipeline_parallel
 
 
+def whole_weight_bytes_per_gpu(
+    model: ModelSpec, weight_dtype: str, pipeline_parallel: int = 1, attention_dp: int = 1
+) -> float:
+    """The part of weight_bytes_per_gpu held whole (unsplit) on every GPU: data-parallel attention's copy of its
+    stage's attention weights; 0 under tensor-parallel attention, where every weight is a 1/TP shard."""
+    if attention_dp <= 1:
+        return 0.0
+    total = weight_bytes(model, weight_dtype)
+    return min(attention_params(model) * WEIGHT_BYTES[weight_dtype], total) / pipeline_parallel
+
+
 def kv_bytes_per_token_per_gpu(
     model: ModelSpec,
     kv_dtype: str,

@@ -18,6 +18,7 @@ class PassRates:
     bandwidth: float  # bytes per ms of the dense weights' streaming (mbu)
     kv_bandwidth: float  # bytes per ms of the KV cache's reads (bandwidth x kv_mbu_factor)
     expert_bandwidth: float  # bytes per ms of the routed experts' grouped GEMMs (mbu without the TP penalty)
+    whole_bandwidth: float  # bytes per ms of weights held whole on every GPU (mbu without the TP penalty)
     peak: float  # FLOP per ms of the matmuls (mfu)
     attention_rate: float  # FLOP per ms of QK^T and AV (attention_flop_rate)
     step_host_ms: float  # launch and sync per step and layer (host_overheads.overhead_ms without its sequences)
@@ -32,6 +33,7 @@ def _rates(ctx: InferenceContext, eff: InferenceEfficiency) -> PassRates:
         bandwidth=bandwidth,
         kv_bandwidth=bandwidth * eff.kv_mbu_factor,
         expert_bandwidth=ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3,
+        whole_bandwidth=ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) / 1e3,
         peak=peak,
         attention_rate=attention_flop_rate(ctx, eff, peak),
         step_host_ms=overhead_ms(ctx, eff, 0.0),
@@ -72,3 +74,14 @@ def _memoised_rates(ctx: InferenceContext, eff: InferenceEfficiency) -> PassRate
         _RATES_MEMO.clear()
     _RATES_MEMO[key] = (ctx, eff, rates)
     return rates
+
+
+def dense_weight_ms(ctx: InferenceContext, rates: PassRates) -> float:
+    """One stage's dense weights streamed, ms: the TP shards at the dense MBU (its TP factor: a shard's matrices
+    shrink as TP grows) and the weights held whole on every GPU (data-parallel attention's attention weights: the
+    matrices of TP1) at the MBU without that factor, as the routed experts' grouped GEMM. Without whole weights the
+    very float of dense bytes / bandwidth."""
+    whole = ctx.whole_weight_bytes_per_gpu
+    if whole <= 0:
+        return ctx.dense_weight_bytes_per_gpu / rates.bandwidth
+    return (ctx.dense_weight_bytes_per_gpu - whole) / rates.bandwidth + whole / rates.whole_bandwidth

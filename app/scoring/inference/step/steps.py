@@ -19,7 +19,7 @@ from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
 from app.scoring.inference.step.host_overheads import per_sequence_overhead_ms
 from app.scoring.inference.step.memory import attended_tokens, prefill_attended_tokens
-from app.scoring.inference.step.pass_rates import pass_rates
+from app.scoring.inference.step.pass_rates import dense_weight_ms, pass_rates
 from app.scoring.inference.step.routed_experts import busiest_group_coverage, expert_coverage
 from app.scoring.records import hot_record
 
@@ -154,7 +154,8 @@ def forward_parts(
     # them), so its grouped GEMM stays memory-bound at batches where the dense GEMMs are compute-bound
     expert_flops = tokens * ctx.routed_flops_per_token / shards
     expert_flops = gemm_flops if gemm_flops < expert_flops else expert_flops  # min(expert_flops, gemm_flops)
-    dense_gemm = (ctx.dense_weight_bytes_per_gpu / bandwidth, (gemm_flops - expert_flops) / peak)
+    dense_read = ctx.dense_weight_bytes_per_gpu / bandwidth if ctx.attention_dp <= 1 else dense_weight_ms(ctx, rates)
+    dense_gemm = (dense_read, (gemm_flops - expert_flops) / peak)
     expert_gemm, expert_ms = (0.0, 0.0), 0.0  # a dense model (its MoE constants stay unread)
     if expert_bytes or expert_flops:
         expert_gemm = (expert_bytes / rates.expert_bandwidth, expert_flops / peak)
