@@ -97,6 +97,15 @@ class TrainingEfficiency:
     # whole models (GPT-OSS-120B, DeepSeek-V3 BF16 rows); DeepSeek-V3's reading on its 58 MoE layers of 61 alone is
     # 1 - 0.4 x 61/58 = 0.579, which keeps its whole-model 0.6 (GPT-OSS, experts on every layer: 0.6, within 4%).
     moe_factor: float = 0.57931
+    # The routed experts' GEMM shape (step.expert_gemms.expert_gemm_saturation): the half-point of the dense width
+    # factor's saturation form, as a share of width_half_hidden (GPU-scaled), applied to an expert GEMM's FLOPs per
+    # byte (1 / (1/tokens + 1/width + 1/hidden)), relative to the dense matmuls' at hidden. 0 turns the shape off: every
+    # expert FLOP at moe_factor, as before. Measured and not adopted (moeshape, 2026-12-07): at the dense half-point
+    # (1.0, moe_factor 0.6831 = 0.579 / DeepSeek-V3's EP64 shape on H800, 0.848) leave-one-publication-out tokens/s went
+    # 12.93 -> 10.31 % but ROCm MaxText's MI355X rows 15.42 -> 23.38 % (their searched TP2 PP16 micro-batch 1 feeds each
+    # 1,024-wide expert slice 160 tokens, saturation 0.31); at 0.25 (moe_factor 0.606) 12.04 %, MaxText 20.35 %; at 0.1
+    # (0.590) 15.10 %. The rule fixed in advance (no publication worse by more than 3 points) refuses all three.
+    expert_half_hidden_share: float = 0.0
     # Share of expert parallelism's all-to-all time (dispatch and combine, forward and backward) left on the critical
     # path. Megatron-Core's alltoall token dispatcher runs dispatch, the grouped expert GEMM and combine one after
     # another (Megatron-Core MoE docs: overlapping EP communication with another micro-batch is an opt-in flag,

@@ -155,6 +155,7 @@ UNITS: dict[str, str] = {
     "dp_overlap": "share of compute time",
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",
+    "expert_half_hidden_share": "× width_half_hidden (0: expert GEMM shape off)",
     "ep_a2a_exposed": "share of all-to-all time",
     "ep_a2a_nvlink_efficiency": "share of nominal NVLink bandwidth (one direction)",
     "qlora_dequant_bytes_per_param": "bytes per base parameter per pass",

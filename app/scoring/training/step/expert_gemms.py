@@ -12,17 +12,26 @@ second adds over the first (the compute phase already times the first). Nothing 
 model and the layout, the peak and bandwidth from the GPU's datasheet, the element widths from hardware/dtypes.py.
 The peak and bandwidth are the datasheet's: a floor. PyTorch's bf16 grouped GEMM of whole, TP8- and EP8-split experts
 on an H200 took 1.5-2.5x it at 128-2,048 tokens (docs/measurements/h200-2026-12-04-moe.json and -moe-served.json;
-tests/scoring/test_training_expert_gemms.py), so the true cost is higher. Pure functions.
+tests/scoring/test_training_expert_gemms.py), so the true cost is higher.
+
+The GEMM's shape can also be priced below its floor, through the dense matmuls' small-matmul saturation form
+(expert_gemm_saturation, efficiency.training.expert_half_hidden_share): an expert of FLOPs per byte
+1 / (1/tokens + 1/width + 1/hidden) saturates as a dense matmul of that width would. Off by default: measured on the
+validation file and not adopted (moeshape, 2026-12-07; README). The compute phase's bubble and DP overlap see the
+seconds this adds (step_time.step_parts). Pure functions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.scoring.efficiency.moe_share import moe_layer_factor, moe_layer_share
+from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.hardware.dtypes import ACTIVATION_BYTES, WEIGHT_BYTES
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.experts import expert_parallel
 from app.scoring.training.layouts.memory import Layout
+from app.scoring.training.step.mfu import width_half_point
 
 # The weights' dtype of a training precision class (step.mfu.peak_tflops' classes): what an expert GEMM streams.
 PRECISION_WEIGHT_DTYPE = {"16": "bf16", "fp8": "fp8", "fp4": "fp4"}
@@ -82,13 +91,45 @@ def expert_gemm_passes(recompute_flops_per_param: float) -> float:
     return 3.0 + recompute_flops_per_param / 2.0
 
 
-def expert_gemm_excess_seconds(gemm: ExpertGemm, gpu: GpuSpec, peak_tflops: float, matmul_efficiency: float) -> float:
-    """What the roofline adds to one expert GEMM pass over the compute phase's time for its FLOPs:
-    max(0, bytes / HBM bandwidth - FLOPs / (peak × efficiency))."""
+def expert_gemm_saturation(e: TrainingEfficiency, gemm: ExpertGemm, hidden: int, gpu: GpuSpec | None) -> float:
+    """The expert GEMM's small-matmul saturation relative to the dense matmuls' at the model's hidden size, through
+    the same form (mfu.width_factor, half-point width_half_hidden scaled by the GPU's FLOPs per byte):
+    width_factor(FLOPs per byte of the GEMM) / width_factor(hidden).
+
+    An expert GEMM of t tokens, hidden h and width w runs 6·t·h·w FLOPs over 2·3·(h·w + t·h + t·w) bytes in 16 bits:
+    1 / (1/t + 1/w + 1/h) FLOPs per byte. A dense layer's GEMMs see every token of the micro-batch and widths of
+    hidden and more, so their saturation is the dense width factor's (1 at the limit t, w → ∞); an expert fed few
+    tokens (t) or split thin (w, TP without EP) saturates less. At most 1."""
+    intensity = 1.0 / (1.0 / max(gemm.tokens, 1e-9) + 1.0 / max(gemm.width, 1e-9) + 1.0 / hidden)
+    half, exponent = width_half_point(e, gpu) * e.expert_half_hidden_share, e.width_exponent
+    return min(1.0, (1.0 + (half / hidden) ** exponent) / (1.0 + (half / intensity) ** exponent))
+
+
+def expert_gemm_efficiency(
+    e: TrainingEfficiency | None, model: ModelSpec, gemm: ExpertGemm, gpu: GpuSpec, matmul_efficiency: float
+) -> tuple[float, float]:
+    """(matmul efficiency, shape saturation) an expert GEMM pass is timed at. With the shape off
+    (expert_half_hidden_share 0, the default): the compute phase's efficiency and 1, the roofline floor alone (moeep2).
+    With it on: the experts' own efficiency, the MoE factor whole rather than spread over a model's dense layers
+    (moe_share.moe_layer_factor), and expert_gemm_saturation."""
+    if e is None or e.expert_half_hidden_share <= 0:
+        return matmul_efficiency, 1.0
+    own = matmul_efficiency * e.moe_factor / moe_layer_factor(e.moe_factor, moe_layer_share(model))
+    return own, expert_gemm_saturation(e, gemm, model.hidden_size, gpu)
+
+
+def expert_gemm_excess_seconds(
+    gemm: ExpertGemm, gpu: GpuSpec, peak_tflops: float, matmul_efficiency: float, saturation: float = 1.0
+) -> float:
+    """What one expert GEMM pass takes over the compute phase's time for its FLOPs: its FLOPs at the matmul
+    efficiency times the shape's saturation, or its bytes over the HBM bandwidth (the roofline floor) where slower,
+    less FLOPs / (peak × efficiency): max(FLOPs / (peak × efficiency × saturation), bytes / bandwidth) −
+    FLOPs / (peak × efficiency)."""
     bandwidth = gpu.memory_bandwidth_tbs * 1e12
-    if bandwidth <= 0 or peak_tflops <= 0 or matmul_efficiency <= 0:
+    if bandwidth <= 0 or peak_tflops <= 0 or matmul_efficiency <= 0 or saturation <= 0:
         return 0.0
-    return max(0.0, gemm.bytes / bandwidth - gemm.flops / (peak_tflops * 1e12 * matmul_efficiency))
+    compute = gemm.flops / (peak_tflops * 1e12 * matmul_efficiency)
+    return max(0.0, max(compute / saturation, gemm.bytes / bandwidth) - compute)
 
 
 def expert_gemm_floor_seconds(
@@ -102,13 +143,16 @@ def expert_gemm_floor_seconds(
     micro_batches: int,
     recompute_flops_per_param: float,
     capacity_factor: float = 1.0,
+    e: TrainingEfficiency | None = None,
 ) -> float:
-    """Seconds per step the memory-bound expert GEMMs add to the compute phase on one GPU: micro-batches × MoE layers
-    per pipeline stage × experts held × passes × expert_gemm_excess_seconds (0 for a dense model)."""
+    """Seconds per step the expert GEMMs' shape adds to the compute phase on one GPU (the memory floor, and the
+    saturation where expert_half_hidden_share is on): micro-batches × MoE layers per pipeline stage × experts held ×
+    passes × expert_gemm_excess_seconds (0 for a dense model)."""
     if not model.is_moe or model.num_experts <= 0 or model.moe_layers <= 0:
         return 0.0
     gemm = expert_gemm(model, layout, seq_len, precision_class, capacity_factor)
-    excess = expert_gemm_excess_seconds(gemm, gpu, peak_tflops, matmul_efficiency)
+    efficiency, saturation = expert_gemm_efficiency(e, model, gemm, gpu, matmul_efficiency)
+    excess = expert_gemm_excess_seconds(gemm, gpu, peak_tflops, efficiency, saturation)
     if excess <= 0:
         return 0.0
     held = max(1, model.num_experts // expert_parallel(layout, model))

@@ -159,12 +159,17 @@ def width_factor(e: TrainingEfficiency, hidden: int, gpu: GpuSpec | None = None)
     optimizer) with hidden, so their time ratio is ∝ (peak / bandwidth) / hidden: the half-point h0 moves with the
     GPU's FLOPs per byte (roofline ridge point), quoted at the A100-80GB's and scaled for the GPU that runs it.
     """
+    return 1.0 / (1.0 + (width_half_point(e, gpu) / hidden) ** e.width_exponent)
+
+
+def width_half_point(e: TrainingEfficiency, gpu: GpuSpec | None = None) -> float:
+    """width_half_hidden scaled from the A100-80GB's FLOPs per byte to the GPU's (bf16 peak / HBM bandwidth)."""
     half = e.width_half_hidden
     if gpu is not None:
         peak = gpu.bf16_tflops or gpu.fp16_tflops
         if peak and gpu.memory_bandwidth_tbs:
             half *= peak / gpu.memory_bandwidth_tbs / WIDTH_REFERENCE_FLOPS_PER_BYTE
-    return 1.0 / (1.0 + (half / hidden) ** e.width_exponent)
+    return half
 
 
 def scale_factor(e: TrainingEfficiency, gpu_count: int) -> float:

@@ -24,7 +24,12 @@ from app.scoring.training.step.communication import (
     ulysses_passes,
 )
 from app.scoring.training.step.context_parallel import ring_passes, ring_step, ring_step_latency_s, ring_step_link
-from app.scoring.training.step.expert_gemms import expert_gemm, expert_gemm_passes, expert_tensor_parallel
+from app.scoring.training.step.expert_gemms import (
+    expert_gemm,
+    expert_gemm_efficiency,
+    expert_gemm_passes,
+    expert_tensor_parallel,
+)
 from app.scoring.training.step.flops import recompute_flops_per_param
 from app.scoring.training.step.frameworks import MEGATRON_SP, RING_CONTEXT_PARALLEL, ULYSSES_SP, split_stack
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches, pipeline_chunks
@@ -383,8 +388,9 @@ def expert_gemm_term(
     gemm = expert_gemm(model, layout, w.seq_len, precision_class, capacity_factor)
     bandwidth = gpu.memory_bandwidth_tbs
     memory_us = gemm.bytes / (bandwidth * 1e12) * 1e6 if bandwidth > 0 else 0.0
-    compute_us = gemm.flops / (peak * 1e12 * st.mfu_eff) * 1e6 if peak > 0 and st.mfu_eff > 0 else 0.0
-    ridge = peak * st.mfu_eff / bandwidth if bandwidth > 0 else 0.0
+    efficiency, saturation = expert_gemm_efficiency(e, model, gemm, gpu, st.mfu_eff)
+    compute_us = gemm.flops / (peak * 1e12 * efficiency) * 1e6 if peak > 0 and efficiency > 0 else 0.0
+    ridge = peak * efficiency / bandwidth if bandwidth > 0 else 0.0
     ep, etp = expert_parallel(layout, model), expert_tensor_parallel(model, layout)
     split = f" / SP{layout.sequence_parallel}" if layout.sequence_parallel > 1 else ""
     split += f" / TP{layout.tensor_parallel} × EP{ep}" if ep > 1 else ""
@@ -396,7 +402,7 @@ def expert_gemm_term(
         + (f" × {f(capacity_factor)} capacity" if capacity_factor > 1 else "")
         + f") against {slice_words} × hidden {model.hidden_size:,}: {f(gemm.flops / 1e9)} GFLOP over "
         f"{f(gemm.bytes / 1e6)} MB of weights and activations a pass, {f(gemm.flops_per_byte)} FLOP per byte against "
-        f"the ridge at the compute phase's matmul efficiency, {f(peak)} TFLOPS × {f(st.mfu_eff)} / {f(bandwidth)} "
+        f"the ridge at the compute phase's matmul efficiency, {f(peak)} TFLOPS × {f(efficiency)} / {f(bandwidth)} "
         f"TB/s = {f(ridge)}"
     )
     if st.expert_gemm_s <= 0:
@@ -409,19 +415,39 @@ def expert_gemm_term(
     micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
     extra = recompute_flops_per_param(e, model, layout.recompute, w.framework, recomputed_share(layout, model.layers))
     passes = expert_gemm_passes(extra)
-    text = (
+    count = (
         f"{count_noun(micro, 'micro-batch', 'micro-batches')} × {f(model.moe_layers / layout.pipeline_parallel)} MoE "
-        f"layers × {count_noun(held, 'expert')} × {f(passes)} passes × ({f(memory_us, 6)} us - {f(compute_us, 6)} us) "
-        "/ 10^6"
+        f"layers × {count_noun(held, 'expert')} × {f(passes)} passes × "
     )
+    if saturation < 1:
+        return _saturated_expert_gemm_term(st, count, shape, compute_us, memory_us, saturation)
+    text = count + f"({f(memory_us, 6)} us - {f(compute_us, 6)} us) / 10^6"
     why = (
         shape + ": memory-bound, so each pass streams at HBM speed, "
         f"{f(gemm.bytes / 1e6)} MB / {f(bandwidth)} TB/s, where the compute phase timed its FLOPs at "
-        f"{f(gemm.flops / 1e9)} GFLOP / ({f(peak)} TFLOPS × {f(st.mfu_eff)}); passes: forward, input and weight "
+        f"{f(gemm.flops / 1e9)} GFLOP / ({f(peak)} TFLOPS × {f(efficiency)}); passes: forward, input and weight "
         "gradients" + (", and the recomputed forward" if extra > 0 else "") + f", over the {model.moe_layers} MoE "
         f"layers / PP{layout.pipeline_parallel} and the {count_noun(held, 'routed expert')} a GPU holds"
         + (f" (of {model.num_experts}, EP{ep})" if ep > 1 else "")
         + "; the roofline (max of compute and memory time per GEMM) at the datasheet's bandwidth, a floor: PyTorch's "
         "bf16 grouped GEMM took 1.5-2.5 × it on an H200 (docs/measurements/h200-2026-12-04-moe.json)"
+    )
+    return Term(EXPERT_GEMM_TERM_NAME, st.expert_gemm_s, "s/step", text + why)
+
+
+def _saturated_expert_gemm_term(
+    st: StepTime, count: str, shape: str, compute_us: float, memory_us: float, saturation: float
+) -> Term:
+    """The expert GEMM term where the shape's saturation is on (efficiency.training.expert_half_hidden_share > 0):
+    each pass at its FLOPs' time over the saturation or, where slower, its bytes at HBM speed, less the compute
+    phase's time for its FLOPs."""
+    saturated = compute_us / saturation >= memory_us
+    slower = f"{f(compute_us, 6)} us / {f(saturation)}" if saturated else f"{f(memory_us, 6)} us"
+    text = count + f"({slower} - {f(compute_us, 6)} us) / 10^6"
+    why = (
+        shape + f": the shape's saturation {f(saturation)} (the dense width factor's form at the GEMM's FLOPs per "
+        "byte, relative to its value at the hidden size: expert_gemms.expert_gemm_saturation) "
+        + ("sets each pass's time, slower than its bytes at HBM speed" if saturated else "")
+        + ("; its bytes at HBM speed set each pass's time, slower still" if not saturated else "")
     )
     return Term(EXPERT_GEMM_TERM_NAME, st.expert_gemm_s, "s/step", text + why)

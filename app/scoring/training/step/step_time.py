@@ -219,27 +219,7 @@ def step_parts(
     local_micro = local_micro_batches(global_batch_seqs, replicas, layout.micro_batch_seqs)
     if method == "qlora":
         compute += qlora_dequant_seconds(e, gpu, model, layout, local_micro)
-    # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
-    # strong scaling leaves each GPU little work per step.
-    bubble = e.step_latency_s_per_layer * model.layers / pp
-    if pp > 1:
-        bubble += compute * (pp - 1) / (pipeline_chunks(e, layout, local_micro) * local_micro)
-    tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu, layout.expert_parallel or 1)
-    stack = split_stack(framework, method)  # whose sequence split the layout is
-    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
-    if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
-        per_flop = attention_seconds_per_flop(e, gpu, framework, precision_class, peak, mfu)
-        tp_comm += context_parallel_seconds(e, gpu, model, layout, seq_len, local_micro, per_flop, framework)
-    dp_bytes = dp_comm_bytes(model, method, layout, dp, adapters, local_micro)
-    dp_raw = dp_bytes / (collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
-    dp_comm = max(0.0, dp_raw - e.dp_overlap * compute)
-    offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
-    # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
-    ep_comm = (
-        expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
-        if layout.expert_parallel
-        else 0.0
-    )
+    # the expert GEMMs' shape (expert_gemms.py) is compute time too: the pipeline bubble and the DP overlap see it
     expert_gemm = (
         expert_gemm_floor_seconds(
             gpu,
@@ -252,8 +232,30 @@ def step_parts(
             local_micro,
             recompute_flops_per_param(e, model, layout.recompute, framework, recomputed_share(layout, model.layers)),
             capacity_factor,
+            e,
         )
         if model.is_moe
+        else 0.0
+    )
+    # Fixed per-step latency of the layers a GPU runs (kernel launches, optimizer, norm/clip syncs): visible when
+    # strong scaling leaves each GPU little work per step.
+    bubble = e.step_latency_s_per_layer * model.layers / pp
+    if pp > 1:
+        bubble += (compute + expert_gemm) * (pp - 1) / (pipeline_chunks(e, layout, local_micro) * local_micro)
+    tp_comm = tensor_parallel_seconds(e, gpu, model, tp, tokens_per_gpu, layout.expert_parallel or 1)
+    stack = split_stack(framework, method)  # whose sequence split the layout is
+    tp_comm += sequence_parallel_seconds(e, gpu, model, layout, tokens_per_gpu, stack)
+    if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
+        per_flop = attention_seconds_per_flop(e, gpu, framework, precision_class, peak, mfu)
+        tp_comm += context_parallel_seconds(e, gpu, model, layout, seq_len, local_micro, per_flop, framework)
+    dp_bytes = dp_comm_bytes(model, method, layout, dp, adapters, local_micro)
+    dp_raw = dp_bytes / (collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
+    dp_comm = max(0.0, dp_raw - e.dp_overlap * (compute + expert_gemm))
+    offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
+    # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
+    ep_comm = (
+        expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
+        if layout.expert_parallel
         else 0.0
     )
     return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm, expert_gemm
