@@ -127,6 +127,16 @@ def test_a_per_token_providers_page_lists_its_prices_dated_and_sourced(client: T
     assert client.get("/api/v1/providers/amazon").status_code == 404
 
 
+def test_a_token_price_dated_on_or_before_says_what_its_sign_means_on_both_provider_pages(client: TestClient) -> None:
+    listing = client.get("/providers?sells=per_token_only").text
+    listed = listing.split('href="/providers/deepinfra"')[1].split("</tr>")[0]
+    detail = client.get("/providers/deepinfra").text.split('id="token-prices"')[1]
+    for page in (listed, detail):
+        dated = re.search(r"≤(\d{4}-\d{2}-\d{2})", unescape(page))
+        assert dated and f'title="on or before {dated.group(1)}: read that day' in page
+    assert "cheapest:" in listed and "first:" not in listed
+
+
 def test_providers_sort_by_the_cheapest_current_on_demand_h100(client: TestClient) -> None:
     listed = client.get("/api/v1/providers?sort=h100_price").json()
     prices = [p["h100_usd_per_gpu_hour"] for p in listed]
