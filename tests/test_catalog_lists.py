@@ -57,7 +57,7 @@ BAD = [
     ("/models", "kind=sparse", "kind", "Input should be 'dense' or 'moe'"),
     ("/models", "min_params_b=abc", "min_params_b", "valid number"),
     ("/models", "min_params_b=nan", "min_params_b", "finite"),
-    ("/models", "min_params_b=70&max_params_b=8", "max_params_b", "8 is below min_params_b, 70"),
+    ("/models", "min_params_b=70&max_params_b=8", "max_params_b", "8 billion is fewer than the least asked for, 70"),
     ("/models", "family=lama", "family", "unknown model family 'lama'; known: BLOOM"),
     ("/providers", "sells=tokens", "sells", "Input should be 'gpu_offers' or 'per_token_only'"),
     ("/providers", "sort=cheapest", "sort", "Input should be 'name', 'offers' or 'h100_price'"),
@@ -81,6 +81,13 @@ def test_a_bad_sort_or_filter_is_a_422_naming_the_field_on_the_page_and_in_json(
         answer = client.get(twin)
         assert answer.status_code == 422, twin
         assert answer.json()["detail"][0]["field"] == field and why in answer.json()["detail"][0]["message"]
+
+
+def test_a_smallest_size_above_the_largest_reads_in_the_forms_words_not_query_keys(client: TestClient) -> None:
+    page = client.get("/models?min_params_b=70&max_params_b=8")
+    shown = unescape(re.sub(r"<[^>]+>", " ", page.text.split('id="f-max_params_b"')[1].split(">", 1)[1]))
+    assert "8 billion is fewer than the least asked for, 70 billion" in shown
+    assert "min_params_b" not in shown and "max_params_b" not in shown
 
 
 def test_a_key_the_list_does_not_take_is_named(client: TestClient) -> None:
@@ -118,6 +125,16 @@ def test_a_per_token_providers_page_lists_its_prices_dated_and_sourced(client: T
     assert client.get("/providers/deepinfra.json").json() == detail
     assert client.get("/providers/DeepInfra", follow_redirects=False).headers["location"] == "/providers/deepinfra"
     assert client.get("/api/v1/providers/amazon").status_code == 404
+
+
+def test_a_token_price_dated_on_or_before_says_what_its_sign_means_on_both_provider_pages(client: TestClient) -> None:
+    listing = client.get("/providers?sells=per_token_only").text
+    listed = listing.split('href="/providers/deepinfra"')[1].split("</tr>")[0]
+    detail = client.get("/providers/deepinfra").text.split('id="token-prices"')[1]
+    for page in (listed, detail):
+        dated = re.search(r"≤(\d{4}-\d{2}-\d{2})", unescape(page))
+        assert dated and f'title="on or before {dated.group(1)}: read that day' in page
+    assert "cheapest:" in listed and "first:" not in listed
 
 
 def test_providers_sort_by_the_cheapest_current_on_demand_h100(client: TestClient) -> None:

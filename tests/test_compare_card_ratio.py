@@ -30,7 +30,8 @@ def test_405b_on_b200_against_h200_says_why_it_passes_the_datasheets(client: Tes
     note = body["cards_note"]
     assert note.startswith(f"Per GPU, {cards['B200']['gpu_count']}×B200 serves {ratio:.1f}× the output tokens/s of ")
     assert f"memory bandwidth {bandwidth:.2f}×, FP8 dense peak {peak:.2f}×" in note
-    assert f"batch {cards['B200']['batch']:,} against {cards['H200']['batch']:,}" in note
+    b200, h200 = (f"{cards[g]['gpu_count']}×{g}" for g in ("B200", "H200"))
+    assert f"batch {cards['B200']['batch']:,} on {b200} against {cards['H200']['batch']:,} on {h200}" in note
     assert "at the same TPOT limit" in note  # the H200 card is held by the TPOT limit
     page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(f"/compare?{L405B}").text)).split())
     assert note in page
@@ -60,7 +61,9 @@ def test_a_card_held_by_memory_is_said_so_and_an_infeasible_card_is_left_out() -
     fast = _option("B200", 1, 500.0, 80, "held by the TPOT limit (mean 40 ms: 80% of the 50 ms p99 limit)")
     note = past_datasheet_note([slow, fast, {"gpu_id": "H200", "feasible": False}, None], GPUS, "bf16", "vllm")
     assert note.startswith("Per GPU, 1×B200 serves 5.0× the output tokens/s of 1×H100-SXM (500 against 100)")
-    assert note.endswith("they run different batches (batch 80 against 9): 1×H100-SXM held by memory (KV cache).")
+    assert note.endswith(
+        "they run different batches (batch 80 on 1×B200 against 9 on 1×H100-SXM): 1×H100-SXM held by memory (KV cache)."
+    )
     assert past_datasheet_note([slow, None], GPUS, "bf16", "vllm") == ""
 
 
@@ -75,4 +78,6 @@ def test_an_amd_card_against_an_nvidia_one_names_the_thin_rocm_factors_not_the_t
     assert f"ROCm serving stacks at {DEFAULT_EFFICIENCY.amd_mbu_factor:g}×" in note
     assert "amd_mbu_factor on" in note and "(thin)" in note
     assert "looser TPOT" not in note
+    # the sentence's subject first: "batch 40 against 9" after "1×MI300X fits fewer" read as the MI300X's 40 (qa36)
+    assert "so 1×MI300X fits fewer requests in the same limits (batch 9 on 1×MI300X against 40 on 2×H100-SXM)" in note
     assert "ROCm" not in past_datasheet_note([fast, slow], GPUS, "fp8", "llamacpp")  # llama.cpp's own factors

@@ -27,8 +27,8 @@ INSTANCE_MONTH = 8 * 8.6 * HOURS_PER_MONTH  # CoreWeave's 8xB200 node at $8.60/G
 # /mix's row serves chat and rag on one instance: its 8 copies could share them, but no p99 times a mixed stream (mix3)
 MIX_NOTE = (
     f"{NOTE}: all 8 copies it holds could share the peak, 0.0217 requests/s each, of the 12.9 one copy sustains at the "
-    "limits; a copy serving chat and rag at once runs no one request length (an estimate times one), so no p99 is "
-    "given for them"
+    "limits; no p99 is given for them: a copy would serve chat and rag together, and an estimate times one request "
+    "length at a time"
 )
 FACES = ({}, {"HX-Request": "true"})  # the page and the fragment an htmx submit swaps in
 

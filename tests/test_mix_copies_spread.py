@@ -58,8 +58,8 @@ def test_a_row_of_two_buckets_says_its_copies_and_their_load_and_why_no_p99(clie
         "it holds could share the peak, 0.0125 requests/s each, of the "
     )
     assert row["fleet_note"].endswith(
-        "a copy serving chat and rag at once runs no one request length (an estimate "
-        "times one), so no p99 is given for them"
+        "no p99 is given for them: a copy would serve chat and rag together, and an estimate times one request "
+        "length at a time"
     )
     text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", client.get(f"/mix?{MIX}&mix=chat:1,rag:1").text)))
     assert row["fleet_note"] in text

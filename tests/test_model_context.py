@@ -3,6 +3,8 @@ a long-context extension, noted on the ranking."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.cli.main import main
@@ -43,12 +45,15 @@ def test_default_lengths_over_a_short_context_name_both_fields_and_say_they_are_
     errors = {e["field"]: e["message"] for e in response.json()["detail"]}
     assert set(errors) == {"input_len", "output_len"}
     message = errors["input_len"]
-    assert message.startswith("the prompt and output (input_len 2,000 + output_len 400 = 2,400 tokens) exceed GPT-J 6B")
+    assert message.startswith("the prompt and output (2,000 input + 400 output = 2,400 tokens) exceed GPT-J 6B")
+    assert "shorten the input, the output or both, to 2,048 tokens together" in message
     assert "context of 2,048 tokens" in message and "(neither was given: both are the defaults)" in message
     given = _only_error(client.get("/rank.json?phase=inference&model=gpt-j-6b&input_len=1900"))
     assert given["field"] == "input_len" and "defaults" not in given["message"]
     page = client.get("/?phase=inference&model=gpt-j-6b")
     assert page.status_code == 422 and 'id="err-input_len"' in page.text and 'id="err-output_len"' in page.text
+    summary = re.sub(r"<[^>]+>", " ", page.text.split('id="error-summary"')[1].split("</div>")[0])
+    assert "input_len" not in summary and "output_len" not in summary  # the form says Input and Output tokens (qa36)
 
 
 def test_a_request_that_fits_the_context_is_ranked(client):
@@ -84,6 +89,7 @@ def test_training_beyond_the_context_is_ranked_with_a_note(client):
 def test_the_cli_names_the_flag_of_a_request_beyond_the_context(database, capsys):
     assert main(["rank", "inference", "--model", "llama-3.1-8b", "--input-len", "1000000"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("--input-len: the prompt and output (input_len 1,000,000 + output_len 400 = 1,000,400")
+    assert err.startswith("--input-len: the prompt and output (1,000,000 input + 400 output = 1,000,400 tokens)")
+    assert "the prompt alone fills it; shorten the input below 131,072 tokens" in err
     assert main(["precision", "--model", "llama-3.1-8b", "--input-len", "1000000"]) == 2
     assert capsys.readouterr().err.startswith("--input-len: ")

@@ -189,3 +189,17 @@ def test_a_load_cheaper_on_replicas_links_them_on_the_page_and_in_the_cli(
         "spread over replicas sized to meet the limits"
     )
     assert f"{said}: {url}" in _cli_text(capsys, [*argv, "--limit", "1"])
+
+
+def test_a_best_row_near_its_tpot_floor_says_so_on_the_page_and_in_the_cli(
+    client: TestClient, database: str, capsys
+) -> None:
+    """405B FP8 on 8×H200 at a 40 ms TPOT limit runs batch 5 (18 at 50 ms): the page and the JSON said why, near the
+    TPOT floor (qa35), the CLI gave the batch alone, so a buyer sweeping the limit there met the jump unexplained."""
+    query = "phase=inference&model=llama-3.1-405b&weight_dtype=fp8&engine=trtllm&gpus=H200&tpot_ms=40"
+    best = client.get(f"/rank.json?{query}").json()["options"][0]
+    (words,) = [a for a in best["assumptions"] if a.startswith("near the TPOT floor: ")]
+    assert words in client.get(f"/?{query}").text.replace("&#39;", "'")
+    argv = ["rank", "inference", "--model", "llama-3.1-405b", "--weight-dtype", "fp8", "--engine", "trtllm"]
+    argv += ["--gpus", "H200", "--tpot-ms", "40", "--limit", "1"]
+    assert f"#1 {words}" in _cli_text(capsys, argv)

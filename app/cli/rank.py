@@ -59,6 +59,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str | None) -> None:
     from app.cli.tables.ranking import (
         best_at_risk,
+        best_near_tpot_floor,
         fit_count_words,
         infeasible_reasons,
         price_sources,
@@ -76,6 +77,8 @@ def print_ranking(args: argparse.Namespace, payload: dict[str, Any], sort: str |
     print(ranking_table(payload, rows))
     if at_risk := best_at_risk(payload):
         print("\n" + at_risk)
+    if near_floor := best_near_tpot_floor(payload):
+        print("\n" + near_floor)
     best = next((o for o in payload["options"] if o["feasible"] and o.get("rank", 1) == 1), None)
     if best is not None and best.get("over_limits"):  # the page's summary: even #1 misses, and what any layout reaches
         band_high = payload["workload"].get("limits_at") == "band_high"

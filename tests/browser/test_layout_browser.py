@@ -355,6 +355,15 @@ def test_own_inputs_dates_stay_whole(page, server_url: str, width: int) -> None:
     assert page.evaluate(SPLIT_WORDS, 'td[data-label="As of"]') == []
 
 
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_providers_token_price_dates_stay_whole(page, server_url: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Found by qa36: /providers' per-token cell broke its '≤2026-12-01' dates at the hyphen ("≤2026-" over "12-01")."""
+    page.set_viewport_size({"width": width, "height": 768})
+    page.goto(f"{server_url}/providers?sells=per_token_only")
+    assert page.locator('td[data-label="Per-token API"] .as-of').count() >= 5
+    assert page.evaluate(SPLIT_WORDS, 'td[data-label="Per-token API"] .as-of') == []
+
+
 # each shown select's chosen text against the room inside it (its padding and the ~14 px arrow taken off)
 CUT_SELECTS = """() => { const ctx = document.createElement('canvas').getContext('2d');
   return Array.from(document.querySelectorAll('select')).filter(s => s.offsetParent).map(s => {

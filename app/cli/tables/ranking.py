@@ -16,6 +16,7 @@ from app.scoring.explain import (
     usd_per_mtok,
     usd_places,
 )
+from app.scoring.inference.explanation.tpot_floor import NEAR_FLOOR_LEAD
 from app.scoring.inference.ranking.options import RANK_HEADERS, RANK_METRIC_FIELDS, idle_gpus_words
 from app.scoring.training.run.limit_words import days_text, interruptions_text
 
@@ -297,6 +298,14 @@ def best_at_risk(payload: dict[str, Any]) -> str:
             "--limits-at band_high meets the deadline even at the slow end of the band"
         )
     return ""
+
+
+def best_near_tpot_floor(payload: dict[str, Any]) -> str:
+    """The best row's note that its batch is held near the TPOT floor, as its assumptions say it on the page; ''
+    where it has none (found by qa36: the CLI showed batch 5 at 40 ms and 18 at 50 ms with no reason)."""
+    best = next((o for o in payload["options"] if o["feasible"] and o.get("rank", 1) == 1), None)
+    said = [a for a in (best or {}).get("assumptions") or [] if a.startswith(NEAR_FLOOR_LEAD)]
+    return f"#1 {said[0]}" if said else ""
 
 
 def row_notes(payload: dict[str, Any], limit: int) -> str:

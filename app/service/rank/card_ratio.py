@@ -66,14 +66,14 @@ def past_datasheet_note(
         f"({_per_gpu(fast):,.0f} against {_per_gpu(slow):,.0f}), past their datasheet ratios (memory bandwidth "
         f"{bandwidth:.2f}×, {peak_name} dense peak {peak:.2f}×): "
     )
-    batches = f"batch {fast['batch']:,} against {slow['batch']:,}"
+    batches = _batches(fast, slow)
     if _amd(slow_gpu) and not _amd(fast_gpu) and engine != "llamacpp":  # llama.cpp has factors of its own
         eff = DEFAULT_EFFICIENCY
         return said + (
             f"the estimate runs ROCm serving stacks at {eff.amd_mbu_factor:g}× the CUDA ones' weight and KV "
             f"streaming and {eff.amd_mfu_factor:g}× their matmul efficiency "
             f"({evidence_words(['amd_mbu_factor', 'amd_mfu_factor'])}; {ROCM_EVIDENCE}), so {_configuration(slow)} "
-            f"fits fewer requests in the same limits ({batches}). A newer ROCm build may do better: no "
+            f"fits fewer requests in the same limits ({_batches(slow, fast)}). A newer ROCm build may do better: no "
             "validation row measures one."
         )
     if _held_by(slow).startswith("held by the TPOT limit"):
@@ -83,3 +83,10 @@ def past_datasheet_note(
             "under a looser TPOT limit the ratio falls toward the datasheets'."
         )
     return said + f"they run different batches ({batches}): {_configuration(slow)} {_held_by(slow) or 'as solved'}."
+
+
+def _batches(first: dict[str, Any], second: dict[str, Any]) -> str:
+    """`batch 66 on 8×B200 against 18 on 8×H200`: each batch named, since the two run on different GPU counts and a
+    sentence may name either card first ("batch 40 against 9" after "1×MI300X fits fewer" read as the MI300X's 40)."""
+    one, other = _configuration(first), _configuration(second)
+    return f"batch {first['batch']:,} on {one} against {second['batch']:,} on {other}"

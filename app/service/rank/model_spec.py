@@ -142,22 +142,23 @@ def check_experts(expert_parallel: str, spec: ModelSpec) -> None:
 def check_context(input_len: int, output_len: int, spec: ModelSpec, given: Collection[str] = LENGTHS) -> None:
     """A request's prompt and output must fit the model's context (training may extend it: its ranking notes that).
     The error names the lengths to change: the prompt where it alone fills the context, else the length the user gave
-    (`given`), and both where the user gave neither (2,000 + 400 overflow a 2,048-token model at the form defaults)."""
+    (`given`), and both where the user gave neither (2,000 + 400 overflow a 2,048-token model at the form defaults).
+    In words, no query keys: the page shows it beside Input and Output tokens, the CLI after --input-len (qa36)."""
     context = spec.max_context
     if context is None or input_len + output_len <= context:
         return
     total = input_len + output_len
     message = (
-        f"the prompt and output (input_len {input_len:,} + output_len {output_len:,} = {total:,} tokens) exceed "
+        f"the prompt and output ({input_len:,} input + {output_len:,} output = {total:,} tokens) exceed "
         f"{spec.name}'s context of {context:,} tokens: "
     )
     given_lengths = [name for name in LENGTHS if name in given]
     if input_len >= context:
         fields = ["input_len"]
-        message += f"the prompt alone fills it; shorten input_len below {context:,}"
+        message += f"the prompt alone fills it; shorten the input below {context:,} tokens"
     else:
         fields = given_lengths[-1:] or list(LENGTHS)  # both given: the output is what passes the context
-        message += f"shorten input_len, output_len or both, to {context:,} tokens together"
+        message += f"shorten the input, the output or both, to {context:,} tokens together"
         if not given_lengths:
             message += " (neither was given: both are the defaults)"
     raise BeyondContext(fields[0], message, dict.fromkeys(fields[1:], message))

@@ -43,7 +43,11 @@ class ModelListQuery(ListQuery):
     def _params_range(self) -> ModelListQuery:
         low, high = self.min_params_b, self.max_params_b
         if low is not None and high is not None and high < low:
-            raise ValueError(f"max_params_b: {high:g} is below min_params_b, {low:g}: no model could be listed")
+            # in words, no query keys: the page shows it beside "Params at most", the JSON under field max_params_b
+            raise ValueError(
+                f"max_params_b: {high:g} billion is fewer than the least asked for, {low:g} billion: "
+                "no model could be listed"
+            )
         return self
 
     def apply(self, models: list[ModelPublic]) -> list[ModelPublic]:

@@ -15,6 +15,7 @@ from app.scoring.inference.estimates.results import Solution
 # A lone request stepping in at least this share of the mean TPOT target leaves the batch near its floor (decides only
 # whether a note is shown: 405B on 8×H200 at 40 ms steps in 0.92 of it, at 50 ms in 0.74, batch 5 and 18).
 NEAR_TPOT_FLOOR = 0.8
+NEAR_FLOOR_LEAD = "near the TPOT floor: "  # the note's first words: the CLI finds it among the assumptions by them
 
 
 def near_tpot_floor_note(s: Solution, ttft_p99_ms: float, multiples: tuple[float, float]) -> list[str]:
@@ -33,7 +34,7 @@ def near_tpot_floor_note(s: Solution, ttft_p99_ms: float, multiples: tuple[float
     if one_ms < NEAR_TPOT_FLOOR * target_ms:
         return []
     return [
-        f"near the TPOT floor: one request in flight steps in {fixed(one_ms, 1)} ms of the {significant(target_ms, 3)} "
+        f"{NEAR_FLOOR_LEAD}one request in flight steps in {fixed(one_ms, 1)} ms of the {significant(target_ms, 3)} "
         f"ms mean target ({percent(eff.slo_tpot_utilisation)} of the {significant(w.tpot_ms)} ms p99 limit), so "
         f"little of each step is left for more requests: batch {s.batch:,} here; a slightly looser TPOT limit "
         "multiplies the batch and the tokens/s, a tighter one soon finds no batch"

@@ -73,8 +73,8 @@ def row_spread(
     names = " and ".join(demands[b].name for b in served)
     untimed = (
         f"all {held} copies {'it holds' if instances == 1 else 'they hold'} could share the peak, "
-        f"{_each_words(rate / held, one)}; a copy serving {names} at once runs no one request length (an estimate "
-        "times one), so no p99 is given for them"
+        f"{_each_words(rate / held, one)}; no p99 is given for them: a copy would serve {names} together, and an "
+        "estimate times one request length at a time"
     )
     return RowSpread(rate, one, held, rate / held, (), f"{spare}: {untimed}")
 

@@ -83,14 +83,20 @@ def plan_terms(question: MixQuestion, peak_rps: float, demands: list[BucketDeman
 
 
 def considered_note(types: list[ReplicaType], demands: list[BucketDemand], offers: int) -> str:
-    gpu_types = len({t.gpu_id for t in types})
+    gpu_types, count = len({t.gpu_id for t in types}), len(types)
+    buckets = "the one bucket" if len(demands) == 1 else f"each of the {len(demands)} buckets"
     return (
-        f"Considered {len(types)} replica types from {offers} offers: for each of the {len(demands)} buckets, the "
-        f"cheapest configuration (offer × GPU count × layout, by $ per request) of each of {gpu_types} GPU types "
-        f"that can serve it; each estimated on every bucket ({len(types)} × {len(demands)} estimates), then one "
-        f"integer program with {len(types)} integer replica counts and up to {len(types) * len(demands)} shares "
-        "(SciPy milp, HiGHS)."
+        f"Considered {_counted(count, 'replica type')} from {_counted(offers, 'offer')}: for {buckets}, the "
+        f"cheapest configuration (offer × GPU count × layout, by $ per request) of each of "
+        f"{_counted(gpu_types, 'GPU type')} that can serve it; each estimated on every bucket ({count} × "
+        f"{len(demands)} estimates), then one integer program with {_counted(count, 'integer replica count')} and up "
+        f"to {_counted(count * len(demands), 'share')} (SciPy milp, HiGHS)."
     )
+
+
+def _counted(count: int, noun: str) -> str:
+    """`1 offer`, `76 offers`: the note's counts read in the singular where they are one (found by qa36)."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def unserved_notes(types: list[ReplicaType], demands: list[BucketDemand], offers: int) -> list[str]:
