@@ -10,8 +10,6 @@ from app.calibration.evidence import constant_evidence, software_versions
 from app.scoring.efficiency.constant_evidence import SOFTWARE_ERA
 from app.scoring.efficiency.inference import SOFTWARE_CONSTANTS
 
-CASES = Path(__file__).resolve().parents[3] / "shared" / "validation" / "inference_cases.csv"
-
 
 def test_a_rows_builds_are_its_own_engines_and_its_rocm() -> None:
     mlperf_amd = {"engine": "vllm", "notes": "software: vLLM 0.4.3+rocm614, PyTorch 2.3.0, ROCm 6.1.2"}
@@ -41,9 +39,9 @@ def test_a_constants_dates_span_the_rows_that_move_it_and_each_publication_keeps
     ]
 
 
-def test_the_rocm_factors_era_is_the_amd_rows_of_the_validation_file() -> None:
+def test_the_rocm_factors_era_is_the_amd_rows_of_the_validation_file(shared_validation: Path) -> None:
     """The committed table against the file it was derived from: every AMD row's publication and date, and no other."""
-    with CASES.open(encoding="utf-8") as file:
+    with (shared_validation / "inference_cases.csv").open(encoding="utf-8") as file:
         amd = {(row["source"], row["date"]) for row in csv.DictReader(file) if row["gpu"].startswith("MI")}
     for name in ("amd_mbu_factor", "amd_mfu_factor"):
         assert {(source, last) for source, _, last, _ in SOFTWARE_ERA[name]} == amd
