@@ -21,7 +21,7 @@ from app.scoring.inference.explanation.software_era import (
 from app.scoring.workload import InferenceWorkload
 
 ROCM = ("amd_mbu_factor", "amd_mfu_factor")
-VLLM_70B = "phase=inference&model=llama-3.1-70b&weight_dtype=fp8&engine=vllm&include_stale=true&gpus=MI300X,H100-SXM"
+VLLM_70B = "phase=inference&model=llama-3.1-70b&weight_dtype=fp8&engine=vllm&include_stale=true"
 
 
 def test_a_price_a_year_after_the_newest_rocm_build_says_which_builds_and_what_the_band_is_not() -> None:
@@ -56,7 +56,7 @@ def test_an_mi300x_estimates_terms_name_its_rocm_builds_and_an_h100s_do_not() ->
 def test_a_ranked_mi300x_row_dates_its_rocm_builds_against_its_price_in_json_csv_and_assumptions(
     client: TestClient,
 ) -> None:
-    options = [o for o in client.get(f"/rank.json?{VLLM_70B}").json()["options"] if o["feasible"]]
+    options = [o for o in client.get(f"/rank.json?{VLLM_70B}&gpus=MI300X,H100-SXM").json()["options"] if o["feasible"]]
     amd = [o for o in options if o["gpu_id"] == "MI300X" and o["as_of"]]
     nvidia = [o for o in options if o["gpu_id"] == "H100-SXM"]
     assert amd and nvidia
@@ -68,7 +68,7 @@ def test_a_ranked_mi300x_row_dates_its_rocm_builds_against_its_price_in_json_csv
             assert option["software_era_note"] in option["assumptions"]
     assert all(o["software_era_note"] == "" for o in nvidia)
     assert any(o["software_era_note"] for o in amd), "the catalog's MI300X prices are of 2026"
-    text = client.get(f"/rank.csv?{VLLM_70B}").text
+    text = client.get(f"/rank.csv?{VLLM_70B}&gpus=MI300X,H100-SXM").text
     header = next(csv.reader(io.StringIO(text)))
     assert header[-1] == "software_era_note", "appended last: every earlier column keeps its position"
     rows = [r for r in csv.DictReader(io.StringIO(text)) if r["gpu_id"] == "MI300X" and r["feasible"] == "true"]
@@ -83,3 +83,10 @@ def test_methodology_shows_each_constants_evidence_dates(client: TestClient) -> 
     assert f'{amd["rows"]} rows, 2 publications <span class="evidence-dates">(2024-08 to 2024-11)</span>' in html
     trained = [c["evidence"] for c in body["training_constants"] if c["evidence"]]
     assert trained and all(e["last_date"] for e in trained), "training's constants are dated too"
+
+
+def test_the_results_page_marks_rows_on_old_rocm_builds_and_says_why(client: TestClient) -> None:
+    html = client.get(f"/?{VLLM_70B}&gpus=MI300X").text
+    assert 'class="badge warn software-era"' in html and "argonne-llm-inference-bench (2024-11: vLLM 0.6.1)" in html
+    nvidia = client.get(f"/?{VLLM_70B}&gpus=H100-SXM").text
+    assert 'class="summary"' in nvidia and "software-era" not in nvidia
