@@ -205,6 +205,7 @@ def test_new_csv_columns_come_after_every_earlier_one(client: TestClient) -> Non
     later += ["idle_gpus_at_peak", "fleet_note"]  # a peak row's spare GPUs (tidy)
     later += ["copies_sharing_load", "one_copy_ttft_p99_ms", "one_copy_tpot_p99_ms", "spread_note"]  # (spread)
     later += ["copies_at_peak_if_spread", "spread_ttft_p99_ms", "spread_tpot_p99_ms"]  # a peak spread (spread2)
+    later += ["software_era_note"]  # how old the engine and ROCm builds behind it are (rocmdate)
     assert inference == [*INFERENCE_CSV_BEFORE.split(","), *appended, *offer_names, *later]
     training, _ = _csv(client, TRAINING_MIXED)
     layout = list(LAYOUT_COLUMNS)  # the layout as fields (qa27), after the offer's names

@@ -77,6 +77,8 @@ def test_an_amd_card_against_an_nvidia_one_names_the_thin_rocm_factors_not_the_t
     note = past_datasheet_note([fast, slow], GPUS, "fp8", "vllm")
     assert f"ROCm serving stacks at {DEFAULT_EFFICIENCY.amd_mbu_factor:g}×" in note
     assert "amd_mbu_factor on" in note and "(thin)" in note
+    # the builds they rest on, dated (rocmdate: "ROCm builds of 2024 are not those of 2026")
+    assert "mlperf-inf-v4.1 (2024-08: vLLM 0.4.3, ROCm 6.1.2) and argonne-llm-inference-bench (2024-11" in note
     assert "looser TPOT" not in note
     # the sentence's subject first: "batch 40 against 9" after "1×MI300X fits fewer" read as the MI300X's 40 (qa36)
     assert "so 1×MI300X fits fewer requests in the same limits (batch 9 on 1×MI300X against 40 on 2×H100-SXM)" in note

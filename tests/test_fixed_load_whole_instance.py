@@ -168,7 +168,7 @@ def test_the_page_the_csv_and_the_cli_say_the_idle_gpus_the_json_bills(
     billed = _usd_per_million(8, float(row["usd_per_gpu_hour"]), tokens_per_s)
     assert (row["idle_gpus"], float(row["usd_per_million_output_tokens"])) == ("6", _near(billed))
     # new columns come last: the peak's spare GPUs after idle_gpus, then the copies sharing a fixed load
-    assert list(table[0])[-10:] == [
+    assert list(table[0])[-11:] == [
         "idle_gpus",
         "idle_gpus_at_peak",
         "fleet_note",
@@ -179,6 +179,7 @@ def test_the_page_the_csv_and_the_cli_say_the_idle_gpus_the_json_bills(
         "copies_at_peak_if_spread",  # a peak spread over its spare GPUs (spread2)
         "spread_ttft_p99_ms",
         "spread_tpot_p99_ms",
+        "software_era_note",  # how old the engine and ROCm builds behind it are (rocmdate)
     ]
     flags = ["--ttft-ms", "500", "--scenario", "single_stream", "--providers", "coreweave", "--max-gpus", "2"]
     assert cli(["rank", "inference", "--model", "llama-3.1-8b", *flags, "--limit", "50"]) == 0

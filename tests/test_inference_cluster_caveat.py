@@ -22,8 +22,8 @@ def test_a_replica_over_nodes_of_unstated_count_says_so_in_the_json_csv_and_page
     assert best["nodes"] == 2 and "node count not stated" in best["machine"]
     assert best["cluster_caveat"].startswith(CAVEAT)
     header, first, *_ = csv.reader(io.StringIO(client.get(f"/rank.csv?{R1_ON_H100}").text))
-    # added last, in order (then the peak's two, a fixed load's spread, four, and a peak's spread, three: spread2)
-    assert header[-12:-9] == ["cluster_caveat", "requests_per_s", "idle_gpus"]
+    # added last, in order (then the peak's two, a fixed load's spread, four, a peak's spread, three, rocmdate's one)
+    assert header[-13:-10] == ["cluster_caveat", "requests_per_s", "idle_gpus"]
     assert first[header.index("cluster_caveat")] == best["cluster_caveat"]
     summary = client.get(f"/?{R1_ON_H100}").text.split('<p class="summary">', 1)[1].split("</p>", 1)[0]
     assert "node count unstated</span> " + CAVEAT in summary

@@ -48,7 +48,7 @@ def test_peak_row_says_its_spare_gpus_in_json_and_csv(client):  # type: ignore[n
     o = _l40s(client)
     assert (o["idle_gpus_at_peak"], o["fleet_note"]) == (6, L40S)
     rows = list(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{PEAK}").text)))
-    assert list(rows[0])[-9:-7] == ["idle_gpus_at_peak", "fleet_note"]  # then a fixed load's spread (spread), spread2's
+    assert list(rows[0])[-10:-8] == ["idle_gpus_at_peak", "fleet_note"]  # then spread, spread2 and rocmdate's
     assert next(r for r in rows if r["gpu_id"] == "L40S")["fleet_note"] == L40S
     fixed = client.get("/rank.json?phase=inference&model=llama-3.1-8b&requests_per_s=3&scenario=request_rate").json()
     assert {(o["idle_gpus_at_peak"], o["fleet_note"]) for o in fixed["options"]} == {(0, "")}  # no peak, none spare

@@ -8,6 +8,8 @@ rests on little and shrinks toward its sourced prior where it has one; the repor
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -53,22 +55,87 @@ def probe_sensitivity(
     return out
 
 
+# An engine's version as the validation notes name it ("vLLM v0.6.1 ROCm build", "vLLM 0.4.3+rocm614", "SGLang
+# v0.5.7", "vLLM ~v0.19.1", "ROCm 6.1.2"), TensorRT-LLM's doc version ("doc date approximate (~2025-02 (v0.17))")
+# and a NIM container's ("NIM ... container version 1.8.0").
+_NAMED_VERSION = re.compile(r"\b(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|ROCm)\s+~?v?(\d+(?:\.\d+)+)")
+_DOC_VERSION = re.compile(r"doc date approximate \(~[\d-]+ \(v(\d+(?:\.\d+)+)\)\)")
+_NIM_VERSION = re.compile(r"NIM\b.*?container version (\d+(?:\.\d+)+)")
+# The engine column's value -> the name its notes give it; a row's own engine's versions are its software (a note
+# that names another engine names the one it was compared with), and on AMD its ROCm's.
+_ENGINE_NAMES = {
+    "vllm": ("vLLM",),
+    "sglang": ("SGLang",),
+    "trtllm": ("TensorRT-LLM", "TRT-LLM"),
+    "llamacpp": ("llama.cpp",),
+}
+
+
+def software_versions(row: dict) -> tuple[str, ...]:
+    """The engine (and ROCm) versions a validation row's notes name for its own engine: ("vLLM 0.4.3", "ROCm
+    6.1.2"); () where they name none."""
+    notes, engine = row.get("notes") or "", row.get("engine") or ""
+    own = _ENGINE_NAMES.get(engine, ())
+    found = [
+        f"{'TensorRT-LLM' if name == 'TRT-LLM' else name} {version}"
+        for name, version in _NAMED_VERSION.findall(notes)
+        if name in own or name == "ROCm"
+    ]
+    if engine == "trtllm":
+        found += [f"TensorRT-LLM {version}" for version in _DOC_VERSION.findall(notes)]
+    if engine == "other":
+        found += [f"NIM {version}" for version in _NIM_VERSION.findall(notes)]
+    return tuple(dict.fromkeys(found))
+
+
+def publication_eras(
+    hits: Sequence[tuple[str, str, tuple[str, ...]]],
+) -> list[list[Any]]:
+    """Per publication among `hits` ((source, date, software) of each row that moves a constant), newest first:
+    [source, first date, last date, [software versions its rows name]]."""
+    by_source: dict[str, tuple[list[str], dict[str, None]]] = {}
+    for source, date, software in hits:
+        dates, names = by_source.setdefault(source, ([], {}))
+        dates += [date] if date else []
+        names.update(dict.fromkeys(software))
+    eras = [
+        [source, min(dates, default=""), max(dates, default=""), list(names)]
+        for source, (dates, names) in by_source.items()
+    ]
+    return sorted(eras, key=lambda era: (era[2], era[0]), reverse=True)
+
+
 def constant_evidence(
-    sources: Sequence[str], sensitivity: Sequence[frozenset[str]], base: Any, names: Sequence[str], priors: dict
+    sources: Sequence[str],
+    sensitivity: Sequence[frozenset[str]],
+    base: Any,
+    names: Sequence[str],
+    priors: dict,
+    eras: Sequence[tuple[str, tuple[str, ...]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Per fitted constant: its value, the rows and publications that respond to it, its prior (None: none) and
-    whether its evidence is thin."""
+    """Per fitted constant: its value, the rows and publications that respond to it, its prior (None: none), whether
+    its evidence is thin, and (with `eras`, each row's (date, software versions)) the dates its rows span
+    (first_date, last_date: "2024-08", "2024-11") and each publication's era (`publication_eras`)."""
+    eras = eras or [("", ())] * len(sources)
     out = []
     for name in names:
-        hits = [source for source, responds in zip(sources, sensitivity, strict=True) if name in responds]
+        hits = [
+            (source, date, software)
+            for source, responds, (date, software) in zip(sources, sensitivity, eras, strict=True)
+            if name in responds
+        ]
+        dates = [date for _, date, _ in hits if date]
         out.append(
             {
                 "name": name,
                 "value": getattr(base, name),
                 "rows": len(hits),
-                "publications": len(set(hits)),
+                "publications": len({source for source, _, _ in hits}),
                 "prior": priors.get(name),
-                "thin": len(set(hits)) <= THIN_PUBLICATIONS,
+                "thin": len({source for source, _, _ in hits}) <= THIN_PUBLICATIONS,
+                "first_date": min(dates, default=None),
+                "last_date": max(dates, default=None),
+                "publication_eras": publication_eras(hits),
             }
         )
     return out
@@ -91,7 +158,8 @@ def inference_evidence(rows: Sequence[dict], sensitivity: Sequence[frozenset[str
 
     priors = {name: prior for name, (prior, _) in PRIORS.items()}
     sources = [row.get("source", "") for row in rows]
-    return constant_evidence(sources, sensitivity, DEFAULT_EFFICIENCY, FITTED, priors)
+    eras = [(row.get("date") or "", software_versions(row)) for row in rows]
+    return constant_evidence(sources, sensitivity, DEFAULT_EFFICIENCY, FITTED, priors, eras)
 
 
 def training_evidence(rows: Sequence[dict], gpus: dict, models: dict) -> list[dict[str, Any]]:
@@ -103,7 +171,11 @@ def training_evidence(rows: Sequence[dict], gpus: dict, models: dict) -> list[di
     sensitivity = probe_sensitivity(cases, case_error, DEFAULT_TRAINING_EFFICIENCY, FITTED, _clip)
     priors = {name: value for name, value in START.items() if name.startswith(PRIOR_PREFIXES)}
     sources = [case[9] for case in cases]
-    return constant_evidence(sources, sensitivity, DEFAULT_TRAINING_EFFICIENCY, FITTED, priors)
+    dates_by_source: dict[str, list[str]] = {}
+    for row in rows:  # a case keeps its row's source, not its date: a publication's rows span its dates
+        dates_by_source.setdefault(row.get("source", ""), []).extend([row["date"]] if row.get("date") else [])
+    eras = [(max(dates_by_source.get(source, []), default=""), ()) for source in sources]
+    return constant_evidence(sources, sensitivity, DEFAULT_TRAINING_EFFICIENCY, FITTED, priors, eras)
 
 
 TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "constant_evidence.py"
@@ -111,19 +183,39 @@ TABLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "efficiency" / "c
 
 def evidence_table_source(evidence: Sequence[dict[str, Any]], validation_file: str) -> str:
     """The text of app/scoring/efficiency/constant_evidence.py: each fitted inference constant's rows, publications
-    and thinness, as `make accuracy` found them, so that an estimate's terms can say what each constant rests on."""
+    and thinness, and each software constant's publications with their dates and the builds their notes name, as
+    `make accuracy` found them, so that an estimate's terms can say what each constant rests on, and how old."""
+    from app.scoring.efficiency.inference import SOFTWARE_CONSTANTS
+
     lines = [
         '"""Generated by `make accuracy` (app/cli/accuracy/commands.py); do not edit by hand.',
         "",
         "Fitted inference constant -> (validation rows, publications, thin): the published rows, and publications,",
         "whose prediction a 25% change of the constant moves (app/calibration/evidence.py); thin: two publications or",
         f"fewer. The same figures as /methodology's Evidence column. Source: shared/validation/{validation_file}.",
+        "",
+        "SOFTWARE_ERA: each software constant (efficiency.inference.SOFTWARE_CONSTANTS) -> its publications, newest",
+        "first: (source, first date, last date, the engine and ROCm versions the rows' notes name) over those rows.",
         '"""',
         "",
         "INFERENCE_EVIDENCE: dict[str, tuple[int, int, bool]] = {",
     ]
     for item in sorted(evidence, key=lambda item: item["name"]):
         lines.append(f'    "{item["name"]}": ({int(item["rows"])}, {int(item["publications"])}, {bool(item["thin"])}),')
+    lines += ["}", "", "SOFTWARE_ERA: dict[str, tuple[tuple[str, str, str, tuple[str, ...]], ...]] = {"]
+    for item in sorted(evidence, key=lambda item: item["name"]):
+        if item["name"] not in SOFTWARE_CONSTANTS:
+            continue
+        eras = [
+            f'("{source}", "{first}", "{last}", ({", ".join(json.dumps(name) for name in software)}'
+            + ("," if len(software) == 1 else "")
+            + "))"
+            for source, first, last, software in item.get("publication_eras", [])
+        ]
+        if len(eras) == 1:  # as ruff formats a one-element tuple: on one line
+            lines.append(f'    "{item["name"]}": ({eras[0]},),')
+        else:
+            lines += [f'    "{item["name"]}": (', *(f"        {era}," for era in eras), "    ),"]
     lines.append("}")
     return "\n".join(lines) + "\n"
 

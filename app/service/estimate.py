@@ -52,9 +52,18 @@ TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 # InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
 _READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
 # InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
-# configuration's estimate is one copy at the load asked, and says none of them; keeps_up_with_per_s is in its reason
+# configuration's estimate is one copy at the load asked, and says none of them; keeps_up_with_per_s is in its reason.
+# software_constants: what a ranked row dates against its price (software_era_note); an estimate has no price, and
+# its terms say how old the builds are.
 _RANKING_ONLY = frozenset(
-    {"copies_sharing_load", "one_copy_p99", "spread_words", "peak_spread_p99", "keeps_up_with_per_s"}
+    {
+        "copies_sharing_load",
+        "one_copy_p99",
+        "spread_words",
+        "peak_spread_p99",
+        "keeps_up_with_per_s",
+        "software_constants",
+    }
 )
 
 

@@ -98,7 +98,7 @@ SOURCE_HEADERS = (
     "flagged",
 )
 TARGET_HEADERS = ("target", "measured", "met")
-EVIDENCE_HEADERS = ("constant", "fitted value", "rows", "publications", "sourced prior", "evidence")
+EVIDENCE_HEADERS = ("constant", "fitted value", "rows", "publications", "dates", "sourced prior", "evidence")
 
 
 def evidence_word(item: dict[str, Any]) -> str:
@@ -106,6 +106,14 @@ def evidence_word(item: dict[str, Any]) -> str:
     if not item.get("thin"):
         return "–"
     return "thin, shrunk toward its prior" if item.get("prior") is not None else "thin"
+
+
+def date_range(item: dict[str, Any]) -> str:
+    """'2024-08 to 2024-11': the dates of the rows a constant rests on; one date alone; '–' without any."""
+    first, last = item.get("first_date"), item.get("last_date")
+    if not first:
+        return "–"
+    return first if first == last else f"{first} to {last}"
 
 
 GROUP_HEADERS = (
@@ -206,13 +214,13 @@ def headline_tables(summary: dict[str, Any], markdown: bool = False) -> str:
         body = table(GROUP_HEADERS, groups, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")
     evidence = [
-        [e["name"], e["value"], e["rows"], e["publications"], e.get("prior"), evidence_word(e)]
+        [e["name"], e["value"], e["rows"], e["publications"], date_range(e), e.get("prior"), evidence_word(e)]
         for e in summary.get("evidence", [])
     ]
     if evidence:
         title = (
             "What each fitted constant rests on (rows and publications whose prediction a 25 % change of it moves; "
-            f"thin: {THIN_PUBLICATIONS} publications or fewer)"
+            f"dates: of those rows; thin: {THIN_PUBLICATIONS} publications or fewer)"
         )
         body = table(EVIDENCE_HEADERS, evidence, markdown)
         parts.append(f"{title}\n\n{body}" if markdown else f"{title}:\n{body}")

@@ -3,6 +3,9 @@
 Fitted inference constant -> (validation rows, publications, thin): the published rows, and publications,
 whose prediction a 25% change of the constant moves (app/calibration/evidence.py); thin: two publications or
 fewer. The same figures as /methodology's Evidence column. Source: shared/validation/inference_cases.csv.
+
+SOFTWARE_ERA: each software constant (efficiency.inference.SOFTWARE_CONSTANTS) -> its publications, newest
+first: (source, first date, last date, the engine and ROCm versions the rows' notes name) over those rows.
 """
 
 INFERENCE_EVIDENCE: dict[str, tuple[int, int, bool]] = {
@@ -33,4 +36,30 @@ INFERENCE_EVIDENCE: dict[str, tuple[int, int, bool]] = {
     "step_overhead_ms": (2284, 14, False),
     "ttft_wait_steps": (160, 6, False),
     "vllm_factor": (932, 6, False),
+}
+
+SOFTWARE_ERA: dict[str, tuple[tuple[str, str, str, tuple[str, ...]], ...]] = {
+    "amd_mbu_factor": (
+        ("argonne-llm-inference-bench", "2024-11", "2024-11", ("vLLM 0.6.1",)),
+        ("mlperf-inf-v4.1", "2024-08", "2024-08", ("vLLM 0.4.3", "ROCm 6.1.2")),
+    ),
+    "amd_mfu_factor": (
+        ("argonne-llm-inference-bench", "2024-11", "2024-11", ("vLLM 0.6.1",)),
+        ("mlperf-inf-v4.1", "2024-08", "2024-08", ("vLLM 0.4.3", "ROCm 6.1.2")),
+    ),
+    "llamacpp_mbu_factor": (("llamacpp-xiongjiedai-2023-12", "2023-12", "2023-12", ()),),
+    "llamacpp_mfu_factor": (("llamacpp-xiongjiedai-2023-12", "2023-12", "2023-12", ()),),
+    "sglang_factor": (
+        ("inferencex-gh-870", "2026-03-05", "2026-03-06", ("SGLang 0.5.7", "SGLang 0.5.6")),
+        ("tenstorrent-gh-356", "2025-07-09", "2025-07-09", ()),
+        ("sglang-bench-vllm060", "2024-09", "2024-09", ("SGLang 0.3.0",)),
+    ),
+    "vllm_factor": (
+        ("vllm-blog-2026-04-fp8kv", "2026-04-22", "2026-04-22", ("vLLM 0.19.1",)),
+        ("nvidia-nim-bench", "2025", "2025", ("NIM 1.8.0",)),
+        ("argonne-llm-inference-bench", "2024-11", "2024-11", ("vLLM 0.6.1",)),
+        ("sglang-bench-vllm060", "2024-09", "2024-09", ("vLLM 0.6.0",)),
+        ("mlperf-inf-v4.1", "2024-08", "2024-08", ("vLLM 0.4.3", "ROCm 6.1.2")),
+        ("mlperf-inf-v4.0", "2024-03", "2024-03", ()),
+    ),
 }

@@ -153,6 +153,17 @@ FITTED: tuple[str, ...] = (
 
 DEFAULT_EFFICIENCY = InferenceEfficiency()
 
+# The fitted constants that stand for a software stack's maturity (an engine's, ROCm's) rather than the hardware's:
+# a newer build moves them, so an estimate says how old the builds behind them are (constant_evidence's eras).
+SOFTWARE_CONSTANTS: tuple[str, ...] = (
+    "amd_mbu_factor",
+    "amd_mfu_factor",
+    "llamacpp_mbu_factor",
+    "llamacpp_mfu_factor",
+    "sglang_factor",
+    "vllm_factor",
+)
+
 # Engine class multipliers on MBU and MFU, relative to TensorRT-LLM (research §7.3 "Engine multipliers":
 # vLLM/SGLang ~0.9, HF transformers 0.5 (gpu_poor x2.0 slower)). llama.cpp uses the fitted factors above.
 # vLLM and SGLang have fitted factors (vllm_factor, sglang_factor; 0.9 is their prior); any other engine

@@ -18,11 +18,13 @@ from typing import Any
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.hardware.dtypes import dense_peak_tflops, matmul_dtype
 from app.scoring.inference.explanation.decode_terms import ROCM_EVIDENCE, evidence_words
+from app.scoring.inference.explanation.software_era import era_words
 from app.scoring.specs import GpuSpec
 
 # A per-GPU throughput ratio this far past the larger datasheet ratio is explained; below it the note would only
 # restate the datasheets (display threshold: it decides whether a note is shown, no estimate reads it).
 PAST_DATASHEET = 1.15
+ROCM_FACTORS = ("amd_mbu_factor", "amd_mfu_factor")
 
 
 def _per_gpu(option: dict[str, Any]) -> float:
@@ -72,7 +74,7 @@ def past_datasheet_note(
         return said + (
             f"the estimate runs ROCm serving stacks at {eff.amd_mbu_factor:g}× the CUDA ones' weight and KV "
             f"streaming and {eff.amd_mfu_factor:g}× their matmul efficiency "
-            f"({evidence_words(['amd_mbu_factor', 'amd_mfu_factor'])}; {ROCM_EVIDENCE}), so {_configuration(slow)} "
+            f"({evidence_words(ROCM_FACTORS)}; {ROCM_EVIDENCE}; {era_words(ROCM_FACTORS)}), so {_configuration(slow)} "
             f"fits fewer requests in the same limits ({_batches(slow, fast)}). A newer ROCm build may do better: no "
             "validation row measures one."
         )

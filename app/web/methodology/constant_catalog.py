@@ -92,6 +92,7 @@ UNIT_ENDINGS: tuple[tuple[str, str], ...] = (
     (r"_ms$", "ms"),
     (r"_s$", "s"),
     (r"_hours$", "h"),
+    (r"_months$", "months"),
     (r"_gb$", "GB per GPU"),
     (r"_gbs$", "GB/s"),
     (r"_bytes$", "bytes"),

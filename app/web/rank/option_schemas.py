@@ -244,6 +244,15 @@ class InferenceOptionFields(OfferFieldsOut, LatencyFieldsOut):
         description="a replica over more nodes than one on an offer that does not state how many it supplies: that "
         "size is assumed available, for the buyer to confirm; else empty",
     )
+    software_era_note: str = Field(
+        "",
+        description="where the engine or ROCm factors the estimate reads (vLLM's, SGLang's, llama.cpp's, ROCm's) rest "
+        "only on publications more than 12 months older than the row's price date (as_of): their builds and dates, "
+        "and that newer builds are likely faster, so the band's upper edge is no evidence of today's software: 'ROCm "
+        "factors from mlperf-inf-v4.1 (2024-08: vLLM 0.4.3, ROCm 6.1.2) and argonne-llm-inference-bench (2024-11: "
+        "vLLM 0.6.1), the newest 25 months before this price's date (2026-12-01): ...'. Empty otherwise; the "
+        "estimate and its band are the same either way",
+    )
 
 
 class InferenceOptionOut(InferenceOptionFields):

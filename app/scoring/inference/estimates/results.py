@@ -76,6 +76,9 @@ class InferenceEstimate:
     # An open loop above a layout's capacity: the requests/s one copy keeps up with at most (refusals.overload_reason),
     # which a ranking compares across the instance's layouts (spread_load.more_copies_words); None otherwise
     keeps_up_with_per_s: float | None = None
+    # The fitted constants standing for the software stack (efficiency.inference.SOFTWARE_CONSTANTS) it reads: a row
+    # says when the builds behind them are old (explanation.software_era)
+    software_constants: tuple[str, ...] = ()
 
     @property
     def reason(self) -> str:

@@ -10,6 +10,7 @@ from app.scoring.efficiency.inference import LINK_EFFICIENCY, InferenceEfficienc
 from app.scoring.explain import Term, batch_words, fixed, significant
 from app.scoring.explain import figure as f
 from app.scoring.hardware.dtypes import peak_unit
+from app.scoring.inference.explanation.software_era import old_builds_words
 from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.efficiency_factors import (
@@ -119,6 +120,8 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
         )
     if kv_bytes:
         parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s × MBU {dense_mbu} × {f(eff.kv_mbu_factor)} KV)")
+    names = memory_constants(ctx, bool(d.experts[0]), bool(kv_bytes))
+    old = old_builds_words(names)
     detail = (
         " + ".join(parts)
         + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
@@ -129,8 +132,9 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
             if whole
             else ""
         )
-        + f"; {fitted_source(memory_constants(ctx, bool(d.experts[0]), bool(kv_bytes)))}"
+        + f"; {fitted_source(names)}"
         + (f"; {ROCM_EVIDENCE}" if ctx.amd else "")
+        + (f"; {old}" if old else "")
     )
     return Term(name, step.memory_ms, "ms", detail)
 
@@ -154,7 +158,9 @@ def compute_term(
     )
     if ctx.attention_peak_tflops:
         detail += f"; attention's MFU = {factor_text(mfu_factors(ctx, eff, attention=True))}"
-    return Term(name, step.compute_ms, "ms", f"{detail}; {fitted_source(mfu_constants(ctx))}")
+    names = mfu_constants(ctx)
+    old = old_builds_words(names)
+    return Term(name, step.compute_ms, "ms", f"{detail}; {fitted_source(names)}" + (f"; {old}" if old else ""))
 
 
 def _compute_arithmetic(ctx: InferenceContext, eff: InferenceEfficiency, d: StepDetail) -> str:

@@ -29,6 +29,7 @@ from app.scoring.inference.explanation.light_load import light_load_note, light_
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
 from app.scoring.inference.explanation.throughput import throughput_term
 from app.scoring.inference.explanation.tpot_floor import near_tpot_floor_note
+from app.scoring.inference.step.efficiency_factors import software_constants
 from app.scoring.inference.step.memory import (
     GB,
     attention_params,
@@ -158,6 +159,7 @@ def explain(solved: Solution) -> InferenceEstimate:
         limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
         requests_in_flight=point.batch if _below_one(s) else None,
         requests_per_s=_requests_per_s(s, tokens_per_s),
+        software_constants=software_constants(s.ctx),
     )
 
 

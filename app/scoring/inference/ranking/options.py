@@ -17,6 +17,7 @@ from app.scoring.explain import Band, Term
 from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.estimates.results import InferenceEstimate
+from app.scoring.inference.explanation.software_era import stale_software_note
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
@@ -122,6 +123,9 @@ class InferenceOption:
     copies_at_peak_if_spread: int | None = None
     spread_ttft_p99_ms: float | None = None
     spread_tpot_p99_ms: float | None = None
+    # Where the engine or ROCm factors it reads rest only on builds over a year older than its price's date: which
+    # builds, and that the band's upper edge is no evidence of newer ones (explanation.software_era); else ""
+    software_era_note: str = ""
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
@@ -171,6 +175,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
     est, price = p.est, p.billed_price(offer)
     copies = p.machine.copies(est.gpu_count)
     cost = price * p.factor(rank_by)
+    era = stale_software_note(est.software_constants, offer.as_of)
     return InferenceOption(
         gpu_id=offer.gpu_id,
         gpu_count=est.gpu_count,
@@ -187,8 +192,11 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         close_call=close,
         terms=est.terms,
         assumptions=with_assumption(
-            with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
-            spot_serving_assumption(offer.price_type, offer.provider_id, batch_job=bool(p.job_hours)),
+            with_assumption(
+                with_assumption(est.assumptions, shared_rack_assumption(p.machine, est.gpu_count)),
+                spot_serving_assumption(offer.price_type, offer.provider_id, batch_job=bool(p.job_hours)),
+            ),
+            era,
         ),
         ttft_ms=est.ttft_ms,
         tpot_ms=est.tpot_ms,
@@ -226,6 +234,7 @@ def feasible_option(offer: Offer, p: ConfigurationPricing, rank_by: str, close: 
         one_copy_ttft_p99_ms=_one_copy_p99(est, 0),
         one_copy_tpot_p99_ms=_one_copy_p99(est, 1),
         spread_note=est.spread_note,
+        software_era_note=era,
     )
 
 

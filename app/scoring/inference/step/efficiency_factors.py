@@ -10,7 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from app.scoring.efficiency.inference import ENGINE_MBU, ENGINE_MFU, MAX_MBU, InferenceEfficiency
+from app.scoring.efficiency.inference import (
+    ENGINE_MBU,
+    ENGINE_MFU,
+    MAX_MBU,
+    SOFTWARE_CONSTANTS,
+    InferenceEfficiency,
+)
 from app.scoring.efficiency.moe_share import moe_layer_factor
 from app.scoring.explain import significant
 from app.scoring.inference.step.context import InferenceContext
@@ -62,6 +68,11 @@ def mfu_constants(ctx: InferenceContext) -> list[str]:
     if ctx.engine == "llamacpp":
         return names + ["llamacpp_mfu_factor"]
     return names + _engine_constants(ctx, "amd_mfu_factor")
+
+
+def software_constants(ctx: InferenceContext) -> tuple[str, ...]:
+    """The fitted software-maturity constants (SOFTWARE_CONSTANTS: engine and ROCm factors) mbu and mfu read."""
+    return tuple(name for name in dict.fromkeys(mbu_constants(ctx) + mfu_constants(ctx)) if name in SOFTWARE_CONSTANTS)
 
 
 def _product(factors: list[tuple[str, float]]) -> float:
