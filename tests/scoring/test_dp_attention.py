@@ -9,6 +9,7 @@ from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY as EFF
 from app.scoring.inference.estimates import estimate
 from app.scoring.inference.estimates.estimate import estimate_inference
 from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.step.communication import allreduce_call_ms
 from app.scoring.inference.step.context import build_context
 from app.scoring.inference.step.efficiency_factors import mbu
 from app.scoring.inference.step.memory import (
@@ -19,7 +20,7 @@ from app.scoring.inference.step.memory import (
     weight_bytes_per_gpu,
 )
 from app.scoring.inference.step.prefill import prefill_parts
-from app.scoring.inference.step.steps import decode_parts
+from app.scoring.inference.step.steps import decode_parts, forward_parts
 from app.scoring.workload import InferenceWorkload
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
@@ -247,3 +248,54 @@ def test_a_heads_split_kept_by_auto_says_why_dp_attention_lost():
     assert not any("(tried)" in a for a in tp.assumptions)
     busy = estimate_inference(H200, 8, R1, r1(input_len=2000, output_len=400, scenario="concurrency", concurrency=512))
     assert busy.attention_parallel == "dp" and not any("(tried)" in a for a in busy.assumptions)
+
+
+def test_each_gpu_reads_its_own_requests_kv_without_the_tp_factor():
+    # Under data-parallel attention each GPU reads its own requests' whole latent KV, not a 1/TP shard of it, so the
+    # MBU's TP factor (shards shrink as TP grows) does not slow the read (found by dpattn2: it read at TP8's MBU)
+    dp, tp8 = (build_context(H200, R1, "fp8", "fp8", "sglang", 8, 1, 0.0, a) for a in (8, 1))
+    bytes_per_ms = H200.memory_bandwidth_tbs * 1e9
+    step = decode_parts(dp, EFF, 256, 4000)
+    assert step.breakdown is not None
+    kv_read = step.kv_bytes / (bytes_per_ms * mbu(dp, EFF, tp_penalty=False) * EFF.kv_mbu_factor)
+    assert step.breakdown.attention[0] == pytest.approx(kv_read)
+    assert mbu(dp, EFF, tp_penalty=False) > 1.9 * mbu(dp, EFF)
+    # heads split: unchanged, the TP factor stays (the fitted constants were fitted with it)
+    tp_step = decode_parts(tp8, EFF, 256, 4000)
+    assert tp_step.breakdown is not None
+    tp_read = tp_step.kv_bytes / (bytes_per_ms * mbu(tp8, EFF) * EFF.kv_mbu_factor)
+    assert tp_step.breakdown.attention[0] == pytest.approx(tp_read)
+
+
+def test_sglang_dp_attention_gathers_and_reduce_scatters_around_the_mlp():
+    # SGLang 0.5.7 (layers/dp_attention.py, communicator.py): a decode pass all-gathers each rank's hidden states,
+    # padded to the busiest rank's, before the MLP and reduce-scatters after; the attention needs no all-reduce.
+    # Two calls, one all-reduce's bytes: half of TP's two all-reduces (found by dpattn2: it was charged both).
+    dp, tp8 = (build_context(H200, R1, "fp8", "fp8", "sglang", 8, 1, 0.0, a) for a in (8, 1))
+    layers = dp.layers_per_stage
+    latency, transfer = allreduce_call_ms(dp, EFF, 256)
+    assert decode_parts(dp, EFF, 256, 4000).comm_ms == pytest.approx(layers * (2 * latency + transfer))
+    assert decode_parts(tp8, EFF, 256, 4000).comm_ms == pytest.approx(2 * layers * (latency + transfer))
+    # 3 sequences over 8 ranks: every rank's share padded to one sequence, 8 tokens gathered
+    latency, padded = allreduce_call_ms(dp, EFF, 8)
+    assert decode_parts(dp, EFF, 3, 4000).comm_ms == pytest.approx(layers * (2 * latency + padded))
+    # a pass with prompt tokens (an extend batch: DpPaddingMode.SUM_LEN) gathers by all-reduce, then the MLP's own
+    mixed = forward_parts(dp, EFF, 256, 4000, prefill_tokens=512, prefill_requests=1)
+    latency, transfer = allreduce_call_ms(dp, EFF, 256 + 512)
+    assert mixed.comm_ms == pytest.approx(2 * layers * (latency + transfer))
+    # vLLM's and TensorRT-LLM's data-parallel attention: not read, priced as two all-reduces
+    vllm = build_context(H200, R1, "fp8", "fp8", "vllm", 8, 1, 0.0, 8)
+    latency, transfer = allreduce_call_ms(vllm, EFF, 256)
+    assert decode_parts(vllm, EFF, 256, 4000).comm_ms == pytest.approx(2 * layers * (latency + transfer))
+
+
+@pytest.mark.parametrize(
+    ("engine", "switch"),
+    [("sglang", "SGLang --enable-dp-attention"), ("vllm", "vLLM --data-parallel-size with --enable-expert-parallel")],
+)
+def test_the_layout_line_names_the_engines_own_switch(engine, switch):
+    # found by dpattn: the line said SGLang's flag on vLLM too
+    est = estimate_inference(H200, 8, R1, r1(engine=engine, attention_parallel="dp", input_len=1000, output_len=1000))
+    line = next(a for a in est.assumptions if a.startswith("data-parallel attention over the 8 GPUs"))
+    assert f"({switch})" in line
+    assert ("SGLang" in line) == (engine == "sglang")

@@ -6,7 +6,7 @@ import itertools
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, InferenceEfficiency
-from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
+from app.scoring.inference.step.communication import allreduce_ms, gathered_tokens, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext, build_context
 from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
 from app.scoring.inference.step.memory import attended_tokens
@@ -82,7 +82,8 @@ def every_helper_called(
         gemm_flops + attention_flops,
         dense_gemm[0] + expert_gemm[0] + attention[0],
         dense_gemm[1] + expert_gemm[1] + attention[1],
-        allreduce_ms(ctx, eff, tokens) + stage_send_ms(ctx, tokens),
+        allreduce_ms(ctx, eff, tokens, gathered_tokens(ctx, attending, tokens_per_seq, new_prefill))
+        + stage_send_ms(ctx, tokens),
         host_ms + moe_host_ms,
         pp,
         busy,

@@ -246,6 +246,12 @@ STATIC_BATCH_ENGINES: tuple[str, ...] = ("hf",)
 # (--enable-dp-attention), vLLM (--data-parallel-size with --enable-expert-parallel: DP attention, EP experts; docs
 # "Data Parallel Deployment") and TensorRT-LLM (enable_attention_dp). HF generate() and llama.cpp split by heads only.
 DP_ATTENTION_ENGINES: tuple[str, ...] = ("sglang", "vllm", "trtllm")
+# Each engine's own switch for it, as the explanation names it.
+DP_ATTENTION_SWITCH: dict[str, str] = {
+    "sglang": "SGLang --enable-dp-attention",
+    "vllm": "vLLM --data-parallel-size with --enable-expert-parallel",
+    "trtllm": "TensorRT-LLM enable_attention_dp",
+}
 
 # Engines whose 16-bit GEMMs accumulate in FP16 (llama.cpp's CUDA backend calls cublasGemmEx with
 # CUBLAS_COMPUTE_16F for FP16 matrices): on GeForce cards they get twice the FP32-accumulate peak.

@@ -23,7 +23,7 @@ from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.loops import latency_bound_point
 from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms
 from app.scoring.inference.batching.queueing import wait_steps
-from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
+from app.scoring.inference.step.communication import GATHER_SCATTER_ENGINES, allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import attended_tokens
 from app.scoring.inference.step.pass_rates import PassRates, dense_weight_ms, pass_rates
@@ -324,8 +324,14 @@ class _StepFloor:
         score_flops += prefilling * prefill_attention_flops(ctx, share, input_len)
         score_ms = score_flops / (attention_ranks * pp) / rates.attention_rate
         kv_ms = ctx.kv_bytes_per_token_per_gpu * attended / rates.kv_bandwidth
-        comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0) + stage_send_ms(ctx, 0.0))
-        comm_per_token = pp * (allreduce_ms(ctx, eff, 1.0 / pp) + stage_send_ms(ctx, 1.0 / pp)) - comm_fixed
+        # SGLang's data-parallel attention: a gather and a reduce-scatter of at least the pass's tokens (a decode
+        # pass's padded tokens are never fewer; a pass with prompts pays two all-reduces): the least either way
+        least = ctx.attention_dp > 1 and ctx.engine in GATHER_SCATTER_ENGINES
+        comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0, 0.0 if least else None) + stage_send_ms(ctx, 0.0))
+        comm_per_token = (
+            pp * (allreduce_ms(ctx, eff, 1.0 / pp, 1.0 / pp if least else None) + stage_send_ms(ctx, 1.0 / pp))
+            - comm_fixed
+        )
         power = eff.overlap_power if eff.overlap_power >= 1.0 else math.inf
         weights_ms = pp * dense_weight_ms(ctx, rates)
         experts_bytes_ms = 0.0

@@ -11,7 +11,7 @@ from app.scoring.explain import Term, batch_words, fixed, significant
 from app.scoring.explain import figure as f
 from app.scoring.hardware.dtypes import peak_unit
 from app.scoring.inference.explanation.software_era import old_builds_words
-from app.scoring.inference.step.communication import allreduce_call_ms, stage_send_ms
+from app.scoring.inference.step.communication import allreduce_call_ms, gathered_tokens, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.efficiency_factors import (
     attention_mfu,
@@ -119,7 +119,8 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
             f"{f(expert_bytes / 1e9)} GB experts / ({bw} TB/s × MBU {expert_mbu} × {f(eff.moe_mbu_factor)} MoE)"
         )
     if kv_bytes:
-        parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s × MBU {dense_mbu} × {f(eff.kv_mbu_factor)} KV)")
+        kv_mbu = f(mbu(ctx, eff, tp_penalty=False)) if ctx.attention_dp > 1 else dense_mbu
+        parts.append(f"{f(kv_bytes / 1e9)} GB KV / ({bw} TB/s × MBU {kv_mbu} × {f(eff.kv_mbu_factor)} KV)")
     names = memory_constants(ctx, bool(d.experts[0]), bool(kv_bytes))
     old = old_builds_words(names)
     detail = (
@@ -127,8 +128,8 @@ def memory_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts
         + f"; MBU = {factor_text(mbu_factors(ctx, eff))}{mbu_cap_text(ctx, eff)}"
         + ("; the routed experts' MBU has no TP factor (one grouped-GEMM launch streams them)" if d.experts[0] else "")
         + (
-            "; the attention weights' MBU has no TP factor either: data-parallel attention keeps them whole, the "
-            "matrices TP1 streams, not 1/TP shards"
+            "; the attention weights' and KV cache's MBU has no TP factor either: data-parallel attention keeps the "
+            "weights whole, the matrices TP1 streams, and each GPU reads its own requests' whole KV, not 1/TP shards"
             if whole
             else ""
         )
@@ -251,18 +252,31 @@ def _kernel_terms(ctx: InferenceContext, eff: InferenceEfficiency, step: StepPar
 def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepParts) -> Term:
     d, tp = _detail(step), ctx.tensor_parallel
     parts, notes = [], []
+    seqs = d.host_sequences - (1.0 if step.prefill_tokens else 0.0)  # a pass without prompts: its decoding sequences
+    gathered = gathered_tokens(ctx, d.attending_seqs, d.tokens / seqs if seqs > 0 else 1.0, step.prefill_tokens)
     if tp > 1:
-        latency, transfer = allreduce_call_ms(ctx, eff, d.tokens)
-        parts.append(f"2 per layer × {f(ctx.layers_per_stage)} layers × ({f(latency)} ms + {f(transfer)} ms)")
         where = f"{ctx.link_name} {significant(ctx.link_gbs)} GB/s one way × {significant(LINK_EFFICIENCY)}"
         if ctx.tp_nodes > 1:
             where += f", then across {ctx.tp_nodes} nodes at {significant(ctx.tp_fabric_gbs)} GB/s per GPU"
         alphas = ["allreduce_alpha_nvlink_ms" if ctx.nvlink else "allreduce_alpha_pcie_ms"]
         alphas += ["allreduce_alpha_fabric_ms"] if ctx.tp_nodes > 1 else []
-        notes.append(
-            f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × {ctx.hidden_size:,} "
-            f"hidden × 2 B over {where}; the latency: {fitted_source(alphas)}"
-        )
+        if gathered is not None:
+            latency, transfer = allreduce_call_ms(ctx, eff, gathered)
+            parts.append(f"{f(ctx.layers_per_stage)} layers × (2 × {f(latency)} ms + {f(transfer)} ms)")
+            notes.append(
+                f"data-parallel attention (SGLang): per layer an all-gather of {fixed(gathered, 0)} tokens' hidden "
+                "states (each GPU's padded to the busiest one's) before the MLP and a reduce-scatter after, none for "
+                f"the attention: two calls' latency, each moving (TP{tp} - 1) / TP{tp} of {fixed(gathered, 0)} tokens "
+                f"× {ctx.hidden_size:,} hidden × 2 B (one all-reduce's bytes together) over {where}; "
+                f"the latency: {fitted_source(alphas)}"
+            )
+        else:
+            latency, transfer = allreduce_call_ms(ctx, eff, d.tokens)
+            parts.append(f"2 per layer × {f(ctx.layers_per_stage)} layers × ({f(latency)} ms + {f(transfer)} ms)")
+            notes.append(
+                f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × "
+                f"{ctx.hidden_size:,} hidden × 2 B over {where}; the latency: {fitted_source(alphas)}"
+            )
     else:
         parts.append("0")
         notes.append("TP1: no all-reduce")

@@ -8,10 +8,16 @@ streams the whole attention weights each step, and each prompt's attention runs 
 
 from __future__ import annotations
 
+from app.scoring.efficiency.inference import DP_ATTENTION_SWITCH
 from app.scoring.explain import fixed, significant
 from app.scoring.hardware.dtypes import WEIGHT_BYTES
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.step.memory import GB, attention_params, max_sequences, request_kv_tokens
+
+
+def dp_attention_switch(engine: str) -> str:
+    """The engine's own switch for data-parallel attention (SGLang's, vLLM's or TensorRT-LLM's), for the layout line."""
+    return DP_ATTENTION_SWITCH.get(engine, f"{engine}'s data-parallel attention")
 
 
 def dp_attention_lost_note(s: Solution) -> str:

@@ -24,7 +24,7 @@ from app.scoring.inference.batching.operating_points import OperatingPoint, oper
 from app.scoring.inference.batching.queueing import sustained_requests_per_s
 from app.scoring.inference.batching.running_batch import engine_batch_cap, running_cap
 from app.scoring.inference.estimates.results import InferenceEstimate, Solution
-from app.scoring.inference.explanation.dp_attention_note import dp_attention_lost_note
+from app.scoring.inference.explanation.dp_attention_note import dp_attention_lost_note, dp_attention_switch
 from app.scoring.inference.explanation.light_load import light_load_note, light_load_reason, light_load_terms
 from app.scoring.inference.explanation.terms import p99_latencies_ms, step_terms
 from app.scoring.inference.explanation.throughput import throughput_term
@@ -295,8 +295,9 @@ def _attention_dp_note(s: Solution) -> list[str]:
         return []
     attention_gb = attention_params(s.model) * WEIGHT_BYTES[s.workload.weight_dtype] / s.pipeline_parallel / GB
     return [
-        f"data-parallel attention over the {dp} GPUs (SGLang --enable-dp-attention): each keeps its own requests' "
-        f"KV cache (1/{dp} of the TP copy) and a full copy of the attention weights ({fixed(attention_gb, 1)} GB)"
+        f"data-parallel attention over the {dp} GPUs ({dp_attention_switch(s.workload.engine)}): each keeps its own "
+        f"requests' KV cache (1/{dp} of the TP copy) and a full copy of the attention weights "
+        f"({fixed(attention_gb, 1)} GB)"
     ]
 
 

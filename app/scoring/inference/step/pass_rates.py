@@ -16,7 +16,9 @@ from app.scoring.inference.step.host_overheads import moe_prefill_ms, overhead_m
 @dataclass(frozen=True, slots=True)
 class PassRates:
     bandwidth: float  # bytes per ms of the dense weights' streaming (mbu)
-    kv_bandwidth: float  # bytes per ms of the KV cache's reads (bandwidth x kv_mbu_factor)
+    # bytes per ms of the KV cache's reads: bandwidth x kv_mbu_factor; under data-parallel attention whole_bandwidth x
+    # kv_mbu_factor (each GPU reads its own requests' whole KV, no 1/TP shard of it: the TP factor's reason is absent)
+    kv_bandwidth: float
     expert_bandwidth: float  # bytes per ms of the routed experts' grouped GEMMs (mbu without the TP penalty)
     whole_bandwidth: float  # bytes per ms of weights held whole on every GPU (mbu without the TP penalty)
     peak: float  # FLOP per ms of the matmuls (mfu)
@@ -29,11 +31,12 @@ class PassRates:
 def _rates(ctx: InferenceContext, eff: InferenceEfficiency) -> PassRates:
     bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff) / 1e3
     peak = ctx.peak_tflops * 1e12 * mfu(ctx, eff) / 1e3
+    whole_bandwidth = ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) / 1e3
     return PassRates(
         bandwidth=bandwidth,
-        kv_bandwidth=bandwidth * eff.kv_mbu_factor,
+        kv_bandwidth=(whole_bandwidth if ctx.attention_dp > 1 else bandwidth) * eff.kv_mbu_factor,
         expert_bandwidth=ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) * eff.moe_mbu_factor / 1e3,
-        whole_bandwidth=ctx.bandwidth_tbs * 1e12 * mbu(ctx, eff, tp_penalty=False) / 1e3,
+        whole_bandwidth=whole_bandwidth,
         peak=peak,
         attention_rate=attention_flop_rate(ctx, eff, peak),
         step_host_ms=overhead_ms(ctx, eff, 0.0),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.scoring.efficiency.inference import CAUSAL_ATTENTION_FACTOR, InferenceEfficiency
-from app.scoring.inference.step.communication import allreduce_ms, stage_send_ms
+from app.scoring.inference.step.communication import allreduce_ms, gathered_tokens, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.dp_attention import attending_seqs, dp_attention_flops
 from app.scoring.inference.step.host_overheads import per_sequence_overhead_ms
@@ -171,9 +171,11 @@ def forward_parts(
     # host_overheads.overhead_ms and moe_prefill_ms, their per-configuration parts read from the rates
     host_ms = rates.step_host_ms + host_sequences * rates.sequence_host_ms
     moe_host_ms = prefill_passes * rates.moe_prefill_ms
-    comm_ms = (allreduce_ms(ctx, eff, tokens) if ctx.tensor_parallel > 1 else 0.0) + (
-        stage_send_ms(ctx, tokens) if pp > 1 else 0.0
-    )
+    comm_ms = (
+        allreduce_ms(ctx, eff, tokens, gathered_tokens(ctx, attending, tokens_per_seq, new_prefill) if dp > 1 else None)
+        if ctx.tensor_parallel > 1
+        else 0.0
+    ) + (stage_send_ms(ctx, tokens) if pp > 1 else 0.0)
     detail = (
         tokens,
         attending,
