@@ -255,7 +255,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
         alphas += ["allreduce_alpha_fabric_ms"] if ctx.tp_nodes > 1 else []
         notes.append(
             f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × {ctx.hidden_size:,} "
-            f"hidden × 2 B over {where}; the latency: {fitted_source(alphas)}"
+            f"hidden × 2 bytes over {where}; the latency: {fitted_source(alphas)}"
         )
     else:
         parts.append("0")
