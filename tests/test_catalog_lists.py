@@ -62,7 +62,7 @@ BAD = [
     ("/providers", "sells=tokens", "sells", "Input should be 'gpu_offers' or 'per_token_only'"),
     ("/providers", "sort=cheapest", "sort", "Input should be 'name', 'offers' or 'h100_price'"),
     ("/gpus/H100-SXM", "price_type=hourly", "price_type", "Input should be 'on_demand'"),
-    ("/gpus/H100-SXM", "min_gpus=0", "min_gpus", "greater than or equal to 1"),
+    ("/gpus/H100-SXM", "min_gpus=0", "min_gpus", "must be at least 1 GPU"),
     ("/gpus/H100-SXM", "provider=amazon", "provider", "unknown provider id 'amazon'"),
     ("/gpus/H100-SXM", "sort=cost", "sort", "Input should be 'price', 'date' or 'provider'"),
 ]

@@ -206,7 +206,7 @@ def test_plan_lifecycle_refuses_months_outside_the_apis_bounds(database, capsys,
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
-        (["plan", "lifecycle", "--train-total-tokens", "-5"], "--train-total-tokens: Input should be greater than 0\n"),
+        (["plan", "lifecycle", "--train-total-tokens", "-5"], "--train-total-tokens: must be more than 0 tokens\n"),
         (["plan", "lifecycle", "--train-method", "nope"], "--train-method: Input should be 'pretrain', "),
         (["rank", "inference", "--price-types", "spot,bogus"], "--price-types: Input should be 'on_demand', "),
     ],

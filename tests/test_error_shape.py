@@ -23,7 +23,7 @@ LINK = {"path": "/", "query": "model=llama-3.1-8b&input_len=2000"}
         ("GET", "/s/nope.json", 404, "slug", "no saved link with id 'nope'"),
         ("DELETE", "/api/v1/gpus", 405, "method", "DELETE is not allowed at /api/v1/gpus; it takes GET, HEAD"),
         ("GET", "/api/v1/rank/inference", 405, "method", "GET is not allowed at /api/v1/rank/inference; it takes POST"),
-        ("GET", "/api/v1/gpus?min_memory_gb=-1", 422, "min_memory_gb", "Input should be greater than or equal to 0"),
+        ("GET", "/api/v1/gpus?min_memory_gb=-1", 422, "min_memory_gb", "must be at least 0 GB"),
     ],
 )
 def test_every_error_is_a_list_of_field_and_message(

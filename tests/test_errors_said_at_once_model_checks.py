@@ -20,20 +20,20 @@ UNREADABLE_CONFIG = {**LLAMA_8B, "num_attention_heads": 0}
 
 # (page, query, {field: words its message holds}): a bad value, an id malformed or unknown, and a model/GPU check
 PAGES = [
-    ("/", f"{DENSE}&{BEYOND}&tpot_ms=-1&gpus=NOPE", {"tpot_ms": "greater", "gpus": "NOPE", "output_len": "context"}),
+    ("/", f"{DENSE}&{BEYOND}&tpot_ms=-1&gpus=NOPE", {"tpot_ms": "must be ", "gpus": "NOPE", "output_len": "context"}),
     ("/", f"{DENSE}&expert_parallel=ep&gpus=bad%20id!&tpot_ms=-1", {"gpus": "pattern", "expert_parallel": "dense"}),
-    ("/", "engine=llamacpp&weight_dtype=int8_w8a8&ttft_ms=0", {"ttft_ms": "greater", "weight_dtype": "W8A8"}),
+    ("/", "engine=llamacpp&weight_dtype=int8_w8a8&ttft_ms=0", {"ttft_ms": "must be ", "weight_dtype": "W8A8"}),
     ("/compare", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "engine": "NVIDIA"}),
     (
         "/plan",
         f"{DENSE}&{BEYOND}&requests_per_day=-1&gpus=NOPE",
-        {"requests_per_day": "greater", "output_len": "context"},
+        {"requests_per_day": "must be ", "output_len": "context"},
     ),
     ("/disagg", f"{DENSE}&expert_parallel=ep&requests_per_day=-1&providers=NOPE", {"expert_parallel": "dense"}),
-    ("/mix", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"tpot_ms": "greater", "engine": "NVIDIA"}),
+    ("/mix", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"tpot_ms": "must be ", "engine": "NVIDIA"}),
     ("/precision", f"{DENSE}&{BEYOND}&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "output_len": "context"}),
     # an owned GPU's empty inputs without a sourced default (MI355X: no server price, power or fresh offer)
-    ("/own", "gpu=MI355X&gpu_count=0", {"gpu_count": "greater", "purchase_usd_per_server": "no sourced"}),
+    ("/own", "gpu=MI355X&gpu_count=0", {"gpu_count": "must be ", "purchase_usd_per_server": "no sourced"}),
 ]
 
 
@@ -92,22 +92,22 @@ BODIES = [
     (
         "/api/v1/rank/inference",
         {"model": "llama-3.1-8b", "expert_parallel": "ep", "tpot_ms": -1, "gpus": ["NOPE"]},
-        {"tpot_ms": "greater", "gpus": "NOPE", "expert_parallel": "dense"},
+        {"tpot_ms": "must be ", "gpus": "NOPE", "expert_parallel": "dense"},
     ),
     (
         "/api/v1/rank/training",
         {"model": None, "hf_config": UNREADABLE_CONFIG, "seq_len": -1, "vendors": ["NOPE"]},
-        {"seq_len": "greater", "vendors": "NOPE", "hf_config": "could not read"},
+        {"seq_len": "must be ", "vendors": "NOPE", "hf_config": "could not read"},
     ),
     (
         "/api/v1/estimate/inference",
         {"model": "llama-3.1-8b", "gpu": "NOPE", "expert_parallel": "ep", "ttft_ms": -1},
-        {"ttft_ms": "greater", "gpu": "NOPE", "expert_parallel": "dense"},
+        {"ttft_ms": "must be ", "gpu": "NOPE", "expert_parallel": "dense"},
     ),
     (
         "/api/v1/estimate/inference",
         {"model": "NOPE", "gpu": "MI300X", "engine": "trtllm", "ttft_ms": -1},
-        {"ttft_ms": "greater", "model": "NOPE", "engine": "MI300X"},
+        {"ttft_ms": "must be ", "model": "NOPE", "engine": "MI300X"},
     ),
     (
         "/api/v1/plan/serving",
@@ -117,32 +117,32 @@ BODIES = [
     (
         "/api/v1/plan/serving",
         {"workload": {"model": "NOPE", "scenario": "max_throughput"}, "traffic": {"requests_per_day": -1}},
-        {"traffic.requests_per_day": "greater", "workload.model": "NOPE", "workload.scenario": "latency limits"},
+        {"traffic.requests_per_day": "must be ", "workload.model": "NOPE", "workload.scenario": "latency limits"},
     ),
     (
         "/api/v1/plan/lifecycle",
         {"training": {"seq_len": -1}, "inference": {"peak_concurrency": 8}, "months": 3},
-        {"training.seq_len": "greater", "inference.peak_concurrency": "traffic sets the peak"},
+        {"training.seq_len": "must be ", "inference.peak_concurrency": "traffic sets the peak"},
     ),
     (
         "/api/v1/disagg",
         {"workload": {"model": "llama-3.1-8b", "expert_parallel": "ep"}, "traffic": {"requests_per_day": -1}},
-        {"traffic.requests_per_day": "greater", "workload.expert_parallel": "dense"},
+        {"traffic.requests_per_day": "must be ", "workload.expert_parallel": "dense"},
     ),
     (
         "/api/v1/precision",
         {"hf_config": UNREADABLE_CONFIG, "tpot_ms": -1, "providers": ["NOPE"]},
-        {"tpot_ms": "greater", "providers": "NOPE", "hf_config": "could not read"},
+        {"tpot_ms": "must be ", "providers": "NOPE", "hf_config": "could not read"},
     ),
     (
         "/api/v1/own",
         {"gpu": "MI355X", "gpu_count": 0, "pue": 0.5},
-        {"gpu_count": "greater", "pue": "greater", "rental_usd_per_gpu_hour": "give a rental price"},
+        {"gpu_count": "must be ", "pue": "must be ", "rental_usd_per_gpu_hour": "give a rental price"},
     ),
     (
         "/api/v1/mix",
         {"model": "NOPE", "engine": "trtllm", "vendors": ["AMD"], "requests_per_day": -1},
-        {"requests_per_day": "greater", "model": "NOPE", "engine": "NVIDIA"},
+        {"requests_per_day": "must be ", "model": "NOPE", "engine": "NVIDIA"},
     ),
 ]
 

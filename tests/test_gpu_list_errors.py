@@ -12,10 +12,10 @@ from fastapi.testclient import TestClient
 
 BAD = [
     ("min_memory_gb=abc", "min_memory_gb", "abc", "valid number"),
-    ("min_memory_gb=-1", "min_memory_gb", "-1", "greater than or equal to 0"),
+    ("min_memory_gb=-1", "min_memory_gb", "-1", "must be at least 0 GB"),
     ("min_memory_gb=nan", "min_memory_gb", "nan", "finite"),
     ("min_memory_gb=1e400", "min_memory_gb", "1e400", "finite"),
-    ("min_memory_gb=20000", "min_memory_gb", "20000", "less than or equal to 10000"),
+    ("min_memory_gb=20000", "min_memory_gb", "20000", "must be at most 10,000 GB"),
     ("min_memory_gb=80&min_memory_gb=40", "min_memory_gb", "40", "given more than once"),
     ("vendor=nvidai", "vendor", "nvidai", "unknown vendor id 'nvidai'"),
     ("sort=bogus", "sort", "bogus", "Input should be"),

@@ -80,7 +80,7 @@ def test_a_typed_custom_model_carries_its_mla_sizes_and_fused_experts(client):
     [
         ({**DEEPSEEK_V3_SHAPE, "qk_nope_head_dim": 96}, "qk_nope_head_dim", "head_dim, 192"),
         ({**MAVERICK_SHAPE, "v_head_dim": 128}, "v_head_dim", "attention mla"),
-        ({**MAVERICK_SHAPE, "q_lora_rank": -1}, "q_lora_rank", "greater than or equal to 0"),
+        ({**MAVERICK_SHAPE, "q_lora_rank": -1}, "q_lora_rank", "must be at least 0"),
         ({**MAVERICK_SHAPE, "num_experts": 0, "experts_per_token": 0, "experts_fused": True}, "experts_fused", "need"),
         ({**MAVERICK_SHAPE, "router_fused": 2}, "router_fused", "boolean"),
     ],

@@ -348,7 +348,7 @@ def test_every_ranked_option_carries_its_assumptions_and_its_bands_evidence(clie
     page = client.get("/?phase=training&model=llama-3.1-8b").text  # what every row assumes is said once
     shared = page.split("What every row below assumes, and what its band rests on")
     assert len(shared) == 2 and shared[1].count("LoRA rank 16 on all linear layers") == 1
-    assert "leave-one-source-out residuals (tokens_s_per_gpu" in shared[1].split("</ul>")[0]
+    assert "leave-one-source-out residuals (training tokens/s per GPU" in shared[1].split("</ul>")[0]
     # B200 and H100 rows: 8 and 16 GPUs, in regimes of their own (a GB200 rack row could take the whole page)
     mixed = client.get("/?phase=inference&model=deepseek-r1&weight_dtype=fp8&engine=sglang&gpus=B200,H100-SXM").text
     assert "Assumed for this row, beyond what every row assumes" in mixed  # rows in other regimes say theirs

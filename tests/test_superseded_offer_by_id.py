@@ -79,8 +79,8 @@ def test_the_gpu_pages_earlier_price_links_the_offer_that_replaced_it(client: Te
     offers, earlier = page.split('id="earlier-prices"')
     assert f'<tr id="offer-{now["id"]}"' in offers  # the estimate's url lands on the current offer's row
     row = re.search(r"<tr class=\"stale\".*?</tr>", earlier, re.S)
-    assert row and "$5.500" in row[0]
-    assert f'<a href="#offer-{now["id"]}">$8.500 since 2026-10-07</a>' in row[0]
+    assert row and "$5.50" in row[0]
+    assert f'<a href="#offer-{now["id"]}">$8.50 since 2026-10-07</a>' in row[0]
 
 
 def test_a_superseded_offers_price_history_says_its_latest_price_was_replaced(client: TestClient) -> None:

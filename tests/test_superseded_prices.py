@@ -38,7 +38,7 @@ def test_the_catalog_lists_a_superseded_price_only_as_its_gpus_history(client) -
     assert not {o["id"] for o in client.get("/api/v1/offers?provider=nebius").json()} & _superseded_ids(client)
     page = client.get("/gpus/B200").text
     offers, earlier = page.split('id="earlier-prices"')
-    assert "$5.500" not in offers.split("<h2>Offers</h2>")[1] and "$5.500" in earlier
+    assert "$5.50" not in offers.split("<h2>Offers</h2>")[1] and "$5.50" in earlier
     h100 = client.get("/api/v1/gpus/H100-SXM").json()  # Lambda's undated $2.99 is no longer the cheapest of any offer
     assert h100["cheapest_usd_per_gpu_hour"] == min(o["usd_per_gpu_hour"] for o in h100["offers"])
 

@@ -9,6 +9,7 @@ from app.calibration.held_out.bands import band_table
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import bands
 from app.scoring.efficiency.band_table import BAND_TABLE
+from app.scoring.efficiency.regime_words import regime_words
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
@@ -89,7 +90,7 @@ def test_a_biased_regime_still_contains_its_estimate():
 def test_unseen_regimes_fall_back_to_the_parent_then_the_metric():
     assert "output_tok_s_per_gpu|trtllm|nvidia|fp4|moe" not in BAND_TABLE  # FP4 measured, but not a TRT-LLM MoE
     low, high, evidence = bands.band_ratio("output_tok_s_per_gpu", "trtllm", "NVIDIA", "fp4", "moe")
-    assert (low, high) == BAND_TABLE["output_tok_s_per_gpu|trtllm|nvidia"][:2] and "trtllm|nvidia" in evidence
+    assert (low, high) == BAND_TABLE["output_tok_s_per_gpu|trtllm|nvidia"][:2] and "TensorRT-LLM on NVIDIA" in evidence
     assert (
         bands.band_ratio("output_tok_s_per_gpu", "hf", "tenstorrent", "bf16", "dense")[:2]
         == BAND_TABLE["output_tok_s_per_gpu"][:2]
@@ -141,7 +142,9 @@ def test_validation_scores_a_case_against_the_band_the_product_shows():
            "precision": "bf16", "method": "pretrain"}  # fmt: skip
     product = bands.band_ratio("tokens_s_per_gpu", "llm-foundry", "NVIDIA", "bf16", "pretrain")
     assert row_band(row, GPUS, MODELS) == product[:2]
-    assert "tokens_s_per_gpu|llm-foundry|nvidia|16bit|pretrain" in product[2]  # the finest regime, not its parent
+    assert (
+        "(training tokens/s per GPU, LLM Foundry on NVIDIA, 16-bit, pretraining)" in product[2]
+    )  # the finest regime, not its parent
 
 
 def test_tensor_parallel_across_nodes_is_a_regime_of_its_own_that_widens_multinode_estimates():
@@ -217,17 +220,21 @@ def test_a_thin_regimes_evidence_names_the_band_its_numbers_came_from(monkeypatc
     low, high, evidence = bands.band_ratio("m", "vllm", "NVIDIA", "fp8", "dense")
     assert (low, high) == (0.8, 1.3)
     assert evidence == (
-        "band: p10-p90 of 200 leave-one-source-out residuals (m|vllm|nvidia); taken by regimes too thin for a band of "
-        "their own (under 20 rows): 8 in m|vllm|nvidia|fp8|dense (their p10-p90 inside it, or all from one publication)"
+        "band: p10-p90 of 200 leave-one-source-out residuals (m, vLLM on NVIDIA); taken by regimes too thin for a band "
+        "of their own (under 20 rows): 8 in m, vLLM on NVIDIA, FP8, dense (their p10-p90 inside it, or all from one "
+        "publication)"
     )
     low, high, evidence = bands.band_ratio("m", "sglang", "NVIDIA", "fp8", "moe")
     assert (low, high) == (0.7, 1.4)
     assert evidence.startswith("band: p10-p90 of 500 leave-one-source-out residuals (m);")
-    assert "4 in m|sglang|nvidia|fp8|moe (under 5: too few for a p10-p90), 11 in m|sglang|nvidia (their" in evidence
+    assert (
+        "4 in m, SGLang on NVIDIA, FP8, MoE (under 5: too few for a p10-p90), 11 in m, SGLang on NVIDIA (their"
+        in evidence
+    )
     low, high, evidence = bands.band_ratio("m", "sglang", "NVIDIA", "fp4", "moe")
     assert (low, high) == (0.6, 1.4)
     assert evidence.startswith(
-        "band: the envelope of the p10-p90 of the 6 residuals in m|sglang|nvidia|fp4|moe and p10-p90 of 500 "
+        "band: the envelope of the p10-p90 of the 6 residuals in m, SGLang on NVIDIA, FP4, MoE and p10-p90 of 500 "
     )
 
 
@@ -235,9 +242,11 @@ def test_every_committed_bands_evidence_leads_with_rows_that_give_its_numbers():
     """Across the committed table: the rows a band's text leads with are a regime of MIN_BAND_ROWS or more (or the
     metric itself) whose band is this one, unless the text says it is an envelope."""
     lead = re.compile(r"p10-p90 of ([\d,]+) leave-one-source-out residuals \(([^)]+)\)")
+    key_of = {regime_words(key): key for key in BAND_TABLE}  # the text names a regime in words, one per key
     for key, (low, high, _) in BAND_TABLE.items():
         words = bands.band_source(key)
-        rows, source = lead.search(words).groups()  # type: ignore[union-attr]
+        rows, said = lead.search(words).groups()  # type: ignore[union-attr]
+        source = key_of[said]
         assert int(rows.replace(",", "")) == BAND_TABLE[source][2], key
         assert BAND_TABLE[source][2] >= bands.MIN_BAND_ROWS or bands.parent_key(source) is None, key
         if not words.startswith("the envelope"):
@@ -278,7 +287,7 @@ def test_a_latency_band_is_fitted_apart_under_traffic_and_without_arrivals():
     )
     committed = [bands.band_ratio("ttft_ms", "trtllm", "NVIDIA", "fp16", "dense", scenario=s) for s in (
         "single_stream", "request_rate")]  # fmt: skip
-    assert committed[0][1] < committed[1][1] and "ttft_ms@fixed" in committed[0][2]
+    assert committed[0][1] < committed[1][1] and "TTFT at a fixed load" in committed[0][2]
 
 
 def test_margins_widen_every_band_of_their_metric_by_the_same_factor():
@@ -411,7 +420,7 @@ def test_a_band_for_an_engine_never_measured_on_its_vendor_says_so():
     and came out narrower than vLLM on AMD's (633 rows of its own); the evidence now names the empty regime."""
     assert "output_tok_s_per_gpu|sglang|amd" not in BAND_TABLE
     _, _, sglang_amd = bands.band_ratio("output_tok_s_per_gpu", "sglang", "AMD", "fp8", "moe")
-    assert "no validation row measures sglang on amd (output_tok_s_per_gpu|sglang|amd)" in sglang_amd
+    assert "no validation row measures sglang on amd (output tokens/s per GPU, SGLang on AMD)" in sglang_amd
     _, _, vllm_amd = bands.band_ratio("output_tok_s_per_gpu", "vllm", "AMD", "fp8", "moe")
     _, _, sglang_nvidia = bands.band_ratio("output_tok_s_per_gpu", "sglang", "NVIDIA", "fp8", "moe")
     assert "no validation row measures" not in vllm_amd + sglang_nvidia

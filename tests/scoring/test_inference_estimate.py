@@ -245,7 +245,8 @@ def test_vllm_defaults_follow_the_gpu_as_its_engine_args_do():
 def test_inference_band_names_its_leave_one_source_out_evidence():
     est = estimate_inference(GPUS["H100-SXM"], 1, MODELS["llama-3.1-8b"], _workload(engine="trtllm"))
     assert any(
-        "leave-one-source-out residuals (output_tok_s_per_gpu|trtllm|nvidia|16bit|dense)" in a for a in est.assumptions
+        "leave-one-source-out residuals (output tokens/s per GPU, TensorRT-LLM on NVIDIA, 16-bit, dense)" in a
+        for a in est.assumptions
     )
 
 

@@ -190,7 +190,7 @@ def test_fsdp_live_params_count_the_gathered_layers(case: str) -> None:
 def test_qlora_without_fsdp_holds_only_the_dequantised_linear() -> None:
     live = _case("QLoRA on one GPU")[0]["memory: live params"]
     assert live.value > 0
-    assert live.detail.startswith("0.2349 B params × 2 B bf16; no FSDP (ZeRO-3) gathers")
+    assert live.detail.startswith("0.2349B params × 2 bytes/param bf16; no FSDP (ZeRO-3) gathers")
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -234,7 +234,7 @@ def test_logits_state_the_bytes_per_logit_of_the_stacks_loss(case: str) -> None:
     detail = terms["memory: logits"].detail
     fused = w.framework in ("megatron", "nemo", "llm-foundry", "pytorch")
     per_logit = LOGITS_BYTES_FUSED if fused else LOGITS_BYTES_UNFUSED
-    assert f"vocabulary × {per_logit:g} B" in detail
+    assert f"vocabulary × {per_logit:g} bytes" in detail
     assert ("fused or chunked loss holds" in detail) == fused
     assert "docs/measurements/h200-2026-12-04-train-step.json" in detail
 
@@ -254,15 +254,15 @@ def test_the_reserve_names_its_source_and_what_it_leaves_usable(case: str) -> No
 @pytest.mark.parametrize(
     ("case", "clause"),
     [
-        ("TP with Megatron SP", "70.55 B params / 8 TP ranks × (2 + 2 + 12 / 2 DP ranks) B"),
-        ("ZeRO-2, bf16 AdamW", "8.030 B params × (2 + (2 + 4) / 8 DP ranks) B"),
+        ("TP with Megatron SP", "70.55B params / 8 TP ranks × (2 + 2 + 12 / 2 DP ranks) bytes/param"),
+        ("ZeRO-2, bf16 AdamW", "8.030B params × (2 + (2 + 4) / 8 DP ranks) bytes/param"),
         (
             "QLoRA under FSDP",
-            "68.45 B params / 2 DP ranks × 0.55 B NF4 + 2.101 B params / 2 DP ranks × 2 B bf16 embedding and LM head + "
-            "0.2071 B params × 16 B / 2 DP ranks",
+            "68.45B params / 2 DP ranks × 0.55 bytes/param NF4 + 2.101B params / 2 DP ranks × 2 bytes/param bf16 "
+            "embedding and LM head + 0.2071B params × 16 bytes/param / 2 DP ranks",
         ),
-        ("optimizer offloaded to the CPU", "8.030 B params × 2 B bf16 weights / 8 DP ranks"),
-        ("FSDP on one GPU", "1.240 B params × 16 B"),
+        ("optimizer offloaded to the CPU", "8.030B params × 2 bytes/param bf16 weights / 8 DP ranks"),
+        ("FSDP on one GPU", "1.240B params × 16 bytes/param"),
     ],
 )
 def test_model_states_split_their_bytes_by_zero_stage(case: str, clause: str) -> None:
@@ -273,6 +273,6 @@ def test_model_states_split_their_bytes_by_zero_stage(case: str, clause: str) ->
 
 def test_model_states_under_ep_hold_their_experts_apart() -> None:
     clause = _case("EP beside TP and PP")[0]["memory: model states"].detail.split("; ")[0]
-    dense, experts = clause.split(" + 227.1 B params")
-    assert dense.endswith("/ 8 TP ranks / 2 PP stages × (2 + 2 + 12 / 32 DP ranks) B")
-    assert experts == " / 2 PP stages / 128 EP ranks × (2 + 2 + 12 / 2 DP ranks) B"
+    dense, experts = clause.split(" + 227.1B params")
+    assert dense.endswith("/ 8 TP ranks / 2 PP stages × (2 + 2 + 12 / 32 DP ranks) bytes/param")
+    assert experts == " / 2 PP stages / 128 EP ranks × (2 + 2 + 12 / 2 DP ranks) bytes/param"

@@ -59,8 +59,8 @@ def test_an_unfused_loss_holds_twice_the_logits_of_a_fused_one():
     tuned = estimate_training(GPUS["H100-SXM"], 1, model, workload(method="lora", seq_len=16384, framework="pytorch"))
     assert hf.memory_breakdown_gb["logits"] == pytest.approx(2 * tuned.memory_breakdown_gb["logits"])
     assert hf.memory_per_gpu_gb > tuned.memory_per_gpu_gb
-    assert any(a.startswith("unfused loss") and "12 B" in a for a in hf.assumptions)
-    assert any(a.startswith("fused or chunked loss") and "6 B" in a for a in tuned.assumptions)
+    assert any(a.startswith("unfused loss") and "12 bytes per token" in a for a in hf.assumptions)
+    assert any(a.startswith("fused or chunked loss") and "6 bytes per token" in a for a in tuned.assumptions)
 
 
 def test_more_gpus_never_raise_zero3_model_states():

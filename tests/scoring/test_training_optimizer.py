@@ -43,7 +43,7 @@ def test_default_recipe_is_mixed_precision_adamw():
     w = TrainingWorkload()
     assert (w.optimizer, w.offload) == ("adamw", "none")
     est = estimate_training(GPUS["H100-SXM"], 8, MODELS["llama-3.1-8b"], TrainingWorkload(method="full_ft"))
-    assert "mixed-precision AdamW (16 B/param) for trained weights" in est.assumptions[0]
+    assert "mixed-precision AdamW (16 bytes/param) for trained weights" in est.assumptions[0]
 
 
 def test_8b_full_fine_tune_fits_one_4090_only_with_8bit_states_offloaded():
@@ -73,7 +73,7 @@ def test_70b_full_fine_tune_on_8_a100s_fits_with_cpu_offload_and_pays_for_it():
     # the same layout without offload differs by exactly that term
     pinned = estimate_training(gpu, 8, model, w.model_copy(update={"optimizer": "adamw_bf16"}), layout=est.layout)
     assert est.step_time_s - pinned.step_time_s == pytest.approx(offload.value, rel=1e-9)
-    assert "adamw_bf16: 8 B per trained parameter" in terms["memory: model states"].detail
+    assert "adamw_bf16: 8 bytes per trained parameter" in terms["memory: model states"].detail
 
 
 def test_pure_bf16_states_say_their_accuracy_caveat():

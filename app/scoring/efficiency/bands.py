@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from app.scoring.efficiency.band_table import BAND_MARGINS, BAND_TABLE
+from app.scoring.efficiency.regime_words import regime_words
 from app.scoring.explain import fixed, percent
 
 BandTable = Mapping[str, tuple[float, float, int]]
@@ -243,11 +244,11 @@ def _unseen_engine_text(metric: str, engine: str, vendor: str, engine_key: str, 
     over every engine and vendor, its row count not this regime's: said so, not left to read as this regime's."""
     if metric in TRAINING_METRICS or engine_key in table:
         return ""
-    return f"; no validation row measures {engine} on {vendor.lower()} ({engine_key})"
+    return f"; no validation row measures {engine} on {vendor.lower()} ({regime_words(engine_key)})"
 
 
 def _source(key: str, table: BandTable) -> str:
-    return band_source(key) if table is BAND_TABLE else key
+    return band_source(key) if table is BAND_TABLE else regime_words(key)
 
 
 def parent_key(key: str) -> str | None:
@@ -285,7 +286,7 @@ def _band_origin(key: str) -> tuple[str, list[str]]:
     low, high, rows = BAND_TABLE[key]
     parent = parent_key(key)
     if rows >= MIN_BAND_ROWS or parent is None or parent not in BAND_TABLE:
-        return f"p10-p90 of {rows:,} leave-one-source-out residuals ({key})", []
+        return f"p10-p90 of {rows:,} leave-one-source-out residuals ({regime_words(key)})", []
     lead, thin = _band_origin(parent)
     if (low, high) == BAND_TABLE[parent][:2]:
         own = (
@@ -293,5 +294,5 @@ def _band_origin(key: str) -> tuple[str, list[str]]:
             if rows >= MIN_OWN_ROWS
             else f"under {MIN_OWN_ROWS}: too few for a p10-p90"
         )
-        return lead, [f"{rows:,} in {key} ({own})", *thin]
-    return f"the envelope of the p10-p90 of the {rows:,} residuals in {key} and {lead}", thin
+        return lead, [f"{rows:,} in {regime_words(key)} ({own})", *thin]
+    return f"the envelope of the p10-p90 of the {rows:,} residuals in {regime_words(key)} and {lead}", thin

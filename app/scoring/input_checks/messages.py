@@ -1,6 +1,7 @@
 """Pydantic's errors as a person reads them, at the field they are about.
 
-The message drops pydantic's "Value error, " prefix, and a number that is not finite (NaN, ±inf, 1e400) says
+The message drops pydantic's "Value error, " prefix, a range check says its bound in the field's unit
+("must be at least 0.001 ms", bound_words), and a number that is not finite (NaN, ±inf, 1e400) says
 so instead of quoting a range it was never in. A check across fields at the model itself (a model validator:
 its error has no location) names its field first, `requests_per_s: required for ...`; `error_location` puts
 the error there and `error_message` leaves the name out.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+from app.scoring.input_checks.bound_words import bound_message
 
 NOT_FINITE = "must be a finite number"
 # The range checks that NaN and infinity fail, quoting a bound the input is not "beyond".
@@ -54,6 +57,9 @@ def error_message(error: Any) -> str:
     named = _named_field(error)
     if named is not None:
         return named[1]
+    bounded = bound_message(error)
+    if bounded is not None:
+        return bounded
     return str(error["msg"]).removeprefix("Value error, ")
 
 

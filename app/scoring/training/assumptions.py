@@ -55,10 +55,12 @@ def loss_memory_note(framework: str) -> str:
     """What the logits' memory assumes of the stack's loss (memory.logits_bytes_per_element)."""
     per_element = logits_bytes_per_element(framework)
     if framework in eff.FUSED_LOSS_FRAMEWORKS:
-        return f"fused or chunked loss: logits peak at {significant(per_element)} B per token and vocabulary entry"
+        peak = significant(per_element)
+        return f"fused or chunked loss: logits peak at {peak} bytes per token and vocabulary entry"
     return (
-        f"unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at {significant(per_element)} B per token "
-        "and vocabulary entry in its backward pass; a fused or chunked loss (Liger, torchtune) needs about half"
+        "unfused loss (HF Trainer, torchtitan, plain PyTorch): logits peak at "
+        f"{significant(per_element)} bytes per token and vocabulary entry in its backward pass; a fused or chunked "
+        "loss (Liger, torchtune) needs about half"
     )
 
 

@@ -60,8 +60,8 @@ class TrainingWorkload(ModelChoice):
     optimizer: Optimizer = Field(
         "adamw",
         description="optimizer states of the trained weights: adamw = mixed precision, fp32 master + m + v "
-        "(16 B/param); adamw_bf16 = pure bf16 weights, gradients and moments (8 B/param; updates can round away); "
-        "adamw_8bit = bitsandbytes 8-bit moments on bf16 weights (6 B/param)",
+        "(16 bytes/param); adamw_bf16 = pure bf16 weights, gradients and moments (8 bytes/param; updates can round "
+        "away); adamw_8bit = bitsandbytes 8-bit moments on bf16 weights (6 bytes/param)",
     )
     offload: Offload = Field(
         "none",

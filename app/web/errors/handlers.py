@@ -215,7 +215,7 @@ FIELD_ERROR_SCHEMA = {
         "message": {
             "type": "string",
             "description": "why, in words, with the nearest known id or key where one was mistyped",
-            "examples": ["Input should be greater than or equal to 1"],
+            "examples": ["must be at least 1 token"],
         },
     },
 }
@@ -226,7 +226,7 @@ INVALID_INPUT = {
     "content": {
         "application/json": {
             "schema": {"$ref": "#/components/schemas/Error"},
-            "example": {"detail": [{"field": "input_len", "message": "Input should be greater than or equal to 1"}]},
+            "example": {"detail": [{"field": "input_len", "message": "must be at least 1 token"}]},
         }
     },
 }

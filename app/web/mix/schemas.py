@@ -98,8 +98,8 @@ class FleetRow(PriceProvenanceOut):
         "them all would give (copies_at_peak_if_spread): for a row serving one bucket as /plan says it, 'one copy "
         "serves the peak; run 8 copies on the 8 billed GPUs and the peak's p99 TTFT falls to 62 ms, TPOT to 9.1 ms "
         "(0.25 requests/s each, of the 2.4 one copy sustains at the limits)'; for a row serving several buckets the "
-        "copies and each one's load, and that no p99 is given (a copy serving several request lengths at once is no "
-        "one workload an estimate times)",
+        "copies and each one's load, and that no p99 is given (a copy would serve several request lengths together, "
+        "and an estimate times one at a time)",
     )
     requests_per_s_at_peak: float = Field(
         0.0, description="the busiest hour's requests/s this row serves: Σ over buckets of share × requests_per_s"
@@ -126,8 +126,8 @@ class FleetRow(PriceProvenanceOut):
         None,
         description="with copies_at_peak_if_spread, for a row serving one bucket: the p99 TTFT, ms, each copy runs "
         "at with spread_requests_per_s of that bucket, solved as the rank API's peak rows spread theirs. Null "
-        "otherwise, and for a row serving several buckets: a copy then serves several request lengths at once, which "
-        "no estimate times (fleet_note says so)",
+        "otherwise, and for a row serving several buckets: a copy would serve several request lengths together, and "
+        "an estimate times one at a time (fleet_note says so)",
     )
     spread_tpot_p99_ms: float | None = Field(
         None, description="with spread_ttft_p99_ms: the p99 TPOT, ms, as spread_ttft_p99_ms. Null otherwise"

@@ -24,6 +24,7 @@ from app.scoring.explain import (
     significant,
     usd_per_mtok,
     usd_places,
+    usd_price,
 )
 from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.input_checks.messages import FieldError
@@ -227,6 +228,7 @@ templates.env.filters["money_places"] = money_places  # $19.952/M at 3 places �
 templates.env.filters["beyond_name"] = label_beyond_name  # ("RunPod Secure Cloud", "Secure Cloud") → ""
 templates.env.filters["usd_places"] = usd_places  # an amount: whole dollars from $10, cents below
 templates.env.filters["usd_per_mtok"] = usd_per_mtok  # $0.90, $0.037
+templates.env.filters["usd_price"] = usd_price  # a listed $/GPU-hour: $3.90, $2.195 (never $3.900 or $3.9)
 templates.env.filters["idle_gpus_words"] = idle_gpus_words  # "one copy on a rented 8-GPU instance, 6 GPUs idle ..."
 templates.env.filters["note_caveats"] = price_caveats  # a price note's caveat labels (price_terms.PRICE_CAVEATS)
 templates.env.filters["in_flight"] = in_flight_text  # 0.996 → "just under 1", never "1.00 ... below one"

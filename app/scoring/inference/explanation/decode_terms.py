@@ -267,7 +267,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
                 f"data-parallel attention (SGLang): per layer an all-gather of {fixed(gathered, 0)} tokens' hidden "
                 "states (each GPU's padded to the busiest one's) before the MLP and a reduce-scatter after, none for "
                 f"the attention: two calls' latency, each moving (TP{tp} - 1) / TP{tp} of {fixed(gathered, 0)} tokens "
-                f"× {ctx.hidden_size:,} hidden × 2 B (one all-reduce's bytes together) over {where}; "
+                f"× {ctx.hidden_size:,} hidden × 2 bytes (one all-reduce's bytes together) over {where}; "
                 f"the latency: {fitted_source(alphas)}"
             )
         else:
@@ -275,7 +275,7 @@ def _allreduce_term(ctx: InferenceContext, eff: InferenceEfficiency, step: StepP
             parts.append(f"2 per layer × {f(ctx.layers_per_stage)} layers × ({f(latency)} ms + {f(transfer)} ms)")
             notes.append(
                 f"each call: latency, then 2 × (TP{tp} - 1) / TP{tp} of {fixed(d.tokens, 0)} tokens × "
-                f"{ctx.hidden_size:,} hidden × 2 B over {where}; the latency: {fitted_source(alphas)}"
+                f"{ctx.hidden_size:,} hidden × 2 bytes over {where}; the latency: {fitted_source(alphas)}"
             )
     else:
         parts.append("0")

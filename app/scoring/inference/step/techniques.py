@@ -128,7 +128,7 @@ def technique_terms(t: ServingTechniques, point: OperatingPoint, base: Operating
                 step.pipeline_stages * step.draft_ms,
                 "ms",
                 f"k × ({fixed(t.draft_cost_share, 3)} × a plain decode pass + one layer's launch); draft share = "
-                f"DeepSeek-V3 MTP module 14 B / 671 B ({SOURCE})",
+                f"DeepSeek-V3 MTP module 14B / 671B params ({SOURCE})",
             ),
         ]
     same = f"at {batch_words(point.batch)}, same configuration"

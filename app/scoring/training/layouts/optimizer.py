@@ -54,15 +54,15 @@ STATE_BYTES = {
 }
 
 OPTIMIZER_NOTES = {
-    "adamw": "mixed-precision AdamW (16 B/param) for trained weights",
+    "adamw": "mixed-precision AdamW (16 bytes/param) for trained weights",
     "adamw_bf16": (
-        "pure-bf16 AdamW (weights, gradients, m and v in bf16, no fp32 master: 8 B/param) for trained weights: updates "
-        "smaller than bf16's 8-bit mantissa resolves round away, which can slow or stall convergence (Zamirai et al. "
-        "2020, 'Revisiting BFloat16 Training'; stochastic rounding or Kahan summation repairs it)"
+        "pure-bf16 AdamW (weights, gradients, m and v in bf16, no fp32 master: 8 bytes/param) for trained weights: "
+        "updates smaller than bf16's 8-bit mantissa resolves round away, which can slow or stall convergence (Zamirai "
+        "et al. 2020, 'Revisiting BFloat16 Training'; stochastic rounding or Kahan summation repairs it)"
     ),
     "adamw_8bit": (
-        "8-bit AdamW (bitsandbytes blockwise-quantised m and v on bf16 weights and gradients: 6 B/param) for trained "
-        "weights; Dettmers et al. 2022 match 32-bit Adam's accuracy with it"
+        "8-bit AdamW (bitsandbytes blockwise-quantised m and v on bf16 weights and gradients: 6 bytes/param) for "
+        "trained weights; Dettmers et al. 2022 match 32-bit Adam's accuracy with it"
     ),
 }
 

@@ -77,19 +77,19 @@ def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
     b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
     weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
     if recipe.on_cpu:
-        return f"{weights} B bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
+        return f"{weights} bytes/param bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
     if dp <= 1:  # nothing to shard over
-        return f"{f(b.total)} B"
+        return f"{f(b.total)} bytes/param"
     return {
-        3: f"{f(b.total)} B{ranks}",
-        2: f"({weights} + ({grads} + {optimizer}){ranks}) B",
-        1: f"({weights} + {grads} + {optimizer}{ranks}) B",
-    }.get(zero_stage, f"{f(b.total)} B")
+        3: f"{f(b.total)} bytes/param{ranks}",
+        2: f"({weights} + ({grads} + {optimizer}){ranks}) bytes/param",
+        1: f"({weights} + {grads} + {optimizer}{ranks}) bytes/param",
+    }.get(zero_stage, f"{f(b.total)} bytes/param")
 
 
 def _split(params: float, *divisors: tuple[int, str]) -> str:
     """Parameters in billions over the ranks that split them, each divisor written only where it is above 1."""
-    return f"{f(params / 1e9)} B params" + "".join(f" / {n} {name}" for n, name in divisors if n > 1)
+    return f"{f(params / 1e9)}B params" + "".join(f" / {n} {name}" for n, name in divisors if n > 1)
 
 
 def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
@@ -106,12 +106,13 @@ def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layou
         if experts:
             parts.append(f"{_split(experts, *expert_split)} × {_per_param(recipe, stage, edp)}")
         return " + ".join(parts)
-    per_param = f"{significant(frozen_base_bytes_per_param(w.method))} B {'NF4' if w.method == 'qlora' else 'bf16'}"
+    base_dtype = "NF4" if w.method == "qlora" else "bf16"
+    per_param = f"{significant(frozen_base_bytes_per_param(w.method))} bytes/param {base_dtype}"
     dense = model.params_b * 1e9 - experts
     kept = min(dense, unquantised_params(model)) if w.method == "qlora" else 0.0
     parts = [f"{_split(dense - kept, tp, pp, fsdp)} × {per_param}"]
     if kept:
-        parts.append(f"{_split(kept, tp, pp, fsdp)} × {f(eff.BYTES_BF16)} B bf16 embedding and LM head")
+        parts.append(f"{_split(kept, tp, pp, fsdp)} × {f(eff.BYTES_BF16)} bytes/param bf16 embedding and LM head")
     if experts:
         parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
     adapters = lora_adapter_params(model, w.lora_rank)
@@ -125,11 +126,11 @@ def model_states_detail(w: TrainingWorkload, layout: Layout) -> str:
     b = recipe.state_bytes
     held = layout.shard_words() if layout.zero_stage else "unsharded"
     text = (
-        f"{w.optimizer}: {f(b.total)} B per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
+        f"{w.optimizer}: {f(b.total)} bytes per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
         f"optimizer {f(b.optimizer)}), {held}"
     )
     if recipe.on_cpu:
-        text += f"; offloaded: the GPU holds the weights' {f(b.weights)} B, the rest is in host memory"
+        text += f"; offloaded: the GPU holds the weights' {f(b.weights)} bytes/param, the rest is in host memory"
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
     if layout.expert_parallel and layout.expert_parallel > 1:
@@ -154,8 +155,8 @@ def live_params_detail(model: ModelSpec, method: str, layout: Layout, gpu_count:
         per_layer = held_params(model, layout) / max(1, model.layers)
         dtype = "NF4" if method == "qlora" else "bf16"
         parts.append(
-            f"{eff.LIVE_PARAM_LAYERS} layers × {f(per_layer / 1e9)} B params × "
-            f"{significant(frozen_base_bytes_per_param(method))} B {dtype}{_tp(layout)}"
+            f"{eff.LIVE_PARAM_LAYERS} layers × {f(per_layer / 1e9)}B params × "
+            f"{significant(frozen_base_bytes_per_param(method))} bytes/param {dtype}{_tp(layout)}"
         )
         experts = (
             f", its own {model.num_experts // expert_parallel(layout, model)} routed experts only"
@@ -165,7 +166,7 @@ def live_params_detail(model: ModelSpec, method: str, layout: Layout, gpu_count:
         why.append(
             f"FSDP (ZeRO-3) over {dp} data-parallel ranks gathers each layer's weights whole before it runs: "
             f"{eff.LIVE_PARAM_LAYERS} layers live at once, the one running and the one prefetched (DeepSpeed "
-            f"stage3_max_live_parameters, FSDP forward prefetch); a layer is {f(model.params_b)} B params / "
+            f"stage3_max_live_parameters, FSDP forward prefetch); a layer is {f(model.params_b)}B params / "
             f"{model.layers} layers{experts}"
         )
     else:
@@ -176,7 +177,8 @@ def live_params_detail(model: ModelSpec, method: str, layout: Layout, gpu_count:
         )
     if method == "qlora":
         parts.append(
-            f"{f(largest_linear_params(model) / 1e9)} B params × {significant(eff.BYTES_BF16)} B bf16{_tp(layout)}"
+            f"{f(largest_linear_params(model) / 1e9)}B params × {significant(eff.BYTES_BF16)} bytes/param bf16"
+            f"{_tp(layout)}"
         )
         why.append(
             "QLoRA's largest Linear dequantised from NF4 to bf16 for its matmul and freed after, one at a time "
@@ -210,15 +212,15 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
     head = f"{tokens} × {layout.micro_batch_seqs} sequences"
     tail, bf16 = f"{_tp(layout)} / 10^9", significant(eff.BYTES_BF16)
     if layout.recompute == "full":
-        text = f"{head} × ({layers} layers × {h:,} × {bf16} B + {per_token}){tail}"
+        text = f"{head} × ({layers} layers × {h:,} × {bf16} bytes + {per_token}){tail}"
         how = (
-            "full recompute: each layer keeps only its bf16 input (hidden × 2 B per token), and one layer's whole "
+            "full recompute: each layer keeps only its bf16 input (hidden × 2 bytes per token), and one layer's whole "
             "set lives while its forward runs again in the backward"
         )
     elif layout.recompute == "partial":
         recomputed = recomputed_layers(layout, layers)
         whole = layers - recomputed + 1
-        text = f"{head} × ({recomputed} layers × {h:,} × {bf16} B + {whole} layers × {per_token}){tail}"
+        text = f"{head} × ({recomputed} layers × {h:,} × {bf16} bytes + {whole} layers × {per_token}){tail}"
         how = (
             f"{layout.partial_words(layers)}{_per_stage(layout, recomputed)}: {recomputed} layers keep only their "
             f"bf16 input, the other "
@@ -306,19 +308,19 @@ def logits_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout) -> str:
     per_logit = logits_bytes_per_element(w.framework)
     text = (
         f"{tokens} × {layout.micro_batch_seqs} sequences × {model.vocab_size:,} vocabulary × "
-        f"{significant(per_logit)} B{_tp(layout)} / 10^9"
+        f"{significant(per_logit)} bytes{_tp(layout)} / 10^9"
     )
     if w.framework in eff.FUSED_LOSS_FRAMEWORKS:
         why = (
-            f"{significant(per_logit)} B per logit: {w.framework}'s fused or chunked loss holds the bf16 logits and "
-            "one fp32 copy at a time (ipex-llm #11247; an 8-chunk loss measured 6.6 B, "
+            f"{significant(per_logit)} bytes per logit: {w.framework}'s fused or chunked loss holds the bf16 logits "
+            "and one fp32 copy at a time (ipex-llm #11247; an 8-chunk loss measured 6.6 bytes, "
             "docs/measurements/h200-2026-12-04-train-step.json)"
         )
     else:
         why = (
-            f"{significant(per_logit)} B per logit on {w.framework}: an unfused loss (HF Trainer, torchtitan, plain "
-            "PyTorch; auto takes it, on the safe side) holds the fp32 log-probabilities, their gradient and the "
-            "logits' gradient at once at the start of its backward; measured 12.0 B on Llama 3.2 1B/3B and 3.1 8B "
+            f"{significant(per_logit)} bytes per logit on {w.framework}: an unfused loss (HF Trainer, torchtitan, "
+            "plain PyTorch; auto takes it, on the safe side) holds the fp32 log-probabilities, their gradient and the "
+            "logits' gradient at once at the start of its backward; measured 12.0 bytes on Llama 3.2 1B/3B and 3.1 8B "
             "(docs/measurements/h200-2026-12-04-train-step.json)"
         )
     if layout.tensor_parallel > 1:

@@ -211,11 +211,11 @@ def _offload_terms(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
     t = offload_time(recipe, gpu, gpu_count, trained_per_gpu(model, w.method, layout, gpu_count, adapters))
     b = recipe.state_bytes
     detail = (
-        f"{f(t.params_per_gpu / 1e9)} B params × ({f(b.grads)} + {f(b.weights)}) B / {f(host_link_gbs(gpu))} GB/s "
-        f"PCIe + {f(t.params_per_host / 1e9)} B params × {f(b.host_traffic)} B / {f(HOST_ADAM_GBS)} GB/s; "
+        f"{f(t.params_per_gpu / 1e9)}B params × ({f(b.grads)} + {f(b.weights)}) bytes / {f(host_link_gbs(gpu))} GB/s "
+        f"PCIe + {f(t.params_per_host / 1e9)}B params × {f(b.host_traffic)} bytes / {f(HOST_ADAM_GBS)} GB/s; "
         f"each GPU's optimizer shard sends its gradients to the host and takes the updated weights back over PCIe "
         f"Gen{host_link_generation(gpu)} x16, and the CPUs of one host (up to {GPUS_PER_HOST} GPUs) run Adam on "
-        "their GPUs' shards at host-memory speed (ZeRO-Offload's CPU-Adam: 8 B params in 2.41 s, 28 B each); "
+        "their GPUs' shards at host-memory speed (ZeRO-Offload's CPU-Adam: 8B params in 2.41 s, 28 bytes each); "
         "not overlapped with the GPU's work: an upper bound"
     )
     return [Term("optimizer offloaded to CPU", t.total_s, "s/step", detail)]
