@@ -110,9 +110,9 @@ def test_the_validation_rows_models_are_all_catalog_models(shared_validation: Pa
 @pytest.mark.parametrize(
     ("shape", "params_b", "counted"),
     [
-        (LLAMA_70B_SHAPE, 0.5, "70.6 B"),  # the reviewer's case
-        (LLAMA_70B_SHAPE, 706, "70.6 B"),  # a digit too many: ten times the weights to place
-        (MIXTRAL_SHAPE, 12.9, "46.7 B"),  # the active parameters as the total: memory for a quarter of the weights
+        (LLAMA_70B_SHAPE, 0.5, "70.6 billion"),  # the reviewer's case
+        (LLAMA_70B_SHAPE, 706, "70.6 billion"),  # a digit too many: ten times the weights to place
+        (MIXTRAL_SHAPE, 12.9, "46.7 billion"),  # the active parameters as the total: memory for a quarter of the weights
     ],
 )
 def test_a_params_b_far_from_the_shape_is_refused_naming_params_b(shape: dict, params_b: float, counted: str) -> None:
@@ -175,4 +175,4 @@ def test_mla_low_rank_query_is_counted_as_its_two_projections_and_norm() -> None
 
 def test_deepseek_v3_active_count_typed_as_total_is_refused_naming_its_671_b() -> None:
     (error,) = params_errors({**DEEPSEEK_V3_SHAPE, "params_b": 37})
-    assert "hold about 671 B parameters" in error["msg"]
+    assert "hold about 671 billion parameters" in error["msg"]

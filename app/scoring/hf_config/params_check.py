@@ -32,7 +32,7 @@ def params_b_problem(params_b: float, shape: Any) -> str | None:
     moe_layers = getattr(shape, "moe_layers", None) or shape.layers
     experts = f", experts on {moe_layers} of {shape.layers} layers" if shape.num_experts else ""
     return (
-        f"{significant(params_b)} B is not this architecture's total: its layers, widths and vocabulary hold about "
-        f"{figure(counted_b, 3)} B parameters (gated MLP, untied embeddings{experts}); give the total in billions, "
-        f"within a factor of {significant(PARAMS_FACTOR)} of that count"
+        f"{significant(params_b)} billion parameters is not this architecture's total: its layers, widths and "
+        f"vocabulary hold about {figure(counted_b, 3)} billion parameters (gated MLP, untied embeddings{experts}); "
+        f"give the total in billions, within a factor of {significant(PARAMS_FACTOR)} of that count"
     )

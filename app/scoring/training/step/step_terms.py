@@ -112,7 +112,7 @@ def tp_comm_term(
         )
         notes.append(
             f"per token 4 all-reduces (2 forward, 2 backward; under {MEGATRON_SP} an all-gather and a "
-            f"reduce-scatter each, the same bytes) × 2 B × hidden {model.hidden_size:,} × ring 2 × "
+            f"reduce-scatter each, the same bytes) × 2 bytes × hidden {model.hidden_size:,} × ring 2 × "
             f"(TP{tp} - 1) / TP{tp} × {_tp_layers_words(model, tp, ep)}, over the TP group at {f(bandwidth)} GB/s per "
             f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, "
             "efficiency/training.py)" + _tp_expert_words(model, tp, ep)
@@ -126,7 +126,7 @@ def tp_comm_term(
         parts.append(f"{f(tokens)} tokens per GPU × {f(per_token / 1e6)} MB per token / ({f(bandwidth)} GB/s × 10^3)")
         notes.append(
             f"SP{sp}, {ULYSSES_SP} by DeepSpeed-Ulysses: all-to-alls of q, k, v and the attention output, per token "
-            f"{f(passes)} passes (forward, backward{rerun.get(layout.recompute, '')}) × 2 B × "
+            f"{f(passes)} passes (forward, backward{rerun.get(layout.recompute, '')}) × 2 bytes × "
             f"(2 × {q_dim:,} + 2 × {kv_dim:,}) × "
             f"(SP{sp} - 1) / SP{sp} × {model.layers} layers at {f(bandwidth)} GB/s per GPU, none hidden"
             + ("; a recomputed layer runs its all-to-alls again with its forward" if layout.recompute in rerun else "")
@@ -313,7 +313,7 @@ def ep_comm_term(
     whose = "layers' " if partial else ""
     text = (
         f"{f(e.ep_a2a_exposed)} exposed × {f(tokens)} tokens per GPU × {model.moe_layers} MoE layers × {rounds} "
-        f"all-to-alls × {count_noun(model.experts_per_token, 'expert')} × {model.hidden_size:,} hidden × 2 B × "
+        f"all-to-alls × {count_noun(model.experts_per_token, 'expert')} × {model.hidden_size:,} hidden × 2 bytes × "
         f"({ep} - 1) / {ep}"
         f"{padded} / ({f(bandwidth)} GB/s × 10^9)"
     )
