@@ -259,3 +259,22 @@ def test_a_layout_refused_before_its_search_is_refused_by_it_in_the_same_words(
                 b.misses_limits,
                 b.feasible,
             )
+
+
+def test_a_layouts_ceilings_and_floored_search_share_one_largest_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The R1 ranking's layouts that pass their ceilings (data-parallel attention since dpattn) read the largest batch
+    their step floor allows three times (the TPOT ceiling, the TTFT ceiling where its limit leaves the target as it
+    is, the floored search): shared_search answers it once per equal arguments, and the ranking is the same."""
+    calls: list[tuple[Any, ...]] = []
+    largest = throughput_ceiling._largest_batch
+
+    def counting(floor: Any, cap: float, target_ms: float) -> float:
+        calls.append((repr(floor), cap, target_ms))
+        return largest(floor, cap, target_ms)
+
+    question = [{**QUESTIONS[3], "input_len": 2_029}]
+    expected = _payloads(question)
+    monkeypatch.setattr(throughput_ceiling, "_largest_batch", counting)
+    assert _payloads(question) == expected
+    assert len(calls) > 10
+    assert len(set(calls)) == len(calls), "a largest batch was worked out twice for the same floor, cap and target"

@@ -23,6 +23,7 @@ from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.loops import latency_bound_point
 from app.scoring.inference.batching.operating_points import OperatingPoint, first_prefill_ms
 from app.scoring.inference.batching.queueing import wait_steps
+from app.scoring.inference.estimates.shared_searches import shared_search
 from app.scoring.inference.step.communication import GATHER_SCATTER_ENGINES, allreduce_ms, stage_send_ms
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.memory import attended_tokens
@@ -69,8 +70,7 @@ def latency_bound_ceiling_per_s(
         if room.own_prefill_misses:
             return 0.0
         target_ms = min(target_ms, room.step_bound_ms)
-    floor = _StepFloor.of(ctx, eff, input_len, output_len)
-    batch = _largest_batch(floor, float(max(cap, 1)), target_ms)
+    floor, batch = shared_search(_batch_bound, ctx, eff, input_len, output_len, float(max(cap, 1)), target_ms)
     per_ms = max(batch / (floor.convex_ms(batch) + floor.concave_ms(batch)), 1.0 / floor.light_load_ms)
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
 
@@ -91,8 +91,8 @@ def floored_latency_search(
     input_len, output_len, _, tpot_limit_ms = limits
     misses_from = None
     if not ctx.techniques.speculative and beam_width == 1 and cap > 1:
-        floor = _StepFloor.of(ctx, eff, input_len, output_len)
-        misses_from = int(_largest_batch(floor, float(cap), eff.slo_tpot_utilisation * tpot_limit_ms)) + 1
+        target_ms = eff.slo_tpot_utilisation * tpot_limit_ms
+        misses_from = int(shared_search(_batch_bound, ctx, eff, input_len, output_len, float(cap), target_ms)[1]) + 1
     return latency_bound_point(ctx, eff, cap, limits, beam_width, prompt_p99_over_mean, misses_from)
 
 
@@ -184,7 +184,7 @@ def max_throughput_ceiling_per_s(
     input_len, output_len, beam_width = lengths
     if ctx.techniques.speculative or beam_width != 1:
         return None
-    floor = _StepFloor.of(ctx, eff, input_len, output_len)
+    floor = shared_search(_step_floor, ctx, eff, input_len, output_len)
     top = float(max(batch, 1))
     per_ms = max(top / (floor.convex_ms(top) + floor.concave_ms(top)), 1.0 / floor.light_load_ms)
     return per_ms * 1e3 * (1.0 + CEILING_ROUNDING_SLACK)
@@ -381,6 +381,28 @@ def _norm(memory_ms: float, compute_ms: float, power: float) -> float:
     if not math.isfinite(power):
         return max(memory_ms, compute_ms)
     return roofline_ms(memory_ms, compute_ms, power)
+
+
+def _step_floor(ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, output_len: float) -> _StepFloor:
+    """_StepFloor.of, by position: shared_search answers it once per equal context and lengths, which a layout's
+    ceilings (the TPOT target's, the TTFT limit's) and its floored search each read (found by speed24)."""
+    return _StepFloor.of(ctx, eff, input_len, output_len)
+
+
+def _batch_bound(
+    ctx: InferenceContext,
+    eff: InferenceEfficiency,
+    input_len: float,
+    output_len: float,
+    cap: float,
+    tpot_target_ms: float,
+) -> tuple[_StepFloor, float]:
+    """The step floor and _largest_batch at `cap` and `tpot_target_ms`, by position: shared_search answers it once per
+    equal arguments. A layout's TTFT ceiling whose limit leaves the TPOT target as it is, and its floored search, read
+    the very batch its TPOT ceiling found: each worked it out again, three times a layout that passes its ceilings (the
+    R1 ranking's data-parallel attention layouts pass theirs since dpattn made them faster; found by speed24)."""
+    floor = shared_search(_step_floor, ctx, eff, input_len, output_len)
+    return floor, _largest_batch(floor, cap, tpot_target_ms)
 
 
 def _largest_batch(floor: _StepFloor, cap: float, tpot_target_ms: float) -> float:
