@@ -112,7 +112,7 @@ def test_the_validation_rows_models_are_all_catalog_models(shared_validation: Pa
     [
         (LLAMA_70B_SHAPE, 0.5, "70.6 billion"),  # the reviewer's case
         (LLAMA_70B_SHAPE, 706, "70.6 billion"),  # a digit too many: ten times the weights to place
-        (MIXTRAL_SHAPE, 12.9, "46.7 billion"),  # the active parameters as the total: memory for a quarter of the weights
+        (MIXTRAL_SHAPE, 12.9, "46.7 billion"),  # the active count as the total: a quarter of the weights
     ],
 )
 def test_a_params_b_far_from_the_shape_is_refused_naming_params_b(shape: dict, params_b: float, counted: str) -> None:
