@@ -19,7 +19,7 @@ from app.scoring.input_checks.bound_words import bound_message, number_words, wi
         ("input_len", 1_000_000, "1,000,000 tokens"),
         ("min_memory_gb", 10_000, "10,000 GB"),
         ("min_gpus", 1, "1 GPU"),
-        ("usd_per_kwh", 0.5, "$0.5 per kWh"),
+        ("usd_per_kwh", 0.5, "$0.50 per kWh"),  # whole cents as money is written
         ("peak_requests_per_s", 0.000001, "0.000001 requests/s"),
         ("layers", 1, "1"),  # a name that says no unit: the bound alone
     ],

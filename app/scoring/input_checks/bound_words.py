@@ -70,7 +70,7 @@ def with_unit(field: str, value: float) -> str:
     number = number_words(value)
     for ending, unit in UNIT_BY_ENDING:
         if field == ending.lstrip("_") or field.endswith(ending):
-            text = unit.format(number)
+            text = unit.format(_cents(value) if unit.startswith("$") else number)
             return _one(text) if number == "1" else text
     return number
 
@@ -91,3 +91,9 @@ def bound_message(error: Any) -> str | None:
 def _one(text: str) -> str:
     number, _, unit = text.partition(" ")
     return f"{number} {_ONE.get(unit, unit)}" if unit else text
+
+
+def _cents(value: float) -> str:
+    """Dollars as money is written: $0.50 (not $0.5) where the bound is whole cents, else as number_words has it."""
+    number = number_words(value)
+    return f"{value:,.2f}" if not float(value).is_integer() and round(value, 2) == value else number
