@@ -7,24 +7,21 @@ router-wide check (deps.ONE_VALUE_PER_KEY) sent it to the general error page. Th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from app.catalog import queries
 from app.catalog.left_out import left_out_rows
 from app.config import Settings
-from app.scoring.input_checks.messages import error_location, error_message
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog_ids import catalog_id, unknown_ids_message
-from app.service.query.fields import unknown_key_errors
-from app.service.query.values import query_shape_errors
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.list_query import ListRequest, parse_list_query
 from app.web.deps import SessionDep, SettingsDep, SnapshotDep
 from app.web.errors.error_shape import field_errors_body
 from app.web.rendering.render import json_response, page, wants_fragment
@@ -62,34 +59,23 @@ class GpuListQuery(BaseModel):
         return "&".join([p for p in [self.base_query()] if p] + sort)
 
 
-@dataclass
-class GpuListRequest:
-    """The list's filters as parsed (None where any is wrong), what was typed (to refill the form) and each error."""
-
-    query: GpuListQuery | None
-    typed: dict[str, str]
-    errors: dict[str, str] = field(default_factory=dict)
+# The list's filters as parsed (None where any is wrong), what was typed (to refill the form) and each error.
+GpuListRequest = ListRequest[GpuListQuery]
 
 
 def parse_gpu_list(items: list[tuple[str, str]], snapshot: CatalogSnapshot, where: str) -> GpuListRequest:
-    """The list's query, with an error per field: a key given twice or not taken, a value its filter refuses, a vendor
-    the catalog lacks (a 422, not an empty list that reads as "no such GPUs")."""
-    typed = dict(items)
-    errors = query_shape_errors(items)
-    errors.update(unknown_key_errors(typed, GpuListQuery.model_fields, where))
-    query: GpuListQuery | None = None
-    try:
-        query = GpuListQuery.model_validate({k: v for k, v in typed.items() if k in GpuListQuery.model_fields})
-    except ValidationError as exc:
-        for error in exc.errors():
-            errors.setdefault(next(iter(error_location(error)), "query"), error_message(error))
+    """The list's query, with an error per field: a key given twice or not taken, a value its filter refuses
+    (list_query.parse_list_query), a vendor the catalog lacks (a 422, not an empty list that reads as "no such
+    GPUs")."""
+    parsed = parse_list_query(items, GpuListQuery, where)
+    typed, errors, query = parsed.typed, parsed.errors, parsed.query
     vendor = typed.get("vendor")
     unknown_vendor = unknown_ids_message(snapshot, "vendors", [vendor]) if vendor and "vendor" not in errors else None
     if unknown_vendor:
         errors["vendor"] = unknown_vendor
     if query is not None and query.vendor:  # ?vendor=amd filters as AMD: its canonical URL and the form say AMD
         query = query.model_copy(update={"vendor": catalog_id(snapshot, "vendors", query.vendor)})
-    return GpuListRequest(None if errors else query, typed, errors)
+    return ListRequest(None if errors else query, typed, errors)
 
 
 def _context(session: SessionDep, settings: Settings, parsed: GpuListRequest) -> dict[str, Any]:

@@ -44,7 +44,7 @@ class ListQuery(BaseModel):
         return "&".join(self._parts(with_sort=True))
 
 
-Q = TypeVar("Q", bound=ListQuery)
+Q = TypeVar("Q", bound=BaseModel)  # a ListQuery, or a list's own query model (gpu_list.GpuListQuery)
 
 
 @dataclass
