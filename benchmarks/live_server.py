@@ -23,8 +23,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 120) -> Iterator[str]:
-    """Serve the app on a free loopback port until the block ends; yields the base URL.
+def live_server(
+    database_url: str, workers: int = 1, start_timeout_s: float = 120, factory: str = "app.main:create_app"
+) -> Iterator[str]:
+    """Serve the app (`factory`: uvicorn's module:callable) on a free loopback port until the block ends; yields the
+    base URL.
 
     The start timeout is generous: `make test` runs the Postgres pass and the accuracy jobs beside the SQLite
     pass on two cores, where two workers importing the app took longer than 30 s (a start-up time is not
@@ -40,7 +43,7 @@ def live_server(database_url: str, workers: int = 1, start_timeout_s: float = 12
             sys.executable,
             "-m",
             "uvicorn",
-            "app.main:create_app",
+            factory,
             "--factory",
             "--host",
             "127.0.0.1",
