@@ -187,9 +187,11 @@ def predict_estimate(
 
     # Each row states how its run recomputed, and none recomputed some layers only: the base layout is searched
     # without partial recompute (Megatron-LM's --recompute-num-layers and the like), which the notes cannot override.
-    # Nor with expert parallelism: the fitted constants (moe_factor among them) were read off layouts without it, and
-    # the product's EP search would move the MoE rows' predictions without a refit; an EP the notes state
-    # ("EP64", layout_from_notes) is read as stated.
+    # The EP layouts are searched as the product searches them (expert_layouts.EXPERT_PARALLEL_STACKS, "auto" among
+    # them): a MoE row whose notes leave its expert axis unstated (ROCm MaxText's MI355X rows, "FSDP=8" on 64 GPUs;
+    # MaxText shards experts over its ici/dcn expert_parallelism axes) is timed at the fastest split that fits, EP
+    # included, rather than at a split without EP its stack need not run; an EP the notes state ("EP64",
+    # layout_from_notes) is read as stated. Measured with the expert GEMM shape (moepath, accuracy header).
     def searched(w: TrainingWorkload) -> TrainingEstimate:
         return estimate_training(
             gpu,
@@ -200,7 +202,6 @@ def predict_estimate(
             attention_span=span,
             capacity_factor=capacity,
             partial_recompute=False,
-            expert_split=False,
         )
 
     base = searched(w)

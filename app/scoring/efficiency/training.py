@@ -106,6 +106,8 @@ class TrainingEfficiency:
     # 12.93 -> 10.31 % but ROCm MaxText's MI355X rows 15.42 -> 23.38 % (their searched TP2 PP16 micro-batch 1 feeds each
     # 1,024-wide expert slice 160 tokens, saturation 0.31); at 0.25 (moe_factor 0.606) 12.04 %, MaxText 20.35 %; at 0.1
     # (0.590) 15.10 %. The rule fixed in advance (no publication worse by more than 3 points) refuses all three.
+    # With the validator searching EP (moepath: MaxText's rows at PP8 EP8), 0.5 (moe_factor 0.6322) gives LOSO 11.74 %,
+    # every publication within 3 points, but the refit it needs moves in-sample 8.21 -> 9.01 % (accuracy header).
     expert_half_hidden_share: float = 0.0
     # Share of expert parallelism's all-to-all time (dispatch and combine, forward and backward) left on the critical
     # path. Megatron-Core's alltoall token dispatcher runs dispatch, the grouped expert GEMM and combine one after
