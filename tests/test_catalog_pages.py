@@ -195,3 +195,17 @@ def test_the_api_answers_an_id_in_another_spelling_with_the_catalogs_in_the_body
     for typed, canonical in (("gpus/h100-sxm", "H100-SXM"), ("models/Llama-3.1-8B", "llama-3.1-8b")):
         answer = client.get(f"/api/v1/{typed}", follow_redirects=False)
         assert answer.status_code == 200 and answer.json()["id"] == canonical
+
+
+def test_model_json_carries_the_footprint_its_page_shows(client) -> None:  # type: ignore[no-untyped-def]
+    """The page's weights and KV cache per token were on the page only, not in /models/{id}.json (qa37)."""
+    body = client.get("/models/gpt-oss-120b.json").json()
+    page = client.get("/models/gpt-oss-120b").text
+    assert body["kv_cache_bytes_per_token_bf16"] == 73_728  # 2 x 36 layers x 8 KV heads x 64 x 2 bytes
+    assert "73,728 bytes per token" in page
+    assert body["weights_gb_bf16"] == pytest.approx(body["params_b"] * 2)
+    assert (body["release_weight_dtype"], round(body["release_weights_gb"], 1)) == ("int4", 65.7)
+    assert "65.7 GB at int4" in page
+    plain = client.get("/api/v1/models/llama-3.1-8b").json()
+    assert plain["release_weight_dtype"] is None and plain["release_weights_gb"] is None
+    assert plain["kv_cache_bytes_per_token_bf16"] == 131_072  # 2 x 32 layers x 8 KV heads x 128 x 2 bytes

@@ -6,12 +6,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
-from app.catalog.snapshot import model_spec
-from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.provider_views import provider_detail
-from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.rendering.render import json_response, page, split_json_suffix
 
@@ -60,18 +57,5 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
         "title": detail.name,
         "nav": "models",
         "model": detail,
-        "kv_bytes_per_token_bf16": int(kv_bytes_per_token(model_spec(model), "bf16")),
-        "release_weights": release_weights_gb(detail),
     }
     return page(request, "model.html", context)
-
-
-def release_weights_gb(model: ModelDetail) -> tuple[str, float] | None:
-    """(the dtype that runs the release, its weights in GB) for a release other than BF16; None for BF16 or unknown."""
-    from app.scoring.hardware.dtypes import WEIGHT_BYTES
-    from app.scoring.inference.ranking.release_precision import RELEASE_WEIGHT_DTYPE
-
-    dtype = RELEASE_WEIGHT_DTYPE.get(model.release_precision, "bf16")
-    if dtype == "bf16":
-        return None
-    return dtype, model.params_b * WEIGHT_BYTES[dtype]
