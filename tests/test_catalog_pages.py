@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 
 import pytest
 
@@ -209,3 +210,20 @@ def test_model_json_carries_the_footprint_its_page_shows(client) -> None:  # typ
     plain = client.get("/api/v1/models/llama-3.1-8b").json()
     assert plain["release_weight_dtype"] is None and plain["release_weights_gb"] is None
     assert plain["kv_cache_bytes_per_token_bf16"] == 131_072  # 2 x 32 layers x 8 KV heads x 128 x 2 bytes
+
+
+def test_every_model_pages_serve_link_asks_at_lengths_that_fit(client) -> None:  # type: ignore[no-untyped-def]
+    """'Rank GPUs to serve it' on 13 models of a 2,048-token context (BLOOM, OPT, LLaMA v1, …) led to a 422: the form's
+    default 2,000 + 400 tokens exceed it (found by qa37). Each link now asks at lengths that fit."""
+    from urllib.parse import parse_qs, urlsplit
+
+    for model in client.get("/api/v1/models").json():
+        page = client.get(f"/models/{model['id']}").text
+        link = unescape(re.search(r'<a class="button" href="(/\?phase=inference[^"]+)">Rank GPUs', page).group(1))
+        asked = {k: int(v[0]) for k, v in parse_qs(urlsplit(link).query).items() if k.endswith("_len")}
+        total = asked.get("input_len", 2000) + asked.get("output_len", 400)
+        assert total <= (model["max_context"] or total), (model["id"], link)
+    bloom = client.get("/models/bloom-176b").text
+    link = re.search(r'href="(/\?phase=inference[^"]+)">Rank GPUs to serve it', bloom).group(1)  # type: ignore[union-attr]
+    assert link == "/?phase=inference&amp;model=bloom-176b&amp;input_len=1648"  # 1,648 + 400 = 2,048
+    assert client.get(unescape(link), follow_redirects=False).status_code == 200

@@ -6,9 +6,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
+from app.scoring.workload import InferenceWorkload
+from app.service.query.canonical import canonical_query
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.provider_views import provider_detail
+from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.rendering.render import json_response, page, split_json_suffix
 
@@ -57,5 +60,18 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
         "title": detail.name,
         "nav": "models",
         "model": detail,
+        "serve_query": serve_query(detail),
     }
     return page(request, "model.html", context)
+
+
+def serve_query(model: ModelDetail) -> str:
+    """The model's serving ranking at the form's default lengths, or where they overflow its context (2,000 + 400 on
+    a 2,048-token model) at the default output and the prompt that fills the rest: the page's "Rank GPUs to serve it"
+    led 13 models to a 422 naming input_len (found by qa37)."""
+    workload = InferenceWorkload(model=model.id)
+    context = model.max_context
+    if context and workload.input_len + workload.output_len > context:
+        output_len = workload.output_len if workload.output_len < context // 2 else context // 4
+        workload = InferenceWorkload(model=model.id, input_len=context - output_len, output_len=output_len)
+    return canonical_query("inference", workload)
