@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.catalog import queries
 from app.scoring.workload import InferenceWorkload
 from app.service.query.canonical import canonical_query
+from app.service.query.fitting_lengths import lengths_within
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.provider_views import provider_detail
@@ -66,12 +67,6 @@ def model_page(model_id: str, request: Request, session: SessionDep, settings: S
 
 
 def serve_query(model: ModelDetail) -> str:
-    """The model's serving ranking at the form's default lengths, or where they overflow its context (2,000 + 400 on
-    a 2,048-token model) at the default output and the prompt that fills the rest: the page's "Rank GPUs to serve it"
-    led 13 models to a 422 naming input_len (found by qa37)."""
-    workload = InferenceWorkload(model=model.id)
-    context = model.max_context
-    if context and workload.input_len + workload.output_len > context:
-        output_len = workload.output_len if workload.output_len < context // 2 else context // 4
-        workload = InferenceWorkload(model=model.id, input_len=context - output_len, output_len=output_len)
-    return canonical_query("inference", workload)
+    """The model's serving ranking at the form's default lengths, or at lengths its context holds: the page's "Rank
+    GPUs to serve it" led the 13 models of 2,048 tokens to a 422 naming input_len (found by qa37)."""
+    return canonical_query("inference", InferenceWorkload(model=model.id, **lengths_within(model.max_context)))
