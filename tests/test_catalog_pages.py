@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 
 import pytest
 
@@ -195,3 +196,34 @@ def test_the_api_answers_an_id_in_another_spelling_with_the_catalogs_in_the_body
     for typed, canonical in (("gpus/h100-sxm", "H100-SXM"), ("models/Llama-3.1-8B", "llama-3.1-8b")):
         answer = client.get(f"/api/v1/{typed}", follow_redirects=False)
         assert answer.status_code == 200 and answer.json()["id"] == canonical
+
+
+def test_model_json_carries_the_footprint_its_page_shows(client) -> None:  # type: ignore[no-untyped-def]
+    """The page's weights and KV cache per token were on the page only, not in /models/{id}.json (qa37)."""
+    body = client.get("/models/gpt-oss-120b.json").json()
+    page = client.get("/models/gpt-oss-120b").text
+    assert body["kv_cache_bytes_per_token_bf16"] == 73_728  # 2 x 36 layers x 8 KV heads x 64 x 2 bytes
+    assert "73,728 bytes per token" in page
+    assert body["weights_gb_bf16"] == pytest.approx(body["params_b"] * 2)
+    assert (body["release_weight_dtype"], round(body["release_weights_gb"], 1)) == ("int4", 65.7)
+    assert "65.7 GB at int4" in page
+    plain = client.get("/api/v1/models/llama-3.1-8b").json()
+    assert plain["release_weight_dtype"] is None and plain["release_weights_gb"] is None
+    assert plain["kv_cache_bytes_per_token_bf16"] == 131_072  # 2 x 32 layers x 8 KV heads x 128 x 2 bytes
+
+
+def test_every_model_pages_serve_link_asks_at_lengths_that_fit(client) -> None:  # type: ignore[no-untyped-def]
+    """'Rank GPUs to serve it' on 13 models of a 2,048-token context (BLOOM, OPT, LLaMA v1, …) led to a 422: the form's
+    default 2,000 + 400 tokens exceed it (found by qa37). Each link now asks at lengths that fit."""
+    from urllib.parse import parse_qs, urlsplit
+
+    for model in client.get("/api/v1/models").json():
+        page = client.get(f"/models/{model['id']}").text
+        link = unescape(re.search(r'<a class="button" href="(/\?phase=inference[^"]+)">Rank GPUs', page).group(1))
+        asked = {k: int(v[0]) for k, v in parse_qs(urlsplit(link).query).items() if k.endswith("_len")}
+        total = asked.get("input_len", 2000) + asked.get("output_len", 400)
+        assert total <= (model["max_context"] or total), (model["id"], link)
+    bloom = client.get("/models/bloom-176b").text
+    link = re.search(r'href="(/\?phase=inference[^"]+)">Rank GPUs to serve it', bloom).group(1)  # type: ignore[union-attr]
+    assert link == "/?phase=inference&amp;model=bloom-176b&amp;input_len=1648"  # 1,648 + 400 = 2,048
+    assert client.get(unescape(link), follow_redirects=False).status_code == 200

@@ -409,3 +409,18 @@ def test_a_verdict_at_the_break_even_says_the_two_cost_the_same():
     assert "$12,000 autoscaled" in zero.text and "cold start" in zero.caveat and zero.cheapest == "scale_to_zero"
     apart = plan_verdict(Priced("A", 9735.0), None, Priced("S", 9733.0), 1, 60)
     assert apart.text.startswith("Serverless is cheaper")
+
+
+def test_a_verdict_without_a_serverless_price_claims_no_comparison():
+    """'Dedicated is cheaper at this traffic: … against no serverless price' (a LoRA model no API serves) named a
+    winner of a comparison never made (found by qa37): it says dedicated is the only option, and its cheapest mode."""
+    from app.scoring.serving.plans.verdict import Priced, plan_verdict
+
+    alone = plan_verdict(Priced("A", 4658.0), None, None, 1000, 60)
+    assert alone.cheapest == "autoscaled" and "cheaper" not in alone.text
+    assert (
+        alone.text == "Only dedicated serves this workload (no serverless price compares): A autoscaled, $4,658/month"
+    )
+    zero = plan_verdict(Priced("A", 4658.0), Priced("Z", 2611.0, 22.0), None, 1000, 60, ttft_ms=1000)
+    assert zero.cheapest == "scale_to_zero" and "cheaper" not in zero.text
+    assert "Z scaled to zero, $2,611/month, against $4,658 autoscaled on A" in zero.text and "cold start" in zero.caveat

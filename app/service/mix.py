@@ -24,7 +24,7 @@ from app.scoring.serving.mix.spread import RowSpread
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
-from app.service.mix_context import beyond_context_message
+from app.service.mix_context import beyond_context_message, typed_mix_beyond_context
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query.canonical import EXPLICIT_FIELDS
 from app.service.query.custom_model import (
@@ -263,9 +263,12 @@ def _release_weights(question: MixQuestion, model: ModelSpec, snapshot: CatalogS
     return question.model_copy(update={"weight_dtype": weights.dtype}), weights
 
 
-def query_from_plan(workload: InferenceWorkload, traffic: Traffic) -> str | None:
+def query_from_plan(workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot) -> str | None:
     """The /mix question for a plan's model (a custom one too), limits and traffic at the default distribution (None:
-    a question the mix cannot ask)."""
+    a question the mix cannot ask, such as a default bucket beyond the model's context: RAG's 7,590-token prompts
+    on a 2,048-token BLOOM linked /plan to a 422, found by qa37)."""
+    if typed_mix_beyond_context(None, model_of(workload, snapshot)) is not None:
+        return None
     try:
         given = {"weight_dtype": workload.weight_dtype} if "weight_dtype" in workload.model_fields_set else {}
         question = MixQuestion(

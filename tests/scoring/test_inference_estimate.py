@@ -97,7 +97,13 @@ def test_memory_never_shrinks_as_context_grows(inp, extra):
 def test_infeasible_reason_names_the_shortfall():
     est = estimate_inference(GPUS["H100-SXM"], 2, MODELS["llama-3.1-70b"], _workload(weight_dtype="fp32"))
     assert not est.feasible
-    assert est.reason.startswith("needs 282 GB for fp32 weights; 2xH100 SXM leave")
+    assert est.reason.startswith("needs 282 GB for fp32 weights; 2×H100 SXM leave ")
+
+
+def test_one_gpu_that_cannot_hold_the_weights_leaves_singular():
+    """'1xInstinct MI300X leave 179 GB' (DeepSeek-R1 on /compare's MI300X card) read as a typo (qa37)."""
+    est = estimate_inference(GPUS["MI300X"], 1, MODELS["deepseek-r1"], _workload(weight_dtype="fp8"))
+    assert est.reason.startswith("needs 671 GB for fp8 weights; 1×Instinct MI300X leaves ")
 
 
 def test_latency_limits_too_tight_are_explained():

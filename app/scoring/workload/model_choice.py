@@ -33,6 +33,16 @@ class Filters(NumbersNotBooleans):
     include_stale: bool = Field(False, description="also rank prices older than the stale-after days (marked stale)")
     trains: ClassVar[bool] = False  # a training workload: managed inference endpoints are left out
 
+    @field_validator("providers", "price_types", "gpus", "vendors")
+    @classmethod
+    def _once_each(cls, values: list[str]) -> list[str]:
+        """An id named twice filters as once: `gpus=H100-SXM,h100-sxm` kept both in its canonical link and its
+        answer's workload (one view state, two URLs; found by qa37). The first spelling stays."""
+        first: dict[str, str] = {}
+        for value in values:
+            first.setdefault(value.lower(), value)
+        return list(first.values())
+
 
 class ModelChoice(Filters):
     """The model a question is about: a catalog id, a custom architecture or a pasted config.json (one of them); the

@@ -21,6 +21,7 @@ from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.conveniences import CONVENIENCES, apply_conveniences, at_typed_field
 from app.service.query.custom_model import ARCH_PREFIX, form_field
 from app.service.query.fields import QueryFields, query_fields
+from app.service.query.fitting_lengths import lengths_within
 from app.service.query.phase import QuestionKind, serving_phase_only
 from app.service.query.values import (
     LIST_FIELDS,
@@ -272,11 +273,12 @@ def plan_link(ranking_question: str) -> tuple[str, list[str]]:
     return urlencode(kept, safe=","), left_out
 
 
-def training_plan_link(ranking_question: str) -> tuple[str, list[str]]:
+def training_plan_link(ranking_question: str, max_context: int | None = None) -> tuple[str, list[str]]:
     """A training ranking's question as a train-then-serve plan's: the model it trains is the one served (its
     catalog id, custom architecture or config stay the plan's own fields), every other training setting becomes
-    the run's `train_*` field, and the plan serves it for DEFAULT_MONTHS at its default traffic. The settings a
-    plan's run does not take are left out, and the link says which."""
+    the run's `train_*` field, and the plan serves it for DEFAULT_MONTHS at its default traffic, at request lengths
+    the model's context holds (`max_context`: the defaults overflow a 2,048-token model, a 422 found by qa37). The
+    settings a plan's run does not take are left out, and the link says which."""
     kept: list[tuple[str, str]] = []
     left_out: list[str] = []
     for key, value in parse_qsl(ranking_question, keep_blank_values=True):
@@ -288,5 +290,6 @@ def training_plan_link(ranking_question: str) -> tuple[str, list[str]]:
             kept.append((TRAIN_PREFIX + key, value))
         else:
             left_out.append(key)
+    kept.extend((key, str(value)) for key, value in lengths_within(max_context).items())
     kept.append(("months", str(DEFAULT_MONTHS)))
     return urlencode(kept, safe=","), left_out

@@ -127,6 +127,19 @@ class ModelPublic(LlmModelBase):
 
 
 class ModelDetail(ModelPublic):
+    weights_gb_bf16: float = Field(description="the weights at BF16 (2 bytes per parameter), 10^9 bytes")
+    release_weight_dtype: str | None = Field(
+        default=None,
+        description="the weight dtype a ranking without weight_dtype runs the release at (int4 for MXFP4, W4A16); "
+        "null where that is BF16 (a BF16 or unknown release)",
+    )
+    release_weights_gb: float | None = Field(
+        default=None, description="the weights at release_weight_dtype, 10^9 bytes; null where that is BF16"
+    )
+    kv_cache_bytes_per_token_bf16: int = Field(
+        description="bytes of BF16 KV cache per cached token, every layer (MLA: the latent and the RoPE key); a "
+        "sliding-window layer's share stops growing at sliding_window tokens"
+    )
     token_prices: list[TokenPricePublic] = Field(
         description="every per-token API price listed for this model: those /plan compares with first, then the "
         "unverified, deprecated and stale ones it never compares with (flags); each group cheapest output first"

@@ -9,8 +9,12 @@ from sqlmodel import Session
 from app.catalog import queries
 from app.catalog.model_families import family_of
 from app.catalog.prices.price_floors import PriceFloors
+from app.catalog.snapshot import model_spec
 from app.models.hardware import Gpu, Offer, PriceHistory, Provider
 from app.models.llm import LlmModel, TokenPrice
+from app.scoring.hardware.dtypes import WEIGHT_BYTES
+from app.scoring.inference.ranking.release_precision import RELEASE_WEIGHT_DTYPE
+from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.scoring.pricing import price_terms, token_prices
 from app.scoring.pricing.replaced_prices import replacement
 from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery
@@ -128,8 +132,25 @@ def model_list(session: Session, query: ModelListQuery | None = None) -> list[Mo
 
 
 def model_detail(session: Session, model: LlmModel, stale_after_days: int) -> ModelDetail:
+    """The model, its memory footprint (what its page shows) and its per-token prices."""
     prices = token_price_list(session, model.id, stale_after_days)
-    return ModelDetail.model_validate(model, update={"token_prices": prices, "family": family_of(model.id)})
+    footprint = model_footprint(model)
+    return ModelDetail.model_validate(
+        model, update={"token_prices": prices, "family": family_of(model.id), **footprint}
+    )
+
+
+def model_footprint(model: LlmModel) -> dict[str, Any]:
+    """Weights at BF16 and as released, and the BF16 KV cache per token: the model page's numbers, in its JSON too
+    (they were on the page only, found by qa37)."""
+    release_dtype = RELEASE_WEIGHT_DTYPE.get(model.release_precision, "bf16")
+    released = release_dtype != "bf16"
+    return {
+        "weights_gb_bf16": model.params_b * WEIGHT_BYTES["bf16"],
+        "release_weight_dtype": release_dtype if released else None,
+        "release_weights_gb": model.params_b * WEIGHT_BYTES[release_dtype] if released else None,
+        "kv_cache_bytes_per_token_bf16": int(kv_bytes_per_token(model_spec(model), "bf16")),
+    }
 
 
 def price_history_public(rows: list[PriceHistory], superseded_note: str | None) -> list[PriceHistoryPublic]:

@@ -102,7 +102,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                     query.workload, query.traffic, snapshot, query.months if query.training else None
                 ),
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
-                mix_query=mix.query_from_plan(query.workload, query.traffic),
+                mix_query=mix.query_from_plan(query.workload, query.traffic, snapshot),
                 json_url=f"/plan.json?{query.canonical}",
                 chart_json=to_json_block(cost_vs_traffic(payload, query.traffic, query.workload.output_len)),
             )

@@ -79,7 +79,9 @@ def results_context(
         "sorted_by": rank_sort.describe(view.sort, parsed.phase),
         "share_query": parsed.canonical,
         "question_query": parsed.question,
-        "plan_link": (plan_link if parsed.phase == "inference" else training_plan_link)(parsed.question),
+        "plan_link": plan_link(parsed.question)
+        if parsed.phase == "inference"
+        else training_plan_link(parsed.question, model.max_context),
         "compare_query": None if path == "/compare" else results_view.compare_query(parsed.question, ranked.leaders),
         "results_path": path,
         "form_summary": question_summary(parsed.workload, snapshot),

@@ -534,7 +534,8 @@ def _refused_unsearched(
             pp,
             WrittenOnce(  # shown for few of the layouts a ranking refuses
                 lambda: (
-                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}x{gpu.name} leave "
+                    f"needs {fixed(need_gb, 0)} GB for {wdt} weights; {tp * pp}×{gpu.name} "
+                    f"{'leaves' if tp * pp == 1 else 'leave'} "
                     f"{fixed(have_gb, 0)} GB after the runtime reserve ({significant(gpu.memory_gb)} GB each, "
                     f"{fixed(card_gb(gpu), 1)} × 10^9 bytes)"
                 )

@@ -68,13 +68,15 @@ def plan_verdict(
         )
     saves = scaled is not None and scaled.usd_per_month < autoscaled.usd_per_month
     dedicated = scaled if saves and scaled is not None else autoscaled
-    api = f"{serverless.label} at {usd(serverless.usd_per_month)}" if serverless is not None else "no serverless price"
-    if serverless is not None and usd(serverless.usd_per_month) == usd(dedicated.usd_per_month):
+    if serverless is None:
+        return _dedicated_only(autoscaled, dedicated, requests_per_month, cold_start_s, ttft_ms)
+    api = f"{serverless.label} at {usd(serverless.usd_per_month)}"
+    if usd(serverless.usd_per_month) == usd(dedicated.usd_per_month):
         text = _same_cost(serverless, dedicated, autoscaled)
         if dedicated is autoscaled:
             return Verdict("autoscaled", text)
         return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
-    if serverless is not None and serverless.usd_per_month < dedicated.usd_per_month:
+    if serverless.usd_per_month < dedicated.usd_per_month:
         text = f"Serverless is cheaper at this traffic: {serverless.label}, {usd(serverless.usd_per_month)}/month, "
         text += f"against {autoscaled.label} at {usd(autoscaled.usd_per_month)} autoscaled"
         if dedicated is not autoscaled:
@@ -88,6 +90,22 @@ def plan_verdict(
     text = (
         f"Dedicated is cheaper at this traffic scaled to zero: {dedicated.label}, {usd(dedicated.usd_per_month)}/month,"
         f" against {api} and {usd(autoscaled.usd_per_month)} autoscaled{on}"
+    )
+    return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
+
+
+def _dedicated_only(
+    autoscaled: Priced, dedicated: Priced, requests_per_month: float, cold_start_s: float, ttft_ms: float | None
+) -> Verdict:
+    """No per-token price to weigh: 'Dedicated is cheaper … against no serverless price' claimed a comparison that
+    was never made (found by qa37). It names the cheapest dedicated mode, as the serverless-only verdict does."""
+    lead = "Only dedicated serves this workload (no serverless price compares)"
+    if dedicated is autoscaled:
+        return Verdict("autoscaled", f"{lead}: {autoscaled.label} autoscaled, {usd(autoscaled.usd_per_month)}/month")
+    on = "" if dedicated.label == autoscaled.label else f" on {autoscaled.label}"
+    text = (
+        f"{lead}: {dedicated.label} scaled to zero, {usd(dedicated.usd_per_month)}/month, against "
+        f"{usd(autoscaled.usd_per_month)} autoscaled{on}"
     )
     return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
 
