@@ -175,6 +175,31 @@ def test_pytorch_stacks_on_hopper_before_flash_attention_3_run_fa2_kernels():
     )
 
 
+def test_ampere_rows_before_flash_attention_2_run_the_earlier_kernel_when_switched_on():
+    """The switch is off (1.0: the committed constants); on, an Ampere row dated up to July 2023 pays its attention at
+    attn_efficiency / attn_fa2_ampere_speedup, a later or a Hopper row does not, and the fit reads the same rows."""
+    from app.calibration.training.training_notes import era_efficiency
+
+    off = eff.DEFAULT_TRAINING_EFFICIENCY
+    assert off.attn_fa2_ampere_speedup == 1.0
+    e = replace(off, attn_fa2_ampere_speedup=1.3)
+    a100_2023 = case_row(framework="llm-foundry", gpu="A100-SXM-80GB", date="2023")
+    assert era_efficiency(a100_2023, e, "ampere").attn_efficiency == pytest.approx(e.attn_efficiency / 1.3)
+    later = era_efficiency({**a100_2023, "date": "2023-08"}, e, "ampere")  # FlashAttention-2 released
+    assert later.attn_efficiency == e.attn_efficiency
+    assert era_efficiency(a100_2023, e, "hopper").attn_efficiency == e.attn_efficiency
+    gpus, models = load_gpu_specs(), load_model_specs()
+    row = case_row(framework="hf", gpu="A100-SXM-80GB", seq_len="32768", model="llama-2-7b", date="2023")
+    before, after = (predict_training_case(r, gpus, models, e).predicted for r in (row, {**row, "date": "2024"}))
+    assert before is not None and after is not None and before < after
+    same = [predict_training_case(r, gpus, models).predicted for r in (row, {**row, "date": "2024"})]
+    assert same[0] == pytest.approx(same[1])  # off: every date priced alike
+    cases = calibrate_training.fit_cases([row, {**row, "date": "2024"}], gpus, models)
+    assert [case[-1] for case in cases] == [True, False]
+    errors = [calibrate_training.case_error(case, e) for case in cases]
+    assert errors[0] != pytest.approx(errors[1])
+
+
 def test_stated_activation_recomputation_is_read_in_each_stacks_words():
     from app.calibration.training.training_notes import layout_from_notes
 

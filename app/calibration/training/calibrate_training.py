@@ -20,6 +20,7 @@ from app.calibration.training.training_notes import (
     eager_changes,
     era_efficiency,
     execution_from_notes,
+    ran_before_flash_attention_2,
     ran_eager,
     stated_overlap_changes,
 )
@@ -29,7 +30,7 @@ from app.calibration.validation.cases import measured_value
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
-from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.mfu import gpu_family, peak_tflops
 from app.scoring.training.step.step_time import workload_step_time
 
 # Research defaults (training_estimators.md §6.5) the fit starts from.
@@ -124,6 +125,7 @@ def fit_cases(rows, gpus, models, skipped: list[str] | None = None) -> list[tupl
                 era_efficiency(row, start) is not start,
                 stated_overlap_changes(row),
                 ran_eager(row),
+                ran_before_flash_attention_2(row, gpu_family(gpu)),
             )
         )
     return cases
@@ -131,8 +133,9 @@ def fit_cases(rows, gpus, models, skipped: list[str] | None = None) -> list[tupl
 
 def case_error(case: tuple, e: eff.TrainingEfficiency) -> float:
     """|log(predicted / measured)| of one case's tokens/s."""
-    measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2, stated, eager = case
-    era = derive(e, e.flash_attention_2_changes()) if fa2 else e
+    measured, gpu, n, model, w, layout, peak, pclass, adapters, _, (span, capacity), fa2, stated, eager, pre_fa2 = case
+    era = derive(e, {"attn_efficiency": e.attn_efficiency / e.attn_fa2_ampere_speedup}) if pre_fa2 else e
+    era = derive(era, era.flash_attention_2_changes()) if fa2 else era
     era = derive(era, stated) if stated else era
     era = derive(era, eager_changes(era, w.framework)) if eager else era
     st = workload_step_time(era, gpu, n, model, w, layout, peak, pclass, adapters, span, capacity)

@@ -58,10 +58,24 @@ def _year_month(text: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2) or 7)) if match else None
 
 
-def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency) -> eff.TrainingEfficiency:
+# FlashAttention-2 was released in July 2023 (arXiv 2307.08691, 2023-07-17): an Ampere row dated then or before ran
+# an earlier attention kernel (FlashAttention-1, its Triton port, xformers, unfused softmax), a year alone read as July.
+FA2_RELEASE = (2023, 7)
+
+
+def ran_before_flash_attention_2(row: dict[str, str], family: str) -> bool:
+    """An Ampere row dated up to FlashAttention-2's release (FA2_RELEASE)."""
+    when = _year_month(row.get("date", ""))
+    return family == "ampere" and when is not None and when <= FA2_RELEASE
+
+
+def era_efficiency(row: dict[str, str], e: eff.TrainingEfficiency, family: str = "") -> eff.TrainingEfficiency:
     """The constants as of the row's date: a PyTorch-stack run on Hopper/Blackwell before FlashAttention-3 ran
     FlashAttention-2, at attn_fa2_hopper_ratio of its Ampere efficiency (the product prices today's default kernels;
-    LLM Foundry's are FA2 at any date)."""
+    LLM Foundry's are FA2 at any date); an Ampere run (`family`, mfu.gpu_family) up to FA2's release ran an earlier
+    kernel, at attn_efficiency / attn_fa2_ampere_speedup (1.0 today: off)."""
+    if ran_before_flash_attention_2(row, family):
+        return e.before_flash_attention_2()
     when = _year_month(row.get("date", ""))
     framework = ngc_reference_stack(row) or FRAMEWORKS.get(row.get("framework", ""), "auto")
     if when is None or when >= FA3_RELEASE or framework in HOPPER_NATIVE_ATTENTION_BEFORE_FA3:

@@ -48,7 +48,7 @@ from app.scoring.training.layouts.memory import GB, Layout, logits_bytes, memory
 from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
-from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.mfu import gpu_family, peak_tflops
 from app.scoring.workload import Precision, TrainingWorkload
 
 METRICS = ("tokens_s_per_gpu", "step_time_s", "mfu_pct")
@@ -176,7 +176,7 @@ def predict_estimate(
     except UnreadableRow as error:
         return f"unreadable row: {error}"
     gpu, _ = fill_missing_peaks(gpu, gpus)
-    e = era_efficiency(row, e)
+    e = era_efficiency(row, e, gpu_family(gpu))
     if stated_overlap_changes(row):
         e = replace(e, **stated_overlap_changes(row))
     if ran_eager(row):

@@ -78,6 +78,12 @@ class TrainingEfficiency:
     # bound until the 2026-12-05 FSDP micro-batch refit, and again since DeepSeek-V3's row ran its stated EP64 layout,
     # 2026-12-07), prior 0.7: FlashAttention-3 paper (forward ~75%, backward ~55% of peak).
     attn_efficiency_hopper: float = 1.0  # fitted (bounds 0.2-1.0, at its bound)
+    # FlashAttention-2's speed over the Ampere attention kernels before it (arXiv 2307.08691, July 2023): validation
+    # rows dated up to 2023-07 ran FlashAttention-1, its Triton port, xformers or unfused softmax
+    # (training_notes.era_efficiency) at attn_efficiency / this, attn_efficiency being FA2's, which every stack runs
+    # on Ampere today. FA2 paper §4.1: 1.7-3.0x FlashAttention-1, 1.3-2.5x its Triton port. Held at 1.0 (off):
+    # refitted at 1.3 and 1.7 it failed the training adoption rule (accuracy_header.md, trainseq).
+    attn_fa2_ampere_speedup: float = 1.0
     # Hopper/Blackwell attention on FlashAttention-2 (LLM Foundry's flash-attn 2 package today; PyTorch SDPA stacks
     # before cuDNN came first, training_notes.era_efficiency), as a multiple of attn_efficiency (Ampere's). FA2
     # reaches ~35% of the H100's peak (FA3 paper §4) against ~72% of the A100's (FA2 paper §4): 0.35 / 0.72 = 0.49
@@ -150,6 +156,10 @@ class TrainingEfficiency:
     def flash_attention_2_changes(self) -> dict[str, float]:
         """What differs for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""
         return {"attn_efficiency_hopper": self.attn_efficiency * self.attn_fa2_hopper_ratio}
+
+    def before_flash_attention_2(self) -> TrainingEfficiency:
+        """The same constants for a run on Ampere whose attention predates FlashAttention-2."""
+        return replace(self, attn_efficiency=self.attn_efficiency / self.attn_fa2_ampere_speedup)
 
     def before_flash_attention_3(self) -> TrainingEfficiency:
         """The same constants for a run on Hopper/Blackwell whose attention ran FlashAttention-2."""

@@ -149,6 +149,7 @@ UNITS: dict[str, str] = {
     "attn_efficiency": "× the GEMMs' efficiency",
     "attn_efficiency_hopper": "× the GEMMs' efficiency",
     "attn_fa2_hopper_ratio": "× attn_efficiency",
+    "attn_fa2_ampere_speedup": "÷ attn_efficiency (Ampere rows before FlashAttention-2; 1.0: off)",
     "tp_comm_exposed": (
         "share of TP communication time (all-reduce, or all-gather/reduce-scatter under Megatron sequence parallelism "
         "(within TP))"
