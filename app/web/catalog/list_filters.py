@@ -133,3 +133,12 @@ class GpuOffersQuery(ListQuery):
     @property
     def filtered(self) -> bool:
         return bool(self.base_query())
+
+    def filter_words(self, provider_name: str = "") -> str:
+        """The filters in words, as a chart of the kept offers says them: "on demand, at lambda, region containing
+        'us', 8 GPUs or more"; "" where none applies. `provider_name`: the provider's name, else its id is said."""
+        words = [self.price_type.replace("_", " ")] if self.price_type else []
+        words += [f"at {provider_name or self.provider}"] if self.provider else []
+        words += [f"region containing '{self.region}'"] if self.region else []
+        words += [f"{self.min_gpus} GPUs or more"] if self.min_gpus else []
+        return ", ".join(words)

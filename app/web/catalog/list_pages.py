@@ -126,15 +126,17 @@ def gpu_page(
     def context() -> dict[str, Any]:
         every_offer = views.gpu_detail(session, gpu, settings.stale_after_days)
         detail = views.filtered_offers(every_offer, parsed.query)
+        providers = {o.provider_id: o.provider_name for o in every_offer.offers}
+        query = parsed.query or GpuOffersQuery()
         return {
             "title": detail.name,
             "nav": "gpus",
             "gpu": detail,
-            "chart_json": to_json_block(offer_price_bars(every_offer.offers)),  # htmx swaps the table only
+            # the offers the table lists, so a filter narrows both; it sits in the block htmx swaps
+            "chart_json": to_json_block(offer_price_bars(detail.offers)),
+            "chart_filter": query.filter_words(providers.get(query.provider or "", "")),
             "stale_after_days": settings.stale_after_days,
-            "providers": sorted(
-                {(o.provider_id, o.provider_name) for o in every_offer.offers}, key=lambda p: p[1].casefold()
-            ),
+            "providers": sorted(providers.items(), key=lambda p: p[1].casefold()),
             **list_context(parsed, GpuOffersQuery(), f"/gpus/{gpu.id}"),
         }
 
