@@ -9,12 +9,11 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from app.catalog import queries
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
-from app.service.catalog_ids import unknown_ids_message
 from app.service.superseded_offer import superseded_history_note
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import family_errors, provider_errors
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.web.catalog.list_checks import family_errors, id_errors, provider_errors
+from app.web.catalog.list_filters import ID_PATTERN, GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
 from app.web.catalog.provider_views import provider_detail, provider_list
 from app.web.catalog.schemas import (
     GpuDetail,
@@ -32,7 +31,6 @@ from app.web.errors.error_shape import field_entries
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
-ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
 OFFER_ID = "the offer's catalog id: `id` in /api/v1/offers, `offer_id` of a ranked option"
 # SQL INTEGER range: larger ids cannot exist
 OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description=OFFER_ID)]
@@ -67,13 +65,10 @@ def _id_query(description: str) -> Any:
 def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None]) -> None:
     """A filter naming an id the catalog lacks (`?gpu=H100`, `?provider=amazon`) is a 422 naming the parameter, the
     id and the nearest known ids, not an empty list that reads as "no offers"; `given`: parameter -> (kind, id)."""
-    errors = {}
+    errors: dict[str, str] = {}
     for name, (kind, value) in given.items():
-        message = unknown_ids_message(snapshot, kind, [value]) if value else None
-        if message:
-            errors[name] = message
-    if errors:
-        raise HTTPException(status_code=422, detail=field_entries(errors))
+        errors.update(id_errors(snapshot, name, kind, value))
+    refuse(errors)
 
 
 @router.get(
@@ -96,7 +91,8 @@ def list_gpus(
     ] = "name",
 ) -> list[GpuPublic]:
     known_filter_ids(snapshot, vendor=("vendors", vendor))
-    return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
+    query = GpuListQuery(vendor=vendor, min_memory_gb=min_memory_gb, sort=sort)
+    return views.gpu_list(session, query, settings.stale_after_days)
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)

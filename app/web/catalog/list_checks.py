@@ -1,13 +1,19 @@
-"""A list filter naming what the catalog lacks (`?family=lama`, `?provider=amazon`) is an error naming the field and
-what it knows, not an empty list that reads as "none"; a known one is written in the catalog's spelling."""
+"""A list filter naming what the catalog lacks (`?family=lama`, `?provider=amazon`, `?vendor=nvida`) is an error naming
+the field and what it knows, not an empty list that reads as "none"; a known one is written in the catalog's spelling
+(`?vendor=amd` filters, and its canonical URL says, AMD)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from app.catalog.model_families import family_of
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog_ids import catalog_id, unknown_ids_message
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery
-from app.web.catalog.list_query import ListRequest
+from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
+from app.web.catalog.list_query import ListQuery, ListRequest, parse_list_query
+
+L = TypeVar("L", bound=ListQuery)
 
 
 def families(snapshot: CatalogSnapshot) -> list[str]:
@@ -22,30 +28,65 @@ def family_errors(snapshot: CatalogSnapshot, family: str | None) -> dict[str, st
 
 
 def provider_errors(snapshot: CatalogSnapshot, provider: str | None) -> dict[str, str]:
-    message = unknown_ids_message(snapshot, "providers", [provider]) if provider else None
-    return {"provider": message} if message else {}
+    return id_errors(snapshot, "provider", "providers", provider)
+
+
+def id_errors(snapshot: CatalogSnapshot, field: str, kind: str, given: str | None) -> dict[str, str]:
+    message = unknown_ids_message(snapshot, kind, [given]) if given else None
+    return {field: message} if message else {}
+
+
+def _checked(
+    parsed: ListRequest[L], field: str, errors: Callable[[str | None], dict[str, str]], spelled: Callable[[str], str]
+) -> ListRequest[L]:
+    """`parsed` with `field` as typed checked against the catalog (unless its shape was already refused), and where
+    all is well the query's value in the catalog's spelling."""
+    if field not in parsed.errors:
+        parsed.errors.update(errors(parsed.typed.get(field) or None))
+    if parsed.errors:
+        return ListRequest(None, parsed.typed, parsed.errors)
+    value = getattr(parsed.query, field, None)
+    if parsed.query is not None and value:
+        parsed.query = parsed.query.model_copy(update={field: spelled(value)})
+    return parsed
 
 
 def check_models(parsed: ListRequest[ModelListQuery], snapshot: CatalogSnapshot) -> ListRequest[ModelListQuery]:
-    typed = parsed.typed.get("family") or None
-    if "family" not in parsed.errors:
-        parsed.errors.update(family_errors(snapshot, typed))
-    if parsed.errors:
-        return ListRequest(None, parsed.typed, parsed.errors)
-    query = parsed.query
-    if query is not None and query.family:  # ?family=qwen lists Qwen: its canonical URL and the form say Qwen
-        spelled = next(f for f in families(snapshot) if f.lower() == query.family.lower())
-        parsed.query = query.model_copy(update={"family": spelled})
-    return parsed
+    def spelled(family: str) -> str:
+        return next(f for f in families(snapshot) if f.lower() == family.lower())
+
+    return _checked(parsed, "family", lambda typed: family_errors(snapshot, typed), spelled)
 
 
 def check_offers(parsed: ListRequest[GpuOffersQuery], snapshot: CatalogSnapshot) -> ListRequest[GpuOffersQuery]:
-    typed = parsed.typed.get("provider") or None
-    if "provider" not in parsed.errors:
-        parsed.errors.update(provider_errors(snapshot, typed))
-    if parsed.errors:
-        return ListRequest(None, parsed.typed, parsed.errors)
-    query = parsed.query
-    if query is not None and query.provider:
-        parsed.query = query.model_copy(update={"provider": catalog_id(snapshot, "providers", query.provider)})
-    return parsed
+    return _id_checked(parsed, snapshot, "provider", "providers")
+
+
+def check_gpus(parsed: ListRequest[GpuListQuery], snapshot: CatalogSnapshot) -> ListRequest[GpuListQuery]:
+    return _id_checked(parsed, snapshot, "vendor", "vendors")
+
+
+def _id_checked(parsed: ListRequest[L], snapshot: CatalogSnapshot, field: str, kind: str) -> ListRequest[L]:
+    return _checked(
+        parsed,
+        field,
+        lambda typed: id_errors(snapshot, field, kind, typed),
+        lambda value: catalog_id(snapshot, kind, value),
+    )
+
+
+CHECKS: dict[type[ListQuery], Callable[[Any, CatalogSnapshot], Any]] = {
+    GpuListQuery: check_gpus,
+    GpuOffersQuery: check_offers,
+    ModelListQuery: check_models,
+}  # /providers' filters are fixed words, refused on their shape
+
+
+def read_list_query(
+    items: list[tuple[str, str]], model: type[L], snapshot: CatalogSnapshot, where: str
+) -> ListRequest[L]:
+    """A list's query as its page, its `.json` twin and `gpumatch catalog` read it: its shape (parse_list_query),
+    then the catalog ids and families it names."""
+    parsed = parse_list_query(items, model, where)
+    check = CHECKS.get(model)
+    return check(parsed, snapshot) if check else parsed  # type: ignore[no-any-return]

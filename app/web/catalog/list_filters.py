@@ -1,5 +1,6 @@
-"""The sorts and filters of /models, /providers and a GPU's offers (/gpus/{id}): one model per list, read by the page,
-its `.json` twin and the API route alike, each applying itself to the rows the catalog views build."""
+"""The sorts and filters of /gpus, /models, /providers and a GPU's offers (/gpus/{id}): one model per list, read by the
+page, its `.json` twin, the API route and the `gpumatch catalog` command alike; each but the GPUs' (which the database
+query sorts) applies itself to the rows the catalog views build."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import ClassVar, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
-from app.catalog import rules
+from app.catalog import queries, rules
 from app.scoring.workload.field_types import PriceType
 from app.web.catalog.list_query import ListQuery
 from app.web.catalog.schemas import ModelPublic, OfferPublic, ProviderPublic
@@ -21,6 +22,24 @@ ProviderSort = Literal["name", "offers", "h100_price"]
 OfferSort = Literal["price", "date", "provider"]
 ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
 OfferT = TypeVar("OfferT", bound=OfferPublic)  # an offer, or an earlier price
+
+
+class GpuListQuery(ListQuery):
+    SORT_ORDERS: ClassVar[dict[str, str]] = {
+        "name": "ascending",
+        **dict.fromkeys(("memory", "bandwidth", "bf16", "fp8"), "descending"),
+        "price": "ascending",
+    }
+
+    vendor: str | None = Field(None, max_length=40, description="only this vendor's GPUs (NVIDIA, AMD, …), any case")
+    min_memory_gb: float | None = Field(
+        None, ge=0, le=10_000, description="only GPUs with at least this much memory, GB"
+    )
+    sort: queries.GpuSort = Field(
+        "name",
+        description="order: vendor and name; the largest memory, bandwidth, dense BF16 or FP8 peak first; or the "
+        "cheapest on-demand 'from' price first (price); unknown values last",
+    )
 
 
 class ModelListQuery(ListQuery):

@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.catalog import queries
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import check_models, check_offers, families
+from app.web.catalog.list_checks import families, read_list_query
 from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
 from app.web.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.web.catalog.pages import canonical_redirect
@@ -62,13 +62,9 @@ def list_page(
     return response
 
 
-def parse_models(request: Request, snapshot: SnapshotDep, where: str) -> ListRequest[ModelListQuery]:
-    return check_models(parse_list_query(_items(request), ModelListQuery, where), snapshot)
-
-
 @router.get("/models")
 def models_page(request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
-    parsed = parse_models(request, snapshot, "GET /models")
+    parsed = read_list_query(_items(request), ModelListQuery, snapshot, "GET /models")
 
     def context() -> dict[str, Any]:
         rows = views.model_list(session, parsed.query) if parsed.query else []
@@ -80,7 +76,7 @@ def models_page(request: Request, session: SessionDep, snapshot: SnapshotDep) ->
 
 @router.get("/models.json")
 def models_json(request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
-    parsed = parse_models(request, snapshot, "GET /models.json")
+    parsed = read_list_query(_items(request), ModelListQuery, snapshot, "GET /models.json")
     if parsed.query is None:
         return json_response(field_errors_body(parsed.errors), 422)
     return json_response(views.model_list(session, parsed.query))
@@ -117,7 +113,7 @@ def gpu_page(
     if gpu.id != gpu_id:
         return canonical_redirect(request, f"/gpus/{gpu.id}", as_json)
     where = f"GET /gpus/{{gpu_id}}{'.json' if as_json else ''}"
-    parsed = check_offers(parse_list_query(_items(request), GpuOffersQuery, where), snapshot)
+    parsed = read_list_query(_items(request), GpuOffersQuery, snapshot, where)
     if as_json:
         if parsed.query is None:
             return json_response(field_errors_body(parsed.errors), 422)
