@@ -75,23 +75,10 @@ def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None])
     "/gpus", summary="List GPUs: specs, dense peaks and the lowest on-demand price", response_model=list[GpuPublic]
 )
 def list_gpus(
-    session: SessionDep,
-    settings: SettingsDep,
-    snapshot: SnapshotDep,
-    vendor: Annotated[str | None, Query(max_length=40, description="only this vendor's GPUs (NVIDIA, AMD, …)")] = None,
-    min_memory_gb: Annotated[
-        float | None, Query(ge=0, le=10_000, description="only GPUs with at least this much memory, GB")
-    ] = None,
-    sort: Annotated[
-        queries.GpuSort,
-        Query(
-            description="order: vendor and name; the largest memory, bandwidth, dense BF16 or FP8 peak first; or the "
-            "cheapest on-demand 'from' price first (price); unknown values last"
-        ),
-    ] = "name",
+    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, query: Annotated[GpuListQuery, Query()]
 ) -> list[GpuPublic]:
-    known_filter_ids(snapshot, vendor=("vendors", vendor))
-    query = GpuListQuery(vendor=vendor, min_memory_gb=min_memory_gb, sort=sort)
+    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort)."""
+    refuse(id_errors(snapshot, "vendor", "vendors", query.vendor))
     return views.gpu_list(session, query, settings.stale_after_days)
 
 
