@@ -9,15 +9,14 @@ import argparse
 import json
 import sys
 import typing
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 from sqlmodel import Session
 
-from app.cli.common import help_text, print_field_error
+from app.cli.common import catalog_session, help_text, print_field_error
 from app.cli.tables.writer import table
 from app.scoring.specs import CatalogSnapshot
 from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
@@ -30,26 +29,8 @@ class CatalogList:
 
     query: type[ListQuery]
     page: str
-    rows: Callable[[Session, CatalogSnapshot, ListQuery, argparse.Namespace], Any]
+    rows: Callable[[Session, Any, argparse.Namespace], Any]  # (session, query, args) -> the page's JSON payload
     text: Callable[[Any, Any], str]  # (rows, query) -> the table under a line counting them
-
-
-@contextmanager
-def catalog_session() -> Iterator[tuple[Session, CatalogSnapshot]]:
-    """The migrated, seeded catalog as the app serves it: a session and the snapshot its checks read."""
-    from app.catalog.snapshot import load_snapshot
-    from app.cli.common import setup_database
-    from app.config import get_settings
-    from app.db import make_engine
-
-    settings = get_settings()
-    setup_database(settings.database_url, settings.seed_dir, quiet=True)
-    engine = make_engine(settings.database_url)
-    try:
-        with Session(engine) as session:
-            yield session, load_snapshot(session, settings.stale_after_days)
-    finally:
-        engine.dispose()
 
 
 def _stale_after_days() -> int:
@@ -91,7 +72,7 @@ def cmd_catalog_list(args: argparse.Namespace) -> int:
                 else:
                     print(message, file=sys.stderr)
             return 2
-        rows = listed.rows(session, snapshot, parsed.query, args)
+        rows = listed.rows(session, parsed.query, args)
     if args.json:
         print(json.dumps(_jsonable(rows), indent=2))
     else:
@@ -119,7 +100,7 @@ def _price(value: float | None) -> str | None:
     return None if value is None else usd_price(value)
 
 
-def _gpus(session: Session, snapshot: CatalogSnapshot, query: Any, args: argparse.Namespace) -> Any:
+def _gpus(session: Session, query: Any, args: argparse.Namespace) -> Any:
     from app.web.catalog import views
 
     return views.gpu_list(session, query, _stale_after_days())
@@ -142,7 +123,7 @@ def _gpus_text(rows: Any, query: Any) -> str:
     return f"{len(rows)} GPU{'s' if len(rows) != 1 else ''}\n{table(headers, cells)}"
 
 
-def _offers(session: Session, snapshot: CatalogSnapshot, query: Any, args: argparse.Namespace) -> Any:
+def _offers(session: Session, query: Any, args: argparse.Namespace) -> Any:
     from app.catalog import queries
     from app.web.catalog import views
 
@@ -170,7 +151,7 @@ def _offers_text(detail: Any, query: Any) -> str:
     return f"{detail.name} ({detail.id}): {count} offer{'s' if count != 1 else ''}{said}\n{table(headers, cells)}"
 
 
-def _models(session: Session, snapshot: CatalogSnapshot, query: Any, args: argparse.Namespace) -> Any:
+def _models(session: Session, query: Any, args: argparse.Namespace) -> Any:
     from app.web.catalog import views
 
     return views.model_list(session, query)
@@ -185,7 +166,7 @@ def _models_text(rows: Any, query: Any) -> str:
     return f"{len(rows)} model{'s' if len(rows) != 1 else ''}\n{table(headers, cells)}"
 
 
-def _providers(session: Session, snapshot: CatalogSnapshot, query: Any, args: argparse.Namespace) -> Any:
+def _providers(session: Session, query: Any, args: argparse.Namespace) -> Any:
     from app.web.catalog.provider_views import provider_list
 
     return provider_list(session, _stale_after_days(), query)
