@@ -1,6 +1,8 @@
-"""/models, /providers, a provider's page and a GPU's page, sorted and filtered by their query strings, each with its
-`.json` twin. A page reads its own query, as /gpus does (gpu_list), so a bad sort or filter re-renders the page with
-the error beside its field (422), and a good one in another spelling moves to its canonical URL (303)."""
+"""/gpus, /models, /providers and a GPU's page, sorted and filtered by their query strings, each with its `.json` twin.
+A page reads its own query, as the question pages do, so a bad sort or filter (`min_memory_gb=abc`, a vendor the
+catalog lacks, a key given twice or not taken) re-renders the page with the error beside its field (422), where the
+router-wide check (deps.ONE_VALUE_PER_KEY) sent it to the general error page; a good one in another spelling moves to
+its canonical URL (303). A twin answers the same 422 as JSON."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
+from app.catalog.left_out import left_out_rows
 from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.list_checks import families, read_list_query
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
 from app.web.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.web.catalog.pages import canonical_redirect
 from app.web.catalog.provider_views import provider_list
@@ -25,6 +28,14 @@ from app.web.rendering.render import json_response, page, split_json_suffix, wan
 
 router = APIRouter(include_in_schema=False, route_class=CatalogJsonRoute)
 PROVIDER_KINDS = ("hyperscaler", "neocloud", "marketplace", "serverless")
+GPU_SORTS = [
+    ("name", "Name"),
+    ("memory", "Memory"),
+    ("bandwidth", "Bandwidth"),
+    ("bf16", "BF16 TFLOPS"),
+    ("fp8", "FP8 TFLOPS"),
+    ("price", "On-demand $/GPU-h"),
+]
 
 
 def _items(request: Request) -> list[tuple[str, str]]:
@@ -60,6 +71,35 @@ def list_page(
     response = page(request, template, context(), block=block)
     response.headers["HX-Push-Url"] = url
     return response
+
+
+@router.get("/gpus")
+def gpus_page(request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep) -> Response:
+    parsed = read_list_query(_items(request), GpuListQuery, snapshot, "GET /gpus")
+
+    def context() -> dict[str, Any]:
+        rows = views.gpu_list(session, parsed.query, settings.stale_after_days) if parsed.query else []
+        listed = list_context(parsed, GpuListQuery(), "/gpus")
+        return {
+            "title": "GPUs",
+            "nav": "gpus",
+            "rows": rows,
+            "vendors": queries.vendors(session),
+            "sorts": GPU_SORTS,
+            "base_query": listed["query"].base_query(),
+            "left_out": left_out_rows(settings.seed_dir, "gpus.csv"),
+            **listed,
+        }
+
+    return list_page(request, "/gpus", parsed, context, "gpus.html", "gpu_table")
+
+
+@router.get("/gpus.json")
+def gpus_json(request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep) -> Response:
+    parsed = read_list_query(_items(request), GpuListQuery, snapshot, "GET /gpus.json")
+    if parsed.query is None:
+        return json_response(field_errors_body(parsed.errors), 422)
+    return json_response(views.gpu_list(session, parsed.query, settings.stale_after_days))
 
 
 @router.get("/models")

@@ -1,4 +1,4 @@
-"""Catalog pages; each has a JSON twin at the same path + `.json` (the GPU list's filters: gpu_list)."""
+"""Catalog pages; each has a JSON twin at the same path + `.json` (the lists, sorted and filtered: list_pages)."""
 
 from __future__ import annotations
 
