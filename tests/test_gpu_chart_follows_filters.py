@@ -62,7 +62,7 @@ def test_the_caption_says_the_filters_and_only_them(client: TestClient) -> None:
     unfiltered = client.get(GPU).text
     assert "per provider and price type; grey bars" in unfiltered
     filtered = client.get(f"{GPU}?price_type=on_demand&provider=lambda&min_gpus=8").text
-    said = "per provider and price type, offers on demand, at Lambda, 8 GPUs or more only; grey bars"
+    said = "per provider and price type, of the offers the filters keep (on demand, at Lambda, 8 GPUs or more); grey"
     assert said in filtered and 'aria-label="Cheapest listed' in filtered
 
 
