@@ -118,3 +118,5 @@ def test_a_refused_list_is_one_line_per_field_without_a_traceback(database) -> N
 def test_the_offers_line_says_the_filters(database, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["catalog", "offers", "H100-SXM", "--price-type", "spot"]) == 0
     assert "offers the filters keep (spot)" in capsys.readouterr().out.splitlines()[0]
+    assert main(["catalog", "offers", "H100-SXM", "--provider", "lambda", "--min-gpus", "8"]) == 0
+    assert "offer the filters keep (at Lambda, 8 GPUs or more)" in capsys.readouterr().out.splitlines()[0]

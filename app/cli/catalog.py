@@ -146,7 +146,8 @@ def _offers_text(detail: Any, query: Any) -> str:
         ]
         for o in detail.offers
     ]
-    count, kept = len(detail.offers), query.filter_words()
+    provider_name = detail.offers[0].provider_name if query.provider and detail.offers else ""
+    count, kept = len(detail.offers), query.filter_words(provider_name)
     said = f" the filters keep ({kept})" if kept else ""
     return f"{detail.name} ({detail.id}): {count} offer{'s' if count != 1 else ''}{said}\n{table(headers, cells)}"
 
