@@ -1,5 +1,5 @@
 """`gpumatch catalog gpus|offers|models|providers`: the catalog's lists as their pages show them. Each flag is a field
-of the list's query model (app.web.catalog.list_filters), read by the same parse and catalog checks as the page, its
+of the list's query model (app.service.catalog.list_filters), read by the same parse and catalog checks as the page, its
 `.json` twin and the API, so a script asks for what a page shows, in the same order, and a bad value is refused with
 the page's words, named by its flag."""
 
@@ -19,8 +19,8 @@ from sqlmodel import Session
 from app.cli.common import catalog_session, help_text, print_field_error
 from app.cli.tables.writer import table
 from app.scoring.specs import CatalogSnapshot
-from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
-from app.web.catalog.list_query import ListQuery
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.service.catalog.list_query import ListQuery
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def add_query_flags(parser: argparse.ArgumentParser, model: type[BaseModel]) -> 
 
 
 def cmd_catalog_list(args: argparse.Namespace) -> int:
-    from app.web.catalog.list_checks import read_list_query
+    from app.service.catalog.list_checks import read_list_query
 
     listed: CatalogList = args.catalog_list
     items = [(name, value) for name in listed.query.model_fields if (value := getattr(args, name)) is not None]
@@ -101,7 +101,7 @@ def _price(value: float | None) -> str | None:
 
 
 def _gpus(session: Session, query: Any, args: argparse.Namespace) -> Any:
-    from app.web.catalog import views
+    from app.service.catalog import views
 
     return views.gpu_list(session, query, _stale_after_days())
 
@@ -125,7 +125,7 @@ def _gpus_text(rows: Any, query: Any) -> str:
 
 def _offers(session: Session, query: Any, args: argparse.Namespace) -> Any:
     from app.catalog import queries
-    from app.web.catalog import views
+    from app.service.catalog import views
 
     gpu = queries.get_gpu(session, args.gpu)
     assert gpu is not None  # _gpu_errors refused an unknown one
@@ -153,7 +153,7 @@ def _offers_text(detail: Any, query: Any) -> str:
 
 
 def _models(session: Session, query: Any, args: argparse.Namespace) -> Any:
-    from app.web.catalog import views
+    from app.service.catalog import views
 
     return views.model_list(session, query)
 
@@ -168,7 +168,7 @@ def _models_text(rows: Any, query: Any) -> str:
 
 
 def _providers(session: Session, query: Any, args: argparse.Namespace) -> Any:
-    from app.web.catalog.provider_views import provider_list
+    from app.service.catalog.provider_views import provider_list
 
     return provider_list(session, _stale_after_days(), query)
 

@@ -9,13 +9,11 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from app.catalog import queries
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
-from app.service.superseded_offer import superseded_history_note
-from app.web.catalog import views
-from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import family_errors, id_errors, provider_errors
-from app.web.catalog.list_filters import ID_PATTERN, GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
-from app.web.catalog.provider_views import provider_detail, provider_list
-from app.web.catalog.schemas import (
+from app.service.catalog import views
+from app.service.catalog.list_checks import family_errors, id_errors, provider_errors
+from app.service.catalog.list_filters import ID_PATTERN, GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.service.catalog.provider_views import provider_detail, provider_list
+from app.service.catalog.schemas import (
     GpuDetail,
     GpuPublic,
     ModelDetail,
@@ -26,6 +24,8 @@ from app.web.catalog.schemas import (
     ProviderPublic,
     TokenPricePublic,
 )
+from app.service.superseded_offer import superseded_history_note
+from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_entries
 

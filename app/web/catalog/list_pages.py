@@ -14,13 +14,13 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
 from app.catalog.left_out import left_out_rows
-from app.web.catalog import views
+from app.service.catalog import views
+from app.service.catalog.list_checks import families, read_list_query
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.service.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
+from app.service.catalog.provider_views import provider_list
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import families, read_list_query
-from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
-from app.web.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.web.catalog.pages import canonical_redirect
-from app.web.catalog.provider_views import provider_list
 from app.web.deps import SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_errors_body
 from app.web.rendering.charts import offer_price_bars, to_json_block

@@ -8,10 +8,10 @@ from fastapi.responses import RedirectResponse, Response
 from app.catalog import queries
 from app.catalog.snapshot import model_spec
 from app.scoring.inference.step.memory import kv_bytes_per_token
-from app.web.catalog import views
+from app.service.catalog import views
+from app.service.catalog.provider_views import provider_detail
+from app.service.catalog.schemas import ModelDetail
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.provider_views import provider_detail
-from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.rendering.render import json_response, page, split_json_suffix
 

@@ -11,8 +11,8 @@ from pydantic import Field, model_validator
 
 from app.catalog import queries, rules
 from app.scoring.workload.field_types import PriceType
-from app.web.catalog.list_query import ListQuery
-from app.web.catalog.schemas import ModelPublic, OfferPublic, ProviderPublic
+from app.service.catalog.list_query import ListQuery
+from app.service.catalog.schemas import ModelPublic, OfferPublic, ProviderPublic
 
 ModelKind = Literal["dense", "moe"]
 ModelSort = Literal["name", "params", "context"]

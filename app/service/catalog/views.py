@@ -13,8 +13,8 @@ from app.models.hardware import Gpu, Offer, PriceHistory, Provider
 from app.models.llm import LlmModel, TokenPrice
 from app.scoring.pricing import price_terms, token_prices
 from app.scoring.pricing.replaced_prices import replacement
-from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
-from app.web.catalog.schemas import (
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
+from app.service.catalog.schemas import (
     EarlierPricePublic,
     GpuDetail,
     GpuPublic,

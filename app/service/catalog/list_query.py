@@ -1,5 +1,5 @@
 """One catalog list's sort and filters, read from its query string by one pydantic model: the page, its `.json` twin
-and the API route share it, and the page's canonical URL is written back from it (app.web.catalog.list_filters holds
+and the API route share it, and the page's canonical URL is written back from it (app.service.catalog.list_filters holds
 each list's)."""
 
 from __future__ import annotations

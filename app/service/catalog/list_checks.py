@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 
 from app.catalog.model_families import family_of
 from app.scoring.specs import CatalogSnapshot
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
+from app.service.catalog.list_query import ListQuery, ListRequest, parse_list_query
 from app.service.catalog_ids import catalog_id, unknown_ids_message
-from app.web.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
-from app.web.catalog.list_query import ListQuery, ListRequest, parse_list_query
 
 L = TypeVar("L", bound=ListQuery)
 
