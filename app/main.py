@@ -19,7 +19,6 @@ from app.db import make_engine
 from app.web import edge
 from app.web.catalog import admin as api_admin
 from app.web.catalog import api as api_catalog
-from app.web.catalog import gpu_list
 from app.web.catalog import list_pages as catalog_lists
 from app.web.catalog import pages as catalog_pages
 from app.web.disagg import api as api_disagg
@@ -93,7 +92,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api_rank.router,
         dashboard.router,
         share.router,
-        gpu_list.router,
         catalog_lists.router,
         catalog_pages.router,
         methodology.router,

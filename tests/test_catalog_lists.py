@@ -160,7 +160,7 @@ def test_a_gpus_offers_filter_by_provider_terms_region_and_size_and_sort_by_date
     assert dates == sorted(dates, reverse=True)
     assert kept["on_demand_usd_per_gpu_hour"] == every["on_demand_usd_per_gpu_hour"]  # the card's price stays
     page = client.get("/gpus/H100-SXM?provider=lambda").text
-    table = page.split('id="offer-table"')[1].split("</table>")[0]
+    table = page.split('<table class="data stack"')[1].split("</table>")[0]  # the offers, not the chart's numbers
     assert set(re.findall(r'data-label="Provider" role="cell">(.*?)</td>', table)) == {"Lambda"}
     assert (
         client.get("/gpus/H100-SXM.json?provider=lambda").json()

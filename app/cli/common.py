@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -16,6 +17,9 @@ from app.scoring.input_checks.messages import FieldError, error_location, error_
 from app.service.query.form_numbers import FREE_TEXT, as_typed_number
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from app.scoring.specs import CatalogSnapshot
     from app.service.query.phase import QuestionKind
 
 
@@ -40,8 +44,9 @@ def setup_database(database_url: str, seed_dir: object, quiet: bool = False) -> 
     return ok
 
 
-def load_snapshot():  # type: ignore[no-untyped-def]
-    """The catalog the app ranks with: migrated and seeded if needed, then read into memory."""
+@contextmanager
+def catalog_session() -> Iterator[tuple[Session, CatalogSnapshot]]:
+    """The catalog the app serves, migrated and seeded if needed: a session on it and the snapshot read from it."""
     from sqlmodel import Session
 
     from app.catalog.snapshot import load_snapshot as read
@@ -50,10 +55,17 @@ def load_snapshot():  # type: ignore[no-untyped-def]
     settings = get_settings()
     setup_database(settings.database_url, settings.seed_dir, quiet=True)
     engine = make_engine(settings.database_url)
-    with Session(engine) as session:
-        snapshot = read(session, settings.stale_after_days)
-    engine.dispose()
-    return snapshot
+    try:
+        with Session(engine) as session:
+            yield session, read(session, settings.stale_after_days)
+    finally:
+        engine.dispose()
+
+
+def load_snapshot() -> CatalogSnapshot:
+    """The catalog the app ranks with: migrated and seeded if needed, then read into memory."""
+    with catalog_session() as (_, snapshot):
+        return snapshot
 
 
 HF_CONFIG_HELP = (

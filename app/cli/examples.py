@@ -36,6 +36,13 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         "gpumatch prices import seed_data/offers.csv",
         "gpumatch prices import vms.csv --format skypilot --provider aws --as-of 2026-12-01",
     ),
+    ("catalog", "gpus"): ("gpumatch catalog gpus --vendor AMD --sort memory",),
+    ("catalog", "offers"): (
+        "gpumatch catalog offers H100-SXM --price-type on_demand --min-gpus 8 --sort date",
+        "gpumatch catalog offers H100-SXM --provider lambda --json",
+    ),
+    ("catalog", "models"): ("gpumatch catalog models --kind moe --min-params-b 100 --sort params",),
+    ("catalog", "providers"): ("gpumatch catalog providers --sells gpu_offers --sort h100_price",),
 }
 
 

@@ -1,5 +1,5 @@
 """The `gpumatch` command: serve, db upgrade/seed/check, validate, accuracy-report, device-check, rank, plan,
-precision, own, disagg, mix, prices import."""
+precision, own, disagg, mix, prices import, catalog gpus/offers/models/providers."""
 
 from __future__ import annotations
 
@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mix_parser(sub)
     add_prices_parsers(sub)
+    from app.cli.catalog import add_catalog_parsers
+
+    add_catalog_parsers(sub)
     add_examples(parser)
     return parser
 

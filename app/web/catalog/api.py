@@ -9,14 +9,11 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from app.catalog import queries
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import PriceType as PriceTypeParam
-from app.service.catalog_ids import unknown_ids_message
-from app.service.superseded_offer import superseded_history_note
-from app.web.catalog import views
-from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import family_errors, provider_errors
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
-from app.web.catalog.provider_views import provider_detail, provider_list
-from app.web.catalog.schemas import (
+from app.service.catalog import views
+from app.service.catalog.list_checks import family_errors, id_errors, provider_errors
+from app.service.catalog.list_filters import ID_PATTERN, GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.service.catalog.provider_views import provider_detail, provider_list
+from app.service.catalog.schemas import (
     GpuDetail,
     GpuPublic,
     ModelDetail,
@@ -27,12 +24,13 @@ from app.web.catalog.schemas import (
     ProviderPublic,
     TokenPricePublic,
 )
+from app.service.superseded_offer import superseded_history_note
+from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_entries
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
-ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
 OFFER_ID = "the offer's catalog id: `id` in /api/v1/offers, `offer_id` of a ranked option"
 # SQL INTEGER range: larger ids cannot exist
 OfferIdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description=OFFER_ID)]
@@ -67,36 +65,21 @@ def _id_query(description: str) -> Any:
 def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None]) -> None:
     """A filter naming an id the catalog lacks (`?gpu=H100`, `?provider=amazon`) is a 422 naming the parameter, the
     id and the nearest known ids, not an empty list that reads as "no offers"; `given`: parameter -> (kind, id)."""
-    errors = {}
+    errors: dict[str, str] = {}
     for name, (kind, value) in given.items():
-        message = unknown_ids_message(snapshot, kind, [value]) if value else None
-        if message:
-            errors[name] = message
-    if errors:
-        raise HTTPException(status_code=422, detail=field_entries(errors))
+        errors.update(id_errors(snapshot, name, kind, value))
+    refuse(errors)
 
 
 @router.get(
     "/gpus", summary="List GPUs: specs, dense peaks and the lowest on-demand price", response_model=list[GpuPublic]
 )
 def list_gpus(
-    session: SessionDep,
-    settings: SettingsDep,
-    snapshot: SnapshotDep,
-    vendor: Annotated[str | None, Query(max_length=40, description="only this vendor's GPUs (NVIDIA, AMD, …)")] = None,
-    min_memory_gb: Annotated[
-        float | None, Query(ge=0, le=10_000, description="only GPUs with at least this much memory, GB")
-    ] = None,
-    sort: Annotated[
-        queries.GpuSort,
-        Query(
-            description="order: vendor and name; the largest memory, bandwidth, dense BF16 or FP8 peak first; or the "
-            "cheapest on-demand 'from' price first (price); unknown values last"
-        ),
-    ] = "name",
+    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, query: Annotated[GpuListQuery, Query()]
 ) -> list[GpuPublic]:
-    known_filter_ids(snapshot, vendor=("vendors", vendor))
-    return views.gpu_list(session, vendor, min_memory_gb, sort, settings.stale_after_days)
+    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort)."""
+    refuse(id_errors(snapshot, "vendor", "vendors", query.vendor))
+    return views.gpu_list(session, query, settings.stale_after_days)
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)

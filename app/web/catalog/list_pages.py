@@ -1,6 +1,8 @@
-"""/models, /providers, a provider's page and a GPU's page, sorted and filtered by their query strings, each with its
-`.json` twin. A page reads its own query, as /gpus does (gpu_list), so a bad sort or filter re-renders the page with
-the error beside its field (422), and a good one in another spelling moves to its canonical URL (303)."""
+"""/gpus, /models, /providers and a GPU's page, sorted and filtered by their query strings, each with its `.json` twin.
+A page reads its own query, as the question pages do, so a bad sort or filter (`min_memory_gb=abc`, a vendor the
+catalog lacks, a key given twice or not taken) re-renders the page with the error beside its field (422), where the
+router-wide check (deps.ONE_VALUE_PER_KEY) sent it to the general error page; a good one in another spelling moves to
+its canonical URL (303). A twin answers the same 422 as JSON."""
 
 from __future__ import annotations
 
@@ -11,13 +13,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
-from app.web.catalog import views
+from app.catalog.left_out import left_out_rows
+from app.service.catalog import views
+from app.service.catalog.list_checks import families, read_list_query
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
+from app.service.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
+from app.service.catalog.provider_views import provider_list
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.list_checks import check_models, check_offers, families
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery, ProviderListQuery
-from app.web.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.web.catalog.pages import canonical_redirect
-from app.web.catalog.provider_views import provider_list
 from app.web.deps import SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_errors_body
 from app.web.rendering.charts import offer_price_bars, to_json_block
@@ -25,6 +28,14 @@ from app.web.rendering.render import json_response, page, split_json_suffix, wan
 
 router = APIRouter(include_in_schema=False, route_class=CatalogJsonRoute)
 PROVIDER_KINDS = ("hyperscaler", "neocloud", "marketplace", "serverless")
+GPU_SORTS = [
+    ("name", "Name"),
+    ("memory", "Memory"),
+    ("bandwidth", "Bandwidth"),
+    ("bf16", "BF16 TFLOPS"),
+    ("fp8", "FP8 TFLOPS"),
+    ("price", "On-demand $/GPU-h"),
+]
 
 
 def _items(request: Request) -> list[tuple[str, str]]:
@@ -62,13 +73,38 @@ def list_page(
     return response
 
 
-def parse_models(request: Request, snapshot: SnapshotDep, where: str) -> ListRequest[ModelListQuery]:
-    return check_models(parse_list_query(_items(request), ModelListQuery, where), snapshot)
+@router.get("/gpus")
+def gpus_page(request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep) -> Response:
+    parsed = read_list_query(_items(request), GpuListQuery, snapshot, "GET /gpus")
+
+    def context() -> dict[str, Any]:
+        rows = views.gpu_list(session, parsed.query, settings.stale_after_days) if parsed.query else []
+        listed = list_context(parsed, GpuListQuery(), "/gpus")
+        return {
+            "title": "GPUs",
+            "nav": "gpus",
+            "rows": rows,
+            "vendors": queries.vendors(session),
+            "sorts": GPU_SORTS,
+            "base_query": listed["query"].base_query(),
+            "left_out": left_out_rows(settings.seed_dir, "gpus.csv"),
+            **listed,
+        }
+
+    return list_page(request, "/gpus", parsed, context, "gpus.html", "gpu_table")
+
+
+@router.get("/gpus.json")
+def gpus_json(request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep) -> Response:
+    parsed = read_list_query(_items(request), GpuListQuery, snapshot, "GET /gpus.json")
+    if parsed.query is None:
+        return json_response(field_errors_body(parsed.errors), 422)
+    return json_response(views.gpu_list(session, parsed.query, settings.stale_after_days))
 
 
 @router.get("/models")
 def models_page(request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
-    parsed = parse_models(request, snapshot, "GET /models")
+    parsed = read_list_query(_items(request), ModelListQuery, snapshot, "GET /models")
 
     def context() -> dict[str, Any]:
         rows = views.model_list(session, parsed.query) if parsed.query else []
@@ -80,7 +116,7 @@ def models_page(request: Request, session: SessionDep, snapshot: SnapshotDep) ->
 
 @router.get("/models.json")
 def models_json(request: Request, session: SessionDep, snapshot: SnapshotDep) -> Response:
-    parsed = parse_models(request, snapshot, "GET /models.json")
+    parsed = read_list_query(_items(request), ModelListQuery, snapshot, "GET /models.json")
     if parsed.query is None:
         return json_response(field_errors_body(parsed.errors), 422)
     return json_response(views.model_list(session, parsed.query))
@@ -117,7 +153,7 @@ def gpu_page(
     if gpu.id != gpu_id:
         return canonical_redirect(request, f"/gpus/{gpu.id}", as_json)
     where = f"GET /gpus/{{gpu_id}}{'.json' if as_json else ''}"
-    parsed = check_offers(parse_list_query(_items(request), GpuOffersQuery, where), snapshot)
+    parsed = read_list_query(_items(request), GpuOffersQuery, snapshot, where)
     if as_json:
         if parsed.query is None:
             return json_response(field_errors_body(parsed.errors), 422)
@@ -126,15 +162,17 @@ def gpu_page(
     def context() -> dict[str, Any]:
         every_offer = views.gpu_detail(session, gpu, settings.stale_after_days)
         detail = views.filtered_offers(every_offer, parsed.query)
+        providers = {o.provider_id: o.provider_name for o in every_offer.offers}
+        query = parsed.query or GpuOffersQuery()
         return {
             "title": detail.name,
             "nav": "gpus",
             "gpu": detail,
-            "chart_json": to_json_block(offer_price_bars(every_offer.offers)),  # htmx swaps the table only
+            # the offers the table lists, so a filter narrows both; it sits in the block htmx swaps
+            "chart_json": to_json_block(offer_price_bars(detail.offers)),
+            "chart_filter": query.filter_words(providers.get(query.provider or "", "")),
             "stale_after_days": settings.stale_after_days,
-            "providers": sorted(
-                {(o.provider_id, o.provider_name) for o in every_offer.offers}, key=lambda p: p[1].casefold()
-            ),
+            "providers": sorted(providers.items(), key=lambda p: p[1].casefold()),
             **list_context(parsed, GpuOffersQuery(), f"/gpus/{gpu.id}"),
         }
 

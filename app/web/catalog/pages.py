@@ -1,4 +1,4 @@
-"""Catalog pages; each has a JSON twin at the same path + `.json` (the GPU list's filters: gpu_list)."""
+"""Catalog pages; each has a JSON twin at the same path + `.json` (the lists, sorted and filtered: list_pages)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import queries
 from app.scoring.workload import InferenceWorkload
+from app.service.catalog import views
+from app.service.catalog.provider_views import provider_detail
+from app.service.catalog.schemas import ModelDetail
 from app.service.query.canonical import canonical_query
 from app.service.query.fitting_lengths import lengths_within
-from app.web.catalog import views
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.catalog.provider_views import provider_detail
-from app.web.catalog.schemas import ModelDetail
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
 from app.web.rendering.render import json_response, page, split_json_suffix
 

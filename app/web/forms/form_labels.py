@@ -123,7 +123,7 @@ FORM_LABELS = {
     # /gpus' sort is a field of its form; the rankings' sort is a column header's URL parameter, no field, so it
     # reads as its own name there (a label would name a field the page does not show)
     "gpus": {"sort": "Sort by"},
-    # the catalog lists' filter forms (app/web/catalog/list_filters.py)
+    # the catalog lists' filter forms (app/service/catalog/list_filters.py)
     "models": {
         "sort": "Sort by",
         "family": "Family",

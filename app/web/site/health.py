@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.scoring.specs import CatalogSnapshot
-from app.web.catalog.schemas import Health
+from app.service.catalog.schemas import Health
 from app.web.deps import SessionDep
 from app.web.errors.error_shape import error_body
 

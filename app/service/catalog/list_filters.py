@@ -1,5 +1,6 @@
-"""The sorts and filters of /models, /providers and a GPU's offers (/gpus/{id}): one model per list, read by the page,
-its `.json` twin and the API route alike, each applying itself to the rows the catalog views build."""
+"""The sorts and filters of /gpus, /models, /providers and a GPU's offers (/gpus/{id}): one model per list, read by the
+page, its `.json` twin, the API route and the `gpumatch catalog` command alike; each but the GPUs' (which the database
+query sorts) applies itself to the rows the catalog views build."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import ClassVar, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
-from app.catalog import rules
+from app.catalog import queries, rules
 from app.scoring.workload.field_types import PriceType
-from app.web.catalog.list_query import ListQuery
-from app.web.catalog.schemas import ModelPublic, OfferPublic, ProviderPublic
+from app.service.catalog.list_query import ListQuery
+from app.service.catalog.schemas import ModelPublic, OfferPublic, ProviderPublic
 
 ModelKind = Literal["dense", "moe"]
 ModelSort = Literal["name", "params", "context"]
@@ -21,6 +22,24 @@ ProviderSort = Literal["name", "offers", "h100_price"]
 OfferSort = Literal["price", "date", "provider"]
 ID_PATTERN = r"^[A-Za-z0-9._\-]+$"
 OfferT = TypeVar("OfferT", bound=OfferPublic)  # an offer, or an earlier price
+
+
+class GpuListQuery(ListQuery):
+    SORT_ORDERS: ClassVar[dict[str, str]] = {
+        "name": "ascending",
+        **dict.fromkeys(("memory", "bandwidth", "bf16", "fp8"), "descending"),
+        "price": "ascending",
+    }
+
+    vendor: str | None = Field(None, max_length=40, description="only this vendor's GPUs (NVIDIA, AMD, …), any case")
+    min_memory_gb: float | None = Field(
+        None, ge=0, le=10_000, description="only GPUs with at least this much memory, GB"
+    )
+    sort: queries.GpuSort = Field(
+        "name",
+        description="order: vendor and name; the largest memory, bandwidth, dense BF16 or FP8 peak first; or the "
+        "cheapest on-demand 'from' price first (price); unknown values last",
+    )
 
 
 class ModelListQuery(ListQuery):
@@ -133,3 +152,12 @@ class GpuOffersQuery(ListQuery):
     @property
     def filtered(self) -> bool:
         return bool(self.base_query())
+
+    def filter_words(self, provider_name: str = "") -> str:
+        """The filters in words, as a chart of the kept offers says them: "on demand, at lambda, region containing
+        'us', 8 GPUs or more"; "" where none applies. `provider_name`: the provider's name, else its id is said."""
+        words = [self.price_type.replace("_", " ")] if self.price_type else []
+        words += [f"at {provider_name or self.provider}"] if self.provider else []
+        words += [f"region containing '{self.region}'"] if self.region else []
+        words += [f"{self.min_gpus} GPUs or more"] if self.min_gpus else []
+        return ", ".join(words)

@@ -17,8 +17,8 @@ from app.scoring.inference.ranking.release_precision import RELEASE_WEIGHT_DTYPE
 from app.scoring.inference.step.memory import kv_bytes_per_token
 from app.scoring.pricing import price_terms, token_prices
 from app.scoring.pricing.replaced_prices import replacement
-from app.web.catalog.list_filters import GpuOffersQuery, ModelListQuery
-from app.web.catalog.schemas import (
+from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery
+from app.service.catalog.schemas import (
     EarlierPricePublic,
     GpuDetail,
     GpuPublic,
@@ -88,10 +88,9 @@ def token_price_list(
     )
 
 
-def gpu_list(
-    session: Session, vendor: str | None, min_memory_gb: float | None, sort: queries.GpuSort, stale_after_days: int
-) -> list[GpuPublic]:
-    return [gpu_public(row) for row in queries.list_gpus(session, vendor, min_memory_gb, sort, stale_after_days)]
+def gpu_list(session: Session, query: GpuListQuery, stale_after_days: int) -> list[GpuPublic]:
+    rows = queries.list_gpus(session, query.vendor, query.min_memory_gb, query.sort, stale_after_days)
+    return [gpu_public(row) for row in rows]
 
 
 def gpu_detail(

@@ -1,6 +1,6 @@
 """One catalog list's sort and filters, read from its query string by one pydantic model: the page, its `.json` twin
-and the API route share it, and the page's canonical URL is written back from it (app.web.catalog.gpu_list is the
-first such list)."""
+and the API route share it, and the page's canonical URL is written back from it (app.service.catalog.list_filters holds
+each list's)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class ListQuery(BaseModel):
         return "&".join(self._parts(with_sort=True))
 
 
-Q = TypeVar("Q", bound=BaseModel)  # a ListQuery, or a list's own query model (gpu_list.GpuListQuery)
+Q = TypeVar("Q", bound=ListQuery)
 
 
 @dataclass

@@ -12,9 +12,9 @@ from sqlmodel import Session
 from app.catalog import queries
 from app.models.hardware import Offer, Provider
 from app.scoring.pricing import token_prices
-from app.web.catalog.list_filters import ProviderListQuery
-from app.web.catalog.schemas import OfferPublic, ProviderDetail, ProviderPublic, TokenPricePublic
-from app.web.catalog.views import offer_public, token_price_list, token_price_public
+from app.service.catalog.list_filters import ProviderListQuery
+from app.service.catalog.schemas import OfferPublic, ProviderDetail, ProviderPublic, TokenPricePublic
+from app.service.catalog.views import offer_public, token_price_list, token_price_public
 
 OfferRow = Offer | OfferPublic  # the list counts stored rows; a provider's page its payloads
 H100_CLASS_PREFIX = "H100"  # catalog GPU ids of the H100s: H100-SXM, H100-PCIE, H100-NVL, H100-SXM-HBM2E-96GB
