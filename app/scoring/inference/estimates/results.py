@@ -49,7 +49,8 @@ class InferenceEstimate:
     ttft_p99_band: Band = NO_BAND  # ms (latency_bands)
     tpot_p99_band: Band = NO_BAND  # ms
     bound: str = ""
-    assumptions: list[str] = field(default_factory=list)
+    # `assumptions`; an explained estimate writes its notes on the first read (explain_estimate._assumptions)
+    assumption_notes: list[str] | WrittenOnce[list[str]] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (context.InferenceContext)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (busiest_group_coverage)
     job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
@@ -95,6 +96,11 @@ class InferenceEstimate:
     def spread_note(self) -> str:
         """The copies sharing a fixed load in words (spread_load.spread_words), '' for one copy."""
         return read_once(self.spread_words)
+
+    @property
+    def assumptions(self) -> list[str]:
+        """The estimate's assumption notes, the band's evidence last."""
+        return read_once(self.assumption_notes)
 
     @property
     def memory_gb(self) -> dict[str, float]:
