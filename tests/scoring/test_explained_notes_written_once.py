@@ -1,4 +1,5 @@
-"""An explained estimate writes its assumption notes when first read, as it writes its memory and terms: a ranking
+"""An explained estimate writes its assumption notes and limits-at-risk words when first read, as it writes its memory
+and terms: a ranking
 explains every (GPU, machine) slot's kept layout and an answer shows the notes of few rows, and some notes time more
 (the TPOT floor's lone request; a heads split's data-parallel attention searched in full). Read, they are the notes
 every part of explain_estimate says, in its order, the band's evidence last."""
@@ -9,6 +10,8 @@ import pytest
 
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.explain import WrittenOnce
+from app.scoring.inference.bands.latency_bands import latency_bands
+from app.scoring.inference.bands.limits import limit_multiples, limits_at_risk
 from app.scoring.inference.estimates.estimate import solve_inference
 from app.scoring.inference.estimates.results import Solution
 from app.scoring.inference.explanation import explain_estimate
@@ -50,3 +53,23 @@ def test_explain_writes_no_note_until_one_is_read(monkeypatch: pytest.MonkeyPatc
         written.clear()
         checked += 1
     assert checked > 12
+
+
+def test_limits_at_risk_are_written_when_read() -> None:
+    at_risk = 0
+    for question, gpu_id, count in itertools.product(QUESTIONS, ("H100-SXM", "L40S", "MI300X"), (1, 2, 8)):
+        workload = InferenceWorkload.model_validate(question)
+        solved = solve_inference(GPUS[gpu_id], count, MODELS[workload.model], workload)
+        if not isinstance(solved, Solution):
+            continue
+        est = explain(solved)
+        if solved.job is not None:  # a batch job's deadline says its risk: no limits at risk
+            assert est.limits_at_risk_words == "" and est.limits_at_risk == ""
+            continue
+        assert isinstance(est.limits_at_risk_words, WrittenOnce)
+        multiples = limit_multiples(workload, solved.band_regime)
+        highs = latency_bands(solved.band_regime, est.ttft_p99_ms, est.tpot_p99_ms).p99_highs
+        words = limits_at_risk(workload, est.ttft_p99_ms, est.tpot_p99_ms, *highs, multiples)
+        assert est.limits_at_risk == words and est.limits_at_risk is est.limits_at_risk
+        at_risk += bool(words)
+    assert at_risk >= 1

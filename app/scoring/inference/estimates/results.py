@@ -57,7 +57,9 @@ class InferenceEstimate:
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
     over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
-    limits_at_risk: str = ""  # meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk)
+    # `limits_at_risk`: meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk); an
+    # explained estimate writes the words on the first read (a ranking explains every slot's layout, shows few rows)
+    limits_at_risk_words: str | WrittenOnce[str] = ""
     # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
     # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
     lowest_p99: LowestP99 | None = None
@@ -101,6 +103,10 @@ class InferenceEstimate:
     def assumptions(self) -> list[str]:
         """The estimate's assumption notes, the band's evidence last."""
         return read_once(self.assumption_notes)
+
+    @property
+    def limits_at_risk(self) -> str:
+        return read_once(self.limits_at_risk_words)
 
     @property
     def memory_gb(self) -> dict[str, float]:

@@ -142,7 +142,9 @@ def explain(solved: Solution) -> InferenceEstimate:
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
-        limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
+        limits_at_risk_words=""
+        if job
+        else WrittenOnce(lambda: limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples)),
         requests_in_flight=point.batch if _below_one(s) else None,
         requests_per_s=_requests_per_s(s, tokens_per_s),
         software_constants=software_constants(s.ctx),
