@@ -37,6 +37,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/ranking/rank.py:_CACHE_LIMIT": "cache size",
     "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
     "inference/step/efficiency_factors.py:_SOFTWARE_CONSTANTS_CACHE_SIZE": "cache size",
+    "training/assumptions.py:_NOTES_LIMIT": "cache size",
     "inference/step/context.py:_CONTEXT_CACHE_SIZE": "cache size",
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
     "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
