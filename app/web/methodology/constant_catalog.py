@@ -38,6 +38,7 @@ NOT_ESTIMATOR: dict[str, str] = {
     "inference/step/efficiency_factors.py:_FACTOR_MEMO_LIMIT": "cache size",
     "inference/step/efficiency_factors.py:_SOFTWARE_CONSTANTS_CACHE_SIZE": "cache size",
     "training/assumptions.py:_NOTES_LIMIT": "cache size",
+    "training/layouts/lora_adapters.py:_ADAPTER_PARAMS_CACHE_SIZE": "cache size",
     "inference/step/context.py:_CONTEXT_CACHE_SIZE": "cache size",
     "inference/step/pass_rates.py:_RATES_MEMO_LIMIT": "cache size",
     "efficiency/bands.py:_BAND_CACHE_SIZE": "cache size",
